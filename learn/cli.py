@@ -1,0 +1,86 @@
+"""The `learn` command line: a thin shell over the library.
+
+Subcommands live in `learn/commands/<name>.py`, each exposing a click command
+named `command`. They are imported only when invoked, so `learn --help` never
+pays for anthropic, numpy or onnxruntime.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from learn import __version__
+
+# name -> (module, one-line help). The help is duplicated here so that listing
+# the commands does not import them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "sessions": ("learn.commands.sessions", "List the sessions learn can read."),
+    "show": ("learn.commands.show", "Show one session as learn sees it."),
+    "signals": ("learn.commands.signals", "Print deterministic feedback signals."),
+    "plan": ("learn.commands.plan", "Say what a run would read and cost, without calling a model."),
+    "run": ("learn.commands.run", "Mine sessions and propose rules (the main job)."),
+    "digest": ("learn.commands.digest", "Re-render the last proposals from the store."),
+    "apply": ("learn.commands.apply", "Write accepted proposals into CLAUDE.md / AGENTS.md."),
+    "report": ("learn.commands.report", "Write a self-contained HTML report."),
+    "stats": ("learn.commands.stats", "Proposals, runs, tokens and cost so far."),
+    "doctor": ("learn.commands.doctor", "Check directories, sqlite-vec, embedder and backend."),
+    "schedule": ("learn.commands.schedule", "Set up periodic digests."),
+    "demo": ("learn.commands.demo", "Run the whole pipeline on the bundled demo corpus."),
+    "eval": ("learn.commands.eval", "Measure quality and cost on labelled corpora."),
+    "install-claude-command": (
+        "learn.commands.install_claude_command",
+        "Install the /learn command for Claude Code.",
+    ),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name, (module, _) in COMMANDS.items() if _available(module)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None or not _available(entry[0]):
+            return None
+        module = importlib.import_module(entry[0])
+        command = module.command
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _available(module: str) -> bool:
+    # A command whose module does not exist yet is simply not listed.
+    from importlib.util import find_spec
+
+    try:
+        return find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="learn")
+def cli() -> None:
+    """Find what you keep telling your coding agent, and propose it as rules.
+
+    learn reads Claude Code and Codex transcripts on this machine, verifies every
+    quote against what you typed, counts distinct sessions, and proposes rules
+    for CLAUDE.md / AGENTS.md with the evidence.
+    """
+
+
+def main() -> None:
+    try:
+        cli.main(prog_name="learn")
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)

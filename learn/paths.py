@@ -1,0 +1,67 @@
+"""Where learn keeps its files, and how it writes them.
+
+Directories follow XDG and can be moved with env vars (LEARN_DATA_DIR,
+LEARN_CACHE_DIR, LEARN_CONFIG_DIR). Everything learn writes holds excerpts of
+what the user typed, so directories are created 0700 and files 0600, and every
+write is atomic (temp file + fsync + rename) so a crash never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def _xdg(env: str, default: str) -> Path:
+    value = os.environ.get(env)
+    return Path(value).expanduser() if value else Path.home() / default
+
+
+def data_dir() -> Path:
+    override = os.environ.get("LEARN_DATA_DIR")
+    return Path(override).expanduser() if override else _xdg("XDG_DATA_HOME", ".local/share") / "learn"
+
+
+def cache_dir() -> Path:
+    override = os.environ.get("LEARN_CACHE_DIR")
+    return Path(override).expanduser() if override else _xdg("XDG_CACHE_HOME", ".cache") / "learn"
+
+
+def config_dir() -> Path:
+    override = os.environ.get("LEARN_CONFIG_DIR")
+    return Path(override).expanduser() if override else _xdg("XDG_CONFIG_HOME", ".config") / "learn"
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create `path` (and parents) with mode 0700; tighten it if it already exists."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o700)
+    return path
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
+    """Write `data` to `path` atomically with permissions `mode`.
+
+    The temp file lives in the target directory so the final rename never
+    crosses a filesystem; readers see either the old file or the new one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: Path, text: str, *, mode: int = 0o600) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
