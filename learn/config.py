@@ -1,0 +1,140 @@
+"""Configuration: `~/.config/learn/config.toml`, then environment, then flags.
+
+Every setting has a default that works without a config file. The file is
+optional and partial; an invalid file is a usage error (exit 2) with the path
+and the offending key, never a silent fallback, because a typo in a threshold
+would otherwise quietly change what gets proposed.
+
+Environment overrides (handy in CI and in the Claude Code command):
+LEARN_BACKEND, LEARN_MODEL (all steps), LEARN_MODEL_MINE / _NAME / _COVERAGE /
+_JUDGE, LEARN_CONCURRENCY, LEARN_OPENAI_BASE_URL.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from learn.models.catalog import DEFAULT_MODELS
+from learn.paths import config_dir
+
+BackendName = Literal["anthropic", "claude-cli", "openai", "replay"]
+
+
+class ConfigError(Exception):
+    """The config file or an override is invalid. The message names the place."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ModelsConfig(_Section):
+    mine: str = DEFAULT_MODELS["mine"]
+    name: str = DEFAULT_MODELS["name"]
+    coverage: str = DEFAULT_MODELS["coverage"]
+    judge: str = DEFAULT_MODELS["judge"]
+    # Override for local models whose window learn does not know; chunking
+    # never sends more than this can take.
+    context_window: int | None = None
+
+    def for_step(self, step: str) -> str:
+        value = getattr(self, step)
+        assert isinstance(value, str)
+        return value
+
+
+class BackendConfig(_Section):
+    name: BackendName = "anthropic"
+    base_url: str | None = None  # anthropic: ANTHROPIC_BASE_URL wins when set
+    openai_base_url: str = "http://127.0.0.1:8080/v1"
+    claude_binary: str = "claude"
+    cache_dir: Path | None = None  # replay/record answers; default: the repo's cache/
+
+
+class ThresholdsConfig(_Section):
+    # Distinct sessions, never occurrences: two sessions is a claim about how
+    # you work; two lines in one session is a claim about one afternoon.
+    directive: int = Field(2, ge=1)
+    fix: int = Field(2, ge=1)
+    # A job asked for twice may just be a job that came up twice.
+    request: int = Field(3, ge=1)
+    max_per_kind: int = Field(8, ge=1)
+
+
+class MiningConfig(_Section):
+    concurrency: int = Field(4, ge=1, le=32)
+    since: str = "30d"
+    limit: int | None = Field(None, ge=1)
+    # Deterministic signals at or above this confidence whose text the user
+    # typed (denial reasons, plan rejections, free-form answers) become
+    # directive candidates. 0.75 = HIGH.
+    min_signal_confidence: float = Field(0.75, ge=0.0, le=1.0)
+    # Ask before mining more than this many uncached sessions.
+    confirm_above: int = Field(10, ge=0)
+
+
+class ApplyConfig(_Section):
+    max_lines: int = Field(200, ge=1)
+    max_bytes: int = Field(25_000, ge=1)
+
+
+class Config(_Section):
+    models: ModelsConfig = Field(default_factory=ModelsConfig)
+    backend: BackendConfig = Field(default_factory=BackendConfig)
+    thresholds: ThresholdsConfig = Field(default_factory=ThresholdsConfig)
+    mining: MiningConfig = Field(default_factory=MiningConfig)
+    apply: ApplyConfig = Field(default_factory=ApplyConfig)
+
+
+def config_path() -> Path:
+    return config_dir() / "config.toml"
+
+
+def load_config(path: Path | None = None, env: dict[str, str] | None = None) -> Config:
+    """Defaults, then the TOML file (if any), then environment overrides."""
+    env = dict(os.environ) if env is None else env
+    path = path or config_path()
+    data: dict[str, object] = {}
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{path}: {exc}") from exc
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(f"{path}: {where}: {err['msg']}") from exc
+    return _apply_env(config, env)
+
+
+def _apply_env(config: Config, env: dict[str, str]) -> Config:
+    backend = config.backend
+    models = config.models
+    mining = config.mining
+    try:
+        if "LEARN_BACKEND" in env:
+            backend = backend.model_copy(update={"name": env["LEARN_BACKEND"]})
+            BackendConfig.model_validate(backend.model_dump())
+        if "LEARN_OPENAI_BASE_URL" in env:
+            backend = backend.model_copy(update={"openai_base_url": env["LEARN_OPENAI_BASE_URL"]})
+        if "LEARN_MODEL" in env:
+            m = env["LEARN_MODEL"]
+            models = models.model_copy(update={"mine": m, "name": m, "coverage": m, "judge": m})
+        for step in ("mine", "name", "coverage", "judge"):
+            key = f"LEARN_MODEL_{step.upper()}"
+            if key in env:
+                models = models.model_copy(update={step: env[key]})
+        if "LEARN_CONCURRENCY" in env:
+            mining = MiningConfig.model_validate(
+                {**mining.model_dump(), "concurrency": int(env["LEARN_CONCURRENCY"])}
+            )
+    except (ValidationError, ValueError) as exc:
+        raise ConfigError(f"environment override: {exc}") from exc
+    return config.model_copy(update={"backend": backend, "models": models, "mining": mining})

@@ -1,0 +1,39 @@
+"""One run at a time.
+
+Two runs racing would mine the same sessions twice (paying twice) and
+interleave their writes to the store and to CLAUDE.md. A second run waits
+briefly for the first to finish, then gives up with a message naming the lock,
+instead of queueing forever behind a run that may be stuck on a slow model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from learn.paths import data_dir, ensure_private_dir
+
+
+class LockedError(Exception):
+    pass
+
+
+@contextmanager
+def run_lock(name: str = "run", *, timeout: float = 10.0, directory: Path | None = None) -> Iterator[Path]:
+    from filelock import FileLock, Timeout
+
+    directory = ensure_private_dir(directory or data_dir())
+    path = directory / f"{name}.lock"
+    lock = FileLock(str(path), mode=0o600)
+    try:
+        lock.acquire(timeout=timeout)
+    except Timeout as exc:
+        raise LockedError(
+            f"another learn run is in progress (lock {path}); waited {timeout:g}s. "
+            "Try again when it finishes."
+        ) from exc
+    try:
+        yield path
+    finally:
+        lock.release()

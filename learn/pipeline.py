@@ -1,0 +1,366 @@
+"""The main job, stage by stage: discover → parse → view → detect + mine →
+name → count → coverage → judge → store.
+
+Each stage is a library call; this module only wires them and keeps the books
+(timings, usage, failures). Data flows one way. The store is written twice:
+once after mining (sessions scanned and their candidates, so labels stay stable
+even below the threshold) and once at the end (what was shown, verdicts, the
+run's result), and the end write is skipped when coverage failed, because
+recording "shown" for items whose coverage is unknown would hide them next run.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from learn.config import Config
+from learn.mining.candidate import MinedCandidate, SessionCandidates
+from learn.models.base import Backend, CallUsage
+from learn.reduce.types import Funnel, RunResult, RunUsage
+
+if TYPE_CHECKING:
+    from learn.embed.base import Embedder
+    from learn.mining.miner import SessionMineResult
+    from learn.store.feedback import FeedbackStore
+    from learn.transcripts.discover import SessionFile
+    from learn.transcripts.view import Session
+
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    project: Path | None = None  # default: the current directory
+    all_projects: bool = False
+    since: datetime | None = None
+    limit: int | None = None
+    offline: bool = False  # no model: detectors + local embeddings only
+    show_all: bool = False  # ignore suppression
+    yes: bool = True
+    quiet: bool = True
+    embedder: str = "minilm"  # "minilm" | "tfidf"
+    store_path: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TraceOccurrence:
+    session: str
+    kind: str
+    text: str
+    label: str
+    command: str | None = None
+    source: str = "miner"
+
+
+@dataclass
+class Trace:
+    """What the evals need beyond the result: every verified occurrence with its
+    label, what verification dropped, and wall time per stage."""
+
+    labelled: list[TraceOccurrence] = field(default_factory=list)
+    dropped: list[TraceOccurrence] = field(default_factory=list)
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    naming: dict[str, Any] = field(default_factory=dict)
+    discovered: int = 0
+
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+class _Clock:
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.trace.stage_seconds[name] = self.trace.stage_seconds.get(name, 0.0) + (
+                time.perf_counter() - started
+            )
+
+
+def _norm(text: str) -> str:
+    return _WS.sub(" ", text).strip().casefold()
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.astimezone(UTC).isoformat() if value is not None else None
+
+
+def merge_candidates(*groups: Sequence[MinedCandidate]) -> tuple[MinedCandidate, ...]:
+    """One session's candidates from the miner and the detectors, without doubles.
+
+    A denial reason is rendered for the model and also read by the denial
+    detector; counted twice it would be one afternoon claiming two occurrences.
+    The first source wins (the miner's, which carries a rationale).
+    """
+    seen: set[tuple[str, str]] = set()
+    out: list[MinedCandidate] = []
+    for group in groups:
+        for c in group:
+            key = (c.kind, _norm(c.command or c.text) if c.kind == "fix" else _norm(c.text))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(c)
+    return tuple(out)
+
+
+def _templates(files: Sequence[SessionFile], options: RunOptions) -> list[str]:
+    from learn.transcripts.replay import load_templates
+
+    projects: set[Path | None] = set()
+    if options.all_projects:
+        projects.update(Path(f.project) for f in files if f.project)
+    else:
+        projects.add(options.project or Path.cwd())
+    templates: list[str] = []
+    seen: set[str] = set()
+    for project in sorted(projects, key=str) or [None]:
+        for t in load_templates(project):
+            if t not in seen:
+                seen.add(t)
+                templates.append(t)
+    return templates
+
+
+def _rule_corpus(files: Sequence[SessionFile], options: RunOptions) -> Any:
+    from learn.reduce.rules import RuleCorpus, collect_rules
+
+    if not options.all_projects:
+        return collect_rules(options.project or Path.cwd())
+    projects = sorted({f.project for f in files if f.project})
+    if not projects:
+        return collect_rules(None)
+    corpora = [collect_rules(Path(p)) for p in projects]
+    return RuleCorpus.merge(corpora) if hasattr(RuleCorpus, "merge") else corpora[0]
+
+
+def run_pipeline(
+    options: RunOptions,
+    config: Config,
+    *,
+    backend: Backend | None = None,
+    progress: Progress | None = None,
+) -> tuple[RunResult, Trace]:
+    """Run the whole job. `backend=None` with `options.offline` runs without a model."""
+    from learn.detect import MiningSpec, mine
+    from learn.detect.to_candidates import signals_to_candidates
+    from learn.embed import get_embedder
+    from learn.mining.cache import MineCache
+    from learn.mining.miner import mine_sessions
+    from learn.reduce.counting import CountConfig, occurrences
+    from learn.reduce.coverage import check_coverage
+    from learn.reduce.judge import judge_proposals
+    from learn.reduce.naming import name_candidates
+    from learn.reduce.suppress import reduce_occurrences
+    from learn.render import redact
+    from learn.store.adapters import open_learn_store
+    from learn.transcripts import stream
+    from learn.transcripts.discover import scan
+    from learn.transcripts.replay import replay_fingerprints
+    from learn.transcripts.session import build_session
+
+    trace = Trace()
+    clock = _Clock(trace)
+    model_backend = None if options.offline else backend
+    if model_backend is None and not options.offline:
+        raise ValueError("a backend is required unless offline")
+    failures: list[str] = []
+    started_at = datetime.now(UTC)
+
+    # -- discover ------------------------------------------------------------
+    with clock.stage("discover"):
+        discovery = scan(
+            project=None if options.all_projects else (options.project or Path.cwd()),
+            all_projects=options.all_projects,
+            since=options.since,
+            limit=options.limit,
+        )
+        files = discovery.files
+        trace.discovered = len(files)
+        fingerprints = replay_fingerprints(_templates(files, options))
+
+    # -- parse, view, detect -----------------------------------------------------
+    sessions: list[Session] = []
+    detected: dict[str, tuple[MinedCandidate, ...]] = {}
+    by_path = {f.path: f for f in files}
+    with clock.stage("parse"):
+        spec = MiningSpec()
+        for done, transcript in enumerate(stream([f.path for f in files]), start=1):
+            info = by_path.get(transcript.path) if transcript.path else None
+            session = build_session(
+                transcript,
+                fingerprints=fingerprints,
+                size_bytes=info.size if info else 0,
+                subagent_paths=info.subagent_paths if info else (),
+            )
+            if not session.human_turns and not session.tool_calls:
+                continue
+            sessions.append(session)
+            signals = list(mine(transcript.events, spec))
+            found = signals_to_candidates(signals, min_confidence=config.mining.min_signal_confidence)
+            detected[session.id] = tuple(replace(c, text=redact(c.text)) for c in found)
+            if progress:
+                progress("parse", done, len(files))
+        # Newest first, like discovery, whatever order the parse pool finished in.
+        sessions.sort(key=lambda s: s.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
+
+    # -- mine (model) -------------------------------------------------------------
+    mined: dict[str, SessionMineResult] = {}
+    mine_usage = CallUsage()
+    cached = failed = 0
+    with clock.stage("mine"):
+        if model_backend is not None and sessions:
+            total = len(sessions)
+            counter = [0]
+
+            def on_progress(_: SessionMineResult) -> None:
+                counter[0] += 1
+                if progress:
+                    progress("mine", counter[0], total)
+
+            results = mine_sessions(
+                sessions,
+                model_backend,
+                model=config.models.mine,
+                cache=MineCache(),
+                concurrency=config.mining.concurrency,
+                fingerprints=fingerprints,
+                context_window=config.models.context_window,
+                on_progress=on_progress,
+            )
+            for r in results:
+                mined[r.session_id] = r
+                mine_usage = mine_usage + r.usage
+                if r.cached:
+                    cached += 1
+                if r.failed:
+                    failed += 1
+                    failures.append(f"session {r.session_id}: {r.error}")
+                elif r.failed_chunks:
+                    failures.append(
+                        f"session {r.session_id}: {r.failed_chunks} of {r.chunks} chunk(s) failed"
+                    )
+                for d in getattr(r, "dropped", ()):
+                    trace.dropped.append(
+                        TraceOccurrence(r.session_id, d.kind, d.text, "", d.command, d.source)
+                    )
+
+    session_cands: list[SessionCandidates] = []
+    for s in sessions:
+        r = mined.get(s.id)
+        from_model = r.candidates if r is not None and not r.failed else ()
+        merged = merge_candidates(from_model, detected.get(s.id, ()))
+        session_cands.append(
+            SessionCandidates(s.id, s.provider, s.project, _iso(s.last_activity), merged)
+        )
+
+    # -- store the scan, embed, name ----------------------------------------------
+    store_ctx = open_learn_store(options.store_path)
+    with store_ctx as store:
+        with clock.stage("store"):
+            store.record_scan(sessions, session_cands)
+        with clock.stage("embed"):
+            embedder: Embedder = get_embedder(prefer=options.embedder)  # type: ignore[arg-type]
+            embedder = store.cached_embedder(embedder)
+        flat = [c for sc in session_cands for c in sc.candidates]
+        with clock.stage("name"):
+            naming = name_candidates(
+                flat,
+                embedder=embedder,
+                backend=model_backend,
+                model=config.models.name,
+                index=store.label_index(embedder),
+            )
+            failures.extend(naming.failures)
+            trace.naming = naming.stats.to_json()
+            store.remember_labels(naming, session_cands, embedder)
+        occs = occurrences(session_cands, naming.labels)
+        for o in occs:
+            trace.labelled.append(
+                TraceOccurrence(o.session.session_id, o.candidate.kind, o.candidate.text, o.label,
+                                o.candidate.command, o.candidate.source)
+            )
+
+        # -- count, suppress -----------------------------------------------------------
+        with clock.stage("reduce"):
+            count_config = CountConfig(
+                min_sessions={
+                    "directive": config.thresholds.directive,
+                    "fix": config.thresholds.fix,
+                    "request": config.thresholds.request,
+                },
+                max_per_kind=config.thresholds.max_per_kind,
+            )
+            reduced = reduce_occurrences(
+                occs, config=count_config, state=store.shown_state(), show_all=options.show_all
+            )
+
+        # -- coverage, judge -------------------------------------------------------------
+        with clock.stage("coverage"):
+            coverage = check_coverage(
+                reduced.shown,
+                _rule_corpus(files, options),
+                backend=model_backend,
+                model=config.models.coverage,
+                embedder=embedder,
+            )
+            failures.extend(coverage.failures)
+        with clock.stage("judge"):
+            judged = judge_proposals(
+                coverage.proposals,
+                backend=model_backend,
+                model=config.models.judge,
+                embedder=embedder,
+                memory=store.verdict_memory(embedder),
+            )
+            failures.extend(judged.failures)
+
+        usage_total = mine_usage + naming.stats.usage + coverage.usage + judged.usage
+        usage = RunUsage(
+            sessions_seen=len(sessions),
+            sessions_mined=sum(1 for r in mined.values() if not r.cached and not r.failed),
+            sessions_cached=cached,
+            sessions_failed=failed,
+            model_calls=usage_total.calls,
+            input_tokens=usage_total.input_tokens + usage_total.cache_read_tokens
+            + usage_total.cache_write_tokens,
+            output_tokens=usage_total.output_tokens,
+            cost_usd=usage_total.cost_usd,
+        )
+        activity = [s.last_activity for s in sessions if s.last_activity]
+        result = RunResult(
+            proposals=judged.proposals,
+            funnel=reduced.funnel,
+            usage=usage,
+            window_start=_iso(min(activity)) if activity else None,
+            window_end=_iso(max(activity)) if activity else None,
+            projects=tuple(sorted({s.project for s in sessions if s.project})),
+            failures=tuple(failures),
+            coverage_failed=coverage.failed,
+            offline=options.offline,
+            extra={
+                "discovered": len(files),
+                "skipped": dict(discovery.skipped),
+                "naming": naming.stats.to_json(),
+                "started_at": _iso(started_at),
+            },
+        )
+        with clock.stage("store"):
+            store.record_run(result, remember_shown=not coverage.failed)
+    return result, trace
+
+
+def empty_result(*, offline: bool = False) -> RunResult:
+    return RunResult(proposals=(), funnel=Funnel(), usage=RunUsage(), offline=offline)
