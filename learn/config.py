@@ -84,11 +84,11 @@ class ApplyConfig(_Section):
 
 
 class Config(_Section):
-    models: ModelsConfig = Field(default_factory=ModelsConfig)
-    backend: BackendConfig = Field(default_factory=BackendConfig)
-    thresholds: ThresholdsConfig = Field(default_factory=ThresholdsConfig)
-    mining: MiningConfig = Field(default_factory=MiningConfig)
-    apply: ApplyConfig = Field(default_factory=ApplyConfig)
+    models: ModelsConfig = ModelsConfig()
+    backend: BackendConfig = BackendConfig()
+    thresholds: ThresholdsConfig = ThresholdsConfig()
+    mining: MiningConfig = MiningConfig()
+    apply: ApplyConfig = ApplyConfig()
 
 
 def config_path() -> Path:

@@ -143,7 +143,7 @@ def _rule_corpus(files: Sequence[SessionFile], options: RunOptions) -> Any:
     if not projects:
         return collect_rules(None)
     corpora = [collect_rules(Path(p)) for p in projects]
-    return RuleCorpus.merge(corpora) if hasattr(RuleCorpus, "merge") else corpora[0]
+    return RuleCorpus.merge(corpora)
 
 
 def run_pipeline(
@@ -160,10 +160,7 @@ def run_pipeline(
     from learn.mining.cache import MineCache
     from learn.mining.miner import mine_sessions
     from learn.reduce.counting import CountConfig, occurrences
-    from learn.reduce.coverage import check_coverage
-    from learn.reduce.judge import judge_proposals
-    from learn.reduce.naming import name_candidates
-    from learn.reduce.suppress import reduce_occurrences
+    from learn.reduce.stage import reduce_sessions
     from learn.render import redact
     from learn.store.adapters import open_learn_store
     from learn.transcripts import stream
@@ -259,75 +256,52 @@ def run_pipeline(
 
     session_cands: list[SessionCandidates] = []
     for s in sessions:
-        r = mined.get(s.id)
-        from_model = r.candidates if r is not None and not r.failed else ()
+        got = mined.get(s.id)
+        from_model = got.candidates if got is not None and not got.failed else ()
         merged = merge_candidates(from_model, detected.get(s.id, ()))
         session_cands.append(
             SessionCandidates(s.id, s.provider, s.project, _iso(s.last_activity), merged)
         )
 
-    # -- store the scan, embed, name ----------------------------------------------
-    store_ctx = open_learn_store(options.store_path)
-    with store_ctx as store:
+    # -- store the scan, then name, count, cover, judge ------------------------------
+    with open_learn_store(options.store_path) as store:
         with clock.stage("store"):
             store.record_scan(sessions, session_cands)
-        with clock.stage("embed"):
-            embedder: Embedder = get_embedder(prefer=options.embedder)  # type: ignore[arg-type]
-            embedder = store.cached_embedder(embedder)
-        flat = [c for sc in session_cands for c in sc.candidates]
-        with clock.stage("name"):
-            naming = name_candidates(
-                flat,
+        embedder: Embedder = store.cached_embedder(get_embedder(prefer=options.embedder))  # type: ignore[arg-type]
+        with clock.stage("reduce"):
+            outcome = reduce_sessions(
+                session_cands,
                 embedder=embedder,
                 backend=model_backend,
-                model=config.models.name,
-                index=store.label_index(embedder),
+                models={step: config.models.for_step(step) for step in ("mine", "name", "coverage", "judge")},
+                label_index=store.label_index(embedder),
+                verdicts=store.verdict_memory(embedder),
+                shown_state=store.shown_state(),
+                corpus=_rule_corpus(files, options),
+                config=CountConfig(
+                    min_sessions={
+                        "directive": config.thresholds.directive,
+                        "fix": config.thresholds.fix,
+                        "request": config.thresholds.request,
+                    },
+                    max_per_kind=config.thresholds.max_per_kind,
+                ),
+                show_all=options.show_all,
+                remember_labels=False,
             )
-            failures.extend(naming.failures)
-            trace.naming = naming.stats.to_json()
+            failures.extend(outcome.failures)
+        naming = outcome.named
+        assert naming is not None
+        trace.naming = naming.stats.to_json()
+        with clock.stage("store"):
             store.remember_labels(naming, session_cands, embedder)
-        occs = occurrences(session_cands, naming.labels)
-        for o in occs:
+        for o in occurrences(session_cands, naming.labels):
             trace.labelled.append(
                 TraceOccurrence(o.session.session_id, o.candidate.kind, o.candidate.text, o.label,
                                 o.candidate.command, o.candidate.source)
             )
 
-        # -- count, suppress -----------------------------------------------------------
-        with clock.stage("reduce"):
-            count_config = CountConfig(
-                min_sessions={
-                    "directive": config.thresholds.directive,
-                    "fix": config.thresholds.fix,
-                    "request": config.thresholds.request,
-                },
-                max_per_kind=config.thresholds.max_per_kind,
-            )
-            reduced = reduce_occurrences(
-                occs, config=count_config, state=store.shown_state(), show_all=options.show_all
-            )
-
-        # -- coverage, judge -------------------------------------------------------------
-        with clock.stage("coverage"):
-            coverage = check_coverage(
-                reduced.shown,
-                _rule_corpus(files, options),
-                backend=model_backend,
-                model=config.models.coverage,
-                embedder=embedder,
-            )
-            failures.extend(coverage.failures)
-        with clock.stage("judge"):
-            judged = judge_proposals(
-                coverage.proposals,
-                backend=model_backend,
-                model=config.models.judge,
-                embedder=embedder,
-                memory=store.verdict_memory(embedder),
-            )
-            failures.extend(judged.failures)
-
-        usage_total = mine_usage + naming.stats.usage + coverage.usage + judged.usage
+        usage_total = mine_usage + outcome.usage
         usage = RunUsage(
             sessions_seen=len(sessions),
             sessions_mined=sum(1 for r in mined.values() if not r.cached and not r.failed),
@@ -341,14 +315,14 @@ def run_pipeline(
         )
         activity = [s.last_activity for s in sessions if s.last_activity]
         result = RunResult(
-            proposals=judged.proposals,
-            funnel=reduced.funnel,
+            proposals=outcome.proposals,
+            funnel=outcome.funnel,
             usage=usage,
             window_start=_iso(min(activity)) if activity else None,
             window_end=_iso(max(activity)) if activity else None,
             projects=tuple(sorted({s.project for s in sessions if s.project})),
             failures=tuple(failures),
-            coverage_failed=coverage.failed,
+            coverage_failed=outcome.coverage_failed,
             offline=options.offline,
             extra={
                 "discovered": len(files),
@@ -358,7 +332,7 @@ def run_pipeline(
             },
         )
         with clock.stage("store"):
-            store.record_run(result, remember_shown=not coverage.failed)
+            store.record_run(result, remember_shown=outcome.may_write_state)
     return result, trace
 
 

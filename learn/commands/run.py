@@ -141,7 +141,10 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
     name = choose_backend_name(backend or config.backend.name) if not offline else "offline"
 
     if dry_run:
-        return _plan(scope, config, yes=True, as_json=as_json, offline=offline)
+        from learn.commands.plan import print_plan
+
+        print_plan(scope, config, as_json=as_json)
+        return 0
 
     model_backend = None
     if not offline:
@@ -188,16 +191,11 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
     return 1 if result.usage.sessions_failed or result.coverage_failed else 0
 
 
-def _plan(scope: Scope, config: Any, *, yes: bool, as_json: bool, offline: bool) -> int:
-    from learn.commands.plan import print_plan
-
-    return print_plan(scope, config, as_json=as_json, offline=offline)
-
-
 def _confirm(scope: Scope, config: Any) -> bool:
-    """Ask before mining many uncached sessions; refuse without a TTY."""
+    """Ask before mining many uncached sessions; refuse without a TTY (PlanRefused)."""
     from learn.mining.cache import MineCache
     from learn.mining.plan import confirm_plan, plan_mining
 
-    plan = plan_mining(scope.discover(), MineCache(), config.models.mine)
-    return bool(confirm_plan(plan, yes=False, threshold=config.mining.confirm_above))
+    plan = plan_mining(scope.discover(), MineCache(), config.models.mine,
+                       context_window=config.models.context_window)
+    return confirm_plan(plan, False, confirm_above=config.mining.confirm_above)

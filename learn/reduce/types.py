@@ -23,6 +23,16 @@ class Quote:
     project: str | None = None
     source: str = "miner"  # "miner" or the detector that produced it
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Quote:
+        return cls(
+            session_id=str(data.get("session_id", "")),
+            text=str(data.get("text", "")),
+            at=_opt_str(data.get("at")),
+            project=_opt_str(data.get("project")),
+            source=str(data.get("source") or "miner"),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
@@ -35,6 +45,23 @@ class Verdict:
     canonical_key: str | None = None
     model: str | None = None
     reused: bool = False  # taken from a near-identical judged proposal, no model call
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Verdict:
+        scope = data.get("scope")
+        return cls(
+            accepted=bool(data.get("accepted", False)),
+            summary=str(data.get("summary", "")),
+            category=str(data.get("category", "")),
+            # A stored scope we do not know is treated as the narrower one: a rule
+            # wrongly kept to one project costs less than one wrongly made global.
+            scope="user" if scope == "user" else "project",
+            confidence=float(data.get("confidence") or 0.0),
+            rationale=str(data.get("rationale") or ""),
+            canonical_key=_opt_str(data.get("canonical_key")),
+            model=_opt_str(data.get("model")),
+            reused=bool(data.get("reused", False)),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +86,32 @@ class Proposal:
     @property
     def key(self) -> str:
         return f"{self.kind}:{self.label}"
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Proposal:
+        """Inverse of `to_json`, tolerant of missing keys (older stored runs) and
+        reading the optional keys `to_json` does not write yet, should they appear."""
+        kind = data.get("kind")
+        status = data.get("status")
+        verdict = data.get("verdict")
+        return cls(
+            kind=kind if kind in ("directive", "fix", "request") else "directive",
+            label=str(data.get("label", "")),
+            text=str(data.get("text", "")),
+            sessions=int(data.get("sessions") or 0),
+            count=int(data.get("count") or 0),
+            last_seen=_opt_str(data.get("last_seen")),
+            quotes=tuple(Quote.from_json(q) for q in data.get("quotes") or () if isinstance(q, dict)),
+            status=status if status in ("new", "restated", "has-skill") else "new",
+            existing_rule=_opt_str(data.get("existing_rule")),
+            existing_rule_file=_opt_str(data.get("existing_rule_file")),
+            rationale=_opt_str(data.get("rationale")),
+            command=_opt_str(data.get("command")),
+            error_excerpt=_opt_str(data.get("error_excerpt")),
+            intervening_commands=tuple(str(c) for c in data.get("intervening_commands") or ()),
+            edited_files=tuple(str(f) for f in data.get("edited_files") or ()),
+            verdict=Verdict.from_json(verdict) if isinstance(verdict, dict) else None,
+        )
 
     def to_json(self) -> dict[str, Any]:
         v = self.verdict
@@ -107,6 +160,14 @@ class Funnel:
             "cut": self.cut,
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Funnel:
+        return cls(**{name: int(data.get(name) or 0) for name in _FUNNEL_FIELDS})
+
+
+_FUNNEL_FIELDS = ("candidates", "points", "over_threshold", "shown", "held_back", "cut",
+                  "below_threshold")
+
 
 @dataclass(frozen=True, slots=True)
 class RunUsage:
@@ -130,6 +191,13 @@ class RunUsage:
             "output_tokens": self.output_tokens,
             "cost_usd": round(self.cost_usd, 6),
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunUsage:
+        ints = ("sessions_seen", "sessions_mined", "sessions_cached", "sessions_failed",
+                "model_calls", "input_tokens", "output_tokens")
+        return cls(**{name: int(data.get(name) or 0) for name in ints},
+                   cost_usd=float(data.get("cost_usd") or 0.0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,3 +225,29 @@ class RunResult:
             "coverage_failed": self.coverage_failed,
             "offline": self.offline,
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunResult:
+        """Rebuild a stored run so it can be re-rendered without a model call."""
+        window = data.get("window") or {}
+        funnel = dict(data.get("funnel") or {})
+        # `held_back` and `cut` are also written at the top level; prefer the funnel's.
+        for name in ("held_back", "cut"):
+            funnel.setdefault(name, data.get(name) or 0)
+        return cls(
+            proposals=tuple(Proposal.from_json(p) for p in data.get("proposals") or ()
+                            if isinstance(p, dict)),
+            funnel=Funnel.from_json(funnel),
+            usage=RunUsage.from_json(data.get("usage") or {}),
+            window_start=_opt_str(window.get("start")),
+            window_end=_opt_str(window.get("end")),
+            projects=tuple(str(p) for p in data.get("projects") or ()),
+            failures=tuple(str(f) for f in data.get("failures") or ()),
+            coverage_failed=bool(data.get("coverage_failed", False)),
+            offline=bool(data.get("offline", False)),
+            extra=dict(data.get("extra") or {}),
+        )
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)

@@ -1,0 +1,48 @@
+"""`learn digest`: re-render the last stored run. No model calls, no prompts.
+
+Safe to run unattended (cron, systemd): it never asks anything, exits non-zero
+on failure, and with --out says what it did in one line on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from learn.paths import atomic_write_text
+from learn.report.digest import render_digest_json, render_digest_markdown
+from learn.report.html import render_html
+from learn.report.runs import NoRunError, require_run
+
+RENDERERS = {"md": render_digest_markdown, "json": render_digest_json, "html": render_html}
+
+
+@click.command(name="digest")
+@click.option("--since", default=None, metavar="AGE",
+              help="Only a run recorded within AGE (7d, 12h, 2w or a date); fail otherwise.")
+@click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="md",
+              show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to FILE (atomically, 0600) instead of stdout.")
+def command(since: str | None, fmt: str, as_json: bool, out: Path | None) -> None:
+    """Re-render the last proposals from the store (markdown, JSON or HTML)."""
+    if as_json:
+        fmt = "json"
+    try:
+        result = require_run(since)
+    except (NoRunError, ValueError) as exc:
+        click.echo(f"learn digest: {exc}", err=True)
+        sys.exit(1)
+    text = RENDERERS[fmt](result)
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        atomic_write_text(out, text)
+    except OSError as exc:
+        click.echo(f"learn digest: cannot write {out}: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"learn digest: wrote {out} ({fmt}, {len(result.proposals)} proposals)", err=True)

@@ -1,0 +1,82 @@
+"""`learn plan`: what a run would read and cost, without calling a model."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import click
+
+from learn.commands._scope import Scope, scope_options, skipped_note
+
+if TYPE_CHECKING:
+    from learn.config import Config
+
+
+@click.command(name="plan")
+@scope_options(default_since="30d")
+@click.option("--model", default=None, help="The mining model (default: from config).")
+@click.option("--context-window", type=click.IntRange(min=1024), default=None,
+              help="The model's context window in tokens, for models learn does not know.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+def command(scope: Scope, model: str | None, context_window: int | None, as_json: bool) -> None:
+    """Say what a run would read and cost, without calling a model."""
+    from learn.config import ConfigError, load_config
+
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    print_plan(scope, config, model=model, context_window=context_window, as_json=as_json)
+
+
+def print_plan(scope: Scope, config: Config, *, model: str | None = None,
+               context_window: int | None = None, as_json: bool = False) -> None:
+    """Print the plan (shared with `learn run --dry-run`)."""
+    from learn.mining.cache import MineCache
+    from learn.mining.plan import describe_plan, plan_mining
+    from learn.transcripts.replay import load_templates, replay_fingerprints
+
+    model = model or config.models.mine
+    context_window = context_window or config.models.context_window
+    discovery = scope.scan()
+    fingerprints = replay_fingerprints(load_templates(None if scope.all_projects else scope.project))
+    try:
+        plan = plan_mining(discovery.files, MineCache(), model, fingerprints=fingerprints,
+                           context_window=context_window)
+    except ValueError as exc:  # a window too small for any chunk
+        raise click.UsageError(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps({
+            "scope": scope.describe(),
+            "model": plan.model,
+            "context_window": plan.context_window,
+            "chunk_chars": plan.chunk_chars,
+            "sessions": plan.sessions,
+            "to_mine": [
+                {"session_id": p.session_id, "path": str(p.path), "project": p.project,
+                 "bytes": p.size_bytes, "rendered_chars": p.rendered_chars, "calls": p.chunks}
+                for p in plan.to_mine
+            ],
+            "cached": len(plan.cached),
+            "nothing_to_mine": len(plan.nothing_to_mine),
+            "unreadable": [str(p) for p in plan.unreadable],
+            "calls": plan.calls,
+            "est_input_tokens": plan.est_input_tokens,
+            "est_output_tokens": plan.est_output_tokens,
+            "est_cost_usd": round(plan.est_cost_usd, 4),
+        }, indent=2))
+        return
+    click.echo(f"Scope: {scope.describe()}")
+    note = skipped_note(discovery)
+    if note:
+        click.echo(f"Skipped: {note}")
+    for line in describe_plan(plan):
+        click.echo(line)
+    for p in plan.to_mine[:20]:
+        click.echo(f"  {p.session_id[:12]:12}  {p.size_bytes / 1024:8.0f} KB -> "
+                   f"{p.rendered_chars:>9,} chars  {p.chunks} call(s)  {p.project or ''}")
+    if len(plan.to_mine) > 20:
+        click.echo(f"  … and {len(plan.to_mine) - 20} more")
+    if not plan.to_mine:
+        click.echo("Nothing to mine: a run would make no model calls.")

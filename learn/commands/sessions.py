@@ -1,0 +1,116 @@
+"""`learn sessions`: the sessions in scope, as learn will read them.
+
+Every session is parsed and reduced to its view, so the human-turn counts are
+the ones `learn run` will mine, not an estimate: a session that shows 0 human
+turns here contributes nothing to a run, and this is where you find out why.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from learn.commands._scope import Scope, scope_options, skipped_note
+from learn.transcripts.discover import SessionFile
+from learn.transcripts.view import Session
+
+
+def session_row(file: SessionFile, session: Session) -> dict[str, object]:
+    by_origin = {"typed": 0, "denial": 0, "answer": 0, "queued": 0}
+    for turn in session.human_turns:
+        by_origin[turn.origin] += 1
+    return {
+        "provider": file.provider,
+        "id": session.id or file.session_id,
+        "path": str(file.path),
+        "project": session.project or file.project,
+        "started_at": _iso(session.started_at),
+        "last_activity": _iso(session.last_activity),
+        "mtime": datetime.fromtimestamp(file.mtime, UTC).isoformat(),
+        "turns": session.turns,
+        "human_turns": len(session.human_turns),
+        "human_turns_by_origin": by_origin,
+        "tool_calls": len(session.tool_calls),
+        "failures": len(session.failures),
+        "denials": len(session.denials),
+        "interrupts": len(session.interrupts),
+        "size_bytes": file.size,
+        "skipped_lines": session.skipped_lines,
+        "subagents": len(file.subagent_paths),
+    }
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+@click.command(name="sessions")
+@scope_options()
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list with full ids and exact counts.")
+def command(scope: Scope, as_json: bool) -> None:
+    """List the sessions learn can read (current project by default)."""
+    discovery = scope.scan()
+    from learn.transcripts.session import view_files
+
+    pairs = view_files(discovery.files)
+    rows = [session_row(f, s) for f, s in pairs]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    _print_table(rows, scope, skipped_note(discovery))
+
+
+def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=sys.stdout)
+    if not rows:
+        console.print(f"No sessions in scope ({scope.describe()}).")
+        if note:
+            console.print(f"[dim]Skipped: {note}.[/dim]")
+        if not scope.all_projects:
+            console.print("[dim]Try --all-projects, or --project DIR.[/dim]")
+        return
+    table = Table(title=f"{len(rows)} session(s): {scope.describe()}", title_justify="left")
+    table.add_column("provider")
+    table.add_column("id", no_wrap=True)
+    table.add_column("project", overflow="fold")
+    table.add_column("date", no_wrap=True)
+    table.add_column("turns", justify="right")
+    table.add_column("human", justify="right", style="bold")
+    table.add_column("size", justify="right", no_wrap=True)
+    for row in rows:
+        when = row["last_activity"] or row["mtime"]
+        table.add_row(
+            str(row["provider"]),
+            str(row["id"])[:8],
+            _short_project(row["project"]),
+            str(when)[:16].replace("T", " "),
+            str(row["turns"]),
+            str(row["human_turns"]),
+            _size(int(str(row["size_bytes"]))),
+        )
+    console.print(table)
+    if note:
+        console.print(f"[dim]Skipped: {note}.[/dim]")
+
+
+def _short_project(project: object) -> str:
+    if not isinstance(project, str):
+        return "?"
+    home = str(Path.home())
+    return "~" + project[len(home) :] if project.startswith(home) else project
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KB", "MB"):
+        if value < 1024:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"

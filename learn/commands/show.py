@@ -1,0 +1,131 @@
+"""`learn show SESSION`: one session as learn sees it.
+
+What you typed is highlighted; tool calls are dim; failures are red; denials and
+interrupts are marked. If something you said is missing here, no later stage
+can find it, which makes this the first place to look when a run surprises you.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from learn.transcripts.discover import SessionFile, scan
+from learn.transcripts.view import Denial, HumanTurn, Interrupt, Session, ToolCall, ToolFailure
+
+
+def resolve_session(ref: str) -> tuple[Path, SessionFile | None]:
+    """A path, a full session id, or a unique id prefix -> the transcript path."""
+    if not ref.strip():
+        raise click.ClickException("give a session id, a unique id prefix, or a path")
+    candidate = Path(ref).expanduser()
+    if candidate.is_file():
+        return candidate, None
+    matches = [f for f in scan(all_projects=True, id_prefix=ref).files if f.session_id.startswith(ref)]
+    exact = [f for f in matches if f.session_id == ref]
+    if exact:
+        return exact[0].path, exact[0]
+    if not matches:
+        raise click.ClickException(
+            f"no session matches {ref!r} (looked for a file, then a session id or prefix "
+            "in every project; run `learn sessions --all-projects`)"
+        )
+    if len(matches) > 1:
+        listed = "\n".join(f"  {m.session_id}  {m.project or '?'}" for m in matches[:10])
+        more = f"\n  … and {len(matches) - 10} more" if len(matches) > 10 else ""
+        raise click.ClickException(f"{ref!r} matches {len(matches)} sessions:\n{listed}{more}")
+    return matches[0].path, matches[0]
+
+
+def load_view(path: Path, file: SessionFile | None) -> Session:
+    from learn.transcripts.parser import parse
+    from learn.transcripts.replay import FingerprintCache
+    from learn.transcripts.session import build_session
+
+    try:
+        transcript = parse(path)
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
+    # Fingerprints need the project; for a bare path it is read from the file.
+    project = file.project if file is not None else _cwd_of(transcript)
+    return build_session(
+        transcript,
+        fingerprints=FingerprintCache().for_project(project),
+        subagent_paths=file.subagent_paths if file is not None else (),
+    )
+
+
+def _cwd_of(transcript: object) -> str | None:
+    for event in getattr(transcript, "events", ()):
+        meta = getattr(event, "meta", None)
+        cwd = getattr(meta, "cwd", None)
+        if isinstance(cwd, str) and cwd:
+            return cwd
+    return None
+
+
+@click.command(name="show")
+@click.argument("session_ref", metavar="SESSION")
+@click.option("--json", "as_json", is_flag=True, help="Print the session view as JSON.")
+def command(session_ref: str, as_json: bool) -> None:
+    """Show one session (id, unique id prefix, or path) as learn sees it."""
+    from learn.transcripts.session import session_to_dict
+
+    path, file = resolve_session(session_ref)
+    session = load_view(path, file)
+    if as_json:
+        click.echo(json.dumps(session_to_dict(session), indent=2, ensure_ascii=False))
+        return
+    _print(session)
+
+
+def _print(session: Session) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(file=sys.stdout, highlight=False)
+    by_origin: dict[str, int] = {}
+    for turn in session.human_turns:
+        by_origin[turn.origin] = by_origin.get(turn.origin, 0) + 1
+    origins = ", ".join(f"{n} {k}" for k, n in sorted(by_origin.items()))
+    console.print(f"[bold]{session.provider} session {escape(session.id)}[/bold]")
+    console.print(f"project: {escape(session.project or '?')}")
+    console.print(f"path:    {escape(str(session.path))}", soft_wrap=True)
+    span = " → ".join(
+        t.isoformat(timespec="minutes") for t in (session.started_at, session.last_activity) if t
+    )
+    console.print(f"when:    {span or '?'}")
+    console.print(
+        f"turns {session.turns} · human {len(session.human_turns)}"
+        + (f" ({origins})" if origins else "")
+        + f" · tool calls {len(session.tool_calls)} · failures {len(session.failures)}"
+        + f" · denials {len(session.denials)} · interrupts {len(session.interrupts)}"
+        + (f" · skipped lines {session.skipped_lines}" if session.skipped_lines else "")
+    )
+    console.rule()
+
+    # Denials without a typed reason and interrupts are not timeline items;
+    # they are merged in by position so the story reads in order.
+    extras: list[Denial | Interrupt] = [d for d in session.denials if d.reason is None]
+    extras += list(session.interrupts)
+    items: list[HumanTurn | ToolCall | ToolFailure | Denial | Interrupt] = [
+        *session.timeline,
+        *extras,
+    ]
+    items.sort(key=lambda item: item.event_index)
+    for item in items:
+        if isinstance(item, HumanTurn):
+            label = "YOU" if item.origin == "typed" else f"YOU ({item.origin})"
+            console.print(f"[bold cyan]{label}:[/bold cyan] [bold]{escape(item.text)}[/bold]")
+        elif isinstance(item, ToolCall):
+            console.print(f"[dim]  {escape(item.name)}: {escape(item.summary)}[/dim]")
+        elif isinstance(item, ToolFailure):
+            first = item.excerpt.splitlines()[0] if item.excerpt else ""
+            console.print(f"[red]  ✗ {escape(item.tool_name or '?')}: {escape(first[:300])}[/red]")
+        elif isinstance(item, Denial):
+            console.print(f"[yellow]  ⊘ {escape(item.tool_name or '?')} denied ({item.kind})[/yellow]")
+        else:
+            console.print("[yellow]  ⏎ interrupted[/yellow]")

@@ -1,0 +1,178 @@
+"""Per-session cache of verified candidates.
+
+Keyed by the sha256 of the transcript's bytes plus the render and prompt
+versions, and never by the model: a cached candidate carries no label and no
+model id, so changing the mining model does not fork the vocabulary (hoocode's
+label-in-cache did, permanently: old and new sessions named the same thing
+differently and neither reached the threshold). Content rather than mtime,
+because resumed or copied files get a new mtime and live sessions change.
+
+A cache rather than a cursor: reduce re-counts every cached session in the
+window on every run, so cross-session counts stay exact. Only sessions that
+mined cleanly are stored; a failed one is retried next run. A corrupt entry is
+a miss, never an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from learn.mining.candidate import KINDS, MinedCandidate, SessionCandidates
+from learn.mining.prompt import prompt_version
+from learn.paths import atomic_write_text, cache_dir, ensure_private_dir
+from learn.render.redact import redact
+from learn.render.render import RENDER_VERSION
+
+DEFAULT_MAX_AGE_DAYS: Final = 180
+_FORMAT: Final = 1
+
+
+def mining_version() -> str:
+    """What, besides the transcript, decides what the miner finds. Not the model."""
+    return f"render{RENDER_VERSION}-mine{prompt_version()}"
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def cache_key(content_sha256: str, version: str | None = None) -> str:
+    v = version if version is not None else mining_version()
+    return hashlib.sha256(f"{content_sha256}\0{v}".encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    key: str
+    candidates: SessionCandidates
+    # What verification dropped when this was mined, for the funnel.
+    dropped_unverified: int = 0
+    chunks: int = 0
+    mined_at: str | None = None
+
+
+def _candidate_from(raw: Any) -> MinedCandidate | None:
+    if not isinstance(raw, Mapping) or raw.get("kind") not in KINDS:
+        return None
+    text = raw.get("text")
+    if not isinstance(text, str) or not text:
+        return None
+
+    def opt(name: str) -> str | None:
+        v = raw.get(name)
+        return v if isinstance(v, str) else None
+
+    def strs(name: str) -> tuple[str, ...]:
+        v = raw.get(name)
+        return tuple(s for s in v if isinstance(s, str)) if isinstance(v, list) else ()
+
+    return MinedCandidate(
+        kind=raw["kind"],
+        text=text,
+        rationale=opt("rationale"),
+        command=opt("command"),
+        error_excerpt=opt("error_excerpt"),
+        intervening_commands=strs("intervening_commands"),
+        edited_files=strs("edited_files"),
+        source=opt("source") or "miner",
+    )
+
+
+class MineCache:
+    """Verified candidates per session under `<root>/mined/<key>.json` (0600, atomic)."""
+
+    def __init__(self, root: Path | None = None, *, max_age_days: int = DEFAULT_MAX_AGE_DAYS) -> None:
+        self.dir = (root if root is not None else cache_dir()) / "mined"
+        self.max_age_days = max_age_days
+
+    def path_for(self, key: str) -> Path:
+        return self.dir / f"{key}.json"
+
+    def key_for_file(self, transcript: Path) -> str:
+        return cache_key(file_digest(transcript))
+
+    def get(self, key: str) -> CacheEntry | None:
+        try:
+            data = json.loads(self.path_for(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("format") != _FORMAT or data.get("key") != key:
+            return None
+        rows, session_id = data.get("candidates"), data.get("session_id")
+        if not isinstance(rows, list) or not isinstance(session_id, str):
+            return None
+        candidates = tuple(c for c in (_candidate_from(r) for r in rows) if c is not None)
+
+        def opt(name: str) -> str | None:
+            v = data.get(name)
+            return v if isinstance(v, str) else None
+
+        def num(name: str) -> int:
+            v = data.get(name)
+            return v if isinstance(v, int) else 0
+
+        return CacheEntry(
+            key=key,
+            candidates=SessionCandidates(
+                session_id=session_id,
+                provider=opt("provider") or "claude",
+                project=opt("project"),
+                last_activity=opt("last_activity"),
+                candidates=candidates,
+            ),
+            dropped_unverified=num("dropped_unverified"),
+            chunks=num("chunks"),
+            mined_at=opt("mined_at"),
+        )
+
+    def put(self, key: str, entry: SessionCandidates, *, dropped_unverified: int = 0, chunks: int = 0) -> None:
+        ensure_private_dir(self.dir)
+        rows = []
+        for c in entry.candidates:
+            row = asdict(c)
+            # Redacted at verification already; again here because this is disk.
+            for name in ("text", "rationale", "command", "error_excerpt"):
+                if isinstance(row.get(name), str):
+                    row[name] = redact(row[name])
+            for name in ("intervening_commands", "edited_files"):
+                row[name] = [redact(s) for s in row[name]]
+            rows.append(row)
+        data = {
+            "format": _FORMAT,
+            "key": key,
+            "version": mining_version(),
+            "session_id": entry.session_id,
+            "provider": entry.provider,
+            "project": entry.project,
+            "last_activity": entry.last_activity,
+            "candidates": rows,
+            "dropped_unverified": dropped_unverified,
+            "chunks": chunks,
+            "mined_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        atomic_write_text(self.path_for(key), json.dumps(data, ensure_ascii=False, indent=1))
+
+    def prune(self, *, now: float | None = None) -> int:
+        """Delete entries written more than max_age_days ago; returns how many went."""
+        if not self.dir.is_dir():
+            return 0
+        cutoff = (now if now is not None else time.time()) - self.max_age_days * 86400
+        removed = 0
+        for path in self.dir.glob("*.json"):
+            with contextlib.suppress(OSError):
+                if path.stat().st_mtime < cutoff:
+                    path.unlink()
+                    removed += 1
+        return removed

@@ -1,0 +1,229 @@
+"""The LLM miner: one forced-tool call per chunk of one session, then verification.
+
+Chunks of one session are mined in order, one after another; sessions run in
+a small thread pool that shares one rate limiter (the backend applies it).
+Firing every chunk of every session at once is how a cold backfill trips the
+provider's rate limit on exactly the run that has the most to do.
+
+A bad chunk (a model error after retries, an answer with no candidate list) is
+counted and skipped: one bad chunk must not lose a whole run. A session is
+failed when every chunk failed or the error cannot get better by retrying
+(auth, unknown model); a session with any failed chunk is not cached, so it is
+mined again next run rather than frozen with a hole in it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Final
+
+from learn.mining.cache import MineCache
+from learn.mining.candidate import MinedCandidate, SessionCandidates
+from learn.mining.parse import parse_answer
+from learn.mining.prompt import build_request, system_prompt
+from learn.mining.verify import session_commands, verify_candidates
+from learn.models.base import Backend, CallUsage, ModelError
+from learn.models.catalog import model_info
+from learn.render.chunk import (
+    chunk_blocks,
+    chunk_chars_for_model,
+    fit_chunk,
+    hard_chunk_chars,
+    mine_max_tokens,
+)
+from learn.render.render import render_blocks
+from learn.render.spoken import spoken_text
+from learn.transcripts.view import Session
+
+# Errors no retry on the next chunk can fix; the session stops at the first.
+_FATAL_MARKERS: Final = ("HTTP 401", "HTTP 403", "HTTP 404", "no Anthropic API key")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionMineResult:
+    session_id: str
+    candidates: tuple[MinedCandidate, ...] = ()
+    dropped_unverified: int = 0  # quotes not found in what the user typed
+    dropped_fix_command: int = 0  # fixes whose command never ran
+    chunks: int = 0
+    failed_chunks: int = 0
+    truncated_chunks: int = 0  # answers cut at max_tokens (whole candidates kept)
+    usage: CallUsage = field(default_factory=CallUsage)
+    error: str | None = None  # set when the session failed as a whole
+    cached: bool = False  # served from the cache, no model call
+    session: SessionCandidates | None = None
+    # Candidates verification threw away this run (not kept in the cache).
+    dropped: tuple[MinedCandidate, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+    @property
+    def complete(self) -> bool:
+        """Every chunk answered: safe to cache."""
+        return self.error is None and self.failed_chunks == 0
+
+
+def _is_fatal(exc: ModelError) -> bool:
+    return bool(getattr(exc, "fatal", False)) or any(m in str(exc) for m in _FATAL_MARKERS)
+
+
+def default_chunk_chars(model: str, *, context_window: int | None = None) -> int:
+    info = model_info(model, context_window=context_window)
+    return chunk_chars_for_model(info.context_window, info.max_output_tokens, len(system_prompt()))
+
+
+def session_candidates(session: Session, candidates: Sequence[MinedCandidate]) -> SessionCandidates:
+    last = session.last_activity or session.started_at
+    return SessionCandidates(
+        session_id=session.id,
+        provider=session.provider,
+        project=session.project,
+        last_activity=last.isoformat() if last is not None else None,
+        candidates=tuple(candidates),
+    )
+
+
+def mine_session(
+    session: Session,
+    backend: Backend,
+    *,
+    model: str,
+    fingerprints: Sequence[str] = (),
+    chunk_chars: int | None = None,
+    context_window: int | None = None,
+) -> SessionMineResult:
+    """Mine one session: render, chunk, one call per chunk in order, verify."""
+    info = model_info(model, context_window=context_window)
+    budget = chunk_chars if chunk_chars is not None else default_chunk_chars(
+        model, context_window=context_window
+    )
+    # A session with nothing the user said and nothing that failed has nothing
+    # to notice; it costs no call.
+    if not session.human_turns and not session.failures:
+        return SessionMineResult(session.id, session=session_candidates(session, ()))
+    chunks = chunk_blocks(render_blocks(session, fingerprints), budget)
+    max_tokens = mine_max_tokens(info.context_window, info.max_output_tokens)
+    raw: list[MinedCandidate] = []
+    usage = CallUsage()
+    failed = truncated = 0
+    last_error: str | None = None
+    fatal = False
+    hard_limit = hard_chunk_chars(budget)
+    for chunk in chunks:
+        request = build_request(fit_chunk(chunk, hard_limit), model=model, max_tokens=max_tokens)
+        try:
+            response = backend.call(request)
+        except ModelError as exc:
+            failed += 1
+            last_error = str(exc)
+            if _is_fatal(exc):
+                fatal = True
+                break
+            continue
+        usage = usage + response.usage
+        found = parse_answer(response.tool_input)
+        if found is None:
+            failed += 1
+            last_error = "record_candidates: the answer held no candidate list"
+            continue
+        if response.stop_reason == "max_tokens":
+            truncated += 1
+        raw.extend(found)
+    if chunks and (fatal or failed == len(chunks)):
+        return SessionMineResult(
+            session.id, chunks=len(chunks), failed_chunks=failed, usage=usage,
+            error=last_error or "every chunk failed",
+        )
+    verified = verify_candidates(
+        raw, spoken_text(session, fingerprints), commands=session_commands(session)
+    )
+    return SessionMineResult(
+        session_id=session.id,
+        candidates=verified.kept,
+        dropped_unverified=verified.dropped_unquoted,
+        dropped_fix_command=verified.dropped_fix_command,
+        chunks=len(chunks),
+        failed_chunks=failed,
+        truncated_chunks=truncated,
+        usage=usage,
+        session=session_candidates(session, verified.kept),
+        dropped=verified.rejected,
+    )
+
+
+def _cached(session: Session, cache: MineCache | None) -> tuple[str | None, SessionMineResult | None]:
+    if cache is None or session.path is None:
+        return None, None
+    try:
+        key = cache.key_for_file(session.path)
+    except OSError:
+        return None, None
+    entry = cache.get(key)
+    if entry is None:
+        return key, None
+    # Identity and dates come from the session as read now; the candidates
+    # from the cache.
+    fresh = session_candidates(session, entry.candidates.candidates)
+    return key, SessionMineResult(
+        session.id, candidates=fresh.candidates, dropped_unverified=entry.dropped_unverified,
+        chunks=entry.chunks, cached=True, session=fresh,
+    )
+
+
+def mine_sessions(
+    sessions: Sequence[Session],
+    backend: Backend,
+    *,
+    model: str,
+    cache: MineCache | None = None,
+    concurrency: int = 4,
+    fingerprints: Sequence[str] = (),
+    chunk_chars: int | None = None,
+    context_window: int | None = None,
+    on_progress: Callable[[SessionMineResult], None] | None = None,
+) -> list[SessionMineResult]:
+    """Mine many sessions (cache first), `concurrency` at a time; results in input order.
+
+    `on_progress` is called once per session as it finishes, from worker
+    threads but never concurrently.
+    """
+    budget = chunk_chars if chunk_chars is not None else default_chunk_chars(
+        model, context_window=context_window
+    )
+    progress_lock = threading.Lock()
+    if cache is not None:
+        # Once per run: entries for transcripts long gone (or re-keyed by a
+        # version bump) would otherwise pile up forever.
+        with contextlib.suppress(OSError):
+            cache.prune()
+
+    def one(session: Session) -> SessionMineResult:
+        key, hit = _cached(session, cache)
+        if hit is None:
+            try:
+                hit = mine_session(
+                    session, backend, model=model, fingerprints=fingerprints,
+                    chunk_chars=budget, context_window=context_window,
+                )
+            except Exception as exc:  # a bug in one session must not lose the others
+                hit = SessionMineResult(session.id, error=f"{type(exc).__name__}: {exc}")
+            if cache is not None and key is not None and hit.complete and hit.session is not None:
+                # An unwritable cache costs a re-mine next run, not this run.
+                with contextlib.suppress(OSError):
+                    cache.put(key, hit.session, dropped_unverified=hit.dropped_unverified,
+                              chunks=hit.chunks)
+        if on_progress is not None:
+            with progress_lock:
+                on_progress(hit)
+        return hit
+
+    if concurrency <= 1 or len(sessions) <= 1:
+        return [one(s) for s in sessions]
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="learn-mine") as pool:
+        return list(pool.map(one, sessions))

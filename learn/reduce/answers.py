@@ -1,0 +1,47 @@
+"""Reading the rows of a forced-tool answer tolerantly.
+
+Models sometimes send a nested array as a JSON string (`"labels": "[{...}]"`),
+and an answer cut off by max_tokens can end mid-row. Either way the complete
+rows are still good: a 200-item batch that fell back entirely because its last
+row was cut is the failure this avoids.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def recover_rows(text: str) -> list[Any]:
+    """The complete JSON objects at the top level of a (possibly truncated) JSON array."""
+    decoder = json.JSONDecoder()
+    start = text.find("[")
+    if start < 0:
+        return []
+    pos, out = start + 1, []
+    while pos < len(text):
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            break
+        try:
+            value, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            break
+        out.append(value)
+    return out
+
+
+def rows_of(value: Any) -> list[Any]:
+    """A list of rows from what the model put under the answer's array key."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            return recover_rows(value)
+        return parsed if isinstance(parsed, list) else [parsed] if isinstance(parsed, dict) else []
+    if isinstance(value, dict):
+        return [value]
+    return []

@@ -1,0 +1,159 @@
+"""Counting: labelled occurrences → proposals, thresholded on distinct sessions.
+
+"Two sessions is a claim about how you work; two lines in one session is a
+claim about one afternoon": repeating something inside one session usually
+means the agent ignored it the first time, so the threshold counts distinct
+sessions, never occurrences. Requests need one session more ("a job you asked
+for twice may just be a job that came up twice").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from learn.mining.candidate import KINDS, CandidateKind, MinedCandidate, SessionCandidates
+from learn.reduce.slug import normalize_text
+from learn.reduce.types import Proposal, Quote
+
+DEFAULT_MIN_SESSIONS: Mapping[str, int] = {"directive": 2, "fix": 2, "request": 3}
+DEFAULT_MAX_PER_KIND = 8
+MAX_MERGED_LIST = 12
+
+
+@dataclass(frozen=True, slots=True)
+class CountConfig:
+    min_sessions: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_MIN_SESSIONS))
+    max_per_kind: int = DEFAULT_MAX_PER_KIND
+
+    def threshold(self, kind: str) -> int:
+        return max(1, int(self.min_sessions.get(kind, 2)))
+
+
+@dataclass(frozen=True, slots=True)
+class Occurrence:
+    session: SessionCandidates
+    candidate: MinedCandidate
+    label: str
+
+
+def occurrences(
+    sessions: Sequence[SessionCandidates], labels: Sequence[str]
+) -> list[Occurrence]:
+    """Pair each candidate (in `flatten_candidates` order) with its label."""
+    flat = [(s, c) for s in sessions for c in s.candidates]
+    if len(flat) != len(labels):
+        raise ValueError(f"{len(labels)} labels for {len(flat)} candidates")
+    return [Occurrence(s, c, label) for (s, c), label in zip(flat, labels, strict=True)]
+
+
+def flatten_candidates(sessions: Sequence[SessionCandidates]) -> list[MinedCandidate]:
+    """Every candidate of every session, in the order `occurrences` expects labels."""
+    return [c for s in sessions for c in s.candidates]
+
+
+def _iso_key(value: str | None) -> str:
+    return value or ""
+
+
+def _merged(values: Sequence[Sequence[str]]) -> tuple[str, ...]:
+    out: list[str] = []
+    for seq in values:
+        for v in seq:
+            if v not in out:
+                out.append(v)
+                if len(out) == MAX_MERGED_LIST:
+                    return tuple(out)
+    return tuple(out)
+
+
+def _merge_identical_text(groups: dict[tuple[str, str], list[Occurrence]]) -> dict[tuple[str, str], list[Occurrence]]:
+    """Merge groups of one kind that share a quote (same text, whitespace and case
+    aside), keeping the lexicographically smallest label so the result does not
+    depend on session order. Runs before the threshold: the same quote arrived
+    under `stage-only-own-files` and `stage-only-changed-files`, each half below
+    the bar."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {key: key for key in groups}
+
+    def find(key: tuple[str, str]) -> tuple[str, str]:
+        while parent[key] != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    seen: dict[tuple[str, str], tuple[str, str]] = {}
+    for key in sorted(groups):
+        for occ in groups[key]:
+            text_key = (key[0], normalize_text(occ.candidate.text))
+            other = seen.setdefault(text_key, key)
+            a, b = find(other), find(key)
+            if a != b:
+                keep, drop = min(a, b), max(a, b)
+                parent[drop] = keep
+    merged: dict[tuple[str, str], list[Occurrence]] = {}
+    for key in sorted(groups):
+        merged.setdefault(find(key), []).extend(groups[key])
+    return merged
+
+
+def build_proposal(kind: str, label: str, occs: Sequence[Occurrence]) -> Proposal:
+    """One counted group. Quotes newest session first; text = the longest quote."""
+    ordered = sorted(
+        occs,
+        key=lambda o: (_iso_key(o.session.last_activity), o.session.session_id, o.candidate.text),
+        reverse=True,
+    )
+    texts = [o.candidate.text for o in ordered]
+    text = min(texts, key=lambda t: (-len(t), t))
+    quotes: list[Quote] = []
+    seen: set[tuple[str, str]] = set()
+    for o in ordered:
+        ident = (o.session.session_id, o.candidate.text)
+        if ident in seen:
+            continue
+        seen.add(ident)
+        quotes.append(
+            Quote(o.session.session_id, o.candidate.text, o.session.last_activity,
+                  o.session.project, o.candidate.source)
+        )
+    dated = [o.session.last_activity for o in ordered if o.session.last_activity]
+    cands = [o.candidate for o in ordered]
+    return Proposal(
+        kind=_kind(kind),
+        label=label,
+        text=text,
+        sessions=len({o.session.session_id for o in ordered}),
+        count=len(ordered),
+        last_seen=max(dated) if dated else None,
+        quotes=tuple(quotes),
+        rationale=next((c.rationale for c in cands if c.rationale), None),
+        command=next((c.command for c in cands if c.command), None),
+        error_excerpt=next((c.error_excerpt for c in cands if c.error_excerpt), None),
+        intervening_commands=_merged([c.intervening_commands for c in cands]),
+        edited_files=_merged([c.edited_files for c in cands]),
+    )
+
+
+def _kind(kind: str) -> CandidateKind:
+    for known in KINDS:
+        if kind == known:
+            return known
+    raise ValueError(f"unknown candidate kind {kind!r}")
+
+
+def sort_key(p: Proposal) -> tuple[int, int, str, str]:
+    return (-p.sessions, -p.count, p.label, p.kind)
+
+
+def count_points(occs: Sequence[Occurrence]) -> list[Proposal]:
+    """Every group at threshold 1 (the funnel's `points`), sorted sessions desc,
+    count desc, label asc."""
+    groups: dict[tuple[str, str], list[Occurrence]] = {}
+    for o in occs:
+        groups.setdefault((o.candidate.kind, o.label), []).append(o)
+    merged = _merge_identical_text(groups)
+    return sorted((build_proposal(k, label, g) for (k, label), g in merged.items()), key=sort_key)
+
+
+def over_threshold(points: Sequence[Proposal], config: CountConfig) -> list[Proposal]:
+    return [p for p in points if p.sessions >= config.threshold(p.kind)]

@@ -1,0 +1,197 @@
+"""Coverage: is a proposal already written in the user's rules or skills?
+
+`restated` means the existing rule is not working (the user still has to say
+it) and should be rewritten, not duplicated; `has-skill` means a skill exists
+but its description does not make it trigger. A false "covered" tells the user
+to rewrite a good rule, so unsure answers stay `new`, and a failed call leaves
+everything `new` and sets `failed` (callers then write no suppression state).
+Word overlap was tried first elsewhere (covered above 0.6 shared content
+words) and erred both ways, so a model judges meaning; vectors only shortlist
+which rule lines it sees.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
+from learn.models.call import call_tool
+from learn.models.items import flatten, format_items
+from learn.reduce.answers import rows_of
+from learn.reduce.rules import RuleCorpus
+from learn.reduce.types import Proposal
+
+if TYPE_CHECKING:
+    from learn.embed.base import Embedder
+
+SHORTLIST_K = 8
+MAX_RULES = 400
+MAX_SKILLS = 120
+SKILL_DESCRIPTION_CHARS = 300
+MAX_ITEMS_PER_CALL = 40
+
+CHECK_COVERAGE = ToolSpec(
+    name="check_coverage",
+    description="Say for each item whether an existing rule or skill already covers it.",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "verdicts": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "verdict": {"type": "string", "enum": ["rule", "skill", "new"]},
+                        "rule_index": {"type": "integer"},
+                        "skill_index": {"type": "integer"},
+                    },
+                    "required": ["id", "verdict"],
+                },
+            }
+        },
+        "required": ["verdicts"],
+    },
+)
+
+
+class _Answer(BaseModel):
+    verdicts: list[Any] = Field(default_factory=list)
+
+    @field_validator("verdicts", mode="before")
+    @classmethod
+    def _tolerant(cls, value: Any) -> list[Any]:
+        return rows_of(value)
+
+
+class _Row(BaseModel):
+    id: int
+    verdict: Literal["rule", "skill", "new"]
+    rule_index: int | None = None
+    skill_index: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageResult:
+    proposals: tuple[Proposal, ...]
+    failed: bool = False
+    calls: int = 0
+    usage: CallUsage = field(default_factory=CallUsage)
+    failures: tuple[str, ...] = ()
+    skipped: str | None = None  # why no call was made (no rules, offline, nothing to check)
+
+
+def _shortlist(
+    texts: Sequence[str], corpus_texts: Sequence[str], embedder: Embedder, k: int, cap: int
+) -> list[int]:
+    """Indices into `corpus_texts` nearest any of `texts`, in corpus order."""
+    if len(corpus_texts) <= min(cap, k * max(1, len(texts))):
+        return list(range(len(corpus_texts)))
+    import numpy as np
+
+    vecs = np.asarray(embedder.embed(list(texts)), dtype=np.float32)
+    corpus = np.asarray(embedder.embed(list(corpus_texts)), dtype=np.float32)
+    sims = vecs @ corpus.T
+    chosen: set[int] = set()
+    order = np.argsort(-sims, axis=1, kind="stable")
+    # Round-robin over proposals so each keeps its nearest lines under the cap.
+    for rank in range(min(k, len(corpus_texts))):
+        for row in order:
+            if len(chosen) >= cap:
+                break
+            chosen.add(int(row[rank]))
+    return sorted(chosen)
+
+
+def check_coverage(
+    proposals: Sequence[Proposal],
+    corpus: RuleCorpus,
+    *,
+    backend: Backend | None,
+    model: str,
+    embedder: Embedder,
+    kinds: Sequence[str] = ("directive", "fix", "request"),
+    k: int = SHORTLIST_K,
+) -> CoverageResult:
+    """Set `status`, `existing_rule` and `existing_rule_file` on each proposal of `kinds`."""
+    out = list(proposals)
+    todo = [i for i, p in enumerate(out) if p.kind in kinds]
+    if not todo:
+        return CoverageResult(tuple(out), skipped="nothing to check")
+    if corpus.empty:
+        return CoverageResult(tuple(out), skipped="no rules or skills found")
+    if backend is None:
+        return CoverageResult(tuple(out), skipped="offline")
+    from learn.prompts import load_prompt
+
+    prompt = load_prompt("coverage")
+    usage = CallUsage()
+    calls = 0
+    updates: dict[int, Proposal] = {}
+    for start in range(0, len(todo), MAX_ITEMS_PER_CALL):
+        batch = todo[start : start + MAX_ITEMS_PER_CALL]
+        texts = [out[i].text for i in batch]
+        rule_idx = _shortlist(texts, [r.text for r in corpus.rules], embedder, k, MAX_RULES)
+        skill_idx = _shortlist(
+            texts, [f"{s.name}: {s.description}" for s in corpus.skills], embedder, k, MAX_SKILLS
+        )
+        rules = [corpus.rules[i] for i in rule_idx]
+        skills = [corpus.skills[i] for i in skill_idx]
+        user = format_items(
+            [(n, out[i].kind, out[i].text) for n, i in enumerate(batch)],
+            sections=[
+                ("RULES", [r.display() for r in rules]),
+                (
+                    "SKILLS",
+                    [f"{s.name} — {flatten(s.description, SKILL_DESCRIPTION_CHARS)}" for s in skills],
+                ),
+            ],
+        )
+        request = ModelRequest(
+            step="coverage",
+            model=model,
+            system=prompt.text,
+            tool=CHECK_COVERAGE,
+            user=user,
+            max_tokens=256 + 40 * len(batch),
+        )
+        calls += 1
+        try:
+            parsed, response = call_tool(backend, request, _Answer)
+        except ModelError as exc:
+            # Over-proposing is the chosen way to fail: everything stays new.
+            return CoverageResult(
+                tuple(proposals), failed=True, calls=calls, usage=usage,
+                failures=(f"coverage: {exc}; every proposal left as new",),
+            )
+        usage = usage + response.usage
+        for raw in parsed.verdicts:
+            try:
+                row = _Row.model_validate(raw)
+            except ValueError:
+                continue
+            if not 0 <= row.id < len(batch) or batch[row.id] in updates:
+                continue
+            i = batch[row.id]
+            if row.verdict == "rule" and row.rule_index is not None and 0 <= row.rule_index < len(rules):
+                rule = rules[row.rule_index]
+                updates[i] = dataclasses.replace(
+                    out[i], status="restated", existing_rule=rule.text, existing_rule_file=rule.file
+                )
+            elif (
+                row.verdict == "skill"
+                and row.skill_index is not None
+                and 0 <= row.skill_index < len(skills)
+            ):
+                skill = skills[row.skill_index]
+                updates[i] = dataclasses.replace(
+                    out[i], status="has-skill", existing_rule=skill.name, existing_rule_file=skill.file
+                )
+    for i, p in updates.items():
+        out[i] = p
+    return CoverageResult(tuple(out), calls=calls, usage=usage)

@@ -1,0 +1,219 @@
+"""Judging: a verdict per proposal, remembered with its vector evidence.
+
+Verdicts are keyed by (dedup_key, role, prompt_version), where the dedup key is
+the proposal's `kind:label`. A proposal whose label equals a judged canonical
+key, or whose representative text embeds within `reuse_distance` of a judged
+one, reuses that verdict without a model call: the same point said again must
+not be judged again (and must not be judged differently). A failed call leaves
+those proposals without a verdict, reported in `failures`; it is never fatal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
+from learn.models.call import call_tool
+from learn.models.items import flatten, format_items
+from learn.reduce.answers import rows_of
+from learn.reduce.slug import canonical_slug
+from learn.reduce.types import Proposal, Verdict
+
+if TYPE_CHECKING:
+    from learn.embed.base import Embedder
+    from learn.reduce.protocols import VerdictMemory
+
+ROLE = "judge"
+REUSE_DISTANCE = 0.1
+MAX_ITEMS_PER_CALL = 12
+TOKENS_PER_VERDICT = 220
+OTHER_QUOTES = 3
+
+RECORD_VERDICTS = ToolSpec(
+    name="record_verdicts",
+    description="Record a verdict for every item: should it become a written rule?",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "verdicts": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "accepted": {"type": "boolean"},
+                        "category": {"type": "string"},
+                        "scope": {"type": "string", "enum": ["user", "project"]},
+                        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                        "summary": {"type": "string"},
+                        "rationale": {"type": "string"},
+                        "canonical_key": {"type": "string"},
+                    },
+                    "required": ["id", "accepted", "category", "scope", "confidence", "summary", "rationale"],
+                },
+            }
+        },
+        "required": ["verdicts"],
+    },
+)
+
+
+class _Answer(BaseModel):
+    verdicts: list[Any] = Field(default_factory=list)
+
+    @field_validator("verdicts", mode="before")
+    @classmethod
+    def _tolerant(cls, value: Any) -> list[Any]:
+        return rows_of(value)
+
+
+class _Row(BaseModel):
+    id: int
+    accepted: bool
+    category: str
+    scope: Literal["user", "project"]
+    confidence: float
+    summary: str
+    rationale: str = ""
+    canonical_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeResult:
+    proposals: tuple[Proposal, ...]
+    judged: int = 0  # verdicts from a model call this run
+    reused: int = 0  # verdicts taken from memory, no call
+    calls: int = 0
+    usage: CallUsage = field(default_factory=CallUsage)
+    unjudged: tuple[str, ...] = ()  # proposal keys left without a verdict
+    failures: tuple[str, ...] = ()
+
+
+def dedup_key(proposal: Proposal) -> str:
+    return proposal.key
+
+
+def describe(p: Proposal) -> str:
+    """The one-line item the judge sees: the quote plus the evidence that decides it."""
+    parts = [f"{p.label}: \"{flatten(p.text, 300)}\""]
+    times = "once" if p.count == 1 else f"{p.count} times"
+    parts.append(f"said {times} in {p.sessions} session{'s' if p.sessions != 1 else ''}")
+    if p.last_seen:
+        parts.append(f"last {p.last_seen[:10]}")
+    others = [q.text for q in p.quotes if q.text != p.text]
+    uniq = list(dict.fromkeys(flatten(t, 160) for t in others))[:OTHER_QUOTES]
+    if uniq:
+        parts.append("also: " + " | ".join(f'"{t}"' for t in uniq))
+    if p.command:
+        parts.append(f"command: {flatten(p.command, 160)}")
+    if p.error_excerpt:
+        parts.append(f"error: {flatten(p.error_excerpt, 160)}")
+    if p.status == "restated" and p.existing_rule:
+        parts.append(f"already written as: \"{flatten(p.existing_rule, 200)}\"")
+    elif p.status == "has-skill" and p.existing_rule:
+        parts.append(f"a skill exists: {p.existing_rule}")
+    return "; ".join(parts)
+
+
+def _verdict(row: _Row, model: str) -> Verdict | None:
+    summary = row.summary.strip()
+    if not summary:
+        return None
+    return Verdict(
+        accepted=row.accepted,
+        summary=summary,
+        category=row.category.strip().lower() or "other",
+        scope=row.scope,
+        confidence=min(1.0, max(0.0, float(row.confidence))),
+        rationale=row.rationale.strip(),
+        canonical_key=canonical_slug(row.canonical_key),
+        model=model,
+    )
+
+
+def judge_proposals(
+    proposals: Sequence[Proposal],
+    *,
+    backend: Backend | None,
+    model: str,
+    embedder: Embedder,
+    memory: VerdictMemory | None = None,
+    reuse_distance: float = REUSE_DISTANCE,
+    prompt_version: int | None = None,
+) -> JudgeResult:
+    """Attach a verdict to every proposal it can; new verdicts go to `memory`."""
+    out = list(proposals)
+    if not out:
+        return JudgeResult(())
+    import numpy as np
+
+    from learn.prompts import load_prompt
+
+    prompt = load_prompt("judge")
+    version = prompt.version if prompt_version is None else prompt_version
+    vectors = np.asarray(embedder.embed([p.text for p in out]), dtype=np.float32)
+    reused = 0
+    todo: list[int] = []
+    for i, p in enumerate(out):
+        found: Verdict | None = None
+        if memory is not None:
+            found = memory.get(dedup_key(p), ROLE, version) or memory.nearest_verdict(
+                vectors[i], p.label, role=ROLE, prompt_version=version,
+                max_distance=reuse_distance, kind=p.kind,
+            )
+        if found is None:
+            todo.append(i)
+            continue
+        out[i] = dataclasses.replace(p, verdict=dataclasses.replace(found, reused=True))
+        reused += 1
+        if memory is not None and memory.get(dedup_key(p), ROLE, version) is None:
+            memory.record(dedup_key(p), ROLE, version, dataclasses.replace(found, reused=False), vectors[i])
+
+    usage = CallUsage()
+    calls = judged = 0
+    failures: list[str] = []
+    if backend is None and todo:
+        failures.append(f"judge: offline; {len(todo)} proposal(s) left unjudged")
+    for start in range(0, len(todo) if backend is not None else 0, MAX_ITEMS_PER_CALL):
+        assert backend is not None
+        batch = todo[start : start + MAX_ITEMS_PER_CALL]
+        user = format_items(
+            [(n, out[i].kind, describe(out[i])) for n, i in enumerate(batch)], limit=1200
+        )
+        request = ModelRequest(
+            step="judge", model=model, system=prompt.text, tool=RECORD_VERDICTS, user=user,
+            max_tokens=512 + TOKENS_PER_VERDICT * len(batch),
+        )
+        calls += 1
+        try:
+            parsed, response = call_tool(backend, request, _Answer)
+        except ModelError as exc:
+            failures.append(f"judge: {len(batch)} proposal(s) left unjudged: {exc}")
+            continue
+        usage = usage + response.usage
+        done: set[int] = set()
+        for raw in parsed.verdicts:
+            try:
+                row = _Row.model_validate(raw)
+            except ValidationError:
+                continue
+            if not 0 <= row.id < len(batch) or row.id in done:
+                continue
+            verdict = _verdict(row, response.model)
+            if verdict is None:
+                continue
+            done.add(row.id)
+            i = batch[row.id]
+            out[i] = dataclasses.replace(out[i], verdict=verdict)
+            judged += 1
+            if memory is not None:
+                memory.record(dedup_key(out[i]), ROLE, version, verdict, vectors[i])
+        if len(done) < len(batch):
+            failures.append(f"judge: {len(batch) - len(done)} of {len(batch)} proposal(s) got no usable verdict")
+    unjudged = tuple(p.key for p in out if p.verdict is None)
+    return JudgeResult(tuple(out), judged, reused, calls, usage, unjudged, tuple(failures))

@@ -1,0 +1,90 @@
+"""In-memory implementations of the reduce protocols (tests, and runs without a store)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from learn.reduce.protocols import ShownRecord
+from learn.reduce.types import Verdict
+
+if TYPE_CHECKING:
+    from learn.reduce.protocols import Vector
+
+
+def _distance(a: Vector, b: Vector) -> float:
+    import numpy as np
+
+    return float(1.0 - np.dot(a, b))
+
+
+@dataclass
+class InMemoryLabelIndex:
+    entries: list[tuple[str, str, Vector]] = field(default_factory=list)
+
+    def add(self, label: str, kind: str, vector: Vector) -> None:
+        self.entries.append((label, kind, vector))
+
+    def nearest(self, vector: Vector, kind: str, k: int) -> list[tuple[str, float]]:
+        best: dict[str, float] = {}
+        for label, entry_kind, vec in self.entries:
+            if entry_kind != kind:
+                continue
+            d = _distance(vector, vec)
+            if label not in best or d < best[label]:
+                best[label] = d
+        return sorted(best.items(), key=lambda item: (item[1], item[0]))[:k]
+
+    def labels(self, kind: str) -> set[str]:
+        return {label for label, entry_kind, _ in self.entries if entry_kind == kind}
+
+
+@dataclass
+class InMemoryVerdictMemory:
+    rows: dict[tuple[str, str, int], tuple[Verdict, Vector]] = field(default_factory=dict)
+
+    def get(self, dedup_key: str, role: str, prompt_version: int) -> Verdict | None:
+        row = self.rows.get((dedup_key, role, prompt_version))
+        return None if row is None else row[0]
+
+    def nearest_verdict(
+        self,
+        vector: Vector,
+        canonical_key: str | None,
+        *,
+        role: str,
+        prompt_version: int,
+        max_distance: float,
+        kind: str | None = None,
+    ) -> Verdict | None:
+        candidates = [
+            (key, verdict, vec)
+            for (key, r, v), (verdict, vec) in self.rows.items()
+            if r == role and v == prompt_version and (kind is None or key.startswith(f"{kind}:"))
+        ]
+        if canonical_key is not None:
+            for _key, verdict, _ in sorted(candidates, key=lambda c: c[0]):
+                if verdict.canonical_key == canonical_key:
+                    return verdict
+        best: tuple[float, str, Verdict] | None = None
+        for key, verdict, vec in candidates:
+            d = _distance(vector, vec)
+            if d <= max_distance and (best is None or (d, key) < (best[0], best[1])):
+                best = (d, key, verdict)
+        return None if best is None else best[2]
+
+    def record(
+        self, dedup_key: str, role: str, prompt_version: int, verdict: Verdict, vector: Vector
+    ) -> None:
+        self.rows.setdefault((dedup_key, role, prompt_version), (verdict, vector))
+
+
+@dataclass
+class InMemoryShownState:
+    records: dict[str, ShownRecord] = field(default_factory=dict)
+
+    def get(self, key: str) -> ShownRecord | None:
+        return self.records.get(key)
+
+    def put(self, key: str, record: ShownRecord) -> None:
+        self.records[key] = record

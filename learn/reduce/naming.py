@@ -1,0 +1,409 @@
+"""Global naming: one label per occurrence, with every occurrence of the window in view.
+
+When each session named its own candidates the labels agreed with each other
+3 times in 188 candidates, so nothing ever reached a threshold. Naming is
+therefore done once per run over all candidates, and it is built to keep
+agreeing with itself:
+
+- identical quotes (whitespace-collapsed, case-folded) are merged before
+  anything else, so they cannot be named apart;
+- candidates are embedded and pre-clustered, so one call sees the paraphrases
+  of a point side by side instead of scattered over batches;
+- each call is offered the known labels nearest its items (by vector, from the
+  store and from what this run already coined), not a fixed slice of the
+  vocabulary: a 150-label slice drops exactly the label that fits;
+- batches are sized to the output budget: a 200-item batch at ~14 tokens an
+  item came close to a 4k cap, and one truncated answer threw away the whole
+  batch;
+- a failed or partial answer falls back per item, to its nearest labelled
+  neighbour or the label its cluster shares, never to one slug per item (that
+  fallback measured 0.98 labels per candidate: nothing could ever repeat).
+
+Kinds are never mixed: batches are per kind and a label is namespaced by kind.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field, field_validator
+
+from learn.mining.candidate import KINDS, MinedCandidate
+from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
+from learn.models.call import call_tool
+from learn.models.catalog import model_info
+from learn.models.items import format_items
+from learn.reduce.answers import rows_of
+from learn.reduce.cluster import cluster_ids, medoid, threshold_for
+from learn.reduce.memory import InMemoryLabelIndex
+from learn.reduce.slug import fallback_slug, normalize_label, normalize_text
+
+if TYPE_CHECKING:
+    from learn.embed.base import Embedder
+    from learn.reduce.protocols import LabelIndex, Vector
+
+TOKENS_PER_ITEM = 15  # one `{"id": 12, "label": "use-bun-not-npm"}` row, measured ~14
+ANSWER_OVERHEAD_TOKENS = 256
+MAX_BATCH = 60
+# An item line is at most 400 characters (format_items' cut) plus its known
+# labels: ~120 tokens is the worst case, not the typical one.
+INPUT_TOKENS_PER_ITEM = 120
+KNOWN_PER_ITEM = 3
+MAX_KNOWN_LABELS = 40
+OFFER_DISTANCE_CAP = 0.95
+
+ASSIGN_LABELS = ToolSpec(
+    name="assign_labels",
+    description="Give every item exactly one kebab-case label naming the point it makes.",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "labels": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "label": {"type": "string"},
+                    },
+                    "required": ["id", "label"],
+                },
+            }
+        },
+        "required": ["labels"],
+    },
+)
+
+
+class _Answer(BaseModel):
+    # Rows are checked one by one below: one bad row must not cost the batch.
+    labels: list[Any] = Field(default_factory=list)
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _tolerant(cls, value: Any) -> list[Any]:
+        return rows_of(value)
+
+
+@dataclass(frozen=True, slots=True)
+class NamingStats:
+    candidates: int = 0
+    unique_texts: int = 0
+    calls: int = 0
+    failed_calls: int = 0
+    truncated_calls: int = 0
+    fallbacks: int = 0  # candidates whose label did not come from the model
+    labels: int = 0  # distinct (kind, label)
+    known_reused: int = 0  # distinct labels that were already in the index
+    usage: CallUsage = field(default_factory=CallUsage)
+
+    @property
+    def labels_per_candidate(self) -> float:
+        return self.labels / self.candidates if self.candidates else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "candidates": self.candidates,
+            "unique_texts": self.unique_texts,
+            "calls": self.calls,
+            "failed_calls": self.failed_calls,
+            "truncated_calls": self.truncated_calls,
+            "fallbacks": self.fallbacks,
+            "labels": self.labels,
+            "known_reused": self.known_reused,
+            "labels_per_candidate": round(self.labels_per_candidate, 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NamingResult:
+    labels: tuple[str, ...]  # one per input candidate, same order
+    stats: NamingStats
+    failures: tuple[str, ...] = ()
+    # (kind, label, vector) per distinct quote: what `remember` writes to the index.
+    examples: tuple[tuple[str, str, Vector], ...] = ()
+
+    def remember(self, index: LabelIndex) -> None:
+        """Record this run's labels so the next run can reuse them."""
+        for kind, label, vector in self.examples:
+            index.add(label, kind, vector)
+
+
+@dataclass
+class _Unique:
+    kind: str
+    norm: str
+    text: str  # the lexicographically smallest raw wording: order-independent
+    members: list[int]  # positions in the input
+    vector_row: int = -1
+    cluster: int = -1
+    label: str | None = None
+    from_model: bool = False
+
+
+def batch_size_for(
+    max_output_tokens: int, *, max_batch: int = MAX_BATCH, context_window: int | None = None
+) -> int:
+    """How many items one call may name so the whole answer fits the output
+    budget (and, for a small local model, the items fit half its window)."""
+    size = min(max_batch, (max_output_tokens - ANSWER_OVERHEAD_TOKENS) // TOKENS_PER_ITEM)
+    if context_window is not None:
+        size = min(size, context_window // 2 // INPUT_TOKENS_PER_ITEM)
+    return max(1, size)
+
+
+def pack_batches(clusters: Sequence[Sequence[int]], size: int) -> list[list[int]]:
+    """First-fit-decreasing: whole clusters per batch where they fit, a cluster
+    larger than a batch split into consecutive full batches."""
+    batches: list[list[int]] = []
+    for members in sorted(clusters, key=lambda m: (-len(m), m[0] if m else 0)):
+        rest = list(members)
+        while len(rest) > size:
+            batches.append(rest[:size])
+            rest = rest[size:]
+        if not rest:
+            continue
+        for batch in batches:
+            if len(batch) + len(rest) <= size:
+                batch.extend(rest)
+                break
+        else:
+            batches.append(rest)
+    return batches
+
+
+def _uniques(candidates: Sequence[MinedCandidate]) -> list[_Unique]:
+    by_key: dict[tuple[str, str], _Unique] = {}
+    for pos, cand in enumerate(candidates):
+        norm = normalize_text(cand.text)
+        key = (cand.kind, norm)
+        u = by_key.get(key)
+        if u is None:
+            by_key[key] = _Unique(cand.kind, norm, cand.text, [pos])
+        else:
+            u.members.append(pos)
+            u.text = min(u.text, cand.text)
+    # Canonical order (kind, then text): the same candidates in any order give
+    # the same batches, the same requests and so the same labels.
+    return sorted(by_key.values(), key=lambda u: (KINDS.index(u.kind) if u.kind in KINDS else 99, u.kind, u.norm))
+
+
+def _known_for(
+    batch: Sequence[_Unique],
+    kind: str,
+    vectors: Vector,
+    index: LabelIndex | None,
+    run_index: InMemoryLabelIndex,
+    reach: float,
+) -> tuple[list[str], set[str]]:
+    """The labels to offer for reuse: those nearest the batch's items, from the
+    store and from this run, nearest first; plus which came from the store."""
+    best: dict[str, float] = {}
+    stored: set[str] = set()
+    for u in batch:
+        vec = vectors[u.vector_row]
+        found = run_index.nearest(vec, kind, KNOWN_PER_ITEM)
+        if index is not None:
+            hits = [h for h in index.nearest(vec, kind, KNOWN_PER_ITEM) if h[1] <= reach]
+            stored.update(label for label, _ in hits)
+            found = found + hits
+        for label, dist in found:
+            if dist > reach:
+                continue
+            if label not in best or dist < best[label]:
+                best[label] = dist
+    ranked = sorted(best.items(), key=lambda item: (item[1], item[0]))
+    return [label for label, _ in ranked[:MAX_KNOWN_LABELS]], stored
+
+
+def _parse_rows(rows: Sequence[Any], n: int, truncated: bool) -> dict[int, str]:
+    if truncated and rows:
+        # The last row of a cut-off answer may hold half a label ("use-bun-no").
+        rows = rows[:-1]
+    out: dict[int, str] = {}
+    for row in rows:
+        if not isinstance(row, dict):
+            continue
+        item_id, raw = row.get("id"), row.get("label")
+        if isinstance(item_id, bool) or not isinstance(item_id, int) or not isinstance(raw, str):
+            continue
+        if not 0 <= item_id < n or item_id in out:
+            continue
+        label = normalize_label(raw)
+        if label is not None:
+            out[item_id] = label
+    return out
+
+
+def name_candidates(
+    candidates: Sequence[MinedCandidate],
+    *,
+    embedder: Embedder,
+    backend: Backend | None,
+    model: str,
+    index: LabelIndex | None = None,
+    threshold: float | None = None,
+    neighbour_threshold: float | None = None,
+    max_output_tokens: int | None = None,
+    max_batch: int = MAX_BATCH,
+) -> NamingResult:
+    """Label every candidate. `backend=None` (offline) names by fallback only.
+
+    `threshold` is the pre-clustering cosine distance (default: the embedder's
+    recommended one); `neighbour_threshold` bounds how far a failed item may
+    borrow a neighbour's label (default: the same).
+    """
+    if not candidates:
+        return NamingResult((), NamingStats())
+    import numpy as np
+
+    from learn.prompts import load_prompt
+
+    t = threshold_for(embedder) if threshold is None else threshold
+    near = t if neighbour_threshold is None else neighbour_threshold
+    # Labels this far away are unrelated in any space we use (orthogonal is 1.0);
+    # offering them only invites a wrong reuse.
+    reach = min(OFFER_DISTANCE_CAP, t + 0.25)
+    uniques = _uniques(candidates)
+    vectors = np.asarray(embedder.embed([u.text for u in uniques]), dtype=np.float32)
+    for row, u in enumerate(uniques):
+        u.vector_row = row
+
+    info = model_info(model)
+    out_budget = max_output_tokens or info.max_output_tokens
+    size = batch_size_for(out_budget, max_batch=max_batch, context_window=info.context_window)
+    run_index = InMemoryLabelIndex()
+    usage = CallUsage()
+    calls = failed = truncated_calls = 0
+    failures: list[str] = []
+    known_before: set[tuple[str, str]] = set()
+
+    by_kind: dict[str, list[_Unique]] = {}
+    for u in uniques:
+        by_kind.setdefault(u.kind, []).append(u)
+
+    clusters_of: dict[tuple[str, int], list[_Unique]] = {}
+    for kind, group in by_kind.items():
+        ids = cluster_ids(vectors[[u.vector_row for u in group]], t)
+        for u, cid in zip(group, ids, strict=True):
+            u.cluster = cid
+            clusters_of.setdefault((kind, cid), []).append(u)
+        if backend is None:
+            continue
+        prompt = load_prompt("name")
+        members = [[i for i, u in enumerate(group) if u.cluster == cid] for cid in sorted(set(ids))]
+        for batch_no, positions in enumerate(pack_batches(members, size)):
+            batch = [group[i] for i in positions]
+            known, stored = _known_for(batch, kind, vectors, index, run_index, reach)
+            user = format_items(
+                [(i, kind, u.text) for i, u in enumerate(batch)],
+                sections=[("KNOWN LABELS", known)],
+            )
+            request = ModelRequest(
+                step="name",
+                model=model,
+                system=prompt.text,
+                tool=ASSIGN_LABELS,
+                user=user,
+                max_tokens=min(out_budget, ANSWER_OVERHEAD_TOKENS + 2 * TOKENS_PER_ITEM * len(batch)),
+            )
+            calls += 1
+            try:
+                parsed, response = call_tool(backend, request, _Answer)
+            except ModelError as exc:
+                failed += 1
+                failures.append(f"name: {kind} batch {batch_no} ({len(batch)} items) fell back: {exc}")
+                continue
+            usage = usage + response.usage
+            cut = response.stop_reason == "max_tokens"
+            if cut:
+                truncated_calls += 1
+            got = _parse_rows(parsed.labels, len(batch), cut)
+            if cut or len(got) < len(batch):
+                failures.append(
+                    f"name: {kind} batch {batch_no}: {len(batch) - len(got)} of {len(batch)} items "
+                    f"unlabelled{' (answer truncated)' if cut else ''}; they fell back"
+                )
+            for i, label in got.items():
+                u = batch[i]
+                u.label, u.from_model = label, True
+                run_index.add(label, kind, vectors[u.vector_row])
+                if label in stored:
+                    known_before.add((kind, label))
+
+    known_before |= _fall_back(uniques, vectors, index, near, clusters_of)
+
+    labels: list[str] = [""] * len(candidates)
+    examples: list[tuple[str, str, Vector]] = []
+    fallbacks = 0
+    for u in uniques:
+        assert u.label is not None
+        for pos in u.members:
+            labels[pos] = u.label
+        if not u.from_model:
+            fallbacks += len(u.members)
+        examples.append((u.kind, u.label, vectors[u.vector_row]))
+    stats = NamingStats(
+        candidates=len(candidates),
+        unique_texts=len(uniques),
+        calls=calls,
+        failed_calls=failed,
+        truncated_calls=truncated_calls,
+        fallbacks=fallbacks,
+        labels=len({(u.kind, u.label) for u in uniques}),
+        known_reused=len(known_before),
+        usage=usage,
+    )
+    return NamingResult(tuple(labels), stats, tuple(failures), tuple(examples))
+
+
+def _fall_back(
+    uniques: Sequence[_Unique],
+    vectors: Vector,
+    index: LabelIndex | None,
+    near: float,
+    clusters_of: dict[tuple[str, int], list[_Unique]],
+) -> set[tuple[str, str]]:
+    """Label every item the model did not: nearest labelled neighbour in this
+    run, else the nearest known label, else the label its cluster shares.
+    Returns the (kind, label) pairs taken from the index."""
+    import numpy as np
+
+    from_index: set[tuple[str, str]] = set()
+    for kind in sorted({u.kind for u in uniques}):
+        labelled = [u for u in uniques if u.kind == kind and u.from_model]
+        rows = np.asarray([u.vector_row for u in labelled], dtype=np.int64)
+        for u in uniques:
+            if u.kind != kind or u.label is not None:
+                continue
+            vec = vectors[u.vector_row]
+            if labelled:
+                dists = 1.0 - vectors[rows] @ vec
+                best = int(np.argmin(dists))
+                if float(dists[best]) <= near:
+                    u.label = labelled[best].label
+                    continue
+            if index is not None:
+                hits = index.nearest(vec, kind, 1)
+                if hits and hits[0][1] <= near:
+                    u.label = hits[0][0]
+                    from_index.add((kind, u.label))
+    # Second pass, so an item that found a neighbour is never overwritten by
+    # its cluster's label and the cluster label does not depend on visit order.
+    for (kind, _cid), members in sorted(clusters_of.items()):
+        if all(m.label is not None for m in members):
+            continue
+        named = Counter(m.label for m in members if m.from_model and m.label)
+        if named:
+            top = max(named.values())
+            shared = min(label for label, c in named.items() if c == top)
+        else:
+            centre = medoid([m.vector_row for m in members], vectors)
+            shared = fallback_slug(next(m.text for m in members if m.vector_row == centre), kind)
+        for m in members:
+            if m.label is None:
+                m.label = shared
+    return from_index

@@ -1,0 +1,254 @@
+"""The user's written rules and skills: the corpus coverage checks proposals against.
+
+Files read (missing ones skipped, unreadable ones counted):
+- user: ~/.claude/CLAUDE.md, ~/.claude/rules/**/*.md, ~/.codex/AGENTS.md,
+  skills ~/.claude/skills/*/SKILL.md;
+- project: CLAUDE.md and AGENTS.md in every directory from the git root down to
+  the project directory, .claude/CLAUDE.md, .claude/rules/**/*.md,
+  CLAUDE.local.md, skills .claude/skills/*/SKILL.md.
+Each non-blank line outside fenced blocks becomes a rule line with its file and
+heading path, so "restated" can point at the exact line to rewrite.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+RuleScope = Literal["user", "project"]
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleLine:
+    file: str
+    heading: tuple[str, ...]
+    text: str  # the line, bullet marker removed
+    scope: RuleScope = "project"
+
+    def display(self) -> str:
+        return " > ".join((*self.heading, self.text))
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    name: str
+    description: str
+    file: str
+    scope: RuleScope = "project"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleCorpus:
+    rules: tuple[RuleLine, ...] = ()
+    skills: tuple[Skill, ...] = ()
+    files: tuple[str, ...] = ()  # files actually read
+    unreadable: tuple[str, ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        return not self.rules and not self.skills
+
+    @classmethod
+    def merge(cls, corpora: Sequence[RuleCorpus]) -> RuleCorpus:
+        """Several projects' corpora as one (a run over all projects); the user's
+        own files appear in each and are kept once."""
+        rules: dict[tuple[str, tuple[str, ...], str], RuleLine] = {}
+        skills: dict[tuple[str, str], Skill] = {}
+        files: dict[str, None] = {}
+        unreadable: dict[str, None] = {}
+        for c in corpora:
+            for r in c.rules:
+                rules.setdefault((r.file, r.heading, r.text), r)
+            for sk in c.skills:
+                skills.setdefault((sk.file, sk.name), sk)
+            files.update(dict.fromkeys(c.files))
+            unreadable.update(dict.fromkeys(c.unreadable))
+        return cls(tuple(rules.values()), tuple(skills.values()), tuple(files), tuple(unreadable))
+
+
+def _strip_frontmatter(text: str) -> tuple[str, str]:
+    """(frontmatter, body); frontmatter is '' when the file has none."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return "", text
+    for i in range(1, len(lines)):
+        if lines[i].strip() in ("---", "..."):
+            return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :])
+    return "", text
+
+
+def rule_lines_of(text: str, file: str, scope: RuleScope = "project") -> list[RuleLine]:
+    """Every line outside fences, frontmatter and comments, with its heading path."""
+    _, body = _strip_frontmatter(text)
+    body = _COMMENT.sub("", body)
+    out: list[RuleLine] = []
+    path: list[tuple[int, str]] = []
+    fence: str | None = None
+    for line in body.splitlines():
+        m = _FENCE.match(line)
+        if fence is not None:
+            if m and m.group(1) == fence:
+                fence = None
+            continue
+        if m:
+            fence = m.group(1)
+            continue
+        if not line.strip():
+            continue
+        h = _HEADING.match(line)
+        if h:
+            depth = len(h.group(1))
+            while path and path[-1][0] >= depth:
+                path.pop()
+            path.append((depth, h.group(2)))
+            continue
+        content = _BULLET.sub("", line).strip()
+        if content:
+            out.append(RuleLine(file, tuple(t for _, t in path), content, scope))
+    return out
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def frontmatter_fields(text: str) -> dict[str, str]:
+    """Top-level `key: value` pairs of YAML frontmatter, with `|`/`>` blocks and
+    indented continuation lines folded into one line. Enough for SKILL.md."""
+    front, _ = _strip_frontmatter(text)
+    out: dict[str, str] = {}
+    key: str | None = None
+    parts: list[str] = []
+
+    def flush() -> None:
+        if key is not None:
+            out[key] = " ".join(p for p in parts if p).strip()
+
+    for line in front.splitlines():
+        if line and not line[0].isspace() and ":" in line:
+            flush()
+            key, _, value = line.partition(":")
+            key = key.strip()
+            value = value.strip()
+            parts = [] if value in ("|", ">", "|-", ">-", "") else [_unquote(value)]
+        elif key is not None and line.strip():
+            parts.append(line.strip())
+    flush()
+    return out
+
+
+def _claude_home(home: Path) -> Path:
+    override = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(override).expanduser() if override else home / ".claude"
+
+
+def _codex_home(home: Path) -> Path:
+    override = os.environ.get("CODEX_HOME")
+    return Path(override).expanduser() if override else home / ".codex"
+
+
+def git_root(start: Path) -> Path | None:
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def _chain(project: Path) -> list[Path]:
+    """Directories from the git root (or the project itself) down to the project."""
+    root = git_root(project)
+    if root is None:
+        return [project]
+    chain = [project]
+    for parent in project.parents:
+        if parent == root or root in parent.parents:
+            chain.append(parent)
+        if parent == root:
+            break
+    return list(reversed(chain))
+
+
+def _md_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.rglob("*.md") if p.is_file())
+
+
+def rule_files(project: Path | None, home: Path | None = None) -> list[tuple[Path, RuleScope]]:
+    home = home or Path.home()
+    claude = _claude_home(home)
+    files: list[tuple[Path, RuleScope]] = [
+        (claude / "CLAUDE.md", "user"),
+        *((p, "user") for p in _md_files(claude / "rules")),
+        (_codex_home(home) / "AGENTS.md", "user"),
+    ]
+    if project is not None:
+        for directory in _chain(project):
+            files.append((directory / "CLAUDE.md", "project"))
+            files.append((directory / "AGENTS.md", "project"))
+        files.append((project / ".claude" / "CLAUDE.md", "project"))
+        files.extend((p, "project") for p in _md_files(project / ".claude" / "rules"))
+        files.append((project / "CLAUDE.local.md", "project"))
+    seen: set[Path] = set()
+    out: list[tuple[Path, RuleScope]] = []
+    for path, scope in files:
+        if not path.is_file():
+            continue
+        real = path.resolve()
+        if real in seen:
+            continue
+        seen.add(real)
+        out.append((path, scope))
+    return out
+
+
+def skill_files(project: Path | None, home: Path | None = None) -> list[tuple[Path, RuleScope]]:
+    home = home or Path.home()
+    dirs: list[tuple[Path, RuleScope]] = [(_claude_home(home) / "skills", "user")]
+    if project is not None:
+        dirs.append((project / ".claude" / "skills", "project"))
+    out: list[tuple[Path, RuleScope]] = []
+    for directory, scope in dirs:
+        if directory.is_dir():
+            out.extend((p, scope) for p in sorted(directory.glob("*/SKILL.md")) if p.is_file())
+    return out
+
+
+def collect_rules(project: Path | None, home: Path | None = None) -> RuleCorpus:
+    """Read the user's rule files and skills; never raises on a bad file."""
+    rules: list[RuleLine] = []
+    skills: list[Skill] = []
+    read: list[str] = []
+    bad: list[str] = []
+    for path, scope in rule_files(project, home):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            bad.append(str(path))
+            continue
+        read.append(str(path))
+        rules.extend(rule_lines_of(text, str(path), scope))
+    for path, scope in skill_files(project, home):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            bad.append(str(path))
+            continue
+        read.append(str(path))
+        fields = frontmatter_fields(text)
+        description = fields.get("description", "").strip()
+        if description:
+            skills.append(Skill(fields.get("name") or path.parent.name, description, str(path), scope))
+    return RuleCorpus(tuple(rules), tuple(skills), tuple(read), tuple(bad))

@@ -1,0 +1,83 @@
+"""Kebab-case slugs: the labels that group occurrences and key verdicts.
+
+A label is 2–5 words, `^[a-z0-9]+(-[a-z0-9]+){1,5}$`-shaped (the canonical-key
+pattern, which allows up to six words; labels stop at five so a model that
+writes a sentence gets cut to something that still names the point).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+SLUG_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+){1,5}$")
+MAX_LABEL_WORDS = 5
+MAX_LABEL_CHARS = 60
+
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_WS = re.compile(r"\s+")
+
+# Words that carry no meaning in a fallback slug: "please always use bun" and
+# "always use bun" should fall back to the same label.
+_FILLER = frozenset(
+    ["a", "an", "the", "please", "pls", "just", "can", "could", "would", "you", "we", "i", "me", "my", "our", "to", "of", "and", "or", "so", "it", "its", "this", "that", "is", "are", "be", "for", "with", "on", "in", "at", "hey", "ok", "okay"]
+)
+
+
+def normalize_text(text: str) -> str:
+    """The identity of a quote for merging: whitespace collapsed, trimmed, case-folded."""
+    return _WS.sub(" ", text).strip().casefold()
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _NON_ALNUM.split(text.lower()) if w]
+
+
+def _cap(words: list[str], max_words: int, max_chars: int) -> str:
+    out: list[str] = []
+    length = 0
+    for word in words[:max_words]:
+        room = max_chars - length - (1 if out else 0)
+        if room <= 0:
+            break
+        out.append(word[:room])
+        length += len(out[-1]) + (1 if len(out) > 1 else 0)
+    return "-".join(out)
+
+
+def normalize_label(raw: str) -> str | None:
+    """A model-written label as a slug, or None when it cannot be one.
+
+    Lowercase, runs of non-alphanumerics become '-', trimmed, capped at five
+    words and 60 characters. A single word is rejected: "testing" names a topic,
+    not a point, and would swallow every test-related occurrence.
+    """
+    slug = _cap(_words(raw), MAX_LABEL_WORDS, MAX_LABEL_CHARS)
+    return slug if SLUG_PATTERN.match(slug) else None
+
+
+def canonical_slug(raw: str | None) -> str | None:
+    """A judge's canonical key as a slug (2–6 words), or None."""
+    if raw is None:
+        return None
+    slug = _cap(_words(raw), 6, 80)
+    return slug if SLUG_PATTERN.match(slug) else None
+
+
+def fallback_slug(text: str, kind: str) -> str:
+    """A label derived from a quote when the model gave none.
+
+    Filler words are dropped first so near-identical wordings land on the same
+    slug; a quote too short to make two words is padded with its kind so the
+    result is still a valid label ("ok" → "ok-directive").
+    """
+    words = [w for w in _words(text) if w not in _FILLER] or _words(text)
+    slug = _cap(words, MAX_LABEL_WORDS, MAX_LABEL_CHARS)
+    if SLUG_PATTERN.match(slug):
+        return slug
+    if slug:
+        return f"{slug}-{kind}"
+    # Nothing ASCII to slug (a quote in another script): a digest of the text
+    # keeps distinct quotes apart instead of pooling them all under one label.
+    digest = hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:8]
+    return f"{kind}-{digest}"

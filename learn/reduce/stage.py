@@ -1,0 +1,114 @@
+"""The reduce stage end to end: name → count → threshold/suppress/cap → coverage → judge.
+
+Coverage and judging run on the shown proposals only: held-back and cut items
+are not displayed, so paying for their calls buys nothing this run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from learn.mining.candidate import SessionCandidates
+from learn.models.base import Backend, CallUsage
+from learn.models.catalog import DEFAULT_MODELS
+from learn.reduce.counting import CountConfig, count_points, flatten_candidates, occurrences
+from learn.reduce.coverage import check_coverage
+from learn.reduce.judge import judge_proposals
+from learn.reduce.naming import NamingResult, NamingStats, name_candidates
+from learn.reduce.protocols import LabelIndex, ShownRecord, ShownState, VerdictMemory
+from learn.reduce.rules import RuleCorpus
+from learn.reduce.suppress import select
+from learn.reduce.types import Funnel, Proposal
+
+if TYPE_CHECKING:
+    from learn.embed.base import Embedder
+
+
+@dataclass(frozen=True, slots=True)
+class ReduceOutcome:
+    proposals: tuple[Proposal, ...]  # shown, with coverage status and verdicts
+    held_back: tuple[Proposal, ...]
+    cut: tuple[Proposal, ...]
+    below_threshold: tuple[Proposal, ...]
+    funnel: Funnel
+    naming: NamingStats
+    coverage_failed: bool = False
+    judged: int = 0
+    reused_verdicts: int = 0
+    usage: CallUsage = field(default_factory=CallUsage)
+    failures: tuple[str, ...] = ()
+    # The labels themselves (one per candidate, flattened in session order), for
+    # the store to remember on each candidate and for the evals to score.
+    named: NamingResult | None = None
+
+    @property
+    def may_write_state(self) -> bool:
+        """Suppression state is written only when coverage did not fail: a
+        failed check left everything `new`, which must not be recorded as seen
+        that way."""
+        return not self.coverage_failed
+
+
+def reduce_sessions(
+    sessions: Sequence[SessionCandidates],
+    *,
+    embedder: Embedder,
+    backend: Backend | None,
+    models: Mapping[str, str] = DEFAULT_MODELS,
+    label_index: LabelIndex | None = None,
+    verdicts: VerdictMemory | None = None,
+    shown_state: ShownState | None = None,
+    corpus: RuleCorpus | None = None,
+    config: CountConfig | None = None,
+    show_all: bool = False,
+    remember_labels: bool = True,
+    threshold: float | None = None,
+) -> ReduceOutcome:
+    """Everything after mining. `backend=None` runs offline (fallback names, no
+    coverage, no verdicts). New labels (also below-threshold ones, so their
+    names stay stable while they accumulate) go to `label_index`."""
+    config = config or CountConfig()
+    candidates = flatten_candidates(sessions)
+    naming = name_candidates(
+        candidates, embedder=embedder, backend=backend, model=models["name"],
+        index=label_index, threshold=threshold,
+    )
+    if remember_labels and label_index is not None:
+        naming.remember(label_index)
+    occs = occurrences(sessions, naming.labels)
+    chosen = select(count_points(occs), candidates=len(occs), config=config,
+                    state=shown_state, show_all=show_all)
+    usage = naming.stats.usage
+    failures = list(naming.failures)
+    shown = list(chosen.shown)
+    coverage_failed = False
+    if corpus is not None and shown:
+        cov = check_coverage(shown, corpus, backend=backend, model=models["coverage"], embedder=embedder)
+        shown, coverage_failed = list(cov.proposals), cov.failed
+        usage = usage + cov.usage
+        failures.extend(cov.failures)
+    judged = reused = 0
+    if shown:
+        verdict = judge_proposals(shown, backend=backend, model=models["judge"], embedder=embedder,
+                                  memory=verdicts)
+        shown = list(verdict.proposals)
+        judged, reused = verdict.judged, verdict.reused
+        usage = usage + verdict.usage
+        failures.extend(verdict.failures)
+    return ReduceOutcome(
+        proposals=tuple(shown), held_back=chosen.held_back, cut=chosen.cut,
+        below_threshold=chosen.below_threshold, funnel=chosen.funnel, naming=naming.stats,
+        coverage_failed=coverage_failed, judged=judged, reused_verdicts=reused, usage=usage,
+        failures=tuple(failures), named=naming,
+    )
+
+
+def shown_records(proposals: Sequence[Proposal], shown_at: str) -> dict[str, ShownRecord]:
+    """What to write to the suppression state for the proposals just shown."""
+    return {
+        p.key: ShownRecord(shown_at=shown_at, last_seen=p.last_seen, covered=p.status != "new")
+        for p in proposals
+    }
+

@@ -1,0 +1,35 @@
+"""Everything the user actually said in a session, normalized, for checking quotes.
+
+Whitespace is collapsed before comparing because a directive written in a
+markdown file arrives wrapped across lines and the model unwraps it; case is
+folded because models "fix" capitalisation at the start of a quote. Nothing
+else is forgiven: there is no fuzzy matching, because a quote that is only
+*close* to what the user typed is a paraphrase, and a third of quotes on a real
+corpus were exactly that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from learn.render.redact import redact
+from learn.render.render import user_turns
+from learn.transcripts.view import Session
+
+# Between turns in the spoken text. Not whitespace (so normalization keeps it)
+# and never in a normalized quote, so a "quote" that glues the end of one
+# message to the start of the next — a merged sentence — is not found.
+TURN_SEPARATOR: Final = "\x00"
+
+
+def normalize(text: str) -> str:
+    """Collapse whitespace runs to one space, trim, casefold."""
+    return " ".join(text.split()).casefold()
+
+
+def spoken_text(session: Session, fingerprints: Sequence[str] = ()) -> str:
+    """The normalized, redacted text of every human turn the renderer keeps."""
+    return TURN_SEPARATOR.join(
+        normalize(redact(t.text.strip())) for t in user_turns(session, fingerprints)
+    )

@@ -1,0 +1,282 @@
+"""Recognise slash-command bodies replayed into the user slot.
+
+A `user`-type slash command (and, in some builds, a skill) is persisted as an
+ordinary user message holding the whole template body, with nothing to mark it
+as machinery. Read back off disk it is indistinguishable from something the
+user typed, and it is the most repeated text in a real corpus: running `/pr`
+thirty times writes the same two thousand characters thirty times. Mining it
+yields directives the user never stated, at counts that look exactly like
+organic repetition.
+
+Detection is retroactive on purpose: matching against the command bodies still
+on disk cleans the history that already exists, which a provenance flag written
+at turn time never could. The gap is a template deleted since; the quote check
+downstream is the backstop there.
+
+A fingerprint is a literal run of a template: the text between two placeholders,
+normalized. Every run of at least REPLAY_FINGERPRINT_CHARS is kept, not just the
+longest, because a template whose longest run sits next to a `!`cmd`` line or an
+argument the user rewrote would otherwise never match.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Final
+
+# Shorter runs are phrases a person types too ("please review the following"),
+# so matching them would eat real turns; 40 is where hoocode measured the
+# trade-off and where the seed puts it.
+REPLAY_FINGERPRINT_CHARS: Final = 40
+
+# Every form of placeholder the harnesses substitute before the body reaches the
+# transcript. Whatever stands in their place is unknown text, so runs end there.
+_PLACEHOLDER_RE: Final = re.compile(
+    r"""
+      \$ARGUMENTS(?:\[\d+\])?          # $ARGUMENTS, $ARGUMENTS[0]
+    | \$\{@(?::\d+(?::\d+)?)?\}        # ${@}, ${@:2}, ${@:2:3} (hoocode substituteArgs)
+    | \$\{[A-Za-z_][A-Za-z0-9_]*\}     # ${CLAUDE_SESSION_ID}, ${CLAUDE_PLUGIN_ROOT}, ...
+    | \$[0-9]+                         # $1, $0 (both numbering schemes have existed)
+    | \$[@*]                           # $@, $*
+    | !`[^`\n]*`                       # !`cmd`: its output is inlined before persisting
+    """,
+    re.VERBOSE,
+)
+
+# YAML frontmatter is read by the harness and never persisted with the body, so
+# a fingerprint that includes it could never match.
+_FRONTMATTER_RE: Final = re.compile(r"\A\ufeff?---[ \t]*\r?\n.*?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
+
+_WS_RE: Final = re.compile(r"\s+")
+
+# Templates are small; anything past this is not a command body (or is a file
+# we should not read whole just to build fingerprints).
+_MAX_TEMPLATE_BYTES: Final = 1 << 20
+
+# Directories that can sit under ~/.claude/plugins (marketplace clones) and
+# never hold command templates; pruned so the walk stays cheap.
+_PRUNE_DIRS: Final = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv"})
+
+
+def normalize(text: str) -> str:
+    """Collapse whitespace runs to one space, trim, casefold.
+
+    Whitespace is collapsed because a markdown body arrives re-wrapped: the
+    same sentence can be split across lines in the template and joined in the
+    transcript, or the reverse.
+    """
+    return _WS_RE.sub(" ", text).strip().casefold()
+
+
+def strip_frontmatter(text: str) -> str:
+    return _FRONTMATTER_RE.sub("", text, count=1)
+
+
+def replay_fingerprints(templates: Iterable[str]) -> list[str]:
+    """Every normalized literal run of at least 40 chars across `templates`.
+
+    Order follows the templates; duplicates are dropped.
+    """
+    seen: set[str] = set()
+    out: list[str] = []
+    for template in templates:
+        body = strip_frontmatter(template)
+        for run in _PLACEHOLDER_RE.split(body):
+            fingerprint = normalize(run)
+            if len(fingerprint) >= REPLAY_FINGERPRINT_CHARS and fingerprint not in seen:
+                seen.add(fingerprint)
+                out.append(fingerprint)
+    return out
+
+
+def is_replayed_turn(text: str, fingerprints: Iterable[str]) -> bool:
+    """True when a user turn is a slash-command body rather than something typed."""
+    normalized = normalize(text)
+    if len(normalized) < REPLAY_FINGERPRINT_CHARS:
+        return False
+    index, short = _anchor_index(tuple(fingerprints))
+    if any(fp in normalized for fp in short):
+        return True
+    # Every fingerprint occurrence covers a turn position that is a multiple of
+    # _STEP, and the 16 chars there are one of that fingerprint's indexed anchors.
+    for start in range(0, len(normalized) - _ANCHOR + 1, _STEP):
+        candidates = index.get(normalized[start : start + _ANCHOR])
+        if candidates and any(fp in normalized for fp in candidates):
+            return True
+    return False
+
+
+# Checking every fingerprint against every turn cost ~100 us a turn with 300
+# fingerprints (most users with plugins have more); sampling the turn every
+# _STEP chars against an anchor index costs a few dict lookups per 100 chars.
+_ANCHOR: Final = 16
+_STEP: Final = REPLAY_FINGERPRINT_CHARS - _ANCHOR + 1
+
+
+@functools.lru_cache(maxsize=16)
+def _anchor_index(
+    fingerprints: tuple[str, ...],
+) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    index: dict[str, dict[str, None]] = {}
+    short: list[str] = []
+    for fp in fingerprints:
+        if not fp:
+            continue
+        if len(fp) < _ANCHOR + _STEP - 1:
+            short.append(fp)  # only from callers not using replay_fingerprints
+            continue
+        for offset in range(_STEP):
+            index.setdefault(fp[offset : offset + _ANCHOR], {})[fp] = None
+    return {k: tuple(v) for k, v in index.items()}, tuple(short)
+
+
+# ---------------------------------------------------------------- template files
+
+
+def claude_config_dir() -> Path:
+    value = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(value).expanduser() if value else Path.home() / ".claude"
+
+
+def codex_home() -> Path:
+    value = os.environ.get("CODEX_HOME")
+    return Path(value).expanduser() if value else Path.home() / ".codex"
+
+
+def user_template_paths() -> list[Path]:
+    """User scope (CLAUDE_CONFIG_DIR or ~/.claude), installed plugins at any depth
+    (their cache layout has changed between releases), and Codex prompts."""
+    claude = claude_config_dir()
+    found = _commands_and_skills(claude)
+    found += _plugin_templates(claude / "plugins")
+    found += sorted(_glob(codex_home() / "prompts", "*.md"))
+    return _dedupe(found)
+
+
+def project_template_paths(project: Path) -> list[Path]:
+    """`.claude/commands` and `.claude/skills` in the project and its ancestors
+    (Claude Code reads `.claude/` up the tree), stopping below HOME."""
+    found: list[Path] = []
+    for base in _ancestors(project):
+        found += _commands_and_skills(base / ".claude")
+    return _dedupe(found)
+
+
+def template_paths(project: Path | None) -> list[Path]:
+    """Every command / skill / prompt template file in force, deduplicated by realpath."""
+    found = user_template_paths()
+    if project is not None:
+        found += project_template_paths(project)
+    return _dedupe(found)
+
+
+def read_templates(paths: Iterable[Path]) -> list[str]:
+    """The text of each template; unreadable or oversized files are skipped."""
+    out: list[str] = []
+    for path in paths:
+        try:
+            if path.stat().st_size > _MAX_TEMPLATE_BYTES:
+                continue
+            out.append(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+    return out
+
+
+def load_templates(project: Path | None) -> list[str]:
+    """The text of every template `template_paths` finds."""
+    return read_templates(template_paths(project))
+
+
+class FingerprintCache:
+    """Fingerprints per project, with the user-scope part read once.
+
+    A run over many projects would otherwise walk ~/.claude/plugins once per
+    project, and the plugin tree is the largest part.
+    """
+
+    def __init__(self) -> None:
+        self._user: list[str] | None = None
+        self._by_project: dict[str | None, list[str]] = {}
+
+    def for_project(self, project: str | None) -> list[str]:
+        if project in self._by_project:
+            return self._by_project[project]
+        if self._user is None:
+            self._user = replay_fingerprints(read_templates(user_template_paths()))
+        prints = list(self._user)
+        if project:
+            known = set(prints)
+            extra = replay_fingerprints(read_templates(project_template_paths(Path(project))))
+            prints += [fp for fp in extra if fp not in known]
+        self._by_project[project] = prints
+        return prints
+
+
+def _dedupe(paths: Iterable[Path]) -> list[Path]:
+    seen: set[str] = set()
+    unique: list[Path] = []
+    for path in paths:
+        try:
+            key = os.path.realpath(path)
+        except OSError:
+            continue
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    return unique
+
+
+def _ancestors(project: Path) -> Iterator[Path]:
+    # Stop at HOME: its .claude is the user scope, already read (and it is the
+    # CLAUDE_CONFIG_DIR default, which must not be read twice as a "project").
+    home = Path.home().resolve()
+    try:
+        current = project.expanduser().resolve()
+    except OSError:
+        return
+    while True:
+        if current == home:
+            return
+        yield current
+        if current.parent == current:
+            return
+        current = current.parent
+
+
+def _commands_and_skills(base: Path) -> list[Path]:
+    return sorted(_glob(base / "commands", "**/*.md")) + sorted(_glob(base / "skills", "*/SKILL.md"))
+
+
+def _glob(base: Path, pattern: str) -> Iterator[Path]:
+    if not base.is_dir():
+        return
+    try:
+        for path in base.glob(pattern):
+            if not path.name.startswith("._") and path.is_file():
+                yield path
+    except OSError:
+        return
+
+
+def _plugin_templates(root: Path) -> list[Path]:
+    """`**/commands/**/*.md` and `**/skills/*/SKILL.md` under the plugins dir."""
+    out: list[Path] = []
+    if not root.is_dir():
+        return out
+    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda _err: None):
+        dirnames[:] = sorted(d for d in dirnames if d not in _PRUNE_DIRS)
+        here = Path(dirpath)
+        parts = here.relative_to(root).parts
+        for name in sorted(filenames):
+            if name.startswith("._") or not name.endswith(".md"):
+                continue
+            if "commands" in parts or (
+                name == "SKILL.md" and len(parts) >= 2 and parts[-2] == "skills"
+            ):
+                out.append(here / name)
+    return out

@@ -1,0 +1,390 @@
+"""The session view: active branch, what counts as a human turn, tool calls, failures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixtures.view._build import DENIAL, TRAILER, Chain
+
+from learn.transcripts.exclusions import LEARN_DIGEST_MARKER, entry_exclusion, text_exclusion
+from learn.transcripts.parser import parse
+from learn.transcripts.replay import replay_fingerprints
+from learn.transcripts.session import (
+    active_branch,
+    build_session,
+    free_form_answers,
+    parse_answer_banner,
+    session_to_dict,
+    summarize_call,
+)
+from learn.transcripts.view import HumanTurn, Session, ToolCall, ToolFailure
+
+FIXTURES = Path(__file__).parent / "fixtures" / "view"
+
+
+def _fingerprints() -> list[str]:
+    return replay_fingerprints([(FIXTURES / "review.md").read_text()])
+
+
+@pytest.fixture(scope="module")
+def main() -> Session:
+    return build_session(parse(FIXTURES / "claude_main.jsonl"), fingerprints=_fingerprints())
+
+
+def _texts(session: Session, origin: str | None = None) -> list[str]:
+    return [t.text for t in session.human_turns if origin is None or t.origin == origin]
+
+
+def _session(chain: Chain, **kwargs: Any) -> Session:
+    buf = "".join(json.dumps(line) + "\n" for line in chain.lines).encode()
+    return build_session(parse(buf), **kwargs)
+
+
+# ---------------------------------------------------------------- the fixture session
+
+
+def test_exactly_what_the_person_typed(main: Session) -> None:
+    assert _texts(main, "typed") == [
+        "Please add a --dry-run flag to the deploy script.",
+        "make the button red",
+        'Why did the log print "[Request interrupted by user]" twice?',
+        "keep functions under 40 lines",
+        "now write the changelog entry",
+    ]
+    assert _texts(main, "queued") == ["also bump the version"]
+
+
+def test_noise_never_becomes_a_human_turn(main: Session) -> None:
+    everything = "\n".join(_texts(main)).casefold()
+    for noise in [
+        "make the button blue",  # rewound branch
+        "<command-name>", "review the staged changes",  # command tags, isMeta + replayed bodies
+        "caveat:", "local-command", "total cost",
+        "<bash-", "git status", "system-reminder", "stop hook feedback", "base directory",
+        "teammate", "please also fix the docs", "another claude session", "run the migration",
+        "task-notification", LEARN_DIGEST_MARKER, "continued from a previous conversation",
+        "subagent orchestrator", "ide_opened_file", "peer says hi", "the rm guard said no",
+        "sqlite", "staging",
+    ]:
+        assert noise.casefold() not in everything, noise
+
+
+def test_denials(main: Session) -> None:
+    kinds = [(d.tool_name, d.kind, d.reason) for d in main.denials]
+    assert kinds == [
+        ("Edit", "user-rejected", "use pnpm, not npm. we switched last month"),
+        # A permission rule is a program saying no: no reason, no human turn,
+        # even though its text carries the "the user said" banner.
+        ("Bash", "permission-rule", None),
+    ]
+    assert _texts(main, "denial") == ["use pnpm, not npm. we switched last month"]
+
+
+def test_answers(main: Session) -> None:
+    # A bare option pick ("SQLite", "staging") is not a turn; typed answers and notes are.
+    assert _texts(main, "answer") == [
+        "pytest, but keep the old unittest files running",
+        "we run CI on 3.11 only",
+        "only the #deploys channel",
+        "never page anyone at night",
+    ]
+
+
+def test_timeline_interleaves_in_order(main: Session) -> None:
+    kinds = [type(item).__name__ for item in main.timeline[:7]]
+    assert kinds == ["HumanTurn", "ToolCall", "ToolCall", "HumanTurn", "ToolCall", "ToolFailure",
+                     "ToolCall"]
+    indices = [item.event_index for item in main.timeline]
+    assert indices == sorted(indices)
+    assert len(main.timeline) == len(main.human_turns) + len(main.tool_calls) + len(main.failures)
+    assert [i for i in main.timeline if isinstance(i, HumanTurn)] == list(main.human_turns)
+
+
+def test_tool_calls_and_failures(main: Session) -> None:
+    summaries = [(c.name, c.summary) for c in main.tool_calls]
+    assert summaries[:4] == [
+        ("Bash", "ls scripts"),
+        ("Edit", "/home/dev/shop/scripts/deploy.sh"),
+        ("Bash", "npm test"),
+        ("Bash", "rm -rf build"),
+    ]
+    assert ("Bash", "echo dead branch") not in summaries  # rewound
+    assert summaries[4] == ("AskUserQuestion", "Which db?")
+    [failure] = main.failures
+    assert failure.tool_name == "Bash" and failure.tool_use_id == "toolu_test"
+    assert failure.excerpt.startswith("Error: 3 tests failed")
+    assert len(failure.excerpt) == 1500
+
+
+def test_identity_and_counts(main: Session) -> None:
+    assert main.id == "1c0ffee0-0000-4000-8000-000000000001"
+    assert main.provider == "claude"
+    assert main.project == "/home/dev/shop"
+    assert main.started_at is not None and main.started_at.isoformat() == "2026-11-20T09:01:00+00:00"
+    assert main.last_activity is not None
+    assert main.last_activity.isoformat() == "2026-11-20T09:47:00+00:00"
+    assert len(main.interrupts) == 1
+    # The abandoned branch (3 entries) is not counted.
+    assert main.turns == 39
+    assert main.size_bytes == (FIXTURES / "claude_main.jsonl").stat().st_size
+
+
+def test_codex_session() -> None:
+    session = build_session(parse(FIXTURES / "codex_rollout.jsonl"))
+    assert session.provider == "codex"
+    assert session.id == "0199a0b1-2c3d-7e4f-8a9b-0c1d2e3f4a5b"
+    assert session.project == "/home/dev/shop"
+    # Not the <environment_context> injection, not our digest.
+    assert _texts(session) == ["run the tests with -x please", "always run ruff before pytest"]
+    assert [(c.name, c.summary) for c in session.tool_calls] == [("shell", "pytest -x")]
+    assert [type(i) for i in session.timeline] == [HumanTurn, ToolCall, ToolFailure, HumanTurn]
+
+
+def test_session_to_dict_is_json(main: Session) -> None:
+    data = json.loads(json.dumps(session_to_dict(main)))
+    assert data["human_turns"] == 11
+    assert data["human_turns_by_origin"] == {"typed": 5, "denial": 1, "answer": 4, "queued": 1}
+    assert data["timeline"][0] == {
+        "type": "human", "origin": "typed",
+        "text": "Please add a --dry-run flag to the deploy script.",
+        "at": "2026-11-20T09:01:00+00:00", "event_index": 1,
+        "uuid": main.human_turns[0].uuid,
+    }
+
+
+# ---------------------------------------------------------------- the active branch
+
+
+def test_rewind_keeps_only_the_last_branch() -> None:
+    c = Chain("s", "/p")
+    c.user("first", parent=False)
+    fork = c.last
+    c.user("abandoned one")
+    c.user("abandoned two")
+    c.user("kept", parent=fork)
+    c.user("kept too")
+    assert _texts(_session(c)) == ["first", "kept", "kept too"]
+
+
+def test_compaction_continues_through_logical_parent() -> None:
+    c = Chain("s", "/p")
+    c.user("before compaction", parent=False)
+    before = c.last
+    c._env("system", parent=False, subtype="compact_boundary", logicalParentUuid=before)
+    c.user("This session is being continued from a previous conversation.", isCompactSummary=True)
+    c.user("after compaction")
+    assert _texts(_session(c)) == ["before compaction", "after compaction"]
+
+
+def test_compaction_without_logical_parent_stops_at_the_root() -> None:
+    c = Chain("s", "/p")
+    c.user("before compaction", parent=False)
+    c._env("system", parent=False, subtype="compact_boundary")
+    c.user("after compaction")
+    assert _texts(_session(c)) == ["after compaction"]
+
+
+def test_progress_lines_inside_the_chain_do_not_break_it() -> None:
+    c = Chain("s", "/p")
+    c.user("start", parent=False)
+    c.lines.append({"type": "progress", "uuid": "prog-1", "parentUuid": c.last, "sessionId": "s",
+                    "timestamp": "2026-11-20T09:00:30Z", "data": {"type": "hook_progress"}})
+    c.last = "prog-1"
+    c.user("after progress")
+    assert _texts(_session(c)) == ["start", "after progress"]
+
+
+def test_dangling_parent_falls_back_to_file_order() -> None:
+    c = Chain("s", "/p")
+    c.user("one", parent=False)
+    c.user("two", parent="missing-line-uuid")
+    c.user("three")
+    assert _texts(_session(c)) == ["one", "two", "three"]
+
+
+def test_last_sidechain_entry_does_not_pick_the_branch() -> None:
+    c = Chain("s", "/p")
+    c.user("main", parent=False)
+    c.user("subagent prompt", parent=False, isSidechain=True)
+    assert _texts(_session(c)) == ["main"]
+
+
+def test_flat_when_no_entry_has_a_parent() -> None:
+    assert active_branch([]) == []
+    c = Chain("s", "/p")
+    c.user("a", parent=False)
+    c.user("b", parent=False)
+    # Nothing links to anything: a legacy-style file, read flat.
+    assert _texts(_session(c)) == ["a", "b"]
+    # Once links exist, a second root with its own chain is the active branch.
+    c.user("c")
+    assert _texts(_session(c)) == ["b", "c"]
+
+
+# ---------------------------------------------------------------- exclusion rules
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("[Request interrupted by user]", "interrupt"),
+        ("  [Request interrupted by user for tool use]", "interrupt"),
+        ("<command-name>/pr</command-name>", "command-tags"),
+        ("<command-message>pr is running…</command-message>", "command-tags"),
+        ("<command-args>--draft</command-args>", "command-tags"),
+        ("<local-command-stdout>ok</local-command-stdout>", "local-command-output"),
+        ("<local-command-stderr>err</local-command-stderr>", "local-command-output"),
+        ("<local-command-caveat>Caveat</local-command-caveat>", "local-command-output"),
+        ("Caveat: The messages below were generated by the user while running local commands. x",
+         "local-command-caveat"),
+        ("<bash-input>ls</bash-input>", "bash-echo"),
+        ("<bash-stdout>a</bash-stdout>", "bash-echo"),
+        ("<bash-stderr>b</bash-stderr>", "bash-echo"),
+        ("<system-reminder>x</system-reminder>", "system-reminder"),
+        ("Stop hook feedback:\nfix lint", "stop-hook-feedback"),
+        ("Base directory for this skill: /x", "skill-body"),
+        ("This session is being continued from a previous conversation that ran out", "compaction-summary"),
+        ('<teammate-message teammate_id="a">hi</teammate-message>', "agent-relay"),
+        ("<scheduled-task>nightly</scheduled-task>", "agent-relay"),
+        ("<agent-message>do it</agent-message>", "agent-relay"),
+        ("<cross-session-message>x</cross-session-message>", "agent-relay"),
+        ("Another Claude session sent a message:\nhello", "agent-relay"),
+        ("<task-notification><task-id>1</task-id></task-notification>", "task-notification"),
+        ("[learn-digest] Mined 4 sessions", "learn-digest"),
+        ("   \n ", "empty"),
+    ],
+)
+def test_each_text_rule(text: str, rule: str) -> None:
+    assert text_exclusion(text) == rule
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        'I saw "[Request interrupted by user]" in the log',
+        "what does <command-name> mean in the transcript?",
+        "please stop printing <system-reminder> tags",
+        "the caveat is that we run on 3.11",
+        "use [learn-digest] as the prefix",
+    ],
+)
+def test_quoting_a_marker_mid_message_is_still_typed(typed: str) -> None:
+    assert text_exclusion(typed) is None
+
+
+def test_replayed_body_rule() -> None:
+    fps = _fingerprints()
+    body = "Please review the staged changes for correctness, naming and missing tests before I open a PR."
+    assert text_exclusion(body, fps) == "replayed-command"
+    assert text_exclusion(body) is None
+
+
+def test_entry_rules() -> None:
+    c = Chain("s", "/p")
+    c.user("x", parent=False)
+    meta = _session_meta(c)
+    assert entry_exclusion(meta) is None
+    assert entry_exclusion(meta, is_agent_injected=True) == "agent-relay"
+    assert entry_exclusion(meta, origin_kind="peer") == "not-human-origin"
+    assert entry_exclusion(meta, origin_kind="human") is None
+    for flag, rule in [("isMeta", "meta"), ("isCompactSummary", "compaction-summary"),
+                       ("isSidechain", "sidechain")]:
+        c2 = Chain("s", "/p")
+        c2.user("x", parent=False, **{flag: True})
+        assert entry_exclusion(_session_meta(c2)) == rule
+
+
+def _session_meta(chain: Chain) -> Any:
+    buf = json.dumps(chain.lines[0]).encode()
+    [event] = parse(buf).events
+    return event.meta  # type: ignore[union-attr]
+
+
+def test_non_human_origin_prompt_is_not_typed() -> None:
+    c = Chain("s", "/p")
+    c.user("from a human", parent=False, origin={"kind": "human"})
+    c.user("from a channel", origin={"kind": "channel"})
+    assert _texts(_session(c)) == ["from a human"]
+
+
+def test_reminder_spans_are_stripped_from_typed_blocks() -> None:
+    c = Chain("s", "/p")
+    c.user("use tabs\n<system-reminder>ctx</system-reminder>", parent=False)
+    c.user("no emojis <user-prompt-submit-hook>hook said hi</user-prompt-submit-hook>")
+    c.user("<user-prompt-submit-hook>only the hook</user-prompt-submit-hook>")
+    assert _texts(_session(c)) == ["use tabs", "no emojis"]
+
+
+def test_clarify_questions_text_is_not_a_reason() -> None:
+    c = Chain("s", "/p")
+    c.user("go", parent=False)
+    c.tool("t1", "AskUserQuestion", {"questions": [{"question": "Q?", "options": [{"label": "a"}]}]})
+    c.result("t1", DENIAL + "The user wants to clarify these questions. Ask again." + TRAILER,
+             is_error=True)
+    session = _session(c)
+    assert _texts(session) == ["go"]
+    assert [d.reason for d in session.denials] == [None]
+
+
+def test_rejection_without_a_reason() -> None:
+    c = Chain("s", "/p")
+    c.user("go", parent=False)
+    c.tool("t1", "Bash", {"command": "make"})
+    c.result("t1", DENIAL + TRAILER.strip(), is_error=True, toolDenialKind="user-rejected")
+    session = _session(c)
+    assert [(d.kind, d.reason) for d in session.denials] == [("user-rejected", None)]
+    assert _texts(session) == ["go"] and session.failures == ()
+
+
+def test_interrupt_tool_result_is_not_a_failure() -> None:
+    c = Chain("s", "/p")
+    c.user("go", parent=False)
+    c.tool("t1", "Bash", {"command": "sleep 100"})
+    c.result("t1", "[Request interrupted by user for tool use]", is_error=True)
+    assert _session(c).failures == ()
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def test_answer_banner_parsing() -> None:
+    content = ('Your questions have been answered: "A?"="x", "B?"="typed, with a comma" '
+               "notes: a note. You can now continue with these answers in mind.")
+    assert parse_answer_banner(content) == [("A?", "x", None), ("B?", "typed, with a comma", "a note")]
+    assert parse_answer_banner("something else") == []
+
+
+def test_multi_select_and_no_option_are_picks() -> None:
+    from learn.transcripts.models import Question, ToolResultBlock, ToolUseBlock
+
+    call = ToolUseBlock(id="t", name="AskUserQuestion", input={"questions": [
+        {"question": "Q?", "multiSelect": True, "options": [{"label": "a"}, {"label": "b"}]}]})
+    assert call.questions == (Question(question="Q?", multi_select=True, labels=("a", "b")),)
+    for answer, expected in [("a, b", []), ("(no option selected)", []), ("a, c", ["a, c"])]:
+        result = ToolResultBlock(tool_use_id="t", tool_use_result={"answers": {"Q?": answer}})
+        assert free_form_answers(result, call) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "tool_input", "summary"),
+    [
+        ("Bash", {"command": "git  status\n--short"}, "git status --short"),
+        ("shell", {"command": ["bash", "-lc", "make test"]}, "make test"),
+        ("shell", {"command": ["rg", "-n", "foo"]}, "rg -n foo"),
+        ("exec_command", {"cmd": "ls"}, "ls"),
+        ("Read", {"file_path": "/a/b.py", "limit": 10}, "/a/b.py"),
+        ("Grep", {"pattern": "TODO", "head_limit": 5, "glob": {"x": 1}}, "pattern=TODO head_limit=5"),
+        ("WebFetch", {"url": "https://x/" + "y" * 100}, "url=https://x/" + "y" * 49 + "…"),
+    ],
+)
+def test_summaries(name: str, tool_input: dict[str, Any], summary: str) -> None:
+    assert summarize_call(name, tool_input) == summary
+
+
+def test_subagent_transcript_has_no_human_turns() -> None:
+    session = build_session(parse(FIXTURES / "claude_subagent.jsonl"))
+    assert session.human_turns == () and session.tool_calls == ()
+    assert session.turns == 2
