@@ -62,6 +62,9 @@ class Gold:
     traps: list[str] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
     malformed_sessions: list[str] = field(default_factory=list)  # miner answers malformed
+    # Quotes the imperfect namer leaves out of its answer, so their labels must
+    # come from the per-item fallback (nearest labelled neighbour or cluster).
+    naming_omit: list[str] = field(default_factory=list)
 
     def group(self, name: str, kind: Kind, summary: str, **kw: Any) -> str:
         self.groups[name] = GoldGroup(kind=kind, proposed=False, sessions=0, summary=summary, **kw)
@@ -90,6 +93,7 @@ class Gold:
             "traps": self.traps,
             "secrets": self.secrets,
             "malformed_sessions": self.malformed_sessions,
+            "naming_omit": self.naming_omit,
         }
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -103,4 +107,5 @@ class Gold:
         gold.traps = list(data["traps"])
         gold.secrets = list(data["secrets"])
         gold.malformed_sessions = list(data.get("malformed_sessions", []))
+        gold.naming_omit = list(data.get("naming_omit", []))
         return gold

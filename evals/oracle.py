@@ -120,7 +120,10 @@ class GoldOracle:
 
     def _label(self, user: str) -> dict[str, Any]:
         labels = []
+        omit = {_norm(t) for t in self.gold.naming_omit}
         for item_id, _kind, text in self._items(user):
+            if _norm(text.rstrip("…")) in omit:
+                continue  # the imperfect namer skipped this one
             group = self._group_of(text)
             if group is None:
                 words = re.findall(r"[a-z0-9]+", text.casefold())[:4]

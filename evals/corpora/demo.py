@@ -147,6 +147,7 @@ def build(root: Path) -> Gold:
     s2.user("the login form doesn't show validation errors, fix it")
     s2.tool("Bash", {"command": "npm test -- login"}, "npm ERR! missing script", is_error=True)
     s2.user(gold.said(s2.session_id, "no npm please, this repo uses bun", bun))
+    gold.naming_omit.append("no npm please, this repo uses bun")
     gold.mistakes.append(Mistake(s2.session_id, "This repo uses bun instead of npm", "directive", "paraphrase"))
     s2.tool("Bash", {"command": "bun test login"}, "3 pass")
     s2.denied_tool("Write", {"file_path": f"{WEB}/src/generated/schema.ts", "content": "..."},

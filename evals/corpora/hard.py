@@ -147,6 +147,7 @@ def build(root: Path) -> Gold:
     h5 = ClaudeSession(session_id("hard-h5"), CLI, _t(14, 11))
     h5.user("the plugin loader should skip disabled tools")
     h5.user(gold.said(h5.session_id, "network tools stay disabled by default, opt-in only", net_off))
+    gold.naming_omit.append("network tools stay disabled by default, opt-in only")
     h5.user(gold.said(h5.session_id, "don't stage other people's changes, just yours", stage))
     h5.denied_tool("Bash", {"command": "rm -rf build/"}, "Blocked by policy: destructive commands are not allowed",
                    kind="permission-rule")

@@ -116,6 +116,11 @@ def command(only: tuple[str, ...], dismiss: tuple[str, ...], target_kind: str, a
         return
 
     dismissed = {known[k].key for k in dismiss}
+    if not only:
+        for p in result.proposals:
+            if p.status == "has-skill" and p.verdict is not None and p.verdict.accepted:
+                click.echo(f"note: {p.key} is covered by the `{p.existing_rule}` skill: sharpen "
+                           "its description instead (or --only it to add a rule anyway)")
     chosen = [p for p in _select(result.proposals, only) if p.key not in dismissed]
     if not chosen:
         click.echo("nothing to apply: no accepted proposals in the last run "

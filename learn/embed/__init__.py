@@ -1,0 +1,77 @@
+"""Local, offline sentence embeddings: MiniLM int8 ONNX, or hashed char n-grams without a model.
+
+Nothing here imports numpy, onnxruntime or tokenizers at import time; the CLI
+imports this package on paths that never embed anything.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+from learn.embed.base import Embedder
+
+log = logging.getLogger(__name__)
+
+MINILM_NAME = "minilm-int8@1.0.0"
+TFIDF_NAME = "tfidf-char-3-5@1"
+
+# Cosine-distance thresholds for AgglomerativeClustering(linkage="average"), measured by
+# benchmarks/paraphrase.py on 14 groups x 5 paraphrased directives + 8 look-alike decoys.
+# MiniLM at 0.65: ARI 0.69 with decoys, 0.75 on the groups alone (V 0.90 / 0.92); its
+# sweep best (0.74) merges one more decoy pair, and the feasibility probe found a wide
+# good band (0.57-0.77), so 0.65 stays. Hashed n-grams only see shared letters, so
+# paraphrases sit far apart and need a looser cut with a narrow band: 0.88 is the sweep
+# best, ARI 0.58 with decoys, 0.67 on the groups alone. Neither reaches 0.8 on this set;
+# both merge the negation decoys ("add comments" vs "don't add comments").
+CLUSTER_THRESHOLD: dict[str, float] = {
+    MINILM_NAME: 0.65,
+    TFIDF_NAME: 0.88,
+}
+
+Prefer = Literal["minilm", "tfidf"]
+
+_fallback_reason: str | None = None
+
+
+def get_embedder(prefer: Prefer = "minilm") -> Embedder:
+    """The preferred embedder, or the TF-IDF fallback with the reason logged.
+
+    The reason is also kept in `fallback_reason()` so a run can report that its
+    clustering was lexical only.
+    """
+    global _fallback_reason
+    from learn.embed.tfidf import TfidfEmbedder
+
+    if prefer == "tfidf":
+        _fallback_reason = None
+        return TfidfEmbedder()
+    try:
+        from learn.embed.minilm import EmbedderUnavailable, MiniLMEmbedder
+    except ImportError as exc:  # pragma: no cover - minilm.py itself imports nothing heavy
+        _fallback_reason = f"minilm module unavailable: {exc}"
+    else:
+        try:
+            embedder = MiniLMEmbedder()
+        except EmbedderUnavailable as exc:
+            _fallback_reason = str(exc)
+        else:
+            _fallback_reason = None
+            return embedder
+    log.warning("embeddings: using %s instead of %s: %s", TFIDF_NAME, MINILM_NAME, _fallback_reason)
+    return TfidfEmbedder()
+
+
+def fallback_reason() -> str | None:
+    """Why the last get_embedder(prefer="minilm") fell back, or None."""
+    return _fallback_reason
+
+
+__all__ = [
+    "CLUSTER_THRESHOLD",
+    "MINILM_NAME",
+    "TFIDF_NAME",
+    "Embedder",
+    "fallback_reason",
+    "get_embedder",
+]

@@ -1,0 +1,124 @@
+"""Parse throughput: learn.transcripts.stream() against orjson/json baselines.
+
+    .venv/bin/python benchmarks/parse.py [CORPUS_DIR] [--repeat 3]
+
+Generates the corpus (benchmarks/corpus.py) when CORPUS_DIR holds no
+transcripts. Every timing reads the files from disk (page cache warm after the
+first pass) and splits on b"\\n"; the baselines decode each line and drop the
+result. The typed rows build every public event (the "materialized" row) or
+only decode and validate (the "decoded" row). Best of --repeat runs.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.corpus import generate
+from learn.transcripts import parse, stream
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.jsonl") if p.is_file())
+
+
+def _best(fn: Callable[[], int], repeat: int) -> tuple[float, int]:
+    best = float("inf")
+    count = 0
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        count = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, count
+
+
+def main(argv: list[str]) -> int:
+    args = list(argv)
+    repeat = 3
+    if "--repeat" in args:
+        k = args.index("--repeat")
+        repeat = int(args[k + 1])
+        del args[k:k + 2]
+    root = Path(args[0]) if args else Path(__file__).parent / "out" / "corpus"
+    files = _files(root)
+    if not files:
+        print(f"generating corpus under {root} ...")
+        generate(root)
+        files = _files(root)
+    total = sum(p.stat().st_size for p in files)
+    mb = total / 1e6
+
+    import orjson
+
+    def read_split() -> int:
+        n = 0
+        for p in files:
+            n += len(p.read_bytes().split(b"\n"))
+        return n
+
+    def orjson_lines() -> int:
+        n = 0
+        loads = orjson.loads
+        for p in files:
+            for line in p.read_bytes().split(b"\n"):
+                if line.strip():
+                    loads(line)
+                    n += 1
+        return n
+
+    def json_lines() -> int:
+        n = 0
+        loads = json.loads
+        for p in files:
+            for line in p.read_bytes().split(b"\n"):
+                if line.strip():
+                    loads(line)
+                    n += 1
+        return n
+
+    def typed_decoded() -> int:
+        return sum(len(t.events) for t in stream(files))
+
+    def typed_materialized() -> int:
+        n = 0
+        for t in stream(files):
+            for _ in t.events:
+                n += 1
+        return n
+
+    def typed_sequential() -> int:
+        n = 0
+        for p in files:
+            for _ in parse(p).events:
+                n += 1
+        return n
+
+    print(f"corpus: {len(files)} files, {mb:.1f} MB, best of {repeat}")
+    rows: list[tuple[str, float, int]] = []
+    for name, fn in (
+        ("read + split", read_split),
+        ("json.loads per line", json_lines),
+        ("orjson.loads per line", orjson_lines),
+        ("stream() decoded", typed_decoded),
+        ("stream() materialized", typed_materialized),
+        ("parse() sequential, materialized", typed_sequential),
+    ):
+        secs, count = _best(fn, repeat)
+        rows.append((name, secs, count))
+        print(f"  {name:34s} {secs:7.3f} s  {mb / secs:7.1f} MB/s  {count / secs:10.0f} items/s")
+    by = {name: secs for name, secs, _ in rows}
+    base = by["orjson.loads per line"]
+    print(f"ratio stream() materialized / orjson: {by['stream() materialized'] / base:.2f}x")
+    print(f"ratio stream() decoded / orjson:      {by['stream() decoded'] / base:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

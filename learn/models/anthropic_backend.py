@@ -1,0 +1,224 @@
+"""The Anthropic Messages API backend, through the official SDK.
+
+One request per call: the fixed prompt as a cached system block, exactly one
+tool (also cached), `tool_choice` forcing it, and the chunk or item list as the
+only user message. The answer is the tool_use block's input.
+
+The SDK is imported inside the constructor: `import anthropic` takes 2.2–2.8 s
+(measured, SDK 2.14) and `learn --help` must not pay it. Its own retries are
+off (`max_retries=0`); `learn.models.retry` owns retrying so the waits honour
+`retry-after`, are shared with the other workers through the rate limiter, and
+are visible to tests.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from learn.models.base import CallUsage, ModelError, ModelRequest, ModelResponse
+from learn.models.catalog import model_info
+from learn.models.json_text import extract_json_object
+from learn.models.ratelimit import RateLimiter
+from learn.models.retry import (
+    RetryPolicy,
+    TransientError,
+    is_retryable_status,
+    parse_retry_after,
+    run_with_retries,
+)
+
+MISSING_KEY_HINT = (
+    "no Anthropic API key: set ANTHROPIC_API_KEY, or use --backend claude-cli, or --offline"
+)
+
+# A mining call writes at most a few thousand tokens; three minutes is slow
+# enough for a loaded API and short enough that a stuck socket gets retried.
+DEFAULT_TIMEOUT = 180.0
+
+_EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
+
+
+def build_message_params(request: ModelRequest, *, forced: bool = True) -> dict[str, Any]:
+    """The `messages.create` keyword arguments for one forced-tool call.
+
+    cache_control sits on the tool and on the system block: tools come first in
+    the cached prefix, then system, so both breakpoints together cache the whole
+    fixed part and only the user message is paid at full price on repeat calls.
+    `forced=False` is for models that reject a forced tool_choice: the one tool
+    is still the only one offered, with tool_choice "auto".
+    """
+    tool = request.tool
+    choice: dict[str, str] = {"type": "tool", "name": tool.name} if forced else {"type": "auto"}
+    return {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "system": [{"type": "text", "text": request.system, "cache_control": _EPHEMERAL}],
+        "tools": [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": dict(tool.input_schema),
+                "cache_control": _EPHEMERAL,
+            }
+        ],
+        "tool_choice": choice,
+        "messages": [{"role": "user", "content": request.user}],
+    }
+
+
+def usage_from_message(model: str, usage: Any) -> CallUsage:
+    """Tokens and cost from an SDK `Usage` (cache fields may be missing or None)."""
+    input_tokens = int(getattr(usage, "input_tokens", 0) or 0)
+    output_tokens = int(getattr(usage, "output_tokens", 0) or 0)
+    cache_write = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
+    cache_read = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+    cost = model_info(model).cost(input_tokens, output_tokens, cache_write, cache_read)
+    return CallUsage(input_tokens, output_tokens, cache_read, cache_write, cost, 1)
+
+
+def response_from_message(
+    request: ModelRequest, message: Any, *, forced: bool = True
+) -> ModelResponse:
+    """Pick the forced tool's input out of an SDK `Message`.
+
+    Unforced (a model that rejects tool_choice), a JSON object in the text is
+    accepted when the model wrote its answer instead of calling the tool.
+    """
+    model = str(getattr(message, "model", None) or request.model)
+    stop_reason = getattr(message, "stop_reason", None)
+    blocks = list(getattr(message, "content", None) or [])
+    tool_blocks = [b for b in blocks if getattr(b, "type", None) == "tool_use"]
+    chosen = next((b for b in tool_blocks if getattr(b, "name", None) == request.tool.name), None)
+    if chosen is None and tool_blocks:
+        chosen = tool_blocks[0]
+    if chosen is None and not forced:
+        text = "".join(str(getattr(b, "text", "")) for b in blocks if getattr(b, "type", None) == "text")
+        found = extract_json_object(text)
+        if found is not None:
+            return ModelResponse(
+                tool_input=found,
+                model=model,
+                usage=usage_from_message(model, getattr(message, "usage", None)),
+                stop_reason=stop_reason,
+            )
+    if chosen is None:
+        raise ModelError(
+            f"{request.tool.name}: the model answered without calling the tool (stop_reason {stop_reason})"
+        )
+    tool_input = getattr(chosen, "input", None)
+    if not isinstance(tool_input, dict):
+        raise ModelError(
+            f"{request.tool.name}: tool input is {type(tool_input).__name__}, not an object"
+        )
+    return ModelResponse(
+        tool_input=tool_input,
+        model=model,
+        usage=usage_from_message(model, getattr(message, "usage", None)),
+        stop_reason=stop_reason,
+    )
+
+
+class AnthropicBackend:
+    """`Backend` over the Anthropic Messages API (or anything speaking it at ANTHROPIC_BASE_URL)."""
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_attempts: int = 5,
+        limiter: RateLimiter | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        import anthropic
+
+        key = api_key or os.environ.get("ANTHROPIC_API_KEY") or None
+        try:
+            if key is not None:
+                client = anthropic.Anthropic(
+                    api_key=key, base_url=base_url, timeout=timeout, max_retries=0
+                )
+            else:
+                # No key given: let the SDK look for its other credentials
+                # (ANTHROPIC_AUTH_TOKEN, a profile) before calling it missing.
+                client = anthropic.Anthropic(base_url=base_url, timeout=timeout, max_retries=0)
+        except anthropic.AnthropicError as exc:
+            raise ModelError(f"{MISSING_KEY_HINT} ({exc})") from exc
+        if client.api_key is None and client.auth_token is None and client.credentials is None:
+            raise ModelError(MISSING_KEY_HINT)
+        self._client = client
+        self._limiter = limiter if limiter is not None else RateLimiter()
+        self._retry = retry if retry is not None else RetryPolicy(max_attempts=max_attempts)
+        # Models seen rejecting a forced tool_choice (a 400 naming tool_choice).
+        self._unforced: set[str] = set()
+
+    @property
+    def base_url(self) -> str:
+        return str(self._client.base_url)
+
+    def call(self, request: ModelRequest) -> ModelResponse:
+        def attempt() -> ModelResponse:
+            forced = self._forced(request.model)
+            params = build_message_params(request, forced=forced)
+            try:
+                with self._limiter.slot():
+                    message = self._send(params)
+            except _ForcedToolRejected:
+                # Learned once per model, then every later call goes unforced
+                # straight away; this retry is not one of the counted attempts.
+                self._unforced.add(request.model)
+                params = build_message_params(request, forced=False)
+                with self._limiter.slot():
+                    message = self._send(params)
+                forced = False
+            return response_from_message(request, message, forced=forced)
+
+        return run_with_retries(attempt, self._retry, what=f"anthropic {request.tool.name}")
+
+    def _forced(self, model: str) -> bool:
+        return model not in self._unforced and model_info(model).forced_tool_choice
+
+    def _send(self, params: dict[str, Any]) -> Any:
+        import anthropic  # already loaded by __init__; this is a dict lookup
+
+        try:
+            return self._client.messages.create(**params)
+        except anthropic.APIStatusError as exc:
+            headers = exc.response.headers
+            what = _error_text(exc)
+            if (
+                exc.status_code == 400
+                and "tool_choice" in what.lower()
+                and params["tool_choice"].get("type") == "tool"
+            ):
+                raise _ForcedToolRejected(what) from exc
+            if not is_retryable_status(exc.status_code, headers):
+                raise ModelError(f"anthropic: HTTP {exc.status_code} {what}") from exc
+            retry_after = parse_retry_after(headers)
+            if exc.status_code == 429 and retry_after is not None:
+                # Everyone waits, not just this worker: the limit is per account.
+                self._limiter.pause(retry_after)
+            raise TransientError(what, status=exc.status_code, retry_after=retry_after) from exc
+        except anthropic.APITimeoutError as exc:
+            raise TransientError("request timed out") from exc
+        except anthropic.APIConnectionError as exc:
+            cause = exc.__cause__
+            detail = f" ({type(cause).__name__})" if cause is not None else ""
+            raise TransientError(f"connection error to {self.base_url}{detail}") from exc
+
+
+class _ForcedToolRejected(Exception):
+    """The model refused tool_choice forcing a tool (400); retry with "auto"."""
+
+
+def _error_text(exc: Any) -> str:
+    """A short reason for an API error: the error type and message from the body."""
+    kind = getattr(exc, "type", None)
+    message = getattr(exc, "api_message", None)
+    parts = [str(p) for p in (kind, message) if p]
+    text = ": ".join(parts) if parts else str(getattr(exc, "message", "") or "error")
+    return text.splitlines()[0][:200] if text else "error"

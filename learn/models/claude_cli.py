@@ -1,0 +1,201 @@
+"""The `claude` CLI as a model backend: for users with Claude Code but no API key.
+
+Each call runs the user's own `claude` in print mode with the tool's input
+schema as `--json-schema`; the CLI forces a structured answer and reports it
+as `structured_output` in its JSON result, which is the tool input. The fixed
+prompt replaces Claude Code's system prompt (`--system-prompt`) and the chunk
+or item list goes in on stdin, so nothing about the transcript shows up in
+`ps` output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from learn.models.base import CallUsage, ModelError, ModelRequest, ModelResponse
+from learn.models.json_text import extract_json_object
+from learn.models.ratelimit import RateLimiter
+
+MISSING_BINARY_HINT = (
+    "install Claude Code (https://claude.com/claude-code) or pass its path, "
+    "or use --backend anthropic with ANTHROPIC_API_KEY, or --offline"
+)
+
+# A print-mode call starts a Node process and may retry its structured output
+# internally; five minutes covers a slow large chunk without hanging a run.
+DEFAULT_TIMEOUT = 300.0
+
+# Set by Claude Code in its children. Since 2.1.39 a `claude` that sees
+# CLAUDECODE refuses to start ("cannot be launched inside another Claude Code
+# session"), and `/learn` runs us from inside Claude Code's Bash tool. Our
+# child is a one-shot print-mode call, not a nested interactive session.
+_INHERITED_SESSION_VARS = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
+
+
+@dataclass(frozen=True, slots=True)
+class PrintOutcome:
+    """The fields of a print-mode result this backend needs."""
+
+    is_error: bool
+    structured_output: Mapping[str, Any] | None
+    result: str | None
+    total_cost_usd: float
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    model: str | None
+    subtype: str | None
+    errors: tuple[str, ...]
+
+
+def build_command(binary: str, request: ModelRequest) -> list[str]:
+    """argv for one call (the user message goes on stdin, not here)."""
+    return [
+        binary,
+        "-p",
+        "--output-format",
+        "json",
+        # Without this every call writes a new transcript into
+        # ~/.claude/projects, and the next `learn` run would mine our own
+        # mining prompts as if the user had typed them.
+        "--no-session-persistence",
+        "--model",
+        request.model,
+        "--system-prompt",
+        request.system,
+        "--json-schema",
+        json.dumps(dict(request.tool.input_schema), separators=(",", ":")),
+    ]
+
+
+def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    for name in _INHERITED_SESSION_VARS:
+        env.pop(name, None)
+    return env
+
+
+def parse_outcome(raw: bytes) -> PrintOutcome:
+    """Parse `claude -p --output-format json` stdout; ValueError when it is not a result."""
+    from learn.transcripts.print_result import parse_print_result
+
+    parsed = parse_print_result(raw)
+    usage = parsed.usage
+    structured = parsed.structured_output
+    return PrintOutcome(
+        is_error=parsed.is_error,
+        structured_output=structured if isinstance(structured, Mapping) else None,
+        result=parsed.result,
+        total_cost_usd=parsed.total_cost_usd,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_input_tokens,
+        cache_write_tokens=usage.cache_creation_input_tokens,
+        # The model that did the work: modelUsage can also list a small model
+        # the CLI used on the side, so take the one with the most output.
+        model=max(parsed.model_usage, key=lambda m: parsed.model_usage[m].output_tokens, default=None),
+        subtype=parsed.subtype,
+        errors=parsed.errors,
+    )
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:300]
+    return ""
+
+
+class ClaudeCliBackend:
+    """`Backend` that shells out to `claude -p` (the user's Claude Code login pays)."""
+
+    name = "claude-cli"
+
+    def __init__(
+        self,
+        binary: str = "claude",
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        limiter: RateLimiter | None = None,
+        extra_args: tuple[str, ...] = (),
+    ) -> None:
+        self.binary = binary
+        self.timeout = timeout
+        self.extra_args = extra_args
+        # No requests/minute here (the CLI retries the API itself); the cap is
+        # on concurrent Node processes, a few hundred MB each.
+        self._limiter = limiter if limiter is not None else RateLimiter(None, 4)
+
+    def _resolve(self) -> str:
+        found = shutil.which(self.binary)
+        if found is None:
+            raise ModelError(f"claude-cli: `{self.binary}` not found on PATH; {MISSING_BINARY_HINT}")
+        return found
+
+    def call(self, request: ModelRequest) -> ModelResponse:
+        binary = self._resolve()
+        argv = [*build_command(binary, request), *self.extra_args]
+        what = f"claude-cli {request.tool.name}"
+        # An empty private working directory: a project's CLAUDE.md would
+        # otherwise be loaded into the context of every call made from it.
+        with self._limiter.slot(), tempfile.TemporaryDirectory(prefix="learn-claude-") as cwd:
+            try:
+                proc = subprocess.run(
+                    argv,
+                    input=request.user.encode("utf-8"),
+                    capture_output=True,
+                    timeout=self.timeout,
+                    cwd=cwd,
+                    env=child_env(),
+                    check=False,
+                )
+            except subprocess.TimeoutExpired as exc:
+                raise ModelError(f"{what}: timed out after {self.timeout:g}s") from exc
+            except OSError as exc:
+                raise ModelError(f"{what}: could not run {binary}: {exc}") from exc
+        stderr = proc.stderr.decode("utf-8", "replace")
+        if proc.returncode != 0 and not proc.stdout.strip():
+            reason = _first_line(stderr) or "no output"
+            raise ModelError(f"{what}: exit {proc.returncode}: {reason}")
+        try:
+            outcome = parse_outcome(proc.stdout)
+        except ValueError as exc:
+            reason = _first_line(stderr) or f"unparseable output ({exc})"
+            raise ModelError(f"{what}: exit {proc.returncode}: {reason}") from exc
+        if proc.returncode != 0 or outcome.is_error:
+            reason = (
+                (outcome.errors[0] if outcome.errors else "")
+                or _first_line(outcome.result or "")
+                or _first_line(stderr)
+                or (outcome.subtype or "error")
+            )
+            raise ModelError(f"{what}: {outcome.subtype or 'error'}: {reason}")
+        tool_input = outcome.structured_output
+        if tool_input is None and outcome.result:
+            # structured_output can come back null with the JSON in `result`
+            # as text (seen with some schemas); take it from there.
+            tool_input = extract_json_object(outcome.result)
+        if tool_input is None:
+            raise ModelError(f"{what}: no structured output and no JSON object in the result text")
+        usage = CallUsage(
+            outcome.input_tokens,
+            outcome.output_tokens,
+            outcome.cache_read_tokens,
+            outcome.cache_write_tokens,
+            outcome.total_cost_usd,
+            1,
+        )
+        return ModelResponse(
+            tool_input=dict(tool_input),
+            model=outcome.model or request.model,
+            usage=usage,
+            stop_reason="tool_use",
+        )

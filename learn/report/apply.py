@@ -1,0 +1,279 @@
+"""Turning accepted proposals into edits of a context file, safely.
+
+Users' complaint about every memory tool that writes CLAUDE.md is the same: a
+correction became a permanent rule without asking, or the whole file was
+rewritten. So the rules here are narrow:
+
+- learn only ever appends inside its own managed section (created at the end
+  of the file when absent), or rewrites the single line a restated rule lives
+  on. The rest of the file is carried over byte for byte.
+- the change is planned against a hash of the file, shown as a diff, and
+  written only if the file still has that hash: an editor saving in between
+  would otherwise be silently overwritten.
+- the old file is backed up (0600, in learn's data dir) before the atomic
+  replace, so a crash at any point leaves the original or the new file, and
+  a copy of the original either way.
+
+The planning half is pure (text in, text out); the I/O half is small.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from learn.paths import atomic_write_bytes, data_dir, ensure_private_dir
+from learn.reduce.types import Proposal
+from learn.report.digest import day, flatten, plural
+from learn.report.runs import Decision
+from learn.report.targets import TargetChoice, choose_target
+
+BEGIN = "<!-- learn:begin -->"
+END = "<!-- learn:end -->"
+SECTION_HEADING = "## Learned from your sessions"
+SECTION_NOTE = ("<!-- Written by `learn apply`. Edit freely; learn only adds lines "
+                "between these markers. -->")
+
+# Claude Code's own auto-memory stops reading MEMORY.md at 200 lines / 25 KB; the
+# same budget is a fair warning line for any file that is loaded on every turn.
+DEFAULT_MAX_LINES = 200
+DEFAULT_MAX_BYTES = 25_000  # same as learn.config's apply.max_bytes
+
+
+class ApplyError(Exception):
+    """A file learn will not edit as asked (the message says why and what to do)."""
+
+
+class ConcurrentEditError(ApplyError):
+    """The file changed between showing the diff and writing it."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleEdit:
+    key: str  # proposal key, kind:label
+    text: str  # the rule, one line
+    target: Path
+    replace_line: str | None = None  # restated: the existing rule line to rewrite
+    provenance: str = ""  # "3 sessions, last 2026-11-20"
+    decision: Decision = "accepted"
+
+
+@dataclass(slots=True)
+class FilePlan:
+    path: Path  # the real file (symlinks resolved)
+    original: str | None  # None: the file does not exist yet
+    original_hash: str
+    new_text: str
+    applied: list[RuleEdit] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.new_text != (self.original or "")
+
+    def diff(self) -> str:
+        before = (self.original or "").splitlines(keepends=True)
+        after = self.new_text.splitlines(keepends=True)
+        name = str(self.path)
+        lines = difflib.unified_diff(before, after, fromfile=name if self.original is not None
+                                     else "/dev/null", tofile=name)
+        return "".join(x if x.endswith("\n") else x + "\n" for x in lines)
+
+
+def marker(key: str) -> str:
+    return f"<!-- learn {key}"
+
+
+def rule_line(edit: RuleEdit) -> str:
+    # The provenance rides along as an HTML comment: the reader of the file can
+    # see where a rule came from and when, and a later run can find it by key.
+    prov = f", {edit.provenance}" if edit.provenance else ""
+    return f"- {edit.text} {marker(edit.key)}{prov} -->"
+
+
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_COMMENT = re.compile(r"<!--.*?-->")
+
+
+def normalize_rule(line: str) -> str:
+    """A rule line without bullet, comments, case or spacing, for finding it again."""
+    text = _COMMENT.sub("", _BULLET.sub("", line))
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def _find_line(lines: list[str], wanted: str) -> int | None:
+    target = normalize_rule(wanted)
+    if not target:
+        return None
+    for i, line in enumerate(lines):
+        if normalize_rule(line) == target:
+            return i
+    # Coverage may quote the rule without its markdown; a long enough exact substring
+    # is still that rule (short ones like "tests" would hit the wrong line).
+    if len(target) >= 12:
+        for i, line in enumerate(lines):
+            if target in normalize_rule(line):
+                return i
+    return None
+
+
+def _already_present(lines: list[str], edit: RuleEdit) -> bool:
+    mark, text = marker(edit.key), normalize_rule(edit.text)
+    return any(mark + "," in line or mark + " -->" in line or normalize_rule(line) == text
+               for line in lines)
+
+
+def _section_bounds(lines: list[str], path: Path) -> tuple[int, int] | None:
+    begins = [i for i, x in enumerate(lines) if x.strip() == BEGIN]
+    ends = [i for i, x in enumerate(lines) if x.strip() == END]
+    if not begins and not ends:
+        return None
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        raise ApplyError(f"{path}: the learn section markers are damaged ({len(begins)} begin, "
+                         f"{len(ends)} end); fix them by hand so that one {BEGIN} comes before "
+                         f"one {END}, then run again")
+    return begins[0], ends[0]
+
+
+def plan_text(original: str, edits: Sequence[RuleEdit], path: Path) -> tuple[str, list[RuleEdit],
+                                                                            list[str]]:
+    """Apply `edits` to `original`; returns (new text, edits applied, notes)."""
+    newline = "\r\n" if "\r\n" in original else "\n"
+    lines = original.splitlines()
+    applied: list[RuleEdit] = []
+    notes: list[str] = []
+    appended: list[str] = []
+    for edit in edits:
+        if _already_present(lines + appended, edit):
+            notes.append(f"{edit.key}: already in {path.name}, not added again")
+            continue
+        if edit.replace_line:
+            i = _find_line(lines, edit.replace_line)
+            if i is not None:
+                indent = re.match(r"^\s*", lines[i])
+                lines[i] = (indent.group(0) if indent else "") + rule_line(edit)
+                applied.append(edit)
+                continue
+            notes.append(f"{edit.key}: the existing rule was not found in {path.name}; the "
+                         "new one is appended instead (delete the old one by hand)")
+        appended.append(rule_line(edit))
+        applied.append(edit)
+    if appended:
+        bounds = _section_bounds(lines, path)
+        if bounds is None:
+            while lines and not lines[-1].strip():
+                lines.pop()
+            block = [BEGIN, SECTION_HEADING, SECTION_NOTE, "", *appended, END]
+            lines = [*lines, "", *block] if lines else block
+        else:
+            _, end = bounds
+            lines[end:end] = appended
+    if not applied:
+        return original, applied, notes
+    return newline.join(lines) + newline, applied, notes
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def plan_file(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
+    # Write through a symlink to the real file: dotfile managers link CLAUDE.md, and
+    # replacing the link with a regular file would silently fork the user's config.
+    real = path.expanduser().resolve()
+    data = _read(real)
+    try:
+        original = None if data is None else data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApplyError(f"{real} is not UTF-8 text; learn will not edit it") from exc
+    new_text, applied, notes = plan_text(original or "", edits, real)
+    return FilePlan(path=real, original=original, original_hash=sha256(data) if data is not None
+                    else "", new_text=new_text, applied=applied, notes=notes)
+
+
+def budget_warnings(plan: FilePlan, *, max_lines: int = DEFAULT_MAX_LINES,
+                    max_bytes: int = DEFAULT_MAX_BYTES) -> list[str]:
+    text = plan.new_text
+    n_lines, n_bytes = len(text.splitlines()), len(text.encode("utf-8"))
+    out = []
+    if n_lines > max_lines:
+        out.append(f"{plan.path} will have {n_lines} lines (budget {max_lines}): everything in "
+                   "it is read on every turn; prune or move rules to .claude/rules/")
+    if n_bytes > max_bytes:
+        out.append(f"{plan.path} will be {n_bytes:,} bytes (budget {max_bytes:,}): prune it, "
+                   "or move rules out")
+    return out
+
+
+def backups_dir() -> Path:
+    return data_dir() / "backups"
+
+
+def _atomic_replace(path: Path, data: bytes, mode: int) -> None:
+    atomic_write_bytes(path, data, mode=mode)
+
+
+def write_plan(plan: FilePlan) -> Path | None:
+    """Write the planned text if the file is unchanged since planning; return the backup path."""
+    current = _read(plan.path)
+    now_hash = sha256(current) if current is not None else ""
+    if (current is None) != (plan.original is None) or now_hash != plan.original_hash:
+        raise ConcurrentEditError(f"{plan.path} changed since the diff was shown; nothing was "
+                                  "written. Run `learn apply` again to see a fresh diff")
+    backup: Path | None = None
+    mode = 0o600
+    if current is not None:
+        # Keep the user's own permissions on a file they already had (it may be a
+        # shared, committed CLAUDE.md); only files learn creates get 0600.
+        mode = stat.S_IMODE(plan.path.stat().st_mode)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        name = re.sub(r"[^A-Za-z0-9._-]+", "_", str(plan.path).strip("/"))
+        backup = ensure_private_dir(backups_dir()) / f"{name}.{stamp}.{now_hash[:8]}.bak"
+        atomic_write_bytes(backup, current, mode=0o600)
+    _atomic_replace(plan.path, plan.new_text.encode("utf-8"), mode)
+    return backup
+
+
+def rule_text_for(p: Proposal) -> str:
+    """The one-line rule: the judge's wording, else the user's own words."""
+    text = p.verdict.summary if p.verdict and p.verdict.summary.strip() else p.text
+    return flatten(text)
+
+
+def provenance_for(p: Proposal) -> str:
+    last = day(p.last_seen)
+    said = plural(p.sessions, "session")
+    return f"{said}, last {last}" if last else said
+
+
+def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
+             decision: Decision = "accepted") -> RuleEdit:
+    return RuleEdit(
+        key=p.key,
+        text=flatten(text) if text is not None else rule_text_for(p),
+        target=choose_target(p, choice),
+        replace_line=p.existing_rule if p.status == "restated" else None,
+        provenance=provenance_for(p),
+        decision=decision,
+    )
+
+
+def plan_all(edits: Sequence[RuleEdit]) -> list[FilePlan]:
+    """One plan per real file, in the order the files first appear."""
+    by_file: dict[Path, list[RuleEdit]] = {}
+    for e in edits:
+        by_file.setdefault(e.target.expanduser().resolve(), []).append(e)
+    return [plan_file(path, group) for path, group in by_file.items()]

@@ -1,0 +1,232 @@
+"""The digest: what a run found, as markdown for a person (or the `/learn` command) and as JSON.
+
+The markdown opens with the digest marker because `/learn` pastes it into a
+Claude Code session, where it is persisted like any user turn; the session view
+drops turns carrying the marker, so a digest is never mined as something the user
+said (otherwise every proposal would count its own past digests).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+from learn.reduce.types import Funnel, Proposal, RunResult
+
+LEARN_DIGEST_MARKER = "[learn-digest]"
+
+# Directive quotes are the evidence, so they get room; fix and request quotes sit
+# next to a command or label that already says most of it.
+QUOTE_CHARS = {"directive": 400, "fix": 200, "request": 200}
+RULE_CHARS = 160
+
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("directive", "Directives you keep repeating"),
+    ("fix", "Failures you keep resolving the same way"),
+    ("request", "Work you keep asking for by name"),
+)
+
+
+def flatten(text: str, limit: int | None = None) -> str:
+    """One line, whitespace collapsed, cut at `limit` characters with an ellipsis."""
+    flat = re.sub(r"\s+", " ", text).strip()
+    if limit is not None and len(flat) > limit:
+        flat = flat[: limit - 1].rstrip() + "…"
+    return flat
+
+
+def day(iso: str | None) -> str | None:
+    """The YYYY-MM-DD part of an ISO timestamp (what a reader needs; hours are noise)."""
+    if not iso:
+        return None
+    return iso[:10] if re.match(r"\d{4}-\d{2}-\d{2}", iso) else iso
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def sessions_read(result: RunResult) -> int:
+    """How many sessions the counts are out of: read now or reused from cache."""
+    u = result.usage
+    read = u.sessions_mined + u.sessions_cached
+    return read or u.sessions_seen
+
+
+VERBS = {"directive": "said", "fix": "seen", "request": "asked for"}
+
+
+def evidence_line(p: Proposal, result: RunResult) -> str:
+    total = sessions_read(result)
+    verb = VERBS.get(p.kind, "said")
+    said = f"{verb} in {p.sessions} of your last {total} sessions" if total else \
+        f"{verb} in {plural(p.sessions, 'session')}"
+    if p.count > p.sessions:
+        said += f" ({p.count} times)"
+    last = day(p.last_seen)
+    return f"{said}, last on {last}" if last else said
+
+
+def is_proposed(p: Proposal) -> bool:
+    """Shown as a proposal unless the judge looked at it and said no."""
+    return p.verdict is None or p.verdict.accepted
+
+
+def funnel_sentence(f: Funnel) -> str:
+    parts = [f"{plural(f.candidates, 'verified occurrence')} in {plural(f.points, 'group')}"]
+    if f.points or f.over_threshold:
+        parts.append(f"{f.over_threshold} said in enough sessions to count"
+                     f" ({f.below_threshold} below the threshold)")
+    parts.append(f"{f.shown} shown")
+    if f.held_back:
+        parts.append(f"{f.held_back} held back (shown before and not said again since)")
+    if f.cut:
+        parts.append(f"{f.cut} cut by the per-kind cap")
+    return "Funnel: " + "; ".join(parts) + "."
+
+
+def header_lines(result: RunResult) -> list[str]:
+    u = result.usage
+    where = f" in {', '.join(result.projects)}" if result.projects else ""
+    span = ""
+    start, end = day(result.window_start), day(result.window_end)
+    if start and end:
+        span = f", {start} to {end}" if start != end else f", {start}"
+    elif start or end:
+        span = f", {start or end}"
+    first = f"{LEARN_DIGEST_MARKER} Read {plural(u.sessions_seen, 'session')}{where}{span}."
+    lines = [first]
+    reading = (f"Read by the model this run: {u.sessions_mined}; reused from cache: "
+               f"{u.sessions_cached}; failed: {u.sessions_failed}")
+    if u.sessions_failed:
+        reading += " (those are missing from the counts below)"
+    lines.append(reading + ".")
+    lines.append(funnel_sentence(result.funnel))
+    if result.offline:
+        lines.append("Offline run: no model was called; only cached and deterministic evidence.")
+    if result.coverage_failed:
+        lines.append("The check against your existing rules failed: some items may already "
+                     "be written down.")
+    lines.append("The counts come from the transcripts on disk. They are evidence, not "
+                 "conclusions: read the quotes before you write anything.")
+    return lines
+
+
+def _quote(text: str, kind: str) -> str:
+    flat = flatten(text, QUOTE_CHARS.get(kind, 200))
+    # A fix's text is the miner's description of what happened, not the user's words:
+    # quotation marks would claim otherwise.
+    return flat if kind == "fix" else f'"{flat}"'
+
+
+def item_lines(p: Proposal, result: RunResult) -> list[str]:
+    v = p.verdict
+    if p.kind == "fix" and p.command:
+        head = f"- `{flatten(p.command, 120)}` — {_quote(p.text, p.kind)}"
+    else:
+        head = f"- **{p.label}** — {_quote(p.text, p.kind)}"
+    lines = [head, f"  - {evidence_line(p, result)}"]
+    lines.append(f"  - grouped as: `{p.label}` (key `{p.key}`)")
+    if p.error_excerpt:
+        lines.append(f"  - error: `{flatten(p.error_excerpt, 200)}`")
+    if p.intervening_commands:
+        cmds = ", ".join(f"`{flatten(c, 80)}`" for c in p.intervening_commands[:5])
+        lines.append(f"  - commands in between: {cmds}")
+    if p.edited_files:
+        lines.append(f"  - files edited: {', '.join(f'`{f}`' for f in p.edited_files[:8])}")
+    others = [q for q in p.quotes if flatten(q.text) != flatten(p.text)]
+    for q in others[:2]:
+        when = f" ({day(q.at)})" if q.at else ""
+        lines.append(f"  - also: {_quote(q.text, p.kind)}{when}")
+    if len(others) > 2:
+        lines.append(f"  - and {plural(len(others) - 2, 'more quote')}")
+    if v is not None:
+        lines.append(f"  - proposed rule ({v.scope} scope, {v.category or 'uncategorised'}, "
+                     f"confidence {v.confidence:.2f}): {flatten(v.summary)}")
+    elif p.rationale:
+        lines.append(f"  - why it may be durable: {flatten(p.rationale, 200)}")
+    if p.status == "restated" and p.existing_rule:
+        where = f" in `{p.existing_rule_file}`" if p.existing_rule_file else ""
+        lines.append(f'  - already written{where}: "{flatten(p.existing_rule, RULE_CHARS)}" '
+                     "— and you still had to say it, so that rule is not working: "
+                     "rewrite it rather than adding another")
+    elif p.status == "has-skill" and p.existing_rule:
+        lines.append(f"  - already covered by the `{p.existing_rule}` skill: sharpen its "
+                     "description so it triggers")
+    return lines
+
+
+WHAT_TO_DO = """\
+## What to do
+
+1. **Is it durable?** Keep only what will still be true next month. A wrong rule costs more
+   than a missing one: it is loaded into every session and followed.
+2. **Rule, skill or command?** It is a cost question. A line in CLAUDE.md / AGENTS.md is
+   paid for on every turn of every session; a skill pays for its one-line description
+   always and its body only when used; a slash command costs nothing until you type it.
+   Short, always-true preferences are rules; procedures are skills; work you ask for by
+   name is a command (`.claude/commands/<name>.md`, with `$ARGUMENTS`).
+3. **Which file?** User-scope rules go to `~/.claude/CLAUDE.md`; project rules to the
+   project's `CLAUDE.md` (or `AGENTS.md` for Codex, or `.claude/rules/<topic>.md` to keep
+   the main file short).
+4. **Restated items:** the rule exists and is not working. Rewrite that line (more
+   specific, with the reason) instead of adding a second one.
+5. **Has-skill items:** sharpen the skill's description rather than adding a rule.
+6. Prefer one line per rule, delete rules that only restate default behaviour, and watch
+   the size of the file: everything in it is read on every turn.
+
+To write the accepted rules: `learn apply` shows each change as a diff and writes only
+what you confirm (`learn apply --only KEY`, `--edit` to reword, `--dismiss KEY` to drop
+one for good). If nothing here is worth writing, change nothing."""
+
+
+def render_digest_markdown(result: RunResult) -> str:
+    lines = header_lines(result)
+    proposed = [p for p in result.proposals if is_proposed(p)]
+    declined = [p for p in result.proposals if not is_proposed(p)]
+    if not proposed:
+        lines.append("")
+        lines.append(empty_reason(result))
+        if declined:
+            lines.extend(["", *_declined_lines(declined)])
+        return "\n".join(lines) + "\n"
+    for kind, title in SECTIONS:
+        items = [p for p in proposed if p.kind == kind]
+        if not items:
+            continue
+        lines.extend(["", f"## {title}", ""])
+        for p in items:
+            lines.extend(item_lines(p, result))
+    if declined:
+        lines.extend(["", *_declined_lines(declined)])
+    if result.failures:
+        lines.extend(["", "## What failed", ""])
+        lines.extend(f"- {flatten(f, 300)}" for f in result.failures)
+    lines.extend(["", WHAT_TO_DO])
+    return "\n".join(lines) + "\n"
+
+
+def _declined_lines(items: Iterable[Proposal]) -> list[str]:
+    out = ["## Repeated, but judged not worth a rule", ""]
+    for p in items:
+        reason = p.verdict.rationale if p.verdict and p.verdict.rationale else "no reason given"
+        out.append(f"- **{p.label}** ({p.kind}, {plural(p.sessions, 'session')}) — "
+                   f"{flatten(reason, 200)}")
+    return out
+
+
+def empty_reason(result: RunResult) -> str:
+    f = result.funnel
+    if f.held_back:
+        return (f"Nothing new since last time: {plural(f.held_back, 'item')} already shown "
+                "and not said again since. `learn digest` re-renders the last run.")
+    if result.usage.sessions_seen == 0:
+        return "No sessions were read, so there is nothing to count. Check `learn sessions`."
+    return ("Nothing was repeated often enough to propose. "
+            f"{funnel_sentence(f)} Directives and fixes need at least 2 distinct sessions, "
+            "requests at least 3 (see `learn run --help` to change the thresholds).")
+
+
+def render_digest_json(result: RunResult) -> str:
+    return json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,154 @@
+"""The two places the surfaces touch the store: reading the last run, recording decisions.
+
+Both are injectable callables so the digest, the report and `apply` can be tested
+without a database, and so the store can change without touching the surfaces.
+The store wires itself in by providing `learn.store.runs.load_latest_run(since)`
+and `learn.store.runs.record_decision(key, decision, text, target)` with these
+signatures (found on first use, so importing this module never opens the
+database); tests use `set_run_loader` / `set_decision_recorder`. Until the store
+provides them, decisions go to a private JSON-lines file in the data dir
+(nothing is lost), and there is no run to load.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Literal, Protocol
+
+from learn.paths import data_dir, ensure_private_dir
+from learn.reduce.types import RunResult
+
+Decision = Literal["accepted", "edited", "dismissed"]
+
+
+class RunLoader(Protocol):
+    def __call__(self, since: datetime | None) -> RunResult | None:
+        """The newest stored run that finished at or after `since` (any run when None)."""
+        ...
+
+
+class DecisionRecorder(Protocol):
+    def __call__(self, key: str, decision: Decision, text: str, target: str | None) -> None:
+        """Remember what the user did with proposal `key` (`kind:label`)."""
+        ...
+
+
+STORE_MODULE = "learn.store.runs"
+
+
+def _store_hook(name: str) -> object | None:
+    try:
+        module = importlib.import_module(STORE_MODULE)
+    except ModuleNotFoundError as exc:
+        # Only "the store has no such module" means "not wired"; a store that fails to
+        # import for another reason must say so, not look like an empty history.
+        if exc.name is not None and STORE_MODULE.startswith(exc.name):
+            return None
+        raise
+    return getattr(module, name, None)
+
+
+def _from_store(since: datetime | None) -> RunResult | None:
+    hook = _store_hook("load_latest_run")
+    if hook is None:
+        return None
+    loader: RunLoader = hook  # type: ignore[assignment]
+    return loader(since)
+
+
+def _record_default(key: str, decision: Decision, text: str, target: str | None) -> None:
+    hook = _store_hook("record_decision")
+    if hook is not None:
+        recorder: DecisionRecorder = hook  # type: ignore[assignment]
+        recorder(key, decision, text, target)
+        return
+    # One line per decision, appended: a decision must survive even when the store
+    # is not wired yet, and an append cannot lose the earlier lines.
+    path = ensure_private_dir(data_dir()) / "decisions.jsonl"
+    line = json.dumps({"key": key, "decision": decision, "text": text, "target": target,
+                       "at": datetime.now(UTC).isoformat(timespec="seconds")},
+                      ensure_ascii=False)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(fd, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+
+
+_loader: RunLoader = _from_store
+_recorder: DecisionRecorder = _record_default
+
+
+def set_run_loader(loader: RunLoader | None) -> None:
+    """Install a loader (None restores the default: the store's, if it provides one)."""
+    global _loader
+    _loader = loader or _from_store
+
+
+def set_decision_recorder(recorder: DecisionRecorder | None) -> None:
+    """Install a recorder (None restores the default: the store's, else JSON lines)."""
+    global _recorder
+    _recorder = recorder or _record_default
+
+
+def load_latest_run(since: datetime | None = None) -> RunResult | None:
+    return _loader(since)
+
+
+def record_decision(key: str, decision: Decision, text: str, target: str | None) -> None:
+    _recorder(key, decision, text, target)
+
+
+def decisions_path() -> Path:
+    return data_dir() / "decisions.jsonl"
+
+
+_SINCE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$")
+
+
+def parse_since(value: str, *, now: datetime | None = None) -> datetime:
+    """`7d`, `12h`, `2w`, or an ISO date/time -> an aware UTC datetime."""
+    now = now or datetime.now(UTC)
+    m = _SINCE.match(value)
+    if m:
+        n, unit = int(m.group(1)), m.group(2)
+        delta = {"h": timedelta(hours=n), "d": timedelta(days=n), "w": timedelta(weeks=n)}[unit]
+        return now - delta
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError as exc:
+        raise ValueError(f"--since {value!r}: expected e.g. 7d, 12h, 2w or 2026-11-01") from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+__all__ = [
+    "Decision",
+    "DecisionRecorder",
+    "NoRunError",
+    "RunLoader",
+    "decisions_path",
+    "load_latest_run",
+    "parse_since",
+    "record_decision",
+    "require_run",
+    "set_decision_recorder",
+    "set_run_loader",
+]
+
+
+class NoRunError(Exception):
+    """There is no stored run to render (none yet, or none in the asked-for window)."""
+
+
+def require_run(since: str | None = None) -> RunResult:
+    """The latest stored run, or NoRunError saying what to do about it."""
+    cutoff = parse_since(since) if since else None
+    result = load_latest_run(cutoff)
+    if result is None:
+        window = f" since {since}" if since else ""
+        raise NoRunError(f"no stored run{window}: run `learn run` first "
+                         "(digest, report and apply re-render the last run, no model calls)")
+    return result

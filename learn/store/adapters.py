@@ -1,0 +1,305 @@
+"""The store as the pipeline sees it: the reduce protocols over SQLite, and the run's books.
+
+`open_learn_store(path)` yields a LearnStore whose methods are the pipeline's
+store steps (learn/pipeline.py): record the scan, cache embeddings, offer the
+label index, remember labels, tell what was shown, keep verdicts, record the run.
+The implementations of learn.reduce.protocols here behave like the in-memory
+ones in learn.reduce.memory, with one documented difference: a verdict keeps
+vector evidence only when it names a canonical_key (the store's rule), so
+nearest_verdict finds by distance only such verdicts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from learn.reduce.protocols import ShownRecord
+from learn.reduce.types import RunResult, Verdict
+from learn.store import vectors
+from learn.store.feedback import EVIDENCE_PURPOSE, FeedbackStore
+from learn.store.learn_tables import CandidateRow, LearnTables, ScannedSession, text_hash
+from learn.store.runs import default_store_path, result_to_full_json
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from learn.embed.base import Embedder
+    from learn.mining.candidate import SessionCandidates
+    from learn.reduce.naming import NamingResult
+    from learn.transcripts.view import Session
+
+PROPOSAL_SOURCE_KIND = "proposal"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _digest(path: Path | None) -> str:
+    if path is None or not path.is_file():
+        return ""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class CachedEmbedder:
+    """An embedder whose vectors are cached in the store per (name, sha256(text))."""
+
+    def __init__(self, inner: Embedder, tables: LearnTables) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self._tables = tables
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self._tables.embed_cached(self.inner, texts)
+
+
+class StoreLabelIndex:
+    """learn.reduce.protocols.LabelIndex over the labels table, in one embedding space."""
+
+    def __init__(self, tables: LearnTables, space: str) -> None:
+        self._tables = tables
+        self.space = space
+
+    def nearest(self, vector: Any, kind: str, k: int) -> list[tuple[str, float]]:
+        return self._tables.nearest_labels(vector, kind, k, space=self.space)
+
+    def add(self, label: str, kind: str, vector: Any) -> None:
+        self._tables.put_label(label, kind, vector, space=self.space)
+
+    def labels(self, kind: str) -> set[str]:
+        return {label for label, _ in self._tables.labels(kind)}
+
+
+class StoreShownState:
+    """learn.reduce.protocols.ShownState over the proposals table.
+
+    shown_at is the newest occurrence the user had seen (a session activity time,
+    never the wall clock: suppression compares it with later activity), falling
+    back to when it was shown if no occurrence time was known.
+    """
+
+    def __init__(self, tables: LearnTables) -> None:
+        self._tables = tables
+
+    def get(self, key: str) -> ShownRecord | None:
+        sp = self._tables.shown(key)
+        if sp is None:
+            return None
+        return ShownRecord(
+            shown_at=sp.last_occurrence or sp.last_shown_at,
+            last_seen=sp.last_occurrence,
+            covered=sp.covered_when_shown,
+        )
+
+
+class StoreVerdictMemory:
+    """learn.reduce.protocols.VerdictMemory over the verdict table and its evidence."""
+
+    def __init__(self, store: FeedbackStore, space: str) -> None:
+        self._store = store
+        self.space = space
+
+    def _verdict(self, row: dict[str, Any]) -> Verdict:
+        scope = row.get("scope")
+        return Verdict(
+            accepted=bool(row["accepted"]),
+            summary=row["summary"],
+            category=row["category"],
+            scope="project" if scope == "project" else "user",
+            confidence=float(row["confidence"]),
+            rationale=row["rationale"] or "",
+            canonical_key=row["canonical_key"],
+            model=row["model"],
+        )
+
+    def _select(self) -> str:
+        s = self._store.schema
+        return (
+            f"SELECT dedup_key, category, {s.accepted_column} AS accepted, "
+            f"{s.summary_column} AS summary, confidence, rationale, canonical_key, model, scope "
+            f"FROM {s.verdict_table}"
+        )
+
+    def get(self, dedup_key: str, role: str, prompt_version: int) -> Verdict | None:
+        rows = self._store.sql(
+            f"{self._select()} WHERE dedup_key = ? AND role = ? AND prompt_version = ?",
+            (dedup_key, role, int(prompt_version)),
+        )
+        return self._verdict(rows[0]) if rows else None
+
+    def nearest_verdict(
+        self,
+        vector: Any,
+        canonical_key: str | None,
+        *,
+        role: str,
+        prompt_version: int,
+        max_distance: float,
+        kind: str | None = None,
+    ) -> Verdict | None:
+        prefix = "" if kind is None else f"{kind}:"
+        if canonical_key is not None:
+            rows = self._store.sql(
+                f"{self._select()} WHERE role = ? AND prompt_version = ? AND canonical_key = ? "
+                "AND substr(dedup_key, 1, ?) = ? ORDER BY dedup_key LIMIT 1",
+                (role, int(prompt_version), canonical_key, len(prefix), prefix),
+            )
+            if rows:
+                return self._verdict(rows[0])
+        with self._store._use(write=False) as conn:
+            found = vectors.find_table(conn, EVIDENCE_PURPOSE, self.space)
+            if found is None:
+                return None
+            (total,) = conn.execute(
+                "SELECT COUNT(*) FROM verdict_evidence WHERE space = ?", (self.space,)
+            ).fetchone()
+            hits = vectors.knn(conn, found[0], vector, int(total), found[1])
+            key: str | None = None
+            for eid, dist in hits:  # nearest first
+                if dist > max_distance:
+                    break
+                row = conn.execute(
+                    "SELECT dedup_key FROM verdict_evidence WHERE id = ? AND role = ? "
+                    "AND prompt_version = ?",
+                    (eid, role, int(prompt_version)),
+                ).fetchone()
+                if row is not None and str(row[0]).startswith(prefix):
+                    key = str(row[0])
+                    break
+        if key is None:
+            return None
+        return self.get(key, role, prompt_version)
+
+    def record(
+        self, dedup_key: str, role: str, prompt_version: int, verdict: Verdict, vector: Any
+    ) -> None:
+        # Verdicts are keyed on events; a proposal ("kind:label") becomes one, once.
+        with self._store.atomic():
+            self._store.execute(
+                "INSERT INTO feedback_events (dedup_key, source_kind, occurred_at, text, "
+                "ingested_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(dedup_key) DO NOTHING",
+                (dedup_key, PROPOSAL_SOURCE_KIND, _now(), verdict.summary, _now()),
+            )
+            self._store.record_verdict(
+                dedup_key, verdict, role=role, prompt_version=int(prompt_version),
+                model=verdict.model or "", fidelity="full", vector=vector, space=self.space,
+            )
+
+
+class LearnStore:
+    """The pipeline's view of the store for one run."""
+
+    def __init__(self, store: FeedbackStore) -> None:
+        self.store = store
+        self.tables = LearnTables(store)
+        self.run_id: int | None = None
+
+    def _ensure_run(self) -> int:
+        if self.run_id is None:
+            self.run_id = self.tables.start_run({})
+        return self.run_id
+
+    def record_scan(
+        self, sessions: Sequence[Session], session_cands: Sequence[SessionCandidates]
+    ) -> None:
+        """Sessions scanned and their verified candidates, in one transaction."""
+        self._ensure_run()
+        by_id = {s.id: s for s in sessions}
+        scanned_at = _now()
+        with self.store.atomic():
+            for sc in session_cands:
+                session = by_id.get(sc.session_id)
+                path = session.path if session is not None else None
+                self.tables.record_session(ScannedSession(
+                    session_id=sc.session_id, provider=str(sc.provider), project=sc.project,
+                    path=str(path or ""), content_hash=_digest(path),
+                    last_activity=sc.last_activity, candidate_count=len(sc.candidates),
+                    scanned_at=scanned_at,
+                ))
+                rows = [
+                    CandidateRow(
+                        session_id=sc.session_id, kind=c.kind, text=c.text, source=c.source,
+                        project=sc.project, occurred_at=sc.last_activity,
+                        payload={
+                            "rationale": c.rationale, "command": c.command,
+                            "error_excerpt": c.error_excerpt,
+                            "intervening_commands": list(c.intervening_commands),
+                            "edited_files": list(c.edited_files),
+                        },
+                    )
+                    for c in sc.candidates
+                ]
+                self.tables.replace_session_candidates(sc.session_id, rows)
+
+    def cached_embedder(self, embedder: Embedder) -> Embedder:
+        return CachedEmbedder(embedder, self.tables)
+
+    def label_index(self, embedder: Embedder) -> StoreLabelIndex:
+        return StoreLabelIndex(self.tables, embedder.name)
+
+    def remember_labels(
+        self, naming: NamingResult, session_cands: Sequence[SessionCandidates], embedder: Embedder
+    ) -> None:
+        """The run's label examples into the index and each stored candidate's label.
+
+        naming.labels is aligned with the candidates of session_cands, flattened in order.
+        """
+        run_id = self._ensure_run()
+        flat = [(sc.session_id, c) for sc in session_cands for c in sc.candidates]
+        ids = {
+            (c.session_id, c.kind, c.source, c.text_hash): c.id
+            for c in self.tables.candidates(session_ids=[sc.session_id for sc in session_cands])
+        }
+        assign: dict[int, str] = {}
+        for (sid, c), label in zip(flat, naming.labels, strict=False):
+            cid = ids.get((sid, c.kind, c.source, text_hash(c.text)))
+            if cid is not None and label:
+                assign[cid] = label
+        with self.store.atomic():
+            naming.remember(self.label_index(embedder))
+            self.tables.set_labels(assign, run_id=run_id)
+
+    def shown_state(self) -> StoreShownState:
+        return StoreShownState(self.tables)
+
+    def verdict_memory(self, embedder: Embedder) -> StoreVerdictMemory:
+        return StoreVerdictMemory(self.store, embedder.name)
+
+    def record_run(self, result: RunResult, *, remember_shown: bool = True) -> int:
+        """Finish the run with its result; with remember_shown, mark its proposals shown."""
+        run_id = self._ensure_run()
+        with self.store.atomic():
+            if remember_shown:
+                for p in result.proposals:
+                    self.tables.mark_shown(
+                        p.key, last_occurrence=p.last_seen, covered=p.status != "new",
+                        text=p.text,
+                        verdict=None if p.verdict is None else dataclasses.asdict(p.verdict),
+                    )
+            self.tables.finish_run(
+                run_id, usage=result.usage.to_json(), result=result.to_json(),
+                result_full=result_to_full_json(result),
+            )
+        return run_id
+
+
+@contextlib.contextmanager
+def open_learn_store(path: Path | None = None) -> Iterator[LearnStore]:
+    """The store at `path` (default data_dir()/learn.db), closed on exit."""
+    store = FeedbackStore.open(path or default_store_path())
+    try:
+        yield LearnStore(store)
+    finally:
+        store.close()

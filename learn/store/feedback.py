@@ -1,0 +1,672 @@
+"""FeedbackStore: the one connection to the feedback database, its ledger and its verdicts.
+
+Synchronous. One apsw connection, WAL, busy timeout 5000 ms, foreign keys on.
+A transaction() is exclusive to the thread that opened it: a write from another
+thread (standalone or a second transaction) raises TransactionConflictError
+instead of joining it, because on a shared connection a rollback would take the
+bystander's write with it. Writes by the owning thread join. Reads from another
+thread wait until the transaction ends (they would otherwise see uncommitted rows).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+
+from learn.store import vectors
+from learn.store.db import (
+    StoreBusyError,
+    StoreClosedError,
+    StoreError,
+    TransactionConflictError,
+    connect,
+    rows_as_dicts,
+)
+from learn.store.schema import StoreSchema, migrate, verify
+
+if TYPE_CHECKING:
+    from learn.embed.base import Embedder
+
+Fidelity = Literal["full", "summary"]
+T = TypeVar("T")
+
+EVIDENCE_PURPOSE = "evidence"
+EVENT_COLUMNS = (
+    "id",
+    "dedup_key",
+    "source_kind",
+    "session_id",
+    "event_uuid",
+    "occurred_at",
+    "text",
+    "payload_json",
+    "context_json",
+    "cc_version",
+)
+_READ_VERBS = ("select", "values", "explain")
+_WRITE_WORDS = ("insert", "update", "delete", "replace", "create", "drop", "alter")
+
+
+class ReadOnlyStoreError(StoreError):
+    """A write on a store opened with readonly=True."""
+
+
+class CandidateLike(Protocol):
+    """What insert_candidates accepts: learn.detect's FeedbackCandidate, or anything shaped like it."""
+
+    @property
+    def dedup_key(self) -> str: ...
+    @property
+    def source_kind(self) -> str: ...
+    @property
+    def occurred_at(self) -> datetime | str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def window(self) -> Any: ...  # has .to_json(), or None
+    @property
+    def ref(self) -> Any: ...  # has .uuid / .event_uuid, or is the uuid string
+    @property
+    def signal(self) -> Any: ...  # .confidence, .reasons, .durable
+    @property
+    def session_id(self) -> str | None: ...
+    @property
+    def cc_version(self) -> str | None: ...
+    @property
+    def payload(self) -> Mapping[str, Any] | None: ...
+
+
+class VerdictLike(Protocol):
+    """learn.reduce.types.Verdict satisfies this."""
+
+    @property
+    def accepted(self) -> bool: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def category(self) -> str: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def rationale(self) -> str: ...
+    @property
+    def canonical_key(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    total: int
+    files: int
+    by_source: Mapping[str, int] = field(default_factory=dict)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _iso(value: datetime | str | None) -> str:
+    if value is None:
+        return _now()
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def _jsonable(obj: Any) -> Any:
+    to_json = getattr(obj, "to_json", None)
+    return to_json() if callable(to_json) else obj
+
+
+def _event_uuid(ref: Any) -> str | None:
+    if ref is None or isinstance(ref, str):
+        return ref
+    for attr in ("uuid", "event_uuid"):
+        value = getattr(ref, attr, None)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def candidate_row(c: CandidateLike) -> tuple[Any, ...]:
+    """The feedback_events values of one candidate (without app extras)."""
+    payload: dict[str, Any] = dict(c.payload or {})
+    sig = c.signal
+    if sig is not None:
+        payload["signal"] = {
+            "confidence": float(getattr(sig, "confidence", 0.0)),
+            "reasons": list(getattr(sig, "reasons", ())),
+            "durable": bool(getattr(sig, "durable", True)),
+        }
+    if c.ref is not None and not isinstance(c.ref, str) and callable(getattr(c.ref, "to_json", None)):
+        payload["ref"] = c.ref.to_json()
+    window = None if c.window is None else json.dumps(_jsonable(c.window), default=str)
+    return (
+        c.dedup_key,
+        c.source_kind,
+        c.session_id,
+        _event_uuid(c.ref),
+        _iso(c.occurred_at),
+        c.text,
+        json.dumps(payload, default=str) if payload else None,
+        window,
+        c.cc_version,
+    )
+
+
+def _is_read(statement: str) -> bool:
+    words = statement.lstrip().lower().split(None, 1)
+    if not words:
+        return True
+    first = words[0]
+    if first in _READ_VERBS:
+        return True
+    if first == "pragma":
+        return "=" not in statement
+    if first == "with":
+        body = statement.lower()
+        return not any(f" {w} " in f" {body} " for w in _WRITE_WORDS)
+    return False
+
+
+class FeedbackStore:
+    def __init__(self, conn: Any, schema: StoreSchema, *, readonly: bool, path: Path,
+                 embedder: Embedder | None = None) -> None:
+        self._conn: Any = conn
+        self.schema = schema
+        self.readonly = readonly
+        self.path = path
+        self._embedder = embedder
+        self._lock = threading.RLock()
+        self._tx_owner: int | None = None
+        self._implicit_owner: int | None = None
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: Path | str,
+        schema: StoreSchema | None = None,
+        *,
+        readonly: bool = False,
+        busy_timeout_ms: int | None = None,
+        extensions: Sequence[str] = (),
+        embedder: Embedder | None = None,
+    ) -> FeedbackStore:
+        """Open (creating and migrating if needed) the store at `path`.
+
+        readonly: attest the schema (identity, layout, every migration applied) and
+        write nothing; any write raises ReadOnlyStoreError. `embedder` makes the
+        verdict evidence vectors; when omitted, learn.embed.get_embedder() is loaded
+        on the first verdict that needs one.
+        """
+        import apsw
+
+        p = Path(path).expanduser()
+        schema = schema or StoreSchema()
+        conn = connect(p, readonly=readonly, busy_timeout_ms=busy_timeout_ms, extensions=extensions)
+        try:
+            if readonly:
+                verify(conn, schema)
+            else:
+                migrate(conn, schema)
+        except apsw.BusyError as exc:
+            conn.close()
+            raise StoreBusyError(f"{p} is locked by another process: {exc}") from exc
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, schema, readonly=readonly, path=p, embedder=embedder)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> FeedbackStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- connection discipline ---------------------------------------------------
+
+    @contextlib.contextmanager
+    def _use(self, *, write: bool) -> Iterator[Any]:
+        me = threading.get_ident()
+        if write and self.readonly:
+            raise ReadOnlyStoreError(f"{self.path} was opened read-only")
+        while not self._lock.acquire(timeout=0.02):
+            owner = self._tx_owner
+            if write and owner is not None and owner != me:
+                raise TransactionConflictError(
+                    "another thread's transaction is open on this store; serialise writes"
+                )
+        try:
+            if self._conn is None:
+                raise StoreClosedError("the store is closed")
+            yield self._conn
+        finally:
+            self._lock.release()
+
+    def _write(self, fn: Callable[[Any], T]) -> T:
+        """Run fn in the caller's open transaction, or in its own BEGIN IMMEDIATE one."""
+        import apsw
+
+        me = threading.get_ident()
+        with self._use(write=True) as conn:
+            if me in (self._tx_owner, self._implicit_owner):
+                return fn(conn)  # joins the open transaction
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except apsw.BusyError as exc:
+                raise StoreBusyError(f"{self.path} is locked by another writer: {exc}") from exc
+            # Marked so a nested write (a helper calling another helper) joins instead of
+            # issuing a second BEGIN; other threads still wait on the lock, not raise.
+            self._implicit_owner = me
+            try:
+                result = fn(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            finally:
+                self._implicit_owner = None
+            return result
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[FeedbackStore]:
+        """transaction(), or the caller's own open transaction joined (for helpers
+        that must be atomic whether or not their caller already opened one)."""
+        if self._tx_owner == threading.get_ident():
+            yield self
+            return
+        with self.transaction():
+            yield self
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[FeedbackStore]:
+        """One committed transaction; rolled back if the block raises.
+
+        Exclusive: a second transaction() (any thread) or a write from another thread
+        while this one is open raises TransactionConflictError.
+        """
+        import apsw
+
+        if self.readonly:
+            raise ReadOnlyStoreError(f"{self.path} was opened read-only")
+        me = threading.get_ident()
+        while not self._lock.acquire(timeout=0.02):
+            if self._tx_owner not in (None, me):
+                raise TransactionConflictError("another thread's transaction is open")
+        try:
+            if self._tx_owner is not None:
+                raise TransactionConflictError("a transaction is already open on this store")
+            if self._conn is None:
+                raise StoreClosedError("the store is closed")
+            conn = self._conn
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except apsw.BusyError as exc:
+                raise StoreBusyError(f"{self.path} is locked by another writer: {exc}") from exc
+            self._tx_owner = me
+            try:
+                yield self
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            finally:
+                self._tx_owner = None
+        finally:
+            self._lock.release()
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._tx_owner is not None
+
+    # -- generic SQL ---------------------------------------------------------------
+
+    def sql(self, statement: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:
+        """Run one parameterised statement, rows as dicts (writes go through the write path)."""
+
+        def run(conn: Any) -> list[dict[str, Any]]:
+            cur = conn.cursor()
+            cur.row_trace = rows_as_dicts
+            return list(cur.execute(statement, params))
+
+        if _is_read(statement):
+            with self._use(write=False) as conn:
+                return run(conn)
+        return self._write(run)
+
+    def execute(self, statement: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> int:
+        """Run one parameterised write, returning the modified-row count."""
+
+        def run(conn: Any) -> int:
+            conn.execute(statement, params)
+            return int(conn.changes())
+
+        return self._write(run)
+
+    def executemany(self, statement: str, seq: Sequence[Sequence[Any] | Mapping[str, Any]]) -> int:
+        """Run statement once per parameter set in one transaction; total modified rows."""
+
+        def run(conn: Any) -> int:
+            total = 0
+            for params in seq:
+                conn.execute(statement, params)
+                total += int(conn.changes())
+            return total
+
+        return self._write(run)
+
+    def executescript(self, script: str) -> None:
+        """Run a multi-statement script; refused while a transaction is open (its own
+        BEGIN/COMMIT would end the caller's transaction halfway)."""
+        if self._tx_owner is not None:
+            raise TransactionConflictError("executescript is refused while a transaction is open")
+        with self._use(write=True) as conn:
+            if self._tx_owner is not None:
+                raise TransactionConflictError("executescript is refused while a transaction is open")
+            conn.execute(script)
+
+    def last_insert_rowid(self) -> int:
+        with self._use(write=False) as conn:
+            return int(conn.last_insert_rowid())
+
+    # -- files and candidates ------------------------------------------------------
+
+    def record_file(self, path: str, mtime: float) -> None:
+        """Upsert the recorded mtime for path (joins the owning thread's transaction)."""
+        self._write(lambda conn: self._upsert_file(conn, path, mtime))
+
+    @staticmethod
+    def _upsert_file(conn: Any, path: str, mtime: float) -> None:
+        conn.execute(
+            "INSERT INTO files (path, mtime) VALUES (?, ?) "
+            "ON CONFLICT(path) DO UPDATE SET mtime = excluded.mtime",
+            (path, float(mtime)),
+        )
+
+    def record_file_scan(self, path: str, mtime: float, candidates: Sequence[CandidateLike]) -> int:
+        """Insert the file's candidates (INSERT OR IGNORE on dedup_key) and its mtime, atomically.
+
+        Returns the number of newly inserted events; re-scanning an unchanged file is a no-op.
+        """
+
+        def run(conn: Any) -> int:
+            new = self._insert(conn, candidates, None)
+            self._upsert_file(conn, path, mtime)
+            return len(new)
+
+        return self._write(run)
+
+    def insert_candidates(
+        self,
+        rows: Sequence[CandidateLike],
+        extras: Sequence[Sequence[Any] | Mapping[str, Any]] | None = None,
+    ) -> list[str]:
+        """INSERT OR IGNORE candidate rows; returns the newly inserted dedup keys.
+
+        extras, when given, holds one entry per row with the schema's event_columns
+        values (a sequence in event_columns order, or a mapping by column name).
+        """
+        return self._write(lambda conn: self._insert(conn, rows, extras))
+
+    def _insert(
+        self,
+        conn: Any,
+        rows: Sequence[CandidateLike],
+        extras: Sequence[Sequence[Any] | Mapping[str, Any]] | None,
+    ) -> list[str]:
+        names = self.schema.extra_column_names
+        if extras is not None and len(extras) != len(rows):
+            raise ValueError(f"{len(extras)} extras for {len(rows)} rows")
+        cols = (
+            "dedup_key, source_kind, session_id, event_uuid, occurred_at, text, "
+            "payload_json, context_json, cc_version, ingested_at"
+        )
+        cols += "".join(f", {n}" for n in names)
+        marks = ", ".join("?" * (10 + len(names)))
+        stmt = (
+            f"INSERT INTO feedback_events ({cols}) VALUES ({marks}) "
+            "ON CONFLICT(dedup_key) DO NOTHING RETURNING dedup_key"
+        )
+        now = _now()
+        new: list[str] = []
+        for i, c in enumerate(rows):
+            extra: tuple[Any, ...] = ()
+            if names:
+                given = extras[i] if extras is not None else {}
+                if isinstance(given, Mapping):
+                    extra = tuple(given.get(n) for n in names)
+                else:
+                    extra = tuple(given)
+                    if len(extra) != len(names):
+                        raise ValueError(f"extras row {i} has {len(extra)} values for {names}")
+            for (key,) in conn.execute(stmt, (*candidate_row(c), now, *extra)):
+                new.append(str(key))
+        return new
+
+    # -- reads -------------------------------------------------------------------
+
+    def _event_select(self) -> str:
+        cols = [f"e.{c}" for c in (*EVENT_COLUMNS, *self.schema.extra_column_names)]
+        return ", ".join(cols)
+
+    def file_mtimes(self) -> dict[str, float]:
+        return {r["path"]: float(r["mtime"]) for r in self.sql("SELECT path, mtime FROM files")}
+
+    def dedup_keys(self) -> set[str]:
+        return {r["dedup_key"] for r in self.sql("SELECT dedup_key FROM feedback_events")}
+
+    def events(self, *, source_kind: str | None = None) -> list[dict[str, Any]]:
+        """Every event, newest first (by occurred_at, then id)."""
+        where = "" if source_kind is None else "WHERE e.source_kind = ?"
+        params = () if source_kind is None else (source_kind,)
+        return self.sql(
+            f"SELECT {self._event_select()} FROM feedback_events e {where} "
+            "ORDER BY e.occurred_at DESC, e.id DESC",
+            params,
+        )
+
+    def recent(self, *, source_kind: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        where = "" if source_kind is None else "WHERE source_kind = ?"
+        params: tuple[Any, ...] = () if source_kind is None else (source_kind,)
+        return self.sql(
+            f"SELECT source_kind, occurred_at, text FROM feedback_events {where} "
+            "ORDER BY occurred_at DESC, id DESC LIMIT ?",
+            (*params, int(limit)),
+        )
+
+    def stats(self) -> Stats:
+        by = {
+            r["source_kind"]: int(r["n"])
+            for r in self.sql(
+                "SELECT source_kind, COUNT(*) AS n FROM feedback_events GROUP BY source_kind"
+            )
+        }
+        files = int(self.sql("SELECT COUNT(*) AS n FROM files")[0]["n"])
+        return Stats(total=sum(by.values()), files=files, by_source=by)
+
+    # -- verdicts ----------------------------------------------------------------
+
+    def record_verdict(
+        self,
+        key: str,
+        verdict: VerdictLike,
+        *,
+        role: str,
+        prompt_version: int,
+        model: str,
+        fidelity: Fidelity,
+        vector: Any = None,
+        space: str | None = None,
+    ) -> bool:
+        """Record one verdict keyed by (key, role, prompt_version); True when a row changed.
+
+        model is provenance only: re-recording is a no-op, except a 'full' verdict
+        replaces a 'summary' one (any model), carrying model, content and canonical_key
+        across. When a row changed, the event's vector evidence is upserted in the same
+        transaction (or cleared when the verdict names no canonical_key). The evidence
+        vector is `vector` (in embedding space `space`) or the store's embedder applied
+        to "<event text>\\n<summary>".
+        """
+        if fidelity not in ("full", "summary"):
+            raise ValueError(f"fidelity must be 'full' or 'summary', not {fidelity!r}")
+        s = self.schema
+        vt, acc, summ = s.verdict_table, s.accepted_column, s.summary_column
+        stmt = (
+            f"INSERT INTO {vt} (dedup_key, role, prompt_version, model, category, {acc}, {summ}, "
+            "confidence, rationale, canonical_key, fidelity, judged_at, scope) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(dedup_key, role, prompt_version) DO UPDATE SET "
+            f"model = excluded.model, category = excluded.category, {acc} = excluded.{acc}, "
+            f"{summ} = excluded.{summ}, confidence = excluded.confidence, "
+            "rationale = excluded.rationale, canonical_key = excluded.canonical_key, "
+            "fidelity = excluded.fidelity, judged_at = excluded.judged_at, scope = excluded.scope "
+            f"WHERE {vt}.fidelity = 'summary' AND excluded.fidelity = 'full'"
+        )
+        params = (
+            key, role, int(prompt_version), model, verdict.category, int(bool(verdict.accepted)),
+            verdict.summary, float(verdict.confidence), verdict.rationale or "",
+            verdict.canonical_key, fidelity, _now(), getattr(verdict, "scope", None),
+        )
+
+        def run(conn: Any) -> bool:
+            import apsw
+
+            row = conn.execute("SELECT text FROM feedback_events WHERE dedup_key = ?", (key,)).fetchone()
+            if row is None:
+                raise KeyError(f"no feedback event with dedup_key {key!r}")
+            try:
+                conn.execute(stmt, params)
+            except apsw.ConstraintError as exc:
+                raise StoreError(f"verdict for {key!r} rejected: {exc}") from exc
+            if conn.changes() == 0:
+                return False
+            self._update_evidence(conn, key, role, int(prompt_version), verdict,
+                                  f"{row[0]}\n{verdict.summary}", vector, space)
+            return True
+
+        return self._write(run)
+
+    def _evidence_embedder(self) -> Embedder:
+        if self._embedder is None:
+            from learn.embed import get_embedder
+
+            self._embedder = get_embedder()
+        return self._embedder
+
+    def _update_evidence(
+        self, conn: Any, key: str, role: str, prompt_version: int, verdict: VerdictLike,
+        text: str, vector: Any, space: str | None,
+    ) -> None:
+        old = conn.execute(
+            "SELECT id, space FROM verdict_evidence WHERE dedup_key = ? AND role = ? "
+            "AND prompt_version = ?",
+            (key, role, prompt_version),
+        ).fetchone()
+        if old is not None:
+            found = vectors.find_table(conn, EVIDENCE_PURPOSE, str(old[1]))
+            if found is not None:
+                vectors.delete(conn, found[0], int(old[0]))
+            conn.execute("DELETE FROM verdict_evidence WHERE id = ?", (int(old[0]),))
+        if not verdict.canonical_key:
+            return
+        if vector is None:
+            emb = self._evidence_embedder()
+            vector, space, dim = emb.embed([text])[0], emb.name, emb.dim
+        else:
+            if space is None:
+                raise ValueError("a vector passed to record_verdict needs its space name")
+            dim = len(vector)
+        table = vectors.ensure_table(conn, EVIDENCE_PURPOSE, space, dim)
+        (eid,) = conn.execute(
+            "INSERT INTO verdict_evidence (dedup_key, role, prompt_version, space, canonical_key, "
+            "evidence_text) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            (key, role, prompt_version, space, verdict.canonical_key, text),
+        ).fetchone()
+        vectors.upsert(conn, table, int(eid), vector, dim)
+
+    def similar_evidence(self, vector: Any, *, space: str, k: int = 5) -> list[dict[str, Any]]:
+        """The k judged events whose evidence is nearest `vector` (cosine distance, nearest first)."""
+        with self._use(write=False) as conn:
+            found = vectors.find_table(conn, EVIDENCE_PURPOSE, space)
+            if found is None:
+                return []
+            hits = vectors.knn(conn, found[0], vector, k, found[1])
+            out: list[dict[str, Any]] = []
+            for eid, dist in hits:
+                row = conn.execute(
+                    "SELECT dedup_key, role, prompt_version, canonical_key, evidence_text "
+                    "FROM verdict_evidence WHERE id = ?",
+                    (eid,),
+                ).fetchone()
+                if row is not None:
+                    out.append({
+                        "dedup_key": row[0], "role": row[1], "prompt_version": row[2],
+                        "canonical_key": row[3], "evidence_text": row[4], "distance": dist,
+                    })
+            return out
+
+    def _filter(self) -> str:
+        return f" AND ({self.schema.event_filter})" if self.schema.event_filter else ""
+
+    def unjudged(
+        self,
+        *,
+        role: str,
+        prompt_version: int,
+        limit: int | None = None,
+        refresh_summary: bool = False,
+        probe_hydration: bool = True,
+    ) -> list[dict[str, Any]]:
+        """Events lacking a verdict for (role, prompt_version): truly unjudged first, then
+        (with refresh_summary) summary-fidelity ones for a full re-judge, each by event id.
+
+        Each row carries `refresh` (1 for a summary-fidelity re-judge). limit=0 is empty.
+        probe_hydration is accepted for parity with the seed; the store has no transcript
+        access, so a summary row is never dropped here: the caller re-renders its window
+        and skips the ones that no longer resolve.
+        """
+        del probe_hydration
+        if limit is not None and limit <= 0:
+            return []
+        vt = self.schema.verdict_table
+        stmt = (
+            f"SELECT {self._event_select()}, (v.dedup_key IS NOT NULL) AS refresh "
+            f"FROM feedback_events e LEFT JOIN {vt} v ON v.dedup_key = e.dedup_key "
+            "AND v.role = ? AND v.prompt_version = ? "
+            "WHERE (v.dedup_key IS NULL OR (? AND v.fidelity = 'summary'))"
+            f"{self._filter()} ORDER BY (v.dedup_key IS NOT NULL), e.id"
+        )
+        params: list[Any] = [role, int(prompt_version), int(refresh_summary)]
+        if limit is not None:
+            stmt += " LIMIT ?"
+            params.append(int(limit))
+        return self.sql(stmt, params)
+
+    def judged(self, *, role: str, prompt_version: int) -> list[dict[str, Any]]:
+        """Events joined with their (role, prompt_version) verdicts, oldest first; the
+        physical accepted/summary columns come back as `accepted` and `summary`."""
+        s = self.schema
+        stmt = (
+            f"SELECT {self._event_select()}, v.category, v.{s.accepted_column} AS accepted, "
+            f"v.confidence, v.{s.summary_column} AS summary, v.rationale, v.model, "
+            "v.canonical_key, v.fidelity, v.judged_at, v.scope "
+            f"FROM feedback_events e JOIN {s.verdict_table} v ON v.dedup_key = e.dedup_key "
+            f"WHERE v.role = ? AND v.prompt_version = ?{self._filter()} ORDER BY e.id"
+        )
+        rows = self.sql(stmt, (role, int(prompt_version)))
+        for r in rows:
+            r["accepted"] = bool(r["accepted"])
+        return rows

@@ -1,0 +1,476 @@
+"""learn's own tables, next to the feedback ledger in the same database and connection.
+
+runs (with the RunResult JSON, so `learn digest` re-renders without a model call),
+sessions_scanned, candidates (below the threshold too, so names stay stable),
+labels with vectors for nearest-label retrieval, proposals as shown (for
+suppression: was it shown, when, and what was its last occurrence then),
+decisions on proposals, and the embeddings cache.
+
+Every method goes through FeedbackStore's write path, so it joins the caller's
+open transaction() or commits on its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from learn.store import vectors
+from learn.store.feedback import FeedbackStore
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+Decision = Literal["accepted", "edited", "dismissed"]
+LABEL_PURPOSE = "label"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def text_hash(text: str) -> str:
+    """sha256 of the text as typed: the key of cached vectors and stable candidate identity."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    id: int
+    started_at: str
+    finished_at: str | None
+    args: dict[str, Any]
+    usage: dict[str, Any] | None
+    result: dict[str, Any] | None  # RunResult.to_json()
+    result_full: dict[str, Any] | None = None  # every field (learn.store.runs rebuilds from it)
+
+
+@dataclass(frozen=True, slots=True)
+class ScannedSession:
+    session_id: str
+    provider: str
+    project: str | None
+    path: str
+    content_hash: str
+    last_activity: str | None
+    candidate_count: int
+    scanned_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateRow:
+    """One verified candidate to keep; `payload` holds the rest (command, rationale, ...)."""
+
+    session_id: str
+    kind: str
+    text: str
+    source: str = "miner"
+    project: str | None = None
+    occurred_at: str | None = None
+    payload: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCandidate:
+    id: int
+    session_id: str
+    kind: str
+    source: str
+    text: str
+    text_hash: str
+    project: str | None
+    occurred_at: str | None
+    payload: dict[str, Any] | None
+    label: str | None
+    label_run: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ShownProposal:
+    key: str
+    first_shown_at: str
+    last_shown_at: str
+    last_occurrence: str | None  # the newest occurrence when it was last shown
+    covered_when_shown: bool
+    shown_count: int
+    text: str
+    verdict: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRecord:
+    id: int
+    key: str
+    decision: Decision
+    text: str
+    target_file: str | None
+    at: str
+
+
+def _loads(value: Any) -> Any:
+    return None if value is None else json.loads(value)
+
+
+class LearnTables:
+    """Typed access to learn's tables over an open FeedbackStore."""
+
+    def __init__(self, store: FeedbackStore) -> None:
+        self.store = store
+
+    # -- runs --------------------------------------------------------------------
+
+    def start_run(self, args: Mapping[str, Any], *, started_at: str | None = None) -> int:
+        def run(conn: Any) -> int:
+            (rid,) = conn.execute(
+                "INSERT INTO runs (started_at, args_json) VALUES (?, ?) RETURNING id",
+                (started_at or _now(), json.dumps(dict(args), default=str)),
+            ).fetchone()
+            return int(rid)
+
+        return self.store._write(run)
+
+    def finish_run(
+        self,
+        run_id: int,
+        *,
+        usage: Mapping[str, Any] | None,
+        result: Mapping[str, Any] | None,
+        result_full: Mapping[str, Any] | None = None,
+        finished_at: str | None = None,
+    ) -> None:
+        """Close a run with its usage and RunResult JSON (`result` is RunResult.to_json();
+        `result_full` every field, for an exact rebuild: see learn.store.runs)."""
+        n = self.store.execute(
+            "UPDATE runs SET finished_at = ?, usage_json = ?, result_json = ?, "
+            "result_full_json = ? WHERE id = ?",
+            (
+                finished_at or _now(),
+                None if usage is None else json.dumps(dict(usage)),
+                None if result is None else json.dumps(dict(result)),
+                None if result_full is None else json.dumps(dict(result_full), default=str),
+                int(run_id),
+            ),
+        )
+        if n == 0:
+            raise KeyError(f"no run {run_id}")
+
+    def _run(self, row: Mapping[str, Any]) -> RunRecord:
+        return RunRecord(
+            id=int(row["id"]),
+            started_at=row["started_at"],
+            finished_at=row["finished_at"],
+            args=json.loads(row["args_json"]),
+            usage=_loads(row["usage_json"]),
+            result=_loads(row["result_json"]),
+            result_full=_loads(row.get("result_full_json")),
+        )
+
+    def get_run(self, run_id: int) -> RunRecord | None:
+        rows = self.store.sql("SELECT * FROM runs WHERE id = ?", (int(run_id),))
+        return self._run(rows[0]) if rows else None
+
+    def last_run(self, *, finished: bool = True) -> RunRecord | None:
+        """The newest run (only those with a result when `finished`)."""
+        where = "WHERE result_json IS NOT NULL" if finished else ""
+        rows = self.store.sql(f"SELECT * FROM runs {where} ORDER BY id DESC LIMIT 1")
+        return self._run(rows[0]) if rows else None
+
+    # -- sessions ----------------------------------------------------------------
+
+    def record_session(self, s: ScannedSession) -> None:
+        self.store.execute(
+            "INSERT INTO sessions_scanned (session_id, provider, project, path, content_hash, "
+            "last_activity, candidate_count, scanned_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(session_id) DO UPDATE SET provider = excluded.provider, "
+            "project = excluded.project, path = excluded.path, "
+            "content_hash = excluded.content_hash, last_activity = excluded.last_activity, "
+            "candidate_count = excluded.candidate_count, scanned_at = excluded.scanned_at",
+            (s.session_id, s.provider, s.project, s.path, s.content_hash, s.last_activity,
+             int(s.candidate_count), s.scanned_at),
+        )
+
+    def scanned_sessions(self) -> dict[str, ScannedSession]:
+        return {
+            r["session_id"]: ScannedSession(**r)
+            for r in self.store.sql("SELECT * FROM sessions_scanned")
+        }
+
+    # -- candidates --------------------------------------------------------------
+
+    def replace_session_candidates(self, session_id: str, rows: Sequence[CandidateRow]) -> int:
+        """Make the session's stored candidates exactly `rows`; returns how many are new.
+
+        Rows whose (kind, source, text) were already stored keep their id and label;
+        rows no longer present are removed. One transaction.
+        """
+        for r in rows:
+            if r.session_id != session_id:
+                raise ValueError(f"candidate of session {r.session_id} passed for {session_id}")
+
+        def run(conn: Any) -> int:
+            before = {
+                (str(k), str(src), str(h))
+                for k, src, h in conn.execute(
+                    "SELECT kind, source, text_hash FROM candidates WHERE session_id = ?",
+                    (session_id,),
+                ).fetchall()
+            }
+            keep: set[tuple[str, str, str]] = set()
+            for r in rows:
+                h = text_hash(r.text)
+                keep.add((r.kind, r.source, h))
+                conn.execute(
+                    "INSERT INTO candidates (session_id, kind, source, text, text_hash, project, "
+                    "occurred_at, payload_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT(session_id, kind, source, text_hash) DO UPDATE SET "
+                    "project = excluded.project, occurred_at = excluded.occurred_at, "
+                    "payload_json = excluded.payload_json",
+                    (session_id, r.kind, r.source, r.text, h, r.project, r.occurred_at,
+                     None if r.payload is None else json.dumps(dict(r.payload), default=str)),
+                )
+            for kind, source, h in before - keep:
+                conn.execute(
+                    "DELETE FROM candidates WHERE session_id = ? AND kind = ? AND source = ? "
+                    "AND text_hash = ?",
+                    (session_id, kind, source, h),
+                )
+            return len(keep - before)
+
+        return self.store._write(run)
+
+    def candidates(
+        self, *, session_ids: Iterable[str] | None = None, kind: str | None = None
+    ) -> list[StoredCandidate]:
+        where: list[str] = []
+        params: list[Any] = []
+        if session_ids is not None:
+            ids = list(session_ids)
+            if not ids:
+                return []
+            where.append(f"session_id IN ({', '.join('?' * len(ids))})")
+            params.extend(ids)
+        if kind is not None:
+            where.append("kind = ?")
+            params.append(kind)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        return [
+            StoredCandidate(
+                id=int(r["id"]), session_id=r["session_id"], kind=r["kind"], source=r["source"],
+                text=r["text"], text_hash=r["text_hash"], project=r["project"],
+                occurred_at=r["occurred_at"], payload=_loads(r["payload_json"]),
+                label=r["label"], label_run=r["label_run"],
+            )
+            for r in self.store.sql(f"SELECT * FROM candidates {clause} ORDER BY id", params)
+        ]
+
+    def set_labels(self, labels: Mapping[int, str], *, run_id: int | None) -> int:
+        """Assign labels to candidates by id; returns rows updated."""
+        return self.store.executemany(
+            "UPDATE candidates SET label = ?, label_run = ? WHERE id = ?",
+            [(label, run_id, int(cid)) for cid, label in labels.items()],
+        )
+
+    def known_labels_by_text(self, kind: str) -> dict[str, str]:
+        """text_hash -> label for already-labelled candidates of `kind` (newest label wins),
+        so the same words get the same name in every run."""
+        rows = self.store.sql(
+            "SELECT text_hash, label FROM candidates WHERE kind = ? AND label IS NOT NULL "
+            "ORDER BY COALESCE(label_run, 0), id",
+            (kind,),
+        )
+        return {r["text_hash"]: r["label"] for r in rows}
+
+    # -- labels ------------------------------------------------------------------
+
+    def put_label(self, label: str, kind: str, vector: Any, *, space: str, text: str = "") -> int:
+        """Record that an occurrence with `vector` (in `space`) was named `label`.
+
+        Labels are unique per (label, kind); each distinct vector becomes one more
+        example of it (the same vector twice is stored once), so a label is found
+        by whichever of its wordings a new candidate resembles. Returns the label id.
+        """
+
+        def run(conn: Any) -> int:
+            (lid,) = conn.execute(
+                "INSERT INTO labels (label, kind, text, created_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(label, kind) DO UPDATE SET text = CASE WHEN excluded.text != '' "
+                "THEN excluded.text ELSE labels.text END RETURNING id",
+                (label, kind, text, _now()),
+            ).fetchone()
+            blob = vectors.to_blob(vector)
+            row = conn.execute(
+                "INSERT INTO label_examples (label_id, space, vector_hash) VALUES (?, ?, ?) "
+                "ON CONFLICT(label_id, space, vector_hash) DO NOTHING RETURNING id",
+                (int(lid), space, hashlib.sha256(blob).hexdigest()),
+            ).fetchone()
+            if row is not None:
+                dim = len(blob) // 4
+                table = vectors.ensure_table(conn, LABEL_PURPOSE, space, dim, metadata=("kind",))
+                vectors.upsert(conn, table, int(row[0]), vector, dim, kind=kind)
+            return int(lid)
+
+        return self.store._write(run)
+
+    def labels(self, kind: str | None = None) -> list[tuple[str, str]]:
+        """(label, kind) of every known label."""
+        where, params = ("WHERE kind = ?", (kind,)) if kind else ("", ())
+        return [
+            (r["label"], r["kind"])
+            for r in self.store.sql(f"SELECT label, kind FROM labels {where} ORDER BY id", params)
+        ]
+
+    def nearest_labels(
+        self, vector: Any, kind: str, k: int = 5, *, space: str
+    ) -> list[tuple[str, float]]:
+        """Up to k distinct labels of `kind` nearest `vector` in `space`, as (label, cosine
+        distance of its nearest example), nearest first."""
+        if k <= 0:
+            return []
+        with self.store._use(write=False) as conn:
+            found = vectors.find_table(conn, LABEL_PURPOSE, space)
+            if found is None:
+                return []
+            table, dim = found
+            (total,) = conn.execute(
+                "SELECT COUNT(*) FROM label_examples x JOIN labels l ON l.id = x.label_id "
+                "WHERE x.space = ? AND l.kind = ?",
+                (space, kind),
+            ).fetchone()
+            # Ask for more examples than labels (one label may hold many of the nearest
+            # examples), widening until k distinct labels or every example is seen.
+            want = min(int(total), max(4 * k, 32))
+            best: dict[str, float] = {}
+            while True:
+                best.clear()
+                for xid, dist in vectors.knn(conn, table, vector, min(want, vectors.MAX_K), dim,
+                                             kind=kind):
+                    row = conn.execute(
+                        "SELECT l.label FROM label_examples x JOIN labels l ON l.id = x.label_id "
+                        "WHERE x.id = ?",
+                        (xid,),
+                    ).fetchone()
+                    if row is not None and str(row[0]) not in best:
+                        best[str(row[0])] = dist
+                if len(best) >= k or want >= min(int(total), vectors.MAX_K):
+                    break
+                want *= 4
+            return sorted(best.items(), key=lambda item: (item[1], item[0]))[:k]
+
+    # -- proposals and decisions -----------------------------------------------------
+
+    def mark_shown(
+        self,
+        key: str,
+        *,
+        last_occurrence: str | None,
+        covered: bool = False,
+        text: str = "",
+        verdict: Mapping[str, Any] | None = None,
+        at: str | None = None,
+    ) -> None:
+        """Record that proposal `key` ("kind:label") was shown, with its newest occurrence then."""
+        when = at or _now()
+        self.store.execute(
+            "INSERT INTO proposals (key, first_shown_at, last_shown_at, last_occurrence, "
+            "covered_when_shown, shown_count, text, verdict_json) VALUES (?, ?, ?, ?, ?, 1, ?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET last_shown_at = excluded.last_shown_at, "
+            "last_occurrence = excluded.last_occurrence, "
+            "covered_when_shown = excluded.covered_when_shown, "
+            "shown_count = proposals.shown_count + 1, text = excluded.text, "
+            "verdict_json = excluded.verdict_json",
+            (key, when, when, last_occurrence, int(covered), text,
+             None if verdict is None else json.dumps(dict(verdict), default=str)),
+        )
+
+    def shown(self, key: str) -> ShownProposal | None:
+        rows = self.store.sql("SELECT * FROM proposals WHERE key = ?", (key,))
+        if not rows:
+            return None
+        r = rows[0]
+        return ShownProposal(
+            key=r["key"], first_shown_at=r["first_shown_at"], last_shown_at=r["last_shown_at"],
+            last_occurrence=r["last_occurrence"], covered_when_shown=bool(r["covered_when_shown"]),
+            shown_count=int(r["shown_count"]), text=r["text"], verdict=_loads(r["verdict_json"]),
+        )
+
+    def shown_all(self) -> dict[str, ShownProposal]:
+        out: dict[str, ShownProposal] = {}
+        for r in self.store.sql("SELECT key FROM proposals"):
+            sp = self.shown(r["key"])
+            if sp is not None:
+                out[sp.key] = sp
+        return out
+
+    def record_decision(
+        self, key: str, decision: Decision, *, text: str = "", target_file: str | None = None,
+        at: str | None = None,
+    ) -> int:
+        if decision not in ("accepted", "edited", "dismissed"):
+            raise ValueError(f"decision must be accepted, edited or dismissed, not {decision!r}")
+
+        def run(conn: Any) -> int:
+            (did,) = conn.execute(
+                "INSERT INTO decisions (key, decision, text, target_file, at) "
+                "VALUES (?, ?, ?, ?, ?) RETURNING id",
+                (key, decision, text, target_file, at or _now()),
+            ).fetchone()
+            return int(did)
+
+        return self.store._write(run)
+
+    def decisions(self, key: str | None = None) -> list[DecisionRecord]:
+        where, params = ("WHERE key = ?", (key,)) if key is not None else ("", ())
+        return [
+            DecisionRecord(id=int(r["id"]), key=r["key"], decision=r["decision"], text=r["text"],
+                           target_file=r["target_file"], at=r["at"])
+            for r in self.store.sql(f"SELECT * FROM decisions {where} ORDER BY at, id", params)
+        ]
+
+    # -- embeddings cache ----------------------------------------------------------
+
+    def cached_vectors(self, space: str, hashes: Iterable[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """text_hash -> vector for the hashes cached in `space` (missing ones are absent)."""
+        wanted = list(dict.fromkeys(hashes))
+        out: dict[str, npt.NDArray[np.float32]] = {}
+        # SQLite caps bound parameters; 500 per query stays far below every build's limit.
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = self.store.sql(
+                f"SELECT text_hash, vector FROM embedding_cache WHERE space = ? "
+                f"AND text_hash IN ({', '.join('?' * len(chunk))})",
+                (space, *chunk),
+            )
+            for r in rows:
+                out[r["text_hash"]] = vectors.from_blob(r["vector"])
+        return out
+
+    def put_vectors(self, space: str, items: Mapping[str, Any]) -> int:
+        """Cache vectors by text_hash in `space`; returns rows written."""
+        return self.store.executemany(
+            "INSERT INTO embedding_cache (space, text_hash, vector) VALUES (?, ?, ?) "
+            "ON CONFLICT(space, text_hash) DO UPDATE SET vector = excluded.vector",
+            [(space, h, vectors.to_blob(v)) for h, v in items.items()],
+        )
+
+    def embed_cached(self, embedder: Any, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """embedder.embed(texts), reusing and filling the cache (vectors keyed on
+        (embedder.name, sha256(text)))."""
+        import numpy as np
+
+        hashes = [text_hash(t) for t in texts]
+        have = self.cached_vectors(embedder.name, hashes)
+        todo = [i for i, h in enumerate(hashes) if h not in have]
+        out = np.zeros((len(texts), int(embedder.dim)), dtype=np.float32)
+        if todo:
+            fresh = embedder.embed([texts[i] for i in todo])
+            self.put_vectors(embedder.name, {hashes[i]: fresh[j] for j, i in enumerate(todo)})
+            for j, i in enumerate(todo):
+                have[hashes[i]] = fresh[j]
+        for i, h in enumerate(hashes):
+            out[i] = have[h]
+        return out

@@ -1,0 +1,101 @@
+"""Runs on record: the hooks the surfaces call (learn.report.runs finds them by name).
+
+`load_latest_run(since)` gives `learn digest` the last run's RunResult with no
+model call; `record_decision(...)` remembers what the user did with a proposal.
+Both open the default store (data_dir()/learn.db) unless given a path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from learn.paths import data_dir
+from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
+
+Decision = Literal["accepted", "edited", "dismissed"]
+STORE_FILENAME = "learn.db"
+
+
+def default_store_path() -> Path:
+    return data_dir() / STORE_FILENAME
+
+
+def result_to_full_json(result: RunResult) -> dict[str, Any]:
+    """Every field of the RunResult (to_json() drops some: quotes' projects, rationales)."""
+    return dataclasses.asdict(result)
+
+
+def _verdict(data: dict[str, Any] | None) -> Verdict | None:
+    return None if data is None else Verdict(**data)
+
+
+def _proposal(data: dict[str, Any]) -> Proposal:
+    fields = dict(data)
+    fields["quotes"] = tuple(Quote(**q) for q in fields.get("quotes", ()))
+    fields["intervening_commands"] = tuple(fields.get("intervening_commands", ()))
+    fields["edited_files"] = tuple(fields.get("edited_files", ()))
+    fields["verdict"] = _verdict(fields.get("verdict"))
+    return Proposal(**fields)
+
+
+def result_from_full_json(data: dict[str, Any]) -> RunResult:
+    return RunResult(
+        proposals=tuple(_proposal(p) for p in data.get("proposals", ())),
+        funnel=Funnel(**data.get("funnel", {})),
+        usage=RunUsage(**data.get("usage", {})),
+        window_start=data.get("window_start"),
+        window_end=data.get("window_end"),
+        projects=tuple(data.get("projects", ())),
+        failures=tuple(data.get("failures", ())),
+        coverage_failed=bool(data.get("coverage_failed", False)),
+        offline=bool(data.get("offline", False)),
+        extra=dict(data.get("extra", {})),
+    )
+
+
+def _parse(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def load_latest_run(since: datetime | None, *, path: Path | None = None) -> RunResult | None:
+    """The newest stored run that finished at or after `since` (any run when None)."""
+    import json
+
+    from learn.store.feedback import FeedbackStore
+
+    db = path or default_store_path()
+    if not db.is_file():
+        return None
+    if since is not None and since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)
+    with FeedbackStore.open(db) as store:
+        rows = store.sql(
+            "SELECT finished_at, result_full_json FROM runs "
+            "WHERE result_full_json IS NOT NULL ORDER BY id DESC"
+        )
+    for row in rows:
+        finished = _parse(row["finished_at"])
+        if since is not None and (finished is None or finished < since):
+            continue
+        return result_from_full_json(json.loads(row["result_full_json"]))
+    return None
+
+
+def record_decision(
+    key: str, decision: Decision, text: str, target: str | None, *, path: Path | None = None
+) -> None:
+    """Remember what the user did with proposal `key` ("kind:label")."""
+    from learn.store.feedback import FeedbackStore
+    from learn.store.learn_tables import LearnTables
+
+    with FeedbackStore.open(path or default_store_path()) as store:
+        LearnTables(store).record_decision(key, decision, text=text, target_file=target)

@@ -1,0 +1,137 @@
+"""The Claude Code plugin and `learn install-claude-command`: layout, frontmatter, and the
+command's `!` shell line, run against a fake `learn` that records its argv."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from learn.commands.install_claude_command import command as install
+from learn.commands.install_claude_command import command_text
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGIN = ROOT / "integrations" / "claude-code"
+COMMAND = PLUGIN / "commands" / "learn.md"
+
+
+def frontmatter(text: str) -> tuple[dict[str, str], str]:
+    m = re.match(r"^---\n(.*?)\n---\n(.*)$", text, re.S)
+    assert m, "no frontmatter"
+    fields = {}
+    for line in m.group(1).splitlines():
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    return fields, m.group(2)
+
+
+def shell_lines(body: str) -> list[str]:
+    return re.findall(r"!`([^`]+)`", body)
+
+
+def test_plugin_manifest_layout() -> None:
+    manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "learn"
+    for key in ("version", "description", "author", "license"):
+        assert manifest.get(key), key
+    # Declaring hooks in plugin.json breaks loading when hooks/hooks.json also exists.
+    assert "hooks" not in manifest
+    market = json.loads((PLUGIN / ".claude-plugin" / "marketplace.json").read_text())
+    assert market["owner"]["name"]
+    entry = next(p for p in market["plugins"] if p["name"] == "learn")
+    assert (PLUGIN / entry["source"] / ".claude-plugin" / "plugin.json").is_file()
+    assert (PLUGIN / "README.md").read_text().count("learn@" + market["name"]) >= 1
+
+
+def test_command_file_is_the_packaged_one() -> None:
+    # The installer ships a copy inside the package; the two must never drift.
+    assert COMMAND.read_text() == command_text()
+
+
+def test_frontmatter_covers_exactly_the_shell_line() -> None:
+    fields, body = frontmatter(COMMAND.read_text())
+    assert fields["disable-model-invocation"] == "true"
+    assert 0 < len(fields["description"]) <= 60
+    assert fields["argument-hint"]
+    lines = shell_lines(body)
+    assert len(lines) == 1
+    allowed = [t.strip() for t in fields["allowed-tools"].split(",")]
+    bash = [t for t in allowed if t.startswith("Bash(")]
+    assert bash == ["Bash(learn run:*)"]
+    prefix = bash[0][len("Bash("):-len(":*)")]
+    assert lines[0].startswith(prefix + " ")
+    # The digest (marker first) is the first thing in the expanded prompt.
+    assert body.lstrip().startswith("!`")
+    assert "learn apply" in body and "approve" in body
+
+
+def run_command_line(tmp_path: Path, arguments: str) -> list[str]:
+    """Expand $ARGUMENTS like Claude Code, then run the line with a fake `learn` on PATH."""
+    _, body = frontmatter(COMMAND.read_text())
+    line = shell_lines(body)[0].replace("$ARGUMENTS", arguments)
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    log = tmp_path / "argv.json"
+    fake = bindir / "learn"
+    fake.write_text("#!/usr/bin/env python3\nimport json, sys\n"
+                    f"json.dump(sys.argv[1:], open({str(log)!r}, 'w'))\n"
+                    "print('[learn-digest] Read 3 sessions.')\n")
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.run(["/bin/bash", "-c", line], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=30, check=True)
+    assert proc.stdout.startswith("[learn-digest]")
+    argv: list[str] = json.loads(log.read_text())
+    return argv
+
+
+def test_shell_line_runs_learn_with_the_flags(tmp_path: Path) -> None:
+    argv = run_command_line(tmp_path, "")
+    assert argv[0] == "run"
+    assert "--yes" in argv and "--quiet" in argv
+    assert argv[argv.index("--backend") + 1] == "auto"
+    assert "--json" not in argv  # markdown is what the prompt needs
+    argv = run_command_line(tmp_path, "--since 7d --all-projects")
+    assert argv[-3:] == ["--since", "7d", "--all-projects"]
+
+
+def test_install_user_then_idempotent_then_no_clobber(tmp_path: Path) -> None:
+    home = Path(os.environ["HOME"])
+    dest = home / ".claude" / "commands" / "learn.md"
+    res = CliRunner().invoke(install, [])
+    assert res.exit_code == 0, res.output
+    assert dest.read_text() == command_text()
+    res = CliRunner().invoke(install, ["--user"])
+    assert res.exit_code == 0 and "already installed" in res.output
+
+    dest.write_text("my own /learn command\n")
+    res = CliRunner().invoke(install, [])
+    assert res.exit_code != 0 and "--force" in res.output
+    assert dest.read_text() == "my own /learn command\n"
+    res = CliRunner().invoke(install, ["--force"])
+    assert res.exit_code == 0
+    assert dest.read_text() == command_text()
+    backups = list((home / ".local" / "share" / "learn" / "backups").iterdir())
+    assert [b.read_text() for b in backups] == ["my own /learn command\n"]
+
+
+def test_install_project(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / "sub").mkdir()
+    res = CliRunner().invoke(install, ["--project", "--project-dir", str(project / "sub")])
+    assert res.exit_code == 0, res.output
+    assert (project / ".claude" / "commands" / "learn.md").read_text() == command_text()
+
+
+@pytest.mark.parametrize("arguments", ["", "--since 30d"])
+def test_shell_line_is_valid_posix_sh(arguments: str) -> None:
+    _, body = frontmatter(COMMAND.read_text())
+    line = shell_lines(body)[0].replace("$ARGUMENTS", arguments)
+    assert shlex.split(line)[:2] == ["learn", "run"]

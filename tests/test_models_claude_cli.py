@@ -1,0 +1,122 @@
+"""The claude-cli backend against a stub `claude` executable on PATH."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from fakes.claude_stub import ClaudeStub, print_result, write_claude_stub
+
+from learn.models.base import ModelError, ModelRequest, ToolSpec
+from learn.models.claude_cli import ClaudeCliBackend, parse_outcome
+
+SCHEMA = {"type": "object", "properties": {"candidates": {"type": "array"}}, "required": ["candidates"]}
+TOOL = ToolSpec("record_candidates", "Record candidates.", SCHEMA)
+ANSWER = {"candidates": [{"kind": "directive", "text": "use bun"}]}
+
+
+def request(user: str = "USER: use bun\nUSER: again, bun") -> ModelRequest:
+    return ModelRequest("mine", "claude-haiku-4-5", "You read transcripts.", TOOL, user)
+
+
+def on_path(stub: ClaudeStub, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", f"{stub.path.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def test_structured_output_is_the_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stub = write_claude_stub(tmp_path / "bin", stdout=print_result(ANSWER, total_cost_usd=0.0123))
+    on_path(stub, monkeypatch)
+    monkeypatch.setenv("CLAUDECODE", "1")  # as when /learn runs us inside Claude Code
+    response = ClaudeCliBackend().call(request())
+    assert response.tool_input == ANSWER
+    assert response.model == "claude-haiku-4-5-20251001"
+    u = response.usage
+    assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens) == (12, 34, 5000, 600)
+    assert u.cost_usd == pytest.approx(0.0123) and u.calls == 1
+
+    (call,) = stub.calls()
+    argv = call["argv"]
+    assert argv[0] == "-p"
+    assert "--no-session-persistence" in argv
+    assert argv[argv.index("--output-format") + 1] == "json"
+    assert argv[argv.index("--model") + 1] == "claude-haiku-4-5"
+    assert argv[argv.index("--system-prompt") + 1] == "You read transcripts."
+    assert json.loads(argv[argv.index("--json-schema") + 1]) == SCHEMA
+    # The transcript goes on stdin, never on the command line.
+    assert call["stdin"] == request().user
+    assert not any("use bun" in a for a in argv)
+    assert call["env"]["CLAUDECODE"] is None
+    assert Path(call["cwd"]).name.startswith("learn-claude-")
+
+
+def test_result_text_json_is_the_fallback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = 'Here you go:\n```json\n{"candidates": [{"kind": "fix", "text": "run make"}]}\n```'
+    on_path(write_claude_stub(tmp_path / "bin", stdout=print_result(None, result=text)), monkeypatch)
+    assert ClaudeCliBackend().call(request()).tool_input == {
+        "candidates": [{"kind": "fix", "text": "run make"}]
+    }
+
+
+def test_prefixed_json_in_result_is_accepted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = 'Answer: {"candidates": []} done'
+    on_path(write_claude_stub(tmp_path / "bin", stdout=print_result(None, result=text)), monkeypatch)
+    assert ClaudeCliBackend().call(request()).tool_input == {"candidates": []}
+
+
+def test_no_json_anywhere_is_a_model_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    on_path(write_claude_stub(tmp_path / "bin", stdout=print_result(None, result="I could not.")), monkeypatch)
+    with pytest.raises(ModelError, match="no structured output"):
+        ClaudeCliBackend().call(request())
+
+
+def test_is_error_result_is_a_model_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = print_result(
+        None, is_error=True, subtype="error_max_structured_output_retries",
+        errors=["could not produce valid structured output"],
+    )
+    on_path(write_claude_stub(tmp_path / "bin", stdout=out, exit_code=1), monkeypatch)
+    with pytest.raises(ModelError, match="error_max_structured_output_retries: could not produce"):
+        ClaudeCliBackend().call(request())
+
+
+def test_nonzero_exit_names_the_first_stderr_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stub = write_claude_stub(
+        tmp_path / "bin", stderr="\nInvalid API key · Please run /login\nmore detail\n", exit_code=1
+    )
+    on_path(stub, monkeypatch)
+    with pytest.raises(ModelError) as info:
+        ClaudeCliBackend().call(request())
+    assert str(info.value) == "claude-cli record_candidates: exit 1: Invalid API key · Please run /login"
+
+
+def test_garbage_stdout_is_a_model_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    on_path(write_claude_stub(tmp_path / "bin", stdout="not json at all"), monkeypatch)
+    with pytest.raises(ModelError, match="unparseable output"):
+        ClaudeCliBackend().call(request())
+
+
+def test_timeout_is_a_model_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    on_path(write_claude_stub(tmp_path / "bin", stdout=print_result(ANSWER), sleep=5), monkeypatch)
+    with pytest.raises(ModelError, match=r"timed out after 0\.5s"):
+        ClaudeCliBackend(timeout=0.5).call(request())
+
+
+def test_missing_binary_has_a_hint(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="not found on PATH; install Claude Code"):
+        ClaudeCliBackend(binary=str(tmp_path / "nope" / "claude")).call(request())
+
+
+def test_explicit_binary_path_is_used(tmp_path: Path) -> None:
+    stub = write_claude_stub(tmp_path / "elsewhere", stdout=print_result(ANSWER), name="my-claude")
+    assert ClaudeCliBackend(binary=str(stub.path)).call(request()).tool_input == ANSWER
+    assert len(stub.calls()) == 1
+
+
+def test_verbose_array_output_parses() -> None:
+    raw = json.dumps(
+        [{"type": "system", "subtype": "init"}, json.loads(print_result(ANSWER, total_cost_usd=0.5))]
+    ).encode()
+    outcome = parse_outcome(raw)
+    assert outcome.structured_output == ANSWER and outcome.total_cost_usd == 0.5

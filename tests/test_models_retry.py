@@ -1,0 +1,173 @@
+"""Retry policy and the shared rate limiter, on fake clocks (no sleeping)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from learn.models.base import ModelError
+from learn.models.ratelimit import RateLimiter
+from learn.models.retry import (
+    RetryPolicy,
+    TransientError,
+    is_retryable_status,
+    parse_retry_after,
+    run_with_retries,
+)
+
+
+class FakeClock:
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def test_parse_retry_after_forms() -> None:
+    assert parse_retry_after({"retry-after": "3"}) == 3.0
+    assert parse_retry_after({"retry-after": "0"}) == 0.0
+    assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert parse_retry_after({"retry-after-ms": "junk", "retry-after": "2"}) == 2.0
+    assert parse_retry_after({"retry-after": "-5"}) == 0.0
+    assert parse_retry_after({}) is None
+    assert parse_retry_after({"retry-after": "soon"}) is None
+    date = "Wed, 21 Oct 2026 07:28:10 GMT"
+    import email.utils
+
+    at = email.utils.parsedate_to_datetime(date).timestamp()
+    assert parse_retry_after({"retry-after": date}, now=at - 12) == pytest.approx(12.0)
+
+
+def test_retryable_statuses() -> None:
+    assert all(is_retryable_status(s) for s in (408, 409, 429, 500, 502, 503, 529))
+    assert not any(is_retryable_status(s) for s in (400, 401, 403, 404, 413, 422))
+    assert not is_retryable_status(500, {"x-should-retry": "false"})
+    assert is_retryable_status(400, {"x-should-retry": "true"})
+
+
+def test_retries_transient_then_returns() -> None:
+    waits: list[float] = []
+    outcomes: list[Exception | str] = [TransientError("overloaded", status=529), "ok"]
+
+    def attempt() -> str:
+        item = outcomes.pop(0)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    assert run_with_retries(attempt, RetryPolicy(sleep=waits.append), what="t") == "ok"
+    assert len(waits) == 1 and 0 < waits[0] <= 2.0  # first backoff: ~1 s + jitter
+
+
+def test_backoff_grows_and_is_capped() -> None:
+    waits: list[float] = []
+
+    def attempt() -> None:
+        raise TransientError("boom", status=500)
+
+    policy = RetryPolicy(max_attempts=8, initial_backoff=1.0, max_backoff=10.0, jitter=0.0, sleep=waits.append)
+    with pytest.raises(ModelError, match="gave up after 8 attempts: HTTP 500 boom"):
+        run_with_retries(attempt, policy, what="t")
+    assert waits == [1.0, 2.0, 4.0, 8.0, 10.0, 10.0, 10.0]
+
+
+def test_server_retry_after_is_honoured_and_capped() -> None:
+    waits: list[float] = []
+    errors = [TransientError("rate", status=429, retry_after=4.0), TransientError("rate", status=429, retry_after=1e6)]
+
+    def attempt() -> str:
+        if errors:
+            raise errors.pop(0)
+        return "ok"
+
+    run_with_retries(attempt, RetryPolicy(max_retry_after=300.0, sleep=waits.append), what="t")
+    assert waits == [4.0, 300.0]
+
+
+def test_final_errors_are_not_retried() -> None:
+    calls = []
+
+    def attempt() -> None:
+        calls.append(1)
+        raise ModelError("bad request")
+
+    with pytest.raises(ModelError, match="bad request"):
+        run_with_retries(attempt, RetryPolicy(sleep=lambda s: None), what="t")
+    assert len(calls) == 1
+
+
+def test_token_bucket_spaces_requests_at_the_rate() -> None:
+    clock = FakeClock()
+    limiter = RateLimiter(60, None, burst=2, clock=clock, sleep=clock.sleep)
+    for _ in range(5):
+        with limiter.slot():
+            pass
+    # Two go at once (burst), then one per second at 60/min.
+    assert sum(clock.slept) == pytest.approx(3.0)
+    assert clock.now == pytest.approx(1003.0)
+
+
+def test_pause_holds_every_worker_until_it_ends() -> None:
+    clock = FakeClock()
+    limiter = RateLimiter(None, None, clock=clock, sleep=clock.sleep)
+    limiter.pause(20)
+    limiter.pause(5)  # a shorter pause never shortens a longer one
+    limiter.acquire()
+    assert clock.now == pytest.approx(1020.0)
+    limiter.release()
+
+
+def test_in_flight_cap_blocks_until_release() -> None:
+    limiter = RateLimiter(None, 2)
+    limiter.acquire()
+    limiter.acquire()
+    got_third = threading.Event()
+
+    def third() -> None:
+        limiter.acquire()
+        got_third.set()
+
+    worker = threading.Thread(target=third, daemon=True)
+    worker.start()
+    assert not got_third.wait(0.1)
+    assert limiter.in_flight == 2
+    limiter.release()
+    assert got_third.wait(2.0)
+    worker.join(2.0)
+    assert limiter.in_flight == 2
+
+
+def test_many_threads_never_exceed_the_cap() -> None:
+    limiter = RateLimiter(None, 3)
+    peak = [0]
+    lock = threading.Lock()
+
+    def work() -> None:
+        for _ in range(20):
+            with limiter.slot():
+                with lock:
+                    peak[0] = max(peak[0], limiter.in_flight)
+                time.sleep(0.0005)
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert peak[0] == 3
+    assert limiter.in_flight == 0
+
+
+def test_invalid_limits_are_rejected() -> None:
+    with pytest.raises(ValueError):
+        RateLimiter(0, 1)
+    with pytest.raises(ValueError):
+        RateLimiter(10, 0)

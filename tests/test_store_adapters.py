@@ -1,0 +1,145 @@
+"""The pipeline's store adapters and the surfaces' run hooks, on a real database file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from learn.embed.tfidf import TfidfEmbedder
+from learn.mining.candidate import MinedCandidate, SessionCandidates
+from learn.reduce.naming import NamingResult, NamingStats
+from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
+from learn.store.adapters import open_learn_store
+from learn.store.runs import default_store_path, load_latest_run, record_decision
+
+
+@dataclass(frozen=True)
+class FakeSession:
+    id: str
+    path: Path | None
+
+
+def _verdict(summary: str, key: str | None, accepted: bool = True) -> Verdict:
+    return Verdict(accepted=accepted, summary=summary, category="tooling", scope="project",
+                   confidence=0.8, rationale="r", canonical_key=key, model="m")
+
+
+def _result() -> RunResult:
+    p = Proposal(
+        kind="directive", label="use-bun", text="use bun, not npm", sessions=2, count=3,
+        last_seen="2026-01-03T00:00:00+00:00",
+        quotes=(Quote("s1", "use bun, not npm", "2026-01-02T00:00:00+00:00", project="/p"),),
+        intervening_commands=("npm i",), verdict=_verdict("Use bun.", "use-bun"),
+    )
+    q = Proposal(kind="request", label="write-changelog", text="update the changelog",
+                 sessions=3, count=3, last_seen=None, quotes=(), status="restated")
+    return RunResult(proposals=(p, q), funnel=Funnel(candidates=5, shown=2),
+                     usage=RunUsage(model_calls=4, cost_usd=0.01), window_start="a",
+                     window_end="b", projects=("/p",), extra={"naming": {"calls": 1}})
+
+
+def test_scan_labels_and_run_round_trip(tmp_path: Path) -> None:
+    transcript = tmp_path / "s1.jsonl"
+    transcript.write_text('{"type": "user"}\n')
+    cands = (MinedCandidate("directive", "use bun, not npm"),
+             MinedCandidate("fix", "pin node", command="nvm use 20", source="miner"))
+    sc = [SessionCandidates("s1", "claude", "/p", "2026-01-02T00:00:00+00:00", cands)]
+    emb = TfidfEmbedder()
+    db = tmp_path / "learn.db"
+    with open_learn_store(db) as ls:
+        ls.record_scan([FakeSession("s1", transcript)], sc)  # type: ignore[list-item]
+        ls.record_scan([FakeSession("s1", transcript)], sc)  # type: ignore[list-item]
+        scanned = ls.tables.scanned_sessions()["s1"]
+        assert scanned.candidate_count == 2 and len(scanned.content_hash) == 64
+        stored = ls.tables.candidates()
+        assert [c.text for c in stored] == ["use bun, not npm", "pin node"]
+        assert stored[1].payload is not None and stored[1].payload["command"] == "nvm use 20"
+
+        cached = ls.cached_embedder(emb)
+        assert (cached.name, cached.dim) == (emb.name, emb.dim)
+        vecs = cached.embed([c.text for c in cands])
+        np.testing.assert_array_equal(vecs, emb.embed([c.text for c in cands]))
+        assert len(ls.tables.cached_vectors(emb.name, [])) == 0
+        assert ls.store.sql("SELECT COUNT(*) AS n FROM embedding_cache") == [{"n": 2}]
+
+        naming = NamingResult(
+            labels=("use-bun", "pin-node-version"), stats=NamingStats(),
+            examples=(("directive", "use-bun", vecs[0]), ("fix", "pin-node-version", vecs[1])),
+        )
+        ls.remember_labels(naming, sc, cached)
+        assert [c.label for c in ls.tables.candidates()] == ["use-bun", "pin-node-version"]
+        index = ls.label_index(cached)
+        assert index.nearest(vecs[0], "directive", 3)[0][0] == "use-bun"
+        assert index.nearest(vecs[0], "request", 3) == []
+        assert index.labels("fix") == {"pin-node-version"}
+
+        assert ls.shown_state().get("directive:use-bun") is None
+        result = _result()
+        ls.record_run(result)
+        rec = ls.shown_state().get("directive:use-bun")
+        assert rec is not None and rec.shown_at == "2026-01-03T00:00:00+00:00" and not rec.covered
+        rec2 = ls.shown_state().get("request:write-changelog")
+        assert rec2 is not None and rec2.covered and rec2.last_seen is None
+
+    assert load_latest_run(None, path=db) == result
+    assert load_latest_run(datetime.now(UTC) + timedelta(days=1), path=db) is None
+    assert load_latest_run(datetime.now(UTC) - timedelta(days=1), path=db) == result
+    assert load_latest_run(None, path=tmp_path / "absent.db") is None
+
+
+def test_record_run_without_shown(tmp_path: Path) -> None:
+    with open_learn_store(tmp_path / "l.db") as ls:
+        ls.record_run(_result(), remember_shown=False)
+        assert ls.shown_state().get("directive:use-bun") is None
+        assert ls.tables.last_run() is not None
+
+
+def test_hooks_use_the_default_store() -> None:
+    record_decision("directive:use-bun", "accepted", "Use bun.", "/p/CLAUDE.md")
+    assert default_store_path().is_file()
+    with open_learn_store() as ls:
+        (d,) = ls.tables.decisions()
+        assert (d.key, d.decision, d.target_file) == ("directive:use-bun", "accepted",
+                                                      "/p/CLAUDE.md")
+    assert load_latest_run(None) is None
+
+
+def test_verdict_memory(tmp_path: Path) -> None:
+    emb = TfidfEmbedder()
+    v = emb.embed(["use bun, not npm", "use bun instead of npm please", "keep answers short"])
+    with open_learn_store(tmp_path / "l.db") as ls:
+        mem = ls.verdict_memory(emb)
+        assert mem.get("directive:use-bun", "judge", 1) is None
+        mem.record("directive:use-bun", "judge", 1, _verdict("Use bun.", "use-bun"), v[0])
+        mem.record("directive:use-bun", "judge", 1, _verdict("Other.", "x"), v[0])  # no-op
+        got = mem.get("directive:use-bun", "judge", 1)
+        assert got == _verdict("Use bun.", "use-bun")
+        mem.record("directive:be-brief", "judge", 1, _verdict("Be brief.", None), v[2])
+
+        near = mem.nearest_verdict
+        # by canonical key, any distance
+        assert near(v[2], "use-bun", role="judge", prompt_version=1, max_distance=0.0) == got
+        # by distance, within reach, same kind only
+        assert near(v[1], None, role="judge", prompt_version=1, max_distance=0.9,
+                    kind="directive") == got
+        assert near(v[1], None, role="judge", prompt_version=1, max_distance=0.9,
+                    kind="request") is None
+        assert near(v[1], None, role="judge", prompt_version=1, max_distance=0.01) is None
+        assert near(v[1], None, role="judge", prompt_version=2, max_distance=0.9) is None
+        # a verdict without canonical_key keeps no evidence, so distance never finds it
+        assert near(v[2], None, role="judge", prompt_version=1, max_distance=0.05) is None
+        assert mem.get("directive:be-brief", "judge", 1) == _verdict("Be brief.", None)
+
+
+def test_verdict_memory_joins_an_open_transaction(tmp_path: Path) -> None:
+    emb = TfidfEmbedder()
+    with open_learn_store(tmp_path / "l.db") as ls:
+        mem = ls.verdict_memory(emb)
+        with pytest.raises(RuntimeError), ls.store.transaction():
+            mem.record("directive:a", "judge", 1, _verdict("A.", "a"), emb.embed(["a"])[0])
+            raise RuntimeError("abort")
+        assert mem.get("directive:a", "judge", 1) is None

@@ -1,0 +1,158 @@
+"""Crash safety, concurrent processes and file permissions, with real processes and files."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from learn.store import FeedbackStore, StoreBusyError
+
+# A writer process: opens the store, inserts rows inside one transaction, says
+# "ready" and then either waits to be killed (crash) or commits after a pause.
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from dataclasses import dataclass
+    from learn.store import FeedbackStore
+
+    @dataclass(frozen=True)
+    class C:
+        dedup_key: str
+        text: str
+        source_kind: str = "denial"
+        occurred_at: str = "2026-01-01T00:00:00+00:00"
+        window: object = None
+        ref: object = None
+        signal: object = None
+        session_id: str = "s"
+        cc_version: str = None
+        payload: dict = None
+
+    path, mode, hold = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    store = FeedbackStore.open(path)
+    with store.transaction():
+        store.record_file_scan("/t/" + mode, 1.0, [C(f"{mode}-{i}", "x" * 200) for i in range(500)])
+        store.execute("INSERT INTO runs (started_at) VALUES ('now')")
+        print("ready", flush=True)
+        if mode == "crash":
+            time.sleep(60)
+        time.sleep(hold)
+    print("committed", flush=True)
+    store.close()
+    """
+)
+
+
+def _spawn(tmp_path: Path, db: Path, mode: str, hold: float = 0.0) -> subprocess.Popen[str]:
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(db), mode, str(hold)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline().strip()
+    assert line == "ready", proc.stderr.read() if proc.stderr else line
+    return proc
+
+
+def _integrity(db: Path) -> str:
+    with FeedbackStore.open(db) as s:
+        return str(s.sql("PRAGMA integrity_check")[0]["integrity_check"])
+
+
+def test_sigkill_before_commit_leaves_nothing_half_written(tmp_path: Path) -> None:
+    db = tmp_path / "f.db"
+    FeedbackStore.open(db).close()  # created and migrated
+    proc = _spawn(tmp_path, db, "crash")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+    assert proc.returncode == -signal.SIGKILL
+    with FeedbackStore.open(db) as s:
+        assert s.stats().total == 0
+        assert s.file_mtimes() == {}
+        assert s.sql("SELECT COUNT(*) AS n FROM runs") == [{"n": 0}]
+        assert s.sql("PRAGMA integrity_check") == [{"integrity_check": "ok"}]
+        # and the database still takes writes
+        s.record_file("/after", 2.0)
+    assert _integrity(db) == "ok"
+
+
+def test_second_process_waits_for_the_writer(tmp_path: Path) -> None:
+    db = tmp_path / "f.db"
+    FeedbackStore.open(db).close()
+    proc = _spawn(tmp_path, db, "slow", hold=0.7)
+    t0 = time.monotonic()
+    with FeedbackStore.open(db) as s:  # default busy timeout: 5000 ms
+        s.record_file("/mine", 1.0)
+        waited = time.monotonic() - t0
+        assert proc.wait(10) == 0
+        assert s.stats().total == 500
+        assert s.file_mtimes() == {"/t/slow": 1.0, "/mine": 1.0}
+    assert waited > 0.3  # it really waited for the other transaction instead of interleaving
+    assert _integrity(db) == "ok"
+
+
+def test_second_process_fails_cleanly_past_the_busy_timeout(tmp_path: Path) -> None:
+    db = tmp_path / "f.db"
+    FeedbackStore.open(db).close()
+    proc = _spawn(tmp_path, db, "slow", hold=2.0)
+    try:
+        with FeedbackStore.open(db, busy_timeout_ms=100) as s:
+            with pytest.raises(StoreBusyError, match="locked"):
+                s.record_file("/mine", 1.0)
+            with pytest.raises(StoreBusyError), s.transaction():
+                pass
+            # readers are not blocked by the writer (WAL) and see only committed rows
+            assert s.stats().total == 0
+    finally:
+        assert proc.wait(10) == 0
+    with FeedbackStore.open(db) as s:
+        assert s.stats().total == 500
+        assert "/mine" not in s.file_mtimes()
+    assert _integrity(db) == "ok"
+
+
+def test_files_are_private(tmp_path: Path) -> None:
+    db = tmp_path / "deep" / "dir" / "f.db"
+    old = os.umask(0o022)
+    try:
+        with FeedbackStore.open(db) as s:
+            s.record_file("/x", 1.0)
+            names = {p.name: stat.S_IMODE(p.stat().st_mode) for p in db.parent.iterdir()}
+    finally:
+        os.umask(old)
+    assert names == {"f.db": 0o600, "f.db-wal": 0o600, "f.db-shm": 0o600}
+    assert stat.S_IMODE(db.parent.stat().st_mode) == 0o700
+
+
+def test_existing_loose_file_is_tightened(tmp_path: Path) -> None:
+    db = tmp_path / "f.db"
+    db.touch(mode=0o644)
+    os.chmod(db, 0o644)
+    FeedbackStore.open(db).close()
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+
+
+def test_learn_data_dir_is_tightened_but_a_user_dir_is_left_alone(tmp_path: Path) -> None:
+    from learn.paths import data_dir
+    from learn.store.runs import default_store_path
+
+    data_dir().mkdir(parents=True, mode=0o755)
+    os.chmod(data_dir(), 0o755)
+    FeedbackStore.open(default_store_path()).close()
+    assert stat.S_IMODE(data_dir().stat().st_mode) == 0o700
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o755)
+    os.chmod(mine, 0o755)
+    FeedbackStore.open(mine / "x.db").close()
+    assert stat.S_IMODE(mine.stat().st_mode) == 0o755
+    assert stat.S_IMODE((mine / "x.db").stat().st_mode) == 0o600

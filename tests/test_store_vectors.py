@@ -1,0 +1,67 @@
+"""sqlite-vec tables through learn.store.vectors: exact KNN, spaces kept apart."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from learn.store import vectors
+from learn.store.db import connect
+from learn.store.schema import StoreSchema, migrate
+
+
+@pytest.fixture
+def conn(tmp_path: Path) -> Iterator[Any]:
+    c = connect(tmp_path / "v.db")
+    migrate(c, StoreSchema())
+    yield c
+    c.close()
+
+
+def test_knn_matches_numpy_brute_force(conn: Any) -> None:
+    rng = np.random.default_rng(7)
+    data = rng.standard_normal((2000, 64)).astype(np.float32)
+    data /= np.linalg.norm(data, axis=1, keepdims=True)
+    conn.execute("BEGIN")
+    table = vectors.ensure_table(conn, "test", "rand@1", 64)
+    for i, v in enumerate(data):
+        vectors.upsert(conn, table, i + 1, v, 64)
+    conn.execute("COMMIT")
+    for q in data[:5] + 0.05 * rng.standard_normal((5, 64)).astype(np.float32):
+        hits = vectors.knn(conn, table, q, 5, 64)
+        qn = q / np.linalg.norm(q)
+        dist = 1.0 - data @ qn
+        expect = np.argsort(dist)[:5] + 1
+        assert [r for r, _ in hits] == expect.tolist()
+        np.testing.assert_allclose([d for _, d in hits], np.sort(dist)[:5], atol=1e-5)
+
+
+def test_the_nearest_neighbour_of_a_stored_vector_is_itself(conn: Any) -> None:
+    conn.execute("BEGIN")
+    table = vectors.ensure_table(conn, "test", "tiny@1", 3)
+    vectors.upsert(conn, table, 1, [1.0, 0.0, 0.0], 3)
+    vectors.upsert(conn, table, 2, [0.0, 1.0, 0.0], 3)
+    vectors.upsert(conn, table, 3, [0.7, 0.7, 0.0], 3)
+    conn.execute("COMMIT")
+    assert [r for r, _ in vectors.knn(conn, table, [0.1, 0.9, 0.0], 3, 3)] == [2, 3, 1]
+    assert vectors.knn(conn, table, [1.0, 0.0, 0.0], 0, 3) == []
+
+
+def test_spaces_get_separate_tables_and_dims_are_checked(conn: Any) -> None:
+    conn.execute("BEGIN")
+    a = vectors.ensure_table(conn, "label", "space-a", 4, metadata=("kind",))
+    b = vectors.ensure_table(conn, "label", "space-b", 8, metadata=("kind",))
+    assert a != b
+    assert vectors.ensure_table(conn, "label", "space-a", 4) == a
+    with pytest.raises(ValueError, match="dim 4"):
+        vectors.ensure_table(conn, "label", "space-a", 8)
+    with pytest.raises(ValueError, match="dimensions"):
+        vectors.upsert(conn, a, 1, [1.0, 0.0], 4, kind="directive")
+    with pytest.raises(ValueError, match="non-finite"):
+        vectors.upsert(conn, a, 1, [float("nan"), 0.0, 0.0, 1.0], 4, kind="directive")
+    conn.execute("COMMIT")
+    assert vectors.find_table(conn, "label", "space-c") is None

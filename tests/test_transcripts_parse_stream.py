@@ -1,0 +1,129 @@
+"""stream() over many files, and FilterSpec dropping during the parse."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from learn.transcripts import (
+    NOISE_SPEC,
+    AttachmentEvent,
+    FilterSpec,
+    OtherEvent,
+    SystemEvent,
+    UserEvent,
+    parse,
+    stream,
+)
+from learn.transcripts import parser as parser_mod
+
+FIX = Path(__file__).parent / "fixtures" / "shapes"
+SHAPES = FIX / "claude_shapes.jsonl"
+
+
+def _copies(tmp_path: Path, n: int) -> list[Path]:
+    paths = []
+    for i in range(n):
+        p = tmp_path / f"s{i}.jsonl"
+        shutil.copy(SHAPES, p)
+        paths.append(p)
+    return paths
+
+
+def test_stream_parses_every_readable_file(tmp_path: Path) -> None:
+    paths = _copies(tmp_path, 7)
+    shutil.copy(FIX / "codex_rollout.jsonl", tmp_path / "r.jsonl")
+    paths.append(tmp_path / "r.jsonl")
+    paths.insert(3, tmp_path / "vanished.jsonl")
+    (tmp_path / "dir.jsonl").mkdir()
+    paths.append(tmp_path / "dir.jsonl")
+    out = list(stream(paths, prefetch=3))
+    assert sorted(str(t.path) for t in out) == sorted(
+        str(p) for p in paths if p.is_file())
+    reference = parse(SHAPES).events
+    for t in out:
+        if t.provider == "claude":
+            assert t.events == reference
+    assert {t.provider for t in out} == {"claude", "codex"}
+
+
+def test_stream_is_lazy_and_bounded(tmp_path: Path) -> None:
+    paths = _copies(tmp_path, 20)
+    seen: list[Path] = []
+
+    def tracked() -> Iterator[Path]:
+        for p in paths:
+            seen.append(p)
+            yield p
+
+    it = stream(tracked(), prefetch=2)
+    first = next(it)
+    assert first.path in paths
+    assert len(seen) <= 4  # not the whole input up front
+    rest = list(it)
+    assert len(rest) == 19
+
+
+def test_stream_skips_file_deleted_between_discovery_and_parse(tmp_path: Path) -> None:
+    paths = _copies(tmp_path, 3)
+    paths[1].unlink()
+    assert len(list(stream(paths))) == 2
+
+
+def test_filterspec_drops_before_materializing(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[object] = []
+    original = parser_mod.materialize
+
+    def spy(wire: object) -> object:
+        built.append(wire)
+        return original(wire)
+
+    spec = FilterSpec(
+        types=frozenset({"progress", "summary"}), sidechain=True, meta=True,
+        system_subtypes=frozenset({"turn_duration"}), attachment_types=frozenset({"skill_listing"}),
+    )
+    monkeypatch.setattr(parser_mod, "materialize", spy)
+    t = parser_mod.parse(SHAPES, drop=spec)
+    events = list(t.events)
+    monkeypatch.undo()
+    full = list(parse(SHAPES).events)
+    # Only kept records were ever built (OtherEvents are born public).
+    assert len(built) == sum(1 for e in events if not isinstance(e, OtherEvent))
+    assert not any(isinstance(e, OtherEvent) and e.type in {"progress", "summary"} for e in events)
+    metas = [e.meta for e in events if isinstance(e, UserEvent | SystemEvent | AttachmentEvent)]
+    assert metas and not any(m.is_sidechain or m.is_meta for m in metas)
+    assert not any(isinstance(e, SystemEvent) and e.subtype == "turn_duration" for e in events)
+    assert not any(isinstance(e, AttachmentEvent) and e.attachment_type == "skill_listing"
+                   for e in events)
+    assert t.skipped_lines == 0  # dropped is not skipped
+    # Exactly the dropped shapes are gone.
+    assert len(full) - len(events) == 5  # progress, summary, u7, turn_duration, skill_listing
+
+
+def test_noise_spec_keeps_what_the_person_typed() -> None:
+    events = list(parse(SHAPES, drop=NOISE_SPEC).events)
+    texts = [e.text for e in events if isinstance(e, UserEvent)]
+    assert "please use uv, never pip" in texts
+    assert any(isinstance(e, OtherEvent) and e.type == "queue-operation" for e in events)
+    assert not any(isinstance(e, OtherEvent) and e.type in {"progress", "file-history-snapshot"}
+                   for e in events)
+
+
+def test_transcript_pickles_as_materialized_events() -> None:
+    t = parse(SHAPES)
+    back = pickle.loads(pickle.dumps(t))
+    assert back == t
+    assert back.events == t.events
+
+
+def test_parse_accepts_bytes_like() -> None:
+    raw = SHAPES.read_bytes()
+    t = parse(raw)
+    assert t.path is None and t.mtime == 0.0
+    assert t.events == parse(SHAPES).events
+    assert json.loads(raw.split(b"\n")[0])["uuid"] == t.events[0].meta.uuid  # type: ignore[union-attr]

@@ -1,0 +1,200 @@
+"""Bad input is skipped and counted by reason; nothing raises."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from learn.transcripts import (
+    AssistantEvent,
+    OtherEvent,
+    UserEvent,
+    parse,
+    parse_events_from_bytes,
+)
+
+SHAPES = Path(__file__).parent / "fixtures" / "shapes" / "claude_shapes.jsonl"
+
+
+def _user(uuid: str = "u1", **extra: object) -> dict[str, object]:
+    line: dict[str, object] = {
+        "type": "user", "uuid": uuid, "parentUuid": None, "sessionId": "s",
+        "timestamp": "2026-01-05T10:00:00Z", "message": {"role": "user", "content": "hi"},
+    }
+    line.update(extra)
+    return line
+
+
+def _jsonl(*objs: object) -> bytes:
+    return b"".join(json.dumps(o).encode() + b"\n" for o in objs)
+
+
+def test_blank_lines_are_silent() -> None:
+    t = parse(b"\n   \n" + _jsonl(_user()) + b"\r\n\t\n\n")
+    assert len(t.events) == 1 and t.skipped == {} and t.skipped_lines == 0
+
+
+def test_each_skip_reason_is_counted() -> None:
+    bad_ts = _user("u2", timestamp="2026-01-05T10:00:00")  # no offset
+    no_uuid = _user()
+    del no_uuid["uuid"]
+    year0 = _user("u3", timestamp="0000-01-01T00:00:00Z")
+    raw = (
+        _jsonl(_user("ok"))
+        + b"{not json\n"
+        + b"\xff\xfe\xfd\n"
+        + b"[1, 2, 3]\n"
+        + b'"a string"\n'
+        + b"42\n"
+        + _jsonl(no_uuid, bad_ts, year0)
+        + b'{"no_type": 1}\n'
+        + b'{"type": 7}\n'
+        + b'{"type": "assistant", "uuid": "a", "sessionId": "s", "timestamp": "2026-01-05T10:00:00Z"}\n'
+    )
+    t = parse(raw)
+    assert [e.meta.uuid for e in t.events] == ["ok"]  # type: ignore[union-attr]
+    assert t.skipped == {"undecodable": 2, "not_object": 3, "invalid": 6}
+    assert t.skipped_lines == 11
+
+
+def test_truncated_last_line_of_a_live_session() -> None:
+    whole = _jsonl(_user("a"), _user("b"))
+    cut = whole[: len(whole) - 15]
+    t = parse(cut)
+    assert [e.meta.uuid for e in t.events] == ["a"]  # type: ignore[union-attr]
+    assert t.skipped == {"undecodable": 1}
+
+
+def test_unterminated_last_line_parses() -> None:
+    assert len(parse(_jsonl(_user("a")).rstrip(b"\n")).events) == 1
+
+
+def test_zero_byte_file(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    t = parse(empty)
+    assert len(t.events) == 0 and t.skipped_lines == 0 and t.path == empty
+
+
+def test_missing_file_raises_oserror(tmp_path: Path) -> None:
+    with pytest.raises(OSError):
+        parse(tmp_path / "gone.jsonl")
+
+
+def test_huge_line(tmp_path: Path) -> None:
+    big = "x" * (12 * 1024 * 1024)
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(_jsonl(_user("big", message={"role": "user", "content": big}), _user("next")))
+    t = parse(path)
+    assert len(t.events) == 2
+    first = t.events[0]
+    assert isinstance(first, UserEvent) and len(first.text) == len(big)
+
+
+def test_invalid_utf8_inside_a_string_value() -> None:
+    line = b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-01-05T10:00:00Z",' \
+           b'"message":{"content":"bad \xff byte"}}\n'
+    t = parse(line + _jsonl(_user("ok")))
+    assert [e.meta.uuid for e in t.events] == ["ok"]  # type: ignore[union-attr]
+    assert t.skipped == {"undecodable": 1}
+
+
+def test_unknown_types_are_kept_not_skipped() -> None:
+    raw = _jsonl(
+        {"type": "brand-new-entry", "x": 1},
+        _user("u", message={"role": "user", "content": [{"type": "video", "url": "v"},
+                                                        {"type": "text", "text": "t"}]}),
+        {"type": "system", "subtype": "brand_new", "uuid": "s", "sessionId": "s",
+         "timestamp": "2026-01-05T10:00:00Z", "content": {"not": "a string"}},
+        {"type": "attachment", "uuid": "t", "sessionId": "s", "timestamp": "2026-01-05T10:00:00Z",
+         "attachment": {"type": "brand_new", "hookName": {"weird": True}}},
+    )
+    t = parse(raw)
+    assert t.skipped == {}
+    kinds = [type(e).__name__ for e in t.events]
+    assert kinds == ["OtherEvent", "UserEvent", "SystemEvent", "AttachmentEvent"]
+    other = t.events[0]
+    assert isinstance(other, OtherEvent) and other.raw == {"type": "brand-new-entry", "x": 1}
+
+
+def test_null_usage_counts_read_as_zero() -> None:
+    line = {
+        "type": "assistant", "uuid": "a", "sessionId": "s", "timestamp": "2026-01-05T10:00:00Z",
+        "message": {"model": "m", "content": [], "usage": {
+            "input_tokens": 3, "output_tokens": None, "cache_read_input_tokens": None,
+            "cache_creation_input_tokens": 1}},
+    }
+    (event,) = parse_events_from_bytes(_jsonl(line))
+    assert isinstance(event, AssistantEvent) and event.usage is not None
+    assert (event.usage.input_tokens, event.usage.output_tokens) == (3, 0)
+
+
+def test_empty_parent_and_version_read_as_none() -> None:
+    (event,) = parse_events_from_bytes(_jsonl(_user(parentUuid="", version="")))
+    assert isinstance(event, UserEvent)
+    assert event.meta.parent_uuid is None and event.meta.cc_version is None
+
+
+def test_never_modifies_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    data = SHAPES.read_bytes() + b"{broken\n"
+    path.write_bytes(data)
+    os.chmod(path, 0o400)
+    parse(path)
+    assert path.read_bytes() == data
+
+
+def _corrupt(rng: random.Random, data: bytes) -> bytes:
+    buf = bytearray(data)
+    for _ in range(rng.randint(1, 40)):
+        op = rng.random()
+        pos = rng.randrange(len(buf) + 1)
+        if op < 0.4 and buf:
+            buf[min(pos, len(buf) - 1)] = rng.randrange(256)
+        elif op < 0.7:
+            buf[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
+        else:
+            del buf[pos:pos + rng.randint(1, 50)]
+    return bytes(buf)
+
+
+def test_fuzz_corrupted_transcripts_never_raise() -> None:
+    rng = random.Random(1417)
+    base = SHAPES.read_bytes()
+    total_lines = base.count(b"\n")
+    for _ in range(300):
+        data = _corrupt(rng, base)
+        if rng.random() < 0.3:
+            data = data[: rng.randrange(len(data) + 1)]
+        t = parse(data)
+        events = list(t.events)  # materialize everything
+        nonblank = sum(1 for ln in data.split(b"\n") if ln.strip())
+        # Every non-blank line is either an event or a counted skip.
+        assert len(events) + t.skipped_lines == nonblank
+        assert set(t.skipped) <= {"undecodable", "not_object", "invalid"}
+        assert t.skipped_lines == sum(t.skipped.values())
+        assert nonblank <= total_lines + 400
+
+
+def test_fuzz_random_bytes_never_raise() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        data = bytes(rng.randrange(256) for _ in range(rng.randint(0, 400)))
+        data = data.replace(b"\r", b"\n") if rng.random() < 0.5 else data
+        t = parse(data)
+        assert len(list(t.events)) + t.skipped_lines == sum(
+            1 for ln in data.split(b"\n") if ln.strip())
+
+
+def test_assistant_string_content_reads_as_one_text_block() -> None:
+    line = {
+        "type": "assistant", "uuid": "a", "sessionId": "s", "timestamp": "2026-01-05T10:00:00Z",
+        "message": {"model": "m", "content": "plain reply"},
+    }
+    (event,) = parse_events_from_bytes(_jsonl(line))
+    assert isinstance(event, AssistantEvent)
+    assert event.text == "plain reply"
