@@ -28,7 +28,6 @@ from learn.reduce.types import Funnel, RunResult, RunUsage
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
     from learn.mining.miner import SessionMineResult
-    from learn.store.feedback import FeedbackStore
     from learn.transcripts.discover import SessionFile
     from learn.transcripts.view import Session
 

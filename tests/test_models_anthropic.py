@@ -133,9 +133,9 @@ def test_429_waits_the_retry_after_then_succeeds(fake: FakeAnthropicServer) -> N
 
 def test_retry_after_ms_wins_over_retry_after(fake: FakeAnthropicServer) -> None:
     waits = Waits()
-    fake.enqueue_status(429, headers={"retry-after-ms": "1500", "retry-after": "9"})
+    fake.enqueue_status(429, headers={"retry-after-ms": "50", "retry-after": "9"})
     backend_for(fake, waits).call(request())
-    assert waits.seconds[-1] == pytest.approx(1.5)
+    assert waits.seconds[-1] == pytest.approx(0.05)
 
 
 @pytest.mark.parametrize("status", [529, 500, 503])
@@ -272,3 +272,15 @@ def test_catalog_unforced_model_accepts_json_written_as_text(fake: FakeAnthropic
     response = backend_for(fake, Waits()).call(request(model="claude-sonnet-5-5"))
     assert fake.requests[0].json["tool_choice"] == {"type": "auto"}
     assert response.tool_input == {"candidates": [{"kind": "fix", "text": "t"}]}
+
+
+def test_garbage_200_is_a_model_error(fake: FakeAnthropicServer) -> None:
+    from fakes.http_server import Reply
+
+    fake.enqueue(Reply(200, b"<html>proxy says hi</html>", {"content-type": "text/html"}))
+    fake.enqueue(Reply(200, b"{not json", {"content-type": "application/json"}))
+    backend = backend_for(fake, Waits())
+    with pytest.raises(ModelError, match="without calling the tool"):
+        backend.call(request())
+    with pytest.raises(ModelError, match="unparseable reply"):
+        backend.call(request())

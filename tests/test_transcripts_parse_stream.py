@@ -127,3 +127,25 @@ def test_parse_accepts_bytes_like() -> None:
     assert t.path is None and t.mtime == 0.0
     assert t.events == parse(SHAPES).events
     assert json.loads(raw.split(b"\n")[0])["uuid"] == t.events[0].meta.uuid  # type: ignore[union-attr]
+
+
+def test_dropped_unmodeled_types_are_never_decoded_into_objects(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    slow: list[bytes] = []
+    original = parser_mod._slow_path
+
+    def spy(line: bytes) -> object:
+        slow.append(line)
+        return original(line)
+
+    monkeypatch.setattr(parser_mod, "_slow_path", spy)
+    progress = b'{"type":"progress","data":{"message":{"content":"big nested copy"}}}\n'
+    truncated = b'{"type":"progress","data":{"message":{"cont'
+    t = parse(progress * 3 + b'{"type":"summary","summary":"s"}\n' + truncated, drop=NOISE_SPEC)
+    assert [e.type for e in t.events] == ["summary"]  # type: ignore[union-attr]
+    # The well-formed progress lines never reached the untyped decoder; the
+    # truncated one is still counted, exactly as without a spec.
+    assert slow == [b'{"type":"summary","summary":"s"}', truncated]
+    assert t.skipped == {"undecodable": 1}
+    assert parse(truncated).skipped == {"undecodable": 1}

@@ -72,7 +72,13 @@ class _Bars:
     def __enter__(self) -> _Bars:
         if self.enabled:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
 
             self._progress = Progress(
                 TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(),

@@ -209,10 +209,22 @@ class AnthropicBackend:
             cause = exc.__cause__
             detail = f" ({type(cause).__name__})" if cause is not None else ""
             raise TransientError(f"connection error to {self.base_url}{detail}") from exc
+        except anthropic.AnthropicError as exc:
+            # Anything else the SDK can raise (an unparseable 200, credentials
+            # that failed to load) is final and must not escape as an SDK type.
+            text = _first_line(str(exc)) or type(exc).__name__
+            raise ModelError(f"anthropic: {type(exc).__name__}: {text}") from exc
+        except ValueError as exc:
+            # A 200 whose body claims JSON but is not (a proxy's error page).
+            raise ModelError(f"anthropic: unparseable reply from {self.base_url}: {exc}") from exc
 
 
 class _ForcedToolRejected(Exception):
     """The model refused tool_choice forcing a tool (400); retry with "auto"."""
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0][:200] if text.strip() else ""
 
 
 def _error_text(exc: Any) -> str:

@@ -27,7 +27,9 @@ class RateLimiter:
     """Thread-safe token bucket (requests/minute) + in-flight cap + shared pause.
 
     `requests_per_minute=None` or `max_in_flight=None` switches that limit off.
-    `clock` and `sleep` are injectable so tests run on a fake clock.
+    `clock` and `sleep` are injectable so tests run on a fake clock; a fake
+    `sleep` must advance that clock, or a paused or empty bucket waits forever.
+    One limiter per endpoint: threads sharing a backend instance share its limiter.
     """
 
     def __init__(

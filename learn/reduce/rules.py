@@ -13,8 +13,8 @@ heading path, so "restated" can point at the exact line to rewrite.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
