@@ -28,7 +28,7 @@ unit: setup
 eval: setup
 	$(BIN)/learn eval --gate
 
-test: lint typecheck unit
+test: lint typecheck unit eval
 
 bench: setup
 	$(BIN)/python benchmarks/parse.py

@@ -23,6 +23,10 @@ from learn.report.html import render_html
 
 CHROMIUM = next((p for name in ("chromium", "chromium-browser", "google-chrome")
                  if (p := shutil.which(name))), None)
+if CHROMIUM is None and os.environ.get("LEARN_REQUIRE_CHROMIUM"):
+    # CI installs Chromium and sets this: a missing browser there is a failure,
+    # not a quiet skip.
+    raise RuntimeError("LEARN_REQUIRE_CHROMIUM is set but no chromium is on PATH")
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None,
     reason="no chromium on PATH (CI installs Debian's `chromium`; apt-get install -y chromium)")
