@@ -143,3 +143,27 @@ def test_verdict_memory_joins_an_open_transaction(tmp_path: Path) -> None:
             mem.record("directive:a", "judge", 1, _verdict("A.", "a"), emb.embed(["a"])[0])
             raise RuntimeError("abort")
         assert mem.get("directive:a", "judge", 1) is None
+
+
+def test_dismissed_item_is_held_back_until_said_again_after_the_dismissal(tmp_path: Path) -> None:
+    from learn.reduce.suppress import is_held_back
+
+    db = tmp_path / "learn.db"
+    with open_learn_store(db) as store:
+        store.record_run(_result())  # shows directive:use-bun (last occurrence 2026-01-03)
+        state = store.shown_state()
+        p = _result().proposals[0]
+        assert is_held_back(p, state)
+        said_again = Proposal(**{**{f: getattr(p, f) for f in p.__dataclass_fields__},
+                                 "last_seen": "2026-01-05T00:00:00+00:00"})
+        assert not is_held_back(said_again, state)  # plain suppression: said again since shown
+
+        store.tables.record_decision(p.key, "dismissed", text=p.text, at="2026-01-10T00:00:00+00:00")
+        assert is_held_back(said_again, state)  # dismissed after that occurrence: stays back
+        later = Proposal(**{**{f: getattr(p, f) for f in p.__dataclass_fields__},
+                            "last_seen": "2026-01-11T00:00:00+00:00"})
+        assert not is_held_back(later, state)  # said again after the dismissal: back
+
+        # A key dismissed without ever having been shown is held back too.
+        store.tables.record_decision("fix:never-shown", "dismissed", at="2026-01-10T00:00:00+00:00")
+        assert state.get("fix:never-shown") is not None

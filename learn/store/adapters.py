@@ -95,12 +95,21 @@ class StoreShownState:
 
     def get(self, key: str) -> ShownRecord | None:
         sp = self._tables.shown(key)
-        if sp is None:
+        decisions = self._tables.decisions(key)
+        dismissed_at = next(
+            (d.at for d in reversed(decisions) if d.decision == "dismissed"), None
+        )
+        if sp is None and dismissed_at is None:
             return None
+        shown_at = (sp.last_occurrence or sp.last_shown_at) if sp is not None else ""
+        if dismissed_at is not None:
+            # A dismissal holds the item back until it is said again after the
+            # dismissal itself, not merely after the occurrence it was shown with.
+            shown_at = max(shown_at, dismissed_at)
         return ShownRecord(
-            shown_at=sp.last_occurrence or sp.last_shown_at,
-            last_seen=sp.last_occurrence,
-            covered=sp.covered_when_shown,
+            shown_at=shown_at,
+            last_seen=sp.last_occurrence if sp is not None else None,
+            covered=sp.covered_when_shown if sp is not None else False,
         )
 
 
