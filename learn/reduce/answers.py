@@ -9,7 +9,10 @@ row was cut is the failure this avoids.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 
 def recover_rows(text: str) -> list[Any]:
@@ -45,3 +48,36 @@ def rows_of(value: Any) -> list[Any]:
     if isinstance(value, dict):
         return [value]
     return []
+
+
+class RowsAnswer(BaseModel):
+    """A forced-tool answer whose every field is an array of rows, read with `rows_of`.
+
+    Rows stay untyped here and are checked one by one (`valid_rows`): one bad
+    row must not cost the batch.
+    """
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _tolerant(cls, value: Any) -> list[Any]:
+        return rows_of(value)
+
+
+class VerdictsAnswer(RowsAnswer):
+    verdicts: list[Any] = Field(default_factory=list)
+
+
+class LabelsAnswer(RowsAnswer):
+    labels: list[Any] = Field(default_factory=list)
+
+
+RowT = TypeVar("RowT", bound=BaseModel)
+
+
+def valid_rows(rows: Iterable[Any], model: type[RowT]) -> Iterator[RowT]:
+    """Each row that validates as `model`, in order; the others are skipped."""
+    for raw in rows:
+        try:
+            yield model.model_validate(raw)
+        except ValidationError:
+            continue

@@ -15,14 +15,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel
 
 from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
 from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
-from learn.reduce.answers import rows_of
+from learn.reduce.answers import VerdictsAnswer, valid_rows
 from learn.reduce.rules import RuleCorpus
 from learn.reduce.types import Proposal
 
@@ -58,15 +58,6 @@ CHECK_COVERAGE = ToolSpec(
         "required": ["verdicts"],
     },
 )
-
-
-class _Answer(BaseModel):
-    verdicts: list[Any] = Field(default_factory=list)
-
-    @field_validator("verdicts", mode="before")
-    @classmethod
-    def _tolerant(cls, value: Any) -> list[Any]:
-        return rows_of(value)
 
 
 class _Row(BaseModel):
@@ -162,7 +153,7 @@ def check_coverage(
         )
         calls += 1
         try:
-            parsed, response = call_tool(backend, request, _Answer)
+            parsed, response = call_tool(backend, request, VerdictsAnswer)
         except ModelError as exc:
             # Over-proposing is the chosen way to fail: everything stays new.
             return CoverageResult(
@@ -170,11 +161,7 @@ def check_coverage(
                 failures=(f"coverage: {exc}; every proposal left as new",),
             )
         usage = usage + response.usage
-        for raw in parsed.verdicts:
-            try:
-                row = _Row.model_validate(raw)
-            except ValueError:
-                continue
+        for row in valid_rows(parsed.verdicts, _Row):
             if not 0 <= row.id < len(batch) or batch[row.id] in updates:
                 continue
             i = batch[row.id]

@@ -13,14 +13,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel
 
 from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
 from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
-from learn.reduce.answers import rows_of
+from learn.reduce.answers import VerdictsAnswer, valid_rows
 from learn.reduce.slug import canonical_slug
 from learn.reduce.types import Proposal, Verdict
 
@@ -61,15 +61,6 @@ RECORD_VERDICTS = ToolSpec(
         "required": ["verdicts"],
     },
 )
-
-
-class _Answer(BaseModel):
-    verdicts: list[Any] = Field(default_factory=list)
-
-    @field_validator("verdicts", mode="before")
-    @classmethod
-    def _tolerant(cls, value: Any) -> list[Any]:
-        return rows_of(value)
 
 
 class _Row(BaseModel):
@@ -191,17 +182,13 @@ def judge_proposals(
         )
         calls += 1
         try:
-            parsed, response = call_tool(backend, request, _Answer)
+            parsed, response = call_tool(backend, request, VerdictsAnswer)
         except ModelError as exc:
             failures.append(f"judge: {len(batch)} proposal(s) left unjudged: {exc}")
             continue
         usage = usage + response.usage
         done: set[int] = set()
-        for raw in parsed.verdicts:
-            try:
-                row = _Row.model_validate(raw)
-            except ValidationError:
-                continue
+        for row in valid_rows(parsed.verdicts, _Row):
             if not 0 <= row.id < len(batch) or row.id in done:
                 continue
             verdict = _verdict(row, response.model)

@@ -29,14 +29,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, field_validator
-
 from learn.mining.candidate import KINDS, MinedCandidate
 from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
 from learn.models.call import call_tool
 from learn.models.catalog import model_info
 from learn.models.items import format_items
-from learn.reduce.answers import rows_of
+from learn.reduce.answers import LabelsAnswer
 from learn.reduce.cluster import cluster_ids, medoid, threshold_for
 from learn.reduce.memory import InMemoryLabelIndex
 from learn.reduce.slug import fallback_slug, normalize_label, normalize_text
@@ -76,16 +74,6 @@ ASSIGN_LABELS = ToolSpec(
         "required": ["labels"],
     },
 )
-
-
-class _Answer(BaseModel):
-    # Rows are checked one by one below: one bad row must not cost the batch.
-    labels: list[Any] = Field(default_factory=list)
-
-    @field_validator("labels", mode="before")
-    @classmethod
-    def _tolerant(cls, value: Any) -> list[Any]:
-        return rows_of(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,7 +300,7 @@ def name_candidates(
             )
             calls += 1
             try:
-                parsed, response = call_tool(backend, request, _Answer)
+                parsed, response = call_tool(backend, request, LabelsAnswer)
             except ModelError as exc:
                 failed += 1
                 failures.append(f"name: {kind} batch {batch_no} ({len(batch)} items) fell back: {exc}")
