@@ -8,6 +8,7 @@ instead of queueing forever behind a run that may be stuck on a slow model.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,8 +21,12 @@ class LockedError(Exception):
 
 
 @contextmanager
-def run_lock(name: str = "run", *, timeout: float = 10.0, directory: Path | None = None) -> Iterator[Path]:
+def run_lock(name: str = "run", *, timeout: float | None = None, directory: Path | None = None) -> Iterator[Path]:
+    """Hold learn's run lock; wait `timeout` seconds (LEARN_LOCK_TIMEOUT, default 10)."""
     from filelock import FileLock, Timeout
+
+    if timeout is None:
+        timeout = float(os.environ.get("LEARN_LOCK_TIMEOUT", "10"))
 
     directory = ensure_private_dir(directory or data_dir())
     path = directory / f"{name}.lock"

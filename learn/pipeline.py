@@ -267,6 +267,8 @@ def run_pipeline(
         with clock.stage("store"):
             store.record_scan(sessions, session_cands)
         embedder: Embedder = store.cached_embedder(get_embedder(prefer=options.embedder))  # type: ignore[arg-type]
+        if progress:
+            progress("name", 0, 1)
         with clock.stage("reduce"):
             outcome = reduce_sessions(
                 session_cands,
@@ -289,6 +291,8 @@ def run_pipeline(
                 remember_labels=False,
             )
             failures.extend(outcome.failures)
+        if progress:
+            progress("name", 1, 1)
         naming = outcome.named
         assert naming is not None
         trace.naming = naming.stats.to_json()

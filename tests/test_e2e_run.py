@@ -153,3 +153,21 @@ def test_offline_run_proposes_repeated_rejections_without_a_model(tmp_path: Path
     assert p["kind"] == "directive" and p["sessions"] == 2
     texts = {q["text"] for q in p["quotes"]}
     assert "leave the generated files alone, regenerate them with bun run codegen" in texts
+
+
+def test_a_second_concurrent_run_refuses_with_a_message(tmp_path: Path) -> None:
+    from learn.lock import run_lock
+
+    root = tmp_path / "corpus"
+    demo.build(root)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
+    env.update(HOME=str(root / "home"), LEARN_DATA_DIR=str(root / "data"),
+               LEARN_CACHE_DIR=str(root / "cache"), PYTHONPATH=str(REPO), LEARN_LOCK_TIMEOUT="0.5")
+    with run_lock(directory=root / "data", timeout=1):
+        proc = _learn(["run", "--all-projects", "--offline", "--json"], env)
+    assert proc.returncode == 2
+    assert "another learn run is in progress" in proc.stderr
+    assert proc.stdout == ""
+    # Once the first run is over, the next one goes ahead.
+    after = _learn(["run", "--all-projects", "--since", "2026-01-01", "--offline", "--json"], env)
+    assert after.returncode == 0, after.stderr

@@ -222,7 +222,12 @@ def empty_reason(result: RunResult) -> str:
         return (f"Nothing new since last time: {plural(f.held_back, 'item')} already shown "
                 "and not said again since. `learn digest` re-renders the last run.")
     if result.usage.sessions_seen == 0:
-        return "No sessions were read, so there is nothing to count. Check `learn sessions`."
+        skipped = result.extra.get("skipped") or {}
+        why = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(skipped.items()) if n)
+        hint = " Try `--all-projects` or a longer `--since`." if skipped.get("other_project") or skipped.get("too_old") else ""
+        return ("No sessions were read, so there is nothing to count"
+                + (f" (left out: {why})." if why else ".")
+                + hint + " `learn sessions` lists what learn can see.")
     return ("Nothing was repeated often enough to propose. "
             f"{funnel_sentence(f)} Directives and fixes need at least 2 distinct sessions, "
             "requests at least 3 (see `learn run --help` to change the thresholds).")
