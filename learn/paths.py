@@ -35,8 +35,23 @@ def config_dir() -> Path:
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create `path` (and parents) with mode 0700; tighten it if it already exists."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Create `path` with mode 0700, and every missing parent too; tighten `path`
+    if it already exists.
+
+    `mkdir(parents=True, mode=...)` applies the mode to the last directory only
+    (the parents get the umask's 0755), which left ~/.cache/learn world-readable
+    above a private `mined/`. Parents that already existed are not touched.
+    """
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            directory.mkdir(mode=0o700)
+        with contextlib.suppress(OSError):
+            os.chmod(directory, 0o700)
     with contextlib.suppress(OSError):
         os.chmod(path, 0o700)
     return path

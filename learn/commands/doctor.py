@@ -1,0 +1,26 @@
+"""`learn doctor`: check directories, config, sqlite-vec, embedder, transcripts and backend.
+
+Exit 1 when a required check fails; warnings (fallback embedder, no backend,
+no transcripts yet) leave it at 0. Changes nothing and calls no network.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+
+@click.command(name="doctor")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def command(as_json: bool) -> None:
+    """Check directories, config, sqlite-vec, the embedder, transcripts and the backend."""
+    from learn.doctor import checks_to_json, failed, render_checks_text, run_checks
+
+    checks = run_checks()
+    if as_json:
+        click.echo(json.dumps(checks_to_json(checks), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_checks_text(checks), nl=False)
+    sys.exit(1 if failed(checks) else 0)

