@@ -11,27 +11,15 @@ Best of --repeat runs.
 
 from __future__ import annotations
 
-import gc
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import generate
+from benchmarks.timing import best_of
 from learn.detect import mine
 from learn.transcripts.parser import parse
-
-
-def _best(fn: Callable[[], int], repeat: int) -> tuple[float, int]:
-    best, count = float("inf"), 0
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        count = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, count
 
 
 def _option(args: list[str], name: str, default: int) -> int:
@@ -77,9 +65,9 @@ def main(argv: list[str]) -> int:
                 n += 1
         return n
 
-    base_s, events = _best(baseline, repeat)
-    mine_s, signals = _best(mined, repeat)
-    only_s, _ = _best(mine_only, repeat)
+    base_s, events = best_of(baseline, repeat)
+    mine_s, signals = best_of(mined, repeat)
+    only_s, _ = best_of(mine_only, repeat)
     megabytes = size / 1e6
     print(f"corpus: {len(files)} files, {megabytes:.1f} MB, {events} events, {signals} signals")
     print(f"parse+iterate (baseline): {base_s:7.3f} s  {megabytes / base_s:7.1f} MB/s")

@@ -11,32 +11,21 @@ only decode and validate (the "decoded" row). Best of --repeat runs.
 
 from __future__ import annotations
 
-import gc
 import json
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import generate
+from benchmarks.timing import best_of
 from learn.transcripts import NOISE_SPEC, parse, stream
 
 
 def _files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.jsonl") if p.is_file())
 
-
-def _best(fn: Callable[[], int], repeat: int) -> tuple[float, int]:
-    best = float("inf")
-    count = 0
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        count = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, count
 
 
 def main(argv: list[str]) -> int:
@@ -63,25 +52,20 @@ def main(argv: list[str]) -> int:
             n += len(p.read_bytes().split(b"\n"))
         return n
 
-    def orjson_lines() -> int:
-        n = 0
-        loads = orjson.loads
-        for p in files:
-            for line in p.read_bytes().split(b"\n"):
-                if line.strip():
-                    loads(line)
-                    n += 1
-        return n
+    def decode_lines(loads: Callable[[bytes], object]) -> Callable[[], int]:
+        def run() -> int:
+            n = 0
+            for p in files:
+                for line in p.read_bytes().split(b"\n"):
+                    if line.strip():
+                        loads(line)
+                        n += 1
+            return n
 
-    def json_lines() -> int:
-        n = 0
-        loads = json.loads
-        for p in files:
-            for line in p.read_bytes().split(b"\n"):
-                if line.strip():
-                    loads(line)
-                    n += 1
-        return n
+        return run
+
+    orjson_lines = decode_lines(orjson.loads)
+    json_lines = decode_lines(json.loads)
 
     def typed_decoded() -> int:
         return sum(len(t.events) for t in stream(files))
@@ -118,7 +102,7 @@ def main(argv: list[str]) -> int:
         ("stream(drop=NOISE_SPEC) materialized", typed_noise_spec),
         ("parse() sequential, materialized", typed_sequential),
     ):
-        secs, count = _best(fn, repeat)
+        secs, count = best_of(fn, repeat)
         rows.append((name, secs, count))
         print(f"  {name:38s} {secs:7.3f} s  {mb / secs:7.1f} MB/s  {count / secs:10.0f} items/s")
     by = {name: secs for name, secs, _ in rows}

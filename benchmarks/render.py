@@ -12,30 +12,18 @@ would make, and both throughputs. Best of --repeat runs.
 
 from __future__ import annotations
 
-import gc
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import generate
+from benchmarks.timing import best_of
 from learn.mining.miner import default_chunk_chars
 from learn.render.chunk import chunk_blocks
 from learn.render.render import render_blocks
 from learn.transcripts.parser import parse
 from learn.transcripts.session import build_session
-
-
-def _best(fn: Callable[[], tuple[int, int]], repeat: int) -> tuple[float, tuple[int, int]]:
-    best, out = float("inf"), (0, 0)
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def main(argv: list[str]) -> int:
@@ -88,8 +76,8 @@ def main(argv: list[str]) -> int:
         return calls, 0
 
     print(f"corpus: {len(files)} session files, {mb:.1f} MB, best of {repeat}")
-    base_s, _ = _best(parse_only, repeat)
-    render_s, (chars, calls) = _best(render_all, repeat)
+    base_s, _ = best_of(parse_only, repeat)
+    render_s, (chars, calls) = best_of(render_all, repeat)
     (calls8, _) = calls_8k()
     print(f"  parse only (baseline)                  {base_s:7.3f} s  {mb / base_s:7.1f} MB/s")
     print(f"  parse + session + render + chunk       {render_s:7.3f} s  {mb / render_s:7.1f} MB/s")

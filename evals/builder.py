@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -47,6 +48,15 @@ def _uuid(*parts: str) -> str:
 
 def _ts(t: datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+def fresh_root(root: Path) -> None:
+    """Empty `root` for a rebuild, refusing any non-empty directory that is not a
+    corpus learn built (one without gold.json): a wrong path must not be wiped."""
+    if root.exists() and any(root.iterdir()):
+        if not (root / "gold.json").exists():
+            raise ValueError(f"{root} is not empty and is not a corpus learn built; refusing to replace it")
+        shutil.rmtree(root)
 
 
 def encode_cwd(cwd: str) -> str:

@@ -124,6 +124,16 @@ def naming_metrics(gold: Gold, verified: Sequence[Occurrence]) -> dict[str, floa
     }
 
 
+def _votes(gold: Gold, proposal: Mapping[str, Any]) -> Counter[str]:
+    """Gold group -> how many of the proposal's quotes belong to it."""
+    votes: Counter[str] = Counter()
+    for q in proposal.get("quotes", []):
+        group = _gold_of(gold, q["session_id"], proposal["kind"], q["text"], proposal.get("command"))
+        if group is not None:
+            votes[group] += 1
+    return votes
+
+
 def proposal_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]], written_text: Iterable[str] = ()) -> dict[str, float]:
     """`proposals` are RunResult JSON proposals (kind, label, sessions, quotes...)."""
     expected = {name for name, g in gold.groups.items() if g.proposed}
@@ -132,11 +142,7 @@ def proposal_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]], written
     count_errors = 0
     decoy_leaks = 0
     for p in proposals:
-        votes: Counter[str] = Counter()
-        for q in p.get("quotes", []):
-            group = _gold_of(gold, q["session_id"], p["kind"], q["text"], p.get("command"))
-            if group is not None:
-                votes[group] += 1
+        votes = _votes(gold, p)
         if not votes:
             false_pos += 1
             continue
@@ -173,11 +179,7 @@ def proposal_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]], written
 def agreement_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     cov_total = cov_ok = judge_total = judge_ok = 0
     for p in proposals:
-        votes: Counter[str] = Counter()
-        for q in p.get("quotes", []):
-            group = _gold_of(gold, q["session_id"], p["kind"], q["text"], p.get("command"))
-            if group is not None:
-                votes[group] += 1
+        votes = _votes(gold, p)
         if not votes:
             continue
         g = gold.groups[votes.most_common(1)[0][0]]

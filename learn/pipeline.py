@@ -248,7 +248,7 @@ def run_pipeline(
                     failures.append(
                         f"session {r.session_id}: {r.failed_chunks} of {r.chunks} chunk(s) failed"
                     )
-                for d in getattr(r, "dropped", ()):
+                for d in r.dropped:
                     trace.dropped.append(
                         TraceOccurrence(r.session_id, d.kind, d.text, "", d.command, d.source)
                     )

@@ -26,11 +26,10 @@ Run `python -m evals.corpora.demo DIR` to write it somewhere to look at.
 
 from __future__ import annotations
 
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-from evals.builder import ClaudeSession, CodexSession, session_id
+from evals.builder import ClaudeSession, CodexSession, fresh_root, session_id
 from evals.gold import Gold, Mistake
 
 # The corpus is built where it is used (a temp HOME), so the sessions' working
@@ -65,10 +64,7 @@ def _t(day: int, hour: int) -> datetime:
 
 def build(root: Path) -> Gold:
     """Write the corpus under `root` (HOME is `root/home`) and return its gold."""
-    if root.exists() and any(root.iterdir()):
-        if not (root / "gold.json").exists():
-            raise ValueError(f"{root} is not empty and is not a corpus learn built; refusing to replace it")
-        shutil.rmtree(root)
+    fresh_root(root)
     home = root / "home"
     shop_root = home / "code" / "shop-api"
     web_root = home / "code" / "web-app"

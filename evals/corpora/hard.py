@@ -20,11 +20,10 @@ fails, is reported, and is not cached.
 
 from __future__ import annotations
 
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-from evals.builder import ClaudeSession, CodexSession, session_id
+from evals.builder import ClaudeSession, CodexSession, fresh_root, session_id
 from evals.gold import Gold, Mistake
 
 SECRETS = [
@@ -47,10 +46,7 @@ def _t(day: int, hour: int) -> datetime:
 
 
 def build(root: Path) -> Gold:
-    if root.exists() and any(root.iterdir()):
-        if not (root / "gold.json").exists():
-            raise ValueError(f"{root} is not empty and is not a corpus learn built; refusing to replace it")
-        shutil.rmtree(root)
+    fresh_root(root)
     home = root / "home"
     api_root = home / "work" / "billing-api"
     cli_root = home / "work" / "ops-cli"

@@ -20,9 +20,8 @@ from learn.transcripts.view import Session
 
 
 def session_row(file: SessionFile, session: Session) -> dict[str, object]:
-    by_origin = {"typed": 0, "denial": 0, "answer": 0, "queued": 0}
-    for turn in session.human_turns:
-        by_origin[turn.origin] += 1
+    from learn.transcripts.session import session_counts
+
     return {
         "provider": file.provider,
         "id": session.id or file.session_id,
@@ -31,13 +30,7 @@ def session_row(file: SessionFile, session: Session) -> dict[str, object]:
         "started_at": _iso(session.started_at),
         "last_activity": _iso(session.last_activity),
         "mtime": datetime.fromtimestamp(file.mtime, UTC).isoformat(),
-        "turns": session.turns,
-        "human_turns": len(session.human_turns),
-        "human_turns_by_origin": by_origin,
-        "tool_calls": len(session.tool_calls),
-        "failures": len(session.failures),
-        "denials": len(session.denials),
-        "interrupts": len(session.interrupts),
+        **session_counts(session),
         "size_bytes": file.size,
         "skipped_lines": session.skipped_lines,
         "subagents": len(file.subagent_paths),

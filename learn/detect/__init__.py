@@ -44,7 +44,7 @@ from learn.detect.context import (
     hydrate,
 )
 from learn.detect.dedup import DedupKey, dedup_key
-from learn.detect.detectors import embedded_reason, is_bare_interrupt, is_human_message, mine
+from learn.detect.detectors import is_human_message, mine
 from learn.detect.sampling import sample_windows
 from learn.detect.signals import (
     INTERRUPT_REJECTION,
@@ -81,6 +81,8 @@ from learn.transcripts.literals import (
     DENIAL_PREFIX,
     USER_SAID_MARKER,
     USER_SAID_TRAILER,
+    embedded_reason,
+    is_bare_interrupt,
 )
 
 __all__ = [

@@ -47,10 +47,11 @@ from learn.transcripts.literals import (
     ANSWER_PREVIEW_SEPARATOR,
     ANSWERED_PREFIX,
     ANSWERED_TRAILER,
+    ASK_USER_QUESTION,
     CLARIFY_QUESTIONS_TEXT,
     DENIAL_KIND_USER_REJECTED,
-    USER_SAID_MARKER,
-    USER_SAID_TRAILER,
+    embedded_reason,
+    is_bare_interrupt,
     is_interrupt_text,
 )
 from learn.transcripts.models import (
@@ -63,31 +64,12 @@ from learn.transcripts.models import (
     UserEvent,
 )
 
-ASK_USER_QUESTION = "AskUserQuestion"
 RECOMMENDED_MARK = "(Recommended)"
 
-# A bare marker: the whole text is "[Request interrupted by user]" or
-# "[Request interrupted by user for tool use]", nothing typed with it.
-_BARE_INTERRUPT_RE = re.compile(r"\A\s*\[Request [Ii]nterrupted by user[^\]\n]*\]\s*\Z")
 # One `"<question>"="<answer>"` pair of the AskUserQuestion banner. The answer
 # runs lazily up to the next `", "<next question>"=` or the end, because answers
 # (free text) may themselves contain quotes and commas.
 _ANSWER_PAIR_RE = re.compile(r'"(?P<q>.*?)"="(?P<a>.*?)"(?=, "|\Z)', re.DOTALL)
-
-
-def is_bare_interrupt(text: str) -> bool:
-    return _BARE_INTERRUPT_RE.match(text) is not None
-
-
-def embedded_reason(content: str) -> str | None:
-    """The text a person typed when rejecting a tool call (between the two markers)."""
-    start = content.find(USER_SAID_MARKER)
-    if start < 0:
-        return None
-    start += len(USER_SAID_MARKER)
-    end = content.find(USER_SAID_TRAILER, start)
-    reason = (content[start:] if end < 0 else content[start:end]).strip()
-    return reason or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,6 +319,33 @@ def _follow_up(events: Sequence[TranscriptEvent], start: int) -> tuple[int, Cand
     return None
 
 
+def _follow_up_signal(
+    events: Sequence[TranscriptEvent],
+    marker: int,
+    detector: DetectorName,
+    trigger_index: int | None,
+    evidence: Mapping[str, Any],
+) -> MiningSignal | None:
+    """The reply typed after the denial or interrupt at `marker`, as a signal."""
+    follow = _follow_up(events, marker)
+    if follow is None:
+        return None
+    j, signal = follow
+    user = events[j]
+    assert isinstance(user, UserEvent)
+    return _signal(
+        user,
+        j,
+        kind=INTERRUPT_REJECTION,
+        detector=detector,
+        text=user.text,
+        trigger_index=trigger_index,
+        signal=signal,
+        lower_bound=marker,
+        evidence={**evidence, "marker_index": marker},
+    )
+
+
 def _is_question_result(block: ToolResultBlock, tool_name: str | None) -> bool:
     # AskUserQuestion's "the user typed instead" result starts with the denial
     # banner; when the tool_use is out of reach (compacted) the payload still tells.
@@ -380,23 +389,9 @@ def detect_denials(
                 evidence=evidence,
             )
             continue
-        follow = _follow_up(events, i)
-        if follow is None:
-            continue
-        j, signal = follow
-        user = events[j]
-        assert isinstance(user, UserEvent)
-        yield _signal(
-            user,
-            j,
-            kind=INTERRUPT_REJECTION,
-            detector="denial",
-            text=user.text,
-            trigger_index=trigger,
-            signal=signal,
-            lower_bound=i,
-            evidence={**evidence, "marker_index": i},
-        )
+        followed = _follow_up_signal(events, i, "denial", trigger, evidence)
+        if followed is not None:
+            yield followed
 
 
 def _interrupt_anchors(
@@ -433,23 +428,11 @@ def detect_interrupts(
     events: Sequence[TranscriptEvent], index: _Index, spec: MiningSpec
 ) -> Iterator[MiningSignal]:
     for i, tool in _interrupt_anchors(events, index):
-        follow = _follow_up(events, i)
-        if follow is None:
-            continue
-        j, signal = follow
-        user = events[j]
-        assert isinstance(user, UserEvent)
-        yield _signal(
-            user,
-            j,
-            kind=INTERRUPT_REJECTION,
-            detector="interrupt",
-            text=user.text,
-            trigger_index=index.prev_assistant[i],
-            signal=signal,
-            lower_bound=i,
-            evidence={"tool": tool, "marker_index": i},
+        followed = _follow_up_signal(
+            events, i, "interrupt", index.prev_assistant[i], {"tool": tool}
         )
+        if followed is not None:
+            yield followed
 
 
 # --------------------------------------------------------------- review_comment

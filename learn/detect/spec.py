@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from learn.detect.confidence import (
     CALIBRATED_SPEC,
@@ -20,6 +20,7 @@ from learn.detect.confidence import (
     confidence_spec_to_json,
 )
 
+# Listed in the order detectors run in, and so the order `mine()` yields signals in.
 DetectorName = Literal[
     "transcript_message",
     "exit_plan_rejection",
@@ -29,22 +30,13 @@ DetectorName = Literal[
     "review_comment",
     "ask_user_question",
 ]
-# The order detectors run in, and so the order `mine()` yields signals in.
-DETECTOR_ORDER: tuple[DetectorName, ...] = (
-    "transcript_message",
-    "exit_plan_rejection",
-    "plan_reentry",
-    "denial",
-    "interrupt",
-    "review_comment",
-    "ask_user_question",
-)
+DETECTOR_ORDER: tuple[DetectorName, ...] = get_args(DetectorName)
 ALL_DETECTORS: frozenset[DetectorName] = frozenset(DETECTOR_ORDER)
 
 REENTRY_LOOKBACK = 40
 
 Provenance = Literal["typed", "surfaced", "claude"]
-PROVENANCES: tuple[Provenance, ...] = ("typed", "surfaced", "claude")
+PROVENANCES: tuple[Provenance, ...] = get_args(Provenance)
 
 # Tool-name sets. Codex spells its edit tool apply_patch; Claude Code has had
 # both ExitPlanMode and ExitSpecMode for the plan-approval tool.

@@ -9,7 +9,7 @@ row was cut is the failure this avoids.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -50,11 +50,31 @@ def rows_of(value: Any) -> list[Any]:
     return []
 
 
+def rows_schema(
+    key: str, row_properties: Mapping[str, Any], required: Sequence[str]
+) -> dict[str, Any]:
+    """The input schema of a forced tool whose answer is one array of rows under `key`."""
+    return {
+        "type": "object",
+        "properties": {
+            key: {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": dict(row_properties),
+                    "required": list(required),
+                },
+            }
+        },
+        "required": [key],
+    }
+
+
 class RowsAnswer(BaseModel):
     """A forced-tool answer whose every field is an array of rows, read with `rows_of`.
 
-    Rows stay untyped here and are checked one by one (`valid_rows`): one bad
-    row must not cost the batch.
+    Rows stay untyped here and the caller checks them one by one (`valid_rows`,
+    or naming's stricter reader): one bad row must not cost the batch.
     """
 
     @field_validator("*", mode="before")

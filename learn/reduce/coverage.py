@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
 from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
-from learn.reduce.answers import VerdictsAnswer, valid_rows
+from learn.reduce.answers import VerdictsAnswer, rows_schema, valid_rows
 from learn.reduce.rules import RuleCorpus
 from learn.reduce.types import Proposal
 
@@ -38,25 +38,16 @@ MAX_ITEMS_PER_CALL = 40
 CHECK_COVERAGE = ToolSpec(
     name="check_coverage",
     description="Say for each item whether an existing rule or skill already covers it.",
-    input_schema={
-        "type": "object",
-        "properties": {
-            "verdicts": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"type": "integer"},
-                        "verdict": {"type": "string", "enum": ["rule", "skill", "new"]},
-                        "rule_index": {"type": "integer"},
-                        "skill_index": {"type": "integer"},
-                    },
-                    "required": ["id", "verdict"],
-                },
-            }
+    input_schema=rows_schema(
+        "verdicts",
+        {
+            "id": {"type": "integer"},
+            "verdict": {"type": "string", "enum": ["rule", "skill", "new"]},
+            "rule_index": {"type": "integer"},
+            "skill_index": {"type": "integer"},
         },
-        "required": ["verdicts"],
-    },
+        required=["id", "verdict"],
+    ),
 )
 
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
 from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
-from learn.reduce.answers import VerdictsAnswer, valid_rows
+from learn.reduce.answers import VerdictsAnswer, rows_schema, valid_rows
 from learn.reduce.slug import canonical_slug
 from learn.reduce.types import Proposal, Verdict
 
@@ -37,29 +37,20 @@ OTHER_QUOTES = 3
 RECORD_VERDICTS = ToolSpec(
     name="record_verdicts",
     description="Record a verdict for every item: should it become a written rule?",
-    input_schema={
-        "type": "object",
-        "properties": {
-            "verdicts": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"type": "integer"},
-                        "accepted": {"type": "boolean"},
-                        "category": {"type": "string"},
-                        "scope": {"type": "string", "enum": ["user", "project"]},
-                        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-                        "summary": {"type": "string"},
-                        "rationale": {"type": "string"},
-                        "canonical_key": {"type": "string"},
-                    },
-                    "required": ["id", "accepted", "category", "scope", "confidence", "summary", "rationale"],
-                },
-            }
+    input_schema=rows_schema(
+        "verdicts",
+        {
+            "id": {"type": "integer"},
+            "accepted": {"type": "boolean"},
+            "category": {"type": "string"},
+            "scope": {"type": "string", "enum": ["user", "project"]},
+            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "summary": {"type": "string"},
+            "rationale": {"type": "string"},
+            "canonical_key": {"type": "string"},
         },
-        "required": ["verdicts"],
-    },
+        required=["id", "accepted", "category", "scope", "confidence", "summary", "rationale"],
+    ),
 )
 
 

@@ -34,8 +34,9 @@ from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, Tool
 from learn.models.call import call_tool
 from learn.models.catalog import model_info
 from learn.models.items import format_items
-from learn.reduce.answers import LabelsAnswer
-from learn.reduce.cluster import cluster_ids, medoid, threshold_for
+from learn.reduce.answers import LabelsAnswer, rows_schema
+from learn.reduce.cluster import cluster_ids, contrast_for, medoid, threshold_for
+from learn.reduce.contrast import NO_CONTRAST, Contrast, contrast_between
 from learn.reduce.memory import InMemoryLabelIndex
 from learn.reduce.slug import fallback_slug, normalize_label, normalize_text
 
@@ -56,23 +57,11 @@ OFFER_DISTANCE_CAP = 0.95
 ASSIGN_LABELS = ToolSpec(
     name="assign_labels",
     description="Give every item exactly one kebab-case label naming the point it makes.",
-    input_schema={
-        "type": "object",
-        "properties": {
-            "labels": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"type": "integer"},
-                        "label": {"type": "string"},
-                    },
-                    "required": ["id", "label"],
-                },
-            }
-        },
-        "required": ["labels"],
-    },
+    input_schema=rows_schema(
+        "labels",
+        {"id": {"type": "integer"}, "label": {"type": "string"}},
+        required=["id", "label"],
+    ),
 )
 
 
@@ -252,6 +241,7 @@ def name_candidates(
 
     t = threshold_for(embedder) if threshold is None else threshold
     near = t if neighbour_threshold is None else neighbour_threshold
+    contrast = contrast_for(embedder)
     # Labels this far away are unrelated in any space we use (orthogonal is 1.0);
     # offering them only invites a wrong reuse.
     reach = min(OFFER_DISTANCE_CAP, t + 0.25)
@@ -275,7 +265,9 @@ def name_candidates(
 
     clusters_of: dict[tuple[str, int], list[_Unique]] = {}
     for kind, group in by_kind.items():
-        ids = cluster_ids(vectors[[u.vector_row for u in group]], t)
+        ids = cluster_ids(
+            vectors[[u.vector_row for u in group]], t, texts=[u.text for u in group], contrast=contrast
+        )
         for u, cid in zip(group, ids, strict=True):
             u.cluster = cid
             clusters_of.setdefault((kind, cid), []).append(u)
@@ -322,7 +314,7 @@ def name_candidates(
                 if label in stored:
                     known_before.add((kind, label))
 
-    known_before |= _fall_back(uniques, vectors, index, near, clusters_of)
+    known_before |= _fall_back(uniques, vectors, index, near, clusters_of, contrast)
 
     labels: list[str] = [""] * len(candidates)
     examples: list[tuple[str, str, Vector]] = []
@@ -354,9 +346,12 @@ def _fall_back(
     index: LabelIndex | None,
     near: float,
     clusters_of: dict[tuple[str, int], list[_Unique]],
+    contrast: Contrast = NO_CONTRAST,
 ) -> set[tuple[str, str]]:
     """Label every item the model did not: nearest labelled neighbour in this
     run, else the nearest known label, else the label its cluster shares.
+    Neighbours are measured like the clusters were (cosine plus the wording
+    penalty), so "add comments" cannot borrow "don't add comments"'s label.
     Returns the (kind, label) pairs taken from the index."""
     import numpy as np
 
@@ -364,12 +359,12 @@ def _fall_back(
     for kind in sorted({u.kind for u in uniques}):
         labelled = [u for u in uniques if u.kind == kind and u.from_model]
         rows = np.asarray([u.vector_row for u in labelled], dtype=np.int64)
-        for u in uniques:
-            if u.kind != kind or u.label is not None:
-                continue
+        todo = [u for u in uniques if u.kind == kind and u.label is None]
+        penalty = contrast_between([u.text for u in todo], [u.text for u in labelled], contrast)
+        for pos, u in enumerate(todo):
             vec = vectors[u.vector_row]
             if labelled:
-                dists = 1.0 - vectors[rows] @ vec
+                dists = 1.0 - vectors[rows] @ vec + penalty[pos]
                 best = int(np.argmin(dists))
                 if float(dists[best]) <= near:
                     u.label = labelled[best].label

@@ -232,21 +232,22 @@ def collect_rules(project: Path | None, home: Path | None = None) -> RuleCorpus:
     skills: list[Skill] = []
     read: list[str] = []
     bad: list[str] = []
+
+    def read_text(path: Path) -> str | None:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            bad.append(str(path))
+            return None
+        read.append(str(path))
+        return text
+
     for path, scope in rule_files(project, home):
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            bad.append(str(path))
-            continue
-        read.append(str(path))
-        rules.extend(rule_lines_of(text, str(path), scope))
+        if (text := read_text(path)) is not None:
+            rules.extend(rule_lines_of(text, str(path), scope))
     for path, scope in skill_files(project, home):
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            bad.append(str(path))
+        if (text := read_text(path)) is None:
             continue
-        read.append(str(path))
         fields = frontmatter_fields(text)
         description = fields.get("description", "").strip()
         if description:

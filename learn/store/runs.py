@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from learn.paths import data_dir
+from learn.reduce.suppress import parse_iso
 from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 
 Decision = Literal["accepted", "edited", "dismissed"]
@@ -56,16 +57,6 @@ def result_from_full_json(data: dict[str, Any]) -> RunResult:
     )
 
 
-def _parse(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-
-
 def load_latest_run(since: datetime | None, *, path: Path | None = None) -> RunResult | None:
     """The newest stored run that finished at or after `since` (any run when None)."""
     import json
@@ -83,7 +74,7 @@ def load_latest_run(since: datetime | None, *, path: Path | None = None) -> RunR
             "WHERE result_full_json IS NOT NULL ORDER BY id DESC"
         )
     for row in rows:
-        finished = _parse(row["finished_at"])
+        finished = parse_iso(row["finished_at"])
         if since is not None and (finished is None or finished < since):
             continue
         return result_from_full_json(json.loads(row["result_full_json"]))

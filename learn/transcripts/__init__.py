@@ -71,72 +71,6 @@ if TYPE_CHECKING:
     )
     from learn.transcripts.print_result import parse_print_result
 
-_MODELS = (
-    "ApiError",
-    "AssistantEvent",
-    "AsyncHookResponse",
-    "AttachmentDetail",
-    "AttachmentEvent",
-    "Attribution",
-    "CacheCreation",
-    "CompactBoundary",
-    "ContentBlock",
-    "EntryMeta",
-    "EventList",
-    "FallbackBlock",
-    "HookAdditionalContext",
-    "HookBlockingError",
-    "HookCancelled",
-    "HookInfo",
-    "HookNonBlockingError",
-    "HookSuccess",
-    "InitInfo",
-    "McpServer",
-    "ModeEvent",
-    "ModelRefusalFallback",
-    "ModelUsage",
-    "OtherAttachment",
-    "OtherBlock",
-    "OtherEvent",
-    "OtherSystemDetail",
-    "Plugin",
-    "PreservedMessages",
-    "PreservedSegment",
-    "PrintMessage",
-    "PrintResult",
-    "QueuedCommand",
-    "Question",
-    "ServerToolUse",
-    "StopHookSummary",
-    "SystemDetail",
-    "SystemEvent",
-    "TextBlock",
-    "ThinkingBlock",
-    "ToolResultBlock",
-    "ToolUseBlock",
-    "Transcript",
-    "TranscriptEvent",
-    "TurnDuration",
-    "Usage",
-    "UserEvent",
-    "thinking_chars",
-    "tool_uses",
-)
-
-_WHERE: dict[str, str] = {name: "learn.transcripts.models" for name in _MODELS}
-_WHERE.update(
-    {
-        "FilterSpec": "learn.transcripts.filterspec",
-        "NOISE_SPEC": "learn.transcripts.filterspec",
-        "parse": "learn.transcripts.parser",
-        "parse_event": "learn.transcripts.parser",
-        "parse_events": "learn.transcripts.parser",
-        "parse_events_from_bytes": "learn.transcripts.parser",
-        "stream": "learn.transcripts.parser",
-        "parse_print_result": "learn.transcripts.print_result",
-    }
-)
-
 __all__ = [
     "NOISE_SPEC",
     "ApiError",
@@ -196,6 +130,21 @@ __all__ = [
     "thinking_chars",
     "tool_uses",
 ]
+
+# Where each name lives; every name not listed here is in learn.transcripts.models.
+_ELSEWHERE: dict[str, str] = {
+    "FilterSpec": "learn.transcripts.filterspec",
+    "NOISE_SPEC": "learn.transcripts.filterspec",
+    "parse": "learn.transcripts.parser",
+    "parse_event": "learn.transcripts.parser",
+    "parse_events": "learn.transcripts.parser",
+    "parse_events_from_bytes": "learn.transcripts.parser",
+    "stream": "learn.transcripts.parser",
+    "parse_print_result": "learn.transcripts.print_result",
+}
+_WHERE: dict[str, str] = {
+    name: _ELSEWHERE.get(name, "learn.transcripts.models") for name in __all__
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -24,6 +24,9 @@ USER_SAID_TRAILER: Final = "Note: The user's next message"
 DENIAL_KIND_USER_REJECTED: Final = "user-rejected"
 DENIAL_KIND_PERMISSION_RULE: Final = "permission-rule"
 
+# The tool whose results carry a person's answers (and reuse the denial banner).
+ASK_USER_QUESTION: Final = "AskUserQuestion"
+
 # AskUserQuestion answer banner. Body: `"<q>"="<answer>"` pairs joined by ", ".
 ANSWERED_PREFIX: Final = "Your questions have been answered: "
 ANSWERED_TRAILER: Final = ". You can now continue with these answers in mind."
@@ -41,6 +44,9 @@ CLARIFY_QUESTIONS_TEXT: Final = "The user wants to clarify these questions"
 INTERRUPT_MARKER: Final = "[Request interrupted by user"
 INTERRUPT_MARKER_PATTERN: Final = r"\A\s*\[Request [Ii]nterrupted by user"
 INTERRUPT_RE: Final = re.compile(INTERRUPT_MARKER_PATTERN)
+# A bare marker: the whole text is "[Request interrupted by user]" or
+# "[Request interrupted by user for tool use]", nothing typed with it.
+BARE_INTERRUPT_RE: Final = re.compile(INTERRUPT_MARKER_PATTERN + r"[^\]\n]*\]\s*\Z")
 
 TASK_NOTIFICATION_MARKER: Final = "<task-notification>"
 
@@ -71,6 +77,11 @@ def is_interrupt_text(text: str) -> bool:
     return INTERRUPT_RE.match(text) is not None
 
 
+def is_bare_interrupt(text: str) -> bool:
+    """True when the text is the interrupt marker alone, nothing typed with it."""
+    return BARE_INTERRUPT_RE.match(text) is not None
+
+
 def is_agent_injected_text(text: str) -> bool:
     """True when the text opens with a known agent-relay banner."""
     return AGENT_INJECTION_RE.match(text) is not None
@@ -83,6 +94,12 @@ def denial_reason(content: str) -> str | None:
     """
     if not content.startswith(DENIAL_PREFIX):
         return None
+    return embedded_reason(content)
+
+
+def embedded_reason(content: str) -> str | None:
+    """The text a person typed when rejecting a tool call (between the two markers),
+    whatever banner precedes it; None when there is none."""
     start = content.find(USER_SAID_MARKER)
     if start < 0:
         return None

@@ -28,6 +28,7 @@ from learn.transcripts.literals import (
     ANSWER_PREVIEW_SEPARATOR,
     ANSWERED_PREFIX,
     ANSWERED_TRAILER,
+    ASK_USER_QUESTION,
     CLARIFY_QUESTIONS_TEXT,
     DENIAL_KIND_USER_REJECTED,
     denial_reason,
@@ -69,7 +70,6 @@ FAILURE_EXCERPT_CHARS: Final = 1500
 _SUMMARY_CHARS: Final = 200
 _SUMMARY_VALUE_CHARS: Final = 60
 _SHELLS: Final = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh"})
-_ASK_TOOL: Final = "AskUserQuestion"
 _WS_RE: Final = re.compile(r"\s+")
 
 
@@ -307,7 +307,7 @@ class _Builder:
             if reason is not None:
                 self._turn(reason, "denial", at, index, uuid)
             return
-        if not result.is_error and (name == _ASK_TOOL or _has_answers(result)):
+        if not result.is_error and (name == ASK_USER_QUESTION or _has_answers(result)):
             for text in free_form_answers(result, call):
                 self._turn(text, "answer", at, index, uuid)
             return
@@ -537,18 +537,12 @@ def _project(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> str | 
 # ---------------------------------------------------------------- JSON
 
 
-def session_to_dict(session: Session, *, timeline: bool = True) -> dict[str, Any]:
-    """A JSON-ready dict of the view (`learn show --json`, `learn sessions --json`)."""
+def session_counts(session: Session) -> dict[str, Any]:
+    """The counts of one view, in display order (`learn show` and `learn sessions`)."""
     by_origin: dict[str, int] = {"typed": 0, "denial": 0, "answer": 0, "queued": 0}
     for turn in session.human_turns:
         by_origin[turn.origin] += 1
-    out: dict[str, Any] = {
-        "id": session.id,
-        "provider": session.provider,
-        "path": str(session.path) if session.path else None,
-        "project": session.project,
-        "started_at": _iso(session.started_at),
-        "last_activity": _iso(session.last_activity),
+    return {
         "turns": session.turns,
         "human_turns": len(session.human_turns),
         "human_turns_by_origin": by_origin,
@@ -556,6 +550,19 @@ def session_to_dict(session: Session, *, timeline: bool = True) -> dict[str, Any
         "failures": len(session.failures),
         "denials": len(session.denials),
         "interrupts": len(session.interrupts),
+    }
+
+
+def session_to_dict(session: Session, *, timeline: bool = True) -> dict[str, Any]:
+    """A JSON-ready dict of the view (`learn show --json`, `learn sessions --json`)."""
+    out: dict[str, Any] = {
+        "id": session.id,
+        "provider": session.provider,
+        "path": str(session.path) if session.path else None,
+        "project": session.project,
+        "started_at": _iso(session.started_at),
+        "last_activity": _iso(session.last_activity),
+        **session_counts(session),
         "size_bytes": session.size_bytes,
         "skipped_lines": session.skipped_lines,
         "subagent_paths": [str(p) for p in session.subagent_paths],
