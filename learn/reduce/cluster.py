@@ -6,12 +6,24 @@ wide good band (0.58–0.77); char TF-IDF peaked at t≈0.91 with a narrow band
 (0.87–0.94). Complete linkage was worse for every embedder. These clusters
 only decide which items share a naming call (and the fallback label when the
 model fails); the model, not the threshold, decides what is the same point.
+
+Given the quotes' texts, the distance also carries a wording penalty
+(learn/reduce/contrast.py): a negation on one side only, a swapped key noun or
+a different version number keeps look-alikes apart. On benchmarks/paraphrase.py
+(14 groups x 5 + 8 decoys) that took MiniLM from ARI 0.69 with 7 of 11 decoy
+pairs merged to 0.79 with 1 at the same threshold (0.72 -> 0.81 held out);
+hashed n-grams got worse (0.58 -> 0.50: their groups are held together by the
+very words the penalty weighs), so the TF-IDF space keeps the plain distance.
+Complete linkage with the penalty did no better held out (0.76 vs 0.77 in the
+exploration), so average linkage stays.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from learn.reduce.contrast import NO_CONTRAST, Contrast, contrast_matrix
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -20,6 +32,10 @@ if TYPE_CHECKING:
 DEFAULT_THRESHOLD = 0.65
 # Measured best bands (feasibility probes §3); keyed by embedder-name prefix.
 _THRESHOLDS: tuple[tuple[str, float], ...] = (("minilm", 0.65), ("tfidf", 0.88))
+# Weights measured flat between 0.2 and 0.4 each at t=0.62-0.65 (ARI 0.75-0.82), so
+# round values in the middle of that plateau, not the sweep's best point.
+DEFAULT_CONTRAST = Contrast(negation=0.3, topic=0.3, number=0.3)
+_CONTRASTS: tuple[tuple[str, Contrast], ...] = (("minilm", DEFAULT_CONTRAST), ("tfidf", NO_CONTRAST))
 
 
 def threshold_for(embedder: Embedder) -> float:
@@ -38,6 +54,20 @@ def threshold_for(embedder: Embedder) -> float:
     return DEFAULT_THRESHOLD
 
 
+def contrast_for(embedder: Embedder) -> Contrast:
+    """The wording penalty to add in `embedder`'s vector space (none for lexical spaces)."""
+    from learn.embed import CLUSTER_CONTRAST
+
+    if embedder.name in CLUSTER_CONTRAST:
+        negation, topic, number = CLUSTER_CONTRAST[embedder.name]
+        return Contrast(negation=negation, topic=topic, number=number)
+    name = embedder.name.lower()
+    for prefix, value in _CONTRASTS:
+        if name.startswith(prefix):
+            return value
+    return DEFAULT_CONTRAST
+
+
 def distance_matrix(vectors: Vector) -> Vector:
     import numpy as np
 
@@ -47,15 +77,31 @@ def distance_matrix(vectors: Vector) -> Vector:
     return dist
 
 
-def cluster_ids(vectors: Vector, threshold: float) -> list[int]:
+def cluster_ids(
+    vectors: Vector,
+    threshold: float,
+    *,
+    texts: Sequence[str] | None = None,
+    contrast: Contrast | None = None,
+) -> list[int]:
     """A cluster id per row; ids numbered by first appearance so the result
-    depends only on the row order, which callers make canonical."""
+    depends only on the row order, which callers make canonical.
+
+    With `texts` (one per row) the wording penalty `contrast` (default
+    DEFAULT_CONTRAST) is added to the cosine distance; without, plain cosine.
+    """
     n = int(vectors.shape[0])
+    if texts is not None and len(texts) != n:
+        raise ValueError(f"cluster_ids: {len(texts)} texts for {n} vectors")
     if n == 0:
         return []
     if n == 1:
         return [0]
     from sklearn.cluster import AgglomerativeClustering
+
+    dist = distance_matrix(vectors)
+    if texts is not None:
+        dist = dist + contrast_matrix(texts, DEFAULT_CONTRAST if contrast is None else contrast)
 
     model = AgglomerativeClustering(
         n_clusters=None,
@@ -63,7 +109,7 @@ def cluster_ids(vectors: Vector, threshold: float) -> list[int]:
         linkage="average",
         distance_threshold=threshold,
     )
-    raw = [int(x) for x in model.fit_predict(distance_matrix(vectors))]
+    raw = [int(x) for x in model.fit_predict(dist)]
     renumber: dict[int, int] = {}
     return [renumber.setdefault(c, len(renumber)) for c in raw]
 

@@ -1,0 +1,158 @@
+"""Wording that tells two look-alike quotes apart when their vectors cannot.
+
+A sentence embedding puts "don't add comments to the code" next to "add
+comments explaining the tricky parts", and "documentation tools should be
+disabled by default" next to "network tools should be disabled by default":
+most of the words, and so most of the vector, are shared. On the paraphrase
+benchmark (benchmarks/paraphrase.py) MiniLM merged 7 of 11 such decoy pairs.
+What differs in those pairs is exactly the point being made: a negation on one
+side only, a swapped key noun, a different version number.
+
+So the cluster distance gets a penalty read off the words. The negation and
+topic terms are scaled by how much content wording the two quotes share
+(Jaccard of crude stems): paraphrases of one directive rarely share much
+wording and are phrased both ways ("never commit to main" / "work on a
+branch"), so an unscaled polarity or word-mismatch penalty split real groups;
+near-identical templates with one slot changed are what the vectors get wrong.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from learn.embed.tfidf import normalise
+
+if TYPE_CHECKING:
+    from learn.reduce.protocols import Vector
+
+# Cues that flip what a directive asks for. "instead"/"rather" mark "X, not Y".
+# Verbs like "remove" or "skip" are left out: they are actions, and a
+# paraphrase group uses them affirmatively as often as not.
+_NEGATION_TEXT = """
+    not no never nor neither none nothing nobody without stop avoid instead rather
+    cannot dont doesnt didnt isnt arent wasnt werent wont cant couldnt shouldnt wouldnt mustnt
+    havent hasnt
+"""
+NEGATION_CUES = frozenset(_NEGATION_TEXT.split())
+_TOKEN = re.compile(r"[a-z]+")
+_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+# Jaccard of content stems from which two quotes count as the same wording, and the
+# distance that keeps them apart when only one is negated. Cosine distance is at most
+# 2; average linkage has no true cannot-link and averages this over a merge, so it is
+# set high enough to outweigh a few agreeing members on the other side.
+SAME_WORDS = 0.8
+SAME_WORDS_APART = 4.0
+_STEM = 5  # prefix stems: "deleting"/"delete", "comments"/"comment" meet; cheap and language-blind
+
+
+@dataclass(frozen=True, slots=True)
+class Contrast:
+    """Cosine distance added between two quotes when their wording disagrees.
+
+    `negation`: one quote is negated, the other not (scaled by shared wording);
+    `topic`: both have content words the other lacks (scaled by shared wording);
+    `number`: both name numbers and share none ("3.11" vs "3.12").
+    """
+
+    negation: float = 0.0
+    topic: float = 0.0
+    number: float = 0.0
+
+    @property
+    def active(self) -> bool:
+        return bool(self.negation or self.topic or self.number)
+
+
+NO_CONTRAST = Contrast()
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold().replace("’", "'").replace("'", "")
+
+
+def is_negated(text: str) -> bool:
+    """Whether the quote carries a negation cue ("don't", "never", "no", "instead of" ...)."""
+    return any(tok in NEGATION_CUES for tok in _TOKEN.findall(_fold(text)))
+
+
+def numbers(text: str) -> frozenset[str]:
+    return frozenset(_NUMBER.findall(_fold(text)))
+
+
+def content_stems(text: str) -> frozenset[str]:
+    """Stemmed content words: stopwords, negation cues and numbers removed."""
+    out: set[str] = set()
+    for word in normalise(text):
+        if word in NEGATION_CUES or _NUMBER.fullmatch(word):
+            continue
+        stem = word.rstrip("s") or word
+        out.add(stem[:_STEM])
+    return frozenset(out)
+
+
+def _incidence(rows: Sequence[frozenset[str]], cols: Sequence[frozenset[str]]) -> tuple[Vector, Vector]:
+    """Binary word-incidence matrices of two lists of sets over one shared vocabulary."""
+    import numpy as np
+
+    vocab: dict[str, int] = {}
+    for s in (*rows, *cols):
+        for w in sorted(s):
+            vocab.setdefault(w, len(vocab))
+
+    def fill(sets: Sequence[frozenset[str]]) -> Vector:
+        out = np.zeros((len(sets), max(1, len(vocab))), dtype=np.float32)
+        for i, s in enumerate(sets):
+            for w in s:
+                out[i, vocab[w]] = 1.0
+        return out
+
+    return fill(rows), fill(cols)
+
+
+def contrast_between(left: Sequence[str], right: Sequence[str], contrast: Contrast) -> Vector:
+    """A len(left) x len(right) matrix of the distance to add between each pair."""
+    import numpy as np
+
+    penalty = np.zeros((len(left), len(right)), dtype=np.float32)
+    if not left or not right or not contrast.active:
+        return penalty
+    a, b = _incidence([content_stems(t) for t in left], [content_stems(t) for t in right])
+    shared = a @ b.T
+    size_a, size_b = a.sum(axis=1)[:, None], b.sum(axis=1)[None, :]
+    union = size_a + size_b - shared
+    jaccard = np.where(union > 0, shared / np.maximum(union, 1.0), 0.0)
+    if contrast.negation:
+        neg_a = np.array([is_negated(t) for t in left])[:, None]
+        neg_b = np.array([is_negated(t) for t in right])[None, :]
+        flipped = neg_a != neg_b
+        penalty += contrast.negation * jaccard * flipped
+        # The same words with the negation flipped ("add comments to the code" /
+        # "don't add comments to the code") say the opposite: MiniLM puts such a
+        # pair ~0.15 apart, which a scaled penalty alone cannot lift over any
+        # threshold, so it is kept apart outright.
+        penalty += SAME_WORDS_APART * ((jaccard >= SAME_WORDS) & flipped)
+    if contrast.topic:
+        # Each side keeps a content word the other lacks: a slot was swapped,
+        # not merely filled in ("tools off" vs "doc tools off" is no swap).
+        swapped = ((size_a - shared) > 0) & ((size_b - shared) > 0)
+        penalty += contrast.topic * jaccard * swapped
+    if contrast.number:
+        nums_a, nums_b = [numbers(t) for t in left], [numbers(t) for t in right]
+        na, nb = _incidence(nums_a, nums_b)
+        has = np.array([bool(s) for s in nums_a])[:, None] & np.array([bool(s) for s in nums_b])[None, :]
+        penalty += contrast.number * (has & ((na @ nb.T) == 0))
+    out: Vector = penalty.astype(np.float32)
+    return out
+
+
+def contrast_matrix(texts: Sequence[str], contrast: Contrast) -> Vector:
+    """The n x n matrix of contrast_between(texts, texts): symmetric, zero diagonal."""
+    import numpy as np
+
+    penalty = contrast_between(texts, texts, contrast)
+    np.fill_diagonal(penalty, 0.0)
+    return penalty
