@@ -72,4 +72,4 @@ def test_missing_model_is_a_clear_error(tmp_path: Path) -> None:
 def test_get_embedder_loads_minilm_when_available() -> None:
     e = get_embedder()
     assert e.name == MINILM_NAME and learn.embed.fallback_reason() is None
-    assert CLUSTER_THRESHOLD[MINILM_NAME] == 0.65
+    assert CLUSTER_THRESHOLD[MINILM_NAME] == 0.64
