@@ -97,8 +97,7 @@ def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = No
                     "mine": model, "name": model, "coverage": model, "judge": model})})
             backend = make_backend(mode, gold, live_backend=live_backend, model=model,
                                    cache_dir=cache_dir)
-            options = RunOptions(all_projects=True, since=None, yes=True, show_all=True,
-                                 quiet=True)
+            options = RunOptions(all_projects=True, since=None, show_all=True)
             started = time.perf_counter()
             result, trace = run_pipeline(options, config, backend=backend)
             wall = time.perf_counter() - started

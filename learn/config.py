@@ -53,7 +53,7 @@ class BackendConfig(_Section):
     base_url: str | None = None  # anthropic: ANTHROPIC_BASE_URL wins when set
     openai_base_url: str = "http://127.0.0.1:8080/v1"
     claude_binary: str = "claude"
-    cache_dir: Path | None = None  # replay/record answers; default: the repo's cache/
+    cache_dir: Path | None = None  # replay/record answers; default: <cache dir>/replay
 
 
 class ThresholdsConfig(_Section):

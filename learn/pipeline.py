@@ -42,8 +42,6 @@ class RunOptions:
     limit: int | None = None
     offline: bool = False  # no model: detectors + local embeddings only
     show_all: bool = False  # ignore suppression
-    yes: bool = True
-    quiet: bool = True
     embedder: str = "minilm"  # "minilm" | "tfidf"
     store_path: Path | None = None
 

@@ -40,8 +40,7 @@ def command(as_json: bool, keep: Path | None, offline: bool) -> None:
         with isolated_home(base):
             config = load_config()
             backend = None if offline else ReplayBackend(root / "cache")
-            options = RunOptions(all_projects=True, since=None, yes=True, show_all=True,
-                                 offline=offline)
+            options = RunOptions(all_projects=True, since=None, show_all=True, offline=offline)
             result, _ = run_pipeline(options, config, backend=backend)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))

@@ -144,8 +144,6 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
     if model:
         config = config.model_copy(update={"models": config.models.model_copy(update={
             "mine": model, "name": model, "coverage": model, "judge": model})})
-    name = choose_backend_name(backend or config.backend.name) if not offline else "offline"
-
     if dry_run:
         from learn.commands.plan import print_plan
 
@@ -154,6 +152,7 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
 
     model_backend = None
     if not offline:
+        name = choose_backend_name(backend or config.backend.name)
         model_backend = build_backend(name, record=record, cache_dir=cache_dir, config=config)
         if not yes and not _confirm(scope, config):
             click.echo("nothing mined (not confirmed)", err=True)
@@ -168,8 +167,6 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         limit=scope.limit,
         offline=offline,
         show_all=show_all,
-        yes=yes,
-        quiet=quiet,
         embedder=embedder,
     )
     bars = _Bars(enabled=not quiet and sys.stderr.isatty())
