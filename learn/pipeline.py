@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from learn.config import Config
 from learn.mining.candidate import MinedCandidate, SessionCandidates
@@ -42,7 +42,7 @@ class RunOptions:
     limit: int | None = None
     offline: bool = False  # no model: detectors + local embeddings only
     show_all: bool = False  # ignore suppression
-    embedder: str = "minilm"  # "minilm" | "tfidf"
+    embedder: Literal["minilm", "tfidf"] = "minilm"
     store_path: Path | None = None
 
 
@@ -264,7 +264,7 @@ def run_pipeline(
     with open_learn_store(options.store_path) as store:
         with clock.stage("store"):
             store.record_scan(sessions, session_cands)
-        embedder: Embedder = store.cached_embedder(get_embedder(prefer=options.embedder))  # type: ignore[arg-type]
+        embedder: Embedder = store.cached_embedder(get_embedder(prefer=options.embedder))
         if progress:
             progress("name", 0, 1)
         with clock.stage("reduce"):

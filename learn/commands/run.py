@@ -167,7 +167,7 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         limit=scope.limit,
         offline=offline,
         show_all=show_all,
-        embedder=embedder,
+        embedder="tfidf" if embedder == "tfidf" else "minilm",
     )
     bars = _Bars(enabled=not quiet and sys.stderr.isatty())
     try:
