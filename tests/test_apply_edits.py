@@ -325,3 +325,28 @@ def test_has_skill_items_are_not_written_by_default(project: Path, recorded: Rec
     assert res.exit_code == 0
     assert "`python-env` skill" in res.output and "nothing to apply" in res.output
     assert (project / "CLAUDE.md").read_text() == EXISTING and recorded == []
+
+
+def test_project_rule_goes_to_the_project_it_was_said_in(tmp_path: Path) -> None:
+    """A run over all projects: with no --project, a project rule lands in the
+    CLAUDE.md of the project whose sessions said it, not in the current directory."""
+    from learn.reduce.types import Proposal, Quote, Verdict
+    from learn.report.targets import TargetChoice, choose_target
+
+    web = tmp_path / "web"
+    api = tmp_path / "api"
+    web.mkdir()
+    api.mkdir()
+    verdict = Verdict(accepted=True, summary="Use bun.", category="tooling", scope="project",
+                      confidence=0.9)
+    p = Proposal(kind="directive", label="use-bun-not-npm", text="use bun", sessions=2, count=2,
+                 last_seen=None, verdict=verdict,
+                 quotes=(Quote("s1", "use bun", None, project=str(web)),
+                         Quote("s2", "bun please", None, project=str(web))))
+    assert choose_target(p, TargetChoice(project_dir=api, follow_quotes=True)) == web / "CLAUDE.md"
+    # Named explicitly, the project wins.
+    assert choose_target(p, TargetChoice(project_dir=api)) == api / "CLAUDE.md"
+    # Quotes from two projects: no single home, so the current project.
+    mixed = Proposal(**{**{f: getattr(p, f) for f in p.__dataclass_fields__},
+                        "quotes": (*p.quotes, Quote("s3", "bun", None, project=str(api)))})
+    assert choose_target(mixed, TargetChoice(project_dir=api, follow_quotes=True)) == api / "CLAUDE.md"

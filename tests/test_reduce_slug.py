@@ -71,3 +71,13 @@ def test_threshold_per_embedder() -> None:
 
     assert threshold_for(TfidfEmbedder()) == 0.88
     assert threshold_for(TopicEmbedder()) == 0.65
+
+
+def test_fallback_slug_folds_contractions_and_keeps_negations() -> None:
+    from learn.reduce.slug import fallback_slug
+
+    assert fallback_slug("don't mock the database in tests", "directive") == "dont-mock-database-tests"
+    assert fallback_slug("we're on bun now, not npm", "directive") == "bun-not-npm"
+    # "do" and "don't" must not fall back to the same label.
+    assert fallback_slug("do mock the database", "directive") != fallback_slug(
+        "don't mock the database", "directive")

@@ -54,8 +54,9 @@ def _select(proposals: tuple[Proposal, ...], only: tuple[str, ...]) -> list[Prop
         by_label = {p.label: p for p in proposals}
         missing = [k for k in only if k not in by_key and k not in by_label]
         if missing:
+            known = ", ".join(sorted(by_key)[:8]) or "none"
             raise click.ClickException(f"not in the last run: {', '.join(missing)} "
-                                       "(keys look like directive:use-uv-not-pip)")
+                                       f"(its keys: {known})")
         return [by_key.get(k) or by_label[k] for k in only]
     # Without --only, what the judge accepted; a has-skill item wants the skill
     # sharpened, not a rule next to it.
@@ -78,7 +79,9 @@ def _select(proposals: tuple[Proposal, ...], only: tuple[str, ...]) -> list[Prop
 @click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write every rule to this file instead.")
 @click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("."), show_default=True, help="The project whose files to edit.")
+              default=None,
+              help="The project whose files to edit (default: the project each rule was said in, "
+                   "else the current directory).")
 @click.option("--edit", "edit_text", is_flag=True, help="Edit each rule's wording first.")
 @click.option("--yes", is_flag=True, help="Write without asking (for scripts).")
 @click.option("--dry-run", is_flag=True, help="Show the diffs; write nothing.")
@@ -90,7 +93,7 @@ def _select(proposals: tuple[Proposal, ...], only: tuple[str, ...]) -> list[Prop
               help=f"Warn when a file passes this many bytes (config apply.max_bytes, "
                    f"default {DEFAULT_MAX_BYTES}).")
 def command(only: tuple[str, ...], dismiss: tuple[str, ...], target_kind: str, agents: bool,
-            scope: str | None, file: Path | None, project_dir: Path, edit_text: bool, yes: bool,
+            scope: str | None, file: Path | None, project_dir: Path | None, edit_text: bool, yes: bool,
             dry_run: bool, since: str | None, max_lines: int | None,
             max_bytes: int | None) -> None:
     """Write accepted proposals from the last run into your context files, as diffs you confirm.
@@ -128,7 +131,8 @@ def command(only: tuple[str, ...], dismiss: tuple[str, ...], target_kind: str, a
         return
     kind: TargetKind = "agents" if agents else target_kind  # type: ignore[assignment]
     scope_override: Scope | None = scope  # type: ignore[assignment]
-    choice = TargetChoice(project_dir=project_dir, kind=kind, scope=scope_override, file=file)
+    choice = TargetChoice(project_dir=project_dir or Path("."), kind=kind, scope=scope_override,
+                          file=file, follow_quotes=project_dir is None)
 
     edits: list[RuleEdit] = []
     for p in chosen:

@@ -20,8 +20,13 @@ _WS = re.compile(r"\s+")
 # Words that carry no meaning in a fallback slug: "please always use bun" and
 # "always use bun" should fall back to the same label.
 _FILLER = frozenset(
-    ["a", "an", "the", "please", "pls", "just", "can", "could", "would", "you", "we", "i", "me", "my", "our", "to", "of", "and", "or", "so", "it", "its", "this", "that", "is", "are", "be", "for", "with", "on", "in", "at", "hey", "ok", "okay"]
+    ["a", "an", "the", "please", "pls", "just", "can", "could", "would", "you", "we", "i", "me", "my", "our", "to", "of", "and", "or", "so", "it", "its", "this", "that", "is", "are", "be", "for", "with", "on", "in", "at", "hey", "ok", "okay",
+     "now", "here", "there", "again", "also", "really", "anything", "everything", "thing", "things", "them", "they"]
 )
+# Contractions fold before splitting, so "don't" is one word ("dont", a negation
+# the slug must keep) and "we're" loses its "'re" instead of leaving a stray "re".
+_NEGATED_CONTRACTION = re.compile(r"(\w)n['’]t\b")
+_CONTRACTION_TAIL = re.compile(r"['’](?:re|s|ll|ve|d|m)\b")
 
 
 def normalize_text(text: str) -> str:
@@ -71,7 +76,8 @@ def fallback_slug(text: str, kind: str) -> str:
     slug; a quote too short to make two words is padded with its kind so the
     result is still a valid label ("ok" → "ok-directive").
     """
-    words = [w for w in _words(text) if w not in _FILLER] or _words(text)
+    folded = _CONTRACTION_TAIL.sub("", _NEGATED_CONTRACTION.sub(r"\1nt", text.lower()))
+    words = [w for w in _words(folded) if w not in _FILLER] or _words(folded)
     slug = _cap(words, MAX_LABEL_WORDS, MAX_LABEL_CHARS)
     if SLUG_PATTERN.match(slug):
         return slug

@@ -27,6 +27,10 @@ class TargetChoice:
     kind: TargetKind = "claude"
     scope: Scope | None = None  # overrides the verdict's scope for every rule
     file: Path | None = None  # overrides everything but restated rewrites
+    # When the user did not name a project, a project-scope rule goes to the
+    # project it was said in (a run over all projects mixes several), if all of
+    # its quotes come from one; otherwise to `project_dir`.
+    follow_quotes: bool = False
 
 
 def claude_home() -> Path:
@@ -65,6 +69,14 @@ def scope_for(p: Proposal, choice: TargetChoice) -> Scope:
     return p.verdict.scope if p.verdict else "project"
 
 
+def _quoted_project(p: Proposal) -> Path | None:
+    projects = {q.project for q in p.quotes if q.project}
+    if len(projects) != 1 or any(q.project is None for q in p.quotes):
+        return None
+    only = Path(projects.pop())
+    return only if only.is_dir() else None
+
+
 def project_claude_md(root: Path) -> Path:
     # Both ./CLAUDE.md and ./.claude/CLAUDE.md are loaded; write to the one in use.
     top, nested = root / "CLAUDE.md", root / ".claude" / "CLAUDE.md"
@@ -79,7 +91,8 @@ def choose_target(p: Proposal, choice: TargetChoice) -> Path:
     if choice.file is not None:
         return choice.file.expanduser()
     scope = scope_for(p, choice)
-    root = project_root(choice.project_dir)
+    quoted = _quoted_project(p) if choice.follow_quotes else None
+    root = project_root(quoted or choice.project_dir)
     if choice.kind == "agents":
         return codex_home() / "AGENTS.md" if scope == "user" else root / "AGENTS.md"
     if choice.kind == "rules":
