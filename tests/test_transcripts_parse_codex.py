@@ -104,3 +104,19 @@ def test_filter_drops_codex_other_events() -> None:
     kinds = {e.type for e in t.events if isinstance(e, OtherEvent)}
     assert kinds == {"session_meta", "turn_context", "compacted"}
     assert any(isinstance(e, UserEvent) for e in t.events)
+
+
+def test_blank_lines_are_silent_and_keep_line_numbers() -> None:
+    raw = ROLLOUT.read_bytes()
+    lines = raw.split(b"\n")
+    # Whitespace-only lines between entries (vertical tab and form feed too):
+    # not skips, and the synthesized "<session>:<line>" uuids still name the
+    # physical line, so they shift by exactly the lines inserted.
+    padded = lines[0] + b"\n \x0b\x0c\r\n\t\n" + b"\n".join(lines[1:])
+    before = [e.meta.uuid for e in parse(raw).events if isinstance(e, UserEvent | AssistantEvent)]
+    t = parse(padded)
+    after = [e.meta.uuid for e in t.events if isinstance(e, UserEvent | AssistantEvent)]
+    assert t.skipped == {}
+    assert after == [f"{u.rsplit(':', 1)[0]}:{int(u.rsplit(':', 1)[1]) + 2}" for u in before]
+    other = [e for e in t.events if isinstance(e, OtherEvent)]
+    assert other and all(isinstance(e.raw, dict) and e.raw.get("type") for e in other)

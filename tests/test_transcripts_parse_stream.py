@@ -7,6 +7,7 @@ import pickle
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from types import GeneratorType
 
 import pytest
 
@@ -149,3 +150,32 @@ def test_dropped_unmodeled_types_are_never_decoded_into_objects(
     assert slow == [b'{"type":"summary","summary":"s"}', truncated]
     assert t.skipped == {"undecodable": 1}
     assert parse(truncated).skipped == {"undecodable": 1}
+
+
+def test_stream_yields_in_input_order(tmp_path: Path) -> None:
+    # Sizes vary so a reader racing ahead would finish them out of order.
+    lines = SHAPES.read_bytes()
+    paths = []
+    for i, n in enumerate([9, 1, 5, 1, 12, 3]):
+        p = tmp_path / f"o{i}.jsonl"
+        p.write_bytes(lines * n)
+        paths.append(p)
+    paths.insert(2, tmp_path / "missing.jsonl")
+    out = [t.path for t in stream(paths, prefetch=3)]
+    assert out == [p for p in paths if p.exists()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc/self/fd")
+def test_stream_closes_files_read_ahead(tmp_path: Path) -> None:
+    paths = _copies(tmp_path, 6)
+    (tmp_path / "dir.jsonl").mkdir()
+    paths.insert(1, tmp_path / "dir.jsonl")
+    before = len(list(Path("/proc/self/fd").iterdir()))
+    it = stream(paths, prefetch=4)
+    assert isinstance(it, GeneratorType)
+    next(it)
+    assert len(list(Path("/proc/self/fd").iterdir())) > before  # files held open ahead
+    it.close()  # abandoned mid-way
+    assert len(list(Path("/proc/self/fd").iterdir())) == before
+    assert len(list(stream(paths))) == 6
+    assert len(list(Path("/proc/self/fd").iterdir())) == before

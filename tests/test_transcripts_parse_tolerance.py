@@ -198,3 +198,12 @@ def test_assistant_string_content_reads_as_one_text_block() -> None:
     (event,) = parse_events_from_bytes(_jsonl(line))
     assert isinstance(event, AssistantEvent)
     assert event.text == "plain reply"
+
+
+def test_whitespace_only_lines_of_any_kind_are_silent() -> None:
+    ok = _jsonl(_user("a"), _user("b"))
+    t = parse(b" \x0b\x0c \n" + ok + b"\r\n\x0c\n \t \r\n")
+    assert [e.meta.uuid for e in t.events] == ["a", "b"]  # type: ignore[union-attr]
+    assert t.skipped == {}
+    # ...but whitespace around a bad line does not hide it.
+    assert parse(ok + b"  {nope  \n").skipped == {"undecodable": 1}

@@ -154,14 +154,10 @@ class _State:
         # corpus. A uuid5 of the same key cost 7 us a line (a third of the
         # lowering time on the benchmark corpus) and bought nothing.
         uid = f"{self.session_id or self.path_key}:{lineno}"
+        # Positional (cheaper per call): git_branch None, not sidechain, not meta.
         meta = EntryMeta(
-            uuid=uid,
-            session_id=self.session_id,
-            timestamp=ts,
-            parent_uuid=self.parent,
-            cwd=self.cwd,
-            cc_version=self.version,
-            entrypoint=self.entrypoint,
+            uid, self.session_id, ts, self.parent, self.cwd, None, self.version,
+            False, False, self.entrypoint,
         )
         self.parent = uid
         return meta
@@ -205,11 +201,16 @@ _LINE_DECODER = msgspec.json.Decoder(_Line)
 
 
 def _raw(value: msgspec.Raw) -> Any:
-    return decode_untyped(bytes(value)) if len(value) else None
+    if not value:
+        return None
+    try:
+        return _ANY.decode(value)
+    except msgspec.DecodeError:
+        return decode_untyped(value)  # invalid UTF-8 in a skipped field
 
 
 def _lower_line(
-    w: _Line, lineno: int, st: _State, line: bytes
+    w: _Line, lineno: int, st: _State, line: memoryview
 ) -> TranscriptEvent | LazyOther | str:
     kind, p = w.type, w.payload
     ptype = p.type
@@ -218,11 +219,11 @@ def _lower_line(
         st.cwd = _str(p.cwd) or st.cwd
         st.version = _str(p.cli_version)
         st.entrypoint = _str(p.originator) or _str(p.source)
-        return LazyOther(kind, line)
+        return LazyOther(kind, line.tobytes())
     if kind == "turn_context":
         st.cwd = _str(p.cwd) or st.cwd
         st.model = _str(p.model) or st.model
-        return LazyOther(kind, line)
+        return LazyOther(kind, line.tobytes())
     if kind == "event_msg":
         conversational = ptype in ("user_message", "agent_message") or (
             ptype == "turn_aborted" and p.reason in (None, "interrupted"))
@@ -233,7 +234,7 @@ def _lower_line(
     else:
         conversational = False
     if not conversational:
-        return LazyOther(kind, line)
+        return LazyOther(kind, line.tobytes())
     ts = _timestamp(w.timestamp)
     if ts is None:
         return "invalid"
@@ -251,7 +252,7 @@ def _lower_line(
         text = _str(_raw(p.message)) or ""
         if text == st.last_assistant_text:
             # Codex writes each reply twice (response_item + agent_message).
-            return LazyOther(kind, line)
+            return LazyOther(kind, line.tobytes())
         st.last_assistant_text = text
         return AssistantEvent(
             meta=st.meta(lineno, ts), model=st.model, text=text, blocks=(TextBlock(text),)
@@ -259,7 +260,7 @@ def _lower_line(
     if ptype == "message":
         text = _message_text(_raw(p.content))
         if text == st.last_assistant_text:
-            return LazyOther(kind, line)
+            return LazyOther(kind, line.tobytes())
         st.last_assistant_text = text
         return AssistantEvent(
             meta=st.meta(lineno, ts), model=st.model, text=text, blocks=(TextBlock(text),),
@@ -307,9 +308,24 @@ def lower(
     events: list[TranscriptEvent | LazyOther] = []
     skipped: dict[str, int] = {}
     decode = _LINE_DECODER.decode
-    for lineno, line in enumerate(buf.split(b"\n")):
-        if not line or line.isspace():
+    # memoryview slices rather than buf.split(): no copy of every line (see
+    # parser.decode_claude_lines); the bookkeeping lines kept as LazyOther
+    # are copied out one by one.
+    view = memoryview(buf)
+    find = buf.find
+    size = len(buf)
+    start = 0
+    lineno = -1
+    while start < size:
+        lineno += 1
+        end = find(b"\n", start)
+        if end < 0:
+            end = size
+        if end == start:
+            start += 1
             continue
+        line = view[start:end]
+        start = end + 1
         try:
             w = decode(line)
         except msgspec.ValidationError:
@@ -322,6 +338,8 @@ def lower(
             skipped[reason] = skipped.get(reason, 0) + 1
             continue
         except msgspec.DecodeError:
+            if line.tobytes().isspace():
+                continue
             skipped["undecodable"] = skipped.get("undecodable", 0) + 1
             continue
         event = _lower_line(w, lineno, st, line)
