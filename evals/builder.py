@@ -354,6 +354,17 @@ class ClaudeSession:
              "uuid": u2, "timestamp": _ts(t + timedelta(seconds=9))},
         ]
 
+    def resume_from(self, earlier: ClaudeSession) -> None:
+        """`claude --resume`: the new session file starts with a copy of the earlier
+        conversation (same entries, same uuids and times, this session's id)."""
+        for line in earlier.lines:
+            copy = json.loads(json.dumps(line))
+            if "sessionId" in copy:
+                copy["sessionId"] = self.session_id
+            self.lines.append(copy)
+        self._parent = earlier.last_uuid
+        self._t = earlier.last_time
+
     def rewind_to(self, uuid_: str | None) -> None:
         """Continue from an earlier entry: what was written after it becomes a dead branch."""
         self._parent = uuid_

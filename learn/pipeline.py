@@ -156,13 +156,16 @@ def run_pipeline(
     from learn.embed import get_embedder
     from learn.mining.cache import MineCache
     from learn.mining.miner import mine_sessions
+    from learn.mining.verify import quote_found
     from learn.reduce.counting import CountConfig, occurrences
     from learn.reduce.stage import reduce_sessions
     from learn.render import redact
+    from learn.render.spoken import spoken_text
     from learn.store.adapters import open_learn_store
     from learn.transcripts import stream
     from learn.transcripts.discover import scan
     from learn.transcripts.replay import replay_fingerprints
+    from learn.transcripts.resume import own_turns
     from learn.transcripts.session import build_session
 
     trace = Trace()
@@ -252,10 +255,19 @@ def run_pipeline(
                     )
 
     session_cands: list[SessionCandidates] = []
+    own = own_turns(sessions)
+    copied = 0
     for s in sessions:
         got = mined.get(s.id)
         from_model = got.candidates if got is not None and not got.failed else ()
         merged = merge_candidates(from_model, detected.get(s.id, ()))
+        if own[s.id] is not s:
+            # A resumed session: keep what was said in it, not what it copied
+            # from the session it resumed (that one counts it already).
+            spoken = spoken_text(own[s.id], fingerprints)
+            kept = tuple(c for c in merged if c.kind == "fix" or quote_found(c.text, spoken))
+            copied += len(merged) - len(kept)
+            merged = kept
         session_cands.append(
             SessionCandidates(s.id, s.provider, s.project, _iso(s.last_activity), merged)
         )
@@ -327,6 +339,7 @@ def run_pipeline(
             offline=options.offline,
             extra={
                 "discovered": len(files),
+                "copied_from_resumed": copied,
                 "skipped": dict(discovery.skipped),
                 "naming": naming.stats.to_json(),
                 "started_at": _iso(started_at),
