@@ -230,7 +230,7 @@ def empty_reason(result: RunResult) -> str:
                 + hint + " `learn sessions` lists what learn can see.")
     return ("Nothing was repeated often enough to propose. "
             f"{funnel_sentence(f)} Directives and fixes need at least 2 distinct sessions, "
-            "requests at least 3 (see `learn run --help` to change the thresholds).")
+            "requests at least 3 ([thresholds] in ~/.config/learn/config.toml changes that).")
 
 
 def render_digest_json(result: RunResult) -> str:
