@@ -11,7 +11,6 @@ recording "shown" for items whose coverage is unknown would hide them next run.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from learn.config import Config
 from learn.mining.candidate import MinedCandidate, SessionCandidates
 from learn.models.base import Backend, CallUsage
+from learn.reduce.slug import normalize_text
 from learn.reduce.types import Funnel, RunResult, RunUsage
 
 if TYPE_CHECKING:
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from learn.transcripts.discover import SessionFile
     from learn.transcripts.view import Session
 
-_WS = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,10 +85,6 @@ class _Clock:
             )
 
 
-def _norm(text: str) -> str:
-    return _WS.sub(" ", text).strip().casefold()
-
-
 def _iso(value: datetime | None) -> str | None:
     return value.astimezone(UTC).isoformat() if value is not None else None
 
@@ -105,7 +100,7 @@ def merge_candidates(*groups: Sequence[MinedCandidate]) -> tuple[MinedCandidate,
     out: list[MinedCandidate] = []
     for group in groups:
         for c in group:
-            key = (c.kind, _norm(c.command or c.text) if c.kind == "fix" else _norm(c.text))
+            key = (c.kind, normalize_text(c.command or c.text) if c.kind == "fix" else normalize_text(c.text))
             if key in seen:
                 continue
             seen.add(key)
