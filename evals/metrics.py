@@ -216,7 +216,8 @@ def clopper_pearson_upper(successes: int, trials: int, alpha: float = 0.05) -> f
 def compare(current: Mapping[str, float], baseline: Mapping[str, float], *, tolerance: float = 1e-9) -> list[tuple[str, float, float, float, bool]]:
     """(metric, baseline, current, delta, regressed) for every metric in both."""
     rows = []
-    for name, higher_better in DIRECTION.items():
+    directions = {**DIRECTION, **{f"noisy.{k}": v for k, v in DIRECTION.items()}}
+    for name, higher_better in directions.items():
         if name not in current or name not in baseline:
             continue
         cur, base = float(current[name]), float(baseline[name])

@@ -294,6 +294,7 @@ def run_pipeline(
                 ),
                 show_all=options.show_all,
                 remember_labels=False,
+                name_batch=config.models.name_batch,
             )
             failures.extend(outcome.failures)
         if progress:

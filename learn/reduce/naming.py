@@ -340,6 +340,10 @@ def name_candidates(
     return NamingResult(tuple(labels), stats, tuple(failures), tuple(examples))
 
 
+_FAMILY: dict[str, tuple[str, ...]] = {"directive": ("directive", "request"),
+                                       "request": ("directive", "request")}
+
+
 def _fall_back(
     uniques: Sequence[_Unique],
     vectors: Vector,
@@ -357,7 +361,13 @@ def _fall_back(
 
     from_index: set[tuple[str, str]] = set()
     for kind in sorted({u.kind for u in uniques}):
-        labelled = [u for u in uniques if u.kind == kind and u.from_model]
+        # Directives and requests are one neighbourhood here: a miner reports a
+        # directive as a request now and then, and counting folds a label named
+        # under both kinds into one (counting._reconcile_kinds). Kept per kind,
+        # an unlabelled "network tools stay disabled by default" borrowed the
+        # look-alike "doc tools" label because its true sibling was a request.
+        family = _FAMILY.get(kind, (kind,))
+        labelled = [u for u in uniques if u.kind in family and u.from_model]
         rows = np.asarray([u.vector_row for u in labelled], dtype=np.int64)
         todo = [u for u in uniques if u.kind == kind and u.label is None]
         penalty = contrast_between([u.text for u in todo], [u.text for u in labelled], contrast)
