@@ -155,7 +155,7 @@ def run_pipeline(
     from learn.reduce.counting import CountConfig, occurrences
     from learn.reduce.stage import reduce_sessions
     from learn.render import redact
-    from learn.render.spoken import spoken_text
+    from learn.render.spoken import spoken_turns
     from learn.store.adapters import open_learn_store
     from learn.transcripts import stream
     from learn.transcripts.discover import scan
@@ -259,7 +259,7 @@ def run_pipeline(
         if own[s.id] is not s:
             # A resumed session: keep what was said in it, not what it copied
             # from the session it resumed (that one counts it already).
-            spoken = spoken_text(own[s.id], fingerprints)
+            spoken = spoken_turns(own[s.id], fingerprints)
             kept = tuple(c for c in merged if c.kind == "fix" or quote_found(c.text, spoken))
             copied += len(merged) - len(kept)
             merged = kept

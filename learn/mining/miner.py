@@ -36,7 +36,7 @@ from learn.render.chunk import (
     mine_max_tokens,
 )
 from learn.render.render import render_blocks
-from learn.render.spoken import spoken_text
+from learn.render.spoken import spoken_turns
 from learn.transcripts.view import Session
 
 # Errors no retry on the next chunk can fix; the session stops at the first.
@@ -141,7 +141,7 @@ def mine_session(
             error=last_error or "every chunk failed",
         )
     verified = verify_candidates(
-        raw, spoken_text(session, fingerprints), commands=session_commands(session)
+        raw, spoken_turns(session, fingerprints), commands=session_commands(session)
     )
     return SessionMineResult(
         session_id=session.id,
