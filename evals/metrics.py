@@ -65,9 +65,25 @@ def _gold_of(gold: Gold, session: str, kind: str, text: str, command: str | None
         if kind == "fix":
             if command and q.command and norm(command) == norm(q.command):
                 return q.group
-        elif norm(q.text) == n:
+        elif norm(q.text) == n or _fragments_of(n, norm(q.text)):
             return q.group
     return None
+
+
+def _fragments_of(text: str, quote: str) -> bool:
+    """Whether `text` is an ellipsis quote ("a … b") whose fragments all occur in
+    `quote`, in order: verification keeps such a quote as the person's own
+    fragments, so it is that gold quote, shortened."""
+    parts = [p.strip() for p in re.split(r"\s*(?:…|\.\.\.)\s*", text) if p.strip()]
+    if len(parts) < 2:
+        return False
+    at = 0
+    for part in parts:
+        found = quote.find(part, at)
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
 
 
 def mining_metrics(gold: Gold, verified: Sequence[Occurrence], dropped: Sequence[Occurrence]) -> dict[str, float]:

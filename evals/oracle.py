@@ -108,6 +108,11 @@ class GoldOracle:
         for known, quote in self._by_text.items():
             if flat and (known.startswith(flat) or flat.startswith(known)):
                 return quote.group
+        from evals.metrics import _fragments_of
+
+        for known, quote in self._by_text.items():
+            if _fragments_of(flat, known):
+                return quote.group  # an ellipsis quote: fragments of this one
         return None
 
     def _items(self, user: str) -> list[tuple[int, str, str]]:
