@@ -140,7 +140,9 @@ def test_server_error_falls_back_to_a_known_label_within_reach(fake: FakeAnthrop
 def test_truncated_answer_keeps_good_rows_and_fills_the_rest_from_neighbours(
     fake: FakeAnthropicServer,
 ) -> None:
-    fake.enqueue_truncated({"labels": [{"id": 0, "label": "use-bun-not-npm"}, {"id": 1, "label": "use-bun-no"}]})
+    # Cut twice: once at the first budget, again at the larger one it is retried with.
+    for _ in range(2):
+        fake.enqueue_truncated({"labels": [{"id": 0, "label": "use-bun-not-npm"}, {"id": 1, "label": "use-bun-no"}]})
     result = name_candidates([directive(t) for t in BUN], embedder=TopicEmbedder(), backend=backend_for(fake),
                              model=MODEL, threshold=0.5)
     assert result.stats.truncated_calls == 1
