@@ -26,7 +26,7 @@ def prop(label: str, text: str, kind: str = "directive", **kw: Any) -> Proposal:
 def accept_all(request: ModelRequest) -> Mapping[str, Any]:
     return {"verdicts": [
         {"id": i, "accepted": "bun" in text, "category": "Tooling", "scope": "project",
-         "confidence": 1.7, "summary": f"Rule for {text[:12]}", "rationale": "said twice",
+         "confidence": 1.7, "summary": "Always " + text.split('"')[1], "rationale": "said twice",
          "canonical_key": "Use Bun, not npm!" if "bun" in text else "not a slug"}
         for i, _, text in items_of(request.user)
     ]}
@@ -73,6 +73,34 @@ def test_a_judged_proposal_is_reused_without_a_call() -> None:
     assert [k for _, k, _ in items_of(req.user)] == ["request"]
 
 
+def test_a_near_verdict_whose_wording_disagrees_is_not_reused() -> None:
+    memory = InMemoryVerdictMemory()
+    emb = TopicEmbedder()
+    judge_proposals([prop("add-comments", "add comments to the code")], backend=ScriptedBackend(accept_all),
+                    model="m", embedder=emb, memory=memory)
+    again = ScriptedBackend(accept_all)
+    # Same canonical key and nearly the same vector, but the negation is flipped:
+    # judged afresh, never handed the opposite rule's verdict.
+    result = judge_proposals([prop("add-comments-to-the-code", "don't add comments to the code")],
+                             backend=again, model="m", embedder=emb, memory=memory)
+    assert len(again.requests) == 1
+    verdict = result.proposals[0].verdict
+    assert verdict is not None and not verdict.reused and result.reused == 0
+
+
+def test_a_reused_verdict_is_not_recorded_as_a_fresh_one() -> None:
+    memory = InMemoryVerdictMemory()
+    emb = TopicEmbedder()
+    judge_proposals([prop("use-bun-not-npm", "use bun")], backend=ScriptedBackend(accept_all), model="m",
+                    embedder=emb, memory=memory)
+    result = judge_proposals([prop("bun-over-npm-always", "use bun")], backend=ScriptedBackend(accept_all),
+                             model="m", embedder=emb, memory=memory)
+    verdict = result.proposals[0].verdict
+    assert verdict is not None and verdict.reused
+    version = load_prompt("judge").version
+    assert memory.get("directive:bun-over-npm-always", "judge", version) is None
+
+
 def test_canonical_key_matching_the_label_reuses_the_verdict() -> None:
     memory = InMemoryVerdictMemory()
     emb = TopicEmbedder()
@@ -93,7 +121,7 @@ def test_a_new_prompt_version_judges_again() -> None:
                     embedder=emb, memory=memory)
     again = ScriptedBackend(accept_all)
     judge_proposals([prop("use-bun-not-npm", "use bun")], backend=again, model="m", embedder=emb,
-                    memory=memory, prompt_version=2)
+                    memory=memory, prompt_version=load_prompt("judge").version + 1)
     assert len(again.requests) == 1
 
 

@@ -137,7 +137,7 @@ def test_server_error_falls_back_to_a_known_label_within_reach(fake: FakeAnthrop
     assert result.stats.fallbacks == 3
 
 
-def test_truncated_answer_keeps_good_rows_and_fills_the_rest_from_neighbours(
+def test_truncated_answer_keeps_good_rows_and_asks_again_for_the_rest(
     fake: FakeAnthropicServer,
 ) -> None:
     # Cut twice: once at the first budget, again at the larger one it is retried with.
@@ -146,9 +146,12 @@ def test_truncated_answer_keeps_good_rows_and_fills_the_rest_from_neighbours(
     result = name_candidates([directive(t) for t in BUN], embedder=TopicEmbedder(), backend=backend_for(fake),
                              model=MODEL, threshold=0.5)
     assert result.stats.truncated_calls == 1
-    # Row 1 may be cut mid-label: dropped; items 1 and 2 borrow item 0's label.
+    # Row 1 may be cut mid-label: dropped; items 1 and 2 are asked again, alone,
+    # with the label just given offered back.
     assert set(result.labels) == {"use-bun-not-npm"}
-    assert result.stats.fallbacks == 2
+    assert result.stats.fallbacks == 0 and result.stats.calls == 2
+    again = fake.requests[-1].user_text
+    assert "use-bun-not-npm" in again.split("ITEMS:")[0] and len(items_in(again)) == 2
 
 
 def test_invalid_labels_fall_back_and_valid_ones_are_normalised(fake: FakeAnthropicServer) -> None:
@@ -161,7 +164,8 @@ def test_invalid_labels_fall_back_and_valid_ones_are_normalised(fake: FakeAnthro
     result = name_candidates([directive(t) for t in BUN], embedder=TopicEmbedder(), backend=backend_for(fake),
                              model=MODEL, threshold=0.5)
     assert set(result.labels) == {"use-bun-not-npm"}
-    assert result.stats.fallbacks == 2
+    # The two rows without a usable label are asked once more (the responder answers).
+    assert result.stats.fallbacks == 0 and result.stats.calls == 2
 
 
 def test_kinds_are_never_batched_or_labelled_together(fake: FakeAnthropicServer) -> None:

@@ -21,6 +21,8 @@ from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, Tool
 from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
 from learn.reduce.answers import VerdictsAnswer, rows_schema, valid_rows
+from learn.reduce.cluster import DEFAULT_CONTRAST
+from learn.reduce.contrast import contrast_between, is_negated
 from learn.reduce.slug import canonical_slug
 from learn.reduce.types import Proposal, Verdict
 
@@ -33,6 +35,11 @@ REUSE_DISTANCE = 0.1
 MAX_ITEMS_PER_CALL = 12
 TOKENS_PER_VERDICT = 220
 OTHER_QUOTES = 3
+REUSE_CONTRAST = DEFAULT_CONTRAST
+# A swapped slot in near-identical wording ("doc tools" / "network tools" off by
+# default) scores topic x Jaccard ~0.15-0.3; paraphrases that share few words
+# score under 0.1.
+REUSE_MAX_PENALTY = 0.1
 
 RECORD_VERDICTS = ToolSpec(
     name="record_verdicts",
@@ -74,6 +81,17 @@ class JudgeResult:
     usage: CallUsage = field(default_factory=CallUsage)
     unjudged: tuple[str, ...] = ()  # proposal keys left without a verdict
     failures: tuple[str, ...] = ()
+
+
+def wording_agrees(text: str, judged: str) -> bool:
+    """Whether a verdict judged as `judged` (its rule text) may stand for `text`:
+    the same negation guard and topic/number guards naming uses. A nearby vector
+    or a shared canonical key is not enough: "add comments to the code" and
+    "don't add comments to the code" embed ~0.15 apart."""
+    if is_negated(text) != is_negated(judged):
+        return False
+    penalty = contrast_between([text], [judged], REUSE_CONTRAST)
+    return float(penalty[0, 0]) < REUSE_MAX_PENALTY
 
 
 def dedup_key(proposal: Proposal) -> str:
@@ -144,17 +162,20 @@ def judge_proposals(
     for i, p in enumerate(out):
         found: Verdict | None = None
         if memory is not None:
-            found = memory.get(dedup_key(p), ROLE, version) or memory.nearest_verdict(
-                vectors[i], p.label, role=ROLE, prompt_version=version,
-                max_distance=reuse_distance, kind=p.kind,
-            )
+            found = memory.get(dedup_key(p), ROLE, version)
+            if found is None:
+                near = memory.nearest_verdict(
+                    vectors[i], p.label, role=ROLE, prompt_version=version,
+                    max_distance=reuse_distance, kind=p.kind,
+                )
+                found = near if near is not None and wording_agrees(p.text, near.summary) else None
         if found is None:
             todo.append(i)
             continue
+        # Shown as reused and not written back under this proposal's key: a
+        # reused verdict recorded as fresh would be reused again as if judged.
         out[i] = dataclasses.replace(p, verdict=dataclasses.replace(found, reused=True))
         reused += 1
-        if memory is not None and memory.get(dedup_key(p), ROLE, version) is None:
-            memory.record(dedup_key(p), ROLE, version, dataclasses.replace(found, reused=False), vectors[i])
 
     usage = CallUsage()
     calls = judged = 0
