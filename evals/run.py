@@ -93,7 +93,8 @@ def make_backend(kind: str, gold: Gold, *, live_backend: str | None, model: str 
 
 def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = None,
                model: str | None = None, cache_dir: Path = CACHE, audit_seed: int = 0,
-               faults: Sequence[str] = (), seed: int = 0) -> CorpusReport:
+               faults: Sequence[str] = (), seed: int = 0,
+               name_batch: int | None = None) -> CorpusReport:
     from learn.config import load_config
     from learn.pipeline import RunOptions, run_pipeline
 
@@ -107,9 +108,10 @@ def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = No
             if model:
                 config = config.model_copy(update={"models": config.models.model_copy(update={
                     "mine": model, "name": model, "coverage": model, "judge": model})})
-            if mode == "noisy":
+            batch = name_batch or (NOISY_NAME_BATCH if mode == "noisy" else None)
+            if batch is not None:
                 config = config.model_copy(update={"models": config.models.model_copy(
-                    update={"name_batch": NOISY_NAME_BATCH})})
+                    update={"name_batch": batch})})
             backend = make_backend(mode, gold, live_backend=live_backend, model=model,
                                    cache_dir=cache_dir, faults=faults, seed=seed)
             options = RunOptions(all_projects=True, since=None, show_all=True)
