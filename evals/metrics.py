@@ -52,6 +52,9 @@ DIRECTION: dict[str, bool] = {
     "proposals.secret_leaks": False,
     "coverage.agreement": True,
     "judge.agreement": True,
+    # Share of sampled negative windows (the person corrected nothing) from
+    # whose reply the miner reported something (evals/windows.py).
+    "windows.reported_share": False,
 }
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals import metrics
+from evals import metrics, windows
 from evals.corpora import CORPORA
 from evals.gold import Gold
 
@@ -130,6 +130,9 @@ def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = No
         m.update(metrics.naming_metrics(gold, verified))
         m.update(metrics.proposal_metrics(gold, data["proposals"], written))
         m.update(metrics.agreement_metrics(gold, data["proposals"]))
+        replies = windows.negative_replies(windows.transcript_files(root / "corpus" / "home"), gold)
+        m["windows.negatives"] = float(len(replies))
+        m["windows.reported_share"] = windows.reported_share(replies, verified)
         report.metrics = m
         report.cost = dict(data["usage"])
         report.stage_seconds = {**{k: round(v, 3) for k, v in trace.stage_seconds.items()},

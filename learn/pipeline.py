@@ -154,6 +154,7 @@ def run_pipeline(
     from learn.mining.verify import quote_found
     from learn.reduce.counting import CountConfig, occurrences
     from learn.reduce.stage import reduce_sessions
+    from learn.reduce.windows import TranscriptContext
     from learn.render import redact
     from learn.render.spoken import spoken_turns
     from learn.store.adapters import open_learn_store
@@ -295,6 +296,8 @@ def run_pipeline(
                 show_all=options.show_all,
                 remember_labels=False,
                 name_batch=config.models.name_batch,
+                context=TranscriptContext({s.id: s.path for s in sessions if s.path}, redact=redact,
+                                          projects={s.id: s.project for s in sessions if s.project}),
             )
             failures.extend(outcome.failures)
         if progress:

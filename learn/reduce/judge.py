@@ -29,6 +29,7 @@ from learn.reduce.types import Proposal, Verdict
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
     from learn.reduce.protocols import VerdictMemory
+    from learn.reduce.windows import QuoteContext
 
 ROLE = "judge"
 REUSE_DISTANCE = 0.1
@@ -98,8 +99,9 @@ def dedup_key(proposal: Proposal) -> str:
     return proposal.key
 
 
-def describe(p: Proposal) -> str:
-    """The one-line item the judge sees: the quote plus the evidence that decides it."""
+def describe(p: Proposal, context: QuoteContext | None = None) -> str:
+    """The one-line item the judge sees: the quote plus the evidence that decides it
+    (with `context`, what happened around the representative quote)."""
     parts = [f"{p.label}: \"{flatten(p.text, 300)}\""]
     times = "once" if p.count == 1 else f"{p.count} times"
     parts.append(f"said {times} in {p.sessions} session{'s' if p.sessions != 1 else ''}")
@@ -117,6 +119,11 @@ def describe(p: Proposal) -> str:
         parts.append(f"already written as: \"{flatten(p.existing_rule, 200)}\"")
     elif p.status == "has-skill" and p.existing_rule:
         parts.append(f"a skill exists: {p.existing_rule}")
+    if context is not None and p.quotes:
+        quote = next((q for q in p.quotes if q.text == p.text), p.quotes[0])
+        around = context(quote.session_id, quote.text)
+        if around:
+            parts.append(f"context: {around}")
     return "; ".join(parts)
 
 
@@ -145,6 +152,7 @@ def judge_proposals(
     memory: VerdictMemory | None = None,
     reuse_distance: float = REUSE_DISTANCE,
     prompt_version: int | None = None,
+    context: QuoteContext | None = None,
 ) -> JudgeResult:
     """Attach a verdict to every proposal it can; new verdicts go to `memory`."""
     out = list(proposals)
@@ -186,7 +194,7 @@ def judge_proposals(
         assert backend is not None
         batch = todo[start : start + MAX_ITEMS_PER_CALL]
         user = format_items(
-            [(n, out[i].kind, describe(out[i])) for n, i in enumerate(batch)], limit=1200
+            [(n, out[i].kind, describe(out[i], context)) for n, i in enumerate(batch)], limit=1600
         )
         request = ModelRequest(
             step="judge", model=model, system=prompt.text, tool=RECORD_VERDICTS, user=user,

@@ -24,6 +24,7 @@ from learn.reduce.types import Funnel, Proposal
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
+    from learn.reduce.windows import QuoteContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,7 @@ def reduce_sessions(
     remember_labels: bool = True,
     threshold: float | None = None,
     name_batch: int | None = None,
+    context: QuoteContext | None = None,
 ) -> ReduceOutcome:
     """Everything after mining. `backend=None` runs offline (fallback names, no
     coverage, no verdicts). New labels (also below-threshold ones, so their
@@ -93,7 +95,7 @@ def reduce_sessions(
     judged = reused = 0
     if shown:
         verdict = judge_proposals(shown, backend=backend, model=models["judge"], embedder=embedder,
-                                  memory=verdicts)
+                                  memory=verdicts, context=context)
         shown = list(verdict.proposals)
         judged, reused = verdict.judged, verdict.reused
         usage = usage + verdict.usage
