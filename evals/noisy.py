@@ -11,7 +11,8 @@ gold but, seeded, damages its answers the way real models were measured to
   ellipsis restyled, a terminal period added or dropped — every word intact;
 - `ellipsis`: a long quote comes back as its first and last words joined by "…";
 - `label_drift`: a group already named in an earlier naming call gets a reworded
-  label unless the label it had is offered back under KNOWN LABELS;
+  label when the label it had is not offered back under KNOWN LABELS, and a
+  third of the time even when it is;
 - `partial`: naming and judging answers leave out some items;
 - `truncated`: one mining answer stops at max_tokens with half its candidates
   (the last one cut mid-quote); asked again with a larger budget, it answers;
@@ -44,6 +45,8 @@ FAULTS: tuple[str, ...] = (
 )
 TYPOGRAPHY_RATE = 0.25
 PARTIAL_RATE = 0.2
+# Offered its earlier label, the model still rewords it this often.
+DRIFT_DESPITE_OFFER = 0.34
 ELLIPSIS_MIN_WORDS = 9
 # Word swaps for the paraphrase fault: each changes one word, never typography.
 _SWAPS = (("never", "do not ever"), ("always", "every time"), ("the", "all the"),
@@ -226,7 +229,7 @@ class NoisyModel:
                 label = group
             else:
                 offered = [lab for lab in earlier if lab in known]
-                if offered:
+                if offered and _rng("drift", self.seed, slot, _digest(user)).random() >= DRIFT_DESPITE_OFFER:
                     label = offered[0]  # a known label, offered back, is reused
                 else:
                     label = drift(group, len(earlier))

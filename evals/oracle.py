@@ -162,7 +162,9 @@ class GoldOracle:
     def _judge(self, user: str) -> dict[str, Any]:
         verdicts = []
         for item_id, _kind, text in self._items(user):
-            group = self._group_by_label(text) or self._group_of(text)
+            quoted = re.match(r'^[^:]+: "(.*?)"; said ', text)
+            group = (self._group_by_label(text) or self._group_of(text)
+                     or (self._group_of(quoted.group(1)) if quoted else None))
             g = self.gold.groups.get(group or "")
             if g is None:
                 verdicts.append({"id": item_id, "accepted": False, "category": "other",

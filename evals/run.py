@@ -31,9 +31,11 @@ REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / "cache"
 BASELINE = REPO / "evals" / "baseline.json"
 # Items per naming call under the noisy model: a real window has hundreds of
-# candidates and so many naming calls; a small batch gives these corpora
-# several, which is where label drift between calls happens.
-NOISY_NAME_BATCH = 4
+# candidates and so many naming calls, and a group's quotes land in several of
+# them. Two items a call gives these small corpora the same: groups split over
+# calls, which is where label drift between calls happens (with 4, no group
+# was split and the drift fault never fired).
+NOISY_NAME_BATCH = 2
 
 
 @dataclass

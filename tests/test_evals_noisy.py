@@ -53,10 +53,7 @@ def test_restyled_quotes_keep_every_word_and_rewordings_change_one() -> None:
 def test_every_mining_and_answer_fault_fires(corpus: str) -> None:
     report = run_corpus(corpus, mode="noisy", faults=FAULTS)
     fired = {f for f, n in report.injected.items() if n}
-    # label_drift only fires when an earlier label is not offered back: naming
-    # now offers every label of the run, so it has nothing to bite on here
-    # (its unit test below shows it firing).
-    assert set(FAULTS) - {"label_drift"} <= fired
+    assert set(FAULTS) <= fired
 
 
 def _label_request(items: list[str], known: list[str]) -> ModelRequest:
@@ -97,6 +94,14 @@ def test_the_noisy_eval_fails_when_a_repair_is_removed(monkeypatch: pytest.Monke
     monkeypatch.setattr(counting, "_reconcile_kinds", lambda groups: groups)
     problems = faults.acceptance(_rows("hard", "none", "all"))
     assert any("recall" in p or "count error" in p for p in problems)
+
+
+def test_the_noisy_eval_fails_without_merging_drifted_labels(monkeypatch: pytest.MonkeyPatch) -> None:
+    import learn.reduce.naming as naming
+
+    monkeypatch.setattr(naming, "merge_drifted_labels", lambda *a, **k: 0)
+    problems = faults.acceptance(_rows("hard", "none", "all"))
+    assert problems
 
 
 def test_the_fault_table_shows_each_faults_cost() -> None:

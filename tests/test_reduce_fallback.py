@@ -17,7 +17,8 @@ from _reduce_helpers import ScriptedBackend, TopicEmbedder, cand, directive, fai
 from learn.embed.minilm import MiniLMEmbedder
 from learn.models.base import ModelRequest
 from learn.reduce.counting import count_points, occurrences
-from learn.reduce.naming import _guarded_label, name_candidates
+from learn.reduce.fallback import _guarded_label
+from learn.reduce.naming import name_candidates
 
 
 @pytest.fixture(scope="module")

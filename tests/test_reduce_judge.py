@@ -134,7 +134,7 @@ def test_a_failed_call_leaves_verdicts_empty_and_is_reported() -> None:
     assert result.failures and memory.rows == {}
 
 
-def test_missing_and_malformed_rows_leave_only_those_unjudged() -> None:
+def test_skipped_rows_are_asked_once_more_and_what_stays_missing_is_unjudged() -> None:
     def partial(request: ModelRequest) -> Mapping[str, Any]:
         return {"verdicts": [
             {"id": 0, "accepted": True, "category": "git", "scope": "user", "confidence": 0.9,
@@ -143,13 +143,17 @@ def test_missing_and_malformed_rows_leave_only_those_unjudged() -> None:
              "summary": "x", "rationale": "r"},
         ]}
 
+    backend = ScriptedBackend(partial)
     result = judge_proposals(
         [prop("never-force-push", "never force push"), prop("use-bun-not-npm", "use bun"),
          prop("be-concise-please", "be concise")],
-        backend=ScriptedBackend(partial), model="m", embedder=TopicEmbedder(),
+        backend=backend, model="m", embedder=TopicEmbedder(),
     )
-    assert [p.verdict is not None for p in result.proposals] == [True, False, False]
-    assert result.unjudged == ("directive:use-bun-not-npm", "directive:be-concise-please")
+    # The two skipped are asked once more, alone: the second answer judges one
+    # (its id 0) and again gives the other an invalid row; that one stays unjudged.
+    assert len(backend.requests) == 2 and len(items_of(backend.requests[1].user)) == 2
+    assert [p.verdict is not None for p in result.proposals] == [True, True, False]
+    assert result.unjudged == ("directive:be-concise-please",)
 
 
 def test_judge_through_the_sdk() -> None:

@@ -190,9 +190,11 @@ def judge_proposals(
     failures: list[str] = []
     if backend is None and todo:
         failures.append(f"judge: offline; {len(todo)} proposal(s) left unjudged")
-    for start in range(0, len(todo) if backend is not None else 0, MAX_ITEMS_PER_CALL):
+    queue = [(todo[s : s + MAX_ITEMS_PER_CALL], False)
+             for s in range(0, len(todo) if backend is not None else 0, MAX_ITEMS_PER_CALL)]
+    while queue:
         assert backend is not None
-        batch = todo[start : start + MAX_ITEMS_PER_CALL]
+        batch, again = queue.pop(0)
         user = format_items(
             [(n, out[i].kind, describe(out[i], context)) for n, i in enumerate(batch)], limit=1600
         )
@@ -220,7 +222,12 @@ def judge_proposals(
             judged += 1
             if memory is not None:
                 memory.record(dedup_key(out[i]), ROLE, version, verdict, vectors[i])
-        if len(done) < len(batch):
-            failures.append(f"judge: {len(batch) - len(done)} of {len(batch)} proposal(s) got no usable verdict")
+        missing = [i for n, i in enumerate(batch) if n not in done]
+        if missing and done and not again:
+            # A partial answer: the proposals it skipped are asked once more,
+            # alone. Unjudged, they were shown without a verdict (noisy eval).
+            queue.insert(0, (missing, True))
+        elif missing:
+            failures.append(f"judge: {len(missing)} of {len(batch)} proposal(s) got no usable verdict")
     unjudged = tuple(p.key for p in out if p.verdict is None)
     return JudgeResult(tuple(out), judged, reused, calls, usage, unjudged, tuple(failures))
