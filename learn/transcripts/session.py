@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from learn.transcripts.exclusions import entry_exclusion, strip_reminders, text_exclusion
+from learn.transcripts.exclusions import entry_exclusion
 from learn.transcripts.literals import (
     ANSWER_NO_OPTION,
     ANSWER_NOTES_SEPARATOR,
@@ -49,6 +49,7 @@ from learn.transcripts.models import (
     TranscriptEvent,
     UserEvent,
 )
+from learn.transcripts.typed import typed_text
 from learn.transcripts.view import (
     Denial,
     HumanOrigin,
@@ -273,9 +274,9 @@ class _Builder:
             return
         kept: list[str] = []
         for text in texts:
-            cleaned = strip_reminders(text)
-            if text_exclusion(cleaned, self._fingerprints) is None:
-                kept.append(cleaned.strip())
+            typed = typed_text(text, fingerprints=self._fingerprints)
+            if typed.text:
+                kept.append(typed.text)
         if kept:
             self._turn("\n".join(kept), "typed", at, index, meta.uuid)
 
@@ -332,9 +333,9 @@ class _Builder:
             return
         if entry_exclusion(event.meta) is not None:
             return
-        text = strip_reminders(detail.prompt)
-        if text_exclusion(text, self._fingerprints) is None:
-            self._turn(text.strip(), "queued", event.meta.timestamp, index, event.meta.uuid)
+        typed = typed_text(detail.prompt, fingerprints=self._fingerprints)
+        if typed.text:
+            self._turn(typed.text, "queued", event.meta.timestamp, index, event.meta.uuid)
 
 
 # ---------------------------------------------------------------- AskUserQuestion
