@@ -28,6 +28,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Final
 
+from learn.textfold import fold
+
 # Shorter runs are phrases a person types too ("please review the following"),
 # so matching them would eat real turns; 40 is where hoocode measured the
 # trade-off and where the seed puts it.
@@ -51,8 +53,6 @@ _PLACEHOLDER_RE: Final = re.compile(
 # a fingerprint that includes it could never match.
 _FRONTMATTER_RE: Final = re.compile(r"\A\ufeff?---[ \t]*\r?\n.*?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 
-_WS_RE: Final = re.compile(r"\s+")
-
 # Templates are small; anything past this is not a command body (or is a file
 # we should not read whole just to build fingerprints).
 _MAX_TEMPLATE_BYTES: Final = 1 << 20
@@ -60,16 +60,6 @@ _MAX_TEMPLATE_BYTES: Final = 1 << 20
 # Directories that can sit under ~/.claude/plugins (marketplace clones) and
 # never hold command templates; pruned so the walk stays cheap.
 _PRUNE_DIRS: Final = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv"})
-
-
-def normalize(text: str) -> str:
-    """Collapse whitespace runs to one space, trim, casefold.
-
-    Whitespace is collapsed because a markdown body arrives re-wrapped: the
-    same sentence can be split across lines in the template and joined in the
-    transcript, or the reverse.
-    """
-    return _WS_RE.sub(" ", text).strip().casefold()
 
 
 def strip_frontmatter(text: str) -> str:
@@ -86,7 +76,7 @@ def replay_fingerprints(templates: Iterable[str]) -> list[str]:
     for template in templates:
         body = strip_frontmatter(template)
         for run in _PLACEHOLDER_RE.split(body):
-            fingerprint = normalize(run)
+            fingerprint = fold(run)
             if len(fingerprint) >= REPLAY_FINGERPRINT_CHARS and fingerprint not in seen:
                 seen.add(fingerprint)
                 out.append(fingerprint)
@@ -95,7 +85,7 @@ def replay_fingerprints(templates: Iterable[str]) -> list[str]:
 
 def is_replayed_turn(text: str, fingerprints: Iterable[str]) -> bool:
     """True when a user turn is a slash-command body rather than something typed."""
-    normalized = normalize(text)
+    normalized = fold(text)
     if len(normalized) < REPLAY_FINGERPRINT_CHARS:
         return False
     index, short = _anchor_index(tuple(fingerprints))
