@@ -49,7 +49,7 @@ from learn.transcripts.models import (
     TranscriptEvent,
     UserEvent,
 )
-from learn.transcripts.typed import typed_text
+from learn.transcripts.typed import Typed, typed_text
 from learn.transcripts.view import (
     Denial,
     HumanOrigin,
@@ -94,7 +94,7 @@ def build_session(
                 if isinstance(block, ToolUseBlock):
                     calls[block.id] = block
 
-    builder = _Builder(calls, fingerprints)
+    builder = _Builder(calls, fingerprints, transcript.provider)
     for index in branch:
         builder.add(index, events[index])
 
@@ -209,9 +209,14 @@ def _logical_parent(event: TranscriptEvent) -> str | None:
 
 
 class _Builder:
-    def __init__(self, calls: Mapping[str, ToolUseBlock], fingerprints: Sequence[str]) -> None:
+    def __init__(
+        self, calls: Mapping[str, ToolUseBlock], fingerprints: Sequence[str], provider: str = "claude"
+    ) -> None:
         self._tool_calls = calls
         self._fingerprints = fingerprints
+        self._provider = provider
+        # Assistant text so far: lines of it pasted back into a turn are not typed.
+        self._assistant_texts: list[str] = []
         self.timeline: list[TimelineItem] = []
         self.human: list[HumanTurn] = []
         self.calls: list[ToolCall] = []
@@ -228,6 +233,8 @@ class _Builder:
             self.turns += 1
             if event.meta.is_sidechain:
                 return  # a subagent's calls belong to its own transcript
+            said = [b.text for b in event.blocks if isinstance(b, TextBlock)]
+            self._assistant_texts.extend(said or ([event.text] if event.text else []))
             for block in event.blocks:
                 if isinstance(block, ToolUseBlock):
                     call = ToolCall(
@@ -244,8 +251,9 @@ class _Builder:
             self._queued(index, event, event.detail)
 
     def _turn(self, text: str, origin: HumanOrigin, at: datetime | None, index: int,
-              uuid: str | None) -> None:
-        turn = HumanTurn(text=text, origin=origin, at=at, event_index=index, uuid=uuid)
+              uuid: str | None, command: str | None = None) -> None:
+        turn = HumanTurn(text=text, origin=origin, at=at, event_index=index, uuid=uuid,
+                         command=command)
         self.human.append(turn)
         self.timeline.append(turn)
 
@@ -273,12 +281,18 @@ class _Builder:
         if excluded is not None:
             return
         kept: list[str] = []
+        command: str | None = None
         for text in texts:
-            typed = typed_text(text, fingerprints=self._fingerprints)
+            typed = self._typed(text)
+            command = command or typed.command
             if typed.text:
                 kept.append(typed.text)
         if kept:
-            self._turn("\n".join(kept), "typed", at, index, meta.uuid)
+            self._turn("\n".join(kept), "typed", at, index, meta.uuid, command)
+
+    def _typed(self, text: str) -> Typed:
+        return typed_text(text, fingerprints=self._fingerprints, provider=self._provider,
+                          assistant_texts=self._assistant_texts)
 
     def _result(
         self, index: int, at: datetime | None, uuid: str | None, result: ToolResultBlock
@@ -333,9 +347,10 @@ class _Builder:
             return
         if entry_exclusion(event.meta) is not None:
             return
-        typed = typed_text(detail.prompt, fingerprints=self._fingerprints)
+        typed = self._typed(detail.prompt)
         if typed.text:
-            self._turn(typed.text, "queued", event.meta.timestamp, index, event.meta.uuid)
+            self._turn(typed.text, "queued", event.meta.timestamp, index, event.meta.uuid,
+                       typed.command)
 
 
 # ---------------------------------------------------------------- AskUserQuestion
@@ -584,7 +599,7 @@ def session_to_dict(session: Session, *, timeline: bool = True) -> dict[str, Any
 def _item_dict(item: TimelineItem) -> dict[str, Any]:
     if isinstance(item, HumanTurn):
         return {"type": "human", "origin": item.origin, "text": item.text, "at": _iso(item.at),
-                "event_index": item.event_index, "uuid": item.uuid}
+                "event_index": item.event_index, "uuid": item.uuid, "command": item.command}
     if isinstance(item, ToolCall):
         return {"type": "tool_call", "id": item.id, "name": item.name, "summary": item.summary,
                 "at": _iso(item.at), "event_index": item.event_index}
