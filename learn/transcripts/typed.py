@@ -59,10 +59,12 @@ def typed_text(
             reasons.append("ide-wrapper")
     command = slash_command(text)
     if command is not None:
-        name, args = command
-        if not args.strip() or name.lstrip("/") in CLIENT_SETTING_COMMANDS:
-            return Typed("", "command-tags", name)
-        return _finish(args, ["command-args"], fingerprints, assistant_texts, name)
+        name, args, body = command
+        # A body written into the same message is the template's expansion.
+        why = "command-body" if body else "command-args"
+        if not args or name.lstrip("/") in CLIENT_SETTING_COMMANDS:
+            return Typed("", why if body else "command-tags", name)
+        return _finish(args, [why], fingerprints, assistant_texts, name)
     excluded = text_exclusion(text)
     if excluded is not None:
         return Typed("", _reason(reasons, excluded))
@@ -108,7 +110,7 @@ def _reason(reasons: list[str], last: str | None) -> str | None:
 _COMMAND_NAME_RE: Final = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
 _COMMAND_ARGS_RE: Final = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _COMMAND_TAGS_RE: Final = re.compile(
-    r"\A\s*(?:<command-(?:name|message|args)>.*?</command-(?:name|message|args)>\s*)+\Z", re.S
+    r"\A\s*(?:<command-(name|message|args)>.*?</command-\1>\s*)+", re.S
 )
 
 # Built-in commands whose arguments configure the client (`/model opus`,
@@ -122,9 +124,10 @@ CLIENT_SETTING_COMMANDS: Final = frozenset({
 })
 
 
-def slash_command(text: str) -> tuple[str, str] | None:
-    """(command name with its slash, arguments) when `text` is the record a
-    client writes for a slash command, else None.
+def slash_command(text: str) -> tuple[str, str, str] | None:
+    """(command name with its slash, arguments, body) when `text` opens with the
+    record a client writes for a slash command, else None. `body` is whatever
+    follows the tags in the same text (some builds inline the expansion).
 
     Claude Code has written the record in two orders: 1.0.x opened with
     `<command-message>x is running…</command-message>`, 2.x opens with
@@ -132,15 +135,19 @@ def slash_command(text: str) -> tuple[str, str] | None:
     builds when there were none. The template body is a separate message
     (isMeta on 2.x), never part of this record.
     """
-    if "<command-" not in text or _COMMAND_TAGS_RE.match(text) is None:
+    tags = _COMMAND_TAGS_RE.match(text) if "<command-" in text else None
+    if tags is None:
         return None
-    name = _COMMAND_NAME_RE.search(text)
+    head = tags.group(0)
+    name = _COMMAND_NAME_RE.search(head)
     if name is None or not name.group(1):
         return None
-    args = _COMMAND_ARGS_RE.search(text)
+    args = _COMMAND_ARGS_RE.search(head)
     command = name.group(1)
-    return (command if command.startswith("/") else "/" + command), (
-        args.group(1).strip() if args else ""
+    return (
+        command if command.startswith("/") else "/" + command,
+        args.group(1).strip() if args else "",
+        text[tags.end() :].strip(),
     )
 
 
