@@ -49,7 +49,7 @@ from learn.transcripts.models import (
     TranscriptEvent,
     UserEvent,
 )
-from learn.transcripts.typed import Typed, typed_text
+from learn.transcripts.typed import Typed, typed_blocks
 from learn.transcripts.view import (
     Denial,
     HumanOrigin,
@@ -280,19 +280,13 @@ class _Builder:
         )
         if excluded is not None:
             return
-        kept: list[str] = []
-        command: str | None = None
-        for text in texts:
-            typed = self._typed(text)
-            command = command or typed.command
-            if typed.text:
-                kept.append(typed.text)
-        if kept:
-            self._turn("\n".join(kept), "typed", at, index, meta.uuid, command)
+        typed = self._typed(texts)
+        if typed.text:
+            self._turn(typed.text, "typed", at, index, meta.uuid, typed.command)
 
-    def _typed(self, text: str) -> Typed:
-        return typed_text(text, fingerprints=self._fingerprints, provider=self._provider,
-                          assistant_texts=self._assistant_texts)
+    def _typed(self, texts: Sequence[str]) -> Typed:
+        return typed_blocks(texts, fingerprints=self._fingerprints, provider=self._provider,
+                            assistant_texts=self._assistant_texts)
 
     def _result(
         self, index: int, at: datetime | None, uuid: str | None, result: ToolResultBlock
@@ -347,7 +341,7 @@ class _Builder:
             return
         if entry_exclusion(event.meta) is not None:
             return
-        typed = self._typed(detail.prompt)
+        typed = self._typed([detail.prompt])
         if typed.text:
             self._turn(typed.text, "queued", event.meta.timestamp, index, event.meta.uuid,
                        typed.command)

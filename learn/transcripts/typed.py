@@ -75,6 +75,32 @@ def typed_text(
     return _finish(text, reasons, fingerprints, assistant_texts, None)
 
 
+def typed_blocks(
+    texts: Sequence[str],
+    *,
+    fingerprints: Sequence[str] = (),
+    provider: str = "claude",
+    assistant_texts: Sequence[str] = (),
+) -> Typed:
+    """`typed_text` over the text blocks of one user message, joined.
+
+    Claude Code puts IDE context and reminders in their own blocks beside the
+    typed prompt, so each block is decided alone. The session view and the
+    detectors both read a message through this, so they agree on its words.
+    """
+    kept: list[str] = []
+    command: str | None = None
+    reason: str | None = None
+    for text in texts:
+        typed = typed_text(text, fingerprints=fingerprints, provider=provider,
+                           assistant_texts=assistant_texts)
+        command = command or typed.command
+        reason = typed.reason or reason
+        if typed.text:
+            kept.append(typed.text)
+    return Typed("\n".join(kept), reason, command)
+
+
 def _finish(
     text: str,
     reasons: list[str],
