@@ -149,7 +149,7 @@ def test_what_the_person_added_around_a_plan_hand_off_is_typed() -> None:
     raw = (f"use the new migration tool for this\n\nImplement the following plan:\n\n{PLAN}\n\n"
            f"{TRAILER}\n\nand do not touch the payments module")
     assert typed_text(raw) == Typed(
-        "use the new migration tool for this\n\nand do not touch the payments module", "plan-handoff")
+        "use the new migration tool for this\nand do not touch the payments module", "plan-handoff")
 
 
 def test_an_amendment_inside_a_saved_plan_is_typed() -> None:
@@ -158,6 +158,11 @@ def test_an_amendment_inside_a_saved_plan_is_typed() -> None:
     fps = replay_fingerprints([plan])  # the plan file under ~/.claude/plans
     amended = plan.replace("\n\nValidate", "\n\nalso log every rejected code\n\nValidate")
     assert typed_text(amended, fingerprints=fps).text == "also log every rejected code"
+    handoff = f"Implement the following plan:\n\n{amended}"
+    assert typed_text(handoff, fingerprints=fps) == Typed("also log every rejected code",
+                                                          "plan-handoff")
+    # Without the plan file nothing tells the amendment from the plan: none of it is typed.
+    assert typed_text(handoff).text == ""
 
 
 # ---------------------------------------------------------------- item 12: pasted agent output

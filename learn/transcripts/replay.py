@@ -158,6 +158,18 @@ def unreplayed_parts(text: str, fingerprints: Sequence[str]) -> list[str]:
             covered[at : at + len(fp)] = b"\x01" * len(fp)
             at = folded.find(fp, at + 1)
     scaffold: Sequence[str] = getattr(fingerprints, "scaffold", ())
+    # Template pieces between two arguments ("against the base branch") sit
+    # inside what is left; long enough ones are cut there too, shorter ones
+    # ("and", "-") only at the edges, where they cannot split an argument.
+    for piece in scaffold:
+        if len(piece) < _INNER_SCAFFOLD_CHARS:
+            break  # sorted longest first
+        at = folded.find(piece)
+        while at >= 0:
+            end = at + len(piece)
+            if not any(covered[at:end]) and _edge(folded, at - 1, -1) and _edge(folded, end, len(folded)):
+                covered[at:end] = b"\x01" * len(piece)
+            at = folded.find(piece, at + 1)
     parts: list[str] = []
     i = 0
     while i < len(folded):
@@ -174,6 +186,9 @@ def unreplayed_parts(text: str, fingerprints: Sequence[str]) -> list[str]:
                 parts.append(piece)
         i = j
     return parts
+
+
+_INNER_SCAFFOLD_CHARS: Final = 12
 
 
 def _trim_scaffold(folded: str, a: int, b: int, scaffold: Sequence[str]) -> tuple[int, int]:

@@ -68,9 +68,15 @@ def typed_text(
     excluded = text_exclusion(text)
     if excluded is not None:
         return Typed("", _reason(reasons, excluded))
-    handoff = plan_handoff_additions(text)
+    handoff = split_plan_handoff(text)
     if handoff is not None:
-        text = handoff
+        before, plan, after = handoff
+        # The plan is the assistant's; an amendment inside it is found only
+        # against the plan file still on disk (read as a template).
+        amended = ""
+        if fingerprints and is_replayed_turn(plan, fingerprints):
+            amended = "\n".join(unreplayed_parts(plan, fingerprints))
+        text = "\n".join(p.strip() for p in (before, amended, after) if p.strip())
         reasons.append("plan-handoff")
     return _finish(text, reasons, fingerprints, assistant_texts, None)
 
@@ -229,24 +235,23 @@ _PLAN_TRAILER_RE: Final = re.compile(
 )
 
 
-def plan_handoff_additions(text: str) -> str | None:
-    """What the person added around a plan hand-off, or None when `text` is not one.
+def split_plan_handoff(text: str) -> tuple[str, str, str] | None:
+    """(before, plan, after) of a plan hand-off, or None when `text` is not one.
 
     "Implement the following plan:" then the plan the assistant wrote (from
     ExitPlanMode, saved under ~/.claude/plans/) opens the session that carries
     the plan out. The plan is the assistant's; text before the marker and after
     Claude Code's "read the full transcript at" trailer is the person's. With
-    no trailer the plan runs to the end, and a plan file still on disk (read as
-    a template) lets `typed_text` keep what the person amended inside it.
+    no trailer the plan runs to the end.
     """
     marker = _PLAN_HANDOFF_RE.search(text)
     if marker is None:
         return None
-    before = text[: marker.start()]
     rest = text[marker.end() :]
     trailer = _PLAN_TRAILER_RE.search(rest)
-    after = rest[trailer.end() :] if trailer is not None else ""
-    return "\n\n".join(p.strip() for p in (before, after) if p.strip())
+    if trailer is None:
+        return text[: marker.start()], rest, ""
+    return text[: marker.start()], rest[: trailer.start()], rest[trailer.end() :]
 
 
 # ---------------------------------------------------------------- pasted agent output
