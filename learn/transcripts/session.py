@@ -49,7 +49,7 @@ from learn.transcripts.models import (
     TranscriptEvent,
     UserEvent,
 )
-from learn.transcripts.typed import Typed, typed_blocks
+from learn.transcripts.typed import AssistantText, Typed, typed_blocks
 from learn.transcripts.view import (
     Denial,
     HumanOrigin,
@@ -216,7 +216,7 @@ class _Builder:
         self._fingerprints = fingerprints
         self._provider = provider
         # Assistant text so far: lines of it pasted back into a turn are not typed.
-        self._assistant_texts: list[str] = []
+        self._assistant_texts = AssistantText()
         self.timeline: list[TimelineItem] = []
         self.human: list[HumanTurn] = []
         self.calls: list[ToolCall] = []
@@ -234,7 +234,8 @@ class _Builder:
             if event.meta.is_sidechain:
                 return  # a subagent's calls belong to its own transcript
             said = [b.text for b in event.blocks if isinstance(b, TextBlock)]
-            self._assistant_texts.extend(said or ([event.text] if event.text else []))
+            for text in said or ([event.text] if event.text else []):
+                self._assistant_texts.add(text)
             for block in event.blocks:
                 if isinstance(block, ToolUseBlock):
                     call = ToolCall(
