@@ -91,9 +91,10 @@ def test_one_malformed_and_one_truncated_answer_give_the_clean_runs_proposals_an
 def test_a_judge_that_keeps_failing_exits_1_names_the_stage_and_shows_the_items_again(
     tmp_path: Path,
 ) -> None:
-    gold = demo.build(tmp_path)
+    root = tmp_path / "corpus"
+    gold = demo.build(root)
     with FaultyServer(gold, {"record_verdicts": [{"verdicts": "later"}] * 50}) as fake:
-        code, broken, err = _run(tmp_path, fake)
+        code, broken, err = _run(root, fake)
         judge_calls = sum(1 for r in fake.requests if r.tool_name == "record_verdicts")
         assert broken["usage"]["model_calls"] == len(fake.requests)
     assert code == 1
@@ -104,35 +105,36 @@ def test_a_judge_that_keeps_failing_exits_1_names_the_stage_and_shows_the_items_
 
     # The digest says it too.
     with FaultyServer(gold, {"record_verdicts": [{"verdicts": "later"}] * 50}) as fake:
-        done = _learn([a for a in ARGS if a != "--json"] + ["--all"], _env(tmp_path, fake))
+        done = _learn([a for a in ARGS if a != "--json"] + ["--all"], _env(root, fake))
     assert done.returncode == 1
     assert "Failed after retries: judging" in done.stdout and "## What failed" in done.stdout
 
     # Never judged means never shown: a healthy run judges and shows them, not holds them back.
     with FaultyServer(gold) as fake:
-        code, healthy, err = _run(tmp_path, fake)
+        code, healthy, err = _run(root, fake)
     assert code == 0, err
     assert {p["label"] for p in healthy["proposals"]} == {p["label"] for p in broken["proposals"]}
     assert all(p["verdict"] is not None for p in healthy["proposals"])
 
 
 def test_a_transient_mining_failure_keeps_what_the_session_had_stored(tmp_path: Path) -> None:
-    gold = demo.build(tmp_path)
+    root = tmp_path / "corpus"
+    gold = demo.build(root)
     with FaultyServer(gold) as fake:
-        code, first, err = _run(tmp_path, fake)
+        code, first, err = _run(root, fake)
     assert code == 0, err
     # A session behind a proposal grows (a live session): its hash changes and it is mined again.
     texts = [q.text for q in gold.quotes if q.kind != "fix"]
     quote = next(q for q in gold.quotes
                  if q.kind != "fix" and texts.count(q.text) == 1 and gold.groups[q.group].proposed)
-    [path] = [p for p in (tmp_path / "home").rglob("*.jsonl") if quote.session in p.name]
+    [path] = [p for p in (root / "home").rglob("*.jsonl") if quote.session in p.name]
     path.write_text(path.read_text() + "\n")
 
     def its_chunk(request: RecordedRequest) -> bool:
         return request.tool_name == "record_candidates" and quote.text in request.user_text
 
     with FaultyServer(gold, fail_when=its_chunk) as fake:
-        code, second, err = _run(tmp_path, fake, "--all")
+        code, second, err = _run(root, fake, "--all")
     assert code == 1
     assert "failed after retries: mine" in err and quote.session in err
     assert second["usage"]["sessions_failed"] == 1
