@@ -203,7 +203,8 @@ def run_pipeline(
             if not session.human_turns and not session.tool_calls:
                 continue
             sessions.append(session)
-            signals = list(mine(transcript.events, spec))
+            signals = list(mine(transcript.events, spec, provider=transcript.provider,
+                                fingerprints=fingerprints))
             found = signals_to_candidates(signals, min_confidence=config.mining.min_signal_confidence)
             detected[session.id] = tuple(replace(c, text=redact(c.text)) for c in found)
             if progress:

@@ -217,6 +217,9 @@ class _Builder:
         self._provider = provider
         # Assistant text so far: lines of it pasted back into a turn are not typed.
         self._assistant_texts = AssistantText()
+        # The arguments of the last slash command: builds that wrote the
+        # expanded body as a plain line replay them once more inside it.
+        self._command_args: str | None = None
         self.timeline: list[TimelineItem] = []
         self.human: list[HumanTurn] = []
         self.calls: list[ToolCall] = []
@@ -282,6 +285,9 @@ class _Builder:
         if excluded is not None:
             return
         typed = self._typed(texts)
+        if typed.reason == "replayed-command" and typed.text == self._command_args:
+            return
+        self._command_args = typed.text if typed.command else None
         if typed.text:
             self._turn(typed.text, "typed", at, index, meta.uuid, typed.command)
 
