@@ -82,6 +82,9 @@ def test_one_malformed_and_one_truncated_answer_give_the_clean_runs_proposals_an
     assert code == 0, err
     assert _summary(faulty) == _summary(clean)
     assert faulty["failed_stages"] == [] and faulty["usage"]["sessions_failed"] == 0
+    # Verification's tally by reason, in --json; the gold's planted paraphrase among the drops.
+    assert faulty["verification"] == clean["verification"]
+    assert faulty["verification"]["paraphrase"] >= 1 and faulty["verification"]["kept"] > 0
     assert repairs == 4  # the malformed mining answer and the three reduce answers
     # Every call was paid for, the unusable answers included.
     assert faulty["usage"]["model_calls"] == requests

@@ -100,7 +100,8 @@ def header_lines(result: RunResult) -> list[str]:
     reading = (f"Read by the model this run: {u.sessions_mined}; reused from cache: "
                f"{u.sessions_cached}; failed: {u.sessions_failed}")
     if u.sessions_failed:
-        reading += " (those are missing from the counts below)"
+        reading += (" (what earlier runs verified in those still counts; anything new in them "
+                    "is missing from the counts below)")
     lines.append(reading + ".")
     lines.append(funnel_sentence(result.funnel))
     if result.offline:
