@@ -36,8 +36,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from evals.gold import Gold
-from evals.oracle import GoldOracle, _norm, _section
+from evals.oracle import GoldOracle, _section
 from learn.models.base import CallUsage, ModelRequest, ModelResponse
+from learn.textfold import fold as _norm
 
 FAULTS: tuple[str, ...] = (
     "typography", "ellipsis", "label_drift", "partial", "truncated", "malformed",

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from evals.gold import Gold
-from evals.metrics import Occurrence, norm
+from evals.metrics import Occurrence
+from learn.textfold import fold as norm
 
 PER_SESSION = 8
 PREVIEW_CHARS = 4000  # whole turns: a quote is looked up inside the reply

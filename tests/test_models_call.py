@@ -176,3 +176,52 @@ def test_malformed_answer_error_is_a_model_error_with_usage(fake: FakeAnthropicS
     with pytest.raises(MalformedAnswer) as info:
         backend(fake).call(request())
     assert info.value.usage is not None and info.value.usage.calls == 1
+
+
+ROWS_TOOL = ToolSpec("record_verdicts", "Judge.", {
+    "type": "object", "required": ["verdicts"],
+    "properties": {"verdicts": {"type": "array", "items": {
+        "type": "object", "required": ["id", "scope"],
+        "properties": {"id": {"type": "integer"}, "scope": {"type": "string", "enum": ["user", "project"]},
+                       "confidence": {"type": "number", "minimum": 0, "maximum": 1}}}}},
+})
+
+
+class Verdicts(BaseModel):
+    verdicts: list[dict[str, object]]
+
+
+def rows_request() -> ModelRequest:
+    return ModelRequest("judge", "claude-haiku-4-5", "Judge.", ROWS_TOOL, "ITEMS:\n0. [directive] x")
+
+
+def test_rows_that_break_the_tools_declared_schema_are_sent_back_for_repair(
+    fake: FakeAnthropicServer,
+) -> None:
+    fake.enqueue_answer({"verdicts": [{"id": "zero", "scope": "team"}, {"scope": "user"}]})
+    fake.enqueue_answer({"verdicts": [{"id": 0, "scope": "user", "confidence": 1.7}]})
+    parsed, response = call_tool(backend(fake), rows_request(), Verdicts)
+    # Out-of-range numbers are the reader's to clamp, not worth a call.
+    assert parsed.verdicts == [{"id": 0, "scope": "user", "confidence": 1.7}]
+    error = fake.requests[1].tool_results[0]["content"]
+    for problem in ("verdicts.0.id: expected integer", "verdicts.0.scope: 'team' is not one of",
+                    "verdicts.1.id: required"):
+        assert problem in error
+    assert response.usage.calls == 2
+
+
+def test_rows_still_bad_after_the_repairs_are_read_leniently_not_failed(
+    fake: FakeAnthropicServer,
+) -> None:
+    for _ in range(3):
+        fake.enqueue_answer({"verdicts": [{"id": 0, "scope": "user"}, {"id": "one"}]})
+    parsed, _ = call_tool(backend(fake), rows_request(), Verdicts)
+    assert parsed.verdicts[0] == {"id": 0, "scope": "user"} and len(fake.requests) == 3
+
+
+def test_an_array_sent_as_a_json_string_needs_no_repair(fake: FakeAnthropicServer) -> None:
+    from learn.reduce.answers import VerdictsAnswer  # the reducers' tolerant reader
+
+    fake.enqueue_answer({"verdicts": '[{"id": 0, "scope": "project"}]'})
+    parsed, _ = call_tool(backend(fake), rows_request(), VerdictsAnswer)
+    assert parsed.verdicts == [{"id": 0, "scope": "project"}] and len(fake.requests) == 1

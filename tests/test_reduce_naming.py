@@ -155,12 +155,15 @@ def test_truncated_answer_keeps_good_rows_and_asks_again_for_the_rest(
 
 
 def test_invalid_labels_fall_back_and_valid_ones_are_normalised(fake: FakeAnthropicServer) -> None:
-    fake.enqueue_answer({"labels": [
-        {"id": 0, "label": "Use Bun, Not Npm!"},
-        {"id": 1, "label": "testing"},  # one word names a topic, not a point
-        {"id": 2, "label": 7},
-        {"id": 9, "label": "out-of-range-id"},
-    ]})
+    # The same answer three times: the `"label": 7` row is sent back for repair
+    # twice, then the whole rows are used and the rest falls back.
+    for _ in range(3):
+        fake.enqueue_answer({"labels": [
+            {"id": 0, "label": "Use Bun, Not Npm!"},
+            {"id": 1, "label": "testing"},  # one word names a topic, not a point
+            {"id": 2, "label": 7},
+            {"id": 9, "label": "out-of-range-id"},
+        ]})
     result = name_candidates([directive(t) for t in BUN], embedder=TopicEmbedder(), backend=backend_for(fake),
                              model=MODEL, threshold=0.5)
     assert set(result.labels) == {"use-bun-not-npm"}

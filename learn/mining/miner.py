@@ -173,7 +173,7 @@ def mine_session(
     return SessionMineResult(
         session_id=session.id,
         candidates=verified.kept,
-        dropped_unverified=verified.dropped_unquoted,
+        dropped_unverified=verified.dropped_unquoted + verified.dropped_short,
         dropped_fix_command=verified.dropped_fix_command,
         chunks=len(groups),
         failed_chunks=failed,
@@ -202,7 +202,7 @@ def _cached(session: Session, cache: MineCache | None) -> tuple[str | None, Sess
     fresh = session_candidates(session, entry.candidates.candidates)
     return key, SessionMineResult(
         session.id, candidates=fresh.candidates, dropped_unverified=entry.dropped_unverified,
-        chunks=entry.chunks, cached=True, session=fresh,
+        chunks=entry.chunks, cached=True, session=fresh, dropped_by_reason=entry.dropped_by_reason,
     )
 
 
@@ -247,7 +247,7 @@ def mine_sessions(
                 # An unwritable cache costs a re-mine next run, not this run.
                 with contextlib.suppress(OSError):
                     cache.put(key, hit.session, dropped_unverified=hit.dropped_unverified,
-                              chunks=hit.chunks)
+                              chunks=hit.chunks, dropped_by_reason=hit.dropped_by_reason)
         if on_progress is not None:
             with progress_lock:
                 on_progress(hit)

@@ -29,9 +29,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 from learn.mining.candidate import MinedCandidate
-from learn.mining.typography import ELLIPSIS, QUOTE_MARK, Folded, fold_typography
 from learn.render.redact import redact
-from learn.render.spoken import TURN_SEPARATOR, normalize
+from learn.render.spoken import TURN_SEPARATOR
+from learn.textfold import ELLIPSIS, QUOTE_MARK, Folded, fold, fold_typography
 from learn.transcripts.view import Session
 
 # Three characters verified almost anything ("no", "ok", "use"): a quote must
@@ -215,7 +215,7 @@ def session_commands(session: Session) -> list[str]:
         for key in ("command", "cmd"):
             raw.extend(_command_strings(inp.get(key)))
         for text in raw:
-            norm = normalize(redact(text))
+            norm = fold(redact(text))
             if norm:
                 seen.setdefault(norm, None)
     return list(seen)
@@ -237,7 +237,7 @@ def command_ran(command: str, commands: Sequence[str]) -> bool:
     that mattered (`pytest -q`); whole ones, because any substring matched
     before, and "st" or "test" is part of nearly every command line.
     """
-    cand = normalize(redact(command)).strip("`'\"“”‘’ ")
+    cand = fold(redact(command)).strip("`'\"“”‘’ ")
     wanted = command_segments(cand)
     if not wanted:
         return False
@@ -291,6 +291,6 @@ def verify_candidates(
             # The person's characters, never the model's retyping of them.
             c = replace(c, text=where.text)
         # The same quote reported twice in one session is one occurrence.
-        key = (c.kind, normalize(c.command or "") if c.kind == "fix" else normalize(c.text))
+        key = (c.kind, fold(c.command or "") if c.kind == "fix" else fold(c.text))
         kept.setdefault(key, _scrub(c))
     return VerifyResult(tuple(kept.values()), unquoted, bad_fix, short, tuple(rejected))

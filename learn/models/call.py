@@ -41,6 +41,7 @@ from learn.models.base import (
     TruncatedAnswer,
 )
 from learn.models.catalog import model_info
+from learn.models.tool_schema import schema_problems
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -65,6 +66,8 @@ class Checked(Generic[T]):
     attempts: int = 1
     # Accepted although cut at max_tokens (only with accept_truncated).
     truncated: bool = False
+    # Set when the repairs ran out and `lenient` read the answer: what was still wrong.
+    still_invalid: str | None = None
 
 
 def grown_budget(request: ModelRequest, ceiling: int | None = None) -> int:
@@ -87,10 +90,14 @@ def call_checked(
     *,
     accept_truncated: bool = False,
     max_tokens_ceiling: int | None = None,
+    lenient: Callable[[Mapping[str, Any]], T] | None = None,
 ) -> Checked[T]:
     """Call `backend` until `check(tool_input)` passes on a whole answer (see module doc).
 
     `check` raises `AnswerInvalid` (its message goes back to the model).
+    `lenient` reads an answer that could not be made whole, for its whole
+    parts: one still cut after the larger budget (with `accept_truncated`),
+    or still invalid after the repairs. Without it, such answers fail.
     Raises `TruncatedAnswer` for an answer still cut after the larger budget,
     and `ModelError` for everything else that still fails, `.usage` set.
     """
@@ -125,8 +132,9 @@ def call_checked(
             if bigger > current.max_tokens:
                 grown, current = True, replace(current, max_tokens=bigger)
                 continue
+        reader = lenient if cut and accept_truncated and lenient is not None else check
         try:
-            value = check(response.tool_input)
+            value = reader(response.tool_input)
         except AnswerInvalid as exc:
             if cut:
                 raise TruncatedAnswer(
@@ -140,7 +148,14 @@ def call_checked(
                 continue
             failed = ModelError(f"{what}: answer did not match the schema after {attempts} attempts ({exc})")
             failed.usage = usage
-            raise failed from exc
+            if lenient is None:
+                raise failed from exc
+            try:
+                value = lenient(response.tool_input)
+            except AnswerInvalid:
+                raise failed from exc
+            # Repairs exhausted: the whole parts are used, the caller reports the rest.
+            return Checked(value, replace(response, usage=usage), attempts, cut, str(exc))
         if cut and not accept_truncated:
             raise TruncatedAnswer(
                 f"{what}: answer cut at max_tokens={current.max_tokens} ({attempts} attempts)",
@@ -174,12 +189,24 @@ def validator(schema: type[M]) -> Callable[[Mapping[str, Any]], M]:
 
 
 def call_tool(backend: Backend, request: ModelRequest, schema: type[M]) -> tuple[M, ModelResponse]:
-    """Call `backend` and validate the tool input against `schema`, retrying as above.
+    """Call `backend`; the answer must match the tool's declared input schema and `schema`.
 
-    A cut answer that still validates after the larger budget is returned with
-    stop_reason "max_tokens" (naming and judging use what arrived and fall back
-    for the rest). What still fails is a ModelError: callers count it and fall
-    back; it is never fatal to a run.
+    Retried as above. The tool's JSON schema is the strict check (every row
+    whole and well-typed) that repairs are asked against; `schema` is the
+    reader the caller gets, and reads alone what could not be made whole (a
+    cut answer, returned with stop_reason "max_tokens", or rows still bad after
+    the repairs): naming, coverage and judging use the rows that are whole and
+    report the rest, as one bad row must not cost the batch. What still fails
+    is a ModelError: callers count it and fall back; it is never fatal to a run.
     """
-    checked = call_checked(backend, request, validator(schema), accept_truncated=True)
+    read = validator(schema)
+    declared = request.tool.input_schema
+
+    def strict(tool_input: Mapping[str, Any]) -> M:
+        problems = schema_problems(tool_input, declared)
+        if problems:
+            raise AnswerInvalid("; ".join(problems))
+        return read(tool_input)
+
+    checked = call_checked(backend, request, strict, accept_truncated=True, lenient=read)
     return checked.value, checked.response

@@ -39,7 +39,8 @@ from learn.reduce.drift import merge_drifted_labels
 from learn.reduce.fallback import Unique as _Unique
 from learn.reduce.fallback import fall_back as _fall_back
 from learn.reduce.memory import InMemoryLabelIndex
-from learn.reduce.slug import normalize_label, normalize_text
+from learn.reduce.slug import normalize_label
+from learn.textfold import fold
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -146,7 +147,7 @@ def pack_batches(clusters: Sequence[Sequence[int]], size: int) -> list[list[int]
 def _uniques(candidates: Sequence[MinedCandidate]) -> list[_Unique]:
     by_key: dict[tuple[str, str], _Unique] = {}
     for pos, cand in enumerate(candidates):
-        norm = normalize_text(cand.text)
+        norm = fold(cand.text)
         key = (cand.kind, norm)
         u = by_key.get(key)
         if u is None:

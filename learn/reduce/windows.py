@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from learn.models.items import flatten
-from learn.reduce.slug import normalize_text
+from learn.textfold import fold
 
 if TYPE_CHECKING:
     from learn.detect.context import ContextWindow, Turn, TurnRef
@@ -62,7 +62,7 @@ def window_line(window: ContextWindow) -> str:
 
 
 def _fragments(quote: str) -> list[str]:
-    return [f for f in (normalize_text(x) for x in quote.replace("...", "…").split("…")) if f]
+    return [f for f in (fold(x) for x in quote.replace("...", "…").split("…")) if f]
 
 
 def find_anchor(events: Sequence[TranscriptEvent], turns: Sequence[Turn], quote: str) -> int | None:
@@ -75,7 +75,7 @@ def find_anchor(events: Sequence[TranscriptEvent], turns: Sequence[Turn], quote:
     for turn in turns:
         if turn.role != "user":
             continue
-        text = normalize_text(turn_ref(events, turn, 100_000).preview)
+        text = fold(turn_ref(events, turn, 100_000).preview)
         if all(p in text for p in parts):
             return turn.indices[0]
     return None

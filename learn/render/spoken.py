@@ -10,7 +10,7 @@ folded because models "fix" capitalisation at the start of a quote. There is
 no fuzzy matching, because a quote that is only *close* to what the user typed
 is a paraphrase, and a third of quotes on a real corpus were exactly that.
 Typography (quotes, dashes, ellipses) is forgiven by verification's own fold,
-`learn.mining.typography.fold_typography`, never by changing a word.
+`learn.textfold.fold_typography`, never by changing a word.
 """
 
 from __future__ import annotations
@@ -20,17 +20,13 @@ from typing import Final
 
 from learn.render.redact import redact
 from learn.render.render import user_turns
+from learn.textfold import fold
 from learn.transcripts.view import Session
 
 # Between turns in the spoken text. Not whitespace (so normalization keeps it)
 # and never in a normalized quote, so a "quote" that glues the end of one
 # message to the start of the next — a merged sentence — is not found.
 TURN_SEPARATOR: Final = "\x00"
-
-
-def normalize(text: str) -> str:
-    """Collapse whitespace runs to one space, trim, casefold."""
-    return " ".join(text.split()).casefold()
 
 
 def spoken_turns(session: Session, fingerprints: Sequence[str] = ()) -> tuple[str, ...]:
@@ -40,4 +36,4 @@ def spoken_turns(session: Session, fingerprints: Sequence[str] = ()) -> tuple[st
 
 def spoken_text(session: Session, fingerprints: Sequence[str] = ()) -> str:
     """The normalized, redacted text of every human turn the renderer keeps."""
-    return TURN_SEPARATOR.join(normalize(t) for t in spoken_turns(session, fingerprints))
+    return TURN_SEPARATOR.join(fold(t) for t in spoken_turns(session, fingerprints))

@@ -1,23 +1,56 @@
-"""Typography folding for quote re-anchoring, with a map back to the original.
+"""Fold text for comparison: the one place that decides when two texts are "the same".
 
-A model quoting a person copies the words and retypes the typography: it curls
-straight quotes, turns `--` into an em dash, `...` into `…`, drops the `*` of
-markdown emphasis and capitalises the first letter. Measured on a model that
-does this to about a quarter of its quotes (issue 11), exact matching cost 0.3
-of end-to-end recall, because every dropped quote can take a two-session
-proposal below its threshold. Folding both sides with `fold_typography` makes
-those quotes findable; the offset map then gives back the person's own
-characters, so what is kept is what they typed, never the model's retyping.
+A quote, a replayed template, a cluster key and an eval's gold line are all
+compared after the same folding: whitespace runs collapsed to one space (a
+markdown body arrives re-wrapped, a model re-flows a quote), trimmed, and
+case-folded. Five modules used to carry their own copy of this; a copy that
+drifts (one strips, one does not) makes a quote verify in one place and fail
+to merge in another.
 
-This is the second fold beside the plain text fold (`learn.render.spoken.normalize`:
-whitespace and case only). Only typography is forgiven here: no letter or word
-is ever added, dropped or changed by the fold, so a paraphrase still fails.
+`fold_typography` is the second, stricter-named fold beside it, for one job:
+re-anchoring a model's quote on what the person typed. A model copies the
+words and retypes the typography (curly quotes, an em dash for `--`, `…` for
+`...`, markdown emphasis dropped, a capital first letter); measured on a model
+that did this to about a quarter of its quotes (issue 11), exact matching cost
+0.3 of end-to-end recall. It never adds, drops or changes a letter or word, so
+a paraphrase still fails, and it maps every folded character back to the
+original so what is kept is the person's own span.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Final
+
+
+def fold(text: str) -> str:
+    """Collapse whitespace runs to one space, trim, casefold."""
+    return " ".join(text.split()).casefold()
+
+
+def fold_with_offsets(text: str) -> tuple[str, list[int]]:
+    """`fold(text)` and, for each of its characters, the index in `text` it came from.
+
+    Lets a match found in folded text be cut out of the original, so what is
+    kept is the person's own spelling and line breaks, not the folded form.
+    """
+    out: list[str] = []
+    offsets: list[int] = []
+    pending_space = -1
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            if out and pending_space < 0:
+                pending_space = i
+            continue
+        if pending_space >= 0:
+            out.append(" ")
+            offsets.append(pending_space)
+            pending_space = -1
+        for folded in ch.casefold():
+            out.append(folded)
+            offsets.append(i)
+    return "".join(out), offsets
+
 
 # Every quotation mark and apostrophe folds to one: a model that swaps
 # ’ for ' (or " for ') has changed no word.

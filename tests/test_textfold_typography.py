@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from learn.mining.typography import fold_typography
+from learn.textfold import fold_typography
 
 
 def test_quotes_dashes_ellipses_emphasis_space_and_case_fold() -> None:
