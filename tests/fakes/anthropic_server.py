@@ -25,13 +25,25 @@ answer for the four contract tools). Every request is kept in `fake.requests`
 test (e.g. `AnthropicBackend(retry=RetryPolicy(sleep=lambda s: None))`) so
 retried replies cost no wall time.
 
+Claude Code as a client (`claude -p --json-schema`, see test_claude_cli_real.py)
+talks to the same fake: it streams (`"stream": true` gets a server-sent event
+stream), offers the schema as a tool of its own (`StructuredOutput`) with no
+forced choice, puts `<system-reminder>` blocks before the prompt, and sends a
+follow-up turn carrying the tool's result. Pass `tool_schemas` (learn's tool
+name -> input schema) and the responder sees each such request as learn's
+anthropic backend would have sent it (`as_api_request`): the forced tool is
+the learn tool whose schema the offered tool carries, the user text is the
+prompt alone. The follow-up turn gets a short text answer that ends the turn.
+
 Import path: tests/ is on sys.path under pytest's default rootdir import mode,
 so test files import `fakes.anthropic_server` (not `tests.fakes...`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -87,6 +99,52 @@ def items_in(user_text: str) -> list[tuple[int, str, str]]:
 Responder = Callable[[RecordedRequest], Mapping[str, Any]]
 
 
+def offered_tools(request: RecordedRequest) -> list[str]:
+    """The names of the tools a Messages request offers the model, in order."""
+    return [str(t.get("name")) for t in request.json.get("tools") or [] if isinstance(t, dict)]
+
+
+def _last_user_content(request: RecordedRequest) -> list[Any]:
+    for message in reversed(request.json.get("messages") or []):
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            return content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+    return []
+
+
+def answers_a_tool_call(request: RecordedRequest) -> bool:
+    """True when the last user turn carries a tool_result (a client's follow-up)."""
+    return any(isinstance(b, dict) and b.get("type") == "tool_result" for b in _last_user_content(request))
+
+
+def sse_stream(message: Mapping[str, Any]) -> bytes:
+    """A complete Messages body replayed as the event stream a `"stream": true` request gets."""
+    events: list[tuple[str, dict[str, Any]]] = []
+    usage = dict(message.get("usage") or {})
+    head = {**message, "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": {**usage, "output_tokens": 1}}
+    events.append(("message_start", {"type": "message_start", "message": head}))
+    for index, block in enumerate(message.get("content") or []):
+        if block.get("type") == "tool_use":
+            start = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block.get("input") or {})}
+        else:
+            start = {**block, "text": ""}
+            delta = {"type": "text_delta", "text": block.get("text", "")}
+        events.append(("content_block_start", {"type": "content_block_start", "index": index,
+                                               "content_block": start}))
+        events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
+                                               "delta": delta}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(("message_delta", {
+        "type": "message_delta",
+        "delta": {"stop_reason": message.get("stop_reason"), "stop_sequence": None},
+        "usage": {"output_tokens": usage.get("output_tokens", 0)},
+    }))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return b"".join(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode() for name, data in events)
+
+
 class FakeAnthropicServer(FakeHTTPServer):
     """Fake `POST /v1/messages` (and a trivial `/v1/messages/count_tokens`).
 
@@ -99,11 +157,41 @@ class FakeAnthropicServer(FakeHTTPServer):
         responder: Responder | None = None,
         *,
         usage: Mapping[str, int] | None = None,
+        tool_schemas: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         super().__init__()
         self.responder: Responder = responder or (lambda r: default_tool_input(r.tool_name))
         self.usage = dict(usage or DEFAULT_USAGE)
+        self.tool_schemas = {name: dict(schema) for name, schema in (tool_schemas or {}).items()}
         self._ids = itertools.count(1)
+
+    # -- clients that offer the schema as a tool of their own -------------------
+    def learn_tool(self, request: RecordedRequest) -> tuple[str, str] | None:
+        """(offered tool name, learn's tool name) when an offered tool carries a known schema."""
+        for tool in request.json.get("tools") or []:
+            if not isinstance(tool, dict):
+                continue
+            for name, schema in self.tool_schemas.items():
+                if tool.get("input_schema") == schema:
+                    return str(tool.get("name")), name
+        return None
+
+    def as_api_request(self, request: RecordedRequest) -> RecordedRequest:
+        """The request as learn's anthropic backend would have sent it (see the module doc)."""
+        found = None if request.json.get("tool_choice") else self.learn_tool(request)
+        if found is None:
+            return request
+        prompt = [
+            b for b in _last_user_content(request)
+            if isinstance(b, dict) and b.get("type") == "text"
+            and not str(b.get("text", "")).lstrip().startswith("<system-reminder>")
+        ]
+        body = {
+            **request.json,
+            "tool_choice": {"type": "tool", "name": found[1]},
+            "messages": [{"role": "user", "content": prompt}],
+        }
+        return dataclasses.replace(request, body=body)
 
     # -- reply builders --------------------------------------------------------
     def message_body(
@@ -150,11 +238,31 @@ class FakeAnthropicServer(FakeHTTPServer):
         return Reply(200, body)
 
     def default_reply(self, request: RecordedRequest) -> Reply:
-        if request.path.rstrip("/").endswith("/count_tokens"):
+        path = request.path.split("?")[0].rstrip("/")
+        if path.endswith("/count_tokens"):
             return Reply(200, {"input_tokens": len(request.raw) // 4})
-        if not request.path.split("?")[0].rstrip("/").endswith("/v1/messages"):
+        if not path.endswith("/v1/messages"):
             return self.error_reply(404, message=f"no route {request.path}")
-        return self.tool_reply(self.responder(request))
+        if answers_a_tool_call(request):
+            reply = Reply(200, lambda r: self.message_body(
+                r, [{"type": "text", "text": "Done."}], stop_reason="end_turn"))
+        else:
+            found = None if request.json.get("tool_choice") else self.learn_tool(request)
+            answer = self.responder(self.as_api_request(request))
+            reply = self.tool_reply(answer, tool_name=found[0] if found else None)
+        return self.streamed(request, reply) if request.json.get("stream") else reply
+
+    @staticmethod
+    def streamed(request: RecordedRequest, reply: Reply) -> Reply:
+        """`reply` as the event stream a streaming request expects (errors stay JSON)."""
+        if reply.status != 200 or not callable(reply.body):
+            return reply
+        build = reply.body
+        return dataclasses.replace(
+            reply,
+            body=lambda r: sse_stream(build(r)),  # type: ignore[arg-type,return-value]
+            headers={**reply.headers, "content-type": "text/event-stream"},
+        )
 
     @staticmethod
     def error_reply(
