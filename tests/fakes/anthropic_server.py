@@ -96,7 +96,7 @@ def items_in(user_text: str) -> list[tuple[int, str, str]]:
     return out
 
 
-Responder = Callable[[RecordedRequest], Mapping[str, Any]]
+Responder = Callable[[RecordedRequest], "Mapping[str, Any] | ToolCalls"]
 
 
 def offered_tools(request: RecordedRequest) -> list[str]:
@@ -104,17 +104,55 @@ def offered_tools(request: RecordedRequest) -> list[str]:
     return [str(t.get("name")) for t in request.json.get("tools") or [] if isinstance(t, dict)]
 
 
+def _blocks(content: Any) -> list[Any]:
+    return content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+
+
 def _last_user_content(request: RecordedRequest) -> list[Any]:
     for message in reversed(request.json.get("messages") or []):
         if isinstance(message, dict) and message.get("role") == "user":
-            content = message.get("content")
-            return content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+            return _blocks(message.get("content"))
     return []
+
+
+def tool_calls_made(request: RecordedRequest) -> list[tuple[str, dict[str, Any]]]:
+    """(name, input) of every tool_use the model made earlier in this conversation."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for message in request.json.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            for b in _blocks(message.get("content")):
+                if isinstance(b, dict) and b.get("type") == "tool_use":
+                    out.append((str(b.get("name")), dict(b.get("input") or {})))
+    return out
+
+
+def tool_results(request: RecordedRequest) -> list[dict[str, Any]]:
+    """The tool_result blocks of the last user turn (a client's follow-up), each with the
+    `name` of the tool_use it answers added."""
+    names = {}
+    for message in request.json.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            for b in _blocks(message.get("content")):
+                if isinstance(b, dict) and b.get("type") == "tool_use":
+                    names[b.get("id")] = b.get("name")
+    return [
+        {**b, "name": names.get(b.get("tool_use_id"))}
+        for b in _last_user_content(request)
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]
 
 
 def answers_a_tool_call(request: RecordedRequest) -> bool:
     """True when the last user turn carries a tool_result (a client's follow-up)."""
-    return any(isinstance(b, dict) and b.get("type") == "tool_result" for b in _last_user_content(request))
+    return bool(tool_results(request))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ToolCalls:
+    """A responder's answer of several tool_use blocks, in order, for an adversarial model
+    (one that also calls a tool it was never offered). A name of None is the request's tool."""
+
+    calls: tuple[tuple[str | None, Mapping[str, Any]], ...]
 
 
 def sse_stream(message: Mapping[str, Any]) -> bytes:
@@ -181,8 +219,12 @@ class FakeAnthropicServer(FakeHTTPServer):
         found = None if request.json.get("tool_choice") else self.learn_tool(request)
         if found is None:
             return request
+        # The prompt: the user's text blocks that are not the client's reminders.
         prompt = [
-            b for b in _last_user_content(request)
+            b
+            for m in request.json.get("messages") or []
+            if isinstance(m, dict) and m.get("role") == "user"
+            for b in _blocks(m.get("content"))
             if isinstance(b, dict) and b.get("type") == "text"
             and not str(b.get("text", "")).lstrip().startswith("<system-reminder>")
         ]
@@ -237,19 +279,38 @@ class FakeAnthropicServer(FakeHTTPServer):
 
         return Reply(200, body)
 
+    def calls_reply(self, answer: ToolCalls, *, tool_name: str | None = None) -> Reply:
+        """A 200 with one tool_use block per call in `answer`."""
+
+        def body(request: RecordedRequest) -> Mapping[str, Any]:
+            n = len(self.requests)
+            blocks = [
+                {"type": "tool_use", "id": f"toolu_fake_{n:04d}_{i}",
+                 "name": name or tool_name or request.tool_name or "tool", "input": dict(args)}
+                for i, (name, args) in enumerate(answer.calls)
+            ]
+            return self.message_body(request, blocks)
+
+        return Reply(200, body)
+
     def default_reply(self, request: RecordedRequest) -> Reply:
         path = request.path.split("?")[0].rstrip("/")
         if path.endswith("/count_tokens"):
             return Reply(200, {"input_tokens": len(request.raw) // 4})
         if not path.endswith("/v1/messages"):
             return self.error_reply(404, message=f"no route {request.path}")
-        if answers_a_tool_call(request):
+        found = None if request.json.get("tool_choice") else self.learn_tool(request)
+        if found is not None and any(r["name"] == found[0] for r in tool_results(request)):
+            # The client ran its structured-output tool: the turn is over.
             reply = Reply(200, lambda r: self.message_body(
                 r, [{"type": "text", "text": "Done."}], stop_reason="end_turn"))
         else:
-            found = None if request.json.get("tool_choice") else self.learn_tool(request)
             answer = self.responder(self.as_api_request(request))
-            reply = self.tool_reply(answer, tool_name=found[0] if found else None)
+            own = found[0] if found else None
+            if isinstance(answer, ToolCalls):
+                reply = self.calls_reply(answer, tool_name=own)
+            else:
+                reply = self.tool_reply(answer, tool_name=own)
         return self.streamed(request, reply) if request.json.get("stream") else reply
 
     @staticmethod
