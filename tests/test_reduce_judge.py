@@ -151,7 +151,8 @@ def test_skipped_rows_are_asked_once_more_and_what_stays_missing_is_unjudged() -
     )
     # The two skipped are asked once more, alone: the second answer judges one
     # (its id 0) and again gives the other an invalid row; that one stays unjudged.
-    assert len(backend.requests) == 2 and len(items_of(backend.requests[1].user)) == 2
+    # (Each call may also be repaired first: the invalid row is sent back twice.)
+    assert len(items_of(backend.requests[0].user)) == 3 and len(items_of(backend.requests[-1].user)) == 2
     assert [p.verdict is not None for p in result.proposals] == [True, True, False]
     assert result.unjudged == ("directive:be-concise-please",)
 
