@@ -104,3 +104,18 @@ def test_spoken_text_is_normalized_and_turns_are_separated() -> None:
 def test_blocks_one_per_item() -> None:
     s = make_session([user("a\nb"), tool("Bash", "ls"), fail("x")])
     assert render_blocks(s) == ["USER: a\nb", "TOOL: Bash(ls)", "ERROR: x"]
+
+
+def test_a_slash_commands_arguments_are_rendered_under_the_command() -> None:
+    import json
+
+    from learn.render import render_transcript
+    from learn.transcripts.parser import parse
+    from learn.transcripts.session import build_session
+
+    record = ("<command-name>/deploy</command-name>\n<command-message>deploy</command-message>\n"
+              "<command-args>staging --dry-run</command-args>")
+    line = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "cwd": "/p",
+            "timestamp": "2026-11-20T09:00:00Z", "message": {"role": "user", "content": record}}
+    session = build_session(parse((json.dumps(line) + "\n").encode()))
+    assert render_transcript(session) == "USER (running /deploy with): staging --dry-run"

@@ -135,7 +135,7 @@ def mine_session(
         try:
             checked = call_checked(backend, request, check_answer)
         except ModelError as exc:
-            usage = usage + (exc.usage or CallUsage())
+            usage = usage + exc.usage
             raise
         usage = usage + checked.response.usage
         return checked.value

@@ -84,36 +84,13 @@ class ModelResponse:
 class ModelError(Exception):
     """A model call failed for good (after retries). The message says why in one line.
 
-    `usage` is what the failed call still cost (answers that came back unusable
-    are billed like any other); a failure with no answer at all is one call.
+    `usage` is what the failed call still cost (tokens of answers that could
+    not be used), so a run of failed calls does not report zero model calls.
     """
 
-    usage: CallUsage | None = None
-
-
-class MalformedAnswer(ModelError):
-    """The model answered, but not with a usable tool call (no tool_use block,
-    an input that is not a JSON object). Worth another attempt; with
-    stop_reason "max_tokens" it is a cut answer (partial JSON), not a bad one."""
-
-    def __init__(
-        self, message: str, *, usage: CallUsage | None = None, stop_reason: str | None = None
-    ) -> None:
+    def __init__(self, message: str = "", *, usage: CallUsage | None = None) -> None:
         super().__init__(message)
-        self.usage = usage
-        self.stop_reason = stop_reason
-
-
-class TruncatedAnswer(ModelError):
-    """The answer stopped at max_tokens even with the largest budget tried.
-
-    The caller decides what is next (the miner splits the chunk in two); the
-    partial answer is never cached.
-    """
-
-    def __init__(self, message: str, *, usage: CallUsage | None = None) -> None:
-        super().__init__(message)
-        self.usage = usage
+        self.usage = usage if usage is not None else CallUsage()
 
 
 class ReplayMissError(ModelError):
@@ -133,3 +110,23 @@ class Backend(Protocol):
     def call(self, request: ModelRequest) -> ModelResponse:
         """Send one forced-tool request; raise ModelError when it cannot be answered."""
         ...
+
+
+class MalformedAnswer(ModelError):
+    """The model answered, but not with a usable tool call (no tool_use block,
+    an input that is not a JSON object). Worth another attempt; with
+    stop_reason "max_tokens" it is a cut answer (partial JSON), not a bad one."""
+
+    def __init__(
+        self, message: str, *, usage: CallUsage | None = None, stop_reason: str | None = None
+    ) -> None:
+        super().__init__(message, usage=usage)
+        self.stop_reason = stop_reason
+
+
+class TruncatedAnswer(ModelError):
+    """The answer stopped at max_tokens even with the largest budget tried.
+
+    The caller decides what is next (the miner splits the chunk in two); the
+    partial answer is never cached.
+    """

@@ -78,9 +78,10 @@ def grown_budget(request: ModelRequest, ceiling: int | None = None) -> int:
     return max(request.max_tokens, min(limit, request.max_tokens * GROWTH))
 
 
-def _cost(exc: ModelError) -> CallUsage:
-    # An error with no answer at all is still one call made.
-    return exc.usage if exc.usage is not None else CallUsage(calls=1)
+def failure_cost(exc: ModelError) -> CallUsage:
+    """What a failed call cost: the usage it carries, and never less than one call
+    (a 529 storm returns no usage, but the call was made)."""
+    return exc.usage if exc.usage.calls else exc.usage + CallUsage(calls=1)
 
 
 def call_checked(
@@ -111,7 +112,7 @@ def call_checked(
         try:
             response = backend.call(current)
         except MalformedAnswer as exc:
-            usage = usage + _cost(exc)
+            usage = usage + failure_cost(exc)
             if exc.stop_reason == "max_tokens" and not grown:
                 bigger = grown_budget(current, max_tokens_ceiling)
                 if bigger > current.max_tokens:
@@ -123,7 +124,7 @@ def call_checked(
                 continue
             raise MalformedAnswer(f"{exc} ({attempts} attempts)", usage=usage) from exc
         except ModelError as exc:
-            exc.usage = usage + _cost(exc)
+            exc.usage = usage + failure_cost(exc)
             raise
         usage = usage + response.usage
         cut = response.stop_reason == "max_tokens"
@@ -146,8 +147,10 @@ def call_checked(
                 fix = Correction(dict(response.tool_input), str(exc))
                 current = replace(current, corrections=(*current.corrections, fix))
                 continue
-            failed = ModelError(f"{what}: answer did not match the schema after {attempts} attempts ({exc})")
-            failed.usage = usage
+            failed = ModelError(
+                f"{what}: answer did not match the schema after {attempts} attempts ({exc})",
+                usage=usage,
+            )
             if lenient is None:
                 raise failed from exc
             try:

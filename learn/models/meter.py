@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 
 from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ModelResponse
+from learn.models.call import failure_cost
 
 
 class UsageMeter:
@@ -38,7 +39,7 @@ class UsageMeter:
         try:
             response = self.inner.call(request)
         except ModelError as exc:
-            cost = exc.usage if exc.usage is not None else CallUsage(calls=1)
+            cost = failure_cost(exc)
             with self._lock:
                 self._usage = self._usage + cost
                 self._failed += 1

@@ -231,6 +231,8 @@ class RunResult:
             "offline": self.offline,
             "failed_stages": list(self.failed_stages),
             "verification": dict(self.verification),
+            # Long prompts pasted by hand into many sessions (transcripts.scripted).
+            "make_command": list(self.extra.get("make_command") or ()),
         }
 
     @classmethod
@@ -252,7 +254,8 @@ class RunResult:
             failures=tuple(str(f) for f in data.get("failures") or ()),
             coverage_failed=bool(data.get("coverage_failed", False)),
             offline=bool(data.get("offline", False)),
-            extra=dict(data.get("extra") or {}),
+            extra={**dict(data.get("extra") or {}),
+                   "make_command": list(data.get("make_command") or ())},
             failed_stages=tuple(str(x) for x in data.get("failed_stages") or ()),
             verification={str(k): int(v) for k, v in (data.get("verification") or {}).items()
                           if isinstance(v, int)},
