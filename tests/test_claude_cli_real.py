@@ -157,6 +157,14 @@ def messages_requests(fake: FakeAnthropicServer, start: int = 0) -> list[Recorde
     return [r for r in fake.requests[start:] if r.path.split("?")[0].rstrip("/").endswith("/v1/messages")]
 
 
+def offers_only_the_answer(fake: FakeAnthropicServer, request: RecordedRequest) -> bool:
+    """One tool offered, and it is learn's answer: carrying one of learn's schemas (the CLI
+    calls it `StructuredOutput` today; the name does not matter) or, from the API backend,
+    named as learn's tool itself."""
+    tools = offered_tools(request)
+    return len(tools) == 1 and (fake.learn_tool(request) is not None or tools[0] in TOOL_SCHEMAS)
+
+
 def client_context(request: RecordedRequest) -> str:
     """What the client added around learn's prompt: the system blocks and the reminders
     it puts into user turns (where Claude Code puts CLAUDE.md, memory and attached files)."""
@@ -198,8 +206,7 @@ def test_the_real_claude_runs_with_only_the_structured_answer_and_matches_the_ap
     mining_prompt = load_prompt("mine").text
     for r in sent:
         # Nothing to act with: no Bash, Edit, Agent, MCP tool; only the structured answer.
-        assert offered_tools(r) == ["StructuredOutput"], offered_tools(r)
-        assert fake.learn_tool(r) is not None
+        assert offers_only_the_answer(fake, r), offered_tools(r)
     mining = [r for r in sent if fake.as_api_request(r).tool_name == RECORD_CANDIDATES.name]
     assert mining and all(mining_prompt in r.system_text for r in mining)
     # The only endpoint Claude Code called is the Messages API of the fake.
@@ -292,10 +299,8 @@ def test_an_injected_instruction_in_a_chunk_runs_nothing(
     assert not pwned.exists()
     assert not list(tmp_path.rglob("pwned")) and not (REPO / "pwned").exists()
     assert sorted(p.name for p in witness.iterdir()) == []
-    expected_tool = ["StructuredOutput"] if backend == "claude-cli" else [RECORD_CANDIDATES.name]
-    for r in carrying:
-        if fake.as_api_request(r).tool_name == RECORD_CANDIDATES.name:
-            assert offered_tools(r) == expected_tool
+    for r in sent:
+        assert offers_only_the_answer(fake, r), offered_tools(r)
     # Claude Code answered the Bash call, if at all, with an error: it has no such tool.
     refusals = [res for r in sent for res in tool_results(r) if res["name"] == "Bash"]
     assert all(res.get("is_error") is True for res in refusals), refusals
