@@ -133,6 +133,10 @@ def test_every_call_runs_with_no_tools_hooks_or_mcp(tmp_path: Path, monkeypatch:
     assert json.loads(argv[argv.index("--settings") + 1]) == {"disableAllHooks": True}
     assert "--strict-mcp-config" in argv
     assert "--no-session-persistence" in argv and "--system-prompt" in argv
+    # The person's CLAUDE.md, memory and @-mentioned files stay out of the call.
+    for switch in ("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+                   "CLAUDE_CODE_DISABLE_FILE_MENTIONS"):
+        assert call["env"][switch] == "1", switch
 
 
 def test_a_claude_without_the_isolation_flags_is_refused_in_one_line(

@@ -51,6 +51,17 @@ DEFAULT_TIMEOUT = 300.0
 # child is a one-shot print-mode call, not a nested interactive session.
 _INHERITED_SESSION_VARS = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
 
+# Context Claude Code would add to every call from the person's disk: their
+# ~/.claude/CLAUDE.md and memory files, and any file an `@path` in the
+# transcript names (2.1.332 sent both to the endpoint; these switches stop it).
+# A `claude` that does not know a switch ignores it; `shield` still covers
+# `@path` there.
+_QUIET_CONTEXT = {
+    "CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1",
+    "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1",
+    "CLAUDE_CODE_DISABLE_FILE_MENTIONS": "1",
+}
+
 # What every call runs without: built-in tools (the structured answer is not
 # one of them and stays), the person's hooks, MCP servers. `disableAllHooks`
 # cannot switch off hooks an organisation's managed settings impose.
@@ -195,9 +206,12 @@ def probe(path: str) -> CliSupport:
 
 
 def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The person's environment (login, proxy, endpoint) minus the nested-session
+    markers, plus the switches that keep their files out of the call."""
     env = dict(os.environ if base is None else base)
     for name in _INHERITED_SESSION_VARS:
         env.pop(name, None)
+    env.update(_QUIET_CONTEXT)
     return env
 
 
