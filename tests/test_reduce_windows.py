@@ -74,6 +74,42 @@ def test_the_judge_item_carries_the_context_line(tmp_path: Path) -> None:
     assert "context: agent before:" in user and "npm install axios-retry" in user
 
 
+def test_the_context_reaches_the_model_through_the_sdk_redacted(tmp_path: Path) -> None:
+    from fakes.anthropic_server import FakeAnthropicServer, items_in
+
+    from learn.models.anthropic_backend import AnthropicBackend
+    from learn.models.retry import RetryPolicy
+    from learn.render import redact
+
+    cwd = str(tmp_path / "proj")
+    s = ClaudeSession(session_id("ctx3"), cwd, datetime(2026, 11, 1, 9, tzinfo=UTC))
+    s.user("deploy it")
+    s.tool("Bash", {"command": "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY ./deploy.sh"}, "ok")
+    s.user("never deploy from a dirty tree, commit first")
+    path = s.write(tmp_path / ".claude")
+    proposal = Proposal(kind="directive", label="commit-before-deploy",
+                        text="never deploy from a dirty tree, commit first", sessions=2, count=2, last_seen=None,
+                        quotes=(Quote(s.session_id, "never deploy from a dirty tree, commit first", None),))
+
+    def responder(request: object) -> dict[str, object]:
+        user = getattr(request, "user_text", "")
+        return {"verdicts": [{"id": i, "accepted": True, "category": "git", "scope": "user",
+                              "confidence": 0.8, "summary": "Commit before deploying.", "rationale": "r"}
+                             for i, _, _ in items_in(user)]}
+
+    with FakeAnthropicServer(responder=responder) as fake:
+        backend = AnthropicBackend(api_key="k", base_url=fake.base_url,
+                                   retry=RetryPolicy(max_attempts=1, sleep=lambda s: None))
+        result = judge_proposals([proposal], backend=backend, model="claude-sonnet-4-6",
+                                 embedder=TopicEmbedder(),
+                                 context=TranscriptContext({s.session_id: path}, redact=redact,
+                                                           projects={s.session_id: cwd}))
+        sent = fake.requests[0].user_text
+    assert "context: agent before:" in sent and "deploy.sh" in sent
+    assert "wJalrXUtnFEMI" not in sent
+    assert result.proposals[0].verdict is not None
+
+
 def test_reports_from_negative_windows_are_counted() -> None:
     replies = [("s1", "ok continue with the refund tests"), ("s2", "looks good, ship it")]
     said = [Occurrence("s1", "directive", "continue with the refund tests", "x")]
