@@ -161,7 +161,7 @@ def run_pipeline(
     from learn.transcripts.discover import scan
     from learn.transcripts.replay import replay_fingerprints
     from learn.transcripts.resume import own_turns
-    from learn.transcripts.session import build_session
+    from learn.transcripts.session import build_session, read_asides
 
     trace = Trace()
     clock = _Clock(trace)
@@ -196,6 +196,7 @@ def run_pipeline(
                 fingerprints=fingerprints,
                 size_bytes=info.size if info else 0,
                 subagent_paths=info.subagent_paths if info else (),
+                asides=read_asides(info.aside_paths) if info else (),
             )
             if not session.human_turns and not session.tool_calls:
                 continue

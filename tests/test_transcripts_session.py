@@ -47,20 +47,24 @@ def _session(chain: Chain, **kwargs: Any) -> Session:
 
 
 def test_exactly_what_the_person_typed(main: Session) -> None:
+    # The rewound-away prompt is evidence too (issue 10's principle): it was
+    # typed, so it is a human turn, marked off the active branch.
     assert _texts(main, "typed") == [
         "Please add a --dry-run flag to the deploy script.",
+        "make the button blue",
         "make the button red",
         'Why did the log print "[Request interrupted by user]" twice?',
         "keep functions under 40 lines",
         "now write the changelog entry",
     ]
     assert _texts(main, "queued") == ["also bump the version"]
+    [rewound] = [t for t in main.human_turns if not t.on_branch]
+    assert rewound.text == "make the button blue"
 
 
 def test_noise_never_becomes_a_human_turn(main: Session) -> None:
     everything = "\n".join(_texts(main)).casefold()
     for noise in [
-        "make the button blue",  # rewound branch
         "<command-name>", "review the staged changes",  # command tags, isMeta + replayed bodies
         "caveat:", "local-command", "total cost",
         "<bash-", "git status", "system-reminder", "stop hook feedback", "base directory",
@@ -99,8 +103,10 @@ def test_timeline_interleaves_in_order(main: Session) -> None:
                      "ToolCall"]
     indices = [item.event_index for item in main.timeline]
     assert indices == sorted(indices)
-    assert len(main.timeline) == len(main.human_turns) + len(main.tool_calls) + len(main.failures)
-    assert [i for i in main.timeline if isinstance(i, HumanTurn)] == list(main.human_turns)
+    # The timeline is the context (active branch): every turn on it, and only those.
+    on_branch = [t for t in main.human_turns if t.on_branch]
+    assert len(main.timeline) == len(on_branch) + len(main.tool_calls) + len(main.failures)
+    assert [i for i in main.timeline if isinstance(i, HumanTurn)] == on_branch
 
 
 def test_tool_calls_and_failures(main: Session) -> None:
@@ -145,20 +151,25 @@ def test_codex_session() -> None:
 
 def test_session_to_dict_is_json(main: Session) -> None:
     data = json.loads(json.dumps(session_to_dict(main)))
-    assert data["human_turns"] == 11
-    assert data["human_turns_by_origin"] == {"typed": 5, "denial": 1, "answer": 4, "queued": 1}
+    # 12: the rewound prompt counts as evidence (it is off the branch, not in the timeline).
+    assert data["human_turns"] == 12
+    assert data["off_branch_human_turns"] == 1
+    assert data["human_turns_by_origin"] == {"typed": 6, "denial": 1, "answer": 4, "queued": 1,
+                                             "aside": 0}
+    assert [t["text"] for t in data["human_turns_detail"] if not t["on_branch"]] == [
+        "make the button blue"]
     assert data["timeline"][0] == {
         "type": "human", "origin": "typed",
         "text": "Please add a --dry-run flag to the deploy script.",
         "at": "2026-11-20T09:01:00+00:00", "event_index": 1,
-        "uuid": main.human_turns[0].uuid,
+        "uuid": main.human_turns[0].uuid, "on_branch": True,
     }
 
 
 # ---------------------------------------------------------------- the active branch
 
 
-def test_rewind_keeps_only_the_last_branch() -> None:
+def test_rewind_keeps_only_the_last_branch_as_context_and_every_turn_as_evidence() -> None:
     c = Chain("s", "/p")
     c.user("first", parent=False)
     fork = c.last
@@ -166,7 +177,12 @@ def test_rewind_keeps_only_the_last_branch() -> None:
     c.user("abandoned two")
     c.user("kept", parent=fork)
     c.user("kept too")
-    assert _texts(_session(c)) == ["first", "kept", "kept too"]
+    session = _session(c)
+    assert [t.text for t in session.timeline if isinstance(t, HumanTurn)] == [
+        "first", "kept", "kept too"]
+    # The abandoned turns were typed: evidence, in the order they were typed.
+    assert _texts(session) == ["first", "abandoned one", "abandoned two", "kept", "kept too"]
+    assert [t.on_branch for t in session.human_turns] == [True, False, False, True, True]
 
 
 def test_compaction_continues_through_logical_parent() -> None:
@@ -179,12 +195,17 @@ def test_compaction_continues_through_logical_parent() -> None:
     assert _texts(_session(c)) == ["before compaction", "after compaction"]
 
 
-def test_compaction_without_logical_parent_stops_at_the_root() -> None:
+def test_compaction_without_logical_parent_continues_before_it() -> None:
+    # Older clients wrote the boundary (or only the summary) as a new root with
+    # no logicalParentUuid; the conversation before it is still the context
+    # (this test pinned the opposite before issue 10: 1 of 9 turns was shown).
     c = Chain("s", "/p")
     c.user("before compaction", parent=False)
     c._env("system", parent=False, subtype="compact_boundary")
     c.user("after compaction")
-    assert _texts(_session(c)) == ["after compaction"]
+    session = _session(c)
+    assert _texts(session) == ["before compaction", "after compaction"]
+    assert all(t.on_branch for t in session.human_turns)
 
 
 def test_progress_lines_inside_the_chain_do_not_break_it() -> None:
@@ -219,9 +240,12 @@ def test_flat_when_no_entry_has_a_parent() -> None:
     c.user("b", parent=False)
     # Nothing links to anything: a legacy-style file, read flat.
     assert _texts(_session(c)) == ["a", "b"]
-    # Once links exist, a second root with its own chain is the active branch.
+    # Once links exist, a second root with its own chain is the active branch;
+    # "a" stays evidence, off the branch.
     c.user("c")
-    assert _texts(_session(c)) == ["b", "c"]
+    session = _session(c)
+    assert [t.text for t in session.timeline if isinstance(t, HumanTurn)] == ["b", "c"]
+    assert _texts(session) == ["a", "b", "c"]
 
 
 # ---------------------------------------------------------------- exclusion rules

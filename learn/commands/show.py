@@ -41,9 +41,10 @@ def resolve_session(ref: str) -> tuple[Path, SessionFile | None]:
 
 
 def load_view(path: Path, file: SessionFile | None) -> Session:
+    from learn.transcripts.discover import aside_paths_for
     from learn.transcripts.parser import parse
     from learn.transcripts.replay import FingerprintCache
-    from learn.transcripts.session import build_session
+    from learn.transcripts.session import build_session, read_asides
 
     try:
         transcript = parse(path)
@@ -55,6 +56,7 @@ def load_view(path: Path, file: SessionFile | None) -> Session:
         transcript,
         fingerprints=FingerprintCache().for_project(project),
         subagent_paths=file.subagent_paths if file is not None else (),
+        asides=read_asides(file.aside_paths if file is not None else aside_paths_for(path)),
     )
 
 

@@ -42,6 +42,7 @@ _HEAD_BYTES: Final = 64 * 1024
 _HEAD_MAX_BYTES: Final = 1024 * 1024
 _CWD_RE: Final = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
 _SESSION_ID_RE: Final = re.compile(rb'"sessionId"\s*:\s*("(?:[^"\\]|\\.)*")')
+ASIDE_PREFIX: Final = "agent-aside_question-"
 _CODEX_UUID_RE: Final = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I
 )
@@ -56,6 +57,9 @@ class SessionFile:
     size: int
     project: str | None  # the cwd read from the head, when it was read
     subagent_paths: tuple[Path, ...] = ()
+    # `/btw` side questions (`agent-aside_question-*.jsonl`): typed turns of this
+    # session, not a subagent's.
+    aside_paths: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +180,7 @@ def scan(
                 size=cand.size,
                 project=head.cwd,
                 subagent_paths=tuple(sorted(set(subagents))),
+                aside_paths=cand.aside_paths,
             )
         )
     return Discovery(files=files, skipped=dict(skipped), roots=(projects_dir, sessions_dir))
@@ -269,6 +274,7 @@ class _Candidate:
     mtime: float
     size: int
     subagent_paths: tuple[Path, ...] = ()
+    aside_paths: tuple[Path, ...] = ()
 
 
 def _scandir(path: Path, skipped: Counter[str]) -> list[os.DirEntry[str]]:
@@ -302,8 +308,11 @@ def _claude_candidates(projects_dir: Path, skipped: Counter[str]) -> Iterator[_C
             if not _stat_is_file(st):
                 continue
             stem = entry.name[: -len(".jsonl")]
-            subagents = _subagents(Path(project_entry.path) / stem / "subagents", skipped)
-            yield _Candidate(Path(entry.path), "claude", stem, st.st_mtime, st.st_size, subagents)
+            agents = _subagents(Path(project_entry.path) / stem / "subagents", skipped)
+            subagents = tuple(p for p in agents if not is_aside_name(p.name))
+            asides = tuple(p for p in agents if is_aside_name(p.name))
+            yield _Candidate(Path(entry.path), "claude", stem, st.st_mtime, st.st_size, subagents,
+                             asides)
 
 
 def _subagents(directory: Path, skipped: Counter[str]) -> tuple[Path, ...]:
@@ -316,6 +325,21 @@ def _subagents(directory: Path, skipped: Counter[str]) -> tuple[Path, ...]:
             if e.name.startswith("agent-") and e.name.endswith(".jsonl")
         )
     )
+
+
+def is_aside_name(name: str) -> bool:
+    """`agent-aside_question-<hex>.jsonl`: a `/btw` side question, not a subagent."""
+    return name.startswith(ASIDE_PREFIX) and name.endswith(".jsonl")
+
+
+def aside_paths_for(session_path: Path) -> tuple[Path, ...]:
+    """The side-question files of the Claude session at `session_path` (`<id>/subagents/`)."""
+    directory = session_path.parent / session_path.stem / "subagents"
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return ()
+    return tuple(directory / n for n in names if is_aside_name(n))
 
 
 def _old_layout_agents(directory: Path, skipped: Counter[str]) -> dict[str, tuple[Path, ...]]:
