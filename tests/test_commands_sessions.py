@@ -133,3 +133,18 @@ def test_show_ambiguous_prefix_and_exact_id(home: Home) -> None:
     assert code == 1 and "matches 2 sessions" in out and twin_id in out
     code, out = run("show", MAIN_ID, "--json")
     assert code == 0 and json.loads(out)["id"] == MAIN_ID
+
+
+def test_show_marks_turns_typed_off_the_active_branch(home: Home) -> None:
+    # The fixture session has a rewound-away prompt: shown where it was typed, marked.
+    code, out = run("show", "1c0f")
+    assert code == 0, out
+    assert "YOU: make the button blue (off the active branch)" in out
+    assert "YOU: make the button red\n" in out
+    code, out = run("show", "1c0f", "--json")
+    data = json.loads(out)
+    assert data["off_branch_human_turns"] == 1
+    detail = {t["text"]: t["on_branch"] for t in data["human_turns_detail"]}
+    assert detail["make the button blue"] is False and detail["make the button red"] is True
+    # The timeline stays the context: the active branch only.
+    assert "make the button blue" not in [i.get("text") for i in data["timeline"]]

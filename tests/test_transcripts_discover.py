@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 from fixtures.view.corpus import CODEX_ID, MAIN_ID, OTHER_ID, SUBDIR_ID, encode, install
 
-from learn.transcripts.discover import discover, in_project, parse_since, read_head, scan
+from learn.transcripts.discover import (
+    aside_paths_for,
+    discover,
+    in_project,
+    parse_since,
+    read_head,
+    scan,
+)
 
 
 @pytest.fixture
@@ -42,6 +49,19 @@ def test_subagents_attach_to_parent_in_both_layouts(home) -> None:  # type: igno
     assert all(not p.name.startswith("._") for p in main.subagent_paths)
     everything = discover(all_projects=True)
     assert not any(f.path.name.startswith("agent-") for f in everything)
+
+
+def test_side_question_files_are_asides_not_subagents(home) -> None:  # type: ignore[no-untyped-def]
+    # `/btw` writes agent-aside_question-<hex>.jsonl beside real subagents: its
+    # question is the person's, so it is listed apart (issue 10, item 6).
+    subagents = home.files["subagent_new"].parent
+    aside = subagents / "agent-aside_question-0123456789abcdef.jsonl"
+    aside.write_text(home.files["subagent_new"].read_text())
+    [main] = [f for f in discover(project=home.project) if f.session_id == MAIN_ID]
+    assert main.aside_paths == (aside,)
+    assert aside not in main.subagent_paths
+    assert home.files["subagent_new"] in main.subagent_paths
+    assert aside_paths_for(home.files["main"]) == (aside,)
 
 
 def test_all_projects(home) -> None:  # type: ignore[no-untyped-def]

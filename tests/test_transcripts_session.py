@@ -412,3 +412,88 @@ def test_subagent_transcript_has_no_human_turns() -> None:
     session = build_session(parse(FIXTURES / "claude_subagent.jsonl"))
     assert session.human_turns == () and session.tool_calls == ()
     assert session.turns == 2
+
+
+# ---------------------------------------------------------------- evidence and context (issue 10)
+
+
+def _on_branch(session: Session) -> list[str]:
+    return [t.text for t in session.timeline if isinstance(t, HumanTurn)]
+
+
+def test_a_late_tool_result_does_not_pick_the_branch() -> None:
+    c = Chain("s", "/p")
+    c.user("start the watcher", parent=False)
+    early = c.tool("toolu_bg", "Bash", {"command": "watch make"})["uuid"]
+    c.result("toolu_bg", "started")
+    c.user("now fix the header")
+    c.tool("toolu_e", "Edit", {"file_path": "/p/h.css"})
+    c.result("toolu_e", "boom", is_error=True)
+    c.result("toolu_late", "watcher exited", parent=early)  # appended late, parented early
+    session = _session(c)
+    assert _on_branch(session) == ["start the watcher", "now fix the header"]
+    # The session's last tool failure (a child of the last conversation entry) stays in context.
+    assert [f.tool_use_id for f in session.failures] == ["toolu_e"]
+
+
+def test_a_compaction_summary_root_continues_before_it() -> None:
+    # 1.0.x: no boundary line at all, the summary itself is a new root.
+    c = Chain("s", "/p")
+    c.user("one", parent=False)
+    c.user("two")
+    c.user("This session is being continued from a previous conversation that ran out of "
+           "context.", parent=False)
+    c.user("three")
+    session = _session(c)
+    assert _on_branch(session) == ["one", "two", "three"]
+
+
+def test_queued_enqueue_is_evidence_and_merges_with_the_prompt_it_became() -> None:
+    c = Chain("s", "/p")
+    c.user("run the build", parent=False)
+    c.tool("toolu_b", "Bash", {"command": "make"})
+    queue = {"type": "queue-operation", "operation": "enqueue", "sessionId": "s"}
+    c.raw({**queue, "timestamp": "2026-11-20T09:02:30Z", "content": "use -j4"})
+    c.raw({**queue, "timestamp": "2026-11-20T09:02:40Z", "content": "/compact"})
+    c.raw({**queue, "timestamp": "2026-11-20T09:02:50Z", "content": "then the docs"})
+    c.result("toolu_b", "built")
+    c.user("then the docs")
+    session = _session(c)
+    assert [(t.text, t.origin, t.on_branch) for t in session.human_turns] == [
+        ("run the build", "typed", True),
+        ("use -j4", "queued", False),  # surfaced only inside a tool result, then removed
+        ("then the docs", "typed", True),  # the enqueue copy merged into the prompt
+    ]
+
+
+def test_the_same_turns_under_new_uuids_count_once_and_their_calls_ran_once() -> None:
+    c = Chain("s", "/p")
+    for _ in range(2):
+        c.user("resize the images", parent=False)
+        c.tool("toolu_r", "Bash", {"command": "convert a.png"})
+        c.result("toolu_r", "no such file", is_error=True)
+    c.user("try with the full path")
+    session = _session(c)
+    assert _texts(session) == ["resize the images", "try with the full path"]
+    assert [call.id for call in session.tool_calls] == ["toolu_r"]
+    assert len(session.failures) == 1
+
+
+def test_a_side_question_is_a_typed_turn_of_its_session() -> None:
+    c = Chain("s", "/p")
+    c.user("port the helpers", parent=False)
+    c.user("keep the aliases")
+    a = Chain("s", "/p")
+    side = {"isSidechain": True, "agentId": "aside_question-0011223344556677"}
+    a.user("port the helpers", parent=False, **side)  # the replayed parent turn
+    a.user("<system-reminder>This is a side question from the user. You must answer this "
+           "question directly.</system-reminder>\n\nwhich timezone is assumed?",
+           timestamp="2026-11-20T09:01:30Z", **side)
+    aside = parse("".join(json.dumps(line) + "\n" for line in a.lines).encode())
+    buf = "".join(json.dumps(line) + "\n" for line in c.lines).encode()
+    session = build_session(parse(buf), asides=[aside])
+    assert [(t.text, t.origin, t.on_branch) for t in session.human_turns] == [
+        ("port the helpers", "typed", True),
+        ("which timezone is assumed?", "aside", False),
+        ("keep the aliases", "typed", True),
+    ]
