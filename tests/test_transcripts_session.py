@@ -497,3 +497,15 @@ def test_a_side_question_is_a_typed_turn_of_its_session() -> None:
         ("which timezone is assumed?", "aside", False),
         ("keep the aliases", "typed", True),
     ]
+
+
+def test_a_dequeued_prompt_is_read_from_its_line_not_its_enqueue() -> None:
+    # The enqueue holds the paste placeholder, the user line the paste itself.
+    c = Chain("s", "/p")
+    c.user("start", parent=False)
+    c.raw({"type": "queue-operation", "operation": "enqueue", "sessionId": "s",
+           "timestamp": "2026-11-20T09:01:30Z", "content": "[Pasted text #1 +3 lines] fix this"})
+    c.raw({"type": "queue-operation", "operation": "dequeue", "sessionId": "s",
+           "timestamp": "2026-11-20T09:01:40Z"})
+    c.user("line one\nline two\nline three fix this")
+    assert _texts(_session(c)) == ["start", "line one\nline two\nline three fix this"]

@@ -91,6 +91,32 @@ def enqueued_prompt(event: TranscriptEvent) -> tuple[str, datetime | None] | Non
     return text, _parse_time(raw.get("timestamp"))
 
 
+def dequeued(events: Sequence[TranscriptEvent]) -> set[int]:
+    """Indices of the enqueues a later `dequeue` took off the queue, first in first out.
+
+    A dequeued prompt is sent as an ordinary user line on the chain, which is
+    the copy to read (the enqueue can hold a paste placeholder where the line
+    holds the paste). What a `remove` or `popAll` ends is read from the enqueue:
+    it reached the model inside a tool result or an attachment, or was pulled
+    back to be edited, and either way it was typed.
+    """
+    pending: list[int] = []
+    taken: set[int] = set()
+    for index, event in enumerate(events):
+        if not isinstance(event, OtherEvent) or event.type != QUEUE_OPERATION:
+            continue
+        operation = event.raw.get("operation")
+        if operation == "enqueue":
+            pending.append(index)
+        elif operation == "dequeue" and pending:
+            taken.add(pending.pop(0))
+        elif operation == "popAll":
+            pending.clear()
+        elif operation == "remove" and pending:
+            pending.pop(0)
+    return taken
+
+
 def _content_text(content: object) -> str:
     if isinstance(content, str):
         return content

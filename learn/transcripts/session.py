@@ -35,6 +35,7 @@ from learn.transcripts.evidence import (
     TypedReader,
     aside_turns,
     assistant_texts,
+    dequeued,
     enqueued_prompt,
     one_per_text,
 )
@@ -117,7 +118,7 @@ def build_session(
                     calls[block.id] = block
 
     reader = TypedReader(fingerprints, transcript.provider, assistant_texts(events))
-    builder = _Builder(calls, reader)
+    builder = _Builder(calls, reader, dequeued(events))
     for index, event in enumerate(events):
         builder.add(index, event, on=index in on_branch)
     human = one_per_text([*builder.human, *aside_turns(asides, reader)])
@@ -162,9 +163,11 @@ def _turn_order(turn: HumanTurn) -> tuple[float, int]:
 class _Builder:
     """One pass over the file: evidence from every entry, context from the branch."""
 
-    def __init__(self, calls: Mapping[str, ToolUseBlock], reader: TypedReader) -> None:
+    def __init__(self, calls: Mapping[str, ToolUseBlock], reader: TypedReader,
+                 dequeued: set[int]) -> None:
         self._tool_calls = calls
         self._reader = reader
+        self._dequeued = dequeued
         self._seen_calls: set[str] = set()
         self.timeline: list[TimelineItem] = []
         self.human: list[HumanTurn] = []
@@ -184,7 +187,7 @@ class _Builder:
                 self._assistant(index, event)
         elif isinstance(event, AttachmentEvent) and isinstance(event.detail, QueuedCommand):
             self._queued(index, event, event.detail, on)
-        elif isinstance(event, OtherEvent):
+        elif isinstance(event, OtherEvent) and index not in self._dequeued:
             enqueued = enqueued_prompt(event)
             if enqueued is not None:
                 text = self._reader.typed(enqueued[0])
