@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from learn.config import Config
 from learn.mining.candidate import MinedCandidate, SessionCandidates
 from learn.models.base import Backend, CallUsage
-from learn.reduce.slug import normalize_text
 from learn.reduce.types import Funnel, RunResult, RunUsage
+from learn.textfold import fold
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -100,7 +100,7 @@ def merge_candidates(*groups: Sequence[MinedCandidate]) -> tuple[MinedCandidate,
     out: list[MinedCandidate] = []
     for group in groups:
         for c in group:
-            key = (c.kind, normalize_text(c.command or c.text) if c.kind == "fix" else normalize_text(c.text))
+            key = (c.kind, fold(c.command or c.text) if c.kind == "fix" else fold(c.text))
             if key in seen:
                 continue
             seen.add(key)

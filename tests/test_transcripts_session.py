@@ -53,6 +53,8 @@ def test_exactly_what_the_person_typed(main: Session) -> None:
         "Please add a --dry-run flag to the deploy script.",
         "make the button blue",
         "make the button red",
+        # The replayed body is machinery; the argument the person gave it is typed.
+        "focus on the deploy script",
         'Why did the log print "[Request interrupted by user]" twice?',
         "keep functions under 40 lines",
         "now write the changelog entry",
@@ -151,10 +153,10 @@ def test_codex_session() -> None:
 
 def test_session_to_dict_is_json(main: Session) -> None:
     data = json.loads(json.dumps(session_to_dict(main)))
-    # 12: the rewound prompt counts as evidence (it is off the branch, not in the timeline).
-    assert data["human_turns"] == 12
+    # 13: the rewound prompt counts as evidence (it is off the branch, not in the timeline).
+    assert data["human_turns"] == 13
     assert data["off_branch_human_turns"] == 1
-    assert data["human_turns_by_origin"] == {"typed": 6, "denial": 1, "answer": 4, "queued": 1,
+    assert data["human_turns_by_origin"] == {"typed": 7, "denial": 1, "answer": 4, "queued": 1,
                                              "aside": 0}
     assert [t["text"] for t in data["human_turns_detail"] if not t["on_branch"]] == [
         "make the button blue"]
@@ -162,7 +164,7 @@ def test_session_to_dict_is_json(main: Session) -> None:
         "type": "human", "origin": "typed",
         "text": "Please add a --dry-run flag to the deploy script.",
         "at": "2026-11-20T09:01:00+00:00", "event_index": 1,
-        "uuid": main.human_turns[0].uuid, "on_branch": True,
+        "uuid": main.human_turns[0].uuid, "command": None, "on_branch": True,
     }
 
 

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from learn.mining.candidate import MinedCandidate
 from learn.render.redact import redact
-from learn.render.spoken import normalize
+from learn.textfold import fold
 from learn.transcripts.view import Session
 
 # A "quote" this short is a substring of almost anything ("ok", "no").
@@ -57,10 +57,10 @@ def _located(text: str, spoken: str) -> str | None:
     """The quote as it should be kept (marks trimmed when only that form is found), or None."""
     if not spoken:
         return None
-    whole = normalize(redact(text))
+    whole = fold(redact(text))
     if len(whole) >= MIN_QUOTE_CHARS and whole in spoken:
         return text
-    trimmed = normalize(redact(_trim(text)))
+    trimmed = fold(redact(_trim(text)))
     if len(trimmed) >= MIN_QUOTE_CHARS and trimmed in spoken:
         return _trim(text)
     return None
@@ -91,7 +91,7 @@ def session_commands(session: Session) -> list[str]:
         for key in ("command", "cmd"):
             raw.extend(_command_strings(inp.get(key)))
         for text in raw:
-            norm = normalize(redact(text))
+            norm = fold(redact(text))
             if norm:
                 seen.setdefault(norm, None)
     return list(seen)
@@ -103,7 +103,7 @@ def command_ran(command: str, commands: Sequence[str]) -> bool:
     Part of, because the model sees summaries cut at 200 chars and tends to
     quote the meaningful tail (`pytest -q`) of `cd app && pytest -q`.
     """
-    cand = normalize(redact(_trim(command)))
+    cand = fold(redact(_trim(command)))
     if len(cand) < MIN_QUOTE_CHARS:
         return False
     return any(cand == ran or cand in ran for ran in commands)
@@ -144,6 +144,6 @@ def verify_candidates(
                 continue
             c = replace(c, text=quote)
         # The same quote reported twice in one session is one occurrence.
-        key = (c.kind, normalize(c.command or "") if c.kind == "fix" else normalize(c.text))
+        key = (c.kind, fold(c.command or "") if c.kind == "fix" else fold(c.text))
         kept.setdefault(key, _scrub(c))
     return VerifyResult(tuple(kept.values()), unquoted, bad_fix, tuple(rejected))

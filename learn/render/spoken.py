@@ -15,6 +15,7 @@ from typing import Final
 
 from learn.render.redact import redact
 from learn.render.render import user_turns
+from learn.textfold import fold
 from learn.transcripts.view import Session
 
 # Between turns in the spoken text. Not whitespace (so normalization keeps it)
@@ -23,13 +24,8 @@ from learn.transcripts.view import Session
 TURN_SEPARATOR: Final = "\x00"
 
 
-def normalize(text: str) -> str:
-    """Collapse whitespace runs to one space, trim, casefold."""
-    return " ".join(text.split()).casefold()
-
-
 def spoken_text(session: Session, fingerprints: Sequence[str] = ()) -> str:
     """The normalized, redacted text of every human turn the renderer keeps."""
     return TURN_SEPARATOR.join(
-        normalize(redact(t.text.strip())) for t in user_turns(session, fingerprints)
+        fold(redact(t.text.strip())) for t in user_turns(session, fingerprints)
     )

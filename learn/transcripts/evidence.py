@@ -9,7 +9,8 @@ turn (a client that rewrote the conversation under new uuids, an enqueue and
 the prompt it became), and the copy on the active branch is the one kept.
 
 `TypedReader.typed` is the one place where user text becomes a human turn's
-text; it asks `typed.typed_text`, which decides what of a user text was typed.
+text; it asks `typed.typed_blocks` (one message's text blocks through
+`typed_text`), which decides what of a user text was typed.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from learn.transcripts.models import (
     TranscriptEvent,
     UserEvent,
 )
-from learn.transcripts.typed import typed_text
+from learn.transcripts.typed import Typed, typed_blocks
 from learn.transcripts.view import HumanTurn
 
 QUEUE_OPERATION: Final = "queue-operation"
@@ -40,31 +41,27 @@ _WS_RE: Final = re.compile(r"\s+")
 
 
 class TypedReader:
-    """What the person typed in a user text, with the session's context fixed."""
+    """What the person typed in a user message, with the session's context so far.
 
-    def __init__(self, fingerprints: Sequence[str], provider: str,
-                 assistant_texts: Sequence[str]) -> None:
+    Fed the file in order (`saw`), so a turn is checked against the assistant
+    text written before it: lines of that pasted back are not typed.
+    """
+
+    def __init__(self, fingerprints: Sequence[str], provider: str) -> None:
         self._fingerprints = fingerprints
         self._provider = provider
-        self._assistant_texts = assistant_texts
+        self._assistant_texts: list[str] = []
 
-    def typed(self, raw: str) -> str:
-        """The typed words of `raw`, "" when none."""
-        return typed_text(
-            raw,
-            fingerprints=self._fingerprints,
-            provider=self._provider,
-            assistant_texts=self._assistant_texts,
-        ).text
+    def saw(self, event: AssistantEvent) -> None:
+        if event.meta.is_sidechain:
+            return
+        said = [b.text for b in event.blocks if isinstance(b, TextBlock)]
+        self._assistant_texts.extend(said or ([event.text] if event.text else []))
 
-
-def assistant_texts(events: Sequence[TranscriptEvent]) -> tuple[str, ...]:
-    """Every assistant text of the session (what a pasted agent output is checked against)."""
-    out: list[str] = []
-    for event in events:
-        if isinstance(event, AssistantEvent) and not event.meta.is_sidechain:
-            out.extend(b.text for b in event.blocks if isinstance(b, TextBlock) and b.text.strip())
-    return tuple(out)
+    def typed(self, texts: Sequence[str]) -> Typed:
+        """The typed words of one message's text blocks (`.text` "" when none)."""
+        return typed_blocks(texts, fingerprints=self._fingerprints, provider=self._provider,
+                            assistant_texts=self._assistant_texts)
 
 
 # ---------------------------------------------------------------- queue-operation
@@ -155,11 +152,11 @@ def aside_turns(asides: Sequence[Transcript], reader: TypedReader) -> list[Human
             for raw in texts:
                 if SIDE_QUESTION_MARKER not in raw:
                     continue
-                text = reader.typed(raw)
-                if text:
-                    out.append(HumanTurn(text=text, origin="aside", at=event.meta.timestamp,
+                typed = reader.typed([raw])
+                if typed.text:
+                    out.append(HumanTurn(text=typed.text, origin="aside", at=event.meta.timestamp,
                                          event_index=index, uuid=event.meta.uuid or None,
-                                         on_branch=False))
+                                         command=typed.command, on_branch=False))
     return out
 
 

@@ -60,7 +60,8 @@ def session_to_dict(session: Session, *, timeline: bool = True) -> dict[str, Any
 
 def turn_dict(turn: HumanTurn) -> dict[str, Any]:
     return {"type": "human", "origin": turn.origin, "text": turn.text, "at": _iso(turn.at),
-            "event_index": turn.event_index, "uuid": turn.uuid, "on_branch": turn.on_branch}
+            "event_index": turn.event_index, "uuid": turn.uuid, "command": turn.command,
+            "on_branch": turn.on_branch}
 
 
 def _item_dict(item: TimelineItem) -> dict[str, Any]:

@@ -34,7 +34,6 @@ from learn.transcripts.calls import FAILURE_EXCERPT_CHARS, excerpt, summarize_ca
 from learn.transcripts.evidence import (
     TypedReader,
     aside_turns,
-    assistant_texts,
     dequeued,
     enqueued_prompt,
     one_per_text,
@@ -117,7 +116,7 @@ def build_session(
                 if isinstance(block, ToolUseBlock):
                     calls[block.id] = block
 
-    reader = TypedReader(fingerprints, transcript.provider, assistant_texts(events))
+    reader = TypedReader(fingerprints, transcript.provider)
     builder = _Builder(calls, reader, dequeued(events))
     for index, event in enumerate(events):
         builder.add(index, event, on=index in on_branch)
@@ -183,6 +182,7 @@ class _Builder:
             self._user(index, event, on)
         elif isinstance(event, AssistantEvent):
             self.turns += on
+            self._reader.saw(event)
             if on and not event.meta.is_sidechain:  # a subagent's calls belong to its own transcript
                 self._assistant(index, event)
         elif isinstance(event, AttachmentEvent) and isinstance(event.detail, QueuedCommand):
@@ -190,9 +190,10 @@ class _Builder:
         elif isinstance(event, OtherEvent) and index not in self._dequeued:
             enqueued = enqueued_prompt(event)
             if enqueued is not None:
-                text = self._reader.typed(enqueued[0])
-                if text:
-                    self._turn(text, "queued", enqueued[1], index, None, on=False)
+                typed = self._reader.typed([enqueued[0]])
+                if typed.text:
+                    self._turn(typed.text, "queued", enqueued[1], index, None, on=False,
+                               command=typed.command)
 
     def _assistant(self, index: int, event: AssistantEvent) -> None:
         for block in event.blocks:
@@ -212,8 +213,9 @@ class _Builder:
             self.timeline.append(call)
 
     def _turn(self, text: str, origin: HumanOrigin, at: datetime | None, index: int,
-              uuid: str | None, *, on: bool) -> None:
-        turn = HumanTurn(text=text, origin=origin, at=at, event_index=index, uuid=uuid, on_branch=on)
+              uuid: str | None, *, on: bool, command: str | None = None) -> None:
+        turn = HumanTurn(text=text, origin=origin, at=at, event_index=index, uuid=uuid,
+                         command=command, on_branch=on)
         self.human.append(turn)
         if on:
             self.timeline.append(turn)
@@ -241,9 +243,9 @@ class _Builder:
         )
         if excluded is not None:
             return
-        kept = [typed for typed in (self._reader.typed(text) for text in texts) if typed]
-        if kept:
-            self._turn("\n".join(kept), "typed", at, index, meta.uuid, on=on)
+        typed = self._reader.typed(texts)
+        if typed.text:
+            self._turn(typed.text, "typed", at, index, meta.uuid, on=on, command=typed.command)
 
     def _result(
         self, index: int, at: datetime | None, uuid: str | None, result: ToolResultBlock, on: bool
@@ -301,9 +303,10 @@ class _Builder:
             return
         if entry_exclusion(event.meta) is not None:
             return
-        text = self._reader.typed(detail.prompt)
-        if text:
-            self._turn(text, "queued", event.meta.timestamp, index, event.meta.uuid, on=on)
+        typed = self._reader.typed([detail.prompt])
+        if typed.text:
+            self._turn(typed.text, "queued", event.meta.timestamp, index, event.meta.uuid, on=on,
+                       command=typed.command)
 
 
 # ---------------------------------------------------------------- identity

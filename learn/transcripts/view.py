@@ -41,6 +41,8 @@ class HumanTurn:
     at: datetime | None
     event_index: int  # in its own file (an aside's index is into the aside file)
     uuid: str | None = None
+    # The slash command the turn invoked (`/deploy`), its arguments being `text`.
+    command: str | None = None
     # False for evidence outside the active branch: a rewound branch, a queued
     # message never folded into the chain, a side question.
     on_branch: bool = True
