@@ -25,6 +25,7 @@ from typing import Any
 
 import msgspec
 
+from learn.transcripts.decode import decode_untyped
 from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.literals import AGENT_INJECTION_RE
 from learn.transcripts.models import (
@@ -36,7 +37,7 @@ from learn.transcripts.models import (
     TranscriptEvent,
     UserEvent,
 )
-from learn.transcripts.parser import LazyOther, decode_untyped
+from learn.transcripts.wire import LazyOther
 
 __all__ = ["is_codex", "lower"]
 
