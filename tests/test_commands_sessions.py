@@ -29,12 +29,18 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def sessions_json(*args: str) -> list[dict]:  # type: ignore[type-arg]
+def sessions_output(*args: str) -> dict:  # type: ignore[type-arg]
     code, out = run("sessions", "--json", *args)
     assert code == 0, out
     data = json.loads(out)
-    assert isinstance(data, list)
+    assert isinstance(data, dict) and set(data) == {"sessions", "skipped"}
     return data
+
+
+def sessions_json(*args: str) -> list[dict]:  # type: ignore[type-arg]
+    rows = sessions_output(*args)["sessions"]
+    assert isinstance(rows, list)
+    return rows
 
 
 def test_sessions_json_default_scope_is_the_current_project(home: Home) -> None:
@@ -63,10 +69,10 @@ def test_sessions_json_scopes(home: Home, tmp_path: Path) -> None:
     assert [r["id"] for r in sessions_json("--project", str(home.project / "api"))] == [SUBDIR_ID]
     assert sessions_json("--project", str(tmp_path)) != []  # a parent directory holds them all
     assert sessions_json("--project", str(tmp_path / "work" / "nothing-here")) == []
-    # The fixture mtimes are in 2027, so any window ending now keeps them; a
-    # date after them keeps none.
-    assert len(sessions_json("--since", "30d")) == 3
-    assert sessions_json("--since", "2027-06-01") == []
+    # --since reads last activity (2026-11-20 in the files), not the mtimes
+    # (2027): a date before it keeps them, a date after it keeps none.
+    assert len(sessions_json("--since", "2026-11-01")) == 3
+    assert sessions_json("--since", "2026-12-01") == []
 
 
 def test_sessions_rejects_bad_options(home: Home) -> None:

@@ -67,14 +67,17 @@ def test_project_is_compared_by_realpath_through_symlinks(home, tmp_path: Path) 
 
 
 def test_since_and_limit(home) -> None:  # type: ignore[no-untyped-def]
-    main_mtime = home.files["main"].stat().st_mtime
-    since = datetime.fromtimestamp(main_mtime - 3600 - 1, UTC)  # main and codex only
-    assert ids(discover(all_projects=True, since=since)) == [MAIN_ID, CODEX_ID]
+    # Last activity: main ends at 09:47, the others at or before 09:02 (mtimes,
+    # all in 2027, say nothing about it).
+    since = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
+    assert ids(discover(all_projects=True, since=since)) == [MAIN_ID]
     assert ids(discover(all_projects=True, limit=2)) == [MAIN_ID, CODEX_ID]
     assert ids(discover(project=home.project, limit=1)) == [MAIN_ID]
-    result = scan(all_projects=True, since=since, limit=1)
+    result = scan(all_projects=True, since=datetime(2026, 11, 20, 9, 1, tzinfo=UTC), limit=1)
     assert ids(result.files) == [MAIN_ID]
-    assert result.skipped == {"over_limit": 1, "too_old": 2}
+    assert result.skipped == {"over_limit": 2, "too_old": 1}
+    assert [(f.session_id, f.reason) for f in result.skipped_files] == [
+        (CODEX_ID, "too_old"), (SUBDIR_ID, "over_limit"), (OTHER_ID, "over_limit")]
 
 
 def test_scan_counts_other_projects(home) -> None:  # type: ignore[no-untyped-def]

@@ -38,6 +38,7 @@ from typing import Any
 
 import msgspec
 
+from learn.transcripts.compressed import ZSTD_MAGIC
 from learn.transcripts.decode import (
     SKIP_INVALID,
     SKIP_NOT_OBJECT,
@@ -48,7 +49,7 @@ from learn.transcripts.decode import (
 )
 from learn.transcripts.events import materialize
 from learn.transcripts.filterspec import FilterSpec
-from learn.transcripts.models import EventList, Transcript, TranscriptEvent
+from learn.transcripts.models import EventList, Provider, Transcript, TranscriptEvent
 from learn.transcripts.wire import LazyOther
 
 __all__ = [
@@ -123,9 +124,22 @@ def parse(source: Path | bytes, *, drop: FilterSpec | None = None) -> Transcript
 def parse_buffer(
     buf: bytes, *, path: Path | None = None, mtime: float = 0.0, drop: FilterSpec | None = None
 ) -> Transcript:
-    """Parse an in-memory buffer as if it were the file at `path`."""
+    """Parse an in-memory buffer as if it were the file at `path`.
+
+    A zstd-compressed buffer (`rollout-*.jsonl.zst`) is decompressed in memory
+    first; one that does not decompress is one undecodable line, not an error.
+    """
     from learn.transcripts import codex
 
+    if buf[:4] == ZSTD_MAGIC:
+        from learn.transcripts.compressed import CorruptFile, decompress
+
+        try:
+            buf = decompress(buf)
+        except CorruptFile:
+            provider: Provider = "codex" if codex.is_codex(b"", path) else "claude"
+            return Transcript(path=path, mtime=mtime, provider=provider, events=EventList(),
+                              skipped={SKIP_UNDECODABLE: 1}, skipped_lines=1)
     if codex.is_codex(buf, path):
         events, skipped = codex.lower(buf, path=path, drop=drop)
         return Transcript(

@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from learn.transcripts.discover import claude_session_id
 from learn.transcripts.exclusions import entry_exclusion, strip_reminders, text_exclusion
 from learn.transcripts.literals import (
     ANSWER_NO_OPTION,
@@ -516,12 +517,37 @@ def _metas(events: Sequence[TranscriptEvent], indices: Sequence[int]) -> Iterato
 
 
 def _session_id(events: Sequence[TranscriptEvent], path: Path | None) -> str:
+    # A Claude Code session is its file name: a resumed file opens with lines
+    # copied from the session it resumed, carrying that session's id.
+    named = claude_session_id(path) if path is not None else None
+    if named is not None:
+        return named
     for event in events:
         if isinstance(event, ModeEvent):
             return event.session_id
-        if not isinstance(event, OtherEvent) and event.meta.session_id:
+        if isinstance(event, OtherEvent):
+            # Codex: session_meta names the session even when nothing was said.
+            meta_id = _codex_meta(event).get("id") or _codex_meta(event).get("session_id")
+            if isinstance(meta_id, str) and meta_id:
+                return meta_id
+            continue
+        if event.meta.session_id:
             return event.meta.session_id
-    return path.stem if path is not None else ""
+    if path is not None:
+        match = _UUID_TAIL_RE.search(path.name.split(".jsonl")[0])
+        return match.group(1) if match else path.stem
+    return ""
+
+
+_UUID_TAIL_RE: Final = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I)
+
+
+def _codex_meta(event: OtherEvent) -> Mapping[str, Any]:
+    """The payload of a Codex session_meta line (wrapped, flattened or bare-era header)."""
+    if event.type != "session_meta" or not isinstance(event.raw, Mapping):
+        return {}
+    payload = event.raw.get("payload")
+    return payload if isinstance(payload, Mapping) else event.raw
 
 
 def _project(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> str | None:
@@ -531,6 +557,11 @@ def _project(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> str | 
     for meta in _metas(events, range(len(events))):
         if meta.cwd:
             return str(meta.cwd)
+    for event in events[:1]:
+        if isinstance(event, OtherEvent):
+            cwd = _codex_meta(event).get("cwd")
+            if isinstance(cwd, str) and cwd:
+                return cwd
     return None
 
 
