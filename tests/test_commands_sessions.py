@@ -138,3 +138,38 @@ def test_show_ambiguous_prefix_and_exact_id(home: Home) -> None:
     assert code == 1 and "matches 2 sessions" in out and twin_id in out
     code, out = run("show", MAIN_ID, "--json")
     assert code == 0 and json.loads(out)["id"] == MAIN_ID
+
+
+RESUMED_ID = "6c0ffee0-0000-4000-8000-000000000006"
+
+
+def test_all_projects_lists_every_session_file_under_its_own_id(home: Home) -> None:
+    # A resumed session opens with the main session's lines (their sessionId is
+    # MAIN_ID); it is its own session, named by its file.
+    resumed = home.files["main"].with_name(f"{RESUMED_ID}.jsonl")
+    resumed.write_text(home.files["main"].read_text())
+    data = sessions_output("--all-projects")
+    rows = data["sessions"]
+    assert sorted(r["id"] for r in rows) == sorted([MAIN_ID, RESUMED_ID, CODEX_ID, SUBDIR_ID, OTHER_ID])
+    assert {r["path"] for r in rows} >= {str(resumed), str(home.files["main"])}
+    assert data["skipped"] == []
+
+
+def test_skipped_files_are_listed_with_their_reason_and_counted(home: Home) -> None:
+    child_id = "0199c0c0-0000-7000-8000-00000000c0de"
+    child = home.files["codex"].with_name(f"rollout-2026-11-20T09-30-00-{child_id}.jsonl")
+    child.write_text(json.dumps({
+        "timestamp": "2026-11-20T09:30:00Z", "type": "session_meta",
+        "payload": {"id": child_id, "cwd": str(home.project),
+                    "source": {"subagent": {"thread_spawn": {"parent_thread_id": CODEX_ID}}}}}) + "\n")
+    data = sessions_output()
+    skipped = {(s["id"], s["reason"]) for s in data["skipped"]}
+    assert skipped == {(OTHER_ID, "other_project"), (child_id, "subagent")}
+    sub = next(s for s in data["skipped"] if s["reason"] == "subagent")
+    assert sub["path"] == str(child) and sub["provider"] == "codex"
+    assert sub["detail"] == f"thread_spawn of {CODEX_ID}"
+    [codex] = [r for r in data["sessions"] if r["id"] == CODEX_ID]
+    assert codex["subagents"] == 1
+    code, out = run("sessions")
+    assert code == 0
+    assert "1 Codex subagent rollouts" in out and "1 in other projects" in out

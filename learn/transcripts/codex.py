@@ -435,12 +435,17 @@ def _bare_prompt(
 ) -> TranscriptEvent | LazyOther | str:
     """A bare-era user-role message: the prompt, unless it is the harness's context."""
     text = _message_text(_raw(w.payload.content))
-    if text.lstrip().startswith(_INJECTED_PREFIXES):
+    injected = text.lstrip().startswith(_INJECTED_PREFIXES)
+    if injected:
         st.cwd = environment_cwd(text) or st.cwd
-        return LazyOther("response_item", line.tobytes())
     ts = _line_time(w, st)
     if ts is None:
         return "invalid"
+    if injected:
+        # Kept as a client-written (meta) entry, like Claude Code's isMeta
+        # lines: never typed, but it carries the only cwd of the session.
+        meta = msgspec.structs.replace(st.meta(lineno, ts), is_meta=True)
+        return UserEvent(meta=meta, text=text, blocks=(TextBlock(text),))
     st.last_assistant_text = None
     return UserEvent(
         meta=st.meta(lineno, ts), text=text, blocks=(TextBlock(text),),

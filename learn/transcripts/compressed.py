@@ -11,7 +11,6 @@ and plain-JSONL histories never pay for it).
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Final
 
@@ -28,17 +27,29 @@ def is_zstd(buf: bytes | memoryview) -> bool:
     return bytes(buf[:4]) == ZSTD_MAGIC
 
 
-def decompress(buf: bytes) -> bytes:
-    """The whole decompressed content (every frame). Raises CorruptFile."""
+def decompress(buf: bytes) -> tuple[bytes, bool]:
+    """(the decompressed content of every frame, whether the last frame was complete).
+
+    A truncated file (a sync or a copy cut short) gives what decoded before the
+    cut and False. Raises CorruptFile when the data is not zstd at all.
+    """
     import zstandard
 
+    dctx = zstandard.ZstdDecompressor()
+    out = bytearray()
+    data = buf
     try:
-        reader = zstandard.ZstdDecompressor().stream_reader(
-            io.BytesIO(buf), read_across_frames=True
-        )
-        return reader.read()
+        while data:
+            frame = dctx.decompressobj()
+            out += frame.decompress(data)
+            if not frame.eof:
+                return bytes(out), False
+            data = frame.unused_data
     except zstandard.ZstdError as exc:
-        raise CorruptFile(str(exc)) from None
+        if not out:
+            raise CorruptFile(str(exc)) from None
+        return bytes(out), False
+    return bytes(out), True
 
 
 def read_prefix(path: Path, limit: int) -> bytes:

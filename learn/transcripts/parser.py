@@ -135,11 +135,20 @@ def parse_buffer(
         from learn.transcripts.compressed import CorruptFile, decompress
 
         try:
-            buf = decompress(buf)
+            buf, complete = decompress(buf)
         except CorruptFile:
             provider: Provider = "codex" if codex.is_codex(b"", path) else "claude"
             return Transcript(path=path, mtime=mtime, provider=provider, events=EventList(),
                               skipped={SKIP_UNDECODABLE: 1}, skipped_lines=1)
+        if not complete:
+            # Cut short: what decoded is read, the cut counts as one bad line
+            # (dropping a partial last line too, which may be half a record).
+            cut = buf.rfind(b"\n") + 1
+            transcript = parse_buffer(buf[:cut], path=path, mtime=mtime, drop=drop)
+            skipped = dict(transcript.skipped)
+            skipped[SKIP_UNDECODABLE] = skipped.get(SKIP_UNDECODABLE, 0) + 1
+            return msgspec.structs.replace(
+                transcript, skipped=skipped, skipped_lines=transcript.skipped_lines + 1)
     if codex.is_codex(buf, path):
         events, skipped = codex.lower(buf, path=path, drop=drop)
         return Transcript(
