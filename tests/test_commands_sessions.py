@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fixtures.fidelity import corpus as fidelity
 from fixtures.view.corpus import CODEX_ID, HERE, MAIN_ID, OTHER_ID, SUBDIR_ID, Home, install
 
 from learn.cli import cli
@@ -173,3 +174,22 @@ def test_skipped_files_are_listed_with_their_reason_and_counted(home: Home) -> N
     code, out = run("sessions")
     assert code == 0
     assert "1 Codex subagent rollouts" in out and "1 in other projects" in out
+
+
+@pytest.mark.parametrize("case", fidelity.cases())
+def test_every_fidelity_session_file_is_listed_or_skipped_with_a_reason(
+    case: str, tmp_path: Path
+) -> None:
+    """`learn sessions --all-projects` over each real-disk shape: every session file is listed
+    under the id its case expects, or (a Codex subagent rollout) skipped with its reason."""
+    home, _ = fidelity.install(case, tmp_path)
+    data = fidelity.learn(home, "sessions", "--all-projects", "--json")
+    listed = {row["path"]: row["id"] for row in data["sessions"]}
+    skipped = {row["path"]: row for row in data["skipped"]}
+    assert {row["reason"] for row in data["skipped"]} <= {"subagent"}
+    for exp in fidelity.expected(case):
+        path = str(home / Path(exp.file).relative_to("home"))
+        if path in skipped:
+            assert skipped[path]["id"] == exp.id and exp.typed == ()
+        else:
+            assert listed.get(path) == exp.id, (path, listed)
