@@ -463,6 +463,11 @@ def _is_dropped(event: TranscriptEvent | LazyOther, spec: FilterSpec) -> bool:
     return False
 
 
+def _bare_line(line: memoryview, lineno: int, st: _State) -> _Line | str:
+    """A line of a bare-era file. Raises ValidationError/DecodeError like the wrapped decode."""
+    return _unwrap(_BARE_DECODER.decode(line), lineno, st)
+
+
 def _slow_line(line: memoryview, lineno: int, st: _State) -> _Line | str:
     """A line the wrapped decode refused: an older or flattened shape, or a skip reason."""
     try:
@@ -507,7 +512,9 @@ def lower(
         line = view[start:end]
         start = end + 1
         try:
-            w = decode(line)
+            # A bare-era file is bare throughout: trying the wrapped shape
+            # first failed on every line and made these files 8x orjson's time.
+            w = decode(line) if not st.bare else _bare_line(line, lineno, st)
         except msgspec.ValidationError:
             unwrapped = _slow_line(line, lineno, st)
             if unwrapped == "state":
@@ -521,6 +528,12 @@ def lower(
             if line.tobytes().isspace():
                 continue
             skipped["undecodable"] = skipped.get("undecodable", 0) + 1
+            continue
+        if isinstance(w, str):
+            if w == "state":
+                events.append(LazyOther("state", line.tobytes()))
+            else:
+                skipped[w] = skipped.get(w, 0) + 1
             continue
         event = _lower_line(w, lineno, st, line)
         if isinstance(event, str):
