@@ -7,7 +7,9 @@ transcripts. Every timing reads the files from disk (page cache warm after the
 first pass) and splits on b"\\n"; the baselines decode each line and drop the
 result. The typed rows build every public event (the "materialized" row) or
 only decode and validate (the "decoded" row). Best of --repeat rounds, the
-rows interleaved within each round so a ratio compares like with like.
+rows interleaved within each round so a ratio compares like with like, timed in
+process CPU time (see benchmarks/timing.best_of_interleaved: wall-clock ratios
+on a loaded 2-core box swung 0.7x-1.6x between runs).
 """
 
 from __future__ import annotations

@@ -340,3 +340,12 @@ def test_last_activity_reads_past_a_huge_last_line(tmp_path: Path) -> None:
     (tmp_path / "none.jsonl").write_text('{"record_type":"state"}\n')
     assert last_activity(tmp_path / "none.jsonl") is None
     assert last_activity(tmp_path / "missing.jsonl") is None
+
+
+def test_archived_codex_sessions_are_listed(home) -> None:  # type: ignore[no-untyped-def]
+    archived_id = "0199abab-0000-7000-8000-00000000abab"
+    path = home.codex / "archived_sessions" / f"rollout-2026-11-19T10-00-00-{archived_id}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"timestamp": "2026-11-19T10:00:00Z", "type": "session_meta",
+                                "payload": {"id": archived_id, "cwd": str(home.project)}}) + "\n")
+    assert archived_id in ids(discover(project=home.project))

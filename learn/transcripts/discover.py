@@ -3,7 +3,8 @@
 Claude Code: `<CLAUDE_CONFIG_DIR or ~/.claude>/projects/<encoded-cwd>/<id>.jsonl`,
 with subagent transcripts either beside it (`agent-*.jsonl`, older builds) or
 under `<id>/subagents/agent-*.jsonl`. Codex: `<CODEX_HOME or ~/.codex>/sessions/
-YYYY/MM/DD/rollout-*.jsonl`.
+YYYY/MM/DD/rollout-*.jsonl`, and `archived_sessions/rollout-*.jsonl` once the
+person archives a thread (still their words); either may be `.jsonl.zst`.
 
 The project filter cannot trust the directory name: the encoding replaces every
 non-alphanumeric with '-', so `/a/b-c` and `/a/b/c` share a directory, and a
@@ -199,7 +200,12 @@ def scan(
     skips = _Skips()
     projects_dir = claude_projects_dir(claude_dir)
     sessions_dir = codex_sessions_dir(codex_dir)
-    candidates = [*_claude_candidates(projects_dir, skips), *_codex_candidates(sessions_dir, skips)]
+    archived_dir = sessions_dir.with_name("archived_sessions")
+    candidates = [
+        *_claude_candidates(projects_dir, skips),
+        *_codex_candidates(sessions_dir, skips),
+        *_codex_candidates(archived_dir, skips),
+    ]
     candidates.sort(key=lambda c: (-c.mtime, str(c.path)))
 
     cutoff = since.timestamp() if since is not None else None
