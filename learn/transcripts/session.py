@@ -22,15 +22,17 @@ busy.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from learn.transcripts.answers import free_form_answers, has_answers, parse_answer_banner
 from learn.transcripts.branch import active_branch
 from learn.transcripts.calls import FAILURE_EXCERPT_CHARS, excerpt, summarize_call
+from learn.transcripts.discover import claude_session_id
 from learn.transcripts.evidence import (
     TypedReader,
     aside_turns,
@@ -326,12 +328,37 @@ def _metas(events: Sequence[TranscriptEvent], indices: Sequence[int]) -> Iterato
 
 
 def _session_id(events: Sequence[TranscriptEvent], path: Path | None) -> str:
+    # A Claude Code session is its file name: a resumed file opens with lines
+    # copied from the session it resumed, carrying that session's id.
+    named = claude_session_id(path) if path is not None else None
+    if named is not None:
+        return named
     for event in events:
         if isinstance(event, ModeEvent):
             return event.session_id
-        if not isinstance(event, OtherEvent) and event.meta.session_id:
+        if isinstance(event, OtherEvent):
+            # Codex: session_meta names the session even when nothing was said.
+            meta_id = _codex_meta(event).get("id") or _codex_meta(event).get("session_id")
+            if isinstance(meta_id, str) and meta_id:
+                return meta_id
+            continue
+        if event.meta.session_id:
             return event.meta.session_id
-    return path.stem if path is not None else ""
+    if path is not None:
+        match = _UUID_TAIL_RE.search(path.name.split(".jsonl")[0])
+        return match.group(1) if match else path.stem
+    return ""
+
+
+_UUID_TAIL_RE: Final = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I)
+
+
+def _codex_meta(event: OtherEvent) -> Mapping[str, Any]:
+    """The payload of a Codex session_meta line (wrapped, flattened or bare-era header)."""
+    if event.type != "session_meta" or not isinstance(event.raw, Mapping):
+        return {}
+    payload = event.raw.get("payload")
+    return payload if isinstance(payload, Mapping) else event.raw
 
 
 def _project(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> str | None:
@@ -341,6 +368,11 @@ def _project(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> str | 
     for meta in _metas(events, range(len(events))):
         if meta.cwd:
             return str(meta.cwd)
+    for event in events[:1]:
+        if isinstance(event, OtherEvent):
+            cwd = _codex_meta(event).get("cwd")
+            if isinstance(cwd, str) and cwd:
+                return cwd
     return None
 
 
