@@ -138,6 +138,39 @@ def _rule_corpus(files: Sequence[SessionFile], options: RunOptions) -> Any:
     return RuleCorpus.merge(corpora)
 
 
+def _drop_repeated_prompts(
+    sessions: list[Session],
+    fingerprints: Sequence[str],
+    detected: dict[str, tuple[MinedCandidate, ...]],
+) -> tuple[list[Session], Sequence[str], dict[str, tuple[MinedCandidate, ...]], list[dict[str, Any]]]:
+    """Long prompts repeated across sessions are machinery (transcripts.scripted):
+    cut them from the views, from what the renderer sends the miner and from the
+    detectors' candidates; the ones a person pasted by hand become "make this a
+    command" suggestions."""
+    from learn.render import redact
+    from learn.transcripts.resume import own_turns
+    from learn.transcripts.scripted import (
+        command_suggestion,
+        repeated_prompts,
+        with_prompts,
+        without_prompts,
+    )
+
+    prompts = repeated_prompts(own_turns(sessions).values())
+    if not prompts:
+        return sessions, fingerprints, detected, []
+    fingerprints = with_prompts(fingerprints, prompts)
+    folded = [fold(p.text) for p in prompts]
+    detected = {
+        sid: tuple(c for c in found if not any(fold(c.text) in p for p in folded))
+        for sid, found in detected.items()
+    }
+    suggestions = [command_suggestion(p) for p in prompts if p.by_hand]
+    for s in suggestions:
+        s["excerpt"] = redact(str(s["excerpt"]))
+    return [without_prompts(s, fingerprints) for s in sessions], fingerprints, detected, suggestions
+
+
 def run_pipeline(
     options: RunOptions,
     config: Config,
@@ -181,7 +214,7 @@ def run_pipeline(
         )
         files = discovery.files
         trace.discovered = len(files)
-        fingerprints = replay_fingerprints(_templates(files, options))
+        fingerprints: Sequence[str] = replay_fingerprints(_templates(files, options))
 
     # -- parse, view, detect -----------------------------------------------------
     sessions: list[Session] = []
@@ -201,13 +234,17 @@ def run_pipeline(
             if not session.human_turns and not session.tool_calls:
                 continue
             sessions.append(session)
-            signals = list(mine(transcript.events, spec))
+            signals = list(mine(transcript.events, spec, provider=transcript.provider,
+                                fingerprints=fingerprints))
             found = signals_to_candidates(signals, min_confidence=config.mining.min_signal_confidence)
             detected[session.id] = tuple(replace(c, text=redact(c.text)) for c in found)
             if progress:
                 progress("parse", done, len(files))
         # Newest first, like discovery, whatever order the parse pool finished in.
         sessions.sort(key=lambda s: s.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
+        sessions, fingerprints, detected, suggestions = _drop_repeated_prompts(
+            sessions, fingerprints, detected
+        )
 
     # -- mine (model) -------------------------------------------------------------
     mined: dict[str, SessionMineResult] = {}
@@ -340,6 +377,7 @@ def run_pipeline(
             extra={
                 "discovered": len(files),
                 "copied_from_resumed": copied,
+                "make_command": suggestions,
                 "skipped": dict(discovery.skipped),
                 "naming": naming.stats.to_json(),
                 "started_at": _iso(started_at),

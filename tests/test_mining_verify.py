@@ -92,3 +92,40 @@ def test_duplicates_within_a_session_collapse() -> None:
 
 def test_empty_spoken_drops_every_quote() -> None:
     assert verify_candidates([d("anything")], "", commands=[]).dropped_unquoted == 1
+
+
+def test_a_quote_found_only_in_pasted_agent_output_fails_verification() -> None:
+    # Item 12 of issue 10: the view keeps only the typed part of a turn holding
+    # pasted assistant text, and verification reads the view, so a quote of the
+    # pasted part is not the person's.
+    import json
+
+    from learn.transcripts.parser import parse
+    from learn.transcripts.session import build_session
+
+    said = "Section 4.2 of the spec already covers stacked discounts, so nothing changes."
+    lines = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "cwd": "/p",
+         "timestamp": "2026-11-20T09:00:00Z",
+         "message": {"role": "user", "content": "does the discount path handle stacking?"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "timestamp": "2026-11-20T09:01:00Z",
+         "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+                     "content": [{"type": "text", "text": said}]}},
+        {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s",
+         "timestamp": "2026-11-20T09:02:00Z",
+         "message": {"role": "user", "content": f"{said}\nsection 4.2 is a hallucination"}},
+        {"type": "user", "uuid": "u3", "parentUuid": "u2", "sessionId": "s",
+         "timestamp": "2026-11-20T09:03:00Z",
+         "message": {"role": "user", "content": "● Every test passes on the release branch now.\n"
+                                                "please check that claim"}},
+    ]
+    session = build_session(parse("".join(json.dumps(x) + "\n" for x in lines).encode()))
+    r = verify_candidates(
+        [d("Section 4.2 of the spec already covers stacked discounts"),
+         d("Every test passes on the release branch now"),
+         d("section 4.2 is a hallucination"), d("please check that claim")],
+        spoken_text(session), commands=[],
+    )
+    assert [c.text for c in r.kept] == ["section 4.2 is a hallucination", "please check that claim"]
+    assert r.dropped_unquoted == 2

@@ -130,3 +130,18 @@ def test_off_branch_typed_turns_are_rendered_in_time_order_and_verifiable() -> N
         "USER: use the auth module",
     ]
     assert "never store passwords in plain text" in spoken_text(session)
+
+
+def test_a_slash_commands_arguments_are_rendered_under_the_command() -> None:
+    import json
+
+    from learn.render import render_transcript
+    from learn.transcripts.parser import parse
+    from learn.transcripts.session import build_session
+
+    record = ("<command-name>/deploy</command-name>\n<command-message>deploy</command-message>\n"
+              "<command-args>staging --dry-run</command-args>")
+    line = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "cwd": "/p",
+            "timestamp": "2026-11-20T09:00:00Z", "message": {"role": "user", "content": record}}
+    session = build_session(parse((json.dumps(line) + "\n").encode()))
+    assert render_transcript(session) == "USER (running /deploy with): staging --dry-run"

@@ -224,6 +224,8 @@ class RunResult:
             "failures": list(self.failures),
             "coverage_failed": self.coverage_failed,
             "offline": self.offline,
+            # Long prompts pasted by hand into many sessions (transcripts.scripted).
+            "make_command": list(self.extra.get("make_command") or ()),
         }
 
     @classmethod
@@ -245,7 +247,8 @@ class RunResult:
             failures=tuple(str(f) for f in data.get("failures") or ()),
             coverage_failed=bool(data.get("coverage_failed", False)),
             offline=bool(data.get("offline", False)),
-            extra=dict(data.get("extra") or {}),
+            extra={**dict(data.get("extra") or {}),
+                   "make_command": list(data.get("make_command") or ())},
         )
 
 

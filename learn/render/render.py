@@ -28,7 +28,7 @@ from learn.transcripts.view import HumanTurn, Session, ToolCall, ToolFailure, re
 
 # Bumped whenever the rendered text changes shape; part of the mining cache key,
 # so old cached candidates (mined from a different rendering) are re-mined.
-RENDER_VERSION: Final = 2  # 2: tool paths relative to the project
+RENDER_VERSION: Final = 3  # 2: tool paths relative to the project; 3: slash-command label
 
 TOOL_SUMMARY_CHARS: Final = 200
 # Long enough for the real error line under a banner (hoocode measured fix
@@ -68,6 +68,9 @@ def _user_label(turn: HumanTurn, session: Session) -> str:
         return f"USER (rejecting {tool})" if tool else "USER (rejecting a tool call)"
     if turn.origin == "answer":
         return "USER (answering a question)"
+    if turn.command:
+        # The command is the request; the text is what the person gave it.
+        return f"USER (running {turn.command} with)"
     return USER_LABEL
 
 

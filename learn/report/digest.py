@@ -190,6 +190,7 @@ def render_digest_markdown(result: RunResult) -> str:
         lines.append(empty_reason(result))
         if declined:
             lines.extend(["", *_declined_lines(declined)])
+        lines.extend(command_lines(result))
         return "\n".join(lines) + "\n"
     for kind, title in SECTIONS:
         items = [p for p in proposed if p.kind == kind]
@@ -200,11 +201,27 @@ def render_digest_markdown(result: RunResult) -> str:
             lines.extend(item_lines(p, result))
     if declined:
         lines.extend(["", *_declined_lines(declined)])
+    lines.extend(command_lines(result))
     if result.failures:
         lines.extend(["", "## What failed", ""])
         lines.extend(f"- {flatten(f, 300)}" for f in result.failures)
     lines.extend(["", WHAT_TO_DO])
     return "\n".join(lines) + "\n"
+
+
+def command_lines(result: RunResult) -> list[str]:
+    """Long prompts the person pasted by hand into many sessions: each said once."""
+    found = [s for s in result.extra.get("make_command") or () if isinstance(s, dict)]
+    if not found:
+        return []
+    out = ["", "## Make these commands", "",
+           "You pasted these prompts by hand into several sessions. Saved as a slash command "
+           "(`.claude/commands/<name>.md`, `~/.codex/prompts/<name>.md`) they are one word "
+           "to type, and learn reads them as templates, not as things you said.", ""]
+    for s in found:
+        out.append(f"- \"{flatten(str(s.get('excerpt', '')), 200)}\" "
+                   f"({plural(int(s.get('sessions', 0)), 'session')})")
+    return out
 
 
 def _declined_lines(items: Iterable[Proposal]) -> list[str]:

@@ -28,7 +28,7 @@ from learn.transcripts.models import (
     TranscriptEvent,
     UserEvent,
 )
-from learn.transcripts.typed import Typed, typed_blocks
+from learn.transcripts.typed import AssistantText, Typed, typed_blocks
 from learn.transcripts.view import HumanTurn
 
 QUEUE_OPERATION: Final = "queue-operation"
@@ -50,13 +50,14 @@ class TypedReader:
     def __init__(self, fingerprints: Sequence[str], provider: str) -> None:
         self._fingerprints = fingerprints
         self._provider = provider
-        self._assistant_texts: list[str] = []
+        self._assistant_texts = AssistantText()
 
     def saw(self, event: AssistantEvent) -> None:
         if event.meta.is_sidechain:
             return
         said = [b.text for b in event.blocks if isinstance(b, TextBlock)]
-        self._assistant_texts.extend(said or ([event.text] if event.text else []))
+        for text in said or ([event.text] if event.text else []):
+            self._assistant_texts.add(text)
 
     def typed(self, texts: Sequence[str]) -> Typed:
         """The typed words of one message's text blocks (`.text` "" when none)."""

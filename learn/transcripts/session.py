@@ -169,6 +169,9 @@ class _Builder:
         self._tool_calls = calls
         self._reader = reader
         self._dequeued = dequeued
+        # The arguments of the last slash command: builds that wrote the
+        # expanded body as a plain line replay them once more inside it.
+        self._command_args: str | None = None
         self._seen_calls: set[str] = set()
         self.timeline: list[TimelineItem] = []
         self.human: list[HumanTurn] = []
@@ -246,6 +249,9 @@ class _Builder:
         if excluded is not None:
             return
         typed = self._reader.typed(texts)
+        if typed.reason == "replayed-command" and typed.text == self._command_args:
+            return
+        self._command_args = typed.text if typed.command else None
         if typed.text:
             self._turn(typed.text, "typed", at, index, meta.uuid, on=on, command=typed.command)
 

@@ -17,7 +17,6 @@ part rather than dropping the message, because corrections live exactly there.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -265,17 +264,42 @@ _INDENTED_RE: Final = re.compile(r"^[ \t]+\S")
 PASTED_LINE_MIN_CHARS: Final = 24
 
 
+class AssistantText(list[str]):
+    """A session's assistant messages so far, with their folded lines indexed.
+
+    The builder appends as it walks; looking a pasted line up is then one set
+    probe, where scanning every earlier message for every line of every turn
+    was quadratic in the session's length.
+    """
+
+    def __init__(self, texts: Sequence[str] = ()) -> None:
+        super().__init__()
+        self.lines: set[str] = set()
+        for text in texts:
+            self.add(text)
+
+    def add(self, text: str) -> None:
+        self.append(text)
+        for line in text.splitlines():
+            flat = fold(line)
+            if len(flat) >= PASTED_LINE_MIN_CHARS:
+                self.lines.add(flat)
+
+
 def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
     """`text` without the agent output pasted into it.
 
     A line is pasted when it opens with a Claude Code UI glyph (with the
     indented lines that continue it), or when, folded, it is a line of at least
-    PASTED_LINE_MIN_CHARS found in an earlier assistant message of the session.
+    PASTED_LINE_MIN_CHARS that is a whole line of an earlier assistant message
+    (copying from the terminal or the editor panel copies whole lines).
     """
     if not text:
         return text
     lines = text.splitlines()
-    folded_assistant = [_folded(t) for t in assistant_texts if t]
+    if not isinstance(assistant_texts, AssistantText):
+        assistant_texts = AssistantText(assistant_texts)
+    said = assistant_texts.lines
     keep: list[str] = []
     in_glyph_block = False
     dropped = False
@@ -288,14 +312,9 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
             continue
         in_glyph_block = False
         flat = fold(line)
-        if len(flat) >= PASTED_LINE_MIN_CHARS and any(flat in a for a in folded_assistant):
+        if len(flat) >= PASTED_LINE_MIN_CHARS and flat in said:
             dropped = True
             continue
         keep.append(line)
     return "\n".join(keep).strip() if dropped else text
 
-
-@functools.lru_cache(maxsize=4096)
-def _folded(text: str) -> str:
-    # The builder passes the same assistant texts for every later turn.
-    return fold(text)
