@@ -58,6 +58,7 @@ __all__ = [
     "SkippedFile",
     "claude_projects_dir",
     "claude_session_id",
+    "codex_name_id",
     "codex_sessions_dir",
     "discover",
     "in_project",
@@ -136,6 +137,12 @@ class _Skips:
             session_id: str | None = None, detail: str | None = None) -> None:
         self.counts[reason] += 1
         self.files.append(SkippedFile(path, reason, provider, session_id, detail))
+
+
+def codex_name_id(path: Path) -> str | None:
+    """The uuid a Codex rollout's file name ends with (`rollout-<ts>-<uuid>.jsonl[.zst]`)."""
+    match = _CODEX_UUID_RE.search(path.name.split(".jsonl")[0])
+    return match.group(1) if match else None
 
 
 def claude_session_id(path: Path) -> str | None:
@@ -389,9 +396,7 @@ def _codex_candidates(sessions_dir: Path, skips: _Skips) -> Iterator[_Candidate]
             if not _is_rollout_name(name):
                 continue
             path = Path(dirpath) / name
-            stem = name[: name.index(".jsonl")]
-            match = _CODEX_UUID_RE.search(stem)
-            session_id = match.group(1) if match else stem
+            session_id = codex_name_id(path) or name[: name.index(".jsonl")]
             try:
                 st = path.stat()
             except OSError as exc:

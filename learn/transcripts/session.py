@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from learn.transcripts.discover import claude_session_id
+from learn.transcripts.discover import claude_session_id, codex_name_id
 from learn.transcripts.exclusions import entry_exclusion, strip_reminders, text_exclusion
 from learn.transcripts.literals import (
     ANSWER_NO_OPTION,
@@ -534,12 +534,8 @@ def _session_id(events: Sequence[TranscriptEvent], path: Path | None) -> str:
         if event.meta.session_id:
             return event.meta.session_id
     if path is not None:
-        match = _UUID_TAIL_RE.search(path.name.split(".jsonl")[0])
-        return match.group(1) if match else path.stem
+        return codex_name_id(path) or path.stem
     return ""
-
-
-_UUID_TAIL_RE: Final = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I)
 
 
 def _codex_meta(event: OtherEvent) -> Mapping[str, Any]:
