@@ -209,3 +209,22 @@ def test_every_fidelity_session_file_is_listed_or_skipped_with_a_reason(
             assert skipped[path]["id"] == exp.id and exp.typed == ()
         else:
             assert listed.get(path) == exp.id, (path, listed)
+
+
+def test_a_session_pruned_between_discovery_and_parse_is_listed_as_skipped(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from learn.commands._scope import Scope
+
+    original = Scope.scan
+
+    def scan_then_prune(self: Scope):  # type: ignore[no-untyped-def]
+        found = original(self)
+        home.files["subdir"].unlink()  # Claude Code's cleanup, right after discovery
+        return found
+
+    monkeypatch.setattr(Scope, "scan", scan_then_prune)
+    data = sessions_output()
+    assert SUBDIR_ID not in [r["id"] for r in data["sessions"]]
+    [gone] = [s for s in data["skipped"] if s["id"] == SUBDIR_ID]
+    assert gone["reason"] == "unreadable" and gone["path"] == str(home.files["subdir"])

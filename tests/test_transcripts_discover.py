@@ -363,3 +363,19 @@ def test_archived_codex_sessions_are_listed(home) -> None:  # type: ignore[no-un
     path.write_text(json.dumps({"timestamp": "2026-11-19T10:00:00Z", "type": "session_meta",
                                 "payload": {"id": archived_id, "cwd": str(home.project)}}) + "\n")
     assert archived_id in ids(discover(project=home.project))
+
+
+def test_since_trusts_an_mtime_a_day_older_than_the_cutoff(home) -> None:  # type: ignore[no-untyped-def]
+    # The last write is never before the last timestamp written (one clock), so
+    # a file last written more than a day (zip archives keep local times) before
+    # the cutoff is too old without reading it.
+    cutoff = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
+    main = home.files["main"]
+    stale = cutoff.timestamp() - 2 * 86_400
+    os.utime(main, (stale, stale))
+    result = scan(all_projects=True, since=cutoff)
+    assert MAIN_ID not in ids(result.files)
+    # Within the day of slack, the tail decides (main's last line is 09:47).
+    near = cutoff.timestamp() - 3600
+    os.utime(main, (near, near))
+    assert ids(scan(all_projects=True, since=cutoff).files) == [MAIN_ID]

@@ -212,7 +212,7 @@ def test_zst_rollouts_decompress_in_memory(tmp_path: Path) -> None:
     assert cut.skipped == {"undecodable": 1}
     assert 0 < len(cut.events) < len(t.events)
     assert list(cut.events) == list(t.events)[: len(cut.events)]
-    # Not zstd past the magic number: nothing to read, counted, no exception.
+    # Not zstd past the magic number: read as lines, the bad one counted, no exception.
     path.write_bytes(packed[:4] + b"not a frame at all")
     broken = parse(path)
     assert broken.skipped == {"undecodable": 1} and list(broken.events) == []

@@ -67,19 +67,23 @@ def command(scope: Scope, as_json: bool) -> None:
 
     pairs = view_files(discovery.files)
     rows = [session_row(f, s) for f, s in pairs]
+    listed = {f.path for f, _ in pairs}
+    # Files discovery listed that vanished (pruned) before they were parsed.
+    vanished = [
+        {"path": str(f.path), "reason": "unreadable", "provider": f.provider,
+         "id": f.session_id, "detail": "gone before it could be read"}
+        for f in discovery.files if f.path not in listed
+    ]
     if as_json:
-        listed = {str(f.path) for f, _ in pairs}
-        # A file discovery listed that vanished before it was parsed.
-        vanished = [
-            {"path": str(f.path), "reason": "unreadable", "provider": f.provider,
-             "id": f.session_id, "detail": "gone before it could be read"}
-            for f in discovery.files if str(f.path) not in listed
-        ]
         out = {"sessions": rows,
                "skipped": [skipped_row(s) for s in discovery.skipped_files] + vanished}
         click.echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
-    _print_table(rows, scope, skipped_note(discovery))
+    note = skipped_note(discovery)
+    if vanished:
+        gone = f"{len(vanished)} gone before they could be read"
+        note = f"{note}, {gone}" if note else gone
+    _print_table(rows, scope, note)
 
 
 def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None:

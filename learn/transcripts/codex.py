@@ -36,20 +36,22 @@ earlier lines.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from learn.transcripts.codex_meta import (
+    INJECTED_PREFIXES,
+    environment_cwd,
+    is_codex,
+    subagent_kind,
+    subagent_parent,
+)
 from learn.transcripts.decode import decode_untyped
 from learn.transcripts.filterspec import FilterSpec
-from learn.transcripts.literals import (
-    AGENT_INJECTION_RE,
-    CODEX_ENVIRONMENT_CONTEXT,
-    CODEX_USER_INSTRUCTIONS,
-)
+from learn.transcripts.literals import AGENT_INJECTION_RE
 from learn.transcripts.models import (
     AssistantEvent,
     EntryMeta,
@@ -66,36 +68,6 @@ __all__ = ["environment_cwd", "is_codex", "lower", "subagent_kind", "subagent_pa
 _ANY = msgspec.json.Decoder()
 # "Exit code: 1" (the exec tool's text preamble) / "exited with code 1".
 _EXIT_CODE_RE = re.compile(r"(?:Exit code:|exited with code)\s*(-?\d+)")
-
-
-def is_codex(buf: bytes, path: Path | None = None) -> bool:
-    """Whether a buffer is a Codex rollout, sniffed from its first line."""
-    if path is not None and path.name.startswith("rollout-") and (
-        ".codex" in path.parts or path.name.endswith((".jsonl", ".jsonl.zst"))
-    ):
-        return True
-    start = 0
-    while True:
-        end = buf.find(b"\n", start)
-        line = buf[start:] if end < 0 else buf[start:end]
-        if line.strip():
-            break
-        if end < 0:
-            return False
-        start = end + 1
-    # Cheap reject before decoding a (possibly large) first line.
-    if b'"session_meta"' not in line and b'"instructions"' not in line:
-        return False
-    try:
-        first = _ANY.decode(line)
-    except msgspec.DecodeError:
-        return False
-    if not isinstance(first, dict):
-        return False
-    if first.get("type") == "session_meta":
-        return True
-    # The bare-era header: {"id", "timestamp", "instructions", "git"?}, no type.
-    return "type" not in first and isinstance(first.get("id"), str) and "instructions" in first
 
 
 def _timestamp(value: object) -> datetime | None:
@@ -164,65 +136,6 @@ def _message_text(content: object) -> str:
         item["text"] for item in content
         if isinstance(item, dict) and isinstance(item.get("text"), str)
     )
-
-
-def subagent_kind(payload: Mapping[str, Any]) -> str | None:
-    """What kind of agent wrote this rollout, from its session_meta payload; None for a person.
-
-    `source` is a string for a person's client ("cli", "vscode", "exec", "mcp")
-    and an object for machinery: {"subagent": "review" | "compact" | ... |
-    {"thread_spawn": {...}} | {"other": name}} or {"internal": job}. Newer
-    clients also say `thread_source: "subagent"`.
-    """
-    source = payload.get("source")
-    if isinstance(source, Mapping):
-        for key in ("subagent", "internal"):
-            if key in source:
-                kind = source[key]
-                if isinstance(kind, str):
-                    return kind
-                if isinstance(kind, Mapping) and kind:
-                    inner = next(iter(kind))
-                    value = kind[inner]
-                    return value if inner == "other" and isinstance(value, str) else str(inner)
-                return key
-    if payload.get("thread_source") == "subagent":
-        return "subagent"
-    return None
-
-
-def subagent_parent(payload: Mapping[str, Any]) -> str | None:
-    """The session a subagent rollout was spawned from, when the meta names it."""
-    source = payload.get("source")
-    if isinstance(source, Mapping):
-        sub = source.get("subagent")
-        if isinstance(sub, Mapping):
-            spawn = sub.get("thread_spawn")
-            if isinstance(spawn, Mapping) and isinstance(spawn.get("parent_thread_id"), str):
-                return str(spawn["parent_thread_id"])
-    for key in ("parent_thread_id", "forked_from_id"):
-        value = payload.get(key)
-        if isinstance(value, str) and value:
-            return value
-    # 0.14x: `session_id` names the conversation, `id` the file's own thread.
-    sid, own = payload.get("session_id"), payload.get("id")
-    if isinstance(sid, str) and sid and sid != own:
-        return sid
-    return None
-
-
-_CWD_TAG_RE = re.compile(r"<cwd>\s*(.*?)\s*</cwd>", re.S)
-# Harness text a bare-era client sent in the user role (no user_message event
-# existed to tell them apart): the environment block and AGENTS.md.
-_INJECTED_PREFIXES = (CODEX_ENVIRONMENT_CONTEXT, CODEX_USER_INSTRUCTIONS, "# AGENTS.md instructions")
-
-
-def environment_cwd(text: str) -> str | None:
-    """The cwd inside an `<environment_context>` block (bare-era rollouts carry it nowhere else)."""
-    if CODEX_ENVIRONMENT_CONTEXT not in text:
-        return None
-    match = _CWD_TAG_RE.search(text)
-    return match.group(1) if match and match.group(1) else None
 
 
 class _State:
@@ -435,7 +348,7 @@ def _bare_prompt(
 ) -> TranscriptEvent | LazyOther | str:
     """A bare-era user-role message: the prompt, unless it is the harness's context."""
     text = _message_text(_raw(w.payload.content))
-    injected = text.lstrip().startswith(_INJECTED_PREFIXES)
+    injected = text.lstrip().startswith(INJECTED_PREFIXES)
     if injected:
         st.cwd = environment_cwd(text) or st.cwd
     ts = _line_time(w, st)

@@ -49,7 +49,7 @@ from learn.transcripts.decode import (
 )
 from learn.transcripts.events import materialize
 from learn.transcripts.filterspec import FilterSpec
-from learn.transcripts.models import EventList, Provider, Transcript, TranscriptEvent
+from learn.transcripts.models import EventList, Transcript, TranscriptEvent
 from learn.transcripts.wire import LazyOther
 
 __all__ = [
@@ -127,7 +127,8 @@ def parse_buffer(
     """Parse an in-memory buffer as if it were the file at `path`.
 
     A zstd-compressed buffer (`rollout-*.jsonl.zst`) is decompressed in memory
-    first; one that does not decompress is one undecodable line, not an error.
+    first; one cut short keeps what decoded; one that is not zstd at all is
+    read as lines (undecodable ones), never an error.
     """
     from learn.transcripts import codex
 
@@ -137,9 +138,9 @@ def parse_buffer(
         try:
             buf, complete = decompress(buf)
         except CorruptFile:
-            provider: Provider = "codex" if codex.is_codex(b"", path) else "claude"
-            return Transcript(path=path, mtime=mtime, provider=provider, events=EventList(),
-                              skipped={SKIP_UNDECODABLE: 1}, skipped_lines=1)
+            # Not zstd after all: read as lines, which counts the bad bytes as
+            # undecodable and keeps parsing compositional on line boundaries.
+            complete = True
         if not complete:
             # Cut short: what decoded is read, the cut counts as one bad line
             # (dropping a partial last line too, which may be half a record).

@@ -22,17 +22,16 @@ busy.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from learn.transcripts.answers import free_form_answers, has_answers, parse_answer_banner
 from learn.transcripts.branch import active_branch
 from learn.transcripts.calls import FAILURE_EXCERPT_CHARS, excerpt, summarize_call
-from learn.transcripts.discover import claude_session_id
+from learn.transcripts.discover import claude_session_id, codex_name_id
 from learn.transcripts.evidence import (
     TypedReader,
     aside_turns,
@@ -351,12 +350,8 @@ def _session_id(events: Sequence[TranscriptEvent], path: Path | None) -> str:
         if event.meta.session_id:
             return event.meta.session_id
     if path is not None:
-        match = _UUID_TAIL_RE.search(path.name.split(".jsonl")[0])
-        return match.group(1) if match else path.stem
+        return codex_name_id(path) or path.stem
     return ""
-
-
-_UUID_TAIL_RE: Final = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I)
 
 
 def _codex_meta(event: OtherEvent) -> Mapping[str, Any]:
