@@ -172,6 +172,7 @@ class _Builder:
         # expanded body as a plain line replay them once more inside it.
         self._command_args: str | None = None
         self._seen_calls: set[str] = set()
+        self._seen_failures: set[str] = set()
         self.timeline: list[TimelineItem] = []
         self.human: list[HumanTurn] = []
         self.calls: list[ToolCall] = []
@@ -289,8 +290,9 @@ class _Builder:
             return
         if on and result.is_error and not is_interrupt_text(result.content):
             # An interrupt mid-tool is recorded by its marker line, not a failure.
-            if any(f.tool_use_id == result.tool_use_id for f in self.failures):
-                return
+            if result.tool_use_id in self._seen_failures:
+                return  # the same result twice (a conversation rewritten under new uuids)
+            self._seen_failures.add(result.tool_use_id)
             failure = ToolFailure(
                 tool_use_id=result.tool_use_id,
                 tool_name=name,
