@@ -135,11 +135,19 @@ def parse_buffer(
     if buf[:4] == ZSTD_MAGIC:
         from learn.transcripts.compressed import CorruptFile, decompress
 
+        named_zst = path is not None and path.name.endswith(".zst")
         try:
-            buf, complete = decompress(buf)
+            inflated, complete = decompress(buf)
         except CorruptFile:
-            # Not zstd after all: read as lines, which counts the bad bytes as
-            # undecodable and keeps parsing compositional on line boundaries.
+            # Not zstd after all: read as lines, bad bytes counted as undecodable.
+            inflated, complete = buf, True
+        if complete or named_zst:
+            buf = inflated
+        else:
+            # A nameless buffer that only starts like zstd and does not inflate
+            # whole is read as lines (bad ones counted as undecodable), so parsing
+            # stays compositional on line boundaries: Hypothesis found a prefix
+            # `(\xb5/\xfd` counted once whole but twice split.
             complete = True
         if not complete:
             # Cut short: what decoded is read, the cut counts as one bad line
