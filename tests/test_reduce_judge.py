@@ -11,6 +11,7 @@ from fakes.anthropic_server import FakeAnthropicServer, items_in
 from learn.models.anthropic_backend import AnthropicBackend
 from learn.models.base import ModelRequest
 from learn.models.retry import RetryPolicy
+from learn.prompts import load_prompt
 from learn.reduce.judge import judge_proposals
 from learn.reduce.memory import InMemoryVerdictMemory
 from learn.reduce.types import Proposal, Quote
@@ -49,7 +50,7 @@ def test_verdicts_are_parsed_and_recorded() -> None:
     assert fix.verdict.canonical_key == "not-a-slug"
     assert not bun.verdict.reused and bun.verdict.model == "scripted-model"
     assert (result.judged, result.reused, result.calls, result.unjudged) == (2, 0, 1, ())
-    assert memory.get("directive:use-bun-not-npm", "judge", 1) == bun.verdict
+    assert memory.get("directive:use-bun-not-npm", "judge", load_prompt("judge").version) == bun.verdict
 
 
 def test_a_judged_proposal_is_reused_without_a_call() -> None:
@@ -92,7 +93,7 @@ def test_a_new_prompt_version_judges_again() -> None:
                     embedder=emb, memory=memory)
     again = ScriptedBackend(accept_all)
     judge_proposals([prop("use-bun-not-npm", "use bun")], backend=again, model="m", embedder=emb,
-                    memory=memory, prompt_version=2)
+                    memory=memory, prompt_version=load_prompt("judge").version + 1)
     assert len(again.requests) == 1
 
 
