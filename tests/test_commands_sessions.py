@@ -45,8 +45,8 @@ def test_sessions_json_default_scope_is_the_current_project(home: Home) -> None:
     assert main["project"] == str(home.project)
     assert main["path"] == str(home.files["main"])
     # Exact counts: the replayed /review body is not a human turn.
-    assert main["human_turns"] == 11
-    assert main["human_turns_by_origin"] == {"typed": 5, "denial": 1, "answer": 4, "queued": 1}
+    assert main["human_turns"] == 12  # the /review argument typed with the replayed body (issue 10, item 5)
+    assert main["human_turns_by_origin"] == {"typed": 6, "denial": 1, "answer": 4, "queued": 1}
     assert main["turns"] == 39
     assert (main["tool_calls"], main["failures"], main["denials"], main["interrupts"]) == (7, 1, 2, 1)
     assert main["subagents"] == 2
@@ -95,7 +95,7 @@ def test_show_by_prefix_and_json(home: Home) -> None:
     code, out = run("show", "1c0f", "--json")
     assert code == 0, out
     data = json.loads(out)
-    assert data["id"] == MAIN_ID and data["human_turns"] == 11
+    assert data["id"] == MAIN_ID and data["human_turns"] == 12
     humans = [i["text"] for i in data["timeline"] if i["type"] == "human"]
     assert humans[0] == "Please add a --dry-run flag to the deploy script."
     assert not any("review the staged changes" in h.casefold() for h in humans)
