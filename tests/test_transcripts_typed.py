@@ -190,3 +190,13 @@ def test_lines_matching_an_earlier_assistant_message_are_not_typed() -> None:
 
 def test_short_lines_are_never_taken_for_pasted_output() -> None:
     assert typed_text("yes, do it", assistant_texts=["Shall I? yes, do it"]).text == "yes, do it"
+
+
+def test_an_early_record_with_command_contents_keeps_only_the_arguments() -> None:
+    # Early builds: indented tags, a name without its slash, the body in <command-contents>.
+    raw = ("<command-message>user:grammar is running…</command-message>\n"
+           "    <command-name>user:grammar</command-name>\n"
+           "    <command-args>the README only</command-args>\n"
+           "    <command-contents>Check every documentation file for spelling and grammar"
+           "</command-contents>")
+    assert typed_text(raw) == Typed("the README only", "command-body", "/user:grammar")
