@@ -258,7 +258,8 @@ def split_plan_handoff(text: str) -> tuple[str, str, str] | None:
 # Claude Code's terminal glyphs: `●`/`⏺` opens an assistant message or tool
 # call, `⎿` a tool result, `✻`/`✢`/`✳` a status line. Copied out of the
 # terminal they arrive at the head of lines, continuation lines indented.
-_GLYPH_LINE_RE: Final = re.compile(r"^[ \t]*[●⏺⎿✻✢✳✶✽·]\s")
+# (Not `·`: people type it as a bullet.)
+_GLYPH_LINE_RE: Final = re.compile(r"^[ \t]*[●⏺⎿✻✢✳✶✽]\s")
 _INDENTED_RE: Final = re.compile(r"^[ \t]+\S")
 # Lines shorter than this are phrases anyone types ("ok, do it", "yes").
 PASTED_LINE_MIN_CHARS: Final = 24
