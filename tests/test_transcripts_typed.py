@@ -81,7 +81,7 @@ def test_codex_app_blocks_each_with_a_request_keep_every_request() -> None:
 
 def test_codex_wrapper_without_a_request_is_context_only() -> None:
     raw = "# Context from my IDE setup:\n\n## Open tabs:\n- cart.py: src/cart.py\n"
-    assert typed_text(raw, provider="codex") == Typed("", "empty")
+    assert typed_text(raw, provider="codex") == Typed("", "ide-wrapper")
 
 
 def test_the_wrapper_rule_is_codex_only_and_needs_the_head() -> None:
@@ -142,7 +142,7 @@ TRAILER = ("If you need specific details from before exiting plan mode (like exa
 
 def test_a_plan_hand_off_is_not_typed() -> None:
     raw = f"Implement the following plan:\n\n{PLAN}\n\n{TRAILER}"
-    assert typed_text(raw) == Typed("", "empty")
+    assert typed_text(raw) == Typed("", "plan-handoff")
 
 
 def test_what_the_person_added_around_a_plan_hand_off_is_typed() -> None:
