@@ -24,7 +24,7 @@ from typing import Final
 from learn.render.redact import redact
 from learn.transcripts.exclusions import is_learn_digest
 from learn.transcripts.replay import is_replayed_turn
-from learn.transcripts.view import HumanTurn, Session, ToolCall, ToolFailure
+from learn.transcripts.view import HumanTurn, Session, ToolCall, ToolFailure, reading_order
 
 # Bumped whenever the rendered text changes shape; part of the mining cache key,
 # so old cached candidates (mined from a different rendering) are re-mined.
@@ -103,10 +103,12 @@ def render_item(item: HumanTurn | ToolCall | ToolFailure, session: Session) -> s
 
 
 def render_blocks(session: Session, fingerprints: Sequence[str] = ()) -> list[str]:
-    """One rendered block per kept timeline item, in order."""
+    """One rendered block per kept item, in reading order: the active branch, with
+    the typed turns from off it (a rewound branch, a queued or side question) in
+    time order, so the miner sees every typed turn."""
     keep = {id(t) for t in user_turns(session, fingerprints)}
     blocks: list[str] = []
-    for item in session.timeline:
+    for item in reading_order(session):
         if isinstance(item, HumanTurn) and id(item) not in keep:
             continue
         blocks.append(render_item(item, session))
