@@ -257,3 +257,13 @@ def test_a_span_holding_half_a_pair_of_quotation_marks_gets_the_other_half() -> 
                           typed, commands=[])
     assert [c.text for c in r.kept] == ['"bun install" is the only way',
                                         "is the only way, don't use npm"]
+
+
+def test_a_two_word_turn_typed_on_its_own_is_a_whole_directive() -> None:
+    # "use bun" typed as the whole turn is the person's directive; the same two
+    # words inside a longer turn are a fragment and stay too short.
+    r = verify_candidates([d("Use bun."), d("no emojis")], ["use bun", "No emojis!"], commands=[])
+    assert [c.text for c in r.kept] == ["use bun", "No emojis"]
+    r = verify_candidates([d("use bun")], ["no way, use bun"], commands=[])
+    assert r.kept == () and r.dropped_short == 1
+    assert verify_candidates([d("no")], ["no"], commands=[]).dropped_short == 1

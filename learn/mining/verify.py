@@ -36,7 +36,8 @@ from learn.transcripts.view import Session
 
 # Three characters verified almost anything ("no", "ok", "use"): a quote must
 # carry at least this many words. The shortest real directive in the eval
-# corpora is three words ("bump the version", "keep functions short").
+# corpora is three words ("bump the version", "keep functions short"); a
+# shorter turn typed on its own is the exception (see `_anchor`).
 MIN_QUOTE_WORDS: Final = 3
 # Each fragment of an ellipsis quote must be a phrase on its own; a one-word
 # fragment would be found in nearly any turn.
@@ -163,6 +164,11 @@ def _anchor_whole(core: str, ended: bool, turns: Sequence[_Turn]) -> str | None:
     return None
 
 
+def _whole_turn(core: str, ended: bool, turns: Sequence[_Turn]) -> str | None:
+    whole = [turn for turn in turns if _trim(turn.folded.text)[0] == core]
+    return _anchor_whole(core, ended, whole) if whole else None
+
+
 def _anchor_fragments(core: str, ended: bool, turns: Sequence[_Turn]) -> str | None:
     """Fragments joined by ellipses, each verbatim and in order in ONE turn."""
     pieces = [_trim(p) for p in core.split(ELLIPSIS)]
@@ -203,7 +209,11 @@ def anchor_quote(text: str, spoken: Sequence[str] | str) -> Anchored:
 def _anchor(text: str, turns: Sequence[_Turn]) -> Anchored:
     core, ended = _trim(fold_typography(redact(text)).text)
     if _words(core) < MIN_QUOTE_WORDS:
-        return Anchored(None, "too_short")
+        # A two-word turn typed on its own ("use bun", "no emojis") is a whole
+        # directive, not a fragment that would match anywhere: kept when it is
+        # the entire turn.
+        whole = _whole_turn(core, ended, turns) if _words(core) >= MIN_FRAGMENT_WORDS else None
+        return Anchored(whole) if whole is not None else Anchored(None, "too_short")
     found = _anchor_whole(core, ended, turns)
     if found is None and ELLIPSIS in core:
         found = _anchor_fragments(core, ended, turns)
