@@ -24,7 +24,7 @@ from learn.reduce.types import RunResult, Verdict
 from learn.store import vectors
 from learn.store.feedback import EVIDENCE_PURPOSE, FeedbackStore
 from learn.store.learn_tables import CandidateRow, LearnTables, ScannedSession, text_hash
-from learn.store.runs import default_store_path, result_to_full_json
+from learn.store.runs import default_store_target, result_to_full_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -305,9 +305,10 @@ class LearnStore:
 
 
 @contextlib.contextmanager
-def open_learn_store(path: Path | None = None) -> Iterator[LearnStore]:
-    """The store at `path` (default data_dir()/learn.db), closed on exit."""
-    store = FeedbackStore.open(path or default_store_path())
+def open_learn_store(path: Path | str | None = None) -> Iterator[LearnStore]:
+    """The store at `path` (a file or a `postgresql://` URL; default
+    default_store_target()), closed on exit."""
+    store = FeedbackStore.open(path or default_store_target())
     try:
         yield LearnStore(store)
     finally:
