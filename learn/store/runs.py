@@ -67,7 +67,9 @@ def result_from_full_json(data: dict[str, Any]) -> RunResult:
     )
 
 
-def load_latest_run(since: datetime | None, *, path: Path | None = None) -> RunResult | None:
+def load_latest_run(
+    since: datetime | None, *, path: Path | str | None = None
+) -> RunResult | None:
     """The newest stored run that finished at or after `since` (any run when None)."""
     import json
 
@@ -93,7 +95,8 @@ def load_latest_run(since: datetime | None, *, path: Path | None = None) -> RunR
 
 
 def record_decision(
-    key: str, decision: Decision, text: str, target: str | None, *, path: Path | None = None
+    key: str, decision: Decision, text: str, target: str | None, *,
+    path: Path | str | None = None,
 ) -> None:
     """Remember what the user did with proposal `key` ("kind:label")."""
     from learn.store.feedback import FeedbackStore
