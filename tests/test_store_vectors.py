@@ -69,11 +69,11 @@ def test_spaces_get_separate_tables_and_dims_are_checked(conn: Any) -> None:
 
 
 def test_filtered_knn_finds_a_rare_kind_beyond_the_index_first_answers(conn: Any) -> None:
-    # 1500 "common" rows crowd the neighbourhood; 7 "rare" ones are far from the
+    # 500 "common" rows crowd the neighbourhood; 7 "rare" ones are far from the
     # query. An approximate index scan stops before reaching them; the answer
     # must still be the 5 nearest rare rows (pgvector: the exact fallback).
     rng = np.random.default_rng(3)
-    common = rng.standard_normal((1500, 32)).astype(np.float32)
+    common = rng.standard_normal((500, 32)).astype(np.float32)
     rare = rng.standard_normal((7, 32)).astype(np.float32)
     conn.execute("BEGIN")
     table = vectors.ensure_table(conn, "label", "rand@32", 32, metadata=("kind",))
