@@ -87,7 +87,10 @@ def knn(
     t = check_identifier(table)
     q = to_text(vector, dim)
     filters = "".join(f" AND {check_identifier(c)} = ?" for c in where)
-    conn.execute("SELECT set_config('hnsw.ef_search', ?, false)", (str(min(max(k, 40), MAX_EF_SEARCH)),))
+    # A filter drops index answers after the scan: ask for more so fewer queries
+    # fall back to the exact scan (x4 covers a filter keeping a quarter of the rows).
+    ef = min(max(40, k * (4 if where else 1)), MAX_EF_SEARCH)
+    conn.execute("SELECT set_config('hnsw.ef_search', ?, false)", (str(ef),))
     rows = conn.execute(
         f"SELECT id, embedding <=> ?::vector AS distance FROM {t} WHERE TRUE{filters} "
         "ORDER BY embedding <=> ?::vector LIMIT ?",
