@@ -89,6 +89,14 @@ class StoreConfig(_Section):
     database_url: str | None = None
 
 
+class TeamConfig(_Section):
+    # Sharing is opt-in per project: `learn share` sends only candidates of the
+    # projects listed here, to database_url, under the author id chosen here.
+    database_url: str | None = None
+    author: str | None = None
+    projects: list[Path] = Field(default_factory=list)
+
+
 class Config(_Section):
     models: ModelsConfig = ModelsConfig()
     backend: BackendConfig = BackendConfig()
@@ -96,6 +104,7 @@ class Config(_Section):
     mining: MiningConfig = MiningConfig()
     apply: ApplyConfig = ApplyConfig()
     store: StoreConfig = StoreConfig()
+    team: TeamConfig = TeamConfig()
 
 
 def config_path() -> Path:

@@ -97,6 +97,7 @@ STEP_NAMES: tuple[str, ...] = (
     "0002_learn_tables",
     "0003_event_ingest_index",
     "0004_scope_examples_full_result",
+    "0005_team_shared_candidates",
 )
 SCHEMA_VERSION = len(STEP_NAMES)
 

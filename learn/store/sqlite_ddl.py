@@ -181,9 +181,35 @@ def _m004_scope_examples_full_result(conn: Any, s: StoreSchema) -> None:
     )
 
 
+def _m005_team_shared_candidates(conn: Any, s: StoreSchema) -> None:
+    # What `learn share` sends to a team store, and nothing more (see learn.store.team):
+    # the quote (verified, redacted), its kind and label, a hash of the session id,
+    # when, the project's remote URL and the author id the person chose. text_hash
+    # is the quote's own hash (it adds nothing the quote does not say).
+    conn.execute(
+        """
+        CREATE TABLE team_candidates (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            author TEXT NOT NULL,
+            session_hash TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            label TEXT,
+            quote TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            occurred_at TEXT,
+            project_remote TEXT NOT NULL,
+            shared_at TEXT NOT NULL,
+            UNIQUE (author, session_hash, kind, text_hash)
+        );
+        CREATE INDEX team_candidates_by_label ON team_candidates(project_remote, kind, label);
+        """
+    )
+
+
 SQLITE_STEPS = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
     "0003_event_ingest_index": _m003_event_ingest_index,
     "0004_scope_examples_full_result": _m004_scope_examples_full_result,
+    "0005_team_shared_candidates": _m005_team_shared_candidates,
 }
