@@ -290,6 +290,8 @@ class StoreCore:
         """Run statement once per parameter set in one transaction; total modified rows."""
 
         def run(conn: Any) -> int:
+            if _is_pg(conn):
+                return int(conn.executemany(statement, seq))
             total = 0
             for params in seq:
                 conn.execute(statement, params)

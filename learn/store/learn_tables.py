@@ -236,17 +236,22 @@ class LearnTables:
                 ).fetchall()
             }
             keep: set[tuple[str, str, str]] = set()
+            params = []
             for r in rows:
                 h = text_hash(r.text)
                 keep.add((r.kind, r.source, h))
-                conn.execute(
+                params.append((session_id, r.kind, r.source, r.text, h, r.project, r.occurred_at,
+                               None if r.payload is None else json.dumps(dict(r.payload),
+                                                                         default=str)))
+            if params:
+                # One batch (pipelined on PostgreSQL), not a round trip per row.
+                conn.executemany(
                     "INSERT INTO candidates (session_id, kind, source, text, text_hash, project, "
                     "occurred_at, payload_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT(session_id, kind, source, text_hash) DO UPDATE SET "
                     "project = excluded.project, occurred_at = excluded.occurred_at, "
                     "payload_json = excluded.payload_json",
-                    (session_id, r.kind, r.source, r.text, h, r.project, r.occurred_at,
-                     None if r.payload is None else json.dumps(dict(r.payload), default=str)),
+                    params,
                 )
             for kind, source, h in before - keep:
                 conn.execute(
