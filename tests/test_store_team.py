@@ -156,3 +156,44 @@ def test_a_project_not_opted_in_is_refused(tmp_path: Path, pg_url: str) -> None:
     assert result.exit_code == 2 and "not opted in" in result.output
     with FeedbackStore.open(pg_url) as team:
         assert team.sql("SELECT COUNT(*) AS n FROM team_candidates") == [{"n": 0}]
+
+
+def test_a_run_with_a_database_url_keeps_everything_in_postgresql(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """`learn run` (offline, the demo corpus) with LEARN_DATABASE_URL: the run, its
+    candidates and labels land in PostgreSQL, `learn digest` reads them back, and no
+    SQLite file is created."""
+    import json
+    import os
+    import sys
+
+    from evals.corpora import demo
+
+    repo = Path(__file__).resolve().parents[1]
+    root = tmp_path / "corpus"
+    demo.build(root)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
+    env.update(HOME=str(root / "home"), LEARN_DATA_DIR=str(root / "data"),
+               LEARN_CACHE_DIR=str(root / "cache"), PYTHONPATH=str(repo),
+               LEARN_DATABASE_URL=pg_url)
+
+    def learn(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "learn", *args], env=env, cwd=repo,
+                              capture_output=True, text=True, timeout=300)
+
+    run = learn("run", "--all-projects", "--since", "2026-01-01", "--offline", "--json")
+    assert run.returncode == 0, run.stderr
+    proposals = json.loads(run.stdout)["proposals"]
+    assert len(proposals) == 1
+    assert not list((root / "data").rglob("*.db"))
+    with FeedbackStore.open(pg_url) as store:
+        assert store.sql("SELECT COUNT(*) AS n FROM runs WHERE result_json IS NOT NULL") == [
+            {"n": 1}]
+        assert store.sql("SELECT COUNT(*) AS n FROM candidates")[0]["n"] >= 2
+        p = proposals[0]
+        assert store.sql("SELECT key FROM proposals") == [{"key": f"{p['kind']}:{p['label']}"}]
+    digest = learn("digest", "--json")
+    assert digest.returncode == 0, digest.stderr
+    assert [p["label"] for p in json.loads(digest.stdout)["proposals"]] == [
+        proposals[0]["label"]]
