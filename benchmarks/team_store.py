@@ -11,7 +11,8 @@ store code learn runs (LearnTables), the store operations a team run needs:
   label index      one 384-d example vector per distinct wording (put_label)
   label KNN        nearest_labels(k=5, kind) for a sample of the texts: median, p95
   assign labels    set_labels for every candidate
-  count            distinct people and sessions per (kind, label), in SQL
+  share            every candidate into team_candidates (learn.store.team.share)
+  count            distinct people and sessions per (kind, label), in SQL (team_counts)
   verdicts         record_verdict with evidence vectors, then nearest_verdict KNN
 
 on a SQLite file and on a fresh PostgreSQL database (pgserver in a temp dir, or
@@ -19,8 +20,7 @@ a new database on the server of --url, dropped afterwards), and prints them side
 by side with a bare round trip (SELECT 1) on each as the baseline. Model calls
 are not part of it: this is the store's share of a team run.
 
-The person is the session id's prefix ("p07-..."): the store has no author
-column yet (sharing is not built), so counting people groups on that prefix.
+Each person's author id is their session ids' prefix ("p07").
 """
 
 from __future__ import annotations
@@ -163,15 +163,19 @@ def run(target: Path | str, sessions: dict[str, list[CandidateRow]], corpus: dic
 
         out["assign labels, s"] = timed(assign)[0]
 
-        count_sql = (
-            "SELECT kind, label, COUNT(DISTINCT substr(session_id, 1, 3)) AS people, "
-            "COUNT(DISTINCT session_id) AS sessions FROM candidates WHERE label IS NOT NULL "
-            "GROUP BY kind, label HAVING COUNT(DISTINCT substr(session_id, 1, 3)) >= 2 "
-            "ORDER BY people DESC, sessions DESC"
-        )
-        t, rows = timed(lambda: store.sql(count_sql))
+        from learn.store.team import SharedCandidate, session_hash, share, team_counts
+
+        remote = "git@example.com:team/app.git"
+        shared = [
+            SharedCandidate(author=c.session_id[:3], session_hash=session_hash(c.session_id),
+                            kind=c.kind, label=c.label, quote=c.text, occurred_at=c.occurred_at,
+                            project_remote=remote)
+            for c in tables.candidates()
+        ]
+        out["share every candidate, s"] = timed(lambda: share(store, shared))[0]
+        t, counts = timed(lambda: team_counts(store, remote, min_people=2, min_sessions=2))
         out["count people+sessions per label, ms"] = 1e3 * t
-        out["labels said by >= 2 people"] = float(len(rows))
+        out["labels said by >= 2 people"] = float(len(counts))
 
         mem = StoreVerdictMemory(store, SPACE)
         labels = sorted({(k, lab) for k, lab, _ in texts})

@@ -197,3 +197,32 @@ def test_a_run_with_a_database_url_keeps_everything_in_postgresql(
     assert digest.returncode == 0, digest.stderr
     assert [p["label"] for p in json.loads(digest.stdout)["proposals"]] == [
         proposals[0]["label"]]
+
+
+def test_team_counts_people_and_sessions_and_forgetting_drops_what_only_they_said(
+    store_target: Path | str,
+) -> None:
+    from learn.store.team import SharedCandidate, TeamCount, forget, share, team_counts
+
+    remote = "git@x:team/app.git"
+
+    def said(author: str, session: str, label: str) -> SharedCandidate:
+        return SharedCandidate(author=author, session_hash=session_hash(f"{author}-{session}"),
+                               kind="directive", label=label, quote=f"{label} ({author})",
+                               occurred_at=f"2026-02-0{session}T00:00:00+00:00",
+                               project_remote=remote)
+
+    with FeedbackStore.open(store_target) as team:
+        share(team, [said("ana", "1", "staging-db"), said("ana", "2", "staging-db"),
+                     said("bo", "3", "staging-db"), said("cy", "4", "tabs"),
+                     said("cy", "5", "tabs"), said("bo", "6", "tabs-elsewhere")])
+        share(team, [SharedCandidate("dee", session_hash("d1"), "directive", "staging-db", "x",
+                                     None, "git@x:other/repo.git")])
+        assert team_counts(team, remote) == [
+            TeamCount("directive", "staging-db", people=2, sessions=3,
+                      last_seen="2026-02-03T00:00:00+00:00")]
+        assert [c.label for c in team_counts(team, remote, min_people=1)] == ["staging-db", "tabs"]
+        forget(team, "bo")
+        assert team_counts(team, remote) == []
+        assert [(c.label, c.people, c.sessions) for c in team_counts(team, remote, min_people=1)
+                ] == [("staging-db", 1, 2), ("tabs", 1, 2)]

@@ -92,3 +92,31 @@ def share(team: FeedbackStore, rows: Sequence[SharedCandidate]) -> int:
 def forget(team: FeedbackStore, author: str) -> int:
     """Delete everything `author` shared; returns rows deleted."""
     return team.execute("DELETE FROM team_candidates WHERE author = ?", (author,))
+
+
+@dataclass(frozen=True, slots=True)
+class TeamCount:
+    kind: str
+    label: str
+    people: int
+    sessions: int
+    last_seen: str | None
+
+
+def team_counts(
+    team: FeedbackStore, project_remote: str, *, min_people: int = 2, min_sessions: int = 2
+) -> list[TeamCount]:
+    """Distinct people and distinct sessions per (kind, label) of one repository, counted
+    in the database, keeping labels said by at least min_people people in at least
+    min_sessions sessions; most people first. Names are never read: only counts."""
+    rows = team.sql(
+        "SELECT kind, label, COUNT(DISTINCT author) AS people, "
+        "COUNT(DISTINCT session_hash) AS sessions, MAX(occurred_at) AS last_seen "
+        "FROM team_candidates WHERE project_remote = ? AND label IS NOT NULL "
+        "GROUP BY kind, label "
+        "HAVING COUNT(DISTINCT author) >= ? AND COUNT(DISTINCT session_hash) >= ? "
+        "ORDER BY people DESC, sessions DESC, kind, label",
+        (project_remote, int(min_people), int(min_sessions)),
+    )
+    return [TeamCount(kind=r["kind"], label=r["label"], people=int(r["people"]),
+                      sessions=int(r["sessions"]), last_seen=r["last_seen"]) for r in rows]
