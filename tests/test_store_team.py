@@ -197,6 +197,20 @@ def test_a_run_with_a_database_url_keeps_everything_in_postgresql(
     assert digest.returncode == 0, digest.stderr
     assert [p["label"] for p in json.loads(digest.stdout)["proposals"]] == [
         proposals[0]["label"]]
+    stats = learn("stats", "--json")
+    assert stats.returncode == 0, stats.stderr
+    assert json.loads(stats.stdout)["store"].startswith("postgresql://")
+    assert not list((root / "data").rglob("*.db"))
+
+
+def test_doctor_checks_the_database_url(pg_url: str) -> None:
+    from learn.doctor import check_store
+
+    FeedbackStore.open(pg_url).close()
+    c = check_store(pg_url)
+    assert (c.status, c.detail.endswith("(0 runs)")) == ("ok", True), c
+    down = check_store("postgresql://nobody@127.0.0.1:1/none")
+    assert down.status == "fail" and "cannot connect" in down.detail
 
 
 def test_team_counts_people_and_sessions_and_forgetting_drops_what_only_they_said(

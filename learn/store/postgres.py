@@ -135,7 +135,12 @@ def connect(url: str, *, readonly: bool = False, busy_timeout_ms: int | None = N
     from learn.store.db import DEFAULT_BUSY_TIMEOUT_MS
 
     timeout = DEFAULT_BUSY_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms
-    raw = psycopg.connect(url, autocommit=True)
+    from learn.store.db import StoreError
+
+    try:
+        raw = psycopg.connect(url, autocommit=True)
+    except psycopg.OperationalError as exc:
+        raise StoreError(f"cannot connect to {redact_url(url)}: {exc}") from exc
     try:
         raw.execute(f"SET lock_timeout = {int(timeout)}")
         if readonly:
