@@ -240,3 +240,46 @@ def test_team_counts_people_and_sessions_and_forgetting_drops_what_only_they_sai
         assert team_counts(team, remote) == []
         assert [(c.label, c.people, c.sessions) for c in team_counts(team, remote, min_people=1)
                 ] == [("staging-db", 1, 2), ("tabs", 1, 2)]
+
+
+def test_three_homes_share_into_one_database_and_forget_drops_what_only_one_said(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three people's machines (three HOMEs, three local SQLite stores) `learn share`
+    into one PostgreSQL: the directive two of them said counts 2 people, the one only
+    one said stays below the two-people threshold; forgetting one of the two drops it."""
+    from learn.store.team import team_counts
+
+    said = {
+        "ana": [("s1", "use-staging-db"), ("s2", "use-staging-db"), ("s3", "tabs")],
+        "bo": [("s1", "use-staging-db")],
+        "cy": [("s1", "no-force-push"), ("s2", "no-force-push")],
+    }
+    remote = "https://github.com/team/app.git"
+    for person, rows in said.items():
+        home = tmp_path / person
+        home.mkdir()
+        monkeypatch.setenv("HOME", str(home))
+        project = _git_project(home / "src" / "app")
+        with FeedbackStore.open(default_store_path()) as s:
+            t = LearnTables(s)
+            for sid, label in rows:
+                t.replace_session_candidates(f"{person}-{sid}", [
+                    CandidateRow(f"{person}-{sid}", "directive", f"{label} please ({person})",
+                                 project=str(project), occurred_at="2026-03-01T00:00:00+00:00")])
+            t.set_labels({c.id: label for c, (_, label) in zip(t.candidates(), rows, strict=True)},
+                         run_id=None)
+        _config(project, pg_url, author=person)
+        result = CliRunner().invoke(cli, ["share", "--project", str(project)])
+        assert result.exit_code == 0, result.output
+
+    with FeedbackStore.open(pg_url) as team:
+        assert [(c.label, c.people, c.sessions) for c in team_counts(team, remote)] == [
+            ("use-staging-db", 2, 3)]
+        everything = team_counts(team, remote, min_people=1, min_sessions=1)
+        assert [(c.label, c.people, c.sessions) for c in everything] == [
+            ("use-staging-db", 2, 3), ("no-force-push", 1, 2), ("tabs", 1, 1)]
+    monkeypatch.setenv("HOME", str(tmp_path / "bo"))
+    assert CliRunner().invoke(cli, ["share", "--forget"]).exit_code == 0
+    with FeedbackStore.open(pg_url) as team:
+        assert team_counts(team, remote) == []
