@@ -77,8 +77,32 @@ def _env_for(name: str) -> str:
             "config dir": "LEARN_CONFIG_DIR"}.get(name, "the LEARN_*_DIR variable")
 
 
-def check_store(path: Path) -> Check:
+def check_database(url: str) -> Check:
+    """A PostgreSQL store (LEARN_DATABASE_URL): reachable, and readable by this learn."""
+    from learn.store.db import SchemaMismatchError, StoreError
+    from learn.store.feedback import FeedbackStore
+    from learn.store.postgres import redact_url
+
+    where = redact_url(url)
+    try:
+        with FeedbackStore.open(url, readonly=True) as store:
+            (row,) = store.sql("SELECT COUNT(*) AS n FROM runs")
+    except ImportError as exc:
+        return Check("store", "fail", f"{where}: {exc}", "pip install 'learn[team]' (psycopg)")
+    except SchemaMismatchError as exc:
+        if "newer" in str(exc):
+            return Check("store", "fail", f"{where}: {exc}", "upgrade learn (pip install -U)")
+        return Check("store", "warn", f"{where}: {exc}", "the next `learn run` migrates it")
+    except StoreError as exc:
+        return Check("store", "fail", str(exc), "check LEARN_DATABASE_URL / [store] database_url")
+    n = int(row["n"])
+    return Check("store", "ok", f"{where} ({n} run{'' if n == 1 else 's'})")
+
+
+def check_store(path: Path | str) -> Check:
     """The database file: private, and readable by this version of learn (opened read-only)."""
+    if isinstance(path, str):
+        return check_database(path)
     if not path.exists():
         return Check("store", "ok", f"{path} (not created yet; the first run creates it 0600)")
     loose = []
@@ -262,14 +286,19 @@ def check_claude_cli(config: Any = None, *, which: Callable[[str], str | None] =
 
 
 def run_checks() -> list[Check]:
+    from learn.config import ConfigError
     from learn.paths import cache_dir, config_dir, data_dir
-    from learn.store.runs import default_store_path
+    from learn.store.runs import default_store_path, default_store_target
 
+    try:
+        store: Path | str = default_store_target()
+    except ConfigError:  # reported by check_config below
+        store = default_store_path()
     checks = [
         check_dir("data dir", data_dir()),
         check_dir("cache dir", cache_dir()),
         check_dir("config dir", config_dir()),
-        check_store(default_store_path()),
+        check_store(store),
     ]
     config_check, config = check_config()
     checks.append(config_check)

@@ -24,7 +24,7 @@ from learn.reduce.types import RunResult, Verdict
 from learn.store import vectors
 from learn.store.feedback import EVIDENCE_PURPOSE, FeedbackStore
 from learn.store.learn_tables import CandidateRow, LearnTables, ScannedSession, text_hash
-from learn.store.runs import default_store_path, result_to_full_json
+from learn.store.runs import default_store_target, result_to_full_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -113,6 +113,37 @@ class StoreShownState:
         )
 
 
+def _nearest_evidence_key(
+    conn: Any, found: tuple[str, int], vector: Any, role: str, prompt_version: int,
+    max_distance: float, prefix: str,
+) -> str | None:
+    """The dedup_key of the nearest evidence within max_distance for (role, prompt_version)
+    whose key starts with prefix. Asks the index for a few neighbours and widens only
+    while every neighbour so far is within reach but none fits (not the whole table:
+    at a team's size that is a full scan per query)."""
+    table, dim = found
+    (total,) = conn.execute("SELECT COUNT(*) FROM verdict_evidence").fetchone()
+    want = 16
+    while True:
+        hits = vectors.knn(conn, table, vector, min(want, vectors.MAX_K), dim)
+        near = [(eid, dist) for eid, dist in hits if dist <= max_distance]
+        if near:
+            ids = [int(eid) for eid, _ in near]
+            rows = conn.execute(
+                "SELECT id, dedup_key FROM verdict_evidence WHERE role = ? AND prompt_version = ? "
+                f"AND id IN ({', '.join('?' * len(ids))})",
+                (role, prompt_version, *ids),
+            ).fetchall()
+            keys = {int(r[0]): str(r[1]) for r in rows}
+            for eid, _ in near:  # nearest first
+                k = keys.get(int(eid))
+                if k is not None and k.startswith(prefix):
+                    return k
+        if len(near) < len(hits) or want >= min(int(total), vectors.MAX_K):
+            return None
+        want *= 4
+
+
 class StoreVerdictMemory:
     """learn.reduce.protocols.VerdictMemory over the verdict table and its evidence."""
 
@@ -171,22 +202,8 @@ class StoreVerdictMemory:
             found = vectors.find_table(conn, EVIDENCE_PURPOSE, self.space)
             if found is None:
                 return None
-            (total,) = conn.execute(
-                "SELECT COUNT(*) FROM verdict_evidence WHERE space = ?", (self.space,)
-            ).fetchone()
-            hits = vectors.knn(conn, found[0], vector, int(total), found[1])
-            key: str | None = None
-            for eid, dist in hits:  # nearest first
-                if dist > max_distance:
-                    break
-                row = conn.execute(
-                    "SELECT dedup_key FROM verdict_evidence WHERE id = ? AND role = ? "
-                    "AND prompt_version = ?",
-                    (eid, role, int(prompt_version)),
-                ).fetchone()
-                if row is not None and str(row[0]).startswith(prefix):
-                    key = str(row[0])
-                    break
+            key = _nearest_evidence_key(conn, found, vector, role, int(prompt_version),
+                                        max_distance, prefix)
         if key is None:
             return None
         return self.get(key, role, prompt_version)
@@ -341,9 +358,10 @@ class LearnStore:
 
 
 @contextlib.contextmanager
-def open_learn_store(path: Path | None = None) -> Iterator[LearnStore]:
-    """The store at `path` (default data_dir()/learn.db), closed on exit."""
-    store = FeedbackStore.open(path or default_store_path())
+def open_learn_store(path: Path | str | None = None) -> Iterator[LearnStore]:
+    """The store at `path` (a file or a `postgresql://` URL; default
+    default_store_target()), closed on exit."""
+    store = FeedbackStore.open(path or default_store_target())
     try:
         yield LearnStore(store)
     finally:
