@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
-from fakes.http_server import free_port
+from fakes.http_server import Reply, free_port
+from fakes.openai_modes_server import ModesServer
 from fakes.openai_server import FakeOpenAIServer
+from pydantic import BaseModel
 
+from learn.mining.parse import parse_candidates
+from learn.mining.prompt import TOOL as MINE_TOOL
 from learn.models.base import ModelError, ModelRequest, ToolSpec
+from learn.models.call import call_tool
 from learn.models.openai_backend import OpenAIBackend, chat_completions_url
+from learn.models.openai_modes import MEMO_FILE, Mode, strict_schema
 from learn.models.ratelimit import RateLimiter
 from learn.models.retry import RetryPolicy
+from learn.reduce.answers import LabelsAnswer, VerdictsAnswer
+from learn.reduce.coverage import CHECK_COVERAGE
+from learn.reduce.judge import RECORD_VERDICTS
+from learn.reduce.naming import ASSIGN_LABELS
 
 SCHEMA = {"type": "object", "properties": {"labels": {"type": "array"}}}
 TOOL = ToolSpec("assign_labels", "Name each item.", SCHEMA)
@@ -22,20 +35,30 @@ def request() -> ModelRequest:
     return ModelRequest("name", "claude-sonnet-4-6", "Name things.", TOOL, "ITEMS:\n1. [directive] use bun", 512)
 
 
+def mine_request() -> ModelRequest:
+    return ModelRequest("mine", "m", "Find directives.", MINE_TOOL, "USER: use bun, not npm", 512)
+
+
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer() as server:
         yield server
 
 
-def backend_for(fake: FakeOpenAIServer, waits: list[float] | None = None, **kw: object) -> OpenAIBackend:
-    return OpenAIBackend(
+def backend_for(
+    fake: FakeOpenAIServer, waits: list[float] | None = None, *, mode: Mode | None = "tools", **kw: object
+) -> OpenAIBackend:
+    """A backend for `fake`; `mode` is what an earlier run remembered for it (None: nothing yet)."""
+    backend = OpenAIBackend(
         fake.base_url + "/v1",
         "qwen3-coder",
         limiter=RateLimiter(None, None),
         retry=RetryPolicy(max_attempts=3, sleep=(waits if waits is not None else []).append),
         **kw,  # type: ignore[arg-type]
     )
+    if mode is not None:
+        backend.memo.set(backend.url, "qwen3-coder", mode)
+    return backend
 
 
 def test_function_call_arguments_are_the_answer(fake: FakeOpenAIServer) -> None:
@@ -89,9 +112,10 @@ def test_length_finish_maps_to_max_tokens(fake: FakeOpenAIServer) -> None:
     assert backend_for(fake).call(request()).stop_reason == "max_tokens"
 
 
-def test_no_tool_call_and_no_json_is_a_model_error(fake: FakeOpenAIServer) -> None:
+def test_no_tool_call_and_no_json_in_either_mode_is_a_model_error(fake: FakeOpenAIServer) -> None:
     fake.enqueue_content("I am not sure what you mean.")
-    with pytest.raises(ModelError, match="without calling the tool"):
+    fake.enqueue_content("Still not sure.")
+    with pytest.raises(ModelError, match=r"neither tools nor json_schema gave an answer.*without calling the tool"):
         backend_for(fake).call(request())
 
 
@@ -111,10 +135,17 @@ def test_exhaustion_names_the_status(fake: FakeOpenAIServer) -> None:
         backend_for(fake).call(request())
 
 
-def test_bad_request_is_final(fake: FakeOpenAIServer) -> None:
-    fake.enqueue_status(400)
+def test_bad_request_is_final_once_both_modes_were_refused(fake: FakeOpenAIServer) -> None:
+    fake.enqueue_status(400, times=2)
     with pytest.raises(ModelError, match="HTTP 400"):
         backend_for(fake).call(request())
+    assert len(fake.requests) == 2  # one per mode, never retried
+
+
+def test_auth_error_does_not_try_the_other_mode(fake: FakeOpenAIServer) -> None:
+    fake.enqueue_status(401)
+    with pytest.raises(ModelError, match="HTTP 401"):
+        backend_for(fake, mode=None).call(request())
     assert len(fake.requests) == 1
 
 
@@ -126,7 +157,7 @@ def test_connection_refused_gives_up() -> None:
     )
     with pytest.raises(ModelError, match="gave up after 2 attempts: connection error"):
         backend.call(request())
-    assert len(waits) == 1
+    assert len(waits) == 1  # a dead server is not a reason to try the other mode
 
 
 def test_missing_base_url_is_a_clear_error() -> None:
@@ -138,3 +169,192 @@ def test_base_url_forms() -> None:
     assert chat_completions_url("http://h:8080") == "http://h:8080/v1/chat/completions"
     assert chat_completions_url("http://h:8080/v1/") == "http://h:8080/v1/chat/completions"
     assert chat_completions_url("http://h/v1/chat/completions") == "http://h/v1/chat/completions"
+
+
+# -- json_schema first, tools as fallback, remembered per endpoint ---------------
+
+MINE_ROW = {"kind": "directive", "text": "use bun, not npm", "rationale": None, "command": None,
+            "error_excerpt": None, "intervening_commands": None, "edited_files": None}
+
+
+def modes_backend(fake: ModesServer, model: str = "gemma", **kw: object) -> OpenAIBackend:
+    return OpenAIBackend(
+        fake.base_url, model, limiter=RateLimiter(None, None),
+        retry=RetryPolicy(max_attempts=2, sleep=[].append), **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_json_schema_is_asked_first_with_a_strict_closed_schema() -> None:
+    with ModesServer() as fake:
+        modes_backend(fake).call(mine_request())
+    (sent,) = fake.requests
+    body = sent.json
+    assert "tools" not in body and "tool_choice" not in body
+    spec = body["response_format"]
+    assert spec["type"] == "json_schema"
+    assert spec["json_schema"]["name"] == "record_candidates" and spec["json_schema"]["strict"] is True
+    row = spec["json_schema"]["schema"]["properties"]["candidates"]["items"]
+    assert row["additionalProperties"] is False
+    assert set(row["required"]) == set(row["properties"])  # strict: every key present...
+    assert row["properties"]["command"] == {"anyOf": [{"type": "string", "description": "fix: the command that failed"}, {"type": "null"}]}
+    assert row["properties"]["kind"]["enum"] == ["directive", "fix", "request"]  # ...required ones unchanged
+
+
+def test_json_schema_content_is_the_answer_without_the_optional_nulls() -> None:
+    with ModesServer(answer=lambda name, r: {"candidates": [MINE_ROW]}) as fake:
+        response = modes_backend(fake).call(mine_request())
+    assert response.tool_input == {"candidates": [{"kind": "directive", "text": "use bun, not npm"}]}
+    assert response.stop_reason == "end_turn"
+    assert (response.usage.calls, response.usage.input_tokens) == (1, 120)
+
+
+def test_a_server_rejecting_response_format_falls_back_to_tools_and_is_remembered() -> None:
+    with ModesServer(json_schema="reject") as fake:
+        backend = modes_backend(fake)
+        first = backend.call(request())
+        assert fake.modes == ["json_schema", "tools"]
+        assert first.tool_input == {"labels": []}
+        assert first.usage.calls == 1  # the 400 produced no completion
+        backend.call(request())
+        assert fake.modes == ["json_schema", "tools", "tools"]  # no probe the second time
+        # The next run (a new backend, same cache dir) starts with tools too.
+        modes_backend(fake).call(request())
+        assert fake.modes[-1:] == ["tools"] and len(fake.requests) == 4
+    assert backend.requests == {"json_schema": 1, "tools": 2}
+    assert backend.answers == {"tools": 2}
+
+
+def test_a_server_ignoring_response_format_falls_back_to_tools() -> None:
+    with ModesServer(json_schema="ignore") as fake:
+        backend = modes_backend(fake)
+        response = backend.call(request())
+        assert fake.modes == ["json_schema", "tools"] and response.tool_input == {"labels": []}
+        assert response.usage.calls == 2  # the prose answer was a completion too
+        assert backend.mode_for("gemma") == "tools"
+
+
+def test_tools_that_ramble_to_max_tokens_switch_to_json_schema_and_count_the_ramble() -> None:
+    with ModesServer(tools="ramble", answer=lambda name, r: {"candidates": [MINE_ROW]}) as fake:
+        backend = modes_backend(fake)
+        backend.memo.set(backend.url, "gemma", "tools")  # what an earlier run learnt
+        response = backend.call(mine_request())
+        assert fake.modes == ["tools", "json_schema"]
+        assert response.tool_input["candidates"][0]["text"] == "use bun, not npm"
+        u = response.usage
+        assert (u.calls, u.output_tokens) == (2, 512 + 30)  # the rambled max_tokens are counted
+        assert backend.mode_for("gemma") == "json_schema"
+        backend.call(mine_request())
+        assert fake.modes == ["tools", "json_schema", "json_schema"]
+
+
+def test_the_mode_is_remembered_per_endpoint_and_model() -> None:
+    with ModesServer(json_schema="reject") as fake:
+        modes_backend(fake, "small").call(request())
+        other = modes_backend(fake, "big")
+        assert other.mode_for("big") is None and other.mode_for("small") == "tools"
+
+
+def test_the_memo_is_a_private_file_in_the_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEARN_CACHE_DIR", str(tmp_path / "cache"))
+    with ModesServer() as fake:
+        modes_backend(fake).call(request())
+        url = fake.base_url
+    memo = tmp_path / "cache" / MEMO_FILE
+    assert json.loads(memo.read_text()) == {f"{url}/v1/chat/completions gemma": "json_schema"}
+    assert memo.stat().st_mode & 0o777 == 0o600
+
+
+def test_an_unreadable_memo_only_costs_a_probe(tmp_path: Path) -> None:
+    memo = tmp_path / "endpoints.json"
+    memo.write_text("{not json")
+    with ModesServer(json_schema="reject") as fake:
+        modes_backend(fake, memo_path=memo).call(request())
+        assert fake.modes == ["json_schema", "tools"]
+    assert "tools" in memo.read_text()
+
+
+def test_failing_in_both_modes_reports_what_the_failed_calls_cost() -> None:
+    with ModesServer(json_schema="ignore", tools="ramble") as fake, pytest.raises(
+        ModelError, match="neither json_schema nor tools"
+    ) as info:
+        modes_backend(fake).call(request())
+    u = info.value.usage
+    assert (u.calls, u.input_tokens, u.output_tokens) == (2, 240, 30 + 512)
+
+
+def test_a_truncated_json_schema_answer_is_an_error_not_a_mode_switch() -> None:
+    with ModesServer() as fake:
+        fake.enqueue(Reply(200, lambda r: fake.completion_body(
+            r, {"role": "assistant", "content": '{"labels": [{"id": 1, "label": "use-b'}, finish_reason="length")))
+        backend = modes_backend(fake)
+        with pytest.raises(ModelError, match="not valid JSON \\(cut off at max_tokens\\)") as info:
+            backend.call(request())
+        assert fake.modes == ["json_schema"] and backend.mode_for("gemma") is None
+    assert info.value.usage.calls == 1
+
+
+def test_only_one_mode_means_no_fallback_and_no_memo() -> None:
+    with ModesServer(tools="ramble") as fake:
+        backend = modes_backend(fake, only="tools")
+        with pytest.raises(ModelError, match="tools gave no answer"):
+            backend.call(request())
+        assert fake.modes == ["tools"] and backend.mode_for("gemma") is None
+
+
+@pytest.mark.parametrize("tool", [MINE_TOOL, ASSIGN_LABELS, CHECK_COVERAGE, RECORD_VERDICTS], ids=lambda t: t.name)
+def test_every_contract_schema_becomes_a_strict_one(tool: ToolSpec) -> None:
+    """OpenAI's strict mode: every object closed, every property required."""
+    def objects(node: Any) -> Iterator[dict[str, Any]]:
+        if isinstance(node, dict):
+            if node.get("type") == "object":
+                yield node
+            for value in node.values():
+                yield from objects(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from objects(value)
+
+    found = list(objects(strict_schema(tool.input_schema)))
+    assert len(found) == 2  # the answer and its rows
+    for node in found:
+        assert node["additionalProperties"] is False
+        assert sorted(node["required"]) == sorted(node["properties"])
+
+
+STRICT_ANSWERS: dict[str, dict[str, Any]] = {
+    "record_candidates": {"candidates": [MINE_ROW]},
+    "assign_labels": {"labels": [{"id": 0, "label": "use-bun"}]},
+    "check_coverage": {"verdicts": [{"id": 0, "verdict": "new", "rule_index": None, "skill_index": None}]},
+    "record_verdicts": {"verdicts": [{"id": 0, "accepted": True, "category": "tooling", "scope": "user",
+                                      "confidence": 0.9, "summary": "Use bun.", "rationale": "said twice",
+                                      "canonical_key": None}]},
+}
+
+
+@pytest.mark.parametrize(
+    ("tool", "answer_model"),
+    [(MINE_TOOL, None), (ASSIGN_LABELS, LabelsAnswer), (CHECK_COVERAGE, VerdictsAnswer), (RECORD_VERDICTS, VerdictsAnswer)],
+    ids=lambda v: getattr(v, "name", ""),
+)
+def test_a_strict_json_schema_answer_maps_to_the_same_contract(tool: ToolSpec, answer_model: type[BaseModel] | None) -> None:
+    step = {"record_candidates": "mine", "assign_labels": "name", "check_coverage": "coverage"}.get(tool.name, "judge")
+    req = ModelRequest(step, "m", "sys", tool, "ITEMS:\n0. [directive] use bun", 512)  # type: ignore[arg-type]
+    with ModesServer(answer=lambda name, r: STRICT_ANSWERS[name]) as fake:
+        if answer_model is None:
+            response = modes_backend(fake).call(req)
+            (candidate,) = parse_candidates(response.tool_input)
+            assert (candidate.kind, candidate.text) == ("directive", "use bun, not npm")
+        else:
+            parsed, response = call_tool(modes_backend(fake), req, answer_model)
+            assert len(next(iter(parsed.model_dump().values()))) == 1
+    assert None not in _values(response.tool_input)
+
+
+def _values(node: Any) -> Iterator[Any]:
+    if isinstance(node, dict):
+        for value in node.values():
+            yield value
+            yield from _values(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _values(value)

@@ -65,7 +65,15 @@ class ModelResponse:
 
 
 class ModelError(Exception):
-    """A model call failed for good (after retries). The message says why in one line."""
+    """A model call failed for good (after retries). The message says why in one line.
+
+    `usage` is what the failed call still cost (tokens of answers that could
+    not be used), so a run of failed calls does not report zero model calls.
+    """
+
+    def __init__(self, message: str = "", *, usage: CallUsage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage if usage is not None else CallUsage()
 
 
 class ReplayMissError(ModelError):
