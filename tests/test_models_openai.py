@@ -112,10 +112,11 @@ def test_length_finish_maps_to_max_tokens(fake: FakeOpenAIServer) -> None:
     assert backend_for(fake).call(request()).stop_reason == "max_tokens"
 
 
-def test_no_tool_call_and_no_json_in_either_mode_is_a_model_error(fake: FakeOpenAIServer) -> None:
+def test_no_tool_call_and_no_json_in_any_mode_is_a_model_error(fake: FakeOpenAIServer) -> None:
     fake.enqueue_content("I am not sure what you mean.")
     fake.enqueue_content("Still not sure.")
-    with pytest.raises(ModelError, match=r"neither tools nor json_schema gave an answer.*without calling the tool"):
+    fake.enqueue_content("Really not sure.")
+    with pytest.raises(ModelError, match=r"none of tools, json_schema, json_object gave an answer.*without calling the tool"):
         backend_for(fake).call(request())
 
 
@@ -135,11 +136,11 @@ def test_exhaustion_names_the_status(fake: FakeOpenAIServer) -> None:
         backend_for(fake).call(request())
 
 
-def test_bad_request_is_final_once_both_modes_were_refused(fake: FakeOpenAIServer) -> None:
-    fake.enqueue_status(400, times=2)
+def test_bad_request_is_final_once_every_mode_was_refused(fake: FakeOpenAIServer) -> None:
+    fake.enqueue_status(400, times=3)
     with pytest.raises(ModelError, match="HTTP 400"):
         backend_for(fake).call(request())
-    assert len(fake.requests) == 2  # one per mode, never retried
+    assert len(fake.requests) == 3  # one per mode, never retried
 
 
 def test_auth_error_does_not_try_the_other_mode(fake: FakeOpenAIServer) -> None:
@@ -212,15 +213,15 @@ def test_a_server_rejecting_response_format_falls_back_to_tools_and_is_remembere
     with ModesServer(json_schema="reject") as fake:
         backend = modes_backend(fake)
         first = backend.call(request())
-        assert fake.modes == ["json_schema", "tools"]
+        assert fake.modes == ["json_schema", "json_object", "tools"]
         assert first.tool_input == {"labels": []}
-        assert first.usage.calls == 1  # the 400 produced no completion
+        assert first.usage.calls == 1  # the 400s produced no completion
         backend.call(request())
-        assert fake.modes == ["json_schema", "tools", "tools"]  # no probe the second time
+        assert fake.modes[3:] == ["tools"]  # no probe the second time
         # The next run (a new backend, same cache dir) starts with tools too.
         modes_backend(fake).call(request())
-        assert fake.modes[-1:] == ["tools"] and len(fake.requests) == 4
-    assert backend.requests == {"json_schema": 1, "tools": 2}
+        assert fake.modes[4:] == ["tools"] and len(fake.requests) == 5
+    assert backend.requests == {"json_schema": 1, "json_object": 1, "tools": 2}
     assert backend.answers == {"tools": 2}
 
 
@@ -228,8 +229,9 @@ def test_a_server_ignoring_response_format_falls_back_to_tools() -> None:
     with ModesServer(json_schema="ignore") as fake:
         backend = modes_backend(fake)
         response = backend.call(request())
-        assert fake.modes == ["json_schema", "tools"] and response.tool_input == {"labels": []}
-        assert response.usage.calls == 2  # the prose answer was a completion too
+        assert fake.modes == ["json_schema", "json_object", "tools"]
+        assert response.tool_input == {"labels": []}
+        assert response.usage.calls == 3  # the prose answers were completions too
         assert backend.mode_for("gemma") == "tools"
 
 
@@ -269,17 +271,35 @@ def test_an_unreadable_memo_only_costs_a_probe(tmp_path: Path) -> None:
     memo.write_text("{not json")
     with ModesServer(json_schema="reject") as fake:
         modes_backend(fake, memo_path=memo).call(request())
-        assert fake.modes == ["json_schema", "tools"]
+        assert fake.modes == ["json_schema", "json_object", "tools"]
     assert "tools" in memo.read_text()
 
 
-def test_failing_in_both_modes_reports_what_the_failed_calls_cost() -> None:
+def test_failing_in_every_mode_reports_what_the_failed_calls_cost() -> None:
     with ModesServer(json_schema="ignore", tools="ramble") as fake, pytest.raises(
-        ModelError, match="neither json_schema nor tools"
+        ModelError, match="none of json_schema, json_object, tools gave an answer"
     ) as info:
         modes_backend(fake).call(request())
     u = info.value.usage
-    assert (u.calls, u.input_tokens, u.output_tokens) == (2, 240, 30 + 512)
+    assert (u.calls, u.input_tokens, u.output_tokens) == (3, 360, 30 + 30 + 512)
+
+
+def test_llama_cpp_python_500_on_json_schema_moves_to_json_object_without_retrying() -> None:
+    with ModesServer(json_schema="crash", json_object="ok", tools="ramble") as fake:
+        backend = modes_backend(fake)
+        response = backend.call(mine_request())
+        assert fake.modes == ["json_schema", "json_object"]  # the 500 was not retried
+        assert response.tool_input == {"candidates": []}
+        assert backend.mode_for("gemma") == "json_object"
+    sent = fake.requests[1].json["response_format"]
+    assert sent == {"type": "json_object", "schema": dict(MINE_TOOL.input_schema)}
+
+
+def test_an_ordinary_500_is_still_retried_in_the_same_mode() -> None:
+    with ModesServer() as fake:
+        fake.enqueue_status(500)
+        modes_backend(fake).call(request())
+        assert fake.modes == ["json_schema", "json_schema"]
 
 
 def test_a_truncated_json_schema_answer_is_an_error_not_a_mode_switch() -> None:

@@ -1,11 +1,12 @@
 """Any OpenAI-compatible chat-completions endpoint (llama.cpp, vLLM, Ollama, LM Studio, OpenAI).
 
-The contract's one forced tool is asked for in one of two modes (see
+The contract's one forced tool is asked for in one of three modes (see
 `openai_modes`): `response_format` json_schema first, because servers that
-support it constrain decoding to the schema, and one function with a named
-`tool_choice` where the server rejects `response_format` or ignores it. Which
-mode works is remembered per endpoint; a call whose mode fails in a way that
-says "this server does not do it that way" tries the other mode once.
+support it constrain decoding to the schema; llama-cpp-python's json_object
+with a schema; one function with a named `tool_choice` where the server
+rejects `response_format` or ignores it. Which mode works is remembered per
+endpoint; a call whose mode fails in a way that says "this server does not do
+it that way" tries the next mode once.
 
 Local servers differ in how faithfully they answer: some return tool arguments
 as an object instead of a JSON string, some ignore `tools` and answer in
@@ -29,11 +30,10 @@ from learn.models.base import CallUsage, ModelError, ModelRequest, ModelResponse
 from learn.models.catalog import model_info
 from learn.models.json_text import extract_json_object
 from learn.models.openai_modes import (
-    DEFAULT_ORDER,
     EndpointMemo,
     Mode,
     default_memo_path,
-    other_mode,
+    mode_order,
     strict_schema,
     strip_optional_nulls,
 )
@@ -72,6 +72,7 @@ def chat_completions_url(base_url: str) -> str:
 
 
 def build_payload(request: ModelRequest, model: str, mode: Mode = "tools") -> dict[str, Any]:
+    """The chat-completions body asking for `request`'s answer object in `mode`."""
     tool = request.tool
     payload: dict[str, Any] = {
         "model": model,
@@ -91,6 +92,10 @@ def build_payload(request: ModelRequest, model: str, mode: Mode = "tools") -> di
                 "strict": True,
             },
         }
+        return payload
+    if mode == "json_object":
+        # No strict dialect here: the plain schema, so optional keys stay optional.
+        payload["response_format"] = {"type": "json_object", "schema": dict(tool.input_schema)}
         return payload
     payload["tools"] = [
         {
@@ -187,10 +192,11 @@ def response_from_completion(
     if tool_input is None and isinstance(content, str):
         tool_input = _content_object(content)
     if tool_input is None:
-        if calls or (mode == "json_schema" and isinstance(content, str) and content.lstrip().startswith("{")):
+        started = isinstance(content, str) and content.lstrip().startswith("{")
+        if calls or (mode != "tools" and started):
             cut = " (cut off at max_tokens)" if stop_reason == "max_tokens" else ""
             raise ModelError(f"{what}: the answer is not valid JSON{cut}", usage=usage)
-        if mode == "json_schema":
+        if mode != "tools":
             raise ModeFailure(
                 f"{what}: the server ignored response_format and answered in prose (finish_reason {finish})",
                 usage=usage,
@@ -254,8 +260,7 @@ class OpenAIBackend:
     def call(self, request: ModelRequest) -> ModelResponse:
         model = self.model or request.model
         remembered = self.only or self.mode_for(model)
-        first = remembered or DEFAULT_ORDER[0]
-        modes = (first,) if self.only else (first, other_mode(first))
+        modes = (self.only,) if self.only else mode_order(remembered)
         what = f"openai {request.tool.name}"
         spent = CallUsage()
         failures: list[str] = []
@@ -276,7 +281,7 @@ class OpenAIBackend:
             if mode != remembered:
                 self.memo.set(self.url, model, mode)
             return replace(response, usage=spent + response.usage)
-        tried = f"neither {' nor '.join(modes)} gave an" if len(modes) > 1 else f"{modes[0]} gave no"
+        tried = f"none of {', '.join(modes)} gave an" if len(modes) > 1 else f"{modes[0]} gave no"
         raise ModelError(f"{what}: {tried} answer ({'; '.join(failures)})", usage=spent)
 
     def _call_in_mode(self, request: ModelRequest, model: str, mode: Mode) -> ModelResponse:
@@ -299,6 +304,10 @@ class OpenAIBackend:
                     raise TransientError(f"connection error to {self.url} ({type(exc).__name__})") from exc
             if reply.status_code >= 400:
                 reason = _error_text(reply)
+                if mode != "tools" and reply.status_code >= 500 and "response_format" in reply.text:
+                    # llama-cpp-python answers a response_format it does not
+                    # know with a 500 naming it: retrying cannot help.
+                    raise ModeFailure(f"openai: HTTP {reply.status_code} {reason}")
                 if not is_retryable_status(reply.status_code, reply.headers):
                     failed = ModeFailure if reply.status_code not in _NOT_ABOUT_MODE else ModelError
                     raise failed(f"openai: HTTP {reply.status_code} {reason}")

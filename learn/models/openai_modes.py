@@ -1,13 +1,19 @@
 """How an OpenAI-compatible endpoint is asked for the answer schema, and which way works where.
 
-Two ways to get the contract's one object out of `/v1/chat/completions`:
+Three ways to get the contract's one object out of `/v1/chat/completions`,
+tried in this order:
 
-- `json_schema`: `response_format: {"type": "json_schema", ...}`. llama.cpp, vLLM,
-  Ollama and LM Studio turn the schema into a grammar and constrain decoding to
-  it, so even a small local model answers with valid JSON. Measured on a real
-  llama.cpp server with a small model: with tools + a named tool_choice every
-  call rambled to max_tokens without calling the tool (9 of 9 sessions failed);
-  the same requests with json_schema came back valid in under 2 s.
+- `json_schema`: `response_format: {"type": "json_schema", ...}` (OpenAI, vLLM,
+  Ollama, LM Studio, llama.cpp's own llama-server). Local servers turn the
+  schema into a grammar and constrain decoding to it, so even a small model
+  answers with valid JSON. Measured on a real llama.cpp server with a small
+  model: with tools + a named tool_choice every call rambled to max_tokens
+  without calling the tool (9 of 9 sessions failed); the same requests with
+  json_schema came back valid in under 2 s.
+- `json_object`: `response_format: {"type": "json_object", "schema": ...}`, the
+  dialect of llama-cpp-python's server, which (0.3.36, measured) answers
+  `json_schema` with HTTP 500 "Input should be 'text' or 'json_object'" but
+  constrains decoding to the schema given this way.
 - `tools`: one function and a named `tool_choice`, for servers that reject
   `response_format` (or ignore it and answer in prose).
 
@@ -25,13 +31,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-Mode = Literal["json_schema", "tools"]
-DEFAULT_ORDER: tuple[Mode, Mode] = ("json_schema", "tools")
+Mode = Literal["json_schema", "json_object", "tools"]
+DEFAULT_ORDER: tuple[Mode, ...] = ("json_schema", "json_object", "tools")
 MEMO_FILE = "openai-endpoints.json"
 
 
-def other_mode(mode: Mode) -> Mode:
-    return "tools" if mode == "json_schema" else "json_schema"
+def mode_order(first: Mode | None) -> tuple[Mode, ...]:
+    """`first` (the mode that worked last time), then the others in the default order."""
+    if first is None:
+        return DEFAULT_ORDER
+    return (first, *(mode for mode in DEFAULT_ORDER if mode != first))
 
 
 def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
