@@ -31,6 +31,7 @@ Setup (a separate venv, so the shared one is not touched; the build takes
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -302,6 +303,8 @@ def _option(args: list[str], name: str, default: str | None) -> str | None:
 
 
 def main(argv: list[str]) -> int:
+    # A SIGTERM (e.g. from `timeout`) unwinds like Ctrl-C, so the server is stopped too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args = list(argv)
     python = llama_python(_option(args, "--python", None))
     per_step = int(_option(args, "--per-step", "3") or 3)

@@ -41,5 +41,7 @@ def test_every_step_gets_schema_valid_answers_from_a_real_llama_cpp_server(tmp_p
     for step in STEPS:
         tally = tallies[step]
         assert (tally.valid, tally.failures) == (tally.calls, []), step
-        assert tally.answered_by == {"json_schema": 1}, step
-    assert backend.mode_for(MODEL_NAME) == "json_schema"
+        # Constrained decoding answered, not the tools fallback: json_schema on
+        # llama-server, json_object + schema on llama-cpp-python's server.
+        assert set(tally.answered_by) <= {"json_schema", "json_object"}, step
+    assert backend.mode_for(MODEL_NAME) in ("json_schema", "json_object")
