@@ -7,19 +7,13 @@ the regression gate compares against the committed baseline in that direction.
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from evals.gold import Gold
-
-_WS = re.compile(r"\s+")
-
-
-def norm(text: str) -> str:
-    return _WS.sub(" ", text).strip().casefold()
+from learn.textfold import fold
 
 
 @dataclass(frozen=True)
@@ -58,14 +52,14 @@ DIRECTION: dict[str, bool] = {
 def _gold_of(gold: Gold, session: str, kind: str, text: str, command: str | None) -> str | None:
     """The gold group an occurrence belongs to, matched on its session and quote
     (fixes on their command), or None when it is not gold (a mistake or noise)."""
-    n = norm(text)
+    n = fold(text)
     for q in gold.quotes:
         if q.session != session or q.kind != kind:
             continue
         if kind == "fix":
-            if command and q.command and norm(command) == norm(q.command):
+            if command and q.command and fold(command) == fold(q.command):
                 return q.group
-        elif norm(q.text) == n:
+        elif fold(q.text) == n:
             return q.group
     return None
 
@@ -162,7 +156,7 @@ def proposal_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]], written
     blob = "\n".join(
         [str(p.get("text", "")) + "\n" + "\n".join(q["text"] for q in p.get("quotes", [])) for p in proposals]
     )
-    trap_leaks = sum(1 for t in gold.traps if norm(t) in norm(blob))
+    trap_leaks = sum(1 for t in gold.traps if fold(t) in fold(blob))
     everything = blob + "\n" + "\n".join(written_text)
     secret_leaks = sum(1 for s in gold.secrets if s in everything)
     n = len(proposals)

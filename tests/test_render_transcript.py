@@ -4,7 +4,8 @@ from _mining_helpers import fail, make_session, tool, user
 
 from learn.render import render_transcript, spoken_text
 from learn.render.render import TOOL_ERROR_CHARS, TOOL_SUMMARY_CHARS, render_blocks
-from learn.render.spoken import TURN_SEPARATOR, normalize
+from learn.render.spoken import TURN_SEPARATOR
+from learn.textfold import fold
 from learn.transcripts.exclusions import LEARN_DIGEST_MARKER
 from learn.transcripts.replay import replay_fingerprints
 from learn.transcripts.view import Denial
@@ -90,7 +91,7 @@ def test_render_and_spoken_redact_identically() -> None:
     rendered = render_transcript(s)
     assert key not in rendered and key not in spoken_text(s)
     quote = rendered.removeprefix("USER: ")
-    assert normalize(quote) in spoken_text(s)
+    assert fold(quote) in spoken_text(s)
 
 
 def test_spoken_text_is_normalized_and_turns_are_separated() -> None:

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from learn.textfold import fold
 from learn.transcripts.replay import (
     REPLAY_FINGERPRINT_CHARS,
     is_replayed_turn,
     load_templates,
-    normalize,
     replay_fingerprints,
     template_paths,
 )
@@ -173,7 +173,7 @@ def test_index_agrees_with_naive_search(templates: list[str], noise: str, pick: 
     if fps and pick % 2 == 0:
         fp = fps[pick % len(fps)]
         text = noise[:at] + " " + fp + " " + noise[at:]
-    n = normalize(text)
+    n = fold(text)
     naive = len(n) >= 40 and any(fp in n for fp in fps)
     assert is_replayed_turn(text, fps) == naive
 

@@ -50,6 +50,8 @@ def test_exactly_what_the_person_typed(main: Session) -> None:
     assert _texts(main, "typed") == [
         "Please add a --dry-run flag to the deploy script.",
         "make the button red",
+        # The replayed body is machinery; the argument the person gave it is typed.
+        "focus on the deploy script",
         'Why did the log print "[Request interrupted by user]" twice?',
         "keep functions under 40 lines",
         "now write the changelog entry",
@@ -145,13 +147,13 @@ def test_codex_session() -> None:
 
 def test_session_to_dict_is_json(main: Session) -> None:
     data = json.loads(json.dumps(session_to_dict(main)))
-    assert data["human_turns"] == 11
-    assert data["human_turns_by_origin"] == {"typed": 5, "denial": 1, "answer": 4, "queued": 1}
+    assert data["human_turns"] == 12
+    assert data["human_turns_by_origin"] == {"typed": 6, "denial": 1, "answer": 4, "queued": 1}
     assert data["timeline"][0] == {
         "type": "human", "origin": "typed",
         "text": "Please add a --dry-run flag to the deploy script.",
         "at": "2026-11-20T09:01:00+00:00", "event_index": 1,
-        "uuid": main.human_turns[0].uuid,
+        "uuid": main.human_turns[0].uuid, "command": None,
     }
 
 

@@ -43,6 +43,7 @@ def resolve_session(ref: str) -> tuple[Path, SessionFile | None]:
 def load_view(path: Path, file: SessionFile | None) -> Session:
     from learn.transcripts.parser import parse
     from learn.transcripts.replay import FingerprintCache
+    from learn.transcripts.scripted import without_project_prompts
     from learn.transcripts.session import build_session
 
     try:
@@ -51,11 +52,14 @@ def load_view(path: Path, file: SessionFile | None) -> Session:
         raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
     # Fingerprints need the project; for a bare path it is read from the file.
     project = file.project if file is not None else _cwd_of(transcript)
-    return build_session(
+    fingerprints = FingerprintCache().for_project(project)
+    view = build_session(
         transcript,
-        fingerprints=FingerprintCache().for_project(project),
+        fingerprints=fingerprints,
         subagent_paths=file.subagent_paths if file is not None else (),
     )
+    # Show it as a run reads it: without prompts repeated across the project.
+    return without_project_prompts(view, fingerprints)
 
 
 def _cwd_of(transcript: object) -> str | None:

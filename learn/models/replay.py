@@ -122,9 +122,10 @@ class RecordingBackend:
 
     Filling only the misses makes `--record` resumable and cheap to re-run:
     an interrupted recording pays again only for what it had not finished.
-    `overwrite=True` re-asks everything. Failures (ModelError) are never
-    recorded; a malformed-but-delivered answer is, since it is what the model
-    said and the caller's validation decides what to do with it.
+    `overwrite=True` re-asks everything. Failures (ModelError) and answers cut
+    at max_tokens are never recorded; a malformed-but-delivered answer is,
+    since it is what the model said and the caller's validation decides what to
+    do with it, and the repaired answer the caller then asks for replaces it.
     """
 
     def __init__(self, inner: Backend, cache_dir: Path, *, overwrite: bool = False) -> None:
@@ -134,11 +135,16 @@ class RecordingBackend:
         self.name = f"record:{inner.name}"
 
     def call(self, request: ModelRequest) -> ModelResponse:
-        if not self.overwrite:
+        # A request carrying corrections follows an answer that failed its
+        # schema: that answer is the recording, so asking it again would
+        # replay the same mistake. The repaired answer replaces it.
+        if not self.overwrite and not request.corrections:
             try:
                 return read_answer(self.cache_dir, request)
             except ModelError:
                 pass  # a miss, or an unreadable recording: ask again and replace it
         response = self.inner.call(request)
-        write_answer(self.cache_dir, request, response)
+        # A cut answer is never recorded: the retry with a larger budget is.
+        if response.stop_reason != "max_tokens":
+            write_answer(self.cache_dir, request, response)
         return response

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from learn.mining.candidate import KINDS, CandidateKind, MinedCandidate, SessionCandidates
-from learn.reduce.slug import normalize_text
 from learn.reduce.types import Proposal, Quote
+from learn.textfold import fold
 
 DEFAULT_MIN_SESSIONS: Mapping[str, int] = {"directive": 2, "fix": 2, "request": 3}
 DEFAULT_MAX_PER_KIND = 8
@@ -84,7 +84,7 @@ def _merge_identical_text(groups: dict[tuple[str, str], list[Occurrence]]) -> di
     seen: dict[tuple[str, str], tuple[str, str]] = {}
     for key in sorted(groups):
         for occ in groups[key]:
-            text_key = (key[0], normalize_text(occ.candidate.text))
+            text_key = (key[0], fold(occ.candidate.text))
             other = seen.setdefault(text_key, key)
             a, b = find(other), find(key)
             if a != b:

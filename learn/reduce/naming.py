@@ -38,7 +38,8 @@ from learn.reduce.answers import LabelsAnswer, rows_schema
 from learn.reduce.cluster import cluster_ids, contrast_for, medoid, threshold_for
 from learn.reduce.contrast import NO_CONTRAST, Contrast, contrast_between
 from learn.reduce.memory import InMemoryLabelIndex
-from learn.reduce.slug import fallback_slug, normalize_label, normalize_text
+from learn.reduce.slug import fallback_slug, normalize_label
+from learn.textfold import fold
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -155,7 +156,7 @@ def pack_batches(clusters: Sequence[Sequence[int]], size: int) -> list[list[int]
 def _uniques(candidates: Sequence[MinedCandidate]) -> list[_Unique]:
     by_key: dict[tuple[str, str], _Unique] = {}
     for pos, cand in enumerate(candidates):
-        norm = normalize_text(cand.text)
+        norm = fold(cand.text)
         key = (cand.kind, norm)
         u = by_key.get(key)
         if u is None:

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from learn.transcripts.exclusions import entry_exclusion, strip_reminders, text_exclusion
+from learn.transcripts.exclusions import entry_exclusion
 from learn.transcripts.literals import (
     ANSWER_NO_OPTION,
     ANSWER_NOTES_SEPARATOR,
@@ -49,6 +49,7 @@ from learn.transcripts.models import (
     TranscriptEvent,
     UserEvent,
 )
+from learn.transcripts.typed import AssistantText, Typed, typed_blocks
 from learn.transcripts.view import (
     Denial,
     HumanOrigin,
@@ -93,7 +94,7 @@ def build_session(
                 if isinstance(block, ToolUseBlock):
                     calls[block.id] = block
 
-    builder = _Builder(calls, fingerprints)
+    builder = _Builder(calls, fingerprints, transcript.provider)
     for index in branch:
         builder.add(index, events[index])
 
@@ -208,9 +209,17 @@ def _logical_parent(event: TranscriptEvent) -> str | None:
 
 
 class _Builder:
-    def __init__(self, calls: Mapping[str, ToolUseBlock], fingerprints: Sequence[str]) -> None:
+    def __init__(
+        self, calls: Mapping[str, ToolUseBlock], fingerprints: Sequence[str], provider: str = "claude"
+    ) -> None:
         self._tool_calls = calls
         self._fingerprints = fingerprints
+        self._provider = provider
+        # Assistant text so far: lines of it pasted back into a turn are not typed.
+        self._assistant_texts = AssistantText()
+        # The arguments of the last slash command: builds that wrote the
+        # expanded body as a plain line replay them once more inside it.
+        self._command_args: str | None = None
         self.timeline: list[TimelineItem] = []
         self.human: list[HumanTurn] = []
         self.calls: list[ToolCall] = []
@@ -227,6 +236,9 @@ class _Builder:
             self.turns += 1
             if event.meta.is_sidechain:
                 return  # a subagent's calls belong to its own transcript
+            said = [b.text for b in event.blocks if isinstance(b, TextBlock)]
+            for text in said or ([event.text] if event.text else []):
+                self._assistant_texts.add(text)
             for block in event.blocks:
                 if isinstance(block, ToolUseBlock):
                     call = ToolCall(
@@ -243,8 +255,9 @@ class _Builder:
             self._queued(index, event, event.detail)
 
     def _turn(self, text: str, origin: HumanOrigin, at: datetime | None, index: int,
-              uuid: str | None) -> None:
-        turn = HumanTurn(text=text, origin=origin, at=at, event_index=index, uuid=uuid)
+              uuid: str | None, command: str | None = None) -> None:
+        turn = HumanTurn(text=text, origin=origin, at=at, event_index=index, uuid=uuid,
+                         command=command)
         self.human.append(turn)
         self.timeline.append(turn)
 
@@ -271,13 +284,16 @@ class _Builder:
         )
         if excluded is not None:
             return
-        kept: list[str] = []
-        for text in texts:
-            cleaned = strip_reminders(text)
-            if text_exclusion(cleaned, self._fingerprints) is None:
-                kept.append(cleaned.strip())
-        if kept:
-            self._turn("\n".join(kept), "typed", at, index, meta.uuid)
+        typed = self._typed(texts)
+        if typed.reason == "replayed-command" and typed.text == self._command_args:
+            return
+        self._command_args = typed.text if typed.command else None
+        if typed.text:
+            self._turn(typed.text, "typed", at, index, meta.uuid, typed.command)
+
+    def _typed(self, texts: Sequence[str]) -> Typed:
+        return typed_blocks(texts, fingerprints=self._fingerprints, provider=self._provider,
+                            assistant_texts=self._assistant_texts)
 
     def _result(
         self, index: int, at: datetime | None, uuid: str | None, result: ToolResultBlock
@@ -332,9 +348,10 @@ class _Builder:
             return
         if entry_exclusion(event.meta) is not None:
             return
-        text = strip_reminders(detail.prompt)
-        if text_exclusion(text, self._fingerprints) is None:
-            self._turn(text.strip(), "queued", event.meta.timestamp, index, event.meta.uuid)
+        typed = self._typed([detail.prompt])
+        if typed.text:
+            self._turn(typed.text, "queued", event.meta.timestamp, index, event.meta.uuid,
+                       typed.command)
 
 
 # ---------------------------------------------------------------- AskUserQuestion
@@ -583,7 +600,7 @@ def session_to_dict(session: Session, *, timeline: bool = True) -> dict[str, Any
 def _item_dict(item: TimelineItem) -> dict[str, Any]:
     if isinstance(item, HumanTurn):
         return {"type": "human", "origin": item.origin, "text": item.text, "at": _iso(item.at),
-                "event_index": item.event_index, "uuid": item.uuid}
+                "event_index": item.event_index, "uuid": item.uuid, "command": item.command}
     if isinstance(item, ToolCall):
         return {"type": "tool_call", "id": item.id, "name": item.name, "summary": item.summary,
                 "at": _iso(item.at), "event_index": item.event_index}

@@ -29,6 +29,8 @@ class HumanTurn:
     at: datetime | None
     event_index: int
     uuid: str | None = None
+    # The slash command the turn invoked (`/deploy`), its arguments being `text`.
+    command: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

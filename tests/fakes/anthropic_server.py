@@ -184,6 +184,17 @@ class FakeAnthropicServer(FakeHTTPServer):
         """An answer cut off by max_tokens: stop_reason "max_tokens", input possibly partial."""
         self.enqueue_answer(partial_input, stop_reason="max_tokens")
 
+    def enqueue_raw_input(self, raw: Any, *, stop_reason: str = "max_tokens") -> None:
+        """A tool_use block whose `input` is not an object (e.g. the string of a JSON
+        answer cut mid-way, as a server that stopped at max_tokens may send it)."""
+
+        def body(request: RecordedRequest) -> Mapping[str, Any]:
+            block = {"type": "tool_use", "id": f"toolu_fake_raw_{len(self.requests):04d}",
+                     "name": request.tool_name or "tool", "input": raw}
+            return self.message_body(request, [block], stop_reason=stop_reason)
+
+        self.enqueue(Reply(200, body))
+
     def enqueue_text(self, text: str, *, stop_reason: str = "end_turn") -> None:
         """An answer with no tool_use block at all."""
         self.enqueue(
