@@ -15,8 +15,9 @@ from pydantic import BaseModel
 
 from learn.mining.parse import parse_candidates
 from learn.mining.prompt import TOOL as MINE_TOOL
-from learn.models.base import ModelError, ModelRequest, ToolSpec
+from learn.models.base import MalformedAnswer, ModelError, ModelRequest, ToolSpec
 from learn.models.call import call_tool
+from learn.models.meter import UsageMeter
 from learn.models.openai_backend import OpenAIBackend, chat_completions_url
 from learn.models.openai_modes import MEMO_FILE, Mode, strict_schema
 from learn.models.ratelimit import RateLimiter
@@ -302,15 +303,71 @@ def test_an_ordinary_500_is_still_retried_in_the_same_mode() -> None:
         assert fake.modes == ["json_schema", "json_schema"]
 
 
-def test_a_truncated_json_schema_answer_is_an_error_not_a_mode_switch() -> None:
+def test_a_truncated_json_schema_answer_is_a_cut_answer_not_a_mode_switch() -> None:
     with ModesServer() as fake:
         fake.enqueue(Reply(200, lambda r: fake.completion_body(
             r, {"role": "assistant", "content": '{"labels": [{"id": 1, "label": "use-b'}, finish_reason="length")))
         backend = modes_backend(fake)
-        with pytest.raises(ModelError, match="not valid JSON \\(cut off at max_tokens\\)") as info:
+        with pytest.raises(MalformedAnswer, match="not valid JSON \\(cut off at max_tokens\\)") as info:
             backend.call(request())
         assert fake.modes == ["json_schema"] and backend.mode_for("gemma") is None
     assert info.value.usage.calls == 1
+    assert info.value.stop_reason == "max_tokens"  # call_checked asks again with a larger budget
+
+
+def test_a_cut_json_schema_answer_is_asked_again_with_a_larger_budget_through_call_tool() -> None:
+    with ModesServer(answer=lambda name, r: {"labels": [{"id": 1, "label": "use-bun"}]}) as fake:
+        fake.enqueue(Reply(200, lambda r: fake.completion_body(
+            r, {"role": "assistant", "content": '{"labels": [{"id": 1, "lab'}, finish_reason="length")))
+        parsed, response = call_tool(modes_backend(fake), request(), LabelsAnswer)
+        budgets = [r.json["max_tokens"] for r in fake.requests]
+    assert parsed.labels == [{"id": 1, "label": "use-bun"}]
+    assert fake.modes == ["json_schema", "json_schema"] and budgets[1] > budgets[0]
+    assert response.usage.calls == 2  # the cut answer is billed too
+
+
+def test_every_mode_answering_prose_is_a_malformed_answer_worth_another_attempt() -> None:
+    with ModesServer(json_schema="ignore", tools="ramble") as fake, pytest.raises(MalformedAnswer) as info:
+        modes_backend(fake).call(request())
+    assert info.value.stop_reason == "max_tokens"  # the last answer (tools) rambled to the limit
+
+
+def test_every_mode_rejected_is_a_plain_model_error() -> None:
+    with ModesServer(json_schema="reject", tools="reject") as fake, pytest.raises(ModelError) as info:
+        modes_backend(fake).call(request())
+    assert not isinstance(info.value, MalformedAnswer) and info.value.usage.calls == 0
+
+
+def test_a_schema_invalid_answer_is_corrected_in_a_follow_up_turn_per_mode() -> None:
+    """call_tool sends the invalid answer back with the error; each mode in its own form."""
+    bad = {"labels": [{"id": "one", "label": "use-bun"}]}
+    good = {"labels": [{"id": 1, "label": "use-bun"}]}
+    for way, expected_roles in (("json_schema", ["assistant", "user"]), ("tools", ["assistant", "tool"])):
+        answers = iter([bad, good])
+        server = ModesServer(json_schema="ok" if way == "json_schema" else "reject",
+                             answer=lambda name, r, a=answers: next(a))  # type: ignore[misc]
+        with server as fake:
+            backend = modes_backend(fake)
+            backend.memo.set(backend.url, "gemma", way)  # type: ignore[arg-type]
+            labels = ModelRequest("name", "m", "Name things.", ASSIGN_LABELS, "ITEMS:\n1. [directive] use bun", 512)
+            parsed, _ = call_tool(backend, labels, LabelsAnswer)
+        assert parsed.labels == [good["labels"][0]] and len(fake.requests) == 2
+        follow_up = fake.requests[-1].json["messages"][2:]
+        assert [m["role"] for m in follow_up] == expected_roles, way
+        said = follow_up[0]["content"] or follow_up[0]["tool_calls"][0]["function"]["arguments"]
+        assert json.loads(said) == bad
+        assert "does not match the assign_labels schema" in follow_up[1]["content"]
+        if way == "tools":
+            assert follow_up[1]["tool_call_id"] == follow_up[0]["tool_calls"][0]["id"]
+
+
+def test_a_run_of_failed_calls_reports_them_in_the_usage() -> None:
+    with ModesServer(json_schema="ignore", tools="ramble") as fake:
+        meter = UsageMeter(modes_backend(fake))
+        for _ in range(2):
+            with pytest.raises(ModelError):
+                meter.call(request())
+    assert meter.usage.calls == 6 and meter.usage.output_tokens == 2 * (30 + 30 + 512)
 
 
 def test_only_one_mode_means_no_fallback_and_no_memo() -> None:

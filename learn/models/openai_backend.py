@@ -26,7 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from learn.models.base import CallUsage, ModelError, ModelRequest, ModelResponse
+from learn.models.base import CallUsage, MalformedAnswer, ModelError, ModelRequest, ModelResponse
 from learn.models.catalog import model_info
 from learn.models.json_text import extract_json_object
 from learn.models.openai_modes import (
@@ -60,6 +60,10 @@ _NOT_ABOUT_MODE = frozenset({401, 403, 404, 413})
 class ModeFailure(ModelError):
     """This mode does not work at this endpoint: rejected (4xx) or answered without the object."""
 
+    def __init__(self, message: str, *, usage: CallUsage | None = None, stop_reason: str | None = None) -> None:
+        super().__init__(message, usage=usage)
+        self.stop_reason = stop_reason
+
 
 def chat_completions_url(base_url: str) -> str:
     """Accept `http://host:8080`, `.../v1` or the full endpoint."""
@@ -80,6 +84,7 @@ def build_payload(request: ModelRequest, model: str, mode: Mode = "tools") -> di
         "messages": [
             {"role": "system", "content": request.system},
             {"role": "user", "content": request.user},
+            *correction_turns(request, mode),
         ],
     }
     if mode == "json_schema":
@@ -109,6 +114,31 @@ def build_payload(request: ModelRequest, model: str, mode: Mode = "tools") -> di
     ]
     payload["tool_choice"] = {"type": "function", "function": {"name": tool.name}}
     return payload
+
+
+def correction_turns(request: ModelRequest, mode: Mode) -> list[dict[str, Any]]:
+    """Each earlier invalid answer as the assistant's turn, then what was wrong with it.
+
+    In tools mode the answer is the assistant's tool call and the error its
+    tool result, the way any tool error comes back; with response_format the
+    answer is the assistant's content and the error a user turn.
+    """
+    name = request.tool.name
+    turns: list[dict[str, Any]] = []
+    for n, fix in enumerate(request.corrections, start=1):
+        answer = json.dumps(dict(fix.answer), ensure_ascii=False)
+        problem = f"The answer does not match the {name} schema: {fix.error}."
+        if mode == "tools":
+            call_id = f"call_learn_repair_{n}"
+            turns.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": call_id, "type": "function", "function": {"name": name, "arguments": answer}},
+            ]})
+            turns.append({"role": "tool", "tool_call_id": call_id,
+                          "content": f"{problem} Call {name} again with the whole corrected answer."})
+        else:
+            turns.append({"role": "assistant", "content": answer})
+            turns.append({"role": "user", "content": f"{problem} Answer again with the whole corrected object."})
+    return turns
 
 
 def _as_mapping(value: Any) -> Mapping[str, Any]:
@@ -168,8 +198,9 @@ def response_from_completion(
 
     Raises `ModeFailure` when the reply shows the server did not answer this
     way at all (no tool call and no object; prose where the schema was asked
-    for), and a plain `ModelError` when it did but the object is cut off or
-    broken. Both carry the call's usage.
+    for), and `MalformedAnswer` when it did but the object is cut off (stop
+    reason "max_tokens": the caller asks again with a larger budget) or broken.
+    Both carry the call's usage.
     """
     what = f"openai {request.tool.name}"
     choices = data.get("choices") if isinstance(data, Mapping) else None
@@ -195,14 +226,15 @@ def response_from_completion(
         started = isinstance(content, str) and content.lstrip().startswith("{")
         if calls or (mode != "tools" and started):
             cut = " (cut off at max_tokens)" if stop_reason == "max_tokens" else ""
-            raise ModelError(f"{what}: the answer is not valid JSON{cut}", usage=usage)
+            raise MalformedAnswer(f"{what}: the answer is not valid JSON{cut}", usage=usage, stop_reason=stop_reason)
         if mode != "tools":
             raise ModeFailure(
                 f"{what}: the server ignored response_format and answered in prose (finish_reason {finish})",
-                usage=usage,
+                usage=usage, stop_reason=stop_reason,
             )
         raise ModeFailure(
-            f"{what}: the model answered without calling the tool (finish_reason {finish})", usage=usage
+            f"{what}: the model answered without calling the tool (finish_reason {finish})",
+            usage=usage, stop_reason=stop_reason,
         )
     return ModelResponse(
         tool_input=strip_optional_nulls(tool_input, request.tool.input_schema),
@@ -264,12 +296,14 @@ class OpenAIBackend:
         what = f"openai {request.tool.name}"
         spent = CallUsage()
         failures: list[str] = []
+        answered: ModeFailure | None = None
         for mode in modes:
             try:
                 response = self._call_in_mode(request, model, mode)
             except ModeFailure as exc:
                 spent = spent + exc.usage
                 failures.append(f"{mode}: {str(exc).removeprefix(what + ': ')}")
+                answered = exc if exc.usage.calls else answered
                 continue
             except ModelError as exc:
                 # Re-raised as it is (its type may say "truncated" to the caller),
@@ -282,7 +316,11 @@ class OpenAIBackend:
                 self.memo.set(self.url, model, mode)
             return replace(response, usage=spent + response.usage)
         tried = f"none of {', '.join(modes)} gave an" if len(modes) > 1 else f"{modes[0]} gave no"
-        raise ModelError(f"{what}: {tried} answer ({'; '.join(failures)})", usage=spent)
+        message = f"{what}: {tried} answer ({'; '.join(failures)})"
+        if answered is not None:
+            # The model did answer, just not usably: worth another attempt upstream.
+            raise MalformedAnswer(message, usage=spent, stop_reason=answered.stop_reason)
+        raise ModelError(message, usage=spent)
 
     def _call_in_mode(self, request: ModelRequest, model: str, mode: Mode) -> ModelResponse:
         import httpx
