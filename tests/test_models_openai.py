@@ -108,6 +108,13 @@ def test_prefixed_json_arguments_are_accepted(fake: FakeOpenAIServer) -> None:
     assert backend_for(fake).call(request()).tool_input == {"labels": []}
 
 
+def test_cut_tool_arguments_are_a_cut_answer_not_their_first_whole_row(fake: FakeOpenAIServer) -> None:
+    fake.enqueue_answer('{"labels": [{"id": 1, "label": "use-bun"}, {"id": 2, "lab', finish_reason="length")
+    with pytest.raises(MalformedAnswer, match="cut off at max_tokens") as info:
+        backend_for(fake).call(request())
+    assert info.value.stop_reason == "max_tokens" and len(fake.requests) == 1
+
+
 def test_length_finish_maps_to_max_tokens(fake: FakeOpenAIServer) -> None:
     fake.enqueue_answer({"labels": []}, finish_reason="length")
     assert backend_for(fake).call(request()).stop_reason == "max_tokens"

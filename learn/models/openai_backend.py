@@ -153,11 +153,7 @@ def _arguments(call: Mapping[str, Any]) -> dict[str, Any] | None:
     if isinstance(args, Mapping):
         return dict(args)
     if isinstance(args, str):
-        try:
-            value = json.loads(args)
-        except ValueError:
-            return extract_json_object(args)
-        return value if isinstance(value, dict) else None
+        return _content_object(args)
     return None
 
 
