@@ -15,7 +15,9 @@ Two passes over the same requests, in the same run:
 - auto: the backend as users run it (json_schema first, tools as fallback,
   the working mode remembered per endpoint).
 Per step it prints answers that are valid against the tool's input schema /
-calls, which mode answered, and seconds per call; then the ratios.
+calls, which mode answered, and seconds per call; then the ratios. `--passes`
+picks the passes (default auto,tools; each prints when done), `--max-tokens`
+caps every request's budget (default 1024; "none" keeps the pipeline's).
 
 Setup (a separate venv, so the shared one is not touched; the build takes
 10-30 minutes on 2 cores):
@@ -272,25 +274,24 @@ def _cell(t: Tally) -> str:
     return f"{t.valid}/{t.calls} valid, {t.per_call:6.1f} s/call, {t.rows:3d} rows ({modes})"
 
 
-def report(base_t: Mapping[str, Tally], auto_t: Mapping[str, Tally]) -> str:
-    lines = [f"{'step':9} {'baseline: tools only':52} {'auto: json_schema first':52}"]
+def table(name: str, tallies: Mapping[str, Tally]) -> str:
+    """One pass: per step, schema-valid answers / calls, time per call, which mode answered."""
+    lines = [f"{name}:"]
+    lines += [f"  {step:9} {_cell(tallies[step])}" for step in STEPS]
     for step in STEPS:
-        lines.append(f"{step:9} {_cell(base_t[step]):52} {_cell(auto_t[step]):52}")
+        lines += [f"  {step} failed: {failure}" for failure in tallies[step].failures[:2]]
+    return "\n".join(lines)
+
+
+def ratios(base_t: Mapping[str, Tally], auto_t: Mapping[str, Tally]) -> str:
     b_valid = sum(t.valid for t in base_t.values())
     a_valid = sum(t.valid for t in auto_t.values())
     calls = sum(t.calls for t in auto_t.values())
     b_s = sum(t.seconds for t in base_t.values())
     a_s = sum(t.seconds for t in auto_t.values())
-    lines.append(
-        f"all       baseline {b_valid}/{calls} valid in {b_s:.0f} s; auto {a_valid}/{calls} valid "
-        f"in {a_s:.0f} s; valid ratio auto/baseline "
-        f"{(a_valid / b_valid) if b_valid else float('inf'):.2f}, time ratio {a_s / b_s if b_s else 0:.2f}"
-    )
-    for name, tallies in (("baseline", base_t), ("auto", auto_t)):
-        for step in STEPS:
-            for failure in tallies[step].failures[:2]:
-                lines.append(f"  {name} {step} failed: {failure}")
-    return "\n".join(lines)
+    valid = f"{a_valid / b_valid:.2f}" if b_valid else "inf (baseline had none)"
+    return (f"auto vs baseline: {a_valid}/{calls} vs {b_valid}/{calls} schema-valid (ratio {valid}); "
+            f"{a_s:.0f} s vs {b_s:.0f} s (time ratio {a_s / b_s if b_s else 0:.2f})")
 
 
 def _option(args: list[str], name: str, default: str | None) -> str | None:
@@ -310,6 +311,7 @@ def main(argv: list[str]) -> int:
     per_step = int(_option(args, "--per-step", "3") or 3)
     cap = _option(args, "--max-tokens", "1024")
     max_tokens = int(cap) if cap and cap != "none" else None
+    passes = (_option(args, "--passes", "auto,tools") or "auto,tools").split(",")
     why = missing(python)
     if why:
         print(f"llama.cpp benchmark not run: {why}", file=sys.stderr)
@@ -317,14 +319,22 @@ def main(argv: list[str]) -> int:
     model = model_file(python)
     requests = pick(demo_requests(), per_step, max_tokens)
     print(f"model {MODEL_NAME} ({model.stat().st_size / 1e6:.0f} MB), {len(requests)} requests "
-          f"from the demo corpus, max_tokens capped at {max_tokens}")
-    with tempfile.TemporaryDirectory() as tmp, llama_server(python, model) as base:
-        baseline = run_pass(backend_for(base, "tools", Path(tmp) / "memo.json"), requests)
-        auto_backend = backend_for(base, None, Path(tmp) / "memo.json")
-        auto = run_pass(auto_backend, requests)
-        print(report(baseline, auto))
-        print(f"auto: requests per mode {dict(auto_backend.requests)}; "
-              f"remembered mode {auto_backend.mode_for(MODEL_NAME)}")
+          f"from the demo corpus, max_tokens capped at {max_tokens}", flush=True)
+    done: dict[str, dict[str, Tally]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in passes:
+            # A fresh server per pass: a client that gave up does not stop
+            # llama-cpp-python's generation, which would bill the next pass.
+            with llama_server(python, model) as base:
+                only: Mode | None = None if name == "auto" else "tools"
+                backend = backend_for(base, only, Path(tmp) / f"memo-{name}.json")
+                done[name] = run_pass(backend, requests)
+            label = ("auto (json_schema, json_object, tools; remembered: "
+                     f"{backend.mode_for(MODEL_NAME)}; requests {dict(backend.requests)})"
+                     if name == "auto" else "baseline (tools + named tool_choice only)")
+            print(table(label, done[name]), flush=True)
+    if "auto" in done and "tools" in done:
+        print(ratios(done["tools"], done["auto"]))
     return 0
 
 
