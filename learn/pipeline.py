@@ -184,7 +184,7 @@ def run_pipeline(
     from learn.embed import get_embedder
     from learn.mining.cache import MineCache
     from learn.mining.miner import mine_sessions
-    from learn.mining.verify import quote_found
+    from learn.mining.verify import command_ran, quote_found, session_commands
     from learn.models.meter import UsageMeter
     from learn.reduce.counting import CountConfig, occurrences
     from learn.reduce.stage import reduce_sessions
@@ -195,7 +195,7 @@ def run_pipeline(
     from learn.transcripts.discover import scan
     from learn.transcripts.replay import replay_fingerprints
     from learn.transcripts.resume import own_turns
-    from learn.transcripts.session import build_session
+    from learn.transcripts.session import build_session, read_asides
 
     trace = Trace()
     clock = _Clock(trace)
@@ -232,6 +232,7 @@ def run_pipeline(
                 fingerprints=fingerprints,
                 size_bytes=info.size if info else 0,
                 subagent_paths=info.subagent_paths if info else (),
+                asides=read_asides(info.aside_paths) if info else (),
             )
             if not session.human_turns and not session.tool_calls:
                 continue
@@ -297,10 +298,14 @@ def run_pipeline(
         from_model = got.candidates if got is not None and not got.failed else ()
         merged = merge_candidates(from_model, detected.get(s.id, ()))
         if own[s.id] is not s:
-            # A resumed session: keep what was said in it, not what it copied
-            # from the session it resumed (that one counts it already).
+            # A resumed session: keep what was said and run in it, not what it
+            # copied from the session it resumed (that one counts it already).
             spoken = spoken_turns(own[s.id], fingerprints)
-            kept = tuple(c for c in merged if c.kind == "fix" or quote_found(c.text, spoken))
+            ran = session_commands(own[s.id])
+            kept = tuple(
+                c for c in merged
+                if (command_ran(c.command or "", ran) if c.kind == "fix" else quote_found(c.text, spoken))
+            )
             copied += len(merged) - len(kept)
             merged = kept
         session_cands.append(

@@ -55,6 +55,7 @@ def fold_with_offsets(text: str) -> tuple[str, list[int]]:
 # Every quotation mark and apostrophe folds to one: a model that swaps
 # ’ for ' (or " for ') has changed no word.
 _QUOTES: Final = frozenset("'\"‘’‚‛“”„‟′″´«»‹›")
+QUOTE_CHARS: Final = _QUOTES
 # Hyphen, non-breaking hyphen, figure/en/em dash, horizontal bar, minus.
 _DASHES: Final = frozenset("-‐‑‒–—―−")
 # Markdown emphasis and inline-code marks, which models add and drop freely

@@ -249,3 +249,11 @@ def test_a_quote_found_only_in_pasted_agent_output_fails_verification() -> None:
     )
     assert [c.text for c in r.kept] == ["section 4.2 is a hallucination", "please check that claim"]
     assert r.dropped_unquoted == 2
+
+
+def test_a_span_holding_half_a_pair_of_quotation_marks_gets_the_other_half() -> None:
+    typed = ['"bun install" is the only way, don\'t use npm ci']
+    r = verify_candidates([d("bun install” is the only way"), d("is the only way, don’t use npm")],
+                          typed, commands=[])
+    assert [c.text for c in r.kept] == ['"bun install" is the only way',
+                                        "is the only way, don't use npm"]

@@ -41,7 +41,8 @@ def _result() -> RunResult:
                  verdict=_verdict("Update the changelog.", "write-changelog"))
     return RunResult(proposals=(p, q), funnel=Funnel(candidates=5, shown=2),
                      usage=RunUsage(model_calls=4, cost_usd=0.01), window_start="a",
-                     window_end="b", projects=("/p",), extra={"naming": {"calls": 1}})
+                     window_end="b", projects=("/p",), extra={"naming": {"calls": 1}},
+                     failed_stages=("name",), verification={"kept": 2, "paraphrase": 1})
 
 
 def test_scan_labels_and_run_round_trip(tmp_path: Path) -> None:

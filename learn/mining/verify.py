@@ -31,7 +31,7 @@ from typing import Any, Final, Literal
 from learn.mining.candidate import MinedCandidate
 from learn.render.redact import redact
 from learn.render.spoken import TURN_SEPARATOR
-from learn.textfold import ELLIPSIS, QUOTE_MARK, Folded, fold, fold_typography
+from learn.textfold import ELLIPSIS, QUOTE_CHARS, QUOTE_MARK, Folded, fold, fold_typography
 from learn.transcripts.view import Session
 
 # Three characters verified almost anything ("no", "ok", "use"): a quote must
@@ -132,7 +132,27 @@ def _span(turn: _Turn, start: int, end: int, *, ended: bool) -> str:
         if stop > end and (stop == len(folded) or not folded[stop].isalnum()):
             end = stop
     lo, hi = turn.folded.span(start, end)
-    return turn.text[lo:hi]
+    return _balanced(turn.text, lo, hi)
+
+
+def _is_mark(text: str, i: int) -> bool:
+    """A quotation mark at `i`, not an apostrophe inside a word (don't)."""
+    if not 0 <= i < len(text) or text[i] not in QUOTE_CHARS:
+        return False
+    inside = 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+    return not inside
+
+
+def _balanced(text: str, lo: int, hi: int) -> str:
+    """text[lo:hi], widened by one mark when the span holds half a pair of quotation
+    marks: a model that dropped the opening mark of `"bun install" is the way`
+    would otherwise be shown `bun install" is the way`."""
+    if sum(1 for i in range(lo, hi) if _is_mark(text, i)) % 2:
+        if _is_mark(text, lo - 1):
+            lo -= 1
+        elif _is_mark(text, hi):
+            hi += 1
+    return text[lo:hi]
 
 
 def _anchor_whole(core: str, ended: bool, turns: Sequence[_Turn]) -> str | None:
