@@ -207,6 +207,9 @@ def test_the_real_claude_runs_with_only_the_structured_answer_and_matches_the_ap
     for r in sent:
         # Nothing to act with: no Bash, Edit, Agent, MCP tool; only the structured answer.
         assert offers_only_the_answer(fake, r), offered_tools(r)
+        # No extended thinking: it costs tokens the API backend never spends.
+        thinking = r.json.get("thinking") or {}
+        assert thinking.get("type", "disabled") == "disabled", thinking
     mining = [r for r in sent if fake.as_api_request(r).tool_name == RECORD_CANDIDATES.name]
     assert mining and all(mining_prompt in r.system_text for r in mining)
     # The only endpoint Claude Code called is the Messages API of the fake.

@@ -55,11 +55,14 @@ _INHERITED_SESSION_VARS = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
 # ~/.claude/CLAUDE.md and memory files, and any file an `@path` in the
 # transcript names (2.1.332 sent both to the endpoint; these switches stop it).
 # A `claude` that does not know a switch ignores it; `shield` still covers
-# `@path` there.
+# `@path` there. Extended thinking is off too: 2.1.332 asked for a 31,999-token
+# thinking budget on every call, which the API backend never pays for and a
+# structured report of quotes does not need.
 _QUIET_CONTEXT = {
     "CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1",
     "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1",
     "CLAUDE_CODE_DISABLE_FILE_MENTIONS": "1",
+    "CLAUDE_CODE_DISABLE_THINKING": "1",
 }
 
 # What every call runs without: built-in tools (the structured answer is not
