@@ -31,9 +31,11 @@ pytestmark = pytest.mark.skipif(
 def source_copy(dest: Path) -> Path:
     """The checkout's tracked files, so the build leaves nothing in the checkout."""
     listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True)
-    for name in listed.stdout.decode().split("\0"):
-        if name and (REPO / name).is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        if (REPO / name).is_symlink():  # learn/_prompts -> ../prompts
+            os.symlink(os.readlink(REPO / name), dest / name)
+        elif (REPO / name).is_file():
             shutil.copy2(REPO / name, dest / name)
     return dest
 
@@ -82,7 +84,7 @@ def test_demo_and_eval_work_from_a_fresh_install(tmp_path: Path) -> None:
         env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake.base_url)
         live = run(learn, "eval", "demo", "--live", "--backend", "anthropic",
                    "--model", "claude-haiku-4-5")
-        models = {r.body.get("model") for r in fake.requests}
+        models = {r.json.get("model") for r in fake.requests}
     assert live.returncode == 0, live.stdout[-3000:] + live.stderr[-3000:]
     assert models == {"claude-haiku-4-5"}
     assert any((tmp_path / "cache" / "eval-live").rglob("*.json"))
