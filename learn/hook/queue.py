@@ -73,10 +73,10 @@ class SessionQueue:
             return None
         return _read(dst)
 
-    def jobs(self) -> Iterator[Job]:
-        """Claim queued jobs one after another until the queue is empty."""
+    def jobs(self, skip: set[str] | frozenset[str] = frozenset()) -> Iterator[Job]:
+        """Claim queued jobs one after another until none is left but those in `skip`."""
         while True:
-            ids = self.pending()
+            ids = [i for i in self.pending() if i not in skip]
             if not ids:
                 return
             for session_id in ids:

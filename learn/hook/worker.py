@@ -102,13 +102,18 @@ def drain(queue: SessionQueue, mine_one: MineOne, log: Log, *, lock_dir: Path,
     from learn.lock import LockedError, run_lock
 
     stats = DrainStats()
+    # A session that failed waits in the queue for the next worker rather than
+    # being retried at once: the usual cause (an outage, a rate limit) outlasts
+    # this pass.
+    tried: set[str] = set()
     while True:
         try:
             with run_lock("hook-worker", timeout=0, directory=lock_dir):
                 if queue.recover():
                     log.write("requeued sessions a stopped worker left behind")
                 first = True
-                for job in queue.jobs():
+                for job in queue.jobs(skip=tried):
+                    tried.add(job.event.session_id)
                     if not first:
                         sleep(interval)
                     first = False
@@ -132,7 +137,7 @@ def drain(queue: SessionQueue, mine_one: MineOne, log: Log, *, lock_dir: Path,
             return stats
         # A hook that queued while we held the lock found it taken and left its
         # session to us: look once more after releasing.
-        if not queue.pending():
+        if not [i for i in queue.pending() if i not in tried]:
             return stats
 
 
