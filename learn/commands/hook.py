@@ -97,7 +97,7 @@ def drain_command(backend: str) -> None:
         interval = float(os.environ.get("LEARN_HOOK_INTERVAL", "2"))
         stats = drain(SessionQueue(), mine_one, log, lock_dir=data_dir(), interval=interval)
         if not stats.skipped_locked:
-            log.write(f"worker done: {stats.mined} mined, {stats.failed} failed")
+            log.write(f"worker done: {stats.mined} session(s) handled, {stats.failed} failed")
     except Exception as exc:  # background: the log is its only reader
         log.write(f"worker: {type(exc).__name__}: {exc}")
     sys.exit(0)

@@ -104,7 +104,8 @@ def drain(queue: SessionQueue, mine_one: MineOne, log: Log, *, lock_dir: Path,
     stats = DrainStats()
     # A session that failed waits in the queue for the next worker rather than
     # being retried at once: the usual cause (an outage, a rate limit) outlasts
-    # this pass.
+    # this pass. One that ends again after it was mined (resumed, new turns) is
+    # taken again.
     tried: set[str] = set()
     while True:
         try:
@@ -113,7 +114,6 @@ def drain(queue: SessionQueue, mine_one: MineOne, log: Log, *, lock_dir: Path,
                     log.write("requeued sessions a stopped worker left behind")
                 first = True
                 for job in queue.jobs(skip=tried):
-                    tried.add(job.event.session_id)
                     if not first:
                         sleep(interval)
                     first = False
@@ -125,6 +125,7 @@ def drain(queue: SessionQueue, mine_one: MineOne, log: Log, *, lock_dir: Path,
                         line = mine_one(job)
                     except Exception as exc:  # the worker outlives any one session
                         stats.failed += 1
+                        tried.add(job.event.session_id)
                         again = queue.retry(job, f"{type(exc).__name__}: {exc}")
                         log.write(f"session {job.event.session_id}: {type(exc).__name__}: {exc}"
                                   + (" (will retry)" if again else " (gave up)"))
