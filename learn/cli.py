@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schedule": ("learn.commands.schedule", "Set up periodic digests."),
     "demo": ("learn.commands.demo", "Run the whole pipeline on the bundled demo corpus."),
     "eval": ("learn.commands.eval", "Measure quality and cost on labelled corpora."),
+    "hook": ("learn.commands.hook", "Run by Claude Code hooks: mine an ended session in the background."),
     "install-claude-command": (
         "learn.commands.install_claude_command",
         "Install the /learn command for Claude Code.",

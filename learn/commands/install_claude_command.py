@@ -37,12 +37,17 @@ def destination(project: bool, project_dir: Path) -> Path:
               default=Path("."), show_default=True, help="The project, for --project.")
 @click.option("--force", is_flag=True, help="Replace a different existing learn.md (backed up).")
 @click.option("--print", "print_only", is_flag=True, help="Print the command file; install nothing.")
-def command(scope: str, project_dir: Path, force: bool, print_only: bool) -> None:
+@click.option("--hooks", is_flag=True,
+              help="Also add a SessionEnd hook to settings.json: each ended session is mined in "
+                   "the background, so /learn only reduces.")
+def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks: bool) -> None:
     """Install the /learn slash command for Claude Code."""
     text = command_text()
     if print_only:
         click.echo(text, nl=False)
         return
+    if hooks:
+        install_hook(destination(scope == "project", project_dir).parents[1] / "settings.json")
     dest = destination(scope == "project", project_dir)
     if dest.exists():
         current = dest.read_bytes()
@@ -60,3 +65,36 @@ def command(scope: str, project_dir: Path, force: bool, print_only: bool) -> Non
         click.echo(f"backed up the old {dest} to {backup}")
     atomic_write_text(dest, text)
     click.echo(f"installed {dest}: type /learn in Claude Code (needs `learn` on PATH)")
+
+
+def install_hook(settings_path: Path) -> None:
+    """Add learn's SessionEnd hook to `settings_path`, keeping everything else (backed up)."""
+    import json
+
+    from learn.hook.settings import with_hook
+
+    current: dict[str, object] = {}
+    raw = settings_path.read_bytes() if settings_path.exists() else None
+    if raw is not None and raw.strip():
+        try:
+            loaded = json.loads(raw)
+        except ValueError as exc:
+            raise click.ClickException(f"{settings_path} is not valid JSON ({exc}); not touching it") from exc
+        if not isinstance(loaded, dict):
+            raise click.ClickException(f"{settings_path} is not a JSON object; not touching it")
+        current = loaded
+    try:
+        updated = with_hook(current)
+    except ValueError as exc:
+        raise click.ClickException(f"{exc}; not touching it") from exc
+    if updated is current:
+        click.echo(f"SessionEnd hook already in {settings_path}")
+        return
+    if raw is not None:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        backup = ensure_private_dir(data_dir() / "backups") / f"claude-settings.{stamp}.json"
+        atomic_write_bytes(backup, raw)
+        click.echo(f"backed up {settings_path} to {backup}")
+    atomic_write_text(settings_path, json.dumps(updated, indent=2) + "\n")
+    click.echo(f"added the SessionEnd hook to {settings_path}: ended sessions are mined in the "
+               "background (log: learn's data dir, hook/hook.log)")

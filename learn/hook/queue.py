@@ -1,0 +1,140 @@
+"""The queue of ended sessions: one small JSON file per session.
+
+`queued/<id>.json` waits; a worker claims it by renaming it into `working/`
+(rename is atomic, so of two workers only one gets it: a session is never
+mined twice at once); done, it is deleted; failed, it goes back with one more
+attempt, or to `failed/` after MAX_ATTEMPTS. The same session queued twice is
+one file. Everything lives under the data directory, 0700/0600.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+from learn.hook.event import SessionEnded, parse_event
+from learn.paths import atomic_write_text, data_dir, ensure_private_dir
+
+MAX_ATTEMPTS: Final = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    event: SessionEnded
+    queued_at: str
+    attempts: int = 0
+    last_error: str | None = None
+
+
+def hook_dir(root: Path | None = None) -> Path:
+    return (root if root is not None else data_dir()) / "hook"
+
+
+class SessionQueue:
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = hook_dir(root)
+        self.queued = self.root / "queued"
+        self.working = self.root / "working"
+        self.failed = self.root / "failed"
+
+    def _write(self, directory: Path, job: Job) -> None:
+        ensure_private_dir(directory)
+        data = {**asdict(job.event), "queued_at": job.queued_at, "attempts": job.attempts,
+                "last_error": job.last_error, "hook_event_name": "SessionEnd"}
+        atomic_write_text(directory / f"{job.event.session_id}.json", json.dumps(data))
+
+    def put(self, event: SessionEnded) -> Job:
+        job = Job(event, datetime.now(UTC).isoformat(timespec="seconds"))
+        self._write(self.queued, job)
+        return job
+
+    def pending(self) -> list[str]:
+        """Queued session ids, oldest first."""
+        try:
+            entries = [p for p in self.queued.iterdir() if p.suffix == ".json"]
+        except OSError:
+            return []
+        entries.sort(key=lambda p: (_mtime(p), p.name))
+        return [p.stem for p in entries]
+
+    def claim(self, session_id: str) -> Job | None:
+        """Move one queued job into working/; None when another worker got it first."""
+        ensure_private_dir(self.working)
+        src, dst = self.queued / f"{session_id}.json", self.working / f"{session_id}.json"
+        try:
+            os.rename(src, dst)
+        except OSError:
+            return None
+        return _read(dst)
+
+    def jobs(self, skip: set[str] | frozenset[str] = frozenset()) -> Iterator[Job]:
+        """Claim queued jobs one after another until none is left but those in `skip`."""
+        while True:
+            ids = [i for i in self.pending() if i not in skip]
+            if not ids:
+                return
+            for session_id in ids:
+                job = self.claim(session_id)
+                if job is not None:
+                    yield job
+
+    def done(self, job: Job) -> None:
+        with contextlib.suppress(OSError):
+            (self.working / f"{job.event.session_id}.json").unlink()
+
+    def retry(self, job: Job, error: str) -> bool:
+        """Back to the queue with one more attempt; False when it went to failed/ instead."""
+        again = replace(job, attempts=job.attempts + 1, last_error=error[:500])
+        target = self.queued if again.attempts < MAX_ATTEMPTS else self.failed
+        self._write(target, again)
+        # A newer SessionEnd for the same session may have been queued meanwhile;
+        # the write above replaced it, which is fine: it names the same transcript.
+        self.done(job)
+        return target is self.queued
+
+    def recover(self) -> int:
+        """Put jobs a dead worker left in working/ back in the queue (call under the worker lock)."""
+        moved = 0
+        try:
+            stale = list(self.working.glob("*.json"))
+        except OSError:
+            return 0
+        for path in stale:
+            job = _read(path)
+            if job is None:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                continue
+            if not (self.queued / path.name).exists():
+                self._write(self.queued, job)
+            with contextlib.suppress(OSError):
+                path.unlink()
+            moved += 1
+        return moved
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _read(path: Path) -> Job | None:
+    try:
+        raw = path.read_bytes()
+        event = parse_event(raw)
+        data = json.loads(raw)
+    except (OSError, ValueError):
+        return None
+    attempts = data.get("attempts")
+    error = data.get("last_error")
+    return Job(event, str(data.get("queued_at") or ""),
+               attempts if isinstance(attempts, int) else 0,
+               error if isinstance(error, str) else None)

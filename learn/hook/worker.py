@@ -1,0 +1,185 @@
+"""The background worker: drain the queue of ended sessions, one at a time.
+
+Started detached by the hook (its own session, stdio to the log), so Claude
+Code never waits on it. One worker at a time (the `hook-worker` lock): a hook
+that finds a worker already running leaves its session in the queue, and the
+running worker checks the queue again after releasing the lock, so nothing
+queued is stranded. It yields to a `learn run` (the `run` lock): a run mines
+everything in its scope itself, and mining the same session at the same time
+would pay twice; after the run the session is a cache hit and costs nothing.
+Sessions are mined one after another, `interval` seconds apart, through the
+backend's own rate limiter: a background job should not compete with the
+person's interactive use of the same account.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Final
+
+from learn.hook.event import SessionEnded
+from learn.hook.queue import Job, SessionQueue
+from learn.paths import ensure_private_dir
+
+if TYPE_CHECKING:
+    from learn.config import Config
+    from learn.mining.cache import MineCache
+    from learn.mining.miner import SessionMineResult
+    from learn.models.base import Backend
+
+# Set in the worker's environment: a hook fired by anything the worker starts
+# (a `claude -p` call, should its hooks not be disabled) returns at once.
+WORKER_ENV: Final = "LEARN_HOOK_WORKER"
+LOG_NAME: Final = "hook.log"
+_LOG_MAX_BYTES: Final = 1 << 20
+RUN_WAIT_MAX_S: Final = 900.0
+
+
+class Log:
+    """Timestamped lines appended to `<hook dir>/hook.log` (0600), rotated at 1 MiB."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = ensure_private_dir(directory) / LOG_NAME
+
+    def write(self, message: str) -> None:
+        with contextlib.suppress(OSError):
+            if self.path.exists() and self.path.stat().st_size > _LOG_MAX_BYTES:
+                os.replace(self.path, self.path.with_suffix(".log.1"))
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "a", encoding="utf-8") as fh:
+                stamp = datetime.now(UTC).isoformat(timespec="seconds")
+                fh.write(f"{stamp} [{os.getpid()}] {message}\n")
+
+    def open_for_child(self) -> IO[bytes]:
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        return os.fdopen(fd, "ab")
+
+
+def spawn_worker(log: Log, argv: list[str] | None = None) -> int:
+    """Start `learn hook drain` detached from the hook's process and pipes; its pid."""
+    args = argv if argv is not None else [sys.executable, "-m", "learn", "hook", "drain"]
+    env = {**os.environ, WORKER_ENV: "1"}
+    with log.open_for_child() as out:
+        proc = subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env,
+            start_new_session=True, close_fds=True, cwd="/",
+        )
+    return proc.pid
+
+
+def lock_held(name: str, directory: Path) -> bool:
+    """Is learn's `name` lock held by someone? (a zero-wait probe)"""
+    from learn.lock import LockedError, run_lock
+
+    try:
+        with run_lock(name, timeout=0, directory=directory):
+            return False
+    except LockedError:
+        return True
+
+
+@dataclass
+class DrainStats:
+    mined: int = 0
+    failed: int = 0
+    skipped_locked: bool = False
+
+
+MineOne = Callable[[Job], str]  # returns a line for the log; raises to retry
+
+
+def drain(queue: SessionQueue, mine_one: MineOne, log: Log, *, lock_dir: Path,
+          interval: float = 2.0, sleep: Callable[[float], None] = time.sleep) -> DrainStats:
+    """Mine every queued session; return at once if another worker holds the lock."""
+    from learn.lock import LockedError, run_lock
+
+    stats = DrainStats()
+    # A session that failed waits in the queue for the next worker rather than
+    # being retried at once: the usual cause (an outage, a rate limit) outlasts
+    # this pass. One that ends again after it was mined (resumed, new turns) is
+    # taken again.
+    tried: set[str] = set()
+    while True:
+        try:
+            with run_lock("hook-worker", timeout=0, directory=lock_dir):
+                if queue.recover():
+                    log.write("requeued sessions a stopped worker left behind")
+                first = True
+                for job in queue.jobs(skip=tried):
+                    if not first:
+                        sleep(interval)
+                    first = False
+                    waited = 0.0
+                    while lock_held("run", lock_dir) and waited < RUN_WAIT_MAX_S:
+                        sleep(1.0)
+                        waited += 1.0
+                    try:
+                        line = mine_one(job)
+                    except Exception as exc:  # the worker outlives any one session
+                        stats.failed += 1
+                        tried.add(job.event.session_id)
+                        again = queue.retry(job, f"{type(exc).__name__}: {exc}")
+                        log.write(f"session {job.event.session_id}: {type(exc).__name__}: {exc}"
+                                  + (" (will retry)" if again else " (gave up)"))
+                        continue
+                    queue.done(job)
+                    stats.mined += 1
+                    log.write(f"session {job.event.session_id}: {line}")
+        except LockedError:
+            stats.skipped_locked = True
+            return stats
+        # A hook that queued while we held the lock found it taken and left its
+        # session to us: look once more after releasing.
+        if not [i for i in queue.pending() if i not in tried]:
+            return stats
+
+
+class SessionGone(Exception):
+    pass
+
+
+def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
+                       cache: MineCache) -> SessionMineResult:
+    """Read and mine one ended session into the mining cache, the way `learn run` would.
+
+    The cache key is the transcript's bytes and the mining version, so the run
+    that follows finds this entry whatever its scope. The session is located by
+    discovery (by id, so no other file is opened) to pick up its subagent and
+    aside files like a run does.
+    """
+    from learn.mining.miner import mine_sessions
+    from learn.transcripts import stream
+    from learn.transcripts.discover import scan
+    from learn.transcripts.replay import load_templates, replay_fingerprints
+    from learn.transcripts.session import build_session, read_asides
+
+    want = Path(event.transcript_path).expanduser()
+    found = scan(all_projects=True, id_prefix=event.session_id).files
+    info = next((f for f in found if _same(f.path, want)), None)
+    if info is None:
+        raise SessionGone(f"transcript not found among learn's sessions: {want}")
+    project = info.project or event.cwd
+    fingerprints = replay_fingerprints(load_templates(Path(project) if project else None))
+    transcript = next(iter(stream([info.path])))
+    session = build_session(transcript, fingerprints=fingerprints, size_bytes=info.size,
+                            subagent_paths=info.subagent_paths,
+                            asides=read_asides(info.aside_paths))
+    [result] = mine_sessions([session], backend, model=config.models.mine, cache=cache,
+                             concurrency=1, fingerprints=fingerprints,
+                             context_window=config.models.context_window)
+    return result
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return a == b

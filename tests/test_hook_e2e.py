@@ -1,0 +1,166 @@
+"""The SessionEnd hook end to end: the plugin's hook command, run by /bin/sh with Claude
+Code's hook JSON on stdin and the real `learn` on PATH, queues each ended session and a
+detached worker mines it against the fake Messages server (the real anthropic SDK); the
+/learn shell line then answers from the mining cache with no mining call."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from fakes.anthropic_server import FakeAnthropicServer
+from test_integration_plugin_e2e import ARGUMENTS, COMMAND, learn_on_path, shell_line
+
+from evals.corpora import demo
+from evals.oracle import GoldOracle
+from learn.hook.queue import SessionQueue
+from learn.hook.worker import lock_held
+
+REPO = Path(__file__).resolve().parents[1]
+HOOKS = REPO / "integrations" / "claude-code" / "hooks" / "hooks.json"
+
+
+def hook_command() -> str:
+    data = json.loads(HOOKS.read_text(encoding="utf-8"))
+    [entry] = data["hooks"]["SessionEnd"]
+    [hook] = entry["hooks"]
+    assert hook["type"] == "command"
+    return str(hook["command"])
+
+
+def claude_sessions(home: Path) -> list[Path]:
+    return sorted(p for p in (home / ".claude" / "projects").glob("*/*.jsonl"))
+
+
+def hook_input(transcript: Path, cwd: Path) -> str:
+    return json.dumps({
+        "session_id": transcript.stem, "transcript_path": str(transcript), "cwd": str(cwd),
+        "hook_event_name": "SessionEnd", "reason": "prompt_input_exit",
+        "permission_mode": "default",
+    })
+
+
+def wait_drained(data: Path, timeout: float = 180.0) -> None:
+    queue = SessionQueue(data)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        working = list(queue.working.glob("*.json")) if queue.working.exists() else []
+        if not queue.pending() and not working and not lock_held("hook-worker", data):
+            return
+        time.sleep(0.2)
+    log = (queue.root / "hook.log").read_text() if (queue.root / "hook.log").exists() else ""
+    raise AssertionError(f"the worker did not drain the queue in {timeout}s:\n{log}")
+
+
+def environment(tmp: Path, home: Path, bindir: Path, name: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
+    env.update(
+        HOME=str(home), LEARN_DATA_DIR=str(tmp / name / "data"),
+        LEARN_CACHE_DIR=str(tmp / name / "cache"), LEARN_CONFIG_DIR=str(tmp / name / "config"),
+        LEARN_HOOK_INTERVAL="0", PYTHONPATH=str(REPO),
+        PATH=f"{bindir}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}",
+    )
+    return env
+
+
+def run_line(line: str, cwd: Path, env: dict[str, str], stdin: str | None = None,
+             timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["/bin/sh", "-c", line], cwd=cwd, env=env, input=stdin,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_ended_sessions_are_mined_in_the_background_and_learn_only_reduces(tmp_path: Path) -> None:
+    root = tmp_path / "corpus"
+    gold = demo.build(root)
+    home = root / "home"
+    # Codex has no SessionEnd hook: with its rollouts gone, every session is a hooked one.
+    shutil.rmtree(home / ".codex")
+    bindir = tmp_path / "bin"
+    learn_on_path(bindir)
+    cwd = home / "code" / "shop-api"
+    sessions = claude_sessions(home)
+    assert len(sessions) >= 5
+    line = shell_line(COMMAND.read_text(encoding="utf-8")).replace("$ARGUMENTS", ARGUMENTS)
+
+    oracle = GoldOracle(gold)
+    fake = FakeAnthropicServer(responder=lambda r: oracle.answer(r.tool_name or "", r.user_text))
+    env = environment(tmp_path, home, bindir, "hooked")
+    with fake:
+        env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake.base_url)
+        # Every session ends twice at once (a resumed session ending again, two
+        # Claude Code windows): the hooks race, and none of them waits on the mining.
+        jobs = [s for s in sessions for _ in range(2)]
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            def fire(transcript: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+                started = time.perf_counter()
+                proc = run_line(hook_command(), cwd, env, stdin=hook_input(transcript, cwd),
+                                timeout=30)
+                return time.perf_counter() - started, proc
+            fired = list(pool.map(fire, jobs))
+        for took, proc in fired:
+            assert proc.returncode == 0, proc.stderr
+            assert proc.stdout == ""
+            # The hook returns at once: queue a file, start a process, exit.
+            assert took < 5.0, took
+        wait_drained(tmp_path / "hooked" / "data")
+        mined = [r for r in fake.requests if r.tool_name == "record_candidates"]
+        # Every session with something typed was mined, and none twice.
+        assert mined
+        assert len({r.user_text for r in mined}) == len(mined)
+        before = len(fake.requests)
+
+        proc = run_line(line, cwd, env)
+        after = fake.requests[before:]
+
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("[learn-digest]"), proc.stdout[:200]
+    assert not [r for r in after if r.tool_name == "record_candidates"]
+    log = (tmp_path / "hooked" / "data" / "hook" / "hook.log").read_text(encoding="utf-8")
+    assert "mined:" in log and "Error" not in log, log
+    assert oct((tmp_path / "hooked" / "data" / "hook" / "hook.log").stat().st_mode & 0o777) == "0o600"
+
+    # The same answer as a /learn that mined everything itself.
+    cold_env = environment(tmp_path, home, bindir, "cold")
+    cold_fake = FakeAnthropicServer(responder=lambda r: oracle.answer(r.tool_name or "", r.user_text))
+    with cold_fake:
+        cold_env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=cold_fake.base_url)
+        cold = run_line(line, cwd, cold_env)
+        cold_mined = [r for r in cold_fake.requests if r.tool_name == "record_candidates"]
+    assert cold.returncode == 0, cold.stderr
+    assert len(cold_mined) == len(mined)
+    labels = sorted(set(_labels(cold.stdout)))
+    assert labels and sorted(set(_labels(proc.stdout))) == labels
+
+
+def _labels(digest: str) -> list[str]:
+    import re
+
+    return re.findall(r"`([a-z0-9][a-z0-9-]*)`", digest)
+
+
+def test_a_broken_hook_input_exits_zero_and_is_logged(tmp_path: Path) -> None:
+    bindir = tmp_path / "bin"
+    learn_on_path(bindir)
+    env = environment(tmp_path, tmp_path / "home", bindir, "x")
+    for stdin in ("not json", '{"session_id": "../../etc/passwd", "transcript_path": "/x"}', ""):
+        proc = run_line(hook_command(), tmp_path, env, stdin=stdin, timeout=30)
+        assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    log = (tmp_path / "x" / "data" / "hook" / "hook.log").read_text(encoding="utf-8")
+    assert log.count("BadHookInput") == 3, log
+    assert not SessionQueue(tmp_path / "x" / "data").pending()
+
+
+def test_a_hook_inside_the_worker_queues_nothing(tmp_path: Path) -> None:
+    bindir = tmp_path / "bin"
+    learn_on_path(bindir)
+    env = environment(tmp_path, tmp_path / "home", bindir, "x")
+    env["LEARN_HOOK_WORKER"] = "1"
+    transcript = tmp_path / "s.jsonl"
+    proc = run_line(hook_command(), tmp_path, env, stdin=hook_input(transcript, tmp_path))
+    assert proc.returncode == 0
+    assert not (tmp_path / "x" / "data" / "hook").exists()
