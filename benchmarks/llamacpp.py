@@ -60,6 +60,7 @@ from typing import IO, Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from learn.models.base import Backend, ModelError, ModelRequest, ModelResponse, Step
+from learn.models.call import AnswerInvalid, call_checked
 from learn.models.openai_backend import OpenAIBackend
 from learn.models.openai_modes import Mode
 from learn.models.ratelimit import RateLimiter
@@ -238,6 +239,7 @@ def schema_errors(value: Any, schema: Mapping[str, Any], where: str = "$") -> li
 class Tally:
     calls: int = 0
     valid: int = 0
+    repaired: int = 0  # invalid at first, valid after the pipeline's repair turns
     rows: int = 0
     seconds: float = 0.0
     answered_by: Counter[str] = field(default_factory=Counter)
@@ -268,10 +270,29 @@ def run_pass(backend: OpenAIBackend, requests: Sequence[ModelRequest]) -> dict[s
         errors = schema_errors(dict(response.tool_input), request.tool.input_schema)
         if errors:
             tally.failures.append("; ".join(errors[:3]))
+            if repaired(backend, request):
+                tally.repaired += 1
             continue
         tally.valid += 1
         tally.rows += sum(len(v) for v in response.tool_input.values() if isinstance(v, list))
     return tallies
+
+
+def repaired(backend: Backend, request: ModelRequest) -> bool:
+    """Whether the pipeline's own repair loop (`call_checked`: the schema error sent
+    back to the model, twice at most) gets a schema-valid answer for `request`."""
+
+    def strict(tool_input: Mapping[str, Any]) -> Mapping[str, Any]:
+        errors = schema_errors(dict(tool_input), request.tool.input_schema)
+        if errors:
+            raise AnswerInvalid("; ".join(errors[:3]))
+        return tool_input
+
+    try:
+        call_checked(backend, request, strict)
+    except ModelError:
+        return False
+    return True
 
 
 def backend_for(base: str, only: Mode | None, memo: Path) -> OpenAIBackend:
@@ -283,7 +304,8 @@ def backend_for(base: str, only: Mode | None, memo: Path) -> OpenAIBackend:
 
 def _cell(t: Tally) -> str:
     modes = ",".join(f"{m}:{n}" for m, n in sorted(t.answered_by.items())) or "-"
-    return f"{t.valid}/{t.calls} valid, {t.per_call:6.1f} s/call, {t.rows:3d} rows ({modes})"
+    return (f"{t.valid}/{t.calls} valid ({t.valid + t.repaired}/{t.calls} after repair), "
+            f"{t.per_call:6.1f} s/call, {t.rows:3d} rows ({modes})")
 
 
 def table(name: str, tallies: Mapping[str, Tally]) -> str:
