@@ -6,7 +6,16 @@ Writes a HOME-shaped tree, so OUT_DIR can stand in for a user's home:
 
     OUT_DIR/.claude/projects/-home-dev-proj<N>/<session>.jsonl
     OUT_DIR/.claude/projects/-home-dev-proj<N>/<session>/subagents/agent-<id>.jsonl
+    OUT_DIR/.claude/projects/-home-dev-proj<N>/<session>/subagents/agent-aside_question-<hex>.jsonl
+    OUT_DIR/.claude/projects/-home-dev-proj<N>/agent-<id>.jsonl          (1.0.x layout)
     OUT_DIR/.codex/sessions/2026/01/<DD>/rollout-2026-01-<DD>T10-00-00-<uuid>.jsonl
+
+Shaped like real disks (issue 10: several hundred public transcripts, Claude Code
+1.0.53 to 2.1.x, Codex 0.40 to 0.13x): many sessions, most of them small and a
+few very large; a third written by 1.0.x clients (no entrypoint or slug,
+summary lines, compaction as a bare new root, subagents beside the parent);
+subagent and `/btw` aside files; tool results up to a megabyte; and among the
+Codex rollouts, bare-era files without session_meta and subagent rollouts.
 
 Every Claude Code entry shape appears: user prompts (string and block
 content), assistant turns with thinking / text / tool_use, tool results (string
@@ -78,7 +87,21 @@ class _Gen:
             return self.rng.randint(1200, 4000)
         if r < 0.99:
             return self.rng.randint(4000, 17000)
-        return self.rng.randint(17000, 120000)
+        if r < 0.997:
+            return self.rng.randint(17000, 120000)
+        # A whole file read or a build log: real disks hold tool results near 1 MB.
+        return self.rng.randint(200_000, 1_000_000)
+
+    def session_size(self) -> int:
+        """Bytes of one session: most are short, a few run for hours."""
+        r = self.rng.random()
+        if r < 0.45:
+            return self.rng.randint(5_000, 60_000)
+        if r < 0.80:
+            return self.rng.randint(60_000, 400_000)
+        if r < 0.95:
+            return self.rng.randint(400_000, 2_000_000)
+        return self.rng.randint(2_000_000, 6_000_000)
 
     def text_of(self, nbytes: int) -> str:
         return self.words(max(1, nbytes // 6))
@@ -93,7 +116,8 @@ def _dump(obj: Any) -> str:
 
 
 def _claude_session(g: _Gen, session_id: str, cwd: str, target: int, sidechain: bool,
-                    agent_id: str | None) -> list[str]:
+                    agent_id: str | None, legacy: bool = False) -> list[str]:
+    """One Claude Code transcript; `legacy` writes the 1.0.x shape."""
     rng = g.rng
     lines: list[str] = []
     size = 0
@@ -108,6 +132,9 @@ def _claude_session(g: _Gen, session_id: str, cwd: str, target: int, sidechain: 
             "cwd": cwd, "sessionId": session_id, "version": "2.1.3", "gitBranch": "main",
             "entrypoint": "cli", "slug": slug, "type": kind,
         }
+        if legacy:
+            del entry["entrypoint"], entry["slug"]
+            entry["version"] = "1.0.53"
         if agent_id is not None:
             entry["agentId"] = agent_id
         entry.update(extra)
@@ -122,11 +149,27 @@ def _claude_session(g: _Gen, session_id: str, cwd: str, target: int, sidechain: 
         lines.append(line)
         size += len(line) + 1
 
-    emit({"type": "file-history-snapshot", "messageId": g.uid(),
-          "snapshot": {"trackedFileBackups": {}, "timestamp": g.ts()}, "isSnapshotUpdate": False})
+    if legacy:
+        # 1.0.x opened a continued file with summary lines of earlier conversations.
+        for _ in range(rng.randint(0, 3)):
+            emit({"type": "summary", "summary": g.words(6), "leafUuid": g.uid()})
+    else:
+        emit({"type": "file-history-snapshot", "messageId": g.uid(),
+              "snapshot": {"trackedFileBackups": {}, "timestamp": g.ts()},
+              "isSnapshotUpdate": False})
     msg_counter = 0
     while size < target:
         r = rng.random()
+        if legacy and 0.70 <= r < 0.90:
+            # No progress, attachment, mode or queue lines before 2.x: a 1.0.x
+            # compaction (a new root, no compact_boundary) or more conversation.
+            if r < 0.705:
+                parent = None
+                emit(env("user", isCompactSummary=True, message={
+                    "role": "user", "content": "This session is being continued from a previous "
+                    "conversation that ran out of context. " + g.text_of(6000)}))
+                continue
+            r = rng.random() * 0.70
         # A user prompt.
         if r < 0.12:
             text = rng.choice(_DIRECTIVES) + ". " + g.words(rng.randint(3, 60))
@@ -261,7 +304,8 @@ def _claude_session(g: _Gen, session_id: str, cwd: str, target: int, sidechain: 
     return lines
 
 
-def _codex_rollout(g: _Gen, session_id: str, cwd: str, target: int) -> list[str]:
+def _codex_rollout(g: _Gen, session_id: str, cwd: str, target: int,
+                   source: Any = "cli") -> list[str]:
     rng = g.rng
     lines: list[str] = []
     size = 0
@@ -274,7 +318,7 @@ def _codex_rollout(g: _Gen, session_id: str, cwd: str, target: int) -> list[str]
 
     emit("session_meta", {"id": session_id, "timestamp": g.ts(), "cwd": cwd,
                           "originator": "codex_cli_rs", "cli_version": "0.50.0",
-                          "source": "cli", "git": {"branch": "main"}})
+                          "source": source, "git": {"branch": "main"}})
     emit("response_item", {"type": "message", "role": "user", "content": [
         {"type": "input_text", "text": "<environment_context>\n  <cwd>" + cwd
          + "</cwd>\n</environment_context>"}]})
@@ -313,6 +357,39 @@ def _write(path: Path, lines: list[str]) -> Path:
     return path
 
 
+def _legacy_rollout(g: _Gen, session_id: str, cwd: str, target: int) -> list[str]:
+    """A bare-era Codex rollout: header without type, state markers, unwrapped items."""
+    rng = g.rng
+    lines = [_dump({"id": session_id, "timestamp": g.ts(), "instructions": None,
+                    "git": {"commit_hash": g.uid().replace("-", ""), "branch": "main"}}),
+             _dump({"record_type": "state"}),
+             _dump({"type": "message", "role": "user", "content": [{"type": "input_text",
+                    "text": f"<environment_context>\n  <cwd>{cwd}</cwd>\n</environment_context>"}]})]
+    size = sum(len(line) + 1 for line in lines)
+    n = 0
+    while size < target:
+        n += 1
+        out = [{"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": rng.choice(_DIRECTIVES) + ". " + g.words(20)}]},
+            {"record_type": "state"}]
+        for _ in range(rng.randint(1, 4)):
+            call = f"call_{n}_{rng.getrandbits(32):08x}"
+            out.append({"type": "reasoning", "id": f"rs_{n}", "summary": [],
+                        "encrypted_content": g.text_of(400)})
+            out.append({"type": "function_call", "name": "shell", "call_id": call,
+                        "arguments": _dump({"command": ["bash", "-lc", g.words(4)]})})
+            out.append({"type": "function_call_output", "call_id": call,
+                        "output": _dump({"output": g.text_of(g.size()),
+                                         "metadata": {"exit_code": 0}})})
+        out.append({"type": "message", "role": "assistant",
+                    "content": [{"type": "output_text", "text": g.words(30)}]})
+        for obj in out:
+            line = _dump(obj)
+            lines.append(line)
+            size += len(line) + 1
+    return lines
+
+
 def generate(out_dir: Path, total_mb: int = 50, seed: int = 1417) -> list[Path]:
     """Write the corpus under out_dir and return the transcript paths written."""
     rng = random.Random(seed)
@@ -325,20 +402,31 @@ def generate(out_dir: Path, total_mb: int = 50, seed: int = 1417) -> list[Path]:
     i = 0
     while done < claude_budget:
         i += 1
-        project = f"proj{i % 4}"
+        project = f"proj{i % 6}"
         cwd = f"/home/dev/{project}"
         projdir = out_dir / ".claude" / "projects" / cwd.replace("/", "-")
         session_id = g.uid()
-        target = rng.randint(300_000, 4_000_000)
-        lines = _claude_session(g, session_id, cwd, target, sidechain=False, agent_id=None)
+        legacy = rng.random() < 0.3
+        lines = _claude_session(g, session_id, cwd, g.session_size(), sidechain=False,
+                                agent_id=None, legacy=legacy)
         path = _write(projdir / f"{session_id}.jsonl", lines)
         written.append(path)
         done += path.stat().st_size
-        if rng.random() < 0.4:
+        if rng.random() < 0.3:
             agent = g.uid().replace("-", "")[:8]
-            sub = _claude_session(g, session_id, cwd, rng.randint(50_000, 400_000),
-                                  sidechain=True, agent_id=agent)
-            path = _write(projdir / session_id / "subagents" / f"agent-{agent}.jsonl", sub)
+            sub = _claude_session(g, session_id, cwd, rng.randint(20_000, 400_000),
+                                  sidechain=True, agent_id=agent, legacy=legacy)
+            # 1.0.x wrote subagents beside the parent; 2.x under <session>/subagents/.
+            where = (projdir / f"agent-{agent}.jsonl" if legacy
+                     else projdir / session_id / "subagents" / f"agent-{agent}.jsonl")
+            path = _write(where, sub)
+            written.append(path)
+            done += path.stat().st_size
+        if not legacy and rng.random() < 0.1:
+            agent = "aside_question-" + g.uid().replace("-", "")[:16]
+            aside = _claude_session(g, session_id, cwd, rng.randint(5_000, 60_000),
+                                    sidechain=True, agent_id=agent)
+            path = _write(projdir / session_id / "subagents" / f"agent-{agent}.jsonl", aside)
             written.append(path)
             done += path.stat().st_size
     done = 0
@@ -349,8 +437,14 @@ def generate(out_dir: Path, total_mb: int = 50, seed: int = 1417) -> list[Path]:
         dd = f"{(day % 28) + 1:02d}"
         path = (out_dir / ".codex" / "sessions" / "2026" / "01" / dd
                 / f"rollout-2026-01-{dd}T10-00-00-{session_id}.jsonl")
-        _write(path, _codex_rollout(g, session_id, f"/home/dev/proj{day % 4}",
-                                    rng.randint(200_000, 2_000_000)))
+        cwd = f"/home/dev/proj{day % 6}"
+        target = g.session_size() // 2
+        if rng.random() < 0.3:
+            lines = _legacy_rollout(g, session_id, cwd, target)
+        else:
+            source: Any = "cli" if rng.random() < 0.85 else {"subagent": "review"}
+            lines = _codex_rollout(g, session_id, cwd, target, source)
+        _write(path, lines)
         written.append(path)
         done += path.stat().st_size
     return written

@@ -23,3 +23,29 @@ def best_of(fn: Callable[[], T], repeat: int) -> tuple[float, T]:
         out = fn()
         seconds.append(time.perf_counter() - start)
     return min(seconds), out
+
+
+def best_of_interleaved(
+    fns: dict[str, Callable[[], T]], repeat: int, clock: Callable[[], float] = time.process_time
+) -> dict[str, tuple[float, T]]:
+    """`best_of` for several functions, run in rounds (each once per round).
+
+    A ratio between two rows is only meaningful if both saw the same machine:
+    timed one after the other, a neighbour's burst lands on one row only (a
+    baseline measured 0.17 s in one run and 0.31 s in the next on this shared
+    box); interleaved, every row gets a chance at a quiet moment. The default
+    clock is this process's CPU time (user + system, so page-cache reads
+    count): at a load average of 8 on 2 cores, wall-clock ratios of the same
+    code swung from 0.7x to 1.6x between runs, while the work done does not
+    change with the neighbours. Only for single-threaded code.
+    """
+    best: dict[str, tuple[float, T]] = {}
+    for _ in range(max(1, repeat)):
+        for name, fn in fns.items():
+            gc.collect()
+            start = clock()
+            out = fn()
+            secs = clock() - start
+            if name not in best or secs < best[name][0]:
+                best[name] = (secs, out)
+    return best

@@ -14,12 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evals.gold import Gold
-
-_WS = re.compile(r"\s+")
-
-
-def norm(text: str) -> str:
-    return _WS.sub(" ", text).strip().casefold()
+from learn.textfold import fold
 
 
 @dataclass(frozen=True)
@@ -52,22 +47,41 @@ DIRECTION: dict[str, bool] = {
     "proposals.secret_leaks": False,
     "coverage.agreement": True,
     "judge.agreement": True,
+    # Share of sampled negative windows (the person corrected nothing) from
+    # whose reply the miner reported something (evals/windows.py).
+    "windows.reported_share": False,
 }
 
 
 def _gold_of(gold: Gold, session: str, kind: str, text: str, command: str | None) -> str | None:
     """The gold group an occurrence belongs to, matched on its session and quote
     (fixes on their command), or None when it is not gold (a mistake or noise)."""
-    n = norm(text)
+    n = fold(text)
     for q in gold.quotes:
         if q.session != session or q.kind != kind:
             continue
         if kind == "fix":
-            if command and q.command and norm(command) == norm(q.command):
+            if command and q.command and fold(command) == fold(q.command):
                 return q.group
-        elif norm(q.text) == n:
+        elif fold(q.text) == n or _fragments_of(n, fold(q.text)):
             return q.group
     return None
+
+
+def _fragments_of(text: str, quote: str) -> bool:
+    """Whether `text` is an ellipsis quote ("a … b") whose fragments all occur in
+    `quote`, in order: verification keeps such a quote as the person's own
+    fragments, so it is that gold quote, shortened."""
+    parts = [p.strip() for p in re.split(r"\s*(?:…|\.\.\.)\s*", text) if p.strip()]
+    if len(parts) < 2:
+        return False
+    at = 0
+    for part in parts:
+        found = quote.find(part, at)
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
 
 
 def mining_metrics(gold: Gold, verified: Sequence[Occurrence], dropped: Sequence[Occurrence]) -> dict[str, float]:
@@ -162,7 +176,7 @@ def proposal_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]], written
     blob = "\n".join(
         [str(p.get("text", "")) + "\n" + "\n".join(q["text"] for q in p.get("quotes", [])) for p in proposals]
     )
-    trap_leaks = sum(1 for t in gold.traps if norm(t) in norm(blob))
+    trap_leaks = sum(1 for t in gold.traps if fold(t) in fold(blob))
     everything = blob + "\n" + "\n".join(written_text)
     secret_leaks = sum(1 for s in gold.secrets if s in everything)
     n = len(proposals)
@@ -216,7 +230,8 @@ def clopper_pearson_upper(successes: int, trials: int, alpha: float = 0.05) -> f
 def compare(current: Mapping[str, float], baseline: Mapping[str, float], *, tolerance: float = 1e-9) -> list[tuple[str, float, float, float, bool]]:
     """(metric, baseline, current, delta, regressed) for every metric in both."""
     rows = []
-    for name, higher_better in DIRECTION.items():
+    directions = {**DIRECTION, **{f"noisy.{k}": v for k, v in DIRECTION.items()}}
+    for name, higher_better in directions.items():
         if name not in current or name not in baseline:
             continue
         cur, base = float(current[name]), float(baseline[name])

@@ -19,13 +19,9 @@ from typing import Any
 
 from evals.gold import Gold, GoldQuote
 from learn.models.base import CallUsage, ModelRequest, ModelResponse
+from learn.textfold import fold
 
-_WS = re.compile(r"\s+")
 _ITEM = re.compile(r"^(\d+)\. \[(\w+)\] (.*)$")
-
-
-def _norm(text: str) -> str:
-    return _WS.sub(" ", text).strip().casefold()
 
 
 def _section(user: str, heading: str) -> list[str]:
@@ -52,7 +48,7 @@ class GoldOracle:
         self.calls: list[str] = []
         self._by_text: dict[str, GoldQuote] = {}
         for q in gold.quotes:
-            self._by_text.setdefault(_norm(q.text), q)
+            self._by_text.setdefault(fold(q.text), q)
 
     # -- Backend protocol -----------------------------------------------------------
     def call(self, request: ModelRequest) -> ModelResponse:
@@ -73,17 +69,17 @@ class GoldOracle:
 
     # -- mining ------------------------------------------------------------------------
     def _mine(self, chunk: str) -> dict[str, Any]:
-        seen = _norm(chunk)
+        seen = fold(chunk)
         out: list[dict[str, Any]] = []
         sessions: set[str] = set()
         for q in self.gold.quotes:
             if q.kind == "fix":
-                if q.command and _norm(q.command) in seen and q.error_excerpt and _norm(q.error_excerpt)[:40] in seen:
+                if q.command and fold(q.command) in seen and q.error_excerpt and fold(q.error_excerpt)[:40] in seen:
                     out.append({"kind": "fix", "text": q.text, "command": q.command,
                                 "error_excerpt": q.error_excerpt,
                                 "rationale": "failed, then passed after a change"})
                     sessions.add(q.session)
-            elif _norm(q.text) in seen:
+            elif fold(q.text) in seen:
                 out.append({"kind": q.kind, "text": q.text,
                             "rationale": "stated as how work should be done"})
                 sessions.add(q.session)
@@ -101,13 +97,18 @@ class GoldOracle:
 
     # -- naming --------------------------------------------------------------------------
     def _group_of(self, text: str) -> str | None:
-        q = self._by_text.get(_norm(text.rstrip("…")))
+        q = self._by_text.get(fold(text.rstrip("…")))
         if q is not None:
             return q.group
-        flat = _norm(text.rstrip("…"))
+        flat = fold(text.rstrip("…"))
         for known, quote in self._by_text.items():
             if flat and (known.startswith(flat) or flat.startswith(known)):
                 return quote.group
+        from evals.metrics import _fragments_of
+
+        for known, quote in self._by_text.items():
+            if _fragments_of(flat, known):
+                return quote.group  # an ellipsis quote: fragments of this one
         return None
 
     def _items(self, user: str) -> list[tuple[int, str, str]]:
@@ -120,9 +121,9 @@ class GoldOracle:
 
     def _label(self, user: str) -> dict[str, Any]:
         labels = []
-        omit = {_norm(t) for t in self.gold.naming_omit}
+        omit = {fold(t) for t in self.gold.naming_omit}
         for item_id, _kind, text in self._items(user):
-            if _norm(text.rstrip("…")) in omit:
+            if fold(text.rstrip("…")) in omit:
                 continue  # the imperfect namer skipped this one
             group = self._group_of(text)
             if group is None:
@@ -157,7 +158,9 @@ class GoldOracle:
     def _judge(self, user: str) -> dict[str, Any]:
         verdicts = []
         for item_id, _kind, text in self._items(user):
-            group = self._group_by_label(text) or self._group_of(text)
+            quoted = re.match(r'^[^:]+: "(.*?)"; said ', text)
+            group = (self._group_by_label(text) or self._group_of(text)
+                     or (self._group_of(quoted.group(1)) if quoted else None))
             g = self.gold.groups.get(group or "")
             if g is None:
                 verdicts.append({"id": item_id, "accepted": False, "category": "other",

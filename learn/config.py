@@ -41,6 +41,10 @@ class ModelsConfig(_Section):
     # Override for local models whose window learn does not know; chunking
     # never sends more than this can take.
     context_window: int | None = None
+    # Items per naming call; default: as many as the naming model's output
+    # budget allows. Smaller batches mean more calls and more label drift to
+    # reconcile (the noisy eval sets it to exercise exactly that).
+    name_batch: int | None = Field(None, ge=1)
 
     def for_step(self, step: str) -> str:
         value = getattr(self, step)

@@ -262,6 +262,29 @@ def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
     return Check("backend", "ok", detail)
 
 
+def check_claude_cli(config: Any = None, *, which: Callable[[str], str | None] = shutil.which,
+                     probe: Callable[[str], Any] | None = None) -> Check | None:
+    """Whether the `claude` on PATH can run learn's calls isolated; None when there is none.
+
+    Runs `claude --version` and `claude --help` (local, no network).
+    """
+    binary = getattr(getattr(config, "backend", None), "claude_binary", None) or "claude"
+    found = which(binary)
+    if found is None:
+        return None
+    if probe is None:
+        from learn.models.claude_cli import probe as probe_cli
+
+        probe = probe_cli
+    support = probe(found)
+    if not support.ok:
+        return Check("claude", "warn", support.too_old(),
+                     "the claude-cli backend refuses to run it; update Claude Code or use "
+                     "--backend anthropic")
+    version = f"Claude Code {support.version}" if support.version else found
+    return Check("claude", "ok", f"{version}: learn runs it with no tools, hooks or MCP servers")
+
+
 def run_checks() -> list[Check]:
     from learn.config import ConfigError
     from learn.paths import cache_dir, config_dir, data_dir
@@ -283,6 +306,9 @@ def run_checks() -> list[Check]:
     checks.append(check_embedder())
     checks.append(check_transcripts())
     checks.append(check_backend(config))
+    claude = check_claude_cli(config)
+    if claude is not None:
+        checks.append(claude)
     return checks
 
 

@@ -12,7 +12,7 @@ recording "shown" for items whose coverage is unknown would hide them next run.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from learn.config import Config
 from learn.mining.candidate import MinedCandidate, SessionCandidates
 from learn.models.base import Backend, CallUsage
-from learn.reduce.slug import normalize_text
 from learn.reduce.types import Funnel, RunResult, RunUsage
+from learn.textfold import fold
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -100,7 +100,7 @@ def merge_candidates(*groups: Sequence[MinedCandidate]) -> tuple[MinedCandidate,
     out: list[MinedCandidate] = []
     for group in groups:
         for c in group:
-            key = (c.kind, normalize_text(c.command or c.text) if c.kind == "fix" else normalize_text(c.text))
+            key = (c.kind, fold(c.command or c.text) if c.kind == "fix" else fold(c.text))
             if key in seen:
                 continue
             seen.add(key)
@@ -138,6 +138,39 @@ def _rule_corpus(files: Sequence[SessionFile], options: RunOptions) -> Any:
     return RuleCorpus.merge(corpora)
 
 
+def _drop_repeated_prompts(
+    sessions: list[Session],
+    fingerprints: Sequence[str],
+    detected: dict[str, tuple[MinedCandidate, ...]],
+) -> tuple[list[Session], Sequence[str], dict[str, tuple[MinedCandidate, ...]], list[dict[str, Any]]]:
+    """Long prompts repeated across sessions are machinery (transcripts.scripted):
+    cut them from the views, from what the renderer sends the miner and from the
+    detectors' candidates; the ones a person pasted by hand become "make this a
+    command" suggestions."""
+    from learn.render import redact
+    from learn.transcripts.resume import own_turns
+    from learn.transcripts.scripted import (
+        command_suggestion,
+        repeated_prompts,
+        with_prompts,
+        without_prompts,
+    )
+
+    prompts = repeated_prompts(own_turns(sessions).values())
+    if not prompts:
+        return sessions, fingerprints, detected, []
+    fingerprints = with_prompts(fingerprints, prompts)
+    folded = [fold(p.text) for p in prompts]
+    detected = {
+        sid: tuple(c for c in found if not any(fold(c.text) in p for p in folded))
+        for sid, found in detected.items()
+    }
+    suggestions = [command_suggestion(p) for p in prompts if p.by_hand]
+    for s in suggestions:
+        s["excerpt"] = redact(str(s["excerpt"]))
+    return [without_prompts(s, fingerprints) for s in sessions], fingerprints, detected, suggestions
+
+
 def run_pipeline(
     options: RunOptions,
     config: Config,
@@ -151,23 +184,27 @@ def run_pipeline(
     from learn.embed import get_embedder
     from learn.mining.cache import MineCache
     from learn.mining.miner import mine_sessions
-    from learn.mining.verify import quote_found
+    from learn.mining.verify import command_ran, quote_found, session_commands
+    from learn.models.meter import UsageMeter
     from learn.reduce.counting import CountConfig, occurrences
     from learn.reduce.stage import reduce_sessions
+    from learn.reduce.windows import TranscriptContext
     from learn.render import redact
-    from learn.render.spoken import spoken_text
+    from learn.render.spoken import spoken_turns
     from learn.store.adapters import open_learn_store
     from learn.transcripts import stream
     from learn.transcripts.discover import scan
     from learn.transcripts.replay import replay_fingerprints
     from learn.transcripts.resume import own_turns
-    from learn.transcripts.session import build_session
+    from learn.transcripts.session import build_session, read_asides
 
     trace = Trace()
     clock = _Clock(trace)
-    model_backend = None if options.offline else backend
-    if model_backend is None and not options.offline:
+    if backend is None and not options.offline:
         raise ValueError("a backend is required unless offline")
+    # Every call of the run goes through the meter, failed ones included.
+    meter = None if options.offline or backend is None else UsageMeter(backend)
+    model_backend: Backend | None = meter
     failures: list[str] = []
     started_at = datetime.now(UTC)
 
@@ -181,7 +218,7 @@ def run_pipeline(
         )
         files = discovery.files
         trace.discovered = len(files)
-        fingerprints = replay_fingerprints(_templates(files, options))
+        fingerprints: Sequence[str] = replay_fingerprints(_templates(files, options))
 
     # -- parse, view, detect -----------------------------------------------------
     sessions: list[Session] = []
@@ -196,22 +233,27 @@ def run_pipeline(
                 fingerprints=fingerprints,
                 size_bytes=info.size if info else 0,
                 subagent_paths=info.subagent_paths if info else (),
+                asides=read_asides(info.aside_paths) if info else (),
             )
             if not session.human_turns and not session.tool_calls:
                 continue
             sessions.append(session)
-            signals = list(mine(transcript.events, spec))
+            signals = list(mine(transcript.events, spec, provider=transcript.provider,
+                                fingerprints=fingerprints))
             found = signals_to_candidates(signals, min_confidence=config.mining.min_signal_confidence)
             detected[session.id] = tuple(replace(c, text=redact(c.text)) for c in found)
             if progress:
                 progress("parse", done, len(files))
         # Newest first, like discovery, whatever order the parse pool finished in.
         sessions.sort(key=lambda s: s.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
+        sessions, fingerprints, detected, suggestions = _drop_repeated_prompts(
+            sessions, fingerprints, detected
+        )
 
     # -- mine (model) -------------------------------------------------------------
     mined: dict[str, SessionMineResult] = {}
-    mine_usage = CallUsage()
     cached = failed = 0
+    failed_stages: list[str] = []
     with clock.stage("mine"):
         if model_backend is not None and sessions:
             total = len(sessions)
@@ -234,15 +276,15 @@ def run_pipeline(
             )
             for r in results:
                 mined[r.session_id] = r
-                mine_usage = mine_usage + r.usage
                 if r.cached:
                     cached += 1
                 if r.failed:
                     failed += 1
-                    failures.append(f"session {r.session_id}: {r.error}")
+                    failures.append(f"mine: session {r.session_id}: {r.error}")
                 elif r.failed_chunks:
                     failures.append(
-                        f"session {r.session_id}: {r.failed_chunks} of {r.chunks} chunk(s) failed"
+                        f"mine: session {r.session_id}: {r.failed_chunks} of {r.chunks} chunk(s) "
+                        f"failed: {r.chunk_error}"
                     )
                 for d in r.dropped:
                     trace.dropped.append(
@@ -257,19 +299,31 @@ def run_pipeline(
         from_model = got.candidates if got is not None and not got.failed else ()
         merged = merge_candidates(from_model, detected.get(s.id, ()))
         if own[s.id] is not s:
-            # A resumed session: keep what was said in it, not what it copied
-            # from the session it resumed (that one counts it already).
-            spoken = spoken_text(own[s.id], fingerprints)
-            kept = tuple(c for c in merged if c.kind == "fix" or quote_found(c.text, spoken))
+            # A resumed session: keep what was said and run in it, not what it
+            # copied from the session it resumed (that one counts it already).
+            spoken = spoken_turns(own[s.id], fingerprints)
+            ran = session_commands(own[s.id])
+            kept = tuple(
+                c for c in merged
+                if (command_ran(c.command or "", ran) if c.kind == "fix" else quote_found(c.text, spoken))
+            )
             copied += len(merged) - len(kept)
             merged = kept
         session_cands.append(
             SessionCandidates(s.id, s.provider, s.project, _iso(s.last_activity), merged)
         )
 
+    # Sessions the model did not finish this run (failed, or a chunk failed).
+    incomplete = [sid for sid, r in mined.items() if r.failed or r.failed_chunks]
+    if incomplete:
+        failed_stages.append("mine")
+    verification = _verification_tally(mined.values())
+
     # -- store the scan, then name, count, cover, judge ------------------------------
     with open_learn_store(options.store_path) as store:
         with clock.stage("store"):
+            if incomplete:
+                session_cands = _keep_stored(session_cands, store.stored_candidates(incomplete))
             store.record_scan(sessions, session_cands)
         embedder: Embedder = store.cached_embedder(get_embedder(prefer=options.embedder))
         if progress:
@@ -294,6 +348,9 @@ def run_pipeline(
                 ),
                 show_all=options.show_all,
                 remember_labels=False,
+                name_batch=config.models.name_batch,
+                context=TranscriptContext({s.id: s.path for s in sessions if s.path}, redact=redact,
+                                          projects={s.id: s.project for s in sessions if s.project}),
             )
             failures.extend(outcome.failures)
         if progress:
@@ -309,7 +366,8 @@ def run_pipeline(
                                 o.candidate.command, o.candidate.source)
             )
 
-        usage_total = mine_usage + outcome.usage
+        usage_total = meter.usage if meter is not None else CallUsage()
+        failed_stages.extend(_reduce_failures(outcome, judged_by_model=model_backend is not None))
         usage = RunUsage(
             sessions_seen=len(sessions),
             sessions_mined=sum(1 for r in mined.values() if not r.cached and not r.failed),
@@ -332,9 +390,12 @@ def run_pipeline(
             failures=tuple(failures),
             coverage_failed=outcome.coverage_failed,
             offline=options.offline,
+            failed_stages=tuple(failed_stages),
+            verification=verification,
             extra={
                 "discovered": len(files),
                 "copied_from_resumed": copied,
+                "make_command": suggestions,
                 "skipped": dict(discovery.skipped),
                 "naming": naming.stats.to_json(),
                 "started_at": _iso(started_at),
@@ -343,6 +404,49 @@ def run_pipeline(
         with clock.stage("store"):
             store.record_run(result, remember_shown=outcome.may_write_state)
     return result, trace
+
+
+def _keep_stored(
+    session_cands: Sequence[SessionCandidates], stored: Mapping[str, Sequence[MinedCandidate]]
+) -> list[SessionCandidates]:
+    """Carry forward what earlier runs verified for sessions the model failed on this run.
+
+    Recording the scan replaces a session's stored candidates; for a session
+    whose mining failed (a 529 storm, a chunk that stayed malformed) that
+    would delete what an earlier run had verified, and with it the session's
+    share of every count. What was stored stays, this run's finds are added.
+    """
+    out: list[SessionCandidates] = []
+    for sc in session_cands:
+        earlier = stored.get(sc.session_id, ())
+        out.append(replace(sc, candidates=merge_candidates(sc.candidates, earlier)) if earlier else sc)
+    return out
+
+
+def _verification_tally(results: Iterable[SessionMineResult]) -> dict[str, int]:
+    """Quotes kept and dropped per reason, over the sessions mined or served from cache."""
+    from learn.mining.verify import REASONS
+
+    tally = dict.fromkeys(("kept", *REASONS), 0)
+    for r in results:
+        if r.failed:
+            continue
+        tally["kept"] += sum(1 for c in r.candidates if c.source == "miner")
+        for reason, n in r.dropped_by_reason.items():
+            tally[reason] = tally.get(reason, 0) + n
+    return tally
+
+
+def _reduce_failures(outcome: Any, *, judged_by_model: bool) -> list[str]:
+    """Which of naming, coverage and judging still failed after their retries."""
+    out: list[str] = []
+    if outcome.naming.failed_calls:
+        out.append("name")
+    if outcome.coverage_failed:
+        out.append("coverage")
+    if judged_by_model and any(p.verdict is None for p in outcome.proposals):
+        out.append("judge")
+    return out
 
 
 def empty_result(*, offline: bool = False) -> RunResult:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fixtures.fidelity import corpus as fidelity
 from fixtures.view.corpus import CODEX_ID, HERE, MAIN_ID, OTHER_ID, SUBDIR_ID, Home, install
 
 from learn.cli import cli
@@ -29,12 +30,18 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def sessions_json(*args: str) -> list[dict]:  # type: ignore[type-arg]
+def sessions_output(*args: str) -> dict:  # type: ignore[type-arg]
     code, out = run("sessions", "--json", *args)
     assert code == 0, out
     data = json.loads(out)
-    assert isinstance(data, list)
+    assert isinstance(data, dict) and set(data) == {"sessions", "skipped"}
     return data
+
+
+def sessions_json(*args: str) -> list[dict]:  # type: ignore[type-arg]
+    rows = sessions_output(*args)["sessions"]
+    assert isinstance(rows, list)
+    return rows
 
 
 def test_sessions_json_default_scope_is_the_current_project(home: Home) -> None:
@@ -45,8 +52,9 @@ def test_sessions_json_default_scope_is_the_current_project(home: Home) -> None:
     assert main["project"] == str(home.project)
     assert main["path"] == str(home.files["main"])
     # Exact counts: the replayed /review body is not a human turn.
-    assert main["human_turns"] == 11
-    assert main["human_turns_by_origin"] == {"typed": 5, "denial": 1, "answer": 4, "queued": 1}
+    assert main["human_turns"] == 13  # 12 on the active branch + the rewound prompt (evidence)
+    assert main["human_turns_by_origin"] == {"typed": 7, "denial": 1, "answer": 4, "queued": 1,
+                                             "aside": 0}
     assert main["turns"] == 39
     assert (main["tool_calls"], main["failures"], main["denials"], main["interrupts"]) == (7, 1, 2, 1)
     assert main["subagents"] == 2
@@ -63,10 +71,10 @@ def test_sessions_json_scopes(home: Home, tmp_path: Path) -> None:
     assert [r["id"] for r in sessions_json("--project", str(home.project / "api"))] == [SUBDIR_ID]
     assert sessions_json("--project", str(tmp_path)) != []  # a parent directory holds them all
     assert sessions_json("--project", str(tmp_path / "work" / "nothing-here")) == []
-    # The fixture mtimes are in 2027, so any window ending now keeps them; a
-    # date after them keeps none.
-    assert len(sessions_json("--since", "30d")) == 3
-    assert sessions_json("--since", "2027-06-01") == []
+    # --since reads last activity (2026-11-20 in the files), not the mtimes
+    # (2027): a date before it keeps them, a date after it keeps none.
+    assert len(sessions_json("--since", "2026-11-01")) == 3
+    assert sessions_json("--since", "2026-12-01") == []
 
 
 def test_sessions_rejects_bad_options(home: Home) -> None:
@@ -95,7 +103,7 @@ def test_show_by_prefix_and_json(home: Home) -> None:
     code, out = run("show", "1c0f", "--json")
     assert code == 0, out
     data = json.loads(out)
-    assert data["id"] == MAIN_ID and data["human_turns"] == 11
+    assert data["id"] == MAIN_ID and data["human_turns"] == 13
     humans = [i["text"] for i in data["timeline"] if i["type"] == "human"]
     assert humans[0] == "Please add a --dry-run flag to the deploy script."
     assert not any("review the staged changes" in h.casefold() for h in humans)
@@ -132,3 +140,91 @@ def test_show_ambiguous_prefix_and_exact_id(home: Home) -> None:
     assert code == 1 and "matches 2 sessions" in out and twin_id in out
     code, out = run("show", MAIN_ID, "--json")
     assert code == 0 and json.loads(out)["id"] == MAIN_ID
+
+
+def test_show_marks_turns_typed_off_the_active_branch(home: Home) -> None:
+    # The fixture session has a rewound-away prompt: shown where it was typed, marked.
+    code, out = run("show", "1c0f")
+    assert code == 0, out
+    assert "YOU: make the button blue (off the active branch)" in out
+    assert "YOU: make the button red\n" in out
+    code, out = run("show", "1c0f", "--json")
+    data = json.loads(out)
+    assert data["off_branch_human_turns"] == 1
+    detail = {t["text"]: t["on_branch"] for t in data["human_turns_detail"]}
+    assert detail["make the button blue"] is False and detail["make the button red"] is True
+    # The timeline stays the context: the active branch only.
+    assert "make the button blue" not in [i.get("text") for i in data["timeline"]]
+
+
+RESUMED_ID = "6c0ffee0-0000-4000-8000-000000000006"
+
+
+def test_all_projects_lists_every_session_file_under_its_own_id(home: Home) -> None:
+    # A resumed session opens with the main session's lines (their sessionId is
+    # MAIN_ID); it is its own session, named by its file.
+    resumed = home.files["main"].with_name(f"{RESUMED_ID}.jsonl")
+    resumed.write_text(home.files["main"].read_text())
+    data = sessions_output("--all-projects")
+    rows = data["sessions"]
+    assert sorted(r["id"] for r in rows) == sorted([MAIN_ID, RESUMED_ID, CODEX_ID, SUBDIR_ID, OTHER_ID])
+    assert {r["path"] for r in rows} >= {str(resumed), str(home.files["main"])}
+    assert data["skipped"] == []
+
+
+def test_skipped_files_are_listed_with_their_reason_and_counted(home: Home) -> None:
+    child_id = "0199c0c0-0000-7000-8000-00000000c0de"
+    child = home.files["codex"].with_name(f"rollout-2026-11-20T09-30-00-{child_id}.jsonl")
+    child.write_text(json.dumps({
+        "timestamp": "2026-11-20T09:30:00Z", "type": "session_meta",
+        "payload": {"id": child_id, "cwd": str(home.project),
+                    "source": {"subagent": {"thread_spawn": {"parent_thread_id": CODEX_ID}}}}}) + "\n")
+    data = sessions_output()
+    skipped = {(s["id"], s["reason"]) for s in data["skipped"]}
+    assert skipped == {(OTHER_ID, "other_project"), (child_id, "subagent")}
+    sub = next(s for s in data["skipped"] if s["reason"] == "subagent")
+    assert sub["path"] == str(child) and sub["provider"] == "codex"
+    assert sub["detail"] == f"thread_spawn of {CODEX_ID}"
+    [codex] = [r for r in data["sessions"] if r["id"] == CODEX_ID]
+    assert codex["subagents"] == 1
+    code, out = run("sessions")
+    assert code == 0
+    assert "1 Codex subagent rollouts" in out and "1 in other projects" in out
+
+
+@pytest.mark.parametrize("case", fidelity.cases())
+def test_every_fidelity_session_file_is_listed_or_skipped_with_a_reason(
+    case: str, tmp_path: Path
+) -> None:
+    """`learn sessions --all-projects` over each real-disk shape: every session file is listed
+    under the id its case expects, or (a Codex subagent rollout) skipped with its reason."""
+    home, _ = fidelity.install(case, tmp_path)
+    data = fidelity.learn(home, "sessions", "--all-projects", "--json")
+    listed = {row["path"]: row["id"] for row in data["sessions"]}
+    skipped = {row["path"]: row for row in data["skipped"]}
+    assert {row["reason"] for row in data["skipped"]} <= {"subagent"}
+    for exp in fidelity.expected(case):
+        path = str(home / Path(exp.file).relative_to("home"))
+        if path in skipped:
+            assert skipped[path]["id"] == exp.id and exp.typed == ()
+        else:
+            assert listed.get(path) == exp.id, (path, listed)
+
+
+def test_a_session_pruned_between_discovery_and_parse_is_listed_as_skipped(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from learn.commands._scope import Scope
+
+    original = Scope.scan
+
+    def scan_then_prune(self: Scope):  # type: ignore[no-untyped-def]
+        found = original(self)
+        home.files["subdir"].unlink()  # Claude Code's cleanup, right after discovery
+        return found
+
+    monkeypatch.setattr(Scope, "scan", scan_then_prune)
+    data = sessions_output()
+    assert SUBDIR_ID not in [r["id"] for r in data["sessions"]]
+    [gone] = [s for s in data["skipped"] if s["id"] == SUBDIR_ID]
+    assert gone["reason"] == "unreadable" and gone["path"] == str(home.files["subdir"])

@@ -3,15 +3,25 @@ said before the resume must not count as said in two sessions."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes.anthropic_server import FakeAnthropicServer, default_tool_input
+from fakes.http_server import RecordedRequest
 
 from evals.builder import ClaudeSession, session_id
 from learn.config import load_config
+from learn.models.anthropic_backend import AnthropicBackend
+from learn.models.ratelimit import RateLimiter
+from learn.models.retry import RetryPolicy
 from learn.pipeline import RunOptions, run_pipeline
 from learn.transcripts import parse
 from learn.transcripts.resume import own_turns
 from learn.transcripts.session import build_session
+from learn.transcripts.view import ToolCall, ToolFailure
 
 
 def _t(day: int) -> datetime:
@@ -56,4 +66,62 @@ def test_a_resume_does_not_double_count_in_a_run(tmp_path: Path) -> None:
     assert by_text["never force push"].sessions == 2
     # Said once in a, copied into b by the resume: one session, not proposed.
     assert "leave the generated files alone" not in by_text
+    assert result.extra["copied_from_resumed"] == 1
+
+
+def test_copied_tool_calls_and_failures_belong_to_the_first_session(tmp_path: Path) -> None:
+    home = Path.home()
+    pa, pb, _ = _fix_sessions(home)
+    sa, sb = build_session(parse(pa)), build_session(parse(pb))
+    own = own_turns([sa, sb])
+    assert [c.summary for c in sb.tool_calls] == ["npm test", "npm test", "ls"]
+    # b copied a's failing and passing runs; only its own `ls` ran in b.
+    assert [c.summary for c in own[sb.id].tool_calls] == ["ls"]
+    assert own[sb.id].failures == ()
+    assert not any(isinstance(i, ToolCall | ToolFailure) and i.event_index < 4
+                   for i in own[sb.id].timeline)
+
+
+def _fix_sessions(home: Path) -> tuple[Path, Path, Path]:
+    claude = home / ".claude"
+    project = home / "code" / "app"
+    project.mkdir(parents=True)
+    a = ClaudeSession(session_id("fix-a"), str(project), _t(2))
+    a.user("make the tests pass")
+    a.tool("Bash", {"command": "npm test"}, "1 failing: missing env", is_error=True)
+    a.tool("Bash", {"command": "npm test"}, "all passing")
+    b = ClaudeSession(session_id("fix-b"), str(project), _t(3))
+    b.resume_from(a)  # copies a's failing and passing runs
+    b.user("what files are there")
+    b.tool("Bash", {"command": "ls"}, "src")
+    c = ClaudeSession(session_id("fix-c"), str(project), _t(5))
+    c.user("run the tests")
+    c.tool("Bash", {"command": "npm test"}, "1 failing: missing env", is_error=True)
+    c.tool("Bash", {"command": "npm test"}, "all passing")
+    return a.write(claude), b.write(claude), c.write(claude)
+
+
+def test_a_fix_copied_by_a_resume_is_not_a_second_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fix_sessions(Path.home())
+
+    def responder(request: RecordedRequest) -> Mapping[str, Any]:
+        if request.tool_name == "record_candidates" and "ERROR: 1 failing" in request.user_text:
+            return {"candidates": [{"kind": "fix", "text": "set the env before npm test",
+                                    "command": "npm test", "error_excerpt": "1 failing"}]}
+        return default_tool_input(request.tool_name)
+
+    with FakeAnthropicServer(responder=responder) as server:
+        for k, v in server.env().items():
+            monkeypatch.setenv(k, v)
+        backend = AnthropicBackend(
+            retry=RetryPolicy(max_attempts=1, initial_backoff=0, jitter=0, sleep=lambda s: None),
+            limiter=RateLimiter(None, 4, sleep=lambda s: None),
+        )
+        result, _ = run_pipeline(RunOptions(all_projects=True, show_all=True), load_config(),
+                                 backend=backend)
+    fixes = [p for p in result.proposals if p.kind == "fix"]
+    # a and c ran the fix; b only copied a's runs: two sessions, not three.
+    assert [p.sessions for p in fixes] == [2]
     assert result.extra["copied_from_resumed"] == 1

@@ -13,8 +13,8 @@ from learn.reduce.slug import (
     canonical_slug,
     fallback_slug,
     normalize_label,
-    normalize_text,
 )
+from learn.textfold import fold
 
 
 def test_normalize_label() -> None:
@@ -48,8 +48,8 @@ def test_labels_are_valid_slugs_or_none(raw: str) -> None:
     assert SLUG_PATTERN.match(fallback_slug(raw, "request"))
 
 
-def test_normalize_text() -> None:
-    assert normalize_text("  Use\n BUN  ") == normalize_text("use bun")
+def test_fold_makes_case_and_whitespace_variants_one_key() -> None:
+    assert fold("  Use\n BUN  ") == fold("use bun")
 
 
 def test_clusters_follow_topics_and_are_numbered_by_first_appearance() -> None:

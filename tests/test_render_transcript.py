@@ -4,7 +4,8 @@ from _mining_helpers import fail, make_session, tool, user
 
 from learn.render import render_transcript, spoken_text
 from learn.render.render import TOOL_ERROR_CHARS, TOOL_SUMMARY_CHARS, render_blocks
-from learn.render.spoken import TURN_SEPARATOR, normalize
+from learn.render.spoken import TURN_SEPARATOR
+from learn.textfold import fold
 from learn.transcripts.exclusions import LEARN_DIGEST_MARKER
 from learn.transcripts.replay import replay_fingerprints
 from learn.transcripts.view import Denial
@@ -90,7 +91,7 @@ def test_render_and_spoken_redact_identically() -> None:
     rendered = render_transcript(s)
     assert key not in rendered and key not in spoken_text(s)
     quote = rendered.removeprefix("USER: ")
-    assert normalize(quote) in spoken_text(s)
+    assert fold(quote) in spoken_text(s)
 
 
 def test_spoken_text_is_normalized_and_turns_are_separated() -> None:
@@ -103,3 +104,44 @@ def test_spoken_text_is_normalized_and_turns_are_separated() -> None:
 def test_blocks_one_per_item() -> None:
     s = make_session([user("a\nb"), tool("Bash", "ls"), fail("x")])
     assert render_blocks(s) == ["USER: a\nb", "TOOL: Bash(ls)", "ERROR: x"]
+
+
+def test_off_branch_typed_turns_are_rendered_in_time_order_and_verifiable() -> None:
+    # Issue 10: the miner sees every typed turn, not only the active branch's,
+    # and a quote from a rewound-away turn passes verification.
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
+    from learn.transcripts.view import HumanTurn
+
+    def at(minute: int) -> datetime:
+        return datetime(2026, 11, 20, 9, minute, tzinfo=UTC)
+
+    first = HumanTurn("add a login page", "typed", at(1), 1)
+    rewound = HumanTurn("no, never store passwords in plain text", "typed", at(3), 3,
+                        on_branch=False)
+    call = replace(tool("Edit", "login.py", 2), at=at(2))
+    last = HumanTurn("use the auth module", "typed", at(5), 5)
+    session = replace(make_session([first, call, last]), human_turns=(first, rewound, last))
+    assert render_transcript(session).splitlines() == [
+        "USER: add a login page",
+        "TOOL: Edit(login.py)",
+        "USER: no, never store passwords in plain text",
+        "USER: use the auth module",
+    ]
+    assert "never store passwords in plain text" in spoken_text(session)
+
+
+def test_a_slash_commands_arguments_are_rendered_under_the_command() -> None:
+    import json
+
+    from learn.render import render_transcript
+    from learn.transcripts.parser import parse
+    from learn.transcripts.session import build_session
+
+    record = ("<command-name>/deploy</command-name>\n<command-message>deploy</command-message>\n"
+              "<command-args>staging --dry-run</command-args>")
+    line = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "cwd": "/p",
+            "timestamp": "2026-11-20T09:00:00Z", "message": {"role": "user", "content": record}}
+    session = build_session(parse((json.dumps(line) + "\n").encode()))
+    assert render_transcript(session) == "USER (running /deploy with): staging --dry-run"

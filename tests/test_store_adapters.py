@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -37,10 +38,12 @@ def _result() -> RunResult:
         intervening_commands=("npm i",), verdict=_verdict("Use bun.", "use-bun"),
     )
     q = Proposal(kind="request", label="write-changelog", text="update the changelog",
-                 sessions=3, count=3, last_seen=None, quotes=(), status="restated")
+                 sessions=3, count=3, last_seen=None, quotes=(), status="restated",
+                 verdict=_verdict("Update the changelog.", "write-changelog"))
     return RunResult(proposals=(p, q), funnel=Funnel(candidates=5, shown=2),
                      usage=RunUsage(model_calls=4, cost_usd=0.01), window_start="a",
-                     window_end="b", projects=("/p",), extra={"naming": {"calls": 1}})
+                     window_end="b", projects=("/p",), extra={"naming": {"calls": 1}},
+                     failed_stages=("name",), verification={"kept": 2, "paraphrase": 1})
 
 
 def test_scan_labels_and_run_round_trip(tmp_path: Path, store_target: Path | str) -> None:
@@ -183,3 +186,33 @@ def test_dismissed_item_is_held_back_until_said_again_after_the_dismissal(
         # A key dismissed without ever having been shown is held back too.
         store.tables.record_decision("fix:never-shown", "dismissed", at="2026-01-10T00:00:00+00:00")
         assert state.get("fix:never-shown") is not None
+
+
+def test_proposals_never_judged_are_not_marked_shown_unless_the_run_was_offline(
+    tmp_path: Path,
+) -> None:
+    judged, unjudged = _result().proposals
+    unjudged = dataclasses.replace(unjudged, verdict=None)
+    run = dataclasses.replace(_result(), proposals=(judged, unjudged))
+    with open_learn_store(tmp_path / "a.db") as ls:
+        ls.record_run(run)
+        assert ls.shown_state().get(judged.key) is not None
+        # The judge failed on it: next run must judge and show it, not hold it back.
+        assert ls.shown_state().get(unjudged.key) is None
+    with open_learn_store(tmp_path / "b.db") as ls:
+        ls.record_run(dataclasses.replace(run, offline=True))  # no judge exists offline
+        assert ls.shown_state().get(unjudged.key) is not None
+
+
+def test_stored_candidates_come_back_as_the_model_found_them(tmp_path: Path) -> None:
+    transcript = tmp_path / "s1.jsonl"
+    transcript.write_text("{}\n")
+    fix = MinedCandidate("fix", "pin node", command="nvm use 20", intervening_commands=("nvm i",))
+    detected = MinedCandidate("directive", "leave generated files alone", source="denial")
+    sc = [SessionCandidates("s1", "claude", "/p", None, (MinedCandidate("directive", "use bun here"),
+                                                           fix, detected))]
+    with open_learn_store(tmp_path / "l.db") as ls:
+        ls.record_scan([FakeSession("s1", transcript)], sc)  # type: ignore[list-item]
+        stored = ls.stored_candidates(["s1", "s2"])
+    # Detector finds are re-derived every run; only the model's are carried forward.
+    assert stored == {"s1": (MinedCandidate("directive", "use bun here"), fix)}

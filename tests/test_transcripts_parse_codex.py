@@ -120,3 +120,110 @@ def test_blank_lines_are_silent_and_keep_line_numbers() -> None:
     assert after == [f"{u.rsplit(':', 1)[0]}:{int(u.rsplit(':', 1)[1]) + 2}" for u in before]
     other = [e for e in t.events if isinstance(e, OtherEvent)]
     assert other and all(isinstance(e.raw, dict) and e.raw.get("type") for e in other)
+
+
+# ---------------------------------------------------------------- older and other shapes
+
+BARE_ID = "0198aaaa-1111-7000-8000-000000000001"
+
+
+def _jsonl(lines: list[dict]) -> bytes:  # type: ignore[type-arg]
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def _bare_rollout() -> bytes:
+    """A bare-era rollout: header without type, state markers, unwrapped items, no timestamps."""
+    return _jsonl([
+        {"id": BARE_ID, "timestamp": "2025-08-20T10:00:00.000Z", "instructions": None,
+         "git": {"branch": "main"}},
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text",
+         "text": "<environment_context>\n  <cwd>/home/u/legacy</cwd>\n</environment_context>"}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text",
+         "text": "<user_instructions>\nproject rules from AGENTS.md\n</user_instructions>"}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text",
+         "text": "make the importer skip empty rows"}]},
+        {"type": "reasoning", "summary": [], "encrypted_content": "x"},
+        {"type": "function_call", "name": "shell", "call_id": "c1",
+         "arguments": json.dumps({"command": ["bash", "-lc", "pytest -q"]})},
+        {"type": "function_call_output", "call_id": "c1",
+         "output": json.dumps({"output": "1 failed", "metadata": {"exit_code": 1}})},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Fixed."}]},
+        {"record_type": "state"},
+    ])
+
+
+def test_bare_era_rollouts_are_read_without_session_meta() -> None:
+    t = parse(_bare_rollout())
+    assert t.provider == "codex" and t.skipped == {}
+    users = [e for e in t.events if isinstance(e, UserEvent) and e.text and not e.meta.is_meta]
+    # The prompt is the user-role message that is not the harness's context;
+    # the context stays, as client-written (meta) entries.
+    assert [u.text for u in users] == ["make the importer skip empty rows"]
+    injected = [e for e in t.events if isinstance(e, UserEvent) and e.meta.is_meta]
+    assert [e.text.split(">")[0] for e in injected] == ["<environment_context", "<user_instructions"]
+    (typed,) = users
+    assert typed.meta.session_id == BARE_ID
+    assert typed.meta.cwd == "/home/u/legacy"  # from <environment_context>
+    # No per-line timestamps: the header's stands in for them.
+    assert typed.meta.timestamp.isoformat() == "2025-08-20T10:00:00+00:00"
+    calls = [b for e in t.events if isinstance(e, AssistantEvent) for b in e.blocks
+             if isinstance(b, ToolUseBlock)]
+    assert [c.name for c in calls] == ["shell"]
+    results = [b for e in t.events if isinstance(e, UserEvent) for b in e.blocks
+               if isinstance(b, ToolResultBlock)]
+    assert results[0].is_error and results[0].content == "1 failed"
+    states = [e for e in t.events if isinstance(e, OtherEvent) and e.type == "state"]
+    assert len(states) == 2
+
+
+def test_flattened_records_read_as_if_wrapped() -> None:
+    t = parse(_jsonl([
+        {"timestamp": "2026-05-01T10:00:00Z", "type": "session_meta", "id": SESSION,
+         "cwd": "/home/u/flat", "cli_version": "0.120.0", "source": "cli"},
+        {"timestamp": "2026-05-01T10:00:01Z", "type": "user_message", "message": "rename the module"},
+        {"timestamp": "2026-05-01T10:00:02Z", "type": "message", "role": "assistant",
+         "content": [{"type": "output_text", "text": "Renamed."}]},
+    ]))
+    assert t.provider == "codex" and t.skipped == {}
+    [user] = [e for e in t.events if isinstance(e, UserEvent)]
+    assert (user.text, user.meta.session_id, user.meta.cwd) == ("rename the module", SESSION, "/home/u/flat")
+    assert [e.text for e in t.events if isinstance(e, AssistantEvent)] == ["Renamed."]
+
+
+def test_zst_rollouts_decompress_in_memory(tmp_path: Path) -> None:
+    import zstandard
+
+    path = tmp_path / "rollout-2026-11-20T09-00-00-x.jsonl.zst"
+    raw = ROLLOUT.read_bytes()
+    half = raw.index(b"\n", len(raw) // 2) + 1
+    # Two frames, as an appending writer leaves them.
+    compress = zstandard.ZstdCompressor().compress
+    first, second = compress(raw[:half]), compress(raw[half:])
+    packed = first + second
+    path.write_bytes(packed)
+    t = parse(path)
+    assert t.provider == "codex"
+    assert t.events == parse(ROLLOUT).events
+    assert path.read_bytes() == packed  # never rewritten
+    # A file cut short: what decoded is read, the cut is one undecodable line.
+    path.write_bytes(first + second[: len(second) // 2])
+    cut = parse(path)
+    assert cut.skipped == {"undecodable": 1}
+    assert 0 < len(cut.events) < len(t.events)
+    assert list(cut.events) == list(t.events)[: len(cut.events)]
+    # Not zstd past the magic number: read as lines, the bad one counted, no exception.
+    path.write_bytes(packed[:4] + b"not a frame at all")
+    broken = parse(path)
+    assert broken.skipped == {"undecodable": 1} and list(broken.events) == []
+
+
+def test_subagent_rollouts_are_all_sidechain() -> None:
+    lines = [json.loads(line) for line in ROLLOUT.read_text().splitlines() if line.strip()]
+    lines[0]["payload"]["source"] = {"subagent": "review"}
+    t = parse(_jsonl(lines))
+    conv = [e for e in t.events if isinstance(e, UserEvent | AssistantEvent)]
+    assert conv and all(e.meta.is_sidechain for e in conv)
+    # The same rollout from a person's client is not.
+    assert not any(e.meta.is_sidechain for e in parse(ROLLOUT).events
+                   if isinstance(e, UserEvent | AssistantEvent))

@@ -21,6 +21,7 @@ from learn.transcripts import (
     parse,
     stream,
 )
+from learn.transcripts import decode as decode_mod
 from learn.transcripts import parser as parser_mod
 
 FIX = Path(__file__).parent / "fixtures" / "shapes"
@@ -134,13 +135,13 @@ def test_dropped_unmodeled_types_are_never_decoded_into_objects(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     slow: list[bytes] = []
-    original = parser_mod._slow_path
+    original = decode_mod._slow_path
 
     def spy(line: bytes) -> object:
         slow.append(line)
         return original(line)
 
-    monkeypatch.setattr(parser_mod, "_slow_path", spy)
+    monkeypatch.setattr(decode_mod, "_slow_path", spy)
     progress = b'{"type":"progress","data":{"message":{"content":"big nested copy"}}}\n'
     truncated = b'{"type":"progress","data":{"message":{"cont'
     t = parse(progress * 3 + b'{"type":"summary","summary":"s"}\n' + truncated, drop=NOISE_SPEC)

@@ -47,20 +47,26 @@ def _session(chain: Chain, **kwargs: Any) -> Session:
 
 
 def test_exactly_what_the_person_typed(main: Session) -> None:
+    # The rewound-away prompt is evidence too (issue 10's principle): it was
+    # typed, so it is a human turn, marked off the active branch.
     assert _texts(main, "typed") == [
         "Please add a --dry-run flag to the deploy script.",
+        "make the button blue",
         "make the button red",
+        # The replayed body is machinery; the argument the person gave it is typed.
+        "focus on the deploy script",
         'Why did the log print "[Request interrupted by user]" twice?',
         "keep functions under 40 lines",
         "now write the changelog entry",
     ]
     assert _texts(main, "queued") == ["also bump the version"]
+    [rewound] = [t for t in main.human_turns if not t.on_branch]
+    assert rewound.text == "make the button blue"
 
 
 def test_noise_never_becomes_a_human_turn(main: Session) -> None:
     everything = "\n".join(_texts(main)).casefold()
     for noise in [
-        "make the button blue",  # rewound branch
         "<command-name>", "review the staged changes",  # command tags, isMeta + replayed bodies
         "caveat:", "local-command", "total cost",
         "<bash-", "git status", "system-reminder", "stop hook feedback", "base directory",
@@ -99,8 +105,10 @@ def test_timeline_interleaves_in_order(main: Session) -> None:
                      "ToolCall"]
     indices = [item.event_index for item in main.timeline]
     assert indices == sorted(indices)
-    assert len(main.timeline) == len(main.human_turns) + len(main.tool_calls) + len(main.failures)
-    assert [i for i in main.timeline if isinstance(i, HumanTurn)] == list(main.human_turns)
+    # The timeline is the context (active branch): every turn on it, and only those.
+    on_branch = [t for t in main.human_turns if t.on_branch]
+    assert len(main.timeline) == len(on_branch) + len(main.tool_calls) + len(main.failures)
+    assert [i for i in main.timeline if isinstance(i, HumanTurn)] == on_branch
 
 
 def test_tool_calls_and_failures(main: Session) -> None:
@@ -145,20 +153,25 @@ def test_codex_session() -> None:
 
 def test_session_to_dict_is_json(main: Session) -> None:
     data = json.loads(json.dumps(session_to_dict(main)))
-    assert data["human_turns"] == 11
-    assert data["human_turns_by_origin"] == {"typed": 5, "denial": 1, "answer": 4, "queued": 1}
+    # 13: the rewound prompt counts as evidence (it is off the branch, not in the timeline).
+    assert data["human_turns"] == 13
+    assert data["off_branch_human_turns"] == 1
+    assert data["human_turns_by_origin"] == {"typed": 7, "denial": 1, "answer": 4, "queued": 1,
+                                             "aside": 0}
+    assert [t["text"] for t in data["human_turns_detail"] if not t["on_branch"]] == [
+        "make the button blue"]
     assert data["timeline"][0] == {
         "type": "human", "origin": "typed",
         "text": "Please add a --dry-run flag to the deploy script.",
         "at": "2026-11-20T09:01:00+00:00", "event_index": 1,
-        "uuid": main.human_turns[0].uuid,
+        "uuid": main.human_turns[0].uuid, "command": None, "on_branch": True,
     }
 
 
 # ---------------------------------------------------------------- the active branch
 
 
-def test_rewind_keeps_only_the_last_branch() -> None:
+def test_rewind_keeps_only_the_last_branch_as_context_and_every_turn_as_evidence() -> None:
     c = Chain("s", "/p")
     c.user("first", parent=False)
     fork = c.last
@@ -166,7 +179,12 @@ def test_rewind_keeps_only_the_last_branch() -> None:
     c.user("abandoned two")
     c.user("kept", parent=fork)
     c.user("kept too")
-    assert _texts(_session(c)) == ["first", "kept", "kept too"]
+    session = _session(c)
+    assert [t.text for t in session.timeline if isinstance(t, HumanTurn)] == [
+        "first", "kept", "kept too"]
+    # The abandoned turns were typed: evidence, in the order they were typed.
+    assert _texts(session) == ["first", "abandoned one", "abandoned two", "kept", "kept too"]
+    assert [t.on_branch for t in session.human_turns] == [True, False, False, True, True]
 
 
 def test_compaction_continues_through_logical_parent() -> None:
@@ -179,12 +197,17 @@ def test_compaction_continues_through_logical_parent() -> None:
     assert _texts(_session(c)) == ["before compaction", "after compaction"]
 
 
-def test_compaction_without_logical_parent_stops_at_the_root() -> None:
+def test_compaction_without_logical_parent_continues_before_it() -> None:
+    # Older clients wrote the boundary (or only the summary) as a new root with
+    # no logicalParentUuid; the conversation before it is still the context
+    # (this test pinned the opposite before issue 10: 1 of 9 turns was shown).
     c = Chain("s", "/p")
     c.user("before compaction", parent=False)
     c._env("system", parent=False, subtype="compact_boundary")
     c.user("after compaction")
-    assert _texts(_session(c)) == ["after compaction"]
+    session = _session(c)
+    assert _texts(session) == ["before compaction", "after compaction"]
+    assert all(t.on_branch for t in session.human_turns)
 
 
 def test_progress_lines_inside_the_chain_do_not_break_it() -> None:
@@ -219,9 +242,12 @@ def test_flat_when_no_entry_has_a_parent() -> None:
     c.user("b", parent=False)
     # Nothing links to anything: a legacy-style file, read flat.
     assert _texts(_session(c)) == ["a", "b"]
-    # Once links exist, a second root with its own chain is the active branch.
+    # Once links exist, a second root with its own chain is the active branch;
+    # "a" stays evidence, off the branch.
     c.user("c")
-    assert _texts(_session(c)) == ["b", "c"]
+    session = _session(c)
+    assert [t.text for t in session.timeline if isinstance(t, HumanTurn)] == ["b", "c"]
+    assert _texts(session) == ["a", "b", "c"]
 
 
 # ---------------------------------------------------------------- exclusion rules
@@ -388,3 +414,100 @@ def test_subagent_transcript_has_no_human_turns() -> None:
     session = build_session(parse(FIXTURES / "claude_subagent.jsonl"))
     assert session.human_turns == () and session.tool_calls == ()
     assert session.turns == 2
+
+
+# ---------------------------------------------------------------- evidence and context (issue 10)
+
+
+def _on_branch(session: Session) -> list[str]:
+    return [t.text for t in session.timeline if isinstance(t, HumanTurn)]
+
+
+def test_a_late_tool_result_does_not_pick_the_branch() -> None:
+    c = Chain("s", "/p")
+    c.user("start the watcher", parent=False)
+    early = c.tool("toolu_bg", "Bash", {"command": "watch make"})["uuid"]
+    c.result("toolu_bg", "started")
+    c.user("now fix the header")
+    c.tool("toolu_e", "Edit", {"file_path": "/p/h.css"})
+    c.result("toolu_e", "boom", is_error=True)
+    c.result("toolu_late", "watcher exited", parent=early)  # appended late, parented early
+    session = _session(c)
+    assert _on_branch(session) == ["start the watcher", "now fix the header"]
+    # The session's last tool failure (a child of the last conversation entry) stays in context.
+    assert [f.tool_use_id for f in session.failures] == ["toolu_e"]
+
+
+def test_a_compaction_summary_root_continues_before_it() -> None:
+    # 1.0.x: no boundary line at all, the summary itself is a new root.
+    c = Chain("s", "/p")
+    c.user("one", parent=False)
+    c.user("two")
+    c.user("This session is being continued from a previous conversation that ran out of "
+           "context.", parent=False)
+    c.user("three")
+    session = _session(c)
+    assert _on_branch(session) == ["one", "two", "three"]
+
+
+def test_queued_enqueue_is_evidence_and_merges_with_the_prompt_it_became() -> None:
+    c = Chain("s", "/p")
+    c.user("run the build", parent=False)
+    c.tool("toolu_b", "Bash", {"command": "make"})
+    queue = {"type": "queue-operation", "operation": "enqueue", "sessionId": "s"}
+    c.raw({**queue, "timestamp": "2026-11-20T09:02:30Z", "content": "use -j4"})
+    c.raw({**queue, "timestamp": "2026-11-20T09:02:40Z", "content": "/compact"})
+    c.raw({**queue, "timestamp": "2026-11-20T09:02:50Z", "content": "then the docs"})
+    c.result("toolu_b", "built")
+    c.user("then the docs")
+    session = _session(c)
+    assert [(t.text, t.origin, t.on_branch) for t in session.human_turns] == [
+        ("run the build", "typed", True),
+        ("use -j4", "queued", False),  # surfaced only inside a tool result, then removed
+        ("then the docs", "typed", True),  # the enqueue copy merged into the prompt
+    ]
+
+
+def test_the_same_turns_under_new_uuids_count_once_and_their_calls_ran_once() -> None:
+    c = Chain("s", "/p")
+    for _ in range(2):
+        c.user("resize the images", parent=False)
+        c.tool("toolu_r", "Bash", {"command": "convert a.png"})
+        c.result("toolu_r", "no such file", is_error=True)
+    c.user("try with the full path")
+    session = _session(c)
+    assert _texts(session) == ["resize the images", "try with the full path"]
+    assert [call.id for call in session.tool_calls] == ["toolu_r"]
+    assert len(session.failures) == 1
+
+
+def test_a_side_question_is_a_typed_turn_of_its_session() -> None:
+    c = Chain("s", "/p")
+    c.user("port the helpers", parent=False)
+    c.user("keep the aliases")
+    a = Chain("s", "/p")
+    side = {"isSidechain": True, "agentId": "aside_question-0011223344556677"}
+    a.user("port the helpers", parent=False, **side)  # the replayed parent turn
+    a.user("<system-reminder>This is a side question from the user. You must answer this "
+           "question directly.</system-reminder>\n\nwhich timezone is assumed?",
+           timestamp="2026-11-20T09:01:30Z", **side)
+    aside = parse("".join(json.dumps(line) + "\n" for line in a.lines).encode())
+    buf = "".join(json.dumps(line) + "\n" for line in c.lines).encode()
+    session = build_session(parse(buf), asides=[aside])
+    assert [(t.text, t.origin, t.on_branch) for t in session.human_turns] == [
+        ("port the helpers", "typed", True),
+        ("which timezone is assumed?", "aside", False),
+        ("keep the aliases", "typed", True),
+    ]
+
+
+def test_a_dequeued_prompt_is_read_from_its_line_not_its_enqueue() -> None:
+    # The enqueue holds the paste placeholder, the user line the paste itself.
+    c = Chain("s", "/p")
+    c.user("start", parent=False)
+    c.raw({"type": "queue-operation", "operation": "enqueue", "sessionId": "s",
+           "timestamp": "2026-11-20T09:01:30Z", "content": "[Pasted text #1 +3 lines] fix this"})
+    c.raw({"type": "queue-operation", "operation": "dequeue", "sessionId": "s",
+           "timestamp": "2026-11-20T09:01:40Z"})
+    c.user("line one\nline two\nline three fix this")
+    assert _texts(_session(c)) == ["start", "line one\nline two\nline three fix this"]

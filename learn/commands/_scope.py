@@ -141,6 +141,7 @@ def skipped_note(discovery: Discovery) -> str:
         "no_cwd": "without a cwd",
         "unreadable": "unreadable",
         "duplicate": "duplicates",
+        "subagent": "Codex subagent rollouts (attached to their session)",
     }
     parts = [f"{n} {labels.get(k, k)}" for k, n in sorted(discovery.skipped.items()) if n]
     return ", ".join(parts)

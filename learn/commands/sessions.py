@@ -3,6 +3,11 @@
 Every session is parsed and reduced to its view, so the human-turn counts are
 the ones `learn run` will mine, not an estimate: a session that shows 0 human
 turns here contributes nothing to a run, and this is where you find out why.
+
+Nothing is left out silently: `--json` prints `{"sessions": [...], "skipped":
+[...]}`, every file discovery did not list with its reason (other project, too
+old, over the limit, unreadable, duplicate, a Codex subagent rollout, ...), and
+the table counts them.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from pathlib import Path
 import click
 
 from learn.commands._scope import Scope, scope_options, skipped_note
-from learn.transcripts.discover import SessionFile
+from learn.transcripts.discover import SessionFile, SkippedFile
 from learn.transcripts.view import Session
 
 
@@ -37,13 +42,24 @@ def session_row(file: SessionFile, session: Session) -> dict[str, object]:
     }
 
 
+def skipped_row(skip: SkippedFile) -> dict[str, object]:
+    return {
+        "path": str(skip.path),
+        "reason": skip.reason,
+        "provider": skip.provider,
+        "id": skip.session_id,
+        "detail": skip.detail,
+    }
+
+
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
 @click.command(name="sessions")
 @scope_options()
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list with full ids and exact counts.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON: the sessions with full ids and exact counts, and every skipped file with its reason.")
 def command(scope: Scope, as_json: bool) -> None:
     """List the sessions learn can read (current project by default)."""
     discovery = scope.scan()
@@ -51,10 +67,23 @@ def command(scope: Scope, as_json: bool) -> None:
 
     pairs = view_files(discovery.files)
     rows = [session_row(f, s) for f, s in pairs]
+    listed = {f.path for f, _ in pairs}
+    # Files discovery listed that vanished (pruned) before they were parsed.
+    vanished = [
+        {"path": str(f.path), "reason": "unreadable", "provider": f.provider,
+         "id": f.session_id, "detail": "gone before it could be read"}
+        for f in discovery.files if f.path not in listed
+    ]
     if as_json:
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        out = {"sessions": rows,
+               "skipped": [skipped_row(s) for s in discovery.skipped_files] + vanished}
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
-    _print_table(rows, scope, skipped_note(discovery))
+    note = skipped_note(discovery)
+    if vanished:
+        gone = f"{len(vanished)} gone before they could be read"
+        note = f"{note}, {gone}" if note else gone
+    _print_table(rows, scope, note)
 
 
 def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None:
@@ -90,7 +119,7 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None
         )
     console.print(table)
     if note:
-        console.print(f"[dim]Skipped: {note}.[/dim]")
+        console.print(f"[dim]Skipped: {note} (--json lists each file and why).[/dim]")
 
 
 def _short_project(project: object) -> str:

@@ -1,8 +1,12 @@
 """`learn show SESSION`: one session as learn sees it.
 
 What you typed is highlighted; tool calls are dim; failures are red; denials and
-interrupts are marked. If something you said is missing here, no later stage
-can find it, which makes this the first place to look when a run surprises you.
+interrupts are marked. The conversation shown is the active branch; a turn you
+typed somewhere else (a branch you rewound away from, a message queued while a
+tool ran, a `/btw` side question) is shown where you typed it and marked
+"off the active branch": it is still yours, and learn reads it. If something you
+said is missing here, no later stage can find it, which makes this the first
+place to look when a run surprises you.
 """
 
 from __future__ import annotations
@@ -14,7 +18,15 @@ from pathlib import Path
 import click
 
 from learn.transcripts.discover import SessionFile, scan
-from learn.transcripts.view import Denial, HumanTurn, Interrupt, Session, ToolCall, ToolFailure
+from learn.transcripts.view import (
+    Denial,
+    HumanTurn,
+    Interrupt,
+    Session,
+    ToolCall,
+    ToolFailure,
+    reading_order,
+)
 
 
 def resolve_session(ref: str) -> tuple[Path, SessionFile | None]:
@@ -41,9 +53,11 @@ def resolve_session(ref: str) -> tuple[Path, SessionFile | None]:
 
 
 def load_view(path: Path, file: SessionFile | None) -> Session:
+    from learn.transcripts.discover import aside_paths_for
     from learn.transcripts.parser import parse
     from learn.transcripts.replay import FingerprintCache
-    from learn.transcripts.session import build_session
+    from learn.transcripts.scripted import without_project_prompts
+    from learn.transcripts.session import build_session, read_asides
 
     try:
         transcript = parse(path)
@@ -51,11 +65,15 @@ def load_view(path: Path, file: SessionFile | None) -> Session:
         raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
     # Fingerprints need the project; for a bare path it is read from the file.
     project = file.project if file is not None else _cwd_of(transcript)
-    return build_session(
+    fingerprints = FingerprintCache().for_project(project)
+    view = build_session(
         transcript,
-        fingerprints=FingerprintCache().for_project(project),
+        fingerprints=fingerprints,
         subagent_paths=file.subagent_paths if file is not None else (),
+        asides=read_asides(file.aside_paths if file is not None else aside_paths_for(path)),
     )
+    # Show it as a run reads it: without prompts repeated across the project.
+    return without_project_prompts(view, fingerprints)
 
 
 def _cwd_of(transcript: object) -> str | None:
@@ -101,6 +119,8 @@ def _print(session: Session) -> None:
     console.print(
         f"turns {session.turns} · human {len(session.human_turns)}"
         + (f" ({origins})" if origins else "")
+        + (f" · {off} off the active branch" if (off := sum(
+            1 for t in session.human_turns if not t.on_branch)) else "")
         + f" · tool calls {len(session.tool_calls)} · failures {len(session.failures)}"
         + f" · denials {len(session.denials)} · interrupts {len(session.interrupts)}"
         + (f" · skipped lines {session.skipped_lines}" if session.skipped_lines else "")
@@ -108,18 +128,25 @@ def _print(session: Session) -> None:
     console.rule()
 
     # Denials without a typed reason and interrupts are not timeline items;
-    # they are merged in by position so the story reads in order.
+    # they are merged in by position so the story reads in order. Off-branch
+    # turns already sit in reading order (by time), so they keep their place.
     extras: list[Denial | Interrupt] = [d for d in session.denials if d.reason is None]
     extras += list(session.interrupts)
-    items: list[HumanTurn | ToolCall | ToolFailure | Denial | Interrupt] = [
-        *session.timeline,
-        *extras,
-    ]
-    items.sort(key=lambda item: item.event_index)
+    extras.sort(key=lambda item: item.event_index)
+    items: list[HumanTurn | ToolCall | ToolFailure | Denial | Interrupt] = []
+    for read in reading_order(session):
+        while extras and (not isinstance(read, HumanTurn) or read.on_branch) and \
+                extras[0].event_index < read.event_index:
+            items.append(extras.pop(0))
+        items.append(read)
+    items.extend(extras)
     for item in items:
         if isinstance(item, HumanTurn):
             label = "YOU" if item.origin == "typed" else f"YOU ({item.origin})"
-            console.print(f"[bold cyan]{label}:[/bold cyan] [bold]{escape(item.text)}[/bold]")
+            where = "" if item.on_branch else " [dim](off the active branch)[/dim]"
+            console.print(
+                f"[bold cyan]{label}:[/bold cyan] [bold]{escape(item.text)}[/bold]{where}"
+            )
         elif isinstance(item, ToolCall):
             console.print(f"[dim]  {escape(item.name)}: {escape(item.summary)}[/dim]")
         elif isinstance(item, ToolFailure):

@@ -75,7 +75,7 @@ def mine_paths(paths: list[Path], min_confidence: float) -> Iterator[tuple[Path,
         except OSError as exc:
             click.echo(f"learn signals: cannot read {path}: {exc.strerror or exc}", err=True)
             continue
-        for signal in mine(list(transcript.events)):
+        for signal in mine(list(transcript.events), provider=transcript.provider):
             if signal.signal.confidence >= min_confidence:
                 yield path, signal
 

@@ -84,8 +84,9 @@ def plan_mining(
     context_window: int | None = None,
 ) -> MiningPlan:
     """Hash every file against the cache; parse and render only the uncached ones."""
+    from learn.transcripts.discover import aside_paths_for
     from learn.transcripts.parser import parse
-    from learn.transcripts.session import build_session
+    from learn.transcripts.session import build_session, read_asides
 
     info = model_info(model, context_window=context_window)
     budget = default_chunk_chars(model, context_window=context_window)
@@ -107,7 +108,8 @@ def plan_mining(
             cached.append(PlannedSession(path, sid or path.stem, provider or "claude", project, size, key))
             continue
         try:
-            session = build_session(parse(path), fingerprints=fingerprints)
+            session = build_session(parse(path), fingerprints=fingerprints,
+                                    asides=read_asides(aside_paths_for(path)))
         except OSError:
             unreadable.append(path)
             continue

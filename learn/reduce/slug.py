@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from learn.textfold import fold
+
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+){1,5}$")
 MAX_LABEL_WORDS = 5
 MAX_LABEL_CHARS = 60
@@ -27,11 +29,6 @@ _FILLER = frozenset(
 # the slug must keep) and "we're" loses its "'re" instead of leaving a stray "re".
 _NEGATED_CONTRACTION = re.compile(r"(\w)n['’]t\b")
 _CONTRACTION_TAIL = re.compile(r"['’](?:re|s|ll|ve|d|m)\b")
-
-
-def normalize_text(text: str) -> str:
-    """The identity of a quote for merging: whitespace collapsed, trimmed, case-folded."""
-    return _WS.sub(" ", text).strip().casefold()
 
 
 def _words(text: str) -> list[str]:
@@ -85,5 +82,5 @@ def fallback_slug(text: str, kind: str) -> str:
         return f"{slug}-{kind}"
     # Nothing ASCII to slug (a quote in another script): a digest of the text
     # keeps distinct quotes apart instead of pooling them all under one label.
-    digest = hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:8]
+    digest = hashlib.sha256(fold(text).encode("utf-8")).hexdigest()[:8]
     return f"{kind}-{digest}"

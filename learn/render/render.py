@@ -24,11 +24,11 @@ from typing import Final
 from learn.render.redact import redact
 from learn.transcripts.exclusions import is_learn_digest
 from learn.transcripts.replay import is_replayed_turn
-from learn.transcripts.view import HumanTurn, Session, ToolCall, ToolFailure
+from learn.transcripts.view import HumanTurn, Session, ToolCall, ToolFailure, reading_order
 
 # Bumped whenever the rendered text changes shape; part of the mining cache key,
 # so old cached candidates (mined from a different rendering) are re-mined.
-RENDER_VERSION: Final = 2  # 2: tool paths relative to the project
+RENDER_VERSION: Final = 3  # 2: tool paths relative to the project; 3: slash-command label
 
 TOOL_SUMMARY_CHARS: Final = 200
 # Long enough for the real error line under a banner (hoocode measured fix
@@ -68,6 +68,9 @@ def _user_label(turn: HumanTurn, session: Session) -> str:
         return f"USER (rejecting {tool})" if tool else "USER (rejecting a tool call)"
     if turn.origin == "answer":
         return "USER (answering a question)"
+    if turn.command:
+        # The command is the request; the text is what the person gave it.
+        return f"USER (running {turn.command} with)"
     return USER_LABEL
 
 
@@ -100,10 +103,12 @@ def render_item(item: HumanTurn | ToolCall | ToolFailure, session: Session) -> s
 
 
 def render_blocks(session: Session, fingerprints: Sequence[str] = ()) -> list[str]:
-    """One rendered block per kept timeline item, in order."""
+    """One rendered block per kept item, in reading order: the active branch, with
+    the typed turns from off it (a rewound branch, a queued or side question) in
+    time order, so the miner sees every typed turn."""
     keep = {id(t) for t in user_turns(session, fingerprints)}
     blocks: list[str] = []
-    for item in session.timeline:
+    for item in reading_order(session):
         if isinstance(item, HumanTurn) and id(item) not in keep:
             continue
         blocks.append(render_item(item, session))

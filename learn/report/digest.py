@@ -100,7 +100,8 @@ def header_lines(result: RunResult) -> list[str]:
     reading = (f"Read by the model this run: {u.sessions_mined}; reused from cache: "
                f"{u.sessions_cached}; failed: {u.sessions_failed}")
     if u.sessions_failed:
-        reading += " (those are missing from the counts below)"
+        reading += (" (what earlier runs verified in those still counts; anything new in them "
+                    "is missing from the counts below)")
     lines.append(reading + ".")
     lines.append(funnel_sentence(result.funnel))
     if result.offline:
@@ -108,9 +109,32 @@ def header_lines(result: RunResult) -> list[str]:
     if result.coverage_failed:
         lines.append("The check against your existing rules failed: some items may already "
                      "be written down.")
+    dropped = verification_sentence(result.verification)
+    if dropped:
+        lines.append(dropped)
+    if result.failed_stages:
+        names = ", ".join(STAGE_NAMES.get(s, s) for s in result.failed_stages)
+        lines.append(f"Failed after retries: {names} (see \"What failed\" below); "
+                     "what is shown is what the rest of the run found.")
     lines.append("The counts come from the transcripts on disk. They are evidence, not "
                  "conclusions: read the quotes before you write anything.")
     return lines
+
+
+STAGE_NAMES = {"mine": "mining", "name": "naming", "coverage": "the rule check",
+               "judge": "judging"}
+_DROP_WORDS = (("paraphrase", "not what was typed"), ("too_short", "too short"),
+               ("fix_command", "a fix whose command never ran"))
+
+
+def verification_sentence(tally: dict[str, int]) -> str | None:
+    """"Verification kept 12 quotes and dropped 3: 2 not what was typed, 1 too short."."""
+    parts = [f"{tally[k]} {words}" for k, words in _DROP_WORDS if tally.get(k)]
+    if not tally or not parts:
+        return None
+    total = sum(tally.get(k, 0) for k, _ in _DROP_WORDS)
+    return (f"Verification kept {plural(tally.get('kept', 0), 'quote')} and dropped {total}: "
+            f"{', '.join(parts)}.")
 
 
 def _quote(text: str, kind: str) -> str:
@@ -190,6 +214,7 @@ def render_digest_markdown(result: RunResult) -> str:
         lines.append(empty_reason(result))
         if declined:
             lines.extend(["", *_declined_lines(declined)])
+        lines.extend(command_lines(result))
         return "\n".join(lines) + "\n"
     for kind, title in SECTIONS:
         items = [p for p in proposed if p.kind == kind]
@@ -200,11 +225,27 @@ def render_digest_markdown(result: RunResult) -> str:
             lines.extend(item_lines(p, result))
     if declined:
         lines.extend(["", *_declined_lines(declined)])
+    lines.extend(command_lines(result))
     if result.failures:
         lines.extend(["", "## What failed", ""])
         lines.extend(f"- {flatten(f, 300)}" for f in result.failures)
     lines.extend(["", WHAT_TO_DO])
     return "\n".join(lines) + "\n"
+
+
+def command_lines(result: RunResult) -> list[str]:
+    """Long prompts the person pasted by hand into many sessions: each said once."""
+    found = [s for s in result.extra.get("make_command") or () if isinstance(s, dict)]
+    if not found:
+        return []
+    out = ["", "## Make these commands", "",
+           "You pasted these prompts by hand into several sessions. Saved as a slash command "
+           "(`.claude/commands/<name>.md`, `~/.codex/prompts/<name>.md`) they are one word "
+           "to type, and learn reads them as templates, not as things you said.", ""]
+    for s in found:
+        out.append(f"- \"{flatten(str(s.get('excerpt', '')), 200)}\" "
+                   f"({plural(int(s.get('sessions', 0)), 'session')})")
+    return out
 
 
 def _declined_lines(items: Iterable[Proposal]) -> list[str]:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from learn.embed.base import Embedder
-    from learn.mining.candidate import SessionCandidates
+    from learn.mining.candidate import MinedCandidate, SessionCandidates
     from learn.reduce.naming import NamingResult
     from learn.transcripts.view import Session
 
@@ -269,6 +269,38 @@ class LearnStore:
                 ]
                 self.tables.replace_session_candidates(sc.session_id, rows)
 
+    def stored_candidates(self, session_ids: Sequence[str]) -> dict[str, tuple[MinedCandidate, ...]]:
+        """What an earlier run stored for these sessions from the model (source "miner").
+
+        For a session whose mining failed this run: a transient failure must not
+        take away what was already verified (issue 11), so the pipeline carries
+        these forward instead of replacing them with nothing.
+        """
+        from learn.mining.candidate import KINDS, MinedCandidate
+
+        out: dict[str, list[MinedCandidate]] = {}
+        for c in self.tables.candidates(session_ids=session_ids):
+            if c.source != "miner" or c.kind not in KINDS:
+                continue
+            payload = c.payload or {}
+
+            def opt(name: str, payload: dict[str, Any] = payload) -> str | None:
+                v = payload.get(name)
+                return v if isinstance(v, str) else None
+
+            def strs(name: str, payload: dict[str, Any] = payload) -> tuple[str, ...]:
+                v = payload.get(name)
+                return tuple(x for x in v if isinstance(x, str)) if isinstance(v, list) else ()
+
+            out.setdefault(c.session_id, []).append(MinedCandidate(
+                kind=c.kind,  # checked against KINDS above
+                text=c.text, rationale=opt("rationale"), command=opt("command"),
+                error_excerpt=opt("error_excerpt"),
+                intervening_commands=strs("intervening_commands"), edited_files=strs("edited_files"),
+                source=c.source,
+            ))
+        return {sid: tuple(cands) for sid, cands in out.items()}
+
     def cached_embedder(self, embedder: Embedder) -> Embedder:
         return CachedEmbedder(embedder, self.tables)
 
@@ -304,11 +336,15 @@ class LearnStore:
         return StoreVerdictMemory(self.store, embedder.name)
 
     def record_run(self, result: RunResult, *, remember_shown: bool = True) -> int:
-        """Finish the run with its result; with remember_shown, mark its proposals shown."""
+        """Finish the run with its result; with remember_shown, mark its judged proposals shown."""
         run_id = self._ensure_run()
         with self.store.atomic():
             if remember_shown:
                 for p in result.proposals:
+                    if p.verdict is None and not result.offline:
+                        # Never judged (the judge failed): not "shown", so the
+                        # next run judges and shows it instead of holding it back.
+                        continue
                     self.tables.mark_shown(
                         p.key, last_occurrence=p.last_seen, covered=p.status != "new",
                         text=p.text,

@@ -64,6 +64,8 @@ def result_from_full_json(data: dict[str, Any]) -> RunResult:
         coverage_failed=bool(data.get("coverage_failed", False)),
         offline=bool(data.get("offline", False)),
         extra=dict(data.get("extra", {})),
+        failed_stages=tuple(data.get("failed_stages", ())),
+        verification=dict(data.get("verification", {})),
     )
 
 

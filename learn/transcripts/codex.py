@@ -1,7 +1,24 @@
 """Lower Codex CLI rollouts into the same event model as Claude Code transcripts.
 
-A rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) is one
-`{timestamp, type, payload}` object per line, opening with `session_meta`.
+A rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, sometimes
+compressed to `.jsonl.zst`) is one `{timestamp, type, payload}` object per line,
+opening with `session_meta`. Older clients wrote other shapes, all read here
+(studied in public repositories' rollouts and readers, 2025-2026):
+
+- Bare era (up to about September 2025): the first line is a header
+  `{"id", "timestamp", "instructions", "git"?}` with no `type` and no payload,
+  then `{"record_type": "state"}` markers and bare response items
+  (`{"type": "message", "role": "user", ...}`) with no per-line timestamp. Those
+  files have no `user_message` event: the typed prompt is the user-role message
+  that is not injected context, and the cwd is only in `<environment_context>`.
+- Flattened records (`{"timestamp", "type": "session_meta", "id", "cwd"}`): the
+  payload's fields at the top level. Read as if wrapped.
+
+Subagent rollouts (`session_meta.payload.source` is `{"subagent": ...}` — a
+review, a compaction, a spawned thread — or an `internal` job, or
+`thread_source: "subagent"`) are written by an agent: every line is lowered as
+a sidechain, exactly like a Claude Code subagent file, so no prompt in them is
+ever a typed turn.
 
 What the person typed comes from `event_msg/user_message`, never from
 `response_item` user messages: those also carry the injected
@@ -25,6 +42,14 @@ from typing import Any
 
 import msgspec
 
+from learn.transcripts.codex_meta import (
+    INJECTED_PREFIXES,
+    environment_cwd,
+    is_codex,
+    subagent_kind,
+    subagent_parent,
+)
+from learn.transcripts.decode import decode_untyped
 from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.literals import AGENT_INJECTION_RE
 from learn.transcripts.models import (
@@ -36,36 +61,13 @@ from learn.transcripts.models import (
     TranscriptEvent,
     UserEvent,
 )
-from learn.transcripts.parser import LazyOther, decode_untyped
+from learn.transcripts.wire import LazyOther
 
-__all__ = ["is_codex", "lower"]
+__all__ = ["environment_cwd", "is_codex", "lower", "subagent_kind", "subagent_parent"]
 
 _ANY = msgspec.json.Decoder()
 # "Exit code: 1" (the exec tool's text preamble) / "exited with code 1".
 _EXIT_CODE_RE = re.compile(r"(?:Exit code:|exited with code)\s*(-?\d+)")
-
-
-def is_codex(buf: bytes, path: Path | None = None) -> bool:
-    """Whether a buffer is a Codex rollout, sniffed from its first line."""
-    if path is not None and path.name.startswith("rollout-") and ".codex" in path.parts:
-        return True
-    start = 0
-    while True:
-        end = buf.find(b"\n", start)
-        line = buf[start:] if end < 0 else buf[start:end]
-        if line.strip():
-            break
-        if end < 0:
-            return False
-        start = end + 1
-    # Cheap reject before decoding a (possibly large) first line.
-    if b'"payload"' not in line:
-        return False
-    try:
-        first = _ANY.decode(line)
-    except msgspec.DecodeError:
-        return False
-    return isinstance(first, dict) and first.get("type") == "session_meta"
 
 
 def _timestamp(value: object) -> datetime | None:
@@ -148,6 +150,12 @@ class _State:
         self.parent: str | None = None
         self.last_assistant_text: str | None = None
         self.path_key = str(path) if path is not None else ""
+        # A subagent's lines are all sidechain (see the module docstring).
+        self.sidechain = False
+        # Bare era: no user_message events, so user-role messages are the prompts.
+        self.bare = False
+        # The last timestamp seen: bare-era lines carry none of their own.
+        self.clock: datetime | None = None
 
     def meta(self, lineno: int, ts: datetime) -> EntryMeta:
         # "<session id>:<line number>": deterministic and unique within the
@@ -157,7 +165,7 @@ class _State:
         # Positional (cheaper per call): git_branch None, not sidechain, not meta.
         meta = EntryMeta(
             uid, self.session_id, ts, self.parent, self.cwd, None, self.version,
-            False, False, self.entrypoint,
+            self.sidechain, False, self.entrypoint,
         )
         self.parent = uid
         return meta
@@ -183,6 +191,8 @@ class _Payload(msgspec.Struct, gc=False):
     originator: Any = None
     source: Any = None
     session_id: Any = None
+    thread_source: Any = None
+    parent_thread_id: Any = None
     message: msgspec.Raw = _NO_RAW
     content: msgspec.Raw = _NO_RAW
     arguments: msgspec.Raw = _NO_RAW
@@ -197,7 +207,40 @@ class _Line(msgspec.Struct, gc=False):
     timestamp: Any = None
 
 
+class _Bare(_Payload, gc=False):
+    """A line with no payload wrapper: a bare-era header or item, or a flattened record."""
+
+    timestamp: Any = None
+    record_type: Any = None
+    instructions: Any = None
+
+
 _LINE_DECODER = msgspec.json.Decoder(_Line)
+_BARE_DECODER = msgspec.json.Decoder(_Bare)
+# Top-level `type`s of flattened records that are not response items.
+_ROLLOUT_KINDS = frozenset({"session_meta", "turn_context", "compacted"})
+# Wrapper types that mean nothing without their payload.
+_WRAPPERS = frozenset({"event_msg", "response_item"})
+_EVENT_TYPES = frozenset({"user_message", "agent_message", "turn_aborted"})
+
+
+def _unwrap(bare: _Bare, lineno: int, st: _State) -> _Line | str:
+    """The wrapped line a bare or flattened record stands for, or the name of a marker."""
+    kind = bare.type
+    if not isinstance(kind, str):
+        if bare.record_type is not None:
+            return "state"  # {"record_type": "state"}: bookkeeping between turns
+        if isinstance(bare.id, str) and not st.session_id:
+            st.bare = True
+            return _Line("session_meta", bare, bare.timestamp)
+        return "invalid"
+    if kind in _WRAPPERS:
+        return "invalid"
+    if kind in _ROLLOUT_KINDS:
+        return _Line(kind, bare, bare.timestamp)
+    if kind in _EVENT_TYPES:
+        return _Line("event_msg", bare, bare.timestamp)
+    return _Line("response_item", bare, bare.timestamp)
 
 
 def _raw(value: msgspec.Raw) -> Any:
@@ -219,6 +262,9 @@ def _lower_line(
         st.cwd = _str(p.cwd) or st.cwd
         st.version = _str(p.cli_version)
         st.entrypoint = _str(p.originator) or _str(p.source)
+        st.sidechain = subagent_kind(
+            {"source": p.source, "thread_source": p.thread_source}) is not None
+        st.clock = _timestamp(w.timestamp) or st.clock
         return LazyOther(kind, line.tobytes())
     if kind == "turn_context":
         st.cwd = _str(p.cwd) or st.cwd
@@ -228,6 +274,8 @@ def _lower_line(
         conversational = ptype in ("user_message", "agent_message") or (
             ptype == "turn_aborted" and p.reason in (None, "interrupted"))
     elif kind == "response_item":
+        if st.bare and ptype == "message" and p.role == "user":
+            return _bare_prompt(w, lineno, st, line)
         conversational = (ptype == "message" and p.role == "assistant") or ptype in (
             "function_call", "custom_tool_call", "local_shell_call",
             "function_call_output", "custom_tool_call_output")
@@ -235,7 +283,7 @@ def _lower_line(
         conversational = False
     if not conversational:
         return LazyOther(kind, line.tobytes())
-    ts = _timestamp(w.timestamp)
+    ts = _line_time(w, st)
     if ts is None:
         return "invalid"
     if kind == "event_msg":
@@ -286,6 +334,38 @@ def _lower_line(
     )
 
 
+def _line_time(w: _Line, st: _State) -> datetime | None:
+    ts = _timestamp(w.timestamp)
+    if ts is not None:
+        st.clock = ts
+        return ts
+    # A bare-era line has no timestamp: it happened after the last one known.
+    return st.clock if st.bare else None
+
+
+def _bare_prompt(
+    w: _Line, lineno: int, st: _State, line: memoryview
+) -> TranscriptEvent | LazyOther | str:
+    """A bare-era user-role message: the prompt, unless it is the harness's context."""
+    text = _message_text(_raw(w.payload.content))
+    injected = text.lstrip().startswith(INJECTED_PREFIXES)
+    if injected:
+        st.cwd = environment_cwd(text) or st.cwd
+    ts = _line_time(w, st)
+    if ts is None:
+        return "invalid"
+    if injected:
+        # Kept as a client-written (meta) entry, like Claude Code's isMeta
+        # lines: never typed, but it carries the only cwd of the session.
+        meta = msgspec.structs.replace(st.meta(lineno, ts), is_meta=True)
+        return UserEvent(meta=meta, text=text, blocks=(TextBlock(text),))
+    st.last_assistant_text = None
+    return UserEvent(
+        meta=st.meta(lineno, ts), text=text, blocks=(TextBlock(text),),
+        is_agent_injected=AGENT_INJECTION_RE.match(text) is not None, prompt_source="typed",
+    )
+
+
 def _is_dropped(event: TranscriptEvent | LazyOther, spec: FilterSpec) -> bool:
     if isinstance(event, LazyOther):
         return event.type in spec.types
@@ -294,6 +374,24 @@ def _is_dropped(event: TranscriptEvent | LazyOther, spec: FilterSpec) -> bool:
     if isinstance(event, AssistantEvent):
         return "assistant" in spec.types
     return False
+
+
+def _bare_line(line: memoryview, lineno: int, st: _State) -> _Line | str:
+    """A line of a bare-era file. Raises ValidationError/DecodeError like the wrapped decode."""
+    return _unwrap(_BARE_DECODER.decode(line), lineno, st)
+
+
+def _slow_line(line: memoryview, lineno: int, st: _State) -> _Line | str:
+    """A line the wrapped decode refused: an older or flattened shape, or a skip reason."""
+    try:
+        bare = _BARE_DECODER.decode(line)
+    except msgspec.ValidationError:
+        try:
+            obj = _ANY.decode(line)
+        except msgspec.DecodeError:
+            return "undecodable"
+        return "invalid" if isinstance(obj, dict) else "not_object"
+    return _unwrap(bare, lineno, st)
 
 
 def lower(
@@ -327,20 +425,28 @@ def lower(
         line = view[start:end]
         start = end + 1
         try:
-            w = decode(line)
+            # A bare-era file is bare throughout: trying the wrapped shape
+            # first failed on every line and made these files 8x orjson's time.
+            w = decode(line) if not st.bare else _bare_line(line, lineno, st)
         except msgspec.ValidationError:
-            try:
-                obj = _ANY.decode(line)
-            except msgspec.DecodeError:
-                reason = "undecodable"
-            else:
-                reason = "invalid" if isinstance(obj, dict) else "not_object"
-            skipped[reason] = skipped.get(reason, 0) + 1
-            continue
+            unwrapped = _slow_line(line, lineno, st)
+            if unwrapped == "state":
+                events.append(LazyOther("state", line.tobytes()))
+                continue
+            if isinstance(unwrapped, str):
+                skipped[unwrapped] = skipped.get(unwrapped, 0) + 1
+                continue
+            w = unwrapped
         except msgspec.DecodeError:
             if line.tobytes().isspace():
                 continue
             skipped["undecodable"] = skipped.get("undecodable", 0) + 1
+            continue
+        if isinstance(w, str):
+            if w == "state":
+                events.append(LazyOther("state", line.tobytes()))
+            else:
+                skipped[w] = skipped.get(w, 0) + 1
             continue
         event = _lower_line(w, lineno, st, line)
         if isinstance(event, str):

@@ -3,18 +3,34 @@
 Claude Code: `<CLAUDE_CONFIG_DIR or ~/.claude>/projects/<encoded-cwd>/<id>.jsonl`,
 with subagent transcripts either beside it (`agent-*.jsonl`, older builds) or
 under `<id>/subagents/agent-*.jsonl`. Codex: `<CODEX_HOME or ~/.codex>/sessions/
-YYYY/MM/DD/rollout-*.jsonl`.
+YYYY/MM/DD/rollout-*.jsonl`, and `archived_sessions/rollout-*.jsonl` once the
+person archives a thread (still their words); either may be `.jsonl.zst`.
 
 The project filter cannot trust the directory name: the encoding replaces every
 non-alphanumeric with '-', so `/a/b-c` and `/a/b/c` share a directory, and a
 symlinked checkout is recorded under whichever path the shell was in. So the
-cwd is read from the head of each candidate file (a few KB, not the file) and
-compared by realpath. Heads are read newest first and only until the limit is
+cwd is read from the head of each candidate file (a few KB, not the file:
+`heads.py`) and compared by realpath. Heads are read newest first and only until the limit is
 met, so a `--limit 20` run over a 5,000-file history reads ~20 heads.
 
+A session's id is what its client calls it: a Claude Code session is its file
+name (`<id>.jsonl`; a resumed session's file opens with lines copied from the
+session it resumed, which carry the *old* id: reading the id from the first line
+listed a real 3.8 MB session as a "duplicate" of its parent and dropped it). A
+Codex session is its `session_meta` id, else the uuid in its file name.
+
+Codex subagent rollouts (a review, a compaction, a spawned thread: see
+`codex_meta.subagent_kind`) are not sessions of their own, like Claude Code's
+`agent-*.jsonl`: they attach to their parent when it is listed, and are reported
+as skipped ("subagent") either way.
+
+`--since` is decided by last activity, the newest timestamp in the file's tail,
+not its mtime, which a copy, a sync or a restore resets.
+
 Nothing here writes, and a directory or file that cannot be read is skipped and
-counted, never fatal: the history belongs to the user and is often pruned or
-half-synced under us.
+recorded, never fatal: the history belongs to the user and is often pruned or
+half-synced under us. Every file left out is listed in `Discovery.skipped_files`
+with its reason, so nothing disappears silently.
 """
 
 from __future__ import annotations
@@ -26,25 +42,50 @@ import stat
 import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final, Literal
 
-import msgspec
+from learn.transcripts.compressed import ZST_SUFFIX
+from learn.transcripts.heads import Head, Provider, last_activity, read_head
 
-Provider = Literal["claude", "codex"]
+__all__ = [
+    "Discovery",
+    "Head",
+    "Provider",
+    "SessionFile",
+    "SkippedFile",
+    "aside_paths_for",
+    "claude_projects_dir",
+    "claude_session_id",
+    "codex_name_id",
+    "codex_sessions_dir",
+    "discover",
+    "in_project",
+    "is_aside_name",
+    "last_activity",
+    "parse_since",
+    "read_head",
+    "scan",
+]
 
-# The cwd is on the first user/system line of a Claude transcript and on the
-# session_meta line of a Codex rollout; both sit in the first few lines. A first
-# prompt with a huge paste can push past this, which the regex fallback covers.
-_HEAD_BYTES: Final = 64 * 1024
-_HEAD_MAX_BYTES: Final = 1024 * 1024
-_CWD_RE: Final = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
-_SESSION_ID_RE: Final = re.compile(rb'"sessionId"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+ASIDE_PREFIX: Final = "agent-aside_question-"
 _CODEX_UUID_RE: Final = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I
 )
+# A Claude Code session file name: a uuid (8-4-4-4-12).
+_CLAUDE_NAME_RE: Final = re.compile(r"\A[0-9a-z]{8}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{12}\Z", re.I)
+# An mtime this far before the cutoff decides "too old" without reading the
+# tail: a file's last write is never before its last line's timestamp (both
+# come from the same clock), so only a restored-from-archive time could be
+# older, and zip archives store local times (hence a day of slack, not zero).
+_MTIME_SLACK_SECONDS: Final = 86_400.0
+
+SkipReason = Literal[
+    "unreadable", "too_old", "other_project", "no_cwd", "duplicate", "over_limit", "subagent"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +97,25 @@ class SessionFile:
     size: int
     project: str | None  # the cwd read from the head, when it was read
     subagent_paths: tuple[Path, ...] = ()
+    # `/btw` side questions (`agent-aside_question-*.jsonl`): typed turns of this
+    # session, not a subagent's.
+    aside_paths: tuple[Path, ...] = ()
+    # Epoch seconds of the newest timestamp in the file's tail, when it was read
+    # (only `--since` needs it).
+    last_activity: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file (or directory) discovery left out, and why."""
+
+    path: Path
+    reason: str  # a SkipReason
+    provider: Provider | None = None
+    session_id: str | None = None
+    # What the reason refers to: the kept file for "duplicate", the parent
+    # session and agent kind for "subagent", the error for "unreadable".
+    detail: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +124,40 @@ class Discovery:
 
     files: list[SessionFile]
     # reason -> count: "unreadable", "too_old", "other_project", "no_cwd",
-    # "duplicate", and "over_limit" (not examined: the limit was already met).
+    # "duplicate", "subagent" (a Codex subagent rollout), and "over_limit"
+    # (not examined: the limit was already met).
     skipped: Mapping[str, int] = field(default_factory=dict)
     roots: tuple[Path, ...] = ()
+    # The same, file by file.
+    skipped_files: tuple[SkippedFile, ...] = ()
+
+
+class _Skips:
+    """Counts and lists what is left out; one call per file keeps both in step."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.files: list[SkippedFile] = []
+
+    def add(self, reason: SkipReason, path: Path, provider: Provider | None = None,
+            session_id: str | None = None, detail: str | None = None) -> None:
+        self.counts[reason] += 1
+        self.files.append(SkippedFile(path, reason, provider, session_id, detail))
+
+
+def codex_name_id(path: Path) -> str | None:
+    """The uuid a Codex rollout's file name ends with (`rollout-<ts>-<uuid>.jsonl[.zst]`)."""
+    match = _CODEX_UUID_RE.search(path.name.split(".jsonl")[0])
+    return match.group(1) if match else None
+
+
+def claude_session_id(path: Path) -> str | None:
+    """The id a Claude Code session file's name gives it (`<uuid>.jsonl`), else None."""
+    name = path.name
+    if not name.endswith(".jsonl"):
+        return None
+    stem = name[: -len(".jsonl")]
+    return stem if _CLAUDE_NAME_RE.match(stem) else None
 
 
 def claude_projects_dir(claude_dir: Path | None = None) -> Path:
@@ -121,51 +212,74 @@ def scan(
     file name (Claude: `<id>.jsonl`, Codex: `rollout-<ts>-<id>.jsonl`) before
     any file is opened, which is what makes `learn show <prefix>` cheap.
     """
-    skipped: Counter[str] = Counter()
+    skips = _Skips()
     projects_dir = claude_projects_dir(claude_dir)
     sessions_dir = codex_sessions_dir(codex_dir)
-    candidates = [*_claude_candidates(projects_dir, skipped), *_codex_candidates(sessions_dir, skipped)]
+    archived_dir = sessions_dir.with_name("archived_sessions")
+    candidates = [
+        *_claude_candidates(projects_dir, skips),
+        *_codex_candidates(sessions_dir, skips),
+        *_codex_candidates(archived_dir, skips),
+    ]
     candidates.sort(key=lambda c: (-c.mtime, str(c.path)))
 
     cutoff = since.timestamp() if since is not None else None
     want = None if all_projects else _real(project if project is not None else Path.cwd())
     files: list[SessionFile] = []
-    seen: set[tuple[str, str]] = set()
+    kept: dict[tuple[str, str], Path] = {}
     agents_by_dir: dict[Path, dict[str, tuple[Path, ...]]] = {}
+    codex_children: dict[str, list[Path]] = {}
 
     for cand in candidates:
         if id_prefix is not None and not cand.session_id.startswith(id_prefix):
             continue
-        if cutoff is not None and cand.mtime < cutoff:
-            skipped["too_old"] += 1
-            continue
+        last: float | None = None
+        if cutoff is not None:
+            if cand.mtime < cutoff - _MTIME_SLACK_SECONDS:
+                skips.add("too_old", cand.path, cand.provider, cand.session_id)
+                continue
+            last = last_activity(cand.path)
+            if (last if last is not None else cand.mtime) < cutoff:
+                skips.add("too_old", cand.path, cand.provider, cand.session_id)
+                continue
         if limit is not None and len(files) >= limit:
-            skipped["over_limit"] += 1
+            skips.add("over_limit", cand.path, cand.provider, cand.session_id)
             continue
         try:
             head = read_head(cand.path, cand.provider)
-        except OSError:
-            skipped["unreadable"] += 1
+        except OSError as exc:
+            skips.add("unreadable", cand.path, cand.provider, cand.session_id,
+                      exc.strerror or str(exc))
+            continue
+        # Claude: the file name (see the module docstring). Codex: session_meta.
+        session_id = (
+            cand.session_id if cand.provider == "claude" else head.session_id or cand.session_id
+        )
+        if head.subagent is not None:
+            # A Codex subagent rollout: its parent's, never a session of its own.
+            skips.add("subagent", cand.path, cand.provider, session_id,
+                      f"{head.subagent} of {head.parent_id or 'an unknown session'}")
+            if head.parent_id:
+                codex_children.setdefault(head.parent_id, []).append(cand.path)
             continue
         if want is not None:
             if head.cwd is None:
-                skipped["no_cwd"] += 1
+                skips.add("no_cwd", cand.path, cand.provider, session_id)
                 continue
             if not _within(_real_cached(head.cwd), want):
-                skipped["other_project"] += 1
+                skips.add("other_project", cand.path, cand.provider, session_id, head.cwd)
                 continue
-        session_id = head.session_id or cand.session_id
         key = (cand.provider, session_id)
-        if key in seen:
+        if key in kept:
             # The same session under two directories (a moved checkout): keep the newest.
-            skipped["duplicate"] += 1
+            skips.add("duplicate", cand.path, cand.provider, session_id, str(kept[key]))
             continue
-        seen.add(key)
+        kept[key] = cand.path
         subagents = cand.subagent_paths
         if cand.provider == "claude":
             directory = cand.path.parent
             if directory not in agents_by_dir:
-                agents_by_dir[directory] = _old_layout_agents(directory, skipped)
+                agents_by_dir[directory] = _old_layout_agents(directory, skips)
             subagents += agents_by_dir[directory].get(session_id, ())
         files.append(
             SessionFile(
@@ -176,86 +290,18 @@ def scan(
                 size=cand.size,
                 project=head.cwd,
                 subagent_paths=tuple(sorted(set(subagents))),
+                aside_paths=cand.aside_paths,
+                last_activity=last,
             )
         )
-    return Discovery(files=files, skipped=dict(skipped), roots=(projects_dir, sessions_dir))
-
-
-# ---------------------------------------------------------------- heads
-
-
-@dataclass(frozen=True, slots=True)
-class Head:
-    cwd: str | None
-    session_id: str | None
-
-
-def read_head(path: Path, provider: Provider) -> Head:
-    """The cwd (and session id) from the first lines of a transcript. Raises OSError."""
-    with path.open("rb") as fh:
-        data = fh.read(_HEAD_BYTES)
-        cwd, session_id, complete = _scan_lines(data, provider)
-        # Keep reading while the only thing we have is an unfinished giant line.
-        while cwd is None and not complete and len(data) < _HEAD_MAX_BYTES:
-            more = fh.read(_HEAD_BYTES)
-            if not more:
-                break
-            data += more
-            cwd, session_id, complete = _scan_lines(data, provider)
-    if cwd is None:
-        # Last resort on a truncated line: the envelope's "cwd" key appears
-        # unescaped only at object level, never inside a string value.
-        match = _CWD_RE.search(data)
-        if match:
-            cwd = _json_str(match.group(1))
-    if session_id is None and provider == "claude":
-        match = _SESSION_ID_RE.search(data)
-        if match:
-            session_id = _json_str(match.group(1))
-    return Head(cwd=cwd, session_id=session_id)
-
-
-def _scan_lines(data: bytes, provider: Provider) -> tuple[str | None, str | None, bool]:
-    """(cwd, session_id, done): done means stop reading (found, or the head ran out of lines)."""
-    lines = data.split(b"\n")
-    tail_partial = not data.endswith(b"\n")
-    complete_lines = lines[:-1] if tail_partial else lines
-    session_id: str | None = None
-    for raw in complete_lines[:200]:
-        if not raw.strip():
-            continue
-        try:
-            obj = msgspec.json.decode(raw)
-        except msgspec.DecodeError:
-            continue
-        if not isinstance(obj, dict):
-            continue
-        if provider == "codex":
-            payload = obj.get("payload")
-            if isinstance(payload, dict):
-                if obj.get("type") == "session_meta":
-                    sid = payload.get("id") or payload.get("session_id")
-                    if isinstance(sid, str):
-                        session_id = sid
-                cwd = payload.get("cwd")
-                if isinstance(cwd, str) and cwd:
-                    return cwd, session_id, True
-        else:
-            sid = obj.get("sessionId")
-            if session_id is None and isinstance(sid, str) and sid:
-                session_id = sid
-            cwd = obj.get("cwd")
-            if isinstance(cwd, str) and cwd:
-                return cwd, session_id, True
-    return None, session_id, not tail_partial or len(complete_lines) >= 200
-
-
-def _json_str(literal: bytes) -> str | None:
-    try:
-        value = msgspec.json.decode(literal)
-    except msgspec.DecodeError:
-        return None
-    return value if isinstance(value, str) and value else None
+    if codex_children:
+        files = [
+            replace(f, subagent_paths=tuple(sorted({*f.subagent_paths, *codex_children[f.session_id]})))
+            if f.provider == "codex" and f.session_id in codex_children else f
+            for f in files
+        ]
+    return Discovery(files=files, skipped=dict(skips.counts), roots=(projects_dir, sessions_dir),
+                     skipped_files=tuple(skips.files))
 
 
 # ---------------------------------------------------------------- listing
@@ -269,16 +315,17 @@ class _Candidate:
     mtime: float
     size: int
     subagent_paths: tuple[Path, ...] = ()
+    aside_paths: tuple[Path, ...] = ()
 
 
-def _scandir(path: Path, skipped: Counter[str]) -> list[os.DirEntry[str]]:
+def _scandir(path: Path, skips: _Skips) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(path) as it:
             return list(it)
     except FileNotFoundError:
         return []
-    except OSError:
-        skipped["unreadable"] += 1
+    except OSError as exc:
+        skips.add("unreadable", path, detail=exc.strerror or str(exc))
         return []
 
 
@@ -287,77 +334,101 @@ def _is_session_name(name: str) -> bool:
     return name.endswith(".jsonl") and not name.startswith(("._", "agent-"))
 
 
-def _claude_candidates(projects_dir: Path, skipped: Counter[str]) -> Iterator[_Candidate]:
-    for project_entry in _scandir(projects_dir, skipped):
+def _claude_candidates(projects_dir: Path, skips: _Skips) -> Iterator[_Candidate]:
+    for project_entry in _scandir(projects_dir, skips):
         if not _is_dir(project_entry):
             continue
-        for entry in _scandir(Path(project_entry.path), skipped):
+        for entry in _scandir(Path(project_entry.path), skips):
             if not _is_session_name(entry.name):
                 continue
+            stem = entry.name[: -len(".jsonl")]
             try:
                 st = entry.stat()
-            except OSError:
-                skipped["unreadable"] += 1
+            except OSError as exc:
+                skips.add("unreadable", Path(entry.path), "claude", stem, exc.strerror or str(exc))
                 continue
             if not _stat_is_file(st):
                 continue
-            stem = entry.name[: -len(".jsonl")]
-            subagents = _subagents(Path(project_entry.path) / stem / "subagents", skipped)
-            yield _Candidate(Path(entry.path), "claude", stem, st.st_mtime, st.st_size, subagents)
+            agents = _subagents(Path(project_entry.path) / stem / "subagents", skips)
+            subagents = tuple(p for p in agents if not is_aside_name(p.name))
+            asides = tuple(p for p in agents if is_aside_name(p.name))
+            yield _Candidate(Path(entry.path), "claude", stem, st.st_mtime, st.st_size, subagents,
+                             asides)
 
 
-def _subagents(directory: Path, skipped: Counter[str]) -> tuple[Path, ...]:
+def _subagents(directory: Path, skips: _Skips) -> tuple[Path, ...]:
     if not directory.is_dir():
         return ()
     return tuple(
         sorted(
             Path(e.path)
-            for e in _scandir(directory, skipped)
+            for e in _scandir(directory, skips)
             if e.name.startswith("agent-") and e.name.endswith(".jsonl")
         )
     )
 
 
-def _old_layout_agents(directory: Path, skipped: Counter[str]) -> dict[str, tuple[Path, ...]]:
+def is_aside_name(name: str) -> bool:
+    """`agent-aside_question-<hex>.jsonl`: a `/btw` side question, not a subagent."""
+    return name.startswith(ASIDE_PREFIX) and name.endswith(".jsonl")
+
+
+def aside_paths_for(session_path: Path) -> tuple[Path, ...]:
+    """The side-question files of the Claude session at `session_path` (`<id>/subagents/`)."""
+    directory = session_path.parent / session_path.stem / "subagents"
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return ()
+    return tuple(directory / n for n in names if is_aside_name(n))
+
+
+def _old_layout_agents(directory: Path, skips: _Skips) -> dict[str, tuple[Path, ...]]:
     """Older builds wrote `agent-*.jsonl` beside the parent; its sessionId names the parent.
 
     Read per project directory, and only for directories a selected session
     lives in: the old layout left hundreds of these per busy project.
     """
     found: dict[str, list[Path]] = {}
-    for entry in _scandir(directory, skipped):
+    for entry in _scandir(directory, skips):
         name = entry.name
         if not (name.startswith("agent-") and name.endswith(".jsonl")):
             continue
         try:
             head = read_head(Path(entry.path), "claude")
-        except OSError:
-            skipped["unreadable"] += 1
+        except OSError as exc:
+            skips.add("unreadable", Path(entry.path), "claude", detail=exc.strerror or str(exc))
             continue
         if head.session_id:
             found.setdefault(head.session_id, []).append(Path(entry.path))
     return {k: tuple(v) for k, v in found.items()}
 
 
-def _codex_candidates(sessions_dir: Path, skipped: Counter[str]) -> Iterator[_Candidate]:
+def _is_rollout_name(name: str) -> bool:
+    return name.startswith("rollout-") and name.endswith((".jsonl", ".jsonl" + ZST_SUFFIX))
+
+
+def _codex_candidates(sessions_dir: Path, skips: _Skips) -> Iterator[_Candidate]:
     if not sessions_dir.is_dir():
         return
-    for dirpath, dirnames, filenames in os.walk(
-        sessions_dir, onerror=lambda _err: skipped.update(["unreadable"])
-    ):
+
+    def unreadable(err: OSError) -> None:
+        skips.add("unreadable", Path(err.filename or sessions_dir), "codex",
+                  detail=err.strerror or str(err))
+
+    for dirpath, dirnames, filenames in os.walk(sessions_dir, onerror=unreadable):
         dirnames.sort()
         for name in sorted(filenames):
-            if not (name.startswith("rollout-") and name.endswith(".jsonl")):
+            if not _is_rollout_name(name):
                 continue
             path = Path(dirpath) / name
+            session_id = codex_name_id(path) or name[: name.index(".jsonl")]
             try:
                 st = path.stat()
-            except OSError:
-                skipped["unreadable"] += 1
+            except OSError as exc:
+                skips.add("unreadable", path, "codex", session_id, exc.strerror or str(exc))
                 continue
-            stem = name[: -len(".jsonl")]
-            match = _CODEX_UUID_RE.search(stem)
-            yield _Candidate(path, "codex", match.group(1) if match else stem, st.st_mtime, st.st_size)
+            yield _Candidate(path, "codex", session_id, st.st_mtime, st.st_size)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -9,7 +9,7 @@ Mapping-valued fields (`raw`, `input`, `tool_use_result`, ...) hold the decoded
 JSON verbatim as plain dicts: only the top level of a model is frozen. Treat
 them as read-only; nothing in `learn` mutates them.
 
-The wire shapes msgspec decodes lines into live in `parser.py`; these are what
+The wire shapes msgspec decodes lines into live in `wire.py`; these are what
 callers see.
 """
 

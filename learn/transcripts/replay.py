@@ -24,9 +24,11 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Final
+
+from learn.textfold import fold, fold_with_offsets
 
 # Shorter runs are phrases a person types too ("please review the following"),
 # so matching them would eat real turns; 40 is where hoocode measured the
@@ -42,6 +44,7 @@ _PLACEHOLDER_RE: Final = re.compile(
     | \$\{[A-Za-z_][A-Za-z0-9_]*\}     # ${CLAUDE_SESSION_ID}, ${CLAUDE_PLUGIN_ROOT}, ...
     | \$[0-9]+                         # $1, $0 (both numbering schemes have existed)
     | \$[@*]                           # $@, $*
+    | \$[A-Z][A-Z0-9_]*               # $FILE, $TICKET: Codex custom prompts' named arguments
     | !`[^`\n]*`                       # !`cmd`: its output is inlined before persisting
     """,
     re.VERBOSE,
@@ -51,7 +54,7 @@ _PLACEHOLDER_RE: Final = re.compile(
 # a fingerprint that includes it could never match.
 _FRONTMATTER_RE: Final = re.compile(r"\A\ufeff?---[ \t]*\r?\n.*?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 
-_WS_RE: Final = re.compile(r"\s+")
+_PARAGRAPH_RE: Final = re.compile(r"\n[ \t]*\n")
 
 # Templates are small; anything past this is not a command body (or is a file
 # we should not read whole just to build fingerprints).
@@ -62,40 +65,58 @@ _MAX_TEMPLATE_BYTES: Final = 1 << 20
 _PRUNE_DIRS: Final = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv"})
 
 
-def normalize(text: str) -> str:
-    """Collapse whitespace runs to one space, trim, casefold.
-
-    Whitespace is collapsed because a markdown body arrives re-wrapped: the
-    same sentence can be split across lines in the template and joined in the
-    transcript, or the reverse.
-    """
-    return _WS_RE.sub(" ", text).strip().casefold()
-
-
 def strip_frontmatter(text: str) -> str:
     return _FRONTMATTER_RE.sub("", text, count=1)
 
 
-def replay_fingerprints(templates: Iterable[str]) -> list[str]:
-    """Every normalized literal run of at least 40 chars across `templates`.
+class Fingerprints(list[str]):
+    """Fingerprints, plus the shorter literal pieces of the same templates (`scaffold`).
+
+    A fingerprint says a turn replays a template; the scaffold ("## User Input",
+    "```text") is what is left of the template around an argument once the
+    fingerprints are cut out, and is trimmed so only the argument remains.
+    """
+
+    scaffold: tuple[str, ...] = ()
+
+
+def _pieces(template: str) -> Iterator[str]:
+    """The folded literal pieces of a template: split at placeholders and at blank lines.
+
+    Blank lines split too because a template edited since a run (one word in one
+    paragraph) must still match on every other paragraph, and because a plan
+    the person amended is matched paragraph by paragraph.
+    """
+    for run in _PLACEHOLDER_RE.split(strip_frontmatter(template)):
+        for paragraph in _PARAGRAPH_RE.split(run):
+            piece = fold(paragraph)
+            if piece:
+                yield piece
+
+
+def replay_fingerprints(templates: Iterable[str]) -> Fingerprints:
+    """Every folded literal piece of at least 40 chars across `templates`.
 
     Order follows the templates; duplicates are dropped.
     """
     seen: set[str] = set()
-    out: list[str] = []
+    out = Fingerprints()
+    scaffold: dict[str, None] = {}
     for template in templates:
-        body = strip_frontmatter(template)
-        for run in _PLACEHOLDER_RE.split(body):
-            fingerprint = normalize(run)
-            if len(fingerprint) >= REPLAY_FINGERPRINT_CHARS and fingerprint not in seen:
-                seen.add(fingerprint)
-                out.append(fingerprint)
+        for piece in _pieces(template):
+            if len(piece) < REPLAY_FINGERPRINT_CHARS:
+                scaffold[piece] = None
+            elif piece not in seen:
+                seen.add(piece)
+                out.append(piece)
+    # Longest first, so "## user input ```text" is trimmed before "##".
+    out.scaffold = tuple(sorted(scaffold, key=len, reverse=True))
     return out
 
 
 def is_replayed_turn(text: str, fingerprints: Iterable[str]) -> bool:
     """True when a user turn is a slash-command body rather than something typed."""
-    normalized = normalize(text)
+    normalized = fold(text)
     if len(normalized) < REPLAY_FINGERPRINT_CHARS:
         return False
     index, short = _anchor_index(tuple(fingerprints))
@@ -108,6 +129,93 @@ def is_replayed_turn(text: str, fingerprints: Iterable[str]) -> bool:
         if candidates and any(fp in normalized for fp in candidates):
             return True
     return False
+
+
+def _present(folded: str, fingerprints: Sequence[str]) -> list[str]:
+    """The fingerprints that occur in `folded` (found through the anchor index)."""
+    index, short = _anchor_index(tuple(fingerprints))
+    found: dict[str, None] = {fp: None for fp in short if fp in folded}
+    for start in range(0, len(folded) - _ANCHOR + 1, _STEP):
+        for fp in index.get(folded[start : start + _ANCHOR], ()):
+            if fp not in found and fp in folded:
+                found[fp] = None
+    return list(found)
+
+
+def unreplayed_parts(text: str, fingerprints: Sequence[str]) -> list[str]:
+    """The parts of `text` no template covers, in the person's own spelling.
+
+    A replayed template with its arguments filled in (a Codex custom prompt, a
+    command body, a plan pasted back) minus every fingerprint occurrence and
+    the template scaffold at the edges of what is left: the arguments and
+    whatever the person wrote around the template. Empty when nothing is left.
+    """
+    folded, offsets = fold_with_offsets(text)
+    covered = bytearray(len(folded))
+    for fp in _present(folded, fingerprints):
+        at = folded.find(fp)
+        while at >= 0:
+            covered[at : at + len(fp)] = b"\x01" * len(fp)
+            at = folded.find(fp, at + 1)
+    scaffold: Sequence[str] = getattr(fingerprints, "scaffold", ())
+    # Template pieces between two arguments ("against the base branch") sit
+    # inside what is left; long enough ones are cut there too, shorter ones
+    # ("and", "-") only at the edges, where they cannot split an argument.
+    for piece in scaffold:
+        if len(piece) < _INNER_SCAFFOLD_CHARS:
+            break  # sorted longest first
+        at = folded.find(piece)
+        while at >= 0:
+            end = at + len(piece)
+            if not any(covered[at:end]) and _edge(folded, at - 1, -1) and _edge(folded, end, len(folded)):
+                covered[at:end] = b"\x01" * len(piece)
+            at = folded.find(piece, at + 1)
+    parts: list[str] = []
+    i = 0
+    while i < len(folded):
+        if covered[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(folded) and not covered[j]:
+            j += 1
+        a, b = _trim_scaffold(folded, i, j, scaffold)
+        if a < b:
+            piece = text[offsets[a] : offsets[b - 1] + 1].strip()
+            if piece:
+                parts.append(piece)
+        i = j
+    return parts
+
+
+_INNER_SCAFFOLD_CHARS: Final = 12
+
+
+def _trim_scaffold(folded: str, a: int, b: int, scaffold: Sequence[str]) -> tuple[int, int]:
+    """Shrink [a, b) past template pieces (and the spaces around them) at either end."""
+    changed = True
+    while changed and a < b:
+        changed = False
+        while a < b and folded[a] == " ":
+            a += 1
+        while b > a and folded[b - 1] == " ":
+            b -= 1
+        for piece in scaffold:
+            n = len(piece)
+            if n <= b - a and folded.startswith(piece, a) and _edge(folded, a + n, b):
+                a += n
+                changed = True
+                break
+            if n <= b - a and folded.endswith(piece, a, b) and _edge(folded, b - n - 1, a - 1):
+                b -= n
+                changed = True
+                break
+    return a, b
+
+
+def _edge(folded: str, at: int, end: int) -> bool:
+    """A scaffold piece ends on a word boundary: `at` is the gap's end or a space."""
+    return at == end or not (0 <= at < len(folded)) or folded[at] == " "
 
 
 # Checking every fingerprint against every turn cost ~100 us a turn with 300
@@ -149,11 +257,15 @@ def codex_home() -> Path:
 
 def user_template_paths() -> list[Path]:
     """User scope (CLAUDE_CONFIG_DIR or ~/.claude), installed plugins at any depth
-    (their cache layout has changed between releases), and Codex prompts."""
+    (their cache layout has changed between releases), Codex prompts, and plans."""
     claude = claude_config_dir()
     found = _commands_and_skills(claude)
     found += _plugin_templates(claude / "plugins")
     found += sorted(_glob(codex_home() / "prompts", "*.md"))
+    # Plans the assistant wrote in plan mode: handed back as "Implement the
+    # following plan:" they are its words, and an amended plan is matched
+    # paragraph by paragraph so only the person's amendment is kept.
+    found += sorted(_glob(claude / "plans", "*.md"))
     return _dedupe(found)
 
 
@@ -200,19 +312,23 @@ class FingerprintCache:
     """
 
     def __init__(self) -> None:
-        self._user: list[str] | None = None
-        self._by_project: dict[str | None, list[str]] = {}
+        self._user: Fingerprints | None = None
+        self._by_project: dict[str | None, Fingerprints] = {}
 
-    def for_project(self, project: str | None) -> list[str]:
+    def for_project(self, project: str | None) -> Fingerprints:
         if project in self._by_project:
             return self._by_project[project]
         if self._user is None:
             self._user = replay_fingerprints(read_templates(user_template_paths()))
-        prints = list(self._user)
+        prints = Fingerprints(self._user)
+        prints.scaffold = self._user.scaffold
         if project:
             known = set(prints)
             extra = replay_fingerprints(read_templates(project_template_paths(Path(project))))
             prints += [fp for fp in extra if fp not in known]
+            prints.scaffold = tuple(
+                sorted(dict.fromkeys(prints.scaffold + extra.scaffold), key=len, reverse=True)
+            )
         self._by_project[project] = prints
         return prints
 

@@ -1,33 +1,46 @@
-"""Build the session view: the active branch, what the person typed, what ran.
+"""Build the session view: evidence (what the person typed) and context (the active branch).
 
 A transcript file is not a conversation. It is a DAG of entries (rewinds leave
-dead branches in the file, compaction starts new roots), and its user slot holds
-harness echoes, hook output and other agents' words next to what the person
-typed. `build_session` reduces it to the shape everything downstream reads
-(`learn.transcripts.view.Session`): the active branch only, human turns decided
-by `exclusions`, tool calls, failures, denials with the reason the user typed,
-and interrupts.
+dead branches in the file, compaction starts new roots, lines are appended late
+that point back into the middle), and its user slot holds harness echoes, hook
+output and other agents' words next to what the person typed. `build_session`
+reduces it to the shape everything downstream reads
+(`learn.transcripts.view.Session`), answering two questions apart:
+
+- evidence (`human_turns`): every turn the person typed anywhere in the file —
+  the active branch, a rewound branch, before a compaction, a message queued
+  while a tool ran, a `/btw` side question from its own file — one turn per
+  text (`evidence`);
+- context (`timeline`, tool calls, failures, denials, interrupts): the active
+  branch only (`branch.active_branch`).
 
 Human turns also come from places that are not prompts, because that is where
 corrections live: the reason typed when rejecting a tool call, a free-form
-answer to AskUserQuestion, and a prompt queued while the agent was busy.
+answer to AskUserQuestion (`answers`), and a prompt queued while the agent was
+busy.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
-from learn.transcripts.exclusions import entry_exclusion, strip_reminders, text_exclusion
+from learn.transcripts.answers import free_form_answers, has_answers, parse_answer_banner
+from learn.transcripts.branch import active_branch
+from learn.transcripts.calls import FAILURE_EXCERPT_CHARS, excerpt, summarize_call
+from learn.transcripts.discover import claude_session_id, codex_name_id
+from learn.transcripts.evidence import (
+    TypedReader,
+    aside_turns,
+    dequeued,
+    enqueued_prompt,
+    one_per_text,
+)
+from learn.transcripts.exclusions import entry_exclusion
 from learn.transcripts.literals import (
-    ANSWER_NO_OPTION,
-    ANSWER_NOTES_SEPARATOR,
-    ANSWER_PREVIEW_SEPARATOR,
-    ANSWERED_PREFIX,
-    ANSWERED_TRAILER,
     ASK_USER_QUESTION,
     CLARIFY_QUESTIONS_TEXT,
     DENIAL_KIND_USER_REJECTED,
@@ -37,11 +50,9 @@ from learn.transcripts.literals import (
 from learn.transcripts.models import (
     AssistantEvent,
     AttachmentEvent,
-    CompactBoundary,
     ModeEvent,
     OtherEvent,
     QueuedCommand,
-    SystemEvent,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
@@ -49,6 +60,7 @@ from learn.transcripts.models import (
     TranscriptEvent,
     UserEvent,
 )
+from learn.transcripts.serialise import session_counts, session_to_dict
 from learn.transcripts.view import (
     Denial,
     HumanOrigin,
@@ -58,19 +70,25 @@ from learn.transcripts.view import (
     TimelineItem,
     ToolCall,
     ToolFailure,
+    reading_order,
 )
 
 if TYPE_CHECKING:
     from learn.transcripts.discover import SessionFile
     from learn.transcripts.replay import FingerprintCache
 
-# Failed tool output is evidence for a fix, but a stack trace is mostly noise
-# after the first screen; hoocode's TOOL_ERROR_CHARS.
-FAILURE_EXCERPT_CHARS: Final = 1500
-_SUMMARY_CHARS: Final = 200
-_SUMMARY_VALUE_CHARS: Final = 60
-_SHELLS: Final = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh"})
-_WS_RE: Final = re.compile(r"\s+")
+__all__ = [
+    "FAILURE_EXCERPT_CHARS",
+    "active_branch",
+    "build_session",
+    "free_form_answers",
+    "parse_answer_banner",
+    "read_asides",
+    "session_counts",
+    "session_to_dict",
+    "summarize_call",
+    "view_files",
+]
 
 
 def build_session(
@@ -79,10 +97,16 @@ def build_session(
     fingerprints: Sequence[str] = (),
     size_bytes: int = 0,
     subagent_paths: Sequence[Path] = (),
+    asides: Sequence[Transcript] = (),
 ) -> Session:
-    """The session view of one parsed transcript (Claude Code or Codex)."""
+    """The session view of one parsed transcript (Claude Code or Codex).
+
+    `asides` are the session's parsed `agent-aside_question-*.jsonl` files
+    (`read_asides`): their side questions are typed turns of this session.
+    """
     events: list[TranscriptEvent] = list(transcript.events)
     branch = active_branch(events, flat=transcript.provider == "codex")
+    on_branch = set(branch)
 
     # Tool names and AskUserQuestion options come from every event, not just the
     # branch: a result on the branch can answer a call the walk reached first.
@@ -93,20 +117,28 @@ def build_session(
                 if isinstance(block, ToolUseBlock):
                     calls[block.id] = block
 
-    builder = _Builder(calls, fingerprints)
-    for index in branch:
-        builder.add(index, events[index])
+    reader = TypedReader(fingerprints, transcript.provider)
+    builder = _Builder(calls, reader, dequeued(events))
+    for index, event in enumerate(events):
+        builder.add(index, event, on=index in on_branch)
+    human = one_per_text([*builder.human, *aside_turns(asides, reader)])
+    kept = {id(t) for t in human}
+    timeline = tuple(
+        item for item in builder.timeline if not isinstance(item, HumanTurn) or id(item) in kept
+    )
+    off_branch = sorted((t for t in human if not t.on_branch), key=_turn_order)
 
     stamps = [t for t in (_timestamp(events[i]) for i in branch) if t is not None]
-    return Session(
+    stamps += [t.at for t in off_branch if t.at is not None]
+    session = Session(
         id=_session_id(events, transcript.path),
         provider=transcript.provider,
         path=transcript.path,
         project=_project(events, branch),
         started_at=min(stamps) if stamps else None,
         last_activity=max(stamps) if stamps else None,
-        timeline=tuple(builder.timeline),
-        human_turns=tuple(builder.human),
+        timeline=timeline,
+        human_turns=(*(t for t in timeline if isinstance(t, HumanTurn)), *off_branch),
         tool_calls=tuple(builder.calls),
         failures=tuple(builder.failures),
         denials=tuple(builder.denials),
@@ -116,101 +148,31 @@ def build_session(
         skipped_lines=transcript.skipped_lines,
         subagent_paths=tuple(subagent_paths),
     )
+    # Evidence in reading order: the branch's turns with the others where they were typed.
+    ordered = tuple(t for t in reading_order(session) if isinstance(t, HumanTurn))
+    return replace(session, human_turns=ordered)
 
 
-# ---------------------------------------------------------------- active branch
-
-
-def _links(event: TranscriptEvent) -> tuple[str | None, str | None]:
-    """(uuid, parent_uuid). `progress` and other untyped lines carry them in raw and
-    sit inside the chain on 2.x builds; skipping them would break the walk."""
-    if isinstance(event, ModeEvent):
-        return None, None
-    if isinstance(event, OtherEvent):
-        uuid = event.raw.get("uuid")
-        parent = event.raw.get("parentUuid")
-        return (
-            uuid if isinstance(uuid, str) and uuid else None,
-            parent if isinstance(parent, str) and parent else None,
-        )
-    return event.meta.uuid or None, event.meta.parent_uuid or None
-
-
-def _is_sidechain(event: TranscriptEvent) -> bool:
-    if isinstance(event, ModeEvent | OtherEvent):
-        return False
-    return event.meta.is_sidechain
-
-
-def active_branch(events: Sequence[TranscriptEvent], *, flat: bool = False) -> list[int]:
-    """Indices of the entries on the active branch, in file order.
-
-    Follow parent_uuid back from the last (non-sidechain) entry that has a uuid.
-    A rewind appends a new branch that shares a parent with the abandoned one, so
-    the abandoned turns are simply never reached. Compaction writes a
-    compact_boundary with no parent; its logical_parent_uuid continues the walk so
-    the turns before the compaction still count. A parent that is not in the file
-    (a line the parser had to skip) falls back to the previous entry in file
-    order rather than silently losing everything before it. Files with no links
-    at all (legacy, and Codex, whose rollouts never branch) read flat.
-    """
-    links = [_links(e) for e in events]
-    by_uuid: dict[str, int] = {}
-    for i, (uuid, _) in enumerate(links):
-        if uuid is not None:
-            by_uuid[uuid] = i
-    if flat or not by_uuid or not any(parent for _, parent in links):
-        return list(range(len(events)))
-
-    start = next(
-        (i for i in range(len(events) - 1, -1, -1) if links[i][0] and not _is_sidechain(events[i])),
-        None,
-    )
-    if start is None:
-        start = max(by_uuid.values())
-
-    visited: set[int] = set()
-    current: int | None = start
-    while current is not None and current not in visited:
-        visited.add(current)
-        parent = links[current][1]
-        if parent is None:
-            parent = _logical_parent(events[current])
-            if parent is None:
-                break
-        nxt = by_uuid.get(parent)
-        if nxt is None:
-            nxt = next(
-                (
-                    j
-                    for j in range(current - 1, -1, -1)
-                    if links[j][0] and j not in visited and not _is_sidechain(events[j])
-                ),
-                None,
-            )
-        current = nxt
-    return sorted(visited)
-
-
-def _logical_parent(event: TranscriptEvent) -> str | None:
-    if isinstance(event, SystemEvent) and isinstance(event.detail, CompactBoundary):
-        return event.detail.logical_parent_uuid
-    if isinstance(event, SystemEvent | OtherEvent):
-        raw = getattr(event.detail, "raw", None) if isinstance(event, SystemEvent) else event.raw
-        if isinstance(raw, Mapping):
-            value = raw.get("logicalParentUuid")
-            if isinstance(value, str) and value:
-                return value
-    return None
+def _turn_order(turn: HumanTurn) -> tuple[float, int]:
+    return (turn.at.timestamp() if turn.at is not None else 0.0, turn.event_index)
 
 
 # ---------------------------------------------------------------- turns
 
 
 class _Builder:
-    def __init__(self, calls: Mapping[str, ToolUseBlock], fingerprints: Sequence[str]) -> None:
+    """One pass over the file: evidence from every entry, context from the branch."""
+
+    def __init__(self, calls: Mapping[str, ToolUseBlock], reader: TypedReader,
+                 dequeued: set[int]) -> None:
         self._tool_calls = calls
-        self._fingerprints = fingerprints
+        self._reader = reader
+        self._dequeued = dequeued
+        # The arguments of the last slash command: builds that wrote the
+        # expanded body as a plain line replay them once more inside it.
+        self._command_args: str | None = None
+        self._seen_calls: set[str] = set()
+        self._seen_failures: set[str] = set()
         self.timeline: list[TimelineItem] = []
         self.human: list[HumanTurn] = []
         self.calls: list[ToolCall] = []
@@ -219,36 +181,51 @@ class _Builder:
         self.interrupts: list[Interrupt] = []
         self.turns = 0
 
-    def add(self, index: int, event: TranscriptEvent) -> None:
+    def add(self, index: int, event: TranscriptEvent, *, on: bool) -> None:
         if isinstance(event, UserEvent):
-            self.turns += 1
-            self._user(index, event)
+            self.turns += on
+            self._user(index, event, on)
         elif isinstance(event, AssistantEvent):
-            self.turns += 1
-            if event.meta.is_sidechain:
-                return  # a subagent's calls belong to its own transcript
-            for block in event.blocks:
-                if isinstance(block, ToolUseBlock):
-                    call = ToolCall(
-                        id=block.id,
-                        name=block.name,
-                        summary=summarize_call(block.name, block.input),
-                        input=block.input,
-                        at=event.meta.timestamp,
-                        event_index=index,
-                    )
-                    self.calls.append(call)
-                    self.timeline.append(call)
+            self.turns += on
+            self._reader.saw(event)
+            if on and not event.meta.is_sidechain:  # a subagent's calls belong to its own transcript
+                self._assistant(index, event)
         elif isinstance(event, AttachmentEvent) and isinstance(event.detail, QueuedCommand):
-            self._queued(index, event, event.detail)
+            self._queued(index, event, event.detail, on)
+        elif isinstance(event, OtherEvent) and index not in self._dequeued:
+            enqueued = enqueued_prompt(event)
+            if enqueued is not None:
+                typed = self._reader.typed([enqueued[0]])
+                if typed.text:
+                    self._turn(typed.text, "queued", enqueued[1], index, None, on=False,
+                               command=typed.command)
+
+    def _assistant(self, index: int, event: AssistantEvent) -> None:
+        for block in event.blocks:
+            if not isinstance(block, ToolUseBlock) or block.id in self._seen_calls:
+                # The same call twice (a conversation rewritten under new uuids) ran once.
+                continue
+            self._seen_calls.add(block.id)
+            call = ToolCall(
+                id=block.id,
+                name=block.name,
+                summary=summarize_call(block.name, block.input),
+                input=block.input,
+                at=event.meta.timestamp,
+                event_index=index,
+            )
+            self.calls.append(call)
+            self.timeline.append(call)
 
     def _turn(self, text: str, origin: HumanOrigin, at: datetime | None, index: int,
-              uuid: str | None) -> None:
-        turn = HumanTurn(text=text, origin=origin, at=at, event_index=index, uuid=uuid)
+              uuid: str | None, *, on: bool, command: str | None = None) -> None:
+        turn = HumanTurn(text=text, origin=origin, at=at, event_index=index, uuid=uuid,
+                         command=command, on_branch=on)
         self.human.append(turn)
-        self.timeline.append(turn)
+        if on:
+            self.timeline.append(turn)
 
-    def _user(self, index: int, event: UserEvent) -> None:
+    def _user(self, index: int, event: UserEvent, on: bool) -> None:
         meta = event.meta
         if meta.is_sidechain:
             # A subagent's whole exchange: neither its prompt nor its tool
@@ -260,27 +237,26 @@ class _Builder:
         if not texts and not results and event.text:
             texts = [event.text]
 
-        if event.interrupted or any(is_interrupt_text(t) for t in texts):
+        if on and (event.interrupted or any(is_interrupt_text(t) for t in texts)):
             self.interrupts.append(Interrupt(at=at, event_index=index))
 
         for result in results:
-            self._result(index, at, meta.uuid, result)
+            self._result(index, at, meta.uuid, result, on)
 
         excluded = entry_exclusion(
             meta, is_agent_injected=event.is_agent_injected, origin_kind=event.origin_kind
         )
         if excluded is not None:
             return
-        kept: list[str] = []
-        for text in texts:
-            cleaned = strip_reminders(text)
-            if text_exclusion(cleaned, self._fingerprints) is None:
-                kept.append(cleaned.strip())
-        if kept:
-            self._turn("\n".join(kept), "typed", at, index, meta.uuid)
+        typed = self._reader.typed(texts)
+        if typed.reason == "replayed-command" and typed.text == self._command_args:
+            return
+        self._command_args = typed.text if typed.command else None
+        if typed.text:
+            self._turn(typed.text, "typed", at, index, meta.uuid, on=on, command=typed.command)
 
     def _result(
-        self, index: int, at: datetime | None, uuid: str | None, result: ToolResultBlock
+        self, index: int, at: datetime | None, uuid: str | None, result: ToolResultBlock, on: bool
     ) -> None:
         call = self._tool_calls.get(result.tool_use_id)
         name = call.name if call is not None else None
@@ -294,36 +270,40 @@ class _Builder:
                     reason = None
             # A permission-rule denial is a hook or guard: whatever text it
             # carries was written by a program, never kept as a reason.
-            self.denials.append(
-                Denial(
-                    tool_use_id=result.tool_use_id,
-                    tool_name=name,
-                    kind=result.denial_kind,
-                    reason=reason,
-                    at=at,
-                    event_index=index,
+            if on:
+                self.denials.append(
+                    Denial(
+                        tool_use_id=result.tool_use_id,
+                        tool_name=name,
+                        kind=result.denial_kind,
+                        reason=reason,
+                        at=at,
+                        event_index=index,
+                    )
                 )
-            )
             if reason is not None:
-                self._turn(reason, "denial", at, index, uuid)
+                self._turn(reason, "denial", at, index, uuid, on=on)
             return
-        if not result.is_error and (name == ASK_USER_QUESTION or _has_answers(result)):
+        if not result.is_error and (name == ASK_USER_QUESTION or has_answers(result)):
             for text in free_form_answers(result, call):
-                self._turn(text, "answer", at, index, uuid)
+                self._turn(text, "answer", at, index, uuid, on=on)
             return
-        if result.is_error and not is_interrupt_text(result.content):
+        if on and result.is_error and not is_interrupt_text(result.content):
             # An interrupt mid-tool is recorded by its marker line, not a failure.
+            if result.tool_use_id in self._seen_failures:
+                return  # the same result twice (a conversation rewritten under new uuids)
+            self._seen_failures.add(result.tool_use_id)
             failure = ToolFailure(
                 tool_use_id=result.tool_use_id,
                 tool_name=name,
-                excerpt=_excerpt(result.content),
+                excerpt=excerpt(result.content),
                 at=at,
                 event_index=index,
             )
             self.failures.append(failure)
             self.timeline.append(failure)
 
-    def _queued(self, index: int, event: AttachmentEvent, detail: QueuedCommand) -> None:
+    def _queued(self, index: int, event: AttachmentEvent, detail: QueuedCommand, on: bool) -> None:
         # Only a plain prompt the person queued: task notifications and peer or
         # channel messages ride the same attachment.
         if detail.prompt is None or detail.command_mode not in (None, "prompt"):
@@ -332,171 +312,10 @@ class _Builder:
             return
         if entry_exclusion(event.meta) is not None:
             return
-        text = strip_reminders(detail.prompt)
-        if text_exclusion(text, self._fingerprints) is None:
-            self._turn(text.strip(), "queued", event.meta.timestamp, index, event.meta.uuid)
-
-
-# ---------------------------------------------------------------- AskUserQuestion
-
-
-def _has_answers(result: ToolResultBlock) -> bool:
-    payload = result.tool_use_result
-    if isinstance(payload, Mapping) and isinstance(payload.get("answers"), Mapping):
-        return True
-    return result.content.startswith(ANSWERED_PREFIX)
-
-
-def free_form_answers(result: ToolResultBlock, call: ToolUseBlock | None) -> list[str]:
-    """What the person wrote in answer to AskUserQuestion, beyond picking an option.
-
-    A picked label is the agent's words chosen from a menu, so it is not a turn;
-    an answer that is not one of the offered labels, and any notes, were typed.
-    The structured toolUseResult is preferred; the banner in the content is the
-    fallback for builds that wrote only that.
-    """
-    labels = _labels_by_question(result, call)
-    out: list[str] = []
-    payload = result.tool_use_result
-    if isinstance(payload, Mapping) and isinstance(payload.get("answers"), Mapping):
-        answers: Mapping[str, Any] = payload["answers"]
-        for question, answer in answers.items():
-            if isinstance(answer, str) and not _is_option_pick(answer, labels.get(question)):
-                out.append(answer.strip())
-        annotations = payload.get("annotations")
-        if isinstance(annotations, Mapping):
-            for note in annotations.values():
-                if isinstance(note, Mapping):
-                    text = note.get("notes")
-                    if isinstance(text, str) and text.strip():
-                        out.append(text.strip())
-        return out
-    for question, answer, notes in parse_answer_banner(result.content):
-        if not _is_option_pick(answer, labels.get(question)):
-            out.append(answer.strip())
-        if notes and notes.strip():
-            out.append(notes.strip())
-    return out
-
-
-def _labels_by_question(
-    result: ToolResultBlock, call: ToolUseBlock | None
-) -> dict[str, tuple[str, ...]]:
-    labels: dict[str, tuple[str, ...]] = {}
-    if call is not None:
-        for q in call.questions or ():
-            labels[q.question] = q.labels
-    payload = result.tool_use_result
-    if isinstance(payload, Mapping) and isinstance(payload.get("questions"), list):
-        for item in payload["questions"]:
-            if not isinstance(item, Mapping) or not isinstance(item.get("question"), str):
-                continue
-            options = item.get("options")
-            if isinstance(options, list):
-                found: list[str] = []
-                for option in options:
-                    if isinstance(option, str):
-                        found.append(option)
-                    elif isinstance(option, Mapping) and isinstance(option.get("label"), str):
-                        found.append(option["label"])
-                labels.setdefault(item["question"], tuple(found))
-    return labels
-
-
-def _is_option_pick(answer: str, labels: tuple[str, ...] | None) -> bool:
-    text = answer.strip()
-    if not text or text == ANSWER_NO_OPTION:
-        return True
-    if not labels:
-        # The options are unknown (the call is not in this file): keep it. A
-        # wrongly kept label fails nothing downstream; a lost note is lost.
-        return False
-    if text in labels:
-        return True
-    # Multi-select answers are the picked labels joined with ", ".
-    parts = [p.strip() for p in text.split(", ")]
-    return len(parts) > 1 and all(p in labels for p in parts)
-
-
-_PAIR_START_RE: Final = re.compile(r'(?:\A|, )"([^"]*)"="')
-_ANSWER_TAIL_RE: Final = re.compile(
-    r'(?P<answer>.*?)"(?:'
-    + re.escape(ANSWER_PREVIEW_SEPARATOR)
-    + r"(?P<preview>.*?))?(?:"
-    + re.escape(ANSWER_NOTES_SEPARATOR)
-    + r"(?P<notes>.*))?\Z",
-    re.S,
-)
-
-
-def parse_answer_banner(content: str) -> list[tuple[str, str, str | None]]:
-    """(question, answer, notes) from `Your questions have been answered: "q"="a", ...`."""
-    if not content.startswith(ANSWERED_PREFIX):
-        return []
-    body = content[len(ANSWERED_PREFIX) :]
-    end = body.rfind(ANSWERED_TRAILER)
-    if end >= 0:
-        body = body[:end]
-    starts = list(_PAIR_START_RE.finditer(body))
-    out: list[tuple[str, str, str | None]] = []
-    for n, match in enumerate(starts):
-        stop = starts[n + 1].start() if n + 1 < len(starts) else len(body)
-        segment = body[match.end() : stop]
-        tail = _ANSWER_TAIL_RE.match(segment)
-        if tail is None:
-            out.append((match.group(1), segment.rstrip('"'), None))
-        else:
-            out.append((match.group(1), tail.group("answer"), tail.group("notes")))
-    return out
-
-
-# ---------------------------------------------------------------- tool calls
-
-
-def summarize_call(name: str, tool_input: Mapping[str, Any]) -> str:
-    """One short line: the command for a shell tool, the path for a file tool, else k=v."""
-    if not isinstance(tool_input, Mapping):
-        return ""
-    command = tool_input.get("command", tool_input.get("cmd"))
-    if isinstance(command, list) and all(isinstance(c, str) for c in command):
-        # Codex: ["bash", "-lc", "<script>"] is the script; anything else is argv.
-        if len(command) >= 3 and command[0] in _SHELLS and command[1] in ("-lc", "-c"):
-            command = command[2]
-        else:
-            command = " ".join(command)
-    if isinstance(command, str) and command.strip():
-        return _one_line(command, _SUMMARY_CHARS)
-    for key in ("file_path", "notebook_path", "path"):
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            return _one_line(value, _SUMMARY_CHARS)
-    questions = tool_input.get("questions")
-    if isinstance(questions, list):
-        # AskUserQuestion: the question is the whole point of the call.
-        asked = [q["question"] for q in questions
-                 if isinstance(q, Mapping) and isinstance(q.get("question"), str)]
-        if asked:
-            return _one_line(" | ".join(asked), _SUMMARY_CHARS)
-    parts: list[str] = []
-    for key, value in tool_input.items():
-        if isinstance(value, bool | int | float):
-            parts.append(f"{key}={value}")
-        elif isinstance(value, str):
-            parts.append(f"{key}={_one_line(value, _SUMMARY_VALUE_CHARS)}")
-        # Objects and arrays are dropped: they are payloads, not a description.
-    return _one_line(" ".join(parts), _SUMMARY_CHARS)
-
-
-def _one_line(text: str, limit: int) -> str:
-    flat = _WS_RE.sub(" ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _excerpt(text: str) -> str:
-    text = text.strip()
-    if len(text) <= FAILURE_EXCERPT_CHARS:
-        return text
-    return text[: FAILURE_EXCERPT_CHARS - 1] + "…"
+        typed = self._reader.typed([detail.prompt])
+        if typed.text:
+            self._turn(typed.text, "queued", event.meta.timestamp, index, event.meta.uuid, on=on,
+                       command=typed.command)
 
 
 # ---------------------------------------------------------------- identity
@@ -516,12 +335,33 @@ def _metas(events: Sequence[TranscriptEvent], indices: Sequence[int]) -> Iterato
 
 
 def _session_id(events: Sequence[TranscriptEvent], path: Path | None) -> str:
+    # A Claude Code session is its file name: a resumed file opens with lines
+    # copied from the session it resumed, carrying that session's id.
+    named = claude_session_id(path) if path is not None else None
+    if named is not None:
+        return named
     for event in events:
         if isinstance(event, ModeEvent):
             return event.session_id
-        if not isinstance(event, OtherEvent) and event.meta.session_id:
+        if isinstance(event, OtherEvent):
+            # Codex: session_meta names the session even when nothing was said.
+            meta_id = _codex_meta(event).get("id") or _codex_meta(event).get("session_id")
+            if isinstance(meta_id, str) and meta_id:
+                return meta_id
+            continue
+        if event.meta.session_id:
             return event.meta.session_id
-    return path.stem if path is not None else ""
+    if path is not None:
+        return codex_name_id(path) or path.stem
+    return ""
+
+
+def _codex_meta(event: OtherEvent) -> Mapping[str, Any]:
+    """The payload of a Codex session_meta line (wrapped, flattened or bare-era header)."""
+    if event.type != "session_meta" or not isinstance(event.raw, Mapping):
+        return {}
+    payload = event.raw.get("payload")
+    return payload if isinstance(payload, Mapping) else event.raw
 
 
 def _project(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> str | None:
@@ -531,71 +371,29 @@ def _project(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> str | 
     for meta in _metas(events, range(len(events))):
         if meta.cwd:
             return str(meta.cwd)
+    for event in events[:1]:
+        if isinstance(event, OtherEvent):
+            cwd = _codex_meta(event).get("cwd")
+            if isinstance(cwd, str) and cwd:
+                return cwd
     return None
 
 
-# ---------------------------------------------------------------- JSON
+# ---------------------------------------------------------------- many files
 
 
-def session_counts(session: Session) -> dict[str, Any]:
-    """The counts of one view, in display order (`learn show` and `learn sessions`)."""
-    by_origin: dict[str, int] = {"typed": 0, "denial": 0, "answer": 0, "queued": 0}
-    for turn in session.human_turns:
-        by_origin[turn.origin] += 1
-    return {
-        "turns": session.turns,
-        "human_turns": len(session.human_turns),
-        "human_turns_by_origin": by_origin,
-        "tool_calls": len(session.tool_calls),
-        "failures": len(session.failures),
-        "denials": len(session.denials),
-        "interrupts": len(session.interrupts),
-    }
+def read_asides(paths: Sequence[Path]) -> list[Transcript]:
+    """Parse a session's `agent-aside_question-*.jsonl` files; an unreadable one is left out."""
+    from learn.transcripts.parser import parse
 
-
-def session_to_dict(session: Session, *, timeline: bool = True) -> dict[str, Any]:
-    """A JSON-ready dict of the view (`learn show --json`, `learn sessions --json`)."""
-    out: dict[str, Any] = {
-        "id": session.id,
-        "provider": session.provider,
-        "path": str(session.path) if session.path else None,
-        "project": session.project,
-        "started_at": _iso(session.started_at),
-        "last_activity": _iso(session.last_activity),
-        **session_counts(session),
-        "size_bytes": session.size_bytes,
-        "skipped_lines": session.skipped_lines,
-        "subagent_paths": [str(p) for p in session.subagent_paths],
-    }
-    if timeline:
-        out["timeline"] = [_item_dict(item) for item in session.timeline]
-        out["denial_details"] = [
-            {"tool_use_id": d.tool_use_id, "tool_name": d.tool_name, "kind": d.kind,
-             "reason": d.reason, "at": _iso(d.at), "event_index": d.event_index}
-            for d in session.denials
-        ]
-        out["interrupt_details"] = [
-            {"at": _iso(i.at), "event_index": i.event_index} for i in session.interrupts
-        ]
+    out: list[Transcript] = []
+    for path in paths:
+        try:
+            out.append(parse(path))
+        except OSError:
+            continue
     return out
 
-
-def _item_dict(item: TimelineItem) -> dict[str, Any]:
-    if isinstance(item, HumanTurn):
-        return {"type": "human", "origin": item.origin, "text": item.text, "at": _iso(item.at),
-                "event_index": item.event_index, "uuid": item.uuid}
-    if isinstance(item, ToolCall):
-        return {"type": "tool_call", "id": item.id, "name": item.name, "summary": item.summary,
-                "at": _iso(item.at), "event_index": item.event_index}
-    return {"type": "tool_failure", "tool_use_id": item.tool_use_id, "tool_name": item.tool_name,
-            "excerpt": item.excerpt, "at": _iso(item.at), "event_index": item.event_index}
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-# ---------------------------------------------------------------- many files
 
 
 def view_files(
@@ -621,5 +419,6 @@ def view_files(
             fingerprints=cache.for_project(file.project),
             size_bytes=file.size,
             subagent_paths=file.subagent_paths,
+            asides=read_asides(file.aside_paths),
         )
     return [(f, views[f.path]) for f in files if f.path in views]

@@ -1,5 +1,15 @@
 """The session view: what one session looks like once the noise is gone.
 
+It answers two questions, kept apart on purpose:
+- evidence: what did the person type in this session? `Session.human_turns`
+  holds every typed turn wherever it sits in the file (the active branch, a
+  branch they rewound away from, before a compaction, a message queued while a
+  tool ran, a `/btw` side question), the same text twice being one turn.
+- context: what is the conversation? `Session.timeline` is the active branch
+  only (see `branch`), for rendering and detectors.
+`reading_order` puts the two together for the miner: the active branch with the
+off-branch typed turns in time order, so every typed turn is rendered.
+
 This module only declares the shapes; `learn.transcripts.session.build_session`
 fills them from a parsed `Transcript`. Everything downstream (render, detectors'
 pipeline integration, `learn sessions`, `learn show`) reads these, never raw events.
@@ -18,8 +28,10 @@ Provider = Literal["claude", "codex"]
 # Where a human turn came from. "typed" is a prompt the person wrote; "denial" is
 # the reason they typed when rejecting a tool call (the text after "the user
 # said:"); "answer" is a free-form AskUserQuestion answer; "queued" is a prompt
-# they typed while the agent was busy (queued_command attachment / queue-operation).
-HumanOrigin = Literal["typed", "denial", "answer", "queued"]
+# they typed while the agent was busy (queued_command attachment / queue-operation);
+# "aside" is a `/btw` side question (its own agent-aside_question-*.jsonl file).
+HumanOrigin = Literal["typed", "denial", "answer", "queued", "aside"]
+HUMAN_ORIGINS: tuple[HumanOrigin, ...] = ("typed", "denial", "answer", "queued", "aside")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,8 +39,13 @@ class HumanTurn:
     text: str
     origin: HumanOrigin
     at: datetime | None
-    event_index: int
+    event_index: int  # in its own file (an aside's index is into the aside file)
     uuid: str | None = None
+    # The slash command the turn invoked (`/deploy`), its arguments being `text`.
+    command: str | None = None
+    # False for evidence outside the active branch: a rewound branch, a queued
+    # message never folded into the chain, a side question.
+    on_branch: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +95,12 @@ class Session:
     path: Path | None
     project: str | None  # the cwd the session ran in
     started_at: datetime | None
-    last_activity: datetime | None  # newest timestamp on the active branch
-    # Active branch only, in order: human turns, tool calls and tool failures
-    # interleaved as they happened. render_transcript reads this.
+    last_activity: datetime | None  # newest timestamp on the active branch or of a typed turn
+    # Context: the active branch only, in order: its human turns, tool calls and
+    # tool failures interleaved as they happened.
     timeline: tuple[TimelineItem, ...]
+    # Evidence: every typed turn in the session, in reading order (`on_branch`
+    # says which are also in the timeline).
     human_turns: tuple[HumanTurn, ...]
     tool_calls: tuple[ToolCall, ...]
     failures: tuple[ToolFailure, ...]
@@ -91,3 +110,29 @@ class Session:
     size_bytes: int = 0
     skipped_lines: int = 0
     subagent_paths: tuple[Path, ...] = field(default=())
+
+
+def reading_order(session: Session) -> tuple[TimelineItem, ...]:
+    """The timeline with the off-branch typed turns merged in by time.
+
+    The renderer reads this, so the miner sees every typed turn, and a turn
+    typed on a rewound branch sits where it was typed. The timeline's own order
+    is kept; an off-branch turn goes before the first item written after it.
+    """
+    extra = [t for t in session.human_turns if not t.on_branch]
+    if not extra:
+        return session.timeline
+    out: list[TimelineItem] = []
+    pending = list(extra)
+    for item in session.timeline:
+        while pending and _before(pending[0], item):
+            out.append(pending.pop(0))
+        out.append(item)
+    out.extend(pending)
+    return tuple(out)
+
+
+def _before(turn: HumanTurn, item: TimelineItem) -> bool:
+    if turn.at is not None and item.at is not None:
+        return turn.at < item.at
+    return turn.event_index < item.event_index

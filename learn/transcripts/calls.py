@@ -1,0 +1,62 @@
+"""Tool calls as the view shows them: one short line each, and failure excerpts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+# Failed tool output is evidence for a fix, but a stack trace is mostly noise
+# after the first screen; hoocode's TOOL_ERROR_CHARS.
+FAILURE_EXCERPT_CHARS: Final = 1500
+_SUMMARY_CHARS: Final = 200
+_SUMMARY_VALUE_CHARS: Final = 60
+_SHELLS: Final = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh"})
+_WS_RE: Final = re.compile(r"\s+")
+
+def summarize_call(name: str, tool_input: Mapping[str, Any]) -> str:
+    """One short line: the command for a shell tool, the path for a file tool, else k=v."""
+    if not isinstance(tool_input, Mapping):
+        return ""
+    command = tool_input.get("command", tool_input.get("cmd"))
+    if isinstance(command, list) and all(isinstance(c, str) for c in command):
+        # Codex: ["bash", "-lc", "<script>"] is the script; anything else is argv.
+        if len(command) >= 3 and command[0] in _SHELLS and command[1] in ("-lc", "-c"):
+            command = command[2]
+        else:
+            command = " ".join(command)
+    if isinstance(command, str) and command.strip():
+        return _one_line(command, _SUMMARY_CHARS)
+    for key in ("file_path", "notebook_path", "path"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            return _one_line(value, _SUMMARY_CHARS)
+    questions = tool_input.get("questions")
+    if isinstance(questions, list):
+        # AskUserQuestion: the question is the whole point of the call.
+        asked = [q["question"] for q in questions
+                 if isinstance(q, Mapping) and isinstance(q.get("question"), str)]
+        if asked:
+            return _one_line(" | ".join(asked), _SUMMARY_CHARS)
+    parts: list[str] = []
+    for key, value in tool_input.items():
+        if isinstance(value, bool | int | float):
+            parts.append(f"{key}={value}")
+        elif isinstance(value, str):
+            parts.append(f"{key}={_one_line(value, _SUMMARY_VALUE_CHARS)}")
+        # Objects and arrays are dropped: they are payloads, not a description.
+    return _one_line(" ".join(parts), _SUMMARY_CHARS)
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = _WS_RE.sub(" ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def excerpt(text: str) -> str:
+    text = text.strip()
+    if len(text) <= FAILURE_EXCERPT_CHARS:
+        return text
+    return text[: FAILURE_EXCERPT_CHARS - 1] + "…"
+
+
