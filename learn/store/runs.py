@@ -48,6 +48,7 @@ def _proposal(data: dict[str, Any]) -> Proposal:
     fields["quotes"] = tuple(Quote(**q) for q in fields.get("quotes", ()))
     fields["intervening_commands"] = tuple(fields.get("intervening_commands", ()))
     fields["edited_files"] = tuple(fields.get("edited_files", ()))
+    fields["authors"] = tuple(fields.get("authors", ()))
     fields["verdict"] = _verdict(fields.get("verdict"))
     return Proposal(**fields)
 
