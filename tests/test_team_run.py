@@ -13,6 +13,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fakes.anthropic_server import FakeAnthropicServer
@@ -74,8 +75,8 @@ def _env(root: Path, name: str, fake: FakeAnthropicServer) -> dict[str, str]:
     return env
 
 
-def _learn(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    out = subprocess.run([sys.executable, "-m", "learn", *args], env=env, cwd=REPO,
+def _learn(env: dict[str, str], *args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run([sys.executable, "-m", "learn", *args], env=env, cwd=cwd,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     return out
@@ -140,6 +141,14 @@ def test_team_run_proposes_what_two_people_said_and_forget_drops_it(
         (line,) = [x for x in digest.splitlines() if "said by" in x]
         assert "bo" not in line.replace("(ana)", "").split()
 
+        # The HTML report of the team run (from the team database, not ana's own last
+        # run, which proposed her changelog habit): the same who-count and session-count.
+        html_path = tmp_path / "team.html"
+        _learn(ana, "report", "--team", "--out", str(html_path), cwd=apps["ana"])
+        html = html_path.read_text()
+        assert "said by 2 people in 3 sessions (ana), last on" in html
+        assert CHANGELOG not in html and STAGING in html
+
         forgot = _learn(_env(tmp_path, "bo", fake), "share", "--forget")
         assert "forgot 1 shared candidates of bo" in forgot.stdout
         after = json.loads(_learn(ana, *team_args, "--json").stdout)
@@ -186,3 +195,37 @@ def test_coverage_reads_the_repositorys_rule_files_not_the_persons(
     corpus = shared_rules(repo)
     assert sorted(r.text for r in corpus.rules) == [
         "keep pull requests small", "never run migrations on prod", "use the staging database"]
+
+
+def test_team_thresholds_come_from_the_team_config_section(tmp_path: Path) -> None:
+    """Offline (no model), on a SQLite team store: [team] min_people and min_sessions
+    decide what a team run proposes, and the run is stored in the team store."""
+    from learn.config import Config, TeamConfig
+    from learn.reduce.team import run_team
+    from learn.store.team import share
+
+    db = tmp_path / "team.db"
+    rows = [
+        SharedCandidate("ana", "a1", "directive", None, "never deploy on fridays", "2026-11-01",
+                        REMOTE),
+        SharedCandidate("ana", "a2", "directive", None, "never deploy on fridays", "2026-11-02",
+                        REMOTE),
+        SharedCandidate("bo", "b1", "directive", None, "never deploy on fridays", "2026-11-03",
+                        REMOTE),
+        SharedCandidate("bo", "b2", "directive", None, "use the staging database", "2026-11-03",
+                        "https://github.com/other/repo.git"),
+    ]
+    with FeedbackStore.open(db) as store:
+        share(store, rows)
+
+    def proposals(**team: Any) -> list[tuple[str, int | None, int]]:
+        config = Config(team=TeamConfig(database_url=str(db), **team))
+        result = run_team(tmp_path, REMOTE, config, backend=None, embedder="tfidf")
+        return [(p.text, p.people, p.sessions) for p in result.proposals]
+
+    assert proposals() == [("never deploy on fridays", 2, 3)]
+    assert proposals(min_people=3) == []
+    assert proposals(min_sessions=4) == []
+    with FeedbackStore.open(db) as store:
+        assert store.sql("SELECT COUNT(*) AS n FROM runs WHERE result_json IS NOT NULL") == [
+            {"n": 3}]

@@ -71,9 +71,11 @@ def result_from_full_json(data: dict[str, Any]) -> RunResult:
 
 
 def load_latest_run(
-    since: datetime | None, *, path: Path | str | None = None
+    since: datetime | None, *, path: Path | str | None = None, project: str | None = None
 ) -> RunResult | None:
-    """The newest stored run that finished at or after `since` (any run when None)."""
+    """The newest stored run that finished at or after `since` (any run when None);
+    with `project`, the newest of that project (a team database holds the team runs
+    of several repositories, each under its remote URL)."""
     import json
 
     from learn.store.feedback import FeedbackStore
@@ -93,7 +95,9 @@ def load_latest_run(
         finished = parse_iso(row["finished_at"])
         if since is not None and (finished is None or finished < since):
             continue
-        return result_from_full_json(json.loads(row["result_full_json"]))
+        result = result_from_full_json(json.loads(row["result_full_json"]))
+        if project is None or project in result.projects:
+            return result
     return None
 
 
