@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from fakes.anthropic_server import FakeAnthropicServer
+from test_store_team import _everything_in
 
 from evals.builder import ClaudeSession, session_id
 from evals.gold import Gold
@@ -31,6 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 REMOTE = "https://github.com/team/app.git"
 STAGING = "use-staging-database"
 CHANGELOG = "write-changelog-entries"
+BO_SAID = "use the staging database for this, never touch prod"
 
 
 def _at(day: int, hour: int) -> datetime:
@@ -98,7 +100,7 @@ def test_team_run_proposes_what_two_people_said_and_forget_drops_it(
              "add a changelog entry for this too"]], gold, 3),
         # bo: staging once
         "bo": _person(tmp_path, "bo", [
-            ["use the staging database for this, never touch prod"]], gold, 10),
+            [BO_SAID]], gold, 10),
         # cy: only something nobody else says
         "cy": _person(tmp_path, "cy", [["keep this pull request small please"]], gold, 12),
     }
@@ -151,6 +153,8 @@ def test_team_run_proposes_what_two_people_said_and_forget_drops_it(
 
         forgot = _learn(_env(tmp_path, "bo", fake), "share", "--forget")
         assert "forgot 1 shared candidates of bo" in forgot.stdout
+        # Nothing bo said stays in the team database, the stored team runs included.
+        assert BO_SAID not in _everything_in(pg_url)
         after = json.loads(_learn(ana, *team_args, "--json").stdout)
         assert after["proposals"] == []
 

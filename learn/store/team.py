@@ -93,8 +93,25 @@ def share(team: FeedbackStore, rows: Sequence[SharedCandidate]) -> int:
 
 
 def forget(team: FeedbackStore, author: str) -> int:
-    """Delete everything `author` shared; returns rows deleted."""
-    return team.execute("DELETE FROM team_candidates WHERE author = ?", (author,))
+    """Delete everything `author` shared; returns shared rows deleted.
+
+    Also what team runs derived from those rows: the stored results of team runs
+    that quote one of the author's sessions (their result JSON is cleared, the run's
+    row and usage stay) and the cached vectors of quotes no one else shared. The
+    team's verdicts stay: they are the team's judgement, keyed on labels, not quotes."""
+    with team.atomic():
+        mine = team.sql("SELECT DISTINCT session_hash, text_hash FROM team_candidates "
+                        "WHERE author = ?", (author,))
+        n = team.execute("DELETE FROM team_candidates WHERE author = ?", (author,))
+        sessions = {r["session_hash"] for r in mine}
+        runs = team.sql("SELECT id, result_full_json FROM runs WHERE result_full_json IS NOT NULL")
+        stale = [(r["id"],) for r in runs if any(h in r["result_full_json"] for h in sessions)]
+        team.executemany("UPDATE runs SET result_json = NULL, result_full_json = NULL "
+                         "WHERE id = ?", stale)
+        still = {r["text_hash"] for r in team.sql("SELECT DISTINCT text_hash FROM team_candidates")}
+        team.executemany("DELETE FROM embedding_cache WHERE text_hash = ?",
+                         [(h,) for h in {r["text_hash"] for r in mine} - still])
+    return n
 
 
 def shared_rows(team: FeedbackStore, project_remote: str) -> list[SharedCandidate]:
