@@ -119,7 +119,7 @@ class _Bars:
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the digest (or JSON with --json) to this file.")
 @click.option("--team", is_flag=True,
-              help="Propose what the team shared for this repository ([team] in the config).")
+              help="Propose what several people shared for this repository (everything shared; [team] in the config).")
 def command(scope: Scope, backend: str | None, model: str | None, offline: bool, dry_run: bool,
             yes: bool, show_all: bool, as_json: bool, quiet: bool, record: bool,
             cache_dir: Path | None, embedder: str, out: Path | None, team: bool) -> None:
