@@ -99,6 +99,13 @@ class TeamConfig(_Section):
     database_url: str | None = None
     author: str | None = None
     projects: list[Path] = Field(default_factory=list)
+    # Whether your author id may be shown next to team proposals (carried with
+    # each shared row); by default a team run shows only how many people.
+    show_name: bool = False
+    # `learn run --team` proposes what at least min_people people said, in at
+    # least min_sessions distinct sessions between them.
+    min_people: int = Field(default=2, ge=1)
+    min_sessions: int = Field(default=2, ge=1)
 
 
 class Config(_Section):

@@ -367,7 +367,7 @@ def run_pipeline(
             )
 
         usage_total = meter.usage if meter is not None else CallUsage()
-        failed_stages.extend(_reduce_failures(outcome, judged_by_model=model_backend is not None))
+        failed_stages.extend(reduce_failures(outcome, judged_by_model=model_backend is not None))
         usage = RunUsage(
             sessions_seen=len(sessions),
             sessions_mined=sum(1 for r in mined.values() if not r.cached and not r.failed),
@@ -437,7 +437,7 @@ def _verification_tally(results: Iterable[SessionMineResult]) -> dict[str, int]:
     return tally
 
 
-def _reduce_failures(outcome: Any, *, judged_by_model: bool) -> list[str]:
+def reduce_failures(outcome: Any, *, judged_by_model: bool) -> list[str]:
     """Which of naming, coverage and judging still failed after their retries."""
     out: list[str] = []
     if outcome.naming.failed_calls:

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from learn.paths import atomic_write_text
+from learn.reduce.types import RunResult
 from learn.report.html import render_html
 from learn.report.runs import NoRunError, require_run
 
@@ -17,14 +18,36 @@ from learn.report.runs import NoRunError, require_run
               help="Where to write the HTML file (written 0600: it quotes what you typed).")
 @click.option("--since", default=None, metavar="AGE",
               help="Only a run recorded within AGE (7d, 12h, 2w or a date).")
-def command(out: Path, since: str | None) -> None:
+@click.option("--team", is_flag=True,
+              help="The last `learn run --team` of this repository, from the team database.")
+def command(out: Path, since: str | None, team: bool) -> None:
     """Write the last run's proposals, evidence, timeline, funnel and cost as one HTML file.
 
     No network: the page has no external resources and forbids loading any.
     """
     try:
-        result = require_run(since)
+        result = _team_run(since) if team else require_run(since)
     except (NoRunError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     atomic_write_text(out, render_html(result))
     click.echo(f"wrote {out} ({len(result.proposals)} proposals)", err=True)
+
+
+def _team_run(since: str | None) -> RunResult:
+    from learn.commands.share import remote_url
+    from learn.config import load_config
+
+    url = load_config().team.database_url
+    if not url:
+        raise click.ClickException("--team needs [team] database_url in the config")
+    root = Path.cwd().resolve()
+    remote = remote_url(root)
+    if remote is None:
+        raise click.ClickException(f"{root} has no git remote 'origin'")
+    from learn.report.runs import parse_since
+    from learn.store.runs import load_latest_run
+
+    result = load_latest_run(parse_since(since) if since else None, path=url, project=remote)
+    if result is None:
+        raise NoRunError(f"no stored team run of {remote}: run `learn run --team` first")
+    return result

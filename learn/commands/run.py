@@ -118,9 +118,11 @@ class _Bars:
 @click.option("--embedder", type=click.Choice(["minilm", "tfidf"]), default="minilm", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the digest (or JSON with --json) to this file.")
+@click.option("--team", is_flag=True,
+              help="Propose what several people shared for this repository (everything shared; [team] in the config).")
 def command(scope: Scope, backend: str | None, model: str | None, offline: bool, dry_run: bool,
             yes: bool, show_all: bool, as_json: bool, quiet: bool, record: bool,
-            cache_dir: Path | None, embedder: str, out: Path | None) -> None:
+            cache_dir: Path | None, embedder: str, out: Path | None, team: bool) -> None:
     """Mine your sessions and propose rules for CLAUDE.md / AGENTS.md.
 
     Reads the current project's sessions of the last 30 days (see --project,
@@ -129,12 +131,13 @@ def command(scope: Scope, backend: str | None, model: str | None, offline: bool,
     """
     sys.exit(run_command(scope, backend=backend, model=model, offline=offline, dry_run=dry_run,
                          yes=yes, show_all=show_all, as_json=as_json, quiet=quiet, record=record,
-                         cache_dir=cache_dir, embedder=embedder, out=out))
+                         cache_dir=cache_dir, embedder=embedder, out=out, team=team))
 
 
 def run_command(scope: Scope, *, backend: str | None, model: str | None, offline: bool,
                 dry_run: bool, yes: bool, show_all: bool, as_json: bool, quiet: bool,
-                record: bool, cache_dir: Path | None, embedder: str, out: Path | None) -> int:
+                record: bool, cache_dir: Path | None, embedder: str, out: Path | None,
+                team: bool = False) -> int:
     from learn.config import ConfigError, load_config
     from learn.lock import LockedError, run_lock
 
@@ -155,7 +158,7 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
     if not offline:
         name = choose_backend_name(backend or config.backend.name)
         model_backend = build_backend(name, record=record, cache_dir=cache_dir, config=config)
-        if not yes and not _confirm(scope, config):
+        if not team and not yes and not _confirm(scope, config):
             click.echo("nothing mined (not confirmed)", err=True)
             return 0
 
@@ -173,7 +176,10 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
     bars = _Bars(enabled=not quiet and sys.stderr.isatty())
     try:
         with run_lock(), bars:
-            result, _ = run_pipeline(options, config, backend=model_backend, progress=bars)
+            if team:
+                result = _team_result(scope, config, model_backend, embedder)
+            else:
+                result, _ = run_pipeline(options, config, backend=model_backend, progress=bars)
     except LockedError as exc:
         click.echo(f"learn: {exc}", err=True)
         return 2
@@ -196,6 +202,20 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         click.echo(f"learn: failed after retries: {', '.join(result.failed_stages)} "
                    "(what else the run found is reported above)", err=True)
     return 1 if result.failed_stages or result.usage.sessions_failed or result.coverage_failed else 0
+
+
+def _team_result(scope: Scope, config: Any, model_backend: Any, embedder: str) -> Any:
+    """`--team`: the repository's shared candidates across people (learn.reduce.team)."""
+    from learn.commands.share import remote_url
+    from learn.reduce.team import run_team
+
+    if not config.team.database_url:
+        raise UsageProblem("--team needs [team] database_url in the config")
+    root = scope.project.expanduser().resolve()
+    remote = remote_url(root)
+    if remote is None:
+        raise UsageProblem(f"{root} has no git remote 'origin': a team run groups by the repository")
+    return run_team(root, remote, config, backend=model_backend, embedder=embedder)
 
 
 def _confirm(scope: Scope, config: Any) -> bool:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from learn.store.team import SharedCandidate
 
 
-def _remote_url(root: Path) -> str | None:
+def remote_url(root: Path) -> str | None:
     try:
         out = subprocess.run(["git", "-C", str(root), "remote", "get-url", "origin"],
                              capture_output=True, text=True, timeout=10, check=False)
@@ -73,11 +73,11 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
     if root not in opted:
         _fail(f"{root} is not opted in to sharing: add it to [team] projects in the config")
         return
-    remote = _remote_url(root)
+    remote = remote_url(root)
     if remote is None:
         _fail(f"{root} has no git remote 'origin': the team store groups by the repository")
         return
-    rows = _local_rows(root, remote, author)
+    rows = _local_rows(root, remote, author, show_name=team.show_name)
     if dry_run:
         for r in rows:
             click.echo(json.dumps(r.to_json(), ensure_ascii=False))
@@ -94,7 +94,7 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
     click.echo(f"shared {n} candidates of {remote} as {author}")
 
 
-def _local_rows(root: Path, remote: str, author: str) -> list[SharedCandidate]:
+def _local_rows(root: Path, remote: str, author: str, *, show_name: bool) -> list[SharedCandidate]:
     from learn.store.feedback import FeedbackStore
     from learn.store.learn_tables import LearnTables
     from learn.store.postgres import is_database_url
@@ -106,4 +106,4 @@ def _local_rows(root: Path, remote: str, author: str) -> list[SharedCandidate]:
         return []
     with FeedbackStore.open(local) as store:
         candidates = LearnTables(store).candidates()
-    return shareable(candidates, {root: remote}, author)
+    return shareable(candidates, {root: remote}, author, show_name=show_name)

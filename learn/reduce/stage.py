@@ -6,7 +6,7 @@ are not displayed, so paying for their calls buys nothing this run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -68,10 +68,13 @@ def reduce_sessions(
     threshold: float | None = None,
     name_batch: int | None = None,
     context: QuoteContext | None = None,
+    admit: Callable[[Sequence[Proposal]], list[Proposal]] | None = None,
 ) -> ReduceOutcome:
     """Everything after mining. `backend=None` runs offline (fallback names, no
     coverage, no verdicts). New labels (also below-threshold ones, so their
-    names stay stable while they accumulate) go to `label_index`."""
+    names stay stable while they accumulate) go to `label_index`. `admit` maps the
+    counted groups to those that may be proposed (a team run counts people on
+    them and drops the groups too few people said) before thresholds apply."""
     config = config or CountConfig()
     candidates = flatten_candidates(sessions)
     naming = name_candidates(
@@ -81,7 +84,10 @@ def reduce_sessions(
     if remember_labels and label_index is not None:
         naming.remember(label_index)
     occs = occurrences(sessions, naming.labels)
-    chosen = select(count_points(occs), candidates=len(occs), config=config,
+    points = count_points(occs)
+    if admit is not None:
+        points = admit(points)
+    chosen = select(points, candidates=len(occs), config=config,
                     state=shown_state, show_all=show_all)
     usage = naming.stats.usage
     failures = list(naming.failures)

@@ -82,6 +82,10 @@ class Proposal:
     intervening_commands: tuple[str, ...] = ()
     edited_files: tuple[str, ...] = ()
     verdict: Verdict | None = None
+    # Team runs only: distinct people who said it, and the names of those of them
+    # who chose to be shown ([team] show_name); None / () on a personal run.
+    people: int | None = None
+    authors: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -111,11 +115,13 @@ class Proposal:
             intervening_commands=tuple(str(c) for c in data.get("intervening_commands") or ()),
             edited_files=tuple(str(f) for f in data.get("edited_files") or ()),
             verdict=Verdict.from_json(verdict) if isinstance(verdict, dict) else None,
+            people=int(data["people"]) if data.get("people") is not None else None,
+            authors=tuple(str(a) for a in data.get("authors") or ()),
         )
 
     def to_json(self) -> dict[str, Any]:
         v = self.verdict
-        return {
+        out: dict[str, Any] = {
             "kind": self.kind,
             "label": self.label,
             "text": self.text,
@@ -137,6 +143,10 @@ class Proposal:
                 "confidence": v.confidence,
             },
         }
+        if self.people is not None:  # a team run's proposal
+            out["people"] = self.people
+            out["authors"] = list(self.authors)
+        return out
 
 
 @dataclass(frozen=True, slots=True)

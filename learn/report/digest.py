@@ -60,6 +60,12 @@ VERBS = {"directive": "said", "fix": "seen", "request": "asked for"}
 def evidence_line(p: Proposal, result: RunResult) -> str:
     total = sessions_read(result)
     verb = VERBS.get(p.kind, "said")
+    if p.people is not None:  # a team run: who-count and session-count, names only if chosen
+        said = f"{verb} by {plural(p.people, 'person', 'people')} in {plural(p.sessions, 'session')}"
+        if p.authors:
+            said += f" ({', '.join(p.authors)})"
+        last = day(p.last_seen)
+        return f"{said}, last on {last}" if last else said
     said = f"{verb} in {p.sessions} of your last {total} sessions" if total else \
         f"{verb} in {plural(p.sessions, 'session')}"
     if p.count > p.sessions:

@@ -194,12 +194,19 @@ def _m005_team_shared_candidates(conn: Any, s: StoreSchema) -> None:
     )
 
 
+def _m006_team_show_name(conn: Any, s: StoreSchema) -> None:
+    # Whether the author chose to have their id shown next to team proposals
+    # ([team] show_name); hidden unless they said so.
+    conn.execute("ALTER TABLE team_candidates ADD COLUMN show_name BOOLEAN NOT NULL DEFAULT FALSE")
+
+
 PG_STEPS: dict[str, Migration] = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
     "0003_event_ingest_index": _m003_event_ingest_index,
     "0004_scope_examples_full_result": _m004_scope_examples_full_result,
     "0005_team_shared_candidates": _m005_team_shared_candidates,
+    "0006_team_show_name": _m006_team_show_name,
 }
 
 

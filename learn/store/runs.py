@@ -48,6 +48,7 @@ def _proposal(data: dict[str, Any]) -> Proposal:
     fields["quotes"] = tuple(Quote(**q) for q in fields.get("quotes", ()))
     fields["intervening_commands"] = tuple(fields.get("intervening_commands", ()))
     fields["edited_files"] = tuple(fields.get("edited_files", ()))
+    fields["authors"] = tuple(fields.get("authors", ()))
     fields["verdict"] = _verdict(fields.get("verdict"))
     return Proposal(**fields)
 
@@ -70,9 +71,11 @@ def result_from_full_json(data: dict[str, Any]) -> RunResult:
 
 
 def load_latest_run(
-    since: datetime | None, *, path: Path | str | None = None
+    since: datetime | None, *, path: Path | str | None = None, project: str | None = None
 ) -> RunResult | None:
-    """The newest stored run that finished at or after `since` (any run when None)."""
+    """The newest stored run that finished at or after `since` (any run when None);
+    with `project`, the newest of that project (a team database holds the team runs
+    of several repositories, each under its remote URL)."""
     import json
 
     from learn.store.feedback import FeedbackStore
@@ -92,7 +95,9 @@ def load_latest_run(
         finished = parse_iso(row["finished_at"])
         if since is not None and (finished is None or finished < since):
             continue
-        return result_from_full_json(json.loads(row["result_full_json"]))
+        result = result_from_full_json(json.loads(row["result_full_json"]))
+        if project is None or project in result.projects:
+            return result
     return None
 
 

@@ -98,6 +98,7 @@ STEP_NAMES: tuple[str, ...] = (
     "0003_event_ingest_index",
     "0004_scope_examples_full_result",
     "0005_team_shared_candidates",
+    "0006_team_show_name",
 )
 SCHEMA_VERSION = len(STEP_NAMES)
 

@@ -25,7 +25,7 @@ from learn.store.feedback import FeedbackStore
 from learn.store.learn_tables import StoredCandidate, text_hash
 
 SHARED_FIELDS = ("author", "session_hash", "kind", "label", "quote", "occurred_at",
-                 "project_remote")
+                 "project_remote", "show_name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,7 @@ class SharedCandidate:
     quote: str
     occurred_at: str | None
     project_remote: str
+    show_name: bool = False  # the author chose to be named next to team proposals
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,7 +56,8 @@ def _under(project: str | None, root: Path) -> bool:
 
 
 def shareable(
-    candidates: Iterable[StoredCandidate], projects: Mapping[Path, str], author: str
+    candidates: Iterable[StoredCandidate], projects: Mapping[Path, str], author: str,
+    *, show_name: bool = False,
 ) -> list[SharedCandidate]:
     """The rows to share: local candidates of the opted-in `projects` (local root ->
     remote URL), nothing else, each reduced to the shared fields."""
@@ -69,7 +71,7 @@ def shareable(
         out.append(SharedCandidate(
             author=author, session_hash=session_hash(c.session_id), kind=c.kind,
             label=c.label, quote=redact(c.text), occurred_at=c.occurred_at,
-            project_remote=remote,
+            project_remote=remote, show_name=show_name,
         ))
     return out
 
@@ -81,17 +83,45 @@ def share(team: FeedbackStore, rows: Sequence[SharedCandidate]) -> int:
     now = datetime.now(UTC).isoformat(timespec="seconds")
     return team.executemany(
         "INSERT INTO team_candidates (author, session_hash, kind, label, quote, text_hash, "
-        "occurred_at, project_remote, shared_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "occurred_at, project_remote, shared_at, show_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (author, session_hash, kind, text_hash) DO UPDATE SET "
-        "label = excluded.label, occurred_at = excluded.occurred_at",
+        "label = excluded.label, occurred_at = excluded.occurred_at, "
+        "show_name = excluded.show_name",
         [(r.author, r.session_hash, r.kind, r.label, r.quote, text_hash(r.quote), r.occurred_at,
-          r.project_remote, now) for r in rows],
+          r.project_remote, now, r.show_name) for r in rows],
     )
 
 
 def forget(team: FeedbackStore, author: str) -> int:
-    """Delete everything `author` shared; returns rows deleted."""
-    return team.execute("DELETE FROM team_candidates WHERE author = ?", (author,))
+    """Delete everything `author` shared; returns shared rows deleted.
+
+    Also what team runs derived from those rows: the stored results of team runs
+    that quote one of the author's sessions (their result JSON is cleared, the run's
+    row and usage stay) and the cached vectors of quotes no one else shared. The
+    team's verdicts stay: they are the team's judgement, keyed on labels, not quotes."""
+    with team.atomic():
+        mine = team.sql("SELECT DISTINCT session_hash, text_hash FROM team_candidates "
+                        "WHERE author = ?", (author,))
+        n = team.execute("DELETE FROM team_candidates WHERE author = ?", (author,))
+        sessions = {r["session_hash"] for r in mine}
+        runs = team.sql("SELECT id, result_full_json FROM runs WHERE result_full_json IS NOT NULL")
+        stale = [(r["id"],) for r in runs if any(h in r["result_full_json"] for h in sessions)]
+        team.executemany("UPDATE runs SET result_json = NULL, result_full_json = NULL "
+                         "WHERE id = ?", stale)
+        still = {r["text_hash"] for r in team.sql("SELECT DISTINCT text_hash FROM team_candidates")}
+        team.executemany("DELETE FROM embedding_cache WHERE text_hash = ?",
+                         [(h,) for h in {r["text_hash"] for r in mine} - still])
+    return n
+
+
+def shared_rows(team: FeedbackStore, project_remote: str) -> list[SharedCandidate]:
+    """Everything shared for one repository, oldest first (what a team run reads)."""
+    rows = team.sql(
+        f"SELECT {', '.join(SHARED_FIELDS)} FROM team_candidates WHERE project_remote = ? "
+        "ORDER BY occurred_at, id",
+        (project_remote,),
+    )
+    return [SharedCandidate(**{**r, "show_name": bool(r["show_name"])}) for r in rows]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,162 @@
+"""Team runs: what several people keep telling their agents in one repository.
+
+`learn run --team` reads the candidates people shared (learn.store.team) for the
+repository's remote URL and runs the same reduce stage a personal run does
+(reduce_sessions: naming, counting, coverage, judging) on them, in the team
+database: known labels come from its pgvector label index, verdicts are reused
+from and stored in its verdict memory, once for the whole team. What differs:
+
+- a shared session is its session hash, and who said it is its author id;
+- each counted group also counts DISTINCT PEOPLE, and a group said by fewer
+  than `[team] min_people` is not proposed however often one person said it
+  (one person's habit belongs in their own CLAUDE.md, not the repository's);
+- coverage reads only the repository's shared rule files (CLAUDE.md, AGENTS.md,
+  .claude/CLAUDE.md, .claude/rules under its root), never a person's user-level
+  files or their CLAUDE.local.md;
+- nothing is held back as "already shown": the team digest is a snapshot.
+
+Author ids are read only to count people; a proposal names the authors who
+chose `[team] show_name = true` and only them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from learn.mining.candidate import KINDS, MinedCandidate, SessionCandidates
+from learn.reduce.rules import RuleCorpus, collect_rules
+from learn.reduce.types import Proposal
+
+if TYPE_CHECKING:
+    from learn.config import Config
+    from learn.models.base import Backend
+    from learn.reduce.types import RunResult
+    from learn.store.team import SharedCandidate
+
+PROVIDER = "team"
+
+
+def team_sessions(
+    rows: Sequence[SharedCandidate],
+) -> tuple[list[SessionCandidates], dict[str, str]]:
+    """Shared rows as sessions (one per session hash, newest quote as its time) and
+    who said each session (session hash -> author id)."""
+    grouped: dict[str, list[SharedCandidate]] = {}
+    for r in rows:
+        grouped.setdefault(r.session_hash, []).append(r)
+    sessions: list[SessionCandidates] = []
+    authors: dict[str, str] = {}
+    for sid, group in grouped.items():
+        candidates = tuple(
+            MinedCandidate(kind=kind, text=r.quote)
+            for r in group for kind in KINDS if kind == r.kind
+        )
+        dated = [r.occurred_at for r in group if r.occurred_at]
+        sessions.append(SessionCandidates(sid, PROVIDER, group[0].project_remote,
+                                          max(dated) if dated else None, candidates))
+        authors[sid] = group[0].author
+    return sessions, authors
+
+
+def people_counter(
+    authors: Mapping[str, str], shown: Set[str], min_people: int
+) -> Callable[[Sequence[Proposal]], list[Proposal]]:
+    """The `admit` step of reduce_sessions for a team: count distinct people on each
+    group (its quotes carry every session of the group), keep those said by at
+    least min_people, and name only the authors in `shown`."""
+
+    def admit(points: Sequence[Proposal]) -> list[Proposal]:
+        out: list[Proposal] = []
+        for p in points:
+            people = {authors[q.session_id] for q in p.quotes if q.session_id in authors}
+            if len(people) >= min_people:
+                out.append(replace(p, people=len(people),
+                                   authors=tuple(sorted(people & set(shown)))))
+        return out
+
+    return admit
+
+
+def shared_rules(root: Path) -> RuleCorpus:
+    """The rule files the repository itself holds (what every teammate's agent reads),
+    not the person's user-level files, parent directories or CLAUDE.local.md."""
+    corpus = collect_rules(root)
+    root = root.resolve()
+
+    def in_repo(file: str) -> bool:
+        p = Path(file).resolve()
+        return root in p.parents and p.name != "CLAUDE.local.md"
+
+    return RuleCorpus(
+        rules=tuple(r for r in corpus.rules if r.scope == "project" and in_repo(r.file)),
+        skills=tuple(s for s in corpus.skills if s.scope == "project" and in_repo(s.file)),
+        files=tuple(f for f in corpus.files if in_repo(f)),
+        unreadable=tuple(f for f in corpus.unreadable if in_repo(f)),
+    )
+
+
+def run_team(
+    root: Path, remote: str, config: Config, *, backend: Backend | None, embedder: str = "minilm"
+) -> RunResult:
+    """Name, count (people and sessions), cover and judge the shared candidates of
+    `remote` in the team database; the run and its verdicts are stored there."""
+    from learn.embed import get_embedder
+    from learn.models.base import CallUsage
+    from learn.models.meter import UsageMeter
+    from learn.pipeline import reduce_failures
+    from learn.reduce.counting import CountConfig
+    from learn.reduce.stage import reduce_sessions
+    from learn.reduce.types import RunResult, RunUsage
+    from learn.store.adapters import open_learn_store
+    from learn.store.team import shared_rows
+
+    team = config.team
+    if not team.database_url:
+        raise ValueError("set [team] database_url in the config")
+    meter = UsageMeter(backend) if backend is not None else None
+    with open_learn_store(team.database_url) as store:
+        rows = shared_rows(store.store, remote)
+        sessions, authors = team_sessions(rows)
+        emb = store.cached_embedder(get_embedder(prefer="tfidf" if embedder == "tfidf" else "minilm"))
+        outcome = reduce_sessions(
+            sessions,
+            embedder=emb,
+            backend=meter,
+            models={step: config.models.for_step(step) for step in ("mine", "name", "coverage", "judge")},
+            label_index=store.label_index(emb),
+            verdicts=store.verdict_memory(emb),
+            shown_state=None,
+            corpus=shared_rules(root),
+            config=CountConfig(min_sessions=dict.fromkeys(KINDS, team.min_sessions),
+                               max_per_kind=config.thresholds.max_per_kind),
+            show_all=True,
+            remember_labels=True,
+            name_batch=config.models.name_batch,
+            admit=people_counter(authors, {r.author for r in rows if r.show_name},
+                                 team.min_people),
+        )
+        used = meter.usage if meter is not None else CallUsage()
+        dated = [s.last_activity for s in sessions if s.last_activity]
+        result = RunResult(
+            proposals=outcome.proposals,
+            funnel=outcome.funnel,
+            usage=RunUsage(
+                sessions_seen=len(sessions), model_calls=used.calls,
+                input_tokens=used.input_tokens + used.cache_read_tokens + used.cache_write_tokens,
+                output_tokens=used.output_tokens, cost_usd=used.cost_usd,
+            ),
+            window_start=min(dated) if dated else None,
+            window_end=max(dated) if dated else None,
+            projects=(remote,),
+            failures=outcome.failures,
+            coverage_failed=outcome.coverage_failed,
+            offline=backend is None,
+            failed_stages=tuple(reduce_failures(outcome, judged_by_model=backend is not None)),
+            extra={"team": {"remote": remote, "people": len(set(authors.values())),
+                            "sessions": len(sessions)}},
+        )
+        store.record_run(result, remember_shown=False)
+    return result
