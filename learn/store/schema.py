@@ -254,11 +254,21 @@ def _m004_scope_examples_full_result(conn: Any, s: StoreSchema) -> None:
     )
 
 
+def _m006_session_index(conn: Any, s: StoreSchema) -> None:
+    # Per transcript file, what reading it gave (learn.store.session_index), so a
+    # warm run opens no unchanged file. Numbered 0006 to leave 0005 to pgstore's
+    # team_shared_candidates; migrations apply by name, so either merge order works.
+    from learn.store.session_index import create_table
+
+    create_table(conn)
+
+
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_feedback", _m001_feedback),
     ("0002_learn_tables", _m002_learn_tables),
     ("0003_event_ingest_index", _m003_event_ingest_index),
     ("0004_scope_examples_full_result", _m004_scope_examples_full_result),
+    ("0006_session_index", _m006_session_index),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

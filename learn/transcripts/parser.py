@@ -213,12 +213,28 @@ def _read_ahead(path: Path, fd: int | None) -> tuple[bytes, float] | None:
         return None
 
 
-def stream(
-    paths: Iterable[Path], *, drop: FilterSpec | None = None, prefetch: int = 4
-) -> Iterator[Transcript]:
-    """Parse files in input order, the next `prefetch` ones read ahead by the kernel.
+def _parse_job(job: tuple[Path, FilterSpec | None]) -> Transcript | None:
+    path, drop = job
+    try:
+        buf, mtime = _read(path)
+    except OSError:
+        return None
+    return parse_buffer(buf, path=path, mtime=mtime, drop=drop)
 
-    Unreadable or vanished files are skipped.
+
+def stream(
+    paths: Iterable[Path], *, drop: FilterSpec | None = None, prefetch: int = 4,
+    workers: int | None = None,
+) -> Iterator[Transcript]:
+    """Parse files in input order: over the machine's cores for many files, else read ahead.
+
+    Unreadable or vanished files are skipped. A list or tuple of many files is
+    parsed by a process pool, `workers` capping the processes (None: the
+    cores, `learn.transcripts.pool`); an iterator, a few files, or `workers=1`
+    parse lazily in this process with the next `prefetch` files read ahead by the
+    kernel. The pool pickles every transcript back, which costs about what
+    parsing it did: a caller that only needs the session view should use
+    `learn.transcripts.indexed`, whose workers send the compact view instead.
 
     Why no thread: msgspec decodes holding the GIL, so a reader thread only
     overlaps the read itself, and on this 2-core box the GIL hand-offs cost
@@ -230,6 +246,14 @@ def stream(
     was not an option). A process pool pays about as much to pickle a parsed
     transcript back as to parse it.
     """
+    from learn.transcripts.pool import ordered_map, worker_count
+
+    # Only a list or tuple goes to the pool: an iterator stays lazy (a caller
+    # may feed paths as it finds them, and must not have them drained up front).
+    if workers != 1 and isinstance(paths, list | tuple) and worker_count(len(paths), workers) > 1:
+        jobs = [(Path(p), drop) for p in paths]
+        yield from (t for t in ordered_map(_parse_job, jobs, workers=workers) if t is not None)
+        return
     prefetch = max(1, prefetch)
     it = iter(paths)
     ahead: deque[tuple[Path, int | None]] = deque()
