@@ -13,12 +13,21 @@ run see the same text.
 
 Unchanged means same size, mtime_ns and inode (one stat, the file is not
 opened), and the entry's version and context (replay fingerprints, aside files,
-detector threshold) as now. A file that grew (a live session appends) is read
-whole again: the view is not compositional the way the parse is (the active
-branch is a walk over the whole DAG, a tool result can answer a call anywhere
-before it, `one_per_text` dedups across the file, the id and project come from
-the first entries), so extending an old view with the new lines' events would
-need the old events, and keeping those costs as much disk as the file.
+detector threshold) as now.
+
+A file that only grew (a live session appends; same inode, larger, same first
+block) is parsed from where the last read stopped: the parse is compositional
+on line boundaries, so the decoded records of the old whole lines (kept in the
+entry, `prefix`) plus those of the new bytes are the records of the whole file.
+The view is then built again from all records, not extended: it is not
+compositional the way the parse is (the active branch is a walk over the whole
+DAG, a tool result can answer a call anywhere before it, `one_per_text` dedups
+across the file, the id and project come from the first entries). A partial
+last line is never part of the prefix: the prefix ends at the last newline,
+and the next read starts there. Only Claude Code files of the last
+PREFIX_MAX_AGE keep a prefix (it is about the size of the file; an old session
+rarely grows); a Codex rollout (lowered with state across lines) or a .zst
+file is read whole.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,6 +48,7 @@ from learn.transcripts.compact import (
     encode_view,
     view_version,
 )
+from learn.transcripts.models import EventList, Transcript
 
 if TYPE_CHECKING:
     from learn.mining.candidate import MinedCandidate
@@ -46,6 +57,8 @@ if TYPE_CHECKING:
     from learn.transcripts.view import Session
 
 HEAD_BLOCK: Final = 4096
+# Sessions modified this recently keep their decoded records for a tail read.
+PREFIX_MAX_AGE: Final = 2 * 24 * 3600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,36 +156,128 @@ class _Job:
     min_confidence: float
     version: str
     context: str
+    grown_from: IndexRow | None = None  # the entry of a file that only grew
+
+
+def _head_matches(head: bytes, row: IndexRow) -> bool:
+    return hashlib.sha256(head[:min(HEAD_BLOCK, row.size)]).hexdigest() == row.head_hash
+
+
+def _read_tail(job: _Job) -> tuple[os.stat_result, bytes, Transcript] | None:
+    """The grown file's transcript from the kept prefix records and the new bytes only.
+
+    None when the file is not the one the entry read (its first block
+    changed): the caller reads it whole.
+    """
+    from learn.transcripts.decode import decode_claude_lines
+    from learn.transcripts.events import materialize
+
+    row = job.grown_from
+    assert row is not None and row.prefix is not None
+    with open(job.path, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        head = fh.read(HEAD_BLOCK)
+        if st.st_size <= row.size or not _head_matches(head, row):
+            return None
+        fh.seek(row.offset)
+        tail = fh.read()
+    items, skipped = load_prefix(row.prefix)
+    more, more_skipped = decode_claude_lines(tail)
+    for reason, n in more_skipped.items():
+        skipped[reason] = skipped.get(reason, 0) + n
+    transcript = Transcript(
+        path=job.path, mtime=st.st_mtime, provider="claude",
+        events=EventList([*items, *more], materialize), skipped=skipped,
+        skipped_lines=sum(skipped.values()), size_bytes=row.offset + len(tail),
+    )
+    return st, tail, transcript
+
+
+def _digest_after(job: _Job, tail: bytes) -> str:
+    # The mining cache is keyed by the sha256 of the whole file, and a sha256
+    # cannot be resumed from a stored digest: the prefix is hashed again
+    # (read at ~1.5 GB/s, 20-50x cheaper than parsing it).
+    assert job.grown_from is not None
+    h = hashlib.sha256()
+    with open(job.path, "rb") as fh:
+        left = job.grown_from.offset
+        while left > 0:
+            block = fh.read(min(left, 1 << 20))
+            if not block:
+                break
+            h.update(block)
+            left -= len(block)
+    h.update(tail)
+    return h.hexdigest()
 
 
 def read_row(job: _Job) -> IndexRow | None:
     """Read, parse and view one file (in a pool worker): its index row, None when unreadable."""
-    from learn.detect import MiningSpec, mine
-    from learn.detect.to_candidates import signals_to_candidates
-    from learn.render import redact
-    from learn.store.session_index import IndexRow
     from learn.transcripts.parser import parse_buffer
-    from learn.transcripts.serialise import session_to_dict
-    from learn.transcripts.session import build_session, read_asides
 
     try:
+        if job.grown_from is not None:
+            grown = _read_tail(job)
+            if grown is not None:
+                st, tail, transcript = grown
+                return _row(job, st, transcript, head=None, tail=tail)
         with open(job.path, "rb") as fh:
             st = os.fstat(fh.fileno())
             buf = fh.read()
     except OSError:
         return None
     transcript = parse_buffer(buf, path=job.path, mtime=st.st_mtime)
-    session = build_session(transcript, fingerprints=job.fingerprints, size_bytes=len(buf),
+    return _row(job, st, transcript, head=buf, tail=None)
+
+
+def _row(job: _Job, st: os.stat_result, transcript: Transcript, *, head: bytes | None,
+         tail: bytes | None) -> IndexRow:
+    """The index row of one parsed file: `head` is the whole file read, or `tail` the new bytes."""
+    import time
+
+    from learn.detect import MiningSpec, mine
+    from learn.detect.to_candidates import signals_to_candidates
+    from learn.render import redact
+    from learn.store.session_index import IndexRow
+    from learn.transcripts.serialise import session_to_dict
+    from learn.transcripts.session import build_session, read_asides
+
+    if head is not None:
+        buf = head
+        size, offset = len(buf), buf.rfind(b"\n") + 1
+        head_hash = hashlib.sha256(buf[:HEAD_BLOCK]).hexdigest()
+        digest = hashlib.sha256(buf).hexdigest()
+    else:
+        assert job.grown_from is not None and tail is not None
+        old = job.grown_from
+        size = old.offset + len(tail)
+        offset = old.offset + tail.rfind(b"\n") + 1
+        head_hash, digest = old.head_hash, _digest_after(job, tail)
+    keep = (transcript.provider == "claude" and not job.path.name.endswith(".zst")
+            and time.time() - st.st_mtime < PREFIX_MAX_AGE)
+    prefix: bytes | None = None
+    if keep:
+        from learn.transcripts.decode import decode_claude_lines
+
+        if head is not None:
+            prefix = dump_prefix(*decode_claude_lines(head[:offset]))
+        else:
+            assert job.grown_from is not None and job.grown_from.prefix is not None and tail is not None
+            items, skipped = load_prefix(job.grown_from.prefix)
+            more, more_skipped = decode_claude_lines(tail[:offset - job.grown_from.offset])
+            for reason, n in more_skipped.items():
+                skipped[reason] = skipped.get(reason, 0) + n
+            prefix = dump_prefix([*items, *more], skipped)
+    session = build_session(transcript, fingerprints=job.fingerprints, size_bytes=size,
                             asides=read_asides(job.aside_paths))
     signals = mine(transcript.events, MiningSpec(), provider=transcript.provider,
                    fingerprints=job.fingerprints)
     found = signals_to_candidates(signals, min_confidence=job.min_confidence)
     detected = [replace(c, text=redact(c.text)) for c in found]
     return IndexRow(
-        path=str(job.path), size=len(buf), mtime_ns=st.st_mtime_ns, inode=st.st_ino,
-        head_hash=hashlib.sha256(buf[:HEAD_BLOCK]).hexdigest(),
-        version=job.version, context=job.context,
-        offset=buf.rfind(b"\n") + 1, digest=hashlib.sha256(buf).hexdigest(),
+        path=str(job.path), size=size, mtime_ns=st.st_mtime_ns, inode=st.st_ino,
+        head_hash=head_hash, version=job.version, context=job.context,
+        offset=offset, digest=digest, prefix=prefix,
         summary=json.dumps(session_to_dict(session, timeline=False)),
         view=encode_view(session, redact), detected=encode_candidates(detected),
     )
@@ -184,6 +289,46 @@ def _fresh(row: IndexRow | None, st: Stamp | None, version: str, context: str) -
         and (row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode)
         and row.version == version and row.context == context
     )
+
+
+def _grew(row: IndexRow | None, st: Stamp | None, version: str, context: str) -> bool:
+    return (
+        row is not None and st is not None and row.prefix is not None
+        and row.inode == st.inode and st.size > row.size
+        and row.version == version and row.context == context
+    )
+
+
+def dump_prefix(items: list[object], skipped: dict[str, int]) -> bytes:
+    """The decoded records of a file's whole lines, for a later tail read (zstd'd pickle)."""
+    import pickle
+
+    import zstandard
+
+    return bytes(zstandard.ZstdCompressor(level=1).compress(
+        pickle.dumps((items, skipped), protocol=pickle.HIGHEST_PROTOCOL)))
+
+
+class _RecordsOnly(pickle.Unpickler):
+    # The prefix comes from learn's own 0600 store, and still: only the record
+    # classes the parser makes are loadable, never an arbitrary callable.
+    _ALLOWED = ("learn.transcripts.", "datetime", "builtins", "msgspec", "pathlib")
+
+    def find_class(self, module: str, name: str) -> Any:
+        if not module.startswith(self._ALLOWED) or (module == "builtins" and name not in
+                                                    {"dict", "list", "tuple", "set", "frozenset"}):
+            raise pickle.UnpicklingError(f"not a transcript record: {module}.{name}")
+        return super().find_class(module, name)
+
+
+def load_prefix(blob: bytes) -> tuple[list[object], dict[str, int]]:
+    import io
+
+    import zstandard
+
+    raw = zstandard.ZstdDecompressor().decompress(blob)
+    items, skipped = _RecordsOnly(io.BytesIO(raw)).load()
+    return list(items), dict(skipped)
 
 
 def indexed_views(
@@ -208,10 +353,13 @@ def indexed_views(
         fingerprints = tuple(fingerprints_for(f))
         context = context_key(fingerprints, f.aside_paths, min_confidence)
         row = rows.get(str(f.path))
-        if row is not None and _fresh(row, stamp(f.path), version, context):
+        st = stamp(f.path)
+        if row is not None and _fresh(row, st, version, context):
             out[i] = IndexedSession(f, row, from_index=True)
             continue
-        jobs.append((i, _Job(f.path, fingerprints, f.aside_paths, min_confidence, version, context)))
+        grown = row if _grew(row, st, version, context) else None
+        jobs.append((i, _Job(f.path, fingerprints, f.aside_paths, min_confidence, version, context,
+                             grown)))
     from learn.transcripts.pool import ordered_map
 
     done = len(out)
