@@ -7,6 +7,12 @@ msgpack via msgspec, positional tuples, timestamps as ISO strings (they keep
 their own UTC offset; msgpack's timestamp extension would come back in UTC and
 print differently).
 
+A stored tool call keeps of its input only INPUT_KEYS, the keys anything
+downstream of the view reads (mining.verify: the command that ran); the rest
+(a Write's whole file, an Edit's strings) is what made redacting a stored view
+cost 40% of a cold scan, and nothing reads it from here (`learn show` builds
+its views from the file).
+
 VIEW_VERSION is part of every index entry: bump it whenever a code change would
 build a different view (or different detector candidates) from the same bytes,
 and every stale entry is re-read. RENDER_VERSION is folded in too, because the
@@ -35,6 +41,7 @@ from learn.transcripts.view import (
 
 # v1: the first compact view (session.py and evidence.py as of issue 13).
 VIEW_VERSION: Final = 1
+INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
 _encoder = msgspec.msgpack.Encoder()
@@ -87,7 +94,8 @@ def _item(item: TimelineItem, clean: Clean) -> tuple[Any, ...]:
     if isinstance(item, HumanTurn):
         return _turn(item, clean)
     if isinstance(item, ToolCall):
-        return (_CALL, item.id, item.name, clean(item.summary), _deep(item.input, clean),
+        kept = {k: item.input[k] for k in INPUT_KEYS if k in item.input}
+        return (_CALL, item.id, item.name, clean(item.summary), _deep(kept, clean),
                 _iso(item.at), item.event_index)
     return (_FAIL, item.tool_use_id, item.tool_name, clean(item.excerpt), _iso(item.at),
             item.event_index)
