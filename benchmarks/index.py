@@ -124,11 +124,13 @@ def warm(root: Path, repeat: int) -> bool:
     def stat_all() -> int:
         return sum(os.stat(p).st_size > 0 for p in files)
 
+    last: dict[str, Any] = {}
+
     def run_warm() -> int:
         backend.calls.clear()
-        result, trace = run_pipeline(options, config, backend=backend)  # type: ignore[arg-type]
-        warm.stages = trace.stage_seconds  # type: ignore[attr-defined]
-        warm.by_step = dict(backend.calls)  # type: ignore[attr-defined]
+        _, trace = run_pipeline(options, config, backend=backend)  # type: ignore[arg-type]
+        last["stages"] = trace.stage_seconds
+        last["by_step"] = dict(backend.calls)
         return sum(backend.calls.values())
 
     def sessions_warm() -> int:
@@ -139,12 +141,12 @@ def warm(root: Path, repeat: int) -> bool:
     stat_s, _ = best_of(stat_all, repeat)
     run_s, calls = best_of(run_warm, repeat)
     ses_s, listed = best_of(sessions_warm, repeat)
-    stages = ", ".join(f"{k} {v:.2f}" for k, v in warm.stages.items())  # type: ignore[attr-defined]
+    stages = ", ".join(f"{k} {v:.2f}" for k, v in last["stages"].items())
     print(f"warm, {first.usage.sessions_seen} sessions ({len(files)} transcript files), "
           f"wall time, best of {repeat}:")
     print(f"  stat every file (baseline)  {stat_s:7.3f} s")
     print(f"  learn run (warm)            {run_s:7.3f} s  {run_s / stat_s:8.1f}x stat  "
-          f"model calls {calls} {warm.by_step}  [{stages}]")  # type: ignore[attr-defined]
+          f"model calls {calls} {last['by_step']}  [{stages}]")
     print(f"  learn sessions (warm)       {ses_s:7.3f} s  {ses_s / stat_s:8.1f}x stat  "
           f"{listed} sessions listed")
     ok = run_s <= 3.0 and calls == 0 and ses_s <= 1.0
