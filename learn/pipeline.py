@@ -188,7 +188,7 @@ def run_pipeline(
     from learn.store.adapters import open_learn_store
     from learn.store.session_index import IndexedMineCache, open_session_index
     from learn.transcripts.discover import scan
-    from learn.transcripts.indexed import indexed_views
+    from learn.transcripts.indexed import CachedHeads, indexed_views
     from learn.transcripts.replay import replay_fingerprints
     from learn.transcripts.resume import own_turns
 
@@ -201,39 +201,44 @@ def run_pipeline(
     started_at = datetime.now(UTC)
 
     # -- discover ------------------------------------------------------------
-    with clock.stage("discover"):
-        discovery = scan(
-            project=None if options.all_projects else (options.project or Path.cwd()),
-            all_projects=options.all_projects,
-            since=options.since,
-            limit=options.limit,
-        )
-        files = discovery.files
-        trace.discovered = len(files)
-        fingerprints: Sequence[str] = replay_fingerprints(_templates(files, options))
+    # Through the session index: an unchanged file is not opened at all.
+    # (closed before the model is called: nothing holds the store while it waits)
+    with open_session_index(options.store_path) as index:
+        with clock.stage("discover"):
+            heads = CachedHeads(index)
+            discovery = scan(
+                project=None if options.all_projects else (options.project or Path.cwd()),
+                all_projects=options.all_projects,
+                since=options.since,
+                limit=options.limit,
+                heads=heads,
+            )
+            heads.save()
+            files = discovery.files
+            trace.discovered = len(files)
+            fingerprints: Sequence[str] = replay_fingerprints(_templates(files, options))
 
-    # -- parse, view, detect -----------------------------------------------------
-    sessions: list[Session] = []
-    detected: dict[str, tuple[MinedCandidate, ...]] = {}
-    digests: dict[Path, str] = {}
-    with clock.stage("parse"), open_session_index(options.store_path) as index:
-        # The session index: an unchanged file is not opened (learn.transcripts.indexed).
-        for item in indexed_views(
-            files, fingerprints_for=lambda _: fingerprints, index=index,
-            min_confidence=config.mining.min_signal_confidence,
-            progress=(lambda done, total: progress("parse", done, total)) if progress else None,
-        ):
-            session = item.session
-            if not session.human_turns and not session.tool_calls:
-                continue
-            sessions.append(session)
-            digests[item.file.path] = item.digest
-            detected[session.id] = item.detected
-        # Newest first, like discovery, whatever order the parse pool finished in.
-        sessions.sort(key=lambda s: s.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
-        sessions, fingerprints, detected, suggestions = _drop_repeated_prompts(
-            sessions, fingerprints, detected
-        )
+        # -- parse, view, detect -----------------------------------------------------
+        sessions: list[Session] = []
+        detected: dict[str, tuple[MinedCandidate, ...]] = {}
+        digests: dict[Path, str] = {}
+        with clock.stage("parse"):
+            for item in indexed_views(
+                files, fingerprints_for=lambda _: fingerprints, index=index,
+                min_confidence=config.mining.min_signal_confidence,
+                progress=(lambda done, total: progress("parse", done, total)) if progress else None,
+            ):
+                session = item.session
+                if not session.human_turns and not session.tool_calls:
+                    continue
+                sessions.append(session)
+                digests[item.file.path] = item.digest
+                detected[session.id] = item.detected
+            # Newest first, like discovery, whatever order the parse pool finished in.
+            sessions.sort(key=lambda s: s.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
+            sessions, fingerprints, detected, suggestions = _drop_repeated_prompts(
+                sessions, fingerprints, detected
+            )
 
     # -- mine (model) -------------------------------------------------------------
     mined: dict[str, SessionMineResult] = {}

@@ -8,6 +8,7 @@ import shutil
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from learn.store.schema import applied_migrations
 from learn.store.session_index import SessionIndex, open_session_index
 from learn.transcripts import compact
 from learn.transcripts.discover import SessionFile, scan
-from learn.transcripts.indexed import IndexedSession, indexed_views
+from learn.transcripts.indexed import CachedHeads, IndexedSession, indexed_views
 from learn.transcripts.parser import parse, stream
 from learn.transcripts.session import view_files
 from learn.transcripts.view import Session, TimelineItem, ToolCall
@@ -257,3 +258,32 @@ def test_the_index_is_written_to_the_local_store(tmp_path: Path) -> None:
     _views(home, tmp_path / "s.db")
     with open_session_index(tmp_path / "s.db") as index:
         assert isinstance(index, SessionIndex) and index.count() == 2
+
+
+def test_discovery_through_the_index_opens_no_unchanged_file(tmp_path: Path,
+                                                              opened: list[str]) -> None:
+    home = _home(tmp_path, 3)
+    since = datetime(2000, 1, 1, tzinfo=UTC)
+
+    def discover() -> list[SessionFile]:
+        with open_session_index(tmp_path / "s.db") as index:
+            heads = CachedHeads(index)
+            found = scan(all_projects=True, since=since, claude_dir=home / ".claude",
+                         codex_dir=home / ".codex", heads=heads).files
+            heads.save()
+            indexed_views(found, fingerprints_for=lambda _: (), min_confidence=0.75, index=index)
+        return found
+
+    first = discover()
+    assert [p for p in opened if p.endswith(".jsonl")]
+    opened.clear()
+    again = discover()
+    assert again == first
+    assert not [p for p in opened if p.endswith(".jsonl")]
+    # A changed file is read again, head and all.
+    path = first[0].path
+    with path.open("a") as fh:
+        fh.write("\n")
+    opened.clear()
+    discover()
+    assert {p for p in opened if p.endswith(".jsonl")} == {str(path)}

@@ -38,13 +38,15 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
 
     model = model or config.models.mine
     context_window = context_window or config.models.context_window
-    discovery = scope.scan()
     fingerprints = replay_fingerprints(load_templates(None if scope.all_projects else scope.project))
     from learn.store.session_index import IndexedMineCache, open_session_index
-    from learn.transcripts.indexed import LazyViews, indexed_views
+    from learn.transcripts.indexed import CachedHeads, LazyViews, indexed_views
 
-    # Through the session index: unchanged files are neither parsed nor hashed.
+    # Through the session index: unchanged files are neither opened, parsed nor hashed.
     with open_session_index() as index:
+        heads = CachedHeads(index)
+        discovery = scope.scan(heads)
+        heads.save()
         items = indexed_views(discovery.files, index=index, fingerprints_for=lambda _: fingerprints,
                               min_confidence=config.mining.min_signal_confidence)
     try:

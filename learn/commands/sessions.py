@@ -81,15 +81,17 @@ def _iso(value: datetime | None) -> str | None:
               help="Print JSON: the sessions with full ids and exact counts, and every skipped file with its reason.")
 def command(scope: Scope, as_json: bool) -> None:
     """List the sessions learn can read (current project by default)."""
-    discovery = scope.scan()
     from learn.store.session_index import open_session_index
-    from learn.transcripts.indexed import indexed_views, min_signal_confidence
+    from learn.transcripts.indexed import CachedHeads, indexed_views, min_signal_confidence
     from learn.transcripts.replay import FingerprintCache
 
     cache = FingerprintCache()
     # Through the session index: an unchanged file is not opened, and its row
     # comes from the stored summary without decoding the view.
     with open_session_index() as index:
+        heads = CachedHeads(index)
+        discovery = scope.scan(heads)
+        heads.save()
         items = indexed_views(discovery.files, index=index,
                               fingerprints_for=lambda f: cache.for_project(f.project),
                               min_confidence=min_signal_confidence())

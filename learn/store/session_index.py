@@ -1,5 +1,9 @@
 """The session index: per transcript file, what reading it gave, so an unchanged file is not read.
 
+Two tables: `session_index` (the parsed view, learn.transcripts.indexed) and
+`session_heads` (what discovery reads from a file's first lines and, for
+`--since`, its last ones: learn.transcripts.indexed.CachedHeads).
+
 Per machine (paths and inodes are this disk's), so it lives in the local SQLite
 store only, never in a shared backend; migration `0006_session_index` makes its
 one table. A row is used only when the file's stat (size, mtime_ns, inode) and
@@ -36,6 +40,22 @@ class IndexRow:
     prefix: bytes | None = None  # see learn.transcripts.indexed (growth)
 
 
+@dataclass(frozen=True, slots=True)
+class HeadRow:
+    path: str
+    size: int
+    mtime_ns: int
+    inode: int
+    cwd: str | None
+    session_id: str | None
+    subagent: str | None
+    parent_id: str | None
+    last_activity: float | None = None
+    has_last_activity: int = 0
+
+
+_HEAD_COLUMNS = ("path", "size", "mtime_ns", "inode", "cwd", "session_id", "subagent", "parent_id",
+                 "last_activity", "has_last_activity")
 _COLUMNS = ("path", "size", "mtime_ns", "inode", "head_hash", "version", "context", "offset",
             "digest", "summary", "view", "detected", "prefix")
 
@@ -58,7 +78,19 @@ def create_table(conn: Any) -> None:
             view BLOB NOT NULL,
             detected BLOB NOT NULL,
             prefix BLOB
-        ) WITHOUT ROWID
+        ) WITHOUT ROWID;
+        CREATE TABLE session_heads (
+            path TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            cwd TEXT,
+            session_id TEXT,
+            subagent TEXT,
+            parent_id TEXT,
+            last_activity REAL,
+            has_last_activity INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
         """
     )
 
@@ -99,6 +131,27 @@ class SessionIndex:
             self._conn.execute("ROLLBACK")
             raise
         return len(batch)
+
+    def heads(self) -> dict[str, HeadRow]:
+        """Every file's stored head (discovery's read of its first lines), by path."""
+        return {r[0]: HeadRow(*r) for r in self._conn.execute(
+            f"SELECT {', '.join(_HEAD_COLUMNS)} FROM session_heads")}
+
+    def put_heads(self, rows: Iterable[HeadRow]) -> None:
+        batch = [tuple(getattr(r, c) for c in _HEAD_COLUMNS) for r in rows]
+        if not batch:
+            return
+        marks = ", ".join("?" * len(_HEAD_COLUMNS))
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.executemany(
+                f"INSERT OR REPLACE INTO session_heads ({', '.join(_HEAD_COLUMNS)}) VALUES ({marks})",
+                batch,
+            )
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
 
     def count(self) -> int:
         return int(self._conn.execute("SELECT count(*) FROM session_index").fetchone()[0])

@@ -52,8 +52,9 @@ from learn.transcripts.models import EventList, Transcript
 
 if TYPE_CHECKING:
     from learn.mining.candidate import MinedCandidate
-    from learn.store.session_index import IndexRow, SessionIndex
+    from learn.store.session_index import HeadRow, IndexRow, SessionIndex
     from learn.transcripts.discover import SessionFile
+    from learn.transcripts.heads import Head, Provider
     from learn.transcripts.view import Session
 
 HEAD_BLOCK: Final = 4096
@@ -376,3 +377,63 @@ def indexed_views(
     if index is not None and fresh_rows:
         index.put_many(fresh_rows)
     return [out[i] for i in sorted(out)]
+
+
+class CachedHeads:
+    """discover.HeadReader through the session index: an unchanged file's head is not read.
+
+    The stat is taken before the read, so a file that changes in between is
+    stored under its older stat and read again next time, never the reverse.
+    Call `save()` to write what was read.
+    """
+
+    def __init__(self, index: SessionIndex) -> None:
+        self._index = index
+        self._rows = index.heads()
+        self._new: dict[str, HeadRow] = {}
+        self._last: dict[str, tuple[Stamp, float | None]] = {}
+
+    def _fresh(self, path: Path) -> tuple[Stamp | None, HeadRow | None]:
+        st = stamp(path)
+        row = self._new.get(str(path)) or self._rows.get(str(path))
+        if st is None or row is None or (row.size, row.mtime_ns, row.inode) != (
+            st.size, st.mtime_ns, st.inode
+        ):
+            return st, None
+        return st, row
+
+    def read_head(self, path: Path, provider: Provider) -> Head:
+        from learn.store.session_index import HeadRow
+        from learn.transcripts.heads import Head, read_head
+
+        st, row = self._fresh(path)
+        if row is not None:
+            return Head(row.cwd, row.session_id, row.subagent, row.parent_id)
+        head = read_head(path, provider)
+        if st is not None:
+            seen = self._last.pop(str(path), None)
+            known = seen is not None and seen[0] == st
+            self._new[str(path)] = HeadRow(
+                str(path), st.size, st.mtime_ns, st.inode, head.cwd, head.session_id,
+                head.subagent, head.parent_id, seen[1] if seen is not None and known else None,
+                int(known))
+        return head
+
+    def last_activity(self, path: Path) -> float | None:
+        from learn.transcripts.heads import last_activity
+
+        st, row = self._fresh(path)
+        if row is not None and row.has_last_activity:
+            return row.last_activity
+        last = last_activity(path)
+        if row is not None:
+            self._new[str(path)] = replace(row, last_activity=last, has_last_activity=1)
+        elif st is not None:
+            # Discovery asks before it reads the head: kept until the head is.
+            self._last[str(path)] = (st, last)
+        return last
+
+    def save(self) -> None:
+        self._index.put_heads(self._new.values())
+        self._rows.update(self._new)
+        self._new.clear()
