@@ -306,7 +306,7 @@ def run_pipeline(
     # -- store the scan, then name, count, cover, judge ------------------------------
     with open_learn_store(options.store_path) as store:
         with clock.stage("store"):
-            store.record_scan(sessions, session_cands)
+            store.record_scan(sessions, session_cands, digests)
         embedder: Embedder = store.cached_embedder(get_embedder(prefer=options.embedder))
         if progress:
             progress("name", 0, 1)

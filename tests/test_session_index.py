@@ -287,3 +287,40 @@ def test_discovery_through_the_index_opens_no_unchanged_file(tmp_path: Path,
     opened.clear()
     discover()
     assert {p for p in opened if p.endswith(".jsonl")} == {str(path)}
+
+
+def _cli(*args: str) -> str:
+    from click.testing import CliRunner
+
+    from learn.cli import cli
+
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_learn_sessions_and_plan_warm_open_no_transcript(tmp_path: Path, opened: list[str]) -> None:
+    _home(tmp_path, 3)
+    cold = json.loads(_cli("sessions", "--all-projects", "--json"))
+    plan_cold = json.loads(_cli("plan", "--all-projects", "--since", "100000d", "--json"))
+    assert [p for p in opened if p.endswith(".jsonl")]
+    opened.clear()
+    warm = json.loads(_cli("sessions", "--all-projects", "--json"))
+    plan_warm = json.loads(_cli("plan", "--all-projects", "--since", "100000d", "--json"))
+    assert not [p for p in opened if p.endswith(".jsonl")]
+    assert warm == cold and len(warm["sessions"]) == 3
+    assert plan_warm == plan_cold and len(plan_warm["to_mine"]) == 3
+
+
+def test_a_warm_learn_run_opens_no_transcript(tmp_path: Path, opened: list[str]) -> None:
+    from learn.config import Config
+    from learn.pipeline import RunOptions, run_pipeline
+
+    _home(tmp_path, 3)
+    options = RunOptions(all_projects=True, offline=True, embedder="tfidf")
+    first, _ = run_pipeline(options, Config())
+    opened.clear()
+    again, _ = run_pipeline(options, Config())
+    assert not [p for p in opened if p.endswith(".jsonl")]
+    assert again.usage.sessions_seen == first.usage.sessions_seen == 3
+    assert again.funnel == first.funnel
