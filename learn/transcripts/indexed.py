@@ -434,6 +434,8 @@ class CachedHeads:
         return last
 
     def save(self) -> None:
+        """Write the heads read, and forget the files that are gone."""
+        self._index.forget_missing()
         self._index.put_heads(self._new.values())
         self._rows.update(self._new)
         self._new.clear()
