@@ -54,8 +54,8 @@ BAND = 0.05
 WORD_BAG_THRESHOLD = 0.85
 
 
-def load() -> tuple[list[str], list[str], list[tuple[str, str]]]:
-    data = json.loads((ROOT / "data" / "paraphrases.json").read_text())
+def load(name: str = "paraphrases.json") -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    data = json.loads((ROOT / "data" / name).read_text())
     texts: list[str] = []
     labels: list[str] = []
     for label, phrasings in data["groups"].items():
@@ -244,6 +244,48 @@ def main() -> None:
                 print(f"           merged: {a!r} ~ {b!r}")
 
 
+class _Failing:
+    """A naming backend whose every call fails: all labels come from the fallback."""
+
+    name = "failing"
+
+    def call(self, request: Any) -> Any:
+        from learn.models.base import ModelError
+
+        raise ModelError("benchmark: naming call failed on purpose")
+
+
+def fallback_report() -> None:
+    """Issue 11, item 7: with every naming call failing, the fallback labels alone.
+
+    Scored on the held-out set (benchmarks/data/paraphrases_heldout.json: topic-word
+    neighbours and near-topic decoys, never used for tuning). Baseline measured in the
+    same run: one label per average-linkage pre-cluster (what the fallback did before
+    the guard), against name_candidates' guarded fallback (complete linkage inside each
+    cluster, a label borrowed only when near every member).
+    """
+    from learn.mining.candidate import MinedCandidate
+    from learn.reduce.naming import name_candidates
+
+    texts, truth, pairs = load("paraphrases_heldout.json")
+    print(f"\nfallback naming, every naming call failing (held-out: {len(texts)} sentences, "
+          f"{len(set(truth))} true groups, {len(pairs)} must-not-merge pairs)")
+    for embedder in (TfidfEmbedder(), MiniLMEmbedder()):
+        vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
+        t, c = threshold_for(embedder), contrast_for(embedder)
+        before = score(cluster_ids(vecs, t, texts=texts, contrast=c), truth, texts, pairs)
+        named = name_candidates([MinedCandidate("directive", x) for x in texts], embedder=embedder,
+                                backend=_Failing(), model="benchmark")
+        ids: dict[str, int] = {}
+        after = score([ids.setdefault(label, len(ids)) for label in named.labels], truth, texts, pairs)
+        print(f"  {embedder.name}: pre-cluster labels ARI {before['ari']:.3f}, decoy merges "
+              f"{len(before['decoy_merges'])}/{len(pairs)} -> guarded fallback ARI {after['ari']:.3f} "
+              f"({after['ari'] / max(before['ari'], 1e-9):.2f}x), decoy merges "
+              f"{len(after['decoy_merges'])}/{len(pairs)}")
+        for a, b in after["decoy_merges"]:
+            print(f"           still merged: {a!r} ~ {b!r}")
+
+
 def cluster_ids_via(sp: Space, c: Contrast) -> list[int]:
     raw = cluster_dist(sp.distance(c), sp.threshold)
     renumber: dict[int, int] = {}
@@ -252,3 +294,4 @@ def cluster_ids_via(sp: Space, c: Contrast) -> list[int]:
 
 if __name__ == "__main__":
     main()
+    fallback_report()

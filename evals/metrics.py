@@ -7,6 +7,7 @@ the regression gate compares against the committed baseline in that direction.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -46,6 +47,9 @@ DIRECTION: dict[str, bool] = {
     "proposals.secret_leaks": False,
     "coverage.agreement": True,
     "judge.agreement": True,
+    # Share of sampled negative windows (the person corrected nothing) from
+    # whose reply the miner reported something (evals/windows.py).
+    "windows.reported_share": False,
 }
 
 
@@ -59,9 +63,25 @@ def _gold_of(gold: Gold, session: str, kind: str, text: str, command: str | None
         if kind == "fix":
             if command and q.command and fold(command) == fold(q.command):
                 return q.group
-        elif fold(q.text) == n:
+        elif fold(q.text) == n or _fragments_of(n, fold(q.text)):
             return q.group
     return None
+
+
+def _fragments_of(text: str, quote: str) -> bool:
+    """Whether `text` is an ellipsis quote ("a … b") whose fragments all occur in
+    `quote`, in order: verification keeps such a quote as the person's own
+    fragments, so it is that gold quote, shortened."""
+    parts = [p.strip() for p in re.split(r"\s*(?:…|\.\.\.)\s*", text) if p.strip()]
+    if len(parts) < 2:
+        return False
+    at = 0
+    for part in parts:
+        found = quote.find(part, at)
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
 
 
 def mining_metrics(gold: Gold, verified: Sequence[Occurrence], dropped: Sequence[Occurrence]) -> dict[str, float]:
@@ -210,7 +230,8 @@ def clopper_pearson_upper(successes: int, trials: int, alpha: float = 0.05) -> f
 def compare(current: Mapping[str, float], baseline: Mapping[str, float], *, tolerance: float = 1e-9) -> list[tuple[str, float, float, float, bool]]:
     """(metric, baseline, current, delta, regressed) for every metric in both."""
     rows = []
-    for name, higher_better in DIRECTION.items():
+    directions = {**DIRECTION, **{f"noisy.{k}": v for k, v in DIRECTION.items()}}
+    for name, higher_better in directions.items():
         if name not in current or name not in baseline:
             continue
         cur, base = float(current[name]), float(baseline[name])

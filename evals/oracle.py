@@ -104,6 +104,11 @@ class GoldOracle:
         for known, quote in self._by_text.items():
             if flat and (known.startswith(flat) or flat.startswith(known)):
                 return quote.group
+        from evals.metrics import _fragments_of
+
+        for known, quote in self._by_text.items():
+            if _fragments_of(flat, known):
+                return quote.group  # an ellipsis quote: fragments of this one
         return None
 
     def _items(self, user: str) -> list[tuple[int, str, str]]:
@@ -153,7 +158,9 @@ class GoldOracle:
     def _judge(self, user: str) -> dict[str, Any]:
         verdicts = []
         for item_id, _kind, text in self._items(user):
-            group = self._group_by_label(text) or self._group_of(text)
+            quoted = re.match(r'^[^:]+: "(.*?)"; said ', text)
+            group = (self._group_by_label(text) or self._group_of(text)
+                     or (self._group_of(quoted.group(1)) if quoted else None))
             g = self.gold.groups.get(group or "")
             if g is None:
                 verdicts.append({"id": item_id, "accepted": False, "category": "other",

@@ -23,13 +23,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals import metrics
+from evals import metrics, windows
 from evals.corpora import CORPORA
 from evals.gold import Gold
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / "cache"
 BASELINE = REPO / "evals" / "baseline.json"
+# Items per naming call under the noisy model: a real window has hundreds of
+# candidates and so many naming calls, and a group's quotes land in several of
+# them. Two items a call gives these small corpora the same: groups split over
+# calls, which is where label drift between calls happens (with 4, no group
+# was split and the drift fault never fired).
+NOISY_NAME_BATCH = 2
 
 
 @dataclass
@@ -40,6 +46,8 @@ class CorpusReport:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     proposals: list[dict[str, Any]] = field(default_factory=list)
     audit: dict[str, Any] = field(default_factory=dict)
+    injected: dict[str, int] = field(default_factory=dict)  # noisy faults that fired
+    stale_prompts: dict[str, str] = field(default_factory=dict)  # step -> "recorded vs current"
 
 
 @contextlib.contextmanager
@@ -65,7 +73,7 @@ def isolated_home(root: Path) -> Iterator[Path]:
 
 
 def make_backend(kind: str, gold: Gold, *, live_backend: str | None, model: str | None,
-                 cache_dir: Path) -> Any:
+                 cache_dir: Path, faults: Sequence[str] = (), seed: int = 0) -> Any:
     from learn.models.replay import RecordingBackend, ReplayBackend
 
     if kind == "replay":
@@ -73,7 +81,12 @@ def make_backend(kind: str, gold: Gold, *, live_backend: str | None, model: str 
     if kind == "oracle":
         from evals.oracle import GoldOracle
 
-        return RecordingBackend(GoldOracle(gold), cache_dir)
+        return RecordingBackend(GoldOracle(gold), cache_dir, overwrite=True)
+    if kind == "noisy":
+        # Never recorded: its answers are generated, seeded, on every run.
+        from evals.noisy import NoisyModel
+
+        return NoisyModel(gold, faults, seed=seed)
     from learn.models.registry import get_backend
 
     assert live_backend is not None
@@ -81,7 +94,9 @@ def make_backend(kind: str, gold: Gold, *, live_backend: str | None, model: str 
 
 
 def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = None,
-               model: str | None = None, cache_dir: Path = CACHE, audit_seed: int = 0) -> CorpusReport:
+               model: str | None = None, cache_dir: Path = CACHE, audit_seed: int = 0,
+               faults: Sequence[str] = (), seed: int = 0,
+               name_batch: int | None = None) -> CorpusReport:
     from learn.config import load_config
     from learn.pipeline import RunOptions, run_pipeline
 
@@ -95,8 +110,12 @@ def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = No
             if model:
                 config = config.model_copy(update={"models": config.models.model_copy(update={
                     "mine": model, "name": model, "coverage": model, "judge": model})})
+            batch = name_batch or (NOISY_NAME_BATCH if mode == "noisy" else None)
+            if batch is not None:
+                config = config.model_copy(update={"models": config.models.model_copy(
+                    update={"name_batch": batch})})
             backend = make_backend(mode, gold, live_backend=live_backend, model=model,
-                                   cache_dir=cache_dir)
+                                   cache_dir=cache_dir, faults=faults, seed=seed)
             options = RunOptions(all_projects=True, since=None, show_all=True)
             started = time.perf_counter()
             result, trace = run_pipeline(options, config, backend=backend)
@@ -113,12 +132,17 @@ def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = No
         m.update(metrics.naming_metrics(gold, verified))
         m.update(metrics.proposal_metrics(gold, data["proposals"], written))
         m.update(metrics.agreement_metrics(gold, data["proposals"]))
+        replies = windows.negative_replies(windows.transcript_files(root / "corpus" / "home"), gold)
+        m["windows.negatives"] = float(len(replies))
+        m["windows.reported_share"] = windows.reported_share(replies, verified)
         report.metrics = m
         report.cost = dict(data["usage"])
         report.stage_seconds = {**{k: round(v, 3) for k, v in trace.stage_seconds.items()},
                                 "total": round(wall, 3)}
         report.proposals = data["proposals"]
         report.audit = audit(data["proposals"], gold, seed=audit_seed)
+        report.injected = dict(getattr(backend, "injected", {}))
+        report.stale_prompts = dict(getattr(backend, "stale_prompts", {}))
     return report
 
 
@@ -189,6 +213,32 @@ def table(reports: Sequence[CorpusReport], baseline: dict[str, Any] | None) -> s
     return "\n".join(lines)
 
 
+def stale_note(reports: Sequence[CorpusReport]) -> str:
+    """A plain sentence when replayed answers were recorded with other prompts."""
+    stale: dict[str, str] = {}
+    for r in reports:
+        stale.update(r.stale_prompts)
+    if not stale:
+        return ""
+    lines = ["NOTE: the current prompts are not the ones these answers were recorded with; the "
+             "offline metrics measure the old prompts' answers (re-record with --record-oracle "
+             "or --live):"]
+    lines += [f"  - {tool}: {why}" for tool, why in sorted(stale.items())]
+    return "\n".join(lines) + "\n"
+
+
+def lowered(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Every metric the new baseline would move in the worse direction."""
+    out = []
+    for corpus, entry in new.items():
+        for section in ("metrics", "noisy"):
+            before = old.get(corpus, {}).get(section, {})
+            for name, _b, _c, _d, bad in metrics.compare(entry.get(section, {}), before):
+                if bad:
+                    out.append(f"{corpus} {section} {name}: {before[name]:g} -> {entry[section][name]:g}")
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="learn eval", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -203,7 +253,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path, default=BASELINE)
     parser.add_argument("--gate", action="store_true", help="exit 1 when a metric regresses")
     parser.add_argument("--write-baseline", action="store_true")
+    parser.add_argument("--accept-regression", action="store_true",
+                        help="let --write-baseline lower a metric")
+    parser.add_argument("--no-noisy", action="store_true", help="skip the noisy model's per-fault runs")
+    parser.add_argument("--noisy-seed", type=int, default=0)
     args = parser.parse_args(argv)
+
+    from evals import faults as noisy
 
     unknown = [c for c in args.corpora if c not in CORPORA]
     if unknown:
@@ -211,15 +267,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode = "oracle" if args.record_oracle else ("live" if args.live else "replay")
     reports = [run_corpus(c, mode=mode, live_backend=args.backend, model=args.model,
                           cache_dir=args.cache_dir) for c in args.corpora]
+    rows: list[noisy.FaultRow] = []
+    if not args.no_noisy:
+        for c in args.corpora:
+            rows.extend(noisy.fault_runs(c, seed=args.noisy_seed))
     baseline = json.loads(args.baseline.read_text()) if args.baseline.exists() else None
-    print(table(reports, baseline))
+    print(stale_note(reports) + table(reports, baseline))
+    if rows:
+        print(noisy.fault_table(rows))
+    noisy_now = noisy.baseline_metrics(rows)
     payload = {r.corpus: {"metrics": r.metrics, "cost": r.cost, "stage_seconds": r.stage_seconds,
-                          "audit": r.audit} for r in reports}
+                          "audit": r.audit, "stale_prompts": r.stale_prompts} for r in reports}
     if args.out:
-        args.out.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
+        out = {**payload, "noisy": noisy.to_json(rows)}
+        args.out.write_text(json.dumps(out, indent=2, sort_keys=True) + "\n")
     if args.write_baseline:
-        base = {c: {"metrics": v["metrics"]} for c, v in payload.items()}
-        args.baseline.write_text(json.dumps(base, indent=2, sort_keys=True) + "\n")
+        base = {c: {"metrics": v["metrics"], **({"noisy": noisy_now[c]} if c in noisy_now else {})}
+                for c, v in payload.items()}
+        worse = lowered(baseline or {}, base)
+        if worse and not args.accept_regression:
+            for line in worse:
+                print(f"write-baseline: {line} would lower the baseline", file=sys.stderr)
+            print("write-baseline: refused; pass --accept-regression to lower it on purpose",
+                  file=sys.stderr)
+            return 1
+        merged = dict(baseline or {})
+        for c, entry in base.items():
+            merged[c] = {**merged.get(c, {}), **entry}
+        args.baseline.write_text(json.dumps(merged, indent=2, sort_keys=True) + "\n")
         print(f"baseline written to {args.baseline}")
     if args.gate:
         if baseline is None:
@@ -230,12 +305,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             for row in metrics.compare(r.metrics, baseline.get(r.corpus, {}).get("metrics", {}))
             if row[4]
         ]
+        regressions += [
+            (corpus, row) for corpus, now in noisy_now.items()
+            for row in metrics.compare(now, baseline.get(corpus, {}).get("noisy", {}))
+            if row[4]
+        ]
         missing = [r.corpus for r in reports if r.corpus not in baseline]
-        if regressions or missing:
+        problems = noisy.acceptance(rows) if rows else []
+        if regressions or missing or problems:
             for corpus, (name, b, c, d, _) in regressions:
                 print(f"gate: {corpus} {name} regressed: {b:g} -> {c:g} ({d:+g})", file=sys.stderr)
             for corpus in missing:
                 print(f"gate: {corpus} has no baseline", file=sys.stderr)
+            for line in problems:
+                print(f"gate: {line}", file=sys.stderr)
             return 1
-        print("gate: no metric below the baseline")
+        print("gate: no metric below the baseline" + ("; the noisy model's bar holds" if rows else ""))
     return 0

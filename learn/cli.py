@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("learn.commands.apply", "Write accepted proposals into CLAUDE.md / AGENTS.md."),
     "report": ("learn.commands.report", "Write a self-contained HTML report."),
     "stats": ("learn.commands.stats", "Proposals, runs, tokens and cost so far."),
+    "share": ("learn.commands.share", "Share verified, redacted candidates with a team store."),
     "doctor": ("learn.commands.doctor", "Check directories, sqlite-vec, embedder and backend."),
     "schedule": ("learn.commands.schedule", "Set up periodic digests."),
     "demo": ("learn.commands.demo", "Run the whole pipeline on the bundled demo corpus."),

@@ -7,7 +7,7 @@ would otherwise quietly change what gets proposed.
 
 Environment overrides (handy in CI and in the Claude Code command):
 LEARN_BACKEND, LEARN_MODEL (all steps), LEARN_MODEL_MINE / _NAME / _COVERAGE /
-_JUDGE, LEARN_CONCURRENCY, LEARN_OPENAI_BASE_URL.
+_JUDGE, LEARN_CONCURRENCY, LEARN_OPENAI_BASE_URL, LEARN_DATABASE_URL.
 """
 
 from __future__ import annotations
@@ -41,6 +41,10 @@ class ModelsConfig(_Section):
     # Override for local models whose window learn does not know; chunking
     # never sends more than this can take.
     context_window: int | None = None
+    # Items per naming call; default: as many as the naming model's output
+    # budget allows. Smaller batches mean more calls and more label drift to
+    # reconcile (the noisy eval sets it to exercise exactly that).
+    name_batch: int | None = Field(None, ge=1)
 
     def for_step(self, step: str) -> str:
         value = getattr(self, step)
@@ -83,12 +87,28 @@ class ApplyConfig(_Section):
     max_bytes: int = Field(25_000, ge=1)
 
 
+class StoreConfig(_Section):
+    # A `postgresql://` URL puts the store in a shared PostgreSQL + pgvector
+    # database (a team's); unset, it is the SQLite file in the data dir.
+    database_url: str | None = None
+
+
+class TeamConfig(_Section):
+    # Sharing is opt-in per project: `learn share` sends only candidates of the
+    # projects listed here, to database_url, under the author id chosen here.
+    database_url: str | None = None
+    author: str | None = None
+    projects: list[Path] = Field(default_factory=list)
+
+
 class Config(_Section):
     models: ModelsConfig = ModelsConfig()
     backend: BackendConfig = BackendConfig()
     thresholds: ThresholdsConfig = ThresholdsConfig()
     mining: MiningConfig = MiningConfig()
     apply: ApplyConfig = ApplyConfig()
+    store: StoreConfig = StoreConfig()
+    team: TeamConfig = TeamConfig()
 
 
 def config_path() -> Path:
@@ -137,4 +157,9 @@ def _apply_env(config: Config, env: dict[str, str]) -> Config:
             )
     except (ValidationError, ValueError) as exc:
         raise ConfigError(f"environment override: {exc}") from exc
-    return config.model_copy(update={"backend": backend, "models": models, "mining": mining})
+    store = config.store
+    if env.get("LEARN_DATABASE_URL"):
+        store = store.model_copy(update={"database_url": env["LEARN_DATABASE_URL"]})
+    return config.model_copy(
+        update={"backend": backend, "models": models, "mining": mining, "store": store}
+    )

@@ -77,8 +77,32 @@ def _env_for(name: str) -> str:
             "config dir": "LEARN_CONFIG_DIR"}.get(name, "the LEARN_*_DIR variable")
 
 
-def check_store(path: Path) -> Check:
+def check_database(url: str) -> Check:
+    """A PostgreSQL store (LEARN_DATABASE_URL): reachable, and readable by this learn."""
+    from learn.store.db import SchemaMismatchError, StoreError
+    from learn.store.feedback import FeedbackStore
+    from learn.store.postgres import redact_url
+
+    where = redact_url(url)
+    try:
+        with FeedbackStore.open(url, readonly=True) as store:
+            (row,) = store.sql("SELECT COUNT(*) AS n FROM runs")
+    except ImportError as exc:
+        return Check("store", "fail", f"{where}: {exc}", "pip install 'learn[team]' (psycopg)")
+    except SchemaMismatchError as exc:
+        if "newer" in str(exc):
+            return Check("store", "fail", f"{where}: {exc}", "upgrade learn (pip install -U)")
+        return Check("store", "warn", f"{where}: {exc}", "the next `learn run` migrates it")
+    except StoreError as exc:
+        return Check("store", "fail", str(exc), "check LEARN_DATABASE_URL / [store] database_url")
+    n = int(row["n"])
+    return Check("store", "ok", f"{where} ({n} run{'' if n == 1 else 's'})")
+
+
+def check_store(path: Path | str) -> Check:
     """The database file: private, and readable by this version of learn (opened read-only)."""
+    if isinstance(path, str):
+        return check_database(path)
     if not path.exists():
         return Check("store", "ok", f"{path} (not created yet; the first run creates it 0600)")
     loose = []
@@ -238,15 +262,43 @@ def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
     return Check("backend", "ok", detail)
 
 
-def run_checks() -> list[Check]:
-    from learn.paths import cache_dir, config_dir, data_dir
-    from learn.store.runs import default_store_path
+def check_claude_cli(config: Any = None, *, which: Callable[[str], str | None] = shutil.which,
+                     probe: Callable[[str], Any] | None = None) -> Check | None:
+    """Whether the `claude` on PATH can run learn's calls isolated; None when there is none.
 
+    Runs `claude --version` and `claude --help` (local, no network).
+    """
+    binary = getattr(getattr(config, "backend", None), "claude_binary", None) or "claude"
+    found = which(binary)
+    if found is None:
+        return None
+    if probe is None:
+        from learn.models.claude_cli import probe as probe_cli
+
+        probe = probe_cli
+    support = probe(found)
+    if not support.ok:
+        return Check("claude", "warn", support.too_old(),
+                     "the claude-cli backend refuses to run it; update Claude Code or use "
+                     "--backend anthropic")
+    version = f"Claude Code {support.version}" if support.version else found
+    return Check("claude", "ok", f"{version}: learn runs it with no tools, hooks or MCP servers")
+
+
+def run_checks() -> list[Check]:
+    from learn.config import ConfigError
+    from learn.paths import cache_dir, config_dir, data_dir
+    from learn.store.runs import default_store_path, default_store_target
+
+    try:
+        store: Path | str = default_store_target()
+    except ConfigError:  # reported by check_config below
+        store = default_store_path()
     checks = [
         check_dir("data dir", data_dir()),
         check_dir("cache dir", cache_dir()),
         check_dir("config dir", config_dir()),
-        check_store(default_store_path()),
+        check_store(store),
     ]
     config_check, config = check_config()
     checks.append(config_check)
@@ -254,6 +306,9 @@ def run_checks() -> list[Check]:
     checks.append(check_embedder())
     checks.append(check_transcripts())
     checks.append(check_backend(config))
+    claude = check_claude_cli(config)
+    if claude is not None:
+        checks.append(claude)
     return checks
 
 

@@ -12,9 +12,9 @@ recording "shown" for items whose coverage is unknown would hide them next run.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -182,9 +182,12 @@ def run_pipeline(
     from learn.embed import get_embedder
     from learn.mining.miner import mine_sessions
     from learn.mining.verify import command_ran, quote_found, session_commands
+    from learn.models.meter import UsageMeter
     from learn.reduce.counting import CountConfig, occurrences
     from learn.reduce.stage import reduce_sessions
-    from learn.render.spoken import spoken_text
+    from learn.reduce.windows import TranscriptContext
+    from learn.render import redact
+    from learn.render.spoken import spoken_turns
     from learn.store.adapters import open_learn_store
     from learn.store.session_index import IndexedMineCache, open_session_index
     from learn.transcripts.discover import scan
@@ -194,9 +197,11 @@ def run_pipeline(
 
     trace = Trace()
     clock = _Clock(trace)
-    model_backend = None if options.offline else backend
-    if model_backend is None and not options.offline:
+    if backend is None and not options.offline:
         raise ValueError("a backend is required unless offline")
+    # Every call of the run goes through the meter, failed ones included.
+    meter = None if options.offline or backend is None else UsageMeter(backend)
+    model_backend: Backend | None = meter
     failures: list[str] = []
     started_at = datetime.now(UTC)
 
@@ -242,8 +247,8 @@ def run_pipeline(
 
     # -- mine (model) -------------------------------------------------------------
     mined: dict[str, SessionMineResult] = {}
-    mine_usage = CallUsage()
     cached = failed = 0
+    failed_stages: list[str] = []
     with clock.stage("mine"):
         if model_backend is not None and sessions:
             total = len(sessions)
@@ -266,15 +271,15 @@ def run_pipeline(
             )
             for r in results:
                 mined[r.session_id] = r
-                mine_usage = mine_usage + r.usage
                 if r.cached:
                     cached += 1
                 if r.failed:
                     failed += 1
-                    failures.append(f"session {r.session_id}: {r.error}")
+                    failures.append(f"mine: session {r.session_id}: {r.error}")
                 elif r.failed_chunks:
                     failures.append(
-                        f"session {r.session_id}: {r.failed_chunks} of {r.chunks} chunk(s) failed"
+                        f"mine: session {r.session_id}: {r.failed_chunks} of {r.chunks} chunk(s) "
+                        f"failed: {r.chunk_error}"
                     )
                 for d in r.dropped:
                     trace.dropped.append(
@@ -291,7 +296,7 @@ def run_pipeline(
         if own[s.id] is not s:
             # A resumed session: keep what was said and run in it, not what it
             # copied from the session it resumed (that one counts it already).
-            spoken = spoken_text(own[s.id], fingerprints)
+            spoken = spoken_turns(own[s.id], fingerprints)
             ran = session_commands(own[s.id])
             kept = tuple(
                 c for c in merged
@@ -303,9 +308,17 @@ def run_pipeline(
             SessionCandidates(s.id, s.provider, s.project, _iso(s.last_activity), merged)
         )
 
+    # Sessions the model did not finish this run (failed, or a chunk failed).
+    incomplete = [sid for sid, r in mined.items() if r.failed or r.failed_chunks]
+    if incomplete:
+        failed_stages.append("mine")
+    verification = _verification_tally(mined.values())
+
     # -- store the scan, then name, count, cover, judge ------------------------------
     with open_learn_store(options.store_path) as store:
         with clock.stage("store"):
+            if incomplete:
+                session_cands = _keep_stored(session_cands, store.stored_candidates(incomplete))
             store.record_scan(sessions, session_cands, digests)
         embedder: Embedder = store.cached_embedder(get_embedder(prefer=options.embedder))
         if progress:
@@ -330,6 +343,9 @@ def run_pipeline(
                 ),
                 show_all=options.show_all,
                 remember_labels=False,
+                name_batch=config.models.name_batch,
+                context=TranscriptContext({s.id: s.path for s in sessions if s.path}, redact=redact,
+                                          projects={s.id: s.project for s in sessions if s.project}),
             )
             failures.extend(outcome.failures)
         if progress:
@@ -345,7 +361,8 @@ def run_pipeline(
                                 o.candidate.command, o.candidate.source)
             )
 
-        usage_total = mine_usage + outcome.usage
+        usage_total = meter.usage if meter is not None else CallUsage()
+        failed_stages.extend(_reduce_failures(outcome, judged_by_model=model_backend is not None))
         usage = RunUsage(
             sessions_seen=len(sessions),
             sessions_mined=sum(1 for r in mined.values() if not r.cached and not r.failed),
@@ -368,6 +385,8 @@ def run_pipeline(
             failures=tuple(failures),
             coverage_failed=outcome.coverage_failed,
             offline=options.offline,
+            failed_stages=tuple(failed_stages),
+            verification=verification,
             extra={
                 "discovered": len(files),
                 "copied_from_resumed": copied,
@@ -380,6 +399,49 @@ def run_pipeline(
         with clock.stage("store"):
             store.record_run(result, remember_shown=outcome.may_write_state)
     return result, trace
+
+
+def _keep_stored(
+    session_cands: Sequence[SessionCandidates], stored: Mapping[str, Sequence[MinedCandidate]]
+) -> list[SessionCandidates]:
+    """Carry forward what earlier runs verified for sessions the model failed on this run.
+
+    Recording the scan replaces a session's stored candidates; for a session
+    whose mining failed (a 529 storm, a chunk that stayed malformed) that
+    would delete what an earlier run had verified, and with it the session's
+    share of every count. What was stored stays, this run's finds are added.
+    """
+    out: list[SessionCandidates] = []
+    for sc in session_cands:
+        earlier = stored.get(sc.session_id, ())
+        out.append(replace(sc, candidates=merge_candidates(sc.candidates, earlier)) if earlier else sc)
+    return out
+
+
+def _verification_tally(results: Iterable[SessionMineResult]) -> dict[str, int]:
+    """Quotes kept and dropped per reason, over the sessions mined or served from cache."""
+    from learn.mining.verify import REASONS
+
+    tally = dict.fromkeys(("kept", *REASONS), 0)
+    for r in results:
+        if r.failed:
+            continue
+        tally["kept"] += sum(1 for c in r.candidates if c.source == "miner")
+        for reason, n in r.dropped_by_reason.items():
+            tally[reason] = tally.get(reason, 0) + n
+    return tally
+
+
+def _reduce_failures(outcome: Any, *, judged_by_model: bool) -> list[str]:
+    """Which of naming, coverage and judging still failed after their retries."""
+    out: list[str] = []
+    if outcome.naming.failed_calls:
+        out.append("name")
+    if outcome.coverage_failed:
+        out.append("coverage")
+    if judged_by_model and any(p.verdict is None for p in outcome.proposals):
+        out.append("judge")
+    return out
 
 
 def empty_result(*, offline: bool = False) -> RunResult:

@@ -46,3 +46,26 @@ def load_prompt(step: str) -> Prompt:
         if best is not None:
             return best
     raise FileNotFoundError(f"no prompt file for step {step!r} in {[str(d) for d in _dirs()]}")
+
+
+def _all_versions() -> dict[str, tuple[str, int]]:
+    """Every prompt file's stripped text -> (step, version), over all versions."""
+    out: dict[str, tuple[str, int]] = {}
+    for directory in _dirs():
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.iterdir()):
+            m = _NAME.match(path.name)
+            if m:
+                text = path.read_text(encoding="utf-8").strip()
+                out.setdefault(text, (m.group("step"), int(m.group("version"))))
+    return out
+
+
+def identify(system: str) -> tuple[str, int] | None:
+    """(step, version) of the prompt file whose text `system` is, or None.
+
+    Recordings carry this so a replay can say when the prompts it runs with
+    are not the ones its answers were recorded with.
+    """
+    return _all_versions().get(system.strip())

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+# The store's backend fixtures (store_target over SQLite and PostgreSQL, pg_url).
+pytest_plugins = ["_store_backends"]
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from fakes.claude_stub import OLD_HELP, write_claude_stub
 
 from learn.cli import cli
 from learn.doctor import (
@@ -231,3 +232,32 @@ def test_render_puts_hints_under_problems_only() -> None:
     ])
     assert text.splitlines() == ["✓ a   fine", "✗ bb  broken", "      hint: fix it",
                                  "1 check failed"]
+
+
+def test_doctor_says_a_current_claude_runs_isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stub = write_claude_stub(tmp_path / "claudebin")
+    monkeypatch.setenv("PATH", str(stub.path.parent))
+    code, data = doctor_json()
+    claude = by_name(data)["claude"]
+    assert code == 0 and claude["status"] == "ok"
+    assert claude["detail"] == "Claude Code 2.1.332: learn runs it with no tools, hooks or MCP servers"
+
+
+def test_doctor_names_a_claude_too_old_for_the_isolation_flags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stub = write_claude_stub(tmp_path / "oldbin", version="1.0.53 (Claude Code)", help_text=OLD_HELP)
+    monkeypatch.setenv("PATH", str(stub.path.parent))
+    code, data = doctor_json()
+    claude = by_name(data)["claude"]
+    assert code == 0 and claude["status"] == "warn"
+    assert "\n" not in claude["detail"]
+    assert "Claude Code 1.0.53" in claude["detail"] and "too old" in claude["detail"]
+    assert "--tools" in claude["detail"] and "update" in claude["hint"]
+    code, out = doctor()
+    assert "! claude" in out
+
+
+def test_doctor_has_no_claude_line_without_a_claude() -> None:
+    _, data = doctor_json()
+    assert "claude" not in by_name(data)

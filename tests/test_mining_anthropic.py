@@ -95,19 +95,83 @@ def test_persistent_errors_fail_the_session_and_nothing_is_cached(
     assert len(fake.requests) == before + 1 and not again[0].failed
 
 
-def test_malformed_tool_input_and_text_answer_are_counted(fake: FakeAnthropicServer, tmp_path: Path) -> None:
+def test_malformed_and_schema_invalid_answers_are_repaired_then_cached(
+    fake: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    # Session 0: the wrong shape, then (while being repaired) no tool call at all, then right.
     fake.enqueue_answer({"not_candidates": 5})
     fake.enqueue_text("Sorry, I can't help with that.")
     cache = MineCache()
     results = mine_sessions(_sessions(tmp_path), _backend(), model=MODEL, cache=cache, concurrency=1)
-    assert results[0].failed and results[1].failed and results[2].complete
+    assert all(r.complete for r in results)
+    assert [len(r.candidates) for r in results] == [1, 1, 1]
+    assert len(fake.requests) == 5
+    # The repair carried the model's bad answer and the validation error.
+    [result] = fake.requests[1].tool_results
+    assert result["is_error"] and "candidates" in result["content"]
+    assert [len(q.json["messages"]) for q in fake.requests] == [1, 3, 3, 1, 1]
+    assert [r.usage.calls for r in results] == [3, 1, 1]
+    assert len(list(cache.dir.glob("*.json"))) == 3
+
+
+def test_answer_invalid_three_times_fails_the_session_uncached_with_its_cost(
+    fake: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    for _ in range(3):
+        fake.enqueue_answer({"candidates": [{"kind": "preference", "text": "we use bun here"}]})
+    cache = MineCache()
+    [r] = mine_sessions(_sessions(tmp_path)[:1], _backend(), model=MODEL, cache=cache)
+    assert r.failed and r.error is not None and "after 3 attempts" in r.error
+    assert "candidates.0" in fake.requests[2].tool_results[-1]["content"]
+    assert r.usage.calls == 3
+    assert not list(cache.dir.glob("*.json"))
+
+
+def test_cut_answer_is_asked_again_larger_and_never_cached_partial(
+    fake: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    fake.enqueue_truncated({"candidates": [{"kind": "directive", "text": "we use"}]})
+    cache = MineCache()
+    [r] = mine_sessions(_sessions(tmp_path)[:1], _backend(), model=MODEL, cache=cache)
+    assert r.complete and [c.text for c in r.candidates] == ["we use bun here"]
+    first, second = (q.json["max_tokens"] for q in fake.requests)
+    assert second == 2 * first
+    [entry] = cache.dir.glob("*.json")
+    assert '"we use bun here"' in entry.read_text() and '"we use"' not in entry.read_text()
+
+
+def _two_turns(tmp_path: Path) -> Session:
+    p = tmp_path / "two.jsonl"
+    p.write_text("two turns")
+    return make_session([user("we use bun here in this repo", 0), tool("Bash", "git status", 1),
+                         user("never force push to main please", 2)], sid="two", path=p)
+
+
+def test_still_cut_after_the_larger_budget_splits_the_chunk_in_two(
+    fake: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    for _ in range(2):
+        fake.enqueue_truncated({"candidates": [{"kind": "directive", "text": "we use bun here"}]})
+    cache = MineCache()
+    [r] = mine_sessions([_two_turns(tmp_path)], _backend(), model=MODEL, cache=cache)
+    assert r.complete and r.truncated_chunks == 1 and r.split_chunks == 1
+    assert sorted(c.text for c in r.candidates) == ["never force push", "we use bun here"]
+    halves = [q.user_text for q in fake.requests[2:]]
+    assert len(halves) == 2
+    assert "we use bun here" in halves[0] and "never force push" not in halves[0]
+    assert "never force push" in halves[1]
     assert len(list(cache.dir.glob("*.json"))) == 1
 
 
-def test_truncated_answer_keeps_what_arrived(fake: FakeAnthropicServer, tmp_path: Path) -> None:
-    fake.enqueue_truncated({"candidates": [{"kind": "directive", "text": "we use bun here"}]})
-    [r] = mine_sessions(_sessions(tmp_path)[:1], _backend(), model=MODEL, cache=MineCache())
-    assert r.truncated_chunks == 1 and [c.text for c in r.candidates] == ["we use bun here"]
+def test_a_half_still_cut_fails_the_chunk_and_nothing_is_cached(
+    fake: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    for _ in range(4):  # whole chunk twice, first half twice
+        fake.enqueue_truncated({"candidates": [{"kind": "directive", "text": "we use bun here"}]})
+    cache = MineCache()
+    [r] = mine_sessions([_two_turns(tmp_path)], _backend(), model=MODEL, cache=cache)
+    assert r.failed and r.error is not None and "max_tokens" in r.error
+    assert not list(cache.dir.glob("*.json"))
 
 
 SECRETS = {

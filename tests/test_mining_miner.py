@@ -88,9 +88,20 @@ def test_bad_chunk_is_counted_and_skipped() -> None:
     assert [c.text for c in r.candidates] == ["no emojis in commits"]
 
 
-def test_malformed_answer_counts_as_failed_chunk() -> None:
-    r = mine_session(SESSION, ScriptedBackend({"oops": 1}), model=MODEL, chunk_chars=10_000)
+def test_malformed_answer_is_repaired_with_the_error_sent_back() -> None:
+    backend = ScriptedBackend({"oops": 1}, {"candidates": [_d("we use bun here, never npm")]})
+    r = mine_session(SESSION, backend, model=MODEL, chunk_chars=10_000)
+    assert r.complete and [c.text for c in r.candidates] == ["we use bun here, never npm"]
+    [fix] = backend.requests[1].corrections
+    assert fix.answer == {"oops": 1} and "candidates" in fix.error
+    assert r.usage.calls == 2
+
+
+def test_answer_malformed_every_time_counts_as_failed_chunk() -> None:
+    backend = ScriptedBackend(default={"oops": 1})
+    r = mine_session(SESSION, backend, model=MODEL, chunk_chars=10_000)
     assert r.failed and r.failed_chunks == 1 and r.candidates == ()
+    assert len(backend.requests) == 3 and r.usage.calls == 3
 
 
 def test_every_chunk_failed_means_session_failed() -> None:

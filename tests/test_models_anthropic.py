@@ -165,9 +165,11 @@ def test_client_errors_are_not_retried(fake: FakeAnthropicServer) -> None:
 
 
 def test_malformed_tool_input_fails_validation_as_model_error(fake: FakeAnthropicServer) -> None:
-    fake.enqueue_answer({"candidates": [{"kind": "directive"}]})  # no text
-    with pytest.raises(ModelError, match="record_candidates: answer did not match the schema"):
+    for _ in range(3):  # the answer and its two repairs
+        fake.enqueue_answer({"candidates": [{"kind": "directive"}]})  # no text
+    with pytest.raises(ModelError, match="record_candidates: answer did not match the schema after 3"):
         call_tool(backend_for(fake, Waits()), request(), Candidates)
+    assert len(fake.requests) == 3
 
 
 def test_valid_answer_passes_call_tool(fake: FakeAnthropicServer) -> None:

@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
-from fakes.claude_stub import ClaudeStub, print_result, write_claude_stub
+from fakes.claude_stub import CURRENT_HELP, OLD_HELP, ClaudeStub, print_result, write_claude_stub
 
 from learn.models.base import ModelError, ModelRequest, ToolSpec
-from learn.models.claude_cli import ClaudeCliBackend, parse_outcome
+from learn.models.claude_cli import ClaudeCliBackend, missing_flags, parse_outcome, shield, unshield
 
 SCHEMA = {"type": "object", "properties": {"candidates": {"type": "array"}}, "required": ["candidates"]}
 TOOL = ToolSpec("record_candidates", "Record candidates.", SCHEMA)
@@ -120,3 +120,73 @@ def test_verbose_array_output_parses() -> None:
     ).encode()
     outcome = parse_outcome(raw)
     assert outcome.structured_output == ANSWER and outcome.total_cost_usd == 0.5
+
+
+def test_every_call_runs_with_no_tools_hooks_or_mcp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stub = write_claude_stub(tmp_path / "bin", stdout=print_result(ANSWER))
+    on_path(stub, monkeypatch)
+    ClaudeCliBackend().call(request())
+    (call,) = stub.calls()
+    argv = call["argv"]
+    # `--tools ""`: no built-in tool; the structured answer is not one of them.
+    assert argv[argv.index("--tools") + 1] == ""
+    assert json.loads(argv[argv.index("--settings") + 1]) == {"disableAllHooks": True}
+    assert "--strict-mcp-config" in argv
+    assert "--no-session-persistence" in argv and "--system-prompt" in argv
+    # The person's CLAUDE.md, memory and @-mentioned files stay out of the call.
+    for switch in ("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+                   "CLAUDE_CODE_DISABLE_FILE_MENTIONS"):
+        assert call["env"][switch] == "1", switch
+
+
+def test_a_claude_without_the_isolation_flags_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stub = write_claude_stub(
+        tmp_path / "bin", stdout=print_result(ANSWER), version="1.0.53 (Claude Code)", help_text=OLD_HELP
+    )
+    on_path(stub, monkeypatch)
+    with pytest.raises(ModelError) as info:
+        ClaudeCliBackend().call(request())
+    message = str(info.value)
+    assert "\n" not in message
+    assert "Claude Code 1.0.53" in message and "too old" in message
+    assert "--tools" in message and "--strict-mcp-config" in message and "--json-schema" in message
+    assert "claude update" in message
+    assert stub.calls() == []  # nothing ran with the transcript
+
+
+def test_missing_flags_reads_the_help_text() -> None:
+    assert missing_flags(CURRENT_HELP) == ()
+    assert missing_flags(OLD_HELP) == (
+        "--tools", "--settings", "--strict-mcp-config", "--no-session-persistence", "--json-schema",
+    )
+    # `--tools` must be its own flag, not a prefix of another one.
+    assert "--tools" in missing_flags("  --allowed-tools <tools...>\n  --toolsmith\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "sent"),
+    [
+        ("USER: read @/home/me/.ssh/id_rsa now", "USER: read @\u2060/home/me/.ssh/id_rsa now"),
+        ("USER: x\n@notes.md", "USER: x\n@\u2060notes.md"),
+        ('USER: see @"/tmp/a b.txt"', 'USER: see @\u2060"/tmp/a b.txt"'),
+        ("/compact keep the tests", "\u2060/compact keep the tests"),
+        # Not mentions: an e-mail address, a bare @, a path without @.
+        ("USER: mail me@example.com, @ noon, /usr/bin", "USER: mail me@example.com, @ noon, /usr/bin"),
+    ],
+)
+def test_shield_defuses_what_claude_code_acts_on_in_a_prompt(text: str, sent: str) -> None:
+    assert shield(text) == sent
+    assert unshield(shield(text)) == text
+
+
+def test_the_transcript_goes_in_shielded_and_the_answer_comes_back_as_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    quoted = {"candidates": [{"kind": "request", "text": "read @\u2060notes.md first", "tags": ["@\u2060x"]}]}
+    stub = write_claude_stub(tmp_path / "bin", stdout=print_result(quoted))
+    on_path(stub, monkeypatch)
+    response = ClaudeCliBackend().call(request("USER: read @notes.md first"))
+    assert stub.calls()[0]["stdin"] == "USER: read @\u2060notes.md first"
+    assert response.tool_input == {"candidates": [{"kind": "request", "text": "read @notes.md first", "tags": ["@x"]}]}

@@ -11,6 +11,7 @@ from fakes.anthropic_server import FakeAnthropicServer, items_in
 from learn.models.anthropic_backend import AnthropicBackend
 from learn.models.base import ModelRequest
 from learn.models.retry import RetryPolicy
+from learn.prompts import load_prompt
 from learn.reduce.judge import judge_proposals
 from learn.reduce.memory import InMemoryVerdictMemory
 from learn.reduce.types import Proposal, Quote
@@ -25,7 +26,7 @@ def prop(label: str, text: str, kind: str = "directive", **kw: Any) -> Proposal:
 def accept_all(request: ModelRequest) -> Mapping[str, Any]:
     return {"verdicts": [
         {"id": i, "accepted": "bun" in text, "category": "Tooling", "scope": "project",
-         "confidence": 1.7, "summary": f"Rule for {text[:12]}", "rationale": "said twice",
+         "confidence": 1.7, "summary": "Always " + text.split('"')[1], "rationale": "said twice",
          "canonical_key": "Use Bun, not npm!" if "bun" in text else "not a slug"}
         for i, _, text in items_of(request.user)
     ]}
@@ -49,7 +50,7 @@ def test_verdicts_are_parsed_and_recorded() -> None:
     assert fix.verdict.canonical_key == "not-a-slug"
     assert not bun.verdict.reused and bun.verdict.model == "scripted-model"
     assert (result.judged, result.reused, result.calls, result.unjudged) == (2, 0, 1, ())
-    assert memory.get("directive:use-bun-not-npm", "judge", 1) == bun.verdict
+    assert memory.get("directive:use-bun-not-npm", "judge", load_prompt("judge").version) == bun.verdict
 
 
 def test_a_judged_proposal_is_reused_without_a_call() -> None:
@@ -72,6 +73,34 @@ def test_a_judged_proposal_is_reused_without_a_call() -> None:
     assert [k for _, k, _ in items_of(req.user)] == ["request"]
 
 
+def test_a_near_verdict_whose_wording_disagrees_is_not_reused() -> None:
+    memory = InMemoryVerdictMemory()
+    emb = TopicEmbedder()
+    judge_proposals([prop("add-comments", "add comments to the code")], backend=ScriptedBackend(accept_all),
+                    model="m", embedder=emb, memory=memory)
+    again = ScriptedBackend(accept_all)
+    # Same canonical key and nearly the same vector, but the negation is flipped:
+    # judged afresh, never handed the opposite rule's verdict.
+    result = judge_proposals([prop("add-comments-to-the-code", "don't add comments to the code")],
+                             backend=again, model="m", embedder=emb, memory=memory)
+    assert len(again.requests) == 1
+    verdict = result.proposals[0].verdict
+    assert verdict is not None and not verdict.reused and result.reused == 0
+
+
+def test_a_reused_verdict_is_not_recorded_as_a_fresh_one() -> None:
+    memory = InMemoryVerdictMemory()
+    emb = TopicEmbedder()
+    judge_proposals([prop("use-bun-not-npm", "use bun")], backend=ScriptedBackend(accept_all), model="m",
+                    embedder=emb, memory=memory)
+    result = judge_proposals([prop("bun-over-npm-always", "use bun")], backend=ScriptedBackend(accept_all),
+                             model="m", embedder=emb, memory=memory)
+    verdict = result.proposals[0].verdict
+    assert verdict is not None and verdict.reused
+    version = load_prompt("judge").version
+    assert memory.get("directive:bun-over-npm-always", "judge", version) is None
+
+
 def test_canonical_key_matching_the_label_reuses_the_verdict() -> None:
     memory = InMemoryVerdictMemory()
     emb = TopicEmbedder()
@@ -92,7 +121,7 @@ def test_a_new_prompt_version_judges_again() -> None:
                     embedder=emb, memory=memory)
     again = ScriptedBackend(accept_all)
     judge_proposals([prop("use-bun-not-npm", "use bun")], backend=again, model="m", embedder=emb,
-                    memory=memory, prompt_version=2)
+                    memory=memory, prompt_version=load_prompt("judge").version + 1)
     assert len(again.requests) == 1
 
 
@@ -105,7 +134,7 @@ def test_a_failed_call_leaves_verdicts_empty_and_is_reported() -> None:
     assert result.failures and memory.rows == {}
 
 
-def test_missing_and_malformed_rows_leave_only_those_unjudged() -> None:
+def test_skipped_rows_are_asked_once_more_and_what_stays_missing_is_unjudged() -> None:
     def partial(request: ModelRequest) -> Mapping[str, Any]:
         return {"verdicts": [
             {"id": 0, "accepted": True, "category": "git", "scope": "user", "confidence": 0.9,
@@ -114,13 +143,18 @@ def test_missing_and_malformed_rows_leave_only_those_unjudged() -> None:
              "summary": "x", "rationale": "r"},
         ]}
 
+    backend = ScriptedBackend(partial)
     result = judge_proposals(
         [prop("never-force-push", "never force push"), prop("use-bun-not-npm", "use bun"),
          prop("be-concise-please", "be concise")],
-        backend=ScriptedBackend(partial), model="m", embedder=TopicEmbedder(),
+        backend=backend, model="m", embedder=TopicEmbedder(),
     )
-    assert [p.verdict is not None for p in result.proposals] == [True, False, False]
-    assert result.unjudged == ("directive:use-bun-not-npm", "directive:be-concise-please")
+    # The two skipped are asked once more, alone: the second answer judges one
+    # (its id 0) and again gives the other an invalid row; that one stays unjudged.
+    # (Each call may also be repaired first: the invalid row is sent back twice.)
+    assert len(items_of(backend.requests[0].user)) == 3 and len(items_of(backend.requests[-1].user)) == 2
+    assert [p.verdict is not None for p in result.proposals] == [True, True, False]
+    assert result.unjudged == ("directive:be-concise-please",)
 
 
 def test_judge_through_the_sdk() -> None:

@@ -137,29 +137,38 @@ def test_server_error_falls_back_to_a_known_label_within_reach(fake: FakeAnthrop
     assert result.stats.fallbacks == 3
 
 
-def test_truncated_answer_keeps_good_rows_and_fills_the_rest_from_neighbours(
+def test_truncated_answer_keeps_good_rows_and_asks_again_for_the_rest(
     fake: FakeAnthropicServer,
 ) -> None:
-    fake.enqueue_truncated({"labels": [{"id": 0, "label": "use-bun-not-npm"}, {"id": 1, "label": "use-bun-no"}]})
+    # Cut twice: once at the first budget, again at the larger one it is retried with.
+    for _ in range(2):
+        fake.enqueue_truncated({"labels": [{"id": 0, "label": "use-bun-not-npm"}, {"id": 1, "label": "use-bun-no"}]})
     result = name_candidates([directive(t) for t in BUN], embedder=TopicEmbedder(), backend=backend_for(fake),
                              model=MODEL, threshold=0.5)
     assert result.stats.truncated_calls == 1
-    # Row 1 may be cut mid-label: dropped; items 1 and 2 borrow item 0's label.
+    # Row 1 may be cut mid-label: dropped; items 1 and 2 are asked again, alone,
+    # with the label just given offered back.
     assert set(result.labels) == {"use-bun-not-npm"}
-    assert result.stats.fallbacks == 2
+    assert result.stats.fallbacks == 0 and result.stats.calls == 2
+    again = fake.requests[-1].user_text
+    assert "use-bun-not-npm" in again.split("ITEMS:")[0] and len(items_in(again)) == 2
 
 
 def test_invalid_labels_fall_back_and_valid_ones_are_normalised(fake: FakeAnthropicServer) -> None:
-    fake.enqueue_answer({"labels": [
-        {"id": 0, "label": "Use Bun, Not Npm!"},
-        {"id": 1, "label": "testing"},  # one word names a topic, not a point
-        {"id": 2, "label": 7},
-        {"id": 9, "label": "out-of-range-id"},
-    ]})
+    # The same answer three times: the `"label": 7` row is sent back for repair
+    # twice, then the whole rows are used and the rest falls back.
+    for _ in range(3):
+        fake.enqueue_answer({"labels": [
+            {"id": 0, "label": "Use Bun, Not Npm!"},
+            {"id": 1, "label": "testing"},  # one word names a topic, not a point
+            {"id": 2, "label": 7},
+            {"id": 9, "label": "out-of-range-id"},
+        ]})
     result = name_candidates([directive(t) for t in BUN], embedder=TopicEmbedder(), backend=backend_for(fake),
                              model=MODEL, threshold=0.5)
     assert set(result.labels) == {"use-bun-not-npm"}
-    assert result.stats.fallbacks == 2
+    # The two rows without a usable label are asked once more (the responder answers).
+    assert result.stats.fallbacks == 0 and result.stats.calls == 2
 
 
 def test_kinds_are_never_batched_or_labelled_together(fake: FakeAnthropicServer) -> None:

@@ -96,3 +96,11 @@ def test_turn_bigger_than_the_window_is_cut_keeping_head_and_tail() -> None:
     assert fitted.startswith("USER: HEAD") and fitted.endswith("TAIL")
     assert "chars cut here" in fitted
     assert fit_chunk("USER: small", hard) == "USER: small"
+
+
+def test_halve_group_cuts_at_the_block_boundary_nearest_the_middle() -> None:
+    from learn.render.chunk import halve_group
+
+    assert halve_group(["a" * 10, "b" * 10, "c" * 30]) == (("a" * 10, "b" * 10), ("c" * 30,))
+    assert halve_group(["a" * 30, "b" * 10]) == (("a" * 30,), ("b" * 10,))
+    assert halve_group(["only one turn"]) is None

@@ -98,3 +98,97 @@ def test_long_text_is_fast() -> None:
     start = time.perf_counter()
     assert redact(text) == text
     assert time.perf_counter() - start < 5.0
+
+
+# -- passwords, hashes, headers, connection strings (issue 10, item 17) ------------------
+# Rules chosen, and why:
+# - A password label (`password`, `passwd`, `passphrase`, `pwd`, and names ending so)
+#   followed by `:`/`=` takes the rest of its line when that rest reads as a passphrase
+#   (2-8 words, none of them a function word such as "the", "must", "every"): a
+#   passphrase has spaces, and taking only its first word would leave the rest in clear.
+# - Otherwise the label takes one value. After `: ` in prose, a plain lower-case word
+#   followed by more words is the sentence going on ("reset password: complete, moving
+#   on"), not a value, and stays; a lone word at the end of the line is a value.
+# - "password is X" takes X only when X looks chosen (6+ chars, digits, capitals or
+#   symbols), so "the password is wrong" stays.
+# - An Authorization header takes its credential at any length, but not a bare word
+#   ("an Authorization: Bearer header") or a `$TOKEN` reference.
+# - crypt(3) hashes are taken whole up to `:`, so /etc/shadow fields around them stay.
+PASSWORD = "Hunter2" + "Pass"
+SHA512_CRYPT = "$6$" + "rounds=5000$saltsalt$" + "Hx0qW3o0Yy1zQz7q8u1W2e3r4t5y6u7i8o9p0aSdFgHjKlZxCvBnM.12345678"
+YESCRYPT = "$y$" + "j9T$F5Jx5fExrKuJdjYXs6.7k0$" + "Ab1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX2yZ3aB4c"
+BCRYPT = "$2b$" + "12$" + "KIXQJ1Vb4q6v3gk1s8Xx0O6E2sH3mNqT9wYzR1aB2cD3eF4gH5iJ6"
+MD5_CRYPT = "$1$" + "saltsalt$" + "qjXMvbEw8oaL.CzflDugX/"
+ARGON2 = "$argon2id$" + "v=19$m=65536,t=3,p=4$c29tZXNhbHQ$" + "RdescudvJCsgt3ub+b+dWRWJTmaaJObG"
+BASIC = "dXNlcjpw" + "YXNzd29yZA=="
+
+PASSWORD_CASES = [
+    # (typed, redacted) — the whole expected output, so nothing around the secret is eaten.
+    ("Password: hunter2", "Password: [REDACTED:password]"),
+    ("Password: correct horse battery staple", "Password: [REDACTED:password]"),
+    ("the box login, Password: correct horse battery staple", "the box login, Password: [REDACTED:password]"),
+    ("passwd: s3cret99", "passwd: [REDACTED:password]"),
+    ("- DB password: hunter", "- DB password: [REDACTED:password]"),
+    (f"my password is {PASSWORD}, keep it out of git", "my password is [REDACTED:password], keep it out of git"),
+    (f"root:{SHA512_CRYPT}:19000:0:99999:7:::", "root:[REDACTED:password-hash]:19000:0:99999:7:::"),
+    (f"hash {YESCRYPT} in shadow", "hash [REDACTED:password-hash] in shadow"),
+    (f"admin {BCRYPT}", "admin [REDACTED:password-hash]"),
+    (f"alice:{MD5_CRYPT}", "alice:[REDACTED:password-hash]"),
+    (f"stored as {ARGON2}.", "stored as [REDACTED:password-hash]."),
+    ("Authorization: Bearer abc.def", "Authorization: Bearer [REDACTED:authorization]"),
+    (f"-H 'Authorization: Basic {BASIC}'", "-H 'Authorization: Basic [REDACTED:authorization]'"),
+    ('{"authorization": "token ghp_short1"}', '{"authorization": "token [REDACTED:authorization]"}'),
+    ("Proxy-Authorization: Basic Zm9vOmJhcg", "Proxy-Authorization: Basic [REDACTED:authorization]"),
+    ("postgres://admin:hunter2@db:5432/app", "postgres://admin:[REDACTED:password]@db:5432/app"),
+    ("redis://:s3cretpw@localhost:6379/0", "redis://:[REDACTED:password]@localhost:6379/0"),
+    (
+        "Server=tcp:db;Database=app;User Id=sa;Password=Hunter2Pass;",
+        "Server=tcp:db;Database=app;User Id=sa;Password=[REDACTED:password];",
+    ),
+    ("Data Source=db;User ID=u;Pwd=abc12345;", "Data Source=db;User ID=u;Pwd=[REDACTED:password];"),
+    (
+        "jdbc:mysql://db/app?user=root&password=s3cretpw&ssl=true",
+        "jdbc:mysql://db/app?user=root&password=[REDACTED:password]&ssl=true",
+    ),
+    ('psql "host=db user=app password=s3cretpw"', 'psql "host=db user=app password=[REDACTED:password]"'),
+    ("mysql -u root -pS3cretPass shop", "mysql -u root -p[REDACTED:password] shop"),
+    ("mysqldump -uroot -p'two words' db", "mysqldump -uroot -p[REDACTED:password] db"),
+    ("sshpass -p 'S3cret pass' ssh host", "sshpass -p [REDACTED:password] ssh host"),
+    ("echo 'alice:S3cretPass' | chpasswd", "echo 'alice:[REDACTED:password]' | chpasswd"),
+    ("echo 'N3wPass!' | sudo passwd --stdin bob", "echo '[REDACTED:password]' | sudo passwd --stdin bob"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PASSWORD_CASES)
+def test_passwords_hashes_headers_and_connection_strings_are_redacted(text: str, expected: str) -> None:
+    assert redact(text) == expected
+    assert redact(expected) == expected  # idempotent: the marker matches no rule
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Sentences about passwords: not one word of them is a password.
+        "I forgot my password: the one for staging",
+        "reset password: complete, moving on",
+        "Password: must be at least 12 characters",
+        "rotate the password policy: every 90 days",
+        "the password is wrong",
+        "never log a password, mask it",
+        "password reset emails go out from noreply",
+        # Placeholders and prompts, not values.
+        "PASSWORD=${DB_PASSWORD}",
+        "password: <your password>",
+        "mysql -u root -p shop",
+        "curl -H 'Authorization: Bearer $TOKEN' https://api.local",
+        "add an Authorization: Bearer header to every request",
+        "Password: ",
+        # Dollar amounts and shell variables are not crypt hashes.
+        "it costs $5 and $6 per seat",
+        "echo $1 $2",
+        # A URL with a port, not a password.
+        "http://localhost:8080/path",
+    ],
+)
+def test_text_about_passwords_is_left_whole(text: str) -> None:
+    assert redact(text) == text

@@ -160,3 +160,20 @@ def test_session_view_recognises_a_rendered_digest() -> None:
     assert exclusions.is_learn_digest(render_digest_markdown(sample_result()))
     empty = RunResult(proposals=(), funnel=Funnel(), usage=RunUsage())
     assert exclusions.is_learn_digest(render_digest_markdown(empty))
+
+
+def test_failed_stages_and_verification_drops_are_said_in_the_digest_and_json() -> None:
+    r = dataclasses.replace(
+        sample_result(), failed_stages=("mine", "judge"),
+        verification={"kept": 12, "paraphrase": 2, "too_short": 1, "fix_command": 0},
+    )
+    md = render_digest_markdown(r)
+    assert "Failed after retries: mining, judging" in md
+    assert "Verification kept 12 quotes and dropped 3: 2 not what was typed, 1 too short." in md
+    data = json.loads(render_digest_json(r))
+    assert data["failed_stages"] == ["mine", "judge"]
+    assert data["verification"] == {"kept": 12, "paraphrase": 2, "too_short": 1, "fix_command": 0}
+    assert RunResult.from_json(data).to_json() == data
+    # A clean run says neither.
+    clean = render_digest_markdown(sample_result())
+    assert "Failed after retries" not in clean and "Verification kept" not in clean

@@ -1,7 +1,9 @@
-"""The pipeline's store adapters and the surfaces' run hooks, on a real database file."""
+"""The pipeline's store adapters and the surfaces' run hooks, on a real database
+(a SQLite file and a PostgreSQL database)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -36,20 +38,22 @@ def _result() -> RunResult:
         intervening_commands=("npm i",), verdict=_verdict("Use bun.", "use-bun"),
     )
     q = Proposal(kind="request", label="write-changelog", text="update the changelog",
-                 sessions=3, count=3, last_seen=None, quotes=(), status="restated")
+                 sessions=3, count=3, last_seen=None, quotes=(), status="restated",
+                 verdict=_verdict("Update the changelog.", "write-changelog"))
     return RunResult(proposals=(p, q), funnel=Funnel(candidates=5, shown=2),
                      usage=RunUsage(model_calls=4, cost_usd=0.01), window_start="a",
-                     window_end="b", projects=("/p",), extra={"naming": {"calls": 1}})
+                     window_end="b", projects=("/p",), extra={"naming": {"calls": 1}},
+                     failed_stages=("name",), verification={"kept": 2, "paraphrase": 1})
 
 
-def test_scan_labels_and_run_round_trip(tmp_path: Path) -> None:
+def test_scan_labels_and_run_round_trip(tmp_path: Path, store_target: Path | str) -> None:
     transcript = tmp_path / "s1.jsonl"
     transcript.write_text('{"type": "user"}\n')
     cands = (MinedCandidate("directive", "use bun, not npm"),
              MinedCandidate("fix", "pin node", command="nvm use 20", source="miner"))
     sc = [SessionCandidates("s1", "claude", "/p", "2026-01-02T00:00:00+00:00", cands)]
     emb = TfidfEmbedder()
-    db = tmp_path / "learn.db"
+    db = store_target
     with open_learn_store(db) as ls:
         ls.record_scan([FakeSession("s1", transcript)], sc)  # type: ignore[list-item]
         ls.record_scan([FakeSession("s1", transcript)], sc)  # type: ignore[list-item]
@@ -91,11 +95,24 @@ def test_scan_labels_and_run_round_trip(tmp_path: Path) -> None:
     assert load_latest_run(None, path=tmp_path / "absent.db") is None
 
 
-def test_record_run_without_shown(tmp_path: Path) -> None:
-    with open_learn_store(tmp_path / "l.db") as ls:
+def test_record_run_without_shown(store_target: Path | str) -> None:
+    with open_learn_store(store_target) as ls:
         ls.record_run(_result(), remember_shown=False)
         assert ls.shown_state().get("directive:use-bun") is None
         assert ls.tables.last_run() is not None
+
+
+def test_hooks_use_the_database_url_when_configured(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LEARN_DATABASE_URL", pg_url)
+    record_decision("directive:use-bun", "accepted", "Use bun.", "/p/CLAUDE.md")
+    assert not default_store_path().exists()  # nothing written to the local file
+    with open_learn_store() as ls:
+        assert ls.store.backend == "postgresql"
+        assert [d.key for d in ls.tables.decisions()] == ["directive:use-bun"]
+        ls.record_run(_result())
+    assert load_latest_run(None) == _result()
 
 
 def test_hooks_use_the_default_store() -> None:
@@ -108,10 +125,10 @@ def test_hooks_use_the_default_store() -> None:
     assert load_latest_run(None) is None
 
 
-def test_verdict_memory(tmp_path: Path) -> None:
+def test_verdict_memory(store_target: Path | str) -> None:
     emb = TfidfEmbedder()
     v = emb.embed(["use bun, not npm", "use bun instead of npm please", "keep answers short"])
-    with open_learn_store(tmp_path / "l.db") as ls:
+    with open_learn_store(store_target) as ls:
         mem = ls.verdict_memory(emb)
         assert mem.get("directive:use-bun", "judge", 1) is None
         mem.record("directive:use-bun", "judge", 1, _verdict("Use bun.", "use-bun"), v[0])
@@ -135,9 +152,9 @@ def test_verdict_memory(tmp_path: Path) -> None:
         assert mem.get("directive:be-brief", "judge", 1) == _verdict("Be brief.", None)
 
 
-def test_verdict_memory_joins_an_open_transaction(tmp_path: Path) -> None:
+def test_verdict_memory_joins_an_open_transaction(store_target: Path | str) -> None:
     emb = TfidfEmbedder()
-    with open_learn_store(tmp_path / "l.db") as ls:
+    with open_learn_store(store_target) as ls:
         mem = ls.verdict_memory(emb)
         with pytest.raises(RuntimeError), ls.store.transaction():
             mem.record("directive:a", "judge", 1, _verdict("A.", "a"), emb.embed(["a"])[0])
@@ -145,10 +162,12 @@ def test_verdict_memory_joins_an_open_transaction(tmp_path: Path) -> None:
         assert mem.get("directive:a", "judge", 1) is None
 
 
-def test_dismissed_item_is_held_back_until_said_again_after_the_dismissal(tmp_path: Path) -> None:
+def test_dismissed_item_is_held_back_until_said_again_after_the_dismissal(
+    store_target: Path | str,
+) -> None:
     from learn.reduce.suppress import is_held_back
 
-    db = tmp_path / "learn.db"
+    db = store_target
     with open_learn_store(db) as store:
         store.record_run(_result())  # shows directive:use-bun (last occurrence 2026-01-03)
         state = store.shown_state()
@@ -167,3 +186,33 @@ def test_dismissed_item_is_held_back_until_said_again_after_the_dismissal(tmp_pa
         # A key dismissed without ever having been shown is held back too.
         store.tables.record_decision("fix:never-shown", "dismissed", at="2026-01-10T00:00:00+00:00")
         assert state.get("fix:never-shown") is not None
+
+
+def test_proposals_never_judged_are_not_marked_shown_unless_the_run_was_offline(
+    tmp_path: Path,
+) -> None:
+    judged, unjudged = _result().proposals
+    unjudged = dataclasses.replace(unjudged, verdict=None)
+    run = dataclasses.replace(_result(), proposals=(judged, unjudged))
+    with open_learn_store(tmp_path / "a.db") as ls:
+        ls.record_run(run)
+        assert ls.shown_state().get(judged.key) is not None
+        # The judge failed on it: next run must judge and show it, not hold it back.
+        assert ls.shown_state().get(unjudged.key) is None
+    with open_learn_store(tmp_path / "b.db") as ls:
+        ls.record_run(dataclasses.replace(run, offline=True))  # no judge exists offline
+        assert ls.shown_state().get(unjudged.key) is not None
+
+
+def test_stored_candidates_come_back_as_the_model_found_them(tmp_path: Path) -> None:
+    transcript = tmp_path / "s1.jsonl"
+    transcript.write_text("{}\n")
+    fix = MinedCandidate("fix", "pin node", command="nvm use 20", intervening_commands=("nvm i",))
+    detected = MinedCandidate("directive", "leave generated files alone", source="denial")
+    sc = [SessionCandidates("s1", "claude", "/p", None, (MinedCandidate("directive", "use bun here"),
+                                                           fix, detected))]
+    with open_learn_store(tmp_path / "l.db") as ls:
+        ls.record_scan([FakeSession("s1", transcript)], sc)  # type: ignore[list-item]
+        stored = ls.stored_candidates(["s1", "s2"])
+    # Detector finds are re-derived every run; only the model's are carried forward.
+    assert stored == {"s1": (MinedCandidate("directive", "use bun here"), fix)}

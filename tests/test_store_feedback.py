@@ -1,4 +1,5 @@
-"""FeedbackStore behaviour on real database files."""
+"""FeedbackStore behaviour on real databases: a SQLite file and a PostgreSQL database
+(every test runs on both backends, see tests/_store_backends.py)."""
 
 from __future__ import annotations
 
@@ -56,8 +57,8 @@ def verdict(summary: str = "Use bun", key: str | None = "bun", accepted: bool = 
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Any:
-    s = FeedbackStore.open(tmp_path / "data" / "feedback.db", embedder=TfidfEmbedder())
+def store(store_target: Path | str) -> Any:
+    s = FeedbackStore.open(store_target, embedder=TfidfEmbedder())
     yield s
     s.close()
 
@@ -162,12 +163,12 @@ def test_unjudged_orders_truly_unjudged_before_summary_refresh(store: FeedbackSt
     assert len(store.unjudged(role="auditor", prompt_version=1)) == 3
 
 
-def test_renamed_schema_extra_columns_and_filter(tmp_path: Path) -> None:
+def test_renamed_schema_extra_columns_and_filter(store_target: Path | str) -> None:
     schema = StoreSchema(identity="steer", event_columns=("origin_path TEXT",
                          "quarantined_reason TEXT"), verdict_table="triage",
                          accepted_column="is_steering", summary_column="what_claude_did",
                          event_filter="e.quarantined_reason IS NULL")
-    with FeedbackStore.open(tmp_path / "s.db", schema, embedder=TfidfEmbedder()) as s:
+    with FeedbackStore.open(store_target, schema, embedder=TfidfEmbedder()) as s:
         new = s.insert_candidates(
             [Cand("a", "1"), Cand("b", "2")],
             extras=[("/x.jsonl", None), {"origin_path": "/y.jsonl", "quarantined_reason": "junk"}],
@@ -187,7 +188,7 @@ def test_renamed_schema_extra_columns_and_filter(tmp_path: Path) -> None:
     from learn.store import SchemaMismatchError
 
     with pytest.raises(SchemaMismatchError):
-        FeedbackStore.open(tmp_path / "s.db")
+        FeedbackStore.open(store_target)
 
 
 def test_transaction_commits_and_rolls_back(store: FeedbackStore) -> None:
@@ -238,7 +239,9 @@ def test_transaction_is_exclusive(store: FeedbackStore) -> None:
 
 
 def test_generic_sql_helpers(store: FeedbackStore) -> None:
-    store.executescript("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);")
+    # The one line that differs: an auto-assigned key is spelled differently.
+    key = "SERIAL PRIMARY KEY" if store.backend == "postgresql" else "INTEGER PRIMARY KEY"
+    store.executescript(f"CREATE TABLE notes (id {key}, body TEXT);")
     assert store.execute("INSERT INTO notes (body) VALUES (?)", ("a",)) == 1
     assert store.last_insert_rowid() == 1
     assert store.executemany("INSERT INTO notes (body) VALUES (?)", [("b",), ("c",)]) == 2
@@ -247,8 +250,8 @@ def test_generic_sql_helpers(store: FeedbackStore) -> None:
     assert store.sql("UPDATE notes SET body = 'x' RETURNING id") != []
 
 
-def test_close_is_idempotent_and_later_use_raises(tmp_path: Path) -> None:
-    s = FeedbackStore.open(tmp_path / "f.db")
+def test_close_is_idempotent_and_later_use_raises(store_target: Path | str) -> None:
+    s = FeedbackStore.open(store_target)
     s.close()
     s.close()
     with pytest.raises(StoreClosedError):
@@ -259,12 +262,11 @@ def test_close_is_idempotent_and_later_use_raises(tmp_path: Path) -> None:
         s.record_file("/x", 1.0)
 
 
-def test_readonly_open_checks_schema_and_refuses_writes(tmp_path: Path) -> None:
-    path = tmp_path / "f.db"
-    with FeedbackStore.open(path) as s:
+def test_readonly_open_checks_schema_and_refuses_writes(store_target: Path | str) -> None:
+    with FeedbackStore.open(store_target) as s:
         s.insert_candidates([Cand("a", "1")])
-    before = path.read_bytes()
-    with FeedbackStore.open(path, readonly=True) as ro:
+    before = store_target.read_bytes() if isinstance(store_target, Path) else None
+    with FeedbackStore.open(store_target, readonly=True) as ro:
         assert ro.dedup_keys() == {"a"}
         with pytest.raises(ReadOnlyStoreError):
             ro.insert_candidates([Cand("b", "2")])
@@ -272,17 +274,37 @@ def test_readonly_open_checks_schema_and_refuses_writes(tmp_path: Path) -> None:
             ro.execute("DELETE FROM feedback_events")
         with pytest.raises(ReadOnlyStoreError), ro.transaction():
             pass
-        # even raw SQL through the connection is stopped by query_only
-        import apsw
+        # even raw SQL through the connection is stopped by the database itself
+        # (SQLite's query_only; PostgreSQL's read-only session)
+        if ro.backend == "postgresql":
+            import psycopg
 
-        with pytest.raises(apsw.ReadOnlyError):
-            ro._conn.execute("DELETE FROM feedback_events")
+            with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+                ro._conn.execute("DELETE FROM feedback_events")
+        else:
+            import apsw
+
+            with pytest.raises(apsw.ReadOnlyError):
+                ro._conn.execute("DELETE FROM feedback_events")
         assert ro.sql("SELECT COUNT(*) AS n FROM feedback_events") == [{"n": 1}]
-    assert path.read_bytes() == before
+    if isinstance(store_target, Path):
+        assert store_target.read_bytes() == before
+    from learn.store import SchemaMismatchError
+
+    with pytest.raises(SchemaMismatchError):
+        FeedbackStore.open(store_target, StoreSchema(identity="someone-else"), readonly=True)
+
+
+def test_readonly_open_of_a_missing_file_creates_nothing(tmp_path: Path) -> None:
     from learn.store import SchemaMismatchError
 
     with pytest.raises(SchemaMismatchError):
         FeedbackStore.open(tmp_path / "absent.db", readonly=True)
     assert not (tmp_path / "absent.db").exists()
-    with pytest.raises(SchemaMismatchError):
-        FeedbackStore.open(path, StoreSchema(identity="someone-else"), readonly=True)
+
+
+def test_readonly_open_of_an_empty_database_is_refused(pg_url: str) -> None:
+    from learn.store import SchemaMismatchError
+
+    with pytest.raises(SchemaMismatchError, match="not a learn store"):
+        FeedbackStore.open(pg_url, readonly=True)

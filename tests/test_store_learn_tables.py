@@ -15,8 +15,8 @@ from learn.store.learn_tables import CandidateRow, LearnTables, ScannedSession, 
 
 
 @pytest.fixture
-def tables(tmp_path: Path) -> Iterator[LearnTables]:
-    with FeedbackStore.open(tmp_path / "f.db") as s:
+def tables(store_target: Path | str) -> Iterator[LearnTables]:
+    with FeedbackStore.open(store_target) as s:
         yield LearnTables(s)
 
 

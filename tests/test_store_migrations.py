@@ -1,4 +1,5 @@
-"""Schema migrations keep every row, and a database is never silently reinterpreted."""
+"""Schema migrations keep every row, and a database is never silently reinterpreted,
+on both backends (a SQLite file and a PostgreSQL database)."""
 
 from __future__ import annotations
 
@@ -8,22 +9,33 @@ from typing import Any
 import pytest
 
 from learn.store import SCHEMA_VERSION, FeedbackStore, SchemaMismatchError, StoreSchema
-from learn.store.db import connect
-from learn.store.schema import MIGRATIONS, applied_migrations, migrate
+from learn.store.core import open_connection
+from learn.store.pg_ddl import POSTGRES
+from learn.store.schema import MIGRATIONS, SQLITE, STEP_NAMES, applied_migrations, migrate
 
 
 def _dump(conn: Any) -> dict[str, list[dict[str, Any]]]:
-    tables = [
-        str(r[0])
-        for r in conn.execute(
+    if getattr(conn, "dialect", None) == "postgresql":
+        listing = (
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = "
+            "current_schema() AND table_name NOT LIKE 'vec_%' AND table_name <> '_migrations' "
+            "ORDER BY table_name"
+        )
+    else:
+        listing = (
             "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
             "AND name NOT LIKE 'vec_%' AND name NOT IN ('_migrations') ORDER BY name"
         )
-    ]
+    tables = [str(r[0]) for r in conn.execute(listing).fetchall()]
     out: dict[str, list[dict[str, Any]]] = {}
     for t in tables:
-        cols = [str(r[1]) for r in conn.execute(f"PRAGMA table_info({t})")]
-        rows = [dict(zip(cols, r, strict=True)) for r in conn.execute(f"SELECT * FROM {t}")]
+        if getattr(conn, "dialect", None) == "postgresql":
+            cur = conn.execute(f"SELECT * FROM {t}")
+            cols = [d.name for d in cur.description]
+        else:
+            cols = [str(r[1]) for r in conn.execute(f"PRAGMA table_info({t})")]
+            cur = conn.execute(f"SELECT * FROM {t}")
+        rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
         out[t] = sorted(rows, key=repr)
     return out
 
@@ -58,13 +70,15 @@ def _fill(conn: Any, version: int) -> None:
                      "('directive:use-bun', 't1', 't2')")
         conn.execute("INSERT INTO decisions (key, decision, at) VALUES "
                      "('directive:use-bun', 'accepted', 't3')")
-        conn.execute("INSERT INTO embedding_cache VALUES ('sp', 'h1', x'0000803f')")
+        conn.execute("INSERT INTO embedding_cache VALUES ('sp', 'h1', ?)", (b"\x00\x00\x80?",))
 
 
 @pytest.mark.parametrize("previous", range(1, SCHEMA_VERSION))
-def test_migrating_from_each_previous_version_keeps_every_row(tmp_path: Path, previous: int) -> None:
-    db = tmp_path / "f.db"
-    conn = connect(db)
+def test_migrating_from_each_previous_version_keeps_every_row(
+    store_target: Path | str, previous: int
+) -> None:
+    db = store_target
+    conn, _, _ = open_connection(db)
     assert migrate(conn, StoreSchema(), upto=previous) == [n for n, _ in MIGRATIONS[:previous]]
     conn.execute("BEGIN")
     _fill(conn, previous)
@@ -88,16 +102,16 @@ def test_migrating_from_each_previous_version_keeps_every_row(tmp_path: Path, pr
         assert ro.stats().total == 3
 
 
-def test_opening_twice_applies_nothing(tmp_path: Path) -> None:
-    db = tmp_path / "f.db"
+def test_opening_twice_applies_nothing(store_target: Path | str) -> None:
+    db = store_target
     FeedbackStore.open(db).close()
-    conn = connect(db)
+    conn, _, _ = open_connection(db)
     assert migrate(conn, StoreSchema()) == []
     conn.close()
 
 
-def test_database_from_a_newer_learn_is_refused(tmp_path: Path) -> None:
-    db = tmp_path / "f.db"
+def test_database_from_a_newer_learn_is_refused(store_target: Path | str) -> None:
+    db = store_target
     with FeedbackStore.open(db) as s:
         s.execute("INSERT INTO _migrations (name, applied_at) VALUES ('9999_future', 'now')")
     with pytest.raises(SchemaMismatchError, match="newer"):
@@ -106,15 +120,15 @@ def test_database_from_a_newer_learn_is_refused(tmp_path: Path) -> None:
         FeedbackStore.open(db, readonly=True)
 
 
-def test_layout_change_is_refused(tmp_path: Path) -> None:
-    db = tmp_path / "f.db"
+def test_layout_change_is_refused(store_target: Path | str) -> None:
+    db = store_target
     FeedbackStore.open(db).close()
     with pytest.raises(SchemaMismatchError, match="layout"):
         FeedbackStore.open(db, StoreSchema(verdict_table="triage"))
 
 
-def test_new_event_columns_are_added_and_keep_rows(tmp_path: Path) -> None:
-    db = tmp_path / "f.db"
+def test_new_event_columns_are_added_and_keep_rows(store_target: Path | str) -> None:
+    db = store_target
     with FeedbackStore.open(db) as s:
         s.execute(
             "INSERT INTO feedback_events (dedup_key, source_kind, occurred_at, text, ingested_at) "
@@ -133,3 +147,28 @@ def test_identifiers_are_checked() -> None:
         StoreSchema(verdict_table="v; DROP TABLE files")
     with pytest.raises(ValueError):
         StoreSchema(event_columns=("x TEXT); --",))
+
+
+def test_both_backends_have_ddl_for_the_same_numbered_steps() -> None:
+    assert [n for n, _ in SQLITE.migrations] == list(STEP_NAMES)
+    assert [n for n, _ in POSTGRES.migrations] == list(STEP_NAMES)
+    assert [n for n, _ in MIGRATIONS] == list(STEP_NAMES)
+    assert len(STEP_NAMES) == SCHEMA_VERSION
+
+
+def test_postgres_keeps_vectors_in_a_vector_column_with_an_hnsw_index(pg_url: str) -> None:
+    from learn.embed.tfidf import TfidfEmbedder
+    from learn.store.learn_tables import LearnTables
+
+    emb = TfidfEmbedder()
+    with FeedbackStore.open(pg_url) as s:
+        LearnTables(s).put_label("use-bun", "directive", emb.embed(["use bun"])[0], space=emb.name)
+        (reg,) = s.sql("SELECT table_name, dim FROM vector_tables")
+        (col,) = s.sql(
+            "SELECT format_type(a.atttypid, a.atttypmod) AS type FROM pg_attribute a "
+            "WHERE a.attrelid = ?::regclass AND a.attname = 'embedding'", (reg["table_name"],)
+        )
+        assert col["type"] == f"vector({reg['dim']})"
+        defs = [r["indexdef"] for r in s.sql("SELECT indexdef FROM pg_indexes WHERE tablename = ?",
+                                             (reg["table_name"],))]
+        assert any("USING hnsw (embedding vector_cosine_ops)" in d for d in defs), defs

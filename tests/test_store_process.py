@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from learn.store import FeedbackStore, StoreBusyError
+from learn.store.schema import STEP_NAMES
 
 # A writer process: opens the store, inserts rows inside one transaction, says
 # "ready" and then either waits to be killed (crash) or commits after a pause.
@@ -51,7 +52,7 @@ WRITER = textwrap.dedent(
 )
 
 
-def _spawn(tmp_path: Path, db: Path, mode: str, hold: float = 0.0) -> subprocess.Popen[str]:
+def _spawn(tmp_path: Path, db: Path | str, mode: str, hold: float = 0.0) -> subprocess.Popen[str]:
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
     proc = subprocess.Popen(
@@ -69,8 +70,10 @@ def _integrity(db: Path) -> str:
         return str(s.sql("PRAGMA integrity_check")[0]["integrity_check"])
 
 
-def test_sigkill_before_commit_leaves_nothing_half_written(tmp_path: Path) -> None:
-    db = tmp_path / "f.db"
+def test_sigkill_before_commit_leaves_nothing_half_written(
+    tmp_path: Path, store_target: Path | str
+) -> None:
+    db = store_target
     FeedbackStore.open(db).close()  # created and migrated
     proc = _spawn(tmp_path, db, "crash")
     os.kill(proc.pid, signal.SIGKILL)
@@ -80,10 +83,58 @@ def test_sigkill_before_commit_leaves_nothing_half_written(tmp_path: Path) -> No
         assert s.stats().total == 0
         assert s.file_mtimes() == {}
         assert s.sql("SELECT COUNT(*) AS n FROM runs") == [{"n": 0}]
-        assert s.sql("PRAGMA integrity_check") == [{"integrity_check": "ok"}]
         # and the database still takes writes
         s.record_file("/after", 2.0)
-    assert _integrity(db) == "ok"
+        assert s.file_mtimes() == {"/after": 2.0}
+    if isinstance(db, Path):
+        assert _integrity(db) == "ok"
+
+
+# Two writers at once: each process opens the (fresh, unmigrated) store at the same
+# moment, then writes its own rows and a shared set, through the whole write path.
+TWO_WRITERS = textwrap.dedent(
+    """
+    import sys, time
+    from learn.store import FeedbackStore
+    from learn.store.learn_tables import CandidateRow, LearnTables
+
+    target, who, start_at = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    time.sleep(max(0.0, start_at - time.time()))
+    with FeedbackStore.open(target) as store:
+        tables = LearnTables(store)
+        for i in range(40):
+            rows = [CandidateRow(f"{who}-{i}", "directive", f"said by {who} {i}")]
+            tables.replace_session_candidates(f"{who}-{i}", rows)
+            with store.transaction():
+                store.record_file(f"/shared/{i}", float(i))
+                store.execute("INSERT INTO runs (started_at) VALUES (?)", (who,))
+    print("done", flush=True)
+    """
+)
+
+
+def test_two_processes_writing_at_once_both_commit_everything(
+    tmp_path: Path, store_target: Path | str
+) -> None:
+    script = tmp_path / "two.py"
+    script.write_text(TWO_WRITERS)
+    start_at = time.time() + 1.5  # both past their imports, then open together
+    procs = [
+        subprocess.Popen([sys.executable, str(script), str(store_target), who, str(start_at)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for who in ("ana", "bo")
+    ]
+    for p in procs:
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 0 and out.strip() == "done", err
+    with FeedbackStore.open(store_target) as s:
+        assert s.sql("SELECT COUNT(*) AS n FROM candidates") == [{"n": 80}]
+        assert s.sql("SELECT started_at, COUNT(*) AS n FROM runs GROUP BY started_at "
+                     "ORDER BY started_at") == [{"started_at": "ana", "n": 40},
+                                                {"started_at": "bo", "n": 40}]
+        assert len(s.file_mtimes()) == 40
+        assert s.sql("SELECT name FROM _migrations ORDER BY name") == [
+            {"name": n} for n in sorted(STEP_NAMES)]
 
 
 def test_second_process_waits_for_the_writer(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""sqlite-vec tables through learn.store.vectors: exact KNN, spaces kept apart."""
+"""Vector tables through learn.store.vectors, on sqlite-vec and on pgvector (HNSW):
+KNN as numpy finds it, spaces kept apart."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ import numpy as np
 import pytest
 
 from learn.store import vectors
-from learn.store.db import connect
+from learn.store.core import open_connection
 from learn.store.schema import StoreSchema, migrate
 
 
 @pytest.fixture
-def conn(tmp_path: Path) -> Iterator[Any]:
-    c = connect(tmp_path / "v.db")
+def conn(store_target: Path | str) -> Iterator[Any]:
+    c, _, _ = open_connection(store_target)
     migrate(c, StoreSchema())
     yield c
     c.close()
@@ -65,3 +66,25 @@ def test_spaces_get_separate_tables_and_dims_are_checked(conn: Any) -> None:
         vectors.upsert(conn, a, 1, [float("nan"), 0.0, 0.0, 1.0], 4, kind="directive")
     conn.execute("COMMIT")
     assert vectors.find_table(conn, "label", "space-c") is None
+
+
+def test_filtered_knn_finds_a_rare_kind_beyond_the_index_first_answers(conn: Any) -> None:
+    # 500 "common" rows crowd the neighbourhood; 7 "rare" ones are far from the
+    # query. An approximate index scan stops before reaching them; the answer
+    # must still be the 5 nearest rare rows (pgvector: the exact fallback).
+    rng = np.random.default_rng(3)
+    common = rng.standard_normal((500, 32)).astype(np.float32)
+    rare = rng.standard_normal((7, 32)).astype(np.float32)
+    conn.execute("BEGIN")
+    table = vectors.ensure_table(conn, "label", "rand@32", 32, metadata=("kind",))
+    for i, v in enumerate(common):
+        vectors.upsert(conn, table, i + 1, v, 32, kind="common")
+    for i, v in enumerate(rare):
+        vectors.upsert(conn, table, 10_000 + i, v, 32, kind="rare")
+    conn.execute("COMMIT")
+    q = common[0]
+    hits = vectors.knn(conn, table, q, 5, 32, kind="rare")
+    qn = q / np.linalg.norm(q)
+    dist = 1.0 - (rare / np.linalg.norm(rare, axis=1, keepdims=True)) @ qn
+    assert [r for r, _ in hits] == (np.argsort(dist)[:5] + 10_000).tolist()
+    assert len(vectors.knn(conn, table, q, 50, 32, kind="rare")) == 7

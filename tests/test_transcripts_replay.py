@@ -128,6 +128,8 @@ def test_load_templates_reads_every_location(tmp_path: Path, monkeypatch: pytest
         _write(home / ".claude/plugins/cache/mkt/plug/1.0/commands/ship.md", "plugin command"),
         _write(home / ".claude/plugins/marketplaces/m/plugins/p/skills/s/SKILL.md", "plugin skill"),
         _write(home / ".codex/prompts/tidy.md", "codex prompt"),
+        # Plans the assistant wrote: a hand-off of one replays it (issue 10, item 10).
+        _write(home / ".claude/plans/cache-layer.md", "saved plan"),
     }
     # Not templates: a skill's other files, macOS forks, node_modules.
     _write(home / ".claude/skills/fmt/reference.md", "nope")
@@ -195,3 +197,11 @@ def test_fingerprint_cache_merges_user_and_project(tmp_path: Path) -> None:
     # Read once: a template written later is not seen by the same cache.
     _write(Path.home() / ".claude/commands/c.md", "c" * 50)
     assert cache.for_project(None) == [RUN_A.casefold()]
+
+
+def test_named_placeholders_and_blank_lines_split_fingerprints() -> None:
+    first = "Open the ticket given here and read every comment on it before coding"
+    second = "Then open a pull request that links the ticket and names the reviewer"
+    fps = replay_fingerprints([f"{first} $TICKET.\n\n{second}."])
+    assert fps == [fold(first), fold(second) + "."]
+    assert "$ticket" not in " ".join(fps)

@@ -81,7 +81,7 @@ def test_codex_app_blocks_each_with_a_request_keep_every_request() -> None:
 
 def test_codex_wrapper_without_a_request_is_context_only() -> None:
     raw = "# Context from my IDE setup:\n\n## Open tabs:\n- cart.py: src/cart.py\n"
-    assert typed_text(raw, provider="codex") == Typed("", "empty")
+    assert typed_text(raw, provider="codex") == Typed("", "ide-wrapper")
 
 
 def test_the_wrapper_rule_is_codex_only_and_needs_the_head() -> None:
@@ -142,7 +142,7 @@ TRAILER = ("If you need specific details from before exiting plan mode (like exa
 
 def test_a_plan_hand_off_is_not_typed() -> None:
     raw = f"Implement the following plan:\n\n{PLAN}\n\n{TRAILER}"
-    assert typed_text(raw) == Typed("", "empty")
+    assert typed_text(raw) == Typed("", "plan-handoff")
 
 
 def test_what_the_person_added_around_a_plan_hand_off_is_typed() -> None:
@@ -190,3 +190,13 @@ def test_lines_matching_an_earlier_assistant_message_are_not_typed() -> None:
 
 def test_short_lines_are_never_taken_for_pasted_output() -> None:
     assert typed_text("yes, do it", assistant_texts=["Shall I? yes, do it"]).text == "yes, do it"
+
+
+def test_an_early_record_with_command_contents_keeps_only_the_arguments() -> None:
+    # Early builds: indented tags, a name without its slash, the body in <command-contents>.
+    raw = ("<command-message>user:grammar is running…</command-message>\n"
+           "    <command-name>user:grammar</command-name>\n"
+           "    <command-args>the README only</command-args>\n"
+           "    <command-contents>Check every documentation file for spelling and grammar"
+           "</command-contents>")
+    assert typed_text(raw) == Typed("the README only", "command-body", "/user:grammar")

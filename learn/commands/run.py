@@ -1,7 +1,8 @@
 """`learn run`: the main job, from the command line.
 
-Exit codes: 0 ok; 1 partial failure (some sessions or a stage failed; the rest
-is reported); 2 usage or configuration error (one line plus what to do).
+Exit codes: 0 ok (also when a malformed or cut answer was repaired by a retry);
+1 partial failure (a session or a stage still failed after retries; stderr names
+it, the rest is reported); 2 usage or configuration error (one line plus what to do).
 """
 
 from __future__ import annotations
@@ -191,7 +192,10 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         atomic_write_text(out, text + "\n")
     for line in result.failures:
         click.echo(f"learn: {line}", err=True)
-    return 1 if result.usage.sessions_failed or result.coverage_failed else 0
+    if result.failed_stages:
+        click.echo(f"learn: failed after retries: {', '.join(result.failed_stages)} "
+                   "(what else the run found is reported above)", err=True)
+    return 1 if result.failed_stages or result.usage.sessions_failed or result.coverage_failed else 0
 
 
 def _confirm(scope: Scope, config: Any) -> bool:

@@ -20,7 +20,7 @@ import hashlib
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -61,6 +61,8 @@ class CacheEntry:
     dropped_unverified: int = 0
     chunks: int = 0
     mined_at: str | None = None
+    # The same drops per reason (paraphrase, too_short, fix_command).
+    dropped_by_reason: dict[str, int] = field(default_factory=dict)
 
 
 def _candidate_from(raw: Any) -> MinedCandidate | None:
@@ -88,6 +90,12 @@ def _candidate_from(raw: Any) -> MinedCandidate | None:
         edited_files=strs("edited_files"),
         source=opt("source") or "miner",
     )
+
+
+def _counts(raw: Any) -> dict[str, int]:
+    if not isinstance(raw, Mapping):
+        return {}
+    return {str(k): v for k, v in raw.items() if isinstance(v, int)}
 
 
 class MineCache:
@@ -135,9 +143,13 @@ class MineCache:
             dropped_unverified=num("dropped_unverified"),
             chunks=num("chunks"),
             mined_at=opt("mined_at"),
+            dropped_by_reason=_counts(data.get("dropped_by_reason")),
         )
 
-    def put(self, key: str, entry: SessionCandidates, *, dropped_unverified: int = 0, chunks: int = 0) -> None:
+    def put(
+        self, key: str, entry: SessionCandidates, *, dropped_unverified: int = 0, chunks: int = 0,
+        dropped_by_reason: Mapping[str, int] | None = None,
+    ) -> None:
         ensure_private_dir(self.dir)
         rows = []
         for c in entry.candidates:
@@ -159,6 +171,7 @@ class MineCache:
             "last_activity": entry.last_activity,
             "candidates": rows,
             "dropped_unverified": dropped_unverified,
+            "dropped_by_reason": dict(dropped_by_reason or {}),
             "chunks": chunks,
             "mined_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }

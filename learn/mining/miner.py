@@ -5,7 +5,10 @@ a small thread pool that shares one rate limiter (the backend applies it).
 Firing every chunk of every session at once is how a cold backfill trips the
 provider's rate limit on exactly the run that has the most to do.
 
-A bad chunk (a model error after retries, an answer with no candidate list) is
+Every call goes through `learn.models.call.call_checked`: a malformed or
+schema-invalid answer is repaired (the error sent back) up to twice, a cut one
+asked again with a larger budget; a chunk whose answer is still cut is split in
+two on a turn boundary and each half asked. A chunk that still fails is
 counted and skipped: one bad chunk must not lose a whole run. A session is
 failed when every chunk failed or the error cannot get better by retrying
 (auth, unknown model); a session with any failed chunk is not cached, so it is
@@ -23,20 +26,22 @@ from typing import Final
 
 from learn.mining.cache import MineCache
 from learn.mining.candidate import MinedCandidate, SessionCandidates
-from learn.mining.parse import parse_answer
+from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request, system_prompt
 from learn.mining.verify import session_commands, verify_candidates
-from learn.models.base import Backend, CallUsage, ModelError
+from learn.models.base import Backend, CallUsage, ModelError, TruncatedAnswer
+from learn.models.call import call_checked
 from learn.models.catalog import model_info
 from learn.render.chunk import (
-    chunk_blocks,
     chunk_chars_for_model,
+    chunk_groups,
     fit_chunk,
+    halve_group,
     hard_chunk_chars,
     mine_max_tokens,
 )
 from learn.render.render import render_blocks
-from learn.render.spoken import spoken_text
+from learn.render.spoken import spoken_turns
 from learn.transcripts.view import Session
 
 # Errors no retry on the next chunk can fix; the session stops at the first.
@@ -51,13 +56,20 @@ class SessionMineResult:
     dropped_fix_command: int = 0  # fixes whose command never ran
     chunks: int = 0
     failed_chunks: int = 0
-    truncated_chunks: int = 0  # answers cut at max_tokens (whole candidates kept)
+    # Chunks whose answer was still cut at max_tokens after a larger budget;
+    # each was split in two and asked again (split_chunks), never kept partial.
+    truncated_chunks: int = 0
+    split_chunks: int = 0
     usage: CallUsage = field(default_factory=CallUsage)
     error: str | None = None  # set when the session failed as a whole
     cached: bool = False  # served from the cache, no model call
     session: SessionCandidates | None = None
     # Candidates verification threw away this run (not kept in the cache).
     dropped: tuple[MinedCandidate, ...] = ()
+    # Verification's drops by reason (see learn.mining.verify.REASONS).
+    dropped_by_reason: dict[str, int] = field(default_factory=dict)
+    # The last chunk failure of a session that still completed in part.
+    chunk_error: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -107,53 +119,71 @@ def mine_session(
     # to notice; it costs no call.
     if not session.human_turns and not session.failures:
         return SessionMineResult(session.id, session=session_candidates(session, ()))
-    chunks = chunk_blocks(render_blocks(session, fingerprints), budget)
+    groups = chunk_groups(render_blocks(session, fingerprints), budget)
     max_tokens = mine_max_tokens(info.context_window, info.max_output_tokens)
     raw: list[MinedCandidate] = []
     usage = CallUsage()
-    failed = truncated = 0
+    failed = truncated = split = 0
     last_error: str | None = None
     fatal = False
     hard_limit = hard_chunk_chars(budget)
-    for chunk in chunks:
-        request = build_request(fit_chunk(chunk, hard_limit), model=model, max_tokens=max_tokens)
+
+    def ask(blocks: Sequence[str]) -> list[MinedCandidate]:
+        nonlocal usage
+        request = build_request(fit_chunk("\n".join(blocks), hard_limit), model=model,
+                                max_tokens=max_tokens)
         try:
-            response = backend.call(request)
+            checked = call_checked(backend, request, check_answer)
+        except ModelError as exc:
+            usage = usage + exc.usage
+            raise
+        usage = usage + checked.response.usage
+        return checked.value
+
+    for group in groups:
+        try:
+            try:
+                raw.extend(ask(group))
+            except TruncatedAnswer as cut:
+                # Still cut with the larger budget: half the transcript needs
+                # about half the answer. A half that is still cut fails the chunk.
+                truncated += 1
+                halves = halve_group(group)
+                if halves is None:
+                    raise ModelError(f"{cut}; the chunk is one turn and cannot be split") from cut
+                split += 1
+                found: list[MinedCandidate] = []
+                for half in halves:
+                    found.extend(ask(half))
+                raw.extend(found)
         except ModelError as exc:
             failed += 1
             last_error = str(exc)
             if _is_fatal(exc):
                 fatal = True
                 break
-            continue
-        usage = usage + response.usage
-        found = parse_answer(response.tool_input)
-        if found is None:
-            failed += 1
-            last_error = "record_candidates: the answer held no candidate list"
-            continue
-        if response.stop_reason == "max_tokens":
-            truncated += 1
-        raw.extend(found)
-    if chunks and (fatal or failed == len(chunks)):
+    if groups and (fatal or failed == len(groups)):
         return SessionMineResult(
-            session.id, chunks=len(chunks), failed_chunks=failed, usage=usage,
-            error=last_error or "every chunk failed",
+            session.id, chunks=len(groups), failed_chunks=failed, truncated_chunks=truncated,
+            split_chunks=split, usage=usage, error=last_error or "every chunk failed",
         )
     verified = verify_candidates(
-        raw, spoken_text(session, fingerprints), commands=session_commands(session)
+        raw, spoken_turns(session, fingerprints), commands=session_commands(session)
     )
     return SessionMineResult(
         session_id=session.id,
         candidates=verified.kept,
-        dropped_unverified=verified.dropped_unquoted,
+        dropped_unverified=verified.dropped_unquoted + verified.dropped_short,
         dropped_fix_command=verified.dropped_fix_command,
-        chunks=len(chunks),
+        chunks=len(groups),
         failed_chunks=failed,
         truncated_chunks=truncated,
+        split_chunks=split,
         usage=usage,
+        chunk_error=last_error,
         session=session_candidates(session, verified.kept),
         dropped=verified.rejected,
+        dropped_by_reason=verified.by_reason(),
     )
 
 
@@ -172,7 +202,7 @@ def _cached(session: Session, cache: MineCache | None) -> tuple[str | None, Sess
     fresh = session_candidates(session, entry.candidates.candidates)
     return key, SessionMineResult(
         session.id, candidates=fresh.candidates, dropped_unverified=entry.dropped_unverified,
-        chunks=entry.chunks, cached=True, session=fresh,
+        chunks=entry.chunks, cached=True, session=fresh, dropped_by_reason=entry.dropped_by_reason,
     )
 
 
@@ -217,7 +247,7 @@ def mine_sessions(
                 # An unwritable cache costs a re-mine next run, not this run.
                 with contextlib.suppress(OSError):
                     cache.put(key, hit.session, dropped_unverified=hit.dropped_unverified,
-                              chunks=hit.chunks)
+                              chunks=hit.chunks, dropped_by_reason=hit.dropped_by_reason)
         if on_progress is not None:
             with progress_lock:
                 on_progress(hit)

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from learn.mining.candidate import KINDS, CandidateKind, MinedCandidate
+from learn.models.call import AnswerInvalid
 
 MAX_CANDIDATES_PER_CHUNK: Final = 40
 MAX_TEXT_CHARS: Final = 4000
@@ -135,6 +136,30 @@ def parse_answer(tool_input: Mapping[str, Any] | str) -> list[MinedCandidate] | 
         if len(out) >= MAX_CANDIDATES_PER_CHUNK:
             break
     return out
+
+
+def check_answer(tool_input: Mapping[str, Any]) -> list[MinedCandidate]:
+    """The candidates of a whole, valid answer; `AnswerInvalid` says what is wrong.
+
+    The check `learn.models.call` retries against: an answer without a
+    candidate list, or with an item that is not a candidate, goes back to the
+    model with this message instead of silently losing the item.
+    """
+    found = parse_answer(tool_input)
+    if found is None:
+        raise AnswerInvalid(
+            "candidates: required, a list of objects with kind (directive|fix|request) and text"
+        )
+    rows = tool_input.get("candidates")
+    if isinstance(rows, Sequence) and not isinstance(rows, str):
+        bad = [i for i, row in enumerate(rows[:MAX_CANDIDATES_PER_CHUNK]) if _candidate(row) is None]
+        if bad:
+            where = ", ".join(f"candidates.{i}" for i in bad[:5])
+            raise AnswerInvalid(
+                f"{where}: each candidate needs kind (one of directive, fix, request) and a "
+                "non-empty text"
+            )
+    return found
 
 
 def parse_candidates(tool_input: Mapping[str, Any] | str) -> list[MinedCandidate]:

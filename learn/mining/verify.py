@@ -6,6 +6,15 @@ session: paraphrases, merged sentences, lines lifted out of tool output. A quote
 that cannot be located is evidence that cannot be shown, and a proposal the
 reader cannot check is worse than one that was never made.
 
+The opposite error costs as much: a model that keeps every word but retypes the
+typography (curly quotes, an em dash for `--`, `…` for a cut, a capital first
+letter) lost 0.3 of end-to-end recall when such quotes were dropped (issue 11).
+So a quote is re-anchored: folded with `fold_typography`, located in one typed
+turn, and replaced by the person's exact span of that turn. A quote whose
+fragments are joined by an ellipsis is kept when every fragment is verbatim in
+one turn, in order, and is stored as those fragments joined with " … ". A
+changed, added or dropped word is still a paraphrase and is dropped.
+
 Verification runs against the whole session, not the chunk a quote came from,
 so a quote that straddles a chunk boundary still passes. Fix candidates carry
 commands rather than speech, so they are checked against what actually ran: a
@@ -14,61 +23,206 @@ commands rather than speech, so they are checked against what actually ran: a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from learn.mining.candidate import MinedCandidate
 from learn.render.redact import redact
-from learn.textfold import fold
+from learn.render.spoken import TURN_SEPARATOR
+from learn.textfold import ELLIPSIS, QUOTE_CHARS, QUOTE_MARK, Folded, fold, fold_typography
 from learn.transcripts.view import Session
 
-# A "quote" this short is a substring of almost anything ("ok", "no").
-MIN_QUOTE_CHARS: Final = 3
-# Marks models put around or after a quote that are not part of it.
-_QUOTE_MARKS: Final = "\"'“”‘’`"
-_ELLIPSES: Final = ("…", "...")
+# Three characters verified almost anything ("no", "ok", "use"): a quote must
+# carry at least this many words. The shortest real directive in the eval
+# corpora is three words ("bump the version", "keep functions short"); a
+# shorter turn typed on its own is the exception (see `_anchor`).
+MIN_QUOTE_WORDS: Final = 3
+# Each fragment of an ellipsis quote must be a phrase on its own; a one-word
+# fragment would be found in nearly any turn.
+MIN_FRAGMENT_WORDS: Final = 2
+# Joins the fragments of an ellipsis quote in what is kept.
+FRAGMENT_JOIN: Final = " … "
+# Sentence ends a model adds to or drops from the end of a quote.
+_TERMINAL: Final = ".!?;:,"
+# What may sit around a quote without being part of it, after folding.
+_EDGE: Final = f" {QUOTE_MARK}{ELLIPSIS}"
+_WORD: Final = re.compile(r"\w+")
+
+DropReason = Literal["paraphrase", "too_short", "fix_command"]
+REASONS: Final[tuple[DropReason, ...]] = ("paraphrase", "too_short", "fix_command")
 
 
 @dataclass(frozen=True, slots=True)
 class VerifyResult:
     kept: tuple[MinedCandidate, ...]
-    dropped_unquoted: int = 0  # directive/request whose quote the user never typed
+    dropped_unquoted: int = 0  # directive/request whose words the user never typed
     dropped_fix_command: int = 0  # fix whose command never ran in the session
+    dropped_short: int = 0  # a quote under MIN_QUOTE_WORDS words
     # What was dropped, redacted, for a run's trace ("why was this not proposed?").
     rejected: tuple[MinedCandidate, ...] = ()
 
     @property
     def dropped(self) -> int:
-        return self.dropped_unquoted + self.dropped_fix_command
+        return self.dropped_unquoted + self.dropped_fix_command + self.dropped_short
+
+    def by_reason(self) -> dict[str, int]:
+        """Drops per reason, every reason present (zeros included) for stable reports."""
+        return {
+            "paraphrase": self.dropped_unquoted,
+            "too_short": self.dropped_short,
+            "fix_command": self.dropped_fix_command,
+        }
 
 
-def _trim(text: str) -> str:
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    text: str  # as typed (redacted)
+    folded: Folded
+
+
+def _turns(spoken: Sequence[str] | str) -> tuple[_Turn, ...]:
+    parts = spoken.split(TURN_SEPARATOR) if isinstance(spoken, str) else spoken
+    return tuple(_Turn(t, fold_typography(t)) for t in parts if t)
+
+
+def _trim(folded: str) -> tuple[str, bool]:
+    """A folded quote without what surrounds it; and whether it ended a sentence."""
+    ended = False
     previous = None
-    while text != previous:
-        previous = text
-        text = text.strip().strip(_QUOTE_MARKS)
-        for mark in _ELLIPSES:
-            text = text.removeprefix(mark).removesuffix(mark)
-    return text.strip()
+    while folded != previous:
+        previous = folded
+        folded = folded.strip(_EDGE)
+        stripped = folded.rstrip(_TERMINAL)
+        if stripped != folded:
+            ended = ended or folded[len(stripped):][:1] in ".!?"
+            folded = stripped
+    return folded, ended
 
 
-def _located(text: str, spoken: str) -> str | None:
-    """The quote as it should be kept (marks trimmed when only that form is found), or None."""
-    if not spoken:
+def _words(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+def _find(needle: str, hay: str, start: int = 0) -> int | None:
+    """The first index >= start where `needle` sits in `hay` on word boundaries."""
+    if not needle:
         return None
-    whole = fold(redact(text))
-    if len(whole) >= MIN_QUOTE_CHARS and whole in spoken:
-        return text
-    trimmed = fold(redact(_trim(text)))
-    if len(trimmed) >= MIN_QUOTE_CHARS and trimmed in spoken:
-        return _trim(text)
+    at = hay.find(needle, start)
+    while at != -1:
+        before = hay[at - 1] if at > 0 else ""
+        end = at + len(needle)
+        after = hay[end] if end < len(hay) else ""
+        if not (before.isalnum() and needle[0].isalnum()) and not (
+            after.isalnum() and needle[-1].isalnum()
+        ):
+            return at
+        at = hay.find(needle, at + 1)
     return None
 
 
-def quote_found(text: str, spoken: str) -> bool:
-    """True when `text`, normalized, is a substring of the normalized spoken text."""
-    return _located(text, spoken) is not None
+def _span(turn: _Turn, start: int, end: int, *, ended: bool) -> str:
+    """The typed characters behind folded [start, end), with the sentence end the
+    quote also had when the person typed one there."""
+    folded = turn.folded.text
+    if ended:
+        stop = end
+        while stop < len(folded) and folded[stop] in ".!?":
+            stop += 1
+        if stop > end and (stop == len(folded) or not folded[stop].isalnum()):
+            end = stop
+    lo, hi = turn.folded.span(start, end)
+    return _balanced(turn.text, lo, hi)
+
+
+def _is_mark(text: str, i: int) -> bool:
+    """A quotation mark at `i`, not an apostrophe inside a word (don't)."""
+    if not 0 <= i < len(text) or text[i] not in QUOTE_CHARS:
+        return False
+    inside = 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+    return not inside
+
+
+def _balanced(text: str, lo: int, hi: int) -> str:
+    """text[lo:hi], widened by one mark when the span holds half a pair of quotation
+    marks: a model that dropped the opening mark of `"bun install" is the way`
+    would otherwise be shown `bun install" is the way`."""
+    if sum(1 for i in range(lo, hi) if _is_mark(text, i)) % 2:
+        if _is_mark(text, lo - 1):
+            lo -= 1
+        elif _is_mark(text, hi):
+            hi += 1
+    return text[lo:hi]
+
+
+def _anchor_whole(core: str, ended: bool, turns: Sequence[_Turn]) -> str | None:
+    for turn in turns:
+        at = _find(core, turn.folded.text)
+        if at is not None:
+            return _span(turn, at, at + len(core), ended=ended)
+    return None
+
+
+def _whole_turn(core: str, ended: bool, turns: Sequence[_Turn]) -> str | None:
+    whole = [turn for turn in turns if _trim(turn.folded.text)[0] == core]
+    return _anchor_whole(core, ended, whole) if whole else None
+
+
+def _anchor_fragments(core: str, ended: bool, turns: Sequence[_Turn]) -> str | None:
+    """Fragments joined by ellipses, each verbatim and in order in ONE turn."""
+    pieces = [_trim(p) for p in core.split(ELLIPSIS)]
+    fragments = [(text, i == len(pieces) - 1 and ended) for i, (text, _) in enumerate(pieces) if text]
+    if len(fragments) < 2 or any(_words(f) < MIN_FRAGMENT_WORDS for f, _ in fragments):
+        return None
+    for turn in turns:
+        spans: list[str] = []
+        pos = 0
+        for fragment, last_ended in fragments:
+            at = _find(fragment, turn.folded.text, pos)
+            if at is None:
+                break
+            spans.append(_span(turn, at, at + len(fragment), ended=last_ended))
+            pos = at + len(fragment)
+        else:
+            return FRAGMENT_JOIN.join(spans)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Anchored:
+    """Where a quote landed: the person's exact span, or why it has none."""
+
+    text: str | None
+    reason: DropReason | None = None
+
+
+def anchor_quote(text: str, spoken: Sequence[str] | str) -> Anchored:
+    """The person's exact span for `text` (typography forgiven), or why there is none.
+
+    `spoken` is the session's typed turns (`spoken_turns`); a `spoken_text`
+    string is split back into its turns.
+    """
+    return _anchor(text, _turns(spoken))
+
+
+def _anchor(text: str, turns: Sequence[_Turn]) -> Anchored:
+    core, ended = _trim(fold_typography(redact(text)).text)
+    if _words(core) < MIN_QUOTE_WORDS:
+        # A two-word turn typed on its own ("use bun", "no emojis") is a whole
+        # directive, not a fragment that would match anywhere: kept when it is
+        # the entire turn.
+        whole = _whole_turn(core, ended, turns) if _words(core) >= MIN_FRAGMENT_WORDS else None
+        return Anchored(whole) if whole is not None else Anchored(None, "too_short")
+    found = _anchor_whole(core, ended, turns)
+    if found is None and ELLIPSIS in core:
+        found = _anchor_fragments(core, ended, turns)
+    return Anchored(found) if found is not None else Anchored(None, "paraphrase")
+
+
+def quote_found(text: str, spoken: Sequence[str] | str) -> bool:
+    """True when `text` re-anchors on what the person typed (see `anchor_quote`)."""
+    return anchor_quote(text, spoken).text is not None
 
 
 def _command_strings(value: Any) -> Iterable[str]:
@@ -97,16 +251,34 @@ def session_commands(session: Session) -> list[str]:
     return list(seen)
 
 
-def command_ran(command: str, commands: Sequence[str]) -> bool:
-    """True when `command` (normalized) is, or is part of, a command that ran.
+# Where one shell command line holds several commands.
+_SEGMENT_SPLIT: Final = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
 
-    Part of, because the model sees summaries cut at 200 chars and tends to
-    quote the meaningful tail (`pytest -q`) of `cd app && pytest -q`.
+
+def command_segments(command: str) -> tuple[str, ...]:
+    """The commands of one command line: split on `&&`, `||`, `;`, `|` and newlines."""
+    return tuple(p for p in (s.strip() for s in _SEGMENT_SPLIT.split(command)) if p)
+
+
+def command_ran(command: str, commands: Sequence[str]) -> bool:
+    """True when `command` is a command that ran, or whole segments of one.
+
+    Segments, because the model sees `cd app && pytest -q` and names the part
+    that mattered (`pytest -q`); whole ones, because any substring matched
+    before, and "st" or "test" is part of nearly every command line.
     """
-    cand = fold(redact(_trim(command)))
-    if len(cand) < MIN_QUOTE_CHARS:
+    cand = fold(redact(command)).strip("`'\"“”‘’ ")
+    wanted = command_segments(cand)
+    if not wanted:
         return False
-    return any(cand == ran or cand in ran for ran in commands)
+    for ran in commands:
+        if cand == ran:
+            return True
+        have = command_segments(ran)
+        size = len(wanted)
+        if any(have[i : i + size] == wanted for i in range(len(have) - size + 1)):
+            return True
+    return False
 
 
 def _scrub(c: MinedCandidate) -> MinedCandidate:
@@ -124,12 +296,13 @@ def _scrub(c: MinedCandidate) -> MinedCandidate:
 
 
 def verify_candidates(
-    candidates: Iterable[MinedCandidate], spoken: str, *, commands: Sequence[str]
+    candidates: Iterable[MinedCandidate], spoken: Sequence[str] | str, *, commands: Sequence[str]
 ) -> VerifyResult:
-    """Keep quotes found in `spoken` (from `spoken_text`) and fixes whose command ran."""
+    """Keep quotes re-anchored on `spoken` (`spoken_turns`) and fixes whose command ran."""
     kept: dict[tuple[str, str], MinedCandidate] = {}
     rejected: list[MinedCandidate] = []
-    unquoted = bad_fix = 0
+    unquoted = bad_fix = short = 0
+    turns = _turns(spoken)
     for c in candidates:
         if c.kind == "fix":
             if not (c.command and command_ran(c.command, commands)):
@@ -137,13 +310,17 @@ def verify_candidates(
                 rejected.append(_scrub(c))
                 continue
         else:
-            quote = _located(c.text, spoken)
-            if quote is None:
-                unquoted += 1
+            where = _anchor(c.text, turns)
+            if where.text is None:
+                if where.reason == "too_short":
+                    short += 1
+                else:
+                    unquoted += 1
                 rejected.append(_scrub(c))
                 continue
-            c = replace(c, text=quote)
+            # The person's characters, never the model's retyping of them.
+            c = replace(c, text=where.text)
         # The same quote reported twice in one session is one occurrence.
         key = (c.kind, fold(c.command or "") if c.kind == "fix" else fold(c.text))
         kept.setdefault(key, _scrub(c))
-    return VerifyResult(tuple(kept.values()), unquoted, bad_fix, tuple(rejected))
+    return VerifyResult(tuple(kept.values()), unquoted, bad_fix, short, tuple(rejected))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from learn.models.base import CallUsage, ModelError, ModelRequest, ModelResponse
+from learn.models.base import CallUsage, MalformedAnswer, ModelError, ModelRequest, ModelResponse
 from learn.models.catalog import model_info
 from learn.models.json_text import extract_json_object
 from learn.models.ratelimit import RateLimiter
@@ -63,8 +63,33 @@ def build_message_params(request: ModelRequest, *, forced: bool = True) -> dict[
             }
         ],
         "tool_choice": choice,
-        "messages": [{"role": "user", "content": request.user}],
+        "messages": [{"role": "user", "content": request.user}, *correction_turns(request)],
     }
+
+
+def correction_turns(request: ModelRequest) -> list[dict[str, Any]]:
+    """Each earlier invalid answer as the assistant's tool call, then the error as its result.
+
+    The model sees its own answer and exactly what was wrong with it, the way
+    any tool error comes back to it, and is forced to call the tool again.
+    """
+    turns: list[dict[str, Any]] = []
+    for n, fix in enumerate(request.corrections, start=1):
+        tool_use_id = f"toolu_learn_repair_{n}"
+        turns.append({
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": tool_use_id, "name": request.tool.name,
+                         "input": dict(fix.answer)}],
+        })
+        turns.append({
+            "role": "user",
+            "content": [{
+                "type": "tool_result", "tool_use_id": tool_use_id, "is_error": True,
+                "content": f"The answer does not match the {request.tool.name} schema: {fix.error}. "
+                f"Call {request.tool.name} again with the whole corrected answer.",
+            }],
+        })
+    return turns
 
 
 def usage_from_message(model: str, usage: Any) -> CallUsage:
@@ -102,14 +127,17 @@ def response_from_message(
                 usage=usage_from_message(model, getattr(message, "usage", None)),
                 stop_reason=stop_reason,
             )
+    # An unusable answer is still billed: the error carries its usage.
     if chosen is None:
-        raise ModelError(
-            f"{request.tool.name}: the model answered without calling the tool (stop_reason {stop_reason})"
+        raise MalformedAnswer(
+            f"{request.tool.name}: the model answered without calling the tool (stop_reason {stop_reason})",
+            usage=usage_from_message(model, getattr(message, "usage", None)), stop_reason=stop_reason,
         )
     tool_input = getattr(chosen, "input", None)
     if not isinstance(tool_input, dict):
-        raise ModelError(
-            f"{request.tool.name}: tool input is {type(tool_input).__name__}, not an object"
+        raise MalformedAnswer(
+            f"{request.tool.name}: tool input is {type(tool_input).__name__}, not an object",
+            usage=usage_from_message(model, getattr(message, "usage", None)), stop_reason=stop_reason,
         )
     return ModelResponse(
         tool_input=tool_input,

@@ -23,6 +23,19 @@ class ToolSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class Correction:
+    """An earlier answer to the same request and what was wrong with it.
+
+    Sent back as a follow-up turn (the answer as the assistant's tool call, the
+    error as its tool result) so the model fixes that answer instead of
+    sampling a fresh one blind.
+    """
+
+    answer: Mapping[str, Any]
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
 class ModelRequest:
     step: Step
     model: str
@@ -32,6 +45,10 @@ class ModelRequest:
     # numbered lists ending with "ITEMS:". Replay keys on (tool.name, user).
     user: str
     max_tokens: int = 4096
+    # Follow-up turns after a schema-invalid answer (see learn.models.call).
+    # Never part of a replay key: the key is (tool.name, user). Backends that
+    # cannot send turns resend the request as it is, which still resamples.
+    corrections: tuple[Correction, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +82,15 @@ class ModelResponse:
 
 
 class ModelError(Exception):
-    """A model call failed for good (after retries). The message says why in one line."""
+    """A model call failed for good (after retries). The message says why in one line.
+
+    `usage` is what the failed call still cost (tokens of answers that could
+    not be used), so a run of failed calls does not report zero model calls.
+    """
+
+    def __init__(self, message: str = "", *, usage: CallUsage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage if usage is not None else CallUsage()
 
 
 class ReplayMissError(ModelError):
@@ -85,3 +110,23 @@ class Backend(Protocol):
     def call(self, request: ModelRequest) -> ModelResponse:
         """Send one forced-tool request; raise ModelError when it cannot be answered."""
         ...
+
+
+class MalformedAnswer(ModelError):
+    """The model answered, but not with a usable tool call (no tool_use block,
+    an input that is not a JSON object). Worth another attempt; with
+    stop_reason "max_tokens" it is a cut answer (partial JSON), not a bad one."""
+
+    def __init__(
+        self, message: str, *, usage: CallUsage | None = None, stop_reason: str | None = None
+    ) -> None:
+        super().__init__(message, usage=usage)
+        self.stop_reason = stop_reason
+
+
+class TruncatedAnswer(ModelError):
+    """The answer stopped at max_tokens even with the largest budget tried.
+
+    The caller decides what is next (the miner splits the chunk in two); the
+    partial answer is never cached.
+    """

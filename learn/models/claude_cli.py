@@ -6,17 +6,30 @@ as `structured_output` in its JSON result, which is the tool input. The fixed
 prompt replaces Claude Code's system prompt (`--system-prompt`) and the chunk
 or item list goes in on stdin, so nothing about the transcript shows up in
 `ps` output.
+
+That text is untrusted (tool output, pasted pages, anything an agent read), so
+the call gets nothing to act with: no built-in tools but the structured answer
+(`--tools ""`), none of the person's hooks (`disableAllHooks`) and no MCP
+server (`--strict-mcp-config`), while their login, settings and environment
+still apply. Claude Code also acts on the prompt itself before any model sees
+it: a prompt that starts with `/` runs a slash command, and an `@path` after
+whitespace attaches that file's contents (checked by hand against 2.1.332:
+`@/abs/file` in the prompt sent the file to the endpoint even with no tools).
+`shield` defuses both with a WORD JOINER (U+2060) that `unshield` takes back
+out of the answer, so quotes still match what the person typed.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from learn.models.base import CallUsage, ModelError, ModelRequest, ModelResponse
@@ -37,6 +50,47 @@ DEFAULT_TIMEOUT = 300.0
 # session"), and `/learn` runs us from inside Claude Code's Bash tool. Our
 # child is a one-shot print-mode call, not a nested interactive session.
 _INHERITED_SESSION_VARS = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
+
+# Context Claude Code would add to every call from the person's disk: their
+# ~/.claude/CLAUDE.md and memory files, and any file an `@path` in the
+# transcript names (2.1.332 sent both to the endpoint; these switches stop it).
+# A `claude` that does not know a switch ignores it; `shield` still covers
+# `@path` there.
+_QUIET_CONTEXT = {
+    "CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1",
+    "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1",
+    "CLAUDE_CODE_DISABLE_FILE_MENTIONS": "1",
+}
+
+# What every call runs without: built-in tools (the structured answer is not
+# one of them and stays), the person's hooks, MCP servers. `disableAllHooks`
+# cannot switch off hooks an organisation's managed settings impose.
+ISOLATION_ARGS: tuple[str, ...] = (
+    "--tools",
+    "",
+    "--settings",
+    '{"disableAllHooks":true}',
+    "--strict-mcp-config",
+)
+
+# Flags a `claude` must list in `--help` for learn to run it safely; an older
+# one would reject them, or worse run with the full tool set.
+REQUIRED_FLAGS: tuple[str, ...] = (
+    "--tools",
+    "--settings",
+    "--strict-mcp-config",
+    "--no-session-persistence",
+    "--json-schema",
+    "--system-prompt",
+)
+
+# A help or version probe is a local Node/native start, well under a second;
+# the bound only keeps a wedged binary from hanging `learn doctor`.
+PROBE_TIMEOUT = 30.0
+
+_JOINER = "\u2060"
+_MENTION = re.compile(r"(?<!\S)@(?=\S)")
+_VERSION = re.compile(r"\d+\.\d+\.\d+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,13 +127,91 @@ def build_command(binary: str, request: ModelRequest) -> list[str]:
         request.system,
         "--json-schema",
         json.dumps(dict(request.tool.input_schema), separators=(",", ":")),
+        *ISOLATION_ARGS,
     ]
 
 
+def shield(text: str) -> str:
+    """`text` with nothing Claude Code would act on: no leading `/`, no `@path` mention."""
+    text = _MENTION.sub("@" + _JOINER, text)
+    return _JOINER + text if text.startswith("/") else text
+
+
+def unshield(value: Any) -> Any:
+    """Take `shield`'s joiners back out of every string in an answer."""
+    if isinstance(value, str):
+        return value.replace(_JOINER, "")
+    if isinstance(value, Mapping):
+        return {k: unshield(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [unshield(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class CliSupport:
+    """What `claude --version` and `claude --help` say about an installed binary."""
+
+    path: str
+    version: str | None
+    missing: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing
+
+    def too_old(self) -> str:
+        """One line for a `claude` that lacks the flags learn needs."""
+        which = f"Claude Code {self.version}" if self.version else "this Claude Code"
+        return (
+            f"claude-cli: {which} at {self.path} is too old: it has no "
+            f"{', '.join(self.missing)}, which learn needs to run it with no tools, hooks or MCP "
+            "servers; update it (`claude update`, or npm install -g @anthropic-ai/claude-code)"
+        )
+
+
+def missing_flags(help_text: str) -> tuple[str, ...]:
+    """The REQUIRED_FLAGS that `help_text` does not list."""
+    return tuple(
+        flag for flag in REQUIRED_FLAGS
+        if not re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", help_text)
+    )
+
+
+def _run_probe(path: str, arg: str) -> str:
+    try:
+        proc = subprocess.run(
+            [path, arg], capture_output=True, timeout=PROBE_TIMEOUT, env=child_env(),
+            stdin=subprocess.DEVNULL, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return (proc.stdout + proc.stderr).decode("utf-8", "replace")
+
+
+@lru_cache(maxsize=8)
+def _probe_cached(path: str, stamp: tuple[int, int]) -> CliSupport:
+    version = _VERSION.search(_run_probe(path, "--version"))
+    return CliSupport(path, version.group(0) if version else None, missing_flags(_run_probe(path, "--help")))
+
+
+def probe(path: str) -> CliSupport:
+    """Ask the binary at `path` what it supports (cached until the file changes)."""
+    try:
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = (0, 0)
+    return _probe_cached(path, stamp)
+
+
 def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The person's environment (login, proxy, endpoint) minus the nested-session
+    markers, plus the switches that keep their files out of the call."""
     env = dict(os.environ if base is None else base)
     for name in _INHERITED_SESSION_VARS:
         env.pop(name, None)
+    env.update(_QUIET_CONTEXT)
     return env
 
 
@@ -138,6 +270,9 @@ class ClaudeCliBackend:
         found = shutil.which(self.binary)
         if found is None:
             raise ModelError(f"claude-cli: `{self.binary}` not found on PATH; {MISSING_BINARY_HINT}")
+        support = probe(found)
+        if not support.ok:
+            raise ModelError(support.too_old())
         return found
 
     def call(self, request: ModelRequest) -> ModelResponse:
@@ -150,7 +285,7 @@ class ClaudeCliBackend:
             try:
                 proc = subprocess.run(
                     argv,
-                    input=request.user.encode("utf-8"),
+                    input=shield(request.user).encode("utf-8"),
                     capture_output=True,
                     timeout=self.timeout,
                     cwd=cwd,
@@ -194,7 +329,7 @@ class ClaudeCliBackend:
             1,
         )
         return ModelResponse(
-            tool_input=dict(tool_input),
+            tool_input=unshield(dict(tool_input)),
             model=outcome.model or request.model,
             usage=usage,
             stop_reason="tool_use",

@@ -1,10 +1,16 @@
-"""Any OpenAI-compatible chat-completions endpoint (llama.cpp, vLLM, Ollama, LM Studio).
+"""Any OpenAI-compatible chat-completions endpoint (llama.cpp, vLLM, Ollama, LM Studio, OpenAI).
 
-The contract's one forced tool becomes one function with `tool_choice`
-naming it; the answer is `tool_calls[0].function.arguments`. Local servers
-differ in how faithfully they do this: some return arguments as an object
-instead of a JSON string, some ignore `tools` and answer in `content`, often
-in a code fence; all three are accepted.
+The contract's one forced tool is asked for in one of three modes (see
+`openai_modes`): `response_format` json_schema first, because servers that
+support it constrain decoding to the schema; llama-cpp-python's json_object
+with a schema; one function with a named `tool_choice` where the server
+rejects `response_format` or ignores it. Which mode works is remembered per
+endpoint; a call whose mode fails in a way that says "this server does not do
+it that way" tries the next mode once.
+
+Local servers differ in how faithfully they answer: some return tool arguments
+as an object instead of a JSON string, some ignore `tools` and answer in
+`content`, often in a code fence; all are accepted.
 
 Uses the project's own httpx (not the SDK's httpx2), imported lazily.
 """
@@ -13,12 +19,24 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+from collections import Counter
 from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from learn.models.base import CallUsage, ModelError, ModelRequest, ModelResponse
+from learn.models.base import CallUsage, MalformedAnswer, ModelError, ModelRequest, ModelResponse
 from learn.models.catalog import model_info
 from learn.models.json_text import extract_json_object
+from learn.models.openai_modes import (
+    EndpointMemo,
+    Mode,
+    default_memo_path,
+    mode_order,
+    strict_schema,
+    strip_optional_nulls,
+)
 from learn.models.ratelimit import RateLimiter
 from learn.models.retry import (
     RetryPolicy,
@@ -34,6 +52,18 @@ DEFAULT_TIMEOUT = 600.0
 # Chat-completions finish reasons, in the Messages vocabulary the callers read.
 _STOP_REASONS = {"length": "max_tokens", "tool_calls": "tool_use", "stop": "end_turn"}
 
+# Final statuses that say nothing about the request's shape: a bad key, a
+# wrong URL, a prompt too large. Trying the other mode would fail the same way.
+_NOT_ABOUT_MODE = frozenset({401, 403, 404, 413})
+
+
+class ModeFailure(ModelError):
+    """This mode does not work at this endpoint: rejected (4xx) or answered without the object."""
+
+    def __init__(self, message: str, *, usage: CallUsage | None = None, stop_reason: str | None = None) -> None:
+        super().__init__(message, usage=usage)
+        self.stop_reason = stop_reason
+
 
 def chat_completions_url(base_url: str) -> str:
     """Accept `http://host:8080`, `.../v1` or the full endpoint."""
@@ -45,27 +75,70 @@ def chat_completions_url(base_url: str) -> str:
     return url + "/v1/chat/completions"
 
 
-def build_payload(request: ModelRequest, model: str) -> dict[str, Any]:
+def build_payload(request: ModelRequest, model: str, mode: Mode = "tools") -> dict[str, Any]:
+    """The chat-completions body asking for `request`'s answer object in `mode`."""
     tool = request.tool
-    return {
+    payload: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_tokens,
         "messages": [
             {"role": "system", "content": request.system},
             {"role": "user", "content": request.user},
+            *correction_turns(request, mode),
         ],
-        "tools": [
-            {
-                "type": "function",
-                "function": {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": dict(tool.input_schema),
-                },
-            }
-        ],
-        "tool_choice": {"type": "function", "function": {"name": tool.name}},
     }
+    if mode == "json_schema":
+        payload["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {
+                "name": tool.name,
+                "description": tool.description,
+                "schema": strict_schema(tool.input_schema),
+                "strict": True,
+            },
+        }
+        return payload
+    if mode == "json_object":
+        # No strict dialect here: the plain schema, so optional keys stay optional.
+        payload["response_format"] = {"type": "json_object", "schema": dict(tool.input_schema)}
+        return payload
+    payload["tools"] = [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": dict(tool.input_schema),
+            },
+        }
+    ]
+    payload["tool_choice"] = {"type": "function", "function": {"name": tool.name}}
+    return payload
+
+
+def correction_turns(request: ModelRequest, mode: Mode) -> list[dict[str, Any]]:
+    """Each earlier invalid answer as the assistant's turn, then what was wrong with it.
+
+    In tools mode the answer is the assistant's tool call and the error its
+    tool result, the way any tool error comes back; with response_format the
+    answer is the assistant's content and the error a user turn.
+    """
+    name = request.tool.name
+    turns: list[dict[str, Any]] = []
+    for n, fix in enumerate(request.corrections, start=1):
+        answer = json.dumps(dict(fix.answer), ensure_ascii=False)
+        problem = f"The answer does not match the {name} schema: {fix.error}."
+        if mode == "tools":
+            call_id = f"call_learn_repair_{n}"
+            turns.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": call_id, "type": "function", "function": {"name": name, "arguments": answer}},
+            ]})
+            turns.append({"role": "tool", "tool_call_id": call_id,
+                          "content": f"{problem} Call {name} again with the whole corrected answer."})
+        else:
+            turns.append({"role": "assistant", "content": answer})
+            turns.append({"role": "user", "content": f"{problem} Answer again with the whole corrected object."})
+    return turns
 
 
 def _as_mapping(value: Any) -> Mapping[str, Any]:
@@ -80,20 +153,57 @@ def _arguments(call: Mapping[str, Any]) -> dict[str, Any] | None:
     if isinstance(args, Mapping):
         return dict(args)
     if isinstance(args, str):
-        try:
-            value = json.loads(args)
-        except ValueError:
-            return extract_json_object(args)
-        return value if isinstance(value, dict) else None
+        return _content_object(args)
     return None
 
 
-def response_from_completion(request: ModelRequest, model: str, data: Any) -> ModelResponse:
-    """Pick the forced function's arguments (or a JSON object in content) out of a completion."""
+def _content_object(content: str) -> dict[str, Any] | None:
+    """The JSON object a json_schema answer is, or one buried in prose.
+
+    Content that starts as an object but does not parse is a cut-off or broken
+    answer: digging inside it would return one of its rows as if it were the
+    whole answer, so it is None.
+    """
+    try:
+        value = json.loads(content)
+    except ValueError:
+        if content.lstrip().startswith("{"):
+            return None
+        return extract_json_object(content)
+    return value if isinstance(value, dict) else None
+
+
+def usage_of(data: Any, model: str) -> CallUsage:
+    """Tokens and cost of one completion (1 call), priced by the model that answered."""
+    usage_data = _as_mapping(_as_mapping(data).get("usage"))
+    prompt = int(usage_data.get("prompt_tokens") or 0)
+    completion = int(usage_data.get("completion_tokens") or 0)
+    details = usage_data.get("prompt_tokens_details")
+    cached = int(details.get("cached_tokens") or 0) if isinstance(details, Mapping) else 0
+    # prompt_tokens includes the cached ones; price them apart so a known
+    # model is not charged twice. Unknown (local) models cost 0.
+    cost = model_info(model).cost(prompt - cached, completion, 0, cached)
+    return CallUsage(prompt, completion, cached, 0, cost, 1)
+
+
+def response_from_completion(
+    request: ModelRequest, model: str, data: Any, mode: Mode = "tools"
+) -> ModelResponse:
+    """Pick the answer object out of a completion: the forced function's
+    arguments, or the JSON object in content.
+
+    Raises `ModeFailure` when the reply shows the server did not answer this
+    way at all (no tool call and no object; prose where the schema was asked
+    for), and `MalformedAnswer` when it did but the object is cut off (stop
+    reason "max_tokens": the caller asks again with a larger budget) or broken.
+    Both carry the call's usage.
+    """
     what = f"openai {request.tool.name}"
     choices = data.get("choices") if isinstance(data, Mapping) else None
     if not choices or not isinstance(choices[0], Mapping):
         raise ModelError(f"{what}: the reply has no choices")
+    answered_by = str(data.get("model") or model)
+    usage = usage_of(data, answered_by)
     choice = choices[0]
     message = _as_mapping(choice.get("message"))
     finish = choice.get("finish_reason")
@@ -107,30 +217,31 @@ def response_from_completion(request: ModelRequest, model: str, data: Any) -> Mo
             break
     content = message.get("content")
     if tool_input is None and isinstance(content, str):
-        tool_input = extract_json_object(content)
+        tool_input = _content_object(content)
     if tool_input is None:
-        raise ModelError(
-            f"{what}: the model answered without calling the tool (finish_reason {finish})"
+        started = isinstance(content, str) and content.lstrip().startswith("{")
+        if calls or (mode != "tools" and started):
+            cut = " (cut off at max_tokens)" if stop_reason == "max_tokens" else ""
+            raise MalformedAnswer(f"{what}: the answer is not valid JSON{cut}", usage=usage, stop_reason=stop_reason)
+        if mode != "tools":
+            raise ModeFailure(
+                f"{what}: the server ignored response_format and answered in prose (finish_reason {finish})",
+                usage=usage, stop_reason=stop_reason,
+            )
+        raise ModeFailure(
+            f"{what}: the model answered without calling the tool (finish_reason {finish})",
+            usage=usage, stop_reason=stop_reason,
         )
-    usage_data = _as_mapping(data.get("usage"))
-    prompt = int(usage_data.get("prompt_tokens") or 0)
-    completion = int(usage_data.get("completion_tokens") or 0)
-    details = usage_data.get("prompt_tokens_details")
-    cached = int(details.get("cached_tokens") or 0) if isinstance(details, Mapping) else 0
-    answered_by = str(data.get("model") or model)
-    # prompt_tokens includes the cached ones; price them apart so a known
-    # model is not charged twice. Unknown (local) models cost 0.
-    cost = model_info(answered_by).cost(prompt - cached, completion, 0, cached)
     return ModelResponse(
-        tool_input=tool_input,
+        tool_input=strip_optional_nulls(tool_input, request.tool.input_schema),
         model=answered_by,
-        usage=CallUsage(prompt, completion, cached, 0, cost, 1),
+        usage=usage,
         stop_reason=stop_reason,
     )
 
 
 class OpenAIBackend:
-    """`Backend` over POST <base_url>/v1/chat/completions with function calling."""
+    """`Backend` over POST <base_url>/v1/chat/completions, json_schema first, tools as fallback."""
 
     name = "openai"
 
@@ -144,6 +255,9 @@ class OpenAIBackend:
         max_attempts: int = 5,
         limiter: RateLimiter | None = None,
         retry: RetryPolicy | None = None,
+        memo_path: Path | None = None,
+        remember: bool = True,
+        only: Mode | None = None,
     ) -> None:
         url = base_url or os.environ.get("OPENAI_BASE_URL")
         if not url:
@@ -159,17 +273,62 @@ class OpenAIBackend:
         self.timeout = timeout
         self._limiter = limiter if limiter is not None else RateLimiter(None, 4)
         self._retry = retry if retry is not None else RetryPolicy(max_attempts=max_attempts)
+        self.memo = EndpointMemo((memo_path or default_memo_path()) if remember else None)
+        # One mode and no fallback: for measuring each mode on its own.
+        self.only = only
+        # Requests sent and answers got per mode: the benchmark reports them.
+        self.requests: Counter[Mode] = Counter()
+        self.answers: Counter[Mode] = Counter()
+        self._count_lock = threading.Lock()
+
+    def mode_for(self, model: str) -> Mode | None:
+        """The mode remembered for this endpoint and model, None before the first answer."""
+        return self.memo.get(self.url, model)
 
     def call(self, request: ModelRequest) -> ModelResponse:
+        model = self.model or request.model
+        remembered = self.only or self.mode_for(model)
+        modes = (self.only,) if self.only else mode_order(remembered)
+        what = f"openai {request.tool.name}"
+        spent = CallUsage()
+        failures: list[str] = []
+        answered: ModeFailure | None = None
+        for mode in modes:
+            try:
+                response = self._call_in_mode(request, model, mode)
+            except ModeFailure as exc:
+                spent = spent + exc.usage
+                failures.append(f"{mode}: {str(exc).removeprefix(what + ': ')}")
+                answered = exc if exc.usage.calls else answered
+                continue
+            except ModelError as exc:
+                # Re-raised as it is (its type may say "truncated" to the caller),
+                # carrying what the earlier mode's failure cost too.
+                exc.usage = spent + exc.usage
+                raise
+            with self._count_lock:
+                self.answers[mode] += 1
+            if mode != remembered:
+                self.memo.set(self.url, model, mode)
+            return replace(response, usage=spent + response.usage)
+        tried = f"none of {', '.join(modes)} gave an" if len(modes) > 1 else f"{modes[0]} gave no"
+        message = f"{what}: {tried} answer ({'; '.join(failures)})"
+        if answered is not None:
+            # The model did answer, just not usably: worth another attempt upstream.
+            raise MalformedAnswer(message, usage=spent, stop_reason=answered.stop_reason)
+        raise ModelError(message, usage=spent)
+
+    def _call_in_mode(self, request: ModelRequest, model: str, mode: Mode) -> ModelResponse:
         import httpx
 
-        model = self.model or request.model
-        payload = build_payload(request, model)
+        payload = build_payload(request, model, mode)
         headers = {"content-type": "application/json"}
         if self._api_key:
             headers["authorization"] = f"Bearer {self._api_key}"
 
         def attempt() -> ModelResponse:
+            with self._count_lock:
+                self.requests[mode] += 1
             with self._limiter.slot():
                 try:
                     reply = httpx.post(self.url, json=payload, headers=headers, timeout=self.timeout)
@@ -179,8 +338,13 @@ class OpenAIBackend:
                     raise TransientError(f"connection error to {self.url} ({type(exc).__name__})") from exc
             if reply.status_code >= 400:
                 reason = _error_text(reply)
+                if mode != "tools" and reply.status_code >= 500 and "response_format" in reply.text:
+                    # llama-cpp-python answers a response_format it does not
+                    # know with a 500 naming it: retrying cannot help.
+                    raise ModeFailure(f"openai: HTTP {reply.status_code} {reason}")
                 if not is_retryable_status(reply.status_code, reply.headers):
-                    raise ModelError(f"openai: HTTP {reply.status_code} {reason}")
+                    failed = ModeFailure if reply.status_code not in _NOT_ABOUT_MODE else ModelError
+                    raise failed(f"openai: HTTP {reply.status_code} {reason}")
                 retry_after = parse_retry_after(reply.headers)
                 if reply.status_code == 429 and retry_after is not None:
                     self._limiter.pause(retry_after)
@@ -189,7 +353,7 @@ class OpenAIBackend:
                 data = reply.json()
             except ValueError as exc:
                 raise ModelError(f"openai {request.tool.name}: the reply is not JSON") from exc
-            return response_from_completion(request, model, data)
+            return response_from_completion(request, model, data, mode)
 
         return run_with_retries(attempt, self._retry, what=f"openai {request.tool.name}")
 

@@ -51,6 +51,29 @@ def _usage_json(usage: CallUsage) -> dict[str, Any]:
     }
 
 
+def _prompt_tag(system: str) -> str | None:
+    """"<step>.v<N>" of the prompt `system` is, or None for a prompt not on file."""
+    from learn.prompts import identify
+
+    found = identify(system)
+    return None if found is None else f"{found[0]}.v{found[1]}"
+
+
+def stale_prompt(cache_dir: Path, request: ModelRequest) -> str | None:
+    """Why the recording answering `request` was made with other prompts, or None
+    when it was made with the current ones (or there is no recording)."""
+    key = replay_key(request.tool.name, request.user)
+    try:
+        record = json.loads(answer_path(cache_dir, request.tool.name, key).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    current = _prompt_tag(request.system)
+    recorded = record.get("prompt") if isinstance(record, dict) else None
+    if recorded == current:
+        return None
+    return f"recorded with {recorded or 'an unrecorded prompt version'}, running with {current or 'an unknown prompt'}"
+
+
 def write_answer(cache_dir: Path, request: ModelRequest, response: ModelResponse) -> Path:
     """Store `response` as the answer to `request`; returns the file written."""
     key = replay_key(request.tool.name, request.user)
@@ -63,6 +86,7 @@ def write_answer(cache_dir: Path, request: ModelRequest, response: ModelResponse
         "model": response.model,
         "stop_reason": response.stop_reason,
         "usage": _usage_json(response.usage),
+        "prompt": _prompt_tag(request.system),
     }
     for directory in (cache_dir, path.parent.parent, path.parent):
         ensure_private_dir(directory)
@@ -112,9 +136,16 @@ class ReplayBackend:
 
     def __init__(self, cache_dir: Path) -> None:
         self.cache_dir = Path(cache_dir)
+        # tool -> why its replayed answers were recorded with other prompts.
+        self.stale_prompts: dict[str, str] = {}
 
     def call(self, request: ModelRequest) -> ModelResponse:
-        return read_answer(self.cache_dir, request)
+        response = read_answer(self.cache_dir, request)
+        if request.tool.name not in self.stale_prompts:
+            why = stale_prompt(self.cache_dir, request)
+            if why is not None:
+                self.stale_prompts[request.tool.name] = why
+        return response
 
 
 class RecordingBackend:
@@ -122,9 +153,10 @@ class RecordingBackend:
 
     Filling only the misses makes `--record` resumable and cheap to re-run:
     an interrupted recording pays again only for what it had not finished.
-    `overwrite=True` re-asks everything. Failures (ModelError) are never
-    recorded; a malformed-but-delivered answer is, since it is what the model
-    said and the caller's validation decides what to do with it.
+    `overwrite=True` re-asks everything. Failures (ModelError) and answers cut
+    at max_tokens are never recorded; a malformed-but-delivered answer is,
+    since it is what the model said and the caller's validation decides what to
+    do with it, and the repaired answer the caller then asks for replaces it.
     """
 
     def __init__(self, inner: Backend, cache_dir: Path, *, overwrite: bool = False) -> None:
@@ -134,11 +166,16 @@ class RecordingBackend:
         self.name = f"record:{inner.name}"
 
     def call(self, request: ModelRequest) -> ModelResponse:
-        if not self.overwrite:
+        # A request carrying corrections follows an answer that failed its
+        # schema: that answer is the recording, so asking it again would
+        # replay the same mistake. The repaired answer replaces it.
+        if not self.overwrite and not request.corrections:
             try:
                 return read_answer(self.cache_dir, request)
             except ModelError:
                 pass  # a miss, or an unreadable recording: ask again and replace it
         response = self.inner.call(request)
-        write_answer(self.cache_dir, request, response)
+        # A cut answer is never recorded: the retry with a larger budget is.
+        if response.stop_reason != "max_tokens":
+            write_answer(self.cache_dir, request, response)
         return response

@@ -21,7 +21,7 @@ exploration), so average linkage stays.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from learn.reduce.contrast import NO_CONTRAST, Contrast, contrast_matrix
 
@@ -77,12 +77,27 @@ def distance_matrix(vectors: Vector) -> Vector:
     return dist
 
 
+def cluster_ids_complete(
+    vectors: Vector,
+    threshold: float,
+    *,
+    texts: Sequence[str] | None = None,
+    contrast: Contrast | None = None,
+) -> list[int]:
+    """Like `cluster_ids`, with complete linkage: every pair in a cluster is
+    within `threshold`. Used where a cluster becomes a label without a model
+    (the naming fallback), so a chain of near pairs cannot join two directives
+    that merely share a topic word."""
+    return cluster_ids(vectors, threshold, texts=texts, contrast=contrast, linkage="complete")
+
+
 def cluster_ids(
     vectors: Vector,
     threshold: float,
     *,
     texts: Sequence[str] | None = None,
     contrast: Contrast | None = None,
+    linkage: Literal["average", "complete"] = "average",
 ) -> list[int]:
     """A cluster id per row; ids numbered by first appearance so the result
     depends only on the row order, which callers make canonical.
@@ -106,7 +121,7 @@ def cluster_ids(
     model = AgglomerativeClustering(
         n_clusters=None,
         metric="precomputed",
-        linkage="average",
+        linkage=linkage,
         distance_threshold=threshold,
     )
     raw = [int(x) for x in model.fit_predict(dist)]

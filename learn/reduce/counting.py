@@ -96,6 +96,30 @@ def _merge_identical_text(groups: dict[tuple[str, str], list[Occurrence]]) -> di
     return merged
 
 
+# Kinds a miner confuses: "never force push" reported once as a request. A fix is
+# told apart by its command, never by wording, so it is not reconciled.
+_CONFUSABLE = ("directive", "request")
+
+
+def _reconcile_kinds(groups: dict[tuple[str, str], list[Occurrence]]) -> dict[tuple[str, str], list[Occurrence]]:
+    """Fold a label named under both confusable kinds into the kind most of its
+    sessions gave it (ties: directive). With one directive reported as a request
+    the directive's group lost a session and fell below its threshold
+    (noisy eval, hard corpus: recall 1.0 -> 0.875, one count error)."""
+    out = dict(groups)
+    labels = {label for (kind, label) in groups if kind == _CONFUSABLE[0]}
+    for label in sorted(labels):
+        keys = [(kind, label) for kind in _CONFUSABLE if (kind, label) in out]
+        if len(keys) < 2:
+            continue
+        sessions = {k: len({o.session.session_id for o in out[k]}) for k in keys}
+        keep = max(keys, key=lambda k: (sessions[k], -_CONFUSABLE.index(k[0])))
+        for k in keys:
+            if k != keep:
+                out[keep] = out[keep] + out.pop(k)
+    return out
+
+
 def build_proposal(kind: str, label: str, occs: Sequence[Occurrence]) -> Proposal:
     """One counted group. Quotes newest session first; text = the longest quote."""
     ordered = sorted(
@@ -151,7 +175,7 @@ def count_points(occs: Sequence[Occurrence]) -> list[Proposal]:
     groups: dict[tuple[str, str], list[Occurrence]] = {}
     for o in occs:
         groups.setdefault((o.candidate.kind, o.label), []).append(o)
-    merged = _merge_identical_text(groups)
+    merged = _merge_identical_text(_reconcile_kinds(groups))
     return sorted((build_proposal(k, label, g) for (k, label), g in merged.items()), key=sort_key)
 
 

@@ -21,18 +21,26 @@ from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, Tool
 from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
 from learn.reduce.answers import VerdictsAnswer, rows_schema, valid_rows
+from learn.reduce.cluster import DEFAULT_CONTRAST
+from learn.reduce.contrast import contrast_between, is_negated
 from learn.reduce.slug import canonical_slug
 from learn.reduce.types import Proposal, Verdict
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
     from learn.reduce.protocols import VerdictMemory
+    from learn.reduce.windows import QuoteContext
 
 ROLE = "judge"
 REUSE_DISTANCE = 0.1
 MAX_ITEMS_PER_CALL = 12
 TOKENS_PER_VERDICT = 220
 OTHER_QUOTES = 3
+REUSE_CONTRAST = DEFAULT_CONTRAST
+# A swapped slot in near-identical wording ("doc tools" / "network tools" off by
+# default) scores topic x Jaccard ~0.15-0.3; paraphrases that share few words
+# score under 0.1.
+REUSE_MAX_PENALTY = 0.1
 
 RECORD_VERDICTS = ToolSpec(
     name="record_verdicts",
@@ -76,12 +84,24 @@ class JudgeResult:
     failures: tuple[str, ...] = ()
 
 
+def wording_agrees(text: str, judged: str) -> bool:
+    """Whether a verdict judged as `judged` (its rule text) may stand for `text`:
+    the same negation guard and topic/number guards naming uses. A nearby vector
+    or a shared canonical key is not enough: "add comments to the code" and
+    "don't add comments to the code" embed ~0.15 apart."""
+    if is_negated(text) != is_negated(judged):
+        return False
+    penalty = contrast_between([text], [judged], REUSE_CONTRAST)
+    return float(penalty[0, 0]) < REUSE_MAX_PENALTY
+
+
 def dedup_key(proposal: Proposal) -> str:
     return proposal.key
 
 
-def describe(p: Proposal) -> str:
-    """The one-line item the judge sees: the quote plus the evidence that decides it."""
+def describe(p: Proposal, context: QuoteContext | None = None) -> str:
+    """The one-line item the judge sees: the quote plus the evidence that decides it
+    (with `context`, what happened around the representative quote)."""
     parts = [f"{p.label}: \"{flatten(p.text, 300)}\""]
     times = "once" if p.count == 1 else f"{p.count} times"
     parts.append(f"said {times} in {p.sessions} session{'s' if p.sessions != 1 else ''}")
@@ -99,6 +119,11 @@ def describe(p: Proposal) -> str:
         parts.append(f"already written as: \"{flatten(p.existing_rule, 200)}\"")
     elif p.status == "has-skill" and p.existing_rule:
         parts.append(f"a skill exists: {p.existing_rule}")
+    if context is not None and p.quotes:
+        quote = next((q for q in p.quotes if q.text == p.text), p.quotes[0])
+        around = context(quote.session_id, quote.text)
+        if around:
+            parts.append(f"context: {around}")
     return "; ".join(parts)
 
 
@@ -127,6 +152,7 @@ def judge_proposals(
     memory: VerdictMemory | None = None,
     reuse_distance: float = REUSE_DISTANCE,
     prompt_version: int | None = None,
+    context: QuoteContext | None = None,
 ) -> JudgeResult:
     """Attach a verdict to every proposal it can; new verdicts go to `memory`."""
     out = list(proposals)
@@ -144,28 +170,33 @@ def judge_proposals(
     for i, p in enumerate(out):
         found: Verdict | None = None
         if memory is not None:
-            found = memory.get(dedup_key(p), ROLE, version) or memory.nearest_verdict(
-                vectors[i], p.label, role=ROLE, prompt_version=version,
-                max_distance=reuse_distance, kind=p.kind,
-            )
+            found = memory.get(dedup_key(p), ROLE, version)
+            if found is None:
+                near = memory.nearest_verdict(
+                    vectors[i], p.label, role=ROLE, prompt_version=version,
+                    max_distance=reuse_distance, kind=p.kind,
+                )
+                found = near if near is not None and wording_agrees(p.text, near.summary) else None
         if found is None:
             todo.append(i)
             continue
+        # Shown as reused and not written back under this proposal's key: a
+        # reused verdict recorded as fresh would be reused again as if judged.
         out[i] = dataclasses.replace(p, verdict=dataclasses.replace(found, reused=True))
         reused += 1
-        if memory is not None and memory.get(dedup_key(p), ROLE, version) is None:
-            memory.record(dedup_key(p), ROLE, version, dataclasses.replace(found, reused=False), vectors[i])
 
     usage = CallUsage()
     calls = judged = 0
     failures: list[str] = []
     if backend is None and todo:
         failures.append(f"judge: offline; {len(todo)} proposal(s) left unjudged")
-    for start in range(0, len(todo) if backend is not None else 0, MAX_ITEMS_PER_CALL):
+    queue = [(todo[s : s + MAX_ITEMS_PER_CALL], False)
+             for s in range(0, len(todo) if backend is not None else 0, MAX_ITEMS_PER_CALL)]
+    while queue:
         assert backend is not None
-        batch = todo[start : start + MAX_ITEMS_PER_CALL]
+        batch, again = queue.pop(0)
         user = format_items(
-            [(n, out[i].kind, describe(out[i])) for n, i in enumerate(batch)], limit=1200
+            [(n, out[i].kind, describe(out[i], context)) for n, i in enumerate(batch)], limit=1600
         )
         request = ModelRequest(
             step="judge", model=model, system=prompt.text, tool=RECORD_VERDICTS, user=user,
@@ -191,7 +222,12 @@ def judge_proposals(
             judged += 1
             if memory is not None:
                 memory.record(dedup_key(out[i]), ROLE, version, verdict, vectors[i])
-        if len(done) < len(batch):
-            failures.append(f"judge: {len(batch) - len(done)} of {len(batch)} proposal(s) got no usable verdict")
+        missing = [i for n, i in enumerate(batch) if n not in done]
+        if missing and done and not again:
+            # A partial answer: the proposals it skipped are asked once more,
+            # alone. Unjudged, they were shown without a verdict (noisy eval).
+            queue.insert(0, (missing, True))
+        elif missing:
+            failures.append(f"judge: {len(missing)} of {len(batch)} proposal(s) got no usable verdict")
     unjudged = tuple(p.key for p in out if p.verdict is None)
     return JudgeResult(tuple(out), judged, reused, calls, usage, unjudged, tuple(failures))

@@ -16,7 +16,7 @@ from learn.models.catalog import DEFAULT_MODELS
 from learn.reduce.counting import CountConfig, count_points, flatten_candidates, occurrences
 from learn.reduce.coverage import check_coverage
 from learn.reduce.judge import judge_proposals
-from learn.reduce.naming import NamingResult, NamingStats, name_candidates
+from learn.reduce.naming import MAX_BATCH, NamingResult, NamingStats, name_candidates
 from learn.reduce.protocols import LabelIndex, ShownRecord, ShownState, VerdictMemory
 from learn.reduce.rules import RuleCorpus
 from learn.reduce.suppress import select
@@ -24,6 +24,7 @@ from learn.reduce.types import Funnel, Proposal
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
+    from learn.reduce.windows import QuoteContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,8 @@ def reduce_sessions(
     show_all: bool = False,
     remember_labels: bool = True,
     threshold: float | None = None,
+    name_batch: int | None = None,
+    context: QuoteContext | None = None,
 ) -> ReduceOutcome:
     """Everything after mining. `backend=None` runs offline (fallback names, no
     coverage, no verdicts). New labels (also below-threshold ones, so their
@@ -73,7 +76,7 @@ def reduce_sessions(
     candidates = flatten_candidates(sessions)
     naming = name_candidates(
         candidates, embedder=embedder, backend=backend, model=models["name"],
-        index=label_index, threshold=threshold,
+        index=label_index, threshold=threshold, max_batch=name_batch or MAX_BATCH,
     )
     if remember_labels and label_index is not None:
         naming.remember(label_index)
@@ -92,7 +95,7 @@ def reduce_sessions(
     judged = reused = 0
     if shown:
         verdict = judge_proposals(shown, backend=backend, model=models["judge"], embedder=embedder,
-                                  memory=verdicts)
+                                  memory=verdicts, context=context)
         shown = list(verdict.proposals)
         judged, reused = verdict.judged, verdict.reused
         usage = usage + verdict.usage

@@ -212,6 +212,11 @@ class RunResult:
     coverage_failed: bool = False
     offline: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    # Steps that still failed after retries ("mine", "name", "coverage",
+    # "judge"): the run exits 1 and says which.
+    failed_stages: tuple[str, ...] = ()
+    # Verification's tally: "kept" and the drops per reason.
+    verification: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -224,6 +229,8 @@ class RunResult:
             "failures": list(self.failures),
             "coverage_failed": self.coverage_failed,
             "offline": self.offline,
+            "failed_stages": list(self.failed_stages),
+            "verification": dict(self.verification),
             # Long prompts pasted by hand into many sessions (transcripts.scripted).
             "make_command": list(self.extra.get("make_command") or ()),
         }
@@ -249,6 +256,9 @@ class RunResult:
             offline=bool(data.get("offline", False)),
             extra={**dict(data.get("extra") or {}),
                    "make_command": list(data.get("make_command") or ())},
+            failed_stages=tuple(str(x) for x in data.get("failed_stages") or ()),
+            verification={str(k): int(v) for k, v in (data.get("verification") or {}).items()
+                          if isinstance(v, int)},
         )
 
 

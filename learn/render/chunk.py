@@ -14,7 +14,7 @@ call.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 # Conservative on purpose: English prose runs ~4 chars/token, but code, paths,
@@ -82,14 +82,14 @@ def fit_chunk(chunk: str, limit: int) -> str:
     return chunk[:head] + note + (chunk[-tail:] if tail else "")
 
 
-def chunk_blocks(blocks: Iterable[str], chunk_chars: int) -> list[str]:
-    """Greedily pack whole blocks (joined by newlines) into chunks of <= chunk_chars.
+def chunk_groups(blocks: Iterable[str], chunk_chars: int) -> list[tuple[str, ...]]:
+    """Greedily pack whole blocks into groups whose newline-joined size is <= chunk_chars.
 
-    A block longer than `chunk_chars` becomes a chunk of its own.
+    A block longer than `chunk_chars` becomes a group of its own.
     """
     if chunk_chars <= 0:
         raise ValueError(f"chunk_chars must be positive, got {chunk_chars}")
-    chunks: list[str] = []
+    groups: list[tuple[str, ...]] = []
     current: list[str] = []
     size = 0
     for block in blocks:
@@ -97,14 +97,41 @@ def chunk_blocks(blocks: Iterable[str], chunk_chars: int) -> list[str]:
             continue
         added = len(block) + (1 if current else 0)
         if current and size + added > chunk_chars:
-            chunks.append("\n".join(current))
+            groups.append(tuple(current))
             current, size = [], 0
             added = len(block)
         current.append(block)
         size += added
     if current:
-        chunks.append("\n".join(current))
-    return chunks
+        groups.append(tuple(current))
+    return groups
+
+
+def chunk_blocks(blocks: Iterable[str], chunk_chars: int) -> list[str]:
+    """Greedily pack whole blocks (joined by newlines) into chunks of <= chunk_chars.
+
+    A block longer than `chunk_chars` becomes a chunk of its own.
+    """
+    return ["\n".join(group) for group in chunk_groups(blocks, chunk_chars)]
+
+
+def halve_group(blocks: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """Two halves of a chunk's blocks, cut at the block boundary nearest the middle.
+
+    For an answer that the model could not finish within its largest budget:
+    half the transcript asks for about half the answer. None for a single
+    block, which cannot be cut without cutting a turn.
+    """
+    if len(blocks) < 2:
+        return None
+    total = sum(len(b) for b in blocks)
+    best, best_gap, running = 1, total, 0
+    for k in range(1, len(blocks)):
+        running += len(blocks[k - 1])
+        gap = abs(total - 2 * running)
+        if gap < best_gap:
+            best, best_gap = k, gap
+    return tuple(blocks[:best]), tuple(blocks[best:])
 
 
 # The head of a rendered item: `USER: `, `USER (rejecting Bash): `, `TOOL: `, `ERROR: `.

@@ -100,7 +100,8 @@ def header_lines(result: RunResult) -> list[str]:
     reading = (f"Read by the model this run: {u.sessions_mined}; reused from cache: "
                f"{u.sessions_cached}; failed: {u.sessions_failed}")
     if u.sessions_failed:
-        reading += " (those are missing from the counts below)"
+        reading += (" (what earlier runs verified in those still counts; anything new in them "
+                    "is missing from the counts below)")
     lines.append(reading + ".")
     lines.append(funnel_sentence(result.funnel))
     if result.offline:
@@ -108,9 +109,32 @@ def header_lines(result: RunResult) -> list[str]:
     if result.coverage_failed:
         lines.append("The check against your existing rules failed: some items may already "
                      "be written down.")
+    dropped = verification_sentence(result.verification)
+    if dropped:
+        lines.append(dropped)
+    if result.failed_stages:
+        names = ", ".join(STAGE_NAMES.get(s, s) for s in result.failed_stages)
+        lines.append(f"Failed after retries: {names} (see \"What failed\" below); "
+                     "what is shown is what the rest of the run found.")
     lines.append("The counts come from the transcripts on disk. They are evidence, not "
                  "conclusions: read the quotes before you write anything.")
     return lines
+
+
+STAGE_NAMES = {"mine": "mining", "name": "naming", "coverage": "the rule check",
+               "judge": "judging"}
+_DROP_WORDS = (("paraphrase", "not what was typed"), ("too_short", "too short"),
+               ("fix_command", "a fix whose command never ran"))
+
+
+def verification_sentence(tally: dict[str, int]) -> str | None:
+    """"Verification kept 12 quotes and dropped 3: 2 not what was typed, 1 too short."."""
+    parts = [f"{tally[k]} {words}" for k, words in _DROP_WORDS if tally.get(k)]
+    if not tally or not parts:
+        return None
+    total = sum(tally.get(k, 0) for k, _ in _DROP_WORDS)
+    return (f"Verification kept {plural(tally.get('kept', 0), 'quote')} and dropped {total}: "
+            f"{', '.join(parts)}.")
 
 
 def _quote(text: str, kind: str) -> str:

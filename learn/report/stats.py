@@ -131,12 +131,13 @@ def summarize(
     )
 
 
-def read_store_stats(path: Path) -> StoreStats | None:
-    """The totals of the store at `path`, or None when there is no store. Writes nothing.
+def read_store_stats(path: Path | str) -> StoreStats | None:
+    """The totals of the store at `path` (a file, or a `postgresql://` URL), or None when
+    there is no store file. Writes nothing.
 
     Raises learn.store.db.StoreError (or apsw's errors) for a store that cannot be read.
     """
-    if not path.is_file():
+    if isinstance(path, Path) and not path.is_file():
         return None
     from learn.store.feedback import FeedbackStore
 
@@ -165,11 +166,16 @@ def rule_file_sizes(project: Path | None, home: Path | None = None) -> tuple[Rul
 def collect_stats(
     store_path: Path | None = None, *, project: Path | None = None, home: Path | None = None
 ) -> Stats:
-    from learn.store.runs import default_store_path
+    from learn.config import ConfigError
+    from learn.store.postgres import redact_url
+    from learn.store.runs import default_store_path, default_store_target
 
-    path = store_path or default_store_path()
+    try:
+        path: Path | str = store_path or default_store_target()
+    except ConfigError:  # stats only reads; `learn doctor` names the bad key
+        path = default_store_path()
     return Stats(
-        store_path=str(path),
+        store_path=redact_url(path) if isinstance(path, str) else str(path),
         store=read_store_stats(path),
         project=None if project is None else str(project),
         rule_files=rule_file_sizes(project, home),

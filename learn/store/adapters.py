@@ -24,14 +24,14 @@ from learn.reduce.types import RunResult, Verdict
 from learn.store import vectors
 from learn.store.feedback import EVIDENCE_PURPOSE, FeedbackStore
 from learn.store.learn_tables import CandidateRow, LearnTables, ScannedSession, text_hash
-from learn.store.runs import default_store_path, result_to_full_json
+from learn.store.runs import default_store_target, result_to_full_json
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
     from learn.embed.base import Embedder
-    from learn.mining.candidate import SessionCandidates
+    from learn.mining.candidate import MinedCandidate, SessionCandidates
     from learn.reduce.naming import NamingResult
     from learn.transcripts.view import Session
 
@@ -113,6 +113,37 @@ class StoreShownState:
         )
 
 
+def _nearest_evidence_key(
+    conn: Any, found: tuple[str, int], vector: Any, role: str, prompt_version: int,
+    max_distance: float, prefix: str,
+) -> str | None:
+    """The dedup_key of the nearest evidence within max_distance for (role, prompt_version)
+    whose key starts with prefix. Asks the index for a few neighbours and widens only
+    while every neighbour so far is within reach but none fits (not the whole table:
+    at a team's size that is a full scan per query)."""
+    table, dim = found
+    (total,) = conn.execute("SELECT COUNT(*) FROM verdict_evidence").fetchone()
+    want = 16
+    while True:
+        hits = vectors.knn(conn, table, vector, min(want, vectors.MAX_K), dim)
+        near = [(eid, dist) for eid, dist in hits if dist <= max_distance]
+        if near:
+            ids = [int(eid) for eid, _ in near]
+            rows = conn.execute(
+                "SELECT id, dedup_key FROM verdict_evidence WHERE role = ? AND prompt_version = ? "
+                f"AND id IN ({', '.join('?' * len(ids))})",
+                (role, prompt_version, *ids),
+            ).fetchall()
+            keys = {int(r[0]): str(r[1]) for r in rows}
+            for eid, _ in near:  # nearest first
+                k = keys.get(int(eid))
+                if k is not None and k.startswith(prefix):
+                    return k
+        if len(near) < len(hits) or want >= min(int(total), vectors.MAX_K):
+            return None
+        want *= 4
+
+
 class StoreVerdictMemory:
     """learn.reduce.protocols.VerdictMemory over the verdict table and its evidence."""
 
@@ -171,22 +202,8 @@ class StoreVerdictMemory:
             found = vectors.find_table(conn, EVIDENCE_PURPOSE, self.space)
             if found is None:
                 return None
-            (total,) = conn.execute(
-                "SELECT COUNT(*) FROM verdict_evidence WHERE space = ?", (self.space,)
-            ).fetchone()
-            hits = vectors.knn(conn, found[0], vector, int(total), found[1])
-            key: str | None = None
-            for eid, dist in hits:  # nearest first
-                if dist > max_distance:
-                    break
-                row = conn.execute(
-                    "SELECT dedup_key FROM verdict_evidence WHERE id = ? AND role = ? "
-                    "AND prompt_version = ?",
-                    (eid, role, int(prompt_version)),
-                ).fetchone()
-                if row is not None and str(row[0]).startswith(prefix):
-                    key = str(row[0])
-                    break
+            key = _nearest_evidence_key(conn, found, vector, role, int(prompt_version),
+                                        max_distance, prefix)
         if key is None:
             return None
         return self.get(key, role, prompt_version)
@@ -259,6 +276,38 @@ class LearnStore:
                 ]
                 self.tables.replace_session_candidates(sc.session_id, rows)
 
+    def stored_candidates(self, session_ids: Sequence[str]) -> dict[str, tuple[MinedCandidate, ...]]:
+        """What an earlier run stored for these sessions from the model (source "miner").
+
+        For a session whose mining failed this run: a transient failure must not
+        take away what was already verified (issue 11), so the pipeline carries
+        these forward instead of replacing them with nothing.
+        """
+        from learn.mining.candidate import KINDS, MinedCandidate
+
+        out: dict[str, list[MinedCandidate]] = {}
+        for c in self.tables.candidates(session_ids=session_ids):
+            if c.source != "miner" or c.kind not in KINDS:
+                continue
+            payload = c.payload or {}
+
+            def opt(name: str, payload: dict[str, Any] = payload) -> str | None:
+                v = payload.get(name)
+                return v if isinstance(v, str) else None
+
+            def strs(name: str, payload: dict[str, Any] = payload) -> tuple[str, ...]:
+                v = payload.get(name)
+                return tuple(x for x in v if isinstance(x, str)) if isinstance(v, list) else ()
+
+            out.setdefault(c.session_id, []).append(MinedCandidate(
+                kind=c.kind,  # checked against KINDS above
+                text=c.text, rationale=opt("rationale"), command=opt("command"),
+                error_excerpt=opt("error_excerpt"),
+                intervening_commands=strs("intervening_commands"), edited_files=strs("edited_files"),
+                source=c.source,
+            ))
+        return {sid: tuple(cands) for sid, cands in out.items()}
+
     def cached_embedder(self, embedder: Embedder) -> Embedder:
         return CachedEmbedder(embedder, self.tables)
 
@@ -294,11 +343,15 @@ class LearnStore:
         return StoreVerdictMemory(self.store, embedder.name)
 
     def record_run(self, result: RunResult, *, remember_shown: bool = True) -> int:
-        """Finish the run with its result; with remember_shown, mark its proposals shown."""
+        """Finish the run with its result; with remember_shown, mark its judged proposals shown."""
         run_id = self._ensure_run()
         with self.store.atomic():
             if remember_shown:
                 for p in result.proposals:
+                    if p.verdict is None and not result.offline:
+                        # Never judged (the judge failed): not "shown", so the
+                        # next run judges and shows it instead of holding it back.
+                        continue
                     self.tables.mark_shown(
                         p.key, last_occurrence=p.last_seen, covered=p.status != "new",
                         text=p.text,
@@ -312,9 +365,10 @@ class LearnStore:
 
 
 @contextlib.contextmanager
-def open_learn_store(path: Path | None = None) -> Iterator[LearnStore]:
-    """The store at `path` (default data_dir()/learn.db), closed on exit."""
-    store = FeedbackStore.open(path or default_store_path())
+def open_learn_store(path: Path | str | None = None) -> Iterator[LearnStore]:
+    """The store at `path` (a file or a `postgresql://` URL; default
+    default_store_target()), closed on exit."""
+    store = FeedbackStore.open(path or default_store_target())
     try:
         yield LearnStore(store)
     finally:

@@ -1,40 +1,28 @@
-"""FeedbackStore: the one connection to the feedback database, its ledger and its verdicts.
+"""FeedbackStore: the feedback ledger and its verdicts with vector evidence.
 
-Synchronous. One apsw connection, WAL, busy timeout 5000 ms, foreign keys on.
-A transaction() is exclusive to the thread that opened it: a write from another
-thread (standalone or a second transaction) raises TransactionConflictError
-instead of joining it, because on a shared connection a rollback would take the
-bystander's write with it. Writes by the owning thread join. Reads from another
-thread wait until the transaction ends (they would otherwise see uncommitted rows).
+The connection, its transactions and the backend choice (SQLite file or
+PostgreSQL URL) are StoreCore's (learn.store.core); this module is what the
+ledger does with them, in SQL both engines run.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from learn.store import vectors
-from learn.store.db import (
-    StoreBusyError,
-    StoreClosedError,
-    StoreError,
-    TransactionConflictError,
-    connect,
-    rows_as_dicts,
-)
-from learn.store.schema import StoreSchema, migrate, verify
+from learn.store.core import ReadOnlyStoreError, StoreCore
+from learn.store.db import StoreError
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
 
 Fidelity = Literal["full", "summary"]
-T = TypeVar("T")
+__all__ = ["CandidateLike", "FeedbackStore", "Fidelity", "ReadOnlyStoreError", "Stats",
+           "VerdictLike"]
 
 EVIDENCE_PURPOSE = "evidence"
 EVENT_COLUMNS = (
@@ -49,12 +37,6 @@ EVENT_COLUMNS = (
     "context_json",
     "cc_version",
 )
-_READ_VERBS = ("select", "values", "explain")
-_WRITE_WORDS = ("insert", "update", "delete", "replace", "create", "drop", "alter")
-
-
-class ReadOnlyStoreError(StoreError):
-    """A write on a store opened with readonly=True."""
 
 
 class CandidateLike(Protocol):
@@ -123,6 +105,16 @@ def _jsonable(obj: Any) -> Any:
     return to_json() if callable(to_json) else obj
 
 
+def _is_constraint_error(conn: Any, exc: BaseException) -> bool:
+    if getattr(conn, "dialect", None) == "postgresql":
+        from learn.store.postgres import is_constraint_error
+
+        return is_constraint_error(exc)
+    import apsw
+
+    return isinstance(exc, apsw.ConstraintError)
+
+
 def _event_uuid(ref: Any) -> str | None:
     if ref is None or isinstance(ref, str):
         return ref
@@ -159,228 +151,8 @@ def candidate_row(c: CandidateLike) -> tuple[Any, ...]:
     )
 
 
-def _is_read(statement: str) -> bool:
-    words = statement.lstrip().lower().split(None, 1)
-    if not words:
-        return True
-    first = words[0]
-    if first in _READ_VERBS:
-        return True
-    if first == "pragma":
-        return "=" not in statement
-    if first == "with":
-        body = statement.lower()
-        return not any(f" {w} " in f" {body} " for w in _WRITE_WORDS)
-    return False
-
-
-class FeedbackStore:
-    def __init__(self, conn: Any, schema: StoreSchema, *, readonly: bool, path: Path,
-                 embedder: Embedder | None = None) -> None:
-        self._conn: Any = conn
-        self.schema = schema
-        self.readonly = readonly
-        self.path = path
-        self._embedder = embedder
-        self._lock = threading.RLock()
-        self._tx_owner: int | None = None
-        self._implicit_owner: int | None = None
-
-    # -- lifecycle ---------------------------------------------------------------
-
-    @classmethod
-    def open(
-        cls,
-        path: Path | str,
-        schema: StoreSchema | None = None,
-        *,
-        readonly: bool = False,
-        busy_timeout_ms: int | None = None,
-        extensions: Sequence[str] = (),
-        embedder: Embedder | None = None,
-    ) -> FeedbackStore:
-        """Open (creating and migrating if needed) the store at `path`.
-
-        readonly: attest the schema (identity, layout, every migration applied) and
-        write nothing; any write raises ReadOnlyStoreError. `embedder` makes the
-        verdict evidence vectors; when omitted, learn.embed.get_embedder() is loaded
-        on the first verdict that needs one.
-        """
-        import apsw
-
-        p = Path(path).expanduser()
-        schema = schema or StoreSchema()
-        conn = connect(p, readonly=readonly, busy_timeout_ms=busy_timeout_ms, extensions=extensions)
-        try:
-            if readonly:
-                verify(conn, schema)
-            else:
-                migrate(conn, schema)
-        except apsw.BusyError as exc:
-            conn.close()
-            raise StoreBusyError(f"{p} is locked by another process: {exc}") from exc
-        except BaseException:
-            conn.close()
-            raise
-        return cls(conn, schema, readonly=readonly, path=p, embedder=embedder)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-
-    def __enter__(self) -> FeedbackStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- connection discipline ---------------------------------------------------
-
-    @contextlib.contextmanager
-    def _use(self, *, write: bool) -> Iterator[Any]:
-        me = threading.get_ident()
-        if write and self.readonly:
-            raise ReadOnlyStoreError(f"{self.path} was opened read-only")
-        while not self._lock.acquire(timeout=0.02):
-            owner = self._tx_owner
-            if write and owner is not None and owner != me:
-                raise TransactionConflictError(
-                    "another thread's transaction is open on this store; serialise writes"
-                )
-        try:
-            if self._conn is None:
-                raise StoreClosedError("the store is closed")
-            yield self._conn
-        finally:
-            self._lock.release()
-
-    def _write(self, fn: Callable[[Any], T]) -> T:
-        """Run fn in the caller's open transaction, or in its own BEGIN IMMEDIATE one."""
-        import apsw
-
-        me = threading.get_ident()
-        with self._use(write=True) as conn:
-            if me in (self._tx_owner, self._implicit_owner):
-                return fn(conn)  # joins the open transaction
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except apsw.BusyError as exc:
-                raise StoreBusyError(f"{self.path} is locked by another writer: {exc}") from exc
-            # Marked so a nested write (a helper calling another helper) joins instead of
-            # issuing a second BEGIN; other threads still wait on the lock, not raise.
-            self._implicit_owner = me
-            try:
-                result = fn(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            finally:
-                self._implicit_owner = None
-            return result
-
-    @contextlib.contextmanager
-    def atomic(self) -> Iterator[FeedbackStore]:
-        """transaction(), or the caller's own open transaction joined (for helpers
-        that must be atomic whether or not their caller already opened one)."""
-        if self._tx_owner == threading.get_ident():
-            yield self
-            return
-        with self.transaction():
-            yield self
-
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[FeedbackStore]:
-        """One committed transaction; rolled back if the block raises.
-
-        Exclusive: a second transaction() (any thread) or a write from another thread
-        while this one is open raises TransactionConflictError.
-        """
-        import apsw
-
-        if self.readonly:
-            raise ReadOnlyStoreError(f"{self.path} was opened read-only")
-        me = threading.get_ident()
-        while not self._lock.acquire(timeout=0.02):
-            if self._tx_owner not in (None, me):
-                raise TransactionConflictError("another thread's transaction is open")
-        try:
-            if self._tx_owner is not None:
-                raise TransactionConflictError("a transaction is already open on this store")
-            if self._conn is None:
-                raise StoreClosedError("the store is closed")
-            conn = self._conn
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except apsw.BusyError as exc:
-                raise StoreBusyError(f"{self.path} is locked by another writer: {exc}") from exc
-            self._tx_owner = me
-            try:
-                yield self
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            finally:
-                self._tx_owner = None
-        finally:
-            self._lock.release()
-
-    @property
-    def in_transaction(self) -> bool:
-        return self._tx_owner is not None
-
-    # -- generic SQL ---------------------------------------------------------------
-
-    def sql(self, statement: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:
-        """Run one parameterised statement, rows as dicts (writes go through the write path)."""
-
-        def run(conn: Any) -> list[dict[str, Any]]:
-            cur = conn.cursor()
-            cur.row_trace = rows_as_dicts
-            return list(cur.execute(statement, params))
-
-        if _is_read(statement):
-            with self._use(write=False) as conn:
-                return run(conn)
-        return self._write(run)
-
-    def execute(self, statement: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> int:
-        """Run one parameterised write, returning the modified-row count."""
-
-        def run(conn: Any) -> int:
-            conn.execute(statement, params)
-            return int(conn.changes())
-
-        return self._write(run)
-
-    def executemany(self, statement: str, seq: Sequence[Sequence[Any] | Mapping[str, Any]]) -> int:
-        """Run statement once per parameter set in one transaction; total modified rows."""
-
-        def run(conn: Any) -> int:
-            total = 0
-            for params in seq:
-                conn.execute(statement, params)
-                total += int(conn.changes())
-            return total
-
-        return self._write(run)
-
-    def executescript(self, script: str) -> None:
-        """Run a multi-statement script; refused while a transaction is open (its own
-        BEGIN/COMMIT would end the caller's transaction halfway)."""
-        if self._tx_owner is not None:
-            raise TransactionConflictError("executescript is refused while a transaction is open")
-        with self._use(write=True) as conn:
-            if self._tx_owner is not None:
-                raise TransactionConflictError("executescript is refused while a transaction is open")
-            conn.execute(script)
-
-    def last_insert_rowid(self) -> int:
-        with self._use(write=False) as conn:
-            return int(conn.last_insert_rowid())
+class FeedbackStore(StoreCore):
+    """The feedback ledger and its verdicts over one StoreCore connection."""
 
     # -- files and candidates ------------------------------------------------------
 
@@ -542,14 +314,14 @@ class FeedbackStore:
         )
 
         def run(conn: Any) -> bool:
-            import apsw
-
             row = conn.execute("SELECT text FROM feedback_events WHERE dedup_key = ?", (key,)).fetchone()
             if row is None:
                 raise KeyError(f"no feedback event with dedup_key {key!r}")
             try:
                 conn.execute(stmt, params)
-            except apsw.ConstraintError as exc:
+            except Exception as exc:
+                if not _is_constraint_error(conn, exc):
+                    raise
                 raise StoreError(f"verdict for {key!r} rejected: {exc}") from exc
             if conn.changes() == 0:
                 return False
@@ -642,12 +414,14 @@ class FeedbackStore:
         if limit is not None and limit <= 0:
             return []
         vt = self.schema.verdict_table
+        # An integer on both engines (a bare IS NOT NULL is a boolean on PostgreSQL).
+        refresh = "CASE WHEN v.dedup_key IS NULL THEN 0 ELSE 1 END"
         stmt = (
-            f"SELECT {self._event_select()}, (v.dedup_key IS NOT NULL) AS refresh "
+            f"SELECT {self._event_select()}, {refresh} AS refresh "
             f"FROM feedback_events e LEFT JOIN {vt} v ON v.dedup_key = e.dedup_key "
             "AND v.role = ? AND v.prompt_version = ? "
-            "WHERE (v.dedup_key IS NULL OR (? AND v.fidelity = 'summary'))"
-            f"{self._filter()} ORDER BY (v.dedup_key IS NOT NULL), e.id"
+            "WHERE (v.dedup_key IS NULL OR (? = 1 AND v.fidelity = 'summary'))"
+            f"{self._filter()} ORDER BY {refresh}, e.id"
         )
         params: list[Any] = [role, int(prompt_version), int(refresh_summary)]
         if limit is not None:

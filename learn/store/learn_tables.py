@@ -116,6 +116,21 @@ def _loads(value: Any) -> Any:
     return None if value is None else json.loads(value)
 
 
+def _example_labels(conn: Any, ids: Sequence[int]) -> dict[int, str]:
+    """label_examples id -> label name, in one query per 500 ids (one round trip, not
+    one per hit: on PostgreSQL each round trip is ~0.05 ms more than on SQLite)."""
+    out: dict[int, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = [int(i) for i in ids[start : start + 500]]
+        rows = conn.execute(
+            "SELECT x.id, l.label FROM label_examples x JOIN labels l ON l.id = x.label_id "
+            f"WHERE x.id IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        ).fetchall()
+        out.update({int(r[0]): str(r[1]) for r in rows})
+    return out
+
+
 class LearnTables:
     """Typed access to learn's tables over an open FeedbackStore."""
 
@@ -221,17 +236,22 @@ class LearnTables:
                 ).fetchall()
             }
             keep: set[tuple[str, str, str]] = set()
+            params = []
             for r in rows:
                 h = text_hash(r.text)
                 keep.add((r.kind, r.source, h))
-                conn.execute(
+                params.append((session_id, r.kind, r.source, r.text, h, r.project, r.occurred_at,
+                               None if r.payload is None else json.dumps(dict(r.payload),
+                                                                         default=str)))
+            if params:
+                # One batch (pipelined on PostgreSQL), not a round trip per row.
+                conn.executemany(
                     "INSERT INTO candidates (session_id, kind, source, text, text_hash, project, "
                     "occurred_at, payload_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT(session_id, kind, source, text_hash) DO UPDATE SET "
                     "project = excluded.project, occurred_at = excluded.occurred_at, "
                     "payload_json = excluded.payload_json",
-                    (session_id, r.kind, r.source, r.text, h, r.project, r.occurred_at,
-                     None if r.payload is None else json.dumps(dict(r.payload), default=str)),
+                    params,
                 )
             for kind, source, h in before - keep:
                 conn.execute(
@@ -347,15 +367,12 @@ class LearnTables:
             best: dict[str, float] = {}
             while True:
                 best.clear()
-                for xid, dist in vectors.knn(conn, table, vector, min(want, vectors.MAX_K), dim,
-                                             kind=kind):
-                    row = conn.execute(
-                        "SELECT l.label FROM label_examples x JOIN labels l ON l.id = x.label_id "
-                        "WHERE x.id = ?",
-                        (xid,),
-                    ).fetchone()
-                    if row is not None and str(row[0]) not in best:
-                        best[str(row[0])] = dist
+                hits = vectors.knn(conn, table, vector, min(want, vectors.MAX_K), dim, kind=kind)
+                names = _example_labels(conn, [xid for xid, _ in hits])
+                for xid, dist in hits:
+                    name = names.get(xid)
+                    if name is not None and name not in best:
+                        best[name] = dist
                 if len(best) >= k or want >= min(int(total), vectors.MAX_K):
                     break
                 want *= 4

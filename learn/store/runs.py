@@ -2,7 +2,8 @@
 
 `load_latest_run(since)` gives `learn digest` the last run's RunResult with no
 model call; `record_decision(...)` remembers what the user did with a proposal.
-Both open the default store (data_dir()/learn.db) unless given a path.
+Both open the default store (default_store_target(): the configured database URL,
+else data_dir()/learn.db) unless given a path.
 """
 
 from __future__ import annotations
@@ -22,6 +23,15 @@ STORE_FILENAME = "learn.db"
 
 def default_store_path() -> Path:
     return data_dir() / STORE_FILENAME
+
+
+def default_store_target() -> Path | str:
+    """Where the store is: the config's `[store] database_url` (or LEARN_DATABASE_URL),
+    a `postgresql://` URL, when set; else the SQLite file data_dir()/learn.db."""
+    from learn.config import load_config
+
+    url = load_config().store.database_url
+    return url if url else default_store_path()
 
 
 def result_to_full_json(result: RunResult) -> dict[str, Any]:
@@ -54,17 +64,22 @@ def result_from_full_json(data: dict[str, Any]) -> RunResult:
         coverage_failed=bool(data.get("coverage_failed", False)),
         offline=bool(data.get("offline", False)),
         extra=dict(data.get("extra", {})),
+        failed_stages=tuple(data.get("failed_stages", ())),
+        verification=dict(data.get("verification", {})),
     )
 
 
-def load_latest_run(since: datetime | None, *, path: Path | None = None) -> RunResult | None:
+def load_latest_run(
+    since: datetime | None, *, path: Path | str | None = None
+) -> RunResult | None:
     """The newest stored run that finished at or after `since` (any run when None)."""
     import json
 
     from learn.store.feedback import FeedbackStore
+    from learn.store.postgres import is_database_url
 
-    db = path or default_store_path()
-    if not db.is_file():
+    db = path or default_store_target()
+    if not is_database_url(db) and not Path(db).is_file():
         return None
     if since is not None and since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
@@ -82,11 +97,12 @@ def load_latest_run(since: datetime | None, *, path: Path | None = None) -> RunR
 
 
 def record_decision(
-    key: str, decision: Decision, text: str, target: str | None, *, path: Path | None = None
+    key: str, decision: Decision, text: str, target: str | None, *,
+    path: Path | str | None = None,
 ) -> None:
     """Remember what the user did with proposal `key` ("kind:label")."""
     from learn.store.feedback import FeedbackStore
     from learn.store.learn_tables import LearnTables
 
-    with FeedbackStore.open(path or default_store_path()) as store:
+    with FeedbackStore.open(path or default_store_target()) as store:
         LearnTables(store).record_decision(key, decision, text=text, target_file=target)

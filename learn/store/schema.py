@@ -5,19 +5,22 @@ name recorded in `_migrations` in the same transaction as its DDL, so a crash
 mid-migration leaves the previous version intact. A migration never drops data:
 a table that must change shape is rebuilt by copy (create new, INSERT SELECT,
 drop old, rename) inside that one transaction. Migrations are append-only;
-editing an applied one does nothing on existing databases.
+editing an applied one does nothing on existing databases. The step names are
+one list for every backend; each backend (SQLite, PostgreSQL) has its own DDL
+for each step.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from learn.store.db import SchemaMismatchError
+from learn.store.sqlite_ddl import SQLITE_STEPS
 
 DEFAULT_IDENTITY = "learn-feedback"
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -86,191 +89,18 @@ class StoreSchema:
 Migration = Callable[[Any, StoreSchema], None]
 
 
-def _m001_feedback(conn: Any, s: StoreSchema) -> None:
-    # The ledger of mined feedback. dedup_key is content-derived (session, kind,
-    # text), so re-scanning a file inserts nothing new.
-    conn.execute(
-        f"""
-        CREATE TABLE files (
-            path TEXT PRIMARY KEY,
-            mtime REAL NOT NULL
-        );
-        CREATE TABLE feedback_events (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            dedup_key TEXT NOT NULL UNIQUE,
-            source_kind TEXT NOT NULL,
-            session_id TEXT,
-            event_uuid TEXT,
-            occurred_at TEXT NOT NULL,
-            text TEXT NOT NULL,
-            payload_json TEXT,
-            context_json TEXT,
-            cc_version TEXT,
-            ingested_at TEXT NOT NULL
-        );
-        CREATE INDEX feedback_events_by_kind ON feedback_events(source_kind, occurred_at);
-        CREATE INDEX feedback_events_by_session ON feedback_events(session_id);
-        CREATE TABLE {s.verdict_table} (
-            dedup_key TEXT NOT NULL REFERENCES feedback_events(dedup_key) ON DELETE CASCADE,
-            role TEXT NOT NULL,
-            prompt_version INTEGER NOT NULL,
-            model TEXT NOT NULL,
-            category TEXT NOT NULL,
-            {s.accepted_column} INTEGER NOT NULL CHECK ({s.accepted_column} IN (0, 1)),
-            {s.summary_column} TEXT NOT NULL,
-            confidence REAL NOT NULL,
-            rationale TEXT NOT NULL DEFAULT '',
-            canonical_key TEXT,
-            fidelity TEXT NOT NULL CHECK (fidelity IN ('full', 'summary')),
-            judged_at TEXT NOT NULL,
-            PRIMARY KEY (dedup_key, role, prompt_version)
-        );
-        -- One row per judged event that carries vector evidence; its id is the rowid
-        -- of the vector in the vec0 table of its embedding space.
-        CREATE TABLE verdict_evidence (
-            id INTEGER PRIMARY KEY,
-            dedup_key TEXT NOT NULL REFERENCES feedback_events(dedup_key) ON DELETE CASCADE,
-            role TEXT NOT NULL,
-            prompt_version INTEGER NOT NULL,
-            space TEXT NOT NULL,
-            canonical_key TEXT NOT NULL,
-            evidence_text TEXT NOT NULL,
-            UNIQUE (dedup_key, role, prompt_version)
-        );
-        CREATE INDEX verdict_evidence_by_canonical ON verdict_evidence(canonical_key);
-        -- vec0 tables have a fixed dimension, and embedders differ (384 vs 1024), so
-        -- there is one vec0 table per (purpose, embedding space), created on first use.
-        CREATE TABLE vector_tables (
-            purpose TEXT NOT NULL,
-            space TEXT NOT NULL,
-            dim INTEGER NOT NULL CHECK (dim > 0),
-            table_name TEXT NOT NULL UNIQUE,
-            PRIMARY KEY (purpose, space)
-        );
-        """
-    )
-
-
-def _m002_learn_tables(conn: Any, s: StoreSchema) -> None:
-    conn.execute(
-        """
-        CREATE TABLE runs (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            started_at TEXT NOT NULL,
-            finished_at TEXT,
-            args_json TEXT NOT NULL DEFAULT '{}',
-            usage_json TEXT,
-            result_json TEXT
-        );
-        CREATE TABLE sessions_scanned (
-            session_id TEXT PRIMARY KEY,
-            provider TEXT NOT NULL,
-            project TEXT,
-            path TEXT NOT NULL,
-            content_hash TEXT NOT NULL,
-            last_activity TEXT,
-            candidate_count INTEGER NOT NULL DEFAULT 0,
-            scanned_at TEXT NOT NULL
-        );
-        -- Every verified candidate, below the threshold too: a label given once stays
-        -- with the same text (session, kind, source, text_hash), so names are stable
-        -- across runs even while a group is still too small to show.
-        CREATE TABLE candidates (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            session_id TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            source TEXT NOT NULL,
-            text TEXT NOT NULL,
-            text_hash TEXT NOT NULL,
-            project TEXT,
-            occurred_at TEXT,
-            payload_json TEXT,
-            label TEXT,
-            label_run INTEGER REFERENCES runs(id) ON DELETE SET NULL,
-            UNIQUE (session_id, kind, source, text_hash)
-        );
-        CREATE INDEX candidates_by_label ON candidates(kind, label);
-        CREATE INDEX candidates_by_hash ON candidates(kind, text_hash);
-        CREATE TABLE labels (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            label TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            text TEXT NOT NULL DEFAULT '',
-            created_at TEXT NOT NULL,
-            UNIQUE (label, kind)
-        );
-        CREATE TABLE proposals (
-            key TEXT PRIMARY KEY,
-            first_shown_at TEXT NOT NULL,
-            last_shown_at TEXT NOT NULL,
-            last_occurrence TEXT,
-            covered_when_shown INTEGER NOT NULL DEFAULT 0,
-            shown_count INTEGER NOT NULL DEFAULT 1,
-            text TEXT NOT NULL DEFAULT '',
-            verdict_json TEXT
-        );
-        CREATE TABLE decisions (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            key TEXT NOT NULL,
-            decision TEXT NOT NULL CHECK (decision IN ('accepted', 'edited', 'dismissed')),
-            text TEXT NOT NULL DEFAULT '',
-            target_file TEXT,
-            at TEXT NOT NULL
-        );
-        CREATE INDEX decisions_by_key ON decisions(key, at);
-        CREATE TABLE embedding_cache (
-            space TEXT NOT NULL,
-            text_hash TEXT NOT NULL,
-            vector BLOB NOT NULL,
-            PRIMARY KEY (space, text_hash)
-        ) WITHOUT ROWID;
-        """
-    )
-
-
-def _m003_event_ingest_index(conn: Any, s: StoreSchema) -> None:
-    # recent() and the digest window read newest-first by ingestion; without this
-    # they sort the whole ledger.
-    conn.execute("CREATE INDEX feedback_events_by_ingested ON feedback_events(ingested_at)")
-
-
-def _m004_scope_examples_full_result(conn: Any, s: StoreSchema) -> None:
-    # learn's Verdict carries a scope (user | project) the seed's verdict row lacks;
-    # a run keeps its full RunResult (quotes' projects, rationales) next to the
-    # surface JSON so `learn digest` rebuilds it exactly; and a label is found by
-    # any of the examples it was given, not one vector per label.
-    conn.execute(
-        f"""
-        ALTER TABLE {s.verdict_table} ADD COLUMN scope TEXT;
-        ALTER TABLE runs ADD COLUMN result_full_json TEXT;
-        CREATE TABLE label_examples (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
-            space TEXT NOT NULL,
-            vector_hash TEXT NOT NULL,
-            UNIQUE (label_id, space, vector_hash)
-        );
-        """
-    )
-
-
-def _m006_session_index(conn: Any, s: StoreSchema) -> None:
-    # Per transcript file, what reading it gave (learn.store.session_index), so a
-    # warm run opens no unchanged file. Numbered 0006 to leave 0005 to pgstore's
-    # team_shared_candidates; migrations apply by name, so either merge order works.
-    from learn.store.session_index import create_table
-
-    create_table(conn)
-
-
-MIGRATIONS: tuple[tuple[str, Migration], ...] = (
-    ("0001_feedback", _m001_feedback),
-    ("0002_learn_tables", _m002_learn_tables),
-    ("0003_event_ingest_index", _m003_event_ingest_index),
-    ("0004_scope_examples_full_result", _m004_scope_examples_full_result),
-    ("0006_session_index", _m006_session_index),
+# The numbered steps, shared by every backend: each backend has its DDL for each
+# name (learn.store.sqlite_ddl, learn.store.pg_ddl), and a backend missing a step
+# fails at import. Append only; a name says what the step does.
+STEP_NAMES: tuple[str, ...] = (
+    "0001_feedback",
+    "0002_learn_tables",
+    "0003_event_ingest_index",
+    "0004_scope_examples_full_result",
+    "0005_team_shared_candidates",
+    "0006_session_index",
 )
-SCHEMA_VERSION = len(MIGRATIONS)
+SCHEMA_VERSION = len(STEP_NAMES)
 
 _BOOKKEEPING = """
 CREATE TABLE IF NOT EXISTS _migrations (
@@ -285,19 +115,69 @@ CREATE TABLE IF NOT EXISTS _learn_schema (
 """
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """What the migration engine needs to know about one engine."""
+
+    name: str
+    migrations: tuple[tuple[str, Migration], ...]
+    begin_write: Callable[[Any], None]  # open a transaction that excludes other migrators
+    table_exists: Callable[[Any, str], bool]
+    columns: Callable[[Any, str], set[str]]
+    column_types: Mapping[str, str]  # StoreSchema column type -> this engine's
 
 
-def _table_exists(conn: Any, name: str) -> bool:
+def _steps(ddl: Mapping[str, Migration]) -> tuple[tuple[str, Migration], ...]:
+    return tuple((name, ddl[name]) for name in STEP_NAMES)
+
+
+def _sqlite_begin(conn: Any) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+
+
+def _sqlite_table_exists(conn: Any, name: str) -> bool:
     row = conn.execute(
         "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", (name,)
     ).fetchone()
     return row is not None
 
 
-def _columns(conn: Any, table: str) -> set[str]:
+def _sqlite_columns(conn: Any, table: str) -> set[str]:
     return {str(r[1]) for r in conn.execute(f"PRAGMA table_info({check_identifier(table)})")}
+
+
+SQLITE = Dialect(
+    name="sqlite",
+    migrations=_steps(SQLITE_STEPS),
+    begin_write=_sqlite_begin,
+    table_exists=_sqlite_table_exists,
+    columns=_sqlite_columns,
+    column_types={"": "", "TEXT": "TEXT", "INTEGER": "INTEGER", "REAL": "REAL",
+                  "BLOB": "BLOB", "ANY": "ANY"},
+)
+# The SQLite steps under their historical name (tests migrate step by step).
+MIGRATIONS = SQLITE.migrations
+
+
+def dialect_of(conn: Any) -> Dialect:
+    """The dialect of an open connection: PgConnection says so, apsw is SQLite."""
+    if getattr(conn, "dialect", None) == "postgresql":
+        from learn.store.pg_ddl import POSTGRES
+
+        return POSTGRES
+    return SQLITE
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _table_exists(conn: Any, name: str) -> bool:
+    return dialect_of(conn).table_exists(conn, name)
+
+
+def _columns(conn: Any, table: str) -> set[str]:
+    return dialect_of(conn).columns(conn, table)
 
 
 def applied_migrations(conn: Any) -> list[str]:
@@ -330,7 +210,7 @@ def verify(conn: Any, schema: StoreSchema) -> None:
     if not _check_marker(conn, schema):
         raise SchemaMismatchError("not a learn store (no schema marker); open it writable once")
     applied = applied_migrations(conn)
-    known = [name for name, _ in MIGRATIONS]
+    known = list(STEP_NAMES)
     unknown = sorted(set(applied) - set(known))
     if unknown:
         raise SchemaMismatchError(f"database is newer than this learn (migrations {unknown})")
@@ -345,16 +225,18 @@ def verify(conn: Any, schema: StoreSchema) -> None:
 def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[str]:
     """Apply pending migrations (the first `upto` only, for tests); returns the names applied.
 
-    Each migration commits on its own with its _migrations row, under BEGIN IMMEDIATE
-    so two processes opening a fresh database at once cannot both run it.
+    Each migration commits on its own with its _migrations row, in a transaction
+    that excludes other migrators (SQLite: BEGIN IMMEDIATE; PostgreSQL: an advisory
+    lock), so two processes opening a fresh database at once cannot both run it.
     """
+    dialect = dialect_of(conn)
     applied_now: list[str] = []
-    targets = MIGRATIONS if upto is None else MIGRATIONS[:upto]
+    targets = dialect.migrations if upto is None else dialect.migrations[:upto]
     # Fast path without the write lock: an up-to-date database opens even while
     # another process is mid-transaction (WAL readers never wait for the writer).
     if _check_marker(conn, schema):
         applied = set(applied_migrations(conn))
-        unknown = sorted(applied - {n for n, _ in MIGRATIONS})
+        unknown = sorted(applied - set(STEP_NAMES))
         if unknown:
             raise SchemaMismatchError(f"database is newer than this learn (migrations {unknown})")
         have = _columns(conn, "feedback_events") if "0001_feedback" in applied else set()
@@ -362,7 +244,7 @@ def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[
             upto is not None or all(c in have for c in schema.extra_column_names)
         ):
             return applied_now
-    conn.execute("BEGIN IMMEDIATE")
+    dialect.begin_write(conn)
     try:
         conn.execute(_BOOKKEEPING)
         if not _check_marker(conn, schema):
@@ -370,7 +252,7 @@ def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[
                 "INSERT INTO _learn_schema (id, identity, layout_json) VALUES (1, ?, ?)",
                 (schema.identity, json.dumps(schema.layout())),
             )
-        unknown = sorted(set(applied_migrations(conn)) - {n for n, _ in MIGRATIONS})
+        unknown = sorted(set(applied_migrations(conn)) - set(STEP_NAMES))
         if unknown:
             raise SchemaMismatchError(f"database is newer than this learn (migrations {unknown})")
         conn.execute("COMMIT")
@@ -378,7 +260,7 @@ def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[
         conn.execute("ROLLBACK")
         raise
     for name, fn in targets:
-        conn.execute("BEGIN IMMEDIATE")
+        dialect.begin_write(conn)
         try:
             # Re-read inside the write lock: another process may have just applied it.
             if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
@@ -394,12 +276,13 @@ def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[
             raise
         applied_now.append(name)
     if upto is None and schema.extra_columns:
-        conn.execute("BEGIN IMMEDIATE")
+        dialect.begin_write(conn)
         try:
             have = _columns(conn, "feedback_events")
             for col, ctype in schema.extra_columns:
                 if col not in have:
-                    conn.execute(f"ALTER TABLE feedback_events ADD COLUMN {col} {ctype}".rstrip())
+                    coltype = dialect.column_types[ctype]
+                    conn.execute(f"ALTER TABLE feedback_events ADD COLUMN {col} {coltype}".rstrip())
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

@@ -7,6 +7,9 @@ created on first write inside the caller's transaction. KNN uses vec0's MATCH
 (brute force inside SQLite): on the 2-core dev box, 100k 384-d rows on a file
 database answer a k=10 query in ~140 ms median (benchmarks/vectors.py), about 11x
 numpy over the same vectors already in RAM; learn holds thousands, not 100k.
+
+On PostgreSQL the same functions go to learn.store.pg_vectors (pgvector tables
+with an HNSW index); the connection says which engine it is.
 """
 
 from __future__ import annotations
@@ -47,6 +50,10 @@ def from_blob(blob: bytes) -> npt.NDArray[np.float32]:
     return np.frombuffer(blob, dtype="<f4").astype(np.float32)
 
 
+def _pg(conn: Any) -> bool:
+    return getattr(conn, "dialect", None) == "postgresql"
+
+
 def find_table(conn: Any, purpose: str, space: str) -> tuple[str, int] | None:
     row = conn.execute(
         "SELECT table_name, dim FROM vector_tables WHERE purpose = ? AND space = ?",
@@ -62,6 +69,10 @@ def ensure_table(
 
     metadata names vec0 TEXT metadata columns usable as KNN filters (labels filter by kind).
     """
+    if _pg(conn):
+        from learn.store import pg_vectors
+
+        return pg_vectors.ensure_table(conn, purpose, space, dim, tuple(metadata))
     found = find_table(conn, purpose, space)
     if found is not None:
         name, have = found
@@ -84,6 +95,10 @@ def ensure_table(
 
 
 def upsert(conn: Any, table: str, rowid: int, vector: Vector, dim: int, **metadata: str) -> None:
+    if _pg(conn):
+        from learn.store import pg_vectors
+
+        return pg_vectors.upsert(conn, table, rowid, vector, dim, metadata)
     # vec0 has no UPSERT; delete then insert, inside the caller's transaction.
     conn.execute(f"DELETE FROM {check_identifier(table)} WHERE rowid = ?", (rowid,))
     cols = "".join(f", {check_identifier(k)}" for k in metadata)
@@ -95,6 +110,10 @@ def upsert(conn: Any, table: str, rowid: int, vector: Vector, dim: int, **metada
 
 
 def delete(conn: Any, table: str, rowid: int) -> None:
+    if _pg(conn):
+        from learn.store import pg_vectors
+
+        return pg_vectors.delete(conn, table, rowid)
     conn.execute(f"DELETE FROM {check_identifier(table)} WHERE rowid = ?", (rowid,))
 
 
@@ -105,6 +124,10 @@ def knn(
     if k <= 0:
         return []
     k = min(k, MAX_K)
+    if _pg(conn):
+        from learn.store import pg_vectors
+
+        return pg_vectors.knn(conn, table, vector, k, dim, where)
     filters = "".join(f" AND {check_identifier(c)} = ?" for c in where)
     rows = conn.execute(
         f"SELECT rowid, distance FROM {check_identifier(table)} "

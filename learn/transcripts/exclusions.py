@@ -5,8 +5,10 @@ harness echoes, hook output, compaction summaries, other agents' relays, slash
 command bodies, our own digests. Each of these, mined as speech, becomes a
 "directive" the user never gave, at a count that looks like real repetition.
 So each rule here is a named predicate with the reason it exists, and
-`session.build_session` asks `text_exclusion` / `entry_exclusion` rather than
-re-deciding anywhere else.
+`typed.typed_text` (for a text) and `session.build_session` (for an entry) ask
+`text_exclusion` / `entry_exclusion` rather than re-deciding anywhere else.
+What is *trimmed* out of a text that is kept (command records, IDE wrappers,
+plan hand-offs, pasted output, replayed templates) lives in `typed`.
 
 Text rules are applied per text block, not per message: Claude Code puts IDE
 context and reminders in their own blocks next to the typed prompt, and dropping

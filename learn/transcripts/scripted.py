@@ -140,6 +140,9 @@ def command_suggestion(prompt: RepeatedPrompt, *, excerpt_chars: int = 160) -> d
 # find it when only one session is being shown (`learn show`); the full views
 # are used where the pipeline has them anyway.
 HEAD_BYTES: Final = 64 * 1024
+# `learn show` is interactive: the newest sessions of the project are enough to
+# see a prompt that opens many of them (64 kB x 300 is ~20 MB of reading).
+HEAD_SESSIONS: Final = 300
 
 
 def project_prompts(project: str | None, fingerprints: Sequence[str] = ()) -> list[RepeatedPrompt]:
@@ -154,7 +157,7 @@ def project_prompts(project: str | None, fingerprints: Sequence[str] = ()) -> li
     if not project:
         return []
     views: list[Session] = []
-    for file in scan(project=Path(project)).files:
+    for file in scan(project=Path(project)).files[:HEAD_SESSIONS]:
         try:
             with file.path.open("rb") as fh:
                 head = fh.read(HEAD_BYTES)

@@ -54,6 +54,8 @@ def typed_text(
     if provider == "codex":
         unwrapped = unwrap_codex_request(text)
         if unwrapped is not None:
+            if not unwrapped:
+                return Typed("", "ide-wrapper")  # context only, no request
             text = unwrapped
             reasons.append("ide-wrapper")
     command = slash_command(text)
@@ -66,7 +68,7 @@ def typed_text(
         return _finish(args, [why], fingerprints, assistant_texts, name)
     excluded = text_exclusion(text)
     if excluded is not None:
-        return Typed("", _reason(reasons, excluded))
+        return Typed("", excluded)
     handoff = split_plan_handoff(text)
     if handoff is not None:
         before, plan, after = handoff
@@ -122,18 +124,13 @@ def _finish(
         text = pasted
         reasons.append("pasted-output")
     text = text.strip()
-    if not text:
-        return Typed("", _reason(reasons, "empty"), command)
-    return Typed(text, _reason(reasons, None), command)
+    # The last rule that cut something is the reason; "empty" only when none did.
+    reason = reasons[-1] if reasons else None
+    return Typed(text, reason or (None if text else "empty"), command)
 
 
 # Claude Code appends "ARGUMENTS: <args>" to a body that has no $ARGUMENTS.
 _ARGUMENTS_LABEL_RE: Final = re.compile(r"\AARGUMENTS:[ \t]*")
-
-
-def _reason(reasons: list[str], last: str | None) -> str | None:
-    names = [*reasons, last] if last is not None else reasons
-    return names[-1] if names else None
 
 
 # ---------------------------------------------------------------- slash commands
@@ -258,7 +255,8 @@ def split_plan_handoff(text: str) -> tuple[str, str, str] | None:
 # Claude Code's terminal glyphs: `●`/`⏺` opens an assistant message or tool
 # call, `⎿` a tool result, `✻`/`✢`/`✳` a status line. Copied out of the
 # terminal they arrive at the head of lines, continuation lines indented.
-_GLYPH_LINE_RE: Final = re.compile(r"^[ \t]*[●⏺⎿✻✢✳✶✽·]\s")
+# (Not `·`: people type it as a bullet.)
+_GLYPH_LINE_RE: Final = re.compile(r"^[ \t]*[●⏺⎿✻✢✳✶✽]\s")
 _INDENTED_RE: Final = re.compile(r"^[ \t]+\S")
 # Lines shorter than this are phrases anyone types ("ok, do it", "yes").
 PASTED_LINE_MIN_CHARS: Final = 24

@@ -25,13 +25,25 @@ answer for the four contract tools). Every request is kept in `fake.requests`
 test (e.g. `AnthropicBackend(retry=RetryPolicy(sleep=lambda s: None))`) so
 retried replies cost no wall time.
 
+Claude Code as a client (`claude -p --json-schema`, see test_claude_cli_real.py)
+talks to the same fake: it streams (`"stream": true` gets a server-sent event
+stream), offers the schema as a tool of its own (`StructuredOutput`) with no
+forced choice, puts `<system-reminder>` blocks before the prompt, and sends a
+follow-up turn carrying the tool's result. Pass `tool_schemas` (learn's tool
+name -> input schema) and the responder sees each such request as learn's
+anthropic backend would have sent it (`as_api_request`): the forced tool is
+the learn tool whose schema the offered tool carries, the user text is the
+prompt alone. The follow-up turn gets a short text answer that ends the turn.
+
 Import path: tests/ is on sys.path under pytest's default rootdir import mode,
 so test files import `fakes.anthropic_server` (not `tests.fakes...`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -84,7 +96,91 @@ def items_in(user_text: str) -> list[tuple[int, str, str]]:
     return out
 
 
-Responder = Callable[[RecordedRequest], Mapping[str, Any]]
+Responder = Callable[[RecordedRequest], "Mapping[str, Any] | ToolCalls"]
+
+
+def offered_tools(request: RecordedRequest) -> list[str]:
+    """The names of the tools a Messages request offers the model, in order."""
+    return [str(t.get("name")) for t in request.json.get("tools") or [] if isinstance(t, dict)]
+
+
+def _blocks(content: Any) -> list[Any]:
+    return content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+
+
+def _last_user_content(request: RecordedRequest) -> list[Any]:
+    for message in reversed(request.json.get("messages") or []):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return _blocks(message.get("content"))
+    return []
+
+
+def tool_calls_made(request: RecordedRequest) -> list[tuple[str, dict[str, Any]]]:
+    """(name, input) of every tool_use the model made earlier in this conversation."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for message in request.json.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            for b in _blocks(message.get("content")):
+                if isinstance(b, dict) and b.get("type") == "tool_use":
+                    out.append((str(b.get("name")), dict(b.get("input") or {})))
+    return out
+
+
+def tool_results(request: RecordedRequest) -> list[dict[str, Any]]:
+    """The tool_result blocks of the last user turn (a client's follow-up), each with the
+    `name` of the tool_use it answers added."""
+    names = {}
+    for message in request.json.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            for b in _blocks(message.get("content")):
+                if isinstance(b, dict) and b.get("type") == "tool_use":
+                    names[b.get("id")] = b.get("name")
+    return [
+        {**b, "name": names.get(b.get("tool_use_id"))}
+        for b in _last_user_content(request)
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]
+
+
+def answers_a_tool_call(request: RecordedRequest) -> bool:
+    """True when the last user turn carries a tool_result (a client's follow-up)."""
+    return bool(tool_results(request))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ToolCalls:
+    """A responder's answer of several tool_use blocks, in order, for an adversarial model
+    (one that also calls a tool it was never offered). A name of None is the request's tool."""
+
+    calls: tuple[tuple[str | None, Mapping[str, Any]], ...]
+
+
+def sse_stream(message: Mapping[str, Any]) -> bytes:
+    """A complete Messages body replayed as the event stream a `"stream": true` request gets."""
+    events: list[tuple[str, dict[str, Any]]] = []
+    usage = dict(message.get("usage") or {})
+    head = {**message, "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": {**usage, "output_tokens": 1}}
+    events.append(("message_start", {"type": "message_start", "message": head}))
+    for index, block in enumerate(message.get("content") or []):
+        if block.get("type") == "tool_use":
+            start = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block.get("input") or {})}
+        else:
+            start = {**block, "text": ""}
+            delta = {"type": "text_delta", "text": block.get("text", "")}
+        events.append(("content_block_start", {"type": "content_block_start", "index": index,
+                                               "content_block": start}))
+        events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
+                                               "delta": delta}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(("message_delta", {
+        "type": "message_delta",
+        "delta": {"stop_reason": message.get("stop_reason"), "stop_sequence": None},
+        "usage": {"output_tokens": usage.get("output_tokens", 0)},
+    }))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return b"".join(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode() for name, data in events)
 
 
 class FakeAnthropicServer(FakeHTTPServer):
@@ -99,11 +195,45 @@ class FakeAnthropicServer(FakeHTTPServer):
         responder: Responder | None = None,
         *,
         usage: Mapping[str, int] | None = None,
+        tool_schemas: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         super().__init__()
         self.responder: Responder = responder or (lambda r: default_tool_input(r.tool_name))
         self.usage = dict(usage or DEFAULT_USAGE)
+        self.tool_schemas = {name: dict(schema) for name, schema in (tool_schemas or {}).items()}
         self._ids = itertools.count(1)
+
+    # -- clients that offer the schema as a tool of their own -------------------
+    def learn_tool(self, request: RecordedRequest) -> tuple[str, str] | None:
+        """(offered tool name, learn's tool name) when an offered tool carries a known schema."""
+        for tool in request.json.get("tools") or []:
+            if not isinstance(tool, dict):
+                continue
+            for name, schema in self.tool_schemas.items():
+                if tool.get("input_schema") == schema:
+                    return str(tool.get("name")), name
+        return None
+
+    def as_api_request(self, request: RecordedRequest) -> RecordedRequest:
+        """The request as learn's anthropic backend would have sent it (see the module doc)."""
+        found = None if request.json.get("tool_choice") else self.learn_tool(request)
+        if found is None:
+            return request
+        # The prompt: the user's text blocks that are not the client's reminders.
+        prompt = [
+            b
+            for m in request.json.get("messages") or []
+            if isinstance(m, dict) and m.get("role") == "user"
+            for b in _blocks(m.get("content"))
+            if isinstance(b, dict) and b.get("type") == "text"
+            and not str(b.get("text", "")).lstrip().startswith("<system-reminder>")
+        ]
+        body = {
+            **request.json,
+            "tool_choice": {"type": "tool", "name": found[1]},
+            "messages": [{"role": "user", "content": prompt}],
+        }
+        return dataclasses.replace(request, body=body)
 
     # -- reply builders --------------------------------------------------------
     def message_body(
@@ -149,12 +279,51 @@ class FakeAnthropicServer(FakeHTTPServer):
 
         return Reply(200, body)
 
+    def calls_reply(self, answer: ToolCalls, *, tool_name: str | None = None) -> Reply:
+        """A 200 with one tool_use block per call in `answer`."""
+
+        def body(request: RecordedRequest) -> Mapping[str, Any]:
+            n = len(self.requests)
+            blocks = [
+                {"type": "tool_use", "id": f"toolu_fake_{n:04d}_{i}",
+                 "name": name or tool_name or request.tool_name or "tool", "input": dict(args)}
+                for i, (name, args) in enumerate(answer.calls)
+            ]
+            return self.message_body(request, blocks)
+
+        return Reply(200, body)
+
     def default_reply(self, request: RecordedRequest) -> Reply:
-        if request.path.rstrip("/").endswith("/count_tokens"):
+        path = request.path.split("?")[0].rstrip("/")
+        if path.endswith("/count_tokens"):
             return Reply(200, {"input_tokens": len(request.raw) // 4})
-        if not request.path.split("?")[0].rstrip("/").endswith("/v1/messages"):
+        if not path.endswith("/v1/messages"):
             return self.error_reply(404, message=f"no route {request.path}")
-        return self.tool_reply(self.responder(request))
+        found = None if request.json.get("tool_choice") else self.learn_tool(request)
+        if found is not None and any(r["name"] == found[0] for r in tool_results(request)):
+            # The client ran its structured-output tool: the turn is over.
+            reply = Reply(200, lambda r: self.message_body(
+                r, [{"type": "text", "text": "Done."}], stop_reason="end_turn"))
+        else:
+            answer = self.responder(self.as_api_request(request))
+            own = found[0] if found else None
+            if isinstance(answer, ToolCalls):
+                reply = self.calls_reply(answer, tool_name=own)
+            else:
+                reply = self.tool_reply(answer, tool_name=own)
+        return self.streamed(request, reply) if request.json.get("stream") else reply
+
+    @staticmethod
+    def streamed(request: RecordedRequest, reply: Reply) -> Reply:
+        """`reply` as the event stream a streaming request expects (errors stay JSON)."""
+        if reply.status != 200 or not callable(reply.body):
+            return reply
+        build = reply.body
+        return dataclasses.replace(
+            reply,
+            body=lambda r: sse_stream(build(r)),  # type: ignore[arg-type,return-value]
+            headers={**reply.headers, "content-type": "text/event-stream"},
+        )
 
     @staticmethod
     def error_reply(
@@ -183,6 +352,17 @@ class FakeAnthropicServer(FakeHTTPServer):
     def enqueue_truncated(self, partial_input: Mapping[str, Any]) -> None:
         """An answer cut off by max_tokens: stop_reason "max_tokens", input possibly partial."""
         self.enqueue_answer(partial_input, stop_reason="max_tokens")
+
+    def enqueue_raw_input(self, raw: Any, *, stop_reason: str = "max_tokens") -> None:
+        """A tool_use block whose `input` is not an object (e.g. the string of a JSON
+        answer cut mid-way, as a server that stopped at max_tokens may send it)."""
+
+        def body(request: RecordedRequest) -> Mapping[str, Any]:
+            block = {"type": "tool_use", "id": f"toolu_fake_raw_{len(self.requests):04d}",
+                     "name": request.tool_name or "tool", "input": raw}
+            return self.message_body(request, [block], stop_reason=stop_reason)
+
+        self.enqueue(Reply(200, body))
 
     def enqueue_text(self, text: str, *, stop_reason: str = "end_turn") -> None:
         """An answer with no tool_use block at all."""

@@ -11,7 +11,9 @@ Example::
 
 The stub is a Python script (shebang: this interpreter) that appends one JSON
 line per invocation to a log (argv, stdin, selected env vars), prints the
-configured stdout/stderr, and exits with the configured code.
+configured stdout/stderr, and exits with the configured code. `--version`
+and `--help` (the backend's probe for the flags it needs) answer `version` and
+`help_text` instead and are not logged; the default help lists every flag.
 """
 
 from __future__ import annotations
@@ -26,19 +28,41 @@ from typing import Any
 _SCRIPT = """#!{python}
 import json, os, sys, time
 config = json.loads({config!r})
+if sys.argv[1:] in (["--version"], ["--help"]):
+    sys.stdout.write(config["version"] if sys.argv[1] == "--version" else config["help"])
+    sys.exit(0)
 data = sys.stdin.read()
 with open(config["log"], "a", encoding="utf-8") as log:
     log.write(json.dumps({{
         "argv": sys.argv[1:],
         "stdin": data,
         "cwd": os.getcwd(),
-        "env": {{k: os.environ.get(k) for k in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")}},
+        "env": {{k: os.environ.get(k) for k in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_DISABLE_CLAUDE_MDS",
+                                       "CLAUDE_CODE_DISABLE_AUTO_MEMORY", "CLAUDE_CODE_DISABLE_FILE_MENTIONS")}},
     }}) + "\\n")
 if config["sleep"]:
     time.sleep(config["sleep"])
 sys.stdout.write(config["stdout"])
 sys.stderr.write(config["stderr"])
 sys.exit(config["exit_code"])
+"""
+
+
+CURRENT_HELP = """Usage: claude [options] [command] [prompt]
+  --json-schema <schema>     JSON Schema for structured output
+  --no-session-persistence   Don't save sessions to disk
+  --settings <file-or-json>  Settings file or JSON string
+  --strict-mcp-config        Only use MCP servers from --mcp-config
+  --system-prompt <prompt>   System prompt to use for the session
+  --tools <tools...>         Built-in tools to make available: "" for none
+"""
+
+# A 1.0-era help: print mode and a system prompt, none of the isolation flags.
+OLD_HELP = """Usage: claude [options] [command] [prompt]
+  -p, --print                Print response and exit
+  --output-format <format>   text, json or stream-json
+  --system-prompt <prompt>   System prompt to use for the session
+  --allowedTools <tools...>  Tools to allow
 """
 
 
@@ -104,13 +128,16 @@ def write_claude_stub(
     exit_code: int = 0,
     sleep: float = 0.0,
     name: str = "claude",
+    version: str = "2.1.332 (Claude Code)",
+    help_text: str = CURRENT_HELP,
 ) -> ClaudeStub:
     """Write an executable `name` into `directory` (created) and return it with its call log."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / name
     log = directory / f"{name}.calls.jsonl"
     config = json.dumps(
-        {"log": str(log), "stdout": stdout, "stderr": stderr, "exit_code": exit_code, "sleep": sleep}
+        {"log": str(log), "stdout": stdout, "stderr": stderr, "exit_code": exit_code, "sleep": sleep,
+         "version": version, "help": help_text}
     )
     path.write_text(_SCRIPT.format(python=sys.executable, config=config))
     path.chmod(0o755)

@@ -51,11 +51,28 @@ class RecordedRequest:
 
     @property
     def user_text(self) -> str:
-        """The text of the last user message (string content or text blocks joined)."""
+        """The text of the last user message (string content or text blocks joined).
+
+        A user turn holding only tool results (the follow-up that sends a
+        validation error back) is skipped: the question is still the chunk or
+        the item list asked before it.
+        """
         for message in reversed(self.json.get("messages") or []):
             if isinstance(message, dict) and message.get("role") == "user":
+                if _only_tool_results(message.get("content")):
+                    continue
                 return _text_of(message.get("content"))
         return ""
+
+    @property
+    def tool_results(self) -> list[dict[str, Any]]:
+        """Every tool_result block sent in the request's user turns, in order."""
+        out: list[dict[str, Any]] = []
+        for message in self.json.get("messages") or []:
+            if isinstance(message, dict) and isinstance(message.get("content"), list):
+                out.extend(b for b in message["content"]
+                           if isinstance(b, dict) and b.get("type") == "tool_result")
+        return out
 
     @property
     def system_text(self) -> str:
@@ -66,6 +83,12 @@ class RecordedRequest:
             if isinstance(message, dict) and message.get("role") == "system":
                 return _text_of(message.get("content"))
         return ""
+
+
+def _only_tool_results(content: Any) -> bool:
+    return isinstance(content, list) and bool(content) and all(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+    )
 
 
 def _text_of(content: Any) -> str:

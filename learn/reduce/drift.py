@@ -1,0 +1,95 @@
+"""Label drift: one point worded two ways by the namer, merged back into one label.
+
+A real model words one idea differently in two naming calls ("use-bun-not-npm"
+in one batch, "bun-not-npm-always" in the next) even when the earlier label is
+offered back, and each half then falls below the session threshold. After
+naming, two labels of one kind are merged when
+
+- their wording is the same point: the same content words once filler,
+  ordering and decoration are set aside, and the same polarity; or
+- some member of one is a near-duplicate of a member of the other (cosine
+  distance plus the wording penalty naming clusters with, under `near`);
+
+never when a member pair is the same words with the negation flipped ("add
+comments" / "don't add comments"): the guard naming and clustering use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from learn.reduce.contrast import (
+    SAME_WORDS_APART,
+    Contrast,
+    content_stems,
+    contrast_between,
+    is_negated,
+)
+
+if TYPE_CHECKING:
+    from learn.reduce.fallback import Unique
+    from learn.reduce.protocols import Vector
+
+NEAR_DUPLICATE = 0.15  # cosine + penalty: a reworded quote, not a paraphrase
+# Words a namer adds to a label without changing the point it names.
+# Stemmed the way content_stems stems ("always" -> "alway").
+_DECORATION = content_stems("always rule prefer please use should must")
+
+
+def label_words(label: str) -> tuple[frozenset[str], bool]:
+    """(content stems without decoration, negated?) of a kebab-case label."""
+    text = label.replace("-", " ")
+    stems = frozenset(s for s in content_stems(text) if s not in _DECORATION)
+    return stems, is_negated(text)
+
+
+def _same_point(a: str, b: str) -> bool:
+    wa, na = label_words(a)
+    wb, nb = label_words(b)
+    return bool(wa) and wa == wb and na == nb
+
+
+def _find(parent: dict[str, str], x: str) -> str:
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+def merge_drifted_labels(uniques: Sequence[Unique], vectors: Vector, contrast: Contrast,
+                         near: float = NEAR_DUPLICATE) -> int:
+    """Relabel in place; returns how many labels were folded into another."""
+    import numpy as np
+
+    merged = 0
+    for kind in sorted({u.kind for u in uniques}):
+        members = [u for u in uniques if u.kind == kind and u.label]
+        by_label: dict[str, list[int]] = {}
+        for pos, u in enumerate(members):
+            by_label.setdefault(u.label or "", []).append(pos)
+        labels = sorted(by_label)
+        if len(labels) < 2:
+            continue
+        rows = [u.vector_row for u in members]
+        texts = [u.text for u in members]
+        dist = 1.0 - vectors[rows] @ vectors[rows].T + contrast_between(texts, texts, contrast)
+        flipped = contrast_between(texts, texts, Contrast(negation=1e-6)) >= SAME_WORDS_APART
+        parent = {label: label for label in labels}
+        for i, a in enumerate(labels):
+            for b in labels[i + 1:]:
+                block = np.ix_(by_label[a], by_label[b])
+                if bool(flipped[block].any()):
+                    continue
+                if _same_point(a, b) or float(dist[block].min()) <= near:
+                    ra, rb = _find(parent, a), _find(parent, b)
+                    if ra != rb:
+                        # The label with more members names the group (ties: the smaller).
+                        keep = min(ra, rb, key=lambda x: (-len(by_label[x]), x))
+                        parent[rb if keep == ra else ra] = keep
+        for u in members:
+            root = _find(parent, u.label or "")
+            if root != u.label:
+                u.label = root
+        merged += sum(1 for label in labels if _find(parent, label) != label)
+    return merged

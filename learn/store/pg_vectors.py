@@ -1,0 +1,110 @@
+"""pgvector tables: one per (purpose, embedding space), a `vector(dim)` column, an HNSW index.
+
+The PostgreSQL twin of learn.store.vectors' sqlite-vec code, with the same
+contract: ids are the caller's (verdict_evidence.id, label_examples.id), distance
+is cosine distance (pgvector's `<=>`, 1 - cos, as vec0's), nearest first.
+
+HNSW is approximate and, in pgvector 0.6 (what pgserver bundles), returns at most
+hnsw.ef_search rows per scan, before any WHERE filter. So ef_search is raised to
+k, and when the index answer is short of k while more rows match, the query is
+re-run as an exact scan (ORDER BY an expression the index cannot serve): the
+answer is exact for small tables and filtered queries, and the index does the
+work where it matters, a large unfiltered table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from learn.store.schema import check_identifier
+
+if TYPE_CHECKING:
+    from learn.store.vectors import Vector
+
+# pgvector caps ef_search at 1000.
+MAX_EF_SEARCH = 1000
+
+
+def to_text(vector: Vector, dim: int | None = None) -> str:
+    """The pgvector text literal of a float32 vector (same checks as to_blob)."""
+    import numpy as np
+
+    from learn.store.vectors import to_blob
+
+    arr = np.frombuffer(to_blob(vector, dim), dtype="<f4")
+    # float32 -> float -> repr round-trips exactly back to the same float32.
+    return "[" + ",".join(repr(float(x)) for x in arr) + "]"
+
+
+def ensure_table(conn: Any, purpose: str, space: str, dim: int, metadata: tuple[str, ...]) -> str:
+    from learn.store.pg_ddl import lock_writes
+    from learn.store.vectors import find_table
+
+    # Two machines may embed in a new space at once: the advisory lock makes the
+    # second wait and then find the first one's table.
+    lock_writes(conn)
+    found = find_table(conn, purpose, space)
+    if found is not None:
+        name, have = found
+        if have != dim:
+            raise ValueError(f"space {space!r} is registered with dim {have}, got {dim}")
+        return name
+    check_identifier(purpose)
+    # Named by a hash of the space (identifiers stay short and plain), not a counter.
+    digest = hashlib.sha256(space.encode("utf-8")).hexdigest()[:12]
+    name = check_identifier(f"vec_{purpose}_{digest}")
+    cols = "".join(f", {check_identifier(m)} TEXT" for m in metadata)
+    conn.execute(
+        f"CREATE TABLE {name} (id BIGINT PRIMARY KEY, embedding vector({int(dim)}) NOT NULL{cols})"
+    )
+    conn.execute(f"CREATE INDEX {name}_hnsw ON {name} USING hnsw (embedding vector_cosine_ops)")
+    conn.execute(
+        "INSERT INTO vector_tables (purpose, space, dim, table_name) VALUES (?, ?, ?, ?)",
+        (purpose, space, int(dim), name),
+    )
+    return name
+
+
+def upsert(conn: Any, table: str, rowid: int, vector: Vector, dim: int, metadata: dict[str, str]) -> None:
+    cols = "".join(f", {check_identifier(k)}" for k in metadata)
+    marks = ", ?" * len(metadata)
+    sets = "".join(f", {k} = excluded.{k}" for k in metadata)
+    conn.execute(
+        f"INSERT INTO {check_identifier(table)} (id, embedding{cols}) VALUES (?, ?::vector{marks}) "
+        f"ON CONFLICT (id) DO UPDATE SET embedding = excluded.embedding{sets}",
+        (rowid, to_text(vector, dim), *metadata.values()),
+    )
+
+
+def delete(conn: Any, table: str, rowid: int) -> None:
+    conn.execute(f"DELETE FROM {check_identifier(table)} WHERE id = ?", (rowid,))
+
+
+def knn(
+    conn: Any, table: str, vector: Vector, k: int, dim: int, where: dict[str, str]
+) -> list[tuple[int, float]]:
+    t = check_identifier(table)
+    q = to_text(vector, dim)
+    filters = "".join(f" AND {check_identifier(c)} = ?" for c in where)
+    # A filter drops index answers after the scan: ask for more so fewer queries
+    # fall back to the exact scan (x4 covers a filter keeping a quarter of the rows).
+    ef = min(max(40, k * (4 if where else 1)), MAX_EF_SEARCH)
+    conn.execute("SELECT set_config('hnsw.ef_search', ?, false)", (str(ef),))
+    rows = conn.execute(
+        f"SELECT id, embedding <=> ?::vector AS distance FROM {t} WHERE TRUE{filters} "
+        "ORDER BY embedding <=> ?::vector LIMIT ?",
+        (q, *where.values(), q, int(k)),
+    ).fetchall()
+    if len(rows) < k:
+        (matching,) = conn.execute(
+            f"SELECT COUNT(*) FROM {t} WHERE TRUE{filters}", tuple(where.values())
+        ).fetchone()
+        if int(matching) > len(rows):
+            # `+ 0` keeps the planner off the index: an exact scan.
+            rows = conn.execute(
+                f"SELECT id, embedding <=> ?::vector AS distance FROM {t} WHERE TRUE{filters} "
+                "ORDER BY (embedding <=> ?::vector) + 0, id LIMIT ?",
+                (q, *where.values(), q, int(k)),
+            ).fetchall()
+    return [(int(r[0]), float(r[1])) for r in rows]

@@ -1,0 +1,169 @@
+"""The PostgreSQL connection: psycopg 3 behind the small surface the store uses of apsw.
+
+The store's SQL is written once, in the dialect both engines share (INSERT ...
+ON CONFLICT ... RETURNING, COALESCE, CASE), with `?` placeholders. PgConnection
+rewrites the placeholders to psycopg's `%s` and offers what the store calls on an
+apsw connection: execute() returning a cursor (fetchone, fetchall, iteration),
+changes(), last_insert_rowid(), close(). Transactions stay explicit BEGIN /
+COMMIT / ROLLBACK statements, as on SQLite: the psycopg connection is in
+autocommit mode so it never opens one of its own.
+
+psycopg is imported when a connection is opened, never at import time, so
+`learn --help` does not pay for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+# The one advisory lock learn takes: migrations and vector-table creation are
+# serialised under it, so two machines opening a fresh database at once cannot
+# both create the same table. (hashtext('learn.store') would do; a constant is
+# simpler to find in pg_locks.)
+ADVISORY_LOCK_KEY = 0x6C6561726E  # "learn"
+
+_TOKEN = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|::|:[A-Za-z_][A-Za-z0-9_]*|\?|%")
+
+
+def is_database_url(target: object) -> bool:
+    return isinstance(target, str) and target.startswith(URL_SCHEMES)
+
+
+def redact_url(url: str) -> str:
+    """The URL without its password (for messages and `self.path`)."""
+    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+
+
+@lru_cache(maxsize=512)
+def translate(statement: str, named: bool) -> str:
+    """`?` -> `%s` (or `:name` -> `%(name)s` when named), and a literal `%` doubled,
+    leaving quoted strings and identifiers and `::` casts alone."""
+
+    def sub(m: re.Match[str]) -> str:
+        tok = m.group(0)
+        if tok == "?":
+            return "%s"
+        if tok == "%":
+            return "%%"
+        if named and tok.startswith(":") and tok != "::":
+            return f"%({tok[1:]})s"
+        if tok.startswith("'"):
+            return tok.replace("%", "%%")
+        return tok
+
+    return _TOKEN.sub(sub, statement)
+
+
+class PgConnection:
+    """A psycopg connection shaped like the apsw one the store was written against."""
+
+    dialect = "postgresql"
+
+    def __init__(self, raw: Any, url: str) -> None:
+        self.raw = raw
+        self.url = url
+        self._changes = 0
+
+    def execute(
+        self, statement: str, params: Sequence[Any] | Mapping[str, Any] | None = None
+    ) -> Any:
+        cur = self.raw.cursor()
+        if params is None or (not isinstance(params, Mapping) and len(params) == 0):
+            if "?" in statement:
+                raise ValueError("statement has placeholders but no parameters")
+            # No parameters: the simple protocol, which also runs multi-statement DDL.
+            cur.execute(statement, prepare=False)
+        else:
+            named = isinstance(params, Mapping)
+            cur.execute(translate(statement, named), params)
+        self._changes = max(cur.rowcount, 0)
+        return cur
+
+    def executemany(
+        self, statement: str, seq: Sequence[Sequence[Any] | Mapping[str, Any]]
+    ) -> int:
+        """One statement over many parameter sets; psycopg pipelines them, so a batch
+        costs about one round trip instead of one per row. Returns rows changed."""
+        rows = list(seq)
+        if not rows:
+            self._changes = 0
+            return 0
+        cur = self.raw.cursor()
+        cur.executemany(translate(statement, isinstance(rows[0], Mapping)), rows)
+        self._changes = max(cur.rowcount, 0)
+        return self._changes
+
+    def query_dicts(
+        self, statement: str, params: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> list[dict[str, Any]]:
+        from psycopg.rows import dict_row
+
+        cur = self.raw.cursor(row_factory=dict_row)
+        if not params:
+            cur.execute(statement)
+        else:
+            cur.execute(translate(statement, isinstance(params, Mapping)), params)
+        self._changes = max(cur.rowcount, 0)
+        if cur.description is None:
+            return []
+        return list(cur.fetchall())
+
+    def changes(self) -> int:
+        return self._changes
+
+    def last_insert_rowid(self) -> int:
+        row = self.raw.execute("SELECT lastval()").fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def connect(url: str, *, readonly: bool = False, busy_timeout_ms: int | None = None) -> PgConnection:
+    """A psycopg connection in autocommit mode (the store issues BEGIN itself).
+
+    busy_timeout_ms becomes lock_timeout: a writer waiting on another's row lock
+    gives up after it, like SQLite's busy timeout. readonly sets the session
+    read-only, so any write fails inside PostgreSQL itself.
+    """
+    import psycopg
+
+    from learn.store.db import DEFAULT_BUSY_TIMEOUT_MS
+
+    timeout = DEFAULT_BUSY_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms
+    from learn.store.db import StoreError
+
+    try:
+        raw = psycopg.connect(url, autocommit=True)
+    except psycopg.OperationalError as exc:
+        raise StoreError(f"cannot connect to {redact_url(url)}: {exc}") from exc
+    try:
+        raw.execute(f"SET lock_timeout = {int(timeout)}")
+        if readonly:
+            raw.execute("SET default_transaction_read_only = on")
+    except BaseException:
+        raw.close()
+        raise
+    return PgConnection(raw, url)
+
+
+def is_busy_error(exc: BaseException) -> bool:
+    import psycopg
+
+    return isinstance(exc, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled)
+
+
+def is_constraint_error(exc: BaseException) -> bool:
+    import psycopg
+
+    return isinstance(exc, psycopg.errors.IntegrityError)
+
+
+def is_readonly_error(exc: BaseException) -> bool:
+    import psycopg
+
+    return isinstance(exc, psycopg.errors.ReadOnlySqlTransaction)

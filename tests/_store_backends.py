@@ -1,0 +1,97 @@
+"""The store's two backends for tests: a SQLite file, or a fresh PostgreSQL database.
+
+PostgreSQL is real: LEARN_TEST_DATABASE_URL when given (a server where the user
+may CREATE DATABASE), else a server started once per test session by `pgserver`
+(PostgreSQL 16 + pgvector from PyPI) in a temp directory. As root, pgserver runs
+postgres as a `pgserver` system user it creates (postgres refuses to run as root).
+Each test gets its own database, copied from a template that already has the
+vector extension (a copy is ~0.1 s; an initdb is ~8 s). If no server can be
+started, PostgreSQL tests skip and say why.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+TEMPLATE = "learn_test_template"
+_state: dict[str, Any] = {}
+_counter = itertools.count(1)
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+def _start() -> str:
+    given = os.environ.get("LEARN_TEST_DATABASE_URL")
+    if given:
+        return given
+    import warnings
+
+    with warnings.catch_warnings():
+        # pgserver asks platformdirs for XDG_RUNTIME_DIR at import; unset in CI, harmless.
+        warnings.simplefilter("ignore")
+        import pgserver
+
+    pgdata = Path(tempfile.mkdtemp(prefix="learn-pgtest-"))
+    server = pgserver.get_server(pgdata, cleanup_mode="delete")
+    _state["server"] = server  # kept alive for the session; stopped and deleted at exit
+    return str(server.get_uri())
+
+
+def admin_url() -> str:
+    """The server's URL (started on first use); skips the test when none can start."""
+    if "error" in _state:
+        pytest.skip(_state["error"])
+    if "url" not in _state:
+        try:
+            import psycopg
+
+            url = _start()
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE}")
+                conn.execute(f"CREATE DATABASE {TEMPLATE}")
+            with psycopg.connect(with_database(url, TEMPLATE), autocommit=True) as conn:
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            _state["url"] = url
+        except Exception as exc:  # any failure to start means "skip, and say why"
+            _state["error"] = f"PostgreSQL + pgvector unavailable (pgserver/psycopg): {exc!r}"
+            pytest.skip(_state["error"])
+    return str(_state["url"])
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database with pgvector, dropped after the test."""
+    import psycopg
+
+    admin = admin_url()
+    name = f"learn_t{os.getpid()}_{next(_counter)}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    try:
+        yield with_database(admin, name)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+BACKENDS = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(params=BACKENDS)
+def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """Where a store under test lives: a SQLite file, or a fresh PostgreSQL database URL."""
+    if request.param == "sqlite":
+        return tmp_path / "data" / "feedback.db"
+    url: str = request.getfixturevalue("pg_url")
+    return url

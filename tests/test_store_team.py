@@ -1,0 +1,285 @@
+"""`learn share`: only verified, redacted candidates of opted-in projects reach the team
+store (a real PostgreSQL), --dry-run shows exactly that, --forget removes it."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from learn.cli import cli
+from learn.config import config_path
+from learn.store import FeedbackStore
+from learn.store.learn_tables import CandidateRow, LearnTables, StoredCandidate
+from learn.store.runs import default_store_path
+from learn.store.team import SHARED_FIELDS, session_hash, shareable
+
+SECRET = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh"
+TOOL_OUTPUT = "Traceback: connection refused to db-prod-7.internal:5432"
+COMMAND = "psql postgres://admin:hunter2@db-prod-7/app"
+FILE_TEXT = "PRIVATE_FILE_BODY def handler(): pass"
+SESSION = "9d1e7c2a-session-of-ana"
+TOKEN = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
+
+
+def _git_project(root: Path) -> Path:
+    root.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "remote", "add", "origin",
+                    f"https://ana:{TOKEN}@github.com/team/app.git"], check=True)
+    return root
+
+
+def _local_candidates(project: Path, other: Path) -> None:
+    payload = {"command": COMMAND, "error_excerpt": TOOL_OUTPUT, "edited_files": ["/p/secret.py"],
+               "file": FILE_TEXT, "rationale": "the user repeated it"}
+    with FeedbackStore.open(default_store_path()) as s:
+        t = LearnTables(s)
+        t.replace_session_candidates(SESSION, [
+            CandidateRow(SESSION, "directive", f"use the staging database, key {SECRET}",
+                         project=str(project / "sub"), occurred_at="2026-02-01T10:00:00+00:00",
+                         payload=payload),
+            CandidateRow(SESSION, "fix", "pin node to 20", project=str(project),
+                         occurred_at="2026-02-01T11:00:00+00:00", payload=payload),
+        ])
+        t.replace_session_candidates("s-other", [
+            CandidateRow("s-other", "directive", "never share this project", project=str(other)),
+        ])
+        (first, *_rest) = t.candidates(kind="directive")
+        t.set_labels({first.id: "use-staging-db"}, run_id=None)
+
+
+def _config(project: Path, url: str | None, author: str = "ana") -> None:
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = f'database_url = "{url}"\n' if url else ""
+    path.write_text(f'[team]\n{db}author = "{author}"\nprojects = ["{project}"]\n')
+
+
+def _everything_in(url: str) -> str:
+    """Every value of every table in the team database, as one string."""
+    import psycopg
+
+    out: list[str] = []
+    with psycopg.connect(url) as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")]
+        for t in tables:
+            for row in conn.execute(f'SELECT * FROM "{t}"'):
+                out.append(repr(row))
+    return "\n".join(out)
+
+
+def test_shareable_keeps_the_listed_fields_of_opted_in_projects_only() -> None:
+    c = StoredCandidate(id=1, session_id="s1", kind="directive", source="miner",
+                        text=f"token {SECRET}", text_hash="h", project="/repo/app",
+                        occurred_at="t", payload={"command": COMMAND}, label="l", label_run=None)
+    elsewhere = replace(c, project="/elsewhere")
+    (row,) = shareable([c, elsewhere], {Path("/repo/app"): "git@x:team/app.git"}, "ana")
+    assert tuple(row.to_json()) == SHARED_FIELDS
+    assert row.quote == "token [REDACTED:anthropic-key]"
+    assert row.session_hash == session_hash("s1") != "s1"
+    assert (row.author, row.project_remote, row.label) == ("ana", "git@x:team/app.git", "l")
+    with pytest.raises(ValueError, match="author"):
+        shareable([c], {Path("/repo/app"): "r"}, " ")
+
+
+def test_nothing_but_the_listed_fields_reaches_the_team_store(tmp_path: Path, pg_url: str) -> None:
+    project = _git_project(tmp_path / "app")
+    other = _git_project(tmp_path / "other")
+    _local_candidates(project, other)
+    _config(project, pg_url)
+    result = CliRunner().invoke(cli, ["share", "--project", str(project)])
+    assert result.exit_code == 0, result.output
+    assert "shared 2 candidates of https://github.com/team/app.git as ana" in result.output
+
+    with FeedbackStore.open(pg_url) as team:
+        rows = team.sql("SELECT * FROM team_candidates ORDER BY kind")
+        assert set(rows[0]) == {"id", *SHARED_FIELDS, "text_hash", "shared_at"}
+        assert [(r["kind"], r["label"], r["quote"]) for r in rows] == [
+            ("directive", "use-staging-db", "use the staging database, key [REDACTED:anthropic-key]"),
+            ("fix", None, "pin node to 20"),
+        ]
+        assert {r["session_hash"] for r in rows} == {session_hash(SESSION)}
+        assert {r["project_remote"] for r in rows} == {"https://github.com/team/app.git"}
+        # only the team tables hold rows: no ledger, runs, sessions or local candidates
+        for table in ("feedback_events", "candidates", "sessions_scanned", "runs", "files"):
+            assert team.sql(f"SELECT COUNT(*) AS n FROM {table}") == [{"n": 0}], table
+    dump = _everything_in(pg_url)
+    for planted in (SECRET, TOOL_OUTPUT, COMMAND, "hunter2", FILE_TEXT, "/p/secret.py", SESSION,
+                    TOKEN, str(project), "never share this project", "the user repeated it"):
+        assert planted not in dump, planted
+
+
+def test_dry_run_prints_what_share_sends_and_sends_nothing(tmp_path: Path, pg_url: str) -> None:
+    import json
+
+    project = _git_project(tmp_path / "app")
+    _local_candidates(project, _git_project(tmp_path / "other"))
+    _config(project, pg_url)
+    dry = CliRunner().invoke(cli, ["share", "--project", str(project), "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    printed = [json.loads(line) for line in dry.stdout.splitlines()]
+    with FeedbackStore.open(pg_url) as team:
+        assert team.sql("SELECT COUNT(*) AS n FROM team_candidates") == [{"n": 0}]
+    assert CliRunner().invoke(cli, ["share", "--project", str(project)]).exit_code == 0
+    with FeedbackStore.open(pg_url) as team:
+        sent = team.sql(f"SELECT {', '.join(SHARED_FIELDS)} FROM team_candidates ORDER BY kind")
+    assert sorted(printed, key=lambda r: r["kind"]) == sent
+
+
+def test_forget_removes_only_the_authors_rows(tmp_path: Path, pg_url: str) -> None:
+    project = _git_project(tmp_path / "app")
+    _local_candidates(project, _git_project(tmp_path / "other"))
+    _config(project, pg_url, author="ana")
+    assert CliRunner().invoke(cli, ["share", "--project", str(project)]).exit_code == 0
+    _config(project, pg_url, author="bo")
+    assert CliRunner().invoke(cli, ["share", "--project", str(project)]).exit_code == 0
+    _config(project, pg_url, author="ana")
+    result = CliRunner().invoke(cli, ["share", "--forget"])
+    assert result.exit_code == 0 and "forgot 2 shared candidates of ana" in result.output
+    with FeedbackStore.open(pg_url) as team:
+        rows: list[dict[str, Any]] = team.sql("SELECT DISTINCT author FROM team_candidates")
+    assert rows == [{"author": "bo"}]
+
+
+def test_a_project_not_opted_in_is_refused(tmp_path: Path, pg_url: str) -> None:
+    project = _git_project(tmp_path / "app")
+    other = _git_project(tmp_path / "other")
+    _local_candidates(project, other)
+    _config(project, pg_url)
+    result = CliRunner().invoke(cli, ["share", "--project", str(other)])
+    assert result.exit_code == 2 and "not opted in" in result.output
+    with FeedbackStore.open(pg_url) as team:
+        assert team.sql("SELECT COUNT(*) AS n FROM team_candidates") == [{"n": 0}]
+
+
+def test_a_run_with_a_database_url_keeps_everything_in_postgresql(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """`learn run` (offline, the demo corpus) with LEARN_DATABASE_URL: the run, its
+    candidates and labels land in PostgreSQL, `learn digest` reads them back, and no
+    SQLite file is created."""
+    import json
+    import os
+    import sys
+
+    from evals.corpora import demo
+
+    repo = Path(__file__).resolve().parents[1]
+    root = tmp_path / "corpus"
+    demo.build(root)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
+    env.update(HOME=str(root / "home"), LEARN_DATA_DIR=str(root / "data"),
+               LEARN_CACHE_DIR=str(root / "cache"), PYTHONPATH=str(repo),
+               LEARN_DATABASE_URL=pg_url)
+
+    def learn(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "learn", *args], env=env, cwd=repo,
+                              capture_output=True, text=True, timeout=300)
+
+    run = learn("run", "--all-projects", "--since", "2026-01-01", "--offline", "--json")
+    assert run.returncode == 0, run.stderr
+    proposals = json.loads(run.stdout)["proposals"]
+    assert len(proposals) == 1
+    assert not list((root / "data").rglob("*.db"))
+    with FeedbackStore.open(pg_url) as store:
+        assert store.sql("SELECT COUNT(*) AS n FROM runs WHERE result_json IS NOT NULL") == [
+            {"n": 1}]
+        assert store.sql("SELECT COUNT(*) AS n FROM candidates")[0]["n"] >= 2
+        p = proposals[0]
+        assert store.sql("SELECT key FROM proposals") == [{"key": f"{p['kind']}:{p['label']}"}]
+    digest = learn("digest", "--json")
+    assert digest.returncode == 0, digest.stderr
+    assert [p["label"] for p in json.loads(digest.stdout)["proposals"]] == [
+        proposals[0]["label"]]
+    stats = learn("stats", "--json")
+    assert stats.returncode == 0, stats.stderr
+    assert json.loads(stats.stdout)["store"].startswith("postgresql://")
+    assert not list((root / "data").rglob("*.db"))
+
+
+def test_doctor_checks_the_database_url(pg_url: str) -> None:
+    from learn.doctor import check_store
+
+    FeedbackStore.open(pg_url).close()
+    c = check_store(pg_url)
+    assert (c.status, c.detail.endswith("(0 runs)")) == ("ok", True), c
+    down = check_store("postgresql://nobody@127.0.0.1:1/none")
+    assert down.status == "fail" and "cannot connect" in down.detail
+
+
+def test_team_counts_people_and_sessions_and_forgetting_drops_what_only_they_said(
+    store_target: Path | str,
+) -> None:
+    from learn.store.team import SharedCandidate, TeamCount, forget, share, team_counts
+
+    remote = "git@x:team/app.git"
+
+    def said(author: str, session: str, label: str) -> SharedCandidate:
+        return SharedCandidate(author=author, session_hash=session_hash(f"{author}-{session}"),
+                               kind="directive", label=label, quote=f"{label} ({author})",
+                               occurred_at=f"2026-02-0{session}T00:00:00+00:00",
+                               project_remote=remote)
+
+    with FeedbackStore.open(store_target) as team:
+        share(team, [said("ana", "1", "staging-db"), said("ana", "2", "staging-db"),
+                     said("bo", "3", "staging-db"), said("cy", "4", "tabs"),
+                     said("cy", "5", "tabs"), said("bo", "6", "tabs-elsewhere")])
+        share(team, [SharedCandidate("dee", session_hash("d1"), "directive", "staging-db", "x",
+                                     None, "git@x:other/repo.git")])
+        assert team_counts(team, remote) == [
+            TeamCount("directive", "staging-db", people=2, sessions=3,
+                      last_seen="2026-02-03T00:00:00+00:00")]
+        assert [c.label for c in team_counts(team, remote, min_people=1)] == ["staging-db", "tabs"]
+        forget(team, "bo")
+        assert team_counts(team, remote) == []
+        assert [(c.label, c.people, c.sessions) for c in team_counts(team, remote, min_people=1)
+                ] == [("staging-db", 1, 2), ("tabs", 1, 2)]
+
+
+def test_three_homes_share_into_one_database_and_forget_drops_what_only_one_said(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three people's machines (three HOMEs, three local SQLite stores) `learn share`
+    into one PostgreSQL: the directive two of them said counts 2 people, the one only
+    one said stays below the two-people threshold; forgetting one of the two drops it."""
+    from learn.store.team import team_counts
+
+    said = {
+        "ana": [("s1", "use-staging-db"), ("s2", "use-staging-db"), ("s3", "tabs")],
+        "bo": [("s1", "use-staging-db")],
+        "cy": [("s1", "no-force-push"), ("s2", "no-force-push")],
+    }
+    remote = "https://github.com/team/app.git"
+    for person, rows in said.items():
+        home = tmp_path / person
+        home.mkdir()
+        monkeypatch.setenv("HOME", str(home))
+        project = _git_project(home / "src" / "app")
+        with FeedbackStore.open(default_store_path()) as s:
+            t = LearnTables(s)
+            for sid, label in rows:
+                t.replace_session_candidates(f"{person}-{sid}", [
+                    CandidateRow(f"{person}-{sid}", "directive", f"{label} please ({person})",
+                                 project=str(project), occurred_at="2026-03-01T00:00:00+00:00")])
+            t.set_labels({c.id: label for c, (_, label) in zip(t.candidates(), rows, strict=True)},
+                         run_id=None)
+        _config(project, pg_url, author=person)
+        result = CliRunner().invoke(cli, ["share", "--project", str(project)])
+        assert result.exit_code == 0, result.output
+
+    with FeedbackStore.open(pg_url) as team:
+        assert [(c.label, c.people, c.sessions) for c in team_counts(team, remote)] == [
+            ("use-staging-db", 2, 3)]
+        everything = team_counts(team, remote, min_people=1, min_sessions=1)
+        assert [(c.label, c.people, c.sessions) for c in everything] == [
+            ("use-staging-db", 2, 3), ("no-force-push", 1, 2), ("tabs", 1, 1)]
+    monkeypatch.setenv("HOME", str(tmp_path / "bo"))
+    assert CliRunner().invoke(cli, ["share", "--forget"]).exit_code == 0
+    with FeedbackStore.open(pg_url) as team:
+        assert team_counts(team, remote) == []
