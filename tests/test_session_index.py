@@ -344,3 +344,14 @@ def test_rows_of_deleted_files_are_forgotten(tmp_path: Path) -> None:
     with open_session_index(db) as index:
         assert index.count() == 2
         assert len(index.heads()) == 2
+
+
+def test_with_a_shared_database_the_index_stays_on_this_machine(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from learn.paths import cache_dir
+    from learn.store.session_index import session_index_path
+
+    assert session_index_path(tmp_path / "x.db") == tmp_path / "x.db"
+    monkeypatch.setenv("LEARN_DATABASE_URL", "postgresql://team@db.example/learn")
+    assert session_index_path() == cache_dir() / "session-index.db"
+    assert session_index_path("postgresql://team@db.example/learn") == cache_dir() / "session-index.db"

@@ -178,14 +178,29 @@ class SessionIndex:
         return int(self._conn.execute("SELECT count(*) FROM session_index").fetchone()[0])
 
 
+INDEX_FILENAME = "session-index.db"
+
+
+def session_index_path(store: Path | str | None = None) -> Path:
+    """Where the index lives: the local SQLite store, or beside it in the cache when the
+    store is a shared PostgreSQL database (the index is per machine, and derived: it
+    never goes to a shared database)."""
+    from learn.paths import cache_dir
+    from learn.store.runs import default_store_target
+
+    target = store if store is not None else default_store_target()
+    if isinstance(target, str) and "://" in target:
+        return cache_dir() / INDEX_FILENAME
+    return Path(target)
+
+
 @contextmanager
-def open_session_index(path: Path | None = None) -> Iterator[SessionIndex]:
-    """The index in the local SQLite store at `path` (default: learn's store), migrated."""
+def open_session_index(store: Path | str | None = None) -> Iterator[SessionIndex]:
+    """The index of the store at `store` (default: learn's store), migrated."""
     from learn.store.db import connect
-    from learn.store.runs import default_store_path
     from learn.store.schema import StoreSchema, migrate
 
-    conn = connect(path or default_store_path())
+    conn = connect(session_index_path(store))
     try:
         migrate(conn, StoreSchema())
         yield SessionIndex(conn)
