@@ -179,10 +179,7 @@ def run_pipeline(
     progress: Progress | None = None,
 ) -> tuple[RunResult, Trace]:
     """Run the whole job. `backend=None` with `options.offline` runs without a model."""
-    from learn.detect import MiningSpec, mine
-    from learn.detect.to_candidates import signals_to_candidates
     from learn.embed import get_embedder
-    from learn.mining.cache import MineCache
     from learn.mining.miner import mine_sessions
     from learn.mining.verify import command_ran, quote_found, session_commands
     from learn.models.meter import UsageMeter
@@ -192,11 +189,11 @@ def run_pipeline(
     from learn.render import redact
     from learn.render.spoken import spoken_turns
     from learn.store.adapters import open_learn_store
-    from learn.transcripts import stream
+    from learn.store.session_index import IndexedMineCache, open_session_index
     from learn.transcripts.discover import scan
+    from learn.transcripts.indexed import CachedHeads, indexed_views
     from learn.transcripts.replay import replay_fingerprints
     from learn.transcripts.resume import own_turns
-    from learn.transcripts.session import build_session, read_asides
 
     trace = Trace()
     clock = _Clock(trace)
@@ -209,46 +206,44 @@ def run_pipeline(
     started_at = datetime.now(UTC)
 
     # -- discover ------------------------------------------------------------
-    with clock.stage("discover"):
-        discovery = scan(
-            project=None if options.all_projects else (options.project or Path.cwd()),
-            all_projects=options.all_projects,
-            since=options.since,
-            limit=options.limit,
-        )
-        files = discovery.files
-        trace.discovered = len(files)
-        fingerprints: Sequence[str] = replay_fingerprints(_templates(files, options))
-
-    # -- parse, view, detect -----------------------------------------------------
-    sessions: list[Session] = []
-    detected: dict[str, tuple[MinedCandidate, ...]] = {}
-    by_path = {f.path: f for f in files}
-    with clock.stage("parse"):
-        spec = MiningSpec()
-        for done, transcript in enumerate(stream([f.path for f in files]), start=1):
-            info = by_path.get(transcript.path) if transcript.path else None
-            session = build_session(
-                transcript,
-                fingerprints=fingerprints,
-                size_bytes=info.size if info else 0,
-                subagent_paths=info.subagent_paths if info else (),
-                asides=read_asides(info.aside_paths) if info else (),
+    # Through the session index: an unchanged file is not opened at all.
+    # (closed before the model is called: nothing holds the store while it waits)
+    with open_session_index(options.store_path) as index:
+        with clock.stage("discover"):
+            heads = CachedHeads(index)
+            discovery = scan(
+                project=None if options.all_projects else (options.project or Path.cwd()),
+                all_projects=options.all_projects,
+                since=options.since,
+                limit=options.limit,
+                heads=heads,
             )
-            if not session.human_turns and not session.tool_calls:
-                continue
-            sessions.append(session)
-            signals = list(mine(transcript.events, spec, provider=transcript.provider,
-                                fingerprints=fingerprints))
-            found = signals_to_candidates(signals, min_confidence=config.mining.min_signal_confidence)
-            detected[session.id] = tuple(replace(c, text=redact(c.text)) for c in found)
-            if progress:
-                progress("parse", done, len(files))
-        # Newest first, like discovery, whatever order the parse pool finished in.
-        sessions.sort(key=lambda s: s.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
-        sessions, fingerprints, detected, suggestions = _drop_repeated_prompts(
-            sessions, fingerprints, detected
-        )
+            heads.save()
+            files = discovery.files
+            trace.discovered = len(files)
+            fingerprints: Sequence[str] = replay_fingerprints(_templates(files, options))
+
+        # -- parse, view, detect -----------------------------------------------------
+        sessions: list[Session] = []
+        detected: dict[str, tuple[MinedCandidate, ...]] = {}
+        digests: dict[Path, str] = {}
+        with clock.stage("parse"):
+            for item in indexed_views(
+                files, fingerprints_for=lambda _: fingerprints, index=index,
+                min_confidence=config.mining.min_signal_confidence,
+                progress=(lambda done, total: progress("parse", done, total)) if progress else None,
+            ):
+                session = item.session
+                if not session.human_turns and not session.tool_calls:
+                    continue
+                sessions.append(session)
+                digests[item.file.path] = item.digest
+                detected[session.id] = item.detected
+            # Newest first, like discovery, whatever order the parse pool finished in.
+            sessions.sort(key=lambda s: s.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
+            sessions, fingerprints, detected, suggestions = _drop_repeated_prompts(
+                sessions, fingerprints, detected
+            )
 
     # -- mine (model) -------------------------------------------------------------
     mined: dict[str, SessionMineResult] = {}
@@ -268,7 +263,7 @@ def run_pipeline(
                 sessions,
                 model_backend,
                 model=config.models.mine,
-                cache=MineCache(),
+                cache=IndexedMineCache(digests),
                 concurrency=config.mining.concurrency,
                 fingerprints=fingerprints,
                 context_window=config.models.context_window,
@@ -324,7 +319,7 @@ def run_pipeline(
         with clock.stage("store"):
             if incomplete:
                 session_cands = _keep_stored(session_cands, store.stored_candidates(incomplete))
-            store.record_scan(sessions, session_cands)
+            store.record_scan(sessions, session_cands, digests)
         embedder: Embedder = store.cached_embedder(get_embedder(prefer=options.embedder))
         if progress:
             progress("name", 0, 1)

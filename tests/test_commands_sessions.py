@@ -218,8 +218,8 @@ def test_a_session_pruned_between_discovery_and_parse_is_listed_as_skipped(
 
     original = Scope.scan
 
-    def scan_then_prune(self: Scope):  # type: ignore[no-untyped-def]
-        found = original(self)
+    def scan_then_prune(self: Scope, heads=None):  # type: ignore[no-untyped-def]
+        found = original(self, heads)
         home.files["subdir"].unlink()  # Claude Code's cleanup, right after discovery
         return found
 

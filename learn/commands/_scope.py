@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import click
 
-from learn.transcripts.discover import Discovery, SessionFile, parse_since, scan
+from learn.transcripts.discover import Discovery, HeadReader, SessionFile, parse_since, scan
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,12 +34,13 @@ class Scope:
     since_text: str | None
     limit: int | None
 
-    def scan(self) -> Discovery:
+    def scan(self, heads: HeadReader | None = None) -> Discovery:
         return scan(
             project=self.project,
             all_projects=self.all_projects,
             since=self.since,
             limit=self.limit,
+            heads=heads,
         )
 
     def discover(self) -> list[SessionFile]:

@@ -33,17 +33,26 @@ def command(scope: Scope, model: str | None, context_window: int | None, as_json
 def print_plan(scope: Scope, config: Config, *, model: str | None = None,
                context_window: int | None = None, as_json: bool = False) -> None:
     """Print the plan (shared with `learn run --dry-run`)."""
-    from learn.mining.cache import MineCache
     from learn.mining.plan import describe_plan, plan_mining
     from learn.transcripts.replay import load_templates, replay_fingerprints
 
     model = model or config.models.mine
     context_window = context_window or config.models.context_window
-    discovery = scope.scan()
     fingerprints = replay_fingerprints(load_templates(None if scope.all_projects else scope.project))
+    from learn.store.session_index import IndexedMineCache, open_session_index
+    from learn.transcripts.indexed import CachedHeads, LazyViews, indexed_views
+
+    # Through the session index: unchanged files are neither opened, parsed nor hashed.
+    with open_session_index() as index:
+        heads = CachedHeads(index)
+        discovery = scope.scan(heads)
+        heads.save()
+        items = indexed_views(discovery.files, index=index, fingerprints_for=lambda _: fingerprints,
+                              min_confidence=config.mining.min_signal_confidence)
     try:
-        plan = plan_mining(discovery.files, MineCache(), model, fingerprints=fingerprints,
-                           context_window=context_window)
+        plan = plan_mining(discovery.files, IndexedMineCache({i.file.path: i.digest for i in items}),
+                           model, fingerprints=fingerprints, context_window=context_window,
+                           views=LazyViews(items))
     except ValueError as exc:  # a window too small for any chunk
         raise click.UsageError(str(exc)) from None
     if as_json:

@@ -42,6 +42,25 @@ def session_row(file: SessionFile, session: Session) -> dict[str, object]:
     }
 
 
+def summary_row(file: SessionFile, summary: dict[str, object]) -> dict[str, object]:
+    """`session_row` from an index entry's stored summary (session_to_dict without the timeline)."""
+    counts = ("turns", "human_turns", "human_turns_by_origin", "off_branch_human_turns",
+              "tool_calls", "failures", "denials", "interrupts")
+    return {
+        "provider": file.provider,
+        "id": summary["id"] or file.session_id,
+        "path": str(file.path),
+        "project": summary["project"] or file.project,
+        "started_at": summary["started_at"],
+        "last_activity": summary["last_activity"],
+        "mtime": datetime.fromtimestamp(file.mtime, UTC).isoformat(),
+        **{k: summary[k] for k in counts},
+        "size_bytes": file.size,
+        "skipped_lines": summary["skipped_lines"],
+        "subagents": len(file.subagent_paths),
+    }
+
+
 def skipped_row(skip: SkippedFile) -> dict[str, object]:
     return {
         "path": str(skip.path),
@@ -62,12 +81,22 @@ def _iso(value: datetime | None) -> str | None:
               help="Print JSON: the sessions with full ids and exact counts, and every skipped file with its reason.")
 def command(scope: Scope, as_json: bool) -> None:
     """List the sessions learn can read (current project by default)."""
-    discovery = scope.scan()
-    from learn.transcripts.session import view_files
+    from learn.store.session_index import open_session_index
+    from learn.transcripts.indexed import CachedHeads, indexed_views, min_signal_confidence
+    from learn.transcripts.replay import FingerprintCache
 
-    pairs = view_files(discovery.files)
-    rows = [session_row(f, s) for f, s in pairs]
-    listed = {f.path for f, _ in pairs}
+    cache = FingerprintCache()
+    # Through the session index: an unchanged file is not opened, and its row
+    # comes from the stored summary without decoding the view.
+    with open_session_index() as index:
+        heads = CachedHeads(index)
+        discovery = scope.scan(heads)
+        heads.save()
+        items = indexed_views(discovery.files, index=index,
+                              fingerprints_for=lambda f: cache.for_project(f.project),
+                              min_confidence=min_signal_confidence())
+    rows = [summary_row(i.file, i.summary) for i in items]
+    listed = {i.file.path for i in items}
     # Files discovery listed that vanished (pruned) before they were parsed.
     vanished = [
         {"path": str(f.path), "reason": "unreadable", "provider": f.provider,

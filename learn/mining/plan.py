@@ -9,7 +9,7 @@ two used different selection logic).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -82,8 +82,13 @@ def plan_mining(
     *,
     fingerprints: Sequence[str] = (),
     context_window: int | None = None,
+    views: Mapping[Path, Session] | None = None,
 ) -> MiningPlan:
-    """Hash every file against the cache; parse and render only the uncached ones."""
+    """Hash every file against the cache; parse and render only the uncached ones.
+
+    `views` are views already built (the session index's): a file found there
+    is not parsed again.
+    """
     from learn.transcripts.discover import aside_paths_for
     from learn.transcripts.parser import parse
     from learn.transcripts.session import build_session, read_asides
@@ -108,8 +113,8 @@ def plan_mining(
             cached.append(PlannedSession(path, sid or path.stem, provider or "claude", project, size, key))
             continue
         try:
-            session = build_session(parse(path), fingerprints=fingerprints,
-                                    asides=read_asides(aside_paths_for(path)))
+            session = (views or {}).get(path) or build_session(
+                parse(path), fingerprints=fingerprints, asides=read_asides(aside_paths_for(path)))
         except OSError:
             unreadable.append(path)
             continue

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -238,9 +238,15 @@ class LearnStore:
         return self.run_id
 
     def record_scan(
-        self, sessions: Sequence[Session], session_cands: Sequence[SessionCandidates]
+        self, sessions: Sequence[Session], session_cands: Sequence[SessionCandidates],
+        digests: Mapping[Path, str] | None = None,
     ) -> None:
-        """Sessions scanned and their verified candidates, in one transaction."""
+        """Sessions scanned and their verified candidates, in one transaction.
+
+        `digests` are the files' content hashes when known (the session index
+        keeps them): hashing again would open every unchanged transcript.
+        """
+        known = digests or {}
         self._ensure_run()
         by_id = {s.id: s for s in sessions}
         scanned_at = _now()
@@ -250,7 +256,8 @@ class LearnStore:
                 path = session.path if session is not None else None
                 self.tables.record_session(ScannedSession(
                     session_id=sc.session_id, provider=str(sc.provider), project=sc.project,
-                    path=str(path or ""), content_hash=_digest(path),
+                    path=str(path or ""),
+                    content_hash=known.get(path) or _digest(path) if path else _digest(path),
                     last_activity=sc.last_activity, candidate_count=len(sc.candidates),
                     scanned_at=scanned_at,
                 ))

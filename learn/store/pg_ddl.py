@@ -200,6 +200,12 @@ def _m006_team_show_name(conn: Any, s: StoreSchema) -> None:
     conn.execute("ALTER TABLE team_candidates ADD COLUMN show_name BOOLEAN NOT NULL DEFAULT FALSE")
 
 
+def _m007_session_index(conn: Any, s: StoreSchema) -> None:
+    # Nothing: the session index is per machine (paths, inodes), kept in the local
+    # SQLite store only (learn.store.session_index), never in a shared database.
+    return None
+
+
 PG_STEPS: dict[str, Migration] = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -207,6 +213,7 @@ PG_STEPS: dict[str, Migration] = {
     "0004_scope_examples_full_result": _m004_scope_examples_full_result,
     "0005_team_shared_candidates": _m005_team_shared_candidates,
     "0006_team_show_name": _m006_team_show_name,
+    "0007_session_index": _m007_session_index,
 }
 
 

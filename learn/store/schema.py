@@ -99,6 +99,7 @@ STEP_NAMES: tuple[str, ...] = (
     "0004_scope_examples_full_result",
     "0005_team_shared_candidates",
     "0006_team_show_name",
+    "0007_session_index",
 )
 SCHEMA_VERSION = len(STEP_NAMES)
 

@@ -212,6 +212,14 @@ def _m006_team_show_name(conn: Any, s: StoreSchema) -> None:
     conn.execute("ALTER TABLE team_candidates ADD COLUMN show_name INTEGER NOT NULL DEFAULT 0")
 
 
+def _m007_session_index(conn: Any, s: StoreSchema) -> None:
+    # Per transcript file, what reading it gave (learn.store.session_index), so a
+    # warm run opens no unchanged file.
+    from learn.store.session_index import create_table
+
+    create_table(conn)
+
+
 SQLITE_STEPS = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -219,4 +227,5 @@ SQLITE_STEPS = {
     "0004_scope_examples_full_result": _m004_scope_examples_full_result,
     "0005_team_shared_candidates": _m005_team_shared_candidates,
     "0006_team_show_name": _m006_team_show_name,
+    "0007_session_index": _m007_session_index,
 }

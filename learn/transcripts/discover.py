@@ -41,11 +41,11 @@ import re
 import stat
 import sys
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 from learn.transcripts.compressed import ZST_SUFFIX
 from learn.transcripts.heads import Head, Provider, last_activity, read_head
@@ -116,6 +116,14 @@ class SkippedFile:
     # What the reason refers to: the kept file for "duplicate", the parent
     # session and agent kind for "subagent", the error for "unreadable".
     detail: str | None = None
+
+
+class HeadReader(Protocol):
+    """Where discovery gets a file's head and last activity (learn.transcripts.indexed.CachedHeads)."""
+
+    def read_head(self, path: Path, provider: Provider) -> Head: ...
+
+    def last_activity(self, path: Path) -> float | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +211,7 @@ def scan(
     claude_dir: Path | None = None,
     codex_dir: Path | None = None,
     id_prefix: str | None = None,
+    heads: HeadReader | None = None,
 ) -> Discovery:
     """Like `discover`, and also says what was skipped and why.
 
@@ -211,7 +220,11 @@ def scan(
     `id_prefix` keeps only sessions whose id starts with it, decided from the
     file name (Claude: `<id>.jsonl`, Codex: `rollout-<ts>-<id>.jsonl`) before
     any file is opened, which is what makes `learn show <prefix>` cheap.
+    `heads` reads heads and last activity (the session index keeps them, so
+    an unchanged file is not opened); default: from the file.
     """
+    read_head_of = heads.read_head if heads is not None else read_head
+    last_activity_of = heads.last_activity if heads is not None else last_activity
     skips = _Skips()
     projects_dir = claude_projects_dir(claude_dir)
     sessions_dir = codex_sessions_dir(codex_dir)
@@ -238,7 +251,7 @@ def scan(
             if cand.mtime < cutoff - _MTIME_SLACK_SECONDS:
                 skips.add("too_old", cand.path, cand.provider, cand.session_id)
                 continue
-            last = last_activity(cand.path)
+            last = last_activity_of(cand.path)
             if (last if last is not None else cand.mtime) < cutoff:
                 skips.add("too_old", cand.path, cand.provider, cand.session_id)
                 continue
@@ -246,7 +259,7 @@ def scan(
             skips.add("over_limit", cand.path, cand.provider, cand.session_id)
             continue
         try:
-            head = read_head(cand.path, cand.provider)
+            head = read_head_of(cand.path, cand.provider)
         except OSError as exc:
             skips.add("unreadable", cand.path, cand.provider, cand.session_id,
                       exc.strerror or str(exc))
@@ -279,7 +292,7 @@ def scan(
         if cand.provider == "claude":
             directory = cand.path.parent
             if directory not in agents_by_dir:
-                agents_by_dir[directory] = _old_layout_agents(directory, skips)
+                agents_by_dir[directory] = _old_layout_agents(directory, skips, read_head_of)
             subagents += agents_by_dir[directory].get(session_id, ())
         files.append(
             SessionFile(
@@ -383,7 +396,9 @@ def aside_paths_for(session_path: Path) -> tuple[Path, ...]:
     return tuple(directory / n for n in names if is_aside_name(n))
 
 
-def _old_layout_agents(directory: Path, skips: _Skips) -> dict[str, tuple[Path, ...]]:
+def _old_layout_agents(
+    directory: Path, skips: _Skips, read_head_of: Callable[[Path, Provider], Head] = read_head
+) -> dict[str, tuple[Path, ...]]:
     """Older builds wrote `agent-*.jsonl` beside the parent; its sessionId names the parent.
 
     Read per project directory, and only for directories a selected session
@@ -395,7 +410,7 @@ def _old_layout_agents(directory: Path, skips: _Skips) -> dict[str, tuple[Path, 
         if not (name.startswith("agent-") and name.endswith(".jsonl")):
             continue
         try:
-            head = read_head(Path(entry.path), "claude")
+            head = read_head_of(Path(entry.path), "claude")
         except OSError as exc:
             skips.add("unreadable", Path(entry.path), "claude", detail=exc.strerror or str(exc))
             continue

@@ -1,0 +1,225 @@
+"""The session index: per transcript file, what reading it gave, so an unchanged file is not read.
+
+Two tables: `session_index` (the parsed view, learn.transcripts.indexed) and
+`session_heads` (what discovery reads from a file's first lines and, for
+`--since`, its last ones: learn.transcripts.indexed.CachedHeads).
+
+Per machine (paths and inodes are this disk's), so it lives in the local SQLite
+store only, never in a shared backend; migration `0007_session_index` makes its
+one table. A row is used only when the file's stat (size, mtime_ns, inode) and
+the row's `version` (view and render versions) and `context` (what else the
+view was built from: replay fingerprints, aside files, detector threshold) all
+match; anything else is a miss and the file is read again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from learn.mining.cache import MineCache, cache_key
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRow:
+    path: str
+    size: int
+    mtime_ns: int
+    inode: int
+    head_hash: str  # sha256 of the file's first block
+    version: str
+    context: str
+    offset: int  # bytes read, up to the end of the last whole line
+    digest: str  # sha256 of the file's bytes (the mining cache's key)
+    summary: str  # JSON: session_to_dict(timeline=False)
+    view: bytes  # learn.transcripts.compact.encode_view
+    detected: bytes  # learn.transcripts.compact.encode_candidates
+    prefix: bytes | None = None  # see learn.transcripts.indexed (growth)
+
+
+@dataclass(frozen=True, slots=True)
+class HeadRow:
+    path: str
+    size: int
+    mtime_ns: int
+    inode: int
+    cwd: str | None
+    session_id: str | None
+    subagent: str | None
+    parent_id: str | None
+    last_activity: float | None = None
+    has_last_activity: int = 0
+
+
+_HEAD_COLUMNS = ("path", "size", "mtime_ns", "inode", "cwd", "session_id", "subagent", "parent_id",
+                 "last_activity", "has_last_activity")
+_COLUMNS = ("path", "size", "mtime_ns", "inode", "head_hash", "version", "context", "offset",
+            "digest", "summary", "view", "detected", "prefix")
+
+
+def create_table(conn: Any) -> None:
+    """The DDL of migration 0007_session_index (kept here, with the code that reads it)."""
+    conn.execute(
+        """
+        CREATE TABLE session_index (
+            path TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            head_hash TEXT NOT NULL,
+            version TEXT NOT NULL,
+            context TEXT NOT NULL,
+            offset INTEGER NOT NULL,
+            digest TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            view BLOB NOT NULL,
+            detected BLOB NOT NULL,
+            prefix BLOB
+        ) WITHOUT ROWID;
+        CREATE TABLE session_heads (
+            path TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            cwd TEXT,
+            session_id TEXT,
+            subagent TEXT,
+            parent_id TEXT,
+            last_activity REAL,
+            has_last_activity INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+class SessionIndex:
+    """The session_index table over one apsw connection."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def get_many(self, paths: Sequence[str]) -> dict[str, IndexRow]:
+        out: dict[str, IndexRow] = {}
+        cols = ", ".join(_COLUMNS)
+        # One query per 500 paths: SQLite's variable limit, and one round trip
+        # per file cost 30 us each at 1,000 files.
+        for start in range(0, len(paths), 500):
+            part = paths[start:start + 500]
+            marks = ", ".join("?" * len(part))
+            for row in self._conn.execute(
+                f"SELECT {cols} FROM session_index WHERE path IN ({marks})", tuple(part)
+            ):
+                out[row[0]] = IndexRow(*row)
+        return out
+
+    def put_many(self, rows: Iterable[IndexRow]) -> int:
+        batch = [tuple(getattr(r, c) for c in _COLUMNS) for r in rows]
+        if not batch:
+            return 0
+        marks = ", ".join("?" * len(_COLUMNS))
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.executemany(
+                f"INSERT OR REPLACE INTO session_index ({', '.join(_COLUMNS)}) VALUES ({marks})",
+                batch,
+            )
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        return len(batch)
+
+    def heads(self) -> dict[str, HeadRow]:
+        """Every file's stored head (discovery's read of its first lines), by path."""
+        return {r[0]: HeadRow(*r) for r in self._conn.execute(
+            f"SELECT {', '.join(_HEAD_COLUMNS)} FROM session_heads")}
+
+    def put_heads(self, rows: Iterable[HeadRow]) -> None:
+        batch = [tuple(getattr(r, c) for c in _HEAD_COLUMNS) for r in rows]
+        if not batch:
+            return
+        marks = ", ".join("?" * len(_HEAD_COLUMNS))
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.executemany(
+                f"INSERT OR REPLACE INTO session_heads ({', '.join(_HEAD_COLUMNS)}) VALUES ({marks})",
+                batch,
+            )
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+
+    def forget_missing(self) -> int:
+        """Drop the rows of files that no longer exist (pruned by Claude Code's cleanup).
+
+        One stat per stored file: ~3 ms at 1,000.
+        """
+        paths = {str(r[0]) for r in self._conn.execute(
+            "SELECT path FROM session_index UNION SELECT path FROM session_heads")}
+        gone = [(p,) for p in paths if not os.path.exists(p)]
+        if not gone:
+            return 0
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.executemany("DELETE FROM session_index WHERE path = ?", gone)
+            self._conn.executemany("DELETE FROM session_heads WHERE path = ?", gone)
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        return len(gone)
+
+    def count(self) -> int:
+        return int(self._conn.execute("SELECT count(*) FROM session_index").fetchone()[0])
+
+
+INDEX_FILENAME = "session-index.db"
+
+
+def session_index_path(store: Path | str | None = None) -> Path:
+    """Where the index lives: the local SQLite store, or beside it in the cache when the
+    store is a shared PostgreSQL database (the index is per machine, and derived: it
+    never goes to a shared database)."""
+    from learn.paths import cache_dir
+    from learn.store.runs import default_store_target
+
+    target = store if store is not None else default_store_target()
+    if isinstance(target, str) and "://" in target:
+        return cache_dir() / INDEX_FILENAME
+    return Path(target)
+
+
+@contextmanager
+def open_session_index(store: Path | str | None = None) -> Iterator[SessionIndex]:
+    """The index of the store at `store` (default: learn's store), migrated."""
+    from learn.store.db import connect
+    from learn.store.schema import StoreSchema, migrate
+
+    conn = connect(session_index_path(store))
+    try:
+        migrate(conn, StoreSchema())
+        yield SessionIndex(conn)
+    finally:
+        conn.close()
+
+
+class IndexedMineCache(MineCache):
+    """The mining cache, keyed from the digests the session index kept.
+
+    The cache's key is the sha256 of the file's bytes; hashing it again would
+    open every unchanged file on a warm run. A path the index did not give is
+    hashed as before.
+    """
+
+    def __init__(self, digests: Mapping[Path, str], root: Path | None = None) -> None:
+        super().__init__(root)
+        self._digests = dict(digests)
+
+    def key_for_file(self, transcript: Path) -> str:
+        digest = self._digests.get(transcript)
+        return cache_key(digest) if digest is not None else super().key_for_file(transcript)
