@@ -40,6 +40,11 @@ the judge failed in both (0/1): auto's answer was cut at the 256-token cap,
 and the tools answer's arguments were not valid JSON (finish_reason gave no
 cut). Totals 3/4 vs 3/4. Not measured here: llama.cpp's own llama-server
 (the case of issue 11, where tools rambled), whose build did not fit the time.
+
+Later, at lower load, `--passes auto --per-step 1 --max-tokens none` (the pipeline's own
+budgets): mine, name and coverage valid at once (14-19 s per call); the judge's first answer
+again had a confidence above 1 (the grammar does not bound numbers), and the pipeline's repair
+turn (`call_checked`, counted as "after repair") made it valid: 4/4 after repair.
 """
 
 from __future__ import annotations
