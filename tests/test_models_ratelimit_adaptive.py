@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -60,7 +61,9 @@ def run_calls(backend: AnthropicBackend, n: int, *, user: str = "USER: use bun, 
     return len([a for a in answers if a.tool_input == {"candidates": []}])
 
 
-def backend_for(fake: FakeAnthropicServer, limiter: RateLimiter, sleep=time.sleep) -> AnthropicBackend:  # type: ignore[no-untyped-def]
+def backend_for(
+    fake: FakeAnthropicServer, limiter: RateLimiter, sleep: Callable[[float], None] = time.sleep
+) -> AnthropicBackend:
     return AnthropicBackend(api_key="k", base_url=fake.base_url, limiter=limiter,
                             retry=RetryPolicy(max_attempts=8, sleep=sleep))
 
