@@ -13,13 +13,17 @@ are visible to tests.
 
 from __future__ import annotations
 
+import json
 import os
+import time
+from collections.abc import Mapping
 from typing import Any
 
 from learn.models.base import CallUsage, MalformedAnswer, ModelError, ModelRequest, ModelResponse
 from learn.models.catalog import model_info
 from learn.models.json_text import extract_json_object
 from learn.models.ratelimit import RateLimiter
+from learn.models.ratelimit_headers import parse_limits
 from learn.models.retry import (
     RetryPolicy,
     TransientError,
@@ -179,7 +183,8 @@ class AnthropicBackend:
         if client.api_key is None and client.auth_token is None and client.credentials is None:
             raise ModelError(MISSING_KEY_HINT)
         self._client = client
-        self._limiter = limiter if limiter is not None else RateLimiter()
+        # Adaptive by default: the replies' headers replace the 50/minute guess.
+        self._limiter = limiter if limiter is not None else RateLimiter(adaptive=True)
         self._retry = retry if retry is not None else RetryPolicy(max_attempts=max_attempts)
         # Models seen rejecting a forced tool_choice (a 400 naming tool_choice).
         self._unforced: set[str] = set()
@@ -193,15 +198,13 @@ class AnthropicBackend:
             forced = self._forced(request.model)
             params = build_message_params(request, forced=forced)
             try:
-                with self._limiter.slot():
-                    message = self._send(params)
+                message = self._limited_send(params)
             except _ForcedToolRejected:
                 # Learned once per model, then every later call goes unforced
                 # straight away; this retry is not one of the counted attempts.
                 self._unforced.add(request.model)
                 params = build_message_params(request, forced=False)
-                with self._limiter.slot():
-                    message = self._send(params)
+                message = self._limited_send(params)
                 forced = False
             return response_from_message(request, message, forced=forced)
 
@@ -210,13 +213,39 @@ class AnthropicBackend:
     def _forced(self, model: str) -> bool:
         return model not in self._unforced and model_info(model).forced_tool_choice
 
-    def _send(self, params: dict[str, Any]) -> Any:
+    def _limited_send(self, params: dict[str, Any]) -> Any:
+        """Send inside a limiter slot charged with the request's estimated input tokens."""
+        chars = len(json.dumps(params, ensure_ascii=False))
+        estimate = self._limiter.estimate_input_tokens(chars)
+        with self._limiter.slot(estimate):
+            return self._send(params, chars=chars, estimate=estimate)
+
+    def _observe(
+        self, headers: Mapping[str, str], *, chars: int, estimate: int, usage: Any = None
+    ) -> None:
+        used: int | None = None
+        if usage is not None:
+            # What the input-token limit counts: uncached input and cache
+            # writes; cache reads are not charged against it.
+            used = int(getattr(usage, "input_tokens", 0) or 0) + int(
+                getattr(usage, "cache_creation_input_tokens", 0) or 0
+            )
+            self._limiter.note_output(int(getattr(usage, "output_tokens", 0) or 0))
+        limits = parse_limits(headers, now=time.time())
+        self._limiter.observe(limits, sent_tokens=estimate, chars=chars, used_tokens=used)
+
+    def _send(self, params: dict[str, Any], *, chars: int = 0, estimate: int = 0) -> Any:
         import anthropic  # already loaded by __init__; this is a dict lookup
 
         try:
-            return self._client.messages.create(**params)
+            raw = self._client.messages.with_raw_response.create(**params)
+            message = raw.parse()
+            self._observe(raw.headers, chars=chars, estimate=estimate,
+                          usage=getattr(message, "usage", None))
+            return message
         except anthropic.APIStatusError as exc:
             headers = exc.response.headers
+            self._observe(headers, chars=chars, estimate=estimate)
             what = _error_text(exc)
             if (
                 exc.status_code == 400

@@ -8,6 +8,15 @@ retry-after pauses everybody (`pause`), a token bucket keeps the steady rate
 under the account's requests-per-minute, and an in-flight cap bounds how many
 requests are open at once (for `claude` subprocesses it also bounds memory:
 each one is a full Node process).
+
+An adaptive limiter (the Anthropic backend's) also learns the account's real
+limits from each reply's `anthropic-ratelimit-*` headers (`observe`): the
+request bucket takes the advertised size and refill, and its level follows the
+server's `remaining`, so a 4,000/minute account is not held to 50 and a
+50/minute one stops before the server would answer 429. Input and output
+tokens get buckets of their own: a request is charged its estimated input
+tokens (characters x a tokens-per-character ratio corrected from each reply's
+usage) before it goes out.
 """
 
 from __future__ import annotations
@@ -17,10 +26,44 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from learn.models.ratelimit_headers import Bucket, Limits, estimate_tokens
+
 # Anthropic's lowest tier allows 50 requests per minute; staying under it by
 # default costs a fast account little and saves a slow one a storm of 429s.
 DEFAULT_REQUESTS_PER_MINUTE = 50.0
 DEFAULT_MAX_IN_FLIGHT = 4
+# Before any reply says otherwise: about 1 token per 3 characters of JSON
+# request, on the high side so a first estimate errs towards waiting.
+INITIAL_TOKENS_PER_CHAR = 1 / 3
+# How fast the ratio follows the replies' usage (weight of the newest reply).
+_RATIO_WEIGHT = 0.3
+
+
+class _Budget:
+    """A token bucket in some unit (requests or tokens), refilled `rate` per second."""
+
+    def __init__(self, capacity: float, rate: float, now: float) -> None:
+        self.capacity = capacity
+        self.rate = rate
+        self.level = capacity
+        self.last = now
+
+    def refill(self, now: float) -> None:
+        self.level = min(self.capacity, self.level + (now - self.last) * self.rate)
+        self.last = now
+
+    def wait_for(self, cost: float) -> float:
+        """Seconds until `cost` fits (a cost above the bucket size waits for a full bucket)."""
+        need = min(cost, self.capacity)
+        return 0.0 if self.level >= need else (need - self.level) / self.rate
+
+    def follow(self, bucket: Bucket, pending: float, now: float) -> None:
+        """Take the server's size and level; `pending` is what we sent that it has not counted."""
+        self.refill(now)
+        self.capacity = bucket.limit
+        self.rate = bucket.limit / 60.0  # every -limit header is per minute
+        if bucket.remaining is not None:
+            self.level = min(self.capacity, max(bucket.remaining - pending, -self.capacity))
 
 
 class RateLimiter:
@@ -38,6 +81,7 @@ class RateLimiter:
         max_in_flight: int | None = DEFAULT_MAX_IN_FLIGHT,
         *,
         burst: int | None = None,
+        adaptive: bool = False,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -56,6 +100,75 @@ class RateLimiter:
         self._sleep = sleep
         self._last = clock()
         self._cond = threading.Condition()
+        self._adaptive = adaptive
+        self._input: _Budget | None = None
+        self._output: _Budget | None = None
+        self._in_flight_input = 0
+        self._tokens_per_char = INITIAL_TOKENS_PER_CHAR
+        # Output tokens a call is charged before it goes out: the last reply's.
+        self._output_per_call = 0.0
+
+    @property
+    def adaptive(self) -> bool:
+        return self._adaptive
+
+    @property
+    def requests_per_minute(self) -> float | None:
+        with self._cond:
+            return None if self._rate is None else round(self._rate * 60.0, 6)
+
+    @property
+    def input_tokens_per_minute(self) -> float | None:
+        with self._cond:
+            return None if self._input is None else round(self._input.rate * 60.0, 6)
+
+    def estimate_input_tokens(self, chars: int) -> int:
+        """A request's input tokens from its size, by the ratio the replies taught so far."""
+        with self._cond:
+            return estimate_tokens(chars, self._tokens_per_char)
+
+    def observe(
+        self, limits: Limits, *, sent_tokens: int = 0, chars: int = 0, used_tokens: int | None = None
+    ) -> None:
+        """Learn from one reply, before its slot is released (it still counts as in flight).
+
+        `sent_tokens` is what `acquire` charged for the request, `used_tokens`
+        the input tokens the reply's usage says the limit counted, `chars` the
+        request's size: together they correct the estimate for the next ones.
+        A non-adaptive limiter only learns the ratio.
+        """
+        with self._cond:
+            now = self._clock()
+            if used_tokens is not None and chars > 0:
+                seen = used_tokens / chars
+                self._tokens_per_char += _RATIO_WEIGHT * (seen - self._tokens_per_char)
+            if not self._adaptive:
+                return
+            if limits.requests is not None:
+                self._refill(now)
+                self._capacity = limits.requests.limit
+                self._rate = limits.requests.limit / 60.0
+                if limits.requests.remaining is not None:
+                    # The others in flight may not have reached the server yet.
+                    pending = self._in_flight - 1
+                    self._tokens = min(self._capacity, limits.requests.remaining - pending)
+            if limits.input_tokens is not None:
+                if self._input is None:
+                    self._input = _Budget(limits.input_tokens.limit, limits.input_tokens.limit / 60.0, now)
+                self._input.follow(limits.input_tokens, self._in_flight_input - sent_tokens, now)
+            elif self._input is not None and used_tokens is not None:
+                self._input.level += sent_tokens - used_tokens
+            if limits.output_tokens is not None:
+                if self._output is None:
+                    self._output = _Budget(limits.output_tokens.limit, limits.output_tokens.limit / 60.0, now)
+                pending_out = self._output_per_call * max(0, self._in_flight - 1)
+                self._output.follow(limits.output_tokens, pending_out, now)
+            self._cond.notify_all()
+
+    def note_output(self, output_tokens: int) -> None:
+        """A reply's output tokens: what the next call is expected to write."""
+        with self._cond:
+            self._output_per_call = float(output_tokens)
 
     @property
     def in_flight(self) -> int:
@@ -72,8 +185,12 @@ class RateLimiter:
         with self._cond:
             self._paused_until = max(self._paused_until, self._clock() + max(0.0, seconds))
 
-    def acquire(self) -> None:
-        """Block until a request may go out; pair with `release` (or use `slot`)."""
+    def acquire(self, input_tokens: int = 0) -> None:
+        """Block until a request may go out; pair with `release` (or use `slot`).
+
+        `input_tokens` is the request's estimated input, charged to the input
+        budget once the headers have said there is one.
+        """
         while True:
             with self._cond:
                 now = self._clock()
@@ -86,27 +203,38 @@ class RateLimiter:
                     continue
                 else:
                     self._refill(now)
-                    if self._rate is None or self._tokens >= 1.0:
+                    wait = 0.0 if self._rate is None else max(0.0, (1.0 - self._tokens) / self._rate)
+                    for budget, cost in ((self._input, input_tokens), (self._output, self._output_per_call)):
+                        if budget is not None:
+                            budget.refill(now)
+                            wait = max(wait, budget.wait_for(cost))
+                    # Float dust: a wait of 1e-10 s added to a clock near 1e3 moves it not at all.
+                    if wait <= 1e-6:
                         if self._rate is not None:
                             self._tokens -= 1.0
+                        if self._input is not None:
+                            self._input.level -= input_tokens
+                        if self._output is not None:
+                            self._output.level -= self._output_per_call
                         self._in_flight += 1
+                        self._in_flight_input += input_tokens
                         return
-                    wait = (1.0 - self._tokens) / self._rate
             # Sleep outside the lock so release() and pause() are never blocked by a waiter.
             self._sleep(wait)
 
-    def release(self) -> None:
+    def release(self, input_tokens: int = 0) -> None:
         with self._cond:
             self._in_flight = max(0, self._in_flight - 1)
+            self._in_flight_input = max(0, self._in_flight_input - input_tokens)
             self._cond.notify()
 
     @contextmanager
-    def slot(self) -> Iterator[None]:
-        self.acquire()
+    def slot(self, input_tokens: int = 0) -> Iterator[None]:
+        self.acquire(input_tokens)
         try:
             yield
         finally:
-            self.release()
+            self.release(input_tokens)
 
     def _refill(self, now: float) -> None:
         if self._rate is not None:

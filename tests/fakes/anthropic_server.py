@@ -49,6 +49,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from fakes.http_server import FakeHTTPServer, RecordedRequest, Reply
+from fakes.ratelimits import FakeAccountLimits
 
 DEFAULT_USAGE: dict[str, int] = {
     "input_tokens": 100,
@@ -196,8 +197,11 @@ class FakeAnthropicServer(FakeHTTPServer):
         *,
         usage: Mapping[str, int] | None = None,
         tool_schemas: Mapping[str, Mapping[str, Any]] | None = None,
+        limits: FakeAccountLimits | None = None,
     ) -> None:
         super().__init__()
+        # Rate limits to enforce and advertise (fakes/ratelimits.py); None: no headers, no 429s.
+        self.limits = limits
         self.responder: Responder = responder or (lambda r: default_tool_input(r.tool_name))
         self.usage = dict(usage or DEFAULT_USAGE)
         self.tool_schemas = {name: dict(schema) for name, schema in (tool_schemas or {}).items()}
@@ -299,6 +303,14 @@ class FakeAnthropicServer(FakeHTTPServer):
             return Reply(200, {"input_tokens": len(request.raw) // 4})
         if not path.endswith("/v1/messages"):
             return self.error_reply(404, message=f"no route {request.path}")
+        usage: dict[str, int] | None = None
+        limit_headers: dict[str, str] = {}
+        if self.limits is not None:
+            # The request's input tokens as count_tokens would say, reported back in usage.
+            usage = {**self.usage, "input_tokens": len(request.raw) // 4}
+            ok, limit_headers = self.limits.admit(usage["input_tokens"], usage["output_tokens"])
+            if not ok:
+                return self.error_reply(429, headers=limit_headers, message="rate limit exceeded")
         found = None if request.json.get("tool_choice") else self.learn_tool(request)
         if found is not None and any(r["name"] == found[0] for r in tool_results(request)):
             # The client ran its structured-output tool: the turn is over.
@@ -310,7 +322,9 @@ class FakeAnthropicServer(FakeHTTPServer):
             if isinstance(answer, ToolCalls):
                 reply = self.calls_reply(answer, tool_name=own)
             else:
-                reply = self.tool_reply(answer, tool_name=own)
+                reply = self.tool_reply(answer, tool_name=own, usage=usage)
+        if limit_headers:
+            reply = dataclasses.replace(reply, headers={**reply.headers, **limit_headers})
         return self.streamed(request, reply) if request.json.get("stream") else reply
 
     @staticmethod
