@@ -297,14 +297,19 @@ def name_candidates(
 
     clusters_of: dict[tuple[str, int], list[_Unique]] = {}
     for kind, group in by_kind.items():
-        ids = cluster_ids(
-            vectors[[u.vector_row for u in group]], t, texts=[u.text for u in group], contrast=contrast
-        )
+        if labelled is not None:
+            reused += _reuse_labels(group, candidates, labelled, run_index, vectors)
+        if all(u.label is not None for u in group):
+            # Everything named before: clusters only shape batches and the
+            # fallback, and clustering imported scikit-learn, 3 s of a warm run.
+            ids = list(range(len(group)))
+        else:
+            ids = cluster_ids(
+                vectors[[u.vector_row for u in group]], t, texts=[u.text for u in group], contrast=contrast
+            )
         for u, cid in zip(group, ids, strict=True):
             u.cluster = cid
             clusters_of.setdefault((kind, cid), []).append(u)
-        if labelled is not None:
-            reused += _reuse_labels(group, candidates, labelled, run_index, vectors)
         if backend is None:
             continue
         prompt = load_prompt("name")
