@@ -6,10 +6,12 @@ Messages server on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from fakes.anthropic_server import FakeAnthropicServer
-from test_e2e_run import _env, _learn
+from test_e2e_run import REPO, _env, _learn
 
 from evals.corpora import demo
 from evals.oracle import GoldOracle
@@ -50,3 +52,20 @@ def test_a_warm_run_showing_everything_again_names_nothing_again(tmp_path: Path)
         assert [(p["label"], p["sessions"]) for p in again["proposals"]] == [
             (p["label"], p["sessions"]) for p in first["proposals"]
         ]
+
+
+def test_a_warm_run_imports_no_model_sdk_clusterer_or_onnx_runtime(tmp_path: Path) -> None:
+    # Importing them was ~3.4 s (anthropic), ~3 s (scikit-learn) and ~1 s
+    # (an ONNX session) of a warm run that needs none of them (issue 13).
+    root = tmp_path / "corpus"
+    fake = _fake(root)
+    with fake:
+        env = _env(root, fake)
+        assert _learn(ARGS, env).returncode == 0
+        warm = subprocess.run([sys.executable, "-X", "importtime", "-m", "learn", *ARGS], env=env,
+                              capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert warm.returncode == 0, warm.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in warm.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "learn.pipeline" in imported
+    assert not {"anthropic", "sklearn", "onnxruntime"} & imported
