@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
@@ -72,7 +73,19 @@ def main(argv: list[str]) -> int:
     n = _option(args, "--sessions", 1000)
     max_kb = _option(args, "--max-kb", 400)
     repeat = _option(args, "--repeat", 3)
-    from fakes.anthropic_server import FakeAnthropicServer
+    from fakes.anthropic_server import FakeAnthropicServer, default_tool_input, items_in
+
+    def answer(req: Any) -> dict[str, Any]:
+        # A verdict for every proposal the premining run judges, as a real model
+        # gives one: with the fake's empty default nothing is stored, and every
+        # /learn asked the judge again (one call, and the SDK import, per run).
+        if req.tool_name == "record_verdicts":
+            return {"verdicts": [
+                {"id": i, "accepted": False, "category": "other", "scope": "project",
+                 "confidence": 0.6, "summary": text[:120], "rationale": "benchmark"}
+                for i, _, text in items_in(req.user_text)
+            ]}
+        return default_tool_input(req.tool_name)
 
     with tempfile.TemporaryDirectory(prefix="learn-instant-") as tmp:
         base = Path(tmp)
@@ -87,7 +100,7 @@ def main(argv: list[str]) -> int:
         env.update(HOME=str(home), LEARN_DATA_DIR=str(base / "data"),
                    LEARN_CACHE_DIR=str(base / "cache"), LEARN_CONFIG_DIR=str(base / "config"),
                    PYTHONPATH=str(ROOT), PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}")
-        with FakeAnthropicServer() as fake:
+        with FakeAnthropicServer(responder=answer) as fake:
             env.update(ANTHROPIC_API_KEY="bench-key", ANTHROPIC_BASE_URL=fake.base_url)
             premine = _premine(env)
             mined = sum(1 for r in fake.requests if r.tool_name == "record_candidates")
@@ -109,6 +122,7 @@ def main(argv: list[str]) -> int:
             before = len(fake.requests)
             learn_s, _ = best_of(lambda: run(line), repeat)
             remined = sum(1 for r in fake.requests[before:] if r.tool_name == "record_candidates")
+            calls = len(fake.requests) - before
             version_s, _ = best_of(lambda: run("learn --version"), repeat)
             imports = f'"{sys.executable}" -c "import anthropic, sklearn.cluster; print(1)"'
             imports_s, _ = best_of(lambda: run(imports), repeat)
@@ -123,9 +137,10 @@ def main(argv: list[str]) -> int:
     print(f"  /learn shell line            {learn_s * 1000:8.1f} ms {cpu[line] * 1000:8.1f} ms   "
           f"{learn_s / imports_s:4.1f}x the imports, {learn_s / version_s:5.1f}x learn --version")
     print(f"  mining calls during /learn   {remined}")
+    print(f"  model calls during /learn    {calls} (all {repeat} runs)")
     print(f"  load average                 {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    ok = learn_s <= BAR_S and remined == 0
-    print(f"verdict: {'PASS' if ok else 'FAIL'} (bar: <= {BAR_S:g} s and no mining call)")
+    ok = learn_s <= BAR_S and calls == 0
+    print(f"verdict: {'PASS' if ok else 'FAIL'} (bar: <= {BAR_S:g} s and no model call)")
     return 0 if ok else 1
 
 

@@ -330,6 +330,7 @@ def run_pipeline(
                 backend=model_backend,
                 models={step: config.models.for_step(step) for step in ("mine", "name", "coverage", "judge")},
                 label_index=store.label_index(embedder),
+                labelled=store.named_labels(),
                 verdicts=store.verdict_memory(embedder),
                 shown_state=store.shown_state(),
                 corpus=_rule_corpus(files, options),

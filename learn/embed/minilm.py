@@ -81,28 +81,39 @@ class MiniLMEmbedder:
         vocab_actual = _sha256(vocab_path)
         if vocab_path == VOCAB_PATH and vocab_actual != VOCAB_SHA256:
             raise EmbedderUnavailable(f"vendored vocabulary {vocab_path} has sha256 {vocab_actual}")
-        try:
-            import onnxruntime
-            from tokenizers.implementations import BertWordPieceTokenizer  # type: ignore[attr-defined]
-        except ImportError as exc:
-            raise EmbedderUnavailable(f"onnxruntime/tokenizers missing ({exc})") from exc
+        import importlib.util
 
-        tok = BertWordPieceTokenizer(str(vocab_path), lowercase=True)
+        missing = [m for m in ("onnxruntime", "tokenizers") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise EmbedderUnavailable(f"onnxruntime/tokenizers missing ({', '.join(missing)})")
+        # The ONNX session is made at the first text not already embedded: a
+        # warm run finds every vector in the store, and loading the session was
+        # 1.1 s of it (cProfile, 1,000 sessions all mined and named).
+        self._path, self._vocab_path, self._threads = path, vocab_path, threads
+        self._loaded: tuple[Any, Any, set[str]] | None = None
+        self._batch_size = batch_size
+
+    def _load(self) -> tuple[Any, Any, set[str]]:
+        if self._loaded is not None:
+            return self._loaded
+        import onnxruntime
+        from tokenizers.implementations import BertWordPieceTokenizer  # type: ignore[attr-defined]
+
+        tok = BertWordPieceTokenizer(str(self._vocab_path), lowercase=True)
         tok.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in the batch
         tok.enable_truncation(MAX_TOKENS)
-        self._tok = tok
         opts = onnxruntime.SessionOptions()
-        opts.intra_op_num_threads = threads
+        opts.intra_op_num_threads = self._threads
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
         try:
-            self._session: Any = onnxruntime.InferenceSession(
-                str(path), sess_options=opts, providers=["CPUExecutionProvider"]
+            session = onnxruntime.InferenceSession(
+                str(self._path), sess_options=opts, providers=["CPUExecutionProvider"]
             )
         except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise EmbedderUnavailable(f"onnxruntime could not load {path}: {exc}") from exc
-        self._inputs = {i.name for i in self._session.get_inputs()}
-        self._batch_size = batch_size
+            raise EmbedderUnavailable(f"onnxruntime could not load {self._path}: {exc}") from exc
+        self._loaded = (tok, session, {i.name for i in session.get_inputs()})
+        return self._loaded
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         import numpy as np
@@ -116,13 +127,14 @@ class MiniLMEmbedder:
     def _embed_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
         import numpy as np
 
-        encs = self._tok.encode_batch(texts)
+        tok, session, inputs = self._load()
+        encs = tok.encode_batch(texts)
         ids = np.array([e.ids for e in encs], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encs], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
+        if "token_type_ids" in inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        (hidden,) = self._session.run(["last_hidden_state"], feeds)
+        (hidden,) = session.run(["last_hidden_state"], feeds)
         m = mask[:, :, None].astype(np.float32)
         pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)

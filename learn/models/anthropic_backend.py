@@ -166,28 +166,39 @@ class AnthropicBackend:
         *,
         retry: RetryPolicy | None = None,
     ) -> None:
-        import anthropic
-
         key = api_key or os.environ.get("ANTHROPIC_API_KEY") or None
-        try:
-            if key is not None:
-                client = anthropic.Anthropic(
-                    api_key=key, base_url=base_url, timeout=timeout, max_retries=0
-                )
-            else:
-                # No key given: let the SDK look for its other credentials
-                # (ANTHROPIC_AUTH_TOKEN, a profile) before calling it missing.
-                client = anthropic.Anthropic(base_url=base_url, timeout=timeout, max_retries=0)
-        except anthropic.AnthropicError as exc:
-            raise ModelError(f"{MISSING_KEY_HINT} ({exc})") from exc
-        if client.api_key is None and client.auth_token is None and client.credentials is None:
-            raise ModelError(MISSING_KEY_HINT)
-        self._client = client
+        self._client_args: dict[str, Any] = {
+            "base_url": base_url, "timeout": timeout, "max_retries": 0,
+            **({"api_key": key} if key is not None else {}),
+        }
+        self._made: Any = None
+        if key is None:
+            # No key given: let the SDK look for its other credentials
+            # (ANTHROPIC_AUTH_TOKEN, a profile) before calling it missing.
+            self._make_client()
+        # With a key, the SDK is imported at the first call: importing it took
+        # 3.4 s of a warm `learn run` that makes no call at all (-X importtime).
         # Adaptive by default: the replies' headers replace the 50/minute guess.
         self._limiter = limiter if limiter is not None else RateLimiter(adaptive=True)
         self._retry = retry if retry is not None else RetryPolicy(max_attempts=max_attempts)
         # Models seen rejecting a forced tool_choice (a 400 naming tool_choice).
         self._unforced: set[str] = set()
+
+    @property
+    def _client(self) -> Any:
+        return self._made if self._made is not None else self._make_client()
+
+    def _make_client(self) -> Any:
+        import anthropic
+
+        try:
+            client = anthropic.Anthropic(**self._client_args)
+        except anthropic.AnthropicError as exc:
+            raise ModelError(f"{MISSING_KEY_HINT} ({exc})") from exc
+        if client.api_key is None and client.auth_token is None and client.credentials is None:
+            raise ModelError(MISSING_KEY_HINT)
+        self._made = client
+        return client
 
     @property
     def base_url(self) -> str:
@@ -235,10 +246,11 @@ class AnthropicBackend:
         self._limiter.observe(limits, sent_tokens=estimate, chars=chars, used_tokens=used)
 
     def _send(self, params: dict[str, Any], *, chars: int = 0, estimate: int = 0) -> Any:
-        import anthropic  # already loaded by __init__; this is a dict lookup
+        client = self._client  # imports the SDK on the first call
+        import anthropic  # loaded by now: a dict lookup
 
         try:
-            raw = self._client.messages.with_raw_response.create(**params)
+            raw = client.messages.with_raw_response.create(**params)
             message = raw.parse()
             self._observe(raw.headers, chars=chars, estimate=estimate,
                           usage=getattr(message, "usage", None))

@@ -24,7 +24,7 @@ Kinds are never mixed: batches are per kind and a label is namespaced by kind.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +78,7 @@ class NamingStats:
     labels: int = 0  # distinct (kind, label)
     known_reused: int = 0  # distinct labels that were already in the index
     labels_merged: int = 0  # drifted labels folded into another (learn/reduce/drift.py)
+    reused_texts: int = 0  # unique texts labelled by an earlier run, not asked again
     usage: CallUsage = field(default_factory=CallUsage)
 
     @property
@@ -95,6 +96,7 @@ class NamingStats:
             "labels": self.labels,
             "known_reused": self.known_reused,
             "labels_merged": self.labels_merged,
+            "reused_texts": self.reused_texts,
             "labels_per_candidate": round(self.labels_per_candidate, 4),
         }
 
@@ -106,6 +108,10 @@ class NamingResult:
     failures: tuple[str, ...] = ()
     # (kind, label, vector) per distinct quote: what `remember` writes to the index.
     examples: tuple[tuple[str, str, Vector], ...] = ()
+    # (kind, text, label) per distinct candidate text a model named (this run or,
+    # via `labelled`, an earlier one) or was asked about and declined: what the
+    # store's name cache keeps (never a label from a failed or cut-off call).
+    named: tuple[tuple[str, str, str], ...] = ()
 
     def remember(self, index: LabelIndex) -> None:
         """Record this run's labels so the next run can reuse them."""
@@ -192,6 +198,28 @@ def _known_for(
     return [label for label, _ in ranked[:MAX_KNOWN_LABELS]], stored
 
 
+def _reuse_labels(
+    group: Sequence[_Unique],
+    candidates: Sequence[MinedCandidate],
+    labelled: Callable[[str, str], str | None],
+    run_index: InMemoryLabelIndex,
+    vectors: Vector,
+) -> int:
+    """Give each unique text the label an earlier run gave one of its exact
+    wordings; returns how many were labelled so. They count as named by the
+    model (an earlier call named them) and join this run's offered labels."""
+    n = 0
+    for u in group:
+        for pos in u.members:
+            label = labelled(u.kind, candidates[pos].text)
+            if label:
+                u.label, u.from_model = label, True
+                run_index.add(label, u.kind, vectors[u.vector_row])
+                n += 1
+                break
+    return n
+
+
 def _parse_rows(rows: Sequence[Any], n: int, truncated: bool) -> dict[int, str]:
     if truncated and rows:
         # The last row of a cut-off answer may hold half a label ("use-bun-no").
@@ -222,8 +250,14 @@ def name_candidates(
     neighbour_threshold: float | None = None,
     max_output_tokens: int | None = None,
     max_batch: int = MAX_BATCH,
+    labelled: Callable[[str, str], str | None] | None = None,
 ) -> NamingResult:
     """Label every candidate. `backend=None` (offline) names by fallback only.
+
+    `labelled(kind, text)` is the label an earlier run gave that exact
+    candidate (the store keeps one per stored candidate): such a candidate is
+    not asked about again, so a warm run over unchanged sessions makes no
+    naming call, and its label is offered to the new candidates it resembles.
 
     `threshold` is the pre-clustering cosine distance (default: the embedder's
     recommended one); `neighbour_threshold` bounds how far a failed item may
@@ -254,6 +288,8 @@ def name_candidates(
     calls = failed = truncated_calls = 0
     failures: list[str] = []
     known_before: set[tuple[str, str]] = set()
+    reused = 0
+    settled: set[int] = set()  # id() of uniques a whole answer declined to name
 
     by_kind: dict[str, list[_Unique]] = {}
     for u in uniques:
@@ -261,16 +297,27 @@ def name_candidates(
 
     clusters_of: dict[tuple[str, int], list[_Unique]] = {}
     for kind, group in by_kind.items():
-        ids = cluster_ids(
-            vectors[[u.vector_row for u in group]], t, texts=[u.text for u in group], contrast=contrast
-        )
+        if labelled is not None:
+            reused += _reuse_labels(group, candidates, labelled, run_index, vectors)
+        if all(u.label is not None for u in group):
+            # Everything named before: clusters only shape batches and the
+            # fallback, and clustering imported scikit-learn, 3 s of a warm run.
+            ids = list(range(len(group)))
+        else:
+            ids = cluster_ids(
+                vectors[[u.vector_row for u in group]], t, texts=[u.text for u in group], contrast=contrast
+            )
         for u, cid in zip(group, ids, strict=True):
             u.cluster = cid
             clusters_of.setdefault((kind, cid), []).append(u)
         if backend is None:
             continue
         prompt = load_prompt("name")
-        members = [[i for i, u in enumerate(group) if u.cluster == cid] for cid in sorted(set(ids))]
+        members = [
+            [i for i, u in enumerate(group) if u.cluster == cid and u.label is None]
+            for cid in sorted(set(ids))
+        ]
+        members = [m for m in members if m]
         queue = [(n, [group[i] for i in positions], False)
                  for n, positions in enumerate(pack_batches(members, size))]
         while queue:
@@ -314,6 +361,11 @@ def name_candidates(
                 # (noisy eval, partial answers: recall 0.875 and a count error).
                 queue.insert(0, (batch_no, missing, True))
             elif missing:
+                if not cut:
+                    # A whole answer that left them out (twice, when it named
+                    # others): the model had its say, and its fallback label is
+                    # cached like an answer, or every warm run would ask again.
+                    settled.update(id(u) for u in missing)
                 failures.append(
                     f"name: {kind} batch {batch_no}: {len(missing)} of {len(batch)} items "
                     f"unlabelled{' (answer truncated)' if cut else ''}; they fell back"
@@ -324,11 +376,14 @@ def name_candidates(
 
     labels: list[str] = [""] * len(candidates)
     examples: list[tuple[str, str, Vector]] = []
+    named: dict[tuple[str, str], str] = {}
     fallbacks = 0
     for u in uniques:
         assert u.label is not None
         for pos in u.members:
             labels[pos] = u.label
+            if u.from_model or id(u) in settled:
+                named[(u.kind, candidates[pos].text)] = u.label
         if not u.from_model:
             fallbacks += len(u.members)
         examples.append((u.kind, u.label, vectors[u.vector_row]))
@@ -342,6 +397,10 @@ def name_candidates(
         labels=len({(u.kind, u.label) for u in uniques}),
         known_reused=len(known_before),
         labels_merged=merged,
+        reused_texts=reused,
         usage=usage,
     )
-    return NamingResult(tuple(labels), stats, tuple(failures), tuple(examples))
+    return NamingResult(
+        tuple(labels), stats, tuple(failures), tuple(examples),
+        tuple((kind, text, label) for (kind, text), label in named.items()),
+    )

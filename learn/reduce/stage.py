@@ -69,6 +69,7 @@ def reduce_sessions(
     name_batch: int | None = None,
     context: QuoteContext | None = None,
     admit: Callable[[Sequence[Proposal]], list[Proposal]] | None = None,
+    labelled: Callable[[str, str], str | None] | None = None,
 ) -> ReduceOutcome:
     """Everything after mining. `backend=None` runs offline (fallback names, no
     coverage, no verdicts). New labels (also below-threshold ones, so their
@@ -80,6 +81,7 @@ def reduce_sessions(
     naming = name_candidates(
         candidates, embedder=embedder, backend=backend, model=models["name"],
         index=label_index, threshold=threshold, max_batch=name_batch or MAX_BATCH,
+        labelled=labelled,
     )
     if remember_labels and label_index is not None:
         naming.remember(label_index)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -314,6 +314,17 @@ class LearnStore:
     def label_index(self, embedder: Embedder) -> StoreLabelIndex:
         return StoreLabelIndex(self.tables, embedder.name)
 
+    def named_labels(self) -> Callable[[str, str], str | None]:
+        """The label a model already gave an exact (kind, text) under the current
+        naming prompt, for `name_candidates(labelled=...)`: loaded once, looked
+        up per candidate."""
+        cached = self.tables.named_labels(_name_prompt_version())
+
+        def lookup(kind: str, text: str) -> str | None:
+            return cached.get((kind, text_hash(text)))
+
+        return lookup
+
     def remember_labels(
         self, naming: NamingResult, session_cands: Sequence[SessionCandidates], embedder: Embedder
     ) -> None:
@@ -335,6 +346,8 @@ class LearnStore:
         with self.store.atomic():
             naming.remember(self.label_index(embedder))
             self.tables.set_labels(assign, run_id=run_id)
+            if naming.named:
+                self.tables.put_named_labels(naming.named, _name_prompt_version())
 
     def shown_state(self) -> StoreShownState:
         return StoreShownState(self.tables)
@@ -373,3 +386,10 @@ def open_learn_store(path: Path | str | None = None) -> Iterator[LearnStore]:
         yield LearnStore(store)
     finally:
         store.close()
+
+
+def _name_prompt_version() -> int:
+    """A new naming prompt names afresh: cached labels are kept per its version."""
+    from learn.prompts import load_prompt
+
+    return load_prompt("name").version

@@ -295,6 +295,22 @@ class LearnTables:
             [(label, run_id, int(cid)) for cid, label in labels.items()],
         )
 
+    def named_labels(self, prompt_version: int) -> dict[tuple[str, str], str]:
+        """(kind, text_hash) -> the label a model gave that exact text under this
+        naming prompt version (the name cache, migration 0008)."""
+        rows = self.store.sql(
+            "SELECT kind, text_hash, label FROM name_cache WHERE prompt_version = ?", (prompt_version,)
+        )
+        return {(r["kind"], r["text_hash"]): r["label"] for r in rows}
+
+    def put_named_labels(self, named: Sequence[tuple[str, str, str]], prompt_version: int) -> int:
+        """Cache (kind, text, label) model answers under `prompt_version`."""
+        return self.store.executemany(
+            "INSERT INTO name_cache (kind, text_hash, prompt_version, label) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (kind, text_hash, prompt_version) DO UPDATE SET label = excluded.label",
+            [(kind, text_hash(text), prompt_version, label) for kind, text, label in named],
+        )
+
     def known_labels_by_text(self, kind: str) -> dict[str, str]:
         """text_hash -> label for already-labelled candidates of `kind` (newest label wins),
         so the same words get the same name in every run."""

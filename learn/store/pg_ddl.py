@@ -206,6 +206,24 @@ def _m007_session_index(conn: Any, s: StoreSchema) -> None:
     return None
 
 
+def _m008_name_cache(conn: Any, s: StoreSchema) -> None:
+    # The label the model gave an exact candidate text under a naming prompt
+    # version (learn.store.learn_tables.LearnTables.named_labels): a warm run
+    # asks nothing about text it has named before. Only model answers are kept,
+    # never fallback names, so a failed call is asked again next run.
+    conn.execute(
+        """
+        CREATE TABLE name_cache (
+            kind TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            prompt_version INTEGER NOT NULL,
+            label TEXT NOT NULL,
+            PRIMARY KEY (kind, text_hash, prompt_version)
+        )
+        """
+    )
+
+
 PG_STEPS: dict[str, Migration] = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -214,6 +232,7 @@ PG_STEPS: dict[str, Migration] = {
     "0005_team_shared_candidates": _m005_team_shared_candidates,
     "0006_team_show_name": _m006_team_show_name,
     "0007_session_index": _m007_session_index,
+    "0008_name_cache": _m008_name_cache,
 }
 
 

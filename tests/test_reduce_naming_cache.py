@@ -1,0 +1,89 @@
+"""Naming reuses what a model already named: exact candidate texts labelled by an
+earlier run are not asked about again (a warm run makes no naming call, issue
+13); new texts are still asked, with the reused labels offered. Real SDK, fake
+Messages server; the cache round trip through a real SQLite store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _reduce_helpers import TopicEmbedder, directive, section
+from fakes.anthropic_server import FakeAnthropicServer, items_in
+from test_reduce_naming import MODEL, backend_for, by_topic
+
+from learn.reduce.naming import name_candidates
+from learn.store.adapters import open_learn_store
+from learn.store.learn_tables import text_hash
+
+BUN = ["use bun please", "we are on bun, not npm"]
+PUSH = ["never force push", "do not force push to main"]
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeAnthropicServer]:
+    with FakeAnthropicServer(responder=by_topic) as server:
+        yield server
+
+
+def _cache(named: tuple[tuple[str, str, str], ...]) -> dict[tuple[str, str], str]:
+    return {(kind, text): label for kind, text, label in named}
+
+
+def test_texts_named_before_are_not_asked_again(fake: FakeAnthropicServer) -> None:
+    cands = [directive(t) for t in BUN + PUSH]
+    first = name_candidates(cands, embedder=TopicEmbedder(), backend=backend_for(fake), model=MODEL,
+                            threshold=0.5)
+    asked = len(fake.requests)
+    assert asked >= 1
+    cache = _cache(first.named)
+    assert set(cache) == {("directive", t) for t in BUN + PUSH}
+
+    again = name_candidates(cands, embedder=TopicEmbedder(), backend=backend_for(fake), model=MODEL,
+                            threshold=0.5, labelled=lambda k, t: cache.get((k, t)))
+    assert len(fake.requests) == asked
+    assert again.labels == first.labels
+    assert again.stats.calls == 0 and again.stats.reused_texts == 4 and again.stats.fallbacks == 0
+    assert _cache(again.named) == cache
+
+
+def test_a_new_text_is_asked_alone_with_the_reused_labels_offered(fake: FakeAnthropicServer) -> None:
+    cache = {("directive", t): "use-bun-not-npm" for t in BUN}
+    new = "bun install, never npm install"
+    result = name_candidates(
+        [directive(t) for t in [*BUN, new]], embedder=TopicEmbedder(), backend=backend_for(fake),
+        model=MODEL, threshold=0.5, labelled=lambda k, t: cache.get((k, t)),
+    )
+    assert len(fake.requests) == 1
+    req = fake.requests[0]
+    assert [t for _, _, t in items_in(req.user_text)] == [new]
+    assert "use-bun-not-npm" in section(req.user_text, "KNOWN LABELS")
+    assert result.labels == ("use-bun-not-npm",) * 3
+    assert result.stats.reused_texts == 2 and result.stats.calls == 1
+
+
+def test_labels_from_a_failed_call_are_not_cached(fake: FakeAnthropicServer) -> None:
+    fake.enqueue_status(500, times=10)
+    result = name_candidates([directive(t) for t in PUSH], embedder=TopicEmbedder(),
+                             backend=backend_for(fake, attempts=1), model=MODEL, threshold=0.5)
+    assert result.stats.failed_calls >= 1 and all(result.labels)
+    assert result.named == ()
+
+
+def test_offline_fallback_labels_are_not_cached() -> None:
+    result = name_candidates([directive(t) for t in BUN], embedder=TopicEmbedder(), backend=None,
+                             model=MODEL, threshold=0.5)
+    assert all(result.labels) and result.named == ()
+
+
+def test_the_store_keeps_named_labels_per_naming_prompt_version(tmp_path: Path) -> None:
+    with open_learn_store(tmp_path / "learn.db") as store:
+        store.tables.put_named_labels([("directive", "use bun please", "use-bun-not-npm")], 3)
+        assert store.tables.named_labels(3) == {
+            ("directive", text_hash("use bun please")): "use-bun-not-npm"
+        }
+        assert store.tables.named_labels(4) == {}
+        lookup = store.named_labels()
+        assert lookup("directive", "something never named") is None
+
