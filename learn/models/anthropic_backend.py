@@ -4,7 +4,8 @@ One request per call: the fixed prompt as a cached system block, exactly one
 tool (also cached), `tool_choice` forcing it, and the chunk or item list as the
 only user message. The answer is the tool_use block's input.
 
-The SDK is imported inside the constructor: `import anthropic` takes 2.2–2.8 s
+The SDK is imported at the first call (or in the constructor when no key is
+given, to report a missing credential at once): `import anthropic` takes 2.2–2.8 s
 (measured, SDK 2.14) and `learn --help` must not pay it. Its own retries are
 off (`max_retries=0`); `learn.models.retry` owns retrying so the waits honour
 `retry-after`, are shared with the other workers through the rate limiter, and
