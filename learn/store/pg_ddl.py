@@ -206,6 +206,12 @@ def _m007_session_index(conn: Any, s: StoreSchema) -> None:
     return None
 
 
+def _m008_mine_batches(conn: Any, s: StoreSchema) -> None:
+    # Nothing: pending batches are this machine's (they name its transcript files
+    # by cache key) and live beside the session index, never in a shared database.
+    return None
+
+
 PG_STEPS: dict[str, Migration] = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -214,6 +220,7 @@ PG_STEPS: dict[str, Migration] = {
     "0005_team_shared_candidates": _m005_team_shared_candidates,
     "0006_team_show_name": _m006_team_show_name,
     "0007_session_index": _m007_session_index,
+    "0008_mine_batches": _m008_mine_batches,
 }
 
 

@@ -100,6 +100,7 @@ STEP_NAMES: tuple[str, ...] = (
     "0005_team_shared_candidates",
     "0006_team_show_name",
     "0007_session_index",
+    "0008_mine_batches",
 )
 SCHEMA_VERSION = len(STEP_NAMES)
 

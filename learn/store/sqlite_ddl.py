@@ -220,6 +220,14 @@ def _m007_session_index(conn: Any, s: StoreSchema) -> None:
     create_table(conn)
 
 
+def _m008_mine_batches(conn: Any, s: StoreSchema) -> None:
+    # Each submitted Message Batch item (learn.mining.batch): which session and
+    # chunk it mines, so another process can collect a batch this one submitted.
+    from learn.store.mine_batches import create_table
+
+    create_table(conn)
+
+
 SQLITE_STEPS = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -228,4 +236,5 @@ SQLITE_STEPS = {
     "0005_team_shared_candidates": _m005_team_shared_candidates,
     "0006_team_show_name": _m006_team_show_name,
     "0007_session_index": _m007_session_index,
+    "0008_mine_batches": _m008_mine_batches,
 }
