@@ -137,3 +137,57 @@ def test_errored_batch_items_are_mined_directly_once(tmp_path: Path) -> None:
                         and r.tool_name == "record_candidates"}
         assert all(fake.answered[t] == 1 for t in direct_texts)
         assert max(fake.answered.values()) == 1
+
+
+def _scope(home: Path) -> Any:
+    from learn.commands._scope import Scope
+
+    return Scope(project=home, all_projects=True, since=None, since_text=None, limit=None)
+
+
+def test_many_uncached_sessions_switch_to_a_batch_with_yes_and_not_below_the_threshold(
+    tmp_path: Path, monkeypatch: Any,
+) -> None:
+    import learn.mining.batch as batch
+    from learn.commands.run import _offer_batch
+    from learn.config import load_config
+
+    root = tmp_path / "e"
+    demo.build(root)
+    monkeypatch.setenv("HOME", str(root / "home"))
+    monkeypatch.setenv("LEARN_CACHE_DIR", str(root / "cache"))
+    monkeypatch.setenv("LEARN_CONFIG_DIR", str(root / "config"))
+    monkeypatch.setenv("LEARN_DATA_DIR", str(root / "data"))
+    config = load_config()
+    monkeypatch.setattr(batch, "BATCH_ABOVE", 2)
+    assert _offer_batch(_scope(root / "home"), config, yes=True)
+    # No --yes and no terminal to ask on: the run is not switched behind the user's back.
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    assert not _offer_batch(_scope(root / "home"), config, yes=False)
+    monkeypatch.setattr(batch, "BATCH_ABOVE", 10_000)
+    assert not _offer_batch(_scope(root / "home"), config, yes=True)
+
+
+def test_progress_reports_the_batch_until_every_item_has_ended(
+    tmp_path: Path, monkeypatch: Any,
+) -> None:
+    from learn.config import load_config
+    from learn.models.anthropic_backend import AnthropicBackend
+    from learn.models.ratelimit import RateLimiter
+    from learn.pipeline import RunOptions, run_pipeline
+
+    root = tmp_path / "f"
+    fake = _server(root, processing_seconds=0.5)
+    seen: list[tuple[int, int]] = []
+    with fake:
+        for name, value in _env(root, fake).items():
+            monkeypatch.setenv(name, value)
+        backend = AnthropicBackend(limiter=RateLimiter(requests_per_minute=None))
+        result, _ = run_pipeline(
+            RunOptions(all_projects=True, embedder="tfidf", batch=True), load_config(),
+            backend=backend,
+            progress=lambda stage, done, total: seen.append((done, total)) if stage == "batch" else None,
+        )
+    items = sum(len(b.lines) for b in fake.batches.values())
+    assert items > 0 and seen[0] == (0, items) and seen[-1] == (items, items)
+    assert result.usage.sessions_cached == result.usage.sessions_seen - result.usage.sessions_failed

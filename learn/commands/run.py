@@ -162,6 +162,8 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
     if not offline:
         name = choose_backend_name(backend or config.backend.name)
         model_backend = build_backend(name, record=record, cache_dir=cache_dir, config=config)
+        if batch and name != "anthropic":
+            raise UsageProblem("--batch needs the anthropic backend (Message Batches are its API)")
         if not team and name == "anthropic" and not batch:
             batch = _offer_batch(scope, config, yes)
         if not team and not yes and not batch and not _confirm(scope, config):
