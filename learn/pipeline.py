@@ -43,6 +43,8 @@ class RunOptions:
     show_all: bool = False  # ignore suppression
     embedder: Literal["minilm", "tfidf"] = "minilm"
     store_path: Path | None = None
+    # Submit the uncached sessions' mining as a Message Batch (learn.mining.batch).
+    batch: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,11 +261,23 @@ def run_pipeline(
                 if progress:
                     progress("mine", counter[0], total)
 
+            mine_cache = IndexedMineCache(digests)
+            if meter is not None:
+                # Pending batches (any process's) are collected before anything is
+                # mined, so no session is paid for twice; with --batch the uncached
+                # ones are batched. Both only fill the cache mine_sessions reads.
+                from learn.mining.batch import backfill
+
+                meter.add(backfill(
+                    sessions, meter.inner, model=config.models.mine, cache=mine_cache,
+                    store=options.store_path, submit_new=options.batch, fingerprints=fingerprints,
+                    context_window=config.models.context_window, progress=progress,
+                ).usage)
             results = mine_sessions(
                 sessions,
                 model_backend,
                 model=config.models.mine,
-                cache=IndexedMineCache(digests),
+                cache=mine_cache,
                 concurrency=config.mining.concurrency,
                 fingerprints=fingerprints,
                 context_window=config.models.context_window,

@@ -118,11 +118,14 @@ class _Bars:
 @click.option("--embedder", type=click.Choice(["minilm", "tfidf"]), default="minilm", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the digest (or JSON with --json) to this file.")
+@click.option("--batch", is_flag=True,
+              help="Mine uncached sessions through Message Batches (anthropic; half the price, slower).")
 @click.option("--team", is_flag=True,
               help="Propose what several people shared for this repository (everything shared; [team] in the config).")
 def command(scope: Scope, backend: str | None, model: str | None, offline: bool, dry_run: bool,
             yes: bool, show_all: bool, as_json: bool, quiet: bool, record: bool,
-            cache_dir: Path | None, embedder: str, out: Path | None, team: bool) -> None:
+            cache_dir: Path | None, embedder: str, out: Path | None, team: bool,
+            batch: bool) -> None:
     """Mine your sessions and propose rules for CLAUDE.md / AGENTS.md.
 
     Reads the current project's sessions of the last 30 days (see --project,
@@ -131,13 +134,14 @@ def command(scope: Scope, backend: str | None, model: str | None, offline: bool,
     """
     sys.exit(run_command(scope, backend=backend, model=model, offline=offline, dry_run=dry_run,
                          yes=yes, show_all=show_all, as_json=as_json, quiet=quiet, record=record,
-                         cache_dir=cache_dir, embedder=embedder, out=out, team=team))
+                         cache_dir=cache_dir, embedder=embedder, out=out, team=team,
+                         batch=batch))
 
 
 def run_command(scope: Scope, *, backend: str | None, model: str | None, offline: bool,
                 dry_run: bool, yes: bool, show_all: bool, as_json: bool, quiet: bool,
                 record: bool, cache_dir: Path | None, embedder: str, out: Path | None,
-                team: bool = False) -> int:
+                team: bool = False, batch: bool = False) -> int:
     from learn.config import ConfigError, load_config
     from learn.lock import LockedError, run_lock
 
@@ -158,9 +162,15 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
     if not offline:
         name = choose_backend_name(backend or config.backend.name)
         model_backend = build_backend(name, record=record, cache_dir=cache_dir, config=config)
-        if not team and not yes and not _confirm(scope, config):
+        if batch and name != "anthropic":
+            raise UsageProblem("--batch needs the anthropic backend (Message Batches are its API)")
+        if not team and name == "anthropic" and not batch:
+            batch = _offer_batch(scope, config, yes)
+        if not team and not yes and not batch and not _confirm(scope, config):
             click.echo("nothing mined (not confirmed)", err=True)
             return 0
+    elif batch:
+        raise UsageProblem("--batch needs a model (it is a way of calling one)")
 
     from learn.pipeline import RunOptions, run_pipeline
 
@@ -172,6 +182,7 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         offline=offline,
         show_all=show_all,
         embedder="tfidf" if embedder == "tfidf" else "minilm",
+        batch=batch,
     )
     bars = _Bars(enabled=not quiet and sys.stderr.isatty())
     try:
@@ -216,6 +227,27 @@ def _team_result(scope: Scope, config: Any, model_backend: Any, embedder: str) -
     if remote is None:
         raise UsageProblem(f"{root} has no git remote 'origin': a team run groups by the repository")
     return run_team(root, remote, config, backend=model_backend, embedder=embedder)
+
+
+def _offer_batch(scope: Scope, config: Any, yes: bool) -> bool:
+    """Above BATCH_ABOVE uncached sessions, batch them: `--yes` says so, a terminal is asked."""
+    from learn.mining.batch import BATCH_ABOVE
+    from learn.mining.cache import MineCache
+    from learn.mining.plan import plan_mining
+
+    plan = plan_mining(scope.discover(), MineCache(), config.models.mine,
+                       context_window=config.models.context_window)
+    n = len(plan.to_mine)
+    if n <= BATCH_ABOVE:
+        return False
+    if yes:
+        click.echo(f"learn: {n} uncached sessions: mining them as a Message Batch "
+                   "(half the price; a later `learn run` or `learn batches` collects it)", err=True)
+        return True
+    if not sys.stdin.isatty():
+        return False
+    return click.confirm(f"{n} uncached sessions: send them as a Message Batch (half the price, "
+                         "results can take hours)?", default=True)
 
 
 def _confirm(scope: Scope, config: Any) -> bool:

@@ -35,6 +35,11 @@ class UsageMeter:
         with self._lock:
             return self._failed
 
+    def add(self, usage: CallUsage) -> None:
+        """Usage paid outside `call` (a Message Batch's results)."""
+        with self._lock:
+            self._usage = self._usage + usage
+
     def call(self, request: ModelRequest) -> ModelResponse:
         try:
             response = self.inner.call(request)

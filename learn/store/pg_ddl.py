@@ -224,6 +224,12 @@ def _m008_name_cache(conn: Any, s: StoreSchema) -> None:
     )
 
 
+def _m009_mine_batches(conn: Any, s: StoreSchema) -> None:
+    # Nothing: pending batches are this machine's (they name its transcript files
+    # by cache key) and live beside the session index, never in a shared database.
+    return None
+
+
 PG_STEPS: dict[str, Migration] = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -233,6 +239,7 @@ PG_STEPS: dict[str, Migration] = {
     "0006_team_show_name": _m006_team_show_name,
     "0007_session_index": _m007_session_index,
     "0008_name_cache": _m008_name_cache,
+    "0009_mine_batches": _m009_mine_batches,
 }
 
 

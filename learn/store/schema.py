@@ -101,6 +101,7 @@ STEP_NAMES: tuple[str, ...] = (
     "0006_team_show_name",
     "0007_session_index",
     "0008_name_cache",
+    "0009_mine_batches",
 )
 SCHEMA_VERSION = len(STEP_NAMES)
 

@@ -238,6 +238,14 @@ def _m008_name_cache(conn: Any, s: StoreSchema) -> None:
     )
 
 
+def _m009_mine_batches(conn: Any, s: StoreSchema) -> None:
+    # Each submitted Message Batch item (learn.mining.batch): which session and
+    # chunk it mines, so another process can collect a batch this one submitted.
+    from learn.store.mine_batches import create_table
+
+    create_table(conn)
+
+
 SQLITE_STEPS = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -247,4 +255,5 @@ SQLITE_STEPS = {
     "0006_team_show_name": _m006_team_show_name,
     "0007_session_index": _m007_session_index,
     "0008_name_cache": _m008_name_cache,
+    "0009_mine_batches": _m009_mine_batches,
 }
