@@ -92,6 +92,10 @@ def backfill(
 ) -> BackfillReport:
     """Collect pending batches, then (with `submit_new`) batch the uncached sessions."""
     report = BackfillReport()
+    with open_batch_table(store) as table:
+        if not submit_new and not table.pending():
+            # The common warm run: nothing to collect, so the SDK is never loaded.
+            return report
     client = batch_client(backend)
     if client is None:
         return report

@@ -23,8 +23,10 @@ def batch_client(backend: Any) -> Any | None:
     """The anthropic SDK client under `backend` (through meters/wrappers), or None."""
     seen = 0
     while backend is not None and seen < 8:
-        client = getattr(backend, "_client", None)
-        if client is not None and hasattr(client, "messages") and getattr(backend, "name", "") == "anthropic":
+        # The name first: reading `_client` builds the SDK client (and imports
+        # the SDK, 2-3 s) on a backend that has not called yet.
+        client = getattr(backend, "_client", None) if getattr(backend, "name", "") == "anthropic" else None
+        if client is not None and hasattr(client, "messages"):
             return client
         backend = getattr(backend, "inner", None)
         seen += 1
