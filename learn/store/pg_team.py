@@ -1,0 +1,146 @@
+"""A team database PostgreSQL itself protects: a role per person, row-level security.
+
+`learn team init` runs setup() as the admin (the role that owns the schema):
+the schema is migrated, a NOLOGIN team role is created, and
+
+- members may read the team's tables but create, alter or drop nothing (CREATE
+  on the schema is revoked from PUBLIC; only the owner may ALTER or DROP);
+- team_candidates has row-level security: a member reads, adds, changes and
+  deletes only rows whose author is their own role (current_user); everyone's
+  rows are read through the team_shared view, which names a person only where
+  they chose to be named and otherwise gives an opaque key (the role hashed
+  with a salt in team_settings, which members cannot read);
+- what team runs derive (labels, vectors, verdicts, run results) members may
+  write and delete: any member runs team runs, and `learn share --forget`
+  removes what was derived from the forgetter's words;
+- a new vector table is created by learn_vector_table(), a SECURITY DEFINER
+  function the admin owns, since members cannot CREATE.
+
+add_member() creates a LOGIN role in the team role with a generated password.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+TEAM_ROLE = "learn_team"
+_ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+# The team's derived tables: written by whichever member runs `learn run --team`.
+DERIVED_TABLES = ("runs", "feedback_events", "verdicts", "verdict_evidence", "labels",
+                  "label_examples", "embedding_cache", "name_cache", "vector_tables")
+
+_VECTOR_FUNCTION = """
+CREATE OR REPLACE FUNCTION learn_vector_table(purpose text, space text, dim integer,
+                                              metadata text[])
+RETURNS text LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+DECLARE
+    name text;
+    col text;
+    cols text := '';
+BEGIN
+    SELECT table_name INTO name FROM vector_tables v
+        WHERE v.purpose = learn_vector_table.purpose AND v.space = learn_vector_table.space;
+    IF name IS NOT NULL THEN
+        RETURN name;
+    END IF;
+    IF purpose !~ '^[a-z_]+$' OR dim < 1 OR dim > 16000 THEN
+        RAISE EXCEPTION 'bad vector table request (%, %)', purpose, dim;
+    END IF;
+    FOREACH col IN ARRAY metadata LOOP
+        IF col !~ '^[a-z_]+$' THEN
+            RAISE EXCEPTION 'bad metadata column %', col;
+        END IF;
+        cols := cols || format(', %I TEXT', col);
+    END LOOP;
+    name := 'vec_' || purpose || '_' || left(encode(sha256(convert_to(space, 'UTF8')), 'hex'), 12);
+    EXECUTE format('CREATE TABLE %I (id BIGINT PRIMARY KEY, embedding vector(%s) NOT NULL%s)',
+                   name, dim, cols);
+    EXECUTE format('CREATE INDEX %I ON %I USING hnsw (embedding vector_cosine_ops)',
+                   name || '_hnsw', name);
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %I TO learn_team', name);
+    INSERT INTO vector_tables (purpose, space, dim, table_name)
+        VALUES (learn_vector_table.purpose, learn_vector_table.space, dim, name);
+    RETURN name;
+END
+$fn$;
+"""
+
+
+def check_role(name: str) -> str:
+    """A member's role name: lowercase letters, digits and underscores (it is
+    interpolated into DDL, and unquoted identifiers fold to lowercase)."""
+    if not _ROLE.match(name) or name == TEAM_ROLE or name.startswith("pg_"):
+        raise ValueError(f"not a usable role name: {name!r} (lowercase letters, digits, _)")
+    return name
+
+
+def _role_exists(conn: Any, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM pg_roles WHERE rolname = ?", (name,)).fetchone() is not None
+
+
+def setup(conn: Any) -> None:
+    """Roles, grants and policies on a migrated team database (idempotent)."""
+    from learn.store.pg_ddl import lock_writes
+
+    conn.execute("BEGIN")
+    try:
+        lock_writes(conn)
+        if not _role_exists(conn, TEAM_ROLE):
+            conn.execute(f"CREATE ROLE {TEAM_ROLE} NOLOGIN")
+        db = conn.execute("SELECT current_database()").fetchone()[0]
+        conn.execute(f'REVOKE ALL ON DATABASE "{db}" FROM PUBLIC')
+        conn.execute(f'GRANT CONNECT, TEMPORARY ON DATABASE "{db}" TO {TEAM_ROLE}')
+        conn.execute(
+            f"""
+            REVOKE ALL ON SCHEMA public FROM PUBLIC;
+            GRANT USAGE ON SCHEMA public TO {TEAM_ROLE};
+            REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC;
+            GRANT SELECT ON ALL TABLES IN SCHEMA public TO {TEAM_ROLE};
+            REVOKE ALL ON team_settings FROM {TEAM_ROLE};
+            GRANT INSERT, UPDATE, DELETE ON {", ".join(DERIVED_TABLES)} TO {TEAM_ROLE};
+            GRANT SELECT, USAGE ON ALL SEQUENCES IN SCHEMA public TO {TEAM_ROLE};
+            ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {TEAM_ROLE};
+            GRANT SELECT, INSERT, UPDATE, DELETE ON team_candidates TO {TEAM_ROLE};
+            ALTER TABLE team_candidates ENABLE ROW LEVEL SECURITY;
+            DROP POLICY IF EXISTS own_rows ON team_candidates;
+            CREATE POLICY own_rows ON team_candidates FOR ALL TO {TEAM_ROLE}
+                USING (author = current_user) WITH CHECK (author = current_user);
+            GRANT SELECT ON team_shared TO {TEAM_ROLE};
+            """
+        )
+        conn.execute(_VECTOR_FUNCTION)
+        conn.execute("REVOKE ALL ON FUNCTION learn_vector_table(text, text, integer, text[]) "
+                     "FROM PUBLIC")
+        conn.execute(f"GRANT EXECUTE ON FUNCTION learn_vector_table(text, text, integer, text[]) "
+                     f"TO {TEAM_ROLE}")
+        # Vector tables made before init (the admin's own runs) become the team's too.
+        for (name,) in conn.execute("SELECT table_name FROM vector_tables").fetchall():
+            conn.execute(f'GRANT SELECT, INSERT, UPDATE, DELETE ON "{name}" TO {TEAM_ROLE}')
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def add_member(conn: Any, name: str) -> str:
+    """Create (or re-key) member `name` as a LOGIN role in the team role; returns
+    the password it now has (shown once, to hand to that person)."""
+    check_role(name)
+    password = secrets.token_urlsafe(18)
+    verb = "ALTER" if _role_exists(conn, name) else "CREATE"
+    # DDL takes no bind parameters: the password is a generated URL-safe token.
+    conn.execute(f"{verb} ROLE {name} LOGIN PASSWORD '{password}' NOSUPERUSER NOCREATEDB "
+                 "NOCREATEROLE NOBYPASSRLS")
+    conn.execute(f"GRANT {TEAM_ROLE} TO {name}")
+    return password
+
+
+def member_url(admin_url: str, name: str, password: str) -> str:
+    """The admin URL with the member's role and password in place of the admin's."""
+    parts = urlsplit(admin_url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{quote(name)}:{quote(password)}@{host}"))
