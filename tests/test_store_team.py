@@ -11,15 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
-
 from _team_db import team_database
-from click.testing import Result
+from click.testing import CliRunner, Result
 
 from evals.builder import ClaudeSession
 from learn.cli import cli
 from learn.config import config_path
-from learn.mining.verify import session_commands
 from learn.store import FeedbackStore
 from learn.store.learn_tables import CandidateRow, LearnTables, ScannedSession, StoredCandidate
 from learn.store.runs import default_store_path

@@ -67,7 +67,7 @@ def _session_id(person: str, i: int) -> str:
     return f"0000000{i}-{person}-raw-session-id"
 
 
-def _person(tmp: Path, name: str, admin: str, url: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _person(tmp: Path, name: str, url: str, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A person's machine: HOME, a clone of the repository, a local store with what
     they said (verified), a config naming the team database with their role."""
     home = tmp / name
@@ -142,13 +142,12 @@ def _run(url: str, root: Path, fake: FakeAnthropicServer) -> RunResult:
 def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import psycopg
 
     init = _learn("team", "init", "--admin-url", pg_url, *[f"--member={n}" for n in CLONES])
     urls = {m.group(2): m.group(1) for m in
             re.finditer(r'^database_url = "(postgresql://(\w+):[^"]+)"$', init, re.MULTILINE)}
     assert set(urls) == set(CLONES)
-    apps = {name: _person(tmp_path, name, pg_url, urls[name], monkeypatch) for name in CLONES}
+    apps = {name: _person(tmp_path, name, urls[name], monkeypatch) for name in CLONES}
     for name, app in apps.items():
         monkeypatch.setenv("HOME", str(tmp_path / name))
         assert f"of {REPO} as {name}" in _learn("share", "--project", str(app))
@@ -159,7 +158,7 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
         assert admin.sql("SELECT quote, evidence FROM team_candidates WHERE kind = 'fix'") == [
             {"quote": DORA_FIX[0], "evidence": f'["{DORA_FIX[1]}"]'}]
 
-    _assert_members_cannot_touch_each_other(urls, apps, tmp_path)
+    _assert_members_cannot_touch_each_other(urls, apps, tmp_path, monkeypatch)
 
     answer = responder(_gold())
     with FakeAnthropicServer(responder=lambda req: answer(req.body)) as fake:
@@ -236,7 +235,7 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
 
 
 def _assert_members_cannot_touch_each_other(
-    urls: dict[str, str], apps: dict[str, Path], tmp_path: Path
+    urls: dict[str, str], apps: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import psycopg
     from psycopg import errors
@@ -280,18 +279,10 @@ def _assert_members_cannot_touch_each_other(
     assert count("SELECT COUNT(*) FROM team_candidates") == ana_rows
     assert count("SELECT COUNT(*) FROM team_candidates WHERE quote = 'x'") == 0
     # Through learn: bo's `learn share --forget` with ana's name in his config.
-    home = str(tmp_path / "bo")
-    cfg = Path(home) / ".config" / "learn" / "config.toml"
-    assert cfg.is_file()
-    import os
-
-    old = os.environ["HOME"]
-    os.environ["HOME"] = home
-    try:
-        assert "forgot 1 shared candidates of bo" in _learn("share", "--forget")
-        assert "as bo" in _learn("share", "--project", str(apps["bo"]))
-    finally:
-        os.environ["HOME"] = old
+    monkeypatch.setenv("HOME", str(tmp_path / "bo"))
+    assert 'author = "ana"' in config_path().read_text()
+    assert "forgot 1 shared candidates of bo" in _learn("share", "--forget")
+    assert "as bo" in _learn("share", "--project", str(apps["bo"]))
     assert count("SELECT COUNT(*) FROM team_candidates") == ana_rows
 
 

@@ -24,16 +24,18 @@ def _fail(message: str) -> None:
 
 
 def _members(admin_url: str, names: tuple[str, ...]) -> None:
-    from learn.store.pg_team import add_member, member_url
+    from learn.store.pg_team import add_member, member_url, team_role
     from learn.store.postgres import connect, redact_url
 
     conn = connect(admin_url)
     try:
+        team = team_role(conn)
         for name in names:
             password = add_member(conn, name)
-            click.echo(f"\n# {name}: created role {name} (LOGIN, in learn_team). "
-                       f"Send them, privately, for their ~/.config/learn/config.toml:")
-            click.echo(f'[team]\ndatabase_url = "{member_url(admin_url, name, password)}"')
+            click.echo(f"\n# {name}: ran CREATE ROLE {name} LOGIN PASSWORD '…' IN ROLE {team}")
+            click.echo(f"# Send {name}, privately, for their ~/.config/learn/config.toml "
+                       "([team] section):")
+            click.echo(f'database_url = "{member_url(admin_url, name, password)}"')
     finally:
         conn.close()
     if names:

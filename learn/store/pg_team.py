@@ -1,7 +1,9 @@
 """A team database PostgreSQL itself protects: a role per person, row-level security.
 
 `learn team init` runs setup() as the admin (the role that owns the schema):
-the schema is migrated, a NOLOGIN team role is created, and
+the schema is migrated, a NOLOGIN team role is created (one per database,
+`learn_team_<database>`: roles are cluster-wide, and a single shared team role
+would let a member of one team connect to another team's database), and
 
 - members may read the team's tables but create, alter or drop nothing (CREATE
   on the schema is revoked from PUBLIC; only the owner may ALTER or DROP);
@@ -26,7 +28,7 @@ import secrets
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-TEAM_ROLE = "learn_team"
+TEAM_ROLE_PREFIX = "learn_team_"
 _ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 # The team's derived tables: written by whichever member runs `learn run --team`.
@@ -61,7 +63,7 @@ BEGIN
                    name, dim, cols);
     EXECUTE format('CREATE INDEX %I ON %I USING hnsw (embedding vector_cosine_ops)',
                    name || '_hnsw', name);
-    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %I TO learn_team', name);
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %I TO %I', name, '{team}');
     INSERT INTO vector_tables (purpose, space, dim, table_name)
         VALUES (learn_vector_table.purpose, learn_vector_table.space, dim, name);
     RETURN name;
@@ -73,7 +75,7 @@ $fn$;
 def check_role(name: str) -> str:
     """A member's role name: lowercase letters, digits and underscores (it is
     interpolated into DDL, and unquoted identifiers fold to lowercase)."""
-    if not _ROLE.match(name) or name == TEAM_ROLE or name.startswith("pg_"):
+    if not _ROLE.match(name) or name.startswith((TEAM_ROLE_PREFIX, "pg_")):
         raise ValueError(f"not a usable role name: {name!r} (lowercase letters, digits, _)")
     return name
 
@@ -82,60 +84,70 @@ def _role_exists(conn: Any, name: str) -> bool:
     return conn.execute("SELECT 1 FROM pg_roles WHERE rolname = ?", (name,)).fetchone() is not None
 
 
-def setup(conn: Any) -> None:
-    """Roles, grants and policies on a migrated team database (idempotent)."""
+def team_role(conn: Any) -> str:
+    """The team role of the connected database: learn_team_<database name>."""
+    db = str(conn.execute("SELECT current_database()").fetchone()[0])
+    return TEAM_ROLE_PREFIX + re.sub(r"[^a-z0-9_]", "_", db.lower())[:50]
+
+
+def setup(conn: Any) -> str:
+    """Roles, grants and policies on a migrated team database (idempotent); returns
+    the team role."""
     from learn.store.pg_ddl import lock_writes
 
+    role = team_role(conn)
     conn.execute("BEGIN")
     try:
         lock_writes(conn)
-        if not _role_exists(conn, TEAM_ROLE):
-            conn.execute(f"CREATE ROLE {TEAM_ROLE} NOLOGIN")
+        if not _role_exists(conn, role):
+            conn.execute(f"CREATE ROLE {role} NOLOGIN")
         db = conn.execute("SELECT current_database()").fetchone()[0]
         conn.execute(f'REVOKE ALL ON DATABASE "{db}" FROM PUBLIC')
-        conn.execute(f'GRANT CONNECT, TEMPORARY ON DATABASE "{db}" TO {TEAM_ROLE}')
+        conn.execute(f'GRANT CONNECT ON DATABASE "{db}" TO {role}')
         conn.execute(
             f"""
             REVOKE ALL ON SCHEMA public FROM PUBLIC;
-            GRANT USAGE ON SCHEMA public TO {TEAM_ROLE};
+            GRANT USAGE ON SCHEMA public TO {role};
             REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC;
-            GRANT SELECT ON ALL TABLES IN SCHEMA public TO {TEAM_ROLE};
-            REVOKE ALL ON team_settings FROM {TEAM_ROLE};
-            GRANT INSERT, UPDATE, DELETE ON {", ".join(DERIVED_TABLES)} TO {TEAM_ROLE};
-            GRANT SELECT, USAGE ON ALL SEQUENCES IN SCHEMA public TO {TEAM_ROLE};
-            ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {TEAM_ROLE};
-            GRANT SELECT, INSERT, UPDATE, DELETE ON team_candidates TO {TEAM_ROLE};
+            GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role};
+            REVOKE ALL ON team_settings FROM {role};
+            GRANT INSERT, UPDATE, DELETE ON {", ".join(DERIVED_TABLES)} TO {role};
+            GRANT SELECT, USAGE ON ALL SEQUENCES IN SCHEMA public TO {role};
+            ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {role};
+            GRANT SELECT, INSERT, UPDATE, DELETE ON team_candidates TO {role};
             ALTER TABLE team_candidates ENABLE ROW LEVEL SECURITY;
             DROP POLICY IF EXISTS own_rows ON team_candidates;
-            CREATE POLICY own_rows ON team_candidates FOR ALL TO {TEAM_ROLE}
+            CREATE POLICY own_rows ON team_candidates FOR ALL TO {role}
                 USING (author = current_user) WITH CHECK (author = current_user);
-            GRANT SELECT ON team_shared TO {TEAM_ROLE};
+            GRANT SELECT ON team_shared TO {role};
             """
         )
-        conn.execute(_VECTOR_FUNCTION)
+        conn.execute(_VECTOR_FUNCTION.replace("{team}", role))
         conn.execute("REVOKE ALL ON FUNCTION learn_vector_table(text, text, integer, text[]) "
                      "FROM PUBLIC")
         conn.execute(f"GRANT EXECUTE ON FUNCTION learn_vector_table(text, text, integer, text[]) "
-                     f"TO {TEAM_ROLE}")
+                     f"TO {role}")
         # Vector tables made before init (the admin's own runs) become the team's too.
         for (name,) in conn.execute("SELECT table_name FROM vector_tables").fetchall():
-            conn.execute(f'GRANT SELECT, INSERT, UPDATE, DELETE ON "{name}" TO {TEAM_ROLE}')
+            conn.execute(f'GRANT SELECT, INSERT, UPDATE, DELETE ON "{name}" TO {role}')
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    return role
 
 
 def add_member(conn: Any, name: str) -> str:
-    """Create (or re-key) member `name` as a LOGIN role in the team role; returns
-    the password it now has (shown once, to hand to that person)."""
+    """Create (or re-key) member `name` as a LOGIN role in the connected database's
+    team role (setup() must have run); returns the password it now has (shown
+    once, to hand to that person)."""
     check_role(name)
     password = secrets.token_urlsafe(18)
     verb = "ALTER" if _role_exists(conn, name) else "CREATE"
     # DDL takes no bind parameters: the password is a generated URL-safe token.
     conn.execute(f"{verb} ROLE {name} LOGIN PASSWORD '{password}' NOSUPERUSER NOCREATEDB "
                  "NOCREATEROLE NOBYPASSRLS")
-    conn.execute(f"GRANT {TEAM_ROLE} TO {name}")
+    conn.execute(f"GRANT {team_role(conn)} TO {name}")
     return password
 
 
