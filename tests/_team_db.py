@@ -14,6 +14,7 @@ def team_database(admin_url: str, *members: str) -> dict[str, str]:
     conn = connect(admin_url)
     try:
         setup(conn)
-        return {name: member_url(admin_url, name, add_member(conn, name)) for name in members}
+        return {name: member_url(admin_url, name, add_member(conn, name, new_password=True) or "")
+                for name in members}
     finally:
         conn.close()

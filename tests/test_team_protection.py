@@ -303,3 +303,32 @@ def test_team_init_refuses_a_bad_member_name_and_a_sqlite_target(pg_url: str) ->
     sqlite = CliRunner().invoke(cli, ["team", "init", "--admin-url", "/tmp/x.db"])
     assert sqlite.exit_code == 2 and "PostgreSQL" in sqlite.output
 
+
+
+def test_a_member_of_one_team_cannot_open_another_teams_database(pg_url: str) -> None:
+    """Roles are cluster-wide: each database has its own team role, and PUBLIC may
+    not connect, so a member of one team is refused by another team's database."""
+    import psycopg
+    from _store_backends import admin_url, with_database
+    from _team_db import team_database
+
+    other = with_database(admin_url(), "learn_other_team_db")
+    with psycopg.connect(admin_url(), autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS learn_other_team_db WITH (FORCE)")
+        conn.execute("CREATE DATABASE learn_other_team_db TEMPLATE learn_test_template")
+    try:
+        ours = team_database(pg_url, "eve")
+        theirs = team_database(other, "fay")
+        with psycopg.connect(ours["eve"]) as conn:
+            assert conn.execute("SELECT current_user").fetchone() == ("eve",)
+        with pytest.raises(psycopg.OperationalError, match="permission denied"):
+            psycopg.connect(with_database(ours["eve"], "learn_other_team_db")).close()
+        added = _learn("team", "add-member", "--admin-url", other, "eve")
+        assert "password is unchanged" in added
+        # now a member of both, by the admin's choice, with the password she had
+        with psycopg.connect(with_database(ours["eve"], "learn_other_team_db")) as conn:
+            assert conn.execute("SELECT current_user").fetchone() == ("eve",)
+        assert theirs
+    finally:
+        with psycopg.connect(admin_url(), autocommit=True) as conn:
+            conn.execute("DROP DATABASE IF EXISTS learn_other_team_db WITH (FORCE)")

@@ -23,7 +23,7 @@ def _fail(message: str) -> None:
     sys.exit(2)
 
 
-def _members(admin_url: str, names: tuple[str, ...]) -> None:
+def _members(admin_url: str, names: tuple[str, ...], *, new_password: bool = False) -> None:
     from learn.store.pg_team import add_member, member_url, team_role
     from learn.store.postgres import connect, redact_url
 
@@ -31,11 +31,16 @@ def _members(admin_url: str, names: tuple[str, ...]) -> None:
     try:
         team = team_role(conn)
         for name in names:
-            password = add_member(conn, name)
-            click.echo(f"\n# {name}: ran CREATE ROLE {name} LOGIN PASSWORD '…' IN ROLE {team}")
+            password = add_member(conn, name, new_password=new_password)
+            if password is None:
+                click.echo(f"\n# {name}: an existing role, now in {team}; their password "
+                           "is unchanged (--new-password to set one)")
+            else:
+                click.echo(f"\n# {name}: ran CREATE ROLE {name} LOGIN PASSWORD '…' "
+                           f"IN ROLE {team}")
             click.echo(f"# Send {name}, privately, for their ~/.config/learn/config.toml "
                        "([team] section):")
-            click.echo(f'database_url = "{member_url(admin_url, name, password)}"')
+            click.echo(f'database_url = "{member_url(admin_url, name, password or "PASSWORD")}"')
     finally:
         conn.close()
     if names:
@@ -81,16 +86,19 @@ def init(admin_url: str, members: tuple[str, ...]) -> None:
 
 @command.command(name="add-member")
 @_ADMIN
+@click.option("--new-password", is_flag=True,
+              help="Give an existing role a new password (roles are server-wide: it changes "
+                   "for every database on the server).")
 @click.argument("names", nargs=-1, required=True)
-def add_member(admin_url: str, names: tuple[str, ...]) -> None:
-    """Create a login role for each NAME in the team (a new password if it exists)."""
+def add_member(admin_url: str, names: tuple[str, ...], new_password: bool) -> None:
+    """Add a person to the team: a login role for each NAME (kept if it exists)."""
     from learn.store.db import StoreError
     from learn.store.pg_team import check_role
 
     try:
         for name in names:
             check_role(name)
-        _members(admin_url, names)
+        _members(admin_url, names, new_password=new_password)
     except (StoreError, ValueError) as exc:
         _fail(str(exc))
     except Exception as exc:

@@ -18,7 +18,8 @@ would let a member of one team connect to another team's database), and
 - a new vector table is created by learn_vector_table(), a SECURITY DEFINER
   function the admin owns, since members cannot CREATE.
 
-add_member() creates a LOGIN role in the team role with a generated password.
+add_member() creates a LOGIN role in the team role with a generated password
+(an existing role is only added to the team).
 """
 
 from __future__ import annotations
@@ -137,16 +138,20 @@ def setup(conn: Any) -> str:
     return role
 
 
-def add_member(conn: Any, name: str) -> str:
-    """Create (or re-key) member `name` as a LOGIN role in the connected database's
-    team role (setup() must have run); returns the password it now has (shown
-    once, to hand to that person)."""
+def add_member(conn: Any, name: str, *, new_password: bool = False) -> str | None:
+    """Make `name` a LOGIN role in the connected database's team role (setup() must
+    have run). A new role gets a generated password, returned to hand to that
+    person (shown once); an existing role keeps its password (roles are
+    server-wide: changing it would lock them out of their other teams) unless
+    `new_password`, and None is returned."""
     check_role(name)
-    password = secrets.token_urlsafe(18)
-    verb = "ALTER" if _role_exists(conn, name) else "CREATE"
-    # DDL takes no bind parameters: the password is a generated URL-safe token.
-    conn.execute(f"{verb} ROLE {name} LOGIN PASSWORD '{password}' NOSUPERUSER NOCREATEDB "
-                 "NOCREATEROLE NOBYPASSRLS")
+    exists = _role_exists(conn, name)
+    password = None
+    if not exists or new_password:
+        password = secrets.token_urlsafe(18)
+        # DDL takes no bind parameters: the password is a generated URL-safe token.
+        conn.execute(f"{'ALTER' if exists else 'CREATE'} ROLE {name} LOGIN "
+                     f"PASSWORD '{password}' NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS")
     conn.execute(f"GRANT {team_role(conn)} TO {name}")
     return password
 
