@@ -108,11 +108,11 @@ def strip_quotes(text: str, quotes: Iterable[str], *, span: int = QUOTE_SPAN) ->
             short.add(words)
         runs.update(words[i : i + span] for i in range(len(words) - span + 1))
     found = list(_WORD.finditer(text))
-    words = [fold(m.group()) for m in found]
-    cut = [False] * len(words)
+    said = [fold(m.group()) for m in found]
+    cut = [False] * len(said)
     for size, wanted in ((span, runs), *((len(w), {w}) for w in short)):
-        for i in range(len(words) - size + 1):
-            if tuple(words[i : i + size]) in wanted:
+        for i in range(len(said) - size + 1):
+            if tuple(said[i : i + size]) in wanted:
                 cut[i : i + size] = [True] * size
     if not any(cut):
         return text

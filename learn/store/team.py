@@ -120,7 +120,8 @@ def shareable(
         remote = next((url for root, url in projects.items() if _under(c.project, root)), None)
         if remote is None:
             continue
-        quote, evidence = redact(c.text), ()
+        quote = redact(c.text)
+        evidence: tuple[str, ...] = ()
         if c.kind == "fix":
             checked = _fix_evidence(c, commands_ran)
             if checked is None:
