@@ -332,3 +332,17 @@ def test_a_member_of_one_team_cannot_open_another_teams_database(pg_url: str) ->
     finally:
         with psycopg.connect(admin_url(), autocommit=True) as conn:
             conn.execute("DROP DATABASE IF EXISTS learn_other_team_db WITH (FORCE)")
+
+
+def test_a_member_cannot_migrate_the_team_schema_and_is_told_who_can(
+    pg_url: str, tmp_path: Path
+) -> None:
+    from _team_db import team_database
+
+    from learn.store.db import SchemaMismatchError
+
+    urls = team_database(pg_url, "gus")
+    with FeedbackStore.open(pg_url) as admin:  # as if a newer learn had a step to apply
+        admin.execute("DELETE FROM _migrations WHERE name = '0014_team_protection'")
+    with pytest.raises(SchemaMismatchError, match="ask the team admin to run `learn team init`"):
+        FeedbackStore.open(urls["gus"])

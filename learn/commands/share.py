@@ -101,8 +101,11 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
         _fail(f"{root} has no git remote 'origin' on a host: the team store groups by the "
               "repository")
         return
+    if not dry_run and not team.database_url:
+        _fail("set [team] database_url in the config")
+        return
     try:
-        author = _who(team) if team.database_url or not dry_run else (team.author or "you")
+        author = _who(team) if team.database_url else (team.author or "you")
     except (StoreError, ValueError) as exc:
         _fail(str(exc))
         return
@@ -111,9 +114,6 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
         for r in rows:
             click.echo(json.dumps(r.to_json(), ensure_ascii=False))
         click.echo(f"would share {len(rows)} candidates of {remote} as {author}", err=True)
-        return
-    if not team.database_url:
-        _fail("set [team] database_url in the config")
         return
     from learn.store.feedback import FeedbackStore
     from learn.store.team import share
