@@ -47,6 +47,8 @@ PROVIDER = "team"
 # (or the whole of a shorter quote): the judge writes the rule "in the user's own
 # terms", which shares short phrases with them but not five words running.
 QUOTE_SPAN = 5
+# A stripped summary shorter than this says nothing: the label stands in for it.
+MIN_SUMMARY_WORDS = 3
 _WORD = re.compile(r"\w+(?:['’]\w+)*")
 
 
@@ -158,7 +160,11 @@ class QuoteFreeVerdicts:
     def record(
         self, dedup_key: str, role: str, prompt_version: int, verdict: Verdict, vector: Any
     ) -> None:
-        clean = replace(verdict, summary=strip_quotes(verdict.summary, self._quotes),
+        summary = strip_quotes(verdict.summary, self._quotes)
+        if len(_WORD.findall(summary)) < MIN_SUMMARY_WORDS:
+            # Little but quotes was left: the label names the rule instead.
+            summary = strip_quotes(dedup_key.partition(":")[2].replace("-", " "), self._quotes)
+        clean = replace(verdict, summary=summary,
                         rationale=strip_quotes(verdict.rationale or "", self._quotes))
         self._inner.record(dedup_key, role, prompt_version, clean, vector)
 
