@@ -115,6 +115,7 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
             click.echo(json.dumps(r.to_json(), ensure_ascii=False))
         click.echo(f"would share {len(rows)} candidates of {remote} as {author}", err=True)
         return
+    assert team.database_url  # checked above: only a dry run goes without one
     from learn.store.feedback import FeedbackStore
     from learn.store.team import share
 
