@@ -39,10 +39,13 @@ CLONES = {  # one repository, four ways
 }
 SHOWN = {"cy", "dora"}  # chose [team] show_name = true
 STAGING, CHANGELOG, NODE = "use-staging-database", "write-changelog-entries", "node-version"
+PRS = "keep-pull-requests-small"  # said by ana and bo only
 SAID: dict[str, list[tuple[str, str]]] = {
     "ana": [(STAGING, "run the migrations against the staging database, never prod"),
-            (CHANGELOG, "every user facing change needs a changelog entry")],
-    "bo": [(STAGING, "point the seed script at the staging database and not prod")],
+            (CHANGELOG, "every user facing change needs a changelog entry"),
+            (PRS, "keep each pull request small and focused")],
+    "bo": [(STAGING, "point the seed script at the staging database and not prod"),
+           (PRS, "split this into small pull requests please")],
     "cy": [(STAGING, "tests go to the staging database please, never to prod")],
     "dora": [(STAGING, "only ever the staging database for scripts, prod is off limits"),
              (CHANGELOG, "add a changelog line for anything users will notice")],
@@ -56,6 +59,7 @@ def _gold() -> Gold:
     gold.group(STAGING, "directive", "Run the migrations against the staging database, never prod.")
     gold.group(CHANGELOG, "directive", "Add a changelog entry with every user-facing change.")
     gold.group(NODE, "fix", "Use node 20 (nvm use 20) before running the tests.")
+    gold.group(PRS, "directive", "Keep pull requests small and focused on one change.")
     for lines in SAID.values():
         for group, text in lines:
             gold.said("s", text, group)
@@ -167,6 +171,7 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
         got = {p.label: p for p in first.proposals}
         assert (got[STAGING].people, got[STAGING].sessions) == (4, 4)
         assert (got[CHANGELOG].people, got[CHANGELOG].sessions) == (2, 2)
+        assert (got[PRS].people, got[PRS].sessions) == (2, 2)
         assert got[STAGING].authors == ("cy", "dora")  # only those who chose to be named
         assert NODE not in got  # one person's fix
 
@@ -195,7 +200,7 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
             other_cache = admin.sql("SELECT text_hash FROM embedding_cache WHERE text_hash "
                                     "IN (SELECT text_hash FROM team_candidates "
                                     "WHERE author <> 'dora') ORDER BY text_hash")
-            assert len(other_cache) == 4
+            assert len(other_cache) == 6
             examples_before = admin.sql("SELECT COUNT(*) AS n FROM label_examples")[0]["n"]
             assert admin.sql("SELECT COUNT(*) AS n FROM embedding_cache WHERE text_hash IN "
                              "(SELECT text_hash FROM team_candidates WHERE author = 'dora')"
@@ -224,17 +229,25 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
                 ids = {r["id"] for r in admin.sql(f"SELECT id FROM {t['table_name']}")}
                 assert ids == {r["id"] for r in admin.sql(
                     f"SELECT id FROM {owners[t['purpose']]}")}, t
-            # verdicts her words went into are dropped (judged again next run)
-            assert admin.sql("SELECT dedup_key FROM feedback_events ORDER BY dedup_key") == []
+            # verdicts her words went into are dropped (judged again next run), not others
+            assert admin.sql("SELECT dedup_key FROM feedback_events ORDER BY dedup_key") == [
+                {"dedup_key": f"directive:{PRS}"}]
         every = "\n".join(v for _, _, v in _text_values(pg_url))
         for _, text in SAID["dora"]:
             assert text not in every
         for trace in ("nvm use 20", '"dora"', "'dora'", *dora_hashes):
             assert trace not in every, trace
 
-        # The next team run reflects it: three people, and no changelog proposal.
+        # The next team run reflects it: three people, and no changelog proposal; the
+        # verdict of what only others said is reused as it was.
+        with FeedbackStore.open(pg_url) as admin:
+            prs_verdict = admin.sql("SELECT * FROM verdicts WHERE dedup_key = ?",
+                                    (f"directive:{PRS}",))
         after = {p.label: p for p in _run(urls["bo"], apps["bo"], fake).proposals}
-        assert set(after) == {STAGING}
+        with FeedbackStore.open(pg_url) as admin:
+            assert admin.sql("SELECT * FROM verdicts WHERE dedup_key = ?",
+                             (f"directive:{PRS}",)) == prs_verdict != []
+        assert set(after) == {STAGING, PRS}
         assert (after[STAGING].people, after[STAGING].authors) == (3, ("cy",))
 
 
@@ -251,7 +264,7 @@ def _assert_members_cannot_touch_each_other(
             return int(row[0])
 
     ana_rows = count("SELECT COUNT(*) FROM team_candidates")
-    assert ana_rows == 2
+    assert ana_rows == 3
     with psycopg.connect(urls["bo"], autocommit=True) as bo:
         # bo sees and can change only his own rows in the table...
         assert bo.execute("SELECT DISTINCT author FROM team_candidates").fetchall() == [("bo",)]
@@ -285,7 +298,7 @@ def _assert_members_cannot_touch_each_other(
     # Through learn: bo's `learn share --forget` with ana's name in his config.
     monkeypatch.setenv("HOME", str(tmp_path / "bo"))
     assert 'author = "ana"' in config_path().read_text()
-    assert "forgot 1 shared candidates of bo" in _learn("share", "--forget")
+    assert "forgot 2 shared candidates of bo" in _learn("share", "--forget")
     assert "as bo" in _learn("share", "--project", str(apps["bo"]))
     assert count("SELECT COUNT(*) FROM team_candidates") == ana_rows
 

@@ -38,21 +38,26 @@ def _chunks(values: Iterable[Any], size: int = 500) -> Iterable[list[Any]]:
         yield items[start : start + size]
 
 
-def _run_keys(team: FeedbackStore, sessions: set[str]) -> tuple[set[str], list[int]]:
-    """Proposal keys of stored team runs that quote one of `sessions`, and those runs."""
-    keys: set[str] = set()
-    stale: list[int] = []
+def _stored_runs(
+    team: FeedbackStore, sessions: set[str]
+) -> list[tuple[int, set[str], set[str], bool]]:
+    """Each stored run result: its id, its proposal keys, the keys of its proposals
+    quoting one of `sessions` (a team run's quote names its session hash), and
+    whether it names one of them anywhere."""
+    out: list[tuple[int, set[str], set[str], bool]] = []
     for r in team.sql("SELECT id, result_full_json FROM runs WHERE result_full_json IS NOT NULL"):
         data = json.loads(r["result_full_json"])
-        hit = False
+        keys: set[str] = set()
+        quoting: set[str] = set()
         for p in data.get("proposals") or ():
+            key = f"{p.get('kind')}:{p.get('label')}"
+            keys.add(key)
             if any(str(q.get("session_id", "")).split(":")[0] in sessions
                    for q in p.get("quotes") or ()):
-                keys.add(f"{p.get('kind')}:{p.get('label')}")
-                hit = True
-        if hit or any(h in r["result_full_json"] for h in sessions):
-            stale.append(int(r["id"]))
-    return keys, stale
+                quoting.add(key)
+        named = bool(quoting) or any(h in r["result_full_json"] for h in sessions)
+        out.append((int(r["id"]), keys, quoting, named))
+    return out
 
 
 def forget(team: FeedbackStore, author: str) -> int:
@@ -69,7 +74,10 @@ def forget(team: FeedbackStore, author: str) -> int:
         still = {r["text_hash"] for r in team.sql("SELECT DISTINCT text_hash FROM team_shared")}
         gone = [h for h in hashes if h not in still]
 
-        keys, stale = _run_keys(team, sessions)
+        runs = _stored_runs(team, sessions)
+        keys: set[str] = set()
+        for _, _, quoting, _ in runs:
+            keys |= quoting
         for chunk in _chunks(hashes):
             for r in team.sql(f"SELECT kind, label FROM name_cache WHERE {_in('text_hash', chunk)}",
                               chunk):
@@ -111,8 +119,11 @@ def forget(team: FeedbackStore, author: str) -> int:
                     vectors.delete(conn, found[0], int(r["id"]))
             team.execute(f"DELETE FROM feedback_events WHERE source_kind = ? AND "
                          f"{_in('dedup_key', chunk)}", (PROPOSAL_SOURCE_KIND, *chunk))
+        # A run that quotes them, or proposes a group their words were in (a
+        # proposal keeps a sample of its quotes, so theirs may not be shown).
+        stale = [(i,) for i, run_keys, _, named in runs if named or run_keys & keys]
         team.executemany("UPDATE runs SET result_json = NULL, result_full_json = NULL "
-                         "WHERE id = ?", [(i,) for i in stale])
+                         "WHERE id = ?", stale)
         for chunk in _chunks(gone):
             team.execute(f"DELETE FROM embedding_cache WHERE {_in('text_hash', chunk)}", chunk)
             team.execute(f"DELETE FROM name_cache WHERE {_in('text_hash', chunk)}", chunk)
