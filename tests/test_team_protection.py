@@ -59,7 +59,8 @@ def _gold() -> Gold:
     gold.group(STAGING, "directive", "Run the migrations against the staging database, never prod.")
     gold.group(CHANGELOG, "directive", "Add a changelog entry with every user-facing change.")
     gold.group(NODE, "fix", "Use node 20 (nvm use 20) before running the tests.")
-    gold.group(PRS, "directive", "Keep pull requests small and focused on one change.")
+    gold.group(PRS, "directive", "Keep pull requests small and focused on one change.",
+               coverage="restated")
     for lines in SAID.values():
         for group, text in lines:
             gold.said("s", text, group)
@@ -172,6 +173,8 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
         assert (got[STAGING].people, got[STAGING].sessions) == (4, 4)
         assert (got[CHANGELOG].people, got[CHANGELOG].sessions) == (2, 2)
         assert (got[PRS].people, got[PRS].sessions) == (2, 2)
+        # covered by the repository's CLAUDE.md, named relative to the repository
+        assert (got[PRS].status, got[PRS].existing_rule_file) == ("restated", "CLAUDE.md")
         assert got[STAGING].authors == ("cy", "dora")  # only those who chose to be named
         assert NODE not in got  # one person's fix
 
