@@ -291,6 +291,8 @@ def _assert_members_cannot_touch_each_other(
             "SELECT salt FROM team_settings",
             "DROP FUNCTION learn_vector_table(text, text, integer, text[])",
             "TRUNCATE team_candidates",
+            "UPDATE vector_tables SET table_name = 'team_candidates'",
+            "INSERT INTO vector_tables VALUES ('label', 'x', 3, 'team_settings')",
             "SET ROLE ana",
         ]
         for sql in refused:

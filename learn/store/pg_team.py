@@ -33,8 +33,10 @@ TEAM_ROLE_PREFIX = "learn_team_"
 _ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 # The team's derived tables: written by whichever member runs `learn run --team`.
+# Not vector_tables: only learn_vector_table() registers a table there, so no member
+# can point the team's vector lookups at another table.
 DERIVED_TABLES = ("runs", "feedback_events", "verdicts", "verdict_evidence", "labels",
-                  "label_examples", "embedding_cache", "name_cache", "vector_tables")
+                  "label_examples", "embedding_cache", "name_cache")
 
 _VECTOR_FUNCTION = """
 CREATE OR REPLACE FUNCTION learn_vector_table(purpose text, space text, dim integer,
