@@ -351,3 +351,21 @@ def test_three_homes_share_into_one_database_and_forget_drops_what_only_one_said
     assert _share("--forget").exit_code == 0
     with FeedbackStore.open(pg_url) as team:
         assert team_counts(team, REPO_ID) == []
+
+
+def test_a_dry_run_without_a_team_database_needs_nothing_but_the_project(tmp_path: Path) -> None:
+    """Before any team database exists, a person can see what they would share: the
+    configured author id stands in for the role they do not have yet."""
+    import json
+
+    project = _git_project(tmp_path / "app")
+    _local_candidates(project, _git_project(tmp_path / "other"))
+    _config(project, None, author="ana")
+    dry = _share("--project", str(project), "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    printed = [json.loads(line) for line in dry.stdout.splitlines()]
+    assert [(r["author"], r["kind"], r["quote"]) for r in printed] == [
+        ("ana", "directive", "use the staging database, key [REDACTED:anthropic-key]"),
+        ("ana", "fix", FAILED)]
+    send = _share("--project", str(project))
+    assert send.exit_code == 2 and "set [team] database_url" in send.output
