@@ -364,6 +364,13 @@ def test_a_member_cannot_migrate_the_team_schema_and_is_told_who_can(
     from learn.store.db import SchemaMismatchError
 
     urls = team_database(pg_url, "gus")
+    # init again (a newer learn, another member): the same database, nothing lost
+    again = _learn("team", "init", "--admin-url", pg_url, "--member", "hal")
+    assert 'database_url = "postgresql://hal:' in again
+    import psycopg
+
+    with psycopg.connect(urls["gus"]) as conn:
+        assert conn.execute("SELECT current_user").fetchone() == ("gus",)
     with FeedbackStore.open(pg_url) as admin:  # as if a newer learn had a step to apply
         admin.execute("DELETE FROM _migrations WHERE name = '0014_team_protection'")
     with pytest.raises(SchemaMismatchError, match="ask the team admin to run `learn team init`"):

@@ -104,7 +104,7 @@ def setup(conn: Any) -> str:
         lock_writes(conn)
         if not _role_exists(conn, role):
             conn.execute(f"CREATE ROLE {role} NOLOGIN")
-        db = conn.execute("SELECT current_database()").fetchone()[0]
+        db = str(conn.execute("SELECT current_database()").fetchone()[0]).replace('"', '""')
         conn.execute(f'REVOKE ALL ON DATABASE "{db}" FROM PUBLIC')
         conn.execute(f'GRANT CONNECT ON DATABASE "{db}" TO {role}')
         conn.execute(
