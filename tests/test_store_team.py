@@ -212,6 +212,20 @@ def test_forget_removes_only_the_connected_persons_rows(tmp_path: Path, pg_url: 
     assert rows == [{"author": "bo"}]
 
 
+def test_sharing_into_a_store_without_roles_warns_that_nobody_is_protected(
+    tmp_path: Path, pg_url: str
+) -> None:
+    project = _git_project(tmp_path / "app")
+    _local_candidates(project, _git_project(tmp_path / "other"))
+    _config(project, pg_url)
+    bare = _share("--project", str(project))
+    assert bare.exit_code == 0 and "does not protect its people" in bare.stderr
+    urls = team_database(pg_url, "ana")
+    _config(project, urls["ana"])
+    guarded = _share("--project", str(project))
+    assert guarded.exit_code == 0 and "warning" not in guarded.stderr
+
+
 def test_a_project_not_opted_in_is_refused(tmp_path: Path, pg_url: str) -> None:
     project = _git_project(tmp_path / "app")
     other = _git_project(tmp_path / "other")

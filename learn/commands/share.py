@@ -117,15 +117,20 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
         return
     assert team.database_url  # checked above: only a dry run goes without one
     from learn.store.feedback import FeedbackStore
-    from learn.store.team import share
+    from learn.store.team import protected, share
 
     try:
         with FeedbackStore.open(team.database_url) as store:
             n = share(store, rows)
+            guarded = protected(store)
     except StoreError as exc:
         _fail(str(exc))
         return
     click.echo(f"shared {n} candidates of {remote} as {author}")
+    if not guarded:
+        click.echo("learn share: warning: this team store does not protect its people: anyone "
+                   "with its URL can read, change or delete every row (its admin sets up "
+                   "PostgreSQL roles with `learn team init`)", err=True)
 
 
 def _commands_ran(paths: dict[str, str]) -> CommandsRan:

@@ -81,6 +81,16 @@ def identity(team: FeedbackStore, configured: str | None) -> str:
     return str(configured).strip()
 
 
+def protected(team: FeedbackStore) -> bool:
+    """Whether the database itself keeps each person to their own rows (row-level
+    security on team_candidates, set up by `learn team init`)."""
+    if not is_postgres(team):
+        return False
+    rows = team.sql("SELECT relrowsecurity AS on FROM pg_class "
+                    "WHERE oid = to_regclass('team_candidates')")
+    return bool(rows and rows[0]["on"])
+
+
 def _under(project: str | None, root: Path) -> bool:
     if not project:
         return False
