@@ -148,7 +148,14 @@ def measure(admin: str, name: str, args: argparse.Namespace, people: int, sessio
         shared_s = time.perf_counter() - t0
     root = Path(tempfile.mkdtemp(prefix="learn-bench-repo-"))
     out = team_run(url, root, backend, profile)
-    out.update(candidates=len(rows), share_s=shared_s, url=url)
+    # One person forgets after the run: their rows and everything derived from them.
+    from learn.store.team_forget import forget
+
+    with FeedbackStore.open(url) as store:
+        t0 = time.perf_counter()
+        forget(store, rows[0].author)
+        forget_s = time.perf_counter() - t0
+    out.update(candidates=len(rows), share_s=shared_s, forget_s=forget_s, url=url)
     return out
 
 
@@ -201,7 +208,8 @@ def main() -> None:
                                     ("seconds", "team run, s", "{:.2f}"),
                                     ("peak_mb", "team run peak Python MB", "{:.1f}"),
                                     ("calls", "model calls", "{:.0f}"),
-                                    ("proposals", "proposals", "{:.0f}")):
+                                    ("proposals", "proposals", "{:.0f}"),
+                                    ("forget_s", "one person forgets, s", "{:.2f}")):
                 a, b = float(small[key]), float(big[key])
                 ratio = f"{b / a:.1f}x" if a else "-"
                 print(f"{label:28}{fmt.format(a):>20}{fmt.format(b):>16}{ratio:>9}")

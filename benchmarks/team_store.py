@@ -167,7 +167,7 @@ def run(target: Path | str, sessions: dict[str, list[CandidateRow]], corpus: dic
 
         remote = "git@example.com:team/app.git"
         shared = [
-            SharedCandidate(author=c.session_id[:3], session_hash=session_hash(c.session_id),
+            SharedCandidate(author=c.session_id[:3], session_hash=session_hash(c.session_id, c.session_id[:3]),
                             kind=c.kind, label=c.label, quote=c.text, occurred_at=c.occurred_at,
                             project_remote=remote)
             for c in tables.candidates()

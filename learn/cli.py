@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("learn.commands.report", "Write a self-contained HTML report."),
     "stats": ("learn.commands.stats", "Proposals, runs, tokens and cost so far."),
     "share": ("learn.commands.share", "Share verified, redacted candidates with a team store."),
+    "team": ("learn.commands.team", "Set up a team database: a role per person, row-level security."),
     "doctor": ("learn.commands.doctor", "Check directories, sqlite-vec, embedder and backend."),
     "schedule": ("learn.commands.schedule", "Set up periodic digests."),
     "demo": ("learn.commands.demo", "Run the whole pipeline on the bundled demo corpus."),

@@ -1,5 +1,7 @@
 """`learn share`: only verified, redacted candidates of opted-in projects reach the team
-store (a real PostgreSQL), --dry-run shows exactly that, --forget removes it."""
+store (a real PostgreSQL, set up as `learn team init` does: one role per person),
+--dry-run shows exactly that, --forget removes it; a fix leaves only as the commands
+that ran."""
 
 from __future__ import annotations
 
@@ -9,14 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
+from _team_db import team_database
+from click.testing import CliRunner, Result
 
+from evals.builder import ClaudeSession
 from learn.cli import cli
 from learn.config import config_path
 from learn.store import FeedbackStore
-from learn.store.learn_tables import CandidateRow, LearnTables, StoredCandidate
+from learn.store.learn_tables import CandidateRow, LearnTables, ScannedSession, StoredCandidate
 from learn.store.runs import default_store_path
 from learn.store.team import SHARED_FIELDS, session_hash, shareable
+from learn.textfold import fold
 
 SECRET = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh"
 TOOL_OUTPUT = "Traceback: connection refused to db-prod-7.internal:5432"
@@ -24,6 +29,9 @@ COMMAND = "psql postgres://admin:hunter2@db-prod-7/app"
 FILE_TEXT = "PRIVATE_FILE_BODY def handler(): pass"
 SESSION = "9d1e7c2a-session-of-ana"
 TOKEN = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
+FIX_TEXT = "Pinned node to 20 with nvm and the tests passed"  # the model's words
+FAILED, STEP, NEVER_RAN = "npm test", "nvm use 20", "rm -rf node_modules"
+REPO_ID = "github.com/team/app"
 
 
 def _git_project(root: Path) -> Path:
@@ -34,17 +42,34 @@ def _git_project(root: Path) -> Path:
     return root
 
 
+def _transcript(root: Path, cwd: Path) -> Path:
+    """The session the fix happened in: `npm test` failed, `nvm use 20`, it passed."""
+    from datetime import UTC, datetime
+
+    s = ClaudeSession(SESSION, str(cwd), datetime(2026, 2, 1, 9, tzinfo=UTC))
+    s.user("the tests fail on my machine")
+    s.tool("Bash", {"command": FAILED}, "engine node 18 unsupported", is_error=True)
+    s.tool("Bash", {"command": STEP}, "Now using node v20")
+    s.tool("Bash", {"command": FAILED}, "12 passed")
+    s.assistant("Fixed.")
+    return s.write(root / ".claude")
+
+
 def _local_candidates(project: Path, other: Path) -> None:
     payload = {"command": COMMAND, "error_excerpt": TOOL_OUTPUT, "edited_files": ["/p/secret.py"],
                "file": FILE_TEXT, "rationale": "the user repeated it"}
+    fix = {**payload, "command": FAILED, "intervening_commands": [STEP, NEVER_RAN]}
+    path = _transcript(project.parent / "transcripts", project)
     with FeedbackStore.open(default_store_path()) as s:
         t = LearnTables(s)
+        t.record_session(ScannedSession(SESSION, "claude", str(project), str(path), "h", None, 2,
+                                        "2026-02-01T12:00:00+00:00"))
         t.replace_session_candidates(SESSION, [
             CandidateRow(SESSION, "directive", f"use the staging database, key {SECRET}",
                          project=str(project / "sub"), occurred_at="2026-02-01T10:00:00+00:00",
                          payload=payload),
-            CandidateRow(SESSION, "fix", "pin node to 20", project=str(project),
-                         occurred_at="2026-02-01T11:00:00+00:00", payload=payload),
+            CandidateRow(SESSION, "fix", FIX_TEXT, project=str(project),
+                         occurred_at="2026-02-01T11:00:00+00:00", payload=fix),
         ])
         t.replace_session_candidates("s-other", [
             CandidateRow("s-other", "directive", "never share this project", project=str(other)),
@@ -58,6 +83,10 @@ def _config(project: Path, url: str | None, author: str = "ana") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     db = f'database_url = "{url}"\n' if url else ""
     path.write_text(f'[team]\n{db}author = "{author}"\nprojects = ["{project}"]\n')
+
+
+def _share(*args: str) -> Result:
+    return CliRunner().invoke(cli, ["share", *args])
 
 
 def _everything_in(url: str) -> str:
@@ -79,72 +108,122 @@ def test_shareable_keeps_the_listed_fields_of_opted_in_projects_only() -> None:
                         text=f"token {SECRET}", text_hash="h", project="/repo/app",
                         occurred_at="t", payload={"command": COMMAND}, label="l", label_run=None)
     elsewhere = replace(c, project="/elsewhere")
-    (row,) = shareable([c, elsewhere], {Path("/repo/app"): "git@x:team/app.git"}, "ana")
+    (row,) = shareable([c, elsewhere], {Path("/repo/app"): REPO_ID}, "ana")
     assert tuple(row.to_json()) == SHARED_FIELDS
     assert row.quote == "token [REDACTED:anthropic-key]"
-    assert row.session_hash == session_hash("s1") != "s1"
-    assert (row.author, row.project_remote, row.label) == ("ana", "git@x:team/app.git", "l")
+    assert row.session_hash == session_hash("s1", "ana") != "s1"
+    # the same session id of two people is two sessions
+    assert session_hash("s1", "bo") != row.session_hash
+    assert (row.author, row.project_remote, row.label, row.evidence) == ("ana", REPO_ID, "l", ())
+    assert COMMAND not in repr(row.to_json())
     with pytest.raises(ValueError, match="author"):
         shareable([c], {Path("/repo/app"): "r"}, " ")
 
 
+def test_a_fix_leaves_only_as_the_commands_that_ran() -> None:
+    """Never the model's description; the failing command and the steps in between,
+    each found among the commands that ran, redacted; else nothing."""
+    key_step = f"export ANTHROPIC_API_KEY={SECRET}"
+    ran = [fold(c) for c in (FAILED, STEP, "export ANTHROPIC_API_KEY=[REDACTED:anthropic-key]")]
+    fix = StoredCandidate(id=1, session_id="s1", kind="fix", source="miner", text=FIX_TEXT,
+                          text_hash="h", project="/repo/app", occurred_at="t",
+                          payload={"command": FAILED, "error_excerpt": TOOL_OUTPUT,
+                                   "intervening_commands": [STEP, key_step, NEVER_RAN]},
+                          label=None, label_run=None)
+    projects = {Path("/repo/app"): REPO_ID}
+    (row,) = shareable([fix], projects, "ana", commands_ran=lambda sid: ran)
+    assert (row.kind, row.quote) == ("fix", FAILED)
+    assert row.evidence == (STEP, "export ANTHROPIC_API_KEY=[REDACTED:anthropic-key]")
+    text = repr(row.to_json())
+    for gone in (FIX_TEXT, NEVER_RAN, SECRET, TOOL_OUTPUT):
+        assert gone not in text, gone
+    # unchecked (no transcript), unreadable, or a command that never ran: not shared
+    assert shareable([fix], projects, "ana") == []
+    assert shareable([fix], projects, "ana", commands_ran=lambda sid: None) == []
+    assert shareable([fix], projects, "ana", commands_ran=lambda sid: [fold(STEP)]) == []
+
+
 def test_nothing_but_the_listed_fields_reaches_the_team_store(tmp_path: Path, pg_url: str) -> None:
+    urls = team_database(pg_url, "ana")
     project = _git_project(tmp_path / "app")
     other = _git_project(tmp_path / "other")
     _local_candidates(project, other)
-    _config(project, pg_url)
-    result = CliRunner().invoke(cli, ["share", "--project", str(project)])
+    _config(project, urls["ana"], author="someone-else")
+    result = _share("--project", str(project))
     assert result.exit_code == 0, result.output
-    assert "shared 2 candidates of https://github.com/team/app.git as ana" in result.output
+    # the identity is the database role, not the name in the config
+    assert f"shared 2 candidates of {REPO_ID} as ana" in result.output
 
     with FeedbackStore.open(pg_url) as team:
         rows = team.sql("SELECT * FROM team_candidates ORDER BY kind")
         assert set(rows[0]) == {"id", *SHARED_FIELDS, "text_hash", "shared_at"}
-        assert [(r["kind"], r["label"], r["quote"]) for r in rows] == [
-            ("directive", "use-staging-db", "use the staging database, key [REDACTED:anthropic-key]"),
-            ("fix", None, "pin node to 20"),
+        assert [(r["author"], r["kind"], r["label"], r["quote"], r["evidence"]) for r in rows] == [
+            ("ana", "directive", "use-staging-db",
+             "use the staging database, key [REDACTED:anthropic-key]", None),
+            ("ana", "fix", None, FAILED, f'["{STEP}"]'),
         ]
-        assert {r["session_hash"] for r in rows} == {session_hash(SESSION)}
-        assert {r["project_remote"] for r in rows} == {"https://github.com/team/app.git"}
+        assert {r["session_hash"] for r in rows} == {session_hash(SESSION, "ana")}
+        assert {r["project_remote"] for r in rows} == {REPO_ID}
         # only the team tables hold rows: no ledger, runs, sessions or local candidates
         for table in ("feedback_events", "candidates", "sessions_scanned", "runs", "files"):
             assert team.sql(f"SELECT COUNT(*) AS n FROM {table}") == [{"n": 0}], table
     dump = _everything_in(pg_url)
     for planted in (SECRET, TOOL_OUTPUT, COMMAND, "hunter2", FILE_TEXT, "/p/secret.py", SESSION,
-                    TOKEN, str(project), "never share this project", "the user repeated it"):
+                    TOKEN, str(project), str(tmp_path), "never share this project",
+                    "the user repeated it", FIX_TEXT, NEVER_RAN, "someone-else"):
         assert planted not in dump, planted
 
 
 def test_dry_run_prints_what_share_sends_and_sends_nothing(tmp_path: Path, pg_url: str) -> None:
     import json
 
+    urls = team_database(pg_url, "ana")
     project = _git_project(tmp_path / "app")
     _local_candidates(project, _git_project(tmp_path / "other"))
-    _config(project, pg_url)
-    dry = CliRunner().invoke(cli, ["share", "--project", str(project), "--dry-run"])
+    _config(project, urls["ana"])
+    dry = _share("--project", str(project), "--dry-run")
     assert dry.exit_code == 0, dry.output
     printed = [json.loads(line) for line in dry.stdout.splitlines()]
     with FeedbackStore.open(pg_url) as team:
         assert team.sql("SELECT COUNT(*) AS n FROM team_candidates") == [{"n": 0}]
-    assert CliRunner().invoke(cli, ["share", "--project", str(project)]).exit_code == 0
+    assert _share("--project", str(project)).exit_code == 0
     with FeedbackStore.open(pg_url) as team:
         sent = team.sql(f"SELECT {', '.join(SHARED_FIELDS)} FROM team_candidates ORDER BY kind")
+    for r in sent:
+        r["evidence"] = json.loads(r["evidence"]) if r["evidence"] else []
     assert sorted(printed, key=lambda r: r["kind"]) == sent
 
 
-def test_forget_removes_only_the_authors_rows(tmp_path: Path, pg_url: str) -> None:
+def test_forget_removes_only_the_connected_persons_rows(tmp_path: Path, pg_url: str) -> None:
+    """Forgetting goes by the database role: a config naming another person as its
+    author forgets the connected person's rows, never the other's."""
+    urls = team_database(pg_url, "ana", "bo")
     project = _git_project(tmp_path / "app")
     _local_candidates(project, _git_project(tmp_path / "other"))
-    _config(project, pg_url, author="ana")
-    assert CliRunner().invoke(cli, ["share", "--project", str(project)]).exit_code == 0
-    _config(project, pg_url, author="bo")
-    assert CliRunner().invoke(cli, ["share", "--project", str(project)]).exit_code == 0
-    _config(project, pg_url, author="ana")
-    result = CliRunner().invoke(cli, ["share", "--forget"])
+    _config(project, urls["ana"])
+    assert _share("--project", str(project)).exit_code == 0
+    _config(project, urls["bo"])
+    assert _share("--project", str(project)).exit_code == 0
+    _config(project, urls["ana"], author="bo")
+    result = _share("--forget")
     assert result.exit_code == 0 and "forgot 2 shared candidates of ana" in result.output
     with FeedbackStore.open(pg_url) as team:
         rows: list[dict[str, Any]] = team.sql("SELECT DISTINCT author FROM team_candidates")
     assert rows == [{"author": "bo"}]
+
+
+def test_sharing_into_a_store_without_roles_warns_that_nobody_is_protected(
+    tmp_path: Path, pg_url: str
+) -> None:
+    project = _git_project(tmp_path / "app")
+    _local_candidates(project, _git_project(tmp_path / "other"))
+    _config(project, pg_url)
+    bare = _share("--project", str(project))
+    assert bare.exit_code == 0 and "does not protect its people" in bare.stderr
+    urls = team_database(pg_url, "ana")
+    _config(project, urls["ana"])
+    guarded = _share("--project", str(project))
+    assert guarded.exit_code == 0 and "warning" not in guarded.stderr
 
 
 def test_a_project_not_opted_in_is_refused(tmp_path: Path, pg_url: str) -> None:
@@ -152,7 +231,7 @@ def test_a_project_not_opted_in_is_refused(tmp_path: Path, pg_url: str) -> None:
     other = _git_project(tmp_path / "other")
     _local_candidates(project, other)
     _config(project, pg_url)
-    result = CliRunner().invoke(cli, ["share", "--project", str(other)])
+    result = _share("--project", str(other))
     assert result.exit_code == 2 and "not opted in" in result.output
     with FeedbackStore.open(pg_url) as team:
         assert team.sql("SELECT COUNT(*) AS n FROM team_candidates") == [{"n": 0}]
@@ -216,12 +295,13 @@ def test_doctor_checks_the_database_url(pg_url: str) -> None:
 def test_team_counts_people_and_sessions_and_forgetting_drops_what_only_they_said(
     store_target: Path | str,
 ) -> None:
-    from learn.store.team import SharedCandidate, TeamCount, forget, share, team_counts
+    from learn.store.team import SharedCandidate, TeamCount, share, team_counts
+    from learn.store.team_forget import forget
 
-    remote = "git@x:team/app.git"
+    remote = REPO_ID
 
     def said(author: str, session: str, label: str) -> SharedCandidate:
-        return SharedCandidate(author=author, session_hash=session_hash(f"{author}-{session}"),
+        return SharedCandidate(author=author, session_hash=session_hash(session, author),
                                kind="directive", label=label, quote=f"{label} ({author})",
                                occurred_at=f"2026-02-0{session}T00:00:00+00:00",
                                project_remote=remote)
@@ -230,8 +310,8 @@ def test_team_counts_people_and_sessions_and_forgetting_drops_what_only_they_sai
         share(team, [said("ana", "1", "staging-db"), said("ana", "2", "staging-db"),
                      said("bo", "3", "staging-db"), said("cy", "4", "tabs"),
                      said("cy", "5", "tabs"), said("bo", "6", "tabs-elsewhere")])
-        share(team, [SharedCandidate("dee", session_hash("d1"), "directive", "staging-db", "x",
-                                     None, "git@x:other/repo.git")])
+        share(team, [SharedCandidate("dee", session_hash("d1", "dee"), "directive", "staging-db",
+                                     "x", None, "github.com/other/repo")])
         assert team_counts(team, remote) == [
             TeamCount("directive", "staging-db", people=2, sessions=3,
                       last_seen="2026-02-03T00:00:00+00:00")]
@@ -245,9 +325,10 @@ def test_team_counts_people_and_sessions_and_forgetting_drops_what_only_they_sai
 def test_three_homes_share_into_one_database_and_forget_drops_what_only_one_said(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Three people's machines (three HOMEs, three local SQLite stores) `learn share`
-    into one PostgreSQL: the directive two of them said counts 2 people, the one only
-    one said stays below the two-people threshold; forgetting one of the two drops it."""
+    """Three people's machines (three HOMEs, three local SQLite stores, three database
+    roles) `learn share` into one PostgreSQL: the directive two of them said counts 2
+    people, the one only one said stays below the two-people threshold; forgetting
+    one of the two drops it."""
     from learn.store.team import team_counts
 
     said = {
@@ -255,7 +336,7 @@ def test_three_homes_share_into_one_database_and_forget_drops_what_only_one_said
         "bo": [("s1", "use-staging-db")],
         "cy": [("s1", "no-force-push"), ("s2", "no-force-push")],
     }
-    remote = "https://github.com/team/app.git"
+    urls = team_database(pg_url, *said)
     for person, rows in said.items():
         home = tmp_path / person
         home.mkdir()
@@ -264,22 +345,41 @@ def test_three_homes_share_into_one_database_and_forget_drops_what_only_one_said
         with FeedbackStore.open(default_store_path()) as s:
             t = LearnTables(s)
             for sid, label in rows:
-                t.replace_session_candidates(f"{person}-{sid}", [
-                    CandidateRow(f"{person}-{sid}", "directive", f"{label} please ({person})",
+                # the same session ids on every machine: still separate sessions
+                t.replace_session_candidates(sid, [
+                    CandidateRow(sid, "directive", f"{label} please ({person})",
                                  project=str(project), occurred_at="2026-03-01T00:00:00+00:00")])
             t.set_labels({c.id: label for c, (_, label) in zip(t.candidates(), rows, strict=True)},
                          run_id=None)
-        _config(project, pg_url, author=person)
-        result = CliRunner().invoke(cli, ["share", "--project", str(project)])
+        _config(project, urls[person], author=person)
+        result = _share("--project", str(project))
         assert result.exit_code == 0, result.output
 
     with FeedbackStore.open(pg_url) as team:
-        assert [(c.label, c.people, c.sessions) for c in team_counts(team, remote)] == [
+        assert [(c.label, c.people, c.sessions) for c in team_counts(team, REPO_ID)] == [
             ("use-staging-db", 2, 3)]
-        everything = team_counts(team, remote, min_people=1, min_sessions=1)
+        everything = team_counts(team, REPO_ID, min_people=1, min_sessions=1)
         assert [(c.label, c.people, c.sessions) for c in everything] == [
             ("use-staging-db", 2, 3), ("no-force-push", 1, 2), ("tabs", 1, 1)]
     monkeypatch.setenv("HOME", str(tmp_path / "bo"))
-    assert CliRunner().invoke(cli, ["share", "--forget"]).exit_code == 0
+    assert _share("--forget").exit_code == 0
     with FeedbackStore.open(pg_url) as team:
-        assert team_counts(team, remote) == []
+        assert team_counts(team, REPO_ID) == []
+
+
+def test_a_dry_run_without_a_team_database_needs_nothing_but_the_project(tmp_path: Path) -> None:
+    """Before any team database exists, a person can see what they would share: the
+    configured author id stands in for the role they do not have yet."""
+    import json
+
+    project = _git_project(tmp_path / "app")
+    _local_candidates(project, _git_project(tmp_path / "other"))
+    _config(project, None, author="ana")
+    dry = _share("--project", str(project), "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    printed = [json.loads(line) for line in dry.stdout.splitlines()]
+    assert [(r["author"], r["kind"], r["quote"]) for r in printed] == [
+        ("ana", "directive", "use the staging database, key [REDACTED:anthropic-key]"),
+        ("ana", "fix", FAILED)]
+    send = _share("--project", str(project))
+    assert send.exit_code == 2 and "set [team] database_url" in send.output

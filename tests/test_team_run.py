@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _team_db import team_database
 from fakes.anthropic_server import FakeAnthropicServer
 from test_store_team import _everything_in
 
@@ -107,9 +108,10 @@ def test_team_run_proposes_what_two_people_said_and_forget_drops_it(
     oracle = GoldOracle(gold)
     fake = FakeAnthropicServer(responder=lambda req: oracle.answer(req.tool_name, req.user_text))
     personal: dict[str, set[str]] = {}
+    urls = team_database(pg_url, *apps)  # a database role per person
     with fake:
         for name, app in apps.items():
-            _config(tmp_path, name, app, pg_url, show_name=name == "ana")
+            _config(tmp_path, name, app, urls[name], show_name=name == "ana")
             env = _env(tmp_path, name, fake)
             own = json.loads(_learn(env, "run", "--project", str(app), "--since", "2026-01-01",
                                     "--yes", "--quiet", "--json", "--embedder", "tfidf").stdout)
@@ -161,14 +163,17 @@ def test_team_run_proposes_what_two_people_said_and_forget_drops_it(
 
 def test_people_are_counted_per_group_and_names_only_of_those_who_chose() -> None:
     rows = [
-        SharedCandidate("ana", "h1", "directive", None, "use staging", "2026-11-01", REMOTE, True),
-        SharedCandidate("ana", "h2", "directive", None, "staging please", "2026-11-02", REMOTE,
-                        True),
-        SharedCandidate("bo", "h3", "directive", None, "staging only", "2026-11-03", REMOTE),
+        SharedCandidate("p-ana", "h1", "directive", None, "use staging", "2026-11-01", REMOTE,
+                        True, name="ana"),
+        SharedCandidate("p-ana", "h2", "directive", None, "staging please", "2026-11-02", REMOTE,
+                        True, name="ana"),
+        SharedCandidate("p-bo", "h3", "directive", None, "staging only", "2026-11-03", REMOTE),
+        # bo's session hash equal to ana's: two sessions of two people, never one
+        SharedCandidate("p-bo", "h1", "directive", None, "staging, as ever", "2026-11-04", REMOTE),
     ]
     sessions, authors = team_sessions(rows)
-    assert [s.session_id for s in sessions] == ["h1", "h2", "h3"]
-    assert authors == {"h1": "ana", "h2": "ana", "h3": "bo"}
+    assert [s.session_id for s in sessions] == ["h1", "h2", "h3", "h1:3"]
+    assert authors == {"h1": "p-ana", "h2": "p-ana", "h3": "p-bo", "h1:3": "p-bo"}
     assert sessions[0] == SessionCandidates("h1", "team", REMOTE, "2026-11-01",
                                             (MinedCandidate("directive", "use staging"),))
 
@@ -176,10 +181,11 @@ def test_people_are_counted_per_group_and_names_only_of_those_who_chose() -> Non
         return Proposal("directive", "x-" + "".join(sids), "t", len(sids), len(sids), None,
                         tuple(Quote(s, "t", None) for s in sids))
 
-    admit = people_counter(authors, {"ana"}, 2)
+    admit = people_counter(authors, {"p-ana": "ana"}, 2)
     (kept,) = admit([group("h1", "h2", "h3"), group("h1", "h2")])
     assert (kept.people, kept.sessions, kept.authors) == (2, 3, ("ana",))
-    assert people_counter(authors, set(), 1)([group("h1", "h2")])[0].authors == ()
+    assert admit([group("h1", "h1:3")])[0].people == 2
+    assert people_counter(authors, {}, 1)([group("h1", "h2")])[0].authors == ()
 
 
 def test_coverage_reads_the_repositorys_rule_files_not_the_persons(

@@ -1,36 +1,41 @@
 """`learn share`: send this project's verified, redacted candidates to the team store.
 
 Opt-in per project: the project must be listed in the config's `[team] projects`,
-and `[team] database_url` / `[team] author` say where and under which id. What
-is sent is exactly what `--dry-run` prints (learn.store.team.shareable): quote,
-kind, label, a hash of the session id, when, the remote URL, the author id.
-`--forget` deletes everything this author shared from the team store.
+and `[team] database_url` says where. On PostgreSQL your identity is the database
+role in that URL (`learn team init` prints one per person); a SQLite team store
+takes `[team] author`. What is sent is exactly what `--dry-run` prints
+(learn.store.team.shareable): quote, kind, label, a hash of the session id, when,
+the repository's identity, the author; a fix only as the commands that ran.
+`--forget` deletes everything you shared and what team runs derived from it.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
-    from learn.store.team import SharedCandidate
+    from learn.config import TeamConfig
+    from learn.store.team import CommandsRan, SharedCandidate
 
 
 def remote_url(root: Path) -> str | None:
+    """The repository identity of `root`'s origin (learn.remote.repository_id):
+    the same for every way it was cloned, without credentials."""
+    from learn.remote import repository_id
+
     try:
         out = subprocess.run(["git", "-C", str(root), "remote", "get-url", "origin"],
                              capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    url = out.stdout.strip()
-    # A token in an https remote (https://user:token@host/...) is not the team's to see.
-    return re.sub(r"(://)[^/@]+@", r"\1", url) if out.returncode == 0 and url else None
+    return repository_id(out.stdout) if out.returncode == 0 else None
 
 
 def _fail(message: str) -> None:
@@ -38,34 +43,52 @@ def _fail(message: str) -> None:
     sys.exit(2)
 
 
+def _who(team: TeamConfig) -> str:
+    """The identity rows are shared under: the database role on PostgreSQL."""
+    from learn.store.feedback import FeedbackStore
+    from learn.store.postgres import is_database_url
+    from learn.store.team import identity
+
+    if team.database_url and is_database_url(team.database_url):
+        with FeedbackStore.open(team.database_url) as store:
+            return identity(store, team.author)
+    if not team.author:
+        raise ValueError("set [team] author in the config: the id your shared rows carry")
+    return team.author
+
+
 @click.command(name="share")
 @click.option("--project", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The project to share (default: the current directory).")
 @click.option("--dry-run", is_flag=True, help="Print exactly what would be sent; send nothing.")
-@click.option("--forget", is_flag=True, help="Delete everything you shared from the team store.")
+@click.option("--forget", is_flag=True,
+              help="Delete everything you shared, and what team runs derived from it.")
 def command(project: Path | None, dry_run: bool, forget: bool) -> None:
     """Share this project's verified, redacted candidates with the team store."""
     from learn.config import ConfigError, load_config
+    from learn.store.db import StoreError
 
     try:
         team = load_config().team
     except ConfigError as exc:
         _fail(str(exc))
         return
-    if not team.author:
-        _fail("set [team] author in the config: the id your shared rows carry")
-        return
-    author = team.author
     if forget:
         if not team.database_url:
             _fail("set [team] database_url in the config")
             return
         from learn.store.feedback import FeedbackStore
-        from learn.store.team import forget as forget_rows
+        from learn.store.team import identity
+        from learn.store.team_forget import forget as forget_rows
 
-        with FeedbackStore.open(team.database_url) as store:
-            n = forget_rows(store, author)
-        click.echo(f"forgot {n} shared candidates of {author}")
+        try:
+            with FeedbackStore.open(team.database_url) as store:
+                who = identity(store, team.author)
+                n = forget_rows(store, who)
+        except (StoreError, ValueError) as exc:
+            _fail(str(exc))
+            return
+        click.echo(f"forgot {n} shared candidates of {who}")
         return
 
     root = (project or Path.cwd()).expanduser().resolve()
@@ -75,7 +98,16 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
         return
     remote = remote_url(root)
     if remote is None:
-        _fail(f"{root} has no git remote 'origin': the team store groups by the repository")
+        _fail(f"{root} has no git remote 'origin' on a host: the team store groups by the "
+              "repository")
+        return
+    if not dry_run and not team.database_url:
+        _fail("set [team] database_url in the config")
+        return
+    try:
+        author = _who(team) if team.database_url else (team.author or "you")
+    except (StoreError, ValueError) as exc:
+        _fail(str(exc))
         return
     rows = _local_rows(root, remote, author, show_name=team.show_name)
     if dry_run:
@@ -83,15 +115,44 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
             click.echo(json.dumps(r.to_json(), ensure_ascii=False))
         click.echo(f"would share {len(rows)} candidates of {remote} as {author}", err=True)
         return
-    if not team.database_url:
-        _fail("set [team] database_url in the config")
-        return
+    assert team.database_url  # checked above: only a dry run goes without one
     from learn.store.feedback import FeedbackStore
-    from learn.store.team import share
+    from learn.store.team import protected, share
 
-    with FeedbackStore.open(team.database_url) as store:
-        n = share(store, rows)
+    try:
+        with FeedbackStore.open(team.database_url) as store:
+            n = share(store, rows)
+            guarded = protected(store)
+    except StoreError as exc:
+        _fail(str(exc))
+        return
     click.echo(f"shared {n} candidates of {remote} as {author}")
+    if not guarded:
+        click.echo("learn share: warning: this team store does not protect its people: anyone "
+                   "with its URL can read, change or delete every row (its admin sets up "
+                   "PostgreSQL roles with `learn team init`)", err=True)
+
+
+def _commands_ran(paths: dict[str, str]) -> CommandsRan:
+    """session id -> the commands that ran in it, read again from its transcript
+    (None when it cannot be read: a fix that cannot be checked is not shared)."""
+    from learn.mining.verify import session_commands
+    from learn.transcripts.parser import parse
+    from learn.transcripts.session import build_session
+
+    cache: dict[str, Sequence[str] | None] = {}
+
+    def ran(session_id: str) -> Sequence[str] | None:
+        if session_id not in cache:
+            path = paths.get(session_id)
+            try:
+                cache[session_id] = (session_commands(build_session(parse(Path(path))))
+                                     if path else None)
+            except (OSError, ValueError):
+                cache[session_id] = None
+        return cache[session_id]
+
+    return ran
 
 
 def _local_rows(root: Path, remote: str, author: str, *, show_name: bool) -> list[SharedCandidate]:
@@ -105,5 +166,9 @@ def _local_rows(root: Path, remote: str, author: str, *, show_name: bool) -> lis
     if not is_database_url(local) and not Path(local).is_file():
         return []
     with FeedbackStore.open(local) as store:
-        candidates = LearnTables(store).candidates()
-    return shareable(candidates, {root: remote}, author, show_name=show_name)
+        tables = LearnTables(store)
+        candidates = tables.candidates()
+        paths = {sid: s.path for sid, s in tables.scanned_sessions().items()}
+    ran = _commands_ran(paths)
+    return shareable(candidates, {root: remote}, author, show_name=show_name,
+                     commands_ran=ran)

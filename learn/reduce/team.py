@@ -15,58 +15,77 @@ from and stored in its verdict memory, once for the whole team. What differs:
   files or their CLAUDE.local.md;
 - nothing is held back as "already shown": the team digest is a snapshot.
 
-Author ids are read only to count people; a proposal names the authors who
-chose `[team] show_name = true` and only them.
+Author ids are read only to count people (team_shared gives an opaque key per
+person); a proposal names the authors who chose `[team] show_name = true` and
+only them. What the run stores in the team database holds no path of this
+machine (a rule file is named relative to the repository root), and a verdict
+it keeps for the team never restates a person's quote (strip_quotes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence, Set
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from learn.mining.candidate import KINDS, MinedCandidate, SessionCandidates
 from learn.reduce.rules import RuleCorpus, collect_rules
-from learn.reduce.types import Proposal
+from learn.reduce.types import Proposal, Verdict
+from learn.textfold import fold
 
 if TYPE_CHECKING:
     from learn.config import Config
     from learn.models.base import Backend
     from learn.reduce.types import RunResult
+    from learn.store.adapters import StoreVerdictMemory
     from learn.store.team import SharedCandidate
 
 PROVIDER = "team"
+# A verdict restates a quote when it holds this many consecutive words of one
+# (or the whole of a shorter quote): the judge writes the rule "in the user's own
+# terms", which shares short phrases with them but not five words running.
+QUOTE_SPAN = 5
+# A stripped summary shorter than this says nothing: the label stands in for it.
+MIN_SUMMARY_WORDS = 3
+_WORD = re.compile(r"\w+(?:['’]\w+)*")
 
 
 def team_sessions(
     rows: Sequence[SharedCandidate],
 ) -> tuple[list[SessionCandidates], dict[str, str]]:
-    """Shared rows as sessions (one per session hash, newest quote as its time) and
-    who said each session (session hash -> author id)."""
-    grouped: dict[str, list[SharedCandidate]] = {}
+    """Shared rows as sessions (one per person and session hash, newest quote as
+    its time) and who said each session (session id -> person key). A fix becomes
+    a candidate whose command is its verified command, with its verified steps."""
+    grouped: dict[tuple[str, str], list[SharedCandidate]] = {}
     for r in rows:
-        grouped.setdefault(r.session_hash, []).append(r)
+        grouped.setdefault((r.author, r.session_hash), []).append(r)
     sessions: list[SessionCandidates] = []
     authors: dict[str, str] = {}
-    for sid, group in grouped.items():
+    for (author, sid), group in grouped.items():
+        if sid in authors:  # two people, one session hash: never one person
+            sid = f"{sid}:{len(authors)}"
         candidates = tuple(
-            MinedCandidate(kind=kind, text=r.quote)
+            MinedCandidate(kind=kind, text=r.quote,
+                           command=r.quote if kind == "fix" else None,
+                           intervening_commands=r.evidence if kind == "fix" else ())
             for r in group for kind in KINDS if kind == r.kind
         )
         dated = [r.occurred_at for r in group if r.occurred_at]
         sessions.append(SessionCandidates(sid, PROVIDER, group[0].project_remote,
                                           max(dated) if dated else None, candidates))
-        authors[sid] = group[0].author
+        authors[sid] = author
     return sessions, authors
 
 
 def people_counter(
-    authors: Mapping[str, str], shown: Set[str], min_people: int
+    authors: Mapping[str, str], names: Mapping[str, str], min_people: int
 ) -> Callable[[Sequence[Proposal]], list[Proposal]]:
     """The `admit` step of reduce_sessions for a team: count distinct people on each
     group (its quotes carry every session of the group), keep those said by at
-    least min_people, and name only the authors in `shown`."""
+    least min_people, and name only the people in `names` (person key -> the name
+    they chose to show)."""
 
     def admit(points: Sequence[Proposal]) -> list[Proposal]:
         out: list[Proposal] = []
@@ -74,10 +93,91 @@ def people_counter(
             people = {authors[q.session_id] for q in p.quotes if q.session_id in authors}
             if len(people) >= min_people:
                 out.append(replace(p, people=len(people),
-                                   authors=tuple(sorted(people & set(shown)))))
+                                   authors=tuple(sorted(names[x] for x in people if x in names))))
         return out
 
     return admit
+
+
+def strip_quotes(text: str, quotes: Iterable[str], *, span: int = QUOTE_SPAN) -> str:
+    """`text` without any run of `span` consecutive words of one of `quotes` (nor the
+    whole of a shorter quote), compared folded; each cut run becomes "…"."""
+    runs: set[tuple[str, ...]] = set()
+    short: set[tuple[str, ...]] = set()
+    for q in quotes:
+        words = tuple(fold(w) for w in _WORD.findall(q))
+        if 0 < len(words) < span:
+            short.add(words)
+        runs.update(words[i : i + span] for i in range(len(words) - span + 1))
+    found = list(_WORD.finditer(text))
+    said = [fold(m.group()) for m in found]
+    cut = [False] * len(said)
+    for size, wanted in ((span, runs), *((len(w), {w}) for w in short)):
+        for i in range(len(said) - size + 1):
+            if tuple(said[i : i + size]) in wanted:
+                cut[i : i + size] = [True] * size
+    if not any(cut):
+        return text
+    out: list[str] = []
+    pos = 0
+    i = 0
+    while i < len(found):
+        if not cut[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(found) and cut[j + 1]:
+            j += 1
+        out.append(text[pos : found[i].start()])
+        out.append("…")
+        pos = found[j].end()
+        i = j + 1
+    out.append(text[pos:])
+    return "".join(out)
+
+
+class QuoteFreeVerdicts:
+    """The team's verdict memory: reads as the store's, but what it records never
+    restates one of the shared quotes (its summary and rationale through
+    strip_quotes); the verdict of this run is shown as the judge wrote it."""
+
+    def __init__(self, inner: StoreVerdictMemory, quotes: Iterable[str]) -> None:
+        self._inner = inner
+        self._quotes = tuple(quotes)
+        self.space = inner.space
+
+    def get(self, dedup_key: str, role: str, prompt_version: int) -> Verdict | None:
+        return self._inner.get(dedup_key, role, prompt_version)
+
+    def nearest_verdict(
+        self, vector: Any, canonical_key: str | None, *, role: str, prompt_version: int,
+        max_distance: float, kind: str | None = None,
+    ) -> Verdict | None:
+        return self._inner.nearest_verdict(vector, canonical_key, role=role,
+                                           prompt_version=prompt_version,
+                                           max_distance=max_distance, kind=kind)
+
+    def record(
+        self, dedup_key: str, role: str, prompt_version: int, verdict: Verdict, vector: Any
+    ) -> None:
+        summary = strip_quotes(verdict.summary, self._quotes)
+        if len(_WORD.findall(summary)) < MIN_SUMMARY_WORDS:
+            # Little but quotes was left: the label names the rule instead.
+            summary = strip_quotes(dedup_key.partition(":")[2].replace("-", " "), self._quotes)
+        clean = replace(verdict, summary=summary,
+                        rationale=strip_quotes(verdict.rationale or "", self._quotes))
+        self._inner.record(dedup_key, role, prompt_version, clean, vector)
+
+
+def _relative(path: str | None, root: Path) -> str | None:
+    """A rule file named relative to the repository (no path of this machine)."""
+    if not path:
+        return path
+    p = Path(path)
+    try:
+        return p.resolve().relative_to(root.resolve()).as_posix()
+    except (OSError, ValueError):
+        return p.name
 
 
 def shared_rules(root: Path) -> RuleCorpus:
@@ -128,7 +228,7 @@ def run_team(
             backend=meter,
             models={step: config.models.for_step(step) for step in ("mine", "name", "coverage", "judge")},
             label_index=labels,
-            verdicts=store.verdict_memory(emb),
+            verdicts=QuoteFreeVerdicts(store.verdict_memory(emb), {r.quote for r in rows}),
             shown_state=None,
             corpus=shared_rules(root),
             config=CountConfig(min_sessions=dict.fromkeys(KINDS, team.min_sessions),
@@ -139,7 +239,7 @@ def run_team(
             # (2,924 examples; benchmarks/team_run.py --profile).
             remember_labels=False,
             name_batch=config.models.name_batch,
-            admit=people_counter(authors, {r.author for r in rows if r.show_name},
+            admit=people_counter(authors, {r.author: r.name for r in rows if r.name},
                                  team.min_people),
         )
         if outcome.named is not None:
@@ -148,7 +248,8 @@ def run_team(
         used = meter.usage if meter is not None else CallUsage()
         dated = [s.last_activity for s in sessions if s.last_activity]
         result = RunResult(
-            proposals=outcome.proposals,
+            proposals=tuple(replace(p, existing_rule_file=_relative(p.existing_rule_file, root))
+                            for p in outcome.proposals),
             funnel=outcome.funnel,
             usage=RunUsage(
                 sessions_seen=len(sessions), model_calls=used.calls,

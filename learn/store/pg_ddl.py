@@ -230,6 +230,33 @@ def _m009_mine_batches(conn: Any, s: StoreSchema) -> None:
     return None
 
 
+def _m014_team_protection(conn: Any, s: StoreSchema) -> None:
+    # A person's identity in a team database is their role: a shared row's author
+    # is current_user, and row-level security (learn.store.pg_team, set up by
+    # `learn team init`) lets each role write only rows whose author it is.
+    # Team runs read everyone's rows through team_shared, which gives each person
+    # an opaque key (the role hashed with a salt only the schema owner can read,
+    # so people are counted without being named) and a name only where its owner
+    # chose to be named. A fix carries the commands that ran as its evidence.
+    conn.execute(
+        """
+        ALTER TABLE team_candidates ALTER COLUMN author SET DEFAULT current_user;
+        ALTER TABLE team_candidates ADD COLUMN evidence TEXT;
+        CREATE TABLE team_settings (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            salt TEXT NOT NULL
+        );
+        INSERT INTO team_settings (id, salt) VALUES (1, gen_random_uuid()::text);
+        CREATE VIEW team_shared AS
+            SELECT c.id, md5(s.salt || c.author) AS person,
+                   CASE WHEN c.show_name THEN c.author END AS name,
+                   c.session_hash, c.kind, c.label, c.quote, c.evidence, c.text_hash,
+                   c.occurred_at, c.project_remote, c.show_name
+            FROM team_candidates c CROSS JOIN team_settings s;
+        """
+    )
+
+
 PG_STEPS: dict[str, Migration] = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -240,6 +267,7 @@ PG_STEPS: dict[str, Migration] = {
     "0007_session_index": _m007_session_index,
     "0008_name_cache": _m008_name_cache,
     "0009_mine_batches": _m009_mine_batches,
+    "0014_team_protection": _m014_team_protection,
 }
 
 

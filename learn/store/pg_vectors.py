@@ -53,6 +53,18 @@ def ensure_table(conn: Any, purpose: str, space: str, dim: int, metadata: tuple[
             raise ValueError(f"space {space!r} is registered with dim {have}, got {dim}")
         return name
     check_identifier(purpose)
+    for m in metadata:
+        check_identifier(m)
+    (maker,) = conn.execute(
+        "SELECT to_regprocedure('learn_vector_table(text, text, integer, text[])') IS NOT NULL"
+    ).fetchone()
+    if maker:
+        # A team database (learn.store.pg_team): members cannot CREATE, so the
+        # admin's SECURITY DEFINER function makes the table, with the same name
+        # and shape as below, and grants it to the team.
+        (made,) = conn.execute("SELECT learn_vector_table(?, ?, ?, ?::text[])",
+                               (purpose, space, int(dim), list(metadata))).fetchone()
+        return str(made)
     # Named by a hash of the space (identifiers stay short and plain), not a counter.
     digest = hashlib.sha256(space.encode("utf-8")).hexdigest()[:12]
     name = check_identifier(f"vec_{purpose}_{digest}")

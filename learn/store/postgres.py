@@ -167,3 +167,9 @@ def is_readonly_error(exc: BaseException) -> bool:
     import psycopg
 
     return isinstance(exc, psycopg.errors.ReadOnlySqlTransaction)
+
+
+def is_permission_error(exc: BaseException) -> bool:
+    import psycopg
+
+    return isinstance(exc, psycopg.errors.InsufficientPrivilege)

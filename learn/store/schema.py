@@ -102,6 +102,7 @@ STEP_NAMES: tuple[str, ...] = (
     "0007_session_index",
     "0008_name_cache",
     "0009_mine_batches",
+    "0014_team_protection",
 )
 SCHEMA_VERSION = len(STEP_NAMES)
 
@@ -225,6 +226,21 @@ def verify(conn: Any, schema: StoreSchema) -> None:
         raise SchemaMismatchError(f"feedback_events lacks event columns {absent}")
 
 
+def _explain_denied(conn: Any, dialect: Dialect, targets: Any, exc: BaseException) -> None:
+    """A team member may not change the schema (learn.store.pg_team): say who can."""
+    if dialect.name != "postgresql":
+        return
+    from learn.store.postgres import is_permission_error
+
+    if is_permission_error(exc):
+        done = set(applied_migrations(conn))
+        pending = [n for n, _ in targets if n not in done]
+        raise SchemaMismatchError(
+            f"the database needs migrations {pending}, which only its owner may apply: ask "
+            "the team admin to run `learn team init` with this version of learn"
+        ) from exc
+
+
 def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[str]:
     """Apply pending migrations (the first `upto` only, for tests); returns the names applied.
 
@@ -259,8 +275,9 @@ def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[
         if unknown:
             raise SchemaMismatchError(f"database is newer than this learn (migrations {unknown})")
         conn.execute("COMMIT")
-    except BaseException:
+    except BaseException as exc:
         conn.execute("ROLLBACK")
+        _explain_denied(conn, dialect, targets, exc)
         raise
     for name, fn in targets:
         dialect.begin_write(conn)
@@ -274,8 +291,9 @@ def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[
                 "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)", (name, _now())
             )
             conn.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             conn.execute("ROLLBACK")
+            _explain_denied(conn, dialect, targets, exc)
             raise
         applied_now.append(name)
     if upto is None and schema.extra_columns:

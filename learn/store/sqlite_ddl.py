@@ -246,6 +246,23 @@ def _m009_mine_batches(conn: Any, s: StoreSchema) -> None:
     create_table(conn)
 
 
+def _m014_team_protection(conn: Any, s: StoreSchema) -> None:
+    # A fix is shared as the commands that ran (evidence), never the model's words;
+    # team runs read shared rows through team_shared, which names a person only
+    # where they chose to be named. A SQLite team store has no roles: `person` is
+    # the author id itself (PostgreSQL hashes it, learn.store.pg_ddl).
+    conn.execute(
+        """
+        ALTER TABLE team_candidates ADD COLUMN evidence TEXT;
+        CREATE VIEW team_shared AS
+            SELECT id, author AS person, CASE WHEN show_name THEN author END AS name,
+                   session_hash, kind, label, quote, evidence, text_hash, occurred_at,
+                   project_remote, show_name
+            FROM team_candidates;
+        """
+    )
+
+
 SQLITE_STEPS = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -256,4 +273,5 @@ SQLITE_STEPS = {
     "0007_session_index": _m007_session_index,
     "0008_name_cache": _m008_name_cache,
     "0009_mine_batches": _m009_mine_batches,
+    "0014_team_protection": _m014_team_protection,
 }
