@@ -114,6 +114,12 @@ def set_run_loader(loader: RunLoader | None) -> None:
     _loader = loader or _from_store
 
 
+def set_proposal_loader(loader: ProposalLoader | None) -> None:
+    """Install a pending-proposals loader (None restores the store's)."""
+    global _proposals
+    _proposals = loader or _proposals_from_store
+
+
 def set_decision_recorder(recorder: DecisionRecorder | None) -> None:
     """Install a recorder (None restores the default: the store's, else JSON lines)."""
     global _recorder
@@ -173,6 +179,7 @@ __all__ = [
     "require_proposals",
     "require_run",
     "set_decision_recorder",
+    "set_proposal_loader",
     "set_run_loader",
 ]
 
