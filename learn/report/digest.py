@@ -230,9 +230,9 @@ one for good. Until you decide, a proposal stays pending: later runs keep it, an
 
 DEMO_NEXT = """## Next
 
-This was the demo's own home (a copy, not your files). `learn demo --apply` writes these
-proposals into the demo's projects and shows each diff; `learn demo --keep DIR` keeps the
-corpus to look at. On your own sessions: `learn run`, then `learn apply`."""
+This was the demo's own home (a copy in learn's data dir, not your files). `learn demo --apply`
+writes these proposals into the demo's projects and shows each diff. On your own sessions:
+`learn run`, then `learn apply`."""
 
 
 def project_line(p: Proposal) -> str | None:
