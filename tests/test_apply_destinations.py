@@ -19,7 +19,7 @@ from learn.report.targets import TargetChoice, TargetError, choose
 def proposal(kind: str = "directive", label: str = "use-bun", *, scope: str = "project",
              projects: tuple[Path, ...] = (), sessions: int = 2,
              canonical: str | None = None) -> Proposal:
-    quotes = tuple(Quote(f"s{i}", "use bun", "2026-11-0{}T00:00:00Z".format(i + 1),
+    quotes = tuple(Quote(f"s{i}", "use bun", f"2026-11-0{i + 1}T00:00:00Z",
                          project=str(p)) for i, p in enumerate(projects))
     verdict = Verdict(True, "Use bun, never npm.", "tooling", scope, 0.9,  # type: ignore[arg-type]
                       canonical_key=canonical)

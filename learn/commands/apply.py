@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from learn.projects import project_key
 from learn.reduce.types import Proposal, Scope
 from learn.report.apply import (
     DEFAULT_MAX_BYTES,
@@ -25,7 +26,6 @@ from learn.report.apply import (
     rule_text_for,
     write_plan,
 )
-from learn.projects import project_key
 from learn.report.digest import flatten
 from learn.report.runs import (
     Decision,

@@ -79,7 +79,7 @@ def _proposals_from_store(since: datetime | None, project: str | None,
     if hook is None:
         return None
     loader: ProposalLoader = hook  # type: ignore[assignment]
-    return loader(since, project, every_state=every_state)  # type: ignore[call-arg]
+    return loader(since, project, every_state=every_state)
 
 
 def _record_default(key: str, decision: Decision, text: str, target: str | None, *,
@@ -173,9 +173,9 @@ __all__ = [
     "RunLoader",
     "decisions_path",
     "load_latest_run",
+    "load_proposals",
     "parse_since",
     "record_decision",
-    "load_proposals",
     "require_proposals",
     "require_run",
     "set_decision_recorder",
