@@ -401,9 +401,12 @@ class LearnStore:
                     )
             # Pending until decided: recorded even when "shown" is not (a failed
             # coverage check), so nothing proposed is lost; never-judged ones wait
-            # for the judge.
+            # for the judge. A team run's proposals (people counted) are the team's,
+            # kept in its shared database only as the run's result, which `share
+            # --forget` can remove: no personal lifecycle there.
             self.book.record(
-                [p for p in result.proposals if p.verdict is not None or result.offline],
+                [p for p in result.proposals
+                 if (p.verdict is not None or result.offline) and p.people is None],
                 run_id=run_id, fallback_project=self.project)
             self.tables.finish_run(
                 run_id, usage=result.usage.to_json(), result=result.to_json(),
