@@ -127,12 +127,39 @@ def test_apply_command_refuses_a_read_only_file_and_says_why(
     assert (web / "CLAUDE.md").read_text() == "# web\n" and recorded == []
 
 
-def test_the_book_keeps_pending_declines_until_the_evidence_doubles(tmp_path: Path) -> None:
+def test_apply_asks_which_project_on_a_terminal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from learn.commands.apply import command
+    from learn.reduce.types import Funnel, RunResult, RunUsage
+
+    web, api = repo(tmp_path / "web"), repo(tmp_path / "api")
+    both = proposal(projects=(web, api, api))
+    result = RunResult(proposals=(both,), funnel=Funnel(), usage=RunUsage())
+    monkeypatch.setattr(runs, "_proposals", lambda since, project, every_state: result)
+    recorded: list[tuple[str, str | None]] = []
+    monkeypatch.setattr(runs, "_recorder",
+                        lambda k, d, t, f, **kw: recorded.append((k, kw.get("project"))))
+    monkeypatch.setattr("learn.commands.apply._interactive", lambda: True)
+    monkeypatch.chdir(tmp_path)
+    # Choices listed most sessions first: 1 is api. Skipping writes nothing.
+    res = CliRunner().invoke(command, [], input="0\n")
+    assert "1. " + str(api) in res.output and "2. " + str(web) in res.output
+    assert "skipped directive:use-bun" in res.output and recorded == []
+    assert res.exit_code == 0  # the person's choice, not a failure
+    res = CliRunner().invoke(command, [], input="2\ny\n")
+    assert res.exit_code == 0, res.output
+    assert "Use bun, never npm." in (web / "CLAUDE.md").read_text()
+    assert not (api / "CLAUDE.md").exists() and not (tmp_path / "CLAUDE.md").exists()
+    assert recorded == [("directive:use-bun", str(web))]
+
+
+def test_the_book_keeps_pending_declines_until_the_evidence_doubles(
+        tmp_path: Path, store_target: Path | str) -> None:
     from learn.store.feedback import FeedbackStore
     from learn.store.proposals import ProposalBook, reoffer_at
 
     web, api = repo(tmp_path / "web"), repo(tmp_path / "api")
-    with FeedbackStore.open(tmp_path / "learn.db") as store:
+    with FeedbackStore.open(store_target) as store:
         book = ProposalBook(store)
         bun = proposal(projects=(web,), sessions=3, canonical="bun")
         book.record([bun, proposal("directive", "no-mocks", projects=(api,))], run_id=1,

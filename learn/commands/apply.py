@@ -84,16 +84,19 @@ def here_project(project_dir: Path | None) -> str:
     return project_key(project_dir or Path.cwd())
 
 
-def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool,
-             edit_text: str | None = None, decision: Decision = "accepted") -> RuleEdit | None:
+SKIPPED = "skipped"
+
+
+def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | None = None,
+             decision: Decision = "accepted") -> RuleEdit | str:
     """The edit for `p`; when it has no single home, ask on a terminal, else say the
-    choices and skip it (None)."""
+    choices and refuse (the reason). SKIPPED when the person chose to skip it."""
     try:
         return edit_for(p, choice, text=edit_text, decision=decision)
     except TargetError as exc:
         if not ask or not exc.choices:
             click.echo(f"refused {p.key}: {exc}", err=True)
-            return None
+            return str(exc)
         click.echo(f"{p.key}: {exc}")
         for i, path in enumerate(exc.choices, 1):
             click.echo(f"  {i}. {path}")
@@ -101,7 +104,7 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool,
                          default=0)
         if n == 0:
             click.echo(f"skipped {p.key}")
-            return None
+            return SKIPPED
         chosen = replace(choice, project_dir=exc.choices[n - 1], follow_quotes=False)
         return edit_for(p, chosen, text=edit_text, decision=decision)
 
@@ -196,8 +199,8 @@ def command(only: tuple[str, ...], dismiss: tuple[str, ...], target_kind: str, a
                             decision="edited" if changed else "accepted")
         else:
             edit = _resolve(p, choice, ask=ask)
-        if edit is None:
-            refused = True
+        if isinstance(edit, str):
+            refused = refused or edit != SKIPPED
             continue
         edits.append(edit)
 
