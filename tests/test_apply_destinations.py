@@ -196,3 +196,35 @@ def test_the_book_keeps_pending_declines_until_the_evidence_doubles(
         [done] = book.applied(key="directive:use-bun")
         assert done.project == str(web) and done.sessions == 3 and done.applied_at
         assert book.applied(project=str(api)) == []
+
+
+def test_upgrading_keeps_the_last_runs_proposals_pending(
+        tmp_path: Path, store_target: Path | str) -> None:
+    """A store from before the proposal book: the newest run's proposals become rows (a
+    decision already taken gives the state), so `learn apply` right after the upgrade still
+    finds them."""
+    import dataclasses
+    import json
+
+    from learn.reduce.types import Funnel, RunResult, RunUsage
+    from learn.store.core import open_connection
+    from learn.store.feedback import FeedbackStore
+    from learn.store.proposals import ProposalBook
+    from learn.store.schema import STEP_NAMES, StoreSchema, migrate
+
+    web = repo(tmp_path / "web")
+    kept, dropped = proposal(projects=(web,)), proposal(label="no-mocks", projects=(web,))
+    result = RunResult(proposals=(kept, dropped), funnel=Funnel(), usage=RunUsage())
+    conn, _, _ = open_connection(store_target)
+    migrate(conn, StoreSchema(), upto=STEP_NAMES.index("0011_proposal_states"))
+    conn.execute("BEGIN")
+    conn.execute("INSERT INTO runs (started_at, finished_at, args_json, result_full_json) "
+                 "VALUES ('t0', '2026-11-30T00:00:00+00:00', '{}', ?)",
+                 (json.dumps(dataclasses.asdict(result)),))
+    conn.execute("INSERT INTO decisions (key, decision, at) VALUES (?, 'dismissed', 't1')",
+                 (dropped.key,))
+    conn.execute("COMMIT")
+    conn.close()
+    with FeedbackStore.open(store_target) as store:
+        rows = {r.key: r.state for r in ProposalBook(store).rows(str(web))}
+    assert rows == {kept.key: "pending", dropped.key: "declined"}

@@ -291,3 +291,38 @@ def create_tables(conn: Any, *, postgres: bool = False) -> None:
     for statement in (PG_DDL if postgres else SQLITE_DDL).split(";"):
         if statement.strip():
             conn.execute(statement)
+    _backfill(conn)
+
+
+_DECIDED: dict[str, State] = {"accepted": "applied", "edited": "edited", "dismissed": "declined"}
+
+
+def _backfill(conn: Any) -> None:
+    """The newest stored run's proposals become rows, so the first `learn apply` after the
+    upgrade still finds what that run proposed; a decision already taken on a key
+    (the decisions ledger) gives its state."""
+    row = conn.execute("SELECT id, finished_at, result_full_json FROM runs WHERE "
+                       "result_full_json IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
+    if row is None:
+        return
+    from learn.store.runs import result_from_full_json
+
+    result = result_from_full_json(json.loads(row[2]))
+    when = str(row[1] or _now())
+    for p in result.proposals:
+        if p.people is not None or (p.verdict is None and not result.offline):
+            continue
+        decided = conn.execute("SELECT decision, at FROM decisions WHERE key = ? "
+                               "ORDER BY at DESC, id DESC LIMIT 1", (p.key,)).fetchone()
+        state: State = _DECIDED.get(str(decided[0]), "pending") if decided else "pending"
+        for project in projects_of(p):
+            conn.execute(
+                "INSERT INTO proposal_states (project, key, canonical_key, kind, accepted, state, "
+                "sessions, proposal_json, first_run_id, last_run_id, first_proposed_at, "
+                "last_proposed_at, decided_at, decided_sessions) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (project, key) DO NOTHING",
+                (project, p.key, p.verdict.canonical_key if p.verdict else None, p.kind,
+                 _accepted(p), state, p.sessions, _proposal_json(p), int(row[0]), int(row[0]),
+                 when, when, decided[1] if decided else None,
+                 p.sessions if decided else None))
