@@ -366,20 +366,8 @@ class LearnStore:
         return StoreShownState(self.tables, self.book, self.project)
 
     def pending_summary(self, exclude: Sequence[str] = ()) -> list[dict[str, Any]]:
-        """Proposals of the run's project still waiting for a decision, other than
-        `exclude` (this run's): what `learn run` says is still pending."""
-        out: list[dict[str, Any]] = []
-        seen = set(exclude)
-        for r in self.book.pending(self.project):
-            if r.key in seen or not r.accepted:
-                continue
-            seen.add(r.key)
-            p = r.proposal
-            out.append({"key": r.key, "kind": r.kind, "label": p.label, "project": r.project,
-                        "sessions": r.sessions, "since": r.first_proposed_at,
-                        "rule": p.verdict.summary if p.verdict and p.verdict.summary else p.text,
-                        "scope": p.verdict.scope if p.verdict else None})
-        return out
+        """What `learn run` says is still pending in its project (ProposalBook.summary)."""
+        return self.book.summary(self.project, exclude)
 
     def verdict_memory(self, embedder: Embedder) -> StoreVerdictMemory:
         return StoreVerdictMemory(self.store, embedder.name)

@@ -233,6 +233,22 @@ class ProposalBook:
     def pending(self, project: str | None) -> list[ProposalState]:
         return self.rows(project, states=("pending",))
 
+    def summary(self, project: str | None, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """One line each for the accepted proposals pending in `project`, other than
+        `exclude` (a run's own): what a run lists as still pending."""
+        out: list[dict[str, Any]] = []
+        seen = set(exclude)
+        for r in self.pending(project):
+            if r.key in seen or not r.accepted:
+                continue
+            seen.add(r.key)
+            p = r.proposal
+            out.append({"key": r.key, "kind": r.kind, "label": p.label, "project": r.project,
+                        "sessions": r.sessions, "since": r.first_proposed_at,
+                        "rule": p.verdict.summary if p.verdict and p.verdict.summary else p.text,
+                        "scope": p.verdict.scope if p.verdict else None})
+        return out
+
     def reoffer_threshold(self, key: str, project: str | None) -> int | None:
         """For a key declined in `project` (any project when None): the sessions it needs
         to be offered again; None when it is not declined there."""
