@@ -66,8 +66,10 @@ def test_the_loop_keeps_proposals_until_the_person_decides(tmp_path: Path) -> No
         assert second["proposals"] == []
         assert keys(second["pending"]) == proposed  # nothing lost, and said so
         md = learn("run", *SINCE, "--yes", "--quiet", cwd=shop).stdout
-        assert f"{len(proposed)} proposals from earlier runs still pending" in md
-        assert "Nothing new since last time:" not in md
+        assert f"{len(proposed)} proposals from earlier runs are still pending" in md
+        assert "Nothing new since last time" not in md
+        for key in proposed:
+            assert f"`{key}`" in md
 
         # -- web-app sees its own, not shop-api's -------------------------------------------------
         web_first = run(web)

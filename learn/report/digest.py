@@ -332,8 +332,9 @@ def empty_reason(result: RunResult) -> str:
         return ("Nothing pending here: every proposal was applied or declined, or none was "
                 "made yet. `learn digest --all` shows every state, `learn run` looks again.")
     if pending:
-        return (f"Nothing new since last time; {plural(pending, 'proposal')} from earlier runs "
-                "still pending (below). `learn apply` writes them, `learn decline KEY` drops one.")
+        return (f"No new proposals this run; {plural(pending, 'proposal')} from earlier runs "
+                f"{'is' if pending == 1 else 'are'} still pending (below). `learn apply` writes "
+                "them, `learn decline KEY` drops one.")
     if f.held_back:
         return (f"Nothing new since last time: {plural(f.held_back, 'item')} already shown "
                 "and not said again since, or declined. `learn digest --all` shows every "
