@@ -58,6 +58,8 @@ def test_never_a_claude_md_in_home_or_without_a_known_project(tmp_path: Path) ->
     said_in_home = proposal(projects=(home,))
     with pytest.raises(TargetError, match="home folder"):
         choose(said_in_home, TargetChoice(home, follow_quotes=True))
+    with pytest.raises(TargetError, match="home folder"):  # even when named
+        choose(proposal(projects=(tmp_path,)), TargetChoice(home))
     with pytest.raises(TargetError, match="no quote says which project"):
         choose(proposal(projects=()), TargetChoice(home, follow_quotes=True))
     gone = proposal(projects=(tmp_path / "deleted",))

@@ -111,8 +111,12 @@ def _said_in(p: Proposal) -> str:
 def project_for(p: Proposal, choice: TargetChoice) -> Path:
     """The project a project-scope rule belongs to, or TargetError saying why none."""
     here = project_root(choice.project_dir)
-    if not choice.follow_quotes:
-        return here  # named by the person
+    if not choice.follow_quotes:  # named by the person
+        if here == _home():
+            raise TargetError(f"{here} is your home folder: a CLAUDE.md there would be read in "
+                              "every project below it. Use --scope user (~/.claude/CLAUDE.md), "
+                              "or name the project")
+        return here
     said = [Path(x) for x in quote_projects(p.quotes)]
     if not said:
         raise TargetError(f"{p.key}: no quote says which project it was said in; name one "
