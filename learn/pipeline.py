@@ -413,6 +413,8 @@ def run_pipeline(
                 "started_at": _iso(started_at),
                 # Proposed by earlier runs, not decided yet, not shown again here.
                 "pending": store.pending_summary([p.key for p in outcome.proposals]),
+                # Shown again though decided before (said again since, or --all).
+                "states": store.book.decided(store.project, [p.key for p in outcome.proposals]),
             },
         )
         with clock.stage("store"):

@@ -115,8 +115,9 @@ def test_the_loop_keeps_proposals_until_the_person_decides(tmp_path: Path) -> No
         listed = digest(web, "--all")
         assert declined in keys(listed["proposals"])
         assert declined not in keys(digest(web)["proposals"])
-        # Even `run --all` (show everything) leaves it declined.
-        learn("run", *SINCE, "--yes", "--quiet", "--all", cwd=web)
+        # `run --all` shows everything, says it was declined, and leaves it declined.
+        shown_all = learn("run", *SINCE, "--yes", "--quiet", "--all", cwd=web).stdout
+        assert f"`{declined}`" in shown_all and "you declined this before" in shown_all
         assert declined not in keys(digest(web)["proposals"])
 
         # -- a request said in two projects: refused from home with the choices ---------------

@@ -161,6 +161,16 @@ def _quote(text: str, kind: str) -> str:
     return flat if kind == "fix" else f'"{flat}"'
 
 
+# A run shows a decided proposal again only when it was said again since (or --all;
+# a declined one when its sessions doubled): say what was decided.
+EARLIER = {
+    "applied": "applied before, and said again since: the rule may not be working",
+    "edited": "applied before (reworded), and said again since: the rule may not be working",
+    "declined": "you declined this before; shown again because it was said in at least twice "
+                "as many sessions since (or `--all`)",
+}
+
+
 def item_lines(p: Proposal, result: RunResult) -> list[str]:
     v = p.verdict
     if p.kind == "fix" and p.command:
@@ -172,6 +182,8 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
     state = (result.extra.get("states") or {}).get(p.key)
     if result.extra.get("view") == "all" and state:
         lines.append(f"  - state: {state}")
+    elif state in EARLIER:
+        lines.append(f"  - {EARLIER[state]}")
     if p.error_excerpt:
         lines.append(f"  - error: `{flatten(p.error_excerpt, 200)}`")
     if p.intervening_commands:

@@ -249,6 +249,16 @@ class ProposalBook:
                         "scope": p.verdict.scope if p.verdict else None})
         return out
 
+    def decided(self, project: str | None, keys: Iterable[str]) -> dict[str, State]:
+        """key -> its decided state in `project` (applied, edited, declined), for the keys
+        that have one: a run that shows such a key again says so."""
+        wanted = set(keys)
+        out: dict[str, State] = {}
+        for r in self.rows(project, states=("applied", "edited", "declined")):
+            if r.key in wanted:
+                out.setdefault(r.key, r.state)
+        return out
+
     def reoffer_threshold(self, key: str, project: str | None) -> int | None:
         """For a key declined in `project` (any project when None): the sessions it needs
         to be offered again; None when it is not declined there."""
