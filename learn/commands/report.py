@@ -1,4 +1,5 @@
-"""`learn report --out report.html`: the last run as one self-contained HTML file."""
+"""`learn report --out report.html`: this project's pending proposals (or the last team run)
+as one self-contained HTML file."""
 
 from __future__ import annotations
 

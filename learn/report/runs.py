@@ -1,13 +1,15 @@
-"""The two places the surfaces touch the store: reading the last run, recording decisions.
+"""Where the surfaces touch the store: the pending proposals of a project, the last run,
+and recording decisions.
 
-Both are injectable callables so the digest, the report and `apply` can be tested
+All are injectable callables so the digest, the report and `apply` can be tested
 without a database, and so the store can change without touching the surfaces.
-The store wires itself in by providing `learn.store.runs.load_latest_run(since)`
-and `learn.store.runs.record_decision(key, decision, text, target)` with these
-signatures (found on first use, so importing this module never opens the
-database); tests use `set_run_loader` / `set_decision_recorder`. Until the store
-provides them, decisions go to a private JSON-lines file in the data dir
-(nothing is lost), and there is no run to load.
+The store wires itself in by providing, in `learn.store.runs`,
+`load_proposals(since, project, every_state=...)`, `load_latest_run(since)` and
+`record_decision(key, decision, text, target, *, project, proposal, backup, form,
+every_project)` (found on first use, so importing this module never opens the
+database); tests use `set_proposal_loader` / `set_run_loader` /
+`set_decision_recorder`. Until the store provides them, decisions go to a private
+JSON-lines file in the data dir (nothing is lost), and there is no run to load.
 """
 
 from __future__ import annotations
