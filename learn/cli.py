@@ -23,7 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("learn.commands.plan", "Say what a run would read and cost, without calling a model."),
     "run": ("learn.commands.run", "Mine sessions and propose rules (the main job)."),
     "batches": ("learn.commands.batches", "Pending Message Batches (collected by `learn run`)."),
-    "digest": ("learn.commands.digest", "Re-render the last proposals from the store."),
+    "digest": ("learn.commands.digest", "This project's pending proposals, from the store."),
     "apply": ("learn.commands.apply", "Write pending proposals into CLAUDE.md / AGENTS.md."),
     "decline": ("learn.commands.decline", "Decline a proposal: it is not offered again."),
     "report": ("learn.commands.report", "Write a self-contained HTML report."),
