@@ -65,7 +65,8 @@ def build(home: Path, sessions: int, max_bytes: int, seed: int = 1417) -> list[P
 def shell_line() -> str:
     text = (ROOT / "integrations" / "claude-code" / "commands" / "learn.md").read_text("utf-8")
     [line] = re.findall(r"!`([^`]+)`", text)
-    return line.replace("$ARGUMENTS", ARGUMENTS)
+    # The options Claude adds when asked (the words after /learn go to the prompt).
+    return f"{line} {ARGUMENTS}"
 
 
 def main(argv: list[str]) -> int:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from learn.config import Config
 from learn.mining.candidate import MinedCandidate, SessionCandidates
 from learn.models.base import Backend, CallUsage
+from learn.projects import project_key
 from learn.reduce.types import Funnel, RunResult, RunUsage
 from learn.textfold import fold
 
@@ -330,6 +331,7 @@ def run_pipeline(
 
     # -- store the scan, then name, count, cover, judge ------------------------------
     with open_learn_store(options.store_path) as store:
+        store.project = None if options.all_projects else project_key(options.project or Path.cwd())
         with clock.stage("store"):
             if incomplete:
                 session_cands = _keep_stored(session_cands, store.stored_candidates(incomplete))
@@ -409,6 +411,10 @@ def run_pipeline(
                 "skipped": dict(discovery.skipped),
                 "naming": naming.stats.to_json(),
                 "started_at": _iso(started_at),
+                # Proposed by earlier runs, not decided yet, not shown again here.
+                "pending": store.pending_summary([p.key for p in outcome.proposals]),
+                # Shown again though decided before (said again since, or --all).
+                "states": store.book.decided(store.project, [p.key for p in outcome.proposals]),
             },
         )
         with clock.stage("store"):

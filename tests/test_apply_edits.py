@@ -42,12 +42,13 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def recorded(monkeypatch: pytest.MonkeyPatch) -> Recorded:
     calls: Recorded = []
-    monkeypatch.setattr(runs, "_recorder", lambda k, d, t, f: calls.append((k, d, t, f)))
+    monkeypatch.setattr(runs, "_recorder", lambda k, d, t, f, **kw: calls.append((k, d, t, f)))
     return calls
 
 
 def use_run(monkeypatch: pytest.MonkeyPatch, result: RunResult) -> None:
-    monkeypatch.setattr(runs, "_loader", lambda since: result)
+    # The pending proposals of the project apply runs for (any state for --only).
+    monkeypatch.setattr(runs, "_proposals", lambda since, project, every_state: result)
 
 
 def project_only_run(project: Path) -> RunResult:
@@ -105,13 +106,14 @@ def test_apply_twice_adds_nothing_and_new_rules_join_the_section(
 
     # A rule added later goes inside the existing section, just before its end marker.
     req = next(p for p in result.proposals if p.kind == "request")
-    use_run(monkeypatch, dataclasses.replace(result, proposals=(req,)))
-    res = invoke("--project", str(project), "--only", "request:release-notes", "--yes")
+    later = dataclasses.replace(req, kind="directive")  # a rule, not a command
+    use_run(monkeypatch, dataclasses.replace(result, proposals=(later,)))
+    res = invoke("--project", str(project), "--only", "directive:release-notes", "--yes")
     assert res.exit_code == 0, res.output
     after = (project / "CLAUDE.md").read_text()
     assert after.count(BEGIN) == 1 and after.count(END) == 1
     assert after.index("Write release notes.") < after.index(END)
-    assert after.replace("- Write release notes. <!-- learn request:release-notes, 3 sessions, "
+    assert after.replace("- Write release notes. <!-- learn directive:release-notes, 3 sessions, "
                          "last 2026-11-19 -->\n", "") == once
 
 

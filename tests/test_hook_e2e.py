@@ -85,7 +85,9 @@ def test_ended_sessions_are_mined_in_the_background_and_learn_only_reduces(tmp_p
     cwd = home / "code" / "shop-api"
     sessions = claude_sessions(home)
     assert len(sessions) >= 5
-    line = shell_line(COMMAND.read_text(encoding="utf-8")).replace("$ARGUMENTS", ARGUMENTS)
+    # The command's own line, with the options Claude adds when the person asks for them
+    # (the words after /learn go to the prompt, not to this line).
+    line = f"{shell_line(COMMAND.read_text(encoding='utf-8'))} {ARGUMENTS}"
 
     oracle = GoldOracle(gold)
     fake = FakeAnthropicServer(responder=lambda r: oracle.answer(r.tool_name or "", r.user_text))

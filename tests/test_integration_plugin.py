@@ -71,10 +71,15 @@ def test_frontmatter_covers_exactly_the_shell_line() -> None:
     assert "learn apply" in body and "approve" in body
 
 
+def expand(arguments: str) -> str:
+    """The command body as Claude Code expands it: $ARGUMENTS replaced wherever it is."""
+    _, body = frontmatter(COMMAND.read_text())
+    return body.replace("$ARGUMENTS", arguments)
+
+
 def run_command_line(tmp_path: Path, arguments: str) -> list[str]:
     """Expand $ARGUMENTS like Claude Code, then run the line with a fake `learn` on PATH."""
-    _, body = frontmatter(COMMAND.read_text())
-    line = shell_lines(body)[0].replace("$ARGUMENTS", arguments)
+    line = shell_lines(expand(arguments))[0]
     bindir = tmp_path / "bin"
     bindir.mkdir(exist_ok=True)
     log = tmp_path / "argv.json"
@@ -97,8 +102,26 @@ def test_shell_line_runs_learn_with_the_flags(tmp_path: Path) -> None:
     assert "--yes" in argv and "--quiet" in argv
     assert argv[argv.index("--backend") + 1] == "auto"
     assert "--json" not in argv  # markdown is what the prompt needs
-    argv = run_command_line(tmp_path, "--since 7d --all-projects")
-    assert argv[-3:] == ["--since", "7d", "--all-projects"]
+    # Words after the command never reach the shell line: "/learn then apply the
+    # accepted rules" made `learn run` fail on unknown arguments.
+    for words in ("then apply the accepted rules", "--since 7d --all-projects",
+                  "it's; rm -rf ~ `whoami` $(id)"):
+        assert run_command_line(tmp_path, words) == argv
+
+
+def test_the_words_after_the_command_reach_claude_as_the_request() -> None:
+    words = "then apply the accepted rules"
+    body = expand(words)
+    line = shell_lines(body)[0]
+    assert "$ARGUMENTS" not in line and words not in line
+    request = next(x for x in body.splitlines() if words in x)
+    assert request.startswith("My request")
+    assert body.index(line) < body.index(request)  # the digest first, then the request
+    # Flags typed as words are honoured by Claude re-running learn run with them,
+    # which allowed-tools permits.
+    assert "--since 7d" in body and "learn run --yes --quiet --backend auto" in body
+    # Pending proposals are shown and declining is its own command.
+    assert "pending" in body and "learn decline KEY" in body
 
 
 def test_install_user_then_idempotent_then_no_clobber(tmp_path: Path) -> None:
@@ -133,5 +156,5 @@ def test_install_project(tmp_path: Path) -> None:
 @pytest.mark.parametrize("arguments", ["", "--since 30d"])
 def test_shell_line_is_valid_posix_sh(arguments: str) -> None:
     _, body = frontmatter(COMMAND.read_text())
-    line = shell_lines(body)[0].replace("$ARGUMENTS", arguments)
+    line = shell_lines(body.replace("$ARGUMENTS", arguments))[0]
     assert shlex.split(line)[:2] == ["learn", "run"]

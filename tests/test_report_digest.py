@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.report.digest import (
@@ -177,3 +178,40 @@ def test_failed_stages_and_verification_drops_are_said_in_the_digest_and_json() 
     # A clean run says neither.
     clean = render_digest_markdown(sample_result())
     assert "Failed after retries" not in clean and "Verification kept" not in clean
+
+
+def test_pending_proposals_of_earlier_runs_are_listed_not_lost() -> None:
+    pending = [{"key": f"directive:rule-{i}", "rule": f"Rule number {i}."} for i in range(12)]
+    r = dataclasses.replace(sample_result(), proposals=(),
+                            funnel=Funnel(candidates=9, points=3, over_threshold=2, held_back=2),
+                            extra={"pending": pending})
+    md = render_digest_markdown(r)
+    assert "No new proposals this run; 12 proposals from earlier runs are still pending" in md
+    assert "Nothing new since last time" not in md
+    assert "## Still pending (12, from earlier runs)" in md
+    assert "- `directive:rule-0` — Rule number 0." in md and "and 2 more (`learn digest`)" in md
+    assert "learn decline KEY" in md
+    assert json.loads(render_digest_json(r))["pending"] == pending
+    # Held back with nothing pending: the old sentence, pointing at every state.
+    quiet = dataclasses.replace(r, extra={})
+    assert "Nothing new since last time: 2 items" in render_digest_markdown(quiet)
+
+
+def test_a_project_rule_says_which_project_it_belongs_to(tmp_path: Path) -> None:
+    web, api = tmp_path / "web", tmp_path / "api"
+    r = sample_result()
+    fix = next(p for p in r.proposals if p.kind == "fix")
+    one = dataclasses.replace(fix, quotes=tuple(dataclasses.replace(q, project=str(web / "src"))
+                                                for q in fix.quotes))
+    (web / ".git").mkdir(parents=True)
+    md = render_digest_markdown(dataclasses.replace(r, proposals=(one,)))
+    assert f"  - project: `{web}`" in md
+    data = json.loads(render_digest_json(dataclasses.replace(r, proposals=(one,))))
+    assert data["proposals"][0]["project"] == str(web)
+    two = dataclasses.replace(one, quotes=(one.quotes[0],
+                                           dataclasses.replace(one.quotes[1], project=str(api))))
+    md = render_digest_markdown(dataclasses.replace(r, proposals=(two,)))
+    assert "said in 2 projects:" in md and "`learn apply` asks which" in md
+    data = json.loads(render_digest_json(dataclasses.replace(r, proposals=(two,))))
+    assert data["proposals"][0]["project"] is None
+    assert sorted(data["proposals"][0]["projects"]) == sorted([str(web), str(api)])

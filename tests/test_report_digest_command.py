@@ -18,11 +18,11 @@ from learn.report import runs
 def test_digest_to_stdout_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[datetime | None] = []
 
-    def loader(since: datetime | None) -> RunResult:
+    def loader(since: datetime | None, project: str | None, every_state: bool) -> RunResult:
         seen.append(since)
         return sample_result()
 
-    monkeypatch.setattr(runs, "_loader", loader)
+    monkeypatch.setattr(runs, "_proposals", loader)
     res = CliRunner().invoke(command, [])
     assert res.exit_code == 0 and res.output.startswith("[learn-digest]")
     assert seen == [None]
@@ -82,7 +82,7 @@ def test_store_hooks_are_found_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     fake = types.ModuleType("fake_store_runs")
     got: list[tuple[str, str]] = []
     fake.load_latest_run = lambda since: sample_result()  # type: ignore[attr-defined]
-    fake.record_decision = lambda k, d, t, f: got.append((k, d))  # type: ignore[attr-defined]
+    fake.record_decision = lambda k, d, t, f, **kw: got.append((k, d))  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "fake_store_runs", fake)
     monkeypatch.setattr(runs, "STORE_MODULE", "fake_store_runs")
     assert runs.load_latest_run() == sample_result()

@@ -66,7 +66,7 @@ def test_user_text_is_escaped_in_markup_and_embedded_json() -> None:
 def test_report_command_writes_file(tmp_path: Path) -> None:
     from learn.commands.report import command
 
-    runs.set_run_loader(lambda since: sample_result())
+    runs.set_proposal_loader(lambda since, project, every_state: sample_result())
     try:
         out = tmp_path / "r.html"
         res = CliRunner().invoke(command, ["--out", str(out)])
@@ -74,7 +74,7 @@ def test_report_command_writes_file(tmp_path: Path) -> None:
         assert out.read_text().startswith("<!doctype html>")
         assert out.stat().st_mode & 0o777 == 0o600
     finally:
-        runs.set_run_loader(None)
+        runs.set_proposal_loader(None)
 
 
 def test_report_command_without_a_run_fails_clearly(tmp_path: Path) -> None:

@@ -8,10 +8,12 @@ diff and confirmed, `--yes` is for scripts, and without a terminal and without
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
+from learn.projects import project_key
 from learn.reduce.types import Proposal, Scope
 from learn.report.apply import (
     DEFAULT_MAX_BYTES,
@@ -25,8 +27,15 @@ from learn.report.apply import (
     write_plan,
 )
 from learn.report.digest import flatten
-from learn.report.runs import NoRunError, record_decision, require_run
-from learn.report.targets import TargetChoice, TargetKind
+from learn.report.runs import (
+    Decision,
+    NoRunError,
+    load_proposals,
+    record_decision,
+    require_proposals,
+)
+from learn.report.targets import TargetChoice, TargetError, TargetKind, scope_for
+from learn.store.proposals import REOFFER_FACTOR
 
 
 def _interactive() -> bool:
@@ -47,45 +56,83 @@ def _budget(max_lines: int | None, max_bytes: int | None) -> tuple[int, int]:
             max_bytes if max_bytes is not None else budget.max_bytes)
 
 
-def _select(proposals: tuple[Proposal, ...], only: tuple[str, ...]) -> list[Proposal]:
+def _select(proposals: tuple[Proposal, ...], only: tuple[str, ...],
+            every: tuple[Proposal, ...], where: str) -> list[Proposal]:
     if only:
-        by_key = {p.key: p for p in proposals}
+        # --only may name a proposal in any state (the judge declined it, it was
+        # declined or applied before): the person asked for it by name.
+        pool = (*proposals, *every)
+        by_key = {p.key: p for p in reversed(pool)}
         # A bare label is accepted too: it is what the digest shows first.
-        by_label = {p.label: p for p in proposals}
+        by_label = {p.label: p for p in reversed(pool)}
         missing = [k for k in only if k not in by_key and k not in by_label]
         if missing:
-            known = ", ".join(sorted(by_key)[:8]) or "none"
-            raise click.ClickException(f"not in the last run: {', '.join(missing)} "
-                                       f"(its keys: {known})")
+            known = ", ".join(sorted({p.key for p in proposals})[:8]) or "none"
+            raise click.ClickException(f"not a proposal of {where}: {', '.join(missing)} "
+                                       f"(pending here: {known}; `learn digest --all` lists "
+                                       "every state, `--project DIR` picks another project)")
         return [by_key.get(k) or by_label[k] for k in only]
     # Without --only, what the judge accepted; a has-skill item wants the skill
     # sharpened, not a rule next to it.
-    return [p for p in proposals if p.verdict is not None and p.verdict.accepted
+    # An offline run's proposals were never judged: pending all the same.
+    return [p for p in proposals if (p.verdict is None or p.verdict.accepted)
             and p.status != "has-skill"]
+
+
+def here_project(project_dir: Path | None) -> str:
+    """The project `apply` works for: the one named, else the current directory's."""
+    return project_key(project_dir or Path.cwd())
+
+
+SKIPPED = "skipped"
+
+
+def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | None = None,
+             decision: Decision = "accepted") -> RuleEdit | str:
+    """The edit for `p`; when it has no single home, ask on a terminal, else say the
+    choices and refuse (the reason). SKIPPED when the person chose to skip it."""
+    try:
+        return edit_for(p, choice, text=edit_text, decision=decision)
+    except TargetError as exc:
+        if not ask or not exc.choices:
+            click.echo(f"refused {p.key}: {exc}", err=True)
+            return str(exc)
+        click.echo(f"{p.key}: {exc}")
+        for i, path in enumerate(exc.choices, 1):
+            click.echo(f"  {i}. {path}")
+        n = click.prompt("Which project (0 to skip)?", type=click.IntRange(0, len(exc.choices)),
+                         default=0)
+        if n == 0:
+            click.echo(f"skipped {p.key}")
+            return SKIPPED
+        chosen = replace(choice, project_dir=exc.choices[n - 1], follow_quotes=False)
+        return edit_for(p, chosen, text=edit_text, decision=decision)
 
 
 @click.command(name="apply")
 @click.option("--only", multiple=True, metavar="KEY",
               help="Apply only these proposals (repeatable; KEY as shown in the digest).")
 @click.option("--dismiss", multiple=True, metavar="KEY",
-              help="Record KEY as dismissed (repeatable) and write nothing for it.")
+              help="Same as `learn decline KEY` (repeatable): not proposed again.")
 @click.option("--target", "target_kind", type=click.Choice(["claude", "rules", "agents"]),
               default="claude", show_default=True,
               help="claude: CLAUDE.md of the rule's scope; rules: .claude/rules/<topic>.md; "
                    "agents: AGENTS.md.")
 @click.option("--agents", is_flag=True, help="Same as --target agents.")
 @click.option("--scope", type=click.Choice(["user", "project"]), default=None,
-              help="Override the judged scope of every rule in this run.")
+              help="Override the judged scope of every rule.")
 @click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write every rule to this file instead.")
 @click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None,
-              help="The project whose files to edit (default: the project each rule was said in, "
-                   "else the current directory).")
+              help="The project whose pending proposals to apply, and whose files to edit "
+                   "(default: the current directory's project; each rule then goes to the "
+                   "project it was said in).")
 @click.option("--edit", "edit_text", is_flag=True, help="Edit each rule's wording first.")
 @click.option("--yes", is_flag=True, help="Write without asking (for scripts).")
 @click.option("--dry-run", is_flag=True, help="Show the diffs; write nothing.")
-@click.option("--since", default=None, metavar="AGE", help="Only a run recorded within AGE.")
+@click.option("--since", default=None, metavar="AGE",
+              help="Only proposals made within AGE (7d, 12h, 2w or a date).")
 @click.option("--max-lines", type=click.IntRange(min=1), default=None,
               help=f"Warn when a file passes this many lines (config apply.max_lines, "
                    f"default {DEFAULT_MAX_LINES}).")
@@ -96,45 +143,50 @@ def command(only: tuple[str, ...], dismiss: tuple[str, ...], target_kind: str, a
             scope: str | None, file: Path | None, project_dir: Path | None, edit_text: bool, yes: bool,
             dry_run: bool, since: str | None, max_lines: int | None,
             max_bytes: int | None) -> None:
-    """Write accepted proposals from the last run into your context files, as diffs you confirm.
+    """Write this project's pending proposals into your context files, as diffs you confirm.
 
-    Rules go into a managed section (<!-- learn:begin --> ... <!-- learn:end -->) at the
-    end of the file; a restated rule is rewritten on its own line. The rest of the file
-    is never touched, and the old file is backed up first.
+    Pending: proposed by any earlier run and not yet applied or declined. Rules go
+    into a managed section (<!-- learn:begin --> ... <!-- learn:end -->) at the end of
+    the file; a restated rule is rewritten on its own line; work you ask for by name
+    becomes a command file (.claude/commands/<name>.md). The rest of a file is never
+    touched, the old file is backed up first, and a read-only file is refused.
     """
+    here = here_project(project_dir)
     try:
-        result = require_run(since)
+        result = require_proposals(here, since)
     except (NoRunError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     max_lines, max_bytes = _budget(max_lines, max_bytes)
 
-    known = {p.key: p for p in result.proposals} | {p.label: p for p in result.proposals}
-    for key in dismiss:
-        p = known.get(key)
-        if p is None:
-            raise click.ClickException(f"not in the last run: {key}")
-        record_decision(p.key, "dismissed", rule_text_for(p), None)
-        click.echo(f"dismissed {p.key}")
-    if dismiss and not only:
-        return
+    if dismiss:
+        decline_keys(dismiss, here)
+        if not only:
+            return
 
-    dismissed = {known[k].key for k in dismiss}
+    every: tuple[Proposal, ...] = ()
+    if only:
+        everything = load_proposals(None, here, every_state=True)
+        every = everything.proposals if everything is not None else ()
     if not only:
         for p in result.proposals:
-            if p.status == "has-skill" and p.verdict is not None and p.verdict.accepted:
+            if p.status == "has-skill" and (p.verdict is None or p.verdict.accepted):
                 click.echo(f"note: {p.key} is covered by the `{p.existing_rule}` skill: sharpen "
                            "its description instead (or --only it to add a rule anyway)")
-    chosen = [p for p in _select(result.proposals, only) if p.key not in dismissed]
+    chosen = _select(result.proposals, only, every, here)
     if not chosen:
-        click.echo("nothing to apply: no accepted proposals in the last run "
-                   "(use --only KEY to apply one the judge declined)")
+        click.echo(f"nothing to apply: no pending accepted proposals for {here} "
+                   "(`learn digest --all` lists every state; --only KEY applies one the judge "
+                   "declined)")
         return
     kind: TargetKind = "agents" if agents else target_kind  # type: ignore[assignment]
     scope_override: Scope | None = scope  # type: ignore[assignment]
-    choice = TargetChoice(project_dir=project_dir or Path("."), kind=kind, scope=scope_override,
+    choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
                           file=file, follow_quotes=project_dir is None)
+    ask = _interactive() and not yes
 
     edits: list[RuleEdit] = []
+    by_key = {p.key: p for p in chosen}
+    refused = False
     for p in chosen:
         if edit_text:
             edited = click.edit(rule_text_for(p) + "\n")
@@ -143,18 +195,22 @@ def command(only: tuple[str, ...], dismiss: tuple[str, ...], target_kind: str, a
                 click.echo(f"skipped {p.key}: empty rule")
                 continue
             changed = text != rule_text_for(p)
-            edits.append(edit_for(p, choice, text=text, decision="edited" if changed
-                                  else "accepted"))
+            edit = _resolve(p, choice, ask=ask, edit_text=text,
+                            decision="edited" if changed else "accepted")
         else:
-            edits.append(edit_for(p, choice))
+            edit = _resolve(p, choice, ask=ask)
+        if isinstance(edit, str):
+            refused = refused or edit != SKIPPED
+            continue
+        edits.append(edit)
 
-    try:
-        plans = plan_all(edits)
-    except ApplyError as exc:
-        raise click.ClickException(str(exc)) from exc
-
-    failed = False
+    plans = plan_all(edits)
+    failed = refused
     for plan in plans:
+        if plan.refused:
+            click.echo(f"refused: {plan.refused}", err=True)
+            failed = True
+            continue
         for note in plan.notes:
             click.echo(f"note: {note}")
         if not plan.changed:
@@ -170,7 +226,8 @@ def command(only: tuple[str, ...], dismiss: tuple[str, ...], target_kind: str, a
                            "--yes to write, or --dry-run to only look.", err=True)
                 sys.exit(2)
             n = len(plan.applied)
-            if not click.confirm(f"Write {n} rule{'s' if n != 1 else ''} to {plan.path}?",
+            what = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
+            if not click.confirm(f"Write {n} {what}{'s' if n != 1 else ''} to {plan.path}?",
                                  default=False):
                 click.echo(f"skipped {plan.path}")
                 continue
@@ -186,8 +243,33 @@ def command(only: tuple[str, ...], dismiss: tuple[str, ...], target_kind: str, a
             failed = True
             continue
         for e in plan.applied:
-            record_decision(e.key, e.decision, e.text, str(plan.path))
+            p = by_key[e.key]
+            user_wide = e.project is None and choice.file is None and scope_for(p, choice) == "user"
+            record_decision(e.key, e.decision, e.text, str(plan.path),
+                            project=str(e.project) if e.project is not None else here,
+                            proposal=p, backup=str(backup) if backup else None, form=e.form,
+                            every_project=user_wide)
         saved = f" (backup: {backup})" if backup else ""
         click.echo(f"wrote {plan.path}{saved}")
     if failed:
         sys.exit(1)
+
+
+def decline_keys(keys: tuple[str, ...], here: str) -> None:
+    """Record each KEY declined in project `here`; it is not proposed there again until
+    its evidence doubles (learn.store.proposals.REOFFER_FACTOR)."""
+    everything = load_proposals(None, here, every_state=True)
+    pool = everything.proposals if everything is not None else ()
+    known = {p.key: p for p in pool} | {p.label: p for p in pool}
+    missing = [k for k in keys if k not in known]
+    if missing:
+        raise click.ClickException(f"not a proposal of {here}: {', '.join(missing)} "
+                                   "(`learn digest --all` lists them)")
+    for key in keys:
+        p = known[key]
+        user_wide = p.verdict is not None and p.verdict.scope == "user"
+        record_decision(p.key, "dismissed", rule_text_for(p), None, project=here, proposal=p,
+                        every_project=user_wide)
+        where = "every project (a user-scope rule)" if user_wide else here
+        click.echo(f"declined {p.key} in {where}: not proposed again unless said in at least "
+                   f"{REOFFER_FACTOR}x as many sessions ({REOFFER_FACTOR * max(1, p.sessions)})")

@@ -1,32 +1,49 @@
 """`learn demo`: the whole pipeline on the bundled demo corpus, with no key.
 
 The corpus (eight sessions in three projects, written for the purpose) is built
-into a temporary HOME, and the model's answers come from recorded fixtures in
-cache/ (the replay backend), so the demo is free, offline and deterministic.
+into a HOME of its own under learn's data dir, kept so that `learn demo --apply`
+can write the proposals into the demo's own projects (the next step a user
+expects after a digest, without touching their files). The model's answers come
+from recorded fixtures in cache/ (the replay backend), so the demo is free,
+offline and deterministic.
 Those answers are fixtures that stand in for a model, not a model's live output;
 `learn eval --live` measures a real one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 import click
 
 
+def demo_dir() -> Path:
+    """Where the demo's corpus and its own store live between `learn demo` and
+    `learn demo --apply` (replaced by the next `learn demo`)."""
+    from learn.paths import data_dir
+
+    return data_dir() / "demo"
+
+
 @click.command("demo")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's JSON instead of the digest.")
 @click.option("--keep", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Build the demo corpus here and keep it (to look at the transcripts).")
+              help="Build the demo corpus here (default: learn's data dir, demo/).")
 @click.option("--offline", is_flag=True, help="No model answers at all: detectors only.")
-def command(as_json: bool, keep: Path | None, offline: bool) -> None:
+@click.option("--apply", "apply_", is_flag=True,
+              help="Write the last demo's pending proposals into the demo's own projects (a "
+                   "copy, never your files), showing each diff.")
+def command(as_json: bool, keep: Path | None, offline: bool, apply_: bool) -> None:
     """Run learn end to end on the bundled demo corpus (recorded model answers)."""
+    base = keep if keep is not None else demo_dir()
     from learn._repo import repo_root
 
-    root = repo_root()
+    root = repo_root()  # puts the eval harness (evals/) on sys.path
+    if apply_:
+        sys.exit(_apply_demo(base))
     from evals.corpora.demo import build
     from evals.run import isolated_home
     from learn.config import load_config
@@ -34,14 +51,14 @@ def command(as_json: bool, keep: Path | None, offline: bool) -> None:
     from learn.pipeline import RunOptions, run_pipeline
     from learn.report.digest import render_digest_markdown
 
-    with tempfile.TemporaryDirectory(prefix="learn-demo-") as tmp:
-        base = keep if keep is not None else Path(tmp)
-        build(base)
-        with isolated_home(base):
-            config = load_config()
-            backend = None if offline else ReplayBackend(root / "cache")
-            options = RunOptions(all_projects=True, since=None, show_all=True, offline=offline)
-            result, _ = run_pipeline(options, config, backend=backend)
+    build(base)
+    with isolated_home(base):
+        config = load_config()
+        backend = None if offline else ReplayBackend(root / "cache")
+        options = RunOptions(all_projects=True, since=None, show_all=True, offline=offline)
+        result, _ = run_pipeline(options, config, backend=backend)
+    # The digest's next step is the demo's own apply, not `learn apply` on your files.
+    result = dataclasses.replace(result, extra={**result.extra, "demo": True})
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -52,3 +69,26 @@ def command(as_json: bool, keep: Path | None, offline: bool) -> None:
             err=True,
         )
     sys.exit(1 if result.usage.sessions_failed else 0)
+
+
+def _apply_demo(base: Path) -> int:
+    """`learn apply --yes` in each of the demo's projects, inside the demo's HOME."""
+    if not (base / "gold.json").is_file() or not (base / "data" / "learn.db").is_file():
+        raise click.ClickException(f"no demo run in {base}: run `learn demo` first")
+    from evals.run import isolated_home
+    from learn.commands.apply import command as apply_command
+
+    worst = 0
+    with isolated_home(base):
+        for project in sorted(p for p in (base / "home" / "code").iterdir() if p.is_dir()):
+            click.echo(f"## {project.name}")
+            try:
+                apply_command.main(["--project", str(project), "--yes"], standalone_mode=False)
+            except SystemExit as exc:
+                worst = max(worst, int(exc.code or 0))
+            except click.ClickException as exc:
+                exc.show()
+                worst = max(worst, 1)
+    click.echo(f"(demo: written into the demo's own projects under {base / 'home'}, "
+               "not your files)", err=True)
+    return worst

@@ -1,4 +1,7 @@
-"""`learn digest`: re-render the last stored run. No model calls, no prompts.
+"""`learn digest`: this project's pending proposals, from the store. No model calls, no prompts.
+
+Pending: proposed by any run and not yet applied, declined or superseded; the
+header is the newest run that read this project. `--all` shows every state.
 
 Safe to run unattended (cron, systemd): it never asks anything, exits non-zero
 on failure, and with --out says what it did in one line on stderr.
@@ -14,7 +17,7 @@ import click
 from learn.paths import atomic_write_text
 from learn.report.digest import render_digest_json, render_digest_markdown
 from learn.report.html import render_html
-from learn.report.runs import NoRunError, require_run
+from learn.report.runs import NoRunError, require_proposals
 
 RENDERERS = {"md": render_digest_markdown, "json": render_digest_json, "html": render_html}
 
@@ -22,17 +25,26 @@ RENDERERS = {"md": render_digest_markdown, "json": render_digest_json, "html": r
 @click.command(name="digest")
 @click.option("--since", default=None, metavar="AGE",
               help="Only a run recorded within AGE (7d, 12h, 2w or a date); fail otherwise.")
+@click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="The project (default: the current directory's).")
+@click.option("--all-projects", is_flag=True, help="Pending proposals of every project.")
+@click.option("--all", "every_state", is_flag=True,
+              help="Every proposal, applied and declined ones too (each says its state).")
 @click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="md",
               show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to FILE (atomically, 0600) instead of stdout.")
-def command(since: str | None, fmt: str, as_json: bool, out: Path | None) -> None:
-    """Re-render the last proposals from the store (markdown, JSON or HTML)."""
+def command(since: str | None, project_dir: Path | None, all_projects: bool, every_state: bool,
+            fmt: str, as_json: bool, out: Path | None) -> None:
+    """This project's pending proposals from the store (markdown, JSON or HTML)."""
+    from learn.projects import project_key
+
     if as_json:
         fmt = "json"
+    project = None if all_projects else project_key(project_dir or Path.cwd())
     try:
-        result = require_run(since)
+        result = require_proposals(project, since, every_state=every_state)
     except (NoRunError, ValueError) as exc:
         click.echo(f"learn digest: {exc}", err=True)
         sys.exit(1)

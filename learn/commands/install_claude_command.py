@@ -16,7 +16,8 @@ from pathlib import Path
 import click
 
 from learn.paths import atomic_write_bytes, atomic_write_text, data_dir, ensure_private_dir
-from learn.report.targets import claude_home, project_root
+from learn.projects import project_root
+from learn.report.targets import claude_home
 
 
 def command_text() -> str:

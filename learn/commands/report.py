@@ -1,4 +1,5 @@
-"""`learn report --out report.html`: the last run as one self-contained HTML file."""
+"""`learn report --out report.html`: this project's pending proposals (or the last team run)
+as one self-contained HTML file."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import click
 from learn.paths import atomic_write_text
 from learn.reduce.types import RunResult
 from learn.report.html import render_html
-from learn.report.runs import NoRunError, require_run
+from learn.report.runs import NoRunError, require_proposals
 
 
 @click.command(name="report")
@@ -18,15 +19,25 @@ from learn.report.runs import NoRunError, require_run
               help="Where to write the HTML file (written 0600: it quotes what you typed).")
 @click.option("--since", default=None, metavar="AGE",
               help="Only a run recorded within AGE (7d, 12h, 2w or a date).")
+@click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="The project (default: the current directory's).")
+@click.option("--all-projects", is_flag=True, help="Pending proposals of every project.")
 @click.option("--team", is_flag=True,
               help="The last `learn run --team` of this repository, from the team database.")
-def command(out: Path, since: str | None, team: bool) -> None:
-    """Write the last run's proposals, evidence, timeline, funnel and cost as one HTML file.
+def command(out: Path, since: str | None, project_dir: Path | None, all_projects: bool,
+            team: bool) -> None:
+    """Write this project's pending proposals, evidence, timeline, funnel and cost as one HTML file.
 
     No network: the page has no external resources and forbids loading any.
     """
     try:
-        result = _team_run(since) if team else require_run(since)
+        if team:
+            result = _team_run(since)
+        else:
+            from learn.projects import project_key
+
+            project = None if all_projects else project_key(project_dir or Path.cwd())
+            result = require_proposals(project, since)
     except (NoRunError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     atomic_write_text(out, render_html(result))

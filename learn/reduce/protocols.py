@@ -65,6 +65,9 @@ class ShownRecord:
     shown_at: str  # ISO 8601: when the item was last shown to the user
     last_seen: str | None = None  # its last_seen at that time
     covered: bool = False  # coverage status was not "new" when shown
+    # Declined by the person: held back until it reaches this many distinct
+    # sessions (learn.store.proposals.reoffer_at), whatever was said since.
+    reoffer_at_sessions: int | None = None
 
 
 class ShownState(Protocol):

@@ -37,6 +37,9 @@ def is_held_back(proposal: Proposal, state: ShownState) -> bool:
     record = state.get(proposal.key)
     if record is None:
         return False
+    if record.reoffer_at_sessions is not None:
+        # Declined: saying it again is not enough, the evidence must grow.
+        return proposal.sessions < record.reoffer_at_sessions
     shown = parse_iso(record.shown_at)
     if shown is None:
         # An unreadable record must not hide an item forever: over-proposing

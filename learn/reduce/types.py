@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from learn.mining.candidate import CandidateKind
+from learn.projects import quote_projects
 
 CoverageStatus = Literal["new", "restated", "has-skill"]
 Scope = Literal["user", "project"]
@@ -143,6 +144,11 @@ class Proposal:
                 "confidence": v.confidence,
             },
         }
+        # Where it was said (project roots): a project rule belongs to that project,
+        # and `learn apply` asks which when there are several.
+        projects = quote_projects(self.quotes)
+        out["projects"] = projects
+        out["project"] = projects[0] if len(projects) == 1 else None
         if self.people is not None:  # a team run's proposal
             out["people"] = self.people
             out["authors"] = list(self.authors)
@@ -243,6 +249,8 @@ class RunResult:
             "verification": dict(self.verification),
             # Long prompts pasted by hand into many sessions (transcripts.scripted).
             "make_command": list(self.extra.get("make_command") or ()),
+            # Proposed by earlier runs and not decided yet (not repeated above).
+            "pending": list(self.extra.get("pending") or ()),
         }
 
     @classmethod
@@ -265,7 +273,8 @@ class RunResult:
             coverage_failed=bool(data.get("coverage_failed", False)),
             offline=bool(data.get("offline", False)),
             extra={**dict(data.get("extra") or {}),
-                   "make_command": list(data.get("make_command") or ())},
+                   "make_command": list(data.get("make_command") or ()),
+                   "pending": list(data.get("pending") or ())},
             failed_stages=tuple(str(x) for x in data.get("failed_stages") or ()),
             verification={str(k): int(v) for k, v in (data.get("verification") or {}).items()
                           if isinstance(v, int)},

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import os
 import re
 import stat
 from collections.abc import Sequence
@@ -32,7 +33,7 @@ from learn.paths import atomic_write_bytes, data_dir, ensure_private_dir
 from learn.reduce.types import Proposal
 from learn.report.digest import day, flatten, plural
 from learn.report.runs import Decision
-from learn.report.targets import TargetChoice, choose_target
+from learn.report.targets import Form, TargetChoice, choose
 
 BEGIN = "<!-- learn:begin -->"
 END = "<!-- learn:end -->"
@@ -62,6 +63,9 @@ class RuleEdit:
     replace_line: str | None = None  # restated: the existing rule line to rewrite
     provenance: str = ""  # "3 sessions, last 2026-11-20"
     decision: Decision = "accepted"
+    form: Form = "rule"  # "command": a whole command file, not a line
+    project: Path | None = None  # the project the target belongs to (None: user / named file)
+    description: str = ""  # a command's one-line description
 
 
 @dataclass(slots=True)
@@ -72,6 +76,7 @@ class FilePlan:
     new_text: str
     applied: list[RuleEdit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    refused: str | None = None  # why nothing will be written to this file
 
     @property
     def changed(self) -> bool:
@@ -190,10 +195,35 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
+def read_only_reason(path: Path) -> str | None:
+    """Why learn must not write `path` (a read-only file or folder), else None.
+
+    The atomic replace renames a new file over the old one, which a read-only
+    file does not prevent: so the check is learn's, made before planning. The
+    mode bits are checked too, because os.access says yes to root for anything.
+    """
+    if path.exists():
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if not os.access(path, os.W_OK) or not mode & 0o222:
+            return (f"{path} is read-only (mode {mode:04o}); learn does not overwrite it. Make "
+                    f"it writable (chmod u+w {path}) and run again, or write elsewhere "
+                    "(--target rules, --file FILE)")
+        return None
+    parent = next((d for d in path.parents if d.exists()), None)
+    if parent is not None and not os.access(parent, os.W_OK):
+        return f"cannot create {path}: {parent} is not writable"
+    return None
+
+
 def plan_file(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
     # Write through a symlink to the real file: dotfile managers link CLAUDE.md, and
     # replacing the link with a regular file would silently fork the user's config.
     real = path.expanduser().resolve()
+    refused = read_only_reason(real)
+    if refused:
+        raise ApplyError(refused)
+    if any(e.form == "command" for e in edits):
+        return plan_command(real, edits)
     data = _read(real)
     try:
         original = None if data is None else data.decode("utf-8")
@@ -202,6 +232,35 @@ def plan_file(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
     new_text, applied, notes = plan_text(original or "", edits, real)
     return FilePlan(path=real, original=original, original_hash=sha256(data) if data is not None
                     else "", new_text=new_text, applied=applied, notes=notes)
+
+
+def command_text(edit: RuleEdit) -> str:
+    """A slash command file: what the person kept asking for, with room for their words."""
+    description = flatten(edit.description or edit.text, 80).replace('"', "'")
+    return (f'---\ndescription: "{description}"\n---\n{edit.text}\n\n$ARGUMENTS\n\n'
+            f"{marker(edit.key)}, {edit.provenance} -->\n")
+
+
+def plan_command(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
+    """A new command file; an existing one is left alone (it is the person's own, or
+    this one already)."""
+    edit = edits[0]
+    data = _read(path)
+    new_text = command_text(edit)
+    plan = FilePlan(path=path, original=None if data is None else "",
+                    original_hash=sha256(data) if data is not None else "", new_text="")
+    if data is None:
+        plan.new_text = new_text
+        plan.applied.append(edit)
+    elif marker(edit.key) in data.decode("utf-8", "replace"):
+        plan.notes.append(f"{edit.key}: the command {path.name} is already there")
+    else:
+        raise ApplyError(f"{path} exists and is a different command; learn does not replace it. "
+                         "Rename or edit it by hand, or write a rule instead with "
+                         f"--only {edit.key} --file FILE")
+    for other in edits[1:]:
+        plan.notes.append(f"{other.key}: {path.name} is taken by {edit.key}")
+    return plan
 
 
 def budget_warnings(plan: FilePlan, *, max_lines: int = DEFAULT_MAX_LINES,
@@ -228,6 +287,9 @@ def _atomic_replace(path: Path, data: bytes, mode: int) -> None:
 
 def write_plan(plan: FilePlan) -> Path | None:
     """Write the planned text if the file is unchanged since planning; return the backup path."""
+    refused = read_only_reason(plan.path)
+    if refused:
+        raise ApplyError(refused)
     current = _read(plan.path)
     now_hash = sha256(current) if current is not None else ""
     if (current is None) != (plan.original is None) or now_hash != plan.original_hash:
@@ -261,19 +323,36 @@ def provenance_for(p: Proposal) -> str:
 
 def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
              decision: Decision = "accepted") -> RuleEdit:
+    """The edit for `p`; TargetError (learn.report.targets) when it has no single home."""
+    target = choose(p, choice)
+    words = flatten(text) if text is not None else rule_text_for(p)
+    if target.form == "command" and text is None:
+        # A command's body is what the person asked for, in their words.
+        words = flatten(p.text)
     return RuleEdit(
         key=p.key,
-        text=flatten(text) if text is not None else rule_text_for(p),
-        target=choose_target(p, choice),
+        text=words,
+        target=target.path,
         replace_line=p.existing_rule if p.status == "restated" else None,
         provenance=provenance_for(p),
         decision=decision,
+        form=target.form,
+        project=target.project,
+        description=rule_text_for(p) if target.form == "command" else "",
     )
 
 
 def plan_all(edits: Sequence[RuleEdit]) -> list[FilePlan]:
-    """One plan per real file, in the order the files first appear."""
+    """One plan per real file, in the order the files first appear; a file learn will
+    not edit gets a plan with `refused` set (the others still go ahead)."""
     by_file: dict[Path, list[RuleEdit]] = {}
     for e in edits:
         by_file.setdefault(e.target.expanduser().resolve(), []).append(e)
-    return [plan_file(path, group) for path, group in by_file.items()]
+    plans: list[FilePlan] = []
+    for path, group in by_file.items():
+        try:
+            plans.append(plan_file(path, group))
+        except ApplyError as exc:
+            plans.append(FilePlan(path=path, original=None, original_hash="", new_text="",
+                                  applied=list(group), refused=str(exc)))
+    return plans

@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Iterable
 
+from learn.projects import quote_projects
 from learn.reduce.types import Funnel, Proposal, RunResult
 
 LEARN_DIGEST_MARKER = "[learn-digest]"
@@ -86,7 +87,8 @@ def funnel_sentence(f: Funnel) -> str:
                      f" ({f.below_threshold} below the threshold)")
     parts.append(f"{f.shown} shown")
     if f.held_back:
-        parts.append(f"{f.held_back} held back (shown before and not said again since)")
+        parts.append(f"{f.held_back} held back (shown before and not said again since, "
+                     "or declined)")
     if f.cut:
         parts.append(f"{f.cut} cut by the per-kind cap")
     return "Funnel: " + "; ".join(parts) + "."
@@ -103,6 +105,15 @@ def header_lines(result: RunResult) -> list[str]:
         span = f", {start or end}"
     first = f"{LEARN_DIGEST_MARKER} Read {plural(u.sessions_seen, 'session')}{where}{span}."
     lines = [first]
+    view = result.extra.get("view")
+    if view in ("pending", "all"):
+        where = result.extra.get("project") or "every project"
+        n = len(result.proposals)
+        what = "proposal" if view == "all" else "pending proposal"
+        lines.append(f"Showing {plural(n, what)} for {where}"
+                     + (" (every state)" if view == "all" else
+                        ": proposed by earlier runs, not yet applied or declined")
+                     + ". The lines below describe the newest run that read it.")
     reading = (f"Read by the model this run: {u.sessions_mined}; reused from cache: "
                f"{u.sessions_cached}; failed: {u.sessions_failed}")
     if u.sessions_failed:
@@ -150,6 +161,16 @@ def _quote(text: str, kind: str) -> str:
     return flat if kind == "fix" else f'"{flat}"'
 
 
+# A run shows a decided proposal again only when it was said again since (or --all;
+# a declined one when its sessions doubled): say what was decided.
+EARLIER = {
+    "applied": "applied before, and said again since: the rule may not be working",
+    "edited": "applied before (reworded), and said again since: the rule may not be working",
+    "declined": "you declined this before; shown again because it was said in at least twice "
+                "as many sessions since (or `--all`)",
+}
+
+
 def item_lines(p: Proposal, result: RunResult) -> list[str]:
     v = p.verdict
     if p.kind == "fix" and p.command:
@@ -158,6 +179,11 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
         head = f"- **{p.label}** — {_quote(p.text, p.kind)}"
     lines = [head, f"  - {evidence_line(p, result)}"]
     lines.append(f"  - grouped as: `{p.label}` (key `{p.key}`)")
+    state = (result.extra.get("states") or {}).get(p.key)
+    if result.extra.get("view") == "all" and state:
+        lines.append(f"  - state: {state}")
+    elif state in EARLIER:
+        lines.append(f"  - {EARLIER[state]}")
     if p.error_excerpt:
         lines.append(f"  - error: `{flatten(p.error_excerpt, 200)}`")
     if p.intervening_commands:
@@ -174,6 +200,9 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
     if v is not None:
         lines.append(f"  - proposed rule ({v.scope} scope, {v.category or 'uncategorised'}, "
                      f"confidence {v.confidence:.2f}): {flatten(v.summary)}")
+    where = project_line(p)
+    if where:
+        lines.append(f"  - {where}")
     elif p.rationale:
         lines.append(f"  - why it may be durable: {flatten(p.rationale, 200)}")
     if p.status == "restated" and p.existing_rule:
@@ -207,8 +236,49 @@ WHAT_TO_DO = """\
    the size of the file: everything in it is read on every turn.
 
 To write the accepted rules: `learn apply` shows each change as a diff and writes only
-what you confirm (`learn apply --only KEY`, `--edit` to reword, `--dismiss KEY` to drop
-one for good). If nothing here is worth writing, change nothing."""
+what you confirm (`learn apply --only KEY`, `--edit` to reword); `learn decline KEY` drops
+one for good. Until you decide, a proposal stays pending: later runs keep it, and
+`learn digest` shows it again. If nothing here is worth writing, change nothing."""
+
+DEMO_NEXT = """## Next
+
+This was the demo's own home (a copy in learn's data dir, not your files). `learn demo --apply`
+writes these proposals into the demo's projects and shows each diff. On your own sessions:
+`learn run`, then `learn apply`."""
+
+
+def project_line(p: Proposal) -> str | None:
+    """Which project a rule belongs to (where its quotes were said)."""
+    projects = quote_projects(p.quotes)
+    if not projects:
+        return None
+    scope = p.verdict.scope if p.verdict else "project"
+    if len(projects) == 1:
+        return (f"project: `{projects[0]}`" if scope == "project"
+                else f"said in `{projects[0]}` (a user rule: every project)")
+    said = ", ".join(f"`{x}`" for x in projects)
+    if scope == "user":
+        return f"said in {len(projects)} projects: {said} (a user rule: every project)"
+    return (f"said in {len(projects)} projects: {said}; `learn apply` asks which "
+            "(or --project DIR)")
+
+
+def pending_lines(result: RunResult) -> list[str]:
+    """Proposals of earlier runs still waiting for a decision (not repeated above)."""
+    pending = [x for x in result.extra.get("pending") or () if isinstance(x, dict)]
+    if not pending:
+        return []
+    out = ["", f"## Still pending ({len(pending)}, from earlier runs)", "",
+           "Not said again since they were shown, and not decided yet: `learn apply` writes "
+           "them, `learn decline KEY` drops one, `learn digest` shows them in full.", ""]
+    for x in pending[:PENDING_LISTED]:
+        out.append(f"- `{x.get('key')}` — {flatten(str(x.get('rule') or ''), RULE_CHARS)}")
+    if len(pending) > PENDING_LISTED:
+        out.append(f"- and {len(pending) - PENDING_LISTED} more (`learn digest`)")
+    return out
+
+
+PENDING_LISTED = 10
 
 
 def render_digest_markdown(result: RunResult) -> str:
@@ -220,6 +290,7 @@ def render_digest_markdown(result: RunResult) -> str:
         lines.append(empty_reason(result))
         if declined:
             lines.extend(["", *_declined_lines(declined)])
+        lines.extend(pending_lines(result))
         lines.extend(command_lines(result))
         return "\n".join(lines) + "\n"
     for kind, title in SECTIONS:
@@ -231,11 +302,14 @@ def render_digest_markdown(result: RunResult) -> str:
             lines.extend(item_lines(p, result))
     if declined:
         lines.extend(["", *_declined_lines(declined)])
+    lines.extend(pending_lines(result))
     lines.extend(command_lines(result))
     if result.failures:
         lines.extend(["", "## What failed", ""])
         lines.extend(f"- {flatten(f, 300)}" for f in result.failures)
     lines.extend(["", WHAT_TO_DO])
+    if result.extra.get("demo"):
+        lines.extend(["", DEMO_NEXT])
     return "\n".join(lines) + "\n"
 
 
@@ -265,9 +339,18 @@ def _declined_lines(items: Iterable[Proposal]) -> list[str]:
 
 def empty_reason(result: RunResult) -> str:
     f = result.funnel
+    pending = len([x for x in result.extra.get("pending") or () if isinstance(x, dict)])
+    if result.extra.get("view") in ("pending", "all"):
+        return ("Nothing pending here: every proposal was applied or declined, or none was "
+                "made yet. `learn digest --all` shows every state, `learn run` looks again.")
+    if pending:
+        return (f"No new proposals this run; {plural(pending, 'proposal')} from earlier runs "
+                f"{'is' if pending == 1 else 'are'} still pending (below). `learn apply` writes "
+                "them, `learn decline KEY` drops one.")
     if f.held_back:
         return (f"Nothing new since last time: {plural(f.held_back, 'item')} already shown "
-                "and not said again since. `learn digest` re-renders the last run.")
+                "and not said again since, or declined. `learn digest --all` shows every "
+                "proposal and its state.")
     if result.usage.sessions_seen == 0:
         skipped = result.extra.get("skipped") or {}
         why = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(skipped.items()) if n)

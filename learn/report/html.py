@@ -25,6 +25,7 @@ from learn.report.digest import (
     funnel_sentence,
     is_proposed,
     plural,
+    project_line,
     sessions_read,
 )
 
@@ -120,6 +121,9 @@ def _card(p: Proposal, result: RunResult) -> str:
              f"<h3>{escape(p.label)}</h3>",
              f'<div class="key">{escape(p.key)} · {escape(p.status)}</div>',
              f'<p class="meta">{escape(evidence_line(p, result))}</p>']
+    where = project_line(p)
+    if where:  # which project the rule belongs to (markdown backticks dropped)
+        parts.append(f'<p class="meta">{escape(where.replace("`", ""))}</p>')
     if v is not None:
         verb = "Proposed rule" if v.accepted else "Judged not worth a rule"
         parts.append(f'<div class="rule"><b>{verb}</b> ({escape(v.scope)} scope, '

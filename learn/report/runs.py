@@ -1,13 +1,15 @@
-"""The two places the surfaces touch the store: reading the last run, recording decisions.
+"""Where the surfaces touch the store: the pending proposals of a project, the last run,
+and recording decisions.
 
-Both are injectable callables so the digest, the report and `apply` can be tested
+All are injectable callables so the digest, the report and `apply` can be tested
 without a database, and so the store can change without touching the surfaces.
-The store wires itself in by providing `learn.store.runs.load_latest_run(since)`
-and `learn.store.runs.record_decision(key, decision, text, target)` with these
-signatures (found on first use, so importing this module never opens the
-database); tests use `set_run_loader` / `set_decision_recorder`. Until the store
-provides them, decisions go to a private JSON-lines file in the data dir
-(nothing is lost), and there is no run to load.
+The store wires itself in by providing, in `learn.store.runs`,
+`load_proposals(since, project, every_state=...)`, `load_latest_run(since)` and
+`record_decision(key, decision, text, target, *, project, proposal, backup, form,
+every_project)` (found on first use, so importing this module never opens the
+database); tests use `set_proposal_loader` / `set_run_loader` /
+`set_decision_recorder`. Until the store provides them, decisions go to a private
+JSON-lines file in the data dir (nothing is lost), and there is no run to load.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from learn.paths import data_dir, ensure_private_dir
-from learn.reduce.types import RunResult
+from learn.reduce.types import Proposal, RunResult
 
 Decision = Literal["accepted", "edited", "dismissed"]
 
@@ -32,9 +34,21 @@ class RunLoader(Protocol):
         ...
 
 
+class ProposalLoader(Protocol):
+    def __call__(self, since: datetime | None, project: str | None,
+                 every_state: bool) -> RunResult | None:
+        """The pending proposals of `project` (every state with `every_state`) over the
+        newest run that read it; None when there is neither (see learn.store.runs)."""
+        ...
+
+
 class DecisionRecorder(Protocol):
-    def __call__(self, key: str, decision: Decision, text: str, target: str | None) -> None:
-        """Remember what the user did with proposal `key` (`kind:label`)."""
+    def __call__(self, key: str, decision: Decision, text: str, target: str | None, *,
+                 project: str | None = None, proposal: Proposal | None = None,
+                 backup: str | None = None, form: str = "rule",
+                 every_project: bool = False) -> None:
+        """Remember what the user did with proposal `key` (`kind:label`); with `project`,
+        its lifecycle there (applied, edited, declined) and what was written where."""
         ...
 
 
@@ -61,11 +75,24 @@ def _from_store(since: datetime | None) -> RunResult | None:
     return loader(since)
 
 
-def _record_default(key: str, decision: Decision, text: str, target: str | None) -> None:
+def _proposals_from_store(since: datetime | None, project: str | None,
+                          every_state: bool) -> RunResult | None:
+    hook = _store_hook("load_proposals")
+    if hook is None:
+        return None
+    loader: ProposalLoader = hook  # type: ignore[assignment]
+    return loader(since, project, every_state=every_state)
+
+
+def _record_default(key: str, decision: Decision, text: str, target: str | None, *,
+                    project: str | None = None, proposal: Proposal | None = None,
+                    backup: str | None = None, form: str = "rule",
+                    every_project: bool = False) -> None:
     hook = _store_hook("record_decision")
     if hook is not None:
         recorder: DecisionRecorder = hook  # type: ignore[assignment]
-        recorder(key, decision, text, target)
+        recorder(key, decision, text, target, project=project, proposal=proposal, backup=backup,
+                 form=form, every_project=every_project)
         return
     # One line per decision, appended: a decision must survive even when the store
     # is not wired yet, and an append cannot lose the earlier lines.
@@ -79,6 +106,7 @@ def _record_default(key: str, decision: Decision, text: str, target: str | None)
 
 
 _loader: RunLoader = _from_store
+_proposals: ProposalLoader = _proposals_from_store
 _recorder: DecisionRecorder = _record_default
 
 
@@ -86,6 +114,12 @@ def set_run_loader(loader: RunLoader | None) -> None:
     """Install a loader (None restores the default: the store's, if it provides one)."""
     global _loader
     _loader = loader or _from_store
+
+
+def set_proposal_loader(loader: ProposalLoader | None) -> None:
+    """Install a pending-proposals loader (None restores the store's)."""
+    global _proposals
+    _proposals = loader or _proposals_from_store
 
 
 def set_decision_recorder(recorder: DecisionRecorder | None) -> None:
@@ -98,8 +132,17 @@ def load_latest_run(since: datetime | None = None) -> RunResult | None:
     return _loader(since)
 
 
-def record_decision(key: str, decision: Decision, text: str, target: str | None) -> None:
-    _recorder(key, decision, text, target)
+def load_proposals(since: datetime | None, project: str | None, *,
+                   every_state: bool = False) -> RunResult | None:
+    return _proposals(since, project, every_state)
+
+
+def record_decision(key: str, decision: Decision, text: str, target: str | None, *,
+                    project: str | None = None, proposal: Proposal | None = None,
+                    backup: str | None = None, form: str = "rule",
+                    every_project: bool = False) -> None:
+    _recorder(key, decision, text, target, project=project, proposal=proposal, backup=backup,
+              form=form, every_project=every_project)
 
 
 def decisions_path() -> Path:
@@ -128,13 +171,17 @@ __all__ = [
     "Decision",
     "DecisionRecorder",
     "NoRunError",
+    "ProposalLoader",
     "RunLoader",
     "decisions_path",
     "load_latest_run",
+    "load_proposals",
     "parse_since",
     "record_decision",
+    "require_proposals",
     "require_run",
     "set_decision_recorder",
+    "set_proposal_loader",
     "set_run_loader",
 ]
 
@@ -151,4 +198,17 @@ def require_run(since: str | None = None) -> RunResult:
         window = f" since {since}" if since else ""
         raise NoRunError(f"no stored run{window}: run `learn run` first "
                          "(digest, report and apply re-render the last run, no model calls)")
+    return result
+
+
+def require_proposals(project: str | None, since: str | None = None, *,
+                      every_state: bool = False) -> RunResult:
+    """The pending proposals of `project` (a project root, None for all), or NoRunError."""
+    cutoff = parse_since(since) if since else None
+    result = load_proposals(cutoff, project, every_state=every_state)
+    if result is None:
+        window = f" since {since}" if since else ""
+        where = f" for {project}" if project else ""
+        raise NoRunError(f"no stored run{window}{where}: run `learn run` there first "
+                         "(digest, report and apply show what runs proposed, no model calls)")
     return result

@@ -6,6 +6,11 @@ user can send rules to `.claude/rules/<topic>.md` (keeps the main file short;
 Claude Code loads those files too), to AGENTS.md (Codex reads it), or to one
 explicit file. A restated rule is rewritten where it already is, whatever the
 choice: adding a second copy elsewhere is exactly the bloat the rewrite avoids.
+
+A project rule goes to the project its quotes were said in, never to whatever
+folder `apply` happens to run from (from ~ that made a ~/CLAUDE.md, read in every
+project below home); when several projects said it, the person chooses. Work the
+person keeps asking for by name becomes a command file, `.claude/commands/<name>.md`.
 """
 
 from __future__ import annotations
@@ -16,9 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from learn.projects import project_key, project_root, quote_projects, within
 from learn.reduce.types import Proposal, Scope
 
 TargetKind = Literal["claude", "rules", "agents"]
+Form = Literal["rule", "command"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,9 +35,25 @@ class TargetChoice:
     scope: Scope | None = None  # overrides the verdict's scope for every rule
     file: Path | None = None  # overrides everything but restated rewrites
     # When the user did not name a project, a project-scope rule goes to the
-    # project it was said in (a run over all projects mixes several), if all of
-    # its quotes come from one; otherwise to `project_dir`.
+    # project its quotes were said in: the one `project_dir` is (or is inside),
+    # else the only one; several, and the person is asked (TargetError).
     follow_quotes: bool = False
+
+
+class TargetError(Exception):
+    """No single right place for a rule: the message says why; `choices` lists the
+    projects it could go to (empty when there is none)."""
+
+    def __init__(self, message: str, choices: tuple[Path, ...] = ()) -> None:
+        super().__init__(message)
+        self.choices = choices
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    path: Path
+    form: Form
+    project: Path | None  # the project it belongs to; None for user-scope and named files
 
 
 def claude_home() -> Path:
@@ -42,15 +65,6 @@ def claude_home() -> Path:
 def codex_home() -> Path:
     value = os.environ.get("CODEX_HOME")
     return Path(value).expanduser() if value else Path.home() / ".codex"
-
-
-def project_root(start: Path) -> Path:
-    """The nearest ancestor holding .git (where Claude Code looks for CLAUDE.md), else `start`."""
-    start = start.resolve()
-    for d in (start, *start.parents):
-        if (d / ".git").exists():
-            return d
-    return start
 
 
 def slug(text: str, fallback: str = "general") -> str:
@@ -69,12 +83,10 @@ def scope_for(p: Proposal, choice: TargetChoice) -> Scope:
     return p.verdict.scope if p.verdict else "project"
 
 
-def _quoted_project(p: Proposal) -> Path | None:
-    projects = {q.project for q in p.quotes if q.project}
-    if len(projects) != 1 or any(q.project is None for q in p.quotes):
-        return None
-    only = Path(projects.pop())
-    return only if only.is_dir() else None
+def form_for(p: Proposal) -> Form:
+    """Work the person keeps asking for by name is a command (typed when wanted, free
+    until then); what they keep saying or fixing is a rule line."""
+    return "command" if p.kind == "request" else "rule"
 
 
 def project_claude_md(root: Path) -> Path:
@@ -83,19 +95,80 @@ def project_claude_md(root: Path) -> Path:
     return nested if nested.exists() and not top.exists() else top
 
 
-def choose_target(p: Proposal, choice: TargetChoice) -> Path:
+def _home() -> Path:
+    return Path.home().expanduser().resolve()
+
+
+def _said_in(p: Proposal) -> str:
+    counts: dict[str, set[str]] = {}
+    for q in p.quotes:
+        if q.project:
+            counts.setdefault(project_key(q.project), set()).add(q.session_id)
+    return ", ".join(f"{k} ({len(v)} session{'s' if len(v) != 1 else ''})"
+                     for k, v in sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+
+
+def project_for(p: Proposal, choice: TargetChoice) -> Path:
+    """The project a project-scope rule belongs to, or TargetError saying why none."""
+    here = project_root(choice.project_dir)
+    if not choice.follow_quotes:  # named by the person
+        if here == _home():
+            raise TargetError(f"{here} is your home folder: a CLAUDE.md there would be read in "
+                              "every project below it. Use --scope user (~/.claude/CLAUDE.md), "
+                              "or name the project")
+        return here
+    said = [Path(x) for x in quote_projects(p.quotes)]
+    if not said:
+        raise TargetError(f"{p.key}: no quote says which project it was said in; name one "
+                          "with --project DIR (or --scope user)")
+    if here in said:
+        root = here
+    else:
+        inside = [x for x in said if within(str(x), str(here))]
+        if len(inside) == 1 or len(said) == 1:
+            root = (inside or said)[0]
+        else:
+            options = tuple(inside or said)
+            raise TargetError(f"{p.key} was said in several projects: {_said_in(p)}; choose "
+                              "one with --project DIR, or --scope user for all of them",
+                              options)
+    if root == _home():
+        # ~/CLAUDE.md is loaded in every project below home: not a project file.
+        raise TargetError(f"{p.key} was said in your home folder itself ({root}); a CLAUDE.md "
+                          "there would be read in every project below it. Use --scope user, "
+                          "or --project DIR to name the project")
+    if not root.is_dir():
+        raise TargetError(f"{p.key} was said in {root}, which no longer exists; name a project "
+                          "with --project DIR")
+    return root
+
+
+def choose(p: Proposal, choice: TargetChoice) -> Target:
+    """Where proposal `p` is written, in which form, for which project."""
+    form = form_for(p)
     if p.status == "restated" and p.existing_rule_file:
         existing = Path(p.existing_rule_file).expanduser()
         if existing.is_file():
-            return existing
+            return Target(existing, "rule", None)
     if choice.file is not None:
-        return choice.file.expanduser()
+        return Target(choice.file.expanduser(), "rule", None)
     scope = scope_for(p, choice)
-    quoted = _quoted_project(p) if choice.follow_quotes else None
-    root = project_root(quoted or choice.project_dir)
+    root = None if scope == "user" else project_for(p, choice)
+    if form == "command":
+        name = f"{slug(p.label, 'command')}.md"
+        if choice.kind == "agents":  # Codex reads custom prompts from its home only
+            return Target(codex_home() / "prompts" / name, form, root)
+        base = claude_home() if root is None else root / ".claude"
+        return Target(base / "commands" / name, form, root)
     if choice.kind == "agents":
-        return codex_home() / "AGENTS.md" if scope == "user" else root / "AGENTS.md"
+        return Target(codex_home() / "AGENTS.md" if root is None else root / "AGENTS.md",
+                      form, root)
     if choice.kind == "rules":
-        base = claude_home() if scope == "user" else root / ".claude"
-        return base / "rules" / f"{topic_for(p)}.md"
-    return claude_home() / "CLAUDE.md" if scope == "user" else project_claude_md(root)
+        base = claude_home() if root is None else root / ".claude"
+        return Target(base / "rules" / f"{topic_for(p)}.md", form, root)
+    return Target(claude_home() / "CLAUDE.md" if root is None else project_claude_md(root),
+                  form, root)
+
+
+def choose_target(p: Proposal, choice: TargetChoice) -> Path:
+    return choose(p, choice).path

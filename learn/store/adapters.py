@@ -24,6 +24,7 @@ from learn.reduce.types import RunResult, Verdict
 from learn.store import vectors
 from learn.store.feedback import EVIDENCE_PURPOSE, FeedbackStore
 from learn.store.learn_tables import CandidateRow, LearnTables, ScannedSession, text_hash
+from learn.store.proposals import ProposalBook
 from learn.store.runs import default_store_target, result_to_full_json
 
 if TYPE_CHECKING:
@@ -90,11 +91,19 @@ class StoreShownState:
     back to when it was shown if no occurrence time was known.
     """
 
-    def __init__(self, tables: LearnTables) -> None:
+    def __init__(self, tables: LearnTables, book: ProposalBook | None = None,
+                 project: str | None = None) -> None:
         self._tables = tables
+        self._book = book
+        self._project = project  # the run's project (None: every project)
 
     def get(self, key: str) -> ShownRecord | None:
         sp = self._tables.shown(key)
+        reoffer = (self._book.reoffer_threshold(key, self._project)
+                   if self._book is not None else None)
+        if reoffer is not None:
+            return ShownRecord(shown_at=(sp.last_shown_at if sp is not None else ""),
+                               reoffer_at_sessions=reoffer)
         decisions = self._tables.decisions(key)
         dismissed_at = next(
             (d.at for d in reversed(decisions) if d.decision == "dismissed"), None
@@ -230,7 +239,11 @@ class LearnStore:
     def __init__(self, store: FeedbackStore) -> None:
         self.store = store
         self.tables = LearnTables(store)
+        self.book = ProposalBook(store)
         self.run_id: int | None = None
+        # The project the run is for (a root, learn.projects), None for every project:
+        # what is declined and pending is per project.
+        self.project: str | None = None
 
     def _ensure_run(self) -> int:
         if self.run_id is None:
@@ -350,7 +363,11 @@ class LearnStore:
                 self.tables.put_named_labels(naming.named, _name_prompt_version())
 
     def shown_state(self) -> StoreShownState:
-        return StoreShownState(self.tables)
+        return StoreShownState(self.tables, self.book, self.project)
+
+    def pending_summary(self, exclude: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """What `learn run` says is still pending in its project (ProposalBook.summary)."""
+        return self.book.summary(self.project, exclude)
 
     def verdict_memory(self, embedder: Embedder) -> StoreVerdictMemory:
         return StoreVerdictMemory(self.store, embedder.name)
@@ -370,6 +387,15 @@ class LearnStore:
                         text=p.text,
                         verdict=None if p.verdict is None else dataclasses.asdict(p.verdict),
                     )
+            # Pending until decided: recorded even when "shown" is not (a failed
+            # coverage check), so nothing proposed is lost; never-judged ones wait
+            # for the judge. A team run's proposals (people counted) are the team's,
+            # kept in its shared database only as the run's result, which `share
+            # --forget` can remove: no personal lifecycle there.
+            self.book.record(
+                [p for p in result.proposals
+                 if (p.verdict is not None or result.offline) and p.people is None],
+                run_id=run_id, fallback_project=self.project)
             self.tables.finish_run(
                 run_id, usage=result.usage.to_json(), result=result.to_json(),
                 result_full=result_to_full_json(result),

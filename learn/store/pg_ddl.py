@@ -257,6 +257,14 @@ def _m014_team_protection(conn: Any, s: StoreSchema) -> None:
     )
 
 
+def _m011_proposal_states(conn: Any, s: StoreSchema) -> None:
+    # Proposals until the person decides, per project, and what apply wrote
+    # (learn.store.proposals).
+    from learn.store.proposals import create_tables
+
+    create_tables(conn, postgres=True)
+
+
 PG_STEPS: dict[str, Migration] = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -267,6 +275,7 @@ PG_STEPS: dict[str, Migration] = {
     "0007_session_index": _m007_session_index,
     "0008_name_cache": _m008_name_cache,
     "0009_mine_batches": _m009_mine_batches,
+    "0011_proposal_states": _m011_proposal_states,
     "0014_team_protection": _m014_team_protection,
 }
 

@@ -43,7 +43,8 @@ def _verdict(data: dict[str, Any] | None) -> Verdict | None:
     return None if data is None else Verdict(**data)
 
 
-def _proposal(data: dict[str, Any]) -> Proposal:
+def proposal_from_full_json(data: dict[str, Any]) -> Proposal:
+    """A Proposal from dataclasses.asdict() of one (the stored form)."""
     fields = dict(data)
     fields["quotes"] = tuple(Quote(**q) for q in fields.get("quotes", ()))
     fields["intervening_commands"] = tuple(fields.get("intervening_commands", ()))
@@ -55,7 +56,7 @@ def _proposal(data: dict[str, Any]) -> Proposal:
 
 def result_from_full_json(data: dict[str, Any]) -> RunResult:
     return RunResult(
-        proposals=tuple(_proposal(p) for p in data.get("proposals", ())),
+        proposals=tuple(proposal_from_full_json(p) for p in data.get("proposals", ())),
         funnel=Funnel(**data.get("funnel", {})),
         usage=RunUsage(**data.get("usage", {})),
         window_start=data.get("window_start"),
@@ -101,13 +102,84 @@ def load_latest_run(
     return None
 
 
+def load_proposals(
+    since: datetime | None, project: str | None, *, every_state: bool = False,
+    path: Path | str | None = None,
+) -> RunResult | None:
+    """The proposals of `project` (a project root; every project when None) that are
+    still pending (every state with `every_state`), whatever runs happened since they
+    were proposed, on top of the newest run that read that project (for the header:
+    what was read, when, at what cost). None when there is neither.
+
+    `extra["view"]` is "pending" (or "all"), `extra["states"]` maps key -> state.
+    """
+    import json
+
+    from learn.projects import project_key, within
+    from learn.store.feedback import FeedbackStore
+    from learn.store.postgres import is_database_url
+    from learn.store.proposals import ProposalBook
+
+    db = path or default_store_target()
+    if not is_database_url(db) and not Path(db).is_file():
+        return None
+    if since is not None and since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)
+    base: RunResult | None = None
+    with FeedbackStore.open(db) as store:
+        book = ProposalBook(store)
+        rows = book.rows(project, states=None if every_state else ("pending",))
+        for row in store.sql("SELECT finished_at, result_full_json FROM runs "
+                             "WHERE result_full_json IS NOT NULL ORDER BY id DESC"):
+            finished = parse_iso(row["finished_at"])
+            if since is not None and (finished is None or finished < since):
+                break
+            result = result_from_full_json(json.loads(row["result_full_json"]))
+            if project is None or any(within(project_key(p), project) for p in result.projects):
+                base = result
+                break
+    if since is not None:
+        rows = [r for r in rows if (parse_iso(r.last_proposed_at) or since) >= since]
+    if base is None and not rows:
+        return None
+    seen: set[str] = set()
+    proposals: list[Proposal] = []
+    states: dict[str, str] = {}
+    for r in rows:  # newest first: a key pending in two subprojects is shown once
+        if r.key in seen:
+            continue
+        seen.add(r.key)
+        proposals.append(r.proposal)
+        states[r.key] = r.state
+    base = base or RunResult(proposals=(), funnel=Funnel(), usage=RunUsage())
+    extra = {**base.extra, "view": "all" if every_state else "pending", "states": states,
+             "project": project, "pending": []}
+    return dataclasses.replace(base, proposals=tuple(proposals), extra=extra)
+
+
 def record_decision(
     key: str, decision: Decision, text: str, target: str | None, *,
-    path: Path | str | None = None,
+    project: str | None = None, proposal: Proposal | None = None, backup: str | None = None,
+    form: str = "rule", every_project: bool = False, path: Path | str | None = None,
 ) -> None:
-    """Remember what the user did with proposal `key` ("kind:label")."""
+    """Remember what the user did with proposal `key` ("kind:label").
+
+    With `project`, the proposal's rows there (everywhere with `every_project`: a
+    user-scope rule is the person's, not one project's) become applied / edited /
+    declined, and a write (`target`) is recorded in applied_rules.
+    """
     from learn.store.feedback import FeedbackStore
     from learn.store.learn_tables import LearnTables
+    from learn.store.proposals import ProposalBook
 
-    with FeedbackStore.open(path or default_store_target()) as store:
+    with FeedbackStore.open(path or default_store_target()) as store, store.atomic():
         LearnTables(store).record_decision(key, decision, text=text, target_file=target)
+        if project is None:
+            return
+        book = ProposalBook(store)
+        state = {"accepted": "applied", "edited": "edited", "dismissed": "declined"}[decision]
+        book.decide(key, state, None if every_project else project)  # type: ignore[arg-type]
+        if target is not None and proposal is not None and decision != "dismissed":
+            book.record_applied(project=project, proposal=proposal, decision=decision,
+                                form="command" if form == "command" else "rule",
+                                rule_text=text, target_file=target, backup_file=backup)

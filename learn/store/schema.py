@@ -102,6 +102,7 @@ STEP_NAMES: tuple[str, ...] = (
     "0007_session_index",
     "0008_name_cache",
     "0009_mine_batches",
+    "0011_proposal_states",
     "0014_team_protection",
 )
 SCHEMA_VERSION = len(STEP_NAMES)

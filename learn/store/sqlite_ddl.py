@@ -263,6 +263,14 @@ def _m014_team_protection(conn: Any, s: StoreSchema) -> None:
     )
 
 
+def _m011_proposal_states(conn: Any, s: StoreSchema) -> None:
+    # Proposals until the person decides, per project, and what apply wrote
+    # (learn.store.proposals): a second run must not lose what the first proposed.
+    from learn.store.proposals import create_tables
+
+    create_tables(conn)
+
+
 SQLITE_STEPS = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -273,5 +281,6 @@ SQLITE_STEPS = {
     "0007_session_index": _m007_session_index,
     "0008_name_cache": _m008_name_cache,
     "0009_mine_batches": _m009_mine_batches,
+    "0011_proposal_states": _m011_proposal_states,
     "0014_team_protection": _m014_team_protection,
 }
