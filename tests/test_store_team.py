@@ -272,7 +272,7 @@ def test_a_run_with_a_database_url_keeps_everything_in_postgresql(
         assert store.sql("SELECT COUNT(*) AS n FROM candidates")[0]["n"] >= 2
         p = proposals[0]
         assert store.sql("SELECT key FROM proposals") == [{"key": f"{p['kind']}:{p['label']}"}]
-    digest = learn("digest", "--json")
+    digest = learn("digest", "--all-projects", "--json")
     assert digest.returncode == 0, digest.stderr
     assert [p["label"] for p in json.loads(digest.stdout)["proposals"]] == [
         proposals[0]["label"]]
