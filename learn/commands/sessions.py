@@ -94,7 +94,7 @@ def command(scope: Scope, as_json: bool) -> None:
         heads.save()
         items = indexed_views(discovery.files, index=index,
                               fingerprints_for=lambda f: cache.for_project(f.project),
-                              min_confidence=min_signal_confidence())
+                              min_confidence=min_signal_confidence(), views=False)
     rows = [summary_row(i.file, i.summary) for i in items]
     listed = {i.file.path for i in items}
     # Files discovery listed that vanished (pruned) before they were parsed.

@@ -230,6 +230,11 @@ def _m009_mine_batches(conn: Any, s: StoreSchema) -> None:
     return None
 
 
+def _m016_session_index_derived(conn: Any, s: StoreSchema) -> None:
+    # Nothing: the session index lives in local SQLite only.
+    return None
+
+
 PG_STEPS: dict[str, Migration] = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -240,6 +245,7 @@ PG_STEPS: dict[str, Migration] = {
     "0007_session_index": _m007_session_index,
     "0008_name_cache": _m008_name_cache,
     "0009_mine_batches": _m009_mine_batches,
+    "0016_session_index_derived": _m016_session_index_derived,
 }
 
 

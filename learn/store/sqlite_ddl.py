@@ -246,6 +246,14 @@ def _m009_mine_batches(conn: Any, s: StoreSchema) -> None:
     create_table(conn)
 
 
+def _m016_session_index_derived(conn: Any, s: StoreSchema) -> None:
+    # The session index keeps derived, redacted data only: the raw-record
+    # pickles of 0007's `prefix` column go, their pages zeroed.
+    from learn.store.session_index import derived_only
+
+    derived_only(conn)
+
+
 SQLITE_STEPS = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -256,4 +264,5 @@ SQLITE_STEPS = {
     "0007_session_index": _m007_session_index,
     "0008_name_cache": _m008_name_cache,
     "0009_mine_batches": _m009_mine_batches,
+    "0016_session_index_derived": _m016_session_index_derived,
 }
