@@ -29,7 +29,6 @@ from learn.transcripts.view import (
     reading_order,
 )
 
-
 if TYPE_CHECKING:
     from learn.store.session_index import SessionIndex
 

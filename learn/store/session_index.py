@@ -20,13 +20,11 @@ detector candidates (msgpack). Never a raw transcript record, never a pickle.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from learn.mining.cache import MineCache, cache_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +235,7 @@ def session_index_path(store: Path | str | None = None) -> Path:
     store is a shared PostgreSQL database (the index is per machine, and derived: it
     never goes to a shared database)."""
     from learn.paths import cache_dir
-    from learn.store.runs import default_store_target
+    from learn.store.target import default_store_target
 
     target = store if store is not None else default_store_target()
     if isinstance(target, str) and "://" in target:
@@ -258,20 +256,3 @@ def open_session_index(store: Path | str | None = None) -> Iterator[SessionIndex
         yield SessionIndex(conn)
     finally:
         conn.close()
-
-
-class IndexedMineCache(MineCache):
-    """The mining cache, keyed from the digests the session index kept.
-
-    The cache's key is the sha256 of the file's bytes; hashing it again would
-    open every unchanged file on a warm run. A path the index did not give is
-    hashed as before.
-    """
-
-    def __init__(self, digests: Mapping[Path, str], root: Path | None = None) -> None:
-        super().__init__(root)
-        self._digests = dict(digests)
-
-    def key_for_file(self, transcript: Path) -> str:
-        digest = self._digests.get(transcript)
-        return cache_key(digest) if digest is not None else super().key_for_file(transcript)

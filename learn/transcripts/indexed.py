@@ -34,6 +34,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import msgspec
+
 from learn.transcripts.compact import (
     decode_candidates,
     decode_view,
@@ -41,7 +43,6 @@ from learn.transcripts.compact import (
     encode_view,
     view_version,
 )
-import msgspec
 
 _T = TypeVar("_T")
 
