@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -136,15 +136,33 @@ def min_signal_confidence() -> float:
 def context_key(fingerprints: Sequence[str], aside_paths: Sequence[Path],
                 min_confidence: float) -> str:
     """What besides the file's bytes shaped its view: a change here is a miss."""
-    h = hashlib.sha256()
-    for text in fingerprints:
-        h.update(text.encode("utf-8", "surrogatepass") + b"\0")
-    h.update(b"\1")
-    for path in aside_paths:
-        st = stamp(path)
-        h.update(f"{path}\0{st}\0".encode("utf-8", "surrogateescape"))
-    h.update(f"\1{min_confidence!r}".encode())
-    return h.hexdigest()
+    return ContextKeys(min_confidence).key(fingerprints, aside_paths)
+
+
+class ContextKeys:
+    """`context_key` for many files: each set of fingerprints hashed once, not once a file
+    (a project's fingerprints are one object for all its files, and hashing them
+    per file was most of the per-file cost of a warm listing's check)."""
+
+    def __init__(self, min_confidence: float) -> None:
+        self._min_confidence = min_confidence
+        # id -> (the object, kept alive so its id is not reused; the hash after it)
+        self._seen: dict[int, tuple[Sequence[str], Any]] = {}
+
+    def key(self, fingerprints: Sequence[str], aside_paths: Sequence[Path]) -> str:
+        got = self._seen.get(id(fingerprints))
+        if got is None:
+            h = hashlib.sha256()
+            for text in fingerprints:
+                h.update(text.encode("utf-8", "surrogatepass") + b"\0")
+            h.update(b"\1")
+            got = self._seen[id(fingerprints)] = (fingerprints, h)
+        h = got[1].copy()
+        for path in aside_paths:
+            st = stamp(path)
+            h.update(f"{path}\0{st}\0".encode("utf-8", "surrogateescape"))
+        h.update(f"\1{self._min_confidence!r}".encode())
+        return str(h.hexdigest())
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,9 +248,11 @@ def indexed_views(
     rows = index.get_many(paths, views=views) if index is not None else {}
     out: dict[int, IndexedSession] = {}
     jobs: list[tuple[int, _Job]] = []
+    contexts = ContextKeys(min_confidence)
     for i, f in enumerate(files):
-        fingerprints = tuple(fingerprints_for(f))
-        context = context_key(fingerprints, f.aside_paths, min_confidence)
+        given = fingerprints_for(f)
+        context = contexts.key(given, f.aside_paths)
+        fingerprints = tuple(given)
         row = rows.get(paths[i])
         if row is not None and _fresh(row, stamp(f.path), version, context) and (
                 not views or row.view is not None):
@@ -240,12 +260,17 @@ def indexed_views(
             continue
         jobs.append((i, _Job(f.path, fingerprints, f.aside_paths, min_confidence, version, context,
                              views)))
-    from learn.transcripts.pool import ordered_map
-
     done = len(out)
     fresh_rows: list[IndexRow] = []
-    for (i, _), got in zip(jobs, ordered_map(read_row, [j for _, j in jobs], workers=workers),
-                           strict=True):
+    if jobs:
+        # Only when something is read: the pool imports multiprocessing.
+        from learn.transcripts.pool import ordered_map
+
+        got_rows: Iterable[IndexRow | None] = ordered_map(read_row, [j for _, j in jobs],
+                                                          workers=workers)
+    else:
+        got_rows = ()
+    for (i, _), got in zip(jobs, got_rows, strict=True):
         done += 1
         if progress is not None:
             progress(done, len(files))

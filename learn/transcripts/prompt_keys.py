@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from learn.transcripts.discover import HeadReader
 
 _SPOKEN: Final = ("typed", "queued")
-# One session's long prompts: [folded-text hash, own-turn key hashes...] each.
-Keys = list[list[str]]
+# One session's long prompts: (folded-text hash, folded length, own-turn key hashes) each.
+Keys = list[tuple[str, int, list[str]]]
 
 
 def _h(text: str) -> str:
@@ -59,7 +59,7 @@ def prompt_keys(view: Session) -> Keys:
             continue
         key = fold(turn.text)
         if len(key) >= REPEATED_MIN_CHARS:
-            out.append([_h(key), *(_h(k) for k in turn_keys(turn))])
+            out.append((_h(key), len(key), [_h(k) for k in turn_keys(turn)]))
     return out
 
 
@@ -78,11 +78,11 @@ def repeated_keys(sessions: Iterable[tuple[datetime | None, str, Keys]],
     seen: set[str] = set()
     sessions_of: dict[str, set[str]] = {}
     for _, sid, keys in order:
-        for text_key, *own in keys:
+        for text_key, _, own in keys:
             if own and any(k in seen for k in own):
                 continue
             sessions_of.setdefault(text_key, set()).add(sid)
-        for _, *own in keys:
+        for _, _, own in keys:
             seen.update(own)
     return {k: len(ids) for k, ids in sessions_of.items() if len(ids) >= min_sessions}
 
@@ -93,7 +93,7 @@ def without_repeated_prompts(view: Session, fingerprints: Sequence[str], *, inde
     (`scripted.without_project_prompts`, from the index where it is fresh)."""
     from learn.transcripts.compact import view_version
     from learn.transcripts.discover import scan
-    from learn.transcripts.indexed import context_key, stamp
+    from learn.transcripts.indexed import ContextKeys, stamp
 
     # A turn holding a repeated prompt (>= REPEATED_MIN_CHARS) is that long itself.
     if not view.project or not prompt_keys(view):
@@ -101,15 +101,16 @@ def without_repeated_prompts(view: Session, fingerprints: Sequence[str], *, inde
     files = scan(project=Path(view.project), heads=heads).files
     rows = index.get_many([str(f.path) for f in files], views=False)
     version = view_version()
+    contexts = ContextKeys(min_confidence)
     sessions: list[tuple[datetime | None, str, Keys]] = []
-    where: dict[str, Path] = {}  # folded-text hash -> a file holding it
+    where: dict[str, tuple[Path, int]] = {}  # folded-text hash -> a file holding it, its length
     for f in files:
         row = rows.get(str(f.path))
         st = stamp(f.path)
         if (row is not None and row.prompts is not None and st is not None
                 and (row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode)
                 and row.version == version
-                and row.context == context_key(fingerprints, f.aside_paths, min_confidence)):
+                and row.context == contexts.key(fingerprints, f.aside_paths)):
             summary = msgspec.json.decode(row.summary)
             started = summary.get("started_at")
             keys = msgspec.json.decode(row.prompts, type=Keys)
@@ -122,15 +123,20 @@ def without_repeated_prompts(view: Session, fingerprints: Sequence[str], *, inde
                 continue
             keys = prompt_keys(other)
             sessions.append((other.started_at, other.id, keys))
-        for text_key, *_ in keys:
-            where.setdefault(text_key, f.path)
+        for text_key, length, _ in keys:
+            where.setdefault(text_key, (f.path, length))
     repeated = repeated_keys(sessions)
     prompts = {k: RepeatedPrompt(t, repeated[k], by_hand=False)
                for k, t in _texts(view).items() if k in repeated}
     # A repeated prompt the shown view holds only inside a longer turn (words
-    # typed around a paste): its text comes from the head of one file holding it.
+    # typed around a paste): its text comes from the head of one file holding
+    # it, when the view has a turn long enough to hold it.
+    longest = max(length for _, length, _ in prompt_keys(view))
     for key in repeated.keys() - prompts.keys():
-        other = _head_view(where[key], fingerprints)
+        path, length = where[key]
+        if length >= longest:
+            continue
+        other = _head_view(path, fingerprints)
         text = _texts(other).get(key) if other is not None else None
         if text is not None:
             prompts[key] = RepeatedPrompt(text, repeated[key], by_hand=False)
