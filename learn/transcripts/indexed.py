@@ -219,6 +219,21 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
                    detected=encode_candidates(detected))
 
 
+def _preload(views: bool) -> None:
+    """Import what read_row needs before the pool forks: each worker would import it
+    again (~0.04 s of CPU each for the summary's modules)."""
+    import learn.store.session_index
+    import learn.transcripts.parser
+    import learn.transcripts.prompt_keys
+    import learn.transcripts.serialise
+    import learn.transcripts.session
+
+    if views:
+        import learn.detect
+        import learn.detect.to_candidates
+        import learn.render  # noqa: F401
+
+
 def _fresh(row: IndexRow | None, st: Stamp | None, version: str, context: str) -> bool:
     return (
         row is not None and st is not None
@@ -265,6 +280,8 @@ def indexed_views(
     if jobs:
         # Only when something is read: the pool imports multiprocessing.
         from learn.transcripts.pool import ordered_map
+
+        _preload(views)
 
         got_rows: Iterable[IndexRow | None] = ordered_map(read_row, [j for _, j in jobs],
                                                           workers=workers)
