@@ -216,15 +216,21 @@ def show(home: Path, data: Path, sessions: int, repeat: int) -> bool:
     shutil.rmtree(data, ignore_errors=True)
     listed = json.loads(_timed(_learn("sessions", "--all-projects", "--json"), env)[2])["sessions"]
     in_big = [s for s in listed if s["project"] == "/home/dev/big"]
-    # The session with the most typed turns: the most to show.
-    pick = max(in_big, key=lambda s: (s["human_turns"], s["size_bytes"]))
-    wall, cpu, out = _best(lambda: _timed(_learn("show", pick["id"]), env), repeat)
+    by_size = sorted(in_big, key=lambda s: s["size_bytes"])
+    # The largest session (the most to parse and print) and a median one.
+    picks = {"largest": by_size[-1], "median": by_size[len(by_size) // 2]}
     h_wall, h_cpu, _ = _best(lambda: _timed(_learn("--help"), env), repeat)
-    print(f"4. `learn show` in one project of {len(in_big)} sessions "
-          f"({pick['human_turns']} typed turns, {pick['size_bytes'] / 1e3:.0f} kB, {len(out.splitlines())} lines):")
+    print(f"4. `learn show` in one project of {len(in_big)} sessions, the index filled by one "
+          "`learn sessions`:")
     print(f"   `learn --help` (baseline)  {h_wall:6.3f} s wall  {h_cpu:6.3f} s CPU")
-    print(f"   `learn show`               {wall:6.3f} s wall  {cpu:6.3f} s CPU")
-    return min(wall, cpu) <= 0.3
+    ok = True
+    for name, pick in picks.items():
+        wall, cpu, out = _best(lambda pick=pick: _timed(_learn("show", pick["id"]), env), repeat)
+        print(f"   `learn show` {name:8} ({pick['human_turns']:3} typed turns, "
+              f"{pick['size_bytes'] / 1e3:5.0f} kB, {len(out.splitlines()):4} lines)  "
+              f"{wall:6.3f} s wall  {cpu:6.3f} s CPU")
+        ok = ok and min(wall, cpu) <= 0.3
+    return ok
 
 
 def main(argv: list[str]) -> int:
