@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import apsw
 import pytest
 from click.testing import CliRunner
 from test_transcripts_scripted import CHECKLIST, SCRIPT
@@ -140,3 +141,18 @@ def test_a_listing_imports_no_vectors_detectors_or_mining(tmp_path: Path) -> Non
     assert not never & warm
     # Nothing to read on a warm listing: no parser, no process pool.
     assert not {"learn.transcripts.parser", "concurrent.futures.process"} & warm
+
+
+def test_show_without_a_usable_store_reads_the_files(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # The index only saves reading: a store show cannot open (here a directory
+    # where the database file should be) is not an error.
+    files = _project(Path.home())
+    data = tmp_path / "data"
+    monkeypatch.setenv("LEARN_DATA_DIR", str(data))
+    (data / "learn.db").mkdir(parents=True)
+    from learn.store.session_index import open_session_index
+
+    with pytest.raises(apsw.Error), open_session_index():
+        pass
+    assert _show(session_id("amended")) == _unindexed(files["amended"])

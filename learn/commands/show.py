@@ -102,17 +102,32 @@ def _cwd_of(transcript: object) -> str | None:
 @click.option("--json", "as_json", is_flag=True, help="Print the session view as JSON.")
 def command(session_ref: str, as_json: bool) -> None:
     """Show one session (id, unique id prefix, or path) as learn sees it."""
+    from contextlib import ExitStack, suppress
+
+    import apsw
+
+    from learn.store.db import StoreError
     from learn.store.session_index import open_session_index
     from learn.transcripts.indexed import CachedHeads
     from learn.transcripts.session import session_to_dict
 
     # Through the session index (issue 17): heads and other sessions' prompts
     # come from it, so only this session's file is read when the rest is unchanged.
-    with open_session_index() as index:
-        heads = CachedHeads(index)
+    # The index only saves reading: a store that cannot be opened (busy, read-only)
+    # leaves show reading the files.
+    with ExitStack() as stack:
+        index: SessionIndex | None = None
+        heads: CachedHeads | None = None
+        try:
+            index = stack.enter_context(open_session_index())
+            heads = CachedHeads(index)
+        except (StoreError, apsw.Error, OSError):
+            index = heads = None
         path, file = resolve_session(session_ref, heads)
         session = load_view(path, file, index=index, heads=heads)
-        heads.save()
+        if heads is not None:
+            with suppress(StoreError, apsw.Error):  # what was read is read again next time
+                heads.save()
     if as_json:
         click.echo(json.dumps(session_to_dict(session), indent=2, ensure_ascii=False))
         return
