@@ -55,7 +55,6 @@ if TYPE_CHECKING:
     from learn.transcripts.view import Session
 
 
-
 @dataclass(frozen=True, slots=True)
 class Stamp:
     size: int
