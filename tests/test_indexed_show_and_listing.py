@@ -53,8 +53,9 @@ def _t(day: int) -> datetime:
 
 
 def _project(home: Path) -> dict[str, Path]:
-    """A project of 12 sessions: a harness script opening 3, a checklist pasted into 3,
-    one that pastes the checklist inside a longer turn, and 5 with nothing repeated."""
+    """A project of 13 sessions: a harness script opening 3, a checklist pasted into 3,
+    one that pastes the checklist inside a longer turn, one that types one paragraph
+    of it, and 5 with nothing repeated."""
     claude, project = home / ".claude", home / "code" / "svc"
     project.mkdir(parents=True, exist_ok=True)
     out: dict[str, Path] = {}
@@ -71,6 +72,9 @@ def _project(home: Path) -> dict[str, Path]:
     for n, ask in enumerate(["add retries to the fetcher", "cache the config", "drop python 3.9"]):
         add(f"hand-{n}", 6 + n, ask, CHECKLIST)
     add("amended", 12, CHECKLIST.replace("\n\nNo new", "\n\nskip the dependency rule today\n\nNo new"))
+    # One paragraph of the checklist, typed alone: cut by its fingerprint.
+    add("paragraph", 13, "Error messages say what to do next and name the file involved, always.",
+        "then ship it")
     for n in range(5):
         add(f"plain-{n}", 14 + n, f"rename the helper number {n}", "and run the tests")
     return out
@@ -93,7 +97,7 @@ def _unindexed(path: Path) -> dict:  # type: ignore[type-arg]
     return session_to_dict(load_view(path, file))
 
 
-@pytest.mark.parametrize("name", ["script-1", "hand-2", "amended", "plain-0"])
+@pytest.mark.parametrize("name", ["script-1", "hand-2", "amended", "paragraph", "plain-0"])
 def test_show_through_the_index_equals_reading_every_head(name: str, opened: list[str]) -> None:
     files = _project(Path.home())
     sid = session_id(name)
@@ -107,13 +111,15 @@ def test_show_through_the_index_equals_reading_every_head(name: str, opened: lis
     others = {p for p in opened if p.endswith(".jsonl")} - {str(files[name])}
     # The session's own file, and for each repeated prompt (2 here) it may hold
     # inside a longer turn, the head of one file that holds it: never every head.
-    assert len(others) <= (2 if name == "amended" else 1), others
+    assert len(others) <= 2, others
     assert not others & {str(p) for n, p in files.items() if n.startswith("plain")}
     if name in ("script-1", "hand-2"):
         turns = [t["text"] for t in warm["human_turns_detail"]]
         assert SCRIPT not in turns and CHECKLIST not in turns
     if name == "amended":
         assert [t["text"] for t in warm["human_turns_detail"]] == ["skip the dependency rule today"]
+    if name == "paragraph":
+        assert [t["text"] for t in warm["human_turns_detail"]] == ["then ship it"]
 
 
 def _importtime(args: list[str], env: dict[str, str]) -> set[str]:

@@ -11,9 +11,11 @@ The session index keeps, per file, hashes of its long typed prompts instead
 `resume.own_turns` dedups a resumed session's copies by. Derived and one-way:
 no prompt text is stored (issue 20). From those, `without_repeated_prompts`
 counts in how many sessions each long prompt is the session's own, the way
-`scripted.repeated_prompts` does over views, and takes the text to cut from
-the shown view itself. A file the index has no fresh entry for is read as
-before (its head).
+`scripted.repeated_prompts` does over views. The text to cut comes from the
+shown view itself, or, for a repeated prompt it holds only in part (a
+paragraph, or a paste with words around it), from the head of one file that
+holds it: a few heads, one per prompt the project repeats. A file the index
+has no fresh entry for is read as before (its head).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 
 from learn.textfold import fold
+from learn.transcripts.replay import REPLAY_FINGERPRINT_CHARS
 from learn.transcripts.resume import _keys as turn_keys
 from learn.transcripts.scripted import (
     HEAD_BYTES,
@@ -43,8 +46,8 @@ if TYPE_CHECKING:
     from learn.transcripts.discover import HeadReader
 
 _SPOKEN: Final = ("typed", "queued")
-# One session's long prompts: (folded-text hash, folded length, own-turn key hashes) each.
-Keys = list[tuple[str, int, list[str]]]
+# One session's long prompts: (folded-text hash, own-turn key hashes) each.
+Keys = list[tuple[str, list[str]]]
 
 
 def _h(text: str) -> str:
@@ -59,7 +62,7 @@ def prompt_keys(view: Session) -> Keys:
             continue
         key = fold(turn.text)
         if len(key) >= REPEATED_MIN_CHARS:
-            out.append((_h(key), len(key), [_h(k) for k in turn_keys(turn)]))
+            out.append((_h(key), [_h(k) for k in turn_keys(turn)]))
     return out
 
 
@@ -78,11 +81,11 @@ def repeated_keys(sessions: Iterable[tuple[datetime | None, str, Keys]],
     seen: set[str] = set()
     sessions_of: dict[str, set[str]] = {}
     for _, sid, keys in order:
-        for text_key, _, own in keys:
+        for text_key, own in keys:
             if own and any(k in seen for k in own):
                 continue
             sessions_of.setdefault(text_key, set()).add(sid)
-        for _, _, own in keys:
+        for _, own in keys:
             seen.update(own)
     return {k: len(ids) for k, ids in sessions_of.items() if len(ids) >= min_sessions}
 
@@ -95,15 +98,19 @@ def without_repeated_prompts(view: Session, fingerprints: Sequence[str], *, inde
     from learn.transcripts.discover import scan
     from learn.transcripts.indexed import ContextKeys, stamp
 
-    # A turn holding a repeated prompt (>= REPEATED_MIN_CHARS) is that long itself.
-    if not view.project or not prompt_keys(view):
+    # A prompt is cut from a turn by its fingerprints: paragraphs of 40 folded
+    # chars or more (replay.replay_fingerprints). A view with no typed turn
+    # that long has nothing to cut.
+    if not view.project or not any(
+            t.origin in _SPOKEN and len(fold(t.text)) >= REPLAY_FINGERPRINT_CHARS
+            for t in view.human_turns):
         return view
     files = scan(project=Path(view.project), heads=heads).files
     rows = index.get_many([str(f.path) for f in files], views=False)
     version = view_version()
     contexts = ContextKeys(min_confidence)
     sessions: list[tuple[datetime | None, str, Keys]] = []
-    where: dict[str, tuple[Path, int]] = {}  # folded-text hash -> a file holding it, its length
+    where: dict[str, Path] = {}  # folded-text hash -> a file holding it
     for f in files:
         row = rows.get(str(f.path))
         st = stamp(f.path)
@@ -123,20 +130,17 @@ def without_repeated_prompts(view: Session, fingerprints: Sequence[str], *, inde
                 continue
             keys = prompt_keys(other)
             sessions.append((other.started_at, other.id, keys))
-        for text_key, length, _ in keys:
-            where.setdefault(text_key, (f.path, length))
+        for text_key, _ in keys:
+            where.setdefault(text_key, f.path)
     repeated = repeated_keys(sessions)
     prompts = {k: RepeatedPrompt(t, repeated[k], by_hand=False)
                for k, t in _texts(view).items() if k in repeated}
-    # A repeated prompt the shown view holds only inside a longer turn (words
-    # typed around a paste): its text comes from the head of one file holding
-    # it, when the view has a turn long enough to hold it.
-    longest = max(length for _, length, _ in prompt_keys(view))
+    # A repeated prompt the shown view does not hold as a whole turn may still
+    # be cut from one (a paste with words typed around it, one paragraph of
+    # it): its text comes from the head of one file holding it. A project
+    # repeats few prompts, so this reads a few heads, not every one.
     for key in repeated.keys() - prompts.keys():
-        path, length = where[key]
-        if length >= longest:
-            continue
-        other = _head_view(path, fingerprints)
+        other = _head_view(where[key], fingerprints)
         text = _texts(other).get(key) if other is not None else None
         if text is not None:
             prompts[key] = RepeatedPrompt(text, repeated[key], by_hand=False)
