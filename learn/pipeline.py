@@ -183,6 +183,7 @@ def run_pipeline(
 ) -> tuple[RunResult, Trace]:
     """Run the whole job. `backend=None` with `options.offline` runs without a model."""
     from learn.embed import get_embedder
+    from learn.mining.indexed_cache import IndexedMineCache
     from learn.mining.miner import mine_sessions
     from learn.mining.verify import command_ran, quote_found, session_commands
     from learn.models.meter import UsageMeter
@@ -192,7 +193,7 @@ def run_pipeline(
     from learn.render import redact
     from learn.render.spoken import spoken_turns
     from learn.store.adapters import open_learn_store
-    from learn.store.session_index import IndexedMineCache, open_session_index
+    from learn.store.session_index import open_session_index
     from learn.transcripts.discover import scan
     from learn.transcripts.indexed import CachedHeads, indexed_views
     from learn.transcripts.replay import replay_fingerprints

@@ -157,17 +157,16 @@ def test_a_rewritten_head_with_more_bytes_is_read_whole(tmp_path: Path) -> None:
     assert got[0].digest == cold[0].digest
 
 
-def test_a_grown_file_is_parsed_from_its_tail_and_matches_a_cold_parse(tmp_path: Path) -> None:
+def test_a_grown_file_is_read_again_and_matches_a_cold_parse(tmp_path: Path) -> None:
     home = _home(tmp_path, 1)
     path = _files(home)[0].path
     full = path.read_bytes()
     lines = full.split(b"\n")
     cut = len(lines) // 2
-    # The live session stopped mid-line: the half line is read, then read again.
+    # The live session stopped mid-line: the half line is skipped, then read whole.
     head = b"\n".join(lines[:cut]) + b"\n" + lines[cut][:25]
     path.write_bytes(head)
     first = _views(home, tmp_path / "s.db")
-    assert first[0].row.offset == head.rfind(b"\n") + 1 and first[0].row.prefix is not None
     with path.open("ab") as fh:
         fh.write(full[len(head):])
     grown = _views(home, tmp_path / "s.db")
@@ -176,28 +175,107 @@ def test_a_grown_file_is_parsed_from_its_tail_and_matches_a_cold_parse(tmp_path:
     assert grown[0].session == cold[0].session
     assert grown[0].summary == cold[0].summary
     assert grown[0].digest == cold[0].digest
-    assert grown[0].row.offset == cold[0].row.offset == len(full) - (0 if full.endswith(b"\n") else len(lines[-1]))
     assert len(grown[0].session.human_turns) > len(first[0].session.human_turns)
 
 
-def test_a_grown_file_does_not_parse_its_prefix_again(tmp_path: Path) -> None:
+# A tool's output that no derived view keeps (a successful command's stdout).
+_TOOL_OUTPUT = "build-cache-7f3a9c-raw-tool-output-only"
+
+
+def _live_session_with_tool_output(tmp_path: Path) -> Path:
     home = _home(tmp_path, 1)
     path = _files(home)[0].path
-    full = path.read_bytes()
-    lines = full.split(b"\n")
-    cut = len(lines) // 2
-    head = b"\n".join(lines[:cut]) + b"\n"
-    path.write_bytes(head)
-    first = _views(home, tmp_path / "s.db")
-    typed = [t.text for t in first[0].session.human_turns]
-    # Blank out a typed prompt in the middle of the prefix (past the first block,
-    # same length): a tail read never sees it; a whole read would.
-    victim = next(t for t in typed if head.find(t.encode()) > 4096)
-    at = head.find(victim.encode())
-    path.write_bytes(head[:at] + b"x" * len(victim.encode()) + head[at + len(victim.encode()):]
-                     + full[len(head):])
-    grown = _views(home, tmp_path / "s.db")
-    assert victim in [t.text for t in grown[0].session.human_turns]
+    lines = path.read_text().splitlines()
+    text = "\n".join(lines).replace('"content": "deploy.sh\\n"', f'"content": "{_TOOL_OUTPUT}\\n"')
+    assert _TOOL_OUTPUT in text
+    path.write_text(text + "\n")  # modified now: a live session
+    return home
+
+
+def _db_bytes(db: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))
+
+
+def _blobs(db: Path) -> list[bytes]:
+    with open_session_index(db) as index:
+        rows = list(index._conn.execute("SELECT * FROM session_index"))
+    return [v if isinstance(v, bytes) else str(v).encode() for r in rows for v in r
+            if isinstance(v, bytes | str)]
+
+
+def test_the_index_keeps_no_raw_record_and_no_pickle(tmp_path: Path) -> None:
+    home = _live_session_with_tool_output(tmp_path)
+    db = tmp_path / "s.db"
+    listed = _views(home, db, views=False)
+    ran = _views(home, db)
+    assert listed[0].summary == ran[0].summary
+    assert ran[0].session.human_turns
+    blobs = _blobs(db)
+    assert blobs
+    # Pickle protocol 2+ starts with PROTO (0x80) and its version; zstd frames with their magic.
+    assert not [b for b in blobs if b[:1] == b"\x80" and b[1:2] in b"\x02\x03\x04\x05"]
+    assert not [b for b in blobs if b"\x28\xb5\x2f\xfd" in b]
+    assert not [b for b in blobs if _TOOL_OUTPUT.encode() in b]
+    assert _TOOL_OUTPUT.encode() not in _db_bytes(db)
+
+
+def test_migration_0016_drops_the_pickled_records_and_keeps_the_views(tmp_path: Path) -> None:
+    import pickle
+
+    from learn.store.db import connect
+    from learn.store.schema import MIGRATIONS, StoreSchema, migrate
+
+    home = _live_session_with_tool_output(tmp_path)
+    db = tmp_path / "old.db"
+    cold = _views(home, tmp_path / "cold.db")
+    # A store as 0007-0009 left it: a live session's records pickled in `prefix`.
+    conn = connect(db, vectors=False)
+    upto = [name for name, _ in MIGRATIONS].index("0016_session_index_derived")
+    migrate(conn, StoreSchema(), upto=upto)
+    r = cold[0].row
+    record = pickle.dumps([{"type": "user", "content": _TOOL_OUTPUT}], protocol=5)
+    conn.execute(
+        "INSERT INTO session_index (path, size, mtime_ns, inode, head_hash, version, context, "
+        "offset, digest, summary, view, detected, prefix) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (r.path, r.size, r.mtime_ns, r.inode, "h", r.version, r.context, r.size, r.digest,
+         r.summary, r.view, r.detected, record))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert _TOOL_OUTPUT.encode() in _db_bytes(db)
+    migrate(conn, StoreSchema())
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    assert _TOOL_OUTPUT.encode() not in _db_bytes(db)
+    with open_session_index(db) as index:
+        assert "prefix" not in {str(c[1]) for c in index._conn.execute("PRAGMA table_info(session_index)")}
+    warm = _views(home, db)
+    assert warm[0].from_index  # the derived entry survived the migration
+    assert warm[0].session == cold[0].session
+
+
+def test_a_listing_builds_no_view_and_a_run_after_it_does(tmp_path: Path) -> None:
+    home = _home(tmp_path, 3)
+    db = tmp_path / "s.db"
+    listed = _views(home, db, views=False)
+    assert [i.row.view for i in listed] == [None] * 3 and all(i.row.digest is None for i in listed)
+    with pytest.raises(LookupError):
+        _ = listed[0].session
+    again = _views(home, db, views=False)
+    assert [i.from_index for i in again] == [True] * 3
+    ran = _views(home, db)
+    assert [i.from_index for i in ran] == [False] * 3  # the listing's entries held no view
+    cold = _views(home, tmp_path / "cold.db")
+    assert [i.session for i in ran] == [i.session for i in cold]
+    assert [i.summary for i in listed] == [i.summary for i in ran] == [i.summary for i in cold]
+    # A listing after a run uses the run's entries as they are.
+    after = _views(home, db, views=False)
+    assert [i.from_index for i in after] == [True] * 3 and after[0].row.digest is not None
+
+
+def test_parallel_listing_equals_serial(tmp_path: Path) -> None:
+    home = _home(tmp_path, 10)
+    serial = _views(home, tmp_path / "a.db", workers=1, views=False)
+    pooled = _views(home, tmp_path / "b.db", workers=2, views=False)
+    assert [i.row for i in pooled] == [i.row for i in serial]
 
 
 def test_a_stale_view_version_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

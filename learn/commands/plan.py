@@ -39,7 +39,8 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
     model = model or config.models.mine
     context_window = context_window or config.models.context_window
     fingerprints = replay_fingerprints(load_templates(None if scope.all_projects else scope.project))
-    from learn.store.session_index import IndexedMineCache, open_session_index
+    from learn.mining.indexed_cache import IndexedMineCache
+    from learn.store.session_index import open_session_index
     from learn.transcripts.indexed import CachedHeads, LazyViews, indexed_views
 
     # Through the session index: unchanged files are neither opened, parsed nor hashed.

@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from learn.transcripts.discover import SessionFile, scan
+from learn.transcripts.discover import HeadReader, SessionFile, scan
 from learn.transcripts.view import (
     Denial,
     HumanTurn,
@@ -28,15 +29,18 @@ from learn.transcripts.view import (
     reading_order,
 )
 
+if TYPE_CHECKING:
+    from learn.store.session_index import SessionIndex
 
-def resolve_session(ref: str) -> tuple[Path, SessionFile | None]:
+
+def resolve_session(ref: str, heads: HeadReader | None = None) -> tuple[Path, SessionFile | None]:
     """A path, a full session id, or a unique id prefix -> the transcript path."""
     if not ref.strip():
         raise click.ClickException("give a session id, a unique id prefix, or a path")
     candidate = Path(ref).expanduser()
     if candidate.is_file():
         return candidate, None
-    matches = [f for f in scan(all_projects=True, id_prefix=ref).files if f.session_id.startswith(ref)]
+    matches = [f for f in scan(all_projects=True, id_prefix=ref, heads=heads).files if f.session_id.startswith(ref)]
     exact = [f for f in matches if f.session_id == ref]
     if exact:
         return exact[0].path, exact[0]
@@ -52,7 +56,8 @@ def resolve_session(ref: str) -> tuple[Path, SessionFile | None]:
     return matches[0].path, matches[0]
 
 
-def load_view(path: Path, file: SessionFile | None) -> Session:
+def load_view(path: Path, file: SessionFile | None, *, index: SessionIndex | None = None,
+              heads: HeadReader | None = None) -> Session:
     from learn.transcripts.discover import aside_paths_for
     from learn.transcripts.parser import parse
     from learn.transcripts.replay import FingerprintCache
@@ -72,7 +77,14 @@ def load_view(path: Path, file: SessionFile | None) -> Session:
         subagent_paths=file.subagent_paths if file is not None else (),
         asides=read_asides(file.aside_paths if file is not None else aside_paths_for(path)),
     )
-    # Show it as a run reads it: without prompts repeated across the project.
+    # Show it as a run reads it: without prompts repeated across the project
+    # (from the session index when given: no other session's file is opened).
+    if index is not None and heads is not None:
+        from learn.transcripts.indexed import min_signal_confidence
+        from learn.transcripts.prompt_keys import without_repeated_prompts
+
+        return without_repeated_prompts(view, fingerprints, index=index, heads=heads,
+                                        min_confidence=min_signal_confidence())
     return without_project_prompts(view, fingerprints)
 
 
@@ -90,10 +102,32 @@ def _cwd_of(transcript: object) -> str | None:
 @click.option("--json", "as_json", is_flag=True, help="Print the session view as JSON.")
 def command(session_ref: str, as_json: bool) -> None:
     """Show one session (id, unique id prefix, or path) as learn sees it."""
+    from contextlib import ExitStack, suppress
+
+    import apsw
+
+    from learn.store.db import StoreError
+    from learn.store.session_index import open_session_index
+    from learn.transcripts.indexed import CachedHeads
     from learn.transcripts.session import session_to_dict
 
-    path, file = resolve_session(session_ref)
-    session = load_view(path, file)
+    # Through the session index (issue 17): heads and other sessions' prompts
+    # come from it, so only this session's file is read when the rest is unchanged.
+    # The index only saves reading: a store that cannot be opened (busy, read-only)
+    # leaves show reading the files.
+    with ExitStack() as stack:
+        index: SessionIndex | None = None
+        heads: CachedHeads | None = None
+        try:
+            index = stack.enter_context(open_session_index())
+            heads = CachedHeads(index)
+        except (StoreError, apsw.Error, OSError):
+            index = heads = None
+        path, file = resolve_session(session_ref, heads)
+        session = load_view(path, file, index=index, heads=heads)
+        if heads is not None:
+            with suppress(StoreError, apsw.Error):  # what was read is read again next time
+                heads.save()
     if as_json:
         click.echo(json.dumps(session_to_dict(session), indent=2, ensure_ascii=False))
         return

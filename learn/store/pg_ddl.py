@@ -265,6 +265,11 @@ def _m011_proposal_states(conn: Any, s: StoreSchema) -> None:
     create_tables(conn, postgres=True)
 
 
+def _m016_session_index_derived(conn: Any, s: StoreSchema) -> None:
+    # Nothing: the session index lives in local SQLite only.
+    return None
+
+
 PG_STEPS: dict[str, Migration] = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -277,6 +282,7 @@ PG_STEPS: dict[str, Migration] = {
     "0009_mine_batches": _m009_mine_batches,
     "0011_proposal_states": _m011_proposal_states,
     "0014_team_protection": _m014_team_protection,
+    "0016_session_index_derived": _m016_session_index_derived,
 }
 
 

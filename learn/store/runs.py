@@ -13,25 +13,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from learn.paths import data_dir
 from learn.reduce.suppress import parse_iso
 from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 
+# Where the store is: learn.store.target (light to import), re-exported here.
+from learn.store.target import STORE_FILENAME as STORE_FILENAME
+from learn.store.target import default_store_path as default_store_path
+from learn.store.target import default_store_target as default_store_target
+
 Decision = Literal["accepted", "edited", "dismissed"]
-STORE_FILENAME = "learn.db"
-
-
-def default_store_path() -> Path:
-    return data_dir() / STORE_FILENAME
-
-
-def default_store_target() -> Path | str:
-    """Where the store is: the config's `[store] database_url` (or LEARN_DATABASE_URL),
-    a `postgresql://` URL, when set; else the SQLite file data_dir()/learn.db."""
-    from learn.config import load_config
-
-    url = load_config().store.database_url
-    return url if url else default_store_path()
 
 
 def result_to_full_json(result: RunResult) -> dict[str, Any]:

@@ -6,39 +6,47 @@ Two tables: `session_index` (the parsed view, learn.transcripts.indexed) and
 
 Per machine (paths and inodes are this disk's), so it lives in the local SQLite
 store only, never in a shared backend; migration `0007_session_index` makes its
-one table. A row is used only when the file's stat (size, mtime_ns, inode) and
-the row's `version` (view and render versions) and `context` (what else the
-view was built from: replay fingerprints, aside files, detector threshold) all
-match; anything else is a miss and the file is read again.
+tables, `0016_session_index_derived` drops what was not derived. A row is used
+only when the file's stat (size, mtime_ns, inode) and the row's `version` (view
+and render versions) and `context` (what else the view was built from: replay
+fingerprints, aside files, detector threshold) all match; anything else is a
+miss and the file is read again.
+
+Only derived, redacted data is kept (issue 20): a summary (counts, id, dates),
+hashes of long typed prompts, and for a run the redacted compact view and
+detector candidates (msgpack). Never a raw transcript record, never a pickle.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from learn.mining.cache import MineCache, cache_key
-
 
 @dataclass(frozen=True, slots=True)
 class IndexRow:
+    """One file's derived, redacted entry: never a raw transcript record (issue 20).
+
+    A listing (`learn sessions`) stores only the summary; a run adds the view,
+    its detector candidates and the digest (`view`/`detected`/`digest` None
+    until then).
+    """
+
     path: str
     size: int
     mtime_ns: int
     inode: int
-    head_hash: str  # sha256 of the file's first block
     version: str
     context: str
-    offset: int  # bytes read, up to the end of the last whole line
-    digest: str  # sha256 of the file's bytes (the mining cache's key)
-    summary: str  # JSON: session_to_dict(timeline=False)
-    view: bytes  # learn.transcripts.compact.encode_view
-    detected: bytes  # learn.transcripts.compact.encode_candidates
-    prefix: bytes | None = None  # see learn.transcripts.indexed (growth)
+    summary: str  # JSON: session_to_dict(timeline=False), a plain dict (fields may be added)
+    prompts: str | None = None  # JSON: learn.transcripts.prompt_keys (hashes only), None: not read
+    digest: str | None = None  # sha256 of the file's bytes (the mining cache's key)
+    view: bytes | None = None  # learn.transcripts.compact.encode_view, redacted
+    detected: bytes | None = None  # learn.transcripts.compact.encode_candidates, redacted
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,12 +65,13 @@ class HeadRow:
 
 _HEAD_COLUMNS = ("path", "size", "mtime_ns", "inode", "cwd", "session_id", "subagent", "parent_id",
                  "last_activity", "has_last_activity")
-_COLUMNS = ("path", "size", "mtime_ns", "inode", "head_hash", "version", "context", "offset",
-            "digest", "summary", "view", "detected", "prefix")
+_COLUMNS = ("path", "size", "mtime_ns", "inode", "version", "context", "summary", "prompts",
+            "digest", "view", "detected")
 
 
 def create_table(conn: Any) -> None:
-    """The DDL of migration 0007_session_index (kept here, with the code that reads it)."""
+    """The DDL of migration 0007_session_index (kept here, with the code that reads it;
+    0016 reshapes it: `derived_only`)."""
     conn.execute(
         """
         CREATE TABLE session_index (
@@ -96,15 +105,55 @@ def create_table(conn: Any) -> None:
     )
 
 
+def derived_only(conn: Any) -> None:
+    """Migration 0016: the index keeps derived, redacted data only (issue 20).
+
+    0007's table kept, for files changed in the last two days, every decoded
+    transcript record (tool output, file contents, agent text) as a zstd'd
+    pickle (`prefix`) for tail reads. The table is rebuilt by copy without it
+    (and without the tail read's offset and head hash); the summaries, the
+    redacted views and candidates are kept, so a warm run stays warm. With
+    secure_delete on, the pages the old blobs held are zeroed, not left in the
+    file's free list (measured: 5,192 copies of a pickled string survived a
+    plain DROP TABLE + checkpoint, none with it).
+    """
+    conn.execute("PRAGMA secure_delete = ON")
+    conn.execute(
+        """
+        CREATE TABLE session_index_derived (
+            path TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            version TEXT NOT NULL,
+            context TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            prompts TEXT,
+            digest TEXT,
+            view BLOB,
+            detected BLOB
+        ) WITHOUT ROWID;
+        INSERT INTO session_index_derived
+            (path, size, mtime_ns, inode, version, context, summary, digest, view, detected)
+            SELECT path, size, mtime_ns, inode, version, context, summary, digest, view, detected
+            FROM session_index;
+        DROP TABLE session_index;
+        ALTER TABLE session_index_derived RENAME TO session_index;
+        """
+    )
+
+
 class SessionIndex:
     """The session_index table over one apsw connection."""
 
     def __init__(self, conn: Any) -> None:
         self._conn = conn
 
-    def get_many(self, paths: Sequence[str]) -> dict[str, IndexRow]:
+    def get_many(self, paths: Sequence[str], *, views: bool = True) -> dict[str, IndexRow]:
+        """The rows of `paths`; with views=False without the view and candidates
+        (left None: a listing reads ~1 KB a row instead of the whole view)."""
         out: dict[str, IndexRow] = {}
-        cols = ", ".join(_COLUMNS)
+        cols = ", ".join(_COLUMNS if views else _COLUMNS[:-2])
         # One query per 500 paths: SQLite's variable limit, and one round trip
         # per file cost 30 us each at 1,000 files.
         for start in range(0, len(paths), 500):
@@ -186,7 +235,7 @@ def session_index_path(store: Path | str | None = None) -> Path:
     store is a shared PostgreSQL database (the index is per machine, and derived: it
     never goes to a shared database)."""
     from learn.paths import cache_dir
-    from learn.store.runs import default_store_target
+    from learn.store.target import default_store_target
 
     target = store if store is not None else default_store_target()
     if isinstance(target, str) and "://" in target:
@@ -200,26 +249,10 @@ def open_session_index(store: Path | str | None = None) -> Iterator[SessionIndex
     from learn.store.db import connect
     from learn.store.schema import StoreSchema, migrate
 
-    conn = connect(session_index_path(store))
+    # No sqlite-vec: the index has no vector, and loading it imports numpy.
+    conn = connect(session_index_path(store), vectors=False)
     try:
         migrate(conn, StoreSchema())
         yield SessionIndex(conn)
     finally:
         conn.close()
-
-
-class IndexedMineCache(MineCache):
-    """The mining cache, keyed from the digests the session index kept.
-
-    The cache's key is the sha256 of the file's bytes; hashing it again would
-    open every unchanged file on a warm run. A path the index did not give is
-    hashed as before.
-    """
-
-    def __init__(self, digests: Mapping[Path, str], root: Path | None = None) -> None:
-        super().__init__(root)
-        self._digests = dict(digests)
-
-    def key_for_file(self, transcript: Path) -> str:
-        digest = self._digests.get(transcript)
-        return cache_key(digest) if digest is not None else super().key_for_file(transcript)

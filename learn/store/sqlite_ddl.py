@@ -271,6 +271,14 @@ def _m011_proposal_states(conn: Any, s: StoreSchema) -> None:
     create_tables(conn)
 
 
+def _m016_session_index_derived(conn: Any, s: StoreSchema) -> None:
+    # The session index keeps derived, redacted data only: the raw-record
+    # pickles of 0007's `prefix` column go, their pages zeroed.
+    from learn.store.session_index import derived_only
+
+    derived_only(conn)
+
+
 SQLITE_STEPS = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -283,4 +291,5 @@ SQLITE_STEPS = {
     "0009_mine_batches": _m009_mine_batches,
     "0011_proposal_states": _m011_proposal_states,
     "0014_team_protection": _m014_team_protection,
+    "0016_session_index_derived": _m016_session_index_derived,
 }

@@ -230,7 +230,7 @@ def scan(
     sessions_dir = codex_sessions_dir(codex_dir)
     archived_dir = sessions_dir.with_name("archived_sessions")
     candidates = [
-        *_claude_candidates(projects_dir, skips),
+        *_claude_candidates(projects_dir, skips, id_prefix or ""),
         *_codex_candidates(sessions_dir, skips),
         *_codex_candidates(archived_dir, skips),
     ]
@@ -347,12 +347,13 @@ def _is_session_name(name: str) -> bool:
     return name.endswith(".jsonl") and not name.startswith(("._", "agent-"))
 
 
-def _claude_candidates(projects_dir: Path, skips: _Skips) -> Iterator[_Candidate]:
+def _claude_candidates(projects_dir: Path, skips: _Skips, id_prefix: str = "") -> Iterator[_Candidate]:
     for project_entry in _scandir(projects_dir, skips):
         if not _is_dir(project_entry):
             continue
         for entry in _scandir(Path(project_entry.path), skips):
-            if not _is_session_name(entry.name):
+            # The id is the file name: `learn show <prefix>` stats only the files it names.
+            if not _is_session_name(entry.name) or not entry.name.startswith(id_prefix):
                 continue
             stem = entry.name[: -len(".jsonl")]
             try:

@@ -9,7 +9,7 @@ read whatever era's shape the file has, and `.jsonl.zst` files by streaming.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -82,13 +82,15 @@ def read_head(path: Path, provider: Provider) -> Head:
 
 def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
     """(head so far, done): done means stop reading (found, or the head ran out of lines)."""
-    lines = data.split(b"\n")
     tail_partial = not data.endswith(b"\n")
-    complete_lines = lines[:-1] if tail_partial else lines
     session_id: str | None = None
     meta: dict[str, Any] = {}
     first = True
-    for raw in complete_lines[:200]:
+    count = 0
+    for raw in _lines(data):
+        count += 1
+        if count > 200:
+            break
         if not raw.strip():
             continue
         try:
@@ -110,8 +112,20 @@ def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
             cwd = obj.get("cwd")
             if isinstance(cwd, str) and cwd:
                 return Head(cwd, session_id), True
-    done = not tail_partial or len(complete_lines) >= 200
+    done = not tail_partial or count >= 200
     return _codex_head(None, session_id, meta), done
+
+
+def _lines(data: bytes) -> Iterator[bytes]:
+    """The complete lines of `data`, as found: the cwd is on one of the first few, and
+    splitting the whole 64 kB window first was a third of reading a head."""
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            return
+        yield data[start:end]
+        start = end + 1
 
 
 def _codex_line(

@@ -1,45 +1,40 @@
 """Session views through the session index: read a file only when it changed.
 
-`indexed_views(files, ...)` gives, in input order, each file's session view,
-its detector candidates and the sha256 of its bytes (the mining cache's key),
+`indexed_views(files, ...)` gives, in input order, each file's index entry,
 from the index (learn.store.session_index) when the file is unchanged, else by
-reading it — over the machine's cores for a cold scan (`pool.ordered_map`),
-each worker building the view and sending back the compact bytes
-(`compact`), which costs a fraction of pickling the events.
+reading it: over the machine's cores for a cold scan (`pool.ordered_map`), each
+worker sending back only the small derived row (pickling parsed transcripts
+back cost more than parsing them).
+
+Two depths, so each command does only the work it needs (issue 21):
+
+- `views=False` (`learn sessions`): parse and build the view, keep its summary
+  (counts, id, dates) and the hashes of its long typed prompts. No redaction
+  (nothing of the text is kept or sent), no detectors, no content hash.
+- `views=True` (`learn run`, `learn plan`): also the redacted compact view
+  (`compact`), its detector candidates and the sha256 of its bytes (the mining
+  cache's key). An entry a listing wrote (no view) is read again here.
 
 The stored view is redacted (`render.redact`, the index is on disk), and the
 view handed out is always the stored one, read back, so a cold run and a warm
-run see the same text.
+run see the same text. Nothing else of a transcript is kept: no raw record, no
+pickle (issue 20); a file that grew (a live session) is read whole again.
 
 Unchanged means same size, mtime_ns and inode (one stat, the file is not
 opened), and the entry's version and context (replay fingerprints, aside files,
 detector threshold) as now.
-
-A file that only grew (a live session appends; same inode, larger, same first
-block) is parsed from where the last read stopped: the parse is compositional
-on line boundaries, so the decoded records of the old whole lines (kept in the
-entry, `prefix`) plus those of the new bytes are the records of the whole file.
-The view is then built again from all records, not extended: it is not
-compositional the way the parse is (the active branch is a walk over the whole
-DAG, a tool result can answer a call anywhere before it, `one_per_text` dedups
-across the file, the id and project come from the first entries). A partial
-last line is never part of the prefix: the prefix ends at the last newline,
-and the next read starts there. Only Claude Code files of the last
-PREFIX_MAX_AGE keep a prefix (it is about the size of the file; an old session
-rarely grows); a Codex rollout (lowered with state across lines) or a .zst
-file is read whole.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import pickle
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgspec
 
 from learn.transcripts.compact import (
     decode_candidates,
@@ -48,18 +43,16 @@ from learn.transcripts.compact import (
     encode_view,
     view_version,
 )
-from learn.transcripts.models import EventList, Transcript
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from learn.mining.candidate import MinedCandidate
     from learn.store.session_index import HeadRow, IndexRow, SessionIndex
     from learn.transcripts.discover import SessionFile
     from learn.transcripts.heads import Head, Provider
+    from learn.transcripts.models import Transcript
     from learn.transcripts.view import Session
-
-HEAD_BLOCK: Final = 4096
-# Sessions modified this recently keep their decoded records for a tail read.
-PREFIX_MAX_AGE: Final = 2 * 24 * 3600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +73,7 @@ def stamp(path: Path) -> Stamp | None:
 
 @dataclass(slots=True)
 class IndexedSession:
-    """One file's view, decoded on first use (`learn sessions` needs only the summary)."""
+    """One file's entry; the view decoded on first use (`learn sessions` needs only the summary)."""
 
     file: SessionFile
     row: IndexRow
@@ -90,23 +83,27 @@ class IndexedSession:
     @property
     def session(self) -> Session:
         if self._session is None:
-            view = decode_view(self.row.view)
-            self._session = replace(view, size_bytes=self.file.size,
+            self._session = replace(decode_view(self._built(self.row.view)), size_bytes=self.file.size,
                                     subagent_paths=self.file.subagent_paths)
         return self._session
 
     @property
     def detected(self) -> tuple[MinedCandidate, ...]:
-        return decode_candidates(self.row.detected)
+        return decode_candidates(self._built(self.row.detected))
 
     @property
     def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = json.loads(self.row.summary)
+        out: dict[str, Any] = msgspec.json.decode(self.row.summary)
         return out
 
     @property
     def digest(self) -> str:
-        return self.row.digest
+        return self._built(self.row.digest)
+
+    def _built(self, value: _T | None) -> _T:
+        if value is None:
+            raise LookupError(f"{self.file.path}: indexed for a listing only (views=False)")
+        return value
 
 
 class LazyViews(Mapping["Path", "Session"]):
@@ -138,15 +135,33 @@ def min_signal_confidence() -> float:
 def context_key(fingerprints: Sequence[str], aside_paths: Sequence[Path],
                 min_confidence: float) -> str:
     """What besides the file's bytes shaped its view: a change here is a miss."""
-    h = hashlib.sha256()
-    for text in fingerprints:
-        h.update(text.encode("utf-8", "surrogatepass") + b"\0")
-    h.update(b"\1")
-    for path in aside_paths:
-        st = stamp(path)
-        h.update(f"{path}\0{st}\0".encode("utf-8", "surrogateescape"))
-    h.update(f"\1{min_confidence!r}".encode())
-    return h.hexdigest()
+    return ContextKeys(min_confidence).key(fingerprints, aside_paths)
+
+
+class ContextKeys:
+    """`context_key` for many files: each set of fingerprints hashed once, not once a file
+    (a project's fingerprints are one object for all its files, and hashing them
+    per file was most of the per-file cost of a warm listing's check)."""
+
+    def __init__(self, min_confidence: float) -> None:
+        self._min_confidence = min_confidence
+        # id -> (the object, kept alive so its id is not reused; the hash after it)
+        self._seen: dict[int, tuple[Sequence[str], Any]] = {}
+
+    def key(self, fingerprints: Sequence[str], aside_paths: Sequence[Path]) -> str:
+        got = self._seen.get(id(fingerprints))
+        if got is None:
+            h = hashlib.sha256()
+            for text in fingerprints:
+                h.update(text.encode("utf-8", "surrogatepass") + b"\0")
+            h.update(b"\1")
+            got = self._seen[id(fingerprints)] = (fingerprints, h)
+        h = got[1].copy()
+        for path in aside_paths:
+            st = stamp(path)
+            h.update(f"{path}\0{st}\0".encode("utf-8", "surrogateescape"))
+        h.update(f"\1{self._min_confidence!r}".encode())
+        return str(h.hexdigest())
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,59 +172,7 @@ class _Job:
     min_confidence: float
     version: str
     context: str
-    grown_from: IndexRow | None = None  # the entry of a file that only grew
-
-
-def _head_matches(head: bytes, row: IndexRow) -> bool:
-    return hashlib.sha256(head[:min(HEAD_BLOCK, row.size)]).hexdigest() == row.head_hash
-
-
-def _read_tail(job: _Job) -> tuple[os.stat_result, bytes, Transcript] | None:
-    """The grown file's transcript from the kept prefix records and the new bytes only.
-
-    None when the file is not the one the entry read (its first block
-    changed): the caller reads it whole.
-    """
-    from learn.transcripts.decode import decode_claude_lines
-    from learn.transcripts.events import materialize
-
-    row = job.grown_from
-    assert row is not None and row.prefix is not None
-    with open(job.path, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        head = fh.read(HEAD_BLOCK)
-        if st.st_size <= row.size or not _head_matches(head, row):
-            return None
-        fh.seek(row.offset)
-        tail = fh.read()
-    items, skipped = load_prefix(row.prefix)
-    more, more_skipped = decode_claude_lines(tail)
-    for reason, n in more_skipped.items():
-        skipped[reason] = skipped.get(reason, 0) + n
-    transcript = Transcript(
-        path=job.path, mtime=st.st_mtime, provider="claude",
-        events=EventList([*items, *more], materialize), skipped=skipped,
-        skipped_lines=sum(skipped.values()), size_bytes=row.offset + len(tail),
-    )
-    return st, tail, transcript
-
-
-def _digest_after(job: _Job, tail: bytes) -> str:
-    # The mining cache is keyed by the sha256 of the whole file, and a sha256
-    # cannot be resumed from a stored digest: the prefix is hashed again
-    # (read at ~1.5 GB/s, 20-50x cheaper than parsing it).
-    assert job.grown_from is not None
-    h = hashlib.sha256()
-    with open(job.path, "rb") as fh:
-        left = job.grown_from.offset
-        while left > 0:
-            block = fh.read(min(left, 1 << 20))
-            if not block:
-                break
-            h.update(block)
-            left -= len(block)
-    h.update(tail)
-    return h.hexdigest()
+    views: bool  # also the redacted view, detectors and digest (a run), else the summary only
 
 
 def read_row(job: _Job) -> IndexRow | None:
@@ -217,71 +180,57 @@ def read_row(job: _Job) -> IndexRow | None:
     from learn.transcripts.parser import parse_buffer
 
     try:
-        if job.grown_from is not None:
-            grown = _read_tail(job)
-            if grown is not None:
-                st, tail, transcript = grown
-                return _row(job, st, transcript, head=None, tail=tail)
         with open(job.path, "rb") as fh:
             st = os.fstat(fh.fileno())
             buf = fh.read()
     except OSError:
         return None
     transcript = parse_buffer(buf, path=job.path, mtime=st.st_mtime)
-    return _row(job, st, transcript, head=buf, tail=None)
+    return _row(job, st, buf, transcript)
 
 
-def _row(job: _Job, st: os.stat_result, transcript: Transcript, *, head: bytes | None,
-         tail: bytes | None) -> IndexRow:
-    """The index row of one parsed file: `head` is the whole file read, or `tail` the new bytes."""
-    import time
-
-    from learn.detect import MiningSpec, mine
-    from learn.detect.to_candidates import signals_to_candidates
-    from learn.render import redact
+def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> IndexRow:
+    """The index row of one parsed file: derived data only, redacted where it holds text."""
     from learn.store.session_index import IndexRow
+    from learn.transcripts.prompt_keys import encode_prompt_keys
     from learn.transcripts.serialise import session_to_dict
     from learn.transcripts.session import build_session, read_asides
 
-    if head is not None:
-        buf = head
-        size, offset = len(buf), buf.rfind(b"\n") + 1
-        head_hash = hashlib.sha256(buf[:HEAD_BLOCK]).hexdigest()
-        digest = hashlib.sha256(buf).hexdigest()
-    else:
-        assert job.grown_from is not None and tail is not None
-        old = job.grown_from
-        size = old.offset + len(tail)
-        offset = old.offset + tail.rfind(b"\n") + 1
-        head_hash, digest = old.head_hash, _digest_after(job, tail)
-    keep = (transcript.provider == "claude" and not job.path.name.endswith(".zst")
-            and time.time() - st.st_mtime < PREFIX_MAX_AGE)
-    prefix: bytes | None = None
-    if keep:
-        from learn.transcripts.decode import decode_claude_lines
-
-        if head is not None:
-            prefix = dump_prefix(*decode_claude_lines(head[:offset]))
-        else:
-            assert job.grown_from is not None and job.grown_from.prefix is not None and tail is not None
-            items, skipped = load_prefix(job.grown_from.prefix)
-            more, more_skipped = decode_claude_lines(tail[:offset - job.grown_from.offset])
-            for reason, n in more_skipped.items():
-                skipped[reason] = skipped.get(reason, 0) + n
-            prefix = dump_prefix([*items, *more], skipped)
-    session = build_session(transcript, fingerprints=job.fingerprints, size_bytes=size,
+    session = build_session(transcript, fingerprints=job.fingerprints, size_bytes=len(buf),
                             asides=read_asides(job.aside_paths))
+    row = IndexRow(
+        path=str(job.path), size=len(buf), mtime_ns=st.st_mtime_ns, inode=st.st_ino,
+        version=job.version, context=job.context,
+        summary=msgspec.json.encode(session_to_dict(session, timeline=False)).decode(),
+        prompts=encode_prompt_keys(session),
+    )
+    if not job.views:
+        return row
+    from learn.detect import MiningSpec, mine
+    from learn.detect.to_candidates import signals_to_candidates
+    from learn.render import redact
+
     signals = mine(transcript.events, MiningSpec(), provider=transcript.provider,
                    fingerprints=job.fingerprints)
     found = signals_to_candidates(signals, min_confidence=job.min_confidence)
     detected = [replace(c, text=redact(c.text)) for c in found]
-    return IndexRow(
-        path=str(job.path), size=size, mtime_ns=st.st_mtime_ns, inode=st.st_ino,
-        head_hash=head_hash, version=job.version, context=job.context,
-        offset=offset, digest=digest, prefix=prefix,
-        summary=json.dumps(session_to_dict(session, timeline=False)),
-        view=encode_view(session, redact), detected=encode_candidates(detected),
-    )
+    return replace(row, digest=hashlib.sha256(buf).hexdigest(), view=encode_view(session, redact),
+                   detected=encode_candidates(detected))
+
+
+def _preload(views: bool) -> None:
+    """Import what read_row needs before the pool forks: each worker would import it
+    again (~0.04 s of CPU each for the summary's modules)."""
+    import learn.store.session_index
+    import learn.transcripts.parser
+    import learn.transcripts.prompt_keys
+    import learn.transcripts.serialise
+    import learn.transcripts.session
+
+    if views:
+        import learn.detect
+        import learn.detect.to_candidates
+        import learn.render  # noqa: F401
 
 
 def _fresh(row: IndexRow | None, st: Stamp | None, version: str, context: str) -> bool:
@@ -292,46 +241,6 @@ def _fresh(row: IndexRow | None, st: Stamp | None, version: str, context: str) -
     )
 
 
-def _grew(row: IndexRow | None, st: Stamp | None, version: str, context: str) -> bool:
-    return (
-        row is not None and st is not None and row.prefix is not None
-        and row.inode == st.inode and st.size > row.size
-        and row.version == version and row.context == context
-    )
-
-
-def dump_prefix(items: list[object], skipped: dict[str, int]) -> bytes:
-    """The decoded records of a file's whole lines, for a later tail read (zstd'd pickle)."""
-    import pickle
-
-    import zstandard
-
-    return bytes(zstandard.ZstdCompressor(level=1).compress(
-        pickle.dumps((items, skipped), protocol=pickle.HIGHEST_PROTOCOL)))
-
-
-class _RecordsOnly(pickle.Unpickler):
-    # The prefix comes from learn's own 0600 store, and still: only the record
-    # classes the parser makes are loadable, never an arbitrary callable.
-    _ALLOWED = ("learn.transcripts.", "datetime", "builtins", "msgspec", "pathlib")
-
-    def find_class(self, module: str, name: str) -> Any:
-        if not module.startswith(self._ALLOWED) or (module == "builtins" and name not in
-                                                    {"dict", "list", "tuple", "set", "frozenset"}):
-            raise pickle.UnpicklingError(f"not a transcript record: {module}.{name}")
-        return super().find_class(module, name)
-
-
-def load_prefix(blob: bytes) -> tuple[list[object], dict[str, int]]:
-    import io
-
-    import zstandard
-
-    raw = zstandard.ZstdDecompressor().decompress(blob)
-    items, skipped = _RecordsOnly(io.BytesIO(raw)).load()
-    return list(items), dict(skipped)
-
-
 def indexed_views(
     files: Sequence[SessionFile],
     *,
@@ -340,33 +249,44 @@ def indexed_views(
     index: SessionIndex | None = None,
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    views: bool = True,
 ) -> list[IndexedSession]:
-    """Each readable file's view, in input order: from `index` when unchanged, else read.
+    """Each readable file's entry, in input order: from `index` when unchanged, else read.
 
-    What was read is written back to `index`. A file that vanished or cannot be
-    read is left out.
+    `views=False` needs only the summary (see the module docstring): an entry
+    without a view is then enough, and what is read builds none. What was read
+    is written back to `index`. A file that vanished or cannot be read is left out.
     """
     version = view_version()
-    rows = index.get_many([str(f.path) for f in files]) if index is not None else {}
+    paths = [str(f.path) for f in files]
+    rows = index.get_many(paths, views=views) if index is not None else {}
     out: dict[int, IndexedSession] = {}
     jobs: list[tuple[int, _Job]] = []
+    contexts = ContextKeys(min_confidence)
     for i, f in enumerate(files):
-        fingerprints = tuple(fingerprints_for(f))
-        context = context_key(fingerprints, f.aside_paths, min_confidence)
-        row = rows.get(str(f.path))
-        st = stamp(f.path)
-        if row is not None and _fresh(row, st, version, context):
+        given = fingerprints_for(f)
+        context = contexts.key(given, f.aside_paths)
+        fingerprints = tuple(given)
+        row = rows.get(paths[i])
+        if row is not None and _fresh(row, stamp(f.path), version, context) and (
+                not views or row.view is not None):
             out[i] = IndexedSession(f, row, from_index=True)
             continue
-        grown = row if _grew(row, st, version, context) else None
         jobs.append((i, _Job(f.path, fingerprints, f.aside_paths, min_confidence, version, context,
-                             grown)))
-    from learn.transcripts.pool import ordered_map
-
+                             views)))
     done = len(out)
     fresh_rows: list[IndexRow] = []
-    for (i, _), got in zip(jobs, ordered_map(read_row, [j for _, j in jobs], workers=workers),
-                           strict=True):
+    if jobs:
+        # Only when something is read: the pool imports multiprocessing.
+        from learn.transcripts.pool import ordered_map
+
+        _preload(views)
+
+        got_rows: Iterable[IndexRow | None] = ordered_map(read_row, [j for _, j in jobs],
+                                                          workers=workers)
+    else:
+        got_rows = ()
+    for (i, _), got in zip(jobs, got_rows, strict=True):
         done += 1
         if progress is not None:
             progress(done, len(files))
