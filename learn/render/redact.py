@@ -22,6 +22,13 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Final
 
+from learn.render.scanner import scanner_spans
+from learn.render.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
+
+# Part of the render version (render.RENDER_VERSION): what the model saw changes
+# when the rules do, so cached mining answers are not reused across rule sets.
+REDACT_VERSION: Final = 2  # 2: maintained rule set, SQL/shell/config forms, labels in 30 languages
+
 MARKER_PREFIX: Final = "[REDACTED:"
 
 
@@ -88,9 +95,10 @@ _AUTH_HEADER_RE: Final = re.compile(
     r"(?!\[REDACTED)([^\s\"',;]+)"
 )
 # scheme://user:password@host (the user may be empty: redis://:pw@host); the
-# password stops at whitespace, `@` or `/`.
+# password runs to the last `@` before the host, so `p@ss@host` loses `p@ss` whole
+# (a password with an unescaped `@` is common, and stopping at the first left `ss`).
 _URL_PASSWORD_RE: Final = re.compile(
-    r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@\[\]]*:)(?!\[REDACTED)([^\s@/]+)(@)"
+    r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@\[\]]*:)(?!\[REDACTED)([^\s/]+)(@)(?=[^\s@/]*[A-Za-z0-9\]])"
 )
 # Passwords on a command line: `mysql -pSECRET` (no space: `-p` alone prompts),
 # `sshpass -p SECRET`, and what is piped into `chpasswd` / `passwd --stdin`.
@@ -114,9 +122,9 @@ _PASSWORD_IS_RE: Final = re.compile(
 # Names that announce a secret. Matched against the whole name, case-insensitively,
 # so `GITHUB_TOKEN`, `apiKey`, `db_password` and `client-secret` all count.
 _SECRET_NAME_RE: Final = re.compile(
-    r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?)$"
+    r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?|auth|(?:^|[_.-])(?:pass|pw))$"
 )
-_PASSWORD_NAME_RE: Final = re.compile(r"(?i)(?:password|passwd|passphrase|pwd)$")
+_PASSWORD_NAME_RE: Final = re.compile(r"(?i)(?:password|passwd|passphrase|pwd|(?:^|[_.-])(?:pass|pw))$")
 
 # KEY=value, KEY: value, export KEY="value", --key=value.
 _ASSIGN_RE: Final = re.compile(
@@ -179,9 +187,25 @@ def _classes(value: str) -> int:
     )
 
 
+# A value that stands for a secret without being one: `YOUR_API_KEY`, `<token>`,
+# `xxxx`, `changeme`, `process.env.API_KEY`, `os.environ["KEY"]`, `settings.SECRET`.
+_PLACEHOLDER_RE: Final = re.compile(
+    r"(?i)^(?:your|example|sample|dummy|fake|placeholder|insert|replace|put|enter)"
+    r"[-_ ]|[-_](?:here|placeholder)$|^(?:changeme|change_me|redacted|secret|password|token|none|null"
+    r"|nil|undefined|true|false|todo|tbd|xxx+|\.\.\.|…)$"
+)
+_REFERENCE_RE: Final = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*(?:env|environ|getenv|settings|config|secrets|vault|credentials|process"
+    r"|self|this|ctx|context|args|opts|options|params|cfg|conf)(?:\.\w+)*(?:\.|\[|\(|$)|^ENV\[|\(\)?$"
+)
+
+
 def _is_placeholder(value: str) -> bool:
     # An env reference, a template hole or a marker is not the secret itself.
-    return value.startswith(("$", "%", "<", "{", "[REDACTED", "*")) or set(value) <= {"x", "X", "*", "."}
+    v = value.strip("\"'`")
+    if v.startswith(("$", "%", "<", "{", "[REDACTED", "*", "@")) or set(v) <= {"x", "X", "*", ".", "-", "_"}:
+        return True
+    return bool(_PLACEHOLDER_RE.search(v) or _REFERENCE_RE.search(v))
 
 
 def _looks_secret(name: str, value: str) -> bool:
@@ -251,6 +275,9 @@ def _assignment(m: re.Match[str]) -> str:
     kind = "password" if _PASSWORD_NAME_RE.search(name) else "secret"
     if kind == "password" and _prose_word(m):
         return m.group(0)
+    sep = m.group("sep")
+    if sep.strip() == ":" and sep[0] in " \t" and sep[-1] == ":":
+        return m.group(0)  # `PASSWORD :new_password`: a SQL bind parameter
     start, end = m.span("val")
     whole_start = m.start(0)
     text = m.group(0)
@@ -259,6 +286,8 @@ def _assignment(m: re.Match[str]) -> str:
 
 def _keep_prefix(kind: str) -> Callable[[re.Match[str]], str]:
     def replace(m: re.Match[str]) -> str:
+        if m.re.groups >= 2 and _is_placeholder(m.group(2)):  # `-p${DB_PASSWORD}`, `u:$PW@h`
+            return m.group(0)
         suffix = m.group(3) if m.lastindex and m.lastindex >= 3 else ""
         return m.group(1) + marker(kind) + suffix
 
@@ -281,12 +310,71 @@ _GATED_RULES: Final[tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.M
 )
 
 
+def _context_value(kind: str) -> Callable[[re.Match[str]], str]:
+    """Replace whichever value group (`val`, `val2`, `val3`) matched, or the whole match."""
+
+    def replace(m: re.Match[str]) -> str:
+        names = [g for g in ("val", "val2", "val3") if g in m.re.groupindex and m.group(g) is not None]
+        if not names:
+            return marker(kind)
+        value = m.group(names[0])
+        if _is_placeholder(value):
+            return m.group(0)
+        start, end = m.span(names[0])
+        return m.string[m.start() : start] + marker(kind) + m.string[end : m.end()]
+
+    return replace
+
+
+def _labelled_password(m: re.Match[str]) -> str:
+    """`Passwort: geheim123`, `密码：Abc123`: a value shaped like a password, or a lone
+    word ending the line; `Passwort: muss lang sein` is a sentence and stays."""
+    value = m.group("val")
+    if _is_placeholder(value):
+        return m.group(0)
+    end = m.string.find("\n", m.end())
+    rest = m.string[m.end() : end if end >= 0 else len(m.string)]
+    alone = not any(c.isalnum() for c in rest) and len(value) >= 4
+    if not (_strong(value) or alone):
+        return m.group(0)
+    start, stop = m.span("val")
+    return m.string[m.start() : start] + marker("password") + m.string[stop : m.end()]
+
+
+_CONTEXT_REPLACERS: Final = tuple(
+    (gate, pattern, _context_value(kind)) for kind, pattern, gate in CONTEXT_RULES
+)
+_LABEL_GATE: Final = tuple(
+    w for w in ("密", "口令", "passw", "kennw", "contrase", "clave", "пароль", "mot de passe", "mdp",
+                "パスワード", "暗証", "비밀번호", "암호", "senha", "wachtw", "has", "ifre", "parola",
+                "mật", "mat khau", "รหัส", "كلمة", "סיסמה", "पासवर्ड", "lösen", "adgangs", "passord",
+                "salasana", "jelsz", "heslo", "κωδικ")
+)
+
+
+def _replace_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
+    out: list[str] = []
+    pos = 0
+    for start, end, kind in sorted(spans):
+        if start < pos:  # overlapping finds: the first one already covers it
+            continue
+        out.append(text[pos:start])
+        out.append(marker(kind))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def redact(text: str) -> str:
     """`text` with every recognised secret replaced by `[REDACTED:<kind>]`."""
     if not text:
         return text
     for kind, pattern in _TOKEN_RULES:
         text = pattern.sub(marker(kind), text)
+    lower = text.lower()
+    for kind, pattern, gate in VENDOR_RULES:
+        if any(g in lower for g in gate):
+            text = pattern.sub(marker(kind), text)
     # Each rule below needs a word that a lower-cased copy shows in one cheap
     # scan; most text has none of them, and skipping a rule's own scan kept
     # the added rules from making plain text 1.5x slower to redact (measured).
@@ -294,5 +382,15 @@ def redact(text: str) -> str:
     for needles, pattern, replace in _GATED_RULES:
         if any(n in lower for n in needles):
             text = pattern.sub(replace, text)
+    for needles, pattern, replace in _CONTEXT_REPLACERS:
+        if any(n in lower for n in needles):
+            text = pattern.sub(replace, text)
+    if any(n in lower for n in _LABEL_GATE):
+        text = LABELLED_PASSWORD_RE.sub(_labelled_password, text)
+    # The maintained rule set after learn's own, so a value learn names (a URL's
+    # password, a curl credential) keeps learn's kind.
+    spans = scanner_spans(text, lower)
+    if spans:
+        text = _replace_spans(text, spans)
     text = _QUOTED_ASSIGN_RE.sub(_assignment, text)
     return _ASSIGN_RE.sub(_assignment, text)

@@ -1,0 +1,105 @@
+"""The maintained rule set: detect-secrets' vendor detectors, run beside learn's own rules.
+
+detect-secrets (Yelp; the scanner most pre-commit setups use) keeps a rule per vendor
+(AWS, Azure storage, GitHub, GitLab, Slack, Stripe, Twilio, SendGrid, Mailchimp, npm,
+PyPI, Telegram, Discord, IBM, SoftLayer, Cloudant, Artifactory, OpenAI, JWT, private
+keys, basic-auth URLs); when it learns a vendor, learn does too. Only its regex
+detectors are used. Left out, and why (measured on the secrets corpus in
+tests/test_redact_corpus.py):
+- the keyword and high-entropy detectors: they flagged `YOUR_API_KEY` and would take
+  every commit sha, UUID and checksum; learn's own assignment rule, which looks at the
+  name *and* the value, does that job (`redact._looks_secret`);
+- the public-IP detector: an address is not a credential and is evidence in a traceback.
+Alone, the library found 27 of the issue's 51 planted secrets; learn's rules find the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Final
+
+# Detectors whose findings are not secrets in a transcript (see above).
+_LEFT_OUT: Final = frozenset({"KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString",
+                              "IPPublicDetector"})
+# Lower-cased words one of which a text must contain for a detector to run: a
+# substring test costs ~1% of a regex scan, and npm's pattern (`//.+/:_authToken=`)
+# is quadratic on a long line (0.3 s on 120 KB). A detector not listed (one a newer
+# release adds) always runs.
+_GATES: Final[dict[str, tuple[str, ...]]] = {
+    "artifactory-credentials": ("akc", "ap"),
+    "aws-access-key": ("a3t", "abia", "acca", "akia", "asia", "aws"),
+    "azure-storage-account-access-key": ("accountkey",),
+    "basic-auth-credentials": ("://",),
+    "cloudant-credentials": ("cl",),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "gitlab-token": ("gl", "gr1348941"),
+    "ibm-cloud-iam-key": ("key", "pwd", "pass", "token"),
+    "ibm-cos-hmac-credentials": ("secret",),
+    "json-web-token": ("eyj",),
+    "mailchimp-access-key": ("-us",),
+    "npm-tokens": ("_authtoken",),
+    "openai-token": ("t3blbkfj",),
+    "private-key": ("private key", "putty", "ssh2 encrypted"),
+    "pypi-token": ("pypi-",),
+    "sendgrid-api-key": ("sg.",),
+    "slack-token": ("xox", "hooks.slack"),
+    "softlayer-credentials": ("softlayer", "sl"),
+    "square-oauth-secret": ("sq0csp-",),
+    "stripe-access-key": ("k_live_",),
+    "telegram-bot-token": (":",),
+    "twilio-api-key": ("ac", "sk"),
+}
+# Characters a detector's pattern may take around the value (its delimiters).
+_EDGES: Final = " \t\r\n\"'=:,;`"
+
+
+@cache
+def _detectors() -> tuple[tuple[str, tuple[re.Pattern[str], ...], tuple[str, ...]], ...]:
+    """(kind, patterns) of every regex detector the installed library has."""
+    try:
+        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+        from detect_secrets.plugins.base import RegexBasedDetector
+    except ImportError:  # a broken install: learn's own rules still run
+        return ()
+    out: list[tuple[str, tuple[re.Pattern[str], ...], tuple[str, ...]]] = []
+    for secret_type, cls in sorted(get_mapping_from_secret_type_to_class().items()):
+        if cls.__name__ in _LEFT_OUT or not issubclass(cls, RegexBasedDetector):
+            continue
+        kind = re.sub(r"[^a-z0-9]+", "-", str(secret_type).lower()).strip("-")
+        out.append((kind, tuple(cls().denylist), _GATES.get(kind, ("",))))
+    return tuple(out)
+
+
+def scanner_spans(text: str, lower: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of every value the library's detectors find in `text`
+    (`lower` is `text.lower()`, for the gates)."""
+    found: list[tuple[int, int, str]] = []
+    for kind, patterns, gate in _detectors():
+        if not any(g in lower for g in gate):
+            continue
+        for pattern in patterns:
+            for match in pattern.finditer(text):
+                start, end = _secret_span(match)
+                # Trim the delimiters a detector takes around the value.
+                while start < end and text[start] in _EDGES:
+                    start += 1
+                while end > start and text[end - 1] in _EDGES:
+                    end -= 1
+                if end - start >= 8 and "[REDACTED" not in text[start:end]:
+                    found.append((start, end, kind))
+    return found
+
+
+def _secret_span(match: re.Match[str]) -> tuple[int, int]:
+    """The secret in a detector's match: its longest group when that is value-sized
+    (a keyword rule's `name = "(value)"`), else the whole match (GitHub's `(ghp|gho)_...`
+    groups only the prefix)."""
+    best = (match.start(), match.end())
+    longest = 0
+    for n in range(1, (match.re.groups or 0) + 1):
+        if match.group(n) and match.end(n) - match.start(n) > longest:
+            longest = match.end(n) - match.start(n)
+            if longest >= 8:
+                best = match.span(n)
+    return best
