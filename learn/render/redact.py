@@ -268,16 +268,17 @@ def _password_is(m: re.Match[str]) -> str:
     return m.group(1) + marker("password")
 
 
-def _assignment(m: re.Match[str]) -> str:
+def _assignment(m: re.Match[str]) -> str | None:
+    """The match with its value replaced by a marker, or None when it is no secret."""
     name, value = m.group("name"), m.group("val")
     if not _looks_secret(name, value):
-        return m.group(0)
+        return None
     kind = "password" if _PASSWORD_NAME_RE.search(name) else "secret"
     if kind == "password" and _prose_word(m):
-        return m.group(0)
+        return None
     sep = m.group("sep")
     if sep.strip() == ":" and sep[0] in " \t" and sep[-1] == ":":
-        return m.group(0)  # `PASSWORD :new_password`: a SQL bind parameter
+        return None  # `PASSWORD :new_password`: a SQL bind parameter
     start, end = m.span("val")
     whole_start = m.start(0)
     text = m.group(0)
@@ -392,5 +393,23 @@ def redact(text: str) -> str:
     spans = scanner_spans(text, lower)
     if spans:
         text = _replace_spans(text, spans)
-    text = _QUOTED_ASSIGN_RE.sub(_assignment, text)
-    return _ASSIGN_RE.sub(_assignment, text)
+    text = _sub_assignments(_QUOTED_ASSIGN_RE, text)
+    return _sub_assignments(_ASSIGN_RE, text)
+
+
+def _sub_assignments(pattern: re.Pattern[str], text: str) -> str:
+    """`pattern.sub(_assignment, text)`, but a match that is no secret is searched again
+    from its value: in `note: PGPASSWORD=pw` or `note: api_key = "..."` the outer
+    `note:` match would otherwise swallow the assignment inside it."""
+    out: list[str] = []
+    pos = search_from = 0
+    while (m := pattern.search(text, search_from)) is not None:
+        replaced = _assignment(m)
+        if replaced is None:
+            search_from = max(m.start("val"), m.start() + 1)
+            continue
+        out.append(text[pos : m.start()])
+        out.append(replaced)
+        pos = search_from = m.end()
+    out.append(text[pos:])
+    return "".join(out)
