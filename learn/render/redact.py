@@ -271,8 +271,8 @@ def _password_is(m: re.Match[str]) -> str:
 def _assignment(m: re.Match[str]) -> str | None:
     """The match with its value replaced by a marker, or None when it is no secret."""
     name, value = m.group("name"), m.group("val")
-    if not _looks_secret(name, value):
-        return None
+    if not _looks_secret(name, value) or m.string.startswith("(", m.end("val")):
+        return None  # no secret, or a call: `password = getpass.getpass()`
     kind = "password" if _PASSWORD_NAME_RE.search(name) else "secret"
     if kind == "password" and _prose_word(m):
         return None

@@ -131,6 +131,6 @@ PASSWORD_LABELS: Final = (
 )
 LABELLED_PASSWORD_RE: Final = re.compile(
     r"(?i)(?<![A-Za-z0-9_])(?P<label>" + "|".join(re.escape(w) for w in PASSWORD_LABELS) + r")"
-    r"(?P<sep>[ \t]*[:：=][ \t]*|[ \t]*(?:ist|es|est|是|は|är|er|on|jest|é|is)[ \t]+)"
+    r"(?P<sep>[ \t]*[:：=][ \t]*|[ \t]*(?:ist|es|est|är|er|on|jest|é|is)[ \t]+|[ \t]*(?:是|は)[ \t]*)"
     r"[\"'“「『]?(?P<val>[^\s\"'”」』，。、；！？,;]+)"
 )
