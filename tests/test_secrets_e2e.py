@@ -220,6 +220,13 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         assert shown.returncode == 0, shown.stderr[-2000:]
         revealed = _learn(env, project, "show", str(claude_path(home, SESSIONS[0], str(project))),
                           "--json", "--reveal")
+        # Reports written from the store: the HTML report and a markdown digest.
+        reports = home / ".learn-data" / "reports"
+        reports.mkdir()
+        report = _learn(env, project, "report", "--out", str(reports / "report.html"))
+        assert report.returncode == 0, report.stderr[-2000:]
+        digest = _learn(env, project, "digest", "--out", str(reports / "digest.md"))
+        assert digest.returncode == 0, digest.stderr[-2000:]
         requests = list(fake.requests)
     return {"home": home, "project": project, "result": json.loads(run.stdout), "requests": requests,
             "show": shown.stdout, "revealed": revealed.stdout, "run_out": run.stdout + run.stderr}
@@ -271,6 +278,7 @@ def _disk(home: Path, skip: set[tuple[str, str]]) -> list[tuple[str, bytes]]:
 def test_no_secret_on_disk_outside_the_session_index_raw_records(ran: dict[str, Any]) -> None:
     home: Path = ran["home"]
     assert any((home / ".learn-data").rglob("*.db")), "learn stored nothing?"
+    assert (home / ".learn-data" / "reports" / "report.html").stat().st_size > 1000
     # The -wal's pages hold that column too: zstd frames of a pickle are not expanded.
     leaks = _leaks(_disk(home, {("session_index", "prefix")}), pickles=False)
     assert leaks == {}, f"{len(leaks)} of {len(ALL_SECRETS)} secrets on disk: {leaks}"
