@@ -22,16 +22,17 @@ from typing import Final
 # Detectors whose findings are not secrets in a transcript (see above).
 _LEFT_OUT: Final = frozenset({"KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString",
                               "IPPublicDetector"})
-# Lower-cased words one of which a text must contain for a detector to run: a
+# Words one of which a text must contain for a detector to run (matched against the
+# lower-cased text, or the text itself for a word with capitals): a
 # substring test costs ~1% of a regex scan, and npm's pattern (`//.+/:_authToken=`)
 # is quadratic on a long line (0.3 s on 120 KB). A detector not listed (one a newer
 # release adds) always runs.
 _GATES: Final[dict[str, tuple[str, ...]]] = {
-    "artifactory-credentials": ("akc", "ap"),
-    "aws-access-key": ("a3t", "abia", "acca", "akia", "asia", "aws"),
+    "artifactory-credentials": ("AKC", "AP"),
+    "aws-access-key": ("A3T", "ABIA", "ACCA", "AKIA", "ASIA", "aws"),
     "azure-storage-account-access-key": ("accountkey",),
     "basic-auth-credentials": ("://",),
-    "cloudant-credentials": ("cl",),
+    "cloudant-credentials": ("cl_", "cl-", "clapi", "clkey", "clpw", "clpass", "cltoken", "clou"),
     "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     "gitlab-token": ("gl", "gr1348941"),
     "ibm-cloud-iam-key": ("key", "pwd", "pass", "token"),
@@ -44,11 +45,11 @@ _GATES: Final[dict[str, tuple[str, ...]]] = {
     "pypi-token": ("pypi-",),
     "sendgrid-api-key": ("sg.",),
     "slack-token": ("xox", "hooks.slack"),
-    "softlayer-credentials": ("softlayer", "sl"),
+    "softlayer-credentials": ("softlayer", "sl_", "sl-", "slapi", "slkey", "slpw", "slpass", "sltoken"),
     "square-oauth-secret": ("sq0csp-",),
     "stripe-access-key": ("k_live_",),
     "telegram-bot-token": (":",),
-    "twilio-api-key": ("ac", "sk"),
+    "twilio-api-key": ("AC", "SK"),
 }
 # Characters a detector's pattern may take around the value (its delimiters).
 _EDGES: Final = " \t\r\n\"'=:,;`"
@@ -71,12 +72,15 @@ def _detectors() -> tuple[tuple[str, tuple[re.Pattern[str], ...], tuple[str, ...
     return tuple(out)
 
 
-def scanner_spans(text: str, lower: str) -> list[tuple[int, int, str]]:
-    """(start, end, kind) of every value the library's detectors find in `text`
-    (`lower` is `text.lower()`, for the gates)."""
+GATE_WORDS: Final = frozenset(w for gate in _GATES.values() for w in gate) | {""}
+
+
+def scanner_spans(text: str, present: frozenset[str]) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of every value the library's detectors find in `text`;
+    `present`: the gate words `text` contains (see redact.gate_words_in)."""
     found: list[tuple[int, int, str]] = []
     for kind, patterns, gate in _detectors():
-        if not any(g in lower for g in gate):
+        if present.isdisjoint(gate):
             continue
         for pattern in patterns:
             for match in pattern.finditer(text):
