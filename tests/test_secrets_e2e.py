@@ -14,6 +14,7 @@ and zlib stream in them decompressed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -165,10 +166,8 @@ def _expanded(data: bytes, pickles: bool = True) -> list[bytes]:
         if pickles or not frame.startswith(b"\x80"):
             out.append(frame)
     for m in re.finditer(rb"\x78[\x01\x5e\x9c\xda]", data):
-        try:
+        with contextlib.suppress(zlib.error):
             out.append(zlib.decompressobj().decompress(data[m.start():]))
-        except zlib.error:
-            pass
     return out
 
 

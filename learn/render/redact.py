@@ -16,26 +16,21 @@ no rule, so text redacted when it was cached is unchanged when it is read back.
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from collections.abc import Callable
 from typing import Final
 
+from learn.render.assignments import ASSIGN_GATE, ASSIGN_RE, QUOTED_ASSIGN_RE, sub_assignments
 from learn.render.scanner import GATE_WORDS as SCANNER_GATE_WORDS
 from learn.render.scanner import scanner_spans
 from learn.render.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
+from learn.render.secret_values import MARKER_PREFIX, is_placeholder, looks_chosen, marker
+
+__all__ = ["MARKER_PREFIX", "REDACT_VERSION", "marker", "redact"]
 
 # Part of the render version (render.RENDER_VERSION): what the model saw changes
 # when the rules do, so cached mining answers are not reused across rule sets.
-REDACT_VERSION: Final = 2  # 2: maintained rule set, SQL/shell/config forms, labels in 30 languages
-
-MARKER_PREFIX: Final = "[REDACTED:"
-
-
-def marker(kind: str) -> str:
-    return f"{MARKER_PREFIX}{kind}]"
-
+REDACT_VERSION: Final = 2  # 2: maintained rule set, SQL/shell/config forms, labels in two dozen languages
 
 # (kind, pattern). Order matters: specific shapes before the generic assignment
 # rule, so a key in `ANTHROPIC_API_KEY=sk-ant-…` is named for what it is.
@@ -120,37 +115,6 @@ _PASSWORD_IS_RE: Final = re.compile(
     r"([^\s\"'`]+?)(?=[\"'`]?(?:[.,;!?]?(?:\s|$)))"
 )
 
-# Names that announce a secret. Matched against the whole name, case-insensitively,
-# so `GITHUB_TOKEN`, `apiKey`, `db_password` and `client-secret` all count.
-_SECRET_NAME_RE: Final = re.compile(
-    r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?|auth|(?:^|[_.-])(?:pass|pw))$"
-)
-_PASSWORD_NAME_RE: Final = re.compile(r"(?i)(?:password|passwd|passphrase|pwd|(?:^|[_.-])(?:pass|pw))$")
-
-# KEY=value, KEY: value, export KEY="value", --key=value.
-_ASSIGN_RE: Final = re.compile(
-    r"(?P<name>(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_.-]*)"
-    r"(?P<sep>[ \t]*[:=][ \t]*)"
-    r"(?P<q>[\"']?)"
-    # `&` ends a value only before another `name=` (a URL query, a JDBC string).
-    r"(?P<val>(?:[^\s\"'`,;(){}<>&]|&(?![A-Za-z_][A-Za-z0-9_.-]*=))+)"
-)
-# "key": "value" (JSON, or a Python dict literal).
-_QUOTED_ASSIGN_RE: Final = re.compile(
-    r"(?P<nq>[\"'])(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P=nq)"
-    r"(?P<sep>\s*:\s*)"
-    r"(?P<q>[\"'])"
-    r"(?P<val>[^\"'\s]+)"
-    r"(?P=q)"
-)
-
-# Below these, a value is a word or a placeholder, not a credential. Measured by
-# eye on config files: real tokens are >=16 chars of >=2 character classes with
-# ~4 bits/char; identifiers like `my_token_name` sit near 3.0 with one class.
-_MIN_SECRET_CHARS: Final = 12
-_MIN_ENTROPY_BITS: Final = 3.0
-_MIN_PASSWORD_CHARS: Final = 6
-
 # A password field holds the rest of its line, spaces and all ("Password:
 # correct horse battery staple", "root passwd = two words"): the assignment
 # rule would take the first word only and leave the rest in clear.
@@ -172,80 +136,9 @@ _FUNCTION_WORDS: Final = frozenset(_FUNCTION_WORD_LIST.split())
 _MAX_PASSPHRASE_WORDS: Final = 8
 
 
-def _entropy(value: str) -> float:
-    counts = Counter(value)
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
-
-
-def _classes(value: str) -> int:
-    return sum(
-        (
-            any(c.islower() for c in value),
-            any(c.isupper() for c in value),
-            any(c.isdigit() for c in value),
-        )
-    )
-
-
-# A value that stands for a secret without being one: `YOUR_API_KEY`, `<token>`,
-# `xxxx`, `changeme`, `process.env.API_KEY`, `os.environ["KEY"]`, `settings.SECRET`.
-_PLACEHOLDER_RE: Final = re.compile(
-    r"(?i)^(?:your|example|sample|dummy|fake|placeholder|insert|replace|put|enter)"
-    r"[-_ ]|[-_](?:here|placeholder)$|^(?:changeme|change_me|redacted|secret|password|token|none|null"
-    r"|nil|undefined|true|false|todo|tbd|xxx+|\.\.\.|…)$"
-)
-_REFERENCE_RE: Final = re.compile(
-    r"^(?:[A-Za-z_]\w*\.)*(?:env|environ|getenv|settings|config|secrets|vault|credentials|process"
-    r"|self|this|ctx|context|args|opts|options|params|cfg|conf)(?:\.\w+)*(?:\.|\[|\(|$)|^ENV\[|\(\)?$"
-)
-
-
-def _is_placeholder(value: str) -> bool:
-    # An env reference, a template hole or a marker is not the secret itself.
-    v = value.strip("\"'`")
-    if v.startswith(("$", "%", "<", "{", "[REDACTED", "*", "@")) or set(v) <= {"x", "X", "*", ".", "-", "_"}:
-        return True
-    return bool(_PLACEHOLDER_RE.search(v) or _REFERENCE_RE.search(v))
-
-
-def _looks_secret(name: str, value: str) -> bool:
-    if _is_placeholder(value) or not _SECRET_NAME_RE.search(name):
-        return False
-    if _PASSWORD_NAME_RE.search(name):
-        return len(value) >= _MIN_PASSWORD_CHARS
-    return (
-        len(value) >= _MIN_SECRET_CHARS
-        and _classes(value) >= 2
-        and _entropy(value) >= _MIN_ENTROPY_BITS
-    )
-
-
-def _strong(value: str) -> bool:
-    """A value shaped like a chosen password: long enough, and not one plain word."""
-    return len(value) >= _MIN_PASSWORD_CHARS and (
-        _classes(value) >= 2 or any(not c.isalnum() for c in value)
-    )
-
-
-def _prose_word(m: re.Match[str]) -> bool:
-    """`password: complete, moving on`: a plain word after `: `, with more words after it
-    on the line, is the sentence going on, not a value. A lone word is a value."""
-    value = m.group("val")
-    if not (value.isalpha() and (value.islower() or value[1:].islower())):
-        return False
-    if ":" not in m.group("sep") or not m.group("sep").endswith((" ", "\t")):
-        return False
-    # Up to the end of the line only: slicing the whole remaining text per match
-    # made a 1.5 MB transcript of such lines 2.4x slower to redact (measured).
-    end = m.string.find("\n", m.end())
-    rest = m.string[m.end() : end if end >= 0 else len(m.string)]
-    return any(c.isalpha() for c in rest)
-
-
 def _passphrase(value: str) -> bool:
     words = value.split()
-    if not 2 <= len(words) <= _MAX_PASSPHRASE_WORDS or _is_placeholder(value):
+    if not 2 <= len(words) <= _MAX_PASSPHRASE_WORDS or is_placeholder(value):
         return False
     return not any(w.lower().strip(".,;:!?\"'") in _FUNCTION_WORDS for w in words)
 
@@ -258,37 +151,20 @@ def _password_field(m: re.Match[str]) -> str:
 
 def _auth_header(m: re.Match[str]) -> str:
     credential = m.group(2)
-    if _is_placeholder(credential) or re.fullmatch(r"[A-Za-z][a-z]*", credential):
+    if is_placeholder(credential) or re.fullmatch(r"[A-Za-z][a-z]*", credential):
         return m.group(0)
     return m.group(1) + marker("authorization")
 
 
 def _password_is(m: re.Match[str]) -> str:
-    if not _strong(m.group(2)) or _is_placeholder(m.group(2)):
+    if not looks_chosen(m.group(2)) or is_placeholder(m.group(2)):
         return m.group(0)
     return m.group(1) + marker("password")
 
 
-def _assignment(m: re.Match[str]) -> str | None:
-    """The match with its value replaced by a marker, or None when it is no secret."""
-    name, value = m.group("name"), m.group("val")
-    if not _looks_secret(name, value) or m.string.startswith("(", m.end("val")):
-        return None  # no secret, or a call: `password = getpass.getpass()`
-    kind = "password" if _PASSWORD_NAME_RE.search(name) else "secret"
-    if kind == "password" and _prose_word(m):
-        return None
-    sep = m.group("sep")
-    if sep.strip() == ":" and sep[0] in " \t" and sep[-1] == ":":
-        return None  # `PASSWORD :new_password`: a SQL bind parameter
-    start, end = m.span("val")
-    whole_start = m.start(0)
-    text = m.group(0)
-    return text[: start - whole_start] + marker(kind) + text[end - whole_start :]
-
-
 def _keep_prefix(kind: str) -> Callable[[re.Match[str]], str]:
     def replace(m: re.Match[str]) -> str:
-        if m.re.groups >= 2 and _is_placeholder(m.group(2)):  # `-p${DB_PASSWORD}`, `u:$PW@h`
+        if m.re.groups >= 2 and is_placeholder(m.group(2)):  # `-p${DB_PASSWORD}`, `u:$PW@h`
             return m.group(0)
         suffix = m.group(3) if m.lastindex and m.lastindex >= 3 else ""
         return m.group(1) + marker(kind) + suffix
@@ -320,7 +196,7 @@ def _context_value(kind: str) -> Callable[[re.Match[str]], str]:
         if not names:
             return marker(kind)
         value = m.group(names[0])
-        if _is_placeholder(value):
+        if is_placeholder(value):
             return m.group(0)
         start, end = m.span(names[0])
         return m.string[m.start() : start] + marker(kind) + m.string[end : m.end()]
@@ -332,12 +208,12 @@ def _labelled_password(m: re.Match[str]) -> str:
     """`Passwort: geheim123`, `密码：Abc123`: a value shaped like a password, or a lone
     word ending the line; `Passwort: muss lang sein` is a sentence and stays."""
     value = m.group("val")
-    if _is_placeholder(value):
+    if is_placeholder(value):
         return m.group(0)
     end = m.string.find("\n", m.end())
     rest = m.string[m.end() : end if end >= 0 else len(m.string)]
     alone = not any(c.isalnum() for c in rest) and len(value) >= 4
-    if not (_strong(value) or alone):
+    if not (looks_chosen(value) or alone):
         return m.group(0)
     start, stop = m.span("val")
     return m.string[m.start() : start] + marker("password") + m.string[stop : m.end()]
@@ -375,13 +251,12 @@ _TOKEN_GATES: Final[dict[str, tuple[str, ...]]] = {
     "slack-token": ("xox",), "google-api-key": ("AIza",), "stripe-key": ("_live_", "_test_"),
     "password-hash": ("$",), "jwt": ("eyJ",),
 }
-_ASSIGN_GATE: Final = (":", "=", "：")
 _ALL_GATE_WORDS: Final = frozenset(
     [w for gate in _TOKEN_GATES.values() for w in gate]
     + [w for _, _, gate in VENDOR_RULES for w in gate]
     + [w for needles, _, _ in _GATED_RULES for w in needles]
     + [w for needles, _, _ in _CONTEXT_REPLACERS for w in needles]
-    + list(_LABEL_GATE) + list(_ASSIGN_GATE)
+    + list(_LABEL_GATE) + list(ASSIGN_GATE)
 ) | SCANNER_GATE_WORDS
 # A word with capitals is looked for as written (`AKIA`, `AIza`), the others in the
 # lower-cased text.
@@ -426,25 +301,7 @@ def redact(text: str) -> str:
     spans = scanner_spans(text, present)
     if spans:
         text = _replace_spans(text, spans)
-    if present.isdisjoint(_ASSIGN_GATE):
+    if present.isdisjoint(ASSIGN_GATE):
         return text
-    text = _sub_assignments(_QUOTED_ASSIGN_RE, text)
-    return _sub_assignments(_ASSIGN_RE, text)
-
-
-def _sub_assignments(pattern: re.Pattern[str], text: str) -> str:
-    """`pattern.sub(_assignment, text)`, but a match that is no secret is searched again
-    from its value: in `note: PGPASSWORD=pw` or `note: api_key = "..."` the outer
-    `note:` match would otherwise swallow the assignment inside it."""
-    out: list[str] = []
-    pos = search_from = 0
-    while (m := pattern.search(text, search_from)) is not None:
-        replaced = _assignment(m)
-        if replaced is None:
-            search_from = max(m.start("val"), m.start() + 1)
-            continue
-        out.append(text[pos : m.start()])
-        out.append(replaced)
-        pos = search_from = m.end()
-    out.append(text[pos:])
-    return "".join(out)
+    text = sub_assignments(QUOTED_ASSIGN_RE, text)
+    return sub_assignments(ASSIGN_RE, text)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Final
+from typing import Any, Final
 
 # Detectors whose findings are not secrets in a transcript (see above).
 _LEFT_OUT: Final = frozenset({"KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString",
@@ -64,7 +64,8 @@ def _detectors() -> tuple[tuple[str, tuple[re.Pattern[str], ...], tuple[str, ...
     except ImportError:  # a broken install: learn's own rules still run
         return ()
     out: list[tuple[str, tuple[re.Pattern[str], ...], tuple[str, ...]]] = []
-    for secret_type, cls in sorted(get_mapping_from_secret_type_to_class().items()):
+    mapping: dict[str, type[Any]] = dict(get_mapping_from_secret_type_to_class())
+    for secret_type, cls in sorted(mapping.items()):
         if cls.__name__ in _LEFT_OUT or not issubclass(cls, RegexBasedDetector):
             continue
         kind = re.sub(r"[^a-z0-9]+", "-", str(secret_type).lower()).strip("-")
