@@ -71,7 +71,8 @@ def is_placeholder(value: str) -> bool:
 
 
 def looks_secret(name: str, value: str) -> bool:
-    if is_placeholder(value) or not SECRET_NAME_RE.search(name):
+    # The name first: most assignments (`sort=name`, `a=b`) stop there, cheaply.
+    if not SECRET_NAME_RE.search(name) or is_placeholder(value):
         return False
     if PASSWORD_NAME_RE.search(name):
         return len(value) >= MIN_PASSWORD_CHARS
