@@ -92,6 +92,8 @@ def _codex_session(home: Path, project: Path) -> None:
         r.user(f"remember {line}")
         r.agent(f"Noted: {line}")
         r.shell(f"call_{n}", line, f"failed: {line}", exit_code=1)
+    r.agent(ASKED_QUESTION)
+    r.user(ASKED_ANSWER)
     r.write(r.path(home))
 
 

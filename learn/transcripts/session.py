@@ -192,7 +192,7 @@ class _Builder:
         elif isinstance(event, AssistantEvent):
             self.turns += on
             self._reader.saw(event)
-            said = "\n".join(b.text for b in event.blocks if isinstance(b, TextBlock))
+            said = "\n".join(b.text for b in event.blocks if isinstance(b, TextBlock)) or event.text
             if said.strip() and not event.meta.is_sidechain:
                 self._asked = said
             if on and not event.meta.is_sidechain:  # a subagent's calls belong to its own transcript
