@@ -10,7 +10,11 @@ tests/test_redact_corpus.py):
   every commit sha, UUID and checksum; learn's own assignment rule, which looks at the
   name *and* the value, does that job (`redact._looks_secret`);
 - the public-IP detector: an address is not a credential and is evidence in a traceback.
-Alone, the library found 27 of the issue's 51 planted secrets; learn's rules find the rest.
+Alone, the library found 27 of the issue's 51 planted secrets, and 13 of the 47 kinds in
+tests/secrets_corpus.py (it detects a private key by its header and leaves the body; it
+has no rule for SQL or shell passwords, webhooks, signatures or most AI vendors). learn's
+rules take all 47; the library adds the vendors learn has no rule of its own for
+(Mailchimp, Square, IBM, SoftLayer, Cloudant, Artifactory, Discord bot tokens, ...).
 """
 
 from __future__ import annotations
