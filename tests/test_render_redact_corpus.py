@@ -71,6 +71,14 @@ def test_sql_shell_and_label_forms_keep_the_line_readable(line: str, expected: s
         "Passwort: bitte im Tresor nachsehen",
         "image sha256:" + "a" * 64,
         "ETag: \"33a64df551425fcc55e4d42a148795d9f25f89d4\"",
+        # Lines of library code and docs the earlier rules (or a first cut of these) took:
+        "A user in the organization, identified by their id and email address.",
+        "_custom_auth: httpx.Auth | None = None",
+        "util._assertion_pass = ihook.pytest_assertion_pass",
+        "const password = 'Password used to generate key';",
+        "pip config set global.index-url https://username:password@pypi.company.com/simple",
+        "const key = readFileSync('./server-key.pem');",
+        "credential = DefaultAzureCredential()",
     ],
 )
 def test_references_placeholders_and_hashes_are_kept(line: str) -> None:

@@ -188,6 +188,12 @@ _GATED_RULES: Final[tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.M
 )
 
 
+def _sentence(value: str) -> bool:
+    """`'Password used to generate key'`: words with a function word among them."""
+    words = value.split()
+    return len(words) > 2 and any(w.lower().strip(".,;:!?") in _FUNCTION_WORDS for w in words)
+
+
 def _context_value(kind: str) -> Callable[[re.Match[str]], str]:
     """Replace whichever value group (`val`, `val2`, `val3`) matched, or the whole match."""
 
@@ -196,7 +202,7 @@ def _context_value(kind: str) -> Callable[[re.Match[str]], str]:
         if not names:
             return marker(kind)
         value = m.group(names[0])
-        if is_placeholder(value):
+        if is_placeholder(value) or _sentence(value):
             return m.group(0)
         start, end = m.span(names[0])
         return m.string[m.start() : start] + marker(kind) + m.string[end : m.end()]
@@ -298,7 +304,7 @@ def redact(text: str) -> str:
         text = LABELLED_PASSWORD_RE.sub(_labelled_password, text)
     # The maintained rule set after learn's own, so a value learn names (a URL's
     # password, a curl credential) keeps learn's kind.
-    spans = scanner_spans(text, present)
+    spans = [(a, b, k) for a, b, k in scanner_spans(text, present) if not is_placeholder(text[a:b])]
     if spans:
         text = _replace_spans(text, spans)
     if present.isdisjoint(ASSIGN_GATE):

@@ -79,11 +79,17 @@ CONTEXT_RULES: Final[tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]] =
     (kind, re.compile(pattern), gate)
     for kind, pattern, gate in (
         # SQL: CREATE/ALTER USER|ROLE ... [WITH] [ENCRYPTED] PASSWORD '...', and SET PASSWORD = '...'.
-        ("password", r"(?i)\bpassword[ \t]+(?:=[ \t]*)?(?:N|E)?'(?P<val>[^'\n]+)'", ("password",)),
-        # MySQL/Oracle: IDENTIFIED [WITH plugin] BY [PASSWORD] '...' (or a bare word in Oracle).
+        # (`password = '...'` is the assignment rule's, which knows a sentence from a value.)
+        ("password", r"(?i)\bpassword[ \t]+(?:N|E)?'(?P<val>[^'\n]+)'", ("password",)),
+        # MySQL/Oracle: IDENTIFIED [WITH plugin] BY [PASSWORD] '...'; a bare word only when the
+        # keywords are SQL's capitals or the line creates/alters a user ("identified by the
+        # id" is prose in every API doc).
         ("password", r"(?i)\bidentified[ \t]+(?:with[ \t]+\S+[ \t]+)?by[ \t]+(?:password[ \t]+)?"
-                     r"(?:'(?P<val>[^'\n]+)'|\"(?P<val2>[^\"\n]+)\"|(?P<val3>(?![?:$])[^\s;'\"]+))",
-         ("identified",)),
+                     r"(?:'(?P<val>[^'\n]+)'|\"(?P<val2>[^\"\n]+)\")", ("identified",)),
+        ("password", r"\bIDENTIFIED[ \t]+(?:WITH[ \t]+\S+[ \t]+)?BY[ \t]+(?:PASSWORD[ \t]+)?"
+                     r"(?P<val3>(?![?:$'\"])[^\s;'\"]+)", ("identified",)),
+        ("password", r"(?im)^[ \t]*(?:create|alter)[ \t]+user\b[^\n;]*?\bidentified[ \t]+by[ \t]+"
+                     r"(?P<val3>(?![?:$'\"])[^\s;'\"]+)", ("identified",)),
         # A password hashed in code or SQL: crypt('pw', gen_salt(...)), bcrypt.hash('pw', 10),
         # bcrypt.hashpw(b'pw', ...), generate_password_hash('pw'), make_password('pw').
         ("password", r"(?i)(?:\bcrypt|\bbcrypt(?:js)?\.(?:hash|hashSync|hashpw)|\bhashpw|\bargon2\.hash"

@@ -22,9 +22,11 @@ def marker(kind: str) -> str:
 # Names that announce a secret. Matched against the whole name, case-insensitively,
 # so `GITHUB_TOKEN`, `apiKey`, `db_password` and `client-secret` all count.
 SECRET_NAME_RE: Final = re.compile(
-    r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?|auth|(?:^|[_.-])(?:pass|pw))$"
+    r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?)$|(?-i:(?:^|_)(?:PASS|PW)$)"
 )
-PASSWORD_NAME_RE: Final = re.compile(r"(?i)(?:password|passwd|passphrase|pwd|(?:^|[_.-])(?:pass|pw))$")
+# `DB_PASS`, `SMTP_PW`: in capitals only, the way env files write them; `_assertion_pass`
+# and `statements_pass` in code are not passwords.
+PASSWORD_NAME_RE: Final = re.compile(r"(?i)(?:password|passwd|passphrase|pwd)$|(?-i:(?:^|_)(?:PASS|PW)$)")
 
 # Below these, a value is a word or a placeholder, not a credential. Measured by
 # eye on config files: real tokens are >=16 chars of >=2 character classes with
