@@ -43,11 +43,27 @@ def _prose_word(m: re.Match[str]) -> bool:
     return any(c.isalpha() for c in rest)
 
 
+# `token: Optional[str]`, `password: str | None`, `credentials: AccessTokenProvider`: a type
+# annotation, not a value (measured: most of what the rules still took in library code).
+_TYPE_RE: Final = re.compile(
+    r"^(?:[A-Za-z_][\w.]*\[.*|str|bytes|int|bool|float|None|Any|object"
+    r"|(?:[A-Z][a-z]+)+(?:Str|Bytes|Param|Params|Provider|Config|Key|Type|Credentials?|Token|Model"
+    r"|Secret|Auth|Settings|Client|Name|Value|Id))$"
+)
+
+
+def _annotation(m: re.Match[str]) -> bool:
+    sep = m.group("sep")
+    if m.group("q") or not (sep.strip() == ":" and sep.endswith((" ", "\t"))):
+        return False
+    return bool(_TYPE_RE.match(m.group("val"))) or m.string.startswith(" | ", m.end("val"))
+
+
 def _assignment(m: re.Match[str]) -> str | None:
     """The match with its value replaced by a marker, or None when it is no secret."""
     name, value = m.group("name"), m.group("val")
-    if not looks_secret(name, value) or m.string.startswith("(", m.end("val")):
-        return None  # no secret, or a call: `password = getpass.getpass()`
+    if not looks_secret(name, value) or m.string.startswith("(", m.end("val")) or _annotation(m):
+        return None  # no secret, a call (`getpass.getpass()`) or a type (`token: str | None`)
     kind = "password" if PASSWORD_NAME_RE.search(name) else "secret"
     if kind == "password" and _prose_word(m):
         return None

@@ -136,10 +136,15 @@ _FUNCTION_WORDS: Final = frozenset(_FUNCTION_WORD_LIST.split())
 _MAX_PASSPHRASE_WORDS: Final = 8
 
 
+_PASSPHRASE_WORD_RE: Final = re.compile(r"^[\w'’-]*[^\W\d_][\w'’-]*[.,;!?]?$")
+
+
 def _passphrase(value: str) -> bool:
     words = value.split()
     if not 2 <= len(words) <= _MAX_PASSPHRASE_WORDS or is_placeholder(value):
         return False
+    if not all(_PASSPHRASE_WORD_RE.match(w) for w in words):
+        return False  # `str | None = None`, `click.prompt("Password")`: code, not words
     return not any(w.lower().strip(".,;:!?\"'") in _FUNCTION_WORDS for w in words)
 
 
@@ -151,7 +156,7 @@ def _password_field(m: re.Match[str]) -> str:
 
 def _auth_header(m: re.Match[str]) -> str:
     credential = m.group(2)
-    if is_placeholder(credential) or re.fullmatch(r"[A-Za-z][a-z]*", credential):
+    if is_placeholder(credential) or re.fullmatch(r"[A-Za-z][a-z]*[`'\"]?", credential):
         return m.group(0)
     return m.group(1) + marker("authorization")
 

@@ -22,11 +22,14 @@ def marker(kind: str) -> str:
 # Names that announce a secret. Matched against the whole name, case-insensitively,
 # so `GITHUB_TOKEN`, `apiKey`, `db_password` and `client-secret` all count.
 SECRET_NAME_RE: Final = re.compile(
-    r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?)$|(?-i:(?:^|_)(?:PASS|PW)$)"
+    r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?)$"
+    r"|(?-i:(?:^|_)(?:PASS|PW)$)"
 )
 # `DB_PASS`, `SMTP_PW`: in capitals only, the way env files write them; `_assertion_pass`
 # and `statements_pass` in code are not passwords.
-PASSWORD_NAME_RE: Final = re.compile(r"(?i)(?:password|passwd|passphrase|pwd)$|(?-i:(?:^|_)(?:PASS|PW)$)")
+PASSWORD_NAME_RE: Final = re.compile(
+    r"(?i)(?:password|passwd|passphrase|pwd)$|(?-i:(?:^|_)(?:PASS|PW)$)"
+)
 
 # Below these, a value is a word or a placeholder, not a credential. Measured by
 # eye on config files: real tokens are >=16 chars of >=2 character classes with
@@ -64,17 +67,26 @@ _REFERENCE_RE: Final = re.compile(
 )
 
 
+_SUBSCRIPT_RE: Final = re.compile(r"^[A-Za-z_][\w.]*\[")
+
+
 def is_placeholder(value: str) -> bool:
     # An env reference, a template hole or a marker is not the secret itself.
     v = value.strip("\"'`")
-    if v.startswith(("$", "%", "<", "{", "[REDACTED", "*", "@")) or set(v) <= {"x", "X", "*", ".", "-", "_"}:
-        return True
+    if v.startswith(("$", "%", "<", "{", "[REDACTED", "*", "@", "/", "~/", "./")) or set(v) <= {"x", "X", "*", ".", "-", "_"}:
+        return True  # a reference, a template hole, a marker, a path
+    if _SUBSCRIPT_RE.match(v):
+        return True  # `parts['password']`, `auth[1]`, `Optional[str]`: code, not a value
     return bool(_PLACEHOLDER_RE.search(v) or _REFERENCE_RE.search(v))
+
+
+# The shell's working directories, not passwords.
+_SHELL_DIRS: Final = frozenset({"PWD", "OLDPWD"})
 
 
 def looks_secret(name: str, value: str) -> bool:
     # The name first: most assignments (`sort=name`, `a=b`) stop there, cheaply.
-    if not SECRET_NAME_RE.search(name) or is_placeholder(value):
+    if not SECRET_NAME_RE.search(name) or name in _SHELL_DIRS or is_placeholder(value):
         return False
     if PASSWORD_NAME_RE.search(name):
         return len(value) >= MIN_PASSWORD_CHARS
