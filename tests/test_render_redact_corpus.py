@@ -79,6 +79,13 @@ def test_sql_shell_and_label_forms_keep_the_line_readable(line: str, expected: s
         "pip config set global.index-url https://username:password@pypi.company.com/simple",
         "const key = readFileSync('./server-key.pem');",
         "credential = DefaultAzureCredential()",
+        "token: Optional[str]",
+        "password: str | None = None,",
+        "credentials: AccessTokenProvider | None",
+        "password=parts['password'],",
+        "PWD=/home/dev/shop",
+        'password = click.prompt("Password", hide_input=True)',
+        "inject `Authorization: Bearer` auth",
     ],
 )
 def test_references_placeholders_and_hashes_are_kept(line: str) -> None:
