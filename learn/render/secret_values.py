@@ -23,12 +23,11 @@ def marker(kind: str) -> str:
 # so `GITHUB_TOKEN`, `apiKey`, `db_password` and `client-secret` all count.
 SECRET_NAME_RE: Final = re.compile(
     r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?)$"
-    r"|(?-i:(?:^|_)(?:PASS|PW)$)"
+    r"|(?:^|_)(?:pass|pw)$"
 )
-# `DB_PASS`, `SMTP_PW`: in capitals only, the way env files write them; `_assertion_pass`
-# and `statements_pass` in code are not passwords.
+# `DB_PASS`, `smtp_pw` count too; looks_secret keeps `_assertion_pass = ...` (code) out.
 PASSWORD_NAME_RE: Final = re.compile(
-    r"(?i)(?:password|passwd|passphrase|pwd)$|(?-i:(?:^|_)(?:PASS|PW)$)"
+    r"(?i)(?:password|passwd|passphrase|pwd)$|(?:^|_)(?:pass|pw)$"
 )
 
 # Below these, a value is a word or a placeholder, not a credential. Measured by
@@ -80,6 +79,10 @@ def is_placeholder(value: str) -> bool:
     return bool(_PLACEHOLDER_RE.search(v) or _REFERENCE_RE.search(v))
 
 
+# `_pass`/`_pw` names say less than `password`: their value must look chosen, not be code.
+_WEAK_PASSWORD_NAME_RE: Final = re.compile(r"(?i)(?:^|_)(?:pass|pw)$")
+# A dotted path or a snake_case name: code (`ihook.pytest_assertion_pass`, `saved_hooks`).
+_DOTTED_RE: Final = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|^[a-z]+(?:_[a-z0-9]+)+$")
 # The shell's working directories, not passwords.
 _SHELL_DIRS: Final = frozenset({"PWD", "OLDPWD"})
 
@@ -89,6 +92,10 @@ def looks_secret(name: str, value: str) -> bool:
     if not SECRET_NAME_RE.search(name) or name in _SHELL_DIRS or is_placeholder(value):
         return False
     if PASSWORD_NAME_RE.search(name):
+        if _WEAK_PASSWORD_NAME_RE.search(name) and (_DOTTED_RE.match(value) or not looks_chosen(value)):
+            # `db_pass=hunter22` yes; `_assertion_pass = ihook.pytest_assertion_pass` and
+            # `statements_pass: list` (code, in every library) no.
+            return False
         return len(value) >= MIN_PASSWORD_CHARS
     return (
         len(value) >= MIN_SECRET_CHARS
