@@ -4,6 +4,8 @@ value given in answer to the agent asking for a password goes too."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from secrets_corpus import (
     ASKED_ANSWER,
     ASKED_PASSPHRASE,
@@ -127,3 +129,27 @@ def test_answers_that_give_no_secret_are_kept(question: str, answer: str) -> Non
 def test_the_answer_marker_is_left_alone_by_redact() -> None:
     assert MARKER.startswith(MARKER_PREFIX)
     assert redact(f"1. Skip\n2. {MARKER}") == f"1. Skip\n2. {MARKER}"
+
+
+_LINES = [line for _, line, _ in SECRETS] + [line for _, line, _ in DECOYS]
+# Heads that make the next word a value (`IDENTIFIED BY curl` is a password): for the
+# fixed-point property only.
+_HEADS = ["password: ", "IDENTIFIED BY ", "curl -u a:", "密码：", "Bearer ", "note:", "=", "'", '"', "@", "://"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_LINES + _HEADS), st.text(max_size=8)), max_size=8))
+def test_redaction_of_any_mix_is_a_fixed_point(parts: list[str]) -> None:
+    # Pieces run together with a space, as words on a line are (glued with nothing,
+    # `…7dcCREATE` is one token, and no rule can tell where the key ends).
+    once = redact(" ".join(parts))
+    assert redact(once) == once
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_LINES), st.text(max_size=6)), max_size=6))
+def test_no_secret_survives_among_other_lines_and_noise(parts: list[str]) -> None:
+    once = redact(" ".join(parts))
+    for _, line, secret in SECRETS:
+        if line in parts:
+            assert secret not in once

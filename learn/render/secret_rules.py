@@ -97,7 +97,7 @@ CONTEXT_RULES: Final[tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]] =
                      r"|\bset_password)\(\s*b?(?:'(?P<val>[^'\n]+)'|\"(?P<val2>[^\"\n]+)\")",
          ("crypt", "hash", "password")),
         # curl/wget credentials: -u user:pw, --user user:pw, --user=user:pw.
-        ("password", r"(?:\bcurl\b|\bwget\b|\bhttp\b)[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)(?:[ \t]+|=)"
+        ("password", r"(?:curl|wget|http)\b[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)(?:[ \t]+|=)"
                      r"['\"]?[^\s:'\"]*:(?P<val>(?![$\[])[^\s'\"]+)", ("curl", "wget", "http")),
         # Command-line password flags of database and admin clients.
         ("password", r"\b(?:redis-cli|mongo(?:sh|dump|restore)?|rabbitmqctl|influx|mysqlsh)\b[^\n|;&]*?[ \t]"
