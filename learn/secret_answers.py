@@ -37,7 +37,15 @@ _ASKS_KEY_RE: Final = re.compile(
 _NUMBERED_RE: Final = re.compile(r"^[ \t]*(?:\*\*)?(\d{1,2})[.)][ \t]*(?:\*\*)?[ \t]*(.*)$", re.M)
 # Answers that decline or defer: the person gave no secret.
 _DECLINE: Final = frozenset(
-    ["skip", "skipped", "no", "none", "n/a", "na", "later", "default", "same", "yes", "ok", "okay", "pass", "nope", "unknown", "idk"]
+    ["skip", "skipped", "no", "none", "n/a", "na", "later", "default", "same", "yes", "ok", "okay", "pass", "nope", "unknown", "idk", "please", "sure", "proceed", "continue", "go", "approved", "approve", "correct", "right", "yep", "yeah", "nah", "done", "thanks", "fine", "good", "great", "perfect", "exactly", "agreed", "both", "neither", "either", "all", "whatever"]
+)
+# A question that asks for the value itself ("What is the password?", "Enter your API
+# key"), not about it ("Should I add password reset?", answered "please").
+_ASKING_RE: Final = re.compile(
+    r"(?i)\b(?:what|what's|whats|which|enter|provide|give|share|send|type|paste|tell|need|supply"
+    r"|input|set|choose|pick)\b"
+    r"|教えて|入力|请|請|提供|输入|輸入|告诉|bitte|geben|angeben|introduce|proporciona|cuál|quel"
+    r"|какой|введите|укажите|입력|알려"
 )
 _FUNCTION_WORDS: Final = frozenset(
     ["a", "an", "the", "is", "are", "was", "be", "to", "of", "in", "on", "at", "for", "by", "with", "from", "it", "this", "that", "i", "you", "we", "do", "not", "use", "using", "set", "same", "as", "already", "and", "or", "but", "if", "then"]
@@ -47,6 +55,8 @@ _MAX_SECRET_WORDS: Final = 6
 
 def _asks(question: str) -> str | None:
     """"password", "key" or None: what kind of secret `question` asks for."""
+    if not _ASKING_RE.search(question):
+        return None
     if _ASKS_PASSWORD_RE.search(question):
         return "password"
     if _ASKS_KEY_RE.search(question):

@@ -119,6 +119,8 @@ def test_single_reply_to_a_passphrase_question_is_redacted() -> None:
         ("What is the database password?", "it is in 1password, use that"),
         ("Which token format do you want?", "JWT"),
         ("Should I run the migrations?", "Zq9x7Lm2"),  # no secret was asked for
+        ("Should I add password reset to the login page?", "please"),  # about, not for, one
+        ("Should I rotate the API token now?", "Zq9x7Lm2-release-12"),
         (ASKED_QUESTION, "1. yes\n2. use the one in .env\n3. 12 hour"),
     ],
 )
