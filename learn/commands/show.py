@@ -6,7 +6,8 @@ typed somewhere else (a branch you rewound away from, a message queued while a
 tool ran, a `/btw` side question) is shown where you typed it and marked
 "off the active branch": it is still yours, and learn reads it. If something you
 said is missing here, no later stage can find it, which makes this the first
-place to look when a run surprises you.
+place to look when a run surprises you. Secrets are redacted as in everything
+learn sends or stores (people paste this output); `--reveal` shows them.
 """
 
 from __future__ import annotations
@@ -100,8 +101,10 @@ def _cwd_of(transcript: object) -> str | None:
 @click.command(name="show")
 @click.argument("session_ref", metavar="SESSION")
 @click.option("--json", "as_json", is_flag=True, help="Print the session view as JSON.")
-def command(session_ref: str, as_json: bool) -> None:
-    """Show one session (id, unique id prefix, or path) as learn sees it."""
+@click.option("--reveal", is_flag=True,
+              help="Show secrets as they were typed (redacted by default: this output gets pasted).")
+def command(session_ref: str, as_json: bool, reveal: bool) -> None:
+    """Show one session (id, unique id prefix, or path) as learn sees it, secrets redacted."""
     from contextlib import ExitStack, suppress
 
     import apsw
@@ -128,6 +131,10 @@ def command(session_ref: str, as_json: bool) -> None:
         if heads is not None:
             with suppress(StoreError, apsw.Error):  # what was read is read again next time
                 heads.save()
+    if not reveal:
+        from learn.render.redacted_view import redact_session
+
+        session = redact_session(session)
     if as_json:
         click.echo(json.dumps(session_to_dict(session), indent=2, ensure_ascii=False))
         return

@@ -81,7 +81,10 @@ def mine_paths(paths: list[Path], min_confidence: float) -> Iterator[tuple[Path,
 
 
 def _excerpt(text: str) -> str:
-    flat = " ".join(text.split())
+    from learn.render.redact import redact
+
+    # Redacted like `learn show`: this table gets pasted too.
+    flat = " ".join(redact(text).split())
     return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
 
 

@@ -19,6 +19,7 @@ from learn.detect.emit import calibrated, emit
 from learn.detect.signals import QUESTION_ANSWER, MiningSignal
 from learn.detect.spec import MiningSpec
 from learn.detect.usertext import SessionIndex, ToolUse
+from learn.secret_answers import redact_answer
 from learn.transcripts.literals import (
     ANSWER_NO_OPTION,
     ANSWER_NOTES_SEPARATOR,
@@ -124,7 +125,11 @@ def _banner_answers(content: str, use: ToolUse | None) -> list[_Answer]:
 def _answer_signal(
     answer: _Answer, spec: MiningSpec
 ) -> tuple[str, CandidateSignal, dict[str, Any]] | None:
+    # A bare value typed in answer to "What is the DB password?" is a secret the
+    # question names; the option check below still sees the picked labels as typed.
     typed = answer.answer.strip()
+    if typed not in answer.labels:
+        typed = redact_answer(answer.question, typed)
     notes = (answer.notes or "").strip() or None
     if typed == ANSWER_NO_OPTION:
         typed = ""

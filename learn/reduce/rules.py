@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from learn.render.redact import redact
+
 RuleScope = Literal["user", "project"]
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -240,7 +242,9 @@ def collect_rules(project: Path | None, home: Path | None = None) -> RuleCorpus:
             bad.append(str(path))
             return None
         read.append(str(path))
-        return text
+        # Rule lines go to the model (coverage) and into stored proposals: a key
+        # someone keeps in ~/.claude/CLAUDE.md is redacted like any transcript text.
+        return redact(text)
 
     for path, scope in rule_files(project, home):
         if (text := read_text(path)) is not None:

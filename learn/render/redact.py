@@ -16,18 +16,21 @@ no rule, so text redacted when it was cached is unchanged when it is read back.
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from collections.abc import Callable
 from typing import Final
 
-MARKER_PREFIX: Final = "[REDACTED:"
+from learn.render.assignments import ASSIGN_GATE, ASSIGN_RE, QUOTED_ASSIGN_RE, sub_assignments
+from learn.render.scanner import GATE_WORDS as SCANNER_GATE_WORDS
+from learn.render.scanner import scanner_spans
+from learn.render.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
+from learn.render.secret_values import MARKER_PREFIX, is_placeholder, looks_chosen, marker
 
+__all__ = ["MARKER_PREFIX", "REDACT_VERSION", "marker", "redact"]
 
-def marker(kind: str) -> str:
-    return f"{MARKER_PREFIX}{kind}]"
-
+# Part of the render version (render.RENDER_VERSION): what the model saw changes
+# when the rules do, so cached mining answers are not reused across rule sets.
+REDACT_VERSION: Final = 2  # 2: maintained rule set, SQL/shell/config forms, labels in two dozen languages
 
 # (kind, pattern). Order matters: specific shapes before the generic assignment
 # rule, so a key in `ANTHROPIC_API_KEY=sk-ant-…` is named for what it is.
@@ -88,9 +91,10 @@ _AUTH_HEADER_RE: Final = re.compile(
     r"(?!\[REDACTED)([^\s\"',;]+)"
 )
 # scheme://user:password@host (the user may be empty: redis://:pw@host); the
-# password stops at whitespace, `@` or `/`.
+# password runs to the last `@` before the host, so `p@ss@host` loses `p@ss` whole
+# (a password with an unescaped `@` is common, and stopping at the first left `ss`).
 _URL_PASSWORD_RE: Final = re.compile(
-    r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@\[\]]*:)(?!\[REDACTED)([^\s@/]+)(@)"
+    r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@\[\]]*:)(?!\[REDACTED)([^\s/]+)(@)(?=[^\s@/]*[A-Za-z0-9\]])"
 )
 # Passwords on a command line: `mysql -pSECRET` (no space: `-p` alone prompts),
 # `sshpass -p SECRET`, and what is piped into `chpasswd` / `passwd --stdin`.
@@ -110,37 +114,6 @@ _PASSWORD_IS_RE: Final = re.compile(
     r"(?i)(\b(?:password|passwd|passphrase|pwd)[ \t]+(?:is|was)[ \t]+[\"'`]?)(?!\[REDACTED)"
     r"([^\s\"'`]+?)(?=[\"'`]?(?:[.,;!?]?(?:\s|$)))"
 )
-
-# Names that announce a secret. Matched against the whole name, case-insensitively,
-# so `GITHUB_TOKEN`, `apiKey`, `db_password` and `client-secret` all count.
-_SECRET_NAME_RE: Final = re.compile(
-    r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?)$"
-)
-_PASSWORD_NAME_RE: Final = re.compile(r"(?i)(?:password|passwd|passphrase|pwd)$")
-
-# KEY=value, KEY: value, export KEY="value", --key=value.
-_ASSIGN_RE: Final = re.compile(
-    r"(?P<name>(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_.-]*)"
-    r"(?P<sep>[ \t]*[:=][ \t]*)"
-    r"(?P<q>[\"']?)"
-    # `&` ends a value only before another `name=` (a URL query, a JDBC string).
-    r"(?P<val>(?:[^\s\"'`,;(){}<>&]|&(?![A-Za-z_][A-Za-z0-9_.-]*=))+)"
-)
-# "key": "value" (JSON, or a Python dict literal).
-_QUOTED_ASSIGN_RE: Final = re.compile(
-    r"(?P<nq>[\"'])(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P=nq)"
-    r"(?P<sep>\s*:\s*)"
-    r"(?P<q>[\"'])"
-    r"(?P<val>[^\"'\s]+)"
-    r"(?P=q)"
-)
-
-# Below these, a value is a word or a placeholder, not a credential. Measured by
-# eye on config files: real tokens are >=16 chars of >=2 character classes with
-# ~4 bits/char; identifiers like `my_token_name` sit near 3.0 with one class.
-_MIN_SECRET_CHARS: Final = 12
-_MIN_ENTROPY_BITS: Final = 3.0
-_MIN_PASSWORD_CHARS: Final = 6
 
 # A password field holds the rest of its line, spaces and all ("Password:
 # correct horse battery staple", "root passwd = two words"): the assignment
@@ -163,65 +136,15 @@ _FUNCTION_WORDS: Final = frozenset(_FUNCTION_WORD_LIST.split())
 _MAX_PASSPHRASE_WORDS: Final = 8
 
 
-def _entropy(value: str) -> float:
-    counts = Counter(value)
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
-
-
-def _classes(value: str) -> int:
-    return sum(
-        (
-            any(c.islower() for c in value),
-            any(c.isupper() for c in value),
-            any(c.isdigit() for c in value),
-        )
-    )
-
-
-def _is_placeholder(value: str) -> bool:
-    # An env reference, a template hole or a marker is not the secret itself.
-    return value.startswith(("$", "%", "<", "{", "[REDACTED", "*")) or set(value) <= {"x", "X", "*", "."}
-
-
-def _looks_secret(name: str, value: str) -> bool:
-    if _is_placeholder(value) or not _SECRET_NAME_RE.search(name):
-        return False
-    if _PASSWORD_NAME_RE.search(name):
-        return len(value) >= _MIN_PASSWORD_CHARS
-    return (
-        len(value) >= _MIN_SECRET_CHARS
-        and _classes(value) >= 2
-        and _entropy(value) >= _MIN_ENTROPY_BITS
-    )
-
-
-def _strong(value: str) -> bool:
-    """A value shaped like a chosen password: long enough, and not one plain word."""
-    return len(value) >= _MIN_PASSWORD_CHARS and (
-        _classes(value) >= 2 or any(not c.isalnum() for c in value)
-    )
-
-
-def _prose_word(m: re.Match[str]) -> bool:
-    """`password: complete, moving on`: a plain word after `: `, with more words after it
-    on the line, is the sentence going on, not a value. A lone word is a value."""
-    value = m.group("val")
-    if not (value.isalpha() and (value.islower() or value[1:].islower())):
-        return False
-    if ":" not in m.group("sep") or not m.group("sep").endswith((" ", "\t")):
-        return False
-    # Up to the end of the line only: slicing the whole remaining text per match
-    # made a 1.5 MB transcript of such lines 2.4x slower to redact (measured).
-    end = m.string.find("\n", m.end())
-    rest = m.string[m.end() : end if end >= 0 else len(m.string)]
-    return any(c.isalpha() for c in rest)
+_PASSPHRASE_WORD_RE: Final = re.compile(r"^[\w'’-]*[^\W\d_][\w'’-]*[.,;!?]?$")
 
 
 def _passphrase(value: str) -> bool:
     words = value.split()
-    if not 2 <= len(words) <= _MAX_PASSPHRASE_WORDS or _is_placeholder(value):
+    if not 2 <= len(words) <= _MAX_PASSPHRASE_WORDS or is_placeholder(value):
         return False
+    if not all(_PASSPHRASE_WORD_RE.match(w) for w in words):
+        return False  # `str | None = None`, `click.prompt("Password")`: code, not words
     return not any(w.lower().strip(".,;:!?\"'") in _FUNCTION_WORDS for w in words)
 
 
@@ -233,32 +156,21 @@ def _password_field(m: re.Match[str]) -> str:
 
 def _auth_header(m: re.Match[str]) -> str:
     credential = m.group(2)
-    if _is_placeholder(credential) or re.fullmatch(r"[A-Za-z][a-z]*", credential):
+    if is_placeholder(credential) or re.fullmatch(r"[A-Za-z][a-z]*[`'\"]?", credential):
         return m.group(0)
     return m.group(1) + marker("authorization")
 
 
 def _password_is(m: re.Match[str]) -> str:
-    if not _strong(m.group(2)) or _is_placeholder(m.group(2)):
+    if not looks_chosen(m.group(2)) or is_placeholder(m.group(2)):
         return m.group(0)
     return m.group(1) + marker("password")
 
 
-def _assignment(m: re.Match[str]) -> str:
-    name, value = m.group("name"), m.group("val")
-    if not _looks_secret(name, value):
-        return m.group(0)
-    kind = "password" if _PASSWORD_NAME_RE.search(name) else "secret"
-    if kind == "password" and _prose_word(m):
-        return m.group(0)
-    start, end = m.span("val")
-    whole_start = m.start(0)
-    text = m.group(0)
-    return text[: start - whole_start] + marker(kind) + text[end - whole_start :]
-
-
 def _keep_prefix(kind: str) -> Callable[[re.Match[str]], str]:
     def replace(m: re.Match[str]) -> str:
+        if m.re.groups >= 2 and is_placeholder(m.group(2)):  # `-p${DB_PASSWORD}`, `u:$PW@h`
+            return m.group(0)
         suffix = m.group(3) if m.lastindex and m.lastindex >= 3 else ""
         return m.group(1) + marker(kind) + suffix
 
@@ -281,18 +193,141 @@ _GATED_RULES: Final[tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.M
 )
 
 
+def _sentence(value: str) -> bool:
+    """`'Password used to generate key'`: words with a function word among them."""
+    words = value.split()
+    return len(words) > 2 and any(w.lower().strip(".,;:!?") in _FUNCTION_WORDS for w in words)
+
+
+def _context_value(kind: str) -> Callable[[re.Match[str]], str]:
+    """Replace whichever value group (`val`, `val2`, `val3`) matched, or the whole match."""
+
+    def replace(m: re.Match[str]) -> str:
+        names = [g for g in ("val", "val2", "val3") if g in m.re.groupindex and m.group(g) is not None]
+        if not names:
+            return marker(kind)
+        value = m.group(names[0])
+        if is_placeholder(value) or _sentence(value):
+            return m.group(0)
+        start, end = m.span(names[0])
+        return m.string[m.start() : start] + marker(kind) + m.string[end : m.end()]
+
+    return replace
+
+
+def _labelled_password(m: re.Match[str]) -> str:
+    """`Passwort: geheim123`, `密码：Abc123`: a value shaped like a password, or a lone
+    word ending the line; `Passwort: muss lang sein` is a sentence and stays."""
+    value = m.group("val")
+    if is_placeholder(value):
+        return m.group(0)
+    end = m.string.find("\n", m.end())
+    rest = m.string[m.end() : end if end >= 0 else len(m.string)]
+    alone = not any(c.isalnum() for c in rest) and len(value) >= 4
+    if not (looks_chosen(value) or alone):
+        return m.group(0)
+    start, stop = m.span("val")
+    return m.string[m.start() : start] + marker("password") + m.string[stop : m.end()]
+
+
+_CONTEXT_REPLACERS: Final = tuple(
+    (gate, pattern, _context_value(kind)) for kind, pattern, gate in CONTEXT_RULES
+)
+_LABEL_GATE: Final = tuple(
+    w for w in ("密", "口令", "passw", "kennw", "contrase", "clave", "пароль", "mot de passe", "mdp",
+                "パスワード", "暗証", "비밀번호", "암호", "senha", "wachtw", "has", "ifre", "parola",
+                "mật", "mat khau", "รหัส", "كلمة", "סיסמה", "पासवर्ड", "lösen", "adgangs", "passord",
+                "salasana", "jelsz", "heslo", "κωδικ")
+)
+
+
+def _replace_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
+    out: list[str] = []
+    pos = 0
+    for start, end, kind in sorted(spans):
+        if start < pos:  # overlapping finds: the first one already covers it
+            continue
+        out.append(text[pos:start])
+        out.append(marker(kind))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# What each token rule needs in the text before it runs (see _gate_words_in).
+_TOKEN_GATES: Final[dict[str, tuple[str, ...]]] = {
+    "private-key": ("private key",), "anthropic-key": ("sk-ant-",), "openai-key": ("sk-",),
+    "github-token": ("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_"), "gitlab-token": ("glpat-",),
+    "npm-token": ("npm_",), "huggingface-token": ("hf_",), "aws-access-key": ("AKIA", "ASIA"),
+    "slack-token": ("xox",), "google-api-key": ("AIza",), "stripe-key": ("_live_", "_test_"),
+    "password-hash": ("$",), "jwt": ("eyJ",),
+}
+_ALL_GATE_WORDS: Final = frozenset(
+    [w for gate in _TOKEN_GATES.values() for w in gate]
+    + [w for _, _, gate in VENDOR_RULES for w in gate]
+    + [w for needles, _, _ in _GATED_RULES for w in needles]
+    + [w for needles, _, _ in _CONTEXT_REPLACERS for w in needles]
+    + list(_LABEL_GATE) + list(ASSIGN_GATE)
+) | SCANNER_GATE_WORDS
+# A word with capitals is looked for as written (`AKIA`, `AIza`), the others in the
+# lower-cased text.
+_CASED_GATE_WORDS: Final = tuple(w for w in _ALL_GATE_WORDS if w != w.lower())
+_LOWER_GATE_WORDS: Final = tuple(w for w in _ALL_GATE_WORDS if w == w.lower())
+
+
+def _gate_words_in(text: str) -> frozenset[str]:
+    """The gate words `text` contains. Each rule runs only when one of its words is
+    here: a substring test is ~100x cheaper than a regex scan, and one pass over the
+    words kept the ~80 rules from making redaction of a tool line 4x slower (measured
+    on benchmarks/render.py: 0.77 s ungated against 0.2 s for 20 MB of transcripts)."""
+    lower = text.lower()
+    return frozenset(
+        [w for w in _LOWER_GATE_WORDS if w in lower] + [w for w in _CASED_GATE_WORDS if w in text]
+    )
+
+
 def redact(text: str) -> str:
     """`text` with every recognised secret replaced by `[REDACTED:<kind>]`."""
+    # To a fixed point: one rule's match can hide another's (a vendor key run into the
+    # `curl` after it, a command anchor consumed by the previous match), and what the
+    # first pass leaves a second takes. A text with no secret costs one pass.
+    for _ in range(_MAX_PASSES):
+        once = _redact_once(text)
+        if once == text:
+            break
+        text = once
+    return text
+
+
+_MAX_PASSES: Final = 4
+
+
+def _redact_once(text: str) -> str:
     if not text:
         return text
+    # Gates are read on the text as given: a replacement only removes a secret (and
+    # a marker's words find nothing, every rule skips `[REDACTED`).
+    present = _gate_words_in(text)
     for kind, pattern in _TOKEN_RULES:
-        text = pattern.sub(marker(kind), text)
-    # Each rule below needs a word that a lower-cased copy shows in one cheap
-    # scan; most text has none of them, and skipping a rule's own scan kept
-    # the added rules from making plain text 1.5x slower to redact (measured).
-    lower = text.lower()
+        if not present.isdisjoint(_TOKEN_GATES[kind]):
+            text = pattern.sub(marker(kind), text)
+    for kind, pattern, gate in VENDOR_RULES:
+        if not present.isdisjoint(gate):
+            text = pattern.sub(marker(kind), text)
     for needles, pattern, replace in _GATED_RULES:
-        if any(n in lower for n in needles):
+        if not present.isdisjoint(needles):
             text = pattern.sub(replace, text)
-    text = _QUOTED_ASSIGN_RE.sub(_assignment, text)
-    return _ASSIGN_RE.sub(_assignment, text)
+    for needles, pattern, replace in _CONTEXT_REPLACERS:
+        if not present.isdisjoint(needles):
+            text = pattern.sub(replace, text)
+    if not present.isdisjoint(_LABEL_GATE):
+        text = LABELLED_PASSWORD_RE.sub(_labelled_password, text)
+    # The maintained rule set after learn's own, so a value learn names (a URL's
+    # password, a curl credential) keeps learn's kind.
+    spans = [(a, b, k) for a, b, k in scanner_spans(text, present) if not is_placeholder(text[a:b])]
+    if spans:
+        text = _replace_spans(text, spans)
+    if present.isdisjoint(ASSIGN_GATE):
+        return text
+    text = sub_assignments(QUOTED_ASSIGN_RE, text)
+    return sub_assignments(ASSIGN_RE, text)

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from learn.secret_answers import redact_answer
 from learn.transcripts.literals import (
     ANSWER_NO_OPTION,
     ANSWER_NOTES_SEPARATOR,
@@ -44,7 +45,8 @@ def free_form_answers(result: ToolResultBlock, call: ToolUseBlock | None) -> lis
         answers: Mapping[str, Any] = payload["answers"]
         for question, answer in answers.items():
             if isinstance(answer, str) and not _is_option_pick(answer, labels.get(question)):
-                out.append(answer.strip())
+                # The question says what a bare answer is ("What is the DB password?").
+                out.append(redact_answer(question, answer.strip()))
         annotations = payload.get("annotations")
         if isinstance(annotations, Mapping):
             for note in annotations.values():
@@ -55,7 +57,7 @@ def free_form_answers(result: ToolResultBlock, call: ToolUseBlock | None) -> lis
         return out
     for question, answer, notes in parse_answer_banner(result.content):
         if not _is_option_pick(answer, labels.get(question)):
-            out.append(answer.strip())
+            out.append(redact_answer(question, answer.strip()))
         if notes and notes.strip():
             out.append(notes.strip())
     return out

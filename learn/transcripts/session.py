@@ -28,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from learn.secret_answers import redact_answer
 from learn.transcripts.answers import free_form_answers, has_answers, parse_answer_banner
 from learn.transcripts.branch import active_branch
 from learn.transcripts.calls import FAILURE_EXCERPT_CHARS, excerpt, summarize_call
@@ -173,6 +174,9 @@ class _Builder:
         self._command_args: str | None = None
         self._seen_calls: set[str] = set()
         self._seen_failures: set[str] = set()
+        # The agent's last words before a typed turn: a bare value typed in answer
+        # to "What is the database password?" is a secret only the question names.
+        self._asked = ""
         self.timeline: list[TimelineItem] = []
         self.human: list[HumanTurn] = []
         self.calls: list[ToolCall] = []
@@ -188,6 +192,9 @@ class _Builder:
         elif isinstance(event, AssistantEvent):
             self.turns += on
             self._reader.saw(event)
+            said = "\n".join(b.text for b in event.blocks if isinstance(b, TextBlock)) or event.text
+            if said.strip() and not event.meta.is_sidechain:
+                self._asked = said
             if on and not event.meta.is_sidechain:  # a subagent's calls belong to its own transcript
                 self._assistant(index, event)
         elif isinstance(event, AttachmentEvent) and isinstance(event.detail, QueuedCommand):
@@ -219,6 +226,9 @@ class _Builder:
 
     def _turn(self, text: str, origin: HumanOrigin, at: datetime | None, index: int,
               uuid: str | None, *, on: bool, command: str | None = None) -> None:
+        if origin in ("typed", "queued") and self._asked:
+            text = redact_answer(self._asked, text)
+            self._asked = ""
         turn = HumanTurn(text=text, origin=origin, at=at, event_index=index, uuid=uuid,
                          command=command, on_branch=on)
         self.human.append(turn)

@@ -1,0 +1,116 @@
+"""The maintained rule set: detect-secrets' vendor detectors, run beside learn's own rules.
+
+detect-secrets (Yelp; the scanner most pre-commit setups use) keeps a rule per vendor
+(AWS, Azure storage, GitHub, GitLab, Slack, Stripe, Twilio, SendGrid, Mailchimp, npm,
+PyPI, Telegram, Discord, IBM, SoftLayer, Cloudant, Artifactory, OpenAI, JWT, private
+keys, basic-auth URLs); when it learns a vendor, learn does too. Only its regex
+detectors are used. Left out, and why (measured on the secrets corpus in
+tests/test_redact_corpus.py):
+- the keyword and high-entropy detectors: they flagged `YOUR_API_KEY` and would take
+  every commit sha, UUID and checksum; learn's own assignment rule, which looks at the
+  name *and* the value, does that job (`redact._looks_secret`);
+- the public-IP detector: an address is not a credential and is evidence in a traceback.
+Alone, the library found 27 of the issue's 51 planted secrets, and 13 of the 47 kinds in
+tests/secrets_corpus.py (it detects a private key by its header and leaves the body; it
+has no rule for SQL or shell passwords, webhooks, signatures or most AI vendors). learn's
+rules take all 47; the library adds the vendors learn has no rule of its own for
+(Mailchimp, Square, IBM, SoftLayer, Cloudant, Artifactory, Discord bot tokens, ...).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any, Final
+
+# Detectors whose findings are not secrets in a transcript (see above).
+_LEFT_OUT: Final = frozenset({"KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString",
+                              "IPPublicDetector"})
+# Words one of which a text must contain for a detector to run (matched against the
+# lower-cased text, or the text itself for a word with capitals): a
+# substring test costs ~1% of a regex scan, and npm's pattern (`//.+/:_authToken=`)
+# is quadratic on a long line (0.3 s on 120 KB). A detector not listed (one a newer
+# release adds) always runs.
+_GATES: Final[dict[str, tuple[str, ...]]] = {
+    "artifactory-credentials": ("AKC", "AP"),
+    "aws-access-key": ("A3T", "ABIA", "ACCA", "AKIA", "ASIA", "aws"),
+    "azure-storage-account-access-key": ("accountkey",),
+    "basic-auth-credentials": ("://",),
+    "cloudant-credentials": ("cl_", "cl-", "clapi", "clkey", "clpw", "clpass", "cltoken", "clou"),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "gitlab-token": ("gl", "gr1348941"),
+    # IBM's keyword rules also match a bare `api_key = <44 chars>`: learn's own
+    # assignment rule takes those; gated on the vendor they cost 0.5 s per 2.4 MB less.
+    "ibm-cloud-iam-key": ("ibm", "iam", "cloud"),
+    "ibm-cos-hmac-credentials": ("ibm", "cos", "hmac"),
+    "json-web-token": ("eyj",),
+    "mailchimp-access-key": ("-us",),
+    "npm-tokens": ("_authtoken",),
+    "openai-token": ("t3blbkfj",),
+    "private-key": ("private key", "putty", "ssh2 encrypted"),
+    "pypi-token": ("pypi-",),
+    "sendgrid-api-key": ("sg.",),
+    "slack-token": ("xox", "hooks.slack"),
+    "softlayer-credentials": ("softlayer", "sl_", "sl-", "slapi", "slkey", "slpw", "slpass", "sltoken"),
+    "square-oauth-secret": ("sq0csp-",),
+    "stripe-access-key": ("k_live_",),
+    "telegram-bot-token": (":",),
+    "twilio-api-key": ("AC", "SK"),
+}
+# Characters a detector's pattern may take around the value (its delimiters).
+_EDGES: Final = " \t\r\n\"'=:,;`"
+
+
+@cache
+def _detectors() -> tuple[tuple[str, tuple[re.Pattern[str], ...], tuple[str, ...]], ...]:
+    """(kind, patterns) of every regex detector the installed library has."""
+    try:
+        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+        from detect_secrets.plugins.base import RegexBasedDetector
+    except ImportError:  # a broken install: learn's own rules still run
+        return ()
+    out: list[tuple[str, tuple[re.Pattern[str], ...], tuple[str, ...]]] = []
+    mapping: dict[str, type[Any]] = dict(get_mapping_from_secret_type_to_class())
+    for secret_type, cls in sorted(mapping.items()):
+        if cls.__name__ in _LEFT_OUT or not issubclass(cls, RegexBasedDetector):
+            continue
+        kind = re.sub(r"[^a-z0-9]+", "-", str(secret_type).lower()).strip("-")
+        out.append((kind, tuple(cls().denylist), _GATES.get(kind, ("",))))
+    return tuple(out)
+
+
+GATE_WORDS: Final = frozenset(w for gate in _GATES.values() for w in gate) | {""}
+
+
+def scanner_spans(text: str, present: frozenset[str]) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of every value the library's detectors find in `text`;
+    `present`: the gate words `text` contains (see redact.gate_words_in)."""
+    found: list[tuple[int, int, str]] = []
+    for kind, patterns, gate in _detectors():
+        if present.isdisjoint(gate):
+            continue
+        for pattern in patterns:
+            for match in pattern.finditer(text):
+                start, end = _secret_span(match)
+                # Trim the delimiters a detector takes around the value.
+                while start < end and text[start] in _EDGES:
+                    start += 1
+                while end > start and text[end - 1] in _EDGES:
+                    end -= 1
+                if end - start >= 8 and "[REDACTED" not in text[start:end]:
+                    found.append((start, end, kind))
+    return found
+
+
+def _secret_span(match: re.Match[str]) -> tuple[int, int]:
+    """The secret in a detector's match: its longest group when that is value-sized
+    (a keyword rule's `name = "(value)"`), else the whole match (GitHub's `(ghp|gho)_...`
+    groups only the prefix)."""
+    best = (match.start(), match.end())
+    longest = 0
+    for n in range(1, (match.re.groups or 0) + 1):
+        if match.group(n) and match.end(n) - match.start(n) > longest:
+            longest = match.end(n) - match.start(n)
+            if longest >= 8:
+                best = match.span(n)
+    return best

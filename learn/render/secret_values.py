@@ -1,0 +1,111 @@
+"""What a value is: a secret, a chosen password, or a placeholder standing for one.
+
+Shared by the redaction rules (`redact`, `assignments`): the same value tests decide
+whether `API_KEY=...`, `-p'...'` and `Passwort: ...` hold a secret, so `YOUR_API_KEY`,
+`$DB_PASSWORD` and `os.environ["KEY"]` survive every rule alike.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Final
+
+MARKER_PREFIX: Final = "[REDACTED:"
+
+
+def marker(kind: str) -> str:
+    return f"{MARKER_PREFIX}{kind}]"
+
+
+# Names that announce a secret. Matched against the whole name, case-insensitively,
+# so `GITHUB_TOKEN`, `apiKey`, `db_password` and `client-secret` all count.
+SECRET_NAME_RE: Final = re.compile(
+    r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?)$"
+    r"|(?:^|_)(?:pass|pw)$"
+)
+# `DB_PASS`, `smtp_pw` count too; looks_secret keeps `_assertion_pass = ...` (code) out.
+PASSWORD_NAME_RE: Final = re.compile(
+    r"(?i)(?:password|passwd|passphrase|pwd)$|(?:^|_)(?:pass|pw)$"
+)
+
+# Below these, a value is a word or a placeholder, not a credential. Measured by
+# eye on config files: real tokens are >=16 chars of >=2 character classes with
+# ~4 bits/char; identifiers like `my_token_name` sit near 3.0 with one class.
+MIN_SECRET_CHARS: Final = 12
+MIN_ENTROPY_BITS: Final = 3.0
+MIN_PASSWORD_CHARS: Final = 6
+
+def entropy(value: str) -> float:
+    counts = Counter(value)
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def char_classes(value: str) -> int:
+    return sum(
+        (
+            any(c.islower() for c in value),
+            any(c.isupper() for c in value),
+            any(c.isdigit() for c in value),
+        )
+    )
+
+
+# A value that stands for a secret without being one: `YOUR_API_KEY`, `<token>`,
+# `xxxx`, `changeme`, `process.env.API_KEY`, `os.environ["KEY"]`, `settings.SECRET`.
+_PLACEHOLDER_RE: Final = re.compile(
+    r"(?i)^(?:your|example|sample|dummy|fake|placeholder|insert|replace|put|enter)"
+    r"[-_ ]|[-_](?:here|placeholder)$|^(?:changeme|change_me|redacted|secret|password|token|none|null"
+    r"|nil|undefined|true|false|todo|tbd|xxx+|\.\.\.|…)$"
+)
+_REFERENCE_RE: Final = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*(?:env|environ|getenv|settings|config|secrets|vault|credentials|process"
+    r"|self|this|ctx|context|args|opts|options|params|cfg|conf)(?:\.\w+)*(?:\.|\[|\(|$)|^ENV\[|\(\)?$"
+)
+
+
+_SUBSCRIPT_RE: Final = re.compile(r"^[A-Za-z_][\w.]*\[")
+
+
+def is_placeholder(value: str) -> bool:
+    # An env reference, a template hole or a marker is not the secret itself.
+    v = value.strip("\"'`")
+    if v.startswith(("$", "%", "<", "{", "[REDACTED", "*", "@", "/", "~/", "./")) or set(v) <= {"x", "X", "*", ".", "-", "_"}:
+        return True  # a reference, a template hole, a marker, a path
+    if _SUBSCRIPT_RE.match(v):
+        return True  # `parts['password']`, `auth[1]`, `Optional[str]`: code, not a value
+    return bool(_PLACEHOLDER_RE.search(v) or _REFERENCE_RE.search(v))
+
+
+# `_pass`/`_pw` names say less than `password`: their value must look chosen, not be code.
+_WEAK_PASSWORD_NAME_RE: Final = re.compile(r"(?i)(?:^|_)(?:pass|pw)$")
+# A dotted path or a snake_case name: code (`ihook.pytest_assertion_pass`, `saved_hooks`).
+_DOTTED_RE: Final = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|^[a-z]+(?:_[a-z0-9]+)+$")
+# The shell's working directories, not passwords.
+_SHELL_DIRS: Final = frozenset({"PWD", "OLDPWD"})
+
+
+def looks_secret(name: str, value: str) -> bool:
+    # The name first: most assignments (`sort=name`, `a=b`) stop there, cheaply.
+    if not SECRET_NAME_RE.search(name) or name in _SHELL_DIRS or is_placeholder(value):
+        return False
+    if PASSWORD_NAME_RE.search(name):
+        if _WEAK_PASSWORD_NAME_RE.search(name) and (_DOTTED_RE.match(value) or not looks_chosen(value)):
+            # `db_pass=hunter22` yes; `_assertion_pass = ihook.pytest_assertion_pass` and
+            # `statements_pass: list` (code, in every library) no.
+            return False
+        return len(value) >= MIN_PASSWORD_CHARS
+    return (
+        len(value) >= MIN_SECRET_CHARS
+        and char_classes(value) >= 2
+        and entropy(value) >= MIN_ENTROPY_BITS
+    )
+
+
+def looks_chosen(value: str) -> bool:
+    """A value shaped like a chosen password: long enough, and not one plain word."""
+    return len(value) >= MIN_PASSWORD_CHARS and (
+        char_classes(value) >= 2 or any(not c.isalnum() for c in value)
+    )

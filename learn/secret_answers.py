@@ -1,0 +1,126 @@
+"""A secret given in answer to the agent asking for one: only the question says what it is.
+
+On real transcripts an agent asked numbered questions ("1. Run the migrations now?
+2. What is the database password? 3. How long should the token live?") and the person
+answered "1. Skip for now / 2. <password> / 3. 12 hour": the bare password matches no
+rule, because nothing in the answer says it is one. Here the answer is read against the
+question: the numbered answer to a question that asks for a password, passphrase, key,
+token or secret is replaced by a marker, and so is a one-word reply to a single such
+question (an AskUserQuestion answer, or a turn right after the agent asked).
+
+A leaf module (no learn imports): the session view applies it while it builds the
+typed turns, so the value is gone before anything renders, stores or shows it. The
+marker has `render.redact`'s shape, so redaction leaves it alone.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+MARKER: Final = "[REDACTED:answer]"
+
+# What a question asks for when it asks for a secret, in the languages of
+# render/secret_rules.PASSWORD_LABELS plus the English words for keys and tokens.
+_ASKS_PASSWORD_RE: Final = re.compile(
+    r"(?i)\b(?:password|passphrase|passwd|passcode|pass\s*phrase|pin(?:\s*code)?|2fa|otp"
+    r"|one[\s-]*time\s*code)\b"
+    r"|密码|密碼|口令|パスワード|비밀번호|пароль|passwort|kennwort|contraseña|mot de passe|senha"
+    r"|wachtwoord|hasło|şifre|parola"
+)
+# A key or token: the reply must also look like one (see _looks_like_key), since
+# "Which token format?" is answered "JWT".
+_ASKS_KEY_RE: Final = re.compile(
+    r"(?i)\b(?:secret|api[\s_-]*key|access[\s_-]*key|secret[\s_-]*key|private[\s_-]*key"
+    r"|license[\s_-]*key|token|credentials?|key)\b"
+)
+_NUMBERED_RE: Final = re.compile(r"^[ \t]*(?:\*\*)?(\d{1,2})[.)][ \t]*(?:\*\*)?[ \t]*(.*)$", re.M)
+# Answers that decline or defer: the person gave no secret.
+_DECLINE: Final = frozenset(
+    ["skip", "skipped", "no", "none", "n/a", "na", "later", "default", "same", "yes", "ok", "okay", "pass", "nope", "unknown", "idk", "please", "sure", "proceed", "continue", "go", "approved", "approve", "correct", "right", "yep", "yeah", "nah", "done", "thanks", "fine", "good", "great", "perfect", "exactly", "agreed", "both", "neither", "either", "all", "whatever"]
+)
+# A question that asks for the value itself ("What is the password?", "Enter your API
+# key"), not about it ("Should I add password reset?", answered "please").
+_ASKING_RE: Final = re.compile(
+    r"(?i)\b(?:what|what's|whats|which|enter|provide|give|share|send|type|paste|tell|need|supply"
+    r"|input|set|choose|pick)\b"
+    r"|教えて|入力|请|請|提供|输入|輸入|告诉|bitte|geben|angeben|introduce|proporciona|cuál|quel"
+    r"|какой|введите|укажите|입력|알려"
+)
+_FUNCTION_WORDS: Final = frozenset(
+    ["a", "an", "the", "is", "are", "was", "be", "to", "of", "in", "on", "at", "for", "by", "with", "from", "it", "this", "that", "i", "you", "we", "do", "not", "use", "using", "set", "same", "as", "already", "and", "or", "but", "if", "then"]
+)
+_MAX_SECRET_WORDS: Final = 6
+
+
+def _asks(question: str) -> str | None:
+    """"password", "key" or None: what kind of secret `question` asks for."""
+    if not _ASKING_RE.search(question):
+        return None
+    if _ASKS_PASSWORD_RE.search(question):
+        return "password"
+    if _ASKS_KEY_RE.search(question):
+        return "key"
+    return None
+
+
+def _looks_like_key(value: str) -> bool:
+    classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value),
+                   any(c.isdigit() for c in value)))
+    return len(value) >= 12 and (classes >= 2 or any(not c.isalnum() for c in value))
+
+
+def _is_secret_reply(text: str, asks: str) -> bool:
+    """A reply shaped like a value, not a sentence: one token, or (for a password) a
+    few words none of which is a function word ("correct horse battery staple", not
+    "skip for now")."""
+    value = text.strip().strip("`'\"")
+    if not value or value.casefold().rstrip(".!") in _DECLINE or value.startswith(("$", "[REDACTED")):
+        return False
+    words = value.split()
+    if len(words) == 1:
+        return len(value) >= 4 if asks == "password" else _looks_like_key(value)
+    if asks != "password" or len(words) > _MAX_SECRET_WORDS:
+        return False
+    return not any(w.casefold().strip(".,;:!?") in _FUNCTION_WORDS for w in words)
+
+
+def _numbered(text: str) -> dict[str, str]:
+    """{number: the item's text, continuation lines included} of a numbered list."""
+    items: dict[str, str] = {}
+    matches = list(_NUMBERED_RE.finditer(text))
+    for n, m in enumerate(matches):
+        end = matches[n + 1].start() if n + 1 < len(matches) else len(text)
+        items.setdefault(m.group(1), text[m.start(2) : end])
+    return items
+
+
+def _last_question(question: str) -> str:
+    """The asking part of an agent message: its last paragraph that ends in `?`, else all."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", question) if p.strip()]
+    for p in reversed(paragraphs):
+        if "?" in p or "？" in p:
+            return p
+    return question
+
+
+def redact_answer(question: str, answer: str) -> str:
+    """`answer` with any secret it gives to `question` replaced by MARKER."""
+    if not question or not answer or _asks(question) is None:
+        return answer
+    asked = {k: kind for k, v in _numbered(question).items() if (kind := _asks(v)) is not None}
+    if asked and len(_numbered(question)) > 1:
+        out = answer
+        for m in reversed(list(_NUMBERED_RE.finditer(answer))):
+            kind = asked.get(m.group(1))
+            if kind is not None and _is_secret_reply(m.group(2), kind):
+                out = out[: m.start(2)] + MARKER + out[m.end(2) :]
+        if out != answer:
+            return out
+    # One question (or an unnumbered reply): a bare value answers it.
+    kind = _asks(_last_question(question))
+    if kind is not None and "\n" not in answer.strip() and _is_secret_reply(answer, kind):
+        lead = answer[: len(answer) - len(answer.lstrip())]
+        tail = answer[len(answer.rstrip()) :]
+        return lead + MARKER + tail
+    return answer

@@ -1,0 +1,42 @@
+"""`learn show` redacts the view it prints: every text, with the items' identity kept."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from secrets_corpus import GITHUB, PG_PW
+
+from learn.render.redacted_view import redact_session
+from learn.transcripts.view import Denial, HumanTurn, Session, ToolCall, ToolFailure, reading_order
+
+AT = datetime(2026, 11, 20, tzinfo=UTC)
+
+
+def _session() -> Session:
+    typed = HumanTurn(f"use {GITHUB} for the push", "typed", AT, 1)
+    off = HumanTurn(f"the db password is {PG_PW}, do not log it", "typed", AT, 9, on_branch=False)
+    call = ToolCall("t1", "Bash", f"psql postgres://app:{PG_PW}@db/app",
+                    {"command": f"psql postgres://app:{PG_PW}@db/app", "args": [f"token={GITHUB}"]}, AT, 2)
+    fail = ToolFailure("t1", "Bash", f"auth failed for {GITHUB}", AT, 3)
+    return Session(
+        id="s", provider="claude", path=None, project=None, started_at=AT, last_activity=AT,
+        timeline=(typed, call, fail), human_turns=(typed, off), tool_calls=(call,), failures=(fail,),
+        denials=(Denial("t2", "Bash", "user-rejected", f"never paste {GITHUB}", AT, 4),),
+        interrupts=(), turns=3,
+    )
+
+
+def test_every_text_of_the_view_is_redacted() -> None:
+    out = redact_session(_session())
+    blob = repr(out)
+    assert GITHUB not in blob and PG_PW not in blob
+    assert out.human_turns[0].text == "use [REDACTED:github-token] for the push"
+    assert out.tool_calls[0].input["command"] == "psql postgres://app:[REDACTED:password]@db/app"
+
+
+def test_items_keep_their_identity_across_timeline_and_evidence() -> None:
+    out = redact_session(_session())
+    assert out.human_turns[0] is out.timeline[0]
+    assert out.tool_calls[0] is out.timeline[1]
+    # reading_order still merges the off-branch turn in: identity and fields survived.
+    assert [type(i).__name__ for i in reading_order(out)] == ["HumanTurn", "ToolCall", "ToolFailure", "HumanTurn"]
