@@ -55,8 +55,8 @@ def check_dir(name: str, path: Path) -> Check:
                 return Check(name, "fail", f"{path} exists and is not a directory",
                              f"move {path} aside, or point {_env_for(name)} elsewhere")
             if not os.access(path, os.W_OK | os.X_OK):
-                return Check(name, "fail", f"{path} is not writable",
-                             f"chown it to you, or point {_env_for(name)} elsewhere")
+                return Check(name, "fail", f"{path} is not writable{_owned_by(path)}",
+                             f"{_chown(path)}, or point {_env_for(name)} elsewhere")
             mode = _mode(path)
             if mode & 0o077:
                 # Everything under it quotes what the user typed; learn creates these 0700.
@@ -70,6 +70,31 @@ def check_dir(name: str, path: Path) -> Check:
                      f"create {path} yourself, or point {_env_for(name)} elsewhere")
     except OSError as exc:
         return Check(name, "fail", f"{path}: {exc}", f"point {_env_for(name)} elsewhere")
+
+
+def _owned_by(path: Path) -> str:
+    """" (owned by root)" when another user owns `path` (say after one `sudo learn`)."""
+    getuid = getattr(os, "getuid", None)  # POSIX only
+    try:
+        uid = path.stat().st_uid
+    except OSError:
+        return ""
+    if getuid is None or uid == getuid():
+        return ""
+    try:
+        import pwd
+
+        return f" (owned by {pwd.getpwuid(uid).pw_name})"
+    except (ImportError, KeyError):
+        return f" (owned by uid {uid})"
+
+
+def _chown(path: Path) -> str:
+    if _owned_by(path):
+        # `-R`: after one `sudo learn …` everything below belongs to root too.
+        user = os.environ.get("USER") or "$USER"
+        return f"sudo chown -R {user} {path}"
+    return f"chmod u+{'rwx' if path.is_dir() else 'rw'} {path}"
 
 
 def _env_for(name: str) -> str:
@@ -105,6 +130,14 @@ def check_store(path: Path | str) -> Check:
         return check_database(path)
     if not path.exists():
         return Check("store", "ok", f"{path} (not created yet; the first run creates it 0600)")
+    move = f"move {path} aside (learn starts a fresh one); it holds only learn's data"
+    if not path.is_file():
+        return Check("store", "fail", f"{path} is not a file", move)
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        # SQLite opens a file it cannot write read-only, and the first write fails.
+        if p.exists() and not os.access(p, os.R_OK | os.W_OK):
+            return Check("store", "fail", f"{p} is not writable{_owned_by(p)}",
+                         f"{_chown(path.parent if _owned_by(p) else p)}, or {move}")
     loose = []
     for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         with contextlib.suppress(OSError):
@@ -130,8 +163,7 @@ def check_store(path: Path | str) -> Check:
         return Check("store", "warn", f"{path}: {exc}",
                      "the next `learn run` migrates it (back it up first if unsure)")
     except (StoreError, apsw.Error) as exc:
-        return Check("store", "fail", f"{path}: {exc}",
-                     f"move {path} aside (learn starts a fresh one); it holds only learn's data")
+        return Check("store", "fail", f"{path}: {exc}", move)
     if loose:
         return Check("store", "warn", f"{detail}; {', '.join(loose)}: other users can read it",
                      f"chmod 600 {path}*")
