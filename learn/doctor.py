@@ -5,8 +5,10 @@ hint that says what to do. Only a failure makes doctor exit 1: a warning is a
 degraded but working setup (TF-IDF instead of MiniLM, no transcripts yet, no
 backend but --offline still works).
 
-Doctor changes nothing: it creates no directory, no store and no config, and
-makes no network call. "Creatable" is judged from the nearest existing parent.
+Doctor changes nothing: it creates no directory, no store and no config. Its
+only network call is to an endpoint the person configured (an openai server's
+/models, a custom ANTHROPIC_BASE_URL's port), the check `learn run` makes before
+it starts. "Creatable" is judged from the nearest existing parent.
 """
 
 from __future__ import annotations
@@ -266,11 +268,24 @@ def check_transcripts() -> Check:
 
 
 def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
-                  which: Callable[[str], str | None] = shutil.which) -> Check:
-    """Which model backend `learn run --backend auto` would use. No network call."""
+                  which: Callable[[str], str | None] = shutil.which,
+                  connect: Callable[[str, int, float], None] | None = None,
+                  get: Callable[[str, float], int] | None = None) -> Check:
+    """Whether the backend the config names can work (learn.models.preflight, the check
+    `learn run` makes before it starts), and what `--backend auto` would use."""
+    from learn.models.preflight import check_backend_ready
+
     env = dict(os.environ) if env is None else env
     binary = getattr(getattr(config, "backend", None), "claude_binary", None) or "claude"
     configured = getattr(getattr(config, "backend", None), "name", "anthropic")
+    offline = "`learn run --offline` works without a model"
+    if configured == "openai":
+        ready = check_backend_ready("openai", config, env=env, get=get)
+        return Check("backend", "ok" if ready.ok else "warn",
+                     f"{ready.detail}; configured backend: openai",
+                     "" if ready.ok else f"{ready.hint}; {offline}")
+    if configured == "replay":
+        return Check("backend", "ok", "configured backend: replay (recorded answers, no model)")
     key = bool(env.get("ANTHROPIC_API_KEY"))
     cli = which(binary)
     parts = []
@@ -282,7 +297,7 @@ def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
     if not parts:
         return Check("backend", "warn", f"no ANTHROPIC_API_KEY and no `{binary}` on PATH",
                      "export ANTHROPIC_API_KEY, or install Claude Code and use --backend "
-                     "claude-cli; `learn run --offline` works without a model")
+                     f"claude-cli; {offline}")
     detail = "; ".join(parts) + f"; configured backend: {configured}"
     if configured == "anthropic" and not key:
         return Check("backend", "warn", detail,
@@ -291,6 +306,11 @@ def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
     if configured == "claude-cli" and not cli:
         return Check("backend", "warn", detail,
                      f"the configured backend needs `{binary}` on PATH; use --backend anthropic")
+    if configured == "anthropic":
+        ready = check_backend_ready("anthropic", config, env=env, connect=connect)
+        if not ready.ok:
+            return Check("backend", "warn", f"{ready.detail}; configured backend: anthropic",
+                         f"{ready.hint}; {offline}")
     return Check("backend", "ok", detail)
 
 

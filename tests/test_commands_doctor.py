@@ -202,7 +202,7 @@ def test_backend_lines() -> None:
     c = check_backend(None, env={}, which=none)
     assert c.status == "warn" and "--offline" in c.hint and "--backend claude-cli" in c.hint
     c = check_backend(None, env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://x"},
-                      which=none)
+                      which=none, connect=lambda host, port, timeout: None)
     assert c.status == "ok" and "ANTHROPIC_API_KEY is set (endpoint http://x)" in c.detail
     # Only the CLI, but the configured backend is the API: say how to use the CLI.
     c = check_backend(None, env={}, which=found)
