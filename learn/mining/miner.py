@@ -33,11 +33,10 @@ from learn.models.base import Backend, CallUsage, ModelError, TruncatedAnswer
 from learn.models.call import call_checked
 from learn.models.catalog import model_info
 from learn.render.chunk import (
+    as_sent,
     chunk_chars_for_model,
     chunk_groups,
-    fit_chunk,
     halve_group,
-    hard_chunk_chars,
     mine_max_tokens,
 )
 from learn.render.render import render_blocks
@@ -126,11 +125,10 @@ def mine_session(
     failed = truncated = split = 0
     last_error: str | None = None
     fatal = False
-    hard_limit = hard_chunk_chars(budget)
 
     def ask(blocks: Sequence[str]) -> list[MinedCandidate]:
         nonlocal usage
-        request = build_request(fit_chunk("\n".join(blocks), hard_limit), model=model,
+        request = build_request(as_sent("\n".join(blocks), budget), model=model,
                                 max_tokens=max_tokens)
         try:
             checked = call_checked(backend, request, check_answer)

@@ -72,14 +72,31 @@ def fit_chunk(chunk: str, limit: int) -> str:
     fail the session on every run. The head and the tail are kept because a
     paste usually ends with what the user wants done about it.
     """
-    if len(chunk) <= limit:
-        return chunk
-    cut = len(chunk) - limit
-    note = f"\n[… {cut:,} chars cut here: longer than the model's window …]\n"
+    return cut_middle(chunk, limit, "longer than the model's window")
+
+
+def cut_middle(text: str, limit: int, why: str) -> str:
+    """`text` cut to about `limit` chars when longer: two thirds head, one third tail,
+    and between them a marker saying how much was cut and why.
+
+    The one cut for oversized text: the miner (fit_chunk), `learn plan` (which
+    prices what the miner sends) and `learn show` (which prints what a person can
+    read) all use it, so what they say about a huge paste agrees.
+    """
+    if len(text) <= limit:
+        return text
+    cut = len(text) - limit
+    note = f"\n[… {cut:,} chars cut here: {why} …]\n"
     room = max(0, limit - len(note))
     head = room * 2 // 3
     tail = room - head
-    return chunk[:head] + note + (chunk[-tail:] if tail else "")
+    return text[:head] + note + (text[-tail:] if tail else "")
+
+
+def as_sent(chunk: str, chunk_chars: int) -> str:
+    """A chunk as the miner sends it at this chunk budget (a turn bigger than any
+    window is cut by fit_chunk); `learn plan` prices exactly this."""
+    return fit_chunk(chunk, hard_chunk_chars(chunk_chars))
 
 
 def chunk_groups(blocks: Iterable[str], chunk_chars: int) -> list[tuple[str, ...]]:
