@@ -21,14 +21,14 @@ import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from learn.mining.cache import MineCache
 from learn.mining.candidate import MinedCandidate, SessionCandidates
 from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request, system_prompt
-from learn.mining.verify import session_commands, verify_candidates
+from learn.mining.verify import quote_found, session_commands, verify_candidates
 from learn.models.base import Backend, CallUsage, ModelError, TruncatedAnswer
 from learn.models.call import call_checked
 from learn.models.catalog import model_info
@@ -39,7 +39,8 @@ from learn.render.chunk import (
     halve_group,
     mine_max_tokens,
 )
-from learn.render.render import render_blocks
+from learn.render.redact import redact
+from learn.render.render import render_blocks, user_turns
 from learn.render.spoken import spoken_turns
 from learn.transcripts.view import Session
 
@@ -96,8 +97,37 @@ def session_candidates(session: Session, candidates: Sequence[MinedCandidate]) -
         provider=session.provider,
         project=session.project,
         last_activity=last.isoformat() if last is not None else None,
-        candidates=tuple(candidates),
+        candidates=typed_times(candidates, session),
     )
+
+
+def typed_times(candidates: Sequence[MinedCandidate], session: Session,
+                fingerprints: Sequence[str] = ()) -> tuple[MinedCandidate, ...]:
+    """Each quote dated with the turn it was typed in (the first that holds it, found
+    by verification's own matcher): a quote said on Monday in a session that went on
+    until Friday is Monday's, not the session's last activity. A quote already dated
+    keeps its time; one joined from two turns keeps None (the session's time stands in)."""
+    undated = [c for c in candidates if c.at is None]
+    if not undated:
+        return tuple(candidates)
+    turns = [t for t in user_turns(session, fingerprints) if t.at is not None]
+    redacted: list[str] | None = None
+
+    def typed(text: str) -> str | None:
+        nonlocal redacted
+        for t in turns:
+            if quote_found(text, t.text):
+                return t.at.isoformat() if t.at else None
+        # Quotes are verified on redacted text: one holding a placeholder is found
+        # only there (redacting is the cost, so only for such a quote).
+        if redacted is None:
+            redacted = [redact(t.text) for t in turns]
+        for t, said in zip(turns, redacted, strict=True):
+            if quote_found(text, said):
+                return t.at.isoformat() if t.at else None
+        return None
+
+    return tuple(c if c.at is not None else replace(c, at=typed(c.text)) for c in candidates)
 
 
 def mine_session(
@@ -168,9 +198,10 @@ def mine_session(
     verified = verify_candidates(
         raw, spoken_turns(session, fingerprints), commands=session_commands(session)
     )
+    kept = typed_times(verified.kept, session, fingerprints)  # on the turns verification saw
     return SessionMineResult(
         session_id=session.id,
-        candidates=verified.kept,
+        candidates=kept,
         dropped_unverified=verified.dropped_unquoted + verified.dropped_short,
         dropped_fix_command=verified.dropped_fix_command,
         chunks=len(groups),
@@ -179,7 +210,7 @@ def mine_session(
         split_chunks=split,
         usage=usage,
         chunk_error=last_error,
-        session=session_candidates(session, verified.kept),
+        session=session_candidates(session, kept),
         dropped=verified.rejected,
         dropped_by_reason=verified.by_reason(),
     )

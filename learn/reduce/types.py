@@ -19,7 +19,7 @@ Scope = Literal["user", "project"]
 class Quote:
     session_id: str
     text: str
-    at: str | None  # ISO 8601 activity time of the session the quote came from
+    at: str | None  # ISO 8601 time the quote was typed (else its session's last activity)
     project: str | None = None
     source: str = "miner"  # "miner" or the detector that produced it
 
