@@ -24,6 +24,7 @@ from learn.mining.candidate import MinedCandidate, SessionCandidates
 from learn.models.base import Backend, CallUsage
 from learn.reduce.types import Funnel, RunResult, RunUsage
 from learn.textfold import fold
+from learn.transcripts.projectpath import spellings
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -133,7 +134,7 @@ def _rule_corpus(files: Sequence[SessionFile], options: RunOptions) -> Any:
 
     if not options.all_projects:
         return collect_rules(options.project or Path.cwd())
-    projects = sorted({f.project for f in files if f.project})
+    projects = sorted(set(spellings(f.project for f in files).values()))
     if not projects:
         return collect_rules(None)
     corpora = [collect_rules(Path(p)) for p in projects]
@@ -301,6 +302,8 @@ def run_pipeline(
                     )
 
     session_cands: list[SessionCandidates] = []
+    # One spelling per project (C:\x and c:\x are one folder on Windows).
+    spelled = spellings(s.project for s in sessions)
     own = own_turns(sessions)
     copied = 0
     for s in sessions:
@@ -319,7 +322,8 @@ def run_pipeline(
             copied += len(merged) - len(kept)
             merged = kept
         session_cands.append(
-            SessionCandidates(s.id, s.provider, s.project, _iso(s.last_activity), merged)
+            SessionCandidates(s.id, s.provider, spelled.get(s.project or "", s.project),
+                              _iso(s.last_activity), merged)
         )
 
     # Sessions the model did not finish this run (failed, or a chunk failed).
@@ -396,7 +400,7 @@ def run_pipeline(
             usage=usage,
             window_start=_iso(min(activity)) if activity else None,
             window_end=_iso(max(activity)) if activity else None,
-            projects=tuple(sorted({s.project for s in sessions if s.project})),
+            projects=tuple(sorted({spelled.get(s.project, s.project) for s in sessions if s.project})),
             failures=tuple(failures),
             coverage_failed=outcome.coverage_failed,
             offline=options.offline,
