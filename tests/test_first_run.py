@@ -36,3 +36,23 @@ def test_an_offline_run_says_once_what_it_cannot_see_and_lists_no_failure(home: 
     assert "What failed" not in done.stdout and "judge: offline" not in done.stdout
     assert done.stdout.count(OFFLINE_LIMITS) == 1
     assert "## Directives" in done.stdout  # the detectors' evidence is still shown
+
+
+def test_signals_rank_acknowledgements_last_and_name_denials_as_denials(home: Path) -> None:
+    import json
+
+    done = learn(home, "signals", "--all-projects", "--since", "2026-01-01", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    acks = [i for i, r in enumerate(rows) if r["acknowledgement"]]
+    assert [rows[i]["text"] for i in acks] == ["ok continue with the refund tests"]
+    assert acks == [len(rows) - 1]  # below every correction, whatever its confidence
+    corrections = [r["signal"]["confidence"] for r in rows if not r["acknowledgement"]]
+    assert corrections == sorted(corrections, reverse=True)
+    denial = next(r for r in rows if r["detector"] == "denial")
+    assert denial["what"] == "tool call denied" and denial["kind"] == "interrupt_rejection"
+    assert {r["what"] for r in rows if r["detector"] == "interrupt"} == {"interrupted"}
+
+    table = learn(home, "signals", "--all-projects", "--since", "2026-01-01", COLUMNS="200")
+    denied = next(x for x in table.stdout.splitlines() if "src/generated" in x and "denial" in x)
+    assert "tool call denied" in denied and "interrupt" not in denied
