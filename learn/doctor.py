@@ -16,26 +16,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import shutil
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-Status = Literal["ok", "warn", "fail"]
-MARKS: dict[Status, str] = {"ok": "✓", "warn": "!", "fail": "✗"}
+from learn.check import MARKS, Check, Status
 
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    name: str
-    status: Status
-    detail: str
-    hint: str = ""
-
-    def to_json(self) -> dict[str, str]:
-        return {"name": self.name, "status": self.status, "detail": self.detail, "hint": self.hint}
+__all__ = ["MARKS", "Check", "Status"]
 
 
 def _mode(path: Path) -> int:
@@ -267,74 +255,32 @@ def check_transcripts() -> Check:
     return Check("transcripts", "ok", detail)
 
 
-def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
-                  which: Callable[[str], str | None] = shutil.which,
-                  connect: Callable[[str, int, float], None] | None = None,
-                  get: Callable[[str, float], int] | None = None) -> Check:
-    """Whether the backend the config names can work (learn.models.preflight, the check
-    `learn run` makes before it starts), and what `--backend auto` would use."""
-    from learn.models.preflight import check_backend_ready
+def check_hook(settings: Path | None = None, root: Path | None = None) -> Check | None:
+    """The SessionEnd hook's queue and failures; None when it is not installed and never ran."""
+    from learn.hook.health import hook_health
 
-    env = dict(os.environ) if env is None else env
-    binary = getattr(getattr(config, "backend", None), "claude_binary", None) or "claude"
-    configured = getattr(getattr(config, "backend", None), "name", "anthropic")
-    offline = "`learn run --offline` works without a model"
-    if configured == "openai":
-        ready = check_backend_ready("openai", config, env=env, get=get)
-        return Check("backend", "ok" if ready.ok else "warn",
-                     f"{ready.detail}; configured backend: openai",
-                     "" if ready.ok else f"{ready.hint}; {offline}")
-    if configured == "replay":
-        return Check("backend", "ok", "configured backend: replay (recorded answers, no model)")
-    key = bool(env.get("ANTHROPIC_API_KEY"))
-    cli = which(binary)
-    parts = []
-    if key:
-        url = env.get("ANTHROPIC_BASE_URL")
-        parts.append("ANTHROPIC_API_KEY is set" + (f" (endpoint {url})" if url else ""))
-    if cli:
-        parts.append(f"`{binary}` at {cli}")
-    if not parts:
-        return Check("backend", "warn", f"no ANTHROPIC_API_KEY and no `{binary}` on PATH",
-                     "export ANTHROPIC_API_KEY, or install Claude Code and use --backend "
-                     f"claude-cli; {offline}")
-    detail = "; ".join(parts) + f"; configured backend: {configured}"
-    if configured == "anthropic" and not key:
-        return Check("backend", "warn", detail,
-                     "the configured backend needs ANTHROPIC_API_KEY: run with --backend "
-                     "claude-cli (or auto), or set [backend] name = \"claude-cli\" in config")
-    if configured == "claude-cli" and not cli:
-        return Check("backend", "warn", detail,
-                     f"the configured backend needs `{binary}` on PATH; use --backend anthropic")
-    if configured == "anthropic":
-        ready = check_backend_ready("anthropic", config, env=env, connect=connect)
-        if not ready.ok:
-            return Check("backend", "warn", f"{ready.detail}; configured backend: anthropic",
-                         f"{ready.hint}; {offline}")
-    return Check("backend", "ok", detail)
+    if settings is None:
+        from learn.report.targets import claude_home
 
-
-def check_claude_cli(config: Any = None, *, which: Callable[[str], str | None] = shutil.which,
-                     probe: Callable[[str], Any] | None = None) -> Check | None:
-    """Whether the `claude` on PATH can run learn's calls isolated; None when there is none.
-
-    Runs `claude --version` and `claude --help` (local, no network).
-    """
-    binary = getattr(getattr(config, "backend", None), "claude_binary", None) or "claude"
-    found = which(binary)
-    if found is None:
+        settings = claude_home() / "settings.json"
+    health = hook_health(settings, root)
+    if health is None:
         return None
-    if probe is None:
-        from learn.models.claude_cli import probe as probe_cli
-
-        probe = probe_cli
-    support = probe(found)
-    if not support.ok:
-        return Check("claude", "warn", support.too_old(),
-                     "the claude-cli backend refuses to run it; update Claude Code or use "
-                     "--backend anthropic")
-    version = f"Claude Code {support.version}" if support.version else found
-    return Check("claude", "ok", f"{version}: learn runs it with no tools, hooks or MCP servers")
+    detail = (f"SessionEnd hook {'installed' if health.installed else 'not in ' + str(settings)}: "
+              f"{health.queued} queued, {health.working} in progress, {health.failed} failed")
+    if health.failed:
+        why = f"; last failure: {health.last_failure}" if health.last_failure else ""
+        return Check("hook", "warn", detail + why,
+                     f"see {health.log}; `learn run` still reads those sessions (the "
+                     f"failed queue entries in {health.failed_dir} can be deleted)")
+    if health.stuck:
+        age = int((health.oldest_queued_s or 0) // 60)
+        return Check("hook", "warn", f"{detail}; the oldest waits for {age} min and no worker "
+                     "is mining", f"run `learn hook drain` to mine them now; see {health.log}")
+    if health.last_log_error:
+        return Check("hook", "warn", f"{detail}; last log line: {health.last_log_error}",
+                     f"see {health.log}")
+    return Check("hook", "ok", detail)
 
 
 def run_checks() -> list[Check]:
@@ -357,10 +303,16 @@ def run_checks() -> list[Check]:
     checks.append(check_sqlite_vec())
     checks.append(check_embedder())
     checks.append(check_transcripts())
+    from learn.doctor_backend import check_backend, check_claude_cli
+
     checks.append(check_backend(config))
+
     claude = check_claude_cli(config)
     if claude is not None:
         checks.append(claude)
+    hook = check_hook()
+    if hook is not None:
+        checks.append(hook)
     return checks
 
 

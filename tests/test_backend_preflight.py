@@ -20,7 +20,7 @@ from fakes.openai_server import FakeOpenAIServer
 
 from evals.corpora import demo
 from learn.config import Config
-from learn.doctor import check_backend
+from learn.doctor_backend import check_backend
 from learn.models.preflight import check_backend_ready
 
 REPO = Path(__file__).resolve().parents[1]
