@@ -388,6 +388,7 @@ def run_pipeline(
             sessions_cached=cached,
             sessions_failed=failed,
             model_calls=usage_total.calls,
+            failed_calls=meter.failed_calls if meter is not None else 0,
             input_tokens=usage_total.input_tokens + usage_total.cache_read_tokens
             + usage_total.cache_write_tokens,
             output_tokens=usage_total.output_tokens,

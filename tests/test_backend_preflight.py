@@ -7,6 +7,7 @@ stand-in `claude`, a fake OpenAI server and a port with nothing behind it.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -107,6 +108,12 @@ def test_a_persistent_backend_failure_is_said_once_not_per_session(corpus: Path,
     mine = [x for x in done.stderr.splitlines() if x.startswith("learn: mine: ")]
     assert len(mine) == 1, done.stderr
     assert "sessions (first " in mine[0] and "login expired" in mine[0]
+    # Not one call answered: stats says so, and counts the failures apart.
+    stats, _ = learn(corpus, "stats", "--json")
+    data = json.loads(stats.stdout)
+    assert data["model_calls"] == 0 and data["failed_calls"] == len(stub.calls()) > 0
+    text, _ = learn(corpus, "stats")
+    assert f"model calls: 0 (and {len(stub.calls())} that failed)" in text.stdout
 
 
 def _openai_config(url: str) -> Config:
