@@ -210,3 +210,18 @@ def test_ctrl_c_exits_130_not_1(tmp_path: Path) -> None:
             proc.wait()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip().endswith("interrupted (what was finished is kept)")
+
+
+@pytest.mark.parametrize(("toml", "said"), [
+    ("[model]\nmine = 'x'\n", "unknown section [model] (did you mean [models]?)"),
+    ("[thresholds]\ndirectve = 3\n", "unknown key 'directve' in [thresholds] (did you mean directive?)"),
+])
+def test_a_misspelled_config_name_is_never_skipped_and_names_the_right_one(
+    tmp_path: Path, toml: str, said: str
+) -> None:
+    config = tmp_path / ".config" / "learn" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(toml)
+    done = learn(tmp_path, "run", "--offline")
+    assert done.returncode == 2
+    assert said in one_line(done, "run")
