@@ -106,3 +106,41 @@ def test_plan_prices_what_the_miner_sends_not_the_whole_paste(_isolated_home: Pa
     assert priced["to_mine"][0]["rendered_chars"] == planned.rendered_chars
     # Before: the whole 2 MB paste, ~$0.50 at haiku prices for this one turn.
     assert priced["est_input_tokens"] < len(paste) // 4 // 2
+
+
+def test_the_session_index_keeps_a_huge_turn_cut_and_sessions_stays_quick(_isolated_home: Path) -> None:
+    import time
+
+    from learn.transcripts.bounded import MAX_TURN_CHARS, bounded_turns
+
+    path, _ = write_huge(_isolated_home, 3 * MAX_TURN_CHARS)
+    session = build_session(parse(path))
+    cut = bounded_turns(session)
+    long_turn = max(cut.human_turns, key=lambda t: len(t.text))
+    assert len(long_turn.text) <= MAX_TURN_CHARS and "chars cut here" in long_turn.text
+    assert long_turn.text.endswith("THE LAST LINE")
+    # The timeline and the evidence still share the turn (the index stores it once).
+    assert any(item is long_turn for item in cut.timeline)
+    assert bounded_turns(cut) is cut
+
+    start = time.process_time()
+    result = CliRunner().invoke(cli, ["sessions", "--all-projects", "--since", "2000-01-01", "--json"],
+                                catch_exceptions=False)
+    took = time.process_time() - start
+    assert json.loads(result.output)["sessions"][0]["human_turns"] == 3
+    assert took < 10.0, took  # 3 MB: ~1 s here; redacting and storing it whole took ~3x that
+
+    # What the index keeps (and a run mines) is the cut turn: the miner still sees
+    # head and tail, and plan prices the same.
+    from learn.store.session_index import open_session_index
+    from learn.transcripts.discover import scan
+    from learn.transcripts.indexed import indexed_views
+
+    with open_session_index() as index:
+        (item,) = indexed_views(scan(all_projects=True).files, index=index,
+                                fingerprints_for=lambda _: (), min_confidence=0.75)
+        assert item.from_index  # stored by `learn sessions` above
+        stored = max(item.session.human_turns, key=lambda t: len(t.text)).text
+    assert len(stored) <= MAX_TURN_CHARS and "cut here: longer than any model's window" in stored
+    plan = plan_mining([path], None, MODEL)
+    assert plan.to_mine[0].rendered_chars <= hard_chunk_chars(default_chunk_chars(MODEL)) + 1000

@@ -104,7 +104,7 @@ def command(session_ref: str, as_json: bool, full: bool) -> None:
     session = load_view(path, file)
     limit = None if full else SHOW_CHARS
     if as_json:
-        data = session_to_dict(session)
+        data: object = session_to_dict(session)
         if limit is not None:
             data = _cut_texts(data, limit)
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
@@ -114,7 +114,7 @@ def command(session_ref: str, as_json: bool, full: bool) -> None:
 
 def readable(text: str, limit: int | None) -> str:
     """`text` as shown: cut in the middle past `limit`, saying how to see all of it."""
-    from learn.render.chunk import cut_middle
+    from learn.textcut import cut_middle
 
     return text if limit is None else cut_middle(text, limit, "`learn show --full` prints all of it")
 

@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from learn.textcut import cut_middle
+
 # Conservative on purpose: English prose runs ~4 chars/token, but code, paths,
 # JSON and non-Latin text run closer to 3, and overshooting costs a
 # context-overflow error rather than a slightly smaller chunk.
@@ -73,24 +75,6 @@ def fit_chunk(chunk: str, limit: int) -> str:
     paste usually ends with what the user wants done about it.
     """
     return cut_middle(chunk, limit, "longer than the model's window")
-
-
-def cut_middle(text: str, limit: int, why: str) -> str:
-    """`text` cut to about `limit` chars when longer: two thirds head, one third tail,
-    and between them a marker saying how much was cut and why.
-
-    The one cut for oversized text: the miner (fit_chunk), `learn plan` (which
-    prices what the miner sends) and `learn show` (which prints what a person can
-    read) all use it, so what they say about a huge paste agrees.
-    """
-    if len(text) <= limit:
-        return text
-    cut = len(text) - limit
-    note = f"\n[… {cut:,} chars cut here: {why} …]\n"
-    room = max(0, limit - len(note))
-    head = room * 2 // 3
-    tail = room - head
-    return text[:head] + note + (text[-tail:] if tail else "")
 
 
 def as_sent(chunk: str, chunk_chars: int) -> str:

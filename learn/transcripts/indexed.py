@@ -240,6 +240,7 @@ def _row(job: _Job, st: os.stat_result, transcript: Transcript, *, head: bytes |
     from learn.detect.to_candidates import signals_to_candidates
     from learn.render import redact
     from learn.store.session_index import IndexRow
+    from learn.transcripts.bounded import bounded_turns
     from learn.transcripts.serialise import session_to_dict
     from learn.transcripts.session import build_session, read_asides
 
@@ -269,8 +270,8 @@ def _row(job: _Job, st: os.stat_result, transcript: Transcript, *, head: bytes |
             for reason, n in more_skipped.items():
                 skipped[reason] = skipped.get(reason, 0) + n
             prefix = dump_prefix([*items, *more], skipped)
-    session = build_session(transcript, fingerprints=job.fingerprints, size_bytes=size,
-                            asides=read_asides(job.aside_paths))
+    session = bounded_turns(build_session(transcript, fingerprints=job.fingerprints,
+                                          size_bytes=size, asides=read_asides(job.aside_paths)))
     signals = mine(transcript.events, MiningSpec(), provider=transcript.provider,
                    fingerprints=job.fingerprints)
     found = signals_to_candidates(signals, min_confidence=job.min_confidence)
