@@ -4,6 +4,7 @@ on the demo corpus in a temp HOME)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -56,3 +57,31 @@ def test_signals_rank_acknowledgements_last_and_name_denials_as_denials(home: Pa
     table = learn(home, "signals", "--all-projects", "--since", "2026-01-01", COLUMNS="200")
     denied = next(x for x in table.stdout.splitlines() if "src/generated" in x and "denial" in x)
     assert "tool call denied" in denied and "interrupt" not in denied
+
+
+def test_the_demos_next_steps_work_on_its_own_copy(tmp_path: Path) -> None:
+    home = tmp_path / "me"
+    home.mkdir()
+    done = learn(home, "demo")
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    at = lines.index(next(x for x in lines if x.startswith("next, on the demo's own copy")))
+    report, apply = (x.strip() for x in lines[at + 1 : at + 3])
+    assert report.startswith("env ") and report.endswith("report.html")
+    assert apply.startswith("(cd ") and apply.endswith("learn apply)")
+    assert "Failed after retries" not in done.stdout
+    demo_dir = Path(lines[at].split(" in ", 1)[1].split(" (", 1)[0])
+    # As a person pastes them (`learn` on PATH), apply confirming with --yes.
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "PYTHONPATH": str(REPO)}
+    for line in (report, apply.replace("learn apply)", "learn apply --yes)")):
+        ran = subprocess.run(["bash", "-c", line], env=env, capture_output=True, text=True,
+                             timeout=300, cwd=home)
+        assert ran.returncode == 0, ran.stderr
+    assert (demo_dir / "report.html").stat().st_size > 1000
+    written = [p for p in demo_dir.glob("home/code/*/CLAUDE.md") if "learn:begin" in p.read_text()]
+    assert written
+    # The person's own store and projects were not touched.
+    assert not (home / ".local" / "share" / "learn").exists()
+    assert not list(home.glob("*.md"))
+    shutil.rmtree(demo_dir)

@@ -10,6 +10,7 @@ Those answers are fixtures that stand in for a model, not a model's live output;
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import tempfile
 from pathlib import Path
@@ -20,7 +21,7 @@ import click
 @click.command("demo")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's JSON instead of the digest.")
 @click.option("--keep", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Build the demo corpus here and keep it (to look at the transcripts).")
+              help="Build the demo's world here (default: a new /tmp/learn-demo-* directory, kept).")
 @click.option("--offline", is_flag=True, help="No model answers at all: detectors only.")
 def command(as_json: bool, keep: Path | None, offline: bool) -> None:
     """Run learn end to end on the bundled demo corpus (recorded model answers)."""
@@ -34,14 +35,18 @@ def command(as_json: bool, keep: Path | None, offline: bool) -> None:
     from learn.pipeline import RunOptions, run_pipeline
     from learn.report.digest import render_digest_markdown
 
-    with tempfile.TemporaryDirectory(prefix="learn-demo-") as tmp:
-        base = keep if keep is not None else Path(tmp)
-        build(base)
-        with isolated_home(base):
-            config = load_config()
-            backend = None if offline else ReplayBackend(root / "cache")
-            options = RunOptions(all_projects=True, since=None, show_all=True, offline=offline)
-            result, _ = run_pipeline(options, config, backend=backend)
+    # Kept, so that the digest's next steps (`learn report`, `learn apply`) work on
+    # the demo's copy afterwards: with a throwaway home they said "no stored run".
+    # A short temp path on purpose: the recorded judge answers are keyed by the
+    # request, which quotes paths, and a deep home (~/.cache/learn/demo under a
+    # long user path) missed them and failed the judging stage.
+    base = keep if keep is not None else Path(tempfile.mkdtemp(prefix="learn-demo-"))
+    build(base)
+    with isolated_home(base):
+        config = load_config()
+        backend = None if offline else ReplayBackend(root / "cache")
+        options = RunOptions(all_projects=True, since=None, show_all=True, offline=offline)
+        result, _ = run_pipeline(options, config, backend=backend)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -51,4 +56,24 @@ def command(as_json: bool, keep: Path | None, offline: bool) -> None:
             "not a live model; see README \"Measuring quality\")",
             err=True,
         )
+        click.echo(next_steps(base), err=True)
     sys.exit(1 if result.usage.sessions_failed else 0)
+
+
+def demo_env(base: Path) -> str:
+    """The variables that point learn at the demo's world instead of yours."""
+    pairs = {"HOME": base / "home", "LEARN_DATA_DIR": base / "data",
+             "LEARN_CACHE_DIR": base / "cache", "LEARN_CONFIG_DIR": base / "config"}
+    return " ".join(f"{k}={shlex.quote(str(v))}" for k, v in pairs.items())
+
+
+def next_steps(base: Path) -> str:
+    project = shlex.quote(str(base / "home" / "code" / "shop-api"))
+    env = demo_env(base)
+    report = shlex.quote(str(base / "report.html"))
+    return (
+        f"\nnext, on the demo's own copy in {base} (your projects and your store are not "
+        f"touched; delete it when done):\n"
+        f"  env {env} learn report --out {report}\n"
+        f"  (cd {project} && env {env} learn apply)"
+    )
