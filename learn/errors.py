@@ -48,8 +48,8 @@ def _file(exc: BaseException) -> tuple[str, int]:
             return found, EXIT_FAILURE
     what = f"{where}: {exc.strerror}" if where is not None and exc.strerror else str(exc)
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return (f"{what}; fix: make it writable by you (`learn doctor` checks learn's own "
-                "directories)", EXIT_FAILURE)
+        return (f"{what}; fix: give yourself access to it (chown/chmod; `learn doctor` "
+                "checks learn's own directories)", EXIT_FAILURE)
     if exc.errno == errno.ENOSPC:
         return f"{what}; fix: free some disk space and run it again", EXIT_FAILURE
     return what, EXIT_FAILURE

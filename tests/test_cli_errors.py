@@ -225,3 +225,19 @@ def test_a_misspelled_config_name_is_never_skipped_and_names_the_right_one(
     done = learn(tmp_path, "run", "--offline")
     assert done.returncode == 2
     assert said in one_line(done, "run")
+
+
+def test_explain_says_what_and_the_fix_for_files_outside_learns_directories(tmp_path: Path) -> None:
+    import errno
+
+    from learn.errors import explain
+
+    said = explain(PermissionError(errno.EACCES, "Permission denied", str(tmp_path / "x.jsonl")))
+    assert said is not None
+    line, code = said
+    assert line.startswith(f"{tmp_path / 'x.jsonl'}: Permission denied; fix: give yourself access")
+    assert code == 1
+    assert explain(ValueError("a bug")) is None  # not a setup problem: the traceback stays
+    assert explain(BrokenPipeError(errno.EPIPE, "Broken pipe")) is None  # click handles it
+    full = explain(OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "y")))
+    assert full is not None and "free some disk space" in full[0]
