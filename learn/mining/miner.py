@@ -103,12 +103,16 @@ def session_candidates(session: Session, candidates: Sequence[MinedCandidate]) -
 
 def typed_times(candidates: Sequence[MinedCandidate], session: Session,
                 fingerprints: Sequence[str] = ()) -> tuple[MinedCandidate, ...]:
-    """Each quote dated with the turn it was typed in (the first that holds it, found
-    by verification's own matcher): a quote said on Monday in a session that went on
-    until Friday is Monday's, not the session's last activity. A quote already dated
-    keeps its time; one joined from two turns keeps None (the session's time stands in)."""
-    undated = [c for c in candidates if c.at is None]
-    if not undated:
+    """Each quote dated with the turn it was typed in: a quote said on Monday in a
+    session that went on until Friday is Monday's, not the session's last activity.
+
+    A kept quote is the person's exact span of one (redacted) turn, so a substring
+    test finds its turn; verification's matcher is the fallback (fragments joined
+    by an ellipsis). A fix (a description, not a quote) and a quote already dated
+    keep their time; one found nowhere keeps None (the session's time stands in).
+    Runs on every cached session of a warm run, hence the cheap test first.
+    """
+    if all(c.at is not None or c.kind == "fix" for c in candidates):
         return tuple(candidates)
     turns = [t for t in user_turns(session, fingerprints) if t.at is not None]
     redacted: list[str] | None = None
@@ -116,18 +120,18 @@ def typed_times(candidates: Sequence[MinedCandidate], session: Session,
     def typed(text: str) -> str | None:
         nonlocal redacted
         for t in turns:
-            if quote_found(text, t.text):
+            if text in t.text:
                 return t.at.isoformat() if t.at else None
-        # Quotes are verified on redacted text: one holding a placeholder is found
-        # only there (redacting is the cost, so only for such a quote).
-        if redacted is None:
+        if redacted is None:  # a quote holding a redaction placeholder
             redacted = [redact(t.text) for t in turns]
-        for t, said in zip(turns, redacted, strict=True):
-            if quote_found(text, said):
-                return t.at.isoformat() if t.at else None
+        for found in (str.__contains__, lambda said, q: quote_found(q, said)):
+            for t, said in zip(turns, redacted, strict=True):
+                if found(said, text):
+                    return t.at.isoformat() if t.at else None
         return None
 
-    return tuple(c if c.at is not None else replace(c, at=typed(c.text)) for c in candidates)
+    return tuple(c if c.at is not None or c.kind == "fix" else replace(c, at=typed(c.text))
+                 for c in candidates)
 
 
 def mine_session(
