@@ -49,6 +49,9 @@ def test_windows_paths_fold_case_and_separators_on_any_host() -> None:
     assert within_project(rf"{VAULT}\.claude\worktrees\feature-x", r"c:\users\ana\vault")
     assert not within_project(r"C:\Users\ana\VAULT2", VAULT)
     assert project_key("C:\\") == "c:\\" and within_project(r"C:\x", "C:\\")
+    # The extended-length spelling is the same folder.
+    assert same_project(r"\\?\C:\Users\ana\VAULT", VAULT)
+    assert same_project(r"\\?\UNC\nas\home\ana", r"\\NAS\home\ana")
 
 
 def test_posix_paths_keep_their_case_and_include_subfolders(tmp_path: Path) -> None:

@@ -37,6 +37,12 @@ def project_key(path: str | Path) -> str:
     where the file system folds case."""
     text = str(path)
     if is_windows_path(text):
+        # The extended-length form names the same folder: \\?\C:\x is C:\x,
+        # \\?\UNC\server\share is \\server\share.
+        if text[:8].upper() == "\\\\?\\UNC\\":
+            text = "\\\\" + text[8:]
+        elif text[:4] in ("\\\\?\\", "//?/"):
+            text = text[4:]
         if sys.platform == "win32":
             text = os.path.realpath(text)
         norm = ntpath.normpath(text).casefold()
