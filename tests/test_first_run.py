@@ -85,3 +85,14 @@ def test_the_demos_next_steps_work_on_its_own_copy(tmp_path: Path) -> None:
     assert not (home / ".local" / "share" / "learn").exists()
     assert not list(home.glob("*.md"))
     shutil.rmtree(demo_dir)
+
+
+def test_signals_never_print_a_pasted_secret(home: Path) -> None:
+    # The demo corpus has a session where an API key was pasted into a message.
+    table = learn(home, "signals", "--all-projects", "--since", "2026-01-01", "--min-confidence",
+                  "0", COLUMNS="200")
+    as_json = learn(home, "signals", "--all-projects", "--since", "2026-01-01", "--min-confidence",
+                    "0", "--json")
+    for out in (table.stdout, as_json.stdout):
+        assert "staging key" in out  # the message is listed...
+        assert "sk-ant-api03" not in out  # ...without the key

@@ -160,11 +160,16 @@ def command(sessions: tuple[str, ...], scope: Scope, as_json: bool, min_confiden
             )
             return
 
+    from learn.render.redact import redact
+
+    # Redacted like everything else learn shows: a key pasted into a session was
+    # printed whole in this table.
     found = ranked(list(mine_paths(paths, threshold)))
     if as_json:
         out = sys.stdout
         for path, signal in found:
             record = signal.to_json()
+            record["text"] = redact(signal.text)
             record["path"] = str(path)
             record["what"] = WHAT.get(signal.detector, signal.detector)
             record["acknowledgement"] = is_acknowledgement(signal.text)
@@ -192,7 +197,7 @@ def command(sessions: tuple[str, ...], scope: Scope, as_json: bool, min_confiden
             f"{signal.signal.confidence:.2f}",
             ", ".join(reasons),
             signal.occurred_at.strftime("%m-%d %H:%M"),
-            _excerpt(signal.text),
+            _excerpt(redact(signal.text)),
         )
     console = Console()
     if count:
