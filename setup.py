@@ -7,13 +7,27 @@ they hold at build time inside learn, as learn/_bundle/evals and
 learn/_bundle/cache, so `learn demo` and `learn eval` work from an installed
 package (learn/_repo.py finds them). They are mapped, not copied into the
 source tree, so a new eval module or re-recorded fixture needs no edit here.
+
+Every directory under cache/ is listed as a (data) package of its own: the
+recorded answers sit in directories named by hash prefix (`d0`, `a8`), and
+setuptools >= 77 printed a 44-line "Package would be ignored" warning for each
+one that happened to be a valid identifier (~490 lines opening `make demo`).
+Listed, they are packaged like any other, and their JSON comes with them
+through the "*" package-data patterns in pyproject.toml.
 """
+
+from pathlib import Path
 
 from setuptools import find_namespace_packages, find_packages, setup
 
 EVALS = find_packages(include=["evals", "evals.*"])
 BUNDLED = {f"learn._bundle.{name}": name.replace(".", "/") for name in EVALS}
+ROOT = Path(__file__).resolve().parent
 BUNDLED["learn._bundle.cache"] = "cache"
+for directory in sorted((ROOT / "cache").rglob("*")):
+    if directory.is_dir():
+        parts = directory.relative_to(ROOT / "cache").parts
+        BUNDLED[".".join(("learn._bundle.cache", *parts))] = "/".join(("cache", *parts))
 
 setup(
     packages=[*find_namespace_packages(include=["learn", "learn.*"]), *BUNDLED],

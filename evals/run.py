@@ -239,6 +239,43 @@ def lowered(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return out
 
 
+def gate_problems(reports: Sequence[CorpusReport], rows: Sequence[Any],
+                  noisy_now: dict[str, Any], baseline: dict[str, Any] | None) -> list[str]:
+    """Every reason the gate would fail: a metric below the baseline, a corpus with
+    none, the noisy model's bar not held. Empty when there is no baseline."""
+    from evals import faults as noisy
+
+    if baseline is None:
+        return []
+    regressions = [
+        (r.corpus, row) for r in reports
+        for row in metrics.compare(r.metrics, baseline.get(r.corpus, {}).get("metrics", {}))
+        if row[4]
+    ]
+    regressions += [
+        (corpus, row) for corpus, now in noisy_now.items()
+        for row in metrics.compare(now, baseline.get(corpus, {}).get("noisy", {}))
+        if row[4]
+    ]
+    out = [f"{corpus} {name} regressed: {b:g} -> {c:g} ({d:+g})"
+           for corpus, (name, b, c, d, _) in regressions]
+    out += [f"{r.corpus} has no baseline" for r in reports if r.corpus not in baseline]
+    out += noisy.acceptance(list(rows)) if rows else []
+    return out
+
+
+def verdict(problems: Sequence[str], baseline: dict[str, Any] | None, where: Path,
+            corpora: int, noisy_ran: bool) -> str:
+    """The one line a reader needs before the tables."""
+    if baseline is None:
+        return f"verdict: no baseline at {where}; nothing to compare the {corpora} corpora with"
+    if problems:
+        more = f" (+{len(problems) - 3} more below)" if len(problems) > 3 else ""
+        return f"verdict: FAIL, {len(problems)} problem(s): {'; '.join(problems[:3])}{more}"
+    return (f"verdict: PASS, no metric below the baseline on {corpora} corpora"
+            + ("; the noisy model's bar holds" if noisy_ran else ""))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="learn eval", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -272,10 +309,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for c in args.corpora:
             rows.extend(noisy.fault_runs(c, seed=args.noisy_seed))
     baseline = json.loads(args.baseline.read_text()) if args.baseline.exists() else None
+    noisy_now = noisy.baseline_metrics(rows)
+    problems = gate_problems(reports, rows, noisy_now, baseline)
+    # The verdict first: the tables below run to 140 lines.
+    print(verdict(problems, baseline, args.baseline, len(reports), bool(rows)) + "\n")
     print(stale_note(reports) + table(reports, baseline))
     if rows:
         print(noisy.fault_table(rows))
-    noisy_now = noisy.baseline_metrics(rows)
     payload = {r.corpus: {"metrics": r.metrics, "cost": r.cost, "stage_seconds": r.stage_seconds,
                           "audit": r.audit, "stale_prompts": r.stale_prompts} for r in reports}
     if args.out:
@@ -300,23 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if baseline is None:
             print(f"gate: no baseline at {args.baseline}", file=sys.stderr)
             return 1
-        regressions = [
-            (r.corpus, row) for r in reports
-            for row in metrics.compare(r.metrics, baseline.get(r.corpus, {}).get("metrics", {}))
-            if row[4]
-        ]
-        regressions += [
-            (corpus, row) for corpus, now in noisy_now.items()
-            for row in metrics.compare(now, baseline.get(corpus, {}).get("noisy", {}))
-            if row[4]
-        ]
-        missing = [r.corpus for r in reports if r.corpus not in baseline]
-        problems = noisy.acceptance(rows) if rows else []
-        if regressions or missing or problems:
-            for corpus, (name, b, c, d, _) in regressions:
-                print(f"gate: {corpus} {name} regressed: {b:g} -> {c:g} ({d:+g})", file=sys.stderr)
-            for corpus in missing:
-                print(f"gate: {corpus} has no baseline", file=sys.stderr)
+        if problems:
             for line in problems:
                 print(f"gate: {line}", file=sys.stderr)
             return 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import NoReturn
 
 import click
 
@@ -55,6 +56,31 @@ class LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def invoke(self, ctx: click.Context) -> object:
+        # The one place a damaged setup becomes one line and an exit code
+        # (learn.errors); a command never catches these itself.
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            _interrupted()
+        except click.Abort as exc:
+            # click.confirm / prompt turn Ctrl-C into Abort; EOF stays a failure.
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                _interrupted()
+            raise
+        except (click.ClickException, click.exceptions.Exit):
+            raise
+        except Exception as exc:
+            from learn.errors import explain
+
+            said = explain(exc)
+            if said is None:
+                raise
+            line, code = said
+            name = ctx.invoked_subcommand or ctx.info_name or "learn"
+            click.echo(f"learn {name}: {line}" if name != "learn" else f"learn: {line}", err=True)
+            raise click.exceptions.Exit(code) from exc
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
         if rows:
@@ -83,9 +109,16 @@ def cli() -> None:
     """
 
 
+def _interrupted() -> NoReturn:
+    from learn.errors import EXIT_INTERRUPTED
+
+    click.echo("\nlearn: interrupted (what was finished is kept)", err=True)
+    raise click.exceptions.Exit(EXIT_INTERRUPTED)
+
+
 def main() -> None:
     try:
         cli.main(prog_name="learn")
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
+    except KeyboardInterrupt:  # before or after a command ran
+        click.echo("\nlearn: interrupted", err=True)
         sys.exit(130)

@@ -137,8 +137,33 @@ def load_config(path: Path | None = None, env: dict[str, str] | None = None) -> 
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
+        if err["type"] == "extra_forbidden":
+            raise ConfigError(f"{path}: {unknown_name(err['loc'])}") from exc
         raise ConfigError(f"{path}: {where}: {err['msg']}") from exc
     return _apply_env(config, env)
+
+
+def unknown_name(loc: tuple[int | str, ...]) -> str:
+    """`unknown section [model] (did you mean [models]?)`: a misspelled name is an
+    error, never skipped (a typo in a threshold would quietly change the proposals),
+    and the message names the spelling that was probably meant."""
+    import difflib
+
+    *parents, name = (str(p) for p in loc)
+    section: type[BaseModel] = Config
+    for p in parents:
+        field = section.model_fields.get(p)
+        inner = field.annotation if field is not None else None
+        if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
+            break
+        section = inner
+    known = list(section.model_fields)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if not parents:
+        guess = f" (did you mean [{close[0]}]?)" if close else f" (sections: {', '.join(known)})"
+        return f"unknown section [{name}]{guess}"
+    guess = f" (did you mean {close[0]}?)" if close else f" (keys: {', '.join(known)})"
+    return f"unknown key {name!r} in [{'.'.join(parents)}]{guess}"
 
 
 def _apply_env(config: Config, env: dict[str, str]) -> Config:

@@ -5,8 +5,10 @@ hint that says what to do. Only a failure makes doctor exit 1: a warning is a
 degraded but working setup (TF-IDF instead of MiniLM, no transcripts yet, no
 backend but --offline still works).
 
-Doctor changes nothing: it creates no directory, no store and no config, and
-makes no network call. "Creatable" is judged from the nearest existing parent.
+Doctor changes nothing: it creates no directory, no store and no config. Its
+only network call is to an endpoint the person configured (an openai server's
+/models, a custom ANTHROPIC_BASE_URL's port), the check `learn run` makes before
+it starts. "Creatable" is judged from the nearest existing parent.
 """
 
 from __future__ import annotations
@@ -14,26 +16,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import shutil
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-Status = Literal["ok", "warn", "fail"]
-MARKS: dict[Status, str] = {"ok": "✓", "warn": "!", "fail": "✗"}
+from learn.check import MARKS, Check, Status
 
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    name: str
-    status: Status
-    detail: str
-    hint: str = ""
-
-    def to_json(self) -> dict[str, str]:
-        return {"name": self.name, "status": self.status, "detail": self.detail, "hint": self.hint}
+__all__ = ["MARKS", "Check", "Status"]
 
 
 def _mode(path: Path) -> int:
@@ -55,8 +45,8 @@ def check_dir(name: str, path: Path) -> Check:
                 return Check(name, "fail", f"{path} exists and is not a directory",
                              f"move {path} aside, or point {_env_for(name)} elsewhere")
             if not os.access(path, os.W_OK | os.X_OK):
-                return Check(name, "fail", f"{path} is not writable",
-                             f"chown it to you, or point {_env_for(name)} elsewhere")
+                return Check(name, "fail", f"{path} is not writable{_owned_by(path)}",
+                             f"{_chown(path)}, or point {_env_for(name)} elsewhere")
             mode = _mode(path)
             if mode & 0o077:
                 # Everything under it quotes what the user typed; learn creates these 0700.
@@ -70,6 +60,31 @@ def check_dir(name: str, path: Path) -> Check:
                      f"create {path} yourself, or point {_env_for(name)} elsewhere")
     except OSError as exc:
         return Check(name, "fail", f"{path}: {exc}", f"point {_env_for(name)} elsewhere")
+
+
+def _owned_by(path: Path) -> str:
+    """" (owned by root)" when another user owns `path` (say after one `sudo learn`)."""
+    getuid = getattr(os, "getuid", None)  # POSIX only
+    try:
+        uid = path.stat().st_uid
+    except OSError:
+        return ""
+    if getuid is None or uid == getuid():
+        return ""
+    try:
+        import pwd
+
+        return f" (owned by {pwd.getpwuid(uid).pw_name})"
+    except (ImportError, KeyError):
+        return f" (owned by uid {uid})"
+
+
+def _chown(path: Path) -> str:
+    if _owned_by(path):
+        # `-R`: after one `sudo learn …` everything below belongs to root too.
+        user = os.environ.get("USER") or "$USER"
+        return f"sudo chown -R {user} {path}"
+    return f"chmod u+{'rwx' if path.is_dir() else 'rw'} {path}"
 
 
 def _env_for(name: str) -> str:
@@ -105,6 +120,14 @@ def check_store(path: Path | str) -> Check:
         return check_database(path)
     if not path.exists():
         return Check("store", "ok", f"{path} (not created yet; the first run creates it 0600)")
+    move = f"move {path} aside (learn starts a fresh one); it holds only learn's data"
+    if not path.is_file():
+        return Check("store", "fail", f"{path} is not a file", move)
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        # SQLite opens a file it cannot write read-only, and the first write fails.
+        if p.exists() and not os.access(p, os.R_OK | os.W_OK):
+            return Check("store", "fail", f"{p} is not writable{_owned_by(p)}",
+                         f"{_chown(path.parent if _owned_by(p) else p)}, or {move}")
     loose = []
     for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         with contextlib.suppress(OSError):
@@ -130,8 +153,7 @@ def check_store(path: Path | str) -> Check:
         return Check("store", "warn", f"{path}: {exc}",
                      "the next `learn run` migrates it (back it up first if unsure)")
     except (StoreError, apsw.Error) as exc:
-        return Check("store", "fail", f"{path}: {exc}",
-                     f"move {path} aside (learn starts a fresh one); it holds only learn's data")
+        return Check("store", "fail", f"{path}: {exc}", move)
     if loose:
         return Check("store", "warn", f"{detail}; {', '.join(loose)}: other users can read it",
                      f"chmod 600 {path}*")
@@ -233,56 +255,32 @@ def check_transcripts() -> Check:
     return Check("transcripts", "ok", detail)
 
 
-def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
-                  which: Callable[[str], str | None] = shutil.which) -> Check:
-    """Which model backend `learn run --backend auto` would use. No network call."""
-    env = dict(os.environ) if env is None else env
-    binary = getattr(getattr(config, "backend", None), "claude_binary", None) or "claude"
-    configured = getattr(getattr(config, "backend", None), "name", "anthropic")
-    key = bool(env.get("ANTHROPIC_API_KEY"))
-    cli = which(binary)
-    parts = []
-    if key:
-        url = env.get("ANTHROPIC_BASE_URL")
-        parts.append("ANTHROPIC_API_KEY is set" + (f" (endpoint {url})" if url else ""))
-    if cli:
-        parts.append(f"`{binary}` at {cli}")
-    if not parts:
-        return Check("backend", "warn", f"no ANTHROPIC_API_KEY and no `{binary}` on PATH",
-                     "export ANTHROPIC_API_KEY, or install Claude Code and use --backend "
-                     "claude-cli; `learn run --offline` works without a model")
-    detail = "; ".join(parts) + f"; configured backend: {configured}"
-    if configured == "anthropic" and not key:
-        return Check("backend", "warn", detail,
-                     "the configured backend needs ANTHROPIC_API_KEY: run with --backend "
-                     "claude-cli (or auto), or set [backend] name = \"claude-cli\" in config")
-    if configured == "claude-cli" and not cli:
-        return Check("backend", "warn", detail,
-                     f"the configured backend needs `{binary}` on PATH; use --backend anthropic")
-    return Check("backend", "ok", detail)
+def check_hook(settings: Path | None = None, root: Path | None = None) -> Check | None:
+    """The SessionEnd hook's queue and failures; None when it is not installed and never ran."""
+    from learn.hook.health import hook_health
 
+    if settings is None:
+        from learn.report.targets import claude_home
 
-def check_claude_cli(config: Any = None, *, which: Callable[[str], str | None] = shutil.which,
-                     probe: Callable[[str], Any] | None = None) -> Check | None:
-    """Whether the `claude` on PATH can run learn's calls isolated; None when there is none.
-
-    Runs `claude --version` and `claude --help` (local, no network).
-    """
-    binary = getattr(getattr(config, "backend", None), "claude_binary", None) or "claude"
-    found = which(binary)
-    if found is None:
+        settings = claude_home() / "settings.json"
+    health = hook_health(settings, root)
+    if health is None:
         return None
-    if probe is None:
-        from learn.models.claude_cli import probe as probe_cli
-
-        probe = probe_cli
-    support = probe(found)
-    if not support.ok:
-        return Check("claude", "warn", support.too_old(),
-                     "the claude-cli backend refuses to run it; update Claude Code or use "
-                     "--backend anthropic")
-    version = f"Claude Code {support.version}" if support.version else found
-    return Check("claude", "ok", f"{version}: learn runs it with no tools, hooks or MCP servers")
+    detail = (f"SessionEnd hook {'installed' if health.installed else 'not in ' + str(settings)}: "
+              f"{health.queued} queued, {health.working} in progress, {health.failed} failed")
+    if health.failed:
+        why = f"; last failure: {health.last_failure}" if health.last_failure else ""
+        return Check("hook", "warn", detail + why,
+                     f"see {health.log}; `learn run` still reads those sessions (the "
+                     f"failed queue entries in {health.failed_dir} can be deleted)")
+    if health.stuck:
+        age = int((health.oldest_queued_s or 0) // 60)
+        return Check("hook", "warn", f"{detail}; the oldest waits for {age} min and no worker "
+                     "is mining", f"run `learn hook drain` to mine them now; see {health.log}")
+    if health.last_log_error:
+        return Check("hook", "warn", f"{detail}; last log line: {health.last_log_error}",
+                     f"see {health.log}")
+    return Check("hook", "ok", detail)
 
 
 def run_checks() -> list[Check]:
@@ -305,10 +303,16 @@ def run_checks() -> list[Check]:
     checks.append(check_sqlite_vec())
     checks.append(check_embedder())
     checks.append(check_transcripts())
+    from learn.doctor_backend import check_backend, check_claude_cli
+
     checks.append(check_backend(config))
+
     claude = check_claude_cli(config)
     if claude is not None:
         checks.append(claude)
+    hook = check_hook()
+    if hook is not None:
+        checks.append(hook)
     return checks
 
 

@@ -25,6 +25,7 @@ from learn.models.base import Backend, CallUsage
 from learn.projects import project_key
 from learn.reduce.types import Funnel, RunResult, RunUsage
 from learn.textfold import fold
+from learn.transcripts.projectpath import spellings
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -134,7 +135,7 @@ def _rule_corpus(files: Sequence[SessionFile], options: RunOptions) -> Any:
 
     if not options.all_projects:
         return collect_rules(options.project or Path.cwd())
-    projects = sorted({f.project for f in files if f.project})
+    projects = sorted(set(spellings(f.project for f in files).values()))
     if not projects:
         return collect_rules(None)
     corpora = [collect_rules(Path(p)) for p in projects]
@@ -303,6 +304,8 @@ def run_pipeline(
                     )
 
     session_cands: list[SessionCandidates] = []
+    # One spelling per project (C:\x and c:\x are one folder on Windows).
+    spelled = spellings(s.project for s in sessions)
     own = own_turns(sessions)
     copied = 0
     for s in sessions:
@@ -321,7 +324,8 @@ def run_pipeline(
             copied += len(merged) - len(kept)
             merged = kept
         session_cands.append(
-            SessionCandidates(s.id, s.provider, s.project, _iso(s.last_activity), merged)
+            SessionCandidates(s.id, s.provider, spelled.get(s.project or "", s.project),
+                              _iso(s.last_activity), merged)
         )
 
     # Sessions the model did not finish this run (failed, or a chunk failed).
@@ -387,6 +391,7 @@ def run_pipeline(
             sessions_cached=cached,
             sessions_failed=failed,
             model_calls=usage_total.calls,
+            failed_calls=meter.failed_calls if meter is not None else 0,
             input_tokens=usage_total.input_tokens + usage_total.cache_read_tokens
             + usage_total.cache_write_tokens,
             output_tokens=usage_total.output_tokens,
@@ -399,7 +404,7 @@ def run_pipeline(
             usage=usage,
             window_start=_iso(min(activity)) if activity else None,
             window_end=_iso(max(activity)) if activity else None,
-            projects=tuple(sorted({s.project for s in sessions if s.project})),
+            projects=tuple(sorted({spelled.get(s.project, s.project) for s in sessions if s.project})),
             failures=tuple(failures),
             coverage_failed=outcome.coverage_failed,
             offline=options.offline,

@@ -15,12 +15,12 @@ from fakes.claude_stub import OLD_HELP, write_claude_stub
 from learn.cli import cli
 from learn.doctor import (
     Check,
-    check_backend,
     check_dir,
     check_embedder,
     check_store,
     render_checks_text,
 )
+from learn.doctor_backend import check_backend
 from learn.paths import cache_dir, config_dir, data_dir
 from learn.store.adapters import open_learn_store
 from learn.store.runs import default_store_path
@@ -202,7 +202,7 @@ def test_backend_lines() -> None:
     c = check_backend(None, env={}, which=none)
     assert c.status == "warn" and "--offline" in c.hint and "--backend claude-cli" in c.hint
     c = check_backend(None, env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://x"},
-                      which=none)
+                      which=none, connect=lambda host, port, timeout: None)
     assert c.status == "ok" and "ANTHROPIC_API_KEY is set (endpoint http://x)" in c.detail
     # Only the CLI, but the configured backend is the API: say how to use the CLI.
     c = check_backend(None, env={}, which=found)
@@ -261,3 +261,47 @@ def test_doctor_names_a_claude_too_old_for_the_isolation_flags(
 def test_doctor_has_no_claude_line_without_a_claude() -> None:
     _, data = doctor_json()
     assert "claude" not in by_name(data)
+
+
+def _hook_event(sid: str) -> bytes:
+    return json.dumps({"hook_event_name": "SessionEnd", "session_id": sid,
+                       "transcript_path": f"/tmp/{sid}.jsonl", "cwd": "/code/shop"}).encode()
+
+
+def test_doctor_shows_the_hook_queue_and_its_failures() -> None:
+    from learn.hook.event import parse_event
+    from learn.hook.queue import SessionQueue
+    from learn.hook.worker import Log
+
+    assert "hook" not in by_name(doctor_json()[1])  # never installed, never ran: no line
+    settings = Path.home() / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"hooks": {"SessionEnd": [{"hooks": [
+        {"type": "command", "command": "learn hook session-end"}]}]}}))
+    hook = by_name(doctor_json()[1])["hook"]
+    assert hook["status"] == "ok"
+    assert hook["detail"] == "SessionEnd hook installed: 0 queued, 0 in progress, 0 failed"
+
+    queue = SessionQueue()
+    job = queue.put(parse_event(_hook_event("s-old")))
+    queued = queue.queued / "s-old.json"
+    os.utime(queued, (queued.stat().st_atime, queued.stat().st_mtime - 3600))
+    hook = by_name(doctor_json()[1])["hook"]
+    assert hook["status"] == "warn" and "1 queued" in hook["detail"]
+    assert "the oldest waits for 60 min" in hook["detail"] and "learn hook drain" in hook["hint"]
+
+    claimed = queue.claim("s-old")
+    assert claimed is not None and job.event.session_id == "s-old"
+    for _ in range(3):  # MAX_ATTEMPTS: the third failure moves it to failed/
+        queue.retry(claimed, "ANTHROPIC_API_KEY is not set")
+        claimed = queue.claim("s-old") or claimed
+    code, out = doctor()
+    line = next(x for x in out.splitlines() if x.startswith("! hook"))
+    assert "1 failed" in line and "last failure: ANTHROPIC_API_KEY is not set" in line
+    assert code == 0  # a warning: learn itself still works
+
+    for f in queue.failed.glob("*.json"):
+        f.unlink()
+    Log(queue.root).write("worker: UsageProblem: claude-cli: `claude` not found on PATH")
+    hook = by_name(doctor_json()[1])["hook"]
+    assert hook["status"] == "warn" and "`claude` not found on PATH" in hook["detail"]

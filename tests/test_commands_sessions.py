@@ -46,7 +46,11 @@ def sessions_json(*args: str) -> list[dict]:  # type: ignore[type-arg]
 
 def test_sessions_json_default_scope_is_the_current_project(home: Home) -> None:
     rows = sessions_json()
-    assert [r["id"] for r in rows] == [MAIN_ID, CODEX_ID, SUBDIR_ID]
+    # Newest last activity first, the date the table shows (the Codex file is the
+    # second newest by mtime, but its session ended first).
+    assert [r["id"] for r in rows] == [MAIN_ID, SUBDIR_ID, CODEX_ID]
+    assert [r["last_activity"] for r in rows] == sorted((r["last_activity"] for r in rows),
+                                                       reverse=True)
     main = rows[0]
     assert main["provider"] == "claude"
     assert main["project"] == str(home.project)
@@ -60,13 +64,13 @@ def test_sessions_json_default_scope_is_the_current_project(home: Home) -> None:
     assert main["subagents"] == 2
     assert main["size_bytes"] == home.files["main"].stat().st_size
     assert main["started_at"] == "2026-11-20T09:01:00+00:00"
-    codex = rows[1]
+    codex = rows[2]
     assert (codex["provider"], codex["human_turns"]) == ("codex", 2)
-    assert rows[2]["project"] == str(home.project / "api")
+    assert rows[1]["project"] == str(home.project / "api")
 
 
 def test_sessions_json_scopes(home: Home, tmp_path: Path) -> None:
-    assert [r["id"] for r in sessions_json("--all-projects")] == [MAIN_ID, CODEX_ID, SUBDIR_ID, OTHER_ID]
+    assert [r["id"] for r in sessions_json("--all-projects")] == [MAIN_ID, SUBDIR_ID, OTHER_ID, CODEX_ID]
     assert [r["id"] for r in sessions_json("--all-projects", "--limit", "1")] == [MAIN_ID]
     assert [r["id"] for r in sessions_json("--project", str(home.project / "api"))] == [SUBDIR_ID]
     assert sessions_json("--project", str(tmp_path)) != []  # a parent directory holds them all

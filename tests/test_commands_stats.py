@@ -153,7 +153,8 @@ def test_a_corrupt_store_is_an_error_not_a_crash() -> None:
     path.write_bytes(b"this is not a database" * 100)
     result = CliRunner().invoke(cli, ["stats"])
     assert result.exit_code == 1
-    assert "cannot read the store" in result.output
+    assert result.output.startswith(f"learn stats: {path}: file is not a database; fix: move ")
+    assert result.output.count("\n") == 1
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
@@ -192,5 +193,6 @@ def test_a_store_from_an_older_learn_is_not_upgraded_by_stats() -> None:
     before = path.read_bytes()
     result = CliRunner().invoke(cli, ["stats"])
     assert result.exit_code == 1
-    assert "cannot read the store" in result.output and "learn run" in result.output
+    assert result.output.startswith("learn stats: ") and result.output.count("\n") == 1
+    assert "learn run` migrates it" in result.output
     assert path.read_bytes() == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -99,7 +100,10 @@ def test_review_comment_key_includes_location() -> None:
 
 def test_signals_to_candidates_takes_only_typed_reasons_at_high() -> None:
     evs = events("denials.jsonl") + events("plan.jsonl") + events("questions.jsonl")
-    got = signals_to_candidates(mine(evs))
+    dated = signals_to_candidates(mine(evs))
+    # Each carries the time its event was typed (issue 18: quotes dated when typed).
+    assert all(c.at and c.at.startswith("2026-") for c in dated)
+    got = [replace(c, at=None) for c in dated]
     # Detector order: exit_plan_rejection runs before denial.
     assert got == [
         MinedCandidate(

@@ -109,3 +109,19 @@ def test_live_run_records_answers_that_replay_exactly(tmp_path: Path, monkeypatc
     assert [(p["label"], p["sessions"]) for p in replayed.proposals] == [
         (p["label"], p["sessions"]) for p in live.proposals
     ]
+
+
+def test_the_verdict_comes_first(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["demo", "--no-noisy", "--gate"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "verdict: PASS, no metric below the baseline on 1 corpora"
+
+    raised = json.loads(BASELINE.read_text())
+    raised["demo"]["metrics"]["mining.recall"] = 2.0  # a bar no run can reach
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps(raised))
+    assert main(["demo", "--no-noisy", "--gate", "--baseline", str(baseline)]) == 1
+    captured = capsys.readouterr()
+    first = captured.out.splitlines()[0]
+    assert first.startswith("verdict: FAIL, 1 problem(s): demo mining.recall regressed: 2 -> ")
+    assert "gate: demo mining.recall regressed" in captured.err

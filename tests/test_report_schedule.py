@@ -178,3 +178,39 @@ def test_launchd_install_refused_off_macos(monkeypatch: pytest.MonkeyPatch) -> N
     assert res.exit_code != 0 and "macOS only" in res.output
     res = CliRunner().invoke(schedule_cmd.command, ["--launchd"])
     assert res.exit_code == 0 and "<key>StartCalendarInterval</key>" in res.output
+
+
+def _print_job(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setattr(schedule_cmd, "runner", FakeRunner())
+    monkeypatch.setattr(schedule_cmd, "has_systemd", lambda: True)
+    res = CliRunner().invoke(schedule_cmd.command, [])
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_schedule_warns_when_the_job_would_have_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A key in this shell is not a key in the job: systemd and cron start it without.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-in-my-shell-only")
+    env_file = Path(os.environ["HOME"]) / ".config" / "learn" / "schedule.env"
+    out = _print_job(monkeypatch)
+    assert "learn schedule: warning: the job runs the anthropic backend" in out
+    assert f"put ANTHROPIC_API_KEY=… in {env_file}" in out
+    env_file.parent.mkdir(parents=True)
+    env_file.write_text("# the digest job's key\nexport ANTHROPIC_API_KEY='sk-ant-x'\n")
+    assert "warning" not in _print_job(monkeypatch)
+
+
+def test_schedule_warns_when_claude_is_not_on_the_jobs_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fakes.claude_stub import write_claude_stub
+
+    config = Path(os.environ["HOME"]) / ".config" / "learn" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[backend]\nname = "claude-cli"\n')
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    out = _print_job(monkeypatch)
+    assert "the job runs the claude-cli backend, and `claude` is not on the job's PATH" in out
+    stub = write_claude_stub(tmp_path / "bin")
+    monkeypatch.setenv("PATH", str(stub.path.parent))
+    assert "warning" not in _print_job(monkeypatch)

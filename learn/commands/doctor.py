@@ -1,7 +1,8 @@
 """`learn doctor`: check directories, config, sqlite-vec, embedder, transcripts and backend.
 
 Exit 1 when a required check fails; warnings (fallback embedder, no backend,
-no transcripts yet) leave it at 0. Changes nothing and calls no network.
+no transcripts yet) leave it at 0. Changes nothing; calls only an endpoint the
+config names (is the openai server there?).
 """
 
 from __future__ import annotations

@@ -8,8 +8,10 @@ it, the rest is reported); 2 usage or configuration error (one line plus what to
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,9 @@ BACKENDS = ("auto", "anthropic", "claude-cli", "openai", "replay")
 class UsageProblem(click.ClickException):
     exit_code = 2
 
+    def show(self, file: Any = None) -> None:
+        click.echo(f"learn run: {self.format_message()}", err=True)
+
 
 def choose_backend_name(name: str) -> str:
     """`auto`: the API when a key is set, else the user's `claude` binary."""
@@ -33,28 +38,30 @@ def choose_backend_name(name: str) -> str:
     if shutil.which("claude"):
         return "claude-cli"
     raise UsageProblem(
-        "no model backend available: ANTHROPIC_API_KEY is not set and no `claude` binary is on PATH.\n"
-        "  hint: export ANTHROPIC_API_KEY=…, or install Claude Code and use --backend claude-cli, "
-        "or run without a model: learn run --offline"
+        "no model backend available: ANTHROPIC_API_KEY is not set and no `claude` binary is on "
+        "PATH; fix: export ANTHROPIC_API_KEY=…, or install Claude Code and use --backend "
+        "claude-cli, or run without a model: learn run --offline"
     )
 
 
 def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: Any) -> Any:
+    """The backend `name`, after checking once that it can work at all (learn.models.preflight):
+    a missing binary or a silent endpoint stops here with one line, before any session is read."""
     from learn.models.base import ModelError
+    from learn.models.preflight import anthropic_base_url, check_backend_ready
     from learn.models.registry import get_backend
 
-    if name == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
-        raise UsageProblem(
-            "ANTHROPIC_API_KEY is not set.\n"
-            "  hint: export ANTHROPIC_API_KEY=sk-ant-…, or use --backend claude-cli (your Claude Code "
-            "login), or --offline (deterministic signals only, no model)"
-        )
+    ready = check_backend_ready(name, config)
+    if not ready.ok:
+        raise UsageProblem(ready.line())
+    base_url = {"openai": config.backend.openai_base_url,
+                "anthropic": anthropic_base_url(config, os.environ)}.get(name)
     try:
         return get_backend(
             name,
             cache_dir=cache_dir or config.backend.cache_dir,
             record=record,
-            base_url=config.backend.openai_base_url if name == "openai" else None,
+            base_url=base_url,
             binary=config.backend.claude_binary,
             model=config.models.mine if name == "openai" else None,
         )
@@ -207,12 +214,37 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         from learn.paths import atomic_write_text
 
         atomic_write_text(out, text + "\n")
-    for line in result.failures:
+    for line in collapse_failures(result.failures):
         click.echo(f"learn: {line}", err=True)
     if result.failed_stages:
         click.echo(f"learn: failed after retries: {', '.join(result.failed_stages)} "
                    "(what else the run found is reported above)", err=True)
     return 1 if result.failed_stages or result.usage.sessions_failed or result.coverage_failed else 0
+
+
+_SESSION_FAILURE = re.compile(r"^(?P<stage>\w+): session (?P<id>\S+): (?P<why>.*)$")
+
+
+def collapse_failures(lines: Sequence[str]) -> list[str]:
+    """One line per distinct reason: a backend that fails every call (a revoked login)
+    said the same thing once per session, 19 lines in the measured home."""
+    out: list[str] = []
+    groups: dict[tuple[str, str], list[str]] = {}
+    for line in lines:
+        m = _SESSION_FAILURE.match(line)
+        if m is None:
+            out.append(line)
+            continue
+        key = (m["stage"], m["why"])
+        if key not in groups:
+            groups[key] = []
+            out.append(line)  # the first of its kind keeps its place (and its session id)
+        groups[key].append(m["id"])
+    for (stage, why), ids in groups.items():
+        if len(ids) > 1:
+            first = f"{stage}: session {ids[0]}: {why}"
+            out[out.index(first)] = f"{stage}: {len(ids)} sessions (first {ids[0]}): {why}"
+    return out
 
 
 def _team_result(scope: Scope, config: Any, model_backend: Any, embedder: str) -> Any:

@@ -64,6 +64,47 @@ def make_spec(every: str, since: str, project: Path | None = None) -> ScheduleSp
     )
 
 
+def env_file_keys(path: Path) -> set[str]:
+    """The variables `path` sets (KEY=value lines, `export` allowed), as the job's shell reads it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return set()
+    keys = set()
+    for line in text.splitlines():
+        line = line.strip().removeprefix("export ").strip()
+        name, eq, value = line.partition("=")
+        if eq and name.isidentifier() and value.strip().strip("'\""):
+            keys.add(name)
+    return keys
+
+
+def backend_warning(spec: ScheduleSpec) -> str | None:
+    """Why the job would fail at its hour, or None. A job started by systemd, cron or
+    launchd sees none of the shell's variables: only the env file and the PATH it
+    is given. A config error is left to the job's own run to report."""
+    from learn.config import ConfigError, load_config
+
+    try:
+        config = load_config()
+    except ConfigError:
+        return None
+    name = config.backend.name
+    job_env = env_file_keys(spec.env_file)
+    if name == "anthropic" and "ANTHROPIC_API_KEY" not in job_env:
+        return (f"the job runs the anthropic backend, and {spec.env_file} sets no "
+                "ANTHROPIC_API_KEY (a scheduled job does not see your shell's variables), so "
+                f"every run will fail; fix: put ANTHROPIC_API_KEY=… in {spec.env_file} (chmod "
+                "600), or set [backend] name = \"claude-cli\" in the config")
+    if name == "claude-cli":
+        binary = config.backend.claude_binary
+        if shutil.which(binary, path=spec.path_env or os.defpath) is None:
+            return (f"the job runs the claude-cli backend, and `{binary}` is not on the job's "
+                    f"PATH, so every run will fail; fix: install Claude Code, or set [backend] "
+                    "claude_binary to its full path")
+    return None
+
+
 def _check(code: int, err: str, what: str) -> None:
     if code != 0:
         raise click.ClickException(f"{what} failed: {err.strip() or f'exit {code}'}")
@@ -90,6 +131,10 @@ def command(every: str, since: str, project: Path | None, install: bool, remove:
     otherwise available to the job; the job reads that file if it exists.
     """
     spec = make_spec(every, since, project)
+    if not remove:
+        warning = backend_warning(spec)
+        if warning:
+            click.echo(f"learn schedule: warning: {warning}", err=True)
     if launchd:
         _launchd(spec, install, remove)
     elif not force_cron and has_systemd():

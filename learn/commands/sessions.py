@@ -70,6 +70,22 @@ def skipped_row(skip: SkippedFile) -> dict[str, object]:
     }
 
 
+def activity(row: dict[str, object]) -> datetime:
+    """What the date column shows: the last activity, else the file's mtime."""
+    value = row.get("last_activity") or row["mtime"]
+    try:
+        at = datetime.fromisoformat(str(value))
+    except ValueError:
+        at = datetime.fromisoformat(str(row["mtime"]))
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+def by_last_activity(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Newest activity first, the order of the date shown (not the files' mtimes,
+    which a copy, a sync or a compaction rewrite moves)."""
+    return sorted(rows, key=activity, reverse=True)
+
+
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
@@ -94,7 +110,7 @@ def command(scope: Scope, as_json: bool) -> None:
         items = indexed_views(discovery.files, index=index,
                               fingerprints_for=lambda f: cache.for_project(f.project),
                               min_confidence=min_signal_confidence(), views=False)
-    rows = [summary_row(i.file, i.summary) for i in items]
+    rows = by_last_activity([summary_row(i.file, i.summary) for i in items])
     listed = {i.file.path for i in items}
     # Files discovery listed that vanished (pruned) before they were parsed.
     vanished = [
@@ -129,7 +145,7 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None
     right = {4, 5, 6}
     cells = [head]
     for row in rows:
-        when = row["last_activity"] or row["mtime"]
+        when = activity(row).astimezone(UTC).isoformat()
         cells.append((
             str(row["provider"]), str(row["id"])[:8], _short_project(row["project"]),
             str(when)[:16].replace("T", " "), str(row["turns"]), str(row["human_turns"]),

@@ -98,12 +98,20 @@ def _cwd_of(transcript: object) -> str | None:
     return None
 
 
+# What a person reads of one turn: ~40 lines of 80 columns. A 50 MB paste printed
+# whole took 58 s and 900 MB; its head and tail say what it was.
+SHOW_CHARS = 3000
+
+
 @click.command(name="show")
 @click.argument("session_ref", metavar="SESSION")
 @click.option("--json", "as_json", is_flag=True, help="Print the session view as JSON.")
 @click.option("--reveal", is_flag=True,
               help="Show secrets as they were typed (redacted by default: this output gets pasted).")
-def command(session_ref: str, as_json: bool, reveal: bool) -> None:
+@click.option("--full", is_flag=True,
+              help=f"Print every turn whole (by default a turn over {SHOW_CHARS:,} chars is cut "
+                   "in the middle, with a marker).")
+def command(session_ref: str, as_json: bool, reveal: bool, full: bool) -> None:
     """Show one session (id, unique id prefix, or path) as learn sees it, secrets redacted."""
     from contextlib import ExitStack, suppress
 
@@ -135,13 +143,37 @@ def command(session_ref: str, as_json: bool, reveal: bool) -> None:
         from learn.render.redacted_view import redact_session
 
         session = redact_session(session)
+    limit = None if full else SHOW_CHARS
     if as_json:
-        click.echo(json.dumps(session_to_dict(session), indent=2, ensure_ascii=False))
+        data: object = session_to_dict(session)
+        if limit is not None:
+            data = _cut_texts(data, limit)
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
-    _print(session)
+    _print(session, limit)
 
 
-def _print(session: Session) -> None:
+def readable(text: str, limit: int | None) -> str:
+    """`text` as shown: cut in the middle past `limit`, saying how to see all of it."""
+    from learn.textcut import cut_middle
+
+    return text if limit is None else cut_middle(text, limit, "`learn show --full` prints all of it")
+
+
+def _cut_texts(value: object, limit: int) -> object:
+    if isinstance(value, dict):
+        return {k: readable(v, limit) if isinstance(v, str) and k in _TEXT_KEYS
+                else _cut_texts(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut_texts(v, limit) for v in value]
+    return value
+
+
+# The fields of session_to_dict that hold what a person or a tool wrote.
+_TEXT_KEYS = frozenset({"text", "summary", "excerpt", "reason", "command"})
+
+
+def _print(session: Session, limit: int | None = SHOW_CHARS) -> None:
     from rich.console import Console
     from rich.markup import escape
 
@@ -186,10 +218,11 @@ def _print(session: Session) -> None:
             label = "YOU" if item.origin == "typed" else f"YOU ({item.origin})"
             where = "" if item.on_branch else " [dim](off the active branch)[/dim]"
             console.print(
-                f"[bold cyan]{label}:[/bold cyan] [bold]{escape(item.text)}[/bold]{where}"
+                f"[bold cyan]{label}:[/bold cyan] [bold]{escape(readable(item.text, limit))}"
+                f"[/bold]{where}"
             )
         elif isinstance(item, ToolCall):
-            console.print(f"[dim]  {escape(item.name)}: {escape(item.summary)}[/dim]")
+            console.print(f"[dim]  {escape(item.name)}: {escape(readable(item.summary, limit))}[/dim]")
         elif isinstance(item, ToolFailure):
             first = item.excerpt.splitlines()[0] if item.excerpt else ""
             console.print(f"[red]  ✗ {escape(item.tool_name or '?')}: {escape(first[:300])}[/red]")

@@ -8,6 +8,7 @@ typed becomes a directive candidate without a model call.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,41 @@ from learn.detect.confidence import BANDS, NOISE_FLOOR
 from learn.detect.signals import MiningSignal
 
 EXCERPT_CHARS = 80
+
+# What each detector saw, in words. The signal's `kind` is a category several
+# detectors share (a denied tool call and an interrupt are both
+# "interrupt_rejection"), so it labelled every denial an interrupt.
+WHAT: dict[str, str] = {
+    "transcript_message": "message",
+    "exit_plan_rejection": "plan rejected",
+    "plan_reentry": "plan re-entered",
+    "denial": "tool call denied",
+    "interrupt": "interrupted",
+    "review_comment": "review comment",
+    "ask_user_question": "question answered",
+}
+
+# A reply that only agrees or says go on ("ok ship it", "looks good, thanks"):
+# it starts with one of these and has no word that corrects or redirects. English
+# only, like the rejecting words it leans on.
+_ACK_RE = re.compile(
+    r"\A\W*(?:ok(?:ay)?|k|yes|yep|yeah|sure|thanks?|thank you|ty|great|perfect|nice|cool|"
+    r"lgtm|looks good|sounds good|good|fine|go ahead|go for it|ship it|do it|continue|"
+    r"proceed|approved?|done)\b",
+    re.IGNORECASE,
+)
+
+
+def is_acknowledgement(text: str) -> bool:
+    from learn.detect.detectors import has_rejecting_words
+
+    return bool(_ACK_RE.match(text)) and not has_rejecting_words(text)
+
+
+def ranked(found: list[tuple[Path, MiningSignal]]) -> list[tuple[Path, MiningSignal]]:
+    """Corrections first, then by confidence, newest first; acknowledgements last."""
+    return sorted(found, key=lambda ps: (is_acknowledgement(ps[1].text), -ps[1].signal.confidence,
+                                        -ps[1].occurred_at.timestamp()))
 
 
 def _confidence(value: str) -> float:
@@ -102,6 +138,9 @@ def _excerpt(text: str) -> str:
 def command(sessions: tuple[str, ...], scope: Scope, as_json: bool, min_confidence: str) -> None:
     """Print deterministic feedback signals: denials, interrupts, plan rejections, answers.
 
+    Ranked: corrections first, by confidence, newest first; replies that only
+    agree ("ok ship it") last.
+
     SESSION is a transcript path (.jsonl) or a session id (prefix); with none,
     the sessions of the current project (see --project, --all-projects).
     """
@@ -124,11 +163,19 @@ def command(sessions: tuple[str, ...], scope: Scope, as_json: bool, min_confiden
             )
             return
 
+    from learn.render.redact import redact
+
+    # Redacted like everything else learn shows: a key pasted into a session was
+    # printed whole in this table.
+    found = ranked(list(mine_paths(paths, threshold)))
     if as_json:
         out = sys.stdout
-        for path, signal in mine_paths(paths, threshold):
+        for path, signal in found:
             record = signal.to_json()
+            record["text"] = redact(signal.text)
             record["path"] = str(path)
+            record["what"] = WHAT.get(signal.detector, signal.detector)
+            record["acknowledgement"] = is_acknowledgement(signal.text)
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         return
 
@@ -137,21 +184,23 @@ def command(sessions: tuple[str, ...], scope: Scope, as_json: bool, min_confiden
 
     table = Table(title=f"signals (confidence ≥ {threshold:g})", show_lines=False)
     table.add_column("detector", no_wrap=True)
-    table.add_column("kind", overflow="fold")
+    table.add_column("what", overflow="fold")
     table.add_column("conf", no_wrap=True, justify="right")
     table.add_column("reasons", overflow="fold")
     table.add_column("time", no_wrap=True)
     table.add_column("text", overflow="fold", ratio=1, min_width=20)
     count = 0
-    for _path, signal in mine_paths(paths, threshold):
+    for _path, signal in found:
         count += 1
+        reasons = [*signal.signal.reasons, *(["acknowledgement"] if is_acknowledgement(signal.text)
+                                             else [])]
         table.add_row(
             signal.detector,
-            signal.kind,
+            WHAT.get(signal.detector, signal.detector),
             f"{signal.signal.confidence:.2f}",
-            ", ".join(signal.signal.reasons),
+            ", ".join(reasons),
             signal.occurred_at.strftime("%m-%d %H:%M"),
-            _excerpt(signal.text),
+            _excerpt(redact(signal.text)),
         )
     console = Console()
     if count:

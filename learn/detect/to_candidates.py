@@ -49,5 +49,6 @@ def signals_to_candidates(
         if not text or (signal.detector, text) in seen:
             continue
         seen.add((signal.detector, text))
-        out.append(MinedCandidate(kind="directive", text=text, source=signal.detector))
+        out.append(MinedCandidate(kind="directive", text=text, source=signal.detector,
+                                  at=signal.occurred_at.isoformat() if signal.occurred_at else None))
     return out

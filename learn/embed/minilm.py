@@ -97,6 +97,10 @@ class MiniLMEmbedder:
         if self._loaded is not None:
             return self._loaded
         import onnxruntime
+
+        # ORT_DISABLE_TELEMETRY (learn.no_telemetry) stops the POSIX uploader;
+        # this stops the Windows TraceLogging events too.
+        onnxruntime.disable_telemetry_events()
         from tokenizers.implementations import BertWordPieceTokenizer  # type: ignore[attr-defined]
 
         tok = BertWordPieceTokenizer(str(self._vocab_path), lowercase=True)

@@ -47,7 +47,11 @@ class Log:
     """Timestamped lines appended to `<hook dir>/hook.log` (0600), rotated at 1 MiB."""
 
     def __init__(self, directory: Path) -> None:
-        self.path = ensure_private_dir(directory) / LOG_NAME
+        # A hook must never fail Claude Code, not even when the data directory is
+        # unwritable: the log is then silent, and `learn doctor` says why.
+        with contextlib.suppress(OSError):
+            ensure_private_dir(directory)
+        self.path = directory / LOG_NAME
 
     def write(self, message: str) -> None:
         with contextlib.suppress(OSError):

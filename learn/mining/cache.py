@@ -89,6 +89,7 @@ def _candidate_from(raw: Any) -> MinedCandidate | None:
         intervening_commands=strs("intervening_commands"),
         edited_files=strs("edited_files"),
         source=opt("source") or "miner",
+        at=opt("at"),
     )
 
 

@@ -27,6 +27,10 @@ class MinedCandidate:
     # "miner" for the model; a detector name ("denial", "exit_plan_rejection",
     # "ask_user_question", ...) for deterministic signals.
     source: str = "miner"
+    # ISO 8601 time the quoted turn was typed (None: not located, e.g. a quote
+    # joined from two turns, or a candidate cached before times were kept; the
+    # session's last activity stands in).
+    at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

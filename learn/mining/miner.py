@@ -21,26 +21,26 @@ import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from learn.mining.cache import MineCache
 from learn.mining.candidate import MinedCandidate, SessionCandidates
 from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request, system_prompt
-from learn.mining.verify import session_commands, verify_candidates
+from learn.mining.verify import quote_found, session_commands, verify_candidates
 from learn.models.base import Backend, CallUsage, ModelError, TruncatedAnswer
 from learn.models.call import call_checked
 from learn.models.catalog import model_info
 from learn.render.chunk import (
+    as_sent,
     chunk_chars_for_model,
     chunk_groups,
-    fit_chunk,
     halve_group,
-    hard_chunk_chars,
     mine_max_tokens,
 )
-from learn.render.render import render_blocks
+from learn.render.redact import redact
+from learn.render.render import render_blocks, user_turns
 from learn.render.spoken import spoken_turns
 from learn.transcripts.view import Session
 
@@ -97,8 +97,41 @@ def session_candidates(session: Session, candidates: Sequence[MinedCandidate]) -
         provider=session.provider,
         project=session.project,
         last_activity=last.isoformat() if last is not None else None,
-        candidates=tuple(candidates),
+        candidates=typed_times(candidates, session),
     )
+
+
+def typed_times(candidates: Sequence[MinedCandidate], session: Session,
+                fingerprints: Sequence[str] = ()) -> tuple[MinedCandidate, ...]:
+    """Each quote dated with the turn it was typed in: a quote said on Monday in a
+    session that went on until Friday is Monday's, not the session's last activity.
+
+    A kept quote is the person's exact span of one (redacted) turn, so a substring
+    test finds its turn; verification's matcher is the fallback (fragments joined
+    by an ellipsis). A fix (a description, not a quote) and a quote already dated
+    keep their time; one found nowhere keeps None (the session's time stands in).
+    Runs on every cached session of a warm run, hence the cheap test first.
+    """
+    if all(c.at is not None or c.kind == "fix" for c in candidates):
+        return tuple(candidates)
+    turns = [t for t in user_turns(session, fingerprints) if t.at is not None]
+    redacted: list[str] | None = None
+
+    def typed(text: str) -> str | None:
+        nonlocal redacted
+        for t in turns:
+            if text in t.text:
+                return t.at.isoformat() if t.at else None
+        if redacted is None:  # a quote holding a redaction placeholder
+            redacted = [redact(t.text) for t in turns]
+        for found in (str.__contains__, lambda said, q: quote_found(q, said)):
+            for t, said in zip(turns, redacted, strict=True):
+                if found(said, text):
+                    return t.at.isoformat() if t.at else None
+        return None
+
+    return tuple(c if c.at is not None or c.kind == "fix" else replace(c, at=typed(c.text))
+                 for c in candidates)
 
 
 def mine_session(
@@ -126,11 +159,10 @@ def mine_session(
     failed = truncated = split = 0
     last_error: str | None = None
     fatal = False
-    hard_limit = hard_chunk_chars(budget)
 
     def ask(blocks: Sequence[str]) -> list[MinedCandidate]:
         nonlocal usage
-        request = build_request(fit_chunk("\n".join(blocks), hard_limit), model=model,
+        request = build_request(as_sent("\n".join(blocks), budget), model=model,
                                 max_tokens=max_tokens)
         try:
             checked = call_checked(backend, request, check_answer)
@@ -170,9 +202,10 @@ def mine_session(
     verified = verify_candidates(
         raw, spoken_turns(session, fingerprints), commands=session_commands(session)
     )
+    kept = typed_times(verified.kept, session, fingerprints)  # on the turns verification saw
     return SessionMineResult(
         session_id=session.id,
-        candidates=verified.kept,
+        candidates=kept,
         dropped_unverified=verified.dropped_unquoted + verified.dropped_short,
         dropped_fix_command=verified.dropped_fix_command,
         chunks=len(groups),
@@ -181,7 +214,7 @@ def mine_session(
         split_chunks=split,
         usage=usage,
         chunk_error=last_error,
-        session=session_candidates(session, verified.kept),
+        session=session_candidates(session, kept),
         dropped=verified.rejected,
         dropped_by_reason=verified.by_reason(),
     )

@@ -20,7 +20,7 @@ from learn.mining.cache import MineCache
 from learn.mining.miner import default_chunk_chars
 from learn.mining.prompt import system_prompt
 from learn.models.catalog import model_info
-from learn.render.chunk import TOOL_SCHEMA_TOKENS, chunk_blocks
+from learn.render.chunk import TOOL_SCHEMA_TOKENS, as_sent, chunk_blocks
 from learn.render.render import render_blocks
 from learn.transcripts.discover import SessionFile
 from learn.transcripts.view import Session
@@ -124,7 +124,8 @@ def plan_mining(
         if not session.human_turns and not session.failures:
             empty.append(planned)
             continue
-        chunks = chunk_blocks(render_blocks(session, fingerprints), budget)
+        # Priced as sent: a turn bigger than any window is cut by the miner.
+        chunks = [as_sent(c, budget) for c in chunk_blocks(render_blocks(session, fingerprints), budget)]
         rendered = sum(len(c) for c in chunks)
         planned = PlannedSession(
             path, session.id, session.provider, session.project, size, key,

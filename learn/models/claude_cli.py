@@ -63,6 +63,9 @@ _QUIET_CONTEXT = {
     "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1",
     "CLAUDE_CODE_DISABLE_FILE_MENTIONS": "1",
     "CLAUDE_CODE_DISABLE_THINKING": "1",
+    # No telemetry, error reports or update checks from a one-shot call learn
+    # makes (README: nothing leaves the machine but the model request).
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
 }
 
 # What every call runs without: built-in tools (the structured answer is not

@@ -52,6 +52,11 @@ def flatten_candidates(sessions: Sequence[SessionCandidates]) -> list[MinedCandi
     return [c for s in sessions for c in s.candidates]
 
 
+def typed_at(o: Occurrence) -> str | None:
+    """When the quote was typed; the session's last activity when that is not known."""
+    return o.candidate.at or o.session.last_activity
+
+
 def _iso_key(value: str | None) -> str:
     return value or ""
 
@@ -124,7 +129,7 @@ def build_proposal(kind: str, label: str, occs: Sequence[Occurrence]) -> Proposa
     """One counted group. Quotes newest session first; text = the longest quote."""
     ordered = sorted(
         occs,
-        key=lambda o: (_iso_key(o.session.last_activity), o.session.session_id, o.candidate.text),
+        key=lambda o: (_iso_key(typed_at(o)), o.session.session_id, o.candidate.text),
         reverse=True,
     )
     texts = [o.candidate.text for o in ordered]
@@ -137,10 +142,10 @@ def build_proposal(kind: str, label: str, occs: Sequence[Occurrence]) -> Proposa
             continue
         seen.add(ident)
         quotes.append(
-            Quote(o.session.session_id, o.candidate.text, o.session.last_activity,
+            Quote(o.session.session_id, o.candidate.text, typed_at(o),
                   o.session.project, o.candidate.source)
         )
-    dated = [o.session.last_activity for o in ordered if o.session.last_activity]
+    dated = [at for o in ordered if (at := typed_at(o))]
     cands = [o.candidate for o in ordered]
     return Proposal(
         kind=_kind(kind),

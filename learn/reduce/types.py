@@ -20,7 +20,7 @@ Scope = Literal["user", "project"]
 class Quote:
     session_id: str
     text: str
-    at: str | None  # ISO 8601 activity time of the session the quote came from
+    at: str | None  # ISO 8601 time the quote was typed (else its session's last activity)
     project: str | None = None
     source: str = "miner"  # "miner" or the detector that produced it
 
@@ -191,10 +191,11 @@ class RunUsage:
     sessions_mined: int = 0
     sessions_cached: int = 0
     sessions_failed: int = 0
-    model_calls: int = 0
+    model_calls: int = 0  # every call sent, failed ones included (they are billed)
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    failed_calls: int = 0  # of model_calls, those that failed for good
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -203,6 +204,7 @@ class RunUsage:
             "sessions_cached": self.sessions_cached,
             "sessions_failed": self.sessions_failed,
             "model_calls": self.model_calls,
+            "failed_calls": self.failed_calls,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "cost_usd": round(self.cost_usd, 6),
@@ -211,7 +213,7 @@ class RunUsage:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunUsage:
         ints = ("sessions_seen", "sessions_mined", "sessions_cached", "sessions_failed",
-                "model_calls", "input_tokens", "output_tokens")
+                "model_calls", "input_tokens", "output_tokens", "failed_calls")
         return cls(**{name: int(data.get(name) or 0) for name in ints},
                    cost_usd=float(data.get("cost_usd") or 0.0))
 

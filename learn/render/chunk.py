@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from learn.textcut import cut_middle
+
 # Conservative on purpose: English prose runs ~4 chars/token, but code, paths,
 # JSON and non-Latin text run closer to 3, and overshooting costs a
 # context-overflow error rather than a slightly smaller chunk.
@@ -72,14 +74,13 @@ def fit_chunk(chunk: str, limit: int) -> str:
     fail the session on every run. The head and the tail are kept because a
     paste usually ends with what the user wants done about it.
     """
-    if len(chunk) <= limit:
-        return chunk
-    cut = len(chunk) - limit
-    note = f"\n[… {cut:,} chars cut here: longer than the model's window …]\n"
-    room = max(0, limit - len(note))
-    head = room * 2 // 3
-    tail = room - head
-    return chunk[:head] + note + (chunk[-tail:] if tail else "")
+    return cut_middle(chunk, limit, "longer than the model's window")
+
+
+def as_sent(chunk: str, chunk_chars: int) -> str:
+    """A chunk as the miner sends it at this chunk budget (a turn bigger than any
+    window is cut by fit_chunk); `learn plan` prices exactly this."""
+    return fit_chunk(chunk, hard_chunk_chars(chunk_chars))
 
 
 def chunk_groups(blocks: Iterable[str], chunk_chars: int) -> list[tuple[str, ...]]:

@@ -122,7 +122,7 @@ def header_lines(result: RunResult) -> list[str]:
     lines.append(reading + ".")
     lines.append(funnel_sentence(result.funnel))
     if result.offline:
-        lines.append("Offline run: no model was called; only cached and deterministic evidence.")
+        lines.append(OFFLINE_LIMITS)
     if result.coverage_failed:
         lines.append("The check against your existing rules failed: some items may already "
                      "be written down.")
@@ -137,6 +137,15 @@ def header_lines(result: RunResult) -> list[str]:
                  "conclusions: read the quotes before you write anything.")
     return lines
 
+
+# Said once per offline run, instead of a "failure" per stage that had no model.
+OFFLINE_LIMITS = (
+    "Offline run: no model read your sessions. Counted: what earlier runs' models found "
+    "(cached) and what the detectors catch without one (reasons you typed when denying a "
+    "tool or rejecting a plan, your answers to questions). Not seen: directives, fixes and "
+    "requests said in plain conversation; proposals are not judged and not checked against "
+    "your rules. `learn run` with a backend sees them."
+)
 
 STAGE_NAMES = {"mine": "mining", "name": "naming", "coverage": "the rule check",
                "judge": "judging"}

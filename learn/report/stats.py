@@ -39,12 +39,13 @@ class RuleFileSize:
 class StoreStats:
     runs: int
     finished_runs: int
-    model_calls: int
+    model_calls: int  # answered: a call that failed is counted in failed_calls instead
     input_tokens: int
     output_tokens: int
     cost_usd: float
     last_run_at: str | None  # the newest run's finish time (its start if it never finished)
     proposals_by_kind: Mapping[str, int] = field(default_factory=dict)  # distinct keys shown
+    failed_calls: int = 0
     times_shown: int = 0  # every showing, the same proposal in two runs counts twice
     # Each proposal's latest decision: dismissing then accepting counts once, as accepted.
     decisions: Mapping[str, int] = field(default_factory=dict)
@@ -96,11 +97,14 @@ def summarize(
 ) -> StoreStats:
     """Pure: the rows of runs (id, started_at, finished_at, usage_json), proposals
     (key, shown_count) and decisions (key, decision, in time order) to the totals."""
-    calls = tokens_in = tokens_out = 0
+    calls = failed = tokens_in = tokens_out = 0
     cost = 0.0
     for r in runs:
         u = _usage(r.get("usage_json"))
-        calls += _int(u.get("model_calls"))
+        # A run records every call it sent (failures are billed: their tokens and
+        # cost stay in the totals); a failed call is not a model call that answered.
+        failed += _int(u.get("failed_calls"))
+        calls += max(0, _int(u.get("model_calls")) - _int(u.get("failed_calls")))
         tokens_in += _int(u.get("input_tokens"))
         tokens_out += _int(u.get("output_tokens"))
         cost += _float(u.get("cost_usd"))
@@ -120,6 +124,7 @@ def summarize(
         runs=len(runs),
         finished_runs=sum(1 for r in runs if r.get("finished_at")),
         model_calls=calls,
+        failed_calls=failed,
         input_tokens=tokens_in,
         output_tokens=tokens_out,
         cost_usd=round(cost, 6),
@@ -194,6 +199,7 @@ def stats_to_json(stats: Stats) -> dict[str, Any]:
         "finished_runs": 0 if s is None else s.finished_runs,
         "last_run_at": None if s is None else s.last_run_at,
         "model_calls": 0 if s is None else s.model_calls,
+        "failed_calls": 0 if s is None else s.failed_calls,
         "input_tokens": 0 if s is None else s.input_tokens,
         "output_tokens": 0 if s is None else s.output_tokens,
         "cost_usd": 0.0 if s is None else s.cost_usd,
@@ -234,7 +240,8 @@ def render_stats_text(stats: Stats, *, home: Path | None = None) -> str:
         lines.append(f"runs: {s.runs} (last {_when(s.last_run_at)})"
                      + ("" if s.finished_runs == s.runs
                         else f", {s.runs - s.finished_runs} unfinished"))
-        lines.append(f"model calls: {s.model_calls:,}; tokens: {s.input_tokens:,} in, "
+        failed = f" (and {s.failed_calls:,} that failed)" if s.failed_calls else ""
+        lines.append(f"model calls: {s.model_calls:,}{failed}; tokens: {s.input_tokens:,} in, "
                      f"{s.output_tokens:,} out; cost: ${s.cost_usd:.4f}")
         shown = sum(s.proposals_by_kind.values())
         kinds = ", ".join(f"{k} {n}" for k, n in s.proposals_by_kind.items())

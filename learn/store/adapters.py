@@ -277,7 +277,7 @@ class LearnStore:
                 rows = [
                     CandidateRow(
                         session_id=sc.session_id, kind=c.kind, text=c.text, source=c.source,
-                        project=sc.project, occurred_at=sc.last_activity,
+                        project=sc.project, occurred_at=c.at or sc.last_activity,
                         payload={
                             "rationale": c.rationale, "command": c.command,
                             "error_excerpt": c.error_excerpt,

@@ -39,7 +39,6 @@ import functools
 import os
 import re
 import stat
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -49,6 +48,7 @@ from typing import Final, Literal, Protocol
 
 from learn.transcripts.compressed import ZST_SUFFIX
 from learn.transcripts.heads import Head, Provider, last_activity, read_head
+from learn.transcripts.projectpath import key_within, project_key
 
 __all__ = [
     "Discovery",
@@ -462,11 +462,8 @@ def _stat_is_file(st: os.stat_result) -> bool:
 
 
 def _real(path: Path) -> str:
-    """realpath, without trailing separators; case-folded where the filesystem folds case."""
-    real = os.path.realpath(os.path.expanduser(str(path)))
-    if sys.platform in ("darwin", "win32"):
-        real = real.casefold()
-    return real.rstrip(os.sep) or os.sep
+    """The project key of `path` (learn.transcripts.projectpath: by its own file system's rules)."""
+    return project_key(path)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -476,10 +473,7 @@ def _real_cached(cwd: str) -> str:
 
 
 def _within(path: str, root: str) -> bool:
-    if path == root:
-        return True
-    prefix = root if root.endswith(os.sep) else root + os.sep
-    return path.startswith(prefix)
+    return key_within(path, root)
 
 
 def in_project(cwd: str | None, project: Path) -> bool:

@@ -192,12 +192,13 @@ def read_row(job: _Job) -> IndexRow | None:
 def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> IndexRow:
     """The index row of one parsed file: derived data only, redacted where it holds text."""
     from learn.store.session_index import IndexRow
+    from learn.transcripts.bounded import bounded_turns
     from learn.transcripts.prompt_keys import encode_prompt_keys
     from learn.transcripts.serialise import session_to_dict
     from learn.transcripts.session import build_session, read_asides
 
-    session = build_session(transcript, fingerprints=job.fingerprints, size_bytes=len(buf),
-                            asides=read_asides(job.aside_paths))
+    session = bounded_turns(build_session(transcript, fingerprints=job.fingerprints,
+                                          size_bytes=len(buf), asides=read_asides(job.aside_paths)))
     row = IndexRow(
         path=str(job.path), size=len(buf), mtime_ns=st.st_mtime_ns, inode=st.st_ino,
         version=job.version, context=job.context,

@@ -1,0 +1,124 @@
+"""One line, with the fix, for a setup learn cannot work in, whichever command met it.
+
+A corrupt learn.db, a data directory another user owns (after one `sudo learn …`),
+an unwritable LEARN_DATA_DIR: each surfaces deep inside some command as an apsw,
+store or OS error. The CLI edge (learn.cli) hands every exception a command lets
+through to `explain`, which asks doctor's checks what is wrong, so every command
+says what `learn doctor` says, in one line, instead of a traceback.
+
+Exit codes, the same for every command: 0 ok; 1 failure or partial failure (a
+damaged setup, a session or stage that failed); 2 usage or configuration; 130
+interrupted (Ctrl-C, the shell's 128 + SIGINT).
+"""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def _store(exc: BaseException) -> tuple[str, int]:
+    found = _first_failure(_store_checks())
+    if found is not None:
+        return found, EXIT_FAILURE
+    return f"the store failed: {exc}; fix: `learn doctor` checks the setup", EXIT_FAILURE
+
+
+def _config(exc: BaseException) -> tuple[str, int]:
+    from learn.doctor import check_config
+
+    check, _ = check_config()
+    if check.status == "fail":
+        return f"invalid config: {check.detail}; fix: {check.hint}", EXIT_USAGE
+    return f"invalid config: {exc}", EXIT_USAGE
+
+
+def _file(exc: BaseException) -> tuple[str, int]:
+    assert isinstance(exc, OSError)
+    where = Path(exc.filename) if exc.filename else None
+    if where is not None:
+        found = _first_failure(_dir_checks(where))
+        if found is not None:
+            return found, EXIT_FAILURE
+    what = f"{where}: {exc.strerror}" if where is not None and exc.strerror else str(exc)
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return (f"{what}; fix: give yourself access to it (chown/chmod; `learn doctor` "
+                "checks learn's own directories)", EXIT_FAILURE)
+    if exc.errno == errno.ENOSPC:
+        return f"{what}; fix: free some disk space and run it again", EXIT_FAILURE
+    return what, EXIT_FAILURE
+
+
+# Exception class ("module.qualname", matched along the exception's MRO so that
+# matching imports nothing on the happy path) -> how to say it; None: not a
+# setup problem, let it through (click already handles a closed pipe quietly).
+EXPLAIN: dict[str, Callable[[BaseException], tuple[str, int]] | None] = {
+    "builtins.BrokenPipeError": None,
+    "learn.config.ConfigError": _config,
+    "learn.store.db.StoreError": _store,
+    "apsw.Error": _store,
+    "builtins.OSError": _file,
+}
+
+
+def explain(exc: BaseException) -> tuple[str, int] | None:
+    """(one line saying what is wrong and the fix, exit code), or None when `exc`
+    is not a damaged or unwritable setup (a bug: let the traceback show)."""
+    for cls in type(exc).__mro__:
+        name = f"{cls.__module__}.{cls.__qualname__}"
+        if name in EXPLAIN:
+            how = EXPLAIN[name]
+            if how is None:
+                return None
+            try:
+                return how(exc)
+            except Exception:  # diagnosing must never hide the original error
+                return f"{exc}; fix: `learn doctor` checks the setup", EXIT_FAILURE
+    return None
+
+
+def _first_failure(checks: Iterator[Any]) -> str | None:
+    """The first failed check, else a store that only warns (a schema from another
+    learn, which doctor can leave to the next run but a command that met it cannot)."""
+    warned = None
+    for check in checks:
+        if check.status == "fail":
+            return f"{check.detail}; fix: {check.hint}"
+        if check.status == "warn" and check.name == "store" and warned is None:
+            warned = f"{check.detail}; fix: {check.hint}"
+    return warned
+
+
+def _store_checks() -> Iterator[Any]:
+    from learn.config import ConfigError
+    from learn.doctor import check_dir, check_store
+    from learn.paths import cache_dir, data_dir
+    from learn.store.runs import default_store_path, default_store_target
+
+    yield check_dir("data dir", data_dir())
+    try:
+        target: Path | str = default_store_target()
+    except ConfigError:
+        target = default_store_path()
+    yield check_store(target)
+    # The session index lives beside a PostgreSQL store's cache.
+    yield check_dir("cache dir", cache_dir())
+
+
+def _dir_checks(where: Path) -> Iterator[Any]:
+    """Doctor's checks of the learn directory `where` is in (or on the way to)."""
+    from learn.doctor import check_dir
+    from learn.paths import cache_dir, config_dir, data_dir
+
+    for name, directory in (("data dir", data_dir()), ("cache dir", cache_dir()),
+                            ("config dir", config_dir())):
+        if where == directory or directory in where.parents or where in directory.parents:
+            yield check_dir(name, directory)
+            if name == "data dir":
+                yield from _store_checks()
