@@ -57,6 +57,7 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
             base_url=config.backend.openai_base_url if name == "openai" else None,
             binary=config.backend.claude_binary,
             model=config.models.mine if name == "openai" else None,
+            retry_seconds=config.backend.retry_seconds,
         )
     except (ModelError, ValueError) as exc:
         raise UsageProblem(str(exc)) from exc

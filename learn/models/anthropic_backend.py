@@ -26,6 +26,7 @@ from learn.models.json_text import extract_json_object
 from learn.models.ratelimit import RateLimiter
 from learn.models.ratelimit_headers import parse_limits
 from learn.models.retry import (
+    DEFAULT_BUDGET_SECONDS,
     RetryPolicy,
     TransientError,
     is_retryable_status,
@@ -162,7 +163,8 @@ class AnthropicBackend:
         api_key: str | None = None,
         base_url: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
-        max_attempts: int = 5,
+        max_attempts: int | None = None,
+        retry_seconds: float | None = None,
         limiter: RateLimiter | None = None,
         *,
         retry: RetryPolicy | None = None,
@@ -181,7 +183,9 @@ class AnthropicBackend:
         # 3.4 s of a warm `learn run` that makes no call at all (-X importtime).
         # Adaptive by default: the replies' headers replace the 50/minute guess.
         self._limiter = limiter if limiter is not None else RateLimiter(adaptive=True)
-        self._retry = retry if retry is not None else RetryPolicy(max_attempts=max_attempts)
+        self._retry = retry if retry is not None else RetryPolicy(
+            max_attempts=max_attempts,
+            budget_seconds=DEFAULT_BUDGET_SECONDS if retry_seconds is None else retry_seconds)
         # Models seen rejecting a forced tool_choice (a 400 naming tool_choice).
         self._unforced: set[str] = set()
 
