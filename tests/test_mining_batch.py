@@ -190,4 +190,6 @@ def test_progress_reports_the_batch_until_every_item_has_ended(
         )
     items = sum(len(b.lines) for b in fake.batches.values())
     assert items > 0 and seen[0] == (0, items) and seen[-1] == (items, items)
-    assert result.usage.sessions_cached == result.usage.sessions_seen - result.usage.sessions_failed
+    # Mined by this run through the batch (at the batch price), not "cached".
+    assert result.usage.sessions_mined == result.usage.sessions_seen - result.usage.sessions_failed
+    assert result.usage.sessions_cached == 0
