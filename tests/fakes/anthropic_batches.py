@@ -77,9 +77,10 @@ class FakeBatchServer(FakeAnthropicServer):
         self._batch_lock = threading.Lock()
 
     # -- faults ------------------------------------------------------------------
-    def fail(self, route: str, status: int, *, times: int = 1) -> None:
-        """The next `times` calls to `route` answer `status` (retry-after-ms: 0)."""
-        reply = self.error_reply(status, headers={"retry-after-ms": "0"})
+    def fail(self, route: str, status: int, *, times: int = 1, retry_after: bool = True) -> None:
+        """The next `times` calls to `route` answer `status` (with retry-after-ms: 0, so
+        nobody sleeps; `retry_after=False` leaves the client to its own backoff)."""
+        reply = self.error_reply(status, headers={"retry-after-ms": "0"} if retry_after else {})
         self._faults.setdefault(route, deque()).extend([reply] * times)
 
     def drop(self, route: str, *, times: int = 1) -> None:
