@@ -230,6 +230,24 @@ def _m009_mine_batches(conn: Any, s: StoreSchema) -> None:
     return None
 
 
+def _m015_label_source(conn: Any, s: StoreSchema) -> None:
+    # Where a known label came from. Only a model's labels teach the vocabulary
+    # (they are offered to the naming model as KNOWN LABELS, which it is told to
+    # reuse exactly); a fallback slug stored by a run whose naming failed was
+    # reused by every later run and became the digest's keys (issue 21). Naming
+    # no longer stores fallback labels; the ones stored before are marked here:
+    # a label no model answer in the name cache (0008) carries is a fallback's.
+    # Never offered again, it is replaced as soon as the model names the point.
+    conn.execute(
+        """
+        ALTER TABLE labels ADD COLUMN source TEXT NOT NULL DEFAULT 'model';
+        UPDATE labels SET source = 'fallback' WHERE NOT EXISTS (
+            SELECT 1 FROM name_cache n WHERE n.kind = labels.kind AND n.label = labels.label
+        );
+        """
+    )
+
+
 PG_STEPS: dict[str, Migration] = {
     "0001_feedback": _m001_feedback,
     "0002_learn_tables": _m002_learn_tables,
@@ -240,6 +258,7 @@ PG_STEPS: dict[str, Migration] = {
     "0007_session_index": _m007_session_index,
     "0008_name_cache": _m008_name_cache,
     "0009_mine_batches": _m009_mine_batches,
+    "0015_label_source": _m015_label_source,
 }
 
 

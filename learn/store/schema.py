@@ -102,6 +102,7 @@ STEP_NAMES: tuple[str, ...] = (
     "0007_session_index",
     "0008_name_cache",
     "0009_mine_batches",
+    "0015_label_source",
 )
 SCHEMA_VERSION = len(STEP_NAMES)
 

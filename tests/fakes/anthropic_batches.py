@@ -75,6 +75,9 @@ class FakeBatchServer(FakeAnthropicServer):
         self._faults: dict[str, deque[Reply]] = {}
         self._rng = random.Random(seed)
         self._batch_lock = threading.Lock()
+        # Direct calls forcing one of these tools answer 529 (no retry-after): a step
+        # (naming, say) that fails while the others work.
+        self.failing_tools: set[str] = set()
 
     # -- faults ------------------------------------------------------------------
     def fail(self, route: str, status: int, *, times: int = 1, retry_after: bool = True) -> None:
@@ -96,7 +99,9 @@ class FakeBatchServer(FakeAnthropicServer):
             return "create"
         return "results" if path.endswith("/results") else "poll"
 
-    def _fault(self, route: str) -> Reply | None:
+    def _fault(self, route: str, request: RecordedRequest | None = None) -> Reply | None:
+        if route == "messages" and request is not None and request.tool_name in self.failing_tools:
+            return self.error_reply(529)
         with self._batch_lock:
             queued = self._faults.get(route)
             if queued:
@@ -118,7 +123,7 @@ class FakeBatchServer(FakeAnthropicServer):
     def default_reply(self, request: RecordedRequest) -> Reply:
         path = request.path.split("?")[0].rstrip("/")
         if path.endswith(("/v1/messages", "/v1/messages/batches")) or "/v1/messages/batches/" in path:
-            fault = self._fault(self.route(request))
+            fault = self._fault(self.route(request), request)
             if fault is not None:
                 return fault
         if "/v1/messages/batches" not in path:
