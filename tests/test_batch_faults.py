@@ -191,3 +191,17 @@ def test_a_batch_that_cannot_be_created_is_mined_directly_in_the_same_run(
     assert "mined directly instead" in line
     _answered_once(fake)
     assert _shape(result) == direct
+
+
+def test_polling_starts_in_seconds_backs_off_and_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    from itertools import islice
+
+    from learn.mining.batch import PollSchedule, poll_schedule
+
+    monkeypatch.delenv("LEARN_BATCH_POLL", raising=False)
+    waits = list(islice(poll_schedule().waits(), 12))
+    assert waits[:3] == [2.0, 3.0, 4.5]  # a batch that ends in 2 s costs 2 s, not 30
+    assert waits == sorted(waits) and waits[-1] == 60.0
+    assert list(islice(PollSchedule(first=1.0, factor=2.0, cap=5.0).waits(), 5)) == [1, 2, 4, 5, 5]
+    monkeypatch.setenv("LEARN_BATCH_POLL", "0.5")
+    assert set(islice(poll_schedule().waits(), 3)) == {0.5}

@@ -133,7 +133,7 @@ class RetryPolicy:
             wait = min(exc.retry_after, self.max_retry_after)
         else:
             backoff = wait_exponential_jitter(
-                initial=self.initial_backoff, max=self.max_backoff, jitter=self.jitter
+                multiplier=self.initial_backoff, max=self.max_backoff, jitter=self.jitter
             )
             wait = float(backoff(state))
         # Never sleep past the budget: the last attempt is made at its end.
