@@ -255,3 +255,28 @@ def test_no_batch_and_the_config_setting_force_the_direct_path_even_with_yes(
             monkeypatch.setenv(name, value)
         assert run_command(_scope(root / "home"), **kwargs) in (0, 1)
         assert len(fake.batches) == 1 and _direct_mining(fake) == 0  # the default still batches
+
+
+def test_learn_batches_collect_collects_a_pending_batch_for_the_next_run(tmp_path: Path) -> None:
+    root = tmp_path / "k"
+    fake = _server(root)
+    fake.fail("poll", 529, times=10_000, retry_after=False)
+    (root / "config").mkdir(parents=True, exist_ok=True)
+    (root / "config" / "config.toml").write_text("[backend]\nretry_seconds = 1.5\n")
+    with fake:
+        env = _env(root, fake)
+        assert _learn(["run", "--batch", *RUN[1:]], env).returncode == 1
+        fake._faults.clear()
+        listed = _learn(["batches"], env)
+        assert listed.returncode == 0 and "msgbatch_fake_0001" in listed.stdout
+        assert "ended" in listed.stdout and "--collect" in listed.stdout
+        collected = _learn(["batches", "--collect"], env)
+        assert collected.returncode == 0, collected.stderr
+        assert "collected 1 batch(es)" in collected.stdout
+        assert _learn(["batches"], env).stdout.strip() == "no pending batches"
+        later = _learn(RUN, env)
+    assert later.returncode in (0, 1), later.stderr
+    usage = json.loads(later.stdout)["usage"]
+    assert len(fake.batches) == 1 and _direct_mining(fake) == 0
+    assert usage["sessions_mined"] == 0 and usage["sessions_cached"] == usage["sessions_seen"]
+    assert max(fake.answered.values()) == 1

@@ -10,8 +10,13 @@ expired or were canceled are left to the next run, which mines them directly.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from learn.config import Config
+    from learn.models.base import Backend
 
 
 @click.command(name="batches")
@@ -50,7 +55,7 @@ def command(collect: bool) -> None:
     sys.exit(0)
 
 
-def _collect(backend: object, config: object) -> int:
+def _collect(backend: Backend, config: Config) -> int:
     """Collect every pending batch over all projects' sessions; 1 when a call still failed."""
     from learn.lock import LockedError, run_lock
     from learn.pipeline import RunOptions, run_pipeline
@@ -58,8 +63,7 @@ def _collect(backend: object, config: object) -> int:
     options = RunOptions(all_projects=True, collect_only=True)
     try:
         with run_lock():
-            result, _ = run_pipeline(options, config,  # type: ignore[arg-type]
-                                     backend=backend,  # type: ignore[arg-type]
+            result, _ = run_pipeline(options, config, backend=backend,
                                      notify=lambda line: click.echo(f"learn: {line}", err=True))
     except LockedError as exc:
         click.echo(f"learn: {exc}", err=True)
