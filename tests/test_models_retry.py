@@ -214,3 +214,17 @@ def test_invalid_limits_are_rejected() -> None:
         RateLimiter(0, 1)
     with pytest.raises(ValueError):
         RateLimiter(10, 0)
+
+
+def test_a_server_that_keeps_saying_retry_now_is_backed_off_from_after_three_tries() -> None:
+    waits: list[float] = []
+
+    def attempt() -> None:
+        raise TransientError("overloaded", status=529, retry_after=0.0)
+
+    policy = RetryPolicy(budget_seconds=60.0, initial_backoff=1.0, jitter=0.0, sleep=waits.append)
+    with pytest.raises(ModelError, match="HTTP 529 overloaded"):
+        run_with_retries(attempt, policy, what="t")
+    assert waits[:3] == [0.0, 0.0, 0.0]
+    assert waits[3:6] == [8.0, 16.0, 32.0]  # the backoff of attempts 4, 5, 6
+    assert len(waits) < 10

@@ -100,6 +100,10 @@ class TransientError(Exception):
 
 # How long one call may keep retrying transient failures, waits included.
 DEFAULT_BUDGET_SECONDS = 600.0
+# A server saying "retry now" (retry-after 0) is believed this many times in a
+# row; after that the backoff applies, or a time budget would be ten minutes of
+# back-to-back requests to a server that keeps failing.
+ZERO_RETRY_AFTER_TRUSTED = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +133,10 @@ class RetryPolicy:
     def wait_for(self, state: RetryCallState) -> float:
         outcome = state.outcome
         exc = outcome.exception() if outcome is not None else None
-        if isinstance(exc, TransientError) and exc.retry_after is not None:
+        trust = (isinstance(exc, TransientError) and exc.retry_after is not None
+                 and (exc.retry_after > 0 or state.attempt_number <= ZERO_RETRY_AFTER_TRUSTED))
+        if trust:
+            assert isinstance(exc, TransientError) and exc.retry_after is not None
             wait = min(exc.retry_after, self.max_retry_after)
         else:
             backoff = wait_exponential_jitter(

@@ -321,7 +321,7 @@ def name_candidates(
     for kind, group in by_kind.items():
         if labelled is not None:
             reused += _reuse_labels(group, candidates, labelled, run_index, vectors)
-        if all(u.label is not None for u in group):
+        if all(u.label is not None or u.declined for u in group):
             # Everything named before: clusters only shape batches and the
             # fallback, and clustering imported scikit-learn, 3 s of a warm run.
             ids = list(range(len(group)))
@@ -396,6 +396,14 @@ def name_candidates(
                     f"unlabelled{' (answer truncated)' if cut else ''}; they fell back"
                 )
 
+    # A declined text falls back on its own, never through its pre-cluster: a warm
+    # run does not cluster (nothing to ask), and its label must not depend on that.
+    for ckey, group_members in list(clusters_of.items()):
+        if any(m.declined for m in group_members):
+            clusters_of[ckey] = [m for m in group_members if not m.declined]
+            for m in group_members:
+                if m.declined:
+                    clusters_of[(ckey[0], -1 - m.vector_row)] = [m]
     known_before |= _fall_back(uniques, vectors, index, near, clusters_of, contrast,
                                sure=min(near, SURE_DISTANCE))
     merged = merge_drifted_labels(uniques, vectors, contrast)
