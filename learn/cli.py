@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "signals": ("learn.commands.signals", "Print deterministic feedback signals."),
     "plan": ("learn.commands.plan", "Say what a run would read and cost, without calling a model."),
     "run": ("learn.commands.run", "Mine sessions and propose rules (the main job)."),
-    "batches": ("learn.commands.batches", "Pending Message Batches (collected by `learn run`)."),
+    "batches": ("learn.commands.batches", "Pending Message Batches; --collect collects them now."),
     "digest": ("learn.commands.digest", "Re-render the last proposals from the store."),
     "apply": ("learn.commands.apply", "Write accepted proposals into CLAUDE.md / AGENTS.md."),
     "report": ("learn.commands.report", "Write a self-contained HTML report."),

@@ -205,3 +205,36 @@ def test_polling_starts_in_seconds_backs_off_and_is_capped(monkeypatch: pytest.M
     assert list(islice(PollSchedule(first=1.0, factor=2.0, cap=5.0).waits(), 5)) == [1, 2, 4, 5, 5]
     monkeypatch.setenv("LEARN_BATCH_POLL", "0.5")
     assert set(islice(poll_schedule().waits(), 3)) == {0.5}
+
+
+def test_a_run_stopped_between_submit_and_collect_leaves_it_to_the_next_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direct: list[tuple[str, int]],
+) -> None:
+    """Ctrl-C (or a kill) while waiting: the batch is recorded, the next run collects it
+    without submitting again and without mining its sessions directly."""
+    import learn.mining.batch as batch
+
+    root = tmp_path / "r"
+    fake = _server(root, processing_seconds=3600)
+    real = batch.backfill
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        def stop(seconds: float) -> None:
+            raise KeyboardInterrupt
+
+        return real(*args, **{**kwargs, "sleep": stop})
+
+    with fake:
+        _use(root, fake, monkeypatch)
+        monkeypatch.setattr(batch, "backfill", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            _run(batch=True)
+        monkeypatch.setattr(batch, "backfill", real)
+        assert len(fake.batches) == 1 and not _mining(fake)
+        fake.processing_seconds = 0.05
+        result = _run()
+    assert len(fake.batches) == 1 and not _mining(fake)
+    _answered_once(fake)
+    assert not result.failed_stages, result.failures
+    assert _shape(result) == direct
+    assert result.usage.sessions_mined == result.usage.sessions_seen
