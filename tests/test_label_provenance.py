@@ -112,3 +112,15 @@ def test_after_a_run_whose_naming_failed_the_next_run_labels_as_if_it_never_had(
     assert "Naming failed for" in render_digest_markdown(failed)
     assert "Naming failed for" not in render_digest_markdown(again)
     assert len(failed.proposals) < len(clean.proposals)
+
+
+def test_a_store_with_no_name_cache_keeps_its_labels(tmp_path: Path) -> None:
+    db = tmp_path / "team.db"
+    conn, _, _ = open_connection(db)
+    migrate(conn, StoreSchema(), upto=STEP_NAMES.index("0015_label_source"))
+    conn.execute("BEGIN")
+    conn.execute("INSERT INTO labels (label, kind, created_at) VALUES ('use-bun', 'directive', 'now')")
+    conn.execute("COMMIT")
+    conn.close()
+    with FeedbackStore.open(db) as store:
+        assert LearnTables(store).labels() == [("use-bun", "directive")]

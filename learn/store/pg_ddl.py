@@ -238,10 +238,13 @@ def _m015_label_source(conn: Any, s: StoreSchema) -> None:
     # no longer stores fallback labels; the ones stored before are marked here:
     # a label no model answer in the name cache (0008) carries is a fallback's.
     # Never offered again, it is replaced as soon as the model names the point.
+    # A store whose name cache is empty (a team store: team runs keep none) has
+    # nothing to tell them apart by, and is left as it is.
     conn.execute(
         """
         ALTER TABLE labels ADD COLUMN source TEXT NOT NULL DEFAULT 'model';
-        UPDATE labels SET source = 'fallback' WHERE NOT EXISTS (
+        UPDATE labels SET source = 'fallback' WHERE EXISTS (SELECT 1 FROM name_cache)
+        AND NOT EXISTS (
             SELECT 1 FROM name_cache n WHERE n.kind = labels.kind AND n.label = labels.label
         );
         """
