@@ -23,7 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "signals": ("learn.commands.signals", "Print deterministic feedback signals."),
     "plan": ("learn.commands.plan", "Say what a run would read and cost, without calling a model."),
     "run": ("learn.commands.run", "Mine sessions and propose rules (the main job)."),
-    "batches": ("learn.commands.batches", "Pending Message Batches (collected by `learn run`)."),
+    "batches": ("learn.commands.batches", "Pending Message Batches; --collect collects them now."),
     "digest": ("learn.commands.digest", "This project's pending proposals, from the store."),
     "apply": ("learn.commands.apply", "Write pending proposals into CLAUDE.md / AGENTS.md."),
     "decline": ("learn.commands.decline", "Decline a proposal: it is not offered again."),

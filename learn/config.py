@@ -58,6 +58,9 @@ class BackendConfig(_Section):
     openai_base_url: str = "http://127.0.0.1:8080/v1"
     claude_binary: str = "claude"
     cache_dir: Path | None = None  # replay/record answers; default: <cache dir>/replay
+    # How long one model call (batch calls included) keeps retrying 429, 529,
+    # 5xx and dropped connections before it is given up: a budget, not a count.
+    retry_seconds: float = Field(600.0, gt=0)
 
 
 class ThresholdsConfig(_Section):
@@ -80,6 +83,10 @@ class MiningConfig(_Section):
     min_signal_confidence: float = Field(0.75, ge=0.0, le=1.0)
     # Ask before mining more than this many uncached sessions.
     confirm_above: int = Field(10, ge=0)
+    # "auto": above 200 uncached sessions on the anthropic backend a run offers
+    # a Message Batch (half the price, results may take hours); "never": always
+    # mine directly (a scheduled digest that wants today's answer).
+    batch: Literal["auto", "never"] = "auto"
 
 
 class ApplyConfig(_Section):

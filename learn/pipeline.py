@@ -47,6 +47,9 @@ class RunOptions:
     store_path: Path | None = None
     # Submit the uncached sessions' mining as a Message Batch (learn.mining.batch).
     batch: bool = False
+    # Only collect pending Message Batches into the mining cache, then stop
+    # (`learn batches --collect`): no direct mining, naming or store writes.
+    collect_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,8 +184,11 @@ def run_pipeline(
     *,
     backend: Backend | None = None,
     progress: Progress | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> tuple[RunResult, Trace]:
-    """Run the whole job. `backend=None` with `options.offline` runs without a model."""
+    """Run the whole job. `backend=None` with `options.offline` runs without a model.
+    `notify` gets one-line news a user should see as it happens (a batch submitted,
+    one collected from an earlier run)."""
     from learn.embed import get_embedder
     from learn.mining.indexed_cache import IndexedMineCache
     from learn.mining.miner import mine_sessions
@@ -254,6 +260,8 @@ def run_pipeline(
     mined: dict[str, SessionMineResult] = {}
     cached = failed = 0
     failed_stages: list[str] = []
+    from_batch: set[str] = set()  # sessions a batch mined, collected by this run
+    held: set[str] = set()  # sessions left in a batch this run could not collect
     with clock.stage("mine"):
         if model_backend is not None and sessions:
             total = len(sessions)
@@ -265,19 +273,33 @@ def run_pipeline(
                     progress("mine", counter[0], total)
 
             mine_cache = IndexedMineCache(digests)
+            to_mine = sessions
             if meter is not None:
                 # Pending batches (any process's) are collected before anything is
                 # mined, so no session is paid for twice; with --batch the uncached
                 # ones are batched. Both only fill the cache mine_sessions reads.
                 from learn.mining.batch import backfill
 
-                meter.add(backfill(
+                batched = backfill(
                     sessions, meter.inner, model=config.models.mine, cache=mine_cache,
                     store=options.store_path, submit_new=options.batch, fingerprints=fingerprints,
-                    context_window=config.models.context_window, progress=progress,
-                ).usage)
+                    context_window=config.models.context_window, progress=progress, say=notify,
+                )
+                meter.add(batched.usage)
+                if batched.failure is not None:
+                    failures.append(f"batch: {batched.failure}")
+                    failed_stages.append("batch")
+                keys = _cache_keys(sessions, mine_cache)
+                from_batch = {sid for sid, key in keys.items() if key in batched.collected_keys}
+                # In a batch this run could not poll or read: paid for, so not mined
+                # again directly; the next run collects it.
+                held = {sid for sid, key in keys.items() if key in batched.left_pending}
+                to_mine = [s for s in sessions if s.id not in held]
+                if options.collect_only:
+                    return _collected(batched, len(sessions), len(from_batch), failures,
+                                      failed_stages, meter.usage), trace
             results = mine_sessions(
-                sessions,
+                to_mine,
                 model_backend,
                 model=config.models.mine,
                 cache=mine_cache,
@@ -288,7 +310,7 @@ def run_pipeline(
             )
             for r in results:
                 mined[r.session_id] = r
-                if r.cached:
+                if r.cached and r.session_id not in from_batch:
                     cached += 1
                 if r.failed:
                     failed += 1
@@ -332,6 +354,7 @@ def run_pipeline(
     incomplete = [sid for sid, r in mined.items() if r.failed or r.failed_chunks]
     if incomplete:
         failed_stages.append("mine")
+    incomplete += sorted(held)
     verification = _verification_tally(mined.values())
 
     # -- store the scan, then name, count, cover, judge ------------------------------
@@ -387,7 +410,9 @@ def run_pipeline(
         failed_stages.extend(reduce_failures(outcome, judged_by_model=model_backend is not None))
         usage = RunUsage(
             sessions_seen=len(sessions),
-            sessions_mined=sum(1 for r in mined.values() if not r.cached and not r.failed),
+            # A session a batch mined counts as mined by the run that collects it.
+            sessions_mined=sum(1 for r in mined.values()
+                               if not r.failed and (not r.cached or r.session_id in from_batch)),
             sessions_cached=cached,
             sessions_failed=failed,
             model_calls=usage_total.calls,
@@ -426,6 +451,33 @@ def run_pipeline(
         with clock.stage("store"):
             store.record_run(result, remember_shown=outcome.may_write_state)
     return result, trace
+
+
+def _collected(batched: Any, seen: int, mined: int, failures: Sequence[str],
+               failed_stages: Sequence[str], usage: CallUsage) -> RunResult:
+    """What `collect_only` did, as a result: sessions mined by the batches it collected."""
+    return RunResult(
+        proposals=(), funnel=Funnel(),
+        usage=RunUsage(sessions_seen=seen, sessions_mined=mined, model_calls=usage.calls,
+                       input_tokens=usage.input_tokens + usage.cache_read_tokens
+                       + usage.cache_write_tokens,
+                       output_tokens=usage.output_tokens, cost_usd=usage.cost_usd),
+        failures=tuple(failures), failed_stages=tuple(failed_stages),
+        extra={"collected": list(batched.collected), "retry_sessions": batched.retry_sessions,
+               "left_pending": len(batched.left_pending)},
+    )
+
+
+def _cache_keys(sessions: Sequence[Session], cache: Any) -> dict[str, str]:
+    """Session id -> mining-cache key, for the sessions with a readable file."""
+    import contextlib
+
+    out: dict[str, str] = {}
+    for s in sessions:
+        if s.path is not None:
+            with contextlib.suppress(OSError):
+                out[s.id] = cache.key_for_file(s.path)
+    return out
 
 
 def _keep_stored(

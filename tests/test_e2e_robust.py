@@ -136,6 +136,9 @@ def test_a_transient_mining_failure_keeps_what_the_session_had_stored(tmp_path: 
     def its_chunk(request: RecordedRequest) -> bool:
         return request.tool_name == "record_candidates" and quote.text in request.user_text
 
+    # Retries last a time budget (issue 21): a short one, so the failure is final in seconds.
+    (root / "config").mkdir(parents=True, exist_ok=True)
+    (root / "config" / "config.toml").write_text("[backend]\nretry_seconds = 2\n")
     with FaultyServer(gold, fail_when=its_chunk) as fake:
         code, second, err = _run(root, fake, "--all")
     assert code == 1

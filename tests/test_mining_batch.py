@@ -190,4 +190,93 @@ def test_progress_reports_the_batch_until_every_item_has_ended(
         )
     items = sum(len(b.lines) for b in fake.batches.values())
     assert items > 0 and seen[0] == (0, items) and seen[-1] == (items, items)
-    assert result.usage.sessions_cached == result.usage.sessions_seen - result.usage.sessions_failed
+    # Mined by this run through the batch (at the batch price), not "cached".
+    assert result.usage.sessions_mined == result.usage.sessions_seen - result.usage.sessions_failed
+    assert result.usage.sessions_cached == 0
+
+
+def test_a_batch_call_that_keeps_failing_is_one_line_and_exit_1_never_a_traceback(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "g"
+    fake = _server(root)
+    fake.fail("poll", 529, times=10_000, retry_after=False)
+    (root / "config").mkdir(parents=True, exist_ok=True)
+    (root / "config" / "config.toml").write_text("[backend]\nretry_seconds = 1.5\n")
+    with fake:
+        env = _env(root, fake)
+        failed = _learn(["run", "--batch", *RUN[1:]], env)
+        assert failed.returncode == 1, failed.stderr
+        assert "Traceback" not in failed.stderr
+        lines = [ln for ln in failed.stderr.splitlines() if ln.startswith("learn: batch:")]
+        assert len(lines) == 1 and "next `learn run` collects" in lines[0]
+        assert json.loads(failed.stdout)["usage"]["sessions_failed"] == 0
+        assert _direct_mining(fake) == 0
+        fake._faults.clear()
+        later = _learn([a for a in RUN if a != "--quiet"], env)
+    assert later.returncode in (0, 1), later.stderr
+    assert "learn: collecting 1 Message Batch submitted earlier" in later.stderr
+    assert "submitted Message Batch" not in later.stderr
+    assert len(fake.batches) == 1 and _direct_mining(fake) == 0
+    assert json.loads(later.stdout)["usage"]["sessions_mined"] > 0
+
+
+def test_no_batch_and_the_config_setting_force_the_direct_path_even_with_yes(
+    tmp_path: Path, monkeypatch: Any,
+) -> None:
+    import learn.mining.batch as batch
+    from learn.commands.run import run_command
+
+    root = tmp_path / "h"
+    fake = _server(root)
+    monkeypatch.setattr(batch, "BATCH_ABOVE", 2)
+    with fake:
+        for name, value in _env(root, fake).items():
+            monkeypatch.setenv(name, value)
+        kwargs: dict[str, Any] = dict(backend="anthropic", model=None, offline=False,
+                                      dry_run=False, yes=True, show_all=False, as_json=True,
+                                      quiet=True, record=False, cache_dir=None, embedder="tfidf",
+                                      out=None)
+        assert run_command(_scope(root / "home"), no_batch=True, **kwargs) in (0, 1)
+        assert not fake.batches and _direct_mining(fake) > 0
+    root = tmp_path / "i"
+    fake = _server(root)
+    with fake:
+        for name, value in _env(root, fake).items():
+            monkeypatch.setenv(name, value)
+        (root / "config").mkdir(parents=True, exist_ok=True)
+        (root / "config" / "config.toml").write_text('[mining]\nbatch = "never"\n')
+        assert run_command(_scope(root / "home"), **kwargs) in (0, 1)
+        assert not fake.batches and _direct_mining(fake) > 0
+    root = tmp_path / "j"
+    fake = _server(root, processing_seconds=0.1)
+    with fake:
+        for name, value in _env(root, fake).items():
+            monkeypatch.setenv(name, value)
+        assert run_command(_scope(root / "home"), **kwargs) in (0, 1)
+        assert len(fake.batches) == 1 and _direct_mining(fake) == 0  # the default still batches
+
+
+def test_learn_batches_collect_collects_a_pending_batch_for_the_next_run(tmp_path: Path) -> None:
+    root = tmp_path / "k"
+    fake = _server(root)
+    fake.fail("poll", 529, times=10_000, retry_after=False)
+    (root / "config").mkdir(parents=True, exist_ok=True)
+    (root / "config" / "config.toml").write_text("[backend]\nretry_seconds = 1.5\n")
+    with fake:
+        env = _env(root, fake)
+        assert _learn(["run", "--batch", *RUN[1:]], env).returncode == 1
+        fake._faults.clear()
+        listed = _learn(["batches"], env)
+        assert listed.returncode == 0 and "msgbatch_fake_0001" in listed.stdout
+        assert "ended" in listed.stdout and "--collect" in listed.stdout
+        collected = _learn(["batches", "--collect"], env)
+        assert collected.returncode == 0, collected.stderr
+        assert "collected 1 batch(es)" in collected.stdout
+        assert _learn(["batches"], env).stdout.strip() == "no pending batches"
+        later = _learn(RUN, env)
+    assert later.returncode in (0, 1), later.stderr
+    usage = json.loads(later.stdout)["usage"]
+    assert len(fake.batches) == 1 and _direct_mining(fake) == 0
+    assert usage["sessions_mined"] == 0 and usage["sessions_cached"] == usage["sessions_seen"]
+    assert max(fake.answered.values()) == 1

@@ -79,6 +79,49 @@ def test_backoff_grows_and_is_capped() -> None:
     assert waits == [1.0, 2.0, 4.0, 8.0, 10.0, 10.0, 10.0]
 
 
+def test_retries_last_the_time_budget_not_a_count() -> None:
+    """Twenty failures in a row are still retried inside a 10-minute budget (five
+    attempts gave a session up in about one run in three against a flaky server)."""
+    waits: list[float] = []
+    failures = [TransientError("overloaded", status=529)] * 20
+
+    def attempt() -> str:
+        if failures:
+            failures.pop()
+            raise TransientError("overloaded", status=529, retry_after=1.0)
+        return "ok"
+
+    policy = RetryPolicy(budget_seconds=600.0, sleep=waits.append)
+    assert run_with_retries(attempt, policy, what="t") == "ok"
+    assert len(waits) == 20
+
+
+def test_the_budget_ends_the_retries_and_no_wait_overshoots_it() -> None:
+    waits: list[float] = []
+
+    def attempt() -> None:
+        raise TransientError("boom", status=500)
+
+    policy = RetryPolicy(budget_seconds=100.0, initial_backoff=1.0, max_backoff=30.0, jitter=0.0,
+                         sleep=waits.append)
+    with pytest.raises(ModelError, match=r"gave up after \d+ attempts: HTTP 500 boom \(retried for 100 s\)"):
+        run_with_retries(attempt, policy, what="t")
+    assert waits[:5] == [1.0, 2.0, 4.0, 8.0, 16.0]
+    assert sum(waits) == pytest.approx(100.0)  # the last wait is cut to what the budget has left
+    assert max(waits) <= 30.0
+
+
+def test_a_retry_after_longer_than_the_budget_is_cut_to_it() -> None:
+    waits: list[float] = []
+
+    def attempt() -> None:
+        raise TransientError("rate", status=429, retry_after=50.0)
+
+    with pytest.raises(ModelError, match="HTTP 429 rate"):
+        run_with_retries(attempt, RetryPolicy(budget_seconds=120.0, sleep=waits.append), what="t")
+    assert waits == [50.0, 50.0, 20.0]
+
+
 def test_server_retry_after_is_honoured_and_capped() -> None:
     waits: list[float] = []
     errors = [TransientError("rate", status=429, retry_after=4.0), TransientError("rate", status=429, retry_after=1e6)]
@@ -171,3 +214,17 @@ def test_invalid_limits_are_rejected() -> None:
         RateLimiter(0, 1)
     with pytest.raises(ValueError):
         RateLimiter(10, 0)
+
+
+def test_a_server_that_keeps_saying_retry_now_is_backed_off_from_after_three_tries() -> None:
+    waits: list[float] = []
+
+    def attempt() -> None:
+        raise TransientError("overloaded", status=529, retry_after=0.0)
+
+    policy = RetryPolicy(budget_seconds=60.0, initial_backoff=1.0, jitter=0.0, sleep=waits.append)
+    with pytest.raises(ModelError, match="HTTP 529 overloaded"):
+        run_with_retries(attempt, policy, what="t")
+    assert waits[:3] == [0.0, 0.0, 0.0]
+    assert waits[3:6] == [8.0, 16.0, 32.0]  # the backoff of attempts 4, 5, 6
+    assert len(waits) < 10

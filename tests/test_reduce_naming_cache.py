@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _reduce_helpers import TopicEmbedder, directive, section
 from fakes.anthropic_server import FakeAnthropicServer, items_in
+from fakes.http_server import RecordedRequest
 from test_reduce_naming import MODEL, backend_for, by_topic
 
 from learn.reduce.naming import name_candidates
@@ -87,3 +89,30 @@ def test_the_store_keeps_named_labels_per_naming_prompt_version(tmp_path: Path) 
         lookup = store.named_labels()
         assert lookup("directive", "something never named") is None
 
+
+
+def test_a_text_a_whole_answer_declined_is_cached_as_declined_not_as_a_label(
+    fake: FakeAnthropicServer,
+) -> None:
+    from learn.reduce.naming import DECLINED
+
+    left_out = "do not force push to main"
+
+    def skip_one(request: RecordedRequest) -> dict[str, Any]:
+        texts = {i: t for i, _, t in items_in(request.user_text)}
+        return {"labels": [r for r in by_topic(request)["labels"] if texts[r["id"]] != left_out]}
+
+    fake.responder = skip_one
+    cands = [directive(t) for t in BUN + PUSH]
+    first = name_candidates(cands, embedder=TopicEmbedder(), backend=backend_for(fake), model=MODEL,
+                            threshold=0.5)
+    cache = _cache(first.named)
+    assert cache[("directive", left_out)] == DECLINED  # not asked again, not taught
+    assert all(label for (_, text), label in cache.items() if text != left_out)
+    assert len(first.examples) == 3  # the model's three labels only
+    asked = len(fake.requests)
+    again = name_candidates(cands, embedder=TopicEmbedder(), backend=backend_for(fake), model=MODEL,
+                            threshold=0.5, labelled=lambda k, t: cache.get((k, t)))
+    assert len(fake.requests) == asked  # a warm run asks nothing
+    assert again.labels == first.labels  # and names the declined text as the cold run did
+    assert _cache(again.named) == cache

@@ -1,23 +1,33 @@
 """`learn batches`: the Message Batches this machine submitted and not yet collected.
 
-Read and ask only: collecting a batch needs the sessions it mined (to verify
-each quote against what was typed), so the next `learn run` collects it.
+Lists each pending batch and how far it has got. `--collect` collects them
+now: it waits for those still in progress (polling as `learn run` does),
+verifies every answer against the sessions it mined and caches it, so the
+next `learn run` reads them without a call. Sessions whose items errored,
+expired or were canceled are left to the next run, which mines them directly.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
+if TYPE_CHECKING:
+    from learn.config import Config
+    from learn.models.base import Backend
+
 
 @click.command(name="batches")
-def command() -> None:
-    """List pending Message Batches and how far each has got."""
+@click.option("--collect", is_flag=True,
+              help="Collect pending batches now (waits for those in progress) into the mining cache.")
+def command(collect: bool) -> None:
+    """List pending Message Batches and how far each has got; --collect collects them."""
     from learn.commands.run import build_backend
     from learn.config import load_config
     from learn.models.base import ModelError
-    from learn.models.batches import batch_client, status
+    from learn.models.batches import batch_backend, status
     from learn.store.mine_batches import open_batch_table
 
     with open_batch_table() as table:
@@ -25,17 +35,45 @@ def command() -> None:
     if not pending:
         click.echo("no pending batches")
         return
-    client = batch_client(build_backend("anthropic", record=False, cache_dir=None,
-                                        config=load_config()))
+    config = load_config()
+    backend = build_backend("anthropic", record=False, cache_dir=None, config=config)
+    if collect:
+        sys.exit(_collect(backend, config))
+    api = batch_backend(backend)
     for batch_id, items in pending.items():
         sessions = len({i.cache_key for i in items})
         try:
-            st = status(client, batch_id)
+            st = status(api, batch_id)
         except ModelError as exc:
             click.echo(f"{batch_id}: {sessions} sessions, {len(items)} requests: {exc}")
             continue
         state = "ended" if st.ended else "in progress"
         counts = ", ".join(f"{k} {v}" for k, v in st.counts.items() if v)
         click.echo(f"{batch_id}: {sessions} sessions, {len(items)} requests, {state} ({counts})")
-    click.echo("`learn run` collects ended batches (and waits for the others).")
+    click.echo("`learn batches --collect` collects them now; the next `learn run` also does "
+               "(it waits for those in progress).")
     sys.exit(0)
+
+
+def _collect(backend: Backend, config: Config) -> int:
+    """Collect every pending batch over all projects' sessions; 1 when a call still failed."""
+    from learn.lock import LockedError, run_lock
+    from learn.pipeline import RunOptions, run_pipeline
+
+    options = RunOptions(all_projects=True, collect_only=True)
+    try:
+        with run_lock():
+            result, _ = run_pipeline(options, config, backend=backend,
+                                     notify=lambda line: click.echo(f"learn: {line}", err=True))
+    except LockedError as exc:
+        click.echo(f"learn: {exc}", err=True)
+        return 2
+    collected = result.extra.get("collected") or []
+    retry = int(result.extra.get("retry_sessions") or 0)
+    click.echo(f"collected {len(collected)} batch(es): {result.usage.sessions_mined} sessions "
+               f"mined and cached (${result.usage.cost_usd:.4f} at the batch price)"
+               + (f"; {retry} session(s) whose items failed are mined directly by the next "
+                  "`learn run`" if retry else ""))
+    for line in result.failures:
+        click.echo(f"learn: {line}", err=True)
+    return 1 if result.failed_stages else 0

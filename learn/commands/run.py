@@ -64,6 +64,7 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
             base_url=base_url,
             binary=config.backend.claude_binary,
             model=config.models.mine if name == "openai" else None,
+            retry_seconds=config.backend.retry_seconds,
         )
     except (ModelError, ValueError) as exc:
         raise UsageProblem(str(exc)) from exc
@@ -127,12 +128,14 @@ class _Bars:
               help="Also write the digest (or JSON with --json) to this file.")
 @click.option("--batch", is_flag=True,
               help="Mine uncached sessions through Message Batches (anthropic; half the price, slower).")
+@click.option("--no-batch", is_flag=True,
+              help="Mine directly, however many sessions (also [mining] batch = \"never\").")
 @click.option("--team", is_flag=True,
               help="Propose what several people shared for this repository (everything shared; [team] in the config).")
 def command(scope: Scope, backend: str | None, model: str | None, offline: bool, dry_run: bool,
             yes: bool, show_all: bool, as_json: bool, quiet: bool, record: bool,
             cache_dir: Path | None, embedder: str, out: Path | None, team: bool,
-            batch: bool) -> None:
+            batch: bool, no_batch: bool) -> None:
     """Mine your sessions and propose rules for CLAUDE.md / AGENTS.md.
 
     Reads the current project's sessions of the last 30 days (see --project,
@@ -142,13 +145,13 @@ def command(scope: Scope, backend: str | None, model: str | None, offline: bool,
     sys.exit(run_command(scope, backend=backend, model=model, offline=offline, dry_run=dry_run,
                          yes=yes, show_all=show_all, as_json=as_json, quiet=quiet, record=record,
                          cache_dir=cache_dir, embedder=embedder, out=out, team=team,
-                         batch=batch))
+                         batch=batch, no_batch=no_batch))
 
 
 def run_command(scope: Scope, *, backend: str | None, model: str | None, offline: bool,
                 dry_run: bool, yes: bool, show_all: bool, as_json: bool, quiet: bool,
                 record: bool, cache_dir: Path | None, embedder: str, out: Path | None,
-                team: bool = False, batch: bool = False) -> int:
+                team: bool = False, batch: bool = False, no_batch: bool = False) -> int:
     from learn.config import ConfigError, load_config
     from learn.lock import LockedError, run_lock
 
@@ -165,13 +168,16 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         print_plan(scope, config, as_json=as_json)
         return 0
 
+    if batch and no_batch:
+        raise UsageProblem("--batch and --no-batch contradict each other; choose one")
     model_backend = None
     if not offline:
         name = choose_backend_name(backend or config.backend.name)
         model_backend = build_backend(name, record=record, cache_dir=cache_dir, config=config)
         if batch and name != "anthropic":
             raise UsageProblem("--batch needs the anthropic backend (Message Batches are its API)")
-        if not team and name == "anthropic" and not batch:
+        may_batch = not no_batch and config.mining.batch != "never"
+        if not team and name == "anthropic" and not batch and may_batch:
             batch = _offer_batch(scope, config, yes)
         if not team and not yes and not batch and not _confirm(scope, config):
             click.echo("nothing mined (not confirmed)", err=True)
@@ -197,7 +203,9 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
             if team:
                 result = _team_result(scope, config, model_backend, embedder)
             else:
-                result, _ = run_pipeline(options, config, backend=model_backend, progress=bars)
+                result, _ = run_pipeline(
+                    options, config, backend=model_backend, progress=bars,
+                    notify=None if quiet else (lambda line: click.echo(f"learn: {line}", err=True)))
     except LockedError as exc:
         click.echo(f"learn: {exc}", err=True)
         return 2
@@ -262,24 +270,34 @@ def _team_result(scope: Scope, config: Any, model_backend: Any, embedder: str) -
 
 
 def _offer_batch(scope: Scope, config: Any, yes: bool) -> bool:
-    """Above BATCH_ABOVE uncached sessions, batch them: `--yes` says so, a terminal is asked."""
+    """Above BATCH_ABOVE uncached sessions, batch them: `--yes` says so, a terminal is asked.
+
+    Sessions already in a pending batch are not counted: the run collects them
+    and must not offer (or announce) a batch for them again.
+    """
     from learn.mining.batch import BATCH_ABOVE
     from learn.mining.cache import MineCache
     from learn.mining.plan import plan_mining
+    from learn.store.mine_batches import open_batch_table
 
     plan = plan_mining(scope.discover(), MineCache(), config.models.mine,
                        context_window=config.models.context_window)
+    with open_batch_table() as table:
+        in_flight = {i.cache_key for items in table.pending().values() for i in items}
     n = len(plan.to_mine)
+    if in_flight:
+        n = sum(1 for p in plan.to_mine if p.key not in in_flight)
     if n <= BATCH_ABOVE:
         return False
     if yes:
-        click.echo(f"learn: {n} uncached sessions: mining them as a Message Batch "
-                   "(half the price; a later `learn run` or `learn batches` collects it)", err=True)
+        click.echo(f"learn: {n} uncached sessions: mining them through a Message Batch at half the "
+                   "price; this run waits for its results (interrupted, the next `learn run` "
+                   "collects them; --no-batch mines directly)", err=True)
         return True
     if not sys.stdin.isatty():
         return False
-    return click.confirm(f"{n} uncached sessions: send them as a Message Batch (half the price, "
-                         "results can take hours)?", default=True)
+    return click.confirm(f"{n} uncached sessions: send them as a Message Batch (half the price; "
+                         "this run waits for the results, which can take hours)?", default=True)
 
 
 def _confirm(scope: Scope, config: Any) -> bool:

@@ -1,15 +1,26 @@
-"""Backfills through Message Batches: submit the mining calls, collect them later, cache them.
+"""Backfills through Message Batches: submit the mining calls, collect them, cache them.
 
-The batch path only fills the mining cache. `backfill` first collects every
-pending batch the store knows of (submitted by this process or one killed
-since), then, when asked, submits one batch for the uncached sessions not
-already pending and waits for it. Every succeeded session is parsed, checked
-(`check_answer`) and verified (`verify_candidates`) exactly as a direct call
-would be, and cached with `MineCache.put`; the normal `mine_sessions` that
-follows then serves it from the cache. A session with an errored, expired or
-cut chunk is not cached, so `mine_sessions` mines it directly: that is the
-retry, and a session is never paid for twice because a pending batch's
-sessions are collected before anything is mined.
+The batch path only fills the mining cache. `backfill` collects every pending
+batch the store knows of (submitted by this process or one killed since) and,
+when asked, first submits the uncached sessions not already pending, split to
+the API's per-batch limits (`BatchLimits`: 100,000 requests or 256 MB; a
+session's chunks always share a batch, so one collection sees all of them).
+It then polls every pending batch on one adaptive schedule (`PollSchedule`:
+seconds at first, backing off to a cap; a fixed 30 s poll made a 2 s batch
+cost 30 s) and collects each as it ends. Every succeeded session is parsed,
+checked (`check_answer`) and verified (`verify_candidates`) exactly as a direct
+call would be, and cached with `MineCache.put`; the normal `mine_sessions`
+that follows serves it from the cache. A session with an errored, expired,
+canceled or cut chunk is not cached, so `mine_sessions` mines it directly in
+the same run: that is the retry, and a session is never paid for twice
+because a pending batch's sessions are collected before anything is mined.
+
+Every batch call (create, status, results) is retried and paced like a direct
+call (`AnthropicBackend.batch_call`). One that still fails is not a traceback:
+the report carries one line (`failure`); a batch that was not created leaves
+its sessions to direct mining; a batch that could not be polled or read stays
+pending (`left_pending`), its sessions are not mined directly (they are paid
+for), and the next run collects it.
 
 Chunks are rendered exactly as `mine_session` renders them; the repair turns
 and chunk splitting of a direct call are left to the direct retry.
@@ -20,7 +31,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -32,7 +43,16 @@ from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request
 from learn.mining.verify import session_commands, verify_candidates
 from learn.models.base import CallUsage, ModelError, ModelRequest
-from learn.models.batches import batch_client, results, status, submit
+from learn.models.batches import (
+    MAX_BATCH_BYTES,
+    MAX_BATCH_REQUESTS,
+    batch_backend,
+    entry_bytes,
+    request_entry,
+    results,
+    status,
+    submit,
+)
 from learn.models.catalog import model_info
 from learn.render.chunk import chunk_groups, fit_chunk, hard_chunk_chars, mine_max_tokens
 from learn.render.render import render_blocks
@@ -43,9 +63,46 @@ from learn.transcripts.view import Session
 # Above this many uncached sessions on the anthropic backend, `learn run`
 # offers a batch: half the price, and no rate limit to wait on.
 BATCH_ABOVE: Final = 200
-DEFAULT_POLL_SECONDS: Final = 30.0
 
 Progress = Callable[[str, int, int], None]
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchLimits:
+    """Per-batch limits; the API's published ones by default, small ones in tests."""
+
+    max_requests: int = MAX_BATCH_REQUESTS
+    max_bytes: int = MAX_BATCH_BYTES
+
+
+@dataclass(frozen=True, slots=True)
+class PollSchedule:
+    """Seconds between status polls: `first`, then times `factor`, at most `cap`."""
+
+    first: float = 2.0
+    factor: float = 1.5
+    cap: float = 60.0
+
+    def waits(self) -> Iterator[float]:
+        wait = min(self.first, self.cap)
+        while True:
+            yield wait
+            wait = min(self.cap, wait * self.factor)
+
+
+# The limits `backfill` splits to unless told otherwise (tests set small ones here).
+LIMITS = BatchLimits()
+
+
+def poll_schedule() -> PollSchedule:
+    """The default schedule; `LEARN_BATCH_POLL` (seconds) caps it (tests, benchmarks)."""
+    raw = os.environ.get("LEARN_BATCH_POLL")
+    try:
+        cap = float(raw) if raw else None
+    except ValueError:
+        cap = None
+    return PollSchedule() if cap is None or cap <= 0 else PollSchedule(cap=cap)
 
 
 @dataclass
@@ -53,16 +110,15 @@ class BackfillReport:
     submitted: list[str] = field(default_factory=list)  # batch ids
     collected: list[str] = field(default_factory=list)
     cached_sessions: int = 0
+    # Cache keys of the sessions a batch mined and this run collected: mined by
+    # this run (at the batch price), though `mine_sessions` then reads them from the cache.
+    collected_keys: set[str] = field(default_factory=set)
     retry_sessions: int = 0  # left for direct mining: an item errored, expired or was cut
+    # Cache keys in a batch this run could not poll or read: not mined directly
+    # (they are paid for); the next run collects them.
+    left_pending: set[str] = field(default_factory=set)
+    failure: str | None = None  # one line, when a batch call still failed after its retries
     usage: CallUsage = field(default_factory=CallUsage)
-
-
-def poll_seconds() -> float:
-    raw = os.environ.get("LEARN_BATCH_POLL")
-    try:
-        return float(raw) if raw else DEFAULT_POLL_SECONDS
-    except ValueError:
-        return DEFAULT_POLL_SECONDS
 
 
 def session_requests(session: Session, *, model: str, fingerprints: Sequence[str] = (),
@@ -77,6 +133,29 @@ def session_requests(session: Session, *, model: str, fingerprints: Sequence[str
             for group in chunk_groups(render_blocks(session, fingerprints), chunk_chars)]
 
 
+def pack(groups: Sequence[Sequence[tuple[Mapping[str, Any], BatchItem]]],
+         limits: BatchLimits) -> tuple[list[list[tuple[Mapping[str, Any], BatchItem]]], int]:
+    """Sessions' (entry, item) groups packed into batches within `limits`, in order;
+    plus how many sessions fit no batch at all (mined directly)."""
+    batches: list[list[tuple[Mapping[str, Any], BatchItem]]] = []
+    current: list[tuple[Mapping[str, Any], BatchItem]] = []
+    size = too_big = 0
+    for group in groups:
+        need = sum(entry_bytes(e) for e, _ in group)
+        if len(group) > limits.max_requests or need > limits.max_bytes:
+            too_big += 1
+            continue
+        if current and (len(current) + len(group) > limits.max_requests
+                        or size + need > limits.max_bytes):
+            batches.append(current)
+            current, size = [], 0
+        current.extend(group)
+        size += need
+    if current:
+        batches.append(current)
+    return batches, too_big
+
+
 def backfill(
     sessions: Sequence[Session],
     backend: Any,
@@ -88,74 +167,129 @@ def backfill(
     fingerprints: Sequence[str] = (),
     context_window: int | None = None,
     progress: Progress | None = None,
+    say: Say | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    limits: BatchLimits | None = None,
+    schedule: PollSchedule | None = None,
 ) -> BackfillReport:
-    """Collect pending batches, then (with `submit_new`) batch the uncached sessions."""
+    """Collect pending batches, after (with `submit_new`) batching the uncached sessions."""
     report = BackfillReport()
     with open_batch_table(store) as table:
         if not submit_new and not table.pending():
             # The common warm run: nothing to collect, so the SDK is never loaded.
             return report
-    client = batch_client(backend)
-    if client is None:
+    api = batch_backend(backend)
+    if api is None:
         return report
     by_key: dict[str, Session] = {}
     for s in sessions:
         if s.path is not None:
             with contextlib.suppress(OSError):
                 by_key[cache.key_for_file(s.path)] = s
-    budget = default_chunk_chars(model, context_window=context_window)
     with open_batch_table(store) as table:
         pending = table.pending()
+        if pending and say is not None:
+            keys = {i.cache_key for items in pending.values() for i in items}
+            say(f"collecting {len(pending)} Message Batch{'es' if len(pending) != 1 else ''} "
+                f"submitted earlier ({len(keys)} sessions)")
         if submit_new:
-            in_flight = {i.cache_key for items in pending.values() for i in items}
-            items: list[BatchItem] = []
-            requests: list[tuple[str, ModelRequest]] = []
-            for n, (key, session) in enumerate(by_key.items()):
-                if key in in_flight or cache.get(key) is not None:
-                    continue
-                reqs = session_requests(session, model=model, fingerprints=fingerprints,
-                                        chunk_chars=budget, context_window=context_window)
-                for c, req in enumerate(reqs):
-                    cid = f"s{n}-c{c}"
-                    requests.append((cid, req))
-                    items.append(BatchItem("", cid, session.id, key, c))
-            if requests:
-                batch_id = submit(client, requests)
-                # Recorded before anything else happens: from here a kill loses nothing.
-                table.record([BatchItem(batch_id, i.custom_id, i.session_id, i.cache_key, i.chunk)
-                              for i in items])
-                report.submitted.append(batch_id)
-                pending[batch_id] = [BatchItem(batch_id, i.custom_id, i.session_id, i.cache_key,
-                                               i.chunk) for i in items]
-        for batch_id, batch_items in pending.items():
-            _wait(client, batch_id, progress, sleep)
-            _collect(client, batch_id, batch_items, by_key, cache, model, fingerprints, report)
-            table.mark_collected(batch_id)
-            report.collected.append(batch_id)
+            _submit(api, table, pending, by_key, cache, model=model, fingerprints=fingerprints,
+                    context_window=context_window, limits=limits or LIMITS, say=say,
+                    report=report)
+        _wait_and_collect(api, table, pending, by_key, cache, model, fingerprints, report,
+                          progress=progress, sleep=sleep, schedule=schedule or poll_schedule())
     return report
 
 
-def _wait(client: Any, batch_id: str, progress: Progress | None,
-          sleep: Callable[[float], None]) -> None:
-    interval = poll_seconds()
-    while True:
-        st = status(client, batch_id)
-        total = sum(st.counts.values())
-        if progress is not None:
-            progress("batch", total - st.counts.get("processing", 0), total)
-        if st.ended:
+def _submit(api: Any, table: Any, pending: dict[str, list[BatchItem]], by_key: dict[str, Session],
+            cache: MineCache, *, model: str, fingerprints: Sequence[str],
+            context_window: int | None, limits: BatchLimits, say: Say | None,
+            report: BackfillReport) -> None:
+    in_flight = {i.cache_key for items in pending.values() for i in items}
+    budget = default_chunk_chars(model, context_window=context_window)
+    groups: list[list[tuple[Mapping[str, Any], BatchItem]]] = []
+    for n, (key, session) in enumerate(by_key.items()):
+        if key in in_flight or cache.get(key) is not None:
+            continue
+        reqs = session_requests(session, model=model, fingerprints=fingerprints,
+                                chunk_chars=budget, context_window=context_window)
+        if reqs:
+            groups.append([(request_entry(f"s{n}-c{c}", req), BatchItem("", f"s{n}-c{c}",
+                                                                        session.id, key, c))
+                           for c, req in enumerate(reqs)])
+    batches, too_big = pack(groups, limits)
+    if too_big and say is not None:
+        say(f"{too_big} session(s) exceed a batch's limits on their own: mined directly")
+    for number, batch in enumerate(batches):
+        try:
+            batch_id = submit(api, [entry for entry, _ in batch])
+        except ModelError as exc:
+            left = sum(len({i.cache_key for _, i in b}) for b in batches[number:])
+            report.failure = (f"batch submit failed after retries ({exc}); "
+                              f"{left} session(s) are mined directly instead")
             return
-        sleep(interval)
+        items = [BatchItem(batch_id, i.custom_id, i.session_id, i.cache_key, i.chunk)
+                 for _, i in batch]
+        # Recorded before anything else happens: from here a kill loses nothing.
+        table.record(items)
+        report.submitted.append(batch_id)
+        pending[batch_id] = items
+        if say is not None:
+            say(f"submitted Message Batch {batch_id} ({len({i.cache_key for i in items})} "
+                f"sessions, {len(items)} requests); this run waits for it")
 
 
-def _collect(client: Any, batch_id: str, items: Sequence[BatchItem], by_key: dict[str, Session],
+def _wait_and_collect(api: Any, table: Any, pending: dict[str, list[BatchItem]],
+                      by_key: dict[str, Session], cache: MineCache, model: str,
+                      fingerprints: Sequence[str], report: BackfillReport, *,
+                      progress: Progress | None, sleep: Callable[[float], None],
+                      schedule: PollSchedule) -> None:
+    """Poll every pending batch on one schedule; collect each as soon as it has ended."""
+    waiting = dict(pending)
+    sizes = {bid: len(items) for bid, items in waiting.items()}
+    done: dict[str, int] = dict.fromkeys(waiting, 0)
+    waits = schedule.waits()
+    while waiting:
+        for batch_id, items in list(waiting.items()):
+            try:
+                st = status(api, batch_id)
+            except ModelError as exc:
+                _leave(report, waiting, batch_id, items, f"status of batch {batch_id}", exc)
+                continue
+            done[batch_id] = sizes[batch_id] - st.counts.get("processing", 0)
+            if not st.ended:
+                continue
+            try:
+                _collect(api, batch_id, items, by_key, cache, model, fingerprints, report)
+            except ModelError as exc:
+                _leave(report, waiting, batch_id, items, f"results of batch {batch_id}", exc)
+                continue
+            table.mark_collected(batch_id)
+            report.collected.append(batch_id)
+            done[batch_id] = sizes[batch_id]
+            del waiting[batch_id]
+        if progress is not None:
+            progress("batch", sum(done.values()), sum(sizes.values()))
+        if waiting:
+            sleep(next(waits))
+
+
+def _leave(report: BackfillReport, waiting: dict[str, list[BatchItem]], batch_id: str,
+           items: Sequence[BatchItem], what: str, exc: ModelError) -> None:
+    keys = {i.cache_key for i in items}
+    report.left_pending |= keys
+    report.failure = (f"{what} failed after retries ({exc}); its {len(keys)} session(s) stay "
+                      "pending and the next `learn run` collects them")
+    del waiting[batch_id]
+
+
+def _collect(api: Any, batch_id: str, items: Sequence[BatchItem], by_key: dict[str, Session],
              cache: MineCache, model: str, fingerprints: Sequence[str],
              report: BackfillReport) -> None:
     # The parser needs only the tool and the model from the request.
     probe = build_request("", model=model, max_tokens=1)
     answers: dict[str, list[MinedCandidate] | None] = {}
-    for got in results(client, batch_id, {i.custom_id: probe for i in items}):
+    for got in results(api, batch_id, {i.custom_id: probe for i in items}):
         found: list[MinedCandidate] | None = None
         if got.response is not None:
             report.usage = report.usage + got.response.usage
@@ -182,3 +316,4 @@ def _collect(client: Any, batch_id: str, items: Sequence[BatchItem], by_key: dic
                       dropped_unverified=verified.dropped_unquoted + verified.dropped_short,
                       chunks=len(chunks), dropped_by_reason=verified.by_reason())
             report.cached_sessions += 1
+            report.collected_keys.add(key)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from learn.models.base import CallUsage, MalformedAnswer, ModelError, ModelRequest, ModelResponse
 from learn.models.catalog import model_info
@@ -26,12 +26,15 @@ from learn.models.json_text import extract_json_object
 from learn.models.ratelimit import RateLimiter
 from learn.models.ratelimit_headers import parse_limits
 from learn.models.retry import (
+    DEFAULT_BUDGET_SECONDS,
     RetryPolicy,
     TransientError,
     is_retryable_status,
     parse_retry_after,
     run_with_retries,
 )
+
+T = TypeVar("T")
 
 MISSING_KEY_HINT = (
     "no Anthropic API key: set ANTHROPIC_API_KEY, or use --backend claude-cli, or --offline"
@@ -162,7 +165,8 @@ class AnthropicBackend:
         api_key: str | None = None,
         base_url: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
-        max_attempts: int = 5,
+        max_attempts: int | None = None,
+        retry_seconds: float | None = None,
         limiter: RateLimiter | None = None,
         *,
         retry: RetryPolicy | None = None,
@@ -181,7 +185,9 @@ class AnthropicBackend:
         # 3.4 s of a warm `learn run` that makes no call at all (-X importtime).
         # Adaptive by default: the replies' headers replace the 50/minute guess.
         self._limiter = limiter if limiter is not None else RateLimiter(adaptive=True)
-        self._retry = retry if retry is not None else RetryPolicy(max_attempts=max_attempts)
+        self._retry = retry if retry is not None else RetryPolicy(
+            max_attempts=max_attempts,
+            budget_seconds=DEFAULT_BUDGET_SECONDS if retry_seconds is None else retry_seconds)
         # Models seen rejecting a forced tool_choice (a 400 naming tool_choice).
         self._unforced: set[str] = set()
 
@@ -257,8 +263,7 @@ class AnthropicBackend:
                           usage=getattr(message, "usage", None))
             return message
         except anthropic.APIStatusError as exc:
-            headers = exc.response.headers
-            self._observe(headers, chars=chars, estimate=estimate)
+            self._observe(exc.response.headers, chars=chars, estimate=estimate)
             what = _error_text(exc)
             if (
                 exc.status_code == 400
@@ -266,27 +271,62 @@ class AnthropicBackend:
                 and params["tool_choice"].get("type") == "tool"
             ):
                 raise _ForcedToolRejected(what) from exc
+            raise self._translate(exc) from exc
+        except (anthropic.AnthropicError, ValueError) as exc:
+            raise self._translate(exc) from exc
+
+    def _translate(self, exc: Exception, *, what: str = "anthropic") -> Exception:
+        """An SDK failure as a `TransientError` (worth another attempt) or a final `ModelError`."""
+        import anthropic
+
+        if isinstance(exc, anthropic.APIStatusError):
+            headers = exc.response.headers
+            text = _error_text(exc)
             if not is_retryable_status(exc.status_code, headers):
-                raise ModelError(f"anthropic: HTTP {exc.status_code} {what}") from exc
+                return ModelError(f"{what}: HTTP {exc.status_code} {text}")
             retry_after = parse_retry_after(headers)
             if exc.status_code == 429 and retry_after is not None:
                 # Everyone waits, not just this worker: the limit is per account.
                 self._limiter.pause(retry_after)
-            raise TransientError(what, status=exc.status_code, retry_after=retry_after) from exc
-        except anthropic.APITimeoutError as exc:
-            raise TransientError("request timed out") from exc
-        except anthropic.APIConnectionError as exc:
+            return TransientError(text, status=exc.status_code, retry_after=retry_after)
+        if isinstance(exc, anthropic.APITimeoutError):
+            return TransientError("request timed out")
+        if isinstance(exc, anthropic.APIConnectionError):
             cause = exc.__cause__
             detail = f" ({type(cause).__name__})" if cause is not None else ""
-            raise TransientError(f"connection error to {self.base_url}{detail}") from exc
-        except anthropic.AnthropicError as exc:
+            return TransientError(f"connection error to {self.base_url}{detail}")
+        if isinstance(exc, anthropic.AnthropicError):
             # Anything else the SDK can raise (an unparseable 200, credentials
             # that failed to load) is final and must not escape as an SDK type.
             text = _first_line(str(exc)) or type(exc).__name__
-            raise ModelError(f"anthropic: {type(exc).__name__}: {text}") from exc
-        except ValueError as exc:
-            # A 200 whose body claims JSON but is not (a proxy's error page).
-            raise ModelError(f"anthropic: unparseable reply from {self.base_url}: {exc}") from exc
+            return ModelError(f"{what}: {type(exc).__name__}: {text}")
+        if type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "h11"):
+            # A stream cut while its body was read (a batch's results): the
+            # transport's own error, not wrapped by the SDK.
+            return TransientError(f"connection error to {self.base_url} ({type(exc).__name__})")
+        # A 200 whose body claims JSON but is not (a proxy's error page).
+        return ModelError(f"{what}: unparseable reply from {self.base_url}: {exc}")
+
+    def batch_call(self, what: str, fn: Callable[[Any], T]) -> T:
+        """`fn(client)`, one Message Batches call (create, retrieve, results), under the
+        retry policy and the rate limiter of a direct call: a 529 on a status poll
+        is waited out like one on a mining call, and never escapes as an SDK type."""
+        def attempt() -> T:
+            client = self._client
+            import anthropic
+
+            with self._limiter.slot():
+                try:
+                    return fn(client)
+                except (anthropic.AnthropicError, ValueError) as exc:
+                    raise self._translate(exc, what=f"anthropic batches {what}") from exc
+                except Exception as exc:
+                    err = self._translate(exc, what=f"anthropic batches {what}")
+                    if isinstance(err, TransientError):
+                        raise err from exc
+                    raise
+
+        return run_with_retries(attempt, self._retry, what=f"anthropic batches {what}")
 
 
 class _ForcedToolRejected(Exception):

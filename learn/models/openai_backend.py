@@ -39,6 +39,7 @@ from learn.models.openai_modes import (
 )
 from learn.models.ratelimit import RateLimiter
 from learn.models.retry import (
+    DEFAULT_BUDGET_SECONDS,
     RetryPolicy,
     TransientError,
     is_retryable_status,
@@ -252,7 +253,8 @@ class OpenAIBackend:
         api_key: str | None = None,
         *,
         timeout: float = DEFAULT_TIMEOUT,
-        max_attempts: int = 5,
+        max_attempts: int | None = None,
+        retry_seconds: float | None = None,
         limiter: RateLimiter | None = None,
         retry: RetryPolicy | None = None,
         memo_path: Path | None = None,
@@ -272,7 +274,9 @@ class OpenAIBackend:
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
         self.timeout = timeout
         self._limiter = limiter if limiter is not None else RateLimiter(None, 4)
-        self._retry = retry if retry is not None else RetryPolicy(max_attempts=max_attempts)
+        self._retry = retry if retry is not None else RetryPolicy(
+            max_attempts=max_attempts,
+            budget_seconds=DEFAULT_BUDGET_SECONDS if retry_seconds is None else retry_seconds)
         self.memo = EndpointMemo((memo_path or default_memo_path()) if remember else None)
         # One mode and no fallback: for measuring each mode on its own.
         self.only = only

@@ -30,7 +30,8 @@ def get_backend(
     model: str | None = None,
     binary: str = "claude",
     timeout: float | None = None,
-    max_attempts: int = 5,
+    max_attempts: int | None = None,
+    retry_seconds: float | None = None,
     limiter: RateLimiter | None = None,
 ) -> Backend:
     """Build the backend called `name`.
@@ -59,6 +60,7 @@ def get_backend(
             base_url=base_url,
             timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
             max_attempts=max_attempts,
+            retry_seconds=retry_seconds,
             limiter=limiter,
         )
     elif name == "claude-cli":
@@ -78,6 +80,7 @@ def get_backend(
             api_key,
             timeout=timeout if timeout is not None else OPENAI_TIMEOUT,
             max_attempts=max_attempts,
+            retry_seconds=retry_seconds,
             limiter=limiter,
         )
     if record:

@@ -36,6 +36,10 @@ class Unique:
     cluster: int = -1
     label: str | None = None
     from_model: bool = False
+    # A whole answer declined to name it (now or in an earlier run): not asked again.
+    declined: bool = False
+    # Its naming call failed: the fallback groups it only with what it is sure of.
+    call_failed: bool = False
 
 
 _FAMILY: dict[str, tuple[str, ...]] = {"directive": ("directive", "request"),
@@ -64,6 +68,8 @@ def fall_back(
     near: float,
     clusters_of: dict[tuple[str, int], list[Unique]],
     contrast: Contrast = NO_CONTRAST,
+    *,
+    sure: float | None = None,
 ) -> set[tuple[str, str]]:
     """Label every item the model did not: the labelled group of this run it is
     near in every member, else the nearest known label, else the label its
@@ -72,8 +78,13 @@ def fall_back(
     disagree are split, not pooled under one wrong name).
     Distances are measured like the clusters were (cosine plus the wording
     penalty), so "add comments" cannot borrow "don't add comments"'s label.
-    Returns the (kind, label) pairs taken from the index."""
+    An item whose naming call failed (`call_failed`) is held to `sure` instead of
+    `near` at every step: nothing asked the model about it, so only near-identical
+    wording may share its group. Returns the (kind, label) pairs taken from the index."""
     import numpy as np
+
+    def reach(u: Unique) -> float:
+        return sure if sure is not None and u.call_failed else near
 
     from_index: set[tuple[str, str]] = set()
     for kind in sorted({u.kind for u in uniques}):
@@ -92,13 +103,13 @@ def fall_back(
             vec = vectors[u.vector_row]
             if labelled:
                 dists = 1.0 - vectors[rows] @ vec + penalty[pos]
-                found = _guarded_label(dists, names, near)
+                found = _guarded_label(dists, names, reach(u))
                 if found is not None:
                     u.label = found
                     continue
             if index is not None:
                 hits = index.nearest(vec, kind, 1)
-                if hits and hits[0][1] <= near:
+                if hits and hits[0][1] <= reach(u):
                     u.label = hits[0][0]
                     from_index.add((kind, u.label))
     # Second pass, so an item that found a group is never overwritten by its
@@ -111,10 +122,12 @@ def fall_back(
         if named:
             dist = _pair_distances(todo, named, vectors, contrast)
             for pos, m in enumerate(todo):
-                m.label = _guarded_label(dist[pos], [n.label or "" for n in named], near)
+                m.label = _guarded_label(dist[pos], [n.label or "" for n in named], reach(m))
         rest = [m for m in todo if m.label is None]
-        if rest:
-            _split_and_slug(rest, kind, vectors, near, contrast)
+        for strict in (False, True):
+            part = [m for m in rest if (reach(m) != near) == strict]
+            if part:
+                _split_and_slug(part, kind, vectors, reach(part[0]), contrast)
     return from_index
 
 

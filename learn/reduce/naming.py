@@ -17,7 +17,15 @@ agreeing with itself:
   batch;
 - a failed or partial answer falls back per item, to its nearest labelled
   neighbour or the label its cluster shares, never to one slug per item (that
-  fallback measured 0.98 labels per candidate: nothing could ever repeat).
+  fallback measured 0.98 labels per candidate: nothing could ever repeat);
+- only model-made labels teach the vocabulary: a fallback label is used for
+  its run and never remembered (neither as a known label offered to the model
+  nor in the name cache). Remembered, fallback slugs of a failed run
+  (`but-will-stay-as-10`) were offered as known labels to every later run, whose
+  prompt says to reuse them exactly, and became the digest's keys (issue 21);
+- an item whose naming call failed is grouped by the fallback only with what it
+  is sure of (near-identical wording, `SURE_DISTANCE`): a failed run's looser
+  grouping merged "This feels off to put it in one test" with "Good but simplify".
 
 Kinds are never mixed: batches are per kind and a label is namespaced by kind.
 """
@@ -55,6 +63,12 @@ INPUT_TOKENS_PER_ITEM = 120
 KNOWN_PER_ITEM = 3
 MAX_KNOWN_LABELS = 40
 OFFER_DISTANCE_CAP = 0.95
+# How close (cosine distance plus the wording penalty) an item whose naming call
+# failed must be to share a fallback group: the same point in nearly the same words.
+SURE_DISTANCE = 0.08
+# What the name cache keeps for a text a whole answer declined to name: no label
+# (a fallback one would be taught), but no second question either.
+DECLINED = ""
 
 ASSIGN_LABELS = ToolSpec(
     name="assign_labels",
@@ -79,6 +93,8 @@ class NamingStats:
     known_reused: int = 0  # distinct labels that were already in the index
     labels_merged: int = 0  # drifted labels folded into another (learn/reduce/drift.py)
     reused_texts: int = 0  # unique texts labelled by an earlier run, not asked again
+    # Candidates whose naming call failed: grouped only with near-identical wording.
+    unnamed_failed: int = 0
     usage: CallUsage = field(default_factory=CallUsage)
 
     @property
@@ -97,6 +113,7 @@ class NamingStats:
             "known_reused": self.known_reused,
             "labels_merged": self.labels_merged,
             "reused_texts": self.reused_texts,
+            "unnamed_failed": self.unnamed_failed,
             "labels_per_candidate": round(self.labels_per_candidate, 4),
         }
 
@@ -106,11 +123,13 @@ class NamingResult:
     labels: tuple[str, ...]  # one per input candidate, same order
     stats: NamingStats
     failures: tuple[str, ...] = ()
-    # (kind, label, vector) per distinct quote: what `remember` writes to the index.
+    # (kind, label, vector) per distinct quote the model named: what `remember`
+    # writes to the index (never a fallback label).
     examples: tuple[tuple[str, str, Vector], ...] = ()
     # (kind, text, label) per distinct candidate text a model named (this run or,
-    # via `labelled`, an earlier one) or was asked about and declined: what the
-    # store's name cache keeps (never a label from a failed or cut-off call).
+    # via `labelled`, an earlier one), or (kind, text, DECLINED) for one a whole
+    # answer declined to name: what the store's name cache keeps (never a
+    # fallback label, never one from a failed or cut-off call).
     named: tuple[tuple[str, str, str], ...] = ()
 
     def remember(self, index: LabelIndex) -> None:
@@ -207,11 +226,15 @@ def _reuse_labels(
 ) -> int:
     """Give each unique text the label an earlier run gave one of its exact
     wordings; returns how many were labelled so. They count as named by the
-    model (an earlier call named them) and join this run's offered labels."""
+    model (an earlier call named them) and join this run's offered labels.
+    A text an earlier answer declined to name is not asked again: it falls back."""
     n = 0
     for u in group:
         for pos in u.members:
             label = labelled(u.kind, candidates[pos].text)
+            if label == DECLINED:
+                u.declined = True
+                break
             if label:
                 u.label, u.from_model = label, True
                 run_index.add(label, u.kind, vectors[u.vector_row])
@@ -289,7 +312,6 @@ def name_candidates(
     failures: list[str] = []
     known_before: set[tuple[str, str]] = set()
     reused = 0
-    settled: set[int] = set()  # id() of uniques a whole answer declined to name
 
     by_kind: dict[str, list[_Unique]] = {}
     for u in uniques:
@@ -299,7 +321,7 @@ def name_candidates(
     for kind, group in by_kind.items():
         if labelled is not None:
             reused += _reuse_labels(group, candidates, labelled, run_index, vectors)
-        if all(u.label is not None for u in group):
+        if all(u.label is not None or u.declined for u in group):
             # Everything named before: clusters only shape batches and the
             # fallback, and clustering imported scikit-learn, 3 s of a warm run.
             ids = list(range(len(group)))
@@ -314,7 +336,7 @@ def name_candidates(
             continue
         prompt = load_prompt("name")
         members = [
-            [i for i, u in enumerate(group) if u.cluster == cid and u.label is None]
+            [i for i, u in enumerate(group) if u.cluster == cid and u.label is None and not u.declined]
             for cid in sorted(set(ids))
         ]
         members = [m for m in members if m]
@@ -340,6 +362,8 @@ def name_candidates(
                 parsed, response = call_tool(backend, request, LabelsAnswer)
             except ModelError as exc:
                 failed += 1
+                for u in batch:
+                    u.call_failed = True
                 failures.append(f"name: {kind} batch {batch_no} ({len(batch)} items) fell back: {exc}")
                 continue
             usage = usage + response.usage
@@ -363,29 +387,42 @@ def name_candidates(
             elif missing:
                 if not cut:
                     # A whole answer that left them out (twice, when it named
-                    # others): the model had its say, and its fallback label is
-                    # cached like an answer, or every warm run would ask again.
-                    settled.update(id(u) for u in missing)
+                    # others): the model had its say. Cached as declined, or
+                    # every warm run would ask again; their label is a fallback.
+                    for u in missing:
+                        u.declined = True
                 failures.append(
                     f"name: {kind} batch {batch_no}: {len(missing)} of {len(batch)} items "
                     f"unlabelled{' (answer truncated)' if cut else ''}; they fell back"
                 )
 
-    known_before |= _fall_back(uniques, vectors, index, near, clusters_of, contrast)
+    # A declined text falls back on its own, never through its pre-cluster: a warm
+    # run does not cluster (nothing to ask), and its label must not depend on that.
+    for ckey, group_members in list(clusters_of.items()):
+        if any(m.declined for m in group_members):
+            clusters_of[ckey] = [m for m in group_members if not m.declined]
+            for m in group_members:
+                if m.declined:
+                    clusters_of[(ckey[0], -1 - m.vector_row)] = [m]
+    known_before |= _fall_back(uniques, vectors, index, near, clusters_of, contrast,
+                               sure=min(near, SURE_DISTANCE))
     merged = merge_drifted_labels(uniques, vectors, contrast)
 
     labels: list[str] = [""] * len(candidates)
     examples: list[tuple[str, str, Vector]] = []
     named: dict[tuple[str, str], str] = {}
-    fallbacks = 0
+    fallbacks = unnamed_failed = 0
     for u in uniques:
         assert u.label is not None
         for pos in u.members:
             labels[pos] = u.label
-            if u.from_model or id(u) in settled:
-                named[(u.kind, candidates[pos].text)] = u.label
+            if u.from_model or u.declined:
+                named[(u.kind, candidates[pos].text)] = u.label if u.from_model else DECLINED
         if not u.from_model:
             fallbacks += len(u.members)
+            if u.call_failed:
+                unnamed_failed += len(u.members)
+            continue
         examples.append((u.kind, u.label, vectors[u.vector_row]))
     stats = NamingStats(
         candidates=len(candidates),
@@ -398,6 +435,7 @@ def name_candidates(
         known_reused=len(known_before),
         labels_merged=merged,
         reused_texts=reused,
+        unnamed_failed=unnamed_failed,
         usage=usage,
     )
     return NamingResult(

@@ -129,6 +129,11 @@ def header_lines(result: RunResult) -> list[str]:
     dropped = verification_sentence(result.verification)
     if dropped:
         lines.append(dropped)
+    unnamed = int((result.extra.get("naming") or {}).get("unnamed_failed") or 0)
+    if unnamed:
+        lines.append(f"Naming failed for {plural(unnamed, 'quote')}: they are grouped only with "
+                     "near-identical wording, under labels used for this run only (not kept); "
+                     "the next run names them.")
     if result.failed_stages:
         names = ", ".join(STAGE_NAMES.get(s, s) for s in result.failed_stages)
         lines.append(f"Failed after retries: {names} (see \"What failed\" below); "
@@ -148,7 +153,7 @@ OFFLINE_LIMITS = (
 )
 
 STAGE_NAMES = {"mine": "mining", "name": "naming", "coverage": "the rule check",
-               "judge": "judging"}
+               "judge": "judging", "batch": "a Message Batch call"}
 _DROP_WORDS = (("paraphrase", "not what was typed"), ("too_short", "too short"),
                ("fix_command", "a fix whose command never ran"))
 

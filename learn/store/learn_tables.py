@@ -118,13 +118,14 @@ def _loads(value: Any) -> Any:
 
 def _example_labels(conn: Any, ids: Sequence[int]) -> dict[int, str]:
     """label_examples id -> label name, in one query per 500 ids (one round trip, not
-    one per hit: on PostgreSQL each round trip is ~0.05 ms more than on SQLite)."""
+    one per hit: on PostgreSQL each round trip is ~0.05 ms more than on SQLite).
+    Model-made labels only: one a fallback stored before 0015 is never offered."""
     out: dict[int, str] = {}
     for start in range(0, len(ids), 500):
         chunk = [int(i) for i in ids[start : start + 500]]
         rows = conn.execute(
             "SELECT x.id, l.label FROM label_examples x JOIN labels l ON l.id = x.label_id "
-            f"WHERE x.id IN ({', '.join('?' * len(chunk))})",
+            f"WHERE l.source = 'model' AND x.id IN ({', '.join('?' * len(chunk))})",
             chunk,
         ).fetchall()
         out.update({int(r[0]): str(r[1]) for r in rows})
@@ -329,13 +330,15 @@ class LearnTables:
         Labels are unique per (label, kind); each distinct vector becomes one more
         example of it (the same vector twice is stored once), so a label is found
         by whichever of its wordings a new candidate resembles. Returns the label id.
+        Only model-made labels are put (naming never remembers a fallback one), so
+        a label a fallback stored before migration 0015 becomes the model's here.
         """
 
         def run(conn: Any) -> int:
             (lid,) = conn.execute(
                 "INSERT INTO labels (label, kind, text, created_at) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(label, kind) DO UPDATE SET text = CASE WHEN excluded.text != '' "
-                "THEN excluded.text ELSE labels.text END RETURNING id",
+                "THEN excluded.text ELSE labels.text END, source = 'model' RETURNING id",
                 (label, kind, text, _now()),
             ).fetchone()
             blob = vectors.to_blob(vector)
@@ -353,8 +356,9 @@ class LearnTables:
         return self.store._write(run)
 
     def labels(self, kind: str | None = None) -> list[tuple[str, str]]:
-        """(label, kind) of every known label."""
-        where, params = ("WHERE kind = ?", (kind,)) if kind else ("", ())
+        """(label, kind) of every known (model-made) label."""
+        where, params = ("WHERE source = 'model' AND kind = ?", (kind,)) if kind else (
+            "WHERE source = 'model'", ())
         return [
             (r["label"], r["kind"])
             for r in self.store.sql(f"SELECT label, kind FROM labels {where} ORDER BY id", params)
@@ -374,6 +378,8 @@ class LearnTables:
             table, dim = found
             (total,) = conn.execute(
                 "SELECT COUNT(*) FROM label_examples x JOIN labels l ON l.id = x.label_id "
+                # Every example, fallback ones too: they take places among the
+                # nearest hits, so widening must be able to look past them.
                 "WHERE x.space = ? AND l.kind = ?",
                 (space, kind),
             ).fetchone()

@@ -104,6 +104,7 @@ STEP_NAMES: tuple[str, ...] = (
     "0009_mine_batches",
     "0011_proposal_states",
     "0014_team_protection",
+    "0015_label_source",
     "0016_session_index_derived",
 )
 SCHEMA_VERSION = len(STEP_NAMES)

@@ -259,6 +259,25 @@ def _m014_team_protection(conn: Any, s: StoreSchema) -> None:
                    session_hash, kind, label, quote, evidence, text_hash, occurred_at,
                    project_remote, show_name
             FROM team_candidates;
+
+
+def _m015_label_source(conn: Any, s: StoreSchema) -> None:
+    # Where a known label came from. Only a model's labels teach the vocabulary
+    # (they are offered to the naming model as KNOWN LABELS, which it is told to
+    # reuse exactly); a fallback slug stored by a run whose naming failed was
+    # reused by every later run and became the digest's keys (issue 21). Naming
+    # no longer stores fallback labels; the ones stored before are marked here:
+    # a label no model answer in the name cache (0008) carries is a fallback's.
+    # Never offered again, it is replaced as soon as the model names the point.
+    # A store whose name cache is empty (a team store: team runs keep none) has
+    # nothing to tell them apart by, and is left as it is.
+    conn.execute(
+        """
+        ALTER TABLE labels ADD COLUMN source TEXT NOT NULL DEFAULT 'model';
+        UPDATE labels SET source = 'fallback' WHERE EXISTS (SELECT 1 FROM name_cache)
+        AND NOT EXISTS (
+            SELECT 1 FROM name_cache n WHERE n.kind = labels.kind AND n.label = labels.label
+        );
         """
     )
 
@@ -291,5 +310,6 @@ SQLITE_STEPS = {
     "0009_mine_batches": _m009_mine_batches,
     "0011_proposal_states": _m011_proposal_states,
     "0014_team_protection": _m014_team_protection,
+    "0015_label_source": _m015_label_source,
     "0016_session_index_derived": _m016_session_index_derived,
 }

@@ -111,6 +111,8 @@ class Reply:
     headers: Mapping[str, str] = field(default_factory=dict)
     # Seconds to stall before answering: exercises client timeouts.
     delay: float = 0.0
+    # Close the connection without answering: a dropped connection.
+    drop: bool = False
 
 
 class FakeHTTPServer:
@@ -211,6 +213,9 @@ class FakeHTTPServer:
         reply = scripted if scripted is not None else self.default_reply(request)
         if reply.delay:
             time.sleep(reply.delay)
+        if reply.drop:
+            handler.close_connection = True
+            return
         payload = reply.body(request) if callable(reply.body) else reply.body
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         try:
