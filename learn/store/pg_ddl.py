@@ -230,6 +230,14 @@ def _m009_mine_batches(conn: Any, s: StoreSchema) -> None:
     return None
 
 
+def _m011_proposal_states(conn: Any, s: StoreSchema) -> None:
+    # Proposals until the person decides, per project, and what apply wrote
+    # (learn.store.proposals).
+    from learn.store.proposals import create_tables
+
+    create_tables(conn, postgres=True)
+
+
 def _m014_team_protection(conn: Any, s: StoreSchema) -> None:
     # A person's identity in a team database is their role: a shared row's author
     # is current_user, and row-level security (learn.store.pg_team, set up by
@@ -253,6 +261,8 @@ def _m014_team_protection(conn: Any, s: StoreSchema) -> None:
                    c.session_hash, c.kind, c.label, c.quote, c.evidence, c.text_hash,
                    c.occurred_at, c.project_remote, c.show_name
             FROM team_candidates c CROSS JOIN team_settings s;
+        """
+    )
 
 
 def _m015_label_source(conn: Any, s: StoreSchema) -> None:
@@ -274,14 +284,6 @@ def _m015_label_source(conn: Any, s: StoreSchema) -> None:
         );
         """
     )
-
-
-def _m011_proposal_states(conn: Any, s: StoreSchema) -> None:
-    # Proposals until the person decides, per project, and what apply wrote
-    # (learn.store.proposals).
-    from learn.store.proposals import create_tables
-
-    create_tables(conn, postgres=True)
 
 
 def _m016_session_index_derived(conn: Any, s: StoreSchema) -> None:

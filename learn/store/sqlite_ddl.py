@@ -246,6 +246,14 @@ def _m009_mine_batches(conn: Any, s: StoreSchema) -> None:
     create_table(conn)
 
 
+def _m011_proposal_states(conn: Any, s: StoreSchema) -> None:
+    # Proposals until the person decides, per project, and what apply wrote
+    # (learn.store.proposals): a second run must not lose what the first proposed.
+    from learn.store.proposals import create_tables
+
+    create_tables(conn)
+
+
 def _m014_team_protection(conn: Any, s: StoreSchema) -> None:
     # A fix is shared as the commands that ran (evidence), never the model's words;
     # team runs read shared rows through team_shared, which names a person only
@@ -259,6 +267,8 @@ def _m014_team_protection(conn: Any, s: StoreSchema) -> None:
                    session_hash, kind, label, quote, evidence, text_hash, occurred_at,
                    project_remote, show_name
             FROM team_candidates;
+        """
+    )
 
 
 def _m015_label_source(conn: Any, s: StoreSchema) -> None:
@@ -280,14 +290,6 @@ def _m015_label_source(conn: Any, s: StoreSchema) -> None:
         );
         """
     )
-
-
-def _m011_proposal_states(conn: Any, s: StoreSchema) -> None:
-    # Proposals until the person decides, per project, and what apply wrote
-    # (learn.store.proposals): a second run must not lose what the first proposed.
-    from learn.store.proposals import create_tables
-
-    create_tables(conn)
 
 
 def _m016_session_index_derived(conn: Any, s: StoreSchema) -> None:
