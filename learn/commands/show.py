@@ -52,7 +52,8 @@ def resolve_session(ref: str) -> tuple[Path, SessionFile | None]:
     return matches[0].path, matches[0]
 
 
-def load_view(path: Path, file: SessionFile | None) -> Session:
+def load_view(path: Path, file: SessionFile | None, *,
+              include_programmatic: bool = False) -> Session:
     from learn.transcripts.discover import aside_paths_for
     from learn.transcripts.parser import parse
     from learn.transcripts.replay import FingerprintCache
@@ -73,7 +74,8 @@ def load_view(path: Path, file: SessionFile | None) -> Session:
         asides=read_asides(file.aside_paths if file is not None else aside_paths_for(path)),
     )
     # Show it as a run reads it: without prompts repeated across the project.
-    return without_project_prompts(view, fingerprints)
+    return without_project_prompts(view, fingerprints,
+                                   include_programmatic=include_programmatic)
 
 
 def _cwd_of(transcript: object) -> str | None:
@@ -88,12 +90,14 @@ def _cwd_of(transcript: object) -> str | None:
 @click.command(name="show")
 @click.argument("session_ref", metavar="SESSION")
 @click.option("--json", "as_json", is_flag=True, help="Print the session view as JSON.")
-def command(session_ref: str, as_json: bool) -> None:
+@click.option("--include-programmatic", is_flag=True,
+              help="Show the typed turns of a session a program started (withheld by default).")
+def command(session_ref: str, as_json: bool, include_programmatic: bool) -> None:
     """Show one session (id, unique id prefix, or path) as learn sees it."""
     from learn.transcripts.session import session_to_dict
 
     path, file = resolve_session(session_ref)
-    session = load_view(path, file)
+    session = load_view(path, file, include_programmatic=include_programmatic)
     if as_json:
         click.echo(json.dumps(session_to_dict(session), indent=2, ensure_ascii=False))
         return
@@ -116,6 +120,8 @@ def _print(session: Session) -> None:
         t.isoformat(timespec="minutes") for t in (session.started_at, session.last_activity) if t
     )
     console.print(f"when:    {span or '?'}")
+    console.print(f"origin:  {session.origin} ({escape('; '.join(session.origin_evidence))})",
+                  soft_wrap=True)
     console.print(
         f"turns {session.turns} · human {len(session.human_turns)}"
         + (f" ({origins})" if origins else "")

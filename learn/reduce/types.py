@@ -243,6 +243,8 @@ class RunResult:
             "verification": dict(self.verification),
             # Long prompts pasted by hand into many sessions (transcripts.scripted).
             "make_command": list(self.extra.get("make_command") or ()),
+            # Sessions a program started, not mined (transcripts.origin).
+            "programmatic_set_aside": int(self.extra.get("programmatic_set_aside") or 0),
         }
 
     @classmethod
@@ -265,7 +267,8 @@ class RunResult:
             coverage_failed=bool(data.get("coverage_failed", False)),
             offline=bool(data.get("offline", False)),
             extra={**dict(data.get("extra") or {}),
-                   "make_command": list(data.get("make_command") or ())},
+                   "make_command": list(data.get("make_command") or ()),
+                   "programmatic_set_aside": int(data.get("programmatic_set_aside") or 0)},
             failed_stages=tuple(str(x) for x in data.get("failed_stages") or ()),
             verification={str(k): int(v) for k, v in (data.get("verification") or {}).items()
                           if isinstance(v, int)},

@@ -147,6 +147,7 @@ def build_session(
         size_bytes=size_bytes or transcript.size_bytes,
         skipped_lines=transcript.skipped_lines,
         subagent_paths=tuple(subagent_paths),
+        entrypoint=_entrypoint(events),
     )
     # Evidence in reading order: the branch's turns with the others where they were typed.
     ordered = tuple(t for t in reading_order(session) if isinstance(t, HumanTurn))
@@ -354,6 +355,17 @@ def _session_id(events: Sequence[TranscriptEvent], path: Path | None) -> str:
     if path is not None:
         return codex_name_id(path) or path.stem
     return ""
+
+
+def _entrypoint(events: Sequence[TranscriptEvent]) -> str | None:
+    """The client the file names: Claude Code's `entrypoint` ("cli", "sdk-cli",
+    "claude-vscode", …) or Codex's `originator`/`source` ("codex_exec", …)."""
+    for event in events:
+        if isinstance(event, ModeEvent | OtherEvent):
+            continue
+        if event.meta.entrypoint and not event.meta.is_sidechain:
+            return str(event.meta.entrypoint)
+    return None
 
 
 def _codex_meta(event: OtherEvent) -> Mapping[str, Any]:
