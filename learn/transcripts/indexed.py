@@ -152,7 +152,7 @@ def context_key(fingerprints: Sequence[str], aside_paths: Sequence[Path],
 @dataclass(frozen=True, slots=True)
 class _Job:
     path: Path
-    fingerprints: tuple[str, ...]
+    fingerprints: Sequence[str]  # a replay.Fingerprints: its scaffold travels with it
     aside_paths: tuple[Path, ...]
     min_confidence: float
     version: str
@@ -351,8 +351,12 @@ def indexed_views(
     out: dict[int, IndexedSession] = {}
     jobs: list[tuple[int, _Job]] = []
     for i, f in enumerate(files):
-        fingerprints = tuple(fingerprints_for(f))
-        context = context_key(fingerprints, f.aside_paths, min_confidence)
+        # Kept whole, not as a tuple: the scaffold ("Ticket:") around a template's
+        # arguments is trimmed only when it travels with the fingerprints, or the
+        # listing counts a turn `learn show` does not (issue 17).
+        fingerprints = fingerprints_for(f)
+        context = context_key([*fingerprints, *getattr(fingerprints, "scaffold", ())],
+                              f.aside_paths, min_confidence)
         row = rows.get(str(f.path))
         st = stamp(f.path)
         if row is not None and _fresh(row, st, version, context):
