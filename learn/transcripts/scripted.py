@@ -302,6 +302,7 @@ def _facts(view: Session, skeleton: Skeleton, fp: Sequence[str],
     free = any(
         t is not opening
         and not skeleton.is_instance(t.text)
+        and not skeleton.touches(t.text)
         and not (fp and is_replayed_turn(t.text, fp))
         and not t.text.lstrip().startswith("<")
         and is_prose(t.text)

@@ -44,6 +44,8 @@ LONG_SHARED_CHARS: Final = 400
 # contain one sentence they often type stays theirs.
 INSTANCE_SHARE: Final = 0.5
 INSTANCE_MIN_CHARS: Final = 120
+# A skeleton piece this long inside a short turn marks it as the program's too.
+TOUCH_MIN_CHARS: Final = 20
 # A varying part keeps this many words of letters, or it is an id, a number or
 # a path a program substituted ("docs/prd-x.json US-002").
 PROSE_MIN_WORDS: Final = 2
@@ -80,6 +82,11 @@ class Skeleton:
         shared = sum(len(p) for p in parts if shape(p) in self.shapes)
         total = sum(len(p) for p in parts)
         return shared >= INSTANCE_MIN_CHARS and shared >= INSTANCE_SHARE * total
+
+    def touches(self, text: str) -> bool:
+        """Whether `text` holds a substantial skeleton piece (a short follow-up
+        a program sends with its template's words in it)."""
+        return any(len(p) >= TOUCH_MIN_CHARS and shape(p) in self.shapes for p in pieces(text))
 
     def shared_with(self, text: str) -> int:
         """How many sessions hold the most widely shared piece of `text`, minus this one."""
