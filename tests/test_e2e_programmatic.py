@@ -6,20 +6,17 @@ plugin's sessions quote the person's real requests, the way such plugins do."""
 from __future__ import annotations
 
 import json
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from fakes.anthropic_server import FakeAnthropicServer
+from fixtures.fidelity.writers import Chain, claude_path, set_entrypoint
 from test_e2e_run import _env, _learn
 
 from evals.corpora import demo
 from evals.gold import Gold
 from evals.oracle import GoldOracle
-
-sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "fidelity"))
-from writers import Chain, claude_path, set_entrypoint  # noqa: E402
 
 PLUGIN_DIR = "/srv/lorekeeper/watch"
 OPENING = """You are Lorekeeper, a background note-taker that watches another coding session and

@@ -67,8 +67,8 @@ def _judged_rows(items: Sequence[Any], include_programmatic: bool) -> list[dict[
     """The rows with the counts a run will mine: prompts and templates repeated
     across the sessions listed are cut, and each session's origin is judged
     across them (transcripts.scripted.machinery), as `learn run` does."""
-    from learn.transcripts.serialise import session_counts
     from learn.transcripts.scripted import machinery
+    from learn.transcripts.serialise import session_counts
 
     rows = [summary_row(i.file, i.summary) for i in items]
     # The templates of each project were cut when the views were built; what is

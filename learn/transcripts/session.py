@@ -60,6 +60,7 @@ from learn.transcripts.models import (
     TranscriptEvent,
     UserEvent,
 )
+from learn.transcripts.relayed import strip_relayed
 from learn.transcripts.serialise import session_counts, session_to_dict
 from learn.transcripts.view import (
     Denial,
@@ -269,6 +270,9 @@ class _Builder:
                 # with synthetic text in the reason slot.
                 if reason is not None and reason.startswith(CLARIFY_QUESTIONS_TEXT):
                     reason = None
+                # Another agent's review pasted as the reason is not the person's.
+                if reason is not None:
+                    reason = strip_relayed(reason) or None
             # A permission-rule denial is a hook or guard: whatever text it
             # carries was written by a program, never kept as a reason.
             if on:
@@ -287,7 +291,9 @@ class _Builder:
             return
         if not result.is_error and (name == ASK_USER_QUESTION or has_answers(result)):
             for text in free_form_answers(result, call):
-                self._turn(text, "answer", at, index, uuid, on=on)
+                text = strip_relayed(text)
+                if text:
+                    self._turn(text, "answer", at, index, uuid, on=on)
             return
         if on and result.is_error and not is_interrupt_text(result.content):
             # An interrupt mid-tool is recorded by its marker line, not a failure.

@@ -24,6 +24,7 @@ from typing import Final
 
 from learn.textfold import fold
 from learn.transcripts.exclusions import strip_reminders, text_exclusion
+from learn.transcripts.relayed import strip_relayed
 from learn.transcripts.replay import is_replayed_turn, unreplayed_parts
 
 
@@ -123,6 +124,10 @@ def _finish(
     if pasted != text:
         text = pasted
         reasons.append("pasted-output")
+    relayed = strip_relayed(text)
+    if relayed != text:
+        text = relayed
+        reasons.append("pasted-agent-report")
     text = text.strip()
     # The last rule that cut something is the reason; "empty" only when none did.
     reason = reasons[-1] if reasons else None
