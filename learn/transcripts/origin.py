@@ -57,6 +57,7 @@ class OriginFacts:
     # Other sessions whose prompts share the opening prompt's template (0: none).
     opening_shared: int = 0
     opening_command: str | None = None  # the slash command the opening turn ran
+    opening_text: str | None = None  # the opening turn, folded (a script's ping repeats it)
     opening_chars: int = 0
     # A turn typed after the opening one that no template or repeat explains.
     free_reply: bool = False
@@ -66,6 +67,7 @@ def judge_origins(facts: Sequence[OriginFacts]) -> dict[str, tuple[SessionOrigin
     """Each session's origin with its evidence, the deciding reason first."""
     headless = [f for f in facts if is_headless(f.entrypoint)]
     loops = Counter(f.opening_command for f in headless if f.opening_command)
+    pings = Counter(f.opening_text for f in headless if f.opening_text and not f.opening_command)
     per_project = Counter(f.project for f in headless)
     people_in = {f.project for f in facts if not is_headless(f.entrypoint)}
     out: dict[str, tuple[SessionOrigin, tuple[str, ...]]] = {}
@@ -83,6 +85,10 @@ def judge_origins(facts: Sequence[OriginFacts]) -> dict[str, tuple[SessionOrigin
         if f.opening_command and loops[f.opening_command] >= LOOP_MIN_SESSIONS:
             signals.append(f"opened by {f.opening_command} like {loops[f.opening_command] - 1} "
                            "other headless session(s): a loop")
+        if (not f.opening_command and f.opening_text
+                and pings[f.opening_text] >= LOOP_MIN_SESSIONS):
+            signals.append(f"opened by the same prompt as {pings[f.opening_text] - 1} other "
+                           "headless session(s): a script")
         if (f.project not in people_in and per_project[f.project] >= PLUGIN_DIR_MIN_SESSIONS
                 and f.opening_chars >= GENERATED_PROMPT_CHARS):
             signals.append(f"its directory holds only headless sessions "

@@ -313,6 +313,7 @@ def _facts(view: Session, skeleton: Skeleton, fp: Sequence[str],
         session_id=view.id, project=view.project, entrypoint=view.entrypoint,
         opening_shared=shared,
         opening_command=opening.command if opening is not None else None,
+        opening_text=fold(opening.text) if opening is not None else None,
         opening_chars=len(opening.text) if opening is not None else 0,
         free_reply=free,
     )
