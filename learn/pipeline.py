@@ -177,9 +177,7 @@ def _drop_repeated_prompts(
     suggestions = [command_suggestion(p) for p in found.prompts if p.by_hand]
     for s in suggestions:
         s["excerpt"] = redact(str(s["excerpt"]))
-    set_aside = sum(1 for v in found.views
-                    if v.origin == "programmatic" and not include_programmatic)
-    return kept, found.fingerprints, out, suggestions, set_aside
+    return kept, found.fingerprints, out, suggestions, found.set_aside
 
 
 def run_pipeline(

@@ -199,7 +199,7 @@ class Machinery:
     prompts: list[RepeatedPrompt]  # prompts repeated word for word
     fingerprints: Sequence[str]  # the given ones plus the repeated prompts'
     programmatic: int  # sessions judged programmatic
-    set_aside: int  # of those, sessions whose typed turns were withheld
+    set_aside: int  # of those, sessions whose typed turns were withheld (all, unless included)
 
 
 _SPOKEN: Final = ("typed", "queued")
@@ -282,7 +282,7 @@ def machinery(
         if origin == "programmatic":
             programmatic += 1
             if not include_programmatic:
-                set_aside += 1 if v.human_turns else 0
+                set_aside += 1
                 v = _rebuilt(v, {id(t): None for t in v.human_turns})
         out.append(v)
     return Machinery(out, prompts, fp, programmatic, set_aside)

@@ -1,0 +1,106 @@
+"""Issue 17: who started a session, templates learned by shape, other agents' reports.
+
+The fidelity cases (tests/fixtures/fidelity/cases/6x-7x) check these through the CLI; here
+each rule is checked on its own, including the edges the cases do not reach."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from learn.transcripts.origin import OriginFacts, is_headless, judge_origins
+from learn.transcripts.relayed import strip_relayed
+from learn.transcripts.scripted import machinery
+from learn.transcripts.skeleton import learn_skeleton
+from learn.transcripts.view import HumanTurn, Session
+
+T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+def _view(sid: str, texts: list[str], *, entrypoint: str | None = "cli",
+          project: str = "/p", day: int = 0) -> Session:
+    turns = tuple(HumanTurn(text=t, origin="typed", at=T0 + timedelta(days=day, minutes=i),
+                            event_index=i, uuid=f"{sid}-{i}") for i, t in enumerate(texts))
+    return Session(id=sid, provider="claude", path=Path(f"/x/{sid}.jsonl"), project=project,
+                   started_at=T0 + timedelta(days=day), last_activity=T0 + timedelta(days=day),
+                   timeline=turns, human_turns=turns, tool_calls=(), failures=(), denials=(),
+                   interrupts=(), turns=len(turns), entrypoint=entrypoint)
+
+
+def test_headless_clients() -> None:
+    assert is_headless("sdk-cli") and is_headless("sdk-py") and is_headless("codex_exec")
+    assert not is_headless("cli") and not is_headless("claude-vscode")
+    assert not is_headless("codex_cli_rs") and not is_headless(None)
+
+
+def test_a_headless_client_alone_is_a_person_typing_claude_p() -> None:
+    got = judge_origins([OriginFacts("a", "/p", "sdk-cli", opening_chars=30)])
+    origin, evidence = got["a"]
+    assert origin == "interactive"
+    assert "one-off" in evidence[0] and "sdk-cli" in evidence[1]
+
+
+def test_a_headless_session_opened_by_a_template_is_a_programs() -> None:
+    got = judge_origins([OriginFacts("a", "/p", "sdk-py", opening_shared=4, opening_chars=500)])
+    assert got["a"][0] == "programmatic"
+    assert "template shared with 4" in got["a"][1][0]
+
+
+def test_an_interactive_client_is_a_person_even_with_a_template() -> None:
+    got = judge_origins([OriginFacts("a", "/p", "cli", opening_shared=4)])
+    assert got["a"] == ("interactive", ("client 'cli': an interactive client",))
+
+
+def test_a_reply_typed_within_the_session_overrides_the_template() -> None:
+    got = judge_origins([OriginFacts("a", "/p", "sdk-py", opening_shared=2, free_reply=True)])
+    assert got["a"][0] == "interactive"
+    assert "a person was there" in got["a"][1][0]
+
+
+def test_a_plugin_directory_needs_long_generated_prompts_and_no_person_in_it() -> None:
+    plugin = [OriginFacts(f"s{n}", "/plug", "sdk-cli", opening_chars=600) for n in range(3)]
+    assert {judge_origins(plugin)[f"s{n}"][0] for n in range(3)} == {"programmatic"}
+    short = [OriginFacts(f"s{n}", "/plug", "sdk-cli", opening_chars=40) for n in range(3)]
+    assert {judge_origins(short)[f"s{n}"][0] for n in range(3)} == {"interactive"}
+    with_person = [*plugin, OriginFacts("me", "/plug", "cli")]
+    assert judge_origins(with_person)["s0"][0] == "interactive"
+
+
+def test_the_skeleton_masks_numbers_and_needs_three_sessions_or_a_long_share() -> None:
+    body = ("Iteration {n}: pick up task T-{n}0 from the queue and finish it.\n"
+            "Run every test after each change and keep the suite green throughout.\n"
+            "Commit with the task id in the message when it is done, then stop.")
+    two = learn_skeleton([("a", body.format(n=1)), ("b", body.format(n=2))])
+    assert not two.is_instance(body.format(n=3))  # 2 sessions, under 400 shared chars
+    three = learn_skeleton([(s, body.format(n=i)) for i, s in enumerate("abc")])
+    assert three.is_instance(body.format(n=9))
+    assert three.varying(body.format(n=9) + "\nand skip the flaky cart test today") == [
+        "and skip the flaky cart test today"]
+
+
+def test_a_request_a_program_quotes_never_counts_twice() -> None:
+    wrapper = ("You are Scribe, a background observer of another coding session; record what "
+               "it decided in one line, in the past tense, and never ask questions.\n"
+               "<seen>\n<asked>{ask}</asked>\n</seen>")
+    person = _view("me", ["move the nightly export to 2am please"])
+    plugin = [_view(f"bot{n}", [wrapper.format(ask=ask)], entrypoint="sdk-cli",
+                    project="/plug", day=n)
+              for n, ask in enumerate(["move the nightly export to 2am please",
+                                       "rename the basket module", "drop the legacy api"])]
+    found = machinery([person, *plugin])
+    assert [t.text for t in found.views[0].human_turns] == ["move the nightly export to 2am please"]
+    assert all(v.origin == "programmatic" and not v.human_turns for v in found.views[1:])
+    assert found.programmatic == found.set_aside == 3
+    # Opted in, the template and its tag slots are still the program's words.
+    opted = machinery([person, *plugin], include_programmatic=True)
+    assert [len(v.human_turns) for v in opted.views[1:]] == [0, 0, 0]
+    assert all(v.origin == "programmatic" for v in opted.views[1:])
+
+
+def test_relayed_reviews_keep_the_words_around_them() -> None:
+    text = ("what the other model said:\n\n# Review\n**Bug**: the cache never expires\n"
+            "**Style**: long function\n\nfix only the bug")
+    assert strip_relayed(text) == "what the other model said:\n\nfix only the bug"
+    assert strip_relayed("**note**: keep the old endpoint") == "**note**: keep the old endpoint"
+    assert strip_relayed("Fix the following issues reported by Lint Bot: unused import") == ""
+    assert strip_relayed("## just one heading\nplease keep it") == "## just one heading\nplease keep it"
