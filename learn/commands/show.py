@@ -131,6 +131,9 @@ def _print(session: Session) -> None:
         + f" · denials {len(session.denials)} · interrupts {len(session.interrupts)}"
         + (f" · skipped lines {session.skipped_lines}" if session.skipped_lines else "")
     )
+    if session.origin == "programmatic" and not session.human_turns:
+        console.print("[yellow]A program started this session: none of it counts as typed by "
+                      "you (learn show --include-programmatic shows what would).[/yellow]")
     console.rule()
 
     # Denials without a typed reason and interrupts are not timeline items;

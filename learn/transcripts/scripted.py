@@ -245,10 +245,14 @@ def machinery(
         for t in v.human_turns:
             if t.origin in _SPOKEN and skeleton.is_instance(t.text):
                 varying[id(t)] = skeleton.varying(t.text)
+    all_parts = [(v.id, p) for v in cut for t in v.human_turns for p in varying.get(id(t), ())]
     peers_of: dict[str, list[str]] = {}
-    for v in cut:
-        peers_of[v.id] = [p for w in cut if w.id != v.id for t in w.human_turns
-                          for p in varying.get(id(t), ())][:400]
+
+    def peers(session_id: str) -> list[str]:
+        # Only sessions holding an instance ask, so this stays linear in the corpus.
+        if session_id not in peers_of:
+            peers_of[session_id] = [p for sid, p in all_parts if sid != session_id][:400]
+        return peers_of[session_id]
 
     def quoted(part: str, session_id: str) -> bool:
         key = fold(part)
@@ -258,7 +262,7 @@ def machinery(
     def residual(turn: HumanTurn, session_id: str) -> str:
         kept = []
         for part in varying[id(turn)]:
-            part = strip_affixes(part, peers_of[session_id])
+            part = strip_affixes(part, peers(session_id))
             if is_prose(part) and not quoted(part, session_id):
                 kept.append(part)
         return "\n".join(kept)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from learn.textfold import fold
@@ -74,19 +74,25 @@ class Skeleton:
     shapes: frozenset[str]
     # Shape -> sessions holding it, for the evidence shown (`learn show`).
     sessions_of: Mapping[str, int]
+    # is_instance per text: the corpus pass asks about each turn three times.
+    _seen: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     def is_instance(self, text: str) -> bool:
-        if len(text) < TEMPLATE_MIN_CHARS:
+        if len(text) < TEMPLATE_MIN_CHARS or not self.shapes:
             return False
-        parts = pieces(text)
-        shared = sum(len(p) for p in parts if shape(p) in self.shapes)
-        total = sum(len(p) for p in parts)
-        return shared >= INSTANCE_MIN_CHARS and shared >= INSTANCE_SHARE * total
+        known = self._seen.get(text)
+        if known is None:
+            parts = pieces(text)
+            shared = sum(len(p) for p in parts if shape(p) in self.shapes)
+            total = sum(len(p) for p in parts)
+            known = self._seen[text] = (shared >= INSTANCE_MIN_CHARS
+                                        and shared >= INSTANCE_SHARE * total)
+        return known
 
     def touches(self, text: str) -> bool:
         """Whether `text` holds a substantial skeleton piece (a short follow-up
         a program sends with its template's words in it)."""
-        return any(len(p) >= TOUCH_MIN_CHARS and shape(p) in self.shapes for p in pieces(text))
+        return bool(self.shapes) and any(len(p) >= TOUCH_MIN_CHARS and shape(p) in self.shapes for p in pieces(text))
 
     def shared_with(self, text: str) -> int:
         """How many sessions hold the most widely shared piece of `text`, minus this one."""
