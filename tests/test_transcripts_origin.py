@@ -104,3 +104,12 @@ def test_relayed_reviews_keep_the_words_around_them() -> None:
     assert strip_relayed("**note**: keep the old endpoint") == "**note**: keep the old endpoint"
     assert strip_relayed("Fix the following issues reported by Lint Bot: unused import") == ""
     assert strip_relayed("## just one heading\nplease keep it") == "## just one heading\nplease keep it"
+
+
+def test_a_template_label_around_a_substituted_value_is_cut() -> None:
+    from learn.transcripts.skeleton import strip_affixes
+
+    assert strip_affixes("Focus: the payment retries", ["Focus: the login page"]) == \
+        "payment retries"
+    assert strip_affixes("Focus: payment retries", ["Focus: login page"]) == "payment retries"
+    assert strip_affixes("please add tests", ["please run lint"]) == "please add tests"

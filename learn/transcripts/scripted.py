@@ -255,9 +255,15 @@ def machinery(
         return peers_of[session_id]
 
     def quoted(part: str, session_id: str) -> bool:
+        # Typed anywhere outside a template, this session included; and in this
+        # session a typed text inside the part (a command's arguments, typed in
+        # its record, filled into its body behind a label) counts once.
         key = fold(part)
-        return len(key) >= 12 and any(
-            key in text for sid, texts in plain.items() if sid != session_id for text in texts)
+        if len(key) < 12:
+            return False
+        if any(key in text for texts in plain.values() for text in texts):
+            return True
+        return any(len(text) >= 12 and text in key for text in plain.get(session_id, ()))
 
     def residual(turn: HumanTurn, session_id: str) -> str:
         kept = []

@@ -157,7 +157,8 @@ def strip_affixes(piece: str, peers: Sequence[str]) -> str:
         if head + tail > sum(best):
             best = (head, tail)
     head, tail = best
-    if head + tail < 2:  # one shared word is chance ("the", "please")
+    label = head == 1 and words[0].endswith(":")  # "Focus: <args>"
+    if head + tail < 2 and not label:  # one shared word is chance ("the", "please")
         return piece
     return " ".join(words[head: len(words) - tail])
 
