@@ -36,7 +36,12 @@ def resolve_session(ref: str) -> tuple[Path, SessionFile | None]:
     candidate = Path(ref).expanduser()
     if candidate.is_file():
         return candidate, None
-    matches = [f for f in scan(all_projects=True, id_prefix=ref).files if f.session_id.startswith(ref)]
+    # The file name decides cheaply; a Codex rollout's id is its session_meta id, which
+    # may differ from its file name (the id `learn sessions` prints): then every head
+    # is read (through the session index, so a warm lookup opens no file).
+    matches = list(scan(all_projects=True, id_prefix=ref).files)
+    if not any(f.session_id.startswith(ref) for f in matches):
+        matches += [f for f in _scan_all() if f.session_id.startswith(ref) and f not in matches]
     exact = [f for f in matches if f.session_id == ref]
     if exact:
         return exact[0].path, exact[0]
@@ -50,6 +55,17 @@ def resolve_session(ref: str) -> tuple[Path, SessionFile | None]:
         more = f"\n  … and {len(matches) - 10} more" if len(matches) > 10 else ""
         raise click.ClickException(f"{ref!r} matches {len(matches)} sessions:\n{listed}{more}")
     return matches[0].path, matches[0]
+
+
+def _scan_all() -> list[SessionFile]:
+    from learn.store.session_index import open_session_index
+    from learn.transcripts.indexed import CachedHeads
+
+    with open_session_index() as index:
+        heads = CachedHeads(index)
+        files = scan(all_projects=True, heads=heads).files
+        heads.save()
+    return list(files)
 
 
 def load_view(path: Path, file: SessionFile | None, *,
