@@ -5,6 +5,7 @@ each rule is checked on its own, including the edges the cases do not reach."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -113,3 +114,36 @@ def test_a_template_label_around_a_substituted_value_is_cut() -> None:
         "payment retries"
     assert strip_affixes("Focus: payment retries", ["Focus: login page"]) == "payment retries"
     assert strip_affixes("please add tests", ["please run lint"]) == "please add tests"
+
+
+def test_the_run_sets_programmatic_sessions_aside_unless_asked() -> None:
+    from learn.mining.candidate import MinedCandidate
+    from learn.pipeline import _drop_repeated_prompts
+
+    person = _view("me", ["keep the api stable, no renames"])
+    loop = [_view(f"loop{n}", [f"docs/prd.json US-00{n}"], entrypoint="sdk-cli", day=n)
+            for n in range(3)]
+    loop = [dataclasses.replace(v, human_turns=tuple(dataclasses.replace(t, command="/story")
+                                                     for t in v.human_turns))
+            for v in loop]
+    found = MinedCandidate(kind="request", text="docs/prd.json US-000", source="detector")
+    kept, _, detected, _, aside = _drop_repeated_prompts([person, *loop], (), {"loop0": (found,)})
+    assert [v.id for v in kept] == ["me"] and aside == 3 and "loop0" not in detected
+    kept, _, detected, _, aside = _drop_repeated_prompts(
+        [person, *loop], (), {"loop0": (found,)}, include_programmatic=True)
+    assert len(kept) == 4 and aside == 0 and detected["loop0"] == (found,)
+    assert {v.origin for v in kept[1:]} == {"programmatic"}
+
+
+def test_the_digest_says_how_many_sessions_were_set_aside() -> None:
+    from learn.reduce.types import Funnel, RunResult, RunUsage
+    from learn.report.digest import render_digest_markdown
+
+    result = RunResult(proposals=(), funnel=Funnel(), usage=RunUsage(sessions_seen=2),
+                       extra={"programmatic_set_aside": 30})
+    text = render_digest_markdown(result)
+    assert "Set aside as programmatic" in text and "30 sessions" in text
+    again = RunResult.from_json(result.to_json())
+    assert again.extra["programmatic_set_aside"] == 30
+    assert "programmatic" not in render_digest_markdown(
+        RunResult(proposals=(), funnel=Funnel(), usage=RunUsage(sessions_seen=2)))
