@@ -147,3 +147,14 @@ def test_the_digest_says_how_many_sessions_were_set_aside() -> None:
     assert again.extra["programmatic_set_aside"] == 30
     assert "programmatic" not in render_digest_markdown(
         RunResult(proposals=(), funnel=Funnel(), usage=RunUsage(sessions_seen=2)))
+
+
+def test_a_persons_own_template_keeps_a_request_they_also_typed_elsewhere() -> None:
+    preamble = ("Before anything else: read CONTRIBUTING.md, keep every change small, run the "
+                "whole test suite, and explain the why of each change in the commit message.\n")
+    asks = ["fix the login redirect loop", "speed up the search page", "drop the old export"]
+    pasted = [_view(f"s{n}", [preamble + ask], day=n) for n, ask in enumerate(asks)]
+    again = _view("s9", ["fix the login redirect loop"], day=9)
+    found = machinery([*pasted, again])
+    assert [[t.text for t in v.human_turns] for v in found.views] == [[a] for a in asks] + [
+        ["fix the login redirect loop"]]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Final
 
 from learn.textfold import fold
-from learn.transcripts.origin import LOOP_MIN_SESSIONS, OriginFacts, judge_origins
+from learn.transcripts.origin import LOOP_MIN_SESSIONS, OriginFacts, is_headless, judge_origins
 from learn.transcripts.replay import (
     Fingerprints,
     is_replayed_turn,
@@ -254,22 +254,26 @@ def machinery(
             peers_of[session_id] = [p for sid, p in all_parts if sid != session_id][:400]
         return peers_of[session_id]
 
-    def quoted(part: str, session_id: str) -> bool:
-        # Typed anywhere outside a template, this session included; and in this
-        # session a typed text inside the part (a command's arguments, typed in
-        # its record, filled into its body behind a label) counts once.
+    def quoted(part: str, session_id: str, headless: bool) -> bool:
+        # In this session, typed outside the template or holding what was (a
+        # command's arguments, typed in its record, filled into its body behind
+        # a label): it counts once. A headless session's template quoting what
+        # was typed in another session is a program quoting the person; in a
+        # person's own session, saying it again in another is a repeat of theirs.
         key = fold(part)
         if len(key) < 12:
             return False
-        if any(key in text for texts in plain.values() for text in texts):
+        mine = plain.get(session_id, ())
+        if any(key in text or (len(text) >= 12 and text in key) for text in mine):
             return True
-        return any(len(text) >= 12 and text in key for text in plain.get(session_id, ()))
+        return headless and any(key in text for texts in plain.values() for text in texts)
 
-    def residual(turn: HumanTurn, session_id: str) -> str:
+    def residual(turn: HumanTurn, view: Session) -> str:
         kept = []
+        headless = is_headless(view.entrypoint)
         for part in varying[id(turn)]:
-            part = strip_affixes(part, peers(session_id))
-            if is_prose(part) and not quoted(part, session_id):
+            part = strip_affixes(part, peers(view.id))
+            if is_prose(part) and not quoted(part, view.id, headless):
                 kept.append(part)
         return "\n".join(kept)
 
@@ -279,7 +283,7 @@ def machinery(
         changed: dict[int, HumanTurn | None] = {}
         for t in v.human_turns:
             if id(t) in varying:
-                rest = residual(t, v.id)
+                rest = residual(t, v)
                 changed[id(t)] = replace(t, text=rest) if rest else None
         shaped.append(_rebuilt(v, changed) if changed else v)
         facts.append(_facts(original, skeleton, fp, sessions_of_prompt, short_sessions))
