@@ -158,3 +158,9 @@ def test_a_persons_own_template_keeps_a_request_they_also_typed_elsewhere() -> N
     found = machinery([*pasted, again])
     assert [[t.text for t in v.human_turns] for v in found.views] == [[a] for a in asks] + [
         ["fix the login redirect loop"]]
+
+
+def test_a_persons_own_structured_prompt_is_not_a_relayed_review() -> None:
+    mine = ("## Goal\nexport orders as csv from the admin page\n\n## Constraints\n"
+            "- **Format**: one row per line item\n- stream it, the table is large")
+    assert strip_relayed(mine) == mine

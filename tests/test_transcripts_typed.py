@@ -85,8 +85,7 @@ def test_codex_wrapper_without_a_request_is_context_only() -> None:
 
 
 def test_the_wrapper_rule_is_codex_only_and_needs_the_head() -> None:
-    # (A Claude Code turn shaped like it is read as a pasted report, not unwrapped.)
-    assert typed_text(IDE).reason != "ide-wrapper"
+    assert typed_text(IDE).text.startswith("# Context from my IDE setup:")
     plain = "## My request for Codex:\nwhy is this heading in my notes?"
     assert typed_text(plain, provider="codex").text == plain
 

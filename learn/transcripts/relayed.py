@@ -32,9 +32,14 @@ _CONTEXT_REF: Final = re.compile(r"[ \t]*<context\s+ref=(?:\"[^\"]*\"|'[^']*'|[^
                                  r".*?</context>[ \t]*\n?", re.S)
 # A finding names code: a backticked span, a file, a line number.
 _FINDING: Final = re.compile(r"`|\b[\w/-]+\.[A-Za-z]{1,5}\b|\bline\s+\d+|:\d+\b")
+_REVIEW_WORD: Final = re.compile(
+    r"\b(?:review\w*|summary|findings?|issues?|problems?|concerns?|bugs?|risks?|severity|"
+    r"critical|major|minor|nits?|blocking|blockers?|suggestions?|recommendations?|verdict|"
+    r"assessment|strengths?|weaknesses?|must fix|should fix|LGTM|P[0-3])\b", re.I)
 _BLANK_RUN: Final = re.compile(r"\n\s*\n(?:\s*\n)+")
 # A relayed review has structure a person does not type into a prompt: two
-# headings, or two bold labels, or one of each.
+# headings, or two bold labels, or one of each, one of them a reviewer's word
+# (a person's own structured prompt, "## Goal" / "## Constraints", stays theirs).
 REPORT_MIN_MARKS: Final = 2
 
 
@@ -67,10 +72,9 @@ def _report_start(lines: list[str]) -> int | None:
         if _REVIEW_HEAD.match(line):
             return i
     marked = [i for i, line in enumerate(lines) if _marks(line)]
-    if len(marked) >= REPORT_MIN_MARKS:
-        first = marked[0]
+    if len(marked) >= REPORT_MIN_MARKS and any(_REVIEW_WORD.search(lines[i]) for i in marked):
         # A line introducing the paste ("codex says:") belongs to the person.
-        return first
+        return marked[0]
     return None
 
 
