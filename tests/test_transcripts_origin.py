@@ -9,6 +9,8 @@ import dataclasses
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from learn.transcripts.origin import OriginFacts, is_headless, judge_origins
 from learn.transcripts.relayed import strip_relayed
 from learn.transcripts.scripted import machinery
@@ -164,3 +166,24 @@ def test_a_persons_own_structured_prompt_is_not_a_relayed_review() -> None:
     mine = ("## Goal\nexport orders as csv from the admin page\n\n## Constraints\n"
             "- **Format**: one row per line item\n- stream it, the table is large")
     assert strip_relayed(mine) == mine
+
+
+def test_the_hook_leaves_headless_sessions_to_the_run(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from fixtures.fidelity.writers import Chain, claude_path, set_entrypoint
+
+    from learn.hook.event import SessionEnded
+    from learn.hook.worker import SessionGone, mine_ended_session
+
+    home = tmp_path / "home"
+    sid = "00000801-hook-4000-8000-000000000001"
+    c = Chain(sid, cwd=str(tmp_path))
+    c.user("a background brief", parent=False)
+    c.assistant("ok")
+    set_entrypoint(c.lines, "sdk-cli")
+    path = c.write(claude_path(home, sid, str(tmp_path)))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    with pytest.raises(SessionGone, match="headless"):
+        mine_ended_session(SessionEnded(sid, str(path)), backend=None,  # type: ignore[arg-type]
+                           config=None, cache=None)  # type: ignore[arg-type]
