@@ -50,6 +50,8 @@ class RunOptions:
     # Only collect pending Message Batches into the mining cache, then stop
     # (`learn batches --collect`): no direct mining, naming or store writes.
     collect_only: bool = False
+    # Mine the typed turns of sessions a program started (transcripts.origin).
+    include_programmatic: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,33 +151,38 @@ def _drop_repeated_prompts(
     sessions: list[Session],
     fingerprints: Sequence[str],
     detected: dict[str, tuple[MinedCandidate, ...]],
-) -> tuple[list[Session], Sequence[str], dict[str, tuple[MinedCandidate, ...]], list[dict[str, Any]]]:
-    """Long prompts repeated across sessions are machinery (transcripts.scripted):
-    cut them from the views, from what the renderer sends the miner and from the
-    detectors' candidates; the ones a person pasted by hand become "make this a
-    command" suggestions."""
+    *,
+    include_programmatic: bool = False,
+) -> tuple[list[Session], Sequence[str], dict[str, tuple[MinedCandidate, ...]],
+           list[dict[str, Any]], int]:
+    """What programs wrote is machinery (transcripts.scripted.machinery): prompts
+    repeated across sessions and template instances are cut from the views, from
+    what the renderer sends the miner and from the detectors' candidates, and a
+    session a program started is set aside unless `include_programmatic`. The
+    prompts a person pasted by hand become "make this a command" suggestions.
+    Returns the sessions kept and how many were set aside as programmatic."""
     from learn.render import redact
-    from learn.transcripts.resume import own_turns
-    from learn.transcripts.scripted import (
-        command_suggestion,
-        repeated_prompts,
-        with_prompts,
-        without_prompts,
-    )
+    from learn.transcripts.scripted import command_suggestion, machinery
 
-    prompts = repeated_prompts(own_turns(sessions).values())
-    if not prompts:
-        return sessions, fingerprints, detected, []
-    fingerprints = with_prompts(fingerprints, prompts)
-    folded = [fold(p.text) for p in prompts]
-    detected = {
-        sid: tuple(c for c in found if not any(fold(c.text) in p for p in folded))
-        for sid, found in detected.items()
-    }
-    suggestions = [command_suggestion(p) for p in prompts if p.by_hand]
+    found = machinery(sessions, fingerprints, include_programmatic=include_programmatic)
+    kept: list[Session] = []
+    out: dict[str, tuple[MinedCandidate, ...]] = {}
+    for before, after in zip(sessions, found.views, strict=True):
+        if after.origin == "programmatic" and not include_programmatic:
+            continue  # nothing of it is the person's: not mined, no detector candidates
+        kept.append(after)
+        cands = detected.get(after.id, ())
+        if after is not before and cands:
+            # A candidate quoting words that were cut is the program's, not the person's.
+            left = [fold(t.text) for t in after.human_turns]
+            cands = tuple(c for c in cands if any(fold(c.text) in t for t in left)
+                          or not any(fold(c.text) in fold(t.text) for t in before.human_turns))
+        if after.id in detected:
+            out[after.id] = cands
+    suggestions = [command_suggestion(p) for p in found.prompts if p.by_hand]
     for s in suggestions:
         s["excerpt"] = redact(str(s["excerpt"]))
-    return [without_prompts(s, fingerprints) for s in sessions], fingerprints, detected, suggestions
+    return kept, found.fingerprints, out, suggestions, found.set_aside
 
 
 def run_pipeline(
@@ -252,8 +259,9 @@ def run_pipeline(
                 detected[session.id] = item.detected
             # Newest first, like discovery, whatever order the parse pool finished in.
             sessions.sort(key=lambda s: s.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
-            sessions, fingerprints, detected, suggestions = _drop_repeated_prompts(
-                sessions, fingerprints, detected
+            sessions, fingerprints, detected, suggestions, programmatic = _drop_repeated_prompts(
+                sessions, fingerprints, detected,
+                include_programmatic=options.include_programmatic,
             )
 
     # -- mine (model) -------------------------------------------------------------
@@ -439,6 +447,7 @@ def run_pipeline(
                 "discovered": len(files),
                 "copied_from_resumed": copied,
                 "make_command": suggestions,
+                "programmatic_set_aside": programmatic,
                 "skipped": dict(discovery.skipped),
                 "naming": naming.stats.to_json(),
                 "started_at": _iso(started_at),

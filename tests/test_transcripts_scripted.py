@@ -116,7 +116,7 @@ def test_the_pipeline_cuts_prompts_from_views_render_and_detector_candidates(
     typed = MinedCandidate(kind="request", text="add retries to the fetcher",
                            source="transcript_message")
     detected = {views[0].id: (quoted,), views[3].id: (typed,)}
-    kept, fps, found, suggestions = _drop_repeated_prompts(views, (), detected)
+    kept, fps, found, suggestions, _ = _drop_repeated_prompts(views, (), detected)
     assert found == {views[0].id: (), views[3].id: (typed,)}
     assert kept[0].human_turns == () and [t.text for t in kept[3].human_turns] == [
         "add retries to the fetcher"]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -11,6 +13,7 @@ from learn.commands._scope import Scope, scope_options, skipped_note
 
 if TYPE_CHECKING:
     from learn.config import Config
+    from learn.transcripts.view import Session
 
 
 @click.command(name="plan")
@@ -53,7 +56,7 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
     try:
         plan = plan_mining(discovery.files, IndexedMineCache({i.file.path: i.digest for i in items}),
                            model, fingerprints=fingerprints, context_window=context_window,
-                           views=LazyViews(items))
+                           views=_as_a_run_reads(items, fingerprints))
     except ValueError as exc:  # a window too small for any chunk
         raise click.UsageError(str(exc)) from None
     if as_json:
@@ -90,3 +93,17 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
         click.echo(f"  … and {len(plan.to_mine) - 20} more")
     if not plan.to_mine:
         click.echo("Nothing to mine: a run would make no model calls.")
+
+
+def _as_a_run_reads(items: Sequence[Any], fingerprints: Sequence[str]) -> dict[Path, Session]:
+    """The views as `learn run` mines them (transcripts.scripted.machinery): prompts and
+    templates repeated across sessions cut, and a session a program started left with
+    nothing to mine."""
+    from dataclasses import replace
+
+    from learn.transcripts.scripted import machinery
+
+    judged = machinery([i.session for i in items], fingerprints).views
+    return {i.file.path: (replace(v, failures=(), tool_calls=(), timeline=())
+                          if v.origin == "programmatic" else v)
+            for i, v in zip(items, judged, strict=True)}

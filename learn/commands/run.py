@@ -132,10 +132,12 @@ class _Bars:
               help="Mine directly, however many sessions (also [mining] batch = \"never\").")
 @click.option("--team", is_flag=True,
               help="Propose what several people shared for this repository (everything shared; [team] in the config).")
+@click.option("--include-programmatic", is_flag=True,
+              help="Also mine sessions a program started (SDK, scripted `claude -p`, plugins).")
 def command(scope: Scope, backend: str | None, model: str | None, offline: bool, dry_run: bool,
             yes: bool, show_all: bool, as_json: bool, quiet: bool, record: bool,
             cache_dir: Path | None, embedder: str, out: Path | None, team: bool,
-            batch: bool, no_batch: bool) -> None:
+            batch: bool, no_batch: bool, include_programmatic: bool) -> None:
     """Mine your sessions and propose rules for CLAUDE.md / AGENTS.md.
 
     Reads the current project's sessions of the last 30 days (see --project,
@@ -145,13 +147,15 @@ def command(scope: Scope, backend: str | None, model: str | None, offline: bool,
     sys.exit(run_command(scope, backend=backend, model=model, offline=offline, dry_run=dry_run,
                          yes=yes, show_all=show_all, as_json=as_json, quiet=quiet, record=record,
                          cache_dir=cache_dir, embedder=embedder, out=out, team=team,
-                         batch=batch, no_batch=no_batch))
+                         batch=batch, no_batch=no_batch,
+                         include_programmatic=include_programmatic))
 
 
 def run_command(scope: Scope, *, backend: str | None, model: str | None, offline: bool,
                 dry_run: bool, yes: bool, show_all: bool, as_json: bool, quiet: bool,
                 record: bool, cache_dir: Path | None, embedder: str, out: Path | None,
-                team: bool = False, batch: bool = False, no_batch: bool = False) -> int:
+                team: bool = False, batch: bool = False, no_batch: bool = False,
+                include_programmatic: bool = False) -> int:
     from learn.config import ConfigError, load_config
     from learn.lock import LockedError, run_lock
 
@@ -196,6 +200,7 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         show_all=show_all,
         embedder="tfidf" if embedder == "tfidf" else "minilm",
         batch=batch,
+        include_programmatic=include_programmatic,
     )
     bars = _Bars(enabled=not quiet and sys.stderr.isatty())
     try:

@@ -13,8 +13,10 @@ the table counts them.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -60,6 +62,25 @@ def summary_row(file: SessionFile, summary: dict[str, object]) -> dict[str, obje
     }
 
 
+def _judged_rows(items: Sequence[Any], include_programmatic: bool) -> list[dict[str, object]]:
+    """The rows with the counts a run will mine: prompts and templates repeated
+    across the sessions listed are cut, and each session's origin is judged
+    across them (transcripts.scripted.machinery), as `learn run` does."""
+    from learn.transcripts.scripted import machinery
+    from learn.transcripts.serialise import session_counts
+
+    rows = [summary_row(i.file, i.summary) for i in items]
+    # The templates of each project were cut when the views were built; what is
+    # judged here is what only the sessions together show.
+    found = machinery([i.session for i in items], include_programmatic=include_programmatic)
+    for row, view in zip(rows, found.views, strict=True):
+        row.update(session_counts(view))
+        row["origin"] = view.origin
+        row["origin_evidence"] = list(view.origin_evidence)
+        row["entrypoint"] = view.entrypoint
+    return rows
+
+
 def skipped_row(skip: SkippedFile) -> dict[str, object]:
     return {
         "path": str(skip.path),
@@ -94,7 +115,9 @@ def _iso(value: datetime | None) -> str | None:
 @scope_options()
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON: the sessions with full ids and exact counts, and every skipped file with its reason.")
-def command(scope: Scope, as_json: bool) -> None:
+@click.option("--include-programmatic", is_flag=True,
+              help="Count the typed turns of sessions a program started (as `learn run --include-programmatic`).")
+def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
     """List the sessions learn can read (current project by default)."""
     from learn.store.session_index import open_session_index
     from learn.transcripts.indexed import CachedHeads, indexed_views, min_signal_confidence
@@ -109,8 +132,10 @@ def command(scope: Scope, as_json: bool) -> None:
         heads.save()
         items = indexed_views(discovery.files, index=index,
                               fingerprints_for=lambda f: cache.for_project(f.project),
-                              min_confidence=min_signal_confidence(), views=False)
-    rows = by_last_activity([summary_row(i.file, i.summary) for i in items])
+                              min_confidence=min_signal_confidence())
+    # Whole views, not the summary alone: origin and cross-session templates are
+    # judged across the listed sessions, as `learn run` does (issue 17).
+    rows = by_last_activity(_judged_rows(items, include_programmatic))
     listed = {i.file.path for i in items}
     # Files discovery listed that vanished (pruned) before they were parsed.
     vanished = [
@@ -141,14 +166,15 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None
         if not scope.all_projects:
             click.echo(click.style("Try --all-projects, or --project DIR.", dim=True))
         return
-    head = ("provider", "id", "project", "date", "turns", "human", "size")
-    right = {4, 5, 6}
+    head = ("provider", "id", "project", "date", "turns", "human", "origin", "size")
+    right = {4, 5, 7}
     cells = [head]
     for row in rows:
         when = activity(row).astimezone(UTC).isoformat()
         cells.append((
             str(row["provider"]), str(row["id"])[:8], _short_project(row["project"]),
             str(when)[:16].replace("T", " "), str(row["turns"]), str(row["human_turns"]),
+            "program" if row.get("origin") == "programmatic" else "person",
             _size(int(str(row["size_bytes"]))),
         ))
     widths = [max(len(c[i]) for c in cells) for i in range(len(head))]

@@ -41,7 +41,13 @@ def resolve_session(ref: str, heads: HeadReader | None = None) -> tuple[Path, Se
     candidate = Path(ref).expanduser()
     if candidate.is_file():
         return candidate, None
-    matches = [f for f in scan(all_projects=True, id_prefix=ref, heads=heads).files if f.session_id.startswith(ref)]
+    # The file name decides cheaply; a Codex rollout's id is its session_meta id, which
+    # may differ from its file name (the id `learn sessions` prints): then every head
+    # is read (through the session index, so a warm lookup opens no file).
+    matches = list(scan(all_projects=True, id_prefix=ref, heads=heads).files)
+    if not any(f.session_id.startswith(ref) for f in matches):
+        matches += [f for f in _scan_all(heads) if f.session_id.startswith(ref) and f not in matches]
+    matches = [f for f in matches if f.session_id.startswith(ref)]
     exact = [f for f in matches if f.session_id == ref]
     if exact:
         return exact[0].path, exact[0]
@@ -57,8 +63,21 @@ def resolve_session(ref: str, heads: HeadReader | None = None) -> tuple[Path, Se
     return matches[0].path, matches[0]
 
 
-def load_view(path: Path, file: SessionFile | None, *, index: SessionIndex | None = None,
-              heads: HeadReader | None = None) -> Session:
+def _scan_all(heads: HeadReader | None) -> list[SessionFile]:
+    if heads is not None:
+        return list(scan(all_projects=True, heads=heads).files)
+    from learn.store.session_index import open_session_index
+    from learn.transcripts.indexed import CachedHeads
+
+    with open_session_index() as index:
+        heads = CachedHeads(index)
+        files = scan(all_projects=True, heads=heads).files
+        heads.save()
+    return list(files)
+
+
+def load_view(path: Path, file: SessionFile | None, *,
+              include_programmatic: bool = False) -> Session:
     from learn.transcripts.discover import aside_paths_for
     from learn.transcripts.parser import parse
     from learn.transcripts.replay import FingerprintCache
@@ -78,15 +97,10 @@ def load_view(path: Path, file: SessionFile | None, *, index: SessionIndex | Non
         subagent_paths=file.subagent_paths if file is not None else (),
         asides=read_asides(file.aside_paths if file is not None else aside_paths_for(path)),
     )
-    # Show it as a run reads it: without prompts repeated across the project
-    # (from the session index when given: no other session's file is opened).
-    if index is not None and heads is not None:
-        from learn.transcripts.indexed import min_signal_confidence
-        from learn.transcripts.prompt_keys import without_repeated_prompts
-
-        return without_repeated_prompts(view, fingerprints, index=index, heads=heads,
-                                        min_confidence=min_signal_confidence())
-    return without_project_prompts(view, fingerprints)
+    # Show it as a run reads it: judged with the other sessions of its project
+    # (origin, templates, prompts repeated across them).
+    return without_project_prompts(view, fingerprints,
+                                   include_programmatic=include_programmatic)
 
 
 def _cwd_of(transcript: object) -> str | None:
@@ -111,7 +125,10 @@ SHOW_CHARS = 3000
 @click.option("--full", is_flag=True,
               help=f"Print every turn whole (by default a turn over {SHOW_CHARS:,} chars is cut "
                    "in the middle, with a marker).")
-def command(session_ref: str, as_json: bool, reveal: bool, full: bool) -> None:
+@click.option("--include-programmatic", is_flag=True,
+              help="Show the typed turns of a session a program started (withheld by default).")
+def command(session_ref: str, as_json: bool, reveal: bool, full: bool,
+            include_programmatic: bool) -> None:
     """Show one session (id, unique id prefix, or path) as learn sees it, secrets redacted."""
     from contextlib import ExitStack, suppress
 
@@ -122,10 +139,8 @@ def command(session_ref: str, as_json: bool, reveal: bool, full: bool) -> None:
     from learn.transcripts.indexed import CachedHeads
     from learn.transcripts.session import session_to_dict
 
-    # Through the session index (issue 17): heads and other sessions' prompts
-    # come from it, so only this session's file is read when the rest is unchanged.
-    # The index only saves reading: a store that cannot be opened (busy, read-only)
-    # leaves show reading the files.
+    # Through the session index: heads come from it. The index only saves reading:
+    # a store that cannot be opened (busy, read-only) leaves show reading the files.
     with ExitStack() as stack:
         index: SessionIndex | None = None
         heads: CachedHeads | None = None
@@ -135,7 +150,7 @@ def command(session_ref: str, as_json: bool, reveal: bool, full: bool) -> None:
         except (StoreError, apsw.Error, OSError):
             index = heads = None
         path, file = resolve_session(session_ref, heads)
-        session = load_view(path, file, index=index, heads=heads)
+        session = load_view(path, file, include_programmatic=include_programmatic)
         if heads is not None:
             with suppress(StoreError, apsw.Error):  # what was read is read again next time
                 heads.save()
@@ -189,6 +204,8 @@ def _print(session: Session, limit: int | None = SHOW_CHARS) -> None:
         t.isoformat(timespec="minutes") for t in (session.started_at, session.last_activity) if t
     )
     console.print(f"when:    {span or '?'}")
+    console.print(f"origin:  {session.origin} ({escape('; '.join(session.origin_evidence))})",
+                  soft_wrap=True)
     console.print(
         f"turns {session.turns} · human {len(session.human_turns)}"
         + (f" ({origins})" if origins else "")
@@ -198,6 +215,9 @@ def _print(session: Session, limit: int | None = SHOW_CHARS) -> None:
         + f" · denials {len(session.denials)} · interrupts {len(session.interrupts)}"
         + (f" · skipped lines {session.skipped_lines}" if session.skipped_lines else "")
     )
+    if session.origin == "programmatic" and not session.human_turns:
+        console.print("[yellow]A program started this session: none of it counts as typed by "
+                      "you (learn show --include-programmatic shows what would).[/yellow]")
     console.rule()
 
     # Denials without a typed reason and interrupts are not timeline items;

@@ -162,6 +162,7 @@ def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
     from learn.mining.miner import mine_sessions
     from learn.transcripts import stream
     from learn.transcripts.discover import scan
+    from learn.transcripts.origin import is_headless
     from learn.transcripts.replay import load_templates, replay_fingerprints
     from learn.transcripts.session import build_session, read_asides
 
@@ -176,6 +177,11 @@ def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
     session = build_session(transcript, fingerprints=fingerprints, size_bytes=info.size,
                             subagent_paths=info.subagent_paths,
                             asides=read_asides(info.aside_paths))
+    if is_headless(session.entrypoint):
+        # Whether a program started it is judged across sessions (transcripts.origin):
+        # the run decides, and a plugin's background sessions cost nothing meanwhile.
+        raise SessionGone(f"headless ({session.entrypoint}): left to `learn run`, which "
+                          "judges whether a program started it")
     [result] = mine_sessions([session], backend, model=config.models.mine, cache=cache,
                              concurrency=1, fingerprints=fingerprints,
                              context_window=config.models.context_window)

@@ -253,6 +253,8 @@ class RunResult:
             "make_command": list(self.extra.get("make_command") or ()),
             # Proposed by earlier runs and not decided yet (not repeated above).
             "pending": list(self.extra.get("pending") or ()),
+            # Sessions a program started, not mined (transcripts.origin).
+            "programmatic_set_aside": int(self.extra.get("programmatic_set_aside") or 0),
         }
 
     @classmethod
@@ -276,7 +278,8 @@ class RunResult:
             offline=bool(data.get("offline", False)),
             extra={**dict(data.get("extra") or {}),
                    "make_command": list(data.get("make_command") or ()),
-                   "pending": list(data.get("pending") or ())},
+                   "pending": list(data.get("pending") or ()),
+                   "programmatic_set_aside": int(data.get("programmatic_set_aside") or 0)},
             failed_stages=tuple(str(x) for x in data.get("failed_stages") or ()),
             verification={str(k): int(v) for k, v in (data.get("verification") or {}).items()
                           if isinstance(v, int)},

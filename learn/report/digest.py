@@ -120,6 +120,11 @@ def header_lines(result: RunResult) -> list[str]:
         reading += (" (what earlier runs verified in those still counts; anything new in them "
                     "is missing from the counts below)")
     lines.append(reading + ".")
+    aside = int(result.extra.get("programmatic_set_aside") or 0)
+    if aside:
+        lines.append(f"Set aside as programmatic (started by a program, not typed by you): "
+                     f"{plural(aside, 'session')}; `learn sessions` says which and why, "
+                     "`learn run --include-programmatic` mines them too.")
     lines.append(funnel_sentence(result.funnel))
     if result.offline:
         lines.append(OFFLINE_LIMITS)

@@ -40,7 +40,8 @@ from learn.transcripts.view import (
 )
 
 # v1: the first compact view (session.py and evidence.py as of issue 13).
-VIEW_VERSION: Final = 1
+# v2: the session's entrypoint and origin (issue 17).
+VIEW_VERSION: Final = 2
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
@@ -125,6 +126,7 @@ def encode_view(session: Session, clean: Clean = _same) -> bytes:
         [(_iso(i.at), i.event_index) for i in session.interrupts],
         session.turns, session.size_bytes, session.skipped_lines,
         [str(p) for p in session.subagent_paths],
+        session.entrypoint, session.origin, list(session.origin_evidence),
     ))
 
 
@@ -141,7 +143,8 @@ def decode_view(blob: bytes) -> Session:
     """The inverse of encode_view. Raises ValueError on bytes it did not write."""
     try:
         (sid, provider, path, project, started, last, timeline_rows, turns, calls, failures,
-         denials, interrupts, turn_count, size, skipped, subagents) = _decoder.decode(blob)
+         denials, interrupts, turn_count, size, skipped, subagents, entrypoint, origin,
+         evidence) = _decoder.decode(blob)
         timeline = tuple(_decode_item(r) for r in timeline_rows)
 
         def deref(ref: int | Sequence[Any]) -> Any:
@@ -158,6 +161,7 @@ def decode_view(blob: bytes) -> Session:
             interrupts=tuple(Interrupt(_dt(a), b) for a, b in interrupts),
             turns=turn_count, size_bytes=size, skipped_lines=skipped,
             subagent_paths=tuple(Path(p) for p in subagents),
+            entrypoint=entrypoint, origin=origin, origin_evidence=tuple(evidence),
         )
     except (msgspec.DecodeError, TypeError, ValueError, IndexError) as exc:
         raise ValueError(f"not a compact session view: {exc}") from exc

@@ -133,6 +133,15 @@ def is_task_notification(text: str) -> bool:
     return text.lstrip().startswith(TASK_NOTIFICATION_MARKER)
 
 
+_HARNESS_LINE_RE: Final = re.compile(r"\A\s*Unknown (?:skill|slash command|command): \S+\s*\Z")
+
+
+def is_harness_line(text: str) -> bool:
+    """A line the client wrote into the user slot ("Unknown skill: deploy") when a
+    command the person typed did not exist: what they typed is the command record."""
+    return _HARNESS_LINE_RE.match(text) is not None
+
+
 def is_learn_digest(text: str) -> bool:
     """Our own digest, persisted as a user turn by the /learn slash command."""
     return text.lstrip().startswith(LEARN_DIGEST_MARKER)
@@ -155,6 +164,7 @@ TEXT_RULES: Final[tuple[tuple[str, TextRule], ...]] = (
     ("agent-relay", is_agent_relay),
     ("task-notification", is_task_notification),
     ("learn-digest", is_learn_digest),
+    ("harness-line", is_harness_line),
 )
 
 

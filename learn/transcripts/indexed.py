@@ -155,6 +155,9 @@ class ContextKeys:
             for text in fingerprints:
                 h.update(text.encode("utf-8", "surrogatepass") + b"\0")
             h.update(b"\1")
+            for text in getattr(fingerprints, "scaffold", ()):
+                h.update(text.encode("utf-8", "surrogatepass") + b"\0")
+            h.update(b"\1")
             got = self._seen[id(fingerprints)] = (fingerprints, h)
         h = got[1].copy()
         for path in aside_paths:
@@ -167,7 +170,7 @@ class ContextKeys:
 @dataclass(frozen=True, slots=True)
 class _Job:
     path: Path
-    fingerprints: tuple[str, ...]
+    fingerprints: Sequence[str]  # a replay.Fingerprints: its scaffold travels with it
     aside_paths: tuple[Path, ...]
     min_confidence: float
     version: str
@@ -265,9 +268,11 @@ def indexed_views(
     jobs: list[tuple[int, _Job]] = []
     contexts = ContextKeys(min_confidence)
     for i, f in enumerate(files):
-        given = fingerprints_for(f)
-        context = contexts.key(given, f.aside_paths)
-        fingerprints = tuple(given)
+        # Kept whole, not as a tuple: the scaffold ("Ticket:") around a template's
+        # arguments is trimmed only when it travels with the fingerprints, or the
+        # listing counts a turn `learn show` does not (issue 17).
+        fingerprints = fingerprints_for(f)
+        context = contexts.key(fingerprints, f.aside_paths)
         row = rows.get(paths[i])
         if row is not None and _fresh(row, stamp(f.path), version, context) and (
                 not views or row.view is not None):

@@ -271,10 +271,15 @@ def user_template_paths() -> list[Path]:
 
 def project_template_paths(project: Path) -> list[Path]:
     """`.claude/commands` and `.claude/skills` in the project and its ancestors
-    (Claude Code reads `.claude/` up the tree), stopping below HOME."""
+    (Claude Code reads `.claude/` up the tree), stopping below HOME; and the
+    prompt bodies spec tools install into a project: Codex prompts kept in the
+    project (`.codex/prompts`, used with CODEX_HOME pointed there) and the
+    command templates they are generated from (`.specify/templates/commands`)."""
     found: list[Path] = []
     for base in _ancestors(project):
         found += _commands_and_skills(base / ".claude")
+        found += sorted(_glob(base / ".codex" / "prompts", "*.md"))
+        found += sorted(_glob(base / ".specify" / "templates" / "commands", "*.md"))
     return _dedupe(found)
 
 

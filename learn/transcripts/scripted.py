@@ -19,15 +19,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Final
 
 from learn.textfold import fold
+from learn.transcripts.origin import LOOP_MIN_SESSIONS, OriginFacts, is_headless, judge_origins
 from learn.transcripts.replay import (
     Fingerprints,
     is_replayed_turn,
     replay_fingerprints,
     unreplayed_parts,
 )
+from learn.transcripts.skeleton import Skeleton, is_prose, learn_skeleton, strip_affixes
 from learn.transcripts.view import HumanTurn, Session, TimelineItem
 
 # A prompt this long typed identically twice is pasted, not re-typed: the
@@ -145,19 +148,19 @@ HEAD_BYTES: Final = 64 * 1024
 HEAD_SESSIONS: Final = 300
 
 
-def project_prompts(project: str | None, fingerprints: Sequence[str] = ()) -> list[RepeatedPrompt]:
-    """The repeated prompts among the sessions of `project`, read from each file's head."""
-    from pathlib import Path
-
+def project_views(project: str | None, fingerprints: Sequence[str] = (),
+                  skip: Path | None = None) -> list[Session]:
+    """The views of the sessions of `project` (but `skip`), read from each file's head."""
     from learn.transcripts.discover import scan
     from learn.transcripts.parser import parse
-    from learn.transcripts.resume import own_turns
     from learn.transcripts.session import build_session
 
     if not project:
         return []
     views: list[Session] = []
     for file in scan(project=Path(project)).files[:HEAD_SESSIONS]:
+        if skip is not None and file.path == skip:
+            continue
         try:
             with file.path.open("rb") as fh:
                 head = fh.read(HEAD_BYTES)
@@ -166,10 +169,178 @@ def project_prompts(project: str | None, fingerprints: Sequence[str] = ()) -> li
         head = head[: head.rfind(b"\n") + 1]
         if head:
             views.append(build_session(parse(head), fingerprints=fingerprints))
-    return repeated_prompts(own_turns(views).values())
+    return views
 
 
-def without_project_prompts(view: Session, fingerprints: Sequence[str] = ()) -> Session:
-    """`view` without the prompts repeated across its project's sessions (`learn show`)."""
-    prompts = project_prompts(view.project, fingerprints)
-    return without_prompts(view, with_prompts(fingerprints, prompts)) if prompts else view
+def project_prompts(project: str | None, fingerprints: Sequence[str] = ()) -> list[RepeatedPrompt]:
+    """The repeated prompts among the sessions of `project`, read from each file's head."""
+    from learn.transcripts.resume import own_turns
+
+    return repeated_prompts(own_turns(project_views(project, fingerprints)).values())
+
+
+def without_project_prompts(view: Session, fingerprints: Sequence[str] = (), *,
+                            include_programmatic: bool = False) -> Session:
+    """`view` as a run reads it (`learn show`): judged with the other sessions of
+    its project, without the prompts and templates repeated across them."""
+    others = project_views(view.project, fingerprints, skip=view.path)
+    return machinery([view, *others], fingerprints,
+                     include_programmatic=include_programmatic).views[0]
+
+
+# ---------------------------------------------------------------- the corpus pass
+
+
+@dataclass(frozen=True, slots=True)
+class Machinery:
+    """The views of a corpus with every program's words taken out (`machinery`)."""
+
+    views: list[Session]  # same order as given; origin and evidence set on each
+    prompts: list[RepeatedPrompt]  # prompts repeated word for word
+    fingerprints: Sequence[str]  # the given ones plus the repeated prompts'
+    programmatic: int  # sessions judged programmatic
+    set_aside: int  # of those, sessions whose typed turns were withheld (all, unless included)
+
+
+_SPOKEN: Final = ("typed", "queued")
+
+
+def machinery(
+    views: Sequence[Session],
+    fingerprints: Sequence[str] = (),
+    *,
+    include_programmatic: bool = False,
+) -> Machinery:
+    """Cut what programs wrote from `views`, judged across all of them.
+
+    Prompts repeated word for word (`repeated_prompts`) and template instances
+    (`skeleton`) lose everything but the parts a person supplied; each session
+    gets an origin (`origin.judge_origins`), and a programmatic one keeps no
+    typed turns unless `include_programmatic`.
+    """
+    from learn.transcripts.resume import own_turns
+
+    own = own_turns(views)
+    prompts = repeated_prompts(own.values())
+    fp: Sequence[str] = with_prompts(fingerprints, prompts) if prompts else fingerprints
+    sessions_of_prompt = {fold(p.text): p.sessions for p in prompts}
+    skeleton = learn_skeleton(
+        (v.id, t.text) for v in own.values() for t in v.human_turns if t.origin in _SPOKEN)
+
+    # What each session typed outside templates: a varying part found there is
+    # a quote, and a short text typed in many sessions is a script's, not a reply.
+    plain: dict[str, list[str]] = {}
+    short_sessions: dict[str, set[str]] = {}
+    for v in own.values():
+        for t in v.human_turns:
+            if t.origin in _SPOKEN and skeleton.is_instance(t.text):
+                continue
+            key = fold(t.text)
+            plain.setdefault(v.id, []).append(key)
+            short_sessions.setdefault(key, set()).add(v.id)
+
+    cut = [without_prompts(v, fp) if prompts else v for v in views]
+    varying: dict[int, list[str]] = {}
+    for v in cut:
+        for t in v.human_turns:
+            if t.origin in _SPOKEN and skeleton.is_instance(t.text):
+                varying[id(t)] = skeleton.varying(t.text)
+    all_parts = [(v.id, p) for v in cut for t in v.human_turns for p in varying.get(id(t), ())]
+    peers_of: dict[str, list[str]] = {}
+
+    def peers(session_id: str) -> list[str]:
+        # Only sessions holding an instance ask, so this stays linear in the corpus.
+        if session_id not in peers_of:
+            peers_of[session_id] = [p for sid, p in all_parts if sid != session_id][:400]
+        return peers_of[session_id]
+
+    def quoted(part: str, session_id: str, headless: bool) -> bool:
+        # In this session, typed outside the template or holding what was (a
+        # command's arguments, typed in its record, filled into its body behind
+        # a label): it counts once. A headless session's template quoting what
+        # was typed in another session is a program quoting the person; in a
+        # person's own session, saying it again in another is a repeat of theirs.
+        key = fold(part)
+        if len(key) < 12:
+            return False
+        mine = plain.get(session_id, ())
+        if any(key in text or (len(text) >= 12 and text in key) for text in mine):
+            return True
+        return headless and any(key in text for texts in plain.values() for text in texts)
+
+    def residual(turn: HumanTurn, view: Session) -> str:
+        kept = []
+        headless = is_headless(view.entrypoint)
+        for part in varying[id(turn)]:
+            part = strip_affixes(part, peers(view.id))
+            if is_prose(part) and not quoted(part, view.id, headless):
+                kept.append(part)
+        return "\n".join(kept)
+
+    facts: list[OriginFacts] = []
+    shaped: list[Session] = []
+    for original, v in zip(views, cut, strict=True):
+        changed: dict[int, HumanTurn | None] = {}
+        for t in v.human_turns:
+            if id(t) in varying:
+                rest = residual(t, v)
+                changed[id(t)] = replace(t, text=rest) if rest else None
+        shaped.append(_rebuilt(v, changed) if changed else v)
+        facts.append(_facts(original, skeleton, fp, sessions_of_prompt, short_sessions))
+    origins = judge_origins(facts)
+    out: list[Session] = []
+    programmatic = set_aside = 0
+    for v in shaped:
+        origin, evidence = origins[v.id]
+        v = replace(v, origin=origin, origin_evidence=evidence)
+        if origin == "programmatic":
+            programmatic += 1
+            if not include_programmatic:
+                set_aside += 1
+                v = _rebuilt(v, {id(t): None for t in v.human_turns})
+        out.append(v)
+    return Machinery(out, prompts, fp, programmatic, set_aside)
+
+
+def _facts(view: Session, skeleton: Skeleton, fp: Sequence[str],
+           sessions_of_prompt: dict[str, int], short_sessions: dict[str, set[str]]) -> OriginFacts:
+    spoken = [t for t in view.human_turns if t.origin in _SPOKEN]
+    opening = min(spoken, key=lambda t: (t.at is None, t.at, t.event_index), default=None)
+    shared = 0
+    if opening is not None:
+        key = fold(opening.text)
+        if key in sessions_of_prompt:
+            shared = sessions_of_prompt[key] - 1
+        elif skeleton.is_instance(opening.text):
+            shared = skeleton.shared_with(opening.text)
+    free = any(
+        t is not opening
+        and not skeleton.is_instance(t.text)
+        and not skeleton.touches(t.text)
+        and not (fp and is_replayed_turn(t.text, fp))
+        and not t.text.lstrip().startswith("<")
+        and is_prose(t.text)
+        and len(short_sessions.get(fold(t.text), ())) < LOOP_MIN_SESSIONS
+        for t in view.human_turns
+    )
+    return OriginFacts(
+        session_id=view.id, project=view.project, entrypoint=view.entrypoint,
+        opening_shared=shared,
+        opening_command=opening.command if opening is not None else None,
+        opening_text=fold(opening.text) if opening is not None else None,
+        opening_chars=len(opening.text) if opening is not None else 0,
+        free_reply=free,
+    )
+
+
+def _rebuilt(view: Session, changed: dict[int, HumanTurn | None]) -> Session:
+    def keep(items: Iterable[TimelineItem]) -> tuple[TimelineItem, ...]:
+        out: list[TimelineItem] = []
+        for item in items:
+            new = changed.get(id(item), item) if isinstance(item, HumanTurn) else item
+            if new is not None:
+                out.append(new)
+        return tuple(out)
+
+    human = tuple(t for t in keep(view.human_turns) if isinstance(t, HumanTurn))
+    return replace(view, human_turns=human, timeline=keep(view.timeline))

@@ -43,6 +43,9 @@ def session_to_dict(session: Session, *, timeline: bool = True) -> dict[str, Any
         "size_bytes": session.size_bytes,
         "skipped_lines": session.skipped_lines,
         "subagent_paths": [str(p) for p in session.subagent_paths],
+        "entrypoint": session.entrypoint,
+        "origin": session.origin,
+        "origin_evidence": list(session.origin_evidence),
     }
     if timeline:
         out["human_turns_detail"] = [turn_dict(t) for t in session.human_turns]

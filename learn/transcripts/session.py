@@ -61,6 +61,7 @@ from learn.transcripts.models import (
     TranscriptEvent,
     UserEvent,
 )
+from learn.transcripts.relayed import strip_relayed
 from learn.transcripts.serialise import session_counts, session_to_dict
 from learn.transcripts.view import (
     Denial,
@@ -148,6 +149,7 @@ def build_session(
         size_bytes=size_bytes or transcript.size_bytes,
         skipped_lines=transcript.skipped_lines,
         subagent_paths=tuple(subagent_paths),
+        entrypoint=_entrypoint(events),
     )
     # Evidence in reading order: the branch's turns with the others where they were typed.
     ordered = tuple(t for t in reading_order(session) if isinstance(t, HumanTurn))
@@ -278,6 +280,9 @@ class _Builder:
                 # with synthetic text in the reason slot.
                 if reason is not None and reason.startswith(CLARIFY_QUESTIONS_TEXT):
                     reason = None
+                # Another agent's review pasted as the reason is not the person's.
+                if reason is not None:
+                    reason = strip_relayed(reason) or None
             # A permission-rule denial is a hook or guard: whatever text it
             # carries was written by a program, never kept as a reason.
             if on:
@@ -296,7 +301,9 @@ class _Builder:
             return
         if not result.is_error and (name == ASK_USER_QUESTION or has_answers(result)):
             for text in free_form_answers(result, call):
-                self._turn(text, "answer", at, index, uuid, on=on)
+                text = strip_relayed(text)
+                if text:
+                    self._turn(text, "answer", at, index, uuid, on=on)
             return
         if on and result.is_error and not is_interrupt_text(result.content):
             # An interrupt mid-tool is recorded by its marker line, not a failure.
@@ -364,6 +371,17 @@ def _session_id(events: Sequence[TranscriptEvent], path: Path | None) -> str:
     if path is not None:
         return codex_name_id(path) or path.stem
     return ""
+
+
+def _entrypoint(events: Sequence[TranscriptEvent]) -> str | None:
+    """The client the file names: Claude Code's `entrypoint` ("cli", "sdk-cli",
+    "claude-vscode", …) or Codex's `originator`/`source` ("codex_exec", …)."""
+    for event in events:
+        if isinstance(event, ModeEvent | OtherEvent):
+            continue
+        if event.meta.entrypoint and not event.meta.is_sidechain:
+            return str(event.meta.entrypoint)
+    return None
 
 
 def _codex_meta(event: OtherEvent) -> Mapping[str, Any]:

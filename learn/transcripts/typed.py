@@ -24,6 +24,7 @@ from typing import Final
 
 from learn.textfold import fold
 from learn.transcripts.exclusions import strip_reminders, text_exclusion
+from learn.transcripts.relayed import strip_relayed
 from learn.transcripts.replay import is_replayed_turn, unreplayed_parts
 
 
@@ -123,6 +124,10 @@ def _finish(
     if pasted != text:
         text = pasted
         reasons.append("pasted-output")
+    relayed = strip_relayed(text)
+    if relayed != text:
+        text = relayed
+        reasons.append("pasted-agent-report")
     text = text.strip()
     # The last rule that cut something is the reason; "empty" only when none did.
     reason = reasons[-1] if reasons else None
@@ -290,7 +295,11 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
     A line is pasted when it opens with a Claude Code UI glyph (with the
     indented lines that continue it), or when, folded, it is a line of at least
     PASTED_LINE_MIN_CHARS that is a whole line of an earlier assistant message
-    (copying from the terminal or the editor panel copies whole lines).
+    (copying from the terminal or the editor panel copies whole lines). Two
+    exceptions keep what the person wrote: a line equal to an assistant line
+    that is not part of a pasted block, when it is a short sentence typed as the
+    whole turn or a line of the person's own code the assistant had quoted; and
+    a question typed after a tool-status line, on that line.
     """
     if not text:
         return text
@@ -298,21 +307,51 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
     if not isinstance(assistant_texts, AssistantText):
         assistant_texts = AssistantText(assistant_texts)
     said = assistant_texts.lines
+    matched = [len(f) >= PASTED_LINE_MIN_CHARS and f in said for f in map(fold, lines)]
     keep: list[str] = []
     in_glyph_block = False
     dropped = False
-    for line in lines:
+    for i, line in enumerate(lines):
         if _GLYPH_LINE_RE.match(line):
             in_glyph_block = True
             dropped = True
+            asked = _AFTER_STATUS_RE.match(line)
+            if asked:
+                keep.append(asked.group(1))
             continue
         if in_glyph_block and (not line.strip() or _INDENTED_RE.match(line)):
             continue
         in_glyph_block = False
-        flat = fold(line)
-        if len(flat) >= PASTED_LINE_MIN_CHARS and flat in said:
+        if matched[i] and _pasted(lines, matched, i):
             dropped = True
             continue
         keep.append(line)
     return "\n".join(keep).strip() if dropped else text
 
+
+# A tool-status line with a question typed after it on the same line:
+# "⏺ Bash(pytest -x) why does this hang?".
+_AFTER_STATUS_RE: Final = re.compile(r"^[ \t]*[●⏺⎿]\s+[\w.:-]+\([^()\n]*\)\s+(\S[^\n]*\?)\s*$")
+# A line equal to an assistant line that is the whole turn is pasted only when
+# it is long: a short sentence is typed again. Amid the person's own lines, a
+# line of code is theirs (the assistant had quoted their code).
+PASTED_ALONE_MIN_CHARS: Final = 60
+_CODE_LINE_RE: Final = re.compile(r"[=(){}\[\];]|^\s{2,}\S")
+
+
+def _pasted(lines: list[str], matched: list[bool], i: int) -> bool:
+    neighbours = [j for j in (_near(lines, i, -1), _near(lines, i, 1)) if j is not None]
+    if any(matched[j] or _GLYPH_LINE_RE.match(lines[j]) for j in neighbours):
+        return True  # part of a pasted block
+    if not neighbours:  # the whole turn: typed again unless long
+        return len(fold(lines[i])) >= PASTED_ALONE_MIN_CHARS
+    # Amid the person's own lines: their code keeps its line, prose quoted back
+    # with a comment is the assistant's.
+    return not _CODE_LINE_RE.search(lines[i])
+
+
+def _near(lines: list[str], i: int, step: int) -> int | None:
+    j = i + step
+    while 0 <= j < len(lines) and not lines[j].strip():
+        j += step
+    return j if 0 <= j < len(lines) else None

@@ -33,6 +33,10 @@ Provider = Literal["claude", "codex"]
 HumanOrigin = Literal["typed", "denial", "answer", "queued", "aside"]
 HUMAN_ORIGINS: tuple[HumanOrigin, ...] = ("typed", "denial", "answer", "queued", "aside")
 
+# Who started a session: a person at a CLI, IDE or app, or a program (the Agent
+# SDK, `claude -p` / `codex exec` in a loop, a plugin's background sessions).
+SessionOrigin = Literal["interactive", "programmatic"]
+
 
 @dataclass(frozen=True, slots=True)
 class HumanTurn:
@@ -110,6 +114,12 @@ class Session:
     size_bytes: int = 0
     skipped_lines: int = 0
     subagent_paths: tuple[Path, ...] = field(default=())
+    # Who started the session (learn.transcripts.origin): the client the file
+    # names (Claude Code `entrypoint`, Codex `originator`/`source`), and the
+    # judgement made across the sessions in scope with the evidence that decided it.
+    entrypoint: str | None = None
+    origin: SessionOrigin = "interactive"
+    origin_evidence: tuple[str, ...] = field(default=())
 
 
 def reading_order(session: Session) -> tuple[TimelineItem, ...]:

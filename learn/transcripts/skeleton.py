@@ -1,0 +1,167 @@
+"""Templates by shape: a long prompt whose skeleton recurs across sessions is machinery.
+
+`scripted.repeated_prompts` finds prompts repeated word for word. A program that
+fills a template (a loop's prompt file with a changing story id or iteration
+number, a memory plugin quoting the person's request inside
+`<observed_from_primary_session><user_request>…`, a command body whose file was
+deleted with its `$ARGUMENTS` filled in) never repeats one exact text, so the
+skeleton is learned from the sessions themselves:
+
+- each long turn is cut into pieces (lines, and XML-style tags on their own);
+- a piece's shape is its folded text with digit runs masked, so "story US-002"
+  and "story US-003" share one shape;
+- a shape is part of a skeleton when it recurs in >= 3 sessions, or in 2 when
+  the turn's shared part is long (two runs of one long prompt file are a loop,
+  two copies of a sentence are not);
+- a turn is an instance of a template when skeleton pieces are most of it.
+
+What an instance keeps are its varying parts, and only those a person plausibly
+supplied: prose (not an id, a number, a path), outside a tag slot the template
+fills itself, and not a quote of something typed elsewhere (a request a program
+quotes must never count a second time).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from learn.textfold import fold
+
+# Shorter turns are not examined: a template a program fills is long, and short
+# turns repeated across sessions are the person's habits (corrections typed
+# again and again are exactly what learn is for).
+TEMPLATE_MIN_CHARS: Final = 150
+SHARED_MIN_SESSIONS: Final = 3
+# Two sessions are enough when they share this much of one prompt: no person
+# retypes 400 characters identically, and pasting the same text twice with a
+# changed id is a script.
+LONG_SHARED_CHARS: Final = 400
+# A turn is an instance when its skeleton pieces are at least this share of it
+# and at least INSTANCE_MIN_CHARS long; a person's long message that happens to
+# contain one sentence they often type stays theirs.
+INSTANCE_SHARE: Final = 0.5
+INSTANCE_MIN_CHARS: Final = 120
+# A skeleton piece this long inside a short turn marks it as the program's too.
+TOUCH_MIN_CHARS: Final = 20
+# A varying part keeps this many words of letters, or it is an id, a number or
+# a path a program substituted ("docs/prd-x.json US-002").
+PROSE_MIN_WORDS: Final = 2
+# Varying parts compared with each other to find a template's words around a
+# substituted value ("Focus on: <args>"); bounded so a large corpus stays linear.
+AFFIX_PEERS: Final = 200
+
+_SPLIT = re.compile(r"(<[A-Za-z/!][^<>\n]{0,80}>)|\n")
+_OPEN_TAG = re.compile(r"<([A-Za-z][\w:.-]*)(?:\s[^<>]*)?>$")
+_CLOSE_TAG = re.compile(r"</([A-Za-z][\w:.-]*)\s*>$")
+_DIGITS = re.compile(r"\d+")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def pieces(text: str) -> list[str]:
+    """`text` cut into lines, with XML-style tags as pieces of their own."""
+    return [p.strip() for p in _SPLIT.split(text) if p and p.strip()]
+
+
+def shape(piece: str) -> str:
+    return _DIGITS.sub("#", fold(piece))
+
+
+@dataclass(frozen=True, slots=True)
+class Skeleton:
+    shapes: frozenset[str]
+    # Shape -> sessions holding it, for the evidence shown (`learn show`).
+    sessions_of: Mapping[str, int]
+    # is_instance per text: the corpus pass asks about each turn three times.
+    _seen: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
+
+    def is_instance(self, text: str) -> bool:
+        if len(text) < TEMPLATE_MIN_CHARS or not self.shapes:
+            return False
+        known = self._seen.get(text)
+        if known is None:
+            parts = pieces(text)
+            shared = sum(len(p) for p in parts if shape(p) in self.shapes)
+            total = sum(len(p) for p in parts)
+            known = self._seen[text] = (shared >= INSTANCE_MIN_CHARS
+                                        and shared >= INSTANCE_SHARE * total)
+        return known
+
+    def touches(self, text: str) -> bool:
+        """Whether `text` holds a substantial skeleton piece (a short follow-up
+        a program sends with its template's words in it)."""
+        return bool(self.shapes) and any(len(p) >= TOUCH_MIN_CHARS and shape(p) in self.shapes for p in pieces(text))
+
+    def shared_with(self, text: str) -> int:
+        """How many sessions hold the most widely shared piece of `text`, minus this one."""
+        counts = [self.sessions_of.get(shape(p), 0) for p in pieces(text)]
+        return max(counts, default=1) - 1
+
+    def varying(self, text: str) -> list[str]:
+        """The pieces of an instance that are not skeleton, outside tag slots."""
+        out: list[str] = []
+        slots: list[str] = []  # open skeleton tags: their content is the program's
+        for piece in pieces(text):
+            in_skeleton = shape(piece) in self.shapes
+            opened = _OPEN_TAG.match(piece)
+            closed = _CLOSE_TAG.match(piece)
+            if opened and in_skeleton:
+                slots.append(opened.group(1))
+                continue
+            if closed and slots and closed.group(1) in slots:
+                del slots[slots.index(closed.group(1)):]
+                continue
+            if in_skeleton or slots:
+                continue
+            out.append(piece)
+        return out
+
+
+def learn_skeleton(turns: Iterable[tuple[str, str]]) -> Skeleton:
+    """The skeleton shapes of `(session id, text)` typed turns (give each session's own turns)."""
+    sessions_of: dict[str, set[str]] = {}
+    per_turn: list[tuple[str, list[tuple[str, int]]]] = []
+    for session_id, text in turns:
+        if len(text) < TEMPLATE_MIN_CHARS:
+            continue
+        shaped = [(shape(p), len(p)) for p in pieces(text)]
+        per_turn.append((session_id, shaped))
+        for key, _ in shaped:
+            sessions_of.setdefault(key, set()).add(session_id)
+    keys = {k for k, ids in sessions_of.items() if len(ids) >= SHARED_MIN_SESSIONS}
+    for _, shaped in per_turn:
+        pair = [(k, n) for k, n in shaped if len(sessions_of[k]) >= 2]
+        if sum(n for _, n in pair) >= LONG_SHARED_CHARS:
+            keys.update(k for k, _ in pair)
+    return Skeleton(frozenset(keys), {k: len(sessions_of[k]) for k in keys})
+
+
+def strip_affixes(piece: str, peers: Sequence[str]) -> str:
+    """`piece` without the words it shares at its start and end with another
+    varying part: the template's words around a value it substituted."""
+    words = piece.split()
+    best = (0, 0)
+    for other in peers[:AFFIX_PEERS]:
+        theirs = other.split()
+        if theirs == words:
+            continue
+        head = 0
+        while head < min(len(words), len(theirs)) and words[head] == theirs[head]:
+            head += 1
+        tail = 0
+        while (tail < min(len(words), len(theirs)) - head
+               and words[-1 - tail] == theirs[-1 - tail]):
+            tail += 1
+        if head + tail > sum(best):
+            best = (head, tail)
+    head, tail = best
+    label = head == 1 and words[0].endswith(":")  # "Focus: <args>"
+    if head + tail < 2 and not label:  # one shared word is chance ("the", "please")
+        return piece
+    return " ".join(words[head: len(words) - tail])
+
+
+def is_prose(text: str) -> bool:
+    return len(_WORD.findall(text)) >= PROSE_MIN_WORDS
