@@ -44,7 +44,7 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
     fingerprints = replay_fingerprints(load_templates(None if scope.all_projects else scope.project))
     from learn.mining.indexed_cache import IndexedMineCache
     from learn.store.session_index import open_session_index
-    from learn.transcripts.indexed import CachedHeads, LazyViews, indexed_views
+    from learn.transcripts.indexed import CachedHeads, indexed_views
 
     # Through the session index: unchanged files are neither opened, parsed nor hashed.
     with open_session_index() as index:
