@@ -40,7 +40,9 @@ from learn.transcripts.view import (
 )
 
 # v1: the first compact view (session.py and evidence.py as of issue 13).
-VIEW_VERSION: Final = 1
+# v2: detector candidates in any language (issue 19: unspaced word counts,
+#     plan rejections gated on shape, not English words).
+VIEW_VERSION: Final = 2
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
