@@ -65,9 +65,11 @@ def test_a_short_directive_typed_alone_is_whole() -> None:
 
 
 def test_spanish_and_other_scripts_sentence_marks() -> None:
+    # ¡…! is a pair: a model that drops either half still gets the person's whole sentence
     assert anchor_quote("no uses mocks en los tests", ["¡No uses mocks en los tests!"]).text == (
-        "No uses mocks en los tests"
+        "¡No uses mocks en los tests!"
     )
+    assert anchor_quote("no uses mocks", ["Vale. ¡No uses mocks! Gracias"]).text == "¡No uses mocks!"
     assert anchor_quote("no uses mocks en los tests!", ["¡No uses mocks en los tests!"]).text == (
         "¡No uses mocks en los tests!"
     )

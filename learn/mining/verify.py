@@ -163,8 +163,11 @@ def _span(turn: _Turn, start: int, end: int, *, ended: bool) -> str:
         nxt = folded[stop] if stop < len(folded) else ""
         if stop > end and (not nxt.isalnum() or is_unspaced(nxt) or folded[stop - 1] not in ".!?"):
             end = stop
-        if start > 0 and folded[start - 1] in _OPENERS:
-            start -= 1  # ¡…! and ¿…? are kept whole
+    if start > 0 and folded[start - 1] in _OPENERS:
+        # ¡…! and ¿…? are a pair, like quotation marks: kept whole.
+        start -= 1
+        if end < len(folded) and folded[end] in "!?":
+            end += 1
     lo, hi = turn.folded.span(start, end)
     return _balanced(turn.text, lo, hi)
 
