@@ -5,7 +5,8 @@ code-switched with English (issue 19), three sessions each, one project per
 language. Every language has two corrections said in two or three sessions
 (proposed), one said in one session only (a decoy: not proposed), and the
 traps verification exists for:
-- a quote that sits inside a longer unspaced sentence (zh, ja);
+- a quote that sits inside a longer unspaced sentence, no space or mark
+  around it (zh, ja), and one with no punctuation at all (zh);
 - a quote whose turn ends in 。 (the model drops it);
 - a short directive typed alone (`别用 mock`, zh): whole, like "use bun";
 - a denial reason and a plan rejection in the person's language (zh, ja, de,
@@ -52,9 +53,9 @@ class _Corpus:
 def _zh(c: _Corpus) -> None:
     g = c.gold
     cwd = c.project("shop-zh")
-    gen = g.group("zh-no-hand-edit-generated", "directive", "生成的文件不要手改，用 codegen 重新生成。",
+    gen = g.group("zh-hands-off-generated", "directive", "生成的文件不要手改，用 codegen 重新生成。",
                   language="zh")
-    mig = g.group("zh-no-hand-edit-migrations", "directive", "迁移文件不要手改，用 alembic 生成。",
+    mig = g.group("zh-hands-off-migrations", "directive", "迁移文件不要手改，用 alembic 生成。",
                   language="zh", category="database", decoy_of=gen)
     deps = g.group("zh-no-new-dependencies", "directive", "不要随便加新的依赖，优先用标准库。",
                    language="zh", category="dependencies")
@@ -76,8 +77,8 @@ def _zh(c: _Corpus) -> None:
 
     s2 = c.session("zh-2", cwd)
     s2.user("导出报表的时候偶尔会超时")
-    s2.user("先看一下报错。" + g.said(s2.session_id, "别手动改生成的代码，用 codegen 重新生成", gen)
-            + "。然后跑一下测试")
+    s2.user("先看一下报错然后" + g.said(s2.session_id, "别手动改生成的代码，用 codegen 重新生成", gen)
+            + "再跑一下测试")
     g.mistakes.append(Mistake(s2.session_id, "不要手动修改生成的代码", "directive", "paraphrase"))
     s2.user(g.said(s2.session_id, "别用 mock", mock))
     s2.user(g.said(s2.session_id, "迁移文件不要手改，用 alembic 生成", mig))
@@ -89,7 +90,7 @@ def _zh(c: _Corpus) -> None:
     s3.denied_tool("Edit", {"file_path": f"{cwd}/src/generated/api.ts", "old_string": "a",
                             "new_string": "b"},
                    g.said(s3.session_id, "不要改 src/generated 里的文件，那是生成的", gen))
-    s3.user(g.said(s3.session_id, "不要随便加依赖，先问我。", deps))
+    s3.user(g.said(s3.session_id, "不要随便加依赖先问我。", deps))
     s3.user(g.said(s3.session_id, "迁移文件别手动编辑，都用 alembic 自动生成", mig))
     s3.write(c.claude)
 
@@ -97,7 +98,7 @@ def _zh(c: _Corpus) -> None:
 def _ja(c: _Corpus) -> None:
     g = c.gold
     cwd = c.project("app-ja")
-    tests = g.group("ja-run-tests-before-commit", "directive", "コミットする前に必ずテストを実行する。",
+    tests = g.group("ja-tests-before-commit", "directive", "コミットする前に必ずテストを実行する。",
                     language="ja")
     anyt = g.group("ja-no-any-type", "directive", "any 型は使わず、きちんと型を書く。", language="ja",
                    category="code-style")
@@ -157,10 +158,10 @@ def _de(c: _Corpus) -> None:
     cwd = c.project("billing-de")
     push = g.group("de-never-force-push", "directive", "Niemals force-pushen; einen neuen Commit machen.",
                    language="de", scope="user", category="git")
-    hints = g.group("de-type-annotations-everywhere", "directive",
+    hints = g.group("de-type-annotations", "directive",
                     "Überall Typannotationen schreiben, auch in den Tests.", language="de",
                     category="code-style")
-    docs = g.group("de-docstrings-for-public-functions", "directive",
+    docs = g.group("de-public-docstrings", "directive",
                    "Docstrings für alle öffentlichen Funktionen schreiben.", language="de",
                    category="code-style", decoy_of=hints)
     once = g.group("de-rename-invoice-once", "request", "Invoice in Rechnung umbenennen.", language="de")
@@ -191,9 +192,9 @@ def _de(c: _Corpus) -> None:
 def _es(c: _Corpus) -> None:
     g = c.gold
     cwd = c.project("tienda-es")
-    mocks = g.group("es-real-database-in-tests", "directive",
+    mocks = g.group("es-real-test-database", "directive",
                     "Nada de mocks de la base de datos en los tests.", language="es", category="testing")
-    commits = g.group("es-commit-messages-in-english", "directive",
+    commits = g.group("es-english-commit-messages", "directive",
                       "Los mensajes de commit se escriben en inglés.", language="es", category="git")
     once = g.group("es-blue-button-once", "request", "Cambiar el botón a azul.", language="es")
 
@@ -252,12 +253,12 @@ def _ru(c: _Corpus) -> None:
 def _pt(c: _Corpus) -> None:
     g = c.gold
     cwd = c.project("loja-pt")
-    lint = g.group("pt-run-linter-before-pr", "directive", "Rodar o linter antes de abrir um PR.",
+    lint = g.group("pt-lint-before-pr", "directive", "Rodar o linter antes de abrir um PR.",
                    language="pt")
-    secrets = g.group("pt-no-secrets-in-code", "directive",
+    secrets = g.group("pt-secrets-in-env", "directive",
                       "Nunca colocar segredos no código; usar variáveis de ambiente.", language="pt",
                       category="security")
-    once = g.group("pt-no-tests-for-script-once", "directive", "Esse script não precisa de testes.",
+    once = g.group("pt-no-script-tests", "directive", "Esse script não precisa de testes.",
                    language="pt")
 
     s1 = c.session("pt-1", cwd)
@@ -281,7 +282,7 @@ def _pt(c: _Corpus) -> None:
 def _mix(c: _Corpus) -> None:
     g = c.gold
     cwd = c.project("web-mix")
-    vitest = g.group("mix-use-vitest-not-jest", "directive", "测试用 vitest，不要用 jest。",
+    vitest = g.group("mix-vitest-not-jest", "directive", "测试用 vitest，不要用 jest。",
                      language="zh-en", category="testing")
     anyt = g.group("mix-unknown-not-any", "directive", "TypeScript 里不要写 any，用 unknown 再 narrow。",
                    language="zh-en", category="code-style")

@@ -33,6 +33,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import TYPE_CHECKING
 
 from learn.embed.tfidf import normalise
@@ -87,9 +88,25 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold().replace("’", "'").replace("'", "")
 
 
+# The same cues in the other languages people correct agents in (issue 19):
+# with English cues alone, "don't use any 类型" read as negated and its own
+# paraphrase "不要写 any" as not, and the flip penalty kept them apart.
+_OTHER_NEGATION_WORDS = frozenset(["nicht", "kein", "keine", "keinen", "keiner", "nie", "niemals", "ohne", "statt", "stattdessen", "nunca", "nada", "sin", "jamás", "jamas", "sem", "não", "nao", "не", "нет", "никогда", "ни", "без", "вместо", "нельзя"])
+# Chinese, Japanese and Korean mark negation inside words, so these match anywhere.
+_UNSPACED_NEGATION = re.compile(r"不要|不用|不能|不该|别|勿|禁止|ないで|ません|しない|ではなく|じゃなく|말고|마세요|지 마|않")
+_WORD = re.compile(r"\w+")
+
+
 def is_negated(text: str) -> bool:
-    """Whether the quote carries a negation cue ("don't", "never", "no", "instead of" ...)."""
-    return any(tok in NEGATION_CUES for tok in _TOKEN.findall(_fold(text)))
+    """Whether the quote carries a negation cue ("don't", "never", "no", "instead of",
+    "nicht", "不要", "ないで", "말고", "не" ...)."""
+    folded = _fold(text)
+    if any(tok in NEGATION_CUES for tok in _TOKEN.findall(folded)):
+        return True
+    if folded.isascii():
+        return False
+    return _UNSPACED_NEGATION.search(folded) is not None or any(
+        tok in _OTHER_NEGATION_WORDS for tok in _WORD.findall(folded))
 
 
 def numbers(text: str) -> frozenset[str]:
@@ -135,24 +152,20 @@ def mostly_latin(text: str) -> bool:
 
 
 def lexical_grams(text: str) -> frozenset[str]:
-    """Character bigrams of unspaced runs and 5-letter stems of other words."""
+    """Lexical units of `text` in any script: 5-letter stems of Latin words,
+    character bigrams of everything else (unspaced Chinese and Japanese, and
+    the inflected or particle-bearing words of Korean and Russian, where
+    `pnpm을` and `pnpm으로` must still meet on `pnpm`)."""
     out: set[str] = set()
     for word in normalise(text):
-        run: list[str] = []
-        rest: list[str] = []
-        for ch in [*word, " "]:
-            if is_unspaced(ch):
-                run.append(ch)
+        for latin, run in groupby(word, lambda ch: ch < "\u0250"):
+            piece = "".join(ch for ch in run if ch.isalnum())
+            if not piece:
                 continue
-            if run:
-                piece = "".join(run)
+            if latin:
+                out.add(piece[:_STEM])
+            else:
                 out.update(piece[i : i + 2] for i in range(max(1, len(piece) - 1)))
-                run = []
-            if ch.isalnum():
-                rest.append(ch)
-            elif rest:
-                out.add("".join(rest)[:_STEM])
-                rest = []
     return frozenset(out)
 
 
