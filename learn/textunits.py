@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from itertools import groupby
 from typing import Final
 
@@ -78,3 +79,59 @@ def word_count(text: str, pattern: re.Pattern[str] = WORD_RUN) -> int:
             elif any(ch.isalnum() for ch in piece):
                 total += 1
     return total
+
+
+# --- display width ---------------------------------------------------------------
+
+
+def char_width(ch: str) -> int:
+    """Terminal columns `ch` takes: 2 for East Asian wide and full-width
+    characters (Han, kana, Hangul, ＤＢ), 0 for combining marks and zero-width
+    joiners, else 1. `unicodedata` is enough for this: `wcwidth` would add a
+    dependency for emoji-sequence details a digest line does not need."""
+    if unicodedata.combining(ch) or ch in "\u200b\u200c\u200d\ufe0f":
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """Columns `text` takes in a terminal or a monospaced editor."""
+    if text.isascii():
+        return len(text)
+    return sum(char_width(ch) for ch in text)
+
+
+def cut_to_width(text: str, width: int, mark: str = "…") -> str:
+    """`text` cut to at most `width` columns, `mark` included when cut; never
+    between a character and the combining marks that follow it."""
+    if display_width(text) <= width:
+        return text
+    room = width - display_width(mark)
+    used = 0
+    end = 0
+    for i, ch in enumerate(text):
+        w = char_width(ch)
+        if used + w > room and w:
+            break
+        used += w
+        end = i + 1
+    return text[:end].rstrip() + mark
+
+
+def cjk_language(text: str) -> str | None:
+    """"ja", "ko" or "zh" when `text` is written in that script, else None.
+
+    For the HTML report's `lang` attribute: Chinese and Japanese share Han
+    characters whose glyphs differ by language, and a browser picks the right
+    font only when told which one it is showing. Kana means Japanese, Hangul
+    Korean, Han alone Chinese.
+    """
+    han = False
+    for ch in text:
+        code = ord(ch)
+        if 0x3040 <= code <= 0x30FF or 0xFF66 <= code <= 0xFF9F:
+            return "ja"
+        if 0xAC00 <= code <= 0xD7AF or 0x1100 <= code <= 0x11FF:
+            return "ko"
+        han = han or is_unspaced(ch)
+    return "zh" if han else None
