@@ -159,7 +159,8 @@ def fold_typography(text: str) -> Folded:
         starts.append(start)
         ends.append(end)
 
-    stream = list(_compat(text))
+    # ASCII (most input) has no compatibility forms: skip the per-character Unicode pass.
+    stream = [(ch, i, i + 1) for i, ch in enumerate(text)] if text.isascii() else list(_compat(text))
     i, n = 0, len(stream)
     while i < n:
         ch, lo, hi = stream[i]
