@@ -91,3 +91,18 @@ def test_confidence_counts_unspaced_words_without_changing_latin_counts() -> Non
     assert word_count("不要") == 1
     assert word_count("不要加新的依赖") == 4
     assert word_count("别用 mock") == 2
+
+
+@pytest.mark.parametrize("reply", ["Стоп, вместо print используй модуль logging",
+                                   "停，别跑整个测试套件只跑改过的"])
+def test_an_interrupt_followed_by_a_correction_counts_in_any_language(reply: str) -> None:
+    s = Session("u7500000-0000-4000-8000-000000000075")
+    s.user("run the tests")
+    s.assistant(None, [("tu_t", "Bash", {"command": "make test"})])
+    s.result("tu_t", "[Request interrupted by user for tool use]", is_error=True)
+    s.user("[Request interrupted by user for tool use]")
+    s.user(reply)
+    [signal] = _mine(s, "interrupt")
+    assert signal.text == reply and signal.signal.reasons == ("bare_marker",)
+    [message] = [x for x in _mine(s, "transcript_message") if x.text == reply]
+    assert "short_followup" not in message.signal.reasons  # not "two words": split() saw one
