@@ -28,6 +28,7 @@ class FaultRow:
     fault: str  # "none" (ideal), a fault name, or "all"
     metrics: dict[str, float] = field(default_factory=dict)
     injected: dict[str, int] = field(default_factory=dict)
+    languages: dict[str, dict[str, float]] = field(default_factory=dict)  # per-language metrics
 
 
 def fault_runs(corpus: str, *, seed: int = 0, faults: Sequence[str] = FAULTS) -> list[FaultRow]:
@@ -39,7 +40,8 @@ def fault_runs(corpus: str, *, seed: int = 0, faults: Sequence[str] = FAULTS) ->
     rows = []
     for name, on in plan:
         report = run_corpus(corpus, mode="noisy", faults=on, seed=seed)
-        rows.append(FaultRow(corpus, name, dict(report.metrics), dict(report.injected)))
+        rows.append(FaultRow(corpus, name, dict(report.metrics), dict(report.injected),
+                             dict(report.languages)))
     return rows
 
 
@@ -88,7 +90,8 @@ def fault_table(rows: Sequence[FaultRow]) -> str:
 def to_json(rows: Sequence[FaultRow]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for r in rows:
-        out.setdefault(r.corpus, {})[r.fault] = {"metrics": r.metrics, "injected": r.injected}
+        out.setdefault(r.corpus, {})[r.fault] = {"metrics": r.metrics, "injected": r.injected,
+                                                 **({"languages": r.languages} if r.languages else {})}
     return out
 
 

@@ -49,6 +49,9 @@ class GoldGroup:
     coverage: Literal["new", "restated", "has-skill"] = "new"
     category: str = "workflow"
     decoy_of: str | None = None  # a look-alike group it must not merge with
+    # The language the person said it in (BCP 47, "zh-en" for code-switched
+    # Chinese + English); a corpus that sets it gets a table per language.
+    language: str | None = None
 
 
 @dataclass

@@ -148,9 +148,15 @@ def _votes(gold: Gold, proposal: Mapping[str, Any]) -> Counter[str]:
     return votes
 
 
-def proposal_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]], written_text: Iterable[str] = ()) -> dict[str, float]:
-    """`proposals` are RunResult JSON proposals (kind, label, sessions, quotes...)."""
-    expected = {name for name, g in gold.groups.items() if g.proposed}
+def proposal_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]], written_text: Iterable[str] = (),
+                     *, only: frozenset[str] | None = None) -> dict[str, float]:
+    """`proposals` are RunResult JSON proposals (kind, label, sessions, quotes...).
+
+    With `only` (gold group names) the proposal metrics cover those groups:
+    what they should have been proposed as, and the proposals whose quotes are
+    mostly theirs (a proposal matching no gold group counts only without it).
+    """
+    expected = {name for name, g in gold.groups.items() if g.proposed and (only is None or name in only)}
     hits: set[str] = set()
     false_pos = 0
     count_errors = 0
@@ -158,9 +164,12 @@ def proposal_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]], written
     for p in proposals:
         votes = _votes(gold, p)
         if not votes:
-            false_pos += 1
+            if only is None:
+                false_pos += 1
             continue
         group, _ = votes.most_common(1)[0]
+        if only is not None and group not in only:
+            continue
         if group not in expected:
             false_pos += 1
             decoy_leaks += 1
@@ -188,6 +197,61 @@ def proposal_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]], written
         "proposals.trap_leaks": float(trap_leaks),
         "proposals.secret_leaks": float(secret_leaks),
     }
+
+
+# The metrics a language's table shows, and the bar each language must meet
+# (issue 19): every proposal found, no decoy, no count error.
+LANGUAGE_SHOWN = ("proposals.recall", "proposals.precision", "proposals.count_errors",
+                  "proposals.decoy_leaks", "mining.recall")
+LANGUAGE_BAR = {"proposals.recall": 1.0, "proposals.count_errors": 0.0, "proposals.decoy_leaks": 0.0}
+
+
+def language_metrics(gold: Gold, verified: Sequence[Occurrence],
+                     proposals: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """language -> the proposal metrics and mining recall of its gold groups alone
+    (empty when no group of the corpus names its language)."""
+    by_language: dict[str, set[str]] = defaultdict(set)
+    for name, g in gold.groups.items():
+        if g.language:
+            by_language[g.language].add(name)
+    out: dict[str, dict[str, float]] = {}
+    for language, names in sorted(by_language.items()):
+        only = frozenset(names)
+        m = proposal_metrics(gold, proposals, only=only)
+        wanted = {(q.session, q.group) for q in gold.quotes if q.group in only}
+        found = {(occ.session, group) for occ in verified
+                 if (group := _gold_of(gold, occ.session, occ.kind, occ.text, occ.command)) in only}
+        m["mining.recall"] = round(len(found & wanted) / len(wanted), 4) if wanted else 1.0
+        out[language] = {k: m[k] for k in LANGUAGE_SHOWN}
+    return out
+
+
+def language_problems(corpus: str, run: str, per_language: Mapping[str, Mapping[str, float]]) -> list[str]:
+    """One line per language that misses LANGUAGE_BAR in `run` (empty: every language holds)."""
+    problems = []
+    for language, m in per_language.items():
+        for name, want in LANGUAGE_BAR.items():
+            value = m.get(name, 0.0)
+            bad = value < want - 1e-9 if DIRECTION[name] else value > want + 1e-9
+            if bad:
+                problems.append(f"{corpus} {run} [{language}]: {name} {value:g}, the bar is {want:g}")
+    return problems
+
+
+def language_table(corpus: str, runs: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str:
+    """Markdown: one table per language, a row per run (replayed answers, noisy model)."""
+    languages = sorted({lang for per in runs.values() for lang in per})
+    lines = []
+    for language in languages:
+        lines.append(f"### {corpus} [{language}]\n")
+        lines.append("| run | " + " | ".join(LANGUAGE_SHOWN) + " |")
+        lines.append("|---|" + "---:|" * len(LANGUAGE_SHOWN))
+        for run, per in runs.items():
+            m = per.get(language)
+            if m is not None:
+                lines.append(f"| {run} | " + " | ".join(f"{m.get(k, 0.0):g}" for k in LANGUAGE_SHOWN) + " |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def agreement_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]]) -> dict[str, float]:

@@ -42,13 +42,15 @@ from learn.textfold import fold as _norm
 
 FAULTS: tuple[str, ...] = (
     "typography", "ellipsis", "label_drift", "partial", "truncated", "malformed",
-    "wrong_kind", "paraphrase",
+    "wrong_kind", "paraphrase", "width",
 )
 TYPOGRAPHY_RATE = 0.25
 PARTIAL_RATE = 0.2
 # Offered its earlier label, the model still rewords it this often.
 DRIFT_DESPITE_OFFER = 0.34
 ELLIPSIS_MIN_WORDS = 9
+# How often a quote comes back in the other width (issue 19).
+WIDTH_RATE = 0.3
 # Word swaps for the paraphrase fault: each changes one word, never typography.
 _SWAPS = (("never", "do not ever"), ("always", "every time"), ("the", "all the"),
           ("use", "prefer"), ("run", "execute"), ("don't", "do not"), ("no", "zero"))
@@ -84,6 +86,50 @@ def elide(text: str) -> str | None:
     if len(words) < ELLIPSIS_MIN_WORDS:
         return None
     return " ".join(words[:3]) + " \u2026 " + " ".join(words[-3:])
+
+
+_NARROW_PUNCT = {"，": ",", "！": "!", "？": "?", "：": ":", "；": ";", "（": "(", "）": ")"}
+_WIDE_PUNCT = {v: k for k, v in _NARROW_PUNCT.items()} | {".": "．"}
+
+
+def _half_width_katakana() -> dict[str, str]:
+    """Full-width katakana (and the voicing marks) -> half-width forms."""
+    import unicodedata
+
+    out = {unicodedata.normalize("NFKC", chr(cp)): chr(cp) for cp in range(0xFF66, 0xFF9E)}
+    out["\u3099"], out["\u309a"] = "\uff9e", "\uff9f"  # combining (han)dakuten
+    return {k: v for k, v in out.items() if len(k) == 1}
+
+
+_HALF_KATAKANA = _half_width_katakana()
+
+
+def _wide(ch: str) -> str:
+    return chr(ord(ch) + 0xFEE0) if ch.isascii() and ch.isalnum() else ch
+
+
+def rewiden(text: str) -> str | None:
+    """The quote in the other width, every character the same up to width:
+    what a model does when it retypes a quote from a CJK conversation.
+
+    Chinese/Japanese text: full-width punctuation narrowed (`，` -> `,`), ASCII
+    letters and digits widened (`DB` -> `ＤＢ`), katakana halved (`テスト` ->
+    `ﾃｽﾄ`). Other text: punctuation and its first ASCII word widened.
+    None when nothing would change.
+    """
+    import re as _re
+    import unicodedata
+
+    from learn.textunits import has_unspaced
+
+    if has_unspaced(text) or any(ch in _NARROW_PUNCT for ch in text):
+        decomposed = unicodedata.normalize("NFD", text)
+        out = "".join(_NARROW_PUNCT.get(ch) or _HALF_KATAKANA.get(ch) or _wide(ch) for ch in decomposed)
+        out = unicodedata.normalize("NFC", out)
+    else:
+        out = "".join(_WIDE_PUNCT.get(ch, ch) for ch in text)
+        out = _re.sub(r"[A-Za-z0-9]+", lambda m: "".join(_wide(c) for c in m.group()), out, count=1)
+    return out if out != text else None
 
 
 def reword(text: str) -> str | None:
@@ -202,6 +248,12 @@ class NoisyModel:
             elif self._on("typography") and rng.random() < TYPOGRAPHY_RATE:
                 self._fired("typography")
                 row["text"] = restyle(text, rng)
+            # Its own draw, so switching it on moves no other fault's.
+            if self._on("width") and _rng("width", self.seed, text).random() < WIDTH_RATE:
+                drifted = rewiden(str(row["text"]))
+                if drifted is not None:
+                    self._fired("width")
+                    row["text"] = drifted
             out.append(row)
         if self._on("truncated") and attempt == 1 and self._session_in(self.truncate_session, user) and out:
             self._fired("truncated")

@@ -15,10 +15,20 @@ that did this to about a quarter of its quotes (issue 11), exact matching cost
 0.3 of end-to-end recall. It never adds, drops or changes a letter or word, so
 a paraphrase still fails, and it maps every folded character back to the
 original so what is kept is the person's own span.
+
+It also forgives width (issue 19): a model that writes `,` for the `，` a
+person typed in Chinese, `DB` for `ＤＢ`, or full-width `カ` for half-width
+`ｶ`, changed no word either. Each character (with the combining marks that
+follow it) is replaced by its Unicode compatibility form (NFKC) before the
+typography rules run, and every character NFKC produces maps back to the
+typed characters it came from, so the offset map survives a fold that changes
+lengths (`…` -> `...`, `ﬁ` -> `fi`, `ｶﾞ` -> `ガ`).
 """
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -54,7 +64,12 @@ def fold_with_offsets(text: str) -> tuple[str, list[int]]:
 
 # Every quotation mark and apostrophe folds to one: a model that swaps
 # ’ for ' (or " for ') has changed no word.
-_QUOTES: Final = frozenset("'\"‘’‚‛“”„‟′″´«»‹›")
+# CJK corner brackets, double-angle title marks and the prime-style quotes
+# (「」『』《》〈〉〝〞〟) are quotation marks too: a model writes "x" for 「x」.
+_QUOTES: Final = frozenset("'\"‘’‚‛“”„‟′″´«»‹›「」『』《》〈〉〝〞〟")
+# Quotation marks that are never an apostrophe inside a word (`don't`), so a
+# bracket between two Han characters (说「不要」了) is still a mark.
+BRACKET_QUOTES: Final = frozenset("“”„‟«»‹›「」『』《》〈〉〝〞〟")
 QUOTE_CHARS: Final = _QUOTES
 # Hyphen, non-breaking hyphen, figure/en/em dash, horizontal bar, minus.
 _DASHES: Final = frozenset("-‐‑‒–—―−")
@@ -83,12 +98,45 @@ def _is_word(ch: str) -> bool:
     return ch.isalnum()
 
 
-def fold_typography(text: str) -> Folded:
-    """Fold quotes, dashes, ellipses, emphasis marks, whitespace and case.
+def _compat(text: str) -> Iterator[tuple[str, int, int]]:
+    """(character, start, end): `text` in its compatibility forms (NFKC), each
+    produced character with the typed span [start, end) it came from.
 
+    A character is normalised together with the combining marks after it, so
+    `e` + U+0301 becomes `é` and half-width `ｶﾞ` becomes `ガ` (NFKC composes
+    across the pair; character by character it would not). ASCII, by far the
+    commonest input, is passed through without a Unicode call.
+    """
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        j = i + 1
+        while j < n and text[j] >= "\x80" and _combines(text[j]):
+            j += 1
+        if j == i + 1 and ch < "\x80":
+            yield ch, i, j
+        else:
+            for out in unicodedata.normalize("NFKC", text[i:j]):
+                yield out, i, j
+        i = j
+
+
+def _combines(ch: str) -> bool:
+    """Whether `ch` attaches to the character before it once normalised
+    (a combining mark, or the half-width katakana voicing marks ﾞ ﾟ)."""
+    if unicodedata.combining(ch):
+        return True
+    compat = unicodedata.normalize("NFKC", ch)
+    return bool(compat) and unicodedata.combining(compat[0]) != 0
+
+
+def fold_typography(text: str) -> Folded:
+    """Fold width, quotes, dashes, ellipses, emphasis marks, whitespace and case.
+
+    - compatibility forms first (NFKC): `，！（）ＤＢ` -> `,!()db`, `ｶ` -> `カ`
     - every quotation mark and apostrophe -> `'`
     - any run of dashes, with the spaces around it -> `-` ("a — b" == "a--b" == "a - b")
-    - `...` -> `…`
+    - `...` -> `…`, and a run of them (the Chinese `……`) -> one `…`
     - `*`, `~`, backticks dropped; `_` dropped at a word edge (`_this_`, not `snake_case`)
     - whitespace runs -> one space, trimmed; letters casefolded
     """
@@ -101,39 +149,41 @@ def fold_typography(text: str) -> Folded:
             # No leading space, no double space, no space after a dash.
             if not chars or chars[-1] in (" ", DASH):
                 return
-        elif ch == DASH:
-            if chars and chars[-1] == DASH:
-                ends[-1] = end  # a run of dashes is one dash
+        elif ch in (DASH, ELLIPSIS):
+            if chars and chars[-1] == ch:
+                ends[-1] = end  # a run of dashes (or of ellipses) is one
                 return
-            if chars and chars[-1] == " ":
+            if ch == DASH and chars and chars[-1] == " ":
                 chars.pop(), starts.pop(), ends.pop()  # no space before a dash
         chars.append(ch)
         starts.append(start)
         ends.append(end)
 
-    i, n = 0, len(text)
+    # ASCII (most input) has no compatibility forms: skip the per-character Unicode pass.
+    stream = [(ch, i, i + 1) for i, ch in enumerate(text)] if text.isascii() else list(_compat(text))
+    i, n = 0, len(stream)
     while i < n:
-        ch = text[i]
-        if ch == "." and text.startswith("...", i):
-            emit(ELLIPSIS, i, i + 3)
+        ch, lo, hi = stream[i]
+        if ch == "." and i + 2 < n and stream[i + 1][0] == "." and stream[i + 2][0] == ".":
+            emit(ELLIPSIS, lo, stream[i + 2][2])
             i += 3
             continue
         if ch.isspace():
-            emit(" ", i, i + 1)
+            emit(" ", lo, hi)
         elif ch in _QUOTES:
-            emit(QUOTE_MARK, i, i + 1)
+            emit(QUOTE_MARK, lo, hi)
         elif ch in _DASHES:
-            emit(DASH, i, i + 1)
+            emit(DASH, lo, hi)
         elif ch in _EMPHASIS:
             pass
         elif ch == "_":
-            before = text[i - 1] if i > 0 else ""
-            after = text[i + 1] if i + 1 < n else ""
+            before = stream[i - 1][0] if i > 0 else ""
+            after = stream[i + 1][0] if i + 1 < n else ""
             if _is_word(before) and _is_word(after):
-                emit("_", i, i + 1)
+                emit("_", lo, hi)
         else:
             for low in ch.casefold():
-                emit(low, i, i + 1)
+                emit(low, lo, hi)
         i += 1
     while chars and chars[-1] == " ":
         chars.pop(), starts.pop(), ends.pop()

@@ -81,3 +81,17 @@ def test_fallback_slug_folds_contractions_and_keeps_negations() -> None:
     # "do" and "don't" must not fall back to the same label.
     assert fallback_slug("do mock the database", "directive") != fallback_slug(
         "don't mock the database", "directive")
+
+
+def test_labels_are_ascii_in_every_language() -> None:
+    assert fallback_slug("Keine neue Abhängigkeit für den Export", "directive") == (
+        "keine-neue-abhangigkeit-fur-den"
+    )
+    assert fallback_slug("Не используй моки в тестах", "directive") == "ne-ispolzuy-moki-v-testakh"
+    assert normalize_label("Straße sperren") == "strasse-sperren"
+    # Chinese has no short transliteration: its ASCII words and a digest, never a bare
+    # "pdf-directive" that every Chinese quote naming PDF would share.
+    one = fallback_slug("导出 PDF 不要加新的依赖", "directive")
+    two = fallback_slug("PDF 导出要快一点", "directive")
+    assert one.startswith("pdf-") and two.startswith("pdf-") and one != two
+    assert SLUG_PATTERN.match(one)

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from evals.corpora import demo, hard
+from evals.corpora import demo, hard, multilingual
 from evals.gold import Gold
 
 CORPORA: dict[str, Callable[[Path], Gold]] = {
     "demo": demo.build,
     "hard": hard.build,
+    "multilingual": multilingual.build,
 }

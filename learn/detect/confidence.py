@@ -14,6 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NewType
 
+from learn.detect.wording import HEDGE_RE
+from learn.textunits import TOKEN_RUN
+from learn.textunits import word_count as count_words
+
 Confidence = NewType("Confidence", float)
 
 NONE = Confidence(0.0)
@@ -40,12 +44,10 @@ REASON_SHORT = "short_followup"
 REASON_PROXIMATE = "trigger_proximate"
 REASON_STRUCTURAL = "structural_only"
 
-# "maybe try the other adapter" is an idea offered, not a rule given: one band down.
-HEDGE_PATTERN = re.compile(
-    r"\b(?:maybe|perhaps|possibly|might|not sure|i think|i guess|"
-    r"if you (?:want|prefer)|up to you)\b",
-    re.IGNORECASE,
-)
+# "maybe try the other adapter" is an idea offered, not a rule given: one band
+# down. In every language `wording` knows (English, Chinese, Japanese, Korean,
+# German, Spanish, Portuguese, Russian).
+HEDGE_PATTERN = HEDGE_RE
 
 
 def clamp(value: float) -> Confidence:
@@ -92,7 +94,10 @@ def noise(reason: str) -> CandidateSignal:
 
 
 def word_count(text: str) -> int:
-    return len(text.split())
+    """Whitespace-separated words, with unspaced scripts (Chinese, Japanese)
+    counted two characters a word: `split()` made a Chinese reason one word,
+    never "substantive" (issue 19). Latin text counts exactly as `split()`."""
+    return count_words(text, TOKEN_RUN)
 
 
 # --- stages -----------------------------------------------------------------

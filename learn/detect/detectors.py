@@ -17,12 +17,11 @@ The traps each detector steps around are facts about Claude Code's output:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 from learn.detect.answers import detect_question_answers
-from learn.detect.confidence import CandidateSignal, noise, score, weak
+from learn.detect.confidence import NONE, CandidateSignal, noise, score, weak
 from learn.detect.emit import calibrated, emit
 from learn.detect.provenance import classify
 from learn.detect.review import extract_comments
@@ -36,6 +35,7 @@ from learn.detect.signals import (
 from learn.detect.spec import DETECTOR_ORDER, DetectorName, MiningSpec
 from learn.detect.structural import is_scaffolding
 from learn.detect.usertext import SessionIndex, is_human_message
+from learn.detect.wording import has_approving_words, has_rejecting_words
 from learn.transcripts.literals import (
     ANSWERED_PREFIX,
     ASK_USER_QUESTION,
@@ -116,14 +116,14 @@ def detect_exit_plan_rejections(
         reason = index.clean(embedded_reason(block.content) or "")
         if not reason:
             continue
-        # Declining the plan dialog is also how some clients hand back a plan
-        # the person approved ("this plan is solid and ready"): only words that
-        # reject or redirect make it a rejection.
-        signal = (
-            calibrated(spec.calibrated, "embedded_text", reason)
-            if has_rejecting_words(reason)
-            else noise("no_rejecting_words")
-        )
+        # The shape is the gate: the person declined the plan and typed a
+        # reason, in whatever language. Declining the dialog is also how some
+        # clients hand back a plan the person approved ("this plan is solid
+        # and ready"), so a reason that approves and rejects nothing (in any
+        # language `wording` knows) drops to nothing; words never lift a score.
+        signal = calibrated(spec.calibrated, "embedded_text", reason)
+        if has_approving_words(reason) and not has_rejecting_words(reason):
+            signal = CandidateSignal(NONE, (*signal.reasons, "approving_words"), signal.durable)
         yield emit(
             event,
             i,
@@ -134,23 +134,6 @@ def detect_exit_plan_rejections(
             signal=signal,
             evidence={"tool": use.block.name, "tool_use_id": block.tool_use_id},
         )
-
-
-# Words that reject or redirect a plan. A reason with none of them reads as
-# approval or commentary (the issue-10 false positives: "this plan is solid
-# and ready", "looks great, ship it").
-_REJECTING_RE: Final = re.compile(
-    r"\b(?:no|not|nope|don'?t|do not|doesn'?t|isn'?t|aren'?t|won'?t|can'?t|never|stop|"
-    r"instead|rather|wrong|incorrect|change|remove|drop|skip|avoid|without|but|wait|"
-    r"missing|should|shouldn'?t|must|need|needs|too|revert|undo|rethink|reconsider|"
-    r"only|first|before|also|add|use)\b",
-    re.IGNORECASE,
-)
-
-
-def has_rejecting_words(text: str) -> bool:
-    """True when `text` says no to, or redirects, what it answers."""
-    return _REJECTING_RE.search(text) is not None
 
 
 # --------------------------------------------------------------- plan_reentry

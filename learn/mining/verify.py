@@ -31,24 +31,40 @@ from typing import Any, Final, Literal
 from learn.mining.candidate import MinedCandidate
 from learn.render.redact import redact
 from learn.render.spoken import TURN_SEPARATOR
-from learn.textfold import ELLIPSIS, QUOTE_CHARS, QUOTE_MARK, Folded, fold, fold_typography
+from learn.textfold import (
+    BRACKET_QUOTES,
+    ELLIPSIS,
+    QUOTE_CHARS,
+    QUOTE_MARK,
+    Folded,
+    fold,
+    fold_typography,
+)
+from learn.textunits import is_unspaced, word_count
 from learn.transcripts.view import Session
 
 # Three characters verified almost anything ("no", "ok", "use"): a quote must
 # carry at least this many words. The shortest real directive in the eval
 # corpora is three words ("bump the version", "keep functions short"); a
-# shorter turn typed on its own is the exception (see `_anchor`).
+# shorter turn typed on its own is the exception (see `_anchor`). Words are
+# counted by `textunits.word_count`, so a Chinese or Japanese quote (no spaces)
+# counts two characters a word instead of being one "word" however long.
 MIN_QUOTE_WORDS: Final = 3
 # Each fragment of an ellipsis quote must be a phrase on its own; a one-word
 # fragment would be found in nearly any turn.
 MIN_FRAGMENT_WORDS: Final = 2
 # Joins the fragments of an ellipsis quote in what is kept.
 FRAGMENT_JOIN: Final = " … "
-# Sentence ends a model adds to or drops from the end of a quote.
-_TERMINAL: Final = ".!?;:,"
+# Sentence ends: Latin, CJK (。; the full-width ！？ fold to !? first), Arabic,
+# Devanagari, Ethiopic, Armenian.
+_SENTENCE_END: Final = ".!?。؟।॥።։"
+# Sentence ends and clause marks a model adds to or drops from the end of a
+# quote (the full-width ，；： fold to ,;: first; 、 is the CJK enumeration comma).
+_TERMINAL: Final = _SENTENCE_END + ";:,、،؛፣"
+# Spanish opens a question or exclamation with its mirror image; a model drops it.
+_OPENERS: Final = "¡¿"
 # What may sit around a quote without being part of it, after folding.
-_EDGE: Final = f" {QUOTE_MARK}{ELLIPSIS}"
-_WORD: Final = re.compile(r"\w+")
+_EDGE: Final = f" {QUOTE_MARK}{ELLIPSIS}{_OPENERS}"
 
 DropReason = Literal["paraphrase", "too_short", "fix_command"]
 REASONS: Final[tuple[DropReason, ...]] = ("paraphrase", "too_short", "fix_command")
@@ -96,17 +112,31 @@ def _trim(folded: str) -> tuple[str, bool]:
         folded = folded.strip(_EDGE)
         stripped = folded.rstrip(_TERMINAL)
         if stripped != folded:
-            ended = ended or folded[len(stripped):][:1] in ".!?"
+            ended = ended or folded[len(stripped):][:1] in _SENTENCE_END
             folded = stripped
     return folded, ended
 
 
 def _words(text: str) -> int:
-    return len(_WORD.findall(text))
+    return word_count(text)
+
+
+def _joined(left: str, right: str) -> bool:
+    """Whether `left` then `right` run on inside one spaced-script word.
+
+    Only a letter or digit on both sides joins, and only when neither is from
+    a script written without spaces: "use bun" inside "reuse bundle" is not
+    the quote, but 别用mock inside 你别用mock了 is (there is no boundary there
+    to demand), and neither is a Latin word against a Han character.
+    """
+    if not (left.isalnum() and right.isalnum()):
+        return False
+    return not (is_unspaced(left) or is_unspaced(right))
 
 
 def _find(needle: str, hay: str, start: int = 0) -> int | None:
-    """The first index >= start where `needle` sits in `hay` on word boundaries."""
+    """The first index >= start where `needle` sits in `hay` on word boundaries
+    (where the script has them; see `_joined`)."""
     if not needle:
         return None
     at = hay.find(needle, start)
@@ -114,9 +144,7 @@ def _find(needle: str, hay: str, start: int = 0) -> int | None:
         before = hay[at - 1] if at > 0 else ""
         end = at + len(needle)
         after = hay[end] if end < len(hay) else ""
-        if not (before.isalnum() and needle[0].isalnum()) and not (
-            after.isalnum() and needle[-1].isalnum()
-        ):
+        if not _joined(before, needle[0]) and not _joined(needle[-1], after):
             return at
         at = hay.find(needle, at + 1)
     return None
@@ -128,10 +156,18 @@ def _span(turn: _Turn, start: int, end: int, *, ended: bool) -> str:
     folded = turn.folded.text
     if ended:
         stop = end
-        while stop < len(folded) and folded[stop] in ".!?":
+        while stop < len(folded) and folded[stop] in _SENTENCE_END:
             stop += 1
-        if stop > end and (stop == len(folded) or not folded[stop].isalnum()):
+        # "v1.2" is not a sentence end; "。" followed by the next sentence is
+        # (Chinese and Japanese put no space after it).
+        nxt = folded[stop] if stop < len(folded) else ""
+        if stop > end and (not nxt.isalnum() or is_unspaced(nxt) or folded[stop - 1] not in ".!?"):
             end = stop
+    if start > 0 and folded[start - 1] in _OPENERS:
+        # ¡…! and ¿…? are a pair, like quotation marks: kept whole.
+        start -= 1
+        if end < len(folded) and folded[end] in "!?":
+            end += 1
     lo, hi = turn.folded.span(start, end)
     return _balanced(turn.text, lo, hi)
 
@@ -140,6 +176,8 @@ def _is_mark(text: str, i: int) -> bool:
     """A quotation mark at `i`, not an apostrophe inside a word (don't)."""
     if not 0 <= i < len(text) or text[i] not in QUOTE_CHARS:
         return False
+    if text[i] in BRACKET_QUOTES:
+        return True
     inside = 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
     return not inside
 

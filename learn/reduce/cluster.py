@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from learn.reduce.contrast import NO_CONTRAST, Contrast, contrast_matrix
+from learn.reduce.contrast import NO_CONTRAST, SCRIPT_WEIGHT, Contrast, contrast_matrix
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -34,7 +34,7 @@ DEFAULT_THRESHOLD = 0.65
 _THRESHOLDS: tuple[tuple[str, float], ...] = (("minilm", 0.64), ("tfidf", 0.88))
 # Weights measured flat between 0.2 and 0.4 each at t=0.62-0.65 (ARI 0.75-0.82), so
 # round values in the middle of that plateau, not the sweep's best point.
-DEFAULT_CONTRAST = Contrast(negation=0.3, topic=0.3, number=0.3)
+DEFAULT_CONTRAST = Contrast(negation=0.3, topic=0.3, number=0.3, script=SCRIPT_WEIGHT)
 _CONTRASTS: tuple[tuple[str, Contrast], ...] = (("minilm", DEFAULT_CONTRAST), ("tfidf", NO_CONTRAST))
 
 
@@ -60,7 +60,10 @@ def contrast_for(embedder: Embedder) -> Contrast:
 
     if embedder.name in CLUSTER_CONTRAST:
         negation, topic, number = CLUSTER_CONTRAST[embedder.name]
-        return Contrast(negation=negation, topic=topic, number=number)
+        # A lexical space reads every script; a sentence embedding gets the
+        # lexical term for text it cannot read (learn/reduce/contrast.py).
+        script = SCRIPT_WEIGHT if (negation or topic or number) else 0.0
+        return Contrast(negation=negation, topic=topic, number=number, script=script)
     name = embedder.name.lower()
     for prefix, value in _CONTRASTS:
         if name.startswith(prefix):

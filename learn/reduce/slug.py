@@ -3,12 +3,22 @@
 A label is 2–5 words, `^[a-z0-9]+(-[a-z0-9]+){1,5}$`-shaped (the canonical-key
 pattern, which allows up to six words; labels stop at five so a model that
 writes a sentence gets cut to something that still names the point).
+
+Labels stay ASCII in every language (issue 19): they are keys (verdict and
+canonical keys, command-file names, team-shared rows), compared and typed on
+any keyboard. Latin letters lose their accents (`abhängigkeit` ->
+`abhangigkeit`, not `abh-ngigkeit`), Cyrillic is transliterated, and a quote
+in a script without a short transliteration (Chinese, Japanese, Korean) keeps
+its ASCII words and a digest of the text, so two such quotes never share a
+fallback label by accident. The rule text itself stays in the person's
+language; only the key is ASCII.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 
 from learn.textfold import fold
 
@@ -31,8 +41,39 @@ _NEGATED_CONTRACTION = re.compile(r"(\w)n['’]t\b")
 _CONTRACTION_TAIL = re.compile(r"['’](?:re|s|ll|ve|d|m)\b")
 
 
+_CYRILLIC = dict(zip(
+    "абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїєґ",
+    ["a", "b", "v", "g", "d", "e", "e", "zh", "z", "i", "y", "k", "l", "m", "n", "o", "p", "r",
+     "s", "t", "u", "f", "kh", "ts", "ch", "sh", "shch", "", "y", "", "e", "yu", "ya", "i", "yi",
+     "ye", "g"],
+    strict=True,
+))
+
+
+def ascii_fold(text: str) -> str:
+    """`text` lower-cased with Latin accents dropped and Cyrillic transliterated;
+    other scripts are left as they are (and so fall out of a slug)."""
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered
+    out: list[str] = []
+    for ch in lowered:
+        if ch in _CYRILLIC:
+            out.append(_CYRILLIC[ch])  # before NFKD, which would split й into и + breve
+        elif ch == "ß":
+            out.append("ss")
+        else:
+            out.extend(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+    return "".join(out)
+
+
+def _untransliterated(text: str) -> bool:
+    """Whether `text` has letters `ascii_fold` cannot write in ASCII."""
+    return any(ch.isalpha() and not ch.isascii() for ch in ascii_fold(text))
+
+
 def _words(text: str) -> list[str]:
-    return [w for w in _NON_ALNUM.split(text.lower()) if w]
+    return [w for w in _NON_ALNUM.split(ascii_fold(text)) if w]
 
 
 def _cap(words: list[str], max_words: int, max_chars: int) -> str:
@@ -75,6 +116,10 @@ def fallback_slug(text: str, kind: str) -> str:
     """
     folded = _CONTRACTION_TAIL.sub("", _NEGATED_CONTRACTION.sub(r"\1nt", text.lower()))
     words = [w for w in _words(folded) if w not in _FILLER] or _words(folded)
+    if words and _untransliterated(text):
+        # "导出 PDF 不要加新的依赖" and "PDF 导出要快" must not both be "pdf-directive".
+        digest = hashlib.sha256(fold(text).encode("utf-8")).hexdigest()[:8]
+        return _cap([*words[: MAX_LABEL_WORDS - 1], digest], MAX_LABEL_WORDS, MAX_LABEL_CHARS)
     slug = _cap(words, MAX_LABEL_WORDS, MAX_LABEL_CHARS)
     if SLUG_PATTERN.match(slug):
         return slug

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from learn.projects import quote_projects
 from learn.reduce.types import Funnel, Proposal, RunResult
+from learn.textunits import cut_to_width
 
 LEARN_DIGEST_MARKER = "[learn-digest]"
 
@@ -30,10 +31,14 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 
 
 def flatten(text: str, limit: int | None = None) -> str:
-    """One line, whitespace collapsed, cut at `limit` characters with an ellipsis."""
+    """One line, whitespace collapsed, cut at `limit` columns with an ellipsis.
+
+    Columns, not characters: a Chinese or Japanese character takes two, so a
+    400-character cut let a Chinese quote run twice as wide as an English one.
+    """
     flat = re.sub(r"\s+", " ", text).strip()
-    if limit is not None and len(flat) > limit:
-        flat = flat[: limit - 1].rstrip() + "…"
+    if limit is not None:
+        flat = cut_to_width(flat, limit)
     return flat
 
 

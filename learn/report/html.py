@@ -28,6 +28,7 @@ from learn.report.digest import (
     project_line,
     sessions_read,
 )
+from learn.textunits import cjk_language
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
        "img-src data:")
@@ -43,7 +44,8 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bott
 .card h3{font-size:16px;margin:0 0 4px}.card .key{color:#777;font:12px ui-monospace,monospace}
 .rule{background:#eef6ee;border-left:3px solid #2b8a3e;padding:6px 10px;margin:8px 0}
 .restated{background:#fff4e6;border-left:3px solid #d9480f;padding:6px 10px;margin:8px 0}
-blockquote{margin:6px 0;padding:2px 10px;border-left:3px solid #ccc;color:#333}
+blockquote{margin:6px 0;padding:2px 10px;border-left:3px solid #ccc;color:#333;overflow-wrap:anywhere}
+.rule,.restated{overflow-wrap:anywhere}
 blockquote small{color:#777}
 table{border-collapse:collapse}td,th{padding:3px 10px;text-align:left;border-bottom:1px solid #eee}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -115,6 +117,13 @@ def _script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def _lang(text: str) -> str:
+    """A `lang` attribute for a quote in Chinese, Japanese or Korean (so the
+    browser picks that language's glyphs for shared Han characters), else ""."""
+    language = cjk_language(text)
+    return f' lang="{language}"' if language else ""
+
+
 def _card(p: Proposal, result: RunResult) -> str:
     v = p.verdict
     parts = [f'<section class="card{"" if is_proposed(p) else " declined"}" id="{escape(p.key)}">',
@@ -148,12 +157,12 @@ def _card(p: Proposal, result: RunResult) -> str:
     lq, rq = ("", "") if p.kind == "fix" else ("“", "”")
     for q in quotes:
         when = escape(day(q.at) or "undated")
-        parts.append(f"<blockquote>{lq}{escape(flatten(q.text))}{rq}<br>"
+        parts.append(f"<blockquote{_lang(q.text)}>{lq}{escape(flatten(q.text))}{rq}<br>"
                      f"<small>session <code>{escape(q.session_id)}</code> · {when}"
                      + (f" · {escape(q.project)}" if q.project else "")
                      + "</small></blockquote>")
     if not quotes:
-        parts.append(f"<blockquote>{lq}{escape(flatten(p.text))}{rq}</blockquote>")
+        parts.append(f"<blockquote{_lang(p.text)}>{lq}{escape(flatten(p.text))}{rq}</blockquote>")
     parts.append("</section>")
     return "\n".join(parts)
 
