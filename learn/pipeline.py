@@ -378,6 +378,9 @@ def run_pipeline(
                                 o.candidate.command, o.candidate.source)
             )
 
+        with clock.stage("outcomes"):
+            outcomes = _outcomes(store, sessions, session_cands, naming.labels,
+                                 outcome.proposals, embedder)
         usage_total = meter.usage if meter is not None else CallUsage()
         failed_stages.extend(reduce_failures(outcome, judged_by_model=model_backend is not None))
         usage = RunUsage(
@@ -415,11 +418,30 @@ def run_pipeline(
                 "pending": store.pending_summary([p.key for p in outcome.proposals]),
                 # Shown again though decided before (said again since, or --all).
                 "states": store.book.decided(store.project, [p.key for p in outcome.proposals]),
+                # Each rule in place against the sessions since (learn.reduce.outcomes).
+                "outcomes": outcomes,
             },
         )
         with clock.stage("store"):
             store.record_run(result, remember_shown=outcome.may_write_state)
     return result, trace
+
+
+def _outcomes(store: Any, sessions: Sequence[Session], session_cands: Sequence[SessionCandidates],
+              labels: Sequence[str], proposals: Sequence[Any], embedder: Any) -> list[dict[str, Any]]:
+    """Did each applied rule work: its correction counted in the sessions read, by start."""
+    from learn.reduce.counting import occurrences
+    from learn.reduce.outcomes import Said
+    from learn.store.in_place import measure
+
+    starts = {s.id: _iso(s.started_at or s.last_activity) for s in sessions}
+    said = [Said(o.session.session_id, starts.get(o.session.session_id) or o.session.last_activity,
+                 o.label, o.candidate.kind, o.candidate.text, o.session.project)
+            for o in occurrences(session_cands, labels)]
+    found = measure(store.book, store.project, session_starts=starts, said=said,
+                    proposals=proposals, embedder=embedder,
+                    session_projects={s.id: s.project for s in sessions})
+    return [o.to_json() for o in found]
 
 
 def _keep_stored(

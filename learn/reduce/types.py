@@ -87,6 +87,13 @@ class Proposal:
     # who chose to be shown ([team] show_name); None / () on a personal run.
     people: int | None = None
     authors: tuple[str, ...] = ()
+    # Where it is best written when not a line of CLAUDE.md / AGENTS.md (learn.report.
+    # escalation, learn.report.pathscope): "permission" (settings.json deny rules in
+    # surface_rules, Codex prefixes in surface_commands), "path-rule" (.claude/rules
+    # file loaded only for the globs in surface_rules), "command"; None: a rule line.
+    surface: str | None = None
+    surface_rules: tuple[str, ...] = ()
+    surface_commands: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -118,6 +125,9 @@ class Proposal:
             verdict=Verdict.from_json(verdict) if isinstance(verdict, dict) else None,
             people=int(data["people"]) if data.get("people") is not None else None,
             authors=tuple(str(a) for a in data.get("authors") or ()),
+            surface=_opt_str(data.get("surface")),
+            surface_rules=tuple(str(r) for r in data.get("surface_rules") or ()),
+            surface_commands=tuple(str(r) for r in data.get("surface_commands") or ()),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -149,6 +159,10 @@ class Proposal:
         projects = quote_projects(self.quotes)
         out["projects"] = projects
         out["project"] = projects[0] if len(projects) == 1 else None
+        if self.surface is not None:
+            out["surface"] = self.surface
+            out["surface_rules"] = list(self.surface_rules)
+            out["surface_commands"] = list(self.surface_commands)
         if self.people is not None:  # a team run's proposal
             out["people"] = self.people
             out["authors"] = list(self.authors)
@@ -251,6 +265,8 @@ class RunResult:
             "make_command": list(self.extra.get("make_command") or ()),
             # Proposed by earlier runs and not decided yet (not repeated above).
             "pending": list(self.extra.get("pending") or ()),
+            # Each rule in place: sessions before / since, verdict (learn.reduce.outcomes).
+            "outcomes": list(self.extra.get("outcomes") or ()),
         }
 
     @classmethod
@@ -274,7 +290,8 @@ class RunResult:
             offline=bool(data.get("offline", False)),
             extra={**dict(data.get("extra") or {}),
                    "make_command": list(data.get("make_command") or ()),
-                   "pending": list(data.get("pending") or ())},
+                   "pending": list(data.get("pending") or ()),
+                   "outcomes": list(data.get("outcomes") or ())},
             failed_stages=tuple(str(x) for x in data.get("failed_stages") or ()),
             verification={str(k): int(v) for k, v in (data.get("verification") or {}).items()
                           if isinstance(v, int)},

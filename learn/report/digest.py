@@ -282,6 +282,8 @@ PENDING_LISTED = 10
 
 
 def render_digest_markdown(result: RunResult) -> str:
+    from learn.report.outcomes import outcome_lines  # it reads this module's helpers
+
     lines = header_lines(result)
     proposed = [p for p in result.proposals if is_proposed(p)]
     declined = [p for p in result.proposals if not is_proposed(p)]
@@ -290,6 +292,7 @@ def render_digest_markdown(result: RunResult) -> str:
         lines.append(empty_reason(result))
         if declined:
             lines.extend(["", *_declined_lines(declined)])
+        lines.extend(outcome_lines(result))
         lines.extend(pending_lines(result))
         lines.extend(command_lines(result))
         return "\n".join(lines) + "\n"
@@ -302,6 +305,7 @@ def render_digest_markdown(result: RunResult) -> str:
             lines.extend(item_lines(p, result))
     if declined:
         lines.extend(["", *_declined_lines(declined)])
+    lines.extend(outcome_lines(result))
     lines.extend(pending_lines(result))
     lines.extend(command_lines(result))
     if result.failures:

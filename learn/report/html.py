@@ -27,6 +27,9 @@ from learn.report.digest import (
     plural,
     sessions_read,
 )
+from learn.report.outcomes import CSS as OUTCOME_CSS
+from learn.report.outcomes import JS as OUTCOME_JS
+from learn.report.outcomes import outcome_data, outcome_html
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
        "img-src data:")
@@ -190,19 +193,21 @@ def render_html(result: RunResult, *, title: str = "learn report") -> str:
     if declined:
         body.append("<h2>Repeated, but judged not worth a rule</h2>")
         body.extend(_card(p, result) for p in declined)
+    body.append(outcome_html(result))
     if not result.proposals:
         body.append(f"<p>Nothing to propose. {escape(funnel_sentence(result.funnel))}</p>")
     if result.failures:
         body.append("<h2>What failed</h2><ul>"
                     + "".join(f"<li>{escape(flatten(x, 300))}</li>" for x in result.failures)
                     + "</ul>")
-    data = {"series": chart_series(result), "run": result.to_json()}
+    data = {"series": chart_series(result), "run": result.to_json(),
+            "outcomes": outcome_data(result)}
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{CSP}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="generator" content="learn">
-<title>{escape(title)}</title><style>{CSS}</style></head>
+<title>{escape(title)}</title><style>{CSS}{OUTCOME_CSS}</style></head>
 <body><main>
 <h1>{escape(title)}</h1>
 <p class="meta">{escape(summary)}</p>
@@ -217,5 +222,6 @@ are distinct sessions: evidence, not conclusions.</p>
 </main>
 <script type="application/json" id="learn-data">{_script_json(data)}</script>
 <script>{JS}</script>
+<script>{OUTCOME_JS}</script>
 </body></html>
 """

@@ -50,6 +50,8 @@ def proposal_from_full_json(data: dict[str, Any]) -> Proposal:
     fields["intervening_commands"] = tuple(fields.get("intervening_commands", ()))
     fields["edited_files"] = tuple(fields.get("edited_files", ()))
     fields["authors"] = tuple(fields.get("authors", ()))
+    fields["surface_rules"] = tuple(fields.get("surface_rules", ()))
+    fields["surface_commands"] = tuple(fields.get("surface_commands", ()))
     fields["verdict"] = _verdict(fields.get("verdict"))
     return Proposal(**fields)
 
