@@ -379,8 +379,8 @@ def run_pipeline(
             )
 
         with clock.stage("outcomes"):
-            outcomes = _outcomes(store, sessions, session_cands, naming.labels,
-                                 outcome.proposals, embedder)
+            outcomes, escalations = _outcomes(store, sessions, session_cands, naming.labels,
+                                              outcome.proposals, embedder)
         usage_total = meter.usage if meter is not None else CallUsage()
         failed_stages.extend(reduce_failures(outcome, judged_by_model=model_backend is not None))
         usage = RunUsage(
@@ -396,7 +396,7 @@ def run_pipeline(
         )
         activity = [s.last_activity for s in sessions if s.last_activity]
         result = RunResult(
-            proposals=outcome.proposals,
+            proposals=(*outcome.proposals, *escalations),
             funnel=outcome.funnel,
             usage=usage,
             window_start=_iso(min(activity)) if activity else None,
@@ -428,10 +428,13 @@ def run_pipeline(
 
 
 def _outcomes(store: Any, sessions: Sequence[Session], session_cands: Sequence[SessionCandidates],
-              labels: Sequence[str], proposals: Sequence[Any], embedder: Any) -> list[dict[str, Any]]:
-    """Did each applied rule work: its correction counted in the sessions read, by start."""
+              labels: Sequence[str], proposals: Sequence[Any],
+              embedder: Any) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Did each applied rule work: its correction counted in the sessions read, by start;
+    and for each rule ignored since, its escalation (learn.report.escalation)."""
     from learn.reduce.counting import occurrences
     from learn.reduce.outcomes import Said
+    from learn.report.escalation import escalations_for
     from learn.store.in_place import measure
 
     starts = {s.id: _iso(s.started_at or s.last_activity) for s in sessions}
@@ -441,7 +444,8 @@ def _outcomes(store: Any, sessions: Sequence[Session], session_cands: Sequence[S
     found = measure(store.book, store.project, session_starts=starts, said=said,
                     proposals=proposals, embedder=embedder,
                     session_projects={s.id: s.project for s in sessions})
-    return [o.to_json() for o in found]
+    found, escalations = escalations_for(store.book, store.project, found, proposals)
+    return [o.to_json() for o in found], escalations
 
 
 def _keep_stored(

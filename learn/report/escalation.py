@@ -26,6 +26,7 @@ from pathlib import Path
 
 from learn.reduce.outcomes import RuleOutcome
 from learn.reduce.types import Proposal, Verdict
+from learn.store.proposals import ProposalBook
 
 # "never run `git push`", "don't run git push", "stop running npm install", "do not use yarn"
 _RUN = re.compile(
@@ -68,6 +69,7 @@ def _command(words: str) -> tuple[str, ...] | None:
         tokens = shlex.split(words)
     except ValueError:
         tokens = words.split()
+    tokens = [t.strip(".,;:!?") for t in tokens]
     tokens = [t for t in tokens if t]
     if not tokens or tokens[0].lower() in _NOT_PROGRAMS or not re.match(r"^[a-z0-9][\w.+-]*$",
                                                                           tokens[0], re.I):
@@ -192,3 +194,32 @@ def merged_codex_rules(original: str | None, commands: Sequence[str], justificat
             continue
         text += "\n" + codex_rule_text(c, justification, key)
     return text
+
+
+def escalations_for(book: ProposalBook, project: str | None, outcomes: Sequence[RuleOutcome],
+                    proposals: Sequence[Proposal]) -> tuple[list[RuleOutcome], list[Proposal]]:
+    """Each ignored rule's escalation as a proposal, unless the person already applied
+    it, or declined it and it was not said in REOFFER_FACTOR times the sessions since."""
+    import dataclasses
+
+    by_key = {p.key: p for p in proposals}
+    out: list[RuleOutcome] = []
+    made: list[Proposal] = []
+    for o in outcomes:
+        proposal = escalate(o, by_key.get(o.key))
+        if proposal is None:
+            out.append(o)
+            continue
+        state = book.decided(project, [proposal.key]).get(proposal.key)
+        threshold = book.reoffer_threshold(proposal.key, project)
+        if state in ("applied", "edited") or (
+                state == "declined" and threshold is not None and proposal.sessions < threshold):
+            out.append(dataclasses.replace(o, escalation={
+                "key": proposal.key, "summary": proposal.verdict.summary if proposal.verdict
+                else "", "state": state}))
+            continue
+        made.append(proposal)
+        out.append(dataclasses.replace(o, escalation={
+            "key": proposal.key, "summary": proposal.verdict.summary if proposal.verdict else "",
+            "state": "pending"}))
+    return out, made

@@ -67,3 +67,4 @@ def measure(book: ProposalBook, project: str | None, *, session_starts: Mapping[
     similar, threshold = similar_by(embedder) if embedder is not None else (None, 1.0)
     return rule_outcomes(rules, said, session_starts, proposals=proposals, similar=similar,
                          similarity=threshold, session_projects=session_projects)
+
