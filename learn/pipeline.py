@@ -379,8 +379,9 @@ def run_pipeline(
             )
 
         with clock.stage("outcomes"):
+            scoped = _path_scoped(outcome.proposals, sessions)
             outcomes, escalations = _outcomes(store, sessions, session_cands, naming.labels,
-                                              outcome.proposals, embedder)
+                                              scoped, embedder)
         usage_total = meter.usage if meter is not None else CallUsage()
         failed_stages.extend(reduce_failures(outcome, judged_by_model=model_backend is not None))
         usage = RunUsage(
@@ -396,7 +397,7 @@ def run_pipeline(
         )
         activity = [s.last_activity for s in sessions if s.last_activity]
         result = RunResult(
-            proposals=(*outcome.proposals, *escalations),
+            proposals=(*scoped, *escalations),
             funnel=outcome.funnel,
             usage=usage,
             window_start=_iso(min(activity)) if activity else None,
@@ -425,6 +426,14 @@ def run_pipeline(
         with clock.stage("store"):
             store.record_run(result, remember_shown=outcome.may_write_state)
     return result, trace
+
+
+def _path_scoped(proposals: Sequence[Any], sessions: Sequence[Session]) -> list[Any]:
+    """Directives said only while the agent worked under one folder (learn.reduce.pathscope)."""
+    from learn.reduce.pathscope import files_of_calls, scope_to_paths
+
+    files = {s.id: files_of_calls((c.name, c.input) for c in s.tool_calls) for s in sessions}
+    return scope_to_paths(proposals, files)
 
 
 def _outcomes(store: Any, sessions: Sequence[Session], session_cands: Sequence[SessionCandidates],

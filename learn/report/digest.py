@@ -200,6 +200,8 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
     if v is not None:
         lines.append(f"  - proposed rule ({v.scope} scope, {v.category or 'uncategorised'}, "
                      f"confidence {v.confidence:.2f}): {flatten(v.summary)}")
+    if p.surface:
+        lines.append(f"  - {surface_line(p)}")
     where = project_line(p)
     if where:
         lines.append(f"  - {where}")
@@ -245,6 +247,21 @@ DEMO_NEXT = """## Next
 This was the demo's own home (a copy in learn's data dir, not your files). `learn demo --apply`
 writes these proposals into the demo's projects and shows each diff. On your own sessions:
 `learn run`, then `learn apply`."""
+
+
+def surface_line(p: Proposal) -> str:
+    """Where a proposal goes when it is not a line of CLAUDE.md."""
+    if p.surface == "permission":
+        return (f"enforced, not advised: `learn apply` adds {', '.join(p.surface_rules)} to "
+                "`permissions.deny` in .claude/settings.json (`--agents`: a Codex forbidden "
+                "rule in ~/.codex/rules/learn.rules)")
+    if p.surface == "path-rule":
+        return (f"only said while working under {', '.join(f'`{g}`' for g in p.surface_rules)}: "
+                "written to .claude/rules/ with `paths:` so it is loaded only there "
+                "(`--agents`: an AGENTS.md in that folder)")
+    if p.surface == "command":
+        return "a procedure: written as a command (.claude/commands/), typed when wanted"
+    return p.surface or ""
 
 
 def project_line(p: Proposal) -> str | None:
