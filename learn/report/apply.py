@@ -33,7 +33,7 @@ from learn.paths import atomic_write_bytes, data_dir, ensure_private_dir
 from learn.reduce.types import Proposal
 from learn.report.digest import day, flatten, plural
 from learn.report.runs import Decision
-from learn.report.targets import Form, TargetChoice, choose
+from learn.report.targets import Form, TargetChoice, choose, in_memory
 
 BEGIN = "<!-- learn:begin -->"
 END = "<!-- learn:end -->"
@@ -339,7 +339,7 @@ def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
         key=p.key,
         text=words,
         target=target.path,
-        replace_line=p.existing_rule if p.status == "restated" else None,
+        replace_line=p.existing_rule if p.status == "restated" and not in_memory(p) else None,
         provenance=provenance_for(p),
         decision=decision,
         form=target.form,

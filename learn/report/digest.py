@@ -207,7 +207,12 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
         lines.append(f"  - {where}")
     elif p.rationale:
         lines.append(f"  - why it may be durable: {flatten(p.rationale, 200)}")
-    if p.status == "restated" and p.existing_rule:
+    if p.status == "restated" and p.existing_rule and _memory(p):
+        lines.append(f'  - promote from memory to CLAUDE.md: your agent\'s memory '
+                     f'(`{p.existing_rule_file}`) already says "{flatten(p.existing_rule, RULE_CHARS)}"'
+                     " — machine-local, loaded only in part, and you still had to say it: "
+                     "`learn apply` writes it as a rule (the memory file is left alone)")
+    elif p.status == "restated" and p.existing_rule:
         where = f" in `{p.existing_rule_file}`" if p.existing_rule_file else ""
         lines.append(f'  - already written{where}: "{flatten(p.existing_rule, RULE_CHARS)}" '
                      "— and you still had to say it, so that rule is not working: "
@@ -247,6 +252,12 @@ DEMO_NEXT = """## Next
 This was the demo's own home (a copy in learn's data dir, not your files). `learn demo --apply`
 writes these proposals into the demo's projects and shows each diff. On your own sessions:
 `learn run`, then `learn apply`."""
+
+
+def _memory(p: Proposal) -> bool:
+    from learn.reduce.surfaces import is_memory_file
+
+    return is_memory_file(p.existing_rule_file)
 
 
 def surface_line(p: Proposal) -> str:

@@ -130,7 +130,13 @@ def _card(p: Proposal, result: RunResult) -> str:
                      f"{escape(flatten(v.summary))}"
                      + (f"<br><small>{escape(flatten(v.rationale))}</small>" if v.rationale else "")
                      + "</div>")
-    if p.status == "restated" and p.existing_rule:
+    from learn.reduce.surfaces import is_memory_file
+
+    if p.status == "restated" and p.existing_rule and is_memory_file(p.existing_rule_file):
+        parts.append(f'<div class="restated"><b>Promote from memory to CLAUDE.md</b>: your '
+                     f"agent's memory (<code>{escape(p.existing_rule_file or '')}</code>) says "
+                     f"“{escape(flatten(p.existing_rule))}” — and you still had to say it.</div>")
+    elif p.status == "restated" and p.existing_rule:
         where = f" in <code>{escape(p.existing_rule_file)}</code>" if p.existing_rule_file else ""
         parts.append(f'<div class="restated">Already written{where}: '
                      f"“{escape(flatten(p.existing_rule))}” — and still said again: "

@@ -146,10 +146,18 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
     return root
 
 
+def in_memory(p: Proposal) -> bool:
+    """Covered only by an agent's own memory (auto-memory, Codex memories): promoted to a
+    rule file, never edited in place (memories are generated state)."""
+    from learn.reduce.surfaces import is_memory_file
+
+    return p.status == "restated" and is_memory_file(p.existing_rule_file)
+
+
 def choose(p: Proposal, choice: TargetChoice) -> Target:
     """Where proposal `p` is written, in which form, for which project."""
     form = form_for(p)
-    if p.status == "restated" and p.existing_rule_file:
+    if p.status == "restated" and p.existing_rule_file and not in_memory(p):
         existing = Path(p.existing_rule_file).expanduser()
         if existing.is_file():
             return Target(existing, "rule", None)

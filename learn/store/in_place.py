@@ -16,6 +16,7 @@ from typing import Any
 
 from learn.projects import quote_projects
 from learn.reduce.outcomes import InPlace, RuleOutcome, Said, rule_outcomes, similar_by
+from learn.reduce.surfaces import is_memory_file
 from learn.reduce.types import Proposal
 from learn.store.proposals import ProposalBook
 
@@ -44,7 +45,8 @@ def record_written(book: ProposalBook, proposals: Sequence[Proposal], project: s
     wrote; returns the keys recorded now."""
     recorded: list[str] = []
     for p in proposals:
-        if p.status != "restated" or not p.existing_rule or p.people is not None:
+        if (p.status != "restated" or not p.existing_rule or p.people is not None
+                or is_memory_file(p.existing_rule_file)):  # the agent's memory, not a rule
             continue
         for where in quote_projects(p.quotes) or ([project] if project else []):
             if any(a.project == where for a in book.applied(key=p.key)):
