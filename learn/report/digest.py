@@ -271,7 +271,7 @@ def surface_line(p: Proposal) -> str:
                 "written to .claude/rules/ with `paths:` so it is loaded only there "
                 "(`--agents`: an AGENTS.md in that folder)")
     if p.surface == "command":
-        return "a procedure: written as a command (.claude/commands/), typed when wanted"
+        return "a command, not a rule line: `learn apply` writes .claude/commands/<name>.md, typed when wanted"
     return p.surface or ""
 
 
