@@ -12,7 +12,8 @@ from typing import Any, Literal
 from learn.mining.candidate import CandidateKind
 from learn.projects import quote_projects
 
-CoverageStatus = Literal["new", "restated", "has-skill"]
+# contradicts: a written rule says the opposite; the latest word wins (an edit of it).
+CoverageStatus = Literal["new", "restated", "has-skill", "contradicts"]
 Scope = Literal["user", "project"]
 
 
@@ -114,7 +115,7 @@ class Proposal:
             count=int(data.get("count") or 0),
             last_seen=_opt_str(data.get("last_seen")),
             quotes=tuple(Quote.from_json(q) for q in data.get("quotes") or () if isinstance(q, dict)),
-            status=status if status in ("new", "restated", "has-skill") else "new",
+            status=status if status in ("new", "restated", "has-skill", "contradicts") else "new",
             existing_rule=_opt_str(data.get("existing_rule")),
             existing_rule_file=_opt_str(data.get("existing_rule_file")),
             rationale=_opt_str(data.get("rationale")),

@@ -212,6 +212,13 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
                      f'(`{p.existing_rule_file}`) already says "{flatten(p.existing_rule, RULE_CHARS)}"'
                      " — machine-local, loaded only in part, and you still had to say it: "
                      "`learn apply` writes it as a rule (the memory file is left alone)")
+    elif p.status == "contradicts" and p.existing_rule:
+        where = f" in `{p.existing_rule_file}`" if p.existing_rule_file else ""
+        newest = p.quotes[0] if p.quotes else None
+        said = f'"{flatten(newest.text, 200)}" ({day(newest.at) or "undated"})' if newest else ""
+        lines.append(f'  - contradicts your rule{where}: "{flatten(p.existing_rule, RULE_CHARS)}"'
+                     f" — you said since: {said}. The latest wins: `learn apply` rewrites that "
+                     "line (decline to keep the rule)")
     elif p.status == "restated" and p.existing_rule:
         where = f" in `{p.existing_rule_file}`" if p.existing_rule_file else ""
         lines.append(f'  - already written{where}: "{flatten(p.existing_rule, RULE_CHARS)}" '

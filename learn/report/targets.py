@@ -157,7 +157,7 @@ def in_memory(p: Proposal) -> bool:
 def choose(p: Proposal, choice: TargetChoice) -> Target:
     """Where proposal `p` is written, in which form, for which project."""
     form = form_for(p)
-    if p.status == "restated" and p.existing_rule_file and not in_memory(p):
+    if p.status in ("restated", "contradicts") and p.existing_rule_file and not in_memory(p):
         existing = Path(p.existing_rule_file).expanduser()
         if existing.is_file():
             return Target(existing, "rule", None)

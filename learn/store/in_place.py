@@ -35,7 +35,7 @@ def rules_in_place(book: ProposalBook, project: str | None) -> list[InPlace]:
                 origin=WRITTEN if a.decision == WRITTEN else "apply",
                 evidence=evidence.get(a.key, ()))
         for a in book.applied(project=project)
-        if a.form == "rule"
+        if a.form in ("rule", "path-rule")  # a line the agent reads, whose outcome is said
     ]
 
 

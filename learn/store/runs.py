@@ -183,5 +183,6 @@ def record_decision(
         book.decide(key, state, None if every_project else project)  # type: ignore[arg-type]
         if target is not None and proposal is not None and decision != "dismissed":
             book.record_applied(project=project, proposal=proposal, decision=decision,
-                                form="command" if form == "command" else "rule",
+                                form=form if form in ("command", "permission", "codex-rule",
+                                                      "path-rule") else "rule",  # type: ignore[arg-type]
                                 rule_text=text, target_file=target, backup_file=backup)
