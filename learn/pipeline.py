@@ -432,7 +432,8 @@ def _path_scoped(proposals: Sequence[Any], sessions: Sequence[Session]) -> list[
     """Directives said only while the agent worked under one folder (learn.reduce.pathscope)."""
     from learn.reduce.pathscope import files_of_calls, scope_to_paths
 
-    files = {s.id: files_of_calls((c.name, c.input) for c in s.tool_calls) for s in sessions}
+    files = {s.id: files_of_calls((c.name, c.input, c.summary) for c in s.tool_calls)
+             for s in sessions}
     return scope_to_paths(proposals, files)
 
 

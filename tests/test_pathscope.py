@@ -25,9 +25,11 @@ def proposal(project: str, sessions: tuple[str, ...] = ("a", "b"), kind: str = "
 
 
 def test_files_of_calls_reads_claude_tools_and_codex_patches() -> None:
-    calls = [("Read", {"file_path": "/p/src/api/a.py"}), ("Bash", {"command": "ls"}),
-             ("Edit", {"file_path": "/p/src/api/b.py"}),
-             ("apply_patch", {"input": "*** Begin Patch\n*** Update File: src/api/c.py\n@@\n"})]
+    calls = [("Read", {"file_path": "/p/src/api/a.py"}, "/p/src/api/a.py"),
+             ("Bash", {"command": "ls"}, "ls"),
+             ("Edit", {}, "/p/src/api/b.py"),  # from the session index: the summary only
+             ("apply_patch", {"input": "*** Begin Patch\n*** Update File: src/api/c.py\n@@\n"},
+              "")]
     assert files_of_calls(calls) == ["/p/src/api/a.py", "/p/src/api/b.py", "src/api/c.py"]
 
 

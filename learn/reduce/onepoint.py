@@ -78,8 +78,12 @@ def requests_as_commands(proposals: Sequence[Proposal], min_sessions: int) -> li
     out: list[Proposal] = []
     for p in proposals:
         v = p.verdict
-        if p.kind == "request" and v is not None and not v.accepted and p.status == "new" \
-                and p.sessions >= min_sessions:
+        if p.kind != "request" or p.status != "new" or p.sessions < min_sessions:
+            out.append(p)
+            continue
+        if v is None:  # not judged (the judge's answer left it out): a command all the same
+            p = dataclasses.replace(p, surface="command")
+        elif not v.accepted:
             p = dataclasses.replace(p, surface="command", verdict=dataclasses.replace(
                 v, accepted=True, summary=v.summary or p.text,
                 rationale=f"no rule in it (judge: {v.rationale or 'not a rule'}); asked for "

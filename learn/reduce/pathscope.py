@@ -23,16 +23,22 @@ FILE_TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRea
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
 
 
-def files_of_calls(calls: Iterable[tuple[str, Mapping[str, object]]]) -> list[str]:
-    """File paths a session's tool calls read or edited (Claude Code tools; Codex patches)."""
+def files_of_calls(calls: Iterable[tuple[str, Mapping[str, object], str]]) -> list[str]:
+    """File paths a session's tool calls read or edited (Claude Code tools; Codex patches),
+    from (name, input, summary). A view from the session index keeps only a call's
+    command of its input; its one-line summary is the path for a file tool (cut with
+    "…" when long: its folder then reads as the one above, the cautious way)."""
     out: list[str] = []
-    for name, data in calls:
+    for name, data, summary in calls:
         if name in FILE_TOOLS:
             for field in ("file_path", "notebook_path", "path"):
                 value = data.get(field)
                 if isinstance(value, str) and value:
                     out.append(value)
                     break
+            else:
+                if summary:
+                    out.append(summary)
         elif name == "apply_patch":
             patch = data.get("input") or data.get("patch") or ""
             if isinstance(patch, str):
