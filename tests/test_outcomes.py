@@ -195,3 +195,14 @@ def test_outcome_charts_draw_in_headless_chromium(tmp_path: Path) -> None:
     boxes = re.findall(r'<div class="outcome-chart"[^>]*>', dom.stdout)
     assert len(boxes) == 2 and all('data-chart-ready="1"' in b for b in boxes), boxes
     assert 'data-points="2"' in boxes[0]  # a day before, a day since
+
+
+def test_the_digest_says_what_became_of_each_escalation() -> None:
+    from learn.report.outcomes import escalation_sentence
+
+    base = {"key": "directive:no-push-enforced", "summary": "Enforce it: deny Bash(git push:*)"}
+    assert escalation_sentence({**base, "state": "pending"}).startswith("escalation proposed")
+    assert "`learn apply --only directive:no-push-enforced`" in escalation_sentence(
+        {**base, "state": "pending"})
+    assert "applied" in escalation_sentence({**base, "state": "applied"})
+    assert "declined" in escalation_sentence({**base, "state": "declined"})

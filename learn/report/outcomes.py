@@ -31,6 +31,16 @@ def verdict_sentence(o: RuleOutcome) -> str:
             f"for {MIN_SESSIONS_SINCE} before calling a rule holding")
 
 
+def escalation_sentence(e: dict[str, Any]) -> str:
+    key, summary, state = e.get("key", ""), e.get("summary", ""), e.get("state")
+    if state in ("applied", "edited"):
+        return f"escalated already ({summary}; `{key}` applied)"
+    if state == "declined":
+        return (f"escalation `{key}` declined: offered again only if said in twice the "
+                "sessions")
+    return f"escalation proposed: {summary} (`learn apply --only {key}`)"
+
+
 def _where(o: RuleOutcome) -> str:
     when = day(o.applied_at) or o.applied_at
     if o.origin == "written":
@@ -58,8 +68,7 @@ def outcome_lines(result: RunResult) -> list[str]:
         if len(o.quotes_since) > QUOTES_SHOWN:
             out.append(f"  - and {plural(len(o.quotes_since) - QUOTES_SHOWN, 'more quote')}")
         if o.escalation:
-            out.append(f"  - escalation proposed: {o.escalation.get('summary', '')} "
-                       f"(`learn apply --only {o.escalation.get('key', '')}`)")
+            out.append(f"  - {escalation_sentence(o.escalation)}")
     return out
 
 
