@@ -35,6 +35,7 @@ QUIET = {
     "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
 }
 MARKER = "api-rule-marker-5d2b"
+ALLOW = ["Bash(git push:*)", "Bash(echo:*)"]
 PROMPT = "surface-test: do the steps"
 
 
@@ -86,13 +87,13 @@ class ScriptedModel(FakeAnthropicServer):
 
 
 def _run_claude(claude: Path, project: Path, home: Path, fake: FakeAnthropicServer,
-                bindir: Path) -> subprocess.CompletedProcess[str]:
+                bindir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
     env.update(QUIET, HOME=str(home), ANTHROPIC_API_KEY="sk-ant-dummy-for-the-fake",
                ANTHROPIC_BASE_URL=fake.base_url,
                PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}")
     return subprocess.run([str(claude), "-p", PROMPT, "--output-format", "json",
-                           "--model", "claude-haiku-4-5"],
+                           "--model", "claude-haiku-4-5", *extra],
                           cwd=project, env=env, capture_output=True, text=True, timeout=240,
                           check=False)
 
@@ -147,10 +148,12 @@ def test_a_permissions_deny_rule_learn_wrote_refuses_the_command(
     claude = _claude()
     project, home = _project(tmp_path)
     monkeypatch.setenv("HOME", str(home))
-    # The person lets the agent run Bash without asking: only the deny rule stands in the way.
+    # The person lets the agent push without asking (in the settings and on the command
+    # line): only the deny rule stands in the way. Without it, `git push` runs (checked
+    # when this test was written by removing the deny rule: the witness appeared).
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir()
-    settings.write_text(json.dumps({"permissions": {"allow": ["Bash"]}}))
+    settings.write_text(json.dumps({"permissions": {"allow": ALLOW}}))
     qs = _quotes(project, "I said do not push")
     ignored = RuleOutcome("directive:no-push", "Never run git push.", str(project / "CLAUDE.md"),
                           "2026-02-01T00:00:00+00:00", "apply", 3, 2, 6, 2, qs, (), "ignored")
@@ -159,7 +162,7 @@ def test_a_permissions_deny_rule_learn_wrote_refuses_the_command(
     for plan in plan_all([edit_for(escalation, TargetChoice(project_dir=project,
                                                              follow_quotes=True))]):
         write_plan(plan)
-    assert json.loads(settings.read_text())["permissions"] == {"allow": ["Bash"],
+    assert json.loads(settings.read_text())["permissions"] == {"allow": ALLOW,
                                                                 "deny": ["Bash(git push:*)"]}
     # A `git` that leaves a witness if it is ever asked to push (Claude Code runs git
     # itself at start, for the repository's status: that must not count).
@@ -172,12 +175,14 @@ def test_a_permissions_deny_rule_learn_wrote_refuses_the_command(
     fake = ScriptedModel([("Bash", {"command": "echo allowed-7c1", "description": "echo"}),
                           ("Bash", {"command": "git push origin main", "description": "push"})])
     with fake:
-        proc = _run_claude(claude, project, home, fake, bindir)
+        proc = _run_claude(claude, project, home, fake, bindir, "--allowedTools", *ALLOW)
     assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
     assert len(fake.turns) == 3
     [echoed] = tool_results(fake.turns[1])
     assert "allowed-7c1" in json.dumps(echoed) and not echoed.get("is_error")
     [pushed] = tool_results(fake.turns[2])
     assert pushed.get("is_error") is True, pushed
+    # Refused by a rule, not waiting for an approval no one can give in -p mode.
+    assert "has been denied" in json.dumps(pushed), pushed
     assert "pushed" not in json.dumps(pushed)
     assert not witness.exists()

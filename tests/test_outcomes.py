@@ -206,3 +206,47 @@ def test_the_digest_says_what_became_of_each_escalation() -> None:
         {**base, "state": "pending"})
     assert "applied" in escalation_sentence({**base, "state": "applied"})
     assert "declined" in escalation_sentence({**base, "state": "declined"})
+
+
+DOM_SHIM = r"""
+const fs = require('fs');
+const html = fs.readFileSync(process.argv[2], 'utf8');
+const data = html.match(/<script type="application\/json" id="learn-data">([\s\S]*?)<\/script>/)[1];
+const parts = html.split('<script>');  // the outcome charts' script is the last one
+const script = parts[parts.length - 1].split('</script>')[0];
+function mk(tag) { return {tag, attrs: {}, children: [], textContent: '', clientWidth: 800,
+  setAttribute(k, v) { this.attrs[k] = String(v); },
+  appendChild(c) { this.children.push(c); return c; }}; }
+const boxes = {};
+global.document = {
+  getElementById(id) {
+    if (id === 'learn-data') return {textContent: data};
+    if (!boxes[id] && html.includes('id="' + id + '"')) boxes[id] = mk('div');
+    return boxes[id] || null;
+  },
+  createElementNS(ns, t) { return mk(t); },
+};
+eval(script);
+const out = {};
+for (const [id, b] of Object.entries(boxes)) {
+  const circles = b.children.flatMap(s => s.children).filter(c => c.tag === 'circle').length;
+  out[id] = [b.attrs['data-chart-ready'], b.attrs['data-points'], circles];
+}
+console.log(JSON.stringify(out));
+"""
+
+
+@pytest.mark.skipif(__import__("shutil").which("node") is None, reason="no node on PATH")
+def test_outcome_charts_draw_in_node_with_a_minimal_dom(tmp_path: Path) -> None:
+    """Where no Chromium is installed: the outcome script runs and draws one dot per day."""
+    import json
+
+    page = tmp_path / "report.html"
+    page.write_text(render_html(_result_with_outcomes()), encoding="utf-8")
+    shim = tmp_path / "dom.js"
+    shim.write_text(DOM_SHIM, encoding="utf-8")
+    proc = subprocess.run(["node", str(shim), str(page)], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    drawn = json.loads(proc.stdout)
+    assert drawn == {"outcome-chart-0": ["1", "2", 2], "outcome-chart-1": ["1", "0", 0]}
