@@ -278,7 +278,8 @@ def _health(plan: FilePlan, here: str, *, max_lines: int, max_bytes: int) -> Non
     everything = load_proposals(None, here, every_state=True)
     last = {p.key: p.last_seen for p in (everything.proposals if everything else ())
             if p.last_seen}
-    for stale in stale_rules(plan.new_text, last_said=last):
+    adding = {e.key for e in plan.applied}  # never offer to prune what is being added
+    for stale in (x for x in stale_rules(plan.new_text, last_said=last) if x.key not in adding):
         click.echo(f"prune? `{stale.key}` not said since {stale.last} and the file is over its "
                    f"budget: `learn apply --prune {stale.key}` removes it")
 
