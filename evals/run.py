@@ -275,6 +275,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(stale_note(reports) + table(reports, baseline))
     if rows:
         print(noisy.fault_table(rows))
+    outcome_failures: list[str] = []
+    if not args.no_noisy:
+        # Rules before and after they are applied (evals/outcomes.py), noisy model.
+        from evals.outcomes import run_outcomes
+
+        checked = run_outcomes(seed=args.noisy_seed)
+        outcome_failures = [f"outcomes scenario: {k}" for k, ok in checked.checks.items() if not ok]
+        print(f"\nOutcomes scenario (noisy model): {sum(checked.checks.values())}/"
+              f"{len(checked.checks)} checks pass" + "".join(f"\n  FAIL {x}" for x in outcome_failures))
     noisy_now = noisy.baseline_metrics(rows)
     payload = {r.corpus: {"metrics": r.metrics, "cost": r.cost, "stage_seconds": r.stage_seconds,
                           "audit": r.audit, "stale_prompts": r.stale_prompts} for r in reports}
@@ -311,7 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if row[4]
         ]
         missing = [r.corpus for r in reports if r.corpus not in baseline]
-        problems = noisy.acceptance(rows) if rows else []
+        problems = (noisy.acceptance(rows) if rows else []) + outcome_failures
         if regressions or missing or problems:
             for corpus, (name, b, c, d, _) in regressions:
                 print(f"gate: {corpus} {name} regressed: {b:g} -> {c:g} ({d:+g})", file=sys.stderr)
