@@ -98,3 +98,18 @@ def test_a_proposal_covered_by_memory_is_a_promotion(setup: tuple[Path, Path],
     assert edit.target == project / "CLAUDE.md" and edit.replace_line is None
     with FeedbackStore.open(tmp_path / "learn.db") as store:
         assert record_written(ProposalBook(store), [p], str(project)) == []
+
+
+def test_only_the_agents_own_memory_folders_are_memory(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    assert is_memory_file(home / ".claude/projects/-x-shop/memory/MEMORY.md", home)
+    assert is_memory_file(home / ".codex/memories/MEMORY.md", home)
+    # A project of yours that happens to be called "memory" is not.
+    assert not is_memory_file(home / "projects/memory/CLAUDE.md", home)
+    assert not is_memory_file(home / ".claude/projects/-x-shop/CLAUDE.md", home)
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "cx"))
+    assert is_memory_file(tmp_path / "cx/memories/topic.md", home)
+    assert not is_memory_file(None)

@@ -92,14 +92,23 @@ def memory_dirs(project: Path | None, home: Path) -> list[Path]:
 
 
 def is_memory_file(path: str | Path | None, home: Path | None = None) -> bool:
-    """A file an agent writes for itself (auto-memory, Codex memories): a rule found
-    there is promoted to CLAUDE.md / AGENTS.md, never edited in place."""
+    """A file an agent writes for itself: under `<claude home>/projects/<project>/memory/`
+    (auto-memory) or `<codex home>/memories/`. A rule found there is promoted to
+    CLAUDE.md / AGENTS.md, never edited in place (memories are generated state)."""
+    from learn.reduce.rules import _claude_home, _codex_home
+
     if not path:
         return False
-    parts = Path(path).parts
-    if "memory" in parts and "projects" in parts:
-        return True
-    return "memories" in parts and any(p in (".codex",) or p.endswith("codex") for p in parts)
+    home = home or Path.home()
+    p = Path(path).expanduser()
+    projects = _claude_home(home) / "projects"
+    try:
+        rel = p.relative_to(projects)
+        if len(rel.parts) >= 3 and rel.parts[1] == "memory":
+            return True
+    except ValueError:
+        pass
+    return _codex_home(home) / "memories" in p.parents
 
 
 def _memory_files(directory: Path) -> list[Path]:
