@@ -198,7 +198,9 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
     if len(others) > 2:
         lines.append(f"  - and {plural(len(others) - 2, 'more quote')}")
     if v is not None:
-        lines.append(f"  - proposed rule ({v.scope} scope, {v.category or 'uncategorised'}, "
+        what = "proposed command" if p.kind == "request" or p.surface == "command" else \
+            "proposed rule"
+        lines.append(f"  - {what} ({v.scope} scope, {v.category or 'uncategorised'}, "
                      f"confidence {v.confidence:.2f}): {flatten(v.summary)}")
     if p.surface:
         lines.append(f"  - {surface_line(p)}")
