@@ -186,3 +186,33 @@ def test_a_permissions_deny_rule_learn_wrote_refuses_the_command(
     assert "has been denied" in json.dumps(pushed), pushed
     assert "pushed" not in json.dumps(pushed)
     assert not witness.exists()
+
+
+def test_an_edit_deny_rule_learn_wrote_keeps_the_agent_out_of_a_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    claude = _claude()
+    project, home = _project(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    qs = _quotes(project, "I said don't touch src/generated/")
+    ignored = RuleOutcome("directive:hands-off-generated", "Don't touch src/generated/ — "
+                          "regenerate it.", str(project / "CLAUDE.md"),
+                          "2026-02-01T00:00:00+00:00", "apply", 3, 2, 6, 2, qs, (), "ignored")
+    escalation = escalate(ignored)
+    assert escalation is not None and escalation.surface_rules == ("Edit(src/generated/**)",)
+    for plan in plan_all([edit_for(escalation, TargetChoice(project_dir=project,
+                                                             follow_quotes=True))]):
+        write_plan(plan)
+    (project / "src" / "generated").mkdir()
+    inside, outside = project / "src" / "generated" / "api.ts", project / "src" / "util.ts"
+    fake = ScriptedModel([("Write", {"file_path": str(outside), "content": "export {}\n"}),
+                          ("Write", {"file_path": str(inside), "content": "export {}\n"})])
+    with fake:
+        # Edits accepted without asking: only the deny rule stands in the way.
+        proc = _run_claude(claude, project, home, fake, tmp_path / "bin",
+                           "--permission-mode", "acceptEdits")
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+    assert len(fake.turns) == 3
+    assert outside.exists()
+    [refused] = tool_results(fake.turns[2])
+    assert refused.get("is_error") is True and "denied" in json.dumps(refused), refused
+    assert not inside.exists()
