@@ -62,6 +62,10 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     codex.mkdir(parents=True)
     (codex / "MEMORY.md").write_text("- Prefers short commit messages.\n")
     (codex / "raw_memories.md").write_text("- raw, not loaded\n")
+    (project / "src" / "api").mkdir(parents=True)
+    (project / "src" / "api" / "CLAUDE.md").write_text("- Handlers return errors as values.\n")
+    (project / "node_modules" / "x").mkdir(parents=True)
+    (project / "node_modules" / "x" / "AGENTS.md").write_text("- a dependency's own rule\n")
     return home, project
 
 
@@ -74,6 +78,8 @@ def test_every_surface_is_read(setup: tuple[Path, Path]) -> None:
                  "Prefers short commit messages.", "Return errors as values."):
         assert line in texts, line
     assert "raw, not loaded" not in texts
+    assert "Handlers return errors as values." in texts  # a folder's own CLAUDE.md
+    assert "a dependency's own rule" not in texts
     assert texts["Return errors as values."].heading[0] == "(loaded only for src/api/**)"
     assert is_memory_file(texts["The user wants bun, not npm."].file)
     assert is_memory_file(texts["Prefers short commit messages."].file)

@@ -120,10 +120,48 @@ def _memory_files(directory: Path) -> list[Path]:
                   and p.name not in ("raw_memories.md",))
 
 
+MAX_NESTED_DEPTH = 4
+MAX_NESTED_FILES = 200
+MAX_NESTED_DIRS = 2000
+_SKIP_DIRS = {"node_modules", "vendor", "dist", "build", "target", "venv", "__pycache__"}
+_NESTED_NAMES = ("CLAUDE.md", "AGENTS.override.md", "AGENTS.md")
+
+
+def nested_instruction_files(project: Path) -> list[Path]:
+    """CLAUDE.md / AGENTS.md files in folders below the project: Claude Code loads one
+    when a file in its folder is read, Codex when it works there. Hidden and dependency
+    folders are skipped, and the walk stops at MAX_NESTED_DEPTH folders down,
+    MAX_NESTED_DIRS folders listed or MAX_NESTED_FILES files, so a monorepo (or a run
+    from the home folder) costs a bounded walk."""
+    out: list[Path] = []
+    frontier = [project]
+    visited = 0
+    for _ in range(MAX_NESTED_DEPTH):
+        nxt: list[Path] = []
+        for directory in frontier:
+            visited += 1
+            if visited > MAX_NESTED_DIRS:  # run from a home folder: bounded all the same
+                return out
+            try:
+                children = sorted(p for p in directory.iterdir() if p.is_dir())
+            except OSError:
+                continue
+            for child in children:
+                if child.name.startswith(".") or child.name in _SKIP_DIRS:
+                    continue
+                nxt.append(child)
+                out.extend(child / n for n in _NESTED_NAMES if (child / n).is_file())
+                if len(out) >= MAX_NESTED_FILES:
+                    return out[:MAX_NESTED_FILES]
+        frontier = nxt
+    return out
+
+
 def more_rule_files(project: Path | None, found: list[Path],
                     home: Path) -> list[tuple[Path, RuleScope]]:
     """Files beyond learn.reduce.rules' own list: @imports of the files `found` (up to
-    four hops), AGENTS.override.md along the chain and in Codex's home, and memories.
+    four hops), AGENTS.override.md along the chain and in Codex's home, CLAUDE.md /
+    AGENTS.md in folders below the project, and memories.
     (path, scope) pairs; missing files are left out."""
     from learn.reduce.rules import _chain, _codex_home
 
@@ -144,6 +182,8 @@ def more_rule_files(project: Path | None, found: list[Path],
     if project is not None:
         for directory in _chain(project):
             add(directory / "AGENTS.override.md", "project")
+        for path in nested_instruction_files(project):
+            add(path, "project")
     frontier = [p for p in found if p.name.upper().startswith("CLAUDE")]
     for _ in range(MAX_IMPORT_HOPS):
         nxt: list[Path] = []
