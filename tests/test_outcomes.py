@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 from collections.abc import Sequence
@@ -250,3 +251,38 @@ def test_outcome_charts_draw_in_node_with_a_minimal_dom(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     drawn = json.loads(proc.stdout)
     assert drawn == {"outcome-chart-0": ["1", "2", 2], "outcome-chart-1": ["1", "0", 0]}
+
+
+def test_a_rule_you_wrote_is_dated_by_the_commit_that_added_it(tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("no git")
+    repo = tmp_path / "p"
+    repo.mkdir()
+    env = {**os.environ, "GIT_AUTHOR_DATE": "2026-01-15T10:00:00+00:00",
+           "GIT_COMMITTER_DATE": "2026-01-15T10:00:00+00:00", "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@x"}
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), *args], env=env, check=True, capture_output=True)
+
+    git("init", "-q")
+    (repo / "CLAUDE.md").write_text("# p\n")
+    git("add", "CLAUDE.md")
+    git("commit", "-qm", "start")
+    (repo / "CLAUDE.md").write_text("# p\n- Use bun, not npm.\n")
+    env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = "2026-02-20T09:30:00+00:00"
+    git("commit", "-qam", "bun")
+    p = _proposal("use-bun", status="restated", rule="Use bun, not npm.", project=str(repo))
+    p = dataclasses.replace(p, existing_rule_file=str(repo / "CLAUDE.md"))
+    with FeedbackStore.open(tmp_path / "learn.db") as store:
+        book = ProposalBook(store)
+        record_written(book, [p], str(repo))
+        [rule] = rules_in_place(book, str(repo))
+    assert rule.applied_at == "2026-02-20T09:30:00+00:00"
+    from learn.store.in_place import written_at
+
+    assert written_at(str(repo / "CLAUDE.md"), "not in the file") is None
+    assert written_at(str(tmp_path / "missing.md"), "x") is None

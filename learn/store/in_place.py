@@ -3,10 +3,10 @@
 Two ways a rule is in place: `learn apply` wrote it (applied_rules, decision
 accepted/edited), or coverage found the person had already written it
 themselves (status `restated`: the proposal matches a line of their files). The
-second is recorded the first time a run sees it, as decision `written` with the
-run's time: from then on the later sessions say whether it works. The file's own
-history would date it earlier; first sight is what learn can know without
-reading version control, and it only ever makes "since" shorter, never wrong.
+second is recorded the first time a run sees it, as decision `written`, dated by
+the file's git history (the commit that added the line, `git log -S`) when the file
+is in a repository, else by the run's time: first sight only ever makes "since"
+shorter, never wrong.
 """
 
 from __future__ import annotations
@@ -39,6 +39,28 @@ def rules_in_place(book: ProposalBook, project: str | None) -> list[InPlace]:
     ]
 
 
+GIT_SECONDS = 5
+
+
+def written_at(file: str, line: str) -> str | None:
+    """When `line` entered `file`, from git (the oldest commit whose diff adds it); None
+    when the file is not tracked, git is missing or slow, or no commit added it."""
+    import subprocess
+    from pathlib import Path
+
+    path = Path(file)
+    if not line.strip() or not path.is_file():
+        return None
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(path.parent), "log", "--format=%aI", "--reverse", "-S", line,
+             "--", path.name], capture_output=True, text=True, timeout=GIT_SECONDS, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    first = proc.stdout.strip().splitlines()[:1] if proc.returncode == 0 else []
+    return first[0] if first else None
+
+
 def record_written(book: ProposalBook, proposals: Sequence[Proposal], project: str | None,
                    *, at: str | None = None) -> list[str]:
     """Record, once per (project, key), each restated proposal as a rule the person
@@ -51,9 +73,10 @@ def record_written(book: ProposalBook, proposals: Sequence[Proposal], project: s
         for where in quote_projects(p.quotes) or ([project] if project else []):
             if any(a.project == where for a in book.applied(key=p.key)):
                 continue
+            dated = at or written_at(p.existing_rule_file or "", p.existing_rule)
             book.record_applied(project=where, proposal=p, decision=WRITTEN, form="rule",
                                 rule_text=p.existing_rule, target_file=p.existing_rule_file or "",
-                                backup_file=None, at=at)
+                                backup_file=None, at=dated)
             recorded.append(p.key)
     return recorded
 
