@@ -46,7 +46,7 @@ class GoldGroup:
     summary: str  # the rule as it would be written
     scope: Literal["user", "project"] = "project"
     accepted: bool = True
-    coverage: Literal["new", "restated", "has-skill"] = "new"
+    coverage: Literal["new", "restated", "has-skill", "contradicts"] = "new"
     category: str = "workflow"
     decoy_of: str | None = None  # a look-alike group it must not merge with
     # The language the person said it in (BCP 47, "zh-en" for code-switched

@@ -139,11 +139,12 @@ class GoldOracle:
         for item_id, _kind, text in self._items(user):
             group = self._group_of(text) or self._group_by_label(text)
             g = self.gold.groups.get(group or "")
-            if g is not None and g.coverage == "restated" and rules:
+            if g is not None and g.coverage in ("restated", "contradicts") and rules:
                 words = set(re.findall(r"[a-z]{3,}", g.summary.casefold()))
                 best = max(range(len(rules)),
                            key=lambda i: len(words & set(re.findall(r"[a-z]{3,}", rules[i].casefold()))))
-                verdicts.append({"id": item_id, "verdict": "rule", "rule_index": best})
+                verdicts.append({"id": item_id, "rule_index": best,
+                                 "verdict": "rule" if g.coverage == "restated" else "contradicts"})
             else:
                 verdicts.append({"id": item_id, "verdict": "new"})
         return {"verdicts": verdicts}

@@ -345,12 +345,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     baseline = json.loads(args.baseline.read_text()) if args.baseline.exists() else None
     noisy_now = noisy.baseline_metrics(rows)
     language_text, language_problems = _language_report(reports, rows)
-    problems = gate_problems(reports, rows, noisy_now, baseline) + language_problems
+    outcome_failures: list[str] = []
+    outcome_text = ""
+    if not args.no_noisy:
+        # Rules before and after they are applied (evals/outcomes.py), noisy model.
+        from evals.outcomes import run_outcomes
+
+        checked = run_outcomes(seed=args.noisy_seed)
+        outcome_failures = [f"outcomes scenario: {k}" for k, ok in checked.checks.items() if not ok]
+        outcome_text = (f"\nOutcomes scenario (noisy model): {sum(checked.checks.values())}/"
+                        f"{len(checked.checks)} checks pass"
+                        + "".join(f"\n  FAIL {x}" for x in outcome_failures))
+    problems = (gate_problems(reports, rows, noisy_now, baseline) + language_problems
+                + outcome_failures)
     # The verdict first: the tables below run to 140 lines.
     print(verdict(problems, baseline, args.baseline, len(reports), bool(rows)) + "\n")
     print(stale_note(reports) + table(reports, baseline))
     if rows:
         print(noisy.fault_table(rows))
+    if outcome_text:
+        print(outcome_text)
     if language_text:
         print(language_text)
     payload = {r.corpus: {"metrics": r.metrics, "cost": r.cost, "stage_seconds": r.stage_seconds,

@@ -414,6 +414,10 @@ def run_pipeline(
                                 o.candidate.command, o.candidate.source)
             )
 
+        with clock.stage("outcomes"):
+            scoped = _path_scoped(outcome.proposals, sessions)
+            outcomes, escalations = _outcomes(store, sessions, session_cands, naming.labels,
+                                              scoped, embedder)
         usage_total = meter.usage if meter is not None else CallUsage()
         failed_stages.extend(reduce_failures(outcome, judged_by_model=model_backend is not None))
         usage = RunUsage(
@@ -432,7 +436,7 @@ def run_pipeline(
         )
         activity = [s.last_activity for s in sessions if s.last_activity]
         result = RunResult(
-            proposals=outcome.proposals,
+            proposals=(*scoped, *escalations),
             funnel=outcome.funnel,
             usage=usage,
             window_start=_iso(min(activity)) if activity else None,
@@ -455,6 +459,8 @@ def run_pipeline(
                 "pending": store.pending_summary([p.key for p in outcome.proposals]),
                 # Shown again though decided before (said again since, or --all).
                 "states": store.book.decided(store.project, [p.key for p in outcome.proposals]),
+                # Each rule in place against the sessions since (learn.reduce.outcomes).
+                "outcomes": outcomes,
             },
         )
         with clock.stage("store"):
@@ -487,6 +493,36 @@ def _cache_keys(sessions: Sequence[Session], cache: Any) -> dict[str, str]:
             with contextlib.suppress(OSError):
                 out[s.id] = cache.key_for_file(s.path)
     return out
+
+
+def _path_scoped(proposals: Sequence[Any], sessions: Sequence[Session]) -> list[Any]:
+    """Directives said only while the agent worked under one folder (learn.reduce.pathscope)."""
+    from learn.reduce.pathscope import files_of_calls, scope_to_paths
+
+    files = {s.id: files_of_calls((c.name, c.input, c.summary) for c in s.tool_calls)
+             for s in sessions}
+    return scope_to_paths(proposals, files)
+
+
+def _outcomes(store: Any, sessions: Sequence[Session], session_cands: Sequence[SessionCandidates],
+              labels: Sequence[str], proposals: Sequence[Any],
+              embedder: Any) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Did each applied rule work: its correction counted in the sessions read, by start;
+    and for each rule ignored since, its escalation (learn.report.escalation)."""
+    from learn.reduce.counting import occurrences
+    from learn.reduce.outcomes import Said
+    from learn.report.escalation import escalations_for
+    from learn.store.in_place import measure
+
+    starts = {s.id: _iso(s.started_at or s.last_activity) for s in sessions}
+    said = [Said(o.session.session_id, starts.get(o.session.session_id) or o.session.last_activity,
+                 o.label, o.candidate.kind, o.candidate.text, o.session.project)
+            for o in occurrences(session_cands, labels)]
+    found = measure(store.book, store.project, session_starts=starts, said=said,
+                    proposals=proposals, embedder=embedder,
+                    session_projects={s.id: s.project for s in sessions})
+    found, escalations = escalations_for(store.book, store.project, found, proposals)
+    return [o.to_json() for o in found], escalations
 
 
 def _keep_stored(

@@ -19,11 +19,13 @@ from learn.report.apply import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     ApplyError,
+    FilePlan,
     RuleEdit,
     budget_warnings,
     edit_for,
     plan_all,
     rule_text_for,
+    sha256,
     write_plan,
 )
 from learn.report.digest import flatten
@@ -112,6 +114,8 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
 @click.command(name="apply")
 @click.option("--only", multiple=True, metavar="KEY",
               help="Apply only these proposals (repeatable; KEY as shown in the digest).")
+@click.option("--prune", multiple=True, metavar="KEY",
+              help="Remove a rule learn wrote (repeatable), shown as a diff first.")
 @click.option("--dismiss", multiple=True, metavar="KEY",
               help="Same as `learn decline KEY` (repeatable): not proposed again.")
 @click.option("--target", "target_kind", type=click.Choice(["claude", "rules", "agents"]),
@@ -139,7 +143,8 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
               help=f"Warn when a file passes this many bytes (config apply.max_bytes, "
                    f"default {DEFAULT_MAX_BYTES}).")
-def command(only: tuple[str, ...], dismiss: tuple[str, ...], target_kind: str, agents: bool,
+def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, ...],
+            target_kind: str, agents: bool,
             scope: str | None, file: Path | None, project_dir: Path | None, edit_text: bool, yes: bool,
             dry_run: bool, since: str | None, max_lines: int | None,
             max_bytes: int | None) -> None:
@@ -152,6 +157,10 @@ def command(only: tuple[str, ...], dismiss: tuple[str, ...], target_kind: str, a
     touched, the old file is backed up first, and a read-only file is refused.
     """
     here = here_project(project_dir)
+    if prune:
+        if not prune_keys(prune, here, yes=yes, dry_run=dry_run):
+            sys.exit(1)
+        return
     try:
         result = require_proposals(here, since)
     except (NoRunError, ValueError) as exc:
@@ -216,6 +225,7 @@ def command(only: tuple[str, ...], dismiss: tuple[str, ...], target_kind: str, a
         if not plan.changed:
             continue
         click.echo(plan.diff(), nl=False)
+        _health(plan, here, max_lines=max_lines, max_bytes=max_bytes)
         for warning in budget_warnings(plan, max_lines=max_lines, max_bytes=max_bytes):
             click.echo(f"warning: {warning}", err=True)
         if dry_run:
@@ -253,6 +263,59 @@ def command(only: tuple[str, ...], dismiss: tuple[str, ...], target_kind: str, a
         click.echo(f"wrote {plan.path}{saved}")
     if failed:
         sys.exit(1)
+
+
+def _health(plan: FilePlan, here: str, *, max_lines: int, max_bytes: int) -> None:
+    """The preview's size line, and when the file is over its budget, learn's rules in it
+    whose correction has not been said for months (learn.report.health)."""
+    from learn.report.health import budget_line, over_budget, stale_rules
+
+    if plan.applied and plan.applied[0].form in ("command", "permission", "codex-rule"):
+        return
+    click.echo(f"size: {budget_line(plan.path, plan.new_text, max_lines=max_lines, max_bytes=max_bytes)}")
+    if not over_budget(plan.path, plan.new_text, max_lines=max_lines, max_bytes=max_bytes):
+        return
+    everything = load_proposals(None, here, every_state=True)
+    last = {p.key: p.last_seen for p in (everything.proposals if everything else ())
+            if p.last_seen}
+    adding = {e.key for e in plan.applied}  # never offer to prune what is being added
+    for stale in (x for x in stale_rules(plan.new_text, last_said=last) if x.key not in adding):
+        click.echo(f"prune? `{stale.key}` not said since {stale.last} and the file is over its "
+                   f"budget: `learn apply --prune {stale.key}` removes it")
+
+
+def prune_keys(keys: tuple[str, ...], here: str, *, yes: bool, dry_run: bool) -> bool:
+    """Remove learn's lines for `keys` from the files they were written to, as diffs."""
+    from learn.report.health import without_rules
+    from learn.store.feedback import FeedbackStore
+    from learn.store.proposals import ProposalBook
+    from learn.store.runs import default_store_target
+
+    with FeedbackStore.open(default_store_target()) as store:
+        files = {a.target_file for k in keys for a in ProposalBook(store).applied(key=k, project=here)}
+    ok = True
+    for name in sorted(files):
+        path = Path(name)
+        try:
+            original = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            click.echo(f"error: cannot read {path}: {exc}", err=True)
+            ok = False
+            continue
+        plan = FilePlan(path=path, original=original, original_hash=sha256(original.encode()),
+                        new_text=without_rules(original, set(keys)))
+        if not plan.changed:
+            continue
+        click.echo(plan.diff(), nl=False)
+        if dry_run or (not yes and not (_interactive() and click.confirm(
+                f"Remove from {path}?", default=False))):
+            continue
+        write_plan(plan)
+        click.echo(f"pruned {path}")
+    if not files:
+        click.echo(f"nothing to prune: learn wrote none of {', '.join(keys)} here", err=True)
+        ok = False
+    return ok
 
 
 def decline_keys(keys: tuple[str, ...], here: str) -> None:

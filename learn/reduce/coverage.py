@@ -1,6 +1,7 @@
 """Coverage: is a proposal already written in the user's rules or skills?
 
-`restated` means the existing rule is not working (the user still has to say
+`contradicts` means a rule says the opposite and the user's latest word wins:
+the rule is proposed as an edit. `restated` means the existing rule is not working (the user still has to say
 it) and should be rewritten, not duplicated; `has-skill` means a skill exists
 but its description does not make it trigger. A false "covered" tells the user
 to rewrite a good rule, so unsure answers stay `new`, and a failed call leaves
@@ -42,7 +43,7 @@ CHECK_COVERAGE = ToolSpec(
         "verdicts",
         {
             "id": {"type": "integer"},
-            "verdict": {"type": "string", "enum": ["rule", "skill", "new"]},
+            "verdict": {"type": "string", "enum": ["rule", "skill", "contradicts", "new"]},
             "rule_index": {"type": "integer"},
             "skill_index": {"type": "integer"},
         },
@@ -53,7 +54,7 @@ CHECK_COVERAGE = ToolSpec(
 
 class _Row(BaseModel):
     id: int
-    verdict: Literal["rule", "skill", "new"]
+    verdict: Literal["rule", "skill", "contradicts", "new"]
     rule_index: int | None = None
     skill_index: int | None = None
 
@@ -156,10 +157,13 @@ def check_coverage(
             if not 0 <= row.id < len(batch) or batch[row.id] in updates:
                 continue
             i = batch[row.id]
-            if row.verdict == "rule" and row.rule_index is not None and 0 <= row.rule_index < len(rules):
+            if (row.verdict in ("rule", "contradicts") and row.rule_index is not None
+                    and 0 <= row.rule_index < len(rules)):
                 rule = rules[row.rule_index]
+                # contradicts: the latest word wins, the rule is rewritten to the item.
                 updates[i] = dataclasses.replace(
-                    out[i], status="restated", existing_rule=rule.text, existing_rule_file=rule.file
+                    out[i], status="restated" if row.verdict == "rule" else "contradicts",
+                    existing_rule=rule.text, existing_rule_file=rule.file,
                 )
             elif (
                 row.verdict == "skill"

@@ -246,9 +246,20 @@ def collect_rules(project: Path | None, home: Path | None = None) -> RuleCorpus:
         # someone keeps in ~/.claude/CLAUDE.md is redacted like any transcript text.
         return redact(text)
 
-    for path, scope in rule_files(project, home):
+    from learn.reduce.surfaces import more_rule_files, paths_of
+
+    files = rule_files(project, home)
+    # Every surface the agents read: @imports, AGENTS.override.md, auto-memory, Codex
+    # memories (learn.reduce.surfaces).
+    files += more_rule_files(project, [p for p, _ in files], (home or Path.home()))
+    for path, scope in files:
         if (text := read_text(path)) is not None:
-            rules.extend(rule_lines_of(text, str(path), scope))
+            lines = rule_lines_of(text, str(path), scope)
+            scoped = paths_of(text)
+            if scoped:  # loaded only where these globs match: the judge should know
+                where = f"(loaded only for {', '.join(scoped)})"
+                lines = [RuleLine(r.file, (where, *r.heading), r.text, r.scope) for r in lines]
+            rules.extend(lines)
     for path, scope in skill_files(project, home):
         if (text := read_text(path)) is None:
             continue

@@ -17,6 +17,7 @@ from learn.reduce.counting import CountConfig, count_points, flatten_candidates,
 from learn.reduce.coverage import check_coverage
 from learn.reduce.judge import judge_proposals
 from learn.reduce.naming import MAX_BATCH, NamingResult, NamingStats, name_candidates
+from learn.reduce.onepoint import one_point, requests_as_commands
 from learn.reduce.protocols import LabelIndex, ShownRecord, ShownState, VerdictMemory
 from learn.reduce.rules import RuleCorpus
 from learn.reduce.suppress import select
@@ -85,7 +86,8 @@ def reduce_sessions(
     )
     if remember_labels and label_index is not None:
         naming.remember(label_index)
-    occs = occurrences(sessions, naming.labels)
+    # One point said as a directive and as a request is one count (learn.reduce.onepoint).
+    occs = one_point(occurrences(sessions, naming.labels), embedder)
     points = count_points(occs)
     if admit is not None:
         points = admit(points)
@@ -104,7 +106,7 @@ def reduce_sessions(
     if shown:
         verdict = judge_proposals(shown, backend=backend, model=models["judge"], embedder=embedder,
                                   memory=verdicts, context=context)
-        shown = list(verdict.proposals)
+        shown = requests_as_commands(verdict.proposals, config.threshold("request"))
         judged, reused = verdict.judged, verdict.reused
         usage = usage + verdict.usage
         failures.extend(verdict.failures)

@@ -12,7 +12,8 @@ from typing import Any, Literal
 from learn.mining.candidate import CandidateKind
 from learn.projects import quote_projects
 
-CoverageStatus = Literal["new", "restated", "has-skill"]
+# contradicts: a written rule says the opposite; the latest word wins (an edit of it).
+CoverageStatus = Literal["new", "restated", "has-skill", "contradicts"]
 Scope = Literal["user", "project"]
 
 
@@ -87,6 +88,13 @@ class Proposal:
     # who chose to be shown ([team] show_name); None / () on a personal run.
     people: int | None = None
     authors: tuple[str, ...] = ()
+    # Where it is best written when not a line of CLAUDE.md / AGENTS.md (learn.report.
+    # escalation, learn.report.pathscope): "permission" (settings.json deny rules in
+    # surface_rules, Codex prefixes in surface_commands), "path-rule" (.claude/rules
+    # file loaded only for the globs in surface_rules), "command"; None: a rule line.
+    surface: str | None = None
+    surface_rules: tuple[str, ...] = ()
+    surface_commands: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -107,7 +115,7 @@ class Proposal:
             count=int(data.get("count") or 0),
             last_seen=_opt_str(data.get("last_seen")),
             quotes=tuple(Quote.from_json(q) for q in data.get("quotes") or () if isinstance(q, dict)),
-            status=status if status in ("new", "restated", "has-skill") else "new",
+            status=status if status in ("new", "restated", "has-skill", "contradicts") else "new",
             existing_rule=_opt_str(data.get("existing_rule")),
             existing_rule_file=_opt_str(data.get("existing_rule_file")),
             rationale=_opt_str(data.get("rationale")),
@@ -118,6 +126,9 @@ class Proposal:
             verdict=Verdict.from_json(verdict) if isinstance(verdict, dict) else None,
             people=int(data["people"]) if data.get("people") is not None else None,
             authors=tuple(str(a) for a in data.get("authors") or ()),
+            surface=_opt_str(data.get("surface")),
+            surface_rules=tuple(str(r) for r in data.get("surface_rules") or ()),
+            surface_commands=tuple(str(r) for r in data.get("surface_commands") or ()),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -149,6 +160,10 @@ class Proposal:
         projects = quote_projects(self.quotes)
         out["projects"] = projects
         out["project"] = projects[0] if len(projects) == 1 else None
+        if self.surface is not None:
+            out["surface"] = self.surface
+            out["surface_rules"] = list(self.surface_rules)
+            out["surface_commands"] = list(self.surface_commands)
         if self.people is not None:  # a team run's proposal
             out["people"] = self.people
             out["authors"] = list(self.authors)
@@ -255,6 +270,8 @@ class RunResult:
             "pending": list(self.extra.get("pending") or ()),
             # Sessions a program started, not mined (transcripts.origin).
             "programmatic_set_aside": int(self.extra.get("programmatic_set_aside") or 0),
+            # Each rule in place: sessions before / since, verdict (learn.reduce.outcomes).
+            "outcomes": list(self.extra.get("outcomes") or ()),
         }
 
     @classmethod
@@ -279,7 +296,8 @@ class RunResult:
             extra={**dict(data.get("extra") or {}),
                    "make_command": list(data.get("make_command") or ()),
                    "pending": list(data.get("pending") or ()),
-                   "programmatic_set_aside": int(data.get("programmatic_set_aside") or 0)},
+                   "programmatic_set_aside": int(data.get("programmatic_set_aside") or 0),
+                   "outcomes": list(data.get("outcomes") or ())},
             failed_stages=tuple(str(x) for x in data.get("failed_stages") or ()),
             verification={str(k): int(v) for k, v in (data.get("verification") or {}).items()
                           if isinstance(v, int)},

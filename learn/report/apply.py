@@ -33,7 +33,7 @@ from learn.paths import atomic_write_bytes, data_dir, ensure_private_dir
 from learn.reduce.types import Proposal
 from learn.report.digest import day, flatten, plural
 from learn.report.runs import Decision
-from learn.report.targets import Form, TargetChoice, choose
+from learn.report.targets import Form, TargetChoice, choose, in_memory
 
 BEGIN = "<!-- learn:begin -->"
 END = "<!-- learn:end -->"
@@ -66,6 +66,8 @@ class RuleEdit:
     form: Form = "rule"  # "command": a whole command file, not a line
     project: Path | None = None  # the project the target belongs to (None: user / named file)
     description: str = ""  # a command's one-line description
+    surface_rules: tuple[str, ...] = ()  # permission: deny rules; path-rule: globs
+    surface_commands: tuple[str, ...] = ()  # codex-rule: command prefixes
 
 
 @dataclass(slots=True)
@@ -224,6 +226,10 @@ def plan_file(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
         raise ApplyError(refused)
     if any(e.form == "command" for e in edits):
         return plan_command(real, edits)
+    if any(e.form in ("permission", "codex-rule", "path-rule") for e in edits):
+        from learn.report.surfaces_apply import plan_surface
+
+        return plan_surface(real, edits)
     data = _read(real)
     try:
         original = None if data is None else data.decode("utf-8")
@@ -333,12 +339,15 @@ def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
         key=p.key,
         text=words,
         target=target.path,
-        replace_line=p.existing_rule if p.status == "restated" else None,
+        replace_line=(p.existing_rule if p.status in ("restated", "contradicts")
+                      and not in_memory(p) else None),
         provenance=provenance_for(p),
         decision=decision,
         form=target.form,
         project=target.project,
         description=rule_text_for(p) if target.form == "command" else "",
+        surface_rules=p.surface_rules,
+        surface_commands=p.surface_commands,
     )
 
 

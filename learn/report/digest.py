@@ -222,14 +222,30 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
     if len(others) > 2:
         lines.append(f"  - and {plural(len(others) - 2, 'more quote')}")
     if v is not None:
-        lines.append(f"  - proposed rule ({v.scope} scope, {v.category or 'uncategorised'}, "
+        what = "proposed command" if p.kind == "request" or p.surface == "command" else \
+            "proposed rule"
+        lines.append(f"  - {what} ({v.scope} scope, {v.category or 'uncategorised'}, "
                      f"confidence {v.confidence:.2f}): {flatten(v.summary)}")
+    if p.surface:
+        lines.append(f"  - {surface_line(p)}")
     where = project_line(p)
     if where:
         lines.append(f"  - {where}")
     elif p.rationale:
         lines.append(f"  - why it may be durable: {flatten(p.rationale, 200)}")
-    if p.status == "restated" and p.existing_rule:
+    if p.status == "restated" and p.existing_rule and _memory(p):
+        lines.append(f'  - promote from memory to CLAUDE.md: your agent\'s memory '
+                     f'(`{p.existing_rule_file}`) already says "{flatten(p.existing_rule, RULE_CHARS)}"'
+                     " — machine-local, loaded only in part, and you still had to say it: "
+                     "`learn apply` writes it as a rule (the memory file is left alone)")
+    elif p.status == "contradicts" and p.existing_rule:
+        where = f" in `{p.existing_rule_file}`" if p.existing_rule_file else ""
+        newest = p.quotes[0] if p.quotes else None
+        said = f'"{flatten(newest.text, 200)}" ({day(newest.at) or "undated"})' if newest else ""
+        lines.append(f'  - contradicts your rule{where}: "{flatten(p.existing_rule, RULE_CHARS)}"'
+                     f" — you said since: {said}. The latest wins: `learn apply` rewrites that "
+                     "line (decline to keep the rule)")
+    elif p.status == "restated" and p.existing_rule:
         where = f" in `{p.existing_rule_file}`" if p.existing_rule_file else ""
         lines.append(f'  - already written{where}: "{flatten(p.existing_rule, RULE_CHARS)}" '
                      "— and you still had to say it, so that rule is not working: "
@@ -271,6 +287,27 @@ writes these proposals into the demo's projects and shows each diff. On your own
 `learn run`, then `learn apply`."""
 
 
+def _memory(p: Proposal) -> bool:
+    from learn.reduce.surfaces import is_memory_file
+
+    return is_memory_file(p.existing_rule_file)
+
+
+def surface_line(p: Proposal) -> str:
+    """Where a proposal goes when it is not a line of CLAUDE.md."""
+    if p.surface == "permission":
+        return (f"enforced, not advised: `learn apply` adds {', '.join(p.surface_rules)} to "
+                "`permissions.deny` in .claude/settings.json (`--agents`: a Codex forbidden "
+                "rule in ~/.codex/rules/learn.rules)")
+    if p.surface == "path-rule":
+        return (f"only said while working under {', '.join(f'`{g}`' for g in p.surface_rules)}: "
+                "written to .claude/rules/ with `paths:` so it is loaded only there "
+                "(`--agents`: an AGENTS.md in that folder)")
+    if p.surface == "command":
+        return "a command, not a rule line: `learn apply` writes .claude/commands/<name>.md, typed when wanted"
+    return p.surface or ""
+
+
 def project_line(p: Proposal) -> str | None:
     """Which project a rule belongs to (where its quotes were said)."""
     projects = quote_projects(p.quotes)
@@ -306,6 +343,8 @@ PENDING_LISTED = 10
 
 
 def render_digest_markdown(result: RunResult) -> str:
+    from learn.report.outcomes import outcome_lines  # it reads this module's helpers
+
     lines = header_lines(result)
     proposed = [p for p in result.proposals if is_proposed(p)]
     declined = [p for p in result.proposals if not is_proposed(p)]
@@ -314,6 +353,7 @@ def render_digest_markdown(result: RunResult) -> str:
         lines.append(empty_reason(result))
         if declined:
             lines.extend(["", *_declined_lines(declined)])
+        lines.extend(outcome_lines(result))
         lines.extend(pending_lines(result))
         lines.extend(command_lines(result))
         return "\n".join(lines) + "\n"
@@ -326,6 +366,7 @@ def render_digest_markdown(result: RunResult) -> str:
             lines.extend(item_lines(p, result))
     if declined:
         lines.extend(["", *_declined_lines(declined)])
+    lines.extend(outcome_lines(result))
     lines.extend(pending_lines(result))
     lines.extend(command_lines(result))
     if result.failures:

@@ -28,6 +28,9 @@ from learn.report.digest import (
     project_line,
     sessions_read,
 )
+from learn.report.outcomes import CSS as OUTCOME_CSS
+from learn.report.outcomes import JS as OUTCOME_JS
+from learn.report.outcomes import outcome_data, outcome_html
 from learn.textunits import cjk_language
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
@@ -140,7 +143,13 @@ def _card(p: Proposal, result: RunResult) -> str:
                      f"{escape(flatten(v.summary))}"
                      + (f"<br><small>{escape(flatten(v.rationale))}</small>" if v.rationale else "")
                      + "</div>")
-    if p.status == "restated" and p.existing_rule:
+    from learn.reduce.surfaces import is_memory_file
+
+    if p.status == "restated" and p.existing_rule and is_memory_file(p.existing_rule_file):
+        parts.append(f'<div class="restated"><b>Promote from memory to CLAUDE.md</b>: your '
+                     f"agent's memory (<code>{escape(p.existing_rule_file or '')}</code>) says "
+                     f"“{escape(flatten(p.existing_rule))}” — and you still had to say it.</div>")
+    elif p.status == "restated" and p.existing_rule:
         where = f" in <code>{escape(p.existing_rule_file)}</code>" if p.existing_rule_file else ""
         parts.append(f'<div class="restated">Already written{where}: '
                      f"“{escape(flatten(p.existing_rule))}” — and still said again: "
@@ -203,19 +212,21 @@ def render_html(result: RunResult, *, title: str = "learn report") -> str:
     if declined:
         body.append("<h2>Repeated, but judged not worth a rule</h2>")
         body.extend(_card(p, result) for p in declined)
+    body.append(outcome_html(result))
     if not result.proposals:
         body.append(f"<p>Nothing to propose. {escape(funnel_sentence(result.funnel))}</p>")
     if result.failures:
         body.append("<h2>What failed</h2><ul>"
                     + "".join(f"<li>{escape(flatten(x, 300))}</li>" for x in result.failures)
                     + "</ul>")
-    data = {"series": chart_series(result), "run": result.to_json()}
+    data = {"series": chart_series(result), "run": result.to_json(),
+            "outcomes": outcome_data(result)}
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{CSP}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="generator" content="learn">
-<title>{escape(title)}</title><style>{CSS}</style></head>
+<title>{escape(title)}</title><style>{CSS}{OUTCOME_CSS}</style></head>
 <body><main>
 <h1>{escape(title)}</h1>
 <p class="meta">{escape(summary)}</p>
@@ -230,5 +241,6 @@ are distinct sessions: evidence, not conclusions.</p>
 </main>
 <script type="application/json" id="learn-data">{_script_json(data)}</script>
 <script>{JS}</script>
+<script>{OUTCOME_JS}</script>
 </body></html>
 """

@@ -25,7 +25,10 @@ from learn.projects import project_key, project_root, quote_projects, within
 from learn.reduce.types import Proposal, Scope
 
 TargetKind = Literal["claude", "rules", "agents"]
-Form = Literal["rule", "command"]
+# permission: deny rules merged into settings.json; codex-rule: an execpolicy
+# prefix_rule; path-rule: a .claude/rules file with `paths:` (learn.report.escalation,
+# learn.report.pathscope).
+Form = Literal["rule", "command", "permission", "codex-rule", "path-rule"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +89,7 @@ def scope_for(p: Proposal, choice: TargetChoice) -> Scope:
 def form_for(p: Proposal) -> Form:
     """Work the person keeps asking for by name is a command (typed when wanted, free
     until then); what they keep saying or fixing is a rule line."""
-    return "command" if p.kind == "request" else "rule"
+    return "command" if p.kind == "request" or p.surface == "command" else "rule"
 
 
 def project_claude_md(root: Path) -> Path:
@@ -143,17 +146,37 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
     return root
 
 
+def in_memory(p: Proposal) -> bool:
+    """Covered only by an agent's own memory (auto-memory, Codex memories): promoted to a
+    rule file, never edited in place (memories are generated state)."""
+    from learn.reduce.surfaces import is_memory_file
+
+    return p.status == "restated" and is_memory_file(p.existing_rule_file)
+
+
 def choose(p: Proposal, choice: TargetChoice) -> Target:
     """Where proposal `p` is written, in which form, for which project."""
     form = form_for(p)
-    if p.status == "restated" and p.existing_rule_file:
+    if p.status in ("restated", "contradicts") and p.existing_rule_file and not in_memory(p):
         existing = Path(p.existing_rule_file).expanduser()
         if existing.is_file():
             return Target(existing, "rule", None)
-    if choice.file is not None:
+    if choice.file is not None and p.surface not in ("permission", "path-rule"):
         return Target(choice.file.expanduser(), "rule", None)
     scope = scope_for(p, choice)
     root = None if scope == "user" else project_for(p, choice)
+    if p.surface == "permission":
+        if choice.kind == "agents":  # Codex reads execpolicy rules from its home
+            return Target(codex_home() / "rules" / "learn.rules", "codex-rule", root)
+        base = claude_home() if root is None else root / ".claude"
+        return Target(base / "settings.json", "permission", root)
+    if p.surface == "path-rule" and root is not None:
+        if choice.kind == "agents":
+            # Codex reads AGENTS.md along the directory chain: one in the folder is its
+            # path scope.
+            folder = p.surface_rules[0].split("*")[0].rstrip("/") if p.surface_rules else ""
+            return Target(root / folder / "AGENTS.md", "rule", root)
+        return Target(root / ".claude" / "rules" / f"{slug(p.label)}.md", "path-rule", root)
     if form == "command":
         name = f"{slug(p.label, 'command')}.md"
         if choice.kind == "agents":  # Codex reads custom prompts from its home only

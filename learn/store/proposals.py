@@ -34,7 +34,7 @@ from learn.store.feedback import FeedbackStore
 
 State = Literal["pending", "applied", "edited", "declined", "superseded"]
 STATES: tuple[State, ...] = ("pending", "applied", "edited", "declined", "superseded")
-Form = Literal["rule", "command"]
+Form = Literal["rule", "command", "permission", "codex-rule", "path-rule"]
 REOFFER_FACTOR = 2
 
 
@@ -115,7 +115,7 @@ class AppliedRule:
     project: str
     key: str
     canonical_key: str | None
-    decision: str  # accepted | edited
+    decision: str  # accepted | edited | written (the person's own, found by coverage)
     form: Form
     rule_text: str
     target_file: str
@@ -282,8 +282,10 @@ class ProposalBook:
     def record_applied(self, *, project: str, proposal: Proposal, decision: str, form: Form,
                        rule_text: str, target_file: str, backup_file: str | None,
                        at: str | None = None) -> int:
-        if decision not in ("accepted", "edited"):
-            raise ValueError(f"applied decision must be accepted or edited, not {decision!r}")
+        if decision not in ("accepted", "edited", "written"):
+            # "written": the person wrote it themselves (learn.store.in_place)
+            raise ValueError(f"applied decision must be accepted, edited or written, "
+                             f"not {decision!r}")
         canonical = proposal.verdict.canonical_key if proposal.verdict else None
 
         def run(conn: Any) -> int:

@@ -40,6 +40,8 @@ def proposal_from_full_json(data: dict[str, Any]) -> Proposal:
     fields["intervening_commands"] = tuple(fields.get("intervening_commands", ()))
     fields["edited_files"] = tuple(fields.get("edited_files", ()))
     fields["authors"] = tuple(fields.get("authors", ()))
+    fields["surface_rules"] = tuple(fields.get("surface_rules", ()))
+    fields["surface_commands"] = tuple(fields.get("surface_commands", ()))
     fields["verdict"] = _verdict(fields.get("verdict"))
     return Proposal(**fields)
 
@@ -171,5 +173,6 @@ def record_decision(
         book.decide(key, state, None if every_project else project)  # type: ignore[arg-type]
         if target is not None and proposal is not None and decision != "dismissed":
             book.record_applied(project=project, proposal=proposal, decision=decision,
-                                form="command" if form == "command" else "rule",
+                                form=form if form in ("command", "permission", "codex-rule",
+                                                      "path-rule") else "rule",  # type: ignore[arg-type]
                                 rule_text=text, target_file=target, backup_file=backup)

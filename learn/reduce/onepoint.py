@@ -1,0 +1,92 @@
+"""One point, one count: the same point said as a directive in some sessions and as a
+request in others is one group.
+
+Naming labels each kind apart, and counting already folds a label named under
+both kinds (learn.reduce.counting._reconcile_kinds). What it cannot fold is the
+same point under two labels: "let's talk through the approach first" (directive,
+`discuss-approach-first`) and "help me think it through before you change code"
+(request, `think-it-through`) were counted 2 + 2 on a real project, each half
+below what the person said. Here a request group joins the directive group whose
+quotes are nearest in meaning, when the nearest pair of quotes is at least
+ONE_POINT_SIMILARITY apart in the embedder's space: stricter than naming's
+pre-clustering cut (which a model then refines), because a wrong merge here has
+no model after it. The merged group is a directive (the person's point, as a rule;
+the judge can still say it is a command).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from learn.reduce.counting import Occurrence
+from learn.reduce.types import Proposal
+
+# Half of naming's cosine-distance cut: 0.68 similarity with MiniLM (its cut is
+# 0.64 distance), 0.56 with TF-IDF (0.88). Unmeasured beyond the eval scenario
+# (evals/corpora/outcomes.py): its paraphrase pair merges, its distinct requests do not.
+SIMILARITY_FRACTION = 0.5
+
+
+def one_point(occs: Sequence[Occurrence], embedder: Any) -> list[Occurrence]:
+    """`occs` with each request group that is a directive group's point relabelled as it."""
+    import numpy as np
+
+    from learn.reduce.cluster import threshold_for
+
+    groups: dict[tuple[str, str], list[Occurrence]] = {}
+    for o in occs:
+        groups.setdefault((o.candidate.kind, o.label), []).append(o)
+    directives = sorted(k for k in groups if k[0] == "directive")
+    requests = sorted(k for k in groups if k[0] == "request" and ("directive", k[1]) not in groups)
+    if not directives or not requests:
+        return list(occs)
+    cut = 1.0 - SIMILARITY_FRACTION * threshold_for(embedder)
+
+    def vectors(key: tuple[str, str]) -> Any:
+        texts = sorted({o.candidate.text for o in groups[key]})
+        v = np.asarray(embedder.embed(texts), dtype=np.float32)
+        return v / (np.linalg.norm(v, axis=1, keepdims=True) + 1e-9)
+
+    dvecs = {k: vectors(k) for k in directives}
+    into: dict[str, str] = {}
+    for r in requests:
+        rv = vectors(r)
+        best, score = None, cut
+        for d, dv in dvecs.items():
+            s = float((rv @ dv.T).max())
+            if s >= score:
+                best, score = d, s
+        if best is not None:
+            into[r[1]] = best[1]
+    if not into:
+        return list(occs)
+    out: list[Occurrence] = []
+    for o in occs:
+        if o.candidate.kind == "request" and o.label in into:
+            o = Occurrence(o.session, dataclasses.replace(o.candidate, kind="directive"),
+                           into[o.label])
+        out.append(o)
+    return out
+
+
+def requests_as_commands(proposals: Sequence[Proposal], min_sessions: int) -> list[Proposal]:
+    """A request asked for by name in at least `min_sessions` sessions that the judge
+    found no rule in is work the person wants on call: a command, not "not worth a
+    rule" (which left the digest's section for work asked for by name empty)."""
+    out: list[Proposal] = []
+    for p in proposals:
+        v = p.verdict
+        if p.kind != "request" or p.status != "new" or p.sessions < min_sessions:
+            out.append(p)
+            continue
+        if v is None:  # not judged (the judge's answer left it out): a command all the same
+            p = dataclasses.replace(p, surface="command")
+        elif not v.accepted:
+            p = dataclasses.replace(p, surface="command", verdict=dataclasses.replace(
+                v, accepted=True, summary=v.summary or p.text,
+                rationale=f"no rule in it (judge: {v.rationale or 'not a rule'}); asked for "
+                          f"by name in {p.sessions} sessions, so a command to type when wanted"))
+        out.append(p)
+    return out

@@ -1,0 +1,91 @@
+"""Rules that only matter in one part of the tree, loaded only there.
+
+When every session a correction was said in had the agent working only on files
+under one folder of the project (the file paths of its Read / Edit / Write tool
+calls say which), the rule is proposed as `.claude/rules/<topic>.md` with a
+`paths:` list, which Claude Code loads only when a matching file is read (for
+Codex: an AGENTS.md in that folder, read when the agent works below it). A session
+with no file calls says nothing about where, so it vetoes the scoping: a rule
+loaded too narrowly is silently missing where it was needed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import PurePosixPath
+
+from learn.projects import quote_projects
+from learn.reduce.types import Proposal
+
+FILE_TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead"}
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
+
+
+def files_of_calls(calls: Iterable[tuple[str, Mapping[str, object], str]]) -> list[str]:
+    """File paths a session's tool calls read or edited (Claude Code tools; Codex patches),
+    from (name, input, summary). A view from the session index keeps only a call's
+    command of its input; its one-line summary is the path for a file tool (cut with
+    "…" when long: its folder then reads as the one above, the cautious way)."""
+    out: list[str] = []
+    for name, data, summary in calls:
+        if name in FILE_TOOLS:
+            for field in ("file_path", "notebook_path", "path"):
+                value = data.get(field)
+                if isinstance(value, str) and value:
+                    out.append(value)
+                    break
+            else:
+                if summary:
+                    out.append(summary)
+        elif name == "apply_patch":
+            patch = data.get("input") or data.get("patch") or ""
+            if isinstance(patch, str):
+                out.extend(m.strip() for m in _PATCH_FILE.findall(patch))
+    return out
+
+
+def _relative(path: str, root: str) -> PurePosixPath | None:
+    p = path.replace("\\", "/")
+    r = root.replace("\\", "/").rstrip("/")
+    if p.startswith(r + "/"):
+        return PurePosixPath(p[len(r) + 1:])
+    if not p.startswith("/") and ":" not in p[:3]:
+        return PurePosixPath(p)  # already relative to the project
+    return None  # outside the project: no scope can be said
+
+
+def common_folder(files: Sequence[str], root: str) -> str | None:
+    """The deepest folder every file lies under, relative to `root`; None at the root."""
+    rel = [_relative(f, root) for f in files]
+    if not rel or any(r is None for r in rel):
+        return None
+    parents = [r.parent.parts for r in rel if r is not None]
+    common: list[str] = []
+    for parts in zip(*parents, strict=False):
+        if len(set(parts)) != 1:
+            break
+        common.append(parts[0])
+    return "/".join(common) if common else None
+
+
+def scope_to_paths(proposals: Sequence[Proposal],
+                   session_files: Mapping[str, Sequence[str]]) -> list[Proposal]:
+    """Directives said only while the agent worked under one folder, as path rules."""
+    out: list[Proposal] = []
+    for p in proposals:
+        sessions = {q.session_id for q in p.quotes}
+        roots = quote_projects(p.quotes)
+        if (p.kind != "directive" or p.surface is not None or p.status != "new"
+                or len(sessions) < 2 or len(roots) != 1):
+            out.append(p)
+            continue
+        folders = {common_folder(session_files.get(s, ()), roots[0]) for s in sessions}
+        folder = None if None in folders else common_folder([f"{x}/f" for x in folders if x], "")
+        if not folder:
+            out.append(p)
+            continue
+        out.append(dataclasses.replace(p, surface="path-rule",
+                                       surface_rules=(f"{folder}/**",)))
+    return out

@@ -1,0 +1,206 @@
+"""Every instruction surface the agents read, beyond the CLAUDE.md / AGENTS.md chain
+learn.reduce.rules walks: `.claude/rules/**` scoping (`paths:`), `@imports` in
+CLAUDE.md files, AGENTS.override.md, Claude Code's auto-memory and Codex's memories.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from learn.reduce.rules import RuleScope, _strip_frontmatter
+
+_LIST_ITEM = re.compile(r"^\s*-\s*(.+?)\s*$")
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            out = json.loads(value)
+            return out if isinstance(out, str) else value[1:-1]
+        except json.JSONDecodeError:
+            return value[1:-1]
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1]
+    return value
+
+
+def paths_of(text: str) -> list[str]:
+    """The `paths:` globs of a rules file's frontmatter (a YAML list, block or flow
+    form); [] when the file is not path-scoped (loaded always)."""
+    front, _ = _strip_frontmatter(text)
+    lines = front.splitlines()
+    for i, line in enumerate(lines):
+        key, sep, rest = line.partition(":")
+        if not sep or key.strip() != "paths" or line[:1].isspace():
+            continue
+        rest = rest.strip()
+        if rest.startswith("["):
+            return [_unquote(x) for x in rest.strip("[]").split(",") if x.strip()]
+        if rest:
+            return [_unquote(rest)]
+        out: list[str] = []
+        for item in lines[i + 1:]:
+            m = _LIST_ITEM.match(item)
+            if not m:
+                break
+            out.append(_unquote(m.group(1)))
+        return out
+    return []
+
+
+MAX_IMPORT_HOPS = 4  # Claude Code follows @imports four hops deep
+_IMPORT = re.compile(r"(?:^|\s)@((?:~/|\.{0,2}/)?[\w.~/-]+\.[\w]+)")
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+
+
+def imports_of(text: str, base: Path) -> list[Path]:
+    """Files a CLAUDE.md pulls in with `@path` (not inside code spans or fences)."""
+    out: list[Path] = []
+    fence = False
+    for line in text.splitlines():
+        if _FENCE_LINE.match(line):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        for m in _IMPORT.finditer(_CODE_SPAN.sub("", line)):
+            raw = m.group(1)
+            path = Path(raw).expanduser() if raw.startswith("~") else base / raw
+            out.append(path)
+    return out
+
+
+def encoded_project(project: Path) -> str:
+    """The folder name Claude Code keeps a project's transcripts and memory under:
+    every character but letters and digits becomes '-'."""
+    return re.sub(r"[^A-Za-z0-9]", "-", str(project))
+
+
+def memory_dirs(project: Path | None, home: Path) -> list[Path]:
+    """Claude Code's auto-memory for `project` and Codex's memories (generated state)."""
+    from learn.reduce.rules import _claude_home, _codex_home
+
+    dirs: list[Path] = []
+    if project is not None:
+        dirs.append(_claude_home(home) / "projects" / encoded_project(project) / "memory")
+    dirs.append(_codex_home(home) / "memories")
+    return dirs
+
+
+def is_memory_file(path: str | Path | None, home: Path | None = None) -> bool:
+    """A file an agent writes for itself: under `<claude home>/projects/<project>/memory/`
+    (auto-memory) or `<codex home>/memories/`. A rule found there is promoted to
+    CLAUDE.md / AGENTS.md, never edited in place (memories are generated state)."""
+    from learn.reduce.rules import _claude_home, _codex_home
+
+    if not path:
+        return False
+    home = home or Path.home()
+    p = Path(path).expanduser()
+    projects = _claude_home(home) / "projects"
+    try:
+        rel = p.relative_to(projects)
+        if len(rel.parts) >= 3 and rel.parts[1] == "memory":
+            return True
+    except ValueError:
+        pass
+    return _codex_home(home) / "memories" in p.parents
+
+
+def _memory_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    # MEMORY.md and its topic files; Codex's raw extraction log and per-rollout
+    # summaries are inputs to its consolidation, not what it loads.
+    return sorted(p for p in directory.glob("*.md") if p.is_file()
+                  and p.name not in ("raw_memories.md",))
+
+
+MAX_NESTED_DEPTH = 4
+MAX_NESTED_FILES = 200
+MAX_NESTED_DIRS = 2000
+_SKIP_DIRS = {"node_modules", "vendor", "dist", "build", "target", "venv", "__pycache__"}
+_NESTED_NAMES = ("CLAUDE.md", "AGENTS.override.md", "AGENTS.md")
+
+
+def nested_instruction_files(project: Path) -> list[Path]:
+    """CLAUDE.md / AGENTS.md files in folders below the project: Claude Code loads one
+    when a file in its folder is read, Codex when it works there. Hidden and dependency
+    folders are skipped, and the walk stops at MAX_NESTED_DEPTH folders down,
+    MAX_NESTED_DIRS folders listed or MAX_NESTED_FILES files, so a monorepo (or a run
+    from the home folder) costs a bounded walk."""
+    out: list[Path] = []
+    frontier = [project]
+    visited = 0
+    for _ in range(MAX_NESTED_DEPTH):
+        nxt: list[Path] = []
+        for directory in frontier:
+            visited += 1
+            if visited > MAX_NESTED_DIRS:  # run from a home folder: bounded all the same
+                return out
+            try:
+                children = sorted(p for p in directory.iterdir() if p.is_dir())
+            except OSError:
+                continue
+            for child in children:
+                if child.name.startswith(".") or child.name in _SKIP_DIRS:
+                    continue
+                nxt.append(child)
+                out.extend(child / n for n in _NESTED_NAMES if (child / n).is_file())
+                if len(out) >= MAX_NESTED_FILES:
+                    return out[:MAX_NESTED_FILES]
+        frontier = nxt
+    return out
+
+
+def more_rule_files(project: Path | None, found: list[Path],
+                    home: Path) -> list[tuple[Path, RuleScope]]:
+    """Files beyond learn.reduce.rules' own list: @imports of the files `found` (up to
+    four hops), AGENTS.override.md along the chain and in Codex's home, CLAUDE.md /
+    AGENTS.md in folders below the project, and memories.
+    (path, scope) pairs; missing files are left out."""
+    from learn.reduce.rules import _chain, _codex_home
+
+    out: list[tuple[Path, RuleScope]] = []
+    seen = {p.resolve() for p in found}
+
+    def add(path: Path, scope: RuleScope) -> bool:
+        if not path.is_file():
+            return False
+        real = path.resolve()
+        if real in seen:
+            return False
+        seen.add(real)
+        out.append((path, scope))
+        return True
+
+    add(_codex_home(home) / "AGENTS.override.md", "user")
+    if project is not None:
+        for directory in _chain(project):
+            add(directory / "AGENTS.override.md", "project")
+        for path in nested_instruction_files(project):
+            add(path, "project")
+    frontier = [p for p in found if p.name.upper().startswith("CLAUDE")]
+    for _ in range(MAX_IMPORT_HOPS):
+        nxt: list[Path] = []
+        for f in frontier:
+            try:
+                text = f.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            scope: RuleScope = ("project" if project is not None and project in f.parents
+                                else "user")
+            for target in imports_of(text, f.parent):
+                if add(target, scope):
+                    nxt.append(target)
+        frontier = nxt
+    for directory in memory_dirs(project, home):
+        for path in _memory_files(directory):
+            # Claude Code's project memory is the project's; Codex's is the person's.
+            add(path, "user" if ".codex" in path.parts or "memories" in path.parts
+                else "project")
+    return out

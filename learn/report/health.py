@@ -1,0 +1,87 @@
+"""Keeping instruction files healthy: each target's size budget, said in the apply
+preview, and the rules learn wrote that are offered for pruning when a file is over it.
+
+Budgets: Claude Code's guidance is ~200 lines per CLAUDE.md (everything in it is
+read on every turn; auto-memory stops loading MEMORY.md at 200 lines / 25 KB);
+Codex stops reading the AGENTS.md chain at `project_doc_max_bytes`, 32 KiB by
+default, so whatever is past it is silently not read.
+
+Pruning: a rule learn wrote (its `<!-- learn KEY, N sessions, last DATE -->`
+marker) whose correction has not been said for PRUNE_AFTER_DAYS, in a file over
+its budget, is offered for removal with its last date: a rule that holds that
+long is either learnt by habit or no longer relevant, and the file's room is
+better spent on what is still being said. Never removed without `--prune KEY`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+CLAUDE_MD_LINES = 200
+CODEX_PROJECT_DOC_BYTES = 32 * 1024
+PRUNE_AFTER_DAYS = 90
+
+_MARK = re.compile(r"<!-- learn (?P<key>[a-z]+:[\w.-]+)(?:, (?P<prov>[^>]*?))? -->")
+_LAST = re.compile(r"last (\d{4}-\d{2}-\d{2})")
+
+
+def is_codex_doc(path: Path) -> bool:
+    return path.name in ("AGENTS.md", "AGENTS.override.md")
+
+
+def budget_line(path: Path, text: str, *, max_lines: int, max_bytes: int) -> str:
+    """The preview's one line on size: what the file will be, against its budget."""
+    n_lines, n_bytes = len(text.splitlines()), len(text.encode("utf-8"))
+    if is_codex_doc(path):
+        return (f"{path.name}: {n_bytes / 1024:.1f} KiB of Codex's {CODEX_PROJECT_DOC_BYTES // 1024}"
+                f" KiB project-doc limit for the whole AGENTS.md chain (past it, Codex stops "
+                f"reading); {n_lines} lines")
+    return f"{path.name}: {n_lines} of ~{max_lines} lines, {n_bytes:,} of {max_bytes:,} bytes"
+
+
+def over_budget(path: Path, text: str, *, max_lines: int, max_bytes: int) -> bool:
+    n_lines, n_bytes = len(text.splitlines()), len(text.encode("utf-8"))
+    if is_codex_doc(path):
+        return n_bytes > CODEX_PROJECT_DOC_BYTES
+    return n_lines > max_lines or n_bytes > max_bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Stale:
+    key: str
+    line: str
+    last: str  # YYYY-MM-DD
+
+
+def stale_rules(text: str, *, last_said: dict[str, str] | None = None,
+                now: datetime | None = None, days: int = PRUNE_AFTER_DAYS) -> list[Stale]:
+    """Rules learn wrote in `text` whose correction was last said more than `days` ago:
+    the date is the newest of the marker's and `last_said[key]` (later runs)."""
+    cut = (now or datetime.now(UTC)) - timedelta(days=days)
+    out: list[Stale] = []
+    for line in text.splitlines():
+        m = _MARK.search(line)
+        if not m:
+            continue
+        dates = [d for d in (_LAST.search(m.group("prov") or ""),) if d]
+        last = dates[0].group(1) if dates else None
+        later = (last_said or {}).get(m.group("key"))
+        if later and (last is None or later[:10] > last):
+            last = later[:10]
+        if last is None:
+            continue
+        when = datetime.fromisoformat(last).replace(tzinfo=UTC)
+        if when < cut:
+            out.append(Stale(m.group("key"), line.strip(), last))
+    return out
+
+
+def without_rules(text: str, keys: set[str]) -> str:
+    """`text` without the lines of learn's rules `keys` (the rest byte for byte)."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    kept = [line for line in text.splitlines()
+            if not ((m := _MARK.search(line)) and m.group("key") in keys)]
+    return newline.join(kept) + (newline if text.endswith(("\n", "\r\n")) else "")

@@ -1,0 +1,78 @@
+"""Planning writes to the surfaces that are not a rule line: settings.json deny rules,
+Codex execpolicy rules, and `.claude/rules/<topic>.md` files scoped with `paths:`.
+
+Same contract as learn.report.apply: pure text in, text out, shown as a diff,
+written only if the file still has the hash it was planned against.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from learn.report.apply import (
+    ApplyError,
+    FilePlan,
+    RuleEdit,
+    _read,
+    marker,
+    plan_text,
+    sha256,
+)
+from learn.report.escalation import merged_codex_rules, merged_settings
+
+
+def _decode(path: Path, data: bytes | None) -> str | None:
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApplyError(f"{path} is not UTF-8 text; learn will not edit it") from exc
+
+
+def path_rule_header(globs: Sequence[str]) -> str:
+    """Frontmatter Claude Code reads to load the file only for matching files; the
+    globs are quoted (a bare `*` starts a YAML alias)."""
+    lines = ["---", "paths:", *(f"  - {json.dumps(g)}" for g in globs), "---", ""]
+    return "\n".join(lines) + "\n"
+
+
+def plan_surface(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
+    data = _read(path)
+    original = _decode(path, data)
+    digest = sha256(data) if data is not None else ""
+    plan = FilePlan(path=path, original=original, original_hash=digest, new_text=original or "")
+    form = edits[0].form
+    text = original
+    for e in edits:
+        if e.form != form:
+            plan.notes.append(f"{e.key}: {path.name} is a {form} file; not a {e.form}")
+            continue
+        if form == "permission":
+            try:
+                new = merged_settings(text, e.surface_rules, path)
+            except ValueError as exc:
+                raise ApplyError(str(exc)) from exc
+            if text is not None and json.loads(new) == json.loads(text or "{}"):
+                plan.notes.append(f"{e.key}: {', '.join(e.surface_rules)} already denied")
+                continue
+        elif form == "codex-rule":
+            new = merged_codex_rules(text, e.surface_commands, e.text, e.key)
+            if new == text:
+                plan.notes.append(f"{e.key}: already a rule in {path.name}")
+                continue
+        else:  # path-rule
+            if text is not None and marker(e.key) in text:
+                plan.notes.append(f"{e.key}: already in {path.name}")
+                continue
+            base = text if text is not None else path_rule_header(e.surface_rules)
+            line_edit = RuleEdit(key=e.key, text=e.text, target=e.target,
+                                 provenance=e.provenance, decision=e.decision)
+            new, _, notes = plan_text(base, [line_edit], path)
+            plan.notes.extend(notes)
+        text = new
+        plan.applied.append(e)
+    plan.new_text = text or ""
+    return plan
