@@ -34,6 +34,12 @@ def one_point(occs: Sequence[Occurrence], embedder: Any) -> list[Occurrence]:
     import numpy as np
 
     from learn.reduce.cluster import threshold_for
+    from learn.reduce.contrast import SCRIPT_WEIGHT, Contrast, contrast_between
+
+    # MiniLM, trained on English, puts unrelated Chinese sentences 0.31-0.56 apart
+    # (issue 19): the same lexical term naming's clustering adds for non-Latin text
+    # keeps a Chinese request from joining an unrelated Chinese directive here.
+    script = Contrast(script=SCRIPT_WEIGHT)
 
     groups: dict[tuple[str, str], list[Occurrence]] = {}
     for o in occs:
@@ -44,18 +50,20 @@ def one_point(occs: Sequence[Occurrence], embedder: Any) -> list[Occurrence]:
         return list(occs)
     cut = 1.0 - SIMILARITY_FRACTION * threshold_for(embedder)
 
+    def texts_of(key: tuple[str, str]) -> list[str]:
+        return sorted({o.candidate.text for o in groups[key]})
+
     def vectors(key: tuple[str, str]) -> Any:
-        texts = sorted({o.candidate.text for o in groups[key]})
-        v = np.asarray(embedder.embed(texts), dtype=np.float32)
+        v = np.asarray(embedder.embed(texts_of(key)), dtype=np.float32)
         return v / (np.linalg.norm(v, axis=1, keepdims=True) + 1e-9)
 
     dvecs = {k: vectors(k) for k in directives}
     into: dict[str, str] = {}
     for r in requests:
-        rv = vectors(r)
+        rv, rtexts = vectors(r), texts_of(r)
         best, score = None, cut
         for d, dv in dvecs.items():
-            s = float((rv @ dv.T).max())
+            s = float((rv @ dv.T - contrast_between(rtexts, texts_of(d), script)).max())
             if s >= score:
                 best, score = d, s
         if best is not None:
