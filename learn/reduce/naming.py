@@ -243,6 +243,27 @@ def _reuse_labels(
     return n
 
 
+def _pool_declined(clusters_of: dict[tuple[str, int], list[_Unique]]) -> None:
+    """Move every declined text out of its pre-cluster into one pool per kind.
+
+    A warm run does not cluster (nothing to ask), so a declined text's fallback
+    label must not depend on its pre-cluster; but alone, each declined text got
+    a slug of its own, and a point whose quotes one answer left out together was
+    split into groups below the threshold ("Öffentliche Funktionen bekommen
+    immer einen Docstring" / "Schreib Docstrings für alle öffentlichen
+    Funktionen", 0.32 apart: multilingual eval, all faults, German recall 0.67).
+    Pooled, they are split by complete linkage like any unnamed members, the
+    same way in a cold and a warm run (the same declined texts either way)."""
+    pooled: dict[str, list[_Unique]] = {}
+    for ckey, group_members in sorted(clusters_of.items()):
+        if any(m.declined for m in group_members):
+            clusters_of[ckey] = [m for m in group_members if not m.declined]
+            pooled.setdefault(ckey[0], []).extend(m for m in group_members if m.declined)
+    for kind, members in pooled.items():
+        # Pre-cluster ids are >= 0: the pool's key cannot meet one.
+        clusters_of[(kind, -1)] = sorted(members, key=lambda m: m.vector_row)
+
+
 def _parse_rows(rows: Sequence[Any], n: int, truncated: bool) -> dict[int, str]:
     if truncated and rows:
         # The last row of a cut-off answer may hold half a label ("use-bun-no").
@@ -384,6 +405,15 @@ def name_candidates(
                 # fallback they borrowed a look-alike's label or got their own
                 # (noisy eval, partial answers: recall 0.875 and a count error).
                 queue.insert(0, (batch_no, missing, True))
+            elif len(missing) > 1 and not again:
+                # An answer that named none of its items: asked once more in two
+                # halves, not as the same request, which a recording or a seeded
+                # model answers the same way. Left out, "测试用 vitest，不要用 jest"
+                # (cosine 0.78 and 1.01 from its two siblings: no fallback can
+                # join them) got a label of its own (multilingual eval, partial
+                # answers: a count error).
+                half = (len(missing) + 1) // 2
+                queue[:0] = [(batch_no, missing[:half], True), (batch_no, missing[half:], True)]
             elif missing:
                 if not cut:
                     # A whole answer that left them out (twice, when it named
@@ -396,14 +426,7 @@ def name_candidates(
                     f"unlabelled{' (answer truncated)' if cut else ''}; they fell back"
                 )
 
-    # A declined text falls back on its own, never through its pre-cluster: a warm
-    # run does not cluster (nothing to ask), and its label must not depend on that.
-    for ckey, group_members in list(clusters_of.items()):
-        if any(m.declined for m in group_members):
-            clusters_of[ckey] = [m for m in group_members if not m.declined]
-            for m in group_members:
-                if m.declined:
-                    clusters_of[(ckey[0], -1 - m.vector_row)] = [m]
+    _pool_declined(clusters_of)
     known_before |= _fall_back(uniques, vectors, index, near, clusters_of, contrast,
                                sure=min(near, SURE_DISTANCE))
     merged = merge_drifted_labels(uniques, vectors, contrast)
