@@ -25,7 +25,10 @@ agreeing with itself:
   prompt says to reuse them exactly, and became the digest's keys (issue 21);
 - an item whose naming call failed is grouped by the fallback only with what it
   is sure of (near-identical wording, `SURE_DISTANCE`): a failed run's looser
-  grouping merged "This feels off to put it in one test" with "Good but simplify".
+  grouping merged "This feels off to put it in one test" with "Good but simplify";
+- items a whole answer left out (declined) fall back together, one pool per
+  kind, not one by one and not through their pre-cluster: the same label in a
+  cold and a warm run, and a point whose quotes were left out together stays one.
 
 Kinds are never mixed: batches are per kind and a label is namespaced by kind.
 """
