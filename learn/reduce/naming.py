@@ -49,6 +49,7 @@ from learn.reduce.cluster import cluster_ids, contrast_for, threshold_for
 from learn.reduce.drift import merge_drifted_labels
 from learn.reduce.fallback import Unique as _Unique
 from learn.reduce.fallback import fall_back as _fall_back
+from learn.reduce.fallback import pool_declined as _pool_declined
 from learn.reduce.memory import InMemoryLabelIndex
 from learn.reduce.slug import normalize_label
 from learn.textfold import fold
@@ -246,27 +247,6 @@ def _reuse_labels(
     return n
 
 
-def _pool_declined(clusters_of: dict[tuple[str, int], list[_Unique]]) -> None:
-    """Move every declined text out of its pre-cluster into one pool per kind.
-
-    A warm run does not cluster (nothing to ask), so a declined text's fallback
-    label must not depend on its pre-cluster; but alone, each declined text got
-    a slug of its own, and a point whose quotes one answer left out together was
-    split into groups below the threshold ("Öffentliche Funktionen bekommen
-    immer einen Docstring" / "Schreib Docstrings für alle öffentlichen
-    Funktionen", 0.32 apart: multilingual eval, all faults, German recall 0.67).
-    Pooled, they are split by complete linkage like any unnamed members, the
-    same way in a cold and a warm run (the same declined texts either way)."""
-    pooled: dict[str, list[_Unique]] = {}
-    for ckey, group_members in sorted(clusters_of.items()):
-        if any(m.declined for m in group_members):
-            clusters_of[ckey] = [m for m in group_members if not m.declined]
-            pooled.setdefault(ckey[0], []).extend(m for m in group_members if m.declined)
-    for kind, members in pooled.items():
-        # Pre-cluster ids are >= 0: the pool's key cannot meet one.
-        clusters_of[(kind, -1)] = sorted(members, key=lambda m: m.vector_row)
-
-
 def _parse_rows(rows: Sequence[Any], n: int, truncated: bool) -> dict[int, str]:
     if truncated and rows:
         # The last row of a cut-off answer may hold half a label ("use-bun-no").
@@ -429,6 +409,7 @@ def name_candidates(
                     f"unlabelled{' (answer truncated)' if cut else ''}; they fell back"
                 )
 
+    # Declined texts fall back together, apart from their pre-clusters (cold = warm).
     _pool_declined(clusters_of)
     known_before |= _fall_back(uniques, vectors, index, near, clusters_of, contrast,
                                sure=min(near, SURE_DISTANCE))
