@@ -43,3 +43,21 @@ def test_near_duplicate_members_merge_their_labels_unless_the_negation_flips() -
     assert merge_drifted_labels(uniques, same, DEFAULT_CONTRAST) == 1
     labels = [u.label for u in uniques]
     assert labels[0] == labels[1] and labels[2] != labels[3]
+
+
+def test_a_directive_reported_as_a_request_follows_its_siblings_drifted_label() -> None:
+    uniques, vectors = _uniques([("no mocks for the database", "database-test-real"),
+                                 ("use a real database in tests", "database-test-real"),
+                                 ("nothing mocked in the db tests", "real-test-database")])
+    uniques[2].kind = "request"  # the miner's wrong kind: counting folds one label across both
+    assert merge_drifted_labels(uniques, vectors, DEFAULT_CONTRAST) == 1
+    assert {u.label for u in uniques} == {"database-test-real"}
+
+
+def test_other_kinds_never_share_a_drifted_label() -> None:
+    uniques, vectors = _uniques([("run the tests first", "run-tests-first"),
+                                 ("tests first, then commit", "run-tests-first"),
+                                 ("pytest -x", "first-tests-run")])
+    uniques[2].kind = "fix"
+    assert merge_drifted_labels(uniques, vectors, DEFAULT_CONTRAST) == 0
+    assert uniques[2].label == "first-tests-run"

@@ -61,6 +61,27 @@ def _guarded_label(dists: Vector, labels: Sequence[str], near: float) -> str | N
     return min(ok)[1] if ok else None
 
 
+def pool_declined(clusters_of: dict[tuple[str, int], list[Unique]]) -> None:
+    """Move every declined text out of its pre-cluster into one pool per kind.
+
+    A warm run does not cluster (nothing to ask), so a declined text's fallback
+    label must not depend on its pre-cluster; but alone, each declined text got
+    a slug of its own, and a point whose quotes one answer left out together was
+    split into groups below the threshold ("Öffentliche Funktionen bekommen
+    immer einen Docstring" / "Schreib Docstrings für alle öffentlichen
+    Funktionen", 0.32 apart: multilingual eval, all faults, German recall 0.67).
+    Pooled, they are split by complete linkage like any unnamed members, the
+    same way in a cold and a warm run (the same declined texts either way)."""
+    pooled: dict[str, list[Unique]] = {}
+    for ckey, group_members in sorted(clusters_of.items()):
+        if any(m.declined for m in group_members):
+            clusters_of[ckey] = [m for m in group_members if not m.declined]
+            pooled.setdefault(ckey[0], []).extend(m for m in group_members if m.declined)
+    for kind, members in pooled.items():
+        # Pre-cluster ids are >= 0: the pool's key cannot meet one.
+        clusters_of[(kind, -1)] = sorted(members, key=lambda m: m.vector_row)
+
+
 def fall_back(
     uniques: Sequence[Unique],
     vectors: Vector,
