@@ -41,7 +41,9 @@ from learn.transcripts.view import (
 
 # v1: the first compact view (session.py and evidence.py as of issue 13).
 # v2: the session's entrypoint and origin (issue 17).
-VIEW_VERSION: Final = 2
+# v3: an entry keeps its redacted human turns, not hashes of long prompts
+#     (learn.transcripts.indexed_turns).
+VIEW_VERSION: Final = 3
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
