@@ -54,7 +54,7 @@ _candidates = msgspec.msgpack.Decoder(tuple[MinedCandidate, ...])
 
 def view_version() -> str:
     """The version an index entry must carry to be used (view and render versions)."""
-    from learn.render.render import RENDER_VERSION
+    from learn.render_version import RENDER_VERSION
 
     return f"view{VIEW_VERSION}-render{RENDER_VERSION}"
 
