@@ -136,11 +136,19 @@ def test_the_session_index_keeps_a_huge_turn_cut_and_sessions_stays_quick(_isola
     from learn.transcripts.discover import scan
     from learn.transcripts.indexed import indexed_views
 
+    from learn.transcripts.indexed_turns import turns_view
+
     with open_session_index() as index:
-        (item,) = indexed_views(scan(all_projects=True).files, index=index,
-                                fingerprints_for=lambda _: (), min_confidence=0.75)
-        assert item.from_index  # stored by `learn sessions` above
-        stored = max(item.session.human_turns, key=lambda t: len(t.text)).text
-    assert len(stored) <= MAX_TURN_CHARS and "cut here: longer than any model's window" in stored
+        files = scan(all_projects=True).files
+        (listed,) = indexed_views(files, index=index, fingerprints_for=lambda _: (),
+                                  min_confidence=0.75, views=False)
+        assert listed.from_index  # stored by `learn sessions` above: its summary and turns
+        assert listed.row.prompts is not None
+        turns = turns_view(listed.summary, listed.row.prompts, path).human_turns
+        (item,) = indexed_views(files, index=index, fingerprints_for=lambda _: (),
+                                min_confidence=0.75)
+        viewed = max(item.session.human_turns, key=lambda t: len(t.text)).text
+    for stored in (max(turns, key=lambda t: len(t.text)).text, viewed):
+        assert len(stored) <= MAX_TURN_CHARS and "cut here: longer than any model's window" in stored
     plan = plan_mining([path], None, MODEL)
     assert plan.to_mine[0].rendered_chars <= hard_chunk_chars(default_chunk_chars(MODEL)) + 1000
