@@ -135,7 +135,6 @@ def test_the_session_index_keeps_a_huge_turn_cut_and_sessions_stays_quick(_isola
     from learn.store.session_index import open_session_index
     from learn.transcripts.discover import scan
     from learn.transcripts.indexed import indexed_views
-
     from learn.transcripts.indexed_turns import turns_view
 
     with open_session_index() as index:
