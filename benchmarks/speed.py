@@ -235,14 +235,15 @@ def show(home: Path, data: Path, sessions: int, repeat: int) -> bool:
 
 
 def _prompts_in_process(home: Path, data: Path, sid: str, repeat: int) -> None:
-    """The part of `learn show` this changed: finding the project's repeated prompts."""
+    """The part of `learn show` this changed: judging the session with its project's others
+    (origin, templates, repeated prompts), from every head or from the index's turns."""
     from learn.commands.show import resolve_session
     from learn.store.session_index import open_session_index
-    from learn.transcripts.indexed import CachedHeads, min_signal_confidence
+    from learn.transcripts.indexed import CachedHeads
+    from learn.transcripts.indexed_turns import project_turn_views
     from learn.transcripts.parser import parse
-    from learn.transcripts.prompt_keys import prompt_keys, without_repeated_prompts
     from learn.transcripts.replay import FingerprintCache
-    from learn.transcripts.scripted import without_project_prompts
+    from learn.transcripts.scripted import HEAD_SESSIONS, without_project_prompts
     from learn.transcripts.session import build_session
 
     env = _env(home, data)
@@ -253,16 +254,20 @@ def _prompts_in_process(home: Path, data: Path, sid: str, repeat: int) -> None:
         assert file is not None
         prints = FingerprintCache().for_project(file.project)
         view = build_session(parse(path), fingerprints=prints)
-        conf = min_signal_confidence()
+
+        def from_index() -> object:
+            others = project_turn_views(view, prints, index=index, heads=heads,
+                                        limit=HEAD_SESSIONS)
+            return without_project_prompts(view, prints, others=others)
+
         rounds = best_of_interleaved({
             "every head": lambda: without_project_prompts(view, prints),
-            "index": lambda: without_repeated_prompts(view, prints, index=index, heads=heads,
-                                                      min_confidence=conf),
+            "index": from_index,
         }, repeat)
-    assert rounds["every head"][1] == rounds["index"][1]
-    print(f"   repeated prompts of the largest ({len(prompt_keys(view))} long typed turns), CPU: "
+    same = rounds["every head"][1] == rounds["index"][1]
+    print(f"   judging the largest with its project ({len(view.human_turns)} typed turns), CPU: "
           f"reading every head {rounds['every head'][0]:.3f} s, from the index "
-          f"{rounds['index'][0]:.3f} s (same view)")
+          f"{rounds['index'][0]:.3f} s ({'same view' if same else 'DIFFERENT views'})")
 
 
 def main(argv: list[str]) -> int:

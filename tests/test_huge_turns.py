@@ -131,14 +131,19 @@ def test_the_session_index_keeps_a_huge_turn_cut(_isolated_home: Path) -> None:
     from learn.store.session_index import open_session_index
     from learn.transcripts.discover import scan
     from learn.transcripts.indexed import indexed_views
+    from learn.transcripts.indexed_turns import turns_view
 
     with open_session_index() as index:
         files = scan(all_projects=True).files
-        indexed_views(files, index=index, fingerprints_for=lambda _: (), min_confidence=0.75)
+        (listed,) = indexed_views(files, index=index, fingerprints_for=lambda _: (),
+                                  min_confidence=0.75, views=False)
+        assert listed.from_index  # stored by `learn sessions` above: its summary and turns
+        assert listed.row.prompts is not None
+        turns = turns_view(listed.summary, listed.row.prompts, path).human_turns
         (item,) = indexed_views(files, index=index, fingerprints_for=lambda _: (),
                                 min_confidence=0.75)
-        assert item.from_index  # what the index keeps, not a fresh read
-        stored = max(item.session.human_turns, key=lambda t: len(t.text)).text
-    assert len(stored) <= MAX_TURN_CHARS and "cut here: longer than any model's window" in stored
+        viewed = max(item.session.human_turns, key=lambda t: len(t.text)).text
+    for stored in (max(turns, key=lambda t: len(t.text)).text, viewed):
+        assert len(stored) <= MAX_TURN_CHARS and "cut here: longer than any model's window" in stored
     plan = plan_mining([path], None, MODEL)
     assert plan.to_mine[0].rendered_chars <= hard_chunk_chars(default_chunk_chars(MODEL)) + 1000

@@ -1,8 +1,9 @@
 """`learn show` through the session index (issue 17) and what a listing imports (issue 21).
 
-Show cuts the prompts repeated across the project's sessions out of the view;
-with the index filled it finds them from hashes the index keeps, opening no
-other session's file, and shows exactly what reading every head showed.
+Show judges the session with its project's other sessions (origin, templates,
+prompts repeated across them); with the index filled it reads their turns from
+the index, opening no other session's file, and shows exactly what reading
+every head showed.
 """
 
 from __future__ import annotations
@@ -109,10 +110,8 @@ def test_show_through_the_index_equals_reading_every_head(name: str, opened: lis
     warm = _show(sid)
     assert warm == expected
     others = {p for p in opened if p.endswith(".jsonl")} - {str(files[name])}
-    # The session's own file, and for each repeated prompt (2 here) it may hold
-    # inside a longer turn, the head of one file that holds it: never every head.
-    assert len(others) <= 2, others
-    assert not others & {str(p) for n, p in files.items() if n.startswith("plain")}
+    # The session's own file only: the others' turns come from the index.
+    assert not others, others
     if name in ("script-1", "hand-2"):
         turns = [t["text"] for t in warm["human_turns_detail"]]
         assert SCRIPT not in turns and CHECKLIST not in turns
@@ -162,3 +161,64 @@ def test_show_without_a_usable_store_reads_the_files(tmp_path: Path,
     with pytest.raises(apsw.Error), open_session_index():
         pass
     assert _show(session_id("amended")) == _unindexed(files["amended"])
+
+
+_LOOP = ("You are the release bot. Work through story US-{n:03d} in docs/prd.json: read the "
+         "acceptance criteria, implement them, run the whole test suite, and commit with the "
+         "story id in the message. Stop when the story passes; never edit another story.")
+
+
+def test_the_listing_judges_from_the_stored_turns_as_from_whole_views(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Origin and templates are judged across the listed sessions (issue 17) from
+    # the turns the index keeps, never from decoded views (issue 21): the same
+    # counts, origins and evidence as judging every whole stored view.
+    from fixtures.fidelity.writers import set_entrypoint
+
+    from learn.store.session_index import open_session_index
+    from learn.transcripts.discover import scan
+    from learn.transcripts.indexed import indexed_views, min_signal_confidence
+    from learn.transcripts.replay import FingerprintCache
+    from learn.transcripts.scripted import machinery
+    from learn.transcripts.serialise import session_counts
+
+    home = Path.home()
+    _project(home)
+    loop = home / "code" / "bot"
+    loop.mkdir(parents=True)
+    for n in range(4):
+        s = ClaudeSession(session_id(f"loop-{n}"), str(loop), _t(20 + n))
+        s.user(_LOOP.format(n=n))
+        s.assistant("Done.")
+        if n == 3:  # a person answered inside this one
+            s.user("no, keep the old migration and add a new one instead")
+            s.assistant("Done.")
+        set_entrypoint(s.lines, "sdk-cli")
+        s.write(home / ".claude")
+    CliRunner().invoke(cli, ["sessions", "--all-projects"], catch_exceptions=False)
+
+    def no_view(blob: bytes) -> None:
+        raise AssertionError("a listing decoded a stored view")
+
+    with monkeypatch.context() as patch:
+        patch.setattr("learn.transcripts.indexed.decode_view", no_view)
+        result = CliRunner().invoke(cli, ["sessions", "--all-projects", "--json"],
+                                    catch_exceptions=False)
+    listed = {r["id"]: r for r in json.loads(result.output)["sessions"]}
+
+    cache = FingerprintCache()
+    with open_session_index() as index:
+        items = indexed_views(scan(all_projects=True).files, index=index,
+                              min_confidence=min_signal_confidence(),
+                              fingerprints_for=lambda f: cache.for_project(f.project))
+    assert not any(i.from_index for i in items)  # whole views: the listing built none
+    judged = machinery([i.session for i in items]).views
+    assert len(judged) == len(listed) == 17
+    for view in judged:
+        row = listed[view.id]
+        counts = session_counts(view)
+        for key in ("human_turns", "human_turns_by_origin", "off_branch_human_turns"):
+            assert row[key] == counts[key], (view.id, key)
+        assert (row["origin"], row["origin_evidence"]) == (view.origin, list(view.origin_evidence))
+    origins = [listed[session_id(f"loop-{n}")]["origin"] for n in range(4)]
+    assert origins == ["programmatic"] * 3 + ["interactive"], origins

@@ -76,8 +76,8 @@ def _scan_all(heads: HeadReader | None) -> list[SessionFile]:
     return list(files)
 
 
-def load_view(path: Path, file: SessionFile | None, *,
-              include_programmatic: bool = False) -> Session:
+def load_view(path: Path, file: SessionFile | None, *, include_programmatic: bool = False,
+              index: SessionIndex | None = None, heads: HeadReader | None = None) -> Session:
     from learn.transcripts.discover import aside_paths_for
     from learn.transcripts.parser import parse
     from learn.transcripts.replay import FingerprintCache
@@ -98,8 +98,16 @@ def load_view(path: Path, file: SessionFile | None, *,
         asides=read_asides(file.aside_paths if file is not None else aside_paths_for(path)),
     )
     # Show it as a run reads it: judged with the other sessions of its project
-    # (origin, templates, prompts repeated across them).
-    return without_project_prompts(view, fingerprints,
+    # (origin, templates, prompts repeated across them), their turns from the
+    # index where it has them, not from every file's head (issue 21).
+    others = None
+    if index is not None and heads is not None:
+        from learn.transcripts.indexed_turns import project_turn_views
+        from learn.transcripts.scripted import HEAD_SESSIONS
+
+        others = project_turn_views(view, fingerprints, index=index, heads=heads,
+                                    limit=HEAD_SESSIONS)
+    return without_project_prompts(view, fingerprints, others=others,
                                    include_programmatic=include_programmatic)
 
 
@@ -150,7 +158,8 @@ def command(session_ref: str, as_json: bool, reveal: bool, full: bool,
         except (StoreError, apsw.Error, OSError):
             index = heads = None
         path, file = resolve_session(session_ref, heads)
-        session = load_view(path, file, include_programmatic=include_programmatic)
+        session = load_view(path, file, include_programmatic=include_programmatic,
+                            index=index, heads=heads)
         if heads is not None:
             with suppress(StoreError, apsw.Error):  # what was read is read again next time
                 heads.save()

@@ -29,7 +29,7 @@ from learn.mining.candidate import KINDS, MinedCandidate, SessionCandidates
 from learn.mining.prompt import prompt_version
 from learn.paths import atomic_write_text, cache_dir, ensure_private_dir
 from learn.render.redact import redact
-from learn.render.render import RENDER_VERSION
+from learn.render_version import RENDER_VERSION
 
 DEFAULT_MAX_AGE_DAYS: Final = 180
 _FORMAT: Final = 1

@@ -25,12 +25,12 @@ from learn.render.scanner import GATE_WORDS as SCANNER_GATE_WORDS
 from learn.render.scanner import scanner_spans
 from learn.render.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
 from learn.render.secret_values import MARKER_PREFIX, is_placeholder, looks_chosen, marker
+from learn.render_version import REDACT_VERSION
 
 __all__ = ["MARKER_PREFIX", "REDACT_VERSION", "marker", "redact"]
 
-# Part of the render version (render.RENDER_VERSION): what the model saw changes
-# when the rules do, so cached mining answers are not reused across rule sets.
-REDACT_VERSION: Final = 2  # 2: maintained rule set, SQL/shell/config forms, labels in two dozen languages
+# REDACT_VERSION (learn.render_version, bumped there when the rules change) is part
+# of the render version: cached mining answers are not reused across rule sets.
 
 # (kind, pattern). Order matters: specific shapes before the generic assignment
 # rule, so a key in `ANTHROPIC_API_KEY=sk-ant-…` is named for what it is.

@@ -21,16 +21,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from learn.render.redact import REDACT_VERSION, redact
+from learn.render.redact import redact
+from learn.render_version import RENDER_VERSION as RENDER_VERSION  # re-exported
 from learn.transcripts.exclusions import is_learn_digest
 from learn.transcripts.replay import is_replayed_turn
 from learn.transcripts.view import HumanTurn, Session, ToolCall, ToolFailure, reading_order
 
-# Bumped whenever the rendered text changes shape; part of the mining cache key,
-# so old cached candidates (mined from a different rendering) are re-mined.
-# 2: tool paths relative to the project; 3: slash-command label; then + the redaction
-# rules' own version (what the model sees changes with them, and so must the caches).
-RENDER_VERSION: Final = 3 + REDACT_VERSION - 1
+# RENDER_VERSION (learn.render_version, bumped there) is part of the mining cache
+# key and of every session index entry.
 
 TOOL_SUMMARY_CHARS: Final = 200
 # Long enough for the real error line under a banner (hoocode measured fix

@@ -13,7 +13,7 @@ fingerprints, aside files, detector threshold) all match; anything else is a
 miss and the file is read again.
 
 Only derived, redacted data is kept (issue 20): a summary (counts, id, dates),
-hashes of long typed prompts, and for a run the redacted compact view and
+the redacted human turns (what origin and templates are judged from), and for a run the redacted compact view and
 detector candidates (msgpack). Never a raw transcript record, never a pickle.
 """
 
@@ -43,7 +43,9 @@ class IndexRow:
     version: str
     context: str
     summary: str  # JSON: session_to_dict(timeline=False), a plain dict (fields may be added)
-    prompts: str | None = None  # JSON: learn.transcripts.prompt_keys (hashes only), None: not read
+    # JSON: the human turns, redacted (learn.transcripts.indexed_turns), None: not read.
+    # The column kept 0016's name (it held hashes of long prompts then).
+    prompts: str | None = None
     digest: str | None = None  # sha256 of the file's bytes (the mining cache's key)
     view: bytes | None = None  # learn.transcripts.compact.encode_view, redacted
     detected: bytes | None = None  # learn.transcripts.compact.encode_candidates, redacted

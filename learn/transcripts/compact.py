@@ -43,7 +43,9 @@ from learn.transcripts.view import (
 # v2: the session's entrypoint and origin (issue 17).
 # v3: detector candidates in any language (issue 19: unspaced word counts,
 #     plan rejections gated on shape, not English words).
-VIEW_VERSION: Final = 3
+# v4: an entry keeps its redacted human turns, not hashes of long prompts
+#     (learn.transcripts.indexed_turns).
+VIEW_VERSION: Final = 4
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
@@ -54,7 +56,7 @@ _candidates = msgspec.msgpack.Decoder(tuple[MinedCandidate, ...])
 
 def view_version() -> str:
     """The version an index entry must carry to be used (view and render versions)."""
-    from learn.render.render import RENDER_VERSION
+    from learn.render_version import RENDER_VERSION
 
     return f"view{VIEW_VERSION}-render{RENDER_VERSION}"
 

@@ -9,8 +9,9 @@ back cost more than parsing them).
 Two depths, so each command does only the work it needs (issue 21):
 
 - `views=False` (`learn sessions`): parse and build the view, keep its summary
-  (counts, id, dates) and the hashes of its long typed prompts. No redaction
-  (nothing of the text is kept or sent), no detectors, no content hash.
+  (counts, id, dates, client) and its human turns, redacted
+  (`indexed_turns`: what the cross-session judgement of origin and templates
+  reads). No detectors, no content hash.
 - `views=True` (`learn run`, `learn plan`): also the redacted compact view
   (`compact`), its detector candidates and the sha256 of its bytes (the mining
   cache's key). An entry a listing wrote (no view) is read again here.
@@ -194,47 +195,60 @@ def read_row(job: _Job) -> IndexRow | None:
 
 def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> IndexRow:
     """The index row of one parsed file: derived data only, redacted where it holds text."""
+    from learn.render.redact import redact
     from learn.store.session_index import IndexRow
     from learn.transcripts.bounded import bounded_turns
-    from learn.transcripts.prompt_keys import encode_prompt_keys
+    from learn.transcripts.indexed_turns import encode_turns
     from learn.transcripts.serialise import session_to_dict
     from learn.transcripts.session import build_session, read_asides
 
     session = bounded_turns(build_session(transcript, fingerprints=job.fingerprints,
                                           size_bytes=len(buf), asides=read_asides(job.aside_paths)))
+    cleaned: dict[str, str] = {}
+
+    def clean(text: str) -> str:
+        # The turns and the view hold the same texts: each is redacted once.
+        got = cleaned.get(text)
+        if got is None:
+            got = cleaned[text] = redact(text)
+        return got
+
     row = IndexRow(
         path=str(job.path), size=len(buf), mtime_ns=st.st_mtime_ns, inode=st.st_ino,
         version=job.version, context=job.context,
         summary=msgspec.json.encode(session_to_dict(session, timeline=False)).decode(),
-        prompts=encode_prompt_keys(session),
+        prompts=encode_turns(session, clean),
     )
     if not job.views:
         return row
     from learn.detect import MiningSpec, mine
     from learn.detect.to_candidates import signals_to_candidates
-    from learn.render import redact
 
     signals = mine(transcript.events, MiningSpec(), provider=transcript.provider,
                    fingerprints=job.fingerprints)
     found = signals_to_candidates(signals, min_confidence=job.min_confidence)
     detected = [replace(c, text=redact(c.text)) for c in found]
-    return replace(row, digest=hashlib.sha256(buf).hexdigest(), view=encode_view(session, redact),
+    return replace(row, digest=hashlib.sha256(buf).hexdigest(), view=encode_view(session, clean),
                    detected=encode_candidates(detected))
 
 
 def _preload(views: bool) -> None:
     """Import what read_row needs before the pool forks: each worker would import it
     again (~0.04 s of CPU each for the summary's modules)."""
+    import learn.render.redact
     import learn.store.session_index
+    import learn.transcripts.indexed_turns
     import learn.transcripts.parser
-    import learn.transcripts.prompt_keys
     import learn.transcripts.serialise
     import learn.transcripts.session
+    from learn.render.scanner import _detectors
 
+    # The secret scanner's detectors, compiled once here rather than once in each
+    # forked worker (~0.09 s of CPU apiece): every entry's turns are redacted.
+    _detectors()
     if views:
         import learn.detect
-        import learn.detect.to_candidates
-        import learn.render  # noqa: F401
+        import learn.detect.to_candidates  # noqa: F401
 
 
 def _fresh(row: IndexRow | None, st: Stamp | None, version: str, context: str) -> bool:

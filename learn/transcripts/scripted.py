@@ -148,12 +148,24 @@ HEAD_BYTES: Final = 64 * 1024
 HEAD_SESSIONS: Final = 300
 
 
+def head_view(path: Path, fingerprints: Sequence[str] = ()) -> Session | None:
+    """The view of the first HEAD_BYTES of `path` (whole lines), None when unreadable or empty."""
+    from learn.transcripts.parser import parse
+    from learn.transcripts.session import build_session
+
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(HEAD_BYTES)
+    except OSError:
+        return None
+    head = head[: head.rfind(b"\n") + 1]
+    return build_session(parse(head), fingerprints=fingerprints) if head else None
+
+
 def project_views(project: str | None, fingerprints: Sequence[str] = (),
                   skip: Path | None = None) -> list[Session]:
     """The views of the sessions of `project` (but `skip`), read from each file's head."""
     from learn.transcripts.discover import scan
-    from learn.transcripts.parser import parse
-    from learn.transcripts.session import build_session
 
     if not project:
         return []
@@ -161,14 +173,9 @@ def project_views(project: str | None, fingerprints: Sequence[str] = (),
     for file in scan(project=Path(project)).files[:HEAD_SESSIONS]:
         if skip is not None and file.path == skip:
             continue
-        try:
-            with file.path.open("rb") as fh:
-                head = fh.read(HEAD_BYTES)
-        except OSError:
-            continue
-        head = head[: head.rfind(b"\n") + 1]
-        if head:
-            views.append(build_session(parse(head), fingerprints=fingerprints))
+        view = head_view(file.path, fingerprints)
+        if view is not None:
+            views.append(view)
     return views
 
 
@@ -180,10 +187,16 @@ def project_prompts(project: str | None, fingerprints: Sequence[str] = ()) -> li
 
 
 def without_project_prompts(view: Session, fingerprints: Sequence[str] = (), *,
-                            include_programmatic: bool = False) -> Session:
+                            include_programmatic: bool = False,
+                            others: Sequence[Session] | None = None) -> Session:
     """`view` as a run reads it (`learn show`): judged with the other sessions of
-    its project, without the prompts and templates repeated across them."""
-    others = project_views(view.project, fingerprints, skip=view.path)
+    its project, without the prompts and templates repeated across them.
+
+    `others`: those sessions' views when the caller has them (from the session
+    index, `indexed_turns.project_turn_views`); else each file's head is read.
+    """
+    if others is None:
+        others = project_views(view.project, fingerprints, skip=view.path)
     return machinery([view, *others], fingerprints,
                      include_programmatic=include_programmatic).views[0]
 
