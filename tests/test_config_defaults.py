@@ -1,4 +1,4 @@
-"""Where the store is, found without loading the config when there is nothing to load."""
+"""Settings read without loading the config when nothing is configured: the same values."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from learn.config import ConfigError, config_path
-from learn.store.target import CONFIG_FILENAME, default_store_target
+from learn.config import Config, ConfigError, config_path
+from learn.config_defaults import CONFIG_FILENAME, DEFAULT_MIN_SIGNAL_CONFIDENCE
+from learn.store.target import default_store_target
+from learn.transcripts.indexed import min_signal_confidence
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,8 +27,15 @@ def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_the_file_looked_for_is_the_configs(dirs: Path) -> None:
+def test_the_file_looked_for_and_the_default_are_the_configs(dirs: Path) -> None:
     assert config_path() == dirs / "config" / CONFIG_FILENAME
+    assert Config().mining.min_signal_confidence == DEFAULT_MIN_SIGNAL_CONFIDENCE
+
+
+def test_the_detector_threshold_is_the_default_or_the_files(dirs: Path) -> None:
+    assert min_signal_confidence() == DEFAULT_MIN_SIGNAL_CONFIDENCE
+    (dirs / "config" / "config.toml").write_text("[mining]\nmin_signal_confidence = 0.5\n")
+    assert min_signal_confidence() == 0.5
 
 
 def test_no_config_file_is_the_local_store_or_the_environments_url(
@@ -59,7 +68,9 @@ def test_an_override_the_config_checks_is_still_checked(
 
 def test_without_a_config_file_pydantic_is_not_imported(dirs: Path) -> None:
     code = ("import sys\nfrom learn.store.target import default_store_target\n"
-            "print(default_store_target())\nprint('pydantic' in sys.modules)")
+            "from learn.transcripts.indexed import min_signal_confidence\n"
+            "print(default_store_target())\nprint(min_signal_confidence())\n"
+            "print('pydantic' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env=dict(os.environ), check=True).stdout.split()
-    assert out == [str(dirs / "data" / "learn.db"), "False"]
+    assert out == [str(dirs / "data" / "learn.db"), "0.75", "False"]
