@@ -14,19 +14,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+_Trie = dict[str, "_Trie"]  # next char -> node; "" marks the end of a word
+
 
 def _trie_pattern(words: Iterable[str]) -> str:
     """A regex matching, at a position, the longest of `words` that starts there."""
-    trie: dict[str, dict[str, object]] = {}
+    trie: _Trie = {}
     for word in words:
         node = trie
         for ch in word:
-            node = node.setdefault(ch, {})  # type: ignore[assignment]
+            node = node.setdefault(ch, {})
         node[""] = {}
 
-    def emit(node: dict[str, object]) -> str:
-        alts = [re.escape(ch) + emit(child) for ch, child in sorted(node.items())  # type: ignore[arg-type]
-                if ch]
+    def emit(node: _Trie) -> str:
+        alts = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
         if not alts:
             return ""
         body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
