@@ -248,7 +248,8 @@ def _preload(views: bool) -> None:
     from learn.render.scanner import _detectors
 
     # The secret scanner's detectors, compiled once here rather than once in each
-    # forked worker (~0.09 s of CPU apiece): every entry's turns are redacted.
+    # forked worker (~5 ms apiece from learn.render.scanner_snapshot; ~0.09 s when an
+    # unknown detect-secrets release is read live): every entry's turns are redacted.
     _detectors()
     if views:
         import learn.detect
