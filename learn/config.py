@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from learn.config_defaults import CONFIG_FILENAME, DEFAULT_MIN_SIGNAL_CONFIDENCE
 from learn.models.catalog import DEFAULT_MODELS
 from learn.paths import config_dir
 
@@ -80,7 +81,7 @@ class MiningConfig(_Section):
     # Deterministic signals at or above this confidence whose text the user
     # typed (denial reasons, plan rejections, free-form answers) become
     # directive candidates. 0.75 = HIGH.
-    min_signal_confidence: float = Field(0.75, ge=0.0, le=1.0)
+    min_signal_confidence: float = Field(DEFAULT_MIN_SIGNAL_CONFIDENCE, ge=0.0, le=1.0)
     # Ask before mining more than this many uncached sessions.
     confirm_above: int = Field(10, ge=0)
     # "auto": above 200 uncached sessions on the anthropic backend a run offers
@@ -126,7 +127,7 @@ class Config(_Section):
 
 
 def config_path() -> Path:
-    return config_dir() / "config.toml"
+    return config_dir() / CONFIG_FILENAME
 
 
 def load_config(path: Path | None = None, env: dict[str, str] | None = None) -> Config:

@@ -40,3 +40,14 @@ def test_items_keep_their_identity_across_timeline_and_evidence() -> None:
     assert out.tool_calls[0] is out.timeline[1]
     # reading_order still merges the off-branch turn in: identity and fields survived.
     assert [type(i).__name__ for i in reading_order(out)] == ["HumanTurn", "ToolCall", "ToolFailure", "HumanTurn"]
+
+
+def test_without_inputs_they_are_dropped_and_the_rest_is_redacted_the_same() -> None:
+    whole = redact_session(_session())
+    lean = redact_session(_session(), inputs=False)
+    blob = repr(lean)
+    assert GITHUB not in blob and PG_PW not in blob
+    assert lean.tool_calls[0].input == {}
+    assert lean.tool_calls[0].summary == whole.tool_calls[0].summary
+    assert lean.human_turns == whole.human_turns and lean.failures == whole.failures
+    assert lean.denials == whole.denials

@@ -166,7 +166,8 @@ def command(session_ref: str, as_json: bool, reveal: bool, full: bool,
     if not reveal:
         from learn.render.redacted_view import redact_session
 
-        session = redact_session(session)
+        # The text prints no tool input (its summary line only).
+        session = redact_session(session, inputs=as_json)
     limit = None if full else SHOW_CHARS
     if as_json:
         data: object = session_to_dict(session)

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from typing import Final
 
 from learn.render.assignments import ASSIGN_GATE, ASSIGN_RE, QUOTED_ASSIGN_RE, sub_assignments
+from learn.render.gate_words import WordFinder
+from learn.render.lazy_pattern import LazyPattern
 from learn.render.scanner import GATE_WORDS as SCANNER_GATE_WORDS
 from learn.render.scanner import scanner_spans
 from learn.render.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
@@ -34,38 +36,38 @@ __all__ = ["MARKER_PREFIX", "REDACT_VERSION", "marker", "redact"]
 
 # (kind, pattern). Order matters: specific shapes before the generic assignment
 # rule, so a key in `ANTHROPIC_API_KEY=sk-ant-…` is named for what it is.
-_TOKEN_RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
+_TOKEN_RULES: Final[tuple[tuple[str, LazyPattern], ...]] = (
     # A PEM block, or its head when an excerpt was cut before the END line: a
     # half key is still a key.
     (
         "private-key",
-        re.compile(
+        LazyPattern(
             r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
             r"(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
             re.S,
         ),
     ),
-    ("anthropic-key", re.compile(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}")),
+    ("anthropic-key", LazyPattern(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}")),
     (
         "openai-key",
-        re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+        LazyPattern(r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
     ),
-    ("github-token", re.compile(r"\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}")),
-    ("github-token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}")),
-    ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
-    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{34,}\b")),
-    ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("slack-token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
-    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("stripe-key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}")),
+    ("github-token", LazyPattern(r"\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}")),
+    ("github-token", LazyPattern(r"\bgithub_pat_[A-Za-z0-9_]{20,}")),
+    ("gitlab-token", LazyPattern(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    ("npm-token", LazyPattern(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("huggingface-token", LazyPattern(r"\bhf_[A-Za-z0-9]{34,}\b")),
+    ("aws-access-key", LazyPattern(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("slack-token", LazyPattern(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
+    ("google-api-key", LazyPattern(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("stripe-key", LazyPattern(r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}")),
     # A crypt(3) hash as in /etc/shadow, htpasswd or a users table: md5-crypt,
     # bcrypt, sha256/512-crypt, yescrypt, scrypt, argon2. It stops at `:`, the
     # shadow field separator, so the user name and ageing fields stay. A hash
     # is as good as the password to anyone with a cracking rig.
     (
         "password-hash",
-        re.compile(
+        LazyPattern(
             r"(?<![\w$])\$(?:1|2[abxy]|5|6|7|y|gy|apr1|argon2(?:id|i|d)|sha1|md5)\$"
             # Not ending in `.` or `,`: that is the sentence's, not the hash's.
             r"[A-Za-z0-9./$=,+-]{15,}[A-Za-z0-9/$=+-]"
@@ -73,19 +75,19 @@ _TOKEN_RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     ),
     (
         "jwt",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        LazyPattern(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     ),
 )
 
 # Rules that keep a prefix (the name, the scheme and user) and replace only the value.
-_AWS_SECRET_RE: Final = re.compile(
+_AWS_SECRET_RE: Final = LazyPattern(
     r"(?i)(aws_secret_access_key[\"']?\s*[:=]\s*[\"']?)(?!\[REDACTED)[A-Za-z0-9/+=]{40}"
 )
-_BEARER_RE: Final = re.compile(r"(?i)(\bbearer\s+)(?!\[REDACTED)[A-Za-z0-9._~+/-]{20,}=*")
+_BEARER_RE: Final = LazyPattern(r"(?i)(\bbearer\s+)(?!\[REDACTED)[A-Za-z0-9._~+/-]{20,}=*")
 # An Authorization header names its credential whatever its length, so any
 # length counts here (`Bearer abc.def` too); a bare word ("an Authorization:
 # Bearer header") or a `$TOKEN` reference is prose or a placeholder and stays.
-_AUTH_HEADER_RE: Final = re.compile(
+_AUTH_HEADER_RE: Final = LazyPattern(
     r"(?i)(\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
     r"(?:(?:bearer|basic|token|bot|apikey|api-key|sso-key)[ \t]+)?)"
     r"(?!\[REDACTED)([^\s\"',;]+)"
@@ -93,24 +95,24 @@ _AUTH_HEADER_RE: Final = re.compile(
 # scheme://user:password@host (the user may be empty: redis://:pw@host); the
 # password runs to the last `@` before the host, so `p@ss@host` loses `p@ss` whole
 # (a password with an unescaped `@` is common, and stopping at the first left `ss`).
-_URL_PASSWORD_RE: Final = re.compile(
+_URL_PASSWORD_RE: Final = LazyPattern(
     r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@\[\]]*:)(?!\[REDACTED)([^\s/]+)(@)(?=[^\s@/]*[A-Za-z0-9\]])"
 )
 # Passwords on a command line: `mysql -pSECRET` (no space: `-p` alone prompts),
 # `sshpass -p SECRET`, and what is piped into `chpasswd` / `passwd --stdin`.
-_MYSQL_P_RE: Final = re.compile(
+_MYSQL_P_RE: Final = LazyPattern(
     r"(\b(?:mysql(?:dump|admin|import|show|check)?|mariadb(?:-dump|-admin)?)\b[^\n|;&]*?[ \t]-p)"
     r"(?!\[REDACTED)([^\s\"']+|\"[^\"\n]*\"|'[^'\n]*')"
 )
-_SSHPASS_RE: Final = re.compile(
+_SSHPASS_RE: Final = LazyPattern(
     r"(\bsshpass[ \t]+-p[ \t]*)(?!\[REDACTED)([^\s\"']+|\"[^\"\n]*\"|'[^'\n]*')"
 )
-_CHPASSWD_RE: Final = re.compile(
+_CHPASSWD_RE: Final = LazyPattern(
     r"(\becho[ \t]+(?:-[ne][ \t]+)?[\"']?(?:[A-Za-z0-9_.-]+:)?)(?![^\s\"'|]*\[REDACTED)([^\s\"'|]+)"
     r"(?=[\"']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?(?:chpasswd|passwd[ \t]+--stdin))"
 )
 # "my password is hunter2": only a value that looks like one (see _strong).
-_PASSWORD_IS_RE: Final = re.compile(
+_PASSWORD_IS_RE: Final = LazyPattern(
     r"(?i)(\b(?:password|passwd|passphrase|pwd)[ \t]+(?:is|was)[ \t]+[\"'`]?)(?!\[REDACTED)"
     r"([^\s\"'`]+?)(?=[\"'`]?(?:[.,;!?]?(?:\s|$)))"
 )
@@ -118,7 +120,7 @@ _PASSWORD_IS_RE: Final = re.compile(
 # A password field holds the rest of its line, spaces and all ("Password:
 # correct horse battery staple", "root passwd = two words"): the assignment
 # rule would take the first word only and leave the rest in clear.
-_PASSWORD_FIELD_RE: Final = re.compile(
+_PASSWORD_FIELD_RE: Final = LazyPattern(
     r"(?im)(?P<head>\b(?:password|passwd|passphrase|pwd)[ \t]*[:=][ \t]*)"
     r"(?P<val>[^\r\n]*?\S)[ \t]*$"
 )
@@ -180,7 +182,7 @@ def _keep_prefix(kind: str) -> Callable[[re.Match[str]], str]:
 _PASSWORD_WORDS: Final = ("password", "passwd", "passphrase", "pwd")
 
 # (words one of which a match must contain, lower-cased; rule; replacement), in order.
-_GATED_RULES: Final[tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.Match[str]], str]], ...]] = (
+_GATED_RULES: Final[tuple[tuple[tuple[str, ...], LazyPattern, Callable[[re.Match[str]], str]], ...]] = (
     (("aws_secret_access_key",), _AWS_SECRET_RE, _keep_prefix("aws-secret-key")),
     (("authorization",), _AUTH_HEADER_RE, _auth_header),
     (("bearer",), _BEARER_RE, _keep_prefix("bearer-token")),
@@ -273,17 +275,43 @@ _ALL_GATE_WORDS: Final = frozenset(
 # lower-cased text.
 _CASED_GATE_WORDS: Final = tuple(w for w in _ALL_GATE_WORDS if w != w.lower())
 _LOWER_GATE_WORDS: Final = tuple(w for w in _ALL_GATE_WORDS if w == w.lower())
+_FIND_LOWER: Final = WordFinder(_LOWER_GATE_WORDS)
+_FIND_CASED: Final = WordFinder(_CASED_GATE_WORDS)
 
 
 def _gate_words_in(text: str) -> frozenset[str]:
-    """The gate words `text` contains. Each rule runs only when one of its words is
-    here: a substring test is ~100x cheaper than a regex scan, and one pass over the
-    words kept the ~80 rules from making redaction of a tool line 4x slower (measured
-    on benchmarks/render.py: 0.77 s ungated against 0.2 s for 20 MB of transcripts)."""
-    lower = text.lower()
-    return frozenset(
-        [w for w in _LOWER_GATE_WORDS if w in lower] + [w for w in _CASED_GATE_WORDS if w in text]
-    )
+    """The gate words `text` contains (one regex pass: learn.render.gate_words). Each
+    rule runs only when one of its words is here: finding the words is much cheaper
+    than a regex scan per rule, and gating kept the ~80 rules from making redaction of
+    a tool line 4x slower (measured on benchmarks/render.py: 0.77 s ungated against
+    0.2 s for 20 MB of transcripts)."""
+    found = _FIND_LOWER(text.lower())
+    found |= _FIND_CASED(text)
+    found.add("")  # the empty gate: a rule that always runs
+    return frozenset(found)
+
+
+def _sub(pattern: LazyPattern, replace: str | Callable[[re.Match[str]], str]) -> Callable[[str], str]:
+    return lambda text: pattern.sub(replace, text)
+
+
+# learn's own rules in the order they run (gate words, step): token shapes, vendor
+# prefixes, then the rules that keep a prefix, the context rules, the labels.
+_STEPS_GATED: Final[tuple[tuple[tuple[str, ...], Callable[[str], str]], ...]] = (
+    *((_TOKEN_GATES[kind], _sub(pattern, marker(kind))) for kind, pattern in _TOKEN_RULES),
+    *((gate, _sub(pattern, marker(kind))) for kind, pattern, gate in VENDOR_RULES),
+    *((needles, _sub(pattern, replace)) for needles, pattern, replace in _GATED_RULES),
+    *((needles, _sub(pattern, replace)) for needles, pattern, replace in _CONTEXT_REPLACERS),
+    (_LABEL_GATE, _sub(LABELLED_PASSWORD_RE, _labelled_password)),
+)
+_STEPS: Final = tuple(step for _, step in _STEPS_GATED)
+# gate word -> the steps it lets run. A text reaches only the steps of the words it
+# holds: checking all ~80 rules' gates on every text was a third of redacting a
+# typical turn (issue 21's first scan redacts every human turn).
+_STEPS_FOR: Final[dict[str, tuple[int, ...]]] = {
+    word: tuple(i for i, (gate, _) in enumerate(_STEPS_GATED) if word in gate)
+    for word in {w for gate, _ in _STEPS_GATED for w in gate}
+}
 
 
 def redact(text: str) -> str:
@@ -308,20 +336,8 @@ def _redact_once(text: str) -> str:
     # Gates are read on the text as given: a replacement only removes a secret (and
     # a marker's words find nothing, every rule skips `[REDACTED`).
     present = _gate_words_in(text)
-    for kind, pattern in _TOKEN_RULES:
-        if not present.isdisjoint(_TOKEN_GATES[kind]):
-            text = pattern.sub(marker(kind), text)
-    for kind, pattern, gate in VENDOR_RULES:
-        if not present.isdisjoint(gate):
-            text = pattern.sub(marker(kind), text)
-    for needles, pattern, replace in _GATED_RULES:
-        if not present.isdisjoint(needles):
-            text = pattern.sub(replace, text)
-    for needles, pattern, replace in _CONTEXT_REPLACERS:
-        if not present.isdisjoint(needles):
-            text = pattern.sub(replace, text)
-    if not present.isdisjoint(_LABEL_GATE):
-        text = LABELLED_PASSWORD_RE.sub(_labelled_password, text)
+    for step in sorted({i for word in present for i in _STEPS_FOR.get(word, ())}):
+        text = _STEPS[step](text)
     # The maintained rule set after learn's own, so a value learn names (a URL's
     # password, a curl credential) keeps learn's kind.
     spans = [(a, b, k) for a, b, k in scanner_spans(text, present) if not is_placeholder(text[a:b])]

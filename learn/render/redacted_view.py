@@ -27,23 +27,27 @@ def _deep(value: Any) -> Any:
     return value
 
 
-def _item(item: TimelineItem) -> TimelineItem:
+def _item(item: TimelineItem, inputs: bool) -> TimelineItem:
     if isinstance(item, HumanTurn):
         return replace(item, text=redact(item.text))
     if isinstance(item, ToolCall):
-        return replace(item, summary=redact(item.summary), input=_deep(item.input))
+        return replace(item, summary=redact(item.summary), input=_deep(item.input) if inputs else {})
     assert isinstance(item, ToolFailure)
     return replace(item, excerpt=redact(item.excerpt))
 
 
-def redact_session(session: Session) -> Session:
-    """`session` with every turn, tool line, tool input, failure and denial reason redacted."""
+def redact_session(session: Session, *, inputs: bool = True) -> Session:
+    """`session` with every turn, tool line, tool input, failure and denial reason redacted.
+
+    `inputs=False`: tool inputs are dropped, not redacted, for output that prints none
+    (`learn show`'s text: redacting them was half its redaction, ~0.05 s on a 3.5 MB
+    session)."""
     done: dict[int, TimelineItem] = {}
 
     def once(item: TimelineItem) -> Any:
         key = id(item)
         if key not in done:
-            done[key] = _item(item)
+            done[key] = _item(item, inputs)
         return done[key]
 
     return replace(

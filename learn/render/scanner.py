@@ -61,15 +61,53 @@ _GATES: Final[dict[str, tuple[str, ...]]] = {
 _EDGES: Final = " \t\r\n\"'=:,;`"
 
 
+_Detector = tuple[str, tuple[re.Pattern[str], ...], tuple[str, ...]]
+
+
 @cache
-def _detectors() -> tuple[tuple[str, tuple[re.Pattern[str], ...], tuple[str, ...]], ...]:
-    """(kind, patterns) of every regex detector the installed library has."""
+def _detectors() -> tuple[_Detector, ...]:
+    """(kind, patterns, gate) of every regex detector the installed library has.
+
+    From learn.render.scanner_snapshot when the installed release is the one it was
+    taken from: importing detect_secrets costs ~0.1 s of CPU (it pulls in requests
+    and urllib3 for its verifiers), a third of what `learn show` may take (issue 21),
+    while compiling its 45 patterns takes 4 ms. Any other release is read live."""
+    from learn.render.scanner_snapshot import DETECTORS, VERSION
+
+    if installed_version() == VERSION:
+        return tuple((kind, tuple(re.compile(p, f) for p, f in patterns), _GATES.get(kind, ("",)))
+                     for kind, patterns in DETECTORS)
+    return live_detectors()
+
+
+def installed_version() -> str | None:
+    """The installed detect-secrets release, read from its `__version__.py` without
+    importing the package (None when it is not installed)."""
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec("detect_secrets")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    try:
+        text = (Path(next(iter(spec.submodule_search_locations))) / "__version__.py").read_text()
+    except OSError:
+        return None
+    found = re.search(r"""VERSION\s*=\s*['"]([^'"]+)['"]""", text)
+    return found.group(1) if found else None
+
+
+def live_detectors() -> tuple[_Detector, ...]:
+    """(kind, patterns, gate) of every regex detector, from the library itself."""
     try:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
         from detect_secrets.plugins.base import RegexBasedDetector
     except ImportError:  # a broken install: learn's own rules still run
         return ()
-    out: list[tuple[str, tuple[re.Pattern[str], ...], tuple[str, ...]]] = []
+    out: list[_Detector] = []
     mapping: dict[str, type[Any]] = dict(get_mapping_from_secret_type_to_class())
     for secret_type, cls in sorted(mapping.items()):
         if cls.__name__ in _LEFT_OUT or not issubclass(cls, RegexBasedDetector):
@@ -77,6 +115,32 @@ def _detectors() -> tuple[tuple[str, tuple[re.Pattern[str], ...], tuple[str, ...
         kind = re.sub(r"[^a-z0-9]+", "-", str(secret_type).lower()).strip("-")
         out.append((kind, tuple(cls().denylist), _GATES.get(kind, ("",))))
     return tuple(out)
+
+
+def snapshot_source() -> str:
+    """The text of learn/render/scanner_snapshot.py for the installed release
+    (tests/test_render_scanner_snapshot.py checks the file against it)."""
+    lines = [
+        '"""detect-secrets\' regex detectors as `scanner.live_detectors` reads them: generated, do not edit.',
+        "",
+        "Regenerate after upgrading detect-secrets:",
+        "    .venv/bin/python -c 'from learn.render.scanner import snapshot_source as s; "
+        "print(s(), end=\"\")' > learn/render/scanner_snapshot.py",
+        "Used only while the installed release is VERSION (scanner._detectors).",
+        '"""',
+        "",
+        "from typing import Final",
+        "",
+        f"VERSION: Final = {installed_version()!r}",
+        "# (kind, ((pattern, flags), ...))",
+        "DETECTORS: Final[tuple[tuple[str, tuple[tuple[str, int], ...]], ...]] = (",
+    ]
+    for kind, patterns, _ in live_detectors():
+        lines.append(f"    ({kind!r}, (")
+        lines.extend(f"        ({p.pattern!r}, {int(p.flags)})," for p in patterns)
+        lines.append("    )),")
+    lines.append(")")
+    return "\n".join(lines) + "\n"
 
 
 GATE_WORDS: Final = frozenset(w for gate in _GATES.values() for w in gate) | {""}

@@ -19,12 +19,14 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from learn.render.lazy_pattern import LazyPattern
+
 # Prefix-shaped tokens, gitleaks-style: each prefix is the vendor's own, so a match is
 # a key whatever surrounds it. Kinds name the vendor, so the model still knows what
 # the person was configuring. The third item: lower-cased words one of which the text
 # must contain for the rule to run (a substring test is ~100x cheaper than a regex scan).
-VENDOR_RULES: Final[tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]] = tuple(
-    (kind, re.compile(pattern), gate)
+VENDOR_RULES: Final[tuple[tuple[str, LazyPattern, tuple[str, ...]], ...]] = tuple(
+    (kind, LazyPattern(pattern), gate)
     for kind, pattern, gate in (
         ("xai-key", r"\bxai-[A-Za-z0-9]{32,}", ('xai-',)),
         ("groq-key", r"\bgsk_[A-Za-z0-9]{32,}", ('gsk_',)),
@@ -75,8 +77,8 @@ _VALUE: Final = r"""(?:'(?P<val>[^'\n]+)'|"(?P<val2>[^"\n]+)"|(?P<val3>[^\s'";|&
 
 # (kind, pattern, words one of which the lower-cased text must contain). The gate
 # words keep plain text from paying for every pattern (see redact.redact).
-CONTEXT_RULES: Final[tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]] = tuple(
-    (kind, re.compile(pattern), gate)
+CONTEXT_RULES: Final[tuple[tuple[str, LazyPattern, tuple[str, ...]], ...]] = tuple(
+    (kind, LazyPattern(pattern), gate)
     for kind, pattern, gate in (
         # SQL: CREATE/ALTER USER|ROLE ... [WITH] [ENCRYPTED] PASSWORD '...', and SET PASSWORD = '...'.
         # (`password = '...'` is the assignment rule's, which knows a sentence from a value.)
@@ -135,7 +137,7 @@ PASSWORD_LABELS: Final = (
     "รหัสผ่าน", "كلمة المرور", "סיסמה", "पासवर्ड", "lösenord", "adgangskode", "passord",
     "salasana", "jelszó", "heslo", "κωδικός",
 )
-LABELLED_PASSWORD_RE: Final = re.compile(
+LABELLED_PASSWORD_RE: Final = LazyPattern(
     r"(?i)(?<![A-Za-z0-9_])(?P<label>" + "|".join(re.escape(w) for w in PASSWORD_LABELS) + r")"
     r"(?P<sep>[ \t]*[:：=][ \t]*|[ \t]*(?:ist|es|est|är|er|on|jest|é|is)[ \t]+|[ \t]*(?:是|は)[ \t]*)"
     r"[\"'“「『]?(?P<val>[^\s\"'”」』，。、；！？,;]+)"

@@ -125,6 +125,10 @@ class LazyViews(Mapping["Path", "Session"]):
 
 def min_signal_confidence() -> float:
     """The configured detector threshold (part of an entry's context), the default when unset."""
+    from learn.config_defaults import DEFAULT_MIN_SIGNAL_CONFIDENCE, defaults_apply
+
+    if defaults_apply():  # without pydantic (learn.config_defaults)
+        return DEFAULT_MIN_SIGNAL_CONFIDENCE
     from learn.config import Config, ConfigError, load_config
 
     try:
@@ -244,7 +248,8 @@ def _preload(views: bool) -> None:
     from learn.render.scanner import _detectors
 
     # The secret scanner's detectors, compiled once here rather than once in each
-    # forked worker (~0.09 s of CPU apiece): every entry's turns are redacted.
+    # forked worker (~5 ms apiece from learn.render.scanner_snapshot; ~0.09 s when an
+    # unknown detect-secrets release is read live): every entry's turns are redacted.
     _detectors()
     if views:
         import learn.detect
