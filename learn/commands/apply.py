@@ -28,7 +28,6 @@ from learn.report.apply import (
     sha256,
     write_plan,
 )
-from learn.report.digest import flatten
 from learn.report.runs import (
     Decision,
     NoRunError,
@@ -37,6 +36,7 @@ from learn.report.runs import (
     require_proposals,
 )
 from learn.report.targets import TargetChoice, TargetError, TargetKind, scope_for
+from learn.report.words import flatten
 from learn.store.proposals import REOFFER_FACTOR
 
 
