@@ -21,31 +21,10 @@ from typing import Any
 from evals import metrics
 from evals.corpora import CORPORA
 from evals.corpus import (
-    BASELINE as BASELINE,
-)
-from evals.corpus import (
-    CACHE as CACHE,
-)
-from evals.corpus import (
-    NOISY_NAME_BATCH as NOISY_NAME_BATCH,
-)
-from evals.corpus import (
-    REPO as REPO,
-)
-from evals.corpus import (
-    CorpusReport as CorpusReport,
-)
-from evals.corpus import (
-    audit as audit,
-)
-from evals.corpus import (
-    isolated_home as isolated_home,
-)
-from evals.corpus import (
-    make_backend as make_backend,
-)
-from evals.corpus import (
-    run_corpus as run_corpus,
+    BASELINE,
+    CACHE,
+    CorpusReport,
+    run_corpus,
 )
 
 

@@ -15,18 +15,14 @@ import click
 
 from learn.projects import project_key
 from learn.reduce.types import Proposal, Scope
-from learn.report.apply import (
+from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for, write_plan
+from learn.report.edits import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     ApplyError,
     FilePlan,
     RuleEdit,
-    budget_warnings,
-    edit_for,
-    plan_all,
-    rule_text_for,
     sha256,
-    write_plan,
 )
 from learn.report.runs import (
     Decision,

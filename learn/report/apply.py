@@ -30,51 +30,17 @@ from pathlib import Path
 from learn.paths import atomic_write_bytes, data_dir, ensure_private_dir
 from learn.reduce.types import Proposal
 from learn.report.edits import (
-    BEGIN as BEGIN,
-)
-from learn.report.edits import (
-    DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES,
-)
-from learn.report.edits import (
-    DEFAULT_MAX_LINES as DEFAULT_MAX_LINES,
-)
-from learn.report.edits import (
-    END as END,
-)
-from learn.report.edits import (
-    SECTION_HEADING as SECTION_HEADING,
-)
-from learn.report.edits import (
-    SECTION_NOTE as SECTION_NOTE,
-)
-from learn.report.edits import (
-    ApplyError as ApplyError,
-)
-from learn.report.edits import (
-    ConcurrentEditError as ConcurrentEditError,
-)
-from learn.report.edits import (
-    FilePlan as FilePlan,
-)
-from learn.report.edits import (
-    RuleEdit as RuleEdit,
-)
-from learn.report.edits import (
-    marker as marker,
-)
-from learn.report.edits import (
-    normalize_rule as normalize_rule,
-)
-from learn.report.edits import (
-    plan_text as plan_text,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    ApplyError,
+    ConcurrentEditError,
+    FilePlan,
+    RuleEdit,
+    marker,
+    plan_text,
+    sha256,
 )
 from learn.report.edits import read_bytes as _read
-from learn.report.edits import (
-    rule_line as rule_line,
-)
-from learn.report.edits import (
-    sha256 as sha256,
-)
 from learn.report.runs import Decision
 from learn.report.surfaces_apply import plan_surface
 from learn.report.targets import TargetChoice, choose, in_memory

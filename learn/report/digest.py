@@ -14,9 +14,7 @@ from collections.abc import Iterable
 from learn.projects import quote_projects
 from learn.reduce.types import Funnel, Proposal, RunResult
 from learn.report.outcomes import outcome_lines
-from learn.report.words import day as day
-from learn.report.words import flatten as flatten
-from learn.report.words import plural as plural
+from learn.report.words import day, flatten, plural
 
 LEARN_DIGEST_MARKER = "[learn-digest]"
 
