@@ -18,6 +18,7 @@ demo: setup
 
 lint: setup
 	$(BIN)/ruff check learn tests benchmarks evals
+	$(BIN)/lint-imports
 
 typecheck: setup
 	$(BIN)/mypy

@@ -177,7 +177,7 @@ class _Collect:
 def demo_requests() -> list[ModelRequest]:
     """Every model request a run over the demo corpus makes, in order."""
     from evals.corpora.demo import build
-    from evals.run import isolated_home
+    from evals.corpus import isolated_home
     from learn._repo import repo_root
     from learn.config import load_config
     from learn.models.replay import ReplayBackend

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from evals.corpus import run_corpus
 from evals.noisy import FAULTS
 
 RECALL_RATIO = 0.95
@@ -32,8 +33,6 @@ class FaultRow:
 
 
 def fault_runs(corpus: str, *, seed: int = 0, faults: Sequence[str] = FAULTS) -> list[FaultRow]:
-    from evals.run import run_corpus
-
     plan: list[tuple[str, tuple[str, ...]]] = [("none", ())]
     plan += [(f, (f,)) for f in faults]
     plan.append(("all", tuple(faults)))

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from evals.corpora import outcomes as scenario
+from evals.corpus import isolated_home
 from evals.gold import Gold
 from evals.noisy import FAULTS, NoisyModel
 from evals.oracle import GoldOracle
-from evals.run import isolated_home
 
 
 @dataclass

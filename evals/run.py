@@ -12,185 +12,20 @@ later. `--record-oracle` (re)records the bundled fixtures from the gold oracle.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import sys
-import tempfile
-import time
-from collections import Counter
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evals import metrics, windows
+from evals import metrics
 from evals.corpora import CORPORA
-from evals.gold import Gold
-
-REPO = Path(__file__).resolve().parents[1]
-CACHE = REPO / "cache"
-BASELINE = REPO / "evals" / "baseline.json"
-# Items per naming call under the noisy model: a real window has hundreds of
-# candidates and so many naming calls, and a group's quotes land in several of
-# them. Two items a call gives these small corpora the same: groups split over
-# calls, which is where label drift between calls happens (with 4, no group
-# was split and the drift fault never fired).
-NOISY_NAME_BATCH = 2
-
-
-@dataclass
-class CorpusReport:
-    corpus: str
-    metrics: dict[str, float] = field(default_factory=dict)
-    cost: dict[str, Any] = field(default_factory=dict)
-    stage_seconds: dict[str, float] = field(default_factory=dict)
-    proposals: list[dict[str, Any]] = field(default_factory=list)
-    audit: dict[str, Any] = field(default_factory=dict)
-    injected: dict[str, int] = field(default_factory=dict)  # noisy faults that fired
-    stale_prompts: dict[str, str] = field(default_factory=dict)  # step -> "recorded vs current"
-    # language -> its groups' metrics, for a corpus whose gold names languages.
-    languages: dict[str, dict[str, float]] = field(default_factory=dict)
-
-
-@contextlib.contextmanager
-def isolated_home(root: Path) -> Iterator[Path]:
-    """Point HOME and learn's directories into `root` for the duration."""
-    keys = ("HOME", "LEARN_DATA_DIR", "LEARN_CACHE_DIR", "LEARN_CONFIG_DIR",
-            "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")
-    saved = {k: os.environ.get(k) for k in keys}
-    try:
-        for k in keys:
-            os.environ.pop(k, None)
-        os.environ["HOME"] = str(root / "home")
-        os.environ["LEARN_DATA_DIR"] = str(root / "data")
-        os.environ["LEARN_CACHE_DIR"] = str(root / "cache")
-        os.environ["LEARN_CONFIG_DIR"] = str(root / "config")
-        yield root
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
-def make_backend(kind: str, gold: Gold, *, live_backend: str | None, model: str | None,
-                 cache_dir: Path, faults: Sequence[str] = (), seed: int = 0) -> Any:
-    from learn.models.replay import RecordingBackend, ReplayBackend
-
-    if kind == "replay":
-        return ReplayBackend(cache_dir)
-    if kind == "oracle":
-        from evals.oracle import GoldOracle
-
-        return RecordingBackend(GoldOracle(gold), cache_dir, overwrite=True)
-    if kind == "noisy":
-        # Never recorded: its answers are generated, seeded, on every run.
-        from evals.noisy import NoisyModel
-
-        return NoisyModel(gold, faults, seed=seed)
-    from learn.models.registry import get_backend
-
-    assert live_backend is not None
-    return RecordingBackend(get_backend(live_backend), cache_dir)
-
-
-def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = None,
-               model: str | None = None, cache_dir: Path = CACHE, audit_seed: int = 0,
-               faults: Sequence[str] = (), seed: int = 0,
-               name_batch: int | None = None) -> CorpusReport:
-    from learn.config import load_config
-    from learn.pipeline import RunOptions, run_pipeline
-
-    build = CORPORA[name]
-    report = CorpusReport(corpus=name)
-    with tempfile.TemporaryDirectory(prefix=f"learn-eval-{name}-") as tmp:
-        root = Path(tmp)
-        gold = build(root / "corpus")
-        with isolated_home(root / "corpus"):
-            config = load_config()
-            if model:
-                config = config.model_copy(update={"models": config.models.model_copy(update={
-                    "mine": model, "name": model, "coverage": model, "judge": model})})
-            # The run shows at most `max_per_kind` proposals a kind; a corpus that
-            # expects more (the multilingual one: 16 directives) is measured on
-            # all of them, not on which 8 the ranking put first.
-            wanted = max(Counter(g.kind for g in gold.groups.values() if g.proposed).values(), default=0)
-            if wanted > config.thresholds.max_per_kind:
-                config = config.model_copy(update={"thresholds": config.thresholds.model_copy(
-                    update={"max_per_kind": wanted})})
-            batch = name_batch or (NOISY_NAME_BATCH if mode == "noisy" else None)
-            if batch is not None:
-                config = config.model_copy(update={"models": config.models.model_copy(
-                    update={"name_batch": batch})})
-            backend = make_backend(mode, gold, live_backend=live_backend, model=model,
-                                   cache_dir=cache_dir, faults=faults, seed=seed)
-            options = RunOptions(all_projects=True, since=None, show_all=True)
-            started = time.perf_counter()
-            result, trace = run_pipeline(options, config, backend=backend)
-            wall = time.perf_counter() - started
-            written = [p.read_text(errors="replace") for p in _files_under(root / "corpus" / "data")]
-            written += [p.read_text(errors="replace") for p in _files_under(root / "corpus" / "cache")]
-        data = result.to_json()
-        verified = [metrics.Occurrence(o.session, o.kind, o.text, o.label, o.command)
-                    for o in trace.labelled]
-        dropped = [metrics.Occurrence(o.session, o.kind, o.text, "", o.command)
-                   for o in trace.dropped]
-        m: dict[str, float] = {}
-        m.update(metrics.mining_metrics(gold, verified, dropped))
-        m.update(metrics.naming_metrics(gold, verified))
-        m.update(metrics.proposal_metrics(gold, data["proposals"], written))
-        m.update(metrics.agreement_metrics(gold, data["proposals"]))
-        replies = windows.negative_replies(windows.transcript_files(root / "corpus" / "home"), gold)
-        m["windows.negatives"] = float(len(replies))
-        m["windows.reported_share"] = windows.reported_share(replies, verified)
-        report.metrics = m
-        report.languages = metrics.language_metrics(gold, verified, data["proposals"])
-        report.cost = dict(data["usage"])
-        report.stage_seconds = {**{k: round(v, 3) for k, v in trace.stage_seconds.items()},
-                                "total": round(wall, 3)}
-        report.proposals = data["proposals"]
-        report.audit = audit(data["proposals"], gold, seed=audit_seed)
-        report.injected = dict(getattr(backend, "injected", {}))
-        report.stale_prompts = dict(getattr(backend, "stale_prompts", {}))
-    return report
-
-
-def _files_under(root: Path) -> list[Path]:
-    if not root.exists():
-        return []
-    out = []
-    for p in root.rglob("*"):
-        if p.is_file() and p.suffix in {".json", ".md", ".html", ".txt", ".jsonl", ".db", ""}:
-            out.append(p)
-    return out
-
-
-def audit(proposals: Sequence[dict[str, Any]], gold: Gold, *, seed: int, per_side: int = 10) -> dict[str, Any]:
-    """A seeded sample of accepted and rejected verdicts, each checked against gold,
-    with one-sided Clopper-Pearson bounds on the judge's precision."""
-    import random
-
-    rng = random.Random(f"audit:{seed}")
-    accepts = [p for p in proposals if p.get("verdict") and p["verdict"]["accepted"]]
-    rejects = [p for p in proposals if p.get("verdict") and not p["verdict"]["accepted"]]
-    sample_a = rng.sample(accepts, min(per_side, len(accepts)))
-    sample_r = rng.sample(rejects, min(per_side, len(rejects)))
-
-    def correct(p: dict[str, Any], accepted: bool) -> bool:
-        g = gold.groups.get(p["label"])
-        return g is not None and g.accepted == accepted and g.proposed
-
-    good_a = sum(1 for p in sample_a if correct(p, True))
-    good_r = sum(1 for p in sample_r if not correct(p, True))
-    return {
-        "accepts_sampled": len(sample_a),
-        "accepts_correct": good_a,
-        "precision_lower_95": round(metrics.clopper_pearson_lower(good_a, len(sample_a)), 4),
-        "rejects_sampled": len(sample_r),
-        "rejects_correct": good_r,
-    }
+from evals.corpus import (
+    BASELINE,
+    CACHE,
+    CorpusReport,
+    run_corpus,
+)
 
 
 def table(reports: Sequence[CorpusReport], baseline: dict[str, Any] | None) -> str:

@@ -15,16 +15,8 @@ from learn.commands.apply import command
 from learn.reduce.types import RunResult
 from learn.report import apply as apply_mod
 from learn.report import runs
-from learn.report.apply import (
-    BEGIN,
-    END,
-    ApplyError,
-    ConcurrentEditError,
-    RuleEdit,
-    backups_dir,
-    plan_file,
-    write_plan,
-)
+from learn.report.apply import backups_dir, plan_file, write_plan
+from learn.report.edits import BEGIN, END, ApplyError, ConcurrentEditError, RuleEdit
 
 Recorded = list[tuple[str, str, str, str | None]]
 

@@ -7,8 +7,9 @@ import dataclasses
 from test_report_digest import sample_result
 
 from learn.reduce.types import Quote
-from learn.report.digest import QUOTE_CHARS, flatten, render_digest_markdown
+from learn.report.digest import QUOTE_CHARS, render_digest_markdown
 from learn.report.html import render_html
+from learn.report.words import flatten
 from learn.textunits import cut_to_width, display_width
 
 ZH = "生成的文件不要手改，改了会被 codegen 覆盖"

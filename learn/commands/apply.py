@@ -15,20 +15,15 @@ import click
 
 from learn.projects import project_key
 from learn.reduce.types import Proposal, Scope
-from learn.report.apply import (
+from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for, write_plan
+from learn.report.edits import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     ApplyError,
     FilePlan,
     RuleEdit,
-    budget_warnings,
-    edit_for,
-    plan_all,
-    rule_text_for,
     sha256,
-    write_plan,
 )
-from learn.report.digest import flatten
 from learn.report.runs import (
     Decision,
     NoRunError,
@@ -37,6 +32,7 @@ from learn.report.runs import (
     require_proposals,
 )
 from learn.report.targets import TargetChoice, TargetError, TargetKind, scope_for
+from learn.report.words import flatten
 from learn.store.proposals import REOFFER_FACTOR
 
 

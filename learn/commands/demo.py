@@ -45,7 +45,7 @@ def command(as_json: bool, keep: Path | None, offline: bool, apply_: bool) -> No
     if apply_:
         sys.exit(_apply_demo(base))
     from evals.corpora.demo import build
-    from evals.run import isolated_home
+    from evals.corpus import isolated_home
     from learn.config import load_config
     from learn.models.replay import ReplayBackend
     from learn.pipeline import RunOptions, run_pipeline
@@ -75,7 +75,7 @@ def _apply_demo(base: Path) -> int:
     """`learn apply --yes` in each of the demo's projects, inside the demo's HOME."""
     if not (base / "gold.json").is_file() or not (base / "data" / "learn.db").is_file():
         raise click.ClickException(f"no demo run in {base}: run `learn demo` first")
-    from evals.run import isolated_home
+    from evals.corpus import isolated_home
     from learn.commands.apply import command as apply_command
 
     worst = 0

@@ -41,10 +41,10 @@ from learn.detect.context import (
     Fidelity,
     TurnRef,
     capture_window,
-    hydrate,
 )
 from learn.detect.dedup import DedupKey, dedup_key
 from learn.detect.detectors import is_human_message, mine
+from learn.detect.hydrate import hydrate
 from learn.detect.sampling import sample_windows
 from learn.detect.signals import (
     INTERRUPT_REJECTION,

@@ -14,8 +14,8 @@ from learn.detect.context import (
     DEFAULT_PREVIEW_CHARS,
     ContextWindow,
     EventRef,
-    _window_at,
     split_turns,
+    window_at,
 )
 from learn.detect.dedup import DedupKey, dedup_key
 from learn.detect.signals import REVIEW_COMMENT, MiningSignal, SourceKind
@@ -80,7 +80,7 @@ def candidates_from_signals(
         if key in seen:
             continue
         seen.add(key)
-        window = _window_at(
+        window = window_at(
             events,
             turns,
             signal.event_index,

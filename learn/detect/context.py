@@ -2,7 +2,7 @@
 
 A judge needs to see what the person was reacting to. Transcripts are pruned
 after about 30 days, so a window stores two things: resolvable refs (session +
-event uuid) to re-read the real turns while the file exists (`hydrate`), and
+event uuid) to re-read the real turns while the file exists (`hydrate`, learn.detect.hydrate), and
 short previews to fall back on once it is gone ('summary' fidelity).
 
 Turns alternate by role: a "user" turn is text a person typed; an "assistant"
@@ -16,7 +16,6 @@ import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Literal
 
 from learn.detect.structural import is_scaffolding
@@ -287,7 +286,7 @@ def resolve(events: Sequence[TranscriptEvent], ref: EventRef) -> int | None:
     return None
 
 
-def _window_at(
+def window_at(
     events: Sequence[TranscriptEvent],
     turns: Sequence[Turn],
     anchor_index: int,
@@ -345,7 +344,7 @@ def capture_window(
         if not 0 <= anchor < len(events):
             raise LookupError(f"event index {anchor} out of range (0..{len(events) - 1})")
         index = anchor
-    return _window_at(
+    return window_at(
         events,
         split_turns(events),
         index,
@@ -353,50 +352,3 @@ def capture_window(
         after=after,
         preview_chars=preview_chars,
     )
-
-
-def hydrate(
-    window: ContextWindow,
-    source: Path | bytes | Sequence[TranscriptEvent] | None,
-    *,
-    preview_chars: int | None = None,
-) -> ContextWindow | None:
-    """The window recaptured at full fidelity from the transcript, or None.
-
-    None, never an exception, when the transcript is gone or unreadable, or when
-    any ref of the window no longer resolves (compacted away, rewritten): a
-    caller then judges from the stored previews at 'summary' fidelity.
-    """
-    if source is None:
-        return None
-    try:
-        if isinstance(source, Path):
-            events = load_events(source.read_bytes())
-        else:
-            events = load_events(source)
-        present = {
-            (meta.session_id, meta.uuid)
-            for event in events
-            if (meta := getattr(event, "meta", None)) is not None
-        }
-        if any((r.session_id, r.event_uuid) not in present for r in window.refs()):
-            return None
-        index = resolve(events, window.anchor)
-        if index is None:
-            return None
-        turns = split_turns(events)
-        budget = preview_chars if preview_chars is not None else window.preview_chars
-        if window.anchor_turn is None:
-            from learn.detect.sampling import negative_window
-
-            t = turn_of(turns, index)
-            if t is None:
-                return None
-            return negative_window(
-                events, turns, t, before=window.span[0], after=window.span[1], preview_chars=budget
-            )
-        return _window_at(
-            events, turns, index, before=window.span[0], after=window.span[1], preview_chars=budget
-        )
-    except Exception:
-        return None

@@ -36,7 +36,6 @@ Kinds are never mixed: batches are per kind and a label is namespaced by kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from learn.mining.candidate import KINDS, MinedCandidate
@@ -51,28 +50,38 @@ from learn.reduce.fallback import Unique as _Unique
 from learn.reduce.fallback import fall_back as _fall_back
 from learn.reduce.fallback import pool_declined as _pool_declined
 from learn.reduce.memory import InMemoryLabelIndex
+from learn.reduce.naming_batches import (
+    ANSWER_OVERHEAD_TOKENS,
+    MAX_BATCH,
+    TOKENS_PER_ITEM,
+    batch_size_for,
+    pack_batches,
+)
+from learn.reduce.naming_result import DECLINED, NamingResult, NamingStats
 from learn.reduce.slug import normalize_label
 from learn.textfold import fold
+
+__all__ = [
+    "ASSIGN_LABELS",
+    "DECLINED",
+    "MAX_BATCH",
+    "NamingResult",
+    "NamingStats",
+    "batch_size_for",
+    "name_candidates",
+    "pack_batches",
+]
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
     from learn.reduce.protocols import LabelIndex, Vector
 
-TOKENS_PER_ITEM = 15  # one `{"id": 12, "label": "use-bun-not-npm"}` row, measured ~14
-ANSWER_OVERHEAD_TOKENS = 256
-MAX_BATCH = 60
-# An item line is at most 400 characters (format_items' cut) plus its known
-# labels: ~120 tokens is the worst case, not the typical one.
-INPUT_TOKENS_PER_ITEM = 120
 KNOWN_PER_ITEM = 3
 MAX_KNOWN_LABELS = 40
 OFFER_DISTANCE_CAP = 0.95
 # How close (cosine distance plus the wording penalty) an item whose naming call
 # failed must be to share a fallback group: the same point in nearly the same words.
 SURE_DISTANCE = 0.08
-# What the name cache keeps for a text a whole answer declined to name: no label
-# (a fallback one would be taught), but no second question either.
-DECLINED = ""
 
 ASSIGN_LABELS = ToolSpec(
     name="assign_labels",
@@ -83,94 +92,6 @@ ASSIGN_LABELS = ToolSpec(
         required=["id", "label"],
     ),
 )
-
-
-@dataclass(frozen=True, slots=True)
-class NamingStats:
-    candidates: int = 0
-    unique_texts: int = 0
-    calls: int = 0
-    failed_calls: int = 0
-    truncated_calls: int = 0
-    fallbacks: int = 0  # candidates whose label did not come from the model
-    labels: int = 0  # distinct (kind, label)
-    known_reused: int = 0  # distinct labels that were already in the index
-    labels_merged: int = 0  # drifted labels folded into another (learn/reduce/drift.py)
-    reused_texts: int = 0  # unique texts labelled by an earlier run, not asked again
-    # Candidates whose naming call failed: grouped only with near-identical wording.
-    unnamed_failed: int = 0
-    usage: CallUsage = field(default_factory=CallUsage)
-
-    @property
-    def labels_per_candidate(self) -> float:
-        return self.labels / self.candidates if self.candidates else 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "candidates": self.candidates,
-            "unique_texts": self.unique_texts,
-            "calls": self.calls,
-            "failed_calls": self.failed_calls,
-            "truncated_calls": self.truncated_calls,
-            "fallbacks": self.fallbacks,
-            "labels": self.labels,
-            "known_reused": self.known_reused,
-            "labels_merged": self.labels_merged,
-            "reused_texts": self.reused_texts,
-            "unnamed_failed": self.unnamed_failed,
-            "labels_per_candidate": round(self.labels_per_candidate, 4),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class NamingResult:
-    labels: tuple[str, ...]  # one per input candidate, same order
-    stats: NamingStats
-    failures: tuple[str, ...] = ()
-    # (kind, label, vector) per distinct quote the model named: what `remember`
-    # writes to the index (never a fallback label).
-    examples: tuple[tuple[str, str, Vector], ...] = ()
-    # (kind, text, label) per distinct candidate text a model named (this run or,
-    # via `labelled`, an earlier one), or (kind, text, DECLINED) for one a whole
-    # answer declined to name: what the store's name cache keeps (never a
-    # fallback label, never one from a failed or cut-off call).
-    named: tuple[tuple[str, str, str], ...] = ()
-
-    def remember(self, index: LabelIndex) -> None:
-        """Record this run's labels so the next run can reuse them."""
-        for kind, label, vector in self.examples:
-            index.add(label, kind, vector)
-
-
-def batch_size_for(
-    max_output_tokens: int, *, max_batch: int = MAX_BATCH, context_window: int | None = None
-) -> int:
-    """How many items one call may name so the whole answer fits the output
-    budget (and, for a small local model, the items fit half its window)."""
-    size = min(max_batch, (max_output_tokens - ANSWER_OVERHEAD_TOKENS) // TOKENS_PER_ITEM)
-    if context_window is not None:
-        size = min(size, context_window // 2 // INPUT_TOKENS_PER_ITEM)
-    return max(1, size)
-
-
-def pack_batches(clusters: Sequence[Sequence[int]], size: int) -> list[list[int]]:
-    """First-fit-decreasing: whole clusters per batch where they fit, a cluster
-    larger than a batch split into consecutive full batches."""
-    batches: list[list[int]] = []
-    for members in sorted(clusters, key=lambda m: (-len(m), m[0] if m else 0)):
-        rest = list(members)
-        while len(rest) > size:
-            batches.append(rest[:size])
-            rest = rest[size:]
-        if not rest:
-            continue
-        for batch in batches:
-            if len(batch) + len(rest) <= size:
-                batch.extend(rest)
-                break
-        else:
-            batches.append(rest)
-    return batches
 
 
 def _uniques(candidates: Sequence[MinedCandidate]) -> list[_Unique]:

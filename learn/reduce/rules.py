@@ -12,16 +12,20 @@ heading path, so "restated" can point at the exact line to rewrite.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
+from learn.reduce.rule_places import (
+    RuleScope,
+    chain,
+    claude_home,
+    codex_home,
+    strip_frontmatter,
+)
+from learn.reduce.surfaces import more_rule_files, paths_of
 from learn.render.redact import redact
-
-RuleScope = Literal["user", "project"]
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -77,20 +81,9 @@ class RuleCorpus:
         return cls(tuple(rules.values()), tuple(skills.values()), tuple(files), tuple(unreadable))
 
 
-def _strip_frontmatter(text: str) -> tuple[str, str]:
-    """(frontmatter, body); frontmatter is '' when the file has none."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        return "", text
-    for i in range(1, len(lines)):
-        if lines[i].strip() in ("---", "..."):
-            return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :])
-    return "", text
-
-
 def rule_lines_of(text: str, file: str, scope: RuleScope = "project") -> list[RuleLine]:
     """Every line outside fences, frontmatter and comments, with its heading path."""
-    _, body = _strip_frontmatter(text)
+    _, body = strip_frontmatter(text)
     body = _COMMENT.sub("", body)
     out: list[RuleLine] = []
     path: list[tuple[int, str]] = []
@@ -129,7 +122,7 @@ def _unquote(value: str) -> str:
 def frontmatter_fields(text: str) -> dict[str, str]:
     """Top-level `key: value` pairs of YAML frontmatter, with `|`/`>` blocks and
     indented continuation lines folded into one line. Enough for SKILL.md."""
-    front, _ = _strip_frontmatter(text)
+    front, _ = strip_frontmatter(text)
     out: dict[str, str] = {}
     key: str | None = None
     parts: list[str] = []
@@ -151,37 +144,6 @@ def frontmatter_fields(text: str) -> dict[str, str]:
     return out
 
 
-def _claude_home(home: Path) -> Path:
-    override = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(override).expanduser() if override else home / ".claude"
-
-
-def _codex_home(home: Path) -> Path:
-    override = os.environ.get("CODEX_HOME")
-    return Path(override).expanduser() if override else home / ".codex"
-
-
-def git_root(start: Path) -> Path | None:
-    for directory in (start, *start.parents):
-        if (directory / ".git").exists():
-            return directory
-    return None
-
-
-def _chain(project: Path) -> list[Path]:
-    """Directories from the git root (or the project itself) down to the project."""
-    root = git_root(project)
-    if root is None:
-        return [project]
-    chain = [project]
-    for parent in project.parents:
-        if parent == root or root in parent.parents:
-            chain.append(parent)
-        if parent == root:
-            break
-    return list(reversed(chain))
-
-
 def _md_files(directory: Path) -> list[Path]:
     if not directory.is_dir():
         return []
@@ -190,14 +152,14 @@ def _md_files(directory: Path) -> list[Path]:
 
 def rule_files(project: Path | None, home: Path | None = None) -> list[tuple[Path, RuleScope]]:
     home = home or Path.home()
-    claude = _claude_home(home)
+    claude = claude_home(home)
     files: list[tuple[Path, RuleScope]] = [
         (claude / "CLAUDE.md", "user"),
         *((p, "user") for p in _md_files(claude / "rules")),
-        (_codex_home(home) / "AGENTS.md", "user"),
+        (codex_home(home) / "AGENTS.md", "user"),
     ]
     if project is not None:
-        for directory in _chain(project):
+        for directory in chain(project):
             files.append((directory / "CLAUDE.md", "project"))
             files.append((directory / "AGENTS.md", "project"))
         files.append((project / ".claude" / "CLAUDE.md", "project"))
@@ -218,7 +180,7 @@ def rule_files(project: Path | None, home: Path | None = None) -> list[tuple[Pat
 
 def skill_files(project: Path | None, home: Path | None = None) -> list[tuple[Path, RuleScope]]:
     home = home or Path.home()
-    dirs: list[tuple[Path, RuleScope]] = [(_claude_home(home) / "skills", "user")]
+    dirs: list[tuple[Path, RuleScope]] = [(claude_home(home) / "skills", "user")]
     if project is not None:
         dirs.append((project / ".claude" / "skills", "project"))
     out: list[tuple[Path, RuleScope]] = []
@@ -245,8 +207,6 @@ def collect_rules(project: Path | None, home: Path | None = None) -> RuleCorpus:
         # Rule lines go to the model (coverage) and into stored proposals: a key
         # someone keeps in ~/.claude/CLAUDE.md is redacted like any transcript text.
         return redact(text)
-
-    from learn.reduce.surfaces import more_rule_files, paths_of
 
     files = rule_files(project, home)
     # Every surface the agents read: @imports, AGENTS.override.md, auto-memory, Codex

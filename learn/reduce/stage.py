@@ -125,3 +125,15 @@ def shown_records(proposals: Sequence[Proposal], shown_at: str) -> dict[str, Sho
         for p in proposals
     }
 
+
+
+def reduce_failures(outcome: ReduceOutcome, *, judged_by_model: bool) -> list[str]:
+    """Which of naming, coverage and judging still failed after their retries."""
+    out: list[str] = []
+    if outcome.naming.failed_calls:
+        out.append("name")
+    if outcome.coverage_failed:
+        out.append("coverage")
+    if judged_by_model and any(p.verdict is None for p in outcome.proposals):
+        out.append("judge")
+    return out

@@ -9,7 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from learn.reduce.rules import RuleScope, _strip_frontmatter
+from learn.reduce.rule_places import RuleScope, chain, claude_home, codex_home, strip_frontmatter
 
 _LIST_ITEM = re.compile(r"^\s*-\s*(.+?)\s*$")
 
@@ -30,7 +30,7 @@ def _unquote(value: str) -> str:
 def paths_of(text: str) -> list[str]:
     """The `paths:` globs of a rules file's frontmatter (a YAML list, block or flow
     form); [] when the file is not path-scoped (loaded always)."""
-    front, _ = _strip_frontmatter(text)
+    front, _ = strip_frontmatter(text)
     lines = front.splitlines()
     for i, line in enumerate(lines):
         key, sep, rest = line.partition(":")
@@ -82,12 +82,11 @@ def encoded_project(project: Path) -> str:
 
 def memory_dirs(project: Path | None, home: Path) -> list[Path]:
     """Claude Code's auto-memory for `project` and Codex's memories (generated state)."""
-    from learn.reduce.rules import _claude_home, _codex_home
 
     dirs: list[Path] = []
     if project is not None:
-        dirs.append(_claude_home(home) / "projects" / encoded_project(project) / "memory")
-    dirs.append(_codex_home(home) / "memories")
+        dirs.append(claude_home(home) / "projects" / encoded_project(project) / "memory")
+    dirs.append(codex_home(home) / "memories")
     return dirs
 
 
@@ -95,20 +94,19 @@ def is_memory_file(path: str | Path | None, home: Path | None = None) -> bool:
     """A file an agent writes for itself: under `<claude home>/projects/<project>/memory/`
     (auto-memory) or `<codex home>/memories/`. A rule found there is promoted to
     CLAUDE.md / AGENTS.md, never edited in place (memories are generated state)."""
-    from learn.reduce.rules import _claude_home, _codex_home
 
     if not path:
         return False
     home = home or Path.home()
     p = Path(path).expanduser()
-    projects = _claude_home(home) / "projects"
+    projects = claude_home(home) / "projects"
     try:
         rel = p.relative_to(projects)
         if len(rel.parts) >= 3 and rel.parts[1] == "memory":
             return True
     except ValueError:
         pass
-    return _codex_home(home) / "memories" in p.parents
+    return codex_home(home) / "memories" in p.parents
 
 
 def _memory_files(directory: Path) -> list[Path]:
@@ -163,7 +161,6 @@ def more_rule_files(project: Path | None, found: list[Path],
     four hops), AGENTS.override.md along the chain and in Codex's home, CLAUDE.md /
     AGENTS.md in folders below the project, and memories.
     (path, scope) pairs; missing files are left out."""
-    from learn.reduce.rules import _chain, _codex_home
 
     out: list[tuple[Path, RuleScope]] = []
     seen = {p.resolve() for p in found}
@@ -178,9 +175,9 @@ def more_rule_files(project: Path | None, found: list[Path],
         out.append((path, scope))
         return True
 
-    add(_codex_home(home) / "AGENTS.override.md", "user")
+    add(codex_home(home) / "AGENTS.override.md", "user")
     if project is not None:
-        for directory in _chain(project):
+        for directory in chain(project):
             add(directory / "AGENTS.override.md", "project")
         for path in nested_instruction_files(project):
             add(path, "project")

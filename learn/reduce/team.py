@@ -206,9 +206,8 @@ def run_team(
     from learn.embed import get_embedder
     from learn.models.base import CallUsage
     from learn.models.meter import UsageMeter
-    from learn.pipeline import reduce_failures
     from learn.reduce.counting import CountConfig
-    from learn.reduce.stage import reduce_sessions
+    from learn.reduce.stage import reduce_failures, reduce_sessions
     from learn.reduce.types import RunResult, RunUsage
     from learn.store.adapters import open_learn_store
     from learn.store.team import shared_rows

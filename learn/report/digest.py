@@ -9,12 +9,12 @@ said (otherwise every proposal would count its own past digests).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 
 from learn.projects import quote_projects
 from learn.reduce.types import Funnel, Proposal, RunResult
-from learn.textunits import cut_to_width
+from learn.report.outcomes import outcome_lines
+from learn.report.words import day, flatten, plural
 
 LEARN_DIGEST_MARKER = "[learn-digest]"
 
@@ -28,29 +28,6 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("fix", "Failures you keep resolving the same way"),
     ("request", "Work you keep asking for by name"),
 )
-
-
-def flatten(text: str, limit: int | None = None) -> str:
-    """One line, whitespace collapsed, cut at `limit` columns with an ellipsis.
-
-    Columns, not characters: a Chinese or Japanese character takes two, so a
-    400-character cut let a Chinese quote run twice as wide as an English one.
-    """
-    flat = re.sub(r"\s+", " ", text).strip()
-    if limit is not None:
-        flat = cut_to_width(flat, limit)
-    return flat
-
-
-def day(iso: str | None) -> str | None:
-    """The YYYY-MM-DD part of an ISO timestamp (what a reader needs; hours are noise)."""
-    if not iso:
-        return None
-    return iso[:10] if re.match(r"\d{4}-\d{2}-\d{2}", iso) else iso
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
 def sessions_read(result: RunResult) -> int:
@@ -343,8 +320,6 @@ PENDING_LISTED = 10
 
 
 def render_digest_markdown(result: RunResult) -> str:
-    from learn.report.outcomes import outcome_lines  # it reads this module's helpers
-
     lines = header_lines(result)
     proposed = [p for p in result.proposals if is_proposed(p)]
     declined = [p for p in result.proposals if not is_proposed(p)]

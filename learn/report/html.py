@@ -19,18 +19,16 @@ from learn.reduce.types import Proposal, RunResult
 from learn.report.digest import (
     LEARN_DIGEST_MARKER,
     SECTIONS,
-    day,
     evidence_line,
-    flatten,
     funnel_sentence,
     is_proposed,
-    plural,
     project_line,
     sessions_read,
 )
 from learn.report.outcomes import CSS as OUTCOME_CSS
 from learn.report.outcomes import JS as OUTCOME_JS
 from learn.report.outcomes import outcome_data, outcome_html
+from learn.report.words import day, flatten, plural
 from learn.textunits import cjk_language
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "

@@ -11,7 +11,7 @@ from typing import Any
 
 from learn.reduce.outcomes import MIN_SESSIONS_SINCE, VERDICT_WORDS, RuleOutcome, outcome_from_json
 from learn.reduce.types import RunResult
-from learn.report.digest import day, flatten, plural
+from learn.report.words import day, flatten, plural
 
 QUOTES_SHOWN = 3
 

@@ -11,13 +11,13 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from learn.report.apply import (
+from learn.report.edits import (
     ApplyError,
     FilePlan,
     RuleEdit,
-    _read,
     marker,
     plan_text,
+    read_bytes,
     sha256,
 )
 from learn.report.escalation import merged_codex_rules, merged_settings
@@ -40,7 +40,7 @@ def path_rule_header(globs: Sequence[str]) -> str:
 
 
 def plan_surface(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
-    data = _read(path)
+    data = read_bytes(path)
     original = _decode(path, data)
     digest = sha256(data) if data is not None else ""
     plan = FilePlan(path=path, original=original, original_hash=digest, new_text=original or "")

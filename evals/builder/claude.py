@@ -1,25 +1,14 @@
-"""Write realistic Claude Code and Codex transcripts from a short script.
-
-The demo and the eval corpora are authored with this, not copied from anyone's
-disk: each session is a few lines of Python that say what the person typed and
-what the agent did, and the builder writes the JSONL exactly as the current
-clients do (Claude Code 2.x field names; Codex rollout `{timestamp, type,
-payload}` lines). Everything is deterministic (uuids derive from the session id
-and a counter, times from a start time), so a rebuilt corpus is byte-identical
-and the replay fixtures recorded against it stay valid.
-"""
+"""A Claude Code 2.x session file, written from a short script (evals.builder)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import shutil
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from evals.builder.common import encode_cwd, stable_uuid, stamp, write_jsonl
 
 DENIAL_PREFIX = "The user doesn't want to proceed with this tool use. The tool use was rejected"
 DENIAL_FULL = (
@@ -42,28 +31,6 @@ COMPACT_SUMMARY = (
 )
 
 
-def _uuid(*parts: str) -> str:
-    return str(uuid.UUID(bytes=hashlib.sha256("\0".join(parts).encode()).digest()[:16], version=4))
-
-
-def _ts(t: datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
-
-
-def fresh_root(root: Path) -> None:
-    """Empty `root` for a rebuild, refusing any non-empty directory that is not a
-    corpus learn built (one without gold.json): a wrong path must not be wiped."""
-    if root.exists() and any(root.iterdir()):
-        if not (root / "gold.json").exists():
-            raise ValueError(f"{root} is not empty and is not a corpus learn built; refusing to replace it")
-        shutil.rmtree(root)
-
-
-def encode_cwd(cwd: str) -> str:
-    """Claude Code's project directory name: every non-alphanumeric becomes '-'."""
-    return "".join(c if c.isalnum() else "-" for c in cwd)
-
-
 @dataclass
 class ClaudeSession:
     session_id: str
@@ -82,7 +49,7 @@ class ClaudeSession:
     def _next(self, seconds: int = 20) -> tuple[str, str]:
         self._n += 1
         self._t = (self._t or self.start) + timedelta(seconds=seconds)
-        return _uuid(self.session_id, str(self._n)), _ts(self._t)
+        return stable_uuid(self.session_id, str(self._n)), stamp(self._t)
 
     def _envelope(self, kind: str, seconds: int = 20, **extra: Any) -> dict[str, Any]:
         uid, ts = self._next(seconds)
@@ -114,7 +81,7 @@ class ClaudeSession:
             "user",
             seconds,
             message={"role": "user", "content": text},
-            promptId=_uuid(self.session_id, "prompt", str(self._n)),
+            promptId=stable_uuid(self.session_id, "prompt", str(self._n)),
             **extra,
         )
         return str(e["uuid"])
@@ -226,7 +193,7 @@ class ClaudeSession:
             "assistant",
             15,
             message={
-                "id": "msg_" + _uuid(self.session_id, "msg", str(self._n + 1)).replace("-", "")[:24],
+                "id": "msg_" + stable_uuid(self.session_id, "msg", str(self._n + 1)).replace("-", "")[:24],
                 "type": "message",
                 "role": "assistant",
                 "model": self.model,
@@ -240,7 +207,7 @@ class ClaudeSession:
                     "cache_read_input_tokens": 9000,
                 },
             },
-            requestId="req_" + _uuid(self.session_id, "req", str(self._n + 1)).replace("-", "")[:24],
+            requestId="req_" + stable_uuid(self.session_id, "req", str(self._n + 1)).replace("-", "")[:24],
         )
 
     def tool(
@@ -253,7 +220,7 @@ class ClaudeSession:
         text: str | None = None,
     ) -> str:
         """The agent calls a tool and gets `result` back."""
-        tool_id = "toolu_" + _uuid(self.session_id, "tool", str(self._n + 1)).replace("-", "")[:24]
+        tool_id = "toolu_" + stable_uuid(self.session_id, "tool", str(self._n + 1)).replace("-", "")[:24]
         content: list[dict[str, Any]] = []
         if text:
             content.append({"type": "text", "text": text})
@@ -281,7 +248,7 @@ class ClaudeSession:
     def denied_tool(self, name: str, tool_input: dict[str, Any], reason: str | None,
                     *, kind: str = "user-rejected", with_kind_field: bool = True) -> None:
         """The agent asks for a tool; the person rejects it (and maybe says why)."""
-        tool_id = "toolu_" + _uuid(self.session_id, "tool", str(self._n + 1)).replace("-", "")[:24]
+        tool_id = "toolu_" + stable_uuid(self.session_id, "tool", str(self._n + 1)).replace("-", "")[:24]
         self._assistant_entry(
             [{"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}], "tool_use"
         )
@@ -305,7 +272,7 @@ class ClaudeSession:
 
     def ask(self, question: str, options: list[str], answer: str, *, notes: str | None = None) -> None:
         """AskUserQuestion; `answer` is an option label or free text the person typed."""
-        tool_id = "toolu_" + _uuid(self.session_id, "tool", str(self._n + 1)).replace("-", "")[:24]
+        tool_id = "toolu_" + stable_uuid(self.session_id, "tool", str(self._n + 1)).replace("-", "")[:24]
         questions = [{"question": question, "header": "Choice", "multiSelect": False,
                       "options": [{"label": o, "description": ""} for o in options]}]
         self._assistant_entry(
@@ -339,11 +306,11 @@ class ClaudeSession:
                 "sessionId": self.session_id, "version": self.version,
                 "gitBranch": self.git_branch, "agentId": agent_id}
         t = (self._t or self.start) + timedelta(seconds=5)
-        u1 = _uuid(self.session_id, agent_id, "1")
-        u2 = _uuid(self.session_id, agent_id, "2")
+        u1 = stable_uuid(self.session_id, agent_id, "1")
+        u2 = stable_uuid(self.session_id, agent_id, "2")
         self.subagents[agent_id] = [
             {**base, "parentUuid": None, "type": "user", "message": {"role": "user", "content": prompt},
-             "uuid": u1, "timestamp": _ts(t)},
+             "uuid": u1, "timestamp": stamp(t)},
             {**base, "parentUuid": u1, "type": "assistant",
              "message": {"id": "msg_sub" + agent_id, "type": "message", "role": "assistant",
                          "model": "claude-haiku-4-5-20251001",
@@ -351,7 +318,7 @@ class ClaudeSession:
                          "stop_sequence": None,
                          "usage": {"input_tokens": 10, "output_tokens": 10,
                                    "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}},
-             "uuid": u2, "timestamp": _ts(t + timedelta(seconds=9))},
+             "uuid": u2, "timestamp": stamp(t + timedelta(seconds=9))},
         ]
 
     def resume_from(self, earlier: ClaudeSession) -> None:
@@ -381,90 +348,9 @@ class ClaudeSession:
         project_dir = claude_dir / "projects" / encode_cwd(self.cwd)
         project_dir.mkdir(parents=True, exist_ok=True)
         path = project_dir / f"{self.session_id}.jsonl"
-        _write_jsonl(path, self.lines, self.last_time)
+        write_jsonl(path, self.lines, self.last_time)
         for agent_id, lines in self.subagents.items():
             sub = project_dir / self.session_id / "subagents" / f"agent-{agent_id}.jsonl"
             sub.parent.mkdir(parents=True, exist_ok=True)
-            _write_jsonl(sub, lines, self.last_time)
+            write_jsonl(sub, lines, self.last_time)
         return path
-
-
-@dataclass
-class CodexSession:
-    session_id: str
-    cwd: str
-    start: datetime
-    cli_version: str = "0.58.0"
-    model: str = "gpt-5-codex"
-    lines: list[dict[str, Any]] = field(default_factory=list)
-    _t: datetime | None = None
-    _calls: int = 0
-
-    def __post_init__(self) -> None:
-        self._emit("session_meta", {
-            "id": self.session_id, "timestamp": _ts(self.start), "cwd": self.cwd,
-            "originator": "codex_cli_rs", "cli_version": self.cli_version, "instructions": None,
-            "source": "cli", "model_provider": "openai",
-        }, seconds=0)
-        self._emit("response_item", {"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": f"<environment_context>\n  <cwd>{self.cwd}</cwd>\n"
-             "  <approval_policy>on-request</approval_policy>\n</environment_context>"}]}, seconds=0)
-        self._emit("turn_context", {"cwd": self.cwd, "approval_policy": "on-request",
-                                    "sandbox_policy": {"mode": "workspace-write"},
-                                    "model": self.model, "effort": "medium", "summary": "auto"})
-
-    def _emit(self, kind: str, payload: dict[str, Any], seconds: int = 20) -> None:
-        self._t = (self._t or self.start) + timedelta(seconds=seconds)
-        self.lines.append({"timestamp": _ts(self._t), "type": kind, "payload": payload})
-
-    def user(self, text: str) -> None:
-        self._emit("response_item", {"type": "message", "role": "user",
-                                     "content": [{"type": "input_text", "text": text}]}, seconds=60)
-        self._emit("event_msg", {"type": "user_message", "message": text, "images": []}, seconds=0)
-
-    def instructions(self, text: str) -> None:
-        """AGENTS.md / user instructions the client injects as a user message (not typed)."""
-        self._emit("response_item", {"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": f"<user_instructions>\n{text}\n</user_instructions>"}]})
-
-    def assistant(self, text: str) -> None:
-        self._emit("event_msg", {"type": "agent_message", "message": text})
-        self._emit("response_item", {"type": "message", "role": "assistant",
-                                     "content": [{"type": "output_text", "text": text}]}, seconds=0)
-
-    def shell(self, command: str, output: str, exit_code: int = 0) -> None:
-        self._calls += 1
-        call_id = f"call_{self.session_id[:8]}_{self._calls}"
-        self._emit("response_item", {"type": "reasoning", "summary": [], "encrypted_content": "gAAAA"})
-        self._emit("response_item", {"type": "function_call", "name": "shell", "call_id": call_id,
-                                     "arguments": json.dumps({"command": ["bash", "-lc", command]})})
-        self._emit("response_item", {"type": "function_call_output", "call_id": call_id,
-                                     "output": json.dumps({"output": output, "metadata": {
-                                         "exit_code": exit_code, "duration_seconds": 1.2}})})
-
-    def token_count(self) -> None:
-        self._emit("event_msg", {"type": "token_count", "info": None}, seconds=1)
-
-    @property
-    def last_time(self) -> datetime:
-        return self._t or self.start
-
-    def write(self, codex_dir: Path) -> Path:
-        t = self.start
-        day = codex_dir / "sessions" / f"{t:%Y}" / f"{t:%m}" / f"{t:%d}"
-        day.mkdir(parents=True, exist_ok=True)
-        path = day / f"rollout-{t:%Y-%m-%dT%H-%M-%S}-{self.session_id}.jsonl"
-        _write_jsonl(path, self.lines, self.last_time)
-        return path
-
-
-def _write_jsonl(path: Path, lines: list[dict[str, Any]], mtime: datetime) -> None:
-    text = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
-    path.write_text(text, encoding="utf-8")
-    stamp = mtime.timestamp()
-    os.utime(path, (stamp, stamp))
-
-
-def session_id(name: str) -> str:
-    """A stable uuid-shaped session id from a readable name."""
-    return _uuid("session", name)

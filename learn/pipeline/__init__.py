@@ -1,0 +1,32 @@
+"""The main job, stage by stage. `run_pipeline` (run.py) calls four stages in
+order; each takes what the stages before it returned and returns its own
+result, so data flows one way:
+
+  read.py        read_sessions     discover -> parse -> view -> detect; machinery cut   -> Read
+  mine.py        mine              collect/submit batches, mine with the model           -> Mined
+  candidates.py  session_candidates  miner + detectors merged, resumed copies dropped   -> Candidates
+  judge.py       judge_and_store   record scan -> name, count, cover, judge (reduce)
+                                   -> outcomes of rules in place -> record run          -> RunResult
+
+types.py holds what every stage shares: RunOptions, the Trace the evals read,
+the stage Clock. Each stage is a library call; this package only wires them and
+keeps the books (timings, usage, failures).
+"""
+
+from learn.pipeline.candidates import merge_candidates
+from learn.pipeline.read import _drop_repeated_prompts
+from learn.pipeline.run import run_pipeline
+from learn.pipeline.types import Progress, RunOptions, Trace, TraceOccurrence, empty_result
+from learn.reduce.stage import reduce_failures
+
+__all__ = [
+    "Progress",
+    "RunOptions",
+    "Trace",
+    "TraceOccurrence",
+    "_drop_repeated_prompts",
+    "empty_result",
+    "merge_candidates",
+    "reduce_failures",
+    "run_pipeline",
+]

@@ -1,0 +1,219 @@
+"""Stage 4, judge and store: record the scan, then name, count, cover and judge
+(learn.reduce.stage), measure the rules already in place, and record the run.
+
+The store is written twice: once with the scan (sessions and their candidates,
+so labels stay stable even below the threshold) and once at the end (what was
+shown, verdicts, the run's result); the end write skips "shown" when coverage
+failed, because recording it for items whose coverage is unknown would hide
+them next run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from learn.config import Config
+from learn.mining.candidate import SessionCandidates
+from learn.models.base import CallUsage
+from learn.pipeline.candidates import Candidates, keep_stored
+from learn.pipeline.mine import Mined
+from learn.pipeline.read import Read
+from learn.pipeline.types import Clock, Progress, RunOptions, Trace, TraceOccurrence, iso
+from learn.projects import project_key
+from learn.reduce.stage import ReduceOutcome, reduce_failures
+from learn.reduce.types import RunResult, RunUsage
+from learn.transcripts.projectpath import spellings
+
+if TYPE_CHECKING:
+    from learn.embed.base import Embedder
+    from learn.models.meter import UsageMeter
+    from learn.transcripts.discover import SessionFile
+    from learn.transcripts.view import Session
+
+
+def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mined,
+                    cands: Candidates, meter: UsageMeter | None, *, clock: Clock, trace: Trace,
+                    progress: Progress | None, started_at: datetime) -> RunResult:
+    from learn.embed import get_embedder
+    from learn.store.adapters import open_learn_store
+
+    with open_learn_store(options.store_path) as store:
+        store.project = None if options.all_projects else project_key(options.project_dir())
+        session_cands = cands.per_session
+        with clock.stage("store"):
+            if mined.incomplete:
+                session_cands = keep_stored(session_cands, store.stored_candidates(mined.incomplete))
+            store.record_scan(read.sessions, session_cands, read.digests)
+        embedder: Embedder = store.cached_embedder(get_embedder(prefer=options.embedder))
+        if progress:
+            progress("name", 0, 1)
+        with clock.stage("reduce"):
+            outcome = _reduce(store, options, config, read, session_cands, embedder, meter)
+        if progress:
+            progress("name", 1, 1)
+        naming = outcome.named
+        assert naming is not None
+        trace.naming = naming.stats.to_json()
+        with clock.stage("store"):
+            store.remember_labels(naming, session_cands, embedder)
+        _trace_labelled(trace, session_cands, naming.labels)
+
+        with clock.stage("outcomes"):
+            scoped = _path_scoped(outcome.proposals, read.sessions)
+            outcomes, escalations = _outcomes(store, read.sessions, session_cands, naming.labels,
+                                              scoped, embedder)
+        keys = [p.key for p in outcome.proposals]
+        result = _result(
+            options, read, mined, cands, outcome, meter,
+            proposals=(*scoped, *escalations), started_at=started_at,
+            extra={
+                # Proposed by earlier runs, not decided yet, not shown again here.
+                "pending": store.pending_summary(keys),
+                # Shown again though decided before (said again since, or --all).
+                "states": store.book.decided(store.project, keys),
+                # Each rule in place against the sessions since (learn.reduce.outcomes).
+                "outcomes": outcomes,
+            },
+        )
+        with clock.stage("store"):
+            store.record_run(result, remember_shown=outcome.may_write_state)
+    return result
+
+
+def _reduce(store: Any, options: RunOptions, config: Config, read: Read,
+            session_cands: Sequence[SessionCandidates], embedder: Embedder,
+            meter: UsageMeter | None) -> ReduceOutcome:
+    from learn.reduce.counting import CountConfig
+    from learn.reduce.stage import reduce_sessions
+    from learn.reduce.windows import TranscriptContext
+    from learn.render import redact
+
+    sessions = read.sessions
+    return reduce_sessions(
+        session_cands,
+        embedder=embedder,
+        backend=meter,
+        models={step: config.models.for_step(step) for step in ("mine", "name", "coverage", "judge")},
+        label_index=store.label_index(embedder),
+        labelled=store.named_labels(),
+        verdicts=store.verdict_memory(embedder),
+        shown_state=store.shown_state(),
+        corpus=_rule_corpus(read.files, options),
+        config=CountConfig(
+            min_sessions={
+                "directive": config.thresholds.directive,
+                "fix": config.thresholds.fix,
+                "request": config.thresholds.request,
+            },
+            max_per_kind=config.thresholds.max_per_kind,
+        ),
+        show_all=options.show_all,
+        remember_labels=False,
+        name_batch=config.models.name_batch,
+        context=TranscriptContext({s.id: s.path for s in sessions if s.path}, redact=redact,
+                                  projects={s.id: s.project for s in sessions if s.project}),
+    )
+
+
+def _trace_labelled(trace: Trace, session_cands: Sequence[SessionCandidates],
+                    labels: Sequence[str]) -> None:
+    from learn.reduce.counting import occurrences
+
+    for o in occurrences(session_cands, labels):
+        trace.labelled.append(
+            TraceOccurrence(o.session.session_id, o.candidate.kind, o.candidate.text, o.label,
+                            o.candidate.command, o.candidate.source)
+        )
+
+
+def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
+            outcome: ReduceOutcome, meter: UsageMeter | None, *, proposals: Sequence[Any],
+            started_at: datetime, extra: dict[str, Any]) -> RunResult:
+    """The run's result: proposals, funnel, the books (usage, failures) and what the
+    report shows beside them."""
+    sessions = read.sessions
+    naming = outcome.named
+    assert naming is not None
+    usage_total = meter.usage if meter is not None else CallUsage()
+    usage = RunUsage(
+        sessions_seen=len(sessions),
+        sessions_mined=mined.sessions_mined(),
+        sessions_cached=mined.cached,
+        sessions_failed=mined.failed,
+        model_calls=usage_total.calls,
+        failed_calls=meter.failed_calls if meter is not None else 0,
+        input_tokens=usage_total.input_tokens + usage_total.cache_read_tokens
+        + usage_total.cache_write_tokens,
+        output_tokens=usage_total.output_tokens,
+        cost_usd=usage_total.cost_usd,
+    )
+    activity = [s.last_activity for s in sessions if s.last_activity]
+    spelled = cands.spelled
+    return RunResult(
+        proposals=tuple(proposals),
+        funnel=outcome.funnel,
+        usage=usage,
+        window_start=iso(min(activity)) if activity else None,
+        window_end=iso(max(activity)) if activity else None,
+        projects=tuple(sorted({spelled.get(s.project, s.project) for s in sessions if s.project})),
+        failures=(*mined.failures, *outcome.failures),
+        coverage_failed=outcome.coverage_failed,
+        offline=options.offline,
+        failed_stages=(*mined.failed_stages,
+                       *reduce_failures(outcome, judged_by_model=meter is not None)),
+        verification=mined.verification,
+        extra={
+            "discovered": len(read.files),
+            "copied_from_resumed": cands.copied,
+            "make_command": read.suggestions,
+            "programmatic_set_aside": read.programmatic,
+            "skipped": read.skipped,
+            "naming": naming.stats.to_json(),
+            "started_at": iso(started_at),
+            **extra,
+        },
+    )
+
+
+def _rule_corpus(files: Sequence[SessionFile], options: RunOptions) -> Any:
+    from learn.reduce.rules import RuleCorpus, collect_rules
+
+    if not options.all_projects:
+        return collect_rules(options.project_dir())
+    projects = sorted(set(spellings(f.project for f in files).values()))
+    if not projects:
+        return collect_rules(None)
+    corpora = [collect_rules(Path(p)) for p in projects]
+    return RuleCorpus.merge(corpora)
+
+
+def _path_scoped(proposals: Sequence[Any], sessions: Sequence[Session]) -> list[Any]:
+    """Directives said only while the agent worked under one folder (learn.reduce.pathscope)."""
+    from learn.reduce.pathscope import files_of_calls, scope_to_paths
+
+    files = {s.id: files_of_calls((c.name, c.input, c.summary) for c in s.tool_calls)
+             for s in sessions}
+    return scope_to_paths(proposals, files)
+
+
+def _outcomes(store: Any, sessions: Sequence[Session], session_cands: Sequence[SessionCandidates],
+              labels: Sequence[str], proposals: Sequence[Any],
+              embedder: Any) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Did each applied rule work: its correction counted in the sessions read, by start;
+    and for each rule ignored since, its escalation (learn.report.escalation)."""
+    from learn.reduce.counting import occurrences
+    from learn.reduce.outcomes import Said
+    from learn.report.escalation import escalations_for
+    from learn.store.in_place import measure
+
+    starts = {s.id: iso(s.started_at or s.last_activity) for s in sessions}
+    said = [Said(o.session.session_id, starts.get(o.session.session_id) or o.session.last_activity,
+                 o.label, o.candidate.kind, o.candidate.text, o.session.project)
+            for o in occurrences(session_cands, labels)]
+    found = measure(store.book, store.project, session_starts=starts, said=said,
+                    proposals=proposals, embedder=embedder,
+                    session_projects={s.id: s.project for s in sessions})
+    found, escalations = escalations_for(store.book, store.project, found, proposals)
+    return [o.to_json() for o in found], escalations

@@ -1,0 +1,138 @@
+"""Stage 1, read: discover the session files, parse them into views, run the
+detectors, and cut what programs wrote (repeated prompts, templates) from what
+the person said. Through the session index: an unchanged file is not opened."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from learn.config import Config
+from learn.mining.candidate import MinedCandidate
+from learn.pipeline.types import Clock, Progress, RunOptions, Trace
+from learn.textfold import fold
+
+if TYPE_CHECKING:
+    from learn.transcripts.discover import SessionFile
+    from learn.transcripts.view import Session
+
+
+@dataclass
+class Read:
+    """The sessions a run works on, newest first, and what came with them."""
+
+    files: Sequence[SessionFile]  # every file discovered, read or not
+    skipped: dict[str, int]  # files discovery passed over, by reason
+    sessions: list[Session]  # the person's sessions, machinery cut
+    detected: dict[str, tuple[MinedCandidate, ...]]  # session id -> detector candidates
+    digests: dict[Path, str]  # file -> content digest (the mining cache key's source)
+    fingerprints: Sequence[str]  # prompts programs repeat (render leaves them out)
+    suggestions: list[dict[str, Any]]  # "make this a command" for prompts pasted by hand
+    programmatic: int  # sessions a program started, set aside
+
+
+def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: Trace,
+                  progress: Progress | None) -> Read:
+    from learn.store.session_index import open_session_index
+    from learn.transcripts.discover import scan
+    from learn.transcripts.indexed import CachedHeads, indexed_views
+    from learn.transcripts.replay import replay_fingerprints
+
+    # (closed before the model is called: nothing holds the store while it waits)
+    with open_session_index(options.store_path) as index:
+        with clock.stage("discover"):
+            heads = CachedHeads(index)
+            discovery = scan(
+                project=None if options.all_projects else options.project_dir(),
+                all_projects=options.all_projects,
+                since=options.since,
+                limit=options.limit,
+                heads=heads,
+            )
+            heads.save()
+            files = discovery.files
+            trace.discovered = len(files)
+            fingerprints: Sequence[str] = replay_fingerprints(_templates(files, options))
+
+        sessions: list[Session] = []
+        detected: dict[str, tuple[MinedCandidate, ...]] = {}
+        digests: dict[Path, str] = {}
+        with clock.stage("parse"):
+            for item in indexed_views(
+                files, fingerprints_for=lambda _: fingerprints, index=index,
+                min_confidence=config.mining.min_signal_confidence,
+                progress=(lambda done, total: progress("parse", done, total)) if progress else None,
+            ):
+                session = item.session
+                if not session.human_turns and not session.tool_calls:
+                    continue
+                sessions.append(session)
+                digests[item.file.path] = item.digest
+                detected[session.id] = item.detected
+            # Newest first, like discovery, whatever order the parse pool finished in.
+            sessions.sort(key=lambda s: s.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
+            sessions, fingerprints, detected, suggestions, programmatic = _drop_repeated_prompts(
+                sessions, fingerprints, detected,
+                include_programmatic=options.include_programmatic,
+            )
+    return Read(files, dict(discovery.skipped), sessions, detected, digests, fingerprints,
+                suggestions, programmatic)
+
+
+def _templates(files: Sequence[SessionFile], options: RunOptions) -> list[str]:
+    from learn.transcripts.replay import load_templates
+
+    projects: set[Path | None] = set()
+    if options.all_projects:
+        projects.update(Path(f.project) for f in files if f.project)
+    else:
+        projects.add(options.project_dir())
+    templates: list[str] = []
+    seen: set[str] = set()
+    for project in sorted(projects, key=str) or [None]:
+        for t in load_templates(project):
+            if t not in seen:
+                seen.add(t)
+                templates.append(t)
+    return templates
+
+
+def _drop_repeated_prompts(
+    sessions: list[Session],
+    fingerprints: Sequence[str],
+    detected: dict[str, tuple[MinedCandidate, ...]],
+    *,
+    include_programmatic: bool = False,
+) -> tuple[list[Session], Sequence[str], dict[str, tuple[MinedCandidate, ...]],
+           list[dict[str, Any]], int]:
+    """What programs wrote is machinery (transcripts.scripted.machinery): prompts
+    repeated across sessions and template instances are cut from the views, from
+    what the renderer sends the miner and from the detectors' candidates, and a
+    session a program started is set aside unless `include_programmatic`. The
+    prompts a person pasted by hand become "make this a command" suggestions.
+    Returns the sessions kept and how many were set aside as programmatic."""
+    from learn.render import redact
+    from learn.transcripts.scripted import command_suggestion, machinery
+
+    found = machinery(sessions, fingerprints, include_programmatic=include_programmatic)
+    kept: list[Session] = []
+    out: dict[str, tuple[MinedCandidate, ...]] = {}
+    for before, after in zip(sessions, found.views, strict=True):
+        if after.origin == "programmatic" and not include_programmatic:
+            continue  # nothing of it is the person's: not mined, no detector candidates
+        kept.append(after)
+        cands = detected.get(after.id, ())
+        if after is not before and cands:
+            # A candidate quoting words that were cut is the program's, not the person's.
+            left = [fold(t.text) for t in after.human_turns]
+            cands = tuple(c for c in cands if any(fold(c.text) in t for t in left)
+                          or not any(fold(c.text) in fold(t.text) for t in before.human_turns))
+        if after.id in detected:
+            out[after.id] = cands
+    suggestions = [command_suggestion(p) for p in found.prompts if p.by_hand]
+    for s in suggestions:
+        s["excerpt"] = redact(str(s["excerpt"]))
+    return kept, found.fingerprints, out, suggestions, found.set_aside
