@@ -102,7 +102,7 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
     # index where it has them, not from every file's head (issue 21).
     others = None
     if index is not None and heads is not None:
-        from learn.transcripts.indexed_turns import project_turn_views
+        from learn.transcripts.project_turns import project_turn_views
         from learn.transcripts.scripted import HEAD_SESSIONS
 
         others = project_turn_views(view, fingerprints, index=index, heads=heads,

@@ -193,7 +193,7 @@ def without_project_prompts(view: Session, fingerprints: Sequence[str] = (), *,
     its project, without the prompts and templates repeated across them.
 
     `others`: those sessions' views when the caller has them (from the session
-    index, `indexed_turns.project_turn_views`); else each file's head is read.
+    index, `project_turns.project_turn_views`); else each file's head is read.
     """
     if others is None:
         others = project_views(view.project, fingerprints, skip=view.path)
