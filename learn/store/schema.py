@@ -9,15 +9,7 @@ editing an applied one does nothing on existing databases. The step names are
 one list for every backend; each step is written once, with the dialect's
 differences named by learn.store.dialects.
 
-Layers of learn.store, each importing only those below it:
-  connection   db (SQLite via apsw + sqlite-vec), postgres (psycopg + pgvector)
-  definitions  layout (StoreSchema), dialects, run_json, vector_tables
-  table DDL    session_index_ddl, proposals_ddl
-  steps        migrations
-  engine       schema (this module)
-  vectors      vectors -> pg_vectors
-  tables       core -> feedback (the seed's FeedbackStore facade) -> learn_tables,
-               proposals, runs, session_index, mine_batches, team*, adapters
+The layers of learn.store: see its package docstring.
 """
 
 from __future__ import annotations
