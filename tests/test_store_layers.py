@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("migration steps", ("migrations",)),
     ("migration engine", ("schema",)),
     ("vector index", ("pg_vectors", "vectors")),
-    ("tables", ("core", "feedback", "learn_tables", "proposals", "session_index",
+    ("tables", ("core", "feedback", "label_tables", "learn_tables", "proposals", "session_index",
                 "mine_batches", "pg_team", "team", "team_forget", "in_place", "runs",
                 "adapters")),
     ("package", ("__init__",)),
