@@ -6,7 +6,8 @@ an import that points up):
   connection       db (SQLite via apsw), target (where the store is), postgres
                    (psycopg behind the apsw surface the store uses)
   definitions      layout (StoreSchema), dialects (every DDL difference between
-                   the engines), run_json (a run's stored form), vector_tables
+                   the engines), run_json (a run's stored form), vector_tables,
+                   feedback_rows (the ledger's row shapes)
   table DDL        session_index_ddl, proposals_ddl (tables whose code lives above)
   migration steps  migrations (one definition per step, both engines)
   migration engine schema (apply the steps once, in order; verify)
