@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("migration engine", ("schema",)),
     ("vector index", ("pg_vectors", "vectors")),
     ("tables", ("core", "feedback", "label_tables", "learn_tables", "proposals", "session_index",
-                "mine_batches", "pg_team", "team", "team_forget", "in_place", "runs",
+                "mine_batches", "pg_team", "team", "team_forget", "in_place", "runs", "reduce_protocols",
                 "adapters")),
     ("package", ("__init__",)),
 )

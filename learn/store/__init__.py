@@ -14,7 +14,8 @@ an import that points up):
   vector index     pg_vectors, vectors (sqlite-vec; dispatches to pgvector)
   tables           core (open, transactions) -> feedback (the seed's FeedbackStore,
                    the API the rest of learn opens) -> label_tables -> learn_tables,
-                   proposals, session_index, mine_batches, team*, runs, adapters
+                   proposals, session_index, mine_batches, team*, runs,
+                   reduce_protocols -> adapters (LearnStore, the pipeline's steps)
 
 Importing this package imports no heavy library: apsw, sqlite_vec and numpy are
 loaded when a store is opened.

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+# A verdict on a proposal (not a mined event) is kept under this source kind.
+PROPOSAL_SOURCE_KIND = "proposal"
 EVENT_COLUMNS = (
     "id",
     "dedup_key",
