@@ -18,7 +18,8 @@ Why hand-written and not SQLAlchemy Core + Alembic (weighed for issue 23):
   apsw + sqlite-vec is not a SQLAlchemy driver, so a custom dialect or a second
   driver (pysqlite, which cannot load extensions on every Python build) would be
   needed.
-- Nothing written twice: the Dialect fields do that here, in twelve fields.
+- Nothing written twice: eight Dialect fields (key, float, blob, flag, integer
+  types, WITHOUT ROWID) do that here.
 - `learn --help` fast: measured with python -X importtime on the 2-core box,
   `import sqlalchemy` (2.1.9) costs ~148 ms and `alembic.op` ~280-330 ms, against
   ~17 ms for all of learn.cli and ~37 ms for learn.store.core with apsw. The store
