@@ -10,8 +10,7 @@ import pytest
 
 from learn.store import SCHEMA_VERSION, FeedbackStore, SchemaMismatchError, StoreSchema
 from learn.store.core import open_connection
-from learn.store.pg_ddl import POSTGRES
-from learn.store.schema import MIGRATIONS, SQLITE, STEP_NAMES, applied_migrations, migrate
+from learn.store.schema import MIGRATIONS, STEP_NAMES, applied_migrations, migrate
 
 
 def _dump(conn: Any) -> dict[str, list[dict[str, Any]]]:
@@ -149,11 +148,21 @@ def test_identifiers_are_checked() -> None:
         StoreSchema(event_columns=("x TEXT); --",))
 
 
-def test_both_backends_have_ddl_for_the_same_numbered_steps() -> None:
-    assert [n for n, _ in SQLITE.migrations] == list(STEP_NAMES)
-    assert [n for n, _ in POSTGRES.migrations] == list(STEP_NAMES)
+# Existing databases record these names in _migrations: they never change or move.
+_SHIPPED = ("0001_feedback", "0002_learn_tables", "0003_event_ingest_index",
+            "0004_scope_examples_full_result", "0005_team_shared_candidates",
+            "0006_team_show_name", "0007_session_index", "0008_name_cache", "0009_mine_batches",
+            "0011_proposal_states", "0014_team_protection", "0015_label_source",
+            "0016_session_index_derived")
+
+
+def test_shipped_step_names_keep_their_order_and_new_ones_come_after() -> None:
     assert [n for n, _ in MIGRATIONS] == list(STEP_NAMES)
     assert len(STEP_NAMES) == SCHEMA_VERSION
+    assert [n for n in STEP_NAMES if n in _SHIPPED] == list(_SHIPPED)
+    assert STEP_NAMES[: len(_SHIPPED)] == _SHIPPED or all(
+        n[:4] > _SHIPPED[-1][:4] for n in STEP_NAMES if n not in _SHIPPED)
+    assert len(set(STEP_NAMES)) == len(STEP_NAMES)
 
 
 def test_postgres_keeps_vectors_in_a_vector_column_with_an_hnsw_index(pg_url: str) -> None:

@@ -7,15 +7,20 @@ ledger does with them, in SQL both engines run.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from learn.store import vectors
 from learn.store.core import ReadOnlyStoreError, StoreCore
 from learn.store.db import StoreError
+
+# The ledger's row shapes (learn.store.feedback_rows), re-exported: the seed's names.
+from learn.store.feedback_rows import EVENT_COLUMNS as EVENT_COLUMNS
+from learn.store.feedback_rows import CandidateLike as CandidateLike
+from learn.store.feedback_rows import Stats as Stats
+from learn.store.feedback_rows import VerdictLike as VerdictLike
+from learn.store.feedback_rows import candidate_row as candidate_row
+from learn.store.feedback_rows import now_iso
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -25,86 +30,6 @@ __all__ = ["CandidateLike", "FeedbackStore", "Fidelity", "ReadOnlyStoreError", "
            "VerdictLike"]
 
 EVIDENCE_PURPOSE = "evidence"
-EVENT_COLUMNS = (
-    "id",
-    "dedup_key",
-    "source_kind",
-    "session_id",
-    "event_uuid",
-    "occurred_at",
-    "text",
-    "payload_json",
-    "context_json",
-    "cc_version",
-)
-
-
-class CandidateLike(Protocol):
-    """What insert_candidates accepts: learn.detect's FeedbackCandidate, or anything shaped like it."""
-
-    @property
-    def dedup_key(self) -> str: ...
-    @property
-    def source_kind(self) -> str: ...
-    @property
-    def occurred_at(self) -> datetime | str: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def window(self) -> Any: ...  # has .to_json(), or None
-    @property
-    def ref(self) -> Any: ...  # has .uuid / .event_uuid, or is the uuid string
-    @property
-    def signal(self) -> Any: ...  # .confidence, .reasons, .durable
-    @property
-    def session_id(self) -> str | None: ...
-    @property
-    def cc_version(self) -> str | None: ...
-    @property
-    def payload(self) -> Mapping[str, Any] | None: ...
-
-
-class VerdictLike(Protocol):
-    """learn.reduce.types.Verdict satisfies this."""
-
-    @property
-    def accepted(self) -> bool: ...
-    @property
-    def summary(self) -> str: ...
-    @property
-    def category(self) -> str: ...
-    @property
-    def confidence(self) -> float: ...
-    @property
-    def rationale(self) -> str: ...
-    @property
-    def canonical_key(self) -> str | None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Stats:
-    total: int
-    files: int
-    by_source: Mapping[str, int] = field(default_factory=dict)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _iso(value: datetime | str | None) -> str:
-    if value is None:
-        return _now()
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return str(value)
-
-
-def _jsonable(obj: Any) -> Any:
-    to_json = getattr(obj, "to_json", None)
-    return to_json() if callable(to_json) else obj
-
-
 def _is_constraint_error(conn: Any, exc: BaseException) -> bool:
     if getattr(conn, "dialect", None) == "postgresql":
         from learn.store.postgres import is_constraint_error
@@ -113,42 +38,6 @@ def _is_constraint_error(conn: Any, exc: BaseException) -> bool:
     import apsw
 
     return isinstance(exc, apsw.ConstraintError)
-
-
-def _event_uuid(ref: Any) -> str | None:
-    if ref is None or isinstance(ref, str):
-        return ref
-    for attr in ("uuid", "event_uuid"):
-        value = getattr(ref, attr, None)
-        if isinstance(value, str):
-            return value
-    return None
-
-
-def candidate_row(c: CandidateLike) -> tuple[Any, ...]:
-    """The feedback_events values of one candidate (without app extras)."""
-    payload: dict[str, Any] = dict(c.payload or {})
-    sig = c.signal
-    if sig is not None:
-        payload["signal"] = {
-            "confidence": float(getattr(sig, "confidence", 0.0)),
-            "reasons": list(getattr(sig, "reasons", ())),
-            "durable": bool(getattr(sig, "durable", True)),
-        }
-    if c.ref is not None and not isinstance(c.ref, str) and callable(getattr(c.ref, "to_json", None)):
-        payload["ref"] = c.ref.to_json()
-    window = None if c.window is None else json.dumps(_jsonable(c.window), default=str)
-    return (
-        c.dedup_key,
-        c.source_kind,
-        c.session_id,
-        _event_uuid(c.ref),
-        _iso(c.occurred_at),
-        c.text,
-        json.dumps(payload, default=str) if payload else None,
-        window,
-        c.cc_version,
-    )
 
 
 class FeedbackStore(StoreCore):
@@ -212,7 +101,7 @@ class FeedbackStore(StoreCore):
             f"INSERT INTO feedback_events ({cols}) VALUES ({marks}) "
             "ON CONFLICT(dedup_key) DO NOTHING RETURNING dedup_key"
         )
-        now = _now()
+        now = now_iso()
         new: list[str] = []
         for i, c in enumerate(rows):
             extra: tuple[Any, ...] = ()
@@ -310,7 +199,7 @@ class FeedbackStore(StoreCore):
         params = (
             key, role, int(prompt_version), model, verdict.category, int(bool(verdict.accepted)),
             verdict.summary, float(verdict.confidence), verdict.rationale or "",
-            verdict.canonical_key, fidelity, _now(), getattr(verdict, "scope", None),
+            verdict.canonical_key, fidelity, now_iso(), getattr(verdict, "scope", None),
         )
 
         def run(conn: Any) -> bool:

@@ -5,7 +5,8 @@ session it mines (by id and by mining-cache key) and whether its results were
 collected. The row is committed right after `batches.create` returns: a
 `kill -9` after that loses nothing, and the next `learn run` (any process)
 collects the batch instead of mining its sessions again. Lives in the local
-SQLite store beside the session index (migration `0009_mine_batches`).
+SQLite store beside the session index (migration `0009_mine_batches`, in
+learn.store.migrations).
 """
 
 from __future__ import annotations
@@ -25,24 +26,6 @@ class BatchItem:
     session_id: str
     cache_key: str
     chunk: int
-
-
-def create_table(conn: Any) -> None:
-    conn.execute(
-        """
-        CREATE TABLE mine_batches (
-            batch_id TEXT NOT NULL,
-            custom_id TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            cache_key TEXT NOT NULL,
-            chunk INTEGER NOT NULL,
-            submitted_at TEXT NOT NULL,
-            collected INTEGER NOT NULL DEFAULT 0,
-            PRIMARY KEY (batch_id, custom_id)
-        );
-        CREATE INDEX mine_batches_pending ON mine_batches(collected, batch_id);
-        """
-    )
 
 
 class BatchTable:

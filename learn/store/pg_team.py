@@ -96,7 +96,7 @@ def team_role(conn: Any) -> str:
 def setup(conn: Any) -> str:
     """Roles, grants and policies on a migrated team database (idempotent); returns
     the team role."""
-    from learn.store.pg_ddl import lock_writes
+    from learn.store.postgres import lock_writes
 
     role = team_role(conn)
     conn.execute("BEGIN")

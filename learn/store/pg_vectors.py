@@ -17,10 +17,12 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
-from learn.store.schema import check_identifier
+from learn.store.layout import check_identifier
+from learn.store.postgres import lock_writes
+from learn.store.vector_tables import registered, to_blob
 
 if TYPE_CHECKING:
-    from learn.store.vectors import Vector
+    from learn.store.vector_tables import Vector
 
 # pgvector caps ef_search at 1000.
 MAX_EF_SEARCH = 1000
@@ -30,8 +32,6 @@ def to_text(vector: Vector, dim: int | None = None) -> str:
     """The pgvector text literal of a float32 vector (same checks as to_blob)."""
     import numpy as np
 
-    from learn.store.vectors import to_blob
-
     arr = np.frombuffer(to_blob(vector, dim), dtype="<f4")
     # float32 -> float -> repr round-trips exactly back to the same float32. tolist()
     # and map(repr) instead of a generator over numpy scalars: 2.3 us a value was a
@@ -40,18 +40,12 @@ def to_text(vector: Vector, dim: int | None = None) -> str:
 
 
 def ensure_table(conn: Any, purpose: str, space: str, dim: int, metadata: tuple[str, ...]) -> str:
-    from learn.store.pg_ddl import lock_writes
-    from learn.store.vectors import find_table
-
     # Two machines may embed in a new space at once: the advisory lock makes the
     # second wait and then find the first one's table.
     lock_writes(conn)
-    found = find_table(conn, purpose, space)
-    if found is not None:
-        name, have = found
-        if have != dim:
-            raise ValueError(f"space {space!r} is registered with dim {have}, got {dim}")
-        return name
+    known = registered(conn, purpose, space, dim)
+    if known is not None:
+        return known
     check_identifier(purpose)
     for m in metadata:
         check_identifier(m)

@@ -29,6 +29,11 @@ ADVISORY_LOCK_KEY = 0x6C6561726E  # "learn"
 _TOKEN = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|::|:[A-Za-z_][A-Za-z0-9_]*|\?|%")
 
 
+def lock_writes(conn: Any) -> None:
+    """Inside an open transaction: wait for learn's advisory lock (released at COMMIT)."""
+    conn.execute("SELECT pg_advisory_xact_lock(?)", (ADVISORY_LOCK_KEY,))
+
+
 def is_database_url(target: object) -> bool:
     return isinstance(target, str) and target.startswith(URL_SCHEMES)
 

@@ -11,10 +11,15 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from learn.reduce.suppress import parse_iso
-from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
+from learn.reduce.types import Funnel, Proposal, RunResult, RunUsage
+
+# The stored form of a run (learn.store.run_json, a leaf the proposal book reads too).
+from learn.store.run_json import proposal_from_full_json as proposal_from_full_json
+from learn.store.run_json import result_from_full_json as result_from_full_json
+from learn.store.run_json import result_to_full_json as result_to_full_json
 
 # Where the store is: learn.store.target (light to import), re-exported here.
 from learn.store.target import STORE_FILENAME as STORE_FILENAME
@@ -22,45 +27,6 @@ from learn.store.target import default_store_path as default_store_path
 from learn.store.target import default_store_target as default_store_target
 
 Decision = Literal["accepted", "edited", "dismissed"]
-
-
-def result_to_full_json(result: RunResult) -> dict[str, Any]:
-    """Every field of the RunResult (to_json() drops some: quotes' projects, rationales)."""
-    return dataclasses.asdict(result)
-
-
-def _verdict(data: dict[str, Any] | None) -> Verdict | None:
-    return None if data is None else Verdict(**data)
-
-
-def proposal_from_full_json(data: dict[str, Any]) -> Proposal:
-    """A Proposal from dataclasses.asdict() of one (the stored form)."""
-    fields = dict(data)
-    fields["quotes"] = tuple(Quote(**q) for q in fields.get("quotes", ()))
-    fields["intervening_commands"] = tuple(fields.get("intervening_commands", ()))
-    fields["edited_files"] = tuple(fields.get("edited_files", ()))
-    fields["authors"] = tuple(fields.get("authors", ()))
-    fields["surface_rules"] = tuple(fields.get("surface_rules", ()))
-    fields["surface_commands"] = tuple(fields.get("surface_commands", ()))
-    fields["verdict"] = _verdict(fields.get("verdict"))
-    return Proposal(**fields)
-
-
-def result_from_full_json(data: dict[str, Any]) -> RunResult:
-    return RunResult(
-        proposals=tuple(proposal_from_full_json(p) for p in data.get("proposals", ())),
-        funnel=Funnel(**data.get("funnel", {})),
-        usage=RunUsage(**data.get("usage", {})),
-        window_start=data.get("window_start"),
-        window_end=data.get("window_end"),
-        projects=tuple(data.get("projects", ())),
-        failures=tuple(data.get("failures", ())),
-        coverage_failed=bool(data.get("coverage_failed", False)),
-        offline=bool(data.get("offline", False)),
-        extra=dict(data.get("extra", {})),
-        failed_stages=tuple(data.get("failed_stages", ())),
-        verification=dict(data.get("verification", {})),
-    )
 
 
 def load_latest_run(

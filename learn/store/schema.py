@@ -1,4 +1,4 @@
-"""The store's schema: what an app may rename, and the numbered migrations that build it.
+"""The migration engine: apply the numbered steps (learn.store.migrations) once, in order.
 
 Migrations follow simonw/llm: each is a function, applied once, in order, and its
 name recorded in `_migrations` in the same transaction as its DDL, so a crash
@@ -6,108 +6,29 @@ mid-migration leaves the previous version intact. A migration never drops data:
 a table that must change shape is rebuilt by copy (create new, INSERT SELECT,
 drop old, rename) inside that one transaction. Migrations are append-only;
 editing an applied one does nothing on existing databases. The step names are
-one list for every backend; each backend (SQLite, PostgreSQL) has its own DDL
-for each step.
+one list for every backend; each step is written once, with the dialect's
+differences named by learn.store.dialects.
+
+The layers of learn.store: see its package docstring.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from learn.store.db import SchemaMismatchError
-from learn.store.sqlite_ddl import SQLITE_STEPS
-
-DEFAULT_IDENTITY = "learn-feedback"
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_COLTYPE = re.compile(r"^(TEXT|INTEGER|REAL|BLOB|ANY)?$", re.IGNORECASE)
-
-
-def check_identifier(name: str) -> str:
-    # Table and column names are interpolated into SQL; only plain identifiers get in.
-    if not _IDENT.match(name):
-        raise ValueError(f"not a plain SQL identifier: {name!r}")
-    return name
-
-
-@dataclass(frozen=True, slots=True)
-class StoreSchema:
-    """How an app composes the feedback store.
-
-    event_columns are extra columns on feedback_events, written from the `extras`
-    of insert_candidates; each entry is "name" or "name TYPE" (TEXT, INTEGER, REAL,
-    BLOB). New event columns are added to an existing database; renames are not.
-    event_filter is a SQL predicate over alias `e`, ANDed into unjudged() and judged(),
-    e.g. "e.quarantined_reason IS NULL".
-    """
-
-    identity: str = DEFAULT_IDENTITY
-    event_columns: tuple[str, ...] = ()
-    verdict_table: str = "verdicts"
-    accepted_column: str = "accepted"
-    summary_column: str = "summary"
-    event_filter: str | None = None
-    _columns: tuple[tuple[str, str], ...] = field(default=(), init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        for name in (self.verdict_table, self.accepted_column, self.summary_column):
-            check_identifier(name)
-        if self.accepted_column == self.summary_column:
-            raise ValueError("accepted_column and summary_column must differ")
-        cols: list[tuple[str, str]] = []
-        for spec in self.event_columns:
-            name, _, ctype = spec.strip().partition(" ")
-            check_identifier(name)
-            ctype = ctype.strip()
-            if not _COLTYPE.match(ctype):
-                raise ValueError(f"unsupported column type in {spec!r}")
-            cols.append((name, ctype.upper()))
-        object.__setattr__(self, "_columns", tuple(cols))
-
-    @property
-    def extra_columns(self) -> tuple[tuple[str, str], ...]:
-        """(name, type) of each app event column."""
-        return self._columns
-
-    @property
-    def extra_column_names(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self._columns)
-
-    def layout(self) -> dict[str, Any]:
-        """What must match between the code and an existing database (event columns may grow)."""
-        return {
-            "verdict_table": self.verdict_table,
-            "accepted_column": self.accepted_column,
-            "summary_column": self.summary_column,
-        }
-
-
-Migration = Callable[[Any, StoreSchema], None]
-
-
-# The numbered steps, shared by every backend: each backend has its DDL for each
-# name (learn.store.sqlite_ddl, learn.store.pg_ddl), and a backend missing a step
-# fails at import. Append only; a name says what the step does.
-STEP_NAMES: tuple[str, ...] = (
-    "0001_feedback",
-    "0002_learn_tables",
-    "0003_event_ingest_index",
-    "0004_scope_examples_full_result",
-    "0005_team_shared_candidates",
-    "0006_team_show_name",
-    "0007_session_index",
-    "0008_name_cache",
-    "0009_mine_batches",
-    "0011_proposal_states",
-    "0014_team_protection",
-    "0015_label_source",
-    "0016_session_index_derived",
-)
-SCHEMA_VERSION = len(STEP_NAMES)
+from learn.store.dialects import SQLITE as SQLITE
+from learn.store.dialects import Dialect as Dialect
+from learn.store.dialects import dialect_of as dialect_of
+from learn.store.layout import DEFAULT_IDENTITY as DEFAULT_IDENTITY
+from learn.store.layout import StoreSchema as StoreSchema
+from learn.store.layout import check_identifier as check_identifier
+from learn.store.migrations import MIGRATIONS as MIGRATIONS
+from learn.store.migrations import SCHEMA_VERSION as SCHEMA_VERSION
+from learn.store.migrations import STEP_NAMES as STEP_NAMES
+from learn.store.migrations import Migration as Migration
 
 _BOOKKEEPING = """
 CREATE TABLE IF NOT EXISTS _migrations (
@@ -120,59 +41,6 @@ CREATE TABLE IF NOT EXISTS _learn_schema (
     layout_json TEXT NOT NULL
 );
 """
-
-
-@dataclass(frozen=True, slots=True)
-class Dialect:
-    """What the migration engine needs to know about one engine."""
-
-    name: str
-    migrations: tuple[tuple[str, Migration], ...]
-    begin_write: Callable[[Any], None]  # open a transaction that excludes other migrators
-    table_exists: Callable[[Any, str], bool]
-    columns: Callable[[Any, str], set[str]]
-    column_types: Mapping[str, str]  # StoreSchema column type -> this engine's
-
-
-def _steps(ddl: Mapping[str, Migration]) -> tuple[tuple[str, Migration], ...]:
-    return tuple((name, ddl[name]) for name in STEP_NAMES)
-
-
-def _sqlite_begin(conn: Any) -> None:
-    conn.execute("BEGIN IMMEDIATE")
-
-
-def _sqlite_table_exists(conn: Any, name: str) -> bool:
-    row = conn.execute(
-        "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", (name,)
-    ).fetchone()
-    return row is not None
-
-
-def _sqlite_columns(conn: Any, table: str) -> set[str]:
-    return {str(r[1]) for r in conn.execute(f"PRAGMA table_info({check_identifier(table)})")}
-
-
-SQLITE = Dialect(
-    name="sqlite",
-    migrations=_steps(SQLITE_STEPS),
-    begin_write=_sqlite_begin,
-    table_exists=_sqlite_table_exists,
-    columns=_sqlite_columns,
-    column_types={"": "", "TEXT": "TEXT", "INTEGER": "INTEGER", "REAL": "REAL",
-                  "BLOB": "BLOB", "ANY": "ANY"},
-)
-# The SQLite steps under their historical name (tests migrate step by step).
-MIGRATIONS = SQLITE.migrations
-
-
-def dialect_of(conn: Any) -> Dialect:
-    """The dialect of an open connection: PgConnection says so, apsw is SQLite."""
-    if getattr(conn, "dialect", None) == "postgresql":
-        from learn.store.pg_ddl import POSTGRES
-
-        return POSTGRES
-    return SQLITE
 
 
 def _now() -> str:
@@ -253,7 +121,7 @@ def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[
     """
     dialect = dialect_of(conn)
     applied_now: list[str] = []
-    targets = dialect.migrations if upto is None else dialect.migrations[:upto]
+    targets = MIGRATIONS if upto is None else MIGRATIONS[:upto]
     # Fast path without the write lock: an up-to-date database opens even while
     # another process is mid-transaction (WAL readers never wait for the writer).
     if _check_marker(conn, schema):
@@ -289,7 +157,7 @@ def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[
             if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
                 conn.execute("COMMIT")
                 continue
-            fn(conn, schema)
+            fn(conn, schema, dialect)
             conn.execute(
                 "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)", (name, _now())
             )

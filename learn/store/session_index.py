@@ -26,6 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# The tables' DDL (migrations 0007 and 0016) lives in a leaf the migration list imports.
+from learn.store.session_index_ddl import create_table as create_table
+from learn.store.session_index_ddl import derived_only as derived_only
+
 
 @dataclass(frozen=True, slots=True)
 class IndexRow:
@@ -69,80 +73,6 @@ _HEAD_COLUMNS = ("path", "size", "mtime_ns", "inode", "cwd", "session_id", "suba
                  "last_activity", "has_last_activity")
 _COLUMNS = ("path", "size", "mtime_ns", "inode", "version", "context", "summary", "prompts",
             "digest", "view", "detected")
-
-
-def create_table(conn: Any) -> None:
-    """The DDL of migration 0007_session_index (kept here, with the code that reads it;
-    0016 reshapes it: `derived_only`)."""
-    conn.execute(
-        """
-        CREATE TABLE session_index (
-            path TEXT PRIMARY KEY,
-            size INTEGER NOT NULL,
-            mtime_ns INTEGER NOT NULL,
-            inode INTEGER NOT NULL,
-            head_hash TEXT NOT NULL,
-            version TEXT NOT NULL,
-            context TEXT NOT NULL,
-            offset INTEGER NOT NULL,
-            digest TEXT NOT NULL,
-            summary TEXT NOT NULL,
-            view BLOB NOT NULL,
-            detected BLOB NOT NULL,
-            prefix BLOB
-        ) WITHOUT ROWID;
-        CREATE TABLE session_heads (
-            path TEXT PRIMARY KEY,
-            size INTEGER NOT NULL,
-            mtime_ns INTEGER NOT NULL,
-            inode INTEGER NOT NULL,
-            cwd TEXT,
-            session_id TEXT,
-            subagent TEXT,
-            parent_id TEXT,
-            last_activity REAL,
-            has_last_activity INTEGER NOT NULL DEFAULT 0
-        ) WITHOUT ROWID;
-        """
-    )
-
-
-def derived_only(conn: Any) -> None:
-    """Migration 0016: the index keeps derived, redacted data only (issue 20).
-
-    0007's table kept, for files changed in the last two days, every decoded
-    transcript record (tool output, file contents, agent text) as a zstd'd
-    pickle (`prefix`) for tail reads. The table is rebuilt by copy without it
-    (and without the tail read's offset and head hash); the summaries, the
-    redacted views and candidates are kept, so a warm run stays warm. With
-    secure_delete on, the pages the old blobs held are zeroed, not left in the
-    file's free list (measured: 5,192 copies of a pickled string survived a
-    plain DROP TABLE + checkpoint, none with it).
-    """
-    conn.execute("PRAGMA secure_delete = ON")
-    conn.execute(
-        """
-        CREATE TABLE session_index_derived (
-            path TEXT PRIMARY KEY,
-            size INTEGER NOT NULL,
-            mtime_ns INTEGER NOT NULL,
-            inode INTEGER NOT NULL,
-            version TEXT NOT NULL,
-            context TEXT NOT NULL,
-            summary TEXT NOT NULL,
-            prompts TEXT,
-            digest TEXT,
-            view BLOB,
-            detected BLOB
-        ) WITHOUT ROWID;
-        INSERT INTO session_index_derived
-            (path, size, mtime_ns, inode, version, context, summary, digest, view, detected)
-            SELECT path, size, mtime_ns, inode, version, context, summary, digest, view, detected
-            FROM session_index;
-        DROP TABLE session_index;
-        ALTER TABLE session_index_derived RENAME TO session_index;
-        """
-    )
 
 
 class SessionIndex:

@@ -15,51 +15,21 @@ with an HNSW index); the connection says which engine it is.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from learn.store.schema import check_identifier
+from learn.store.layout import check_identifier
 
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
-    Vector = npt.NDArray[np.float32] | Sequence[float]
-else:
-    Vector = Any
-
-
-# sqlite-vec refuses k above 4096 in a KNN query.
-MAX_K = 4096
-
-
-def to_blob(vector: Vector, dim: int | None = None) -> bytes:
-    """float32 little-endian bytes, the format vec0 stores."""
-    import numpy as np
-
-    arr = np.asarray(vector, dtype="<f4").reshape(-1)
-    if dim is not None and arr.shape[0] != dim:
-        raise ValueError(f"vector has {arr.shape[0]} dimensions, the space has {dim}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("vector has non-finite values")
-    return arr.tobytes()
-
-
-def from_blob(blob: bytes) -> npt.NDArray[np.float32]:
-    import numpy as np
-
-    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
+# The blob format and the registry of tables, shared with learn.store.pg_vectors.
+from learn.store.vector_tables import MAX_K as MAX_K
+from learn.store.vector_tables import Vector as Vector
+from learn.store.vector_tables import find_table as find_table
+from learn.store.vector_tables import from_blob as from_blob
+from learn.store.vector_tables import registered
+from learn.store.vector_tables import to_blob as to_blob
 
 
 def _pg(conn: Any) -> bool:
     return getattr(conn, "dialect", None) == "postgresql"
-
-
-def find_table(conn: Any, purpose: str, space: str) -> tuple[str, int] | None:
-    row = conn.execute(
-        "SELECT table_name, dim FROM vector_tables WHERE purpose = ? AND space = ?",
-        (purpose, space),
-    ).fetchone()
-    return None if row is None else (str(row[0]), int(row[1]))
 
 
 def ensure_table(
@@ -73,12 +43,9 @@ def ensure_table(
         from learn.store import pg_vectors
 
         return pg_vectors.ensure_table(conn, purpose, space, dim, tuple(metadata))
-    found = find_table(conn, purpose, space)
-    if found is not None:
-        name, have = found
-        if have != dim:
-            raise ValueError(f"space {space!r} is registered with dim {have}, got {dim}")
-        return name
+    known = registered(conn, purpose, space, dim)
+    if known is not None:
+        return known
     check_identifier(purpose)
     (n,) = conn.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM vector_tables").fetchone()
     name = f"vec_{purpose}_{int(n)}"
