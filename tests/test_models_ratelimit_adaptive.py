@@ -126,6 +126,28 @@ def test_a_request_waits_for_its_input_tokens_not_only_for_a_request_slot() -> N
     assert clock() - start == pytest.approx(10.0, rel=0.01)
 
 
+def test_a_reply_overtaken_by_a_newer_one_does_not_give_back_spent_tokens() -> None:
+    # The server admits A then B, but B's reply is observed first (A's worker was
+    # descheduled): A's `remaining` predates B's charge, which has been released.
+    clock = VirtualClock()
+    limiter = RateLimiter(adaptive=True, clock=clock, sleep=clock.sleep)
+    primer = limiter.acquire(100)
+    limiter.observe(Limits(requests=Bucket(4000, 3999), input_tokens=Bucket(6000, 5900)),
+                    used_tokens=100, sent=primer)
+    limiter.release(100)
+    a = limiter.acquire(3000)
+    b = limiter.acquire(2900)  # the server now has 0 left
+    limiter.observe(Limits(requests=Bucket(4000, 3997), input_tokens=Bucket(6000, 0)),
+                    used_tokens=2900, sent=b)
+    limiter.release(2900)
+    limiter.observe(Limits(requests=Bucket(4000, 3998), input_tokens=Bucket(6000, 2900)),
+                    used_tokens=3000, sent=a)
+    limiter.release(3000)
+    start = clock()
+    limiter.acquire(1000)  # nothing left at 100 tokens/s: 10 s, not at once
+    assert clock() - start == pytest.approx(10.0, rel=0.01)
+
+
 def test_the_token_estimate_is_corrected_from_the_replies_usage() -> None:
     limiter = RateLimiter(adaptive=True)
     first = limiter.estimate_input_tokens(3000)
