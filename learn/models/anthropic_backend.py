@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from learn.models.base import CallUsage, MalformedAnswer, ModelError, ModelRequest, ModelResponse
 from learn.models.catalog import model_info
 from learn.models.json_text import extract_json_object
-from learn.models.ratelimit import RateLimiter
+from learn.models.ratelimit import RateLimiter, Sent
 from learn.models.ratelimit_headers import parse_limits
 from learn.models.retry import (
     DEFAULT_BUDGET_SECONDS,
@@ -235,11 +235,11 @@ class AnthropicBackend:
         """Send inside a limiter slot charged with the request's estimated input tokens."""
         chars = len(json.dumps(params, ensure_ascii=False))
         estimate = self._limiter.estimate_input_tokens(chars)
-        with self._limiter.slot(estimate):
-            return self._send(params, chars=chars, estimate=estimate)
+        with self._limiter.slot(estimate) as sent:
+            return self._send(params, chars=chars, sent=sent)
 
     def _observe(
-        self, headers: Mapping[str, str], *, chars: int, estimate: int, usage: Any = None
+        self, headers: Mapping[str, str], *, chars: int, sent: Sent | None, usage: Any = None
     ) -> None:
         used: int | None = None
         if usage is not None:
@@ -250,20 +250,20 @@ class AnthropicBackend:
             )
             self._limiter.note_output(int(getattr(usage, "output_tokens", 0) or 0))
         limits = parse_limits(headers, now=time.time())
-        self._limiter.observe(limits, sent_tokens=estimate, chars=chars, used_tokens=used)
+        self._limiter.observe(limits, chars=chars, used_tokens=used, sent=sent)
 
-    def _send(self, params: dict[str, Any], *, chars: int = 0, estimate: int = 0) -> Any:
+    def _send(self, params: dict[str, Any], *, chars: int = 0, sent: Sent | None = None) -> Any:
         client = self._client  # imports the SDK on the first call
         import anthropic  # loaded by now: a dict lookup
 
         try:
             raw = client.messages.with_raw_response.create(**params)
             message = raw.parse()
-            self._observe(raw.headers, chars=chars, estimate=estimate,
+            self._observe(raw.headers, chars=chars, sent=sent,
                           usage=getattr(message, "usage", None))
             return message
         except anthropic.APIStatusError as exc:
-            self._observe(exc.response.headers, chars=chars, estimate=estimate)
+            self._observe(exc.response.headers, chars=chars, sent=sent)
             what = _error_text(exc)
             if (
                 exc.status_code == 400
