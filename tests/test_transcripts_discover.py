@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fixtures.view.corpus import CODEX_ID, MAIN_ID, OTHER_ID, SUBDIR_ID, encode, install
 
-from learn.transcripts.discover import (
+from learn.transcripts.files.discover import (
     aside_paths_for,
     discover,
     in_project,

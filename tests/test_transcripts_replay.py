@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from learn.textfold import fold
-from learn.transcripts.replay import (
+from learn.transcripts.templates.replay import (
     REPLAY_FINGERPRINT_CHARS,
     is_replayed_turn,
     load_templates,
@@ -185,7 +185,7 @@ def test_empty_fingerprint_never_matches() -> None:
 
 
 def test_fingerprint_cache_merges_user_and_project(tmp_path: Path) -> None:
-    from learn.transcripts.replay import FingerprintCache
+    from learn.transcripts.templates.replay import FingerprintCache
 
     _write(Path.home() / ".claude/commands/a.md", RUN_A)
     project = tmp_path / "p"

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from learn.transcripts.literals import (
+from learn.transcripts.claude.literals import (
     COMPACT_SUMMARY_PREFIX,
     LOCAL_COMMAND_CAVEAT,
     TASK_NOTIFICATION_MARKER,
@@ -29,7 +29,7 @@ from learn.transcripts.literals import (
     is_interrupt_text,
 )
 from learn.transcripts.models import EntryMeta
-from learn.transcripts.replay import is_replayed_turn
+from learn.transcripts.templates.replay import is_replayed_turn
 
 # Prefix on the digest `/learn` injects. The digest is persisted like any other
 # user turn, so without this the next run would mine its own output and every

@@ -1,6 +1,6 @@
 """What a Codex rollout says about itself: that it is one, who wrote it, where it ran.
 
-Shared by the lowering (`codex.py`) and discovery's head reads (`heads.py`),
+Shared by the lowering (`codex.rollout`) and discovery's head reads (`files.heads`),
 which must agree on every era's shape without discovery paying for the
 lowering's imports. Shapes studied in public repositories' rollouts and
 readers, Codex 0.2x-0.14x:
@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from learn.transcripts.literals import CODEX_ENVIRONMENT_CONTEXT, CODEX_USER_INSTRUCTIONS
+from learn.transcripts.claude.literals import CODEX_ENVIRONMENT_CONTEXT, CODEX_USER_INSTRUCTIONS
 
 __all__ = [
     "INJECTED_PREFIXES",

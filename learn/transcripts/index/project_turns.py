@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from learn.transcripts.indexed_turns import turns_view
-from learn.transcripts.view import Session
+from learn.transcripts.index.indexed_turns import turns_view
+from learn.transcripts.view.model import Session
 
 if TYPE_CHECKING:
     from learn.store.session_index import SessionIndex
-    from learn.transcripts.discover import HeadReader
+    from learn.transcripts.files.discover import HeadReader
 
 
 def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: SessionIndex,
@@ -25,10 +25,10 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
     """The other sessions of `view`'s project as `scripted.project_views` gives them
     (the newest `limit`), each from the index where its entry is fresh, else from
     its file's head as before."""
-    from learn.transcripts.compact import view_version
-    from learn.transcripts.discover import scan
-    from learn.transcripts.indexed import ContextKeys, min_signal_confidence, stamp
-    from learn.transcripts.scripted import head_view
+    from learn.transcripts.files.discover import scan
+    from learn.transcripts.index.indexed import ContextKeys, min_signal_confidence, stamp
+    from learn.transcripts.templates.scripted import head_view
+    from learn.transcripts.view.compact import view_version
 
     if not view.project:
         return []

@@ -17,7 +17,7 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from learn.transcripts.compressed import ZST_SUFFIX, read_prefix, read_suffix
+from learn.transcripts.files.compressed import ZST_SUFFIX, read_prefix, read_suffix
 
 __all__ = ["Head", "Provider", "last_activity", "read_head"]
 
@@ -132,7 +132,7 @@ def _codex_line(
     obj: dict[str, Any], first: bool, meta: dict[str, Any]
 ) -> tuple[str | None, str | None, dict[str, Any]]:
     """(cwd, session id, session_meta payload) from one rollout line, in any era's shape."""
-    from learn.transcripts.codex_meta import environment_cwd
+    from learn.transcripts.codex.meta import environment_cwd
 
     payload = obj.get("payload")
     kind = obj.get("type")
@@ -159,7 +159,7 @@ def _codex_line(
 
 
 def _codex_head(cwd: str | None, session_id: str | None, meta: Mapping[str, Any]) -> Head:
-    from learn.transcripts.codex_meta import subagent_kind, subagent_parent
+    from learn.transcripts.codex.meta import subagent_kind, subagent_parent
 
     kind = subagent_kind(meta) if meta else None
     return Head(cwd, session_id, kind, subagent_parent(meta) if kind is not None else None)

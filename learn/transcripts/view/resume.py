@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from learn.transcripts.view import HumanTurn, Session, ToolCall, ToolFailure
+from learn.transcripts.view.model import HumanTurn, Session, ToolCall, ToolFailure
 
 
 def _keys(turn: HumanTurn) -> list[str]:

@@ -23,15 +23,15 @@ from pathlib import Path
 from typing import Final
 
 from learn.textfold import fold
-from learn.transcripts.origin import LOOP_MIN_SESSIONS, OriginFacts, is_headless, judge_origins
-from learn.transcripts.replay import (
+from learn.transcripts.templates.replay import (
     Fingerprints,
     is_replayed_turn,
     replay_fingerprints,
     unreplayed_parts,
 )
-from learn.transcripts.skeleton import Skeleton, is_prose, learn_skeleton, strip_affixes
-from learn.transcripts.view import HumanTurn, Session, TimelineItem
+from learn.transcripts.templates.skeleton import Skeleton, is_prose, learn_skeleton, strip_affixes
+from learn.transcripts.view.model import HumanTurn, Session, TimelineItem
+from learn.transcripts.view.origin import LOOP_MIN_SESSIONS, OriginFacts, is_headless, judge_origins
 
 # A prompt this long typed identically twice is pasted, not re-typed: the
 # longest directives people repeat by hand on the issue-10 corpus were under 200
@@ -151,7 +151,7 @@ HEAD_SESSIONS: Final = 300
 def head_view(path: Path, fingerprints: Sequence[str] = ()) -> Session | None:
     """The view of the first HEAD_BYTES of `path` (whole lines), None when unreadable or empty."""
     from learn.transcripts.parser import parse
-    from learn.transcripts.session import build_session
+    from learn.transcripts.view.session import build_session
 
     try:
         with path.open("rb") as fh:
@@ -165,7 +165,7 @@ def head_view(path: Path, fingerprints: Sequence[str] = ()) -> Session | None:
 def project_views(project: str | None, fingerprints: Sequence[str] = (),
                   skip: Path | None = None) -> list[Session]:
     """The views of the sessions of `project` (but `skip`), read from each file's head."""
-    from learn.transcripts.discover import scan
+    from learn.transcripts.files.discover import scan
 
     if not project:
         return []
@@ -181,7 +181,7 @@ def project_views(project: str | None, fingerprints: Sequence[str] = (),
 
 def project_prompts(project: str | None, fingerprints: Sequence[str] = ()) -> list[RepeatedPrompt]:
     """The repeated prompts among the sessions of `project`, read from each file's head."""
-    from learn.transcripts.resume import own_turns
+    from learn.transcripts.view.resume import own_turns
 
     return repeated_prompts(own_turns(project_views(project, fingerprints)).values())
 
@@ -231,7 +231,7 @@ def machinery(
     gets an origin (`origin.judge_origins`), and a programmatic one keeps no
     typed turns unless `include_programmatic`.
     """
-    from learn.transcripts.resume import own_turns
+    from learn.transcripts.view.resume import own_turns
 
     own = own_turns(views)
     prompts = repeated_prompts(own.values())

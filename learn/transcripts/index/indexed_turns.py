@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from learn.transcripts.view import HumanTurn, Session
+from learn.transcripts.view.model import HumanTurn, Session
 
 if TYPE_CHECKING:
     pass

@@ -17,15 +17,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from learn.transcripts.literals import COMPACT_SUMMARY_PREFIX
+from learn.transcripts.blocks import (
+    TextBlock,
+    ToolResultBlock,
+)
+from learn.transcripts.claude.literals import COMPACT_SUMMARY_PREFIX
+from learn.transcripts.details import CompactBoundary
 from learn.transcripts.models import (
     AssistantEvent,
-    CompactBoundary,
     ModeEvent,
     OtherEvent,
     SystemEvent,
-    TextBlock,
-    ToolResultBlock,
     TranscriptEvent,
     UserEvent,
 )

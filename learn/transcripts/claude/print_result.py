@@ -12,24 +12,26 @@ from typing import Any
 
 import msgspec
 
-from learn.transcripts.literals import DENIAL_KIND_USER_REJECTED, DENIAL_PREFIX
-from learn.transcripts.models import (
+from learn.transcripts.blocks import (
     CacheCreation,
     ContentBlock,
     FallbackBlock,
-    InitInfo,
-    McpServer,
-    ModelUsage,
     OtherBlock,
-    Plugin,
-    PrintMessage,
-    PrintResult,
     ServerToolUse,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
     Usage,
+)
+from learn.transcripts.claude.literals import DENIAL_KIND_USER_REJECTED, DENIAL_PREFIX
+from learn.transcripts.printmode import (
+    InitInfo,
+    McpServer,
+    ModelUsage,
+    Plugin,
+    PrintMessage,
+    PrintResult,
 )
 
 __all__ = ["blocks_from_content", "parse_print_result"]

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from learn.textfold import fold
-from learn.transcripts.exclusions import strip_reminders, text_exclusion
-from learn.transcripts.relayed import strip_relayed
-from learn.transcripts.replay import is_replayed_turn, unreplayed_parts
+from learn.transcripts.templates.replay import is_replayed_turn, unreplayed_parts
+from learn.transcripts.view.exclusions import strip_reminders, text_exclusion
+from learn.transcripts.view.relayed import strip_relayed
 
 
 @dataclass(frozen=True, slots=True)

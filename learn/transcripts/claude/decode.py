@@ -17,9 +17,7 @@ from typing import Any
 
 import msgspec
 
-from learn.transcripts.filterspec import FilterSpec
-from learn.transcripts.models import OtherEvent
-from learn.transcripts.wire import (
+from learn.transcripts.claude.wire import (
     ASSISTANT_BLOCK_TYPES,
     MODELED_TYPES,
     USER_BLOCK_TYPES,
@@ -31,6 +29,8 @@ from learn.transcripts.wire import (
     SystemW,
     UserW,
 )
+from learn.transcripts.filterspec import FilterSpec
+from learn.transcripts.models import OtherEvent
 
 __all__ = [
     "SKIP_INVALID",

@@ -5,7 +5,7 @@ dead branches in the file, compaction starts new roots, lines are appended late
 that point back into the middle), and its user slot holds harness echoes, hook
 output and other agents' words next to what the person typed. `build_session`
 reduces it to the shape everything downstream reads
-(`learn.transcripts.view.Session`), answering two questions apart:
+(`learn.transcripts.view.model.Session`), answering two questions apart:
 
 - evidence (`human_turns`): every turn the person typed anywhere in the file —
   the active branch, a rewound branch, before a compaction, a message queued
@@ -29,41 +29,41 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from learn.secret_answers import redact_answer
-from learn.transcripts.answers import free_form_answers, has_answers, parse_answer_banner
-from learn.transcripts.branch import active_branch
-from learn.transcripts.calls import FAILURE_EXCERPT_CHARS, excerpt, summarize_call
-from learn.transcripts.discover import claude_session_id, codex_name_id
-from learn.transcripts.evidence import (
-    TypedReader,
-    aside_turns,
-    dequeued,
-    enqueued_prompt,
-    one_per_text,
+from learn.transcripts.blocks import (
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
 )
-from learn.transcripts.exclusions import entry_exclusion
-from learn.transcripts.literals import (
+from learn.transcripts.claude.literals import (
     ASK_USER_QUESTION,
     CLARIFY_QUESTIONS_TEXT,
     DENIAL_KIND_USER_REJECTED,
     denial_reason,
     is_interrupt_text,
 )
+from learn.transcripts.details import QueuedCommand
+from learn.transcripts.files.discover import claude_session_id, codex_name_id
 from learn.transcripts.models import (
     AssistantEvent,
     AttachmentEvent,
     ModeEvent,
     OtherEvent,
-    QueuedCommand,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
     Transcript,
     TranscriptEvent,
     UserEvent,
 )
-from learn.transcripts.relayed import strip_relayed
-from learn.transcripts.serialise import session_counts, session_to_dict
-from learn.transcripts.view import (
+from learn.transcripts.view.answers import free_form_answers, has_answers, parse_answer_banner
+from learn.transcripts.view.branch import active_branch
+from learn.transcripts.view.calls import FAILURE_EXCERPT_CHARS, excerpt, summarize_call
+from learn.transcripts.view.evidence import (
+    TypedReader,
+    aside_turns,
+    dequeued,
+    enqueued_prompt,
+    one_per_text,
+)
+from learn.transcripts.view.exclusions import entry_exclusion
+from learn.transcripts.view.model import (
     Denial,
     HumanOrigin,
     HumanTurn,
@@ -74,10 +74,12 @@ from learn.transcripts.view import (
     ToolFailure,
     reading_order,
 )
+from learn.transcripts.view.relayed import strip_relayed
+from learn.transcripts.view.serialise import session_counts, session_to_dict
 
 if TYPE_CHECKING:
-    from learn.transcripts.discover import SessionFile
-    from learn.transcripts.replay import FingerprintCache
+    from learn.transcripts.files.discover import SessionFile
+    from learn.transcripts.templates.replay import FingerprintCache
 
 __all__ = [
     "FAILURE_EXCERPT_CHARS",
@@ -433,7 +435,7 @@ def view_files(
     that cannot be read (pruned between discovery and now) is left out.
     """
     from learn.transcripts.parser import stream
-    from learn.transcripts.replay import FingerprintCache
+    from learn.transcripts.templates.replay import FingerprintCache
 
     cache = fingerprints if fingerprints is not None else FingerprintCache()
     by_path = {f.path: f for f in files}

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Final
 
 from learn.textcut import cut_middle
-from learn.transcripts.view import HumanTurn, Session
+from learn.transcripts.view.model import HumanTurn, Session
 
 # Above every catalog model's per-chunk limit (761,280 chars), so what a run sends
 # is unchanged; only a window configured past ~260k tokens would have taken more.

@@ -13,14 +13,17 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from learn.secret_answers import redact_answer
-from learn.transcripts.literals import (
+from learn.transcripts.blocks import (
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from learn.transcripts.claude.literals import (
     ANSWER_NO_OPTION,
     ANSWER_NOTES_SEPARATOR,
     ANSWER_PREVIEW_SEPARATOR,
     ANSWERED_PREFIX,
     ANSWERED_TRAILER,
 )
-from learn.transcripts.models import ToolResultBlock, ToolUseBlock
 
 
 def has_answers(result: ToolResultBlock) -> bool:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from learn.transcripts.compact import (
+from learn.transcripts.view.compact import (
     decode_candidates,
     decode_view,
     encode_candidates,
@@ -50,10 +50,10 @@ _T = TypeVar("_T")
 if TYPE_CHECKING:
     from learn.mining.candidate import MinedCandidate
     from learn.store.session_index import HeadRow, IndexRow, SessionIndex
-    from learn.transcripts.discover import SessionFile
-    from learn.transcripts.heads import Head, Provider
+    from learn.transcripts.files.discover import SessionFile
+    from learn.transcripts.files.heads import Head, Provider
     from learn.transcripts.models import Transcript
-    from learn.transcripts.view import Session
+    from learn.transcripts.view.model import Session
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,10 +201,10 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
     """The index row of one parsed file: derived data only, redacted where it holds text."""
     from learn.render.redact import redact
     from learn.store.session_index import IndexRow
-    from learn.transcripts.bounded import bounded_turns
-    from learn.transcripts.indexed_turns import encode_turns
-    from learn.transcripts.serialise import session_to_dict
-    from learn.transcripts.session import build_session, read_asides
+    from learn.transcripts.index.indexed_turns import encode_turns
+    from learn.transcripts.view.bounded import bounded_turns
+    from learn.transcripts.view.serialise import session_to_dict
+    from learn.transcripts.view.session import build_session, read_asides
 
     session = bounded_turns(build_session(transcript, fingerprints=job.fingerprints,
                                           size_bytes=len(buf), asides=read_asides(job.aside_paths)))
@@ -241,10 +241,10 @@ def _preload(views: bool) -> None:
     again (~0.04 s of CPU each for the summary's modules)."""
     import learn.render.redact
     import learn.store.session_index
-    import learn.transcripts.indexed_turns
+    import learn.transcripts.index.indexed_turns
     import learn.transcripts.parser
-    import learn.transcripts.serialise
-    import learn.transcripts.session
+    import learn.transcripts.view.serialise
+    import learn.transcripts.view.session
     from learn.render.scanner import _detectors
 
     # The secret scanner's detectors, compiled once here rather than once in each
@@ -349,7 +349,7 @@ class CachedHeads:
 
     def read_head(self, path: Path, provider: Provider) -> Head:
         from learn.store.session_index import HeadRow
-        from learn.transcripts.heads import Head, read_head
+        from learn.transcripts.files.heads import Head, read_head
 
         st, row = self._fresh(path)
         if row is not None:
@@ -365,7 +365,7 @@ class CachedHeads:
         return head
 
     def last_activity(self, path: Path) -> float | None:
-        from learn.transcripts.heads import last_activity
+        from learn.transcripts.files.heads import last_activity
 
         st, row = self._fresh(path)
         if row is not None and row.has_last_activity:

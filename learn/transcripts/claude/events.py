@@ -13,51 +13,25 @@ from typing import Any
 
 import msgspec
 
-from learn.transcripts.decode import decode_untyped
-from learn.transcripts.literals import (
+from learn.transcripts.blocks import (
+    ApiError,
+    Attribution,
+    ContentBlock,
+    FallbackBlock,
+    OtherBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from learn.transcripts.claude.decode import decode_untyped
+from learn.transcripts.claude.literals import (
     AGENT_INJECTION_RE,
     DENIAL_KIND_USER_REJECTED,
     DENIAL_PREFIX,
     INTERRUPT_RE,
 )
-from learn.transcripts.models import (
-    ApiError,
-    AssistantEvent,
-    AsyncHookResponse,
-    AttachmentDetail,
-    AttachmentEvent,
-    Attribution,
-    CompactBoundary,
-    ContentBlock,
-    EntryMeta,
-    FallbackBlock,
-    HookAdditionalContext,
-    HookBlockingError,
-    HookCancelled,
-    HookInfo,
-    HookNonBlockingError,
-    HookSuccess,
-    ModeEvent,
-    ModelRefusalFallback,
-    OtherAttachment,
-    OtherBlock,
-    OtherEvent,
-    OtherSystemDetail,
-    PreservedMessages,
-    PreservedSegment,
-    QueuedCommand,
-    StopHookSummary,
-    SystemDetail,
-    SystemEvent,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    TranscriptEvent,
-    TurnDuration,
-    UserEvent,
-)
-from learn.transcripts.wire import (
+from learn.transcripts.claude.wire import (
     AssistantW,
     AttachmentW,
     Env,
@@ -70,6 +44,36 @@ from learn.transcripts.wire import (
     SystemW,
     ToolResultW,
     UserW,
+)
+from learn.transcripts.details import (
+    AsyncHookResponse,
+    AttachmentDetail,
+    CompactBoundary,
+    HookAdditionalContext,
+    HookBlockingError,
+    HookCancelled,
+    HookInfo,
+    HookNonBlockingError,
+    HookSuccess,
+    ModelRefusalFallback,
+    OtherAttachment,
+    OtherSystemDetail,
+    PreservedMessages,
+    PreservedSegment,
+    QueuedCommand,
+    StopHookSummary,
+    SystemDetail,
+    TurnDuration,
+)
+from learn.transcripts.models import (
+    AssistantEvent,
+    AttachmentEvent,
+    EntryMeta,
+    ModeEvent,
+    OtherEvent,
+    SystemEvent,
+    TranscriptEvent,
+    UserEvent,
 )
 
 __all__ = ["materialize"]

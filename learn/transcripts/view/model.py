@@ -10,7 +10,7 @@ It answers two questions, kept apart on purpose:
 `reading_order` puts the two together for the miner: the active branch with the
 off-branch typed turns in time order, so every typed turn is rendered.
 
-This module only declares the shapes; `learn.transcripts.session.build_session`
+This module only declares the shapes; `learn.transcripts.view.session.build_session`
 fills them from a parsed `Transcript`. Everything downstream (render, detectors'
 pipeline integration, `learn sessions`, `learn show`) reads these, never raw events.
 """
@@ -114,7 +114,7 @@ class Session:
     size_bytes: int = 0
     skipped_lines: int = 0
     subagent_paths: tuple[Path, ...] = field(default=())
-    # Who started the session (learn.transcripts.origin): the client the file
+    # Who started the session (learn.transcripts.view.origin): the client the file
     # names (Claude Code `entrypoint`, Codex `originator`/`source`), and the
     # judgement made across the sessions in scope with the evidence that decided it.
     entrypoint: str | None = None

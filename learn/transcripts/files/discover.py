@@ -46,9 +46,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final, Literal, Protocol
 
-from learn.transcripts.compressed import ZST_SUFFIX
-from learn.transcripts.heads import Head, Provider, last_activity, read_head
-from learn.transcripts.projectpath import key_within, project_key
+from learn.transcripts.files.compressed import ZST_SUFFIX
+from learn.transcripts.files.heads import Head, Provider, last_activity, read_head
+from learn.transcripts.files.projectpath import key_within, project_key
 
 __all__ = [
     "Discovery",
@@ -119,7 +119,7 @@ class SkippedFile:
 
 
 class HeadReader(Protocol):
-    """Where discovery gets a file's head and last activity (learn.transcripts.indexed.CachedHeads)."""
+    """Where discovery gets a file's head and last activity (learn.transcripts.index.indexed.CachedHeads)."""
 
     def read_head(self, path: Path, provider: Provider) -> Head: ...
 
@@ -462,7 +462,7 @@ def _stat_is_file(st: os.stat_result) -> bool:
 
 
 def _real(path: Path) -> str:
-    """The project key of `path` (learn.transcripts.projectpath: by its own file system's rules)."""
+    """The project key of `path` (learn.transcripts.files.projectpath: by its own file system's rules)."""
     return project_key(path)
 
 

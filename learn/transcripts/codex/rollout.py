@@ -42,26 +42,28 @@ from typing import Any
 
 import msgspec
 
-from learn.transcripts.codex_meta import (
+from learn.transcripts.blocks import (
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from learn.transcripts.claude.decode import decode_untyped
+from learn.transcripts.claude.literals import AGENT_INJECTION_RE
+from learn.transcripts.claude.wire import LazyOther
+from learn.transcripts.codex.meta import (
     INJECTED_PREFIXES,
     environment_cwd,
     is_codex,
     subagent_kind,
     subagent_parent,
 )
-from learn.transcripts.decode import decode_untyped
 from learn.transcripts.filterspec import FilterSpec
-from learn.transcripts.literals import AGENT_INJECTION_RE
 from learn.transcripts.models import (
     AssistantEvent,
     EntryMeta,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
     TranscriptEvent,
     UserEvent,
 )
-from learn.transcripts.wire import LazyOther
 
 __all__ = ["environment_cwd", "is_codex", "lower", "subagent_kind", "subagent_parent"]
 

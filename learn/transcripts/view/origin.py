@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from learn.transcripts.view import SessionOrigin
+from learn.transcripts.view.model import SessionOrigin
 
 # Clients that run without a person at a prompt (lower-cased).
 HEADLESS_CLIENTS: Final = frozenset({"sdk-cli", "sdk-py", "sdk-ts", "sdk", "codex_exec", "exec", "mcp"})

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from learn.transcripts.view import HUMAN_ORIGINS, HumanTurn, Session, TimelineItem, ToolCall
+from learn.transcripts.view.model import HUMAN_ORIGINS, HumanTurn, Session, TimelineItem, ToolCall
 
 
 def session_counts(session: Session) -> dict[str, Any]:

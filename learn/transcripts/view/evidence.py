@@ -20,16 +20,16 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Final
 
+from learn.transcripts.blocks import TextBlock
 from learn.transcripts.models import (
     AssistantEvent,
     OtherEvent,
-    TextBlock,
     Transcript,
     TranscriptEvent,
     UserEvent,
 )
-from learn.transcripts.typed import AssistantText, Typed, typed_blocks
-from learn.transcripts.view import HumanTurn
+from learn.transcripts.view.model import HumanTurn
+from learn.transcripts.view.typed import AssistantText, Typed, typed_blocks
 
 QUEUE_OPERATION: Final = "queue-operation"
 # The reminder Claude Code wraps a `/btw` question in before the question itself;

@@ -13,7 +13,12 @@ from typing import Annotated, Any
 
 import msgspec
 
-from learn.transcripts.models import TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from learn.transcripts.blocks import (
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+)
 
 # RFC 3339 with an offset; an offset-less or out-of-range timestamp fails the
 # line (counted "invalid") rather than becoming a naive datetime that would
