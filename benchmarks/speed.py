@@ -242,8 +242,10 @@ def _prompts_in_process(home: Path, data: Path, sid: str, repeat: int) -> None:
     from learn.transcripts.index.indexed import CachedHeads
     from learn.transcripts.index.indexed_turns import project_turn_views
     from learn.transcripts.parser import parse
-    from learn.transcripts.templates.replay import FingerprintCache
     from learn.transcripts.templates.scripted import HEAD_SESSIONS, without_project_prompts
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
     from learn.transcripts.view.session import build_session
 
     env = _env(home, data)

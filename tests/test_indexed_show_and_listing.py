@@ -178,8 +178,10 @@ def test_the_listing_judges_from_the_stored_turns_as_from_whole_views(
     from learn.store.session_index import open_session_index
     from learn.transcripts.files.discover import scan
     from learn.transcripts.index.indexed import indexed_views, min_signal_confidence
-    from learn.transcripts.templates.replay import FingerprintCache
     from learn.transcripts.templates.scripted import machinery
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
     from learn.transcripts.view.serialise import session_counts
 
     home = Path.home()

@@ -6,9 +6,11 @@ from learn.render import render_transcript, spoken_text
 from learn.render.render import TOOL_ERROR_CHARS, TOOL_SUMMARY_CHARS, render_blocks
 from learn.render.spoken import TURN_SEPARATOR
 from learn.textfold import fold
-from learn.transcripts.templates.replay import replay_fingerprints
 from learn.transcripts.view.exclusions import LEARN_DIGEST_MARKER
 from learn.transcripts.view.model import Denial
+from learn.transcripts.view.replay import (
+    replay_fingerprints,
+)
 
 
 def test_user_turns_whole_tools_short_errors_marked() -> None:

@@ -10,9 +10,11 @@ import pytest
 from fixtures.view._build import DENIAL, TRAILER, Chain
 
 from learn.transcripts.parser import parse
-from learn.transcripts.templates.replay import replay_fingerprints
 from learn.transcripts.view.exclusions import LEARN_DIGEST_MARKER, entry_exclusion, text_exclusion
 from learn.transcripts.view.model import HumanTurn, Session, ToolCall, ToolFailure
+from learn.transcripts.view.replay import (
+    replay_fingerprints,
+)
 from learn.transcripts.view.session import (
     active_branch,
     build_session,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from learn.transcripts.templates.replay import replay_fingerprints
+from learn.transcripts.view.replay import (
+    replay_fingerprints,
+)
 from learn.transcripts.view.typed import Typed, typed_text
 
 

@@ -37,7 +37,12 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
                context_window: int | None = None, as_json: bool = False) -> None:
     """Print the plan (shared with `learn run --dry-run`)."""
     from learn.mining.plan import describe_plan, plan_mining
-    from learn.transcripts.templates.replay import load_templates, replay_fingerprints
+    from learn.transcripts.view.replay import (
+        replay_fingerprints,
+    )
+    from learn.transcripts.view.replay_files import (
+        load_templates,
+    )
 
     model = model or config.models.mine
     context_window = context_window or config.models.context_window

@@ -134,7 +134,9 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
     """List the sessions learn can read (current project by default)."""
     from learn.store.session_index import open_session_index
     from learn.transcripts.index.indexed import CachedHeads, indexed_views, min_signal_confidence
-    from learn.transcripts.templates.replay import FingerprintCache
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
 
     cache = FingerprintCache()
     # Through the session index: an unchanged file is not opened, and its row

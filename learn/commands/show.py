@@ -80,8 +80,10 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
               index: SessionIndex | None = None, heads: HeadReader | None = None) -> Session:
     from learn.transcripts.files.discover import aside_paths_for
     from learn.transcripts.parser import parse
-    from learn.transcripts.templates.replay import FingerprintCache
     from learn.transcripts.templates.scripted import without_project_prompts
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
     from learn.transcripts.view.session import build_session, read_asides
 
     try:

@@ -39,7 +39,9 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
     from learn.store.session_index import open_session_index
     from learn.transcripts.files.discover import scan
     from learn.transcripts.index.indexed import CachedHeads, indexed_views
-    from learn.transcripts.templates.replay import replay_fingerprints
+    from learn.transcripts.view.replay import (
+        replay_fingerprints,
+    )
 
     # (closed before the model is called: nothing holds the store while it waits)
     with open_session_index(options.store_path) as index:
@@ -83,7 +85,9 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
 
 
 def _templates(files: Sequence[SessionFile], options: RunOptions) -> list[str]:
-    from learn.transcripts.templates.replay import load_templates
+    from learn.transcripts.view.replay_files import (
+        load_templates,
+    )
 
     projects: set[Path | None] = set()
     if options.all_projects:

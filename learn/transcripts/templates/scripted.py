@@ -23,15 +23,15 @@ from pathlib import Path
 from typing import Final
 
 from learn.textfold import fold
-from learn.transcripts.templates.replay import (
+from learn.transcripts.templates.skeleton import Skeleton, is_prose, learn_skeleton, strip_affixes
+from learn.transcripts.view.model import HumanTurn, Session, TimelineItem
+from learn.transcripts.view.origin import LOOP_MIN_SESSIONS, OriginFacts, is_headless, judge_origins
+from learn.transcripts.view.replay import (
     Fingerprints,
     is_replayed_turn,
     replay_fingerprints,
     unreplayed_parts,
 )
-from learn.transcripts.templates.skeleton import Skeleton, is_prose, learn_skeleton, strip_affixes
-from learn.transcripts.view.model import HumanTurn, Session, TimelineItem
-from learn.transcripts.view.origin import LOOP_MIN_SESSIONS, OriginFacts, is_headless, judge_origins
 
 # A prompt this long typed identically twice is pasted, not re-typed: the
 # longest directives people repeat by hand on the issue-10 corpus were under 200

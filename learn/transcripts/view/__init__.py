@@ -5,7 +5,9 @@
 - `evidence`: every typed turn in the file (the evidence); `typed` is the one
   decision "did the person type this?", with `exclusions` (every rule for what
   is not a human turn), `answers` (AskUserQuestion answers), `relayed` (other
-  agents' words pasted in) and `resume` (turns copied by `claude --resume`).
+  agents' words pasted in), `resume` (turns copied by `claude --resume`) and
+  `replay` (slash-command bodies replayed into the user slot; the templates on
+  disk are read by `replay_files`).
 - `origin`: who started the session, a person or a program.
 - `calls`: tool calls as one short line each, and failure excerpts.
 - `bounded`: the view with typed turns cut to what anything can read.

@@ -29,7 +29,9 @@ from learn.transcripts.claude.literals import (
     is_interrupt_text,
 )
 from learn.transcripts.models import EntryMeta
-from learn.transcripts.templates.replay import is_replayed_turn
+from learn.transcripts.view.replay import (
+    is_replayed_turn,
+)
 
 # Prefix on the digest `/learn` injects. The digest is persisted like any other
 # user turn, so without this the next run would mine its own output and every

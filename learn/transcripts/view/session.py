@@ -79,7 +79,9 @@ from learn.transcripts.view.serialise import session_counts, session_to_dict
 
 if TYPE_CHECKING:
     from learn.transcripts.files.discover import SessionFile
-    from learn.transcripts.templates.replay import FingerprintCache
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
 
 __all__ = [
     "FAILURE_EXCERPT_CHARS",
@@ -435,7 +437,9 @@ def view_files(
     that cannot be read (pruned between discovery and now) is left out.
     """
     from learn.transcripts.parser import stream
-    from learn.transcripts.templates.replay import FingerprintCache
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
 
     cache = fingerprints if fingerprints is not None else FingerprintCache()
     by_path = {f.path: f for f in files}

@@ -23,9 +23,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from learn.textfold import fold
-from learn.transcripts.templates.replay import is_replayed_turn, unreplayed_parts
 from learn.transcripts.view.exclusions import strip_reminders, text_exclusion
 from learn.transcripts.view.relayed import strip_relayed
+from learn.transcripts.view.replay import (
+    is_replayed_turn,
+    unreplayed_parts,
+)
 
 
 @dataclass(frozen=True, slots=True)
