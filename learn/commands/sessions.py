@@ -21,7 +21,12 @@ from typing import Any
 import click
 
 from learn.commands._scope import Scope, scope_options, skipped_note
-from learn.transcripts.files.discover import SessionFile, SkippedFile
+from learn.transcripts.files.discover import (
+    SessionFile,
+)
+from learn.transcripts.files.listing import (
+    SkippedFile,
+)
 from learn.transcripts.view.model import HUMAN_ORIGINS, Session
 
 

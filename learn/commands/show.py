@@ -78,7 +78,9 @@ def _scan_all(heads: HeadReader | None) -> list[SessionFile]:
 
 def load_view(path: Path, file: SessionFile | None, *, include_programmatic: bool = False,
               index: SessionIndex | None = None, heads: HeadReader | None = None) -> Session:
-    from learn.transcripts.files.discover import aside_paths_for
+    from learn.transcripts.files.listing import (
+        aside_paths_for,
+    )
     from learn.transcripts.parser import parse
     from learn.transcripts.templates.scripted import without_project_prompts
     from learn.transcripts.view.replay_files import (

@@ -89,7 +89,9 @@ def plan_mining(
     `views` are views already built (the session index's): a file found there
     is not parsed again.
     """
-    from learn.transcripts.files.discover import aside_paths_for
+    from learn.transcripts.files.listing import (
+        aside_paths_for,
+    )
     from learn.transcripts.parser import parse
     from learn.transcripts.view.session import build_session, read_asides
 

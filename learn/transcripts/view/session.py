@@ -42,7 +42,10 @@ from learn.transcripts.claude.literals import (
     is_interrupt_text,
 )
 from learn.transcripts.details import QueuedCommand
-from learn.transcripts.files.discover import claude_session_id, codex_name_id
+from learn.transcripts.files.listing import (
+    claude_session_id,
+    codex_name_id,
+)
 from learn.transcripts.models import (
     AssistantEvent,
     AttachmentEvent,
