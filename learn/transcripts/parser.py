@@ -130,7 +130,8 @@ def parse_buffer(
     first; one cut short keeps what decoded; one that is not zstd at all is
     read as lines (undecodable ones), never an error.
     """
-    from learn.transcripts.codex import rollout as codex
+    from learn.transcripts.codex.meta import is_codex
+    from learn.transcripts.codex.rollout import lower
 
     if buf[:4] == ZSTD_MAGIC:
         from learn.transcripts.files.compressed import CorruptFile, decompress
@@ -158,8 +159,8 @@ def parse_buffer(
             skipped[SKIP_UNDECODABLE] = skipped.get(SKIP_UNDECODABLE, 0) + 1
             return msgspec.structs.replace(
                 transcript, skipped=skipped, skipped_lines=transcript.skipped_lines + 1)
-    if codex.is_codex(buf, path):
-        events, skipped = codex.lower(buf, path=path, drop=drop)
+    if is_codex(buf, path):
+        events, skipped = lower(buf, path=path, drop=drop)
         return Transcript(
             path=path, mtime=mtime, provider="codex", events=EventList(events, materialize),
             skipped=skipped, skipped_lines=sum(skipped.values()), size_bytes=len(buf),

@@ -47,27 +47,31 @@ from learn.transcripts.blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
-from learn.transcripts.claude.decode import decode_untyped
 from learn.transcripts.claude.literals import AGENT_INJECTION_RE
 from learn.transcripts.claude.wire import LazyOther
+from learn.transcripts.codex.lines import (
+    ANY,
+    LINE_DECODER,
+    Line,
+    State,
+    bare_line,
+    decode_raw,
+    slow_line,
+)
 from learn.transcripts.codex.meta import (
     INJECTED_PREFIXES,
     environment_cwd,
-    is_codex,
     subagent_kind,
-    subagent_parent,
 )
 from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.models import (
     AssistantEvent,
-    EntryMeta,
     TranscriptEvent,
     UserEvent,
 )
 
-__all__ = ["environment_cwd", "is_codex", "lower", "subagent_kind", "subagent_parent"]
+__all__ = ["lower"]
 
-_ANY = msgspec.json.Decoder()
 # "Exit code: 1" (the exec tool's text preamble) / "exited with code 1".
 _EXIT_CODE_RE = re.compile(r"(?:Exit code:|exited with code)\s*(-?\d+)")
 
@@ -91,7 +95,7 @@ def _arguments(raw: object) -> dict[str, Any]:
         return raw
     if isinstance(raw, str):
         try:
-            parsed = _ANY.decode(raw)
+            parsed = ANY.decode(raw)
         except msgspec.DecodeError:
             return {"input": raw}
         return parsed if isinstance(parsed, dict) else {"input": parsed}
@@ -105,7 +109,7 @@ def _output(raw: object) -> tuple[str, bool]:
         stripped = raw.lstrip()
         if stripped.startswith("{"):
             try:
-                data = _ANY.decode(stripped)
+                data = ANY.decode(stripped)
             except msgspec.DecodeError:
                 data = raw
     if isinstance(data, dict):
@@ -140,122 +144,8 @@ def _message_text(content: object) -> str:
     )
 
 
-class _State:
-    """Running context of one rollout: ids and cwd carried between lines."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.session_id = ""
-        self.cwd: str | None = None
-        self.version: str | None = None
-        self.entrypoint: str | None = None
-        self.model = "codex"
-        self.parent: str | None = None
-        self.last_assistant_text: str | None = None
-        self.path_key = str(path) if path is not None else ""
-        # A subagent's lines are all sidechain (see the module docstring).
-        self.sidechain = False
-        # Bare era: no user_message events, so user-role messages are the prompts.
-        self.bare = False
-        # The last timestamp seen: bare-era lines carry none of their own.
-        self.clock: datetime | None = None
-
-    def meta(self, lineno: int, ts: datetime) -> EntryMeta:
-        # "<session id>:<line number>": deterministic and unique within the
-        # corpus. A uuid5 of the same key cost 7 us a line (a third of the
-        # lowering time on the benchmark corpus) and bought nothing.
-        uid = f"{self.session_id or self.path_key}:{lineno}"
-        # Positional (cheaper per call): git_branch None, not sidechain, not meta.
-        meta = EntryMeta(
-            uid, self.session_id, ts, self.parent, self.cwd, None, self.version,
-            self.sidechain, False, self.entrypoint,
-        )
-        self.parent = uid
-        return meta
-
-
-_NO_RAW = msgspec.Raw()
-
-
-class _Payload(msgspec.Struct, gc=False):
-    # Bulky or shape-varying fields stay msgspec.Raw (a slice, no decode) until
-    # a lowering needs them: most Codex lines are bookkeeping that becomes an
-    # OtherEvent, and decoding their payloads up front made lowering ~3x
-    # slower than orjson on the same bytes.
-    type: Any = None
-    role: Any = None
-    id: Any = None
-    call_id: Any = None
-    name: Any = None
-    reason: Any = None
-    cwd: Any = None
-    model: Any = None
-    cli_version: Any = None
-    originator: Any = None
-    source: Any = None
-    session_id: Any = None
-    thread_source: Any = None
-    parent_thread_id: Any = None
-    message: msgspec.Raw = _NO_RAW
-    content: msgspec.Raw = _NO_RAW
-    arguments: msgspec.Raw = _NO_RAW
-    input: msgspec.Raw = _NO_RAW
-    output: msgspec.Raw = _NO_RAW
-    action: msgspec.Raw = _NO_RAW
-
-
-class _Line(msgspec.Struct, gc=False):
-    type: str
-    payload: _Payload
-    timestamp: Any = None
-
-
-class _Bare(_Payload, gc=False):
-    """A line with no payload wrapper: a bare-era header or item, or a flattened record."""
-
-    timestamp: Any = None
-    record_type: Any = None
-    instructions: Any = None
-
-
-_LINE_DECODER = msgspec.json.Decoder(_Line)
-_BARE_DECODER = msgspec.json.Decoder(_Bare)
-# Top-level `type`s of flattened records that are not response items.
-_ROLLOUT_KINDS = frozenset({"session_meta", "turn_context", "compacted"})
-# Wrapper types that mean nothing without their payload.
-_WRAPPERS = frozenset({"event_msg", "response_item"})
-_EVENT_TYPES = frozenset({"user_message", "agent_message", "turn_aborted"})
-
-
-def _unwrap(bare: _Bare, lineno: int, st: _State) -> _Line | str:
-    """The wrapped line a bare or flattened record stands for, or the name of a marker."""
-    kind = bare.type
-    if not isinstance(kind, str):
-        if bare.record_type is not None:
-            return "state"  # {"record_type": "state"}: bookkeeping between turns
-        if isinstance(bare.id, str) and not st.session_id:
-            st.bare = True
-            return _Line("session_meta", bare, bare.timestamp)
-        return "invalid"
-    if kind in _WRAPPERS:
-        return "invalid"
-    if kind in _ROLLOUT_KINDS:
-        return _Line(kind, bare, bare.timestamp)
-    if kind in _EVENT_TYPES:
-        return _Line("event_msg", bare, bare.timestamp)
-    return _Line("response_item", bare, bare.timestamp)
-
-
-def _raw(value: msgspec.Raw) -> Any:
-    if not value:
-        return None
-    try:
-        return _ANY.decode(value)
-    except msgspec.DecodeError:
-        return decode_untyped(value)  # invalid UTF-8 in a skipped field
-
-
 def _lower_line(
-    w: _Line, lineno: int, st: _State, line: memoryview
+    w: Line, lineno: int, st: State, line: memoryview
 ) -> TranscriptEvent | LazyOther | str:
     kind, p = w.type, w.payload
     ptype = p.type
@@ -290,7 +180,7 @@ def _lower_line(
         return "invalid"
     if kind == "event_msg":
         if ptype == "user_message":
-            text = _str(_raw(p.message)) or ""
+            text = _str(decode_raw(p.message)) or ""
             st.last_assistant_text = None
             return UserEvent(
                 meta=st.meta(lineno, ts), text=text, blocks=(TextBlock(text),),
@@ -299,7 +189,7 @@ def _lower_line(
             )
         if ptype == "turn_aborted":
             return UserEvent(meta=st.meta(lineno, ts), text="", interrupted=True)
-        text = _str(_raw(p.message)) or ""
+        text = _str(decode_raw(p.message)) or ""
         if text == st.last_assistant_text:
             # Codex writes each reply twice (response_item + agent_message).
             return LazyOther(kind, line.tobytes())
@@ -308,7 +198,7 @@ def _lower_line(
             meta=st.meta(lineno, ts), model=st.model, text=text, blocks=(TextBlock(text),)
         )
     if ptype == "message":
-        text = _message_text(_raw(p.content))
+        text = _message_text(decode_raw(p.content))
         if text == st.last_assistant_text:
             return LazyOther(kind, line.tobytes())
         st.last_assistant_text = text
@@ -318,25 +208,25 @@ def _lower_line(
         )
     call_id = _str(p.call_id) or _str(p.id) or ""
     if ptype in ("function_call_output", "custom_tool_call_output"):
-        text, is_error = _output(_raw(p.output))
+        text, is_error = _output(decode_raw(p.output))
         return UserEvent(
             meta=st.meta(lineno, ts),
             blocks=(ToolResultBlock(tool_use_id=call_id, content=text, is_error=is_error),),
         )
     if ptype == "local_shell_call":
-        action = _raw(p.action)
+        action = decode_raw(p.action)
         name, args = "local_shell", action if isinstance(action, dict) else {}
     elif ptype == "custom_tool_call":
-        name, args = _str(p.name) or "", _arguments(_raw(p.input))
+        name, args = _str(p.name) or "", _arguments(decode_raw(p.input))
     else:
-        name, args = _str(p.name) or "", _arguments(_raw(p.arguments))
+        name, args = _str(p.name) or "", _arguments(decode_raw(p.arguments))
     return AssistantEvent(
         meta=st.meta(lineno, ts), model=st.model,
         blocks=(ToolUseBlock(id=call_id, name=name, input=args),),
     )
 
 
-def _line_time(w: _Line, st: _State) -> datetime | None:
+def _line_time(w: Line, st: State) -> datetime | None:
     ts = _timestamp(w.timestamp)
     if ts is not None:
         st.clock = ts
@@ -346,10 +236,10 @@ def _line_time(w: _Line, st: _State) -> datetime | None:
 
 
 def _bare_prompt(
-    w: _Line, lineno: int, st: _State, line: memoryview
+    w: Line, lineno: int, st: State, line: memoryview
 ) -> TranscriptEvent | LazyOther | str:
     """A bare-era user-role message: the prompt, unless it is the harness's context."""
-    text = _message_text(_raw(w.payload.content))
+    text = _message_text(decode_raw(w.payload.content))
     injected = text.lstrip().startswith(INJECTED_PREFIXES)
     if injected:
         st.cwd = environment_cwd(text) or st.cwd
@@ -378,24 +268,6 @@ def _is_dropped(event: TranscriptEvent | LazyOther, spec: FilterSpec) -> bool:
     return False
 
 
-def _bare_line(line: memoryview, lineno: int, st: _State) -> _Line | str:
-    """A line of a bare-era file. Raises ValidationError/DecodeError like the wrapped decode."""
-    return _unwrap(_BARE_DECODER.decode(line), lineno, st)
-
-
-def _slow_line(line: memoryview, lineno: int, st: _State) -> _Line | str:
-    """A line the wrapped decode refused: an older or flattened shape, or a skip reason."""
-    try:
-        bare = _BARE_DECODER.decode(line)
-    except msgspec.ValidationError:
-        try:
-            obj = _ANY.decode(line)
-        except msgspec.DecodeError:
-            return "undecodable"
-        return "invalid" if isinstance(obj, dict) else "not_object"
-    return _unwrap(bare, lineno, st)
-
-
 def lower(
     buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = None
 ) -> tuple[list[TranscriptEvent | LazyOther], dict[str, int]]:
@@ -404,10 +276,10 @@ def lower(
     Bookkeeping lines come back as LazyOther records; `parser.materialize`
     turns them into OtherEvents when read (EventList does this).
     """
-    st = _State(path)
+    st = State(path)
     events: list[TranscriptEvent | LazyOther] = []
     skipped: dict[str, int] = {}
-    decode = _LINE_DECODER.decode
+    decode = LINE_DECODER.decode
     # memoryview slices rather than buf.split(): no copy of every line (see
     # parser.decode_claude_lines); the bookkeeping lines kept as LazyOther
     # are copied out one by one.
@@ -429,9 +301,9 @@ def lower(
         try:
             # A bare-era file is bare throughout: trying the wrapped shape
             # first failed on every line and made these files 8x orjson's time.
-            w = decode(line) if not st.bare else _bare_line(line, lineno, st)
+            w = decode(line) if not st.bare else bare_line(line, lineno, st)
         except msgspec.ValidationError:
-            unwrapped = _slow_line(line, lineno, st)
+            unwrapped = slow_line(line, lineno, st)
             if unwrapped == "state":
                 events.append(LazyOther("state", line.tobytes()))
                 continue
