@@ -10,18 +10,26 @@ import pytest
 from fixtures.view._build import DENIAL, TRAILER, Chain
 
 from learn.transcripts.parser import parse
+from learn.transcripts.view.answers import (
+    free_form_answers,
+    parse_answer_banner,
+)
+from learn.transcripts.view.branch import (
+    active_branch,
+)
+from learn.transcripts.view.calls import (
+    summarize_call,
+)
 from learn.transcripts.view.exclusions import LEARN_DIGEST_MARKER, entry_exclusion, text_exclusion
 from learn.transcripts.view.model import HumanTurn, Session, ToolCall, ToolFailure
 from learn.transcripts.view.replay import (
     replay_fingerprints,
 )
-from learn.transcripts.view.session import (
-    active_branch,
-    build_session,
-    free_form_answers,
-    parse_answer_banner,
+from learn.transcripts.view.serialise import (
     session_to_dict,
-    summarize_call,
+)
+from learn.transcripts.view.session import (
+    build_session,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "view"

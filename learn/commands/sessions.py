@@ -31,7 +31,9 @@ from learn.transcripts.view.model import HUMAN_ORIGINS, Session
 
 
 def session_row(file: SessionFile, session: Session) -> dict[str, object]:
-    from learn.transcripts.view.session import session_counts
+    from learn.transcripts.view.serialise import (
+        session_counts,
+    )
 
     return {
         "provider": file.provider,

@@ -149,7 +149,9 @@ def command(session_ref: str, as_json: bool, reveal: bool, full: bool,
     from learn.store.db import StoreError
     from learn.store.session_index import open_session_index
     from learn.transcripts.index.indexed import CachedHeads
-    from learn.transcripts.view.session import session_to_dict
+    from learn.transcripts.view.serialise import (
+        session_to_dict,
+    )
 
     # Through the session index: heads come from it. The index only saves reading:
     # a store that cannot be opened (busy, read-only) leaves show reading the files.

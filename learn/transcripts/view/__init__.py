@@ -8,6 +8,7 @@
   agents' words pasted in), `resume` (turns copied by `claude --resume`) and
   `replay` (slash-command bodies replayed into the user slot; the templates on
   disk are read by `replay_files`).
+- `identity`: the session's id, client and project, read from its entries.
 - `origin`: who started the session, a person or a program.
 - `calls`: tool calls as one short line each, and failure excerpts.
 - `bounded`: the view with typed turns cut to what anything can read.

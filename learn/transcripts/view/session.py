@@ -22,11 +22,11 @@ busy.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from learn.secret_answers import redact_answer
 from learn.transcripts.blocks import (
@@ -42,22 +42,17 @@ from learn.transcripts.claude.literals import (
     is_interrupt_text,
 )
 from learn.transcripts.details import QueuedCommand
-from learn.transcripts.files.listing import (
-    claude_session_id,
-    codex_name_id,
-)
 from learn.transcripts.models import (
     AssistantEvent,
     AttachmentEvent,
-    ModeEvent,
     OtherEvent,
     Transcript,
     TranscriptEvent,
     UserEvent,
 )
-from learn.transcripts.view.answers import free_form_answers, has_answers, parse_answer_banner
+from learn.transcripts.view.answers import free_form_answers, has_answers
 from learn.transcripts.view.branch import active_branch
-from learn.transcripts.view.calls import FAILURE_EXCERPT_CHARS, excerpt, summarize_call
+from learn.transcripts.view.calls import excerpt, summarize_call
 from learn.transcripts.view.evidence import (
     TypedReader,
     aside_turns,
@@ -66,6 +61,7 @@ from learn.transcripts.view.evidence import (
     one_per_text,
 )
 from learn.transcripts.view.exclusions import entry_exclusion
+from learn.transcripts.view.identity import entrypoint_of, event_time, project_of, session_id_of
 from learn.transcripts.view.model import (
     Denial,
     HumanOrigin,
@@ -78,7 +74,6 @@ from learn.transcripts.view.model import (
     reading_order,
 )
 from learn.transcripts.view.relayed import strip_relayed
-from learn.transcripts.view.serialise import session_counts, session_to_dict
 
 if TYPE_CHECKING:
     from learn.transcripts.files.discover import SessionFile
@@ -86,18 +81,7 @@ if TYPE_CHECKING:
         FingerprintCache,
     )
 
-__all__ = [
-    "FAILURE_EXCERPT_CHARS",
-    "active_branch",
-    "build_session",
-    "free_form_answers",
-    "parse_answer_banner",
-    "read_asides",
-    "session_counts",
-    "session_to_dict",
-    "summarize_call",
-    "view_files",
-]
+__all__ = ["build_session", "read_asides", "view_files"]
 
 
 def build_session(
@@ -137,13 +121,13 @@ def build_session(
     )
     off_branch = sorted((t for t in human if not t.on_branch), key=_turn_order)
 
-    stamps = [t for t in (_timestamp(events[i]) for i in branch) if t is not None]
+    stamps = [t for t in (event_time(events[i]) for i in branch) if t is not None]
     stamps += [t.at for t in off_branch if t.at is not None]
     session = Session(
-        id=_session_id(events, transcript.path),
+        id=session_id_of(events, transcript.path),
         provider=transcript.provider,
         path=transcript.path,
-        project=_project(events, branch),
+        project=project_of(events, branch),
         started_at=min(stamps) if stamps else None,
         last_activity=max(stamps) if stamps else None,
         timeline=timeline,
@@ -156,7 +140,7 @@ def build_session(
         size_bytes=size_bytes or transcript.size_bytes,
         skipped_lines=transcript.skipped_lines,
         subagent_paths=tuple(subagent_paths),
-        entrypoint=_entrypoint(events),
+        entrypoint=entrypoint_of(events),
     )
     # Evidence in reading order: the branch's turns with the others where they were typed.
     ordered = tuple(t for t in reading_order(session) if isinstance(t, HumanTurn))
@@ -340,78 +324,6 @@ class _Builder:
         if typed.text:
             self._turn(typed.text, "queued", event.meta.timestamp, index, event.meta.uuid, on=on,
                        command=typed.command)
-
-
-# ---------------------------------------------------------------- identity
-
-
-def _timestamp(event: TranscriptEvent) -> datetime | None:
-    if isinstance(event, ModeEvent | OtherEvent):
-        return None
-    return event.meta.timestamp
-
-
-def _metas(events: Sequence[TranscriptEvent], indices: Sequence[int]) -> Iterator[Any]:
-    for i in indices:
-        event = events[i]
-        if not isinstance(event, ModeEvent | OtherEvent):
-            yield event.meta
-
-
-def _session_id(events: Sequence[TranscriptEvent], path: Path | None) -> str:
-    # A Claude Code session is its file name: a resumed file opens with lines
-    # copied from the session it resumed, carrying that session's id.
-    named = claude_session_id(path) if path is not None else None
-    if named is not None:
-        return named
-    for event in events:
-        if isinstance(event, ModeEvent):
-            return event.session_id
-        if isinstance(event, OtherEvent):
-            # Codex: session_meta names the session even when nothing was said.
-            meta_id = _codex_meta(event).get("id") or _codex_meta(event).get("session_id")
-            if isinstance(meta_id, str) and meta_id:
-                return meta_id
-            continue
-        if event.meta.session_id:
-            return event.meta.session_id
-    if path is not None:
-        return codex_name_id(path) or path.stem
-    return ""
-
-
-def _entrypoint(events: Sequence[TranscriptEvent]) -> str | None:
-    """The client the file names: Claude Code's `entrypoint` ("cli", "sdk-cli",
-    "claude-vscode", …) or Codex's `originator`/`source` ("codex_exec", …)."""
-    for event in events:
-        if isinstance(event, ModeEvent | OtherEvent):
-            continue
-        if event.meta.entrypoint and not event.meta.is_sidechain:
-            return str(event.meta.entrypoint)
-    return None
-
-
-def _codex_meta(event: OtherEvent) -> Mapping[str, Any]:
-    """The payload of a Codex session_meta line (wrapped, flattened or bare-era header)."""
-    if event.type != "session_meta" or not isinstance(event.raw, Mapping):
-        return {}
-    payload = event.raw.get("payload")
-    return payload if isinstance(payload, Mapping) else event.raw
-
-
-def _project(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> str | None:
-    for meta in _metas(events, branch):
-        if meta.cwd:
-            return str(meta.cwd)
-    for meta in _metas(events, range(len(events))):
-        if meta.cwd:
-            return str(meta.cwd)
-    for event in events[:1]:
-        if isinstance(event, OtherEvent):
-            cwd = _codex_meta(event).get("cwd")
-            if isinstance(cwd, str) and cwd:
-                return cwd
-    return None
 
 
 # ---------------------------------------------------------------- many files
