@@ -8,7 +8,7 @@ written for speed (positional arguments, common cases first).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -25,6 +25,7 @@ from learn.transcripts.blocks import (
     ToolUseBlock,
 )
 from learn.transcripts.claude.decode import decode_untyped
+from learn.transcripts.claude.entry_details import as_dict, as_str, attachment_detail, system_detail
 from learn.transcripts.claude.literals import (
     AGENT_INJECTION_RE,
     DENIAL_KIND_USER_REJECTED,
@@ -45,26 +46,6 @@ from learn.transcripts.claude.wire import (
     ToolResultW,
     UserW,
 )
-from learn.transcripts.details import (
-    AsyncHookResponse,
-    AttachmentDetail,
-    CompactBoundary,
-    HookAdditionalContext,
-    HookBlockingError,
-    HookCancelled,
-    HookInfo,
-    HookNonBlockingError,
-    HookSuccess,
-    ModelRefusalFallback,
-    OtherAttachment,
-    OtherSystemDetail,
-    PreservedMessages,
-    PreservedSegment,
-    QueuedCommand,
-    StopHookSummary,
-    SystemDetail,
-    TurnDuration,
-)
 from learn.transcripts.models import (
     AssistantEvent,
     AttachmentEvent,
@@ -80,30 +61,6 @@ __all__ = ["materialize"]
 
 
 # ---------------------------------------------------------------- materializing
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _bool(value: object) -> bool | None:
-    return value if isinstance(value, bool) else None
-
-
-def _strs(value: object) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return (value,)
-    if not isinstance(value, list):
-        return ()
-    return tuple(v if isinstance(v, str) else msgspec.json.encode(v).decode() for v in value)
-
-
-def _dict(value: object) -> dict[str, Any] | None:
-    return value if isinstance(value, dict) else None
 
 
 def _meta(w: Env) -> EntryMeta:
@@ -200,7 +157,7 @@ def _user(w: UserW) -> UserEvent:
         w.permission_mode,
         interrupted_id,
         None if origin is None
-        else _str(origin.get("kind")) if isinstance(origin, dict) else _str(origin),
+        else as_str(origin.get("kind")) if isinstance(origin, dict) else as_str(origin),
     )
 
 
@@ -240,7 +197,7 @@ def _assistant(w: AssistantW) -> AssistantEvent:
             error = error.get("type", error.get("error"))
         details = w.error_details
         api_error = ApiError(
-            error=_str(error),
+            error=as_str(error),
             status=w.api_error_status,
             details=details if isinstance(details, str) or details is None
             else msgspec.json.encode(details).decode(),
@@ -255,87 +212,12 @@ def _assistant(w: AssistantW) -> AssistantEvent:
         message.usage,
         w.request_id,
         None if forked is None
-        else _str(forked) if not isinstance(forked, dict)
-        else _str(forked.get("messageUuid") or forked.get("uuid")),
+        else as_str(forked) if not isinstance(forked, dict)
+        else as_str(forked.get("messageUuid") or forked.get("uuid")),
         attribution,
         api_error,
         message.id,
     )
-
-
-def _stop_hook_summary(raw: Mapping[str, Any]) -> StopHookSummary:
-    infos: list[HookInfo] = []
-    hook_infos = raw.get("hookInfos")
-    if isinstance(hook_infos, list):
-        for info in hook_infos:
-            if isinstance(info, dict) and isinstance(info.get("command"), str):
-                infos.append(HookInfo(info["command"], _int(info.get("durationMs"))))
-    return StopHookSummary(
-        hook_count=_int(raw.get("hookCount")),
-        hook_infos=tuple(infos),
-        hook_errors=_strs(raw.get("hookErrors")),
-        hook_additional_context=_strs(raw.get("hookAdditionalContext")),
-        prevented_continuation=raw.get("preventedContinuation") is True,
-        stop_reason=_str(raw.get("stopReason")),
-        has_output=raw.get("hasOutput") is True,
-        tool_use_id=_str(raw.get("toolUseID")),
-    )
-
-
-def _compact_boundary(raw: Mapping[str, Any]) -> CompactBoundary:
-    cm = _dict(raw.get("compactMetadata")) or {}
-    seg = _dict(cm.get("preservedSegment"))
-    msgs = _dict(cm.get("preservedMessages"))
-    return CompactBoundary(
-        trigger=_str(cm.get("trigger")),
-        pre_tokens=_int(cm.get("preTokens")),
-        post_tokens=_int(cm.get("postTokens")),
-        duration_ms=_int(cm.get("durationMs")),
-        cumulative_dropped_tokens=_int(cm.get("cumulativeDroppedTokens")),
-        pre_compact_discovered_tools=_strs(cm.get("preCompactDiscoveredTools")),
-        preserved_segment=PreservedSegment(
-            _str(seg.get("headUuid")), _str(seg.get("anchorUuid")), _str(seg.get("tailUuid"))
-        ) if seg is not None else None,
-        preserved_messages=PreservedMessages(
-            _str(msgs.get("anchorUuid")), _strs(msgs.get("uuids")), _strs(msgs.get("allUuids"))
-        ) if msgs is not None else None,
-        logical_parent_uuid=_str(raw.get("logicalParentUuid") or cm.get("logicalParentUuid")),
-        precomputed=_bool(cm.get("precomputed")),
-    )
-
-
-def _turn_duration(raw: Mapping[str, Any]) -> TurnDuration:
-    return TurnDuration(
-        duration_ms=_int(raw.get("durationMs")),
-        message_count=_int(raw.get("messageCount")),
-        pending_workflow_count=_int(raw.get("pendingWorkflowCount")),
-        pending_background_agent_count=_int(raw.get("pendingBackgroundAgentCount")),
-    )
-
-
-def _model_refusal_fallback(raw: Mapping[str, Any]) -> ModelRefusalFallback:
-    return ModelRefusalFallback(
-        api_refusal_category=_str(raw.get("apiRefusalCategory")),
-        api_refusal_explanation=_str(raw.get("apiRefusalExplanation")),
-        trigger=_str(raw.get("trigger")),
-        direction=_str(raw.get("direction")),
-        original_model=_str(raw.get("originalModel")),
-        fallback_model=_str(raw.get("fallbackModel")),
-        retracted_message_uuids=_strs(raw.get("retractedMessageUuids")),
-        refused_user_message_uuid=_str(raw.get("refusedUserMessageUuid")),
-    )
-
-
-def _system_detail(subtype: str, raw: Mapping[str, Any]) -> SystemDetail:
-    if subtype == "stop_hook_summary":
-        return _stop_hook_summary(raw)
-    if subtype == "compact_boundary":
-        return _compact_boundary(raw)
-    if subtype == "turn_duration":
-        return _turn_duration(raw)
-    if subtype == "model_refusal_fallback":
-        return _model_refusal_fallback(raw)
-    return OtherSystemDetail(raw=raw)
 
 
 def _system(w: SystemW) -> SystemEvent:
@@ -343,60 +225,18 @@ def _system(w: SystemW) -> SystemEvent:
     return SystemEvent(
         meta=_meta(w),
         subtype=w.subtype,
-        detail=_system_detail(w.subtype, raw),
-        content=_str(w.content),
-        level=_str(w.level),
+        detail=system_detail(w.subtype, raw),
+        content=as_str(w.content),
+        level=as_str(w.level),
     )
-
-
-def _attachment_detail(kind: str, a: Mapping[str, Any], raw: Mapping[str, Any]) -> AttachmentDetail:
-    name, event, tool = _str(a.get("hookName")), _str(a.get("hookEvent")), _str(a.get("toolUseID"))
-    if kind == "hook_success":
-        return HookSuccess(
-            name, event, tool, _str(a.get("command")), _str(a.get("content")),
-            _str(a.get("stdout")), _str(a.get("stderr")), _int(a.get("exitCode")),
-            _int(a.get("durationMs")),
-        )
-    if kind == "hook_blocking_error":
-        return HookBlockingError(name, event, tool, _dict(a.get("blockingError")))
-    if kind == "hook_non_blocking_error":
-        return HookNonBlockingError(
-            name, event, tool, _str(a.get("command")), _str(a.get("stdout")),
-            _str(a.get("stderr")), _int(a.get("exitCode")), _int(a.get("durationMs")),
-        )
-    if kind == "hook_cancelled":
-        return HookCancelled(
-            name, event, tool, _str(a.get("command")), _int(a.get("durationMs")),
-            _bool(a.get("timedOut")), _int(a.get("timeoutMs")),
-        )
-    if kind == "hook_additional_context":
-        return HookAdditionalContext(name, event, tool, _strs(a.get("content")))
-    if kind == "async_hook_response":
-        response = _dict(a.get("response"))
-        src: Mapping[str, Any] = response if response is not None else {}
-        return AsyncHookResponse(
-            name, event, _str(a.get("processId")),
-            _str(a.get("stdout", src.get("stdout"))),
-            _str(a.get("stderr", src.get("stderr"))),
-            _int(a.get("exitCode", src.get("exitCode"))),
-            response,
-        )
-    if kind == "queued_command":
-        origin = a.get("origin")
-        return QueuedCommand(
-            prompt=_str(a.get("prompt")),
-            command_mode=_str(a.get("commandMode")),
-            origin=_str(origin.get("kind")) if isinstance(origin, dict) else _str(origin),
-        )
-    return OtherAttachment(raw=raw)
 
 
 def _attachment(w: AttachmentW) -> AttachmentEvent:
     raw = w.raw if isinstance(w.raw, dict) else {}
-    payload = _dict(raw.get("attachment")) or {}
+    payload = as_dict(raw.get("attachment")) or {}
     kind = w.attachment.type
     return AttachmentEvent(
-        meta=_meta(w), attachment_type=kind, detail=_attachment_detail(kind, payload, raw)
+        meta=_meta(w), attachment_type=kind, detail=attachment_detail(kind, payload, raw)
     )
 
 
