@@ -240,7 +240,7 @@ def _prompts_in_process(home: Path, data: Path, sid: str, repeat: int) -> None:
     from learn.commands.show import resolve_session
     from learn.store.session_index import open_session_index
     from learn.transcripts.index.indexed import CachedHeads
-    from learn.transcripts.index.indexed_turns import project_turn_views
+    from learn.transcripts.index.project_turns import project_turn_views
     from learn.transcripts.parser import parse
     from learn.transcripts.templates.scripted import HEAD_SESSIONS, without_project_prompts
     from learn.transcripts.view.replay_files import (
