@@ -34,7 +34,7 @@ from learn.mining.miner import mine_sessions  # noqa: E402
 from learn.models.anthropic_backend import AnthropicBackend  # noqa: E402
 from learn.models.ratelimit import RateLimiter  # noqa: E402
 from learn.models.retry import RetryPolicy  # noqa: E402
-from learn.transcripts.view import HumanTurn, Session  # noqa: E402
+from learn.transcripts.view.model import HumanTurn, Session  # noqa: E402
 
 MODEL = "claude-haiku-4-5"
 _ASKS = ("use bun, not npm", "run the tests before you commit", "no emojis in commit messages",

@@ -23,7 +23,7 @@ from learn.mining.miner import default_chunk_chars
 from learn.render.chunk import chunk_blocks
 from learn.render.render import render_blocks
 from learn.transcripts.parser import parse
-from learn.transcripts.session import build_session
+from learn.transcripts.view.session import build_session
 
 
 def main(argv: list[str]) -> int:

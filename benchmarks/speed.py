@@ -87,7 +87,7 @@ def _orjson_cpu(paths: list[Path], repeat: int) -> float:
 
 
 def first_scan(home: Path, data: Path, repeat: int) -> tuple[float, bool]:
-    from learn.transcripts.discover import scan
+    from learn.transcripts.files.discover import scan
 
     env = _env(home, data)
     os.environ.update({k: v for k, v in env.items() if k.startswith(("LEARN_", "CLAUDE_", "CODEX_"))})
@@ -114,8 +114,8 @@ def first_scan(home: Path, data: Path, repeat: int) -> tuple[float, bool]:
 def _scan_in_process(base: float, repeat: int) -> float:
     """The scan alone (discovery through the index + summaries), per process count."""
     from learn.store.session_index import open_session_index
-    from learn.transcripts.discover import scan
-    from learn.transcripts.indexed import CachedHeads, indexed_views
+    from learn.transcripts.files.discover import scan
+    from learn.transcripts.index.indexed import CachedHeads, indexed_views
     from learn.transcripts.pool import cores
 
     best_est = float("inf")
@@ -239,12 +239,14 @@ def _prompts_in_process(home: Path, data: Path, sid: str, repeat: int) -> None:
     (origin, templates, repeated prompts), from every head or from the index's turns."""
     from learn.commands.show import resolve_session
     from learn.store.session_index import open_session_index
-    from learn.transcripts.indexed import CachedHeads
-    from learn.transcripts.indexed_turns import project_turn_views
+    from learn.transcripts.index.indexed import CachedHeads
+    from learn.transcripts.index.project_turns import project_turn_views
     from learn.transcripts.parser import parse
-    from learn.transcripts.replay import FingerprintCache
-    from learn.transcripts.scripted import HEAD_SESSIONS, without_project_prompts
-    from learn.transcripts.session import build_session
+    from learn.transcripts.templates.scripted import HEAD_SESSIONS, without_project_prompts
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
+    from learn.transcripts.view.session import build_session
 
     env = _env(home, data)
     os.environ.update({k: v for k, v in env.items() if k.startswith(("LEARN_", "CLAUDE_", "CODEX_"))})

@@ -234,7 +234,7 @@ def check_embedder(load: Callable[[], Any] | None = None,
 
 
 def check_transcripts() -> Check:
-    from learn.transcripts.discover import scan
+    from learn.transcripts.files.discover import scan
 
     try:
         found = scan(all_projects=True)

@@ -2,7 +2,7 @@
 
 The one cut for text nobody can read whole (a 50 MB pasted log): the miner
 (learn.render.chunk.fit_chunk), `learn plan` (which prices what the miner
-sends), the session index (learn.transcripts.bounded) and `learn show` (what a
+sends), the session index (learn.transcripts.view.bounded) and `learn show` (what a
 person can read) all use it, so what they say about a huge paste agrees.
 """
 

@@ -6,7 +6,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from learn.transcripts.view import Denial, HumanTurn, Session, TimelineItem, ToolCall, ToolFailure
+from learn.transcripts.view.model import (
+    Denial,
+    HumanTurn,
+    Session,
+    TimelineItem,
+    ToolCall,
+    ToolFailure,
+)
 
 
 def user(text: str, i: int = 0, origin: Any = "typed") -> HumanTurn:

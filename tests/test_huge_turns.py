@@ -20,7 +20,7 @@ from learn.mining.plan import plan_mining
 from learn.models.base import CallUsage, ModelRequest, ModelResponse
 from learn.render.chunk import hard_chunk_chars
 from learn.transcripts.parser import parse
-from learn.transcripts.session import build_session
+from learn.transcripts.view.session import build_session
 
 MODEL = "claude-haiku-4-5"
 SID = "5e55e55e-0000-4000-8000-000000000001"
@@ -110,7 +110,7 @@ def test_plan_prices_what_the_miner_sends_not_the_whole_paste(_isolated_home: Pa
 
 def test_the_session_index_keeps_a_huge_turn_cut(_isolated_home: Path) -> None:
 
-    from learn.transcripts.bounded import MAX_TURN_CHARS, bounded_turns
+    from learn.transcripts.view.bounded import MAX_TURN_CHARS, bounded_turns
 
     path, _ = write_huge(_isolated_home, 3 * MAX_TURN_CHARS)
     session = build_session(parse(path))
@@ -129,9 +129,9 @@ def test_the_session_index_keeps_a_huge_turn_cut(_isolated_home: Path) -> None:
     # What the index keeps (and a run mines) is the cut turn: the miner still sees
     # head and tail, and plan prices the same.
     from learn.store.session_index import open_session_index
-    from learn.transcripts.discover import scan
-    from learn.transcripts.indexed import indexed_views
-    from learn.transcripts.indexed_turns import turns_view
+    from learn.transcripts.files.discover import scan
+    from learn.transcripts.index.indexed import indexed_views
+    from learn.transcripts.index.indexed_turns import turns_view
 
     with open_session_index() as index:
         files = scan(all_projects=True).files

@@ -23,7 +23,7 @@ from test_transcripts_scripted import CHECKLIST, SCRIPT
 
 from evals.builder import ClaudeSession, session_id
 from learn.cli import cli
-from learn.transcripts.serialise import session_to_dict
+from learn.transcripts.view.serialise import session_to_dict
 
 REPO = Path(__file__).resolve().parent.parent
 _OPENED: list[str] = []
@@ -92,7 +92,7 @@ def _show(ref: str) -> dict:  # type: ignore[type-arg]
 def _unindexed(path: Path) -> dict:  # type: ignore[type-arg]
     """What `learn show` printed before the index: every head of the project read."""
     from learn.commands.show import load_view
-    from learn.transcripts.discover import scan
+    from learn.transcripts.files.discover import scan
 
     file = next(f for f in scan(all_projects=True).files if f.path == path)
     return session_to_dict(load_view(path, file))
@@ -141,7 +141,7 @@ def test_a_listing_imports_no_vectors_detectors_or_mining(tmp_path: Path) -> Non
              "learn.mining.cache", "learn.mining.miner", "rich"}
     cold = _importtime(["sessions", "--all-projects"], env)
     warm = _importtime(["sessions", "--all-projects", "--json"], env)
-    assert "learn.transcripts.indexed" in cold and "learn.transcripts.indexed" in warm
+    assert "learn.transcripts.index.indexed" in cold and "learn.transcripts.index.indexed" in warm
     assert not never & cold
     assert not never & warm
     # Nothing to read on a warm listing: no parser, no process pool.
@@ -176,11 +176,13 @@ def test_the_listing_judges_from_the_stored_turns_as_from_whole_views(
     from fixtures.fidelity.writers import set_entrypoint
 
     from learn.store.session_index import open_session_index
-    from learn.transcripts.discover import scan
-    from learn.transcripts.indexed import indexed_views, min_signal_confidence
-    from learn.transcripts.replay import FingerprintCache
-    from learn.transcripts.scripted import machinery
-    from learn.transcripts.serialise import session_counts
+    from learn.transcripts.files.discover import scan
+    from learn.transcripts.index.indexed import indexed_views, min_signal_confidence
+    from learn.transcripts.templates.scripted import machinery
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
+    from learn.transcripts.view.serialise import session_counts
 
     home = Path.home()
     _project(home)
@@ -201,7 +203,7 @@ def test_the_listing_judges_from_the_stored_turns_as_from_whole_views(
         raise AssertionError("a listing decoded a stored view")
 
     with monkeypatch.context() as patch:
-        patch.setattr("learn.transcripts.indexed.decode_view", no_view)
+        patch.setattr("learn.transcripts.index.indexed.decode_view", no_view)
         result = CliRunner().invoke(cli, ["sessions", "--all-projects", "--json"],
                                     catch_exceptions=False)
     listed = {r["id"]: r for r in json.loads(result.output)["sessions"]}

@@ -16,7 +16,7 @@ from learn.mining.miner import mine_sessions
 from learn.models.anthropic_backend import AnthropicBackend
 from learn.models.ratelimit import RateLimiter
 from learn.models.retry import RetryPolicy
-from learn.transcripts.view import Session
+from learn.transcripts.view.model import Session
 
 MODEL = "claude-haiku-4-5"
 

@@ -221,7 +221,7 @@ def test_a_quote_found_only_in_pasted_agent_output_fails_verification() -> None:
     import json
 
     from learn.transcripts.parser import parse
-    from learn.transcripts.session import build_session
+    from learn.transcripts.view.session import build_session
 
     said = "Section 4.2 of the spec already covers stacked discounts, so nothing changes."
     lines = [

@@ -19,9 +19,9 @@ from learn.models.ratelimit import RateLimiter
 from learn.models.retry import RetryPolicy
 from learn.pipeline import RunOptions, run_pipeline
 from learn.transcripts import parse
-from learn.transcripts.resume import own_turns
-from learn.transcripts.session import build_session
-from learn.transcripts.view import ToolCall, ToolFailure
+from learn.transcripts.view.model import ToolCall, ToolFailure
+from learn.transcripts.view.resume import own_turns
+from learn.transcripts.view.session import build_session
 
 
 def _t(day: int) -> datetime:

@@ -13,8 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from learn.transcripts.discover import scan
-from learn.transcripts.projectpath import (
+from learn.transcripts.files.discover import scan
+from learn.transcripts.files.projectpath import (
     is_windows_path,
     project_key,
     same_project,

@@ -12,7 +12,7 @@ from learn.mining.miner import mine_session, session_candidates
 from learn.models.base import CallUsage, ModelRequest, ModelResponse
 from learn.reduce.counting import build_proposal, occurrences
 from learn.transcripts.parser import parse
-from learn.transcripts.session import build_session
+from learn.transcripts.view.session import build_session
 
 MONDAY, FRIDAY = "2026-11-02T09:15:00Z", "2026-11-06T17:40:00Z"
 

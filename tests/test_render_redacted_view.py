@@ -7,7 +7,14 @@ from datetime import UTC, datetime
 from secrets_corpus import GITHUB, PG_PW
 
 from learn.render.redacted_view import redact_session
-from learn.transcripts.view import Denial, HumanTurn, Session, ToolCall, ToolFailure, reading_order
+from learn.transcripts.view.model import (
+    Denial,
+    HumanTurn,
+    Session,
+    ToolCall,
+    ToolFailure,
+    reading_order,
+)
 
 AT = datetime(2026, 11, 20, tzinfo=UTC)
 

@@ -6,9 +6,11 @@ from learn.render import render_transcript, spoken_text
 from learn.render.render import TOOL_ERROR_CHARS, TOOL_SUMMARY_CHARS, render_blocks
 from learn.render.spoken import TURN_SEPARATOR
 from learn.textfold import fold
-from learn.transcripts.exclusions import LEARN_DIGEST_MARKER
-from learn.transcripts.replay import replay_fingerprints
-from learn.transcripts.view import Denial
+from learn.transcripts.view.exclusions import LEARN_DIGEST_MARKER
+from learn.transcripts.view.model import Denial
+from learn.transcripts.view.replay import (
+    replay_fingerprints,
+)
 
 
 def test_user_turns_whole_tools_short_errors_marked() -> None:
@@ -112,7 +114,7 @@ def test_off_branch_typed_turns_are_rendered_in_time_order_and_verifiable() -> N
     from dataclasses import replace
     from datetime import UTC, datetime
 
-    from learn.transcripts.view import HumanTurn
+    from learn.transcripts.view.model import HumanTurn
 
     def at(minute: int) -> datetime:
         return datetime(2026, 11, 20, 9, minute, tzinfo=UTC)
@@ -137,7 +139,7 @@ def test_a_slash_commands_arguments_are_rendered_under_the_command() -> None:
 
     from learn.render import render_transcript
     from learn.transcripts.parser import parse
-    from learn.transcripts.session import build_session
+    from learn.transcripts.view.session import build_session
 
     record = ("<command-name>/deploy</command-name>\n<command-message>deploy</command-message>\n"
               "<command-args>staging --dry-run</command-args>")

@@ -155,7 +155,7 @@ def test_flatten_cuts_with_ellipsis() -> None:
 def test_session_view_recognises_a_rendered_digest() -> None:
     # The marker is the only thing that keeps a pasted digest from being mined as
     # something the user said; both sides must agree on it.
-    from learn.transcripts import exclusions
+    from learn.transcripts.view import exclusions
 
     assert exclusions.LEARN_DIGEST_MARKER == LEARN_DIGEST_MARKER
     assert exclusions.is_learn_digest(render_digest_markdown(sample_result()))

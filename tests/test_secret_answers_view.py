@@ -10,7 +10,7 @@ from secrets_corpus import ASKED_ANSWER, ASKED_PW, ASKED_QUESTION
 
 from learn.secret_answers import MARKER
 from learn.transcripts.parser import parse
-from learn.transcripts.session import build_session
+from learn.transcripts.view.session import build_session
 
 
 def _typed(path: Path) -> list[str]:

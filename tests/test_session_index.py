@@ -1,4 +1,4 @@
-"""The session index (learn.transcripts.indexed over learn.store.session_index) and the parallel parse."""
+"""The session index (learn.transcripts.index.indexed over learn.store.session_index) and the parallel parse."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from fixtures.view.corpus import HERE, MAIN_ID, encode
 
 from learn.store.schema import applied_migrations
 from learn.store.session_index import SessionIndex, open_session_index
-from learn.transcripts import compact
-from learn.transcripts.discover import SessionFile, scan
-from learn.transcripts.indexed import CachedHeads, IndexedSession, indexed_views
+from learn.transcripts.files.discover import SessionFile, scan
+from learn.transcripts.index.indexed import CachedHeads, IndexedSession, indexed_views
 from learn.transcripts.parser import parse, stream
-from learn.transcripts.session import view_files
-from learn.transcripts.view import Session, TimelineItem, ToolCall
+from learn.transcripts.view import compact
+from learn.transcripts.view.model import Session, TimelineItem, ToolCall
+from learn.transcripts.view.session import view_files
 
 _OPENED: list[str] = []
 _WATCH: list[Path] = []

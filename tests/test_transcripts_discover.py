@@ -10,14 +10,18 @@ from pathlib import Path
 import pytest
 from fixtures.view.corpus import CODEX_ID, MAIN_ID, OTHER_ID, SUBDIR_ID, encode, install
 
-from learn.transcripts.discover import (
-    aside_paths_for,
+from learn.transcripts.files.discover import (
     discover,
     in_project,
-    last_activity,
     parse_since,
-    read_head,
     scan,
+)
+from learn.transcripts.files.heads import (
+    last_activity,
+    read_head,
+)
+from learn.transcripts.files.listing import (
+    aside_paths_for,
 )
 
 

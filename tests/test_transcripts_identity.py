@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from learn.transcripts.parser import parse
-from learn.transcripts.session import build_session
+from learn.transcripts.view.session import build_session
 
 OLD = "7a7a7a7a-0000-4000-8000-000000000001"
 NEW = "7b7b7b7b-0000-4000-8000-000000000002"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from learn.transcripts.literals import (
+from learn.transcripts.claude.literals import (
     DENIAL_PREFIX,
     USER_SAID_MARKER,
     USER_SAID_TRAILER,

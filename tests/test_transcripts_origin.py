@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from learn.transcripts.origin import OriginFacts, is_headless, judge_origins
-from learn.transcripts.relayed import strip_relayed
-from learn.transcripts.scripted import machinery
-from learn.transcripts.skeleton import learn_skeleton
-from learn.transcripts.view import HumanTurn, Session
+from learn.transcripts.templates.scripted import machinery
+from learn.transcripts.templates.skeleton import learn_skeleton
+from learn.transcripts.view.model import HumanTurn, Session
+from learn.transcripts.view.origin import OriginFacts, is_headless, judge_origins
+from learn.transcripts.view.relayed import strip_relayed
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -110,7 +110,7 @@ def test_relayed_reviews_keep_the_words_around_them() -> None:
 
 
 def test_a_template_label_around_a_substituted_value_is_cut() -> None:
-    from learn.transcripts.skeleton import strip_affixes
+    from learn.transcripts.templates.skeleton import strip_affixes
 
     assert strip_affixes("Focus: the payment retries", ["Focus: the login page"]) == \
         "payment retries"

@@ -50,7 +50,7 @@ from learn.transcripts import (
     thinking_chars,
     tool_uses,
 )
-from learn.transcripts.literals import (
+from learn.transcripts.claude.literals import (
     DENIAL_KIND_PERMISSION_RULE,
     DENIAL_KIND_USER_REJECTED,
     denial_reason,

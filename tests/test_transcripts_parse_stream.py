@@ -21,8 +21,8 @@ from learn.transcripts import (
     parse,
     stream,
 )
-from learn.transcripts import decode as decode_mod
 from learn.transcripts import parser as parser_mod
+from learn.transcripts.claude import decode as decode_mod
 
 FIX = Path(__file__).parent / "fixtures" / "shapes"
 SHAPES = FIX / "claude_shapes.jsonl"

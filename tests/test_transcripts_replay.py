@@ -9,11 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from learn.textfold import fold
-from learn.transcripts.replay import (
+from learn.transcripts.view.replay import (
     REPLAY_FINGERPRINT_CHARS,
     is_replayed_turn,
-    load_templates,
     replay_fingerprints,
+)
+from learn.transcripts.view.replay_files import (
+    load_templates,
     template_paths,
 )
 
@@ -185,7 +187,9 @@ def test_empty_fingerprint_never_matches() -> None:
 
 
 def test_fingerprint_cache_merges_user_and_project(tmp_path: Path) -> None:
-    from learn.transcripts.replay import FingerprintCache
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
 
     _write(Path.home() / ".claude/commands/a.md", RUN_A)
     project = tmp_path / "p"

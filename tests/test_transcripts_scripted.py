@@ -11,14 +11,14 @@ from learn.config import load_config
 from learn.pipeline import RunOptions, run_pipeline
 from learn.report.digest import render_digest_markdown
 from learn.transcripts import parse
-from learn.transcripts.scripted import (
+from learn.transcripts.templates.scripted import (
     REPEATED_MIN_CHARS,
     repeated_prompts,
     with_prompts,
     without_prompts,
 )
-from learn.transcripts.session import build_session
-from learn.transcripts.view import Session
+from learn.transcripts.view.model import Session
+from learn.transcripts.view.session import build_session
 
 SCRIPT = (
     "You are Lamplighter, an autonomous maintenance agent for this service. Never push to "

@@ -9,18 +9,28 @@ from typing import Any
 import pytest
 from fixtures.view._build import DENIAL, TRAILER, Chain
 
-from learn.transcripts.exclusions import LEARN_DIGEST_MARKER, entry_exclusion, text_exclusion
 from learn.transcripts.parser import parse
-from learn.transcripts.replay import replay_fingerprints
-from learn.transcripts.session import (
-    active_branch,
-    build_session,
+from learn.transcripts.view.answers import (
     free_form_answers,
     parse_answer_banner,
-    session_to_dict,
+)
+from learn.transcripts.view.branch import (
+    active_branch,
+)
+from learn.transcripts.view.calls import (
     summarize_call,
 )
-from learn.transcripts.view import HumanTurn, Session, ToolCall, ToolFailure
+from learn.transcripts.view.exclusions import LEARN_DIGEST_MARKER, entry_exclusion, text_exclusion
+from learn.transcripts.view.model import HumanTurn, Session, ToolCall, ToolFailure
+from learn.transcripts.view.replay import (
+    replay_fingerprints,
+)
+from learn.transcripts.view.serialise import (
+    session_to_dict,
+)
+from learn.transcripts.view.session import (
+    build_session,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "view"
 
@@ -384,7 +394,11 @@ def test_answer_banner_parsing() -> None:
 
 
 def test_multi_select_and_no_option_are_picks() -> None:
-    from learn.transcripts.models import Question, ToolResultBlock, ToolUseBlock
+    from learn.transcripts.blocks import (
+        Question,
+        ToolResultBlock,
+        ToolUseBlock,
+    )
 
     call = ToolUseBlock(id="t", name="AskUserQuestion", input={"questions": [
         {"question": "Q?", "multiSelect": True, "options": [{"label": "a"}, {"label": "b"}]}]})

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from learn.transcripts.replay import replay_fingerprints
-from learn.transcripts.typed import Typed, typed_text
+from learn.transcripts.view.replay import (
+    replay_fingerprints,
+)
+from learn.transcripts.view.typed import Typed, typed_text
 
 
 def test_plain_prompt_is_typed_whole() -> None:

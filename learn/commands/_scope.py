@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import click
 
-from learn.transcripts.discover import Discovery, HeadReader, SessionFile, parse_since, scan
+from learn.transcripts.files.discover import Discovery, HeadReader, SessionFile, parse_since, scan
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -13,7 +13,7 @@ from learn.commands._scope import Scope, scope_options, skipped_note
 
 if TYPE_CHECKING:
     from learn.config import Config
-    from learn.transcripts.view import Session
+    from learn.transcripts.view.model import Session
 
 
 @click.command(name="plan")
@@ -37,14 +37,19 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
                context_window: int | None = None, as_json: bool = False) -> None:
     """Print the plan (shared with `learn run --dry-run`)."""
     from learn.mining.plan import describe_plan, plan_mining
-    from learn.transcripts.replay import load_templates, replay_fingerprints
+    from learn.transcripts.view.replay import (
+        replay_fingerprints,
+    )
+    from learn.transcripts.view.replay_files import (
+        load_templates,
+    )
 
     model = model or config.models.mine
     context_window = context_window or config.models.context_window
     fingerprints = replay_fingerprints(load_templates(None if scope.all_projects else scope.project))
     from learn.mining.indexed_cache import IndexedMineCache
     from learn.store.session_index import open_session_index
-    from learn.transcripts.indexed import CachedHeads, indexed_views
+    from learn.transcripts.index.indexed import CachedHeads, indexed_views
 
     # Through the session index: unchanged files are neither opened, parsed nor hashed.
     with open_session_index() as index:
@@ -101,7 +106,7 @@ def _as_a_run_reads(items: Sequence[Any], fingerprints: Sequence[str]) -> dict[P
     nothing to mine."""
     from dataclasses import replace
 
-    from learn.transcripts.scripted import machinery
+    from learn.transcripts.templates.scripted import machinery
 
     judged = machinery([i.session for i in items], fingerprints).views
     return {i.file.path: (replace(v, failures=(), tool_calls=(), timeline=())

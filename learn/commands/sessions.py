@@ -21,12 +21,19 @@ from typing import Any
 import click
 
 from learn.commands._scope import Scope, scope_options, skipped_note
-from learn.transcripts.discover import SessionFile, SkippedFile
-from learn.transcripts.view import HUMAN_ORIGINS, Session
+from learn.transcripts.files.discover import (
+    SessionFile,
+)
+from learn.transcripts.files.listing import (
+    SkippedFile,
+)
+from learn.transcripts.view.model import HUMAN_ORIGINS, Session
 
 
 def session_row(file: SessionFile, session: Session) -> dict[str, object]:
-    from learn.transcripts.session import session_counts
+    from learn.transcripts.view.serialise import (
+        session_counts,
+    )
 
     return {
         "provider": file.provider,
@@ -70,8 +77,8 @@ def _judged_rows(items: Sequence[Any], include_programmatic: bool) -> list[dict[
     Judged from the human turns the index keeps (`indexed_turns`), not from
     whole views: the judgement reads nothing else, and decoding 1,000 views
     cost more than the 0.3 s a warm listing has (issue 21)."""
-    from learn.transcripts.indexed_turns import turns_view
-    from learn.transcripts.scripted import machinery
+    from learn.transcripts.index.indexed_turns import turns_view
+    from learn.transcripts.templates.scripted import machinery
 
     summaries = [i.summary for i in items]
     rows = [summary_row(i.file, s) for i, s in zip(items, summaries, strict=True)]
@@ -133,8 +140,10 @@ def _iso(value: datetime | None) -> str | None:
 def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
     """List the sessions learn can read (current project by default)."""
     from learn.store.session_index import open_session_index
-    from learn.transcripts.indexed import CachedHeads, indexed_views, min_signal_confidence
-    from learn.transcripts.replay import FingerprintCache
+    from learn.transcripts.index.indexed import CachedHeads, indexed_views, min_signal_confidence
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
 
     cache = FingerprintCache()
     # Through the session index: an unchanged file is not opened, and its row

@@ -138,7 +138,7 @@ def _commands_ran(paths: dict[str, str]) -> CommandsRan:
     (None when it cannot be read: a fix that cannot be checked is not shared)."""
     from learn.mining.verify import session_commands
     from learn.transcripts.parser import parse
-    from learn.transcripts.session import build_session
+    from learn.transcripts.view.session import build_session
 
     cache: dict[str, Sequence[str] | None] = {}
 

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from learn.transcripts.discover import HeadReader, SessionFile, scan
-from learn.transcripts.view import (
+from learn.transcripts.files.discover import HeadReader, SessionFile, scan
+from learn.transcripts.view.model import (
     Denial,
     HumanTurn,
     Interrupt,
@@ -67,7 +67,7 @@ def _scan_all(heads: HeadReader | None) -> list[SessionFile]:
     if heads is not None:
         return list(scan(all_projects=True, heads=heads).files)
     from learn.store.session_index import open_session_index
-    from learn.transcripts.indexed import CachedHeads
+    from learn.transcripts.index.indexed import CachedHeads
 
     with open_session_index() as index:
         heads = CachedHeads(index)
@@ -78,11 +78,15 @@ def _scan_all(heads: HeadReader | None) -> list[SessionFile]:
 
 def load_view(path: Path, file: SessionFile | None, *, include_programmatic: bool = False,
               index: SessionIndex | None = None, heads: HeadReader | None = None) -> Session:
-    from learn.transcripts.discover import aside_paths_for
+    from learn.transcripts.files.listing import (
+        aside_paths_for,
+    )
     from learn.transcripts.parser import parse
-    from learn.transcripts.replay import FingerprintCache
-    from learn.transcripts.scripted import without_project_prompts
-    from learn.transcripts.session import build_session, read_asides
+    from learn.transcripts.templates.scripted import without_project_prompts
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
+    from learn.transcripts.view.session import build_session, read_asides
 
     try:
         transcript = parse(path)
@@ -102,8 +106,8 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
     # index where it has them, not from every file's head (issue 21).
     others = None
     if index is not None and heads is not None:
-        from learn.transcripts.project_turns import project_turn_views
-        from learn.transcripts.scripted import HEAD_SESSIONS
+        from learn.transcripts.index.project_turns import project_turn_views
+        from learn.transcripts.templates.scripted import HEAD_SESSIONS
 
         others = project_turn_views(view, fingerprints, index=index, heads=heads,
                                     limit=HEAD_SESSIONS)
@@ -144,8 +148,10 @@ def command(session_ref: str, as_json: bool, reveal: bool, full: bool,
 
     from learn.store.db import StoreError
     from learn.store.session_index import open_session_index
-    from learn.transcripts.indexed import CachedHeads
-    from learn.transcripts.session import session_to_dict
+    from learn.transcripts.index.indexed import CachedHeads
+    from learn.transcripts.view.serialise import (
+        session_to_dict,
+    )
 
     # Through the session index: heads come from it. The index only saves reading:
     # a store that cannot be opened (busy, read-only) leaves show reading the files.

@@ -88,7 +88,7 @@ def _resolve(sessions: tuple[str, ...], scope: Scope) -> tuple[list[Path], list[
         else:
             ids.append(arg)
     if ids:
-        from learn.transcripts.discover import discover
+        from learn.transcripts.files.discover import discover
 
         files = discover(all_projects=True)
         for session_id in ids:

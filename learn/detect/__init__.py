@@ -73,7 +73,7 @@ from learn.detect.spec import (
 from learn.detect.to_candidates import signals_to_candidates
 
 # The protocol strings are facts about Claude Code's output, owned by the parser.
-from learn.transcripts.literals import (
+from learn.transcripts.claude.literals import (
     ANSWERED_PREFIX,
     ANSWERED_TRAILER,
     DENIAL_KIND_PERMISSION_RULE,

@@ -20,7 +20,7 @@ from learn.detect.signals import QUESTION_ANSWER, MiningSignal
 from learn.detect.spec import MiningSpec
 from learn.detect.usertext import SessionIndex, ToolUse
 from learn.secret_answers import redact_answer
-from learn.transcripts.literals import (
+from learn.transcripts.claude.literals import (
     ANSWER_NO_OPTION,
     ANSWER_NOTES_SEPARATOR,
     ANSWER_PREVIEW_SEPARATOR,

@@ -19,11 +19,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from learn.detect.structural import is_scaffolding
-from learn.transcripts.models import (
-    AssistantEvent,
+from learn.transcripts.blocks import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
+)
+from learn.transcripts.models import (
+    AssistantEvent,
     TranscriptEvent,
     UserEvent,
 )

@@ -37,7 +37,11 @@ from learn.detect.spec import DETECTOR_ORDER, DetectorName, MiningSpec
 from learn.detect.structural import is_scaffolding
 from learn.detect.usertext import SessionIndex, is_human_message
 from learn.detect.wording import has_rejecting_words
-from learn.transcripts.literals import (
+from learn.transcripts.blocks import (
+    TextBlock,
+    ToolResultBlock,
+)
+from learn.transcripts.claude.literals import (
     ANSWERED_PREFIX,
     ASK_USER_QUESTION,
     CLARIFY_QUESTIONS_TEXT,
@@ -48,8 +52,6 @@ from learn.transcripts.literals import (
 )
 from learn.transcripts.models import (
     AssistantEvent,
-    TextBlock,
-    ToolResultBlock,
     TranscriptEvent,
     UserEvent,
 )

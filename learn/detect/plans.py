@@ -15,14 +15,14 @@ from learn.detect.signals import (
 from learn.detect.spec import MiningSpec
 from learn.detect.usertext import SessionIndex
 from learn.detect.wording import has_approving_words, has_rejecting_words
-from learn.transcripts.literals import (
+from learn.transcripts.blocks import ToolUseBlock
+from learn.transcripts.claude.literals import (
     DENIAL_KIND_USER_REJECTED,
     embedded_reason,
 )
 from learn.transcripts.models import (
     AssistantEvent,
     ModeEvent,
-    ToolUseBlock,
     TranscriptEvent,
     UserEvent,
 )

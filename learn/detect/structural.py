@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from learn.transcripts.literals import (
+from learn.transcripts.claude.literals import (
     AGENT_INJECTION_PATTERNS,
     COMPACT_SUMMARY_PREFIX,
     LOCAL_COMMAND_CAVEAT,
@@ -19,7 +19,7 @@ from learn.transcripts.literals import (
 )
 from learn.transcripts.models import UserEvent
 
-# Not (yet) in learn.transcripts.literals: the structural groups of the
+# Not (yet) in learn.transcripts.claude.literals: the structural groups of the
 # transcript filter, as observed in Claude Code output.
 STRUCTURAL_PATTERNS: Final[tuple[str, ...]] = (
     r"\A\s*<command-(?:name|message|args)>",

@@ -4,7 +4,7 @@ The detectors used to read each user event's raw text. On real transcripts that
 text held `<ide_opened_file>` blocks (read as the reply to a denial), plan
 hand-offs and pasted agent output (read as a plan re-entry's reason), none of
 which the person typed. Every detector now reads `SessionIndex.text(i)`: the
-message's text blocks through `learn.transcripts.typed.typed_blocks`, the same
+message's text blocks through `learn.transcripts.view.typed.typed_blocks`, the same
 decision the session view makes, so a signal never quotes words the view says
 were not typed.
 """
@@ -15,16 +15,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from learn.detect.structural import is_scaffolding
-from learn.transcripts.literals import is_bare_interrupt
-from learn.transcripts.models import (
-    AssistantEvent,
+from learn.transcripts.blocks import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
+)
+from learn.transcripts.claude.literals import is_bare_interrupt
+from learn.transcripts.models import (
+    AssistantEvent,
     TranscriptEvent,
     UserEvent,
 )
-from learn.transcripts.typed import AssistantText, typed_blocks, typed_text
+from learn.transcripts.view.typed import AssistantText, typed_blocks, typed_text
 
 
 @dataclass(frozen=True, slots=True)

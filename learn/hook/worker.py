@@ -161,10 +161,15 @@ def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
     """
     from learn.mining.miner import mine_sessions
     from learn.transcripts import stream
-    from learn.transcripts.discover import scan
-    from learn.transcripts.origin import is_headless
-    from learn.transcripts.replay import load_templates, replay_fingerprints
-    from learn.transcripts.session import build_session, read_asides
+    from learn.transcripts.files.discover import scan
+    from learn.transcripts.view.origin import is_headless
+    from learn.transcripts.view.replay import (
+        replay_fingerprints,
+    )
+    from learn.transcripts.view.replay_files import (
+        load_templates,
+    )
+    from learn.transcripts.view.session import build_session, read_asides
 
     want = Path(event.transcript_path).expanduser()
     found = scan(all_projects=True, id_prefix=event.session_id).files

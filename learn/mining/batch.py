@@ -58,7 +58,7 @@ from learn.render.chunk import chunk_groups, fit_chunk, hard_chunk_chars, mine_m
 from learn.render.render import render_blocks
 from learn.render.spoken import spoken_turns
 from learn.store.mine_batches import BatchItem, open_batch_table
-from learn.transcripts.view import Session
+from learn.transcripts.view.model import Session
 
 # Above this many uncached sessions on the anthropic backend, `learn run`
 # offers a batch: half the price, and no rate limit to wait on.

@@ -42,7 +42,7 @@ from learn.render.chunk import (
 from learn.render.redact import redact
 from learn.render.render import render_blocks, user_turns
 from learn.render.spoken import spoken_turns
-from learn.transcripts.view import Session
+from learn.transcripts.view.model import Session
 
 # Errors no retry on the next chunk can fix; the session stops at the first.
 _FATAL_MARKERS: Final = ("HTTP 401", "HTTP 403", "HTTP 404", "no Anthropic API key")

@@ -22,8 +22,8 @@ from learn.mining.prompt import system_prompt
 from learn.models.catalog import model_info
 from learn.render.chunk import TOOL_SCHEMA_TOKENS, as_sent, chunk_blocks
 from learn.render.render import render_blocks
-from learn.transcripts.discover import SessionFile
-from learn.transcripts.view import Session
+from learn.transcripts.files.discover import SessionFile
+from learn.transcripts.view.model import Session
 
 # Estimates use ~4 chars/token (what English-heavy transcripts measure); chunk
 # sizing uses a pessimistic 3 so it never overflows. The two differ on purpose.
@@ -89,9 +89,11 @@ def plan_mining(
     `views` are views already built (the session index's): a file found there
     is not parsed again.
     """
-    from learn.transcripts.discover import aside_paths_for
+    from learn.transcripts.files.listing import (
+        aside_paths_for,
+    )
     from learn.transcripts.parser import parse
-    from learn.transcripts.session import build_session, read_asides
+    from learn.transcripts.view.session import build_session, read_asides
 
     info = model_info(model, context_window=context_window)
     budget = default_chunk_chars(model, context_window=context_window)

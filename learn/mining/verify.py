@@ -41,7 +41,7 @@ from learn.textfold import (
     fold_typography,
 )
 from learn.textunits import is_unspaced, word_count
-from learn.transcripts.view import Session
+from learn.transcripts.view.model import Session
 
 # Three characters verified almost anything ("no", "ok", "use"): a quote must
 # carry at least this many words. The shortest real directive in the eval

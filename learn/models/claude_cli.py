@@ -223,7 +223,7 @@ def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def parse_outcome(raw: bytes) -> PrintOutcome:
     """Parse `claude -p --output-format json` stdout; ValueError when it is not a result."""
-    from learn.transcripts.print_result import parse_print_result
+    from learn.transcripts.claude.print_result import parse_print_result
 
     parsed = parse_print_result(raw)
     usage = parsed.usage

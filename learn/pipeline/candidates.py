@@ -12,7 +12,7 @@ from learn.pipeline.mine import Mined
 from learn.pipeline.read import Read
 from learn.pipeline.types import iso
 from learn.textfold import fold
-from learn.transcripts.projectpath import spellings
+from learn.transcripts.files.projectpath import spellings
 
 
 @dataclass
@@ -44,7 +44,7 @@ def merge_candidates(*groups: Sequence[MinedCandidate]) -> tuple[MinedCandidate,
 def session_candidates(read: Read, mined: Mined) -> Candidates:
     from learn.mining.verify import command_ran, quote_found, session_commands
     from learn.render.spoken import spoken_turns
-    from learn.transcripts.resume import own_turns
+    from learn.transcripts.view.resume import own_turns
 
     sessions = read.sessions
     out: list[SessionCandidates] = []

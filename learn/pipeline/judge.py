@@ -24,13 +24,13 @@ from learn.pipeline.types import Clock, Progress, RunOptions, Trace, TraceOccurr
 from learn.projects import project_key
 from learn.reduce.stage import ReduceOutcome, reduce_failures
 from learn.reduce.types import RunResult, RunUsage
-from learn.transcripts.projectpath import spellings
+from learn.transcripts.files.projectpath import spellings
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
     from learn.models.meter import UsageMeter
-    from learn.transcripts.discover import SessionFile
-    from learn.transcripts.view import Session
+    from learn.transcripts.files.discover import SessionFile
+    from learn.transcripts.view.model import Session
 
 
 def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mined,

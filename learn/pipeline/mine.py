@@ -19,7 +19,7 @@ from learn.reduce.types import Funnel, RunResult, RunUsage
 if TYPE_CHECKING:
     from learn.mining.miner import SessionMineResult
     from learn.models.meter import UsageMeter
-    from learn.transcripts.view import Session
+    from learn.transcripts.view.model import Session
 
 
 @dataclass

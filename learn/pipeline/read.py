@@ -16,8 +16,8 @@ from learn.pipeline.types import Clock, Progress, RunOptions, Trace
 from learn.textfold import fold
 
 if TYPE_CHECKING:
-    from learn.transcripts.discover import SessionFile
-    from learn.transcripts.view import Session
+    from learn.transcripts.files.discover import SessionFile
+    from learn.transcripts.view.model import Session
 
 
 @dataclass
@@ -37,9 +37,11 @@ class Read:
 def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: Trace,
                   progress: Progress | None) -> Read:
     from learn.store.session_index import open_session_index
-    from learn.transcripts.discover import scan
-    from learn.transcripts.indexed import CachedHeads, indexed_views
-    from learn.transcripts.replay import replay_fingerprints
+    from learn.transcripts.files.discover import scan
+    from learn.transcripts.index.indexed import CachedHeads, indexed_views
+    from learn.transcripts.view.replay import (
+        replay_fingerprints,
+    )
 
     # (closed before the model is called: nothing holds the store while it waits)
     with open_session_index(options.store_path) as index:
@@ -83,7 +85,9 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
 
 
 def _templates(files: Sequence[SessionFile], options: RunOptions) -> list[str]:
-    from learn.transcripts.replay import load_templates
+    from learn.transcripts.view.replay_files import (
+        load_templates,
+    )
 
     projects: set[Path | None] = set()
     if options.all_projects:
@@ -115,7 +119,7 @@ def _drop_repeated_prompts(
     prompts a person pasted by hand become "make this a command" suggestions.
     Returns the sessions kept and how many were set aside as programmatic."""
     from learn.render import redact
-    from learn.transcripts.scripted import command_suggestion, machinery
+    from learn.transcripts.templates.scripted import command_suggestion, machinery
 
     found = machinery(sessions, fingerprints, include_programmatic=include_programmatic)
     kept: list[Session] = []

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from learn.render.redact import redact
-from learn.transcripts.view import HumanTurn, Session, TimelineItem, ToolCall, ToolFailure
+from learn.transcripts.view.model import HumanTurn, Session, TimelineItem, ToolCall, ToolFailure
 
 
 def _deep(value: Any) -> Any:

@@ -23,9 +23,11 @@ from typing import Final
 
 from learn.render.redact import redact
 from learn.render_version import RENDER_VERSION as RENDER_VERSION  # re-exported
-from learn.transcripts.exclusions import is_learn_digest
-from learn.transcripts.replay import is_replayed_turn
-from learn.transcripts.view import HumanTurn, Session, ToolCall, ToolFailure, reading_order
+from learn.transcripts.view.exclusions import is_learn_digest
+from learn.transcripts.view.model import HumanTurn, Session, ToolCall, ToolFailure, reading_order
+from learn.transcripts.view.replay import (
+    is_replayed_turn,
+)
 
 # RENDER_VERSION (learn.render_version, bumped there) is part of the mining cache
 # key and of every session index entry.

@@ -21,7 +21,7 @@ from typing import Final
 from learn.render.redact import redact
 from learn.render.render import user_turns
 from learn.textfold import fold
-from learn.transcripts.view import Session
+from learn.transcripts.view.model import Session
 
 # Between turns in the spoken text. Not whitespace (so normalization keeps it)
 # and never in a normalized quote, so a "quote" that glues the end of one

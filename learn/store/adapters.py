@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from learn.embed.base import Embedder
     from learn.mining.candidate import MinedCandidate, SessionCandidates
     from learn.reduce.naming import NamingResult
-    from learn.transcripts.view import Session
+    from learn.transcripts.view.model import Session
 
 
 def _now() -> str:

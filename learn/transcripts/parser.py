@@ -7,10 +7,10 @@ How a line becomes an event:
    ~270 MB/s on this box against ~600 MB/s for whole-buffer decoding
    (feasibility probe 6), so we never iterate a file object; and
    buf.split(b"\\n") would copy every line before decoding it.
-2. Each line is decoded by msgspec straight into wire Structs (`wire.py`), a
+2. Each line is decoded by msgspec straight into wire Structs (`claude/wire.py`), a
    union tagged on "type" whose unknown fields are ignored. Text, thinking and
    tool_use blocks and `usage` decode directly into the public models.
-3. A line the typed decode rejects takes the slow path (`decode.py`): decode it
+3. A line the typed decode rejects takes the slow path (`claude/decode.py`): decode it
    untyped, then either it is an entry type we do not model (-> OtherEvent), or
    a known type carrying an unknown block (rewritten to a marker and converted
    again), or it is skipped and counted by reason. Nothing raises.
@@ -38,8 +38,7 @@ from typing import Any
 
 import msgspec
 
-from learn.transcripts.compressed import ZSTD_MAGIC
-from learn.transcripts.decode import (
+from learn.transcripts.claude.decode import (
     SKIP_INVALID,
     SKIP_NOT_OBJECT,
     SKIP_UNDECODABLE,
@@ -47,10 +46,11 @@ from learn.transcripts.decode import (
     decode_line,
     decode_untyped,
 )
-from learn.transcripts.events import materialize
+from learn.transcripts.claude.events import materialize
+from learn.transcripts.claude.wire import LazyOther
+from learn.transcripts.files.compressed import ZSTD_MAGIC
 from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.models import EventList, Transcript, TranscriptEvent
-from learn.transcripts.wire import LazyOther
 
 __all__ = [
     "SKIP_INVALID",
@@ -130,10 +130,11 @@ def parse_buffer(
     first; one cut short keeps what decoded; one that is not zstd at all is
     read as lines (undecodable ones), never an error.
     """
-    from learn.transcripts import codex
+    from learn.transcripts.codex.meta import is_codex
+    from learn.transcripts.codex.rollout import lower
 
     if buf[:4] == ZSTD_MAGIC:
-        from learn.transcripts.compressed import CorruptFile, decompress
+        from learn.transcripts.files.compressed import CorruptFile, decompress
 
         named_zst = path is not None and path.name.endswith(".zst")
         try:
@@ -158,8 +159,8 @@ def parse_buffer(
             skipped[SKIP_UNDECODABLE] = skipped.get(SKIP_UNDECODABLE, 0) + 1
             return msgspec.structs.replace(
                 transcript, skipped=skipped, skipped_lines=transcript.skipped_lines + 1)
-    if codex.is_codex(buf, path):
-        events, skipped = codex.lower(buf, path=path, drop=drop)
+    if is_codex(buf, path):
+        events, skipped = lower(buf, path=path, drop=drop)
         return Transcript(
             path=path, mtime=mtime, provider="codex", events=EventList(events, materialize),
             skipped=skipped, skipped_lines=sum(skipped.values()), size_bytes=len(buf),
@@ -236,7 +237,7 @@ def stream(
     every transcript back, which costs more than parsing it: on the 110 MB
     benchmark corpus, 2 processes took 1.2-1.6 s wall against 0.24 s for one
     (benchmarks/index.py). The cold scan uses the pool through
-    `learn.transcripts.indexed`, whose workers build the view and send back
+    `learn.transcripts.index.indexed`, whose workers build the view and send back
     its compact bytes instead (1.4-2.0x faster on 2 cores).
 
     Why no thread: msgspec decodes holding the GIL, so a reader thread only

@@ -4,7 +4,7 @@ Processes, not threads: msgspec decodes holding the GIL, and a reader thread
 made stream() slower on this box (parser.stream's docstring has the figures).
 Workers are forked, so they start with learn already imported (a spawned worker
 re-imports it: ~0.3 s each). What crosses back is pickled, so a worker should
-return compact results (learn.transcripts.compact), not every event.
+return compact results (learn.transcripts.view.compact), not every event.
 """
 
 from __future__ import annotations

@@ -1,0 +1,174 @@
+"""The wire shapes a Claude Code JSONL line decodes into.
+
+msgspec decodes each line straight into these Structs: a union tagged on
+"type" whose unknown fields are ignored, so a line costs one pass and no dict.
+They are private to the parser; `events.py` turns them into the public models
+(`learn.transcripts.models`) the first time an event is read.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+import msgspec
+
+from learn.transcripts.blocks import (
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+)
+
+# RFC 3339 with an offset; an offset-less or out-of-range timestamp fails the
+# line (counted "invalid") rather than becoming a naive datetime that would
+# later refuse to compare with every other one.
+Timestamp = Annotated[datetime, msgspec.Meta(tz=True)]
+
+# Where the parser parks the untyped decode of a system or attachment line on
+# its wire struct (always overwritten after decoding, so a clash is harmless).
+RAW_KEY = "__learn_raw__"
+
+
+# ---------------------------------------------------------------- wire structs
+
+
+class Env(msgspec.Struct, rename="camel", kw_only=True, gc=False):
+    uuid: str
+    session_id: str
+    timestamp: Timestamp
+    parent_uuid: str | None = None
+    cwd: str | None = None
+    git_branch: str | None = None
+    version: str | None = None
+    is_sidechain: bool | None = None
+    is_meta: bool | None = None
+    entrypoint: str | None = None
+    is_compact_summary: bool | None = None
+    is_visible_in_transcript_only: bool | None = None
+    user_type: str | None = None
+    slug: str | None = None
+    agent_id: str | None = None
+
+
+class OtherBlockW(msgspec.Struct, tag="\x00other", gc=False):
+    raw: dict[str, Any]
+
+
+class ResultItemW(msgspec.Struct, gc=False):
+    type: str = ""
+    text: Any = None
+
+
+class ToolResultW(msgspec.Struct, tag="tool_result", gc=False):
+    tool_use_id: str
+    content: str | list[ResultItemW] | None = None
+    is_error: bool | None = None
+
+
+class UserMsgW(msgspec.Struct, gc=False):
+    content: str | list[TextBlock | ToolResultW | OtherBlockW]
+
+
+class UserW(Env, tag="user", rename="camel", kw_only=True, gc=False):
+    message: UserMsgW
+    tool_use_result: Any = None
+    tool_denial_kind: str | None = None
+    prompt_id: str | None = None
+    prompt_source: str | None = None
+    queue_priority: str | None = None
+    image_paste_ids: list[int] | None = None
+    source_tool_use_id: str | None = msgspec.field(default=None, name="sourceToolUseID")
+    source_tool_assistant_uuid: str | None = msgspec.field(
+        default=None, name="sourceToolAssistantUUID"
+    )
+    mcp_meta: dict[str, Any] | None = None
+    permission_mode: str | None = None
+    interrupted_message_id: str | None = None
+    origin: Any = None
+
+
+class ModelRefW(msgspec.Struct, gc=False):
+    model: str
+
+
+class FallbackW(msgspec.Struct, tag="fallback", gc=False):
+    from_: ModelRefW = msgspec.field(name="from")
+    to: ModelRefW
+
+
+class AssistantMsgW(msgspec.Struct, kw_only=True, gc=False):
+    model: str
+    content: list[TextBlock | ThinkingBlock | ToolUseBlock | FallbackW | OtherBlockW]
+    id: str | None = None
+    stop_reason: str | None = None
+    usage: Usage | None = None
+
+
+class AssistantW(Env, tag="assistant", rename="camel", kw_only=True, gc=False):
+    message: AssistantMsgW
+    request_id: str | None = None
+    forked_from: Any = None
+    attribution_plugin: str | None = None
+    attribution_skill: str | None = None
+    attribution_mcp_server: str | None = None
+    attribution_mcp_tool: str | None = None
+    is_api_error_message: bool | None = None
+    error: Any = None
+    api_error_status: int | None = None
+    error_details: Any = None
+
+
+class SystemW(Env, tag="system", rename="camel", kw_only=True, gc=False):
+    subtype: str
+    content: Any = None
+    level: Any = None
+    raw: Any = msgspec.field(default=None, name=RAW_KEY)
+
+
+class AttachmentPayloadW(msgspec.Struct, gc=False):
+    type: str
+
+
+class AttachmentW(Env, tag="attachment", rename="camel", kw_only=True, gc=False):
+    attachment: AttachmentPayloadW
+    raw: Any = msgspec.field(default=None, name=RAW_KEY)
+
+
+class ModeW(msgspec.Struct, tag="mode", rename="camel", gc=False):
+    mode: str
+    session_id: str
+
+
+class PermissionModeW(msgspec.Struct, tag="permission-mode", rename="camel", gc=False):
+    permission_mode: str
+    session_id: str
+
+
+class LazyOther(msgspec.Struct, gc=False):
+    """An entry kept as its line bytes until read, then an OtherEvent.
+
+    Used where the typed decode already proved the line is a JSON object with
+    a string type (Codex rollouts, where most lines are bookkeeping), so the
+    untyped decode that builds `raw` is only paid for events someone reads.
+    """
+
+    type: str
+    line: bytes
+
+
+
+Entry = UserW | AssistantW | SystemW | AttachmentW | ModeW | PermissionModeW
+
+MODELED_TYPES = frozenset({"user", "assistant", "system", "attachment", "mode", "permission-mode"})
+USER_BLOCK_TYPES = frozenset({"text", "tool_result"})
+ASSISTANT_BLOCK_TYPES = frozenset({"text", "thinking", "tool_use", "fallback"})
+WIRE_TYPE_NAMES: dict[type, str] = {
+    UserW: "user",
+    AssistantW: "assistant",
+    SystemW: "system",
+    AttachmentW: "attachment",
+    ModeW: "mode",
+    PermissionModeW: "permission-mode",
+}
+

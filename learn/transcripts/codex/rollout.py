@@ -1,0 +1,332 @@
+"""Lower Codex CLI rollouts into the same event model as Claude Code transcripts.
+
+A rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, sometimes
+compressed to `.jsonl.zst`) is one `{timestamp, type, payload}` object per line,
+opening with `session_meta`. Older clients wrote other shapes, all read here
+(studied in public repositories' rollouts and readers, 2025-2026):
+
+- Bare era (up to about September 2025): the first line is a header
+  `{"id", "timestamp", "instructions", "git"?}` with no `type` and no payload,
+  then `{"record_type": "state"}` markers and bare response items
+  (`{"type": "message", "role": "user", ...}`) with no per-line timestamp. Those
+  files have no `user_message` event: the typed prompt is the user-role message
+  that is not injected context, and the cwd is only in `<environment_context>`.
+- Flattened records (`{"timestamp", "type": "session_meta", "id", "cwd"}`): the
+  payload's fields at the top level. Read as if wrapped.
+
+Subagent rollouts (`session_meta.payload.source` is `{"subagent": ...}` — a
+review, a compaction, a spawned thread — or an `internal` job, or
+`thread_source: "subagent"`) are written by an agent: every line is lowered as
+a sidechain, exactly like a Claude Code subagent file, so no prompt in them is
+ever a typed turn.
+
+What the person typed comes from `event_msg/user_message`, never from
+`response_item` user messages: those also carry the injected
+`<environment_context>` and AGENTS.md text, so mining them would "learn" our own
+instructions back. They lower to OtherEvent.
+
+Codex lines carry no uuid or parent link, so the lowering synthesizes them: a
+uuid derived from the session id and line number ("<session id>:<line>",
+stable across re-parses and file moves), and a parent chain through the previous lowered event so the
+active-branch walk of the session view works unchanged. Unlike Claude Code
+parsing, lowering is not compositional: the session id and cwd come from
+earlier lines.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from learn.transcripts.blocks import (
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from learn.transcripts.claude.literals import AGENT_INJECTION_RE
+from learn.transcripts.claude.wire import LazyOther
+from learn.transcripts.codex.lines import (
+    ANY,
+    LINE_DECODER,
+    Line,
+    State,
+    bare_line,
+    decode_raw,
+    slow_line,
+)
+from learn.transcripts.codex.meta import (
+    INJECTED_PREFIXES,
+    environment_cwd,
+    subagent_kind,
+)
+from learn.transcripts.filterspec import FilterSpec
+from learn.transcripts.models import (
+    AssistantEvent,
+    TranscriptEvent,
+    UserEvent,
+)
+
+__all__ = ["lower"]
+
+# "Exit code: 1" (the exec tool's text preamble) / "exited with code 1".
+_EXIT_CODE_RE = re.compile(r"(?:Exit code:|exited with code)\s*(-?\d+)")
+
+
+def _timestamp(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        ts = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return ts if ts.tzinfo is not None else None
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _arguments(raw: object) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            parsed = ANY.decode(raw)
+        except msgspec.DecodeError:
+            return {"input": raw}
+        return parsed if isinstance(parsed, dict) else {"input": parsed}
+    return {}
+
+
+def _output(raw: object) -> tuple[str, bool]:
+    """Flatten a function_call_output payload; is_error from its exit code."""
+    data: object = raw
+    if isinstance(raw, str):
+        stripped = raw.lstrip()
+        if stripped.startswith("{"):
+            try:
+                data = ANY.decode(stripped)
+            except msgspec.DecodeError:
+                data = raw
+    if isinstance(data, dict):
+        text = data.get("output", data.get("content", ""))
+        if isinstance(text, list):
+            text = "".join(
+                item.get("text", "") for item in text
+                if isinstance(item, dict) and isinstance(item.get("text"), str)
+            )
+        if not isinstance(text, str):
+            text = msgspec.json.encode(text).decode()
+        meta = data.get("metadata")
+        code = meta.get("exit_code") if isinstance(meta, dict) else None
+        if data.get("success") is False:
+            return text, True
+        if isinstance(code, int) and not isinstance(code, bool):
+            return text, code != 0
+        data = text
+    text = data if isinstance(data, str) else msgspec.json.encode(data).decode()
+    match = _EXIT_CODE_RE.search(text[:400])
+    return text, bool(match and int(match.group(1)) != 0)
+
+
+def _message_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return " ".join(
+        item["text"] for item in content
+        if isinstance(item, dict) and isinstance(item.get("text"), str)
+    )
+
+
+def _lower_line(
+    w: Line, lineno: int, st: State, line: memoryview
+) -> TranscriptEvent | LazyOther | str:
+    kind, p = w.type, w.payload
+    ptype = p.type
+    if kind == "session_meta":
+        st.session_id = _str(p.id) or _str(p.session_id) or ""
+        st.cwd = _str(p.cwd) or st.cwd
+        st.version = _str(p.cli_version)
+        st.entrypoint = _str(p.originator) or _str(p.source)
+        st.sidechain = subagent_kind(
+            {"source": p.source, "thread_source": p.thread_source}) is not None
+        st.clock = _timestamp(w.timestamp) or st.clock
+        return LazyOther(kind, line.tobytes())
+    if kind == "turn_context":
+        st.cwd = _str(p.cwd) or st.cwd
+        st.model = _str(p.model) or st.model
+        return LazyOther(kind, line.tobytes())
+    if kind == "event_msg":
+        conversational = ptype in ("user_message", "agent_message") or (
+            ptype == "turn_aborted" and p.reason in (None, "interrupted"))
+    elif kind == "response_item":
+        if st.bare and ptype == "message" and p.role == "user":
+            return _bare_prompt(w, lineno, st, line)
+        conversational = (ptype == "message" and p.role == "assistant") or ptype in (
+            "function_call", "custom_tool_call", "local_shell_call",
+            "function_call_output", "custom_tool_call_output")
+    else:
+        conversational = False
+    if not conversational:
+        return LazyOther(kind, line.tobytes())
+    ts = _line_time(w, st)
+    if ts is None:
+        return "invalid"
+    if kind == "event_msg":
+        if ptype == "user_message":
+            text = _str(decode_raw(p.message)) or ""
+            st.last_assistant_text = None
+            return UserEvent(
+                meta=st.meta(lineno, ts), text=text, blocks=(TextBlock(text),),
+                is_agent_injected=AGENT_INJECTION_RE.match(text) is not None,
+                prompt_source="typed",
+            )
+        if ptype == "turn_aborted":
+            return UserEvent(meta=st.meta(lineno, ts), text="", interrupted=True)
+        text = _str(decode_raw(p.message)) or ""
+        if text == st.last_assistant_text:
+            # Codex writes each reply twice (response_item + agent_message).
+            return LazyOther(kind, line.tobytes())
+        st.last_assistant_text = text
+        return AssistantEvent(
+            meta=st.meta(lineno, ts), model=st.model, text=text, blocks=(TextBlock(text),)
+        )
+    if ptype == "message":
+        text = _message_text(decode_raw(p.content))
+        if text == st.last_assistant_text:
+            return LazyOther(kind, line.tobytes())
+        st.last_assistant_text = text
+        return AssistantEvent(
+            meta=st.meta(lineno, ts), model=st.model, text=text, blocks=(TextBlock(text),),
+            message_id=_str(p.id),
+        )
+    call_id = _str(p.call_id) or _str(p.id) or ""
+    if ptype in ("function_call_output", "custom_tool_call_output"):
+        text, is_error = _output(decode_raw(p.output))
+        return UserEvent(
+            meta=st.meta(lineno, ts),
+            blocks=(ToolResultBlock(tool_use_id=call_id, content=text, is_error=is_error),),
+        )
+    if ptype == "local_shell_call":
+        action = decode_raw(p.action)
+        name, args = "local_shell", action if isinstance(action, dict) else {}
+    elif ptype == "custom_tool_call":
+        name, args = _str(p.name) or "", _arguments(decode_raw(p.input))
+    else:
+        name, args = _str(p.name) or "", _arguments(decode_raw(p.arguments))
+    return AssistantEvent(
+        meta=st.meta(lineno, ts), model=st.model,
+        blocks=(ToolUseBlock(id=call_id, name=name, input=args),),
+    )
+
+
+def _line_time(w: Line, st: State) -> datetime | None:
+    ts = _timestamp(w.timestamp)
+    if ts is not None:
+        st.clock = ts
+        return ts
+    # A bare-era line has no timestamp: it happened after the last one known.
+    return st.clock if st.bare else None
+
+
+def _bare_prompt(
+    w: Line, lineno: int, st: State, line: memoryview
+) -> TranscriptEvent | LazyOther | str:
+    """A bare-era user-role message: the prompt, unless it is the harness's context."""
+    text = _message_text(decode_raw(w.payload.content))
+    injected = text.lstrip().startswith(INJECTED_PREFIXES)
+    if injected:
+        st.cwd = environment_cwd(text) or st.cwd
+    ts = _line_time(w, st)
+    if ts is None:
+        return "invalid"
+    if injected:
+        # Kept as a client-written (meta) entry, like Claude Code's isMeta
+        # lines: never typed, but it carries the only cwd of the session.
+        meta = msgspec.structs.replace(st.meta(lineno, ts), is_meta=True)
+        return UserEvent(meta=meta, text=text, blocks=(TextBlock(text),))
+    st.last_assistant_text = None
+    return UserEvent(
+        meta=st.meta(lineno, ts), text=text, blocks=(TextBlock(text),),
+        is_agent_injected=AGENT_INJECTION_RE.match(text) is not None, prompt_source="typed",
+    )
+
+
+def _is_dropped(event: TranscriptEvent | LazyOther, spec: FilterSpec) -> bool:
+    if isinstance(event, LazyOther):
+        return event.type in spec.types
+    if isinstance(event, UserEvent):
+        return "user" in spec.types
+    if isinstance(event, AssistantEvent):
+        return "assistant" in spec.types
+    return False
+
+
+def lower(
+    buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = None
+) -> tuple[list[TranscriptEvent | LazyOther], dict[str, int]]:
+    """Lower a Codex rollout buffer into events plus skip counts by reason.
+
+    Bookkeeping lines come back as LazyOther records; `parser.materialize`
+    turns them into OtherEvents when read (EventList does this).
+    """
+    st = State(path)
+    events: list[TranscriptEvent | LazyOther] = []
+    skipped: dict[str, int] = {}
+    decode = LINE_DECODER.decode
+    # memoryview slices rather than buf.split(): no copy of every line (see
+    # parser.decode_claude_lines); the bookkeeping lines kept as LazyOther
+    # are copied out one by one.
+    view = memoryview(buf)
+    find = buf.find
+    size = len(buf)
+    start = 0
+    lineno = -1
+    while start < size:
+        lineno += 1
+        end = find(b"\n", start)
+        if end < 0:
+            end = size
+        if end == start:
+            start += 1
+            continue
+        line = view[start:end]
+        start = end + 1
+        try:
+            # A bare-era file is bare throughout: trying the wrapped shape
+            # first failed on every line and made these files 8x orjson's time.
+            w = decode(line) if not st.bare else bare_line(line, lineno, st)
+        except msgspec.ValidationError:
+            unwrapped = slow_line(line, lineno, st)
+            if unwrapped == "state":
+                events.append(LazyOther("state", line.tobytes()))
+                continue
+            if isinstance(unwrapped, str):
+                skipped[unwrapped] = skipped.get(unwrapped, 0) + 1
+                continue
+            w = unwrapped
+        except msgspec.DecodeError:
+            if line.tobytes().isspace():
+                continue
+            skipped["undecodable"] = skipped.get("undecodable", 0) + 1
+            continue
+        if isinstance(w, str):
+            if w == "state":
+                events.append(LazyOther("state", line.tobytes()))
+            else:
+                skipped[w] = skipped.get(w, 0) + 1
+            continue
+        event = _lower_line(w, lineno, st, line)
+        if isinstance(event, str):
+            skipped[event] = skipped.get(event, 0) + 1
+            continue
+        if drop is not None and _is_dropped(event, drop):
+            continue
+        events.append(event)
+    return events, skipped

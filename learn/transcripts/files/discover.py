@@ -1,0 +1,298 @@
+"""Find the session transcripts on disk, newest first.
+
+Claude Code: `<CLAUDE_CONFIG_DIR or ~/.claude>/projects/<encoded-cwd>/<id>.jsonl`,
+with subagent transcripts either beside it (`agent-*.jsonl`, older builds) or
+under `<id>/subagents/agent-*.jsonl`. Codex: `<CODEX_HOME or ~/.codex>/sessions/
+YYYY/MM/DD/rollout-*.jsonl`, and `archived_sessions/rollout-*.jsonl` once the
+person archives a thread (still their words); either may be `.jsonl.zst`.
+
+The project filter cannot trust the directory name: the encoding replaces every
+non-alphanumeric with '-', so `/a/b-c` and `/a/b/c` share a directory, and a
+symlinked checkout is recorded under whichever path the shell was in. So the
+cwd is read from the head of each candidate file (a few KB, not the file:
+`heads`; the directory walk is `listing`) and compared by realpath. Heads are read newest first and only until the limit is
+met, so a `--limit 20` run over a 5,000-file history reads ~20 heads.
+
+A session's id is what its client calls it: a Claude Code session is its file
+name (`<id>.jsonl`; a resumed session's file opens with lines copied from the
+session it resumed, which carry the *old* id: reading the id from the first line
+listed a real 3.8 MB session as a "duplicate" of its parent and dropped it). A
+Codex session is its `session_meta` id, else the uuid in its file name.
+
+Codex subagent rollouts (a review, a compaction, a spawned thread: see
+`codex.meta.subagent_kind`) are not sessions of their own, like Claude Code's
+`agent-*.jsonl`: they attach to their parent when it is listed, and are reported
+as skipped ("subagent") either way.
+
+`--since` is decided by last activity, the newest timestamp in the file's tail,
+not its mtime, which a copy, a sync or a restore resets.
+
+Nothing here writes, and a directory or file that cannot be read is skipped and
+recorded, never fatal: the history belongs to the user and is often pruned or
+half-synced under us. Every file left out is listed in `Discovery.skipped_files`
+with its reason, so nothing disappears silently.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Final, Protocol
+
+from learn.transcripts.files.heads import Head, Provider, last_activity, read_head
+from learn.transcripts.files.listing import (
+    SkippedFile,
+    Skips,
+    claude_candidates,
+    claude_projects_dir,
+    codex_candidates,
+    codex_sessions_dir,
+    old_layout_agents,
+)
+from learn.transcripts.files.projectpath import key_within, project_key
+
+__all__ = [
+    "Discovery",
+    "HeadReader",
+    "SessionFile",
+    "discover",
+    "in_project",
+    "parse_since",
+    "scan",
+]
+
+
+# An mtime this far before the cutoff decides "too old" without reading the
+# tail: a file's last write is never before its last line's timestamp (both
+# come from the same clock), so only a restored-from-archive time could be
+# older, and zip archives store local times (hence a day of slack, not zero).
+_MTIME_SLACK_SECONDS: Final = 86_400.0
+
+@dataclass(frozen=True, slots=True)
+class SessionFile:
+    path: Path
+    provider: Provider
+    session_id: str
+    mtime: float
+    size: int
+    project: str | None  # the cwd read from the head, when it was read
+    subagent_paths: tuple[Path, ...] = ()
+    # `/btw` side questions (`agent-aside_question-*.jsonl`): typed turns of this
+    # session, not a subagent's.
+    aside_paths: tuple[Path, ...] = ()
+    # Epoch seconds of the newest timestamp in the file's tail, when it was read
+    # (only `--since` needs it).
+    last_activity: float | None = None
+
+
+class HeadReader(Protocol):
+    """Where discovery gets a file's head and last activity (learn.transcripts.index.indexed.CachedHeads)."""
+
+    def read_head(self, path: Path, provider: Provider) -> Head: ...
+
+    def last_activity(self, path: Path) -> float | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """What `scan` found, plus why the rest was left out (for "why nothing?")."""
+
+    files: list[SessionFile]
+    # reason -> count: "unreadable", "too_old", "other_project", "no_cwd",
+    # "duplicate", "subagent" (a Codex subagent rollout), and "over_limit"
+    # (not examined: the limit was already met).
+    skipped: Mapping[str, int] = field(default_factory=dict)
+    roots: tuple[Path, ...] = ()
+    # The same, file by file.
+    skipped_files: tuple[SkippedFile, ...] = ()
+
+
+def discover(
+    *,
+    project: Path | None = None,
+    all_projects: bool = False,
+    since: datetime | None = None,
+    limit: int | None = None,
+    claude_dir: Path | None = None,
+    codex_dir: Path | None = None,
+) -> list[SessionFile]:
+    """Session files in scope, newest first (by mtime). See `scan` for skip counts."""
+    return scan(
+        project=project,
+        all_projects=all_projects,
+        since=since,
+        limit=limit,
+        claude_dir=claude_dir,
+        codex_dir=codex_dir,
+    ).files
+
+
+def scan(
+    *,
+    project: Path | None = None,
+    all_projects: bool = False,
+    since: datetime | None = None,
+    limit: int | None = None,
+    claude_dir: Path | None = None,
+    codex_dir: Path | None = None,
+    id_prefix: str | None = None,
+    heads: HeadReader | None = None,
+) -> Discovery:
+    """Like `discover`, and also says what was skipped and why.
+
+    `project` defaults to the current directory; sessions whose cwd is the
+    project or anything under it count. `all_projects` drops the filter.
+    `id_prefix` keeps only sessions whose id starts with it, decided from the
+    file name (Claude: `<id>.jsonl`, Codex: `rollout-<ts>-<id>.jsonl`) before
+    any file is opened, which is what makes `learn show <prefix>` cheap.
+    `heads` reads heads and last activity (the session index keeps them, so
+    an unchanged file is not opened); default: from the file.
+    """
+    read_head_of = heads.read_head if heads is not None else read_head
+    last_activity_of = heads.last_activity if heads is not None else last_activity
+    skips = Skips()
+    projects_dir = claude_projects_dir(claude_dir)
+    sessions_dir = codex_sessions_dir(codex_dir)
+    archived_dir = sessions_dir.with_name("archived_sessions")
+    candidates = [
+        *claude_candidates(projects_dir, skips, id_prefix or ""),
+        *codex_candidates(sessions_dir, skips),
+        *codex_candidates(archived_dir, skips),
+    ]
+    candidates.sort(key=lambda c: (-c.mtime, str(c.path)))
+
+    cutoff = since.timestamp() if since is not None else None
+    want = None if all_projects else _real(project if project is not None else Path.cwd())
+    files: list[SessionFile] = []
+    kept: dict[tuple[str, str], Path] = {}
+    agents_by_dir: dict[Path, dict[str, tuple[Path, ...]]] = {}
+    codex_children: dict[str, list[Path]] = {}
+
+    for cand in candidates:
+        if id_prefix is not None and not cand.session_id.startswith(id_prefix):
+            continue
+        last: float | None = None
+        if cutoff is not None:
+            if cand.mtime < cutoff - _MTIME_SLACK_SECONDS:
+                skips.add("too_old", cand.path, cand.provider, cand.session_id)
+                continue
+            last = last_activity_of(cand.path)
+            if (last if last is not None else cand.mtime) < cutoff:
+                skips.add("too_old", cand.path, cand.provider, cand.session_id)
+                continue
+        if limit is not None and len(files) >= limit:
+            skips.add("over_limit", cand.path, cand.provider, cand.session_id)
+            continue
+        try:
+            head = read_head_of(cand.path, cand.provider)
+        except OSError as exc:
+            skips.add("unreadable", cand.path, cand.provider, cand.session_id,
+                      exc.strerror or str(exc))
+            continue
+        # Claude: the file name (see the module docstring). Codex: session_meta.
+        session_id = (
+            cand.session_id if cand.provider == "claude" else head.session_id or cand.session_id
+        )
+        if head.subagent is not None:
+            # A Codex subagent rollout: its parent's, never a session of its own.
+            skips.add("subagent", cand.path, cand.provider, session_id,
+                      f"{head.subagent} of {head.parent_id or 'an unknown session'}")
+            if head.parent_id:
+                codex_children.setdefault(head.parent_id, []).append(cand.path)
+            continue
+        if want is not None:
+            if head.cwd is None:
+                skips.add("no_cwd", cand.path, cand.provider, session_id)
+                continue
+            if not _within(_real_cached(head.cwd), want):
+                skips.add("other_project", cand.path, cand.provider, session_id, head.cwd)
+                continue
+        key = (cand.provider, session_id)
+        if key in kept:
+            # The same session under two directories (a moved checkout): keep the newest.
+            skips.add("duplicate", cand.path, cand.provider, session_id, str(kept[key]))
+            continue
+        kept[key] = cand.path
+        subagents = cand.subagent_paths
+        if cand.provider == "claude":
+            directory = cand.path.parent
+            if directory not in agents_by_dir:
+                agents_by_dir[directory] = old_layout_agents(directory, skips, read_head_of)
+            subagents += agents_by_dir[directory].get(session_id, ())
+        files.append(
+            SessionFile(
+                path=cand.path,
+                provider=cand.provider,
+                session_id=session_id,
+                mtime=cand.mtime,
+                size=cand.size,
+                project=head.cwd,
+                subagent_paths=tuple(sorted(set(subagents))),
+                aside_paths=cand.aside_paths,
+                last_activity=last,
+            )
+        )
+    if codex_children:
+        files = [
+            replace(f, subagent_paths=tuple(sorted({*f.subagent_paths, *codex_children[f.session_id]})))
+            if f.provider == "codex" and f.session_id in codex_children else f
+            for f in files
+        ]
+    return Discovery(files=files, skipped=dict(skips.counts), roots=(projects_dir, sessions_dir),
+                     skipped_files=tuple(skips.files))
+
+
+# ---------------------------------------------------------------- paths
+
+
+def _real(path: Path) -> str:
+    """The project key of `path` (learn.transcripts.files.projectpath: by its own file system's rules)."""
+    return project_key(path)
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_cached(cwd: str) -> str:
+    # Most sessions of a project share one cwd; realpath walks every component.
+    return _real(Path(cwd))
+
+
+def _within(path: str, root: str) -> bool:
+    return key_within(path, root)
+
+
+def in_project(cwd: str | None, project: Path) -> bool:
+    """True when `cwd` is `project` or a directory under it (symlinks resolved)."""
+    return cwd is not None and _within(_real(Path(cwd)), _real(project))
+
+
+# ---------------------------------------------------------------- --since
+
+
+_RELATIVE_RE: Final = re.compile(r"\A\s*(\d+)\s*([hdw])\s*\Z", re.I)
+_UNITS: Final = {"h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
+
+
+def parse_since(value: str, *, now: datetime | None = None) -> datetime:
+    """`30d`, `12h`, `2w` (relative to now) or an ISO date/datetime -> an aware datetime.
+
+    A bare date means local midnight: "since November 1st" as the user sees it.
+    """
+    text = value.strip()
+    match = _RELATIVE_RE.match(text)
+    if match:
+        current = now if now is not None else datetime.now(UTC)
+        return current - int(match.group(1)) * _UNITS[match.group(2).lower()]
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(
+            f"cannot read --since {value!r}: use a span like 30d, 12h or 2w, "
+            "or a date like 2026-11-01"
+        ) from None
+    if parsed.tzinfo is None:
+        parsed = parsed.astimezone()  # interpret as local time
+    return parsed

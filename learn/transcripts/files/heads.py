@@ -1,0 +1,224 @@
+"""What a transcript says about itself, read from a few KB of it: its head and its tail.
+
+Discovery decides scope for thousands of files, so it never parses one: the
+head gives the cwd (the project filter), the session id and, for Codex, whether
+the rollout is a subagent's; the tail gives the last activity (`--since`). Both
+read whatever era's shape the file has, and `.jsonl.zst` files by streaming.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import msgspec
+
+from learn.transcripts.files.compressed import ZST_SUFFIX, read_prefix, read_suffix
+
+__all__ = ["Head", "Provider", "last_activity", "read_head"]
+
+Provider = Literal["claude", "codex"]
+
+# The cwd is on the first user/system line of a Claude transcript and on the
+# session_meta line of a Codex rollout; both sit in the first few lines. A first
+# prompt with a huge paste can push past this, which the regex fallback covers.
+_HEAD_BYTES: Final = 64 * 1024
+_HEAD_MAX_BYTES: Final = 1024 * 1024
+_CWD_RE: Final = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
+_SESSION_ID_RE: Final = re.compile(rb'"sessionId"\s*:\s*("(?:[^"\\]|\\.)*")')
+_TIMESTAMP_RE: Final = re.compile(rb'"timestamp"\s*:\s*"([0-9][^"\\]{9,40})"')
+# The tail read for last activity: the last lines of a session are small
+# (summary, title, a reply), but a final huge tool result can hide the last
+# timestamp; the window doubles up to the cap before falling back to mtime.
+_TAIL_BYTES: Final = 16 * 1024
+_TAIL_MAX_BYTES: Final = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    cwd: str | None
+    session_id: str | None
+    # Codex: the agent kind when the rollout is a subagent's (`codex_meta.subagent_kind`),
+    # and the session it was spawned from when the meta names it.
+    subagent: str | None = None
+    parent_id: str | None = None
+
+
+def read_head(path: Path, provider: Provider) -> Head:
+    """The cwd (and session id) from the first lines of a transcript. Raises OSError."""
+    if path.name.endswith(ZST_SUFFIX):
+        data = read_prefix(path, _HEAD_BYTES)
+        head, complete = _scan_lines(data, provider)
+        if head.cwd is None and not complete:
+            data = read_prefix(path, _HEAD_MAX_BYTES)
+            head, complete = _scan_lines(data, provider)
+    else:
+        with path.open("rb") as fh:
+            data = fh.read(_HEAD_BYTES)
+            head, complete = _scan_lines(data, provider)
+            # Keep reading while the only thing we have is an unfinished giant line.
+            while head.cwd is None and not complete and len(data) < _HEAD_MAX_BYTES:
+                more = fh.read(_HEAD_BYTES)
+                if not more:
+                    break
+                data += more
+                head, complete = _scan_lines(data, provider)
+    if head.cwd is None:
+        # Last resort on a truncated line: the envelope's "cwd" key appears
+        # unescaped only at object level, never inside a string value.
+        match = _CWD_RE.search(data)
+        if match:
+            head = replace(head, cwd=_json_str(match.group(1)))
+    if head.session_id is None and provider == "claude":
+        match = _SESSION_ID_RE.search(data)
+        if match:
+            head = replace(head, session_id=_json_str(match.group(1)))
+    return head
+
+
+def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
+    """(head so far, done): done means stop reading (found, or the head ran out of lines)."""
+    tail_partial = not data.endswith(b"\n")
+    session_id: str | None = None
+    meta: dict[str, Any] = {}
+    first = True
+    count = 0
+    for raw in _lines(data):
+        count += 1
+        if count > 200:
+            break
+        if not raw.strip():
+            continue
+        try:
+            obj = msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        if provider == "codex":
+            cwd, sid, meta = _codex_line(obj, first, meta)
+            first = False
+            session_id = sid or session_id
+            if cwd:
+                return _codex_head(cwd, session_id, meta), True
+        else:
+            sid = obj.get("sessionId")
+            if session_id is None and isinstance(sid, str) and sid:
+                session_id = sid
+            cwd = obj.get("cwd")
+            if isinstance(cwd, str) and cwd:
+                return Head(cwd, session_id), True
+    done = not tail_partial or count >= 200
+    return _codex_head(None, session_id, meta), done
+
+
+def _lines(data: bytes) -> Iterator[bytes]:
+    """The complete lines of `data`, as found: the cwd is on one of the first few, and
+    splitting the whole 64 kB window first was a third of reading a head."""
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            return
+        yield data[start:end]
+        start = end + 1
+
+
+def _codex_line(
+    obj: dict[str, Any], first: bool, meta: dict[str, Any]
+) -> tuple[str | None, str | None, dict[str, Any]]:
+    """(cwd, session id, session_meta payload) from one rollout line, in any era's shape."""
+    from learn.transcripts.codex.meta import environment_cwd
+
+    payload = obj.get("payload")
+    kind = obj.get("type")
+    if not isinstance(payload, dict):
+        payload = obj  # flattened records and bare-era lines
+    is_meta = kind == "session_meta" or (first and kind is None and "id" in obj)
+    sid: str | None = None
+    if is_meta:
+        meta = payload
+        value = payload.get("id") or payload.get("session_id")
+        sid = value if isinstance(value, str) and value else None
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and cwd:
+        return cwd, sid, meta
+    if payload.get("type") == "message" and payload.get("role") == "user":
+        # Bare era: the cwd is only in the injected <environment_context>.
+        content = payload.get("content")
+        texts = [c.get("text") for c in content if isinstance(c, dict)] if isinstance(
+            content, list) else [content]
+        for text in texts:
+            if isinstance(text, str) and (found := environment_cwd(text)):
+                return found, sid, meta
+    return None, sid, meta
+
+
+def _codex_head(cwd: str | None, session_id: str | None, meta: Mapping[str, Any]) -> Head:
+    from learn.transcripts.codex.meta import subagent_kind, subagent_parent
+
+    kind = subagent_kind(meta) if meta else None
+    return Head(cwd, session_id, kind, subagent_parent(meta) if kind is not None else None)
+
+
+def _json_str(literal: bytes) -> str | None:
+    try:
+        value = msgspec.json.decode(literal)
+    except msgspec.DecodeError:
+        return None
+    return value if isinstance(value, str) and value else None
+
+
+# ---------------------------------------------------------------- last activity
+
+
+def last_activity(path: Path) -> float | None:
+    """Epoch seconds of the newest timestamp near the end of a transcript, or None.
+
+    Reads only the tail (16 KB, doubling while no timestamp is found, up to
+    4 MB): the newest line is the last one written. A `"timestamp": "..."`
+    key is matched on the raw bytes; inside a JSON string its quotes would be
+    escaped, so only real keys match (an envelope's, or a nested record's,
+    which is activity too). None when unreadable or no timestamp is found:
+    bare-era Codex rollouts have none past their header.
+    """
+    try:
+        if path.name.endswith(ZST_SUFFIX):
+            # No seeking in a zstd stream: one pass keeps the largest window.
+            return _newest_timestamp(read_suffix(path, _TAIL_MAX_BYTES))
+        size = path.stat().st_size
+        window = _TAIL_BYTES
+        while True:
+            data = _read_tail(path, window, size)
+            found = _newest_timestamp(data)
+            if found is not None or window >= min(size, _TAIL_MAX_BYTES):
+                return found
+            window *= 2
+    except OSError:
+        return None
+
+
+def _read_tail(path: Path, window: int, size: int) -> bytes:
+    with path.open("rb") as fh:
+        if size > window:
+            fh.seek(size - window)
+        return fh.read(window)
+
+
+def _newest_timestamp(data: bytes) -> float | None:
+    newest: float | None = None
+    for match in _TIMESTAMP_RE.finditer(data):
+        try:
+            value = datetime.fromisoformat(match.group(1).decode("ascii"))
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)  # the clients write UTC
+        stamp = value.timestamp()
+        if newest is None or stamp > newest:
+            newest = stamp
+    return newest

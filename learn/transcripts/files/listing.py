@@ -1,0 +1,227 @@
+"""The directory walk: the session files under Claude Code's and Codex's folders, by name.
+
+Nothing is opened here (the heads are `discover`'s business): a candidate is a
+file whose name says it is a session, with its stat, its subagent and `/btw`
+side-question files. A directory or file that cannot be read is recorded in
+`Skips`, never fatal.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+from learn.transcripts.files.compressed import ZST_SUFFIX
+from learn.transcripts.files.heads import Head, Provider, read_head
+
+ASIDE_PREFIX: Final = "agent-aside_question-"
+_CODEX_UUID_RE: Final = re.compile(
+    r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I
+)
+# A Claude Code session file name: a uuid (8-4-4-4-12).
+_CLAUDE_NAME_RE: Final = re.compile(r"\A[0-9a-z]{8}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{12}\Z", re.I)
+
+SkipReason = Literal[
+    "unreadable", "too_old", "other_project", "no_cwd", "duplicate", "over_limit", "subagent"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file (or directory) discovery left out, and why."""
+
+    path: Path
+    reason: str  # a SkipReason
+    provider: Provider | None = None
+    session_id: str | None = None
+    # What the reason refers to: the kept file for "duplicate", the parent
+    # session and agent kind for "subagent", the error for "unreadable".
+    detail: str | None = None
+
+
+class Skips:
+    """What discovery left out: counts and lists what is left out; one call per file keeps both in step."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.files: list[SkippedFile] = []
+
+    def add(self, reason: SkipReason, path: Path, provider: Provider | None = None,
+            session_id: str | None = None, detail: str | None = None) -> None:
+        self.counts[reason] += 1
+        self.files.append(SkippedFile(path, reason, provider, session_id, detail))
+
+
+def codex_name_id(path: Path) -> str | None:
+    """The uuid a Codex rollout's file name ends with (`rollout-<ts>-<uuid>.jsonl[.zst]`)."""
+    match = _CODEX_UUID_RE.search(path.name.split(".jsonl")[0])
+    return match.group(1) if match else None
+
+
+def claude_session_id(path: Path) -> str | None:
+    """The id a Claude Code session file's name gives it (`<uuid>.jsonl`), else None."""
+    name = path.name
+    if not name.endswith(".jsonl"):
+        return None
+    stem = name[: -len(".jsonl")]
+    return stem if _CLAUDE_NAME_RE.match(stem) else None
+
+
+def claude_projects_dir(claude_dir: Path | None = None) -> Path:
+    if claude_dir is None:
+        value = os.environ.get("CLAUDE_CONFIG_DIR")
+        claude_dir = Path(value).expanduser() if value else Path.home() / ".claude"
+    return claude_dir / "projects"
+
+
+def codex_sessions_dir(codex_dir: Path | None = None) -> Path:
+    if codex_dir is None:
+        value = os.environ.get("CODEX_HOME")
+        codex_dir = Path(value).expanduser() if value else Path.home() / ".codex"
+    return codex_dir / "sessions"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A session file found by name, not yet opened."""
+
+    path: Path
+    provider: Provider
+    session_id: str
+    mtime: float
+    size: int
+    subagent_paths: tuple[Path, ...] = ()
+    aside_paths: tuple[Path, ...] = ()
+
+
+def _scandir(path: Path, skips: Skips) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(path) as it:
+            return list(it)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        skips.add("unreadable", path, detail=exc.strerror or str(exc))
+        return []
+
+
+def _is_session_name(name: str) -> bool:
+    # `._*` are macOS resource forks copied onto other filesystems.
+    return name.endswith(".jsonl") and not name.startswith(("._", "agent-"))
+
+
+def claude_candidates(projects_dir: Path, skips: Skips, id_prefix: str = "") -> Iterator[Candidate]:
+    for project_entry in _scandir(projects_dir, skips):
+        if not _is_dir(project_entry):
+            continue
+        for entry in _scandir(Path(project_entry.path), skips):
+            # The id is the file name: `learn show <prefix>` stats only the files it names.
+            if not _is_session_name(entry.name) or not entry.name.startswith(id_prefix):
+                continue
+            stem = entry.name[: -len(".jsonl")]
+            try:
+                st = entry.stat()
+            except OSError as exc:
+                skips.add("unreadable", Path(entry.path), "claude", stem, exc.strerror or str(exc))
+                continue
+            if not _stat_is_file(st):
+                continue
+            agents = _subagents(Path(project_entry.path) / stem / "subagents", skips)
+            subagents = tuple(p for p in agents if not is_aside_name(p.name))
+            asides = tuple(p for p in agents if is_aside_name(p.name))
+            yield Candidate(Path(entry.path), "claude", stem, st.st_mtime, st.st_size, subagents,
+                             asides)
+
+
+def _subagents(directory: Path, skips: Skips) -> tuple[Path, ...]:
+    if not directory.is_dir():
+        return ()
+    return tuple(
+        sorted(
+            Path(e.path)
+            for e in _scandir(directory, skips)
+            if e.name.startswith("agent-") and e.name.endswith(".jsonl")
+        )
+    )
+
+
+def is_aside_name(name: str) -> bool:
+    """`agent-aside_question-<hex>.jsonl`: a `/btw` side question, not a subagent."""
+    return name.startswith(ASIDE_PREFIX) and name.endswith(".jsonl")
+
+
+def aside_paths_for(session_path: Path) -> tuple[Path, ...]:
+    """The side-question files of the Claude session at `session_path` (`<id>/subagents/`)."""
+    directory = session_path.parent / session_path.stem / "subagents"
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return ()
+    return tuple(directory / n for n in names if is_aside_name(n))
+
+
+def old_layout_agents(
+    directory: Path, skips: Skips, read_head_of: Callable[[Path, Provider], Head] = read_head
+) -> dict[str, tuple[Path, ...]]:
+    """Older builds wrote `agent-*.jsonl` beside the parent; its sessionId names the parent.
+
+    Read per project directory, and only for directories a selected session
+    lives in: the old layout left hundreds of these per busy project.
+    """
+    found: dict[str, list[Path]] = {}
+    for entry in _scandir(directory, skips):
+        name = entry.name
+        if not (name.startswith("agent-") and name.endswith(".jsonl")):
+            continue
+        try:
+            head = read_head_of(Path(entry.path), "claude")
+        except OSError as exc:
+            skips.add("unreadable", Path(entry.path), "claude", detail=exc.strerror or str(exc))
+            continue
+        if head.session_id:
+            found.setdefault(head.session_id, []).append(Path(entry.path))
+    return {k: tuple(v) for k, v in found.items()}
+
+
+def _is_rollout_name(name: str) -> bool:
+    return name.startswith("rollout-") and name.endswith((".jsonl", ".jsonl" + ZST_SUFFIX))
+
+
+def codex_candidates(sessions_dir: Path, skips: Skips) -> Iterator[Candidate]:
+    if not sessions_dir.is_dir():
+        return
+
+    def unreadable(err: OSError) -> None:
+        skips.add("unreadable", Path(err.filename or sessions_dir), "codex",
+                  detail=err.strerror or str(err))
+
+    for dirpath, dirnames, filenames in os.walk(sessions_dir, onerror=unreadable):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if not _is_rollout_name(name):
+                continue
+            path = Path(dirpath) / name
+            session_id = codex_name_id(path) or name[: name.index(".jsonl")]
+            try:
+                st = path.stat()
+            except OSError as exc:
+                skips.add("unreadable", path, "codex", session_id, exc.strerror or str(exc))
+                continue
+            yield Candidate(path, "codex", session_id, st.st_mtime, st.st_size)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _stat_is_file(st: os.stat_result) -> bool:
+    return stat.S_ISREG(st.st_mode)

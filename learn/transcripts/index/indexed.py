@@ -1,0 +1,386 @@
+"""Session views through the session index: read a file only when it changed.
+
+`indexed_views(files, ...)` gives, in input order, each file's index entry,
+from the index (learn.store.session_index) when the file is unchanged, else by
+reading it: over the machine's cores for a cold scan (`pool.ordered_map`), each
+worker sending back only the small derived row (pickling parsed transcripts
+back cost more than parsing them).
+
+Two depths, so each command does only the work it needs (issue 21):
+
+- `views=False` (`learn sessions`): parse and build the view, keep its summary
+  (counts, id, dates, client) and its human turns, redacted
+  (`indexed_turns`: what the cross-session judgement of origin and templates
+  reads). No detectors, no content hash.
+- `views=True` (`learn run`, `learn plan`): also the redacted compact view
+  (`compact`), its detector candidates and the sha256 of its bytes (the mining
+  cache's key). An entry a listing wrote (no view) is read again here.
+
+The stored view is redacted (`render.redact`, the index is on disk), and the
+view handed out is always the stored one, read back, so a cold run and a warm
+run see the same text. Nothing else of a transcript is kept: no raw record, no
+pickle (issue 20); a file that grew (a live session) is read whole again.
+
+Unchanged means same size, mtime_ns and inode (one stat, the file is not
+opened), and the entry's version and context (replay fingerprints, aside files,
+detector threshold) as now.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgspec
+
+from learn.transcripts.view.compact import (
+    decode_candidates,
+    decode_view,
+    encode_candidates,
+    encode_view,
+    view_version,
+)
+
+_T = TypeVar("_T")
+
+if TYPE_CHECKING:
+    from learn.mining.candidate import MinedCandidate
+    from learn.store.session_index import HeadRow, IndexRow, SessionIndex
+    from learn.transcripts.files.discover import SessionFile
+    from learn.transcripts.files.heads import Head, Provider
+    from learn.transcripts.models import Transcript
+    from learn.transcripts.view.model import Session
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    size: int
+    mtime_ns: int
+    inode: int
+
+
+def stamp(path: Path) -> Stamp | None:
+    """The file's stat identity (no open), None when it is gone."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return Stamp(st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+@dataclass(slots=True)
+class IndexedSession:
+    """One file's entry; the view decoded on first use (`learn sessions` needs only the summary)."""
+
+    file: SessionFile
+    row: IndexRow
+    from_index: bool
+    _session: Session | None = field(default=None, repr=False)
+
+    @property
+    def session(self) -> Session:
+        if self._session is None:
+            self._session = replace(decode_view(self._built(self.row.view)), size_bytes=self.file.size,
+                                    subagent_paths=self.file.subagent_paths)
+        return self._session
+
+    @property
+    def detected(self) -> tuple[MinedCandidate, ...]:
+        return decode_candidates(self._built(self.row.detected))
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = msgspec.json.decode(self.row.summary)
+        return out
+
+    @property
+    def digest(self) -> str:
+        return self._built(self.row.digest)
+
+    def _built(self, value: _T | None) -> _T:
+        if value is None:
+            raise LookupError(f"{self.file.path}: indexed for a listing only (views=False)")
+        return value
+
+
+class LazyViews(Mapping["Path", "Session"]):
+    """path -> view, each decoded only when asked for (the plan reads the uncached ones only)."""
+
+    def __init__(self, items: Sequence[IndexedSession]) -> None:
+        self._items = {i.file.path: i for i in items}
+
+    def __getitem__(self, path: Path) -> Session:
+        return self._items[path].session
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def min_signal_confidence() -> float:
+    """The configured detector threshold (part of an entry's context), the default when unset."""
+    from learn.config_defaults import DEFAULT_MIN_SIGNAL_CONFIDENCE, defaults_apply
+
+    if defaults_apply():  # without pydantic (learn.config_defaults)
+        return DEFAULT_MIN_SIGNAL_CONFIDENCE
+    from learn.config import Config, ConfigError, load_config
+
+    try:
+        return load_config().mining.min_signal_confidence
+    except ConfigError:
+        return Config().mining.min_signal_confidence
+
+
+def context_key(fingerprints: Sequence[str], aside_paths: Sequence[Path],
+                min_confidence: float) -> str:
+    """What besides the file's bytes shaped its view: a change here is a miss."""
+    return ContextKeys(min_confidence).key(fingerprints, aside_paths)
+
+
+class ContextKeys:
+    """`context_key` for many files: each set of fingerprints hashed once, not once a file
+    (a project's fingerprints are one object for all its files, and hashing them
+    per file was most of the per-file cost of a warm listing's check)."""
+
+    def __init__(self, min_confidence: float) -> None:
+        self._min_confidence = min_confidence
+        # id -> (the object, kept alive so its id is not reused; the hash after it)
+        self._seen: dict[int, tuple[Sequence[str], Any]] = {}
+
+    def key(self, fingerprints: Sequence[str], aside_paths: Sequence[Path]) -> str:
+        got = self._seen.get(id(fingerprints))
+        if got is None:
+            h = hashlib.sha256()
+            for text in fingerprints:
+                h.update(text.encode("utf-8", "surrogatepass") + b"\0")
+            h.update(b"\1")
+            for text in getattr(fingerprints, "scaffold", ()):
+                h.update(text.encode("utf-8", "surrogatepass") + b"\0")
+            h.update(b"\1")
+            got = self._seen[id(fingerprints)] = (fingerprints, h)
+        h = got[1].copy()
+        for path in aside_paths:
+            st = stamp(path)
+            h.update(f"{path}\0{st}\0".encode("utf-8", "surrogateescape"))
+        h.update(f"\1{self._min_confidence!r}".encode())
+        return str(h.hexdigest())
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    path: Path
+    fingerprints: Sequence[str]  # a replay.Fingerprints: its scaffold travels with it
+    aside_paths: tuple[Path, ...]
+    min_confidence: float
+    version: str
+    context: str
+    views: bool  # also the redacted view, detectors and digest (a run), else the summary only
+
+
+def read_row(job: _Job) -> IndexRow | None:
+    """Read, parse and view one file (in a pool worker): its index row, None when unreadable."""
+    from learn.transcripts.parser import parse_buffer
+
+    try:
+        with open(job.path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            buf = fh.read()
+    except OSError:
+        return None
+    transcript = parse_buffer(buf, path=job.path, mtime=st.st_mtime)
+    return _row(job, st, buf, transcript)
+
+
+def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> IndexRow:
+    """The index row of one parsed file: derived data only, redacted where it holds text."""
+    from learn.render.redact import redact
+    from learn.store.session_index import IndexRow
+    from learn.transcripts.index.indexed_turns import encode_turns
+    from learn.transcripts.view.bounded import bounded_turns
+    from learn.transcripts.view.serialise import session_to_dict
+    from learn.transcripts.view.session import build_session, read_asides
+
+    session = bounded_turns(build_session(transcript, fingerprints=job.fingerprints,
+                                          size_bytes=len(buf), asides=read_asides(job.aside_paths)))
+    cleaned: dict[str, str] = {}
+
+    def clean(text: str) -> str:
+        # The turns and the view hold the same texts: each is redacted once.
+        got = cleaned.get(text)
+        if got is None:
+            got = cleaned[text] = redact(text)
+        return got
+
+    row = IndexRow(
+        path=str(job.path), size=len(buf), mtime_ns=st.st_mtime_ns, inode=st.st_ino,
+        version=job.version, context=job.context,
+        summary=msgspec.json.encode(session_to_dict(session, timeline=False)).decode(),
+        prompts=encode_turns(session, clean),
+    )
+    if not job.views:
+        return row
+    from learn.detect import MiningSpec, mine
+    from learn.detect.to_candidates import signals_to_candidates
+
+    signals = mine(transcript.events, MiningSpec(), provider=transcript.provider,
+                   fingerprints=job.fingerprints)
+    found = signals_to_candidates(signals, min_confidence=job.min_confidence)
+    detected = [replace(c, text=redact(c.text)) for c in found]
+    return replace(row, digest=hashlib.sha256(buf).hexdigest(), view=encode_view(session, clean),
+                   detected=encode_candidates(detected))
+
+
+def _preload(views: bool) -> None:
+    """Import what read_row needs before the pool forks: each worker would import it
+    again (~0.04 s of CPU each for the summary's modules)."""
+    import learn.render.redact
+    import learn.store.session_index
+    import learn.transcripts.index.indexed_turns
+    import learn.transcripts.parser
+    import learn.transcripts.view.serialise
+    import learn.transcripts.view.session
+    from learn.render.scanner import _detectors
+
+    # The secret scanner's detectors, compiled once here rather than once in each
+    # forked worker (~5 ms apiece from learn.render.scanner_snapshot; ~0.09 s when an
+    # unknown detect-secrets release is read live): every entry's turns are redacted.
+    _detectors()
+    if views:
+        import learn.detect
+        import learn.detect.to_candidates  # noqa: F401
+
+
+def _fresh(row: IndexRow | None, st: Stamp | None, version: str, context: str) -> bool:
+    return (
+        row is not None and st is not None
+        and (row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode)
+        and row.version == version and row.context == context
+    )
+
+
+def indexed_views(
+    files: Sequence[SessionFile],
+    *,
+    fingerprints_for: Callable[[SessionFile], Sequence[str]],
+    min_confidence: float,
+    index: SessionIndex | None = None,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    views: bool = True,
+) -> list[IndexedSession]:
+    """Each readable file's entry, in input order: from `index` when unchanged, else read.
+
+    `views=False` needs only the summary (see the module docstring): an entry
+    without a view is then enough, and what is read builds none. What was read
+    is written back to `index`. A file that vanished or cannot be read is left out.
+    """
+    version = view_version()
+    paths = [str(f.path) for f in files]
+    rows = index.get_many(paths, views=views) if index is not None else {}
+    out: dict[int, IndexedSession] = {}
+    jobs: list[tuple[int, _Job]] = []
+    contexts = ContextKeys(min_confidence)
+    for i, f in enumerate(files):
+        # Kept whole, not as a tuple: the scaffold ("Ticket:") around a template's
+        # arguments is trimmed only when it travels with the fingerprints, or the
+        # listing counts a turn `learn show` does not (issue 17).
+        fingerprints = fingerprints_for(f)
+        context = contexts.key(fingerprints, f.aside_paths)
+        row = rows.get(paths[i])
+        if row is not None and _fresh(row, stamp(f.path), version, context) and (
+                not views or row.view is not None):
+            out[i] = IndexedSession(f, row, from_index=True)
+            continue
+        jobs.append((i, _Job(f.path, fingerprints, f.aside_paths, min_confidence, version, context,
+                             views)))
+    done = len(out)
+    fresh_rows: list[IndexRow] = []
+    if jobs:
+        # Only when something is read: the pool imports multiprocessing.
+        from learn.transcripts.pool import ordered_map
+
+        _preload(views)
+
+        got_rows: Iterable[IndexRow | None] = ordered_map(read_row, [j for _, j in jobs],
+                                                          workers=workers)
+    else:
+        got_rows = ()
+    for (i, _), got in zip(jobs, got_rows, strict=True):
+        done += 1
+        if progress is not None:
+            progress(done, len(files))
+        if got is None:
+            continue
+        fresh_rows.append(got)
+        out[i] = IndexedSession(files[i], got, from_index=False)
+    if index is not None and fresh_rows:
+        index.put_many(fresh_rows)
+    return [out[i] for i in sorted(out)]
+
+
+class CachedHeads:
+    """discover.HeadReader through the session index: an unchanged file's head is not read.
+
+    The stat is taken before the read, so a file that changes in between is
+    stored under its older stat and read again next time, never the reverse.
+    Call `save()` to write what was read.
+    """
+
+    def __init__(self, index: SessionIndex) -> None:
+        self._index = index
+        self._rows = index.heads()
+        self._new: dict[str, HeadRow] = {}
+        self._last: dict[str, tuple[Stamp, float | None]] = {}
+
+    def _fresh(self, path: Path) -> tuple[Stamp | None, HeadRow | None]:
+        st = stamp(path)
+        row = self._new.get(str(path)) or self._rows.get(str(path))
+        if st is None or row is None or (row.size, row.mtime_ns, row.inode) != (
+            st.size, st.mtime_ns, st.inode
+        ):
+            return st, None
+        return st, row
+
+    def read_head(self, path: Path, provider: Provider) -> Head:
+        from learn.store.session_index import HeadRow
+        from learn.transcripts.files.heads import Head, read_head
+
+        st, row = self._fresh(path)
+        if row is not None:
+            return Head(row.cwd, row.session_id, row.subagent, row.parent_id)
+        head = read_head(path, provider)
+        if st is not None:
+            seen = self._last.pop(str(path), None)
+            known = seen is not None and seen[0] == st
+            self._new[str(path)] = HeadRow(
+                str(path), st.size, st.mtime_ns, st.inode, head.cwd, head.session_id,
+                head.subagent, head.parent_id, seen[1] if seen is not None and known else None,
+                int(known))
+        return head
+
+    def last_activity(self, path: Path) -> float | None:
+        from learn.transcripts.files.heads import last_activity
+
+        st, row = self._fresh(path)
+        if row is not None and row.has_last_activity:
+            return row.last_activity
+        last = last_activity(path)
+        if row is not None:
+            self._new[str(path)] = replace(row, last_activity=last, has_last_activity=1)
+        elif st is not None:
+            # Discovery asks before it reads the head: kept until the head is.
+            self._last[str(path)] = (st, last)
+        return last
+
+    def save(self) -> None:
+        """Write the heads read, and forget the files that are gone."""
+        self._index.forget_missing()
+        self._index.put_heads(self._new.values())
+        self._rows.update(self._new)
+        self._new.clear()

@@ -1,0 +1,62 @@
+"""A session's human turns in the session index: what the cross-session judgement reads.
+
+Who started a session and which prompts are templates are judged across the
+sessions in scope (`scripted.machinery`: repeated prompts, skeletons learned
+from the turns' shapes, quotes of what was typed elsewhere, the origin). That
+reads each session's human turns, its id, project, start time and client,
+and nothing else of it. Decoding every stored view for them was most of a
+warm `learn sessions` (issue 21), and `learn show` read the heads of up to
+300 other sessions and built a view of each.
+
+So the index keeps, beside each file's summary, its human turns as the view
+has them (`encode_turns`), redacted like the stored view (`render.redact`:
+the index is on disk; no raw record, no pickle, issue 20), and
+`turns_view` rebuilds from them and the summary a view that holds only
+those turns. `machinery` over these views judges exactly as over the full
+ones: every input it reads is there, the same text the stored view holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
+
+from learn.transcripts.view.model import HumanTurn, Session
+
+if TYPE_CHECKING:
+    pass
+
+# text, origin, at, event_index, uuid, command, on_branch
+_Row = tuple[str, str, str | None, int, str | None, str | None, bool]
+_decoder: Final = msgspec.json.Decoder(list[_Row])
+
+
+def encode_turns(session: Session, clean: Callable[[str], str]) -> str:
+    """`session`'s human turns as JSON, every text through `clean` (the index passes `redact`)."""
+    return msgspec.json.encode([
+        (clean(t.text), t.origin, t.at.isoformat() if t.at is not None else None, t.event_index,
+         t.uuid, clean(t.command) if t.command is not None else None, t.on_branch)
+        for t in session.human_turns
+    ]).decode()
+
+
+def _dt(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value is not None else None
+
+
+def turns_view(summary: Mapping[str, Any], turns: str, path: Path | None) -> Session:
+    """A view holding only the stored human turns (and the summary's id, project,
+    dates and client): enough for `scripted.machinery`, nothing else is in it."""
+    human = tuple(HumanTurn(text, origin, _dt(at), index, uuid, command, on_branch)  # type: ignore[arg-type]
+                  for text, origin, at, index, uuid, command, on_branch in _decoder.decode(turns))
+    return Session(
+        id=summary["id"], provider=summary["provider"], path=path, project=summary["project"],
+        started_at=_dt(summary["started_at"]), last_activity=_dt(summary["last_activity"]),
+        timeline=tuple(t for t in human if t.on_branch), human_turns=human, tool_calls=(),
+        failures=(), denials=(), interrupts=(), turns=summary["turns"],
+        entrypoint=summary.get("entrypoint"),
+    )

@@ -1,0 +1,53 @@
+"""The other sessions of a project as `learn show` judges one session against them:
+from the session index where an entry is fresh (its redacted human turns,
+`indexed_turns`), else from the file's head. A module of its own so that the
+index's encoding (`indexed_turns`) does not import the index reader
+(`indexed`) that imports it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from learn.transcripts.index.indexed_turns import turns_view
+from learn.transcripts.view.model import Session
+
+if TYPE_CHECKING:
+    from learn.store.session_index import SessionIndex
+    from learn.transcripts.files.discover import HeadReader
+
+
+def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: SessionIndex,
+                       heads: HeadReader, limit: int) -> list[Session]:
+    """The other sessions of `view`'s project as `scripted.project_views` gives them
+    (the newest `limit`), each from the index where its entry is fresh, else from
+    its file's head as before."""
+    from learn.transcripts.files.discover import scan
+    from learn.transcripts.index.indexed import ContextKeys, min_signal_confidence, stamp
+    from learn.transcripts.templates.scripted import head_view
+    from learn.transcripts.view.compact import view_version
+
+    if not view.project:
+        return []
+    files = [f for f in scan(project=Path(view.project), heads=heads).files[:limit]
+             if f.path != view.path]
+    rows = index.get_many([str(f.path) for f in files], views=False)
+    version = view_version()
+    contexts = ContextKeys(min_signal_confidence())
+    out: list[Session] = []
+    for f in files:
+        row = rows.get(str(f.path))
+        st = stamp(f.path)
+        if (row is not None and row.prompts is not None and st is not None
+                and (row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode)
+                and row.version == version
+                and row.context == contexts.key(fingerprints, f.aside_paths)):
+            out.append(turns_view(msgspec.json.decode(row.summary), row.prompts, f.path))
+            continue
+        other = head_view(f.path, fingerprints)
+        if other is not None:
+            out.append(other)
+    return out

@@ -1,0 +1,176 @@
+"""The context of a session: which entries are the conversation the agent saw last.
+
+A Claude Code file is a DAG, not a list. A rewind leaves the abandoned branch in
+the file; a compaction starts a new root; and lines are appended late that point
+back into the middle (a background tool's result, progress, a summary). The
+active branch is the chain that ends at the last *conversation* entry — an
+assistant message, or a user message that is more than tool results — not the
+last line of the file: on real disks a late tool result whose parent was an
+early message made everything after that point vanish (13 typed turns of one
+session).
+
+This answers "what is the conversation" (rendering, detectors). It never decides
+what the person typed: `evidence` collects typed turns from every branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from learn.transcripts.blocks import (
+    TextBlock,
+    ToolResultBlock,
+)
+from learn.transcripts.claude.literals import COMPACT_SUMMARY_PREFIX
+from learn.transcripts.details import CompactBoundary
+from learn.transcripts.models import (
+    AssistantEvent,
+    ModeEvent,
+    OtherEvent,
+    SystemEvent,
+    TranscriptEvent,
+    UserEvent,
+)
+
+
+def _links(event: TranscriptEvent) -> tuple[str | None, str | None]:
+    """(uuid, parent_uuid). `progress` and other untyped lines carry them in raw and
+    sit inside the chain on 2.x builds; skipping them would break the walk."""
+    if isinstance(event, ModeEvent):
+        return None, None
+    if isinstance(event, OtherEvent):
+        uuid = event.raw.get("uuid")
+        parent = event.raw.get("parentUuid")
+        return (
+            uuid if isinstance(uuid, str) and uuid else None,
+            parent if isinstance(parent, str) and parent else None,
+        )
+    return event.meta.uuid or None, event.meta.parent_uuid or None
+
+
+def is_sidechain(event: TranscriptEvent) -> bool:
+    if isinstance(event, ModeEvent | OtherEvent):
+        return False
+    return event.meta.is_sidechain
+
+
+def is_conversation(event: TranscriptEvent) -> bool:
+    """An assistant message, or a user message that is not only tool results.
+
+    A tool result is a user message on the wire, but a late one (an async tool,
+    a background task) is appended wherever it finishes, so it cannot say where
+    the conversation ended.
+    """
+    if is_sidechain(event):
+        return False
+    if isinstance(event, AssistantEvent):
+        return True
+    if isinstance(event, UserEvent):
+        if any(isinstance(b, ToolResultBlock) for b in event.blocks):
+            return any(isinstance(b, TextBlock) and b.text.strip() for b in event.blocks)
+        return True
+    return False
+
+
+def _is_compaction_root(event: TranscriptEvent) -> bool:
+    """A compaction's first line: a compact_boundary, or (1.0.x, which wrote no
+    boundary) the summary message itself."""
+    if isinstance(event, SystemEvent):
+        return isinstance(event.detail, CompactBoundary) or event.subtype == "compact_boundary"
+    if isinstance(event, UserEvent):
+        return event.meta.is_compact_summary or event.text.lstrip().startswith(COMPACT_SUMMARY_PREFIX)
+    return False
+
+
+def _logical_parent(event: TranscriptEvent) -> str | None:
+    if isinstance(event, SystemEvent) and isinstance(event.detail, CompactBoundary):
+        return event.detail.logical_parent_uuid
+    if isinstance(event, SystemEvent | OtherEvent):
+        raw = getattr(event.detail, "raw", None) if isinstance(event, SystemEvent) else event.raw
+        if isinstance(raw, Mapping):
+            value = raw.get("logicalParentUuid")
+            if isinstance(value, str) and value:
+                return value
+    return None
+
+
+def active_branch(events: Sequence[TranscriptEvent], *, flat: bool = False) -> list[int]:
+    """Indices of the entries on the active branch, in file order.
+
+    Start at the last conversation entry (see `is_conversation`), walk
+    parent_uuid back, then follow its own trailing children forward (the final
+    tool result of a session that ended mid-tool is a child of it). A rewind
+    appends a new branch that shares a parent with the abandoned one, so the
+    abandoned turns are not reached. A compaction root continues through its
+    logical_parent_uuid, or, when it has none (1.0.x clients), through the
+    conversation entry before it in the file. A parent that is not in the file
+    (a line the parser had to skip) falls back to the previous entry in file
+    order rather than silently losing everything before it. Files with no links
+    at all (legacy, and Codex, whose rollouts never branch) read flat.
+    """
+    links = [_links(e) for e in events]
+    by_uuid: dict[str, int] = {}
+    for i, (uuid, _) in enumerate(links):
+        if uuid is not None:
+            by_uuid[uuid] = i
+    if flat or not by_uuid or not any(parent for _, parent in links):
+        return list(range(len(events)))
+
+    start = _last(events, links, len(events), conversation=True)
+    if start is None:
+        start = _last(events, links, len(events), conversation=False)
+    if start is None:
+        start = max(by_uuid.values())
+
+    visited: set[int] = set()
+    current: int | None = start
+    while current is not None and current not in visited:
+        visited.add(current)
+        parent = links[current][1] or _logical_parent(events[current])
+        if parent is None:
+            if not _is_compaction_root(events[current]):
+                break
+            current = _last(events, links, current, conversation=True, skip=visited)
+            continue
+        nxt = by_uuid.get(parent)
+        if nxt is None:
+            nxt = _last(events, links, current, conversation=False, skip=visited)
+        current = nxt
+    visited.update(_trailing(events, links, start))
+    return sorted(visited)
+
+
+def _last(
+    events: Sequence[TranscriptEvent],
+    links: Sequence[tuple[str | None, str | None]],
+    before: int,
+    *,
+    conversation: bool,
+    skip: set[int] | None = None,
+) -> int | None:
+    """The last linked, non-sidechain entry before index `before` (a conversation one if asked)."""
+    for j in range(before - 1, -1, -1):
+        if not links[j][0] or (skip is not None and j in skip) or is_sidechain(events[j]):
+            continue
+        if conversation and not is_conversation(events[j]):
+            continue
+        return j
+    return None
+
+
+def _trailing(
+    events: Sequence[TranscriptEvent], links: Sequence[tuple[str | None, str | None]], start: int
+) -> list[int]:
+    """The chain of last-written children below `start` (tool results, system lines)."""
+    children: dict[str, int] = {}
+    for j in range(start + 1, len(events)):
+        parent = links[j][1]
+        if parent is not None and links[j][0] and not is_sidechain(events[j]):
+            children[parent] = j  # the last one written wins
+    out: list[int] = []
+    uuid = links[start][0]
+    while uuid is not None and uuid in children:
+        j = children.pop(uuid)
+        out.append(j)
+        uuid = links[j][0]
+    return out

@@ -1,0 +1,182 @@
+"""The session view and its detector candidates as compact bytes (the session index, the pool).
+
+A view crosses two boundaries as bytes: from a parse worker back to the parent
+(pickling every event cost about as much as parsing it, so workers build the
+view and send this), and into the session index (learn.store.session_index).
+msgpack via msgspec, positional tuples, timestamps as ISO strings (they keep
+their own UTC offset; msgpack's timestamp extension would come back in UTC and
+print differently).
+
+A stored tool call keeps of its input only INPUT_KEYS, the keys anything
+downstream of the view reads (mining.verify: the command that ran); the rest
+(a Write's whole file, an Edit's strings) is what made redacting a stored view
+cost 40% of a cold scan, and nothing reads it from here (`learn show` builds
+its views from the file).
+
+VIEW_VERSION is part of every index entry: bump it whenever a code change would
+build a different view (or different detector candidates) from the same bytes,
+and every stale entry is re-read. RENDER_VERSION is folded in too, because the
+renderer's version already moves with view changes the miner sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from learn.mining.candidate import MinedCandidate
+from learn.transcripts.view.model import (
+    Denial,
+    HumanTurn,
+    Interrupt,
+    Session,
+    TimelineItem,
+    ToolCall,
+    ToolFailure,
+)
+
+# v1: the first compact view (session.py and evidence.py as of issue 13).
+# v2: the session's entrypoint and origin (issue 17).
+# v3: detector candidates in any language (issue 19: unspaced word counts,
+#     plan rejections gated on shape, not English words).
+# v4: an entry keeps its redacted human turns, not hashes of long prompts
+#     (learn.transcripts.index.indexed_turns).
+VIEW_VERSION: Final = 4
+INPUT_KEYS: Final = ("command", "cmd")
+
+_TURN, _CALL, _FAIL = 0, 1, 2
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder()
+_candidates = msgspec.msgpack.Decoder(tuple[MinedCandidate, ...])
+
+
+def view_version() -> str:
+    """The version an index entry must carry to be used (view and render versions)."""
+    from learn.render_version import RENDER_VERSION
+
+    return f"view{VIEW_VERSION}-render{RENDER_VERSION}"
+
+
+def _iso(at: datetime | None) -> str | None:
+    return at.isoformat() if at is not None else None
+
+
+def _dt(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value is not None else None
+
+
+Clean = Callable[[str], str]
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _deep(value: Any, clean: Clean) -> Any:
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, Mapping):
+        return {k: _deep(v, clean) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_deep(v, clean) for v in value]
+    return value
+
+
+def _opt(text: str | None, clean: Clean) -> str | None:
+    return clean(text) if text is not None else None
+
+
+def _turn(t: HumanTurn, clean: Clean) -> tuple[Any, ...]:
+    return (_TURN, clean(t.text), t.origin, _iso(t.at), t.event_index, t.uuid,
+            _opt(t.command, clean), t.on_branch)
+
+
+def _item(item: TimelineItem, clean: Clean) -> tuple[Any, ...]:
+    if isinstance(item, HumanTurn):
+        return _turn(item, clean)
+    if isinstance(item, ToolCall):
+        kept = {k: item.input[k] for k in INPUT_KEYS if k in item.input}
+        return (_CALL, item.id, item.name, clean(item.summary), _deep(kept, clean),
+                _iso(item.at), item.event_index)
+    return (_FAIL, item.tool_use_id, item.tool_name, clean(item.excerpt), _iso(item.at),
+            item.event_index)
+
+
+def encode_view(session: Session, clean: Clean = _same) -> bytes:
+    """The view as compact bytes; human turns on the timeline are stored once.
+
+    `clean` is applied to every text the person or a tool wrote (the session
+    index passes `redact`: the index is on disk).
+    """
+    on_timeline = {id(item): i for i, item in enumerate(session.timeline)}
+
+    def ref(item: TimelineItem) -> int | tuple[Any, ...]:
+        # Items on the timeline are stored once and referenced by position; an
+        # off-branch turn (or an item of a hand-built view) is stored whole.
+        at = on_timeline.get(id(item))
+        return at if at is not None else _item(item, clean)
+
+    return _encoder.encode((
+        session.id, session.provider, str(session.path) if session.path else None,
+        session.project, _iso(session.started_at), _iso(session.last_activity),
+        [_item(i, clean) for i in session.timeline], [ref(t) for t in session.human_turns],
+        [ref(c) for c in session.tool_calls], [ref(f) for f in session.failures],
+        [(d.tool_use_id, d.tool_name, d.kind, _opt(d.reason, clean), _iso(d.at), d.event_index)
+         for d in session.denials],
+        [(_iso(i.at), i.event_index) for i in session.interrupts],
+        session.turns, session.size_bytes, session.skipped_lines,
+        [str(p) for p in session.subagent_paths],
+        session.entrypoint, session.origin, list(session.origin_evidence),
+    ))
+
+
+def _decode_item(row: Sequence[Any]) -> TimelineItem:
+    tag = row[0]
+    if tag == _TURN:
+        return HumanTurn(row[1], row[2], _dt(row[3]), row[4], row[5], row[6], row[7])
+    if tag == _CALL:
+        return ToolCall(row[1], row[2], row[3], row[4], _dt(row[5]), row[6])
+    return ToolFailure(row[1], row[2], row[3], _dt(row[4]), row[5])
+
+
+def decode_view(blob: bytes) -> Session:
+    """The inverse of encode_view. Raises ValueError on bytes it did not write."""
+    try:
+        (sid, provider, path, project, started, last, timeline_rows, turns, calls, failures,
+         denials, interrupts, turn_count, size, skipped, subagents, entrypoint, origin,
+         evidence) = _decoder.decode(blob)
+        timeline = tuple(_decode_item(r) for r in timeline_rows)
+
+        def deref(ref: int | Sequence[Any]) -> Any:
+            return timeline[ref] if isinstance(ref, int) else _decode_item(ref)
+
+        return Session(
+            id=sid, provider=provider, path=Path(path) if path is not None else None,
+            project=project, started_at=_dt(started), last_activity=_dt(last),
+            timeline=timeline,
+            human_turns=tuple(deref(t) for t in turns),
+            tool_calls=tuple(deref(c) for c in calls),
+            failures=tuple(deref(f) for f in failures),
+            denials=tuple(Denial(a, b, c, d, _dt(e), f) for a, b, c, d, e, f in denials),
+            interrupts=tuple(Interrupt(_dt(a), b) for a, b in interrupts),
+            turns=turn_count, size_bytes=size, skipped_lines=skipped,
+            subagent_paths=tuple(Path(p) for p in subagents),
+            entrypoint=entrypoint, origin=origin, origin_evidence=tuple(evidence),
+        )
+    except (msgspec.DecodeError, TypeError, ValueError, IndexError) as exc:
+        raise ValueError(f"not a compact session view: {exc}") from exc
+
+
+def encode_candidates(found: Sequence[MinedCandidate]) -> bytes:
+    return _encoder.encode(tuple(found))
+
+
+def decode_candidates(blob: bytes) -> tuple[MinedCandidate, ...]:
+    try:
+        return _candidates.decode(blob)
+    except msgspec.DecodeError as exc:
+        raise ValueError(f"not compact candidates: {exc}") from exc

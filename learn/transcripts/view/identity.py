@@ -1,0 +1,88 @@
+"""Who a session is: its id, its client, its project, read from its entries.
+
+A Claude Code session is its file name; a Codex session is its `session_meta`
+id (else the uuid in its file name). The client is the `entrypoint` (Claude
+Code) or the `originator`/`source` (Codex); the project is the cwd.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from learn.transcripts.files.listing import claude_session_id, codex_name_id
+from learn.transcripts.models import ModeEvent, OtherEvent, TranscriptEvent
+
+
+def event_time(event: TranscriptEvent) -> datetime | None:
+    """When the entry was written (None for the envelope-less mode and other events)."""
+    if isinstance(event, ModeEvent | OtherEvent):
+        return None
+    return event.meta.timestamp
+
+
+def _metas(events: Sequence[TranscriptEvent], indices: Sequence[int]) -> Iterator[Any]:
+    for i in indices:
+        event = events[i]
+        if not isinstance(event, ModeEvent | OtherEvent):
+            yield event.meta
+
+
+def session_id_of(events: Sequence[TranscriptEvent], path: Path | None) -> str:
+    """The session's id as its client names it (see the comment below)."""
+    # A Claude Code session is its file name: a resumed file opens with lines
+    # copied from the session it resumed, carrying that session's id.
+    named = claude_session_id(path) if path is not None else None
+    if named is not None:
+        return named
+    for event in events:
+        if isinstance(event, ModeEvent):
+            return event.session_id
+        if isinstance(event, OtherEvent):
+            # Codex: session_meta names the session even when nothing was said.
+            meta_id = _codex_meta(event).get("id") or _codex_meta(event).get("session_id")
+            if isinstance(meta_id, str) and meta_id:
+                return meta_id
+            continue
+        if event.meta.session_id:
+            return event.meta.session_id
+    if path is not None:
+        return codex_name_id(path) or path.stem
+    return ""
+
+
+def entrypoint_of(events: Sequence[TranscriptEvent]) -> str | None:
+    """The client the file names: Claude Code's `entrypoint` ("cli", "sdk-cli",
+    "claude-vscode", …) or Codex's `originator`/`source` ("codex_exec", …)."""
+    for event in events:
+        if isinstance(event, ModeEvent | OtherEvent):
+            continue
+        if event.meta.entrypoint and not event.meta.is_sidechain:
+            return str(event.meta.entrypoint)
+    return None
+
+
+def _codex_meta(event: OtherEvent) -> Mapping[str, Any]:
+    """The payload of a Codex session_meta line (wrapped, flattened or bare-era header)."""
+    if event.type != "session_meta" or not isinstance(event.raw, Mapping):
+        return {}
+    payload = event.raw.get("payload")
+    return payload if isinstance(payload, Mapping) else event.raw
+
+
+def project_of(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> str | None:
+    """The cwd the session ran in: the active branch's first, else any entry's, else Codex's session_meta."""
+    for meta in _metas(events, branch):
+        if meta.cwd:
+            return str(meta.cwd)
+    for meta in _metas(events, range(len(events))):
+        if meta.cwd:
+            return str(meta.cwd)
+    for event in events[:1]:
+        if isinstance(event, OtherEvent):
+            cwd = _codex_meta(event).get("cwd")
+            if isinstance(cwd, str) and cwd:
+                return cwd
+    return None

@@ -1,0 +1,181 @@
+"""The slash-command templates on disk that `replay` fingerprints, and a cache per project.
+
+Claude Code's user and project commands and skills (`~/.claude/commands`,
+`<project>/.claude/commands`, `skills/*/SKILL.md`, plugins) and Codex's prompts
+(`$CODEX_HOME/prompts`). Unreadable or oversized files are skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Final
+
+from learn.transcripts.view.replay import Fingerprints, replay_fingerprints
+
+# Templates are small; anything past this is not a command body (or is a file
+# we should not read whole just to build fingerprints).
+_MAX_TEMPLATE_BYTES: Final = 1 << 20
+
+# Directories that can sit under ~/.claude/plugins (marketplace clones) and
+# never hold command templates; pruned so the walk stays cheap.
+_PRUNE_DIRS: Final = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv"})
+
+
+def claude_config_dir() -> Path:
+    value = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(value).expanduser() if value else Path.home() / ".claude"
+
+
+def codex_home() -> Path:
+    value = os.environ.get("CODEX_HOME")
+    return Path(value).expanduser() if value else Path.home() / ".codex"
+
+
+def user_template_paths() -> list[Path]:
+    """User scope (CLAUDE_CONFIG_DIR or ~/.claude), installed plugins at any depth
+    (their cache layout has changed between releases), Codex prompts, and plans."""
+    claude = claude_config_dir()
+    found = _commands_and_skills(claude)
+    found += _plugin_templates(claude / "plugins")
+    found += sorted(_glob(codex_home() / "prompts", "*.md"))
+    # Plans the assistant wrote in plan mode: handed back as "Implement the
+    # following plan:" they are its words, and an amended plan is matched
+    # paragraph by paragraph so only the person's amendment is kept.
+    found += sorted(_glob(claude / "plans", "*.md"))
+    return _dedupe(found)
+
+
+def project_template_paths(project: Path) -> list[Path]:
+    """`.claude/commands` and `.claude/skills` in the project and its ancestors
+    (Claude Code reads `.claude/` up the tree), stopping below HOME; and the
+    prompt bodies spec tools install into a project: Codex prompts kept in the
+    project (`.codex/prompts`, used with CODEX_HOME pointed there) and the
+    command templates they are generated from (`.specify/templates/commands`)."""
+    found: list[Path] = []
+    for base in _ancestors(project):
+        found += _commands_and_skills(base / ".claude")
+        found += sorted(_glob(base / ".codex" / "prompts", "*.md"))
+        found += sorted(_glob(base / ".specify" / "templates" / "commands", "*.md"))
+    return _dedupe(found)
+
+
+def template_paths(project: Path | None) -> list[Path]:
+    """Every command / skill / prompt template file in force, deduplicated by realpath."""
+    found = user_template_paths()
+    if project is not None:
+        found += project_template_paths(project)
+    return _dedupe(found)
+
+
+def read_templates(paths: Iterable[Path]) -> list[str]:
+    """The text of each template; unreadable or oversized files are skipped."""
+    out: list[str] = []
+    for path in paths:
+        try:
+            if path.stat().st_size > _MAX_TEMPLATE_BYTES:
+                continue
+            out.append(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+    return out
+
+
+def load_templates(project: Path | None) -> list[str]:
+    """The text of every template `template_paths` finds."""
+    return read_templates(template_paths(project))
+
+
+class FingerprintCache:
+    """Fingerprints per project, with the user-scope part read once.
+
+    A run over many projects would otherwise walk ~/.claude/plugins once per
+    project, and the plugin tree is the largest part.
+    """
+
+    def __init__(self) -> None:
+        self._user: Fingerprints | None = None
+        self._by_project: dict[str | None, Fingerprints] = {}
+
+    def for_project(self, project: str | None) -> Fingerprints:
+        if project in self._by_project:
+            return self._by_project[project]
+        if self._user is None:
+            self._user = replay_fingerprints(read_templates(user_template_paths()))
+        prints = Fingerprints(self._user)
+        prints.scaffold = self._user.scaffold
+        if project:
+            known = set(prints)
+            extra = replay_fingerprints(read_templates(project_template_paths(Path(project))))
+            prints += [fp for fp in extra if fp not in known]
+            prints.scaffold = tuple(
+                sorted(dict.fromkeys(prints.scaffold + extra.scaffold), key=len, reverse=True)
+            )
+        self._by_project[project] = prints
+        return prints
+
+
+def _dedupe(paths: Iterable[Path]) -> list[Path]:
+    seen: set[str] = set()
+    unique: list[Path] = []
+    for path in paths:
+        try:
+            key = os.path.realpath(path)
+        except OSError:
+            continue
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    return unique
+
+
+def _ancestors(project: Path) -> Iterator[Path]:
+    # Stop at HOME: its .claude is the user scope, already read (and it is the
+    # CLAUDE_CONFIG_DIR default, which must not be read twice as a "project").
+    home = Path.home().resolve()
+    try:
+        current = project.expanduser().resolve()
+    except OSError:
+        return
+    while True:
+        if current == home:
+            return
+        yield current
+        if current.parent == current:
+            return
+        current = current.parent
+
+
+def _commands_and_skills(base: Path) -> list[Path]:
+    return sorted(_glob(base / "commands", "**/*.md")) + sorted(_glob(base / "skills", "*/SKILL.md"))
+
+
+def _glob(base: Path, pattern: str) -> Iterator[Path]:
+    if not base.is_dir():
+        return
+    try:
+        for path in base.glob(pattern):
+            if not path.name.startswith("._") and path.is_file():
+                yield path
+    except OSError:
+        return
+
+
+def _plugin_templates(root: Path) -> list[Path]:
+    """`**/commands/**/*.md` and `**/skills/*/SKILL.md` under the plugins dir."""
+    out: list[Path] = []
+    if not root.is_dir():
+        return out
+    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda _err: None):
+        dirnames[:] = sorted(d for d in dirnames if d not in _PRUNE_DIRS)
+        here = Path(dirpath)
+        parts = here.relative_to(root).parts
+        for name in sorted(filenames):
+            if name.startswith("._") or not name.endswith(".md"):
+                continue
+            if "commands" in parts or (
+                name == "SKILL.md" and len(parts) >= 2 and parts[-2] == "skills"
+            ):
+                out.append(here / name)
+    return out

@@ -1,0 +1,373 @@
+"""Build the session view: evidence (what the person typed) and context (the active branch).
+
+A transcript file is not a conversation. It is a DAG of entries (rewinds leave
+dead branches in the file, compaction starts new roots, lines are appended late
+that point back into the middle), and its user slot holds harness echoes, hook
+output and other agents' words next to what the person typed. `build_session`
+reduces it to the shape everything downstream reads
+(`learn.transcripts.view.model.Session`), answering two questions apart:
+
+- evidence (`human_turns`): every turn the person typed anywhere in the file —
+  the active branch, a rewound branch, before a compaction, a message queued
+  while a tool ran, a `/btw` side question from its own file — one turn per
+  text (`evidence`);
+- context (`timeline`, tool calls, failures, denials, interrupts): the active
+  branch only (`branch.active_branch`).
+
+Human turns also come from places that are not prompts, because that is where
+corrections live: the reason typed when rejecting a tool call, a free-form
+answer to AskUserQuestion (`answers`), and a prompt queued while the agent was
+busy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from learn.secret_answers import redact_answer
+from learn.transcripts.blocks import (
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from learn.transcripts.claude.literals import (
+    ASK_USER_QUESTION,
+    CLARIFY_QUESTIONS_TEXT,
+    DENIAL_KIND_USER_REJECTED,
+    denial_reason,
+    is_interrupt_text,
+)
+from learn.transcripts.details import QueuedCommand
+from learn.transcripts.models import (
+    AssistantEvent,
+    AttachmentEvent,
+    OtherEvent,
+    Transcript,
+    TranscriptEvent,
+    UserEvent,
+)
+from learn.transcripts.view.answers import free_form_answers, has_answers
+from learn.transcripts.view.branch import active_branch
+from learn.transcripts.view.calls import excerpt, summarize_call
+from learn.transcripts.view.evidence import (
+    TypedReader,
+    aside_turns,
+    dequeued,
+    enqueued_prompt,
+    one_per_text,
+)
+from learn.transcripts.view.exclusions import entry_exclusion
+from learn.transcripts.view.identity import entrypoint_of, event_time, project_of, session_id_of
+from learn.transcripts.view.model import (
+    Denial,
+    HumanOrigin,
+    HumanTurn,
+    Interrupt,
+    Session,
+    TimelineItem,
+    ToolCall,
+    ToolFailure,
+    reading_order,
+)
+from learn.transcripts.view.relayed import strip_relayed
+
+if TYPE_CHECKING:
+    from learn.transcripts.files.discover import SessionFile
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
+
+__all__ = ["build_session", "read_asides", "view_files"]
+
+
+def build_session(
+    transcript: Transcript,
+    *,
+    fingerprints: Sequence[str] = (),
+    size_bytes: int = 0,
+    subagent_paths: Sequence[Path] = (),
+    asides: Sequence[Transcript] = (),
+) -> Session:
+    """The session view of one parsed transcript (Claude Code or Codex).
+
+    `asides` are the session's parsed `agent-aside_question-*.jsonl` files
+    (`read_asides`): their side questions are typed turns of this session.
+    """
+    events: list[TranscriptEvent] = list(transcript.events)
+    branch = active_branch(events, flat=transcript.provider == "codex")
+    on_branch = set(branch)
+
+    # Tool names and AskUserQuestion options come from every event, not just the
+    # branch: a result on the branch can answer a call the walk reached first.
+    calls: dict[str, ToolUseBlock] = {}
+    for event in events:
+        if isinstance(event, AssistantEvent):
+            for block in event.blocks:
+                if isinstance(block, ToolUseBlock):
+                    calls[block.id] = block
+
+    reader = TypedReader(fingerprints, transcript.provider)
+    builder = _Builder(calls, reader, dequeued(events))
+    for index, event in enumerate(events):
+        builder.add(index, event, on=index in on_branch)
+    human = one_per_text([*builder.human, *aside_turns(asides, reader)])
+    kept = {id(t) for t in human}
+    timeline = tuple(
+        item for item in builder.timeline if not isinstance(item, HumanTurn) or id(item) in kept
+    )
+    off_branch = sorted((t for t in human if not t.on_branch), key=_turn_order)
+
+    stamps = [t for t in (event_time(events[i]) for i in branch) if t is not None]
+    stamps += [t.at for t in off_branch if t.at is not None]
+    session = Session(
+        id=session_id_of(events, transcript.path),
+        provider=transcript.provider,
+        path=transcript.path,
+        project=project_of(events, branch),
+        started_at=min(stamps) if stamps else None,
+        last_activity=max(stamps) if stamps else None,
+        timeline=timeline,
+        human_turns=(*(t for t in timeline if isinstance(t, HumanTurn)), *off_branch),
+        tool_calls=tuple(builder.calls),
+        failures=tuple(builder.failures),
+        denials=tuple(builder.denials),
+        interrupts=tuple(builder.interrupts),
+        turns=builder.turns,
+        size_bytes=size_bytes or transcript.size_bytes,
+        skipped_lines=transcript.skipped_lines,
+        subagent_paths=tuple(subagent_paths),
+        entrypoint=entrypoint_of(events),
+    )
+    # Evidence in reading order: the branch's turns with the others where they were typed.
+    ordered = tuple(t for t in reading_order(session) if isinstance(t, HumanTurn))
+    return replace(session, human_turns=ordered)
+
+
+def _turn_order(turn: HumanTurn) -> tuple[float, int]:
+    return (turn.at.timestamp() if turn.at is not None else 0.0, turn.event_index)
+
+
+# ---------------------------------------------------------------- turns
+
+
+class _Builder:
+    """One pass over the file: evidence from every entry, context from the branch."""
+
+    def __init__(self, calls: Mapping[str, ToolUseBlock], reader: TypedReader,
+                 dequeued: set[int]) -> None:
+        self._tool_calls = calls
+        self._reader = reader
+        self._dequeued = dequeued
+        # The arguments of the last slash command: builds that wrote the
+        # expanded body as a plain line replay them once more inside it.
+        self._command_args: str | None = None
+        self._seen_calls: set[str] = set()
+        self._seen_failures: set[str] = set()
+        # The agent's last words before a typed turn: a bare value typed in answer
+        # to "What is the database password?" is a secret only the question names.
+        self._asked = ""
+        self.timeline: list[TimelineItem] = []
+        self.human: list[HumanTurn] = []
+        self.calls: list[ToolCall] = []
+        self.failures: list[ToolFailure] = []
+        self.denials: list[Denial] = []
+        self.interrupts: list[Interrupt] = []
+        self.turns = 0
+
+    def add(self, index: int, event: TranscriptEvent, *, on: bool) -> None:
+        if isinstance(event, UserEvent):
+            self.turns += on
+            self._user(index, event, on)
+        elif isinstance(event, AssistantEvent):
+            self.turns += on
+            self._reader.saw(event)
+            said = "\n".join(b.text for b in event.blocks if isinstance(b, TextBlock)) or event.text
+            if said.strip() and not event.meta.is_sidechain:
+                self._asked = said
+            if on and not event.meta.is_sidechain:  # a subagent's calls belong to its own transcript
+                self._assistant(index, event)
+        elif isinstance(event, AttachmentEvent) and isinstance(event.detail, QueuedCommand):
+            self._queued(index, event, event.detail, on)
+        elif isinstance(event, OtherEvent) and index not in self._dequeued:
+            enqueued = enqueued_prompt(event)
+            if enqueued is not None:
+                typed = self._reader.typed([enqueued[0]])
+                if typed.text:
+                    self._turn(typed.text, "queued", enqueued[1], index, None, on=False,
+                               command=typed.command)
+
+    def _assistant(self, index: int, event: AssistantEvent) -> None:
+        for block in event.blocks:
+            if not isinstance(block, ToolUseBlock) or block.id in self._seen_calls:
+                # The same call twice (a conversation rewritten under new uuids) ran once.
+                continue
+            self._seen_calls.add(block.id)
+            call = ToolCall(
+                id=block.id,
+                name=block.name,
+                summary=summarize_call(block.name, block.input),
+                input=block.input,
+                at=event.meta.timestamp,
+                event_index=index,
+            )
+            self.calls.append(call)
+            self.timeline.append(call)
+
+    def _turn(self, text: str, origin: HumanOrigin, at: datetime | None, index: int,
+              uuid: str | None, *, on: bool, command: str | None = None) -> None:
+        if origin in ("typed", "queued") and self._asked:
+            text = redact_answer(self._asked, text)
+            self._asked = ""
+        turn = HumanTurn(text=text, origin=origin, at=at, event_index=index, uuid=uuid,
+                         command=command, on_branch=on)
+        self.human.append(turn)
+        if on:
+            self.timeline.append(turn)
+
+    def _user(self, index: int, event: UserEvent, on: bool) -> None:
+        meta = event.meta
+        if meta.is_sidechain:
+            # A subagent's whole exchange: neither its prompt nor its tool
+            # results are this person's.
+            return
+        at = meta.timestamp
+        texts = [b.text for b in event.blocks if isinstance(b, TextBlock)]
+        results = [b for b in event.blocks if isinstance(b, ToolResultBlock)]
+        if not texts and not results and event.text:
+            texts = [event.text]
+
+        if on and (event.interrupted or any(is_interrupt_text(t) for t in texts)):
+            self.interrupts.append(Interrupt(at=at, event_index=index))
+
+        for result in results:
+            self._result(index, at, meta.uuid, result, on)
+
+        excluded = entry_exclusion(
+            meta, is_agent_injected=event.is_agent_injected, origin_kind=event.origin_kind
+        )
+        if excluded is not None:
+            return
+        typed = self._reader.typed(texts)
+        if typed.reason == "replayed-command" and typed.text == self._command_args:
+            return
+        self._command_args = typed.text if typed.command else None
+        if typed.text:
+            self._turn(typed.text, "typed", at, index, meta.uuid, on=on, command=typed.command)
+
+    def _result(
+        self, index: int, at: datetime | None, uuid: str | None, result: ToolResultBlock, on: bool
+    ) -> None:
+        call = self._tool_calls.get(result.tool_use_id)
+        name = call.name if call is not None else None
+        if result.denial_kind is not None:
+            reason: str | None = None
+            if result.denial_kind == DENIAL_KIND_USER_REJECTED:
+                reason = denial_reason(result.content)
+                # AskUserQuestion's "Chat about this" reuses the denial banner
+                # with synthetic text in the reason slot.
+                if reason is not None and reason.startswith(CLARIFY_QUESTIONS_TEXT):
+                    reason = None
+                # Another agent's review pasted as the reason is not the person's.
+                if reason is not None:
+                    reason = strip_relayed(reason) or None
+            # A permission-rule denial is a hook or guard: whatever text it
+            # carries was written by a program, never kept as a reason.
+            if on:
+                self.denials.append(
+                    Denial(
+                        tool_use_id=result.tool_use_id,
+                        tool_name=name,
+                        kind=result.denial_kind,
+                        reason=reason,
+                        at=at,
+                        event_index=index,
+                    )
+                )
+            if reason is not None:
+                self._turn(reason, "denial", at, index, uuid, on=on)
+            return
+        if not result.is_error and (name == ASK_USER_QUESTION or has_answers(result)):
+            for text in free_form_answers(result, call):
+                text = strip_relayed(text)
+                if text:
+                    self._turn(text, "answer", at, index, uuid, on=on)
+            return
+        if on and result.is_error and not is_interrupt_text(result.content):
+            # An interrupt mid-tool is recorded by its marker line, not a failure.
+            if result.tool_use_id in self._seen_failures:
+                return  # the same result twice (a conversation rewritten under new uuids)
+            self._seen_failures.add(result.tool_use_id)
+            failure = ToolFailure(
+                tool_use_id=result.tool_use_id,
+                tool_name=name,
+                excerpt=excerpt(result.content),
+                at=at,
+                event_index=index,
+            )
+            self.failures.append(failure)
+            self.timeline.append(failure)
+
+    def _queued(self, index: int, event: AttachmentEvent, detail: QueuedCommand, on: bool) -> None:
+        # Only a plain prompt the person queued: task notifications and peer or
+        # channel messages ride the same attachment.
+        if detail.prompt is None or detail.command_mode not in (None, "prompt"):
+            return
+        if detail.origin not in (None, "human"):
+            return
+        if entry_exclusion(event.meta) is not None:
+            return
+        typed = self._reader.typed([detail.prompt])
+        if typed.text:
+            self._turn(typed.text, "queued", event.meta.timestamp, index, event.meta.uuid, on=on,
+                       command=typed.command)
+
+
+# ---------------------------------------------------------------- many files
+
+
+def read_asides(paths: Sequence[Path]) -> list[Transcript]:
+    """Parse a session's `agent-aside_question-*.jsonl` files; an unreadable one is left out."""
+    from learn.transcripts.parser import parse
+
+    out: list[Transcript] = []
+    for path in paths:
+        try:
+            out.append(parse(path))
+        except OSError:
+            continue
+    return out
+
+
+
+def view_files(
+    files: Sequence[SessionFile], *, fingerprints: FingerprintCache | None = None
+) -> list[tuple[SessionFile, Session]]:
+    """Parse (in parallel, via `parser.stream`) and view `files`, in the order given.
+
+    Fingerprints are per project, because project slash commands differ. A file
+    that cannot be read (pruned between discovery and now) is left out.
+    """
+    from learn.transcripts.parser import stream
+    from learn.transcripts.view.replay_files import (
+        FingerprintCache,
+    )
+
+    cache = fingerprints if fingerprints is not None else FingerprintCache()
+    by_path = {f.path: f for f in files}
+    views: dict[Path, Session] = {}
+    for transcript in stream(f.path for f in files):
+        file = by_path.get(transcript.path) if transcript.path is not None else None
+        if file is None:
+            continue
+        views[file.path] = build_session(
+            transcript,
+            fingerprints=cache.for_project(file.project),
+            size_bytes=file.size,
+            subagent_paths=file.subagent_paths,
+            asides=read_asides(file.aside_paths),
+        )
+    return [(f, views[f.path]) for f in files if f.path in views]

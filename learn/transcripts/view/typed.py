@@ -1,0 +1,360 @@
+"""What the person typed in one user text: the one decision, in one place.
+
+The session builder hands every user text it meets to `typed_text` and keeps
+`.text` as a human turn when it is not empty. `.reason` names why text was
+dropped or trimmed (an exclusion rule from `exclusions`, or one of the rules
+below), `.command` the slash command the turn invoked, if any.
+
+The user slot mixes what the person typed with text a client or the agent
+wrote, sometimes inside one message. On several hundred real transcripts the
+mixtures were: a slash command's record, whose arguments are the person's
+words but whose template body is not; a Codex IDE prompt, where the editor's
+context (open tabs, the selection) wraps the request (about a fifth of Codex
+turns); a plan the assistant wrote, handed back as "Implement the following
+plan:"; and assistant output the person pasted back. Each rule keeps the typed
+part rather than dropping the message, because corrections live exactly there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from learn.textfold import fold
+from learn.transcripts.view.exclusions import strip_reminders, text_exclusion
+from learn.transcripts.view.relayed import strip_relayed
+from learn.transcripts.view.replay import (
+    is_replayed_turn,
+    unreplayed_parts,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Typed:
+    text: str  # the words the person typed; "" when none
+    reason: str | None = None  # why text was dropped or trimmed
+    command: str | None = None  # the slash command named, when the turn invoked one
+
+
+def typed_text(
+    raw: str,
+    *,
+    fingerprints: Sequence[str] = (),
+    provider: str = "claude",
+    assistant_texts: Sequence[str] = (),
+) -> Typed:
+    """The words the person typed in `raw`, and why anything else was dropped.
+
+    fingerprints: template fingerprints (`replay.replay_fingerprints`); a turn
+      replaying a template keeps only what the template does not cover.
+    provider: "codex" unwraps the IDE / app context around the request.
+    assistant_texts: the session's assistant messages before this turn; lines
+      of them pasted back are not typed.
+    """
+    text = strip_reminders(raw)
+    reasons: list[str] = []
+    if provider == "codex":
+        unwrapped = unwrap_codex_request(text)
+        if unwrapped is not None:
+            if not unwrapped:
+                return Typed("", "ide-wrapper")  # context only, no request
+            text = unwrapped
+            reasons.append("ide-wrapper")
+    command = slash_command(text)
+    if command is not None:
+        name, args, body = command
+        # A body written into the same message is the template's expansion.
+        why = "command-body" if body else "command-args"
+        if not args or name.lstrip("/") in CLIENT_SETTING_COMMANDS:
+            return Typed("", why if body else "command-tags", name)
+        return _finish(args, [why], fingerprints, assistant_texts, name)
+    excluded = text_exclusion(text)
+    if excluded is not None:
+        return Typed("", excluded)
+    handoff = split_plan_handoff(text)
+    if handoff is not None:
+        before, plan, after = handoff
+        # The plan is the assistant's; an amendment inside it is found only
+        # against the plan file still on disk (read as a template).
+        amended = ""
+        if fingerprints and is_replayed_turn(plan, fingerprints):
+            amended = "\n".join(unreplayed_parts(plan, fingerprints))
+        text = "\n".join(p.strip() for p in (before, amended, after) if p.strip())
+        reasons.append("plan-handoff")
+    return _finish(text, reasons, fingerprints, assistant_texts, None)
+
+
+def typed_blocks(
+    texts: Sequence[str],
+    *,
+    fingerprints: Sequence[str] = (),
+    provider: str = "claude",
+    assistant_texts: Sequence[str] = (),
+) -> Typed:
+    """`typed_text` over the text blocks of one user message, joined.
+
+    Claude Code puts IDE context and reminders in their own blocks beside the
+    typed prompt, so each block is decided alone. The session view and the
+    detectors both read a message through this, so they agree on its words.
+    """
+    kept: list[str] = []
+    command: str | None = None
+    reason: str | None = None
+    for text in texts:
+        typed = typed_text(text, fingerprints=fingerprints, provider=provider,
+                           assistant_texts=assistant_texts)
+        command = command or typed.command
+        reason = typed.reason or reason
+        if typed.text:
+            kept.append(typed.text)
+    return Typed("\n".join(kept), reason, command)
+
+
+def _finish(
+    text: str,
+    reasons: list[str],
+    fingerprints: Sequence[str],
+    assistant_texts: Sequence[str],
+    command: str | None,
+) -> Typed:
+    if fingerprints and is_replayed_turn(text, fingerprints):
+        parts = unreplayed_parts(text, fingerprints)
+        text = "\n".join(_ARGUMENTS_LABEL_RE.sub("", p, count=1) for p in parts)
+        reasons.append("replayed-command")
+    pasted = strip_pasted_output(text, assistant_texts)
+    if pasted != text:
+        text = pasted
+        reasons.append("pasted-output")
+    relayed = strip_relayed(text)
+    if relayed != text:
+        text = relayed
+        reasons.append("pasted-agent-report")
+    text = text.strip()
+    # The last rule that cut something is the reason; "empty" only when none did.
+    reason = reasons[-1] if reasons else None
+    return Typed(text, reason or (None if text else "empty"), command)
+
+
+# Claude Code appends "ARGUMENTS: <args>" to a body that has no $ARGUMENTS.
+_ARGUMENTS_LABEL_RE: Final = re.compile(r"\AARGUMENTS:[ \t]*")
+
+
+# ---------------------------------------------------------------- slash commands
+
+_COMMAND_NAME_RE: Final = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
+_COMMAND_ARGS_RE: Final = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_COMMAND_TAGS_RE: Final = re.compile(
+    r"\A\s*(?:<command-(name|message|args)>.*?</command-\1>\s*)+", re.S
+)
+
+# Built-in commands whose arguments configure the client (`/model opus`,
+# `/resume <id>`, `/add-dir ../lib`): typed, but not said to the agent, so not
+# evidence of what the person wants from it.
+CLIENT_SETTING_COMMANDS: Final = frozenset({
+    "add-dir", "agents", "bashes", "clear", "color", "config", "context", "cost", "doctor",
+    "effort", "exit", "export", "fast", "help", "hooks", "ide", "login", "logout", "mcp",
+    "memory", "model", "output-style", "permissions", "plugin", "rename", "resume", "rewind",
+    "sandbox", "status", "statusline", "tag", "terminal-setup", "theme", "usage", "vim",
+})
+
+
+def slash_command(text: str) -> tuple[str, str, str] | None:
+    """(command name with its slash, arguments, body) when `text` opens with the
+    record a client writes for a slash command, else None. `body` is whatever
+    follows the tags in the same text (some builds inline the expansion).
+
+    Claude Code has written the record in two orders: 1.0.x opened with
+    `<command-message>x is running…</command-message>`, 2.x opens with
+    `<command-name>/x</command-name>`; `<command-args>` is absent on some
+    builds when there were none. The template body is a separate message
+    (isMeta on 2.x), never part of this record.
+    """
+    tags = _COMMAND_TAGS_RE.match(text) if "<command-" in text else None
+    if tags is None:
+        return None
+    head = tags.group(0)
+    name = _COMMAND_NAME_RE.search(head)
+    if name is None or not name.group(1):
+        return None
+    args = _COMMAND_ARGS_RE.search(head)
+    command = name.group(1)
+    return (
+        command if command.startswith("/") else "/" + command,
+        args.group(1).strip() if args else "",
+        text[tags.end() :].strip(),
+    )
+
+
+# ---------------------------------------------------------------- Codex IDE / app wrapper
+
+# The heads the Codex IDE extension and desktop app put before the request,
+# and the request headings after them ("## My request:" on newer builds). The
+# Codex TUI itself cuts a transcript back to the request after the marker.
+_CODEX_WRAPPER_HEADS: Final = (
+    "# Context from my IDE setup:",
+    "# Files mentioned by the user:",
+    "# In app browser:",
+    "# Selected text:",
+    "## Prior conversation with Codex:",
+)
+_CODEX_HEAD_RE: Final = re.compile(
+    r"^(?:" + "|".join(re.escape(h) for h in _CODEX_WRAPPER_HEADS) + r")[ \t]*$", re.M
+)
+_CODEX_REQUEST_RE: Final = re.compile(r"^## My request(?: for Codex)?:[ \t]*\n?", re.M)
+
+
+def unwrap_codex_request(text: str) -> str | None:
+    """The request(s) inside a Codex IDE / app wrapper, or None when `text` is not wrapped.
+
+    One message can carry several wrapper blocks, each with its request; each
+    request runs to the next wrapper head. A wrapper with no request heading is
+    context only: "" (nothing typed).
+    """
+    head = _CODEX_HEAD_RE.match(text.lstrip())
+    if head is None:
+        return None
+    body = text.lstrip()
+    requests: list[str] = []
+    for marker in _CODEX_REQUEST_RE.finditer(body):
+        rest = body[marker.end() :]
+        nxt = _CODEX_HEAD_RE.search(rest)
+        request = (rest[: nxt.start()] if nxt else rest).strip()
+        # A later marker inside this request's span belongs to the next block.
+        later = _CODEX_REQUEST_RE.search(request)
+        if later is not None:
+            request = request[: later.start()].strip()
+        if request:
+            requests.append(request)
+    return "\n\n".join(requests)
+
+
+# ---------------------------------------------------------------- plan hand-offs
+
+_PLAN_HANDOFF_RE: Final = re.compile(r"^[ \t]*Implement the following plan:[ \t]*$", re.M)
+# Claude Code's trailer after the handed-off plan (2.x): where the plan ends.
+_PLAN_TRAILER_RE: Final = re.compile(
+    r"^[ \t]*If you need specific details from before exiting plan mode\b[^\n]*\n?", re.M
+)
+
+
+def split_plan_handoff(text: str) -> tuple[str, str, str] | None:
+    """(before, plan, after) of a plan hand-off, or None when `text` is not one.
+
+    "Implement the following plan:" then the plan the assistant wrote (from
+    ExitPlanMode, saved under ~/.claude/plans/) opens the session that carries
+    the plan out. The plan is the assistant's; text before the marker and after
+    Claude Code's "read the full transcript at" trailer is the person's. With
+    no trailer the plan runs to the end.
+    """
+    marker = _PLAN_HANDOFF_RE.search(text)
+    if marker is None:
+        return None
+    rest = text[marker.end() :]
+    trailer = _PLAN_TRAILER_RE.search(rest)
+    if trailer is None:
+        return text[: marker.start()], rest, ""
+    return text[: marker.start()], rest[: trailer.start()], rest[trailer.end() :]
+
+
+# ---------------------------------------------------------------- pasted agent output
+
+# Claude Code's terminal glyphs: `●`/`⏺` opens an assistant message or tool
+# call, `⎿` a tool result, `✻`/`✢`/`✳` a status line. Copied out of the
+# terminal they arrive at the head of lines, continuation lines indented.
+# (Not `·`: people type it as a bullet.)
+_GLYPH_LINE_RE: Final = re.compile(r"^[ \t]*[●⏺⎿✻✢✳✶✽]\s")
+_INDENTED_RE: Final = re.compile(r"^[ \t]+\S")
+# Lines shorter than this are phrases anyone types ("ok, do it", "yes").
+PASTED_LINE_MIN_CHARS: Final = 24
+
+
+class AssistantText(list[str]):
+    """A session's assistant messages so far, with their folded lines indexed.
+
+    The builder appends as it walks; looking a pasted line up is then one set
+    probe, where scanning every earlier message for every line of every turn
+    was quadratic in the session's length.
+    """
+
+    def __init__(self, texts: Sequence[str] = ()) -> None:
+        super().__init__()
+        self.lines: set[str] = set()
+        for text in texts:
+            self.add(text)
+
+    def add(self, text: str) -> None:
+        self.append(text)
+        for line in text.splitlines():
+            flat = fold(line)
+            if len(flat) >= PASTED_LINE_MIN_CHARS:
+                self.lines.add(flat)
+
+
+def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
+    """`text` without the agent output pasted into it.
+
+    A line is pasted when it opens with a Claude Code UI glyph (with the
+    indented lines that continue it), or when, folded, it is a line of at least
+    PASTED_LINE_MIN_CHARS that is a whole line of an earlier assistant message
+    (copying from the terminal or the editor panel copies whole lines). Two
+    exceptions keep what the person wrote: a line equal to an assistant line
+    that is not part of a pasted block, when it is a short sentence typed as the
+    whole turn or a line of the person's own code the assistant had quoted; and
+    a question typed after a tool-status line, on that line.
+    """
+    if not text:
+        return text
+    lines = text.splitlines()
+    if not isinstance(assistant_texts, AssistantText):
+        assistant_texts = AssistantText(assistant_texts)
+    said = assistant_texts.lines
+    matched = [len(f) >= PASTED_LINE_MIN_CHARS and f in said for f in map(fold, lines)]
+    keep: list[str] = []
+    in_glyph_block = False
+    dropped = False
+    for i, line in enumerate(lines):
+        if _GLYPH_LINE_RE.match(line):
+            in_glyph_block = True
+            dropped = True
+            asked = _AFTER_STATUS_RE.match(line)
+            if asked:
+                keep.append(asked.group(1))
+            continue
+        if in_glyph_block and (not line.strip() or _INDENTED_RE.match(line)):
+            continue
+        in_glyph_block = False
+        if matched[i] and _pasted(lines, matched, i):
+            dropped = True
+            continue
+        keep.append(line)
+    return "\n".join(keep).strip() if dropped else text
+
+
+# A tool-status line with a question typed after it on the same line:
+# "⏺ Bash(pytest -x) why does this hang?".
+_AFTER_STATUS_RE: Final = re.compile(r"^[ \t]*[●⏺⎿]\s+[\w.:-]+\([^()\n]*\)\s+(\S[^\n]*\?)\s*$")
+# A line equal to an assistant line that is the whole turn is pasted only when
+# it is long: a short sentence is typed again. Amid the person's own lines, a
+# line of code is theirs (the assistant had quoted their code).
+PASTED_ALONE_MIN_CHARS: Final = 60
+_CODE_LINE_RE: Final = re.compile(r"[=(){}\[\];]|^\s{2,}\S")
+
+
+def _pasted(lines: list[str], matched: list[bool], i: int) -> bool:
+    neighbours = [j for j in (_near(lines, i, -1), _near(lines, i, 1)) if j is not None]
+    if any(matched[j] or _GLYPH_LINE_RE.match(lines[j]) for j in neighbours):
+        return True  # part of a pasted block
+    if not neighbours:  # the whole turn: typed again unless long
+        return len(fold(lines[i])) >= PASTED_ALONE_MIN_CHARS
+    # Amid the person's own lines: their code keeps its line, prose quoted back
+    # with a comment is the assistant's.
+    return not _CODE_LINE_RE.search(lines[i])
+
+
+def _near(lines: list[str], i: int, step: int) -> int | None:
+    j = i + step
+    while 0 <= j < len(lines) and not lines[j].strip():
+        j += step
+    return j if 0 <= j < len(lines) else None
