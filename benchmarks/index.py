@@ -37,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import generate
-from benchmarks.timing import best_of, best_of_interleaved
+from benchmarks.timing import best_of, best_of_interleaved, orjson_lines
 
 
 def _option(args: list[str], name: str, default: int) -> int:
@@ -159,8 +159,6 @@ def warm(root: Path, repeat: int) -> bool:
 
 
 def cold(root: Path, repeat: int) -> bool:
-    import orjson
-
     from learn.transcripts.files.discover import scan
     from learn.transcripts.index.indexed import indexed_views
     from learn.transcripts.pool import cores
@@ -171,21 +169,15 @@ def cold(root: Path, repeat: int) -> bool:
         paths += [*f.aside_paths]
     mb = sum(p.stat().st_size for p in paths) / 1e6
 
-    def orjson_lines() -> int:
-        n = 0
-        for p in paths:
-            for line in p.read_bytes().split(b"\n"):
-                if line.strip():
-                    orjson.loads(line)
-                    n += 1
-        return n
+    def baseline() -> int:
+        return orjson_lines(paths)
 
     def views(workers: int) -> int:
         got = indexed_views(files, fingerprints_for=lambda _: (), min_confidence=0.75,
                             index=None, workers=workers)
         return len(got)
 
-    one = best_of_interleaved({"orjson": orjson_lines, "views": lambda: views(1)}, repeat)
+    one = best_of_interleaved({"orjson": baseline, "views": lambda: views(1)}, repeat)
     base, single = one["orjson"][0], one["views"][0]
     print(f"cold scan, {len(files)} sessions ({mb:.1f} MB incl. asides), no index:")
     print(f"  orjson.loads per line (baseline, 1 core, CPU time)  {base:7.3f} s")
@@ -196,7 +188,7 @@ def cold(root: Path, repeat: int) -> bool:
     def parse_only() -> int:
         return sum(len(t.events) for t in stream(paths, workers=1))
 
-    scan_s = best_of_interleaved({"orjson": orjson_lines, "stream": parse_only}, repeat)
+    scan_s = best_of_interleaved({"orjson": baseline, "stream": parse_only}, repeat)
     print(f"  stream(), decoded (1 core, CPU time)                {scan_s['stream'][0]:7.3f} s  "
           f"{scan_s['stream'][0] / scan_s['orjson'][0]:.2f}x orjson (same round's baseline)")
     walls: dict[int, float] = {}
@@ -205,7 +197,7 @@ def cold(root: Path, repeat: int) -> bool:
         walls[n], _ = best_of(lambda n=n: views(n), repeat)  # type: ignore[misc]
         streams[n], _ = best_of(  # type: ignore[misc]
             lambda n=n: sum(len(t.events) for t in stream(paths, workers=n)), repeat)
-    wall_base, _ = best_of(orjson_lines, repeat)
+    wall_base, _ = best_of(baseline, repeat)
     # Wall time on a shared box measures the neighbours too, so also the CPU
     # each run used: this process's plus its reaped workers'. On n free cores
     # and even chunks, a run takes about parent + workers / n.

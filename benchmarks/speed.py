@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.index import _corpus, _option  # noqa: E402
-from benchmarks.timing import best_of_interleaved  # noqa: E402
+from benchmarks.timing import best_of_interleaved, orjson_lines  # noqa: E402
 
 
 def _env(home: Path, data: Path) -> dict[str, str]:
@@ -72,18 +72,7 @@ def _learn(*args: str) -> list[str]:
 
 
 def _orjson_cpu(paths: list[Path], repeat: int) -> float:
-    import orjson
-
-    def lines() -> int:
-        n = 0
-        for p in paths:
-            for line in p.read_bytes().split(b"\n"):
-                if line.strip():
-                    orjson.loads(line)
-                    n += 1
-        return n
-
-    return best_of_interleaved({"orjson": lines}, repeat)["orjson"][0]
+    return best_of_interleaved({"orjson": lambda: orjson_lines(paths)}, repeat)["orjson"][0]
 
 
 def first_scan(home: Path, data: Path, repeat: int) -> tuple[float, bool]:
