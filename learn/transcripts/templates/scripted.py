@@ -119,17 +119,7 @@ def without_prompts(view: Session, fingerprints: Sequence[str]) -> Session:
             changed[id(turn)] = replace(turn, text=rest) if rest else None
     if not changed:
         return view
-
-    def keep(items: Iterable[TimelineItem]) -> tuple[TimelineItem, ...]:
-        out: list[TimelineItem] = []
-        for item in items:
-            new = changed.get(id(item), item) if isinstance(item, HumanTurn) else item
-            if new is not None:
-                out.append(new)
-        return tuple(out)
-
-    human = tuple(t for t in keep(view.human_turns) if isinstance(t, HumanTurn))
-    return replace(view, human_turns=human, timeline=keep(view.timeline))
+    return _rebuilt(view, changed)
 
 
 def command_suggestion(prompt: RepeatedPrompt, *, excerpt_chars: int = 160) -> dict[str, object]:
