@@ -157,7 +157,11 @@ def _premine(env: dict[str, str]) -> float:
 
         backend = AnthropicBackend(limiter=RateLimiter(requests_per_minute=None, max_in_flight=8))
         started = time.perf_counter()
-        run_pipeline(RunOptions(all_projects=True, embedder="tfidf"), load_config(), backend=backend)
+        # The embedder the command line will use: verdicts are remembered per
+        # embedding space, so premining with another one (tfidf, as this did)
+        # left /learn re-asking the judge once: 1 model call, a FAIL that was the
+        # benchmark's, not the product's.
+        run_pipeline(RunOptions(all_projects=True), load_config(), backend=backend)
         return time.perf_counter() - started
     finally:
         os.environ.clear()
