@@ -6,7 +6,7 @@ import dataclasses
 
 from test_report_digest import sample_result
 
-from learn.reduce.types import Quote
+from learn.records.proposal import Quote
 from learn.report.digest import QUOTE_CHARS, render_digest_markdown
 from learn.report.html import render_html
 from learn.report.words import flatten

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from learn.config import Config
-from learn.mining.candidate import MinedCandidate
 from learn.pipeline.types import Clock, Progress, RunOptions, Trace
+from learn.records.candidate import MinedCandidate
 from learn.textfold import fold
 
 if TYPE_CHECKING:

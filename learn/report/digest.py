@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable
 
 from learn.projects import quote_projects
-from learn.reduce.types import Funnel, Proposal, RunResult
+from learn.records.proposal import Funnel, Proposal, RunResult
 from learn.report.outcomes import outcome_lines
 from learn.report.words import day, flatten, plural
 

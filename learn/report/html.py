@@ -15,7 +15,7 @@ from collections import Counter
 from html import escape
 from typing import Any
 
-from learn.reduce.types import Proposal, RunResult
+from learn.records.proposal import Proposal, RunResult
 from learn.report.digest import (
     LEARN_DIGEST_MARKER,
     SECTIONS,

@@ -48,7 +48,7 @@ from learn.transcripts.view.compact import (
 _T = TypeVar("_T")
 
 if TYPE_CHECKING:
-    from learn.mining.candidate import MinedCandidate
+    from learn.records.candidate import MinedCandidate
     from learn.store.session_index import HeadRow, IndexRow, SessionIndex
     from learn.transcripts.files.discover import SessionFile
     from learn.transcripts.files.heads import Head, Provider

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import msgspec
 
-from learn.mining.candidate import MinedCandidate
+from learn.records.candidate import MinedCandidate
 from learn.transcripts.view.model import (
     Denial,
     HumanTurn,
