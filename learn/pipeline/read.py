@@ -36,9 +36,9 @@ class Read:
 
 def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: Trace,
                   progress: Progress | None) -> Read:
+    from learn.index.indexed import CachedHeads, indexed_views
     from learn.store.session_index import open_session_index
     from learn.transcripts.files.discover import scan
-    from learn.transcripts.index.indexed import CachedHeads, indexed_views
     from learn.transcripts.view.replay import (
         replay_fingerprints,
     )
