@@ -13,7 +13,7 @@ run:
    the mining cache filled by a first run, against the time to os.stat every
    transcript. Wall time (a whole command, several stages; the box is shared, so
    best of --repeat). Acceptance: run <= 3 s with 0 model calls, sessions <= 1 s.
-2. Cold: every view built by learn.transcripts.index.indexed with no index, on one
+2. Cold: every view built by learn.index.indexed with no index, on one
    core (process CPU time, interleaved with the baseline: bare orjson.loads of
    every line of the same files), then over 1..cores processes (wall time:
    CPU time of a process pool is in its children), also as CPU time (this
@@ -159,8 +159,8 @@ def warm(root: Path, repeat: int) -> bool:
 
 
 def cold(root: Path, repeat: int) -> bool:
+    from learn.index.indexed import indexed_views
     from learn.transcripts.files.discover import scan
-    from learn.transcripts.index.indexed import indexed_views
     from learn.transcripts.pool import cores
 
     files = scan(all_projects=True).files

@@ -264,7 +264,7 @@ def fallback_report() -> None:
     the guard), against name_candidates' guarded fallback (complete linkage inside each
     cluster, a label borrowed only when near every member).
     """
-    from learn.mining.candidate import MinedCandidate
+    from learn.records.candidate import MinedCandidate
     from learn.reduce.naming import name_candidates
 
     texts, truth, pairs = load("paraphrases_heldout.json")

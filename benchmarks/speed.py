@@ -102,9 +102,9 @@ def first_scan(home: Path, data: Path, repeat: int) -> tuple[float, bool]:
 
 def _scan_in_process(base: float, repeat: int) -> float:
     """The scan alone (discovery through the index + summaries), per process count."""
+    from learn.index.indexed import CachedHeads, indexed_views
     from learn.store.session_index import open_session_index
     from learn.transcripts.files.discover import scan
-    from learn.transcripts.index.indexed import CachedHeads, indexed_views
     from learn.transcripts.pool import cores
 
     best_est = float("inf")
@@ -227,9 +227,9 @@ def _prompts_in_process(home: Path, data: Path, sid: str, repeat: int) -> None:
     """The part of `learn show` this changed: judging the session with its project's others
     (origin, templates, repeated prompts), from every head or from the index's turns."""
     from learn.commands.show import resolve_session
+    from learn.index.indexed import CachedHeads
+    from learn.index.project_turns import project_turn_views
     from learn.store.session_index import open_session_index
-    from learn.transcripts.index.indexed import CachedHeads
-    from learn.transcripts.index.project_turns import project_turn_views
     from learn.transcripts.parser import parse
     from learn.transcripts.templates.scripted import HEAD_SESSIONS, without_project_prompts
     from learn.transcripts.view.replay_files import (

@@ -110,7 +110,7 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 
 def run(target: Path | str, sessions: dict[str, list[CandidateRow]], corpus: dict[str, Any],
         args: argparse.Namespace) -> dict[str, float]:
-    from learn.reduce.types import Verdict
+    from learn.records.proposal import Verdict
     from learn.store.adapters import StoreVerdictMemory
 
     out: dict[str, float] = {}

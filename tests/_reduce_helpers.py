@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from learn.mining.candidate import CandidateKind, MinedCandidate, SessionCandidates
 from learn.models.base import CallUsage, ModelError, ModelRequest, ModelResponse
+from learn.records.candidate import CandidateKind, MinedCandidate, SessionCandidates
 
 # Each topic word owns one dimension: texts that mention the same topic are
 # near (cosine distance ~0.01), different topics are orthogonal (distance ~1).

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from learn.reduce.types import Proposal, Quote, Verdict
+from learn.records.proposal import Proposal, Quote, Verdict
 from learn.report import runs
 from learn.report.apply import ApplyError, RuleEdit, edit_for, plan_all, plan_file, write_plan
 from learn.report.targets import TargetChoice, TargetError, choose
@@ -114,7 +114,7 @@ def test_a_read_only_claude_md_is_refused_with_the_reason(tmp_path: Path) -> Non
 def test_apply_command_refuses_a_read_only_file_and_says_why(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from learn.commands.apply import command
-    from learn.reduce.types import Funnel, RunResult, RunUsage
+    from learn.records.proposal import Funnel, RunResult, RunUsage
 
     web = repo(tmp_path / "web")
     (web / "CLAUDE.md").write_text("# web\n")
@@ -132,7 +132,7 @@ def test_apply_command_refuses_a_read_only_file_and_says_why(
 def test_apply_asks_which_project_on_a_terminal(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from learn.commands.apply import command
-    from learn.reduce.types import Funnel, RunResult, RunUsage
+    from learn.records.proposal import Funnel, RunResult, RunUsage
 
     web, api = repo(tmp_path / "web"), repo(tmp_path / "api")
     both = proposal(projects=(web, api, api))
@@ -208,7 +208,7 @@ def test_upgrading_keeps_the_last_runs_proposals_pending(
     import dataclasses
     import json
 
-    from learn.reduce.types import Funnel, RunResult, RunUsage
+    from learn.records.proposal import Funnel, RunResult, RunUsage
     from learn.store.core import open_connection
     from learn.store.feedback import FeedbackStore
     from learn.store.proposals import ProposalBook

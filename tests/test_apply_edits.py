@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 from test_report_digest import sample_result
 
 from learn.commands.apply import command
-from learn.reduce.types import RunResult
+from learn.records.proposal import RunResult
 from learn.report import apply as apply_mod
 from learn.report import runs
 from learn.report.apply import backups_dir, plan_file, write_plan
@@ -324,7 +324,7 @@ def test_has_skill_items_are_not_written_by_default(project: Path, recorded: Rec
 def test_project_rule_goes_to_the_project_it_was_said_in(tmp_path: Path) -> None:
     """A run over all projects: with no --project, a project rule lands in the
     CLAUDE.md of the project whose sessions said it, not in the current directory."""
-    from learn.reduce.types import Proposal, Quote, Verdict
+    from learn.records.proposal import Proposal, Quote, Verdict
     from learn.report.targets import TargetChoice, choose_target
 
     web = tmp_path / "web"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from learn.records.proposal import Proposal, Quote, Verdict
 from learn.reduce.outcomes import RuleOutcome
-from learn.reduce.types import Proposal, Quote, Verdict
 from learn.report.escalation import escalate
 
 

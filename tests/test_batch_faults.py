@@ -19,7 +19,7 @@ from fakes.anthropic_batches import FakeBatchServer
 from learn.config import Config, load_config
 from learn.models.anthropic_backend import AnthropicBackend
 from learn.pipeline import RunOptions, run_pipeline
-from learn.reduce.types import RunResult
+from learn.records.proposal import RunResult
 
 
 def _run(config: Config | None = None, *, batch: bool = False,

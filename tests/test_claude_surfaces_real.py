@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from fakes.anthropic_server import FakeAnthropicServer, RecordedRequest, Reply, tool_results
 
+from learn.records.proposal import Proposal, Quote, Verdict
 from learn.reduce.outcomes import RuleOutcome
 from learn.reduce.pathscope import scope_to_paths
-from learn.reduce.types import Proposal, Quote, Verdict
 from learn.report.apply import edit_for, plan_all, write_plan
 from learn.report.escalation import escalate
 from learn.report.targets import TargetChoice

@@ -11,8 +11,8 @@ import pytest
 
 from learn.config import Config, ConfigError, config_path
 from learn.config_defaults import CONFIG_FILENAME, DEFAULT_MIN_SIGNAL_CONFIDENCE
+from learn.index.indexed import min_signal_confidence
 from learn.store.target import default_store_target
-from learn.transcripts.index.indexed import min_signal_confidence
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,7 +68,7 @@ def test_an_override_the_config_checks_is_still_checked(
 
 def test_without_a_config_file_pydantic_is_not_imported(dirs: Path) -> None:
     code = ("import sys\nfrom learn.store.target import default_store_target\n"
-            "from learn.transcripts.index.indexed import min_signal_confidence\n"
+            "from learn.index.indexed import min_signal_confidence\n"
             "print(default_store_target())\nprint(min_signal_confidence())\n"
             "print('pydantic' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,

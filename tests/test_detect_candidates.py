@@ -15,7 +15,7 @@ from learn.detect import (
     signal_key,
     signals_to_candidates,
 )
-from learn.mining.candidate import MinedCandidate
+from learn.records.candidate import MinedCandidate
 from learn.transcripts.models import TranscriptEvent
 from learn.transcripts.parser import parse_events_from_bytes
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from learn.records.proposal import Quote
 from learn.reduce.outcomes import RuleOutcome
-from learn.reduce.types import Quote
 from learn.report.apply import ApplyError, edit_for, plan_all, write_plan
 from learn.report.escalation import (
     codex_rule_text,

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from _reduce_helpers import ScriptedBackend, TopicEmbedder
 
+from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.reduce.coverage import check_coverage
 from learn.reduce.rules import RuleCorpus, RuleLine
-from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.report.apply import edit_for, plan_all
 from learn.report.digest import render_digest_markdown
 from learn.report.health import (

@@ -128,10 +128,10 @@ def test_the_session_index_keeps_a_huge_turn_cut(_isolated_home: Path) -> None:
 
     # What the index keeps (and a run mines) is the cut turn: the miner still sees
     # head and tail, and plan prices the same.
+    from learn.index.indexed import indexed_views
+    from learn.index.indexed_turns import turns_view
     from learn.store.session_index import open_session_index
     from learn.transcripts.files.discover import scan
-    from learn.transcripts.index.indexed import indexed_views
-    from learn.transcripts.index.indexed_turns import turns_view
 
     with open_session_index() as index:
         files = scan(all_projects=True).files

@@ -141,7 +141,7 @@ def test_a_listing_imports_no_vectors_detectors_or_mining(tmp_path: Path) -> Non
              "learn.mining.cache", "learn.mining.miner", "rich"}
     cold = _importtime(["sessions", "--all-projects"], env)
     warm = _importtime(["sessions", "--all-projects", "--json"], env)
-    assert "learn.transcripts.index.indexed" in cold and "learn.transcripts.index.indexed" in warm
+    assert "learn.index.indexed" in cold and "learn.index.indexed" in warm
     assert not never & cold
     assert not never & warm
     # Nothing to read on a warm listing: no parser, no process pool.
@@ -175,9 +175,9 @@ def test_the_listing_judges_from_the_stored_turns_as_from_whole_views(
     # counts, origins and evidence as judging every whole stored view.
     from fixtures.fidelity.writers import set_entrypoint
 
+    from learn.index.indexed import indexed_views, min_signal_confidence
     from learn.store.session_index import open_session_index
     from learn.transcripts.files.discover import scan
-    from learn.transcripts.index.indexed import indexed_views, min_signal_confidence
     from learn.transcripts.templates.scripted import machinery
     from learn.transcripts.view.replay_files import (
         FingerprintCache,
@@ -203,7 +203,7 @@ def test_the_listing_judges_from_the_stored_turns_as_from_whole_views(
         raise AssertionError("a listing decoded a stored view")
 
     with monkeypatch.context() as patch:
-        patch.setattr("learn.transcripts.index.indexed.decode_view", no_view)
+        patch.setattr("learn.index.indexed.decode_view", no_view)
         result = CliRunner().invoke(cli, ["sessions", "--all-projects", "--json"],
                                     catch_exceptions=False)
     listed = {r["id"]: r for r in json.loads(result.output)["sessions"]}

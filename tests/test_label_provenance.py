@@ -17,7 +17,7 @@ from _batch_helpers import _backend, _server, _use
 from fakes.anthropic_batches import FakeBatchServer
 
 from learn.pipeline import RunOptions, run_pipeline
-from learn.reduce.types import RunResult
+from learn.records.proposal import RunResult
 from learn.store import FeedbackStore, StoreSchema
 from learn.store.core import open_connection
 from learn.store.learn_tables import LearnTables

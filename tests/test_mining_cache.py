@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 
 from learn.mining.cache import MineCache, cache_key, file_digest, mining_version
-from learn.mining.candidate import MinedCandidate, SessionCandidates
 from learn.paths import cache_dir
+from learn.records.candidate import MinedCandidate, SessionCandidates
 
 ENTRY = SessionCandidates(
     session_id="s1", provider="claude", project="/p", last_activity="2026-01-01T00:00:00+00:00",

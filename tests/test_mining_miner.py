@@ -225,7 +225,7 @@ def test_mine_sessions_prunes_old_cache_entries() -> None:
     import time
 
     cache = MineCache(max_age_days=1)
-    from learn.mining.candidate import SessionCandidates
+    from learn.records.candidate import SessionCandidates
 
     cache.put("stale", SessionCandidates("x", "claude", None, None))
     old = time.time() - 3 * 86400

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from _mining_helpers import fail, make_session, tool, user
 
-from learn.mining.candidate import MinedCandidate
 from learn.mining.verify import (
     MIN_QUOTE_WORDS,
     anchor_quote,
@@ -11,6 +10,7 @@ from learn.mining.verify import (
     session_commands,
     verify_candidates,
 )
+from learn.records.candidate import MinedCandidate
 from learn.render import render_transcript, spoken_text
 from learn.render.spoken import spoken_turns
 

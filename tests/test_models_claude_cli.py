@@ -122,6 +122,29 @@ def test_verbose_array_output_parses() -> None:
     assert outcome.structured_output == ANSWER and outcome.total_cost_usd == 0.5
 
 
+def test_the_model_named_is_the_one_that_wrote_the_most() -> None:
+    # modelUsage can list a small model the CLI used on the side; an older release
+    # wrote the cost as cost_usd; a count of the wrong type reads as zero.
+    raw = json.dumps({
+        "type": "result", "subtype": "success", "is_error": False, "session_id": "s",
+        "cost_usd": 0.25, "structured_output": ANSWER,
+        "usage": {"input_tokens": 3, "output_tokens": 4, "cache_read_input_tokens": "many"},
+        "modelUsage": {"claude-haiku-side": {"outputTokens": 10}, "broken": "x",
+                       "claude-sonnet-main": {"outputTokens": 900}},
+    }).encode()
+    outcome = parse_outcome(raw)
+    assert outcome.model == "claude-sonnet-main" and outcome.total_cost_usd == 0.25
+    assert (outcome.input_tokens, outcome.output_tokens, outcome.cache_read_tokens,
+            outcome.cache_write_tokens) == (3, 4, 0, 0)
+    assert (outcome.is_error, outcome.subtype, outcome.errors) == (False, "success", ())
+
+
+@pytest.mark.parametrize("raw", [b"", b"not json", b"42", b'[{"type": "system"}]'])
+def test_output_without_a_result_is_a_value_error(raw: bytes) -> None:
+    with pytest.raises(ValueError):
+        parse_outcome(raw)
+
+
 def test_every_call_runs_with_no_tools_hooks_or_mcp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     stub = write_claude_stub(tmp_path / "bin", stdout=print_result(ANSWER))
     on_path(stub, monkeypatch)

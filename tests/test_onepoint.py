@@ -7,10 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from learn.mining.candidate import MinedCandidate, SessionCandidates
+from learn.records.candidate import MinedCandidate, SessionCandidates
+from learn.records.proposal import Proposal, Verdict
 from learn.reduce.counting import Occurrence, count_points
 from learn.reduce.onepoint import one_point, requests_as_commands
-from learn.reduce.types import Proposal, Verdict
 
 
 class TopicEmbedder:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.reduce.outcomes import (
     MIN_SESSIONS_SINCE,
     InPlace,
@@ -18,7 +19,6 @@ from learn.reduce.outcomes import (
     rule_outcomes,
     verdict_for,
 )
-from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.report.digest import render_digest_markdown
 from learn.report.html import render_html
 from learn.store.feedback import FeedbackStore

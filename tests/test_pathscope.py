@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.reduce.pathscope import common_folder, files_of_calls, scope_to_paths
 from learn.reduce.surfaces import paths_of
-from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.report.apply import edit_for, plan_all, write_plan
 from learn.report.digest import render_digest_markdown
 from learn.report.targets import TargetChoice

@@ -7,12 +7,12 @@ from typing import Any
 
 from _reduce_helpers import cand, directive, session
 
-from learn.mining.candidate import SessionCandidates
+from learn.records.candidate import SessionCandidates
+from learn.records.proposal import Funnel
 from learn.reduce.counting import CountConfig, count_points, flatten_candidates, occurrences
 from learn.reduce.memory import InMemoryShownState
 from learn.reduce.protocols import ShownRecord
 from learn.reduce.suppress import Reduced, reduce_occurrences
-from learn.reduce.types import Funnel
 
 
 def run(sessions: list[SessionCandidates], labels_by_text: dict[str, str], **kw: Any) -> Reduced:

@@ -13,6 +13,7 @@ from fakes.anthropic_server import FakeAnthropicServer
 from learn.models.anthropic_backend import AnthropicBackend
 from learn.models.base import ModelRequest
 from learn.models.retry import RetryPolicy
+from learn.records.proposal import Proposal
 from learn.reduce.coverage import check_coverage
 from learn.reduce.rules import (
     RuleCorpus,
@@ -22,7 +23,6 @@ from learn.reduce.rules import (
     frontmatter_fields,
     rule_lines_of,
 )
-from learn.reduce.types import Proposal
 
 DOC = """---
 paths: src/**

@@ -12,9 +12,9 @@ from learn.models.anthropic_backend import AnthropicBackend
 from learn.models.base import ModelRequest
 from learn.models.retry import RetryPolicy
 from learn.prompts import load_prompt
+from learn.records.proposal import Proposal, Quote
 from learn.reduce.judge import judge_proposals
 from learn.reduce.memory import InMemoryVerdictMemory
-from learn.reduce.types import Proposal, Quote
 
 
 def prop(label: str, text: str, kind: str = "directive", **kw: Any) -> Proposal:

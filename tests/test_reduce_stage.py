@@ -8,11 +8,11 @@ from typing import Any
 from _reduce_helpers import ScriptedBackend, TopicEmbedder, directive, failing, items_of, session
 
 from learn.models.base import ModelRequest
+from learn.records.proposal import Funnel
 from learn.reduce.answers import recover_rows, rows_of
 from learn.reduce.memory import InMemoryLabelIndex, InMemoryShownState, InMemoryVerdictMemory
 from learn.reduce.rules import RuleCorpus, RuleLine
 from learn.reduce.stage import reduce_sessions, shown_records
-from learn.reduce.types import Funnel
 
 MODELS = {"name": "m", "coverage": "m", "judge": "m", "mine": "m"}
 

@@ -11,8 +11,8 @@ from evals.builder import ClaudeSession, session_id
 from evals.metrics import Occurrence
 from evals.windows import reported_share
 from learn.models.base import ModelRequest
+from learn.records.proposal import Proposal, Quote
 from learn.reduce.judge import judge_proposals
-from learn.reduce.types import Proposal, Quote
 from learn.reduce.windows import TranscriptContext
 
 

@@ -6,7 +6,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
+from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.report.digest import (
     LEARN_DIGEST_MARKER,
     flatten,

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from test_report_digest import sample_result
 
 from learn.commands.digest import command
-from learn.reduce.types import RunResult
+from learn.records.proposal import RunResult
 from learn.report import runs
 
 

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from test_report_digest import sample_result
 
-from learn.reduce.types import Quote, RunResult
+from learn.records.proposal import Quote, RunResult
 from learn.report import runs
 from learn.report.html import render_html
 
@@ -197,7 +197,7 @@ def test_a_broken_script_is_caught_by_these_checks(tmp_path: Path,
 
 
 def test_empty_run_and_undated_quotes_render() -> None:
-    from learn.reduce.types import Funnel, RunUsage
+    from learn.records.proposal import Funnel, RunUsage
 
     empty = RunResult(proposals=(), funnel=Funnel(candidates=3, points=3, below_threshold=3),
                       usage=RunUsage(sessions_seen=5, sessions_mined=5))

@@ -6,9 +6,10 @@ import dataclasses
 
 from test_report_digest import sample_result
 
-from learn.reduce.types import Quote
-from learn.report.digest import QUOTE_CHARS, render_digest_markdown
+from learn.records.proposal import Quote
+from learn.report.digest import render_digest_markdown
 from learn.report.html import render_html
+from learn.report.proposal_lines import QUOTE_CHARS
 from learn.report.words import flatten
 from learn.textunits import cut_to_width, display_width
 

@@ -1,4 +1,4 @@
-"""The session index (learn.transcripts.index.indexed over learn.store.session_index) and the parallel parse."""
+"""The session index (learn.index.indexed over learn.store.session_index) and the parallel parse."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from fixtures.view.corpus import HERE, MAIN_ID, encode
 
+from learn.index.indexed import CachedHeads, IndexedSession, indexed_views
 from learn.store.schema import applied_migrations
 from learn.store.session_index import SessionIndex, open_session_index
 from learn.transcripts.files.discover import SessionFile, scan
-from learn.transcripts.index.indexed import CachedHeads, IndexedSession, indexed_views
 from learn.transcripts.parser import parse, stream
 from learn.transcripts.view import compact
 from learn.transcripts.view.model import Session, TimelineItem, ToolCall

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from learn.embed.tfidf import TfidfEmbedder
-from learn.mining.candidate import MinedCandidate, SessionCandidates
+from learn.records.candidate import MinedCandidate, SessionCandidates
+from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.reduce.naming import NamingResult, NamingStats
-from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.store.adapters import open_learn_store
 from learn.store.runs import default_store_path, load_latest_run, record_decision
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from learn.embed.tfidf import TfidfEmbedder
-from learn.reduce.types import Verdict
+from learn.records.proposal import Verdict
 from learn.store import (
     FeedbackStore,
     ReadOnlyStoreError,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.reduce.rules import collect_rules
 from learn.reduce.surfaces import (
     encoded_project,
@@ -15,7 +16,6 @@ from learn.reduce.surfaces import (
     more_rule_files,
     paths_of,
 )
-from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.report.apply import edit_for
 from learn.report.digest import render_digest_markdown
 from learn.report.targets import TargetChoice

@@ -23,8 +23,8 @@ from evals.oracle import responder
 from learn.cli import cli
 from learn.config import Config, config_path
 from learn.models.anthropic_backend import AnthropicBackend
+from learn.records.proposal import RunResult
 from learn.reduce.team import run_team, strip_quotes
-from learn.reduce.types import RunResult
 from learn.store import FeedbackStore
 from learn.store.learn_tables import CandidateRow, LearnTables, ScannedSession
 from learn.store.runs import default_store_path

@@ -23,9 +23,9 @@ from test_store_team import _everything_in
 from evals.builder import ClaudeSession, session_id
 from evals.gold import Gold
 from evals.oracle import GoldOracle
-from learn.mining.candidate import MinedCandidate, SessionCandidates
+from learn.records.candidate import MinedCandidate, SessionCandidates
+from learn.records.proposal import Proposal, Quote
 from learn.reduce.team import people_counter, shared_rules, team_sessions
-from learn.reduce.types import Proposal, Quote
 from learn.store import FeedbackStore
 from learn.store.team import SharedCandidate
 

@@ -119,8 +119,8 @@ def test_a_template_label_around_a_substituted_value_is_cut() -> None:
 
 
 def test_the_run_sets_programmatic_sessions_aside_unless_asked() -> None:
-    from learn.mining.candidate import MinedCandidate
     from learn.pipeline import _drop_repeated_prompts
+    from learn.records.candidate import MinedCandidate
 
     person = _view("me", ["keep the api stable, no renames"])
     loop = [_view(f"loop{n}", [f"docs/prd.json US-00{n}"], entrypoint="sdk-cli", day=n)
@@ -138,7 +138,7 @@ def test_the_run_sets_programmatic_sessions_aside_unless_asked() -> None:
 
 
 def test_the_digest_says_how_many_sessions_were_set_aside() -> None:
-    from learn.reduce.types import Funnel, RunResult, RunUsage
+    from learn.records.proposal import Funnel, RunResult, RunUsage
     from learn.report.digest import render_digest_markdown
 
     result = RunResult(proposals=(), funnel=Funnel(), usage=RunUsage(sessions_seen=2),

@@ -106,8 +106,8 @@ def test_a_run_mines_nothing_from_them_and_proposes_a_command_once() -> None:
 def test_the_pipeline_cuts_prompts_from_views_render_and_detector_candidates(
     tmp_path: Path,
 ) -> None:
-    from learn.mining.candidate import MinedCandidate
     from learn.pipeline import _drop_repeated_prompts
+    from learn.records.candidate import MinedCandidate
     from learn.render import render_transcript
 
     views = _views(tmp_path)

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from learn.projects import project_key
-from learn.reduce.types import Proposal, Scope
+from learn.records.proposal import Proposal, Scope
 from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for, write_plan
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,

@@ -47,9 +47,9 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
     model = model or config.models.mine
     context_window = context_window or config.models.context_window
     fingerprints = replay_fingerprints(load_templates(None if scope.all_projects else scope.project))
+    from learn.index.indexed import CachedHeads, indexed_views
     from learn.mining.indexed_cache import IndexedMineCache
     from learn.store.session_index import open_session_index
-    from learn.transcripts.index.indexed import CachedHeads, indexed_views
 
     # Through the session index: unchanged files are neither opened, parsed nor hashed.
     with open_session_index() as index:

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from learn.paths import atomic_write_text
-from learn.reduce.types import RunResult
+from learn.records.proposal import RunResult
 from learn.report.html import render_html
 from learn.report.runs import NoRunError, require_proposals
 

@@ -77,7 +77,7 @@ def _judged_rows(items: Sequence[Any], include_programmatic: bool) -> list[dict[
     Judged from the human turns the index keeps (`indexed_turns`), not from
     whole views: the judgement reads nothing else, and decoding 1,000 views
     cost more than the 0.3 s a warm listing has (issue 21)."""
-    from learn.transcripts.index.indexed_turns import turns_view
+    from learn.index.indexed_turns import turns_view
     from learn.transcripts.templates.scripted import machinery
 
     summaries = [i.summary for i in items]
@@ -139,8 +139,8 @@ def _iso(value: datetime | None) -> str | None:
               help="Count the typed turns of sessions a program started (as `learn run --include-programmatic`).")
 def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
     """List the sessions learn can read (current project by default)."""
+    from learn.index.indexed import CachedHeads, indexed_views, min_signal_confidence
     from learn.store.session_index import open_session_index
-    from learn.transcripts.index.indexed import CachedHeads, indexed_views, min_signal_confidence
     from learn.transcripts.view.replay_files import (
         FingerprintCache,
     )

@@ -66,8 +66,8 @@ def resolve_session(ref: str, heads: HeadReader | None = None) -> tuple[Path, Se
 def _scan_all(heads: HeadReader | None) -> list[SessionFile]:
     if heads is not None:
         return list(scan(all_projects=True, heads=heads).files)
+    from learn.index.indexed import CachedHeads
     from learn.store.session_index import open_session_index
-    from learn.transcripts.index.indexed import CachedHeads
 
     with open_session_index() as index:
         heads = CachedHeads(index)
@@ -106,7 +106,7 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
     # index where it has them, not from every file's head (issue 21).
     others = None
     if index is not None and heads is not None:
-        from learn.transcripts.index.project_turns import project_turn_views
+        from learn.index.project_turns import project_turn_views
         from learn.transcripts.templates.scripted import HEAD_SESSIONS
 
         others = project_turn_views(view, fingerprints, index=index, heads=heads,
@@ -146,9 +146,9 @@ def command(session_ref: str, as_json: bool, reveal: bool, full: bool,
 
     import apsw
 
+    from learn.index.indexed import CachedHeads
     from learn.store.db import StoreError
     from learn.store.session_index import open_session_index
-    from learn.transcripts.index.indexed import CachedHeads
     from learn.transcripts.view.serialise import (
         session_to_dict,
     )

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from learn.detect.confidence import HIGH
 from learn.detect.signals import MiningSignal
-from learn.mining.candidate import MinedCandidate
+from learn.records.candidate import MinedCandidate
 
 # The detectors whose `text` is exactly what the person typed in reply to one
 # agent action (the reason after "the user said:", a free-form answer).

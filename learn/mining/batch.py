@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from learn.mining.cache import MineCache
-from learn.mining.candidate import MinedCandidate
 from learn.mining.miner import default_chunk_chars, session_candidates
 from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request
@@ -54,6 +53,7 @@ from learn.models.batches import (
     submit,
 )
 from learn.models.catalog import model_info
+from learn.records.candidate import MinedCandidate
 from learn.render.chunk import chunk_groups, fit_chunk, hard_chunk_chars, mine_max_tokens
 from learn.render.render import render_blocks
 from learn.render.spoken import spoken_turns

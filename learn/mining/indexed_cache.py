@@ -1,4 +1,4 @@
-"""The mining cache keyed from the digests the session index kept (learn.transcripts.index.indexed).
+"""The mining cache keyed from the digests the session index kept (learn.index.indexed).
 
 Its own module, not learn.store.session_index's: the mining cache imports the
 renderer and the prompts, which a warm `learn sessions` (0.3 s target) never needs.

@@ -25,13 +25,13 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from learn.mining.cache import MineCache
-from learn.mining.candidate import MinedCandidate, SessionCandidates
 from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request, system_prompt
 from learn.mining.verify import quote_found, session_commands, verify_candidates
 from learn.models.base import Backend, CallUsage, ModelError, TruncatedAnswer
 from learn.models.call import call_checked
 from learn.models.catalog import model_info
+from learn.records.candidate import MinedCandidate, SessionCandidates
 from learn.render.chunk import (
     as_sent,
     chunk_chars_for_model,

@@ -14,8 +14,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from learn.mining.candidate import KINDS, CandidateKind, MinedCandidate
 from learn.models.call import AnswerInvalid
+from learn.records.candidate import KINDS, CandidateKind, MinedCandidate
 
 MAX_CANDIDATES_PER_CHUNK: Final = 40
 MAX_TEXT_CHARS: Final = 4000

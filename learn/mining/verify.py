@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
-from learn.mining.candidate import MinedCandidate
+from learn.records.candidate import MinedCandidate
 from learn.render.redact import redact
 from learn.render.spoken import TURN_SEPARATOR
 from learn.textfold import (

@@ -223,25 +223,36 @@ def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def parse_outcome(raw: bytes) -> PrintOutcome:
     """Parse `claude -p --output-format json` stdout; ValueError when it is not a result."""
-    from learn.transcripts.claude.print_result import parse_print_result
+    from learn.claude_print import (
+        as_int,
+        as_str,
+        print_elements,
+        result_cost,
+        result_element,
+        result_errors,
+    )
 
-    parsed = parse_print_result(raw)
-    usage = parsed.usage
-    structured = parsed.structured_output
+    result = result_element(print_elements(raw))
+    usage = result.get("usage")
+    usage = usage if isinstance(usage, Mapping) else {}
+    structured = result.get("structured_output")
+    models = result.get("modelUsage")
+    output_by_model = {str(name): as_int(counts.get("outputTokens")) if isinstance(counts, Mapping) else 0
+                       for name, counts in (models.items() if isinstance(models, Mapping) else ())}
     return PrintOutcome(
-        is_error=parsed.is_error,
+        is_error=result.get("is_error") is True,
         structured_output=structured if isinstance(structured, Mapping) else None,
-        result=parsed.result,
-        total_cost_usd=parsed.total_cost_usd,
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cache_read_tokens=usage.cache_read_input_tokens,
-        cache_write_tokens=usage.cache_creation_input_tokens,
+        result=as_str(result.get("result")),
+        total_cost_usd=result_cost(result),
+        input_tokens=as_int(usage.get("input_tokens")),
+        output_tokens=as_int(usage.get("output_tokens")),
+        cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
+        cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
         # The model that did the work: modelUsage can also list a small model
         # the CLI used on the side, so take the one with the most output.
-        model=max(parsed.model_usage, key=lambda m: parsed.model_usage[m].output_tokens, default=None),
-        subtype=parsed.subtype,
-        errors=parsed.errors,
+        model=max(output_by_model, key=lambda m: output_by_model[m], default=None),
+        subtype=as_str(result.get("subtype")),
+        errors=result_errors(result),
     )
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from learn.mining.candidate import MinedCandidate, SessionCandidates
 from learn.pipeline.mine import Mined
 from learn.pipeline.read import Read
 from learn.pipeline.types import iso
+from learn.records.candidate import MinedCandidate, SessionCandidates
 from learn.textfold import fold
 from learn.transcripts.files.projectpath import spellings
 

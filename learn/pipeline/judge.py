@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from learn.config import Config
-from learn.mining.candidate import SessionCandidates
 from learn.models.base import CallUsage
 from learn.pipeline.candidates import Candidates, keep_stored
 from learn.pipeline.mine import Mined
 from learn.pipeline.read import Read
 from learn.pipeline.types import Clock, Progress, RunOptions, Trace, TraceOccurrence, iso
 from learn.projects import project_key
+from learn.records.candidate import SessionCandidates
+from learn.records.proposal import RunResult, RunUsage
 from learn.reduce.stage import ReduceOutcome, reduce_failures
-from learn.reduce.types import RunResult, RunUsage
 from learn.transcripts.files.projectpath import spellings
 
 if TYPE_CHECKING:

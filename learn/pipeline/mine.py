@@ -14,7 +14,7 @@ from learn.config import Config
 from learn.models.base import CallUsage
 from learn.pipeline.read import Read
 from learn.pipeline.types import Clock, Progress, RunOptions, Trace, TraceOccurrence
-from learn.reduce.types import Funnel, RunResult, RunUsage
+from learn.records.proposal import Funnel, RunResult, RunUsage
 
 if TYPE_CHECKING:
     from learn.mining.miner import SessionMineResult

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from learn.config import Config
-from learn.mining.candidate import MinedCandidate
 from learn.pipeline.types import Clock, Progress, RunOptions, Trace
+from learn.records.candidate import MinedCandidate
 from learn.textfold import fold
 
 if TYPE_CHECKING:
@@ -36,9 +36,9 @@ class Read:
 
 def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: Trace,
                   progress: Progress | None) -> Read:
+    from learn.index.indexed import CachedHeads, indexed_views
     from learn.store.session_index import open_session_index
     from learn.transcripts.files.discover import scan
-    from learn.transcripts.index.indexed import CachedHeads, indexed_views
     from learn.transcripts.view.replay import (
         replay_fingerprints,
     )

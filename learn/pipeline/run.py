@@ -12,7 +12,7 @@ from learn.pipeline.judge import judge_and_store
 from learn.pipeline.mine import mine
 from learn.pipeline.read import read_sessions
 from learn.pipeline.types import Clock, Progress, RunOptions, Trace
-from learn.reduce.types import RunResult
+from learn.records.proposal import RunResult
 
 
 def run_pipeline(

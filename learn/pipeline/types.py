@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from learn.reduce.types import Funnel, RunResult, RunUsage
+from learn.records.proposal import Funnel, RunResult, RunUsage
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from learn.mining.candidate import KINDS, CandidateKind, MinedCandidate, SessionCandidates
-from learn.reduce.types import Proposal, Quote
+from learn.records.candidate import KINDS, CandidateKind, MinedCandidate, SessionCandidates
+from learn.records.proposal import Proposal, Quote
 from learn.textfold import fold
 
 DEFAULT_MIN_SESSIONS: Mapping[str, int] = {"directive": 2, "fix": 2, "request": 3}

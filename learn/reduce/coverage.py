@@ -23,9 +23,9 @@ from pydantic import BaseModel
 from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
 from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
+from learn.records.proposal import Proposal
 from learn.reduce.answers import VerdictsAnswer, rows_schema, valid_rows
 from learn.reduce.rules import RuleCorpus
-from learn.reduce.types import Proposal
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder

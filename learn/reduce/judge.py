@@ -20,11 +20,11 @@ from pydantic import BaseModel
 from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
 from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
+from learn.records.proposal import Proposal, Verdict
 from learn.reduce.answers import VerdictsAnswer, rows_schema, valid_rows
 from learn.reduce.cluster import DEFAULT_CONTRAST
 from learn.reduce.contrast import contrast_between, is_negated
 from learn.reduce.slug import canonical_slug
-from learn.reduce.types import Proposal, Verdict
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder

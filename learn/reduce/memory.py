@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from learn.records.proposal import Verdict
 from learn.reduce.protocols import ShownRecord
-from learn.reduce.types import Verdict
 
 if TYPE_CHECKING:
     from learn.reduce.protocols import Vector

@@ -38,11 +38,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from learn.mining.candidate import KINDS, MinedCandidate
 from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
 from learn.models.call import call_tool
 from learn.models.catalog import model_info
 from learn.models.items import format_items
+from learn.records.candidate import KINDS, MinedCandidate
 from learn.reduce.answers import LabelsAnswer, rows_schema
 from learn.reduce.cluster import cluster_ids, contrast_for, threshold_for
 from learn.reduce.drift import merge_drifted_labels

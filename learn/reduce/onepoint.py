@@ -20,8 +20,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from learn.records.proposal import Proposal
 from learn.reduce.counting import Occurrence
-from learn.reduce.types import Proposal
 
 # Half of naming's cosine-distance cut: 0.68 similarity with MiniLM (its cut is
 # 0.64 distance), 0.56 with TF-IDF (0.88). Unmeasured beyond the eval scenario

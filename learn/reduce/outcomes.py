@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from learn.reduce.types import Proposal, Quote
+from learn.records.proposal import Proposal, Quote
 
 OutcomeVerdict = Literal["holding", "ignored", "too-early"]
 MIN_SESSIONS_SINCE = 5

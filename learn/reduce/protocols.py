@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from learn.reduce.types import Verdict
+from learn.records.proposal import Verdict
 
 if TYPE_CHECKING:
     import numpy as np

@@ -10,9 +10,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from learn.mining.candidate import SessionCandidates
 from learn.models.base import Backend, CallUsage
 from learn.models.catalog import DEFAULT_MODELS
+from learn.records.candidate import SessionCandidates
+from learn.records.proposal import Funnel, Proposal
 from learn.reduce.counting import CountConfig, count_points, flatten_candidates, occurrences
 from learn.reduce.coverage import check_coverage
 from learn.reduce.judge import judge_proposals
@@ -21,7 +22,6 @@ from learn.reduce.onepoint import one_point, requests_as_commands
 from learn.reduce.protocols import LabelIndex, ShownRecord, ShownState, VerdictMemory
 from learn.reduce.rules import RuleCorpus
 from learn.reduce.suppress import select
-from learn.reduce.types import Funnel, Proposal
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from learn.records.proposal import Funnel, Proposal
 from learn.reduce.counting import (
     CountConfig,
     Occurrence,
@@ -19,7 +20,6 @@ from learn.reduce.counting import (
     over_threshold,
 )
 from learn.reduce.protocols import ShownState
-from learn.reduce.types import Funnel, Proposal
 
 
 def parse_iso(value: str | None) -> datetime | None:

@@ -30,15 +30,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from learn.mining.candidate import KINDS, MinedCandidate, SessionCandidates
+from learn.records.candidate import KINDS, MinedCandidate, SessionCandidates
+from learn.records.proposal import Proposal, Verdict
 from learn.reduce.rules import RuleCorpus, collect_rules
-from learn.reduce.types import Proposal, Verdict
 from learn.textfold import fold
 
 if TYPE_CHECKING:
     from learn.config import Config
     from learn.models.base import Backend
-    from learn.reduce.types import RunResult
+    from learn.records.proposal import RunResult
     from learn.store.adapters import StoreVerdictMemory
     from learn.store.team import SharedCandidate
 
@@ -206,9 +206,9 @@ def run_team(
     from learn.embed import get_embedder
     from learn.models.base import CallUsage
     from learn.models.meter import UsageMeter
+    from learn.records.proposal import RunResult, RunUsage
     from learn.reduce.counting import CountConfig
     from learn.reduce.stage import reduce_failures, reduce_sessions
-    from learn.reduce.types import RunResult, RunUsage
     from learn.store.adapters import open_learn_store
     from learn.store.team import shared_rows
 

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from learn.paths import atomic_write_bytes, data_dir, ensure_private_dir
-from learn.reduce.types import Proposal
+from learn.records.proposal import Proposal
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,

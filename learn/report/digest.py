@@ -4,6 +4,10 @@ The markdown opens with the digest marker because `/learn` pastes it into a
 Claude Code session, where it is persisted like any user turn; the session view
 drops turns carrying the marker, so a digest is never mined as something the user
 said (otherwise every proposal would count its own past digests).
+
+This module writes the run: what was read, the funnel, the sections, what is
+pending, what failed, the empty cases. Each proposal's own lines are
+learn.report.proposal_lines.
 """
 
 from __future__ import annotations
@@ -11,50 +15,18 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from learn.projects import quote_projects
-from learn.reduce.types import Funnel, Proposal, RunResult
+from learn.records.proposal import Funnel, Proposal, RunResult
 from learn.report.outcomes import outcome_lines
+from learn.report.proposal_lines import RULE_CHARS, item_lines
 from learn.report.words import day, flatten, plural
 
 LEARN_DIGEST_MARKER = "[learn-digest]"
-
-# Directive quotes are the evidence, so they get room; fix and request quotes sit
-# next to a command or label that already says most of it.
-QUOTE_CHARS = {"directive": 400, "fix": 200, "request": 200}
-RULE_CHARS = 160
 
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("directive", "Directives you keep repeating"),
     ("fix", "Failures you keep resolving the same way"),
     ("request", "Work you keep asking for by name"),
 )
-
-
-def sessions_read(result: RunResult) -> int:
-    """How many sessions the counts are out of: read now or reused from cache."""
-    u = result.usage
-    read = u.sessions_mined + u.sessions_cached
-    return read or u.sessions_seen
-
-
-VERBS = {"directive": "said", "fix": "seen", "request": "asked for"}
-
-
-def evidence_line(p: Proposal, result: RunResult) -> str:
-    total = sessions_read(result)
-    verb = VERBS.get(p.kind, "said")
-    if p.people is not None:  # a team run: who-count and session-count, names only if chosen
-        said = f"{verb} by {plural(p.people, 'person', 'people')} in {plural(p.sessions, 'session')}"
-        if p.authors:
-            said += f" ({', '.join(p.authors)})"
-        last = day(p.last_seen)
-        return f"{said}, last on {last}" if last else said
-    said = f"{verb} in {p.sessions} of your last {total} sessions" if total else \
-        f"{verb} in {plural(p.sessions, 'session')}"
-    if p.count > p.sessions:
-        said += f" ({p.count} times)"
-    last = day(p.last_seen)
-    return f"{said}, last on {last}" if last else said
 
 
 def is_proposed(p: Proposal) -> bool:
@@ -155,84 +127,6 @@ def verification_sentence(tally: dict[str, int]) -> str | None:
             f"{', '.join(parts)}.")
 
 
-def _quote(text: str, kind: str) -> str:
-    flat = flatten(text, QUOTE_CHARS.get(kind, 200))
-    # A fix's text is the miner's description of what happened, not the user's words:
-    # quotation marks would claim otherwise.
-    return flat if kind == "fix" else f'"{flat}"'
-
-
-# A run shows a decided proposal again only when it was said again since (or --all;
-# a declined one when its sessions doubled): say what was decided.
-EARLIER = {
-    "applied": "applied before, and said again since: the rule may not be working",
-    "edited": "applied before (reworded), and said again since: the rule may not be working",
-    "declined": "you declined this before; shown again because it was said in at least twice "
-                "as many sessions since (or `--all`)",
-}
-
-
-def item_lines(p: Proposal, result: RunResult) -> list[str]:
-    v = p.verdict
-    if p.kind == "fix" and p.command:
-        head = f"- `{flatten(p.command, 120)}` — {_quote(p.text, p.kind)}"
-    else:
-        head = f"- **{p.label}** — {_quote(p.text, p.kind)}"
-    lines = [head, f"  - {evidence_line(p, result)}"]
-    lines.append(f"  - grouped as: `{p.label}` (key `{p.key}`)")
-    state = (result.extra.get("states") or {}).get(p.key)
-    if result.extra.get("view") == "all" and state:
-        lines.append(f"  - state: {state}")
-    elif state in EARLIER:
-        lines.append(f"  - {EARLIER[state]}")
-    if p.error_excerpt:
-        lines.append(f"  - error: `{flatten(p.error_excerpt, 200)}`")
-    if p.intervening_commands:
-        cmds = ", ".join(f"`{flatten(c, 80)}`" for c in p.intervening_commands[:5])
-        lines.append(f"  - commands in between: {cmds}")
-    if p.edited_files:
-        lines.append(f"  - files edited: {', '.join(f'`{f}`' for f in p.edited_files[:8])}")
-    others = [q for q in p.quotes if flatten(q.text) != flatten(p.text)]
-    for q in others[:2]:
-        when = f" ({day(q.at)})" if q.at else ""
-        lines.append(f"  - also: {_quote(q.text, p.kind)}{when}")
-    if len(others) > 2:
-        lines.append(f"  - and {plural(len(others) - 2, 'more quote')}")
-    if v is not None:
-        what = "proposed command" if p.kind == "request" or p.surface == "command" else \
-            "proposed rule"
-        lines.append(f"  - {what} ({v.scope} scope, {v.category or 'uncategorised'}, "
-                     f"confidence {v.confidence:.2f}): {flatten(v.summary)}")
-    if p.surface:
-        lines.append(f"  - {surface_line(p)}")
-    where = project_line(p)
-    if where:
-        lines.append(f"  - {where}")
-    elif p.rationale:
-        lines.append(f"  - why it may be durable: {flatten(p.rationale, 200)}")
-    if p.status == "restated" and p.existing_rule and _memory(p):
-        lines.append(f'  - promote from memory to CLAUDE.md: your agent\'s memory '
-                     f'(`{p.existing_rule_file}`) already says "{flatten(p.existing_rule, RULE_CHARS)}"'
-                     " — machine-local, loaded only in part, and you still had to say it: "
-                     "`learn apply` writes it as a rule (the memory file is left alone)")
-    elif p.status == "contradicts" and p.existing_rule:
-        where = f" in `{p.existing_rule_file}`" if p.existing_rule_file else ""
-        newest = p.quotes[0] if p.quotes else None
-        said = f'"{flatten(newest.text, 200)}" ({day(newest.at) or "undated"})' if newest else ""
-        lines.append(f'  - contradicts your rule{where}: "{flatten(p.existing_rule, RULE_CHARS)}"'
-                     f" — you said since: {said}. The latest wins: `learn apply` rewrites that "
-                     "line (decline to keep the rule)")
-    elif p.status == "restated" and p.existing_rule:
-        where = f" in `{p.existing_rule_file}`" if p.existing_rule_file else ""
-        lines.append(f'  - already written{where}: "{flatten(p.existing_rule, RULE_CHARS)}" '
-                     "— and you still had to say it, so that rule is not working: "
-                     "rewrite it rather than adding another")
-    elif p.status == "has-skill" and p.existing_rule:
-        lines.append(f"  - already covered by the `{p.existing_rule}` skill: sharpen its "
-                     "description so it triggers")
-    return lines
-
-
 WHAT_TO_DO = """\
 ## What to do
 
@@ -262,43 +156,6 @@ DEMO_NEXT = """## Next
 This was the demo's own home (a copy in learn's data dir, not your files). `learn demo --apply`
 writes these proposals into the demo's projects and shows each diff. On your own sessions:
 `learn run`, then `learn apply`."""
-
-
-def _memory(p: Proposal) -> bool:
-    from learn.reduce.surfaces import is_memory_file
-
-    return is_memory_file(p.existing_rule_file)
-
-
-def surface_line(p: Proposal) -> str:
-    """Where a proposal goes when it is not a line of CLAUDE.md."""
-    if p.surface == "permission":
-        return (f"enforced, not advised: `learn apply` adds {', '.join(p.surface_rules)} to "
-                "`permissions.deny` in .claude/settings.json (`--agents`: a Codex forbidden "
-                "rule in ~/.codex/rules/learn.rules)")
-    if p.surface == "path-rule":
-        return (f"only said while working under {', '.join(f'`{g}`' for g in p.surface_rules)}: "
-                "written to .claude/rules/ with `paths:` so it is loaded only there "
-                "(`--agents`: an AGENTS.md in that folder)")
-    if p.surface == "command":
-        return "a command, not a rule line: `learn apply` writes .claude/commands/<name>.md, typed when wanted"
-    return p.surface or ""
-
-
-def project_line(p: Proposal) -> str | None:
-    """Which project a rule belongs to (where its quotes were said)."""
-    projects = quote_projects(p.quotes)
-    if not projects:
-        return None
-    scope = p.verdict.scope if p.verdict else "project"
-    if len(projects) == 1:
-        return (f"project: `{projects[0]}`" if scope == "project"
-                else f"said in `{projects[0]}` (a user rule: every project)")
-    said = ", ".join(f"`{x}`" for x in projects)
-    if scope == "user":
-        return f"said in {len(projects)} projects: {said} (a user rule: every project)"
-    return (f"said in {len(projects)} projects: {said}; `learn apply` asks which "
-            "(or --project DIR)")
 
 
 def pending_lines(result: RunResult) -> list[str]:

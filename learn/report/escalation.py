@@ -24,8 +24,8 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
+from learn.records.proposal import Proposal, Verdict
 from learn.reduce.outcomes import RuleOutcome
-from learn.reduce.types import Proposal, Verdict
 from learn.store.proposals import ProposalBook
 
 # "never run `git push`", "don't run git push", "stop running npm install", "do not use yarn"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from learn.records.proposal import RunResult
 from learn.reduce.outcomes import MIN_SESSIONS_SINCE, VERDICT_WORDS, RuleOutcome, outcome_from_json
-from learn.reduce.types import RunResult
 from learn.report.words import day, flatten, plural
 
 QUOTES_SHOWN = 3

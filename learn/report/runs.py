@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from learn.paths import data_dir, ensure_private_dir
-from learn.reduce.types import Proposal, RunResult
+from learn.records.proposal import Proposal, RunResult
 
 Decision = Literal["accepted", "edited", "dismissed"]
 

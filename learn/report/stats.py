@@ -61,7 +61,7 @@ class Stats:
 
 
 def _kind(key: str) -> str:
-    # Proposal keys are "kind:label" (learn.reduce.types.Proposal.key).
+    # Proposal keys are "kind:label" (learn.records.proposal.Proposal.key).
     kind, sep, _ = key.partition(":")
     return kind if sep else "other"
 

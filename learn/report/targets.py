@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from learn.projects import project_key, project_root, quote_projects, within
-from learn.reduce.types import Proposal, Scope
+from learn.records.proposal import Proposal, Scope
 
 TargetKind = Literal["claude", "rules", "agents"]
 # permission: deny rules merged into settings.json; codex-rule: an execpolicy

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from learn.reduce.types import RunResult
+from learn.records.proposal import RunResult
 from learn.store.feedback import FeedbackStore
 from learn.store.feedback_rows import PROPOSAL_SOURCE_KIND as PROPOSAL_SOURCE_KIND
 from learn.store.learn_tables import CandidateRow, LearnTables, ScannedSession, text_hash
@@ -32,7 +32,7 @@ from learn.store.runs import default_store_target, result_to_full_json
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
-    from learn.mining.candidate import MinedCandidate, SessionCandidates
+    from learn.records.candidate import MinedCandidate, SessionCandidates
     from learn.reduce.naming import NamingResult
     from learn.transcripts.view.model import Session
 
@@ -114,7 +114,7 @@ class LearnStore:
         take away what was already verified (issue 11), so the pipeline carries
         these forward instead of replacing them with nothing.
         """
-        from learn.mining.candidate import KINDS, MinedCandidate
+        from learn.records.candidate import KINDS, MinedCandidate
 
         out: dict[str, list[MinedCandidate]] = {}
         for c in self.tables.candidates(session_ids=session_ids):

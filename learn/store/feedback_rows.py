@@ -55,7 +55,7 @@ class CandidateLike(Protocol):
 
 
 class VerdictLike(Protocol):
-    """learn.reduce.types.Verdict satisfies this."""
+    """learn.records.proposal.Verdict satisfies this."""
 
     @property
     def accepted(self) -> bool: ...

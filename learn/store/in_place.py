@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from learn.projects import quote_projects
+from learn.records.proposal import Proposal
 from learn.reduce.outcomes import InPlace, RuleOutcome, Said, rule_outcomes, similar_by
 from learn.reduce.surfaces import is_memory_file
-from learn.reduce.types import Proposal
 from learn.store.proposals import ProposalBook
 
 WRITTEN = "written"

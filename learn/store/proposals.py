@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from learn.projects import within
-from learn.reduce.types import Proposal
+from learn.records.proposal import Proposal
 from learn.store.feedback import FeedbackStore
 
 # The tables (migration 0011) and the row helpers its backfill shares, in a leaf.

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from learn.projects import quote_projects
-from learn.reduce.types import Proposal
+from learn.records.proposal import Proposal
 from learn.store.dialects import Dialect
 from learn.store.run_json import proposal_from_full_json, result_from_full_json
 

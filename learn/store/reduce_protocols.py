@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from learn.records.proposal import Verdict
 from learn.reduce.protocols import ShownRecord
-from learn.reduce.types import Verdict
 from learn.store import vectors
 from learn.store.feedback import EVIDENCE_PURPOSE, FeedbackStore
 from learn.store.feedback_rows import PROPOSAL_SOURCE_KIND

@@ -1,6 +1,6 @@
 """A run's stored form: every field of a RunResult as JSON, and back.
 
-A leaf (it imports only learn.reduce.types), so the run records (learn.store.runs)
+A leaf (it imports only learn.records.proposal), so the run records (learn.store.runs)
 and the proposal book (learn.store.proposals, and migration 0011's backfill) both
 read it without importing each other.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from learn.reduce.types import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
+from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 
 
 def result_to_full_json(result: RunResult) -> dict[str, Any]:

@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from learn.records.proposal import Funnel, Proposal, RunResult, RunUsage
 from learn.reduce.suppress import parse_iso
-from learn.reduce.types import Funnel, Proposal, RunResult, RunUsage
 
 # The stored form of a run (learn.store.run_json, a leaf the proposal book reads too).
 from learn.store.run_json import proposal_from_full_json as proposal_from_full_json

@@ -1,8 +1,8 @@
 """The session index: per transcript file, what reading it gave, so an unchanged file is not read.
 
-Two tables: `session_index` (the parsed view, learn.transcripts.index.indexed) and
+Two tables: `session_index` (the parsed view, learn.index.indexed) and
 `session_heads` (what discovery reads from a file's first lines and, for
-`--since`, its last ones: learn.transcripts.index.indexed.CachedHeads).
+`--since`, its last ones: learn.index.indexed.CachedHeads).
 
 Per machine (paths and inodes are this disk's), so it lives in the local SQLite
 store only, never in a shared backend; migration `0007_session_index` makes its
@@ -47,7 +47,7 @@ class IndexRow:
     version: str
     context: str
     summary: str  # JSON: session_to_dict(timeline=False), a plain dict (fields may be added)
-    # JSON: the human turns, redacted (learn.transcripts.index.indexed_turns), None: not read.
+    # JSON: the human turns, redacted (learn.index.indexed_turns), None: not read.
     # The column kept 0016's name (it held hashes of long prompts then).
     prompts: str | None = None
     digest: str | None = None  # sha256 of the file's bytes (the mining cache's key)

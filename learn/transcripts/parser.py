@@ -237,7 +237,7 @@ def stream(
     every transcript back, which costs more than parsing it: on the 110 MB
     benchmark corpus, 2 processes took 1.2-1.6 s wall against 0.24 s for one
     (benchmarks/index.py). The cold scan uses the pool through
-    `learn.transcripts.index.indexed`, whose workers build the view and send back
+    `learn.index.indexed`, whose workers build the view and send back
     its compact bytes instead (1.4-2.0x faster on 2 cores).
 
     Why no thread: msgspec decodes holding the GIL, so a reader thread only

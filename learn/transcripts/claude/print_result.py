@@ -1,8 +1,8 @@
-"""Parse the payload `claude -p --output-format json` prints.
+"""Parse the payload `claude -p --output-format json` prints, typed.
 
-Three shapes are accepted, since the CLI has printed each: the single result
-object, the array of elements (system/init, the messages, the final result),
-and `stream-json` NDJSON (one element per line, ending with the result).
+Its elements and the result element are read by learn.claude_print (the three
+shapes the CLI has printed), which the Claude CLI backend reads too; this adds
+the init element, the messages and typed usage.
 """
 
 from __future__ import annotations
@@ -10,8 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import msgspec
-
+# Under this module's short names: the readers below were written with them.
+from learn.claude_print import as_float as _float
+from learn.claude_print import as_int as _int
+from learn.claude_print import as_str as _str
+from learn.claude_print import print_elements, result_cost, result_element, result_errors
 from learn.transcripts.blocks import (
     CacheCreation,
     ContentBlock,
@@ -35,23 +38,6 @@ from learn.transcripts.printmode import (
 )
 
 __all__ = ["blocks_from_content", "parse_print_result"]
-
-_ANY = msgspec.json.Decoder()
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _float(value: object) -> float:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    return 0.0
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
 
 def _usage(value: object) -> Usage:
     if not isinstance(value, Mapping):
@@ -181,37 +167,13 @@ def _message(element: Mapping[str, Any], session_id: str) -> PrintMessage | None
     )
 
 
-def _elements(raw: bytes) -> list[Any]:
-    try:
-        data = _ANY.decode(raw)
-    except msgspec.DecodeError:
-        # stream-json: one element per line.
-        data = []
-        for line in raw.split(b"\n"):
-            if line.strip():
-                try:
-                    data.append(_ANY.decode(line))
-                except msgspec.DecodeError:
-                    continue
-        if not data:
-            raise ValueError("claude -p output is not JSON") from None
-    if isinstance(data, dict):
-        return [data]
-    if isinstance(data, list):
-        return data
-    raise ValueError(f"claude -p output is JSON but not an object or array: {type(data).__name__}")
-
-
 def parse_print_result(raw: bytes) -> PrintResult:
     """Parse a `claude -p --output-format json` payload.
 
     Raises ValueError when the payload is not JSON or holds no result element.
     """
-    elements = [e for e in _elements(raw) if isinstance(e, dict)]
-    results = [e for e in elements if e.get("type") == "result"]
-    if not results:
-        raise ValueError("claude -p output holds no result element")
-    result = results[-1]
+    elements = print_elements(raw)
+    result = result_element(elements)
     session_id = _str(result.get("session_id")) or ""
     init = next(
         (_init(e) for e in elements if e.get("type") == "system" and e.get("subtype") == "init"),
@@ -221,10 +183,9 @@ def parse_print_result(raw: bytes) -> PrintResult:
     model_usage = result.get("modelUsage")
     structured = result.get("structured_output")
     denials = result.get("permission_denials")
-    errors = result.get("errors")
     return PrintResult(
         session_id=session_id,
-        total_cost_usd=_float(result.get("total_cost_usd", result.get("cost_usd"))),
+        total_cost_usd=result_cost(result),
         model_usage={
             str(k): _model_usage(v) for k, v in model_usage.items()
         } if isinstance(model_usage, dict) else {},
@@ -240,6 +201,5 @@ def parse_print_result(raw: bytes) -> PrintResult:
         init=init,
         messages=messages,
         subtype=_str(result.get("subtype")),
-        errors=tuple(e if isinstance(e, str) else msgspec.json.encode(e).decode()
-                     for e in errors) if isinstance(errors, list) else (),
+        errors=result_errors(result),
     )

@@ -90,7 +90,7 @@ class SessionFile:
 
 
 class HeadReader(Protocol):
-    """Where discovery gets a file's head and last activity (learn.transcripts.index.indexed.CachedHeads)."""
+    """Where discovery gets a file's head and last activity (learn.index.indexed.CachedHeads)."""
 
     def read_head(self, path: Path, provider: Provider) -> Head: ...
 

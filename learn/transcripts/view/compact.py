@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import msgspec
 
-from learn.mining.candidate import MinedCandidate
+from learn.records.candidate import MinedCandidate
 from learn.transcripts.view.model import (
     Denial,
     HumanTurn,
@@ -44,7 +44,7 @@ from learn.transcripts.view.model import (
 # v3: detector candidates in any language (issue 19: unspaced word counts,
 #     plan rejections gated on shape, not English words).
 # v4: an entry keeps its redacted human turns, not hashes of long prompts
-#     (learn.transcripts.index.indexed_turns).
+#     (learn.index.indexed_turns).
 VIEW_VERSION: Final = 4
 INPUT_KEYS: Final = ("command", "cmd")
 

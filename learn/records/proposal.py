@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from learn.mining.candidate import CandidateKind
 from learn.projects import quote_projects
+from learn.records.candidate import CandidateKind
 
 # contradicts: a written rule says the opposite; the latest word wins (an edit of it).
 CoverageStatus = Literal["new", "restated", "has-skill", "contradicts"]

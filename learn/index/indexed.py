@@ -48,7 +48,7 @@ from learn.transcripts.view.compact import (
 _T = TypeVar("_T")
 
 if TYPE_CHECKING:
-    from learn.mining.candidate import MinedCandidate
+    from learn.records.candidate import MinedCandidate
     from learn.store.session_index import HeadRow, IndexRow, SessionIndex
     from learn.transcripts.files.discover import SessionFile
     from learn.transcripts.files.heads import Head, Provider
@@ -199,9 +199,9 @@ def read_row(job: _Job) -> IndexRow | None:
 
 def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> IndexRow:
     """The index row of one parsed file: derived data only, redacted where it holds text."""
+    from learn.index.indexed_turns import encode_turns
     from learn.render.redact import redact
     from learn.store.session_index import IndexRow
-    from learn.transcripts.index.indexed_turns import encode_turns
     from learn.transcripts.view.bounded import bounded_turns
     from learn.transcripts.view.serialise import session_to_dict
     from learn.transcripts.view.session import build_session, read_asides
@@ -239,9 +239,9 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
 def _preload(views: bool) -> None:
     """Import what read_row needs before the pool forks: each worker would import it
     again (~0.04 s of CPU each for the summary's modules)."""
+    import learn.index.indexed_turns
     import learn.render.redact
     import learn.store.session_index
-    import learn.transcripts.index.indexed_turns
     import learn.transcripts.parser
     import learn.transcripts.view.serialise
     import learn.transcripts.view.session

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from learn.transcripts.index.indexed_turns import turns_view
+from learn.index.indexed_turns import turns_view
 from learn.transcripts.view.model import Session
 
 if TYPE_CHECKING:
@@ -25,8 +25,8 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
     """The other sessions of `view`'s project as `scripted.project_views` gives them
     (the newest `limit`), each from the index where its entry is fresh, else from
     its file's head as before."""
+    from learn.index.indexed import ContextKeys, min_signal_confidence, stamp
     from learn.transcripts.files.discover import scan
-    from learn.transcripts.index.indexed import ContextKeys, min_signal_confidence, stamp
     from learn.transcripts.templates.scripted import head_view
     from learn.transcripts.view.compact import view_version
 
