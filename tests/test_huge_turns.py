@@ -128,12 +128,13 @@ def test_the_session_index_keeps_a_huge_turn_cut(_isolated_home: Path) -> None:
 
     # What the index keeps (and a run mines) is the cut turn: the miner still sees
     # head and tail, and plan prices the same.
-    from learn.store.session_index import open_session_index
+    from learn.store import open_store
     from learn.transcripts.files.discover import scan
     from learn.transcripts.index.indexed import indexed_views
     from learn.transcripts.index.indexed_turns import turns_view
 
-    with open_session_index() as index:
+    with open_store(local_only=True) as local:
+        index = local.index
         files = scan(all_projects=True).files
         (listed,) = indexed_views(files, index=index, fingerprints_for=lambda _: (),
                                   min_confidence=0.75, views=False)
