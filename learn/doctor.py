@@ -175,22 +175,13 @@ def check_config(path: Path | None = None) -> tuple[Check, Any]:
 
 def check_sqlite_vec() -> Check:
     try:
-        import apsw
+        from learn.store.vectors import sqlite_vec_version
 
-        from learn.store.db import load_vec
-
-        conn = apsw.Connection(":memory:")
-        try:
-            load_vec(conn)
-            row = conn.execute("SELECT vec_version()").fetchone()
-            version = row[0] if row else None
-        finally:
-            conn.close()
+        sqlite, version = sqlite_vec_version()
     except Exception as exc:  # any way this fails means the store cannot work
         return Check("sqlite-vec", "fail", f"cannot load sqlite-vec through apsw: {exc}",
                      "pip install -U apsw sqlite-vec in learn's environment")
-    return Check("sqlite-vec", "ok", f"SQLite {apsw.sqlite_lib_version()} via apsw, "
-                 f"sqlite-vec {version}")
+    return Check("sqlite-vec", "ok", f"SQLite {sqlite} via apsw, sqlite-vec {version}")
 
 
 @contextlib.contextmanager
