@@ -152,3 +152,31 @@ def test_tables_join_an_open_transaction(store: Store) -> None:
         raise RuntimeError("abort")
     assert store.runs.last_run(finished=False) is None
     assert store.shown.decisions() == []
+
+
+def test_one_store_reaches_every_part_and_local_only_opens_only_this_machines(
+    tmp_path: Path,
+) -> None:
+    from learn.store import ReadOnlyStoreError, StoreError
+    from learn.store.mine_batches import BatchItem
+
+    db = tmp_path / "learn.db"
+    with open_store(db) as store:
+        rid = store.runs.start_run({})
+        store.batches.record([BatchItem("b1", "c1", "s1", "k1", 0)])
+        assert store.index.count() == 0
+    with open_store(db, readonly=True) as store:
+        assert store.runs.count() == 1 and store.runs.get_run(rid) is not None
+        with pytest.raises(ReadOnlyStoreError):
+            store.runs.start_run({})
+    with open_store(db, local_only=True) as local:
+        assert list(local.batches.pending()) == ["b1"]
+        with pytest.raises(StoreError, match="local_only"):
+            local.runs.count()
+    closed = open_store(db, local_only=True)
+    index = closed.index
+    closed.close()
+    import apsw
+
+    with pytest.raises(apsw.ConnectionClosedError):  # the index's connection went with it
+        index.count()
