@@ -103,7 +103,7 @@ def first_scan(home: Path, data: Path, repeat: int) -> tuple[float, bool]:
 def _scan_in_process(base: float, repeat: int) -> float:
     """The scan alone (discovery through the index + summaries), per process count."""
     from learn.index.indexed import CachedHeads, indexed_views
-    from learn.store.session_index import open_session_index
+    from learn.store import open_store
     from learn.transcripts.files.discover import scan
     from learn.transcripts.pool import cores
 
@@ -117,7 +117,8 @@ def _scan_in_process(base: float, repeat: int) -> float:
                 p.unlink()
             before = (time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN))
             start = time.perf_counter()
-            with open_session_index(db) as index:
+            with open_store(db, local_only=True) as local:
+                index = local.index
                 heads = CachedHeads(index)
                 found = scan(all_projects=True, heads=heads).files
                 heads.save()
@@ -229,7 +230,7 @@ def _prompts_in_process(home: Path, data: Path, sid: str, repeat: int) -> None:
     from learn.commands.show import resolve_session
     from learn.index.indexed import CachedHeads
     from learn.index.project_turns import project_turn_views
-    from learn.store.session_index import open_session_index
+    from learn.store import open_store
     from learn.transcripts.parser import parse
     from learn.transcripts.templates.scripted import HEAD_SESSIONS, without_project_prompts
     from learn.transcripts.view.replay_files import (
@@ -239,7 +240,8 @@ def _prompts_in_process(home: Path, data: Path, sid: str, repeat: int) -> None:
 
     env = _env(home, data)
     os.environ.update({k: v for k, v in env.items() if k.startswith(("LEARN_", "CLAUDE_", "CODEX_"))})
-    with open_session_index() as index:
+    with open_store(local_only=True) as local:
+        index = local.index
         heads = CachedHeads(index)
         path, file = resolve_session(sid, heads)
         assert file is not None

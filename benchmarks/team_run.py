@@ -107,12 +107,13 @@ def team_run(url: str, root: Path, backend: Any, profile: bool) -> dict[str, Any
 def knn_latency(url: str, n: int = 200) -> tuple[float, float]:
     """Median and p95 ms of nearest_labels(k=5) on the team store's label index."""
     from learn.embed import get_embedder
-    from learn.store.adapters import open_learn_store
+    from learn.reduce.stored import CachedEmbedder, StoreLabelIndex
+    from learn.store import open_store
 
     texts = texts_for(300, 10)
-    with open_learn_store(url) as store:
-        emb = store.cached_embedder(get_embedder(prefer="tfidf"))
-        index = store.label_index(emb)
+    with open_store(url) as store:
+        emb = CachedEmbedder(get_embedder(prefer="tfidf"), store)
+        index = StoreLabelIndex(store, emb.name)
         vecs = emb.embed([t for _, _, t in texts[:n]])
         times = []
         for (kind, _, _), v in zip(texts[:n], vecs, strict=True):
@@ -137,23 +138,20 @@ def fresh_db(admin: str, name: str) -> str:
 
 def measure(admin: str, name: str, args: argparse.Namespace, people: int, sessions: int,
             backend: Any, profile: bool) -> dict[str, Any]:
-    from learn.store import FeedbackStore
-    from learn.store.team import share
+    from learn.store import open_store
 
     url = fresh_db(admin, name)
     rows = shared(args, people, sessions)
-    with FeedbackStore.open(url) as store:
+    with open_store(url) as store:
         t0 = time.perf_counter()
-        share(store, rows)
+        store.team.share(rows)
         shared_s = time.perf_counter() - t0
     root = Path(tempfile.mkdtemp(prefix="learn-bench-repo-"))
     out = team_run(url, root, backend, profile)
     # One person forgets after the run: their rows and everything derived from them.
-    from learn.store.team_forget import forget
-
-    with FeedbackStore.open(url) as store:
+    with open_store(url) as store:
         t0 = time.perf_counter()
-        forget(store, rows[0].author)
+        store.team.forget(rows[0].author)
         forget_s = time.perf_counter() - t0
     out.update(candidates=len(rows), share_s=shared_s, forget_s=forget_s, url=url)
     return out

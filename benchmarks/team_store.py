@@ -5,13 +5,13 @@ Usage: .venv/bin/python benchmarks/team_store.py [--people 50] [--sessions 200]
 
 Builds the candidates of `people` x `sessions` sessions (per-session candidates
 each, drawn from labels x wordings distinct texts), then times, through the
-store code learn runs (LearnTables), the store operations a team run needs:
+store code learn runs (learn.store.open_store), the store operations a team run needs:
 
   record scan      every session's candidates (one transaction per person)
   label index      one 384-d example vector per distinct wording (put_label)
   label KNN        nearest_labels(k=5, kind) for a sample of the texts: median, p95
   assign labels    set_labels for every candidate
-  share            every candidate into team_candidates (learn.store.team.share)
+  share            every candidate into team_candidates (Store.team.share)
   count            distinct people and sessions per (kind, label), in SQL (team_counts)
   verdicts         record_verdict with evidence vectors, then nearest_verdict KNN
 
@@ -41,8 +41,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from learn.store import FeedbackStore
-from learn.store.learn_tables import CandidateRow, LearnTables
+from learn.store import open_store
+from learn.store.scan_tables import CandidateRow
 
 DIM = 384
 SPACE = "bench-384"
@@ -111,15 +111,15 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 def run(target: Path | str, sessions: dict[str, list[CandidateRow]], corpus: dict[str, Any],
         args: argparse.Namespace) -> dict[str, float]:
     from learn.records.proposal import Verdict
-    from learn.store.adapters import StoreVerdictMemory
+    from learn.reduce.stored import StoreVerdictMemory
 
     out: dict[str, float] = {}
     texts, vecs = corpus["texts"], corpus["vecs"]
-    with FeedbackStore.open(target) as store:
-        tables = LearnTables(store)
+    with open_store(target) as store:
+        tables = store.scans
         trips = []
         for _ in range(200):
-            t, _ = timed(lambda: store.sql("SELECT 1 AS one"))
+            t, _ = timed(lambda: store.ledger.sql("SELECT 1 AS one"))
             trips.append(t)
         out["round trip (SELECT 1), median ms"] = 1e3 * statistics.median(trips)
 
@@ -137,7 +137,7 @@ def run(target: Path | str, sessions: dict[str, list[CandidateRow]], corpus: dic
         def label_index() -> None:
             with store.transaction():
                 for (kind, label, text), v in zip(texts, vecs, strict=True):
-                    tables.put_label(label, kind, v, space=SPACE, text=text)
+                    store.labels.put_label(label, kind, v, space=SPACE, text=text)
 
         out["label index build, s"] = timed(label_index)[0]
 
@@ -148,7 +148,7 @@ def run(target: Path | str, sessions: dict[str, list[CandidateRow]], corpus: dic
         for i in sample:
             kind, label, _ = texts[i]
             q = vecs[i] + 0.1 * rng.standard_normal(DIM).astype(np.float32)
-            t, got = timed(lambda q=q, kind=kind: tables.nearest_labels(q, kind, 5, space=SPACE))
+            t, got = timed(lambda q=q, kind=kind: store.labels.nearest_labels(q, kind, 5, space=SPACE))
             lat.append(t)
             hits += bool(got) and got[0][0] == label
         out["label KNN k=5, median ms"] = 1e3 * statistics.median(lat)
@@ -163,7 +163,7 @@ def run(target: Path | str, sessions: dict[str, list[CandidateRow]], corpus: dic
 
         out["assign labels, s"] = timed(assign)[0]
 
-        from learn.store.team import SharedCandidate, session_hash, share, team_counts
+        from learn.store.team import SharedCandidate, session_hash
 
         remote = "git@example.com:team/app.git"
         shared = [
@@ -172,8 +172,8 @@ def run(target: Path | str, sessions: dict[str, list[CandidateRow]], corpus: dic
                             project_remote=remote)
             for c in tables.candidates()
         ]
-        out["share every candidate, s"] = timed(lambda: share(store, shared))[0]
-        t, counts = timed(lambda: team_counts(store, remote, min_people=2, min_sessions=2))
+        out["share every candidate, s"] = timed(lambda: store.team.share(shared))[0]
+        t, counts = timed(lambda: store.team.team_counts(remote, min_people=2, min_sessions=2))
         out["count people+sessions per label, ms"] = 1e3 * t
         out["labels said by >= 2 people"] = float(len(counts))
 

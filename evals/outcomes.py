@@ -67,8 +67,7 @@ def run_outcomes(*, seed: int = 0, faults: Sequence[str] = FAULTS) -> OutcomesRe
     from learn.report.apply import edit_for, plan_all, write_plan
     from learn.report.digest import render_digest_markdown
     from learn.report.targets import TargetChoice
-    from learn.store.feedback import FeedbackStore
-    from learn.store.proposals import ProposalBook
+    from learn.store import open_store
     from learn.store.runs import default_store_path
 
     report = OutcomesReport()
@@ -88,8 +87,8 @@ def run_outcomes(*, seed: int = 0, faults: Sequence[str] = FAULTS) -> OutcomesRe
                 report.notes["run 1"] = json.dumps(sorted(found))
                 return report
             applied: dict[str, str] = {}
-            with FeedbackStore.open(default_store_path()) as store:
-                book = ProposalBook(store)
+            with open_store(default_store_path()) as store:
+                book = store.proposals
                 for short in ("push", "bun", "prs"):
                     p = found[names[short]][0]
                     edit = edit_for(p, TargetChoice(project_dir=shop, follow_quotes=True))

@@ -94,14 +94,14 @@ def _env_for(name: str) -> str:
 
 def check_database(url: str) -> Check:
     """A PostgreSQL store (LEARN_DATABASE_URL): reachable, and readable by this learn."""
+    from learn.store import open_store
     from learn.store.db import SchemaMismatchError, StoreError
-    from learn.store.feedback import FeedbackStore
     from learn.store.postgres import redact_url
 
     where = redact_url(url)
     try:
-        with FeedbackStore.open(url, readonly=True) as store:
-            (row,) = store.sql("SELECT COUNT(*) AS n FROM runs")
+        with open_store(url, readonly=True) as store:
+            n = store.runs.count()
     except ImportError as exc:
         return Check("store", "fail", f"{where}: {exc}", "pip install 'learn[team]' (psycopg)")
     except SchemaMismatchError as exc:
@@ -110,7 +110,6 @@ def check_database(url: str) -> Check:
         return Check("store", "warn", f"{where}: {exc}", "the next `learn run` migrates it")
     except StoreError as exc:
         return Check("store", "fail", str(exc), "check LEARN_DATABASE_URL / [store] database_url")
-    n = int(row["n"])
     return Check("store", "ok", f"{where} ({n} run{'' if n == 1 else 's'})")
 
 
@@ -136,15 +135,14 @@ def check_store(path: Path | str) -> Check:
     try:
         import apsw
 
+        from learn.store import open_store
         from learn.store.db import SchemaMismatchError, StoreError
-        from learn.store.feedback import FeedbackStore
     except ImportError as exc:
         return Check("store", "fail", f"cannot import the store: {exc}",
                      "reinstall learn with its dependencies (apsw, sqlite-vec)")
     try:
-        with FeedbackStore.open(path, readonly=True) as store:
-            (row,) = store.sql("SELECT COUNT(*) AS n FROM runs")
-        n = int(row["n"])
+        with open_store(path, readonly=True) as store:
+            n = store.runs.count()
         detail = f"{path} ({n} run{'' if n == 1 else 's'})"
     except SchemaMismatchError as exc:
         if "newer" in str(exc):
@@ -177,22 +175,13 @@ def check_config(path: Path | None = None) -> tuple[Check, Any]:
 
 def check_sqlite_vec() -> Check:
     try:
-        import apsw
+        from learn.store.vectors import sqlite_vec_version
 
-        from learn.store.db import load_vec
-
-        conn = apsw.Connection(":memory:")
-        try:
-            load_vec(conn)
-            row = conn.execute("SELECT vec_version()").fetchone()
-            version = row[0] if row else None
-        finally:
-            conn.close()
+        sqlite, version = sqlite_vec_version()
     except Exception as exc:  # any way this fails means the store cannot work
         return Check("sqlite-vec", "fail", f"cannot load sqlite-vec through apsw: {exc}",
                      "pip install -U apsw sqlite-vec in learn's environment")
-    return Check("sqlite-vec", "ok", f"SQLite {apsw.sqlite_lib_version()} via apsw, "
-                 f"sqlite-vec {version}")
+    return Check("sqlite-vec", "ok", f"SQLite {sqlite} via apsw, sqlite-vec {version}")
 
 
 @contextlib.contextmanager

@@ -22,7 +22,7 @@ from learn.doctor import (
 )
 from learn.doctor_backend import check_backend
 from learn.paths import cache_dir, config_dir, data_dir
-from learn.store.adapters import open_learn_store
+from learn.store import open_store
 from learn.store.runs import default_store_path
 
 
@@ -93,8 +93,8 @@ def test_a_valid_config_names_its_backend() -> None:
 
 
 def test_loose_directory_and_database_permissions_are_warnings() -> None:
-    with open_learn_store() as ls:
-        ls.tables.start_run({})
+    with open_store() as ls:
+        ls.runs.start_run({})
     db = default_store_path()
     os.chmod(data_dir(), 0o755)
     os.chmod(db, 0o644)

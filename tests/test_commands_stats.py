@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from learn.cli import cli
 from learn.paths import data_dir
 from learn.report.stats import summarize
-from learn.store.adapters import open_learn_store
+from learn.store import open_store
 from learn.store.runs import default_store_path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,25 +41,25 @@ def usage(calls: int, tin: int, tout: int, cost: float) -> dict[str, Any]:
 
 @pytest.fixture
 def filled_store() -> Path:
-    with open_learn_store() as ls:
-        t = ls.tables
-        r1 = t.start_run({}, started_at="2026-11-01T10:00:00+00:00")
-        t.finish_run(r1, usage=usage(10, 1000, 200, 0.01), result={"proposals": []},
+    with open_store() as ls:
+        t = ls
+        r1 = t.runs.start_run({}, started_at="2026-11-01T10:00:00+00:00")
+        t.runs.finish_run(r1, usage=usage(10, 1000, 200, 0.01), result={"proposals": []},
                      finished_at="2026-11-01T10:05:00+00:00")
-        r2 = t.start_run({}, started_at="2026-11-20T09:00:00+00:00")
-        t.finish_run(r2, usage=usage(4, 500, 50, 0.0025), result={"proposals": []},
+        r2 = t.runs.start_run({}, started_at="2026-11-20T09:00:00+00:00")
+        t.runs.finish_run(r2, usage=usage(4, 500, 50, 0.0025), result={"proposals": []},
                      finished_at="2026-11-20T09:01:00+00:00")
-        t.mark_shown("directive:use-bun", last_occurrence=None)
-        t.mark_shown("directive:use-bun", last_occurrence=None)  # shown again next run
-        t.mark_shown("directive:no-mocks", last_occurrence=None)
-        t.mark_shown("fix:pip-install-e", last_occurrence=None)
-        t.mark_shown("request:release-pr", last_occurrence=None)
-        t.record_decision("directive:use-bun", "accepted", at="2026-11-02T00:00:00+00:00")
+        t.shown.mark_shown("directive:use-bun", last_occurrence=None)
+        t.shown.mark_shown("directive:use-bun", last_occurrence=None)  # shown again next run
+        t.shown.mark_shown("directive:no-mocks", last_occurrence=None)
+        t.shown.mark_shown("fix:pip-install-e", last_occurrence=None)
+        t.shown.mark_shown("request:release-pr", last_occurrence=None)
+        t.shown.record_decision("directive:use-bun", "accepted", at="2026-11-02T00:00:00+00:00")
         # Dismissed, then accepted after all: counts once, as the latest decision.
-        t.record_decision("directive:no-mocks", "dismissed", at="2026-11-02T00:00:00+00:00")
-        t.record_decision("directive:no-mocks", "accepted", at="2026-11-03T00:00:00+00:00")
-        t.record_decision("fix:pip-install-e", "edited", at="2026-11-03T00:00:00+00:00")
-        t.record_decision("request:release-pr", "dismissed", at="2026-11-03T00:00:00+00:00")
+        t.shown.record_decision("directive:no-mocks", "dismissed", at="2026-11-02T00:00:00+00:00")
+        t.shown.record_decision("directive:no-mocks", "accepted", at="2026-11-03T00:00:00+00:00")
+        t.shown.record_decision("fix:pip-install-e", "edited", at="2026-11-03T00:00:00+00:00")
+        t.shown.record_decision("request:release-pr", "dismissed", at="2026-11-03T00:00:00+00:00")
     return default_store_path()
 
 
@@ -98,16 +98,16 @@ def test_totals_from_a_store(filled_store: Path) -> None:
 
 def test_stats_does_not_write_to_the_store(filled_store: Path) -> None:
     # Checkpoint the WAL so the main file holds everything, then compare bytes.
-    with open_learn_store() as ls:
-        ls.store.sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    with open_store() as ls:
+        ls.ledger.sql("PRAGMA wal_checkpoint(TRUNCATE)")
     before = filled_store.read_bytes()
     assert stats_json()["runs"] == 2
     assert filled_store.read_bytes() == before
 
 
 def test_an_unfinished_run_counts_and_is_named(filled_store: Path) -> None:
-    with open_learn_store() as ls:
-        ls.tables.start_run({}, started_at="2026-11-29T08:00:00+00:00")
+    with open_store() as ls:
+        ls.runs.start_run({}, started_at="2026-11-29T08:00:00+00:00")
     data = stats_json()
     assert data["runs"] == 3 and data["finished_runs"] == 2
     assert data["last_run_at"] == "2026-11-29T08:00:00+00:00"

@@ -130,10 +130,11 @@ def test_the_session_index_keeps_a_huge_turn_cut(_isolated_home: Path) -> None:
     # head and tail, and plan prices the same.
     from learn.index.indexed import indexed_views
     from learn.index.indexed_turns import turns_view
-    from learn.store.session_index import open_session_index
+    from learn.store import open_store
     from learn.transcripts.files.discover import scan
 
-    with open_session_index() as index:
+    with open_store(local_only=True) as local:
+        index = local.index
         files = scan(all_projects=True).files
         (listed,) = indexed_views(files, index=index, fingerprints_for=lambda _: (),
                                   min_confidence=0.75, views=False)

@@ -156,10 +156,10 @@ def test_show_without_a_usable_store_reads_the_files(tmp_path: Path,
     data = tmp_path / "data"
     monkeypatch.setenv("LEARN_DATA_DIR", str(data))
     (data / "learn.db").mkdir(parents=True)
-    from learn.store.session_index import open_session_index
+    from learn.store import open_store
 
-    with pytest.raises(apsw.Error), open_session_index():
-        pass
+    with pytest.raises(apsw.Error), open_store(local_only=True) as local:
+        assert local.index
     assert _show(session_id("amended")) == _unindexed(files["amended"])
 
 
@@ -176,7 +176,7 @@ def test_the_listing_judges_from_the_stored_turns_as_from_whole_views(
     from fixtures.fidelity.writers import set_entrypoint
 
     from learn.index.indexed import indexed_views, min_signal_confidence
-    from learn.store.session_index import open_session_index
+    from learn.store import open_store
     from learn.transcripts.files.discover import scan
     from learn.transcripts.templates.scripted import machinery
     from learn.transcripts.view.replay_files import (
@@ -209,7 +209,8 @@ def test_the_listing_judges_from_the_stored_turns_as_from_whole_views(
     listed = {r["id"]: r for r in json.loads(result.output)["sessions"]}
 
     cache = FingerprintCache()
-    with open_session_index() as index:
+    with open_store(local_only=True) as local:
+        index = local.index
         items = indexed_views(scan(all_projects=True).files, index=index,
                               min_confidence=min_signal_confidence(),
                               fingerprints_for=lambda f: cache.for_project(f.project))

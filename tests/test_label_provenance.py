@@ -20,7 +20,7 @@ from learn.pipeline import RunOptions, run_pipeline
 from learn.records.proposal import RunResult
 from learn.store import FeedbackStore, StoreSchema
 from learn.store.core import open_connection
-from learn.store.learn_tables import LearnTables
+from learn.store.label_tables import LabelTables
 from learn.store.schema import STEP_NAMES, migrate
 
 
@@ -45,14 +45,14 @@ def test_migration_marks_labels_no_model_answer_carries_as_fallback(tmp_path: Pa
         rows = store.sql("SELECT label, source FROM labels ORDER BY label")
         assert {r["label"]: r["source"] for r in rows} == {
             "but-will-stay-as-10": "fallback", "use-bun-not-npm": "model"}
-        assert LearnTables(store).labels("directive") == [("use-bun-not-npm", "directive")]
+        assert LabelTables(store).labels("directive") == [("use-bun-not-npm", "directive")]
 
 
 def test_a_fallback_label_is_never_offered_and_becomes_the_models_when_it_names_it(
     tmp_path: Path,
 ) -> None:
     with FeedbackStore.open(tmp_path / "store.db") as store:
-        tables = LearnTables(store)
+        tables = LabelTables(store)
         tables.put_label("but-will-stay-as-10", "directive", _vec(1, 0, 0), space="s")
         store.execute("UPDATE labels SET source = 'fallback'")  # as 0015 marks an old one
         tables.put_label("use-bun-not-npm", "directive", _vec(0, 1, 0), space="s")
@@ -78,10 +78,10 @@ def _labelled(root: Path, fake: FakeBatchServer, monkeypatch: pytest.MonkeyPatch
 
 
 def _known(root: Path) -> list[tuple[str, str]]:
-    from learn.store.adapters import open_learn_store
+    from learn.store import open_store
 
-    with open_learn_store(root / "data" / "learn.db") as store:
-        return sorted(store.tables.labels())
+    with open_store(root / "data" / "learn.db") as store:
+        return sorted(store.labels.labels())
 
 
 def test_after_a_run_whose_naming_failed_the_next_run_labels_as_if_it_never_had(
@@ -123,4 +123,4 @@ def test_a_store_with_no_name_cache_keeps_its_labels(tmp_path: Path) -> None:
     conn.execute("COMMIT")
     conn.close()
     with FeedbackStore.open(db) as store:
-        assert LearnTables(store).labels() == [("use-bun", "directive")]
+        assert LabelTables(store).labels() == [("use-bun", "directive")]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
+from learn.reduce.in_place import measure, record_written, rules_in_place
 from learn.reduce.outcomes import (
     MIN_SESSIONS_SINCE,
     InPlace,
@@ -22,7 +23,6 @@ from learn.reduce.outcomes import (
 from learn.report.digest import render_digest_markdown
 from learn.report.html import render_html
 from learn.store.feedback import FeedbackStore
-from learn.store.in_place import measure, record_written, rules_in_place
 from learn.store.proposals import ProposalBook
 
 APPLIED = "2026-03-10T12:00:00+00:00"
@@ -282,7 +282,7 @@ def test_a_rule_you_wrote_is_dated_by_the_commit_that_added_it(tmp_path: Path) -
         record_written(book, [p], str(repo))
         [rule] = rules_in_place(book, str(repo))
     assert rule.applied_at == "2026-02-20T09:30:00+00:00"
-    from learn.store.in_place import written_at
+    from learn.reduce.in_place import written_at
 
     assert written_at(str(repo / "CLAUDE.md"), "not in the file") is None
     assert written_at(str(tmp_path / "missing.md"), "x") is None

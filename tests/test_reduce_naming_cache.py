@@ -16,8 +16,9 @@ from fakes.http_server import RecordedRequest
 from test_reduce_naming import MODEL, backend_for, by_topic
 
 from learn.reduce.naming import name_candidates
-from learn.store.adapters import open_learn_store
-from learn.store.learn_tables import text_hash
+from learn.reduce.stored import named_labels
+from learn.store import open_store
+from learn.store.label_tables import text_hash
 
 BUN = ["use bun please", "we are on bun, not npm"]
 PUSH = ["never force push", "do not force push to main"]
@@ -80,13 +81,13 @@ def test_offline_fallback_labels_are_not_cached() -> None:
 
 
 def test_the_store_keeps_named_labels_per_naming_prompt_version(tmp_path: Path) -> None:
-    with open_learn_store(tmp_path / "learn.db") as store:
-        store.tables.put_named_labels([("directive", "use bun please", "use-bun-not-npm")], 3)
-        assert store.tables.named_labels(3) == {
+    with open_store(tmp_path / "learn.db") as store:
+        store.labels.put_named_labels([("directive", "use bun please", "use-bun-not-npm")], 3)
+        assert store.labels.named_labels(3) == {
             ("directive", text_hash("use bun please")): "use-bun-not-npm"
         }
-        assert store.tables.named_labels(4) == {}
-        lookup = store.named_labels()
+        assert store.labels.named_labels(4) == {}
+        lookup = named_labels(store)
         assert lookup("directive", "something never named") is None
 
 

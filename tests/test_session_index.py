@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,8 +16,9 @@ import pytest
 from fixtures.view.corpus import HERE, MAIN_ID, encode
 
 from learn.index.indexed import CachedHeads, IndexedSession, indexed_views
+from learn.store import open_store
 from learn.store.schema import applied_migrations
-from learn.store.session_index import SessionIndex, open_session_index
+from learn.store.session_index import SessionIndex
 from learn.transcripts.files.discover import SessionFile, scan
 from learn.transcripts.parser import parse, stream
 from learn.transcripts.view import compact
@@ -24,6 +26,13 @@ from learn.transcripts.view.model import Session, TimelineItem, ToolCall
 from learn.transcripts.view.session import view_files
 
 _OPENED: list[str] = []
+
+
+@contextmanager
+def open_session_index(db: Path) -> Iterator[SessionIndex]:
+    """This machine's index of the store at `db`, the way learn opens it."""
+    with open_store(db, local_only=True) as local:
+        yield local.index
 _WATCH: list[Path] = []
 
 

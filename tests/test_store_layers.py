@@ -21,9 +21,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("migration steps", ("migrations",)),
     ("migration engine", ("schema",)),
     ("vector index", ("pg_vectors", "vectors")),
-    ("tables", ("core", "feedback", "label_tables", "learn_tables", "proposals", "session_index",
-                "mine_batches", "pg_team", "team", "team_forget", "in_place", "runs", "reduce_protocols",
-                "adapters")),
+    ("ledger", ("core", "feedback")),
+    ("tables", ("label_tables", "run_table", "scan_tables", "shown_table", "proposals",
+                "verdict_table", "team_forget", "team", "pg_team", "session_index", "mine_batches")),
+    ("API", ("api", "runs")),
     ("package", ("__init__",)),
 )
 ORDER = [m for _, mods in LAYERS for m in mods]

@@ -167,11 +167,11 @@ def test_shipped_step_names_keep_their_order_and_new_ones_come_after() -> None:
 
 def test_postgres_keeps_vectors_in_a_vector_column_with_an_hnsw_index(pg_url: str) -> None:
     from learn.embed.tfidf import TfidfEmbedder
-    from learn.store.learn_tables import LearnTables
+    from learn.store.label_tables import LabelTables
 
     emb = TfidfEmbedder()
     with FeedbackStore.open(pg_url) as s:
-        LearnTables(s).put_label("use-bun", "directive", emb.embed(["use bun"])[0], space=emb.name)
+        LabelTables(s).put_label("use-bun", "directive", emb.embed(["use bun"])[0], space=emb.name)
         (reg,) = s.sql("SELECT table_name, dim FROM vector_tables")
         (col,) = s.sql(
             "SELECT format_type(a.atttypid, a.atttypmod) AS type FROM pg_attribute a "

@@ -95,13 +95,13 @@ def test_sigkill_before_commit_leaves_nothing_half_written(
 TWO_WRITERS = textwrap.dedent(
     """
     import sys, time
-    from learn.store import FeedbackStore
-    from learn.store.learn_tables import CandidateRow, LearnTables
+    from learn.store import open_store
+    from learn.store.scan_tables import CandidateRow
 
     target, who, start_at = sys.argv[1], sys.argv[2], float(sys.argv[3])
     time.sleep(max(0.0, start_at - time.time()))
-    with FeedbackStore.open(target) as store:
-        tables = LearnTables(store)
+    with open_store(target) as opened:
+        store, tables = opened.ledger, opened.scans
         for i in range(40):
             rows = [CandidateRow(f"{who}-{i}", "directive", f"said by {who} {i}")]
             tables.replace_session_candidates(f"{who}-{i}", rows)

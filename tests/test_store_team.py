@@ -17,10 +17,11 @@ from click.testing import CliRunner, Result
 from evals.builder import ClaudeSession
 from learn.cli import cli
 from learn.config import config_path
-from learn.store import FeedbackStore
-from learn.store.learn_tables import CandidateRow, LearnTables, ScannedSession, StoredCandidate
+from learn.reduce.sharing import shareable
+from learn.store import FeedbackStore, open_store
 from learn.store.runs import default_store_path
-from learn.store.team import SHARED_FIELDS, session_hash, shareable
+from learn.store.scan_tables import CandidateRow, ScannedSession, ScanTables, StoredCandidate
+from learn.store.team import SHARED_FIELDS, session_hash
 from learn.textfold import fold
 
 SECRET = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh"
@@ -61,7 +62,7 @@ def _local_candidates(project: Path, other: Path) -> None:
     fix = {**payload, "command": FAILED, "intervening_commands": [STEP, NEVER_RAN]}
     path = _transcript(project.parent / "transcripts", project)
     with FeedbackStore.open(default_store_path()) as s:
-        t = LearnTables(s)
+        t = ScanTables(s)
         t.record_session(ScannedSession(SESSION, "claude", str(project), str(path), "h", None, 2,
                                         "2026-02-01T12:00:00+00:00"))
         t.replace_session_candidates(SESSION, [
@@ -295,8 +296,7 @@ def test_doctor_checks_the_database_url(pg_url: str) -> None:
 def test_team_counts_people_and_sessions_and_forgetting_drops_what_only_they_said(
     store_target: Path | str,
 ) -> None:
-    from learn.store.team import SharedCandidate, TeamCount, share, team_counts
-    from learn.store.team_forget import forget
+    from learn.store.team import SharedCandidate, TeamCount
 
     remote = REPO_ID
 
@@ -306,19 +306,20 @@ def test_team_counts_people_and_sessions_and_forgetting_drops_what_only_they_sai
                                occurred_at=f"2026-02-0{session}T00:00:00+00:00",
                                project_remote=remote)
 
-    with FeedbackStore.open(store_target) as team:
-        share(team, [said("ana", "1", "staging-db"), said("ana", "2", "staging-db"),
+    with open_store(store_target) as store:
+        team = store.team
+        team.share([said("ana", "1", "staging-db"), said("ana", "2", "staging-db"),
                      said("bo", "3", "staging-db"), said("cy", "4", "tabs"),
                      said("cy", "5", "tabs"), said("bo", "6", "tabs-elsewhere")])
-        share(team, [SharedCandidate("dee", session_hash("d1", "dee"), "directive", "staging-db",
+        team.share([SharedCandidate("dee", session_hash("d1", "dee"), "directive", "staging-db",
                                      "x", None, "github.com/other/repo")])
-        assert team_counts(team, remote) == [
+        assert team.team_counts(remote) == [
             TeamCount("directive", "staging-db", people=2, sessions=3,
                       last_seen="2026-02-03T00:00:00+00:00")]
-        assert [c.label for c in team_counts(team, remote, min_people=1)] == ["staging-db", "tabs"]
-        forget(team, "bo")
-        assert team_counts(team, remote) == []
-        assert [(c.label, c.people, c.sessions) for c in team_counts(team, remote, min_people=1)
+        assert [c.label for c in team.team_counts(remote, min_people=1)] == ["staging-db", "tabs"]
+        team.forget("bo")
+        assert team.team_counts(remote) == []
+        assert [(c.label, c.people, c.sessions) for c in team.team_counts(remote, min_people=1)
                 ] == [("staging-db", 1, 2), ("tabs", 1, 2)]
 
 
@@ -329,8 +330,6 @@ def test_three_homes_share_into_one_database_and_forget_drops_what_only_one_said
     roles) `learn share` into one PostgreSQL: the directive two of them said counts 2
     people, the one only one said stays below the two-people threshold; forgetting
     one of the two drops it."""
-    from learn.store.team import team_counts
-
     said = {
         "ana": [("s1", "use-staging-db"), ("s2", "use-staging-db"), ("s3", "tabs")],
         "bo": [("s1", "use-staging-db")],
@@ -343,7 +342,7 @@ def test_three_homes_share_into_one_database_and_forget_drops_what_only_one_said
         monkeypatch.setenv("HOME", str(home))
         project = _git_project(home / "src" / "app")
         with FeedbackStore.open(default_store_path()) as s:
-            t = LearnTables(s)
+            t = ScanTables(s)
             for sid, label in rows:
                 # the same session ids on every machine: still separate sessions
                 t.replace_session_candidates(sid, [
@@ -355,16 +354,17 @@ def test_three_homes_share_into_one_database_and_forget_drops_what_only_one_said
         result = _share("--project", str(project))
         assert result.exit_code == 0, result.output
 
-    with FeedbackStore.open(pg_url) as team:
-        assert [(c.label, c.people, c.sessions) for c in team_counts(team, REPO_ID)] == [
+    with open_store(pg_url) as store:
+        team = store.team
+        assert [(c.label, c.people, c.sessions) for c in team.team_counts(REPO_ID)] == [
             ("use-staging-db", 2, 3)]
-        everything = team_counts(team, REPO_ID, min_people=1, min_sessions=1)
+        everything = team.team_counts(REPO_ID, min_people=1, min_sessions=1)
         assert [(c.label, c.people, c.sessions) for c in everything] == [
             ("use-staging-db", 2, 3), ("no-force-push", 1, 2), ("tabs", 1, 1)]
     monkeypatch.setenv("HOME", str(tmp_path / "bo"))
     assert _share("--forget").exit_code == 0
-    with FeedbackStore.open(pg_url) as team:
-        assert team_counts(team, REPO_ID) == []
+    with open_store(pg_url) as store:
+        assert store.team.team_counts(REPO_ID) == []
 
 
 def test_a_dry_run_without_a_team_database_needs_nothing_but_the_project(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
+from learn.reduce.in_place import record_written
 from learn.reduce.rules import collect_rules
 from learn.reduce.surfaces import (
     encoded_project,
@@ -20,7 +21,6 @@ from learn.report.apply import edit_for
 from learn.report.digest import render_digest_markdown
 from learn.report.targets import TargetChoice
 from learn.store.feedback import FeedbackStore
-from learn.store.in_place import record_written
 from learn.store.proposals import ProposalBook
 
 

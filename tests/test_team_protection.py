@@ -26,8 +26,8 @@ from learn.models.anthropic_backend import AnthropicBackend
 from learn.records.proposal import RunResult
 from learn.reduce.team import run_team, strip_quotes
 from learn.store import FeedbackStore
-from learn.store.learn_tables import CandidateRow, LearnTables, ScannedSession
 from learn.store.runs import default_store_path
+from learn.store.scan_tables import CandidateRow, ScannedSession, ScanTables
 
 TOKEN = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
 REPO = "github.com/team/app"
@@ -83,7 +83,7 @@ def _person(tmp: Path, name: str, url: str, monkeypatch: pytest.MonkeyPatch) -> 
     subprocess.run(["git", "-C", str(app), "remote", "add", "origin", CLONES[name]], check=True)
     (app / "CLAUDE.md").write_text("- Keep pull requests small.\n")
     with FeedbackStore.open(default_store_path()) as s:
-        t = LearnTables(s)
+        t = ScanTables(s)
         for i, (_, text) in enumerate(SAID[name]):
             sid = _session_id(name, i)
             t.replace_session_candidates(sid, [CandidateRow(

@@ -212,7 +212,7 @@ def test_team_thresholds_come_from_the_team_config_section(tmp_path: Path) -> No
     decide what a team run proposes, and the run is stored in the team store."""
     from learn.config import Config, TeamConfig
     from learn.reduce.team import run_team
-    from learn.store.team import share
+    from learn.store import open_store
 
     db = tmp_path / "team.db"
     rows = [
@@ -225,8 +225,8 @@ def test_team_thresholds_come_from_the_team_config_section(tmp_path: Path) -> No
         SharedCandidate("bo", "b2", "directive", None, "use the staging database", "2026-11-03",
                         "https://github.com/other/repo.git"),
     ]
-    with FeedbackStore.open(db) as store:
-        share(store, rows)
+    with open_store(db) as store:
+        store.team.share(rows)
 
     def proposals(**team: Any) -> list[tuple[str, int | None, int]]:
         config = Config(team=TeamConfig(database_url=str(db), **team))

@@ -17,9 +17,9 @@ from evals.oracle import responder
 from learn.config import Config
 from learn.models.anthropic_backend import AnthropicBackend
 from learn.reduce.team import run_team
-from learn.store import FeedbackStore
-from learn.store.learn_tables import LearnTables
-from learn.store.team import SharedCandidate, share
+from learn.store import FeedbackStore, open_store
+from learn.store.label_tables import LabelTables
+from learn.store.team import SharedCandidate
 
 REMOTE = "https://github.com/team/app.git"
 RULES = 12
@@ -54,12 +54,12 @@ def test_team_run_looks_labels_up_by_pgvector_knn_and_embeds_each_text_once(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import learn.store.pg_vectors as pg_vectors
-    from learn.store.adapters import CachedEmbedder
+    from learn.reduce.stored import CachedEmbedder
 
     rows = _rows()
     assert len(rows) == 288
-    with FeedbackStore.open(pg_url) as store:
-        share(store, rows)
+    with open_store(pg_url) as store:
+        store.team.share(rows)
 
     knn_calls: list[str] = []
     real_knn = pg_vectors.knn
@@ -68,7 +68,7 @@ def test_team_run_looks_labels_up_by_pgvector_knn_and_embeds_each_text_once(
         knn_calls.append(table)
         return real_knn(conn, table, *args, **kw)
 
-    def no_scan(self: LearnTables, kind: str | None = None) -> list[tuple[str, str]]:
+    def no_scan(self: LabelTables, kind: str | None = None) -> list[tuple[str, str]]:
         raise AssertionError("a team run read every label into Python")
 
     embedded: list[int] = []
@@ -79,7 +79,7 @@ def test_team_run_looks_labels_up_by_pgvector_knn_and_embeds_each_text_once(
         return real_embed(self, texts)
 
     monkeypatch.setattr(pg_vectors, "knn", counting_knn)
-    monkeypatch.setattr(LearnTables, "labels", no_scan)
+    monkeypatch.setattr(LabelTables, "labels", no_scan)
     monkeypatch.setattr(CachedEmbedder, "embed", counting_embed)
 
     answer = responder(_gold())

@@ -283,12 +283,10 @@ def _health(plan: FilePlan, here: str, *, max_lines: int, max_bytes: int) -> Non
 def prune_keys(keys: tuple[str, ...], here: str, *, yes: bool, dry_run: bool) -> bool:
     """Remove learn's lines for `keys` from the files they were written to, as diffs."""
     from learn.report.health import without_rules
-    from learn.store.feedback import FeedbackStore
-    from learn.store.proposals import ProposalBook
-    from learn.store.runs import default_store_target
+    from learn.store import open_store
 
-    with FeedbackStore.open(default_store_target()) as store:
-        files = {a.target_file for k in keys for a in ProposalBook(store).applied(key=k, project=here)}
+    with open_store() as store:
+        files = {a.target_file for k in keys for a in store.proposals.applied(key=k, project=here)}
     ok = True
     for name in sorted(files):
         path = Path(name)

@@ -28,9 +28,10 @@ def command(collect: bool) -> None:
     from learn.config import load_config
     from learn.models.base import ModelError
     from learn.models.batches import batch_backend, status
-    from learn.store.mine_batches import open_batch_table
+    from learn.store import open_store
 
-    with open_batch_table() as table:
+    with open_store(local_only=True) as local:
+        table = local.batches
         pending = table.pending()
     if not pending:
         click.echo("no pending batches")

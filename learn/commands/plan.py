@@ -49,10 +49,11 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
     fingerprints = replay_fingerprints(load_templates(None if scope.all_projects else scope.project))
     from learn.index.indexed import CachedHeads, indexed_views
     from learn.mining.indexed_cache import IndexedMineCache
-    from learn.store.session_index import open_session_index
+    from learn.store import open_store
 
     # Through the session index: unchanged files are neither opened, parsed nor hashed.
-    with open_session_index() as index:
+    with open_store(local_only=True) as local:
+        index = local.index
         heads = CachedHeads(index)
         discovery = scope.scan(heads)
         heads.save()

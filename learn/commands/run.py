@@ -283,11 +283,12 @@ def _offer_batch(scope: Scope, config: Any, yes: bool) -> bool:
     from learn.mining.batch import BATCH_ABOVE
     from learn.mining.cache import MineCache
     from learn.mining.plan import plan_mining
-    from learn.store.mine_batches import open_batch_table
+    from learn.store import open_store
 
     plan = plan_mining(scope.discover(), MineCache(), config.models.mine,
                        context_window=config.models.context_window)
-    with open_batch_table() as table:
+    with open_store(local_only=True) as local:
+        table = local.batches
         in_flight = {i.cache_key for items in table.pending().values() for i in items}
     n = len(plan.to_mine)
     if in_flight:

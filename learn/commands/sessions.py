@@ -140,7 +140,7 @@ def _iso(value: datetime | None) -> str | None:
 def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
     """List the sessions learn can read (current project by default)."""
     from learn.index.indexed import CachedHeads, indexed_views, min_signal_confidence
-    from learn.store.session_index import open_session_index
+    from learn.store import open_store
     from learn.transcripts.view.replay_files import (
         FingerprintCache,
     )
@@ -148,7 +148,8 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
     cache = FingerprintCache()
     # Through the session index: an unchanged file is not opened, and its row
     # comes from the stored summary without decoding the view.
-    with open_session_index() as index:
+    with open_store(local_only=True) as local:
+        index = local.index
         heads = CachedHeads(index)
         discovery = scope.scan(heads)
         heads.save()

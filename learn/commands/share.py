@@ -4,7 +4,7 @@ Opt-in per project: the project must be listed in the config's `[team] projects`
 and `[team] database_url` says where. On PostgreSQL your identity is the database
 role in that URL (`learn team init` prints one per person); a SQLite team store
 takes `[team] author`. What is sent is exactly what `--dry-run` prints
-(learn.store.team.shareable): quote, kind, label, a hash of the session id, when,
+(learn.reduce.sharing.shareable): quote, kind, label, a hash of the session id, when,
 the repository's identity, the author; a fix only as the commands that ran.
 `--forget` deletes everything you shared and what team runs derived from it.
 """
@@ -22,7 +22,8 @@ import click
 
 if TYPE_CHECKING:
     from learn.config import TeamConfig
-    from learn.store.team import CommandsRan, SharedCandidate
+    from learn.reduce.sharing import CommandsRan
+    from learn.store.team import SharedCandidate
 
 
 def remote_url(root: Path) -> str | None:
@@ -45,13 +46,12 @@ def _fail(message: str) -> None:
 
 def _who(team: TeamConfig) -> str:
     """The identity rows are shared under: the database role on PostgreSQL."""
-    from learn.store.feedback import FeedbackStore
+    from learn.store import open_store
     from learn.store.postgres import is_database_url
-    from learn.store.team import identity
 
     if team.database_url and is_database_url(team.database_url):
-        with FeedbackStore.open(team.database_url) as store:
-            return identity(store, team.author)
+        with open_store(team.database_url) as store:
+            return store.team.identity(team.author)
     if not team.author:
         raise ValueError("set [team] author in the config: the id your shared rows carry")
     return team.author
@@ -77,14 +77,12 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
         if not team.database_url:
             _fail("set [team] database_url in the config")
             return
-        from learn.store.feedback import FeedbackStore
-        from learn.store.team import identity
-        from learn.store.team_forget import forget as forget_rows
+        from learn.store import open_store
 
         try:
-            with FeedbackStore.open(team.database_url) as store:
-                who = identity(store, team.author)
-                n = forget_rows(store, who)
+            with open_store(team.database_url) as store:
+                who = store.team.identity(team.author)
+                n = store.team.forget(who)
         except (StoreError, ValueError) as exc:
             _fail(str(exc))
             return
@@ -116,13 +114,12 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
         click.echo(f"would share {len(rows)} candidates of {remote} as {author}", err=True)
         return
     assert team.database_url  # checked above: only a dry run goes without one
-    from learn.store.feedback import FeedbackStore
-    from learn.store.team import protected, share
+    from learn.store import open_store
 
     try:
-        with FeedbackStore.open(team.database_url) as store:
-            n = share(store, rows)
-            guarded = protected(store)
+        with open_store(team.database_url) as store:
+            n = store.team.share(rows)
+            guarded = store.team.protected()
     except StoreError as exc:
         _fail(str(exc))
         return
@@ -156,19 +153,17 @@ def _commands_ran(paths: dict[str, str]) -> CommandsRan:
 
 
 def _local_rows(root: Path, remote: str, author: str, *, show_name: bool) -> list[SharedCandidate]:
-    from learn.store.feedback import FeedbackStore
-    from learn.store.learn_tables import LearnTables
+    from learn.reduce.sharing import shareable
+    from learn.store import open_store
     from learn.store.postgres import is_database_url
     from learn.store.runs import default_store_target
-    from learn.store.team import shareable
 
     local = default_store_target()
     if not is_database_url(local) and not Path(local).is_file():
         return []
-    with FeedbackStore.open(local) as store:
-        tables = LearnTables(store)
-        candidates = tables.candidates()
-        paths = {sid: s.path for sid, s in tables.scanned_sessions().items()}
+    with open_store(local) as store:
+        candidates = store.scans.candidates()
+        paths = {sid: s.path for sid, s in store.scans.scanned_sessions().items()}
     ran = _commands_ran(paths)
     return shareable(candidates, {root: remote}, author, show_name=show_name,
                      commands_ran=ran)

@@ -67,9 +67,10 @@ def _scan_all(heads: HeadReader | None) -> list[SessionFile]:
     if heads is not None:
         return list(scan(all_projects=True, heads=heads).files)
     from learn.index.indexed import CachedHeads
-    from learn.store.session_index import open_session_index
+    from learn.store import open_store
 
-    with open_session_index() as index:
+    with open_store(local_only=True) as local:
+        index = local.index
         heads = CachedHeads(index)
         files = scan(all_projects=True, heads=heads).files
         heads.save()
@@ -147,8 +148,8 @@ def command(session_ref: str, as_json: bool, reveal: bool, full: bool,
     import apsw
 
     from learn.index.indexed import CachedHeads
+    from learn.store import open_store
     from learn.store.db import StoreError
-    from learn.store.session_index import open_session_index
     from learn.transcripts.view.serialise import (
         session_to_dict,
     )
@@ -159,7 +160,7 @@ def command(session_ref: str, as_json: bool, reveal: bool, full: bool,
         index: SessionIndex | None = None
         heads: CachedHeads | None = None
         try:
-            index = stack.enter_context(open_session_index())
+            index = stack.enter_context(open_store(local_only=True)).index
             heads = CachedHeads(index)
         except (StoreError, apsw.Error, OSError):
             index = heads = None

@@ -58,8 +58,8 @@ def command() -> None:
 @click.option("--member", "members", multiple=True, help="A person's role name (repeatable).")
 def init(admin_url: str, members: tuple[str, ...]) -> None:
     """Create the schema, the team role, its policies, and a role per member."""
+    from learn.store import open_store
     from learn.store.db import StoreError
-    from learn.store.feedback import FeedbackStore
     from learn.store.pg_team import check_role, setup
     from learn.store.postgres import connect, is_database_url, redact_url
 
@@ -69,7 +69,7 @@ def init(admin_url: str, members: tuple[str, ...]) -> None:
     try:
         for name in members:
             check_role(name)
-        FeedbackStore.open(admin_url).close()  # the schema, owned by the admin
+        open_store(admin_url).close()  # the schema, owned by the admin
         conn = connect(admin_url)
         try:
             setup(conn)

@@ -57,7 +57,8 @@ from learn.records.candidate import MinedCandidate
 from learn.render.chunk import chunk_groups, fit_chunk, hard_chunk_chars, mine_max_tokens
 from learn.render.render import render_blocks
 from learn.render.spoken import spoken_turns
-from learn.store.mine_batches import BatchItem, open_batch_table
+from learn.store import open_store
+from learn.store.mine_batches import BatchItem
 from learn.transcripts.view.model import Session
 
 # Above this many uncached sessions on the anthropic backend, `learn run`
@@ -174,7 +175,8 @@ def backfill(
 ) -> BackfillReport:
     """Collect pending batches, after (with `submit_new`) batching the uncached sessions."""
     report = BackfillReport()
-    with open_batch_table(store) as table:
+    with open_store(store, local_only=True) as local:
+        table = local.batches
         if not submit_new and not table.pending():
             # The common warm run: nothing to collect, so the SDK is never loaded.
             return report
@@ -186,7 +188,8 @@ def backfill(
         if s.path is not None:
             with contextlib.suppress(OSError):
                 by_key[cache.key_for_file(s.path)] = s
-    with open_batch_table(store) as table:
+    with open_store(store, local_only=True) as local:
+        table = local.batches
         pending = table.pending()
         if pending and say is not None:
             keys = {i.cache_key for items in pending.values() for i in items}

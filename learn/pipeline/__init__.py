@@ -8,6 +8,8 @@ result, so data flows one way:
   judge.py       judge_and_store   record scan -> name, count, cover, judge (reduce)
                                    -> outcomes of rules in place -> record run          -> RunResult
 
+stored.py is what judge.py writes to the store besides the run's result (the
+scan, the labels given; what an earlier run stored, read back).
 types.py holds what every stage shares: RunOptions, the Trace the evals read,
 the stage Clock. Each stage is a library call; this package only wires them and
 keeps the books (timings, usage, failures).

@@ -29,6 +29,7 @@ from learn.transcripts.files.projectpath import spellings
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
     from learn.models.meter import UsageMeter
+    from learn.store import Store
     from learn.transcripts.files.discover import SessionFile
     from learn.transcripts.view.model import Session
 
@@ -37,56 +38,68 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
                     cands: Candidates, meter: UsageMeter | None, *, clock: Clock, trace: Trace,
                     progress: Progress | None, started_at: datetime) -> RunResult:
     from learn.embed import get_embedder
-    from learn.store.adapters import open_learn_store
+    from learn.pipeline.stored import record_scan, remember_labels, stored_candidates
+    from learn.reduce.stored import CachedEmbedder, record_run
+    from learn.store import open_store
 
-    with open_learn_store(options.store_path) as store:
-        store.project = None if options.all_projects else project_key(options.project_dir())
+    with open_store(options.store_path) as store:
+        project = None if options.all_projects else project_key(options.project_dir())
         session_cands = cands.per_session
         with clock.stage("store"):
             if mined.incomplete:
-                session_cands = keep_stored(session_cands, store.stored_candidates(mined.incomplete))
-            store.record_scan(read.sessions, session_cands, read.digests)
-        embedder: Embedder = store.cached_embedder(get_embedder(prefer=options.embedder))
+                session_cands = keep_stored(session_cands,
+                                            stored_candidates(store, mined.incomplete))
+            run_id = store.runs.start_run({})
+            record_scan(store, read.sessions, session_cands, read.digests)
+        embedder: Embedder = CachedEmbedder(get_embedder(prefer=options.embedder), store)
         if progress:
             progress("name", 0, 1)
         with clock.stage("reduce"):
-            outcome = _reduce(store, options, config, read, session_cands, embedder, meter)
+            outcome = _reduce(store, project, options, config, read, session_cands, embedder,
+                              meter)
         if progress:
             progress("name", 1, 1)
         naming = outcome.named
         assert naming is not None
         trace.naming = naming.stats.to_json()
         with clock.stage("store"):
-            store.remember_labels(naming, session_cands, embedder)
+            remember_labels(store, run_id, naming, session_cands, embedder)
         _trace_labelled(trace, session_cands, naming.labels)
 
         with clock.stage("outcomes"):
             scoped = _path_scoped(outcome.proposals, read.sessions)
-            outcomes, escalations = _outcomes(store, read.sessions, session_cands, naming.labels,
-                                              scoped, embedder)
+            outcomes, escalations = _outcomes(store, project, read.sessions, session_cands,
+                                              naming.labels, scoped, embedder)
         keys = [p.key for p in outcome.proposals]
         result = _result(
             options, read, mined, cands, outcome, meter,
             proposals=(*scoped, *escalations), started_at=started_at,
             extra={
                 # Proposed by earlier runs, not decided yet, not shown again here.
-                "pending": store.pending_summary(keys),
+                "pending": store.proposals.summary(project, keys),
                 # Shown again though decided before (said again since, or --all).
-                "states": store.book.decided(store.project, keys),
+                "states": store.proposals.decided(project, keys),
                 # Each rule in place against the sessions since (learn.reduce.outcomes).
                 "outcomes": outcomes,
             },
         )
         with clock.stage("store"):
-            store.record_run(result, remember_shown=outcome.may_write_state)
+            record_run(store, result, run_id=run_id, project=project,
+                       remember_shown=outcome.may_write_state)
     return result
 
 
-def _reduce(store: Any, options: RunOptions, config: Config, read: Read,
+def _reduce(store: Store, project: str | None, options: RunOptions, config: Config, read: Read,
             session_cands: Sequence[SessionCandidates], embedder: Embedder,
             meter: UsageMeter | None) -> ReduceOutcome:
     from learn.reduce.counting import CountConfig
     from learn.reduce.stage import reduce_sessions
+    from learn.reduce.stored import (
+        StoreLabelIndex,
+        StoreShownState,
+        StoreVerdictMemory,
+        named_labels,
+    )
     from learn.reduce.windows import TranscriptContext
     from learn.render import redact
 
@@ -96,10 +109,10 @@ def _reduce(store: Any, options: RunOptions, config: Config, read: Read,
         embedder=embedder,
         backend=meter,
         models={step: config.models.for_step(step) for step in ("mine", "name", "coverage", "judge")},
-        label_index=store.label_index(embedder),
-        labelled=store.named_labels(),
-        verdicts=store.verdict_memory(embedder),
-        shown_state=store.shown_state(),
+        label_index=StoreLabelIndex(store, embedder.name),
+        labelled=named_labels(store),
+        verdicts=StoreVerdictMemory(store, embedder.name),
+        shown_state=StoreShownState(store, project),
         corpus=_rule_corpus(read.files, options),
         config=CountConfig(
             min_sessions={
@@ -198,22 +211,22 @@ def _path_scoped(proposals: Sequence[Any], sessions: Sequence[Session]) -> list[
     return scope_to_paths(proposals, files)
 
 
-def _outcomes(store: Any, sessions: Sequence[Session], session_cands: Sequence[SessionCandidates],
-              labels: Sequence[str], proposals: Sequence[Any],
-              embedder: Any) -> tuple[list[dict[str, Any]], list[Any]]:
+def _outcomes(store: Store, project: str | None, sessions: Sequence[Session],
+              session_cands: Sequence[SessionCandidates], labels: Sequence[str],
+              proposals: Sequence[Any], embedder: Any) -> tuple[list[dict[str, Any]], list[Any]]:
     """Did each applied rule work: its correction counted in the sessions read, by start;
     and for each rule ignored since, its escalation (learn.report.escalation)."""
     from learn.reduce.counting import occurrences
+    from learn.reduce.in_place import measure
     from learn.reduce.outcomes import Said
     from learn.report.escalation import escalations_for
-    from learn.store.in_place import measure
 
     starts = {s.id: iso(s.started_at or s.last_activity) for s in sessions}
     said = [Said(o.session.session_id, starts.get(o.session.session_id) or o.session.last_activity,
                  o.label, o.candidate.kind, o.candidate.text, o.session.project)
             for o in occurrences(session_cands, labels)]
-    found = measure(store.book, store.project, session_starts=starts, said=said,
+    found = measure(store.proposals, project, session_starts=starts, said=said,
                     proposals=proposals, embedder=embedder,
                     session_projects={s.id: s.project for s in sessions})
-    found, escalations = escalations_for(store.book, store.project, found, proposals)
+    found, escalations = escalations_for(store.proposals, project, found, proposals)
     return [o.to_json() for o in found], escalations

@@ -37,14 +37,15 @@ class Read:
 def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: Trace,
                   progress: Progress | None) -> Read:
     from learn.index.indexed import CachedHeads, indexed_views
-    from learn.store.session_index import open_session_index
+    from learn.store import open_store
     from learn.transcripts.files.discover import scan
     from learn.transcripts.view.replay import (
         replay_fingerprints,
     )
 
     # (closed before the model is called: nothing holds the store while it waits)
-    with open_session_index(options.store_path) as index:
+    with open_store(options.store_path, local_only=True) as local:
+        index = local.index
         with clock.stage("discover"):
             heads = CachedHeads(index)
             discovery = scan(

@@ -139,7 +139,7 @@ def _matching_labels(rule: InPlace, groups: Mapping[str, list[Said]],
 
 
 def _before(a: str | None, b: str) -> bool:
-    from learn.reduce.suppress import parse_iso
+    from learn.isotime import parse_iso
 
     when, cut = parse_iso(a), parse_iso(b)
     if when is None or cut is None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
+from learn.isotime import parse_iso
 from learn.records.proposal import Funnel, Proposal
 from learn.reduce.counting import (
     CountConfig,
@@ -20,16 +20,6 @@ from learn.reduce.counting import (
     over_threshold,
 )
 from learn.reduce.protocols import ShownState
-
-
-def parse_iso(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def is_held_back(proposal: Proposal, state: ShownState) -> bool:

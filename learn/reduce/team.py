@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from learn.config import Config
     from learn.models.base import Backend
     from learn.records.proposal import RunResult
-    from learn.store.adapters import StoreVerdictMemory
+    from learn.reduce.stored import StoreVerdictMemory
     from learn.store.team import SharedCandidate
 
 PROVIDER = "team"
@@ -209,25 +209,26 @@ def run_team(
     from learn.records.proposal import RunResult, RunUsage
     from learn.reduce.counting import CountConfig
     from learn.reduce.stage import reduce_failures, reduce_sessions
-    from learn.store.adapters import open_learn_store
-    from learn.store.team import shared_rows
+    from learn.reduce.stored import CachedEmbedder, StoreLabelIndex, StoreVerdictMemory, record_run
+    from learn.store import open_store
 
     team = config.team
     if not team.database_url:
         raise ValueError("set [team] database_url in the config")
     meter = UsageMeter(backend) if backend is not None else None
-    with open_learn_store(team.database_url) as store:
-        rows = shared_rows(store.store, remote)
+    with open_store(team.database_url) as store:
+        rows = store.team.shared_rows(remote)
         sessions, authors = team_sessions(rows)
-        emb = store.cached_embedder(get_embedder(prefer="tfidf" if embedder == "tfidf" else "minilm"))
-        labels = store.label_index(emb)
+        emb = CachedEmbedder(get_embedder(prefer="tfidf" if embedder == "tfidf" else "minilm"),
+                             store)
+        labels = StoreLabelIndex(store, emb.name)
         outcome = reduce_sessions(
             sessions,
             embedder=emb,
             backend=meter,
             models={step: config.models.for_step(step) for step in ("mine", "name", "coverage", "judge")},
             label_index=labels,
-            verdicts=QuoteFreeVerdicts(store.verdict_memory(emb), {r.quote for r in rows}),
+            verdicts=QuoteFreeVerdicts(StoreVerdictMemory(store, emb.name), {r.quote for r in rows}),
             shown_state=None,
             corpus=shared_rules(root),
             config=CountConfig(min_sessions=dict.fromkeys(KINDS, team.min_sessions),
@@ -242,7 +243,7 @@ def run_team(
                                  team.min_people),
         )
         if outcome.named is not None:
-            with store.store.atomic():
+            with store.atomic():
                 outcome.named.remember(labels)
         used = meter.usage if meter is not None else CallUsage()
         dated = [s.last_activity for s in sessions if s.last_activity]
@@ -265,5 +266,5 @@ def run_team(
             extra={"team": {"remote": remote, "people": len(set(authors.values())),
                             "sessions": len(sessions)}},
         )
-        store.record_run(result, remember_shown=False)
+        record_run(store, result, remember_shown=False)
     return result

@@ -144,12 +144,12 @@ def read_store_stats(path: Path | str) -> StoreStats | None:
     """
     if isinstance(path, Path) and not path.is_file():
         return None
-    from learn.store.feedback import FeedbackStore
+    from learn.store import open_store
 
-    with FeedbackStore.open(path, readonly=True) as store:
-        runs = store.sql("SELECT id, started_at, finished_at, usage_json FROM runs ORDER BY id")
-        proposals = store.sql("SELECT key, shown_count FROM proposals ORDER BY key")
-        decisions = store.sql("SELECT key, decision FROM decisions ORDER BY at, id")
+    with open_store(path, readonly=True) as store:
+        runs = store.runs.usage_rows()
+        proposals = store.shown.shown_counts()
+        decisions = store.shown.decision_rows()
     return summarize(runs, proposals, decisions)
 
 

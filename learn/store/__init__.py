@@ -1,6 +1,12 @@
 """The store: the feedback ledger, verdicts with vector evidence, and learn's own tables,
 in a local SQLite file (apsw + sqlite-vec) or a shared PostgreSQL database (pgvector).
 
+The rest of learn uses one API: `open_store(target, readonly=...)` gives a Store
+(learn.store.api) whose named parts reach every table: `ledger` (the seed's
+FeedbackStore), `runs`, `scans`, `labels`, `shown`, `proposals`, `verdicts`,
+`team`, and this machine's `index` and `batches`. No SQL is written outside
+this package. FeedbackStore.open stays as the seed defines it.
+
 Layers, each importing only those below it (tests/test_store_layers.py fails on
 an import that points up):
   connection       db (SQLite via apsw), target (where the store is), postgres
@@ -12,10 +18,18 @@ an import that points up):
   migration steps  migrations (one definition per step, both engines)
   migration engine schema (apply the steps once, in order; verify)
   vector index     pg_vectors, vectors (sqlite-vec; dispatches to pgvector)
-  tables           core (open, transactions) -> feedback (the seed's FeedbackStore,
-                   the API the rest of learn opens) -> label_tables -> learn_tables,
-                   proposals, session_index, mine_batches, team*, runs,
-                   reduce_protocols -> adapters (LearnStore, the pipeline's steps)
+  ledger           core (open, transactions, generic SQL) -> feedback (the seed's
+                   FeedbackStore)
+  tables           one class per group of tables over the ledger: label_tables,
+                   run_table, scan_tables, shown_table, proposals, verdict_table,
+                   team_forget -> team, pg_team (a team database's roles);
+                   session_index, mine_batches (this machine's, own connection)
+  API              api (Store, open_store) -> runs (the hooks learn.report.runs
+                   finds by name: the latest run, pending proposals, decisions)
+
+Nothing here runs the pipeline's logic: the protocols learn.reduce asks for are
+implemented over the Store in learn.reduce.stored, the scan is recorded by
+learn.pipeline.stored, what is shared is built by learn.reduce.sharing.
 
 Importing this package imports no heavy library: apsw, sqlite_vec and numpy are
 loaded when a store is opened.
@@ -23,6 +37,7 @@ loaded when a store is opened.
 
 from __future__ import annotations
 
+from learn.store.api import Store, open_store
 from learn.store.db import (
     DEFAULT_BUSY_TIMEOUT_MS,
     SchemaMismatchError,
@@ -50,10 +65,12 @@ __all__ = [
     "ReadOnlyStoreError",
     "SchemaMismatchError",
     "Stats",
+    "Store",
     "StoreBusyError",
     "StoreClosedError",
     "StoreError",
     "StoreSchema",
     "TransactionConflictError",
     "VerdictLike",
+    "open_store",
 ]

@@ -1,8 +1,7 @@
 """Labels with their example vectors, the name cache and the embeddings cache.
 
-Part of LearnTables (learn.store.learn_tables), which inherits it: every method
-goes through FeedbackStore's write path over `self.store`, so it joins the
-caller's open transaction() or commits on its own.
+Every method goes through FeedbackStore's write path over `self.store`, so it
+joins the caller's open transaction() or commits on its own.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from learn.embed.base import Embedder
     from learn.store.feedback import FeedbackStore
 
 LABEL_PURPOSE = "label"
@@ -49,9 +49,10 @@ def _example_labels(conn: Any, ids: Sequence[int]) -> dict[int, str]:
 
 
 class LabelTables:
-    """The label, name-cache and embeddings-cache half of LearnTables."""
+    """labels, label_examples, name_cache and embedding_cache over an open FeedbackStore."""
 
-    store: FeedbackStore
+    def __init__(self, store: FeedbackStore) -> None:
+        self.store = store
 
     # -- name cache ----------------------------------------------------------------
 
@@ -175,7 +176,7 @@ class LabelTables:
             [(space, h, vectors.to_blob(v)) for h, v in items.items()],
         )
 
-    def embed_cached(self, embedder: Any, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def embed_cached(self, embedder: Embedder, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """embedder.embed(texts), reusing and filling the cache (vectors keyed on
         (embedder.name, sha256(text)))."""
         import numpy as np

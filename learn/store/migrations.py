@@ -260,7 +260,7 @@ def _m007_session_index(conn: Any, s: StoreSchema, d: Dialect) -> None:
 
 def _m008_name_cache(conn: Any, s: StoreSchema, d: Dialect) -> None:
     # The label the model gave an exact candidate text under a naming prompt
-    # version (learn.store.learn_tables.LearnTables.named_labels): a warm run
+    # version (learn.store.label_tables.LabelTables.named_labels): a warm run
     # asks nothing about text it has named before. Only model answers are kept,
     # never fallback names, so a failed call is asked again next run.
     conn.execute(

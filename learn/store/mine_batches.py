@@ -11,11 +11,9 @@ learn.store.migrations).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 
@@ -57,17 +55,3 @@ class BatchTable:
         with self._conn:
             self._conn.execute("UPDATE mine_batches SET collected = 1 WHERE batch_id = ?", (batch_id,))
 
-
-@contextmanager
-def open_batch_table(store: Path | str | None = None) -> Iterator[BatchTable]:
-    """The batch table of the local store at `store` (default: learn's), migrated."""
-    from learn.store.db import connect
-    from learn.store.schema import StoreSchema, migrate
-    from learn.store.session_index import session_index_path
-
-    conn = connect(session_index_path(store))
-    try:
-        migrate(conn, StoreSchema())
-        yield BatchTable(conn)
-    finally:
-        conn.close()

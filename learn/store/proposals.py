@@ -218,7 +218,7 @@ class ProposalBook:
                        rule_text: str, target_file: str, backup_file: str | None,
                        at: str | None = None) -> int:
         if decision not in ("accepted", "edited", "written"):
-            # "written": the person wrote it themselves (learn.store.in_place)
+            # "written": the person wrote it themselves (learn.reduce.in_place)
             raise ValueError(f"applied decision must be accepted, edited or written, "
                              f"not {decision!r}")
         canonical = proposal.verdict.canonical_key if proposal.verdict else None

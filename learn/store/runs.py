@@ -3,7 +3,7 @@
 `load_latest_run(since)` gives `learn digest` the last run's RunResult with no
 model call; `record_decision(...)` remembers what the user did with a proposal.
 Both open the default store (default_store_target(): the configured database URL,
-else data_dir()/learn.db) unless given a path.
+else data_dir()/learn.db) unless given a path, through learn.store.api.open_store.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from learn.isotime import parse_iso
 from learn.records.proposal import Funnel, Proposal, RunResult, RunUsage
-from learn.reduce.suppress import parse_iso
 
 # The stored form of a run (learn.store.run_json, a leaf the proposal book reads too).
 from learn.store.run_json import proposal_from_full_json as proposal_from_full_json
@@ -37,7 +37,7 @@ def load_latest_run(
     of several repositories, each under its remote URL)."""
     import json
 
-    from learn.store.feedback import FeedbackStore
+    from learn.store.api import open_store
     from learn.store.postgres import is_database_url
 
     db = path or default_store_target()
@@ -45,11 +45,8 @@ def load_latest_run(
         return None
     if since is not None and since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
-    with FeedbackStore.open(db) as store:
-        rows = store.sql(
-            "SELECT finished_at, result_full_json FROM runs "
-            "WHERE result_full_json IS NOT NULL ORDER BY id DESC"
-        )
+    with open_store(db) as store:
+        rows = store.runs.stored_results()
     for row in rows:
         finished = parse_iso(row["finished_at"])
         if since is not None and (finished is None or finished < since):
@@ -74,9 +71,8 @@ def load_proposals(
     import json
 
     from learn.projects import project_key, within
-    from learn.store.feedback import FeedbackStore
+    from learn.store.api import open_store
     from learn.store.postgres import is_database_url
-    from learn.store.proposals import ProposalBook
 
     db = path or default_store_target()
     if not is_database_url(db) and not Path(db).is_file():
@@ -84,11 +80,9 @@ def load_proposals(
     if since is not None and since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
     base: RunResult | None = None
-    with FeedbackStore.open(db) as store:
-        book = ProposalBook(store)
-        rows = book.rows(project, states=None if every_state else ("pending",))
-        for row in store.sql("SELECT finished_at, result_full_json FROM runs "
-                             "WHERE result_full_json IS NOT NULL ORDER BY id DESC"):
+    with open_store(db) as store:
+        rows = store.proposals.rows(project, states=None if every_state else ("pending",))
+        for row in store.runs.stored_results():
             finished = parse_iso(row["finished_at"])
             if since is not None and (finished is None or finished < since):
                 break
@@ -126,15 +120,13 @@ def record_decision(
     user-scope rule is the person's, not one project's) become applied / edited /
     declined, and a write (`target`) is recorded in applied_rules.
     """
-    from learn.store.feedback import FeedbackStore
-    from learn.store.learn_tables import LearnTables
-    from learn.store.proposals import ProposalBook
+    from learn.store.api import open_store
 
-    with FeedbackStore.open(path or default_store_target()) as store, store.atomic():
-        LearnTables(store).record_decision(key, decision, text=text, target_file=target)
+    with open_store(path or default_store_target()) as store, store.atomic():
+        store.shown.record_decision(key, decision, text=text, target_file=target)
         if project is None:
             return
-        book = ProposalBook(store)
+        book = store.proposals
         state = {"accepted": "applied", "edited": "edited", "dismissed": "declined"}[decision]
         book.decide(key, state, None if every_project else project)  # type: ignore[arg-type]
         if target is not None and proposal is not None and decision != "dismissed":

@@ -20,8 +20,7 @@ detector candidates (msgpack). Never a raw transcript record, never a pickle.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,17 +173,3 @@ def session_index_path(store: Path | str | None = None) -> Path:
         return cache_dir() / INDEX_FILENAME
     return Path(target)
 
-
-@contextmanager
-def open_session_index(store: Path | str | None = None) -> Iterator[SessionIndex]:
-    """The index of the store at `store` (default: learn's store), migrated."""
-    from learn.store.db import connect
-    from learn.store.schema import StoreSchema, migrate
-
-    # No sqlite-vec: the index has no vector, and loading it imports numpy.
-    conn = connect(session_index_path(store), vectors=False)
-    try:
-        migrate(conn, StoreSchema())
-        yield SessionIndex(conn)
-    finally:
-        conn.close()

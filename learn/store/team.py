@@ -1,46 +1,32 @@
-"""Sharing with a team store: what leaves the machine, built in one place.
+"""The team's shared candidates: what people shared, and what a team run reads back.
 
-A shared row has exactly the fields of SharedCandidate: the verified quote (run
-through redact() again, so a secret that slipped past mining does not leave),
-its kind and label, a hash of the session id keyed by the person, when it was
-said, the repository's identity (learn.remote.repository_id: never a URL with
-credentials or a local path), the author and whether they chose to be named.
-A *fix* is shared as evidence or not at all: the command that failed and later
-passed, and the commands run in between, each checked against what ran in the
-session (redacted) -- never the model's description of the fix. Nothing else of
-the candidate's payload is read: no tool output, error excerpt, edited files,
-rationale or local path.
+A shared row has exactly the fields of SharedCandidate: the verified, redacted
+quote, its kind and label, a hash of the session id keyed by the person, when it
+was said, the repository's identity (learn.remote.repository_id: never a URL with
+credentials or a local path), the author and whether they chose to be named. The
+rows are built (redacted again, a fix checked against what ran) by
+learn.reduce.sharing.shareable before they reach this table.
 
 On PostgreSQL the author is the person's database role (current_user), and
 row-level security (learn.store.pg_team) refuses a row under any other name; a
 SQLite team store has no roles and takes the configured `[team] author`.
-
-shareable() is pure (local rows in, shared rows out), so `learn share --dry-run`
-prints exactly what share() would send.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from learn.render.redact import redact
 from learn.store.feedback import FeedbackStore
-from learn.store.learn_tables import StoredCandidate, text_hash
+from learn.store.label_tables import text_hash
+from learn.store.team_forget import forget as forget_rows
 
 SHARED_FIELDS = ("author", "session_hash", "kind", "label", "quote", "occurred_at",
                  "project_remote", "show_name", "evidence")
-# What a fix may carry as evidence: the commands run between the failure and the pass.
-MAX_EVIDENCE_COMMANDS = 5
-
-# session id -> the normalised commands that ran in it (learn.mining.verify.session_commands),
-# or None when the transcript can no longer be read.
-CommandsRan = Callable[[str], Sequence[str] | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,125 +53,11 @@ def session_hash(session_id: str, identity: str) -> str:
     return hashlib.sha256(f"learn-session:{identity}:{session_id}".encode()).hexdigest()[:32]
 
 
-def is_postgres(team: FeedbackStore) -> bool:
-    return getattr(team._conn, "dialect", None) == "postgresql"
-
-
-def identity(team: FeedbackStore, configured: str | None) -> str:
-    """Who is sharing: the database role on PostgreSQL (never a name typed in a
-    config), the configured author id on a SQLite team store."""
-    if is_postgres(team):
-        return str(team.sql("SELECT current_user AS me")[0]["me"])
-    if not (configured or "").strip():
-        raise ValueError("an author id is needed to share (team.author in the config)")
-    return str(configured).strip()
-
-
-def protected(team: FeedbackStore) -> bool:
-    """Whether the database itself keeps each person to their own rows (row-level
-    security on team_candidates, set up by `learn team init`)."""
-    if not is_postgres(team):
-        return False
-    rows = team.sql("SELECT relrowsecurity AS on FROM pg_class "
-                    "WHERE oid = to_regclass('team_candidates')")
-    return bool(rows and rows[0]["on"])
-
-
-def _under(project: str | None, root: Path) -> bool:
-    if not project:
-        return False
-    p = Path(project).expanduser()
-    return p == root or root in p.parents
-
-
-def _fix_evidence(c: StoredCandidate, ran: CommandsRan | None) -> tuple[str, tuple[str, ...]] | None:
-    """(failing command, commands in between) of a fix, each one that ran, redacted;
-    None when the fix cannot be checked against its session."""
-    from learn.mining.verify import command_ran
-
-    payload = c.payload or {}
-    command = payload.get("command")
-    if ran is None or not isinstance(command, str) or not command.strip():
-        return None
-    commands = ran(c.session_id)
-    if commands is None or not command_ran(command, commands):
-        return None
-    between = payload.get("intervening_commands")
-    steps = [s for s in between if isinstance(s, str)] if isinstance(between, list) else []
-    kept = tuple(redact(s) for s in steps if s.strip() and command_ran(s, commands))
-    return redact(command), kept[:MAX_EVIDENCE_COMMANDS]
-
-
-def shareable(
-    candidates: Iterable[StoredCandidate], projects: Mapping[Path, str], author: str,
-    *, show_name: bool = False, commands_ran: CommandsRan | None = None,
-) -> list[SharedCandidate]:
-    """The rows to share: local candidates of the opted-in `projects` (local root ->
-    repository identity), nothing else, each reduced to the shared fields. A fix is
-    shared only when `commands_ran` shows its commands ran (without it, no fix is)."""
-    if not author.strip():
-        raise ValueError("an author id is needed to share (team.author in the config)")
-    out: list[SharedCandidate] = []
-    for c in candidates:
-        remote = next((url for root, url in projects.items() if _under(c.project, root)), None)
-        if remote is None:
-            continue
-        quote = redact(c.text)
-        evidence: tuple[str, ...] = ()
-        if c.kind == "fix":
-            checked = _fix_evidence(c, commands_ran)
-            if checked is None:
-                continue
-            quote, evidence = checked
-        out.append(SharedCandidate(
-            author=author, session_hash=session_hash(c.session_id, author), kind=c.kind,
-            label=c.label, quote=quote, occurred_at=c.occurred_at,
-            project_remote=remote, show_name=show_name, evidence=evidence,
-        ))
-    return out
-
-
-def share(team: FeedbackStore, rows: Sequence[SharedCandidate]) -> int:
-    """Upsert rows into the team store in one transaction; returns rows written.
-
-    A row already shared keeps its place and takes the newer label. On PostgreSQL a
-    row whose author is not the connected role is refused by the database itself."""
-    now = datetime.now(UTC).isoformat(timespec="seconds")
-    return team.executemany(
-        "INSERT INTO team_candidates (author, session_hash, kind, label, quote, text_hash, "
-        "occurred_at, project_remote, shared_at, show_name, evidence) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (author, session_hash, kind, text_hash) DO UPDATE SET "
-        "label = excluded.label, occurred_at = excluded.occurred_at, "
-        "show_name = excluded.show_name, evidence = excluded.evidence",
-        [(r.author, r.session_hash, r.kind, r.label, r.quote, text_hash(r.quote), r.occurred_at,
-          r.project_remote, now, r.show_name,
-          json.dumps(list(r.evidence)) if r.evidence else None) for r in rows],
-    )
-
-
 def _evidence(value: Any) -> tuple[str, ...]:
     if not value:
         return ()
     loaded = json.loads(value)
     return tuple(str(s) for s in loaded) if isinstance(loaded, list) else ()
-
-
-def shared_rows(team: FeedbackStore, project_remote: str) -> list[SharedCandidate]:
-    """Everything shared for one repository, oldest first (what a team run reads),
-    through team_shared: each author as an opaque per-person key, named only
-    where they chose to be."""
-    rows = team.sql(
-        "SELECT person, name, session_hash, kind, label, quote, evidence, occurred_at, "
-        "project_remote, show_name FROM team_shared WHERE project_remote = ? "
-        "ORDER BY occurred_at, id",
-        (project_remote,),
-    )
-    return [SharedCandidate(
-        author=r["person"], session_hash=r["session_hash"], kind=r["kind"], label=r["label"],
-        quote=r["quote"], occurred_at=r["occurred_at"], project_remote=r["project_remote"],
-        show_name=bool(r["show_name"]), evidence=_evidence(r["evidence"]), name=r["name"],
-    ) for r in rows]
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,21 +69,88 @@ class TeamCount:
     last_seen: str | None
 
 
-def team_counts(
-    team: FeedbackStore, project_remote: str, *, min_people: int = 2, min_sessions: int = 2
-) -> list[TeamCount]:
-    """Distinct people and distinct sessions per (kind, label) of one repository, counted
-    in the database, keeping labels said by at least min_people people in at least
-    min_sessions sessions; most people first. Names are never read: only counts."""
-    rows = team.sql(
-        "SELECT kind, label, COUNT(DISTINCT person) AS people, "
-        "COUNT(DISTINCT person || ':' || session_hash) AS sessions, "
-        "MAX(occurred_at) AS last_seen "
-        "FROM team_shared WHERE project_remote = ? AND label IS NOT NULL "
-        "GROUP BY kind, label "
-        "HAVING COUNT(DISTINCT person) >= ? AND COUNT(DISTINCT person || ':' || session_hash) >= ? "
-        "ORDER BY people DESC, sessions DESC, kind, label",
-        (project_remote, int(min_people), int(min_sessions)),
-    )
-    return [TeamCount(kind=r["kind"], label=r["label"], people=int(r["people"]),
-                      sessions=int(r["sessions"]), last_seen=r["last_seen"]) for r in rows]
+class TeamTable:
+    """team_candidates and the team_shared view over an open FeedbackStore."""
+
+    def __init__(self, store: FeedbackStore) -> None:
+        self.store = store
+
+    def is_postgres(self) -> bool:
+        return self.store.backend == "postgresql"
+
+    def identity(self, configured: str | None) -> str:
+        """Who is sharing: the database role on PostgreSQL (never a name typed in a
+        config), the configured author id on a SQLite team store."""
+        if self.is_postgres():
+            return str(self.store.sql("SELECT current_user AS me")[0]["me"])
+        if not (configured or "").strip():
+            raise ValueError("an author id is needed to share (team.author in the config)")
+        return str(configured).strip()
+
+    def protected(self) -> bool:
+        """Whether the database itself keeps each person to their own rows (row-level
+        security on team_candidates, set up by `learn team init`)."""
+        if not self.is_postgres():
+            return False
+        rows = self.store.sql("SELECT relrowsecurity AS on FROM pg_class "
+                              "WHERE oid = to_regclass('team_candidates')")
+        return bool(rows and rows[0]["on"])
+
+    def share(self, rows: Sequence[SharedCandidate]) -> int:
+        """Upsert rows into the team store in one transaction; returns rows written.
+
+        A row already shared keeps its place and takes the newer label. On PostgreSQL a
+        row whose author is not the connected role is refused by the database itself."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        return self.store.executemany(
+            "INSERT INTO team_candidates (author, session_hash, kind, label, quote, text_hash, "
+            "occurred_at, project_remote, shared_at, show_name, evidence) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (author, session_hash, kind, text_hash) DO UPDATE SET "
+            "label = excluded.label, occurred_at = excluded.occurred_at, "
+            "show_name = excluded.show_name, evidence = excluded.evidence",
+            [(r.author, r.session_hash, r.kind, r.label, r.quote, text_hash(r.quote), r.occurred_at,
+              r.project_remote, now, r.show_name,
+              json.dumps(list(r.evidence)) if r.evidence else None) for r in rows],
+        )
+
+    def shared_rows(self, project_remote: str) -> list[SharedCandidate]:
+        """Everything shared for one repository, oldest first (what a team run reads),
+        through team_shared: each author as an opaque per-person key, named only
+        where they chose to be."""
+        rows = self.store.sql(
+            "SELECT person, name, session_hash, kind, label, quote, evidence, occurred_at, "
+            "project_remote, show_name FROM team_shared WHERE project_remote = ? "
+            "ORDER BY occurred_at, id",
+            (project_remote,),
+        )
+        return [SharedCandidate(
+            author=r["person"], session_hash=r["session_hash"], kind=r["kind"], label=r["label"],
+            quote=r["quote"], occurred_at=r["occurred_at"], project_remote=r["project_remote"],
+            show_name=bool(r["show_name"]), evidence=_evidence(r["evidence"]), name=r["name"],
+        ) for r in rows]
+
+    def team_counts(
+        self, project_remote: str, *, min_people: int = 2, min_sessions: int = 2
+    ) -> list[TeamCount]:
+        """Distinct people and distinct sessions per (kind, label) of one repository, counted
+        in the database, keeping labels said by at least min_people people in at least
+        min_sessions sessions; most people first. Names are never read: only counts."""
+        rows = self.store.sql(
+            "SELECT kind, label, COUNT(DISTINCT person) AS people, "
+            "COUNT(DISTINCT person || ':' || session_hash) AS sessions, "
+            "MAX(occurred_at) AS last_seen "
+            "FROM team_shared WHERE project_remote = ? AND label IS NOT NULL "
+            "GROUP BY kind, label "
+            "HAVING COUNT(DISTINCT person) >= ? AND COUNT(DISTINCT person || ':' || session_hash) >= ? "
+            "ORDER BY people DESC, sessions DESC, kind, label",
+            (project_remote, int(min_people), int(min_sessions)),
+        )
+        return [TeamCount(kind=r["kind"], label=r["label"], people=int(r["people"]),
+                          sessions=int(r["sessions"]), last_seen=r["last_seen"]) for r in rows]
+
+    def forget(self, author: str) -> int:
+        """Delete everything `author` shared and what team runs derived from it
+        (learn.store.team_forget); returns the shared rows deleted."""
+        return forget_rows(self.store, author)
+

@@ -24,7 +24,7 @@ from typing import Any
 from learn.store import vectors
 from learn.store.feedback import EVIDENCE_PURPOSE, FeedbackStore
 from learn.store.feedback_rows import PROPOSAL_SOURCE_KIND
-from learn.store.learn_tables import LABEL_PURPOSE
+from learn.store.label_tables import LABEL_PURPOSE
 
 
 def _in(column: str, values: list[Any]) -> str:

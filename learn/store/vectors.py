@@ -102,3 +102,19 @@ def knn(
         (to_blob(vector, dim), int(k), *where.values()),
     ).fetchall()
     return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def sqlite_vec_version() -> tuple[str, str | None]:
+    """(SQLite's version, sqlite-vec's) on a fresh in-memory connection with sqlite-vec
+    loaded through apsw (`learn doctor`); raises whatever loading it raises."""
+    import apsw
+
+    from learn.store.db import load_vec
+
+    conn = apsw.Connection(":memory:")
+    try:
+        load_vec(conn)
+        row = conn.execute("SELECT vec_version()").fetchone()
+        return apsw.sqlite_lib_version(), (str(row[0]) if row else None)
+    finally:
+        conn.close()

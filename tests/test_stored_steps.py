@@ -1,5 +1,6 @@
-"""The pipeline's store adapters and the surfaces' run hooks, on a real database
-(a SQLite file and a PostgreSQL database)."""
+"""What a run keeps in the store (learn.pipeline.stored, learn.reduce.stored: the scan,
+labels, learn.reduce's protocols, the run) and the surfaces' run hooks, on a real
+database (a SQLite file and a PostgreSQL database)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,18 @@ import numpy as np
 import pytest
 
 from learn.embed.tfidf import TfidfEmbedder
+from learn.pipeline.stored import record_scan, remember_labels, stored_candidates
 from learn.records.candidate import MinedCandidate, SessionCandidates
 from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.reduce.naming import NamingResult, NamingStats
-from learn.store.adapters import open_learn_store
+from learn.reduce.stored import (
+    CachedEmbedder,
+    StoreLabelIndex,
+    StoreShownState,
+    StoreVerdictMemory,
+    record_run,
+)
+from learn.store import open_store
 from learn.store.runs import default_store_path, load_latest_run, record_decision
 
 
@@ -54,39 +63,39 @@ def test_scan_labels_and_run_round_trip(tmp_path: Path, store_target: Path | str
     sc = [SessionCandidates("s1", "claude", "/p", "2026-01-02T00:00:00+00:00", cands)]
     emb = TfidfEmbedder()
     db = store_target
-    with open_learn_store(db) as ls:
-        ls.record_scan([FakeSession("s1", transcript)], sc)  # type: ignore[list-item]
-        ls.record_scan([FakeSession("s1", transcript)], sc)  # type: ignore[list-item]
-        scanned = ls.tables.scanned_sessions()["s1"]
+    with open_store(db) as ls:
+        record_scan(ls, [FakeSession("s1", transcript)], sc)  # type: ignore[list-item]
+        record_scan(ls, [FakeSession("s1", transcript)], sc)  # type: ignore[list-item]
+        scanned = ls.scans.scanned_sessions()["s1"]
         assert scanned.candidate_count == 2 and len(scanned.content_hash) == 64
-        stored = ls.tables.candidates()
+        stored = ls.scans.candidates()
         assert [c.text for c in stored] == ["use bun, not npm", "pin node"]
         assert stored[1].payload is not None and stored[1].payload["command"] == "nvm use 20"
 
-        cached = ls.cached_embedder(emb)
+        cached = CachedEmbedder(emb, ls)
         assert (cached.name, cached.dim) == (emb.name, emb.dim)
         vecs = cached.embed([c.text for c in cands])
         np.testing.assert_array_equal(vecs, emb.embed([c.text for c in cands]))
-        assert len(ls.tables.cached_vectors(emb.name, [])) == 0
-        assert ls.store.sql("SELECT COUNT(*) AS n FROM embedding_cache") == [{"n": 2}]
+        assert len(ls.labels.cached_vectors(emb.name, [])) == 0
+        assert ls.ledger.sql("SELECT COUNT(*) AS n FROM embedding_cache") == [{"n": 2}]
 
         naming = NamingResult(
             labels=("use-bun", "pin-node-version"), stats=NamingStats(),
             examples=(("directive", "use-bun", vecs[0]), ("fix", "pin-node-version", vecs[1])),
         )
-        ls.remember_labels(naming, sc, cached)
-        assert [c.label for c in ls.tables.candidates()] == ["use-bun", "pin-node-version"]
-        index = ls.label_index(cached)
+        remember_labels(ls, ls.runs.start_run({}), naming, sc, cached)
+        assert [c.label for c in ls.scans.candidates()] == ["use-bun", "pin-node-version"]
+        index = StoreLabelIndex(ls, cached.name)
         assert index.nearest(vecs[0], "directive", 3)[0][0] == "use-bun"
         assert index.nearest(vecs[0], "request", 3) == []
         assert index.labels("fix") == {"pin-node-version"}
 
-        assert ls.shown_state().get("directive:use-bun") is None
+        assert StoreShownState(ls).get("directive:use-bun") is None
         result = _result()
-        ls.record_run(result)
-        rec = ls.shown_state().get("directive:use-bun")
+        record_run(ls, result)
+        rec = StoreShownState(ls).get("directive:use-bun")
         assert rec is not None and rec.shown_at == "2026-01-03T00:00:00+00:00" and not rec.covered
-        rec2 = ls.shown_state().get("request:write-changelog")
+        rec2 = StoreShownState(ls).get("request:write-changelog")
         assert rec2 is not None and rec2.covered and rec2.last_seen is None
 
     assert load_latest_run(None, path=db) == result
@@ -96,10 +105,10 @@ def test_scan_labels_and_run_round_trip(tmp_path: Path, store_target: Path | str
 
 
 def test_record_run_without_shown(store_target: Path | str) -> None:
-    with open_learn_store(store_target) as ls:
-        ls.record_run(_result(), remember_shown=False)
-        assert ls.shown_state().get("directive:use-bun") is None
-        assert ls.tables.last_run() is not None
+    with open_store(store_target) as ls:
+        record_run(ls, _result(), remember_shown=False)
+        assert StoreShownState(ls).get("directive:use-bun") is None
+        assert ls.runs.last_run() is not None
 
 
 def test_hooks_use_the_database_url_when_configured(
@@ -108,18 +117,18 @@ def test_hooks_use_the_database_url_when_configured(
     monkeypatch.setenv("LEARN_DATABASE_URL", pg_url)
     record_decision("directive:use-bun", "accepted", "Use bun.", "/p/CLAUDE.md")
     assert not default_store_path().exists()  # nothing written to the local file
-    with open_learn_store() as ls:
-        assert ls.store.backend == "postgresql"
-        assert [d.key for d in ls.tables.decisions()] == ["directive:use-bun"]
-        ls.record_run(_result())
+    with open_store() as ls:
+        assert ls.backend == "postgresql"
+        assert [d.key for d in ls.shown.decisions()] == ["directive:use-bun"]
+        record_run(ls, _result())
     assert load_latest_run(None) == _result()
 
 
 def test_hooks_use_the_default_store() -> None:
     record_decision("directive:use-bun", "accepted", "Use bun.", "/p/CLAUDE.md")
     assert default_store_path().is_file()
-    with open_learn_store() as ls:
-        (d,) = ls.tables.decisions()
+    with open_store() as ls:
+        (d,) = ls.shown.decisions()
         assert (d.key, d.decision, d.target_file) == ("directive:use-bun", "accepted",
                                                       "/p/CLAUDE.md")
     assert load_latest_run(None) is None
@@ -128,8 +137,8 @@ def test_hooks_use_the_default_store() -> None:
 def test_verdict_memory(store_target: Path | str) -> None:
     emb = TfidfEmbedder()
     v = emb.embed(["use bun, not npm", "use bun instead of npm please", "keep answers short"])
-    with open_learn_store(store_target) as ls:
-        mem = ls.verdict_memory(emb)
+    with open_store(store_target) as ls:
+        mem = StoreVerdictMemory(ls, emb.name)
         assert mem.get("directive:use-bun", "judge", 1) is None
         mem.record("directive:use-bun", "judge", 1, _verdict("Use bun.", "use-bun"), v[0])
         mem.record("directive:use-bun", "judge", 1, _verdict("Other.", "x"), v[0])  # no-op
@@ -154,9 +163,9 @@ def test_verdict_memory(store_target: Path | str) -> None:
 
 def test_verdict_memory_joins_an_open_transaction(store_target: Path | str) -> None:
     emb = TfidfEmbedder()
-    with open_learn_store(store_target) as ls:
-        mem = ls.verdict_memory(emb)
-        with pytest.raises(RuntimeError), ls.store.transaction():
+    with open_store(store_target) as ls:
+        mem = StoreVerdictMemory(ls, emb.name)
+        with pytest.raises(RuntimeError), ls.transaction():
             mem.record("directive:a", "judge", 1, _verdict("A.", "a"), emb.embed(["a"])[0])
             raise RuntimeError("abort")
         assert mem.get("directive:a", "judge", 1) is None
@@ -168,23 +177,23 @@ def test_dismissed_item_is_held_back_until_said_again_after_the_dismissal(
     from learn.reduce.suppress import is_held_back
 
     db = store_target
-    with open_learn_store(db) as store:
-        store.record_run(_result())  # shows directive:use-bun (last occurrence 2026-01-03)
-        state = store.shown_state()
+    with open_store(db) as store:
+        record_run(store, _result())  # shows directive:use-bun (last occurrence 2026-01-03)
+        state = StoreShownState(store)
         p = _result().proposals[0]
         assert is_held_back(p, state)
         said_again = Proposal(**{**{f: getattr(p, f) for f in p.__dataclass_fields__},
                                  "last_seen": "2026-01-05T00:00:00+00:00"})
         assert not is_held_back(said_again, state)  # plain suppression: said again since shown
 
-        store.tables.record_decision(p.key, "dismissed", text=p.text, at="2026-01-10T00:00:00+00:00")
+        store.shown.record_decision(p.key, "dismissed", text=p.text, at="2026-01-10T00:00:00+00:00")
         assert is_held_back(said_again, state)  # dismissed after that occurrence: stays back
         later = Proposal(**{**{f: getattr(p, f) for f in p.__dataclass_fields__},
                             "last_seen": "2026-01-11T00:00:00+00:00"})
         assert not is_held_back(later, state)  # said again after the dismissal: back
 
         # A key dismissed without ever having been shown is held back too.
-        store.tables.record_decision("fix:never-shown", "dismissed", at="2026-01-10T00:00:00+00:00")
+        store.shown.record_decision("fix:never-shown", "dismissed", at="2026-01-10T00:00:00+00:00")
         assert state.get("fix:never-shown") is not None
 
 
@@ -194,14 +203,14 @@ def test_proposals_never_judged_are_not_marked_shown_unless_the_run_was_offline(
     judged, unjudged = _result().proposals
     unjudged = dataclasses.replace(unjudged, verdict=None)
     run = dataclasses.replace(_result(), proposals=(judged, unjudged))
-    with open_learn_store(tmp_path / "a.db") as ls:
-        ls.record_run(run)
-        assert ls.shown_state().get(judged.key) is not None
+    with open_store(tmp_path / "a.db") as ls:
+        record_run(ls, run)
+        assert StoreShownState(ls).get(judged.key) is not None
         # The judge failed on it: next run must judge and show it, not hold it back.
-        assert ls.shown_state().get(unjudged.key) is None
-    with open_learn_store(tmp_path / "b.db") as ls:
-        ls.record_run(dataclasses.replace(run, offline=True))  # no judge exists offline
-        assert ls.shown_state().get(unjudged.key) is not None
+        assert StoreShownState(ls).get(unjudged.key) is None
+    with open_store(tmp_path / "b.db") as ls:
+        record_run(ls, dataclasses.replace(run, offline=True))  # no judge exists offline
+        assert StoreShownState(ls).get(unjudged.key) is not None
 
 
 def test_stored_candidates_come_back_as_the_model_found_them(tmp_path: Path) -> None:
@@ -211,8 +220,8 @@ def test_stored_candidates_come_back_as_the_model_found_them(tmp_path: Path) -> 
     detected = MinedCandidate("directive", "leave generated files alone", source="denial")
     sc = [SessionCandidates("s1", "claude", "/p", None, (MinedCandidate("directive", "use bun here"),
                                                            fix, detected))]
-    with open_learn_store(tmp_path / "l.db") as ls:
-        ls.record_scan([FakeSession("s1", transcript)], sc)  # type: ignore[list-item]
-        stored = ls.stored_candidates(["s1", "s2"])
+    with open_store(tmp_path / "l.db") as ls:
+        record_scan(ls, [FakeSession("s1", transcript)], sc)  # type: ignore[list-item]
+        stored = stored_candidates(ls, ["s1", "s2"])
     # Detector finds are re-derived every run; only the model's are carried forward.
     assert stored == {"s1": (MinedCandidate("directive", "use bun here"), fix)}

@@ -7,18 +7,22 @@ second is recorded the first time a run sees it, as decision `written`, dated by
 the file's git history (the commit that added the line, `git log -S`) when the file
 is in a repository, else by the run's time: first sight only ever makes "since"
 shorter, never wrong.
+
+Each function takes the store's proposal book (`Store.proposals`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from learn.projects import quote_projects
 from learn.records.proposal import Proposal
 from learn.reduce.outcomes import InPlace, RuleOutcome, Said, rule_outcomes, similar_by
 from learn.reduce.surfaces import is_memory_file
-from learn.store.proposals import ProposalBook
+
+if TYPE_CHECKING:
+    from learn.store.proposals import ProposalBook
 
 WRITTEN = "written"
 

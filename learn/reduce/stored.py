@@ -1,0 +1,202 @@
+"""learn.reduce's protocols over the store (learn.store.api.Store), and a run's result
+recorded there: the embedder cache, the label index, what was shown, verdict memory,
+the name cache, record_run.
+
+They behave like the in-memory ones in learn.reduce.memory, with one documented
+difference: a verdict keeps vector evidence only when it names a canonical_key
+(the store's rule), so nearest_verdict finds by distance only such verdicts.
+A personal run (learn.pipeline.judge) and a team run (learn.reduce.team) hand them
+to reduce_sessions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from learn.records.proposal import RunResult, Verdict
+from learn.reduce.protocols import ShownRecord
+from learn.store.label_tables import text_hash
+from learn.store.run_json import result_to_full_json
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from learn.embed.base import Embedder
+    from learn.store.api import Store
+
+
+class CachedEmbedder:
+    """An embedder whose vectors are cached in the store per (name, sha256(text))."""
+
+    def __init__(self, inner: Embedder, store: Store) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self._store = store
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self._store.labels.embed_cached(self.inner, texts)
+
+
+class StoreLabelIndex:
+    """learn.reduce.protocols.LabelIndex over the labels table, in one embedding space."""
+
+    def __init__(self, store: Store, space: str) -> None:
+        self._labels = store.labels
+        self.space = space
+
+    def nearest(self, vector: Any, kind: str, k: int) -> list[tuple[str, float]]:
+        return self._labels.nearest_labels(vector, kind, k, space=self.space)
+
+    def add(self, label: str, kind: str, vector: Any) -> None:
+        self._labels.put_label(label, kind, vector, space=self.space)
+
+    def labels(self, kind: str) -> set[str]:
+        return {label for label, _ in self._labels.labels(kind)}
+
+
+class StoreShownState:
+    """learn.reduce.protocols.ShownState over the proposals shown and the proposal book.
+
+    shown_at is the newest occurrence the user had seen (a session activity time,
+    never the wall clock: suppression compares it with later activity), falling
+    back to when it was shown if no occurrence time was known.
+    """
+
+    def __init__(self, store: Store, project: str | None = None) -> None:
+        self._store = store
+        self._project = project  # the run's project (None: every project)
+
+    def get(self, key: str) -> ShownRecord | None:
+        shown = self._store.shown
+        sp = shown.shown(key)
+        reoffer = self._store.proposals.reoffer_threshold(key, self._project)
+        if reoffer is not None:
+            return ShownRecord(shown_at=(sp.last_shown_at if sp is not None else ""),
+                               reoffer_at_sessions=reoffer)
+        decisions = shown.decisions(key)
+        dismissed_at = next(
+            (d.at for d in reversed(decisions) if d.decision == "dismissed"), None
+        )
+        if sp is None and dismissed_at is None:
+            return None
+        shown_at = (sp.last_occurrence or sp.last_shown_at) if sp is not None else ""
+        if dismissed_at is not None:
+            # A dismissal holds the item back until it is said again after the
+            # dismissal itself, not merely after the occurrence it was shown with.
+            shown_at = max(shown_at, dismissed_at)
+        return ShownRecord(
+            shown_at=shown_at,
+            last_seen=sp.last_occurrence if sp is not None else None,
+            covered=sp.covered_when_shown if sp is not None else False,
+        )
+
+
+def _verdict(row: dict[str, Any]) -> Verdict:
+    scope = row.get("scope")
+    return Verdict(
+        accepted=bool(row["accepted"]),
+        summary=row["summary"],
+        category=row["category"],
+        scope="project" if scope == "project" else "user",
+        confidence=float(row["confidence"]),
+        rationale=row["rationale"] or "",
+        canonical_key=row["canonical_key"],
+        model=row["model"],
+    )
+
+
+class StoreVerdictMemory:
+    """learn.reduce.protocols.VerdictMemory over the verdict table and its evidence."""
+
+    def __init__(self, store: Store, space: str) -> None:
+        self._verdicts = store.verdicts
+        self.space = space
+
+    def get(self, dedup_key: str, role: str, prompt_version: int) -> Verdict | None:
+        row = self._verdicts.get(dedup_key, role, prompt_version)
+        return None if row is None else _verdict(row)
+
+    def nearest_verdict(
+        self,
+        vector: Any,
+        canonical_key: str | None,
+        *,
+        role: str,
+        prompt_version: int,
+        max_distance: float,
+        kind: str | None = None,
+    ) -> Verdict | None:
+        prefix = "" if kind is None else f"{kind}:"
+        if canonical_key is not None:
+            row = self._verdicts.by_canonical_key(canonical_key, role=role,
+                                                  prompt_version=prompt_version, prefix=prefix)
+            if row is not None:
+                return _verdict(row)
+        key = self._verdicts.nearest_key(vector, space=self.space, role=role,
+                                         prompt_version=prompt_version,
+                                         max_distance=max_distance, prefix=prefix)
+        return None if key is None else self.get(key, role, prompt_version)
+
+    def record(
+        self, dedup_key: str, role: str, prompt_version: int, verdict: Verdict, vector: Any
+    ) -> None:
+        self._verdicts.record_proposal(dedup_key, verdict, role=role,
+                                       prompt_version=int(prompt_version),
+                                       model=verdict.model or "", vector=vector, space=self.space)
+
+
+def name_prompt_version() -> int:
+    """A new naming prompt names afresh: cached labels are kept per its version."""
+    from learn.prompts import load_prompt
+
+    return load_prompt("name").version
+
+
+def named_labels(store: Store) -> Callable[[str, str], str | None]:
+    """The label a model already gave an exact (kind, text) under the current naming
+    prompt, for `name_candidates(labelled=...)`: loaded once, looked up per candidate."""
+    cached = store.labels.named_labels(name_prompt_version())
+
+    def lookup(kind: str, text: str) -> str | None:
+        return cached.get((kind, text_hash(text)))
+
+    return lookup
+
+
+def record_run(store: Store, result: RunResult, *, run_id: int | None = None,
+               project: str | None = None, remember_shown: bool = True) -> int:
+    """Finish the run (started now when `run_id` is None) with its result; with
+    remember_shown, mark its judged proposals shown. `project` is the run's (None:
+    every project): its proposals are pending there until decided."""
+    with store.atomic():
+        if run_id is None:
+            run_id = store.runs.start_run({})
+        if remember_shown:
+            for p in result.proposals:
+                if p.verdict is None and not result.offline:
+                    # Never judged (the judge failed): not "shown", so the
+                    # next run judges and shows it instead of holding it back.
+                    continue
+                store.shown.mark_shown(
+                    p.key, last_occurrence=p.last_seen, covered=p.status != "new",
+                    text=p.text,
+                    verdict=None if p.verdict is None else dataclasses.asdict(p.verdict),
+                )
+        # Pending until decided: recorded even when "shown" is not (a failed
+        # coverage check), so nothing proposed is lost; never-judged ones wait
+        # for the judge. A team run's proposals (people counted) are the team's,
+        # kept in its shared database only as the run's result, which `share
+        # --forget` can remove: no personal lifecycle there.
+        store.proposals.record(
+            [p for p in result.proposals
+             if (p.verdict is not None or result.offline) and p.people is None],
+            run_id=run_id, fallback_project=project)
+        store.runs.finish_run(
+            run_id, usage=result.usage.to_json(), result=result.to_json(),
+            result_full=result_to_full_json(result),
+        )
+    return run_id
