@@ -3,7 +3,8 @@ in a local SQLite file (apsw + sqlite-vec) or a shared PostgreSQL database (pgve
 
 Layers, each importing only those below it (tests/test_store_layers.py fails on
 an import that points up):
-  connection       db (SQLite via apsw), target (where the store is), postgres
+  connection       connection (the Connection protocol both engines implement), db
+                   (SQLite via apsw), target (where the store is), postgres
                    (psycopg behind the apsw surface the store uses)
   definitions      layout (StoreSchema), dialects (every DDL difference between
                    the engines), run_json (a run's stored form), vector_tables,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+from learn.store.connection import Connection, placeholders
 from learn.store.feedback import FeedbackStore
 
 # Labels, the name cache and the embeddings cache (learn.store.label_tables).
@@ -121,9 +122,9 @@ class LearnTables(LabelTables):
     # -- runs --------------------------------------------------------------------
 
     def start_run(self, args: Mapping[str, Any], *, started_at: str | None = None) -> int:
-        def run(conn: Any) -> int:
+        def run(conn: Connection) -> int:
             (rid,) = conn.execute(
-                "INSERT INTO runs (started_at, args_json) VALUES (?, ?) RETURNING id",
+                "INSERT INTO runs (started_at, args_json) VALUES ($1, $2) RETURNING id",
                 (started_at or _now(), json.dumps(dict(args), default=str)),
             ).fetchone()
             return int(rid)
@@ -142,8 +143,8 @@ class LearnTables(LabelTables):
         """Close a run with its usage and RunResult JSON (`result` is RunResult.to_json();
         `result_full` every field, for an exact rebuild: see learn.store.runs)."""
         n = self.store.execute(
-            "UPDATE runs SET finished_at = ?, usage_json = ?, result_json = ?, "
-            "result_full_json = ? WHERE id = ?",
+            "UPDATE runs SET finished_at = $1, usage_json = $2, result_json = $3, "
+            "result_full_json = $4 WHERE id = $5",
             (
                 finished_at or _now(),
                 None if usage is None else json.dumps(dict(usage)),
@@ -167,7 +168,7 @@ class LearnTables(LabelTables):
         )
 
     def get_run(self, run_id: int) -> RunRecord | None:
-        rows = self.store.sql("SELECT * FROM runs WHERE id = ?", (int(run_id),))
+        rows = self.store.sql("SELECT * FROM runs WHERE id = $1", (int(run_id),))
         return self._run(rows[0]) if rows else None
 
     def last_run(self, *, finished: bool = True) -> RunRecord | None:
@@ -181,7 +182,7 @@ class LearnTables(LabelTables):
     def record_session(self, s: ScannedSession) -> None:
         self.store.execute(
             "INSERT INTO sessions_scanned (session_id, provider, project, path, content_hash, "
-            "last_activity, candidate_count, scanned_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "last_activity, candidate_count, scanned_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
             "ON CONFLICT(session_id) DO UPDATE SET provider = excluded.provider, "
             "project = excluded.project, path = excluded.path, "
             "content_hash = excluded.content_hash, last_activity = excluded.last_activity, "
@@ -208,11 +209,11 @@ class LearnTables(LabelTables):
             if r.session_id != session_id:
                 raise ValueError(f"candidate of session {r.session_id} passed for {session_id}")
 
-        def run(conn: Any) -> int:
+        def run(conn: Connection) -> int:
             before = {
                 (str(k), str(src), str(h))
                 for k, src, h in conn.execute(
-                    "SELECT kind, source, text_hash FROM candidates WHERE session_id = ?",
+                    "SELECT kind, source, text_hash FROM candidates WHERE session_id = $1",
                     (session_id,),
                 ).fetchall()
             }
@@ -228,7 +229,7 @@ class LearnTables(LabelTables):
                 # One batch (pipelined on PostgreSQL), not a round trip per row.
                 conn.executemany(
                     "INSERT INTO candidates (session_id, kind, source, text, text_hash, project, "
-                    "occurred_at, payload_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                    "occurred_at, payload_json) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
                     "ON CONFLICT(session_id, kind, source, text_hash) DO UPDATE SET "
                     "project = excluded.project, occurred_at = excluded.occurred_at, "
                     "payload_json = excluded.payload_json",
@@ -236,8 +237,8 @@ class LearnTables(LabelTables):
                 )
             for kind, source, h in before - keep:
                 conn.execute(
-                    "DELETE FROM candidates WHERE session_id = ? AND kind = ? AND source = ? "
-                    "AND text_hash = ?",
+                    "DELETE FROM candidates WHERE session_id = $1 AND kind = $2 AND source = $3 "
+                    "AND text_hash = $4",
                     (session_id, kind, source, h),
                 )
             return len(keep - before)
@@ -253,10 +254,10 @@ class LearnTables(LabelTables):
             ids = list(session_ids)
             if not ids:
                 return []
-            where.append(f"session_id IN ({', '.join('?' * len(ids))})")
+            where.append(f"session_id IN ({placeholders(len(ids))})")
             params.extend(ids)
         if kind is not None:
-            where.append("kind = ?")
+            where.append(f"kind = ${len(params) + 1}")
             params.append(kind)
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         return [
@@ -272,7 +273,7 @@ class LearnTables(LabelTables):
     def set_labels(self, labels: Mapping[int, str], *, run_id: int | None) -> int:
         """Assign labels to candidates by id; returns rows updated."""
         return self.store.executemany(
-            "UPDATE candidates SET label = ?, label_run = ? WHERE id = ?",
+            "UPDATE candidates SET label = $1, label_run = $2 WHERE id = $3",
             [(label, run_id, int(cid)) for cid, label in labels.items()],
         )
 
@@ -280,7 +281,7 @@ class LearnTables(LabelTables):
         """text_hash -> label for already-labelled candidates of `kind` (newest label wins),
         so the same words get the same name in every run."""
         rows = self.store.sql(
-            "SELECT text_hash, label FROM candidates WHERE kind = ? AND label IS NOT NULL "
+            "SELECT text_hash, label FROM candidates WHERE kind = $1 AND label IS NOT NULL "
             "ORDER BY COALESCE(label_run, 0), id",
             (kind,),
         )
@@ -302,7 +303,7 @@ class LearnTables(LabelTables):
         when = at or _now()
         self.store.execute(
             "INSERT INTO proposals (key, first_shown_at, last_shown_at, last_occurrence, "
-            "covered_when_shown, shown_count, text, verdict_json) VALUES (?, ?, ?, ?, ?, 1, ?, ?) "
+            "covered_when_shown, shown_count, text, verdict_json) VALUES ($1, $2, $3, $4, $5, 1, $6, $7) "
             "ON CONFLICT(key) DO UPDATE SET last_shown_at = excluded.last_shown_at, "
             "last_occurrence = excluded.last_occurrence, "
             "covered_when_shown = excluded.covered_when_shown, "
@@ -313,7 +314,7 @@ class LearnTables(LabelTables):
         )
 
     def shown(self, key: str) -> ShownProposal | None:
-        rows = self.store.sql("SELECT * FROM proposals WHERE key = ?", (key,))
+        rows = self.store.sql("SELECT * FROM proposals WHERE key = $1", (key,))
         if not rows:
             return None
         r = rows[0]
@@ -338,10 +339,10 @@ class LearnTables(LabelTables):
         if decision not in ("accepted", "edited", "dismissed"):
             raise ValueError(f"decision must be accepted, edited or dismissed, not {decision!r}")
 
-        def run(conn: Any) -> int:
+        def run(conn: Connection) -> int:
             (did,) = conn.execute(
                 "INSERT INTO decisions (key, decision, text, target_file, at) "
-                "VALUES (?, ?, ?, ?, ?) RETURNING id",
+                "VALUES ($1, $2, $3, $4, $5) RETURNING id",
                 (key, decision, text, target_file, at or _now()),
             ).fetchone()
             return int(did)
@@ -349,7 +350,7 @@ class LearnTables(LabelTables):
         return self.store._write(run)
 
     def decisions(self, key: str | None = None) -> list[DecisionRecord]:
-        where, params = ("WHERE key = ?", (key,)) if key is not None else ("", ())
+        where, params = ("WHERE key = $1", (key,)) if key is not None else ("", ())
         return [
             DecisionRecord(id=int(r["id"]), key=r["key"], decision=r["decision"], text=r["text"],
                            target_file=r["target_file"], at=r["at"])

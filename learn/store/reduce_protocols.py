@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from learn.reduce.protocols import ShownRecord
 from learn.reduce.types import Verdict
 from learn.store import vectors
+from learn.store.connection import Connection, placeholders
 from learn.store.feedback import EVIDENCE_PURPOSE, FeedbackStore
 from learn.store.feedback_rows import PROPOSAL_SOURCE_KIND
 from learn.store.learn_tables import LearnTables
@@ -101,7 +102,7 @@ class StoreShownState:
 
 
 def _nearest_evidence_key(
-    conn: Any, found: tuple[str, int], vector: Any, role: str, prompt_version: int,
+    conn: Connection, found: tuple[str, int], vector: Any, role: str, prompt_version: int,
     max_distance: float, prefix: str,
 ) -> str | None:
     """The dedup_key of the nearest evidence within max_distance for (role, prompt_version)
@@ -117,8 +118,8 @@ def _nearest_evidence_key(
         if near:
             ids = [int(eid) for eid, _ in near]
             rows = conn.execute(
-                "SELECT id, dedup_key FROM verdict_evidence WHERE role = ? AND prompt_version = ? "
-                f"AND id IN ({', '.join('?' * len(ids))})",
+                "SELECT id, dedup_key FROM verdict_evidence WHERE role = $1 AND prompt_version = $2 "
+                f"AND id IN ({placeholders(len(ids), 3)})",
                 (role, prompt_version, *ids),
             ).fetchall()
             keys = {int(r[0]): str(r[1]) for r in rows}
@@ -161,7 +162,7 @@ class StoreVerdictMemory:
 
     def get(self, dedup_key: str, role: str, prompt_version: int) -> Verdict | None:
         rows = self._store.sql(
-            f"{self._select()} WHERE dedup_key = ? AND role = ? AND prompt_version = ?",
+            f"{self._select()} WHERE dedup_key = $1 AND role = $2 AND prompt_version = $3",
             (dedup_key, role, int(prompt_version)),
         )
         return self._verdict(rows[0]) if rows else None
@@ -179,8 +180,8 @@ class StoreVerdictMemory:
         prefix = "" if kind is None else f"{kind}:"
         if canonical_key is not None:
             rows = self._store.sql(
-                f"{self._select()} WHERE role = ? AND prompt_version = ? AND canonical_key = ? "
-                "AND substr(dedup_key, 1, ?) = ? ORDER BY dedup_key LIMIT 1",
+                f"{self._select()} WHERE role = $1 AND prompt_version = $2 AND canonical_key = $3 "
+                "AND substr(dedup_key, 1, $4) = $5 ORDER BY dedup_key LIMIT 1",
                 (role, int(prompt_version), canonical_key, len(prefix), prefix),
             )
             if rows:
@@ -202,7 +203,7 @@ class StoreVerdictMemory:
         with self._store.atomic():
             self._store.execute(
                 "INSERT INTO feedback_events (dedup_key, source_kind, occurred_at, text, "
-                "ingested_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(dedup_key) DO NOTHING",
+                "ingested_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT(dedup_key) DO NOTHING",
                 (dedup_key, PROPOSAL_SOURCE_KIND, _now(), verdict.summary, _now()),
             )
             self._store.record_verdict(
