@@ -3,9 +3,9 @@ in a local SQLite file (apsw + sqlite-vec) or a shared PostgreSQL database (pgve
 
 Layers, each importing only those below it (tests/test_store_layers.py fails on
 an import that points up):
-  connection       connection (the Connection protocol both engines implement), db
+  connection       connection (the typed Connection both engines implement), db
                    (SQLite via apsw), target (where the store is), postgres
-                   (psycopg behind the apsw surface the store uses)
+                   (PostgreSQL via psycopg)
   definitions      layout (StoreSchema), dialects (every DDL difference between
                    the engines), run_json (a run's stored form), vector_tables,
                    feedback_rows (the ledger's row shapes)
@@ -17,6 +17,10 @@ an import that points up):
                    the API the rest of learn opens) -> label_tables -> learn_tables,
                    proposals, session_index, mine_batches, team*, runs,
                    reduce_protocols -> adapters (LearnStore, the pipeline's steps)
+
+SQL is written once, with numbered placeholders `$1, $2, ...` (`$n` is the n-th
+parameter), which both engines read as written: nothing rewrites SQL text. A
+list built at run time is numbered by learn.store.connection.placeholders.
 
 Importing this package imports no heavy library: apsw, sqlite_vec and numpy are
 loaded when a store is opened.

@@ -124,5 +124,5 @@ POSTGRES = Dialect(
 
 
 def dialect_of(conn: Connection) -> Dialect:
-    """The dialect of an open connection: PgConnection says so, apsw is SQLite."""
-    return POSTGRES if getattr(conn, "dialect", None) == "postgresql" else SQLITE
+    """The dialect of an open connection (its `dialect` names the engine)."""
+    return POSTGRES if conn.dialect == "postgresql" else SQLITE

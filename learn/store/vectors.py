@@ -29,7 +29,7 @@ from learn.store.vector_tables import to_blob as to_blob
 
 
 def _pg(conn: Connection) -> bool:
-    return getattr(conn, "dialect", None) == "postgresql"
+    return conn.dialect == "postgresql"
 
 
 def ensure_table(
