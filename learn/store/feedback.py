@@ -32,7 +32,7 @@ __all__ = ["CandidateLike", "FeedbackStore", "Fidelity", "ReadOnlyStoreError", "
 
 EVIDENCE_PURPOSE = "evidence"
 def _is_constraint_error(conn: Connection, exc: BaseException) -> bool:
-    if getattr(conn, "dialect", None) == "postgresql":
+    if conn.dialect == "postgresql":
         from learn.store.postgres import is_constraint_error
 
         return is_constraint_error(exc)
