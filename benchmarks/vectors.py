@@ -47,7 +47,7 @@ def main() -> None:
         conn.execute("BEGIN IMMEDIATE")
         table = vectors.ensure_table(conn, "bench", "random", args.dim)
         conn.executemany(
-            f"INSERT INTO {table} (rowid, embedding) VALUES (?, ?)",
+            f"INSERT INTO {table} (rowid, embedding) VALUES ($1, $2)",
             ((i + 1, data[i].tobytes()) for i in range(args.rows)),
         )
         conn.execute("COMMIT")

@@ -221,9 +221,9 @@ def test_upgrading_keeps_the_last_runs_proposals_pending(
     migrate(conn, StoreSchema(), upto=STEP_NAMES.index("0011_proposal_states"))
     conn.execute("BEGIN")
     conn.execute("INSERT INTO runs (started_at, finished_at, args_json, result_full_json) "
-                 "VALUES ('t0', '2026-11-30T00:00:00+00:00', '{}', ?)",
+                 "VALUES ('t0', '2026-11-30T00:00:00+00:00', '{}', $1)",
                  (json.dumps(dataclasses.asdict(result)),))
-    conn.execute("INSERT INTO decisions (key, decision, at) VALUES (?, 'dismissed', 't1')",
+    conn.execute("INSERT INTO decisions (key, decision, at) VALUES ($1, 'dismissed', 't1')",
                  (dropped.key,))
     conn.execute("COMMIT")
     conn.close()

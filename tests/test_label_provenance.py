@@ -35,7 +35,7 @@ def test_migration_marks_labels_no_model_answer_carries_as_fallback(tmp_path: Pa
     migrate(conn, StoreSchema(), upto=STEP_NAMES.index("0015_label_source"))
     conn.execute("BEGIN")
     for label in ("use-bun-not-npm", "but-will-stay-as-10"):
-        conn.execute("INSERT INTO labels (label, kind, created_at) VALUES (?, 'directive', 'now')",
+        conn.execute("INSERT INTO labels (label, kind, created_at) VALUES ($1, 'directive', 'now')",
                      (label,))
     conn.execute("INSERT INTO name_cache (kind, text_hash, prompt_version, label) VALUES "
                  "('directive', 'h1', 1, 'use-bun-not-npm')")

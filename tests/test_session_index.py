@@ -245,7 +245,7 @@ def test_migration_0016_drops_the_pickled_records_and_keeps_the_views(tmp_path: 
     record = pickle.dumps([{"type": "user", "content": _TOOL_OUTPUT}], protocol=5)
     conn.execute(
         "INSERT INTO session_index (path, size, mtime_ns, inode, head_hash, version, context, "
-        "offset, digest, summary, view, detected, prefix) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "offset, digest, summary, view, detected, prefix) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)",
         (r.path, r.size, r.mtime_ns, r.inode, "h", r.version, r.context, r.size, r.digest,
          r.summary, r.view, r.detected, record))
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

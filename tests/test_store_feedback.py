@@ -242,10 +242,10 @@ def test_generic_sql_helpers(store: FeedbackStore) -> None:
     # The one line that differs: an auto-assigned key is spelled differently.
     key = "SERIAL PRIMARY KEY" if store.backend == "postgresql" else "INTEGER PRIMARY KEY"
     store.executescript(f"CREATE TABLE notes (id {key}, body TEXT);")
-    assert store.execute("INSERT INTO notes (body) VALUES (?)", ("a",)) == 1
+    assert store.execute("INSERT INTO notes (body) VALUES ($1)", ("a",)) == 1
     assert store.last_insert_rowid() == 1
-    assert store.executemany("INSERT INTO notes (body) VALUES (?)", [("b",), ("c",)]) == 2
-    assert store.sql("SELECT body FROM notes WHERE id > ? ORDER BY id", (1,)) == [
+    assert store.executemany("INSERT INTO notes (body) VALUES ($1)", [("b",), ("c",)]) == 2
+    assert store.sql("SELECT body FROM notes WHERE id > $1 ORDER BY id", (1,)) == [
         {"body": "b"}, {"body": "c"}]
     assert store.sql("UPDATE notes SET body = 'x' RETURNING id") != []
 

@@ -46,7 +46,7 @@ def _fill(conn: Any, version: int) -> None:
         conn.execute(
             "INSERT INTO feedback_events (dedup_key, source_kind, session_id, event_uuid, "
             "occurred_at, text, payload_json, context_json, cc_version, ingested_at) "
-            "VALUES (?, 'denial', 's1', ?, '2026-01-01', ?, '{}', '{}', '2.0', '2026-01-02')",
+            "VALUES ($1, 'denial', 's1', $2, '2026-01-01', $3, '{}', '{}', '2.0', '2026-01-02')",
             (f"k{i}", f"u{i}", f"text {i}"),
         )
     conn.execute(
@@ -69,7 +69,7 @@ def _fill(conn: Any, version: int) -> None:
                      "('directive:use-bun', 't1', 't2')")
         conn.execute("INSERT INTO decisions (key, decision, at) VALUES "
                      "('directive:use-bun', 'accepted', 't3')")
-        conn.execute("INSERT INTO embedding_cache VALUES ('sp', 'h1', ?)", (b"\x00\x00\x80?",))
+        conn.execute("INSERT INTO embedding_cache VALUES ('sp', 'h1', $1)", (b"\x00\x00\x80?",))
 
 
 @pytest.mark.parametrize("previous", range(1, SCHEMA_VERSION))
@@ -175,9 +175,9 @@ def test_postgres_keeps_vectors_in_a_vector_column_with_an_hnsw_index(pg_url: st
         (reg,) = s.sql("SELECT table_name, dim FROM vector_tables")
         (col,) = s.sql(
             "SELECT format_type(a.atttypid, a.atttypmod) AS type FROM pg_attribute a "
-            "WHERE a.attrelid = ?::regclass AND a.attname = 'embedding'", (reg["table_name"],)
+            "WHERE a.attrelid = $1::regclass AND a.attname = 'embedding'", (reg["table_name"],)
         )
         assert col["type"] == f"vector({reg['dim']})"
-        defs = [r["indexdef"] for r in s.sql("SELECT indexdef FROM pg_indexes WHERE tablename = ?",
+        defs = [r["indexdef"] for r in s.sql("SELECT indexdef FROM pg_indexes WHERE tablename = $1",
                                              (reg["table_name"],))]
         assert any("USING hnsw (embedding vector_cosine_ops)" in d for d in defs), defs

@@ -107,7 +107,7 @@ TWO_WRITERS = textwrap.dedent(
             tables.replace_session_candidates(f"{who}-{i}", rows)
             with store.transaction():
                 store.record_file(f"/shared/{i}", float(i))
-                store.execute("INSERT INTO runs (started_at) VALUES (?)", (who,))
+                store.execute("INSERT INTO runs (started_at) VALUES ($1)", (who,))
     print("done", flush=True)
     """
 )

@@ -192,7 +192,7 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
                                 ("verdict_evidence", "evidence_text")}:
                 assert strip_quotes(value, quotes) == value, (table, col, value)
         with FeedbackStore.open(pg_url) as admin:
-            kept = admin.sql("SELECT summary FROM verdicts WHERE dedup_key = ?",
+            kept = admin.sql("SELECT summary FROM verdicts WHERE dedup_key = $1",
                              (f"directive:{STAGING}",))
             # the oracle's rule was ana's words: the label stands in for it
             assert kept == [{"summary": "use staging database"}]
@@ -244,11 +244,11 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
         # The next team run reflects it: three people, and no changelog proposal; the
         # verdict of what only others said is reused as it was.
         with FeedbackStore.open(pg_url) as admin:
-            prs_verdict = admin.sql("SELECT * FROM verdicts WHERE dedup_key = ?",
+            prs_verdict = admin.sql("SELECT * FROM verdicts WHERE dedup_key = $1",
                                     (f"directive:{PRS}",))
         after = {p.label: p for p in _run(urls["bo"], apps["bo"], fake).proposals}
         with FeedbackStore.open(pg_url) as admin:
-            assert admin.sql("SELECT * FROM verdicts WHERE dedup_key = ?",
+            assert admin.sql("SELECT * FROM verdicts WHERE dedup_key = $1",
                              (f"directive:{PRS}",)) == prs_verdict != []
         assert set(after) == {STAGING, PRS}
         assert (after[STAGING].people, after[STAGING].authors) == (3, ("cy",))

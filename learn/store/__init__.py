@@ -9,8 +9,9 @@ this package. FeedbackStore.open stays as the seed defines it.
 
 Layers, each importing only those below it (tests/test_store_layers.py fails on
 an import that points up):
-  connection       db (SQLite via apsw), target (where the store is), postgres
-                   (psycopg behind the apsw surface the store uses)
+  connection       connection (the typed Connection both engines implement), db
+                   (SQLite via apsw), target (where the store is), postgres
+                   (PostgreSQL via psycopg)
   definitions      layout (StoreSchema), dialects (every DDL difference between
                    the engines), run_json (a run's stored form), vector_tables,
                    feedback_rows (the ledger's row shapes)
@@ -30,6 +31,10 @@ an import that points up):
 Nothing here runs the pipeline's logic: the protocols learn.reduce asks for are
 implemented over the Store in learn.reduce.stored, the scan is recorded by
 learn.pipeline.stored, what is shared is built by learn.reduce.sharing.
+
+SQL is written once, with numbered placeholders `$1, $2, ...` (`$n` is the n-th
+parameter), which both engines read as written: nothing rewrites SQL text. A
+list built at run time is numbered by learn.store.connection.placeholders.
 
 Importing this package imports no heavy library: apsw, sqlite_vec and numpy are
 loaded when a store is opened.

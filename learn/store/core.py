@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
+from learn.store.connection import Connection, Params
 from learn.store.db import (
     StoreBusyError,
     StoreClosedError,
     StoreError,
     TransactionConflictError,
     connect,
-    rows_as_dicts,
 )
 from learn.store.postgres import is_database_url, redact_url
 from learn.store.schema import StoreSchema, migrate, verify
@@ -62,11 +62,11 @@ def _is_read(statement: str) -> bool:
     return False
 
 
-def _is_pg(conn: Any) -> bool:
-    return getattr(conn, "dialect", None) == "postgresql"
+def _is_pg(conn: Connection) -> bool:
+    return conn.dialect == "postgresql"
 
 
-def _is_busy(conn: Any, exc: BaseException) -> bool:
+def _is_busy(conn: Connection, exc: BaseException) -> bool:
     if _is_pg(conn):
         from learn.store.postgres import is_busy_error
 
@@ -79,7 +79,7 @@ def _is_busy(conn: Any, exc: BaseException) -> bool:
 def open_connection(
     target: Target, *, readonly: bool = False, busy_timeout_ms: int | None = None,
     extensions: Sequence[str] = (),
-) -> tuple[Any, Path | None, str]:
+) -> tuple[Connection, Path | None, str]:
     """(connection, file path or None, printable location) for a file path or a database URL."""
     if is_database_url(target):
         from learn.store import postgres
@@ -95,9 +95,10 @@ def open_connection(
 
 
 class StoreCore:
-    def __init__(self, conn: Any, schema: StoreSchema, *, readonly: bool, path: Path | None,
-                 location: str | None = None, embedder: Embedder | None = None) -> None:
-        self._conn: Any = conn
+    def __init__(self, conn: Connection, schema: StoreSchema, *, readonly: bool,
+                 path: Path | None, location: str | None = None,
+                 embedder: Embedder | None = None) -> None:
+        self._conn: Connection | None = conn
         self.schema = schema
         self.readonly = readonly
         self.path = path  # None on PostgreSQL
@@ -163,7 +164,7 @@ class StoreCore:
     # -- connection discipline ---------------------------------------------------
 
     @contextlib.contextmanager
-    def _use(self, *, write: bool) -> Iterator[Any]:
+    def _use(self, *, write: bool) -> Iterator[Connection]:
         me = threading.get_ident()
         if write and self.readonly:
             raise ReadOnlyStoreError(f"{self.location} was opened read-only")
@@ -180,7 +181,7 @@ class StoreCore:
         finally:
             self._lock.release()
 
-    def _begin(self, conn: Any) -> None:
+    def _begin(self, conn: Connection) -> None:
         # SQLite: take the write lock now (IMMEDIATE), so a busy database fails here
         # and not halfway. PostgreSQL locks rows as they are written.
         try:
@@ -190,7 +191,7 @@ class StoreCore:
                 raise StoreBusyError(f"{self.location} is locked by another writer: {exc}") from exc
             raise
 
-    def _write(self, fn: Callable[[Any], T]) -> T:
+    def _write(self, fn: Callable[[Connection], T]) -> T:
         """Run fn in the caller's open transaction, or in its own transaction."""
         me = threading.get_ident()
         with self._use(write=True) as conn:
@@ -260,43 +261,32 @@ class StoreCore:
 
     # -- generic SQL ---------------------------------------------------------------
 
-    def sql(self, statement: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:
-        """Run one parameterised statement (`?` placeholders), rows as dicts (writes go
-        through the write path)."""
+    def sql(self, statement: str, params: Params = ()) -> list[dict[str, Any]]:
+        """Run one parameterised statement (`$1, $2, ...` placeholders: `$n` is
+        params[n - 1]), rows as dicts (writes go through the write path)."""
 
-        def run(conn: Any) -> list[dict[str, Any]]:
-            if _is_pg(conn):
-                rows: list[dict[str, Any]] = conn.query_dicts(statement, params)
-                return rows
-            cur = conn.cursor()
-            cur.row_trace = rows_as_dicts
-            return list(cur.execute(statement, params))
+        def run(conn: Connection) -> list[dict[str, Any]]:
+            return conn.query_dicts(statement, params)
 
         if _is_read(statement):
             with self._use(write=False) as conn:
                 return run(conn)
         return self._write(run)
 
-    def execute(self, statement: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> int:
+    def execute(self, statement: str, params: Params = ()) -> int:
         """Run one parameterised write, returning the modified-row count."""
 
-        def run(conn: Any) -> int:
+        def run(conn: Connection) -> int:
             conn.execute(statement, params)
-            return int(conn.changes())
+            return conn.changes()
 
         return self._write(run)
 
-    def executemany(self, statement: str, seq: Sequence[Sequence[Any] | Mapping[str, Any]]) -> int:
+    def executemany(self, statement: str, seq: Iterable[Params]) -> int:
         """Run statement once per parameter set in one transaction; total modified rows."""
 
-        def run(conn: Any) -> int:
-            if _is_pg(conn):
-                return int(conn.executemany(statement, seq))
-            total = 0
-            for params in seq:
-                conn.execute(statement, params)
-                total += int(conn.changes())
-            return total
+        def run(conn: Connection) -> int:
+            return conn.executemany(statement, seq)
 
         return self._write(run)
 
@@ -312,4 +302,4 @@ class StoreCore:
 
     def last_insert_rowid(self) -> int:
         with self._use(write=False) as conn:
-            return int(conn.last_insert_rowid())
+            return conn.last_insert_rowid()

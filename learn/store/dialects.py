@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from learn.store.connection import Connection
 from learn.store.layout import check_identifier
 from learn.store.postgres import lock_writes
 
@@ -29,9 +29,9 @@ class Dialect:
     """What the migration engine and the migration steps need to know about one engine."""
 
     name: str
-    begin_write: Callable[[Any], None]  # open a transaction that excludes other migrators
-    table_exists: Callable[[Any, str], bool]
-    columns: Callable[[Any, str], set[str]]
+    begin_write: Callable[[Connection], None]  # open a transaction that excludes other migrators
+    table_exists: Callable[[Connection, str], bool]
+    columns: Callable[[Connection, str], set[str]]
     column_types: Mapping[str, str]  # StoreSchema column type -> this engine's
     serial: str  # an auto-numbered key whose ids are never reused
     rowid: str  # an auto-numbered key (ids of deleted rows may come back)
@@ -47,40 +47,40 @@ class Dialect:
         return self.name == "postgresql"
 
 
-def _sqlite_begin(conn: Any) -> None:
+def _sqlite_begin(conn: Connection) -> None:
     conn.execute("BEGIN IMMEDIATE")
 
 
-def _sqlite_table_exists(conn: Any, name: str) -> bool:
+def _sqlite_table_exists(conn: Connection, name: str) -> bool:
     row = conn.execute(
-        "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", (name,)
+        "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = $1", (name,)
     ).fetchone()
     return row is not None
 
 
-def _sqlite_columns(conn: Any, table: str) -> set[str]:
+def _sqlite_columns(conn: Connection, table: str) -> set[str]:
     return {str(r[1]) for r in conn.execute(f"PRAGMA table_info({check_identifier(table)})")}
 
 
-def _pg_begin(conn: Any) -> None:
+def _pg_begin(conn: Connection) -> None:
     conn.execute("BEGIN")
     lock_writes(conn)
 
 
-def _pg_table_exists(conn: Any, name: str) -> bool:
+def _pg_table_exists(conn: Connection, name: str) -> bool:
     # In the connection's current schema only (a search_path may point elsewhere).
     row = conn.execute(
         "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() "
-        "AND table_name = ?",
+        "AND table_name = $1",
         (name,),
     ).fetchone()
     return row is not None
 
 
-def _pg_columns(conn: Any, table: str) -> set[str]:
+def _pg_columns(conn: Connection, table: str) -> set[str]:
     rows = conn.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
-        "AND table_name = ?",
+        "AND table_name = $1",
         (check_identifier(table),),
     ).fetchall()
     return {str(r[0]) for r in rows}
@@ -123,6 +123,6 @@ POSTGRES = Dialect(
 )
 
 
-def dialect_of(conn: Any) -> Dialect:
-    """The dialect of an open connection: PgConnection says so, apsw is SQLite."""
-    return POSTGRES if getattr(conn, "dialect", None) == "postgresql" else SQLITE
+def dialect_of(conn: Connection) -> Dialect:
+    """The dialect of an open connection (its `dialect` names the engine)."""
+    return POSTGRES if conn.dialect == "postgresql" else SQLITE

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from learn.store import vectors
+from learn.store.connection import Connection, placeholders
 from learn.store.core import ReadOnlyStoreError, StoreCore
 from learn.store.db import StoreError
 
@@ -30,8 +31,8 @@ __all__ = ["CandidateLike", "FeedbackStore", "Fidelity", "ReadOnlyStoreError", "
            "VerdictLike"]
 
 EVIDENCE_PURPOSE = "evidence"
-def _is_constraint_error(conn: Any, exc: BaseException) -> bool:
-    if getattr(conn, "dialect", None) == "postgresql":
+def _is_constraint_error(conn: Connection, exc: BaseException) -> bool:
+    if conn.dialect == "postgresql":
         from learn.store.postgres import is_constraint_error
 
         return is_constraint_error(exc)
@@ -50,9 +51,9 @@ class FeedbackStore(StoreCore):
         self._write(lambda conn: self._upsert_file(conn, path, mtime))
 
     @staticmethod
-    def _upsert_file(conn: Any, path: str, mtime: float) -> None:
+    def _upsert_file(conn: Connection, path: str, mtime: float) -> None:
         conn.execute(
-            "INSERT INTO files (path, mtime) VALUES (?, ?) "
+            "INSERT INTO files (path, mtime) VALUES ($1, $2) "
             "ON CONFLICT(path) DO UPDATE SET mtime = excluded.mtime",
             (path, float(mtime)),
         )
@@ -63,7 +64,7 @@ class FeedbackStore(StoreCore):
         Returns the number of newly inserted events; re-scanning an unchanged file is a no-op.
         """
 
-        def run(conn: Any) -> int:
+        def run(conn: Connection) -> int:
             new = self._insert(conn, candidates, None)
             self._upsert_file(conn, path, mtime)
             return len(new)
@@ -84,7 +85,7 @@ class FeedbackStore(StoreCore):
 
     def _insert(
         self,
-        conn: Any,
+        conn: Connection,
         rows: Sequence[CandidateLike],
         extras: Sequence[Sequence[Any] | Mapping[str, Any]] | None,
     ) -> list[str]:
@@ -96,7 +97,7 @@ class FeedbackStore(StoreCore):
             "payload_json, context_json, cc_version, ingested_at"
         )
         cols += "".join(f", {n}" for n in names)
-        marks = ", ".join("?" * (10 + len(names)))
+        marks = placeholders(10 + len(names))
         stmt = (
             f"INSERT INTO feedback_events ({cols}) VALUES ({marks}) "
             "ON CONFLICT(dedup_key) DO NOTHING RETURNING dedup_key"
@@ -131,7 +132,7 @@ class FeedbackStore(StoreCore):
 
     def events(self, *, source_kind: str | None = None) -> list[dict[str, Any]]:
         """Every event, newest first (by occurred_at, then id)."""
-        where = "" if source_kind is None else "WHERE e.source_kind = ?"
+        where = "" if source_kind is None else "WHERE e.source_kind = $1"
         params = () if source_kind is None else (source_kind,)
         return self.sql(
             f"SELECT {self._event_select()} FROM feedback_events e {where} "
@@ -140,11 +141,11 @@ class FeedbackStore(StoreCore):
         )
 
     def recent(self, *, source_kind: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
-        where = "" if source_kind is None else "WHERE source_kind = ?"
+        where = "" if source_kind is None else "WHERE source_kind = $1"
         params: tuple[Any, ...] = () if source_kind is None else (source_kind,)
         return self.sql(
             f"SELECT source_kind, occurred_at, text FROM feedback_events {where} "
-            "ORDER BY occurred_at DESC, id DESC LIMIT ?",
+            f"ORDER BY occurred_at DESC, id DESC LIMIT ${len(params) + 1}",
             (*params, int(limit)),
         )
 
@@ -188,7 +189,7 @@ class FeedbackStore(StoreCore):
         stmt = (
             f"INSERT INTO {vt} (dedup_key, role, prompt_version, model, category, {acc}, {summ}, "
             "confidence, rationale, canonical_key, fidelity, judged_at, scope) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) "
             "ON CONFLICT(dedup_key, role, prompt_version) DO UPDATE SET "
             f"model = excluded.model, category = excluded.category, {acc} = excluded.{acc}, "
             f"{summ} = excluded.{summ}, confidence = excluded.confidence, "
@@ -202,8 +203,8 @@ class FeedbackStore(StoreCore):
             verdict.canonical_key, fidelity, now_iso(), getattr(verdict, "scope", None),
         )
 
-        def run(conn: Any) -> bool:
-            row = conn.execute("SELECT text FROM feedback_events WHERE dedup_key = ?", (key,)).fetchone()
+        def run(conn: Connection) -> bool:
+            row = conn.execute("SELECT text FROM feedback_events WHERE dedup_key = $1", (key,)).fetchone()
             if row is None:
                 raise KeyError(f"no feedback event with dedup_key {key!r}")
             try:
@@ -228,19 +229,19 @@ class FeedbackStore(StoreCore):
         return self._embedder
 
     def _update_evidence(
-        self, conn: Any, key: str, role: str, prompt_version: int, verdict: VerdictLike,
+        self, conn: Connection, key: str, role: str, prompt_version: int, verdict: VerdictLike,
         text: str, vector: Any, space: str | None,
     ) -> None:
         old = conn.execute(
-            "SELECT id, space FROM verdict_evidence WHERE dedup_key = ? AND role = ? "
-            "AND prompt_version = ?",
+            "SELECT id, space FROM verdict_evidence WHERE dedup_key = $1 AND role = $2 "
+            "AND prompt_version = $3",
             (key, role, prompt_version),
         ).fetchone()
         if old is not None:
             found = vectors.find_table(conn, EVIDENCE_PURPOSE, str(old[1]))
             if found is not None:
                 vectors.delete(conn, found[0], int(old[0]))
-            conn.execute("DELETE FROM verdict_evidence WHERE id = ?", (int(old[0]),))
+            conn.execute("DELETE FROM verdict_evidence WHERE id = $1", (int(old[0]),))
         if not verdict.canonical_key:
             return
         if vector is None:
@@ -253,7 +254,7 @@ class FeedbackStore(StoreCore):
         table = vectors.ensure_table(conn, EVIDENCE_PURPOSE, space, dim)
         (eid,) = conn.execute(
             "INSERT INTO verdict_evidence (dedup_key, role, prompt_version, space, canonical_key, "
-            "evidence_text) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            "evidence_text) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
             (key, role, prompt_version, space, verdict.canonical_key, text),
         ).fetchone()
         vectors.upsert(conn, table, int(eid), vector, dim)
@@ -269,7 +270,7 @@ class FeedbackStore(StoreCore):
             for eid, dist in hits:
                 row = conn.execute(
                     "SELECT dedup_key, role, prompt_version, canonical_key, evidence_text "
-                    "FROM verdict_evidence WHERE id = ?",
+                    "FROM verdict_evidence WHERE id = $1",
                     (eid,),
                 ).fetchone()
                 if row is not None:
@@ -308,13 +309,13 @@ class FeedbackStore(StoreCore):
         stmt = (
             f"SELECT {self._event_select()}, {refresh} AS refresh "
             f"FROM feedback_events e LEFT JOIN {vt} v ON v.dedup_key = e.dedup_key "
-            "AND v.role = ? AND v.prompt_version = ? "
-            "WHERE (v.dedup_key IS NULL OR (? = 1 AND v.fidelity = 'summary'))"
+            "AND v.role = $1 AND v.prompt_version = $2 "
+            "WHERE (v.dedup_key IS NULL OR ($3 = 1 AND v.fidelity = 'summary'))"
             f"{self._filter()} ORDER BY {refresh}, e.id"
         )
         params: list[Any] = [role, int(prompt_version), int(refresh_summary)]
         if limit is not None:
-            stmt += " LIMIT ?"
+            stmt += " LIMIT $4"
             params.append(int(limit))
         return self.sql(stmt, params)
 
@@ -327,7 +328,7 @@ class FeedbackStore(StoreCore):
             f"v.confidence, v.{s.summary_column} AS summary, v.rationale, v.model, "
             "v.canonical_key, v.fidelity, v.judged_at, v.scope "
             f"FROM feedback_events e JOIN {s.verdict_table} v ON v.dedup_key = e.dedup_key "
-            f"WHERE v.role = ? AND v.prompt_version = ?{self._filter()} ORDER BY e.id"
+            f"WHERE v.role = $1 AND v.prompt_version = $2{self._filter()} ORDER BY e.id"
         )
         rows = self.sql(stmt, (role, int(prompt_version)))
         for r in rows:

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from learn.store import vectors
+from learn.store.connection import Connection, placeholders
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,7 +33,7 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _example_labels(conn: Any, ids: Sequence[int]) -> dict[int, str]:
+def _example_labels(conn: Connection, ids: Sequence[int]) -> dict[int, str]:
     """label_examples id -> label name, in one query per 500 ids (one round trip, not
     one per hit: on PostgreSQL each round trip is ~0.05 ms more than on SQLite).
     Model-made labels only: one a fallback stored before 0015 is never offered."""
@@ -41,7 +42,7 @@ def _example_labels(conn: Any, ids: Sequence[int]) -> dict[int, str]:
         chunk = [int(i) for i in ids[start : start + 500]]
         rows = conn.execute(
             "SELECT x.id, l.label FROM label_examples x JOIN labels l ON l.id = x.label_id "
-            f"WHERE l.source = 'model' AND x.id IN ({', '.join('?' * len(chunk))})",
+            f"WHERE l.source = 'model' AND x.id IN ({placeholders(len(chunk))})",
             chunk,
         ).fetchall()
         out.update({int(r[0]): str(r[1]) for r in rows})
@@ -60,14 +61,14 @@ class LabelTables:
         """(kind, text_hash) -> the label a model gave that exact text under this
         naming prompt version (the name cache, migration 0008)."""
         rows = self.store.sql(
-            "SELECT kind, text_hash, label FROM name_cache WHERE prompt_version = ?", (prompt_version,)
+            "SELECT kind, text_hash, label FROM name_cache WHERE prompt_version = $1", (prompt_version,)
         )
         return {(r["kind"], r["text_hash"]): r["label"] for r in rows}
 
     def put_named_labels(self, named: Sequence[tuple[str, str, str]], prompt_version: int) -> int:
         """Cache (kind, text, label) model answers under `prompt_version`."""
         return self.store.executemany(
-            "INSERT INTO name_cache (kind, text_hash, prompt_version, label) VALUES (?, ?, ?, ?) "
+            "INSERT INTO name_cache (kind, text_hash, prompt_version, label) VALUES ($1, $2, $3, $4) "
             "ON CONFLICT (kind, text_hash, prompt_version) DO UPDATE SET label = excluded.label",
             [(kind, text_hash(text), prompt_version, label) for kind, text, label in named],
         )
@@ -84,16 +85,16 @@ class LabelTables:
         a label a fallback stored before migration 0015 becomes the model's here.
         """
 
-        def run(conn: Any) -> int:
+        def run(conn: Connection) -> int:
             (lid,) = conn.execute(
-                "INSERT INTO labels (label, kind, text, created_at) VALUES (?, ?, ?, ?) "
+                "INSERT INTO labels (label, kind, text, created_at) VALUES ($1, $2, $3, $4) "
                 "ON CONFLICT(label, kind) DO UPDATE SET text = CASE WHEN excluded.text != '' "
                 "THEN excluded.text ELSE labels.text END, source = 'model' RETURNING id",
                 (label, kind, text, _now()),
             ).fetchone()
             blob = vectors.to_blob(vector)
             row = conn.execute(
-                "INSERT INTO label_examples (label_id, space, vector_hash) VALUES (?, ?, ?) "
+                "INSERT INTO label_examples (label_id, space, vector_hash) VALUES ($1, $2, $3) "
                 "ON CONFLICT(label_id, space, vector_hash) DO NOTHING RETURNING id",
                 (int(lid), space, hashlib.sha256(blob).hexdigest()),
             ).fetchone()
@@ -107,7 +108,7 @@ class LabelTables:
 
     def labels(self, kind: str | None = None) -> list[tuple[str, str]]:
         """(label, kind) of every known (model-made) label."""
-        where, params = ("WHERE source = 'model' AND kind = ?", (kind,)) if kind else (
+        where, params = ("WHERE source = 'model' AND kind = $1", (kind,)) if kind else (
             "WHERE source = 'model'", ())
         return [
             (r["label"], r["kind"])
@@ -130,7 +131,7 @@ class LabelTables:
                 "SELECT COUNT(*) FROM label_examples x JOIN labels l ON l.id = x.label_id "
                 # Every example, fallback ones too: they take places among the
                 # nearest hits, so widening must be able to look past them.
-                "WHERE x.space = ? AND l.kind = ?",
+                "WHERE x.space = $1 AND l.kind = $2",
                 (space, kind),
             ).fetchone()
             # Ask for more examples than labels (one label may hold many of the nearest
@@ -160,8 +161,8 @@ class LabelTables:
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             rows = self.store.sql(
-                f"SELECT text_hash, vector FROM embedding_cache WHERE space = ? "
-                f"AND text_hash IN ({', '.join('?' * len(chunk))})",
+                f"SELECT text_hash, vector FROM embedding_cache WHERE space = $1 "
+                f"AND text_hash IN ({placeholders(len(chunk), 2)})",
                 (space, *chunk),
             )
             for r in rows:
@@ -171,7 +172,7 @@ class LabelTables:
     def put_vectors(self, space: str, items: Mapping[str, Any]) -> int:
         """Cache vectors by text_hash in `space`; returns rows written."""
         return self.store.executemany(
-            "INSERT INTO embedding_cache (space, text_hash, vector) VALUES (?, ?, ?) "
+            "INSERT INTO embedding_cache (space, text_hash, vector) VALUES ($1, $2, $3) "
             "ON CONFLICT(space, text_hash) DO UPDATE SET vector = excluded.vector",
             [(space, h, vectors.to_blob(v)) for h, v in items.items()],
         )

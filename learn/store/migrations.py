@@ -33,18 +33,18 @@ So the result decides for the small hand-written layer.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from learn.store.connection import Connection
 from learn.store.dialects import Dialect
 from learn.store.layout import StoreSchema
 from learn.store.proposals_ddl import create_tables as proposal_tables
 from learn.store.session_index_ddl import create_table as session_index_table
 from learn.store.session_index_ddl import derived_only as session_index_derived_only
 
-Migration = Callable[[Any, StoreSchema, Dialect], None]
+Migration = Callable[[Connection, StoreSchema, Dialect], None]
 
 
-def _m001_feedback(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m001_feedback(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # The ledger of mined feedback. dedup_key is content-derived (session, kind,
     # text), so re-scanning a file inserts nothing new. On PostgreSQL pgvector
     # must be available; creating it needs the right to (a superuser, or a
@@ -114,7 +114,7 @@ def _m001_feedback(conn: Any, s: StoreSchema, d: Dialect) -> None:
     )
 
 
-def _m002_learn_tables(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m002_learn_tables(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     conn.execute(
         f"""
         CREATE TABLE runs (
@@ -191,13 +191,13 @@ def _m002_learn_tables(conn: Any, s: StoreSchema, d: Dialect) -> None:
     )
 
 
-def _m003_event_ingest_index(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m003_event_ingest_index(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # recent() and the digest window read newest-first by ingestion; without this
     # they sort the whole ledger.
     conn.execute("CREATE INDEX feedback_events_by_ingested ON feedback_events(ingested_at)")
 
 
-def _m004_scope_examples_full_result(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m004_scope_examples_full_result(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # learn's Verdict carries a scope (user | project) the seed's verdict row lacks;
     # a run keeps its full RunResult (quotes' projects, rationales) next to the
     # surface JSON so `learn digest` rebuilds it exactly; and a label is found by
@@ -217,7 +217,7 @@ def _m004_scope_examples_full_result(conn: Any, s: StoreSchema, d: Dialect) -> N
     )
 
 
-def _m005_team_shared_candidates(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m005_team_shared_candidates(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # What `learn share` sends to a team store, and nothing more (see learn.store.team):
     # the quote (verified, redacted), its kind and label, a hash of the session id,
     # when, the project's remote URL and the author id the person chose. text_hash
@@ -242,7 +242,7 @@ def _m005_team_shared_candidates(conn: Any, s: StoreSchema, d: Dialect) -> None:
     )
 
 
-def _m006_team_show_name(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m006_team_show_name(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # Whether the author chose to have their id shown next to team proposals
     # ([team] show_name); hidden unless they said so.
     conn.execute(
@@ -250,7 +250,7 @@ def _m006_team_show_name(conn: Any, s: StoreSchema, d: Dialect) -> None:
     )
 
 
-def _m007_session_index(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m007_session_index(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # Per transcript file, what reading it gave (learn.store.session_index), so a
     # warm run opens no unchanged file. Per machine (paths, inodes): in the local
     # SQLite store only, never in a shared PostgreSQL database.
@@ -258,7 +258,7 @@ def _m007_session_index(conn: Any, s: StoreSchema, d: Dialect) -> None:
         session_index_table(conn)
 
 
-def _m008_name_cache(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m008_name_cache(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # The label the model gave an exact candidate text under a naming prompt
     # version (learn.store.label_tables.LabelTables.named_labels): a warm run
     # asks nothing about text it has named before. Only model answers are kept,
@@ -276,7 +276,7 @@ def _m008_name_cache(conn: Any, s: StoreSchema, d: Dialect) -> None:
     )
 
 
-def _m009_mine_batches(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m009_mine_batches(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # Each submitted Message Batch item (learn.store.mine_batches): which session
     # and chunk it mines, so another process can collect a batch this one
     # submitted. This machine's (it names transcript files by cache key): local
@@ -300,13 +300,13 @@ def _m009_mine_batches(conn: Any, s: StoreSchema, d: Dialect) -> None:
     )
 
 
-def _m011_proposal_states(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m011_proposal_states(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # Proposals until the person decides, per project, and what apply wrote
     # (learn.store.proposals): a second run must not lose what the first proposed.
     proposal_tables(conn, d)
 
 
-def _m014_team_protection(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m014_team_protection(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # A fix is shared as the commands that ran (evidence), never the model's words;
     # team runs read shared rows through team_shared, which names a person only
     # where they chose to be named.
@@ -346,7 +346,7 @@ def _m014_team_protection(conn: Any, s: StoreSchema, d: Dialect) -> None:
     )
 
 
-def _m015_label_source(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m015_label_source(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # Where a known label came from. Only a model's labels teach the vocabulary
     # (they are offered to the naming model as KNOWN LABELS, which it is told to
     # reuse exactly); a fallback slug stored by a run whose naming failed was
@@ -367,7 +367,7 @@ def _m015_label_source(conn: Any, s: StoreSchema, d: Dialect) -> None:
     )
 
 
-def _m016_session_index_derived(conn: Any, s: StoreSchema, d: Dialect) -> None:
+def _m016_session_index_derived(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # The session index keeps derived, redacted data only: the raw-record
     # pickles of 0007's `prefix` column go, their pages zeroed (local SQLite only).
     if not d.postgres:

@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from learn.store.db import SqliteConnection
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +30,7 @@ class BatchItem:
 
 
 class BatchTable:
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: SqliteConnection) -> None:
         self._conn = conn
 
     def record(self, items: Sequence[BatchItem]) -> None:
@@ -35,7 +38,7 @@ class BatchTable:
         with self._conn:
             self._conn.executemany(
                 "INSERT INTO mine_batches (batch_id, custom_id, session_id, cache_key, chunk, "
-                "submitted_at) VALUES (?, ?, ?, ?, ?, ?)",
+                "submitted_at) VALUES ($1, $2, $3, $4, $5, $6)",
                 [(i.batch_id, i.custom_id, i.session_id, i.cache_key, i.chunk, now) for i in items],
             )
 
@@ -53,5 +56,5 @@ class BatchTable:
 
     def mark_collected(self, batch_id: str) -> None:
         with self._conn:
-            self._conn.execute("UPDATE mine_batches SET collected = 1 WHERE batch_id = ?", (batch_id,))
+            self._conn.execute("UPDATE mine_batches SET collected = 1 WHERE batch_id = $1", (batch_id,))
 

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import re
 import secrets
-from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
+
+from learn.store.connection import Connection
 
 TEAM_ROLE_PREFIX = "learn_team_"
 _ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -83,17 +84,17 @@ def check_role(name: str) -> str:
     return name
 
 
-def _role_exists(conn: Any, name: str) -> bool:
-    return conn.execute("SELECT 1 FROM pg_roles WHERE rolname = ?", (name,)).fetchone() is not None
+def _role_exists(conn: Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM pg_roles WHERE rolname = $1", (name,)).fetchone() is not None
 
 
-def team_role(conn: Any) -> str:
+def team_role(conn: Connection) -> str:
     """The team role of the connected database: learn_team_<database name>."""
     db = str(conn.execute("SELECT current_database()").fetchone()[0])
     return TEAM_ROLE_PREFIX + re.sub(r"[^a-z0-9_]", "_", db.lower())[:50]
 
 
-def setup(conn: Any) -> str:
+def setup(conn: Connection) -> str:
     """Roles, grants and policies on a migrated team database (idempotent); returns
     the team role."""
     from learn.store.postgres import lock_writes
@@ -140,7 +141,7 @@ def setup(conn: Any) -> str:
     return role
 
 
-def add_member(conn: Any, name: str, *, new_password: bool = False) -> str | None:
+def add_member(conn: Connection, name: str, *, new_password: bool = False) -> str | None:
     """Make `name` a LOGIN role in the connected database's team role (setup() must
     have run). A new role gets a generated password, returned to hand to that
     person (shown once); an existing role keeps its password (roles are

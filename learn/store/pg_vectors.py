@@ -15,8 +15,9 @@ work where it matters, a large unfiltered table.
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from learn.store.connection import Connection
 from learn.store.layout import check_identifier
 from learn.store.postgres import lock_writes
 from learn.store.vector_tables import registered, to_blob
@@ -39,7 +40,7 @@ def to_text(vector: Vector, dim: int | None = None) -> str:
     return "[" + ",".join(map(repr, arr.tolist())) + "]"
 
 
-def ensure_table(conn: Any, purpose: str, space: str, dim: int, metadata: tuple[str, ...]) -> str:
+def ensure_table(conn: Connection, purpose: str, space: str, dim: int, metadata: tuple[str, ...]) -> str:
     # Two machines may embed in a new space at once: the advisory lock makes the
     # second wait and then find the first one's table.
     lock_writes(conn)
@@ -56,7 +57,7 @@ def ensure_table(conn: Any, purpose: str, space: str, dim: int, metadata: tuple[
         # A team database (learn.store.pg_team): members cannot CREATE, so the
         # admin's SECURITY DEFINER function makes the table, with the same name
         # and shape as below, and grants it to the team.
-        (made,) = conn.execute("SELECT learn_vector_table(?, ?, ?, ?::text[])",
+        (made,) = conn.execute("SELECT learn_vector_table($1, $2, $3, $4::text[])",
                                (purpose, space, int(dim), list(metadata))).fetchone()
         return str(made)
     # Named by a hash of the space (identifiers stay short and plain), not a counter.
@@ -68,41 +69,44 @@ def ensure_table(conn: Any, purpose: str, space: str, dim: int, metadata: tuple[
     )
     conn.execute(f"CREATE INDEX {name}_hnsw ON {name} USING hnsw (embedding vector_cosine_ops)")
     conn.execute(
-        "INSERT INTO vector_tables (purpose, space, dim, table_name) VALUES (?, ?, ?, ?)",
+        "INSERT INTO vector_tables (purpose, space, dim, table_name) VALUES ($1, $2, $3, $4)",
         (purpose, space, int(dim), name),
     )
     return name
 
 
-def upsert(conn: Any, table: str, rowid: int, vector: Vector, dim: int, metadata: dict[str, str]) -> None:
+def upsert(conn: Connection, table: str, rowid: int, vector: Vector, dim: int, metadata: dict[str, str]) -> None:
     cols = "".join(f", {check_identifier(k)}" for k in metadata)
-    marks = ", ?" * len(metadata)
+    marks = "".join(f", ${n}" for n in range(3, 3 + len(metadata)))
     sets = "".join(f", {k} = excluded.{k}" for k in metadata)
     conn.execute(
-        f"INSERT INTO {check_identifier(table)} (id, embedding{cols}) VALUES (?, ?::vector{marks}) "
+        f"INSERT INTO {check_identifier(table)} (id, embedding{cols}) VALUES ($1, $2::vector{marks}) "
         f"ON CONFLICT (id) DO UPDATE SET embedding = excluded.embedding{sets}",
         (rowid, to_text(vector, dim), *metadata.values()),
     )
 
 
-def delete(conn: Any, table: str, rowid: int) -> None:
-    conn.execute(f"DELETE FROM {check_identifier(table)} WHERE id = ?", (rowid,))
+def delete(conn: Connection, table: str, rowid: int) -> None:
+    conn.execute(f"DELETE FROM {check_identifier(table)} WHERE id = $1", (rowid,))
 
 
 def knn(
-    conn: Any, table: str, vector: Vector, k: int, dim: int, where: dict[str, str]
+    conn: Connection, table: str, vector: Vector, k: int, dim: int, where: dict[str, str]
 ) -> list[tuple[int, float]]:
     t = check_identifier(table)
     q = to_text(vector, dim)
-    filters = "".join(f" AND {check_identifier(c)} = ?" for c in where)
+    # Filters are $1..$n (the COUNT below reuses them alone); the query vector is
+    # $n+1, sent once though the query names it twice, and k is $n+2.
+    filters = "".join(f" AND {check_identifier(c)} = ${i}" for i, c in enumerate(where, 1))
+    vec, lim = f"${len(where) + 1}::vector", f"${len(where) + 2}"
     # A filter drops index answers after the scan: ask for more so fewer queries
     # fall back to the exact scan (x4 covers a filter keeping a quarter of the rows).
     ef = min(max(40, k * (4 if where else 1)), MAX_EF_SEARCH)
-    conn.execute("SELECT set_config('hnsw.ef_search', ?, false)", (str(ef),))
+    conn.execute("SELECT set_config('hnsw.ef_search', $1, false)", (str(ef),))
     rows = conn.execute(
-        f"SELECT id, embedding <=> ?::vector AS distance FROM {t} WHERE TRUE{filters} "
-        "ORDER BY embedding <=> ?::vector LIMIT ?",
-        (q, *where.values(), q, int(k)),
+        f"SELECT id, embedding <=> {vec} AS distance FROM {t} WHERE TRUE{filters} "
+        f"ORDER BY embedding <=> {vec} LIMIT {lim}",
+        (*where.values(), q, int(k)),
     ).fetchall()
     if len(rows) < k:
         (matching,) = conn.execute(
@@ -111,8 +115,8 @@ def knn(
         if int(matching) > len(rows):
             # `+ 0` keeps the planner off the index: an exact scan.
             rows = conn.execute(
-                f"SELECT id, embedding <=> ?::vector AS distance FROM {t} WHERE TRUE{filters} "
-                "ORDER BY (embedding <=> ?::vector) + 0, id LIMIT ?",
-                (q, *where.values(), q, int(k)),
+                f"SELECT id, embedding <=> {vec} AS distance FROM {t} WHERE TRUE{filters} "
+                f"ORDER BY (embedding <=> {vec}) + 0, id LIMIT {lim}",
+                (*where.values(), q, int(k)),
             ).fetchall()
     return [(int(r[0]), float(r[1])) for r in rows]

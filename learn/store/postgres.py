@@ -1,12 +1,12 @@
-"""The PostgreSQL connection: psycopg 3 behind the small surface the store uses of apsw.
+"""The PostgreSQL connection: psycopg 3 behind the store's Connection surface.
 
 The store's SQL is written once, in the dialect both engines share (INSERT ...
-ON CONFLICT ... RETURNING, COALESCE, CASE), with `?` placeholders. PgConnection
-rewrites the placeholders to psycopg's `%s` and offers what the store calls on an
-apsw connection: execute() returning a cursor (fetchone, fetchall, iteration),
-changes(), last_insert_rowid(), close(). Transactions stay explicit BEGIN /
-COMMIT / ROLLBACK statements, as on SQLite: the psycopg connection is in
-autocommit mode so it never opens one of its own.
+ON CONFLICT ... RETURNING, COALESCE, CASE), with PostgreSQL's own numbered
+placeholders `$1, $2, ...` (learn.store.connection), and sent as written: the
+connection's cursors are psycopg RawCursors, which pass the query to the server
+untouched (no `%s`, so a literal `%` needs no doubling). Transactions stay
+explicit BEGIN / COMMIT / ROLLBACK statements, as on SQLite: the psycopg
+connection is in autocommit mode so it never opens one of its own.
 
 psycopg is imported when a connection is opened, never at import time, so
 `learn --help` does not pay for it.
@@ -15,9 +15,13 @@ psycopg is imported when a connection is opened, never at import time, so
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from functools import lru_cache
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from learn.store.connection import Connection, Params, Rows
+
+if TYPE_CHECKING:
+    import psycopg
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 # The one advisory lock learn takes: migrations and vector-table creation are
@@ -26,12 +30,10 @@ URL_SCHEMES = ("postgresql://", "postgres://")
 # simpler to find in pg_locks.)
 ADVISORY_LOCK_KEY = 0x6C6561726E  # "learn"
 
-_TOKEN = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|::|:[A-Za-z_][A-Za-z0-9_]*|\?|%")
 
-
-def lock_writes(conn: Any) -> None:
+def lock_writes(conn: Connection) -> None:
     """Inside an open transaction: wait for learn's advisory lock (released at COMMIT)."""
-    conn.execute("SELECT pg_advisory_xact_lock(?)", (ADVISORY_LOCK_KEY,))
+    conn.execute("SELECT pg_advisory_xact_lock($1)", (ADVISORY_LOCK_KEY,))
 
 
 def is_database_url(target: object) -> bool:
@@ -43,54 +45,27 @@ def redact_url(url: str) -> str:
     return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
 
 
-@lru_cache(maxsize=512)
-def translate(statement: str, named: bool) -> str:
-    """`?` -> `%s` (or `:name` -> `%(name)s` when named), and a literal `%` doubled,
-    leaving quoted strings and identifiers and `::` casts alone."""
-
-    def sub(m: re.Match[str]) -> str:
-        tok = m.group(0)
-        if tok == "?":
-            return "%s"
-        if tok == "%":
-            return "%%"
-        if named and tok.startswith(":") and tok != "::":
-            return f"%({tok[1:]})s"
-        if tok.startswith("'"):
-            return tok.replace("%", "%%")
-        return tok
-
-    return _TOKEN.sub(sub, statement)
-
-
 class PgConnection:
-    """A psycopg connection shaped like the apsw one the store was written against."""
+    """A psycopg connection (RawCursor, autocommit) behind the store's Connection surface."""
 
     dialect = "postgresql"
 
-    def __init__(self, raw: Any, url: str) -> None:
+    def __init__(self, raw: psycopg.Connection[Any], url: str) -> None:
         self.raw = raw
         self.url = url
         self._changes = 0
 
-    def execute(
-        self, statement: str, params: Sequence[Any] | Mapping[str, Any] | None = None
-    ) -> Any:
+    def execute(self, statement: str, params: Params = ()) -> Rows:
         cur = self.raw.cursor()
-        if params is None or (not isinstance(params, Mapping) and len(params) == 0):
-            if "?" in statement:
-                raise ValueError("statement has placeholders but no parameters")
+        if not params:
             # No parameters: the simple protocol, which also runs multi-statement DDL.
             cur.execute(statement, prepare=False)
         else:
-            named = isinstance(params, Mapping)
-            cur.execute(translate(statement, named), params)
+            cur.execute(statement, params)
         self._changes = max(cur.rowcount, 0)
         return cur
 
-    def executemany(
-        self, statement: str, seq: Sequence[Sequence[Any] | Mapping[str, Any]]
-    ) -> int:
+    def executemany(self, statement: str, seq: Iterable[Params]) -> int:
         """One statement over many parameter sets; psycopg pipelines them, so a batch
         costs about one round trip instead of one per row. Returns rows changed."""
         rows = list(seq)
@@ -98,20 +73,18 @@ class PgConnection:
             self._changes = 0
             return 0
         cur = self.raw.cursor()
-        cur.executemany(translate(statement, isinstance(rows[0], Mapping)), rows)
+        cur.executemany(statement, rows)
         self._changes = max(cur.rowcount, 0)
         return self._changes
 
-    def query_dicts(
-        self, statement: str, params: Sequence[Any] | Mapping[str, Any] = ()
-    ) -> list[dict[str, Any]]:
+    def query_dicts(self, statement: str, params: Params = ()) -> list[dict[str, Any]]:
         from psycopg.rows import dict_row
 
         cur = self.raw.cursor(row_factory=dict_row)
         if not params:
             cur.execute(statement)
         else:
-            cur.execute(translate(statement, isinstance(params, Mapping)), params)
+            cur.execute(statement, params)
         self._changes = max(cur.rowcount, 0)
         if cur.description is None:
             return []
@@ -122,6 +95,7 @@ class PgConnection:
 
     def last_insert_rowid(self) -> int:
         row = self.raw.execute("SELECT lastval()").fetchone()
+        assert row is not None  # lastval() answers a row or raises
         return int(row[0])
 
     def close(self) -> None:
@@ -143,7 +117,8 @@ def connect(url: str, *, readonly: bool = False, busy_timeout_ms: int | None = N
     from learn.store.db import StoreError
 
     try:
-        raw = psycopg.connect(url, autocommit=True)
+        # RawCursor: `$n` placeholders go to the server as written (psycopg >= 3.2).
+        raw = psycopg.connect(url, autocommit=True, cursor_factory=psycopg.RawCursor)
     except psycopg.OperationalError as exc:
         raise StoreError(f"cannot connect to {redact_url(url)}: {exc}") from exc
     try:

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from learn.projects import within
 from learn.records.proposal import Proposal
+from learn.store.connection import Connection, placeholders
 from learn.store.feedback import FeedbackStore
 
 # The tables (migration 0011) and the row helpers its backfill shares, in a leaf.
@@ -107,20 +108,20 @@ class ProposalBook:
         """
         when = at or now_iso()
 
-        def run(conn: Any) -> None:
+        def run(conn: Connection) -> None:
             for p in proposals:
                 projects = projects_of(p) or ([fallback_project] if fallback_project else [])
                 canonical = p.verdict.canonical_key if p.verdict else None
                 for project in projects:
                     row = conn.execute(
                         "SELECT state, decided_sessions FROM proposal_states "
-                        "WHERE project = ? AND key = ?", (project, p.key)).fetchone()
+                        "WHERE project = $1 AND key = $2", (project, p.key)).fetchone()
                     if row is None:
                         conn.execute(
                             "INSERT INTO proposal_states (project, key, canonical_key, kind, "
                             "accepted, state, sessions, proposal_json, first_run_id, last_run_id, "
                             "first_proposed_at, last_proposed_at) "
-                            "VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
+                            "VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $11)",
                             (project, p.key, canonical, p.kind, accepted_of(p), p.sessions,
                              proposal_json(p), run_id, run_id, when, when))
                     else:
@@ -129,17 +130,17 @@ class ProposalBook:
                                 state == "declined" and p.sessions >= reoffer_at(int(decided or 0))):
                             state = "pending"
                         conn.execute(
-                            "UPDATE proposal_states SET canonical_key = ?, kind = ?, accepted = ?, "
-                            "state = ?, sessions = ?, proposal_json = ?, last_run_id = ?, "
-                            "last_proposed_at = ?, superseded_by = CASE WHEN ? = 'pending' "
-                            "THEN NULL ELSE superseded_by END WHERE project = ? AND key = ?",
+                            "UPDATE proposal_states SET canonical_key = $1, kind = $2, accepted = $3, "
+                            "state = $4, sessions = $5, proposal_json = $6, last_run_id = $7, "
+                            "last_proposed_at = $8, superseded_by = CASE WHEN $9 = 'pending' "
+                            "THEN NULL ELSE superseded_by END WHERE project = $10 AND key = $11",
                             (canonical, p.kind, accepted_of(p), state, p.sessions, proposal_json(p),
                              run_id, when, state, project, p.key))
                     if canonical:
                         # The same rule under a new label: the old row gives way.
                         conn.execute(
-                            "UPDATE proposal_states SET state = 'superseded', superseded_by = ?, "
-                            "decided_at = ? WHERE project = ? AND canonical_key = ? AND key != ? "
+                            "UPDATE proposal_states SET state = 'superseded', superseded_by = $1, "
+                            "decided_at = $2 WHERE project = $3 AND canonical_key = $4 AND key != $5 "
                             "AND state = 'pending'",
                             (p.key, when, project, canonical, p.key))
 
@@ -154,10 +155,10 @@ class ProposalBook:
         if wanted is not None:
             if not wanted:
                 return []
-            where.append(f"state IN ({', '.join('?' * len(wanted))})")
+            where.append(f"state IN ({placeholders(len(wanted))})")
             params.extend(wanted)
         if key is not None:
-            where.append("key = ?")
+            where.append(f"key = ${len(params) + 1}")
             params.append(key)
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         rows = self.store.sql(
@@ -210,8 +211,8 @@ class ProposalBook:
         rows = self.rows(project, key=key)
         when = at or now_iso()
         self.store.executemany(
-            "UPDATE proposal_states SET state = ?, decided_at = ?, decided_sessions = ? "
-            "WHERE id = ?", [(state, when, r.sessions, r.id) for r in rows])
+            "UPDATE proposal_states SET state = $1, decided_at = $2, decided_sessions = $3 "
+            "WHERE id = $4", [(state, when, r.sessions, r.id) for r in rows])
         return rows
 
     def record_applied(self, *, project: str, proposal: Proposal, decision: str, form: Form,
@@ -223,11 +224,11 @@ class ProposalBook:
                              f"not {decision!r}")
         canonical = proposal.verdict.canonical_key if proposal.verdict else None
 
-        def run(conn: Any) -> int:
+        def run(conn: Connection) -> int:
             (rid,) = conn.execute(
                 "INSERT INTO applied_rules (project, key, canonical_key, decision, form, rule_text, "
                 "target_file, backup_file, sessions, last_seen, applied_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
                 (project, proposal.key, canonical, decision, form, rule_text, target_file,
                  backup_file, proposal.sessions, proposal.last_seen, at or now_iso())).fetchone()
             return int(rid)
@@ -236,7 +237,7 @@ class ProposalBook:
 
     def applied(self, *, key: str | None = None, project: str | None = None) -> list[AppliedRule]:
         """What apply wrote, oldest first (for `key` / within `project` when given)."""
-        where, params = ("WHERE key = ?", [key]) if key is not None else ("", [])
+        where, params = ("WHERE key = $1", [key]) if key is not None else ("", [])
         rows = self.store.sql(f"SELECT * FROM applied_rules {where} ORDER BY applied_at, id",
                               params)
         return [

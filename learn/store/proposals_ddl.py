@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 from learn.projects import quote_projects
 from learn.records.proposal import Proposal
+from learn.store.connection import Connection
 from learn.store.dialects import Dialect
 from learn.store.run_json import proposal_from_full_json, result_from_full_json
 
@@ -82,7 +83,7 @@ def accepted_of(p: Proposal) -> bool:
     return p.verdict is None or p.verdict.accepted
 
 
-def create_tables(conn: Any, d: Dialect) -> None:
+def create_tables(conn: Connection, d: Dialect) -> None:
     for statement in ddl(d).split(";"):
         if statement.strip():
             conn.execute(statement)
@@ -92,7 +93,7 @@ def create_tables(conn: Any, d: Dialect) -> None:
 _DECIDED: dict[str, State] = {"accepted": "applied", "edited": "edited", "dismissed": "declined"}
 
 
-def _backfill(conn: Any) -> None:
+def _backfill(conn: Connection) -> None:
     """The newest stored run's proposals become rows, so the first `learn apply` after the
     upgrade still finds what that run proposed; a decision already taken on a key
     (the decisions ledger) gives its state."""
@@ -105,7 +106,7 @@ def _backfill(conn: Any) -> None:
     for p in result.proposals:
         if p.people is not None or (p.verdict is None and not result.offline):
             continue
-        decided = conn.execute("SELECT decision, at FROM decisions WHERE key = ? "
+        decided = conn.execute("SELECT decision, at FROM decisions WHERE key = $1 "
                                "ORDER BY at DESC, id DESC LIMIT 1", (p.key,)).fetchone()
         state: State = _DECIDED.get(str(decided[0]), "pending") if decided else "pending"
         for project in projects_of(p):
@@ -113,7 +114,7 @@ def _backfill(conn: Any) -> None:
                 "INSERT INTO proposal_states (project, key, canonical_key, kind, accepted, state, "
                 "sessions, proposal_json, first_run_id, last_run_id, first_proposed_at, "
                 "last_proposed_at, decided_at, decided_sessions) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
                 "ON CONFLICT (project, key) DO NOTHING",
                 (project, p.key, p.verdict.canonical_key if p.verdict else None, p.kind,
                  accepted_of(p), state, p.sessions, proposal_json(p), int(row[0]), int(row[0]),

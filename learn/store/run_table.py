@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from learn.store.connection import Connection
 from learn.store.feedback import FeedbackStore
 from learn.store.feedback_rows import now_iso as _now
 
@@ -40,9 +41,9 @@ class RunTable:
         self.store = store
 
     def start_run(self, args: Mapping[str, Any], *, started_at: str | None = None) -> int:
-        def run(conn: Any) -> int:
+        def run(conn: Connection) -> int:
             (rid,) = conn.execute(
-                "INSERT INTO runs (started_at, args_json) VALUES (?, ?) RETURNING id",
+                "INSERT INTO runs (started_at, args_json) VALUES ($1, $2) RETURNING id",
                 (started_at or _now(), json.dumps(dict(args), default=str)),
             ).fetchone()
             return int(rid)
@@ -61,8 +62,8 @@ class RunTable:
         """Close a run with its usage and RunResult JSON (`result` is RunResult.to_json();
         `result_full` every field, for an exact rebuild: see learn.store.runs)."""
         n = self.store.execute(
-            "UPDATE runs SET finished_at = ?, usage_json = ?, result_json = ?, "
-            "result_full_json = ? WHERE id = ?",
+            "UPDATE runs SET finished_at = $1, usage_json = $2, result_json = $3, "
+            "result_full_json = $4 WHERE id = $5",
             (
                 finished_at or _now(),
                 None if usage is None else json.dumps(dict(usage)),
@@ -86,7 +87,7 @@ class RunTable:
         )
 
     def get_run(self, run_id: int) -> RunRecord | None:
-        rows = self.store.sql("SELECT * FROM runs WHERE id = ?", (int(run_id),))
+        rows = self.store.sql("SELECT * FROM runs WHERE id = $1", (int(run_id),))
         return self._run(rows[0]) if rows else None
 
     def last_run(self, *, finished: bool = True) -> RunRecord | None:

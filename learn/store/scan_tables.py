@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from learn.store.connection import Connection, placeholders
 from learn.store.feedback import FeedbackStore
 from learn.store.label_tables import text_hash
 from learn.store.run_table import loads as _loads
@@ -67,7 +68,7 @@ class ScanTables:
     def record_session(self, s: ScannedSession) -> None:
         self.store.execute(
             "INSERT INTO sessions_scanned (session_id, provider, project, path, content_hash, "
-            "last_activity, candidate_count, scanned_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "last_activity, candidate_count, scanned_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
             "ON CONFLICT(session_id) DO UPDATE SET provider = excluded.provider, "
             "project = excluded.project, path = excluded.path, "
             "content_hash = excluded.content_hash, last_activity = excluded.last_activity, "
@@ -94,11 +95,11 @@ class ScanTables:
             if r.session_id != session_id:
                 raise ValueError(f"candidate of session {r.session_id} passed for {session_id}")
 
-        def run(conn: Any) -> int:
+        def run(conn: Connection) -> int:
             before = {
                 (str(k), str(src), str(h))
                 for k, src, h in conn.execute(
-                    "SELECT kind, source, text_hash FROM candidates WHERE session_id = ?",
+                    "SELECT kind, source, text_hash FROM candidates WHERE session_id = $1",
                     (session_id,),
                 ).fetchall()
             }
@@ -114,7 +115,7 @@ class ScanTables:
                 # One batch (pipelined on PostgreSQL), not a round trip per row.
                 conn.executemany(
                     "INSERT INTO candidates (session_id, kind, source, text, text_hash, project, "
-                    "occurred_at, payload_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                    "occurred_at, payload_json) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
                     "ON CONFLICT(session_id, kind, source, text_hash) DO UPDATE SET "
                     "project = excluded.project, occurred_at = excluded.occurred_at, "
                     "payload_json = excluded.payload_json",
@@ -122,8 +123,8 @@ class ScanTables:
                 )
             for kind, source, h in before - keep:
                 conn.execute(
-                    "DELETE FROM candidates WHERE session_id = ? AND kind = ? AND source = ? "
-                    "AND text_hash = ?",
+                    "DELETE FROM candidates WHERE session_id = $1 AND kind = $2 AND source = $3 "
+                    "AND text_hash = $4",
                     (session_id, kind, source, h),
                 )
             return len(keep - before)
@@ -139,10 +140,10 @@ class ScanTables:
             ids = list(session_ids)
             if not ids:
                 return []
-            where.append(f"session_id IN ({', '.join('?' * len(ids))})")
+            where.append(f"session_id IN ({placeholders(len(ids))})")
             params.extend(ids)
         if kind is not None:
-            where.append("kind = ?")
+            where.append(f"kind = ${len(params) + 1}")
             params.append(kind)
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         return [
@@ -158,7 +159,7 @@ class ScanTables:
     def set_labels(self, labels: Mapping[int, str], *, run_id: int | None) -> int:
         """Assign labels to candidates by id; returns rows updated."""
         return self.store.executemany(
-            "UPDATE candidates SET label = ?, label_run = ? WHERE id = ?",
+            "UPDATE candidates SET label = $1, label_run = $2 WHERE id = $3",
             [(label, run_id, int(cid)) for cid, label in labels.items()],
         )
 
@@ -166,7 +167,7 @@ class ScanTables:
         """text_hash -> label for already-labelled candidates of `kind` (newest label wins),
         so the same words get the same name in every run."""
         rows = self.store.sql(
-            "SELECT text_hash, label FROM candidates WHERE kind = ? AND label IS NOT NULL "
+            "SELECT text_hash, label FROM candidates WHERE kind = $1 AND label IS NOT NULL "
             "ORDER BY COALESCE(label_run, 0), id",
             (kind,),
         )

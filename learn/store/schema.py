@@ -18,6 +18,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from learn.store.connection import Connection
 from learn.store.db import SchemaMismatchError
 from learn.store.dialects import SQLITE as SQLITE
 from learn.store.dialects import Dialect as Dialect
@@ -47,21 +48,21 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _table_exists(conn: Any, name: str) -> bool:
+def _table_exists(conn: Connection, name: str) -> bool:
     return dialect_of(conn).table_exists(conn, name)
 
 
-def _columns(conn: Any, table: str) -> set[str]:
+def _columns(conn: Connection, table: str) -> set[str]:
     return dialect_of(conn).columns(conn, table)
 
 
-def applied_migrations(conn: Any) -> list[str]:
+def applied_migrations(conn: Connection) -> list[str]:
     if not _table_exists(conn, "_migrations"):
         return []
     return [str(r[0]) for r in conn.execute("SELECT name FROM _migrations ORDER BY name")]
 
 
-def _check_marker(conn: Any, schema: StoreSchema) -> bool:
+def _check_marker(conn: Connection, schema: StoreSchema) -> bool:
     """True when a marker exists and matches; raises when it exists and does not."""
     if not _table_exists(conn, "_learn_schema"):
         return False
@@ -80,7 +81,7 @@ def _check_marker(conn: Any, schema: StoreSchema) -> bool:
     return True
 
 
-def verify(conn: Any, schema: StoreSchema) -> None:
+def verify(conn: Connection, schema: StoreSchema) -> None:
     """Read-only attestation: identity, layout, every migration applied, no unknown ones."""
     if not _check_marker(conn, schema):
         raise SchemaMismatchError("not a learn store (no schema marker); open it writable once")
@@ -97,7 +98,7 @@ def verify(conn: Any, schema: StoreSchema) -> None:
         raise SchemaMismatchError(f"feedback_events lacks event columns {absent}")
 
 
-def _explain_denied(conn: Any, dialect: Dialect, targets: Any, exc: BaseException) -> None:
+def _explain_denied(conn: Connection, dialect: Dialect, targets: Any, exc: BaseException) -> None:
     """A team member may not change the schema (learn.store.pg_team): say who can."""
     if dialect.name != "postgresql":
         return
@@ -112,7 +113,7 @@ def _explain_denied(conn: Any, dialect: Dialect, targets: Any, exc: BaseExceptio
         ) from exc
 
 
-def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[str]:
+def migrate(conn: Connection, schema: StoreSchema, *, upto: int | None = None) -> list[str]:
     """Apply pending migrations (the first `upto` only, for tests); returns the names applied.
 
     Each migration commits on its own with its _migrations row, in a transaction
@@ -139,7 +140,7 @@ def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[
         conn.execute(_BOOKKEEPING)
         if not _check_marker(conn, schema):
             conn.execute(
-                "INSERT INTO _learn_schema (id, identity, layout_json) VALUES (1, ?, ?)",
+                "INSERT INTO _learn_schema (id, identity, layout_json) VALUES (1, $1, $2)",
                 (schema.identity, json.dumps(schema.layout())),
             )
         unknown = sorted(set(applied_migrations(conn)) - set(STEP_NAMES))
@@ -154,12 +155,12 @@ def migrate(conn: Any, schema: StoreSchema, *, upto: int | None = None) -> list[
         dialect.begin_write(conn)
         try:
             # Re-read inside the write lock: another process may have just applied it.
-            if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
+            if conn.execute("SELECT 1 FROM _migrations WHERE name = $1", (name,)).fetchone():
                 conn.execute("COMMIT")
                 continue
             fn(conn, schema, dialect)
             conn.execute(
-                "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)", (name, _now())
+                "INSERT INTO _migrations (name, applied_at) VALUES ($1, $2)", (name, _now())
             )
             conn.execute("COMMIT")
         except BaseException as exc:

@@ -23,7 +23,12 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from learn.store.db import SqliteConnection
+
+from learn.store.connection import placeholders
 
 # The tables' DDL (migrations 0007 and 0016) lives in a leaf the migration list imports.
 from learn.store.session_index_ddl import create_table as create_table
@@ -77,7 +82,7 @@ _COLUMNS = ("path", "size", "mtime_ns", "inode", "version", "context", "summary"
 class SessionIndex:
     """The session_index table over one apsw connection."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: SqliteConnection) -> None:
         self._conn = conn
 
     def get_many(self, paths: Sequence[str], *, views: bool = True) -> dict[str, IndexRow]:
@@ -89,7 +94,7 @@ class SessionIndex:
         # per file cost 30 us each at 1,000 files.
         for start in range(0, len(paths), 500):
             part = paths[start:start + 500]
-            marks = ", ".join("?" * len(part))
+            marks = placeholders(len(part))
             for row in self._conn.execute(
                 f"SELECT {cols} FROM session_index WHERE path IN ({marks})", tuple(part)
             ):
@@ -100,7 +105,7 @@ class SessionIndex:
         batch = [tuple(getattr(r, c) for c in _COLUMNS) for r in rows]
         if not batch:
             return 0
-        marks = ", ".join("?" * len(_COLUMNS))
+        marks = placeholders(len(_COLUMNS))
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             self._conn.executemany(
@@ -122,7 +127,7 @@ class SessionIndex:
         batch = [tuple(getattr(r, c) for c in _HEAD_COLUMNS) for r in rows]
         if not batch:
             return
-        marks = ", ".join("?" * len(_HEAD_COLUMNS))
+        marks = placeholders(len(_HEAD_COLUMNS))
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             self._conn.executemany(
@@ -146,8 +151,8 @@ class SessionIndex:
             return 0
         self._conn.execute("BEGIN IMMEDIATE")
         try:
-            self._conn.executemany("DELETE FROM session_index WHERE path = ?", gone)
-            self._conn.executemany("DELETE FROM session_heads WHERE path = ?", gone)
+            self._conn.executemany("DELETE FROM session_index WHERE path = $1", gone)
+            self._conn.executemany("DELETE FROM session_heads WHERE path = $1", gone)
             self._conn.execute("COMMIT")
         except BaseException:
             self._conn.execute("ROLLBACK")

@@ -7,10 +7,10 @@ SQLite only: the index is per machine and never goes to a shared database.
 
 from __future__ import annotations
 
-from typing import Any
+from learn.store.connection import Connection
 
 
-def create_table(conn: Any) -> None:
+def create_table(conn: Connection) -> None:
     """The DDL of migration 0007_session_index (kept here, with the code that reads it;
     0016 reshapes it: `derived_only`)."""
     conn.execute(
@@ -46,7 +46,7 @@ def create_table(conn: Any) -> None:
     )
 
 
-def derived_only(conn: Any) -> None:
+def derived_only(conn: Connection) -> None:
     """Migration 0016: the index keeps derived, redacted data only (issue 20).
 
     0007's table kept, for files changed in the last two days, every decoded

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from learn.store.connection import Connection
 from learn.store.feedback import FeedbackStore
 from learn.store.feedback_rows import now_iso as _now
 from learn.store.run_table import loads as _loads
@@ -61,7 +62,7 @@ class ShownTable:
         when = at or _now()
         self.store.execute(
             "INSERT INTO proposals (key, first_shown_at, last_shown_at, last_occurrence, "
-            "covered_when_shown, shown_count, text, verdict_json) VALUES (?, ?, ?, ?, ?, 1, ?, ?) "
+            "covered_when_shown, shown_count, text, verdict_json) VALUES ($1, $2, $3, $4, $5, 1, $6, $7) "
             "ON CONFLICT(key) DO UPDATE SET last_shown_at = excluded.last_shown_at, "
             "last_occurrence = excluded.last_occurrence, "
             "covered_when_shown = excluded.covered_when_shown, "
@@ -72,7 +73,7 @@ class ShownTable:
         )
 
     def shown(self, key: str) -> ShownProposal | None:
-        rows = self.store.sql("SELECT * FROM proposals WHERE key = ?", (key,))
+        rows = self.store.sql("SELECT * FROM proposals WHERE key = $1", (key,))
         if not rows:
             return None
         r = rows[0]
@@ -97,10 +98,10 @@ class ShownTable:
         if decision not in ("accepted", "edited", "dismissed"):
             raise ValueError(f"decision must be accepted, edited or dismissed, not {decision!r}")
 
-        def run(conn: Any) -> int:
+        def run(conn: Connection) -> int:
             (did,) = conn.execute(
                 "INSERT INTO decisions (key, decision, text, target_file, at) "
-                "VALUES (?, ?, ?, ?, ?) RETURNING id",
+                "VALUES ($1, $2, $3, $4, $5) RETURNING id",
                 (key, decision, text, target_file, at or _now()),
             ).fetchone()
             return int(did)
@@ -108,7 +109,7 @@ class ShownTable:
         return self.store._write(run)
 
     def decisions(self, key: str | None = None) -> list[DecisionRecord]:
-        where, params = ("WHERE key = ?", (key,)) if key is not None else ("", ())
+        where, params = ("WHERE key = $1", (key,)) if key is not None else ("", ())
         return [
             DecisionRecord(id=int(r["id"]), key=r["key"], decision=r["decision"], text=r["text"],
                            target_file=r["target_file"], at=r["at"])

@@ -105,7 +105,7 @@ class TeamTable:
         return self.store.executemany(
             "INSERT INTO team_candidates (author, session_hash, kind, label, quote, text_hash, "
             "occurred_at, project_remote, shared_at, show_name, evidence) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
             "ON CONFLICT (author, session_hash, kind, text_hash) DO UPDATE SET "
             "label = excluded.label, occurred_at = excluded.occurred_at, "
             "show_name = excluded.show_name, evidence = excluded.evidence",
@@ -120,7 +120,7 @@ class TeamTable:
         where they chose to be."""
         rows = self.store.sql(
             "SELECT person, name, session_hash, kind, label, quote, evidence, occurred_at, "
-            "project_remote, show_name FROM team_shared WHERE project_remote = ? "
+            "project_remote, show_name FROM team_shared WHERE project_remote = $1 "
             "ORDER BY occurred_at, id",
             (project_remote,),
         )
@@ -140,9 +140,9 @@ class TeamTable:
             "SELECT kind, label, COUNT(DISTINCT person) AS people, "
             "COUNT(DISTINCT person || ':' || session_hash) AS sessions, "
             "MAX(occurred_at) AS last_seen "
-            "FROM team_shared WHERE project_remote = ? AND label IS NOT NULL "
+            "FROM team_shared WHERE project_remote = $1 AND label IS NOT NULL "
             "GROUP BY kind, label "
-            "HAVING COUNT(DISTINCT person) >= ? AND COUNT(DISTINCT person || ':' || session_hash) >= ? "
+            "HAVING COUNT(DISTINCT person) >= $2 AND COUNT(DISTINCT person || ':' || session_hash) >= $3 "
             "ORDER BY people DESC, sessions DESC, kind, label",
             (project_remote, int(min_people), int(min_sessions)),
         )

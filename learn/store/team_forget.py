@@ -22,13 +22,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from learn.store import vectors
+from learn.store.connection import placeholders
 from learn.store.feedback import EVIDENCE_PURPOSE, FeedbackStore
 from learn.store.feedback_rows import PROPOSAL_SOURCE_KIND
 from learn.store.label_tables import LABEL_PURPOSE
 
 
-def _in(column: str, values: list[Any]) -> str:
-    return f"{column} IN ({', '.join('?' * len(values))})"
+def _in(column: str, values: list[Any], start: int = 1) -> str:
+    return f"{column} IN ({placeholders(len(values), start)})"
 
 
 def _chunks(values: Iterable[Any], size: int = 500) -> Iterable[list[Any]]:
@@ -64,8 +65,8 @@ def forget(team: FeedbackStore, author: str) -> int:
     the shared rows deleted."""
     with team.atomic(), team._use(write=True) as conn:
         mine = team.sql("SELECT DISTINCT session_hash, kind, text_hash FROM team_candidates "
-                        "WHERE author = ?", (author,))
-        n = team.execute("DELETE FROM team_candidates WHERE author = ?", (author,))
+                        "WHERE author = $1", (author,))
+        n = team.execute("DELETE FROM team_candidates WHERE author = $1", (author,))
         sessions = {r["session_hash"] for r in mine}
         hashes = sorted({r["text_hash"] for r in mine})
         if not hashes:
@@ -102,11 +103,11 @@ def forget(team: FeedbackStore, author: str) -> int:
                 found = vectors.find_table(conn, LABEL_PURPOSE, r["space"])
                 if found is not None:
                     vectors.delete(conn, found[0], int(r["id"]))
-                team.execute("DELETE FROM label_examples WHERE id = ?", (int(r["id"]),))
+                team.execute("DELETE FROM label_examples WHERE id = $1", (int(r["id"]),))
                 touched_labels.add(int(r["label_id"]))
         for lid in touched_labels:
-            team.execute("DELETE FROM labels WHERE id = ? AND NOT EXISTS "
-                         "(SELECT 1 FROM label_examples WHERE label_id = ?)", (lid, lid))
+            team.execute("DELETE FROM labels WHERE id = $1 AND NOT EXISTS "
+                         "(SELECT 1 FROM label_examples WHERE label_id = $2)", (lid, lid))
 
         # Verdicts their words went into: evidence vectors, then the proposal event
         # (its verdict and evidence rows go with it, ON DELETE CASCADE).
@@ -116,13 +117,13 @@ def forget(team: FeedbackStore, author: str) -> int:
                 found = vectors.find_table(conn, EVIDENCE_PURPOSE, r["space"])
                 if found is not None:
                     vectors.delete(conn, found[0], int(r["id"]))
-            team.execute(f"DELETE FROM feedback_events WHERE source_kind = ? AND "
-                         f"{_in('dedup_key', chunk)}", (PROPOSAL_SOURCE_KIND, *chunk))
+            team.execute(f"DELETE FROM feedback_events WHERE source_kind = $1 AND "
+                         f"{_in('dedup_key', chunk, 2)}", (PROPOSAL_SOURCE_KIND, *chunk))
         # A run that quotes them, or proposes a group their words were in (a
         # proposal keeps a sample of its quotes, so theirs may not be shown).
         stale = [(i,) for i, run_keys, _, named in runs if named or run_keys & keys]
         team.executemany("UPDATE runs SET result_json = NULL, result_full_json = NULL "
-                         "WHERE id = ?", stale)
+                         "WHERE id = $1", stale)
         for chunk in _chunks(gone):
             team.execute(f"DELETE FROM embedding_cache WHERE {_in('text_hash', chunk)}", chunk)
             team.execute(f"DELETE FROM name_cache WHERE {_in('text_hash', chunk)}", chunk)

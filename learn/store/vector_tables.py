@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from learn.store.connection import Connection
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -42,15 +44,15 @@ def from_blob(blob: bytes) -> npt.NDArray[np.float32]:
     return np.frombuffer(blob, dtype="<f4").astype(np.float32)
 
 
-def find_table(conn: Any, purpose: str, space: str) -> tuple[str, int] | None:
+def find_table(conn: Connection, purpose: str, space: str) -> tuple[str, int] | None:
     row = conn.execute(
-        "SELECT table_name, dim FROM vector_tables WHERE purpose = ? AND space = ?",
+        "SELECT table_name, dim FROM vector_tables WHERE purpose = $1 AND space = $2",
         (purpose, space),
     ).fetchone()
     return None if row is None else (str(row[0]), int(row[1]))
 
 
-def registered(conn: Any, purpose: str, space: str, dim: int) -> str | None:
+def registered(conn: Connection, purpose: str, space: str, dim: int) -> str | None:
     """The table already registered for (purpose, space), checked against `dim`."""
     found = find_table(conn, purpose, space)
     if found is None:

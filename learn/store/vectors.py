@@ -15,8 +15,8 @@ with an HNSW index); the connection says which engine it is.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from learn.store.connection import Connection
 from learn.store.layout import check_identifier
 
 # The blob format and the registry of tables, shared with learn.store.pg_vectors.
@@ -28,12 +28,12 @@ from learn.store.vector_tables import registered
 from learn.store.vector_tables import to_blob as to_blob
 
 
-def _pg(conn: Any) -> bool:
-    return getattr(conn, "dialect", None) == "postgresql"
+def _pg(conn: Connection) -> bool:
+    return conn.dialect == "postgresql"
 
 
 def ensure_table(
-    conn: Any, purpose: str, space: str, dim: int, metadata: Sequence[str] = ()
+    conn: Connection, purpose: str, space: str, dim: int, metadata: Sequence[str] = ()
 ) -> str:
     """The vec0 table for (purpose, space), created if absent. Call inside a write transaction.
 
@@ -55,37 +55,37 @@ def ensure_table(
         f"embedding float[{int(dim)}] distance_metric=cosine{cols})"
     )
     conn.execute(
-        "INSERT INTO vector_tables (purpose, space, dim, table_name) VALUES (?, ?, ?, ?)",
+        "INSERT INTO vector_tables (purpose, space, dim, table_name) VALUES ($1, $2, $3, $4)",
         (purpose, space, int(dim), name),
     )
     return name
 
 
-def upsert(conn: Any, table: str, rowid: int, vector: Vector, dim: int, **metadata: str) -> None:
+def upsert(conn: Connection, table: str, rowid: int, vector: Vector, dim: int, **metadata: str) -> None:
     if _pg(conn):
         from learn.store import pg_vectors
 
         return pg_vectors.upsert(conn, table, rowid, vector, dim, metadata)
     # vec0 has no UPSERT; delete then insert, inside the caller's transaction.
-    conn.execute(f"DELETE FROM {check_identifier(table)} WHERE rowid = ?", (rowid,))
+    conn.execute(f"DELETE FROM {check_identifier(table)} WHERE rowid = $1", (rowid,))
     cols = "".join(f", {check_identifier(k)}" for k in metadata)
-    marks = ", ?" * len(metadata)
+    marks = "".join(f", ${n}" for n in range(3, 3 + len(metadata)))
     conn.execute(
-        f"INSERT INTO {table} (rowid, embedding{cols}) VALUES (?, ?{marks})",
+        f"INSERT INTO {table} (rowid, embedding{cols}) VALUES ($1, $2{marks})",
         (rowid, to_blob(vector, dim), *metadata.values()),
     )
 
 
-def delete(conn: Any, table: str, rowid: int) -> None:
+def delete(conn: Connection, table: str, rowid: int) -> None:
     if _pg(conn):
         from learn.store import pg_vectors
 
         return pg_vectors.delete(conn, table, rowid)
-    conn.execute(f"DELETE FROM {check_identifier(table)} WHERE rowid = ?", (rowid,))
+    conn.execute(f"DELETE FROM {check_identifier(table)} WHERE rowid = $1", (rowid,))
 
 
 def knn(
-    conn: Any, table: str, vector: Vector, k: int, dim: int, **where: str
+    conn: Connection, table: str, vector: Vector, k: int, dim: int, **where: str
 ) -> list[tuple[int, float]]:
     """(rowid, cosine distance) of the k nearest rows, nearest first; `where` filters metadata."""
     if k <= 0:
@@ -95,10 +95,10 @@ def knn(
         from learn.store import pg_vectors
 
         return pg_vectors.knn(conn, table, vector, k, dim, where)
-    filters = "".join(f" AND {check_identifier(c)} = ?" for c in where)
+    filters = "".join(f" AND {check_identifier(c)} = ${i}" for i, c in enumerate(where, 3))
     rows = conn.execute(
         f"SELECT rowid, distance FROM {check_identifier(table)} "
-        f"WHERE embedding MATCH ? AND k = ?{filters} ORDER BY distance",
+        f"WHERE embedding MATCH $1 AND k = $2{filters} ORDER BY distance",
         (to_blob(vector, dim), int(k), *where.values()),
     ).fetchall()
     return [(int(r[0]), float(r[1])) for r in rows]

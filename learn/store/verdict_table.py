@@ -13,13 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from learn.store import vectors
+from learn.store.connection import Connection, placeholders
 from learn.store.feedback import EVIDENCE_PURPOSE, FeedbackStore, VerdictLike
 from learn.store.feedback_rows import PROPOSAL_SOURCE_KIND
 from learn.store.feedback_rows import now_iso as _now
 
 
 def _nearest_evidence_key(
-    conn: Any, found: tuple[str, int], vector: Any, role: str, prompt_version: int,
+    conn: Connection, found: tuple[str, int], vector: Any, role: str, prompt_version: int,
     max_distance: float, prefix: str,
 ) -> str | None:
     """The dedup_key of the nearest evidence within max_distance for (role, prompt_version)
@@ -35,8 +36,8 @@ def _nearest_evidence_key(
         if near:
             ids = [int(eid) for eid, _ in near]
             rows = conn.execute(
-                "SELECT id, dedup_key FROM verdict_evidence WHERE role = ? AND prompt_version = ? "
-                f"AND id IN ({', '.join('?' * len(ids))})",
+                "SELECT id, dedup_key FROM verdict_evidence WHERE role = $1 AND prompt_version = $2 "
+                f"AND id IN ({placeholders(len(ids), 3)})",
                 (role, prompt_version, *ids),
             ).fetchall()
             keys = {int(r[0]): str(r[1]) for r in rows}
@@ -65,7 +66,7 @@ class VerdictTable:
 
     def get(self, dedup_key: str, role: str, prompt_version: int) -> dict[str, Any] | None:
         rows = self.store.sql(
-            f"{self._select()} WHERE dedup_key = ? AND role = ? AND prompt_version = ?",
+            f"{self._select()} WHERE dedup_key = $1 AND role = $2 AND prompt_version = $3",
             (dedup_key, role, int(prompt_version)),
         )
         return rows[0] if rows else None
@@ -74,8 +75,8 @@ class VerdictTable:
                          prefix: str) -> dict[str, Any] | None:
         """The first verdict (by key) naming `canonical_key` whose key starts with prefix."""
         rows = self.store.sql(
-            f"{self._select()} WHERE role = ? AND prompt_version = ? AND canonical_key = ? "
-            "AND substr(dedup_key, 1, ?) = ? ORDER BY dedup_key LIMIT 1",
+            f"{self._select()} WHERE role = $1 AND prompt_version = $2 AND canonical_key = $3 "
+            "AND substr(dedup_key, 1, $4) = $5 ORDER BY dedup_key LIMIT 1",
             (role, int(prompt_version), canonical_key, len(prefix), prefix),
         )
         return rows[0] if rows else None
@@ -98,7 +99,7 @@ class VerdictTable:
         with self.store.atomic():
             self.store.execute(
                 "INSERT INTO feedback_events (dedup_key, source_kind, occurred_at, text, "
-                "ingested_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(dedup_key) DO NOTHING",
+                "ingested_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT(dedup_key) DO NOTHING",
                 (dedup_key, PROPOSAL_SOURCE_KIND, _now(), verdict.summary, _now()),
             )
             self.store.record_verdict(
