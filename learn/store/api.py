@@ -31,7 +31,7 @@ from __future__ import annotations
 import contextlib
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Self
 
 from learn.store.db import StoreError
 from learn.store.feedback import FeedbackStore
@@ -48,6 +48,7 @@ from learn.store.verdict_table import VerdictTable
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
+    from learn.store.db import SqliteConnection
     from learn.store.schema import StoreSchema
 
 
@@ -57,7 +58,7 @@ class Store:
     def __init__(self, target: Path | str, ledger: FeedbackStore | None) -> None:
         self.target = target
         self._ledger = ledger
-        self._local: Any = None  # the session index's own connection, opened on first use
+        self._local: SqliteConnection | None = None  # the index's own connection, opened on first use
 
     # -- the shared database ---------------------------------------------------------
 
@@ -114,7 +115,7 @@ class Store:
 
     # -- this machine's tables ---------------------------------------------------------
 
-    def _local_conn(self) -> Any:
+    def _local_conn(self) -> SqliteConnection:
         if self._local is None:
             from learn.store.db import connect
             from learn.store.schema import StoreSchema, migrate
