@@ -130,3 +130,12 @@ def test_help_imports_no_database_driver() -> None:
                           check=True, env=env, timeout=60)
     assert "usage" in done.stdout.lower()
     assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_where_numbers_each_condition_after_the_ones_before() -> None:
+    from learn.store.connection import where
+
+    clause, values = where(("state IN ({})", ("a", "b")), None, ("key = {}", ("k",)))
+    assert clause == "WHERE state IN ($1, $2) AND key = $3"
+    assert values == ["a", "b", "k"]
+    assert where(None, None) == ("", [])

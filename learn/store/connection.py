@@ -74,3 +74,18 @@ def placeholders(n: int, start: int = 1) -> str:
     """`$start, $start+1, ...` for n values: the marks of a VALUES row or an IN list
     built at run time (start is the number of the first, after any fixed ones)."""
     return ", ".join(f"${i}" for i in range(start, start + n))
+
+
+def where(*conditions: tuple[str, Sequence[Any]] | None) -> tuple[str, list[Any]]:
+    """`WHERE a AND b ...` and its values, numbered from $1, from (condition, values)
+    pairs whose condition holds `{}` where its values' marks go (`"kind = {}"`,
+    `"state IN ({})"`); a None condition is left out, and no condition gives ""."""
+    parts: list[str] = []
+    values: list[Any] = []
+    for cond in conditions:
+        if cond is None:
+            continue
+        sql, vals = cond
+        parts.append(sql.format(placeholders(len(vals), len(values) + 1)))
+        values.extend(vals)
+    return (f"WHERE {' AND '.join(parts)}" if parts else ""), values

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from learn.projects import within
 from learn.records.proposal import Proposal
-from learn.store.connection import Connection, placeholders
+from learn.store.connection import Connection, where
 from learn.store.feedback import FeedbackStore
 
 # The tables (migration 0011) and the row helpers its backfill shares, in a leaf.
@@ -149,18 +149,11 @@ class ProposalBook:
     def rows(self, project: str | None = None, *, states: Iterable[State] | None = None,
              key: str | None = None) -> list[ProposalState]:
         """Rows of `project` and its subfolders (every project when None), newest first."""
-        where: list[str] = []
-        params: list[Any] = []
         wanted = tuple(states) if states is not None else None
-        if wanted is not None:
-            if not wanted:
-                return []
-            where.append(f"state IN ({placeholders(len(wanted))})")
-            params.extend(wanted)
-        if key is not None:
-            where.append(f"key = ${len(params) + 1}")
-            params.append(key)
-        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        if wanted == ():
+            return []
+        clause, params = where(None if wanted is None else ("state IN ({})", wanted),
+                               None if key is None else ("key = {}", (key,)))
         rows = self.store.sql(
             f"SELECT * FROM proposal_states {clause} ORDER BY last_proposed_at DESC, id DESC",
             params)

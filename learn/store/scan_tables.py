@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from learn.store.connection import Connection, placeholders
+from learn.store.connection import Connection, where
 from learn.store.feedback import FeedbackStore
 from learn.store.label_tables import text_hash
 from learn.store.run_table import loads as _loads
@@ -134,18 +134,11 @@ class ScanTables:
     def candidates(
         self, *, session_ids: Iterable[str] | None = None, kind: str | None = None
     ) -> list[StoredCandidate]:
-        where: list[str] = []
-        params: list[Any] = []
-        if session_ids is not None:
-            ids = list(session_ids)
-            if not ids:
-                return []
-            where.append(f"session_id IN ({placeholders(len(ids))})")
-            params.extend(ids)
-        if kind is not None:
-            where.append(f"kind = ${len(params) + 1}")
-            params.append(kind)
-        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        ids = None if session_ids is None else list(session_ids)
+        if ids == []:
+            return []
+        clause, params = where(None if ids is None else ("session_id IN ({})", ids),
+                               None if kind is None else ("kind = {}", (kind,)))
         return [
             StoredCandidate(
                 id=int(r["id"]), session_id=r["session_id"], kind=r["kind"], source=r["source"],
