@@ -206,8 +206,10 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
     from learn.transcripts.view.serialise import session_to_dict
     from learn.transcripts.view.session import build_session, read_asides
 
+    # A listing stores counts of tool calls and failures, never their summaries.
     session = bounded_turns(build_session(transcript, fingerprints=job.fingerprints,
-                                          size_bytes=len(buf), asides=read_asides(job.aside_paths)))
+                                          size_bytes=len(buf), asides=read_asides(job.aside_paths),
+                                          detail=job.views))
     cleaned: dict[str, str] = {}
 
     def clean(text: str) -> str:

@@ -91,11 +91,15 @@ def build_session(
     size_bytes: int = 0,
     subagent_paths: Sequence[Path] = (),
     asides: Sequence[Transcript] = (),
+    detail: bool = True,
 ) -> Session:
     """The session view of one parsed transcript (Claude Code or Codex).
 
     `asides` are the session's parsed `agent-aside_question-*.jsonl` files
     (`read_asides`): their side questions are typed turns of this session.
+    `detail=False` leaves each tool call's summary and each failure's excerpt
+    empty: a listing counts them and reads neither (summarising every call was
+    8% of building a view, issue 21).
     """
     events: list[TranscriptEvent] = list(transcript.events)
     branch = active_branch(events, flat=transcript.provider == "codex")
@@ -111,7 +115,7 @@ def build_session(
                     calls[block.id] = block
 
     reader = TypedReader(fingerprints, transcript.provider)
-    builder = _Builder(calls, reader, dequeued(events))
+    builder = _Builder(calls, reader, dequeued(events), detail=detail)
     for index, event in enumerate(events):
         builder.add(index, event, on=index in on_branch)
     human = one_per_text([*builder.human, *aside_turns(asides, reader)])
@@ -121,7 +125,7 @@ def build_session(
     )
     off_branch = sorted((t for t in human if not t.on_branch), key=_turn_order)
 
-    stamps = [t for t in (event_time(events[i]) for i in branch) if t is not None]
+    stamps = [t for t in map(event_time, map(events.__getitem__, branch)) if t is not None]
     stamps += [t.at for t in off_branch if t.at is not None]
     session = Session(
         id=session_id_of(events, transcript.path),
@@ -158,8 +162,9 @@ class _Builder:
     """One pass over the file: evidence from every entry, context from the branch."""
 
     def __init__(self, calls: Mapping[str, ToolUseBlock], reader: TypedReader,
-                 dequeued: set[int]) -> None:
+                 dequeued: set[int], *, detail: bool = True) -> None:
         self._tool_calls = calls
+        self._detail = detail
         self._reader = reader
         self._dequeued = dequeued
         # The arguments of the last slash command: builds that wrote the
@@ -184,8 +189,9 @@ class _Builder:
             self._user(index, event, on)
         elif isinstance(event, AssistantEvent):
             self.turns += on
-            self._reader.saw(event)
-            said = "\n".join(b.text for b in event.blocks if isinstance(b, TextBlock)) or event.text
+            texts = [b.text for b in event.blocks if isinstance(b, TextBlock)]
+            self._reader.saw(event, texts)
+            said = "\n".join(texts) or event.text
             if said.strip() and not event.meta.is_sidechain:
                 self._asked = said
             if on and not event.meta.is_sidechain:  # a subagent's calls belong to its own transcript
@@ -209,7 +215,7 @@ class _Builder:
             call = ToolCall(
                 id=block.id,
                 name=block.name,
-                summary=summarize_call(block.name, block.input),
+                summary=summarize_call(block.name, block.input) if self._detail else "",
                 input=block.input,
                 at=event.meta.timestamp,
                 event_index=index,
@@ -250,6 +256,9 @@ class _Builder:
             meta, is_agent_injected=event.is_agent_injected, origin_kind=event.origin_kind
         )
         if excluded is not None:
+            return
+        if not texts:  # tool results only: nothing typed, and no command replayed next
+            self._command_args = None
             return
         typed = self._reader.typed(texts)
         if typed.reason == "replayed-command" and typed.text == self._command_args:
@@ -304,7 +313,7 @@ class _Builder:
             failure = ToolFailure(
                 tool_use_id=result.tool_use_id,
                 tool_name=name,
-                excerpt=excerpt(result.content),
+                excerpt=excerpt(result.content) if self._detail else "",
                 at=at,
                 event_index=index,
             )
