@@ -125,7 +125,7 @@ def build_session(
     )
     off_branch = sorted((t for t in human if not t.on_branch), key=_turn_order)
 
-    stamps = [t for t in map(event_time, map(events.__getitem__, branch)) if t is not None]
+    stamps = _branch_times(events, branch)
     stamps += [t.at for t in off_branch if t.at is not None]
     session = Session(
         id=session_id_of(events, transcript.path),
@@ -149,6 +149,19 @@ def build_session(
     # Evidence in reading order: the branch's turns with the others where they were typed.
     ordered = tuple(t for t in reading_order(session) if isinstance(t, HumanTurn))
     return replace(session, human_turns=ordered)
+
+
+def _branch_times(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> list[datetime]:
+    """`event_time` of every entry on the branch that has one: user and assistant
+    entries (most of a branch) read inline, a call each was 3% of building a view."""
+    out: list[datetime] = []
+    for i in branch:
+        event = events[i]
+        kind = type(event)
+        at = event.meta.timestamp if kind is UserEvent or kind is AssistantEvent else event_time(event)  # type: ignore[union-attr]
+        if at is not None:
+            out.append(at)
+    return out
 
 
 def _turn_order(turn: HumanTurn) -> tuple[float, int]:
@@ -189,7 +202,10 @@ class _Builder:
             self._user(index, event, on)
         elif isinstance(event, AssistantEvent):
             self.turns += on
-            texts = [b.text for b in event.blocks if isinstance(b, TextBlock)]
+            texts = []
+            for block in event.blocks:
+                if isinstance(block, TextBlock):
+                    texts.append(block.text)
             self._reader.saw(event, texts)
             said = "\n".join(texts) or event.text
             if said.strip() and not event.meta.is_sidechain:
@@ -241,12 +257,18 @@ class _Builder:
             # results are this person's.
             return
         at = meta.timestamp
-        texts = [b.text for b in event.blocks if isinstance(b, TextBlock)]
-        results = [b for b in event.blocks if isinstance(b, ToolResultBlock)]
+        # One loop, not two comprehensions: this runs for every user entry.
+        texts: list[str] = []
+        results: list[ToolResultBlock] = []
+        for block in event.blocks:
+            if isinstance(block, TextBlock):
+                texts.append(block.text)
+            elif isinstance(block, ToolResultBlock):
+                results.append(block)
         if not texts and not results and event.text:
             texts = [event.text]
 
-        if on and (event.interrupted or any(is_interrupt_text(t) for t in texts)):
+        if on and (event.interrupted or (texts and any(is_interrupt_text(t) for t in texts))):
             self.interrupts.append(Interrupt(at=at, event_index=index))
 
         for result in results:
