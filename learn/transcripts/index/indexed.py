@@ -243,8 +243,10 @@ def _preload(views: bool) -> None:
     again (~0.04 s of CPU each for the summary's modules)."""
     import learn.render.redact
     import learn.store.session_index
+    import learn.transcripts.codex.rollout  # parse_buffer imports it on the first rollout
     import learn.transcripts.index.indexed_turns
     import learn.transcripts.parser
+    import learn.transcripts.view.bounded
     import learn.transcripts.view.serialise
     import learn.transcripts.view.session
     from learn.render.scanner import _detectors
