@@ -249,12 +249,13 @@ def _preload(views: bool) -> None:
     import learn.transcripts.view.bounded
     import learn.transcripts.view.serialise
     import learn.transcripts.view.session
-    from learn.render.scanner import _detectors
+    from learn.render.scanner import _by_gate_word, _detectors
 
     # The secret scanner's detectors, compiled once here rather than once in each
     # forked worker (~5 ms apiece from learn.render.scanner_snapshot; ~0.09 s when an
     # unknown detect-secrets release is read live): every entry's turns are redacted.
     _detectors()
+    _by_gate_word()
     if views:
         import learn.detect
         import learn.detect.to_candidates  # noqa: F401
