@@ -10,7 +10,7 @@ Where fork exists the pool is `os.fork` and pipes, not
 concurrent.futures: a forked worker already holds `fn` and every item, so
 nothing is pickled on the way out (a job carries its project's replay
 fingerprints: pickled once per file before), and the parent skips importing
-multiprocessing and concurrent.futures (~12 ms of CPU, a tenth of what the
+multiprocessing and concurrent.futures (~12 ms of CPU, an eighth of what the
 parent of a first scan spends). Work is handed out by chunk number through one
 pipe, so a worker that gets the big files takes fewer of them.
 """
@@ -40,8 +40,9 @@ ENV_WORKERS: Final = "LEARN_PARSE_WORKERS"
 _TASK: Final = struct.Struct("<I")
 # A result frame's header: the chunk number and the pickle's length.
 _FRAME: Final = struct.Struct("<IQ")
-# Every chunk number is written before the workers start: the task pipe must hold
-# them all (a pipe holds 64 KiB on Linux; POSIX promises only 4 KiB, PIPE_BUF).
+# Every chunk number is written before the workers start, so the task pipe must hold
+# them all without a reader: 1,024 four-byte records (4 KiB) fit in a pipe's buffer
+# on Linux (64 KiB) and macOS (16 KiB).
 _MAX_CHUNKS: Final = 1024
 
 
