@@ -1,4 +1,4 @@
-"""One regex pass finds exactly the words a substring test per word finds."""
+"""One pass (an Aho-Corasick automaton) finds exactly the words a substring test per word finds."""
 
 from __future__ import annotations
 
@@ -28,6 +28,15 @@ def test_random_texts_match_the_substring_test() -> None:
         for _ in range(10):
             text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
             assert find(text) == _naive(words, text), (words, text)
+
+
+def test_non_ascii_and_lone_surrogates_find_the_same_words() -> None:
+    # A lone surrogate (decoded from a JSON escape) cannot be encoded as UTF-8: the
+    # search must still find the words around it, and none across it.
+    words = ["pass", "密码", "ü", "ab", "b\u00e9"]
+    find = WordFinder(words)
+    for text in ["pass\ud800ab", "pa\udfffss", "\ud83d密码\ude00", "übé pass", "\udc00", "ab\ud800\udc00"]:
+        assert find(text) == _naive(words, text), text
 
 
 def test_redactions_gate_words_are_those_the_text_holds() -> None:

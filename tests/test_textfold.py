@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from learn.textfold import fold, fold_with_offsets
 
 
@@ -16,3 +19,18 @@ def test_offsets_point_each_folded_char_back_at_its_source() -> None:
     assert folded == fold(text) == "run the tests"
     start = folded.index("the")
     assert text[offsets[start] : offsets[start + len("the tests") - 1] + 1] == "the TESTS"
+
+
+_SPACES = " \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2003\u2028\u202f\u3000"
+
+
+@given(st.text(alphabet=st.sampled_from(_SPACES + "aZß İΣς密 x.-") | st.characters(), max_size=40))
+def test_fold_is_split_join_casefold_on_any_text(text: str) -> None:
+    # The fast path (printable, single spaces) must give what the split and join give.
+    assert fold(text) == " ".join(text.split()).casefold()
+
+
+def test_fold_fast_path_cases() -> None:
+    for text in ["plain line", "Ünïcode ΣΑΣ", "", " lead", "trail ", "two  spaces", "tab\there",
+                 "nbsp\xa0here", "ideographic\u3000space", "ﬁ ligature"]:
+        assert fold(text) == " ".join(text.split()).casefold(), text

@@ -206,8 +206,10 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
     from learn.transcripts.view.serialise import session_to_dict
     from learn.transcripts.view.session import build_session, read_asides
 
+    # A listing stores counts of tool calls and failures, never their summaries.
     session = bounded_turns(build_session(transcript, fingerprints=job.fingerprints,
-                                          size_bytes=len(buf), asides=read_asides(job.aside_paths)))
+                                          size_bytes=len(buf), asides=read_asides(job.aside_paths),
+                                          detail=job.views))
     cleaned: dict[str, str] = {}
 
     def clean(text: str) -> str:
@@ -242,15 +244,18 @@ def _preload(views: bool) -> None:
     import learn.index.indexed_turns
     import learn.render.redact
     import learn.store.session_index
+    import learn.transcripts.codex.rollout  # parse_buffer imports it on the first rollout
     import learn.transcripts.parser
+    import learn.transcripts.view.bounded
     import learn.transcripts.view.serialise
     import learn.transcripts.view.session
-    from learn.render.scanner import _detectors
+    from learn.render.scanner import _by_gate_word, _detectors
 
     # The secret scanner's detectors, compiled once here rather than once in each
     # forked worker (~5 ms apiece from learn.render.scanner_snapshot; ~0.09 s when an
     # unknown detect-secrets release is read live): every entry's turns are redacted.
     _detectors()
+    _by_gate_word()
     if views:
         import learn.detect
         import learn.detect.to_candidates  # noqa: F401

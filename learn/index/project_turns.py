@@ -32,7 +32,9 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
 
     if not view.project:
         return []
-    files = [f for f in scan(project=Path(view.project), heads=heads).files[:limit]
+    # The limit inside the scan: the newest `limit` are the same files, and no head
+    # past them is looked up (a project of 958 sessions: 0.03 s of `learn show`).
+    files = [f for f in scan(project=Path(view.project), heads=heads, limit=limit).files
              if f.path != view.path]
     rows = index.get_many([str(f.path) for f in files], views=False)
     version = view_version()

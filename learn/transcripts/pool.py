@@ -5,15 +5,27 @@ made stream() slower on this box (parser.stream's docstring has the figures).
 Workers are forked, so they start with learn already imported (a spawned worker
 re-imports it: ~0.3 s each). What crosses back is pickled, so a worker should
 return compact results (learn.transcripts.view.compact), not every event.
+
+Where fork exists the pool is `os.fork` and pipes, not
+concurrent.futures: a forked worker already holds `fn` and every item, so
+nothing is pickled on the way out (a job carries its project's replay
+fingerprints: pickled once per file before), and the parent skips importing
+multiprocessing and concurrent.futures (~12 ms of CPU, an eighth of what the
+parent of a first scan spends). Work is handed out by chunk number through one
+pipe, so a worker that gets the big files takes fewer of them.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
 import os
+import pickle
+import selectors
+import signal
+import struct
+import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -22,6 +34,16 @@ R = TypeVar("R")
 # than a handful of files takes to parse.
 MIN_PARALLEL_FILES: Final = 8
 ENV_WORKERS: Final = "LEARN_PARSE_WORKERS"
+
+# A chunk number as it travels through the task pipe: fixed-size records, so each
+# worker's read takes exactly one (Linux serialises reads on a pipe).
+_TASK: Final = struct.Struct("<I")
+# A result frame's header: the chunk number and the pickle's length.
+_FRAME: Final = struct.Struct("<IQ")
+# Every chunk number is written before the workers start, so the task pipe must hold
+# them all without a reader: 1,024 four-byte records (4 KiB) fit in a pipe's buffer
+# on Linux (64 KiB) and macOS (16 KiB).
+_MAX_CHUNKS: Final = 1024
 
 
 def cores() -> int:
@@ -46,16 +68,141 @@ def worker_count(items: int, workers: int | None = None) -> int:
 def ordered_map(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None = None) -> Iterator[R]:
     """fn over items in a process pool (or in this process for a few), in input order.
 
-    `fn` must be a module-level function (it is pickled by name).
+    `fn` must be a module-level function (it is pickled by name where there is
+    no fork). An exception `fn` raises in a worker is raised here.
     """
     n = worker_count(len(items), workers)
     if n <= 1:
         yield from map(fn, items)
         return
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
     # Small chunks keep the workers even when a few files are most of the bytes
     # (real disks: a handful of MB sessions among hundreds of small ones).
-    chunksize = max(1, len(items) // (n * 16))
-    with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
+    chunksize = max(1, len(items) // (n * 16), -(-len(items) // _MAX_CHUNKS))
+    if hasattr(os, "fork") and sys.platform != "win32":
+        yield from _forked_map(fn, items, n, chunksize)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=n) as pool:
         yield from pool.map(fn, items, chunksize=chunksize)
+
+
+class WorkerError(RuntimeError):
+    """A worker process ended without sending back all of its results."""
+
+
+def _forked_map(fn: Callable[[T], R], items: Sequence[T], n: int, chunksize: int) -> Iterator[R]:
+    chunks = -(-len(items) // chunksize)
+    task_r, task_w = os.pipe()
+    os.write(task_w, b"".join(_TASK.pack(k) for k in range(chunks)))
+    os.close(task_w)  # a worker's read after the last chunk sees EOF
+    # What a child inherits of this process's buffered output must not be written twice.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pids: list[int] = []
+    reads: list[int] = []
+    try:
+        for _ in range(n):
+            res_r, res_w = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the worker: never returns
+                _work(fn, items, chunksize, task_r, res_w, [res_r, *reads])
+            pids.append(pid)
+            os.close(res_w)
+            reads.append(res_r)
+        os.close(task_r)
+        task_r = -1
+        yield from _collect(reads, chunks)
+    finally:
+        if task_r >= 0:
+            os.close(task_r)
+        for fd in reads:
+            os.close(fd)
+        for pid in pids:
+            # A caller that stopped early (or an error) leaves workers running.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        for pid in pids:
+            # Reaped, so their CPU counts in RUSAGE_CHILDREN (benchmarks/speed.py).
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+
+
+def _work(fn: Callable[[T], R], items: Sequence[T], chunksize: int, task_r: int,
+          res_w: int, others: list[int]) -> None:
+    """A worker's life: take chunk numbers until none are left, send each chunk's results."""
+    code = 1
+    try:
+        for fd in others:  # the parent's ends of this and earlier workers' pipes
+            os.close(fd)
+        # Ctrl-C reaches the whole process group: the parent reports it, a worker just ends.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        out = os.fdopen(res_w, "wb", buffering=1 << 16)
+        while len(got := os.read(task_r, _TASK.size)) == _TASK.size:
+            (k,) = _TASK.unpack(got)
+            try:
+                payload: Any = [fn(items[i]) for i in range(k * chunksize,
+                                                            min(len(items), (k + 1) * chunksize))]
+                blob = pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)
+            except BaseException as exc:  # sent back and raised in the parent
+                blob = pickle.dumps(_Failed(_picklable(exc)), pickle.HIGHEST_PROTOCOL)
+            out.write(_FRAME.pack(k, len(blob)))
+            out.write(blob)
+            out.flush()
+        out.close()
+        code = 0
+    finally:
+        os._exit(code)
+
+
+class _Failed:
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+def _picklable(exc: BaseException) -> BaseException:
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        import traceback
+
+        return WorkerError("".join(traceback.format_exception(exc)).rstrip())
+    return exc
+
+
+def _collect(reads: list[int], chunks: int) -> Iterator[Any]:
+    """Each chunk's results in chunk order, read from the workers' pipes as they come."""
+    done: dict[int, Any] = {}
+    pending = {fd: bytearray() for fd in reads}
+    nxt = 0
+    with selectors.DefaultSelector() as sel:
+        for fd in reads:
+            sel.register(fd, selectors.EVENT_READ)
+        while nxt < chunks:
+            while nxt in done:
+                got = done.pop(nxt)
+                nxt += 1
+                if isinstance(got, _Failed):
+                    raise got.exc
+                yield from got
+            if nxt >= chunks:
+                break
+            if not pending:
+                raise WorkerError(f"a worker process ended early: {chunks - nxt} chunk(s) of "
+                                  "results never came back")
+            for key, _ in sel.select():
+                fd = int(key.fd)
+                data = os.read(fd, 1 << 20)
+                if not data:
+                    sel.unregister(fd)
+                    del pending[fd]
+                    continue
+                buf = pending[fd]
+                buf += data
+                while len(buf) >= _FRAME.size:
+                    k, size = _FRAME.unpack_from(buf)
+                    if len(buf) < _FRAME.size + size:
+                        break
+                    done[k] = pickle.loads(buf[_FRAME.size:_FRAME.size + size])
+                    del buf[:_FRAME.size + size]

@@ -120,7 +120,12 @@ def claude_candidates(projects_dir: Path, skips: Skips, id_prefix: str = "") -> 
     for project_entry in _scandir(projects_dir, skips):
         if not _is_dir(project_entry):
             continue
-        for entry in _scandir(Path(project_entry.path), skips):
+        entries = _scandir(Path(project_entry.path), skips)
+        # A session's subagents live in `<id>/subagents/`: only a name in this listing
+        # can be that directory, so the others are not stat'ed (one failed stat per
+        # session was a fifth of discovery; casefolded for case-blind file systems).
+        names = {e.name.casefold() for e in entries}
+        for entry in entries:
             # The id is the file name: `learn show <prefix>` stats only the files it names.
             if not _is_session_name(entry.name) or not entry.name.startswith(id_prefix):
                 continue
@@ -132,7 +137,8 @@ def claude_candidates(projects_dir: Path, skips: Skips, id_prefix: str = "") -> 
                 continue
             if not _stat_is_file(st):
                 continue
-            agents = _subagents(Path(project_entry.path) / stem / "subagents", skips)
+            agents = (_subagents(Path(project_entry.path) / stem / "subagents", skips)
+                      if stem.casefold() in names else ())
             subagents = tuple(p for p in agents if not is_aside_name(p.name))
             asides = tuple(p for p in agents if is_aside_name(p.name))
             yield Candidate(Path(entry.path), "claude", stem, st.st_mtime, st.st_size, subagents,

@@ -28,8 +28,12 @@ from learn.transcripts.claude.literals import (
 
 def has_answers(result: ToolResultBlock) -> bool:
     payload = result.tool_use_result
-    if isinstance(payload, Mapping) and isinstance(payload.get("answers"), Mapping):
-        return True
+    # None and str first: asked of every tool result, and an ABC isinstance on them
+    # (Mapping) costs a call each.
+    if payload is not None and type(payload) is not str and isinstance(payload, Mapping):
+        answers = payload.get("answers")
+        if answers is not None and isinstance(answers, Mapping):
+            return True
     return result.content.startswith(ANSWERED_PREFIX)
 
 

@@ -48,6 +48,21 @@ def _links(event: TranscriptEvent) -> tuple[str | None, str | None]:
     return event.meta.uuid or None, event.meta.parent_uuid or None
 
 
+def _all_links(events: Sequence[TranscriptEvent]) -> list[tuple[str | None, str | None]]:
+    """`_links` of every event: user and assistant entries (most of a file) read inline,
+    the rest through `_links` (a call per event was a third of finding the branch)."""
+    out: list[tuple[str | None, str | None]] = []
+    append = out.append
+    for event in events:
+        kind = type(event)
+        if kind is UserEvent or kind is AssistantEvent:
+            meta = event.meta  # type: ignore[union-attr]
+            append((meta.uuid or None, meta.parent_uuid or None))
+        else:
+            append(_links(event))
+    return out
+
+
 def is_sidechain(event: TranscriptEvent) -> bool:
     if isinstance(event, ModeEvent | OtherEvent):
         return False
@@ -108,7 +123,7 @@ def active_branch(events: Sequence[TranscriptEvent], *, flat: bool = False) -> l
     order rather than silently losing everything before it. Files with no links
     at all (legacy, and Codex, whose rollouts never branch) read flat.
     """
-    links = [_links(e) for e in events]
+    links = _all_links(events)
     by_uuid: dict[str, int] = {}
     for i, (uuid, _) in enumerate(links):
         if uuid is not None:

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Final
 
+from learn.textfold import fold
 from learn.transcripts.blocks import TextBlock
 from learn.transcripts.models import (
     AssistantEvent,
@@ -37,7 +38,6 @@ QUEUE_OPERATION: Final = "queue-operation"
 SIDE_QUESTION_MARKER: Final = "This is a side question from the user"
 # A queued `/command` is run as a command later, with its own record on the chain.
 _QUEUED_COMMAND_RE: Final = re.compile(r"\A\s*/[\w:.-]+(?:\s|\Z)")
-_WS_RE: Final = re.compile(r"\s+")
 
 
 class TypedReader:
@@ -52,10 +52,11 @@ class TypedReader:
         self._provider = provider
         self._assistant_texts = AssistantText()
 
-    def saw(self, event: AssistantEvent) -> None:
+    def saw(self, event: AssistantEvent, texts: Sequence[str] | None = None) -> None:
+        """Take in an assistant message (`texts`: its text blocks, when the caller has them)."""
         if event.meta.is_sidechain:
             return
-        said = [b.text for b in event.blocks if isinstance(b, TextBlock)]
+        said = [b.text for b in event.blocks if isinstance(b, TextBlock)] if texts is None else texts
         for text in said or ([event.text] if event.text else []):
             self._assistant_texts.add(text)
 
@@ -166,7 +167,8 @@ def aside_turns(asides: Sequence[Transcript], reader: TypedReader) -> list[Human
 
 def text_key(text: str) -> str:
     """Whitespace and case aside: what makes two typed turns the same turn."""
-    return _WS_RE.sub(" ", text).strip().casefold()
+    # learn.textfold.fold is this (`\s` and str.split() agree on every code point).
+    return fold(text)
 
 
 def one_per_text(turns: Sequence[HumanTurn]) -> list[HumanTurn]:

@@ -91,11 +91,15 @@ def build_session(
     size_bytes: int = 0,
     subagent_paths: Sequence[Path] = (),
     asides: Sequence[Transcript] = (),
+    detail: bool = True,
 ) -> Session:
     """The session view of one parsed transcript (Claude Code or Codex).
 
     `asides` are the session's parsed `agent-aside_question-*.jsonl` files
     (`read_asides`): their side questions are typed turns of this session.
+    `detail=False` leaves each tool call's summary and each failure's excerpt
+    empty: a listing counts them and reads neither (summarising every call was
+    8% of building a view, issue 21).
     """
     events: list[TranscriptEvent] = list(transcript.events)
     branch = active_branch(events, flat=transcript.provider == "codex")
@@ -111,7 +115,7 @@ def build_session(
                     calls[block.id] = block
 
     reader = TypedReader(fingerprints, transcript.provider)
-    builder = _Builder(calls, reader, dequeued(events))
+    builder = _Builder(calls, reader, dequeued(events), detail=detail)
     for index, event in enumerate(events):
         builder.add(index, event, on=index in on_branch)
     human = one_per_text([*builder.human, *aside_turns(asides, reader)])
@@ -121,7 +125,7 @@ def build_session(
     )
     off_branch = sorted((t for t in human if not t.on_branch), key=_turn_order)
 
-    stamps = [t for t in (event_time(events[i]) for i in branch) if t is not None]
+    stamps = _branch_times(events, branch)
     stamps += [t.at for t in off_branch if t.at is not None]
     session = Session(
         id=session_id_of(events, transcript.path),
@@ -147,6 +151,19 @@ def build_session(
     return replace(session, human_turns=ordered)
 
 
+def _branch_times(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> list[datetime]:
+    """`event_time` of every entry on the branch that has one: user and assistant
+    entries (most of a branch) read inline, a call each was 3% of building a view."""
+    out: list[datetime] = []
+    for i in branch:
+        event = events[i]
+        kind = type(event)
+        at = event.meta.timestamp if kind is UserEvent or kind is AssistantEvent else event_time(event)  # type: ignore[union-attr]
+        if at is not None:
+            out.append(at)
+    return out
+
+
 def _turn_order(turn: HumanTurn) -> tuple[float, int]:
     return (turn.at.timestamp() if turn.at is not None else 0.0, turn.event_index)
 
@@ -158,8 +175,9 @@ class _Builder:
     """One pass over the file: evidence from every entry, context from the branch."""
 
     def __init__(self, calls: Mapping[str, ToolUseBlock], reader: TypedReader,
-                 dequeued: set[int]) -> None:
+                 dequeued: set[int], *, detail: bool = True) -> None:
         self._tool_calls = calls
+        self._detail = detail
         self._reader = reader
         self._dequeued = dequeued
         # The arguments of the last slash command: builds that wrote the
@@ -184,8 +202,12 @@ class _Builder:
             self._user(index, event, on)
         elif isinstance(event, AssistantEvent):
             self.turns += on
-            self._reader.saw(event)
-            said = "\n".join(b.text for b in event.blocks if isinstance(b, TextBlock)) or event.text
+            texts = []
+            for block in event.blocks:
+                if isinstance(block, TextBlock):
+                    texts.append(block.text)
+            self._reader.saw(event, texts)
+            said = "\n".join(texts) or event.text
             if said.strip() and not event.meta.is_sidechain:
                 self._asked = said
             if on and not event.meta.is_sidechain:  # a subagent's calls belong to its own transcript
@@ -209,7 +231,7 @@ class _Builder:
             call = ToolCall(
                 id=block.id,
                 name=block.name,
-                summary=summarize_call(block.name, block.input),
+                summary=summarize_call(block.name, block.input) if self._detail else "",
                 input=block.input,
                 at=event.meta.timestamp,
                 event_index=index,
@@ -235,12 +257,18 @@ class _Builder:
             # results are this person's.
             return
         at = meta.timestamp
-        texts = [b.text for b in event.blocks if isinstance(b, TextBlock)]
-        results = [b for b in event.blocks if isinstance(b, ToolResultBlock)]
+        # One loop, not two comprehensions: this runs for every user entry.
+        texts: list[str] = []
+        results: list[ToolResultBlock] = []
+        for block in event.blocks:
+            if isinstance(block, TextBlock):
+                texts.append(block.text)
+            elif isinstance(block, ToolResultBlock):
+                results.append(block)
         if not texts and not results and event.text:
             texts = [event.text]
 
-        if on and (event.interrupted or any(is_interrupt_text(t) for t in texts)):
+        if on and (event.interrupted or (texts and any(is_interrupt_text(t) for t in texts))):
             self.interrupts.append(Interrupt(at=at, event_index=index))
 
         for result in results:
@@ -250,6 +278,9 @@ class _Builder:
             meta, is_agent_injected=event.is_agent_injected, origin_kind=event.origin_kind
         )
         if excluded is not None:
+            return
+        if not texts:  # tool results only: nothing typed, and no command replayed next
+            self._command_args = None
             return
         typed = self._reader.typed(texts)
         if typed.reason == "replayed-command" and typed.text == self._command_args:
@@ -304,7 +335,7 @@ class _Builder:
             failure = ToolFailure(
                 tool_use_id=result.tool_use_id,
                 tool_name=name,
-                excerpt=excerpt(result.content),
+                excerpt=excerpt(result.content) if self._detail else "",
                 at=at,
                 event_index=index,
             )

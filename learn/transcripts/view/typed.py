@@ -280,16 +280,26 @@ class AssistantText(list[str]):
 
     def __init__(self, texts: Sequence[str] = ()) -> None:
         super().__init__()
-        self.lines: set[str] = set()
+        self._lines: set[str] = set()
+        # Folded on first need: the messages after a session's last long typed line
+        # are never looked up (folding every line was 5% of building a view).
+        self._unfolded = 0
         for text in texts:
             self.add(text)
 
     def add(self, text: str) -> None:
         self.append(text)
-        for line in text.splitlines():
-            flat = fold(line)
-            if len(flat) >= PASTED_LINE_MIN_CHARS:
-                self.lines.add(flat)
+
+    @property
+    def lines(self) -> set[str]:
+        """The folded lines (of at least PASTED_LINE_MIN_CHARS) of every message so far."""
+        for text in self[self._unfolded :]:
+            for line in text.splitlines():
+                flat = fold(line)
+                if len(flat) >= PASTED_LINE_MIN_CHARS:
+                    self._lines.add(flat)
+        self._unfolded = len(self)
+        return self._lines
 
 
 def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
@@ -309,8 +319,12 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
     lines = text.splitlines()
     if not isinstance(assistant_texts, AssistantText):
         assistant_texts = AssistantText(assistant_texts)
-    said = assistant_texts.lines
-    matched = [len(f) >= PASTED_LINE_MIN_CHARS and f in said for f in map(fold, lines)]
+    folded = [fold(line) for line in lines]
+    if any(len(f) >= PASTED_LINE_MIN_CHARS for f in folded):
+        said = assistant_texts.lines
+        matched = [len(f) >= PASTED_LINE_MIN_CHARS and f in said for f in folded]
+    else:  # no line long enough to be pasted: the messages need not be read
+        matched = [False] * len(lines)
     keep: list[str] = []
     in_glyph_block = False
     dropped = False

@@ -1,0 +1,115 @@
+"""learn.transcripts.pool: forked workers, results in input order, failures raised here."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from learn.transcripts.pool import WorkerError, ordered_map
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the forked pool needs fork")
+
+
+def _square_with_pid(n: int) -> tuple[int, int]:
+    return n * n, os.getpid()
+
+
+def _big(n: int) -> bytes:
+    # Far more than a pipe holds (64 KiB): results cross in many reads.
+    return bytes([n % 256]) * (150_000 + n)
+
+
+def _fails_at_57(n: int) -> int:
+    if n == 57:
+        raise ValueError(f"bad item {n}")
+    return n
+
+
+class _Unpicklable(Exception):
+    def __init__(self, lock: object) -> None:
+        super().__init__("holds a lock")
+        self.lock = lock
+
+
+def _unpicklable_error(n: int) -> int:
+    if n == 3:
+        import threading
+
+        raise _Unpicklable(threading.Lock())
+    return n
+
+
+def _dies_at_40(n: int) -> int:
+    if n == 40:
+        os._exit(3)  # a worker killed mid-chunk (OOM, a signal)
+    return n
+
+
+def _no_children_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_results_come_in_input_order_from_several_processes() -> None:
+    got = list(ordered_map(_square_with_pid, list(range(200)), workers=2))
+    assert [v for v, _ in got] == [n * n for n in range(200)]
+    assert os.getpid() not in {pid for _, pid in got}
+    assert _no_children_left()
+
+
+def test_a_few_items_run_in_this_process() -> None:
+    got = list(ordered_map(_square_with_pid, [1, 2, 3], workers=2))
+    assert got == [(1, os.getpid()), (4, os.getpid()), (9, os.getpid())]
+
+
+def test_results_larger_than_a_pipe_cross_whole() -> None:
+    got = list(ordered_map(_big, list(range(24)), workers=2))
+    assert got == [_big(n) for n in range(24)]
+
+
+def test_an_exception_in_a_worker_is_raised_here_in_order() -> None:
+    seen: list[int] = []
+    with pytest.raises(ValueError, match="bad item 57"):
+        for value in ordered_map(_fails_at_57, list(range(100)), workers=2):
+            seen.append(value)
+    assert seen == list(range(57))
+    assert _no_children_left()
+
+
+def test_an_exception_that_cannot_be_pickled_arrives_as_its_traceback() -> None:
+    with pytest.raises(WorkerError, match="_Unpicklable: holds a lock"):
+        list(ordered_map(_unpicklable_error, list(range(20)), workers=2))
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
+    with pytest.raises(WorkerError, match="ended early"):
+        list(ordered_map(_dies_at_40, list(range(100)), workers=2))
+    assert _no_children_left()
+
+
+def test_stopping_early_ends_and_reaps_the_workers() -> None:
+    it = ordered_map(_big, list(range(64)), workers=2)
+    assert next(it) == _big(0)
+    it.close()
+    assert _no_children_left()
+
+
+def test_ctrl_c_in_the_parent_reaps_the_workers() -> None:
+    def interrupt(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with pytest.raises(KeyboardInterrupt):
+            for _ in ordered_map(_big, list(range(10_000)), workers=2):
+                pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert _no_children_left()
