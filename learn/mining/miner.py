@@ -28,7 +28,7 @@ from learn.mining.cache import MineCache
 from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request, system_prompt
 from learn.mining.verify import quote_found, session_commands, verify_candidates
-from learn.models.base import Backend, CallUsage, ModelError, TruncatedAnswer
+from learn.models.base import Backend, CallUsage, ModelError, TruncatedAnswer, abort_calls
 from learn.models.call import call_checked
 from learn.models.catalog import model_info
 from learn.records.candidate import MinedCandidate, SessionCandidates
@@ -288,5 +288,15 @@ def mine_sessions(
 
     if concurrency <= 1 or len(sessions) <= 1:
         return [one(s) for s in sessions]
-    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="learn-mine") as pool:
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="learn-mine")
+    try:
         return list(pool.map(one, sessions))
+    except BaseException:
+        # Ctrl-C (or an error) reaches this thread only. Without this the pool's
+        # exit waited for every session already taken, and a worker that started
+        # `claude -p` just after the terminal's SIGINT went on for its full call
+        # (seen as a 60 s hang in tests/test_cli_errors.py under load).
+        abort_calls(backend)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

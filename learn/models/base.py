@@ -130,3 +130,16 @@ class TruncatedAnswer(ModelError):
     The caller decides what is next (the miner splits the chunk in two); the
     partial answer is never cached.
     """
+
+
+def abort_calls(backend: object) -> None:
+    """End the calls `backend` has running and refuse new ones, where it can (the
+    claude-cli backend ends its `claude` processes); a wrapper (the usage meter, the
+    recorder) is followed through its `inner`. For an interrupted run."""
+    seen: object | None = backend
+    while seen is not None:
+        abort = getattr(seen, "abort", None)
+        if callable(abort):
+            abort()
+            return
+        seen = getattr(seen, "inner", None)

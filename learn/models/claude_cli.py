@@ -27,6 +27,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -282,6 +283,12 @@ class ClaudeCliBackend:
         # No requests/minute here (the CLI retries the API itself); the cap is
         # on concurrent Node processes, a few hundred MB each.
         self._limiter = limiter if limiter is not None else RateLimiter(None, 4)
+        # The `claude` processes running now, so that abort() can end them: a
+        # process started by a worker thread just after Ctrl-C is not in the
+        # terminal's signal, and the run would wait for it (up to `timeout`).
+        self._live: set[subprocess.Popen[bytes]] = set()
+        self._live_lock = threading.Lock()
+        self._aborted = threading.Event()
 
     def _resolve(self) -> str:
         found = shutil.which(self.binary)
@@ -292,6 +299,36 @@ class ClaudeCliBackend:
             raise ModelError(support.too_old())
         return found
 
+    def abort(self) -> None:
+        """End the calls running now and refuse new ones (the run was interrupted)."""
+        self._aborted.set()
+        with self._live_lock:
+            for proc in self._live:
+                proc.kill()
+
+    def _run(self, argv: list[str], stdin: bytes, cwd: str,
+             what: str) -> subprocess.CompletedProcess[bytes]:
+        """subprocess.run, with the process known to abort() while it runs."""
+        with self._live_lock:
+            if self._aborted.is_set():
+                raise ModelError(f"{what}: not started, the run was interrupted")
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, cwd=cwd, env=child_env())
+            self._live.add(proc)
+        try:
+            with proc:
+                try:
+                    out, err = proc.communicate(stdin, timeout=self.timeout)
+                except BaseException:
+                    proc.kill()
+                    raise
+        finally:
+            with self._live_lock:
+                self._live.discard(proc)
+        if self._aborted.is_set():
+            raise ModelError(f"{what}: ended, the run was interrupted")
+        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
     def call(self, request: ModelRequest) -> ModelResponse:
         binary = self._resolve()
         argv = [*build_command(binary, request), *self.extra_args]
@@ -300,15 +337,7 @@ class ClaudeCliBackend:
         # otherwise be loaded into the context of every call made from it.
         with self._limiter.slot(), tempfile.TemporaryDirectory(prefix="learn-claude-") as cwd:
             try:
-                proc = subprocess.run(
-                    argv,
-                    input=shield(request.user).encode("utf-8"),
-                    capture_output=True,
-                    timeout=self.timeout,
-                    cwd=cwd,
-                    env=child_env(),
-                    check=False,
-                )
+                proc = self._run(argv, shield(request.user).encode("utf-8"), cwd, what)
             except subprocess.TimeoutExpired as exc:
                 raise ModelError(f"{what}: timed out after {self.timeout:g}s") from exc
             except OSError as exc:
