@@ -101,15 +101,16 @@ class SessionIndex:
                 out[row[0]] = IndexRow(*row)
         return out
 
-    def put_many(self, rows: Iterable[IndexRow]) -> int:
-        batch = [tuple(getattr(r, c) for c in _COLUMNS) for r in rows]
+    def _replace(self, table: str, columns: Sequence[str], rows: Iterable[object]) -> int:
+        """INSERT OR REPLACE `rows` (named tuples of `columns`) in one transaction."""
+        batch = [tuple(getattr(r, c) for c in columns) for r in rows]
         if not batch:
             return 0
-        marks = placeholders(len(_COLUMNS))
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             self._conn.executemany(
-                f"INSERT OR REPLACE INTO session_index ({', '.join(_COLUMNS)}) VALUES ({marks})",
+                f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) "
+                f"VALUES ({placeholders(len(columns))})",
                 batch,
             )
             self._conn.execute("COMMIT")
@@ -118,26 +119,16 @@ class SessionIndex:
             raise
         return len(batch)
 
+    def put_many(self, rows: Iterable[IndexRow]) -> int:
+        return self._replace("session_index", _COLUMNS, rows)
+
     def heads(self) -> dict[str, HeadRow]:
         """Every file's stored head (discovery's read of its first lines), by path."""
         return {r[0]: HeadRow(*r) for r in self._conn.execute(
             f"SELECT {', '.join(_HEAD_COLUMNS)} FROM session_heads")}
 
     def put_heads(self, rows: Iterable[HeadRow]) -> None:
-        batch = [tuple(getattr(r, c) for c in _HEAD_COLUMNS) for r in rows]
-        if not batch:
-            return
-        marks = placeholders(len(_HEAD_COLUMNS))
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            self._conn.executemany(
-                f"INSERT OR REPLACE INTO session_heads ({', '.join(_HEAD_COLUMNS)}) VALUES ({marks})",
-                batch,
-            )
-            self._conn.execute("COMMIT")
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
+        self._replace("session_heads", _HEAD_COLUMNS, rows)
 
     def forget_missing(self) -> int:
         """Drop the rows of files that no longer exist (pruned by Claude Code's cleanup).
