@@ -232,3 +232,38 @@ def test_a_session_pruned_between_discovery_and_parse_is_listed_as_skipped(
     assert SUBDIR_ID not in [r["id"] for r in data["sessions"]]
     [gone] = [s for s in data["skipped"] if s["id"] == SUBDIR_ID]
     assert gone["reason"] == "unreadable" and gone["path"] == str(home.files["subdir"])
+
+
+def test_a_warm_listing_reuses_the_judgement_until_a_listed_file_changes(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import learn.transcripts.templates.scripted as scripted
+    from learn.index.judged_listing import FILE_NAME
+    from learn.paths import cache_dir
+
+    judged = 0
+    real = scripted.machinery
+
+    def counting(*args: object, **kwargs: object) -> scripted.Machinery:
+        nonlocal judged
+        judged += 1
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scripted, "machinery", counting)
+    first = sessions_json("--all-projects")
+    assert judged == 1
+    kept = cache_dir() / FILE_NAME
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert sessions_json("--all-projects") == first and judged == 1  # unchanged: kept
+    # Another scope is another set of sessions: judged across those.
+    sessions_json()
+    assert judged == 2
+    # A listed file that changes (a session goes on) is judged again, with the rest.
+    main = home.files["main"]
+    main.write_bytes(main.read_bytes() + b"\n")
+    again = sessions_json("--all-projects")
+    assert judged == 3
+    assert [r["human_turns"] for r in again] == [r["human_turns"] for r in first]
+    # A damaged cache file is judged again, nothing lost.
+    kept.write_text("{not json")
+    assert sessions_json("--all-projects") == again and judged == 4

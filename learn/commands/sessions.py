@@ -77,28 +77,46 @@ def _judged_rows(items: Sequence[Any], include_programmatic: bool) -> list[dict[
     Judged from the human turns the index keeps (`indexed_turns`), not from
     whole views: the judgement reads nothing else, and decoding 1,000 views
     cost more than the 0.3 s a warm listing has (issue 21)."""
-    from learn.index.indexed_turns import turns_view
-    from learn.transcripts.templates.scripted import machinery
+    from learn.index import judged_listing
 
     summaries = [i.summary for i in items]
     rows = [summary_row(i.file, s) for i, s in zip(items, summaries, strict=True)]
+    key = judged_listing.listing_key(items, include_programmatic)
+    judged = judged_listing.load(key, len(items))
+    if judged is None:
+        judged = _judge(items, summaries, include_programmatic)
+        judged_listing.save(key, judged)
+    for row, fields in zip(rows, judged, strict=True):
+        row.update(fields)
+    return rows
+
+
+def _judge(items: Sequence[Any], summaries: Sequence[dict[str, Any]],
+           include_programmatic: bool) -> list[dict[str, object]]:
+    """Each row's judged fields (turn counts by origin, origin and its evidence)."""
+    from learn.index.indexed_turns import turns_view
+    from learn.transcripts.templates.scripted import machinery
+
     # Every entry of this version holds its turns; "[]" only types the None of a row never read.
     views = [turns_view(s, i.row.prompts or "[]", i.file.path)
              for i, s in zip(items, summaries, strict=True)]
     # The templates of each project were cut when the views were built; what is
     # judged here is what only the sessions together show.
     found = machinery(views, include_programmatic=include_programmatic)
-    for row, view in zip(rows, found.views, strict=True):
+    judged: list[dict[str, object]] = []
+    for view in found.views:
         by_origin: dict[str, int] = dict.fromkeys(HUMAN_ORIGINS, 0)
         for turn in view.human_turns:
             by_origin[turn.origin] += 1
-        row["human_turns"] = len(view.human_turns)
-        row["human_turns_by_origin"] = by_origin
-        row["off_branch_human_turns"] = sum(1 for t in view.human_turns if not t.on_branch)
-        row["origin"] = view.origin
-        row["origin_evidence"] = list(view.origin_evidence)
-        row["entrypoint"] = view.entrypoint
-    return rows
+        judged.append({
+            "human_turns": len(view.human_turns),
+            "human_turns_by_origin": by_origin,
+            "off_branch_human_turns": sum(1 for t in view.human_turns if not t.on_branch),
+            "origin": view.origin,
+            "origin_evidence": list(view.origin_evidence),
+            "entrypoint": view.entrypoint,
+        })
+    return judged
 
 
 def skipped_row(skip: SkippedFile) -> dict[str, object]:
