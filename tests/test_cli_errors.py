@@ -202,6 +202,10 @@ def test_ctrl_c_exits_130_not_1(tmp_path: Path) -> None:
          "--backend", "claude-cli", "--yes", "--quiet"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,
+        # As from a terminal: a suite started as a background job (`make test &`)
+        # has SIGINT ignored, which a child inherits, and Python then never turns
+        # SIGINT into KeyboardInterrupt.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 60

@@ -76,9 +76,15 @@ def test_an_interrupt_during_mining_does_not_wait_for_the_calls(
         _wait_for(lambda: len(stub.calls()) >= 2)
         signal.pthread_kill(main, signal.SIGINT)
 
+    # SIGINT as a terminal's learn has it: a suite started as a background job
+    # (`make test &`) inherits it ignored.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Thread(target=interrupt, daemon=True).start()
     started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        mine_sessions(sessions, ClaudeCliBackend(), model="claude-haiku-4-5", concurrency=3)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            mine_sessions(sessions, ClaudeCliBackend(), model="claude-haiku-4-5", concurrency=3)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - started < 30  # the calls (60 s each) were ended, not awaited
     assert len(stub.calls()) <= 3  # nothing queued was started after the interrupt
