@@ -22,8 +22,8 @@ from learn.store.session_index import SessionIndex
 from learn.transcripts.files.discover import SessionFile, scan
 from learn.transcripts.parser import parse, stream
 from learn.transcripts.view import compact
+from learn.transcripts.view.many import view_files
 from learn.transcripts.view.model import Session, TimelineItem, ToolCall
-from learn.transcripts.view.session import view_files
 
 _OPENED: list[str] = []
 

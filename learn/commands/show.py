@@ -84,10 +84,11 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
     )
     from learn.transcripts.parser import parse
     from learn.transcripts.templates.scripted import without_project_prompts
+    from learn.transcripts.view.many import read_asides
     from learn.transcripts.view.replay_files import (
         FingerprintCache,
     )
-    from learn.transcripts.view.session import build_session, read_asides
+    from learn.transcripts.view.session import build_session
 
     try:
         transcript = parse(path)

@@ -162,6 +162,7 @@ def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
     from learn.mining.miner import mine_sessions
     from learn.transcripts import stream
     from learn.transcripts.files.discover import scan
+    from learn.transcripts.view.many import read_asides
     from learn.transcripts.view.origin import is_headless
     from learn.transcripts.view.replay import (
         replay_fingerprints,
@@ -169,7 +170,7 @@ def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
     from learn.transcripts.view.replay_files import (
         load_templates,
     )
-    from learn.transcripts.view.session import build_session, read_asides
+    from learn.transcripts.view.session import build_session
 
     want = Path(event.transcript_path).expanduser()
     found = scan(all_projects=True, id_prefix=event.session_id).files

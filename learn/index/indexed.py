@@ -203,8 +203,9 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
     from learn.render.redact import redact
     from learn.store.session_index import IndexRow
     from learn.transcripts.view.bounded import bounded_turns
+    from learn.transcripts.view.many import read_asides
     from learn.transcripts.view.serialise import session_to_dict
-    from learn.transcripts.view.session import build_session, read_asides
+    from learn.transcripts.view.session import build_session
 
     # A listing stores counts of tool calls and failures, never their summaries.
     session = bounded_turns(build_session(transcript, fingerprints=job.fingerprints,

@@ -93,7 +93,8 @@ def plan_mining(
         aside_paths_for,
     )
     from learn.transcripts.parser import parse
-    from learn.transcripts.view.session import build_session, read_asides
+    from learn.transcripts.view.many import read_asides
+    from learn.transcripts.view.session import build_session
 
     info = model_info(model, context_window=context_window)
     budget = default_chunk_chars(model, context_window=context_window)

@@ -1,6 +1,7 @@
 """The session view: what one session looks like once the noise is gone.
 
-- `model`: the shapes (Session, HumanTurn, ToolCall, ...); `session` builds them.
+- `model`: the shapes (Session, HumanTurn, ToolCall, ...); `session` builds them;
+  `many` reads a session's aside files and views many files in order.
 - `branch`: the active branch of the entry DAG (the context).
 - `evidence`: every typed turn in the file (the evidence); `typed` is the one
   decision "did the person type this?", with `exclusions` (every rule for what

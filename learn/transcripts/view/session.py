@@ -26,7 +26,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from learn.secret_answers import redact_answer
 from learn.transcripts.blocks import (
@@ -75,13 +74,7 @@ from learn.transcripts.view.model import (
 )
 from learn.transcripts.view.relayed import strip_relayed
 
-if TYPE_CHECKING:
-    from learn.transcripts.files.discover import SessionFile
-    from learn.transcripts.view.replay_files import (
-        FingerprintCache,
-    )
-
-__all__ = ["build_session", "read_asides", "view_files"]
+__all__ = ["build_session"]
 
 
 def build_session(
@@ -355,50 +348,3 @@ class _Builder:
         if typed.text:
             self._turn(typed.text, "queued", event.meta.timestamp, index, event.meta.uuid, on=on,
                        command=typed.command)
-
-
-# ---------------------------------------------------------------- many files
-
-
-def read_asides(paths: Sequence[Path]) -> list[Transcript]:
-    """Parse a session's `agent-aside_question-*.jsonl` files; an unreadable one is left out."""
-    from learn.transcripts.parser import parse
-
-    out: list[Transcript] = []
-    for path in paths:
-        try:
-            out.append(parse(path))
-        except OSError:
-            continue
-    return out
-
-
-
-def view_files(
-    files: Sequence[SessionFile], *, fingerprints: FingerprintCache | None = None
-) -> list[tuple[SessionFile, Session]]:
-    """Parse (in parallel, via `parser.stream`) and view `files`, in the order given.
-
-    Fingerprints are per project, because project slash commands differ. A file
-    that cannot be read (pruned between discovery and now) is left out.
-    """
-    from learn.transcripts.parser import stream
-    from learn.transcripts.view.replay_files import (
-        FingerprintCache,
-    )
-
-    cache = fingerprints if fingerprints is not None else FingerprintCache()
-    by_path = {f.path: f for f in files}
-    views: dict[Path, Session] = {}
-    for transcript in stream(f.path for f in files):
-        file = by_path.get(transcript.path) if transcript.path is not None else None
-        if file is None:
-            continue
-        views[file.path] = build_session(
-            transcript,
-            fingerprints=cache.for_project(file.project),
-            size_bytes=file.size,
-            subagent_paths=file.subagent_paths,
-            asides=read_asides(file.aside_paths),
-        )
-    return [(f, views[f.path]) for f in files if f.path in views]
