@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -227,12 +228,34 @@ def connect(
             conn.execute("PRAGMA query_only = ON")
         else:
             # WAL: readers (learn report while learn run writes) never block the writer.
-            conn.execute("PRAGMA journal_mode = WAL")
+            _set_wal(conn, timeout)
             conn.execute("PRAGMA synchronous = NORMAL")
     except BaseException:
         conn.close()
         raise
     return SqliteConnection(conn)
+
+
+def _set_wal(conn: apsw.Connection, timeout_ms: int) -> None:
+    """PRAGMA journal_mode = WAL, waiting out another process's lock for the busy timeout.
+
+    Switching a new file to WAL needs its exclusive lock, and SQLite answers BUSY
+    at once rather than call the busy handler when waiting could deadlock: two
+    processes opening a fresh store together (a hook worker and `learn run`) made
+    one of them fail with "database is locked" (tests/test_store_process.py, once
+    in a full suite). The other one finishes its switch in milliseconds.
+    """
+    import apsw
+
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except apsw.BusyError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 def rows_as_dicts(cursor: apsw.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
