@@ -2,8 +2,8 @@
 
 The terminal's SIGINT reaches the processes running at that moment; a call a
 worker thread starts a moment later is outside it. Before abort(), the pool's
-exit waited for such a call to its end (a 60 s stub: the Ctrl-C test in
-test_cli_errors.py timed out under load). Here the interrupt reaches the main
+exit waited for such a call to its end (here a 60 s stub; with the real CLI,
+as long as a model call takes). Here the interrupt reaches the main
 thread alone (pthread_kill), so every `claude` process is one the signal missed.
 """
 

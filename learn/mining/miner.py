@@ -295,7 +295,7 @@ def mine_sessions(
         # Ctrl-C (or an error) reaches this thread only. Without this the pool's
         # exit waited for every session already taken, and a worker that started
         # `claude -p` just after the terminal's SIGINT went on for its full call
-        # (seen as a 60 s hang in tests/test_cli_errors.py under load).
+        # (a 60 s stub call: tests/test_interrupted_mining.py).
         abort_calls(backend)
         raise
     finally:
