@@ -14,3 +14,8 @@ def parse_iso(value: str | None) -> datetime | None:
     except ValueError:
         return None
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def now_iso() -> str:
+    """Now, in UTC to the second: how the store and the caches date what they write."""
+    return datetime.now(UTC).isoformat(timespec="seconds")

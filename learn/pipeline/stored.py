@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from learn.isotime import now_iso as _now
 from learn.store.label_tables import text_hash
 from learn.store.scan_tables import CandidateRow, ScannedSession
 
@@ -22,9 +22,6 @@ if TYPE_CHECKING:
     from learn.store.api import Store
     from learn.transcripts.view.model import Session
 
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _digest(path: Path | None) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from learn.isotime import now_iso
 from learn.store import vectors
 from learn.store.connection import Connection, placeholders
 from learn.store.core import ReadOnlyStoreError, StoreCore
@@ -21,7 +22,6 @@ from learn.store.feedback_rows import CandidateLike as CandidateLike
 from learn.store.feedback_rows import Stats as Stats
 from learn.store.feedback_rows import VerdictLike as VerdictLike
 from learn.store.feedback_rows import candidate_row as candidate_row
-from learn.store.feedback_rows import now_iso
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
+
+from learn.isotime import now_iso
 
 # A verdict on a proposal (not a mined event) is kept under this source kind.
 PROPOSAL_SOURCE_KIND = "proposal"
@@ -77,9 +79,6 @@ class Stats:
     files: int
     by_source: Mapping[str, int] = field(default_factory=dict)
 
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _iso(value: datetime | str | None) -> str:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from learn.isotime import now_iso as _now
 from learn.store import vectors
 from learn.store.connection import Connection, placeholders
 
@@ -23,9 +23,6 @@ if TYPE_CHECKING:
 
 LABEL_PURPOSE = "label"
 
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def text_hash(text: str) -> str:

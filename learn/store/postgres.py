@@ -143,12 +143,6 @@ def is_constraint_error(exc: BaseException) -> bool:
     return isinstance(exc, psycopg.errors.IntegrityError)
 
 
-def is_readonly_error(exc: BaseException) -> bool:
-    import psycopg
-
-    return isinstance(exc, psycopg.errors.ReadOnlySqlTransaction)
-
-
 def is_permission_error(exc: BaseException) -> bool:
     import psycopg
 

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from learn.isotime import now_iso
 from learn.projects import within
 from learn.records.proposal import Proposal
 from learn.store.connection import Connection, where
@@ -33,7 +34,7 @@ from learn.store.feedback import FeedbackStore
 # The tables (migration 0011) and the row helpers its backfill shares, in a leaf.
 from learn.store.proposals_ddl import STATES as STATES
 from learn.store.proposals_ddl import State as State
-from learn.store.proposals_ddl import accepted_of, now_iso, proposal_from_json, proposal_json
+from learn.store.proposals_ddl import accepted_of, proposal_from_json, proposal_json
 from learn.store.proposals_ddl import create_tables as create_tables
 from learn.store.proposals_ddl import projects_of as projects_of
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from datetime import UTC, datetime
 from typing import Literal
 
+from learn.isotime import now_iso
 from learn.projects import quote_projects
 from learn.records.proposal import Proposal
 from learn.store.connection import Connection
@@ -20,9 +20,6 @@ from learn.store.run_json import proposal_from_full_json, result_from_full_json
 State = Literal["pending", "applied", "edited", "declined", "superseded"]
 STATES: tuple[State, ...] = ("pending", "applied", "edited", "declined", "superseded")
 
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def ddl(d: Dialect) -> str:

@@ -15,9 +15,9 @@ The layers of learn.store: see its package docstring.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 
+from learn.isotime import now_iso as _now
 from learn.store.connection import Connection
 from learn.store.db import SchemaMismatchError
 from learn.store.dialects import SQLITE as SQLITE
@@ -43,9 +43,6 @@ CREATE TABLE IF NOT EXISTS _learn_schema (
 );
 """
 
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _table_exists(conn: Connection, name: str) -> bool:

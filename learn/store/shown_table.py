@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from learn.isotime import now_iso as _now
 from learn.store.connection import Connection
 from learn.store.feedback import FeedbackStore
-from learn.store.feedback_rows import now_iso as _now
 from learn.store.run_table import loads as _loads
 
 Decision = Literal["accepted", "edited", "dismissed"]

@@ -18,9 +18,9 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
+from learn.isotime import now_iso
 from learn.store.feedback import FeedbackStore
 from learn.store.label_tables import text_hash
 from learn.store.team_forget import forget as forget_rows
@@ -101,7 +101,7 @@ class TeamTable:
 
         A row already shared keeps its place and takes the newer label. On PostgreSQL a
         row whose author is not the connected role is refused by the database itself."""
-        now = datetime.now(UTC).isoformat(timespec="seconds")
+        now = now_iso()
         return self.store.executemany(
             "INSERT INTO team_candidates (author, session_hash, kind, label, quote, text_hash, "
             "occurred_at, project_remote, shared_at, show_name, evidence) "

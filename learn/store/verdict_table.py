@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from learn.isotime import now_iso as _now
 from learn.store import vectors
 from learn.store.connection import Connection, placeholders
 from learn.store.feedback import EVIDENCE_PURPOSE, FeedbackStore, VerdictLike
 from learn.store.feedback_rows import PROPOSAL_SOURCE_KIND
-from learn.store.feedback_rows import now_iso as _now
 
 
 def _nearest_evidence_key(
