@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from fakes.anthropic_server import FakeAnthropicServer
 from fakes.claude_stub import OLD_HELP, write_claude_stub
 
 from learn.cli import cli
@@ -202,8 +203,11 @@ def test_backend_lines() -> None:
     c = check_backend(None, env={}, which=none)
     assert c.status == "warn" and "--offline" in c.hint and "--backend claude-cli" in c.hint
     c = check_backend(None, env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://x"},
-                      which=none, connect=lambda host, port, timeout: None)
+                      which=none, get=lambda url, headers, timeout: 200)
     assert c.status == "ok" and "ANTHROPIC_API_KEY is set (endpoint http://x)" in c.detail
+    c = check_backend(None, env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://x"},
+                      which=none, get=lambda url, headers, timeout: 401)
+    assert c.status == "warn" and "refused the API key (HTTP 401)" in c.detail
     # Only the CLI, but the configured backend is the API: say how to use the CLI.
     c = check_backend(None, env={}, which=found)
     assert c.status == "warn" and "/usr/bin/claude" in c.detail and "claude-cli" in c.hint
@@ -213,13 +217,24 @@ def test_backend_lines() -> None:
             name = "claude-cli"
             claude_binary = "my-claude"
 
-    c = check_backend(Cfg(), env={}, which=found)
+    from learn.models.claude_cli import CliSupport
+    from learn.models.preflight import LoginState
+
+    def probe(path: str) -> CliSupport:
+        return CliSupport(path, "2.1.332", ())
+
+    c = check_backend(Cfg(), env={}, which=found, probe=probe,
+                      login=lambda path: LoginState(True, "claude.ai"))
     assert c.status == "ok" and "/usr/bin/my-claude" in c.detail
+    c = check_backend(Cfg(), env={}, which=found, probe=probe, login=lambda path: LoginState(False))
+    assert c.status == "warn" and "not logged in" in c.detail and "/login" in c.hint
 
 
 def test_the_key_itself_is_never_printed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret-value-123")
-    code, out = doctor()
+    with FakeAnthropicServer() as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        code, out = doctor()
     assert code == 0
     assert "sk-ant-secret-value-123" not in out
     assert "✓ backend" in out
@@ -240,7 +255,20 @@ def test_doctor_says_a_current_claude_runs_isolated(tmp_path: Path, monkeypatch:
     code, data = doctor_json()
     claude = by_name(data)["claude"]
     assert code == 0 and claude["status"] == "ok"
-    assert claude["detail"] == "Claude Code 2.1.332: learn runs it with no tools, hooks or MCP servers"
+    assert claude["detail"] == ("Claude Code 2.1.332, logged in (claude.ai): learn runs it with no "
+                                "tools, hooks or MCP servers")
+
+
+def test_doctor_says_claude_is_not_logged_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stub = write_claude_stub(tmp_path / "claudebin", logged_in=False)
+    monkeypatch.setenv("PATH", str(stub.path.parent))
+    code, data = doctor_json()
+    claude = by_name(data)["claude"]
+    assert claude["status"] == "warn"
+    assert claude["detail"] == "Claude Code 2.1.332: not logged in (`claude auth status`)"
+    assert "/login" in claude["hint"]
+    code, out = doctor()
+    assert "✓ claude" not in out and "! claude" in out
 
 
 def test_doctor_names_a_claude_too_old_for_the_isolation_flags(

@@ -166,7 +166,7 @@ def test_a_second_concurrent_run_refuses_with_a_message(tmp_path: Path) -> None:
                LEARN_CACHE_DIR=str(root / "cache"), PYTHONPATH=str(REPO), LEARN_LOCK_TIMEOUT="0.5")
     with run_lock(directory=root / "data", timeout=1):
         proc = _learn(["run", "--all-projects", "--offline", "--json"], env)
-    assert proc.returncode == 2
+    assert proc.returncode == 75  # EXIT_BUSY, not a usage error (2)
     assert "another learn run is in progress" in proc.stderr
     assert proc.stdout == ""
     # Once the first run is over, the next one goes ahead.

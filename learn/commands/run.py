@@ -29,6 +29,12 @@ class UsageProblem(click.ClickException):
         click.echo(f"learn run: {self.format_message()}", err=True)
 
 
+class BackendUnavailable(UsageProblem):
+    """The endpoint or the login said no before anything was read (learn.errors.EXIT_UNAVAILABLE)."""
+
+    exit_code = 3
+
+
 def choose_backend_name(name: str) -> str:
     """`auto`: the API when a key is set, else the user's `claude` binary."""
     if name != "auto":
@@ -53,7 +59,7 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
 
     ready = check_backend_ready(name, config)
     if not ready.ok:
-        raise UsageProblem(ready.line())
+        raise (BackendUnavailable if ready.problem == "unavailable" else UsageProblem)(ready.line())
     base_url = {"openai": config.backend.openai_base_url,
                 "anthropic": anthropic_base_url(config, os.environ)}.get(name)
     try:
@@ -212,8 +218,10 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
                     options, config, backend=model_backend, progress=bars,
                     notify=None if quiet else (lambda line: click.echo(f"learn: {line}", err=True)))
     except LockedError as exc:
+        from learn.errors import EXIT_BUSY
+
         click.echo(f"learn: {exc}", err=True)
-        return 2
+        return EXIT_BUSY
     if as_json:
         import json
 
