@@ -53,7 +53,7 @@ def choose_backend_name(name: str) -> str:
 def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: Any) -> Any:
     """The backend `name`, after checking once that it can work at all (learn.models.preflight):
     a missing binary or a silent endpoint stops here with one line, before any session is read."""
-    from learn.models.base import ModelError
+    from learn.models.base import ModelError, report_waits
     from learn.models.preflight import anthropic_base_url, check_backend_ready
     from learn.models.registry import get_backend
 
@@ -63,7 +63,7 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
     base_url = {"openai": config.backend.openai_base_url,
                 "anthropic": anthropic_base_url(config, os.environ)}.get(name)
     try:
-        return get_backend(
+        backend = get_backend(
             name,
             cache_dir=cache_dir or config.backend.cache_dir,
             record=record,
@@ -74,6 +74,10 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
         )
     except (ModelError, ValueError) as exc:
         raise UsageProblem(str(exc)) from exc
+    # An overload waited out is said, whatever --quiet: a run that sits still
+    # for minutes must say why (learn.models.retry.WaitNotice).
+    report_waits(backend, lambda notice: click.echo(f"learn: {notice.line()}", err=True))
+    return backend
 
 
 class _Bars:

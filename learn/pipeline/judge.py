@@ -98,6 +98,7 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
         StoreLabelIndex,
         StoreShownState,
         StoreVerdictMemory,
+        name_prompt_version,
         named_labels,
     )
     from learn.reduce.windows import TranscriptContext
@@ -124,6 +125,10 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
         ),
         show_all=options.show_all,
         remember_labels=False,
+        # The model's names, kept the moment naming ends: Ctrl-C while judging
+        # must not cost the naming calls again (tests/test_interrupt_points.py).
+        on_named=lambda naming: store.labels.put_named_labels(naming.named,
+                                                              name_prompt_version()),
         name_batch=config.models.name_batch,
         context=TranscriptContext({s.id: s.path for s in sessions if s.path}, redact=redact,
                                   projects={s.id: s.project for s in sessions if s.project}),

@@ -71,12 +71,15 @@ def reduce_sessions(
     context: QuoteContext | None = None,
     admit: Callable[[Sequence[Proposal]], list[Proposal]] | None = None,
     labelled: Callable[[str, str], str | None] | None = None,
+    on_named: Callable[[NamingResult], None] | None = None,
 ) -> ReduceOutcome:
     """Everything after mining. `backend=None` runs offline (fallback names, no
     coverage, no verdicts). New labels (also below-threshold ones, so their
     names stay stable while they accumulate) go to `label_index`. `admit` maps the
     counted groups to those that may be proposed (a team run counts people on
-    them and drops the groups too few people said) before thresholds apply."""
+    them and drops the groups too few people said) before thresholds apply.
+    `on_named` gets the naming as soon as it is done, so a run interrupted while
+    judging keeps the model's names (the caller stores them)."""
     config = config or CountConfig()
     candidates = flatten_candidates(sessions)
     naming = name_candidates(
@@ -84,6 +87,8 @@ def reduce_sessions(
         index=label_index, threshold=threshold, max_batch=name_batch or MAX_BATCH,
         labelled=labelled,
     )
+    if on_named is not None:
+        on_named(naming)
     if remember_labels and label_index is not None:
         naming.remember(label_index)
     # One point said as a directive and as a request is one count (learn.reduce.onepoint).
