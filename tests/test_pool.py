@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -99,17 +102,38 @@ def test_stopping_early_ends_and_reaps_the_workers() -> None:
     assert _no_children_left()
 
 
-def test_ctrl_c_in_the_parent_reaps_the_workers() -> None:
-    def interrupt(*_: object) -> None:
-        raise KeyboardInterrupt
+def _started_then_waits(job: tuple[str, int]) -> int:
+    folder, n = job
+    Path(folder, f"{os.getpid()}").touch()  # this worker is running
+    time.sleep(120)  # far longer than the test: only the parent's interrupt ends it
+    return n
 
-    previous = signal.signal(signal.SIGALRM, interrupt)
+
+def test_ctrl_c_in_the_parent_reaps_the_workers(tmp_path: Path) -> None:
+    """SIGINT reaches the parent while it waits for results, once both workers are seen
+    running: no timer (a 50 ms alarm raced the pool under load and the test failed with
+    "DID NOT RAISE")."""
+    main = threading.main_thread().ident
+    assert main is not None and threading.get_ident() == main
+
+    def interrupt_once_both_run() -> None:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        signal.pthread_kill(main, signal.SIGINT)
+
+    # SIGINT as a terminal's learn has it: a suite started as a background job
+    # (`make test &`) inherits it ignored.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    threading.Thread(target=interrupt_once_both_run, daemon=True).start()
+    started = time.monotonic()
     try:
-        signal.setitimer(signal.ITIMER_REAL, 0.05)
         with pytest.raises(KeyboardInterrupt):
-            for _ in ordered_map(_big, list(range(10_000)), workers=2):
+            for _ in ordered_map(_started_then_waits, [(str(tmp_path), n) for n in range(16)],
+                                 workers=2):
                 pass
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGINT, previous)
+    assert time.monotonic() - started < 60  # ended by the interrupt, not the workers' sleep
+    assert len(list(tmp_path.iterdir())) == 2
     assert _no_children_left()
