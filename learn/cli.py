@@ -7,6 +7,7 @@ pays for anthropic, numpy or onnxruntime.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 from typing import NoReturn
@@ -144,8 +145,6 @@ def _end_now() -> NoReturn:
     from learn.errors import EXIT_INTERRUPTED
 
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):
             stream.flush()
-        except (OSError, ValueError):
-            pass
     os._exit(EXIT_INTERRUPTED)

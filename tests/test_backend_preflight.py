@@ -178,7 +178,8 @@ def test_claude_not_logged_in_stops_before_reading_a_session(corpus: Path, tmp_p
     assert not (corpus / ".local" / "share" / "learn" / "learn.db").exists()
 
 
-REAL_CLAUDE = REPO / "build" / "claude-code" / "node_modules" / ".bin" / "claude"
+REAL_CLAUDE = Path(os.environ.get("LEARN_CLAUDE_CODE_BIN")
+                   or REPO / "build" / "claude-code" / "node_modules" / ".bin" / "claude")
 
 
 def test_the_real_claude_code_logged_out_is_one_line(corpus: Path, tmp_path: Path) -> None:

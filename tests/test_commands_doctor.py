@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from learn.doctor import (
     render_checks_text,
 )
 from learn.doctor_backend import check_backend
+from learn.hook.settings import hook_command
 from learn.paths import cache_dir, config_dir, data_dir
 from learn.store import open_store
 from learn.store.runs import default_store_path
@@ -262,12 +264,12 @@ def test_doctor_says_a_current_claude_runs_isolated(tmp_path: Path, monkeypatch:
 def test_doctor_says_claude_is_not_logged_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     stub = write_claude_stub(tmp_path / "claudebin", logged_in=False)
     monkeypatch.setenv("PATH", str(stub.path.parent))
-    code, data = doctor_json()
+    _, data = doctor_json()
     claude = by_name(data)["claude"]
     assert claude["status"] == "warn"
     assert claude["detail"] == "Claude Code 2.1.332: not logged in (`claude auth status`)"
     assert "/login" in claude["hint"]
-    code, out = doctor()
+    _code, out = doctor()
     assert "✓ claude" not in out and "! claude" in out
 
 
@@ -291,6 +293,9 @@ def test_doctor_has_no_claude_line_without_a_claude() -> None:
     assert "claude" not in by_name(data)
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
 def _hook_event(sid: str) -> bytes:
     return json.dumps({"hook_event_name": "SessionEnd", "session_id": sid,
                        "transcript_path": f"/tmp/{sid}.jsonl", "cwd": "/code/shop"}).encode()
@@ -307,8 +312,15 @@ def test_doctor_shows_the_hook_queue_and_its_failures() -> None:
     settings.write_text(json.dumps({"hooks": {"SessionEnd": [{"hooks": [
         {"type": "command", "command": "learn hook session-end"}]}]}}))
     hook = by_name(doctor_json()[1])["hook"]
+    # A bare `learn`: fails where Claude Code's PATH lacks learn's virtualenv.
+    assert hook["status"] == "warn" and "bare `learn`" in hook["detail"]
+    assert "absolute path" in hook["hint"]
+    settings.write_text(json.dumps({"hooks": {"SessionEnd": [{"hooks": [
+        {"type": "command", "command": hook_command()}]}]}}))
+    hook = by_name(doctor_json()[1])["hook"]
     assert hook["status"] == "ok"
-    assert hook["detail"] == "SessionEnd hook installed: 0 queued, 0 in progress, 0 failed"
+    assert hook["detail"] == ("SessionEnd hook installed (settings.json): 0 queued, 0 in "
+                              "progress, 0 failed")
 
     queue = SessionQueue()
     job = queue.put(parse_event(_hook_event("s-old")))
@@ -320,7 +332,14 @@ def test_doctor_shows_the_hook_queue_and_its_failures() -> None:
 
     claimed = queue.claim("s-old")
     assert claimed is not None and job.event.session_id == "s-old"
-    for _ in range(3):  # MAX_ATTEMPTS: the third failure moves it to failed/
+    # One failed attempt, back in the queue: a failure to report, not "0 failed".
+    queue.retry(claimed, "claude-cli record_candidates: success: Not logged in · Please run /login")
+    hook = by_name(doctor_json()[1])["hook"]
+    assert hook["status"] == "warn"
+    assert "1 queued (1 after a failed attempt)" in hook["detail"]
+    assert "last failure: claude-cli record_candidates: success: Not logged in" in hook["detail"]
+    claimed = queue.claim("s-old") or claimed
+    for _ in range(2):  # MAX_ATTEMPTS: the third failure moves it to failed/
         queue.retry(claimed, "ANTHROPIC_API_KEY is not set")
         claimed = queue.claim("s-old") or claimed
     code, out = doctor()
@@ -333,3 +352,34 @@ def test_doctor_shows_the_hook_queue_and_its_failures() -> None:
     Log(queue.root).write("worker: UsageProblem: claude-cli: `claude` not found on PATH")
     hook = by_name(doctor_json()[1])["hook"]
     assert hook["status"] == "warn" and "`claude` not found on PATH" in hook["detail"]
+
+
+def test_doctor_finds_the_hook_the_plugin_installed() -> None:
+    """Installed by `claude plugin install` (its copy under ~/.claude/plugins), not in
+    settings.json: doctor said "not installed" while the hook fired."""
+    home = Path.home() / ".claude"
+    plugin = home / "plugins" / "cache" / "learn-local" / "learn" / "0.1.0"
+    shutil.copytree(REPO / "integrations" / "claude-code", plugin)
+    (home / "plugins" / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": {
+        "learn@learn-local": [{"scope": "user", "installPath": str(plugin), "version": "0.1.0"}]}}))
+    (home / "settings.json").write_text(json.dumps({"enabledPlugins": {"learn@learn-local": True}}))
+    hook = by_name(doctor_json()[1])["hook"]
+    assert hook["status"] == "ok", hook
+    assert hook["detail"].startswith("SessionEnd hook installed (plugin learn@learn-local): 0 queued")
+    # Disabled in Claude Code: not installed, and doctor has nothing to say about it.
+    (home / "settings.json").write_text(json.dumps({"enabledPlugins": {"learn@learn-local": False}}))
+    assert "hook" not in by_name(doctor_json()[1])
+
+
+def test_doctor_reports_a_worker_that_could_not_start_mining() -> None:
+    from learn.hook.queue import hook_dir
+    from learn.hook.worker import Log
+
+    log = Log(hook_dir())
+    log.write("queued s-1 (prompt_input_exit); worker 123")
+    log.write("worker: BackendUnavailable: claude-cli: Claude Code 2.1.332 at /usr/bin/claude "
+              "is not logged in; fix: run `claude` and type /login")
+    hook = by_name(doctor_json()[1])["hook"]
+    assert hook["status"] == "warn" and "is not logged in" in hook["detail"]
+    log.write("session s-1: mined: 2 candidate(s) in 1 chunk(s)")
+    assert by_name(doctor_json()[1])["hook"]["status"] == "ok"  # it works again

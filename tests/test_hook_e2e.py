@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -64,6 +65,8 @@ def environment(tmp: Path, home: Path, bindir: Path, name: str) -> dict[str, str
         LEARN_CACHE_DIR=str(tmp / name / "cache"), LEARN_CONFIG_DIR=str(tmp / name / "config"),
         LEARN_HOOK_INTERVAL="0", PYTHONPATH=str(REPO),
         PATH=f"{bindir}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}",
+        # As Claude Code sets it for a plugin's hook commands.
+        CLAUDE_PLUGIN_ROOT=str(HOOKS.parents[1]),
     )
     return env
 
@@ -166,3 +169,25 @@ def test_a_hook_inside_the_worker_queues_nothing(tmp_path: Path) -> None:
     proc = run_line(hook_command(), tmp_path, env, stdin=hook_input(transcript, tmp_path))
     assert proc.returncode == 0
     assert not (tmp_path / "x" / "data" / "hook").exists()
+
+
+def test_the_plugin_hook_without_learn_on_path_says_so_where_doctor_looks(tmp_path: Path) -> None:
+    """Claude Code's PATH without learn's virtualenv: the hook still exits 0 at once, and
+    the reason lands in learn's hook log, which `learn doctor` reports."""
+    data = tmp_path / "data"
+    env = {"HOME": str(tmp_path / "home"), "LEARN_DATA_DIR": str(data), "PATH": "/usr/bin:/bin",
+           "CLAUDE_PLUGIN_ROOT": str(HOOKS.parents[1])}
+    transcript = tmp_path / "s.jsonl"
+    proc = run_line(hook_command(), tmp_path, env, stdin=hook_input(transcript, tmp_path),
+                    timeout=30)
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    log = (data / "hook" / "hook.log").read_text()
+    assert "hook: LearnNotFound: no `learn` on the PATH Claude Code gives its hooks (/usr/bin:/bin)" in log
+    assert oct((data / "hook" / "hook.log").stat().st_mode & 0o777) == "0o600"
+    doctor = subprocess.run([sys.executable, "-m", "learn", "doctor", "--json"], cwd=tmp_path,
+                            env={**os.environ, **env, "PYTHONPATH": str(REPO),
+                                 "LEARN_CACHE_DIR": str(tmp_path / "c"),
+                                 "LEARN_CONFIG_DIR": str(tmp_path / "cfg")},
+                            capture_output=True, text=True, timeout=120)
+    hook = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "hook")
+    assert hook["status"] == "warn" and "LearnNotFound" in hook["detail"]

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from learn.commands.install_claude_command import command as install
 from learn.hook.event import BadHookInput, parse_event, read_stdin
 from learn.hook.queue import MAX_ATTEMPTS, Job, SessionQueue
-from learn.hook.settings import HOOK_COMMAND, has_hook, with_hook
+from learn.hook.settings import has_hook, hook_command, with_hook
 from learn.hook.worker import Log, drain
 from learn.lock import run_lock
 
@@ -189,7 +189,17 @@ def test_the_settings_hook_is_added_once_beside_the_persons_own() -> None:
     assert once["hooks"]["SessionEnd"][0] == mine["hooks"]["SessionEnd"][0]
     assert once["hooks"]["Stop"] == mine["hooks"]["Stop"] and once["permissions"] == mine["permissions"]
     assert with_hook(once) is once
-    assert once["hooks"]["SessionEnd"][1]["hooks"][0]["command"] == HOOK_COMMAND
+    command = once["hooks"]["SessionEnd"][1]["hooks"][0]["command"]
+    assert command == hook_command() and command.startswith("/")  # learn by absolute path
+
+
+def test_a_bare_learn_hook_is_pointed_at_this_learn() -> None:
+    old = {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "learn hook session-end",
+                                                "timeout": 10}]}]}}
+    new = with_hook(old)
+    assert new is not old and len(new["hooks"]["SessionEnd"]) == 1
+    assert new["hooks"]["SessionEnd"][0]["hooks"][0]["command"] == hook_command()
+    assert old["hooks"]["SessionEnd"][0]["hooks"][0]["command"] == "learn hook session-end"
 
 
 def test_install_with_hooks_writes_settings_and_keeps_a_backup(tmp_path: Path) -> None:

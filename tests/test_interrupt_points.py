@@ -13,6 +13,7 @@ server that answers everything: it asks again only what had not finished.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -93,7 +94,7 @@ def wait_until(check: Callable[[], bool], proc: subprocess.Popen[str], what: str
     deadline = time.monotonic() + seconds
     while not check():
         if proc.poll() is not None:
-            out, err = proc.communicate()
+            _out, err = proc.communicate()
             pytest.fail(f"learn ended before {what}: exit {proc.returncode}\n{err[-3000:]}")
         if time.monotonic() > deadline:
             proc.kill()
@@ -256,10 +257,8 @@ def _tree(pid: int) -> list[int]:
         p = todo.pop()
         found.append(p)
         for task in Path(f"/proc/{p}/task").glob("*/children"):
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 todo.extend(int(c) for c in task.read_text().split())
-            except (OSError, ValueError):
-                pass
     return found
 
 

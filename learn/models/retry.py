@@ -143,7 +143,7 @@ class WaitNotice:
 
 
 def _clock(seconds: float) -> str:
-    whole = int(round(seconds))
+    whole = round(seconds)
     minutes, secs = divmod(whole, 60)
     if not minutes:
         return f"{secs}s"

@@ -71,7 +71,7 @@ def reduce_sessions(
     context: QuoteContext | None = None,
     admit: Callable[[Sequence[Proposal]], list[Proposal]] | None = None,
     labelled: Callable[[str, str], str | None] | None = None,
-    on_named: Callable[[NamingResult], None] | None = None,
+    on_named: Callable[[NamingResult], object] | None = None,
 ) -> ReduceOutcome:
     """Everything after mining. `backend=None` runs offline (fallback names, no
     coverage, no verdicts). New labels (also below-threshold ones, so their
