@@ -19,8 +19,8 @@ from learn.records.proposal import RunResult, Verdict
 from learn.reduce.protocols import ShownRecord
 from learn.store.label_tables import text_hash
 from learn.store.proposals_ddl import projects_of
-from learn.store.shown_table import ANYWHERE
 from learn.store.run_json import result_to_full_json
+from learn.store.shown_table import ANYWHERE
 
 if TYPE_CHECKING:
     import numpy as np
