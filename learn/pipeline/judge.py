@@ -84,9 +84,24 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
             },
         )
         with clock.stage("store"):
+            if not options.offline and naming.stats.failed_calls == 0:
+                _rename_fallbacks(store, project, outcome)
             record_run(store, result, run_id=run_id, project=project,
                        remember_shown=outcome.may_write_state)
     return result
+
+
+def _rename_fallbacks(store: Store, project: str | None, outcome: ReduceOutcome) -> None:
+    """Pending proposals a failed run's fallback named, renamed to this run's model
+    names for the same quotes (learn.reduce.renames)."""
+    from learn.reduce.renames import fallback_renames
+
+    known = set(store.labels.labels())
+    points = (*outcome.proposals, *outcome.held_back, *outcome.cut)
+    renames = fallback_renames(((r.project, r.proposal) for r in store.proposals.pending(project)),
+                               points, model_made=lambda kind, label: (label, kind) in known)
+    for where, old, new in renames:
+        store.proposals.rename(where, old, new)
 
 
 def _reduce(store: Store, project: str | None, options: RunOptions, config: Config, read: Read,

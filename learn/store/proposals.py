@@ -147,6 +147,14 @@ class ProposalBook:
 
         self.store._write(run)
 
+    def rename(self, project: str, old: str, new: str, *, at: str | None = None) -> None:
+        """The pending row `old` in `project` gives way to `new` (the same point, named
+        anew: learn.reduce.renames)."""
+        self.store.execute(
+            "UPDATE proposal_states SET state = 'superseded', superseded_by = $1, decided_at = $2 "
+            "WHERE project = $3 AND key = $4 AND state = 'pending'",
+            (new, at or now_iso(), project, old))
+
     def rows(self, project: str | None = None, *, states: Iterable[State] | None = None,
              key: str | None = None) -> list[ProposalState]:
         """Rows of `project` and its subfolders (every project when None), newest first."""
