@@ -95,10 +95,21 @@ class Proposal:
     surface: str | None = None
     surface_rules: tuple[str, ...] = ()
     surface_commands: tuple[str, ...] = ()
+    # The rule worded from the quote with no model to word it (an offline run:
+    # learn.reduce.wording); a verdict's summary wins over it.
+    worded: str | None = None
 
     @property
     def key(self) -> str:
         return f"{self.kind}:{self.label}"
+
+    @property
+    def rule_text(self) -> str:
+        """The rule as it would be written: the judge's wording, else the offline
+        wording of the quote, else the quote itself."""
+        if self.verdict is not None and self.verdict.summary.strip():
+            return self.verdict.summary
+        return self.worded or self.text
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Proposal:
@@ -129,6 +140,7 @@ class Proposal:
             surface=_opt_str(data.get("surface")),
             surface_rules=tuple(str(r) for r in data.get("surface_rules") or ()),
             surface_commands=tuple(str(r) for r in data.get("surface_commands") or ()),
+            worded=_opt_str(data.get("rule")),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -167,6 +179,8 @@ class Proposal:
         if self.people is not None:  # a team run's proposal
             out["people"] = self.people
             out["authors"] = list(self.authors)
+        if self.worded is not None:  # worded without a model (offline)
+            out["rule"] = self.worded
         return out
 
 

@@ -6,6 +6,7 @@ are not displayed, so paying for their calls buys nothing this run.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from learn.reduce.onepoint import one_point, requests_as_commands
 from learn.reduce.protocols import LabelIndex, ShownRecord, ShownState, VerdictMemory
 from learn.reduce.rules import RuleCorpus
 from learn.reduce.suppress import select
+from learn.reduce.wording import rule_from_quote
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -108,6 +110,9 @@ def reduce_sessions(
         usage = usage + cov.usage
         failures.extend(cov.failures)
     judged = reused = 0
+    if backend is None:
+        # No model to word the rules: the quote, addressed to no one (learn.reduce.wording).
+        shown = [dataclasses.replace(p, worded=rule_from_quote(p.text)) for p in shown]
     if shown:
         verdict = judge_proposals(shown, backend=backend, model=models["judge"], embedder=embedder,
                                   memory=verdicts, context=context)

@@ -106,9 +106,11 @@ def header_lines(result: RunResult) -> list[str]:
 OFFLINE_LIMITS = (
     "Offline run: no model read your sessions. Counted: what earlier runs' models found "
     "(cached) and what the detectors catch without one (reasons you typed when denying a "
-    "tool or rejecting a plan, your answers to questions). Not seen: directives, fixes and "
-    "requests said in plain conversation; proposals are not judged and not checked against "
-    "your rules. `learn run` with a backend sees them."
+    "tool or rejecting a plan, your answers to questions, and what else you said that they "
+    "rate at the candidate threshold, [mining] min_signal_confidence). Not seen: what only a "
+    "model recognises in plain conversation (fixes, most requests); proposals are not judged "
+    "nor checked against your rules, and each rule is worded from your quote. `learn run` "
+    "with a backend sees the rest."
 )
 
 STAGE_NAMES = {"mine": "mining", "name": "naming", "coverage": "the rule check",

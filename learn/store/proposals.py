@@ -183,7 +183,7 @@ class ProposalBook:
             p = r.proposal
             out.append({"key": r.key, "kind": r.kind, "label": p.label, "project": r.project,
                         "sessions": r.sessions, "since": r.first_proposed_at,
-                        "rule": p.verdict.summary if p.verdict and p.verdict.summary else p.text,
+                        "rule": p.rule_text,
                         "scope": p.verdict.scope if p.verdict else None})
         return out
 

@@ -45,7 +45,9 @@ from learn.transcripts.view.model import (
 #     plan rejections gated on shape, not English words).
 # v4: an entry keeps its redacted human turns, not hashes of long prompts
 #     (learn.index.indexed_turns).
-VIEW_VERSION: Final = 4
+# v5: detector candidates include the person's words rated over the threshold,
+#     for offline runs (learn.detect.to_candidates.SAID).
+VIEW_VERSION: Final = 5
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
