@@ -57,6 +57,20 @@ class LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        # The commands load lazily, so click has no list to suggest from: `learn rnu`
+        # said only "No such command". The nearest names, as click does for options.
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            from difflib import get_close_matches
+
+            near = get_close_matches(name, self.list_commands(ctx), n=3, cutoff=0.6)
+            hint = (f" Did you mean {near[0]!r}?" if len(near) == 1 else
+                    f" (Did you mean one of: {', '.join(repr(n) for n in near)}?)" if near else "")
+            raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
+        return super().resolve_command(ctx, args)
+
     def invoke(self, ctx: click.Context) -> object:
         # The one place a damaged setup becomes one line and an exit code
         # (learn.errors); a command never catches these itself.

@@ -63,7 +63,17 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
     The temp file lives in the target directory so the final rename never
     crosses a filesystem; readers see either the old file or the new one.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    parent = path.parent
+    if not parent.is_dir():
+        # learn's own directories are private however they come to exist: a first
+        # `learn sessions` wrote its listing's judgement and made ~/.cache/learn 0755,
+        # which doctor then warned about. Elsewhere (a project's .claude/rules) the
+        # person's umask decides.
+        if any(parent == own or own in parent.parents for own in (data_dir(), cache_dir(),
+                                                                     config_dir())):
+            ensure_private_dir(parent)
+        else:
+            parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, mode)

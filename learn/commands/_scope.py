@@ -76,7 +76,7 @@ def scope_options(
         options = [
             click.option(
                 "--project",
-                type=click.Path(file_okay=False, path_type=Path),
+                type=click.Path(exists=True, file_okay=False, path_type=Path),
                 default=None,
                 help="Sessions whose cwd is this directory or under it (default: the current directory).",
             ),

@@ -18,6 +18,7 @@ from learn.paths import atomic_write_text
 from learn.report.digest import render_digest_json, render_digest_markdown
 from learn.report.html import render_html
 from learn.report.runs import NoRunError, require_proposals
+from learn.report.words import plural
 
 RENDERERS = {"md": render_digest_markdown, "json": render_digest_json, "html": render_html}
 
@@ -25,7 +26,7 @@ RENDERERS = {"md": render_digest_markdown, "json": render_digest_json, "html": r
 @click.command(name="digest")
 @click.option("--since", default=None, metavar="AGE",
               help="Only a run recorded within AGE (7d, 12h, 2w or a date); fail otherwise.")
-@click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--project", "project_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               default=None, help="The project (default: the current directory's).")
 @click.option("--all-projects", is_flag=True, help="Pending proposals of every project.")
 @click.option("--all", "every_state", is_flag=True,
@@ -57,4 +58,5 @@ def command(since: str | None, project_dir: Path | None, all_projects: bool, eve
     except OSError as exc:
         click.echo(f"learn digest: cannot write {out}: {exc}", err=True)
         sys.exit(1)
-    click.echo(f"learn digest: wrote {out} ({fmt}, {len(result.proposals)} proposals)", err=True)
+    click.echo(f"learn digest: wrote {out} ({fmt}, {plural(len(result.proposals), 'proposal')})",
+               err=True)

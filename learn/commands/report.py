@@ -11,6 +11,7 @@ from learn.paths import atomic_write_text
 from learn.records.proposal import RunResult
 from learn.report.html import render_html
 from learn.report.runs import NoRunError, require_proposals
+from learn.report.words import plural
 
 
 @click.command(name="report")
@@ -19,7 +20,7 @@ from learn.report.runs import NoRunError, require_proposals
               help="Where to write the HTML file (written 0600: it quotes what you typed).")
 @click.option("--since", default=None, metavar="AGE",
               help="Only a run recorded within AGE (7d, 12h, 2w or a date).")
-@click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--project", "project_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               default=None, help="The project (default: the current directory's).")
 @click.option("--all-projects", is_flag=True, help="Pending proposals of every project.")
 @click.option("--team", is_flag=True,
@@ -41,7 +42,7 @@ def command(out: Path, since: str | None, project_dir: Path | None, all_projects
     except (NoRunError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     atomic_write_text(out, render_html(result))
-    click.echo(f"wrote {out} ({len(result.proposals)} proposals)", err=True)
+    click.echo(f"wrote {out} ({plural(len(result.proposals), 'proposal')})", err=True)
 
 
 def _team_run(since: str | None) -> RunResult:

@@ -161,7 +161,8 @@ def plan_mining(
 def describe_plan(plan: MiningPlan) -> list[str]:
     """The plan in a few plain lines (what `learn plan` prints and `learn run` asks about)."""
     lines = [
-        f"{plan.sessions} sessions: {len(plan.to_mine)} to mine, {len(plan.cached)} cached, "
+        f"{plan.sessions} session{'' if plan.sessions == 1 else 's'}: {len(plan.to_mine)} to mine, "
+        f"{len(plan.cached)} cached, "
         f"{len(plan.nothing_to_mine)} with nothing to mine, {len(plan.unreadable)} unreadable",
         f"model {plan.model} ({plan.context_window:,}-token window, chunks up to "
         f"{plan.chunk_chars:,} chars)",
