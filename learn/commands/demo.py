@@ -62,7 +62,9 @@ def command(as_json: bool, keep: Path | None, offline: bool, apply_: bool) -> No
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
-        click.echo(render_digest_markdown(result))
+        from learn.report.wrap import for_terminal
+
+        click.echo(for_terminal(render_digest_markdown(result), isatty=sys.stdout.isatty()))
         click.echo(
             "\n(demo: the model answers above are recorded fixtures from cache/, "
             "not a live model; see README \"Measuring quality\")",

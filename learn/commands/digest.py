@@ -51,7 +51,9 @@ def command(since: str | None, project_dir: Path | None, all_projects: bool, eve
         sys.exit(1)
     text = RENDERERS[fmt](result)
     if out is None:
-        click.echo(text, nl=False)
+        from learn.report.wrap import for_terminal
+
+        click.echo(for_terminal(text, isatty=fmt == "md" and sys.stdout.isatty()), nl=False)
         return
     try:
         atomic_write_text(out, text)

@@ -234,7 +234,9 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         from learn.report.digest import render_digest_markdown
 
         text = render_digest_markdown(result)
-    click.echo(text)
+    from learn.report.wrap import for_terminal
+
+    click.echo(for_terminal(text, isatty=not as_json and sys.stdout.isatty()))
     if out is not None:
         from learn.paths import atomic_write_text
 

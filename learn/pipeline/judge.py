@@ -49,6 +49,8 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
             if mined.incomplete:
                 session_cands = keep_stored(session_cands,
                                             stored_candidates(store, mined.incomplete))
+            # A first run shows the digest's whole guide (learn.report.digest).
+            first_run = store.runs.count() == 0
             run_id = store.runs.start_run({})
             record_scan(store, read.sessions, session_cands, read.digests)
         embedder: Embedder = CachedEmbedder(get_embedder(prefer=options.embedder), store)
@@ -81,6 +83,7 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
                 "states": store.proposals.decided(project, keys),
                 # Each rule in place against the sessions since (learn.reduce.outcomes).
                 "outcomes": outcomes,
+                "guide": first_run,
             },
         )
         with clock.stage("store"):
