@@ -72,12 +72,14 @@ def main(argv: list[str]) -> None:
     print(f"first run, every call direct:        ${direct:7.2f}")
     print(f"first run, mining as a Message Batch: ${with_batch:7.2f}  "
           f"({with_batch / direct:.2f}x direct)")
+    # A later run mines only the day's new sessions and names and judges what they
+    # add: the month's figures scaled to a day's share of its sessions.
     day = max(1, sessions // 30)
-    per_session = mining / n if n else 0.0
     share = day / max(1, n)
-    later_day = later * share
-    print(f"a later daily run ({day} new sessions): ~${per_session * day + later_day:.2f} "
-          f"(~${(per_session * day + later_day) * 30:.2f} over the month)")
+    daily = (mining + later) * share
+    calls = round(p["calls"] * share) + sum(1 for s in p["stages"] if s["calls"])
+    print(f"a later daily run ({day} new sessions): ~{calls} calls, ~${daily:.2f} "
+          f"(~${daily * 30:.2f} over the month)")
 
 
 if __name__ == "__main__":

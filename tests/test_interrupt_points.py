@@ -113,7 +113,7 @@ def interrupt(proc: subprocess.Popen[str]) -> tuple[float, str]:
         _, err = proc.communicate()
         pytest.fail(f"still running 30 s after SIGINT\n{err[-3000:]}")
     took = time.monotonic() - sent
-    print(f"ended {took:.2f} s after SIGINT")  # the figure the README quotes (pytest -s)
+    print(f"ended {took:.2f} s after SIGINT")  # the figure docs/usage.md quotes (pytest -s)
     assert proc.returncode == 130, err
     assert "learn: interrupted" in err and "Traceback" not in err, err
     return took, err
