@@ -177,30 +177,27 @@ def test_ctrl_c_while_waiting_out_an_overload(world: tuple[Path, dict[str, str],
     assert planned and again(home, env, oracle).count("record_candidates") == planned
 
 
-def test_ctrl_c_while_naming_keeps_every_mined_session(world: tuple[Path, dict[str, str], GoldOracle]) -> None:
+def interrupted_while(world: tuple[Path, dict[str, str], GoldOracle], tool: str) -> Stage:
+    """SIGINT while the fake holds the first `tool` call; then a second, whole run."""
     home, env, oracle = world
-    stage = Stage(oracle, hold="assign_labels")
+    stage = Stage(oracle, hold=tool)
     with FakeAnthropicServer(responder=stage) as fake:
         proc = start(home, env, fake.base_url)
-        wait_until(lambda: stage.count("assign_labels") >= 1, proc, "a naming call")
+        wait_until(lambda: stage.count(tool) >= 1, proc, f"a {tool} call")
         took, _ = interrupt(proc)
         stage.release.set()
     assert took < ENDS_WITHIN
-    second = again(home, env, oracle)
+    return again(home, env, oracle)
+
+
+def test_ctrl_c_while_naming_keeps_every_mined_session(world: tuple[Path, dict[str, str], GoldOracle]) -> None:
+    second = interrupted_while(world, "assign_labels")
     assert second.count("record_candidates") == 0  # every session stayed mined
     assert second.count("assign_labels") >= 1
 
 
 def test_ctrl_c_while_judging_keeps_the_mining_and_the_names(world: tuple[Path, dict[str, str], GoldOracle]) -> None:
-    home, env, oracle = world
-    stage = Stage(oracle, hold="record_verdicts")
-    with FakeAnthropicServer(responder=stage) as fake:
-        proc = start(home, env, fake.base_url)
-        wait_until(lambda: stage.count("record_verdicts") >= 1, proc, "a judging call")
-        took, _ = interrupt(proc)
-        stage.release.set()
-    assert took < ENDS_WITHIN
-    second = again(home, env, oracle)
+    second = interrupted_while(world, "record_verdicts")
     assert second.count("record_candidates") == 0
     assert second.count("assign_labels") == 0  # the names were kept the moment naming ended
     assert second.count("record_verdicts") >= 1
