@@ -26,7 +26,7 @@ RENDERERS = {"md": render_digest_markdown, "json": render_digest_json, "html": r
 @click.command(name="digest")
 @click.option("--since", default=None, metavar="AGE",
               help="Only a run recorded within AGE (7d, 12h, 2w or a date); fail otherwise.")
-@click.option("--project", "project_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+@click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="The project (default: the current directory's).")
 @click.option("--all-projects", is_flag=True, help="Pending proposals of every project.")
 @click.option("--all", "every_state", is_flag=True,

@@ -20,7 +20,7 @@ from learn.report.words import plural
               help="Where to write the HTML file (written 0600: it quotes what you typed).")
 @click.option("--since", default=None, metavar="AGE",
               help="Only a run recorded within AGE (7d, 12h, 2w or a date).")
-@click.option("--project", "project_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+@click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="The project (default: the current directory's).")
 @click.option("--all-projects", is_flag=True, help="Pending proposals of every project.")
 @click.option("--team", is_flag=True,

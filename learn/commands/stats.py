@@ -13,7 +13,7 @@ import click
 
 @click.command(name="stats")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.option("--project", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+@click.option("--project", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The project whose CLAUDE.md / AGENTS.md to measure (default: the current "
                    "directory).")
 def command(as_json: bool, project: Path | None) -> None:
