@@ -59,7 +59,8 @@ def plan_surface(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
                 plan.notes.append(f"{e.key}: {', '.join(e.surface_rules)} already denied")
                 continue
         elif form == "codex-rule":
-            new = merged_codex_rules(text, e.surface_commands, e.text, e.key)
+            new = merged_codex_rules(text, e.surface_commands, e.justification or e.text, e.key,
+                                     e.surface_allowed)
             if new == text:
                 plan.notes.append(f"{e.key}: already a rule in {path.name}")
                 continue

@@ -12,6 +12,7 @@ one named part per group of tables.
 | `labels` | LabelTables (label_tables) | labels, label_examples, name_cache, embedding_cache |
 | `shown` | ShownTable (shown_table) | proposals (as shown), decisions |
 | `proposals` | ProposalBook (proposals) | proposal_states, applied_rules |
+| `journal` | ApplyJournal (apply_journal) | apply_writes (what `learn apply` wrote, for --undo) |
 | `verdicts` | VerdictTable (verdict_table) | verdicts as the judge's memory |
 | `team` | TeamTable (team) | team_candidates, team_shared |
 | `index` | SessionIndex (session_index) | session_index, session_heads (this machine's) |
@@ -33,6 +34,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
+from learn.store.apply_journal import ApplyJournal
 from learn.store.db import StoreError
 from learn.store.feedback import FeedbackStore
 from learn.store.label_tables import LabelTables
@@ -88,6 +90,10 @@ class Store:
     @cached_property
     def proposals(self) -> ProposalBook:
         return ProposalBook(self.ledger)
+
+    @cached_property
+    def journal(self) -> ApplyJournal:
+        return ApplyJournal(self.ledger)
 
     @cached_property
     def verdicts(self) -> VerdictTable:

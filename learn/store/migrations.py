@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from learn.store.apply_journal import create_table as apply_writes_table
 from learn.store.connection import Connection
 from learn.store.dialects import Dialect
 from learn.store.layout import StoreSchema
@@ -374,6 +375,12 @@ def _m016_session_index_derived(conn: Connection, s: StoreSchema, d: Dialect) ->
         session_index_derived_only(conn)
 
 
+def _m017_apply_writes(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # Every file `learn apply` wrote, with its backup and hashes, so `learn apply
+    # --undo` puts back exactly what one apply changed (learn.store.apply_journal).
+    apply_writes_table(conn, d)
+
+
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_feedback", _m001_feedback),
     ("0002_learn_tables", _m002_learn_tables),
@@ -388,6 +395,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0014_team_protection", _m014_team_protection),
     ("0015_label_source", _m015_label_source),
     ("0016_session_index_derived", _m016_session_index_derived),
+    ("0017_apply_writes", _m017_apply_writes),
 )
 STEP_NAMES: tuple[str, ...] = tuple(name for name, _ in MIGRATIONS)
 SCHEMA_VERSION = len(STEP_NAMES)

@@ -1,0 +1,103 @@
+"""Every write `learn apply` made to an instruction file, so it can be undone (migration 0017).
+
+One row per file written: which `learn apply` it belonged to (`batch`), the file,
+its hash before (empty: learn created it) and after, the backup of what it held,
+the proposal keys it carried and the project. `learn apply --undo` takes the
+newest batch not undone yet and puts each file back (the backup's bytes, or no
+file), only where the file still has the hash learn left it with: a file the
+person edited since is theirs, and its backup is named instead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from learn.isotime import now_iso
+from learn.store.connection import Connection
+from learn.store.dialects import Dialect
+
+if TYPE_CHECKING:  # the migration list imports this module; the store imports that
+    from learn.store.feedback import FeedbackStore
+
+
+def create_table(conn: Connection, d: Dialect) -> None:
+    conn.execute(
+        f"""
+        CREATE TABLE apply_writes (
+            id {d.rowid},
+            batch TEXT NOT NULL,
+            action TEXT NOT NULL,
+            project TEXT,
+            path TEXT NOT NULL,
+            before_hash TEXT NOT NULL,
+            after_hash TEXT NOT NULL,
+            backup_file TEXT,
+            keys TEXT NOT NULL,
+            written_at TEXT NOT NULL,
+            undone_at TEXT
+        )
+        """
+    )
+    conn.execute("CREATE INDEX apply_writes_by_batch ON apply_writes(batch)")
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    id: int
+    batch: str
+    action: str  # "apply" | "prune" | "undo"
+    project: str | None
+    path: str
+    before_hash: str  # "" when the file did not exist
+    after_hash: str  # "" when the write removed the file
+    backup_file: str | None
+    keys: tuple[str, ...]
+    written_at: str
+    undone_at: str | None
+
+
+class ApplyJournal:
+    """The apply_writes table over an open FeedbackStore."""
+
+    def __init__(self, store: FeedbackStore) -> None:
+        self.store = store
+
+    def record(self, *, batch: str, action: str, project: str | None, path: str,
+               before_hash: str, after_hash: str, backup_file: str | None,
+               keys: Sequence[str], at: str | None = None) -> None:
+        self.store.execute(
+            "INSERT INTO apply_writes (batch, action, project, path, before_hash, after_hash, "
+            "backup_file, keys, written_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            (batch, action, project, path, before_hash, after_hash, backup_file,
+             json.dumps(list(keys)), at or now_iso()))
+
+    def _rows(self, where: str, params: tuple[object, ...]) -> list[Write]:
+        rows = self.store.sql(f"SELECT * FROM apply_writes {where} ORDER BY id", params)
+        return [Write(id=int(r["id"]), batch=r["batch"], action=r["action"], project=r["project"],
+                      path=r["path"], before_hash=r["before_hash"], after_hash=r["after_hash"],
+                      backup_file=r["backup_file"], keys=tuple(json.loads(r["keys"] or "[]")),
+                      written_at=r["written_at"], undone_at=r["undone_at"]) for r in rows]
+
+    def last_batch(self) -> list[Write]:
+        """The writes of the newest apply or prune not undone yet (oldest first)."""
+        rows = self.store.sql(
+            "SELECT batch FROM apply_writes WHERE action != 'undo' AND undone_at IS NULL "
+            "ORDER BY id DESC LIMIT 1")
+        if not rows:
+            return []
+        return self._rows("WHERE batch = $1 AND undone_at IS NULL", (rows[0]["batch"],))
+
+    def batch(self, batch: str) -> list[Write]:
+        return self._rows("WHERE batch = $1", (batch,))
+
+    def mark_undone(self, ids: Sequence[int], at: str | None = None) -> None:
+        when = at or now_iso()
+
+        def run(conn: Connection) -> None:
+            for i in ids:
+                conn.execute("UPDATE apply_writes SET undone_at = $1 WHERE id = $2", (when, i))
+
+        self.store._write(run)
