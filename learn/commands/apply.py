@@ -253,7 +253,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
                             proposal=p, backup=str(backup) if backup else None, form=e.form,
                             every_project=user_wide)
         saved = f" (backup: {backup})" if backup else ""
-        click.echo(f"wrote {plan.path}{saved}; `learn apply --undo` puts it back")
+        click.echo(f"wrote {plan.path}{saved} (`learn apply --undo` puts it back)")
 
     def what(plan: FilePlan) -> str:
         n = len(plan.applied)
