@@ -18,7 +18,6 @@ or `.claude` that is a symlink to somewhere else.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import subprocess
