@@ -106,9 +106,9 @@ def test_a_rejected_request_or_one_without_a_written_body_is_no_command(tmp_path
     web = repo(tmp_path / "web")
     req = proposal("request", "tidy-up", projects=(web,), sessions=3)
     rejected = dataclasses.replace(req, command_body=BODY, verdict=Verdict(
-        False, "Tidy up moreActions once.", "other", "project", 0.85,
-        rationale="一次性的工作 (one-off work)"))
-    with pytest.raises(TargetError, match="the judge rejected it.*one-off work"):
+        False, "Tidy up the parser once.", "other", "project", 0.85,
+        rationale="只做一次的事 (one-off work)"))
+    with pytest.raises(TargetError, match=r"the judge rejected it.*one-off work"):
         edit_for(rejected, TargetChoice(web, follow_quotes=True))
     with pytest.raises(TargetError, match="no instruction was written"):
         edit_for(req, TargetChoice(web, follow_quotes=True))

@@ -71,6 +71,20 @@ def test_frontmatter_covers_exactly_the_shell_line() -> None:
     assert "learn apply" in body and "approve" in body
 
 
+def test_the_command_never_writes_on_the_persons_behalf() -> None:
+    """Claude shows the exact diffs of a dry run and writes only what the person then
+    confirmed: `--confirm TOKEN`, never `--yes` (the token binds the yes to those diffs)."""
+    for path in (COMMAND, Path(__file__).resolve().parents[1] / "learn" / "report"
+                 / "claude_command.md"):
+        fields, body = frontmatter(path.read_text())
+        assert not re.search(r"learn apply[^\n`]*--yes", body), path
+        assert "`learn apply --dry-run --only KEY`" in body
+        assert "--confirm TOKEN" in body and "Never pass `--yes`" in body
+        assert "diff" in body and "ask\n   me again" in body
+        assert "learn apply" not in fields["allowed-tools"]  # Claude Code asks before a write
+        assert "learn apply --undo" in body
+
+
 def expand(arguments: str) -> str:
     """The command body as Claude Code expands it: $ARGUMENTS replaced wherever it is."""
     _, body = frontmatter(COMMAND.read_text())

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-Step = Literal["mine", "name", "coverage", "judge"]
+Step = Literal["mine", "name", "coverage", "judge", "command"]
 
 
 @dataclass(frozen=True, slots=True)

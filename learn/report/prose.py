@@ -88,8 +88,8 @@ def plain_prose(text: str, *, one_line: bool = True) -> str:
         if fenced:
             continue
         kept = _line(raw)
-        if kept or (lines and lines[-1]):
-            lines.append(kept)
+        if kept or (not raw.strip() and lines and lines[-1]):
+            lines.append(kept)  # a blank line of the text stays; a removed line leaves none
     while lines and not lines[-1]:
         lines.pop()
     if one_line:
