@@ -170,3 +170,26 @@ def test_an_applied_or_declined_escalation_is_not_proposed_again(tmp_path: Path)
         more = outcome("Never run git push.", "do not push", "no push!")
         _, made = escalations_for(book, "/p", [more], [])
         assert [p.key for p in made] == ["directive:no-push-enforced"]
+
+
+def test_a_command_the_person_let_run_since_the_rule_is_never_denied() -> None:
+    from learn.report.escalation import Ran
+
+    o = outcome("Never force push.", "you force pushed AGAIN")  # said in session s0
+    ran = [
+        # Since the rule, in a session where the person did not object: theirs to run.
+        Ran("s9", "2026-03-15T09:00:00+00:00", ("git push --force-with-lease origin topic",)),
+        # In the session where they said the rule again: the agent broke it there.
+        Ran("s0", "2026-03-20T09:00:00+00:00", ("git push -f",)),
+        # Before the rule was in place: says nothing about it.
+        Ran("s8", "2026-03-01T09:00:00+00:00", ("git push --force",)),
+    ]
+    p = escalate(o, ran=ran)
+    assert p is not None
+    assert p.surface_rules == ("Bash(git push --force:*)", "Bash(git push -f:*)")
+    assert "git push --force-with-lease origin topic" in p.surface_allowed
+    assert "not denied" in (p.rationale or "") and "you ran it since" in (p.rationale or "")
+    # Every force push ran unopposed since: nothing left to enforce.
+    everything = [Ran("s9", "2026-03-15T09:00:00+00:00",
+                      ("git push --force", "git push -f", "git push --force-with-lease"))]
+    assert escalate(o, ran=everything) is None

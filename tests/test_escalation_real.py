@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from fakes.anthropic_server import tool_results
-from test_claude_surfaces_real import ScriptedModel, _claude, _run_claude
+from test_claude_surfaces_real import ScriptedModel, _claude, _run_claude, real_binary
 
 from learn.records.proposal import Quote
 from learn.reduce.outcomes import RuleOutcome
@@ -36,13 +36,8 @@ ALLOWED = ("git push origin feature/x", "pnpm vitest run")
 
 
 def _codex() -> Path:
-    override = os.environ.get("LEARN_CODEX_BIN")
-    path = Path(override) if override else CODEX
-    if not path.exists():
-        if os.environ.get("LEARN_REQUIRE_CODEX"):
-            pytest.fail(f"LEARN_REQUIRE_CODEX is set but {path} is missing")
-        pytest.skip("the real Codex is not installed (.ci/install-codex)")
-    return path
+    return real_binary(CODEX, "LEARN_CODEX_BIN", "LEARN_REQUIRE_CODEX",
+                       "Codex (.ci/install-codex)")
 
 
 def _apply_escalation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

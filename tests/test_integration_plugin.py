@@ -138,6 +138,17 @@ def test_the_words_after_the_command_reach_claude_as_the_request() -> None:
     assert "pending" in body and "learn decline KEY" in body
 
 
+def test_install_writes_only_where_learn_may_write(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project / ".claude").symlink_to(elsewhere)  # a checkout's .claude leading outside
+    res = CliRunner().invoke(install, ["--project", "--project-dir", str(project), "--hooks"])
+    assert res.exit_code != 0 and "not an instruction file learn may write" in res.output
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_install_user_then_idempotent_then_no_clobber(tmp_path: Path) -> None:
     home = Path(os.environ["HOME"])
     dest = home / ".claude" / "commands" / "learn.md"

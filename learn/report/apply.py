@@ -38,6 +38,7 @@ from learn.report.edits import (
     ConcurrentEditError,
     FilePlan,
     RuleEdit,
+    decode_text,
     marker,
     plan_text,
     sha256,
@@ -89,10 +90,7 @@ def plan_file(path: Path, edits: Sequence[RuleEdit],
         plan = plan_surface(real, edits)
     else:
         data = _read(real)
-        try:
-            original = None if data is None else data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ApplyError(f"{real} is not UTF-8 text; learn will not edit it") from exc
+        original = decode_text(real, data)
         new_text, applied, notes = plan_text(original or "", edits, real)
         plan = FilePlan(path=real, original=original, original_hash=sha256(data)
                         if data is not None else "", new_text=new_text, applied=applied,

@@ -184,6 +184,16 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def decode_text(path: Path, data: bytes | None) -> str | None:
+    """A file's bytes as text (None: no file); ApplyError for a file that is not UTF-8."""
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApplyError(f"{path} is not UTF-8 text; learn will not edit it") from exc
+
+
 def read_bytes(path: Path) -> bytes | None:
     try:
         return path.read_bytes()

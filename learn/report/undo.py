@@ -13,27 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from learn.report.confine import confine
-from learn.report.edits import ApplyError, FilePlan, read_bytes, sha256
-
-
-class JournalWrite(Protocol):
-    @property
-    def id(self) -> int: ...
-    @property
-    def project(self) -> str | None: ...
-    @property
-    def path(self) -> str: ...
-    @property
-    def before_hash(self) -> str: ...
-    @property
-    def after_hash(self) -> str: ...
-    @property
-    def backup_file(self) -> str | None: ...
-    @property
-    def keys(self) -> tuple[str, ...]: ...
+from learn.report.edits import ApplyError, FilePlan, decode_text, read_bytes, sha256
+from learn.store.apply_journal import Write
 
 
 @dataclass(slots=True)
@@ -44,16 +27,7 @@ class UndoPlan:
     plan: FilePlan
 
 
-def _text(data: bytes | None, path: Path) -> str | None:
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ApplyError(f"{path} is not UTF-8 text; learn will not edit it") from exc
-
-
-def undo_plan(w: JournalWrite) -> FilePlan:
+def undo_plan(w: Write) -> FilePlan:
     """The plan that puts `w.path` back as it was before write `w`; `refused` says why not."""
     path = Path(w.path)
     projects = (w.project,) if w.project else ()
@@ -65,7 +39,7 @@ def undo_plan(w: JournalWrite) -> FilePlan:
             saved = f"; what it held before is in {w.backup_file}" if w.backup_file else ""
             raise ApplyError(f"{path} changed since learn wrote it; learn does not undo over your "
                              f"edits{saved}")
-        plan = FilePlan(path=real, original=_text(current, real), original_hash=now, new_text="",
+        plan = FilePlan(path=real, original=decode_text(real, current), original_hash=now, new_text="",
                         projects=tuple(projects))
         if not w.before_hash:
             plan.remove = True  # learn created it: undone, it is gone again
@@ -74,13 +48,13 @@ def undo_plan(w: JournalWrite) -> FilePlan:
         if backup is None or sha256(backup) != w.before_hash:
             raise ApplyError(f"{path}: the backup of what it held before ({w.backup_file}) is "
                              "missing or changed; learn cannot put it back")
-        plan.new_text = _text(backup, real) or ""
+        plan.new_text = decode_text(real, backup) or ""
         return plan
     except ApplyError as exc:
         return FilePlan(path=path, original=None, original_hash="", new_text="",
                         refused=str(exc), projects=tuple(projects))
 
 
-def undo_plans(writes: Sequence[JournalWrite]) -> list[UndoPlan]:
+def undo_plans(writes: Sequence[Write]) -> list[UndoPlan]:
     """One plan per write (one per file: an apply writes each file once), newest first."""
     return [UndoPlan(w.id, tuple(w.keys), w.project, undo_plan(w)) for w in reversed(writes)]

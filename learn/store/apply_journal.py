@@ -1,4 +1,5 @@
-"""Every write `learn apply` made to an instruction file, so it can be undone (migration 0017).
+"""Every write `learn apply` made to an instruction file, so it can be undone (migration
+0017: learn.store.apply_journal_ddl).
 
 One row per file written: which `learn apply` it belonged to (`batch`), the file,
 its hash before (empty: learn created it) and after, the backup of what it held,
@@ -13,35 +14,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from learn.isotime import now_iso
 from learn.store.connection import Connection
-from learn.store.dialects import Dialect
-
-if TYPE_CHECKING:  # the migration list imports this module; the store imports that
-    from learn.store.feedback import FeedbackStore
-
-
-def create_table(conn: Connection, d: Dialect) -> None:
-    conn.execute(
-        f"""
-        CREATE TABLE apply_writes (
-            id {d.rowid},
-            batch TEXT NOT NULL,
-            action TEXT NOT NULL,
-            project TEXT,
-            path TEXT NOT NULL,
-            before_hash TEXT NOT NULL,
-            after_hash TEXT NOT NULL,
-            backup_file TEXT,
-            keys TEXT NOT NULL,
-            written_at TEXT NOT NULL,
-            undone_at TEXT
-        )
-        """
-    )
-    conn.execute("CREATE INDEX apply_writes_by_batch ON apply_writes(batch)")
+from learn.store.feedback import FeedbackStore
 
 
 @dataclass(frozen=True, slots=True)

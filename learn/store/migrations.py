@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from learn.store.apply_journal import create_table as apply_writes_table
+from learn.store.apply_journal_ddl import create_table as apply_writes_table
 from learn.store.connection import Connection
 from learn.store.dialects import Dialect
 from learn.store.layout import StoreSchema
