@@ -139,3 +139,20 @@ def test_a_rejected_request_is_never_written_as_a_command(shop: Path, tmp_path: 
     res = apply(shop, "--yes", "--only", "request:release-pr")
     assert res.exit_code == 1 and "the judge rejected it (one-off work)" in res.output
     assert not (shop / ".claude").exists()
+
+
+def test_edit_rewrites_a_commands_instruction(shop: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+
+    def edit(text: str) -> str:
+        seen.append(text)
+        return "Open the release PR for $ARGUMENTS.\n\nAsk me before pushing the tag.\n"
+
+    monkeypatch.setattr("click.edit", edit)
+    res = apply(shop, "--yes", "--edit", "--only", "request:release-pr")
+    assert res.exit_code == 0, res.output
+    assert seen == ["Open a release PR for $ARGUMENTS with the changelog entry.\n"]
+    text = (shop / ".claude" / "commands" / "release-pr.md").read_text()
+    assert "\nOpen the release PR for $ARGUMENTS.\n\nAsk me before pushing the tag.\n" in text
+    assert states(tmp_path)["request:release-pr"] == "edited"

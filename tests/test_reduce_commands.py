@@ -107,3 +107,14 @@ def test_commands_through_the_sdk() -> None:
         assert "ITEMS:" in fake.requests[0].user_text
     assert dataclasses.replace(p, command_body=None) == request()
     assert p.command_body == INSTRUCTION
+
+
+def test_the_digest_shows_the_instruction_and_keeps_the_quotes_as_evidence() -> None:
+    from learn.records.proposal import Funnel, RunResult, RunUsage
+    from learn.report.proposal_lines import item_lines
+
+    [p] = requests_as_commands(write_commands([request()], backend=writer(), model="m").proposals, 3)
+    text = "\n".join(item_lines(p, RunResult((p,), Funnel(), RunUsage())))
+    assert f"the command's instruction: {INSTRUCTION}" in text
+    assert ASKS[0] in text or ASKS[1] in text  # the asks are shown as what was said
+    assert "a command, not a rule line" in text
