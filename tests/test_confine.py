@@ -98,6 +98,8 @@ def test_only_regular_files(project: Path) -> None:
 
 
 def test_the_surfaces_are_data() -> None:
-    # One list decides; another agent's files are one more row each.
-    assert {s.base for s in SURFACES} == {"project", "claude-home", "codex-home", "learn-backups"}
+    # One list decides; another agent's home is one HOMES entry, its files rows here.
+    from learn.report.confine import HOMES
+
+    assert {s.base for s in SURFACES} == {"project", *HOMES}
     assert all(s.pattern and s.what for s in SURFACES)

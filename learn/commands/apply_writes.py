@@ -53,15 +53,22 @@ def new_batch() -> str:
 
 def journal_write(batch: str, action: str, plan: FilePlan, backup: Path | None,
                   project: str | None, keys: Sequence[str]) -> None:
-    """Record one write in the store (learn.store.apply_journal) for `learn apply --undo`."""
-    from learn.store import open_store
+    """Record one write in the store (learn.store.apply_journal) for `learn apply --undo`.
+    The file is written by then: a store that cannot record it costs the undo, not the
+    write, and the backup is named instead."""
+    from learn.store import StoreError, open_store
 
     after = read_bytes(plan.path)
-    with open_store() as store:
-        store.journal.record(batch=batch, action=action, project=project, path=str(plan.path),
-                             before_hash=plan.original_hash,
-                             after_hash=sha256(after) if after is not None else "",
-                             backup_file=str(backup) if backup else None, keys=keys)
+    try:
+        with open_store() as store:
+            store.journal.record(batch=batch, action=action, project=project,
+                                 path=str(plan.path), before_hash=plan.original_hash,
+                                 after_hash=sha256(after) if after is not None else "",
+                                 backup_file=str(backup) if backup else None, keys=keys)
+    except (StoreError, OSError) as exc:
+        saved = f"; what it held is in {backup}" if backup else ""
+        click.echo(f"warning: {plan.path} was written but not recorded for `--undo` ({exc})"
+                   f"{saved}", err=True)
 
 
 def show(plans: Sequence[FilePlan], extra: Callable[[FilePlan], None] | None = None) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -106,11 +106,18 @@ def project_roots(projects: Iterable[Path | str | None]) -> tuple[Path, ...]:
     return tuple(out)
 
 
+# Where each user-level base is (from the person's home): another agent's home is
+# one more entry here, and its files rows in SURFACES.
+HOMES: dict[Base, Callable[[Path], Path]] = {
+    "claude-home": claude_home,
+    "codex-home": codex_home,
+    "learn-backups": lambda home: backups_dir(),
+}
+
+
 def _bases(projects: tuple[Path, ...]) -> list[tuple[Base, Path]]:
     home = Path.home()
-    out: list[tuple[Base, Path]] = [(
-        "claude-home", _real(claude_home(home))), ("codex-home", _real(codex_home(home))),
-        ("learn-backups", _real(backups_dir()))]
+    out: list[tuple[Base, Path]] = [(base, _real(where(home))) for base, where in HOMES.items()]
     out.extend(("project", p) for p in projects)
     return out
 

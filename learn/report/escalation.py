@@ -59,7 +59,7 @@ class Enforcement:
         return not self.commands and not self.paths
 
     def claude_rules(self) -> list[str]:
-        rules = [f"Bash({' '.join(c)}:*)" for c in self.commands]
+        rules = [f"Bash({shlex.join(c)}:*)" for c in self.commands]
         for p in self.paths:
             p = p[2:] if p.startswith("./") else p.rstrip("/")
             glob = p if ("*" in p or "." in Path(p).name) else f"{p}/**"
