@@ -23,6 +23,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from learn.render.redact import redact
 from learn.render.render import TOOL_SUMMARY_CHARS
 from learn.textfold import fold
 from learn.transcripts.view.model import Session
@@ -72,7 +73,8 @@ def command_ran(command: str, commands: Sequence[str]) -> bool:
     mattered (`pytest -q`); whole ones, because any substring matched before, and
     "st" or "test" is part of nearly every command line.
     """
-    cand = command_key(command)
+    # `commands` come redacted (session_commands); the candidate is redacted the same way.
+    cand = command_key(redact(command))
     wanted = command_segments(cand)
     if not wanted:
         return False
