@@ -223,7 +223,8 @@ def run_team(
     with open_store(team.database_url) as store:
         # Only a member runs the team's runs (TeamAccessError for the admin, a
         # superuser or anyone `learn team init` did not set up).
-        store.team.member(team.author)
+        if store.team.is_postgres():
+            store.team.member(None)
         rows = store.team.shared_rows(remote)
         sessions, authors = team_sessions(rows)
         emb = CachedEmbedder(get_embedder(prefer="tfidf" if embedder == "tfidf" else "minilm"),

@@ -280,15 +280,15 @@ def member(conn: Connection) -> Member:
                                        str(row[4]))
     own_url = "put your own member URL in [team] database_url (the admin's `learn team " \
               "add-member NAME` prints one)"
+    if not ready:
+        raise TeamAccessError(f"database {db} is not set up for a team: its admin runs `learn "
+                              "team init --admin-url URL --member NAME` and sends each person "
+                              "their own database_url")
     if superuser:
         raise TeamAccessError(f"{me} is a superuser, who could read and delete everyone's rows: "
                               f"{own_url}")
     if owner:
         raise TeamAccessError(f"{me} owns the team database (the admin's URL): {own_url}")
-    if not ready:
-        raise TeamAccessError(f"database {db} is not set up for a team: its admin runs `learn "
-                              "team init --admin-url URL --member NAME` and sends each person "
-                              "their database_url")
     found = None
     if conn.execute("SELECT has_table_privilege('team_me', 'SELECT')").fetchone()[0]:
         found = conn.execute("SELECT role, name FROM team_me").fetchone()
