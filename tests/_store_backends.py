@@ -14,8 +14,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import time
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any

@@ -67,7 +67,6 @@ def _share(url: str, *rows: SharedCandidate) -> int:
 
 
 def _count(url: str, sql: str = "SELECT COUNT(*) FROM team_candidates") -> int:
-    import psycopg
 
     with _pg(url) as conn:
         row = conn.execute(sql).fetchone()
@@ -138,9 +137,9 @@ def test_a_member_cannot_write_as_the_team_role_and_counts_as_one_person(
             "SELECT a.inherit_option, a.set_option FROM pg_auth_members a WHERE "
             "a.roleid = $1::regrole AND a.member = $2::regrole", (team, ana)).fetchall() == [
             (True, False)]
-    with _pg(ana_url, autocommit=True) as conn:
-        with pytest.raises(errors.InsufficientPrivilege, match="permission denied to set role"):
-            conn.execute(f"SET ROLE {team}")
+    with (_pg(ana_url, autocommit=True) as conn,
+          pytest.raises(errors.InsufficientPrivilege, match="permission denied to set role")):
+        conn.execute(f"SET ROLE {team}")
     with pytest.raises(psycopg.OperationalError, match="permission denied to set role"):
         psycopg.connect(_with_options(ana_url, f"-c role={team}")).close()
 
@@ -168,7 +167,7 @@ def test_a_member_cannot_write_as_the_team_role_and_counts_as_one_person(
     shared = _learn("share", "--project", str(app))
     assert shared.exit_code == 0 and f"shared 1 candidates of {REPO} as ana" in shared.output
     _share(ana_url, _row(ana, "a-3"))
-    assert _count(pg_url, f"SELECT COUNT(DISTINCT author) FROM team_candidates") == 1
+    assert _count(pg_url, "SELECT COUNT(DISTINCT author) FROM team_candidates") == 1
 
     # The team run (bo runs it) counts one person: nothing reaches two people.
     assert _team_run(bo_url, app) == []
@@ -181,7 +180,6 @@ def test_a_member_cannot_write_as_the_team_role_and_counts_as_one_person(
 def owned_database() -> Iterator[tuple[str, str]]:
     """A database owned by an admin who is not a superuser (a managed server's
     usual setup): (the admin's URL, the superuser's URL of the same database)."""
-    import psycopg
 
     n = os.getpid()
     admin, db = f"learn_admin_{n}", f"learn_owned_{n}"
@@ -205,7 +203,6 @@ def test_the_admins_url_is_refused_and_removes_no_ones_rows(
     """With the admin's URL in a config (the owner, then the server's superuser)
     share, forget and team run each say in one line which URL to use; nobody's
     row is removed, through learn or through SQL as those roles."""
-    import psycopg
     from psycopg import errors
 
     owner_url, super_url = owned_database
@@ -337,7 +334,6 @@ def _readable(url: str) -> dict[str, str]:
 
 
 def test_members_cannot_find_each_other_in_the_catalogs(tmp_path: Path, pg_url: str) -> None:
-    import psycopg
 
     names = ("ana_lindqvist", "bo_okafor", "cy_moreau")
     made = team_members(pg_url, *names)
@@ -350,6 +346,10 @@ def test_members_cannot_find_each_other_in_the_catalogs(tmp_path: Path, pg_url: 
         conn.execute("ANALYZE")  # column statistics of every table, for pg_stats
     with _pg(bo[1]):  # bo is connected while ana looks
         seen = _readable(ana[1])
+        with _pg(ana[1]) as conn:  # his session: its role, nothing of what it does
+            assert conn.execute("SELECT query, backend_start, client_addr FROM "
+                                "pg_stat_activity WHERE usename = $1", (bo[0],)).fetchall() == [
+                ("<insufficient privilege>", None, None)]
     assert len(seen) > 150, len(seen)  # the whole catalog, not a sample
     where = {who: sorted(rel for rel, text in seen.items() if who in text)
              for who in (*names, ana[0], bo[0], cy[0])}
@@ -381,7 +381,6 @@ def test_a_server_logging_every_statement_logs_no_password(tmp_path: Path) -> No
     superuser, `log_statement = 'all'`: team init, add-member, a new password and a
     member choosing their own leave no password in its log; each URL logs in."""
     import psycopg
-
     from _store_backends import own_server
 
     with own_server(tmp_path / "pg", log_statement="all") as (root, log):

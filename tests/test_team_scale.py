@@ -56,10 +56,10 @@ def _gold() -> Gold:
 def test_team_run_looks_labels_up_by_pgvector_knn_and_embeds_each_text_once(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from _team_db import team_members
+
     import learn.store.pg_vectors as pg_vectors
     from learn.reduce.stored import CachedEmbedder
-
-    from _team_db import team_members
 
     made = team_members(pg_url, *(f"p{p}" for p in range(8)))
     rows = _rows({name: role for name, (role, _) in made.items()})
