@@ -100,7 +100,7 @@ def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
 
 
 @contextlib.contextmanager
-def own_server(pgdata: Path, **settings: str) -> Iterator[tuple[str, Path]]:
+def own_server(**settings: str) -> Iterator[tuple[str, Path]]:
     """A PostgreSQL server of the test's own (pgserver), started with `settings`
     (ALTER SYSTEM, then a reload) and password authentication (SCRAM) for every
     role but its superuser: (the superuser's URL, the server's log file). Skips
@@ -115,7 +115,9 @@ def own_server(pgdata: Path, **settings: str) -> Iterator[tuple[str, Path]]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import pgserver
-    pgdata.mkdir(parents=True)
+    # Directly under the temp dir, as _start's: the server runs as another user
+    # when the tests run as root, and pytest's tmp_path is private to root.
+    pgdata = Path(tempfile.mkdtemp(prefix="learn-pgtest-own-"))
     with pgserver.get_server(pgdata, cleanup_mode="delete") as server:
         url = str(server.get_uri())
         hba = pgdata / "pg_hba.conf"

@@ -383,7 +383,7 @@ def test_a_server_logging_every_statement_logs_no_password(tmp_path: Path) -> No
     import psycopg
     from _store_backends import own_server
 
-    with own_server(tmp_path / "pg", log_statement="all") as (root, log):
+    with own_server(log_statement="all") as (root, log):
         with _pg(root, autocommit=True) as conn:
             conn.execute("CREATE DATABASE team")
         url = with_database(root, "team")
