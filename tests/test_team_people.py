@@ -261,6 +261,11 @@ def test_the_admins_url_is_refused_and_removes_no_ones_rows(
         with pytest.raises(errors.InsufficientPrivilege, match="not a member of this team"):
             store.team.share([_row(stray, "x1")])
     assert _count(super_url) == before
+    # The owner (no superuser) removes a person on purpose: that, and only that, works.
+    removed = _learn("team", "remove-member", "--admin-url", owner_url, "bo")
+    assert "2 shared" not in removed.output and "1 shared candidates deleted; their role is " \
+        "dropped" in removed.output, removed.output
+    assert _count(super_url) == before - 1
 
 
 def test_an_old_setup_where_everyone_shared_as_postgres_loses_nothing(
@@ -291,6 +296,60 @@ def test_an_old_setup_where_everyone_shared_as_postgres_loses_nothing(
     assert removed.exit_code == 0, removed.output
     assert "removed role postgres: 15 shared candidates deleted" in removed.output
     assert _count(pg_url) == 0
+
+
+def test_a_team_set_up_by_the_previous_release_is_brought_up_to_date(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """As the previous release left a team: roles named after their people, granted
+    the team role with SET ROLE, reading every new table by default privilege, rows
+    authored by role name. `learn team init` again: the members keep their rows and
+    their names, lose SET ROLE, and cannot read who the members are."""
+    import psycopg
+    from psycopg import errors
+
+    from learn.store.schema import STEP_NAMES, StoreSchema, migrate
+
+    conn = connect(pg_url)
+    try:
+        migrate(conn, StoreSchema(), upto=STEP_NAMES.index("0016_session_index_derived") + 1)
+        team = team_role(conn)
+        ana, bo = f"ana_{os.getpid()}", f"bo_{os.getpid()}"
+        conn.execute(f"""
+            CREATE ROLE {team} NOLOGIN;
+            GRANT SELECT ON ALL TABLES IN SCHEMA public TO {team};
+            ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {team};
+            GRANT INSERT ON team_candidates TO {team};
+            GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {team};
+            CREATE ROLE {ana} LOGIN; CREATE ROLE {bo} LOGIN;
+            GRANT {team} TO {ana}; GRANT {team} TO {bo};
+        """)
+    finally:
+        conn.close()
+    old = {n: pg_url.replace("postgres:@", f"{n}:@", 1) for n in (ana, bo)}
+    for name, url in old.items():
+        with _pg(url, autocommit=True) as c:
+            c.execute("INSERT INTO team_candidates (author, session_hash, kind, quote, text_hash, "
+                      "project_remote, shared_at) VALUES (current_user, $1, 'directive', $2, "
+                      "'t', $3, 'now')", (session_hash("s", name), STAGING, REPO))
+
+    # The admin's newer learn migrates first: the members table is not the team's to
+    # read even before init has run again (whatever the default privileges say).
+    FeedbackStore.open(pg_url).close()
+    with _pg(old[ana], autocommit=True) as c, pytest.raises(errors.InsufficientPrivilege):
+        c.execute("SELECT * FROM team_members")
+    init = _learn("team", "init", "--admin-url", pg_url)
+    assert init.exit_code == 0, init.output
+    assert f"keep their role names, which every member can see: {ana}, {bo}" in init.output
+    assert roles(pg_url) == {ana: ana, bo: bo}
+    with _pg(old[ana], autocommit=True) as c:
+        assert c.execute("SELECT name FROM team_me").fetchone() == (ana,)
+        for sql in ("SELECT * FROM team_members", f"SET ROLE {team}"):
+            with pytest.raises(errors.InsufficientPrivilege):
+                c.execute(sql)
+    with pytest.raises(psycopg.OperationalError, match="permission denied to set role"):
+        psycopg.connect(_with_options(old[ana], f"-c role={team}")).close()
+    assert _team_run(old[bo], tmp_path) == [(STAGING, 2, 2)]
 
 
 def test_remove_member_takes_a_person_out_with_what_they_shared(pg_url: str) -> None:
