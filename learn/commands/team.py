@@ -41,6 +41,7 @@ def _members(admin_url: str, names: tuple[str, ...], *, new_password: bool = Fal
     from learn.store.postgres import connect, redact_url
 
     conn = connect(admin_url)
+    shown = False
     try:
         for name in names:
             role, password = add_member(conn, name, new_password=new_password)
@@ -48,6 +49,7 @@ def _members(admin_url: str, names: tuple[str, ...], *, new_password: bool = Fal
                 click.echo(f"\n# {name}: already a member (role {role}); their password is "
                            "unchanged (--new-password to set one)")
                 continue
+            shown = True
             click.echo(f"\n# {name}: member role {role}, its password set from a SCRAM "
                        "verifier made here (the password itself never went to the server)")
             click.echo(f"# Send {name}, privately, for their ~/.config/learn/config.toml "
@@ -55,7 +57,7 @@ def _members(admin_url: str, names: tuple[str, ...], *, new_password: bool = Fal
             click.echo(f'database_url = "{member_url(admin_url, role, password)}"')
     finally:
         conn.close()
-    if names:
+    if shown:
         click.echo(f"\n# The admin's own URL stays {redact_url(admin_url)} (it can share nothing: "
                    "add yourself as a member to share); the passwords above are shown once.")
 
