@@ -54,6 +54,14 @@ def _pg(url: str, **kw: Any) -> Any:
     return psycopg.connect(url, cursor_factory=psycopg.RawCursor, **kw)
 
 
+def _team_role(url: str) -> str:
+    conn = connect(url)
+    try:
+        return team_role(conn)
+    finally:
+        conn.close()
+
+
 def _row(author: str, session: str, quote: str = STAGING, *, show: bool = False) -> SharedCandidate:
     return SharedCandidate(author=author, session_hash=session_hash(session, author),
                            kind="directive", label=None, quote=quote,
@@ -131,7 +139,7 @@ def test_a_member_cannot_write_as_the_team_role_and_counts_as_one_person(
     made = team_members(pg_url, "ana", "bo")
     (ana, ana_url), (bo, bo_url) = made["ana"], made["bo"]
     with _pg(pg_url) as conn:
-        team = team_role(connect(pg_url))
+        team = _team_role(pg_url)
         # PostgreSQL 16: the membership gives the team's privileges, not its identity
         assert conn.execute(
             "SELECT a.inherit_option, a.set_option FROM pg_auth_members a WHERE "
@@ -254,7 +262,7 @@ def test_the_admins_url_is_refused_and_removes_no_ones_rows(
     with _pg(super_url, autocommit=True) as conn:
         if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = $1", (stray,)).fetchone() is None:
             conn.execute(f"CREATE ROLE {stray} LOGIN")
-        conn.execute(f"GRANT {team_role(connect(super_url))} TO {stray}")
+        conn.execute(f"GRANT {_team_role(super_url)} TO {stray}")
     with open_store(super_url.replace("postgres:@", f"{stray}:@", 1)) as store:
         with pytest.raises(TeamAccessError, match=f"{stray} is not a member set up by"):
             store.team.member(None)
@@ -507,3 +515,22 @@ def test_a_full_dump_after_team_runs_from_two_clones_holds_no_path(
                     "webshop-bo-checkout", "ana-laptop", "bo-desktop", os.getcwd(),
                     str(Path.home())):
         assert machine not in dump, machine
+
+
+def test_a_server_older_than_13_is_refused_before_anything_is_created(pg_url: str) -> None:
+    """PostgreSQL 12 cannot run a team (gen_random_uuid, the trigger syntax): `team
+    init` says so in one line. No such server is at hand: its answer is stood in for."""
+    from learn.store.pg_team import require_server
+
+    class Twelve:
+        def execute(self, sql: str, params: Any = ()) -> Any:
+            assert "server_version_num" in sql
+            return type("R", (), {"fetchone": lambda self: ("120016",)})()
+
+    with pytest.raises(TeamAccessError, match=r"needs PostgreSQL 13 or newer \(this server is 12\.16\)"):
+        require_server(Twelve())  # type: ignore[arg-type]
+    conn = connect(pg_url)
+    try:
+        require_server(conn)  # the real one (16) passes
+    finally:
+        conn.close()

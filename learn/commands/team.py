@@ -74,7 +74,7 @@ def init(admin_url: str, members: tuple[str, ...]) -> None:
     """Create the schema, the team role, its policies, and a role per member."""
     from learn.store import open_store
     from learn.store.pg_members import check_name
-    from learn.store.pg_team import setup
+    from learn.store.pg_team import require_server, setup
     from learn.store.postgres import connect, is_database_url, redact_url
 
     if not is_database_url(admin_url):
@@ -83,9 +83,10 @@ def init(admin_url: str, members: tuple[str, ...]) -> None:
     try:
         for name in members:
             check_name(name)
-        open_store(admin_url).close()  # the schema, owned by the admin
         conn = connect(admin_url)
         try:
+            require_server(conn)  # before the migrations, which an old server would fail
+            open_store(admin_url).close()  # the schema, owned by the admin
             done = setup(conn)
         finally:
             conn.close()

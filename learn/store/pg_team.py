@@ -197,15 +197,20 @@ def _register_existing(conn: Connection, team: str) -> tuple[str, ...]:
     return tuple(added)
 
 
+def require_server(conn: Connection) -> None:
+    """TeamAccessError, in one line, for a server too old for a team."""
+    version = server_version(conn)
+    if version < MIN_SERVER:
+        raise TeamAccessError(f"a learn team needs PostgreSQL 13 or newer (this server is "
+                              f"{version // 10000}.{version % 10000})")
+
+
 def setup(conn: Connection) -> TeamSetup:
     """Roles, grants, policies and the trigger on a migrated team database
     (idempotent: a newer learn's `team init` brings an older setup up to date)."""
     from learn.store.postgres import lock_writes
 
-    version = server_version(conn)
-    if version < MIN_SERVER:
-        raise TeamAccessError(f"a learn team needs PostgreSQL 13 or newer (this server is "
-                              f"{version // 10000}.{version % 10000})")
+    require_server(conn)
     role = team_role(conn)
     conn.execute("BEGIN")
     try:
