@@ -154,7 +154,9 @@ def undo_last(*, consent: Consent) -> bool:
     def undone(plan: FilePlan, backup: Path | None) -> None:
         u = by_plan[id(plan)]
         journal_write(batch, "undo", plan, backup, u.project, u.keys)
-        with open_store() as store, store.atomic():
+        with open_store() as store:
+            # The journal is this machine's own connection (learn.store.api): not inside
+            # the ledger's transaction, which holds the same SQLite file.
             store.journal.mark_undone([u.write_id])
             for key in u.keys:
                 store.proposals.unapply(key, target_file=str(plan.path),

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from learn.isotime import now_iso
-from learn.store.connection import Connection
-from learn.store.feedback import FeedbackStore
+from learn.store.db import SqliteConnection
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,44 +35,45 @@ class Write:
 
 
 class ApplyJournal:
-    """The apply_writes table over an open FeedbackStore."""
+    """The apply_writes table: this machine's (it names this machine's files), kept in the
+    local SQLite file beside the store like the session index (learn.store.api)."""
 
-    def __init__(self, store: FeedbackStore) -> None:
-        self.store = store
+    def __init__(self, conn: SqliteConnection) -> None:
+        self._conn = conn
 
     def record(self, *, batch: str, action: str, project: str | None, path: str,
                before_hash: str, after_hash: str, backup_file: str | None,
                keys: Sequence[str], at: str | None = None) -> None:
-        self.store.execute(
-            "INSERT INTO apply_writes (batch, action, project, path, before_hash, after_hash, "
-            "backup_file, keys, written_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            (batch, action, project, path, before_hash, after_hash, backup_file,
-             json.dumps(list(keys)), at or now_iso()))
+        with self._conn:
+            self._conn.execute(
+                "INSERT INTO apply_writes (batch, action, project, path, before_hash, "
+                "after_hash, backup_file, keys, written_at) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                (batch, action, project, path, before_hash, after_hash, backup_file,
+                 json.dumps(list(keys)), at or now_iso()))
 
     def _rows(self, where: str, params: tuple[object, ...]) -> list[Write]:
-        rows = self.store.sql(f"SELECT * FROM apply_writes {where} ORDER BY id", params)
-        return [Write(id=int(r["id"]), batch=r["batch"], action=r["action"], project=r["project"],
-                      path=r["path"], before_hash=r["before_hash"], after_hash=r["after_hash"],
-                      backup_file=r["backup_file"], keys=tuple(json.loads(r["keys"] or "[]")),
-                      written_at=r["written_at"], undone_at=r["undone_at"]) for r in rows]
+        rows = self._conn.execute(
+            "SELECT id, batch, action, project, path, before_hash, after_hash, backup_file, "
+            f"keys, written_at, undone_at FROM apply_writes {where} ORDER BY id", params).fetchall()
+        return [Write(int(r[0]), str(r[1]), str(r[2]), r[3], str(r[4]), str(r[5]), str(r[6]),
+                      r[7], tuple(json.loads(r[8] or "[]")), str(r[9]), r[10]) for r in rows]
 
     def last_batch(self) -> list[Write]:
         """The writes of the newest apply or prune not undone yet (oldest first)."""
-        rows = self.store.sql(
+        row = self._conn.execute(
             "SELECT batch FROM apply_writes WHERE action != 'undo' AND undone_at IS NULL "
-            "ORDER BY id DESC LIMIT 1")
-        if not rows:
+            "ORDER BY id DESC LIMIT 1").fetchone()
+        if row is None:
             return []
-        return self._rows("WHERE batch = $1 AND undone_at IS NULL", (rows[0]["batch"],))
+        return self._rows("WHERE batch = $1 AND undone_at IS NULL", (row[0],))
 
     def batch(self, batch: str) -> list[Write]:
         return self._rows("WHERE batch = $1", (batch,))
 
     def mark_undone(self, ids: Sequence[int], at: str | None = None) -> None:
         when = at or now_iso()
-
-        def run(conn: Connection) -> None:
+        with self._conn:
             for i in ids:
-                conn.execute("UPDATE apply_writes SET undone_at = $1 WHERE id = $2", (when, i))
-
-        self.store._write(run)
+                self._conn.execute("UPDATE apply_writes SET undone_at = $1 WHERE id = $2",
+                                   (when, i))

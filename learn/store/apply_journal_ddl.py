@@ -8,6 +8,8 @@ from learn.store.dialects import Dialect
 
 
 def create_table(conn: Connection, d: Dialect) -> None:
+    if d.postgres:
+        return  # this machine's files: never in a shared database (learn.store.api)
     conn.execute(
         f"""
         CREATE TABLE apply_writes (
