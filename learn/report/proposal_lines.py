@@ -95,6 +95,9 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
     elif p.worded:
         lines.append(f"  - proposed rule (worded from your quote, no model judged it): "
                      f"{flatten(p.worded)}")
+    if p.command_body:
+        # The instruction written from every quote above; the quotes stay the evidence.
+        lines.append(f"  - the command's instruction: {flatten(p.command_body, 300)}")
     if p.surface:
         lines.append(f"  - {surface_line(p)}")
     where = project_line(p)
