@@ -65,8 +65,12 @@ def _fill(conn: Any, version: int) -> None:
             "VALUES ('s1', 'directive', 'miner', 'use bun', 'h1', 'use-bun')"
         )
         conn.execute("INSERT INTO labels (label, kind, created_at) VALUES ('use-bun', 'directive', 'now')")
-        conn.execute("INSERT INTO proposals (key, first_shown_at, last_shown_at) VALUES "
-                     "('directive:use-bun', 't1', 't2')")
+        if version > STEP_NAMES.index("0019_shown_per_project"):
+            conn.execute("INSERT INTO shown_proposals (project, key, first_shown_at, "
+                         "last_shown_at) VALUES ('/p', 'directive:use-bun', 't1', 't2')")
+        else:
+            conn.execute("INSERT INTO proposals (key, first_shown_at, last_shown_at) VALUES "
+                         "('directive:use-bun', 't1', 't2')")
         conn.execute("INSERT INTO decisions (key, decision, at) VALUES "
                      "('directive:use-bun', 'accepted', 't3')")
         conn.execute("INSERT INTO embedding_cache VALUES ('sp', 'h1', $1)", (b"\x00\x00\x80?",))

@@ -411,6 +411,8 @@ def _m019_shown_per_project(conn: Connection, s: StoreSchema, d: Dialect) -> Non
             FROM proposals p
             LEFT JOIN (SELECT DISTINCT project, key FROM proposal_states) b ON b.key = p.key;
         DROP TABLE proposals;
+        """
+    )
 
 
 def _m020_team_members(conn: Connection, s: StoreSchema, d: Dialect) -> None:
