@@ -21,7 +21,7 @@ renderer's version already moves with view changes the miner sees.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
@@ -29,6 +29,7 @@ from typing import Any, Final
 import msgspec
 
 from learn.records.candidate import MinedCandidate
+from learn.transcripts.nesting import map_strings
 from learn.transcripts.view.model import (
     Denial,
     HumanTurn,
@@ -76,16 +77,6 @@ def _same(text: str) -> str:
     return text
 
 
-def _deep(value: Any, clean: Clean) -> Any:
-    if isinstance(value, str):
-        return clean(value)
-    if isinstance(value, Mapping):
-        return {k: _deep(v, clean) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_deep(v, clean) for v in value]
-    return value
-
-
 def _opt(text: str | None, clean: Clean) -> str | None:
     return clean(text) if text is not None else None
 
@@ -100,7 +91,7 @@ def _item(item: TimelineItem, clean: Clean) -> tuple[Any, ...]:
         return _turn(item, clean)
     if isinstance(item, ToolCall):
         kept = {k: item.input[k] for k in INPUT_KEYS if k in item.input}
-        return (_CALL, item.id, item.name, clean(item.summary), _deep(kept, clean),
+        return (_CALL, item.id, item.name, clean(item.summary), map_strings(kept, clean),
                 _iso(item.at), item.event_index)
     return (_FAIL, item.tool_use_id, item.tool_name, clean(item.excerpt), _iso(item.at),
             item.event_index)

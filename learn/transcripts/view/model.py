@@ -113,6 +113,9 @@ class Session:
     turns: int  # user + assistant entries on the active branch
     size_bytes: int = 0
     skipped_lines: int = 0
+    # skipped_lines by reason (`Transcript.skipped`): "too_deep" and "inflate_limit"
+    # are said in the listing, the others counted.
+    skipped: Mapping[str, int] = field(default_factory=dict)
     subagent_paths: tuple[Path, ...] = field(default=())
     # Who started the session (learn.transcripts.view.origin): the client the file
     # names (Claude Code `entrypoint`, Codex `originator`/`source`), and the

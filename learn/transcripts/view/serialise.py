@@ -42,6 +42,7 @@ def session_to_dict(session: Session, *, timeline: bool = True) -> dict[str, Any
         **session_counts(session),
         "size_bytes": session.size_bytes,
         "skipped_lines": session.skipped_lines,
+        "skipped_by_reason": dict(session.skipped),
         "subagent_paths": [str(p) for p in session.subagent_paths],
         "entrypoint": session.entrypoint,
         "origin": session.origin,

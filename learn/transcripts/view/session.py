@@ -136,6 +136,7 @@ def build_session(
         turns=builder.turns,
         size_bytes=size_bytes or transcript.size_bytes,
         skipped_lines=transcript.skipped_lines,
+        skipped=dict(transcript.skipped),
         subagent_paths=tuple(subagent_paths),
         entrypoint=entrypoint_of(events),
     )
