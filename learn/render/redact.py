@@ -26,7 +26,13 @@ from learn.render.lazy_pattern import LazyPattern
 from learn.render.scanner import GATE_WORDS as SCANNER_GATE_WORDS
 from learn.render.scanner import scanner_spans
 from learn.render.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
-from learn.render.secret_values import MARKER_PREFIX, char_classes, is_placeholder, looks_chosen, marker
+from learn.render.secret_values import (
+    MARKER_PREFIX,
+    char_classes,
+    is_placeholder,
+    looks_chosen,
+    marker,
+)
 from learn.render_version import REDACT_VERSION
 
 __all__ = ["MARKER_PREFIX", "REDACT_VERSION", "marker", "redact"]

@@ -54,8 +54,8 @@ from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.models import EventList, Transcript, TranscriptEvent
 
 __all__ = [
-    "SKIP_INVALID",
     "SKIP_INFLATE_LIMIT",
+    "SKIP_INVALID",
     "SKIP_NOT_OBJECT",
     "SKIP_TOO_DEEP",
     "SKIP_UNDECODABLE",

@@ -180,7 +180,8 @@ def _with_raw(wire: SystemW | AttachmentW, line: bytes | memoryview | str) -> ob
         wire.raw = _ANY_DECODER.decode(line)
     except msgspec.DecodeError:
         try:
-            wire.raw = _ANY_DECODER.decode(bytes(line).decode("utf-8", "replace"))
+            text = line if isinstance(line, str) else bytes(line).decode("utf-8", "replace")
+            wire.raw = _ANY_DECODER.decode(text)
         except msgspec.DecodeError:
             return SKIP_UNDECODABLE
     except RecursionError:
