@@ -58,5 +58,5 @@ def turns_view(summary: Mapping[str, Any], turns: str, path: Path | None) -> Ses
         started_at=_dt(summary["started_at"]), last_activity=_dt(summary["last_activity"]),
         timeline=tuple(t for t in human if t.on_branch), human_turns=human, tool_calls=(),
         failures=(), denials=(), interrupts=(), turns=summary["turns"],
-        entrypoint=summary.get("entrypoint"),
+        entrypoint=summary.get("entrypoint"), signals=tuple(summary.get("signals", ())),
     )

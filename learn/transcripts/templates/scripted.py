@@ -25,7 +25,12 @@ from typing import Final
 from learn.textfold import fold
 from learn.transcripts.templates.skeleton import Skeleton, is_prose, learn_skeleton, strip_affixes
 from learn.transcripts.view.model import HumanTurn, Session, TimelineItem
-from learn.transcripts.view.origin import LOOP_MIN_SESSIONS, OriginFacts, is_headless, judge_origins
+from learn.transcripts.view.origin import (
+    LOOP_MIN_SESSIONS,
+    OriginFacts,
+    judge_origins,
+    session_headless,
+)
 from learn.transcripts.view.replay import (
     Fingerprints,
     is_replayed_turn,
@@ -273,7 +278,7 @@ def machinery(
 
     def residual(turn: HumanTurn, view: Session) -> str:
         kept = []
-        headless = is_headless(view.entrypoint)
+        headless = session_headless(view.entrypoint, view.signals)
         for part in varying[id(turn)]:
             part = strip_affixes(part, peers(view.id))
             if is_prose(part) and not quoted(part, view.id, headless):
@@ -333,6 +338,9 @@ def _facts(view: Session, skeleton: Skeleton, fp: Sequence[str],
         opening_text=fold(opening.text) if opening is not None else None,
         opening_chars=len(opening.text) if opening is not None else 0,
         free_reply=free,
+        signals=view.signals,
+        started_at=(opening.at if opening is not None and opening.at is not None
+                    else view.started_at),
     )
 
 

@@ -46,7 +46,10 @@ from learn.transcripts.view.model import (
 #     plan rejections gated on shape, not English words).
 # v4: an entry keeps its redacted human turns, not hashes of long prompts
 #     (learn.index.indexed_turns).
-VIEW_VERSION: Final = 4
+# v5: what the file says of its origin (`Session.signals`), skip counts by reason,
+#     spec prompt bodies known by shape, new machine inputs and pasted reports cut
+#     (issue 31).
+VIEW_VERSION: Final = 5
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
@@ -122,6 +125,7 @@ def encode_view(session: Session, clean: Clean = _same) -> bytes:
         session.turns, session.size_bytes, session.skipped_lines,
         [str(p) for p in session.subagent_paths],
         session.entrypoint, session.origin, list(session.origin_evidence),
+        [clean(s) for s in session.signals], dict(session.skipped),
     ))
 
 
@@ -139,7 +143,7 @@ def decode_view(blob: bytes) -> Session:
     try:
         (sid, provider, path, project, started, last, timeline_rows, turns, calls, failures,
          denials, interrupts, turn_count, size, skipped, subagents, entrypoint, origin,
-         evidence) = _decoder.decode(blob)
+         evidence, signals, skipped_by_reason) = _decoder.decode(blob)
         timeline = tuple(_decode_item(r) for r in timeline_rows)
 
         def deref(ref: int | Sequence[Any]) -> Any:
@@ -157,6 +161,7 @@ def decode_view(blob: bytes) -> Session:
             turns=turn_count, size_bytes=size, skipped_lines=skipped,
             subagent_paths=tuple(Path(p) for p in subagents),
             entrypoint=entrypoint, origin=origin, origin_evidence=tuple(evidence),
+            signals=tuple(signals), skipped=skipped_by_reason,
         )
     except (msgspec.DecodeError, TypeError, ValueError, IndexError) as exc:
         raise ValueError(f"not a compact session view: {exc}") from exc

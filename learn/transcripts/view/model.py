@@ -123,6 +123,10 @@ class Session:
     entrypoint: str | None = None
     origin: SessionOrigin = "interactive"
     origin_evidence: tuple[str, ...] = field(default=())
+    # What the file itself says about a program having started it (`machine_signals`:
+    # a prompt handed in through the queue, a command body saying a script runs it,
+    # a generated opening prompt), read by the origin judgement.
+    signals: tuple[str, ...] = field(default=())
 
 
 def reading_order(session: Session) -> tuple[TimelineItem, ...]:

@@ -47,6 +47,7 @@ def session_to_dict(session: Session, *, timeline: bool = True) -> dict[str, Any
         "entrypoint": session.entrypoint,
         "origin": session.origin,
         "origin_evidence": list(session.origin_evidence),
+        "signals": list(session.signals),
     }
     if timeline:
         out["human_turns_detail"] = [turn_dict(t) for t in session.human_turns]

@@ -61,6 +61,13 @@ from learn.transcripts.view.evidence import (
 )
 from learn.transcripts.view.exclusions import entry_exclusion
 from learn.transcripts.view.identity import entrypoint_of, event_time, project_of, session_id_of
+from learn.transcripts.view.machine_signals import (
+    GENERATED_OPENING,
+    QUEUED_OPENING,
+    SCRIPTED_BODY,
+    queued_opening,
+    scripted_body,
+)
 from learn.transcripts.view.model import (
     Denial,
     HumanOrigin,
@@ -72,7 +79,7 @@ from learn.transcripts.view.model import (
     ToolFailure,
     reading_order,
 )
-from learn.transcripts.view.relayed import strip_relayed
+from learn.transcripts.view.relayed import is_generated_findings, strip_relayed
 
 __all__ = ["build_session"]
 
@@ -139,6 +146,7 @@ def build_session(
         skipped=dict(transcript.skipped),
         subagent_paths=tuple(subagent_paths),
         entrypoint=entrypoint_of(events),
+        signals=builder.signals(events),
     )
     # Evidence in reading order: the branch's turns with the others where they were typed.
     ordered = tuple(t for t in reading_order(session) if isinstance(t, HumanTurn))
@@ -189,6 +197,24 @@ class _Builder:
         self.denials: list[Denial] = []
         self.interrupts: list[Interrupt] = []
         self.turns = 0
+        # The opening: the first user text read (a generated prompt?), and the body of
+        # the command the first typed turn ran (does it say a script runs it?).
+        self._first_text: str | None = None
+        self._first_typed: str | None = None
+        self._opening_body: str | None = None
+        self._await_body = False
+
+    def signals(self, events: Sequence[TranscriptEvent]) -> tuple[str, ...]:
+        """`Session.signals` (machine_signals) of the file read."""
+        out: list[str] = []
+        if queued_opening(events):
+            out.append(QUEUED_OPENING)
+        if self._first_text and not self._first_typed and is_generated_findings(self._first_text):
+            out.append(GENERATED_OPENING)
+        said = scripted_body(self._opening_body) if self._opening_body else None
+        if said:
+            out.append(f"{SCRIPTED_BODY}: {said}")
+        return tuple(out)
 
     def add(self, index: int, event: TranscriptEvent, *, on: bool) -> None:
         if isinstance(event, UserEvent):
@@ -272,11 +298,18 @@ class _Builder:
             meta, is_agent_injected=event.is_agent_injected, origin_kind=event.origin_kind
         )
         if excluded is not None:
+            if excluded == "meta" and self._await_body and texts:
+                self._opening_body = "\n".join(texts)  # the opening command's expansion
+                self._await_body = False
             return
         if not texts:  # tool results only: nothing typed, and no command replayed next
             self._command_args = None
             return
         typed = self._reader.typed(texts)
+        if self._first_text is None:
+            self._first_text = "\n".join(texts)
+            self._first_typed = typed.text
+            self._await_body = typed.command is not None
         if typed.reason == "replayed-command" and typed.text == self._command_args:
             return
         self._command_args = typed.text if typed.command else None
