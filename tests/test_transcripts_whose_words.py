@@ -231,3 +231,27 @@ def test_input_no_person_typed_is_not_typed(text: str) -> None:
 def test_a_person_quoting_a_relay_banner_mid_sentence_is_speaking() -> None:
     text = "why did I get 'Goal check-in:' twice in the last session?"
     assert typed_text(text).text == text
+
+
+def test_terminal_output_pasted_as_a_rejection_reason_is_cut_and_the_words_kept() -> None:
+    from learn.transcripts.view.session import build_session
+
+    denial = ("The user doesn't want to proceed with this tool use. The tool use was rejected. "
+              "To tell you how to proceed, the user said:\n"
+              "⏺ Bash(npm publish)\n  ⎿  403 Forbidden\nnever publish from a laptop, CI does it")
+    events = parse_events(
+        _entry("user", 1, message={"role": "user", "content": "release 2.3"}),
+        _entry("assistant", 2, parentUuid="u1", message={
+            "id": "m1", "type": "message", "role": "assistant", "model": "m",
+            "content": [{"type": "tool_use", "id": "t1", "name": "Bash",
+                         "input": {"command": "npm publish"}}],
+            "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1}}),
+        _entry("user", 3, parentUuid="u2", message={"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": denial}]}),
+    )
+    from learn.transcripts.models import EventList, Transcript
+
+    view = build_session(Transcript(path=None, mtime=0.0, provider="claude",
+                                    events=EventList(events)))
+    assert [(t.origin, t.text) for t in view.human_turns] == [
+        ("typed", "release 2.3"), ("denial", "never publish from a laptop, CI does it")]

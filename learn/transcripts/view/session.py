@@ -79,7 +79,7 @@ from learn.transcripts.view.model import (
     ToolFailure,
     reading_order,
 )
-from learn.transcripts.view.relayed import is_generated_findings, strip_relayed
+from learn.transcripts.view.relayed import is_generated_findings
 
 __all__ = ["build_session"]
 
@@ -329,9 +329,10 @@ class _Builder:
                 # with synthetic text in the reason slot.
                 if reason is not None and reason.startswith(CLARIFY_QUESTIONS_TEXT):
                     reason = None
-                # Another agent's review pasted as the reason is not the person's.
+                # Another agent's review or terminal output pasted as the reason is
+                # not the person's.
                 if reason is not None:
-                    reason = strip_relayed(reason) or None
+                    reason = self._reader.without_agent_text(reason) or None
             # A permission-rule denial is a hook or guard: whatever text it
             # carries was written by a program, never kept as a reason.
             if on:
@@ -350,7 +351,7 @@ class _Builder:
             return
         if not result.is_error and (name == ASK_USER_QUESTION or has_answers(result)):
             for text in free_form_answers(result, call):
-                text = strip_relayed(text)
+                text = self._reader.without_agent_text(text)
                 if text:
                     self._turn(text, "answer", at, index, uuid, on=on)
             return
