@@ -49,9 +49,12 @@ _UNFILLED: Final = re.compile(r"\A\$(?:\d+|[A-Z_]+)\Z")
 def filled_prompt(text: str) -> list[str] | None:
     """What the person wrote into a spec or custom prompt body recognised by its
     structure (possibly nothing: `[]`), or None when `text` is not such a body."""
-    meta = _META.match(text)
-    if meta is not None:
-        return _meta_values(meta.group("meta"))
+    if "<meta>" in text:
+        meta = _META.match(text)
+        if meta is not None:
+            return _meta_values(meta.group("meta"))
+    if not any(h in text for h in ("User Input", "User input", "user input", "USER INPUT")):
+        return None  # most turns: one substring test, no regex
     head = _USER_INPUT_HEAD.search(text)
     if head is None:
         return None

@@ -116,7 +116,8 @@ def _report_start(lines: list[str]) -> tuple[int, bool] | None:
     tagged = [i for i, line in enumerate(lines) if _LIST.match(line) and _SEVERITY.search(line)]
     if len(tagged) >= REPORT_MIN_MARKS:
         return _with_heading(lines, tagged[0]), True
-    voiced = _voiced_start(lines)
+    # An answer in an assistant's voice has a heading or a bold label among its lines.
+    voiced = _voiced_start(lines) if marked else None
     return (voiced, False) if voiced is not None else None
 
 

@@ -285,6 +285,7 @@ def split_plan_handoff(text: str) -> tuple[str, str, str] | None:
 # call, `⎿` a tool result, `✻`/`✢`/`✳` a status line. Copied out of the
 # terminal they arrive at the head of lines, continuation lines indented.
 # (Not `·`: people type it as a bullet.)
+_GLYPHS: Final = "●⏺⎿✻✢✳✶✽"
 _GLYPH_LINE_RE: Final = re.compile(r"^[ \t]*[●⏺⎿✻✢✳✶✽]\s")
 _INDENTED_RE: Final = re.compile(r"^[ \t]+\S")
 # Lines shorter than this are phrases anyone types ("ok, do it", "yes").
@@ -349,9 +350,11 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
     keep: list[str] = []
     in_glyph_block = False
     dropped = False
+    # Most turns hold no glyph at all: one scan of the text spares two per line.
+    glyphs = any(g in text for g in _GLYPHS)
     for i, line in enumerate(lines):
-        glyph = _GLYPH_LINE_RE.match(line)
-        mid = None if glyph else _MID_GLYPH_RE.search(line)
+        glyph = _GLYPH_LINE_RE.match(line) if glyphs else None
+        mid = None if glyph or not glyphs else _MID_GLYPH_RE.search(line)
         if glyph or mid:
             # From the glyph on the line is the terminal's (a paste joined onto the
             # person's words: "it says ⏺ Bash(npm test) ⎿ 3 failed"); a question
@@ -403,21 +406,24 @@ def question_after_status(line: str) -> str | None:
     return question if status and len(question.split()) >= _QUESTION_MIN_WORDS else None
 
 
-# A line equal to an assistant line is pasted only when it is long: a short
-# sentence is typed again, alone or amid the person's own lines (on real sessions
-# "run the migrations first" was typed back as the person's choice). Amid their
-# lines, a line of code is theirs whatever its length (the assistant had quoted it).
+# A line equal to an assistant line is pasted only when it is long: a short one
+# is typed again. Amid the person's own lines, a line of code is theirs whatever its
+# length (the assistant had quoted it), and a short line is theirs unless it keeps
+# the assistant's sentence ending: a choice typed back ("run the migrations first",
+# on real sessions lost as pasted) has none, a sentence copied to comment on does.
 PASTED_ALONE_MIN_CHARS: Final = 60
 _CODE_LINE_RE: Final = re.compile(r"[=(){}\[\];]|^\s{2,}\S")
+_SENTENCE_END_RE: Final = re.compile(r"[.!:。！][\"')\]]*\s*$")
 
 
 def _pasted(lines: list[str], matched: list[bool], i: int) -> bool:
     neighbours = [j for j in (_near(lines, i, -1), _near(lines, i, 1)) if j is not None]
     if any(matched[j] or _GLYPH_LINE_RE.match(lines[j]) for j in neighbours):
         return True  # part of a pasted block
-    if neighbours and _CODE_LINE_RE.search(lines[i]):
-        return False  # the person's code, quoted back by the assistant
-    return len(fold(lines[i])) >= PASTED_ALONE_MIN_CHARS
+    if len(fold(lines[i])) >= PASTED_ALONE_MIN_CHARS:
+        return not (neighbours and _CODE_LINE_RE.search(lines[i]))
+    return bool(neighbours) and not _CODE_LINE_RE.search(lines[i]) and \
+        _SENTENCE_END_RE.search(lines[i]) is not None
 
 
 def _near(lines: list[str], i: int, step: int) -> int | None:
