@@ -26,8 +26,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import Final
 
 from learn.secret_answers import redact_answer
+from learn.textfold import fold
 from learn.transcripts.blocks import (
     TextBlock,
     ToolResultBlock,
@@ -82,6 +84,10 @@ from learn.transcripts.view.model import (
 from learn.transcripts.view.relayed import is_generated_findings
 
 __all__ = ["build_session"]
+
+# A command's body written with no arguments in it is at least this long; a line a
+# person typed cannot sit between a record and its body.
+EXPANSION_MIN_CHARS: Final = 80
 
 
 def build_session(
@@ -185,6 +191,7 @@ class _Builder:
         # The arguments of the last slash command: builds that wrote the
         # expanded body as a plain line replay them once more inside it.
         self._command_args: str | None = None
+        self._record_uuid: str | None = None  # the last command record's entry
         self._seen_calls: set[str] = set()
         self._seen_failures: set[str] = set()
         # The agent's last words before a typed turn: a bare value typed in answer
@@ -305,6 +312,16 @@ class _Builder:
         if not texts:  # tool results only: nothing typed, and no command replayed next
             self._command_args = None
             return
+        if self._is_expansion(meta.parent_uuid, texts):
+            # Older builds write a command's body as a plain line right after its
+            # record; the arguments in it were typed in the record and count there.
+            # Known by where it sits, the body is machinery on its first use too,
+            # with no template on disk.
+            if self._await_body:
+                self._opening_body = "\n".join(texts)
+                self._await_body = False
+            self._record_uuid = self._command_args = None
+            return
         typed = self._reader.typed(texts)
         if self._first_text is None:
             self._first_text = "\n".join(texts)
@@ -313,8 +330,18 @@ class _Builder:
         if typed.reason == "replayed-command" and typed.text == self._command_args:
             return
         self._command_args = typed.text if typed.command else None
+        self._record_uuid = meta.uuid if typed.command else None
         if typed.text:
             self._turn(typed.text, "typed", at, index, meta.uuid, on=on, command=typed.command)
+
+    def _is_expansion(self, parent: str | None, texts: Sequence[str]) -> bool:
+        """A plain user line written right after a command record (its child entry):
+        the command's body, when it holds the arguments or is a body's length."""
+        if self._record_uuid is None or parent != self._record_uuid:
+            return False
+        body = fold("\n".join(texts))
+        args = fold(self._command_args or "")
+        return bool(args and args in body) or len(body) >= EXPANSION_MIN_CHARS
 
     def _result(
         self, index: int, at: datetime | None, uuid: str | None, result: ToolResultBlock, on: bool
