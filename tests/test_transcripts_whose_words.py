@@ -255,3 +255,26 @@ def test_terminal_output_pasted_as_a_rejection_reason_is_cut_and_the_words_kept(
                                     events=EventList(events)))
     assert [(t.origin, t.text) for t in view.human_turns] == [
         ("typed", "release 2.3"), ("denial", "never publish from a laptop, CI does it")]
+
+
+def test_requests_written_into_a_body_are_never_a_templates_skeleton() -> None:
+    from pathlib import Path
+
+    from learn.transcripts.templates.scripted import machinery
+    from learn.transcripts.view.model import HumanTurn, Session
+
+    asks = [f"Please review completion of milestone {n} in docs/plan.md: check every task in "
+            "tasks.md against the code, list what still blocks the release, and propose an order"
+            for n in (3, 4, 5)]
+
+    def view(i: int, filled: bool) -> Session:
+        turn = HumanTurn(asks[i], "typed", T0 + timedelta(days=i), 0, f"u{i}", filled=filled)
+        return Session(id=f"s{i}", provider="codex", path=Path(f"/x/s{i}.jsonl"), project="/p",
+                       started_at=turn.at, last_activity=turn.at, timeline=(turn,), human_turns=(turn,),
+                       tool_calls=(), failures=(), denials=(), interrupts=(), turns=1, entrypoint="cli")
+
+    written_in = machinery([view(i, True) for i in range(3)]).views
+    assert [[t.text for t in v.human_turns] for v in written_in] == [[a] for a in asks]
+    # The same texts typed bare share a skeleton (a program filling a number), as before.
+    bare = machinery([view(i, False) for i in range(3)]).views
+    assert all(not v.human_turns for v in bare)

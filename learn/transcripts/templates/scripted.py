@@ -74,7 +74,7 @@ def repeated_prompts(
     for view in views:
         keys: list[str] = []
         for turn in view.human_turns:
-            if turn.origin not in ("typed", "queued"):
+            if turn.origin not in ("typed", "queued") or turn.filled:
                 keys.append("")
                 continue
             key = fold(turn.text)
@@ -213,6 +213,13 @@ class Machinery:
 _SPOKEN: Final = ("typed", "queued")
 
 
+def _templated(turn: HumanTurn) -> bool:
+    """A turn that may be a template's instance: spoken, and not what the person wrote
+    into a command or prompt body (`HumanTurn.filled`: two requests a person wrote into
+    one spec prompt, differing by a number, shared a skeleton and both were lost)."""
+    return turn.origin in _SPOKEN and not turn.filled
+
+
 def machinery(
     views: Sequence[Session],
     fingerprints: Sequence[str] = (),
@@ -233,7 +240,7 @@ def machinery(
     fp: Sequence[str] = with_prompts(fingerprints, prompts) if prompts else fingerprints
     sessions_of_prompt = {fold(p.text): p.sessions for p in prompts}
     skeleton = learn_skeleton(
-        (v.id, t.text) for v in own.values() for t in v.human_turns if t.origin in _SPOKEN)
+        (v.id, t.text) for v in own.values() for t in v.human_turns if _templated(t))
 
     # What each session typed outside templates: a varying part found there is
     # a quote, and a short text typed in many sessions is a script's, not a reply.
@@ -241,7 +248,7 @@ def machinery(
     short_sessions: dict[str, set[str]] = {}
     for v in own.values():
         for t in v.human_turns:
-            if t.origin in _SPOKEN and skeleton.is_instance(t.text):
+            if _templated(t) and skeleton.is_instance(t.text):
                 continue
             key = fold(t.text)
             plain.setdefault(v.id, []).append(key)
@@ -251,7 +258,7 @@ def machinery(
     varying: dict[int, list[str]] = {}
     for v in cut:
         for t in v.human_turns:
-            if t.origin in _SPOKEN and skeleton.is_instance(t.text):
+            if _templated(t) and skeleton.is_instance(t.text):
                 varying[id(t)] = skeleton.varying(t.text)
     all_parts = [(v.id, p) for v in cut for t in v.human_turns for p in varying.get(id(t), ())]
     peers_of: dict[str, list[str]] = {}
@@ -319,7 +326,7 @@ def _facts(view: Session, skeleton: Skeleton, fp: Sequence[str],
         key = fold(opening.text)
         if key in sessions_of_prompt:
             shared = sessions_of_prompt[key] - 1
-        elif skeleton.is_instance(opening.text):
+        elif not opening.filled and skeleton.is_instance(opening.text):
             shared = skeleton.shared_with(opening.text)
     free = any(
         t is not opening

@@ -86,7 +86,7 @@ def _opt(text: str | None, clean: Clean) -> str | None:
 
 def _turn(t: HumanTurn, clean: Clean) -> tuple[Any, ...]:
     return (_TURN, clean(t.text), t.origin, _iso(t.at), t.event_index, t.uuid,
-            _opt(t.command, clean), t.on_branch)
+            _opt(t.command, clean), t.on_branch, t.filled)
 
 
 def _item(item: TimelineItem, clean: Clean) -> tuple[Any, ...]:
@@ -132,7 +132,7 @@ def encode_view(session: Session, clean: Clean = _same) -> bytes:
 def _decode_item(row: Sequence[Any]) -> TimelineItem:
     tag = row[0]
     if tag == _TURN:
-        return HumanTurn(row[1], row[2], _dt(row[3]), row[4], row[5], row[6], row[7])
+        return HumanTurn(row[1], row[2], _dt(row[3]), row[4], row[5], row[6], row[7], row[8])
     if tag == _CALL:
         return ToolCall(row[1], row[2], row[3], row[4], _dt(row[5]), row[6])
     return ToolFailure(row[1], row[2], row[3], _dt(row[4]), row[5])

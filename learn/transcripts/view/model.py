@@ -50,6 +50,10 @@ class HumanTurn:
     # False for evidence outside the active branch: a rewound branch, a queued
     # message never folded into the chain, a side question.
     on_branch: bool = True
+    # What the person wrote into a command or prompt body (its arguments, the words
+    # around a replayed template, a spec prompt's input section): never itself a
+    # template's skeleton, however alike two of their requests are.
+    filled: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -267,12 +267,13 @@ class _Builder:
             self.timeline.append(call)
 
     def _turn(self, text: str, origin: HumanOrigin, at: datetime | None, index: int,
-              uuid: str | None, *, on: bool, command: str | None = None) -> None:
+              uuid: str | None, *, on: bool, command: str | None = None,
+              filled: bool = False) -> None:
         if origin in ("typed", "queued") and self._asked:
             text = redact_answer(self._asked, text)
             self._asked = ""
         turn = HumanTurn(text=text, origin=origin, at=at, event_index=index, uuid=uuid,
-                         command=command, on_branch=on)
+                         command=command, on_branch=on, filled=filled)
         self.human.append(turn)
         if on:
             self.timeline.append(turn)
@@ -332,7 +333,8 @@ class _Builder:
         self._command_args = typed.text if typed.command else None
         self._record_uuid = meta.uuid if typed.command else None
         if typed.text:
-            self._turn(typed.text, "typed", at, index, meta.uuid, on=on, command=typed.command)
+            self._turn(typed.text, "typed", at, index, meta.uuid, on=on, command=typed.command,
+                       filled=typed.filled)
 
     def _is_expansion(self, parent: str | None, texts: Sequence[str]) -> bool:
         """A plain user line written right after a command record (its child entry):

@@ -38,6 +38,15 @@ class Typed:
     reason: str | None = None  # why text was dropped or trimmed
     command: str | None = None  # the slash command named, when the turn invoked one
 
+    @property
+    def filled(self) -> bool:
+        """The words were written into a command or prompt body (`HumanTurn.filled`)."""
+        return self.command is not None or self.reason in _FILLED_REASONS
+
+
+# Rules that keep what was written into a body: a template replayed, a spec prompt's body.
+_FILLED_REASONS: Final = frozenset({"replayed-command", "prompt-body", "command-args", "command-body"})
+
 
 def typed_text(
     raw: str,
