@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import zstandard
@@ -31,11 +30,22 @@ BOMB = "0199aaaa-0031-7000-8000-000000000005"
 MEMORY_LIMIT_MB = 500
 
 
-def _nest(depth: int) -> Any:
-    value: Any = "leaf"
-    for i in range(depth):
-        value = {"k": value} if i % 2 else [value]
-    return value
+NEST = "@@nested-900@@"  # written as a string, replaced by the nested JSON in the file
+
+
+def _nested_json(depth: int) -> str:
+    """A JSON value nested `depth` levels (lists and objects in turn), built as text: the
+    json module would need the recursion limit raised, for the whole test process."""
+    opens = "".join("[" if i % 2 == 0 else '{"k":' for i in range(depth))
+    closes = "".join("]" if i % 2 == 0 else "}" for i in reversed(range(depth)))
+    return opens + '"leaf"' + closes
+
+
+def _nest_in_place(path: Path) -> None:
+    nested = _nested_json(900)
+    text = path.read_text().replace(json.dumps(NEST), nested)
+    # ...and inside a JSON string (a Codex call's arguments), escaped.
+    path.write_text(text.replace(json.dumps(json.dumps(NEST))[1:-1], nested.replace('"', '\\"')))
 
 
 def _install(root: Path) -> tuple[Path, Path]:
@@ -50,16 +60,16 @@ def _install(root: Path) -> tuple[Path, Path]:
 
     deep = Chain(DEEP, cwd=cwd)
     deep.user("keep the public api stable", parent=False)
-    deep.tool("toolu_d1", "Bash", {"command": _nest(900), "description": _nest(900)})
-    deep.result("toolu_d1", "ok", toolUseResult=_nest(900))
-    deep.tool("toolu_d2", "mcp__store__put", {"payload": _nest(900)})
+    deep.tool("toolu_d1", "Bash", {"command": NEST, "description": NEST})
+    deep.result("toolu_d1", "ok", toolUseResult=NEST)
+    deep.tool("toolu_d2", "mcp__store__put", {"payload": NEST})
     deep.result("toolu_d2", "refused", is_error=True)
     deep.raw({"type": "attachment", "uuid": "att-1", "timestamp": "2026-11-20T09:30:00Z",
-              "sessionId": DEEP, "cwd": cwd, "attachment": {"type": "opaque", "v": _nest(900)}})
+              "sessionId": DEEP, "cwd": cwd, "attachment": {"type": "opaque", "v": NEST}})
     deep.assistant("Kept it stable.")
     set_entrypoint(deep.lines, "cli")
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))  # json.dumps of the fixture
     path = deep.write(claude_path(home, DEEP, cwd))
+    _nest_in_place(path)
     too_deep = ('{"type":"user","uuid":"u-deep","timestamp":"2026-11-20T09:40:00Z","sessionId":"'
                 + DEEP + '","message":{"role":"user","content":' + "[" * 1100 + "]" * 1100 + "}}")
     with path.open("a") as fh:
@@ -76,10 +86,10 @@ def _install(root: Path) -> tuple[Path, Path]:
     values.user("codex: the retry budget is three attempts, not five")
     values.add("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
                                  "arguments": json.dumps({"command": ["bash", "-lc", "ls"],
-                                                          "x": _nest(900)})})
-    values.add("event_msg", {"type": "unmodelled_event", "v": _nest(900)})
+                                                          "x": NEST})})
+    values.add("event_msg", {"type": "unmodelled_event", "v": NEST})
     values.agent("Three attempts.")
-    values.write(values.path(home))
+    _nest_in_place(values.write(values.path(home)))
 
     _bomb(home, cwd)
     return home, project
