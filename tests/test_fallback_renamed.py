@@ -15,7 +15,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from fakes.anthropic_server import FakeAnthropicServer, RecordedRequest, items_i
 from fakes.http_server import Reply
 
 from evals.builder import ClaudeSession, session_id
+from learn.models.retry import MAX_SAME_FAILURES
 from learn.store import open_store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -72,23 +72,25 @@ def test_the_next_good_run_renames_what_the_fallback_named(tmp_path: Path) -> No
                LEARN_CACHE_DIR=str(tmp_path / "cache"), LEARN_CONFIG_DIR=str(config),
                PYTHONPATH=str(REPO), ANTHROPIC_API_KEY="k")
 
-    def run(fake: Model) -> tuple[int, dict[str, Any], float]:
-        started = time.monotonic()
+    def run(fake: Model) -> tuple[int, dict[str, Any]]:
         done = subprocess.run([sys.executable, "-m", "learn", "run", "--since", "2026-01-01",
                                "--yes", "--quiet", "--json"], cwd=project,
                               env={**env, "ANTHROPIC_BASE_URL": fake.base_url},
                               capture_output=True, text=True, timeout=300)
-        return done.returncode, json.loads(done.stdout), time.monotonic() - started
+        return done.returncode, json.loads(done.stdout)
 
     with Model(responder=answer) as fake:
-        code, failed, took = run(fake)
+        code, failed = run(fake)
+        naming = [r for r in fake.requests if r.tool_name == "assign_labels"]
         assert code == 1 and "name" in failed["failed_stages"]
         [first] = failed["proposals"]
         old = f"{first['kind']}:{first['label']}"
         assert first["label"] != MODEL_LABEL and first["sessions"] == 2
-        assert took < 60  # the 500s gave up in seconds, not the 3 s budget per call
+        # A few tries, not a retry storm (the budget is 3 s here to keep the test short;
+        # giving up on the same failure before a long budget ends is test_models_retry's).
+        assert 1 <= len(naming) <= MAX_SAME_FAILURES, len(naming)
         fake.naming_fails = False
-        code, good, _ = run(fake)
+        code, good = run(fake)
         assert code == 0, good.get("failures")
     assert [f"{p['kind']}:{p['label']}" for p in good["proposals"]] == [f"directive:{MODEL_LABEL}"]
     with open_store(tmp_path / "data" / "learn.db") as store:

