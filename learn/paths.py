@@ -19,6 +19,15 @@ def _xdg(env: str, default: str) -> Path:
     return Path(value).expanduser() if value else Path.home() / default
 
 
+def home_relative(path: str, home: Path | None = None) -> str:
+    """`path` with the home folder written `~`, as a person reads it (and as it fits
+    in 80 columns); anything outside home as it is."""
+    base = str(home or Path.home())
+    if path == base:
+        return "~"
+    return "~" + path[len(base):] if path.startswith(base + "/") else path
+
+
 def data_dir() -> Path:
     override = os.environ.get("LEARN_DATA_DIR")
     return Path(override).expanduser() if override else _xdg("XDG_DATA_HOME", ".local/share") / "learn"

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from learn.commands._scope import Scope, scope_options, skipped_note
+from learn.paths import home_relative
 
 if TYPE_CHECKING:
     from learn.config import Config
@@ -110,10 +111,11 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
         click.echo(f"then {calls} call{'s' if sum(st.calls for st in later) != 1 else ''} "
                    f"({', '.join(models)}): ~${sum(st.cost_usd for st in later):.2f}")
     click.echo(f"in all: ~{total_calls} model call{'s' if total_calls != 1 else ''}, at most "
-               f"~${total_cost:.2f} (estimated; `learn stats` shows what runs cost)")
+               f"~${total_cost:.2f} (estimated; actual costs: `learn stats`)")
     for p in plan.to_mine[:20]:
-        click.echo(f"  {p.session_id[:12]:12}  {p.size_bytes / 1024:8.0f} KB -> "
-                   f"{p.rendered_chars:>9,} chars  {p.chunks} call(s)  {p.project or ''}")
+        click.echo(f"  {p.session_id[:8]}  {p.size_bytes / 1024:6.0f} KB -> "
+                   f"{p.rendered_chars:>8,} chars  {p.chunks} call{'s' if p.chunks != 1 else ' '}  "
+                   f"{home_relative(p.project) if p.project else ''}".rstrip())
     if len(plan.to_mine) > 20:
         click.echo(f"  … and {len(plan.to_mine) - 20} more")
     if not plan.to_mine:
