@@ -1,0 +1,179 @@
+"""OpenCode's SQLite store, read without writing to it or holding it.
+
+Schema studied in anomalyco/opencode (`session.sql.ts`, `json-migration.ts`,
+`@opencode-ai/core` `session-message.ts`), 1.x-2.x: `session` (`id`,
+`project_id`, `parent_id`, `directory`, `title`, `version`, `time_created`,
+`time_updated`, epoch ms), `message` (`id`, `session_id`, `time_created`,
+`time_updated`, `data` JSON: the message info without its ids), `part` (`id`,
+`message_id`, `session_id`, `time_*`, `data` JSON: the part without its ids),
+and in 2.x `session_message` (`id`, `session_id`, `type`, `time_*`, `data`).
+
+The store is OpenCode's, live while it runs: it is opened with `mode=ro` (SQLite
+then never writes it, not even a journal), falling back to `immutable=1` where
+the read-only open cannot attach the write-ahead log (no `-shm` beside it, a
+read-only folder): that reads the last checkpointed state, never a lock. Every
+query is one short read; no transaction is held across sessions.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import msgspec
+
+from learn.transcripts.opencode.export import encode_session
+
+__all__ = ["SessionRow", "export_session", "session_row", "sessions", "stamp"]
+
+_ANY = msgspec.json.Decoder()
+_BUSY_MS = 2000
+
+
+class SessionRow(msgspec.Struct, frozen=True):
+    id: str
+    directory: str | None
+    parent_id: str | None
+    title: str | None
+    version: str | None
+    created: int
+    updated: int
+
+
+# One connection per store and process: a pool worker (forked) opens its own.
+_OPEN: dict[tuple[int, str], Any] = {}
+
+
+def _connect(db: Path) -> Any:
+    key = (os.getpid(), str(db))
+    conn = _OPEN.get(key)
+    if conn is not None:
+        return conn
+    import apsw
+
+    if not db.is_file():
+        raise FileNotFoundError(str(db))
+    uri = "file:" + quote(str(db.resolve()))
+    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    try:
+        conn = apsw.Connection(uri + "?mode=ro", flags=flags)
+        conn.set_busy_timeout(_BUSY_MS)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
+    except apsw.Error:
+        conn = apsw.Connection(uri + "?mode=ro&immutable=1", flags=flags)
+    _OPEN[key] = conn
+    return conn
+
+
+def _query(db: Path, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+    import apsw
+
+    try:
+        cursor = _connect(db).cursor()
+        cursor.row_trace = _as_dict
+        return list(cursor.execute(sql, params))
+    except apsw.Error as exc:
+        raise OSError(f"{db}: {exc}") from None
+
+
+def _as_dict(cursor: Any, row: tuple[Any, ...]) -> dict[str, Any]:
+    return {d[0]: v for d, v in zip(cursor.getdescription(), row, strict=True)}
+
+
+def _tables(db: Path) -> set[str]:
+    return {r["name"] for r in _query(db, "SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def _columns(db: Path, table: str) -> set[str]:
+    return {r["name"] for r in _query(db, f"PRAGMA table_info({table})")}
+
+
+def _row(r: dict[str, Any]) -> SessionRow:
+    return SessionRow(
+        id=str(r["id"]), directory=r.get("directory") or None, parent_id=r.get("parent_id") or None,
+        title=r.get("title"), version=r.get("version"),
+        created=int(r.get("time_created") or 0), updated=int(r.get("time_updated") or 0))
+
+
+def sessions(db: Path) -> Iterator[SessionRow]:
+    """Every session of the store. Raises OSError when it cannot be read."""
+    if "session" not in _tables(db):
+        return
+    for r in _query(db, "SELECT * FROM session ORDER BY time_updated DESC, id"):
+        yield _row(r)
+
+
+def session_row(db: Path, session_id: str) -> SessionRow | None:
+    rows = _query(db, "SELECT * FROM session WHERE id = ?", (session_id,))
+    return _row(rows[0]) if rows else None
+
+
+def stamp(db: Path, session_id: str) -> tuple[int, int, int] | None:
+    """(rows, newest update in ns, an id of the store file) of one session; None when gone.
+
+    What the session index compares instead of a file's stat: any message or part
+    written, changed or deleted changes it. A few indexed counts, no data read.
+    """
+    row = session_row(db, session_id)
+    if row is None:
+        return None
+    rows, newest = 1, row.updated
+    tables = _tables(db)
+    for table in ("message", "part", "session_message"):
+        if table not in tables:
+            continue
+        got = _query(db, f"SELECT count(*) AS n, max(time_updated) AS t FROM {table} "
+                         "WHERE session_id = ?", (session_id,))
+        if got:
+            rows += int(got[0]["n"] or 0)
+            newest = max(newest, int(got[0]["t"] or 0))
+    try:
+        ident = os.stat(db).st_ino
+    except OSError:
+        return None
+    return rows, newest * 1_000_000, ident
+
+
+def export_session(db: Path, session_id: str) -> bytes:
+    """One session as the canonical buffer (`export`). Raises OSError when it is gone."""
+    row = session_row(db, session_id)
+    if row is None:
+        raise FileNotFoundError(f"{db}: no session {session_id}")
+    tables = _tables(db)
+    parts: dict[str, list[dict[str, Any]]] = {}
+    if "part" in tables:
+        by_session = "session_id" in _columns(db, "part")
+        sql = ("SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id"
+               if by_session else
+               "SELECT id, message_id, data FROM part WHERE message_id IN "
+               "(SELECT id FROM message WHERE session_id = ?) ORDER BY message_id, id")
+        for r in _query(db, sql, (session_id,)):
+            parts.setdefault(str(r["message_id"]), []).append({"id": r["id"], **_json(r["data"])})
+    messages = []
+    if "message" in tables:
+        for r in _query(db, "SELECT id, data FROM message WHERE session_id = ? "
+                            "ORDER BY time_created, id", (session_id,)):
+            messages.append((str(r["id"]), _json(r["data"]), parts.get(str(r["id"]), [])))
+    entries = []
+    if "session_message" in tables:
+        for r in _query(db, "SELECT id, type, time_created, data FROM session_message "
+                            "WHERE session_id = ? ORDER BY time_created, id", (session_id,)):
+            entries.append((str(r["id"]), str(r["type"]), int(r["time_created"] or 0),
+                            _json(r["data"])))
+    head = {"id": row.id, "directory": row.directory, "parentID": row.parent_id,
+            "title": row.title, "version": row.version,
+            "time": {"created": row.created, "updated": row.updated}, "store": "sqlite"}
+    return encode_session(head, messages, entries)
+
+
+def _json(value: object) -> dict[str, Any]:
+    if isinstance(value, bytes | str):
+        try:
+            got = _ANY.decode(value)
+        except msgspec.DecodeError:
+            return {}
+        return got if isinstance(got, dict) else {}
+    return {}
