@@ -8,11 +8,15 @@ Schema studied in anomalyco/opencode (`session.sql.ts`, `json-migration.ts`,
 `message_id`, `session_id`, `time_*`, `data` JSON: the part without its ids),
 and in 2.x `session_message` (`id`, `session_id`, `type`, `time_*`, `data`).
 
-The store is OpenCode's, live while it runs: it is opened with `mode=ro` (SQLite
-then never writes it, not even a journal), falling back to `immutable=1` where
-the read-only open cannot attach the write-ahead log (no `-shm` beside it, a
-read-only folder): that reads the last checkpointed state, never a lock. Every
-query is one short read; no transaction is held across sessions.
+The store is OpenCode's, live while it runs. When its write-ahead log and
+shared memory are beside it (OpenCode has it open), it is opened `mode=ro`: a
+second reader, seeing what OpenCode wrote last, never writing the store or its
+log and never blocking OpenCode's writes (a WAL reader takes no lock a writer
+waits on). Otherwise everything is in the file itself and it is opened
+`immutable=1`: SQLite then creates nothing beside it and takes no lock at all
+(measured: a `mode=ro` open of a closed WAL store created `-wal` and `-shm`
+files in OpenCode's folder). Every query is one short read; no transaction is
+held across sessions.
 """
 
 from __future__ import annotations
@@ -43,28 +47,41 @@ class SessionRow(msgspec.Struct, frozen=True):
     updated: int
 
 
-# One connection per store and process: a pool worker (forked) opens its own.
-_OPEN: dict[tuple[int, str], Any] = {}
+# One connection per store and process (a pool worker, forked, opens its own), and
+# per state of the file for an immutable one: SQLite assumes an immutable file never
+# changes, so a file that changed is opened again.
+_OPEN: dict[tuple[int, str], tuple[tuple[int, ...], Any]] = {}
 
 
 def _connect(db: Path) -> Any:
-    key = (os.getpid(), str(db))
-    conn = _OPEN.get(key)
-    if conn is not None:
-        return conn
     import apsw
 
-    if not db.is_file():
-        raise FileNotFoundError(str(db))
+    st = os.stat(db)  # raises OSError when the store is gone
+    live = all(db.with_name(db.name + suffix).exists() for suffix in ("-wal", "-shm"))
+    state = (1,) if live else (0, st.st_size, st.st_mtime_ns, st.st_ino)
+    key = (os.getpid(), str(db))
+    cached = _OPEN.get(key)
+    if cached is not None and cached[0] == state:
+        return cached[1]
+    if cached is not None:
+        cached[1].close()
     uri = "file:" + quote(str(db.resolve()))
     flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
-    try:
-        conn = apsw.Connection(uri + "?mode=ro", flags=flags)
-        conn.set_busy_timeout(_BUSY_MS)
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
-    except apsw.Error:
+    conn = None
+    if live:
+        # OpenCode has it open (or left its log): read through the log as a second
+        # reader does, so what it wrote last is seen.
+        try:
+            conn = apsw.Connection(uri + "?mode=ro", flags=flags)
+            conn.set_busy_timeout(_BUSY_MS)
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
+        except apsw.Error:
+            conn = None
+    if conn is None:
+        # Everything is in the file itself: read it as immutable, so SQLite creates no
+        # shared-memory or log file beside it and takes no lock.
         conn = apsw.Connection(uri + "?mode=ro&immutable=1", flags=flags)
-    _OPEN[key] = conn
+    _OPEN[key] = (state, conn)
     return conn
 
 
