@@ -9,6 +9,7 @@ them next run."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -185,6 +186,9 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
             "skipped": read.skipped,
             "naming": naming.stats.to_json(),
             "started_at": iso(started_at),
+            # Sessions read per agent: the digest says which agents a count spans.
+            "agents": dict(sorted(Counter(s.provider for s in sessions).items(),
+                                  key=lambda an: (-an[1], an[0]))),
             **extra,
         },
     )

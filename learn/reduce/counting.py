@@ -143,7 +143,7 @@ def build_proposal(kind: str, label: str, occs: Sequence[Occurrence]) -> Proposa
         seen.add(ident)
         quotes.append(
             Quote(o.session.session_id, o.candidate.text, typed_at(o),
-                  o.session.project, o.candidate.source)
+                  o.session.project, o.candidate.source, o.session.provider)
         )
     dated = [at for o in ordered if (at := typed_at(o))]
     cands = [o.candidate for o in ordered]
@@ -160,7 +160,19 @@ def build_proposal(kind: str, label: str, occs: Sequence[Occurrence]) -> Proposa
         error_excerpt=next((c.error_excerpt for c in cands if c.error_excerpt), None),
         intervening_commands=_merged([c.intervening_commands for c in cands]),
         edited_files=_merged([c.edited_files for c in cands]),
+        agents=agents_of(ordered),
     )
+
+
+def agents_of(occs: Sequence[Occurrence]) -> tuple[tuple[str, int], ...]:
+    """The agents a point was said to and each one's distinct sessions, most first.
+
+    One count across agents: the sessions of every agent add up in `sessions`; this
+    only says how they split, for the digest."""
+    seen: dict[str, set[str]] = {}
+    for o in occs:
+        seen.setdefault(o.session.provider, set()).add(o.session.session_id)
+    return tuple(sorted(((a, len(s)) for a, s in seen.items()), key=lambda an: (-an[1], an[0])))
 
 
 def _kind(kind: str) -> CandidateKind:

@@ -40,8 +40,27 @@ def evidence_line(p: Proposal, result: RunResult) -> str:
         f"{verb} in {plural(p.sessions, 'session')}"
     if p.count > p.sessions:
         said += f" ({p.count} times)"
+    split = agents_split(p.agents, result)
+    if split:
+        said += f", to {split}"
     last = day(p.last_seen)
     return f"{said}, last on {last}" if last else said
+
+
+def agent_name(agent: str) -> str:
+    from learn.transcripts.ids import AGENT_NAMES
+
+    return AGENT_NAMES.get(agent, agent)
+
+
+def agents_split(agents: tuple[tuple[str, int], ...], result: RunResult) -> str:
+    """"Claude Code (2) and Gemini CLI (2)": which agents a count spans, said when the
+    run read more than one agent (one agent's reader needs no name on every line)."""
+    read = result.extra.get("agents") or {}
+    if not agents or (len(agents) < 2 and len(read) < 2):
+        return ""
+    named = [f"{agent_name(a)} ({n})" for a, n in agents]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
 
 
 def _quote(text: str, kind: str) -> str:
