@@ -1,4 +1,6 @@
-"""`learn apply`: write accepted proposals into CLAUDE.md / AGENTS.md / .claude/rules, as reviewed diffs.
+"""`learn apply`: write accepted proposals into CLAUDE.md / AGENTS.md / .claude/rules, and the
+other agents' files the project uses (GEMINI.md, Copilot's, Cursor's, Windsurf's, Kiro's), as
+reviewed diffs.
 
 Nothing is written without a yes: each file's change is shown as a unified
 diff and confirmed, `--yes` is for scripts, and without a terminal and without
@@ -15,6 +17,7 @@ import click
 
 from learn.projects import project_key
 from learn.records.proposal import Proposal, Scope
+from learn.report.agent_targets import ORDER as AGENT_ORDER
 from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for, write_plan
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
@@ -34,6 +37,7 @@ from learn.report.runs import (
 from learn.report.targets import TargetChoice, TargetError, TargetKind, scope_for
 from learn.report.words import flatten
 from learn.store.proposals import REOFFER_FACTOR
+from learn.transcripts.ids import AGENT_NAMES
 
 
 def _interactive() -> bool:
@@ -128,6 +132,10 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
               help="The project whose pending proposals to apply, and whose files to edit "
                    "(default: the current directory's project; each rule then goes to the "
                    "project it was said in).")
+@click.option("--agent", "agent_names", multiple=True, type=click.Choice(AGENT_ORDER),
+              help="Write for these agents, each in the file it reads (repeatable; default: every "
+                   "agent the project uses: with sessions learn read there, or with its own "
+                   "instruction files there).")
 @click.option("--edit", "edit_text", is_flag=True, help="Edit each rule's wording first.")
 @click.option("--yes", is_flag=True, help="Write without asking (for scripts).")
 @click.option("--dry-run", is_flag=True, help="Show the diffs; write nothing.")
@@ -140,7 +148,7 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
               help=f"Warn when a file passes this many bytes (config apply.max_bytes, "
                    f"default {DEFAULT_MAX_BYTES}).")
 def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, ...],
-            target_kind: str, agents: bool,
+            target_kind: str, agents: bool, agent_names: tuple[str, ...],
             scope: str | None, file: Path | None, project_dir: Path | None, edit_text: bool, yes: bool,
             dry_run: bool, since: str | None, max_lines: int | None,
             max_bytes: int | None) -> None:
@@ -188,6 +196,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
                           file=file, follow_quotes=project_dir is None)
     ask = _interactive() and not yes
+    for_agents = ForAgents(choice, agent_names)
 
     edits: list[RuleEdit] = []
     by_key = {p.key: p for p in chosen}
@@ -207,7 +216,10 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         if isinstance(edit, str):
             refused = refused or edit != SKIPPED
             continue
-        edits.append(edit)
+        others = for_agents.edits(p, edit)
+        if for_agents.keeps_main(edit):
+            edits.append(edit)
+        edits += others
 
     plans = plan_all(edits)
     failed = refused
@@ -259,6 +271,60 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         click.echo(f"wrote {plan.path}{saved}")
     if failed:
         sys.exit(1)
+
+
+class ForAgents:
+    """The same rule for every agent the project uses, each in its own file
+    (learn.report.agent_targets); says once per project which agents those are."""
+
+    def __init__(self, choice: TargetChoice, named: tuple[str, ...]) -> None:
+        self._choice = choice
+        self._named = named
+        self._sessions: list[tuple[str, str | None]] | None = None
+        self._said: set[Path | None] = set()
+
+    def _agents(self, project: Path | None) -> tuple[str, ...]:
+        from learn.report.agent_targets import agents_in_use
+
+        if self._named:
+            return tuple(a for a in AGENT_ORDER if a in self._named)
+        if self._sessions is None:
+            self._sessions = _session_agents()
+        if project is None:  # a user-scope rule: the agents the person uses anywhere
+            return tuple(a for a in AGENT_ORDER if any(a == s for s, _ in self._sessions))
+        found = agents_in_use(project, self._sessions)
+        if project not in self._said and [a for a in found if a != "claude"]:
+            self._said.add(project)
+            names = ", ".join(AGENT_NAMES.get(a, a) for a in found)
+            click.echo(f"{project} uses {names}: each gets the rule in the file it reads "
+                       "(--agent picks)")
+        return found
+
+    def edits(self, p: Proposal, main: RuleEdit) -> list[RuleEdit]:
+        from learn.report.agent_targets import agent_edits
+
+        if self._choice.file is not None:
+            return []  # the person named the one file
+        return agent_edits(p, main, self._agents(main.project))
+
+    def keeps_main(self, main: RuleEdit) -> bool:
+        """The main destination unless the person named agents that do not read it."""
+        if not self._named or main.form in ("command", "permission", "codex-rule"):
+            return True
+        from learn.reduce.agent_files import readers_of
+
+        return bool(readers_of(main.target) & set(self._named))
+
+
+def _session_agents() -> list[tuple[str, str | None]]:
+    """(agent, project) of every session learn has read (the scan the runs keep)."""
+    from learn.store import open_store
+
+    try:
+        with open_store(readonly=True) as store:
+            return [(s.provider, s.project) for s in store.scans.scanned_sessions().values()]
+    except Exception:  # no store yet, or one learn cannot open: the files still say
+        return []
 
 
 def _health(plan: FilePlan, here: str, *, max_lines: int, max_bytes: int) -> None:

@@ -5,7 +5,10 @@ Files read (missing ones skipped, unreadable ones counted):
   skills ~/.claude/skills/*/SKILL.md;
 - project: CLAUDE.md and AGENTS.md in every directory from the git root down to
   the project directory, .claude/CLAUDE.md, .claude/rules/**/*.md,
-  CLAUDE.local.md, skills .claude/skills/*/SKILL.md.
+  CLAUDE.local.md, skills .claude/skills/*/SKILL.md;
+- the other agents' own files (GEMINI.md, Copilot's instructions, Cursor's, Windsurf's
+  and Kiro's rules: learn.reduce.agent_files), their path scoping read from their
+  frontmatter.
 Each non-blank line outside fenced blocks becomes a rule line with its file and
 heading path, so "restated" can point at the exact line to rewrite.
 """
@@ -17,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from learn.reduce.agent_files import other_rule_files, scope_globs
 from learn.reduce.rule_places import (
     RuleScope,
     chain,
@@ -210,12 +214,15 @@ def collect_rules(project: Path | None, home: Path | None = None) -> RuleCorpus:
 
     files = rule_files(project, home)
     # Every surface the agents read: @imports, AGENTS.override.md, auto-memory, Codex
-    # memories (learn.reduce.surfaces).
+    # memories (learn.reduce.surfaces); the other agents' own files (learn.reduce.agent_files).
     files += more_rule_files(project, [p for p, _ in files], (home or Path.home()))
+    known = {p.resolve() for p, _ in files}
+    files += [(p, s) for p, s in other_rule_files(project, home or Path.home())
+              if p.resolve() not in known]
     for path, scope in files:
         if (text := read_text(path)) is not None:
             lines = rule_lines_of(text, str(path), scope)
-            scoped = paths_of(text)
+            scoped = paths_of(text) or scope_globs(text, path)
             if scoped:  # loaded only where these globs match: the judge should know
                 where = f"(loaded only for {', '.join(scoped)})"
                 lines = [RuleLine(r.file, (where, *r.heading), r.text, r.scope) for r in lines]

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from learn.paths import atomic_write_bytes, data_dir, ensure_private_dir
 from learn.records.proposal import Proposal
+from learn.report.agent_formats import agent_file_limit, plan_agent_file
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -76,6 +77,8 @@ def plan_file(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
         raise ApplyError(refused)
     if any(e.form == "command" for e in edits):
         return plan_command(real, edits)
+    if any(e.form == "agent-rule" for e in edits):
+        return plan_agent_file(real, edits, max_chars=agent_file_limit(real))
     if any(e.form in ("permission", "codex-rule", "path-rule") for e in edits):
         return plan_surface(real, edits)
     data = _read(real)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from learn.projects import quote_projects
 from learn.records.proposal import Proposal, RunResult
+from learn.reduce.agent_files import readers_of
 from learn.report.words import day, flatten, plural
 
 # Directive quotes are the evidence, so they get room; fix and request quotes sit
@@ -135,10 +136,23 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
         lines.append(f'  - already written{where}: "{flatten(p.existing_rule, RULE_CHARS)}" '
                      "— and you still had to say it, so that rule is not working: "
                      "rewrite it rather than adding another")
+    elif (missing := _written_elsewhere(p)) and p.existing_rule:
+        readers = " and ".join(sorted(agent_name(a) for a in readers_of(p.existing_rule_file or "")))
+        said = " and ".join(agent_name(a) for a in missing)
+        lines.append(f'  - written for {readers or "another agent"} in `{p.existing_rule_file}`: '
+                     f'"{flatten(p.existing_rule, RULE_CHARS)}" — but you said it to {said}, '
+                     "which does not read that file: `learn apply` writes it where "
+                     f"{said} reads it")
     elif p.status == "has-skill" and p.existing_rule:
         lines.append(f"  - already covered by the `{p.existing_rule}` skill: sharpen its "
                      "description so it triggers")
     return lines
+
+
+def _written_elsewhere(p: Proposal) -> tuple[str, ...]:
+    from learn.report.agent_targets import written_elsewhere
+
+    return written_elsewhere(p)
 
 
 def _memory(p: Proposal) -> bool:

@@ -15,8 +15,10 @@ CcVersion: TypeAlias = str
 # Copilot CLI, OpenCode. One spelling, here; everything else imports it.
 Provider: TypeAlias = Literal["claude", "codex", "gemini", "copilot", "opencode"]
 PROVIDERS: Final[tuple[Provider, ...]] = ("claude", "codex", "gemini", "copilot", "opencode")
-# How each agent is named to a person (the digest, `learn sessions`).
+# How each agent is named to a person (the digest, `learn apply`): the five whose
+# sessions learn reads, and the ones it writes instruction files for too.
 AGENT_NAMES: Final[dict[str, str]] = {
     "claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI",
     "copilot": "Copilot CLI", "opencode": "OpenCode",
+    "cursor": "Cursor", "windsurf": "Windsurf", "kiro": "Kiro",
 }

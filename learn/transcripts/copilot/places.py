@@ -25,10 +25,10 @@ _HEAD_LINES: Final = 200
 _YAML_CWD_RE: Final = re.compile(r"^cwd:[ \t]*(.+?)[ \t]*$", re.M)
 
 
-def copilot_dir() -> Path:
+def copilot_dir(home: Path | None = None) -> Path:
     """`~/.copilot`, or `$COPILOT_HOME` (the client's own override)."""
     value = os.environ.get("COPILOT_HOME")
-    return Path(value).expanduser() if value else Path.home() / ".copilot"
+    return Path(value).expanduser() if value else (home or Path.home()) / ".copilot"
 
 
 def session_id_of(path: Path) -> str:

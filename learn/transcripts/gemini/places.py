@@ -28,10 +28,10 @@ _SESSION_ID_RE: Final = re.compile(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"')
 _HASH_RE: Final = re.compile(r"\A[0-9a-f]{64}\Z")
 
 
-def gemini_dir() -> Path:
+def gemini_dir(home: Path | None = None) -> Path:
     """`~/.gemini`, or under `$GEMINI_CLI_HOME` (the client's own override of home)."""
     value = os.environ.get("GEMINI_CLI_HOME")
-    return (Path(value).expanduser() if value else Path.home()) / ".gemini"
+    return (Path(value).expanduser() if value else home or Path.home()) / ".gemini"
 
 
 def _hash(path: str) -> str:
