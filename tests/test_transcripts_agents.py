@@ -271,3 +271,24 @@ def test_an_unchanged_store_session_comes_from_the_session_index(tmp_path: Path)
     s.reply(s.text("ok"))
     _append(db, s)
     assert index(scan(project=project).files) == [False]
+
+
+def test_a_listing_keeps_store_sessions_in_the_index(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`learn sessions` forgets index rows of files that are gone: a store session is no
+    file, and must stay (it was dropped on every run, so every warm run read the store again)."""
+    from click.testing import CliRunner
+
+    from learn.commands.sessions import command
+    from learn.store import open_store
+
+    project = _project(tmp_path)
+    db = _opencode_db(Path.home(), _session("ses_abab0001", project, "document every flag"))
+    monkeypatch.chdir(project)
+    for _ in range(2):
+        res = CliRunner().invoke(command, ["--json"])
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.output)["sessions"][0]["human_turns"] == 1
+    with open_store(local_only=True) as local:
+        assert list(local.index.get_many([str(db / "ses_abab0001")], views=False))
+        assert local.index.heads().get(str(db / "ses_abab0001")) is not None

@@ -389,7 +389,9 @@ class CachedHeads:
 
     def save(self) -> None:
         """Write the heads read, and forget the files that are gone."""
-        self._index.forget_missing()
+        from learn.transcripts.files.sources import session_exists
+
+        self._index.forget_missing(session_exists)
         self._index.put_heads(self._new.values())
         self._rows.update(self._new)
         self._new.clear()

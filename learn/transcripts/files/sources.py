@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SourceStat", "in_store", "read_session", "source_stat"]
+__all__ = ["SourceStat", "in_store", "read_session", "session_exists", "source_stat"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,23 @@ def in_store(path: Path) -> bool:
     from learn.transcripts.opencode.places import in_database, in_storage
 
     return in_database(path) is not None or in_storage(path)
+
+
+def session_exists(path: str | Path) -> bool:
+    """Whether the session is still there: a file, or a session its store still holds."""
+    p = Path(path)
+    if not in_store(p):
+        return os.path.exists(p)
+    from learn.transcripts.opencode import database
+    from learn.transcripts.opencode.places import in_database
+
+    where = in_database(p)
+    if where is None:
+        return p.is_file()
+    try:
+        return database.session_row(*where) is not None
+    except OSError:
+        return False
 
 
 def source_stat(path: Path) -> SourceStat | None:
