@@ -141,11 +141,8 @@ def _message(chain: Chain, record: dict[str, Any], side: bool, clock: datetime |
     for part in parts:
         key = f"{mid}:{part.get('id')}"
         when = _time(part.get("time"), at) or at
-        if part.get("type") == "text" and isinstance(part.get("text"), str) \
-                and part["text"].strip() and not part.get("synthetic"):
-            out.append(AssistantEvent(meta=chain.meta(key, when, sidechain=side), model=model,
-                                      text=part["text"], blocks=(TextBlock(part["text"]),),
-                                      message_id=mid))
+        if part.get("type") == "text":
+            out += _reply(chain, key, when, side, model, mid, part)
         elif part.get("type") == "tool":
             state = as_dict(part.get("state"))
             call_id = str(part.get("callID") or part.get("id") or key)
@@ -157,6 +154,16 @@ def _message(chain: Chain, record: dict[str, Any], side: bool, clock: datetime |
         out.append(UserEvent(meta=chain.meta(f"{mid}:abort", _time(info.get("time"), at) or at,
                                              sidechain=side), interrupted=True))
     return out
+
+
+def _reply(chain: Chain, key: str, at: datetime, side: bool, model: str, mid: str,
+           part: dict[str, Any]) -> list[AssistantEvent]:
+    """A text part of a reply; none when empty or the client's own (`synthetic`)."""
+    text = part.get("text")
+    if not isinstance(text, str) or not text.strip() or part.get("synthetic"):
+        return []
+    return [AssistantEvent(meta=chain.meta(key, at, sidechain=side), model=model, text=text,
+                           blocks=(TextBlock(text),), message_id=mid)]
 
 
 def _call(chain: Chain, key: str, at: datetime, side: bool, model: str, mid: str, call_id: str,
@@ -216,11 +223,8 @@ def _entry(chain: Chain, record: dict[str, Any], side: bool, clock: datetime | N
         if not isinstance(item, dict):
             continue
         key = f"{eid}:{item.get('id') or i}"
-        if item.get("type") == "text" and isinstance(item.get("text"), str) \
-                and item["text"].strip() and not item.get("synthetic"):
-            out.append(AssistantEvent(meta=chain.meta(key, at, sidechain=side), model=model,
-                                      text=item["text"], blocks=(TextBlock(item["text"]),),
-                                      message_id=eid))
+        if item.get("type") == "text":
+            out += _reply(chain, key, at, side, model, eid, item)
         elif item.get("type") == "tool":
             state = as_dict(item.get("state"))
             content = state.get("content")
