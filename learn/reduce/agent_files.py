@@ -20,12 +20,18 @@ a rule written for one agent and said to another is reported as missing there.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Final
 
 from learn.records.proposal import Proposal
-from learn.reduce.rule_places import RuleScope, chain, claude_home, codex_home, strip_frontmatter
+from learn.reduce.rule_places import (
+    RuleScope,
+    chain,
+    claude_home,
+    codex_home,
+    frontmatter_value,
+    strip_frontmatter,
+)
 from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
 
@@ -122,38 +128,6 @@ def agents_with_files(project: Path) -> set[str]:
     return found
 
 
-_LIST_ITEM: Final = re.compile(r"^\s*-\s*(.+?)\s*$")
-
-
-def _field(front: str, key: str) -> str | list[str] | None:
-    """One top-level frontmatter value: a scalar (unquoted), or a block / flow list."""
-    lines = front.splitlines()
-    for i, line in enumerate(lines):
-        name, sep, rest = line.partition(":")
-        if not sep or line[:1].isspace() or name.strip() != key:
-            continue
-        rest = rest.strip()
-        if rest.startswith("["):
-            return [_unquote(x) for x in rest.strip("[]").split(",") if x.strip()]
-        if rest:
-            return _unquote(rest)
-        items: list[str] = []
-        for item in lines[i + 1:]:
-            m = _LIST_ITEM.match(item)
-            if not m:
-                break
-            items.append(_unquote(m.group(1)))
-        return items
-    return None
-
-
-def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
-
-
 def _globs(value: str | list[str] | None) -> list[str]:
     if value is None:
         return []
@@ -168,15 +142,15 @@ def scope_globs(text: str, path: str | Path) -> list[str]:
         return []
     name = Path(path).name
     if name.endswith(".instructions.md"):
-        globs = _globs(_field(front, "applyTo"))
+        globs = _globs(frontmatter_value(front, "applyTo"))
         return [] if globs in (["**"], ["**/*"]) else globs
     if name.endswith(".mdc"):
-        if str(_field(front, "alwaysApply")).strip().lower() == "true":
+        if str(frontmatter_value(front, "alwaysApply")).strip().lower() == "true":
             return []
-        return _globs(_field(front, "globs"))
+        return _globs(frontmatter_value(front, "globs"))
     if ".windsurf" in Path(path).parts:
-        return _globs(_field(front, "globs")) if _field(front, "trigger") == "glob" else []
+        return _globs(frontmatter_value(front, "globs")) if frontmatter_value(front, "trigger") == "glob" else []
     if ".kiro" in Path(path).parts:
-        return _globs(_field(front, "fileMatchPattern")) \
-            if _field(front, "inclusion") == "fileMatch" else []
+        return _globs(frontmatter_value(front, "fileMatchPattern")) \
+            if frontmatter_value(front, "inclusion") == "fileMatch" else []
     return []

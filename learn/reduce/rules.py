@@ -27,6 +27,7 @@ from learn.reduce.rule_places import (
     claude_home,
     codex_home,
     strip_frontmatter,
+    unquote,
 )
 from learn.reduce.surfaces import more_rule_files, paths_of
 from learn.render.redact import redact
@@ -116,13 +117,6 @@ def rule_lines_of(text: str, file: str, scope: RuleScope = "project") -> list[Ru
     return out
 
 
-def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
-
-
 def frontmatter_fields(text: str) -> dict[str, str]:
     """Top-level `key: value` pairs of YAML frontmatter, with `|`/`>` blocks and
     indented continuation lines folded into one line. Enough for SKILL.md."""
@@ -141,7 +135,7 @@ def frontmatter_fields(text: str) -> dict[str, str]:
             key, _, value = line.partition(":")
             key = key.strip()
             value = value.strip()
-            parts = [] if value in ("|", ">", "|-", ">-", "") else [_unquote(value)]
+            parts = [] if value in ("|", ">", "|-", ">-", "") else [unquote(value)]
         elif key is not None and line.strip():
             parts.append(line.strip())
     flush()
