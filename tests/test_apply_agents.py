@@ -224,3 +224,22 @@ def test_a_rule_written_for_one_agent_and_said_to_another_is_said_so(tmp_path: P
     _apply(project, "--yes")
     assert "Never hand-write migrations." in (project / "CLAUDE.md").read_text()
     assert mdc.read_text() == before
+
+
+def test_a_rule_rewritten_in_place_goes_to_the_other_agents_files_of_its_project(
+        tmp_path: Path, project: Path) -> None:
+    """A restated rule is rewritten where it is (its project's CLAUDE.md); the Codex sessions
+    that said it too get it in that project's AGENTS.md, never in ~/.codex/AGENTS.md."""
+    from dataclasses import replace
+
+    (project / "CLAUDE.md").write_text("- Run ruff before you commit.\n")
+    p = replace(_proposal(project, "ruff", "Run `ruff check` before every commit.",
+                          agents=(("claude", 1), ("codex", 1))),
+                status="restated", existing_rule="Run ruff before you commit.",
+                existing_rule_file=str(project / "CLAUDE.md"))
+    _record(tmp_path, project, p, sessions=(("c1", "codex"),))
+    _apply(project, "--yes")
+    assert "Run `ruff check` before every commit." in (project / "CLAUDE.md").read_text()
+    assert "Run ruff before you commit." not in (project / "CLAUDE.md").read_text()
+    assert "Run `ruff check` before every commit." in (project / "AGENTS.md").read_text()
+    assert not (Path.home() / ".codex" / "AGENTS.md").exists()

@@ -292,3 +292,20 @@ def test_a_listing_keeps_store_sessions_in_the_index(tmp_path: Path,
     with open_store(local_only=True) as local:
         assert list(local.index.get_many([str(db / "ses_abab0001")], views=False))
         assert local.index.heads().get(str(db / "ses_abab0001")) is not None
+
+
+def test_learn_show_takes_a_store_sessions_path_as_learn_sessions_prints_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from learn.commands.show import command
+
+    project = _project(tmp_path)
+    db = _opencode_db(Path.home(), _session("ses_cdcd0001", project, "pin the node version"))
+    monkeypatch.chdir(project)
+    res = CliRunner().invoke(command, [str(db / "ses_cdcd0001"), "--json"])
+    assert res.exit_code == 0, res.output
+    view = json.loads(res.output)
+    assert (view["provider"], view["id"], view["project"]) == ("opencode", "ses_cdcd0001",
+                                                               str(project))
+    assert [t["text"] for t in view["human_turns_detail"]] == ["pin the node version"]

@@ -173,6 +173,17 @@ def _project_file(agent: str, root: Path, p: Proposal, globs: Sequence[str],
     return root / ".kiro" / "steering" / f"{name}.md", text, tuple(globs)
 
 
+def _owner(p: Proposal, main: RuleEdit) -> Path | None:
+    """The project a rule rewritten in place belongs to: the one its file lies in."""
+    from learn.projects import quote_projects
+
+    target = str(main.target.expanduser().resolve())
+    for project in quote_projects(p.quotes):
+        if within(target, str(Path(project).resolve())):
+            return Path(project)
+    return None
+
+
 def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
                 home: Path | None = None) -> list[RuleEdit]:
     """The edits that write `main`'s rule for each other agent in `agents` (beside `main`).
@@ -186,7 +197,9 @@ def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
     has_it = readers_of(p.existing_rule_file, home) if p.existing_rule_file else frozenset()
     has_it |= readers_of(main.target, home)
     globs = p.surface_rules if p.surface == "path-rule" else ()
-    root = main.project
+    root = main.project if main.project is not None else _owner(p, main)
+    if root is None and (p.verdict is None or p.verdict.scope != "user"):
+        return []  # a named file, or one in no project the rule was said in: that file only
     out: list[RuleEdit] = []
     taken = {main.target.expanduser().resolve()}
     for agent in agents:
