@@ -34,6 +34,7 @@ from learn.reduce.rule_places import (
 )
 from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
+from learn.transcripts.ids import AGENT_NAMES
 
 __all__ = [
     "FILE_AGENTS",
@@ -85,7 +86,11 @@ def readers_of(path: str | Path, home: Path | None = None) -> frozenset[str]:
         # OpenCode reads a CLAUDE.md where there is no AGENTS.md: counted as Claude Code's.
         return frozenset({"claude"})
     if name in ("AGENTS.md", "AGENTS.override.md"):
-        return _AGENTS_MD_READERS if codex_home(home) not in p.parents else frozenset({"codex"})
+        if codex_home(home) in p.parents:
+            return frozenset({"codex"})
+        if name == "AGENTS.md" and _claude_reads(p):
+            return _AGENTS_MD_READERS | {"claude"}
+        return _AGENTS_MD_READERS
     if name == "GEMINI.md":
         return frozenset({"gemini"})
     if name == "copilot-instructions.md" or name.endswith(".instructions.md"):
@@ -101,12 +106,23 @@ def readers_of(path: str | Path, home: Path | None = None) -> frozenset[str]:
     return frozenset()
 
 
+def _claude_reads(agents_md: Path) -> bool:
+    """Claude Code reads an AGENTS.md where no CLAUDE.md is beside it, or where the
+    CLAUDE.md there imports it (`@AGENTS.md`, the usual way to share one file)."""
+    claude_md = agents_md.with_name("CLAUDE.md")
+    try:
+        text = claude_md.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    return "@AGENTS.md" in text or "@./AGENTS.md" in text
+
+
 def heard_by_a_reader(p: Proposal, file: str) -> bool:
     """Whether an agent `p` was said to reads `file` (unknown agents or file: yes). A rule
     said again to an agent that reads it is restated; one written only for other agents is
     missing where it was said."""
     readers = readers_of(file)
-    said_to = {a for a, _ in p.agents}
+    said_to = {a for a, _ in p.agents if a in AGENT_NAMES}  # a team run's sessions name none
     return not readers or not said_to or bool(said_to & readers)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from learn.records.candidate import KINDS, CandidateKind, MinedCandidate, SessionCandidates
 from learn.records.proposal import Proposal, Quote
 from learn.textfold import fold
+from learn.transcripts.ids import PROVIDERS
 
 DEFAULT_MIN_SESSIONS: Mapping[str, int] = {"directive": 2, "fix": 2, "request": 3}
 DEFAULT_MAX_PER_KIND = 8
@@ -171,7 +172,8 @@ def agents_of(occs: Sequence[Occurrence]) -> tuple[tuple[str, int], ...]:
     only says how they split, for the digest."""
     seen: dict[str, set[str]] = {}
     for o in occs:
-        seen.setdefault(o.session.provider, set()).add(o.session.session_id)
+        if o.session.provider in PROVIDERS:  # a team run's sessions are no agent's
+            seen.setdefault(o.session.provider, set()).add(o.session.session_id)
     return tuple(sorted(((a, len(s)) for a, s in seen.items()), key=lambda an: (-an[1], an[0])))
 
 
