@@ -62,6 +62,18 @@ def _front(path: Path) -> dict[str, object]:
     return parsed
 
 
+def _new_file(diff: str, path: Path) -> str:
+    """The text of a file the diff creates, from `+++ path` to the next file's header."""
+    lines = diff.splitlines()
+    start = lines.index(f"+++ {path}") + 2  # past the @@ hunk header
+    out: list[str] = []
+    for line in lines[start:]:
+        if line.startswith(("--- ", "+++ ", "@@")) or not line.startswith("+"):
+            break
+        out.append(line[1:])
+    return "\n".join(out) + "\n"
+
+
 def _apply(project: Path, *args: str) -> str:
     from learn.commands.apply import command
 
@@ -86,6 +98,14 @@ def test_a_project_using_copilot_and_cursor_gets_valid_files_for_both(tmp_path: 
     for name in (".github/copilot-instructions.md", ".github/instructions/api-errors.instructions.md",
                  ".cursor/rules/learn.mdc", ".cursor/rules/api-errors.mdc", "CLAUDE.md"):
         assert f"+++ {project / name}" in dry, name
+    # What the dry run shows is what would be written: its frontmatter parses as YAML too.
+    for name, want in ((".cursor/rules/api-errors.mdc", {"globs": list(scoped)}),
+                       (".github/instructions/api-errors.instructions.md",
+                        {"applyTo": ",".join(scoped)})):
+        shown = _new_file(dry, project / name)
+        front, _ = strip_frontmatter(shown)
+        parsed = yaml.safe_load(front)
+        assert {k: parsed[k] for k in want} == want, name
 
     _apply(project, "--yes")
     copilot = (project / ".github" / "copilot-instructions.md").read_text()
