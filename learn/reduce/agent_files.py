@@ -40,6 +40,7 @@ __all__ = [
     "FILE_AGENTS",
     "agents_with_files",
     "heard_by_a_reader",
+    "opencode_config_dir",
     "other_rule_files",
     "readers_of",
     "scope_globs",
@@ -49,6 +50,14 @@ __all__ = [
 FILE_AGENTS: Final = ("cursor", "windsurf", "kiro")
 WINDSURF_MAX_CHARS: Final = 12_000
 _AGENTS_MD_READERS: Final = frozenset({"codex", "opencode", "copilot", "cursor", "windsurf"})
+
+
+def opencode_config_dir(home: Path) -> Path:
+    """OpenCode's user folder, where it reads the person's own AGENTS.md."""
+    import os
+
+    value = os.environ.get("XDG_CONFIG_HOME")
+    return (Path(value).expanduser() if value else home / ".config") / "opencode"
 
 
 def _files(directory: Path, pattern: str) -> list[Path]:

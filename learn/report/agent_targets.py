@@ -24,13 +24,12 @@ A user-scope rule goes to the agents' user files that exist as files: `~/.gemini
 GEMINI.md`, `~/.copilot/copilot-instructions.md`, Codex's and OpenCode's AGENTS.md
 (Cursor keeps user rules in its settings, not a file: none is written).
 
-`AGENT_SURFACES` lists every file this module may choose, as (base, pattern): the
-rows the one write-confinement check (`learn.report.confine`, issue 27) allows.
+Every file chosen here is also a row of the one write-confinement check
+(`learn.report.confine.SURFACES`): a write reaches it only after that check.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -38,27 +37,21 @@ from typing import Final
 
 from learn.projects import within
 from learn.records.proposal import Proposal
-from learn.reduce.agent_files import WINDSURF_MAX_CHARS, agents_with_files, readers_of
+from learn.reduce.agent_files import (
+    WINDSURF_MAX_CHARS,
+    agents_with_files,
+    opencode_config_dir,
+    readers_of,
+)
 from learn.reduce.rule_places import codex_home
 from learn.report.edits import RuleEdit
 from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
 from learn.transcripts.ids import AGENT_NAMES
 
-__all__ = ["AGENT_SURFACES", "ORDER", "agent_edits", "agents_in_use", "written_elsewhere"]
+__all__ = ["ORDER", "agent_edits", "agents_in_use", "written_elsewhere"]
 
 ORDER: Final = ("claude", "codex", "opencode", "gemini", "copilot", "cursor", "windsurf", "kiro")
-
-AGENT_SURFACES: Final[tuple[tuple[str, str], ...]] = (
-    ("project", "GEMINI.md"), ("project", "**/GEMINI.md"), ("gemini-home", "GEMINI.md"),
-    ("project", ".github/copilot-instructions.md"),
-    ("project", ".github/instructions/*.instructions.md"),
-    ("copilot-home", "copilot-instructions.md"),
-    ("project", ".cursor/rules/*.mdc"),
-    ("project", ".windsurf/rules/*.md"),
-    ("project", ".kiro/steering/*.md"),
-    ("opencode-home", "AGENTS.md"),
-)
 
 _NAME = "learn"
 
@@ -128,11 +121,6 @@ def _windsurf(rules: Path, name: str, adding: int) -> Path:
         n += 1
 
 
-def _opencode_home(home: Path) -> Path:
-    value = os.environ.get("XDG_CONFIG_HOME")
-    return (Path(value).expanduser() if value else home / ".config") / "opencode"
-
-
 def _user_file(agent: str, home: Path) -> Path | None:
     if agent == "gemini":
         return gemini_dir(home) / "GEMINI.md"
@@ -141,7 +129,7 @@ def _user_file(agent: str, home: Path) -> Path | None:
     if agent == "codex":
         return codex_home(home) / "AGENTS.md"
     if agent == "opencode":
-        return _opencode_home(home) / "AGENTS.md"
+        return opencode_config_dir(home) / "AGENTS.md"
     return None
 
 
