@@ -20,6 +20,7 @@ a rule written for one agent and said to another is reported as missing there.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Final
 
@@ -54,8 +55,6 @@ _AGENTS_MD_READERS: Final = frozenset({"codex", "opencode", "copilot", "cursor",
 
 def opencode_config_dir(home: Path) -> Path:
     """OpenCode's user folder, where it reads the person's own AGENTS.md."""
-    import os
-
     value = os.environ.get("XDG_CONFIG_HOME")
     return (Path(value).expanduser() if value else home / ".config") / "opencode"
 
