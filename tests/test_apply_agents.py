@@ -263,3 +263,21 @@ def test_a_rule_rewritten_in_place_goes_to_the_other_agents_files_of_its_project
     assert "Run ruff before you commit." not in (project / "CLAUDE.md").read_text()
     assert "Run `ruff check` before every commit." in (project / "AGENTS.md").read_text()
     assert not (Path.home() / ".codex" / "AGENTS.md").exists()
+
+
+def test_the_other_agents_files_are_undone_with_the_rest(tmp_path: Path, project: Path) -> None:
+    """Their writes go through the same journal: `--undo` removes the files it created and
+    puts back the one it changed."""
+    (project / ".kiro" / "steering").mkdir(parents=True)
+    (project / "GEMINI.md").write_text("# Notes\n\n- Use tabs.\n")
+    _record(tmp_path, project,
+            _proposal(project, "small-prs", "Keep pull requests small: one concern each."),
+            sessions=(("s0", "claude"),))
+    _apply(project, "--yes")
+    kiro = project / ".kiro" / "steering" / "learn.md"
+    assert "Keep pull requests small" in kiro.read_text()
+    assert "Keep pull requests small" in (project / "GEMINI.md").read_text()
+    _apply(project, "--undo", "--yes")
+    assert not kiro.exists()
+    assert (project / "GEMINI.md").read_text() == "# Notes\n\n- Use tabs.\n"
+    assert not (project / "CLAUDE.md").exists()
