@@ -223,6 +223,9 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
             got = cleaned[text] = redact(text)
         return got
 
+    # A signal can quote a command body (machine_signals): the summary is on disk too.
+    session = replace(session, signals=tuple(clean(s) for s in session.signals))
+
     row = IndexRow(
         path=str(job.path), size=st.size, mtime_ns=st.mtime_ns, inode=st.inode,
         version=job.version, context=job.context,
