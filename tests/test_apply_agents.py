@@ -99,7 +99,7 @@ def test_a_project_using_copilot_and_cursor_gets_valid_files_for_both(tmp_path: 
                  ".cursor/rules/learn.mdc", ".cursor/rules/api-errors.mdc", "CLAUDE.md"):
         assert f"+++ {project / name}" in dry, name
     # What the dry run shows is what would be written: its frontmatter parses as YAML too.
-    for name, want in ((".cursor/rules/api-errors.mdc", {"globs": list(scoped)}),
+    for name, want in ((".cursor/rules/api-errors.mdc", {"globs": ",".join(scoped)}),
                        (".github/instructions/api-errors.instructions.md",
                         {"applyTo": ",".join(scoped)})):
         shown = _new_file(dry, project / name)
@@ -117,7 +117,7 @@ def test_a_project_using_copilot_and_cursor_gets_valid_files_for_both(tmp_path: 
     assert always["alwaysApply"] is True and isinstance(always["description"], str)
     assert "Keep pull requests small" in (project / ".cursor" / "rules" / "learn.mdc").read_text()
     cursor = _front(project / ".cursor" / "rules" / "api-errors.mdc")
-    assert cursor["globs"] == list(scoped) and cursor["alwaysApply"] is False
+    assert cursor["globs"] == ",".join(scoped) and cursor["alwaysApply"] is False
     # Each agent reads its file back with the scope it was written with.
     assert scope_globs(scoped_file.read_text(), scoped_file) == list(scoped)
     mdc = project / ".cursor" / "rules" / "api-errors.mdc"
@@ -200,7 +200,41 @@ def test_frontmatter_values_are_yaml_strings_whatever_the_words(tmp_path: Path) 
         parsed = yaml.safe_load(front)
         assert isinstance(parsed, dict), name
         if name.endswith(".mdc"):
-            assert parsed["description"] == nasty and parsed["globs"] == list(globs)
+            assert parsed["description"] == nasty and parsed["globs"] == ",".join(globs)
+
+
+def _cursor_line_reader(front: str) -> dict[str, str]:
+    """Cursor's fallback reading of `.mdc` frontmatter: `key: rest of the line`, verbatim
+    (quotes kept, a YAML list read as nothing), as measured on Cursor 3.17 and reported."""
+    out: dict[str, str] = {}
+    for line in front.splitlines():
+        key, sep, rest = line.partition(":")
+        if sep and not line[:1].isspace():
+            out[key.strip()] = rest.strip()
+    return out
+
+
+@pytest.mark.parametrize("globs, written, yaml_reads", [
+    (("src/api/**/*.ts", "**/*.test.ts"), "src/api/**/*.ts,**/*.test.ts", True),
+    (("**/*.test.ts", "src/api/**/*.ts"), "src/api/**/*.ts,**/*.test.ts", True),  # reordered
+    (("web/*.{ts,tsx}",), "web/*.ts,web/*.tsx", True),  # a comma inside braces would split
+    (("**/*.py",), "**/*.py", False),  # bare all the same: what Cursor matches
+])
+def test_cursor_globs_are_written_as_cursor_reads_them(tmp_path: Path, globs: tuple[str, ...],
+                                                       written: str, yaml_reads: bool) -> None:
+    """Bare and comma-joined with no spaces: Cursor's line reader keeps quotes in a pattern
+    and reads a YAML list as no globs. YAML reads the same string whenever one glob can
+    open a plain scalar; every pattern is in the rule's scope and nothing else is."""
+    text = frontmatter_for(tmp_path / ".cursor" / "rules" / "x.mdc", globs, "Keep errors typed.")
+    front, _ = strip_frontmatter(text)
+    assert _cursor_line_reader(front)["globs"] == written
+    assert _cursor_line_reader(front)["description"] == "Keep errors typed."
+    if yaml_reads:
+        assert yaml.safe_load(front)["globs"] == written
+    else:
+        with pytest.raises(yaml.YAMLError):
+            yaml.safe_load(front)
+    assert scope_globs(text, tmp_path / "x.mdc") == written.split(",")
 
 
 def test_coverage_reads_every_agents_files_and_says_who_reads_them(tmp_path: Path,
