@@ -3,10 +3,10 @@
 Shapes studied in google-gemini/gemini-cli (`chatRecordingService.ts`,
 `chatRecordingTypes.ts`) and in public session files, 2025-2026:
 
-- JSON era (to about 0.57): `~/.gemini/tmp/<project>/chats/session-<ts>-<id8>.json`
+- JSON era (to about 0.38): `~/.gemini/tmp/<project>/chats/session-<ts>-<id8>.json`
   holds one `ConversationRecord`, rewritten whole on every change:
   `{sessionId, projectHash, startTime, lastUpdated, messages: [...], summary?}`.
-- JSONL era (0.58 on): `session-<ts>-<id8>.jsonl` is appended to. The first line is
+- JSONL era (about 0.39 on): `session-<ts>-<id8>.jsonl` is appended to. The first line is
   the metadata (`{sessionId, projectHash, startTime, lastUpdated, kind?,
   directories?}`); then message records (`{id, timestamp, type, content,
   displayContent?, toolCalls?, thoughts?, tokens?, model?}`), where a message
