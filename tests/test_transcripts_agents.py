@@ -23,8 +23,16 @@ from fixtures.fidelity.agent_writers import (
     database_sql,
 )
 
+from learn.transcripts.blocks import ToolResultBlock
+from learn.transcripts.claude.literals import (
+    DENIAL_KIND_PERMISSION_RULE,
+    DENIAL_KIND_USER_REJECTED,
+)
 from learn.transcripts.files.discover import scan
 from learn.transcripts.files.sources import read_session, source_stat
+from learn.transcripts.lowering import denial_content
+from learn.transcripts.models import UserEvent
+from learn.transcripts.opencode.lower import REJECTED, RULE_REFUSED
 from learn.transcripts.parser import parse
 from learn.transcripts.view.session import build_session
 
@@ -309,3 +317,56 @@ def test_learn_show_takes_a_store_sessions_path_as_learn_sessions_prints_it(
     assert (view["provider"], view["id"], view["project"]) == ("opencode", "ses_cdcd0001",
                                                                str(project))
     assert [t["text"] for t in view["human_turns_detail"]] == ["pin the node version"]
+
+
+# ---------------------------------------------------------------- declined calls, every agent
+
+
+def _results(path: Path) -> dict[str, ToolResultBlock]:
+    return {b.tool_use_id: b for e in parse(path).events if isinstance(e, UserEvent)
+            for b in e.blocks if isinstance(b, ToolResultBlock)}
+
+
+def test_a_call_the_person_declined_is_a_denial_in_every_agent(tmp_path: Path) -> None:
+    """Each client records a declined call its own way; each is lowered into the one denial
+    shape (learn.transcripts.lowering.denial_content), told apart from a rule's refusal and
+    from a call that failed."""
+    project = _project(tmp_path)
+    c = CopilotEvents("c0000009-0000-4000-8000-000000000009", cwd=str(project))
+    c.user("clean up the build folder")
+    c.reply("", calls=[("call_a", "bash", {"command": "rm -rf build"}),
+                       ("call_b", "bash", {"command": "git push"}),
+                       ("call_c", "bash", {"command": "make"})])
+    c.decide("call_a", "denied-interactively-by-user")  # no execution line follows
+    c.decide("call_b", "denied-by-rules")
+    c.run("call_b", "bash", {"command": "git push"}, "Permission denied", ok=False)
+    c.decide("call_c", "approved")
+    c.run("call_c", "bash", {"command": "make"}, "make: *** [all] Error 2", ok=False)
+    copilot = _results(c.write(tmp_path / "cp" / c.session / "events.jsonl"))
+    assert copilot["call_a"].denial_kind == DENIAL_KIND_USER_REJECTED
+    assert copilot["call_a"].content == denial_content(None)
+    assert copilot["call_b"].denial_kind == DENIAL_KIND_PERMISSION_RULE
+    assert copilot["call_c"].denial_kind is None and copilot["call_c"].is_error
+    assert len(copilot) == 3  # one result a call, whichever line said it
+
+    g = GeminiChat("9e000009-0000-4000-8000-000000000009")
+    g.user("clean up the build folder")
+    g.gemini("", calls=[g.call("g_a", "run_shell_command", {"command": "rm -rf build"},
+                               status="cancelled"),
+                        g.call("g_b", "run_shell_command", {"command": "make"}, status="error",
+                               output="Error 2")])
+    gemini = _results(g.write_jsonl(tmp_path / "gm" / "session-2026-11-20T09-00-9e000009.jsonl"))
+    assert gemini["g_a"].denial_kind == DENIAL_KIND_USER_REJECTED
+    assert gemini["g_b"].denial_kind is None and gemini["g_b"].is_error
+
+    o = OpenCodeSession("ses_deny000009", directory=str(project))
+    o.user("clean up the build folder")
+    o.reply(o.tool("o_a", "bash", {"command": "rm -rf build"},
+                   error=f"{REJECTED} with the following feedback: move it to /tmp instead"),
+            o.tool("o_b", "bash", {"command": "git push"}, error=f"{RULE_REFUSED} tool call."),
+            o.tool("o_c", "bash", {"command": "make"}, error="Error 2"))
+    opencode = _results(_opencode_db(tmp_path / "home", o) / o.id)
+    assert opencode["o_a"].denial_kind == DENIAL_KIND_USER_REJECTED
+    assert opencode["o_a"].content == denial_content("move it to /tmp instead")
+    assert opencode["o_b"].denial_kind == DENIAL_KIND_PERMISSION_RULE
+    assert opencode["o_c"].denial_kind is None and opencode["o_c"].is_error

@@ -18,6 +18,12 @@ events; `ephemeral` events are never written):
   `toolRequests`); `tool.execution_complete`: `success`, `result.content`,
   `error.message`.
 - `abort`: the person stopped the turn.
+- `permission.completed`: `toolCallId`, `result.kind`. `denied-interactively-by-user` is
+  the person declining the call (what they want instead, if anything, is their next
+  `user.message`); `denied-by-rules`, `denied-by-policy`, `denied-no-approval-rule-...`,
+  `denied-by-content-exclusion-policy` and `denied-by-permission-request-hook` are a
+  rule's refusal. The call's result is that decision in the event model's one shape
+  (`lowering.denial_content`), whether or not a `tool.execution_complete` follows it.
 
 A sub-agent's events (`agentId`, or the deprecated `parentToolCallId`) are a
 sidechain: their prompts were written by the orchestrating agent.
@@ -31,7 +37,11 @@ from typing import Any, Final
 import msgspec
 
 from learn.transcripts.blocks import ContentBlock, TextBlock, ToolResultBlock, ToolUseBlock
-from learn.transcripts.claude.literals import AGENT_INJECTION_RE
+from learn.transcripts.claude.literals import (
+    AGENT_INJECTION_RE,
+    DENIAL_KIND_PERMISSION_RULE,
+    DENIAL_KIND_USER_REJECTED,
+)
 from learn.transcripts.copilot.places import session_id_of, workspace_cwd
 from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.lowering import (
@@ -39,6 +49,7 @@ from learn.transcripts.lowering import (
     Lowered,
     as_dict,
     as_str,
+    denial_content,
     dropped,
     json_text,
     lazy,
@@ -63,6 +74,7 @@ class _Line(msgspec.Struct, gc=False):
 
 
 _LINE = msgspec.json.Decoder(_Line)
+_USER_DECLINED: Final = "denied-interactively-by-user"
 
 
 def is_copilot(buf: bytes, path: Path | None = None) -> bool:
@@ -88,6 +100,7 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
     events: list[Any] = []
     skipped: dict[str, int] = {}
     seen_calls: set[str] = set()
+    denied, completed = _decisions(buf)
     for lineno, raw in enumerate(buf.split(b"\n")):
         if not raw.strip():
             continue
@@ -106,7 +119,10 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
             continue
         key = line.id if isinstance(line.id, str) and line.id else str(lineno)
         side = bool(line.agentId) or bool(data.get("parentToolCallId"))
-        event = _event(chain, line.type, data, key, at, side, seen_calls)
+        if line.type == "permission.completed":
+            event = _declined(chain, data, key, at, side, denied, completed)
+        else:
+            event = _event(chain, line.type, data, key, at, side, seen_calls, denied)
         if event is None:
             event = lazy(line.type, raw)
         if not dropped(event, drop):
@@ -114,8 +130,56 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
     return events, skipped
 
 
+def _decisions(buf: bytes) -> tuple[dict[str, str], set[str]]:
+    """The calls a permission decision declined (id -> `result.kind`) and the calls that
+    have a `tool.execution_complete`, from the lines that name them (either may come
+    first)."""
+    denied: dict[str, str] = {}
+    completed: set[str] = set()
+    if b"permission.completed" not in buf:
+        return denied, completed
+    for raw in buf.split(b"\n"):
+        if b"permission.completed" not in raw and b"tool.execution_complete" not in raw:
+            continue
+        try:
+            line = _LINE.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        data = line.data if isinstance(line.data, dict) else {}
+        call_id = data.get("toolCallId")
+        if not isinstance(call_id, str):
+            continue
+        if line.type == "tool.execution_complete":
+            completed.add(call_id)
+        elif line.type == "permission.completed":
+            result = as_dict(data.get("result"))
+            kind = result.get("kind", data.get("kind"))
+            if isinstance(kind, str) and kind.startswith("denied"):
+                denied[call_id] = kind
+    return denied, completed
+
+
+def _declined(chain: Chain, data: dict[str, Any], key: str, at: Any, side: bool,
+              denied: dict[str, str], completed: set[str]) -> Any:
+    """A declined call's result, here when no `tool.execution_complete` will say it."""
+    call_id = data.get("toolCallId")
+    if not isinstance(call_id, str) or call_id not in denied or call_id in completed:
+        return None
+    return UserEvent(meta=chain.meta(key, at, sidechain=side),
+                     blocks=(_denial(call_id, denied[call_id], None),))
+
+
+def _denial(call_id: str, kind: str, message: object) -> ToolResultBlock:
+    if kind == _USER_DECLINED:
+        return ToolResultBlock(tool_use_id=call_id, content=denial_content(None), is_error=True,
+                               denial_kind=DENIAL_KIND_USER_REJECTED)
+    text = as_str(message) or f"Permission {kind}."
+    return ToolResultBlock(tool_use_id=call_id, content=text, is_error=True,
+                           denial_kind=DENIAL_KIND_PERMISSION_RULE)
+
+
 def _event(chain: Chain, kind: str, data: dict[str, Any], key: str, at: Any, side: bool,
-           seen_calls: set[str]) -> Any:
+           seen_calls: set[str], denied: dict[str, str]) -> Any:
     if kind in ("session.start", "session.resume", "session.context_changed"):
         sid, version = data.get("sessionId"), data.get("copilotVersion")
         if isinstance(sid, str) and sid:
@@ -165,6 +229,9 @@ def _event(chain: Chain, kind: str, data: dict[str, Any], key: str, at: Any, sid
         ok = data.get("success") is not False
         result = as_dict(data.get("result"))
         error = as_dict(data.get("error"))
+        if call_id in denied:
+            return UserEvent(meta=chain.meta(key, at, sidechain=side), blocks=(
+                _denial(call_id, denied[call_id], error.get("message")),))
         content = result.get("content") if ok else error.get("message", result.get("content"))
         return UserEvent(meta=chain.meta(key, at, sidechain=side), blocks=(
             ToolResultBlock(tool_use_id=call_id, content=json_text(content), is_error=not ok),))
