@@ -169,10 +169,13 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     Pending: proposed by any earlier run and not yet applied or declined. Rules go
     into a managed section (<!-- learn:begin --> ... <!-- learn:end -->) at the end of
     the file; a restated rule is rewritten on its own line; work you ask for by name
-    becomes a command file (.claude/commands/<name>.md). learn writes only instruction
-    files (CLAUDE.md, AGENTS.md, .claude/rules, commands and settings, Codex rules) in
-    the project or ~/.claude, ~/.codex. Every diff is shown before anything is written;
-    the old file is backed up first; `--undo` puts back what the last apply wrote.
+    becomes a command file (.claude/commands/<name>.md). Each agent the project uses
+    gets the rule in the file it reads (GEMINI.md, .github/copilot-instructions.md,
+    .cursor/rules, .windsurf/rules, .kiro/steering; see --agent). learn writes only
+    instruction files (CLAUDE.md, AGENTS.md, .claude/rules, commands and settings, Codex
+    rules, the other agents' rule files) in the project or the agents' homes. Every diff
+    is shown before anything is written; the old file is backed up first; `--undo` puts
+    back what the last apply wrote.
     """
     consent = Consent(yes=yes, dry_run=dry_run, confirm=confirm)
     if undo:
