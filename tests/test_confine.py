@@ -24,7 +24,7 @@ def project(tmp_path: Path) -> Path:
     ".claude/rules/testing.md", ".claude/rules/api/errors.md", ".claude/commands/release.md",
     ".claude/settings.json", ".claude/settings.local.json", "AGENTS.md", "AGENTS.override.md",
     "packages/web/AGENTS.md",
-    # The other agents' own (issue 34).
+    # The other agents' own.
     "GEMINI.md", "packages/web/GEMINI.md", ".github/copilot-instructions.md",
     ".github/instructions/api.instructions.md", ".cursor/rules/testing.mdc",
     ".windsurf/rules/testing.md", ".kiro/steering/testing.md",
