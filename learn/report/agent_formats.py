@@ -76,7 +76,8 @@ def _cursor_globs(globs: Sequence[str]) -> str:
 def _expand_braces(glob: str, limit: int = 32) -> list[str]:
     """`src/*.{ts,tsx}` as `src/*.ts`, `src/*.tsx`: a comma inside braces would split one
     pattern in two in a comma-joined value. Left whole past `limit` patterns."""
-    out, todo = [], [glob]
+    out: list[str] = []
+    todo = [glob]
     while todo and len(out) + len(todo) <= limit:
         g = todo.pop(0)
         m = _BRACES.search(g)
