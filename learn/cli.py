@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("learn.commands.apply", "Write pending proposals into CLAUDE.md / AGENTS.md."),
     "decline": ("learn.commands.decline", "Decline a proposal: it is not offered again."),
     "report": ("learn.commands.report", "Write a self-contained HTML report."),
+    "outcomes": ("learn.commands.outcomes", "Did the rules work: per rule, loaded or not, rates."),
+    "check": ("learn.commands.check", "learn's check: stop commands you told the agent never to run."),
     "stats": ("learn.commands.stats", "Proposals, runs, tokens and cost so far."),
     "share": ("learn.commands.share", "Share verified, redacted candidates with a team store."),
     "team": ("learn.commands.team", "Set up a team database: a role per person, row-level security."),
@@ -117,6 +119,12 @@ def _interrupted() -> NoReturn:
 
 
 def main() -> None:
+    if sys.argv[1:3] == ["hook", "instructions-loaded"]:
+        # Fired for every instruction file a session loads: before click and the other
+        # hook commands are imported (learn.hook.loads says why, with the measurement).
+        from learn.hook.loads import main as record_load
+
+        sys.exit(record_load())
     try:
         cli.main(prog_name="learn")
     except KeyboardInterrupt:  # before or after a command ran

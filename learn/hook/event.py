@@ -5,25 +5,22 @@ hook_event_name ("SessionEnd") and reason ("clear", "logout",
 "prompt_input_exit", "other", ...). Fields beyond these are ignored, and a
 reason we do not know is kept as given: Claude Code adds reasons over time.
 
-stdin is read with a deadline, never to EOF alone: a hook that waits on a pipe
-Claude Code keeps open is reported as "Hook cancelled" at every exit (seen in
-the wild with a bare `cat`).
+stdin is read with a deadline, never to EOF alone (learn.hook_input).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import select
-import time
 from dataclasses import dataclass
-from typing import BinaryIO, Final
+from typing import Final
+
+from learn.hook_input import MAX_INPUT_BYTES as MAX_INPUT_BYTES
+from learn.hook_input import read_stdin as read_stdin
 
 # Session ids are file names (Claude: `<uuid>.jsonl`); anything else could
 # walk out of the queue directory.
 _SAFE_ID: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
-MAX_INPUT_BYTES: Final = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,31 +57,3 @@ def parse_event(raw: bytes) -> SessionEnded:
         return v if isinstance(v, str) else None
 
     return SessionEnded(session_id, path, cwd=opt("cwd"), reason=opt("reason"))
-
-
-def read_stdin(stream: BinaryIO, *, timeout: float = 1.0) -> bytes:
-    """What arrives on `stream` until EOF or `timeout` seconds, at most 1 MiB."""
-    fd = stream.fileno()
-    deadline = time.monotonic() + timeout
-    chunks: list[bytes] = []
-    size = 0
-    while size < MAX_INPUT_BYTES:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        ready, _, _ = select.select([fd], [], [], left)
-        if not ready:
-            break
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-        # One JSON object is the whole input: stop as soon as it parses, in case
-        # the writer never closes the pipe.
-        try:
-            json.loads(b"".join(chunks))
-        except ValueError:
-            continue
-        break
-    return b"".join(chunks)

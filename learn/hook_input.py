@@ -1,0 +1,44 @@
+"""What a hook reads: one JSON object on stdin, read with a deadline, never to EOF alone.
+
+A hook that waits on a pipe Claude Code keeps open is reported as "Hook
+cancelled" at every exit (seen in the wild with a bare `cat`). Standard library
+only: learn's check (learn.guard) reads its input with this on every shell call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import time
+from typing import BinaryIO, Final
+
+MAX_INPUT_BYTES: Final = 1 << 20
+
+
+def read_stdin(stream: BinaryIO, *, timeout: float = 1.0) -> bytes:
+    """What arrives on `stream` until EOF or `timeout` seconds, at most 1 MiB."""
+    fd = stream.fileno()
+    deadline = time.monotonic() + timeout
+    chunks: list[bytes] = []
+    size = 0
+    while size < MAX_INPUT_BYTES:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        # One JSON object is the whole input: stop as soon as it parses, in case
+        # the writer never closes the pipe.
+        try:
+            json.loads(b"".join(chunks))
+        except ValueError:
+            continue
+        break
+    return b"".join(chunks)
