@@ -172,7 +172,8 @@ def test_the_check_records_then_enforces_every_spelling_and_removes_cleanly(
     assert not ran.get("is_error") and "pushed" in json.dumps(ran)
     assert _pushes(witness) == ["push origin main --force"]
     listed = json.loads(_learn("check", "list", "--json", *project_arg).output)
-    assert (listed["rules"][0]["hits"], listed["rules"][0]["sessions"]) == (1, 1)
+    rule = listed["rules"][0]
+    assert (rule["would_have_stopped"], rule["would_sessions"], rule["stopped"]) == (1, 1, 0)
 
     _learn("check", "enforce", "no-force-push", "--yes", *project_arg)
     spellings = ["git push --force", "git push origin main --force", "git -C app push -f",
@@ -185,7 +186,8 @@ def test_the_check_records_then_enforces_every_spelling_and_removes_cleanly(
     assert not results[-1].get("is_error"), results[-1]
     assert _pushes(witness) == ["push origin main --force", "push origin feature/x"]
     listed = json.loads(_learn("check", "list", "--json", *project_arg).output)
-    assert listed["rules"][0]["hits"] == 5  # 1 noted while record-only, 4 stopped
+    rule = listed["rules"][0]
+    assert (rule["would_have_stopped"], rule["stopped"], rule["stopped_sessions"]) == (1, 4, 1)
 
     _learn("check", "remove", "no-force-push", "--yes", *project_arg)
     assert settings.read_bytes() == original

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import click
 
-from learn.guard.rules import CheckRule, RuleSet
+from learn.guard.rules import CheckRule, Mode, RuleSet
 
 
 def _project(project_dir: Path | None) -> str:
@@ -121,7 +121,7 @@ def add(program: str, subcommand: str | None, flags: tuple[str, ...], arguments:
     _apply(project, with_rule(_load(project).rules, rule), agents, yes)
 
 
-def _set_mode(rule_id: str, mode: str, project_dir: Path | None, yes: bool) -> None:
+def _set_mode(rule_id: str, mode: Mode, project_dir: Path | None, yes: bool) -> None:
     from learn.report.check_install import CheckError, installed_agents, with_mode
 
     project = _project(project_dir)
@@ -174,16 +174,19 @@ def remove(rule_id: str | None, every: bool, project_dir: Path | None, yes: bool
 @click.option("--json", "as_json", is_flag=True)
 def list_command(project_dir: Path | None, as_json: bool) -> None:
     """The rules checked in this project, and what each stopped or would have."""
+    from learn.guard.files import rules_file
     from learn.guard.rules import read_hits, tally
-    from learn.report.check_install import installed_agents, rules_file
+    from learn.report.check_install import installed_agents
 
     project = _project(project_dir)
     rules = _load(project).rules
     hits = read_hits(rules_file(project))
     rows = []
     for r in rules:
-        times, sessions = tally(hits, r.id, r.added_at)
-        rows.append({**r.to_json(), "hits": times, "sessions": sessions})
+        would, would_s = tally(hits, r.id, r.added_at, "record")
+        stopped, stopped_s = tally(hits, r.id, r.added_at, "enforce")
+        rows.append({**r.to_json(), "would_have_stopped": would, "would_sessions": would_s,
+                     "stopped": stopped, "stopped_sessions": stopped_s})
     if as_json:
         click.echo(json.dumps({"project": project, "agents": installed_agents(project),
                                "data_file": str(rules_file(project)), "rules": rows}, indent=2))
@@ -192,9 +195,12 @@ def list_command(project_dir: Path | None, as_json: bool) -> None:
         click.echo("no check rules in this project (learn check add ...)")
         return
     for r, row in zip(rules, rows, strict=True):
-        verb = "stopped the agent" if r.mode == "enforce" else "would have stopped the agent"
-        click.echo(f"{r.id} [{r.mode}] {r.words()}: {verb} {row['hits']} time(s) in "
-                   f"{row['sessions']} session(s)\n    \"{r.reason}\"")
+        said = (f"would have stopped the agent {row['would_have_stopped']} time(s) in "
+                f"{row['would_sessions']} session(s) while record-only")
+        if r.mode == "enforce":
+            said = (f"stopped the agent {row['stopped']} time(s) in {row['stopped_sessions']} "
+                    f"session(s); {said}")
+        click.echo(f"{r.id} [{r.mode}] {r.words()}: {said}\n    \"{r.reason}\"")
 
 
 @command.command("test")

@@ -65,15 +65,15 @@ class CheckRule(NamedTuple):
     flags: tuple[str, ...] = ()
     arguments: tuple[str, ...] = ()
     mode: Mode = "record"
-    key: str | None = None  # the learn proposal it came from (kind:label)
+    key: str | None = None  # the learn rule it checks (kind:label of the rule in place)
     added_at: str | None = None
+    enforced_at: str | None = None  # when the person switched it to enforce
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "program": self.program,
-                               "subcommand": self.subcommand, "flags": list(self.flags),
-                               "arguments": list(self.arguments), "reason": self.reason,
-                               "mode": self.mode, "key": self.key, "added_at": self.added_at}
-        return out
+        return {"id": self.id, "program": self.program, "subcommand": self.subcommand,
+                "flags": list(self.flags), "arguments": list(self.arguments),
+                "reason": self.reason, "mode": self.mode, "key": self.key,
+                "added_at": self.added_at, "enforced_at": self.enforced_at}
 
     def words(self) -> str:
         """The rule in a line: `git push` with --force / -f / +*."""
@@ -127,13 +127,14 @@ def parse_rule(data: Any) -> CheckRule:
         raise BadRules(f"rule {rid}: a reason (the person's words) is required")
     if mode not in MODES:
         raise BadRules(f"rule {rid}: mode must be record or enforce, not {mode!r}")
-    key, added = data.get("key"), data.get("added_at")
+    key, added, enforced = data.get("key"), data.get("added_at"), data.get("enforced_at")
     return CheckRule(id=rid, program=program, subcommand=sub,
                      flags=_strings(data.get("flags"), VALID_FLAG, "flag", rid),
                      arguments=_strings(data.get("arguments"), VALID_PATTERN, "argument", rid),
                      reason=clean_reason(reason), mode=mode,
                      key=key if isinstance(key, str) else None,
-                     added_at=added if isinstance(added, str) else None)
+                     added_at=added if isinstance(added, str) else None,
+                     enforced_at=enforced if isinstance(enforced, str) else None)
 
 
 def parse_rules(text: str | bytes) -> RuleSet:
@@ -259,12 +260,30 @@ def read_hits(rules_file: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return out
 
 
-def tally(hits: Iterable[Mapping[str, Any]], rule_id: str, since: str | None = None) -> tuple[int, int]:
-    """(times, distinct sessions) the rule `rule_id` matched, from `since` (ISO) on."""
+def _when(iso: Any) -> float | None:
+    from datetime import UTC, datetime
+
+    if not isinstance(iso, str) or not iso:
+        return None
+    try:
+        t = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp()
+
+
+def tally(hits: Iterable[Mapping[str, Any]], rule_id: str, since: str | None = None,
+          mode: str | None = None) -> tuple[int, int]:
+    """(times, distinct sessions) the rule `rule_id` matched, from `since` (ISO) on, in
+    `mode` (record: would have stopped; enforce: stopped) when given."""
+    start = _when(since)
     times = 0
     sessions: set[str] = set()
     for h in hits:
-        if h.get("rule") != rule_id or (since and str(h.get("at") or "") < since):
+        if h.get("rule") != rule_id or (mode is not None and h.get("mode") != mode):
+            continue
+        at = _when(h.get("at"))
+        if start is not None and (at is None or at < start):
             continue
         times += 1
         sessions.add(str(h.get("session") or ""))

@@ -120,6 +120,9 @@ def measure(book: ProposalBook, project: str | None, *, session_starts: Mapping[
         found = records(since) if since else {}
         seen = {sid: dataclasses.replace(s, records=found[sid]) if sid in found else s
                 for sid, s in seen.items()}
+    from learn.reduce.checks import checks_in_place
+
+    checks = checks_in_place(sorted({r.project for r in rules if r.project}))
     return rule_outcomes(rules, said, session_starts, proposals=proposals, similar=similar,
                          similarity=threshold, session_projects=session_projects,
-                         seen=seen, targets=targets)
+                         seen=seen, targets=targets, checks=checks)

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from learn.records.proposal import Proposal, Quote
+from learn.reduce.checks import CheckInPlace
 from learn.reduce.loaded import LoadCall, Seen, Why, load_call, not_loaded
 from learn.reduce.rates import Rate, change, difference
 from learn.reduce.rule_target import RuleTarget
@@ -114,6 +115,7 @@ class RuleOutcome:
     # learn's check for this rule (learn.guard): mode, when installed, how often it
     # stopped (or would have stopped) the agent.
     check: dict[str, Any] | None = None
+    project: str | None = None
 
     @property
     def label(self) -> str:
@@ -130,10 +132,16 @@ class RuleOutcome:
     def rates_json(self) -> dict[str, Any]:
         before, since = self.rate_before, self.rate_since
         low, high = difference(since, before)
-        return {"before": before.to_json(), "since": since.to_json(),
-                "change": change(since, before),
-                "difference": [round(low, 4), round(high, 4)]
-                if before.sessions and since.sessions else None}
+        out: dict[str, Any] = {"before": before.to_json(), "since": since.to_json(),
+                               "change": change(since, before),
+                               "difference": [round(low, 4), round(high, 4)]
+                               if before.sessions and since.sessions else None}
+        if self.check is not None:
+            checked = Rate(int(self.check.get("said_since") or 0),
+                           int(self.check.get("sessions_since") or 0))
+            out["since_check"] = checked.to_json()
+            out["check_change"] = change(checked, before)
+        return out
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -148,7 +156,7 @@ class RuleOutcome:
             "sessions_unloaded": self.sessions_unloaded, "said_unloaded": self.said_unloaded,
             "quotes_unloaded": [_quote_json(q) for q in self.quotes_unloaded],
             "not_loaded": self.not_loaded, "loaded_how": dict(self.loaded_how),
-            "rates": self.rates_json(), "check": self.check,
+            "rates": self.rates_json(), "check": self.check, "project": self.project,
         }
 
 
@@ -216,7 +224,8 @@ def rule_outcomes(rules: Sequence[InPlace], said: Sequence[Said],
                   similarity: float = 0.8, min_since: int = MIN_SESSIONS_SINCE,
                   session_projects: Mapping[str, str | None] | None = None,
                   seen: Mapping[str, Seen] | None = None,
-                  targets: Mapping[str, RuleTarget] | None = None) -> list[RuleOutcome]:
+                  targets: Mapping[str, RuleTarget] | None = None,
+                  checks: Mapping[str, CheckInPlace] | None = None) -> list[RuleOutcome]:
     """One outcome per rule (the newest write of a key wins), from this run's sessions.
 
     `session_starts` is every session read (id -> start), said or not: the
@@ -225,7 +234,9 @@ def rule_outcomes(rules: Sequence[InPlace], said: Sequence[Said],
     `session_projects`, a rule of one project counts only that project's sessions.
     With `seen` (what each session shows) and `targets` (each rule's file, by key),
     only the sessions that loaded the rule count (learn.reduce.loaded); without,
-    every session is taken to have loaded it.
+    every session is taken to have loaded it. With `checks` (learn's check of a
+    rule, by key), the outcome also counts the sessions since the check was put in
+    place on an agent it runs for, and in how many the person said it again.
     """
     from learn.projects import within
 
@@ -285,8 +296,24 @@ def rule_outcomes(rules: Sequence[InPlace], said: Sequence[Said],
             sessions_unloaded=len(unloaded), said_unloaded=len(said_ids & set(unloaded)),
             quotes_unloaded=_quotes([s for s in hits if s.session_id in unloaded]),
             not_loaded=why_not, loaded_how=tuple(sorted(how.items())),
+            check=_check_json((checks or {}).get(rule.key), mine, session_starts, said_ids,
+                              seen),
+            project=rule.project,
         ))
     return out
+
+
+def _check_json(check: CheckInPlace | None, mine: set[str],
+                session_starts: Mapping[str, str | None], said_ids: set[str],
+                seen: Mapping[str, Seen] | None) -> dict[str, Any] | None:
+    """The check's state with the sessions since it was put in place (on an agent it
+    runs for) and how many of them the person said the rule again in."""
+    if check is None:
+        return None
+    since = {sid for sid in mine if check.installed_at
+             and not started_before(session_starts[sid], check.installed_at)
+             and (seen is None or sid not in seen or seen[sid].provider in check.agents)}
+    return {**check.to_json(), "sessions_since": len(since), "said_since": len(said_ids & since)}
 
 
 def outcome_from_json(data: Mapping[str, Any]) -> RuleOutcome:
@@ -314,6 +341,7 @@ def outcome_from_json(data: Mapping[str, Any]) -> RuleOutcome:
         loaded_how=tuple(sorted((str(k), int(v)) for k, v in
                                 (_dict(data.get("loaded_how")) or {}).items())),
         check=_dict(data.get("check")),
+        project=data.get("project") if isinstance(data.get("project"), str) else None,
     )
 
 

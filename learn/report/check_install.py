@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from learn.guard.rules import BadRules, CheckRule, RuleSet, load_rules
-from learn.paths import atomic_write_bytes, data_dir, ensure_private_dir
+from learn.guard.files import checks_dir, record_file, rules_file
+from learn.guard.rules import BadRules, CheckRule, Mode, RuleSet, load_rules
+from learn.paths import atomic_write_bytes, ensure_private_dir
 
 Agent = Literal["claude", "codex"]
 HOOK_TIMEOUT_S = 10
@@ -41,24 +42,6 @@ HOOK_TIMEOUT_S = 10
 
 class CheckError(Exception):
     """A change learn will not make, and why."""
-
-
-def checks_dir(root: Path | None = None) -> Path:
-    return (root if root is not None else data_dir()) / "checks"
-
-
-def project_id(project: str) -> str:
-    name = Path(project).name or "root"
-    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in name)[:40]
-    return f"{safe}-{hashlib.sha256(project.encode('utf-8')).hexdigest()[:12]}"
-
-
-def rules_file(project: str, root: Path | None = None) -> Path:
-    return checks_dir(root) / f"{project_id(project)}.json"
-
-
-def _record_file(project: str, root: Path | None) -> Path:
-    return checks_dir(root) / f"{project_id(project)}.install.json"
 
 
 def hook_command(rules: Path, agent: Agent) -> str:
@@ -192,7 +175,7 @@ def current_rules(project: str, root: Path | None = None) -> RuleSet:
 
 def install_record(project: str, root: Path | None = None) -> dict[str, Any]:
     try:
-        data = json.loads(_record_file(project, root).read_text(encoding="utf-8"))
+        data = json.loads(record_file(project, root).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -274,7 +257,7 @@ def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> None:
         mode = c.path.stat().st_mode & 0o777 if c.before is not None else 0o600
         c.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(c.path, c.after, mode=mode)
-    record = _record_file(project, root)
+    record = record_file(project, root)
     if plan.record:
         atomic_write_bytes(record, json.dumps(plan.record, indent=2).encode("utf-8"))
     else:
@@ -289,10 +272,14 @@ def with_rule(rules: Sequence[CheckRule], rule: CheckRule) -> list[CheckRule]:
     return out
 
 
-def with_mode(rules: Sequence[CheckRule], rule_id: str, mode: str) -> list[CheckRule]:
+def with_mode(rules: Sequence[CheckRule], rule_id: str, mode: Mode) -> list[CheckRule]:
+    """`rules` with `rule_id` switched to `mode` (dated when it starts to enforce)."""
+    from learn.isotime import now_iso
+
     if not any(r.id == rule_id for r in rules):
         raise CheckError(f"no check rule {rule_id!r} in this project (learn check list)")
-    return [r._replace(mode=mode) if r.id == rule_id else r for r in rules]  # type: ignore[arg-type]
+    return [r._replace(mode=mode, enforced_at=now_iso() if mode == "enforce" else None)
+            if r.id == rule_id and r.mode != mode else r for r in rules]
 
 
 def installed_agents(project: str, root: Path | None = None) -> list[Agent]:

@@ -60,16 +60,24 @@ def loading_sentence(o: RuleOutcome) -> str | None:
 
 
 def check_sentence(c: dict[str, Any]) -> str:
-    """learn's check for the rule: what it stopped, or would have stopped."""
-    hits, sessions = int(c.get("hits") or 0), int(c.get("sessions") or 0)
+    """learn's check of the rule: what it stopped, or would have stopped, and how often
+    the person said the rule again since it was put in place."""
+    would, would_s = int(c.get("would_have_stopped") or 0), int(c.get("would_sessions") or 0)
+    stopped, stopped_s = int(c.get("stopped") or 0), int(c.get("stopped_sessions") or 0)
     since = day(c.get("installed_at")) or "its install"
+    noted = (f"would have stopped the agent {plural(would, 'time')} in "
+             f"{plural(would_s, 'session')}")
     if c.get("mode") == "enforce":
-        return (f"learn's check (enforced since {since}) stopped the agent "
-                f"{plural(hits, 'time')} in {plural(sessions, 'session')}")
-    tail = "; `learn check enforce " + str(c.get("rule_id", "")) + "` makes it stop them" \
-        if hits else ""
-    return (f"learn's check (record-only since {since}) would have stopped the agent "
-            f"{plural(hits, 'time')} in {plural(sessions, 'session')}{tail}")
+        out = (f"learn's check (enforced since {day(c.get('enforced_at')) or since}) stopped the "
+               f"agent {plural(stopped, 'time')} in {plural(stopped_s, 'session')}"
+               + (f"; record-only before, it {noted}" if would else ""))
+    else:
+        out = f"learn's check (record-only since {since}) {noted}"
+        if would:
+            out += f"; `learn check enforce {c.get('rule_id', '')}` makes it stop them"
+    n, said = int(c.get("sessions_since") or 0), int(c.get("said_since") or 0)
+    return out + (f"; said again in {said} of {plural(n, 'session')} since the check" if n
+                  else "")
 
 
 def escalation_sentence(e: dict[str, Any]) -> str:
