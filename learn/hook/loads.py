@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Final
 
-# Set in the environment of what learn's own hook worker starts (learn.hook.worker):
-# hooks of those sessions return at once.
-WORKER_ENV: Final = "LEARN_HOOK_WORKER"
+from learn.hook import WORKER_ENV
 
 
 def main() -> int:

@@ -25,11 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Final
 
+from learn.hook import WORKER_ENV as WORKER_ENV
 from learn.hook.event import SessionEnded
-
-# Set in the worker's environment: a hook fired by anything the worker starts
-# (a `claude -p` call, should its hooks not be disabled) returns at once.
-from learn.hook.loads import WORKER_ENV as WORKER_ENV
 from learn.hook.queue import Job, SessionQueue
 from learn.paths import ensure_private_dir
 
