@@ -98,3 +98,44 @@ def test_the_check_stops_codex_too_and_codex_records_agents_md(tmp_path: Path) -
     hooks = home / ".codex" / "hooks.json"
     assert CliRunner().invoke(cli, ["check", "remove", "--all", "--yes", *where]).exit_code == 0
     assert not hooks.exists()
+
+
+def _policy(codex: Path, rules: Path, *command: str) -> dict[str, object]:
+    proc = subprocess.run([str(codex), "execpolicy", "check", "--rules", str(rules), *command],
+                          capture_output=True, text=True, timeout=60, check=True,
+                          env={**os.environ, "HOME": os.environ["HOME"]})
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def test_a_codex_without_hooks_gets_exact_prefix_rules_and_loses_them_again(
+        tmp_path: Path) -> None:
+    """`codex --version` older than 0.124: learn writes the exact prefix_rules execpolicy
+    can say (judged here by the real `codex execpolicy check`), says what they miss,
+    and removes its file again."""
+    codex = _codex()
+    home = Path(os.environ["HOME"])
+    old = tmp_path / "old-codex" / "codex"
+    old.parent.mkdir()
+    old.write_text("#!/bin/sh\necho 'codex-cli 0.120.0'\n")
+    old.chmod(0o755)
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    env_path = os.environ["PATH"]
+    os.environ["PATH"] = f"{old.parent}{os.pathsep}{env_path}"
+    try:
+        added = CliRunner().invoke(cli, ["check", "add", "git", "push", "--flag", "--force",
+                                         "--flag", "-f", "--reason", WORDS, "--id",
+                                         "no-force-push", "--enforce", "--codex", "--yes",
+                                         "--project", str(project)])
+    finally:
+        os.environ["PATH"] = env_path
+    assert added.exit_code == 0, added.output
+    assert "runs no hooks" in added.output and "not `git push origin main --force`" in added.output
+    rules = home / ".codex" / "rules" / "learn-check.rules"
+    assert _policy(codex, rules, "git", "push", "--force")["decision"] == "forbidden"
+    assert _policy(codex, rules, "git", "push", "-f", "origin")["decision"] == "forbidden"
+    assert "decision" not in _policy(codex, rules, "git", "push", "origin", "feature/x")
+    assert not (home / ".codex" / "hooks.json").exists()
+    assert CliRunner().invoke(cli, ["check", "remove", "--all", "--yes", "--project",
+                                    str(project)]).exit_code == 0
+    assert not rules.exists()

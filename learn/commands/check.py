@@ -55,7 +55,8 @@ def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes:
     from learn.report.check_install import CheckError, plan_rules, write_plan
 
     try:
-        plan = plan_rules(project, rules, agents=[a for a in ("claude", "codex") if a in agents])
+        plan = plan_rules(project, rules, agents=[a for a in ("claude", "codex", "codex-rules")
+                                                  if a in agents])
         if not _show_and_confirm(plan, yes):
             return
         write_plan(plan, project)
@@ -116,9 +117,20 @@ def add(program: str, subcommand: str | None, flags: tuple[str, ...], arguments:
                            "added_at": now_iso()})
     except BadRules as exc:
         raise click.BadParameter(str(exc)) from exc
-    agents = sorted({"claude", *installed_agents(project), *(["codex"] if codex else [])})
+    agents = sorted({"claude", *installed_agents(project), *(_codex_agent() if codex else [])})
     click.echo(f"{'enforce' if enforce else 'record only'}: {rule.words()} — \"{rule.reason}\"")
     _apply(project, with_rule(_load(project).rules, rule), agents, yes)
+
+
+def _codex_agent() -> list[str]:
+    """How Codex gets the check: its hooks (0.124+), else exact prefix rules."""
+    from learn.report.check_install import codex_has_hooks
+
+    has = codex_has_hooks()
+    if has is None:
+        click.echo("note: no `codex` on PATH; the check goes into ~/.codex/hooks.json for when "
+                   "it is installed (0.124 or later runs it)")
+    return ["codex-rules"] if has is False else ["codex"]
 
 
 def _set_mode(rule_id: str, mode: Mode, project_dir: Path | None, yes: bool) -> None:

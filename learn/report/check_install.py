@@ -36,7 +36,11 @@ from learn.guard.files import checks_dir, record_file, rules_file
 from learn.guard.rules import BadRules, CheckRule, Mode, RuleSet, load_rules
 from learn.paths import atomic_write_bytes, ensure_private_dir
 
-Agent = Literal["claude", "codex"]
+# "codex-rules": a Codex without hooks (older than 0.124, or `[features] hooks = false`)
+# gets the exact prefix_rules execpolicy can say instead, in a file of learn's own.
+Agent = Literal["claude", "codex", "codex-rules"]
+CODEX_HOOKS_SINCE = (0, 124, 0)
+CODEX_RULES_NAME = "learn-check.rules"
 HOOK_TIMEOUT_S = 10
 
 
@@ -159,8 +163,64 @@ def _dumps(data: dict[str, Any]) -> bytes:
 
 
 def target_path(agent: str, project: str, home: Path | None = None) -> Path:
-    """The settings file the agent reads learn's hook from."""
-    return claude_settings(project) if agent == "claude" else codex_hooks(home)
+    """The settings file the agent reads learn's hook (or prefix rules) from."""
+    from learn.reduce.rule_places import codex_home
+
+    if agent == "claude":
+        return claude_settings(project)
+    if agent == "codex-rules":
+        return codex_home(home or Path.home()) / "rules" / CODEX_RULES_NAME
+    return codex_hooks(home)
+
+
+def codex_has_hooks(home: Path | None = None, binary: str = "codex") -> bool | None:
+    """Does the installed Codex run hooks? None when no Codex is on PATH. Hooks are on
+    by default from 0.124 (a stable feature in 0.171, checked against the real CLI);
+    config.toml's `[features] hooks = false` (or `codex_hooks`) turns them off."""
+    import re
+    import shutil
+    import subprocess
+    import tomllib
+
+    from learn.reduce.rule_places import codex_home
+
+    exe = shutil.which(binary)
+    if exe is None:
+        return None
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10,
+                             check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+    if m is None or tuple(int(x) for x in m.groups()) < CODEX_HOOKS_SINCE:
+        return False
+    try:
+        config = tomllib.loads((codex_home(home or Path.home()) / "config.toml").read_text())
+    except (OSError, ValueError):
+        return True
+    features = config.get("features")
+    if not isinstance(features, dict):
+        return True
+    return all(features.get(k) is not False for k in ("hooks", "codex_hooks"))
+
+
+def codex_prefix_rules(rules: Sequence[CheckRule]) -> bytes | None:
+    """The exact prefix_rules a Codex without hooks can be given for the enforced rules:
+    `program subcommand flag` at the start of a command only (`git push origin main
+    --force` is not caught, argument patterns cannot be said); None when none."""
+    from learn.report.escalation import merged_codex_rules
+
+    text: str | None = None
+    for r in rules:
+        if r.mode != "enforce":
+            continue
+        head = [r.program, *([r.subcommand] if r.subcommand else [])]
+        commands = [" ".join([*head, f]) for f in r.flags] or [" ".join(head)]
+        text = merged_codex_rules(text or "# Written by `learn check` (Codex without hooks): "
+                                  "the exact prefixes of the commands you forbade.\n",
+                                  commands, r.reason, r.id)
+    return text.encode("utf-8") if text is not None else None
 
 
 def current_rules(project: str, root: Path | None = None) -> RuleSet:
@@ -194,25 +254,36 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
     installed: list[str] = list(record.get("agents") or [])
     want = list(dict.fromkeys(agents)) if rules else []
     for agent in sorted(set(installed) | set(want)):
-        path = target_path(agent, project, home)
+        target = (record.get("targets") or {}).get(agent) or {}
+        path = Path(target["path"]) if target.get("path") else target_path(agent, project, home)
         command = hook_command(data_path, "codex" if agent == "codex" else "claude")
         before = _read(path)
         if agent in want:
-            after_data = _with_hook(_json_object(path, before), command, path)
-            after = before if after_data == _json_object(path, before) else _dumps(after_data)
+            if agent == "codex-rules":
+                after = codex_prefix_rules(rules)
+                after = before if after is None else after
+            else:
+                after_data = _with_hook(_json_object(path, before), command, path)
+                after = before if after_data == _json_object(path, before) \
+                    else _dumps(after_data)
             if agent not in installed:
                 new_record.setdefault("targets", {})[agent] = {
                     "path": str(path), "original": None if before is None
                     else base64.b64encode(before).decode("ascii"),
                     "written": hashlib.sha256(after or b"").hexdigest(),
                     "made_dir": not path.parent.exists()}
+            elif agent == "codex-rules":
+                new_record["targets"][agent]["written"] = hashlib.sha256(after or b"").hexdigest()
             changes.append(FileChange(path, before, after))
             continue
-        target = (record.get("targets") or {}).get(agent) or {}
         original = target.get("original")
         original_bytes = None if original is None else base64.b64decode(original)
-        if before is not None and hashlib.sha256(before).hexdigest() == target.get("written"):
+        if before is None or hashlib.sha256(before).hexdigest() == target.get("written"):
             after_b: bytes | None = original_bytes  # untouched since: byte for byte
+        elif agent == "codex-rules":
+            after_b = before
+            notes.append(f"{path} changed since learn wrote it: left as it is; delete learn's "
+                         "prefix rules from it by hand")
         else:
             stripped = _without_hook(_json_object(path, before), command)
             if original_bytes is not None and stripped == _json_object(path, original_bytes):
@@ -232,6 +303,11 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
     if "codex" in want and "codex" not in installed:
         notes.append("Codex runs a new hook only once you trust it: open /hooks in Codex and "
                      "trust learn's check")
+    if "codex-rules" in want and "codex-rules" not in installed:
+        notes.append("this Codex runs no hooks: it gets exact prefix_rules for the enforced "
+                     "rules instead, which catch a forbidden flag only right after the "
+                     "subcommand (`git push --force`, not `git push origin main --force`); "
+                     "Codex 0.124 or later runs learn's check itself")
     return CheckPlan(tuple(changes), tuple(notes), new_record if rules else {})
 
 
@@ -284,4 +360,4 @@ def with_mode(rules: Sequence[CheckRule], rule_id: str, mode: Mode) -> list[Chec
 
 def installed_agents(project: str, root: Path | None = None) -> list[Agent]:
     return [a for a in install_record(project, root).get("agents") or []
-            if a in ("claude", "codex")]
+            if a in ("claude", "codex", "codex-rules")]
