@@ -119,12 +119,6 @@ def _interrupted() -> NoReturn:
 
 
 def main() -> None:
-    if sys.argv[1:3] == ["hook", "instructions-loaded"]:
-        # Fired for every instruction file a session loads: before click and the other
-        # hook commands are imported (learn.hook.loads says why, with the measurement).
-        from learn.hook.loads import main as record_load
-
-        sys.exit(record_load())
     try:
         cli.main(prog_name="learn")
     except KeyboardInterrupt:  # before or after a command ran

@@ -5,9 +5,9 @@ and later (a nested CLAUDE.md, a `paths:` rule when a matching file is read), an
 ends a session's running hooks when the session ends: through click and the
 other hook commands' imports, `learn hook instructions-loaded` took 0.4-0.6 s on
 the shared test machine, and a path rule's record was lost when the scripted
-session ended right after the Read that loaded it. So `learn.cli.main` sends this
-one subcommand here before click is imported, and this module imports only what
-the record needs (learn.transcripts.instructions).
+session ended right after the Read that loaded it. So the executable (learn.entry)
+sends this one subcommand here before click is imported, and this module imports
+only what the record needs (learn.transcripts.instructions).
 """
 
 from __future__ import annotations
