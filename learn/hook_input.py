@@ -9,11 +9,31 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import time
-from typing import BinaryIO, Final
+from typing import Any, BinaryIO, Final
 
 MAX_INPUT_BYTES: Final = 1 << 20
+# Session ids name files (Claude: `<uuid>.jsonl`); anything else could walk out of
+# the folder it is written in.
+_SAFE_ID: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+
+
+def safe_session_id(value: object) -> bool:
+    """Is `value` a session id learn may use as a file name?"""
+    return isinstance(value, str) and bool(_SAFE_ID.match(value)) and ".." not in value
+
+
+def hook_object(raw: bytes) -> dict[str, Any]:
+    """The hook input as a JSON object; ValueError saying what is wrong otherwise."""
+    try:
+        data = json.loads(raw.decode("utf-8", errors="replace") or "null")
+    except ValueError as exc:
+        raise ValueError(f"hook input is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ValueError("hook input is not a JSON object")
+    return data
 
 
 def read_stdin(stream: BinaryIO, *, timeout: float = 1.0) -> bytes:

@@ -17,7 +17,7 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
+from _real_clients import real_binary
 from click.testing import CliRunner
 from fakes.responses_server import ScriptedResponses
 
@@ -30,13 +30,7 @@ WORDS = "Never force push: the shared branch is the team's."
 
 
 def _codex() -> Path:
-    override = os.environ.get("LEARN_CODEX_BIN")
-    path = Path(override) if override else INSTALLED
-    if not path.exists():
-        if os.environ.get("LEARN_REQUIRE_CODEX"):
-            pytest.fail(f"LEARN_REQUIRE_CODEX is set but {path} is missing")
-        pytest.skip("the real Codex is not installed (.ci/install-codex)")
-    return path
+    return real_binary("Codex", "LEARN_CODEX", INSTALLED, ".ci/install-codex")
 
 
 def _run(codex: Path, project: Path, home: Path, bindir: Path,

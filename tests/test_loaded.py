@@ -13,7 +13,7 @@ from learn.reduce.claude_paths import expand_braces, matches
 from learn.reduce.loaded import Seen, load_call, not_loaded
 from learn.reduce.outcomes import InPlace, Said, rule_outcomes
 from learn.reduce.rates import Rate, change, difference, rate_words, wilson
-from learn.reduce.rule_target import MEMORY_MAX_BYTES, target_of
+from learn.reduce.rule_target import MEMORY_MAX_BYTES, RuleTarget, target_of
 from learn.transcripts.instructions import (
     BadLoadRecord,
     Load,
@@ -149,12 +149,16 @@ def test_a_record_decides_where_it_reports_the_files_kind(tmp_path: Path) -> Non
     assert load_call(md, _seen("d", cwd=str(p), records=cut)).why == "cut"
 
 
-def test_not_loaded_says_why_and_the_fix(tmp_path: Path) -> None:
-    home = tmp_path / "home"
+def _sql_rule(tmp_path: Path) -> tuple[Path, Path, RuleTarget]:
+    """A project with `.claude/rules/db.md` scoped to src/db/, and that rule's target."""
     p = _project(tmp_path)
     rule = p / ".claude" / "rules" / "db.md"
     rule.write_text('---\npaths: ["src/db/**"]\n---\n- Never write raw SQL.\n')
-    t = target_of(str(rule), "Never write raw SQL.", home=home)
+    return p, rule, target_of(str(rule), "Never write raw SQL.", home=tmp_path / "home")
+
+
+def test_not_loaded_says_why_and_the_fix(tmp_path: Path) -> None:
+    p, _, t = _sql_rule(tmp_path)
     found = not_loaded(t, ["paths", "paths"], [f"{p}/src/store/sql.py", f"{p}/src/store/q.py"],
                        ["claude", "claude"])
     assert found is not None and found.why == "paths" and found.sessions == 2
@@ -168,11 +172,7 @@ def _said(sid: str, at: str, label: str = "no-raw-sql", text: str = "no raw SQL!
 
 
 def test_outcomes_count_only_sessions_that_loaded_the_rule(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    p = _project(tmp_path)
-    rule = p / ".claude" / "rules" / "db.md"
-    rule.write_text('---\npaths: ["src/db/**"]\n---\n- Never write raw SQL.\n')
-    target = target_of(str(rule), "Never write raw SQL.", home=home)
+    p, rule, target = _sql_rule(tmp_path)
     applied = "2026-03-10T00:00:00+00:00"
     starts = {f"b{i}": f"2026-03-0{i + 1}T00:00:00+00:00" for i in range(4)}
     starts |= {f"a{i}": f"2026-03-1{i + 1}T00:00:00+00:00" for i in range(6)}

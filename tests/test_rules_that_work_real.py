@@ -25,6 +25,7 @@ import pytest
 from click.testing import CliRunner
 from fakes.anthropic_server import FakeAnthropicServer, tool_results
 from test_claude_surfaces_real import ScriptedModel, _claude, _run_claude
+from test_claude_surfaces_real import _project as claude_project
 from test_integration_plugin_e2e import learn_on_path
 
 from learn.cli import cli
@@ -36,12 +37,9 @@ RULE_WORDS = "Never force push: rewriting shared history lost a day of work."
 
 
 def _project(tmp_path: Path) -> tuple[Path, Path]:
-    project = tmp_path / "shop"
-    (project / ".git").mkdir(parents=True)
-    (project / "src" / "api").mkdir(parents=True)
-    (project / "docs").mkdir()
-    (project / "src" / "api" / "handler.py").write_text("def handle():\n    return 1\n")
-    (project / "docs" / "guide.md").write_text("# Guide\n")
+    """test_claude_surfaces_real's project (src/api/handler.py, docs/guide.md) with a
+    CLAUDE.md rule and two `paths:` rules (src/api/, src/db/)."""
+    project, _ = claude_project(tmp_path)
     (project / "CLAUDE.md").write_text("# shop\n\n- Use bun, not npm.\n")
     rules = project / ".claude" / "rules"
     rules.mkdir(parents=True)
@@ -63,14 +61,17 @@ def test_the_plugin_records_loads_and_a_never_read_path_rule_is_never_loaded(
     bindir = tmp_path / "bin"
     learn_on_path(bindir)
     # A person's session goes on after a file is read; here the model's last step waits
-    # a moment, or Claude Code ends the session and its hooks mid-write (seen: the
-    # path rule's record lost when "Done." followed the Read at once).
+    # (up to 60 s) for the record, or Claude Code ends the session and its hooks
+    # mid-write (seen: the path rule's record lost when "Done." followed the Read).
+    records = home / ".local" / "share" / "learn" / "instructions"
+    wait = (f"for i in $(seq 120); do grep -qs api.md {records}/*.jsonl && break; "
+            "sleep 0.5; done")
     fake = ScriptedModel([("Read", {"file_path": str(project / "docs" / "guide.md")}),
                           ("Read", {"file_path": str(project / "src" / "api" / "handler.py")}),
-                          ("Bash", {"command": "sleep 2", "description": "wait"})])
+                          ("Bash", {"command": wait, "description": "wait"})])
     with fake:
         proc = _run_claude(claude, project, home, fake, bindir, "--plugin-dir", str(PLUGIN),
-                           "--allowedTools", "Bash(sleep:*)")
+                           "--allowedTools", "Bash")
     assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
     [transcript] = _sessions(home)
     records = hook_records([transcript.stem])[transcript.stem]

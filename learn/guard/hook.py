@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from learn.guard.rules import BadRules, Hit, hits_path, load_rules
-from learn.hook_input import read_stdin
+from learn.hook_input import hook_object, read_stdin
 
 SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec"})
 
@@ -118,9 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m learn.guard --rules FILE [--agent claude|codex]", file=sys.stderr)
         return 0  # a hook that cannot run lets the call through
     try:
-        event = json.loads(read_stdin(sys.stdin.buffer, timeout=2.0) or b"null")
-        if not isinstance(event, dict):
-            raise ValueError("the hook input is not a JSON object")
+        event = hook_object(read_stdin(sys.stdin.buffer, timeout=2.0))
         hits, answer = decide(event, rules_file)
     except (BadRules, ValueError, OSError) as exc:
         _log(rules_file, f"{type(exc).__name__}: {exc}")

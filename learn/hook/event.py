@@ -10,17 +10,11 @@ stdin is read with a deadline, never to EOF alone (learn.hook_input).
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
-from typing import Final
 
 from learn.hook_input import MAX_INPUT_BYTES as MAX_INPUT_BYTES
+from learn.hook_input import hook_object, safe_session_id
 from learn.hook_input import read_stdin as read_stdin
-
-# Session ids are file names (Claude: `<uuid>.jsonl`); anything else could
-# walk out of the queue directory.
-_SAFE_ID: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,16 +32,14 @@ class BadHookInput(ValueError):
 def parse_event(raw: bytes) -> SessionEnded:
     """The ended session named by one hook input, or BadHookInput saying what is wrong."""
     try:
-        data = json.loads(raw.decode("utf-8", errors="replace") or "null")
+        data = hook_object(raw)
     except ValueError as exc:
-        raise BadHookInput(f"hook input is not JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise BadHookInput("hook input is not a JSON object")
+        raise BadHookInput(str(exc)) from exc
     event = data.get("hook_event_name")
     if event is not None and event != "SessionEnd":
         raise BadHookInput(f"not a SessionEnd event: {event!r}")
     session_id, path = data.get("session_id"), data.get("transcript_path")
-    if not isinstance(session_id, str) or not _SAFE_ID.match(session_id) or ".." in session_id:
+    if not isinstance(session_id, str) or not safe_session_id(session_id):
         raise BadHookInput(f"no usable session_id: {session_id!r}")
     if not isinstance(path, str) or not path:
         raise BadHookInput("no transcript_path")

@@ -33,11 +33,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from learn.hook_input import hook_object, safe_session_id
+
 Source = Literal["hook", "transcript"]
 
 RECORD_DIR: Final = "instructions"
 MAX_RECORD_BYTES: Final = 1 << 20  # one session's hook records; more is not a session
-_SAFE_ID: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 # The kinds of file each record reports (by file name); a file of another kind is
 # not evidence of absence in that record.
 HOOK_REPORTS: Final = ("CLAUDE.md", "CLAUDE.local.md", ".claude/rules/")
@@ -97,7 +98,7 @@ def load_from_hook(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     if data.get("hook_event_name") not in (None, "InstructionsLoaded"):
         raise BadLoadRecord(f"not an InstructionsLoaded event: {data.get('hook_event_name')!r}")
     sid, file = data.get("session_id"), data.get("file_path")
-    if not isinstance(sid, str) or not _SAFE_ID.match(sid) or ".." in sid:
+    if not isinstance(sid, str) or not safe_session_id(sid):
         raise BadLoadRecord(f"no usable session_id: {sid!r}")
     if not isinstance(file, str) or not file:
         raise BadLoadRecord("no file_path")
@@ -120,11 +121,9 @@ def append_hook_record(raw: bytes, root: Path | None = None) -> str:
     from learn.paths import ensure_private_dir
 
     try:
-        data = json.loads(raw.decode("utf-8", errors="replace") or "null")
+        data = hook_object(raw)
     except ValueError as exc:
-        raise BadLoadRecord(f"hook input is not JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise BadLoadRecord("hook input is not a JSON object")
+        raise BadLoadRecord(str(exc)) from exc
     sid, line = load_from_hook(data)
     directory = ensure_private_dir(record_dir(root))
     path = directory / f"{sid}.jsonl"
@@ -145,7 +144,7 @@ def hook_records(session_ids: Iterable[str], root: Path | None = None) -> dict[s
     directory = record_dir(root)
     out: dict[str, tuple[Load, ...]] = {}
     for sid in session_ids:
-        if not _SAFE_ID.match(sid):
+        if not safe_session_id(sid):
             continue
         try:
             raw = (directory / f"{sid}.jsonl").read_bytes()[:MAX_RECORD_BYTES]
