@@ -178,6 +178,14 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
                 click.echo(f"note: {p.key} is covered by the `{p.existing_rule}` skill: sharpen "
                            "its description instead (or --only it to add a rule anyway)")
     chosen = _select(result.proposals, only, every, here)
+    checks = [p for p in chosen if p.surface == "check"]
+    if checks:  # learn's check: a data file and a hook, not a line (learn check)
+        from learn.commands.check import install_offered
+
+        installed = [install_offered(p, here, yes=yes, dry_run=dry_run) for p in checks]
+        chosen = [p for p in chosen if p.surface != "check"]
+        if not chosen:
+            sys.exit(0 if all(installed) else 1)
     if not chosen:
         click.echo(f"nothing to apply: no pending accepted proposals for {here} "
                    "(`learn digest --all` lists every state; --only KEY applies one the judge "

@@ -222,6 +222,7 @@ def _outcomes(store: Store, project: str | None, sessions: Sequence[Session],
     from learn.reduce.loaded import Seen
     from learn.reduce.outcomes import Said
     from learn.reduce.pathscope import files_of_calls
+    from learn.report.check_offer import with_check_offers
     from learn.report.escalation import escalations_for
     from learn.transcripts.instructions import records_of
 
@@ -238,4 +239,5 @@ def _outcomes(store: Store, project: str | None, sessions: Sequence[Session],
                     session_projects={s.id: s.project for s in sessions}, seen=seen,
                     records=lambda ids: records_of(ids, files))
     found, escalations = escalations_for(store.proposals, project, found, proposals)
-    return [o.to_json() for o in found], escalations
+    found, checks = with_check_offers(store.proposals, project, found, proposals)
+    return [o.to_json() for o in found], [*escalations, *checks]

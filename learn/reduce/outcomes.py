@@ -116,6 +116,7 @@ class RuleOutcome:
     # stopped (or would have stopped) the agent.
     check: dict[str, Any] | None = None
     project: str | None = None
+    check_offer: dict[str, Any] | None = None  # learn's check proposed for it (key, state)
 
     @property
     def label(self) -> str:
@@ -157,6 +158,7 @@ class RuleOutcome:
             "quotes_unloaded": [_quote_json(q) for q in self.quotes_unloaded],
             "not_loaded": self.not_loaded, "loaded_how": dict(self.loaded_how),
             "rates": self.rates_json(), "check": self.check, "project": self.project,
+            "check_offer": self.check_offer,
         }
 
 
@@ -342,6 +344,7 @@ def outcome_from_json(data: Mapping[str, Any]) -> RuleOutcome:
                                 (_dict(data.get("loaded_how")) or {}).items())),
         check=_dict(data.get("check")),
         project=data.get("project") if isinstance(data.get("project"), str) else None,
+        check_offer=_dict(data.get("check_offer")),
     )
 
 

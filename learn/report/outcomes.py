@@ -90,6 +90,15 @@ def escalation_sentence(e: dict[str, Any]) -> str:
     return f"escalation proposed: {summary} (`learn apply --only {key}`)"
 
 
+def check_offer_sentence(c: dict[str, Any]) -> str:
+    key, summary, state = c.get("key", ""), c.get("summary", ""), c.get("state")
+    if state in ("applied", "edited"):
+        return f"learn's check applied already (`{key}`)"
+    if state == "declined":
+        return f"learn's check `{key}` declined: offered again only if said in twice the sessions"
+    return f"learn's check proposed: {summary} (`learn apply --only {key}`)"
+
+
 def where_written(o: RuleOutcome) -> str:
     when = day(o.applied_at) or o.applied_at
     if o.origin == "written":
@@ -127,4 +136,6 @@ def outcome_lines(result: RunResult) -> list[str]:
             out.append(f"  - {check_sentence(o.check)}")
         if o.escalation:
             out.append(f"  - {escalation_sentence(o.escalation)}")
+        if o.check_offer:
+            out.append(f"  - {check_offer_sentence(o.check_offer)}")
     return out

@@ -1,0 +1,162 @@
+"""learn's check, offered for an ignored rule about commands that a prefix cannot hold.
+
+A deny rule or a Codex prefix_rule matches the start of a command: "never force
+push" as `Bash(git push --force:*)` stops `git push --force` and lets `git push
+origin main --force`, `git -C app push -f` and `cd app && git push -f` through. So
+when a rule the agent keeps breaking forbids a command *with a flag*, learn also
+proposes its own check (learn.guard): the program, the subcommand, the flag in
+each spelling learn knows (FLAG_SPELLINGS) and the rule's words as the reason.
+It is a proposal like any other (`<label>-check`, surface "check"), pending until
+the person applies it; applied, it starts record-only (`learn check enforce`
+makes it stop the agent).
+
+What the rule forbids is read from the rule and the person's quotes: a command in
+backticks after a negation ("never `git push --force`"), or a phrase that names one
+("force push").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from learn.guard.rules import CheckRule, clean_reason
+from learn.guard.shell import simple_commands
+from learn.records.proposal import Proposal, Verdict
+from learn.reduce.outcomes import RuleOutcome
+
+if TYPE_CHECKING:
+    from learn.store.proposals import ProposalBook
+
+Command = tuple[str, ...]
+
+# Flags that are one flag: the check forbids every spelling of what the person named.
+FLAG_SPELLINGS: Final[dict[tuple[str, str | None], tuple[tuple[str, ...], ...]]] = {
+    ("git", "push"): (("--force", "-f"),),
+    ("git", "commit"): (("--no-verify", "-n"),),
+    ("git", "clean"): (("--force", "-f"),),
+    ("git", "branch"): (("-D",), ("--force", "-f")),
+    ("rm", None): (("-r", "-R", "--recursive"), ("-f", "--force")),
+}
+# Arguments that do what a flag does: a `+refspec` is a force push.
+ARGUMENTS_OF: Final[dict[tuple[str, str | None, str], tuple[str, ...]]] = {
+    ("git", "push", "--force"): ("+*",),
+}
+_NEG: Final = re.compile(r"\b(?:never|don'?t|do\s+not|must\s+not|stop|avoid|no\s+more)\b",
+                         re.IGNORECASE)
+_BACKTICKED: Final = re.compile(r"`([^`\n]{2,120})`")
+_FORCE_PUSH: Final = re.compile(r"\bforce[- ]?push", re.IGNORECASE)
+_CLAUSE: Final = re.compile(r"[.;!?](?:\s|$)")
+
+
+def forbidden_commands(texts: Sequence[str]) -> list[Command]:
+    """Commands `texts` forbid: backticked after a negation in the same clause, or
+    named by a phrase ("force push")."""
+    out: dict[Command, None] = {}
+    for text in texts:
+        for clause in _CLAUSE.split(text):
+            neg = _NEG.search(clause)
+            if neg is None:
+                continue
+            after = clause[neg.end():]
+            for m in _BACKTICKED.finditer(after):
+                for cmd in simple_commands(m.group(1)):
+                    out.setdefault(cmd.argv)
+            if _FORCE_PUSH.search(after):
+                out.setdefault(("git", "push", "--force"))
+    return list(out)
+
+
+def check_rule_for(commands: Sequence[Command], reason: str, rule_id: str,
+                   key: str | None) -> CheckRule | None:
+    """A check for the first (program, subcommand) that `commands` forbid with a flag;
+    None when none carries one (a prefix rule says a bare command exactly)."""
+    for cmd in commands:
+        flags = [w for w in cmd[1:] if w.startswith("-")]
+        if not flags:
+            continue
+        program = cmd[0].rsplit("/", 1)[-1]
+        sub = cmd[1] if len(cmd) > 1 and not cmd[1].startswith("-") else None
+        spelled: dict[str, None] = {}
+        arguments: dict[str, None] = {}
+        for f in flags:
+            same = next((g for g in FLAG_SPELLINGS.get((program, sub), ()) if f in g), (f,))
+            spelled.update(dict.fromkeys(same))
+            arguments.update(dict.fromkeys(ARGUMENTS_OF.get((program, sub, same[0]), ())))
+        return CheckRule(id=rule_id, program=program, subcommand=sub, flags=tuple(spelled),
+                         arguments=tuple(arguments), reason=clean_reason(reason), key=key)
+    return None
+
+
+def _rule_id(label: str) -> str:
+    rid = re.sub(r"[^a-z0-9-]+", "-", label.lower()).strip("-")[:80]
+    return rid or "check"
+
+
+def offer_check(o: RuleOutcome, base: Proposal | None = None) -> Proposal | None:
+    """learn's check for an ignored rule that forbids a command with a flag, or None."""
+    if o.verdict != "ignored":
+        return None
+    texts = [o.rule_text, *(q.text for q in o.quotes_since)]
+    rule = check_rule_for(forbidden_commands(texts), o.rule_text, _rule_id(o.label), o.key)
+    if rule is None:
+        return None
+    quotes = o.quotes_since
+    scope = base.verdict.scope if base and base.verdict else "project"
+    summary = (f"Check it: learn's check stops {rule.words()} in any spelling (record-only "
+               "first; `learn check enforce` makes it stop the agent)")
+    return Proposal(
+        kind="directive", label=f"{o.label}-check", text=o.rule_text, sessions=o.said_since,
+        count=len(quotes), last_seen=max((q.at for q in quotes if q.at), default=None),
+        quotes=quotes,
+        rationale=f"the rule \"{o.rule_text}\" was ignored in {o.said_since} session(s) since "
+                  "it was written, and a prefix rule cannot hold a flag",
+        verdict=Verdict(True, summary, "enforcement", scope, 1.0,
+                        rationale="a permission prefix stops one spelling of the command; "
+                                  "learn's check reads the command as a shell would"),
+        surface="check",
+        surface_commands=(" ".join(x for x in (rule.program, rule.subcommand) if x),),
+        surface_rules=(*rule.flags, *rule.arguments),
+    )
+
+
+def check_rule_of(p: Proposal) -> CheckRule:
+    """The check rule a surface-"check" proposal stands for (record-only)."""
+    words = (p.surface_commands[0] if p.surface_commands else "").split()
+    if not words:
+        raise ValueError(f"{p.key}: no command to check")
+    flags = tuple(x for x in p.surface_rules if x.startswith("-"))
+    arguments = tuple(x for x in p.surface_rules if not x.startswith("-"))
+    checked = p.key[: -len("-check")] if p.key.endswith("-check") else p.key
+    return CheckRule(id=_rule_id(p.label.removesuffix("-check")), program=words[0],
+                     subcommand=words[1] if len(words) > 1 else None, flags=flags,
+                     arguments=arguments, reason=clean_reason(p.text), key=checked)
+
+
+def with_check_offers(book: ProposalBook, project: str | None, outcomes: Sequence[RuleOutcome],
+                      proposals: Sequence[Proposal]) -> tuple[list[RuleOutcome], list[Proposal]]:
+    """Each ignored command rule's check offer as a proposal, unless its check is in
+    place, or the person applied or declined the offer (a declined one comes back like
+    any proposal, at twice the sessions)."""
+    by_key = {p.key: p for p in proposals}
+    out: list[RuleOutcome] = []
+    made: list[Proposal] = []
+    for o in outcomes:
+        offer = None if o.check is not None else offer_check(o, by_key.get(o.key))
+        if offer is None:
+            out.append(o)
+            continue
+        state = book.decided(project, [offer.key]).get(offer.key)
+        threshold = book.reoffer_threshold(offer.key, project)
+        summary = offer.verdict.summary if offer.verdict else ""
+        if state in ("applied", "edited") or (
+                state == "declined" and threshold is not None and offer.sessions < threshold):
+            out.append(dataclasses.replace(o, check_offer={"key": offer.key, "summary": summary,
+                                                           "state": state}))
+            continue
+        made.append(offer)
+        out.append(dataclasses.replace(o, check_offer={"key": offer.key, "summary": summary,
+                                                       "state": "pending"}))
+    return out, made

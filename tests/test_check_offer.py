@@ -1,0 +1,151 @@
+"""learn's check offered for an ignored rule about a command with a flag, applied with
+`learn apply --only`, and followed in the outcomes ("would have stopped the agent N
+times in M sessions")."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from learn.cli import cli
+from learn.guard.files import rules_file
+from learn.records.proposal import Funnel, Quote, RunResult, RunUsage
+from learn.reduce.outcomes import RuleOutcome, Said
+from learn.report.check_offer import (
+    check_rule_for,
+    check_rule_of,
+    forbidden_commands,
+    offer_check,
+    with_check_offers,
+)
+from learn.report.outcomes import outcome_lines
+from learn.store.feedback import FeedbackStore
+from learn.store.proposals import ProposalBook
+
+RULE = "Never force push; the main branch is shared."
+
+
+@pytest.mark.parametrize(("texts", "commands"), [
+    (["Never run `git push --force`; ask me first."], [("git", "push", "--force")]),
+    (["never force push to main"], [("git", "push", "--force")]),
+    (["don't use `npm install`, use bun"], [("npm", "install")]),
+    (["Run the tests with `pnpm vitest run`, never in watch mode."], []),
+    (["use `git push`"], []),
+    (["never `cd app && git push -f`"], [("cd", "app"), ("git", "push", "-f")]),
+])
+def test_what_a_rule_forbids_is_read_after_a_negation(texts: list[str],
+                                                      commands: list[tuple[str, ...]]) -> None:
+    assert forbidden_commands(texts) == commands
+
+
+def test_a_check_holds_every_spelling_of_the_flag_and_a_bare_command_gets_none() -> None:
+    rule = check_rule_for([("git", "push", "-f")], RULE, "no-force-push", "directive:x")
+    assert rule is not None
+    assert (rule.program, rule.subcommand, rule.flags, rule.arguments) == (
+        "git", "push", ("--force", "-f"), ("+*",))
+    assert check_rule_for([("npm", "install")], RULE, "r", None) is None
+    rm = check_rule_for([("rm", "-rf", "build")], RULE, "r", None)
+    assert rm is not None and rm.subcommand is None and set(rm.flags) == {"-rf"}
+
+
+def _outcome(verdict: str = "ignored", check: dict[str, object] | None = None) -> RuleOutcome:
+    qs = (Quote("s1", "I said never force push", "2026-03-12T00:00:00+00:00", "/p"),)
+    return RuleOutcome("directive:no-force-push", RULE, "/p/CLAUDE.md",
+                       "2026-03-10T00:00:00+00:00", "apply", 4, 2, 6, 1, qs, (),
+                       verdict, check=check)  # type: ignore[arg-type]
+
+
+def test_an_ignored_rule_gets_a_check_proposal_once(tmp_path: Path) -> None:
+    offer = offer_check(_outcome())
+    assert offer is not None and offer.key == "directive:no-force-push-check"
+    assert offer.surface == "check" and offer.surface_commands == ("git push",)
+    assert offer.surface_rules == ("--force", "-f", "+*")
+    rule = check_rule_of(offer)
+    assert (rule.key, rule.mode, rule.reason) == ("directive:no-force-push", "record", RULE)
+    assert offer_check(_outcome("holding")) is None
+    with FeedbackStore.open(tmp_path / "learn.db") as store:
+        book = ProposalBook(store)
+        outs, made = with_check_offers(book, "/p", [_outcome()], [])
+        assert [p.key for p in made] == [offer.key]
+        assert outs[0].check_offer == {"key": offer.key, "summary": offer.verdict.summary
+                                       if offer.verdict else "", "state": "pending"}
+        # In place already: nothing offered.
+        outs, made = with_check_offers(book, "/p", [_outcome(check={"mode": "record"})], [])
+        assert made == [] and outs[0].check_offer is None
+
+
+def test_apply_installs_the_offer_and_outcomes_say_what_it_would_have_stopped(
+        tmp_path: Path) -> None:
+    from learn.reduce.in_place import measure
+    from learn.store import open_store
+    from learn.store.runs import default_store_path
+
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    (project / "CLAUDE.md").write_text(f"# shop\n\n- {RULE}\n")
+    offered = offer_check(_outcome())
+    assert offered is not None
+    offer = dataclasses.replace(offered, quotes=tuple(
+        dataclasses.replace(q, project=str(project)) for q in offered.quotes))
+    with open_store(default_store_path()) as store:
+        store.proposals.record([offer], run_id=None, fallback_project=str(project))
+    done = CliRunner().invoke(cli, ["apply", "--only", offer.key, "--yes", "--project",
+                                    str(project)])
+    assert done.exit_code == 0, done.output
+    assert "record only: `git push` with --force / -f / +*" in done.output
+    hook = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert "-m learn.guard" in hook["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    data = rules_file(str(project))
+    [rule] = json.loads(data.read_text())["rules"]
+    assert (rule["key"], rule["mode"]) == ("directive:no-force-push", "record")
+    with open_store(default_store_path()) as store:
+        assert store.proposals.decided(str(project), [offer.key]) == {offer.key: "applied"}
+        [applied] = store.proposals.applied(key=offer.key)
+        assert applied.form == "check"
+
+    # The agent force-pushes in a session since: the check notes it and lets it run.
+    event = {"session_id": "s-new", "cwd": str(project), "tool_name": "Bash",
+             "tool_input": {"command": "git push origin main --force"}}
+    proc = subprocess.run([sys.executable, "-m", "learn.guard", "--rules", str(data)],
+                          input=json.dumps(event), capture_output=True, text=True, check=True)
+    assert proc.stdout == ""
+    with open_store(default_store_path()) as store:
+        p = dataclasses.replace(offer, label="no-force-push", surface=None)
+        store.proposals.record_applied(project=str(project), proposal=p, decision="accepted",
+                                       form="rule", rule_text=RULE,
+                                       target_file=str(project / "CLAUDE.md"), backup_file=None,
+                                       at="2026-03-10T00:00:00+00:00")
+        starts = {"old": "2026-03-01T00:00:00+00:00", "s-new": "2099-01-01T00:00:00+00:00"}
+        said = [Said("s-new", starts["s-new"], "no-force-push", "directive",
+                     "I said never force push", str(project))]
+        found = measure(store.proposals, str(project), session_starts=starts, said=said,
+                        proposals=[], embedder=None,
+                        session_projects=dict.fromkeys(starts, str(project)))
+    [o] = [x for x in found if x.key == "directive:no-force-push"]
+    assert o.check is not None
+    assert (o.check["mode"], o.check["would_have_stopped"], o.check["would_sessions"]) == (
+        "record", 1, 1)
+    assert (o.check["sessions_since"], o.check["said_since"]) == (1, 1)
+    lines = "\n".join(outcome_lines(RunResult(proposals=(), funnel=Funnel(), usage=RunUsage(),
+                                               extra={"outcomes": [o.to_json()]})))
+    assert "would have stopped the agent 1 time in 1 session" in lines
+    assert "`learn check enforce no-force-push` makes it stop them" in lines
+    assert o.to_json()["rates"]["since_check"]["sessions"] == 1
+
+
+def test_in_place_rules_never_include_a_check(tmp_path: Path) -> None:
+    from learn.reduce.in_place import rules_in_place
+
+    with FeedbackStore.open(tmp_path / "learn.db") as store:
+        book = ProposalBook(store)
+        offer = offer_check(_outcome())
+        assert offer is not None
+        book.record_applied(project="/p", proposal=offer, decision="accepted", form="check",
+                            rule_text=RULE, target_file="/d/checks/p.json", backup_file=None)
+        assert rules_in_place(book, "/p") == []
