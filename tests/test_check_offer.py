@@ -149,3 +149,57 @@ def test_in_place_rules_never_include_a_check(tmp_path: Path) -> None:
         book.record_applied(project="/p", proposal=offer, decision="accepted", form="check",
                             rule_text=RULE, target_file="/d/checks/p.json", backup_file=None)
         assert rules_in_place(book, "/p") == []
+
+
+def _program_files() -> dict[str, str]:
+    import hashlib
+
+    guard = Path(__file__).resolve().parents[1] / "learn" / "guard"
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(guard.glob("*.py"))}
+
+
+def test_learning_from_adversarial_words_leaves_the_check_program_as_it_was(
+        tmp_path: Path) -> None:
+    """A rule and quotes written to attack (shell, Python, JSON, a bent program name)
+    go from an ignored outcome through the offer and `learn apply` into the check: the
+    program files are byte-identical, the settings name only the program and its data
+    file, a bent word makes no rule, and nothing the words say ever runs."""
+    from learn.report.check_install import hook_command
+    from learn.store import open_store
+    from learn.store.runs import default_store_path
+
+    witness = tmp_path / "pwned"
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    attack = (f'Never run `git push --force`; $(touch {witness}) `touch {witness}` "; rm -rf ~ '
+              f"#'); __import__('os').system('touch {witness}') {{\"rules\": []}}")
+    quotes = (f"never `git$(touch {witness}) push -f`", f"don't `touch {witness}` again")
+    before = _program_files()
+    qs = tuple(Quote(f"s{i}", q, "2026-03-12T00:00:00+00:00", str(project))
+               for i, q in enumerate(quotes))
+    bent = offer_check(dataclasses.replace(_outcome(), quotes_since=qs[:1],
+                                           rule_text=f"never `git$(touch {witness}) push -f`"))
+    assert bent is None  # `git$` is no program: no rule at all
+    offer = offer_check(dataclasses.replace(_outcome(), rule_text=attack, quotes_since=qs))
+    assert offer is not None and offer.surface_commands == ("git push",)
+    with open_store(default_store_path()) as store:
+        store.proposals.record([offer], run_id=None, fallback_project=str(project))
+    done = CliRunner().invoke(cli, ["apply", "--only", offer.key, "--yes", "--project",
+                                    str(project)])
+    assert done.exit_code == 0, done.output
+    assert _program_files() == before
+    data = rules_file(str(project))
+    settings = (project / ".claude" / "settings.local.json").read_text()
+    [group] = json.loads(settings)["hooks"]["PreToolUse"]
+    assert group["hooks"][0]["command"] == hook_command(data, "claude")
+    assert str(witness) not in settings
+    [rule] = json.loads(data.read_text())["rules"]
+    assert (rule["program"], rule["subcommand"]) == ("git", "push")
+    CliRunner().invoke(cli, ["check", "enforce", rule["id"], "--yes", "--project", str(project)])
+    event = {"session_id": "s", "cwd": str(project), "tool_name": "Bash",
+             "tool_input": {"command": "git -C app push -f"}}
+    proc = subprocess.run([sys.executable, "-m", "learn.guard", "--rules", str(data)],
+                          input=json.dumps(event), capture_output=True, text=True, check=True)
+    said = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "Never run `git push --force`" in said
+    assert not witness.exists()

@@ -73,12 +73,17 @@ def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes:
 def install_offered(p: Proposal, project: str, *, yes: bool, dry_run: bool) -> bool:
     """`learn apply` of a check learn proposed (learn.report.check_offer): installed
     record-only for this project, recorded as applied. False when not written."""
+    from learn.guard.rules import BadRules
     from learn.isotime import now_iso
     from learn.report.check_install import installed_agents, with_rule
     from learn.report.check_offer import check_rule_of
     from learn.report.runs import record_decision
 
-    rule = check_rule_of(p)._replace(added_at=now_iso())
+    try:
+        rule = check_rule_of(p)._replace(added_at=now_iso())
+    except BadRules as exc:
+        click.echo(f"refused: {p.key}: {exc}", err=True)
+        return False
     click.echo(f"{p.key}: record only: {rule.words()} — \"{rule.reason}\"")
     agents = sorted({"claude", *installed_agents(project)})
     if not _apply(project, with_rule(_load(project).rules, rule), agents, yes, dry_run=dry_run):

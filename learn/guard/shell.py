@@ -113,18 +113,40 @@ def _tokens(text: str) -> list[str]:
         return re.findall(r"[;&|()\n]+|[<>]+|[^\s;&|()<>]+", text.replace('"', " ").replace("'", " "))
 
 
-def _inner(word: str) -> list[str]:
-    """Command text inside a word: every `$(...)` (balanced; backticks were made these)."""
-    found: list[str] = []
-    i = word.find("$(")
-    while i >= 0:
-        depth, j = 1, i + 2
-        while j < len(word) and depth:
-            depth += {"(": 1, ")": -1}.get(word[j], 0)
-            j += 1
-        found.append(word[i + 2:j - 1] if depth == 0 else word[i + 2:])
-        i = word.find("$(", j)
-    return [f for f in found if f.strip()]
+SUBSTITUTED = "$SUBST"  # what a `$( )` leaves in its word: no rule's word can match it
+
+
+def _substitutions(text: str) -> tuple[str, list[str]]:
+    """`text` with every `$( ... )` (balanced, outside single quotes, inside double
+    quotes too) replaced by SUBSTITUTED in its word, and the commands it held. A word
+    built on a substitution (`git$(...)`) is then no program's name, and the words
+    after it stay its arguments."""
+    out: list[str] = []
+    inner: list[str] = []
+    single = double = False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and not single and i + 1 < len(text):
+            out.append(text[i:i + 2])
+            i += 2
+            continue
+        if c == "'" and not double:
+            single = not single
+        elif c == '"' and not single:
+            double = not double
+        elif c == "$" and not single and text.startswith("$(", i):
+            depth, j = 1, i + 2
+            while j < len(text) and depth:
+                depth += {"(": 1, ")": -1}.get(text[j], 0)
+                j += 1
+            inner.append(text[i + 2:j - 1] if depth == 0 else text[i + 2:])
+            out.append(SUBSTITUTED)
+            i = j
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), [x for x in inner if x.strip()]
 
 
 def _unwrap(words: list[str], depth: int) -> tuple[list[str], list[str]]:
@@ -171,7 +193,6 @@ def simple_commands(line: str, *, depth: int = 0) -> list[Simple]:
     """Every simple command `line` would run, in order, nested ones included."""
     out: list[Simple] = []
     words: list[str] = []
-    nested: list[str] = []
     skip_next = False
 
     def flush() -> None:
@@ -182,10 +203,10 @@ def simple_commands(line: str, *, depth: int = 0) -> list[Simple]:
         nested.extend(texts)
         words = []
 
-    for tok in _tokens(_backticks(_drop_heredocs(line))):
+    text, nested = _substitutions(_backticks(_drop_heredocs(line)))
+    for tok in _tokens(text):
         if skip_next:
             skip_next = False
-            nested.extend(_inner(tok))
             continue
         if tok and all(c in _OPS for c in tok):
             flush()
@@ -195,10 +216,6 @@ def simple_commands(line: str, *, depth: int = 0) -> list[Simple]:
             if words and words[-1].isdigit():
                 words.pop()  # `2>`: the fd is not an argument
             continue
-        if "$(" in tok:
-            nested.extend(_inner(tok))
-            if tok.startswith("$("):
-                continue
         words.append(tok)
     flush()
     if depth < MAX_DEPTH:

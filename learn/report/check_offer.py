@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from learn.guard.rules import CheckRule, clean_reason
+from learn.guard.rules import BadRules, CheckRule, parse_rule
 from learn.guard.shell import simple_commands
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.outcomes import RuleOutcome
@@ -85,8 +85,15 @@ def check_rule_for(commands: Sequence[Command], reason: str, rule_id: str,
             same = next((g for g in FLAG_SPELLINGS.get((program, sub), ()) if f in g), (f,))
             spelled.update(dict.fromkeys(same))
             arguments.update(dict.fromkeys(ARGUMENTS_OF.get((program, sub, same[0]), ())))
-        return CheckRule(id=rule_id, program=program, subcommand=sub, flags=tuple(spelled),
-                         arguments=tuple(arguments), reason=clean_reason(reason), key=key)
+        try:
+            # The same validation the check program applies to its data file: a word a
+            # transcript bent out of shape makes no rule, rather than a data file the
+            # check would refuse whole (and so stop nothing at all).
+            return parse_rule({"id": rule_id, "program": program, "subcommand": sub,
+                               "flags": list(spelled), "arguments": list(arguments),
+                               "reason": reason, "key": key})
+        except BadRules:
+            return None
     return None
 
 
@@ -123,16 +130,18 @@ def offer_check(o: RuleOutcome, base: Proposal | None = None) -> Proposal | None
 
 
 def check_rule_of(p: Proposal) -> CheckRule:
-    """The check rule a surface-"check" proposal stands for (record-only)."""
+    """The check rule a surface-"check" proposal stands for (record-only); BadRules when
+    a word of it is not one the check program would accept."""
     words = (p.surface_commands[0] if p.surface_commands else "").split()
     if not words:
         raise ValueError(f"{p.key}: no command to check")
     flags = tuple(x for x in p.surface_rules if x.startswith("-"))
     arguments = tuple(x for x in p.surface_rules if not x.startswith("-"))
     checked = p.key[: -len("-check")] if p.key.endswith("-check") else p.key
-    return CheckRule(id=_rule_id(p.label.removesuffix("-check")), program=words[0],
-                     subcommand=words[1] if len(words) > 1 else None, flags=flags,
-                     arguments=arguments, reason=clean_reason(p.text), key=checked)
+    return parse_rule({"id": _rule_id(p.label.removesuffix("-check")), "program": words[0],
+                       "subcommand": words[1] if len(words) > 1 else None,
+                       "flags": list(flags), "arguments": list(arguments), "reason": p.text,
+                       "key": checked})
 
 
 def with_check_offers(book: ProposalBook, project: str | None, outcomes: Sequence[RuleOutcome],
