@@ -203,3 +203,15 @@ def test_learning_from_adversarial_words_leaves_the_check_program_as_it_was(
     said = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
     assert "Never run `git push --force`" in said
     assert not witness.exists()
+
+
+def test_a_check_added_by_hand_has_its_own_lines_in_the_digest() -> None:
+    check = {"rule_id": "no-force-push", "key": None, "words": "`git push` with --force / -f",
+             "mode": "record", "installed_at": "2026-03-10T00:00:00+00:00",
+             "would_have_stopped": 3, "would_sessions": 2, "stopped": 0, "stopped_sessions": 0}
+    result = RunResult(proposals=(), funnel=Funnel(), usage=RunUsage(),
+                       extra={"outcomes": [], "checks": [check]})
+    lines = "\n".join(outcome_lines(result))
+    assert "## learn's checks" in lines
+    assert ("**no-force-push** (`git push` with --force / -f): learn's check (record-only since "
+            "2026-03-10) would have stopped the agent 3 times in 2 sessions") in lines

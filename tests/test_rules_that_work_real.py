@@ -175,6 +175,17 @@ def test_the_check_records_then_enforces_every_spelling_and_removes_cleanly(
     listed = json.loads(_learn("check", "list", "--json", *project_arg).output)
     rule = listed["rules"][0]
     assert (rule["would_have_stopped"], rule["would_sessions"], rule["stopped"]) == (1, 1, 0)
+    # The next run's digest says it, before the person decides to enforce.
+    with FakeAnthropicServer() as model:
+        os.environ.update(ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL=model.base_url)
+        try:
+            ran = CliRunner().invoke(cli, ["run", "--yes", "--quiet", "--backend", "anthropic",
+                                           *project_arg])
+        finally:
+            for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+                os.environ.pop(k, None)
+    assert ran.exit_code == 0, ran.output
+    assert "would have stopped the agent 1 time in 1 session" in ran.output
 
     _learn("check", "enforce", "no-force-push", "--yes", *project_arg)
     spellings = ["git push --force", "git push origin main --force", "git -C app push -f",

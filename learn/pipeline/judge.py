@@ -81,6 +81,8 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
                 "states": store.proposals.decided(project, keys),
                 # Each rule in place against the sessions since (learn.reduce.outcomes).
                 "outcomes": outcomes,
+                # learn's checks of the projects read, with what each stopped (learn.guard).
+                "checks": _checks(project, read.sessions),
             },
         )
         with clock.stage("store"):
@@ -209,6 +211,14 @@ def _path_scoped(proposals: Sequence[Any], sessions: Sequence[Session]) -> list[
     files = {s.id: files_of_calls((c.name, c.input, c.summary) for c in s.tool_calls)
              for s in sessions}
     return scope_to_paths(proposals, files)
+
+
+def _checks(project: str | None, sessions: Sequence[Session]) -> list[dict[str, Any]]:
+    from learn.reduce.checks import all_checks
+
+    projects = [project] if project else sorted({project_key(s.project) for s in sessions
+                                                 if s.project})
+    return [c.to_json() for c in all_checks(projects)]
 
 
 def _outcomes(store: Store, project: str | None, sessions: Sequence[Session],

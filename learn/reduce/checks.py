@@ -21,7 +21,7 @@ from learn.guard.rules import BadRules, load_rules, read_hits, tally
 
 @dataclass(frozen=True, slots=True)
 class CheckInPlace:
-    key: str  # the rule in place it checks
+    key: str | None  # the rule in place it checks (None: one the person added by hand)
     rule_id: str
     mode: str  # record | enforce
     installed_at: str | None
@@ -29,9 +29,12 @@ class CheckInPlace:
     agents: tuple[str, ...]
     would: tuple[int, int]  # (times, sessions) noted while record-only
     stopped: tuple[int, int]  # (times, sessions) stopped while enforced
+    words: str = ""  # the rule in a line (learn.guard.rules.CheckRule.words)
+    project: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"rule_id": self.rule_id, "mode": self.mode, "installed_at": self.installed_at,
+        return {"rule_id": self.rule_id, "key": self.key, "words": self.words,
+                "project": self.project, "mode": self.mode, "installed_at": self.installed_at,
                 "enforced_at": self.enforced_at, "agents": list(self.agents),
                 "would_have_stopped": self.would[0], "would_sessions": self.would[1],
                 "stopped": self.stopped[0], "stopped_sessions": self.stopped[1]}
@@ -39,7 +42,12 @@ class CheckInPlace:
 
 def checks_in_place(projects: Iterable[str], root: Path | None = None) -> dict[str, CheckInPlace]:
     """key of the rule checked -> its check, over `projects`."""
-    out: dict[str, CheckInPlace] = {}
+    return {c.key: c for c in all_checks(projects, root) if c.key}
+
+
+def all_checks(projects: Iterable[str], root: Path | None = None) -> list[CheckInPlace]:
+    """Every check of `projects`, tied to a rule in place or not."""
+    out: list[CheckInPlace] = []
     for project in projects:
         path = rules_file(project, root)
         if not path.exists():
@@ -55,10 +63,8 @@ def checks_in_place(projects: Iterable[str], root: Path | None = None) -> dict[s
         agents = tuple(a for a in (record.get("agents") or []) if isinstance(a, str)) \
             if isinstance(record, dict) else ()
         hits = read_hits(path)
-        for r in rules:
-            if r.key:
-                out[r.key] = CheckInPlace(
-                    r.key, r.id, r.mode, r.added_at, r.enforced_at, agents or ("claude",),
-                    tally(hits, r.id, r.added_at, "record"), tally(hits, r.id, r.added_at,
-                                                                   "enforce"))
+        out.extend(CheckInPlace(r.key, r.id, r.mode, r.added_at, r.enforced_at,
+                                agents or ("claude",), tally(hits, r.id, r.added_at, "record"),
+                                tally(hits, r.id, r.added_at, "enforce"), r.words(), project)
+                   for r in rules)
     return out

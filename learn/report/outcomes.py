@@ -106,11 +106,30 @@ def where_written(o: RuleOutcome) -> str:
     return f"written to `{o.target_file}` on {when}"
 
 
+def checks_alone(result: RunResult) -> list[dict[str, Any]]:
+    """learn's checks not tied to a rule whose outcome the run shows (added by hand)."""
+    shown = {o.key for o in outcomes_of(result)}
+    return [c for c in result.extra.get("checks") or ()
+            if isinstance(c, dict) and c.get("key") not in shown]
+
+
+def checks_lines(result: RunResult) -> list[str]:
+    """The digest's lines for learn's checks of their own; [] when there are none."""
+    alone = checks_alone(result)
+    if not alone:
+        return []
+    out = ["", "## learn's checks", ""]
+    for c in alone:
+        out.append(f"- **{c.get('rule_id', '')}** ({c.get('words', '')}): {check_sentence(c)}")
+    return out
+
+
 def outcome_lines(result: RunResult) -> list[str]:
-    """The digest's "Did the rules work?" section; [] when no rule is in place."""
+    """The digest's "Did the rules work?" section (and learn's checks of their own);
+    [] when no rule or check is in place."""
     found = outcomes_of(result)
     if not found:
-        return []
+        return checks_lines(result)
     out = ["", "## Did the rules work?", "",
            "Each rule in place, against the sessions that started after it (counted like "
            "every proposal: verified quotes, distinct sessions).", ""]
@@ -138,4 +157,4 @@ def outcome_lines(result: RunResult) -> list[str]:
             out.append(f"  - {escalation_sentence(o.escalation)}")
         if o.check_offer:
             out.append(f"  - {check_offer_sentence(o.check_offer)}")
-    return out
+    return out + checks_lines(result)
