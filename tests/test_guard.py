@@ -300,3 +300,23 @@ def test_the_stdin_reader_stops_at_one_object() -> None:
     finally:
         os.close(r)
         os.close(w)
+
+
+def test_codex_without_hooks_gets_prefix_rules_only_once_a_rule_is_enforced(
+        tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    project.mkdir()
+    home = tmp_path / "home"
+    rules_path = home / ".codex" / "rules" / "learn-check.rules"
+    noting = FORCE._replace(mode="record")
+    plan = plan_rules(str(project), [noting], agents=("codex-rules",), home=home)
+    assert any("runs no hooks" in n for n in plan.notes)
+    write_plan(plan, str(project))
+    assert not rules_path.exists()  # execpolicy cannot note: nothing until enforced
+    write_plan(plan_rules(str(project), [FORCE], agents=("codex-rules",), home=home),
+               str(project))
+    text = rules_path.read_text()
+    assert 'pattern = ["git", "push", "--force"]' in text and '"git", "push", "-f"' in text
+    assert 'decision = "forbidden"' in text and "Never force push; ask me first." in text
+    write_plan(plan_rules(str(project), [], home=home), str(project))
+    assert not rules_path.exists() and not rules_path.parent.exists()
