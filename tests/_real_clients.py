@@ -7,17 +7,13 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
 
-
-def real_binary(name: str, env: str, installed: Path, install: str) -> Path:
-    """The binary from `$<env>_BIN` or `installed`; skip when missing, fail instead when
-    `$LEARN_REQUIRE_<...>` (the CI) asks for it."""
-    override = os.environ.get(f"{env}_BIN")
-    path = Path(override) if override else installed
+def real_binary(installed: Path, override: str, require: str, what: str) -> Path:
+    """A real client from the registry: `$override`, else where .ci/install-* put it.
+    Missing, the test skips, unless `$require` is set (CI) and it fails."""
+    path = Path(os.environ[override]) if os.environ.get(override) else installed
     if not path.exists():
-        require = env.replace("LEARN_", "LEARN_REQUIRE_", 1)
         if os.environ.get(require):
             pytest.fail(f"{require} is set but {path} is missing")
-        pytest.skip(f"the real {name} is not installed ({install})")
+        pytest.skip(f"the real {what} is not installed")
     return path

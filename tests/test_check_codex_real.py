@@ -30,7 +30,8 @@ WORDS = "Never force push: the shared branch is the team's."
 
 
 def _codex() -> Path:
-    return real_binary("Codex", "LEARN_CODEX", INSTALLED, ".ci/install-codex")
+    return real_binary(INSTALLED, "LEARN_CODEX_BIN", "LEARN_REQUIRE_CODEX",
+                       "Codex (.ci/install-codex)")
 
 
 def _run(codex: Path, project: Path, home: Path, bindir: Path,
