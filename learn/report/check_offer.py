@@ -69,32 +69,38 @@ def forbidden_commands(texts: Sequence[str]) -> list[Command]:
     return list(out)
 
 
+def _head(cmd: Command) -> tuple[str, str | None]:
+    program = cmd[0].rsplit("/", 1)[-1]
+    return program, cmd[1] if len(cmd) > 1 and not cmd[1].startswith("-") else None
+
+
 def check_rule_for(commands: Sequence[Command], reason: str, rule_id: str,
                    key: str | None) -> CheckRule | None:
-    """A check for the first (program, subcommand) that `commands` forbid with a flag;
-    None when none carries one (a prefix rule says a bare command exactly)."""
-    for cmd in commands:
-        flags = [w for w in cmd[1:] if w.startswith("-")]
-        if not flags:
+    """A check for the first (program, subcommand) that `commands` forbid with a flag,
+    with the flags of every command forbidding it; None when none carries a flag (a
+    prefix rule says a bare command exactly)."""
+    flagged = [c for c in commands if any(w.startswith("-") for w in c[1:])]
+    if not flagged:
+        return None
+    program, sub = _head(flagged[0])
+    spelled: dict[str, None] = {}
+    arguments: dict[str, None] = {}
+    for cmd in flagged:
+        if _head(cmd) != (program, sub):
             continue
-        program = cmd[0].rsplit("/", 1)[-1]
-        sub = cmd[1] if len(cmd) > 1 and not cmd[1].startswith("-") else None
-        spelled: dict[str, None] = {}
-        arguments: dict[str, None] = {}
-        for f in flags:
+        for f in (w for w in cmd[1:] if w.startswith("-")):
             same = next((g for g in FLAG_SPELLINGS.get((program, sub), ()) if f in g), (f,))
             spelled.update(dict.fromkeys(same))
             arguments.update(dict.fromkeys(ARGUMENTS_OF.get((program, sub, same[0]), ())))
-        try:
-            # The same validation the check program applies to its data file: a word a
-            # transcript bent out of shape makes no rule, rather than a data file the
-            # check would refuse whole (and so stop nothing at all).
-            return parse_rule({"id": rule_id, "program": program, "subcommand": sub,
-                               "flags": list(spelled), "arguments": list(arguments),
-                               "reason": reason, "key": key})
-        except BadRules:
-            return None
-    return None
+    try:
+        # The same validation the check program applies to its data file: a word a
+        # transcript bent out of shape makes no rule, rather than a data file the check
+        # would refuse whole (and so stop nothing at all).
+        return parse_rule({"id": rule_id, "program": program, "subcommand": sub,
+                           "flags": list(spelled), "arguments": list(arguments),
+                           "reason": reason, "key": key})
+    except BadRules:
+        return None
 
 
 def _rule_id(label: str) -> str:
