@@ -20,7 +20,6 @@ from learn.reduce.outcomes import RuleOutcome, Said
 from learn.report.check_offer import (
     check_rule_for,
     check_rule_of,
-    forbidden_commands,
     offer_check,
     with_check_offers,
 )
@@ -31,17 +30,27 @@ from learn.store.proposals import ProposalBook
 RULE = "Never force push; the main branch is shared."
 
 
-@pytest.mark.parametrize(("texts", "commands"), [
-    (["Never run `git push --force`; ask me first."], [("git", "push", "--force")]),
-    (["never force push to main"], [("git", "push", "--force")]),
-    (["don't use `npm install`, use bun"], [("npm", "install")]),
-    (["Run the tests with `pnpm vitest run`, never in watch mode."], []),
-    (["use `git push`"], []),
-    (["never `cd app && git push -f`"], [("cd", "app"), ("git", "push", "-f")]),
+@pytest.mark.parametrize(("rule", "words"), [
+    ("Never run `git push --force`; ask me first.", "`git push` with --force / -f / +*"),
+    ("never force push to main", None),  # narrowed ("to main"): no prefix, no check either
+    ("Never force push.", "`git push` with --force / -f / --force-with-lease / +*"),
+    ("Don't use `npm install`, use bun.", None),  # no flag: a deny says it exactly
+    ("Run the tests with `pnpm vitest run`, never in watch mode.", None),
+    ("Never `git commit --no-verify`.", "`git commit` with --no-verify / -n"),
 ])
-def test_what_a_rule_forbids_is_read_after_a_negation(texts: list[str],
-                                                      commands: list[tuple[str, ...]]) -> None:
-    assert forbidden_commands(texts) == commands
+def test_a_check_is_offered_for_a_forbidden_command_with_a_flag(rule: str,
+                                                                words: str | None) -> None:
+    offer = offer_check(dataclasses.replace(_outcome(), rule_text=rule))
+    assert (check_rule_of(offer).words() if offer else None) == words
+
+
+def test_no_check_stops_what_the_person_let_run_since() -> None:
+    from learn.report.escalation import Ran
+
+    o = dataclasses.replace(_outcome(), rule_text="Never run `git push -f`.")
+    assert offer_check(o) is not None
+    ran = [Ran("other", "2026-03-15T00:00:00+00:00", ("git push --force origin main",))]
+    assert offer_check(o, ran=ran) is None
 
 
 def test_a_check_holds_every_spelling_of_the_flag_and_a_bare_command_gets_none() -> None:
@@ -65,7 +74,7 @@ def test_an_ignored_rule_gets_a_check_proposal_once(tmp_path: Path) -> None:
     offer = offer_check(_outcome())
     assert offer is not None and offer.key == "directive:no-force-push-check"
     assert offer.surface == "check" and offer.surface_commands == ("git push",)
-    assert offer.surface_rules == ("--force", "-f", "+*")
+    assert offer.surface_rules == ("--force", "-f", "--force-with-lease", "+*")
     rule = check_rule_of(offer)
     assert (rule.key, rule.mode, rule.reason) == ("directive:no-force-push", "record", RULE)
     assert offer_check(_outcome("holding")) is None
@@ -95,10 +104,16 @@ def test_apply_installs_the_offer_and_outcomes_say_what_it_would_have_stopped(
         dataclasses.replace(q, project=str(project)) for q in offered.quotes))
     with open_store(default_store_path()) as store:
         store.proposals.record([offer], run_id=None, fallback_project=str(project))
-    done = CliRunner().invoke(cli, ["apply", "--only", offer.key, "--yes", "--project",
-                                    str(project)])
+    where = ["--only", offer.key, "--project", str(project)]
+    look = CliRunner().invoke(cli, ["apply", *where, "--dry-run"])
+    assert look.exit_code == 0, look.output
+    assert ("learn's check, record-only: `git push` with --force / -f / --force-with-lease / +*"
+            in look.output)
+    assert "+++ " + str(project / ".claude" / "settings.local.json") in look.output
+    assert not (project / ".claude").exists()  # a dry run writes nothing
+    token = look.output.split("confirm: ", 1)[1].split()[0]
+    done = CliRunner().invoke(cli, ["apply", *where, "--confirm", token])
     assert done.exit_code == 0, done.output
-    assert "record only: `git push` with --force / -f / +*" in done.output
     hook = json.loads((project / ".claude" / "settings.local.json").read_text())
     assert "-m learn.guard" in hook["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     data = rules_file(str(project))
@@ -137,6 +152,14 @@ def test_apply_installs_the_offer_and_outcomes_say_what_it_would_have_stopped(
     assert "would have stopped the agent 1 time in 1 session" in lines
     assert "`learn check enforce no-force-push` makes it stop them" in lines
     assert o.to_json()["rates"]["since_check"]["sessions"] == 1
+
+    # `learn apply --undo` takes the check away again: the hook and its rules go, and
+    # the offer is pending once more.
+    undone = CliRunner().invoke(cli, ["apply", "--undo", "--yes"])
+    assert undone.exit_code == 0, undone.output
+    assert not (project / ".claude" / "settings.local.json").exists() and not data.exists()
+    with open_store(default_store_path()) as store:
+        assert store.proposals.decided(str(project), [offer.key]) == {}
 
 
 def test_in_place_rules_never_include_a_check(tmp_path: Path) -> None:

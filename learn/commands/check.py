@@ -22,7 +22,6 @@ from pathlib import Path
 import click
 
 from learn.guard.rules import CheckRule, Mode, RuleSet
-from learn.records.proposal import Proposal
 
 
 def _project(project_dir: Path | None) -> str:
@@ -49,52 +48,30 @@ def _show_and_confirm(plan: object, yes: bool) -> bool:
         click.echo(f"note: {note}")
     if yes:
         return True
+    from learn.commands.apply_writes import interactive
+
+    if not interactive():
+        # A pipeline that cannot answer must not be taken as consent (as `learn apply`).
+        click.echo("refusing to write without confirmation: not a terminal. Re-run with --yes "
+                   "to write the changes above.", err=True)
+        sys.exit(2)
     return click.confirm("write these changes?", default=False)
 
 
-def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes: bool,
-           *, dry_run: bool = False) -> bool:
-    """Show the changes, ask, write; whether it was written (exits 1 on a refused change)."""
+def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes: bool) -> None:
+    """Show the changes, ask, write (exits 1 on a refused change)."""
     from learn.report.check_install import CheckError, plan_rules, write_plan
 
     try:
         plan = plan_rules(project, rules, agents=[a for a in ("claude", "codex", "codex-rules")
                                                   if a in agents])
-        if not _show_and_confirm(plan, yes or dry_run) or dry_run:
-            return False
+        if not _show_and_confirm(plan, yes):
+            return
         write_plan(plan, project)
     except CheckError as exc:
         click.echo(f"learn check: {exc}", err=True)
         sys.exit(1)
     click.echo("done")
-    return True
-
-
-def install_offered(p: Proposal, project: str, *, yes: bool, dry_run: bool) -> bool:
-    """`learn apply` of a check learn proposed (learn.report.check_offer): installed
-    record-only for this project, recorded as applied. False when not written."""
-    from learn.guard.rules import BadRules
-    from learn.isotime import now_iso
-    from learn.report.check_install import installed_agents, with_rule
-    from learn.report.check_offer import check_rule_of
-    from learn.report.runs import record_decision
-
-    try:
-        rule = check_rule_of(p)._replace(added_at=now_iso())
-    except BadRules as exc:
-        click.echo(f"refused: {p.key}: {exc}", err=True)
-        return False
-    click.echo(f"{p.key}: record only: {rule.words()} — \"{rule.reason}\"")
-    agents = sorted({"claude", *installed_agents(project)})
-    if not _apply(project, with_rule(_load(project).rules, rule), agents, yes, dry_run=dry_run):
-        return False
-    from learn.guard.files import rules_file
-
-    record_decision(p.key, "accepted", rule.reason, str(rules_file(project)), project=project,
-                    proposal=p, form="check")
-    click.echo(f"{p.key}: learn's check notes what it would stop; `learn check enforce {rule.id}` "
-               "makes it stop the agent")
-    return True
 
 
 def _load(project: str) -> RuleSet:

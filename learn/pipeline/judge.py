@@ -226,14 +226,16 @@ def _outcomes(store: Store, project: str | None, sessions: Sequence[Session],
               proposals: Sequence[Any], embedder: Any) -> tuple[list[dict[str, Any]], list[Any]]:
     """Did each applied rule work: its correction counted in the sessions read, by start,
     over the sessions that loaded it; and for each rule ignored since, its escalation
-    (learn.report.escalation)."""
+    (learn.report.escalation) and learn's check where a prefix cannot hold it
+    (learn.report.check_offer)."""
+    from learn.mining.commands import unrefused_commands
     from learn.reduce.counting import occurrences
     from learn.reduce.in_place import measure
     from learn.reduce.loaded import Seen
     from learn.reduce.outcomes import Said
     from learn.reduce.pathscope import files_of_calls
     from learn.report.check_offer import with_check_offers
-    from learn.report.escalation import escalations_for
+    from learn.report.escalation import Ran, escalations_for
     from learn.transcripts.instructions import records_of
 
     starts = {s.id: iso(s.started_at or s.last_activity) for s in sessions}
@@ -248,6 +250,8 @@ def _outcomes(store: Store, project: str | None, sessions: Sequence[Session],
                     proposals=proposals, embedder=embedder,
                     session_projects={s.id: s.project for s in sessions}, seen=seen,
                     records=lambda ids: records_of(ids, files))
-    found, escalations = escalations_for(store.proposals, project, found, proposals)
-    found, checks = with_check_offers(store.proposals, project, found, proposals)
+    # What each session ran unrefused: a deny must not refuse what the person let run.
+    ran = [Ran(s.id, starts.get(s.id), tuple(unrefused_commands(s))) for s in sessions]
+    found, escalations = escalations_for(store.proposals, project, found, proposals, ran)
+    found, checks = with_check_offers(store.proposals, project, found, proposals, ran)
     return [o.to_json() for o in found], [*escalations, *checks]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import copy
+import dataclasses
 import difflib
 import hashlib
 import json
@@ -311,15 +312,29 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
     return CheckPlan(tuple(changes), tuple(notes), new_record if rules else {})
 
 
+def _confined(path: Path, project: str) -> Path:
+    """`path` checked like every write learn makes (learn.report.confine)."""
+    from learn.report.confine import confine
+    from learn.report.errors import ConfinementError
+
+    try:
+        return confine(path, (project,))
+    except ConfinementError as exc:
+        raise CheckError(str(exc)) from exc
+
+
 def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> None:
-    """Write every change, each only if its file still holds what was planned against."""
+    """Write every change, each only if its file still holds what was planned against,
+    and each to a destination learn may write (learn.report.confine)."""
+    ensure_private_dir(checks_dir(root))
+    # Every destination confined before any byte is written; then written where it
+    # really is (links followed), as confine answered.
+    real = {c.path: _confined(c.path, project) for c in plan.changes if c.after != c.before}
     for c in plan.changes:
         if _read(c.path) != c.before:
             raise CheckError(f"{c.path} changed while learn was planning; run the command again")
-    ensure_private_dir(checks_dir(root))
-    for c in plan.changes:
-        if c.after == c.before:
-            continue
+    for c in (dataclasses.replace(c, path=real[c.path]) for c in plan.changes
+              if c.after != c.before):
         if c.after is None:
             with contextlib.suppress(FileNotFoundError):
                 c.path.unlink()
@@ -333,7 +348,12 @@ def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> None:
         mode = c.path.stat().st_mode & 0o777 if c.before is not None else 0o600
         c.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(c.path, c.after, mode=mode)
-    record = record_file(project, root)
+    write_record(plan, project, root)
+
+
+def write_record(plan: CheckPlan, project: str, root: Path | None = None) -> None:
+    """Keep (or drop, with no rule left) what the settings held before learn's hook."""
+    record = _confined(record_file(project, root), project)
     if plan.record:
         atomic_write_bytes(record, json.dumps(plan.record, indent=2).encode("utf-8"))
     else:

@@ -10,9 +10,10 @@ It is a proposal like any other (`<label>-check`, surface "check"), pending unti
 the person applies it; applied, it starts record-only (`learn check enforce`
 makes it stop the agent).
 
-What the rule forbids is read from the rule and the person's quotes: a command in
-backticks after a negation ("never `git push --force`"), or a phrase that names one
-("force push").
+What the rule forbids is what an escalation reads (learn.report.prohibitions: a
+command after a negation, or a phrase that names one, "force push"); none is
+offered that would stop a command the rule prescribes or the person let run in a
+session since the rule.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from learn.guard.rules import BadRules, CheckRule, parse_rule
-from learn.guard.shell import simple_commands
+from learn.guard.rules import BadRules, CheckRule, check_line, parse_rule
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.outcomes import RuleOutcome
+from learn.report.escalation import Ran, accepted_since
+from learn.report.prohibitions import read_rule
 
 if TYPE_CHECKING:
     from learn.store.proposals import ProposalBook
@@ -44,31 +46,6 @@ FLAG_SPELLINGS: Final[dict[tuple[str, str | None], tuple[tuple[str, ...], ...]]]
 ARGUMENTS_OF: Final[dict[tuple[str, str | None, str], tuple[str, ...]]] = {
     ("git", "push", "--force"): ("+*",),
 }
-_NEG: Final = re.compile(r"\b(?:never|don'?t|do\s+not|must\s+not|stop|avoid|no\s+more)\b",
-                         re.IGNORECASE)
-_BACKTICKED: Final = re.compile(r"`([^`\n]{2,120})`")
-_FORCE_PUSH: Final = re.compile(r"\bforce[- ]?push", re.IGNORECASE)
-_CLAUSE: Final = re.compile(r"[.;!?](?:\s|$)")
-
-
-def forbidden_commands(texts: Sequence[str]) -> list[Command]:
-    """Commands `texts` forbid: backticked after a negation in the same clause, or
-    named by a phrase ("force push")."""
-    out: dict[Command, None] = {}
-    for text in texts:
-        for clause in _CLAUSE.split(text):
-            neg = _NEG.search(clause)
-            if neg is None:
-                continue
-            after = clause[neg.end():]
-            for m in _BACKTICKED.finditer(after):
-                for cmd in simple_commands(m.group(1)):
-                    out.setdefault(cmd.argv)
-            if _FORCE_PUSH.search(after):
-                out.setdefault(("git", "push", "--force"))
-    return list(out)
-
-
 def _head(cmd: Command) -> tuple[str, str | None]:
     program = cmd[0].rsplit("/", 1)[-1]
     return program, cmd[1] if len(cmd) > 1 and not cmd[1].startswith("-") else None
@@ -108,13 +85,17 @@ def _rule_id(label: str) -> str:
     return rid or "check"
 
 
-def offer_check(o: RuleOutcome, base: Proposal | None = None) -> Proposal | None:
-    """learn's check for an ignored rule that forbids a command with a flag, or None."""
+def offer_check(o: RuleOutcome, base: Proposal | None = None,
+                ran: Sequence[Ran] = ()) -> Proposal | None:
+    """learn's check for an ignored rule that forbids a command with a flag, or None (no
+    flag, or the check would stop what the rule prescribes or the person let run)."""
     if o.verdict != "ignored":
         return None
-    texts = [o.rule_text, *(q.text for q in o.quotes_since)]
-    rule = check_rule_for(forbidden_commands(texts), o.rule_text, _rule_id(o.label), o.key)
+    reading = read_rule(o.rule_text, tuple(q.text for q in o.quotes_since))
+    rule = check_rule_for(reading.forbidden, o.rule_text, _rule_id(o.label), o.key)
     if rule is None:
+        return None
+    if any(check_line(kept, [rule]) for kept in (*reading.prescribed, *accepted_since(o, ran))):
         return None
     quotes = o.quotes_since
     scope = base.verdict.scope if base and base.verdict else "project"
@@ -151,7 +132,8 @@ def check_rule_of(p: Proposal) -> CheckRule:
 
 
 def with_check_offers(book: ProposalBook, project: str | None, outcomes: Sequence[RuleOutcome],
-                      proposals: Sequence[Proposal]) -> tuple[list[RuleOutcome], list[Proposal]]:
+                      proposals: Sequence[Proposal],
+                      ran: Sequence[Ran] = ()) -> tuple[list[RuleOutcome], list[Proposal]]:
     """Each ignored command rule's check offer as a proposal, unless its check is in
     place, or the person applied or declined the offer (a declined one comes back like
     any proposal, at twice the sessions)."""
@@ -159,7 +141,7 @@ def with_check_offers(book: ProposalBook, project: str | None, outcomes: Sequenc
     out: list[RuleOutcome] = []
     made: list[Proposal] = []
     for o in outcomes:
-        offer = None if o.check is not None else offer_check(o, by_key.get(o.key))
+        offer = None if o.check is not None else offer_check(o, by_key.get(o.key), ran)
         if offer is None:
             out.append(o)
             continue
