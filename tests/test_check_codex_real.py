@@ -17,9 +17,9 @@ import os
 import subprocess
 from pathlib import Path
 
-from _real_clients import real_binary
 from click.testing import CliRunner
 from fakes.responses_server import ScriptedResponses
+from test_claude_surfaces_real import real_binary
 
 from learn.cli import cli
 from learn.transcripts.instructions import transcript_records

@@ -75,32 +75,6 @@ def _drop_heredocs(text: str) -> str:
     return "\n".join(out)
 
 
-def _backticks(text: str) -> str:
-    """`cmd` as $(cmd), outside single quotes (inside double quotes it substitutes too),
-    so one reading serves both spellings."""
-    out: list[str] = []
-    single = double = opened = False
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and not single and i + 1 < len(text):
-            out.append(text[i:i + 2])
-            i += 2
-            continue
-        if c == "'" and not double:
-            single = not single
-        elif c == '"' and not single:
-            double = not double
-        elif c == "`" and not single:
-            out.append(")" if opened else "$(")
-            opened = not opened
-            i += 1
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
 def _tokens(text: str) -> list[str]:
     lex = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>\n")
     lex.whitespace = " \t\r"
@@ -117,10 +91,10 @@ SUBSTITUTED = "$SUBST"  # what a `$( )` leaves in its word: no rule's word can m
 
 
 def _substitutions(text: str) -> tuple[str, list[str]]:
-    """`text` with every `$( ... )` (balanced, outside single quotes, inside double
-    quotes too) replaced by SUBSTITUTED in its word, and the commands it held. A word
-    built on a substitution (`git$(...)`) is then no program's name, and the words
-    after it stay its arguments."""
+    """`text` with every command substitution (`$( ... )`, balanced, and `` `...` ``;
+    outside single quotes, inside double quotes too) replaced by SUBSTITUTED in its
+    word, and the commands they held. A word built on a substitution (`git$(...)`) is
+    then no program's name, and the words after it stay its arguments."""
     out: list[str] = []
     inner: list[str] = []
     single = double = False
@@ -135,6 +109,13 @@ def _substitutions(text: str) -> tuple[str, list[str]]:
             single = not single
         elif c == '"' and not single:
             double = not double
+        elif c == "`" and not single:
+            end = text.find("`", i + 1)
+            end = len(text) if end < 0 else end
+            inner.append(text[i + 1:end])
+            out.append(SUBSTITUTED)
+            i = end + 1
+            continue
         elif c == "$" and not single and text.startswith("$(", i):
             depth, j = 1, i + 2
             while j < len(text) and depth:
@@ -203,7 +184,7 @@ def simple_commands(line: str, *, depth: int = 0) -> list[Simple]:
         nested.extend(texts)
         words = []
 
-    text, nested = _substitutions(_backticks(_drop_heredocs(line)))
+    text, nested = _substitutions(_drop_heredocs(line))
     for tok in _tokens(text):
         if skip_next:
             skip_next = False
