@@ -66,7 +66,7 @@ def _apply(found: dict[str, list[Any]], names: dict[str, str], shop: Path) -> di
             # tipped a group to a request, the person still applies it as a rule line.
             p = next((x for x in found[names[rule]] if x.kind == "directive"), None)
             if p is None:
-                p = dataclasses.replace(found[names[rule]][0], kind="directive")
+                p = dataclasses.replace(found[names[rule]][0], kind="directive", surface=None)
             edit = edit_for(p, TargetChoice(project_dir=shop, follow_quotes=True))
             for plan in plan_all([edit]):
                 write_plan(plan)
