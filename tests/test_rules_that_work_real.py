@@ -64,8 +64,8 @@ def test_the_plugin_records_loads_and_a_never_read_path_rule_is_never_loaded(
     # (up to 60 s) for the record, or Claude Code ends the session and its hooks
     # mid-write (seen: the path rule's record lost when "Done." followed the Read).
     records = home / ".local" / "share" / "learn" / "instructions"
-    wait = (f"for i in $(seq 120); do grep -qs api.md {records}/*.jsonl && break; "
-            "sleep 0.5; done")
+    wait = (f"for i in $(seq 120); do grep -qs api.md {records}/*.jsonl && "
+            f"grep -qs CLAUDE.md {records}/*.jsonl && break; sleep 0.5; done")
     fake = ScriptedModel([("Read", {"file_path": str(project / "docs" / "guide.md")}),
                           ("Read", {"file_path": str(project / "src" / "api" / "handler.py")}),
                           ("Bash", {"command": wait, "description": "wait"})])

@@ -245,7 +245,7 @@ def _bytes(path: Path) -> bytes:
         return b""
     if path.name.endswith(ZST_SUFFIX):
         try:
-            data, _ = decompress(data)
+            data = decompress(data).data  # bounded, like the parser (zstd bombs)
         except CorruptFile:
             return b""
     return data
