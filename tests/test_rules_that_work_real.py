@@ -207,6 +207,70 @@ def test_the_check_records_then_enforces_every_spelling_and_removes_cleanly(
     assert not again[0].get("is_error")  # nothing checks it any more
 
 
+def test_the_check_holds_what_the_deny_beside_it_cannot_say(tmp_path: Path) -> None:
+    """One ignored rule, "never force push", gets two offers: the exact deny (a prefix)
+    and learn's check. Both applied through `learn apply`: the deny refuses `git push
+    --force`, but `git push origin main --force` starts with `git push origin` and
+    gets past it (the real Claude Code runs it); the check, record-only, notes it, and
+    enforced, stops it and the other spellings with the rule's words; an ordinary push
+    still runs."""
+    from learn.records.proposal import Quote
+    from learn.reduce.outcomes import RuleOutcome
+    from learn.report.check_offer import offer_check
+    from learn.report.escalation import escalate
+    from learn.store import open_store
+    from learn.store.runs import default_store_path
+
+    claude = _claude()
+    project, home = _project(tmp_path)
+    bindir, witness = tmp_path / "bin", tmp_path / "pushed"
+    _witness_git(bindir, witness)
+    quotes = tuple(Quote(s, "you force pushed again, I said never force push",
+                         f"2026-03-2{i}T00:00:00+00:00", str(project))
+                   for i, s in enumerate(("a", "b")))
+    ignored = RuleOutcome("directive:no-force-push", RULE_WORDS, str(project / "CLAUDE.md"),
+                          "2026-03-10T00:00:00+00:00", "apply", 3, 2, 6, 2, quotes, (),
+                          "ignored")
+    deny, check = escalate(ignored), offer_check(ignored)
+    assert deny is not None and check is not None
+    assert "`git push origin main --force`" in (check.verdict.summary if check.verdict else "")
+    with open_store(default_store_path()) as store:
+        store.proposals.record([deny, check], run_id=None, fallback_project=str(project))
+    _learn("apply", "--yes", "--project", str(project))
+    denied = json.loads((project / ".claude" / "settings.json").read_text())
+    assert "Bash(git push --force:*)" in denied["permissions"]["deny"]
+    [rule] = json.loads(_learn("check", "list", "--json", "--project", str(project)).output)[
+        "rules"]
+    assert rule["mode"] == "record"
+
+    def run(*commands: str) -> list[dict[str, Any]]:
+        fake = ScriptedModel([("Bash", {"command": c, "description": "git"}) for c in commands])
+        with fake:
+            # The person lets the agent push without asking: only the deny and the check
+            # stand in the way.
+            proc = _run_claude(claude, project, home, fake, bindir,
+                               "--allowedTools", "Bash(git push:*)", "Bash(cd:*)")
+        assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+        assert len(fake.turns) == len(commands) + 1
+        return [tool_results(t)[0] for t in fake.turns[1:]]
+
+    refused, past_the_deny = run("git push --force", "git push origin main --force")
+    assert refused.get("is_error") is True
+    assert not past_the_deny.get("is_error"), past_the_deny
+    assert _pushes(witness) == ["push origin main --force"]
+    listed = json.loads(_learn("check", "list", "--json", "--project", str(project)).output)
+    assert listed["rules"][0]["would_have_stopped"] >= 1
+
+    _learn("check", "enforce", rule["id"], "--yes", "--project", str(project))
+    spellings = ["git push origin main --force", "git -C app push -f", "git push origin +main"]
+    results = run(*spellings, "git push origin feature/x")
+    for spelled, result in zip(spellings, results, strict=False):
+        assert result.get("is_error") is True, (spelled, result)
+        assert RULE_WORDS in json.dumps(result), (spelled, result)
+    assert not results[-1].get("is_error"), results[-1]
+    assert _pushes(witness) == ["push origin main --force", "push origin feature/x"]
+
+
 def test_the_check_program_imports_nothing_heavy(tmp_path: Path) -> None:
     """Not a timing test (benchmarks/check.py measures it): the check imports no part of
     learn beyond learn.guard and the hook input reader, and no heavy module."""

@@ -80,6 +80,15 @@ def check_rule_for(commands: Sequence[Command], reason: str, rule_id: str,
         return None
 
 
+def past_a_prefix(rule: CheckRule) -> str:
+    """A spelling of what `rule` forbids that no prefix rule for it matches: the flag
+    after the arguments (`git push origin main --force`)."""
+    head = " ".join(x for x in (rule.program, rule.subcommand) if x)
+    after = "origin main" if (rule.program, rule.subcommand) == ("git", "push") else "…"
+    flag = next(iter(rule.flags), None) or next(iter(rule.arguments), "")
+    return f"`{head} {after} {flag}`"
+
+
 def _rule_id(label: str) -> str:
     rid = re.sub(r"[^a-z0-9-]+", "-", label.lower()).strip("-")[:80]
     return rid or "check"
@@ -99,8 +108,9 @@ def offer_check(o: RuleOutcome, base: Proposal | None = None,
         return None
     quotes = o.quotes_since
     scope = base.verdict.scope if base and base.verdict else "project"
-    summary = (f"Check it: learn's check stops {rule.words()} in any spelling (record-only "
-               "first; `learn check enforce` makes it stop the agent)")
+    summary = (f"Check it: {past_a_prefix(rule)} gets past a deny (a prefix); learn's check "
+               f"stops {rule.words()} in any spelling (record-only first; `learn check "
+               "enforce` makes it stop the agent)")
     return Proposal(
         kind="directive", label=f"{o.label}-check", text=o.rule_text, sessions=o.said_since,
         count=len(quotes), last_seen=max((q.at for q in quotes if q.at), default=None),

@@ -42,8 +42,10 @@ _TOUCH_HEAD: Final = re.compile(
     rf"\b{_NEG}\s+(?:ever\s+)?{_TOUCH}\s+(?:the\s+|anything\s+in\s+|files\s+in\s+)?",
     re.IGNORECASE)
 _RUN_VERB: Final = re.compile(rf"(?<![\w-]){_VERB}\s+(?:it\s+with\s+|with\s+)?", re.IGNORECASE)
-# Clause boundaries: sentence ends, semicolons, dashes used as punctuation, "but".
-_CLAUSES: Final = re.compile(r"(?:[.;!?](?=\s|$)|,\s|\s[—–]\s|\s-\s|\s+but\s+)", re.IGNORECASE)
+# Clause boundaries: sentence ends, semicolons, a colon before its explanation ("never
+# force push: it rewrites history"), dashes used as punctuation, "but".
+_CLAUSES: Final = re.compile(r"(?:[.;!?](?=\s|$)|[,:]\s|\s[—–]\s|\s-\s|\s+but\s+)",
+                             re.IGNORECASE)
 _BACKTICKED: Final = re.compile(r"`([^`\n]{1,120})`")
 _WORD: Final = re.compile(r"^(?:[a-z0-9][\w.+-]*|--?[a-z0-9][\w-]*)$", re.IGNORECASE)
 _PROGRAM: Final = re.compile(r"^[a-z0-9][\w.+-]*$", re.IGNORECASE)
