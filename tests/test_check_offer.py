@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from learn.cli import cli
 from learn.guard.files import rules_file
+from learn.guard.rules import check_line
 from learn.records.proposal import Funnel, Quote, RunResult, RunUsage
 from learn.reduce.outcomes import RuleOutcome, Said
 from learn.report.check_offer import (
@@ -60,7 +61,13 @@ def test_a_check_holds_every_spelling_of_the_flag_and_a_bare_command_gets_none()
         "git", "push", ("--force", "-f"), ("+*",))
     assert check_rule_for([("npm", "install")], RULE, "r", None) is None
     rm = check_rule_for([("rm", "-rf", "build")], RULE, "r", None)
-    assert rm is not None and rm.subcommand is None and set(rm.flags) == {"-rf"}
+    assert rm is not None and rm.subcommand is None and rm.flags == ("-rf", "-Rf")
+    # A cluster is its letters together: -f alone (or -r alone) is another command.
+    spelled = {line: bool(check_line(line, [rm])) for line in (
+        "rm -rf build", "rm -fr build", "rm -r -f build", "cd a && rm -fR x", "rm x -rfv",
+        "rm -f x", "rm -r x", "rm x")}
+    assert [line for line, hit in spelled.items() if hit] == [
+        "rm -rf build", "rm -fr build", "rm -r -f build", "cd a && rm -fR x", "rm x -rfv"]
 
 
 def _outcome(verdict: str = "ignored", check: dict[str, object] | None = None) -> RuleOutcome:

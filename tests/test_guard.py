@@ -89,6 +89,22 @@ def test_a_rule_matches_its_flags_in_any_spelling_and_nothing_else(line: str,
     assert (hits[0].words if hits else None) == broken
 
 
+@pytest.mark.parametrize(("line", "broken"), [
+    ("rm -rf build", "rm -rf"),
+    ("rm -fr build", "rm -fr"),
+    ("rm -r -f build", "rm -r -f"),
+    ("rm build -v -fr", "rm -fr"),
+    ("sudo rm -rfv /", "rm -rfv"),
+    ("rm -f stale.lock", None),
+    ("rm -r empty/", None),
+    ("rm -- -rf", None),  # a file named -rf
+])
+def test_a_cluster_in_a_rule_is_its_letters_together(line: str, broken: str | None) -> None:
+    rule = CheckRule(id="no-rm-rf", program="rm", reason="Never rm -rf.", flags=("-rf",))
+    hits = check_line(line, [rule])
+    assert (hits[0].words if hits else None) == broken
+
+
 def test_a_rule_without_flags_forbids_the_subcommand_itself() -> None:
     rule = FORCE._replace(id="no-push", flags=(), arguments=())
     assert match(rule, simple_commands("git -C x push")[0]) == "git push"

@@ -13,7 +13,9 @@ on every shell call). Matching reads the simple commands learn.guard.shell finds
 (`git -C app push`, `git -c k=v push`), then the words after it up to `--`: a long
 flag as written or with `=value` (`--force`, `--force=yes`; `--force-with-lease`
 is another flag), a short flag alone or in a small cluster (`-f`, `-uf`; clusters
-of four or more letters such as `-mfix` are read as an option with its value), and
+of four or more letters such as `-mfix` are read as an option with its value), a
+rule's own cluster as its letters together in any order or words (`-rf` is `-fr`,
+`-r -f`, `-rfv`; `-f` alone is not it), and
 positional words against shell-style patterns (`+*`: a force-pushed refspec).
 """
 
@@ -190,6 +192,25 @@ def _flag_in(flag: str, word: str) -> bool:
             and letter in word[1:])
 
 
+def _short_letters(word: str) -> str:
+    """The one-letter options a word sets (`-r`, `-rf`), or "" for anything else."""
+    if word.startswith("-") and not word.startswith("--") and word[1:].isalpha() \
+            and 1 <= len(word) - 1 <= SHORT_CLUSTER_MAX:
+        return word[1:]
+    return ""
+
+
+def _together(flag: str, words: Sequence[str]) -> str | None:
+    """A rule flag that is a cluster (`-rf`: -r and -f together) against the words of a
+    command: the words that set all its letters (`-fr`, `-r -f`), or None."""
+    letters = _short_letters(flag)
+    if len(letters) < 2:
+        return None
+    used = [w for w in words if set(_short_letters(w)) & set(letters)]
+    have = set("".join(_short_letters(w) for w in used))
+    return " ".join(used) if set(letters) <= have else None
+
+
 def match(rule: CheckRule, cmd: Simple) -> str | None:
     """The words of `cmd` that break `rule` (e.g. `git push -f`), or None."""
     if cmd.program != rule.program:
@@ -212,6 +233,10 @@ def match(rule: CheckRule, cmd: Simple) -> str | None:
                 return " ".join([*head, word])
         elif any(fnmatch.fnmatchcase(word, p) for p in rule.arguments):
             return " ".join([*head, word])
+    for f in rule.flags:
+        used = _together(f, rest[:end])
+        if used is not None:
+            return " ".join([*head, used])
     for word in rest[end + 1:]:
         if any(fnmatch.fnmatchcase(word, p) for p in rule.arguments):
             return " ".join([*head, word])

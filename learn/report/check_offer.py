@@ -19,11 +19,12 @@ session since the rule.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from learn.guard.rules import BadRules, CheckRule, check_line, parse_rule
+from learn.guard.rules import SHORT_CLUSTER_MAX, BadRules, CheckRule, check_line, parse_rule
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.outcomes import RuleOutcome
 from learn.report.escalation import Ran, accepted_since
@@ -51,6 +52,18 @@ def _head(cmd: Command) -> tuple[str, str | None]:
     return program, cmd[1] if len(cmd) > 1 and not cmd[1].startswith("-") else None
 
 
+def _clusters(flag: str, groups: Sequence[tuple[str, ...]]) -> tuple[str, ...]:
+    """A cluster (`-rf`) in each one-letter spelling of its letters (`-rf`, `-Rf`); the
+    check reads a cluster as its letters together in any order. Anything else as is."""
+    letters = flag[1:]
+    if flag.startswith("--") or not 2 <= len(letters) <= SHORT_CLUSTER_MAX \
+            or not letters.isalpha():
+        return (flag,)
+    each = [next(([g[1:] for g in group if len(g) == 2 and g[0] == "-" and g[1] != "-"]
+                  for group in groups if f"-{x}" in group), [x]) for x in letters]
+    return tuple(dict.fromkeys("-" + "".join(p) for p in itertools.product(*each)))
+
+
 def check_rule_for(commands: Sequence[Command], reason: str, rule_id: str,
                    key: str | None) -> CheckRule | None:
     """A check for the first (program, subcommand) that `commands` forbid with a flag,
@@ -66,7 +79,8 @@ def check_rule_for(commands: Sequence[Command], reason: str, rule_id: str,
         if _head(cmd) != (program, sub):
             continue
         for f in (w for w in cmd[1:] if w.startswith("-")):
-            same = next((g for g in FLAG_SPELLINGS.get((program, sub), ()) if f in g), (f,))
+            same = next((g for g in FLAG_SPELLINGS.get((program, sub), ()) if f in g),
+                        _clusters(f, FLAG_SPELLINGS.get((program, sub), ())))
             spelled.update(dict.fromkeys(same))
             arguments.update(dict.fromkeys(ARGUMENTS_OF.get((program, sub, same[0]), ())))
     try:
