@@ -127,6 +127,22 @@ def test_loading_is_inferred_from_agent_folder_and_files_read(tmp_path: Path) ->
     assert load_call(md, _seen("f", provider="gemini", cwd=cwd)).how == "assumed"
 
 
+def test_the_persons_own_path_rule_loads_only_for_matching_files_of_the_session(
+        tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    p = _project(tmp_path)
+    rule = home / ".claude" / "rules" / "sql.md"
+    rule.parent.mkdir(parents=True)
+    rule.write_text('---\npaths: ["**/*.sql"]\n---\n- Keep SQL keywords upper case.\n')
+    t = target_of(str(rule), "Keep SQL keywords upper case.", home=home)
+    assert (t.kind, t.base) == ("claude-path-rule", None)
+    assert load_call(t, _seen("a", cwd=str(p), touched=(f"{p}/db/q.sql",))).loaded
+    missed = load_call(t, _seen("b", cwd=str(p), touched=(f"{p}/src/app.py",)))
+    assert (missed.loaded, missed.why) == (False, "paths")
+    # A file of another folder than the session's is not one the rule matched from.
+    assert not load_call(t, _seen("c", cwd=str(p), touched=(f"{tmp_path}/else/q.sql",))).loaded
+
+
 def test_a_record_decides_where_it_reports_the_files_kind(tmp_path: Path) -> None:
     home = tmp_path / "home"
     p = _project(tmp_path)

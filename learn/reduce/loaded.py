@@ -90,13 +90,17 @@ def load_call(target: RuleTarget, seen: Seen, *, prior: bool = False) -> LoadCal
             return LoadCall(True, "recorded")
     if target.cut is not None:
         return LoadCall(False, "inferred", "cut")
+    if target.kind == "claude-path-rule":
+        # The person's own path rules (~/.claude/rules) match from the session's folder.
+        base = target.base or seen.cwd
+        if base is None:
+            return LoadCall(True, "assumed")
+        if matched(target.globs, seen.touched, base):
+            return LoadCall(True, "inferred")
+        return LoadCall(False, "inferred", "paths")
     if target.base is None:
         return LoadCall(True, "inferred")  # the person's own files load everywhere
     cwd_in = seen.cwd is not None and within(seen.cwd, target.base)
-    if target.kind == "claude-path-rule":
-        if matched(target.globs, seen.touched, target.base):
-            return LoadCall(True, "inferred")
-        return LoadCall(False, "inferred", "paths")
     if cwd_in:
         return LoadCall(True, "inferred")
     if seen.provider == "claude" and target.kind in ("claude-md", "agents-md") and any(
