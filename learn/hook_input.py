@@ -36,6 +36,20 @@ def hook_object(raw: bytes) -> dict[str, Any]:
     return data
 
 
+def event_fields(data: dict[str, Any], event: str, field: str) -> tuple[str, str]:
+    """(session id, `field`) of one hook input of `event` (an input without
+    hook_event_name is taken as one); ValueError saying what is wrong otherwise."""
+    name = data.get("hook_event_name")
+    if name is not None and name != event:
+        raise ValueError(f"not a {event} event: {name!r}")
+    sid, value = data.get("session_id"), data.get(field)
+    if not isinstance(sid, str) or not safe_session_id(sid):
+        raise ValueError(f"no usable session_id: {sid!r}")
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"no {field}")
+    return sid, value
+
+
 def read_stdin(stream: BinaryIO, *, timeout: float = 1.0) -> bytes:
     """What arrives on `stream` until EOF or `timeout` seconds, at most 1 MiB."""
     fd = stream.fileno()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from learn.hook_input import MAX_INPUT_BYTES as MAX_INPUT_BYTES
-from learn.hook_input import hook_object, safe_session_id
+from learn.hook_input import event_fields, hook_object
 from learn.hook_input import read_stdin as read_stdin
 
 
@@ -35,14 +35,10 @@ def parse_event(raw: bytes) -> SessionEnded:
         data = hook_object(raw)
     except ValueError as exc:
         raise BadHookInput(str(exc)) from exc
-    event = data.get("hook_event_name")
-    if event is not None and event != "SessionEnd":
-        raise BadHookInput(f"not a SessionEnd event: {event!r}")
-    session_id, path = data.get("session_id"), data.get("transcript_path")
-    if not isinstance(session_id, str) or not safe_session_id(session_id):
-        raise BadHookInput(f"no usable session_id: {session_id!r}")
-    if not isinstance(path, str) or not path:
-        raise BadHookInput("no transcript_path")
+    try:
+        session_id, path = event_fields(data, "SessionEnd", "transcript_path")
+    except ValueError as exc:
+        raise BadHookInput(str(exc)) from exc
 
     def opt(name: str) -> str | None:
         v = data.get(name)

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from learn.hook_input import hook_object, safe_session_id
+from learn.hook_input import event_fields, hook_object, safe_session_id
 
 Source = Literal["hook", "transcript"]
 
@@ -95,13 +95,10 @@ class BadLoadRecord(ValueError):
 
 def load_from_hook(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """(session id, the line to record) from one InstructionsLoaded hook input."""
-    if data.get("hook_event_name") not in (None, "InstructionsLoaded"):
-        raise BadLoadRecord(f"not an InstructionsLoaded event: {data.get('hook_event_name')!r}")
-    sid, file = data.get("session_id"), data.get("file_path")
-    if not isinstance(sid, str) or not safe_session_id(sid):
-        raise BadLoadRecord(f"no usable session_id: {sid!r}")
-    if not isinstance(file, str) or not file:
-        raise BadLoadRecord("no file_path")
+    try:
+        sid, file = event_fields(dict(data), "InstructionsLoaded", "file_path")
+    except ValueError as exc:
+        raise BadLoadRecord(str(exc)) from exc
 
     def opt(name: str) -> Any:
         value = data.get(name)
