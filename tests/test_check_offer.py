@@ -33,7 +33,11 @@ RULE = "Never force push; the main branch is shared."
 
 @pytest.mark.parametrize(("rule", "words"), [
     ("Never run `git push --force`; ask me first.", "`git push` with --force / -f / +*"),
-    ("never force push to main", None),  # narrowed ("to main"): no prefix, no check either
+    # Narrowed to a branch or a folder: no prefix says it, the check does with a target.
+    ("never force push to main",
+     "`git push` with --force / -f / --force-with-lease / +* naming `main`"),
+    ("never use rm -rf on the data dir", "`rm` with -rf / -Rf naming `data`"),
+    ("never force push to main without asking", None),  # a narrowing the check cannot say
     ("Never force push.", "`git push` with --force / -f / --force-with-lease / +*"),
     ("Don't use `npm install`, use bun.", None),  # no flag: a deny says it exactly
     ("Run the tests with `pnpm vitest run`, never in watch mode.", None),
@@ -43,6 +47,32 @@ def test_a_check_is_offered_for_a_forbidden_command_with_a_flag(rule: str,
                                                                 words: str | None) -> None:
     offer = offer_check(dataclasses.replace(_outcome(), rule_text=rule))
     assert (check_rule_of(offer).words() if offer else None) == words
+
+
+@pytest.mark.parametrize(("line", "stopped"), [
+    ("git push origin main --force", True),
+    ("git push -f origin HEAD:main", True),
+    ("git push origin +main", True),
+    ("cd app && git push --force origin refs/heads/main", True),
+    ("git push -f origin feature/x", False),  # force pushing a branch was never forbidden
+    ("git push origin main", False),
+    ("git push -f", False),  # no branch named: the line does not say which (documented)
+])
+def test_a_check_narrowed_to_a_branch_needs_the_branch_named(line: str, stopped: bool) -> None:
+    offer = offer_check(dataclasses.replace(_outcome(), rule_text="Never force push to main."))
+    assert offer is not None and offer.surface_commands[0] == "git push"
+    assert bool(check_line(line, [check_rule_of(offer)])) is stopped
+
+
+def test_a_check_narrowed_to_a_folder_needs_the_folder_named() -> None:
+    offer = offer_check(dataclasses.replace(_outcome(),
+                                            rule_text="never use rm -rf on the data dir"))
+    assert offer is not None
+    rule = check_rule_of(offer)
+    hit = {line for line in ("rm -rf data", "rm -fr ./data/cache", "rm -rf /srv/shop/data",
+                             "rm -rf build", "rm -r data", "rm -rf database")
+           if check_line(line, [rule])}
+    assert hit == {"rm -rf data", "rm -fr ./data/cache", "rm -rf /srv/shop/data"}
 
 
 def test_no_check_stops_what_the_person_let_run_since() -> None:

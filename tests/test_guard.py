@@ -29,6 +29,7 @@ from learn.report.check_install import (
     CheckError,
     claude_settings,
     codex_hooks,
+    codex_prefix_rules,
     hook_command,
     plan_rules,
     with_mode,
@@ -120,6 +121,7 @@ def _file(rules: list[dict[str, object]], project: str | None = None) -> str:
     ({"subcommand": "$(touch x)"}, "not a plain word"),
     ({"flags": ["--force; ls"]}, "not a plain word"),
     ({"flags": "-f"}, "list of strings"),
+    ({"targets": ["main; ls"]}, "not a plain word"),
     ({"reason": ""}, "reason"),
     ({"mode": "block"}, "mode"),
     ({"id": "Bad Id"}, "rule id"),
@@ -334,5 +336,35 @@ def test_codex_without_hooks_gets_prefix_rules_only_once_a_rule_is_enforced(
     text = rules_path.read_text()
     assert 'pattern = ["git", "push", "--force"]' in text and '"git", "push", "-f"' in text
     assert 'decision = "forbidden"' in text and "Never force push; ask me first." in text
+    # Narrowed to main, a rule has no prefix: `git push --force` would forbid every branch.
+    to_main = FORCE._replace(id="to-main", targets=("main", "*:main"))
+    assert codex_prefix_rules([to_main]) is None
     write_plan(plan_rules(str(project), [], home=home), str(project))
     assert not rules_path.exists() and not rules_path.parent.exists()
+
+
+def test_a_rule_added_by_hand_with_a_target_holds_only_where_it_is_named(
+        tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from learn.cli import cli
+
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    where = ["--project", str(project)]
+    added = CliRunner().invoke(cli, ["check", "add", "git", "push", "--flag", "-f", "--flag",
+                                     "--force", "--target", "main", "--target", "*:main",
+                                     "--reason", "Never force push to main.", "--enforce",
+                                     "--yes", *where])
+    assert added.exit_code == 0, added.output
+    assert "`git push` with -f / --force naming `main`" in added.output
+
+    def test(line: str) -> tuple[int, str]:
+        r = CliRunner().invoke(cli, ["check", "test", line, *where])
+        return r.exit_code, r.output
+
+    assert test("git push -f origin HEAD:main") == (2, "reads as: git push -f origin HEAD:main\n"
+                                                      "breaks git-push-f [enforce]: "
+                                                      "`git push -f HEAD:main`\n")
+    assert test("git push -f origin feature/x")[0] == 0
+    assert test("git push origin main")[0] == 0

@@ -100,6 +100,9 @@ _YES = click.option("--yes", is_flag=True, help="Write without asking (the diff 
 @click.option("--flag", "flags", multiple=True, help="A flag that must not appear (repeat).")
 @click.option("--argument", "arguments", multiple=True,
               help="A pattern an argument must not match, e.g. '+*' (repeat).")
+@click.option("--target", "targets", multiple=True,
+              help="A pattern one argument must also match, e.g. 'main' '*:main' (repeat): "
+                   "the rule then holds only where it is named.")
 @click.option("--reason", required=True, help="Your words: what the agent is told when stopped.")
 @click.option("--id", "rule_id", default=None, help="A name for the rule (default from the words).")
 @click.option("--key", default=None, help="The learn proposal it enforces (kind:label).")
@@ -108,7 +111,7 @@ _YES = click.option("--yes", is_flag=True, help="Write without asking (the diff 
 @_PROJECT
 @_YES
 def add(program: str, subcommand: str | None, flags: tuple[str, ...], arguments: tuple[str, ...],
-        reason: str, rule_id: str | None, key: str | None, enforce: bool, codex: bool,
+        targets: tuple[str, ...], reason: str, rule_id: str | None, key: str | None, enforce: bool, codex: bool,
         project_dir: Path | None, yes: bool) -> None:
     """Check PROGRAM [SUBCOMMAND] for the flags and arguments you never want."""
     from learn.guard.rules import BadRules, parse_rule
@@ -122,7 +125,7 @@ def add(program: str, subcommand: str | None, flags: tuple[str, ...], arguments:
         rule = parse_rule({"id": rid, "program": program, "subcommand": subcommand,
                            "flags": list(flags), "arguments": list(arguments), "reason": reason,
                            "mode": "enforce" if enforce else "record", "key": key,
-                           "added_at": now_iso()})
+                           "added_at": now_iso(), "targets": list(targets)})
     except BadRules as exc:
         raise click.BadParameter(str(exc)) from exc
     agents = sorted({"claude", *installed_agents(project), *(_codex_agent() if codex else [])})

@@ -16,7 +16,9 @@ is another flag), a short flag alone or in a small cluster (`-f`, `-uf`; cluster
 of four or more letters such as `-mfix` are read as an option with its value), a
 rule's own cluster as its letters together in any order or words (`-rf` is `-fr`,
 `-r -f`, `-rfv`; `-f` alone is not it), and
-positional words against shell-style patterns (`+*`: a force-pushed refspec).
+positional words against shell-style patterns (`+*`: a force-pushed refspec). A
+rule with targets holds only where a positional word also matches one of them
+(`main`, `*:main`: "never force push to main").
 """
 
 from __future__ import annotations
@@ -70,18 +72,24 @@ class CheckRule(NamedTuple):
     key: str | None = None  # the learn rule it checks (kind:label of the rule in place)
     added_at: str | None = None
     enforced_at: str | None = None  # when the person switched it to enforce
+    # Patterns of which a positional word must also appear ("never force push to main":
+    # `main`, `+main`, `HEAD:main`, ...); empty: the flags alone break the rule.
+    targets: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "program": self.program, "subcommand": self.subcommand,
                 "flags": list(self.flags), "arguments": list(self.arguments),
                 "reason": self.reason, "mode": self.mode, "key": self.key,
-                "added_at": self.added_at, "enforced_at": self.enforced_at}
+                "added_at": self.added_at, "enforced_at": self.enforced_at,
+                "targets": list(self.targets)}
 
     def words(self) -> str:
         """The rule in a line: `git push` with --force / -f / +*."""
         head = " ".join(x for x in (self.program, self.subcommand) if x)
         banned = [*self.flags, *self.arguments]
-        return f"`{head}` with {' / '.join(banned)}" if banned else f"`{head}`"
+        said = f"`{head}` with {' / '.join(banned)}" if banned else f"`{head}`"
+        # The first target is the name itself; the others are its spellings.
+        return f"{said} naming `{self.targets[0]}`" if self.targets else said
 
 
 class RuleSet(NamedTuple):
@@ -133,6 +141,7 @@ def parse_rule(data: Any) -> CheckRule:
     return CheckRule(id=rid, program=program, subcommand=sub,
                      flags=_strings(data.get("flags"), VALID_FLAG, "flag", rid),
                      arguments=_strings(data.get("arguments"), VALID_PATTERN, "argument", rid),
+                     targets=_strings(data.get("targets"), VALID_PATTERN, "target", rid),
                      reason=clean_reason(reason), mode=mode,
                      key=key if isinstance(key, str) else None,
                      added_at=added if isinstance(added, str) else None,
@@ -223,23 +232,36 @@ def match(rule: CheckRule, cmd: Simple) -> str | None:
             return None
         head.append(rule.subcommand)
         start = at + 1
-    if not rule.flags and not rule.arguments:
-        return " ".join(head)
     rest = cmd.argv[start:]
     end = rest.index("--") if "--" in rest else len(rest)
+    named: list[str] = []
+    if rule.targets:
+        positional = [w for w in rest[:end] if not w.startswith("-") or w == "-"]
+        named = [w for w in [*positional, *rest[end + 1:]]
+                 if any(fnmatch.fnmatchcase(w, p) for p in rule.targets)][:1]
+        if not named:
+            return None
+    hit = _hit(rule, rest, end)
+    if hit is None and (rule.flags or rule.arguments):
+        return None
+    return " ".join([*head, *([hit] if hit else []), *(w for w in named if w != hit)])
+
+
+def _hit(rule: CheckRule, rest: Sequence[str], end: int) -> str | None:
+    """The words after the subcommand that hold one of the rule's flags or arguments."""
     for word in rest[:end]:
         if word.startswith("-") and word != "-":
             if any(_flag_in(f, word) for f in rule.flags):
-                return " ".join([*head, word])
+                return word
         elif any(fnmatch.fnmatchcase(word, p) for p in rule.arguments):
-            return " ".join([*head, word])
+            return word
     for f in rule.flags:
         used = _together(f, rest[:end])
         if used is not None:
-            return " ".join([*head, used])
+            return used
     for word in rest[end + 1:]:
         if any(fnmatch.fnmatchcase(word, p) for p in rule.arguments):
-            return " ".join([*head, word])
+            return word
     return None
 
 

@@ -209,12 +209,13 @@ def codex_has_hooks(home: Path | None = None, binary: str = "codex") -> bool | N
 def codex_prefix_rules(rules: Sequence[CheckRule]) -> bytes | None:
     """The exact prefix_rules a Codex without hooks can be given for the enforced rules:
     `program subcommand flag` at the start of a command only (`git push origin main
-    --force` is not caught, argument patterns cannot be said); None when none."""
+    --force` is not caught, argument patterns cannot be said, and a rule narrowed to a
+    target gets none: its prefix would forbid more than the person did); None when none."""
     from learn.report.escalation import merged_codex_rules
 
     text: str | None = None
     for r in rules:
-        if r.mode != "enforce":
+        if r.mode != "enforce" or r.targets:
             continue
         head = [r.program, *([r.subcommand] if r.subcommand else [])]
         commands = [" ".join([*head, f]) for f in r.flags] or [" ".join(head)]

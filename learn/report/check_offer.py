@@ -13,7 +13,11 @@ makes it stop the agent).
 What the rule forbids is what an escalation reads (learn.report.prohibitions: a
 command after a negation, or a phrase that names one, "force push"); none is
 offered that would stop a command the rule prescribes or the person let run in a
-session since the rule.
+session since the rule. A prohibition narrowed to a branch or a folder ("never
+force push to main", "never rm -rf on the data dir"), which no deny can say, gets
+a check whose rule also needs a word naming it (`targets_of`); it reads the command
+line, so `git push -f` with no branch named passes (the check does not know which
+branch is checked out). Any other narrowing ("without asking") gets no check.
 """
 
 from __future__ import annotations
@@ -47,6 +51,35 @@ FLAG_SPELLINGS: Final[dict[tuple[str, str | None], tuple[tuple[str, ...], ...]]]
 ARGUMENTS_OF: Final[dict[tuple[str, str | None, str], tuple[str, ...]]] = {
     ("git", "push", "--force"): ("+*",),
 }
+# "…to main", "…on the data dir": the words that narrow a prohibition to one branch or
+# folder, the only narrowing the check can say (anything else, "without asking", it
+# cannot, and no check is offered).
+_NARROWED: Final = re.compile(
+    r"^(?:to|on|onto|into|in|against)\s+(?:the\s+)?`?(?P<name>[A-Za-z0-9_][\w.-]*(?:/[\w.-]+)*/?)`?"
+    r"(?:\s+(?P<kind>branch|dir|directory|folder))?\s*[.!]?$", re.IGNORECASE)
+
+
+def targets_of(cmd: Command, narrowing: str) -> tuple[str, ...]:
+    """The words of a command line that name what `narrowing` names: a branch for
+    `git push` (`main`, `+main`, `HEAD:main`, `refs/heads/main`), a folder for any
+    other command (`data`, `./data/x`, `/abs/data`); () when the check cannot say it."""
+    m = _NARROWED.match(narrowing)
+    if m is None:
+        return ()
+    name, kind = m.group("name"), (m.group("kind") or "").lower()
+    if _head(cmd) == ("git", "push") and kind in ("", "branch"):
+        branch = name.removeprefix("origin/").rstrip("/")
+        refs = (branch, f"refs/heads/{branch}")
+        return tuple(f"{plus}{src}{ref}" for ref in refs for plus in ("", "+")
+                     for src in ("", "*:"))
+    if kind in ("dir", "directory", "folder") or "/" in name:
+        folder = name.removeprefix("./").rstrip("/")
+        if not folder or folder.startswith((".", "/")):
+            return ()
+        return tuple(f"{pre}{folder}{post}" for pre in ("", "./", "*/") for post in ("", "/*"))
+    return ()
+
+
 def _head(cmd: Command) -> tuple[str, str | None]:
     program = cmd[0].rsplit("/", 1)[-1]
     return program, cmd[1] if len(cmd) > 1 and not cmd[1].startswith("-") else None
@@ -65,10 +98,11 @@ def _clusters(flag: str, groups: Sequence[tuple[str, ...]]) -> tuple[str, ...]:
 
 
 def check_rule_for(commands: Sequence[Command], reason: str, rule_id: str,
-                   key: str | None) -> CheckRule | None:
+                   key: str | None, targets: Sequence[str] = ()) -> CheckRule | None:
     """A check for the first (program, subcommand) that `commands` forbid with a flag,
-    with the flags of every command forbidding it; None when none carries a flag (a
-    prefix rule says a bare command exactly)."""
+    with the flags of every command forbidding it, when a word naming one of `targets`
+    is there too; None when none carries a flag (a prefix rule says a bare command
+    exactly)."""
     flagged = [c for c in commands if any(w.startswith("-") for w in c[1:])]
     if not flagged:
         return None
@@ -89,7 +123,7 @@ def check_rule_for(commands: Sequence[Command], reason: str, rule_id: str,
         # would refuse whole (and so stop nothing at all).
         return parse_rule({"id": rule_id, "program": program, "subcommand": sub,
                            "flags": list(spelled), "arguments": list(arguments),
-                           "reason": reason, "key": key})
+                           "reason": reason, "key": key, "targets": list(targets)})
     except BadRules:
         return None
 
@@ -101,6 +135,11 @@ def past_a_prefix(rule: CheckRule) -> str:
     after = "origin main" if (rule.program, rule.subcommand) == ("git", "push") else "…"
     flag = next(iter(rule.flags), None) or next(iter(rule.arguments), "")
     return f"`{head} {after} {flag}`"
+
+
+def _bare(rule: CheckRule) -> str:
+    head = " ".join(x for x in (rule.program, rule.subcommand) if x)
+    return f"{head} {next(iter(rule.flags), '')}".strip()
 
 
 def _rule_id(label: str) -> str:
@@ -116,26 +155,42 @@ def offer_check(o: RuleOutcome, base: Proposal | None = None,
         return None
     reading = read_rule(o.rule_text, tuple(q.text for q in o.quotes_since))
     rule = check_rule_for(reading.forbidden, o.rule_text, _rule_id(o.label), o.key)
+    for narrowing in dict.fromkeys(n for _, n in reading.narrowed_to) if rule is None else ():
+        same = [c for c, n in reading.narrowed_to if n == narrowing]  # a phrase's spellings
+        targets = targets_of(same[0], narrowing)
+        rule = check_rule_for(same, o.rule_text, _rule_id(o.label), o.key, targets) \
+            if targets else None
+        if rule is not None:
+            break
     if rule is None:
         return None
     if any(check_line(kept, [rule]) for kept in (*reading.prescribed, *accepted_since(o, ran))):
         return None
     quotes = o.quotes_since
     scope = base.verdict.scope if base and base.verdict else "project"
-    summary = (f"Check it: {past_a_prefix(rule)} gets past a deny (a prefix); learn's check "
-               f"stops {rule.words()} in any spelling (record-only first; `learn check "
-               "enforce` makes it stop the agent)")
+    if rule.targets:
+        summary = (f"Check it: a deny (a prefix) cannot say \"{rule.targets[0]}\"; learn's "
+                   f"check stops {rule.words()} on the command line (not `{_bare(rule)}` "
+                   "with nothing named; record-only first, `learn check enforce` makes it "
+                   "stop the agent)")
+    else:
+        summary = (f"Check it: {past_a_prefix(rule)} gets past a deny (a prefix); learn's "
+                   f"check stops {rule.words()} in any spelling (record-only first; `learn "
+                   "check enforce` makes it stop the agent)")
     return Proposal(
         kind="directive", label=f"{o.label}-check", text=o.rule_text, sessions=o.said_since,
         count=len(quotes), last_seen=max((q.at for q in quotes if q.at), default=None),
         quotes=quotes,
         rationale=f"the rule \"{o.rule_text}\" was ignored in {o.said_since} session(s) since "
-                  "it was written, and a prefix rule cannot hold a flag",
+                  "it was written, and a prefix rule cannot "
+                  + (f"say \"{rule.targets[0]}\"" if rule.targets else "hold a flag"),
         verdict=Verdict(True, summary, "enforcement", scope, 1.0,
                         rationale="a permission prefix stops one spelling of the command; "
                                   "learn's check reads the command as a shell would"),
         surface="check",
-        surface_commands=(" ".join(x for x in (rule.program, rule.subcommand) if x),),
+        # The command checked, then the words of which one must be named with it.
+        surface_commands=(" ".join(x for x in (rule.program, rule.subcommand) if x),
+                          *rule.targets),
         surface_rules=(*rule.flags, *rule.arguments),
     )
 
@@ -152,7 +207,7 @@ def check_rule_of(p: Proposal) -> CheckRule:
     return parse_rule({"id": _rule_id(p.label.removesuffix("-check")), "program": words[0],
                        "subcommand": words[1] if len(words) > 1 else None,
                        "flags": list(flags), "arguments": list(arguments), "reason": p.text,
-                       "key": checked})
+                       "key": checked, "targets": list(p.surface_commands[1:])})
 
 
 def with_check_offers(book: ProposalBook, project: str | None, outcomes: Sequence[RuleOutcome],
