@@ -9,7 +9,11 @@ server playing a scripted model; see tests/test_claude_surfaces_real.py):
   run and notes it; enforced, it stops `git push --force`, `git push origin main
   --force`, `git -C app push -f` and `cd app && git push -f` with the rule's words,
   and lets `git push origin feature/x` run; removing it restores the settings byte
-  for byte.
+  for byte;
+- a rule narrowed to main ("Never force push to main") gets no deny and a check that
+  names main; with the check beside the exact deny of "never force push", the spelling
+  the deny cannot say (`git push origin main --force`) runs record-only and is stopped
+  enforced.
 """
 
 from __future__ import annotations
@@ -269,6 +273,50 @@ def test_the_check_holds_what_the_deny_beside_it_cannot_say(tmp_path: Path) -> N
         assert RULE_WORDS in json.dumps(result), (spelled, result)
     assert not results[-1].get("is_error"), results[-1]
     assert _pushes(witness) == ["push origin main --force", "push origin feature/x"]
+
+
+def test_a_rule_narrowed_to_main_gets_no_deny_and_a_check_that_names_main(
+        tmp_path: Path) -> None:
+    """"Never force push to main" has no prefix (a deny would refuse every force push),
+    so the escalation offers nothing and learn's check holds it: applied and enforced,
+    the real Claude Code is stopped pushing main by force in two spellings, with the
+    rule's words, and force-pushes its own branch."""
+    from learn.records.proposal import Quote
+    from learn.reduce.outcomes import RuleOutcome
+    from learn.report.check_offer import offer_check
+    from learn.report.escalation import escalate
+    from learn.store import open_store
+    from learn.store.runs import default_store_path
+
+    claude = _claude()
+    project, home = _project(tmp_path)
+    bindir, witness = tmp_path / "bin", tmp_path / "pushed"
+    _witness_git(bindir, witness)
+    words = "Never force push to main."
+    quotes = (Quote("a", "you force pushed main again", "2026-03-20T00:00:00+00:00",
+                    str(project)),)
+    ignored = RuleOutcome("directive:no-force-main", words, str(project / "CLAUDE.md"),
+                          "2026-03-10T00:00:00+00:00", "apply", 3, 2, 6, 1, quotes, (),
+                          "ignored")
+    check = offer_check(ignored)
+    assert escalate(ignored) is None and check is not None
+    with open_store(default_store_path()) as store:
+        store.proposals.record([check], run_id=None, fallback_project=str(project))
+    _learn("apply", "--yes", "--project", str(project))
+    [rule] = json.loads(_learn("check", "list", "--json", "--project", str(project)).output)[
+        "rules"]
+    _learn("check", "enforce", rule["id"], "--yes", "--project", str(project))
+    commands = ("git push -f origin HEAD:main", "git push origin main --force",
+                "git push -f origin feature/x")
+    fake = ScriptedModel([("Bash", {"command": c, "description": "git"}) for c in commands])
+    with fake:
+        proc = _run_claude(claude, project, home, fake, bindir, "--allowedTools",
+                           "Bash(git push:*)")
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+    results = [tool_results(t)[0] for t in fake.turns[1:]]
+    assert [bool(r.get("is_error")) for r in results] == [True, True, False], results
+    assert all(words in json.dumps(r) for r in results[:2])
+    assert _pushes(witness) == ["push -f origin feature/x"]
 
 
 def test_the_check_program_imports_nothing_heavy(tmp_path: Path) -> None:
