@@ -34,7 +34,7 @@ from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
 
 Base = Literal["project", "claude-home", "codex-home", "gemini-home", "copilot-home",
-               "opencode-home", "learn-backups"]
+               "opencode-home", "learn-backups", "learn-checks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,8 @@ SURFACES: tuple[Surface, ...] = (
     Surface("codex-home", "AGENTS.override.md", "~/.codex/AGENTS.override.md"),
     Surface("codex-home", "rules/*.rules", "~/.codex/rules/*.rules"),
     Surface("codex-home", "prompts/*.md", "~/.codex/prompts/*.md"),
+    # learn's check (learn.guard): Codex runs it from its hooks file.
+    Surface("codex-home", "hooks.json", "~/.codex/hooks.json"),
     # The other agents' own files (learn.report.agent_targets): Gemini CLI's GEMINI.md
     # (along the tree, and its user one), Copilot CLI's instructions, Cursor's,
     # Windsurf's and Kiro's rules, OpenCode's user AGENTS.md.
@@ -84,6 +86,8 @@ SURFACES: tuple[Surface, ...] = (
     Surface("opencode-home", "AGENTS.md", "~/.config/opencode/AGENTS.md"),
     # learn's own copies of what it replaced (`learn apply --undo` restores them).
     Surface("learn-backups", "*", "learn's backups"),
+    # learn's check: its rules (data the fixed program reads) and install records.
+    Surface("learn-checks", "*.json", "learn's check rules"),
 )
 
 # Folders a `**` never crosses: hidden ones (.git, .venv) and dependencies; an
@@ -133,6 +137,7 @@ HOMES: dict[Base, Callable[[Path], Path]] = {
     "copilot-home": copilot_dir,
     "opencode-home": opencode_config_dir,
     "learn-backups": lambda home: backups_dir(),
+    "learn-checks": lambda home: data_dir() / "checks",
 }
 
 
