@@ -1,4 +1,6 @@
-"""`learn apply`: write accepted proposals into CLAUDE.md / AGENTS.md / .claude/rules, as reviewed diffs.
+"""`learn apply`: write accepted proposals into CLAUDE.md / AGENTS.md / .claude/rules, and the
+other agents' files the project uses (GEMINI.md, Copilot's, Cursor's, Windsurf's, Kiro's), as
+reviewed diffs.
 
 Nothing is written without a yes: each file's change is shown as a unified
 diff and confirmed, `--yes` is for scripts, and without a terminal and without
@@ -14,6 +16,8 @@ from pathlib import Path
 import click
 
 from learn.commands import apply_writes
+from learn.commands.apply_agents import ForAgents
+from learn.commands.apply_checks import plan_checks
 from learn.commands.apply_writes import (
     Consent,
     journal_write,
@@ -24,6 +28,7 @@ from learn.commands.apply_writes import (
 )
 from learn.projects import project_key, project_root
 from learn.records.proposal import Proposal, Scope
+from learn.report.agent_targets import ORDER as AGENT_ORDER
 from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
@@ -136,6 +141,10 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
               help="The project whose pending proposals to apply, and whose files to edit "
                    "(default: the current directory's project; each rule then goes to the "
                    "project it was said in).")
+@click.option("--agent", "agent_names", multiple=True, type=click.Choice(AGENT_ORDER),
+              help="Write for these agents, each in the file it reads (repeatable; default: every "
+                   "agent the project uses: with sessions learn read there, or with its own "
+                   "instruction files there).")
 @click.option("--edit", "edit_text", is_flag=True, help="Edit each rule's wording first.")
 @click.option("--yes", is_flag=True, help="Write without asking (for scripts).")
 @click.option("--dry-run", is_flag=True,
@@ -152,7 +161,7 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
               help=f"Warn when a file passes this many bytes (config apply.max_bytes, "
                    f"default {DEFAULT_MAX_BYTES}).")
 def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, ...], undo: bool,
-            target_kind: str, agents: bool,
+            target_kind: str, agents: bool, agent_names: tuple[str, ...],
             scope: str | None, file: Path | None, project_dir: Path | None, edit_text: bool, yes: bool,
             dry_run: bool, confirm: str | None, since: str | None, max_lines: int | None,
             max_bytes: int | None) -> None:
@@ -161,10 +170,13 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     Pending: proposed by any earlier run and not yet applied or declined. Rules go
     into a managed section (<!-- learn:begin --> ... <!-- learn:end -->) at the end of
     the file; a restated rule is rewritten on its own line; work you ask for by name
-    becomes a command file (.claude/commands/<name>.md). learn writes only instruction
-    files (CLAUDE.md, AGENTS.md, .claude/rules, commands and settings, Codex rules) in
-    the project or ~/.claude, ~/.codex. Every diff is shown before anything is written;
-    the old file is backed up first; `--undo` puts back what the last apply wrote.
+    becomes a command file (.claude/commands/<name>.md). Each agent the project uses
+    gets the rule in the file it reads (GEMINI.md, .github/copilot-instructions.md,
+    .cursor/rules, .windsurf/rules, .kiro/steering; see --agent). learn writes only
+    instruction files (CLAUDE.md, AGENTS.md, .claude/rules, commands and settings, Codex
+    rules, the other agents' rule files) in the project or the agents' homes. Every diff
+    is shown before anything is written; the old file is backed up first; `--undo` puts
+    back what the last apply wrote.
     """
     consent = Consent(yes=yes, dry_run=dry_run, confirm=confirm)
     if undo:
@@ -197,7 +209,11 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
                 click.echo(f"note: {p.key} is covered by the `{p.existing_rule}` skill: sharpen "
                            "its description instead (or --only it to add a rule anyway)")
     chosen = _select(result.proposals, only, every, here)
-    if not chosen:
+    # learn's check: a data file and a hook, not a line (learn.commands.apply_checks).
+    offers = [p for p in chosen if p.surface == "check"]
+    checks = plan_checks(offers, here) if offers else None
+    chosen = [p for p in chosen if p.surface != "check"]
+    if not chosen and not offers:
         click.echo(f"nothing to apply: no pending accepted proposals for {here} "
                    "(`learn digest --all` lists every state; --only KEY applies one the judge "
                    "declined)")
@@ -207,6 +223,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
                           file=file, follow_quotes=project_dir is None)
     ask = apply_writes.interactive() and not yes and confirm is None
+    for_agents = ForAgents(choice, agent_names)
 
     edits: list[RuleEdit] = []
     by_key = {p.key: p for p in chosen}
@@ -228,10 +245,14 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         if isinstance(edit, str):
             refused = refused or edit != SKIPPED
             continue
-        edits.append(edit)
+        others = for_agents.edits(p, edit)
+        if for_agents.keeps_main(edit):
+            edits.append(edit)
+        edits += others
 
     # The folder apply runs for may hold the files too (a named --file, a rule found there).
     plans = plan_all(edits, projects=[project_root(choice.project_dir)])
+    plans += checks.plans if checks is not None else []
 
     def preview(plan: FilePlan) -> None:
         _health(plan, here, max_lines=max_lines, max_bytes=max_bytes)
@@ -242,6 +263,11 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     batch = new_batch()
 
     def written(plan: FilePlan, backup: Path | None) -> None:
+        if checks is not None and checks.owns(plan):
+            journal_write(batch, "apply", plan, backup, here, checks.keys())
+            checks.written(plan)
+            click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
+            return
         journal_write(batch, "apply", plan, backup,
                       str(plan.applied[0].project) if plan.applied and plan.applied[0].project
                       else here, [e.key for e in plan.applied])
@@ -256,12 +282,14 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         click.echo(f"wrote {plan.path}{saved} (`learn apply --undo` puts it back)")
 
     def what(plan: FilePlan) -> str:
+        if checks is not None and checks.owns(plan):
+            return "Write learn's check to"
         n = len(plan.applied)
         noun = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
         return f"Write {n} {noun}{'s' if n != 1 else ''} to"
 
     wrote = write_confirmed(plans, consent, written, what=what)
-    if refused or not shown or not wrote:
+    if refused or not shown or not wrote or (offers and checks is None):
         sys.exit(1)
 
 
