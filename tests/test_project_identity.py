@@ -13,14 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from learn.projects import Known, is_windows_path, path_key, project_of, spellings
 from learn.transcripts.files.discover import scan
-from learn.transcripts.files.projectpath import (
-    is_windows_path,
-    project_key,
-    same_project,
-    spellings,
-    within_project,
-)
 
 REPO = Path(__file__).resolve().parents[1]
 VAULT = r"C:\Users\ana\VAULT"
@@ -40,15 +34,19 @@ def write_session(home: Path, n: int, cwd: str, text: str = "keep the notes in o
     (d / f"{sid}.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
 
 
+def same_project(a: str | Path, b: str | Path) -> bool:
+    return project_of(a) == project_of(b)
+
+
 def test_windows_paths_fold_case_and_separators_on_any_host() -> None:
     assert is_windows_path(VAULT) and is_windows_path("c:/x") and is_windows_path(r"\\srv\share")
     assert not is_windows_path("/home/ana/vault") and not is_windows_path("C:relative")
-    assert project_key(VAULT) == project_key(r"c:\users\ana\vault\\") == project_key("C:/Users/ana/VAULT")
+    assert path_key(VAULT) == path_key(r"c:\users\ana\vault\\") == path_key("C:/Users/ana/VAULT")
     assert same_project(VAULT, r"c:\Users\ana\VAULT")
     assert not same_project(VAULT, r"C:\Users\ana\VAULT2")
-    assert within_project(rf"{VAULT}\.claude\worktrees\feature-x", r"c:\users\ana\vault")
-    assert not within_project(r"C:\Users\ana\VAULT2", VAULT)
-    assert project_key("C:\\") == "c:\\" and within_project(r"C:\x", "C:\\")
+    # Claude Code desktop's worktrees are the vault's, on any host.
+    assert same_project(rf"{VAULT}\.claude\worktrees\feature-x", r"c:\users\ana\vault")
+    assert path_key("C:\\") == "c:\\"
     # The extended-length spelling is the same folder.
     assert same_project(r"\\?\C:\Users\ana\VAULT", VAULT)
     assert same_project(r"\\?\UNC\nas\home\ana", r"\\NAS\home\ana")
@@ -57,7 +55,10 @@ def test_windows_paths_fold_case_and_separators_on_any_host() -> None:
 def test_posix_paths_keep_their_case_and_include_subfolders(tmp_path: Path) -> None:
     app = tmp_path / "App"
     (app / "sub").mkdir(parents=True)
-    assert within_project(app / "sub", app) and not within_project(tmp_path / "App2", app)
+    known = Known()
+    known.add_root(str(app))
+    assert project_of(app / "sub", known) == project_of(app)
+    assert project_of(tmp_path / "App2", known) != project_of(app)
     if sys.platform.startswith("linux"):  # ext4 and most Linux file systems are case-sensitive
         assert not same_project(app, tmp_path / "app")
     link = tmp_path / "link"
@@ -66,8 +67,9 @@ def test_posix_paths_keep_their_case_and_include_subfolders(tmp_path: Path) -> N
 
 
 def test_one_spelling_per_project_the_one_most_sessions_used() -> None:
-    spelled = spellings([VAULT, r"c:\Users\ana\VAULT", VAULT, "/srv/app", None])
-    assert spelled == {VAULT: VAULT, r"c:\Users\ana\VAULT": VAULT, "/srv/app": "/srv/app"}
+    cwds = [VAULT, r"c:\Users\ana\VAULT", VAULT, "/srv/app", None]
+    spelled = spellings((c, project_of(c)) for c in cwds)
+    assert spelled == {path_key(VAULT): VAULT, "/srv/app": "/srv/app"}
 
 
 def test_discovery_counts_both_spellings_and_the_worktrees_as_the_project() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from learn.projects import project_key
+from learn.projects import project_here
 from learn.records.proposal import Proposal, Scope
 from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for, write_plan
 from learn.report.edits import (
@@ -78,8 +78,11 @@ def _select(proposals: tuple[Proposal, ...], only: tuple[str, ...],
 
 
 def here_project(project_dir: Path | None) -> str:
-    """The project `apply` works for: the one named, else the current directory's."""
-    return project_key(project_dir or Path.cwd())
+    """The project `apply` works for: the one named, else the current directory's
+    (learn.projects: the repository, whichever of its checkouts this is)."""
+    from learn.index.known import named_project
+
+    return named_project(project_dir)
 
 
 SKIPPED = "skipped"
@@ -220,6 +223,8 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
             click.echo(f"note: {note}")
         if not plan.changed:
             continue
+        for line in _checkout_notes(plan):
+            click.echo(f"note: {line}")
         click.echo(plan.diff(), nl=False)
         _health(plan, here, max_lines=max_lines, max_bytes=max_bytes)
         for warning in budget_warnings(plan, max_lines=max_lines, max_bytes=max_bytes):
@@ -252,13 +257,26 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
             p = by_key[e.key]
             user_wide = e.project is None and choice.file is None and scope_for(p, choice) == "user"
             record_decision(e.key, e.decision, e.text, str(plan.path),
-                            project=str(e.project) if e.project is not None else here,
+                            project=project_here(e.project) if e.project is not None else here,
                             proposal=p, backup=str(backup) if backup else None, form=e.form,
                             every_project=user_wide)
         saved = f" (backup: {backup})" if backup else ""
         click.echo(f"wrote {plan.path}{saved}")
     if failed:
         sys.exit(1)
+
+
+def _checkout_notes(plan: FilePlan) -> list[str]:
+    """Which checkout of its repository a file is in, when that is a worktree: the
+    rule reaches the repository's other checkouts when the worktree's branch is
+    merged (learn.projects: one project, many checkouts)."""
+    out: list[str] = []
+    for folder in sorted({e.project for e in plan.applied if e.project is not None}):
+        project = project_here(folder)
+        if project != str(folder):
+            out.append(f"{plan.path} is in the worktree {folder} of {project}: the rules "
+                       "reach the other checkouts when its branch is merged")
+    return out
 
 
 def _health(plan: FilePlan, here: str, *, max_lines: int, max_bytes: int) -> None:

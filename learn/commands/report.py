@@ -34,9 +34,9 @@ def command(out: Path, since: str | None, project_dir: Path | None, all_projects
         if team:
             result = _team_run(since)
         else:
-            from learn.projects import project_key
+            from learn.index.known import named_project
 
-            project = None if all_projects else project_key(project_dir or Path.cwd())
+            project = None if all_projects else named_project(project_dir)
             result = require_proposals(project, since)
     except (NoRunError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc

@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 
 
 def remote_url(root: Path) -> str | None:
-    """The repository identity of `root`'s origin (learn.remote.repository_id):
+    """The repository identity of `root`'s origin (learn.projects.remote.repository_id):
     the same for every way it was cloned, without credentials."""
-    from learn.remote import repository_id
+    from learn.projects.remote import repository_id
 
     try:
         out = subprocess.run(["git", "-C", str(root), "remote", "get-url", "origin"],

@@ -159,8 +159,6 @@ def rule_outcomes(rules: Sequence[InPlace], said: Sequence[Said],
     `similar(anchor_texts, group_texts)` scores meaning (cosine, 0..1). With
     `session_projects`, a rule of one project counts only that project's sessions.
     """
-    from learn.projects import within
-
     groups: dict[str, list[Said]] = {}
     for s in said:
         groups.setdefault(s.label, []).append(s)
@@ -172,7 +170,7 @@ def rule_outcomes(rules: Sequence[InPlace], said: Sequence[Said],
         labels = _matching_labels(rule, groups, proposals, similar, similarity)
         mine = {sid for sid in session_starts
                 if session_projects is None or rule.project is None
-                or within(session_projects.get(sid) or "", rule.project)}
+                or session_projects.get(sid) == rule.project}
         hits = [s for label in labels for s in groups.get(label, ()) if s.session_id in mine]
         before_ids = {sid for sid in mine if _before(session_starts[sid], rule.applied_at)}
         since_ids = mine - before_ids

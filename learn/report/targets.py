@@ -7,10 +7,14 @@ Claude Code loads those files too), to AGENTS.md (Codex reads it), or to one
 explicit file. A restated rule is rewritten where it already is, whatever the
 choice: adding a second copy elsewhere is exactly the bloat the rewrite avoids.
 
-A project rule goes to the project its quotes were said in, never to whatever
-folder `apply` happens to run from (from ~ that made a ~/CLAUDE.md, read in every
-project below home); when several projects said it, the person chooses. Work the
-person keeps asking for by name becomes a command file, `.claude/commands/<name>.md`.
+A project rule goes to the project its quotes were said in (learn.projects: the
+repository, one for all its worktrees), never to whatever folder `apply` happens
+to run from (from ~ that made a ~/CLAUDE.md, read in every project below home).
+Run inside a checkout of that repository (its main folder or any worktree), it is
+written into that checkout: where the person works, and where the agent reads it;
+run from elsewhere, into the main checkout. When several repositories said it,
+the person chooses. Work the person keeps asking for by name becomes a command
+file, `.claude/commands/<name>.md`.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from learn.projects import project_key, project_root, quote_projects, within
+from learn.projects import as_folder, checkout_root, project_here, quote_projects
 from learn.records.proposal import Proposal, Scope
 
 TargetKind = Literal["claude", "rules", "agents"]
@@ -103,35 +107,53 @@ def _home() -> Path:
 
 
 def _said_in(p: Proposal) -> str:
+    from learn.projects import project_of
+
     counts: dict[str, set[str]] = {}
     for q in p.quotes:
-        if q.project:
-            counts.setdefault(project_key(q.project), set()).add(q.session_id)
+        project = project_of(q.project)
+        if project:
+            counts.setdefault(project, set()).add(q.session_id)
     return ", ".join(f"{k} ({len(v)} session{'s' if len(v) != 1 else ''})"
                      for k, v in sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0])))
 
 
+def _folder_of(directory: Path) -> Path:
+    """The checkout `directory` is in (a main checkout or a worktree), else the folder."""
+    found = checkout_root(directory.expanduser().absolute())
+    return Path(found) if found else directory.expanduser().resolve()
+
+
 def project_for(p: Proposal, choice: TargetChoice) -> Path:
-    """The project a project-scope rule belongs to, or TargetError saying why none."""
-    here = project_root(choice.project_dir)
+    """The checkout a project-scope rule is written into, or TargetError saying why none."""
+    here = _folder_of(choice.project_dir)
     if not choice.follow_quotes:  # named by the person
         if here == _home():
             raise TargetError(f"{here} is your home folder: a CLAUDE.md there would be read in "
                               "every project below it. Use --scope user (~/.claude/CLAUDE.md), "
                               "or name the project")
         return here
-    said = [Path(x) for x in quote_projects(p.quotes)]
+    said = quote_projects(p.quotes)
     if not said:
         raise TargetError(f"{p.key}: no quote says which project it was said in; name one "
                           "with --project DIR (or --scope user)")
-    if here in said:
-        root = here
+    here_project = project_here(choice.project_dir.expanduser().absolute())
+    folders = {x: as_folder(x) for x in said}
+    if here_project in said:
+        root = here  # this checkout of the repository: the main one or a worktree
     else:
-        inside = [x for x in said if within(str(x), str(here))]
-        if len(inside) == 1 or len(said) == 1:
-            root = (inside or said)[0]
+        below = [x for x in said if (f := folders[x]) is not None
+                 and (f == here or here in f.parents)]
+        if len(below) == 1 or len(said) == 1:
+            chosen = (below or said)[0]
+            folder = folders[chosen]
+            if folder is None:
+                raise TargetError(f"{p.key} was said in {chosen}, which is not a folder on this "
+                                  "machine (deleted, or another machine's); name a checkout "
+                                  "with --project DIR")
+            root = folder
         else:
-            options = tuple(inside or said)
+            options = tuple(f for x in (below or said) if (f := folders[x]) is not None)
             raise TargetError(f"{p.key} was said in several projects: {_said_in(p)}; choose "
                               "one with --project DIR, or --scope user for all of them",
                               options)

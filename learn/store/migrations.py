@@ -37,9 +37,11 @@ from collections.abc import Callable
 from learn.store.connection import Connection
 from learn.store.dialects import Dialect
 from learn.store.layout import StoreSchema
+from learn.store.project_keys import rekey as project_rekey
 from learn.store.proposals_ddl import create_tables as proposal_tables
 from learn.store.session_index_ddl import create_table as session_index_table
 from learn.store.session_index_ddl import derived_only as session_index_derived_only
+from learn.store.session_index_ddl import project_facts as session_index_project_facts
 
 Migration = Callable[[Connection, StoreSchema, Dialect], None]
 
@@ -374,6 +376,17 @@ def _m016_session_index_derived(conn: Connection, s: StoreSchema, d: Dialect) ->
         session_index_derived_only(conn)
 
 
+def _m018_project_identity(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # A project is its repository (learn.projects): every stored project key is
+    # decided again, and rows of one repository's worktrees, sub-folders and
+    # spellings become one without losing a decision (learn.store.project_keys).
+    # This machine's index learns what transcripts record of their repository,
+    # and remembers which repository each folder belonged to.
+    project_rekey(conn)
+    if not d.postgres:
+        session_index_project_facts(conn)
+
+
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_feedback", _m001_feedback),
     ("0002_learn_tables", _m002_learn_tables),
@@ -388,6 +401,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0014_team_protection", _m014_team_protection),
     ("0015_label_source", _m015_label_source),
     ("0016_session_index_derived", _m016_session_index_derived),
+    ("0018_project_identity", _m018_project_identity),
 )
 STEP_NAMES: tuple[str, ...] = tuple(name for name, _ in MIGRATIONS)
 SCHEMA_VERSION = len(STEP_NAMES)

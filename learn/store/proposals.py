@@ -5,8 +5,9 @@ run is the same row (its key, `kind:label`, is stable across runs: labels are
 reused from the store). A row is `pending` until the person applies it
 (`applied`, or `edited` when they reworded it), declines it (`declined`), or a
 later run proposes the same rule under another key (same judge canonical_key:
-`superseded`). The project is the root of the folder the quotes were said in
-(learn.projects), so two projects never see each other's proposals.
+`superseded`). The project is the repository the quotes were said in
+(learn.projects.project_of: one for its worktrees, sub-folders and spellings),
+so two projects never see each other's proposals.
 
 A declined proposal is not offered again unless its evidence grows
 substantially: REOFFER_FACTOR times the distinct sessions it had when declined
@@ -26,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from learn.isotime import now_iso
-from learn.projects import within
 from learn.records.proposal import Proposal
 from learn.store.connection import Connection, where
 from learn.store.feedback import FeedbackStore
@@ -149,7 +149,7 @@ class ProposalBook:
 
     def rows(self, project: str | None = None, *, states: Iterable[State] | None = None,
              key: str | None = None) -> list[ProposalState]:
-        """Rows of `project` and its subfolders (every project when None), newest first."""
+        """Rows of `project` (every project when None), newest first."""
         wanted = tuple(states) if states is not None else None
         if wanted == ():
             return []
@@ -158,7 +158,7 @@ class ProposalBook:
         rows = self.store.sql(
             f"SELECT * FROM proposal_states {clause} ORDER BY last_proposed_at DESC, id DESC",
             params)
-        return [self._row(r) for r in rows if project is None or within(r["project"], project)]
+        return [self._row(r) for r in rows if project is None or r["project"] == project]
 
     def pending(self, project: str | None) -> list[ProposalState]:
         return self.rows(project, states=("pending",))
@@ -230,7 +230,7 @@ class ProposalBook:
         return self.store._write(run)
 
     def applied(self, *, key: str | None = None, project: str | None = None) -> list[AppliedRule]:
-        """What apply wrote, oldest first (for `key` / within `project` when given)."""
+        """What apply wrote, oldest first (for `key` / in `project` when given)."""
         where, params = ("WHERE key = $1", [key]) if key is not None else ("", [])
         rows = self.store.sql(f"SELECT * FROM applied_rules {where} ORDER BY applied_at, id",
                               params)
@@ -241,5 +241,5 @@ class ProposalBook:
                 rule_text=r["rule_text"], target_file=r["target_file"],
                 backup_file=r["backup_file"], sessions=int(r["sessions"]),
                 last_seen=r["last_seen"], applied_at=r["applied_at"])
-            for r in rows if project is None or within(r["project"], project)
+            for r in rows if project is None or r["project"] == project
         ]

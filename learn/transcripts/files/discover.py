@@ -35,7 +35,6 @@ with its reason, so nothing disappears silently.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -43,6 +42,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final, Protocol
 
+from learn.projects import Hints, Known, project_here, project_of
 from learn.transcripts.files.heads import Head, Provider, last_activity, read_head
 from learn.transcripts.files.listing import (
     SkippedFile,
@@ -53,14 +53,12 @@ from learn.transcripts.files.listing import (
     codex_sessions_dir,
     old_layout_agents,
 )
-from learn.transcripts.files.projectpath import key_within, project_key
 
 __all__ = [
     "Discovery",
     "HeadReader",
     "SessionFile",
     "discover",
-    "in_project",
     "parse_since",
     "scan",
 ]
@@ -87,14 +85,20 @@ class SessionFile:
     # Epoch seconds of the newest timestamp in the file's tail, when it was read
     # (only `--since` needs it).
     last_activity: float | None = None
+    # The project the session belongs to: its repository (learn.projects.project_of),
+    # one for every worktree, sub-folder and spelling of it.
+    project_id: str | None = None
 
 
 class HeadReader(Protocol):
-    """Where discovery gets a file's head and last activity (learn.index.indexed.CachedHeads)."""
+    """Where discovery gets a file's head and last activity, and what learn knows of
+    the folders sessions ran in (learn.index.indexed.CachedHeads)."""
 
     def read_head(self, path: Path, provider: Provider) -> Head: ...
 
     def last_activity(self, path: Path) -> float | None: ...
+
+    def projects(self) -> Known: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +113,9 @@ class Discovery:
     roots: tuple[Path, ...] = ()
     # The same, file by file.
     skipped_files: tuple[SkippedFile, ...] = ()
+    # The project asked for (learn.projects.project_of of `--project` or the current
+    # directory); None over every project.
+    project: str | None = None
 
 
 def discover(
@@ -144,8 +151,10 @@ def scan(
 ) -> Discovery:
     """Like `discover`, and also says what was skipped and why.
 
-    `project` defaults to the current directory; sessions whose cwd is the
-    project or anything under it count. `all_projects` drops the filter.
+    `project` defaults to the current directory; the sessions of its project
+    count (learn.projects.project_of: the repository, with its worktrees and
+    sub-folders, and anything under the folder named). `all_projects` drops the
+    filter; each file's `project_id` says its project either way.
     `id_prefix` keeps only sessions whose id starts with it, decided from the
     file name (Claude: `<id>.jsonl`, Codex: `rollout-<ts>-<id>.jsonl`) before
     any file is opened, which is what makes `learn show <prefix>` cheap.
@@ -154,6 +163,7 @@ def scan(
     """
     read_head_of = heads.read_head if heads is not None else read_head
     last_activity_of = heads.last_activity if heads is not None else last_activity
+    known = heads.projects() if heads is not None else Known()
     skips = Skips()
     projects_dir = claude_projects_dir(claude_dir)
     sessions_dir = codex_sessions_dir(codex_dir)
@@ -166,8 +176,13 @@ def scan(
     candidates.sort(key=lambda c: (-c.mtime, str(c.path)))
 
     cutoff = since.timestamp() if since is not None else None
-    want = None if all_projects else _real(project if project is not None else Path.cwd())
+    want: str | None = None
+    if not all_projects:
+        named = project if project is not None else Path.cwd()
+        known.add_root(str(named.expanduser().absolute()))
+        want = project_here(named.expanduser(), known)
     files: list[SessionFile] = []
+    hints_of: dict[Path, Hints] = {}
     kept: dict[tuple[str, str], Path] = {}
     agents_by_dir: dict[Path, dict[str, tuple[Path, ...]]] = {}
     codex_children: dict[str, list[Path]] = {}
@@ -204,11 +219,14 @@ def scan(
             if head.parent_id:
                 codex_children.setdefault(head.parent_id, []).append(cand.path)
             continue
+        hints = hints_of[cand.path] = Hints(head.branch, head.repository, head.commit)
+        known.add_folder(head.cwd, hints)
+        project_id = project_of(head.cwd, known, hints)
         if want is not None:
             if head.cwd is None:
                 skips.add("no_cwd", cand.path, cand.provider, session_id)
                 continue
-            if not _within(_real_cached(head.cwd), want):
+            if project_id != want:
                 skips.add("other_project", cand.path, cand.provider, session_id, head.cwd)
                 continue
         key = (cand.provider, session_id)
@@ -234,8 +252,14 @@ def scan(
                 subagent_paths=tuple(sorted(set(subagents))),
                 aside_paths=cand.aside_paths,
                 last_activity=last,
+                project_id=project_id,
             )
         )
+    if want is None:
+        # Over every project, each is decided once every head is known: a folder
+        # read after the one below it still holds it (learn.projects, rule 6).
+        files = [replace(f, project_id=project_of(f.project, known, hints_of[f.path]))
+                 for f in files]
     if codex_children:
         files = [
             replace(f, subagent_paths=tuple(sorted({*f.subagent_paths, *codex_children[f.session_id]})))
@@ -243,30 +267,7 @@ def scan(
             for f in files
         ]
     return Discovery(files=files, skipped=dict(skips.counts), roots=(projects_dir, sessions_dir),
-                     skipped_files=tuple(skips.files))
-
-
-# ---------------------------------------------------------------- paths
-
-
-def _real(path: Path) -> str:
-    """The project key of `path` (learn.transcripts.files.projectpath: by its own file system's rules)."""
-    return project_key(path)
-
-
-@functools.lru_cache(maxsize=4096)
-def _real_cached(cwd: str) -> str:
-    # Most sessions of a project share one cwd; realpath walks every component.
-    return _real(Path(cwd))
-
-
-def _within(path: str, root: str) -> bool:
-    return key_within(path, root)
-
-
-def in_project(cwd: str | None, project: Path) -> bool:
-    """True when `cwd` is `project` or a directory under it (symlinks resolved)."""
-    return cwd is not None and _within(_real(Path(cwd)), _real(project))
+                     skipped_files=tuple(skips.files), project=want)
 
 
 # ---------------------------------------------------------------- --since

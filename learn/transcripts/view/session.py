@@ -60,7 +60,7 @@ from learn.transcripts.view.evidence import (
     one_per_text,
 )
 from learn.transcripts.view.exclusions import entry_exclusion
-from learn.transcripts.view.identity import entrypoint_of, event_time, project_of, session_id_of
+from learn.transcripts.view.identity import cwd_of, entrypoint_of, event_time, session_id_of
 from learn.transcripts.view.model import (
     Denial,
     HumanOrigin,
@@ -124,7 +124,7 @@ def build_session(
         id=session_id_of(events, transcript.path),
         provider=transcript.provider,
         path=transcript.path,
-        project=project_of(events, branch),
+        project=cwd_of(events, branch),
         started_at=min(stamps) if stamps else None,
         last_activity=max(stamps) if stamps else None,
         timeline=timeline,
