@@ -148,9 +148,9 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
             chosen = (below or said)[0]
             folder = folders[chosen]
             if folder is None:
-                raise TargetError(f"{p.key} was said in {chosen}, which is not a folder on this "
-                                  "machine (deleted, or another machine's); name a checkout "
-                                  "with --project DIR")
+                raise TargetError(f"{p.key} was said in {chosen}, which no longer exists on "
+                                  "this machine (deleted, or another machine's folder); name "
+                                  "a checkout with --project DIR")
             root = folder
         else:
             options = tuple(f for x in (below or said) if (f := folders[x]) is not None)

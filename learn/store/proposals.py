@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from learn.isotime import now_iso
+from learn.projects import key_within
 from learn.records.proposal import Proposal
 from learn.store.connection import Connection, where
 from learn.store.feedback import FeedbackStore
@@ -149,7 +150,8 @@ class ProposalBook:
 
     def rows(self, project: str | None = None, *, states: Iterable[State] | None = None,
              key: str | None = None) -> list[ProposalState]:
-        """Rows of `project` (every project when None), newest first."""
+        """Rows of `project` and of the projects inside its folder (every project when
+        None), newest first: run from a folder of projects, `apply` sees theirs."""
         wanted = tuple(states) if states is not None else None
         if wanted == ():
             return []
@@ -158,7 +160,7 @@ class ProposalBook:
         rows = self.store.sql(
             f"SELECT * FROM proposal_states {clause} ORDER BY last_proposed_at DESC, id DESC",
             params)
-        return [self._row(r) for r in rows if project is None or r["project"] == project]
+        return [self._row(r) for r in rows if project is None or key_within(r["project"], project)]
 
     def pending(self, project: str | None) -> list[ProposalState]:
         return self.rows(project, states=("pending",))
@@ -241,5 +243,5 @@ class ProposalBook:
                 rule_text=r["rule_text"], target_file=r["target_file"],
                 backup_file=r["backup_file"], sessions=int(r["sessions"]),
                 last_seen=r["last_seen"], applied_at=r["applied_at"])
-            for r in rows if project is None or r["project"] == project
+            for r in rows if project is None or key_within(r["project"], project)
         ]

@@ -70,7 +70,7 @@ def load_proposals(
     """
     import json
 
-    from learn.projects import Known, project_of
+    from learn.projects import Known, key_within, project_of
     from learn.store.api import open_store
     from learn.store.postgres import is_database_url
 
@@ -88,7 +88,8 @@ def load_proposals(
             if since is not None and (finished is None or finished < since):
                 break
             result = result_from_full_json(json.loads(row["result_full_json"]))
-            if project is None or any(project_of(p, known) == project for p in result.projects):
+            if project is None or any(key_within(project_of(p, known) or "", project)
+                                      for p in result.projects):
                 base = result
                 break
     if since is not None:

@@ -42,7 +42,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final, Protocol
 
-from learn.projects import Hints, Known, project_here, project_of
+from learn.projects import Hints, Known, is_path, key_within, project_here, project_of
 from learn.transcripts.files.heads import Head, Provider, last_activity, read_head
 from learn.transcripts.files.listing import (
     SkippedFile,
@@ -177,10 +177,12 @@ def scan(
 
     cutoff = since.timestamp() if since is not None else None
     want: str | None = None
+    named_key = ""
     if not all_projects:
-        named = project if project is not None else Path.cwd()
-        known.add_root(str(named.expanduser().absolute()))
-        want = project_here(named.expanduser(), known)
+        named = (project if project is not None else Path.cwd()).expanduser().absolute()
+        known.add_root(str(named))
+        want = project_here(named, known)
+        named_key = known.key(str(named))
     files: list[SessionFile] = []
     hints_of: dict[Path, Hints] = {}
     kept: dict[tuple[str, str], Path] = {}
@@ -226,7 +228,10 @@ def scan(
             if head.cwd is None:
                 skips.add("no_cwd", cand.path, cand.provider, session_id)
                 continue
-            if project_id != want:
+            # The project's sessions, and any held in the folder named (`--project ~/code`
+            # reads every project below it).
+            if project_id != want and not (is_path(head.cwd)
+                                           and key_within(known.key(head.cwd), named_key)):
                 skips.add("other_project", cand.path, cand.provider, session_id, head.cwd)
                 continue
         key = (cand.provider, session_id)
