@@ -82,7 +82,9 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
         )
         with clock.stage("store"):
             record_run(store, result, run_id=run_id, project=project,
-                       remember_shown=outcome.may_write_state)
+                       remember_shown=outcome.may_write_state,
+                       sessions_read={f.session_id for f in read.files},
+                       counted=(*outcome.held_back, *outcome.cut))
     return result
 
 

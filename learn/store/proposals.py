@@ -22,7 +22,8 @@ last occurrence). It is append-only: it is the baseline for "did the rule work?"
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import dataclasses
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -41,6 +42,28 @@ from learn.store.proposals_ddl import projects_of as projects_of
 
 Form = Literal["rule", "command", "permission", "codex-rule", "path-rule"]
 REOFFER_FACTOR = 2
+
+
+def widest(new: Proposal, stored: Proposal, sessions_read: Collection[str] | None, *,
+           keep: Proposal | None = None) -> Proposal:
+    """`new` as this run counted it, with what `stored` (an earlier run's count) said
+    of the sessions this run did not read: the newest count over the widest scope.
+    `keep` gives the fields other than the evidence (a point not shown this run keeps
+    its stored verdict and wording)."""
+    base = keep if keep is not None else new
+    if sessions_read is None:
+        return dataclasses.replace(base, quotes=new.quotes, sessions=new.sessions,
+                                   count=new.count, last_seen=new.last_seen)
+    earlier = tuple(q for q in stored.quotes if q.session_id not in sessions_read)
+    if not earlier:
+        return dataclasses.replace(base, quotes=new.quotes, sessions=new.sessions,
+                                   count=new.count, last_seen=new.last_seen)
+    quotes = tuple(sorted((*new.quotes, *earlier), key=lambda q: q.at or "", reverse=True))
+    dated = [q.at for q in quotes if q.at]
+    last = max([*dated, *(x for x in (new.last_seen,) if x)], default=None)
+    return dataclasses.replace(
+        base, quotes=quotes, sessions=len({q.session_id for q in quotes}),
+        count=new.count + len(earlier), last_seen=last)
 
 
 def reoffer_at(sessions_when_declined: int) -> int:
@@ -100,13 +123,19 @@ class ProposalBook:
         )
 
     def record(self, proposals: Sequence[Proposal], *, run_id: int | None,
-               fallback_project: str | None, at: str | None = None) -> None:
+               fallback_project: str | None, at: str | None = None,
+               sessions_read: Collection[str] | None = None) -> None:
         """Remember a run's proposals: new ones pending, known ones refreshed.
 
         A declined row comes back to pending only when its sessions reached
         reoffer_at(); an applied or edited row stays so (whether the rule worked is
         a question for the outcomes, not a new proposal); a superseded one that is
         proposed again under its own key is pending again.
+
+        With `sessions_read` (every session the run read), a known row keeps what
+        earlier runs counted in sessions this run did not read (`widest`): a run
+        over one project, or the last week, does not shrink a count a run over
+        every project made.
         """
         when = at or now_iso()
 
@@ -116,7 +145,7 @@ class ProposalBook:
                 canonical = p.verdict.canonical_key if p.verdict else None
                 for project in projects:
                     row = conn.execute(
-                        "SELECT state, decided_sessions FROM proposal_states "
+                        "SELECT state, decided_sessions, proposal_json FROM proposal_states "
                         "WHERE project = $1 AND key = $2", (project, p.key)).fetchone()
                     if row is None:
                         conn.execute(
@@ -128,16 +157,17 @@ class ProposalBook:
                              proposal_json(p), run_id, run_id, when, when))
                     else:
                         state, decided = str(row[0]), row[1]
+                        now = widest(p, proposal_from_json(row[2]), sessions_read)
                         if state == "superseded" or (
-                                state == "declined" and p.sessions >= reoffer_at(int(decided or 0))):
+                                state == "declined" and now.sessions >= reoffer_at(int(decided or 0))):
                             state = "pending"
                         conn.execute(
                             "UPDATE proposal_states SET canonical_key = $1, kind = $2, accepted = $3, "
                             "state = $4, sessions = $5, proposal_json = $6, last_run_id = $7, "
                             "last_proposed_at = $8, superseded_by = CASE WHEN $9 = 'pending' "
                             "THEN NULL ELSE superseded_by END WHERE project = $10 AND key = $11",
-                            (canonical, p.kind, accepted_of(p), state, p.sessions, proposal_json(p),
-                             run_id, when, state, project, p.key))
+                            (canonical, p.kind, accepted_of(p), state, now.sessions,
+                             proposal_json(now), run_id, when, state, project, p.key))
                     if canonical:
                         # The same rule under a new label: the old row gives way.
                         conn.execute(
@@ -147,6 +177,34 @@ class ProposalBook:
                             (p.key, when, project, canonical, p.key))
 
         self.store._write(run)
+
+    def refresh(self, points: Sequence[Proposal], *, sessions_read: Collection[str]) -> int:
+        """Bring the counts of known rows up to date from points a run counted but did
+        not show (held back as shown before, or over the per-kind cap): their state,
+        verdict and wording stay; their evidence is the widest any run measured. No
+        row is created here. Returns the rows changed."""
+        changed = 0
+
+        def run(conn: Connection) -> None:
+            nonlocal changed
+            for p in points:
+                rows = conn.execute(
+                    "SELECT id, sessions, proposal_json FROM proposal_states WHERE key = $1",
+                    (p.key,)).fetchall()
+                mine = set(projects_of(p))
+                for rid, sessions, text in rows:
+                    stored = proposal_from_json(text)
+                    if mine and not mine & set(projects_of(stored)):
+                        continue  # the key said in another project this run did not count
+                    now = widest(p, stored, sessions_read, keep=stored)
+                    if now.sessions == int(sessions) and now.quotes == stored.quotes:
+                        continue
+                    conn.execute("UPDATE proposal_states SET sessions = $1, proposal_json = $2 "
+                                 "WHERE id = $3", (now.sessions, proposal_json(now), int(rid)))
+                    changed += 1
+
+        self.store._write(run)
+        return changed
 
     def rows(self, project: str | None = None, *, states: Iterable[State] | None = None,
              key: str | None = None) -> list[ProposalState]:

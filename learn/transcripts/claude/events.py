@@ -80,7 +80,17 @@ def _meta(w: Env) -> EntryMeta:
         w.user_type,
         w.slug,
         w.agent_id,
+        _copied_from(w),
     )
+
+
+def _copied_from(w: Env) -> str | None:
+    """The session a fork copied this entry from (`forkedFrom.sessionId`), when another."""
+    forked = w.forked_from
+    if not isinstance(forked, dict):
+        return None
+    source = forked.get("sessionId")
+    return source if isinstance(source, str) and source and source != w.session_id else None
 
 
 def _flatten_result(content: str | list[ResultItemW] | None) -> str:

@@ -45,7 +45,9 @@ from learn.transcripts.view.model import (
 #     plan rejections gated on shape, not English words).
 # v4: an entry keeps its redacted human turns, not hashes of long prompts
 #     (learn.index.indexed_turns).
-VIEW_VERSION: Final = 4
+# v5: what a fork (`forkedFrom`) or an older resume copied from another session
+#     is that session's, not this one's (learn.transcripts.view.copies).
+VIEW_VERSION: Final = 5
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2

@@ -51,6 +51,7 @@ from learn.transcripts.models import (
 )
 from learn.transcripts.view.answers import free_form_answers, has_answers
 from learn.transcripts.view.branch import active_branch
+from learn.transcripts.view.copies import copied_entries
 from learn.transcripts.view.calls import excerpt, summarize_call
 from learn.transcripts.view.evidence import (
     TypedReader,
@@ -111,11 +112,22 @@ def build_session(
     builder = _Builder(calls, reader, dequeued(events), detail=detail)
     for index, event in enumerate(events):
         builder.add(index, event, on=index in on_branch)
-    human = one_per_text([*builder.human, *aside_turns(asides, reader)])
+    # What another session typed or ran, copied into this file by a fork or a resume
+    # (learn.transcripts.view.copies), counts there, not here.
+    copied = copied_entries(events) if transcript.provider == "claude" else set()
+    own = [t for t in builder.human if t.event_index not in copied]
+    human = one_per_text([*own, *aside_turns(asides, reader)])
     kept = {id(t) for t in human}
-    timeline = tuple(
-        item for item in builder.timeline if not isinstance(item, HumanTurn) or id(item) in kept
-    )
+    if copied:
+        builder.calls = [c for c in builder.calls if c.event_index not in copied]
+        builder.failures = [f for f in builder.failures if f.event_index not in copied]
+        kept.update(id(x) for x in (*builder.calls, *builder.failures))
+        timeline = tuple(item for item in builder.timeline
+                         if not isinstance(item, HumanTurn | ToolCall | ToolFailure)
+                         or id(item) in kept)
+    else:
+        timeline = tuple(item for item in builder.timeline
+                         if not isinstance(item, HumanTurn) or id(item) in kept)
     off_branch = sorted((t for t in human if not t.on_branch), key=_turn_order)
 
     stamps = _branch_times(events, branch)
