@@ -37,7 +37,7 @@ def session_row(file: SessionFile, session: Session) -> dict[str, object]:
 
     return {
         "provider": file.provider,
-        "id": session.id or file.session_id,
+        "id": file.session_id,
         "path": str(file.path),
         "project": file.project_id or session.project or file.project,
         "cwd": session.project or file.project,
@@ -57,7 +57,7 @@ def summary_row(file: SessionFile, summary: dict[str, object]) -> dict[str, obje
               "tool_calls", "failures", "denials", "interrupts")
     return {
         "provider": file.provider,
-        "id": summary["id"] or file.session_id,
+        "id": file.session_id,
         "path": str(file.path),
         "project": file.project_id or summary["project"] or file.project,
         "cwd": summary["project"] or file.project,

@@ -49,6 +49,7 @@ from learn.transcripts.files.listing import (
     Skips,
     claude_candidates,
     claude_projects_dir,
+    claude_session_id,
     codex_candidates,
     codex_sessions_dir,
     old_layout_agents,
@@ -210,10 +211,11 @@ def scan(
             skips.add("unreadable", cand.path, cand.provider, cand.session_id,
                       exc.strerror or str(exc))
             continue
-        # Claude: the file name (see the module docstring). Codex: session_meta.
-        session_id = (
-            cand.session_id if cand.provider == "claude" else head.session_id or cand.session_id
-        )
+        # Claude: the file name (see the module docstring), unless it is not an id
+        # (a copy renamed by hand): then, as the session view says, its content's.
+        # Codex: session_meta. `learn show` finds every id listed.
+        named = cand.provider == "claude" and claude_session_id(cand.path) is not None
+        session_id = cand.session_id if named else head.session_id or cand.session_id
         if head.subagent is not None:
             # A Codex subagent rollout: its parent's, never a session of its own.
             skips.add("subagent", cand.path, cand.provider, session_id,
