@@ -189,7 +189,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     kind: TargetKind = "agents" if agents else target_kind  # type: ignore[assignment]
     scope_override: Scope | None = scope  # type: ignore[assignment]
     choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
-                          file=file, follow_quotes=project_dir is None)
+                          file=file, follow_quotes=project_dir is None, project=here)
     ask = _interactive() and not yes
 
     edits: list[RuleEdit] = []

@@ -45,6 +45,9 @@ class TargetChoice:
     # project its quotes were said in: the one `project_dir` is (or is inside),
     # else the only one; several, and the person is asked (TargetError).
     follow_quotes: bool = False
+    # The project `project_dir` belongs to, when the caller knows more than the disk
+    # (a worktree deleted since is remembered as its repository's): learn.projects.
+    project: str | None = None
 
 
 class TargetError(Exception):
@@ -127,7 +130,14 @@ def _folder_of(directory: Path) -> Path:
 def project_for(p: Proposal, choice: TargetChoice) -> Path:
     """The checkout a project-scope rule is written into, or TargetError saying why none."""
     here = _folder_of(choice.project_dir)
+    if not here.is_dir():
+        # A checkout deleted since: its repository's main checkout stands in.
+        project = choice.project or project_here(choice.project_dir.expanduser().absolute())
+        here = as_folder(project) or here
     if not choice.follow_quotes:  # named by the person
+        if not here.is_dir():
+            raise TargetError(f"{choice.project_dir} no longer exists; name a checkout of the "
+                              "project with --project DIR")
         if here == _home():
             raise TargetError(f"{here} is your home folder: a CLAUDE.md there would be read in "
                               "every project below it. Use --scope user (~/.claude/CLAUDE.md), "
@@ -137,7 +147,7 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
     if not said:
         raise TargetError(f"{p.key}: no quote says which project it was said in; name one "
                           "with --project DIR (or --scope user)")
-    here_project = project_here(choice.project_dir.expanduser().absolute())
+    here_project = choice.project or project_here(choice.project_dir.expanduser().absolute())
     folders = {x: as_folder(x) for x in said}
     if here_project in said:
         root = here  # this checkout of the repository: the main one or a worktree

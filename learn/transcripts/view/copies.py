@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from learn.transcripts.models import AssistantEvent, TranscriptEvent, UserEvent
+from learn.transcripts.models import AssistantEvent, Transcript, TranscriptEvent, UserEvent
 
 
 def copied_entries(events: Sequence[TranscriptEvent]) -> set[int]:
@@ -37,3 +37,13 @@ def copied_entries(events: Sequence[TranscriptEvent]) -> set[int]:
                                             and meta.session_id != own and not meta.is_sidechain):
             out.add(i)
     return out
+
+
+def own_events(transcript: Transcript) -> Sequence[TranscriptEvent]:
+    """The transcript's entries without those written in another session (what the
+    detectors read: a denial reason copied by a fork was typed once)."""
+    events = transcript.events
+    if transcript.provider != "claude":
+        return events
+    copied = copied_entries(events)
+    return [e for i, e in enumerate(events) if i not in copied] if copied else events
