@@ -231,7 +231,6 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
         return row
     from learn.detect import MiningSpec, mine
     from learn.detect.to_candidates import signals_to_candidates
-
     from learn.transcripts.view.copies import own_events
 
     # What a fork or an older resume copied from another session was found there.

@@ -214,8 +214,8 @@ def scan(
         # Claude: the file name (see the module docstring), unless it is not an id
         # (a copy renamed by hand): then, as the session view says, its content's.
         # Codex: session_meta. `learn show` finds every id listed.
-        named = cand.provider == "claude" and claude_session_id(cand.path) is not None
-        session_id = cand.session_id if named else head.session_id or cand.session_id
+        by_name = cand.provider == "claude" and claude_session_id(cand.path) is not None
+        session_id = cand.session_id if by_name else head.session_id or cand.session_id
         if head.subagent is not None:
             # A Codex subagent rollout: its parent's, never a session of its own.
             skips.add("subagent", cand.path, cand.provider, session_id,

@@ -51,8 +51,8 @@ from learn.transcripts.models import (
 )
 from learn.transcripts.view.answers import free_form_answers, has_answers
 from learn.transcripts.view.branch import active_branch
-from learn.transcripts.view.copies import copied_entries
 from learn.transcripts.view.calls import excerpt, summarize_call
+from learn.transcripts.view.copies import copied_entries
 from learn.transcripts.view.evidence import (
     TypedReader,
     aside_turns,
