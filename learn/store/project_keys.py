@@ -97,6 +97,9 @@ def rekey(conn: Connection) -> None:
         groups.setdefault((new[str(r["project"])], str(r["key"])), []).append(r)
     for (project, _key), rows in groups.items():
         keep, merged = _merge(rows, proposals, new)
+        others = [(int(r["id"]),) for r in rows if r is not keep]
+        if others:  # first: the kept row takes the project they may hold
+            conn.executemany("DELETE FROM proposal_states WHERE id = $1", others)
         conn.execute(
             "UPDATE proposal_states SET project = $1, state = $2, sessions = $3, "
             "proposal_json = $4, first_run_id = $5, last_run_id = $6, first_proposed_at = $7, "
@@ -108,9 +111,6 @@ def rekey(conn: Connection) -> None:
              max(str(r["last_proposed_at"]) for r in rows),
              keep["decided_at"], keep["decided_sessions"], keep["superseded_by"],
              int(keep["id"])))
-        others = [(int(r["id"]),) for r in rows if r is not keep]
-        if others:
-            conn.executemany("DELETE FROM proposal_states WHERE id = $1", others)
 
 
 def _least(values: Iterable[Any]) -> Any:
