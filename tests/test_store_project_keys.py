@@ -31,7 +31,7 @@ from learn.projects import path_key
 from learn.store.migrations import MIGRATIONS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "stores"))
-import main_world as world  # noqa: E402
+import main_world as world
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "stores" / "main-4a342da.db"

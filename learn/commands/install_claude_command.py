@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from learn.paths import atomic_write_bytes, atomic_write_text, data_dir, ensure_private_dir
-from learn.projects import checkout_root
+from learn.projects import checkout_root, named_folder
 from learn.report.targets import claude_home
 
 
@@ -25,7 +25,7 @@ def command_text() -> str:
 
 
 def destination(project: bool, project_dir: Path) -> Path:
-    folder = project_dir.expanduser().absolute()
+    folder = Path(named_folder(project_dir.expanduser()))
     base = Path(checkout_root(folder) or folder.resolve()) / ".claude" if project else claude_home()
     return base / "commands" / "learn.md"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from learn.projects import Known, project_here
+from learn.projects import Known, named_folder, project_here
 
 
 def known_projects(target: Path | str | None = None) -> Known:
@@ -37,5 +37,5 @@ def named_project(folder: str | os.PathLike[str] | None, target: Path | str | No
     """The project of the folder a person named (default: the current directory)."""
     known = known_projects(target)
     if folder is not None:
-        known.add_root(os.path.abspath(os.path.expanduser(os.fspath(folder))))
+        known.add_root(named_folder(folder))
     return project_here(folder, known)

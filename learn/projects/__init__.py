@@ -23,6 +23,7 @@ from typing import Protocol
 from learn.projects.flavour import is_path as is_path
 from learn.projects.flavour import is_windows_path as is_windows_path
 from learn.projects.flavour import key_within as key_within
+from learn.projects.flavour import on_this_machine as on_this_machine
 from learn.projects.flavour import path_key as path_key
 from learn.projects.identity import NO_HINTS as NO_HINTS
 from learn.projects.identity import Hints as Hints
@@ -31,15 +32,18 @@ from learn.projects.identity import checkout_root as checkout_root
 from learn.projects.identity import project_of as project_of
 
 
+def named_folder(folder: str | os.PathLike[str] | None = None) -> str:
+    """A folder the person named on the command line, absolute (default: the current
+    directory). A relative path is relative to where they typed it; a Windows path
+    stays one on any host; a transcript's path never goes through here."""
+    text = os.fspath(folder) if folder is not None else os.getcwd()
+    return text if is_path(text) else os.path.abspath(text)
+
+
 def project_here(folder: str | os.PathLike[str] | None = None,
                  known: Known | None = None) -> str:
-    """The project of a folder the person named on the command line (default: the
-    current directory). A relative path is the person's, relative to where they
-    typed it; a transcript's path never goes through here."""
-    text = os.fspath(folder) if folder is not None else os.getcwd()
-    if not is_path(text):
-        text = os.path.abspath(text)
-    found = project_of(text, known)
+    """The project of a folder the person named (`named_folder`)."""
+    found = project_of(named_folder(folder), known)
     assert found is not None
     return found
 
@@ -80,7 +84,6 @@ def as_folder(project: str) -> Path | None:
     """The project's folder on this disk, None when it names none here (a repository
     id, a Windows folder read on another system, a folder since deleted, a bare
     repository's git directory)."""
-    from learn.projects.flavour import on_this_machine
     from learn.projects.gitdir import is_git_dir
 
     if not is_path(project) or not on_this_machine(project):

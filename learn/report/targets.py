@@ -25,7 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from learn.projects import as_folder, checkout_root, project_here, quote_projects
+from learn.projects import (
+    as_folder,
+    checkout_root,
+    named_folder,
+    on_this_machine,
+    project_here,
+    quote_projects,
+)
 from learn.records.proposal import Proposal, Scope
 
 TargetKind = Literal["claude", "rules", "agents"]
@@ -122,9 +129,13 @@ def _said_in(p: Proposal) -> str:
 
 
 def _folder_of(directory: Path) -> Path:
-    """The checkout `directory` is in (a main checkout or a worktree), else the folder."""
-    found = checkout_root(directory.expanduser().absolute())
-    return Path(found) if found else directory.expanduser().resolve()
+    """The checkout `directory` is in (a main checkout or a worktree), else the folder
+    (a Windows folder named on another system stays as named, never joined to ours)."""
+    named = named_folder(directory.expanduser())
+    found = checkout_root(named)
+    if found:
+        return Path(found)
+    return Path(named).resolve() if on_this_machine(named) else Path(named)
 
 
 def project_for(p: Proposal, choice: TargetChoice) -> Path:
@@ -132,7 +143,7 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
     here = _folder_of(choice.project_dir)
     if not here.is_dir():
         # A checkout deleted since: its repository's main checkout stands in.
-        project = choice.project or project_here(choice.project_dir.expanduser().absolute())
+        project = choice.project or project_here(choice.project_dir.expanduser())
         here = as_folder(project) or here
     if not choice.follow_quotes:  # named by the person
         if not here.is_dir():
@@ -147,7 +158,7 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
     if not said:
         raise TargetError(f"{p.key}: no quote says which project it was said in; name one "
                           "with --project DIR (or --scope user)")
-    here_project = choice.project or project_here(choice.project_dir.expanduser().absolute())
+    here_project = choice.project or project_here(choice.project_dir.expanduser())
     folders = {x: as_folder(x) for x in said}
     if here_project in said:
         root = here  # this checkout of the repository: the main one or a worktree

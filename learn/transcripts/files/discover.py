@@ -42,7 +42,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final, Protocol
 
-from learn.projects import Hints, Known, is_path, key_within, project_here, project_of
+from learn.projects import (
+    Hints,
+    Known,
+    is_path,
+    key_within,
+    named_folder,
+    project_here,
+    project_of,
+)
 from learn.transcripts.files.heads import Head, Provider, last_activity, read_head
 from learn.transcripts.files.listing import (
     SkippedFile,
@@ -180,10 +188,10 @@ def scan(
     want: str | None = None
     named_key = ""
     if not all_projects:
-        named = (project if project is not None else Path.cwd()).expanduser().absolute()
-        known.add_root(str(named))
+        named = named_folder(project)
+        known.add_root(named)
         want = project_here(named, known)
-        named_key = known.key(str(named))
+        named_key = known.key(named)
     files: list[SessionFile] = []
     hints_of: dict[Path, Hints] = {}
     kept: dict[tuple[str, str], Path] = {}
