@@ -208,3 +208,21 @@ def test_a_forked_sessions_copied_turns_are_the_earlier_sessions(world: dict[str
     assert view["human_turns"] == 1
     texts = [t["text"] for t in view["timeline"] if t["type"] == "human"]
     assert texts == ["now the invoice export, please"]
+
+
+def test_the_listing_and_show_agree_and_every_listed_id_opens(world: dict[str, Path]) -> None:
+    home, shop = world["home"], world["shop"]
+    # A session file renamed by hand: listed by the id its content carries.
+    named = next((home / ".claude" / "projects").rglob(f"{world['first']}.jsonl"))
+    renamed = named.with_name("exported copy.jsonl")
+    named.rename(renamed)
+    listing = learn("sessions", "--json", cwd=world["ui"])  # a sub-folder: the repository
+    assert listing.returncode == 0, listing.stderr
+    rows = json.loads(listing.stdout)["sessions"]
+    assert {r["project"] for r in rows} == {str(shop)} and len(rows) == 8
+    assert str(world["first"]) in {r["id"] for r in rows}
+    for row in rows:
+        shown = learn("show", row["id"], "--json", cwd=world["desktop"])
+        assert shown.returncode == 0, (row["id"], shown.stderr)
+        view = json.loads(shown.stdout)
+        assert view["human_turns"] == row["human_turns"], row["cwd"]
