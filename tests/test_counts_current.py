@@ -4,12 +4,11 @@ said alike, one quote heading one proposal)."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from _learn_cli import learn_json
 
 from evals.builder.claude import ClaudeSession
 from evals.builder.common import stable_uuid
@@ -19,7 +18,6 @@ from learn.report.proposal_lines import item_lines
 from learn.store.feedback import FeedbackStore
 from learn.store.proposals import ProposalBook
 
-REPO = Path(__file__).resolve().parents[1]
 CENTS = "keep the order totals in integer cents, never floats"
 START = datetime(2026, 4, 6, 9, 0, tzinfo=UTC)
 
@@ -73,15 +71,9 @@ def test_the_digest_says_the_widest_count_after_a_run_held_it_back(tmp_path: Pat
         s.denied_tool("Edit", {"file_path": f"{shop}/t.py", "old_string": "a", "new_string": "b"},
                       CENTS)
         s.write(home / ".claude")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
-    env["PYTHONPATH"] = str(REPO)
 
     def learn(*args: str) -> dict[str, object]:
-        done = subprocess.run([sys.executable, "-m", "learn", *args], env=env, cwd=shop,
-                              capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        data: dict[str, object] = json.loads(done.stdout)
-        return data
+        return learn_json(*args, cwd=shop)
 
     def counts(data: dict[str, object]) -> list[int]:
         proposals = data["proposals"]

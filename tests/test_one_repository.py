@@ -20,11 +20,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from _learn_cli import learn
 
 from evals.builder.claude import ClaudeSession
 from evals.builder.codex import CodexSession
@@ -107,14 +107,6 @@ def world(tmp_path: Path) -> dict[str, Path]:
     return {"home": home, "shop": shop, "fix": fix, "gone": gone, "desktop": desktop, "ui": ui,
             "elsewhere": tmp_path / "elsewhere", "fork": Path(fork.session_id),
             "first": Path(first.session_id)}
-
-
-def learn(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    cwd.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
-    env["PYTHONPATH"] = str(REPO)
-    return subprocess.run([sys.executable, "-m", "learn", *args], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
 
 
 def keys(data: dict[str, object]) -> dict[str, int]:

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _learn_cli import learn_env, learn_json
 
 from learn.projects import path_key
 from learn.store.migrations import MIGRATIONS
@@ -100,17 +99,12 @@ def test_a_store_made_by_main_migrates_to_one_project_per_repository(made_by_mai
 
 def test_after_the_migration_nothing_decided_comes_back(made_by_main: Path, tmp_path: Path) -> None:
     data = made_by_main.parent
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
-    env.update(HOME=str(world.HOME), LEARN_DATA_DIR=str(data), PYTHONPATH=str(REPO),
-               LEARN_CACHE_DIR=str(tmp_path / "cache"), LEARN_CONFIG_DIR=str(tmp_path / "config"))
+    env = learn_env(HOME=str(world.HOME), LEARN_DATA_DIR=str(data),
+                    LEARN_CACHE_DIR=str(tmp_path / "cache"),
+                    LEARN_CONFIG_DIR=str(tmp_path / "config"))
 
     def learn(*args: str, cwd: Path) -> dict[str, Any]:
-        cwd.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run([sys.executable, "-m", "learn", *args], env=env, cwd=cwd,
-                              capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        out: dict[str, Any] = json.loads(done.stdout)
-        return out
+        return learn_json(*args, cwd=cwd, env=env)
 
     def pending(data: dict[str, Any]) -> set[str]:
         return {f"{p['kind']}:{p['label']}" for p in data["proposals"]}

@@ -204,7 +204,10 @@ def _decide(key: str, known: Known, hints: Hints, depth: int) -> str:
 
 def _by_hints(key: str, known: Known, hints: Hints) -> str | None:
     """The repository on this disk the transcript's own record points to, if one does."""
-    if not hints.in_git:
+    branch = (hints.branch or "").strip()
+    if not (hints.repository or hints.commit or branch.casefold() not in _COMMON_BRANCHES):
+        # Nothing a repository could be told apart by (no hints, or `main`); the
+        # folders its worktrees were added at are asked only with a branch of note.
         return None
     repos = known.repositories()
     if not repos:
@@ -220,7 +223,6 @@ def _by_hints(key: str, known: Known, hints: Hints) -> str | None:
     listed = [r.project for r in repos.values() if key in r.worktree_folders]
     if listed:
         return _nearest(key, listed)
-    branch = (hints.branch or "").strip()
     if branch.casefold() in _COMMON_BRANCHES:
         return None
     near = [r for r in repos.values() if _near(key, r.project)]
