@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from _learn_cli import learn
+from _learn_cli import learn, learn_env
 
 from evals.builder.claude import ClaudeSession
 from evals.builder.codex import CodexSession
@@ -185,21 +185,25 @@ def test_one_repository_is_one_project_from_every_folder(world: dict[str, Path])
     assert not any("VAULT" in p.name or "vault" in p.name for p in elsewhere.rglob("*"))
 
 
-def test_a_forked_sessions_copied_turns_are_the_earlier_sessions(world: dict[str, Path]) -> None:
-    home = world["home"]
-    rows = {r["id"]: r for r in json.loads(
-        learn("sessions", "--all-projects", "--json", cwd=home).stdout)["sessions"]}
-    first, fork = rows[str(world["first"])], rows[str(world["fork"])]
-    # The first session: its opening prompt and the reason typed with the denial.
-    assert first["human_turns"] == 2
-    # The fork: only what was typed after the fork.
-    assert fork["human_turns"] == 1
-    shown = learn("show", str(world["fork"]), "--json", cwd=home)
+def test_a_forked_sessions_copied_turns_count_once_in_the_session_typed(
+        world: dict[str, Path], tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "config.toml").write_text("[thresholds]\ndirective = 1\n")
+    env = learn_env(LEARN_CONFIG_DIR=str(config))
+    run = learn("run", "--offline", "--all-projects", "--since", "2026-01-01", "--json",
+                "--quiet", cwd=world["home"], env=env)
+    assert run.returncode == 0, run.stderr
+    said = [p for p in json.loads(run.stdout)["proposals"] if p["text"] == MIGRATE]
+    # Typed once, before the fork copied it: one session, the one it was typed in.
+    assert [(p["sessions"], [q["session_id"] for q in p["quotes"]]) for p in said] == [
+        (1, [str(world["first"])])]
+    # The fork's file still shows what it holds (learn show reads the file).
+    shown = learn("show", str(world["fork"]), "--json", cwd=world["home"])
     assert shown.returncode == 0, shown.stderr
     view = json.loads(shown.stdout)
-    assert view["human_turns"] == 1
-    texts = [t["text"] for t in view["timeline"] if t["type"] == "human"]
-    assert texts == ["now the invoice export, please"]
+    assert view["started_at"] > json.loads(learn("show", str(world["first"]), "--json",
+                                                 cwd=world["home"]).stdout)["started_at"]
 
 
 def test_the_listing_and_show_agree_and_every_listed_id_opens(world: dict[str, Path]) -> None:

@@ -231,10 +231,7 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
         return row
     from learn.detect import MiningSpec, mine
     from learn.detect.to_candidates import signals_to_candidates
-    from learn.transcripts.view.copies import own_events
-
-    # What a fork or an older resume copied from another session was found there.
-    signals = mine(own_events(transcript), MiningSpec(), provider=transcript.provider,
+    signals = mine(transcript.events, MiningSpec(), provider=transcript.provider,
                    fingerprints=job.fingerprints)
     found = signals_to_candidates(signals, min_confidence=job.min_confidence)
     detected = [replace(c, text=redact(c.text)) for c in found]

@@ -61,8 +61,10 @@ class EntryMeta(msgspec.Struct, frozen=True, gc=False):
     # uses it to tell a subagent's lines from the parent's.
     agent_id: str | None = None
     # Not in the seed: the session a `/branch` (`/fork`) copied this entry from
-    # (`forkedFrom.sessionId`): what it says was typed there, not here.
+    # (`forkedFrom.sessionId`): what it says was typed there first; and the entry's
+    # uuid there, when the copy carries another.
     copied_from: str | None = None
+    copied_uuid: str | None = None
 
 
 # ---------------------------------------------------------------- events

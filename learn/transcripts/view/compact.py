@@ -45,8 +45,8 @@ from learn.transcripts.view.model import (
 #     plan rejections gated on shape, not English words).
 # v4: an entry keeps its redacted human turns, not hashes of long prompts
 #     (learn.index.indexed_turns).
-# v5: what a fork (`forkedFrom`) or an older resume copied from another session
-#     is that session's, not this one's (learn.transcripts.view.copies).
+# v5: a fork (`forkedFrom`) starts at its first entry of its own, and a turn it
+#     copied keeps its original's uuid (one typed turn, one session).
 VIEW_VERSION: Final = 5
 INPUT_KEYS: Final = ("command", "cmd")
 

@@ -52,7 +52,6 @@ from learn.transcripts.models import (
 from learn.transcripts.view.answers import free_form_answers, has_answers
 from learn.transcripts.view.branch import active_branch
 from learn.transcripts.view.calls import excerpt, summarize_call
-from learn.transcripts.view.copies import copied_entries
 from learn.transcripts.view.evidence import (
     TypedReader,
     aside_turns,
@@ -112,32 +111,28 @@ def build_session(
     builder = _Builder(calls, reader, dequeued(events), detail=detail)
     for index, event in enumerate(events):
         builder.add(index, event, on=index in on_branch)
-    # What another session typed or ran, copied into this file by a fork or a resume
-    # (learn.transcripts.view.copies), counts there, not here.
-    copied = copied_entries(events) if transcript.provider == "claude" else set()
-    own = [t for t in builder.human if t.event_index not in copied]
-    human = one_per_text([*own, *aside_turns(asides, reader)])
+    human = one_per_text([*builder.human, *aside_turns(asides, reader)])
     kept = {id(t) for t in human}
-    if copied:
-        builder.calls = [c for c in builder.calls if c.event_index not in copied]
-        builder.failures = [f for f in builder.failures if f.event_index not in copied]
-        kept.update(id(x) for x in (*builder.calls, *builder.failures))
-        timeline = tuple(item for item in builder.timeline
-                         if not isinstance(item, HumanTurn | ToolCall | ToolFailure)
-                         or id(item) in kept)
-    else:
-        timeline = tuple(item for item in builder.timeline
-                         if not isinstance(item, HumanTurn) or id(item) in kept)
+    timeline = tuple(
+        item for item in builder.timeline if not isinstance(item, HumanTurn) or id(item) in kept
+    )
     off_branch = sorted((t for t in human if not t.on_branch), key=_turn_order)
 
     stamps = _branch_times(events, branch)
     stamps += [t.at for t in off_branch if t.at is not None]
+    # A fork (`/branch`) opens with the earlier session's entries under their own
+    # times: it starts at its first entry of its own, after the session it came from,
+    # which keeps the turns typed there (learn.transcripts.view.resume: oldest wins).
+    own = [e.meta.timestamp for e in events
+           if isinstance(e, UserEvent | AssistantEvent) and e.meta.copied_from is None]
+    forked = len(own) < sum(1 for e in events if isinstance(e, UserEvent | AssistantEvent))
+    started = min(own) if forked and own else (min(stamps) if stamps else None)
     session = Session(
         id=session_id_of(events, transcript.path),
         provider=transcript.provider,
         path=transcript.path,
         project=cwd_of(events, branch),
-        started_at=min(stamps) if stamps else None,
+        started_at=started,
         last_activity=max(stamps) if stamps else None,
         timeline=timeline,
         human_turns=(*(t for t in timeline if isinstance(t, HumanTurn)), *off_branch),
@@ -277,7 +272,7 @@ class _Builder:
             self.interrupts.append(Interrupt(at=at, event_index=index))
 
         for result in results:
-            self._result(index, at, meta.uuid, result, on)
+            self._result(index, at, meta.copied_uuid or meta.uuid, result, on)
 
         excluded = entry_exclusion(
             meta, is_agent_injected=event.is_agent_injected, origin_kind=event.origin_kind
@@ -292,7 +287,10 @@ class _Builder:
             return
         self._command_args = typed.text if typed.command else None
         if typed.text:
-            self._turn(typed.text, "typed", at, index, meta.uuid, on=on, command=typed.command)
+            # A turn a fork copied keeps the uuid it was typed under (its original's),
+            # so the session it was typed in claims it (learn.transcripts.view.resume).
+            self._turn(typed.text, "typed", at, index, meta.copied_uuid or meta.uuid, on=on,
+                       command=typed.command)
 
     def _result(
         self, index: int, at: datetime | None, uuid: str | None, result: ToolResultBlock, on: bool
