@@ -80,6 +80,19 @@ def spellings(pairs: Iterable[tuple[str | None, str | None]]) -> dict[str, str]:
     return {p: (c.most_common(1)[0][0] if c else p) for p, c in seen.items()}
 
 
+def checkout_folder(folder: str | os.PathLike[str]) -> Path:
+    """The checkout a folder the person named is in (`checkout_root`: a main checkout
+    or a worktree), else the folder itself; a Windows folder named on another system
+    stays as named, never joined to this one's working directory."""
+    from learn.projects.flavour import on_this_machine
+
+    named = named_folder(os.path.expanduser(os.fspath(folder)))
+    found = checkout_root(named)
+    if found:
+        return Path(found)
+    return Path(named).resolve() if on_this_machine(named) else Path(named)
+
+
 def as_folder(project: str) -> Path | None:
     """The project's folder on this disk, None when it names none here (a repository
     id, a Windows folder read on another system, a folder since deleted, a bare
