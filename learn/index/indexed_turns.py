@@ -30,8 +30,8 @@ from learn.transcripts.view.model import HumanTurn, Session
 if TYPE_CHECKING:
     pass
 
-# text, origin, at, event_index, uuid, command, on_branch
-_Row = tuple[str, str, str | None, int, str | None, str | None, bool]
+# text, origin, at, event_index, uuid, command, on_branch, filled
+_Row = tuple[str, str, str | None, int, str | None, str | None, bool, bool]
 _decoder: Final = msgspec.json.Decoder(list[_Row])
 
 
@@ -39,7 +39,7 @@ def encode_turns(session: Session, clean: Callable[[str], str]) -> str:
     """`session`'s human turns as JSON, every text through `clean` (the index passes `redact`)."""
     return msgspec.json.encode([
         (clean(t.text), t.origin, t.at.isoformat() if t.at is not None else None, t.event_index,
-         t.uuid, clean(t.command) if t.command is not None else None, t.on_branch)
+         t.uuid, clean(t.command) if t.command is not None else None, t.on_branch, t.filled)
         for t in session.human_turns
     ]).decode()
 
@@ -51,12 +51,13 @@ def _dt(value: str | None) -> datetime | None:
 def turns_view(summary: Mapping[str, Any], turns: str, path: Path | None) -> Session:
     """A view holding only the stored human turns (and the summary's id, project,
     dates and client): enough for `scripted.machinery`, nothing else is in it."""
-    human = tuple(HumanTurn(text, origin, _dt(at), index, uuid, command, on_branch)  # type: ignore[arg-type]
-                  for text, origin, at, index, uuid, command, on_branch in _decoder.decode(turns))
+    human = tuple(HumanTurn(text, origin, _dt(at), index, uuid, command, on_branch, filled)  # type: ignore[arg-type]
+                  for text, origin, at, index, uuid, command, on_branch, filled
+                  in _decoder.decode(turns))
     return Session(
         id=summary["id"], provider=summary["provider"], path=path, project=summary["project"],
         started_at=_dt(summary["started_at"]), last_activity=_dt(summary["last_activity"]),
         timeline=tuple(t for t in human if t.on_branch), human_turns=human, tool_calls=(),
         failures=(), denials=(), interrupts=(), turns=summary["turns"],
-        entrypoint=summary.get("entrypoint"),
+        entrypoint=summary.get("entrypoint"), signals=tuple(summary.get("signals", ())),
     )

@@ -25,7 +25,12 @@ from typing import Final
 from learn.textfold import fold
 from learn.transcripts.templates.skeleton import Skeleton, is_prose, learn_skeleton, strip_affixes
 from learn.transcripts.view.model import HumanTurn, Session, TimelineItem
-from learn.transcripts.view.origin import LOOP_MIN_SESSIONS, OriginFacts, is_headless, judge_origins
+from learn.transcripts.view.origin import (
+    LOOP_MIN_SESSIONS,
+    OriginFacts,
+    judge_origins,
+    session_headless,
+)
 from learn.transcripts.view.replay import (
     Fingerprints,
     is_replayed_turn,
@@ -69,7 +74,7 @@ def repeated_prompts(
     for view in views:
         keys: list[str] = []
         for turn in view.human_turns:
-            if turn.origin not in ("typed", "queued"):
+            if turn.origin not in ("typed", "queued") or turn.filled:
                 keys.append("")
                 continue
             key = fold(turn.text)
@@ -208,6 +213,13 @@ class Machinery:
 _SPOKEN: Final = ("typed", "queued")
 
 
+def _templated(turn: HumanTurn) -> bool:
+    """A turn that may be a template's instance: spoken, and not what the person wrote
+    into a command or prompt body (`HumanTurn.filled`: two requests a person wrote into
+    one spec prompt, differing by a number, shared a skeleton and both were lost)."""
+    return turn.origin in _SPOKEN and not turn.filled
+
+
 def machinery(
     views: Sequence[Session],
     fingerprints: Sequence[str] = (),
@@ -228,7 +240,7 @@ def machinery(
     fp: Sequence[str] = with_prompts(fingerprints, prompts) if prompts else fingerprints
     sessions_of_prompt = {fold(p.text): p.sessions for p in prompts}
     skeleton = learn_skeleton(
-        (v.id, t.text) for v in own.values() for t in v.human_turns if t.origin in _SPOKEN)
+        (v.id, t.text) for v in own.values() for t in v.human_turns if _templated(t))
 
     # What each session typed outside templates: a varying part found there is
     # a quote, and a short text typed in many sessions is a script's, not a reply.
@@ -236,7 +248,7 @@ def machinery(
     short_sessions: dict[str, set[str]] = {}
     for v in own.values():
         for t in v.human_turns:
-            if t.origin in _SPOKEN and skeleton.is_instance(t.text):
+            if _templated(t) and skeleton.is_instance(t.text):
                 continue
             key = fold(t.text)
             plain.setdefault(v.id, []).append(key)
@@ -246,7 +258,7 @@ def machinery(
     varying: dict[int, list[str]] = {}
     for v in cut:
         for t in v.human_turns:
-            if t.origin in _SPOKEN and skeleton.is_instance(t.text):
+            if _templated(t) and skeleton.is_instance(t.text):
                 varying[id(t)] = skeleton.varying(t.text)
     all_parts = [(v.id, p) for v in cut for t in v.human_turns for p in varying.get(id(t), ())]
     peers_of: dict[str, list[str]] = {}
@@ -273,7 +285,7 @@ def machinery(
 
     def residual(turn: HumanTurn, view: Session) -> str:
         kept = []
-        headless = is_headless(view.entrypoint)
+        headless = session_headless(view.entrypoint, view.signals)
         for part in varying[id(turn)]:
             part = strip_affixes(part, peers(view.id))
             if is_prose(part) and not quoted(part, view.id, headless):
@@ -314,7 +326,7 @@ def _facts(view: Session, skeleton: Skeleton, fp: Sequence[str],
         key = fold(opening.text)
         if key in sessions_of_prompt:
             shared = sessions_of_prompt[key] - 1
-        elif skeleton.is_instance(opening.text):
+        elif not opening.filled and skeleton.is_instance(opening.text):
             shared = skeleton.shared_with(opening.text)
     free = any(
         t is not opening
@@ -333,6 +345,9 @@ def _facts(view: Session, skeleton: Skeleton, fp: Sequence[str],
         opening_text=fold(opening.text) if opening is not None else None,
         opening_chars=len(opening.text) if opening is not None else 0,
         free_reply=free,
+        signals=view.signals,
+        started_at=(opening.at if opening is not None and opening.at is not None
+                    else view.started_at),
     )
 
 
