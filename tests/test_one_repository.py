@@ -222,3 +222,28 @@ def test_the_listing_and_show_agree_and_every_listed_id_opens(world: dict[str, P
         assert shown.returncode == 0, (row["id"], shown.stderr)
         view = json.loads(shown.stdout)
         assert view["human_turns"] == row["human_turns"], row["cwd"]
+
+
+def test_a_rule_written_in_a_worktree_is_undone_and_pruned_there(world: dict[str, Path]) -> None:
+    home, fix = world["home"], world["fix"]
+    run = learn("run", "--offline", "--all-projects", "--since", "2026-01-01", "--json",
+                "--quiet", cwd=home)
+    assert run.returncode == 0, run.stderr
+    cents = next(f"{p['kind']}:{p['label']}" for p in json.loads(run.stdout)["proposals"]
+                 if p["text"] == CENTS)
+    target = fix / "CLAUDE.md"
+
+    wrote = learn("apply", "--only", cents, "--yes", cwd=fix)
+    assert wrote.returncode == 0, wrote.stdout + wrote.stderr
+    assert "integer cents" in target.read_text()
+    assert not (world["shop"] / "CLAUDE.md").exists()
+    undone = learn("apply", "--undo", "--yes", cwd=fix)
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert not target.exists()
+
+    again = learn("apply", "--only", cents, "--yes", cwd=fix)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "integer cents" in target.read_text()
+    pruned = learn("apply", "--prune", cents, "--yes", cwd=fix)
+    assert pruned.returncode == 0, pruned.stdout + pruned.stderr
+    assert "integer cents" not in target.read_text()

@@ -22,7 +22,7 @@ from learn.commands.apply_writes import (
     undo_last,
     write_confirmed,
 )
-from learn.projects import checkout_folder, project_here
+from learn.projects import checkout_folder, project_here, write_roots
 from learn.records.proposal import Proposal, Scope
 from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for
 from learn.report.edits import (
@@ -330,7 +330,7 @@ def prune_keys(keys: tuple[str, ...], here: str, *, consent: Consent) -> bool:
         plans.append(FilePlan(path=path, original=original,
                               original_hash=sha256(original.encode()),
                               new_text=without_rules(original, set(keys)),
-                              projects=(files[name], here)))
+                              projects=(*write_roots(files[name], path), here)))
     if not files:
         click.echo(f"nothing to prune: learn wrote none of {', '.join(keys)} here", err=True)
         return False

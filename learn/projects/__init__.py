@@ -84,13 +84,24 @@ def checkout_folder(folder: str | os.PathLike[str]) -> Path:
     """The checkout a folder the person named is in (`checkout_root`: a main checkout
     or a worktree), else the folder itself; a Windows folder named on another system
     stays as named, never joined to this one's working directory."""
-    from learn.projects.flavour import on_this_machine
-
     named = named_folder(os.path.expanduser(os.fspath(folder)))
     found = checkout_root(named)
     if found:
         return Path(found)
     return Path(named).resolve() if on_this_machine(named) else Path(named)
+
+
+def write_roots(project: str | None, file: str | os.PathLike[str]) -> tuple[str, ...]:
+    """The folders a file learn wrote for `project` may be rewritten under (by `apply
+    --undo` or `--prune`): the project's own folder and, when the file is in another
+    checkout of the same repository (a worktree apply wrote into), that checkout. A
+    checkout of another repository is never one of them."""
+    if not project:
+        return ()
+    found = checkout_root(os.path.dirname(os.fspath(file)))
+    if found and found != project and project_of(found) == project:
+        return (project, found)
+    return (project,)
 
 
 def as_folder(project: str) -> Path | None:
