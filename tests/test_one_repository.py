@@ -247,3 +247,29 @@ def test_a_rule_written_in_a_worktree_is_undone_and_pruned_there(world: dict[str
     pruned = learn("apply", "--prune", cents, "--yes", cwd=fix)
     assert pruned.returncode == 0, pruned.stdout + pruned.stderr
     assert "integer cents" not in target.read_text()
+
+
+def test_a_repository_opted_in_to_sharing_is_shared_from_any_of_its_checkouts(
+        world: dict[str, Path], tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "config.toml").write_text(f'[team]\nauthor = "ana"\nprojects = ["{world["shop"]}"]\n')
+    env = learn_env(LEARN_CONFIG_DIR=str(config))
+    run = learn("run", "--offline", "--all-projects", "--since", "2026-01-01", "--json",
+                "--quiet", cwd=world["home"], env=env)
+    assert run.returncode == 0, run.stderr
+
+    def shared(cwd: Path) -> list[dict[str, object]]:
+        proc = learn("share", "--dry-run", cwd=cwd, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return [json.loads(line) for line in proc.stdout.splitlines()]
+
+    from_main = shared(world["shop"])
+    # The worktrees' and the sub-folder's sessions are the repository's, under its id.
+    assert sum(r["quote"] == CENTS for r in from_main) == 5
+    assert {r["project_remote"] for r in from_main} == {"github.com/acme/shop"}
+    for folder in ("fix", "desktop", "ui"):
+        assert shared(world[folder]) == from_main, folder
+    # The vault is not opted in, from any spelling of it.
+    refused = learn("share", "--dry-run", "--project", VAULT, cwd=world["elsewhere"], env=env)
+    assert refused.returncode == 2 and "not opted in" in refused.stderr

@@ -89,9 +89,13 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
         click.echo(f"forgot {n} shared candidates of {me.name}")
         return
 
-    root = (project or Path.cwd()).expanduser().resolve()
-    opted = {Path(p).expanduser().resolve() for p in team.projects}
-    if root not in opted:
+    from learn.projects import checkout_folder, project_here
+
+    # Opted in by project (learn.projects): any checkout or sub-folder of an opted-in
+    # repository is that repository, and is shared as it.
+    root = checkout_folder(project or Path.cwd())
+    here = project_here(root)
+    if here not in {project_here(Path(p).expanduser()) for p in team.projects}:
         _fail(f"{root} is not opted in to sharing: add it to [team] projects in the config")
         return
     remote = remote_url(root)
