@@ -146,6 +146,10 @@ def test_one_repository_is_one_project_from_every_folder(world: dict[str, Path])
     by_key = {f"{p['kind']}:{p['label']}": p for p in result["proposals"]}
     assert by_key[cents]["project"] == str(shop)
     assert by_key[inbox]["project"] == path_key(VAULT)
+    # The digest's header names the two projects, each once, in the spelling used most;
+    # its window opens at the earliest turn read.
+    header = learn("digest", "--all-projects", cwd=home).stdout.splitlines()[0]
+    assert f"in {shop}, {VAULT}, 2026-03-02 to 2026-03-03." in header, header
 
     # The same pending proposal, from every folder of the repository and from an
     # unrelated folder naming any of them (the removed worktree included).
