@@ -137,7 +137,7 @@ def test_the_same_rows_migrate_on_postgresql(made_by_main: Path, pg_url: str) ->
     pg = connect(pg_url)
     try:
         migrate(pg, StoreSchema(), upto=upto)
-        source = apsw.Connection(str(FIXTURE), flags=apsw.SQLITE_OPEN_READONLY)
+        source = apsw.Connection(str(made_by_main), flags=apsw.SQLITE_OPEN_READONLY)
         for table, cols in (
                 ("proposal_states", ("project", "key", "canonical_key", "kind", "accepted", "state",
                                      "sessions", "proposal_json", "first_run_id", "last_run_id",
