@@ -231,3 +231,26 @@ def test_a_repository_id_stays_an_id() -> None:
     p = Proposal(kind="directive", label="x", text="x", sessions=1, count=1, last_seen=None,
                  quotes=(Quote("s1", "x", None, "github.com/acme/webshop"),), people=2)
     assert p.to_json()["project"] == "github.com/acme/webshop"
+
+
+@needs_git
+def test_a_repository_id_is_the_same_from_every_checkout_and_never_a_path(tmp_path: Path) -> None:
+    from learn.projects import repository_id_of
+
+    repo = repository(tmp_path / "repo", origin="https://ana:s3cret@GitHub.com/Acme/Shop.git")
+    git("worktree", "add", "-q", str(tmp_path / "repo-fix"), "-b", "fix", cwd=repo)
+    (repo / "packages").mkdir()
+    for folder in (repo, tmp_path / "repo-fix", repo / "packages"):
+        assert repository_id_of(folder) == "github.com/acme/shop", folder
+    # The same id git itself reads (a quoted value), and none for a local remote or none.
+    git("remote", "add", "mirror", "/srv/git/shop.git", cwd=repository(tmp_path / "local"))
+    assert repository_id_of(tmp_path / "local") is None
+    assert repository_id_of(repository(tmp_path / "bare-remote")) is None
+    assert repository_id_of(tmp_path) is None
+    quoted = repository(tmp_path / "quoted")
+    with (quoted / ".git" / "config").open("a") as config:
+        config.write('[remote "origin"]\n\turl = "git@gitlab.com:team/app.git"\n')
+    done = subprocess.run([GIT or "git", "-C", str(quoted), "remote", "get-url", "origin"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "git@gitlab.com:team/app.git"
+    assert repository_id_of(quoted) == "gitlab.com/team/app"

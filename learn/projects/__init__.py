@@ -104,6 +104,18 @@ def write_roots(project: str | None, file: str | os.PathLike[str]) -> tuple[str,
     return (project,)
 
 
+def repository_id_of(folder: str | os.PathLike[str]) -> str | None:
+    """The id of the repository the folder the person named is in (`github.com/acme/
+    webshop`: its origin's, else its first remote's; learn.projects.remote), what the
+    team store groups by. None when the folder is in no repository on this disk or
+    its remotes are not on a host."""
+    from learn.projects.gitdir import repository_at
+
+    known = Known()
+    co = known.checkout(known.key(named_folder(os.path.expanduser(os.fspath(folder)))))
+    return repository_at(co).repository_id if co is not None else None
+
+
 def as_folder(project: str) -> Path | None:
     """The project's folder on this disk, None when it names none here (a repository
     id, a Windows folder read on another system, a folder since deleted, a bare

@@ -178,7 +178,7 @@ class Repository:
                 continue
             url = _URL.match(line)
             if remote is not None and url and remote not in urls:
-                urls[remote] = url.group(1)
+                urls[remote] = url.group(1).strip("\"")
         url_text = urls.get("origin") or next(iter(urls.values()), None)
         return repository_id(url_text) if url_text else None
 
