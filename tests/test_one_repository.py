@@ -186,6 +186,7 @@ def test_one_repository_is_one_project_from_every_folder(world: dict[str, Path])
     # The vault is another machine's folder: refused, and nothing glued to this one's.
     proc = learn("apply", "--dry-run", "--yes", "--project", VAULT, cwd=elsewhere)
     assert proc.returncode != 0
+    assert f"{VAULT} is a folder of another system (a Windows path)" in proc.stderr, proc.stderr
     assert not any("VAULT" in p.name or "vault" in p.name for p in elsewhere.rglob("*"))
 
 

@@ -28,6 +28,7 @@ from learn.projects import (
     as_folder,
     checkout_folder,
     key_within,
+    on_this_machine,
     path_key,
     project_here,
     quote_projects,
@@ -143,6 +144,15 @@ def _folder_of(directory: Path) -> Path:
     return checkout_folder(directory)
 
 
+def _not_here(folder: Path | str) -> str:
+    """Why a project's folder cannot be written: deleted, or another system's path."""
+    if not on_this_machine(str(folder)):
+        return (f"{folder} is a folder of another system (a Windows path), not of this "
+                "machine; run `learn apply` where it is, or name a checkout here with "
+                "--project DIR")
+    return f"{folder} no longer exists; name a checkout of the project with --project DIR"
+
+
 def project_for(p: Proposal, choice: TargetChoice) -> Path:
     """The checkout a project-scope rule is written into, or TargetError saying why none."""
     here = _folder_of(choice.project_dir)
@@ -152,8 +162,7 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
         here = as_folder(project) or here
     if not choice.follow_quotes:  # named by the person
         if not here.is_dir():
-            raise TargetError(f"{choice.project_dir} no longer exists; name a checkout of the "
-                              "project with --project DIR")
+            raise TargetError(_not_here(choice.project_dir))
         if here == _home():
             raise TargetError(f"{here} is your home folder: a CLAUDE.md there would be read in "
                               "every project below it. Use --scope user (~/.claude/CLAUDE.md), "
@@ -189,8 +198,7 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
                           "there would be read in every project below it. Use --scope user, "
                           "or --project DIR to name the project")
     if not root.is_dir():
-        raise TargetError(f"{p.key} was said in {root}, which no longer exists; name a project "
-                          "with --project DIR")
+        raise TargetError(f"{p.key} was said in {_not_here(root)}")
     return root
 
 
