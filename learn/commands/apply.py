@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from learn.commands import apply_writes
+from learn.commands.apply_checks import plan_checks
 from learn.commands.apply_writes import (
     Consent,
     journal_write,
@@ -200,7 +201,11 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
                 click.echo(f"note: {p.key} is covered by the `{p.existing_rule}` skill: sharpen "
                            "its description instead (or --only it to add a rule anyway)")
     chosen = _select(result.proposals, only, every, here)
-    if not chosen:
+    # learn's check: a data file and a hook, not a line (learn.commands.apply_checks).
+    offers = [p for p in chosen if p.surface == "check"]
+    checks = plan_checks(offers, here) if offers else None
+    chosen = [p for p in chosen if p.surface != "check"]
+    if not chosen and not offers:
         click.echo(f"nothing to apply: no pending accepted proposals for {here} "
                    "(`learn digest --all` lists every state; --only KEY applies one the judge "
                    "declined)")
@@ -237,6 +242,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     plans = plan_all(edits, projects=[checkout_folder(choice.project_dir)])
     for plan in plans:
         plan.notes.extend(_checkout_notes(plan))
+    plans += checks.plans if checks is not None else []
 
     def preview(plan: FilePlan) -> None:
         _health(plan, here, max_lines=max_lines, max_bytes=max_bytes)
@@ -247,6 +253,11 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     batch = new_batch()
 
     def written(plan: FilePlan, backup: Path | None) -> None:
+        if checks is not None and checks.owns(plan):
+            journal_write(batch, "apply", plan, backup, here, checks.keys())
+            checks.written(plan)
+            click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
+            return
         journal_write(batch, "apply", plan, backup,
                       project_here(plan.applied[0].project) if plan.applied
                       and plan.applied[0].project else here, [e.key for e in plan.applied])
@@ -261,12 +272,14 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         click.echo(f"wrote {plan.path}{saved} (`learn apply --undo` puts it back)")
 
     def what(plan: FilePlan) -> str:
+        if checks is not None and checks.owns(plan):
+            return "Write learn's check to"
         n = len(plan.applied)
         noun = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
         return f"Write {n} {noun}{'s' if n != 1 else ''} to"
 
     wrote = write_confirmed(plans, consent, written, what=what)
-    if refused or not shown or not wrote:
+    if refused or not shown or not wrote or (offers and checks is None):
         sys.exit(1)
 
 

@@ -78,6 +78,8 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
                 "states": store.proposals.decided(project, keys),
                 # Each rule in place against the sessions since (learn.reduce.outcomes).
                 "outcomes": outcomes,
+                # learn's checks of the projects read, with what each stopped (learn.guard).
+                "checks": _checks(project, read.projects),
             },
         )
         with clock.stage("store"):
@@ -222,26 +224,47 @@ def _path_scoped(proposals: Sequence[Any], sessions: Sequence[Session]) -> list[
     return scope_to_paths(proposals, files)
 
 
+def _checks(project: str | None, projects: dict[str, str]) -> list[dict[str, Any]]:
+    """learn's checks of the project run for, else of every project read (each
+    session's project: learn.projects)."""
+    from learn.reduce.checks import all_checks
+
+    return [c.to_json() for c in all_checks([project] if project else
+                                            sorted(set(projects.values()) - {""}))]
+
+
 def _outcomes(store: Store, project: str | None, sessions: Sequence[Session],
               session_cands: Sequence[SessionCandidates], labels: Sequence[str],
               proposals: Sequence[Any], embedder: Any,
               projects: dict[str, str]) -> tuple[list[dict[str, Any]], list[Any]]:
-    """Did each applied rule work: its correction counted in the sessions read, by start;
-    and for each rule ignored since, its escalation (learn.report.escalation)."""
+    """Did each applied rule work: its correction counted in the sessions read, by start,
+    over the sessions that loaded it; and for each rule ignored since, its escalation
+    (learn.report.escalation) and learn's check where a prefix cannot hold it
+    (learn.report.check_offer)."""
     from learn.mining.commands import unrefused_commands
     from learn.reduce.counting import occurrences
     from learn.reduce.in_place import measure
+    from learn.reduce.loaded import Seen
     from learn.reduce.outcomes import Said
+    from learn.reduce.pathscope import files_of_calls
+    from learn.report.check_offer import with_check_offers
     from learn.report.escalation import Ran, escalations_for
+    from learn.transcripts.instructions import records_of
 
     starts = {s.id: iso(s.started_at or s.last_activity) for s in sessions}
     said = [Said(o.session.session_id, starts.get(o.session.session_id) or o.session.last_activity,
                  o.label, o.candidate.kind, o.candidate.text, o.session.project)
             for o in occurrences(session_cands, labels)]
+    seen = {s.id: Seen(s.id, s.provider, s.project,
+                       tuple(files_of_calls((c.name, c.input, c.summary) for c in s.tool_calls)))
+            for s in sessions}
+    files = {s.id: (s.path, s.provider) for s in sessions}
     found = measure(store.proposals, project, session_starts=starts, said=said,
                     proposals=proposals, embedder=embedder,
-                    session_projects={s.id: projects.get(s.id) for s in sessions})
+                    session_projects={s.id: projects.get(s.id) for s in sessions}, seen=seen,
+                    records=lambda ids: records_of(ids, files))
     # What each session ran unrefused: a deny must not refuse what the person let run.
     ran = [Ran(s.id, starts.get(s.id), tuple(unrefused_commands(s))) for s in sessions]
     found, escalations = escalations_for(store.proposals, project, found, proposals, ran)
-    return [o.to_json() for o in found], escalations
+    found, checks = with_check_offers(store.proposals, project, found, proposals, ran)
+    return [o.to_json() for o in found], [*escalations, *checks]

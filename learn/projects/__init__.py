@@ -32,6 +32,14 @@ from learn.projects.identity import checkout_root as checkout_root
 from learn.projects.identity import project_of as project_of
 
 
+def within(path: str, root: str) -> bool:
+    """`path` is `root` or below it, both compared by their own flavour (`path_key`);
+    anything that is not an absolute path only equals itself."""
+    if not (is_path(path) and is_path(root)):
+        return path == root
+    return key_within(path_key(path), path_key(root))
+
+
 def named_folder(folder: str | os.PathLike[str] | None = None) -> str:
     """A folder the person named on the command line, absolute (default: the current
     directory). A relative path is relative to where they typed it; a Windows path

@@ -30,7 +30,7 @@ from learn.paths import data_dir
 from learn.reduce.rule_places import claude_home, codex_home
 from learn.report.errors import ConfinementError
 
-Base = Literal["project", "claude-home", "codex-home", "learn-backups"]
+Base = Literal["project", "claude-home", "codex-home", "learn-backups", "learn-checks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +64,12 @@ SURFACES: tuple[Surface, ...] = (
     Surface("codex-home", "AGENTS.override.md", "~/.codex/AGENTS.override.md"),
     Surface("codex-home", "rules/*.rules", "~/.codex/rules/*.rules"),
     Surface("codex-home", "prompts/*.md", "~/.codex/prompts/*.md"),
+    # learn's check (learn.guard): Codex runs it from its hooks file.
+    Surface("codex-home", "hooks.json", "~/.codex/hooks.json"),
     # learn's own copies of what it replaced (`learn apply --undo` restores them).
     Surface("learn-backups", "*", "learn's backups"),
+    # learn's check: its rules (data the fixed program reads) and install records.
+    Surface("learn-checks", "*.json", "learn's check rules"),
 )
 
 # Folders a `**` never crosses: hidden ones (.git, .venv) and dependencies; an
@@ -112,6 +116,7 @@ HOMES: dict[Base, Callable[[Path], Path]] = {
     "claude-home": claude_home,
     "codex-home": codex_home,
     "learn-backups": lambda home: backups_dir(),
+    "learn-checks": lambda home: data_dir() / "checks",
 }
 
 

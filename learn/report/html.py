@@ -17,9 +17,9 @@ from typing import Any
 
 from learn.records.proposal import Proposal, RunResult
 from learn.report.digest import LEARN_DIGEST_MARKER, SECTIONS, funnel_sentence, is_proposed
-from learn.report.outcomes import CSS as OUTCOME_CSS
-from learn.report.outcomes import JS as OUTCOME_JS
-from learn.report.outcomes import outcome_data, outcome_html
+from learn.report.outcomes_html import CSS as OUTCOME_CSS
+from learn.report.outcomes_html import JS as OUTCOME_JS
+from learn.report.outcomes_html import outcome_data, outcome_html
 from learn.report.proposal_lines import evidence_line, project_line, sessions_read
 from learn.report.words import day, flatten, plural
 from learn.textunits import cjk_language

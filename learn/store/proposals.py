@@ -40,7 +40,8 @@ from learn.store.proposals_ddl import accepted_of, proposal_from_json, proposal_
 from learn.store.proposals_ddl import create_tables as create_tables
 from learn.store.proposals_ddl import projects_of as projects_of
 
-Form = Literal["rule", "command", "permission", "codex-rule", "path-rule"]
+# "check": learn's check (learn.guard) installed for a rule in place.
+Form = Literal["rule", "command", "permission", "codex-rule", "path-rule", "check"]
 REOFFER_FACTOR = 2
 
 

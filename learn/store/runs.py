@@ -134,5 +134,5 @@ def record_decision(
         if target is not None and proposal is not None and decision != "dismissed":
             book.record_applied(project=project, proposal=proposal, decision=decision,
                                 form=form if form in ("command", "permission", "codex-rule",
-                                                      "path-rule") else "rule",  # type: ignore[arg-type]
+                                                      "path-rule", "check") else "rule",  # type: ignore[arg-type]
                                 rule_text=text, target_file=target, backup_file=backup)
