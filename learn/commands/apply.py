@@ -1,4 +1,6 @@
-"""`learn apply`: write accepted proposals into CLAUDE.md / AGENTS.md / .claude/rules, as reviewed diffs.
+"""`learn apply`: write accepted proposals into CLAUDE.md / AGENTS.md / .claude/rules, and the
+other agents' files the project uses (GEMINI.md, Copilot's, Cursor's, Windsurf's, Kiro's), as
+reviewed diffs.
 
 Nothing is written without a yes: each file's change is shown as a unified
 diff and confirmed, `--yes` is for scripts, and without a terminal and without
@@ -14,6 +16,7 @@ from pathlib import Path
 import click
 
 from learn.commands import apply_writes
+from learn.commands.apply_agents import ForAgents
 from learn.commands.apply_checks import plan_checks
 from learn.commands.apply_writes import (
     Consent,
@@ -25,6 +28,7 @@ from learn.commands.apply_writes import (
 )
 from learn.projects import checkout_folder, project_here, write_roots
 from learn.records.proposal import Proposal, Scope
+from learn.report.agent_targets import ORDER as AGENT_ORDER
 from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
@@ -140,6 +144,10 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
               help="The project whose pending proposals to apply, and whose files to edit "
                    "(default: the current directory's project; each rule then goes to the "
                    "project it was said in).")
+@click.option("--agent", "agent_names", multiple=True, type=click.Choice(AGENT_ORDER),
+              help="Write for these agents, each in the file it reads (repeatable; default: every "
+                   "agent the project uses: with sessions learn read there, or with its own "
+                   "instruction files there).")
 @click.option("--edit", "edit_text", is_flag=True, help="Edit each rule's wording first.")
 @click.option("--yes", is_flag=True, help="Write without asking (for scripts).")
 @click.option("--dry-run", is_flag=True,
@@ -156,7 +164,7 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
               help=f"Warn when a file passes this many bytes (config apply.max_bytes, "
                    f"default {DEFAULT_MAX_BYTES}).")
 def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, ...], undo: bool,
-            target_kind: str, agents: bool,
+            target_kind: str, agents: bool, agent_names: tuple[str, ...],
             scope: str | None, file: Path | None, project_dir: Path | None, edit_text: bool, yes: bool,
             dry_run: bool, confirm: str | None, since: str | None, max_lines: int | None,
             max_bytes: int | None) -> None:
@@ -165,10 +173,13 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     Pending: proposed by any earlier run and not yet applied or declined. Rules go
     into a managed section (<!-- learn:begin --> ... <!-- learn:end -->) at the end of
     the file; a restated rule is rewritten on its own line; work you ask for by name
-    becomes a command file (.claude/commands/<name>.md). learn writes only instruction
-    files (CLAUDE.md, AGENTS.md, .claude/rules, commands and settings, Codex rules) in
-    the project or ~/.claude, ~/.codex. Every diff is shown before anything is written;
-    the old file is backed up first; `--undo` puts back what the last apply wrote.
+    becomes a command file (.claude/commands/<name>.md). Each agent the project uses
+    gets the rule in the file it reads (GEMINI.md, .github/copilot-instructions.md,
+    .cursor/rules, .windsurf/rules, .kiro/steering; see --agent). learn writes only
+    instruction files (CLAUDE.md, AGENTS.md, .claude/rules, commands and settings, Codex
+    rules, the other agents' rule files) in the project or the agents' homes. Every diff
+    is shown before anything is written; the old file is backed up first; `--undo` puts
+    back what the last apply wrote.
     """
     consent = Consent(yes=yes, dry_run=dry_run, confirm=confirm)
     if undo:
@@ -215,6 +226,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
                           file=file, follow_quotes=project_dir is None, project=here)
     ask = apply_writes.interactive() and not yes and confirm is None
+    for_agents = ForAgents(choice, agent_names)
 
     edits: list[RuleEdit] = []
     by_key = {p.key: p for p in chosen}
@@ -236,7 +248,10 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         if isinstance(edit, str):
             refused = refused or edit != SKIPPED
             continue
-        edits.append(edit)
+        others = for_agents.edits(p, edit)
+        if for_agents.keeps_main(edit):
+            edits.append(edit)
+        edits += others
 
     # The folder apply runs for may hold the files too (a named --file, a rule found there).
     plans = plan_all(edits, projects=[checkout_folder(choice.project_dir)])

@@ -45,7 +45,8 @@ def session_row(file: SessionFile, session: Session) -> dict[str, object]:
         "last_activity": _iso(session.last_activity),
         "mtime": datetime.fromtimestamp(file.mtime, UTC).isoformat(),
         **session_counts(session),
-        "size_bytes": file.size,
+        # A session read out of a store (OpenCode) has the size of its export.
+        "size_bytes": file.size or session.size_bytes,
         "skipped_lines": session.skipped_lines,
         "skipped_by_reason": dict(session.skipped),
         "subagents": len(file.subagent_paths),
@@ -66,7 +67,7 @@ def summary_row(file: SessionFile, summary: dict[str, object]) -> dict[str, obje
         "last_activity": summary["last_activity"],
         "mtime": datetime.fromtimestamp(file.mtime, UTC).isoformat(),
         **{k: summary[k] for k in counts},
-        "size_bytes": file.size,
+        "size_bytes": file.size or summary["size_bytes"],
         "skipped_lines": summary["skipped_lines"],
         "skipped_by_reason": summary.get("skipped_by_reason", {}),
         "subagents": len(file.subagent_paths),

@@ -29,7 +29,6 @@ detector threshold) as now.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -53,6 +52,7 @@ if TYPE_CHECKING:
     from learn.store.session_index import HeadRow, IndexRow, SessionIndex
     from learn.transcripts.files.discover import SessionFile
     from learn.transcripts.files.heads import Head, Provider
+    from learn.transcripts.files.sources import SourceStat
     from learn.transcripts.models import Transcript
     from learn.transcripts.view.model import Session
 
@@ -65,12 +65,12 @@ class Stamp:
 
 
 def stamp(path: Path) -> Stamp | None:
-    """The file's stat identity (no open), None when it is gone."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return Stamp(st.st_size, st.st_mtime_ns, st.st_ino)
+    """The session's identity (a file's stat, a store's stamp: `files.sources`), no read;
+    None when it is gone."""
+    from learn.transcripts.files.sources import source_stat
+
+    st = source_stat(path)
+    return Stamp(st.size, st.mtime_ns, st.inode) if st is not None else None
 
 
 @dataclass(slots=True)
@@ -85,8 +85,12 @@ class IndexedSession:
     @property
     def session(self) -> Session:
         if self._session is None:
-            self._session = replace(decode_view(self._built(self.row.view)), size_bytes=self.file.size,
-                                    subagent_paths=self.file.subagent_paths)
+            view = decode_view(self._built(self.row.view))
+            # A session read out of a store has no file size; a Gemini CLI session's
+            # project is its folder's, which discovery may know better than the file.
+            self._session = replace(view, size_bytes=self.file.size or view.size_bytes,
+                                    subagent_paths=self.file.subagent_paths,
+                                    project=view.project or self.file.project)
         return self._session
 
     @property
@@ -186,19 +190,18 @@ class _Job:
 
 def read_row(job: _Job) -> IndexRow | None:
     """Read, parse and view one file (in a pool worker): its index row, None when unreadable."""
+    from learn.transcripts.files.sources import read_session
     from learn.transcripts.parser import parse_buffer
 
     try:
-        with open(job.path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            buf = fh.read()
+        buf, st = read_session(job.path)
     except OSError:
         return None
-    transcript = parse_buffer(buf, path=job.path, mtime=st.st_mtime)
+    transcript = parse_buffer(buf, path=job.path, mtime=st.mtime)
     return _row(job, st, buf, transcript)
 
 
-def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> IndexRow:
+def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> IndexRow:
     """The index row of one parsed file: derived data only, redacted where it holds text."""
     from learn.index.indexed_turns import encode_turns
     from learn.render.redact import redact
@@ -225,7 +228,7 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
     session = replace(session, signals=tuple(clean(s) for s in session.signals))
 
     row = IndexRow(
-        path=str(job.path), size=len(buf), mtime_ns=st.st_mtime_ns, inode=st.st_ino,
+        path=str(job.path), size=st.size, mtime_ns=st.mtime_ns, inode=st.inode,
         version=job.version, context=job.context,
         summary=msgspec.json.encode(session_to_dict(session, timeline=False)).decode(),
         prompts=encode_turns(session, clean),
@@ -406,8 +409,9 @@ class CachedHeads:
         """Write the heads read and what the disk said of their folders' projects,
         and forget the files that are gone."""
         from learn.isotime import now_iso
+        from learn.transcripts.files.sources import session_exists
 
-        self._index.forget_missing()
+        self._index.forget_missing(session_exists)
         self._index.put_heads(self._new.values())
         if self._known is not None and self._known.learned:
             self._index.remember_projects(dict(self._known.learned), now_iso())

@@ -9,6 +9,7 @@ them next run."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from learn.pipeline.types import Clock, Progress, RunOptions, Trace, TraceOccurr
 from learn.records.candidate import SessionCandidates
 from learn.records.proposal import RunResult, RunUsage
 from learn.reduce.stage import ReduceOutcome, reduce_failures
+from learn.transcripts.ids import PROVIDERS
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -188,6 +190,10 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
             "skipped": read.skipped,
             "naming": naming.stats.to_json(),
             "started_at": iso(started_at),
+            # Sessions read per agent: the digest says which agents a count spans.
+            "agents": dict(sorted(Counter(s.provider for s in sessions
+                                          if s.provider in PROVIDERS).items(),
+                                  key=lambda an: (-an[1], an[0]))),
             **extra,
         },
     )

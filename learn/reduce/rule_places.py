@@ -4,7 +4,9 @@ surfaces (learn.reduce.surfaces) stand on."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -20,6 +22,47 @@ def strip_frontmatter(text: str) -> tuple[str, str]:
         if lines[i].strip() in ("---", "..."):
             return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :])
     return "", text
+
+
+def unquote(value: str) -> str:
+    """A YAML scalar's text: a double-quoted one read as JSON (its escapes), a single-quoted
+    one without its quotes, a plain one as it is."""
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            out = json.loads(value)
+            return out if isinstance(out, str) else value[1:-1]
+        except json.JSONDecodeError:
+            return value[1:-1]
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1]
+    return value
+
+
+_LIST_ITEM = re.compile(r"^\s*-\s*(.+?)\s*$")
+
+
+def frontmatter_value(front: str, key: str) -> str | list[str] | None:
+    """One top-level value of frontmatter `front`: a scalar, or a block or flow list of
+    scalars; None when the key is absent."""
+    lines = front.splitlines()
+    for i, line in enumerate(lines):
+        name, sep, rest = line.partition(":")
+        if not sep or line[:1].isspace() or name.strip() != key:
+            continue
+        rest = rest.strip()
+        if rest.startswith("["):
+            return [unquote(x) for x in rest.strip("[]").split(",") if x.strip()]
+        if rest:
+            return unquote(rest)
+        items: list[str] = []
+        for item in lines[i + 1:]:
+            m = _LIST_ITEM.match(item)
+            if not m:
+                break
+            items.append(unquote(m.group(1)))
+        return items
+    return None
 
 
 def claude_home(home: Path) -> Path:

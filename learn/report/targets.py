@@ -40,8 +40,9 @@ from learn.report.confine import may_write
 TargetKind = Literal["claude", "rules", "agents"]
 # permission: deny rules merged into settings.json; codex-rule: an execpolicy
 # prefix_rule; path-rule: a .claude/rules file with `paths:` (learn.report.escalation,
-# learn.report.pathscope).
-Form = Literal["rule", "command", "permission", "codex-rule", "path-rule"]
+# learn.report.pathscope); agent-rule: the same rule in another agent's file, with that
+# agent's frontmatter (learn.report.agent_targets).
+Form = Literal["rule", "command", "permission", "codex-rule", "path-rule", "agent-rule"]
 
 
 @dataclass(frozen=True, slots=True)

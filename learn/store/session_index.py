@@ -23,7 +23,7 @@ detector candidates (msgpack). Never a raw transcript record, never a pickle.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -162,14 +162,15 @@ class SessionIndex:
             raise
         return len(rows)
 
-    def forget_missing(self) -> int:
+    def forget_missing(self, exists: Callable[[str], bool] = os.path.exists) -> int:
         """Drop the rows of files that no longer exist (pruned by Claude Code's cleanup).
 
-        One stat per stored file: ~3 ms at 1,000.
+        One stat per stored file: ~3 ms at 1,000. `exists` says whether a session is
+        still there (a session held in a store is no file: `files.sources.session_exists`).
         """
         paths = {str(r[0]) for r in self._conn.execute(
             "SELECT path FROM session_index UNION SELECT path FROM session_heads")}
-        gone = [(p,) for p in paths if not os.path.exists(p)]
+        gone = [(p,) for p in paths if not exists(p)]
         if not gone:
             return 0
         self._conn.execute("BEGIN IMMEDIATE")

@@ -5,6 +5,10 @@ with subagent transcripts either beside it (`agent-*.jsonl`, older builds) or
 under `<id>/subagents/agent-*.jsonl`. Codex: `<CODEX_HOME or ~/.codex>/sessions/
 YYYY/MM/DD/rollout-*.jsonl`, and `archived_sessions/rollout-*.jsonl` once the
 person archives a thread (still their words); either may be `.jsonl.zst`.
+Gemini CLI: `<GEMINI_CLI_HOME or ~>/.gemini/tmp/<project>/chats/session-*.json[l]`
+(`gemini.places`); Copilot CLI: `<COPILOT_HOME or ~/.copilot>/session-state/<id>/
+events.jsonl`; OpenCode: the sessions of its stores under `$XDG_DATA_HOME/opencode`
+(`opencode.places`). Their walks are `agent_listings`.
 
 The project filter cannot trust the directory name: the encoding replaces every
 non-alphanumeric with '-', so `/a/b-c` and `/a/b/c` share a directory, and a
@@ -17,12 +21,15 @@ A session's id is what its client calls it: a Claude Code session is its file
 name (`<id>.jsonl`; a resumed session's file opens with lines copied from the
 session it resumed, which carry the *old* id: reading the id from the first line
 listed a real 3.8 MB session as a "duplicate" of its parent and dropped it). A
-Codex session is its `session_meta` id, else the uuid in its file name.
+Codex session is its `session_meta` id, else the uuid in its file name; a
+Gemini CLI session its `sessionId`, a Copilot CLI session its folder, an OpenCode
+session its id in the store.
 
 Codex subagent rollouts (a review, a compaction, a spawned thread: see
 `codex.meta.subagent_kind`) are not sessions of their own, like Claude Code's
-`agent-*.jsonl`: they attach to their parent when it is listed, and are reported
-as skipped ("subagent") either way.
+`agent-*.jsonl`, and neither are Gemini CLI subagents (`chats/<parent>/<id>.jsonl`)
+or OpenCode child sessions (`parent_id`): they attach to their parent when it is
+listed, and are reported as skipped ("subagent") either way.
 
 `--since` is decided by last activity, the newest timestamp in the file's tail,
 not its mtime, which a copy, a sync or a restore resets.
@@ -51,6 +58,12 @@ from learn.projects import (
     project_here,
     project_of,
 )
+from learn.transcripts.copilot.places import copilot_dir
+from learn.transcripts.files.agent_listings import (
+    copilot_candidates,
+    gemini_candidates,
+    opencode_candidates,
+)
 from learn.transcripts.files.heads import Head, Provider, last_activity, read_head
 from learn.transcripts.files.listing import (
     SkippedFile,
@@ -62,6 +75,8 @@ from learn.transcripts.files.listing import (
     codex_sessions_dir,
     old_layout_agents,
 )
+from learn.transcripts.gemini.places import gemini_dir
+from learn.transcripts.opencode.places import data_dir as opencode_data_dir
 
 __all__ = [
     "Discovery",
@@ -177,10 +192,15 @@ def scan(
     projects_dir = claude_projects_dir(claude_dir)
     sessions_dir = codex_sessions_dir(codex_dir)
     archived_dir = sessions_dir.with_name("archived_sessions")
+    asked = project if project is not None else Path.cwd()
+    gemini_base, copilot_base, opencode_base = gemini_dir(), copilot_dir(), opencode_data_dir()
     candidates = [
         *claude_candidates(projects_dir, skips, id_prefix or ""),
         *codex_candidates(sessions_dir, skips),
         *codex_candidates(archived_dir, skips),
+        *gemini_candidates(gemini_base, skips, () if all_projects else (asked,)),
+        *copilot_candidates(copilot_base, skips),
+        *opencode_candidates(opencode_base, skips),
     ]
     candidates.sort(key=lambda c: (-c.mtime, str(c.path)))
 
@@ -196,10 +216,10 @@ def scan(
     hints_of: dict[Path, Hints] = {}
     kept: dict[tuple[str, str], Path] = {}
     agents_by_dir: dict[Path, dict[str, tuple[Path, ...]]] = {}
-    codex_children: dict[str, list[Path]] = {}
+    children: dict[tuple[str, str], list[Path]] = {}
 
     for cand in candidates:
-        if id_prefix is not None and not cand.session_id.startswith(id_prefix):
+        if id_prefix is not None and not _may_be(cand.session_id, id_prefix, cand.whole_id):
             continue
         last: float | None = None
         if cutoff is not None:
@@ -224,25 +244,29 @@ def scan(
         # Codex: session_meta. `learn show` finds every id listed.
         by_name = cand.provider == "claude" and claude_session_id(cand.path) is not None
         session_id = cand.session_id if by_name else head.session_id or cand.session_id
+        if id_prefix is not None and not session_id.startswith(id_prefix):
+            continue
         if head.subagent is not None:
-            # A Codex subagent rollout: its parent's, never a session of its own.
+            # A Codex, Gemini or OpenCode subagent: its parent's, never a session of its own.
             skips.add("subagent", cand.path, cand.provider, session_id,
                       f"{head.subagent} of {head.parent_id or 'an unknown session'}")
             if head.parent_id:
-                codex_children.setdefault(head.parent_id, []).append(cand.path)
+                children.setdefault((cand.provider, head.parent_id), []).append(cand.path)
             continue
+        # A Gemini CLI record names no cwd: its project folder does.
+        cwd = head.cwd or cand.project
         hints = hints_of[cand.path] = Hints(head.branch, head.repository, head.commit)
-        known.add_folder(head.cwd, hints)
-        project_id = project_of(head.cwd, known, hints)
+        known.add_folder(cwd, hints)
+        project_id = project_of(cwd, known, hints)
         if want is not None:
-            if head.cwd is None:
+            if cwd is None:
                 skips.add("no_cwd", cand.path, cand.provider, session_id)
                 continue
             # The project's sessions, and any held in the folder named (`--project ~/code`
             # reads every project below it).
-            if project_id != want and not (is_path(head.cwd)
-                                           and key_within(known.key(head.cwd), named_key)):
-                skips.add("other_project", cand.path, cand.provider, session_id, head.cwd)
+            if project_id != want and not (is_path(cwd)
+                                           and key_within(known.key(cwd), named_key)):
+                skips.add("other_project", cand.path, cand.provider, session_id, cwd)
                 continue
         key = (cand.provider, session_id)
         if key in kept:
@@ -263,7 +287,7 @@ def scan(
                 session_id=session_id,
                 mtime=cand.mtime,
                 size=cand.size,
-                project=head.cwd,
+                project=cwd,
                 subagent_paths=tuple(sorted(set(subagents))),
                 aside_paths=cand.aside_paths,
                 last_activity=last,
@@ -275,14 +299,24 @@ def scan(
         # read after the one below it still holds it (learn.projects, rule 6).
         files = [replace(f, project_id=project_of(f.project, known, hints_of[f.path]))
                  for f in files]
-    if codex_children:
+    if children:
         files = [
-            replace(f, subagent_paths=tuple(sorted({*f.subagent_paths, *codex_children[f.session_id]})))
-            if f.provider == "codex" and f.session_id in codex_children else f
+            replace(f, subagent_paths=tuple(sorted(
+                {*f.subagent_paths, *children[(f.provider, f.session_id)]})))
+            if (f.provider, f.session_id) in children else f
             for f in files
         ]
-    return Discovery(files=files, skipped=dict(skips.counts), roots=(projects_dir, sessions_dir),
+    roots = (projects_dir, sessions_dir, gemini_base / "tmp", copilot_base / "session-state",
+             opencode_base)
+    return Discovery(files=files, skipped=dict(skips.counts),
+                     roots=tuple(r for r in roots if r in (projects_dir, sessions_dir) or r.exists()),
                      skipped_files=tuple(skips.files), project=want)
+
+
+def _may_be(listed: str, prefix: str, whole: bool) -> bool:
+    """Whether a candidate's id from its name can be one `prefix` asks for (a name with
+    part of the id is decided again once its head says the whole id)."""
+    return listed.startswith(prefix) or (not whole and prefix.startswith(listed))
 
 
 # ---------------------------------------------------------------- --since

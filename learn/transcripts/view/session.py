@@ -99,7 +99,7 @@ def build_session(
     asides: Sequence[Transcript] = (),
     detail: bool = True,
 ) -> Session:
-    """The session view of one parsed transcript (Claude Code or Codex).
+    """The session view of one parsed transcript (any agent's: they lower to one event model).
 
     `asides` are the session's parsed `agent-aside_question-*.jsonl` files
     (`read_asides`): their side questions are typed turns of this session.
@@ -108,7 +108,9 @@ def build_session(
     8% of building a view, issue 21).
     """
     events: list[TranscriptEvent] = list(transcript.events)
-    branch = active_branch(events, flat=transcript.provider == "codex")
+    # Codex, Copilot CLI and OpenCode records never branch; Claude Code's and
+    # Gemini CLI's (rewinds) do.
+    branch = active_branch(events, flat=transcript.provider not in ("claude", "gemini"))
     on_branch = set(branch)
 
     # Tool names and AskUserQuestion options come from every event, not just the
