@@ -26,7 +26,7 @@ from learn.commands.apply_writes import (
     undo_last,
     write_confirmed,
 )
-from learn.projects import project_key, project_root
+from learn.projects import checkout_folder, project_here, write_roots
 from learn.records.proposal import Proposal, Scope
 from learn.report.agent_targets import ORDER as AGENT_ORDER
 from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for
@@ -87,8 +87,11 @@ def _select(proposals: tuple[Proposal, ...], only: tuple[str, ...],
 
 
 def here_project(project_dir: Path | None) -> str:
-    """The project `apply` works for: the one named, else the current directory's."""
-    return project_key(project_dir or Path.cwd())
+    """The project `apply` works for: the one named, else the current directory's
+    (learn.projects: the repository, whichever of its checkouts this is)."""
+    from learn.index.known import named_project
+
+    return named_project(project_dir)
 
 
 SKIPPED = "skipped"
@@ -221,7 +224,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     kind: TargetKind = "agents" if agents else target_kind  # type: ignore[assignment]
     scope_override: Scope | None = scope  # type: ignore[assignment]
     choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
-                          file=file, follow_quotes=project_dir is None)
+                          file=file, follow_quotes=project_dir is None, project=here)
     ask = apply_writes.interactive() and not yes and confirm is None
     for_agents = ForAgents(choice, agent_names)
 
@@ -251,7 +254,9 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         edits += others
 
     # The folder apply runs for may hold the files too (a named --file, a rule found there).
-    plans = plan_all(edits, projects=[project_root(choice.project_dir)])
+    plans = plan_all(edits, projects=[checkout_folder(choice.project_dir)])
+    for plan in plans:
+        plan.notes.extend(_checkout_notes(plan))
     plans += checks.plans if checks is not None else []
 
     def preview(plan: FilePlan) -> None:
@@ -269,13 +274,13 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
             click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
             return
         journal_write(batch, "apply", plan, backup,
-                      str(plan.applied[0].project) if plan.applied and plan.applied[0].project
-                      else here, [e.key for e in plan.applied])
+                      project_here(plan.applied[0].project) if plan.applied
+                      and plan.applied[0].project else here, [e.key for e in plan.applied])
         for e in plan.applied:
             p = by_key[e.key]
             user_wide = e.project is None and choice.file is None and scope_for(p, choice) == "user"
             record_decision(e.key, e.decision, e.text, str(plan.path),
-                            project=str(e.project) if e.project is not None else here,
+                            project=project_here(e.project) if e.project is not None else here,
                             proposal=p, backup=str(backup) if backup else None, form=e.form,
                             every_project=user_wide)
         saved = f" (backup: {backup})" if backup else ""
@@ -291,6 +296,19 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     wrote = write_confirmed(plans, consent, written, what=what)
     if refused or not shown or not wrote or (offers and checks is None):
         sys.exit(1)
+
+
+def _checkout_notes(plan: FilePlan) -> list[str]:
+    """Which checkout of its repository a file is in, when that is a worktree: the
+    rule reaches the repository's other checkouts when the worktree's branch is
+    merged (learn.projects: one project, many checkouts)."""
+    out: list[str] = []
+    for folder in sorted({e.project for e in plan.applied if e.project is not None}):
+        project = project_here(folder)
+        if project != str(folder):
+            out.append(f"{plan.path} is in the worktree {folder} of {project}: the rules "
+                       "reach the other checkouts when its branch is merged")
+    return out
 
 
 def editable_text(p: Proposal) -> str:
@@ -340,7 +358,7 @@ def prune_keys(keys: tuple[str, ...], here: str, *, consent: Consent) -> bool:
         plans.append(FilePlan(path=path, original=original,
                               original_hash=sha256(original.encode()),
                               new_text=without_rules(original, set(keys)),
-                              projects=(files[name], here)))
+                              projects=(*write_roots(files[name], path), here)))
     if not files:
         click.echo(f"nothing to prune: learn wrote none of {', '.join(keys)} here", err=True)
         return False

@@ -25,9 +25,9 @@ from learn.guard.rules import CheckRule, Mode, RuleSet
 
 
 def _project(project_dir: Path | None) -> str:
-    from learn.projects import project_key
+    from learn.projects import project_here
 
-    return project_key(project_dir or Path.cwd())
+    return project_here(project_dir or Path.cwd())
 
 
 def _show_and_confirm(plan: object, yes: bool) -> bool:

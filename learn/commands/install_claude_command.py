@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from learn.paths import atomic_write_text
-from learn.projects import project_root
+from learn.projects import checkout_folder
 from learn.report.apply import save_backup
 from learn.report.confine import confine
 from learn.report.errors import ConfinementError
@@ -27,7 +27,7 @@ def command_text() -> str:
 
 
 def destination(project: bool, project_dir: Path) -> Path:
-    base = project_root(project_dir) / ".claude" if project else claude_home()
+    base = checkout_folder(project_dir) / ".claude" if project else claude_home()
     return base / "commands" / "learn.md"
 
 
@@ -50,7 +50,7 @@ def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks:
     if print_only:
         click.echo(text, nl=False)
         return
-    root = project_root(project_dir) if scope == "project" else None
+    root = checkout_folder(project_dir) if scope == "project" else None
     if hooks:
         install_hook(destination(scope == "project", project_dir).parents[1] / "settings.json",
                      root)

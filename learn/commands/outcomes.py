@@ -19,11 +19,11 @@ import click
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per rule, in a list.")
 def command(project_dir: Path | None, all_projects: bool, as_json: bool) -> None:
     """Did the rules work: loaded or not, holding or ignored, rates before and since."""
-    from learn.projects import project_key
+    from learn.projects import project_here
     from learn.report.outcomes import outcome_lines, outcomes_of
     from learn.report.runs import NoRunError, require_proposals
 
-    project = None if all_projects else project_key(project_dir or Path.cwd())
+    project = None if all_projects else project_here(project_dir or Path.cwd())
     try:
         result = require_proposals(project)
     except (NoRunError, ValueError) as exc:

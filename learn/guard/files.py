@@ -18,15 +18,15 @@ def checks_dir(root: Path | None = None) -> Path:
     return (root if root is not None else data_dir()) / "checks"
 
 
-def project_id(project: str) -> str:
+def _file_stem(project: str) -> str:
     name = os.path.basename(project.rstrip("/")) or "root"
     safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in name)[:40]
     return f"{safe}-{hashlib.sha256(project.encode('utf-8')).hexdigest()[:12]}"
 
 
 def rules_file(project: str, root: Path | None = None) -> Path:
-    return checks_dir(root) / f"{project_id(project)}.json"
+    return checks_dir(root) / f"{_file_stem(project)}.json"
 
 
 def record_file(project: str, root: Path | None = None) -> Path:
-    return checks_dir(root) / f"{project_id(project)}.install.json"
+    return checks_dir(root) / f"{_file_stem(project)}.install.json"

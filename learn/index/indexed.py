@@ -47,6 +47,7 @@ from learn.transcripts.view.compact import (
 _T = TypeVar("_T")
 
 if TYPE_CHECKING:
+    from learn.projects import Known
     from learn.records.candidate import MinedCandidate
     from learn.store.session_index import HeadRow, IndexRow, SessionIndex
     from learn.transcripts.files.discover import SessionFile
@@ -355,6 +356,7 @@ class CachedHeads:
         self._rows = index.heads()
         self._new: dict[str, HeadRow] = {}
         self._last: dict[str, tuple[Stamp, float | None]] = {}
+        self._known: Known | None = None
 
     def _fresh(self, path: Path) -> tuple[Stamp | None, HeadRow | None]:
         st = stamp(path)
@@ -371,7 +373,8 @@ class CachedHeads:
 
         st, row = self._fresh(path)
         if row is not None:
-            return Head(row.cwd, row.session_id, row.subagent, row.parent_id)
+            return Head(row.cwd, row.session_id, row.subagent, row.parent_id, row.branch,
+                        row.repository, row.commit_hash)
         head = read_head(path, provider)
         if st is not None:
             seen = self._last.pop(str(path), None)
@@ -379,7 +382,7 @@ class CachedHeads:
             self._new[str(path)] = HeadRow(
                 str(path), st.size, st.mtime_ns, st.inode, head.cwd, head.session_id,
                 head.subagent, head.parent_id, seen[1] if seen is not None and known else None,
-                int(known))
+                int(known), head.branch, head.repository, head.commit)
         return head
 
     def last_activity(self, path: Path) -> float | None:
@@ -396,11 +399,28 @@ class CachedHeads:
             self._last[str(path)] = (st, last)
         return last
 
+    def projects(self) -> Known:
+        """What learn knows of the folders sessions ran in (learn.projects.Known): what
+        the disk said of them before (remembered), and every stored head's folder
+        with what its transcript recorded of the repository."""
+        from learn.projects import Hints, Known
+
+        if self._known is None:
+            known = Known(remembered=self._index.remembered_projects())
+            known.add_folders((r.cwd, Hints(r.branch, r.repository, r.commit_hash))
+                              for r in self._rows.values() if r.subagent is None)
+            self._known = known
+        return self._known
+
     def save(self) -> None:
-        """Write the heads read, and forget the files that are gone."""
+        """Write the heads read and what the disk said of their folders' projects,
+        and forget the files that are gone."""
+        from learn.isotime import now_iso
         from learn.transcripts.files.sources import session_exists
 
         self._index.forget_missing(session_exists)
         self._index.put_heads(self._new.values())
+        if self._known is not None and self._known.learned:
+            self._index.remember_projects(dict(self._known.learned), now_iso())
         self._rows.update(self._new)
         self._new.clear()

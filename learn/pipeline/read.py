@@ -5,7 +5,7 @@ the person said. Through the session index: an unchanged file is not opened."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +32,10 @@ class Read:
     fingerprints: Sequence[str]  # prompts programs repeat (render leaves them out)
     suggestions: list[dict[str, Any]]  # "make this a command" for prompts pasted by hand
     programmatic: int  # sessions a program started, set aside
+    # session id -> its project (learn.projects.project_of, decided at discovery):
+    # the repository, one for its worktrees, sub-folders and spellings.
+    projects: dict[str, str] = field(default_factory=dict)
+    project: str | None = None  # the project read (None: every project)
 
 
 def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: Trace,
@@ -85,8 +89,10 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
                 sessions, fingerprints, detected,
                 include_programmatic=options.include_programmatic,
             )
+    by_path = {f.path: f.project_id for f in files if f.project_id}
+    projects = {s.id: by_path[s.path] for s in sessions if s.path in by_path}
     return Read(files, dict(discovery.skipped), sessions, detected, digests, fingerprints,
-                suggestions, programmatic)
+                suggestions, programmatic, projects, discovery.project)
 
 
 def _templates(files: Sequence[SessionFile], options: RunOptions) -> list[str]:

@@ -10,7 +10,7 @@ for twice may just be a job that came up twice").
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from learn.records.candidate import KINDS, CandidateKind, MinedCandidate, SessionCandidates
 from learn.records.proposal import Proposal, Quote
@@ -195,7 +195,27 @@ def count_points(occs: Sequence[Occurrence]) -> list[Proposal]:
     for o in occs:
         groups.setdefault((o.candidate.kind, o.label), []).append(o)
     merged = _merge_identical_text(_reconcile_kinds(groups))
-    return sorted((build_proposal(k, label, g) for (k, label), g in merged.items()), key=sort_key)
+    return distinct_heads(sorted((build_proposal(k, label, g) for (k, label), g in merged.items()),
+                                 key=sort_key))
+
+
+def distinct_heads(points: Sequence[Proposal]) -> list[Proposal]:
+    """No two proposals open with the same quote. One long detector excerpt (a
+    denial reason holding two requests) was the longest quote of two groups and
+    headed both, so the digest showed two proposals that read as one. A group
+    whose head an earlier (larger) group already shows opens with its longest
+    other quote; a group with no other quote keeps it."""
+    used: set[str] = set()
+    out: list[Proposal] = []
+    for p in points:
+        head = p.text
+        if fold(head) in used:
+            others = [q.text for q in p.quotes if fold(q.text) not in used]
+            if others:
+                head = min(others, key=lambda t: (-len(t), t))
+        used.add(fold(head))
+        out.append(p if head == p.text else replace(p, text=head))
+    return out
 
 
 def over_threshold(points: Sequence[Proposal], config: CountConfig) -> list[Proposal]:

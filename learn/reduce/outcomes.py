@@ -240,8 +240,6 @@ def rule_outcomes(rules: Sequence[InPlace], said: Sequence[Said],
     rule, by key), the outcome also counts the sessions since the check was put in
     place on an agent it runs for, and in how many the person said it again.
     """
-    from learn.projects import within
-
     groups: dict[str, list[Said]] = {}
     for s in said:
         groups.setdefault(s.label, []).append(s)
@@ -253,7 +251,7 @@ def rule_outcomes(rules: Sequence[InPlace], said: Sequence[Said],
         labels = _matching_labels(rule, groups, proposals, similar, similarity)
         mine = {sid for sid in session_starts
                 if session_projects is None or rule.project is None
-                or within(session_projects.get(sid) or "", rule.project)}
+                or session_projects.get(sid) == rule.project}
         hits = [s for label in labels for s in groups.get(label, ()) if s.session_id in mine]
         target = (targets or {}).get(rule.key)
 

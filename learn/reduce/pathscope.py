@@ -80,6 +80,12 @@ def _relative(path: str, root: str) -> PurePosixPath | None:
     return PurePosixPath(rel)
 
 
+def relative_to(path: str, checkout: str) -> str:
+    """`path` relative to the checkout it lies in (as written when outside it)."""
+    rel = _relative(path, checkout)
+    return rel.as_posix() if rel is not None else path
+
+
 def common_folder(files: Sequence[str], root: str) -> str | None:
     """The deepest folder every file lies under, relative to `root`; None at the root."""
     rel = [_relative(f, root) for f in files]

@@ -75,22 +75,15 @@ def codex_home(home: Path) -> Path:
     return Path(override).expanduser() if override else home / ".codex"
 
 
-def git_root(start: Path) -> Path | None:
-    for directory in (start, *start.parents):
-        if (directory / ".git").exists():
-            return directory
-    return None
-
-
 def chain(project: Path) -> list[Path]:
-    """Directories from the git root (or the project itself) down to the project."""
-    root = git_root(project)
-    if root is None:
+    """Directories from the checkout's root (learn.projects.checkout_root: a main
+    checkout or a worktree; or the project itself) down to the project."""
+    from learn.projects import checkout_root
+
+    found = checkout_root(project.absolute())
+    if found is None:
         return [project]
-    chain = [project]
-    for parent in project.parents:
-        if parent == root or root in parent.parents:
-            chain.append(parent)
-        if parent == root:
-            break
-    return list(reversed(chain))
+    root, real = Path(found), project.resolve()
+    if real != root and root not in real.parents:
+        return [project]
+    return list(reversed([real, *(p for p in real.parents if root in (p, *p.parents))]))

@@ -16,7 +16,6 @@ changed since the rule was written is judged as it is now).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -184,9 +183,9 @@ def _codex_fallback(name: str, folder: Path, home: Path) -> bool:
 
 def same_file(a: str, b: str) -> bool:
     """Two spellings of one file (symlinks resolved where they exist)."""
-    if os.path.normcase(a) == os.path.normcase(b):
+    from learn.projects import is_path, path_key
+
+    if a == b:
         return True
-    try:
-        return Path(a).resolve() == Path(b).resolve()
-    except OSError:
-        return False
+    # Each spelling by its own file system's rules, symlinks resolved where they exist.
+    return is_path(a) and is_path(b) and path_key(a) == path_key(b)

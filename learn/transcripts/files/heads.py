@@ -46,6 +46,13 @@ class Head:
     # and the session it was spawned from when the meta names it.
     subagent: str | None = None
     parent_id: str | None = None
+    # What the client recorded of the cwd's repository, for the project's identity
+    # when the folder is gone (learn.projects): Claude Code's `gitBranch`; Codex's
+    # `git` (branch, commit, and the repository URL reduced to a repository id, so
+    # no credential in a URL is kept).
+    branch: str | None = None
+    repository: str | None = None
+    commit: str | None = None
 
 
 def read_head(path: Path, provider: Provider) -> Head:
@@ -118,7 +125,9 @@ def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
                 session_id = sid
             cwd = obj.get("cwd")
             if isinstance(cwd, str) and cwd:
-                return Head(cwd, session_id), True
+                branch = obj.get("gitBranch")
+                return Head(cwd, session_id,
+                            branch=branch if isinstance(branch, str) and branch else None), True
     done = not tail_partial or count >= 200
     return _codex_head(None, session_id, meta), done
 
@@ -166,10 +175,21 @@ def _codex_line(
 
 
 def _codex_head(cwd: str | None, session_id: str | None, meta: Mapping[str, Any]) -> Head:
+    from learn.projects.remote import repository_id
     from learn.transcripts.codex.meta import subagent_kind, subagent_parent
 
     kind = subagent_kind(meta) if meta else None
-    return Head(cwd, session_id, kind, subagent_parent(meta) if kind is not None else None)
+    git = meta.get("git") if meta else None
+    git = git if isinstance(git, Mapping) else {}
+
+    def text(name: str) -> str | None:
+        value = git.get(name)
+        return value.strip() if isinstance(value, str) and value.strip() else None
+
+    url = text("repository_url")
+    return Head(cwd, session_id, kind, subagent_parent(meta) if kind is not None else None,
+                branch=text("branch"), repository=repository_id(url) if url else None,
+                commit=text("commit_hash"))
 
 
 def _json_str(literal: bytes) -> str | None:

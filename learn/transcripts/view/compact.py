@@ -48,9 +48,11 @@ from learn.transcripts.view.model import (
 #     (learn.index.indexed_turns).
 # v5: what the file says of its origin (`Session.signals`), skip counts by reason,
 #     spec prompt bodies known by shape, new machine inputs and pasted reports cut.
-# v6: detector candidates include the person's words rated over the threshold,
+# v6: a fork (`forkedFrom`) starts at its first entry of its own, and a turn it
+#     copied keeps its original's uuid (one typed turn, one session).
+# v7: detector candidates include the person's words rated over the threshold,
 #     for offline runs (learn.detect.to_candidates.SAID).
-VIEW_VERSION: Final = 6
+VIEW_VERSION: Final = 7
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
