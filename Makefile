@@ -5,15 +5,22 @@ BIN := $(VENV)/bin
 
 .PHONY: setup demo test lint typecheck unit eval bench clean
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed-dev
 
-$(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+# learn and its own dependencies, nothing else: all `make demo` needs (the dev
+# tools and PostgreSQL of the extras cost minutes and hundreds of MB).
+$(VENV)/.installed-base: pyproject.toml setup.py
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e .
+	touch $@
+
+# + the dev tools and the team extra (PostgreSQL for the team store's tests).
+$(VENV)/.installed-dev: $(VENV)/.installed-base
 	$(BIN)/pip install -q -e '.[dev,team]'
 	touch $@
 
-demo: setup
+demo: $(VENV)/.installed-base
 	$(BIN)/learn demo
 
 lint: setup
@@ -29,7 +36,15 @@ unit: setup
 eval: setup
 	$(BIN)/learn eval --gate
 
-test: lint typecheck unit eval
+# Every step runs whatever an earlier one said (a failing unit test must not
+# hide what the eval gate would say); the exit status is non-zero if any failed.
+test: setup
+	@failed=""; \
+	for step in lint typecheck unit eval; do \
+	  $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make test: failed:$$failed" >&2; exit 1; fi; \
+	echo "make test: lint, typecheck, unit and eval all passed"
 
 bench: setup
 	$(BIN)/python benchmarks/parse.py

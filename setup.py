@@ -16,21 +16,32 @@ Listed, they are packaged like any other, and their JSON comes with them
 through the "*" package-data patterns in pyproject.toml.
 """
 
+import sys
 from pathlib import Path
 
 from setuptools import find_namespace_packages, find_packages, setup
 
-EVALS = find_packages(include=["evals", "evals.*"])
-BUNDLED = {f"learn._bundle.{name}": name.replace(".", "/") for name in EVALS}
 ROOT = Path(__file__).resolve().parent
-BUNDLED["learn._bundle.cache"] = "cache"
-for directory in sorted((ROOT / "cache").rglob("*")):
-    if directory.is_dir():
-        parts = directory.relative_to(ROOT / "cache").parts
-        BUNDLED[".".join(("learn._bundle.cache", *parts))] = "/".join(("cache", *parts))
+LEARN = find_namespace_packages(include=["learn", "learn.*"])
+
+if "editable_wheel" in sys.argv:
+    # `pip install -e .` (make setup, make demo): the checkout is imported in
+    # place and learn/_repo.py finds evals/ and cache/ beside learn/, so nothing is
+    # mapped. A package_dir mapping makes setuptools install a meta path finder
+    # and print a 10-line "Editable installation ... be careful" warning; the
+    # plain layout gets a .pth line and no warning (tests/test_packaging_quiet.py).
+    BUNDLED: dict[str, str] = {"": "."}
+else:
+    EVALS = find_packages(include=["evals", "evals.*"])
+    BUNDLED = {f"learn._bundle.{name}": name.replace(".", "/") for name in EVALS}
+    BUNDLED["learn._bundle.cache"] = "cache"
+    for directory in sorted((ROOT / "cache").rglob("*")):
+        if directory.is_dir():
+            parts = directory.relative_to(ROOT / "cache").parts
+            BUNDLED[".".join(("learn._bundle.cache", *parts))] = "/".join(("cache", *parts))
 
 setup(
-    packages=[*find_namespace_packages(include=["learn", "learn.*"]), *BUNDLED],
+    packages=[*LEARN, *(name for name in BUNDLED if name)],
     package_dir=BUNDLED,
     # package data (the cache's JSON files among it) is listed in pyproject.toml
 )

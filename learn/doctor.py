@@ -259,20 +259,28 @@ def check_hook(settings: Path | None = None, root: Path | None = None) -> Check 
     health = hook_health(settings, root)
     if health is None:
         return None
-    detail = (f"SessionEnd hook {'installed' if health.installed else 'not in ' + str(settings)}: "
-              f"{health.queued} queued, {health.working} in progress, {health.failed} failed")
-    if health.failed:
+    where = f"installed ({health.how})" if health.installed else f"not in {settings} or a plugin"
+    retry = f" ({health.retrying} after a failed attempt)" if health.retrying else ""
+    detail = (f"SessionEnd hook {where}: {health.queued} queued{retry}, {health.working} in "
+              f"progress, {health.failed} failed")
+    if health.failed or health.retrying:
         why = f"; last failure: {health.last_failure}" if health.last_failure else ""
-        return Check("hook", "warn", detail + why,
-                     f"see {health.log}; `learn run` still reads those sessions (the "
-                     f"failed queue entries in {health.failed_dir} can be deleted)")
+        fix = (f"see {health.log}; `learn run` still reads those sessions"
+               + (f" (the failed queue entries in {health.failed_dir} can be deleted)"
+                  if health.failed else ""))
+        return Check("hook", "warn", detail + why, fix)
     if health.stuck:
         age = int((health.oldest_queued_s or 0) // 60)
         return Check("hook", "warn", f"{detail}; the oldest waits for {age} min and no worker "
                      "is mining", f"run `learn hook drain` to mine them now; see {health.log}")
     if health.last_log_error:
-        return Check("hook", "warn", f"{detail}; last log line: {health.last_log_error}",
+        return Check("hook", "warn", f"{detail}; last error in the log: {health.last_log_error}",
                      f"see {health.log}")
+    if health.bare:
+        return Check("hook", "warn", f"{detail}; it runs a bare `learn`, which fails where Claude "
+                     "Code's PATH lacks learn's virtualenv",
+                     "`learn install-claude-command --hooks` points it at this learn by "
+                     "absolute path")
     return Check("hook", "ok", detail)
 
 

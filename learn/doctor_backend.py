@@ -1,6 +1,8 @@
 """`learn doctor`'s backend lines: can the configured backend take a call, and the `claude` on PATH.
 
-The same check `learn run` makes before it starts (learn.models.preflight).
+The same check `learn run` makes before it starts (learn.models.preflight): the
+endpoint answers and takes the key (api.anthropic.com included), `claude` is
+recent enough and logged in.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from learn.check import Check
+from learn.models.preflight import Get, LoginCheck
 
 
 def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
                   which: Callable[[str], str | None] = shutil.which,
-                  connect: Callable[[str, int, float], None] | None = None,
-                  get: Callable[[str, float], int] | None = None) -> Check:
+                  get: Get | None = None, login: LoginCheck | None = None,
+                  probe: Callable[[str], Any] | None = None) -> Check:
     """Whether the backend the config names can work (learn.models.preflight, the check
     `learn run` makes before it starts), and what `--backend auto` would use."""
     from learn.models.preflight import check_backend_ready
@@ -52,20 +55,24 @@ def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
     if configured == "claude-cli" and not cli:
         return Check("backend", "warn", detail,
                      f"the configured backend needs `{binary}` on PATH; use --backend anthropic")
-    if configured == "anthropic":
-        ready = check_backend_ready("anthropic", config, env=env, connect=connect)
-        if not ready.ok:
-            return Check("backend", "warn", f"{ready.detail}; configured backend: anthropic",
-                         f"{ready.hint}; {offline}")
-    return Check("backend", "ok", detail)
+    ready = check_backend_ready(configured, config, env=env, which=which, get=get, login=login,
+                                probe=probe)
+    if not ready.ok:
+        return Check("backend", "warn", f"{ready.detail}; configured backend: {configured}",
+                     f"{ready.hint}; {offline}" if ready.hint else offline)
+    return Check("backend", "ok", f"{ready.detail}; configured backend: {configured}")
 
 
 def check_claude_cli(config: Any = None, *, which: Callable[[str], str | None] = shutil.which,
-                     probe: Callable[[str], Any] | None = None) -> Check | None:
-    """Whether the `claude` on PATH can run learn's calls isolated; None when there is none.
+                     probe: Callable[[str], Any] | None = None,
+                     login: LoginCheck | None = None) -> Check | None:
+    """Whether the `claude` on PATH can run learn's calls isolated, and is logged in;
+    None when there is none.
 
-    Runs `claude --version` and `claude --help` (local, no network).
+    Runs `claude --version`, `claude --help` and `claude auth status` (local, no network).
     """
+    from learn.models.preflight import claude_login
+
     binary = getattr(getattr(config, "backend", None), "claude_binary", None) or "claude"
     found = which(binary)
     if found is None:
@@ -80,4 +87,12 @@ def check_claude_cli(config: Any = None, *, which: Callable[[str], str | None] =
                      "the claude-cli backend refuses to run it; update Claude Code or use "
                      "--backend anthropic")
     version = f"Claude Code {support.version}" if support.version else found
-    return Check("claude", "ok", f"{version}: learn runs it with no tools, hooks or MCP servers")
+    state = (login or claude_login)(found)
+    if state.logged_in is False:
+        return Check("claude", "warn", f"{version}: not logged in (`{binary} auth status`)",
+                     f"run `{binary}` and type /login (or `{binary} auth login`); until then "
+                     "--backend claude-cli (and auto without a key) cannot call a model, and "
+                     "the SessionEnd hook's mining fails")
+    logged = f", logged in ({state.method})" if state.logged_in and state.method else ""
+    return Check("claude", "ok",
+                 f"{version}{logged}: learn runs it with no tools, hooks or MCP servers")

@@ -7,7 +7,11 @@ through to `explain`, which asks doctor's checks what is wrong, so every command
 says what `learn doctor` says, in one line, instead of a traceback.
 
 Exit codes, the same for every command: 0 ok; 1 failure or partial failure (a
-damaged setup, a session or stage that failed); 2 usage or configuration; 130
+damaged setup, a session or stage that failed); 2 usage or configuration (a flag,
+a config key, no API key, no `claude`); 3 the model backend cannot be used now
+(its host does not resolve or refuses, TLS fails, the key is refused, `claude` is
+not logged in: said before anything is read); 75 another learn run holds the lock
+(sysexits' EX_TEMPFAIL: try again later, as cron and scripts read it); 130
 interrupted (Ctrl-C, the shell's 128 + SIGINT).
 """
 
@@ -20,6 +24,8 @@ from typing import Any
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
+EXIT_UNAVAILABLE = 3
+EXIT_BUSY = 75
 EXIT_INTERRUPTED = 130
 
 

@@ -19,6 +19,15 @@ def _xdg(env: str, default: str) -> Path:
     return Path(value).expanduser() if value else Path.home() / default
 
 
+def home_relative(path: str, home: Path | None = None) -> str:
+    """`path` with the home folder written `~`, as a person reads it (and as it fits
+    in 80 columns); anything outside home as it is."""
+    base = str(home or Path.home())
+    if path == base:
+        return "~"
+    return "~" + path[len(base):] if path.startswith(base + "/") else path
+
+
 def data_dir() -> Path:
     override = os.environ.get("LEARN_DATA_DIR")
     return Path(override).expanduser() if override else _xdg("XDG_DATA_HOME", ".local/share") / "learn"
@@ -63,7 +72,17 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
     The temp file lives in the target directory so the final rename never
     crosses a filesystem; readers see either the old file or the new one.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    parent = path.parent
+    if not parent.is_dir():
+        # learn's own directories are private however they come to exist: a first
+        # `learn sessions` wrote its listing's judgement and made ~/.cache/learn 0755,
+        # which doctor then warned about. Elsewhere (a project's .claude/rules) the
+        # person's umask decides.
+        if any(parent == own or own in parent.parents for own in (data_dir(), cache_dir(),
+                                                                     config_dir())):
+            ensure_private_dir(parent)
+        else:
+            parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, mode)

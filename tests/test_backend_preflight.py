@@ -13,16 +13,18 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+from fakes.anthropic_server import FakeAnthropicServer
 from fakes.claude_stub import OLD_HELP, write_claude_stub
 from fakes.openai_server import FakeOpenAIServer
 
 from evals.corpora import demo
 from learn.config import Config
 from learn.doctor_backend import check_backend
-from learn.models.preflight import check_backend_ready
+from learn.models.preflight import LoginState, check_backend_ready, parse_login
 
 REPO = Path(__file__).resolve().parents[1]
 RUN = ["run", "--all-projects", "--since", "2026-01-01", "--yes", "--quiet"]
@@ -79,7 +81,7 @@ def test_a_claude_too_old_for_the_isolation_flags_stops_the_run(corpus: Path, tm
 def test_openai_with_nothing_listening_stops_in_seconds(corpus: Path) -> None:
     url = f"http://127.0.0.1:{closed_port()}/v1"
     done, took = learn(corpus, *RUN, "--backend", "openai", LEARN_OPENAI_BASE_URL=url)
-    assert done.returncode == 2
+    assert done.returncode == 3  # EXIT_UNAVAILABLE
     line = only_line(done)
     assert line.startswith(f"learn run: openai: nothing answers at {url} (")
     assert "LEARN_OPENAI_BASE_URL" in line
@@ -88,10 +90,115 @@ def test_openai_with_nothing_listening_stops_in_seconds(corpus: Path) -> None:
 
 def test_anthropic_with_an_endpoint_that_is_not_there_stops(corpus: Path) -> None:
     url = f"http://127.0.0.1:{closed_port()}"
-    done, _ = learn(corpus, *RUN, "--backend", "anthropic", ANTHROPIC_API_KEY="k",
-                    ANTHROPIC_BASE_URL=url)
-    assert done.returncode == 2
-    assert only_line(done).startswith(f"learn run: anthropic: nothing answers at {url} (")
+    done, took = learn(corpus, *RUN, "--backend", "anthropic", ANTHROPIC_API_KEY="k",
+                       ANTHROPIC_BASE_URL=url)
+    assert done.returncode == 3
+    assert only_line(done) == (f"learn run: anthropic: nothing answers at {url} (connection "
+                               "refused); fix: check ANTHROPIC_BASE_URL / [backend] base_url, or "
+                               "unset it for api.anthropic.com, or run without a model: "
+                               "learn run --offline")
+    assert took < 10
+    assert not (corpus / ".local" / "share" / "learn" / "learn.db").exists()
+
+
+def _no_network(argv: list[str]) -> list[str] | None:
+    """argv run with no network at all (its own empty network namespace), or None."""
+    for wrap in (["unshare", "--net"], ["unshare", "--net", "--map-root-user"]):
+        try:
+            ok = subprocess.run([*wrap, "true"], capture_output=True, timeout=10).returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            ok = False
+        if ok:
+            return [*wrap, *argv]
+    return None
+
+
+def test_the_default_api_unresolvable_is_one_line_at_once(corpus: Path) -> None:
+    """api.anthropic.com with no DNS: said before anything is read, not 10 minutes of silence
+    and 30 of retries. Run in an empty network namespace, so nothing leaves the machine."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
+    env.update(HOME=str(corpus), PYTHONPATH=str(REPO), ANTHROPIC_API_KEY="sk-ant-test")
+    argv = _no_network([sys.executable, "-m", "learn", *RUN, "--backend", "anthropic"])
+    if argv is None:
+        pytest.skip("needs `unshare --net` (a network namespace) to take DNS away")
+    start = time.monotonic()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, cwd=corpus)
+    took = time.monotonic() - start
+    assert done.returncode == 3, done.stderr
+    line = only_line(done)
+    assert line.startswith("learn run: anthropic: cannot resolve api.anthropic.com (no DNS answer")
+    assert "fix: check the network" in line and "--offline" in line
+    assert took < 10
+    assert not (corpus / ".local" / "share" / "learn" / "learn.db").exists()
+
+
+def test_a_refused_key_is_one_line_and_no_model_call(corpus: Path) -> None:
+    with FakeAnthropicServer(accept_key="sk-ant-right") as fake:
+        done, took = learn(corpus, *RUN, "--backend", "anthropic", ANTHROPIC_API_KEY="sk-ant-wrong",
+                           ANTHROPIC_BASE_URL=fake.base_url)
+    assert done.returncode == 3
+    line = only_line(done)
+    assert line.startswith("learn run: anthropic: 127.0.0.1 refused the API key (HTTP 401); fix: "
+                           "check ANTHROPIC_API_KEY")
+    assert "sk-ant-wrong" not in done.stderr
+    assert fake.requests == [] and len(fake.probes) == 1  # one GET /v1/models, no Messages call
+    assert took < 10
+
+
+def test_tls_that_fails_is_named(corpus: Path) -> None:
+    with FakeAnthropicServer() as fake:  # plain HTTP where the client expects TLS
+        url = f"https://127.0.0.1:{fake.port}"
+        done, took = learn(corpus, *RUN, "--backend", "anthropic", ANTHROPIC_API_KEY="k",
+                           ANTHROPIC_BASE_URL=url)
+    assert done.returncode == 3
+    assert only_line(done).startswith("learn run: anthropic: TLS with 127.0.0.1 failed (")
+    assert took < 10
+
+
+def test_a_working_endpoint_passes_with_one_probe(corpus: Path) -> None:
+    with FakeAnthropicServer() as fake:
+        done, _ = learn(corpus, *RUN, "--backend", "anthropic", "--json",
+                        ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL=fake.base_url)
+    assert done.returncode in (0, 1), done.stderr  # the fake's empty answers propose nothing
+    assert [p.path.split("?")[0] for p in fake.probes] == ["/v1/models"]
+    assert fake.probes[0].headers["x-api-key"] == "k"
+    assert fake.requests  # the run went on to call the model
+
+
+def test_claude_not_logged_in_stops_before_reading_a_session(corpus: Path, tmp_path: Path) -> None:
+    stub = write_claude_stub(tmp_path / "bin", logged_in=False)
+    for backend in ("claude-cli", "auto"):
+        done, took = learn(corpus, *RUN, "--backend", backend,
+                           path=f"{stub.path.parent}{os.pathsep}{os.path.dirname(sys.executable)}")
+        assert done.returncode == 3, done.stderr
+        line = only_line(done)
+        assert "Claude Code 2.1.332" in line and "is not logged in; fix: run `claude` and type /login" in line
+        assert took < 10
+    assert stub.calls() == []  # no model call
+    assert not (corpus / ".local" / "share" / "learn" / "learn.db").exists()
+
+
+REAL_CLAUDE = Path(os.environ.get("LEARN_CLAUDE_CODE_BIN")
+                   or REPO / "build" / "claude-code" / "node_modules" / ".bin" / "claude")
+
+
+def test_the_real_claude_code_logged_out_is_one_line(corpus: Path, tmp_path: Path) -> None:
+    """Claude Code 2.1.332 from npm, right after installing it: no login in its HOME."""
+    if not REAL_CLAUDE.exists():
+        if os.environ.get("LEARN_REQUIRE_CLAUDE_CODE"):
+            pytest.fail(f"LEARN_REQUIRE_CLAUDE_CODE is set but {REAL_CLAUDE} is missing")
+        pytest.skip("the real Claude Code is not installed (.ci/install-claude-code)")
+    bin_dir = tmp_path / "realbin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").symlink_to(REAL_CLAUDE)
+    path = os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), "/usr/bin", "/bin"])
+    done, took = learn(corpus, *RUN, "--backend", "auto", path=path,
+                       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1")
+    assert done.returncode == 3, done.stderr
+    line = only_line(done)
+    assert line.startswith("learn run: claude-cli: Claude Code 2.1.332 at ")
+    assert "is not logged in; fix: run `claude` and type /login" in line
+    assert took < 10
 
 
 def test_anthropic_without_a_key_is_one_line(corpus: Path) -> None:
@@ -143,17 +250,42 @@ def test_doctor_command_names_the_openai_endpoint(tmp_path: Path) -> None:
 def test_readiness_of_each_backend() -> None:
     config = Config()
     assert not check_backend_ready("anthropic", config, env={}).ok
-    assert check_backend_ready("anthropic", config, env={"ANTHROPIC_API_KEY": "k"}).ok
+    asked: list[str] = []
 
-    def refuse(host: str, port: int, timeout: float) -> None:
-        raise ConnectionRefusedError("refused")
+    def answer(status: int) -> Callable[[str, Mapping[str, str], float], int]:
+        def get(url: str, headers: Mapping[str, str], timeout: float) -> int:
+            asked.append(url)
+            return status
+        return get
+
+    r = check_backend_ready("anthropic", config, env={"ANTHROPIC_API_KEY": "k"}, get=answer(200))
+    assert r.ok and asked == ["https://api.anthropic.com/v1/models?limit=1"]
+    r = check_backend_ready("anthropic", config, env={"ANTHROPIC_API_KEY": "k"}, get=answer(403))
+    assert not r.ok and r.problem == "unavailable" and "forbids this API key (HTTP 403)" in r.detail
+    # A proxy without /v1/models still took the connection and the key.
+    assert check_backend_ready("anthropic", config, env={"ANTHROPIC_API_KEY": "k"},
+                               get=answer(404)).ok
+
+    def refuse(url: str, headers: Mapping[str, str], timeout: float) -> int:
+        raise ConnectionRefusedError("[Errno 111] Connection refused")
 
     r = check_backend_ready("anthropic", config, env={"ANTHROPIC_API_KEY": "k",
                                                       "ANTHROPIC_BASE_URL": "http://h:1"},
-                            connect=refuse)
-    assert not r.ok and "nothing answers at http://h:1 (refused)" in r.detail
+                            get=refuse)
+    assert not r.ok and "nothing answers at http://h:1 (connection refused)" in r.detail
+
+    def hang(url: str, headers: Mapping[str, str], timeout: float) -> int:
+        time.sleep(30)
+        return 200
+
+    start = time.monotonic()
+    r = check_backend_ready("anthropic", config, env={"ANTHROPIC_API_KEY": "k"}, get=hang)
+    assert not r.ok and "no answer from api.anthropic.com within 5 s" in r.detail
+    assert time.monotonic() - start < 8
     r = check_backend_ready("anthropic", config, env={"ANTHROPIC_API_KEY": "k",
                                                       "ANTHROPIC_BASE_URL": "not a url"})
     assert not r.ok and "is not an http(s) URL" in r.detail
     assert not check_backend_ready("claude-cli", config, which=lambda _: None).ok
+    assert parse_login(b'{"loggedIn": false, "authMethod": "none"}') == LoginState(False, "none")
+    assert parse_login(b"error: unknown command 'auth'") == LoginState(None)
     assert check_backend_ready("replay", config).ok

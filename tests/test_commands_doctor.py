@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from fakes.anthropic_server import FakeAnthropicServer
 from fakes.claude_stub import OLD_HELP, write_claude_stub
 
 from learn.cli import cli
@@ -21,6 +23,7 @@ from learn.doctor import (
     render_checks_text,
 )
 from learn.doctor_backend import check_backend
+from learn.hook.settings import hook_command
 from learn.paths import cache_dir, config_dir, data_dir
 from learn.store import open_store
 from learn.store.runs import default_store_path
@@ -202,8 +205,11 @@ def test_backend_lines() -> None:
     c = check_backend(None, env={}, which=none)
     assert c.status == "warn" and "--offline" in c.hint and "--backend claude-cli" in c.hint
     c = check_backend(None, env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://x"},
-                      which=none, connect=lambda host, port, timeout: None)
+                      which=none, get=lambda url, headers, timeout: 200)
     assert c.status == "ok" and "ANTHROPIC_API_KEY is set (endpoint http://x)" in c.detail
+    c = check_backend(None, env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://x"},
+                      which=none, get=lambda url, headers, timeout: 401)
+    assert c.status == "warn" and "refused the API key (HTTP 401)" in c.detail
     # Only the CLI, but the configured backend is the API: say how to use the CLI.
     c = check_backend(None, env={}, which=found)
     assert c.status == "warn" and "/usr/bin/claude" in c.detail and "claude-cli" in c.hint
@@ -213,13 +219,24 @@ def test_backend_lines() -> None:
             name = "claude-cli"
             claude_binary = "my-claude"
 
-    c = check_backend(Cfg(), env={}, which=found)
+    from learn.models.claude_cli import CliSupport
+    from learn.models.preflight import LoginState
+
+    def probe(path: str) -> CliSupport:
+        return CliSupport(path, "2.1.332", ())
+
+    c = check_backend(Cfg(), env={}, which=found, probe=probe,
+                      login=lambda path: LoginState(True, "claude.ai"))
     assert c.status == "ok" and "/usr/bin/my-claude" in c.detail
+    c = check_backend(Cfg(), env={}, which=found, probe=probe, login=lambda path: LoginState(False))
+    assert c.status == "warn" and "not logged in" in c.detail and "/login" in c.hint
 
 
 def test_the_key_itself_is_never_printed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret-value-123")
-    code, out = doctor()
+    with FakeAnthropicServer() as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        code, out = doctor()
     assert code == 0
     assert "sk-ant-secret-value-123" not in out
     assert "✓ backend" in out
@@ -240,7 +257,20 @@ def test_doctor_says_a_current_claude_runs_isolated(tmp_path: Path, monkeypatch:
     code, data = doctor_json()
     claude = by_name(data)["claude"]
     assert code == 0 and claude["status"] == "ok"
-    assert claude["detail"] == "Claude Code 2.1.332: learn runs it with no tools, hooks or MCP servers"
+    assert claude["detail"] == ("Claude Code 2.1.332, logged in (claude.ai): learn runs it with no "
+                                "tools, hooks or MCP servers")
+
+
+def test_doctor_says_claude_is_not_logged_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stub = write_claude_stub(tmp_path / "claudebin", logged_in=False)
+    monkeypatch.setenv("PATH", str(stub.path.parent))
+    _, data = doctor_json()
+    claude = by_name(data)["claude"]
+    assert claude["status"] == "warn"
+    assert claude["detail"] == "Claude Code 2.1.332: not logged in (`claude auth status`)"
+    assert "/login" in claude["hint"]
+    _code, out = doctor()
+    assert "✓ claude" not in out and "! claude" in out
 
 
 def test_doctor_names_a_claude_too_old_for_the_isolation_flags(
@@ -263,6 +293,9 @@ def test_doctor_has_no_claude_line_without_a_claude() -> None:
     assert "claude" not in by_name(data)
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
 def _hook_event(sid: str) -> bytes:
     return json.dumps({"hook_event_name": "SessionEnd", "session_id": sid,
                        "transcript_path": f"/tmp/{sid}.jsonl", "cwd": "/code/shop"}).encode()
@@ -279,8 +312,15 @@ def test_doctor_shows_the_hook_queue_and_its_failures() -> None:
     settings.write_text(json.dumps({"hooks": {"SessionEnd": [{"hooks": [
         {"type": "command", "command": "learn hook session-end"}]}]}}))
     hook = by_name(doctor_json()[1])["hook"]
+    # A bare `learn`: fails where Claude Code's PATH lacks learn's virtualenv.
+    assert hook["status"] == "warn" and "bare `learn`" in hook["detail"]
+    assert "absolute path" in hook["hint"]
+    settings.write_text(json.dumps({"hooks": {"SessionEnd": [{"hooks": [
+        {"type": "command", "command": hook_command()}]}]}}))
+    hook = by_name(doctor_json()[1])["hook"]
     assert hook["status"] == "ok"
-    assert hook["detail"] == "SessionEnd hook installed: 0 queued, 0 in progress, 0 failed"
+    assert hook["detail"] == ("SessionEnd hook installed (settings.json): 0 queued, 0 in "
+                              "progress, 0 failed")
 
     queue = SessionQueue()
     job = queue.put(parse_event(_hook_event("s-old")))
@@ -292,7 +332,14 @@ def test_doctor_shows_the_hook_queue_and_its_failures() -> None:
 
     claimed = queue.claim("s-old")
     assert claimed is not None and job.event.session_id == "s-old"
-    for _ in range(3):  # MAX_ATTEMPTS: the third failure moves it to failed/
+    # One failed attempt, back in the queue: a failure to report, not "0 failed".
+    queue.retry(claimed, "claude-cli record_candidates: success: Not logged in · Please run /login")
+    hook = by_name(doctor_json()[1])["hook"]
+    assert hook["status"] == "warn"
+    assert "1 queued (1 after a failed attempt)" in hook["detail"]
+    assert "last failure: claude-cli record_candidates: success: Not logged in" in hook["detail"]
+    claimed = queue.claim("s-old") or claimed
+    for _ in range(2):  # MAX_ATTEMPTS: the third failure moves it to failed/
         queue.retry(claimed, "ANTHROPIC_API_KEY is not set")
         claimed = queue.claim("s-old") or claimed
     code, out = doctor()
@@ -305,3 +352,34 @@ def test_doctor_shows_the_hook_queue_and_its_failures() -> None:
     Log(queue.root).write("worker: UsageProblem: claude-cli: `claude` not found on PATH")
     hook = by_name(doctor_json()[1])["hook"]
     assert hook["status"] == "warn" and "`claude` not found on PATH" in hook["detail"]
+
+
+def test_doctor_finds_the_hook_the_plugin_installed() -> None:
+    """Installed by `claude plugin install` (its copy under ~/.claude/plugins), not in
+    settings.json: doctor said "not installed" while the hook fired."""
+    home = Path.home() / ".claude"
+    plugin = home / "plugins" / "cache" / "learn-local" / "learn" / "0.1.0"
+    shutil.copytree(REPO / "integrations" / "claude-code", plugin)
+    (home / "plugins" / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": {
+        "learn@learn-local": [{"scope": "user", "installPath": str(plugin), "version": "0.1.0"}]}}))
+    (home / "settings.json").write_text(json.dumps({"enabledPlugins": {"learn@learn-local": True}}))
+    hook = by_name(doctor_json()[1])["hook"]
+    assert hook["status"] == "ok", hook
+    assert hook["detail"].startswith("SessionEnd hook installed (plugin learn@learn-local): 0 queued")
+    # Disabled in Claude Code: not installed, and doctor has nothing to say about it.
+    (home / "settings.json").write_text(json.dumps({"enabledPlugins": {"learn@learn-local": False}}))
+    assert "hook" not in by_name(doctor_json()[1])
+
+
+def test_doctor_reports_a_worker_that_could_not_start_mining() -> None:
+    from learn.hook.queue import hook_dir
+    from learn.hook.worker import Log
+
+    log = Log(hook_dir())
+    log.write("queued s-1 (prompt_input_exit); worker 123")
+    log.write("worker: BackendUnavailable: claude-cli: Claude Code 2.1.332 at /usr/bin/claude "
+              "is not logged in; fix: run `claude` and type /login")
+    hook = by_name(doctor_json()[1])["hook"]
+    assert hook["status"] == "warn" and "is not logged in" in hook["detail"]
+    log.write("session s-1: mined: 2 candidate(s) in 1 chunk(s)")
+    assert by_name(doctor_json()[1])["hook"]["status"] == "ok"  # it works again

@@ -77,6 +77,7 @@ def test_sessions_json_scopes(home: Home, tmp_path: Path) -> None:
     assert [r["id"] for r in sessions_json("--project", str(home.project / "api"))] == \
         [r["id"] for r in sessions_json("--project", str(home.project))]
     assert sessions_json("--project", str(tmp_path)) != []  # a parent directory holds them all
+    (tmp_path / "work" / "nothing-here").mkdir(parents=True)
     assert sessions_json("--project", str(tmp_path / "work" / "nothing-here")) == []
     # --since reads last activity (2026-11-20 in the files), not the mtimes
     # (2027): a date before it keeps them, a date after it keeps none.
@@ -101,6 +102,7 @@ def test_sessions_table(home: Home) -> None:
 
 
 def test_sessions_table_when_nothing_is_found(home: Home, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
     code, out = run("sessions", "--project", str(tmp_path / "empty"))
     assert code == 0
     assert "No sessions in scope" in out and "--all-projects" in out
@@ -276,3 +278,11 @@ def test_a_warm_listing_reuses_the_judgement_until_a_listed_file_changes(
     # A damaged cache file is judged again, nothing lost.
     kept.write_text("{not json")
     assert sessions_json("--all-projects") == again and judged == 4
+
+
+def test_a_project_folder_that_is_not_there_and_never_had_a_session_is_an_error(
+        home: Home, tmp_path: Path) -> None:
+    """`learn run --project /nope` exited 0 and said only that nothing was found."""
+    code, out = run("sessions", "--project", str(tmp_path / "nope"))
+    assert code == 2
+    assert "no such folder, and no session ran in it" in out

@@ -15,6 +15,7 @@ from learn.detect import (
     signal_key,
     signals_to_candidates,
 )
+from learn.detect.to_candidates import is_typed_reason
 from learn.records.candidate import MinedCandidate
 from learn.transcripts.models import TranscriptEvent
 from learn.transcripts.parser import parse_events_from_bytes
@@ -98,9 +99,17 @@ def test_review_comment_key_includes_location() -> None:
     assert signal_key(a) != signal_key(b)
 
 
-def test_signals_to_candidates_takes_only_typed_reasons_at_high() -> None:
+def test_signals_to_candidates_takes_typed_reasons_at_high_and_marks_the_rest_for_offline() -> None:
     evs = events("denials.jsonl") + events("plan.jsonl") + events("questions.jsonl")
-    dated = signals_to_candidates(mine(evs))
+    found = signals_to_candidates(mine(evs))
+    said = [c for c in found if not is_typed_reason(c)]
+    # The person's plain words rated at the threshold: kept for offline runs only.
+    assert [(c.source, c.text) for c in said] == [
+        ("said:transcript_message", "add caching to the api"),
+        ("said:transcript_message", "wait, you changed the public API, plan this again"),
+        ("said:transcript_message", "also keep the old endpoint"),
+        ("said:transcript_message", "set up the project")]
+    dated = [c for c in found if is_typed_reason(c)]
     # Each carries the time its event was typed (issue 18: quotes dated when typed).
     assert all(c.at and c.at.startswith("2026-") for c in dated)
     got = [replace(c, at=None) for c in dated]
@@ -130,7 +139,7 @@ def test_signals_to_candidates_takes_only_typed_reasons_at_high() -> None:
     ]
 
 
-def test_signals_to_candidates_excludes_messages_followups_and_picks() -> None:
+def test_signals_to_candidates_marks_messages_and_followups_and_drops_picks() -> None:
     signals = [
         _signal(
             "transcript_message",
@@ -150,5 +159,12 @@ def test_signals_to_candidates_excludes_messages_followups_and_picks() -> None:
         _signal("denial", "use the adapter instead here", ("embedded_text", "substantive"), 0.75),
     ]
     got = signals_to_candidates(signals)
-    assert [(c.text, c.source) for c in got] == [("use the adapter instead here", "denial")]
+    assert [(c.text, c.source) for c in got if is_typed_reason(c)] == [
+        ("use the adapter instead here", "denial")]
+    # Offline only: a message, a bare denial's follow-up, a plan re-entry; never an
+    # option picked from AskUserQuestion (the agent's words).
+    assert [(c.text, c.source) for c in got if not is_typed_reason(c)] == [
+        ("always use uv please", "said:transcript_message"),
+        ("never force push to main", "said:denial"),
+        ("plan it again please now", "said:plan_reentry")]
     assert signals_to_candidates(signals, min_confidence=0.95) == []

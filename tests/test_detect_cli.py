@@ -30,9 +30,28 @@ def test_signals_table() -> None:
         cli, ["signals", str(FIXTURES / "plan.jsonl"), "--min-confidence", "0.75"]
     )
     assert result.exit_code == 0, result.output
-    assert "exit_plan_rejection" in result.output
-    assert "plan_reentry" in result.output
-    assert "4 signal(s) in 1 session(s)" in result.output
+    assert "plan rejected" in result.output
+    assert "plan re-entered" in result.output
+    assert "4 signals in 1 session" in result.output
+
+
+def test_the_signals_table_fits_80_columns(tmp_path: Path) -> None:
+    """At 80 columns the six-column table was cut; four columns fit, the reasons under
+    the text."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "learn", "signals", str(FIXTURES / "plan.jsonl"),
+                           "--min-confidence", "0.75"], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "80", "HOME": str(tmp_path)},
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert max(len(x) for x in lines) <= 80
+    assert any("what" in x and "conf" in x and "time" in x and "text" in x for x in lines)
+    assert "don't add redis, use the in-process LRU cache" in " ".join(
+        x.strip("│ ") for x in lines).replace("  ", " ")
 
 
 def test_signals_bad_threshold_and_missing_session() -> None:

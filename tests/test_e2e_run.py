@@ -137,8 +137,10 @@ def test_run_without_a_key_explains_what_to_do(tmp_path: Path) -> None:
 
 
 def test_offline_run_proposes_repeated_rejections_without_a_model(tmp_path: Path) -> None:
-    """No model at all: the denial detector alone proposes the rejection repeated in
-    two sessions ("leave the generated files alone")."""
+    """No model at all: the detectors alone propose the rejection repeated in two
+    sessions ("leave the generated files alone"), and every other point the person
+    said in two sessions in words a detector rates at the threshold (offline, a
+    signal over it is a candidate: "we're on bun now, not npm")."""
     root = tmp_path / "corpus"
     demo.build(root)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
@@ -149,11 +151,13 @@ def test_offline_run_proposes_repeated_rejections_without_a_model(tmp_path: Path
     result = json.loads(proc.stdout)
     assert result["offline"] is True
     assert result["usage"]["model_calls"] == 0
-    assert len(result["proposals"]) == 1
-    p = result["proposals"][0]
+    by_quote = {q["text"]: p for p in result["proposals"] for q in p["quotes"]}
+    p = by_quote["leave the generated files alone, regenerate them with bun run codegen"]
     assert p["kind"] == "directive" and p["sessions"] == 2
-    texts = {q["text"] for q in p["quotes"]}
-    assert "leave the generated files alone, regenerate them with bun run codegen" in texts
+    bun = by_quote["no npm please, this repo uses bun"]
+    assert bun["sessions"] == 2 and bun is by_quote[
+        "we're on bun now, not npm. use bun install and bun run for everything"]
+    assert all(p["sessions"] >= 2 for p in result["proposals"])
 
 
 def test_a_second_concurrent_run_refuses_with_a_message(tmp_path: Path) -> None:
@@ -166,7 +170,7 @@ def test_a_second_concurrent_run_refuses_with_a_message(tmp_path: Path) -> None:
                LEARN_CACHE_DIR=str(root / "cache"), PYTHONPATH=str(REPO), LEARN_LOCK_TIMEOUT="0.5")
     with run_lock(directory=root / "data", timeout=1):
         proc = _learn(["run", "--all-projects", "--offline", "--json"], env)
-    assert proc.returncode == 2
+    assert proc.returncode == 75  # EXIT_BUSY, not a usage error (2)
     assert "another learn run is in progress" in proc.stderr
     assert proc.stdout == ""
     # Once the first run is over, the next one goes ahead.

@@ -54,7 +54,7 @@ def test_signals_rank_acknowledgements_last_and_name_denials_as_denials(home: Pa
     assert {r["what"] for r in rows if r["detector"] == "interrupt"} == {"interrupted"}
 
     table = learn(home, "signals", "--all-projects", "--since", "2026-01-01", COLUMNS="200")
-    denied = next(x for x in table.stdout.splitlines() if "src/generated" in x and "denial" in x)
+    denied = next(x for x in table.stdout.splitlines() if "src/generated" in x)
     assert "tool call denied" in denied and "interrupt" not in denied
 
 
@@ -67,3 +67,40 @@ def test_signals_never_print_a_pasted_secret(home: Path) -> None:
     for out in (table.stdout, as_json.stdout):
         assert "staging key" in out  # the message is listed...
         assert "sk-ant-api03" not in out  # ...without the key
+
+
+def test_offline_proposes_what_signals_rate_at_the_threshold_worded_as_a_rule(tmp_path: Path) -> None:
+    """`learn signals` rated "we use pnpm here, not yarn" 0.75 (the candidate threshold)
+    while `run --offline` proposed only tool-denial reasons, with the raw quote as the
+    rule, and its HTML report did not say it was offline."""
+    import json
+    from datetime import UTC, datetime
+
+    from evals.builder import ClaudeSession, session_id
+
+    home = tmp_path / "home"
+    project = home / "code" / "web"
+    project.mkdir(parents=True)
+    for k, said in enumerate(("no, we use pnpm here, not yarn", "we use pnpm here, not yarn")):
+        s = ClaudeSession(session_id(f"pnpm-{k}"), str(project), datetime(2026, 11, 3 + k, 9, tzinfo=UTC))
+        s.user("add the date picker to the form")
+        s.tool("Bash", {"command": "yarn add react-datepicker"}, "added 1 package")
+        s.user(said)
+        s.assistant("ok")
+        s.write(home / ".claude")
+    extra = {"LEARN_DATA_DIR": str(tmp_path / "data"), "LEARN_CACHE_DIR": str(tmp_path / "cache")}
+    signals = learn(home, "signals", "--all-projects", "--since", "2026-01-01", "--json", **extra)
+    rated = [json.loads(x) for x in signals.stdout.splitlines()]
+    assert any(s["text"] == "we use pnpm here, not yarn" and s["signal"]["confidence"] >= 0.75
+               for s in rated), rated
+
+    done = learn(home, "run", "--offline", "--all-projects", "--since", "2026-01-01", "--json", **extra)
+    assert done.returncode == 0, done.stderr
+    [p] = json.loads(done.stdout)["proposals"]
+    assert p["sessions"] == 2 and p["verdict"] is None
+    assert p["rule"] == "We use pnpm here, not yarn."  # worded as a rule, not the raw quote
+    digest = learn(home, "digest", "--all-projects", **extra)
+    assert "We use pnpm here, not yarn." in digest.stdout
+    report = tmp_path / "report.html"
+    learn(home, "report", "--all-projects", "--out", str(report), **extra)
+    assert "Offline run: no model read your sessions." in report.read_text()

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from learn.commands.install_claude_command import command as install
 from learn.hook.event import BadHookInput, parse_event, read_stdin
 from learn.hook.queue import MAX_ATTEMPTS, Job, SessionQueue
-from learn.hook.settings import HOOK_COMMAND, has_hook, with_hook
+from learn.hook.settings import has_hook, hook_command, is_learn_hook, with_hook, with_hooks
 from learn.hook.worker import Log, drain
 from learn.lock import run_lock
 
@@ -189,7 +189,33 @@ def test_the_settings_hook_is_added_once_beside_the_persons_own() -> None:
     assert once["hooks"]["SessionEnd"][0] == mine["hooks"]["SessionEnd"][0]
     assert once["hooks"]["Stop"] == mine["hooks"]["Stop"] and once["permissions"] == mine["permissions"]
     assert with_hook(once) is once
-    assert once["hooks"]["SessionEnd"][1]["hooks"][0]["command"] == HOOK_COMMAND
+    command = once["hooks"]["SessionEnd"][1]["hooks"][0]["command"]
+    assert command == hook_command() and command.startswith("/")  # learn by absolute path
+
+
+def test_a_bare_learn_hook_is_pointed_at_this_learn() -> None:
+    old = {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "learn hook session-end",
+                                                "timeout": 10}]}]}}
+    new = with_hook(old)
+    assert new is not old and len(new["hooks"]["SessionEnd"]) == 1
+    assert new["hooks"]["SessionEnd"][0]["hooks"][0]["command"] == hook_command()
+    assert old["hooks"]["SessionEnd"][0]["hooks"][0]["command"] == "learn hook session-end"
+
+
+def test_both_hooks_run_this_learn_and_bare_ones_of_either_are_repointed() -> None:
+    old = {"hooks": {"InstructionsLoaded": [{"hooks": [
+        {"type": "command", "command": "learn hook instructions-loaded", "timeout": 10}]}]}}
+    new = with_hooks(old)
+    assert with_hooks(new) is new
+    for event, args in (("SessionEnd", "hook session-end"),
+                        ("InstructionsLoaded", "hook instructions-loaded")):
+        [group] = new["hooks"][event]
+        [hook] = group["hooks"]
+        assert hook["command"] == hook_command(args=args) and hook["command"].startswith("/")
+        assert has_hook(new, event, args)
+    # One hook is not mistaken for the other (the plugin's script runs both).
+    plugin = 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/learn-hook" instructions-loaded'
+    assert is_learn_hook(plugin, "hook instructions-loaded") and not is_learn_hook(plugin)
 
 
 def test_install_with_hooks_writes_settings_and_keeps_a_backup(tmp_path: Path) -> None:

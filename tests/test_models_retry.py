@@ -71,10 +71,10 @@ def test_backoff_grows_and_is_capped() -> None:
     waits: list[float] = []
 
     def attempt() -> None:
-        raise TransientError("boom", status=500)
+        raise TransientError("overloaded", status=529)
 
     policy = RetryPolicy(max_attempts=8, initial_backoff=1.0, max_backoff=10.0, jitter=0.0, sleep=waits.append)
-    with pytest.raises(ModelError, match="gave up after 8 attempts: HTTP 500 boom"):
+    with pytest.raises(ModelError, match="gave up after 8 attempts: HTTP 529 overloaded"):
         run_with_retries(attempt, policy, what="t")
     assert waits == [1.0, 2.0, 4.0, 8.0, 10.0, 10.0, 10.0]
 
@@ -100,11 +100,11 @@ def test_the_budget_ends_the_retries_and_no_wait_overshoots_it() -> None:
     waits: list[float] = []
 
     def attempt() -> None:
-        raise TransientError("boom", status=500)
+        raise TransientError("overloaded", status=529)
 
     policy = RetryPolicy(budget_seconds=100.0, initial_backoff=1.0, max_backoff=30.0, jitter=0.0,
                          sleep=waits.append)
-    with pytest.raises(ModelError, match=r"gave up after \d+ attempts: HTTP 500 boom \(retried for 100 s\)"):
+    with pytest.raises(ModelError, match=r"gave up after \d+ attempts: HTTP 529 overloaded \(retried for 100 s\)"):
         run_with_retries(attempt, policy, what="t")
     assert waits[:5] == [1.0, 2.0, 4.0, 8.0, 16.0]
     assert sum(waits) == pytest.approx(100.0)  # the last wait is cut to what the budget has left
@@ -228,3 +228,105 @@ def test_a_server_that_keeps_saying_retry_now_is_backed_off_from_after_three_tri
     assert waits[:3] == [0.0, 0.0, 0.0]
     assert waits[3:6] == [8.0, 16.0, 32.0]  # the backoff of attempts 4, 5, 6
     assert len(waits) < 10
+
+
+def test_the_same_failure_again_and_again_gives_up_in_seconds_not_the_budget() -> None:
+    """A 500 on every naming call held a run for the whole 600 s per call."""
+    waits: list[float] = []
+    calls: list[int] = []
+
+    def attempt() -> None:
+        calls.append(1)
+        raise TransientError("api_error: Internal server error", status=500)
+
+    policy = RetryPolicy(initial_backoff=1.0, jitter=0.0, sleep=waits.append)
+    with pytest.raises(ModelError, match=r"gave up after 4 attempts: HTTP 500 api_error: Internal "
+                                         r"server error \(the same failure each time\)"):
+        run_with_retries(attempt, policy, what="t")
+    assert len(calls) == 4 and waits == [1.0, 2.0, 4.0]
+    # The next call failing the same way does not retry at all...
+    with pytest.raises(ModelError, match=r"gave up after 1 attempt: .* \(as the call before it\)"):
+        run_with_retries(attempt, policy, what="t")
+    assert len(calls) == 5 and len(waits) == 3
+    # ...until something answers again.
+    assert run_with_retries(lambda: "ok", policy, what="t") == "ok"
+    with pytest.raises(ModelError, match="gave up after 4 attempts"):
+        run_with_retries(attempt, policy, what="t")
+
+
+def test_mixed_failures_keep_retrying_like_a_flaky_server() -> None:
+    waits: list[float] = []
+    faults = [TransientError("boom", status=500), TransientError("connection error to x"),
+              TransientError("boom", status=500), TransientError("request timed out"),
+              TransientError("boom", status=500), TransientError("connection error to x")]
+
+    def attempt() -> str:
+        if faults:
+            raise faults.pop(0)
+        return "ok"
+
+    assert run_with_retries(attempt, RetryPolicy(sleep=waits.append), what="t") == "ok"
+    assert len(waits) == 6
+
+
+def test_the_budget_is_the_backends_not_each_calls() -> None:
+    """The API overloaded for the whole budget: the next call gives up at once instead of
+    waiting ten more minutes (30 minutes for 11 sessions that way)."""
+    waits: list[float] = []
+
+    def overloaded() -> None:
+        raise TransientError("overloaded", status=529, retry_after=30.0)
+
+    policy = RetryPolicy(budget_seconds=100.0, sleep=waits.append)
+    with pytest.raises(ModelError, match="retried for 100 s"):
+        run_with_retries(overloaded, policy, what="t")
+    assert sum(waits) == pytest.approx(100.0)
+    before = len(waits)
+    with pytest.raises(ModelError, match="gave up after 1 attempt"):
+        run_with_retries(overloaded, policy, what="t")
+    assert len(waits) == before
+    # An answer ends the outage: the budget is whole again.
+    assert run_with_retries(lambda: "ok", policy, what="t") == "ok"
+    assert policy.outage.elapsed() == 0.0
+
+
+def test_a_wait_is_told_with_how_long_of_the_budget() -> None:
+    told: list[str] = []
+    faults = [TransientError("overloaded_error: Overloaded", status=529, retry_after=40.0)] * 3
+
+    def attempt() -> str:
+        if faults:
+            raise faults.pop()
+        return "ok"
+
+    policy = RetryPolicy(budget_seconds=600.0, sleep=lambda s: None)
+    policy.outage.reporter = lambda notice: told.append(notice.line())
+    assert run_with_retries(attempt, policy, what="t") == "ok"
+    assert told and told[0].startswith("waiting for the API: HTTP 529 overloaded_error: Overloaded, ")
+    assert told[0].endswith(" of 10m; Ctrl-C keeps what is finished")
+
+
+def test_abort_wakes_a_waiting_call_at_once() -> None:
+    policy = RetryPolicy()  # really sleeps, on the outage's event
+    started = threading.Event()
+
+    def attempt() -> None:
+        started.set()
+        raise TransientError("overloaded", status=529, retry_after=120.0)
+
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            run_with_retries(attempt, policy, what="t")
+        except ModelError as exc:
+            failed.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    assert started.wait(10)
+    begun = time.monotonic()
+    policy.outage.abort()
+    worker.join(10)
+    assert not worker.is_alive() and time.monotonic() - begun < 2
+    assert failed and "interrupted" in str(failed[0])

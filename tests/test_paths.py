@@ -34,3 +34,21 @@ def test_atomic_write_is_0600_and_replaces_whole(tmp_path: Path) -> None:
     assert f.read_text() == "two\n"
     assert _mode(f) == 0o600
     assert [p.name for p in out.iterdir()] == ["out.md"]  # no temp file left behind
+
+
+def test_a_file_written_into_learns_missing_cache_dir_makes_it_0700(
+        _isolated_home: Path) -> None:
+    """The listing's judgement was the first file in ~/.cache/learn, and its directory
+    came out 0755 (doctor then warned about it)."""
+    from learn.paths import cache_dir
+
+    old = os.umask(0o022)
+    try:
+        atomic_write_text(cache_dir() / "sessions-judged.json", "{}")
+        elsewhere = _isolated_home / "code" / "app" / ".claude" / "rules" / "x.md"
+        atomic_write_text(elsewhere, "a rule\n", mode=0o644)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(cache_dir().stat().st_mode) == 0o700
+    # A project's folders follow the person's umask: only learn's own are private.
+    assert stat.S_IMODE(elsewhere.parent.stat().st_mode) == 0o755

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -99,17 +102,48 @@ def test_stopping_early_ends_and_reaps_the_workers() -> None:
     assert _no_children_left()
 
 
-def test_ctrl_c_in_the_parent_reaps_the_workers() -> None:
-    def interrupt(*_: object) -> None:
-        raise KeyboardInterrupt
+def _started_then_waits(job: tuple[str, int]) -> int:
+    folder, n = job
+    Path(folder, f"{os.getpid()}").touch()  # this worker is running
+    time.sleep(120)  # far longer than the test: only the parent's interrupt ends it
+    return n
 
-    previous = signal.signal(signal.SIGALRM, interrupt)
+
+def test_ctrl_c_in_the_parent_reaps_the_workers(tmp_path: Path) -> None:
+    """SIGINT reaches the parent while it waits for results, once both workers are seen
+    running (so no fork is under way): no timer (a 50 ms alarm raced the pool under load
+    and the test failed with "DID NOT RAISE")."""
+    started_dir = tmp_path / "started"
+    started_dir.mkdir()
+    main = threading.main_thread().ident
+    assert main is not None and threading.get_ident() == main
+    caught = threading.Event()
+    sent: list[float] = []
+
+    def interrupt_once_both_run() -> None:
+        deadline = time.monotonic() + 60
+        while len(list(started_dir.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        # Sent again only if the first is not seen (the assertion below says so), so a
+        # lost signal fails the test instead of hanging the suite.
+        while not caught.is_set() and len(sent) < 5:
+            sent.append(time.monotonic())
+            signal.pthread_kill(main, signal.SIGINT)
+            caught.wait(5)
+
+    # SIGINT as a terminal's learn has it: a suite started as a background job
+    # (`make test &`) inherits it ignored.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    threading.Thread(target=interrupt_once_both_run, daemon=True).start()
     try:
-        signal.setitimer(signal.ITIMER_REAL, 0.05)
         with pytest.raises(KeyboardInterrupt):
-            for _ in ordered_map(_big, list(range(10_000)), workers=2):
+            for _ in ordered_map(_started_then_waits, [(str(started_dir), n) for n in range(16)],
+                                 workers=2):
                 pass
+        caught.set()
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        caught.set()
+        signal.signal(signal.SIGINT, previous)
+    assert len(sent) == 1  # the first interrupt ended it
+    assert len(list(started_dir.iterdir())) == 2  # no worker took a third item
     assert _no_children_left()

@@ -6,6 +6,8 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pytest
+
 from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
 from learn.report.digest import (
     LEARN_DIGEST_MARKER,
@@ -13,6 +15,8 @@ from learn.report.digest import (
     render_digest_json,
     render_digest_markdown,
 )
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def sample_result() -> RunResult:
@@ -215,3 +219,44 @@ def test_a_project_rule_says_which_project_it_belongs_to(tmp_path: Path) -> None
     data = json.loads(render_digest_json(dataclasses.replace(r, proposals=(two,))))
     assert data["proposals"][0]["project"] is None
     assert sorted(data["proposals"][0]["projects"]) == sorted([str(web), str(api)])
+
+
+def test_printed_to_an_80_column_terminal_every_line_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """19 of 38 lines of a run's digest overflowed 80 columns."""
+    from learn.report.wrap import for_terminal
+
+    monkeypatch.setenv("COLUMNS", "80")
+    md = render_digest_markdown(sample_result())
+    assert max(len(x) for x in md.splitlines()) > 80  # whole lines for /learn and pipes
+    shown = for_terminal(md, isatty=True)
+    assert max(len(x) for x in shown.splitlines()) <= 80
+    # Only line breaks changed: the same words in the same order.
+    assert shown.split() == md.split()
+    assert for_terminal(md, isatty=False) == md
+
+
+def test_the_whole_guide_is_shown_on_a_first_run_only(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from evals.corpora import demo
+
+    demo.build(tmp_path / "corpus")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
+    env.update(HOME=str(tmp_path / "corpus" / "home"), LEARN_DATA_DIR=str(tmp_path / "data"),
+               LEARN_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(REPO))
+
+    def run() -> str:
+        done = subprocess.run([sys.executable, "-m", "learn", "run", "--offline", "--all-projects",
+                               "--since", "2026-01-01", "--all"], env=env, capture_output=True,
+                              text=True, timeout=300, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    first, second = run(), run()
+    assert "**Is it durable?**" in first
+    assert "**Is it durable?**" not in second and "## What to do" in second
+    assert "docs/choosing-rules.md" in second
+    assert len(second.split("## What to do")[1].splitlines()) < 10
+    assert (REPO / "docs" / "choosing-rules.md").is_file()

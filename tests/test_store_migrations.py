@@ -65,11 +65,19 @@ def _fill(conn: Any, version: int) -> None:
             "VALUES ('s1', 'directive', 'miner', 'use bun', 'h1', 'use-bun')"
         )
         conn.execute("INSERT INTO labels (label, kind, created_at) VALUES ('use-bun', 'directive', 'now')")
-        conn.execute("INSERT INTO proposals (key, first_shown_at, last_shown_at) VALUES "
-                     "('directive:use-bun', 't1', 't2')")
+        if version > STEP_NAMES.index("0019_shown_per_project"):
+            conn.execute("INSERT INTO shown_proposals (project, key, first_shown_at, "
+                         "last_shown_at) VALUES ('/p', 'directive:use-bun', 't1', 't2')")
+        else:
+            conn.execute("INSERT INTO proposals (key, first_shown_at, last_shown_at) VALUES "
+                         "('directive:use-bun', 't1', 't2')")
         conn.execute("INSERT INTO decisions (key, decision, at) VALUES "
                      "('directive:use-bun', 'accepted', 't3')")
         conn.execute("INSERT INTO embedding_cache VALUES ('sp', 'h1', $1)", (b"\x00\x00\x80?",))
+
+
+# 0019: the shown proposals, keyed by (project, key) from then on.
+RENAMED = {"proposals": "shown_proposals"}
 
 
 @pytest.mark.parametrize("previous", range(1, SCHEMA_VERSION))
@@ -93,8 +101,10 @@ def test_migrating_from_each_previous_version_keeps_every_row(
         after = _dump(s._conn)
     assert sum(len(v) for v in before.values()) > 5
     for table, rows in before.items():
-        # later migrations may add columns (NULL for old rows); every old value stays
-        kept = [{c: r[c] for c in rows[0]} for r in after[table]] if rows else after[table]
+        # later migrations may add columns (NULL for old rows) or move a table's rows
+        # into a new one (RENAMED); every old value stays
+        now = after[RENAMED.get(table, table)]
+        kept = [{c: r[c] for c in rows[0]} for r in now] if rows else now
         assert kept == rows, table
     # and the migrated database is a full one: the read-only attestation passes
     with FeedbackStore.open(db, readonly=True) as ro:
@@ -181,3 +191,28 @@ def test_postgres_keeps_vectors_in_a_vector_column_with_an_hnsw_index(pg_url: st
         defs = [r["indexdef"] for r in s.sql("SELECT indexdef FROM pg_indexes WHERE tablename = $1",
                                              (reg["table_name"],))]
         assert any("USING hnsw (embedding vector_cosine_ops)" in d for d in defs), defs
+
+
+def test_shown_rows_move_to_the_projects_the_proposal_book_knows(store_target: Path | str) -> None:
+    """0019: a shown row takes the projects its key is pending or decided in; a row the
+    book does not know is kept as shown somewhere ('')."""
+    conn, _, _ = open_connection(store_target)
+    upto = [n for n, _ in MIGRATIONS].index("0019_shown_per_project")
+    migrate(conn, StoreSchema(), upto=upto)
+    conn.execute("BEGIN")
+    for key in ("directive:use-bun", "fix:pytest-q"):
+        conn.execute("INSERT INTO proposals (key, first_shown_at, last_shown_at, shown_count) "
+                     "VALUES ($1, 't1', 't2', 3)", (key,))
+    for project in ("/code/billing", "/code/dashboard"):
+        conn.execute(
+            "INSERT INTO proposal_states (project, key, kind, accepted, state, sessions, "
+            "proposal_json, first_proposed_at, last_proposed_at) VALUES ($1, "
+            "'directive:use-bun', 'directive', TRUE, 'pending', 2, '{}', 't1', 't1')", (project,))
+    conn.execute("COMMIT")
+    migrate(conn, StoreSchema())
+    rows = conn.execute("SELECT project, key, shown_count FROM shown_proposals "
+                        "ORDER BY key, project").fetchall()
+    conn.close()
+    assert [tuple(r) for r in rows] == [("/code/billing", "directive:use-bun", 3),
+                                        ("/code/dashboard", "directive:use-bun", 3),
+                                        ("", "fix:pytest-q", 3)]

@@ -124,6 +124,14 @@ def resolve_scope(
             since_at = parse_since(since)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--since") from None
+    # A folder that is gone may still have sessions (a deleted worktree, a moved
+    # project); one that never had any is a typo: `--project /nope` ran and exited 0
+    # saying nothing was found.
+    if (project is not None and not project.expanduser().exists()
+            and not scan(project=project.expanduser(), limit=1).files):
+        raise click.BadParameter(
+            f"{project}: no such folder, and no session ran in it (`learn sessions "
+            "--all-projects` lists the projects learn can read)", param_hint="--project")
     return Scope(
         project=(project or Path.cwd()).expanduser(),
         all_projects=all_projects,

@@ -67,8 +67,10 @@ def _collect(backend: Backend, config: Config) -> int:
             result, _ = run_pipeline(options, config, backend=backend,
                                      notify=lambda line: click.echo(f"learn: {line}", err=True))
     except LockedError as exc:
+        from learn.errors import EXIT_BUSY
+
         click.echo(f"learn: {exc}", err=True)
-        return 2
+        return EXIT_BUSY
     collected = result.extra.get("collected") or []
     retry = int(result.extra.get("retry_sessions") or 0)
     click.echo(f"collected {len(collected)} batch(es): {result.usage.sessions_mined} sessions "

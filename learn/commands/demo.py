@@ -62,10 +62,12 @@ def command(as_json: bool, keep: Path | None, offline: bool, apply_: bool) -> No
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
-        click.echo(render_digest_markdown(result))
+        from learn.report.wrap import for_terminal
+
+        click.echo(for_terminal(render_digest_markdown(result), isatty=sys.stdout.isatty()))
         click.echo(
             "\n(demo: the model answers above are recorded fixtures from cache/, "
-            "not a live model; see README \"Measuring quality\")",
+            "not a live model; see docs/evals.md)",
             err=True,
         )
     sys.exit(1 if result.usage.sessions_failed else 0)

@@ -18,6 +18,7 @@ from learn.paths import atomic_write_text
 from learn.report.digest import render_digest_json, render_digest_markdown
 from learn.report.html import render_html
 from learn.report.runs import NoRunError, require_proposals
+from learn.report.words import plural
 
 RENDERERS = {"md": render_digest_markdown, "json": render_digest_json, "html": render_html}
 
@@ -50,11 +51,14 @@ def command(since: str | None, project_dir: Path | None, all_projects: bool, eve
         sys.exit(1)
     text = RENDERERS[fmt](result)
     if out is None:
-        click.echo(text, nl=False)
+        from learn.report.wrap import for_terminal
+
+        click.echo(for_terminal(text, isatty=fmt == "md" and sys.stdout.isatty()), nl=False)
         return
     try:
         atomic_write_text(out, text)
     except OSError as exc:
         click.echo(f"learn digest: cannot write {out}: {exc}", err=True)
         sys.exit(1)
-    click.echo(f"learn digest: wrote {out} ({fmt}, {len(result.proposals)} proposals)", err=True)
+    click.echo(f"learn digest: wrote {out} ({fmt}, {plural(len(result.proposals), 'proposal')})",
+               err=True)

@@ -23,5 +23,8 @@ def command(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(checks_to_json(checks), indent=2, ensure_ascii=False))
     else:
-        click.echo(render_checks_text(checks), nl=False)
+        from learn.report.wrap import for_terminal
+
+        # A hint is one line to a pipe; a terminal gets it wrapped at its width.
+        click.echo(for_terminal(render_checks_text(checks), isatty=sys.stdout.isatty()), nl=False)
     sys.exit(1 if failed(checks) else 0)

@@ -1,4 +1,4 @@
-"""`learn eval`: the eval harness (see evals/run.py and the README's "Measuring quality").
+"""`learn eval`: the eval harness (see evals/run.py and docs/evals.md).
 
 From an installed learn the harness and its recorded answers come from the
 package (learn/_repo.py). A live run records the answers it gets; from an

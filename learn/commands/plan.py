@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from learn.commands._scope import Scope, scope_options, skipped_note
+from learn.paths import home_relative
 
 if TYPE_CHECKING:
     from learn.config import Config
@@ -59,12 +60,16 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
         heads.save()
         items = indexed_views(discovery.files, index=index, fingerprints_for=lambda _: fingerprints,
                               min_confidence=config.mining.min_signal_confidence)
-    try:
-        plan = plan_mining(discovery.files, IndexedMineCache({i.file.path: i.digest for i in items}),
-                           model, fingerprints=fingerprints, context_window=context_window,
-                           views=_as_a_run_reads(items, fingerprints))
-    except ValueError as exc:  # a window too small for any chunk
-        raise click.UsageError(str(exc)) from None
+        cache = IndexedMineCache({i.file.path: i.digest for i in items})
+        try:
+            plan = plan_mining(discovery.files, cache, model, fingerprints=fingerprints,
+                               context_window=context_window,
+                               views=_as_a_run_reads(items, fingerprints))
+        except ValueError as exc:  # a window too small for any chunk
+            raise click.UsageError(str(exc)) from None
+        stages = _later_stages(plan, cache, config)
+    total_calls = plan.calls + sum(s.calls for s in stages)
+    total_cost = plan.est_cost_usd + sum(s.cost_usd for s in stages)
     if as_json:
         click.echo(json.dumps({
             "scope": scope.describe(),
@@ -84,6 +89,13 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
             "est_input_tokens": plan.est_input_tokens,
             "est_output_tokens": plan.est_output_tokens,
             "est_cost_usd": round(plan.est_cost_usd, 4),
+            # Naming, coverage and judging, estimated (learn.reduce.price).
+            "stages": [{"step": st.step, "model": st.model, "calls": st.calls, "items": st.items,
+                        "est_input_tokens": st.input_tokens,
+                        "est_output_tokens": st.output_tokens,
+                        "est_cost_usd": round(st.cost_usd, 4)} for st in stages],
+            "est_total_calls": total_calls,
+            "est_total_cost_usd": round(total_cost, 4),
         }, indent=2))
         return
     click.echo(f"Scope: {scope.describe()}")
@@ -92,13 +104,64 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
         click.echo(f"Skipped: {note}")
     for line in describe_plan(plan):
         click.echo(line)
+    later = [st for st in stages if st.calls]
+    if later:
+        calls = ", ".join(f"~{st.calls} {_STEP_WORDS[st.step]}" for st in later)
+        models = sorted({st.model for st in later})
+        click.echo(f"then {calls} call{'s' if sum(st.calls for st in later) != 1 else ''} "
+                   f"({', '.join(models)}): ~${sum(st.cost_usd for st in later):.2f}")
+    click.echo(f"in all: ~{total_calls} model call{'s' if total_calls != 1 else ''}, at most "
+               f"~${total_cost:.2f} (estimated; actual costs: `learn stats`)")
     for p in plan.to_mine[:20]:
-        click.echo(f"  {p.session_id[:12]:12}  {p.size_bytes / 1024:8.0f} KB -> "
-                   f"{p.rendered_chars:>9,} chars  {p.chunks} call(s)  {p.project or ''}")
+        click.echo(f"  {p.session_id[:8]}  {p.size_bytes / 1024:6.0f} KB -> "
+                   f"{p.rendered_chars:>8,} chars  {p.chunks} call{'s' if p.chunks != 1 else ' '}  "
+                   f"{home_relative(p.project) if p.project else ''}".rstrip())
     if len(plan.to_mine) > 20:
         click.echo(f"  … and {len(plan.to_mine) - 20} more")
     if not plan.to_mine:
         click.echo("Nothing to mine: a run would make no model calls.")
+
+
+_STEP_WORDS = {"name": "naming", "coverage": "coverage", "judge": "judging"}
+
+
+def _later_stages(plan: Any, cache: Any, config: Config) -> list[Any]:
+    """Naming, coverage and judging of a run after this plan's mining (learn.reduce.price):
+    the cached sessions' candidates, less the texts a model has named already, and an
+    estimate for each session still to mine."""
+    from collections import Counter
+
+    from learn.reduce.price import reduce_estimates
+
+    named = _named_texts()
+    seen: set[tuple[str, str]] = set()
+    to_name: Counter[str] = Counter()
+    known = 0
+    for planned in plan.cached:
+        entry = cache.get(planned.key) if planned.key else None
+        for c in entry.candidates.candidates if entry is not None else ():
+            known += 1
+            if (c.kind, c.text) not in seen:
+                seen.add((c.kind, c.text))
+                if named(c.kind, c.text) is None:
+                    to_name[c.kind] += 1
+    return reduce_estimates(
+        to_name=to_name, candidates=known, new_sessions=len(plan.to_mine),
+        models={step: config.models.for_step(step) for step in ("name", "coverage", "judge")},
+        max_per_kind=config.thresholds.max_per_kind)
+
+
+def _named_texts() -> Callable[[str, str], str | None]:
+    """The name cache of the store, read only (none yet: nothing named)."""
+    from learn.reduce.stored import named_labels
+    from learn.store import open_store
+    from learn.store.db import SchemaMismatchError, StoreError
+
+    try:
+        with open_store(readonly=True) as store:
+            return named_labels(store)
+    except (StoreError, SchemaMismatchError, OSError):
+        return lambda kind, text: None
 
 
 def _as_a_run_reads(items: Sequence[Any], fingerprints: Sequence[str]) -> dict[Path, Session]:

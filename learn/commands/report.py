@@ -11,6 +11,7 @@ from learn.paths import atomic_write_text
 from learn.records.proposal import RunResult
 from learn.report.html import render_html
 from learn.report.runs import NoRunError, require_proposals
+from learn.report.words import plural
 
 
 @click.command(name="report")
@@ -41,7 +42,7 @@ def command(out: Path, since: str | None, project_dir: Path | None, all_projects
     except (NoRunError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     atomic_write_text(out, render_html(result))
-    click.echo(f"wrote {out} ({len(result.proposals)} proposals)", err=True)
+    click.echo(f"wrote {out} ({plural(len(result.proposals), 'proposal')})", err=True)
 
 
 def _team_run(since: str | None) -> RunResult:

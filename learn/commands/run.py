@@ -29,6 +29,12 @@ class UsageProblem(click.ClickException):
         click.echo(f"learn run: {self.format_message()}", err=True)
 
 
+class BackendUnavailable(UsageProblem):
+    """The endpoint or the login said no before anything was read (learn.errors.EXIT_UNAVAILABLE)."""
+
+    exit_code = 3
+
+
 def choose_backend_name(name: str) -> str:
     """`auto`: the API when a key is set, else the user's `claude` binary."""
     if name != "auto":
@@ -47,17 +53,17 @@ def choose_backend_name(name: str) -> str:
 def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: Any) -> Any:
     """The backend `name`, after checking once that it can work at all (learn.models.preflight):
     a missing binary or a silent endpoint stops here with one line, before any session is read."""
-    from learn.models.base import ModelError
+    from learn.models.base import ModelError, report_waits
     from learn.models.preflight import anthropic_base_url, check_backend_ready
     from learn.models.registry import get_backend
 
     ready = check_backend_ready(name, config)
     if not ready.ok:
-        raise UsageProblem(ready.line())
+        raise (BackendUnavailable if ready.problem == "unavailable" else UsageProblem)(ready.line())
     base_url = {"openai": config.backend.openai_base_url,
                 "anthropic": anthropic_base_url(config, os.environ)}.get(name)
     try:
-        return get_backend(
+        backend = get_backend(
             name,
             cache_dir=cache_dir or config.backend.cache_dir,
             record=record,
@@ -68,6 +74,10 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
         )
     except (ModelError, ValueError) as exc:
         raise UsageProblem(str(exc)) from exc
+    # An overload waited out is said, whatever --quiet: a run that sits still
+    # for minutes must say why (learn.models.retry.WaitNotice).
+    report_waits(backend, lambda notice: click.echo(f"learn: {notice.line()}", err=True))
+    return backend
 
 
 class _Bars:
@@ -212,8 +222,10 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
                     options, config, backend=model_backend, progress=bars,
                     notify=None if quiet else (lambda line: click.echo(f"learn: {line}", err=True)))
     except LockedError as exc:
+        from learn.errors import EXIT_BUSY
+
         click.echo(f"learn: {exc}", err=True)
-        return 2
+        return EXIT_BUSY
     if as_json:
         import json
 
@@ -222,7 +234,9 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         from learn.report.digest import render_digest_markdown
 
         text = render_digest_markdown(result)
-    click.echo(text)
+    from learn.report.wrap import for_terminal
+
+    click.echo(for_terminal(text, isatty=not as_json and sys.stdout.isatty()))
     if out is not None:
         from learn.paths import atomic_write_text
 

@@ -116,7 +116,7 @@ def _check(code: int, err: str, what: str) -> None:
 @click.option("--daily", "every", flag_value="daily", help="Every day at 09:00.")
 @click.option("--since", default="7d", show_default=True,
               help="How far back each scheduled run reads.")
-@click.option("--project", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--project", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="Only this project's sessions (default: every project).")
 @click.option("--install", is_flag=True, help="Install the job (default: only print it).")
 @click.option("--remove", is_flag=True, help="Remove an installed job.")

@@ -13,9 +13,10 @@ the table counts them.
 from __future__ import annotations
 
 import json
+import shutil
+import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import click
@@ -248,6 +249,13 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None
             _size(int(str(row["size_bytes"]))),
         ))
     widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
+    if sys.stdout.isatty():
+        # On a terminal the project column gives way (its head kept: "…/code/app"),
+        # so a row fits the width; a pipe gets whole paths.
+        over = sum(widths) + 2 * (len(head) - 1) - shutil.get_terminal_size((80, 24)).columns
+        if over > 0:
+            widths[2] = max(len(head[2]), widths[2] - over)
+            cells = [head] + [(*c[:2], _cut_left(c[2], widths[2]), *c[3:]) for c in cells[1:]]
 
     def line(cols: tuple[str, ...]) -> str:
         return "  ".join(c.rjust(w) if i in right else c.ljust(w)
@@ -284,11 +292,14 @@ def read_in_part(rows: list[dict[str, object]]) -> list[str]:
     return out
 
 
+def _cut_left(text: str, width: int) -> str:
+    return text if len(text) <= width else "…" + text[len(text) - width + 1:]
+
+
 def _short_project(project: object) -> str:
-    if not isinstance(project, str):
-        return "?"
-    home = str(Path.home())
-    return "~" + project[len(home) :] if project.startswith(home) else project
+    from learn.paths import home_relative
+
+    return home_relative(project) if isinstance(project, str) else "?"
 
 
 def _size(n: int) -> str:

@@ -181,28 +181,28 @@ def command(sessions: tuple[str, ...], scope: Scope, as_json: bool, min_confiden
 
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    from learn.report.words import plural
+
+    # Four columns fit 80: the detector's name is in --json; the reasons go under the text.
     table = Table(title=f"signals (confidence ≥ {threshold:g})", show_lines=False)
-    table.add_column("detector", no_wrap=True)
-    table.add_column("what", overflow="fold")
+    table.add_column("what", no_wrap=True)
     table.add_column("conf", no_wrap=True, justify="right")
-    table.add_column("reasons", overflow="fold")
     table.add_column("time", no_wrap=True)
-    table.add_column("text", overflow="fold", ratio=1, min_width=20)
+    table.add_column("text (reasons)", overflow="fold", ratio=1, min_width=24)
     count = 0
     for _path, signal in found:
         count += 1
         reasons = [*signal.signal.reasons, *(["acknowledgement"] if is_acknowledgement(signal.text)
                                              else [])]
         table.add_row(
-            signal.detector,
             WHAT.get(signal.detector, signal.detector),
             f"{signal.signal.confidence:.2f}",
-            ", ".join(reasons),
             signal.occurred_at.strftime("%m-%d %H:%M"),
-            _excerpt(redact(signal.text)),
+            Text(_excerpt(redact(signal.text))) + Text(f"\n{', '.join(reasons)}", style="dim"),
         )
     console = Console()
     if count:
         console.print(table)
-    console.print(f"{count} signal(s) in {len(paths)} session(s)")
+    console.print(f"{plural(count, 'signal')} in {plural(len(paths), 'session')}")

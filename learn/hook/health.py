@@ -2,7 +2,12 @@
 
 The hook never fails Claude Code and prints nothing, so without this its queue
 and its failures were invisible: a hook whose worker died, or whose backend had
-no key, queued sessions forever and said so only in hook.log.
+no key or no login, queued sessions forever and said so only in hook.log, while
+doctor said "1 queued, 0 failed" (the failed attempt was back in the queue) and
+"not installed" for the hook the plugin had installed and Claude Code had fired.
+So: a hook counts as installed from the person's settings.json or from an
+enabled plugin; a queued session with failed attempts is a failure to report;
+and the log's last error is reported unless a session was mined after it.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from learn.hook.queue import SessionQueue, hook_dir
-from learn.hook.settings import has_hook
+from learn.hook.settings import is_bare, is_learn_hook, learn_hooks
 from learn.hook.worker import LOG_NAME
 
 # A queued session older than this with nothing in progress: no worker is draining.
@@ -23,15 +28,18 @@ STUCK_AFTER_S = 15 * 60
 
 @dataclass(frozen=True, slots=True)
 class HookHealth:
-    installed: bool  # learn's SessionEnd hook is in Claude Code's user settings.json
+    installed: bool  # in Claude Code's settings.json or an enabled plugin
     queued: int
     working: int
-    failed: int
+    failed: int  # given up (failed/)
     oldest_queued_s: float | None  # age of the oldest queued session
-    last_failure: str | None  # the newest failed session's last error
-    last_log_error: str | None  # the log's last line, when it reports an exception
+    last_failure: str | None  # the newest failed attempt's error (given up or to retry)
+    last_log_error: str | None  # the log's last error, when nothing succeeded after it
     log: Path
     failed_dir: Path
+    retrying: int = 0  # queued again after a failed attempt
+    how: str = ""  # "settings.json", "plugin learn@learn-local", or both
+    bare: bool = False  # the settings hook runs a bare `learn` (needs it on Claude Code's PATH)
 
     @property
     def stuck(self) -> bool:
@@ -40,19 +48,28 @@ class HookHealth:
 
 
 def hook_health(settings: Path, root: Path | None = None, *, now: float | None = None) -> HookHealth | None:
-    """The hook's state, or None when it is neither installed nor ever ran."""
+    """The hook's state, or None when it is neither installed nor ever ran.
+
+    `settings` is Claude Code's user settings.json; its plugins are looked up
+    beside it (plugins/installed_plugins.json)."""
     directory = hook_dir(root)
-    installed = _installed(settings)
+    data = _json(settings)
+    found = learn_hooks(data) if isinstance(data, dict) else []
+    plugins = plugin_hooks(settings.parent, data if isinstance(data, dict) else {})
+    how = ", ".join([*(["settings.json"] if found else []), *(f"plugin {p}" for p in plugins)])
+    installed = bool(how)
     if not installed and not directory.exists():
         return None
     queue = SessionQueue(root)
     now = time.time() if now is None else now
     queued = _jobs(queue.queued)
     failed = sorted(_jobs(queue.failed), key=_mtime)
+    retrying = sorted((p for p in queued if _attempts(p) > 0), key=_mtime)
+    newest = sorted([*failed, *retrying], key=_mtime)
     last_failure = None
-    if failed:
-        with contextlib.suppress(OSError, ValueError):
-            error = json.loads(failed[-1].read_text(encoding="utf-8")).get("last_error")
+    if newest:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            error = json.loads(newest[-1].read_text(encoding="utf-8")).get("last_error")
             last_failure = error if isinstance(error, str) else None
     return HookHealth(
         installed=installed,
@@ -64,15 +81,42 @@ def hook_health(settings: Path, root: Path | None = None, *, now: float | None =
         last_log_error=_last_error(directory / LOG_NAME),
         log=directory / LOG_NAME,
         failed_dir=queue.failed,
+        retrying=len(retrying),
+        how=how,
+        bare=any(is_bare(str(h.get("command", ""))) for h in found),
     )
 
 
-def _installed(settings: Path) -> bool:
+def plugin_hooks(claude_home: Path, settings: dict[str, object]) -> list[str]:
+    """Enabled plugins (Claude Code's installed_plugins.json) whose hooks run learn's hook."""
+    installed = _json(claude_home / "plugins" / "installed_plugins.json")
+    plugins = installed.get("plugins") if isinstance(installed, dict) else None
+    enabled = settings.get("enabledPlugins")
+    enabled = enabled if isinstance(enabled, dict) else {}
+    out: list[str] = []
+    for name, entries in (plugins.items() if isinstance(plugins, dict) else ()):
+        if enabled.get(name) is False or not isinstance(entries, list):
+            continue
+        for entry in entries:
+            where = entry.get("installPath") if isinstance(entry, dict) else None
+            hooks = _json(Path(where) / "hooks" / "hooks.json") if isinstance(where, str) else None
+            if isinstance(hooks, dict) and learn_hooks(hooks):
+                out.append(str(name))
+                break
+    return out
+
+
+def _json(path: Path) -> object:
     try:
-        data = json.loads(settings.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and has_hook(data)
+        return None
+
+
+def _attempts(path: Path) -> int:
+    data = _json(path)
+    value = data.get("attempts") if isinstance(data, dict) else None
+    return value if isinstance(value, int) else 0
 
 
 def _jobs(directory: Path) -> list[Path]:
@@ -90,20 +134,26 @@ def _mtime(path: Path) -> float:
 
 
 def _last_error(log: Path) -> str | None:
-    """The log's last line when it is an exception the hook or worker caught
-    (`hook: Type: message` / `worker: Type: message`), without its stamp."""
+    """The log's last error the hook or worker caught (`hook: Type: message` /
+    `worker: Type: message` / `session <id>: Type: message`), without its stamp,
+    unless a session was mined after it."""
     try:
         with log.open("rb") as fh:
             fh.seek(0, 2)
-            fh.seek(max(0, fh.tell() - 4096))
+            fh.seek(max(0, fh.tell() - 16384))
             tail = fh.read().decode("utf-8", "replace").splitlines()
     except OSError:
         return None
-    if not tail:
-        return None
-    # "<stamp> [<pid>] <message>"
-    message = tail[-1].split("] ", 1)[-1]
-    head, _, rest = message.partition(": ")
-    if head in ("hook", "worker") and rest[:1].isupper() and ": " in rest:
-        return message[:300]
+    for line in reversed(tail):
+        # "<stamp> [<pid>] <message>"
+        message = line.split("] ", 1)[-1]
+        head, _, rest = message.partition(": ")
+        if head.startswith("session ") and (rest.startswith(("mined", "already mined"))):
+            return None  # something worked after any earlier error
+        if (head in ("hook", "worker") or head.startswith("session ")) \
+                and rest[:1].isupper() and ": " in rest:
+            return message[:300]
     return None
+
+
+__all__ = ["HookHealth", "hook_health", "is_learn_hook", "plugin_hooks"]

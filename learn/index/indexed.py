@@ -236,10 +236,17 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
     if not job.views:
         return row
     from learn.detect import MiningSpec, mine
-    from learn.detect.to_candidates import signals_to_candidates
+    from learn.detect.to_candidates import is_typed_reason, signals_to_candidates
+    from learn.textfold import fold
+
     signals = mine(transcript.events, MiningSpec(), provider=transcript.provider,
                    fingerprints=job.fingerprints)
     found = signals_to_candidates(signals, min_confidence=job.min_confidence)
+    # The person's plain words count only as the view has them: what the view
+    # leaves out (a password typed in answer to the agent, machinery) is not theirs
+    # to propose (learn.secret_answers; tests/test_secrets_e2e.py).
+    typed = [fold(t.text) for t in session.human_turns]
+    found = [c for c in found if is_typed_reason(c) or any(fold(c.text) in t for t in typed)]
     detected = [replace(c, text=redact(c.text)) for c in found]
     return replace(row, digest=hashlib.sha256(buf).hexdigest(), view=encode_view(session, clean),
                    detected=encode_candidates(detected))

@@ -45,7 +45,9 @@ from learn.render.spoken import spoken_turns
 from learn.transcripts.view.model import Session
 
 # Errors no retry on the next chunk can fix; the session stops at the first.
-_FATAL_MARKERS: Final = ("HTTP 401", "HTTP 403", "HTTP 404", "no Anthropic API key")
+# "Not logged in" is what `claude -p` answers without a login (Claude Code 2.1.332).
+_FATAL_MARKERS: Final = ("HTTP 401", "HTTP 403", "HTTP 404", "no Anthropic API key",
+                         "Not logged in")
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,13 +292,17 @@ def mine_sessions(
         return [one(s) for s in sessions]
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="learn-mine")
     try:
-        return list(pool.map(one, sessions))
+        results = list(pool.map(one, sessions))
     except BaseException:
-        # Ctrl-C (or an error) reaches this thread only. Without this the pool's
-        # exit waited for every session already taken, and a worker that started
-        # `claude -p` just after the terminal's SIGINT went on for its full call
-        # (a 60 s stub call: tests/test_interrupted_mining.py).
+        # Ctrl-C (or an error) reaches this thread only. Waiting for the pool here
+        # waited for every session already taken: a worker that started `claude -p`
+        # just after the terminal's SIGINT went on for its full call (a 60 s stub
+        # call: tests/test_interrupted_mining.py), and one waiting out a 529 slept
+        # on. So the calls are ended (abort: claude processes killed, retry waits
+        # woken) and the pool is not waited for; what a worker finished is already
+        # in the cache, and the CLI ends the process (learn.cli.main).
         abort_calls(backend)
+        pool.shutdown(wait=False, cancel_futures=True)
         raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    pool.shutdown(wait=True)
+    return results

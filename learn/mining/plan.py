@@ -161,12 +161,14 @@ def plan_mining(
 def describe_plan(plan: MiningPlan) -> list[str]:
     """The plan in a few plain lines (what `learn plan` prints and `learn run` asks about)."""
     lines = [
-        f"{plan.sessions} sessions: {len(plan.to_mine)} to mine, {len(plan.cached)} cached, "
+        f"{plan.sessions} session{'' if plan.sessions == 1 else 's'}: {len(plan.to_mine)} to mine, "
+        f"{len(plan.cached)} cached, "
         f"{len(plan.nothing_to_mine)} with nothing to mine, {len(plan.unreadable)} unreadable",
         f"model {plan.model} ({plan.context_window:,}-token window, chunks up to "
         f"{plan.chunk_chars:,} chars)",
-        f"{plan.calls} model calls, ~{plan.est_input_tokens:,} input + "
-        f"~{plan.est_output_tokens:,} output tokens, at most ~${plan.est_cost_usd:.2f}",
+        f"mining: {plan.calls} model call{'' if plan.calls == 1 else 's'}, "
+        f"~{plan.est_input_tokens:,} input + ~{plan.est_output_tokens:,} output tokens, "
+        f"at most ~${plan.est_cost_usd:.2f}",
     ]
     if plan.raw_bytes:
         ratio = plan.rendered_chars / plan.raw_bytes
@@ -203,8 +205,9 @@ def confirm_plan(
         return True
     tty = sys.stdin.isatty() if interactive is None else interactive
     summary = (
-        f"{len(plan.to_mine)} uncached sessions, {plan.calls} model calls, "
-        f"at most ~${plan.est_cost_usd:.2f} with {plan.model}"
+        f"{len(plan.to_mine)} uncached sessions, {plan.calls} mining call"
+        f"{'' if plan.calls == 1 else 's'}, at most ~${plan.est_cost_usd:.2f} with {plan.model} "
+        "(naming and judging after: `learn plan` prices them)"
     )
     if not tty:
         raise PlanRefused(

@@ -27,6 +27,7 @@ from learn.models.ratelimit import RateLimiter, Sent
 from learn.models.ratelimit_headers import parse_limits
 from learn.models.retry import (
     DEFAULT_BUDGET_SECONDS,
+    Outage,
     RetryPolicy,
     TransientError,
     is_retryable_status,
@@ -210,6 +211,15 @@ class AnthropicBackend:
     @property
     def base_url(self) -> str:
         return str(self._client.base_url)
+
+    @property
+    def outage(self) -> Outage:
+        """The failures its calls share (learn.models.retry.Outage): budget, reports, abort."""
+        return self._retry.outage
+
+    def abort(self) -> None:
+        """Interrupted: every call waiting to retry stops waiting, and none retries again."""
+        self._retry.outage.abort()
 
     def call(self, request: ModelRequest) -> ModelResponse:
         def attempt() -> ModelResponse:

@@ -8,7 +8,7 @@ Callers validate the returned `tool_input` with pydantic (see `learn.models.call
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -141,5 +141,18 @@ def abort_calls(backend: object) -> None:
         abort = getattr(seen, "abort", None)
         if callable(abort):
             abort()
+            return
+        seen = getattr(seen, "inner", None)
+
+
+def report_waits(backend: object, reporter: Callable[[Any], None]) -> None:
+    """Have `backend` tell `reporter` when its calls wait out an overload
+    (learn.models.retry.WaitNotice), through wrappers' `inner`; a backend that
+    does not retry (replay, claude-cli) has nothing to say."""
+    seen: object | None = backend
+    while seen is not None:
+        outage = getattr(seen, "outage", None)
+        if outage is not None and hasattr(outage, "reporter"):
+            outage.reporter = reporter
             return
         seen = getattr(seen, "inner", None)

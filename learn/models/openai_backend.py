@@ -40,6 +40,7 @@ from learn.models.openai_modes import (
 from learn.models.ratelimit import RateLimiter
 from learn.models.retry import (
     DEFAULT_BUDGET_SECONDS,
+    Outage,
     RetryPolicy,
     TransientError,
     is_retryable_status,
@@ -284,6 +285,15 @@ class OpenAIBackend:
         self.requests: Counter[Mode] = Counter()
         self.answers: Counter[Mode] = Counter()
         self._count_lock = threading.Lock()
+
+    @property
+    def outage(self) -> Outage:
+        """The failures its calls share (learn.models.retry.Outage): budget, reports, abort."""
+        return self._retry.outage
+
+    def abort(self) -> None:
+        """Interrupted: every call waiting to retry stops waiting, and none retries again."""
+        self._retry.outage.abort()
 
     def mode_for(self, model: str) -> Mode | None:
         """The mode remembered for this endpoint and model, None before the first answer."""

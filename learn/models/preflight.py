@@ -2,25 +2,54 @@
 
 Without it a missing `claude` ran the whole pipeline and printed the same "not
 found" line once per session (19 in the measured home) under "failed after
-retries", and an openai endpoint with nothing listening spent 54-92 s behind a
-progress bar before the first failure. Each check here is local or one short
-request: the binary on PATH and its flags (`claude --version` / `--help`), the
-key and endpoint in the environment, a GET of the openai server's /models.
+retries"; an openai endpoint with nothing listening spent 54-92 s behind a
+progress bar before the first failure; and with api.anthropic.com unresolvable
+`learn run` printed nothing for ten minutes, then took half an hour for 11
+sessions, each call retried for its whole budget. `claude` installed but not
+logged in (the usual state right after installing it) ran 35 s and ended with
+"Not logged in · Please run /login" as a mining failure.
+
+So every backend that calls something is asked once, within PREFLIGHT_SECONDS,
+the same question the first call would ask, and a "no" is one line naming the
+problem: the binary on PATH and its flags (`claude --version` / `--help`) and
+its login (`claude auth status`, local); the key and the endpoint, the default
+api.anthropic.com included, with one authenticated `GET /v1/models` (free; it
+resolves the host, connects, negotiates TLS and checks the key, which is every
+way the first call could fail before the model sees anything); a GET of the
+openai server's /models.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
+import ssl
+import subprocess
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Literal
 from urllib.parse import urlsplit
 
-# Long enough for a local server busy loading a model to accept the connection,
-# short enough that a port with nothing behind it is said at once.
-CONNECT_TIMEOUT = 3.0
+DEFAULT_ANTHROPIC_URL: Final = "https://api.anthropic.com"
+# The whole check, DNS included (getaddrinfo has no timeout of its own, so the
+# request runs in a thread the check stops waiting for). Long enough for a
+# local server busy loading a model to accept a connection, short enough that
+# a person is told before they wonder.
+PREFLIGHT_SECONDS: Final = 5.0
+# Kept for callers that time a bare connection.
+CONNECT_TIMEOUT: Final = 3.0
+
+# "setup": a key, a binary or a flag is missing (fix the configuration, exit 2);
+# "unavailable": the endpoint or the login says no right now (exit 3).
+Problem = Literal["", "setup", "unavailable"]
+
+# (url, headers, timeout) -> HTTP status; raises on any transport failure.
+Get = Callable[[str, Mapping[str, str], float], int]
+# The binary -> its login state: True, False, or None when it cannot say.
+LoginCheck = Callable[[str], "LoginState"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,10 +57,17 @@ class Readiness:
     ok: bool
     detail: str
     hint: str = ""
+    problem: Problem = ""
 
     def line(self) -> str:
         """The one line a command stops with."""
         return f"{self.detail}; fix: {self.hint}" if self.hint else self.detail
+
+
+@dataclass(frozen=True, slots=True)
+class LoginState:
+    logged_in: bool | None  # None: this `claude` cannot say (no `auth status`)
+    method: str = ""  # "claude.ai", "api_key", "oauth_token", ...
 
 
 def anthropic_base_url(config: Any, env: Mapping[str, str]) -> str | None:
@@ -47,56 +83,83 @@ def check_backend_ready(
     env: Mapping[str, str] | None = None,
     which: Callable[[str], str | None] = shutil.which,
     probe: Callable[[str], Any] | None = None,
-    connect: Callable[[str, int, float], None] | None = None,
-    get: Callable[[str, float], int] | None = None,
+    get: Get | None = None,
+    login: LoginCheck | None = None,
 ) -> Readiness:
     """Whether backend `name` can take a call now (the hooks are for tests)."""
     env = os.environ if env is None else env
     if name == "anthropic":
-        return _anthropic(config, env, connect or _connect)
+        return _anthropic(config, env, get or http_get)
     if name == "claude-cli":
-        return _claude_cli(config, which, probe)
+        return _claude_cli(config, which, probe, login or claude_login)
     if name == "openai":
-        return _openai(config, get or _get)
+        return _openai(config, env, get or http_get)
     return Readiness(True, f"{name}: nothing to check")
 
 
-def _anthropic(config: Any, env: Mapping[str, str],
-               connect: Callable[[str, int, float], None]) -> Readiness:
-    if not env.get("ANTHROPIC_API_KEY"):
+OFFLINE = "or run without a model: learn run --offline"
+
+
+def _anthropic(config: Any, env: Mapping[str, str], get: Get) -> Readiness:
+    key = env.get("ANTHROPIC_API_KEY")
+    if not key:
         return Readiness(False, "anthropic: ANTHROPIC_API_KEY is not set",
                          "export ANTHROPIC_API_KEY=sk-ant-…, or use --backend claude-cli (your "
-                         "Claude Code login), or --offline (no model)")
-    url = anthropic_base_url(config, env)
-    if url is None:
-        # api.anthropic.com: not probed, the first call says soon enough and a
-        # connection here would be one more request than the run needs.
-        return Readiness(True, "anthropic: ANTHROPIC_API_KEY is set")
-    return _reachable("anthropic", url, connect,
-                      "check ANTHROPIC_BASE_URL / [backend] base_url, or unset it for "
-                      "api.anthropic.com")
+                         f"Claude Code login), {OFFLINE}", "setup")
+    configured = anthropic_base_url(config, env)
+    url = (configured or DEFAULT_ANTHROPIC_URL).rstrip("/")
+    where = ("check ANTHROPIC_BASE_URL / [backend] base_url, or unset it for api.anthropic.com"
+             if configured else "check the network (online? a VPN, or a proxy in HTTPS_PROXY)")
+    if not _valid(url):
+        return Readiness(False, f"anthropic: {url!r} is not an http(s) URL", where, "setup")
+    headers = {"x-api-key": key, "anthropic-version": "2023-06-01"}
+    status, failure = _ask(get, f"{url}/v1/models?limit=1", headers)
+    if failure is not None:
+        return Readiness(False, f"anthropic: {failure.say(url)}", f"{where}, {OFFLINE}",
+                         "unavailable")
+    assert status is not None
+    if status in (401, 403):
+        verb = "refused the API key" if status == 401 else "forbids this API key"
+        return Readiness(False, f"anthropic: {_host(url)} {verb} (HTTP {status})",
+                         "check ANTHROPIC_API_KEY (a key from console.anthropic.com), or use "
+                         f"--backend claude-cli (your Claude Code login), {OFFLINE}",
+                         "unavailable")
+    # Any other answer (a proxy without /v1/models says 404) means the host is
+    # there and took the key; what the model calls meet is the retry policy's.
+    endpoint = f" (endpoint {configured})" if configured else ""
+    return Readiness(True, f"anthropic: ANTHROPIC_API_KEY is set{endpoint}; "
+                           f"{_host(url)} answers (HTTP {status})")
 
 
 def _claude_cli(config: Any, which: Callable[[str], str | None],
-                probe: Callable[[str], Any] | None) -> Readiness:
+                probe: Callable[[str], Any] | None, login: LoginCheck) -> Readiness:
     from learn.models.claude_cli import MISSING_BINARY_HINT
 
     binary = getattr(getattr(config, "backend", None), "claude_binary", None) or "claude"
     found = which(binary)
     if found is None:
-        return Readiness(False, f"claude-cli: `{binary}` not found on PATH", MISSING_BINARY_HINT)
+        return Readiness(False, f"claude-cli: `{binary}` not found on PATH", MISSING_BINARY_HINT,
+                         "setup")
     if probe is None:
         from learn.models.claude_cli import probe as probe_cli
 
         probe = probe_cli
     support = probe(found)
     if not support.ok:
-        return Readiness(False, support.too_old())
+        return Readiness(False, support.too_old(), "", "setup")
     version = f"Claude Code {support.version}" if support.version else "claude"
-    return Readiness(True, f"claude-cli: {version} at {found}")
+    state = login(found)
+    if state.logged_in is False:
+        return Readiness(False, f"claude-cli: {version} at {found} is not logged in",
+                         f"run `{binary}` and type /login (or `{binary} auth login`), or use "
+                         f"--backend anthropic with ANTHROPIC_API_KEY, {OFFLINE}",
+                         "unavailable")
+    how = f", logged in ({state.method})" if state.logged_in and state.method else (
+        ", logged in" if state.logged_in else "")
+    return Readiness(True, f"claude-cli: {version} at {found}{how}")
 
 
-def _openai(config: Any, get: Callable[[str, float], int]) -> Readiness:
+def _openai(config: Any, env: Mapping[str, str], get: Get) -> Readiness:
     from learn.config import BackendConfig
 
     backend = getattr(config, "backend", None) or BackendConfig()
@@ -104,26 +167,128 @@ def _openai(config: Any, get: Callable[[str, float], int]) -> Readiness:
     fix = ("start the server (say `llama-server -m model.gguf --port 8080`), or point "
            "[backend] openai_base_url / LEARN_OPENAI_BASE_URL at it")
     if not _valid(base):
-        return Readiness(False, f"openai: {base!r} is not an http(s) URL", fix)
-    try:
-        status = get(f"{base}/models", CONNECT_TIMEOUT)
-    except Exception as exc:  # refused, timed out, DNS: nothing there to call
-        return Readiness(False, f"openai: nothing answers at {base} ({_reason(exc)})", fix)
+        return Readiness(False, f"openai: {base!r} is not an http(s) URL", fix, "setup")
+    key = env.get("OPENAI_API_KEY")
+    headers = {"authorization": f"Bearer {key}"} if key else {}
+    status, failure = _ask(get, f"{base}/models", headers)
+    if failure is not None:
+        return Readiness(False, f"openai: {failure.say(base)}", fix, "unavailable")
+    if status in (401, 403):
+        return Readiness(False, f"openai: {base} refused the key (HTTP {status})",
+                         "set OPENAI_API_KEY to a key this server accepts", "unavailable")
     # Any HTTP answer (even 404 from a server without /models) means a server listens.
     return Readiness(True, f"openai: {base} answers (HTTP {status} for /models)")
 
 
-def _reachable(what: str, url: str, connect: Callable[[str, int, float], None],
-               fix: str) -> Readiness:
-    if not _valid(url):
-        return Readiness(False, f"{what}: {url!r} is not an http(s) URL", fix)
-    parts = urlsplit(url)
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+# -- the one request, bounded -------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a request got no HTTP answer, in the words a person acts on."""
+
+    kind: Literal["dns", "refused", "tls", "timeout", "other"]
+    reason: str
+
+    def say(self, url: str) -> str:
+        host = _host(url)
+        if self.kind == "dns":
+            return f"cannot resolve {host} (no DNS answer: {self.reason})"
+        if self.kind == "refused":
+            return f"nothing answers at {url} (connection refused)"
+        if self.kind == "tls":
+            return f"TLS with {host} failed ({self.reason})"
+        if self.kind == "timeout":
+            return f"no answer from {host} within {PREFLIGHT_SECONDS:g} s ({self.reason})"
+        return f"nothing answers at {url} ({self.reason})"
+
+
+def _ask(get: Get, url: str, headers: Mapping[str, str]) -> tuple[int | None, Failure | None]:
+    """GET `url` within PREFLIGHT_SECONDS: (status, None), or (None, why not)."""
+    box: dict[str, Any] = {}
+
+    def attempt() -> None:
+        try:
+            box["status"] = get(url, headers, PREFLIGHT_SECONDS - 1.0)
+        except BaseException as exc:  # reported below, in this thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=attempt, name="learn-preflight", daemon=True)
+    worker.start()
+    worker.join(PREFLIGHT_SECONDS)
+    if worker.is_alive():
+        return None, Failure("timeout", "DNS or the network hangs")
+    if "error" in box:
+        return None, classify(box["error"])
+    return int(box["status"]), None
+
+
+def classify(exc: BaseException) -> Failure:
+    """A transport error as what went wrong: DNS, refused, TLS, timeout, or other."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and seen not in chain:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    text = " | ".join(str(e) for e in chain)
+    lowered = text.lower()
+    first = _first_line(str(chain[-1]) or type(chain[-1]).__name__)
+    if any(isinstance(e, socket.gaierror) for e in chain) or any(
+            m in lowered for m in ("name or service not known", "temporary failure in name",
+                                   "nodename nor servname", "no address associated",
+                                   "getaddrinfo failed", "name resolution")):
+        return Failure("dns", first)
+    if any(isinstance(e, ConnectionRefusedError) for e in chain) or "connection refused" in lowered:
+        return Failure("refused", first)
+    if any(isinstance(e, ssl.SSLError) for e in chain) or any(
+            m in lowered for m in ("certificate", "ssl", "tls")):
+        return Failure("tls", first)
+    if any(isinstance(e, TimeoutError) for e in chain) or "timed out" in lowered or any(
+            "Timeout" in type(e).__name__ for e in chain):
+        return Failure("timeout", first)
+    return Failure("other", first)
+
+
+def http_get(url: str, headers: Mapping[str, str], timeout: float) -> int:
+    """The status of one GET (proxies from the environment, as the SDKs use them)."""
+    import httpx
+
+    return httpx.get(url, headers=dict(headers), timeout=timeout).status_code
+
+
+# -- claude's login, asked locally -----------------------------------------------
+
+# `claude auth status` reads local credentials (0.35 s measured on 2.1.332): it
+# prints JSON with "loggedIn" and exits 1 when logged out.
+LOGIN_TIMEOUT: Final = 15.0
+
+
+def claude_login(binary: str) -> LoginState:
+    """What `<binary> auth status` says; LoginState(None) when it cannot say."""
+    from learn.models.claude_cli import child_env
+
     try:
-        connect(parts.hostname or "", port, CONNECT_TIMEOUT)
-    except OSError as exc:
-        return Readiness(False, f"{what}: nothing answers at {url} ({_reason(exc)})", fix)
-    return Readiness(True, f"{what}: ANTHROPIC_API_KEY is set (endpoint {url})")
+        proc = subprocess.run([binary, "auth", "status"], capture_output=True,
+                              timeout=LOGIN_TIMEOUT, env=child_env(), stdin=subprocess.DEVNULL,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return LoginState(None)
+    return parse_login(proc.stdout)
+
+
+def parse_login(raw: bytes) -> LoginState:
+    """The login state in `claude auth status` output (JSON with loggedIn, authMethod)."""
+    try:
+        data = json.loads(raw.decode("utf-8", "replace"))
+    except ValueError:
+        return LoginState(None)
+    if not isinstance(data, dict) or not isinstance(data.get("loggedIn"), bool):
+        return LoginState(None)
+    method = data.get("authMethod")
+    return LoginState(data["loggedIn"], method if isinstance(method, str) else "")
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).hostname or url
 
 
 def _valid(url: str) -> bool:
@@ -131,17 +296,5 @@ def _valid(url: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
-def _reason(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return text.splitlines()[0][:120]
-
-
-def _connect(host: str, port: int, timeout: float) -> None:
-    with socket.create_connection((host, port), timeout=timeout):
-        pass
-
-
-def _get(url: str, timeout: float) -> int:
-    import httpx
-
-    return httpx.get(url, timeout=timeout).status_code
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0][:160] if text.strip() else "no detail"

@@ -11,20 +11,25 @@ retry-after is the only number that says when capacity is back, and guessing
 shorter just earns another 429. Without one, exponential backoff with jitter,
 so four mining workers that failed together do not retry together.
 
-A call is retried for as long as its time budget lasts (`budget_seconds`, ten
-minutes by default), not a fixed number of times: against a server failing half
-of all calls, five attempts gave a session up in about one run in three (issue
-21: p = 1/32 per call, over the ~12 calls of a small run), and a proposal's
-count came out one short. An overload lasts minutes, not attempts.
+An overload (429, 503, 529) is waited out for as long as the backend's time
+budget lasts (`budget_seconds`, ten minutes by default), not a fixed number of
+times: against a server failing half of all calls, five attempts gave a session
+up in about one run in three (p = 1/32 per call, over the ~12 calls of a small
+run), and a proposal's count came out one short. An overload lasts minutes, not
+attempts. The budget is the backend's (Outage), shared by its calls, and the
+wait is told to the person. Anything else that fails the same way again and
+again (a 500 on one request, a connection that is refused) gives up in seconds,
+so the stage falls back instead of holding the run.
 """
 
 from __future__ import annotations
 
 import email.utils
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from tenacity import (
     RetryCallState,
@@ -97,13 +102,123 @@ class TransientError(Exception):
     def describe(self) -> str:
         return f"HTTP {self.status} {self.what}" if self.status is not None else self.what
 
+    @property
+    def overload(self) -> bool:
+        """Rate limited or overloaded: waited out within the budget."""
+        return self.status in OVERLOAD_STATUSES
 
-# How long one call may keep retrying transient failures, waits included.
+
+# How long a backend may keep retrying transient failures, waits included: a
+# budget shared by its calls (see Outage), not one per call.
 DEFAULT_BUDGET_SECONDS = 600.0
 # A server saying "retry now" (retry-after 0) is believed this many times in a
 # row; after that the backoff applies, or a time budget would be ten minutes of
 # back-to-back requests to a server that keeps failing.
 ZERO_RETRY_AFTER_TRUSTED = 3
+# Rate limit and overload: capacity comes back, so these wait within the budget.
+OVERLOAD_STATUSES = frozenset({429, 503, 529})
+# Any other transient failure (a 500, a dropped or refused connection, a timeout)
+# seen this many times in a row, identical, ends the call: ~7 s of backoff, not
+# the budget. A request the server always fails on held a run for the whole
+# 600 s per naming call; against a server failing half of all calls with a mix
+# of 500/529/429/drops (tests/test_batch_faults.py) four identical failures in a
+# row are rarer than one call in a thousand.
+MAX_SAME_FAILURES = 4
+# The first wait worth telling a person about, and how often to say it again.
+REPORT_AFTER_SECONDS = 2.0
+REPORT_EVERY_SECONDS = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class WaitNotice:
+    """What a waiting call tells the person: why, for how long so far, out of what."""
+
+    why: str  # "HTTP 529 overloaded_error: Overloaded"
+    waited: float  # seconds the backend has been failing
+    budget: float
+
+    def line(self) -> str:
+        return (f"waiting for the API: {self.why}, {_clock(self.waited)} of {_clock(self.budget)}; "
+                "Ctrl-C keeps what is finished")
+
+
+def _clock(seconds: float) -> str:
+    whole = round(seconds)
+    minutes, secs = divmod(whole, 60)
+    if not minutes:
+        return f"{secs}s"
+    return f"{minutes}m{secs:02d}s" if secs else f"{minutes}m"
+
+
+class Interrupted(ModelError):
+    """The run was interrupted (abort) while a call waited to retry."""
+
+
+class Outage:
+    """One backend's failures since its last answer, shared by all of its calls.
+
+    The budget is the run's, not each call's: when the API has failed for ten
+    minutes, every call gives up then, instead of each waiting ten more (an
+    unreachable API took 30 minutes for 11 sessions that way). A call that gave
+    up on a failure that is not an overload is remembered (`gave_up_on`): the
+    next call failing the same way does not retry at all until something
+    answers again. `abort()` wakes every waiting call at once (Ctrl-C).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._since: float | None = None
+        self._slept = 0.0
+        self._last_report = float("-inf")
+        self.gave_up_on: str | None = None
+        self.reporter: Callable[[WaitNotice], None] | None = None
+        self._aborted = threading.Event()
+
+    def failed(self) -> None:
+        with self._lock:
+            if self._since is None:
+                self._since, self._slept = time.monotonic(), 0.0
+
+    def answered(self) -> None:
+        with self._lock:
+            self._since, self._slept, self.gave_up_on = None, 0.0, None
+            self._last_report = float("-inf")
+
+    def elapsed(self) -> float:
+        """Seconds failing: wall time, or the waits when sleeping is a test's recorder."""
+        with self._lock:
+            if self._since is None:
+                return 0.0
+            return max(time.monotonic() - self._since, self._slept)
+
+    def note_wait(self, seconds: float) -> None:
+        with self._lock:
+            self._slept += seconds
+
+    def report(self, why: str, budget: float) -> None:
+        """Tell the person, at most every REPORT_EVERY_SECONDS, once a wait is long enough."""
+        reporter = self.reporter
+        if reporter is None:
+            return
+        waited = self.elapsed()
+        with self._lock:
+            now = time.monotonic()
+            if now - self._last_report < REPORT_EVERY_SECONDS:
+                return
+            self._last_report = now
+        reporter(WaitNotice(why, waited, budget))
+
+    def abort(self) -> None:
+        self._aborted.set()
+
+    @property
+    def aborted(self) -> bool:
+        return self._aborted.is_set()
+
+    def sleep(self, seconds: float) -> None:
+        """Wait, or return at once when the run is interrupted."""
+        if self._aborted.wait(max(0.0, seconds)):
+            raise Interrupted("the run was interrupted while waiting to retry")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,15 +232,22 @@ class RetryPolicy:
     # mining run should fail visibly rather than sit silent for an hour.
     max_retry_after: float = 300.0
     jitter: float = 1.0
-    # Injectable so tests can record the waits instead of sleeping through them.
-    sleep: Callable[[float], None] = field(default=time.sleep)
+    # Injectable so tests can record the waits instead of sleeping through them;
+    # None: the outage's own sleep, which Ctrl-C (abort) cuts short.
+    sleep: Callable[[float], None] | None = None
+    # Shared by every call made under this policy (one per backend).
+    outage: Outage = field(default_factory=Outage)
 
     def spent(self, state: RetryCallState) -> float:
-        """Seconds this call has used: wall time, or the waits when `sleep` does not
-        really sleep (a test's recorder), so a fake clock still runs the budget out."""
-        return max(float(state.seconds_since_start or 0.0), float(state.idle_for))
+        """Seconds used against the budget: this call's, or the backend's failing
+        time when longer (wall time, or the waits when `sleep` does not really
+        sleep, so a fake clock still runs the budget out)."""
+        own = max(float(state.seconds_since_start or 0.0), float(state.idle_for))
+        return max(own, self.outage.elapsed())
 
     def should_stop(self, state: RetryCallState) -> bool:
+        if self.outage.aborted:
+            return True
         if self.max_attempts is not None and state.attempt_number >= max(1, self.max_attempts):
             return True
         return self.spent(state) >= self.budget_seconds
@@ -144,7 +266,19 @@ class RetryPolicy:
             )
             wait = float(backoff(state))
         # Never sleep past the budget: the last attempt is made at its end.
-        return max(0.0, min(wait, self.budget_seconds - self.spent(state)))
+        wait = max(0.0, min(wait, self.budget_seconds - self.spent(state)))
+        if isinstance(exc, TransientError) and self.spent(state) + wait >= REPORT_AFTER_SECONDS:
+            self.outage.report(exc.describe(), self.budget_seconds)
+        return wait
+
+    def do_sleep(self, seconds: float) -> None:
+        self.outage.note_wait(seconds)
+        if self.sleep is None:
+            self.outage.sleep(seconds)
+            return
+        if self.outage.aborted:
+            raise Interrupted("the run was interrupted while waiting to retry")
+        self.sleep(seconds)
 
 
 class RetriesExhausted(ModelError):
@@ -156,31 +290,63 @@ class RetriesExhausted(ModelError):
 
 
 def run_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, what: str) -> T:
-    """Run `attempt` until it returns, raises something final, or the budget runs out.
+    """Run `attempt` until it returns, raises something final, or gives up.
 
     `attempt` raises `TransientError` for failures worth retrying; anything
-    else propagates at once. Exhaustion is a `RetriesExhausted` (a `ModelError`)
-    naming the last failure (status included), e.g. "anthropic: gave up after
-    14 attempts: HTTP 529 overloaded (retried for 600 s)".
+    else propagates at once. Overload and rate limits (429, 503, 529) wait
+    within the backend's budget (its Outage), saying so; any other transient
+    failure seen MAX_SAME_FAILURES times in a row, identical, gives up early,
+    and once a call gave up that way the next one failing the same way does
+    not retry. Giving up is a `RetriesExhausted` (a `ModelError`) naming the
+    last failure, e.g. "anthropic: gave up after 14 attempts: HTTP 529
+    overloaded (retried for 600 s)".
     """
-    state: dict[str, float] = {"attempts": 0, "spent": 0.0}
+    outage = policy.outage
+    state: dict[str, Any] = {"attempts": 0, "spent": 0.0, "same": 0, "last": None, "why": "budget"}
 
     def stop(rs: RetryCallState) -> bool:
         state["attempts"], state["spent"] = rs.attempt_number, policy.spent(rs)
+        exc = rs.outcome.exception() if rs.outcome is not None else None
+        if isinstance(exc, TransientError) and not exc.overload:
+            said = exc.describe()
+            state["same"] = state["same"] + 1 if said == state["last"] else 1
+            state["last"] = said
+            if state["same"] >= MAX_SAME_FAILURES or outage.gave_up_on == said:
+                state["why"] = "same"
+                return True
+        else:
+            state["same"], state["last"] = 0, None
         return policy.should_stop(rs)
+
+    def attempt_and_book() -> T:
+        try:
+            value = attempt()
+        except TransientError:
+            outage.failed()
+            raise
+        outage.answered()
+        return value
 
     retrying = Retrying(
         stop=stop,
         wait=policy.wait_for,
         retry=retry_if_exception_type(TransientError),
-        sleep=policy.sleep,
+        sleep=policy.do_sleep,
         reraise=True,
     )
     try:
-        return retrying(attempt)
+        return retrying(attempt_and_book)
     except TransientError as exc:
         n = int(state["attempts"]) or 1
+        tries = f"{n} attempt{'s' if n != 1 else ''}"
+        if outage.aborted:
+            raise Interrupted(f"{what}: interrupted after {tries}: {exc.describe()}") from exc
+        if state["why"] == "same":
+            outage.gave_up_on = exc.describe()
+            how = "the same failure each time" if n > 1 else "as the call before it"
+            raise RetriesExhausted(f"{what}: gave up after {tries}: {exc.describe()} ({how})",
+                                   exc) from exc
         raise RetriesExhausted(
-            f"{what}: gave up after {n} attempt{'s' if n != 1 else ''}: {exc.describe()} "
+            f"{what}: gave up after {tries}: {exc.describe()} "
             f"(retried for {state['spent']:.0f} s)", exc,
         ) from exc

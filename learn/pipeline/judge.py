@@ -48,6 +48,8 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
             if mined.incomplete:
                 session_cands = keep_stored(session_cands,
                                             stored_candidates(store, mined.incomplete))
+            # A first run shows the digest's whole guide (learn.report.digest).
+            first_run = store.runs.count() == 0
             run_id = store.runs.start_run({})
             record_scan(store, read.sessions, session_cands, read.digests)
         embedder: Embedder = CachedEmbedder(get_embedder(prefer=options.embedder), store)
@@ -80,16 +82,32 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
                 "states": store.proposals.decided(project, keys),
                 # Each rule in place against the sessions since (learn.reduce.outcomes).
                 "outcomes": outcomes,
+                "guide": first_run,
                 # learn's checks of the projects read, with what each stopped (learn.guard).
                 "checks": _checks(project, read.projects),
             },
         )
         with clock.stage("store"):
+            if not options.offline and naming.stats.failed_calls == 0:
+                _rename_fallbacks(store, project, outcome)
             record_run(store, result, run_id=run_id, project=project,
                        remember_shown=outcome.may_write_state,
                        sessions_read={f.session_id for f in read.files},
                        counted=(*outcome.held_back, *outcome.cut))
     return result
+
+
+def _rename_fallbacks(store: Store, project: str | None, outcome: ReduceOutcome) -> None:
+    """Pending proposals a failed run's fallback named, renamed to this run's model
+    names for the same quotes (learn.reduce.renames)."""
+    from learn.reduce.renames import fallback_renames
+
+    known = set(store.labels.labels())
+    points = (*outcome.proposals, *outcome.held_back, *outcome.cut)
+    renames = fallback_renames(((r.project, r.proposal) for r in store.proposals.pending(project)),
+                               points, model_made=lambda kind, label: (label, kind) in known)
+    for where, old, new in renames:
+        store.proposals.rename(where, old, new)
 
 
 def _reduce(store: Store, project: str | None, options: RunOptions, config: Config, read: Read,
@@ -101,6 +119,7 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
         StoreLabelIndex,
         StoreShownState,
         StoreVerdictMemory,
+        name_prompt_version,
         named_labels,
     )
     from learn.reduce.windows import TranscriptContext
@@ -127,6 +146,10 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
         ),
         show_all=options.show_all,
         remember_labels=False,
+        # The model's names, kept the moment naming ends: Ctrl-C while judging
+        # must not cost the naming calls again (tests/test_interrupt_points.py).
+        on_named=lambda naming: store.labels.put_named_labels(naming.named,
+                                                              name_prompt_version()),
         name_batch=config.models.name_batch,
         context=TranscriptContext({s.id: s.path for s in sessions if s.path}, redact=redact,
                                   projects={s.id: s.project for s in sessions if s.project}),

@@ -40,6 +40,7 @@ class Read:
 
 def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: Trace,
                   progress: Progress | None) -> Read:
+    from learn.detect.to_candidates import is_typed_reason
     from learn.index.indexed import CachedHeads, indexed_views
     from learn.store import open_store
     from learn.transcripts.files.discover import scan
@@ -78,7 +79,10 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
                     continue
                 sessions.append(session)
                 digests[item.file.path] = item.digest
-                detected[session.id] = item.detected
+                # The person's plain words a detector rated high are candidates only
+                # offline: with a model, the miner reads them (detect.to_candidates).
+                detected[session.id] = item.detected if options.offline else tuple(
+                    c for c in item.detected if is_typed_reason(c))
             # Newest first, like discovery, whatever order the parse pool finished in.
             sessions.sort(key=lambda s: s.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
             sessions, fingerprints, detected, suggestions, programmatic = _drop_repeated_prompts(

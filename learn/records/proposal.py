@@ -104,6 +104,9 @@ class Proposal:
     # A command's body: the instruction for the agent a model wrote from every quote
     # of the group (learn.reduce.commands); the quotes stay evidence, not the body.
     command_body: str | None = None
+    # The rule worded from the quote with no model to word it (an offline run:
+    # learn.reduce.wording); a verdict's summary wins over it.
+    worded: str | None = None
     # The agents it was said to, with the distinct sessions of each, most first: one
     # point said to Claude Code in 2 sessions and to Gemini CLI in 2 is one point in 4
     # (`sessions`), said to two agents. Empty where unknown (a team run, an old run).
@@ -112,6 +115,14 @@ class Proposal:
     @property
     def key(self) -> str:
         return f"{self.kind}:{self.label}"
+
+    @property
+    def rule_text(self) -> str:
+        """The rule as it would be written: the judge's wording, else the offline
+        wording of the quote, else the quote itself."""
+        if self.verdict is not None and self.verdict.summary.strip():
+            return self.verdict.summary
+        return self.worded or self.text
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Proposal:
@@ -144,6 +155,7 @@ class Proposal:
             surface_commands=tuple(str(r) for r in data.get("surface_commands") or ()),
             surface_allowed=tuple(str(r) for r in data.get("surface_allowed") or ()),
             command_body=_opt_str(data.get("command_body")),
+            worded=_opt_str(data.get("rule")),
             agents=agents_from_json(data.get("agents")),
         )
 
@@ -188,6 +200,8 @@ class Proposal:
         if self.people is not None:  # a team run's proposal
             out["people"] = self.people
             out["authors"] = list(self.authors)
+        if self.worded is not None:  # worded without a model (offline)
+            out["rule"] = self.worded
         return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -83,7 +84,7 @@ class InMemoryVerdictMemory:
 class InMemoryShownState:
     records: dict[str, ShownRecord] = field(default_factory=dict)
 
-    def get(self, key: str) -> ShownRecord | None:
+    def get(self, key: str, projects: Sequence[str] = ()) -> ShownRecord | None:
         return self.records.get(key)
 
     def put(self, key: str, record: ShownRecord) -> None:

@@ -8,6 +8,7 @@ of the run's embedder (float32, L2-normalised); distances are cosine distances
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -71,6 +72,7 @@ class ShownRecord:
 
 
 class ShownState(Protocol):
-    """What was shown before (suppression), keyed by `Proposal.key` ("kind:label")."""
+    """What was shown before (suppression), keyed by `Proposal.key` ("kind:label"), in
+    the projects the proposal's quotes were said in (none known: wherever it was shown)."""
 
-    def get(self, key: str) -> ShownRecord | None: ...
+    def get(self, key: str, projects: Sequence[str] = ()) -> ShownRecord | None: ...

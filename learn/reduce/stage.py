@@ -7,6 +7,7 @@ are not displayed, so paying for their calls buys nothing this run.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from learn.reduce.onepoint import one_point, requests_as_commands
 from learn.reduce.protocols import LabelIndex, ShownRecord, ShownState, VerdictMemory
 from learn.reduce.rules import RuleCorpus
 from learn.reduce.suppress import select
+from learn.reduce.wording import rule_from_quote
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -73,12 +75,15 @@ def reduce_sessions(
     context: QuoteContext | None = None,
     admit: Callable[[Sequence[Proposal]], list[Proposal]] | None = None,
     labelled: Callable[[str, str], str | None] | None = None,
+    on_named: Callable[[NamingResult], object] | None = None,
 ) -> ReduceOutcome:
     """Everything after mining. `backend=None` runs offline (fallback names, no
     coverage, no verdicts). New labels (also below-threshold ones, so their
     names stay stable while they accumulate) go to `label_index`. `admit` maps the
     counted groups to those that may be proposed (a team run counts people on
-    them and drops the groups too few people said) before thresholds apply."""
+    them and drops the groups too few people said) before thresholds apply.
+    `on_named` gets the naming as soon as it is done, so a run interrupted while
+    judging keeps the model's names (the caller stores them)."""
     config = config or CountConfig()
     candidates = flatten_candidates(sessions)
     naming = name_candidates(
@@ -86,6 +91,8 @@ def reduce_sessions(
         index=label_index, threshold=threshold, max_batch=name_batch or MAX_BATCH,
         labelled=labelled,
     )
+    if on_named is not None:
+        on_named(naming)
     if remember_labels and label_index is not None:
         naming.remember(label_index)
     # One point said as a directive and as a request is one count (learn.reduce.onepoint).
@@ -105,6 +112,9 @@ def reduce_sessions(
         usage = usage + cov.usage
         failures.extend(cov.failures)
     judged = reused = 0
+    if backend is None:
+        # No model to word the rules: the quote, addressed to no one (learn.reduce.wording).
+        shown = [dataclasses.replace(p, worded=rule_from_quote(p.text)) for p in shown]
     if shown:
         verdict = judge_proposals(shown, backend=backend, model=models["judge"], embedder=embedder,
                                   memory=verdicts, context=context)

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 from learn.records.proposal import Proposal, RunResult, Verdict
 from learn.reduce.protocols import ShownRecord
 from learn.store.label_tables import text_hash
+from learn.store.proposals_ddl import projects_of
 from learn.store.run_json import result_to_full_json
+from learn.store.shown_table import ANYWHERE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -63,16 +65,26 @@ class StoreShownState:
 
     shown_at is the newest occurrence the user had seen (a session activity time,
     never the wall clock: suppression compares it with later activity), falling
-    back to when it was shown if no occurrence time was known.
+    back to when it was shown if no occurrence time was known. Shown is per
+    project: a proposal is held back only when it was shown in every project it
+    is said in now (a new project's sessions are news there), and then from the
+    earliest of those showings.
     """
 
     def __init__(self, store: Store, project: str | None = None) -> None:
         self._store = store
         self._project = project  # the run's project (None: every project)
 
-    def get(self, key: str) -> ShownRecord | None:
+    def get(self, key: str, projects: Sequence[str] = ()) -> ShownRecord | None:
         shown = self._store.shown
-        sp = shown.shown(key)
+        where = list(projects) or ([self._project] if self._project else [])
+        found = shown.shown_in(key)
+        if where:
+            per = [found.get(p) or found.get(ANYWHERE) for p in where]
+            records = [sp for sp in per if sp is not None] if all(per) else []
+        else:
+            records = list(found.values())
+        sp = min(records, key=lambda r: r.last_occurrence or r.last_shown_at) if records else None
         reoffer = self._store.proposals.reoffer_threshold(key, self._project)
         if reoffer is not None:
             return ShownRecord(shown_at=(sp.last_shown_at if sp is not None else ""),
@@ -91,7 +103,7 @@ class StoreShownState:
         return ShownRecord(
             shown_at=shown_at,
             last_seen=sp.last_occurrence if sp is not None else None,
-            covered=sp.covered_when_shown if sp is not None else False,
+            covered=all(r.covered_when_shown for r in records) if records else False,
         )
 
 
@@ -186,11 +198,12 @@ def record_run(store: Store, result: RunResult, *, run_id: int | None = None,
                     # Never judged (the judge failed): not "shown", so the
                     # next run judges and shows it instead of holding it back.
                     continue
-                store.shown.mark_shown(
-                    p.key, last_occurrence=p.last_seen, covered=p.status != "new",
-                    text=p.text,
-                    verdict=None if p.verdict is None else dataclasses.asdict(p.verdict),
-                )
+                for where in projects_of(p) or [project or ANYWHERE]:
+                    store.shown.mark_shown(
+                        p.key, project=where, last_occurrence=p.last_seen,
+                        covered=p.status != "new", text=p.text,
+                        verdict=None if p.verdict is None else dataclasses.asdict(p.verdict),
+                    )
         # Pending until decided: recorded even when "shown" is not (a failed
         # coverage check), so nothing proposed is lost; never-judged ones wait
         # for the judge. A team run's proposals (people counted) are the team's,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from learn.isotime import parse_iso
+from learn.projects import quote_projects
 from learn.records.proposal import Funnel, Proposal
 from learn.reduce.counting import (
     CountConfig,
@@ -23,8 +24,8 @@ from learn.reduce.protocols import ShownState
 
 
 def is_held_back(proposal: Proposal, state: ShownState) -> bool:
-    """Shown before and not said again since."""
-    record = state.get(proposal.key)
+    """Shown before, in every project it is said in now, and not said again since."""
+    record = state.get(proposal.key, quote_projects(proposal.quotes))
     if record is None:
         return False
     if record.reoffer_at_sessions is not None:

@@ -194,9 +194,9 @@ def write_plan(plan: FilePlan) -> Path | None:
 
 
 def rule_text_for(p: Proposal) -> str:
-    """The one-line rule: the judge's wording, else the user's own words."""
-    text = p.verdict.summary if p.verdict and p.verdict.summary.strip() else p.text
-    return flatten(text)
+    """The one-line rule: the judge's wording, else the user's own words (worded as a
+    rule offline: Proposal.rule_text)."""
+    return flatten(p.rule_text)
 
 
 def provenance_for(p: Proposal) -> str:

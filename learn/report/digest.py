@@ -111,9 +111,11 @@ def header_lines(result: RunResult) -> list[str]:
 OFFLINE_LIMITS = (
     "Offline run: no model read your sessions. Counted: what earlier runs' models found "
     "(cached) and what the detectors catch without one (reasons you typed when denying a "
-    "tool or rejecting a plan, your answers to questions). Not seen: directives, fixes and "
-    "requests said in plain conversation; proposals are not judged and not checked against "
-    "your rules. `learn run` with a backend sees them."
+    "tool or rejecting a plan, your answers to questions, and what else you said that they "
+    "rate at the candidate threshold, [mining] min_signal_confidence). Not seen: what only a "
+    "model recognises in plain conversation (fixes, most requests); proposals are not judged "
+    "nor checked against your rules, and each rule is worded from your quote. `learn run` "
+    "with a backend sees the rest."
 )
 
 STAGE_NAMES = {"mine": "mining", "name": "naming", "coverage": "the rule check",
@@ -135,32 +137,49 @@ def verification_sentence(tally: dict[str, int]) -> str | None:
 WHAT_TO_DO = """\
 ## What to do
 
-1. **Is it durable?** Keep only what will still be true next month. A wrong rule costs more
-   than a missing one: it is loaded into every session and followed.
-2. **Rule, skill or command?** It is a cost question. A line in CLAUDE.md / AGENTS.md is
-   paid for on every turn of every session; a skill pays for its one-line description
-   always and its body only when used; a slash command costs nothing until you type it.
-   Short, always-true preferences are rules; procedures are skills; work you ask for by
-   name is a command (`.claude/commands/<name>.md`, with `$ARGUMENTS`).
-3. **Which file?** User-scope rules go to `~/.claude/CLAUDE.md`; project rules to the
-   project's `CLAUDE.md` (or `AGENTS.md` for Codex, or `.claude/rules/<topic>.md` to keep
-   the main file short).
-4. **Restated items:** the rule exists and is not working. Rewrite that line (more
-   specific, with the reason) instead of adding a second one.
-5. **Has-skill items:** sharpen the skill's description rather than adding a rule.
-6. Prefer one line per rule, delete rules that only restate default behaviour, and watch
-   the size of the file: everything in it is read on every turn.
+`learn apply` writes the accepted rules, each shown as a diff you confirm
+(`--only KEY`, `--edit` to reword); `learn decline KEY` drops one for good.
+Undecided, a proposal stays pending: `learn digest` shows it again. A restated
+item's rule exists and is not working: rewrite that line, don't add a second.
+Rule, skill or command, and which file: docs/choosing-rules.md (in full on a
+first run)."""
 
-To write the accepted rules: `learn apply` shows each change as a diff and writes only
-what you confirm (`learn apply --only KEY`, `--edit` to reword); `learn decline KEY` drops
-one for good. Until you decide, a proposal stays pending: later runs keep it, and
-`learn digest` shows it again. If nothing here is worth writing, change nothing."""
+# The whole guide, on the first run (no earlier run in the store) and in the demo;
+# printed every run it was ~20 lines of the same advice under every digest.
+WHAT_TO_DO_FIRST = """\
+## What to do
+
+1. **Is it durable?** Keep only what will still be true next month. A wrong
+   rule costs more than a missing one: it is loaded into every session and
+   followed.
+2. **Rule, skill or command?** It is a cost question. A line in CLAUDE.md /
+   AGENTS.md is paid for on every turn of every session; a skill pays for its
+   one-line description always and its body only when used; a slash command
+   costs nothing until you type it. Short, always-true preferences are rules;
+   procedures are skills; work you ask for by name is a command
+   (`.claude/commands/<name>.md`, with `$ARGUMENTS`).
+3. **Which file?** User-scope rules go to `~/.claude/CLAUDE.md`; project rules
+   to the project's `CLAUDE.md` (or `AGENTS.md` for Codex, or
+   `.claude/rules/<topic>.md` to keep the main file short).
+4. **Restated items:** the rule exists and is not working. Rewrite that line
+   (more specific, with the reason) instead of adding a second one.
+5. **Has-skill items:** sharpen the skill's description rather than adding a
+   rule.
+6. Prefer one line per rule, delete rules that only restate default behaviour,
+   and watch the size of the file: everything in it is read on every turn.
+
+To write the accepted rules: `learn apply` shows each change as a diff and
+writes only what you confirm (`learn apply --only KEY`, `--edit` to reword);
+`learn decline KEY` drops one for good. Until you decide, a proposal stays
+pending: later runs keep it, and `learn digest` shows it again. If nothing here
+is worth writing, change nothing. (Later digests shorten this to a few lines;
+the guide is in docs/choosing-rules.md.)"""
 
 DEMO_NEXT = """## Next
 
-This was the demo's own home (a copy in learn's data dir, not your files). `learn demo --apply`
-writes these proposals into the demo's projects and shows each diff. On your own sessions:
-`learn run`, then `learn apply`."""
+This was the demo's own home (a copy in learn's data dir, not your files).
+`learn demo --apply` writes these proposals into the demo's projects and shows
+each diff. On your own sessions: `learn run`, then `learn apply`."""
 
 
 def pending_lines(result: RunResult) -> list[str]:
@@ -209,7 +228,8 @@ def render_digest_markdown(result: RunResult) -> str:
     if result.failures:
         lines.extend(["", "## What failed", ""])
         lines.extend(f"- {flatten(f, 300)}" for f in result.failures)
-    lines.extend(["", WHAT_TO_DO])
+    first = bool(result.extra.get("guide") or result.extra.get("demo"))
+    lines.extend(["", WHAT_TO_DO_FIRST if first else WHAT_TO_DO])
     if result.extra.get("demo"):
         lines.extend(["", DEMO_NEXT])
     return "\n".join(lines) + "\n"

@@ -16,7 +16,13 @@ from html import escape
 from typing import Any
 
 from learn.records.proposal import Proposal, RunResult
-from learn.report.digest import LEARN_DIGEST_MARKER, SECTIONS, funnel_sentence, is_proposed
+from learn.report.digest import (
+    LEARN_DIGEST_MARKER,
+    OFFLINE_LIMITS,
+    SECTIONS,
+    funnel_sentence,
+    is_proposed,
+)
 from learn.report.outcomes_html import CSS as OUTCOME_CSS
 from learn.report.outcomes_html import JS as OUTCOME_JS
 from learn.report.outcomes_html import outcome_data, outcome_html
@@ -134,6 +140,9 @@ def _card(p: Proposal, result: RunResult) -> str:
                      f"{escape(flatten(v.summary))}"
                      + (f"<br><small>{escape(flatten(v.rationale))}</small>" if v.rationale else "")
                      + "</div>")
+    elif p.worded:
+        parts.append(f'<div class="rule"><b>Proposed rule</b> (worded from your quote; no model '
+                     f"judged it): {escape(flatten(p.worded))}</div>")
     from learn.reduce.surfaces import is_memory_file
     from learn.report.agent_targets import written_elsewhere
     from learn.report.proposal_lines import agent_name
@@ -220,6 +229,8 @@ def render_html(result: RunResult, *, title: str = "learn report") -> str:
                     + "</ul>")
     data = {"series": chart_series(result), "run": result.to_json(),
             "outcomes": outcome_data(result)}
+    offline = (f'<p class="meta offline"><b>{escape(OFFLINE_LIMITS)}</b></p>\n'
+               if result.offline else "")
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{CSP}">
@@ -230,7 +241,7 @@ def render_html(result: RunResult, *, title: str = "learn report") -> str:
 <h1>{escape(title)}</h1>
 <p class="meta">{escape(summary)}</p>
 <p class="meta">{escape(funnel_sentence(result.funnel))}</p>
-<p class="meta">Every quote below was checked against what you typed in that session. The counts
+{offline}<p class="meta">Every quote below was checked against what you typed in that session. The counts
 are distinct sessions: evidence, not conclusions.</p>
 <h2>Occurrences over time</h2>
 <div id="chart" data-chart-ready="0"></div>

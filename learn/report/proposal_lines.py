@@ -120,6 +120,9 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
             "proposed rule"
         lines.append(f"  - {what} ({v.scope} scope, {v.category or 'uncategorised'}, "
                      f"confidence {v.confidence:.2f}): {flatten(v.summary)}")
+    elif p.worded:
+        lines.append(f"  - proposed rule (worded from your quote, no model judged it): "
+                     f"{flatten(p.worded)}")
     if p.command_body:
         # The instruction written from every quote above; the quotes stay the evidence.
         lines.append(f"  - the command's instruction: {flatten(p.command_body, 300)}")

@@ -20,6 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from learn.paths import home_relative
+
 DECISIONS = ("accepted", "edited", "dismissed")
 
 
@@ -226,11 +228,6 @@ def _when(iso: str | None) -> str:
         return iso
 
 
-def _home_relative(path: str, home: Path | None) -> str:
-    base = str(home or Path.home())
-    return "~" + path[len(base):] if path.startswith(base + "/") else path
-
-
 def render_stats_text(stats: Stats, *, home: Path | None = None) -> str:
     s = stats.store
     lines: list[str] = []
@@ -254,9 +251,9 @@ def render_stats_text(stats: Stats, *, home: Path | None = None) -> str:
         lines.append(f"store: {stats.store_path}")
     if stats.rule_files:
         lines.append("rule files (read on every turn):")
-        width = max(len(_home_relative(f.path, home)) for f in stats.rule_files)
+        width = max(len(home_relative(f.path, home)) for f in stats.rule_files)
         for f in stats.rule_files:
-            lines.append(f"  {f.scope:<7} {_home_relative(f.path, home):<{width}}  "
+            lines.append(f"  {f.scope:<7} {home_relative(f.path, home):<{width}}  "
                          f"{f.lines:>5,} lines {f.bytes:>8,} bytes  ~{f.tokens:,} tokens")
     else:
         lines.append("rule files: none (no CLAUDE.md or AGENTS.md for you or this project)")

@@ -395,6 +395,39 @@ def _m018_project_identity(conn: Connection, s: StoreSchema, d: Dialect) -> None
         session_index_project_facts(conn)
 
 
+def _m019_shown_per_project(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # What was shown is shown in a project: keyed by the proposal key alone, a
+    # point shown (and applied) in `billing` held two new denials back in
+    # `dashboard`, where it was never shown. Rows from before carry the projects
+    # the proposal book has the key pending or decided in; a row the book does
+    # not know keeps the project '' (shown somewhere: held back everywhere, as
+    # before), until the key is shown again in a project.
+    conn.execute(
+        f"""
+        CREATE TABLE shown_proposals (
+            project TEXT NOT NULL,
+            key TEXT NOT NULL,
+            first_shown_at TEXT NOT NULL,
+            last_shown_at TEXT NOT NULL,
+            last_occurrence TEXT,
+            covered_when_shown INTEGER NOT NULL DEFAULT 0,
+            shown_count INTEGER NOT NULL DEFAULT 1,
+            text TEXT NOT NULL DEFAULT '',
+            verdict_json TEXT,
+            PRIMARY KEY (project, key)
+        ){d.without_rowid};
+        INSERT INTO shown_proposals (project, key, first_shown_at, last_shown_at,
+                                     last_occurrence, covered_when_shown, shown_count, text,
+                                     verdict_json)
+            SELECT COALESCE(b.project, ''), p.key, p.first_shown_at, p.last_shown_at,
+                   p.last_occurrence, p.covered_when_shown, p.shown_count, p.text, p.verdict_json
+            FROM proposals p
+            LEFT JOIN (SELECT DISTINCT project, key FROM proposal_states) b ON b.key = p.key;
+        DROP TABLE proposals;
+        """
+    )
+
+
 def _m020_team_members(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # Who is on a PostgreSQL team (learn.store.pg_team): each member's login role,
     # an opaque name that says nothing of the person, beside the name the admin
@@ -462,6 +495,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0016_session_index_derived", _m016_session_index_derived),
     ("0017_apply_writes", _m017_apply_writes),
     ("0018_project_identity", _m018_project_identity),
+    ("0019_shown_per_project", _m019_shown_per_project),
     ("0020_team_members", _m020_team_members),
 )
 STEP_NAMES: tuple[str, ...] = tuple(name for name, _ in MIGRATIONS)

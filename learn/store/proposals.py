@@ -179,6 +179,14 @@ class ProposalBook:
 
         self.store._write(run)
 
+    def rename(self, project: str, old: str, new: str, *, at: str | None = None) -> None:
+        """The pending row `old` in `project` gives way to `new` (the same point, named
+        anew: learn.reduce.renames)."""
+        self.store.execute(
+            "UPDATE proposal_states SET state = 'superseded', superseded_by = $1, decided_at = $2 "
+            "WHERE project = $3 AND key = $4 AND state = 'pending'",
+            (new, at or now_iso(), project, old))
+
     def refresh(self, points: Sequence[Proposal], *, sessions_read: Collection[str]) -> int:
         """Bring the counts of known rows up to date from points a run counted but did
         not show (held back as shown before, or over the per-kind cap): their state,
@@ -236,7 +244,7 @@ class ProposalBook:
             p = r.proposal
             out.append({"key": r.key, "kind": r.kind, "label": p.label, "project": r.project,
                         "sessions": r.sessions, "since": r.first_proposed_at,
-                        "rule": p.verdict.summary if p.verdict and p.verdict.summary else p.text,
+                        "rule": p.rule_text,
                         "scope": p.verdict.scope if p.verdict else None})
         return out
 

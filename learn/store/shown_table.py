@@ -1,5 +1,9 @@
-"""Proposals as shown (for suppression: was it shown, when, and what was its last
-occurrence then) and the person's decisions on them (`learn apply`, `decline`).
+"""Proposals as shown (for suppression: was it shown, where, when, and what was its
+last occurrence then) and the person's decisions on them (`learn apply`, `decline`).
+
+Shown is per project (migration 0019): a point shown in one project says nothing
+about another. The project '' is a row from before learn kept where (shown
+somewhere), which counts for every project until the key is shown in one.
 
 Every method goes through FeedbackStore's write path, so it joins the caller's
 open transaction() or commits on its own.
@@ -20,6 +24,9 @@ from learn.store.run_table import loads as _loads
 Decision = Literal["accepted", "edited", "dismissed"]
 
 
+ANYWHERE = ""  # a row from before 0019: shown in some project, not known which
+
+
 @dataclass(frozen=True, slots=True)
 class ShownProposal:
     key: str
@@ -30,6 +37,7 @@ class ShownProposal:
     shown_count: int
     text: str
     verdict: dict[str, Any] | None
+    project: str = ANYWHERE
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,43 +60,43 @@ class ShownTable:
         self,
         key: str,
         *,
+        project: str = ANYWHERE,
         last_occurrence: str | None,
         covered: bool = False,
         text: str = "",
         verdict: Mapping[str, Any] | None = None,
         at: str | None = None,
     ) -> None:
-        """Record that proposal `key` ("kind:label") was shown, with its newest occurrence then."""
+        """Record that proposal `key` ("kind:label") was shown in `project`, with its
+        newest occurrence then."""
         when = at or _now()
         self.store.execute(
-            "INSERT INTO proposals (key, first_shown_at, last_shown_at, last_occurrence, "
-            "covered_when_shown, shown_count, text, verdict_json) VALUES ($1, $2, $3, $4, $5, 1, $6, $7) "
-            "ON CONFLICT(key) DO UPDATE SET last_shown_at = excluded.last_shown_at, "
+            "INSERT INTO shown_proposals (project, key, first_shown_at, last_shown_at, "
+            "last_occurrence, covered_when_shown, shown_count, text, verdict_json) "
+            "VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8) "
+            "ON CONFLICT(project, key) DO UPDATE SET last_shown_at = excluded.last_shown_at, "
             "last_occurrence = excluded.last_occurrence, "
             "covered_when_shown = excluded.covered_when_shown, "
-            "shown_count = proposals.shown_count + 1, text = excluded.text, "
+            "shown_count = shown_proposals.shown_count + 1, text = excluded.text, "
             "verdict_json = excluded.verdict_json",
-            (key, when, when, last_occurrence, int(covered), text,
+            (project, key, when, when, last_occurrence, int(covered), text,
              None if verdict is None else json.dumps(dict(verdict), default=str)),
         )
 
+    def shown_in(self, key: str) -> dict[str, ShownProposal]:
+        """Where `key` was shown: project -> its record (ANYWHERE: before learn kept where)."""
+        return {r["project"]: _row(r) for r in self.store.sql(
+            "SELECT * FROM shown_proposals WHERE key = $1", (key,))}
+
     def shown(self, key: str) -> ShownProposal | None:
-        rows = self.store.sql("SELECT * FROM proposals WHERE key = $1", (key,))
-        if not rows:
-            return None
-        r = rows[0]
-        return ShownProposal(
-            key=r["key"], first_shown_at=r["first_shown_at"], last_shown_at=r["last_shown_at"],
-            last_occurrence=r["last_occurrence"], covered_when_shown=bool(r["covered_when_shown"]),
-            shown_count=int(r["shown_count"]), text=r["text"], verdict=_loads(r["verdict_json"]),
-        )
+        """`key` as last shown, in whichever project."""
+        rows = sorted(self.shown_in(key).values(), key=lambda sp: sp.last_shown_at)
+        return rows[-1] if rows else None
 
     def shown_all(self) -> dict[str, ShownProposal]:
         out: dict[str, ShownProposal] = {}
-        for r in self.store.sql("SELECT key FROM proposals"):
-            sp = self.shown(r["key"])
-            if sp is not None:
-                out[sp.key] = sp
+        for r in self.store.sql("SELECT * FROM shown_proposals ORDER BY last_shown_at"):
+            out[r["key"]] = _row(r)  # the newest wins
         return out
 
     def record_decision(
@@ -117,9 +125,19 @@ class ShownTable:
         ]
 
     def shown_counts(self) -> list[dict[str, Any]]:
-        """(key, shown_count) of every proposal shown, by key: `learn stats`."""
-        return self.store.sql("SELECT key, shown_count FROM proposals ORDER BY key")
+        """(key, shown_count) of every proposal shown, by key (all projects): `learn stats`."""
+        return self.store.sql("SELECT key, SUM(shown_count) AS shown_count FROM shown_proposals "
+                              "GROUP BY key ORDER BY key")
 
     def decision_rows(self) -> list[dict[str, Any]]:
         """(key, decision) of every decision, oldest first: `learn stats`."""
         return self.store.sql("SELECT key, decision FROM decisions ORDER BY at, id")
+
+
+def _row(r: Mapping[str, Any]) -> ShownProposal:
+    return ShownProposal(
+        key=r["key"], first_shown_at=r["first_shown_at"], last_shown_at=r["last_shown_at"],
+        last_occurrence=r["last_occurrence"], covered_when_shown=bool(r["covered_when_shown"]),
+        shown_count=int(r["shown_count"]), text=r["text"], verdict=_loads(r["verdict_json"]),
+        project=r["project"],
+    )

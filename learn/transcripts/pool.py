@@ -87,6 +87,27 @@ def ordered_map(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None
         yield from pool.map(fn, items, chunksize=chunksize)
 
 
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT held back across a fork, delivered the moment it is over.
+
+    A Ctrl-C landing inside `os.fork()` runs Python's handler in an after-fork
+    callback (logging's lock release, os.register_at_fork), where CPython drops the
+    KeyboardInterrupt it raises: the interrupt was lost and the listing ran on
+    (tests/test_pool.py caught it: a SIGINT sent while the second worker was forked
+    ended nothing). Blocked, the signal stays pending and is handled in the parent's
+    own code right after; the child unblocks it once its handler is the default.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 class WorkerError(RuntimeError):
     """A worker process ended without sending back all of its results."""
 
@@ -104,12 +125,13 @@ def _forked_map(fn: Callable[[T], R], items: Sequence[T], n: int, chunksize: int
     try:
         for _ in range(n):
             res_r, res_w = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # the worker: never returns
-                _work(fn, items, chunksize, task_r, res_w, [res_r, *reads])
-            pids.append(pid)
-            os.close(res_w)
-            reads.append(res_r)
+            with _sigint_held():  # and until the worker is in the books the cleanup reads
+                pid = os.fork()
+                if pid == 0:  # the worker: never returns
+                    _work(fn, items, chunksize, task_r, res_w, [res_r, *reads])
+                pids.append(pid)
+                os.close(res_w)
+                reads.append(res_r)
         os.close(task_r)
         task_r = -1
         yield from _collect(reads, chunks)
@@ -138,6 +160,8 @@ def _work(fn: Callable[[T], R], items: Sequence[T], chunksize: int, task_r: int,
         # Ctrl-C reaches the whole process group: the parent reports it, a worker just ends.
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if hasattr(signal, "pthread_sigmask"):  # held across the fork (_sigint_held)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         out = os.fdopen(res_w, "wb", buffering=1 << 16)
         while len(got := os.read(task_r, _TASK.size)) == _TASK.size:
             (k,) = _TASK.unpack(got)

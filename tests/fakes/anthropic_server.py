@@ -198,8 +198,11 @@ class FakeAnthropicServer(FakeHTTPServer):
         usage: Mapping[str, int] | None = None,
         tool_schemas: Mapping[str, Mapping[str, Any]] | None = None,
         limits: FakeAccountLimits | None = None,
+        accept_key: str | None = None,
     ) -> None:
         super().__init__()
+        # The one API key the fake accepts (401 for any other, on every route); None: any.
+        self.accept_key = accept_key
         # Rate limits to enforce and advertise (fakes/ratelimits.py); None: no headers, no 429s.
         self.limits = limits
         self.responder: Responder = responder or (lambda r: default_tool_input(r.tool_name))
@@ -296,6 +299,17 @@ class FakeAnthropicServer(FakeHTTPServer):
             return self.message_body(request, blocks)
 
         return Reply(200, body)
+
+    def direct_reply(self, request: RecordedRequest) -> Reply | None:
+        """A refused key (401, every route) and `GET /v1/models` (learn's preflight)."""
+        if self.accept_key is not None and request.headers.get("x-api-key") != self.accept_key:
+            return self.error_reply(401, message="invalid x-api-key")
+        if request.method == "GET" and request.path.split("?")[0].rstrip("/").endswith("/v1/models"):
+            return Reply(200, {"data": [{"type": "model", "id": "claude-haiku-4-5",
+                                         "display_name": "Claude Haiku 4.5"}],
+                               "has_more": False, "first_id": "claude-haiku-4-5",
+                               "last_id": "claude-haiku-4-5"})
+        return None
 
     def default_reply(self, request: RecordedRequest) -> Reply:
         path = request.path.split("?")[0].rstrip("/")

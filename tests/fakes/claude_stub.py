@@ -14,6 +14,9 @@ line per invocation to a log (argv, stdin, selected env vars), prints the
 configured stdout/stderr, and exits with the configured code. `--version`
 and `--help` (the backend's probe for the flags it needs) answer `version` and
 `help_text` instead and are not logged; the default help lists every flag.
+`auth status` answers as Claude Code 2.1.332 does (JSON with `loggedIn`, exit 1
+when logged out; `logged_in=None`: a `claude` without the command) and is not
+logged either.
 """
 
 from __future__ import annotations
@@ -31,6 +34,14 @@ config = json.loads({config!r})
 if sys.argv[1:] in (["--version"], ["--help"]):
     sys.stdout.write(config["version"] if sys.argv[1] == "--version" else config["help"])
     sys.exit(0)
+if sys.argv[1:3] == ["auth", "status"]:
+    if config["logged_in"] is None:
+        sys.stderr.write("error: unknown command 'auth'\\n")
+        sys.exit(1)
+    sys.stdout.write(json.dumps({{"loggedIn": config["logged_in"],
+                                  "authMethod": "claude.ai" if config["logged_in"] else "none",
+                                  "apiProvider": "firstParty"}}, indent=2) + "\\n")
+    sys.exit(0 if config["logged_in"] else 1)
 data = sys.stdin.read()
 with open(config["log"], "a", encoding="utf-8") as log:
     log.write(json.dumps({{
@@ -130,6 +141,7 @@ def write_claude_stub(
     name: str = "claude",
     version: str = "2.1.332 (Claude Code)",
     help_text: str = CURRENT_HELP,
+    logged_in: bool | None = True,
 ) -> ClaudeStub:
     """Write an executable `name` into `directory` (created) and return it with its call log."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -137,7 +149,7 @@ def write_claude_stub(
     log = directory / f"{name}.calls.jsonl"
     config = json.dumps(
         {"log": str(log), "stdout": stdout, "stderr": stderr, "exit_code": exit_code, "sleep": sleep,
-         "version": version, "help": help_text}
+         "version": version, "help": help_text, "logged_in": logged_in}
     )
     path.write_text(_SCRIPT.format(python=sys.executable, config=config))
     path.chmod(0o755)

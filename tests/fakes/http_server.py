@@ -124,6 +124,9 @@ class FakeHTTPServer:
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        # Requests `direct_reply` answered (a client's preflight): kept apart, so
+        # they neither take a scripted reply nor count among `requests`.
+        self.probes: list[RecordedRequest] = []
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -192,6 +195,10 @@ class FakeHTTPServer:
     def default_reply(self, request: RecordedRequest) -> Reply:
         raise NotImplementedError
 
+    def direct_reply(self, request: RecordedRequest) -> Reply | None:
+        """A reply served before the script (None: the script, then `default_reply`)."""
+        return None
+
     # -- serving -------------------------------------------------------------
     def _serve(self, handler: BaseHTTPRequestHandler) -> None:
         length = int(handler.headers.get("content-length") or 0)
@@ -207,10 +214,16 @@ class FakeHTTPServer:
             body=body,
             raw=raw,
         )
-        with self._lock:
-            self.requests.append(request)
-            scripted = self._queue.popleft() if self._queue else None
-        reply = scripted if scripted is not None else self.default_reply(request)
+        direct = self.direct_reply(request)
+        if direct is not None:
+            with self._lock:
+                self.probes.append(request)
+            reply = direct
+        else:
+            with self._lock:
+                self.requests.append(request)
+                scripted = self._queue.popleft() if self._queue else None
+            reply = scripted if scripted is not None else self.default_reply(request)
         if reply.delay:
             time.sleep(reply.delay)
         if reply.drop:

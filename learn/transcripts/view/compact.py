@@ -47,11 +47,12 @@ from learn.transcripts.view.model import (
 # v4: an entry keeps its redacted human turns, not hashes of long prompts
 #     (learn.index.indexed_turns).
 # v5: what the file says of its origin (`Session.signals`), skip counts by reason,
-#     spec prompt bodies known by shape, new machine inputs and pasted reports cut
-#     (issue 31).
+#     spec prompt bodies known by shape, new machine inputs and pasted reports cut.
 # v6: a fork (`forkedFrom`) starts at its first entry of its own, and a turn it
 #     copied keeps its original's uuid (one typed turn, one session).
-VIEW_VERSION: Final = 6
+# v7: detector candidates include the person's words rated over the threshold,
+#     for offline runs (learn.detect.to_candidates.SAID).
+VIEW_VERSION: Final = 7
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
