@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from fixtures.view.corpus import HERE, MAIN_ID, encode
 
-from learn.index.indexed import CachedHeads, IndexedSession, indexed_views
+from learn.index.indexed import CachedHeads, IndexedSession, entry_version, indexed_views
 from learn.store import open_store
 from learn.store.schema import applied_migrations
 from learn.store.session_index import SessionIndex
@@ -293,8 +293,23 @@ def test_a_stale_view_version_is_not_used(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(compact, "VIEW_VERSION", compact.VIEW_VERSION + 1)
     got = _views(home, tmp_path / "s.db")
     assert not got[0].from_index
-    assert got[0].row.version == compact.view_version()
+    assert got[0].row.version == entry_version() and compact.view_version() in entry_version()
     assert _views(home, tmp_path / "s.db")[0].from_index
+
+
+def test_entries_with_keys_of_another_version_are_read_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from learn.transcripts.templates import keys
+
+    home = _home(tmp_path, 1)
+    first = _views(home, tmp_path / "s.db")
+    assert keys.decode_keys(first[0].row.keys) is not None
+    monkeypatch.setattr(keys, "KEYS_VERSION", keys.KEYS_VERSION + 1)
+    # Stored keys of the old version are never read as keys...
+    assert keys.decode_keys(first[0].row.keys) is None
+    # ...and the entry is read again with keys of the new one.
+    got = _views(home, tmp_path / "s.db")
+    assert not got[0].from_index and keys.decode_keys(got[0].row.keys) is not None
 
 
 def test_other_fingerprints_are_a_miss(tmp_path: Path) -> None:

@@ -94,15 +94,20 @@ def _judged_rows(items: Sequence[Any], include_programmatic: bool) -> list[dict[
 def _judge(items: Sequence[Any], summaries: Sequence[dict[str, Any]],
            include_programmatic: bool) -> list[dict[str, object]]:
     """Each row's judged fields (turn counts by origin, origin and its evidence)."""
-    from learn.index.indexed_turns import turns_view
+    from learn.index.indexed_turns import turn_keys, turns_view
+    from learn.transcripts.templates.keys import Keys
     from learn.transcripts.templates.scripted import machinery
 
     # Every entry of this version holds its turns; "[]" only types the None of a row never read.
     views = [turns_view(s, i.row.prompts or "[]", i.file.path)
              for i, s in zip(items, summaries, strict=True)]
+    # Each turn's keys as the index stored them: the judgement compares those.
+    keys = Keys()
+    for item, view in zip(items, views, strict=True):
+        turn_keys(view, item.row.keys, keys)
     # The templates of each project were cut when the views were built; what is
     # judged here is what only the sessions together show.
-    found = machinery(views, include_programmatic=include_programmatic)
+    found = machinery(views, include_programmatic=include_programmatic, keys=keys)
     judged: list[dict[str, object]] = []
     for view in found.views:
         by_origin: dict[str, int] = dict.fromkeys(HUMAN_ORIGINS, 0)

@@ -22,8 +22,8 @@ run see the same text. Nothing else of a transcript is kept: no raw record, no
 pickle (issue 20); a file that grew (a live session) is read whole again.
 
 Unchanged means same size, mtime_ns and inode (one stat, the file is not
-opened), and the entry's version and context (replay fingerprints, aside files,
-detector threshold) as now.
+opened), and the entry's version (`entry_version`) and context (replay
+fingerprints, aside files, detector threshold) as now.
 """
 
 from __future__ import annotations
@@ -44,6 +44,14 @@ from learn.transcripts.view.compact import (
     encode_view,
     view_version,
 )
+
+
+def entry_version() -> str:
+    """The version an index entry must carry to be used: the view's (view and render
+    versions) and its turns' keys' (learn.transcripts.templates.keys)."""
+    from learn.transcripts.templates.keys import KEYS_VERSION
+
+    return f"{view_version()}-keys{KEYS_VERSION}"
 
 _T = TypeVar("_T")
 
@@ -199,7 +207,7 @@ def read_row(job: _Job) -> IndexRow | None:
 
 def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> IndexRow:
     """The index row of one parsed file: derived data only, redacted where it holds text."""
-    from learn.index.indexed_turns import encode_turns
+    from learn.index.indexed_turns import encode_turn_keys, encode_turns
     from learn.render.redact import redact
     from learn.store.session_index import IndexRow
     from learn.transcripts.view.bounded import bounded_turns
@@ -224,7 +232,7 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
         path=str(job.path), size=len(buf), mtime_ns=st.st_mtime_ns, inode=st.st_ino,
         version=job.version, context=job.context,
         summary=msgspec.json.encode(session_to_dict(session, timeline=False)).decode(),
-        prompts=encode_turns(session, clean),
+        prompts=encode_turns(session, clean), keys=encode_turn_keys(session, clean),
     )
     if not job.views:
         return row
@@ -244,6 +252,7 @@ def _preload(views: bool) -> None:
     again (~0.04 s of CPU each for the summary's modules)."""
     import learn.index.indexed_turns
     import learn.render.redact
+    import learn.transcripts.templates.keys
     import learn.store.session_index
     import learn.transcripts.codex.rollout  # parse_buffer imports it on the first rollout
     import learn.transcripts.parser
@@ -286,7 +295,7 @@ def indexed_views(
     without a view is then enough, and what is read builds none. What was read
     is written back to `index`. A file that vanished or cannot be read is left out.
     """
-    version = view_version()
+    version = entry_version()
     paths = [str(f.path) for f in files]
     rows = index.get_many(paths, views=views) if index is not None else {}
     out: dict[int, IndexedSession] = {}

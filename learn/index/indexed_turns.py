@@ -28,7 +28,7 @@ import msgspec
 from learn.transcripts.view.model import HumanTurn, Session
 
 if TYPE_CHECKING:
-    pass
+    from learn.transcripts.templates.keys import Keys
 
 # text, origin, at, event_index, uuid, command, on_branch
 _Row = tuple[str, str, str | None, int, str | None, str | None, bool]
@@ -42,6 +42,22 @@ def encode_turns(session: Session, clean: Callable[[str], str]) -> str:
          t.uuid, clean(t.command) if t.command is not None else None, t.on_branch)
         for t in session.human_turns
     ]).decode()
+
+
+def encode_turn_keys(session: Session, clean: Callable[[str], str]) -> bytes:
+    """The keys of `session`'s human turns as `encode_turns` stores their texts
+    (`templates.keys`: what judging sessions together compares)."""
+    from learn.transcripts.templates.keys import encode_keys, text_keys
+
+    return encode_keys([text_keys(clean(t.text)) for t in session.human_turns])
+
+
+def turn_keys(view: Session, blob: bytes | None, keys: Keys) -> None:
+    """Give `keys` the stored keys of `view`'s turns (a view `turns_view` or the stored
+    view rebuilt: the same texts, in the same order); none when they are not stored."""
+    from learn.transcripts.templates.keys import decode_keys
+
+    keys.learn([t.text for t in view.human_turns], decode_keys(blob))
 
 
 def _dt(value: str | None) -> datetime | None:

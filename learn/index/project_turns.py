@@ -25,10 +25,9 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
     """The other sessions of `view`'s project as `scripted.project_views` gives them
     (the newest `limit`), each from the index where its entry is fresh, else from
     its file's head as before."""
-    from learn.index.indexed import ContextKeys, min_signal_confidence, stamp
+    from learn.index.indexed import ContextKeys, entry_version, min_signal_confidence, stamp
     from learn.transcripts.files.discover import scan
     from learn.transcripts.templates.scripted import head_view
-    from learn.transcripts.view.compact import view_version
 
     if not view.project:
         return []
@@ -37,7 +36,7 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
     files = [f for f in scan(project=Path(view.project), heads=heads, limit=limit).files
              if f.path != view.path]
     rows = index.get_many([str(f.path) for f in files], views=False)
-    version = view_version()
+    version = entry_version()
     contexts = ContextKeys(min_signal_confidence())
     out: list[Session] = []
     for f in files:

@@ -6,14 +6,16 @@ Two tables: `session_index` (the parsed view, learn.index.indexed) and
 
 Per machine (paths and inodes are this disk's), so it lives in the local SQLite
 store only, never in a shared backend; migration `0007_session_index` makes its
-tables, `0016_session_index_derived` drops what was not derived. A row is used
+tables, `0016_session_index_derived` drops what was not derived,
+`0022_session_index_keys` adds the turns' keys. A row is used
 only when the file's stat (size, mtime_ns, inode) and the row's `version` (view
 and render versions) and `context` (what else the view was built from: replay
 fingerprints, aside files, detector threshold) all match; anything else is a
 miss and the file is read again.
 
 Only derived, redacted data is kept (issue 20): a summary (counts, id, dates),
-the redacted human turns (what origin and templates are judged from), and for a run the redacted compact view and
+the redacted human turns and their keys (what origin and templates are judged from,
+0022), and for a run the redacted compact view and
 detector candidates (msgpack). Never a raw transcript record, never a pickle.
 """
 
@@ -54,6 +56,9 @@ class IndexRow:
     # JSON: the human turns, redacted (learn.index.indexed_turns), None: not read.
     # The column kept 0016's name (it held hashes of long prompts then).
     prompts: str | None = None
+    # msgpack: each human turn's keys for the judgement across sessions
+    # (learn.transcripts.templates.keys), in the order of `prompts`; None: not stored.
+    keys: bytes | None = None
     digest: str | None = None  # sha256 of the file's bytes (the mining cache's key)
     view: bytes | None = None  # learn.transcripts.view.compact.encode_view, redacted
     detected: bytes | None = None  # learn.transcripts.view.compact.encode_candidates, redacted
@@ -76,7 +81,7 @@ class HeadRow:
 _HEAD_COLUMNS = ("path", "size", "mtime_ns", "inode", "cwd", "session_id", "subagent", "parent_id",
                  "last_activity", "has_last_activity")
 _COLUMNS = ("path", "size", "mtime_ns", "inode", "version", "context", "summary", "prompts",
-            "digest", "view", "detected")
+            "keys", "digest", "view", "detected")
 
 
 class SessionIndex:

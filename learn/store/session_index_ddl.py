@@ -1,4 +1,4 @@
-"""The session index's tables (learn.store.session_index): migrations 0007 and 0016.
+"""The session index's tables (learn.store.session_index): migrations 0007, 0016 and 0022.
 
 A leaf, so the migration list (learn.store.migrations) imports it without
 importing the index, which opens the store through the migration engine. Local
@@ -82,3 +82,10 @@ def derived_only(conn: Connection) -> None:
         ALTER TABLE session_index_derived RENAME TO session_index;
         """
     )
+
+
+def turn_keys(conn: Connection) -> None:
+    """Migration 0022: each entry's human turns' keys (learn.transcripts.templates.keys),
+    so judging sessions together reads digests, not every turn's text. Entries
+    written before it have none and are read again (their version differs)."""
+    conn.execute("ALTER TABLE session_index ADD COLUMN keys BLOB")

@@ -15,18 +15,19 @@ seen in a second session.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from learn.textfold import flatten
 from learn.transcripts.view.model import HumanTurn, Session, ToolCall, ToolFailure
 
 
-def _keys(turn: HumanTurn) -> list[str]:
-    keys = []
-    # str.split() breaks on the whitespace `\s+` matches; joining is ~3x faster
-    # than the regex, and this runs for every turn of every session each run.
-    flat = " ".join(turn.text.split())
+def _keys(turn: HumanTurn) -> list[Hashable]:
+    keys: list[Hashable] = []
+    # This runs for every turn of every session each run (`flatten`: the split
+    # and join only where a text has whitespace other than single spaces).
+    flat = flatten(turn.text)
     if turn.uuid:
         # A denial reason and an answer share their entry's uuid with nothing
         # else typed, but one entry can hold several answers: key on the text too.
@@ -36,28 +37,31 @@ def _keys(turn: HumanTurn) -> list[str]:
     return keys
 
 
-def own_turns(sessions: Sequence[Session]) -> dict[str, Session]:
+def own_turns(sessions: Sequence[Session],
+              keys: Callable[[HumanTurn], list[Hashable]] = _keys) -> dict[str, Session]:
     """Each session with only the human turns and tool calls first seen in it
     (oldest session wins).
 
     Sessions with nothing copied are returned unchanged (the same object).
+    `keys`: a turn's keys (`_keys`, or the same keys with its text as a digest:
+    `templates.scripted.machinery`).
     """
     order = sorted(
         sessions,
         key=lambda s: (s.started_at or datetime.max.replace(tzinfo=UTC), s.id),
     )
-    seen: set[str] = set()
+    seen: set[Hashable] = set()
     seen_calls: set[str] = set()
     out: dict[str, Session] = {}
     for session in order:
         own: list[HumanTurn] = []
-        turn_keys = [_keys(turn) for turn in session.human_turns]
-        for turn, keys in zip(session.human_turns, turn_keys, strict=True):
-            if keys and any(k in seen for k in keys):
+        turn_keys = [keys(turn) for turn in session.human_turns]
+        for turn, found in zip(session.human_turns, turn_keys, strict=True):
+            if found and any(k in seen for k in found):
                 continue
             own.append(turn)
-        for keys in turn_keys:
-            seen.update(keys)
+        for found in turn_keys:
+            seen.update(found)
         calls = [c for c in session.tool_calls if c.id not in seen_calls]
         failures = [f for f in session.failures if f.tool_use_id not in seen_calls]
         seen_calls.update(c.id for c in session.tool_calls)
