@@ -94,17 +94,13 @@ def _judged_rows(items: Sequence[Any], include_programmatic: bool) -> list[dict[
 def _judge(items: Sequence[Any], summaries: Sequence[dict[str, Any]],
            include_programmatic: bool) -> list[dict[str, object]]:
     """Each row's judged fields (turn counts by origin, origin and its evidence)."""
-    from learn.index.indexed_turns import turn_keys, turns_view
     from learn.transcripts.templates.keys import Keys
     from learn.transcripts.templates.scripted import machinery
 
-    # Every entry of this version holds its turns; "[]" only types the None of a row never read.
-    views = [turns_view(s, i.row.prompts or "[]", i.file.path)
-             for i, s in zip(items, summaries, strict=True)]
-    # Each turn's keys as the index stored them: the judgement compares those.
+    # Each session's turns with their stored keys and no text: the judgement
+    # compares keys, and reads a session's texts only where it needs them.
     keys = Keys()
-    for item, view in zip(items, views, strict=True):
-        turn_keys(view, item.row.keys, keys)
+    views = [_light(i, s, keys) for i, s in zip(items, summaries, strict=True)]
     # The templates of each project were cut when the views were built; what is
     # judged here is what only the sessions together show.
     found = machinery(views, include_programmatic=include_programmatic, keys=keys)
@@ -122,6 +118,23 @@ def _judge(items: Sequence[Any], summaries: Sequence[dict[str, Any]],
             "entrypoint": view.entrypoint,
         })
     return judged
+
+
+def _light(item: Any, summary: dict[str, Any], keys: Any) -> Session:
+    """The entry's turns as the judgement reads them: with keys and without texts,
+    the texts read from the index on first need; all of it when no keys are stored."""
+    from learn.index.indexed_turns import light_view, turn_texts, turns_view
+
+    stored = item.row.prompts  # read with the row when it was just written
+
+    def texts() -> list[str]:
+        return turn_texts(stored or item.texts() or "[]")
+
+    view = light_view(summary, item.row.keys, item.file.path, texts, keys)
+    if view is not None:
+        return view
+    # Every entry of this version holds its turns; "[]" only types the None of a row never read.
+    return turns_view(summary, stored or item.texts() or "[]", item.file.path)
 
 
 def skipped_row(skip: SkippedFile) -> dict[str, object]:
@@ -178,10 +191,11 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
         heads.save()
         items = indexed_views(discovery.files, index=index,
                               fingerprints_for=lambda f: cache.for_project(f.project),
-                              min_confidence=min_signal_confidence(), views=False)
-    # Origin and cross-session templates are judged across the listed sessions,
-    # as `learn run` does (issue 17), from the turns each entry keeps.
-    rows = by_last_activity(_judged_rows(items, include_programmatic))
+                              min_confidence=min_signal_confidence(), views=False, texts=False)
+        # Origin and cross-session templates are judged across the listed sessions,
+        # as `learn run` does (issue 17), from each entry's turns' keys (and the
+        # texts of those it needs, read from the index while it is open).
+        rows = by_last_activity(_judged_rows(items, include_programmatic))
     listed = {i.file.path for i in items}
     # Files discovery listed that vanished (pruned) before they were parsed.
     vanished = [

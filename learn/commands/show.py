@@ -107,13 +107,16 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
     # (origin, templates, prompts repeated across them), their turns from the
     # index where it has them, not from every file's head (issue 21).
     others = None
+    keys = None
     if index is not None and heads is not None:
         from learn.index.project_turns import project_turn_views
+        from learn.transcripts.templates.keys import Keys
         from learn.transcripts.templates.scripted import HEAD_SESSIONS
 
+        keys = Keys()
         others = project_turn_views(view, fingerprints, index=index, heads=heads,
-                                    limit=HEAD_SESSIONS)
-    return without_project_prompts(view, fingerprints, others=others,
+                                    limit=HEAD_SESSIONS, keys=keys)
+    return without_project_prompts(view, fingerprints, others=others, keys=keys,
                                    include_programmatic=include_programmatic)
 
 

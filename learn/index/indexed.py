@@ -88,6 +88,14 @@ class IndexedSession:
     row: IndexRow
     from_index: bool
     _session: Session | None = field(default=None, repr=False)
+    _index: SessionIndex | None = field(default=None, repr=False)
+
+    def texts(self) -> str | None:
+        """The stored turns (`row.prompts`), read from the index when the row was read
+        without them (`indexed_views(texts=False)`)."""
+        if self.row.prompts is not None or self._index is None:
+            return self.row.prompts
+        return self._index.texts_of(str(self.file.path))
 
     @property
     def session(self) -> Session:
@@ -252,10 +260,10 @@ def _preload(views: bool) -> None:
     again (~0.04 s of CPU each for the summary's modules)."""
     import learn.index.indexed_turns
     import learn.render.redact
-    import learn.transcripts.templates.keys
     import learn.store.session_index
     import learn.transcripts.codex.rollout  # parse_buffer imports it on the first rollout
     import learn.transcripts.parser
+    import learn.transcripts.templates.keys
     import learn.transcripts.view.bounded
     import learn.transcripts.view.serialise
     import learn.transcripts.view.session
@@ -288,16 +296,19 @@ def indexed_views(
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     views: bool = True,
+    texts: bool = True,
 ) -> list[IndexedSession]:
     """Each readable file's entry, in input order: from `index` when unchanged, else read.
 
     `views=False` needs only the summary (see the module docstring): an entry
-    without a view is then enough, and what is read builds none. What was read
-    is written back to `index`. A file that vanished or cannot be read is left out.
+    without a view is then enough, and what is read builds none. `texts=False`:
+    an entry from the index comes without its turns' texts (`IndexedSession.texts`
+    reads them while `index` is open). What was read is written back to `index`.
+    A file that vanished or cannot be read is left out.
     """
     version = entry_version()
     paths = [str(f.path) for f in files]
-    rows = index.get_many(paths, views=views) if index is not None else {}
+    rows = index.get_many(paths, views=views, texts=texts) if index is not None else {}
     out: dict[int, IndexedSession] = {}
     jobs: list[tuple[int, _Job]] = []
     contexts = ContextKeys(min_confidence)
@@ -310,7 +321,7 @@ def indexed_views(
         row = rows.get(paths[i])
         if row is not None and _fresh(row, stamp(f.path), version, context) and (
                 not views or row.view is not None):
-            out[i] = IndexedSession(f, row, from_index=True)
+            out[i] = IndexedSession(f, row, from_index=True, _index=index)
             continue
         jobs.append((i, _Job(f.path, fingerprints, f.aside_paths, min_confidence, version, context,
                              views)))

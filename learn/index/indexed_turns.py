@@ -14,6 +14,12 @@ the index is on disk; no raw record, no pickle, issue 20), and
 `turns_view` rebuilds from them and the summary a view that holds only
 those turns. `machinery` over these views judges exactly as over the full
 ones: every input it reads is there, the same text the stored view holds.
+
+Beside them it keeps the turns without their texts, each with its text's keys
+(`encode_turn_keys`, `templates.keys`): `light_view` rebuilds a view from
+those, and the judgement reads a session's texts (`turn_texts`) only where
+its keys cannot answer. A home of 1,000 sessions holds ~160 MB of turn text
+when a memory plugin's sessions are among them; their keys are a few MB.
 """
 
 from __future__ import annotations
@@ -45,19 +51,11 @@ def encode_turns(session: Session, clean: Callable[[str], str]) -> str:
 
 
 def encode_turn_keys(session: Session, clean: Callable[[str], str]) -> bytes:
-    """The keys of `session`'s human turns as `encode_turns` stores their texts
-    (`templates.keys`: what judging sessions together compares)."""
-    from learn.transcripts.templates.keys import encode_keys, text_keys
+    """`session`'s human turns without their texts, each with the keys of its text as
+    `encode_turns` stores it (`templates.keys`: what judging sessions together compares)."""
+    from learn.transcripts.templates.keys import encode_session_keys
 
-    return encode_keys([text_keys(clean(t.text)) for t in session.human_turns])
-
-
-def turn_keys(view: Session, blob: bytes | None, keys: Keys) -> None:
-    """Give `keys` the stored keys of `view`'s turns (a view `turns_view` or the stored
-    view rebuilt: the same texts, in the same order); none when they are not stored."""
-    from learn.transcripts.templates.keys import decode_keys
-
-    keys.learn([t.text for t in view.human_turns], decode_keys(blob))
+    return encode_session_keys(session.human_turns, clean)
 
 
 def _dt(value: str | None) -> datetime | None:
@@ -69,6 +67,33 @@ def turns_view(summary: Mapping[str, Any], turns: str, path: Path | None) -> Ses
     dates and client): enough for `scripted.machinery`, nothing else is in it."""
     human = tuple(HumanTurn(text, origin, _dt(at), index, uuid, command, on_branch)  # type: ignore[arg-type]
                   for text, origin, at, index, uuid, command, on_branch in _decoder.decode(turns))
+    return _view(summary, human, path)
+
+
+def turn_texts(turns: str) -> list[str]:
+    """The texts of stored turns (`encode_turns`), in order."""
+    return [row[0] for row in _decoder.decode(turns)]
+
+
+def light_view(summary: Mapping[str, Any], blob: bytes | None, path: Path | None,
+               read_texts: Callable[[], list[str]], keys: Keys) -> Session | None:
+    """`turns_view` without the texts: each turn's text empty and its stored keys in
+    `keys`, which calls `read_texts` (the turns' texts, in order) if the judgement
+    needs one; None when no keys of this version are stored (use `turns_view`)."""
+    from learn.transcripts.templates.keys import decode_turns
+
+    got = decode_turns(blob)
+    if got is None:
+        return None
+    stored, shapes = got
+    human = tuple(HumanTurn("", origin, _dt(at), index, uuid, command, on_branch)  # type: ignore[arg-type]
+                  for (origin, at, index, uuid, command, on_branch), _ in stored)
+    view = _view(summary, human, path)
+    keys.light(view, [k for _, k in stored], shapes, read_texts)
+    return view
+
+
+def _view(summary: Mapping[str, Any], human: tuple[HumanTurn, ...], path: Path | None) -> Session:
     return Session(
         id=summary["id"], provider=summary["provider"], path=path, project=summary["project"],
         started_at=_dt(summary["started_at"]), last_activity=_dt(summary["last_activity"]),

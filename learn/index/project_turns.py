@@ -6,25 +6,27 @@ index's encoding (`indexed_turns`) does not import the index reader
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
 
-from learn.index.indexed_turns import turns_view
+from learn.index.indexed_turns import light_view, turn_texts, turns_view
 from learn.transcripts.view.model import Session
 
 if TYPE_CHECKING:
     from learn.store.session_index import SessionIndex
     from learn.transcripts.files.discover import HeadReader
+    from learn.transcripts.templates.keys import Keys
 
 
 def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: SessionIndex,
-                       heads: HeadReader, limit: int) -> list[Session]:
+                       heads: HeadReader, limit: int, keys: Keys | None = None) -> list[Session]:
     """The other sessions of `view`'s project as `scripted.project_views` gives them
     (the newest `limit`), each from the index where its entry is fresh, else from
-    its file's head as before."""
+    its file's head as before. With `keys`, an entry is a light view: its turns'
+    stored keys into `keys`, its texts read only if the judgement needs them."""
     from learn.index.indexed import ContextKeys, entry_version, min_signal_confidence, stamp
     from learn.transcripts.files.discover import scan
     from learn.transcripts.templates.scripted import head_view
@@ -35,20 +37,30 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
     # past them is looked up (a project of 958 sessions: 0.03 s of `learn show`).
     files = [f for f in scan(project=Path(view.project), heads=heads, limit=limit).files
              if f.path != view.path]
-    rows = index.get_many([str(f.path) for f in files], views=False)
+    rows = index.get_many([str(f.path) for f in files], views=False, texts=keys is None)
     version = entry_version()
     contexts = ContextKeys(min_signal_confidence())
     out: list[Session] = []
     for f in files:
         row = rows.get(str(f.path))
         st = stamp(f.path)
-        if (row is not None and row.prompts is not None and st is not None
+        if (row is not None and st is not None
                 and (row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode)
                 and row.version == version
                 and row.context == contexts.key(fingerprints, f.aside_paths)):
-            out.append(turns_view(msgspec.json.decode(row.summary), row.prompts, f.path))
+            summary = msgspec.json.decode(row.summary)
+            light = None if keys is None else light_view(
+                summary, row.keys, f.path, _reader(index, str(f.path)), keys)
+            out.append(light if light is not None else
+                       turns_view(summary, row.prompts or index.texts_of(str(f.path)) or "[]",
+                                  f.path))
             continue
         other = head_view(f.path, fingerprints)
         if other is not None:
             out.append(other)
     return out
+
+
+def _reader(index: SessionIndex, path: str) -> Callable[[], list[str]]:
+    """How a light view's texts are read, if the judgement needs them (while `index` is open)."""
+    return lambda: turn_texts(index.texts_of(path) or "[]")

@@ -53,12 +53,12 @@ class IndexRow:
     version: str
     context: str
     summary: str  # JSON: session_to_dict(timeline=False), a plain dict (fields may be added)
+    # msgpack: the human turns without their texts, each with its text's keys for the
+    # judgement across sessions (learn.transcripts.templates.keys); None: not stored.
+    keys: bytes | None = None
     # JSON: the human turns, redacted (learn.index.indexed_turns), None: not read.
     # The column kept 0016's name (it held hashes of long prompts then).
     prompts: str | None = None
-    # msgpack: each human turn's keys for the judgement across sessions
-    # (learn.transcripts.templates.keys), in the order of `prompts`; None: not stored.
-    keys: bytes | None = None
     digest: str | None = None  # sha256 of the file's bytes (the mining cache's key)
     view: bytes | None = None  # learn.transcripts.view.compact.encode_view, redacted
     detected: bytes | None = None  # learn.transcripts.view.compact.encode_candidates, redacted
@@ -80,8 +80,8 @@ class HeadRow:
 
 _HEAD_COLUMNS = ("path", "size", "mtime_ns", "inode", "cwd", "session_id", "subagent", "parent_id",
                  "last_activity", "has_last_activity")
-_COLUMNS = ("path", "size", "mtime_ns", "inode", "version", "context", "summary", "prompts",
-            "keys", "digest", "view", "detected")
+_COLUMNS = ("path", "size", "mtime_ns", "inode", "version", "context", "summary", "keys",
+            "prompts", "digest", "view", "detected")
 
 
 class SessionIndex:
@@ -90,11 +90,15 @@ class SessionIndex:
     def __init__(self, conn: SqliteConnection) -> None:
         self._conn = conn
 
-    def get_many(self, paths: Sequence[str], *, views: bool = True) -> dict[str, IndexRow]:
+    def get_many(self, paths: Sequence[str], *, views: bool = True,
+                 texts: bool = True) -> dict[str, IndexRow]:
         """The rows of `paths`; with views=False without the view and candidates
-        (left None: a listing reads ~1 KB a row instead of the whole view)."""
+        (left None: a listing reads ~1 KB a row instead of the whole view), with
+        texts=False also without the turns' texts (`prompts`, read one file at a
+        time by `texts_of` where the judgement needs them)."""
         out: dict[str, IndexRow] = {}
-        cols = ", ".join(_COLUMNS if views else _COLUMNS[:-2])
+        names = _COLUMNS if views else _COLUMNS[:-2]
+        cols = ", ".join(c if texts or c != "prompts" else "NULL" for c in names)
         # One query per 500 paths: SQLite's variable limit, and one round trip
         # per file cost 30 us each at 1,000 files.
         for start in range(0, len(paths), 500):
@@ -105,6 +109,12 @@ class SessionIndex:
             ):
                 out[row[0]] = IndexRow(*row)
         return out
+
+    def texts_of(self, path: str) -> str | None:
+        """The stored turns (`prompts`) of one file, None when it has no entry."""
+        row = self._conn.execute("SELECT prompts FROM session_index WHERE path = $1",
+                                 (path,)).fetchone()
+        return None if row is None else row[0]
 
     def _replace(self, table: str, columns: Sequence[str], rows: Iterable[object]) -> int:
         """INSERT OR REPLACE `rows` (named tuples of `columns`) in one transaction."""

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Final
 
 from learn.textfold import fold
@@ -63,12 +65,14 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 # A shape is kept as its digest (`shape_keys`): compared for equality only, and a
 # corpus pass holds every piece's at once (a memory plugin's home: ~180 MB of them).
 ShapeKey = bytes
-Shaped = Callable[[str], tuple[tuple[ShapeKey, int], ...]]
+Piece = tuple[ShapeKey, int]  # a piece's shape key and length
+Shaped = Callable[[str], tuple[Piece, ...]]
+DIGEST_BYTES: Final = 16
 
 
 def digest(text: str) -> bytes:
     """A text's key (blake2b, 16 bytes: equal keys are equal texts but for a 2**-128 chance)."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_BYTES).digest()
 
 
 def pieces(text: str) -> list[str]:
@@ -102,8 +106,7 @@ class Skeleton:
     shapes: frozenset[ShapeKey]
     # Shape -> sessions holding it, for the evidence shown (`learn show`).
     sessions_of: Mapping[ShapeKey, int]
-    # Each text's pieces as (shape key, length): `shape_keys`, or a pass's memo of it
-    # (`keys.Keys`: worked out once per text, or stored by the session index).
+    # Each text's pieces as (shape key, length): `shape_keys`, or a pass's memo of it.
     shaped: Shaped = field(default=shape_keys, compare=False, repr=False)
     # is_instance per text: the corpus pass asks about each turn three times.
     _seen: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
@@ -113,29 +116,41 @@ class Skeleton:
             return False
         known = self._seen.get(text)
         if known is None:
-            parts = self.shaped(text)
-            shared = sum(n for k, n in parts if k in self.shapes)
-            total = sum(n for _, n in parts)
-            known = self._seen[text] = (shared >= INSTANCE_MIN_CHARS
-                                        and shared >= INSTANCE_SHARE * total)
+            known = self._seen[text] = self.instance_of(len(text), self.shaped(text))
         return known
+
+    def instance_of(self, chars: int, pieces: Sequence[Piece]) -> bool:
+        """`is_instance` of a text of `chars` characters cut into `pieces`."""
+        if chars < TEMPLATE_MIN_CHARS or not self.shapes:
+            return False
+        shapes = self.shapes
+        shared = sum(n for k, n in pieces if k in shapes)
+        total = sum(n for _, n in pieces)
+        return shared >= INSTANCE_MIN_CHARS and shared >= INSTANCE_SHARE * total
 
     def touches(self, text: str) -> bool:
         """Whether `text` holds a substantial skeleton piece (a short follow-up
         a program sends with its template's words in it)."""
-        return bool(self.shapes) and any(n >= TOUCH_MIN_CHARS and k in self.shapes
-                                         for k, n in self.shaped(text))
+        return self.touches_of(self.shaped(text))
+
+    def touches_of(self, pieces: Sequence[Piece]) -> bool:
+        return bool(self.shapes) and any(n >= TOUCH_MIN_CHARS and k in self.shapes for k, n in pieces)
 
     def shared_with(self, text: str) -> int:
         """How many sessions hold the most widely shared piece of `text`, minus this one."""
-        counts = [self.sessions_of.get(k, 0) for k, _ in self.shaped(text)]
+        return self.shared_with_of(self.shaped(text))
+
+    def shared_with_of(self, pieces: Sequence[Piece]) -> int:
+        counts = [self.sessions_of.get(k, 0) for k, _ in pieces]
         return max(counts, default=1) - 1
 
-    def varying(self, text: str) -> list[str]:
-        """The pieces of an instance that are not skeleton, outside tag slots."""
+    def varying(self, text: str, shaped: Sequence[Piece] | None = None) -> list[str]:
+        """The pieces of an instance that are not skeleton, outside tag slots
+        (`shaped`: its pieces' keys when known)."""
         out: list[str] = []
         slots: list[str] = []  # open skeleton tags: their content is the program's
-        for piece, (key, _) in zip(pieces(text), self.shaped(text), strict=True):
+        shaped = shaped if shaped is not None else self.shaped(text)
+        for piece, (key, _) in zip(pieces(text), shaped, strict=True):
             in_skeleton = key in self.shapes
             opened = _OPEN_TAG.match(piece)
             closed = _CLOSE_TAG.match(piece)
@@ -153,29 +168,42 @@ class Skeleton:
 
 def learn_skeleton(turns: Iterable[tuple[str, str]], shaped: Shaped = shape_keys) -> Skeleton:
     """The skeleton shapes of `(session id, text)` typed turns (give each session's own turns)."""
-    sessions_of: dict[ShapeKey, set[str]] = {}
-    per_turn: list[tuple[ShapeKey, int]] = []
-    ends: list[int] = []
-    for session_id, text in turns:
-        if len(text) < TEMPLATE_MIN_CHARS:
-            continue
-        parts = shaped(text)
-        per_turn += parts
-        ends.append(len(per_turn))
-        for key, _ in parts:
-            held = sessions_of.get(key)
-            if held is None:
-                sessions_of[key] = {session_id}
-            else:
-                held.add(session_id)
-    keys = {k for k, ids in sessions_of.items() if len(ids) >= SHARED_MIN_SESSIONS}
-    start = 0
-    for end in ends:
-        pair = [(k, n) for k, n in per_turn[start:end] if len(sessions_of[k]) >= 2]
-        if sum(n for _, n in pair) >= LONG_SHARED_CHARS:
-            keys.update(k for k, _ in pair)
-        start = end
-    return Skeleton(frozenset(keys), {k: len(sessions_of[k]) for k in keys}, shaped)
+    return learn_skeleton_of(((sid, shaped(text)) for sid, text in turns
+                              if len(text) >= TEMPLATE_MIN_CHARS), shaped)
+
+
+def learn_skeleton_of(turns: Iterable[tuple[str, Sequence[Piece]]],
+                      shaped: Shaped = shape_keys) -> Skeleton:
+    """`learn_skeleton` from each turn's pieces (turns of TEMPLATE_MIN_CHARS or more only)."""
+    by_session: dict[str, list[Sequence[Piece]]] = {}
+    for session_id, parts in turns:
+        by_session.setdefault(session_id, []).append(parts)
+    return learn_skeleton_from(
+        [(frozenset(k for parts in held for k, _ in parts), held.__iter__)
+         for held in by_session.values()], shaped)
+
+
+def learn_skeleton_from(sessions: Sequence[tuple[Collection[ShapeKey], Callable[[], Iterable[Sequence[Piece]]]]],
+                        shaped: Shaped = shape_keys) -> Skeleton:
+    """`learn_skeleton` from each session's distinct shapes (of its own spoken turns of
+    TEMPLATE_MIN_CHARS or more) and a way to its turns' pieces, read only for a
+    session holding a shape no more than one other session holds."""
+    counts: Counter[ShapeKey] = Counter()
+    for distinct, _ in sessions:
+        counts.update(distinct)
+    keys = {k for k, n in counts.items() if n >= SHARED_MIN_SESSIONS}
+    # Two sessions suffice when a turn shares LONG_SHARED_CHARS with another: only a
+    # turn holding a shape of exactly two sessions can add one (three are in already).
+    pairs = {k for k, n in counts.items() if n == 2}
+    if pairs:
+        for distinct, turns in sessions:
+            if pairs.isdisjoint(distinct):
+                continue
+            for parts in turns():
+                pair = [(k, n) for k, n in parts if counts[k] >= 2]
+                if sum(n for _, n in pair) >= LONG_SHARED_CHARS:
+                    keys.update(k for k, _ in pair)
+    return Skeleton(frozenset(keys), {k: counts[k] for k in keys}, shaped)
 
 
 def strip_affixes(piece: str, peers: Sequence[str],
@@ -207,9 +235,4 @@ def strip_affixes(piece: str, peers: Sequence[str],
 
 def is_prose(text: str) -> bool:
     # Counting to PROSE_MIN_WORDS, not every word of a long text.
-    found = 0
-    for _ in _WORD.finditer(text):
-        found += 1
-        if found >= PROSE_MIN_WORDS:
-            return True
-    return False
+    return next(islice(_WORD.finditer(text), PROSE_MIN_WORDS - 1, None), None) is not None

@@ -1,0 +1,153 @@
+"""Long prompts repeated verbatim across sessions: what they are, and cutting them out.
+
+`repeated_prompts` finds them among the sessions' own turns (by the digest of
+each turn's folded text, `keys`), `with_prompts` makes them fingerprints like
+any replayed template, and `without_prompts` cuts them out of a view, so words
+the person added around a pasted prompt stay typed. `Machinery` is what the
+corpus pass (`scripted.machinery`) gives back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Final
+
+from learn.transcripts.templates.keys import Keys
+from learn.transcripts.view.model import HumanTurn, Session, TimelineItem
+from learn.transcripts.view.replay import (
+    FingerprintIndex,
+    Fingerprints,
+    replay_fingerprints,
+)
+
+# A prompt this long typed identically twice is pasted, not re-typed: the
+# longest directives people repeat by hand on the issue-10 corpus were under 200
+# characters ("tests must hit the real postgres, no mocks for the db layer").
+REPEATED_MIN_CHARS: Final = 300
+# Two sessions can be one resumed conversation or a retry; three is a habit.
+REPEATED_MIN_SESSIONS: Final = 3
+# The person typed something else in at least this share of the sessions a
+# prompt opened: they were at the keyboard, so they pasted it.
+BY_HAND_SHARE: Final = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedPrompt:
+    text: str  # as first seen (file order of the views given)
+    sessions: int  # distinct sessions holding it
+    by_hand: bool  # pasted by a person (other typed turns around it), not a harness
+
+
+def repeated_prompts(
+    views: Iterable[Session],
+    *,
+    min_chars: int = REPEATED_MIN_CHARS,
+    min_sessions: int = REPEATED_MIN_SESSIONS,
+    keys: Keys | None = None,
+) -> list[RepeatedPrompt]:
+    """Typed turns of at least `min_chars` found verbatim (folded) in `min_sessions` sessions.
+
+    Give each session's own turns (`resume.own_turns`): a resumed session's
+    copy of the opening prompt is not a second use of it. (`keys`: the pass's
+    keys of each text, `keys.Keys`; compared by the digest of the folded text.)
+    """
+    keys = keys if keys is not None else Keys()
+    none = keys.of_text("").folded  # what a turn that is not a candidate counts as
+    first: dict[bytes, HumanTurn] = {}
+    sessions_of: dict[bytes, set[str]] = {}
+    others: dict[bytes, set[str]] = {}  # sessions with other typed turns, per prompt key
+    per_session: list[tuple[str, list[bytes]]] = []
+    for view in views:
+        found: list[bytes] = []
+        for turn in view.human_turns:
+            if turn.origin not in ("typed", "queued"):
+                found.append(none)
+                continue
+            got = keys.of(turn)
+            if got.folded_chars < min_chars:
+                found.append(none)
+                continue
+            found.append(got.folded)
+            first.setdefault(got.folded, turn)
+            sessions_of.setdefault(got.folded, set()).add(view.id)
+        per_session.append((view.id, found))
+    repeated = {k for k, ids in sessions_of.items() if len(ids) >= min_sessions}
+    if not repeated:
+        return []
+    for session_id, found in per_session:
+        mine = {k for k in found if k in repeated}
+        if any(k not in repeated for k in found):
+            for k in mine:
+                others.setdefault(k, set()).add(session_id)
+    out = [
+        RepeatedPrompt(
+            text=keys.text(first[k]),
+            sessions=len(sessions_of[k]),
+            by_hand=len(others.get(k, ())) >= BY_HAND_SHARE * len(sessions_of[k]),
+        )
+        for k in repeated
+    ]
+    out.sort(key=lambda p: (-p.sessions, p.text))
+    return out
+
+
+def with_prompts(fingerprints: Sequence[str], prompts: Sequence[RepeatedPrompt]) -> Fingerprints:
+    """`fingerprints` plus those of the repeated prompts, so the renderer and the
+    miner drop them like any replayed template."""
+    extra = replay_fingerprints(p.text for p in prompts)
+    out = Fingerprints(dict.fromkeys([*fingerprints, *extra]))
+    scaffold: tuple[str, ...] = getattr(fingerprints, "scaffold", ())
+    out.scaffold = tuple(sorted(dict.fromkeys(scaffold + extra.scaffold), key=len, reverse=True))
+    return out
+
+
+def without_prompts(view: Session, fingerprints: Sequence[str], keys: Keys | None = None) -> Session:
+    """`view` with the repeated prompts cut out of its typed turns (`with_prompts`
+    fingerprints); a turn that was only the prompt is gone. Unchanged views are
+    returned as the same object. (`keys`: a pass's, reading a light view's texts.)"""
+    keys = keys if keys is not None else Keys()
+    prints = FingerprintIndex(fingerprints)
+    changed: dict[int, HumanTurn | None] = {}
+    for turn in view.human_turns:
+        if turn.origin not in ("typed", "queued"):
+            continue
+        text = keys.text(turn)
+        if prints.replays(keys.fold(text)):
+            rest = "\n".join(prints.unreplayed_parts(text)).strip()
+            changed[id(turn)] = replace(turn, text=rest) if rest else None
+    if not changed:
+        return view
+    return rebuilt(view, changed)
+
+
+def command_suggestion(prompt: RepeatedPrompt, *, excerpt_chars: int = 160) -> dict[str, object]:
+    """The "make this a command" finding for a prompt pasted by hand, JSON-ready."""
+    flat = " ".join(prompt.text.split())
+    excerpt = flat if len(flat) <= excerpt_chars else flat[: excerpt_chars - 1] + "…"
+    return {"excerpt": excerpt, "sessions": prompt.sessions, "chars": len(prompt.text)}
+
+
+@dataclass(frozen=True, slots=True)
+class Machinery:
+    """The views of a corpus with every program's words taken out (`machinery`)."""
+
+    views: list[Session]  # same order as given; origin and evidence set on each
+    prompts: list[RepeatedPrompt]  # prompts repeated word for word
+    fingerprints: Sequence[str]  # the given ones plus the repeated prompts'
+    programmatic: int  # sessions judged programmatic
+    set_aside: int  # of those, sessions whose typed turns were withheld (all, unless included)
+
+
+def rebuilt(view: Session, changed: dict[int, HumanTurn | None]) -> Session:
+    """`view` with the turns of `changed` (by id) replaced, or dropped where None."""
+    def keep(items: Iterable[TimelineItem]) -> tuple[TimelineItem, ...]:
+        out: list[TimelineItem] = []
+        for item in items:
+            new = changed.get(id(item), item) if isinstance(item, HumanTurn) else item
+            if new is not None:
+                out.append(new)
+        return tuple(out)
+
+    human = tuple(t for t in keep(view.human_turns) if isinstance(t, HumanTurn))
+    return replace(view, human_turns=human, timeline=keep(view.timeline))
