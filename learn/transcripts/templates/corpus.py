@@ -295,10 +295,12 @@ class _Corpus:
         return "\n".join(kept)
 
 
-def _spoken_pieces(view: Session, keys: Keys) -> Callable[[], list[Sequence[Piece]]]:
-    """How to read the pieces of `view`'s spoken turns a skeleton is learned from."""
-    return lambda: [k.pieces for t in view.human_turns
-                    if t.origin in _SPOKEN and (k := keys.of(t)).chars >= TEMPLATE_MIN_CHARS]
+def _spoken_pieces(view: Session, keys: Keys) -> Callable[[frozenset[bytes]], list[Sequence[Piece]]]:
+    """How to read the pieces of `view`'s spoken turns a skeleton is learned from
+    (those that may hold one of the shapes asked for)."""
+    return lambda shapes: [k.pieces for t in view.human_turns
+                           if t.origin in _SPOKEN and (k := keys.of(t)).chars >= TEMPLATE_MIN_CHARS
+                           and k.may_hold(shapes)]
 
 
 def _opening(view: Session) -> HumanTurn | None:
@@ -312,5 +314,6 @@ def _resume_keys(turn: HumanTurn, keys: Keys) -> list[Hashable]:
     if turn.uuid:
         found.append(("uuid", turn.uuid, turn.origin, keys.of(turn).flat))
     if turn.at is not None:
-        found.append(("at", turn.at.isoformat(), keys.of(turn).folded))
+        # The moment and its offset: equal exactly when the isoformat strings are.
+        found.append(("at", turn.at, turn.at.utcoffset(), keys.of(turn).folded))
     return found

@@ -78,6 +78,11 @@ class TextKeys:
             self._pieces = tuple((s[i * n:(i + 1) * n], m) for i, m in enumerate(self._lengths))
         return self._pieces
 
+    def may_hold(self, shapes: frozenset[bytes]) -> bool:
+        """False when no piece has one of these shapes (True may be a near miss: a
+        digest found across two pieces' bytes; read `pieces` to know)."""
+        return any(s in self._shapes for s in shapes)
+
     def stored(self) -> tuple[int, bytes, bytes, int, bool, bool, bytes, Sequence[int]]:
         return (self.chars, self.flat, self.folded, self.folded_chars, self.prose, self.tagged,
                 self._shapes, self._lengths)

@@ -179,15 +179,24 @@ def learn_skeleton_of(turns: Iterable[tuple[str, Sequence[Piece]]],
     for session_id, parts in turns:
         by_session.setdefault(session_id, []).append(parts)
     return learn_skeleton_from(
-        [(frozenset(k for parts in held for k, _ in parts), held.__iter__)
+        [(frozenset(k for parts in held for k, _ in parts), _all(held))
          for held in by_session.values()], shaped)
 
 
-def learn_skeleton_from(sessions: Sequence[tuple[Collection[ShapeKey], Callable[[], Iterable[Sequence[Piece]]]]],
-                        shaped: Shaped = shape_keys) -> Skeleton:
+def _all(turns: list[Sequence[Piece]]) -> Callable[[frozenset[ShapeKey]], Iterable[Sequence[Piece]]]:
+    return lambda _: turns
+
+
+# A session's distinct shapes, and its turns' pieces: all of them, or at least
+# those of the turns holding one of the shapes given.
+SessionShapes = tuple[Collection[ShapeKey],
+                      Callable[[frozenset[ShapeKey]], Iterable[Sequence[Piece]]]]
+
+
+def learn_skeleton_from(sessions: Sequence[SessionShapes], shaped: Shaped = shape_keys) -> Skeleton:
     """`learn_skeleton` from each session's distinct shapes (of its own spoken turns of
-    TEMPLATE_MIN_CHARS or more) and a way to its turns' pieces, read only for a
-    session holding a shape no more than one other session holds."""
+    TEMPLATE_MIN_CHARS or more) and a way to its turns' pieces, read only for the
+    turns holding a shape no more than one other session holds."""
     counts: Counter[ShapeKey] = Counter()
     for distinct, _ in sessions:
         counts.update(distinct)
@@ -197,9 +206,10 @@ def learn_skeleton_from(sessions: Sequence[tuple[Collection[ShapeKey], Callable[
     pairs = {k for k, n in counts.items() if n == 2}
     if pairs:
         for distinct, turns in sessions:
-            if pairs.isdisjoint(distinct):
+            held = pairs.intersection(distinct)
+            if not held:
                 continue
-            for parts in turns():
+            for parts in turns(frozenset(held)):
                 pair = [(k, n) for k, n in parts if counts[k] >= 2]
                 if sum(n for _, n in pair) >= LONG_SHARED_CHARS:
                     keys.update(k for k, _ in pair)
