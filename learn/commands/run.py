@@ -12,6 +12,7 @@ import re
 import shutil
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -174,22 +175,7 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
 
     if batch and no_batch:
         raise UsageProblem("--batch and --no-batch contradict each other; choose one")
-    model_backend = None
-    if not offline:
-        name = choose_backend_name(backend or config.backend.name)
-        model_backend = build_backend(name, record=record, cache_dir=cache_dir, config=config)
-        if batch and name != "anthropic":
-            raise UsageProblem("--batch needs the anthropic backend (Message Batches are its API)")
-        may_batch = not no_batch and config.mining.batch != "never"
-        if not team and name == "anthropic" and not batch and may_batch:
-            batch = _offer_batch(scope, config, yes)
-        if not team and not yes and not batch and not _confirm(scope, config):
-            click.echo("nothing mined (not confirmed)", err=True)
-            return 0
-    elif batch:
-        raise UsageProblem("--batch needs a model (it is a way of calling one)")
-
-    from learn.pipeline import RunOptions, run_pipeline
+    from learn.pipeline import RunOptions
 
     options = RunOptions(
         project=None if scope.all_projects else scope.project,
@@ -202,6 +188,36 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         batch=batch,
         include_programmatic=include_programmatic,
     )
+    name = None if offline else choose_backend_name(backend or config.backend.name)
+    if not team:
+        # Nothing new since a run that left the store as it found it: that run's
+        # result, from the store; no backend, no plan, no session read again.
+        from learn.pipeline.warm import unchanged
+
+        kept = unchanged(options, config, name or "offline")
+        if kept is not None:
+            if not quiet:
+                click.echo(f"learn: nothing new since the run of {kept.extra['unchanged_since']}: "
+                           "its result, from the store (no session read again, no model "
+                           "called)", err=True)
+            return _report(kept, as_json=as_json, out=out)
+    model_backend = None
+    if name is not None:
+        model_backend = build_backend(name, record=record, cache_dir=cache_dir, config=config)
+        if batch and name != "anthropic":
+            raise UsageProblem("--batch needs the anthropic backend (Message Batches are its API)")
+        may_batch = not no_batch and config.mining.batch != "never"
+        if not team and name == "anthropic" and not batch and may_batch:
+            batch = _offer_batch(scope, config, yes)
+            options = replace(options, batch=batch)
+        if not team and not yes and not batch and not _confirm(scope, config):
+            click.echo("nothing mined (not confirmed)", err=True)
+            return 0
+    elif batch:
+        raise UsageProblem("--batch needs a model (it is a way of calling one)")
+
+    from learn.pipeline import run_pipeline
+
     bars = _Bars(enabled=not quiet and sys.stderr.isatty())
     try:
         with run_lock(), bars:
@@ -214,10 +230,18 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
     except LockedError as exc:
         click.echo(f"learn: {exc}", err=True)
         return 2
+    return _report(result, as_json=as_json, out=out)
+
+
+def _report(result: Any, *, as_json: bool, out: Path | None) -> int:
+    """Print the run's digest (or JSON), also to `out`; the exit code it earns."""
     if as_json:
         import json
 
-        text = json.dumps(result.to_json(), indent=2, ensure_ascii=False)
+        payload = result.to_json()
+        if "unchanged_since" in result.extra:
+            payload["unchanged_since"] = result.extra["unchanged_since"]
+        text = json.dumps(payload, indent=2, ensure_ascii=False)
     else:
         from learn.report.digest import render_digest_markdown
 
@@ -281,12 +305,9 @@ def _offer_batch(scope: Scope, config: Any, yes: bool) -> bool:
     and must not offer (or announce) a batch for them again.
     """
     from learn.mining.batch import BATCH_ABOVE
-    from learn.mining.cache import MineCache
-    from learn.mining.plan import plan_mining
     from learn.store import open_store
 
-    plan = plan_mining(scope.discover(), MineCache(), config.models.mine,
-                       context_window=config.models.context_window)
+    plan = _plan(scope, config)
     with open_store(local_only=True) as local:
         table = local.batches
         in_flight = {i.cache_key for items in table.pending().values() for i in items}
@@ -308,9 +329,30 @@ def _offer_batch(scope: Scope, config: Any, yes: bool) -> bool:
 
 def _confirm(scope: Scope, config: Any) -> bool:
     """Ask before mining many uncached sessions; refuse without a TTY (PlanRefused)."""
-    from learn.mining.cache import MineCache
-    from learn.mining.plan import confirm_plan, plan_mining
+    from learn.mining.plan import confirm_plan
 
-    plan = plan_mining(scope.discover(), MineCache(), config.models.mine,
+    return confirm_plan(_plan(scope, config), False, confirm_above=config.mining.confirm_above)
+
+
+def _plan(scope: Scope, config: Any) -> Any:
+    """What the run would mine (learn.mining.plan), through the session index: files
+    found from the heads it keeps, and an unchanged file's cache key from the digest
+    it keeps (size, mtime and inode as when it was read), not from hashing the file."""
+    from learn.index.indexed import CachedHeads, stamp
+    from learn.mining.indexed_cache import IndexedMineCache
+    from learn.mining.plan import plan_mining
+    from learn.store import open_store
+
+    with open_store(local_only=True) as local:
+        heads = CachedHeads(local.index)
+        files = scope.scan(heads).files
+        heads.save()
+        rows = local.index.get_many([str(f.path) for f in files], views=False, texts=False)
+    digests: dict[Path, str] = {}
+    for f in files:
+        row, st = rows.get(str(f.path)), stamp(f.path)
+        if row is not None and row.digest and st is not None and (
+                row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode):
+            digests[f.path] = row.digest
+    return plan_mining(files, IndexedMineCache(digests), config.models.mine,
                        context_window=config.models.context_window)
-    return confirm_plan(plan, False, confirm_above=config.mining.confirm_above)
