@@ -324,17 +324,17 @@ def test_a_stale_view_version_is_not_used(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_entries_with_keys_of_another_version_are_read_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from learn.transcripts.templates import keys
+    from learn.transcripts.templates import entries
 
     home = _home(tmp_path, 1)
     first = _views(home, tmp_path / "s.db")
-    assert keys.decode_keys(first[0].row.keys) is not None
-    monkeypatch.setattr(keys, "KEYS_VERSION", keys.KEYS_VERSION + 1)
+    assert entries.decode_entry(first[0].row.keys) is not None
+    monkeypatch.setattr(entries, "KEYS_VERSION", entries.KEYS_VERSION + 1)
     # Stored keys of the old version are never read as keys...
-    assert keys.decode_keys(first[0].row.keys) is None
+    assert entries.decode_entry(first[0].row.keys) is None
     # ...and the entry is read again with keys of the new one.
     got = _views(home, tmp_path / "s.db")
-    assert not got[0].from_index and keys.decode_keys(got[0].row.keys) is not None
+    assert not got[0].from_index and entries.decode_entry(got[0].row.keys) is not None
 
 
 def test_other_fingerprints_are_a_miss(tmp_path: Path) -> None:

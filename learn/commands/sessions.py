@@ -95,17 +95,16 @@ def _judge(items: Sequence[Any], summaries: Sequence[dict[str, Any]],
            include_programmatic: bool) -> list[dict[str, object]]:
     """Each row's judged fields (turn counts by origin, origin and its evidence)."""
     from learn.transcripts.templates.keys import Keys
-    from learn.transcripts.templates.scripted import machinery
+    from learn.transcripts.templates.scripted import judged_sessions
 
-    # Each session's turns with their stored keys and no text: the judgement
-    # compares keys, and reads a session's texts only where it needs them.
+    # Each session as its stored keys: the judgement compares those, and reads a
+    # session's turns, then their texts, only where it needs them.
     keys = Keys()
-    views = [_light(i, s, keys) for i, s in zip(items, summaries, strict=True)]
+    entries = [_entry(i, s, keys) for i, s in zip(items, summaries, strict=True)]
     # The templates of each project were cut when the views were built; what is
     # judged here is what only the sessions together show.
-    found = machinery(views, include_programmatic=include_programmatic, keys=keys)
     judged: list[dict[str, object]] = []
-    for view in found.views:
+    for view in judged_sessions(entries, include_programmatic=include_programmatic, keys=keys):
         by_origin: dict[str, int] = dict.fromkeys(HUMAN_ORIGINS, 0)
         for turn in view.human_turns:
             by_origin[turn.origin] += 1
@@ -120,21 +119,23 @@ def _judge(items: Sequence[Any], summaries: Sequence[dict[str, Any]],
     return judged
 
 
-def _light(item: Any, summary: dict[str, Any], keys: Any) -> Session:
-    """The entry's turns as the judgement reads them: with keys and without texts,
-    the texts read from the index on first need; all of it when no keys are stored."""
-    from learn.index.indexed_turns import light_view, turn_texts, turns_view
+def _entry(item: Any, summary: dict[str, Any], keys: Any) -> Any:
+    """The index entry as the judgement reads it (`templates.entries`): its keys, its
+    turns and their texts read from the index on first need; all of it when no keys
+    are stored."""
+    from learn.index.indexed_turns import light_entry, turn_texts, turns_view
+    from learn.transcripts.templates.entries import Entry
 
     stored = item.row.prompts  # read with the row when it was just written
 
     def texts() -> list[str]:
         return turn_texts(stored or item.texts() or "[]")
 
-    view = light_view(summary, item.row.keys, item.file.path, texts, keys)
-    if view is not None:
-        return view
+    entry = light_entry(summary, item.row.keys, item.file.path, texts, keys)
+    if entry is not None:
+        return entry
     # Every entry of this version holds its turns; "[]" only types the None of a row never read.
-    return turns_view(summary, stored or item.texts() or "[]", item.file.path)
+    return Entry.of(turns_view(summary, stored or item.texts() or "[]", item.file.path), keys)
 
 
 def skipped_row(skip: SkippedFile) -> dict[str, object]:

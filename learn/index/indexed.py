@@ -49,7 +49,7 @@ from learn.transcripts.view.compact import (
 def entry_version() -> str:
     """The version an index entry must carry to be used: the view's (view and render
     versions) and its turns' keys' (learn.transcripts.templates.keys)."""
-    from learn.transcripts.templates.keys import KEYS_VERSION
+    from learn.transcripts.templates.entries import KEYS_VERSION
 
     return f"{view_version()}-keys{KEYS_VERSION}"
 

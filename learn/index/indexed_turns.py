@@ -15,10 +15,10 @@ the index is on disk; no raw record, no pickle, issue 20), and
 those turns. `machinery` over these views judges exactly as over the full
 ones: every input it reads is there, the same text the stored view holds.
 
-Beside them it keeps the turns without their texts, each with its text's keys
-(`encode_turn_keys`, `templates.keys`): `light_view` rebuilds a view from
-those, and the judgement reads a session's texts (`turn_texts`) only where
-its keys cannot answer. A home of 1,000 sessions holds ~160 MB of turn text
+Beside them it keeps the turns without their texts, each with its text's keys,
+and the session's keys as sets (`encode_turn_keys`, `templates.entries`):
+`light_entry` gives the judgement those, and it builds a view of the turns and
+reads their texts (`turn_texts`) only where the sets cannot answer. A home of 1,000 sessions holds ~160 MB of turn text
 when a memory plugin's sessions are among them; their keys are a few MB.
 """
 
@@ -34,6 +34,7 @@ import msgspec
 from learn.transcripts.view.model import HumanTurn, Session
 
 if TYPE_CHECKING:
+    from learn.transcripts.templates.entries import Entry, StoredTurn
     from learn.transcripts.templates.keys import Keys
 
 # text, origin, at, event_index, uuid, command, on_branch
@@ -52,10 +53,11 @@ def encode_turns(session: Session, clean: Callable[[str], str]) -> str:
 
 def encode_turn_keys(session: Session, clean: Callable[[str], str]) -> bytes:
     """`session`'s human turns without their texts, each with the keys of its text as
-    `encode_turns` stores it (`templates.keys`: what judging sessions together compares)."""
-    from learn.transcripts.templates.keys import encode_session_keys
+    `encode_turns` stores it, and the session's keys as sets (`templates.entries`:
+    what judging sessions together compares)."""
+    from learn.transcripts.templates.entries import encode_entry
 
-    return encode_session_keys(session.human_turns, clean)
+    return encode_entry(session.human_turns, clean)
 
 
 def _dt(value: str | None) -> datetime | None:
@@ -75,22 +77,35 @@ def turn_texts(turns: str) -> list[str]:
     return [row[0] for row in _decoder.decode(turns)]
 
 
-def light_view(summary: Mapping[str, Any], blob: bytes | None, path: Path | None,
-               read_texts: Callable[[], list[str]], keys: Keys) -> Session | None:
-    """`turns_view` without the texts: each turn's text empty and its stored keys in
-    `keys`, which calls `read_texts` (the turns' texts, in order) if the judgement
-    needs one; None when no keys of this version are stored (use `turns_view`)."""
-    from learn.transcripts.templates.keys import decode_turns
+def light_entry(summary: Mapping[str, Any], blob: bytes | None, path: Path | None,
+                read_texts: Callable[[], list[str]], keys: Keys) -> Entry | None:
+    """The entry the judgement reads of a stored session (`templates.entries`): its keys
+    as sets, and a view of its turns with empty texts and their stored keys in `keys`,
+    built if the judgement asks for it, whose texts `read_texts` gives (all of them,
+    in order) if it needs them. None when no keys of this version are stored."""
+    from learn.transcripts.templates.entries import Entry, decode_entry, decode_turns
 
-    got = decode_turns(blob)
+    got = decode_entry(blob)
     if got is None:
         return None
-    stored, shapes = got
-    human = tuple(HumanTurn("", origin, _dt(at), index, uuid, command, on_branch)  # type: ignore[arg-type]
-                  for (origin, at, index, uuid, command, on_branch), _ in stored)
-    view = _view(summary, human, path)
-    keys.light(view, [k for _, k in stored], shapes, read_texts)
-    return view
+    sets, opening, packed = got
+    decoded: list[list[StoredTurn]] = []
+
+    def stored() -> list[StoredTurn]:
+        if not decoded:
+            decoded.append(decode_turns(packed))
+        return decoded[0]
+
+    def make() -> Session:
+        human = tuple(HumanTurn("", t.origin, _dt(t.at), t.event_index, t.uuid, t.command,  # type: ignore[arg-type]
+                                t.on_branch) for t in stored())
+        keys.light(human, [t.keys for t in stored()], read_texts)
+        return _view(summary, human, path)
+
+    return Entry(summary["id"], summary["project"], summary.get("entrypoint"),
+                 _dt(summary["started_at"]), sets, opening, make=make,
+                 bare=lambda: _view(summary, (), path),
+                 keyed=lambda: [(t.origin, t.keys) for t in stored()])
 
 
 def _view(summary: Mapping[str, Any], human: tuple[HumanTurn, ...], path: Path | None) -> Session:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from learn.index.indexed_turns import light_view, turn_texts, turns_view
+from learn.index.indexed_turns import light_entry, turn_texts, turns_view
+from learn.transcripts.templates.entries import Entry
 from learn.transcripts.view.model import Session
 
 if TYPE_CHECKING:
@@ -22,11 +23,11 @@ if TYPE_CHECKING:
 
 
 def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: SessionIndex,
-                       heads: HeadReader, limit: int, keys: Keys | None = None) -> list[Session]:
+                       heads: HeadReader, limit: int, keys: Keys) -> list[Entry]:
     """The other sessions of `view`'s project as `scripted.project_views` gives them
-    (the newest `limit`), each from the index where its entry is fresh, else from
-    its file's head as before. With `keys`, an entry is a light view: its turns'
-    stored keys into `keys`, its texts read only if the judgement needs them."""
+    (the newest `limit`), each from the index where its entry is fresh (its stored
+    keys; its turns and their texts read only if the judgement needs them), else
+    from its file's head as before."""
     from learn.index.indexed import ContextKeys, entry_version, min_signal_confidence, stamp
     from learn.transcripts.files.discover import scan
     from learn.transcripts.templates.scripted import head_view
@@ -37,10 +38,10 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
     # past them is looked up (a project of 958 sessions: 0.03 s of `learn show`).
     files = [f for f in scan(project=Path(view.project), heads=heads, limit=limit).files
              if f.path != view.path]
-    rows = index.get_many([str(f.path) for f in files], views=False, texts=keys is None)
+    rows = index.get_many([str(f.path) for f in files], views=False, texts=False)
     version = entry_version()
     contexts = ContextKeys(min_signal_confidence())
-    out: list[Session] = []
+    out: list[Entry] = []
     for f in files:
         row = rows.get(str(f.path))
         st = stamp(f.path)
@@ -49,15 +50,13 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
                 and row.version == version
                 and row.context == contexts.key(fingerprints, f.aside_paths)):
             summary = msgspec.json.decode(row.summary)
-            light = None if keys is None else light_view(
-                summary, row.keys, f.path, _reader(index, str(f.path)), keys)
-            out.append(light if light is not None else
-                       turns_view(summary, row.prompts or index.texts_of(str(f.path)) or "[]",
-                                  f.path))
+            entry = light_entry(summary, row.keys, f.path, _reader(index, str(f.path)), keys)
+            out.append(entry if entry is not None else Entry.of(
+                turns_view(summary, index.texts_of(str(f.path)) or "[]", f.path), keys))
             continue
         other = head_view(f.path, fingerprints)
         if other is not None:
-            out.append(other)
+            out.append(Entry.of(other, keys))
     return out
 
 

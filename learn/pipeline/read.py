@@ -59,6 +59,7 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
                   progress: Progress | None) -> Read:
     from learn.index.indexed import indexed_views
     from learn.store import open_store
+    from learn.transcripts.templates.entries import learn_keys
     from learn.transcripts.templates.keys import Keys
     from learn.transcripts.view.replay import (
         replay_fingerprints,
@@ -89,7 +90,7 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
                 if not session.human_turns and not session.tool_calls:
                     continue
                 sessions.append(session)
-                keys.learn(session, item.row.keys)
+                learn_keys(session, item.row.keys, keys)
                 digests[item.file.path] = item.digest
                 detected[session.id] = item.detected
             # Newest first, like discovery, whatever order the parse pool finished in.

@@ -2,39 +2,49 @@
 
 One session cannot know its opening prompt is repeated, that its long turn
 follows a template, or that a program quoted it: those are judged across the
-sessions in scope. Every comparison goes through a dictionary of keys
-(`keys.Keys`: digests of a turn's folded text, of its pieces' shapes), so the
-cost grows with the sessions and their text, never with their pairs:
+sessions in scope. Every comparison goes through a dictionary or a set of keys
+(`keys`: digests of a turn's folded text and of its pieces' shapes; `entries`:
+a session's keys as sets), so the cost grows with the sessions and their text,
+never with their pairs:
 
-1. own turns (`resume.own_turns`), repeated prompts, the skeleton and who
-   started each session (`origin.judge_origins`) are worked out from keys
-   alone, the skeleton's per-turn rule only where a shape is held by exactly
-   two sessions;
-2. only then is text read, and only where an answer needs it: the sessions
-   whose turns are kept (a programmatic one keeps none unless asked) are cut
-   of their repeated prompts and templates; another session's template parts
-   are read in corpus order only as far as the first PEER_PARTS a session's
-   parts are compared with; what a quote may be inside is looked up in an
-   index of words (`quoted.QuotedIn`).
+1. own turns (`resume.OwnTurns`), repeated prompts, the skeleton and who
+   started each session (`origin.judge_origins`) are worked out from the
+   sessions' sets; a session's turns are read only where a set cannot answer
+   (a turn seen in an older session, a shape two sessions hold, a text another
+   holds, a reply that may be free);
+2. text is read only where an answer needs it: the sessions whose turns are
+   kept (a programmatic one keeps none unless asked) are cut of their repeated
+   prompts and templates; another session's template parts are read in corpus
+   order only as far as the first PEER_PARTS a part is compared with; what a
+   quote may be inside is looked up in an index of words (`quoted.QuotedIn`).
 
-`judge_one` answers for one session (`learn show`): the others' verdicts,
-their cuts and their texts are not worked out beyond what its own needs, so a
-session in a tree of 1,000 reads their stored keys and little else.
+`judge_one` answers for one session (`learn show`): the others' verdicts, cuts
+and texts are not worked out beyond what its own needs, so a session in a tree
+of 1,000 reads little more than the others' stored sets.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Final
 
+from learn.transcripts.templates.entries import (
+    SPOKEN,
+    Entry,
+    SessionKeys,
+    opening_of,
+    resume_keys,
+    session_keys,
+)
 from learn.transcripts.templates.keys import Keys, TextKeys
 from learn.transcripts.templates.quoted import QuotedIn
 from learn.transcripts.templates.repeated import (
     Machinery,
     RepeatedPrompt,
     rebuilt,
-    repeated_prompts,
+    repeated_keys,
     with_prompts,
     without_prompts,
 )
@@ -48,11 +58,11 @@ from learn.transcripts.templates.skeleton import (
 from learn.transcripts.view.model import HumanTurn, Session
 from learn.transcripts.view.origin import LOOP_MIN_SESSIONS, OriginFacts, is_headless, judge_origins
 from learn.transcripts.view.replay import FingerprintIndex
+from learn.transcripts.view.resume import OwnTurns, oldest_first
 
 if TYPE_CHECKING:
     from learn.transcripts.view.model import SessionOrigin
 
-_SPOKEN: Final = ("typed", "queued")
 # Varying parts each part is compared with (`skeleton.strip_affixes`), taken in
 # corpus order from the other sessions.
 PEER_PARTS: Final = 400
@@ -63,57 +73,78 @@ QUOTE_MIN_CHARS: Final = 12
 def judge(views: Sequence[Session], fingerprints: Sequence[str] = (), *,
           include_programmatic: bool = False, keys: Keys | None = None) -> Machinery:
     """`scripted.machinery`: every session of `views` judged across all of them."""
-    corpus = _Corpus(views, fingerprints, keys if keys is not None else Keys())
-    origins = judge_origins([corpus.facts(i) for i in range(len(views))])
-    out: list[Session] = []
-    programmatic = set_aside = 0
-    for i, view in enumerate(views):
-        origin, evidence = origins[view.id]
-        programmatic += origin == "programmatic"
-        set_aside += origin == "programmatic" and not include_programmatic
-        out.append(corpus.judged(i, origin, evidence, include_programmatic))
+    keys = keys if keys is not None else Keys()
+    return judge_entries([Entry.of(v, keys) for v in views], fingerprints,
+                         include_programmatic=include_programmatic, keys=keys)
+
+
+def judge_entries(entries: Sequence[Entry], fingerprints: Sequence[str] = (), *,
+                  include_programmatic: bool = False, keys: Keys | None = None) -> Machinery:
+    """`judge` of sessions as entries (`entries`: stored ones are read as needed). A
+    light entry set aside keeps no turn; one kept keeps the empty texts it was given."""
+    corpus = _Corpus(entries, fingerprints, keys if keys is not None else Keys())
+    out = corpus.all_judged(include_programmatic)
+    programmatic = sum(1 for v in out if v.origin == "programmatic")
+    set_aside = 0 if include_programmatic else programmatic
     return Machinery(out, corpus.prompts, corpus.fingerprints, programmatic, set_aside)
 
 
-def judge_one(views: Sequence[Session], fingerprints: Sequence[str] = (), *,
+def judged_sessions(entries: Sequence[Entry], *, include_programmatic: bool = False,
+                    keys: Keys | None = None) -> list[Session]:
+    """`judge_entries(entries, ...).views`: the repeated prompts' words are read only
+    where a session kept is cut of them (`learn sessions` counts the turns kept)."""
+    corpus = _Corpus(entries, (), keys if keys is not None else Keys())
+    return corpus.all_judged(include_programmatic)
+
+
+def judge_one(entries: Sequence[Entry], fingerprints: Sequence[str] = (), *,
               include_programmatic: bool = False, keys: Keys | None = None) -> Session:
-    """`judge(views, ...).views[0]`, reading of the others only what the first needs."""
-    corpus = _Corpus(views, fingerprints, keys if keys is not None else Keys())
+    """`judge_entries(entries, ...).views[0]`, reading of the others only what the first needs."""
+    corpus = _Corpus(entries, fingerprints, keys if keys is not None else Keys())
     # The others' verdicts are not asked for: what judge_origins counts across the
     # sessions (clients, projects, opening commands and prompts) is all of theirs it reads.
-    first = views[0].id
-    facts = [corpus.facts(i) if i == 0 or views[i].id == first else corpus.counted(i)
-             for i in range(len(views))]
+    first = entries[0].id
+    facts = [corpus.facts(i) if i == 0 or e.id == first else corpus.counted(i)
+             for i, e in enumerate(entries)]
     origin, evidence = judge_origins(facts)[first]
     return corpus.judged(0, origin, evidence, include_programmatic)
+
+
+class _Own:
+    """A session's own turns (`resume.own_turns`): all of them, or those not copied."""
+
+    __slots__ = ("_view", "entry", "keys")
+
+    def __init__(self, entry: Entry, view: Session | None, keys: SessionKeys) -> None:
+        self.entry = entry
+        self.keys = keys  # of its own turns
+        self._view = view  # None: all of the entry's turns are its own
+
+    @property
+    def whole(self) -> bool:
+        """All of the entry's turns are its own."""
+        return self._view is None
+
+    def view(self) -> Session:
+        return self._view if self._view is not None else self.entry.view()
 
 
 class _Corpus:
     """What the sessions show together, each part worked out on first need."""
 
-    def __init__(self, views: Sequence[Session], fingerprints: Sequence[str], keys: Keys) -> None:
-        from learn.transcripts.view.resume import own_turns
-
-        self.views = views
+    def __init__(self, entries: Sequence[Entry], fingerprints: Sequence[str], keys: Keys) -> None:
+        self.entries = entries
         self.keys = keys
-        self.own = own_turns(views, lambda t: _resume_keys(t, keys))
-        self.prompts: list[RepeatedPrompt] = repeated_prompts(self.own.values(), keys=keys)
-        self.fingerprints: Sequence[str] = (
-            with_prompts(fingerprints, self.prompts) if self.prompts else fingerprints)
-        self._prints = FingerprintIndex(self.fingerprints) if self.fingerprints else None
-        self._sessions_of_prompt = {keys.of_text(p.text).folded: p.sessions for p in self.prompts}
-        # Counted by each session's distinct shapes (stored by the index); a session's
-        # turns are read only where a shape is held by exactly two sessions.
+        self.own = self._own_turns()
+        # Known by their digests; their texts are read when a session is cut of them.
+        self._repeated = repeated_keys((sid, o.keys.long, o.keys.other) for sid, o in self.own.items())
+        self._given = fingerprints
+        self._sessions_of_prompt = {k: n for k, n, _ in self._repeated}
+        # Counted by each session's distinct shapes; a session's turns are read only
+        # where a shape is held by exactly two sessions.
         self.skeleton = learn_skeleton_from(
-            [(keys.spoken_shapes(v), _spoken_pieces(v, keys)) for v in self.own.values()],
-            keys.shaped)
+            [(o.keys.shapes, _spoken_pieces(o, keys)) for o in self.own.values()], keys.shaped)
         self._instance: dict[int, bool] = {}  # id(TextKeys) -> skeleton instance
-        # The sessions holding each folded text among their own turns (those
-        # outside a template make a short text typed in many sessions a script's).
-        self._holders: dict[bytes, list[tuple[str, HumanTurn]]] = {}
-        for v in self.own.values():
-            for t in v.human_turns:
-                self._holders.setdefault(keys.of(t).folded, []).append((v.id, t))
         self._short: dict[bytes, int] = {}
         self._plain: dict[str, list[str]] = {}
         self._elsewhere: QuotedIn | None = None
@@ -124,17 +155,51 @@ class _Corpus:
         self._peers: dict[str, list[str]] = {}
         self._words: dict[str, list[str]] = {}
 
-    # ---------------------------------------------------------------- by keys
+    def _own_turns(self) -> dict[str, _Own]:
+        """`resume.own_turns` of the entries: a stored session none of whose turns was
+        seen before is its own whole, told by its set of keys alone."""
+        first = OwnTurns()
+        out: dict[str, _Own] = {}
+        for entry in sorted(self.entries, key=lambda e: oldest_first(e.started_at, e.id)):
+            if entry.light and first.unseen(entry.keys.resume):
+                out[entry.id] = _Own(entry, None, entry.keys)
+                continue
+            view = entry.view()
+            own = first.add(view, [resume_keys(t, self.keys.of(t)) for t in view.human_turns])
+            out[entry.id] = (_Own(entry, None, entry.keys) if own is view else
+                             _Own(entry, own, session_keys(own.human_turns, self.keys.of)))
+        return out
 
-    def instance(self, turn: HumanTurn) -> bool:
-        """A spoken turn that is an instance of a template (`skeleton.is_instance`)."""
-        if turn.origin not in _SPOKEN:
-            return False
-        k = self.keys.of(turn)
-        got = self._instance.get(id(k))
-        if got is None:
-            got = self._instance[id(k)] = self.skeleton.instance_of(k.chars, k.pieces)
-        return got
+    @cached_property
+    def prompts(self) -> list[RepeatedPrompt]:
+        """The prompts repeated word for word (`repeated.repeated_prompts`)."""
+        out = [RepeatedPrompt(self._first_text(k), n, by_hand) for k, n, by_hand in self._repeated]
+        out.sort(key=lambda p: (-p.sessions, p.text))
+        return out
+
+    @cached_property
+    def fingerprints(self) -> Sequence[str]:
+        """The fingerprints given and the repeated prompts' (`repeated.with_prompts`)."""
+        return with_prompts(self._given, self.prompts) if self._repeated else self._given
+
+    @cached_property
+    def _prints(self) -> FingerprintIndex | None:
+        return FingerprintIndex(self.fingerprints) if self.fingerprints else None
+
+    def _first_text(self, folded: bytes) -> str:
+        """The text of the first own long typed turn folding to `folded`, oldest session first."""
+        for own in self.own.values():
+            if folded in own.keys.long:
+                # A light entry's own turns are all of its turns (else it has its own view).
+                known = own.entry.first_text(folded) if own.whole else None
+                if known is not None:
+                    return known
+                for t in own.view().human_turns:
+                    if t.origin in SPOKEN and self.keys.of(t).folded == folded:
+                        return self.keys.text(t)
+        raise KeyError(folded)
+
+    # ---------------------------------------------------------------- by keys
 
     def _is_instance(self, k: TextKeys) -> bool:
         got = self._instance.get(id(k))
@@ -142,49 +207,60 @@ class _Corpus:
             got = self._instance[id(k)] = self.skeleton.instance_of(k.chars, k.pieces)
         return got
 
+    def instance(self, turn: HumanTurn) -> bool:
+        """A spoken turn that is an instance of a template (`skeleton.is_instance`)."""
+        return turn.origin in SPOKEN and self._is_instance(self.keys.of(turn))
+
     def short_sessions(self, folded: bytes) -> int:
         """How many sessions hold this folded text in an own turn outside a template."""
         got = self._short.get(folded)
         if got is None:
-            got = self._short[folded] = len({sid for sid, t in self._holders.get(folded, ())
-                                             if not self.instance(t)})
+            got = self._short[folded] = sum(
+                1 for o in self.own.values() if folded in o.keys.folds and any(
+                    self.keys.of(t).folded == folded and not self.instance(t)
+                    for t in o.view().human_turns))
         return got
 
     def facts(self, i: int) -> OriginFacts:
         """What session `i` says about who started it (`origin.OriginFacts`)."""
-        view, keys, skeleton = self.views[i], self.keys, self.skeleton
-        opening = _opening(view)
+        entry, keys, skeleton = self.entries[i], self.keys, self.skeleton
+        counted = self.counted(i)
         shared = 0
+        opening = entry.opening
         if opening is not None:
-            k = keys.of(opening)
+            k = opening.keys
             if k.folded in self._sessions_of_prompt:
                 shared = self._sessions_of_prompt[k.folded] - 1
             elif self._is_instance(k):
                 shared = skeleton.shared_with_of(k.pieces)
-        prints = self._prints
-        # The tests that read keys only, first (the answer is the same in any order):
-        # a template's turns open with a tag, and its text is read only to the end.
-        free = any(
-            t is not opening
-            and not (k := keys.of(t)).tagged
-            and k.prose
-            and not self._is_instance(k)
-            and not skeleton.touches_of(k.pieces)
-            and self.short_sessions(k.folded) < LOOP_MIN_SESSIONS
-            and not (prints is not None and prints.replays(keys.fold(keys.text(t))))
-            for t in view.human_turns
-        )
-        return replace(self.counted(i, opening), opening_shared=shared, free_reply=free)
+        free = False
+        # A reply that is no template's opens with no tag and is prose: without such a
+        # turn past the opening there is none to look for.
+        if entry.keys.free > (1 if opening is not None and opening.free else 0):
+            view = entry.view()
+            first = opening_of(view.human_turns)
+            # The tests that read keys only, first (the answer is the same in any order).
+            free = any(
+                t is not first
+                and not (k := keys.of(t)).tagged
+                and k.prose
+                and not self._is_instance(k)
+                and not skeleton.touches_of(k.pieces)
+                and self.short_sessions(k.folded) < LOOP_MIN_SESSIONS
+                and not (self._prints is not None
+                         and self._prints.replays(keys.fold(keys.text(t))))
+                for t in view.human_turns
+            )
+        return replace(counted, opening_shared=shared, free_reply=free)
 
-    def counted(self, i: int, opening: HumanTurn | None = None) -> OriginFacts:
+    def counted(self, i: int) -> OriginFacts:
         """`facts` but for the opening's share and a free reply: what judge_origins
         counts across sessions (it reads those two only for the session itself)."""
-        view = self.views[i]
-        opening = opening if opening is not None else _opening(view)
-        k = self.keys.of(opening) if opening is not None else None
+        entry = self.entries[i]
+        k = entry.opening.keys if entry.opening is not None else None
         return OriginFacts(
-            session_id=view.id, project=view.project, entrypoint=view.entrypoint,
-            opening_command=opening.command if opening is not None else None,
+            session_id=entry.id, project=entry.project, entrypoint=entry.entrypoint,
+            opening_command=entry.opening.command if entry.opening is not None else None,
             # The folded opening is only compared with the others': its digest stands for it.
             opening_text=(k.folded.hex() if k.folded_chars else "") if k is not None else None,
             opening_chars=k.chars if k is not None else 0,
@@ -192,12 +268,20 @@ class _Corpus:
 
     # ---------------------------------------------------------------- by text
 
+    def all_judged(self, include_programmatic: bool) -> list[Session]:
+        origins = judge_origins([self.facts(i) for i in range(len(self.entries))])
+        return [self.judged(i, *origins[e.id], include_programmatic)
+                for i, e in enumerate(self.entries)]
+
     def judged(self, i: int, origin: SessionOrigin, evidence: tuple[str, ...],
                include_programmatic: bool) -> Session:
         """Session `i` as judged: what programs wrote cut, its origin set."""
-        view = replace(self.views[i], origin=origin, origin_evidence=evidence)
+        entry = self.entries[i]
         if origin == "programmatic" and not include_programmatic:
             # None of its turns is kept, whatever the templates would have left.
+            if entry.light:  # its timeline is its turns: nothing is left of either
+                return replace(entry.bare(), origin=origin, origin_evidence=evidence)
+            view = replace(entry.view(), origin=origin, origin_evidence=evidence)
             return rebuilt(view, {id(t): None for t in view.human_turns})
         cut = self.cut(i)
         self.parts_of(i)
@@ -213,9 +297,9 @@ class _Corpus:
         """Session `i` without the repeated prompts (`scripted.without_prompts`)."""
         got = self._cuts.get(i)
         if got is None:
-            view = self.views[i]
+            view = self.entries[i].view()
             got = self._cuts[i] = (
-                without_prompts(view, self.fingerprints, self.keys) if self.prompts else view)
+                without_prompts(view, self.fingerprints, self.keys) if self._repeated else view)
         return got
 
     def parts_of(self, i: int) -> list[str]:
@@ -239,9 +323,9 @@ class _Corpus:
             k = 0
             while len(got) < PEER_PARTS:
                 if k == len(self._parts):
-                    if self._parts_read == len(self.views):
+                    if self._parts_read == len(self.entries):
                         break
-                    sid = self.views[self._parts_read].id
+                    sid = self.entries[self._parts_read].id
                     self._parts += [(sid, p) for p in self.parts_of(self._parts_read)]
                     self._parts_read += 1
                     continue
@@ -257,7 +341,7 @@ class _Corpus:
         if got is None:
             own = self.own.get(session_id)
             got = self._plain[session_id] = [
-                self.keys.fold(self.keys.text(t)) for t in (own.human_turns if own else ())
+                self.keys.fold(self.keys.text(t)) for t in (own.view().human_turns if own else ())
                 if not self.instance(t)]
         return got
 
@@ -295,25 +379,13 @@ class _Corpus:
         return "\n".join(kept)
 
 
-def _spoken_pieces(view: Session, keys: Keys) -> Callable[[frozenset[bytes]], list[Sequence[Piece]]]:
-    """How to read the pieces of `view`'s spoken turns a skeleton is learned from
-    (those that may hold one of the shapes asked for)."""
-    return lambda shapes: [k.pieces for t in view.human_turns
-                           if t.origin in _SPOKEN and (k := keys.of(t)).chars >= TEMPLATE_MIN_CHARS
-                           and k.may_hold(shapes)]
+def _spoken_pieces(own: _Own, keys: Keys) -> Callable[[frozenset[bytes]], list[Sequence[Piece]]]:
+    """How to read the pieces of a session's own spoken turns a skeleton is learned
+    from (those that may hold one of the shapes asked for)."""
+    def read(shapes: frozenset[bytes]) -> list[Sequence[Piece]]:
+        keyed = (own.entry.keyed(keys) if own.whole else
+                 [(t.origin, keys.of(t)) for t in own.view().human_turns])
+        return [k.pieces for origin, k in keyed
+                if origin in SPOKEN and k.chars >= TEMPLATE_MIN_CHARS and k.may_hold(shapes)]
 
-
-def _opening(view: Session) -> HumanTurn | None:
-    spoken = [t for t in view.human_turns if t.origin in _SPOKEN]
-    return min(spoken, key=lambda t: (t.at is None, t.at, t.event_index), default=None)
-
-
-def _resume_keys(turn: HumanTurn, keys: Keys) -> list[Hashable]:
-    """`resume._keys` with the turn's text as its digests (`keys.Keys`)."""
-    found: list[Hashable] = []
-    if turn.uuid:
-        found.append(("uuid", turn.uuid, turn.origin, keys.of(turn).flat))
-    if turn.at is not None:
-        # The moment and its offset: equal exactly when the isoformat strings are.
-        found.append(("at", turn.at, turn.at.utcoffset(), keys.of(turn).folded))
-    return found
+    return read

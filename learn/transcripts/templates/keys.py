@@ -13,79 +13,52 @@ Keys are digests (blake2b, 16 bytes): equal keys are equal texts (a collision
 is a 2**-128 chance), and a memory plugin's home holds ~180 MB of turn text
 that would otherwise be held again as keys.
 
-A session the index stored can be judged without its texts: its turns are
-given with empty texts and their stored keys (`Keys.light`,
-`learn.index.indexed_turns.light_view`), and `Keys.text` reads a turn's text
-(the whole session's, once) only when the pass needs it: a repeated prompt's
-words, the varying parts of a template, what a quote may be inside.
+A session the index stored is judged without its texts (`entries`): its
+turns are given with empty texts and their stored keys (`Keys.light`), and
+`Keys.text` reads a turn's text (the whole session's, once) only when the
+pass needs it: a repeated prompt's words, the varying parts of a template,
+what a quote may be inside.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Final
+from collections.abc import Callable, Sequence
 
 import msgspec
 
 from learn.textfold import flatten
-from learn.transcripts.templates.skeleton import (
-    DIGEST_BYTES,
-    TEMPLATE_MIN_CHARS,
-    digest,
-    is_prose,
-    shape_keys,
-)
-from learn.transcripts.view.model import HumanTurn, Session
-
-# Bump when a key below is worked out or stored differently: stored keys of
-# another version are not used (and the index reads such entries again).
-KEYS_VERSION: Final = 1
+from learn.transcripts.templates.skeleton import DIGEST_BYTES, digest, is_prose, shape_keys
+from learn.transcripts.view.model import HumanTurn
 
 
-class TextKeys:
-    """The keys of one text (see the module docstring). Compared by identity:
-    a pass gives each text one object (`Keys`), and caches answers per object."""
+class TextKeys(msgspec.Struct, array_like=True, omit_defaults=True, eq=False, gc=False):
+    """The keys of one text (see the module docstring), stored as they are (msgpack).
+    Compared by identity: a pass gives each text one object (`Keys`), and caches
+    answers per object."""
 
-    __slots__ = (
-        "_lengths",
-        "_pieces",
-        "_shapes",
-        "chars",
-        "flat",
-        "folded",
-        "folded_chars",
-        "prose",
-        "tagged",
-    )
-
-    def __init__(self, chars: int, flat: bytes, folded: bytes, folded_chars: int, prose: bool,
-                 tagged: bool, shapes: bytes, lengths: Sequence[int]) -> None:
-        self.chars = chars  # len(text)
-        self.flat = flat  # digest of flatten(text): a copy of the turn (resume)
-        self.folded = folded  # digest of fold(text): the text repeated word for word
-        self.folded_chars = folded_chars  # len(fold(text))
-        self.prose = prose  # skeleton.is_prose(text)
-        self.tagged = tagged  # opens with a tag (`text.lstrip().startswith("<")`)
-        self._shapes = shapes  # the pieces' shape digests, one after the other
-        self._lengths = lengths  # the pieces' lengths
-        self._pieces: tuple[tuple[bytes, int], ...] | None = None
+    chars: int  # len(text)
+    flat: bytes  # digest of flatten(text): a copy of the turn (resume)
+    folded: bytes  # digest of fold(text): the text repeated word for word
+    folded_chars: int  # len(fold(text))
+    prose: bool  # skeleton.is_prose(text)
+    tagged: bool  # opens with a tag (`text.lstrip().startswith("<")`)
+    shapes: bytes  # the pieces' shape digests, one after the other
+    lengths: list[int]  # the pieces' lengths
+    # `pieces`, once read (never stored: omitted while None, and never set before it is).
+    cached: tuple[tuple[bytes, int], ...] | None = None
 
     @property
     def pieces(self) -> tuple[tuple[bytes, int], ...]:
         """`skeleton.shape_keys(text)`: each piece's shape digest and length."""
-        if self._pieces is None:
-            s, n = self._shapes, DIGEST_BYTES
-            self._pieces = tuple((s[i * n:(i + 1) * n], m) for i, m in enumerate(self._lengths))
-        return self._pieces
+        if self.cached is None:
+            s, n = self.shapes, DIGEST_BYTES
+            self.cached = tuple((s[i * n:(i + 1) * n], m) for i, m in enumerate(self.lengths))
+        return self.cached
 
     def may_hold(self, shapes: frozenset[bytes]) -> bool:
         """False when no piece has one of these shapes (True may be a near miss: a
         digest found across two pieces' bytes; read `pieces` to know)."""
-        return any(s in self._shapes for s in shapes)
-
-    def stored(self) -> tuple[int, bytes, bytes, int, bool, bool, bytes, Sequence[int]]:
-        return (self.chars, self.flat, self.folded, self.folded_chars, self.prose, self.tagged,
-                self._shapes, self._lengths)
+        return any(s in self.shapes for s in shapes)
 
 
 def text_keys(text: str) -> TextKeys:
@@ -97,68 +70,16 @@ def text_keys(text: str) -> TextKeys:
                     [n for _, n in shaped])
 
 
-# A turn as stored: origin, at, event_index, uuid, command, on_branch, then its keys.
-_Turn = tuple[str, str | None, int, str | None, str | None, bool,
-              int, bytes, bytes, int, bool, bool, bytes, list[int]]
-_encoder: Final = msgspec.msgpack.Encoder()
-_decoder: Final = msgspec.msgpack.Decoder(tuple[int, list[_Turn], bytes])
-_SPOKEN: Final = ("typed", "queued")
-
-
-def encode_session_keys(turns: Sequence[HumanTurn], clean: Callable[[str], str]) -> bytes:
-    """`turns` without their texts, each with the keys of its text as `clean` makes it
-    (the index passes `redact`, as for the turns it stores), and the distinct
-    shapes of the spoken ones a skeleton is learned from (`spoken_shapes`)."""
-    keyed = [(t, text_keys(clean(t.text))) for t in turns]
-    return _encoder.encode((KEYS_VERSION, [
-        (t.origin, t.at.isoformat() if t.at is not None else None, t.event_index, t.uuid,
-         clean(t.command) if t.command is not None else None, t.on_branch, *k.stored())
-        for t, k in keyed], b"".join(sorted(spoken_shapes(keyed)))))
-
-
-def spoken_shapes(turns: Iterable[tuple[HumanTurn, TextKeys]]) -> frozenset[bytes]:
-    """The distinct shapes of the typed turns a skeleton is learned from (`skeleton.learn_skeleton`)."""
-    return frozenset(key for t, k in turns if t.origin in _SPOKEN and k.chars >= TEMPLATE_MIN_CHARS
-                     for key, _ in k.pieces)
-
-
-def _decoded(blob: bytes | None) -> tuple[list[_Turn], bytes] | None:
-    if not blob:
-        return None
-    try:
-        version, rows, shapes = _decoder.decode(blob)
-    except msgspec.DecodeError:
-        return None
-    return (rows, shapes) if version == KEYS_VERSION else None
-
-
-def decode_keys(blob: bytes | None) -> list[TextKeys] | None:
-    """The keys `encode_session_keys` stored, per turn; None when none, of another version, or damaged."""
-    got = _decoded(blob)
-    if got is None:
-        return None
-    return [TextKeys(*r[6:]) for r in got[0]]
-
-
-StoredTurn = tuple[str, str | None, int, str | None, str | None, bool]  # origin .. on_branch
-
-
-def decode_turns(blob: bytes | None) -> tuple[list[tuple[StoredTurn, TextKeys]], frozenset[bytes]] | None:
-    """Each stored turn without its text (origin, at, event_index, uuid, command,
-    on_branch) and its keys, and the session's `spoken_shapes`; None as for `decode_keys`."""
-    got = _decoded(blob)
-    if got is None:
-        return None
-    rows, shapes = got
-    n = DIGEST_BYTES
-    return ([((r[0], r[1], r[2], r[3], r[4], r[5]), TextKeys(*r[6:])) for r in rows],
-            frozenset(shapes[i:i + n] for i in range(0, len(shapes), n)))
+def stored(keys: TextKeys) -> TextKeys:
+    """`keys` as the index stores them (without what a pass cached)."""
+    return TextKeys(keys.chars, keys.flat, keys.folded, keys.folded_chars, keys.prose,
+                    keys.tagged, keys.shapes, keys.lengths)
 
 
 class Keys:
     """Each turn's keys and, when asked, its text.
 
-    - `of(turn)`: the turn's keys: stored (`learn`, `light_view`) or worked out
+    - `of(turn)`: the turn's keys: stored (`learn`, `light`) or worked out
       from its text once per text;
     - `text(turn)`: its text, read for a light view's session on first need;
     - `fold(text)`: `textfold.fold`, once per text.
@@ -170,23 +91,10 @@ class Keys:
         self._texts: dict[int, str] = {}  # a light turn's id -> its text, once read
         self._readers: dict[int, tuple[Callable[[], list[str]], tuple[HumanTurn, ...]]] = {}
         self._folds: dict[str, str] = {}
-        self._shapes: dict[int, tuple[Session, frozenset[bytes]]] = {}
 
-    def learn(self, view: Session, blob: bytes | None) -> None:
-        """Take the stored keys (`encode_session_keys`) of `view`'s turns (the same texts,
-        in the same order); nothing when none of this version are stored."""
-        got = decode_turns(blob)
-        if got is None or len(got[0]) != len(view.human_turns):
-            return
-        self._by_text.update((t.text, k) for t, (_, k) in zip(view.human_turns, got[0], strict=True))
-        self._shapes[id(view)] = (view, got[1])
-
-    def spoken_shapes(self, view: Session) -> frozenset[bytes]:
-        """`spoken_shapes` of all of `view`'s turns: as stored, or worked out."""
-        got = self._shapes.get(id(view))
-        if got is not None and got[0] is view:
-            return got[1]
-        return spoken_shapes((t, self.of(t)) for t in view.human_turns)
+    def learn(self, texts: Sequence[str], keys: Sequence[TextKeys]) -> None:
+        """Take stored keys of `texts` (the same order)."""
+        self._by_text.update(zip(texts, keys, strict=True))
 
     def of(self, turn: HumanTurn) -> TextKeys:
         got = self._by_turn.get(id(turn))
@@ -214,15 +122,14 @@ class Keys:
             got = self._texts[id(turn)]
         return got
 
-    def light(self, view: Session, keys: Sequence[TextKeys], shapes: frozenset[bytes],
+    def light(self, turns: tuple[HumanTurn, ...], keys: Sequence[TextKeys],
               read: Callable[[], list[str]]) -> None:
-        """Register `view`'s turns (empty texts) with their stored keys and its stored
-        `spoken_shapes`, and how to read their texts."""
-        entry = (read, view.human_turns)
-        for t, k in zip(view.human_turns, keys, strict=True):
+        """Take `turns` (their texts left empty) with their stored keys, and how to read
+        their texts (all of them, in order) if they are needed."""
+        entry = (read, turns)
+        for t, k in zip(turns, keys, strict=True):
             self._by_turn[id(t)] = k
             self._readers[id(t)] = entry
-        self._shapes[id(view)] = (view, shapes)
 
     def fold(self, text: str) -> str:
         got = self._folds.get(text)

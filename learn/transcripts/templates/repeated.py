@@ -9,7 +9,8 @@ corpus pass (`scripted.machinery`) gives back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -53,43 +54,69 @@ def repeated_prompts(
     keys of each text, `keys.Keys`; compared by the digest of the folded text.)
     """
     keys = keys if keys is not None else Keys()
-    none = keys.of_text("").folded  # what a turn that is not a candidate counts as
     first: dict[bytes, HumanTurn] = {}
-    sessions_of: dict[bytes, set[str]] = {}
-    others: dict[bytes, set[str]] = {}  # sessions with other typed turns, per prompt key
-    per_session: list[tuple[str, list[bytes]]] = []
+    sessions: list[tuple[str, set[bytes], bool]] = []
     for view in views:
-        found: list[bytes] = []
+        long: set[bytes] = set()
+        other = False
         for turn in view.human_turns:
-            if turn.origin not in ("typed", "queued"):
-                found.append(none)
+            got = keys.of(turn) if turn.origin in ("typed", "queued") else None
+            if got is None or got.folded_chars < min_chars:
+                other = True
                 continue
-            got = keys.of(turn)
-            if got.folded_chars < min_chars:
-                found.append(none)
-                continue
-            found.append(got.folded)
+            long.add(got.folded)
             first.setdefault(got.folded, turn)
-            sessions_of.setdefault(got.folded, set()).add(view.id)
-        per_session.append((view.id, found))
-    repeated = {k for k, ids in sessions_of.items() if len(ids) >= min_sessions}
-    if not repeated:
-        return []
-    for session_id, found in per_session:
-        mine = {k for k in found if k in repeated}
-        if any(k not in repeated for k in found):
-            for k in mine:
-                others.setdefault(k, set()).add(session_id)
-    out = [
-        RepeatedPrompt(
-            text=keys.text(first[k]),
-            sessions=len(sessions_of[k]),
-            by_hand=len(others.get(k, ())) >= BY_HAND_SHARE * len(sessions_of[k]),
-        )
-        for k in repeated
-    ]
+        sessions.append((view.id, long, other))
+    return prompts_repeated(sessions, lambda k: keys.text(first[k]), min_sessions=min_sessions)
+
+
+def prompts_repeated(sessions: Iterable[tuple[str, Collection[bytes], bool]],
+                     first_text: Callable[[bytes], str], *,
+                     min_sessions: int = REPEATED_MIN_SESSIONS) -> list[RepeatedPrompt]:
+    """`repeated_prompts` from each session's long typed turns' folded digests and
+    whether it holds any other turn (`first_text`: the first holder's text of a digest)."""
+    out = [RepeatedPrompt(first_text(k), n, by_hand)
+           for k, n, by_hand in repeated_keys(sessions, min_sessions=min_sessions)]
     out.sort(key=lambda p: (-p.sessions, p.text))
     return out
+
+
+def repeated_keys(sessions: Iterable[tuple[str, Collection[bytes], bool]], *,
+                  min_sessions: int = REPEATED_MIN_SESSIONS) -> list[tuple[bytes, int, bool]]:
+    """`prompts_repeated` as (folded digest, sessions, pasted by hand), texts not read."""
+    per_session = list(sessions)
+    if len({sid for sid, _, _ in per_session}) < len(per_session):
+        return _repeated_by_id(per_session, min_sessions)
+    # One entry per session (the corpus pass's own turns): counted, not collected.
+    counts: Counter[bytes] = Counter()
+    for _, long, _ in per_session:
+        counts.update(long)
+    repeated = {k for k, n in counts.items() if n >= min_sessions}
+    if not repeated:
+        return []
+    # Sessions with other typed turns, per prompt: the person was at the keyboard.
+    others: Counter[bytes] = Counter()
+    for _, long, other in per_session:
+        if other or any(k not in repeated for k in long):
+            others.update(repeated.intersection(long))
+    return [(k, counts[k], others[k] >= BY_HAND_SHARE * counts[k]) for k in repeated]
+
+
+def _repeated_by_id(per_session: list[tuple[str, Collection[bytes], bool]],
+                    min_sessions: int) -> list[tuple[bytes, int, bool]]:
+    """`repeated_keys` where one session id is given more than once: its sets joined."""
+    sessions_of: dict[bytes, set[str]] = {}
+    for session_id, long, _ in per_session:
+        for k in long:
+            sessions_of.setdefault(k, set()).add(session_id)
+    repeated = {k for k, ids in sessions_of.items() if len(ids) >= min_sessions}
+    others: dict[bytes, set[str]] = {}
+    for session_id, long, other in per_session:
+        if other or any(k not in repeated for k in long):
+            for k in repeated.intersection(long):
+                others.setdefault(k, set()).add(session_id)
+    return [(k, len(sessions_of[k]), len(others.get(k, ())) >= BY_HAND_SHARE * len(sessions_of[k]))
+            for k in repeated]
 
 
 def with_prompts(fingerprints: Sequence[str], prompts: Sequence[RepeatedPrompt]) -> Fingerprints:

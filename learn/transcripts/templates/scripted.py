@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from learn.transcripts.templates.entries import Entry
 from learn.transcripts.templates.keys import Keys
 from learn.transcripts.templates.repeated import (
     BY_HAND_SHARE as BY_HAND_SHARE,
@@ -74,6 +75,15 @@ def machinery(
     return judge(views, fingerprints, include_programmatic=include_programmatic, keys=keys)
 
 
+def judged_sessions(entries: Sequence[Entry], *, include_programmatic: bool = False,
+                    keys: Keys | None = None) -> list[Session]:
+    """`machinery(...).views` of sessions as the session index stores them
+    (`entries.Entry`): their turns read only where the judgement needs them."""
+    from learn.transcripts.templates import corpus
+
+    return corpus.judged_sessions(entries, include_programmatic=include_programmatic, keys=keys)
+
+
 # A scripted prompt opens its session, so the head of each file is enough to
 # find it when only one session is being shown (`learn show`); the full views
 # are used where the pipeline has them anyway.
@@ -123,17 +133,19 @@ def project_prompts(project: str | None, fingerprints: Sequence[str] = ()) -> li
 
 def without_project_prompts(view: Session, fingerprints: Sequence[str] = (), *,
                             include_programmatic: bool = False,
-                            others: Sequence[Session] | None = None,
+                            others: Sequence[Session | Entry] | None = None,
                             keys: Keys | None = None) -> Session:
     """`view` as a run reads it (`learn show`): judged with the other sessions of
     its project, without the prompts and templates repeated across them.
 
-    `others`: those sessions' views when the caller has them (from the session
-    index, `project_turns.project_turn_views`); else each file's head is read.
+    `others`: those sessions when the caller has them (as the session index
+    stores them, `project_turns.project_turn_views`); else each file's head is read.
     """
     from learn.transcripts.templates.corpus import judge_one
 
+    keys = keys if keys is not None else Keys()
     if others is None:
         others = project_views(view.project, fingerprints, skip=view.path)
-    return judge_one([view, *others], fingerprints, include_programmatic=include_programmatic,
-                     keys=keys)
+    entries = [o if isinstance(o, Entry) else Entry.of(o, keys) for o in others]
+    return judge_one([Entry.of(view, keys), *entries], fingerprints,
+                     include_programmatic=include_programmatic, keys=keys)

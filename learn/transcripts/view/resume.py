@@ -15,7 +15,7 @@ seen in a second session.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -43,19 +43,40 @@ def own_turns(sessions: Sequence[Session],
     (oldest session wins).
 
     Sessions with nothing copied are returned unchanged (the same object).
-    `keys`: a turn's keys (`_keys`, or the same keys with its text as a digest:
-    `templates.scripted.machinery`).
+    `keys`: a turn's keys (`_keys`, or the same keys with its text as a digest).
     """
-    order = sorted(
-        sessions,
-        key=lambda s: (s.started_at or datetime.max.replace(tzinfo=UTC), s.id),
-    )
-    seen: set[Hashable] = set()
-    seen_calls: set[str] = set()
+    first = OwnTurns()
     out: dict[str, Session] = {}
-    for session in order:
+    for session in sorted(sessions, key=lambda s: oldest_first(s.started_at, s.id)):
+        out[session.id] = first.add(session, [keys(turn) for turn in session.human_turns])
+    return out
+
+
+def oldest_first(started_at: datetime | None, session_id: str) -> tuple[datetime, str]:
+    """The order sessions are given to `OwnTurns` in (a session not dated goes last)."""
+    return started_at or datetime.max.replace(tzinfo=UTC), session_id
+
+
+class OwnTurns:
+    """`own_turns` one session at a time, oldest first (`oldest_first`)."""
+
+    def __init__(self) -> None:
+        self._seen: set[Hashable] = set()
+        self._seen_calls: set[str] = set()
+
+    def unseen(self, keys: Collection[Hashable]) -> bool:
+        """For a session with no tool call: True (and its turns' `keys` taken) when none
+        was seen, so all its turns are its own without reading them; else False, and
+        the session is to be given to `add`."""
+        if not self._seen.isdisjoint(keys):
+            return False
+        self._seen.update(keys)
+        return True
+
+    def add(self, session: Session, turn_keys: Sequence[Sequence[Hashable]]) -> Session:
+        """`session` with only what was first seen in it (the same object when all was)."""
+        seen, seen_calls = self._seen, self._seen_calls
         own: list[HumanTurn] = []
-        turn_keys = [keys(turn) for turn in session.human_turns]
         for turn, found in zip(session.human_turns, turn_keys, strict=True):
             if found and any(k in seen for k in found):
                 continue
@@ -69,13 +90,11 @@ def own_turns(sessions: Sequence[Session],
         if (len(own), len(calls), len(failures)) == (
             len(session.human_turns), len(session.tool_calls), len(session.failures)
         ):
-            out[session.id] = session
-            continue
+            return session
         kept = {id(t) for t in (*own, *calls, *failures)}
         timeline = tuple(
             item for item in session.timeline
             if not isinstance(item, HumanTurn | ToolCall | ToolFailure) or id(item) in kept
         )
-        out[session.id] = replace(session, human_turns=tuple(own), timeline=timeline,
-                                  tool_calls=tuple(calls), failures=tuple(failures))
-    return out
+        return replace(session, human_turns=tuple(own), timeline=timeline,
+                       tool_calls=tuple(calls), failures=tuple(failures))
