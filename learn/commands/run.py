@@ -157,8 +157,35 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
                 record: bool, cache_dir: Path | None, embedder: str, out: Path | None,
                 team: bool = False, batch: bool = False, no_batch: bool = False,
                 include_programmatic: bool = False) -> int:
-    from learn.config import ConfigError, load_config
     from learn.lock import LockedError, run_lock
+    from learn.pipeline import RunOptions
+
+    if batch and no_batch and not dry_run:
+        raise UsageProblem("--batch and --no-batch contradict each other; choose one")
+    options = RunOptions(
+        project=None if scope.all_projects else scope.project,
+        all_projects=scope.all_projects,
+        since=scope.since,
+        limit=scope.limit,
+        offline=offline,
+        show_all=show_all,
+        embedder="tfidf" if embedder == "tfidf" else "minilm",
+        batch=batch,
+        include_programmatic=include_programmatic,
+    )
+    from learn.config_defaults import DEFAULT_BACKEND, defaults_apply
+
+    if not (team or dry_run or model) and defaults_apply():
+        # Nothing new since a run that left the store as it found it: that run's
+        # result, from the store; no backend, no plan, no session read again, and
+        # with nothing configured, not even the configuration's models built.
+        from learn.pipeline.warm import config_key, unchanged
+
+        name = None if offline else choose_backend_name(backend or DEFAULT_BACKEND)
+        kept = unchanged(options, config_key(None), name or "offline")
+        if kept is not None:
+            return _unchanged(kept, quiet=quiet, as_json=as_json, out=out)
+    from learn.config import ConfigError, load_config
 
     try:
         config = load_config()
@@ -173,34 +200,13 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         print_plan(scope, config, as_json=as_json)
         return 0
 
-    if batch and no_batch:
-        raise UsageProblem("--batch and --no-batch contradict each other; choose one")
-    from learn.pipeline import RunOptions
-
-    options = RunOptions(
-        project=None if scope.all_projects else scope.project,
-        all_projects=scope.all_projects,
-        since=scope.since,
-        limit=scope.limit,
-        offline=offline,
-        show_all=show_all,
-        embedder="tfidf" if embedder == "tfidf" else "minilm",
-        batch=batch,
-        include_programmatic=include_programmatic,
-    )
     name = None if offline else choose_backend_name(backend or config.backend.name)
-    if not team:
-        # Nothing new since a run that left the store as it found it: that run's
-        # result, from the store; no backend, no plan, no session read again.
-        from learn.pipeline.warm import unchanged
+    if not team and (model or not defaults_apply()):
+        from learn.pipeline.warm import config_key, unchanged
 
-        kept = unchanged(options, config, name or "offline")
+        kept = unchanged(options, config_key(config), name or "offline")
         if kept is not None:
-            if not quiet:
-                click.echo(f"learn: nothing new since the run of {kept.extra['unchanged_since']}: "
-                           "its result, from the store (no session read again, no model "
-                           "called)", err=True)
-            return _report(kept, as_json=as_json, out=out)
+            return _unchanged(kept, quiet=quiet, as_json=as_json, out=out)
     model_backend = None
     if name is not None:
         model_backend = build_backend(name, record=record, cache_dir=cache_dir, config=config)
@@ -230,6 +236,13 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
     except LockedError as exc:
         click.echo(f"learn: {exc}", err=True)
         return 2
+    return _report(result, as_json=as_json, out=out)
+
+
+def _unchanged(result: Any, *, quiet: bool, as_json: bool, out: Path | None) -> int:
+    if not quiet:
+        click.echo(f"learn: nothing new since the run of {result.extra['unchanged_since']}: "
+                   "its result, from the store (no session read again, no model called)", err=True)
     return _report(result, as_json=as_json, out=out)
 
 

@@ -95,7 +95,8 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
                          or result.usage.sessions_failed or mined.incomplete)
             warm.remember(options, store, run_id=run_id, state_before=state_before, result=result,
                           clean=clean, inputs=warm.inputs_key(
-                              options, config, meter.name if meter is not None else "offline",
+                              options, warm.config_key(config),
+                              meter.name if meter is not None else "offline",
                               read.files, read.entries))
     return result
 

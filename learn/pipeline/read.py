@@ -10,12 +10,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from learn.config import Config
 from learn.pipeline.types import Clock, Progress, RunOptions, Trace
 from learn.records.candidate import MinedCandidate
 from learn.textfold import fold
 
 if TYPE_CHECKING:
+    from learn.config import Config
     from learn.store.session_index import IndexRow, SessionIndex
     from learn.transcripts.files.discover import Discovery, SessionFile
     from learn.transcripts.templates.keys import Keys

@@ -64,9 +64,32 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
-def inputs_key(options: RunOptions, config: Config, backend: str,
+def config_key(config: Config | None) -> str:
+    """The configuration as text: its every setting; with no config file and no
+    override to check, the defaults and the overrides taken as given, so a run with
+    nothing new need not build the configuration's models (pydantic) to know it."""
+    from learn.config_defaults import defaults_apply, defaults_key
+
+    if defaults_apply():
+        import learn
+
+        defaults = f"{learn.__version__} {defaults_key()}"
+        if config is None:
+            return defaults
+        from learn.config import load_config
+
+        if config == load_config():  # not changed by a flag (--model)
+            return defaults
+    if config is None:
+        from learn.config import load_config
+
+        config = load_config()
+    return config.model_dump_json()
+
+
+def inputs_key(options: RunOptions, config: str, backend: str,
                files: Sequence[SessionFile], rows: dict[str, IndexRow | None]) -> str:
-    """What a run of `options` reads besides the store, as one key.
+    """What a run of `options` reads besides the store, as one key (`config`: `config_key`).
 
     `rows`: each file's session-index entry as the run read it (None: not read);
     its size, mtime and inode are the file's then, its version and context
@@ -80,8 +103,7 @@ def inputs_key(options: RunOptions, config: Config, backend: str,
     # Batching only changes how what is not cached is mined: a run answered again has none.
     settings = {k: v for k, v in asdict(options).items()
                 if k not in ("since", "store_path", "batch", "collect_only")}
-    h.update(json.dumps([WARM_VERSION, entry_version(), RENDER_VERSION, backend,
-                         json.loads(config.model_dump_json()), settings],
+    h.update(json.dumps([WARM_VERSION, entry_version(), RENDER_VERSION, backend, config, settings],
                         sort_keys=True, default=str).encode())
     for f in files:
         row = rows.get(str(f.path))
@@ -113,9 +135,9 @@ def _read_also(options: RunOptions, files: Sequence[SessionFile]) -> list[Path]:
     return sorted(set(out), key=str)
 
 
-def unchanged(options: RunOptions, config: Config, backend: str) -> RunResult | None:
+def unchanged(options: RunOptions, config: str, backend: str) -> RunResult | None:
     """The stored result of the last run of this scope when nothing it read changed
-    since, None when anything did (or nothing is remembered)."""
+    since, None when anything did (or nothing is remembered). `config`: `config_key`."""
     record = _load().get(scope_key(options))
     if not isinstance(record, dict) or options.collect_only:
         return None
