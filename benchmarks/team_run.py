@@ -45,7 +45,8 @@ def texts_for(labels: int, wordings: int) -> list[tuple[str, int, str]]:
             for r in range(labels) for w in range(wordings)]
 
 
-def shared(args: argparse.Namespace, people: int, sessions: int) -> list[Any]:
+def shared(args: argparse.Namespace, authors: list[str], sessions: int) -> list[Any]:
+    """Each person's rows under their author id (their member role)."""
     from learn.store.team import SharedCandidate
 
     rng = np.random.default_rng(0)
@@ -53,12 +54,12 @@ def shared(args: argparse.Namespace, people: int, sessions: int) -> list[Any]:
     weights = 1.0 / np.arange(1, len(texts) + 1) ** 0.8
     weights /= weights.sum()
     rows = []
-    for p in range(people):
+    for p, author in enumerate(authors):
         for s in range(sessions):
             for i in rng.choice(len(texts), size=args.per_session, replace=False, p=weights):
                 kind, _rule, text = texts[int(i)]
                 rows.append(SharedCandidate(
-                    author=f"p{p:02d}", session_hash=f"p{p:02d}-s{s:04d}", kind=kind, label=None,
+                    author=author, session_hash=f"p{p:02d}-s{s:04d}", kind=kind, label=None,
                     quote=text, occurred_at=f"2026-01-{1 + s % 28:02d}T00:00:00+00:00",
                     project_remote=REMOTE))
     return rows
@@ -141,17 +142,22 @@ def measure(admin: str, name: str, args: argparse.Namespace, people: int, sessio
     from learn.store import open_store
 
     url = fresh_db(admin, name)
-    rows = shared(args, people, sessions)
-    with open_store(url) as store:
-        t0 = time.perf_counter()
-        store.team.share(rows)
-        shared_s = time.perf_counter() - t0
+    from _team_db import team_members  # as `learn team init` sets a team up
+
+    made = team_members(url, *(f"p{p:02d}" for p in range(people)))
+    members = [made[f"p{p:02d}"] for p in range(people)]
+    rows = shared(args, [role for role, _ in members], sessions)
+    t0 = time.perf_counter()
+    for role, member_url in members:  # each person shares through their own role
+        with open_store(member_url) as store:
+            store.team.share([r for r in rows if r.author == role])
+    shared_s = time.perf_counter() - t0
     root = Path(tempfile.mkdtemp(prefix="learn-bench-repo-"))
-    out = team_run(url, root, backend, profile)
+    out = team_run(members[0][1], root, backend, profile)
     # One person forgets after the run: their rows and everything derived from them.
-    with open_store(url) as store:
+    with open_store(members[0][1]) as store:
         t0 = time.perf_counter()
-        store.team.forget(rows[0].author)
+        store.team.forget(members[0][0])
         forget_s = time.perf_counter() - t0
     out.update(candidates=len(rows), share_s=shared_s, forget_s=forget_s, url=url)
     return out

@@ -20,7 +20,8 @@ a new database on the server of --url, dropped afterwards), and prints them side
 by side with a bare round trip (SELECT 1) on each as the baseline. Model calls
 are not part of it: this is the store's share of a team run.
 
-Each person's author id is their session ids' prefix ("p07").
+Each person's author id is their session ids' prefix ("p07"); on PostgreSQL they
+are listed in team_members, as `learn team init` lists members (no roles are made).
 """
 
 from __future__ import annotations
@@ -173,6 +174,12 @@ def run(target: Path | str, sessions: dict[str, list[CandidateRow]], corpus: dic
             for c in tables.candidates()
         ]
         out["share every candidate, s"] = timed(lambda: store.team.share(shared))[0]
+        if store.backend == "postgresql":
+            # A PostgreSQL team counts the rows of its members only: list the authors
+            # as `learn team init` would (this measures the store's SQL, not roles).
+            store.ledger.executemany("INSERT INTO team_members (role, name, added_at) "
+                                     "VALUES ($1, $1, 'bench') ON CONFLICT DO NOTHING",
+                                     [(a,) for a in sorted({r.author for r in shared})])
         t, counts = timed(lambda: store.team.team_counts(remote, min_people=2, min_sessions=2))
         out["count people+sessions per label, ms"] = 1e3 * t
         out["labels said by >= 2 people"] = float(len(counts))

@@ -103,12 +103,15 @@ class StoreConfig(_Section):
 
 class TeamConfig(_Section):
     # Sharing is opt-in per project: `learn share` sends only candidates of the
-    # projects listed here, to database_url, under the author id chosen here.
+    # projects listed here, to database_url: on PostgreSQL as the member role in
+    # that URL (`learn team init` makes it), into a SQLite team file under the
+    # author id chosen here.
     database_url: str | None = None
     author: str | None = None
     projects: list[Path] = Field(default_factory=list)
-    # Whether your author id may be shown next to team proposals (carried with
-    # each shared row); by default a team run shows only how many people.
+    # Whether your name (the admin's name for you; a SQLite file's author id) may
+    # be shown next to team proposals (carried with each shared row); by default
+    # a team run shows only how many people.
     show_name: bool = False
     # `learn run --team` proposes what at least min_people people said, in at
     # least min_sessions distinct sessions between them.

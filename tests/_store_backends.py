@@ -11,9 +11,11 @@ started, PostgreSQL tests skip and say why.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -95,3 +97,39 @@ def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
         return tmp_path / "data" / "feedback.db"
     url: str = request.getfixturevalue("pg_url")
     return url
+
+
+@contextlib.contextmanager
+def own_server(**settings: str) -> Iterator[tuple[str, Path]]:
+    """A PostgreSQL server of the test's own (pgserver), started with `settings`
+    (ALTER SYSTEM, then a reload) and password authentication (SCRAM) for every
+    role but its superuser: (the superuser's URL, the server's log file). Skips
+    when pgserver cannot start one (LEARN_TEST_DATABASE_URL names a server whose
+    log this test cannot read)."""
+    import warnings
+
+    import psycopg
+
+    if os.environ.get("LEARN_TEST_DATABASE_URL"):
+        pytest.skip("a server of the test's own needs pgserver")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+    # Directly under the temp dir, as _start's: the server runs as another user
+    # when the tests run as root, and pytest's tmp_path is private to root.
+    pgdata = Path(tempfile.mkdtemp(prefix="learn-pgtest-own-"))
+    with pgserver.get_server(pgdata, cleanup_mode="delete") as server:
+        url = str(server.get_uri())
+        hba = pgdata / "pg_hba.conf"
+        hba.write_text("local all postgres trust\nlocal all all scram-sha-256\n" + hba.read_text())
+        with psycopg.connect(url, autocommit=True) as conn:
+            for name, value in settings.items():
+                conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+            conn.execute("SELECT pg_reload_conf()")
+        for _ in range(100):  # the reload is a signal: wait until a new session sees it
+            with psycopg.connect(url, autocommit=True) as conn:
+                now = {n: conn.execute(f"SHOW {n}").fetchone() for n in settings}
+            if all(now[n] == (v,) for n, v in settings.items()):
+                break
+            time.sleep(0.05)
+        yield url, server.log

@@ -23,7 +23,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vector index", ("pg_vectors", "vectors")),
     ("ledger", ("core", "feedback")),
     ("tables", ("label_tables", "run_table", "scan_tables", "shown_table", "proposals",
-                "verdict_table", "team_forget", "team", "pg_team", "session_index", "mine_batches")),
+                "verdict_table", "pg_team", "pg_members", "team_forget", "team", "session_index",
+                "mine_batches")),
     ("API", ("api", "runs")),
     ("package", ("__init__",)),
 )

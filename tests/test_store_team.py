@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _team_db import team_database
+from _team_db import roles, team_database
 from click.testing import CliRunner, Result
 
 from evals.builder import ClaudeSession
@@ -155,15 +155,16 @@ def test_nothing_but_the_listed_fields_reaches_the_team_store(tmp_path: Path, pg
     # the identity is the database role, not the name in the config
     assert f"shared 2 candidates of {REPO_ID} as ana" in result.output
 
+    ana = roles(pg_url)["ana"]
     with FeedbackStore.open(pg_url) as team:
         rows = team.sql("SELECT * FROM team_candidates ORDER BY kind")
         assert set(rows[0]) == {"id", *SHARED_FIELDS, "text_hash", "shared_at"}
         assert [(r["author"], r["kind"], r["label"], r["quote"], r["evidence"]) for r in rows] == [
-            ("ana", "directive", "use-staging-db",
+            (ana, "directive", "use-staging-db",
              "use the staging database, key [REDACTED:anthropic-key]", None),
-            ("ana", "fix", None, FAILED, f'["{STEP}"]'),
+            (ana, "fix", None, FAILED, f'["{STEP}"]'),
         ]
-        assert {r["session_hash"] for r in rows} == {session_hash(SESSION, "ana")}
+        assert {r["session_hash"] for r in rows} == {session_hash(SESSION, ana)}
         assert {r["project_remote"] for r in rows} == {REPO_ID}
         # only the team tables hold rows: no ledger, runs, sessions or local candidates
         for table in ("feedback_events", "candidates", "sessions_scanned", "runs", "files"):
@@ -210,17 +211,22 @@ def test_forget_removes_only_the_connected_persons_rows(tmp_path: Path, pg_url: 
     assert result.exit_code == 0 and "forgot 2 shared candidates of ana" in result.output
     with FeedbackStore.open(pg_url) as team:
         rows: list[dict[str, Any]] = team.sql("SELECT DISTINCT author FROM team_candidates")
-    assert rows == [{"author": "bo"}]
+    assert rows == [{"author": roles(pg_url)["bo"]}]
 
 
-def test_sharing_into_a_store_without_roles_warns_that_nobody_is_protected(
+def test_a_postgresql_store_no_team_init_set_up_is_refused_and_a_sqlite_one_warns(
     tmp_path: Path, pg_url: str
 ) -> None:
     project = _git_project(tmp_path / "app")
     _local_candidates(project, _git_project(tmp_path / "other"))
+    FeedbackStore.open(pg_url).close()  # migrated, but no roles: anyone could be anyone
     _config(project, pg_url)
     bare = _share("--project", str(project))
-    assert bare.exit_code == 0 and "does not protect its people" in bare.stderr
+    assert bare.exit_code == 2 and "is not set up for a team" in bare.output
+    assert "learn team init" in bare.output and len(bare.output.strip().splitlines()) == 1
+    _config(project, str(tmp_path / "team.db"))
+    sqlite = _share("--project", str(project))
+    assert sqlite.exit_code == 0 and "protects no one" in sqlite.stderr
     urls = team_database(pg_url, "ana")
     _config(project, urls["ana"])
     guarded = _share("--project", str(project))
@@ -296,28 +302,47 @@ def test_doctor_checks_the_database_url(pg_url: str) -> None:
 def test_team_counts_people_and_sessions_and_forgetting_drops_what_only_they_said(
     store_target: Path | str,
 ) -> None:
+    """Each person shares through their own connection (on PostgreSQL their member
+    role: the author is the login role); a SQLite team store takes the author ids."""
     from learn.store.team import SharedCandidate, TeamCount
 
     remote = REPO_ID
+    people = ("ana", "bo", "cy", "dee")
+    if isinstance(store_target, str):
+        from _team_db import team_members
 
-    def said(author: str, session: str, label: str) -> SharedCandidate:
-        return SharedCandidate(author=author, session_hash=session_hash(session, author),
-                               kind="directive", label=label, quote=f"{label} ({author})",
+        made = team_members(store_target, *people)
+        where = {n: url for n, (_, url) in made.items()}
+        author = {n: role for n, (role, _) in made.items()}
+    else:
+        where = dict.fromkeys(people, str(store_target))
+        author = {n: n for n in people}
+
+    def said(who: str, session: str, label: str, project: str = remote) -> SharedCandidate:
+        a = author[who]
+        return SharedCandidate(author=a, session_hash=session_hash(session, a),
+                               kind="directive", label=label, quote=f"{label} ({who})",
                                occurred_at=f"2026-02-0{session}T00:00:00+00:00",
-                               project_remote=remote)
+                               project_remote=project)
 
-    with open_store(store_target) as store:
+    def share(who: str, *rows: SharedCandidate) -> None:
+        with open_store(where[who]) as store:
+            store.team.share(rows)
+
+    share("ana", said("ana", "1", "staging-db"), said("ana", "2", "staging-db"))
+    share("bo", said("bo", "3", "staging-db"), said("bo", "6", "tabs-elsewhere"))
+    share("cy", said("cy", "4", "tabs"), said("cy", "5", "tabs"))
+    share("dee", said("dee", "1", "staging-db", "github.com/other/repo"))
+    with open_store(where["ana"]) as store:
         team = store.team
-        team.share([said("ana", "1", "staging-db"), said("ana", "2", "staging-db"),
-                     said("bo", "3", "staging-db"), said("cy", "4", "tabs"),
-                     said("cy", "5", "tabs"), said("bo", "6", "tabs-elsewhere")])
-        team.share([SharedCandidate("dee", session_hash("d1", "dee"), "directive", "staging-db",
-                                     "x", None, "github.com/other/repo")])
         assert team.team_counts(remote) == [
             TeamCount("directive", "staging-db", people=2, sessions=3,
                       last_seen="2026-02-03T00:00:00+00:00")]
         assert [c.label for c in team.team_counts(remote, min_people=1)] == ["staging-db", "tabs"]
-        team.forget("bo")
+    with open_store(where["bo"]) as store:
+        assert store.team.forget(author["bo"]) == 2
+    with open_store(where["ana"]) as store:
+        team = store.team
         assert team.team_counts(remote) == []
         assert [(c.label, c.people, c.sessions) for c in team.team_counts(remote, min_people=1)
                 ] == [("staging-db", 1, 2), ("tabs", 1, 2)]

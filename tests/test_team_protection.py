@@ -148,10 +148,12 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
 
+    from _team_db import printed_urls, roles
+
     init = _learn("team", "init", "--admin-url", pg_url, *[f"--member={n}" for n in CLONES])
-    urls = {m.group(2): m.group(1) for m in
-            re.finditer(r'^database_url = "(postgresql://(\w+):[^"]+)"$', init, re.MULTILINE)}
+    urls = printed_urls(init)
     assert set(urls) == set(CLONES)
+    role = roles(pg_url)
     apps = {name: _person(tmp_path, name, urls[name], monkeypatch) for name in CLONES}
     for name, app in apps.items():
         monkeypatch.setenv("HOME", str(tmp_path / name))
@@ -163,7 +165,7 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
         assert admin.sql("SELECT quote, evidence FROM team_candidates WHERE kind = 'fix'") == [
             {"quote": DORA_FIX[0], "evidence": f'["{DORA_FIX[1]}"]'}]
 
-    _assert_members_cannot_touch_each_other(urls, apps, tmp_path, monkeypatch)
+    _assert_members_cannot_touch_each_other(urls, role, apps, tmp_path, monkeypatch)
 
     answer = responder(_gold())
     with FakeAnthropicServer(responder=lambda req: answer(req.body)) as fake:
@@ -196,17 +198,18 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
                              (f"directive:{STAGING}",))
             # the oracle's rule was ana's words: the label stands in for it
             assert kept == [{"summary": "use staging database"}]
+            dora = (role["dora"],)
             dora_hashes = {r["text_hash"] for r in admin.sql(
-                "SELECT text_hash FROM team_candidates WHERE author = 'dora'")}
+                "SELECT text_hash FROM team_candidates WHERE author = $1", dora)}
             others = admin.sql("SELECT author, kind, quote, session_hash FROM team_candidates "
-                               "WHERE author <> 'dora' ORDER BY author, quote")
+                               "WHERE author <> $1 ORDER BY author, quote", dora)
             other_cache = admin.sql("SELECT text_hash FROM embedding_cache WHERE text_hash "
                                     "IN (SELECT text_hash FROM team_candidates "
-                                    "WHERE author <> 'dora') ORDER BY text_hash")
+                                    "WHERE author <> $1) ORDER BY text_hash", dora)
             assert len(other_cache) == 6
             examples_before = admin.sql("SELECT COUNT(*) AS n FROM label_examples")[0]["n"]
             assert admin.sql("SELECT COUNT(*) AS n FROM embedding_cache WHERE text_hash IN "
-                             "(SELECT text_hash FROM team_candidates WHERE author = 'dora')"
+                             "(SELECT text_hash FROM team_candidates WHERE author = $1)", dora
                              )[0]["n"] == 3
 
         # dora forgets (with a config naming ana as author: her role decides).
@@ -240,6 +243,8 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
             assert text not in every
         for trace in ("nvm use 20", '"dora"', "'dora'", *dora_hashes):
             assert trace not in every, trace
+        # she is still a member (her role is listed there, and only there)
+        assert {t for t, _, v in _text_values(pg_url) if role["dora"] in v} == {"team_members"}
 
         # The next team run reflects it: three people, and no changelog proposal; the
         # verdict of what only others said is reused as it was.
@@ -255,7 +260,8 @@ def test_four_people_one_repository_forget_and_each_protected_by_postgresql(
 
 
 def _assert_members_cannot_touch_each_other(
-    urls: dict[str, str], apps: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    urls: dict[str, str], role: dict[str, str], apps: dict[str, Path], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import psycopg
     from psycopg import errors
@@ -270,9 +276,10 @@ def _assert_members_cannot_touch_each_other(
     assert ana_rows == 3
     with psycopg.connect(urls["bo"], autocommit=True) as bo:
         # bo sees and can change only his own rows in the table...
-        assert bo.execute("SELECT DISTINCT author FROM team_candidates").fetchall() == [("bo",)]
-        assert bo.execute("DELETE FROM team_candidates WHERE author = 'ana'").rowcount == 0
-        assert bo.execute("UPDATE team_candidates SET quote = 'x' WHERE author <> 'bo'"
+        ana, bo_ = role["ana"], role["bo"]
+        assert bo.execute("SELECT DISTINCT author FROM team_candidates").fetchall() == [(bo_,)]
+        assert bo.execute(f"DELETE FROM team_candidates WHERE author = '{ana}'").rowcount == 0
+        assert bo.execute(f"UPDATE team_candidates SET quote = 'x' WHERE author <> '{bo_}'"
                           ).rowcount == 0
         # ...reads everyone's through team_shared, named only where they chose it...
         names = {r[0] for r in bo.execute("SELECT DISTINCT name FROM team_shared")}
@@ -281,8 +288,8 @@ def _assert_members_cannot_touch_each_other(
         # ...and cannot forge, drop, alter, create, read the salt or become someone else.
         refused = [
             "INSERT INTO team_candidates (author, session_hash, kind, quote, text_hash, "
-            "project_remote, shared_at) VALUES ('ana', 'h', 'directive', 'forged', 'h', 'r', 't')",
-            "UPDATE team_candidates SET author = 'ana' WHERE author = 'bo'",
+            f"project_remote, shared_at) VALUES ('{ana}', 'h', 'directive', 'forged', 'h', 'r', 't')",
+            f"UPDATE team_candidates SET author = '{ana}' WHERE author = '{bo_}'",
             "DROP TABLE team_candidates",
             "ALTER TABLE team_candidates DISABLE ROW LEVEL SECURITY",
             "ALTER TABLE verdicts ADD COLUMN x TEXT",
@@ -293,7 +300,8 @@ def _assert_members_cannot_touch_each_other(
             "TRUNCATE team_candidates",
             "UPDATE vector_tables SET table_name = 'team_candidates'",
             "INSERT INTO vector_tables VALUES ('label', 'x', 3, 'team_settings')",
-            "SET ROLE ana",
+            f"SET ROLE {ana}",
+            "SELECT * FROM team_members",
         ]
         for sql in refused:
             with pytest.raises(errors.Error):
@@ -320,8 +328,16 @@ def test_strip_quotes_cuts_runs_of_a_quote_and_keeps_the_rest() -> None:
 
 
 def test_team_init_refuses_a_bad_member_name_and_a_sqlite_target(pg_url: str) -> None:
-    bad = CliRunner().invoke(cli, ["team", "init", "--admin-url", pg_url, "--member", "Robert'); --"])
-    assert bad.exit_code == 2 and "not a usable role name" in bad.output
+    from _team_db import roles
+
+    for name in ("", "two\nlines", "x" * 65):
+        bad = CliRunner().invoke(cli, ["team", "init", "--admin-url", pg_url, "--member", name])
+        assert bad.exit_code == 2 and "not a usable member name" in bad.output
+    # A name is data, never SQL: quotes and all, it is the name, and the role is opaque.
+    odd = _learn("team", "init", "--admin-url", pg_url, "--member", "Robert'); --")
+    (role,) = roles(pg_url).values()
+    assert roles(pg_url) == {"Robert'); --": role} and re.fullmatch(r"learn_m_[0-9a-f]{12}", role)
+    assert f"# Robert'); --: member role {role}," in odd
     sqlite = CliRunner().invoke(cli, ["team", "init", "--admin-url", "/tmp/x.db"])
     assert sqlite.exit_code == 2 and "PostgreSQL" in sqlite.output
 
@@ -329,10 +345,11 @@ def test_team_init_refuses_a_bad_member_name_and_a_sqlite_target(pg_url: str) ->
 
 def test_a_member_of_one_team_cannot_open_another_teams_database(pg_url: str) -> None:
     """Roles are cluster-wide: each database has its own team role, and PUBLIC may
-    not connect, so a member of one team is refused by another team's database."""
+    not connect, so a member of one team is refused by another team's database. A
+    person on two teams has a role (and a password) per team: nothing links them."""
     import psycopg
     from _store_backends import admin_url, with_database
-    from _team_db import team_database
+    from _team_db import printed_urls, roles, team_database
 
     other = with_database(admin_url(), "learn_other_team_db")
     with psycopg.connect(admin_url(), autocommit=True) as conn:
@@ -342,14 +359,18 @@ def test_a_member_of_one_team_cannot_open_another_teams_database(pg_url: str) ->
         ours = team_database(pg_url, "eve")
         theirs = team_database(other, "fay")
         with psycopg.connect(ours["eve"]) as conn:
-            assert conn.execute("SELECT current_user").fetchone() == ("eve",)
+            assert conn.execute("SELECT current_user").fetchone() == (roles(pg_url)["eve"],)
         with pytest.raises(psycopg.OperationalError, match="permission denied"):
             psycopg.connect(with_database(ours["eve"], "learn_other_team_db")).close()
-        added = _learn("team", "add-member", "--admin-url", other, "eve")
-        assert "password is unchanged" in added
-        # now a member of both, by the admin's choice, with the password she had
-        with psycopg.connect(with_database(ours["eve"], "learn_other_team_db")) as conn:
-            assert conn.execute("SELECT current_user").fetchone() == ("eve",)
+        added = printed_urls(_learn("team", "add-member", "--admin-url", other, "eve"))
+        assert roles(other)["eve"] != roles(pg_url)["eve"]
+        with psycopg.connect(added["eve"]) as conn:
+            assert conn.execute("SELECT current_user").fetchone() == (roles(other)["eve"],)
+        with pytest.raises(psycopg.OperationalError, match="permission denied"):
+            psycopg.connect(with_database(ours["eve"], "learn_other_team_db")).close()
+        # added again: already a member, the same role, the password unchanged
+        again = _learn("team", "add-member", "--admin-url", other, "eve")
+        assert "already a member" in again and "database_url" not in again
         assert theirs
     finally:
         with psycopg.connect(admin_url(), autocommit=True) as conn:
@@ -366,11 +387,11 @@ def test_a_member_cannot_migrate_the_team_schema_and_is_told_who_can(
     urls = team_database(pg_url, "gus")
     # init again (a newer learn, another member): the same database, nothing lost
     again = _learn("team", "init", "--admin-url", pg_url, "--member", "hal")
-    assert 'database_url = "postgresql://hal:' in again
+    assert 'database_url = "postgresql://learn_m_' in again and "# hal: member role" in again
     import psycopg
 
     with psycopg.connect(urls["gus"]) as conn:
-        assert conn.execute("SELECT current_user").fetchone() == ("gus",)
+        assert conn.execute("SELECT name FROM team_me").fetchone() == ("gus",)
     with FeedbackStore.open(pg_url) as admin:  # as if a newer learn had a step to apply
         admin.execute("DELETE FROM _migrations WHERE name = '0014_team_protection'")
     with pytest.raises(SchemaMismatchError, match="ask the team admin to run `learn team init`"):

@@ -174,7 +174,8 @@ def test_people_are_counted_per_group_and_names_only_of_those_who_chose() -> Non
     sessions, authors = team_sessions(rows)
     assert [s.session_id for s in sessions] == ["h1", "h2", "h3", "h1:3"]
     assert authors == {"h1": "p-ana", "h2": "p-ana", "h3": "p-bo", "h1:3": "p-bo"}
-    assert sessions[0] == SessionCandidates("h1", "team", REMOTE, "2026-11-01",
+    # no project folder: the repository is the team run's own (its `projects`)
+    assert sessions[0] == SessionCandidates("h1", "team", None, "2026-11-01",
                                             (MinedCandidate("directive", "use staging"),))
 
     def group(*sids: str) -> Proposal:

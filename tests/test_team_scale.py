@@ -26,8 +26,10 @@ RULES = 12
 WORDINGS = 3
 
 
-def _rows() -> list[SharedCandidate]:
-    """8 people x 12 sessions x 3 candidates = 288 rows over 36 distinct texts."""
+def _rows(author: dict[str, str] | None = None) -> list[SharedCandidate]:
+    """8 people x 12 sessions x 3 candidates = 288 rows over 36 distinct texts (each
+    person's author id their role in `author`)."""
+    author = author or {f"p{p}": f"p{p}" for p in range(8)}
     texts = [f"wording {w} of rule {r}: keep it the same way"
              for r in range(RULES) for w in range(WORDINGS)]
     rows = []
@@ -35,7 +37,8 @@ def _rows() -> list[SharedCandidate]:
         for s in range(12):
             for j in range(3):
                 rows.append(SharedCandidate(
-                    author=f"p{p}", session_hash=f"p{p}-s{s}", kind="directive", label=None,
+                    author=author[f"p{p}"], session_hash=f"p{p}-s{s}", kind="directive",
+                    label=None,
                     quote=texts[(p * 7 + s * 3 + j * 11) % len(texts)],
                     occurred_at=f"2026-01-{1 + s:02d}T00:00:00+00:00", project_remote=REMOTE))
     return rows
@@ -53,13 +56,17 @@ def _gold() -> Gold:
 def test_team_run_looks_labels_up_by_pgvector_knn_and_embeds_each_text_once(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from _team_db import team_members
+
     import learn.store.pg_vectors as pg_vectors
     from learn.reduce.stored import CachedEmbedder
 
-    rows = _rows()
+    made = team_members(pg_url, *(f"p{p}" for p in range(8)))
+    rows = _rows({name: role for name, (role, _) in made.items()})
     assert len(rows) == 288
-    with open_store(pg_url) as store:
-        store.team.share(rows)
+    for _, (role, url) in made.items():  # each person through their own role
+        with open_store(url) as store:
+            store.team.share([r for r in rows if r.author == role])
 
     knn_calls: list[str] = []
     real_knn = pg_vectors.knn
@@ -84,7 +91,7 @@ def test_team_run_looks_labels_up_by_pgvector_knn_and_embeds_each_text_once(
 
     answer = responder(_gold())
     config = Config()
-    config.team.database_url = pg_url
+    config.team.database_url = made["p0"][1]  # a member runs the team run
     with FakeAnthropicServer(responder=lambda req: answer(req.body)) as fake:
         first = run_team(tmp_path, REMOTE, config,
                          backend=AnthropicBackend(api_key="k", base_url=fake.base_url),

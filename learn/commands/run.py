@@ -308,7 +308,12 @@ def _team_result(scope: Scope, config: Any, model_backend: Any, embedder: str) -
     remote = remote_url(root)
     if remote is None:
         raise UsageProblem(f"{root} has no git remote 'origin': a team run groups by the repository")
-    return run_team(root, remote, config, backend=model_backend, embedder=embedder)
+    from learn.store.pg_team import TeamAccessError
+
+    try:
+        return run_team(root, remote, config, backend=model_backend, embedder=embedder)
+    except TeamAccessError as exc:
+        raise UsageProblem(str(exc)) from exc
 
 
 def _offer_batch(scope: Scope, config: Any, yes: bool) -> bool:

@@ -1,9 +1,10 @@
 """`learn share`: send this project's verified, redacted candidates to the team store.
 
 Opt-in per project: the project must be listed in the config's `[team] projects`,
-and `[team] database_url` says where. On PostgreSQL your identity is the database
-role in that URL (`learn team init` prints one per person); a SQLite team store
-takes `[team] author`. What is sent is exactly what `--dry-run` prints
+and `[team] database_url` says where. On PostgreSQL your identity is the member
+role in that URL (`learn team init` prints one per person); the admin's URL, a
+superuser's or any role init did not set up is refused in one line. A SQLite
+team store takes `[team] author`. What is sent is exactly what `--dry-run` prints
 (learn.reduce.sharing.shareable): quote, kind, label, a hash of the session id, when,
 the repository's identity, the author; a fix only as the commands that ran.
 `--forget` deletes everything you shared and what team runs derived from it.
@@ -44,17 +45,16 @@ def _fail(message: str) -> None:
     sys.exit(2)
 
 
-def _who(team: TeamConfig) -> str:
-    """The identity rows are shared under: the database role on PostgreSQL."""
+def _who(team: TeamConfig) -> tuple[str, str]:
+    """(author id, name to show) rows are shared under: a member's login role on
+    PostgreSQL (learn.store.team.TeamTable.member refuses anyone else), the
+    configured author on a SQLite team store."""
     from learn.store import open_store
-    from learn.store.postgres import is_database_url
 
-    if team.database_url and is_database_url(team.database_url):
-        with open_store(team.database_url) as store:
-            return store.team.identity(team.author)
-    if not team.author:
-        raise ValueError("set [team] author in the config: the id your shared rows carry")
-    return team.author
+    assert team.database_url
+    with open_store(team.database_url) as store:
+        me = store.team.member(team.author)
+    return me.role, me.name
 
 
 @click.command(name="share")
@@ -81,12 +81,12 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
 
         try:
             with open_store(team.database_url) as store:
-                who = store.team.identity(team.author)
-                n = store.team.forget(who)
+                me = store.team.member(team.author)
+                n = store.team.forget(me.role)
         except (StoreError, ValueError) as exc:
             _fail(str(exc))
             return
-        click.echo(f"forgot {n} shared candidates of {who}")
+        click.echo(f"forgot {n} shared candidates of {me.name}")
         return
 
     root = (project or Path.cwd()).expanduser().resolve()
@@ -103,7 +103,7 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
         _fail("set [team] database_url in the config")
         return
     try:
-        author = _who(team) if team.database_url else (team.author or "you")
+        author, name = _who(team) if team.database_url else ((team.author or "you"),) * 2
     except (StoreError, ValueError) as exc:
         _fail(str(exc))
         return
@@ -111,7 +111,7 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
     if dry_run:
         for r in rows:
             click.echo(json.dumps(r.to_json(), ensure_ascii=False))
-        click.echo(f"would share {len(rows)} candidates of {remote} as {author}", err=True)
+        click.echo(f"would share {len(rows)} candidates of {remote} as {name}", err=True)
         return
     assert team.database_url  # checked above: only a dry run goes without one
     from learn.store import open_store
@@ -119,15 +119,15 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
     try:
         with open_store(team.database_url) as store:
             n = store.team.share(rows)
-            guarded = store.team.protected()
+            guarded = store.team.is_postgres()
     except StoreError as exc:
         _fail(str(exc))
         return
-    click.echo(f"shared {n} candidates of {remote} as {author}")
+    click.echo(f"shared {n} candidates of {remote} as {name}")
     if not guarded:
-        click.echo("learn share: warning: this team store does not protect its people: anyone "
-                   "with its URL can read, change or delete every row (its admin sets up "
-                   "PostgreSQL roles with `learn team init`)", err=True)
+        click.echo("learn share: warning: a SQLite team store protects no one: anyone who can "
+                   "open the file can read, change or delete every row (a team shares into "
+                   "PostgreSQL set up by `learn team init`)", err=True)
 
 
 def _commands_ran(paths: dict[str, str]) -> CommandsRan:

@@ -18,7 +18,8 @@ from and stored in its verdict memory, once for the whole team. What differs:
 Author ids are read only to count people (team_shared gives an opaque key per
 person); a proposal names the authors who chose `[team] show_name = true` and
 only them. What the run stores in the team database holds no path of this
-machine (a rule file is named relative to the repository root), and a verdict
+machine (a rule file is named relative to the repository root; a shared session
+has no project folder, the repository is the run's `projects`), and a verdict
 it keeps for the team never restates a person's quote (strip_quotes).
 """
 
@@ -73,7 +74,10 @@ def team_sessions(
             for r in group for kind in KINDS if kind == r.kind
         )
         dated = [r.occurred_at for r in group if r.occurred_at]
-        sessions.append(SessionCandidates(sid, PROVIDER, group[0].project_remote,
+        # No project: a shared session belongs to the repository the run is for
+        # (its id is the run's `projects`), and a session's project is read as a
+        # folder of this machine.
+        sessions.append(SessionCandidates(sid, PROVIDER, None,
                                           max(dated) if dated else None, candidates))
         authors[sid] = author
     return sessions, authors
@@ -217,6 +221,10 @@ def run_team(
         raise ValueError("set [team] database_url in the config")
     meter = UsageMeter(backend) if backend is not None else None
     with open_store(team.database_url) as store:
+        # Only a member runs the team's runs (TeamAccessError for the admin, a
+        # superuser or anyone `learn team init` did not set up).
+        if store.team.is_postgres():
+            store.team.member(None)
         rows = store.team.shared_rows(remote)
         sessions, authors = team_sessions(rows)
         emb = CachedEmbedder(get_embedder(prefer="tfidf" if embedder == "tfidf" else "minilm"),

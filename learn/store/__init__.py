@@ -23,7 +23,8 @@ an import that points up):
                    FeedbackStore)
   tables           one class per group of tables over the ledger: label_tables,
                    run_table, scan_tables, shown_table, proposals, verdict_table,
-                   team_forget -> team, pg_team (a team database's roles);
+                   pg_team -> pg_members (a team database's roles and members),
+                   team_forget -> team;
                    session_index, mine_batches (this machine's, own connection)
   API              api (Store, open_store) -> runs (the hooks learn.report.runs
                    finds by name: the latest run, pending proposals, decisions)

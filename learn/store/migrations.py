@@ -5,7 +5,7 @@ differ it names the difference through the Dialect (learn.store.dialects: key,
 float, blob, flag and integer types, WITHOUT ROWID), and the three places they
 truly differ are plain `if d.postgres` branches: pgvector's extension (0001),
 the per-machine tables PostgreSQL never holds (0007, 0009, 0016, 0022), and the team
-view's person key (0014). tests/test_store_schema_snapshot.py holds the schema
+view's person key and members (0014, 0020). tests/test_store_schema_snapshot.py holds the schema
 both engines had before the steps were merged from two files into this one.
 
 Step NAMES and their order are fixed: a database records the names it applied in
@@ -375,6 +375,57 @@ def _m016_session_index_derived(conn: Connection, s: StoreSchema, d: Dialect) ->
         session_index_derived_only(conn)
 
 
+def _m020_team_members(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # Who is on a PostgreSQL team (learn.store.pg_team): each member's login role,
+    # an opaque name that says nothing of the person, beside the name the admin
+    # gave them. Only the schema owner reads it; a member reads their own row
+    # through team_me. A shared row's author is the session's login role
+    # (session_user: SET ROLE does not change it), and team_shared counts only
+    # rows of members: a row under the admin's role, a superuser's or a removed
+    # member's counts as no one. A name is shown only where its person chose to
+    # be named. A SQLite team store has no roles and no members.
+    if not d.postgres:
+        return
+    conn.execute(
+        """
+        CREATE TABLE team_members (
+            role TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            added_at TEXT NOT NULL
+        );
+        ALTER TABLE team_candidates ALTER COLUMN author SET DEFAULT session_user;
+        CREATE OR REPLACE VIEW team_shared AS
+            SELECT c.id, md5(s.salt || c.author) AS person,
+                   CASE WHEN c.show_name THEN m.name END AS name,
+                   c.session_hash, c.kind, c.label, c.quote, c.evidence, c.text_hash,
+                   c.occurred_at, c.project_remote, c.show_name
+            FROM team_candidates c JOIN team_members m ON m.role = c.author
+                 CROSS JOIN team_settings s;
+        CREATE VIEW team_me AS
+            SELECT role, name FROM team_members WHERE role = session_user;
+        """
+    )
+    # A team set up by an earlier learn grants SELECT on every new table to its
+    # team role (default privileges): not on this one, before `learn team init`
+    # has even run again.
+    conn.execute(
+        """
+        DO $do$
+        DECLARE grantee text;
+        BEGIN
+            FOR grantee IN SELECT DISTINCT a.grantee::regrole::text
+                FROM pg_class c, aclexplode(c.relacl) a
+                WHERE c.oid = 'team_members'::regclass AND a.grantee <> c.relowner
+                AND a.grantee <> 0 LOOP
+                EXECUTE format('REVOKE ALL ON team_members FROM %s', grantee);
+            END LOOP;
+            REVOKE ALL ON team_members FROM PUBLIC;
+        END
+        $do$;
+        """
+    )
+
+
 def _m022_session_index_keys(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # The session index keeps each turn's keys for judging sessions together (local SQLite only).
     if not d.postgres:
@@ -395,6 +446,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0014_team_protection", _m014_team_protection),
     ("0015_label_source", _m015_label_source),
     ("0016_session_index_derived", _m016_session_index_derived),
+    ("0020_team_members", _m020_team_members),
     ("0022_session_index_keys", _m022_session_index_keys),
 )
 STEP_NAMES: tuple[str, ...] = tuple(name for name, _ in MIGRATIONS)

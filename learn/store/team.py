@@ -7,8 +7,9 @@ credentials or a local path), the author and whether they chose to be named. The
 rows are built (redacted again, a fix checked against what ran) by
 learn.reduce.sharing.shareable before they reach this table.
 
-On PostgreSQL the author is the person's database role (current_user), and
-row-level security (learn.store.pg_team) refuses a row under any other name; a
+On PostgreSQL the author is the member's login role (session_user), and the
+database (learn.store.pg_team) refuses a row under any other name; member()
+refuses the admin, a superuser and anyone `learn team init` did not set up. A
 SQLite team store has no roles and takes the configured `[team] author`.
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 from learn.isotime import now_iso
 from learn.store.feedback import FeedbackStore
 from learn.store.label_tables import text_hash
+from learn.store.pg_team import REMOVING, Member
 from learn.store.team_forget import forget as forget_rows
 
 SHARED_FIELDS = ("author", "session_hash", "kind", "label", "quote", "occurred_at",
@@ -78,23 +80,20 @@ class TeamTable:
     def is_postgres(self) -> bool:
         return self.store.backend == "postgresql"
 
-    def identity(self, configured: str | None) -> str:
-        """Who is sharing: the database role on PostgreSQL (never a name typed in a
-        config), the configured author id on a SQLite team store."""
+    def member(self, configured: str | None) -> Member:
+        """Who is sharing: on PostgreSQL the login role of a member `learn team init`
+        set up (never a name typed in a config; TeamAccessError, in one line, for
+        the admin, a superuser or anyone else); on a SQLite team store the
+        configured author id."""
         if self.is_postgres():
-            return str(self.store.sql("SELECT current_user AS me")[0]["me"])
+            from learn.store.pg_team import member
+
+            with self.store._use(write=False) as conn:
+                return member(conn)
         if not (configured or "").strip():
             raise ValueError("an author id is needed to share (team.author in the config)")
-        return str(configured).strip()
-
-    def protected(self) -> bool:
-        """Whether the database itself keeps each person to their own rows (row-level
-        security on team_candidates, set up by `learn team init`)."""
-        if not self.is_postgres():
-            return False
-        rows = self.store.sql("SELECT relrowsecurity AS on FROM pg_class "
-                              "WHERE oid = to_regclass('team_candidates')")
-        return bool(rows and rows[0]["on"])
+        author = str(configured).strip()
+        return Member(role=author, name=author)
 
     def share(self, rows: Sequence[SharedCandidate]) -> int:
         """Upsert rows into the team store in one transaction; returns rows written.
@@ -151,6 +150,23 @@ class TeamTable:
 
     def forget(self, author: str) -> int:
         """Delete everything `author` shared and what team runs derived from it
-        (learn.store.team_forget); returns the shared rows deleted."""
+        (learn.store.team_forget); returns the shared rows deleted. On PostgreSQL
+        the database deletes only the connected member's own rows."""
         return forget_rows(self.store, author)
 
+    def remove(self, who: str) -> tuple[str, str | None, int, bool]:
+        """The admin takes a person out (PostgreSQL): their shared rows and what team
+        runs derived from them, their membership, and the role learn made for
+        them, in one transaction. Returns (role, name, rows deleted, role dropped);
+        `who` is a member's name or role, or a role that shared without being a
+        member."""
+        from learn.store.pg_members import drop_member, member_role
+
+        with self.store.atomic(), self.store._use(write=True) as conn:
+            role, name = member_role(conn, who)
+            # The trigger lets the schema's owner delete this role's rows, in this
+            # transaction only.
+            conn.execute("SELECT set_config($1, $2, true)", (REMOVING, role))
+            n = forget_rows(self.store, role)
+            dropped = drop_member(conn, role) if name is not None else False
+        return role, name, n, dropped

@@ -10,8 +10,10 @@ cache entry or label example of a text someone else also shared stays (it is
 theirs too), and a verdict their words went into is dropped and judged again
 by the next team run from the words that remain.
 
-On PostgreSQL row-level security limits the DELETE on team_candidates to the
-connected role's own rows, whatever `author` says (learn.store.pg_team).
+On PostgreSQL the database limits the DELETE on team_candidates to the
+connected member's own rows, whatever `author` says: row-level security for a
+member, a trigger for the admin and superusers, who may delete another role's
+rows only while removing that person (learn.store.pg_team).
 """
 
 from __future__ import annotations
@@ -64,9 +66,11 @@ def forget(team: FeedbackStore, author: str) -> int:
     """Delete everything `author` shared and what team runs derived from it; returns
     the shared rows deleted."""
     with team.atomic(), team._use(write=True) as conn:
-        mine = team.sql("SELECT DISTINCT session_hash, kind, text_hash FROM team_candidates "
-                        "WHERE author = $1", (author,))
-        n = team.execute("DELETE FROM team_candidates WHERE author = $1", (author,))
+        # What was deleted, not what was asked for: on PostgreSQL the database
+        # decides which rows a role may delete (learn.store.pg_team).
+        mine = team.sql("DELETE FROM team_candidates WHERE author = $1 "
+                        "RETURNING session_hash, kind, text_hash", (author,))
+        n = len(mine)
         sessions = {r["session_hash"] for r in mine}
         hashes = sorted({r["text_hash"] for r in mine})
         if not hashes:
