@@ -264,16 +264,12 @@ def build(root: Path, shape: str, sessions: int, mb: int = 300, seed: int = 3217
 
 
 def main(argv: list[str]) -> int:
-    from benchmarks.index import _option
+    from benchmarks.index import _option, _text_option
 
     args = list(argv)
     sessions = _option(args, "--sessions", 1000)
     mb = _option(args, "--mb", 300)
-    shape = "tree"
-    if "--shape" in args:
-        k = args.index("--shape")
-        shape = args[k + 1]
-        del args[k: k + 2]
+    shape = _text_option(args, "--shape", "tree")
     out = Path(args[0]) if args else Path(__file__).parent / "out" / f"home-{shape}-{sessions}"
     start = time.perf_counter()
     files = build(out, shape, sessions, mb)

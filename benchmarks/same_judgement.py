@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.homes import SHAPES, build  # noqa: E402
-from benchmarks.index import _option  # noqa: E402
+from benchmarks.index import _option, _text_option  # noqa: E402
 
 
 def _export(ref: str, into: Path) -> Path:
@@ -110,11 +110,7 @@ def main(argv: list[str]) -> int:
     args = list(argv)
     sessions = _option(args, "--sessions", 250)
     shows = _option(args, "--shows", 12)
-    ref = "main"
-    if "--ref" in args:
-        k = args.index("--ref")
-        ref = args[k + 1]
-        del args[k: k + 2]
+    ref = _text_option(args, "--ref", "main")
     out = Path(args[0]) if args else Path(tempfile.mkdtemp(prefix="same-judgement-"))
     ref_code = _export(ref, out / "ref")
     same = True

@@ -44,6 +44,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -196,29 +197,20 @@ def _home(out: Path, shape: str, sessions: int, mb: int) -> Path:
 
 def _growth(values: dict[int, float]) -> str:
     sizes = sorted(values)
-    steps = [values[b] / values[a] for a, b in zip(sizes, sizes[1:], strict=False)
+    steps = [values[b] / values[a] for a, b in pairwise(sizes)
              if b == 2 * a and values[a] > 0]
     return " ".join(f"{s:.2f}x" for s in steps) or "-"
 
 
 def main(argv: list[str]) -> int:
-    from benchmarks.index import _option
+    from benchmarks.index import _option, _text_option
 
     args = list(argv)
     repeat = _option(args, "--repeat", 3)
     mb = _option(args, "--mb", 300)
-
-    def listed(name: str, default: str) -> list[str]:
-        if name in args:
-            k = args.index(name)
-            value = args[k + 1]
-            del args[k: k + 2]
-            return value.split(",")
-        return default.split(",")
-
-    shapes = listed("--shapes", ",".join(SHAPES))
-    sizes = [int(s) for s in listed("--sizes", "250,500,1000,2000")]
-    measures = set(listed("--measure", "first,warm,run,show"))
+    shapes = _text_option(args, "--shapes", ",".join(SHAPES)).split(",")
+    sizes = [int(s) for s in _text_option(args, "--sizes", "250,500,1000,2000").split(",")]
+    measures = set(_text_option(args, "--measure", "first,warm,run,show").split(","))
     out = Path(args[0]) if args else Path(__file__).parent / "out" / "speed"
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "learn")], check=True,
                    capture_output=True)

@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
+from test_indexed_show_and_listing import assert_rows_are_the_views
 
 from benchmarks.homes import PLUGIN_DIR, build
 from learn.cli import cli
@@ -82,7 +83,6 @@ def _whole_views() -> list[Any]:
 @pytest.mark.parametrize("programmatic", [False, True])
 def test_a_big_tree_is_judged_from_keys_as_from_whole_views(programmatic: bool) -> None:
     from learn.transcripts.templates.scripted import machinery
-    from learn.transcripts.view.serialise import session_counts
 
     _home(Path.home())
     flag = ("--include-programmatic",) if programmatic else ()
@@ -91,12 +91,7 @@ def test_a_big_tree_is_judged_from_keys_as_from_whole_views(programmatic: bool) 
     assert len(judged) == len(listed) == 43
     pasted = [r for r in listed.values() if r["project"] == "/home/dev/billing"]
     assert sorted(r["human_turns"] for r in pasted) == [1, 1, 1]  # copies: not a repeated prompt
-    for view in judged:
-        row = listed[view.id]
-        counts = session_counts(view)
-        for key in ("human_turns", "human_turns_by_origin", "off_branch_human_turns"):
-            assert row[key] == counts[key], (view.id, key)
-        assert (row["origin"], row["origin_evidence"]) == (view.origin, list(view.origin_evidence))
+    assert_rows_are_the_views(listed, judged)
     observers = [r for r in listed.values() if r["project"] == PLUGIN_DIR]
     assert len(observers) == 32 and {r["origin"] for r in observers} == {"programmatic"}
 

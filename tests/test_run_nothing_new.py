@@ -37,6 +37,12 @@ def _runs(root: Path) -> int:
         conn.close()
 
 
+def _fake(root: Path, corpus: Any = demo) -> FakeAnthropicServer:
+    """The fake Messages server answering as the corpus's gold says (built under `root`)."""
+    oracle = GoldOracle(corpus.build(root))
+    return FakeAnthropicServer(responder=lambda req: oracle.answer(req.tool_name, req.user_text))
+
+
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return {k: v for k, v in a.items() if k != "unchanged_since"} == \
         {k: v for k, v in b.items() if k != "unchanged_since"}
@@ -44,9 +50,7 @@ def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 def test_nothing_new_is_answered_from_the_store_and_any_change_is_read(tmp_path: Path) -> None:
     root = tmp_path / "corpus"
-    gold = demo.build(root)
-    oracle = GoldOracle(gold)
-    fake = FakeAnthropicServer(responder=lambda req: oracle.answer(req.tool_name, req.user_text))
+    fake = _fake(root)
     with fake:
         env = _env(root, fake)
         first, _ = _run(env)
@@ -100,9 +104,7 @@ def test_a_run_that_failed_is_never_answered_again(tmp_path: Path) -> None:
     from evals.corpora import hard
 
     root = tmp_path / "corpus"
-    gold = hard.build(root)
-    oracle = GoldOracle(gold)
-    fake = FakeAnthropicServer(responder=lambda req: oracle.answer(req.tool_name, req.user_text))
+    fake = _fake(root, hard)
     with fake:
         env = _env(root, fake)
         for _ in range(3):
