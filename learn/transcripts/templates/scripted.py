@@ -12,7 +12,9 @@ saying once: it should be a command.
 This is a corpus-level pass over the session views (one session cannot know
 its opening prompt is repeated): `repeated_prompts` finds them, and
 `without_prompts` removes them from a view through the template machinery
-(`replay`), so words the person added around a pasted prompt stay typed.
+(`replay`), so words the person added around a pasted prompt stay typed
+(both in `repeated`, re-exported here); `machinery` runs the whole pass
+(`corpus`), and `without_project_prompts` judges one session (`learn show`).
 """
 
 from __future__ import annotations
