@@ -153,10 +153,15 @@ def warm(home: Path, work: Path, repeat: int) -> Figure:
 
 def warm_run(home: Path, work: Path, repeat: int) -> tuple[Figure, list[float]]:
     from fakes.anthropic_server import FakeAnthropicServer
+    from fakes.ratelimits import FakeAccountLimits
 
     # The homes' sessions are dated early 2026: all of them are in the window.
     args = ("run", "--all-projects", "--since", "2000-01-01", "--yes", "--json", "--quiet")
-    with FakeAnthropicServer(responder=lambda req: _answer(req.tool_name or "", req.user_text)) as fake:
+    # An account whose limits (advertised in each reply's headers) never hold the runs
+    # back: learn's own pacing assumes the lowest tier (50 requests a minute) until told.
+    roomy = FakeAccountLimits(requests=1e6, input_tokens=1e12, output_tokens=1e9)
+    with FakeAnthropicServer(responder=lambda req: _answer(req.tool_name or "", req.user_text),
+                             limits=roomy) as fake:
         env = _env(home, work, ANTHROPIC_API_KEY="benchmark", ANTHROPIC_BASE_URL=fake.base_url)
         # Mined directly (the fake serves no Message Batches).
         setup = [_learn(env, *args, "--no-batch")[0], _learn(env, *args, "--no-batch")[0]]
