@@ -162,8 +162,14 @@ def _cut(value: Any) -> Any:
 
 def test_the_index_keeps_keys_that_equal_those_worked_out_from_the_texts() -> None:
     from learn.store import open_store
-    from learn.transcripts.templates.entries import decode_entry, decode_turns, session_keys
+    from learn.transcripts.templates.entries import (
+        _pieces_holding,
+        decode_entry,
+        decode_turns,
+        session_keys,
+    )
     from learn.transcripts.templates.keys import Keys
+    from learn.transcripts.templates.skeleton import TEMPLATE_MIN_CHARS
 
     home = _home(Path.home(), sessions=10)
     _listing()
@@ -171,9 +177,13 @@ def test_the_index_keeps_keys_that_equal_those_worked_out_from_the_texts() -> No
     for view in _whole_views():
         with open_store(local_only=True) as local:
             row = local.index.get_many([str(view.path)], views=False)[str(view.path)]
-        sets, _opening, packed = decode_entry(row.keys)  # type: ignore[misc]
+        sets, _opening, packed, pairs = decode_entry(row.keys)  # type: ignore[misc]
         stored = decode_turns(packed)
         assert [t.keys.folded for t in stored] == [keys.of(t).folded for t in view.human_turns]
         assert [t.keys.pieces for t in stored] == [keys.of(t).pieces for t in view.human_turns]
         assert sets == session_keys(view.human_turns, keys.of)
+        learned = [keys.of(t).pieces for t in view.human_turns
+                   if t.origin in ("typed", "queued") and len(t.text) >= TEMPLATE_MIN_CHARS]
+        every = frozenset(k for p in learned for k, _ in p)
+        assert [list(p) for p in _pieces_holding(pairs, every)] == [list(p) for p in learned]
     assert home.is_dir()

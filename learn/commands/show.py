@@ -32,6 +32,7 @@ from learn.transcripts.view.model import (
 
 if TYPE_CHECKING:
     from learn.store.session_index import SessionIndex
+    from learn.transcripts.templates.keys import Keys
 
 
 def resolve_session(ref: str, heads: HeadReader | None = None) -> tuple[Path, SessionFile | None]:
@@ -114,10 +115,30 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
         from learn.transcripts.templates.scripted import HEAD_SESSIONS
 
         keys = Keys()
+        _own_keys(view, index, keys)
         others = project_turn_views(view, fingerprints, index=index, heads=heads,
                                     limit=HEAD_SESSIONS, keys=keys)
     return without_project_prompts(view, fingerprints, others=others, keys=keys,
                                    include_programmatic=include_programmatic)
+
+
+def _own_keys(view: Session, index: SessionIndex, keys: Keys) -> None:
+    """The keys the index stored for this session's turns, when its entry holds them
+    for the same texts (a file unchanged since, and nothing redacted in it): working
+    them out again was most of showing a long session in a big tree (issue 32)."""
+    from learn.index.indexed import entry_version, stamp
+    from learn.index.indexed_turns import turn_texts
+    from learn.transcripts.templates.entries import learn_keys
+
+    if view.path is None:
+        return
+    row = index.get_many([str(view.path)], views=False).get(str(view.path))
+    st = stamp(view.path)
+    if row is None or st is None or row.version != entry_version() or row.prompts is None or (
+            row.size, row.mtime_ns, row.inode) != (st.size, st.mtime_ns, st.inode):
+        return
+    if turn_texts(row.prompts) == [t.text for t in view.human_turns]:
+        learn_keys(view, row.keys, keys)
 
 
 def _cwd_of(transcript: object) -> str | None:

@@ -88,7 +88,7 @@ def light_entry(summary: Mapping[str, Any], blob: bytes | None, path: Path | Non
     got = decode_entry(blob)
     if got is None:
         return None
-    sets, opening, packed = got
+    sets, opening, packed, pairs = got
     decoded: list[list[StoredTurn]] = []
 
     def stored() -> list[StoredTurn]:
@@ -104,8 +104,7 @@ def light_entry(summary: Mapping[str, Any], blob: bytes | None, path: Path | Non
 
     return Entry(summary["id"], summary["project"], summary.get("entrypoint"),
                  _dt(summary["started_at"]), sets, opening, make=make,
-                 bare=lambda: _view(summary, (), path),
-                 keyed=lambda: [(t.origin, t.keys) for t in stored()])
+                 bare=lambda: _view(summary, (), path), pairs=pairs)
 
 
 def _view(summary: Mapping[str, Any], human: tuple[HumanTurn, ...], path: Path | None) -> Session:

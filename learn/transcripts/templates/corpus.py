@@ -383,9 +383,10 @@ def _spoken_pieces(own: _Own, keys: Keys) -> Callable[[frozenset[bytes]], list[S
     """How to read the pieces of a session's own spoken turns a skeleton is learned
     from (those that may hold one of the shapes asked for)."""
     def read(shapes: frozenset[bytes]) -> list[Sequence[Piece]]:
-        keyed = (own.entry.keyed(keys) if own.whole else
-                 [(t.origin, keys.of(t)) for t in own.view().human_turns])
-        return [k.pieces for origin, k in keyed
-                if origin in SPOKEN and k.chars >= TEMPLATE_MIN_CHARS and k.may_hold(shapes)]
+        if own.whole:
+            return own.entry.pieces_holding(shapes, keys)
+        return [k.pieces for t in own.view().human_turns
+                if t.origin in SPOKEN and (k := keys.of(t)).chars >= TEMPLATE_MIN_CHARS
+                and k.may_hold(shapes)]
 
     return read

@@ -18,22 +18,24 @@ where they are needed (`keys.Keys.text`).
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from itertools import accumulate
 from typing import Final
 
 import msgspec
 
 from learn.transcripts.templates.keys import Keys, TextKeys, stored, text_keys
 from learn.transcripts.templates.repeated import REPEATED_MIN_CHARS as LONG_CHARS
-from learn.transcripts.templates.skeleton import TEMPLATE_MIN_CHARS
+from learn.transcripts.templates.skeleton import DIGEST_BYTES, TEMPLATE_MIN_CHARS, Piece
 from learn.transcripts.view.model import HumanTurn, Session
 
 SPOKEN: Final = ("typed", "queued")
 # Bump when a key is worked out or stored differently (here or in `keys`): stored
 # keys of another version are not used (the index reads their files again).
-KEYS_VERSION: Final = 1
+KEYS_VERSION: Final = 2
 
 
 def resume_keys(turn: HumanTurn, keys: TextKeys) -> list[bytes]:
@@ -106,8 +108,8 @@ class Entry:
 
     __slots__ = (
         "_bare",
-        "_keyed",
         "_make",
+        "_pairs",
         "_view",
         "entrypoint",
         "id",
@@ -121,8 +123,7 @@ class Entry:
     def __init__(self, session_id: str, project: str | None, entrypoint: str | None,
                  started_at: datetime | None, keys: SessionKeys, opening: Opening | None, *,
                  view: Session | None = None, make: Callable[[], Session] | None = None,
-                 bare: Callable[[], Session] | None = None,
-                 keyed: Callable[[], list[tuple[str, TextKeys]]] | None = None) -> None:
+                 bare: Callable[[], Session] | None = None, pairs: bytes | None = None) -> None:
         self.id = session_id
         self.project = project
         self.entrypoint = entrypoint
@@ -133,7 +134,7 @@ class Entry:
         self._view = view
         self._make = make
         self._bare = bare
-        self._keyed = keyed
+        self._pairs = pairs  # packed: the pieces of its typed turns a skeleton is learned from
 
     def view(self) -> Session:
         if self._view is None:
@@ -141,11 +142,15 @@ class Entry:
             self._view = self._make()
         return self._view
 
-    def keyed(self, keys: Keys) -> list[tuple[str, TextKeys]]:
-        """Each turn's origin and keys, in order (of a light entry: without building its view)."""
-        if self._keyed is not None and self._view is None:
-            return self._keyed()
-        return [(t.origin, keys.of(t)) for t in self.view().human_turns]
+    def pieces_holding(self, shapes: frozenset[bytes], keys: Keys) -> list[Sequence[Piece]]:
+        """The pieces of its typed turns a skeleton is learned from (`learn_skeleton`), of
+        each that holds one of `shapes` at least: a stored entry finds them in its packed
+        pieces without reading its turns."""
+        if self._pairs is not None and self._view is None:
+            return _pieces_holding(self._pairs, shapes)
+        return [k.pieces for t in self.view().human_turns
+                if t.origin in SPOKEN and (k := keys.of(t)).chars >= TEMPLATE_MIN_CHARS
+                and k.may_hold(shapes)]
 
     def bare(self) -> Session:
         """The view without its turns (of a light entry: its timeline is its turns)."""
@@ -201,8 +206,12 @@ class _StoredSession(msgspec.Struct, array_like=True, gc=False):
 
 
 _encoder: Final = msgspec.msgpack.Encoder()
-_entry: Final = msgspec.msgpack.Decoder(tuple[int, _StoredSession, _StoredOpening | None, bytes])
+_entry: Final = msgspec.msgpack.Decoder(
+    tuple[int, _StoredSession, _StoredOpening | None, bytes, bytes])
 _turns: Final = msgspec.msgpack.Decoder(list[StoredTurn])
+# The typed turns a skeleton is learned from: their pieces' shapes one after the other,
+# the pieces' lengths, and how many pieces each turn has.
+_pairs: Final = msgspec.msgpack.Decoder(tuple[bytes, list[int], list[int]])
 
 
 def encode_entry(turns: Sequence[HumanTurn], clean: Callable[[str], str]) -> bytes:
@@ -224,20 +233,26 @@ def encode_entry(turns: Sequence[HumanTurn], clean: Callable[[str], str]) -> byt
         earlier = next(t for t in turns if t.origin in SPOKEN and by_turn[id(t)].folded == k.folded)
         opening = _StoredOpening(clean(first.command) if first.command is not None else None,
                                  stored(k), clean(first.text) if earlier is first else None)
+    learned = [k for t, k in zip(turns, keys, strict=True)
+               if t.origin in SPOKEN and k.chars >= TEMPLATE_MIN_CHARS]
+    pairs = _encoder.encode((b"".join(k.shapes for k in learned),
+                             [n for k in learned for n in k.lengths],
+                             [len(k.lengths) for k in learned]))
     return _encoder.encode((
         KEYS_VERSION,
         _StoredSession(sorted(sk.resume), sorted(sk.long), sk.other, sorted(sk.shapes),
                        sorted(sk.folds), sk.free),
-        opening, _encoder.encode(rows)))
+        opening, _encoder.encode(rows), pairs))
 
 
-def decode_entry(blob: bytes | None) -> tuple[SessionKeys, Opening | None, bytes] | None:
-    """The session's keys, its opening and its packed turns (`decode_turns`); None when
-    none are stored, of another version, or damaged."""
+def decode_entry(blob: bytes | None) -> tuple[SessionKeys, Opening | None, bytes, bytes] | None:
+    """The session's keys, its opening, its packed turns (`decode_turns`) and its packed
+    pieces (`Entry.pieces_holding`); None when none are stored, of another version, or
+    damaged."""
     if not blob:
         return None
     try:
-        version, session, opening, turns = _entry.decode(blob)
+        version, session, opening, turns, pairs = _entry.decode(blob)
     except msgspec.DecodeError:
         return None
     if version != KEYS_VERSION:
@@ -245,7 +260,29 @@ def decode_entry(blob: bytes | None) -> tuple[SessionKeys, Opening | None, bytes
     return (SessionKeys(frozenset(session.resume), frozenset(session.long), session.other,
                         frozenset(session.shapes), frozenset(session.folds), session.free),
             None if opening is None else Opening(opening.command, opening.keys, opening.text),
-            turns)
+            turns, pairs)
+
+
+def _pieces_holding(packed: bytes, shapes: frozenset[bytes]) -> list[Sequence[Piece]]:
+    """`Entry.pieces_holding` from the packed pieces: each shape found in the shapes
+    laid one after the other (at a piece's boundary), and the turns holding it."""
+    blob, lengths, counts = _pairs.decode(packed)
+    found: set[int] = set()  # piece numbers
+    n = DIGEST_BYTES
+    for shape in shapes:
+        at = blob.find(shape)
+        while at >= 0:
+            if at % n == 0:
+                found.add(at // n)
+            at = blob.find(shape, at + 1)
+    ends = list(accumulate(counts))
+    turns = sorted({bisect_right(ends, piece) for piece in found})
+    out: list[Sequence[Piece]] = []
+    for t in turns:
+        first = ends[t] - counts[t]
+        out.append([(blob[(first + i) * n:(first + i + 1) * n], lengths[first + i])
+                    for i in range(counts[t])])
+    return out
 
 
 def decode_turns(packed: bytes) -> list[StoredTurn]:
