@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/homes.py OUT_DIR --shape tree --sessions 1000 [--mb 300]
 
-Three shapes, each at any number of sessions, ~`--mb` MB per 1,000 sessions:
+Three shapes, each at any number of sessions, `--mb` MB of sessions per 1,000
+(subagent files beside a fifth of a person's sessions add a few percent):
 
 - `spread`: a person's sessions over 24 projects (benchmarks/corpus.py's Claude
   Code entry shapes: prompts, tools, denials, compactions, attachments), a tenth
@@ -40,6 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.corpus import _WORDS, _claude_session, _codex_rollout, _dump, _Gen, _write
 
 SHAPES = ("spread", "tree", "long")
+# Bump when the same arguments would write other bytes (speed.py rebuilds its homes).
+HOMES_VERSION = 2
 PLUGIN_DIR = "/home/dev/.recall/observer"
 PROJECTS = 24
 
@@ -218,16 +221,20 @@ def build(root: Path, shape: str, sessions: int, mb: int = 300, seed: int = 3217
     shutil.rmtree(root, ignore_errors=True)
     rng = random.Random(f"{seed}-{shape}-{sessions}")
     g = _FastGen(rng)
-    # Each session's bytes drawn from corpus.py's distribution, scaled so that
-    # 1,000 sessions come to about `mb` MB (its mean is ~590 kB).
-    scale = mb * 1e6 / 1000 / 590_000
+    # Each session's bytes drawn from corpus.py's distribution (most short, a few
+    # of several MB), then scaled so the sessions come to `mb` MB per 1,000 exactly:
+    # doubling the sessions doubles the bytes, whatever the draw.
+    sizer = _Gen(random.Random(f"{seed}-{shape}-{sessions}-sizes"))
+    drawn = [sizer.session_size() for _ in range(sessions)]
+    scale = mb * 1e6 * sessions / 1000 / sum(drawn)
+    targets = iter([max(3_000, int(d * scale)) for d in drawn])
     written: list[Path] = []
     people = sessions if shape != "tree" else sessions - sessions * 4 // 5
     requests: list[tuple[str, str]] = []
     for i in range(people):
         cwd = f"/home/dev/proj{i % PROJECTS}"
         sid = g.uid()
-        target = max(3_000, int(g.session_size() * scale))
+        target = next(targets)
         if i % 10 == 9:  # a tenth are Codex rollouts
             dd = f"{1 + i % 28:02d}"
             path = (root / ".codex" / "sessions" / "2026" / "01" / dd
@@ -240,7 +247,7 @@ def build(root: Path, shape: str, sessions: int, mb: int = 300, seed: int = 3217
         written.append(_write(_projdir(root, cwd) / f"{sid}.jsonl", lines))
         if rng.random() < 0.2:
             agent = g.uid().replace("-", "")[:8]
-            sub = _claude_session(g, sid, cwd, max(3_000, int(rng.randint(20_000, 200_000) * scale)),
+            sub = _claude_session(g, sid, cwd, rng.randint(10_000, 100_000),
                                   sidechain=True, agent_id=agent)
             _write(_projdir(root, cwd) / sid / "subagents" / f"agent-{agent}.jsonl", sub)
     if shape == "tree":
@@ -248,8 +255,7 @@ def build(root: Path, shape: str, sessions: int, mb: int = 300, seed: int = 3217
             sid = g.uid()
             # The observer watches the person's session: its request, its project.
             request, project = requests[i % len(requests)] if requests else (g.words(12), "/x")
-            target = max(3_000, int(g.session_size() * scale * 0.9))
-            lines = _observer_session(g, sid, request, project, target)
+            lines = _observer_session(g, sid, request, project, next(targets))
             written.append(_write(_projdir(root, PLUGIN_DIR) / f"{sid}.jsonl", lines))
     if shape == "long":
         sid = g.uid()

@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from benchmarks.corpus import _DIRECTIVES  # noqa: E402
-from benchmarks.homes import PLUGIN_DIR, SHAPES, build  # noqa: E402
+from benchmarks.homes import HOMES_VERSION, PLUGIN_DIR, SHAPES, build  # noqa: E402
 from benchmarks.timing import best_of_interleaved, orjson_lines  # noqa: E402
 
 Timed = tuple[float, float, str]  # CPU s (process and children), wall s, stdout
@@ -193,7 +193,7 @@ def shows(home: Path, work: Path, repeat: int) -> dict[str, Figure]:
 def _home(out: Path, shape: str, sessions: int, mb: int) -> Path:
     home = out / f"home-{shape}-{sessions}"
     marker = home / ".built"
-    want = json.dumps([shape, sessions, mb])
+    want = json.dumps([HOMES_VERSION, shape, sessions, mb])
     if not marker.is_file() or marker.read_text() != want:
         build(home, shape, sessions, mb)
         marker.write_text(want)
