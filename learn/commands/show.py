@@ -123,12 +123,12 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
 
 
 def _own_keys(view: Session, index: SessionIndex, keys: Keys) -> None:
-    """The keys the index stored for this session's turns, when its entry holds them
-    for the same texts (a file unchanged since, and nothing redacted in it): working
-    them out again was most of showing a long session in a big tree (issue 32)."""
+    """The keys the index stored for this session's turns, for each turn whose text its
+    entry holds as it is (its file unchanged since, nothing redacted in that turn):
+    working them out again was most of showing a long session in a big tree (issue 32)."""
     from learn.index.indexed import entry_version, stamp
     from learn.index.indexed_turns import turn_texts
-    from learn.transcripts.templates.entries import learn_keys
+    from learn.transcripts.templates.entries import decode_entry, decode_turns
 
     if view.path is None:
         return
@@ -137,8 +137,16 @@ def _own_keys(view: Session, index: SessionIndex, keys: Keys) -> None:
     if row is None or st is None or row.version != entry_version() or row.prompts is None or (
             row.size, row.mtime_ns, row.inode) != (st.size, st.mtime_ns, st.inode):
         return
-    if turn_texts(row.prompts) == [t.text for t in view.human_turns]:
-        learn_keys(view, row.keys, keys)
+    got = decode_entry(row.keys)
+    if got is None:
+        return
+    stored = decode_turns(got[2])
+    texts = turn_texts(row.prompts)
+    if len(stored) != len(texts) or len(texts) != len(view.human_turns):
+        return
+    same = [(text, turn.keys) for text, turn, shown in zip(texts, stored, view.human_turns, strict=True)
+            if text == shown.text]
+    keys.learn([t for t, _ in same], [k for _, k in same])
 
 
 def _cwd_of(transcript: object) -> str | None:
