@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_indexed_show_and_listing import assert_rows_are_the_views
 
@@ -28,6 +28,7 @@ from learn.textfold import fold
 from learn.transcripts.templates.quoted import QuotedIn
 
 
+@settings(deadline=None)  # a loaded machine is no reason to fail
 @given(st.lists(st.text(alphabet="ab c", max_size=12), max_size=8),
        st.text(alphabet="ab c", min_size=1, max_size=8))
 def test_quoted_in_is_any_text_holding_the_key(texts: list[str], key: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from learn.textfold import flatten, fold, fold_with_offsets
@@ -56,6 +56,7 @@ def _fold_with_offsets_by_char(text: str) -> tuple[str, list[int]]:
     return "".join(out), offsets
 
 
+@settings(deadline=None)  # a loaded machine is no reason to fail
 @given(st.text(alphabet=st.sampled_from(_SPACES + "aZß İΣςﬁ密 x.-\u0301") | st.characters(),
                max_size=40))
 def test_fold_with_offsets_is_the_character_by_character_fold(text: str) -> None:
