@@ -132,6 +132,7 @@ def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = No
         m.update(metrics.naming_metrics(gold, verified))
         m.update(metrics.proposal_metrics(gold, data["proposals"], written))
         m.update(metrics.agreement_metrics(gold, data["proposals"]))
+        m.update(metrics.command_metrics(gold, data["proposals"]))
         replies = windows.negative_replies(windows.transcript_files(root / "corpus" / "home"), gold)
         m["windows.negatives"] = float(len(replies))
         m["windows.reported_share"] = windows.reported_share(replies, verified)

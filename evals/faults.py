@@ -20,7 +20,8 @@ RECALL_RATIO = 0.95
 MIN_PRECISION = 0.95
 # The metrics the table shows per fault (the full set is in the JSON report).
 SHOWN = ("proposals.recall", "proposals.precision", "proposals.count_errors",
-         "mining.recall", "mining.precision", "naming.ari", "windows.reported_share")
+         "mining.recall", "mining.precision", "naming.ari", "windows.reported_share",
+         "commands.written")
 
 
 @dataclass
@@ -58,6 +59,12 @@ def acceptance(rows: Sequence[FaultRow]) -> list[str]:
             problems.append(f"{corpus}: noisy precision {noisy['proposals.precision']:g} < {MIN_PRECISION}")
         if noisy["proposals.count_errors"] > 0:
             problems.append(f"{corpus}: noisy run has {noisy['proposals.count_errors']:g} count error(s)")
+        if noisy.get("commands.quote_copies", 0) > 0:
+            problems.append(f"{corpus}: {noisy['commands.quote_copies']:g} command body(ies) copy "
+                            "one quote")
+        if noisy.get("commands.written", 1.0) < ideal.get("commands.written", 1.0) - 1e-9:
+            problems.append(f"{corpus}: noisy commands written {noisy['commands.written']:g} < "
+                            f"ideal {ideal['commands.written']:g}")
     return problems
 
 

@@ -52,6 +52,9 @@ class GoldGroup:
     # The language the person said it in (BCP 47, "zh-en" for code-switched
     # Chinese + English); a corpus that sets it gets a table per language.
     language: str | None = None
+    # A request's command body as a careful model writes it from all the quotes
+    # (None: the oracle writes one from the summary).
+    command: str | None = None
 
 
 @dataclass

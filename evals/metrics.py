@@ -47,6 +47,11 @@ DIRECTION: dict[str, bool] = {
     "proposals.secret_leaks": False,
     "coverage.agreement": True,
     "judge.agreement": True,
+    # Accepted requests whose command body is an instruction of its own (not one
+    # quote copied), bodies that copy a quote, and rejected requests made commands.
+    "commands.written": True,
+    "commands.quote_copies": False,
+    "commands.rejected_made_commands": False,
     # Share of sampled negative windows (the person corrected nothing) from
     # whose reply the miner reported something (evals/windows.py).
     "windows.reported_share": False,
@@ -196,6 +201,35 @@ def proposal_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]], written
         "proposals.decoy_leaks": float(decoy_leaks),
         "proposals.trap_leaks": float(trap_leaks),
         "proposals.secret_leaks": float(secret_leaks),
+    }
+
+
+def command_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Commands as the person would write them: every accepted request proposed gets a
+    body of its own, none copies one quote, and no rejected request is a command.
+    The copy check is the eval's own (a body that is a quote, folded), not learn's."""
+    expected = {name for name, g in gold.groups.items()
+                if g.kind == "request" and g.proposed and g.accepted}
+    written: set[str] = set()
+    copies = rejected = 0
+    for p in proposals:
+        verdict = p.get("verdict") or {}
+        body = p.get("command_body")
+        if body and verdict and not verdict.get("accepted"):
+            rejected += 1
+        votes = _votes(gold, p)
+        if not votes or not body:
+            continue
+        group = votes.most_common(1)[0][0]
+        said = [fold(q["text"]).strip(" .!?\"'") for q in p.get("quotes", [])]
+        if fold(str(body)).strip(" .!?\"'") in said:
+            copies += 1
+        elif group in expected:
+            written.add(group)
+    return {
+        "commands.written": round(len(written) / len(expected), 4) if expected else 1.0,
+        "commands.quote_copies": float(copies),
+        "commands.rejected_made_commands": float(rejected),
     }
 
 

@@ -19,6 +19,9 @@ gold but, seeded, damages its answers the way real models were measured to
 - `malformed`: one mining answer has the wrong shape; asked again, it answers;
 - `wrong_kind`: one directive is reported as a request;
 - `paraphrase`: one quote is also reported with a word changed (must be dropped).
+- `command_quote`: a command's body comes back as one of its quotes, word for word
+  (measured on two real projects: the body was one specific ask while the general
+  one sat unused in the group); told so and asked again, it writes the instruction.
 
 Each fault can be switched on alone, so the eval reports what each one costs.
 The model implements the `Backend` protocol and is called by the real pipeline
@@ -42,7 +45,7 @@ from learn.textfold import fold as _norm
 
 FAULTS: tuple[str, ...] = (
     "typography", "ellipsis", "label_drift", "partial", "truncated", "malformed",
-    "wrong_kind", "paraphrase", "width",
+    "wrong_kind", "paraphrase", "width", "command_quote",
 )
 TYPOGRAPHY_RATE = 0.25
 PARTIAL_RATE = 0.2
@@ -200,6 +203,8 @@ class NoisyModel:
                 answer = self._name(user, answer)
             elif tool == "record_verdicts":
                 answer = self._partial(user, answer, "verdicts")
+            elif tool == "write_commands":
+                answer = self._commands(user, answer)
         return ModelResponse(tool_input=answer, model="noisy-oracle", usage=CallUsage(calls=1),
                              stop_reason=stop)
 
@@ -292,6 +297,21 @@ class NoisyModel:
                 self._labels.setdefault(slot, []).append(label)
             rows.append({**row, "label": label})
         return {"labels": rows}
+
+    # -- commands --------------------------------------------------------------------------
+    def _commands(self, user: str, answer: dict[str, Any]) -> dict[str, Any]:
+        if not self._on("command_quote") or "copied one quote" in user:
+            return answer
+        quotes = {item_id: re.findall(r'"([^"]+)"', text)
+                  for item_id, _, text in self.oracle._items(user)}
+        rows = []
+        for row in answer.get("commands", []):
+            asked = quotes.get(row.get("id"), [])
+            if asked:
+                self._fired("command_quote")
+                row = {**row, "body": max(asked, key=len)}
+            rows.append(row)
+        return {"commands": rows}
 
     def _partial(self, user: str, answer: dict[str, Any], field: str) -> dict[str, Any]:
         rows = answer.get(field)

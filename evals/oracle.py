@@ -65,6 +65,8 @@ class GoldOracle:
             return self._coverage(user)
         if tool == "record_verdicts":
             return self._judge(user)
+        if tool == "write_commands":
+            return self._commands(user)
         raise ValueError(f"oracle has no answer for tool {tool!r}")
 
     # -- mining ------------------------------------------------------------------------
@@ -173,6 +175,23 @@ class GoldOracle:
                              "rationale": f"said in {g.sessions} sessions",
                              "canonical_key": group})
         return {"verdicts": verdicts}
+
+
+    # -- commands --------------------------------------------------------------------------
+    def _commands(self, user: str) -> dict[str, Any]:
+        """Each item's command from its gold group: one instruction for every ask."""
+        rows = []
+        for item_id, _kind, text in self._items(user):
+            quotes = re.findall(r'"([^"]+)"', text)
+            group = self._group_by_label(text.split(":", 1)[0]) or next(
+                (g for g in (self._group_of(q) for q in quotes) if g), None)
+            g = self.gold.groups.get(group or "")
+            if g is None:
+                continue
+            body = g.command or (f"{g.summary.rstrip('.')}, for what the user names after the "
+                                 "command: $ARGUMENTS")
+            rows.append({"id": item_id, "description": g.summary.rstrip("."), "body": body})
+        return {"commands": rows}
 
 
 def responder(gold: Gold) -> Any:

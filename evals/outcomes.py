@@ -64,6 +64,7 @@ def _run(backend: Any) -> Any:
 
 
 def run_outcomes(*, seed: int = 0, faults: Sequence[str] = FAULTS) -> OutcomesReport:
+    from learn.reduce.commands import copies_a_quote
     from learn.report.apply import edit_for, plan_all, write_plan
     from learn.report.digest import render_digest_markdown
     from learn.report.targets import TargetChoice
@@ -166,6 +167,9 @@ def run_outcomes(*, seed: int = 0, faults: Sequence[str] = FAULTS) -> OutcomesRe
             explain = props.get(names["explain"]) or []
             check["a repeated request is proposed as a command"] = any(
                 p.surface == "command" and (p.verdict is None or p.verdict.accepted)
+                for p in explain)
+            check["the command's body is an instruction written from all its asks"] = any(
+                p.command_body and not copies_a_quote(p.command_body, [q.text for q in p.quotes])
                 for p in explain)
             report.notes["proposals"] = json.dumps(
                 {k: [(p.key, p.sessions, p.status, p.surface) for p in v] for k, v in props.items()})

@@ -39,14 +39,14 @@ def print_elements(raw: bytes) -> list[dict[str, Any]]:
     """The payload's elements (its JSON objects), in order; ValueError when it is not JSON."""
     try:
         data = _ANY.decode(raw)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         # stream-json: one element per line.
         data = []
         for line in raw.split(b"\n"):
             if line.strip():
                 try:
                     data.append(_ANY.decode(line))
-                except msgspec.DecodeError:
+                except (msgspec.DecodeError, RecursionError):
                     continue
         if not data:
             raise ValueError("claude -p output is not JSON") from None

@@ -12,7 +12,10 @@ from typing import Final
 
 # Part of the render version: what the model saw changes when the rules do, so
 # cached mining answers are not reused across rule sets (learn.render.redact).
-REDACT_VERSION: Final = 2  # 2: maintained rule set, SQL/shell/config forms, labels in two dozen languages
+# 2: maintained rule set, SQL/shell/config forms, labels in two dozen languages;
+# 3: `$`-leading passwords, htpasswd -b, hash calls of every language, an AWS secret
+#    beside its id, numeric and prose-named API keys.
+REDACT_VERSION: Final = 3
 
 # Bump when rendering changes in a way that changes what the model sees,
 # so old cached candidates (mined from a different rendering) are re-mined.

@@ -8,7 +8,7 @@ question: the numbered answer to a question that asks for a password, passphrase
 token or secret is replaced by a marker, and so is a one-word reply to a single such
 question (an AskUserQuestion answer, or a turn right after the agent asked).
 
-A leaf module (no learn imports): the session view applies it while it builds the
+A leaf module (it imports only `learn.secret_fields`): the session view applies it while it builds the
 typed turns, so the value is gone before anything renders, stores or shows it. The
 marker has `render.redact`'s shape, so redaction leaves it alone.
 """
@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 from typing import Final
+
+from learn.secret_fields import is_variable_ref
 
 MARKER: Final = "[REDACTED:answer]"
 
@@ -64,10 +66,29 @@ def _asks(question: str) -> str | None:
     return None
 
 
+# A key is ASCII; a digits-only one (some vendors issue them) is at least this long.
+_NUMERIC_KEY_DIGITS: Final = 16
+
+
 def _looks_like_key(value: str) -> bool:
+    if not value.isascii():
+        return False  # "这个密钥在哪里可以找到？": a question with no space in it, not a key
+    if value.isdigit():
+        return len(value) >= _NUMERIC_KEY_DIGITS
     classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value),
                    any(c.isdigit() for c in value)))
     return len(value) >= 12 and (classes >= 2 or any(not c.isalnum() for c in value))
+
+
+# Scripts written without spaces between words: a reply in them that runs long is a
+# sentence (on a real session the person asked where to find the key, right after the
+# agent asked for it, and the question was redacted as the key).
+_UNSPACED_RE: Final = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+_SENTENCE_END: Final = ("?", "？", "。", "！", "!")
+
+
+def _sentence(value: str) -> bool:
+    return value.endswith(_SENTENCE_END) or len(_UNSPACED_RE.findall(value)) >= 4
 
 
 def _is_secret_reply(text: str, asks: str) -> bool:
@@ -75,8 +96,10 @@ def _is_secret_reply(text: str, asks: str) -> bool:
     few words none of which is a function word ("correct horse battery staple", not
     "skip for now")."""
     value = text.strip().strip("`'\"")
-    if not value or value.casefold().rstrip(".!") in _DECLINE or value.startswith(("$", "[REDACTED")):
+    if not value or value.casefold().rstrip(".!") in _DECLINE or value.startswith("[REDACTED"):
         return False
+    if is_variable_ref(value) or _sentence(value):
+        return False  # `$DB_PASSWORD` names where it is; a question asks
     words = value.split()
     if len(words) == 1:
         return len(value) >= 4 if asks == "password" else _looks_like_key(value)

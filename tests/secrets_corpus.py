@@ -70,6 +70,17 @@ BEARER = _j("tok_", "9f8E7d6C5b4A3z2Y1x")
 ASKED_PW = _j("Answer", "Pw-2468")
 ASKED_PASSPHRASE = _j("Bare", "Reply!777")
 PASSWORD_FIELD = _j("Field", "Pass_135")
+BCRYPT_CMP_PW = _j("Cmp", "Hash-Pw51")
+GO_BCRYPT_PW = _j("GoLang", "Bcr9pt")
+RUBY_BCRYPT_PW = _j("Ruby", "Crypt-73")
+NODE_BCRYPT_PW = _j("NodeE", "Hash!8z")
+HTPASSWD_PW = _j("Ht4cc", "ess-Pw")
+HTPASSWD_NB_PW = _j("Nginx", "Basic!29")
+DOLLAR_PW = _j("$up3r", "S3cret!")
+DOLLAR_ENV_PW = _j("$ecret", "Pa55w0rd")
+AWS_PAIR_ID = _j("AKIA", "Z7EXAMPLEPAIR9QX")
+AWS_PAIR_SECRET = _j("Xk8pLm2/Qr7TzWv9+Ny4", "Bc6Hd1Jf3Gs5Ka0EoPiU")
+NUMERIC_API_KEY = _j("83749201", "847562019384")
 
 SECRETS: list[tuple[str, str, str]] = [
     ("sql-with-password", f"CREATE USER app WITH PASSWORD '{PG_PW}';", PG_PW),
@@ -119,6 +130,19 @@ SECRETS: list[tuple[str, str, str]] = [
     ("generic-api-key", f"api_key = \"{GENERIC_API_KEY}\"", GENERIC_API_KEY),
     ("bearer", f"curl -H 'Authorization: Bearer {BEARER}' https://api.internal", BEARER),
     ("password-field", f"DB_PASSWORD={PASSWORD_FIELD}", PASSWORD_FIELD),
+    # The forms learn missed on real sessions (issue 31).
+    ("bcrypt-compare", f'const ok = await bcrypt.compare("{BCRYPT_CMP_PW}", user.hash);', BCRYPT_CMP_PW),
+    ("go-bcrypt", f'hash, _ := bcrypt.GenerateFromPassword([]byte("{GO_BCRYPT_PW}"), bcrypt.DefaultCost)',
+     GO_BCRYPT_PW),
+    ("ruby-bcrypt", f"user.password_digest = BCrypt::Password.create('{RUBY_BCRYPT_PW}')", RUBY_BCRYPT_PW),
+    ("node-e-bcrypt", f"node -e \"console.log(require('bcrypt').hashSync('{NODE_BCRYPT_PW}', 10))\"",
+     NODE_BCRYPT_PW),
+    ("htpasswd-b", f"sudo htpasswd -b -c /etc/nginx/.htpasswd admin {HTPASSWD_PW}", HTPASSWD_PW),
+    ("htpasswd-nb", f"htpasswd -nbB deploy '{HTPASSWD_NB_PW}' >> auth/users", HTPASSWD_NB_PW),
+    ("dollar-password-flag", f"mysql -u app --password='{DOLLAR_PW}' shop < seed.sql", DOLLAR_PW),
+    ("dollar-password-env", f"DB_PASSWORD={DOLLAR_ENV_PW} ./scripts/deploy.sh", DOLLAR_ENV_PW),
+    ("aws-bare-pair", f"staging user: {AWS_PAIR_ID} / {AWS_PAIR_SECRET}", AWS_PAIR_SECRET),
+    ("numeric-api-key", f"the weather api key is {NUMERIC_API_KEY}", NUMERIC_API_KEY),
 ]
 
 # A value given in answer to the agent asking for it: only the question says what it is.
@@ -132,7 +156,21 @@ ASKED_ANSWER = f"1. Skip for now\n2. {ASKED_PW}\n3. 12 hour"
 ASKED_SINGLE_QUESTION = "What passphrase protects the deploy key?"
 ASKED_SINGLE_ANSWER = ASKED_PASSPHRASE
 
-ALL_SECRETS: list[str] = [s for _, _, s in SECRETS] + [ASKED_PW, ASKED_PASSPHRASE]
+# A question typed after the agent asked for a key: a sentence, not the key.
+ASKED_KEY_QUESTION = "What is your API key for the weather service?"
+ASKED_KEY_REPLY_ZH = "这个密钥在哪里可以找到？我在设置页面里没有看到"
+# A key given in answer, digits only.
+ASKED_NUMERIC_KEY = _j("5550192837", "4619283746")
+# Passwords typed into a tool's fields: the call's summary line names them.
+FORM_PW = _j("Form", "Fill-Pw64")
+LOGIN_PW = _j("Login", "Tool$991")
+TOOL_INPUTS: list[tuple[str, dict[str, str], str]] = [
+    ("browser_type", {"element": "Password input", "ref": "e14", "text": FORM_PW}, FORM_PW),
+    ("mcp__db__connect", {"host": "db.internal", "user": "app", "password": LOGIN_PW}, LOGIN_PW),
+]
+
+ALL_SECRETS: list[str] = ([s for _, _, s in SECRETS] + [ASKED_PW, ASKED_PASSPHRASE, ASKED_NUMERIC_KEY]
+                          + [s for _, _, s in TOOL_INPUTS])
 
 SHA = _j("9fceb02d0ae598e9", "5dc970b74767f19372d61af8")
 SHORT_SHA = "9fceb02"
@@ -159,4 +197,9 @@ DECOYS: list[tuple[str, str, str]] = [
     ("prose-password", "rotate the database password every 90 days", "rotate the database password every 90 days"),
     ("prose-de", "Passwort: muss mindestens 12 Zeichen lang sein", "Passwort: muss mindestens 12 Zeichen lang sein"),
     ("prose-sql", "use WITH PASSWORD in the migration, never a literal", "use WITH PASSWORD in the migration, never a literal"),
+    ("camel-var", "mysql -u app --password=$dbPassword shop", "$dbPassword"),
+    ("php-var", "if (password_verify($password, $row['hash'])) {", "password_verify($password"),
+    ("htpasswd-prompt", "htpasswd -c /etc/nginx/.htpasswd admin", "htpasswd -c /etc/nginx/.htpasswd admin"),
+    ("long-number", "order 41000000007733019222 was paid twice", "41000000007733019222"),
+    ("aws-id-alone-prose", "rotate the AKIA key of the ci user every quarter", "rotate the AKIA key of the ci user every quarter"),
 ]

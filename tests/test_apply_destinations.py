@@ -4,6 +4,7 @@ commands as command files, a read-only file refused with the reason; and the pro
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -67,17 +68,23 @@ def test_never_a_claude_md_in_home_or_without_a_known_project(tmp_path: Path) ->
         choose(gone, TargetChoice(home, follow_quotes=True))
 
 
+BODY = ("Open a release pull request for $ARGUMENTS: bump the version, write the changelog "
+        "entry, and push the branch.")
+
+
 def test_requests_become_command_files_and_keep_the_persons_own(tmp_path: Path) -> None:
     web = repo(tmp_path / "web")
-    req = proposal("request", "release-pr", projects=(web,), sessions=3)
+    req = dataclasses.replace(proposal("request", "release-pr", projects=(web,), sessions=3),
+                              command_body=BODY)
     edit = edit_for(req, TargetChoice(web, follow_quotes=True))
     assert edit.form == "command"
     assert edit.target == web / ".claude" / "commands" / "release-pr.md"
     [plan] = plan_all([edit])
     write_plan(plan)
     text = edit.target.read_text()
-    assert text.startswith('---\ndescription: "Use bun, never npm."\n---\nuse bun please\n')
-    assert "$ARGUMENTS" in text and "<!-- learn request:release-pr" in text
+    # The body is the instruction written for the agent, not a quote of the person.
+    assert text.startswith(f'---\ndescription: "Use bun, never npm."\n---\n{BODY}\n')
+    assert "use bun please" not in text and "<!-- learn request:release-pr" in text
     assert not (web / "CLAUDE.md").exists()
     # Applied again: already there. The person's own command of that name: refused.
     [again] = plan_all([edit])
@@ -87,24 +94,39 @@ def test_requests_become_command_files_and_keep_the_persons_own(tmp_path: Path) 
     assert theirs.refused and "different command" in theirs.refused
     assert edit.target.read_text() == "my own release command\n"
     # User scope: the user's commands folder; Codex: its prompts folder.
-    user = edit_for(proposal("request", "release-pr", scope="user", projects=(web,)),
+    user = edit_for(dataclasses.replace(proposal("request", "release-pr", scope="user",
+                                                 projects=(web,)), command_body=BODY),
                     TargetChoice(web, follow_quotes=True))
     assert user.target == Path(os.environ["HOME"]) / ".claude" / "commands" / "release-pr.md"
     codex = edit_for(req, TargetChoice(web, kind="agents", follow_quotes=True))
     assert codex.target == Path(os.environ["HOME"]) / ".codex" / "prompts" / "release-pr.md"
 
 
+def test_a_rejected_request_or_one_without_a_written_body_is_no_command(tmp_path: Path) -> None:
+    web = repo(tmp_path / "web")
+    req = proposal("request", "tidy-up", projects=(web,), sessions=3)
+    rejected = dataclasses.replace(req, command_body=BODY, verdict=Verdict(
+        False, "Tidy up the parser once.", "other", "project", 0.85,
+        rationale="只做一次的事 (one-off work)"))
+    with pytest.raises(TargetError, match=r"the judge rejected it.*one-off work"):
+        edit_for(rejected, TargetChoice(web, follow_quotes=True))
+    with pytest.raises(TargetError, match="no instruction was written"):
+        edit_for(req, TargetChoice(web, follow_quotes=True))
+    assert not (web / ".claude").exists()
+
+
 def test_a_read_only_claude_md_is_refused_with_the_reason(tmp_path: Path) -> None:
-    path = tmp_path / "CLAUDE.md"
+    root = repo(tmp_path / "web")
+    path = root / "CLAUDE.md"
     path.write_text("# mine\n")
     path.chmod(0o444)
     with pytest.raises(ApplyError, match=r"read-only \(mode 0444\).*chmod u\+w"):
-        plan_file(path, [RuleEdit("directive:a", "A.", path)])
-    [plan] = plan_all([RuleEdit("directive:a", "A.", path)])
+        plan_file(path, [RuleEdit("directive:a", "A.", path)], [root])
+    [plan] = plan_all([RuleEdit("directive:a", "A.", path)], [root])
     assert plan.refused and "read-only" in plan.refused
     # Made read-only after the diff was shown: still refused at write time.
     path.chmod(0o644)
-    plan = plan_file(path, [RuleEdit("directive:a", "A.", path)])
+    plan = plan_file(path, [RuleEdit("directive:a", "A.", path)], [root])
     path.chmod(0o444)
     with pytest.raises(ApplyError, match="read-only"):
         write_plan(plan)
@@ -141,7 +163,7 @@ def test_apply_asks_which_project_on_a_terminal(
     recorded: list[tuple[str, str | None]] = []
     monkeypatch.setattr(runs, "_recorder",
                         lambda k, d, t, f, **kw: recorded.append((k, kw.get("project"))))
-    monkeypatch.setattr("learn.commands.apply._interactive", lambda: True)
+    monkeypatch.setattr("learn.commands.apply_writes.interactive", lambda: True)
     monkeypatch.chdir(tmp_path)
     # Choices listed most sessions first: 1 is api. Skipping writes nothing.
     res = CliRunner().invoke(command, [], input="0\n")

@@ -51,6 +51,13 @@ def project_only_run(project: Path) -> RunResult:
     return dataclasses.replace(r, proposals=tuple(props))
 
 
+def project_dir(tmp_path: Path) -> Path:
+    """A project folder beside the test's HOME (a folder holding HOME is no project)."""
+    root = tmp_path / "p"
+    root.mkdir(exist_ok=True)
+    return root
+
+
 def invoke(*args: str, input: str | None = None) -> Result:
     return CliRunner().invoke(command, list(args), input=input)
 
@@ -110,11 +117,12 @@ def test_apply_twice_adds_nothing_and_new_rules_join_the_section(
 
 
 def test_restated_rule_not_found_is_appended_with_a_note(tmp_path: Path) -> None:
+    tmp_path = project_dir(tmp_path)
     path = tmp_path / "CLAUDE.md"
     path.write_text("- Something else entirely.\n")
     edit = RuleEdit("directive:x", "Always run the linter.", path,
                     replace_line="- Run the linter before pushing.")
-    plan = plan_file(path, [edit])
+    plan = plan_file(path, [edit], [tmp_path])
     assert "Always run the linter." in plan.new_text
     assert plan.new_text.startswith("- Something else entirely.\n\n" + BEGIN)
     assert any("not found" in n for n in plan.notes)
@@ -122,7 +130,7 @@ def test_restated_rule_not_found_is_appended_with_a_note(tmp_path: Path) -> None
 
 def test_concurrent_edit_is_detected_and_nothing_written(project: Path) -> None:
     path = project / "CLAUDE.md"
-    plan = plan_file(path, [RuleEdit("directive:a", "Rule A.", path)])
+    plan = plan_file(path, [RuleEdit("directive:a", "Rule A.", path)], [project])
     assert plan.changed and "+- Rule A." in plan.diff()
     path.write_text(EXISTING + "- Added in the editor meanwhile.\n")
     with pytest.raises(ConcurrentEditError):
@@ -132,8 +140,9 @@ def test_concurrent_edit_is_detected_and_nothing_written(project: Path) -> None:
 
 
 def test_file_created_meanwhile_is_a_concurrent_edit(tmp_path: Path) -> None:
+    tmp_path = project_dir(tmp_path)
     path = tmp_path / "CLAUDE.md"
-    plan = plan_file(path, [RuleEdit("directive:a", "Rule A.", path)])
+    plan = plan_file(path, [RuleEdit("directive:a", "Rule A.", path)], [tmp_path])
     assert plan.original is None and plan.diff().startswith("--- /dev/null")
     path.write_text("new\n")
     with pytest.raises(ConcurrentEditError):
@@ -143,7 +152,7 @@ def test_file_created_meanwhile_is_a_concurrent_edit(tmp_path: Path) -> None:
 def test_crash_between_backup_and_replace_loses_nothing(
         project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = project / "CLAUDE.md"
-    plan = plan_file(path, [RuleEdit("directive:a", "Rule A.", path)])
+    plan = plan_file(path, [RuleEdit("directive:a", "Rule A.", path)], [project])
 
     def crash(path: Path, data: bytes, mode: int) -> None:
         raise OSError("disk full (simulated)")
@@ -173,13 +182,14 @@ def test_crash_through_the_command_reports_and_exits_nonzero(
 
 
 def test_write_replaces_atomically_keeping_mode_and_symlink(tmp_path: Path) -> None:
+    tmp_path = project_dir(tmp_path)
     real = tmp_path / "dotfiles" / "CLAUDE.md"
     real.parent.mkdir()
     real.write_text("- A.\n")
     real.chmod(0o644)
     link = tmp_path / "CLAUDE.md"
     link.symlink_to(real)
-    plan = plan_file(link, [RuleEdit("directive:b", "B.", link)])
+    plan = plan_file(link, [RuleEdit("directive:b", "B.", link)], [tmp_path])
     write_plan(plan)
     assert link.is_symlink()
     assert "- B. <!-- learn directive:b -->" in real.read_text()
@@ -187,23 +197,26 @@ def test_write_replaces_atomically_keeping_mode_and_symlink(tmp_path: Path) -> N
 
 
 def test_new_file_is_created_private(tmp_path: Path) -> None:
+    tmp_path = project_dir(tmp_path)
     path = tmp_path / ".claude" / "rules" / "tooling.md"
-    write_plan(plan_file(path, [RuleEdit("directive:b", "B.", path)]))
+    write_plan(plan_file(path, [RuleEdit("directive:b", "B.", path)], [tmp_path]))
     assert path.read_text().startswith(BEGIN + "\n")
     assert path.stat().st_mode & 0o777 == 0o600
 
 
 def test_damaged_markers_are_refused(tmp_path: Path) -> None:
+    tmp_path = project_dir(tmp_path)
     path = tmp_path / "CLAUDE.md"
     path.write_text(f"{BEGIN}\n- x\n")
     with pytest.raises(ApplyError, match="damaged"):
-        plan_file(path, [RuleEdit("directive:b", "B.", path)])
+        plan_file(path, [RuleEdit("directive:b", "B.", path)], [tmp_path])
 
 
 def test_crlf_file_keeps_its_line_endings(tmp_path: Path) -> None:
+    tmp_path = project_dir(tmp_path)
     path = tmp_path / "CLAUDE.md"
     path.write_bytes(b"# T\r\n- A.\r\n")
-    write_plan(plan_file(path, [RuleEdit("directive:b", "B.", path)]))
+    write_plan(plan_file(path, [RuleEdit("directive:b", "B.", path)], [tmp_path]))
     data = path.read_bytes()
     assert data.startswith(b"# T\r\n- A.\r\n\r\n")
     assert b"\n" not in data.replace(b"\r\n", b"")
@@ -223,7 +236,7 @@ def test_non_tty_without_yes_refuses(project: Path, recorded: Recorded,
 def test_interactive_confirmation(project: Path, recorded: Recorded,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     use_run(monkeypatch, project_only_run(project))
-    monkeypatch.setattr("learn.commands.apply._interactive", lambda: True)
+    monkeypatch.setattr("learn.commands.apply_writes.interactive", lambda: True)
     res = invoke("--project", str(project), "--scope", "project", input="n\n")
     assert res.exit_code == 0 and "skipped" in res.output
     assert (project / "CLAUDE.md").read_text() == EXISTING
@@ -282,10 +295,16 @@ def test_targets_by_scope_and_flags(project: Path, recorded: Recorded, tmp_path:
     assert invoke("--project", str(project), "--agents", "--only", "fix:pytest-needs-venv",
                   "--yes").exit_code == 0
     assert "Run tests with" in (project / "AGENTS.md").read_text()
+    nested = project / "src" / "CLAUDE.md"  # an instruction file of the project
+    assert invoke("--project", str(project), "--file", str(nested), "--only",
+                  "fix:pytest-needs-venv", "--yes").exit_code == 0
+    assert "Run tests with" in nested.read_text()
+    # --file names an instruction file; any other file is refused, nothing written.
     other = tmp_path / "elsewhere.md"
-    assert invoke("--file", str(other), "--only", "fix:pytest-needs-venv",
-                  "--yes").exit_code == 0
-    assert "Run tests with" in other.read_text()
+    res = invoke("--project", str(project), "--file", str(other), "--only",
+                 "fix:pytest-needs-venv", "--yes")
+    assert res.exit_code == 1 and "not an instruction file learn may write" in res.output
+    assert not other.exists()
 
 
 def test_budget_warning(project: Path, recorded: Recorded,

@@ -41,6 +41,7 @@ from evals.gold import Gold
 from evals.oracle import GoldOracle
 from learn.mining.prompt import TOOL as RECORD_CANDIDATES
 from learn.prompts import load_prompt
+from learn.reduce.commands import WRITE_COMMANDS
 from learn.reduce.coverage import CHECK_COVERAGE
 from learn.reduce.judge import RECORD_VERDICTS
 from learn.reduce.naming import ASSIGN_LABELS
@@ -51,7 +52,8 @@ INSTALLED = REPO / "build" / "claude-code" / "node_modules" / ".bin" / "claude"
 
 # learn's tools by the schema the CLI offers as `StructuredOutput`.
 TOOL_SCHEMAS = {
-    t.name: dict(t.input_schema) for t in (RECORD_CANDIDATES, ASSIGN_LABELS, CHECK_COVERAGE, RECORD_VERDICTS)
+    t.name: dict(t.input_schema) for t in (RECORD_CANDIDATES, ASSIGN_LABELS, CHECK_COVERAGE,
+                                           RECORD_VERDICTS, WRITE_COMMANDS)
 }
 
 # Claude Code's own traffic besides the model call (update checks, telemetry,

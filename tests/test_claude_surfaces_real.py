@@ -39,14 +39,20 @@ ALLOW = ["Bash(git push:*)", "Bash(echo:*)"]
 PROMPT = "surface-test: do the steps"
 
 
-def _claude() -> Path:
-    override = os.environ.get("LEARN_CLAUDE_CODE_BIN")
-    path = Path(override) if override else INSTALLED
+def real_binary(installed: Path, override: str, require: str, what: str) -> Path:
+    """A real client from the registry: `$override`, else where .ci/install-* put it.
+    Missing, the test skips, unless `$require` is set (CI) and it fails."""
+    path = Path(os.environ[override]) if os.environ.get(override) else installed
     if not path.exists():
-        if os.environ.get("LEARN_REQUIRE_CLAUDE_CODE"):
-            pytest.fail(f"LEARN_REQUIRE_CLAUDE_CODE is set but {path} is missing")
-        pytest.skip("the real Claude Code is not installed (.ci/install-claude-code)")
+        if os.environ.get(require):
+            pytest.fail(f"{require} is set but {path} is missing")
+        pytest.skip(f"the real {what} is not installed")
     return path
+
+
+def _claude() -> Path:
+    return real_binary(INSTALLED, "LEARN_CLAUDE_CODE_BIN", "LEARN_REQUIRE_CLAUDE_CODE",
+                       "Claude Code (.ci/install-claude-code)")
 
 
 class ScriptedModel(FakeAnthropicServer):

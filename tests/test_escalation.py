@@ -37,16 +37,37 @@ def outcome(rule: str, *quotes: str, verdict: str = "ignored", project: str = "/
 
 @pytest.mark.parametrize(("text", "rules"), [
     ("Never run `git push`; I push myself.", ["Bash(git push:*)"]),
-    ("don't run git push --force, ever", ["Bash(git push:*)"]),
+    # Flags are part of the prohibition: a force push, not every push.
+    ("don't run git push --force, ever", ["Bash(git push --force:*)"]),
+    ("Never force push.", ["Bash(git push --force:*)", "Bash(git push -f:*)",
+                           "Bash(git push --force-with-lease:*)"]),
+    ("never `git push -f`", ["Bash(git push -f:*)"]),
     ("Stop running npm install in this repo", ["Bash(npm install:*)"]),
     ("do not use yarn", ["Bash(yarn:*)"]),
+    ("Don't use npm, use bun", ["Bash(npm:*)"]),
     ("Don't touch vendor/ — it is generated", ["Edit(vendor/**)"]),
     ("never edit `src/generated/api.ts`", ["Edit(src/generated/api.ts)"]),
+    # Narrowed: no prefix says "rm -rf on the data dir" or "force push to main".
+    ("never use rm -rf on the data dir", []),
+    ("Don't force push to main.", []),
+    # A prescribed command is never denied: the tests must still run.
+    ("Run the tests with `pnpm vitest run`, never in watch mode.", []),
     ("Never run it again without asking", []),
+    ("Never commit secrets.", []),
     ("Please use tabs for indentation", []),
 ])
 def test_what_a_rule_forbids(text: str, rules: list[str]) -> None:
-    assert enforcement_for([text]).claude_rules() == rules
+    assert enforcement_for(text).claude_rules() == rules
+
+
+def test_a_deny_spares_what_the_rule_prescribes_and_what_the_person_ran_since() -> None:
+    # "never run vitest" with the prescribed `vitest run --coverage`: that would be refused.
+    assert enforcement_for("Use `vitest run --coverage`; never run vitest.").claude_rules() == []
+    spared = enforcement_for("Never run npm install.", ran=["cd web && npm install --no-save"])
+    assert spared.empty and "you ran it since" in spared.spared[0]
+    kept = enforcement_for("Never force push.", ran=["git push origin feature/x",
+                                                     "git push --force-with-lease"])
+    assert kept.claude_rules() == ["Bash(git push --force:*)", "Bash(git push -f:*)"]
 
 
 def test_deny_rules_merge_into_existing_settings_and_stay_valid_json(tmp_path: Path) -> None:
@@ -67,11 +88,15 @@ def test_deny_rules_merge_into_existing_settings_and_stay_valid_json(tmp_path: P
 
 
 def test_codex_rule_is_a_forbidden_prefix_rule_added_once() -> None:
-    text = codex_rule_text("git push", "Never run git push.", "directive:no-push-enforced")
-    assert 'pattern = ["git", "push"]' in text and 'decision = "forbidden"' in text
-    assert 'match = [["git", "push", "origin"]]' in text
-    once = merged_codex_rules(None, ["git push"], "Never push.", "k")
-    assert merged_codex_rules(once, ["git push"], "Never push.", "k") == once
+    text = codex_rule_text("git push --force", "Never force push.", "directive:no-force-enforced",
+                           keep=["git push origin feature/x", "pnpm vitest run"])
+    assert 'pattern = ["git", "push", "--force"]' in text and 'decision = "forbidden"' in text
+    # What Codex shows when it refuses is the person's rule, not learn's settings summary.
+    assert 'justification = "Never force push."' in text and "settings.json" not in text
+    assert 'match = [["git", "push", "--force"]]' in text
+    assert 'not_match = [["git", "push", "origin", "feature/x"]]' in text
+    once = merged_codex_rules(None, ["git push --force"], "Never force push.", "k")
+    assert merged_codex_rules(once, ["git push --force"], "Never force push.", "k") == once
     assert once.count("prefix_rule(") == 1
 
 
@@ -81,6 +106,7 @@ def test_only_an_ignored_prohibition_is_escalated() -> None:
     assert p is not None and p.surface == "permission"
     assert p.key == "directive:no-push-enforced"
     assert p.surface_rules == ("Bash(git push:*)",) and p.surface_commands == ("git push",)
+    assert p.text == "Never run git push."
     assert p.sessions == 2 and [q.text for q in p.quotes] == ["I said do NOT push",
                                                                "why did you push again"]
     assert escalate(outcome("Never run git push.", verdict="holding")) is None
@@ -88,6 +114,7 @@ def test_only_an_ignored_prohibition_is_escalated() -> None:
     procedure = escalate(outcome("Before a release: first bump the version, then update the "
                                  "changelog, then tag it.", "you forgot the changelog again"))
     assert procedure is not None and procedure.surface == "command"
+    assert procedure.command_body and procedure.command_body.startswith("Before a release")
     assert is_procedure("1. build 2. test 3. deploy to staging and check the logs")
 
 
@@ -119,6 +146,7 @@ def test_apply_writes_the_settings_diff_and_the_codex_rule(tmp_path: Path,
     [cplan] = plan_all([codex])
     write_plan(cplan)
     assert 'decision = "forbidden"' in codex.target.read_text()
+    assert 'justification = "Never run git push."' in codex.target.read_text()
 
     settings.write_text("{not json")
     [bad] = plan_all([edit])
@@ -142,3 +170,26 @@ def test_an_applied_or_declined_escalation_is_not_proposed_again(tmp_path: Path)
         more = outcome("Never run git push.", "do not push", "no push!")
         _, made = escalations_for(book, "/p", [more], [])
         assert [p.key for p in made] == ["directive:no-push-enforced"]
+
+
+def test_a_command_the_person_let_run_since_the_rule_is_never_denied() -> None:
+    from learn.report.escalation import Ran
+
+    o = outcome("Never force push.", "you force pushed AGAIN")  # said in session s0
+    ran = [
+        # Since the rule, in a session where the person did not object: theirs to run.
+        Ran("s9", "2026-03-15T09:00:00+00:00", ("git push --force-with-lease origin topic",)),
+        # In the session where they said the rule again: the agent broke it there.
+        Ran("s0", "2026-03-20T09:00:00+00:00", ("git push -f",)),
+        # Before the rule was in place: says nothing about it.
+        Ran("s8", "2026-03-01T09:00:00+00:00", ("git push --force",)),
+    ]
+    p = escalate(o, ran=ran)
+    assert p is not None
+    assert p.surface_rules == ("Bash(git push --force:*)", "Bash(git push -f:*)")
+    assert "git push --force-with-lease origin topic" in p.surface_allowed
+    assert "not denied" in (p.rationale or "") and "you ran it since" in (p.rationale or "")
+    # Every force push ran unopposed since: nothing left to enforce.
+    everything = [Ran("s9", "2026-03-15T09:00:00+00:00",
+                      ("git push --force", "git push -f", "git push --force-with-lease"))]
+    assert escalate(o, ran=everything) is None

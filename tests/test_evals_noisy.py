@@ -53,7 +53,11 @@ def test_restyled_quotes_keep_every_word_and_rewordings_change_one() -> None:
 def test_every_mining_and_answer_fault_fires(corpus: str) -> None:
     report = run_corpus(corpus, mode="noisy", faults=FAULTS)
     fired = {f for f, n in report.injected.items() if n}
-    assert set(FAULTS) <= fired
+    # A command is written only for an accepted request: a corpus without one asks
+    # no command of the model, so that fault has nothing to fire on.
+    with_commands = report.metrics["commands.written"] > 0 and any(
+        p["kind"] == "request" and p.get("command_body") for p in report.proposals)
+    assert set(FAULTS) - ({"command_quote"} if not with_commands else set()) <= fired
 
 
 def _label_request(items: list[str], known: list[str]) -> ModelRequest:
@@ -102,6 +106,26 @@ def test_the_noisy_eval_fails_without_merging_drifted_labels(monkeypatch: pytest
     monkeypatch.setattr(naming, "merge_drifted_labels", lambda *a, **k: 0)
     problems = faults.acceptance(_rows("hard", "none", "all"))
     assert problems
+
+
+def test_a_command_body_copied_from_one_quote_is_refused_and_written_again() -> None:
+    rows = _rows("demo", "none", "command_quote")
+    assert rows[1].injected.get("command_quote") == 1
+    assert rows[1].metrics["commands.written"] == rows[0].metrics["commands.written"] == 1.0
+    assert rows[1].metrics["commands.quote_copies"] == 0.0
+    assert faults.acceptance([rows[0], faults.FaultRow("demo", "all", rows[1].metrics)]) == []
+
+
+def test_the_noisy_eval_fails_when_a_copied_command_body_is_kept(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import learn.reduce.commands as commands
+
+    monkeypatch.setattr(commands, "copies_a_quote", lambda body, quotes: False)
+    rows = _rows("demo", "none", "command_quote")
+    assert rows[1].metrics["commands.quote_copies"] == 1.0
+    assert rows[1].metrics["commands.written"] == 0.0
+    problems = faults.acceptance([rows[0], faults.FaultRow("demo", "all", rows[1].metrics)])
+    assert any("copy one quote" in p for p in problems)
 
 
 def test_the_fault_table_shows_each_faults_cost() -> None:

@@ -71,6 +71,20 @@ def test_frontmatter_covers_exactly_the_shell_line() -> None:
     assert "learn apply" in body and "approve" in body
 
 
+def test_the_command_never_writes_on_the_persons_behalf() -> None:
+    """Claude shows the exact diffs of a dry run and writes only what the person then
+    confirmed: `--confirm TOKEN`, never `--yes` (the token binds the yes to those diffs)."""
+    for path in (COMMAND, Path(__file__).resolve().parents[1] / "learn" / "report"
+                 / "claude_command.md"):
+        fields, body = frontmatter(path.read_text())
+        assert not re.search(r"learn apply[^\n`]*--yes", body), path
+        assert "`learn apply --dry-run --only KEY`" in body
+        assert "--confirm TOKEN" in body and "Never pass `--yes`" in body
+        assert "diff" in body and "ask\n   me again" in body
+        assert "learn apply" not in fields["allowed-tools"]  # Claude Code asks before a write
+        assert "learn apply --undo" in body
+
+
 def expand(arguments: str) -> str:
     """The command body as Claude Code expands it: $ARGUMENTS replaced wherever it is."""
     _, body = frontmatter(COMMAND.read_text())
@@ -122,6 +136,17 @@ def test_the_words_after_the_command_reach_claude_as_the_request() -> None:
     assert "--since 7d" in body and "learn run --yes --quiet --backend auto" in body
     # Pending proposals are shown and declining is its own command.
     assert "pending" in body and "learn decline KEY" in body
+
+
+def test_install_writes_only_where_learn_may_write(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project / ".claude").symlink_to(elsewhere)  # a checkout's .claude leading outside
+    res = CliRunner().invoke(install, ["--project", "--project-dir", str(project), "--hooks"])
+    assert res.exit_code != 0 and "not an instruction file learn may write" in res.output
+    assert list(elsewhere.iterdir()) == []
 
 
 def test_install_user_then_idempotent_then_no_clobber(tmp_path: Path) -> None:

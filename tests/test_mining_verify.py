@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from _mining_helpers import fail, make_session, tool, user
 
+from learn.mining.commands import command_ran
 from learn.mining.verify import (
     MIN_QUOTE_WORDS,
     anchor_quote,
-    command_ran,
     quote_found,
     session_commands,
     verify_candidates,

@@ -23,6 +23,7 @@ from learn.models.openai_modes import MEMO_FILE, Mode, strict_schema
 from learn.models.ratelimit import RateLimiter
 from learn.models.retry import RetryPolicy
 from learn.reduce.answers import LabelsAnswer, VerdictsAnswer
+from learn.reduce.commands import WRITE_COMMANDS, CommandsAnswer
 from learn.reduce.coverage import CHECK_COVERAGE
 from learn.reduce.judge import RECORD_VERDICTS
 from learn.reduce.naming import ASSIGN_LABELS
@@ -385,7 +386,8 @@ def test_only_one_mode_means_no_fallback_and_no_memo() -> None:
         assert fake.modes == ["tools"] and backend.mode_for("gemma") is None
 
 
-@pytest.mark.parametrize("tool", [MINE_TOOL, ASSIGN_LABELS, CHECK_COVERAGE, RECORD_VERDICTS], ids=lambda t: t.name)
+@pytest.mark.parametrize("tool", [MINE_TOOL, ASSIGN_LABELS, CHECK_COVERAGE, RECORD_VERDICTS,
+                                  WRITE_COMMANDS], ids=lambda t: t.name)
 def test_every_contract_schema_becomes_a_strict_one(tool: ToolSpec) -> None:
     """OpenAI's strict mode: every object closed, every property required."""
     def objects(node: Any) -> Iterator[dict[str, Any]]:
@@ -412,16 +414,20 @@ STRICT_ANSWERS: dict[str, dict[str, Any]] = {
     "record_verdicts": {"verdicts": [{"id": 0, "accepted": True, "category": "tooling", "scope": "user",
                                       "confidence": 0.9, "summary": "Use bun.", "rationale": "said twice",
                                       "canonical_key": None}]},
+    "write_commands": {"commands": [{"id": 0, "description": "Open a release PR",
+                                     "body": "Open a release PR for $ARGUMENTS."}]},
 }
 
 
 @pytest.mark.parametrize(
     ("tool", "answer_model"),
-    [(MINE_TOOL, None), (ASSIGN_LABELS, LabelsAnswer), (CHECK_COVERAGE, VerdictsAnswer), (RECORD_VERDICTS, VerdictsAnswer)],
+    [(MINE_TOOL, None), (ASSIGN_LABELS, LabelsAnswer), (CHECK_COVERAGE, VerdictsAnswer),
+     (RECORD_VERDICTS, VerdictsAnswer), (WRITE_COMMANDS, CommandsAnswer)],
     ids=lambda v: getattr(v, "name", ""),
 )
 def test_a_strict_json_schema_answer_maps_to_the_same_contract(tool: ToolSpec, answer_model: type[BaseModel] | None) -> None:
-    step = {"record_candidates": "mine", "assign_labels": "name", "check_coverage": "coverage"}.get(tool.name, "judge")
+    step = {"record_candidates": "mine", "assign_labels": "name", "check_coverage": "coverage",
+            "write_commands": "command"}.get(tool.name, "judge")
     req = ModelRequest(step, "m", "sys", tool, "ITEMS:\n0. [directive] use bun", 512)  # type: ignore[arg-type]
     with ModesServer(answer=lambda name, r: STRICT_ANSWERS[name]) as fake:
         if answer_model is None:

@@ -1,7 +1,9 @@
-"""One point, one count; a repeated request with no rule in it is a command."""
+"""One point, one count; a repeated request the judge accepted is a command, a rejected
+one never is."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -50,13 +52,17 @@ def test_a_directive_and_a_request_of_one_point_count_once() -> None:
     assert one_point(only, TopicEmbedder()) == only
 
 
-def test_a_repeated_request_without_a_rule_is_proposed_as_a_command() -> None:
-    no = Verdict(False, "", "workflow", "project", 0.8, rationale="a one-off task, not a rule")
+def test_a_repeated_request_the_judge_accepted_is_a_command_and_a_rejected_one_is_not() -> None:
+    yes = Verdict(True, "Explain why a commit broke the tests.", "workflow", "project", 0.8)
     p = Proposal("request", "explain-commit", "explain why this commit broke the tests", 4, 4,
-                 None, (), verdict=no)
+                 None, (), verdict=yes)
     [cmd] = requests_as_commands([p], 3)
-    assert cmd.surface == "command" and cmd.verdict is not None and cmd.verdict.accepted
-    assert "asked for by name in 4 sessions" in cmd.verdict.rationale
+    assert cmd.surface == "command" and cmd.verdict == yes
     assert requests_as_commands([p], 5) == [p]  # below the request threshold: left alone
-    directive = Proposal("directive", "x", "x", 4, 4, None, (), verdict=no)
+    # Rejected as one-off work: it stays rejected, with the judge's words, never a command.
+    no = Verdict(False, "Explain one commit.", "workflow", "project", 0.85,
+                 rationale="one-off work")
+    rejected = dataclasses.replace(p, verdict=no)
+    assert requests_as_commands([rejected], 3) == [rejected]
+    directive = Proposal("directive", "x", "x", 4, 4, None, (), verdict=yes)
     assert requests_as_commands([directive], 3) == [directive]

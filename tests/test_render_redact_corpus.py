@@ -155,3 +155,23 @@ def test_no_secret_survives_among_other_lines_and_noise(parts: list[str]) -> Non
     for _, line, secret in SECRETS:
         if line in parts:
             assert secret not in once
+
+
+def test_a_question_typed_after_the_agent_asked_for_a_key_is_kept() -> None:
+    from secrets_corpus import ASKED_KEY_QUESTION, ASKED_KEY_REPLY_ZH, ASKED_NUMERIC_KEY
+
+    assert redact_answer(ASKED_KEY_QUESTION, ASKED_KEY_REPLY_ZH) == ASKED_KEY_REPLY_ZH
+    assert redact_answer(ASKED_KEY_QUESTION, "where do I find it?") == "where do I find it?"
+    assert redact_answer(ASKED_KEY_QUESTION, ASKED_NUMERIC_KEY) == MARKER
+    assert redact_answer(ASKED_KEY_QUESTION, "$WEATHER_API_KEY") == "$WEATHER_API_KEY"
+
+
+@pytest.mark.parametrize(("value", "reference"), [
+    ("$DB_PASSWORD", True), ("${DB_PASSWORD}", True), ("$(cat ~/.pw)", True), ("$dbPassword", True),
+    ("$db_pass", True), ("$1", True), ("$env:API_TOKEN", True),
+    ("$up3rS3cret!", False), ("$ecretPa55w0rd", False), ("$Tr0ub4dor&3", False),
+])
+def test_a_dollar_sign_starts_a_reference_only_when_a_variable_follows(value: str, reference: bool) -> None:
+    from learn.secret_fields import is_variable_ref
+
+    assert is_variable_ref(value) is reference

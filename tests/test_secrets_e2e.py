@@ -33,11 +33,15 @@ from fixtures.fidelity.writers import Chain, Rollout, claude_path
 from secrets_corpus import (
     ALL_SECRETS,
     ASKED_ANSWER,
+    ASKED_KEY_QUESTION,
+    ASKED_KEY_REPLY_ZH,
+    ASKED_NUMERIC_KEY,
     ASKED_QUESTION,
     ASKED_SINGLE_ANSWER,
     ASKED_SINGLE_QUESTION,
     DECOYS,
     SECRETS,
+    TOOL_INPUTS,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -80,6 +84,16 @@ def _claude_session(home: Path, project: Path, sid: str) -> None:
              "You can now continue with the user's answers in mind.",
              toolUseResult={"questions": [], "answers": {
                  "What is the staging database password?": ASKED_SINGLE_ANSWER}})
+    # Passwords a tool typed into a form or passed to a database: only the field says so.
+    for n, (tool, tool_input, _) in enumerate(TOOL_INPUTS):
+        c.tool(f"toolu_in{n}", tool, tool_input)
+        c.result(f"toolu_in{n}", "done")
+    # Asked for a key, the person asks where to find it (a sentence with no space in
+    # it, in Chinese), and later gives one that is digits only.
+    c.assistant(ASKED_KEY_QUESTION)
+    c.user(ASKED_KEY_REPLY_ZH)
+    c.assistant("Please paste the API key when you have it.")
+    c.user(ASKED_NUMERIC_KEY)
     c.user(f"{CORRECTION}")
     c.write(claude_path(home, sid, str(project)))
 
@@ -106,6 +120,10 @@ def _install(root: Path) -> tuple[Path, Path]:
     (home / ".claude").mkdir(parents=True, exist_ok=True)
     (home / ".claude" / "CLAUDE.md").write_text(rules)
     (project / "CLAUDE.md").write_text(rules)
+    # A rules file (read for coverage) holding the new kinds too.
+    rules_dir = project / ".claude" / "rules"
+    rules_dir.mkdir(parents=True)
+    (rules_dir / "deploy.md").write_text("# Deploy\n\n" + "\n".join(f"- {line}" for _, line, _ in SECRETS[-10:]) + "\n")
     skill = home / ".claude" / "skills" / "deploy" / "SKILL.md"
     skill.parent.mkdir(parents=True)
     skill.write_text("---\nname: deploy\ndescription: deploy with "
@@ -243,6 +261,18 @@ def test_no_decoy_is_redacted(ran: dict[str, Any]) -> None:
     sent = "\n".join(r.user_text for r in ran["requests"] if r.tool_name == "record_candidates")
     lost = [name for name, line, keep in DECOYS if f"note: {line}" not in sent or keep not in sent]
     assert lost == [], f"over-redacted: {lost}"
+    # The question typed after the agent asked for a key is a question, not the key.
+    assert ASKED_KEY_REPLY_ZH in sent
+    typed = [t["text"] for t in json.loads(ran["show"])["human_turns_detail"]]
+    assert ASKED_KEY_REPLY_ZH in typed
+
+
+def test_tool_summaries_in_show_name_the_field_not_the_password(ran: dict[str, Any]) -> None:
+    summaries = [i["summary"] for i in json.loads(ran["revealed"])["timeline"] if i["type"] == "tool_call"]
+    for tool, _, secret in TOOL_INPUTS:
+        line = next(s for s in summaries if "[REDACTED:password]" in s and secret not in s
+                    and ("element=" in s if tool == "browser_type" else "host=" in s))
+        assert line
 
 
 def test_a_correction_about_tokens_is_proposed_intact(ran: dict[str, Any]) -> None:

@@ -17,14 +17,14 @@ STORE = Path(__file__).resolve().parent.parent / "learn" / "store"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("connection", ("connection", "db", "target", "postgres")),
     ("definitions", ("layout", "dialects", "run_json", "vector_tables", "feedback_rows")),
-    ("table DDL", ("session_index_ddl", "proposals_ddl")),
+    ("table DDL", ("session_index_ddl", "proposals_ddl", "apply_journal_ddl")),
     ("migration steps", ("migrations",)),
     ("migration engine", ("schema",)),
     ("vector index", ("pg_vectors", "vectors")),
     ("ledger", ("core", "feedback")),
     ("tables", ("label_tables", "run_table", "scan_tables", "shown_table", "proposals",
                 "verdict_table", "pg_team", "pg_members", "team_forget", "team", "session_index",
-                "mine_batches")),
+                "mine_batches", "apply_journal")),
     ("API", ("api", "runs")),
     ("package", ("__init__",)),
 )

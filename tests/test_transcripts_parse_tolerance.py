@@ -95,12 +95,35 @@ def test_huge_line(tmp_path: Path) -> None:
     assert isinstance(first, UserEvent) and len(first.text) == len(big)
 
 
-def test_invalid_utf8_inside_a_string_value() -> None:
+def test_invalid_utf8_inside_a_string_value_is_replaced_and_the_line_kept() -> None:
     line = b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-01-05T10:00:00Z",' \
            b'"message":{"content":"bad \xff byte"}}\n'
     t = parse(line + _jsonl(_user("ok")))
+    assert [e.meta.uuid for e in t.events] == ["u", "ok"]  # type: ignore[union-attr]
+    first = t.events[0]
+    assert isinstance(first, UserEvent) and first.text == "bad \ufffd byte"
+    assert t.skipped == {}
+
+
+def test_a_line_nested_past_the_decoders_limit_is_skipped_as_too_deep() -> None:
+    deep = b'{"type":"user","uuid":"d","sessionId":"s","timestamp":"2026-01-05T10:00:00Z",' \
+           b'"message":{"content":' + b"[" * 1100 + b"]" * 1100 + b"}}\n"
+    other = b'{"type":"brand-new","v":' + b"{\"a\":" * 1100 + b"1" + b"}" * 1100 + b"}\n"
+    t = parse(deep + other + _jsonl(_user("ok")))
     assert [e.meta.uuid for e in t.events] == ["ok"]  # type: ignore[union-attr]
-    assert t.skipped == {"undecodable": 1}
+    assert t.skipped == {"too_deep": 2}
+
+
+def test_invalid_utf8_in_a_codex_line_is_replaced_and_the_line_kept() -> None:
+    meta = b'{"timestamp":"2026-01-05T10:00:00Z","type":"session_meta","payload":{"id":"c1","cwd":"/p"}}\n'
+    said = b'{"timestamp":"2026-01-05T10:00:01Z","type":"event_msg","payload":' \
+           b'{"type":"user_message","message":"caf\xe9 prices in euros"}}\n'
+    deep = b'{"timestamp":"2026-01-05T10:00:02Z","type":"event_msg","payload":{"type":"x","v":' \
+           + b"[" * 1100 + b"]" * 1100 + b"}}\n"
+    t = parse(meta + said + deep)
+    users = [e for e in t.events if isinstance(e, UserEvent)]
+    assert [u.text for u in users] == ["caf\ufffd prices in euros"]
+    assert t.skipped == {"too_deep": 1}
 
 
 def test_unknown_types_are_kept_not_skipped() -> None:

@@ -86,10 +86,24 @@ def test_codex_wrapper_without_a_request_is_context_only() -> None:
     assert typed_text(raw, provider="codex") == Typed("", "ide-wrapper")
 
 
-def test_the_wrapper_rule_is_codex_only_and_needs_the_head() -> None:
+def test_the_wrapper_rule_is_codex_only() -> None:
     assert typed_text(IDE).text.startswith("# Context from my IDE setup:")
-    plain = "## My request for Codex:\nwhy is this heading in my notes?"
-    assert typed_text(plain, provider="codex").text == plain
+
+
+@pytest.mark.parametrize("raw", [
+    "## My request for Codex: why is the invoice total off by a cent?",
+    "## My request for Codex:\nwhy is the invoice total off by a cent?",
+    "## Active file: src/invoice.py\n\n## My request for Codex:\nwhy is the invoice total off by a cent?",
+    "This block is automatically supplied ambient UI state, not part of the user's request.\n"
+    "## My request for Codex:\nwhy is the invoice total off by a cent?",
+])
+def test_a_codex_request_heading_is_a_wrapper_whatever_precedes_it(raw: str) -> None:
+    assert typed_text(raw, provider="codex").text == "why is the invoice total off by a cent?"
+
+
+def test_a_request_heading_quoted_in_a_fence_is_the_persons_text() -> None:
+    raw = "my notes say:\n```\n## My request for Codex:\nreview it\n```\nwhat does that heading do?"
+    assert typed_text(raw, provider="codex").text == raw
 
 
 # ---------------------------------------------------------------- item 8: template residue

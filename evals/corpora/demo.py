@@ -97,8 +97,11 @@ def build(root: Path) -> Gold:
                              "When pytest cannot import shop_api, install the package in editable mode with `pip install -e .`.",
                              category="environment")
     release = gold.group("open-release-pr", "request",
-                         "Make a /release-pr command: open a release PR with the changelog.",
-                         category="workflow")
+                         "Open a release PR with the changelog.", category="workflow",
+                         command="Open a release pull request for $ARGUMENTS: add the changes "
+                                 "since the last release to CHANGELOG.md, commit that, and open "
+                                 "the PR against main with the new changelog entry as its "
+                                 "description.")
     bump = gold.group("bump-the-version", "request", "Bump the version.", category="workflow")
     tf = gold.group("terraform-fmt-before-plan", "directive", "Run terraform fmt before plan.",
                     category="tooling")

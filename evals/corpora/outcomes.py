@@ -22,8 +22,9 @@ Phase 2, 2026-03-11..20 (6 sessions) -> run 2 must say:
 - "walk me through the approach before you change code" as a directive (2
   sessions) and "help me think it through before you change code" as a
   request (2 sessions)                             -> one point, 4 sessions;
-- "explain why this commit broke the tests" asked in 4 sessions, no rule in it
-                                                   -> a command.
+- "explain why this commit broke the tests" asked in 4 sessions, work asked for
+  by name (the judge accepts it as a command, not a rule) -> a command, its body
+  written from all four asks.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def groups(gold: Gold) -> dict[str, str]:
         "think": gold.group("think-it-through-first", "request",
                             "Help think it through before changing code."),
         "explain": gold.group("explain-broken-commit", "request",
-                              "Explain why a commit broke the tests.", accepted=False),
+                              "Explain why a commit broke the tests."),
     }
 
 

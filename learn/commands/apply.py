@@ -13,13 +13,21 @@ from pathlib import Path
 
 import click
 
-from learn.projects import project_key
+from learn.commands import apply_writes
+from learn.commands.apply_writes import (
+    Consent,
+    journal_write,
+    new_batch,
+    show,
+    undo_last,
+    write_confirmed,
+)
+from learn.projects import project_key, project_root
 from learn.records.proposal import Proposal, Scope
-from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for, write_plan
+from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
-    ApplyError,
     FilePlan,
     RuleEdit,
     sha256,
@@ -31,13 +39,9 @@ from learn.report.runs import (
     record_decision,
     require_proposals,
 )
-from learn.report.targets import TargetChoice, TargetError, TargetKind, scope_for
+from learn.report.targets import TargetChoice, TargetError, TargetKind, form_for, scope_for
 from learn.report.words import flatten
 from learn.store.proposals import REOFFER_FACTOR
-
-
-def _interactive() -> bool:
-    return sys.stdin.isatty()
 
 
 def _budget(max_lines: int | None, max_bytes: int | None) -> tuple[int, int]:
@@ -114,6 +118,9 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
               help="Remove a rule learn wrote (repeatable), shown as a diff first.")
 @click.option("--dismiss", multiple=True, metavar="KEY",
               help="Same as `learn decline KEY` (repeatable): not proposed again.")
+@click.option("--undo", is_flag=True,
+              help="Put back every file the last `learn apply` wrote (from its backups), shown "
+                   "as diffs first; its proposals are pending again.")
 @click.option("--target", "target_kind", type=click.Choice(["claude", "rules", "agents"]),
               default="claude", show_default=True,
               help="claude: CLAUDE.md of the rule's scope; rules: .claude/rules/<topic>.md; "
@@ -122,7 +129,8 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
 @click.option("--scope", type=click.Choice(["user", "project"]), default=None,
               help="Override the judged scope of every rule.")
 @click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write every rule to this file instead.")
+              help="Write every rule to this instruction file instead (a CLAUDE.md, AGENTS.md "
+                   "or .claude/rules/*.md of the project or of ~/.claude, ~/.codex).")
 @click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None,
               help="The project whose pending proposals to apply, and whose files to edit "
@@ -130,7 +138,11 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
                    "project it was said in).")
 @click.option("--edit", "edit_text", is_flag=True, help="Edit each rule's wording first.")
 @click.option("--yes", is_flag=True, help="Write without asking (for scripts).")
-@click.option("--dry-run", is_flag=True, help="Show the diffs; write nothing.")
+@click.option("--dry-run", is_flag=True,
+              help="Show the diffs and a confirmation token; write nothing.")
+@click.option("--confirm", "confirm", default=None, metavar="TOKEN",
+              help="Write exactly the changes a --dry-run showed with this token (nothing if "
+                   "they changed since).")
 @click.option("--since", default=None, metavar="AGE",
               help="Only proposals made within AGE (7d, 12h, 2w or a date).")
 @click.option("--max-lines", type=click.IntRange(min=1), default=None,
@@ -139,22 +151,29 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
               help=f"Warn when a file passes this many bytes (config apply.max_bytes, "
                    f"default {DEFAULT_MAX_BYTES}).")
-def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, ...],
+def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, ...], undo: bool,
             target_kind: str, agents: bool,
             scope: str | None, file: Path | None, project_dir: Path | None, edit_text: bool, yes: bool,
-            dry_run: bool, since: str | None, max_lines: int | None,
+            dry_run: bool, confirm: str | None, since: str | None, max_lines: int | None,
             max_bytes: int | None) -> None:
-    """Write this project's pending proposals into your context files, as diffs you confirm.
+    """Write this project's pending proposals into your instruction files, as diffs you confirm.
 
     Pending: proposed by any earlier run and not yet applied or declined. Rules go
     into a managed section (<!-- learn:begin --> ... <!-- learn:end -->) at the end of
     the file; a restated rule is rewritten on its own line; work you ask for by name
-    becomes a command file (.claude/commands/<name>.md). The rest of a file is never
-    touched, the old file is backed up first, and a read-only file is refused.
+    becomes a command file (.claude/commands/<name>.md). learn writes only instruction
+    files (CLAUDE.md, AGENTS.md, .claude/rules, commands and settings, Codex rules) in
+    the project or ~/.claude, ~/.codex. Every diff is shown before anything is written;
+    the old file is backed up first; `--undo` puts back what the last apply wrote.
     """
+    consent = Consent(yes=yes, dry_run=dry_run, confirm=confirm)
+    if undo:
+        if not undo_last(consent=consent):
+            sys.exit(1)
+        return
     here = here_project(project_dir)
     if prune:
-        if not prune_keys(prune, here, yes=yes, dry_run=dry_run):
+        if not prune_keys(prune, here, consent=consent):
             sys.exit(1)
         return
     try:
@@ -187,20 +206,22 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     scope_override: Scope | None = scope  # type: ignore[assignment]
     choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
                           file=file, follow_quotes=project_dir is None)
-    ask = _interactive() and not yes
+    ask = apply_writes.interactive() and not yes and confirm is None
 
     edits: list[RuleEdit] = []
     by_key = {p.key: p for p in chosen}
     refused = False
     for p in chosen:
         if edit_text:
-            edited = click.edit(rule_text_for(p) + "\n")
-            text = flatten(edited) if edited is not None else rule_text_for(p)
+            before = editable_text(p)
+            edited = click.edit(before + "\n")
+            text = (edited.strip() if form_for(p) == "command" else flatten(edited)) \
+                if edited is not None else before
             if not text:
                 click.echo(f"skipped {p.key}: empty rule")
                 continue
-            changed = text != rule_text_for(p)
-            edit = _resolve(p, choice, ask=ask, edit_text=text,
+            changed = text != before
+            edit = _resolve(p, choice, ask=ask, edit_text=text if changed else None,
                             decision="edited" if changed else "accepted")
         else:
             edit = _resolve(p, choice, ask=ask)
@@ -209,45 +230,21 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
             continue
         edits.append(edit)
 
-    plans = plan_all(edits)
-    failed = refused
-    for plan in plans:
-        if plan.refused:
-            click.echo(f"refused: {plan.refused}", err=True)
-            failed = True
-            continue
-        for note in plan.notes:
-            click.echo(f"note: {note}")
-        if not plan.changed:
-            continue
-        click.echo(plan.diff(), nl=False)
+    # The folder apply runs for may hold the files too (a named --file, a rule found there).
+    plans = plan_all(edits, projects=[project_root(choice.project_dir)])
+
+    def preview(plan: FilePlan) -> None:
         _health(plan, here, max_lines=max_lines, max_bytes=max_bytes)
         for warning in budget_warnings(plan, max_lines=max_lines, max_bytes=max_bytes):
             click.echo(f"warning: {warning}", err=True)
-        if dry_run:
-            continue
-        if not yes:
-            if not _interactive():
-                click.echo("refusing to write without confirmation: not a terminal. Re-run with "
-                           "--yes to write, or --dry-run to only look.", err=True)
-                sys.exit(2)
-            n = len(plan.applied)
-            what = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
-            if not click.confirm(f"Write {n} {what}{'s' if n != 1 else ''} to {plan.path}?",
-                                 default=False):
-                click.echo(f"skipped {plan.path}")
-                continue
-        try:
-            backup = write_plan(plan)
-        except ApplyError as exc:
-            click.echo(f"error: {exc}", err=True)
-            failed = True
-            continue
-        except OSError as exc:
-            click.echo(f"error: could not write {plan.path}: {exc}; the original is unchanged",
-                       err=True)
-            failed = True
-            continue
+
+    shown = show(plans, preview)
+    batch = new_batch()
+
+    def written(plan: FilePlan, backup: Path | None) -> None:
+        journal_write(batch, "apply", plan, backup,
+                      str(plan.applied[0].project) if plan.applied and plan.applied[0].project
+                      else here, [e.key for e in plan.applied])
         for e in plan.applied:
             p = by_key[e.key]
             user_wide = e.project is None and choice.file is None and scope_for(p, choice) == "user"
@@ -256,9 +253,23 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
                             proposal=p, backup=str(backup) if backup else None, form=e.form,
                             every_project=user_wide)
         saved = f" (backup: {backup})" if backup else ""
-        click.echo(f"wrote {plan.path}{saved}")
-    if failed:
+        click.echo(f"wrote {plan.path}{saved} (`learn apply --undo` puts it back)")
+
+    def what(plan: FilePlan) -> str:
+        n = len(plan.applied)
+        noun = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
+        return f"Write {n} {noun}{'s' if n != 1 else ''} to"
+
+    wrote = write_confirmed(plans, consent, written, what=what)
+    if refused or not shown or not wrote:
         sys.exit(1)
+
+
+def editable_text(p: Proposal) -> str:
+    """What `--edit` opens: a command's body, else the rule line."""
+    if form_for(p) == "command":
+        return p.command_body or ""
+    return rule_text_for(p)
 
 
 def _health(plan: FilePlan, here: str, *, max_lines: int, max_bytes: int) -> None:
@@ -280,13 +291,15 @@ def _health(plan: FilePlan, here: str, *, max_lines: int, max_bytes: int) -> Non
                    f"budget: `learn apply --prune {stale.key}` removes it")
 
 
-def prune_keys(keys: tuple[str, ...], here: str, *, yes: bool, dry_run: bool) -> bool:
+def prune_keys(keys: tuple[str, ...], here: str, *, consent: Consent) -> bool:
     """Remove learn's lines for `keys` from the files they were written to, as diffs."""
     from learn.report.health import without_rules
     from learn.store import open_store
 
     with open_store() as store:
-        files = {a.target_file for k in keys for a in store.proposals.applied(key=k, project=here)}
+        applied = [a for k in keys for a in store.proposals.applied(key=k, project=here)]
+    files = {a.target_file: a.project for a in applied}
+    plans: list[FilePlan] = []
     ok = True
     for name in sorted(files):
         path = Path(name)
@@ -296,20 +309,22 @@ def prune_keys(keys: tuple[str, ...], here: str, *, yes: bool, dry_run: bool) ->
             click.echo(f"error: cannot read {path}: {exc}", err=True)
             ok = False
             continue
-        plan = FilePlan(path=path, original=original, original_hash=sha256(original.encode()),
-                        new_text=without_rules(original, set(keys)))
-        if not plan.changed:
-            continue
-        click.echo(plan.diff(), nl=False)
-        if dry_run or (not yes and not (_interactive() and click.confirm(
-                f"Remove from {path}?", default=False))):
-            continue
-        write_plan(plan)
-        click.echo(f"pruned {path}")
+        plans.append(FilePlan(path=path, original=original,
+                              original_hash=sha256(original.encode()),
+                              new_text=without_rules(original, set(keys)),
+                              projects=(files[name], here)))
     if not files:
         click.echo(f"nothing to prune: learn wrote none of {', '.join(keys)} here", err=True)
-        ok = False
-    return ok
+        return False
+    shown = show(plans)
+    batch = new_batch()
+
+    def pruned(plan: FilePlan, backup: Path | None) -> None:
+        journal_write(batch, "prune", plan, backup, files.get(str(plan.path), here), list(keys))
+        click.echo(f"pruned {plan.path}")
+
+    wrote = write_confirmed(plans, consent, pruned, what=lambda p: "Remove from")
+    return ok and shown and wrote
 
 
 def decline_keys(keys: tuple[str, ...], here: str) -> None:

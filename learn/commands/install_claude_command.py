@@ -9,14 +9,16 @@ overwritten without --force, and with --force it is backed up first.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
 import click
 
-from learn.paths import atomic_write_bytes, atomic_write_text, data_dir, ensure_private_dir
+from learn.paths import atomic_write_text
 from learn.projects import project_root
+from learn.report.apply import save_backup
+from learn.report.confine import confine
+from learn.report.errors import ConfinementError
 from learn.report.targets import claude_home
 
 
@@ -47,9 +49,11 @@ def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks:
     if print_only:
         click.echo(text, nl=False)
         return
+    root = project_root(project_dir) if scope == "project" else None
     if hooks:
-        install_hook(destination(scope == "project", project_dir).parents[1] / "settings.json")
-    dest = destination(scope == "project", project_dir)
+        install_hook(destination(scope == "project", project_dir).parents[1] / "settings.json",
+                     root)
+    dest = _confined(destination(scope == "project", project_dir), root)
     if dest.exists():
         current = dest.read_bytes()
         if current == text.encode("utf-8"):
@@ -60,20 +64,27 @@ def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks:
                 f"{dest} exists and is a different command; not touching it. Use --force to "
                 "replace it (the old one is backed up), or install the plugin instead, which "
                 "is namespaced as /learn:learn")
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        backup = ensure_private_dir(data_dir() / "backups") / f"claude-command-learn.{stamp}.md"
-        atomic_write_bytes(backup, current)
+        backup = save_backup(dest, current)
         click.echo(f"backed up the old {dest} to {backup}")
     atomic_write_text(dest, text)
     click.echo(f"installed {dest}: type /learn in Claude Code (needs `learn` on PATH)")
 
 
-def install_hook(settings_path: Path) -> None:
+def _confined(path: Path, project: Path | None) -> Path:
+    """`path` checked like every write learn makes (learn.report.confine)."""
+    try:
+        return confine(path, (project,))
+    except ConfinementError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def install_hook(settings_path: Path, project: Path | None = None) -> None:
     """Add learn's SessionEnd hook to `settings_path`, keeping everything else (backed up)."""
     import json
 
     from learn.hook.settings import with_hook
 
+    settings_path = _confined(settings_path, project)
     current: dict[str, object] = {}
     raw = settings_path.read_bytes() if settings_path.exists() else None
     if raw is not None and raw.strip():
@@ -92,9 +103,7 @@ def install_hook(settings_path: Path) -> None:
         click.echo(f"SessionEnd hook already in {settings_path}")
         return
     if raw is not None:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        backup = ensure_private_dir(data_dir() / "backups") / f"claude-settings.{stamp}.json"
-        atomic_write_bytes(backup, raw)
+        backup = save_backup(settings_path, raw)
         click.echo(f"backed up {settings_path} to {backup}")
     atomic_write_text(settings_path, json.dumps(updated, indent=2) + "\n")
     click.echo(f"added the SessionEnd hook to {settings_path}: ended sessions are mined in the "

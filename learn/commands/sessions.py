@@ -46,6 +46,7 @@ def session_row(file: SessionFile, session: Session) -> dict[str, object]:
         **session_counts(session),
         "size_bytes": file.size,
         "skipped_lines": session.skipped_lines,
+        "skipped_by_reason": dict(session.skipped),
         "subagents": len(file.subagent_paths),
     }
 
@@ -65,6 +66,7 @@ def summary_row(file: SessionFile, summary: dict[str, object]) -> dict[str, obje
         **{k: summary[k] for k in counts},
         "size_bytes": file.size,
         "skipped_lines": summary["skipped_lines"],
+        "skipped_by_reason": summary.get("skipped_by_reason", {}),
         "subagents": len(file.subagent_paths),
     }
 
@@ -257,9 +259,33 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None
 
     out = [f"{len(rows)} session(s): {scope.describe()}", click.style(line(head), bold=True)]
     out += [line(c) for c in cells[1:]]
+    out += read_in_part(rows)
     click.echo("\n".join(out))
     if note:
         click.echo(click.style(f"Skipped: {note} (--json lists each file and why).", dim=True))
+
+
+def read_in_part(rows: list[dict[str, object]]) -> list[str]:
+    """A line for each session learn could read only in part, saying what it left out:
+    a compressed file that inflates past its limit, lines nested too deep to read."""
+    from learn.transcripts.files.compressed import MAX_RATIO, inflate_limit
+
+    out: list[str] = []
+    for row in rows:
+        reasons = row.get("skipped_by_reason")
+        if not isinstance(reasons, dict):
+            continue
+        said: list[str] = []
+        if reasons.get("inflate_limit"):
+            size = int(str(row["size_bytes"]))
+            said.append(f"compressed, it inflates past {MAX_RATIO}x its {_size(size)}: only the "
+                        f"first {_size(inflate_limit(size))} were read")
+        if reasons.get("too_deep"):
+            said.append(f"{reasons['too_deep']} line(s) nested too deep to read, skipped")
+        if said:
+            out.append(click.style(f"  {str(row['id'])[:8]}: read in part: {'; '.join(said)}",
+                                   fg="yellow"))
+    return out
 
 
 def _short_project(project: object) -> str:

@@ -263,7 +263,9 @@ def _print(session: Session, limit: int | None = SHOW_CHARS) -> None:
             1 for t in session.human_turns if not t.on_branch)) else "")
         + f" · tool calls {len(session.tool_calls)} · failures {len(session.failures)}"
         + f" · denials {len(session.denials)} · interrupts {len(session.interrupts)}"
-        + (f" · skipped lines {session.skipped_lines}" if session.skipped_lines else "")
+        + (f" · skipped lines {session.skipped_lines} ("
+           + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(session.skipped.items()))
+           + ")" if session.skipped_lines else "")
     )
     if session.origin == "programmatic" and not session.human_turns:
         console.print("[yellow]A program started this session: none of it counts as typed by "

@@ -15,6 +15,7 @@ from learn.transcripts.claude.literals import (
     AGENT_INJECTION_PATTERNS,
     COMPACT_SUMMARY_PREFIX,
     LOCAL_COMMAND_CAVEAT,
+    MACHINE_INPUT_PATTERNS,
     TASK_NOTIFICATION_MARKER,
 )
 from learn.transcripts.models import UserEvent
@@ -39,7 +40,8 @@ STRUCTURAL_PATTERNS: Final[tuple[str, ...]] = (
 )
 
 STRUCTURAL_RE: Final = re.compile(
-    "|".join(f"(?:{p})" for p in (*STRUCTURAL_PATTERNS, *AGENT_INJECTION_PATTERNS))
+    "|".join(f"(?:{p})" for p in (*STRUCTURAL_PATTERNS, *AGENT_INJECTION_PATTERNS,
+                                  *MACHINE_INPUT_PATTERNS))
 )
 
 

@@ -236,6 +236,9 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
             got = cleaned[text] = redact(text)
         return got
 
+    # A signal can quote a command body (machine_signals): the summary is on disk too.
+    session = replace(session, signals=tuple(clean(s) for s in session.signals))
+
     row = IndexRow(
         path=str(job.path), size=len(buf), mtime_ns=st.st_mtime_ns, inode=st.st_ino,
         version=job.version, context=job.context,

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from learn.transcripts.templates.entries import Entry, StoredTurn
     from learn.transcripts.templates.keys import Keys
 
-# text, origin, at, event_index, uuid, command, on_branch
-_Row = tuple[str, str, str | None, int, str | None, str | None, bool]
+# text, origin, at, event_index, uuid, command, on_branch, filled
+_Row = tuple[str, str, str | None, int, str | None, str | None, bool, bool]
 _decoder: Final = msgspec.json.Decoder(list[_Row])
 
 
@@ -46,7 +46,7 @@ def encode_turns(session: Session, clean: Callable[[str], str]) -> str:
     """`session`'s human turns as JSON, every text through `clean` (the index passes `redact`)."""
     return msgspec.json.encode([
         (clean(t.text), t.origin, t.at.isoformat() if t.at is not None else None, t.event_index,
-         t.uuid, clean(t.command) if t.command is not None else None, t.on_branch)
+         t.uuid, clean(t.command) if t.command is not None else None, t.on_branch, t.filled)
         for t in session.human_turns
     ]).decode()
 
@@ -67,8 +67,9 @@ def _dt(value: str | None) -> datetime | None:
 def turns_view(summary: Mapping[str, Any], turns: str, path: Path | None) -> Session:
     """A view holding only the stored human turns (and the summary's id, project,
     dates and client): enough for `scripted.machinery`, nothing else is in it."""
-    human = tuple(HumanTurn(text, origin, _dt(at), index, uuid, command, on_branch)  # type: ignore[arg-type]
-                  for text, origin, at, index, uuid, command, on_branch in _decoder.decode(turns))
+    human = tuple(HumanTurn(text, origin, _dt(at), index, uuid, command, on_branch, filled)  # type: ignore[arg-type]
+                  for text, origin, at, index, uuid, command, on_branch, filled
+                  in _decoder.decode(turns))
     return _view(summary, human, path)
 
 
@@ -98,12 +99,13 @@ def light_entry(summary: Mapping[str, Any], blob: bytes | None, path: Path | Non
 
     def make() -> Session:
         human = tuple(HumanTurn("", t.origin, _dt(t.at), t.event_index, t.uuid, t.command,  # type: ignore[arg-type]
-                                t.on_branch) for t in stored())
+                                t.on_branch, t.filled) for t in stored())
         keys.light(human, [t.keys for t in stored()], read_texts)
         return _view(summary, human, path)
 
     return Entry(summary["id"], summary["project"], summary.get("entrypoint"),
                  _dt(summary["started_at"]), sets, opening, make=make,
+                 signals=tuple(summary.get("signals", ())),
                  bare=lambda: _view(summary, (), path), pairs=pairs)
 
 
@@ -113,5 +115,5 @@ def _view(summary: Mapping[str, Any], human: tuple[HumanTurn, ...], path: Path |
         started_at=_dt(summary["started_at"]), last_activity=_dt(summary["last_activity"]),
         timeline=tuple(t for t in human if t.on_branch), human_turns=human, tool_calls=(),
         failures=(), denials=(), interrupts=(), turns=summary["turns"],
-        entrypoint=summary.get("entrypoint"),
+        entrypoint=summary.get("entrypoint"), signals=tuple(summary.get("signals", ())),
     )

@@ -26,7 +26,7 @@ from typing import Any, Final
 from learn.index.indexed import IndexedSession
 from learn.paths import atomic_write_text, cache_dir
 
-JUDGED_VERSION: Final = 1
+JUDGED_VERSION: Final = 2  # 2: origin from what the file says of itself (machine_signals)
 FILE_NAME: Final = "sessions-judged.json"
 
 

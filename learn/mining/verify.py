@@ -23,13 +23,14 @@ commands rather than speech, so they are checked against what actually ran: a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
+from learn.mining.commands import command_key, command_ran
 from learn.records.candidate import MinedCandidate
 from learn.render.redact import redact
+from learn.render.render import project_relative
 from learn.render.spoken import TURN_SEPARATOR
 from learn.textfold import (
     BRACKET_QUOTES,
@@ -275,7 +276,9 @@ def _command_strings(value: Any) -> Iterable[str]:
 
 
 def session_commands(session: Session) -> list[str]:
-    """Normalized, redacted commands that ran: every tool call's summary and command input."""
+    """The commands that ran, redacted and in `command_key` form: every tool call's summary
+    and command input, also with paths under the project written relative to it (as
+    the render showed them to the model)."""
     seen: dict[str, None] = {}
     for call in session.tool_calls:
         raw: list[str] = [call.summary]
@@ -283,40 +286,12 @@ def session_commands(session: Session) -> list[str]:
         for key in ("command", "cmd"):
             raw.extend(_command_strings(inp.get(key)))
         for text in raw:
-            norm = fold(redact(text))
-            if norm:
-                seen.setdefault(norm, None)
+            clean = redact(text)
+            for form in (clean, project_relative(clean, session)):
+                norm = command_key(form)
+                if norm:
+                    seen.setdefault(norm, None)
     return list(seen)
-
-
-# Where one shell command line holds several commands.
-_SEGMENT_SPLIT: Final = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
-
-
-def command_segments(command: str) -> tuple[str, ...]:
-    """The commands of one command line: split on `&&`, `||`, `;`, `|` and newlines."""
-    return tuple(p for p in (s.strip() for s in _SEGMENT_SPLIT.split(command)) if p)
-
-
-def command_ran(command: str, commands: Sequence[str]) -> bool:
-    """True when `command` is a command that ran, or whole segments of one.
-
-    Segments, because the model sees `cd app && pytest -q` and names the part
-    that mattered (`pytest -q`); whole ones, because any substring matched
-    before, and "st" or "test" is part of nearly every command line.
-    """
-    cand = fold(redact(command)).strip("`'\"“”‘’ ")
-    wanted = command_segments(cand)
-    if not wanted:
-        return False
-    for ran in commands:
-        if cand == ran:
-            return True
-        have = command_segments(ran)
-        size = len(wanted)
-        if any(have[i : i + size] == wanted for i in range(len(have) - size + 1)):
-            return True
-    return False
 
 
 def _scrub(c: MinedCandidate) -> MinedCandidate:
@@ -359,6 +334,6 @@ def verify_candidates(
             # The person's characters, never the model's retyping of them.
             c = replace(c, text=where.text)
         # The same quote reported twice in one session is one occurrence.
-        key = (c.kind, fold(c.command or "") if c.kind == "fix" else fold(c.text))
+        key = (c.kind, command_key(c.command or "") if c.kind == "fix" else fold(c.text))
         kept.setdefault(key, _scrub(c))
     return VerifyResult(tuple(kept.values()), unquoted, bad_fix, short, tuple(rejected))

@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-Step = Literal["mine", "name", "coverage", "judge"]
+Step = Literal["mine", "name", "coverage", "judge", "command"]
 
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    name: str  # record_candidates | assign_labels | check_coverage | record_verdicts
+    name: str  # record_candidates | assign_labels | check_coverage | record_verdicts | write_commands
     description: str
     input_schema: Mapping[str, Any]
 

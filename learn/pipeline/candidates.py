@@ -42,7 +42,8 @@ def merge_candidates(*groups: Sequence[MinedCandidate]) -> tuple[MinedCandidate,
 
 
 def session_candidates(read: Read, mined: Mined) -> Candidates:
-    from learn.mining.verify import command_ran, quote_found, session_commands
+    from learn.mining.commands import command_ran
+    from learn.mining.verify import quote_found, session_commands
     from learn.render.spoken import spoken_turns
     from learn.transcripts.view.resume import own_turns
 

@@ -228,10 +228,11 @@ def _outcomes(store: Store, project: str | None, sessions: Sequence[Session],
               proposals: Sequence[Any], embedder: Any) -> tuple[list[dict[str, Any]], list[Any]]:
     """Did each applied rule work: its correction counted in the sessions read, by start;
     and for each rule ignored since, its escalation (learn.report.escalation)."""
+    from learn.mining.commands import unrefused_commands
     from learn.reduce.counting import occurrences
     from learn.reduce.in_place import measure
     from learn.reduce.outcomes import Said
-    from learn.report.escalation import escalations_for
+    from learn.report.escalation import Ran, escalations_for
 
     starts = {s.id: iso(s.started_at or s.last_activity) for s in sessions}
     said = [Said(o.session.session_id, starts.get(o.session.session_id) or o.session.last_activity,
@@ -240,5 +241,7 @@ def _outcomes(store: Store, project: str | None, sessions: Sequence[Session],
     found = measure(store.proposals, project, session_starts=starts, said=said,
                     proposals=proposals, embedder=embedder,
                     session_projects={s.id: s.project for s in sessions})
-    found, escalations = escalations_for(store.proposals, project, found, proposals)
+    # What each session ran unrefused: a deny must not refuse what the person let run.
+    ran = [Ran(s.id, starts.get(s.id), tuple(unrefused_commands(s))) for s in sessions]
+    found, escalations = escalations_for(store.proposals, project, found, proposals, ran)
     return [o.to_json() for o in found], escalations

@@ -95,6 +95,12 @@ class Proposal:
     surface: str | None = None
     surface_rules: tuple[str, ...] = ()
     surface_commands: tuple[str, ...] = ()
+    # permission: commands the enforcement must leave allowed (the rule prescribes
+    # them, or the person ran them since): Codex checks them as `not_match` examples.
+    surface_allowed: tuple[str, ...] = ()
+    # A command's body: the instruction for the agent a model wrote from every quote
+    # of the group (learn.reduce.commands); the quotes stay evidence, not the body.
+    command_body: str | None = None
 
     @property
     def key(self) -> str:
@@ -129,6 +135,8 @@ class Proposal:
             surface=_opt_str(data.get("surface")),
             surface_rules=tuple(str(r) for r in data.get("surface_rules") or ()),
             surface_commands=tuple(str(r) for r in data.get("surface_commands") or ()),
+            surface_allowed=tuple(str(r) for r in data.get("surface_allowed") or ()),
+            command_body=_opt_str(data.get("command_body")),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -164,6 +172,9 @@ class Proposal:
             out["surface"] = self.surface
             out["surface_rules"] = list(self.surface_rules)
             out["surface_commands"] = list(self.surface_commands)
+            out["surface_allowed"] = list(self.surface_allowed)
+        if self.command_body is not None:
+            out["command_body"] = self.command_body
         if self.people is not None:  # a team run's proposal
             out["people"] = self.people
             out["authors"] = list(self.authors)

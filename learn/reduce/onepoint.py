@@ -81,20 +81,15 @@ def one_point(occs: Sequence[Occurrence], embedder: Any) -> list[Occurrence]:
 
 def requests_as_commands(proposals: Sequence[Proposal], min_sessions: int) -> list[Proposal]:
     """A request asked for by name in at least `min_sessions` sessions that the judge
-    found no rule in is work the person wants on call: a command, not "not worth a
-    rule" (which left the digest's section for work asked for by name empty)."""
+    accepted (or that no judge saw: an offline run) is work the person wants on call: a
+    command, not a rule line. One the judge rejected stays rejected: on real projects a
+    request rejected as one-off work ("一次性的工作", confidence 0.85) had become an
+    accepted command file carrying the rejection's words."""
     out: list[Proposal] = []
     for p in proposals:
         v = p.verdict
-        if p.kind != "request" or p.status != "new" or p.sessions < min_sessions:
-            out.append(p)
-            continue
-        if v is None:  # not judged (the judge's answer left it out): a command all the same
+        if (p.kind == "request" and p.status == "new" and p.sessions >= min_sessions
+                and (v is None or v.accepted)):
             p = dataclasses.replace(p, surface="command")
-        elif not v.accepted:
-            p = dataclasses.replace(p, surface="command", verdict=dataclasses.replace(
-                v, accepted=True, summary=v.summary or p.text,
-                rationale=f"no rule in it (judge: {v.rationale or 'not a rule'}); asked for "
-                          f"by name in {p.sessions} sessions, so a command to type when wanted"))
         out.append(p)
     return out

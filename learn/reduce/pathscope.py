@@ -12,6 +12,7 @@ loaded too narrowly is silently missing where it was needed.
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
@@ -46,14 +47,33 @@ def files_of_calls(calls: Iterable[tuple[str, Mapping[str, object], str]]) -> li
     return out
 
 
+def _absolute(path: str) -> bool:
+    """A POSIX or a Windows absolute path (a transcript's relative cwd is neither)."""
+    return path.startswith("/") or bool(re.match(r"^[A-Za-z]:[\\/]", path))
+
+
 def _relative(path: str, root: str) -> PurePosixPath | None:
+    """`path` relative to the project `root`, normalised; None when it leaves the
+    project. `<root>/../../victim/file.py` in three sessions once became a rule
+    scoped to `../../victim/**` and an AGENTS.md two folders above the project: a
+    path is normalised (`.`, `..`, doubled slashes) before it is compared, and one
+    that climbs out of the project says nothing about where in it a rule applies."""
     p = path.replace("\\", "/")
-    r = root.replace("\\", "/").rstrip("/")
-    if p.startswith(r + "/"):
-        return PurePosixPath(p[len(r) + 1:])
-    if not p.startswith("/") and ":" not in p[:3]:
-        return PurePosixPath(p)  # already relative to the project
-    return None  # outside the project: no scope can be said
+    r = posixpath.normpath(root.replace("\\", "/")) if root else ""
+    if not r or (not r.startswith("/") and ":" not in r[:3]):
+        if p.startswith("/") or ":" in p[:3]:
+            return None  # a relative root cannot place an absolute path
+        rel = posixpath.normpath(p)
+    elif p.startswith("/") or ":" in p[:3]:
+        full = posixpath.normpath(p)
+        if not full.startswith(r.rstrip("/") + "/"):
+            return None  # outside the project: no scope can be said
+        rel = full[len(r.rstrip("/")) + 1:]
+    else:
+        rel = posixpath.normpath(p)  # already relative to the project
+    if rel in (".", "") or rel == ".." or rel.startswith("../"):
+        return None
+    return PurePosixPath(rel)
 
 
 def common_folder(files: Sequence[str], root: str) -> str | None:
@@ -76,7 +96,7 @@ def scope_to_paths(proposals: Sequence[Proposal],
     out: list[Proposal] = []
     for p in proposals:
         sessions = {q.session_id for q in p.quotes}
-        roots = quote_projects(p.quotes)
+        roots = quote_projects(q for q in p.quotes if q.project and _absolute(q.project))
         if (p.kind != "directive" or p.surface is not None or p.status != "new"
                 or len(sessions) < 2 or len(roots) != 1):
             out.append(p)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from learn.mining.verify import command_ran
+from learn.mining.commands import command_ran
 from learn.render.redact import redact
 from learn.store.scan_tables import StoredCandidate
 from learn.store.team import SharedCandidate, session_hash

@@ -1,4 +1,5 @@
-"""The reduce stage end to end: name → count → threshold/suppress/cap → coverage → judge.
+"""The reduce stage end to end: name → count → threshold/suppress/cap → coverage → judge →
+commands.
 
 Coverage and judging run on the shown proposals only: held-back and cut items
 are not displayed, so paying for their calls buys nothing this run.
@@ -14,6 +15,7 @@ from learn.models.base import Backend, CallUsage
 from learn.models.catalog import DEFAULT_MODELS
 from learn.records.candidate import SessionCandidates
 from learn.records.proposal import Funnel, Proposal
+from learn.reduce.commands import write_commands
 from learn.reduce.counting import CountConfig, count_points, flatten_candidates, occurrences
 from learn.reduce.coverage import check_coverage
 from learn.reduce.judge import judge_proposals
@@ -110,6 +112,12 @@ def reduce_sessions(
         judged, reused = verdict.judged, verdict.reused
         usage = usage + verdict.usage
         failures.extend(verdict.failures)
+        # Each accepted request's command, written from all of its quotes.
+        commands = write_commands(shown, backend=backend,
+                                  model=models.get("command") or models["judge"], memory=verdicts)
+        shown = list(commands.proposals)
+        usage = usage + commands.usage
+        failures.extend(commands.failures)
     return ReduceOutcome(
         proposals=tuple(shown), held_back=chosen.held_back, cut=chosen.cut,
         below_threshold=chosen.below_threshold, funnel=chosen.funnel, naming=naming.stats,

@@ -26,7 +26,13 @@ from learn.render.lazy_pattern import LazyPattern
 from learn.render.scanner import GATE_WORDS as SCANNER_GATE_WORDS
 from learn.render.scanner import scanner_spans
 from learn.render.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
-from learn.render.secret_values import MARKER_PREFIX, is_placeholder, looks_chosen, marker
+from learn.render.secret_values import (
+    MARKER_PREFIX,
+    char_classes,
+    is_placeholder,
+    looks_chosen,
+    marker,
+)
 from learn.render_version import REDACT_VERSION
 
 __all__ = ["MARKER_PREFIX", "REDACT_VERSION", "marker", "redact"]
@@ -111,6 +117,20 @@ _CHPASSWD_RE: Final = LazyPattern(
     r"(\becho[ \t]+(?:-[ne][ \t]+)?[\"']?(?:[A-Za-z0-9_.-]+:)?)(?![^\s\"'|]*\[REDACTED)([^\s\"'|]+)"
     r"(?=[\"']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?(?:chpasswd|passwd[ \t]+--stdin))"
 )
+# `htpasswd -b[c|n|B...] [file] user password`: in batch mode (`-b`) the password is the
+# last argument on the command line (without `-b` htpasswd prompts for it).
+_HTPASSWD_RE: Final = LazyPattern(
+    r"\bhtpasswd\b(?P<args>(?:[ \t]+(?!(?:sudo[ \t]+)?htpasswd\b)(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s|;&<>'\"]+))+)")
+_ARG_RE: Final = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+")
+# A bare AWS secret key beside its access key id ("AKIA… / wJalr…", a CLAUDE.md line):
+# 40 characters of base64 within a line or two of the id, which an earlier rule has
+# already replaced by its marker.
+_AWS_PAIR_RE: Final = LazyPattern(
+    r"(?P<id>\[REDACTED:aws-access-key\])(?P<gap>[^\n]{0,160}?(?:\n[^\n]{0,160}?)?)"
+    r"(?<![A-Za-z0-9/+=])(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+    r"|(?<![A-Za-z0-9/+=])(?P<val2>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+    r"(?P<gap2>[^\n]{0,160}?(?:\n[^\n]{0,160}?)?)(?P<id2>\[REDACTED:aws-access-key\])"
+)
 # "my password is hunter2": only a value that looks like one (see _strong).
 _PASSWORD_IS_RE: Final = LazyPattern(
     r"(?i)(\b(?:password|passwd|passphrase|pwd)[ \t]+(?:is|was)[ \t]+[\"'`]?)(?!\[REDACTED)"
@@ -169,6 +189,33 @@ def _password_is(m: re.Match[str]) -> str:
     return m.group(1) + marker("password")
 
 
+def _htpasswd(m: re.Match[str]) -> str:
+    args = list(_ARG_RE.finditer(m.group("args")))
+    flags = [a.group(0) for a in args if a.group(0).startswith("-")]
+    values = [a for a in args if not a.group(0).startswith("-")]
+    if not any("b" in f.lstrip("-") for f in flags if not f.startswith("--")):
+        return m.group(0)  # no batch flag: htpasswd prompts, nothing here is the password
+    wanted = 2 if any("n" in f.lstrip("-") for f in flags if not f.startswith("--")) else 3
+    if len(values) < wanted or is_placeholder(values[wanted - 1].group(0)):
+        return m.group(0)
+    pw = values[wanted - 1]
+    quote = pw.group(0)[0] if pw.group(0)[0] in "'\"" else ""
+    start = m.start("args") - m.start() + pw.start()
+    end = m.start("args") - m.start() + pw.end()
+    whole = m.group(0)
+    return whole[:start] + quote + marker("password") + quote + whole[end:]
+
+
+def _aws_pair(m: re.Match[str]) -> str:
+    value = m.group("val") or m.group("val2")
+    # An AWS secret mixes cases and digits; a 40-char hex run (a commit) or one word is not it.
+    if char_classes(value) < 3 or re.fullmatch(r"[0-9a-f]{40}", value):
+        return m.group(0)
+    if m.group("val") is not None:
+        return m.group("id") + m.group("gap") + marker("aws-secret-key")
+    return marker("aws-secret-key") + m.group("gap2") + m.group("id2")
+
+
 def _keep_prefix(kind: str) -> Callable[[re.Match[str]], str]:
     def replace(m: re.Match[str]) -> str:
         if m.re.groups >= 2 and is_placeholder(m.group(2)):  # `-p${DB_PASSWORD}`, `u:$PW@h`
@@ -190,6 +237,8 @@ _GATED_RULES: Final[tuple[tuple[tuple[str, ...], LazyPattern, Callable[[re.Match
     (("mysql", "mariadb"), _MYSQL_P_RE, _keep_prefix("password")),
     (("sshpass",), _SSHPASS_RE, _keep_prefix("password")),
     (("passwd",), _CHPASSWD_RE, _keep_prefix("password")),
+    (("htpasswd",), _HTPASSWD_RE, _htpasswd),
+    (("AKIA", "ASIA"), _AWS_PAIR_RE, _aws_pair),
     (_PASSWORD_WORDS, _PASSWORD_FIELD_RE, _password_field),
     (_PASSWORD_WORDS, _PASSWORD_IS_RE, _password_is),
 )

@@ -9,29 +9,19 @@ both), which `reading_order` and the renderer rely on.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from learn.render.redact import redact
+from learn.transcripts.nesting import map_strings
 from learn.transcripts.view.model import HumanTurn, Session, TimelineItem, ToolCall, ToolFailure
-
-
-def _deep(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, Mapping):
-        return {k: _deep(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_deep(v) for v in value]
-    return value
 
 
 def _item(item: TimelineItem, inputs: bool) -> TimelineItem:
     if isinstance(item, HumanTurn):
         return replace(item, text=redact(item.text))
     if isinstance(item, ToolCall):
-        return replace(item, summary=redact(item.summary), input=_deep(item.input) if inputs else {})
+        return replace(item, summary=redact(item.summary), input=map_strings(item.input, redact) if inputs else {})
     assert isinstance(item, ToolFailure)
     return replace(item, excerpt=redact(item.excerpt))
 

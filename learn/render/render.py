@@ -76,7 +76,7 @@ def _user_label(turn: HumanTurn, session: Session) -> str:
     return USER_LABEL
 
 
-def _relative(text: str, session: Session) -> str:
+def project_relative(text: str, session: Session) -> str:
     """Paths under the session's project, written relative to it.
 
     The model learns nothing from `/home/alice/code/app/` repeated on every tool
@@ -96,10 +96,10 @@ def render_item(item: HumanTurn | ToolCall | ToolFailure, session: Session) -> s
         return f"{_user_label(item, session)}: {redact(item.text.strip())}"
     if isinstance(item, ToolCall):
         # One line: a heredoc in a command must not look like several items.
-        summary = " ".join(redact(_relative(item.summary, session)).split())
+        summary = " ".join(redact(project_relative(item.summary, session)).split())
         return f"{TOOL_LABEL}{item.name}({_cut(summary, TOOL_SUMMARY_CHARS)})"
     # Redact before cutting, so a cut can never leave half a key unrecognised.
-    excerpt = _cut(redact(_relative(item.excerpt.strip(), session)), TOOL_ERROR_CHARS)
+    excerpt = _cut(redact(project_relative(item.excerpt.strip(), session)), TOOL_ERROR_CHARS)
     # Continuation lines are indented so tool output can never forge a `USER:` head.
     return ERROR_LABEL + excerpt.replace("\n", "\n  ")
 

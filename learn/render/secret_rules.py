@@ -92,25 +92,35 @@ CONTEXT_RULES: Final[tuple[tuple[str, LazyPattern, tuple[str, ...]], ...]] = tup
                      r"(?P<val3>(?![?:$'\"])[^\s;'\"]+)", ("identified",)),
         ("password", r"(?im)^[ \t]*(?:create|alter)[ \t]+user\b[^\n;]*?\bidentified[ \t]+by[ \t]+"
                      r"(?P<val3>(?![?:$'\"])[^\s;'\"]+)", ("identified",)),
-        # A password hashed in code or SQL: crypt('pw', gen_salt(...)), bcrypt.hash('pw', 10),
-        # bcrypt.hashpw(b'pw', ...), generate_password_hash('pw'), make_password('pw').
-        ("password", r"(?i)(?:\bcrypt|\bbcrypt(?:js)?\.(?:hash|hashSync|hashpw)|\bhashpw|\bargon2\.hash"
-                     r"|\bgenerate_password_hash|\bmake_password|\bpassword_hash|\bhash_password"
-                     r"|\bset_password)\(\s*b?(?:'(?P<val>[^'\n]+)'|\"(?P<val2>[^\"\n]+)\")",
+        # A password hashed or checked in code or SQL, its first argument a literal:
+        # crypt('pw', gen_salt(...)), bcrypt.hash('pw', 10), bcrypt.compare("pw", h),
+        # bcrypt.hashpw(b'pw', ...), Go's GenerateFromPassword([]byte("pw"), ...), Ruby's
+        # BCrypt::Password.create('pw'), generate_password_hash('pw'), make_password('pw').
+        ("password", r"(?i)(?:\bcrypt|\bbcrypt(?:js)?\.(?:hash|hashSync|hashpw|compare|compareSync)"
+                     r"|\bhashpw|\bhashSync|\bargon2\.(?:hash|verify)|\bGenerateFromPassword"
+                     r"|\bPassword\.create|\bhash_pwd_salt|\bgenerate_password_hash|\bmake_password"
+                     r"|\bpassword_hash|\bhash_password|\bset_password)"
+                     r"\(\s*(?:\[\]byte\(\s*)?b?(?:'(?P<val>[^'\n]+)'|\"(?P<val2>[^\"\n]+)\")",
          ("crypt", "hash", "password")),
         # curl/wget credentials: -u user:pw, --user user:pw, --user=user:pw.
         ("password", r"(?:curl|wget|http)\b[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)(?:[ \t]+|=)"
-                     r"['\"]?[^\s:'\"]*:(?P<val>(?![$\[])[^\s'\"]+)", ("curl", "wget", "http")),
+                     r"['\"]?[^\s:'\"]*:(?P<val>(?!\[)[^\s'\"]+)", ("curl", "wget", "http")),
         # Command-line password flags of database and admin clients.
         ("password", r"\b(?:redis-cli|mongo(?:sh|dump|restore)?|rabbitmqctl|influx|mysqlsh)\b[^\n|;&]*?[ \t]"
-                     r"(?:-a|-p|--pass(?:word)?)[ \t]+(?![$-])" + _VALUE,
+                     r"(?:-a|-p|--pass(?:word)?)[ \t]+(?!-)" + _VALUE,
          ("redis-cli", "mongo", "rabbitmqctl", "influx", "mysqlsh")),
-        ("password", r"(?i)--(?:password|passwd|pass|http-password|ftp-password|db-password)[ \t]+"
-                     r"(?![$-])" + _VALUE,
+        ("password", r"(?i)--(?:password|passwd|pass|http-password|ftp-password|db-password)(?:[ \t]+|=)"
+                     r"(?!-)" + _VALUE,
          ("--pass",)),
         # .netrc: machine host login user password pw (one line or several).
         ("password", r"(?i)\b(?:machine|default)\b[ \t\r\n]+(?:\S+[ \t\r\n]+)?(?:login[ \t\r\n]+\S+[ \t\r\n]+)?"
-                     r"password[ \t\r\n]+(?P<val>(?![$<\[])\S+)", ("machine", "default")),
+                     r"password[ \t\r\n]+(?P<val>(?![<\[])\S+)", ("machine", "default")),
+        # A key named in prose or a config line, its value a key's shape: "the api key is
+        # 8374...", "API token: 9f...". (`api_key = ...` is the assignment rule's.)
+        ("api-key", r"(?i)\b(?:api[ \t]+(?:key|token)|access[ \t]+(?:key|token)|secret[ \t]+key"
+                    r"|auth[ \t]+token|license[ \t]+key)(?:[ \t]+(?:is|was)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)"
+                    r"[\"'`]?(?P<val>(?=[A-Za-z0-9_./+=-]*\d)[A-Za-z0-9_./+=-]{16,})",
+         ("api", "access", "secret", "auth", "license")),
         # Docker's config.json: "auth": "<base64 of user:pw>", "identitytoken": "...".
         ("docker-auth", r"(?i)\"(?:auth|identitytoken|registrytoken)\"\s*:\s*\"(?P<val>[^\"\s]{8,})\"",
          ("auth", "token")),

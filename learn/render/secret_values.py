@@ -12,6 +12,10 @@ import re
 from collections import Counter
 from typing import Final
 
+from learn.secret_fields import PASSWORD_NAME_RE as _PASSWORD_NAME_RE
+from learn.secret_fields import SECRET_NAME_RE as _SECRET_NAME_RE
+from learn.secret_fields import is_variable_ref
+
 MARKER_PREFIX: Final = "[REDACTED:"
 
 
@@ -19,16 +23,9 @@ def marker(kind: str) -> str:
     return f"{MARKER_PREFIX}{kind}]"
 
 
-# Names that announce a secret. Matched against the whole name, case-insensitively,
-# so `GITHUB_TOKEN`, `apiKey`, `db_password` and `client-secret` all count.
-SECRET_NAME_RE: Final = re.compile(
-    r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?)$"
-    r"|(?:^|_)(?:pass|pw)$"
-)
-# `DB_PASS`, `smtp_pw` count too; looks_secret keeps `_assertion_pass = ...` (code) out.
-PASSWORD_NAME_RE: Final = re.compile(
-    r"(?i)(?:password|passwd|passphrase|pwd)$|(?:^|_)(?:pass|pw)$"
-)
+# Names that announce a secret (`learn.secret_fields`: the session view reads them too).
+SECRET_NAME_RE: Final = _SECRET_NAME_RE
+PASSWORD_NAME_RE: Final = _PASSWORD_NAME_RE
 
 # Below these, a value is a word or a placeholder, not a credential. Measured by
 # eye on config files: real tokens are >=16 chars of >=2 character classes with
@@ -36,6 +33,8 @@ PASSWORD_NAME_RE: Final = re.compile(
 MIN_SECRET_CHARS: Final = 12
 MIN_ENTROPY_BITS: Final = 3.0
 MIN_PASSWORD_CHARS: Final = 6
+# Some vendors issue keys of digits only; a database id or a timestamp is shorter.
+MIN_NUMERIC_KEY_DIGITS: Final = 16
 
 def entropy(value: str) -> float:
     counts = Counter(value)
@@ -72,8 +71,10 @@ _SUBSCRIPT_RE: Final = re.compile(r"^[A-Za-z_][\w.]*\[")
 def is_placeholder(value: str) -> bool:
     # An env reference, a template hole or a marker is not the secret itself.
     v = value.strip("\"'`")
-    if v.startswith(("$", "%", "<", "{", "[REDACTED", "*", "@", "/", "~/", "./")) or set(v) <= {"x", "X", "*", ".", "-", "_"}:
-        return True  # a reference, a template hole, a marker, a path
+    if is_variable_ref(v):
+        return True  # `$DB_PASSWORD`, `${PW}`: a reference (a `$` password is not one)
+    if v.startswith(("%", "<", "{", "[REDACTED", "*", "@", "/", "~/", "./")) or set(v) <= {"x", "X", "*", ".", "-", "_"}:
+        return True  # a template hole, a marker, a path
     if _SUBSCRIPT_RE.match(v):
         return True  # `parts['password']`, `auth[1]`, `Optional[str]`: code, not a value
     return bool(_PLACEHOLDER_RE.search(v) or _REFERENCE_RE.search(v))
@@ -97,6 +98,8 @@ def looks_secret(name: str, value: str) -> bool:
             # `statements_pass: list` (code, in every library) no.
             return False
         return len(value) >= MIN_PASSWORD_CHARS
+    if value.isdigit():  # a numeric key (`API_KEY=83749201847562019384`): ids are shorter
+        return len(value) >= MIN_NUMERIC_KEY_DIGITS
     return (
         len(value) >= MIN_SECRET_CHARS
         and char_classes(value) >= 2

@@ -20,15 +20,17 @@ I/O half and the choice of destination.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from learn.paths import atomic_write_bytes, data_dir, ensure_private_dir
+from learn.paths import atomic_write_bytes, ensure_private_dir
 from learn.records.proposal import Proposal
+from learn.report.confine import backups_dir, confine
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -36,14 +38,16 @@ from learn.report.edits import (
     ConcurrentEditError,
     FilePlan,
     RuleEdit,
+    decode_text,
     marker,
     plan_text,
     sha256,
 )
 from learn.report.edits import read_bytes as _read
+from learn.report.prose import is_prose, plain_prose
 from learn.report.runs import Decision
 from learn.report.surfaces_apply import plan_surface
-from learn.report.targets import TargetChoice, choose, in_memory
+from learn.report.targets import TargetChoice, TargetError, choose
 from learn.report.words import day, flatten, plural
 
 
@@ -67,31 +71,40 @@ def read_only_reason(path: Path) -> str | None:
     return None
 
 
-def plan_file(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
-    # Write through a symlink to the real file: dotfile managers link CLAUDE.md, and
-    # replacing the link with a regular file would silently fork the user's config.
-    real = path.expanduser().resolve()
+def plan_file(path: Path, edits: Sequence[RuleEdit],
+              projects: Iterable[Path | str | None] = ()) -> FilePlan:
+    """The plan for one file: `path` checked by learn.report.confine first (inside
+    `projects` or the agents' homes, an instruction surface after following links),
+    then planned against its real file. ConfinementError / ApplyError say why not."""
+    roots = (*projects, *(e.project for e in edits))
+    # Written through a symlink to the real file (dotfile managers link CLAUDE.md,
+    # and replacing the link would fork the person's config), once the real file
+    # is known to be an instruction surface inside the project or the homes.
+    real = confine(path, roots)
     refused = read_only_reason(real)
     if refused:
         raise ApplyError(refused)
     if any(e.form == "command" for e in edits):
-        return plan_command(real, edits)
-    if any(e.form in ("permission", "codex-rule", "path-rule") for e in edits):
-        return plan_surface(real, edits)
-    data = _read(real)
-    try:
-        original = None if data is None else data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ApplyError(f"{real} is not UTF-8 text; learn will not edit it") from exc
-    new_text, applied, notes = plan_text(original or "", edits, real)
-    return FilePlan(path=real, original=original, original_hash=sha256(data) if data is not None
-                    else "", new_text=new_text, applied=applied, notes=notes)
+        plan = plan_command(real, edits)
+    elif any(e.form in ("permission", "codex-rule", "path-rule") for e in edits):
+        plan = plan_surface(real, edits)
+    else:
+        data = _read(real)
+        original = decode_text(real, data)
+        new_text, applied, notes = plan_text(original or "", edits, real)
+        plan = FilePlan(path=real, original=original, original_hash=sha256(data)
+                        if data is not None else "", new_text=new_text, applied=applied,
+                        notes=notes)
+    plan.projects = tuple(str(r) for r in roots if r is not None)
+    return plan
 
 
 def command_text(edit: RuleEdit) -> str:
-    """A slash command file: what the person kept asking for, with room for their words."""
-    description = flatten(edit.description or edit.text, 80).replace('"', "'")
-    return (f'---\ndescription: "{description}"\n---\n{edit.text}\n\n$ARGUMENTS\n\n'
+    """A slash command file: the instruction the model wrote from everything the person
+    asked (learn.reduce.commands), prose only; the quotes stay in the digest."""
+    description = flatten(plain_prose(edit.description or edit.text), 80)
+    body = plain_prose(edit.body or edit.text, one_line=False)
+    return (f"---\ndescription: {json.dumps(description, ensure_ascii=False)}\n---\n{body}\n\n"
             f"{marker(edit.key)}, {edit.provenance} -->\n")
 
 
@@ -131,16 +144,30 @@ def budget_warnings(plan: FilePlan, *, max_lines: int = DEFAULT_MAX_LINES,
     return out
 
 
-def backups_dir() -> Path:
-    return data_dir() / "backups"
-
-
 def _atomic_replace(path: Path, data: bytes, mode: int) -> None:
     atomic_write_bytes(path, data, mode=mode)
 
 
+def save_backup(path: Path, data: bytes) -> Path:
+    """A private copy of `data` (what `path` held) in learn's backups folder, named
+    after the file and the time; `learn apply --undo` restores it."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", str(path).strip("/"))
+    ensure_private_dir(backups_dir())
+    backup = confine(backups_dir() / f"{name}.{stamp}.{sha256(data)[:8]}.bak")
+    atomic_write_bytes(backup, data, mode=0o600)
+    return backup
+
+
 def write_plan(plan: FilePlan) -> Path | None:
-    """Write the planned text if the file is unchanged since planning; return the backup path."""
+    """Write the planned text if the file is unchanged since planning; return the backup path.
+
+    The destination is checked again here (learn.report.confine): a link swapped in
+    since planning must not carry the write elsewhere."""
+    real = confine(plan.path, plan.projects)
+    if real != plan.path:
+        raise ConcurrentEditError(f"{plan.path} now leads to {real}; nothing was written. Run "
+                                  "`learn apply` again to see a fresh diff")
     refused = read_only_reason(plan.path)
     if refused:
         raise ApplyError(refused)
@@ -155,10 +182,10 @@ def write_plan(plan: FilePlan) -> Path | None:
         # Keep the user's own permissions on a file they already had (it may be a
         # shared, committed CLAUDE.md); only files learn creates get 0600.
         mode = stat.S_IMODE(plan.path.stat().st_mode)
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        name = re.sub(r"[^A-Za-z0-9._-]+", "_", str(plan.path).strip("/"))
-        backup = ensure_private_dir(backups_dir()) / f"{name}.{stamp}.{now_hash[:8]}.bak"
-        atomic_write_bytes(backup, current, mode=0o600)
+        backup = save_backup(plan.path, current)
+    if plan.remove:
+        plan.path.unlink()
+        return backup
     _atomic_replace(plan.path, plan.new_text.encode("utf-8"), mode)
     return backup
 
@@ -175,40 +202,67 @@ def provenance_for(p: Proposal) -> str:
     return f"{said}, last {last}" if last else said
 
 
+def _rejected_request(p: Proposal) -> bool:
+    return p.kind == "request" and p.verdict is not None and not p.verdict.accepted
+
+
 def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
              decision: Decision = "accepted") -> RuleEdit:
-    """The edit for `p`; TargetError (learn.report.targets) when it has no single home."""
+    """The edit for `p`; TargetError (learn.report.targets) when it has no single home,
+    or when what it would write is not something learn writes (a request the judge
+    rejected as a command, a command nobody wrote a body for, text that is no prose
+    once code, comments and shell are taken out: learn.report.prose)."""
     target = choose(p, choice)
-    words = flatten(text) if text is not None else rule_text_for(p)
-    if target.form == "command" and text is None:
-        # A command's body is what the person asked for, in their words.
-        words = flatten(p.text)
+    body = ""
+    if target.form == "command":
+        if _rejected_request(p) and text is None:
+            why = p.verdict.rationale if p.verdict and p.verdict.rationale else "not worth a command"
+            raise TargetError(f"{p.key}: the judge rejected it ({flatten(why, 120)}); learn does "
+                              "not make a command of a rejected request")
+        body = plain_prose(text if text is not None else p.command_body or "", one_line=False)
+        if not is_prose(body):
+            raise TargetError(f"{p.key}: no instruction was written for this command (the model "
+                              "writes it from every quote of the group in `learn run`); run "
+                              "`learn run` with a model, or `--edit` to write it yourself")
+        words = flatten(plain_prose(rule_text_for(p))) or p.label.replace("-", " ")
+    else:
+        words = flatten(plain_prose(text if text is not None else rule_text_for(p)))
+        if not is_prose(words):
+            raise TargetError(f"{p.key}: its text is not prose once code, comments and shell "
+                              f"are taken out ({flatten(text or rule_text_for(p), 120)!r}); "
+                              "`--edit` to write the rule yourself")
     return RuleEdit(
         key=p.key,
         text=words,
         target=target.path,
-        replace_line=(p.existing_rule if p.status in ("restated", "contradicts")
-                      and not in_memory(p) else None),
+        replace_line=p.existing_rule if target.rewrites else None,
         provenance=provenance_for(p),
         decision=decision,
         form=target.form,
         project=target.project,
-        description=rule_text_for(p) if target.form == "command" else "",
+        description=words if target.form == "command" else "",
         surface_rules=p.surface_rules,
         surface_commands=p.surface_commands,
+        surface_allowed=p.surface_allowed,
+        body=body,
+        # What Codex shows when it refuses: the person's rule, not learn's summary.
+        justification=flatten(plain_prose(p.text)) if target.form == "codex-rule" else "",
     )
 
 
-def plan_all(edits: Sequence[RuleEdit]) -> list[FilePlan]:
+def plan_all(edits: Sequence[RuleEdit], projects: Iterable[Path | str | None] = ()) -> list[FilePlan]:
     """One plan per real file, in the order the files first appear; a file learn will
-    not edit gets a plan with `refused` set (the others still go ahead)."""
+    not edit (learn.report.confine, a read-only file, a file it cannot read) gets a
+    plan with `refused` set, and the others still go ahead. `projects`: project
+    roots beyond each edit's own that may hold the files (the one apply runs for)."""
+    extra = tuple(projects)
     by_file: dict[Path, list[RuleEdit]] = {}
     for e in edits:
-        by_file.setdefault(e.target.expanduser().resolve(), []).append(e)
+        by_file.setdefault(Path(os.path.realpath(e.target.expanduser())), []).append(e)
     plans: list[FilePlan] = []
     for path, group in by_file.items():
         try:
-            plans.append(plan_file(path, group))
+            plans.append(plan_file(group[0].target.expanduser(), group, extra))
         except ApplyError as exc:
             plans.append(FilePlan(path=path, original=None, original_hash="", new_text="",
                                   applied=list(group), refused=str(exc)))

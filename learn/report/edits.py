@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from learn.report.errors import ApplyError as ApplyError
+from learn.report.errors import ConcurrentEditError as ConcurrentEditError
 from learn.report.runs import Decision
 from learn.report.targets import Form
 
@@ -27,14 +29,6 @@ DEFAULT_MAX_LINES = 200
 DEFAULT_MAX_BYTES = 25_000  # same as learn.config's apply.max_bytes
 
 
-class ApplyError(Exception):
-    """A file learn will not edit as asked (the message says why and what to do)."""
-
-
-class ConcurrentEditError(ApplyError):
-    """The file changed between showing the diff and writing it."""
-
-
 @dataclass(frozen=True, slots=True)
 class RuleEdit:
     key: str  # proposal key, kind:label
@@ -48,6 +42,9 @@ class RuleEdit:
     description: str = ""  # a command's one-line description
     surface_rules: tuple[str, ...] = ()  # permission: deny rules; path-rule: globs
     surface_commands: tuple[str, ...] = ()  # codex-rule: command prefixes
+    surface_allowed: tuple[str, ...] = ()  # codex-rule: commands that must stay allowed
+    body: str = ""  # command: the instruction for the agent (may span lines)
+    justification: str = ""  # codex-rule: the person's rule, shown when Codex refuses
 
 
 @dataclass(slots=True)
@@ -59,18 +56,35 @@ class FilePlan:
     applied: list[RuleEdit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     refused: str | None = None  # why nothing will be written to this file
+    projects: tuple[str, ...] = ()  # the project roots the file was confined to
+    remove: bool = False  # the write deletes the file (undoing one learn created)
 
     @property
     def changed(self) -> bool:
+        if self.remove:
+            return self.original is not None
         return self.new_text != (self.original or "")
 
     def diff(self) -> str:
         before = (self.original or "").splitlines(keepends=True)
-        after = self.new_text.splitlines(keepends=True)
+        after = [] if self.remove else self.new_text.splitlines(keepends=True)
         name = str(self.path)
         lines = difflib.unified_diff(before, after, fromfile=name if self.original is not None
-                                     else "/dev/null", tofile=name)
+                                     else "/dev/null", tofile="/dev/null" if self.remove
+                                     else name)
         return "".join(x if x.endswith("\n") else x + "\n" for x in lines)
+
+
+def confirmation_token(plans: Sequence[FilePlan]) -> str:
+    """A short hash of exactly the changes `plans` would make: `learn apply --dry-run`
+    prints it, and `--confirm TOKEN` writes only when the changes planned then still
+    hash to it (the person confirmed those diffs, not whatever is planned later)."""
+    h = hashlib.sha256()
+    for plan in sorted((p for p in plans if p.changed and not p.refused), key=lambda p: str(p.path)):
+        for part in (str(plan.path), plan.original_hash, "\0" if plan.remove else plan.new_text):
+            h.update(part.encode("utf-8"))
+            h.update(b"\x00")
+    return h.hexdigest()[:12]
 
 
 def marker(key: str) -> str:
@@ -168,6 +182,16 @@ def plan_text(original: str, edits: Sequence[RuleEdit], path: Path) -> tuple[str
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def decode_text(path: Path, data: bytes | None) -> str | None:
+    """A file's bytes as text (None: no file); ApplyError for a file that is not UTF-8."""
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApplyError(f"{path} is not UTF-8 text; learn will not edit it") from exc
 
 
 def read_bytes(path: Path) -> bytes | None:

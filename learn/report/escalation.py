@@ -4,10 +4,16 @@ Prose in CLAUDE.md is advice the model may ignore; a permission rule is not.
 So an *ignored* rule (learn.reduce.outcomes) of the "never run X" / "don't touch Y"
 kind becomes a proposal for:
 - Claude Code: `permissions.deny` in the project's `.claude/settings.json`
-  (`Bash(git push:*)` refuses `git push` and anything after it; `Edit(path/**)`
-  refuses edits under a folder: Edit rules cover every file-editing tool);
+  (`Bash(git push --force:*)` refuses `git push --force` and anything after it;
+  `Edit(path/**)` refuses edits under a folder: Edit rules cover every
+  file-editing tool);
 - Codex: a `prefix_rule(..., decision = "forbidden")` in `~/.codex/rules/learn.rules`
-  (execpolicy's Starlark; `match` examples are checked by Codex when it loads).
+  (execpolicy's Starlark; `match` / `not_match` examples are checked by Codex when
+  it loads), whose justification is the person's rule.
+Only what the rule forbids exactly (learn.report.prohibitions): a deny never
+covers a command the rule prescribes, nor one the person ran and let stand in a
+session since the rule was in place. Where a prefix cannot say the prohibition
+("never rm -rf on the data dir"), no deny is proposed.
 A multi-step procedure that keeps being asked for again becomes a command.
 
 Each is a Proposal like any other (kind directive, its own label, the quotes since
@@ -26,81 +32,57 @@ from pathlib import Path
 
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.outcomes import RuleOutcome
+from learn.report.prohibitions import Command, blocks, read_rule
 from learn.store.proposals import ProposalBook
-
-# "never run `git push`", "don't run git push", "stop running npm install", "do not use yarn"
-_RUN = re.compile(
-    r"\b(?:never|don'?t|do not|stop|no more|avoid)\s+(?:ever\s+)?"
-    r"(?:run(?:ning)?|use|using|call(?:ing)?|execute|executing|invoke|invoking|type)\s+"
-    r"`?([a-z0-9][\w.+-]*(?:\s+-{0,2}[a-z][\w.-]*)?)`?", re.IGNORECASE)
-# "don't touch vendor/", "never edit `migrations/`", "do not modify generated/api.ts"
-_TOUCH = re.compile(
-    r"\b(?:never|don'?t|do not|stop|avoid)\s+(?:ever\s+)?"
-    r"(?:touch(?:ing)?|edit(?:ing)?|modify(?:ing)?|chang(?:e|ing)|writ(?:e|ing) to|delet(?:e|ing))\s+"
-    r"(?:the\s+|anything in\s+|files in\s+)?`?([\w./-]*[/.][\w./*-]*)`?", re.IGNORECASE)
-_BACKTICK = re.compile(r"`([^`\n]{2,80})`")
-# Words that follow "never run" but are not a program ("never run it", "don't use that").
-_NOT_PROGRAMS = {"it", "that", "this", "them", "the", "a", "an", "any", "anything", "those",
-                 "these", "again", "tests", "code"}
 
 Surface = str  # "permission" | "command"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class Ran:
+    """The commands a session ran that nobody refused (a denied call is not here)."""
+
+    session_id: str
+    started_at: str | None  # ISO 8601
+    commands: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Enforcement:
-    commands: tuple[tuple[str, ...], ...] = ()  # token prefixes never to run
+    commands: tuple[Command, ...] = ()  # exact token prefixes never to run, flags included
     paths: tuple[str, ...] = ()  # folders / files never to edit
+    keep: tuple[str, ...] = ()  # commands that must stay allowed (prescribed, or ran since)
+    spared: tuple[str, ...] = ()  # prohibitions not denied, and why
 
     @property
     def empty(self) -> bool:
         return not self.commands and not self.paths
 
     def claude_rules(self) -> list[str]:
-        rules = [f"Bash({' '.join(c)}:*)" for c in self.commands]
+        rules = [f"Bash({shlex.join(c)}:*)" for c in self.commands]
         for p in self.paths:
-            p = p.strip("./") if p.startswith("./") else p.rstrip("/")
+            p = p[2:] if p.startswith("./") else p.rstrip("/")
             glob = p if ("*" in p or "." in Path(p).name) else f"{p}/**"
             rules.append(f"Edit({glob})")
         return rules
 
 
-def _command(words: str) -> tuple[str, ...] | None:
-    try:
-        tokens = shlex.split(words)
-    except ValueError:
-        tokens = words.split()
-    tokens = [t.strip(".,;:!?") for t in tokens]
-    tokens = [t for t in tokens if t]
-    if not tokens or tokens[0].lower() in _NOT_PROGRAMS or not re.match(r"^[a-z0-9][\w.+-]*$",
-                                                                          tokens[0], re.I):
-        return None
-    # Program plus one subcommand ("git push", "npm install"); a flag or a path after
-    # the program is an argument, not part of what to forbid.
-    if len(tokens) > 1 and re.match(r"^[a-z][\w-]*$", tokens[1]) and tokens[1] not in _NOT_PROGRAMS:
-        return (tokens[0].lower(), tokens[1].lower())
-    return (tokens[0].lower(),)
-
-
-def enforcement_for(texts: Sequence[str]) -> Enforcement:
-    """What `texts` (the rule, the quotes) forbid, when it is a command or a path."""
-    commands: dict[tuple[str, ...], None] = {}
-    paths: dict[str, None] = {}
-    for text in texts:
-        for m in _RUN.finditer(text):
-            cmd = _command(m.group(1))
-            if cmd:
-                commands.setdefault(cmd)
-        for m in _TOUCH.finditer(text):
-            path = m.group(1).strip("`'\".,;:")
-            if path and not path.startswith(("http", "/")) and ".." not in path:
-                paths.setdefault(path)
-        if not commands and re.search(r"\b(?:never|don'?t|do not)\b", text, re.I):
-            # "never `git push --force`": a backticked command after a prohibition.
-            for m in _BACKTICK.finditer(text):
-                cmd = _command(m.group(1))
-                if cmd and "/" not in m.group(1):
-                    commands.setdefault(cmd)
-    return Enforcement(tuple(commands), tuple(paths))
+def enforcement_for(rule: str, quotes: Sequence[str] = (), ran: Sequence[str] = ()) -> Enforcement:
+    """What `rule` forbids exactly, less what must stay allowed: the commands it or the
+    person's `quotes` prescribe, and those that `ran` since without objection."""
+    reading = read_rule(rule, tuple(quotes))
+    keep = (*reading.prescribed, *ran)
+    commands: list[Command] = []
+    spared: list[str] = [f"{words}: a prefix rule cannot say it" for words in reading.narrowed]
+    for c in reading.forbidden:
+        hit = next((x for x in keep if blocks(c, x)), None)
+        if hit is None:
+            commands.append(c)
+        else:
+            why = "the rule prescribes it" if hit in reading.prescribed else \
+                "you ran it since the rule was in place"
+            spared.append(f"{' '.join(c)}: it would refuse `{hit}` ({why})")
+    return Enforcement(tuple(commands), reading.paths, tuple(dict.fromkeys(keep)), tuple(spared))
 
 
 _STEPS = re.compile(r"(?:^|\s)(?:\d+[.)]|first\b.*\bthen\b|then\b.*\bthen\b|and then\b)", re.I)
@@ -111,30 +93,41 @@ def is_procedure(text: str) -> bool:
     return bool(_STEPS.search(text)) and len(text) > 40
 
 
-def escalate(o: RuleOutcome, base: Proposal | None = None) -> Proposal | None:
-    """The escalation of an ignored rule, or None (holding, too early, nothing to enforce)."""
+def accepted_since(o: RuleOutcome, ran: Sequence[Ran]) -> list[str]:
+    """Commands that ran in sessions started since the rule was in place, other than the
+    sessions where the person said the rule again (there the agent broke it)."""
+    broken = {q.session_id for q in o.quotes_since}
+    return [c for r in ran if r.session_id not in broken and r.started_at
+            and r.started_at >= o.applied_at for c in r.commands]
+
+
+def escalate(o: RuleOutcome, base: Proposal | None = None,
+             ran: Sequence[Ran] = ()) -> Proposal | None:
+    """The escalation of an ignored rule, or None (holding, too early, nothing a prefix
+    can enforce exactly)."""
     if o.verdict != "ignored":
         return None
-    texts = [o.rule_text, *(q.text for q in o.quotes_since)]
-    enforce = enforcement_for(texts)
-    label = o.label
     quotes = o.quotes_since
+    enforce = enforcement_for(o.rule_text, [q.text for q in quotes], accepted_since(o, ran))
+    label = o.label
     last = max((q.at for q in quotes if q.at), default=None)
     scope = base.verdict.scope if base and base.verdict else "project"
     if not enforce.empty:
         rules = enforce.claude_rules()
         summary = ("Enforce it: deny " + ", ".join(rules) + " in .claude/settings.json"
                    + (" (and a Codex forbidden prefix_rule)" if enforce.commands else ""))
+        spared = f"; not denied: {'; '.join(enforce.spared)}" if enforce.spared else ""
         return Proposal(
             kind="directive", label=f"{label}-enforced", text=o.rule_text,
             sessions=o.said_since, count=len(quotes), last_seen=last, quotes=quotes,
             rationale=f"the rule \"{o.rule_text}\" was ignored in {o.said_since} session(s) since "
-                      "it was written",
+                      f"it was written{spared}",
             verdict=Verdict(True, summary, "enforcement", scope, 1.0,
                             rationale="written as prose and broken again: a permission rule is "
                                       "enforced by the tool, not left to the model"),
             surface="permission", surface_rules=tuple(rules),
-            surface_commands=tuple(" ".join(c) for c in enforce.commands),
+            surface_commands=tuple(shlex.join(c) for c in enforce.commands),
+            surface_allowed=enforce.keep[:8],
         )
     if is_procedure(o.rule_text):
         return Proposal(
@@ -144,6 +137,8 @@ def escalate(o: RuleOutcome, base: Proposal | None = None) -> Proposal | None:
                             rationale="a procedure the agent does not follow from a rule line; "
                                       "a command is typed when wanted and followed step by step"),
             surface="command",
+            # The procedure as the person accepted it is the command's instruction.
+            command_body=o.rule_text,
         )
     return None
 
@@ -174,39 +169,54 @@ def merged_settings(original: str | None, deny: Sequence[str], path: Path) -> st
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def codex_rule_text(command: str, justification: str, key: str) -> str:
-    """One execpolicy prefix_rule forbidding `command` (and what follows it)."""
-    tokens = command.split()
-    pattern = json.dumps(tokens)
-    example = json.dumps([*tokens, "origin"] if len(tokens) > 1 else tokens)
-    why = json.dumps(f"{justification} (learn {key})", ensure_ascii=False)
-    return (f"prefix_rule(\n    pattern = {pattern},\n    decision = \"forbidden\",\n"
-            f"    justification = {why},\n    match = [{example}],\n)\n")
+def _tokens(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
+def codex_rule_text(command: str, justification: str, key: str,
+                    keep: Sequence[str] = ()) -> str:
+    """One execpolicy prefix_rule forbidding `command` (and what follows it); the
+    justification Codex shows when it refuses is the person's rule. Commands that
+    must stay allowed, and share the program, are `not_match` examples: Codex
+    refuses to load a rule that would forbid one of them."""
+    tokens = _tokens(command)
+    examples = [list(_tokens(seg)) for k in keep for seg in k.split("&&")
+                if _tokens(seg)[:1] == tokens[:1] and not blocks(tuple(tokens), seg)][:3]
+    lines = [f"# learn {key}", "prefix_rule(", f"    pattern = {json.dumps(tokens)},",
+             '    decision = "forbidden",',
+             f"    justification = {json.dumps(justification, ensure_ascii=False)},",
+             f"    match = [{json.dumps(tokens)}],"]
+    if examples:
+        lines.append(f"    not_match = {json.dumps(examples)},")
+    return "\n".join([*lines, ")"]) + "\n"
 
 
 def merged_codex_rules(original: str | None, commands: Sequence[str], justification: str,
-                       key: str) -> str:
+                       key: str, keep: Sequence[str] = ()) -> str:
     text = original or "# Written by `learn apply`: commands you told the agent never to run.\n"
     if not text.endswith("\n"):
         text += "\n"
     for c in commands:
-        if json.dumps(c.split()) in text:
+        if f"pattern = {json.dumps(_tokens(c))}," in text:
             continue
-        text += "\n" + codex_rule_text(c, justification, key)
+        text += "\n" + codex_rule_text(c, justification, key, keep)
     return text
 
 
 def escalations_for(book: ProposalBook, project: str | None, outcomes: Sequence[RuleOutcome],
-                    proposals: Sequence[Proposal]) -> tuple[list[RuleOutcome], list[Proposal]]:
+                    proposals: Sequence[Proposal],
+                    ran: Sequence[Ran] = ()) -> tuple[list[RuleOutcome], list[Proposal]]:
     """Each ignored rule's escalation as a proposal, unless the person already applied
-    it, or declined it and it was not said in REOFFER_FACTOR times the sessions since."""
-    import dataclasses
-
+    it, or declined it and it was not said in REOFFER_FACTOR times the sessions since.
+    `ran`: the commands of the sessions read, so a deny spares what the person let run."""
     by_key = {p.key: p for p in proposals}
     out: list[RuleOutcome] = []
     made: list[Proposal] = []
     for o in outcomes:
-        proposal = escalate(o, by_key.get(o.key))
+        proposal = escalate(o, by_key.get(o.key), ran)
         if proposal is None:
             out.append(o)
             continue

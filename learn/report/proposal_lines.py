@@ -92,6 +92,9 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
             "proposed rule"
         lines.append(f"  - {what} ({v.scope} scope, {v.category or 'uncategorised'}, "
                      f"confidence {v.confidence:.2f}): {flatten(v.summary)}")
+    if p.command_body:
+        # The instruction written from every quote above; the quotes stay the evidence.
+        lines.append(f"  - the command's instruction: {flatten(p.command_body, 300)}")
     if p.surface:
         lines.append(f"  - {surface_line(p)}")
     where = project_line(p)

@@ -15,21 +15,13 @@ from learn.report.edits import (
     ApplyError,
     FilePlan,
     RuleEdit,
+    decode_text,
     marker,
     plan_text,
     read_bytes,
     sha256,
 )
 from learn.report.escalation import merged_codex_rules, merged_settings
-
-
-def _decode(path: Path, data: bytes | None) -> str | None:
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ApplyError(f"{path} is not UTF-8 text; learn will not edit it") from exc
 
 
 def path_rule_header(globs: Sequence[str]) -> str:
@@ -41,7 +33,7 @@ def path_rule_header(globs: Sequence[str]) -> str:
 
 def plan_surface(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
     data = read_bytes(path)
-    original = _decode(path, data)
+    original = decode_text(path, data)
     digest = sha256(data) if data is not None else ""
     plan = FilePlan(path=path, original=original, original_hash=digest, new_text=original or "")
     form = edits[0].form
@@ -59,7 +51,8 @@ def plan_surface(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
                 plan.notes.append(f"{e.key}: {', '.join(e.surface_rules)} already denied")
                 continue
         elif form == "codex-rule":
-            new = merged_codex_rules(text, e.surface_commands, e.text, e.key)
+            new = merged_codex_rules(text, e.surface_commands, e.justification or e.text, e.key,
+                                     e.surface_allowed)
             if new == text:
                 plan.notes.append(f"{e.key}: already a rule in {path.name}")
                 continue

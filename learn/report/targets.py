@@ -15,14 +15,15 @@ person keeps asking for by name becomes a command file, `.claude/commands/<name>
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from learn.projects import project_key, project_root, quote_projects, within
-from learn.records.proposal import Proposal, Scope
+from learn.records.proposal import Proposal, Quote, Scope
+from learn.reduce import rule_places
+from learn.report.confine import may_write
 
 TargetKind = Literal["claude", "rules", "agents"]
 # permission: deny rules merged into settings.json; codex-rule: an execpolicy
@@ -57,17 +58,17 @@ class Target:
     path: Path
     form: Form
     project: Path | None  # the project it belongs to; None for user-scope and named files
+    rewrites: bool = False  # the existing rule's own file: its line is rewritten
 
 
 def claude_home() -> Path:
-    # Claude Code honours CLAUDE_CONFIG_DIR in place of ~/.claude.
-    value = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(value).expanduser() if value else Path.home() / ".claude"
+    """~/.claude, or CLAUDE_CONFIG_DIR (which Claude Code honours in its place)."""
+    return rule_places.claude_home(Path.home())
 
 
 def codex_home() -> Path:
-    value = os.environ.get("CODEX_HOME")
-    return Path(value).expanduser() if value else Path.home() / ".codex"
+    """~/.codex, or CODEX_HOME."""
+    return rule_places.codex_home(Path.home())
 
 
 def slug(text: str, fallback: str = "general") -> str:
@@ -102,9 +103,16 @@ def _home() -> Path:
     return Path.home().expanduser().resolve()
 
 
+def placed_quotes(p: Proposal) -> list[Quote]:
+    """The quotes whose project is an absolute path. A transcript with a relative
+    `cwd` says nothing about where it ran: resolved, it would name whatever folder
+    learn runs from (a rule once went two folders above the project that way)."""
+    return [q for q in p.quotes if q.project and Path(q.project).is_absolute()]
+
+
 def _said_in(p: Proposal) -> str:
     counts: dict[str, set[str]] = {}
-    for q in p.quotes:
+    for q in placed_quotes(p):
         if q.project:
             counts.setdefault(project_key(q.project), set()).add(q.session_id)
     return ", ".join(f"{k} ({len(v)} session{'s' if len(v) != 1 else ''})"
@@ -120,7 +128,7 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
                               "every project below it. Use --scope user (~/.claude/CLAUDE.md), "
                               "or name the project")
         return here
-    said = [Path(x) for x in quote_projects(p.quotes)]
+    said = [Path(x) for x in quote_projects(placed_quotes(p))]
     if not said:
         raise TargetError(f"{p.key}: no quote says which project it was said in; name one "
                           "with --project DIR (or --scope user)")
@@ -154,13 +162,36 @@ def in_memory(p: Proposal) -> bool:
     return p.status == "restated" and is_memory_file(p.existing_rule_file)
 
 
+def _known_projects(p: Proposal, choice: TargetChoice) -> list[Path]:
+    """The projects a rule's existing file may belong to: the one apply runs for and
+    those its quotes were said in."""
+    return [project_root(choice.project_dir), *(Path(x) for x in quote_projects(placed_quotes(p)))]
+
+
+def existing_in_place(p: Proposal, choice: TargetChoice) -> Target | None:
+    """A restated or contradicted rule is rewritten on its own line, where it is, when
+    that file is an instruction file learn may write (learn.report.confine). A rule
+    found in a file a CLAUDE.md only @imports, or outside the project (`@~/.bashrc`),
+    is evidence: the new rule goes where a new one would, the old line stays."""
+    if p.status not in ("restated", "contradicts") or not p.existing_rule_file or in_memory(p):
+        return None
+    existing = Path(p.existing_rule_file).expanduser()
+    if not existing.is_absolute() or not existing.is_file():
+        return None
+    roots = _known_projects(p, choice)
+    if not may_write(existing, roots):
+        return None
+    real = existing.resolve()
+    owner = next((r for r in roots if within(str(real), str(r.resolve()))), None)
+    return Target(existing, "rule", owner, rewrites=True)
+
+
 def choose(p: Proposal, choice: TargetChoice) -> Target:
     """Where proposal `p` is written, in which form, for which project."""
     form = form_for(p)
-    if p.status in ("restated", "contradicts") and p.existing_rule_file and not in_memory(p):
-        existing = Path(p.existing_rule_file).expanduser()
-        if existing.is_file():
-            return Target(existing, "rule", None)
+    in_place = existing_in_place(p, choice)
+    if in_place is not None:
+        return in_place
     if choice.file is not None and p.surface not in ("permission", "path-rule"):
         return Target(choice.file.expanduser(), "rule", None)
     scope = scope_for(p, choice)

@@ -16,10 +16,11 @@ one named part per group of tables.
 | `team` | TeamTable (team) | team_candidates, team_shared |
 | `index` | SessionIndex (session_index) | session_index, session_heads (this machine's) |
 | `batches` | BatchTable (mine_batches) | mine_batches (this machine's) |
+| `journal` | ApplyJournal (apply_journal) | apply_writes: what `learn apply` wrote, for `--undo` (this machine's) |
 
 The parts share the ledger's one connection and its transactions
-(`store.atomic()`, `store.transaction()`). The session index and the batch table
-are per machine, kept in the local SQLite file (beside the cache when the store is
+(`store.atomic()`, `store.transaction()`). The session index, the batch table and
+the apply journal are per machine, kept in the local SQLite file (beside the cache when the store is
 a PostgreSQL database: learn.store.session_index.session_index_path); they have a
 connection of their own, opened on first use and closed with the store.
 `open_store(..., local_only=True)` opens only those: listing sessions must not
@@ -33,6 +34,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
+from learn.store.apply_journal import ApplyJournal
 from learn.store.db import StoreError
 from learn.store.feedback import FeedbackStore
 from learn.store.label_tables import LabelTables
@@ -137,6 +139,10 @@ class Store:
     @cached_property
     def batches(self) -> BatchTable:
         return BatchTable(self._local_conn())
+
+    @cached_property
+    def journal(self) -> ApplyJournal:
+        return ApplyJournal(self._local_conn())
 
     # -- lifecycle ---------------------------------------------------------------
 

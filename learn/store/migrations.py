@@ -4,7 +4,7 @@ Each step is one function writing its DDL once; where SQLite and PostgreSQL
 differ it names the difference through the Dialect (learn.store.dialects: key,
 float, blob, flag and integer types, WITHOUT ROWID), and the three places they
 truly differ are plain `if d.postgres` branches: pgvector's extension (0001),
-the per-machine tables PostgreSQL never holds (0007, 0009, 0016, 0022), and the team
+the per-machine tables PostgreSQL never holds (0007, 0009, 0016, 0017, 0022), and the team
 view's person key and members (0014, 0020). tests/test_store_schema_snapshot.py holds the schema
 both engines had before the steps were merged from two files into this one.
 
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from learn.store.apply_journal_ddl import create_table as apply_writes_table
 from learn.store.connection import Connection
 from learn.store.dialects import Dialect
 from learn.store.layout import StoreSchema
@@ -375,6 +376,13 @@ def _m016_session_index_derived(conn: Connection, s: StoreSchema, d: Dialect) ->
         session_index_derived_only(conn)
 
 
+def _m017_apply_writes(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # Every file `learn apply` wrote, with its backup and hashes, so `learn apply
+    # --undo` puts back exactly what one apply changed (learn.store.apply_journal).
+    # This machine's files: local SQLite only.
+    apply_writes_table(conn, d)
+
+
 def _m020_team_members(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # Who is on a PostgreSQL team (learn.store.pg_team): each member's login role,
     # an opaque name that says nothing of the person, beside the name the admin
@@ -446,6 +454,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0014_team_protection", _m014_team_protection),
     ("0015_label_source", _m015_label_source),
     ("0016_session_index_derived", _m016_session_index_derived),
+    ("0017_apply_writes", _m017_apply_writes),
     ("0020_team_members", _m020_team_members),
     ("0022_session_index_keys", _m022_session_index_keys),
 )

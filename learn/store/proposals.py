@@ -243,3 +243,17 @@ class ProposalBook:
                 last_seen=r["last_seen"], applied_at=r["applied_at"])
             for r in rows if project is None or within(r["project"], project)
         ]
+
+    def unapply(self, key: str, *, target_file: str, since: str) -> None:
+        """Undo `learn apply`'s write of `key` to `target_file` at or after `since`: its
+        applied_rules rows go (a rule no longer in place has no outcome to measure) and
+        the proposal is pending again where that write had decided it."""
+
+        def run(conn: Connection) -> None:
+            conn.execute("DELETE FROM applied_rules WHERE key = $1 AND target_file = $2 AND "
+                         "applied_at >= $3", (key, target_file, since))
+            conn.execute("UPDATE proposal_states SET state = 'pending', decided_at = NULL, "
+                         "decided_sessions = NULL WHERE key = $1 AND state IN ('applied', "
+                         "'edited') AND decided_at >= $2", (key, since))
+
+        self.store._write(run)

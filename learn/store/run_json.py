@@ -31,6 +31,7 @@ def proposal_from_full_json(data: dict[str, Any]) -> Proposal:
     fields["authors"] = tuple(fields.get("authors", ()))
     fields["surface_rules"] = tuple(fields.get("surface_rules", ()))
     fields["surface_commands"] = tuple(fields.get("surface_commands", ()))
+    fields["surface_allowed"] = tuple(fields.get("surface_allowed", ()))
     fields["verdict"] = _verdict(fields.get("verdict"))
     return Proposal(**fields)
 

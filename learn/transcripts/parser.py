@@ -41,6 +41,7 @@ import msgspec
 from learn.transcripts.claude.decode import (
     SKIP_INVALID,
     SKIP_NOT_OBJECT,
+    SKIP_TOO_DEEP,
     SKIP_UNDECODABLE,
     decode_claude_lines,
     decode_line,
@@ -53,8 +54,10 @@ from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.models import EventList, Transcript, TranscriptEvent
 
 __all__ = [
+    "SKIP_INFLATE_LIMIT",
     "SKIP_INVALID",
     "SKIP_NOT_OBJECT",
+    "SKIP_TOO_DEEP",
     "SKIP_UNDECODABLE",
     "LazyOther",
     "decode_claude_lines",
@@ -67,6 +70,10 @@ __all__ = [
     "parse_events_from_bytes",
     "stream",
 ]
+
+
+# A compressed file that inflates past `files.compressed.inflate_limit`: its rest is unread.
+SKIP_INFLATE_LIMIT = "inflate_limit"
 
 
 # ---------------------------------------------------------------- public API
@@ -137,26 +144,30 @@ def parse_buffer(
         from learn.transcripts.files.compressed import CorruptFile, decompress
 
         named_zst = path is not None and path.name.endswith(".zst")
+        cut = False
         try:
-            inflated, complete = decompress(buf)
+            inflated = decompress(buf)
+            complete, cut = inflated.complete, inflated.cut
         except CorruptFile:
             # Not zstd after all: read as lines, bad bytes counted as undecodable.
-            inflated, complete = buf, True
-        if complete or named_zst:
-            buf = inflated
+            inflated, complete = None, True
+        if inflated is not None and (complete or named_zst):
+            buf = inflated.data
         else:
             # A nameless buffer that only starts like zstd and does not inflate
             # whole is read as lines (bad ones counted as undecodable), so parsing
             # stays compositional on line boundaries: Hypothesis found a prefix
             # `(\xb5/\xfd` counted once whole but twice split.
-            complete = True
+            complete, cut = True, False
         if not complete:
-            # Cut short: what decoded is read, the cut counts as one bad line
-            # (dropping a partial last line too, which may be half a record).
-            cut = buf.rfind(b"\n") + 1
-            transcript = parse_buffer(buf[:cut], path=path, mtime=mtime, drop=drop)
+            # Cut short, or stopped at the inflate limit: what decoded is read,
+            # the cut counts as one skipped line (dropping a partial last line
+            # too, which may be half a record).
+            end = buf.rfind(b"\n") + 1
+            transcript = parse_buffer(buf[:end], path=path, mtime=mtime, drop=drop)
+            reason = SKIP_INFLATE_LIMIT if cut else SKIP_UNDECODABLE
             skipped = dict(transcript.skipped)
-            skipped[SKIP_UNDECODABLE] = skipped.get(SKIP_UNDECODABLE, 0) + 1
+            skipped[reason] = skipped.get(reason, 0) + 1
             return msgspec.structs.replace(
                 transcript, skipped=skipped, skipped_lines=transcript.skipped_lines + 1)
     if is_codex(buf, path):

@@ -6,6 +6,12 @@
    either it is an entry type we do not model (-> OtherEvent), or a known type
    carrying an unknown block (rewritten to a marker and converted again), or it
    is skipped and counted by reason. Nothing raises.
+   A line that is not valid UTF-8 is decoded again with the bad bytes replaced
+   (U+FFFD): one stray byte in a typed prompt dropped the whole prompt, and the
+   session then showed no typed turn at all. A line nested deeper than the
+   decoder's recursion limit (msgspec raises RecursionError at about 1,000
+   levels, less the caller's stack) is skipped as "too_deep": one such line
+   made every command exit with a traceback, on every run.
 3. A FilterSpec drops what the caller never reads before anything is built;
    unmodeled types it drops are validated without building a single dict.
 """
@@ -35,6 +41,7 @@ from learn.transcripts.models import OtherEvent
 __all__ = [
     "SKIP_INVALID",
     "SKIP_NOT_OBJECT",
+    "SKIP_TOO_DEEP",
     "SKIP_UNDECODABLE",
     "decode_claude_lines",
     "decode_line",
@@ -44,6 +51,9 @@ __all__ = [
 SKIP_UNDECODABLE = "undecodable"
 SKIP_NOT_OBJECT = "not_object"
 SKIP_INVALID = "invalid"
+# Nested past what the decoder will walk: no transcript record nests more than a
+# few dozen levels, so such a line is damage or a trap, never a turn.
+SKIP_TOO_DEEP = "too_deep"
 
 
 def decode_untyped(raw: bytes | memoryview | msgspec.Raw) -> Any:
@@ -56,6 +66,8 @@ def decode_untyped(raw: bytes | memoryview | msgspec.Raw) -> Any:
         return _ANY_DECODER.decode(raw)
     except msgspec.DecodeError:
         return _ANY_DECODER.decode(bytes(raw).decode("utf-8", "replace"))
+    except RecursionError:
+        return None  # nested too deep to read: nothing of it is used
 
 
 _DECODER = msgspec.json.Decoder(Entry)
@@ -97,7 +109,14 @@ def _slow_path(line: bytes) -> object:
     try:
         obj = _ANY_DECODER.decode(line)
     except msgspec.DecodeError:
-        return SKIP_UNDECODABLE
+        try:  # invalid UTF-8 replaced (see the module docstring)
+            obj = _ANY_DECODER.decode(line.decode("utf-8", "replace"))
+        except msgspec.DecodeError:
+            return SKIP_UNDECODABLE
+        except RecursionError:
+            return SKIP_TOO_DEEP
+    except RecursionError:
+        return SKIP_TOO_DEEP
     if not isinstance(obj, dict):
         return SKIP_NOT_OBJECT
     kind = obj.get("type")
@@ -120,6 +139,8 @@ def _slow_path(line: bytes) -> object:
         wire = msgspec.convert(obj, Entry)
     except msgspec.ValidationError:
         return SKIP_INVALID
+    except RecursionError:
+        return SKIP_TOO_DEEP
     if isinstance(wire, SystemW | AttachmentW):
         # The untyped decode of the untouched line: convert() did not alter obj
         # for these types.
@@ -127,26 +148,44 @@ def _slow_path(line: bytes) -> object:
     return wire
 
 
-def decode_line(line: bytes) -> object:
+def decode_line(line: bytes | str) -> object:
     try:
         wire: object = _DECODER.decode(line)
     except msgspec.ValidationError:
-        return _slow_path(line)
+        return _slow_path(line.encode() if isinstance(line, str) else line)
     except msgspec.DecodeError:
-        return SKIP_UNDECODABLE
+        return _repaired(line) if isinstance(line, bytes) else SKIP_UNDECODABLE
+    except RecursionError:
+        return SKIP_TOO_DEEP
     if type(wire) is SystemW or type(wire) is AttachmentW:
         return _with_raw(wire, line)
     return wire
 
 
-def _with_raw(wire: SystemW | AttachmentW, line: bytes | memoryview) -> object:
+def _repaired(line: bytes) -> object:
+    """A line the decoder refused: read again with invalid UTF-8 replaced, when that
+    was the fault (one bad byte must not lose a typed line), else undecodable."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return decode_line(line.decode("utf-8", "replace"))
+    return SKIP_UNDECODABLE
+
+
+def _with_raw(wire: SystemW | AttachmentW, line: bytes | memoryview | str) -> object:
     # System and attachment details are read from the untyped record (their
     # shapes vary by subtype, and Other* details keep it verbatim); they are a
     # few percent of lines, so the second decode is cheap overall.
     try:
         wire.raw = _ANY_DECODER.decode(line)
     except msgspec.DecodeError:
-        return SKIP_UNDECODABLE
+        try:
+            text = line if isinstance(line, str) else bytes(line).decode("utf-8", "replace")
+            wire.raw = _ANY_DECODER.decode(text)
+        except msgspec.DecodeError:
+            return SKIP_UNDECODABLE
+    except RecursionError:
+        return SKIP_TOO_DEEP
     return wire
 
 
@@ -192,9 +231,16 @@ def _drops_unmodeled(
         return False
     try:
         _TYPE_ONLY.decode(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return False  # let the slow path count it
     return True
+
+
+def _drop_env(wire: object, drop_kinds: frozenset[type], drop_sidechain: bool,
+              drop_meta: bool) -> bool:
+    return (type(wire) in drop_kinds
+            or (drop_sidechain and bool(getattr(wire, "is_sidechain", False)))
+            or (drop_meta and bool(getattr(wire, "is_meta", False))))
 
 
 def decode_claude_lines(
@@ -240,9 +286,16 @@ def decode_claude_lines(
         except msgspec.DecodeError:
             # A blank line fails as truncated JSON; checking here rather than
             # up front keeps the check off every good line.
-            if line.tobytes().isspace():
+            raw = line.tobytes()
+            if raw.isspace():
                 continue
-            wire = SKIP_UNDECODABLE
+            wire = _repaired(raw)
+            if type(wire) is UserW or type(wire) is AssistantW:
+                if not _drop_env(wire, drop_kinds, drop_sidechain, drop_meta):
+                    append(wire)
+                continue
+        except RecursionError:
+            wire = SKIP_TOO_DEEP
         else:
             kind = type(wire)
             if kind is UserW or kind is AssistantW:

@@ -251,7 +251,9 @@ def _permission_mode(wire: PermissionModeW) -> ModeEvent:
 
 
 def _lazy_other(wire: LazyOther) -> OtherEvent:
-    return OtherEvent(type=wire.type, raw=decode_untyped(wire.line))
+    raw = decode_untyped(wire.line)
+    # None when the line nests too deep to read at this depth of the stack.
+    return OtherEvent(type=wire.type, raw=raw if isinstance(raw, dict) else {"type": wire.type})
 
 
 def _identity(event: Any) -> TranscriptEvent:

@@ -51,15 +51,36 @@ BARE_INTERRUPT_RE: Final = re.compile(INTERRUPT_MARKER_PATTERN + r"[^\]\n]*\]\s*
 TASK_NOTIFICATION_MARKER: Final = "<task-notification>"
 
 # Text that another agent relayed into the user slot: not authored by the person.
+# 2.1.2xx relays a message from another session (SendMessage), a peer, a plugin, with a
+# banner, mid-turn ("... while you were working:") or between turns, the message in
+# `<cross-session-message from=... from-name=...>` / `<agent-message from=...>`.
 AGENT_INJECTION_PATTERNS: Final[tuple[str, ...]] = (
     r"\A\s*<(?:teammate-message|scheduled-task)",
     r"\A\s*# Augment Agent",
     r"\A\s*\[Role Reminder",
-    r"\A\s*Another Claude session sent a message:",
-    r"\A\s*<agent-message>",
-    r"\A\s*<cross-session-message>",
+    r"\A\s*Another Claude session sent a message(?: while you were working)?:",
+    r"\A\s*A peer session sent a message(?: while you were working)?:",
+    r"\A\s*The [^\n:]{1,60} plugin sent a message(?: while you were working)?:",
+    r"\A\s*<agent-message[\s>]",
+    r"\A\s*<cross-session-message[\s>]",
 )
 AGENT_INJECTION_RE: Final = re.compile("|".join(f"(?:{p})" for p in AGENT_INJECTION_PATTERNS))
+
+# Input no person typed, that 2.1.2xx writes into the user slot (with `origin` set on
+# newer builds, which `exclusions.entry_exclusion` reads; these are for the lines
+# without it): a `/goal` check-in, a relayed webhook payload or trigger, an event
+# from a channel (a PR comment, a chat message), a workflow script's computed task,
+# activity in a bound conversation, a platform notice about the session's machine.
+MACHINE_INPUT_PATTERNS: Final[tuple[str, ...]] = (
+    r"\A\s*Goal check-in:",
+    r"\A\s*<webhook-payload>",
+    r"\A\s*<channel\s+source=",
+    r"\A\s*\[Workflow harness\b",
+    r"\A\s*Activity was observed in the bound conversation",
+    r"\A\s*Platform notice, written by the service",
+    r"\A\s*<task_notification>",
+)
+MACHINE_INPUT_RE: Final = re.compile("|".join(f"(?:{p})" for p in MACHINE_INPUT_PATTERNS))
 
 # Compaction summary text that opens a continued session.
 COMPACT_SUMMARY_PREFIX: Final = "This session is being continued from a previous conversation"
@@ -85,6 +106,11 @@ def is_bare_interrupt(text: str) -> bool:
 def is_agent_injected_text(text: str) -> bool:
     """True when the text opens with a known agent-relay banner."""
     return AGENT_INJECTION_RE.match(text) is not None
+
+
+def is_machine_input(text: str) -> bool:
+    """True when the text opens with the frame of an input no person typed."""
+    return MACHINE_INPUT_RE.match(text) is not None
 
 
 def denial_reason(content: str) -> str | None:

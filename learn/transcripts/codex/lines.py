@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from learn.transcripts.claude.decode import decode_untyped
+from learn.transcripts.claude.decode import SKIP_TOO_DEEP, decode_untyped
 from learn.transcripts.models import EntryMeta
 
 ANY = msgspec.json.Decoder()
@@ -133,6 +133,8 @@ def decode_raw(value: msgspec.Raw) -> Any:
         return ANY.decode(value)
     except msgspec.DecodeError:
         return decode_untyped(value)  # invalid UTF-8 in a skipped field
+    except RecursionError:
+        return None  # nested too deep to read: nothing of it is used
 
 
 def bare_line(line: memoryview, lineno: int, st: State) -> Line | str:
@@ -149,5 +151,31 @@ def slow_line(line: memoryview, lineno: int, st: State) -> Line | str:
             obj = ANY.decode(line)
         except msgspec.DecodeError:
             return "undecodable"
+        except RecursionError:
+            return SKIP_TOO_DEEP
         return "invalid" if isinstance(obj, dict) else "not_object"
+    except msgspec.DecodeError:
+        return "undecodable"
+    except RecursionError:
+        return SKIP_TOO_DEEP
     return _unwrap(bare, lineno, st)
+
+
+def repaired_line(raw: bytes, lineno: int, st: State) -> tuple[Line, memoryview] | str:
+    """A line the decoder refused, read again with invalid UTF-8 replaced (and the
+    repaired bytes, which the lowering keeps); a skip reason when that was not the fault."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        fixed = memoryview(raw.decode("utf-8", "replace").encode())
+    else:
+        return "undecodable"
+    try:
+        line: Line | str = LINE_DECODER.decode(fixed) if not st.bare else bare_line(fixed, lineno, st)
+    except msgspec.ValidationError:
+        line = slow_line(fixed, lineno, st)
+    except msgspec.DecodeError:
+        return "undecodable"
+    except RecursionError:
+        return SKIP_TOO_DEEP
+    return line if isinstance(line, str) else (line, fixed)

@@ -58,7 +58,7 @@ def is_codex(buf: bytes, path: Path | None = None) -> bool:
         return False
     try:
         first = _ANY.decode(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return False
     if not isinstance(first, dict):
         return False

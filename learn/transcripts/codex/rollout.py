@@ -47,6 +47,7 @@ from learn.transcripts.blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from learn.transcripts.claude.decode import SKIP_TOO_DEEP
 from learn.transcripts.claude.literals import AGENT_INJECTION_RE
 from learn.transcripts.claude.wire import LazyOther
 from learn.transcripts.codex.lines import (
@@ -56,6 +57,7 @@ from learn.transcripts.codex.lines import (
     State,
     bare_line,
     decode_raw,
+    repaired_line,
     slow_line,
 )
 from learn.transcripts.codex.meta import (
@@ -96,7 +98,7 @@ def _arguments(raw: object) -> dict[str, Any]:
     if isinstance(raw, str):
         try:
             parsed = ANY.decode(raw)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             return {"input": raw}
         return parsed if isinstance(parsed, dict) else {"input": parsed}
     return {}
@@ -110,7 +112,7 @@ def _output(raw: object) -> tuple[str, bool]:
         if stripped.startswith("{"):
             try:
                 data = ANY.decode(stripped)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 data = raw
     if isinstance(data, dict):
         text = data.get("output", data.get("content", ""))
@@ -312,9 +314,17 @@ def lower(
                 continue
             w = unwrapped
         except msgspec.DecodeError:
-            if line.tobytes().isspace():
+            raw = line.tobytes()
+            if raw.isspace():
                 continue
-            skipped["undecodable"] = skipped.get("undecodable", 0) + 1
+            # Invalid UTF-8 replaced, the line kept (claude.decode's docstring).
+            repaired = repaired_line(raw, lineno, st)
+            if isinstance(repaired, str):
+                skipped[repaired] = skipped.get(repaired, 0) + 1
+                continue
+            w, line = repaired
+        except RecursionError:
+            skipped[SKIP_TOO_DEEP] = skipped.get(SKIP_TOO_DEEP, 0) + 1
             continue
         if isinstance(w, str):
             if w == "state":

@@ -96,6 +96,11 @@ def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
         try:
             obj = msgspec.json.decode(raw)
         except msgspec.DecodeError:
+            try:  # one invalid UTF-8 byte must not hide the line's cwd
+                obj = msgspec.json.decode(bytes(raw).decode("utf-8", "replace"))
+            except (msgspec.DecodeError, RecursionError):
+                continue
+        except RecursionError:  # nested too deep to read (claude.decode)
             continue
         if not isinstance(obj, dict):
             continue
@@ -168,7 +173,7 @@ def _codex_head(cwd: str | None, session_id: str | None, meta: Mapping[str, Any]
 def _json_str(literal: bytes) -> str | None:
     try:
         value = msgspec.json.decode(literal)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
     return value if isinstance(value, str) and value else None
 

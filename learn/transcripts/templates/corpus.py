@@ -31,7 +31,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Final
 
 from learn.transcripts.templates.entries import (
-    SPOKEN,
     Entry,
     SessionKeys,
     opening_of,
@@ -45,6 +44,7 @@ from learn.transcripts.templates.repeated import (
     RepeatedPrompt,
     rebuilt,
     repeated_keys,
+    templated,
     with_prompts,
     without_prompts,
 )
@@ -56,7 +56,12 @@ from learn.transcripts.templates.skeleton import (
     strip_affixes,
 )
 from learn.transcripts.view.model import HumanTurn, Session
-from learn.transcripts.view.origin import LOOP_MIN_SESSIONS, OriginFacts, is_headless, judge_origins
+from learn.transcripts.view.origin import (
+    LOOP_MIN_SESSIONS,
+    OriginFacts,
+    judge_origins,
+    session_headless,
+)
 from learn.transcripts.view.replay import FingerprintIndex
 from learn.transcripts.view.resume import OwnTurns, oldest_first
 
@@ -102,10 +107,17 @@ def judge_one(entries: Sequence[Entry], fingerprints: Sequence[str] = (), *,
     """`judge_entries(entries, ...).views[0]`, reading of the others only what the first needs."""
     corpus = _Corpus(entries, fingerprints, keys if keys is not None else Keys())
     # The others' verdicts are not asked for: what judge_origins counts across the
-    # sessions (clients, projects, opening commands and prompts) is all of theirs it reads.
+    # sessions (clients, projects, opening commands and prompts) is all of theirs it
+    # reads, but for whether any was answered among those opened by the first's own
+    # prompt at a machine's rhythm (`origin._schedules`).
     first = entries[0].id
     facts = [corpus.facts(i) if i == 0 or e.id == first else corpus.counted(i)
              for i, e in enumerate(entries)]
+    mine = facts[0]
+    if not mine.entrypoint and not mine.headless and mine.opening_text:
+        facts = [corpus.facts(i) if (not f.entrypoint and not f.headless
+                                     and f.opening_text == mine.opening_text) else f
+                 for i, f in enumerate(facts)]
     origin, evidence = judge_origins(facts)[first]
     return corpus.judged(0, origin, evidence, include_programmatic)
 
@@ -195,7 +207,7 @@ class _Corpus:
                 if known is not None:
                     return known
                 for t in own.view().human_turns:
-                    if t.origin in SPOKEN and self.keys.of(t).folded == folded:
+                    if templated(t) and self.keys.of(t).folded == folded:
                         return self.keys.text(t)
         raise KeyError(folded)
 
@@ -208,8 +220,9 @@ class _Corpus:
         return got
 
     def instance(self, turn: HumanTurn) -> bool:
-        """A spoken turn that is an instance of a template (`skeleton.is_instance`)."""
-        return turn.origin in SPOKEN and self._is_instance(self.keys.of(turn))
+        """A turn that is an instance of a template (`skeleton.is_instance`), and could
+        be one (`repeated.templated`)."""
+        return templated(turn) and self._is_instance(self.keys.of(turn))
 
     def short_sessions(self, folded: bytes) -> int:
         """How many sessions hold this folded text in an own turn outside a template."""
@@ -231,7 +244,7 @@ class _Corpus:
             k = opening.keys
             if k.folded in self._sessions_of_prompt:
                 shared = self._sessions_of_prompt[k.folded] - 1
-            elif self._is_instance(k):
+            elif not opening.filled and self._is_instance(k):
                 shared = skeleton.shared_with_of(k.pieces)
         free = False
         # A reply that is no template's opens with no tag and is prose: without such a
@@ -264,6 +277,9 @@ class _Corpus:
             # The folded opening is only compared with the others': its digest stands for it.
             opening_text=(k.folded.hex() if k.folded_chars else "") if k is not None else None,
             opening_chars=k.chars if k is not None else 0,
+            signals=entry.signals,
+            started_at=(entry.opening.at if entry.opening is not None and entry.opening.at
+                        is not None else entry.started_at),
         )
 
     # ---------------------------------------------------------------- by text
@@ -371,7 +387,7 @@ class _Corpus:
 
     def _residual(self, turn: HumanTurn, view: Session) -> str:
         kept = []
-        headless = is_headless(view.entrypoint)
+        headless = session_headless(view.entrypoint, view.signals)
         for part in self._varying[id(turn)]:
             part = strip_affixes(part, self.peers(view.id), self._split)
             if is_prose(part) and not self.quoted(part, view.id, headless):
@@ -386,7 +402,7 @@ def _spoken_pieces(own: _Own, keys: Keys) -> Callable[[frozenset[bytes]], list[S
         if own.whole:
             return own.entry.pieces_holding(shapes, keys)
         return [k.pieces for t in own.view().human_turns
-                if t.origin in SPOKEN and (k := keys.of(t)).chars >= TEMPLATE_MIN_CHARS
+                if templated(t) and (k := keys.of(t)).chars >= TEMPLATE_MIN_CHARS
                 and k.may_hold(shapes)]
 
     return read

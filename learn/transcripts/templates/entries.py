@@ -29,13 +29,15 @@ import msgspec
 
 from learn.transcripts.templates.keys import Keys, TextKeys, stored, text_keys
 from learn.transcripts.templates.repeated import REPEATED_MIN_CHARS as LONG_CHARS
+from learn.transcripts.templates.repeated import SPOKEN as SPOKEN
+from learn.transcripts.templates.repeated import templated
 from learn.transcripts.templates.skeleton import DIGEST_BYTES, TEMPLATE_MIN_CHARS, Piece
 from learn.transcripts.view.model import HumanTurn, Session
 
-SPOKEN: Final = ("typed", "queued")
 # Bump when a key is worked out or stored differently (here or in `keys`): stored
 # keys of another version are not used (the index reads their files again).
-KEYS_VERSION: Final = 2
+KEYS_VERSION: Final = 3  # 3: a turn filled into a command or prompt body is known
+
 
 
 def resume_keys(turn: HumanTurn, keys: TextKeys) -> list[bytes]:
@@ -72,9 +74,9 @@ def session_keys(turns: Sequence[HumanTurn], keys_of: Callable[[HumanTurn], Text
     keyed = [(t, keys_of(t)) for t in turns]
     return SessionKeys(
         resume=frozenset(k for t, tk in keyed for k in resume_keys(t, tk)),
-        long=frozenset(k.folded for t, k in keyed if t.origin in SPOKEN and k.folded_chars >= LONG_CHARS),
-        other=any(t.origin not in SPOKEN or k.folded_chars < LONG_CHARS for t, k in keyed),
-        shapes=frozenset(key for t, k in keyed if t.origin in SPOKEN and k.chars >= TEMPLATE_MIN_CHARS
+        long=frozenset(k.folded for t, k in keyed if templated(t) and k.folded_chars >= LONG_CHARS),
+        other=any(not templated(t) or k.folded_chars < LONG_CHARS for t, k in keyed),
+        shapes=frozenset(key for t, k in keyed if templated(t) and k.chars >= TEMPLATE_MIN_CHARS
                          for key, _ in k.pieces),
         folds=frozenset(k.folded for _, k in keyed),
         free=sum(1 for _, k in keyed if not k.tagged and k.prose),
@@ -90,6 +92,8 @@ class Opening:
     # Its text when it is also the first typed turn of that text in the session: a
     # prompt repeated across sessions opens them, and is read from here.
     text: str | None = None
+    filled: bool = False  # written into a command or prompt body (never a template's)
+    at: datetime | None = None  # when it was sent
 
     @property
     def free(self) -> bool:
@@ -117,14 +121,17 @@ class Entry:
         "light",
         "opening",
         "project",
+        "signals",
         "started_at",
     )
 
     def __init__(self, session_id: str, project: str | None, entrypoint: str | None,
                  started_at: datetime | None, keys: SessionKeys, opening: Opening | None, *,
                  view: Session | None = None, make: Callable[[], Session] | None = None,
-                 bare: Callable[[], Session] | None = None, pairs: bytes | None = None) -> None:
+                 bare: Callable[[], Session] | None = None, pairs: bytes | None = None,
+                 signals: tuple[str, ...] = ()) -> None:
         self.id = session_id
+        self.signals = signals  # what the file says of itself (`Session.signals`)
         self.project = project
         self.entrypoint = entrypoint
         self.started_at = started_at
@@ -149,7 +156,7 @@ class Entry:
         if self._pairs is not None and self._view is None:
             return _pieces_holding(self._pairs, shapes)
         return [k.pieces for t in self.view().human_turns
-                if t.origin in SPOKEN and (k := keys.of(t)).chars >= TEMPLATE_MIN_CHARS
+                if templated(t) and (k := keys.of(t)).chars >= TEMPLATE_MIN_CHARS
                 and k.may_hold(shapes)]
 
     def bare(self) -> Session:
@@ -164,7 +171,9 @@ class Entry:
         first = opening_of(view.human_turns)
         return cls(view.id, view.project, view.entrypoint, view.started_at,
                    session_keys(view.human_turns, keys.of),
-                   None if first is None else Opening(first.command, keys.of(first)), view=view)
+                   None if first is None else Opening(first.command, keys.of(first),
+                                                      filled=first.filled, at=first.at),
+                   view=view, signals=view.signals)
 
     def first_text(self, folded: bytes) -> str | None:
         """The text of the first typed turn folding to `folded`, when known without
@@ -187,6 +196,7 @@ class StoredTurn(msgspec.Struct, array_like=True, gc=False):
     uuid: str | None
     command: str | None
     on_branch: bool
+    filled: bool
     keys: TextKeys
 
 
@@ -194,6 +204,8 @@ class _StoredOpening(msgspec.Struct, array_like=True, gc=False):
     command: str | None
     keys: TextKeys
     text: str | None
+    filled: bool
+    at: str | None
 
 
 class _StoredSession(msgspec.Struct, array_like=True, gc=False):
@@ -224,17 +236,20 @@ def encode_entry(turns: Sequence[HumanTurn], clean: Callable[[str], str]) -> byt
     first = opening_of(turns)
     rows = [StoredTurn(t.origin, t.at.isoformat() if t.at is not None else None, t.event_index,
                        t.uuid, clean(t.command) if t.command is not None else None, t.on_branch,
-                       stored(k))
+                       t.filled, stored(k))
             for t, k in zip(turns, keys, strict=True)]
     opening = None
     if first is not None:
         k = by_turn[id(first)]
-        # Its text, when no typed turn of the same text comes before it.
-        earlier = next(t for t in turns if t.origin in SPOKEN and by_turn[id(t)].folded == k.folded)
+        # Its text, when no typed turn of the same text comes before it (a turn filled
+        # into a body is never a repeated prompt's first).
+        earlier = next((t for t in turns if templated(t) and by_turn[id(t)].folded == k.folded),
+                       None)
         opening = _StoredOpening(clean(first.command) if first.command is not None else None,
-                                 stored(k), clean(first.text) if earlier is first else None)
+                                 stored(k), clean(first.text) if earlier is first else None,
+                                 first.filled, first.at.isoformat() if first.at is not None else None)
     learned = [k for t, k in zip(turns, keys, strict=True)
-               if t.origin in SPOKEN and k.chars >= TEMPLATE_MIN_CHARS]
+               if templated(t) and k.chars >= TEMPLATE_MIN_CHARS]
     pairs = _encoder.encode((b"".join(k.shapes for k in learned),
                              [n for k in learned for n in k.lengths],
                              [len(k.lengths) for k in learned]))
@@ -259,7 +274,9 @@ def decode_entry(blob: bytes | None) -> tuple[SessionKeys, Opening | None, bytes
         return None
     return (SessionKeys(frozenset(session.resume), frozenset(session.long), session.other,
                         frozenset(session.shapes), frozenset(session.folds), session.free),
-            None if opening is None else Opening(opening.command, opening.keys, opening.text),
+            None if opening is None else Opening(
+                opening.command, opening.keys, opening.text, opening.filled,
+                datetime.fromisoformat(opening.at) if opening.at is not None else None),
             turns, pairs)
 
 

@@ -33,6 +33,17 @@ REPEATED_MIN_SESSIONS: Final = 3
 BY_HAND_SHARE: Final = 0.5
 
 
+SPOKEN: Final = ("typed", "queued")
+
+
+def templated(turn: HumanTurn) -> bool:
+    """A turn that may be a prompt repeated word for word or a template's instance:
+    spoken, and not what the person wrote into a command or prompt body
+    (`HumanTurn.filled`: two requests a person wrote into one spec prompt, differing
+    by a number, shared a skeleton and both were lost)."""
+    return turn.origin in SPOKEN and not turn.filled
+
+
 @dataclass(frozen=True, slots=True)
 class RepeatedPrompt:
     text: str  # as first seen (file order of the views given)
@@ -60,7 +71,7 @@ def repeated_prompts(
         long: set[bytes] = set()
         other = False
         for turn in view.human_turns:
-            got = keys.of(turn) if turn.origin in ("typed", "queued") else None
+            got = keys.of(turn) if templated(turn) else None
             if got is None or got.folded_chars < min_chars:
                 other = True
                 continue

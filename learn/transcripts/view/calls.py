@@ -6,6 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from learn.secret_fields import secret_inputs
+
 # Failed tool output is evidence for a fix, but a stack trace is mostly noise
 # after the first screen; hoocode's TOOL_ERROR_CHARS.
 FAILURE_EXCERPT_CHARS: Final = 1500
@@ -39,9 +41,14 @@ def summarize_call(name: str, tool_input: Mapping[str, Any]) -> str:
         if asked:
             return _one_line(" | ".join(asked), _SUMMARY_CHARS)
     parts: list[str] = []
+    # A password a tool typed into a field, or passed under a key named for it, is
+    # replaced here, where the line is made: nothing in `text=...` says what it is.
+    secret = secret_inputs(tool_input)
     for key, value in tool_input.items():
         if isinstance(value, bool | int | float):
             parts.append(f"{key}={value}")
+        elif isinstance(value, str) and key in secret:
+            parts.append(f"{key}=[REDACTED:{secret[key]}]")
         elif isinstance(value, str):
             parts.append(f"{key}={_one_line(value, _SUMMARY_VALUE_CHARS)}")
         # Objects and arrays are dropped: they are payloads, not a description.

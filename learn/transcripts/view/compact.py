@@ -21,7 +21,7 @@ renderer's version already moves with view changes the miner sees.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
@@ -29,6 +29,7 @@ from typing import Any, Final
 import msgspec
 
 from learn.records.candidate import MinedCandidate
+from learn.transcripts.nesting import map_strings
 from learn.transcripts.view.model import (
     Denial,
     HumanTurn,
@@ -45,7 +46,10 @@ from learn.transcripts.view.model import (
 #     plan rejections gated on shape, not English words).
 # v4: an entry keeps its redacted human turns, not hashes of long prompts
 #     (learn.index.indexed_turns).
-VIEW_VERSION: Final = 4
+# v5: what the file says of its origin (`Session.signals`), skip counts by reason,
+#     spec prompt bodies known by shape, new machine inputs and pasted reports cut
+#     (issue 31).
+VIEW_VERSION: Final = 5
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
@@ -76,23 +80,13 @@ def _same(text: str) -> str:
     return text
 
 
-def _deep(value: Any, clean: Clean) -> Any:
-    if isinstance(value, str):
-        return clean(value)
-    if isinstance(value, Mapping):
-        return {k: _deep(v, clean) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_deep(v, clean) for v in value]
-    return value
-
-
 def _opt(text: str | None, clean: Clean) -> str | None:
     return clean(text) if text is not None else None
 
 
 def _turn(t: HumanTurn, clean: Clean) -> tuple[Any, ...]:
     return (_TURN, clean(t.text), t.origin, _iso(t.at), t.event_index, t.uuid,
-            _opt(t.command, clean), t.on_branch)
+            _opt(t.command, clean), t.on_branch, t.filled)
 
 
 def _item(item: TimelineItem, clean: Clean) -> tuple[Any, ...]:
@@ -100,7 +94,7 @@ def _item(item: TimelineItem, clean: Clean) -> tuple[Any, ...]:
         return _turn(item, clean)
     if isinstance(item, ToolCall):
         kept = {k: item.input[k] for k in INPUT_KEYS if k in item.input}
-        return (_CALL, item.id, item.name, clean(item.summary), _deep(kept, clean),
+        return (_CALL, item.id, item.name, clean(item.summary), map_strings(kept, clean),
                 _iso(item.at), item.event_index)
     return (_FAIL, item.tool_use_id, item.tool_name, clean(item.excerpt), _iso(item.at),
             item.event_index)
@@ -131,13 +125,14 @@ def encode_view(session: Session, clean: Clean = _same) -> bytes:
         session.turns, session.size_bytes, session.skipped_lines,
         [str(p) for p in session.subagent_paths],
         session.entrypoint, session.origin, list(session.origin_evidence),
+        [clean(s) for s in session.signals], dict(session.skipped),
     ))
 
 
 def _decode_item(row: Sequence[Any]) -> TimelineItem:
     tag = row[0]
     if tag == _TURN:
-        return HumanTurn(row[1], row[2], _dt(row[3]), row[4], row[5], row[6], row[7])
+        return HumanTurn(row[1], row[2], _dt(row[3]), row[4], row[5], row[6], row[7], row[8])
     if tag == _CALL:
         return ToolCall(row[1], row[2], row[3], row[4], _dt(row[5]), row[6])
     return ToolFailure(row[1], row[2], row[3], _dt(row[4]), row[5])
@@ -148,7 +143,7 @@ def decode_view(blob: bytes) -> Session:
     try:
         (sid, provider, path, project, started, last, timeline_rows, turns, calls, failures,
          denials, interrupts, turn_count, size, skipped, subagents, entrypoint, origin,
-         evidence) = _decoder.decode(blob)
+         evidence, signals, skipped_by_reason) = _decoder.decode(blob)
         timeline = tuple(_decode_item(r) for r in timeline_rows)
 
         def deref(ref: int | Sequence[Any]) -> Any:
@@ -166,6 +161,7 @@ def decode_view(blob: bytes) -> Session:
             turns=turn_count, size_bytes=size, skipped_lines=skipped,
             subagent_paths=tuple(Path(p) for p in subagents),
             entrypoint=entrypoint, origin=origin, origin_evidence=tuple(evidence),
+            signals=tuple(signals), skipped=skipped_by_reason,
         )
     except (msgspec.DecodeError, TypeError, ValueError, IndexError) as exc:
         raise ValueError(f"not a compact session view: {exc}") from exc

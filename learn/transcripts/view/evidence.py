@@ -30,7 +30,8 @@ from learn.transcripts.models import (
     UserEvent,
 )
 from learn.transcripts.view.model import HumanTurn
-from learn.transcripts.view.typed import AssistantText, Typed, typed_blocks
+from learn.transcripts.view.relayed import strip_relayed
+from learn.transcripts.view.typed import AssistantText, Typed, strip_pasted_output, typed_blocks
 
 QUEUE_OPERATION: Final = "queue-operation"
 # The reminder Claude Code wraps a `/btw` question in before the question itself;
@@ -59,6 +60,12 @@ class TypedReader:
         said = [b.text for b in event.blocks if isinstance(b, TextBlock)] if texts is None else texts
         for text in said or ([event.text] if event.text else []):
             self._assistant_texts.add(text)
+
+    def without_agent_text(self, text: str) -> str:
+        """`text` from a slot that is not a prompt (a rejection reason, a free-form
+        answer) without the agent output pasted into it: terminal lines, lines of the
+        assistant's earlier messages, another agent's report."""
+        return strip_relayed(strip_pasted_output(text, self._assistant_texts))
 
     def typed(self, texts: Sequence[str]) -> Typed:
         """The typed words of one message's text blocks (`.text` "" when none)."""

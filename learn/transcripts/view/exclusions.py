@@ -27,6 +27,7 @@ from learn.transcripts.claude.literals import (
     TASK_NOTIFICATION_MARKER,
     is_agent_injected_text,
     is_interrupt_text,
+    is_machine_input,
 )
 from learn.transcripts.models import EntryMeta
 from learn.transcripts.view.replay import (
@@ -130,6 +131,13 @@ def is_agent_relay(text: str) -> bool:
     return is_agent_injected_text(text)
 
 
+def is_machine_text(text: str) -> bool:
+    """A `/goal` check-in, a webhook payload, a channel event (a relayed PR comment),
+    a workflow script's computed task, a platform notice: input no person typed
+    (`claude.literals.MACHINE_INPUT_PATTERNS`)."""
+    return is_machine_input(text)
+
+
 def is_task_notification(text: str) -> bool:
     """`<task-notification>`: a background task reporting back."""
     return text.lstrip().startswith(TASK_NOTIFICATION_MARKER)
@@ -165,6 +173,7 @@ TEXT_RULES: Final[tuple[tuple[str, TextRule], ...]] = (
     ("compaction-summary", is_compaction_summary_text),
     ("agent-relay", is_agent_relay),
     ("task-notification", is_task_notification),
+    ("machine-input", is_machine_text),
     ("learn-digest", is_learn_digest),
     ("harness-line", is_harness_line),
 )

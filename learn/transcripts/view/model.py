@@ -50,6 +50,10 @@ class HumanTurn:
     # False for evidence outside the active branch: a rewound branch, a queued
     # message never folded into the chain, a side question.
     on_branch: bool = True
+    # What the person wrote into a command or prompt body (its arguments, the words
+    # around a replayed template, a spec prompt's input section): never itself a
+    # template's skeleton, however alike two of their requests are.
+    filled: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +117,9 @@ class Session:
     turns: int  # user + assistant entries on the active branch
     size_bytes: int = 0
     skipped_lines: int = 0
+    # skipped_lines by reason (`Transcript.skipped`): "too_deep" and "inflate_limit"
+    # are said in the listing, the others counted.
+    skipped: Mapping[str, int] = field(default_factory=dict)
     subagent_paths: tuple[Path, ...] = field(default=())
     # Who started the session (learn.transcripts.view.origin): the client the file
     # names (Claude Code `entrypoint`, Codex `originator`/`source`), and the
@@ -120,6 +127,10 @@ class Session:
     entrypoint: str | None = None
     origin: SessionOrigin = "interactive"
     origin_evidence: tuple[str, ...] = field(default=())
+    # What the file itself says about a program having started it (`machine_signals`:
+    # a prompt handed in through the queue, a command body saying a script runs it,
+    # a generated opening prompt), read by the origin judgement.
+    signals: tuple[str, ...] = field(default=())
 
 
 def reading_order(session: Session) -> tuple[TimelineItem, ...]:

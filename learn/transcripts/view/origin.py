@@ -18,6 +18,12 @@ several signals, and the evidence that decided it travels with the session
   their own where no person works, opened by long generated prompts;
 - a reply typed within the session that is no template's: a person was there
   (an app built on the SDK relaying its user), so it stays interactive.
+
+A file that names no client (Claude Code before 2.1.2x) is judged from what it
+says itself (`machine_signals`): a prompt handed in through the queue makes it
+headless, to be corroborated as above; a command body saying a script runs it, or
+a generated opening prompt, corroborates; and the same prompt opening several
+sessions at a machine's rhythm with no reply is a program's schedule.
 """
 
 from __future__ import annotations
@@ -25,8 +31,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Final
 
+from learn.transcripts.view.machine_signals import (
+    GENERATED_OPENING,
+    QUEUED_OPENING,
+    SCRIPTED_BODY,
+    every,
+    scheduled,
+    signal_detail,
+)
 from learn.transcripts.view.model import SessionOrigin
 
 # Clients that run without a person at a prompt (lower-cased).
@@ -47,6 +62,15 @@ def is_headless(entrypoint: str | None) -> bool:
     return name in HEADLESS_CLIENTS or name.startswith("sdk-")
 
 
+def session_headless(entrypoint: str | None, signals: Sequence[str]) -> bool:
+    """Run without a person at a prompt: a headless client, or none named and the file
+    saying so (`machine_signals`: the prompt handed in through the queue, or a command
+    body written for a script)."""
+    return is_headless(entrypoint) or (not entrypoint and (
+        signal_detail(signals, QUEUED_OPENING) is not None
+        or signal_detail(signals, SCRIPTED_BODY) is not None))
+
+
 @dataclass(frozen=True, slots=True)
 class OriginFacts:
     """What one session says about who started it (`scripted.machinery` fills it)."""
@@ -61,23 +85,43 @@ class OriginFacts:
     opening_chars: int = 0
     # A turn typed after the opening one that no template or repeat explains.
     free_reply: bool = False
+    # What the file says of itself (`Session.signals`) and when it was opened.
+    signals: tuple[str, ...] = ()
+    started_at: datetime | None = None
+
+    @property
+    def headless(self) -> bool:
+        """Run without a person at a prompt: a headless client, or none named and the
+        prompt handed in through the queue."""
+        return session_headless(self.entrypoint, self.signals)
 
 
 def judge_origins(facts: Sequence[OriginFacts]) -> dict[str, tuple[SessionOrigin, tuple[str, ...]]]:
     """Each session's origin with its evidence, the deciding reason first."""
-    headless = [f for f in facts if is_headless(f.entrypoint)]
+    headless = [f for f in facts if f.headless]
     loops = Counter(f.opening_command for f in headless if f.opening_command)
     pings = Counter(f.opening_text for f in headless if f.opening_text and not f.opening_command)
     per_project = Counter(f.project for f in headless)
-    people_in = {f.project for f in facts if not is_headless(f.entrypoint)}
+    people_in = {f.project for f in facts if not f.headless}
+    schedules = _schedules(facts)
     out: dict[str, tuple[SessionOrigin, tuple[str, ...]]] = {}
     for f in facts:
-        if not is_headless(f.entrypoint):
+        if not f.headless:
             client = (f"client {f.entrypoint!r}: an interactive client" if f.entrypoint
                       else "no client named in the file: read as interactive")
-            out[f.session_id] = ("interactive", (client,))
+            if f.session_id in schedules:
+                out[f.session_id] = ("programmatic", (schedules[f.session_id],
+                                                      "no client named in the file"))
+            else:
+                out[f.session_id] = ("interactive", (client,))
             continue
-        client = f"client {f.entrypoint!r}: headless (Agent SDK, `claude -p` or `codex exec`)"
+        if is_headless(f.entrypoint):
+            client = f"client {f.entrypoint!r}: headless (Agent SDK, `claude -p` or `codex exec`)"
+        elif signal_detail(f.signals, QUEUED_OPENING) is not None:
+            client = ("no client named, and the file opens with a queue-operation: the prompt "
+                      "was handed in (`claude -p`, the Agent SDK), not typed at the prompt")
+        else:
+            client = "no client named in the file"
         signals: list[str] = []
         if f.opening_shared:
             signals.append(f"opening prompt follows a template shared with "
@@ -93,6 +137,12 @@ def judge_origins(facts: Sequence[OriginFacts]) -> dict[str, tuple[SessionOrigin
                 and f.opening_chars >= GENERATED_PROMPT_CHARS):
             signals.append(f"its directory holds only headless sessions "
                            f"({per_project[f.project]}), opened by long generated prompts")
+        said = signal_detail(f.signals, SCRIPTED_BODY)
+        if said:
+            signals.append(f"the command it ran says a program runs it: \u201c{said}\u201d")
+        if signal_detail(f.signals, GENERATED_OPENING) is not None:
+            signals.append("its opening prompt is a list of findings a tool generated, "
+                           "with nothing typed around it")
         if f.free_reply:
             out[f.session_id] = ("interactive", (
                 "a reply typed within the session that no template explains: a person was there",
@@ -102,4 +152,25 @@ def judge_origins(facts: Sequence[OriginFacts]) -> dict[str, tuple[SessionOrigin
         else:
             out[f.session_id] = ("interactive", (
                 "a one-off prompt, not a template or a loop: typed by a person", client))
+    return out
+
+
+def _schedules(facts: Sequence[OriginFacts]) -> dict[str, str]:
+    """Sessions naming no client, opened by one prompt at a machine's rhythm, none of
+    them answered: {session id: the evidence}. A person opening sessions with the same
+    words does it at no fixed step, and answers in some of them."""
+    groups: dict[str, list[OriginFacts]] = {}
+    for f in facts:
+        if not f.entrypoint and not f.headless and f.opening_text and f.started_at is not None:
+            groups.setdefault(f.opening_text, []).append(f)
+    out: dict[str, str] = {}
+    for group in groups.values():
+        if len(group) < LOOP_MIN_SESSIONS or any(f.free_reply for f in group):
+            continue
+        step = scheduled([f.started_at for f in group if f.started_at is not None])
+        if step is None:
+            continue
+        said = (f"opened by the same prompt as {len(group) - 1} other session(s), one every "
+                f"{every(step)}, none of them answered: a program's schedule")
+        out.update((f.session_id, said) for f in group)
     return out

@@ -16,11 +16,32 @@ from __future__ import annotations
 import re
 from typing import Final
 
-# A review bot's or QA agent's report, pasted whole.
+# A review bot's or QA agent's report, pasted whole, or the fix prompt a review tool
+# generates from its findings ("Fix the following issues. ... Verify each finding
+# against the current code ...", 3,000+ characters through the Agent SDK).
 _REVIEW_HEAD: Final = re.compile(
     r"^\s*(?:please\s+)?(?:fix|address|resolve)\s+the\s+following\s+"
-    r"(?:issues?|problems?|findings?|comments?)\s+(?:reported|raised|found|flagged)\s+by\b",
+    r"(?:issues?|problems?|findings?|comments?|review\s+comments?)"
+    r"(?:\s+(?:reported|raised|found|flagged)\s+by\b|\s*[.:](?:\s|$))"
+    r"|^\s*verify\s+each\s+finding\s+against\s+the\s+current\s+code\b",
     re.I)
+# A finding's priority or severity, as review tools tag them: "[P1]", "🔴 Critical",
+# "Severity: high", "(major)".
+_SEVERITY: Final = re.compile(
+    r"\[P[0-3]\]|\bP[0-3]\b:|[🔴🟠🟡🟢⚠❗]|\bseverity\s*:|\((?:critical|major|minor|high|medium|low|nit)\)"
+    r"|^\s*(?:[-*+]\s+|\d+[.)]\s+)?\**(?:critical|major|minor|high|medium|low|nit)\**\s*[:—-]",
+    re.I)
+# An assistant addressing its reader (another model's answer pasted by hand): its
+# opening and closing lines around a structured answer.
+_VOICE_OPEN: Final = re.compile(
+    r"^\s*(?:here(?:'s|’s| is| are)\b|sure[,!]|certainly[,!]|absolutely[,!]|great question|"
+    r"good question|below is\b|got it[,!—-])", re.I)
+_VOICE_CLOSE: Final = re.compile(
+    r"^\s*(?:if you(?:'d| would)? (?:want|like)\b|would you like me to\b|want me to\b|"
+    r"let me know (?:if|whether|which)\b|i can also\b|hope (?:this|that) helps\b|"
+    r"happy to (?:help|adjust|expand)\b)", re.I)
+# A structured answer: this many structured lines (one of them a heading or a bold label).
+VOICED_MIN_LINES: Final = 3
 _HEADING: Final = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _BOLD_LABEL: Final = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*[^*\n]{2,60}\*\*")
 _LIST: Final = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+)")
@@ -50,12 +71,21 @@ def strip_relayed(text: str) -> str:
     if "\n" not in text:
         return "" if _REVIEW_HEAD.match(text) else text
     lines = text.splitlines()
-    start = _report_start(lines)
-    if start is None:
+    found = _report_start(lines)
+    if found is None:
         return text
-    end = _report_end(lines, start, findings=bool(_REVIEW_HEAD.match(lines[start])))
+    start, findings = found
+    end = _report_end(lines, start, findings=findings)
     kept = [*lines[:start], *lines[end:]]
     return _BLANK_RUN.sub("\n\n", "\n".join(kept)).strip()
+
+
+def is_generated_findings(text: str) -> bool:
+    """A review tool's generated fix prompt with nothing typed around it: it opens with
+    the tool's head ("Fix the following issues", "Verify each finding against the
+    current code") and `strip_relayed` leaves nothing."""
+    head = text.lstrip().split("\n", 1)[0]
+    return bool(_REVIEW_HEAD.match(head)) and not strip_relayed(text)
 
 
 def _marks(line: str) -> bool:
@@ -67,14 +97,50 @@ def _structured(line: str) -> bool:
                 or _QUOTE.match(line) or _INDENTED.match(line))
 
 
-def _report_start(lines: list[str]) -> int | None:
+def _report_start(lines: list[str]) -> tuple[int, bool] | None:
+    """(the report's first line, whether it is a list of findings naming code), or None.
+
+    The evidence, in order: a review tool's head line; two headings or bold labels,
+    one with a reviewer's word; two list items tagged with a priority or severity;
+    a structured answer in an assistant's voice (opened with "Here's ..." or closed
+    with "If you want, I can ..."). A person's own structured prompt ("## Goal" /
+    "## Constraints", a list of bugs they found) has none of these.
+    """
     for i, line in enumerate(lines):
         if _REVIEW_HEAD.match(line):
-            return i
+            return i, True
     marked = [i for i, line in enumerate(lines) if _marks(line)]
     if len(marked) >= REPORT_MIN_MARKS and any(_REVIEW_WORD.search(lines[i]) for i in marked):
         # A line introducing the paste ("codex says:") belongs to the person.
-        return marked[0]
+        return marked[0], False
+    tagged = [i for i, line in enumerate(lines) if _LIST.match(line) and _SEVERITY.search(line)]
+    if len(tagged) >= REPORT_MIN_MARKS:
+        return _with_heading(lines, tagged[0]), True
+    # An answer in an assistant's voice has a heading or a bold label among its lines.
+    voiced = _voiced_start(lines) if marked else None
+    return (voiced, False) if voiced is not None else None
+
+
+def _with_heading(lines: list[str], i: int) -> int:
+    """`i`, or the heading or bold label right above it (blank lines between)."""
+    j = i - 1
+    while j >= 0 and not lines[j].strip():
+        j -= 1
+    return j if j >= 0 and _marks(lines[j]) else i
+
+
+def _voiced_start(lines: list[str]) -> int | None:
+    structured = [i for i, line in enumerate(lines) if _structured(line)]
+    if len(structured) < VOICED_MIN_LINES or not any(_marks(lines[i]) for i in structured):
+        return None
+    first = structured[0]
+    # An opener at most two non-blank lines above the structure.
+    above = [j for j in range(first - 1, -1, -1) if lines[j].strip()][:2]
+    for j in above:
+        if _VOICE_OPEN.match(lines[j]):
+            return j
+    if any(_VOICE_CLOSE.match(line) for line in lines[structured[-1] + 1:]):
+        return first
     return None
 
 
@@ -96,4 +162,12 @@ def _report_end(lines: list[str], start: int, *, findings: bool) -> int:
     # own words after the paste are separated from it.
     while end < len(lines) and lines[end].strip():
         end += 1
+    # ...unless that paragraph is the answer's own closing offer ("If you want, I can ...").
+    nxt = end
+    while nxt < len(lines) and not lines[nxt].strip():
+        nxt += 1
+    if nxt < len(lines) and _VOICE_CLOSE.match(lines[nxt]):
+        end = nxt
+        while end < len(lines) and lines[end].strip():
+            end += 1
     return end

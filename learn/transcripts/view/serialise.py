@@ -42,10 +42,12 @@ def session_to_dict(session: Session, *, timeline: bool = True) -> dict[str, Any
         **session_counts(session),
         "size_bytes": session.size_bytes,
         "skipped_lines": session.skipped_lines,
+        "skipped_by_reason": dict(session.skipped),
         "subagent_paths": [str(p) for p in session.subagent_paths],
         "entrypoint": session.entrypoint,
         "origin": session.origin,
         "origin_evidence": list(session.origin_evidence),
+        "signals": list(session.signals),
     }
     if timeline:
         out["human_turns_detail"] = [turn_dict(t) for t in session.human_turns]

@@ -26,8 +26,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import Final
 
 from learn.secret_answers import redact_answer
+from learn.textfold import fold
 from learn.transcripts.blocks import (
     TextBlock,
     ToolResultBlock,
@@ -61,6 +63,13 @@ from learn.transcripts.view.evidence import (
 )
 from learn.transcripts.view.exclusions import entry_exclusion
 from learn.transcripts.view.identity import entrypoint_of, event_time, project_of, session_id_of
+from learn.transcripts.view.machine_signals import (
+    GENERATED_OPENING,
+    QUEUED_OPENING,
+    SCRIPTED_BODY,
+    queued_opening,
+    scripted_body,
+)
 from learn.transcripts.view.model import (
     Denial,
     HumanOrigin,
@@ -72,9 +81,13 @@ from learn.transcripts.view.model import (
     ToolFailure,
     reading_order,
 )
-from learn.transcripts.view.relayed import strip_relayed
+from learn.transcripts.view.relayed import is_generated_findings
 
 __all__ = ["build_session"]
+
+# A command's body written with no arguments in it is at least this long; a line a
+# person typed cannot sit between a record and its body.
+EXPANSION_MIN_CHARS: Final = 80
 
 
 def build_session(
@@ -136,8 +149,10 @@ def build_session(
         turns=builder.turns,
         size_bytes=size_bytes or transcript.size_bytes,
         skipped_lines=transcript.skipped_lines,
+        skipped=dict(transcript.skipped),
         subagent_paths=tuple(subagent_paths),
         entrypoint=entrypoint_of(events),
+        signals=builder.signals(events),
     )
     # Evidence in reading order: the branch's turns with the others where they were typed.
     ordered = tuple(t for t in reading_order(session) if isinstance(t, HumanTurn))
@@ -176,6 +191,7 @@ class _Builder:
         # The arguments of the last slash command: builds that wrote the
         # expanded body as a plain line replay them once more inside it.
         self._command_args: str | None = None
+        self._record_uuid: str | None = None  # the last command record's entry
         self._seen_calls: set[str] = set()
         self._seen_failures: set[str] = set()
         # The agent's last words before a typed turn: a bare value typed in answer
@@ -188,6 +204,24 @@ class _Builder:
         self.denials: list[Denial] = []
         self.interrupts: list[Interrupt] = []
         self.turns = 0
+        # The opening: the first user text read (a generated prompt?), and the body of
+        # the command the first typed turn ran (does it say a script runs it?).
+        self._first_text: str | None = None
+        self._first_typed: str | None = None
+        self._opening_body: str | None = None
+        self._await_body = False
+
+    def signals(self, events: Sequence[TranscriptEvent]) -> tuple[str, ...]:
+        """`Session.signals` (machine_signals) of the file read."""
+        out: list[str] = []
+        if queued_opening(events):
+            out.append(QUEUED_OPENING)
+        if self._first_text and not self._first_typed and is_generated_findings(self._first_text):
+            out.append(GENERATED_OPENING)
+        said = scripted_body(self._opening_body) if self._opening_body else None
+        if said:
+            out.append(f"{SCRIPTED_BODY}: {said}")
+        return tuple(out)
 
     def add(self, index: int, event: TranscriptEvent, *, on: bool) -> None:
         if isinstance(event, UserEvent):
@@ -233,12 +267,13 @@ class _Builder:
             self.timeline.append(call)
 
     def _turn(self, text: str, origin: HumanOrigin, at: datetime | None, index: int,
-              uuid: str | None, *, on: bool, command: str | None = None) -> None:
+              uuid: str | None, *, on: bool, command: str | None = None,
+              filled: bool = False) -> None:
         if origin in ("typed", "queued") and self._asked:
             text = redact_answer(self._asked, text)
             self._asked = ""
         turn = HumanTurn(text=text, origin=origin, at=at, event_index=index, uuid=uuid,
-                         command=command, on_branch=on)
+                         command=command, on_branch=on, filled=filled)
         self.human.append(turn)
         if on:
             self.timeline.append(turn)
@@ -271,16 +306,44 @@ class _Builder:
             meta, is_agent_injected=event.is_agent_injected, origin_kind=event.origin_kind
         )
         if excluded is not None:
+            if excluded == "meta" and self._await_body and texts:
+                self._opening_body = "\n".join(texts)  # the opening command's expansion
+                self._await_body = False
             return
         if not texts:  # tool results only: nothing typed, and no command replayed next
             self._command_args = None
             return
+        if self._is_expansion(meta.parent_uuid, texts):
+            # Older builds write a command's body as a plain line right after its
+            # record; the arguments in it were typed in the record and count there.
+            # Known by where it sits, the body is machinery on its first use too,
+            # with no template on disk.
+            if self._await_body:
+                self._opening_body = "\n".join(texts)
+                self._await_body = False
+            self._record_uuid = self._command_args = None
+            return
         typed = self._reader.typed(texts)
+        if self._first_text is None:
+            self._first_text = "\n".join(texts)
+            self._first_typed = typed.text
+            self._await_body = typed.command is not None
         if typed.reason == "replayed-command" and typed.text == self._command_args:
             return
         self._command_args = typed.text if typed.command else None
+        self._record_uuid = meta.uuid if typed.command else None
         if typed.text:
-            self._turn(typed.text, "typed", at, index, meta.uuid, on=on, command=typed.command)
+            self._turn(typed.text, "typed", at, index, meta.uuid, on=on, command=typed.command,
+                       filled=typed.filled)
+
+    def _is_expansion(self, parent: str | None, texts: Sequence[str]) -> bool:
+        """A plain user line written right after a command record (its child entry):
+        the command's body, when it holds the arguments or is a body's length."""
+        if self._record_uuid is None or parent != self._record_uuid:
+            return False
+        body = fold("\n".join(texts))
+        args = fold(self._command_args or "")
+        return bool(args and args in body) or len(body) >= EXPANSION_MIN_CHARS
 
     def _result(
         self, index: int, at: datetime | None, uuid: str | None, result: ToolResultBlock, on: bool
@@ -295,9 +358,10 @@ class _Builder:
                 # with synthetic text in the reason slot.
                 if reason is not None and reason.startswith(CLARIFY_QUESTIONS_TEXT):
                     reason = None
-                # Another agent's review pasted as the reason is not the person's.
+                # Another agent's review or terminal output pasted as the reason is
+                # not the person's.
                 if reason is not None:
-                    reason = strip_relayed(reason) or None
+                    reason = self._reader.without_agent_text(reason) or None
             # A permission-rule denial is a hook or guard: whatever text it
             # carries was written by a program, never kept as a reason.
             if on:
@@ -316,7 +380,7 @@ class _Builder:
             return
         if not result.is_error and (name == ASK_USER_QUESTION or has_answers(result)):
             for text in free_form_answers(result, call):
-                text = strip_relayed(text)
+                text = self._reader.without_agent_text(text)
                 if text:
                     self._turn(text, "answer", at, index, uuid, on=on)
             return

@@ -24,6 +24,7 @@ from typing import Final
 
 from learn.textfold import fold
 from learn.transcripts.view.exclusions import strip_reminders, text_exclusion
+from learn.transcripts.view.prompt_bodies import filled_prompt
 from learn.transcripts.view.relayed import strip_relayed
 from learn.transcripts.view.replay import (
     is_replayed_turn,
@@ -36,6 +37,15 @@ class Typed:
     text: str  # the words the person typed; "" when none
     reason: str | None = None  # why text was dropped or trimmed
     command: str | None = None  # the slash command named, when the turn invoked one
+
+    @property
+    def filled(self) -> bool:
+        """The words were written into a command or prompt body (`HumanTurn.filled`)."""
+        return self.command is not None or self.reason in _FILLED_REASONS
+
+
+# Rules that keep what was written into a body: a template replayed, a spec prompt's body.
+_FILLED_REASONS: Final = frozenset({"replayed-command", "prompt-body", "command-args", "command-body"})
 
 
 def typed_text(
@@ -123,6 +133,12 @@ def _finish(
         parts = unreplayed_parts(text, fingerprints)
         text = "\n".join(_ARGUMENTS_LABEL_RE.sub("", p, count=1) for p in parts)
         reasons.append("replayed-command")
+    else:
+        # A spec or custom prompt body whose file is not on disk: known by its shape.
+        filled = filled_prompt(text)
+        if filled is not None:
+            text = "\n".join(filled)
+            reasons.append("prompt-body")
     pasted = strip_pasted_output(text, assistant_texts)
     if pasted != text:
         text = pasted
@@ -210,12 +226,19 @@ def unwrap_codex_request(text: str) -> str | None:
 
     One message can carry several wrapper blocks, each with its request; each
     request runs to the next wrapper head. A wrapper with no request heading is
-    context only: "" (nothing typed).
+    context only: "" (nothing typed). A request heading with no known head before
+    it is a wrapper too: clients write it alone ("## My request for Codex: ..." on
+    one line), after context of their own ("## Active file: ...", a line saying the
+    block is ambient UI state), and the heading stayed in typed turns on real data.
+    Whatever comes before the first heading is the client's context.
     """
-    head = _CODEX_HEAD_RE.match(text.lstrip())
-    if head is None:
-        return None
     body = text.lstrip()
+    head = _CODEX_HEAD_RE.match(body)
+    if head is None:
+        first = _CODEX_REQUEST_RE.search(body)
+        if first is None or _in_fence(body, first.start()):
+            return None
+        body = body[first.start():]
     requests: list[str] = []
     for marker in _CODEX_REQUEST_RE.finditer(body):
         rest = body[marker.end() :]
@@ -228,6 +251,13 @@ def unwrap_codex_request(text: str) -> str | None:
         if request:
             requests.append(request)
     return "\n\n".join(requests)
+
+
+def _in_fence(text: str, at: int) -> bool:
+    """Whether `at` sits inside a fenced code block or a quote (a heading quoted, not written)."""
+    before = text[:at]
+    line_start = before.rfind("\n") + 1
+    return before.count("```") % 2 == 1 or text[line_start:at].lstrip().startswith(">")
 
 
 # ---------------------------------------------------------------- plan hand-offs
@@ -264,6 +294,7 @@ def split_plan_handoff(text: str) -> tuple[str, str, str] | None:
 # call, `⎿` a tool result, `✻`/`✢`/`✳` a status line. Copied out of the
 # terminal they arrive at the head of lines, continuation lines indented.
 # (Not `·`: people type it as a bullet.)
+_GLYPHS: Final = "●⏺⎿✻✢✳✶✽"
 _GLYPH_LINE_RE: Final = re.compile(r"^[ \t]*[●⏺⎿✻✢✳✶✽]\s")
 _INDENTED_RE: Final = re.compile(r"^[ \t]+\S")
 # Lines shorter than this are phrases anyone types ("ok, do it", "yes").
@@ -328,13 +359,22 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
     keep: list[str] = []
     in_glyph_block = False
     dropped = False
+    # Most turns hold no glyph at all: one scan of the text spares two per line.
+    glyphs = any(g in text for g in _GLYPHS)
     for i, line in enumerate(lines):
-        if _GLYPH_LINE_RE.match(line):
+        glyph = _GLYPH_LINE_RE.match(line) if glyphs else None
+        mid = None if glyph or not glyphs else _MID_GLYPH_RE.search(line)
+        if glyph or mid:
+            # From the glyph on the line is the terminal's (a paste joined onto the
+            # person's words: "it says ⏺ Bash(npm test) ⎿ 3 failed"); a question
+            # typed after the status, on the same line, is theirs.
             in_glyph_block = True
             dropped = True
-            asked = _AFTER_STATUS_RE.match(line)
-            if asked:
-                keep.append(asked.group(1))
+            before = line[: mid.start()].rstrip() if mid else ""
+            asked = question_after_status(line[mid.start():] if mid else line)
+            kept_here = " ".join(p for p in (before, asked) if p)
+            if kept_here:
+                keep.append(kept_here)
             continue
         if in_glyph_block and (not line.strip() or _INDENTED_RE.match(line)):
             continue
@@ -346,25 +386,53 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
     return "\n".join(keep).strip() if dropped else text
 
 
+# A glyph inside a line, after the person's words (a space before it, one after).
+_MID_GLYPH_RE: Final = re.compile(r"(?<=\S)[ \t]+[●⏺⎿][ \t]")
 # A tool-status line with a question typed after it on the same line:
-# "⏺ Bash(pytest -x) why does this hang?".
-_AFTER_STATUS_RE: Final = re.compile(r"^[ \t]*[●⏺⎿]\s+[\w.:-]+\([^()\n]*\)\s+(\S[^\n]*\?)\s*$")
-# A line equal to an assistant line that is the whole turn is pasted only when
-# it is long: a short sentence is typed again. Amid the person's own lines, a
-# line of code is theirs (the assistant had quoted their code).
+# "⏺ Bash(pytest -x) why does this hang?", "⎿  Found 3 files  which one is stale?".
+_AFTER_CALL_RE: Final = re.compile(r"^[ \t]*[●⏺⎿]\s+[\w.:-]+\([^()\n]*\)\s+(\S[^\n]*\?)\s*$")
+# Where the status stops and the typed question starts: after the last run of two
+# spaces or closing mark, or else at a question word (not a verb a status line uses).
+_BOUNDARY_RE: Final = re.compile(r"[ \t]{2,}|(?<=[.:;)\]…])[ \t]+")
+_WH_QUESTION_RE: Final = re.compile(r"[ \t]((?:why|what|how|where|which|who|when|whose)\b[^\n?]*\?)[ \t]*$",
+                                    re.I)
+# A typed question has words; "why?" after a status cannot be told from its output.
+_QUESTION_MIN_WORDS: Final = 3
+
+
+def question_after_status(line: str) -> str | None:
+    """The question typed after a pasted tool-status line, on the same line, or None."""
+    called = _AFTER_CALL_RE.match(line)
+    if called:
+        return called.group(1)
+    body = _GLYPH_LINE_RE.sub("", line, count=1).strip()
+    if not body.endswith("?"):
+        return None
+    cuts = [m.end() for m in _BOUNDARY_RE.finditer(body)]
+    wh = _WH_QUESTION_RE.search(body)
+    start = max(cuts[-1] if cuts else 0, wh.start(1) if wh else 0)
+    question, status = body[start:].strip(), body[:start].strip()
+    return question if status and len(question.split()) >= _QUESTION_MIN_WORDS else None
+
+
+# A line equal to an assistant line is pasted only when it is long: a short one
+# is typed again. Amid the person's own lines, a line of code is theirs whatever its
+# length (the assistant had quoted it), and a short line is theirs unless it keeps
+# the assistant's sentence ending: a choice typed back ("run the migrations first",
+# on real sessions lost as pasted) has none, a sentence copied to comment on does.
 PASTED_ALONE_MIN_CHARS: Final = 60
 _CODE_LINE_RE: Final = re.compile(r"[=(){}\[\];]|^\s{2,}\S")
+_SENTENCE_END_RE: Final = re.compile(r"[.!:。！][\"')\]]*\s*$")
 
 
 def _pasted(lines: list[str], matched: list[bool], i: int) -> bool:
     neighbours = [j for j in (_near(lines, i, -1), _near(lines, i, 1)) if j is not None]
     if any(matched[j] or _GLYPH_LINE_RE.match(lines[j]) for j in neighbours):
         return True  # part of a pasted block
-    if not neighbours:  # the whole turn: typed again unless long
-        return len(fold(lines[i])) >= PASTED_ALONE_MIN_CHARS
-    # Amid the person's own lines: their code keeps its line, prose quoted back
-    # with a comment is the assistant's.
-    return not _CODE_LINE_RE.search(lines[i])
+    if len(fold(lines[i])) >= PASTED_ALONE_MIN_CHARS:
+        return not (neighbours and _CODE_LINE_RE.search(lines[i]))
+    return bool(neighbours) and not _CODE_LINE_RE.search(lines[i]) and \
+        _SENTENCE_END_RE.search(lines[i]) is not None
 
 
 def _near(lines: list[str], i: int, step: int) -> int | None:

@@ -1,0 +1,170 @@
+"""How `learn apply` writes: every diff shown before anything is written, then each file
+confirmed, recorded for `--undo`, and `--undo` itself.
+
+The person confirms every write, one of four ways:
+- at a terminal, a yes per file, after all the diffs were shown;
+- `--dry-run` shows the diffs and a confirmation token; `--confirm TOKEN` then writes
+  exactly those changes and nothing else (the token is a hash of the planned
+  files' before-hashes and new text: a file or a proposal that changed since makes
+  it fail). This is how `/learn` writes inside Claude Code: the person sees the
+  diffs there and says yes; Claude Code asks once more before running it;
+- `--yes`, for scripts;
+- neither, and not at a terminal: nothing is written.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from learn.report.apply import write_plan
+from learn.report.edits import ApplyError, FilePlan, confirmation_token, read_bytes, sha256
+
+Written = Callable[[FilePlan, Path | None], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Consent:
+    yes: bool = False
+    dry_run: bool = False
+    confirm: str | None = None  # the token `--dry-run` printed
+
+    def words(self) -> str:
+        return "--yes" if self.yes else f"--confirm {self.confirm}" if self.confirm else ""
+
+
+def interactive() -> bool:
+    return sys.stdin.isatty()
+
+
+def _ask_here() -> bool:
+    # Looked up at call time: a test (or a caller) replaces `interactive`.
+    return interactive()
+
+
+def new_batch() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def journal_write(batch: str, action: str, plan: FilePlan, backup: Path | None,
+                  project: str | None, keys: Sequence[str]) -> None:
+    """Record one write in the store (learn.store.apply_journal) for `learn apply --undo`.
+    The file is written by then: a store that cannot record it costs the undo, not the
+    write, and the backup is named instead."""
+    from learn.store import StoreError, open_store
+
+    after = read_bytes(plan.path)
+    try:
+        with open_store() as store:
+            store.journal.record(batch=batch, action=action, project=project,
+                                 path=str(plan.path), before_hash=plan.original_hash,
+                                 after_hash=sha256(after) if after is not None else "",
+                                 backup_file=str(backup) if backup else None, keys=keys)
+    except (StoreError, OSError) as exc:
+        saved = f"; what it held is in {backup}" if backup else ""
+        click.echo(f"warning: {plan.path} was written but not recorded for `--undo` ({exc})"
+                   f"{saved}", err=True)
+
+
+def show(plans: Sequence[FilePlan], extra: Callable[[FilePlan], None] | None = None) -> bool:
+    """Print every plan's notes and diff (refusals to stderr); False when one was refused."""
+    ok = True
+    for plan in plans:
+        if plan.refused:
+            click.echo(f"refused: {plan.refused}", err=True)
+            ok = False
+            continue
+        for note in plan.notes:
+            click.echo(f"note: {note}")
+        if plan.changed:
+            click.echo(plan.diff(), nl=False)
+            if extra is not None:
+                extra(plan)
+    return ok
+
+
+def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Written, *,
+                    what: Callable[[FilePlan], str]) -> bool:
+    """Write the changed plans the person confirmed (see the module doc), after `show`
+    printed them; `on_written` records each. False when something was not written
+    that should have been (a refusal, a failed write, a stale token)."""
+    todo = [p for p in plans if p.changed and not p.refused]
+    if not todo:
+        return True
+    token = confirmation_token(plans)
+    if consent.dry_run:
+        click.echo(f"confirm: {token} (the same command with `--confirm {token}` writes exactly "
+                   "the changes above, and nothing if they differ by then)")
+        return True
+    if consent.confirm is not None and consent.confirm != token:
+        click.echo(f"refusing to write: the changes now planned (token {token}) are not the ones "
+                   f"confirmed ({consent.confirm}); a file or a proposal changed since. Nothing "
+                   "was written. Run with --dry-run again to see the new diffs.", err=True)
+        sys.exit(2)
+    asked = not consent.yes and consent.confirm is None
+    if asked and not _ask_here():
+        click.echo("refusing to write without confirmation: not a terminal. Look with --dry-run, "
+                   "then write exactly what it showed with --confirm TOKEN (or --yes in a "
+                   "script).", err=True)
+        sys.exit(2)
+    ok = True
+    for plan in todo:
+        if asked and not click.confirm(f"{what(plan)} {plan.path}?", default=False):
+            click.echo(f"skipped {plan.path}")
+            continue
+        try:
+            backup = write_plan(plan)
+        except ApplyError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ok = False
+            continue
+        except OSError as exc:
+            click.echo(f"error: could not write {plan.path}: {exc}; the original is unchanged",
+                       err=True)
+            ok = False
+            continue
+        on_written(plan, backup)
+    return ok
+
+
+def undo_last(*, consent: Consent) -> bool:
+    """Put back every file the newest `learn apply` (or `--prune`) wrote, as diffs confirmed
+    like any write; its proposals are pending again. False when nothing was undone."""
+    from learn.report.undo import undo_plans
+    from learn.store import open_store
+
+    with open_store() as store:
+        writes = store.journal.last_batch()
+    if not writes:
+        click.echo("nothing to undo: no `learn apply` write is on record (or every one was "
+                   "undone)", err=True)
+        return False
+    undos = undo_plans(writes)
+    by_plan = {id(u.plan): u for u in undos}
+    plans = [u.plan for u in undos]
+    click.echo(f"undo the apply of {writes[0].written_at[:19]}: {len(writes)} file(s)")
+    shown = show(plans)
+    batch = new_batch()
+
+    def undone(plan: FilePlan, backup: Path | None) -> None:
+        u = by_plan[id(plan)]
+        journal_write(batch, "undo", plan, backup, u.project, u.keys)
+        with open_store() as store:
+            # The journal is this machine's own connection (learn.store.api): not inside
+            # the ledger's transaction, which holds the same SQLite file.
+            store.journal.mark_undone([u.write_id])
+            for key in u.keys:
+                store.proposals.unapply(key, target_file=str(plan.path),
+                                        since=next(w.written_at for w in writes
+                                                   if w.id == u.write_id))
+        gone = "removed" if plan.remove else "restored"
+        click.echo(f"{gone} {plan.path}" + (f" (what it held is in {backup})" if backup else ""))
+
+    wrote = write_confirmed(plans, consent, undone,
+                            what=lambda p: "Remove" if p.remove else "Restore")
+    return shown and wrote

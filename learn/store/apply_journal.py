@@ -1,0 +1,79 @@
+"""Every write `learn apply` made to an instruction file, so it can be undone (migration
+0017: learn.store.apply_journal_ddl).
+
+One row per file written: which `learn apply` it belonged to (`batch`), the file,
+its hash before (empty: learn created it) and after, the backup of what it held,
+the proposal keys it carried and the project. `learn apply --undo` takes the
+newest batch not undone yet and puts each file back (the backup's bytes, or no
+file), only where the file still has the hash learn left it with: a file the
+person edited since is theirs, and its backup is named instead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from learn.isotime import now_iso
+from learn.store.db import SqliteConnection
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    id: int
+    batch: str
+    action: str  # "apply" | "prune" | "undo"
+    project: str | None
+    path: str
+    before_hash: str  # "" when the file did not exist
+    after_hash: str  # "" when the write removed the file
+    backup_file: str | None
+    keys: tuple[str, ...]
+    written_at: str
+    undone_at: str | None
+
+
+class ApplyJournal:
+    """The apply_writes table: this machine's (it names this machine's files), kept in the
+    local SQLite file beside the store like the session index (learn.store.api)."""
+
+    def __init__(self, conn: SqliteConnection) -> None:
+        self._conn = conn
+
+    def record(self, *, batch: str, action: str, project: str | None, path: str,
+               before_hash: str, after_hash: str, backup_file: str | None,
+               keys: Sequence[str], at: str | None = None) -> None:
+        with self._conn:
+            self._conn.execute(
+                "INSERT INTO apply_writes (batch, action, project, path, before_hash, "
+                "after_hash, backup_file, keys, written_at) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                (batch, action, project, path, before_hash, after_hash, backup_file,
+                 json.dumps(list(keys)), at or now_iso()))
+
+    def _rows(self, where: str, params: tuple[object, ...]) -> list[Write]:
+        rows = self._conn.execute(
+            "SELECT id, batch, action, project, path, before_hash, after_hash, backup_file, "
+            f"keys, written_at, undone_at FROM apply_writes {where} ORDER BY id", params).fetchall()
+        return [Write(int(r[0]), str(r[1]), str(r[2]), r[3], str(r[4]), str(r[5]), str(r[6]),
+                      r[7], tuple(json.loads(r[8] or "[]")), str(r[9]), r[10]) for r in rows]
+
+    def last_batch(self) -> list[Write]:
+        """The writes of the newest apply or prune not undone yet (oldest first)."""
+        row = self._conn.execute(
+            "SELECT batch FROM apply_writes WHERE action != 'undo' AND undone_at IS NULL "
+            "ORDER BY id DESC LIMIT 1").fetchone()
+        if row is None:
+            return []
+        return self._rows("WHERE batch = $1 AND undone_at IS NULL", (row[0],))
+
+    def batch(self, batch: str) -> list[Write]:
+        return self._rows("WHERE batch = $1", (batch,))
+
+    def mark_undone(self, ids: Sequence[int], at: str | None = None) -> None:
+        when = at or now_iso()
+        with self._conn:
+            for i in ids:
+                self._conn.execute("UPDATE apply_writes SET undone_at = $1 WHERE id = $2",
+                                   (when, i))

@@ -1,0 +1,30 @@
+"""The apply journal's table (learn.store.apply_journal), migration 0017: a leaf the
+migration list imports without importing the store."""
+
+from __future__ import annotations
+
+from learn.store.connection import Connection
+from learn.store.dialects import Dialect
+
+
+def create_table(conn: Connection, d: Dialect) -> None:
+    if d.postgres:
+        return  # this machine's files: never in a shared database (learn.store.api)
+    conn.execute(
+        f"""
+        CREATE TABLE apply_writes (
+            id {d.rowid},
+            batch TEXT NOT NULL,
+            action TEXT NOT NULL,
+            project TEXT,
+            path TEXT NOT NULL,
+            before_hash TEXT NOT NULL,
+            after_hash TEXT NOT NULL,
+            backup_file TEXT,
+            keys TEXT NOT NULL,
+            written_at TEXT NOT NULL,
+            undone_at TEXT
+        )
+        """
+    )
+    conn.execute("CREATE INDEX apply_writes_by_batch ON apply_writes(batch)")
