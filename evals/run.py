@@ -191,6 +191,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcome_text = (f"\nOutcomes scenario (noisy model): {sum(checked.checks.values())}/"
                         f"{len(checked.checks)} checks pass"
                         + "".join(f"\n  FAIL {x}" for x in outcome_failures))
+        # Rules followed or ignored at known rates, a path rule never loaded, Codex
+        # sessions beside Claude Code's (evals/rules_work.py), noisy model.
+        from evals.rules_work import run_rules_work
+
+        worked = run_rules_work(seed=args.noisy_seed)
+        failed = [f"rules-work scenario: {k}" for k, ok in worked.checks.items() if not ok]
+        outcome_failures += failed
+        outcome_text += (f"\nRules-work scenario (noisy model): {sum(worked.checks.values())}/"
+                         f"{len(worked.checks)} checks pass"
+                         + "".join(f"\n  FAIL {x}" for x in failed))
     problems = (gate_problems(reports, rows, noisy_now, baseline) + language_problems
                 + outcome_failures)
     # The verdict first: the tables below run to 140 lines.

@@ -1,4 +1,4 @@
-from learn.cli import main
+from learn.entry import main
 
 if __name__ == "__main__":
     main()

@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("learn.commands.apply", "Write pending proposals into CLAUDE.md / AGENTS.md."),
     "decline": ("learn.commands.decline", "Decline a proposal: it is not offered again."),
     "report": ("learn.commands.report", "Write a self-contained HTML report."),
+    "outcomes": ("learn.commands.outcomes", "Did the rules work: per rule, loaded or not, rates."),
+    "check": ("learn.commands.check", "learn's check: stop commands you told the agent never to run."),
     "stats": ("learn.commands.stats", "Proposals, runs, tokens and cost so far."),
     "share": ("learn.commands.share", "Share verified, redacted candidates with a team store."),
     "team": ("learn.commands.team", "Set up a team database: a role per person, row-level security."),

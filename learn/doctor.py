@@ -230,17 +230,21 @@ def check_transcripts() -> Check:
     except OSError as exc:
         return Check("transcripts", "fail", f"cannot list transcripts: {exc}",
                      "check the permissions of ~/.claude/projects and ~/.codex/sessions")
-    claude = sum(1 for f in found.files if f.provider == "claude")
-    codex = sum(1 for f in found.files if f.provider == "codex")
+    from learn.transcripts.ids import AGENT_NAMES, PROVIDERS
+
+    counts = {a: sum(1 for f in found.files if f.provider == a) for a in PROVIDERS}
     unreadable = found.skipped.get("unreadable", 0)
-    detail = f"{claude} Claude Code, {codex} Codex sessions"
+    # Claude Code and Codex always named (0 says where learn looked), the others when found.
+    detail = ", ".join(f"{n} {AGENT_NAMES[a]}" for a, n in counts.items()
+                       if n or a in ("claude", "codex")) + " sessions"
     if unreadable:
         detail += f" ({unreadable} unreadable, skipped)"
-    if claude + codex == 0:
+    if not found.files:
         roots = " and ".join(str(r) for r in found.roots)
         return Check("transcripts", "warn", f"no sessions found under {roots}",
-                     "use Claude Code or Codex for a while, or set CLAUDE_CONFIG_DIR / "
-                     "CODEX_HOME if they keep history elsewhere")
+                     "use Claude Code, Codex, Gemini CLI, Copilot CLI or OpenCode for a while, "
+                     "or set CLAUDE_CONFIG_DIR / CODEX_HOME / GEMINI_CLI_HOME / COPILOT_HOME if "
+                     "they keep history elsewhere")
     return Check("transcripts", "ok", detail)
 
 

@@ -66,13 +66,16 @@ def test_sessions_json_default_scope_is_the_current_project(home: Home) -> None:
     assert main["started_at"] == "2026-11-20T09:01:00+00:00"
     codex = rows[2]
     assert (codex["provider"], codex["human_turns"]) == ("codex", 2)
-    assert rows[1]["project"] == str(home.project / "api")
+    # The project is the one the session belongs to, the folder it ran in its cwd.
+    assert (rows[1]["project"], rows[1]["cwd"]) == (str(home.project), str(home.project / "api"))
 
 
 def test_sessions_json_scopes(home: Home, tmp_path: Path) -> None:
     assert [r["id"] for r in sessions_json("--all-projects")] == [MAIN_ID, SUBDIR_ID, OTHER_ID, CODEX_ID]
     assert [r["id"] for r in sessions_json("--all-projects", "--limit", "1")] == [MAIN_ID]
-    assert [r["id"] for r in sessions_json("--project", str(home.project / "api"))] == [SUBDIR_ID]
+    # A sub-folder of a project names the project (learn.projects): every session of it.
+    assert [r["id"] for r in sessions_json("--project", str(home.project / "api"))] == \
+        [r["id"] for r in sessions_json("--project", str(home.project))]
     assert sessions_json("--project", str(tmp_path)) != []  # a parent directory holds them all
     assert sessions_json("--project", str(tmp_path / "work" / "nothing-here")) == []
     # --since reads last activity (2026-11-20 in the files), not the mtimes
@@ -206,7 +209,13 @@ def test_every_fidelity_session_file_is_listed_or_skipped_with_a_reason(
     data = fidelity.learn(home, "sessions", "--all-projects", "--json")
     listed = {row["path"]: row["id"] for row in data["sessions"]}
     skipped = {row["path"]: row for row in data["skipped"]}
-    assert {row["reason"] for row in data["skipped"]} <= {"subagent"}
+    assert {row["reason"] for row in data["skipped"]} <= {"subagent", "duplicate"}
+    # A duplicate is a copy of a session listed from its other place (OpenCode's JSON files
+    # a migration to its SQLite store left behind): read once, from the place it names.
+    for row in data["skipped"]:
+        if row["reason"] == "duplicate":
+            assert listed.get(row["detail"] + "/" + row["id"]) == row["id"] or \
+                listed.get(row["detail"]) == row["id"], row
     for exp in fidelity.expected(case):
         path = str(home / Path(exp.file).relative_to("home"))
         if path in skipped:

@@ -24,6 +24,10 @@ def project(tmp_path: Path) -> Path:
     ".claude/rules/testing.md", ".claude/rules/api/errors.md", ".claude/commands/release.md",
     ".claude/settings.json", ".claude/settings.local.json", "AGENTS.md", "AGENTS.override.md",
     "packages/web/AGENTS.md",
+    # The other agents' own.
+    "GEMINI.md", "packages/web/GEMINI.md", ".github/copilot-instructions.md",
+    ".github/instructions/api.instructions.md", ".cursor/rules/testing.mdc",
+    ".windsurf/rules/testing.md", ".kiro/steering/testing.md",
 ])
 def test_the_projects_instruction_files_may_be_written(project: Path, rel: str) -> None:
     assert confine(project / rel, [project]) == project / rel
@@ -33,6 +37,10 @@ def test_the_projects_instruction_files_may_be_written(project: Path, rel: str) 
     "README.md", "src/app.py", ".bashrc", ".claude/hooks.sh", ".claude/rules/x.txt",
     ".claude/settings.json.bak", ".git/hooks/pre-commit", ".git/CLAUDE.md",
     "node_modules/pkg/CLAUDE.md", ".venv/lib/AGENTS.md", "Makefile",
+    ".github/workflows/ci.yml", ".github/instructions/api.md", ".github/CODEOWNERS",
+    ".cursor/rules/testing.md", ".cursor/mcp.json", ".windsurf/rules/x.txt",
+    ".kiro/settings/mcp.json", ".kiro/steering/deep/x.md", "node_modules/pkg/GEMINI.md",
+    ".gemini/settings.json",
 ])
 def test_anything_else_in_the_project_is_refused(project: Path, rel: str) -> None:
     with pytest.raises(ConfinementError, match="not an instruction file learn may write"):
@@ -43,10 +51,15 @@ def test_the_user_homes_and_learns_backups(tmp_path: Path) -> None:
     home = Path(os.environ["HOME"])
     for rel in (".claude/CLAUDE.md", ".claude/rules/git.md", ".claude/commands/pr.md",
                 ".claude/settings.json", ".codex/AGENTS.md", ".codex/AGENTS.override.md",
-                ".codex/rules/learn.rules", ".codex/prompts/pr.md"):
+                ".codex/rules/learn.rules", ".codex/prompts/pr.md", ".gemini/GEMINI.md",
+                ".copilot/copilot-instructions.md", ".config/opencode/AGENTS.md"):
         assert may_write(home / rel), rel
     for rel in (".bashrc", ".profile", ".ssh/authorized_keys", ".claude/hooks/x.sh",
-                ".codex/config.toml", "CLAUDE.md", "code/shop/CLAUDE.md", ".claude.json"):
+                ".codex/config.toml", "CLAUDE.md", "code/shop/CLAUDE.md", ".claude.json",
+                ".gemini/settings.json", ".gemini/tmp/x/chats/session-1.json",
+                ".copilot/config.json", ".copilot/session-state/s/events.jsonl",
+                ".config/opencode/opencode.json", ".local/share/opencode/opencode.db",
+                "GEMINI.md", ".cursor/rules/x.mdc"):
         assert not may_write(home / rel), rel
     assert may_write(backups_dir() / "x.bak")
     assert not may_write(backups_dir().parent / "learn.db")

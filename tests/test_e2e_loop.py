@@ -99,8 +99,13 @@ def test_the_loop_keeps_proposals_until_the_person_decides(tmp_path: Path) -> No
             book = ProposalBook(store)
             written = book.applied(project=str(shop))
             assert {a.key for a in written} == proposed
-            assert all(a.target_file == str((shop / "CLAUDE.md").resolve()) and a.applied_at
-                       and a.rule_text for a in written)
+            assert all(a.applied_at and a.rule_text for a in written)
+            # Each rule in CLAUDE.md, and (shop-api has Codex sessions too) in the AGENTS.md
+            # Codex reads: one rule, every agent the project uses.
+            claude_file, agents_file = (str((shop / n).resolve()) for n in ("CLAUDE.md",
+                                                                            "AGENTS.md"))
+            assert {a.key for a in written if a.target_file == claude_file} == proposed
+            assert {a.target_file for a in written} <= {claude_file, agents_file}
             assert {r.state for r in book.rows(str(shop))} == {"applied"}
 
         # -- decline in web-app; the next run does not offer it --------------------------------

@@ -42,6 +42,9 @@ def outcome(rule: str, *quotes: str, verdict: str = "ignored", project: str = "/
     ("Never force push.", ["Bash(git push --force:*)", "Bash(git push -f:*)",
                            "Bash(git push --force-with-lease:*)"]),
     ("never `git push -f`", ["Bash(git push -f:*)"]),
+    # A colon before the reason ends the clause; it narrows nothing.
+    ("Never force push: it rewrites shared history.", [
+        "Bash(git push --force:*)", "Bash(git push -f:*)", "Bash(git push --force-with-lease:*)"]),
     ("Stop running npm install in this repo", ["Bash(npm install:*)"]),
     ("do not use yarn", ["Bash(yarn:*)"]),
     ("Don't use npm, use bun", ["Bash(npm:*)"]),

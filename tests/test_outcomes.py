@@ -168,7 +168,8 @@ def test_digest_and_report_show_each_rule_with_sessions_quotes_and_verdict() -> 
     md = render_digest_markdown(result)
     assert "## Did the rules work?" in md
     assert "**no-push** — ignored" in md and "**use-bun** — holding" in md
-    assert "before: said in 1 of 3 sessions; since: said in 1 of 6 sessions" in md
+    assert ("before: said in 1 of 3 sessions (33%, 95% interval 6-79%); since: said in 1 of 6 "
+            "sessions (17%, 95% interval 3-56%) — too few sessions to tell a change") in md
     assert 'said since: "<script>I said do not push</script>"' in md
     assert "you wrote it in `/p/CLAUDE.md`" in md
     # A stored run re-rendered: the outcomes survive to_json / from_json.
@@ -230,8 +231,11 @@ global.document = {
 eval(script);
 const out = {};
 for (const [id, b] of Object.entries(boxes)) {
-  const circles = b.children.flatMap(s => s.children).filter(c => c.tag === 'circle').length;
-  out[id] = [b.attrs['data-chart-ready'], b.attrs['data-points'], circles];
+  const drawn = b.children.flatMap(s => s.children);
+  const count = tag => drawn.filter(c => c.tag === tag).length;
+  out[id] = id.startsWith('outcome-rates')
+    ? [b.attrs['data-chart-ready'], b.attrs['data-bars'], count('rect')]
+    : [b.attrs['data-chart-ready'], b.attrs['data-points'], count('circle')];
 }
 console.log(JSON.stringify(out));
 """
@@ -239,7 +243,8 @@ console.log(JSON.stringify(out));
 
 @pytest.mark.skipif(__import__("shutil").which("node") is None, reason="no node on PATH")
 def test_outcome_charts_draw_in_node_with_a_minimal_dom(tmp_path: Path) -> None:
-    """Where no Chromium is installed: the outcome script runs and draws one dot per day."""
+    """Where no Chromium is installed: the outcome script runs and draws one dot per day,
+    and a bar (with its interval) for the rate before and the rate since."""
     import json
 
     page = tmp_path / "report.html"
@@ -250,7 +255,8 @@ def test_outcome_charts_draw_in_node_with_a_minimal_dom(tmp_path: Path) -> None:
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
     drawn = json.loads(proc.stdout)
-    assert drawn == {"outcome-chart-0": ["1", "2", 2], "outcome-chart-1": ["1", "0", 0]}
+    assert drawn == {"outcome-chart-0": ["1", "2", 2], "outcome-chart-1": ["1", "0", 0],
+                     "outcome-rates-0": ["1", "2", 2], "outcome-rates-1": ["1", "2", 2]}
 
 
 def test_a_rule_you_wrote_is_dated_by_the_commit_that_added_it(tmp_path: Path) -> None:

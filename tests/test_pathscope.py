@@ -74,3 +74,19 @@ def test_apply_writes_a_rules_file_with_quoted_paths_or_a_folder_agents_md(
 
     md = render_digest_markdown(RunResult(proposals=(p,), funnel=Funnel(), usage=RunUsage()))
     assert "only said while working under `src/api/**`" in md
+
+
+def test_the_other_agents_file_tools_say_where_the_agent_worked() -> None:
+    from learn.reduce.pathscope import files_of_calls
+    from learn.transcripts.view.calls import summarize_call
+
+    calls = [("read_file", {"absolute_path": "/p/src/a.ts"}),  # Gemini CLI (older builds)
+             ("replace", {"file_path": "/p/src/b.ts", "old_string": "x"}),  # Gemini CLI
+             ("edit", {"filePath": "/p/src/c.ts"}),  # OpenCode
+             ("str_replace_editor", {"command": "view", "path": "/p/src/d.ts"}),  # Copilot CLI
+             ("view", {"path": "/p/src/e.ts"})]  # Copilot CLI
+    assert files_of_calls((n, i, "") for n, i in calls) == [
+        "/p/src/a.ts", "/p/src/b.ts", "/p/src/c.ts", "/p/src/d.ts", "/p/src/e.ts"]
+    # A stored view keeps only the summary of a call: it is the path for these too.
+    assert files_of_calls((n, {}, summarize_call(n, i)) for n, i in calls[:3]) == [
+        "/p/src/a.ts", "/p/src/b.ts", "/p/src/c.ts"]

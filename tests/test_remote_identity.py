@@ -1,10 +1,10 @@
-"""One repository, one identity however it was cloned (learn.remote.repository_id)."""
+"""One repository, one identity however it was cloned (learn.projects.remote.repository_id)."""
 
 from __future__ import annotations
 
 import pytest
 
-from learn.remote import repository_id
+from learn.projects.remote import repository_id
 
 SAME = [
     "git@github.com:team/app.git",

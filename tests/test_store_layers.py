@@ -17,7 +17,7 @@ STORE = Path(__file__).resolve().parent.parent / "learn" / "store"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("connection", ("connection", "db", "target", "postgres")),
     ("definitions", ("layout", "dialects", "run_json", "vector_tables", "feedback_rows")),
-    ("table DDL", ("session_index_ddl", "proposals_ddl", "apply_journal_ddl")),
+    ("table DDL", ("session_index_ddl", "proposals_ddl", "apply_journal_ddl", "project_keys")),
     ("migration steps", ("migrations",)),
     ("migration engine", ("schema",)),
     ("vector index", ("pg_vectors", "vectors")),

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from fixtures.view.corpus import CODEX_ID, MAIN_ID, OTHER_ID, SUBDIR_ID, encode, install
 
+from learn.projects import Known, project_of
 from learn.transcripts.files.discover import (
     discover,
-    in_project,
     parse_since,
     scan,
 )
@@ -87,9 +87,11 @@ def test_project_is_compared_by_realpath_through_symlinks(home, tmp_path: Path) 
     linked.parent.mkdir(parents=True)
     linked.write_text(text.replace(MAIN_ID, "4c0ffee0-0000-4000-8000-000000000004"))
     assert "4c0ffee0-0000-4000-8000-000000000004" in ids(discover(project=home.project))
-    assert in_project(str(link / "api"), home.project)
-    assert not in_project(str(home.project) + "-old", home.project)
-    assert not in_project(None, home.project)
+    known = Known()
+    known.add_root(str(home.project))
+    assert project_of(str(link / "api"), known) == project_of(str(home.project))
+    assert project_of(str(home.project) + "-old", known) != project_of(str(home.project))
+    assert project_of(None) is None
 
 
 def test_since_and_limit(home) -> None:  # type: ignore[no-untyped-def]

@@ -332,6 +332,20 @@ class ClaudeSession:
         self._parent = earlier.last_uuid
         self._t = earlier.last_time
 
+    def fork_from(self, earlier: ClaudeSession) -> None:
+        """`/branch` (`/fork`): the new session's file starts with the earlier
+        conversation, each entry keeping its uuid and time, under this session's
+        id, naming where it came from in `forkedFrom`."""
+        for line in earlier.lines:
+            copy = json.loads(json.dumps(line))
+            if "uuid" not in copy:
+                continue
+            copy["sessionId"] = self.session_id
+            copy["forkedFrom"] = {"sessionId": earlier.session_id, "messageUuid": copy["uuid"]}
+            self.lines.append(copy)
+        self._parent = earlier.last_uuid
+        self._t = earlier.last_time
+
     def rewind_to(self, uuid_: str | None) -> None:
         """Continue from an earlier entry: what was written after it becomes a dead branch."""
         self._parent = uuid_

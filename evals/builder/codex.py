@@ -19,6 +19,8 @@ class CodexSession:
     start: datetime
     cli_version: str = "0.58.0"
     model: str = "gpt-5-codex"
+    # session_meta's `git` (commit_hash, branch, repository_url), when recorded.
+    git: dict[str, str] | None = None
     lines: list[dict[str, Any]] = field(default_factory=list)
     _t: datetime | None = None
     _calls: int = 0
@@ -28,6 +30,7 @@ class CodexSession:
             "id": self.session_id, "timestamp": stamp(self.start), "cwd": self.cwd,
             "originator": "codex_cli_rs", "cli_version": self.cli_version, "instructions": None,
             "source": "cli", "model_provider": "openai",
+            **({"git": self.git} if self.git else {}),
         }, seconds=0)
         self._emit("response_item", {"type": "message", "role": "user", "content": [
             {"type": "input_text", "text": f"<environment_context>\n  <cwd>{self.cwd}</cwd>\n"

@@ -1,4 +1,6 @@
-"""`learn apply`: write accepted proposals into CLAUDE.md / AGENTS.md / .claude/rules, as reviewed diffs.
+"""`learn apply`: write accepted proposals into CLAUDE.md / AGENTS.md / .claude/rules, and the
+other agents' files the project uses (GEMINI.md, Copilot's, Cursor's, Windsurf's, Kiro's), as
+reviewed diffs.
 
 Nothing is written without a yes: each file's change is shown as a unified
 diff and confirmed, `--yes` is for scripts, and without a terminal and without
@@ -14,6 +16,8 @@ from pathlib import Path
 import click
 
 from learn.commands import apply_writes
+from learn.commands.apply_agents import ForAgents
+from learn.commands.apply_checks import plan_checks
 from learn.commands.apply_writes import (
     Consent,
     journal_write,
@@ -22,8 +26,9 @@ from learn.commands.apply_writes import (
     undo_last,
     write_confirmed,
 )
-from learn.projects import project_key, project_root
+from learn.projects import checkout_folder, project_here, write_roots
 from learn.records.proposal import Proposal, Scope
+from learn.report.agent_targets import ORDER as AGENT_ORDER
 from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
@@ -82,8 +87,11 @@ def _select(proposals: tuple[Proposal, ...], only: tuple[str, ...],
 
 
 def here_project(project_dir: Path | None) -> str:
-    """The project `apply` works for: the one named, else the current directory's."""
-    return project_key(project_dir or Path.cwd())
+    """The project `apply` works for: the one named, else the current directory's
+    (learn.projects: the repository, whichever of its checkouts this is)."""
+    from learn.index.known import named_project
+
+    return named_project(project_dir)
 
 
 SKIPPED = "skipped"
@@ -136,6 +144,10 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
               help="The project whose pending proposals to apply, and whose files to edit "
                    "(default: the current directory's project; each rule then goes to the "
                    "project it was said in).")
+@click.option("--agent", "agent_names", multiple=True, type=click.Choice(AGENT_ORDER),
+              help="Write for these agents, each in the file it reads (repeatable; default: every "
+                   "agent the project uses: with sessions learn read there, or with its own "
+                   "instruction files there).")
 @click.option("--edit", "edit_text", is_flag=True, help="Edit each rule's wording first.")
 @click.option("--yes", is_flag=True, help="Write without asking (for scripts).")
 @click.option("--dry-run", is_flag=True,
@@ -152,7 +164,7 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
               help=f"Warn when a file passes this many bytes (config apply.max_bytes, "
                    f"default {DEFAULT_MAX_BYTES}).")
 def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, ...], undo: bool,
-            target_kind: str, agents: bool,
+            target_kind: str, agents: bool, agent_names: tuple[str, ...],
             scope: str | None, file: Path | None, project_dir: Path | None, edit_text: bool, yes: bool,
             dry_run: bool, confirm: str | None, since: str | None, max_lines: int | None,
             max_bytes: int | None) -> None:
@@ -161,10 +173,13 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     Pending: proposed by any earlier run and not yet applied or declined. Rules go
     into a managed section (<!-- learn:begin --> ... <!-- learn:end -->) at the end of
     the file; a restated rule is rewritten on its own line; work you ask for by name
-    becomes a command file (.claude/commands/<name>.md). learn writes only instruction
-    files (CLAUDE.md, AGENTS.md, .claude/rules, commands and settings, Codex rules) in
-    the project or ~/.claude, ~/.codex. Every diff is shown before anything is written;
-    the old file is backed up first; `--undo` puts back what the last apply wrote.
+    becomes a command file (.claude/commands/<name>.md). Each agent the project uses
+    gets the rule in the file it reads (GEMINI.md, .github/copilot-instructions.md,
+    .cursor/rules, .windsurf/rules, .kiro/steering; see --agent). learn writes only
+    instruction files (CLAUDE.md, AGENTS.md, .claude/rules, commands and settings, Codex
+    rules, the other agents' rule files) in the project or the agents' homes. Every diff
+    is shown before anything is written; the old file is backed up first; `--undo` puts
+    back what the last apply wrote.
     """
     consent = Consent(yes=yes, dry_run=dry_run, confirm=confirm)
     if undo:
@@ -197,7 +212,11 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
                 click.echo(f"note: {p.key} is covered by the `{p.existing_rule}` skill: sharpen "
                            "its description instead (or --only it to add a rule anyway)")
     chosen = _select(result.proposals, only, every, here)
-    if not chosen:
+    # learn's check: a data file and a hook, not a line (learn.commands.apply_checks).
+    offers = [p for p in chosen if p.surface == "check"]
+    checks = plan_checks(offers, here) if offers else None
+    chosen = [p for p in chosen if p.surface != "check"]
+    if not chosen and not offers:
         click.echo(f"nothing to apply: no pending accepted proposals for {here} "
                    "(`learn digest --all` lists every state; --only KEY applies one the judge "
                    "declined)")
@@ -205,8 +224,9 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     kind: TargetKind = "agents" if agents else target_kind  # type: ignore[assignment]
     scope_override: Scope | None = scope  # type: ignore[assignment]
     choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
-                          file=file, follow_quotes=project_dir is None)
+                          file=file, follow_quotes=project_dir is None, project=here)
     ask = apply_writes.interactive() and not yes and confirm is None
+    for_agents = ForAgents(choice, agent_names)
 
     edits: list[RuleEdit] = []
     by_key = {p.key: p for p in chosen}
@@ -228,10 +248,16 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         if isinstance(edit, str):
             refused = refused or edit != SKIPPED
             continue
-        edits.append(edit)
+        others = for_agents.edits(p, edit)
+        if for_agents.keeps_main(edit):
+            edits.append(edit)
+        edits += others
 
     # The folder apply runs for may hold the files too (a named --file, a rule found there).
-    plans = plan_all(edits, projects=[project_root(choice.project_dir)])
+    plans = plan_all(edits, projects=[checkout_folder(choice.project_dir)])
+    for plan in plans:
+        plan.notes.extend(_checkout_notes(plan))
+    plans += checks.plans if checks is not None else []
 
     def preview(plan: FilePlan) -> None:
         _health(plan, here, max_lines=max_lines, max_bytes=max_bytes)
@@ -242,27 +268,47 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     batch = new_batch()
 
     def written(plan: FilePlan, backup: Path | None) -> None:
+        if checks is not None and checks.owns(plan):
+            journal_write(batch, "apply", plan, backup, here, checks.keys())
+            checks.written(plan)
+            click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
+            return
         journal_write(batch, "apply", plan, backup,
-                      str(plan.applied[0].project) if plan.applied and plan.applied[0].project
-                      else here, [e.key for e in plan.applied])
+                      project_here(plan.applied[0].project) if plan.applied
+                      and plan.applied[0].project else here, [e.key for e in plan.applied])
         for e in plan.applied:
             p = by_key[e.key]
             user_wide = e.project is None and choice.file is None and scope_for(p, choice) == "user"
             record_decision(e.key, e.decision, e.text, str(plan.path),
-                            project=str(e.project) if e.project is not None else here,
+                            project=project_here(e.project) if e.project is not None else here,
                             proposal=p, backup=str(backup) if backup else None, form=e.form,
                             every_project=user_wide)
         saved = f" (backup: {backup})" if backup else ""
         click.echo(f"wrote {plan.path}{saved} (`learn apply --undo` puts it back)")
 
     def what(plan: FilePlan) -> str:
+        if checks is not None and checks.owns(plan):
+            return "Write learn's check to"
         n = len(plan.applied)
         noun = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
         return f"Write {n} {noun}{'s' if n != 1 else ''} to"
 
     wrote = write_confirmed(plans, consent, written, what=what)
-    if refused or not shown or not wrote:
+    if refused or not shown or not wrote or (offers and checks is None):
         sys.exit(1)
+
+
+def _checkout_notes(plan: FilePlan) -> list[str]:
+    """Which checkout of its repository a file is in, when that is a worktree: the
+    rule reaches the repository's other checkouts when the worktree's branch is
+    merged (learn.projects: one project, many checkouts)."""
+    out: list[str] = []
+    for folder in sorted({e.project for e in plan.applied if e.project is not None}):
+        project = project_here(folder)
+        if project != str(folder):
+            out.append(f"{plan.path} is in the worktree {folder} of {project}: the rules "
+                       "reach the other checkouts when its branch is merged")
+    return out
 
 
 def editable_text(p: Proposal) -> str:
@@ -312,7 +358,7 @@ def prune_keys(keys: tuple[str, ...], here: str, *, consent: Consent) -> bool:
         plans.append(FilePlan(path=path, original=original,
                               original_hash=sha256(original.encode()),
                               new_text=without_rules(original, set(keys)),
-                              projects=(files[name], here)))
+                              projects=(*write_roots(files[name], path), here)))
     if not files:
         click.echo(f"nothing to prune: learn wrote none of {', '.join(keys)} here", err=True)
         return False

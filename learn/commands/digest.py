@@ -38,11 +38,11 @@ RENDERERS = {"md": render_digest_markdown, "json": render_digest_json, "html": r
 def command(since: str | None, project_dir: Path | None, all_projects: bool, every_state: bool,
             fmt: str, as_json: bool, out: Path | None) -> None:
     """This project's pending proposals from the store (markdown, JSON or HTML)."""
-    from learn.projects import project_key
+    from learn.index.known import named_project
 
     if as_json:
         fmt = "json"
-    project = None if all_projects else project_key(project_dir or Path.cwd())
+    project = None if all_projects else named_project(project_dir)
     try:
         result = require_proposals(project, since, every_state=every_state)
     except (NoRunError, ValueError) as exc:

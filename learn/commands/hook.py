@@ -2,8 +2,10 @@
 
 `learn hook session-end` is the SessionEnd hook: it queues the ended session
 and starts a detached worker (`learn hook drain`) that mines it into the cache,
-so that `/learn` later only reduces. The hook itself never fails Claude Code:
-it always exits 0 and prints nothing; what went wrong goes to
+so that `/learn` later only reduces. `learn hook instructions-loaded` is the
+InstructionsLoaded hook: it appends which file the session loaded, and why, to
+the session's record (learn.transcripts.instructions). A hook never fails
+Claude Code: it always exits 0 and prints nothing; what went wrong goes to
 `<data dir>/hook/hook.log`.
 """
 
@@ -62,6 +64,14 @@ def _queue_and_spawn(raw: bytes, backend: str, log: Log) -> None:
         return
     pid = spawn_worker(log, [sys.executable, "-m", "learn", "hook", "drain", "--backend", backend])
     log.write(f"queued {event.session_id} ({event.reason or 'no reason'}); worker {pid}")
+
+
+@command.command("instructions-loaded")
+def instructions_loaded() -> None:
+    """InstructionsLoaded hook: record which instruction file the session loaded (JSON on stdin)."""
+    from learn.hook.loads import main
+
+    sys.exit(main())  # `learn.cli.main` comes here without click (learn.hook.loads)
 
 
 @command.command("drain")

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from learn.paths import atomic_write_text
-from learn.projects import project_root
+from learn.projects import checkout_folder
 from learn.report.apply import save_backup
 from learn.report.confine import confine
 from learn.report.errors import ConfinementError
@@ -27,7 +27,7 @@ def command_text() -> str:
 
 
 def destination(project: bool, project_dir: Path) -> Path:
-    base = project_root(project_dir) / ".claude" if project else claude_home()
+    base = checkout_folder(project_dir) / ".claude" if project else claude_home()
     return base / "commands" / "learn.md"
 
 
@@ -41,15 +41,16 @@ def destination(project: bool, project_dir: Path) -> Path:
 @click.option("--force", is_flag=True, help="Replace a different existing learn.md (backed up).")
 @click.option("--print", "print_only", is_flag=True, help="Print the command file; install nothing.")
 @click.option("--hooks", is_flag=True,
-              help="Also add a SessionEnd hook to settings.json: each ended session is mined in "
-                   "the background, so /learn only reduces.")
+              help="Also add learn's hooks to settings.json: SessionEnd mines each ended "
+                   "session in the background, so /learn only reduces; InstructionsLoaded "
+                   "records which instruction files each session loaded.")
 def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks: bool) -> None:
     """Install the /learn slash command for Claude Code."""
     text = command_text()
     if print_only:
         click.echo(text, nl=False)
         return
-    root = project_root(project_dir) if scope == "project" else None
+    root = checkout_folder(project_dir) if scope == "project" else None
     if hooks:
         install_hook(destination(scope == "project", project_dir).parents[1] / "settings.json",
                      root)
@@ -79,10 +80,11 @@ def _confined(path: Path, project: Path | None) -> Path:
 
 
 def install_hook(settings_path: Path, project: Path | None = None) -> None:
-    """Add learn's SessionEnd hook to `settings_path`, keeping everything else (backed up)."""
+    """Add learn's hooks (SessionEnd, InstructionsLoaded) to `settings_path`, keeping
+    everything else (backed up)."""
     import json
 
-    from learn.hook.settings import with_hook
+    from learn.hook.settings import with_hooks
 
     settings_path = _confined(settings_path, project)
     current: dict[str, object] = {}
@@ -96,15 +98,16 @@ def install_hook(settings_path: Path, project: Path | None = None) -> None:
             raise click.ClickException(f"{settings_path} is not a JSON object; not touching it")
         current = loaded
     try:
-        updated = with_hook(current)
+        updated = with_hooks(current)
     except ValueError as exc:
         raise click.ClickException(f"{exc}; not touching it") from exc
     if updated is current:
-        click.echo(f"SessionEnd hook already in {settings_path}")
+        click.echo(f"learn's hooks already in {settings_path}")
         return
     if raw is not None:
         backup = save_backup(settings_path, raw)
         click.echo(f"backed up {settings_path} to {backup}")
     atomic_write_text(settings_path, json.dumps(updated, indent=2) + "\n")
-    click.echo(f"added the SessionEnd hook to {settings_path}: ended sessions are mined in the "
-               "background (log: learn's data dir, hook/hook.log)")
+    click.echo(f"added learn's hooks to {settings_path}: ended sessions are mined in the "
+               "background (log: learn's data dir, hook/hook.log), and each instruction file a "
+               "session loads is recorded (outcomes count a rule only where it was loaded)")

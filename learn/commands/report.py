@@ -34,9 +34,9 @@ def command(out: Path, since: str | None, project_dir: Path | None, all_projects
         if team:
             result = _team_run(since)
         else:
-            from learn.projects import project_key
+            from learn.index.known import named_project
 
-            project = None if all_projects else project_key(project_dir or Path.cwd())
+            project = None if all_projects else named_project(project_dir)
             result = require_proposals(project, since)
     except (NoRunError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
@@ -45,16 +45,17 @@ def command(out: Path, since: str | None, project_dir: Path | None, all_projects
 
 
 def _team_run(since: str | None) -> RunResult:
-    from learn.commands.share import remote_url
     from learn.config import load_config
+    from learn.projects import repository_id_of
 
     url = load_config().team.database_url
     if not url:
         raise click.ClickException("--team needs [team] database_url in the config")
     root = Path.cwd().resolve()
-    remote = remote_url(root)
+    remote = repository_id_of(root)
     if remote is None:
-        raise click.ClickException(f"{root} has no git remote 'origin'")
+        raise click.ClickException(f"{root} has no git remote on a host: a team run groups "
+                                   "by the repository")
     from learn.report.runs import parse_since
     from learn.store.runs import load_latest_run
 

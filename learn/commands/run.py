@@ -299,15 +299,16 @@ def collapse_failures(lines: Sequence[str]) -> list[str]:
 
 def _team_result(scope: Scope, config: Any, model_backend: Any, embedder: str) -> Any:
     """`--team`: the repository's shared candidates across people (learn.reduce.team)."""
-    from learn.commands.share import remote_url
+    from learn.projects import checkout_folder, repository_id_of
     from learn.reduce.team import run_team
 
     if not config.team.database_url:
         raise UsageProblem("--team needs [team] database_url in the config")
-    root = scope.project.expanduser().resolve()
-    remote = remote_url(root)
+    root = checkout_folder(scope.project)  # the rules the repository holds are at its top
+    remote = repository_id_of(root)
     if remote is None:
-        raise UsageProblem(f"{root} has no git remote 'origin': a team run groups by the repository")
+        raise UsageProblem(f"{root} has no git remote on a host: a team run groups by the "
+                           "repository")
     from learn.store.pg_team import TeamAccessError
 
     try:

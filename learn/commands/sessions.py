@@ -37,14 +37,16 @@ def session_row(file: SessionFile, session: Session) -> dict[str, object]:
 
     return {
         "provider": file.provider,
-        "id": session.id or file.session_id,
+        "id": file.session_id,
         "path": str(file.path),
-        "project": session.project or file.project,
+        "project": file.project_id or session.project or file.project,
+        "cwd": session.project or file.project,
         "started_at": _iso(session.started_at),
         "last_activity": _iso(session.last_activity),
         "mtime": datetime.fromtimestamp(file.mtime, UTC).isoformat(),
         **session_counts(session),
-        "size_bytes": file.size,
+        # A session read out of a store (OpenCode) has the size of its export.
+        "size_bytes": file.size or session.size_bytes,
         "skipped_lines": session.skipped_lines,
         "skipped_by_reason": dict(session.skipped),
         "subagents": len(file.subagent_paths),
@@ -57,14 +59,15 @@ def summary_row(file: SessionFile, summary: dict[str, object]) -> dict[str, obje
               "tool_calls", "failures", "denials", "interrupts")
     return {
         "provider": file.provider,
-        "id": summary["id"] or file.session_id,
+        "id": file.session_id,
         "path": str(file.path),
-        "project": summary["project"] or file.project,
+        "project": file.project_id or summary["project"] or file.project,
+        "cwd": summary["project"] or file.project,
         "started_at": summary["started_at"],
         "last_activity": summary["last_activity"],
         "mtime": datetime.fromtimestamp(file.mtime, UTC).isoformat(),
         **{k: summary[k] for k in counts},
-        "size_bytes": file.size,
+        "size_bytes": file.size or summary["size_bytes"],
         "skipped_lines": summary["skipped_lines"],
         "skipped_by_reason": summary.get("skipped_by_reason", {}),
         "subagents": len(file.subagent_paths),
@@ -140,6 +143,19 @@ def _entry(item: Any, summary: dict[str, Any], keys: Any) -> Any:
     return Entry.of(turns_view(summary, stored or item.texts() or "[]", item.file.path), keys)
 
 
+def _spelled(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Each row's project (learn.projects: the repository, one for its worktrees and
+    sub-folders) as people spell it: `C:\\Users\\ana\\VAULT`, not its key."""
+    from learn.projects import spellings
+
+    names = spellings((str(r["cwd"]) if r.get("cwd") else None,
+                       str(r["project"]) if r.get("project") else None) for r in rows)
+    for r in rows:
+        if isinstance(r.get("project"), str):
+            r["project"] = names.get(str(r["project"]), r["project"])
+    return rows
+
+
 def skipped_row(skip: SkippedFile) -> dict[str, object]:
     return {
         "path": str(skip.path),
@@ -198,7 +214,7 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
         # Origin and cross-session templates are judged across the listed sessions,
         # as `learn run` does (issue 17), from each entry's turns' keys (and the
         # texts of those it needs, read from the index while it is open).
-        rows = by_last_activity(_judged_rows(items, include_programmatic))
+        rows = _spelled(by_last_activity(_judged_rows(items, include_programmatic)))
     listed = {i.file.path for i in items}
     # Files discovery listed that vanished (pruned) before they were parsed.
     vanished = [

@@ -13,7 +13,6 @@ the repository's identity, the author; a fix only as the commands that ran.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,19 +24,6 @@ if TYPE_CHECKING:
     from learn.config import TeamConfig
     from learn.reduce.sharing import CommandsRan
     from learn.store.team import SharedCandidate
-
-
-def remote_url(root: Path) -> str | None:
-    """The repository identity of `root`'s origin (learn.remote.repository_id):
-    the same for every way it was cloned, without credentials."""
-    from learn.remote import repository_id
-
-    try:
-        out = subprocess.run(["git", "-C", str(root), "remote", "get-url", "origin"],
-                             capture_output=True, text=True, timeout=10, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return repository_id(out.stdout) if out.returncode == 0 else None
 
 
 def _fail(message: str) -> None:
@@ -89,14 +75,18 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
         click.echo(f"forgot {n} shared candidates of {me.name}")
         return
 
-    root = (project or Path.cwd()).expanduser().resolve()
-    opted = {Path(p).expanduser().resolve() for p in team.projects}
-    if root not in opted:
+    from learn.projects import checkout_folder, project_here, repository_id_of
+
+    # Opted in by project (learn.projects): any checkout or sub-folder of an opted-in
+    # repository is that repository, and is shared as it.
+    root = checkout_folder(project or Path.cwd())
+    here = project_here(root)
+    if here not in {project_here(Path(p).expanduser()) for p in team.projects}:
         _fail(f"{root} is not opted in to sharing: add it to [team] projects in the config")
         return
-    remote = remote_url(root)
+    remote = repository_id_of(root)
     if remote is None:
-        _fail(f"{root} has no git remote 'origin' on a host: the team store groups by the "
+        _fail(f"{root} has no git remote on a host: the team store groups by the "
               "repository")
         return
     if not dry_run and not team.database_url:

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from learn.transcripts.files.discover import HeadReader, SessionFile, scan
+from learn.transcripts.files.sources import in_store
 from learn.transcripts.view.model import (
     Denial,
     HumanTurn,
@@ -40,7 +42,7 @@ def resolve_session(ref: str, heads: HeadReader | None = None) -> tuple[Path, Se
     if not ref.strip():
         raise click.ClickException("give a session id, a unique id prefix, or a path")
     candidate = Path(ref).expanduser()
-    if candidate.is_file():
+    if candidate.is_file() or in_store(candidate):
         return candidate, None
     # The file name decides cheaply; a Codex rollout's id is its session_meta id, which
     # may differ from its file name (the id `learn sessions` prints): then every head
@@ -104,6 +106,8 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
         subagent_paths=file.subagent_paths if file is not None else (),
         asides=read_asides(file.aside_paths if file is not None else aside_paths_for(path)),
     )
+    if view.project is None and project is not None:
+        view = replace(view, project=project)  # a Gemini CLI folder matched by discovery
     # Show it as a run reads it: judged with the other sessions of its project
     # (origin, templates, prompts repeated across them), their turns from the
     # index where it has them, not from every file's head (issue 21).

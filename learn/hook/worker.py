@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Final
 
+from learn.hook import WORKER_ENV as WORKER_ENV
 from learn.hook.event import SessionEnded
 from learn.hook.queue import Job, SessionQueue
 from learn.paths import ensure_private_dir
@@ -35,9 +36,6 @@ if TYPE_CHECKING:
     from learn.mining.miner import SessionMineResult
     from learn.models.base import Backend
 
-# Set in the worker's environment: a hook fired by anything the worker starts
-# (a `claude -p` call, should its hooks not be disabled) returns at once.
-WORKER_ENV: Final = "LEARN_HOOK_WORKER"
 LOG_NAME: Final = "hook.log"
 _LOG_MAX_BYTES: Final = 1 << 20
 RUN_WAIT_MAX_S: Final = 900.0

@@ -29,7 +29,6 @@ fingerprints, aside files, detector threshold) as now.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -56,10 +55,12 @@ def entry_version() -> str:
 _T = TypeVar("_T")
 
 if TYPE_CHECKING:
+    from learn.projects import Known
     from learn.records.candidate import MinedCandidate
     from learn.store.session_index import HeadRow, IndexRow, SessionIndex
     from learn.transcripts.files.discover import SessionFile
     from learn.transcripts.files.heads import Head, Provider
+    from learn.transcripts.files.sources import SourceStat
     from learn.transcripts.models import Transcript
     from learn.transcripts.view.model import Session
 
@@ -72,12 +73,12 @@ class Stamp:
 
 
 def stamp(path: Path) -> Stamp | None:
-    """The file's stat identity (no open), None when it is gone."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return Stamp(st.st_size, st.st_mtime_ns, st.st_ino)
+    """The session's identity (a file's stat, a store's stamp: `files.sources`), no read;
+    None when it is gone."""
+    from learn.transcripts.files.sources import source_stat
+
+    st = source_stat(path)
+    return Stamp(st.size, st.mtime_ns, st.inode) if st is not None else None
 
 
 @dataclass(slots=True)
@@ -100,8 +101,12 @@ class IndexedSession:
     @property
     def session(self) -> Session:
         if self._session is None:
-            self._session = replace(decode_view(self._built(self.row.view)), size_bytes=self.file.size,
-                                    subagent_paths=self.file.subagent_paths)
+            view = decode_view(self._built(self.row.view))
+            # A session read out of a store has no file size; a Gemini CLI session's
+            # project is its folder's, which discovery may know better than the file.
+            self._session = replace(view, size_bytes=self.file.size or view.size_bytes,
+                                    subagent_paths=self.file.subagent_paths,
+                                    project=view.project or self.file.project)
         return self._session
 
     @property
@@ -201,19 +206,18 @@ class _Job:
 
 def read_row(job: _Job) -> IndexRow | None:
     """Read, parse and view one file (in a pool worker): its index row, None when unreadable."""
+    from learn.transcripts.files.sources import read_session
     from learn.transcripts.parser import parse_buffer
 
     try:
-        with open(job.path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            buf = fh.read()
+        buf, st = read_session(job.path)
     except OSError:
         return None
-    transcript = parse_buffer(buf, path=job.path, mtime=st.st_mtime)
+    transcript = parse_buffer(buf, path=job.path, mtime=st.mtime)
     return _row(job, st, buf, transcript)
 
 
-def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> IndexRow:
+def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> IndexRow:
     """The index row of one parsed file: derived data only, redacted where it holds text."""
     from learn.index.indexed_turns import encode_turn_keys, encode_turns
     from learn.render.redact import redact
@@ -240,7 +244,7 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
     session = replace(session, signals=tuple(clean(s) for s in session.signals))
 
     row = IndexRow(
-        path=str(job.path), size=len(buf), mtime_ns=st.st_mtime_ns, inode=st.st_ino,
+        path=str(job.path), size=st.size, mtime_ns=st.mtime_ns, inode=st.inode,
         version=job.version, context=job.context,
         summary=msgspec.json.encode(session_to_dict(session, timeline=False)).decode(),
         prompts=encode_turns(session, clean), keys=encode_turn_keys(session, clean),
@@ -249,7 +253,6 @@ def _row(job: _Job, st: os.stat_result, buf: bytes, transcript: Transcript) -> I
         return row
     from learn.detect import MiningSpec, mine
     from learn.detect.to_candidates import signals_to_candidates
-
     signals = mine(transcript.events, MiningSpec(), provider=transcript.provider,
                    fingerprints=job.fingerprints)
     found = signals_to_candidates(signals, min_confidence=job.min_confidence)
@@ -366,6 +369,7 @@ class CachedHeads:
         self._rows = index.heads()
         self._new: dict[str, HeadRow] = {}
         self._last: dict[str, tuple[Stamp, float | None]] = {}
+        self._known: Known | None = None
 
     def _fresh(self, path: Path) -> tuple[Stamp | None, HeadRow | None]:
         st = stamp(path)
@@ -382,7 +386,8 @@ class CachedHeads:
 
         st, row = self._fresh(path)
         if row is not None:
-            return Head(row.cwd, row.session_id, row.subagent, row.parent_id)
+            return Head(row.cwd, row.session_id, row.subagent, row.parent_id, row.branch,
+                        row.repository, row.commit_hash)
         head = read_head(path, provider)
         if st is not None:
             seen = self._last.pop(str(path), None)
@@ -390,7 +395,7 @@ class CachedHeads:
             self._new[str(path)] = HeadRow(
                 str(path), st.size, st.mtime_ns, st.inode, head.cwd, head.session_id,
                 head.subagent, head.parent_id, seen[1] if seen is not None and known else None,
-                int(known))
+                int(known), head.branch, head.repository, head.commit)
         return head
 
     def last_activity(self, path: Path) -> float | None:
@@ -407,9 +412,28 @@ class CachedHeads:
             self._last[str(path)] = (st, last)
         return last
 
+    def projects(self) -> Known:
+        """What learn knows of the folders sessions ran in (learn.projects.Known): what
+        the disk said of them before (remembered), and every stored head's folder
+        with what its transcript recorded of the repository."""
+        from learn.projects import Hints, Known
+
+        if self._known is None:
+            known = Known(remembered=self._index.remembered_projects())
+            known.add_folders((r.cwd, Hints(r.branch, r.repository, r.commit_hash))
+                              for r in self._rows.values() if r.subagent is None)
+            self._known = known
+        return self._known
+
     def save(self) -> None:
-        """Write the heads read, and forget the files that are gone."""
-        self._index.forget_missing()
+        """Write the heads read and what the disk said of their folders' projects,
+        and forget the files that are gone."""
+        from learn.isotime import now_iso
+        from learn.transcripts.files.sources import session_exists
+
+        self._index.forget_missing(session_exists)
         self._index.put_heads(self._new.values())
+        if self._known is not None and self._known.learned:
+            self._index.remember_projects(dict(self._known.learned), now_iso())
         self._rows.update(self._new)
         self._new.clear()

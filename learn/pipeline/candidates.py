@@ -10,16 +10,18 @@ from dataclasses import dataclass, replace
 from learn.pipeline.mine import Mined
 from learn.pipeline.read import Read
 from learn.pipeline.types import iso
+from learn.projects import spellings
 from learn.records.candidate import MinedCandidate, SessionCandidates
 from learn.textfold import fold
-from learn.transcripts.files.projectpath import spellings
 
 
 @dataclass
 class Candidates:
     per_session: list[SessionCandidates]
     copied: int  # candidates dropped as copied from a resumed session
-    spelled: dict[str, str]  # one spelling per project (C:\x and c:\x are one folder)
+    # Each project's name for people: the spelling most sessions used of its own
+    # folder (`C:\x` and `c:\x` are one project, named `C:\x`).
+    spelled: dict[str, str]
 
 
 def merge_candidates(*groups: Sequence[MinedCandidate]) -> tuple[MinedCandidate, ...]:
@@ -49,7 +51,8 @@ def session_candidates(read: Read, mined: Mined) -> Candidates:
 
     sessions = read.sessions
     out: list[SessionCandidates] = []
-    spelled = spellings(s.project for s in sessions)
+    projects = read.projects
+    spelled = spellings((s.project, projects.get(s.id)) for s in sessions)
     own = own_turns(sessions)
     copied = 0
     for s in sessions:
@@ -68,7 +71,7 @@ def session_candidates(read: Read, mined: Mined) -> Candidates:
             copied += len(merged) - len(kept)
             merged = kept
         out.append(
-            SessionCandidates(s.id, s.provider, spelled.get(s.project or "", s.project),
+            SessionCandidates(s.id, s.provider, projects.get(s.id) or s.project,
                               iso(s.last_activity), merged)
         )
     return Candidates(out, copied, dict(spelled))

@@ -9,9 +9,9 @@ them next run."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from learn.config import Config
@@ -20,11 +20,10 @@ from learn.pipeline.candidates import Candidates, keep_stored
 from learn.pipeline.mine import Mined
 from learn.pipeline.read import Read
 from learn.pipeline.types import Clock, Progress, RunOptions, Trace, TraceOccurrence, iso
-from learn.projects import project_key
 from learn.records.candidate import SessionCandidates
 from learn.records.proposal import RunResult, RunUsage
 from learn.reduce.stage import ReduceOutcome, reduce_failures
-from learn.transcripts.files.projectpath import spellings
+from learn.transcripts.ids import PROVIDERS
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -48,7 +47,7 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
         # What the store held as this run found it: a run that leaves it so can be
         # answered again without being run (learn.pipeline.warm).
         state_before = state_fingerprint(store)
-        project = None if options.all_projects else project_key(options.project_dir())
+        project = read.project
         session_cands = cands.per_session
         with clock.stage("store"):
             if mined.incomplete:
@@ -74,7 +73,7 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
         with clock.stage("outcomes"):
             scoped = _path_scoped(outcome.proposals, read.sessions)
             outcomes, escalations = _outcomes(store, project, read.sessions, session_cands,
-                                              naming.labels, scoped, embedder)
+                                              naming.labels, scoped, embedder, read.projects)
         keys = [p.key for p in outcome.proposals]
         result = _result(
             options, read, mined, cands, outcome, meter,
@@ -86,6 +85,8 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
                 "states": store.proposals.decided(project, keys),
                 # Each rule in place against the sessions since (learn.reduce.outcomes).
                 "outcomes": outcomes,
+                # learn's checks of the projects read, with what each stopped (learn.guard).
+                "checks": _checks(project, read.projects),
             },
         )
         with clock.stage("store"):
@@ -174,15 +175,17 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
         output_tokens=usage_total.output_tokens,
         cost_usd=usage_total.cost_usd,
     )
+    # The window runs from the earliest turn read to the newest activity.
+    started = [t for s in sessions if (t := s.started_at or s.last_activity) is not None]
     activity = [s.last_activity for s in sessions if s.last_activity]
     spelled = cands.spelled
     return RunResult(
         proposals=tuple(proposals),
         funnel=outcome.funnel,
         usage=usage,
-        window_start=iso(min(activity)) if activity else None,
+        window_start=iso(min(started)) if started else None,
         window_end=iso(max(activity)) if activity else None,
-        projects=tuple(sorted({spelled.get(s.project, s.project) for s in sessions if s.project})),
+        projects=tuple(sorted({spelled.get(p, p) for p in read.projects.values()})),
         failures=(*mined.failures, *outcome.failures),
         coverage_failed=outcome.coverage_failed,
         offline=options.offline,
@@ -197,51 +200,87 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
             "skipped": read.skipped,
             "naming": naming.stats.to_json(),
             "started_at": iso(started_at),
+            # Sessions read per agent: the digest says which agents a count spans.
+            "agents": dict(sorted(Counter(s.provider for s in sessions
+                                          if s.provider in PROVIDERS).items(),
+                                  key=lambda an: (-an[1], an[0]))),
             **extra,
         },
     )
 
 
 def _rule_corpus(files: Sequence[SessionFile], options: RunOptions) -> Any:
+    from learn.projects import as_folder
     from learn.reduce.rules import RuleCorpus, collect_rules
 
     if not options.all_projects:
         return collect_rules(options.project_dir())
-    projects = sorted(set(spellings(f.project for f in files).values()))
-    if not projects:
+    folders = sorted({folder for f in files if f.project_id
+                      and (folder := as_folder(f.project_id)) is not None})
+    if not folders:
         return collect_rules(None)
-    corpora = [collect_rules(Path(p)) for p in projects]
-    return RuleCorpus.merge(corpora)
+    return RuleCorpus.merge([collect_rules(p) for p in folders])
 
 
 def _path_scoped(proposals: Sequence[Any], sessions: Sequence[Session]) -> list[Any]:
     """Directives said only while the agent worked under one folder (learn.reduce.pathscope)."""
-    from learn.reduce.pathscope import files_of_calls, scope_to_paths
+    from learn.projects import checkout_root
+    from learn.reduce.pathscope import files_of_calls, relative_to, scope_to_paths
 
-    files = {s.id: files_of_calls((c.name, c.input, c.summary) for c in s.tool_calls)
-             for s in sessions}
+    files: dict[str, list[str]] = {}
+    checkouts: dict[str, str | None] = {}
+    for s in sessions:
+        found = files_of_calls((c.name, c.input, c.summary) for c in s.tool_calls)
+        if s.project and s.project not in checkouts:
+            checkouts[s.project] = checkout_root(s.project)
+        checkout = checkouts.get(s.project or "")
+        # A worktree's files lie under its own checkout, not the repository's main
+        # folder: named relative to the checkout, they say the same folder.
+        files[s.id] = [relative_to(f, checkout) for f in found] if checkout else found
     return scope_to_paths(proposals, files)
+
+
+def _checks(project: str | None, projects: dict[str, str]) -> list[dict[str, Any]]:
+    """learn's checks of the project run for, else of every project read (each
+    session's project: learn.projects)."""
+    from learn.reduce.checks import all_checks
+
+    return [c.to_json() for c in all_checks([project] if project else
+                                            sorted(set(projects.values()) - {""}))]
 
 
 def _outcomes(store: Store, project: str | None, sessions: Sequence[Session],
               session_cands: Sequence[SessionCandidates], labels: Sequence[str],
-              proposals: Sequence[Any], embedder: Any) -> tuple[list[dict[str, Any]], list[Any]]:
-    """Did each applied rule work: its correction counted in the sessions read, by start;
-    and for each rule ignored since, its escalation (learn.report.escalation)."""
+              proposals: Sequence[Any], embedder: Any,
+              projects: dict[str, str]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Did each applied rule work: its correction counted in the sessions read, by start,
+    over the sessions that loaded it; and for each rule ignored since, its escalation
+    (learn.report.escalation) and learn's check where a prefix cannot hold it
+    (learn.report.check_offer)."""
     from learn.mining.commands import unrefused_commands
     from learn.reduce.counting import occurrences
     from learn.reduce.in_place import measure
+    from learn.reduce.loaded import Seen
     from learn.reduce.outcomes import Said
+    from learn.reduce.pathscope import files_of_calls
+    from learn.report.check_offer import with_check_offers
     from learn.report.escalation import Ran, escalations_for
+    from learn.transcripts.instructions import records_of
 
     starts = {s.id: iso(s.started_at or s.last_activity) for s in sessions}
     said = [Said(o.session.session_id, starts.get(o.session.session_id) or o.session.last_activity,
                  o.label, o.candidate.kind, o.candidate.text, o.session.project)
             for o in occurrences(session_cands, labels)]
+    seen = {s.id: Seen(s.id, s.provider, s.project,
+                       tuple(files_of_calls((c.name, c.input, c.summary) for c in s.tool_calls)))
+            for s in sessions}
+    files = {s.id: (s.path, s.provider) for s in sessions}
     found = measure(store.proposals, project, session_starts=starts, said=said,
                     proposals=proposals, embedder=embedder,
-                    session_projects={s.id: s.project for s in sessions})
+                    session_projects={s.id: projects.get(s.id) for s in sessions}, seen=seen,
+                    records=lambda ids: records_of(ids, files))
     # What each session ran unrefused: a deny must not refuse what the person let run.
     ran = [Ran(s.id, starts.get(s.id), tuple(unrefused_commands(s))) for s in sessions]
     found, escalations = escalations_for(store.proposals, project, found, proposals, ran)
-    return [o.to_json() for o in found], escalations
+    found, checks = with_check_offers(store.proposals, project, found, proposals, ran)
+    return [o.to_json() for o in found], [*escalations, *checks]

@@ -34,6 +34,10 @@ class Read:
     fingerprints: Sequence[str]  # prompts programs repeat (render leaves them out)
     suggestions: list[dict[str, Any]]  # "make this a command" for prompts pasted by hand
     programmatic: int  # sessions a program started, set aside
+    # session id -> its project (learn.projects.project_of, decided at discovery):
+    # the repository, one for its worktrees, sub-folders and spellings.
+    projects: dict[str, str] = field(default_factory=dict)
+    project: str | None = None  # the project read (None: every project)
     # Each file's session-index entry as read (None: unreadable): what a warm run compares.
     entries: dict[str, IndexRow | None] = field(default_factory=dict)
 
@@ -99,8 +103,10 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
                 sessions, fingerprints, detected,
                 include_programmatic=options.include_programmatic, keys=keys,
             )
+    by_path = {f.path: f.project_id for f in files if f.project_id}
+    projects = {s.id: by_path[s.path] for s in sessions if s.path in by_path}
     return Read(files, dict(discovery.skipped), sessions, detected, digests, fingerprints,
-                suggestions, programmatic, entries(files, rows))
+                suggestions, programmatic, projects, discovery.project, entries(files, rows))
 
 
 def entries(files: Sequence[SessionFile], rows: Sequence[IndexRow]) -> dict[str, IndexRow | None]:

@@ -51,9 +51,9 @@ def _path() -> Path:
 
 
 def scope_key(options: RunOptions) -> str:
-    from learn.projects import project_key
+    from learn.projects import project_here
 
-    return "all projects" if options.all_projects else project_key(options.project_dir())
+    return "all projects" if options.all_projects else project_here(options.project_dir())
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
@@ -117,19 +117,23 @@ def inputs_key(options: RunOptions, config: str, backend: str,
 
 
 def _read_also(options: RunOptions, files: Sequence[SessionFile]) -> list[Path]:
-    """The other files a run reads: command and skill templates, rule files, skills."""
+    """The other files a run reads: command and skill templates (`read._templates`),
+    rule files and skills (`judge._rule_corpus`)."""
+    from learn.projects import as_folder
     from learn.reduce.rules import rule_sources
-    from learn.transcripts.files.projectpath import spellings
     from learn.transcripts.view.replay_files import template_paths
 
     if options.all_projects:
-        projects: list[Path | None] = [Path(p) for p in sorted(set(
-            spellings(f.project for f in files).values()))] or [None]
+        templated: list[Path | None] = sorted({Path(f.project) for f in files if f.project},
+                                              key=str) or [None]
+        ruled: list[Path | None] = sorted({folder for f in files if f.project_id and (
+            folder := as_folder(f.project_id)) is not None}, key=str) or [None]
     else:
-        projects = [options.project_dir()]
+        templated = ruled = [options.project_dir()]
     out: list[Path] = []
-    for project in projects:
+    for project in templated:
         out += template_paths(project)
+    for project in ruled:
         rules, skills = rule_sources(project)
         out += [p for p, _ in (*rules, *skills)]
     return sorted(set(out), key=str)

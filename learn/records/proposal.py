@@ -24,6 +24,8 @@ class Quote:
     at: str | None  # ISO 8601 time the quote was typed (else its session's last activity)
     project: str | None = None
     source: str = "miner"  # "miner" or the detector that produced it
+    # The agent the session was with ("claude", "codex", "gemini", "copilot", "opencode").
+    agent: str | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Quote:
@@ -33,6 +35,7 @@ class Quote:
             at=_opt_str(data.get("at")),
             project=_opt_str(data.get("project")),
             source=str(data.get("source") or "miner"),
+            agent=_opt_str(data.get("agent")),
         )
 
 
@@ -101,6 +104,10 @@ class Proposal:
     # A command's body: the instruction for the agent a model wrote from every quote
     # of the group (learn.reduce.commands); the quotes stay evidence, not the body.
     command_body: str | None = None
+    # The agents it was said to, with the distinct sessions of each, most first: one
+    # point said to Claude Code in 2 sessions and to Gemini CLI in 2 is one point in 4
+    # (`sessions`), said to two agents. Empty where unknown (a team run, an old run).
+    agents: tuple[tuple[str, int], ...] = ()
 
     @property
     def key(self) -> str:
@@ -137,6 +144,7 @@ class Proposal:
             surface_commands=tuple(str(r) for r in data.get("surface_commands") or ()),
             surface_allowed=tuple(str(r) for r in data.get("surface_allowed") or ()),
             command_body=_opt_str(data.get("command_body")),
+            agents=agents_from_json(data.get("agents")),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -150,7 +158,9 @@ class Proposal:
             "last_seen": self.last_seen,
             "status": self.status,
             "existing_rule": self.existing_rule,
-            "quotes": [{"session_id": q.session_id, "text": q.text, "at": q.at} for q in self.quotes],
+            "quotes": [{"session_id": q.session_id, "text": q.text, "at": q.at, "agent": q.agent}
+                       for q in self.quotes],
+            "agents": dict(self.agents),
             "command": self.command,
             "error_excerpt": self.error_excerpt,
             "verdict": None
@@ -179,6 +189,14 @@ class Proposal:
             out["people"] = self.people
             out["authors"] = list(self.authors)
         return out
+
+
+def agents_from_json(value: object) -> tuple[tuple[str, int], ...]:
+    """`Proposal.agents` from its JSON: {agent: sessions} (to_json) or [[agent, n], ...]
+    (the stored form), most sessions first."""
+    pairs = value.items() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    out = [(str(a), int(n)) for a, n in pairs if isinstance(n, int | float)]
+    return tuple(sorted(out, key=lambda an: (-an[1], an[0])))
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +301,8 @@ class RunResult:
             "programmatic_set_aside": int(self.extra.get("programmatic_set_aside") or 0),
             # Each rule in place: sessions before / since, verdict (learn.reduce.outcomes).
             "outcomes": list(self.extra.get("outcomes") or ()),
+            # Sessions read per agent (Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode).
+            "agents": dict(self.extra.get("agents") or {}),
         }
 
     @classmethod

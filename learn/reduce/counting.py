@@ -10,11 +10,12 @@ for twice may just be a job that came up twice").
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from learn.records.candidate import KINDS, CandidateKind, MinedCandidate, SessionCandidates
 from learn.records.proposal import Proposal, Quote
 from learn.textfold import fold
+from learn.transcripts.ids import PROVIDERS
 
 DEFAULT_MIN_SESSIONS: Mapping[str, int] = {"directive": 2, "fix": 2, "request": 3}
 DEFAULT_MAX_PER_KIND = 8
@@ -143,7 +144,7 @@ def build_proposal(kind: str, label: str, occs: Sequence[Occurrence]) -> Proposa
         seen.add(ident)
         quotes.append(
             Quote(o.session.session_id, o.candidate.text, typed_at(o),
-                  o.session.project, o.candidate.source)
+                  o.session.project, o.candidate.source, o.session.provider)
         )
     dated = [at for o in ordered if (at := typed_at(o))]
     cands = [o.candidate for o in ordered]
@@ -160,7 +161,20 @@ def build_proposal(kind: str, label: str, occs: Sequence[Occurrence]) -> Proposa
         error_excerpt=next((c.error_excerpt for c in cands if c.error_excerpt), None),
         intervening_commands=_merged([c.intervening_commands for c in cands]),
         edited_files=_merged([c.edited_files for c in cands]),
+        agents=agents_of(ordered),
     )
+
+
+def agents_of(occs: Sequence[Occurrence]) -> tuple[tuple[str, int], ...]:
+    """The agents a point was said to and each one's distinct sessions, most first.
+
+    One count across agents: the sessions of every agent add up in `sessions`; this
+    only says how they split, for the digest."""
+    seen: dict[str, set[str]] = {}
+    for o in occs:
+        if o.session.provider in PROVIDERS:  # a team run's sessions are no agent's
+            seen.setdefault(o.session.provider, set()).add(o.session.session_id)
+    return tuple(sorted(((a, len(s)) for a, s in seen.items()), key=lambda an: (-an[1], an[0])))
 
 
 def _kind(kind: str) -> CandidateKind:
@@ -181,7 +195,27 @@ def count_points(occs: Sequence[Occurrence]) -> list[Proposal]:
     for o in occs:
         groups.setdefault((o.candidate.kind, o.label), []).append(o)
     merged = _merge_identical_text(_reconcile_kinds(groups))
-    return sorted((build_proposal(k, label, g) for (k, label), g in merged.items()), key=sort_key)
+    return distinct_heads(sorted((build_proposal(k, label, g) for (k, label), g in merged.items()),
+                                 key=sort_key))
+
+
+def distinct_heads(points: Sequence[Proposal]) -> list[Proposal]:
+    """No two proposals open with the same quote. One long detector excerpt (a
+    denial reason holding two requests) was the longest quote of two groups and
+    headed both, so the digest showed two proposals that read as one. A group
+    whose head an earlier (larger) group already shows opens with its longest
+    other quote; a group with no other quote keeps it."""
+    used: set[str] = set()
+    out: list[Proposal] = []
+    for p in points:
+        head = p.text
+        if fold(head) in used:
+            others = [q.text for q in p.quotes if fold(q.text) not in used]
+            if others:
+                head = min(others, key=lambda t: (-len(t), t))
+        used.add(fold(head))
+        out.append(p if head == p.text else replace(p, text=head))
+    return out
 
 
 def over_threshold(points: Sequence[Proposal], config: CountConfig) -> list[Proposal]:

@@ -23,7 +23,8 @@ from pydantic import BaseModel
 from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
 from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
-from learn.records.proposal import Proposal
+from learn.records.proposal import CoverageStatus, Proposal
+from learn.reduce.agent_files import heard_by_a_reader
 from learn.reduce.answers import VerdictsAnswer, rows_schema, valid_rows
 from learn.reduce.rules import RuleCorpus
 
@@ -161,9 +162,13 @@ def check_coverage(
                     and 0 <= row.rule_index < len(rules)):
                 rule = rules[row.rule_index]
                 # contradicts: the latest word wins, the rule is rewritten to the item.
+                status: CoverageStatus = "restated" if row.verdict == "rule" else "contradicts"
+                if status == "restated" and not heard_by_a_reader(out[i], rule.file):
+                    # Written for another agent only (a Cursor rule said to Claude Code):
+                    # not a rule that failed, one missing where it was said; still new.
+                    status = "new"
                 updates[i] = dataclasses.replace(
-                    out[i], status="restated" if row.verdict == "rule" else "contradicts",
-                    existing_rule=rule.text, existing_rule_file=rule.file,
+                    out[i], status=status, existing_rule=rule.text, existing_rule_file=rule.file,
                 )
             elif (
                 row.verdict == "skill"

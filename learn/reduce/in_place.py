@@ -13,16 +13,29 @@ Each function takes the store's proposal book (`Store.proposals`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from learn.projects import quote_projects
 from learn.records.proposal import Proposal
-from learn.reduce.outcomes import InPlace, RuleOutcome, Said, rule_outcomes, similar_by
+from learn.reduce.loaded import Seen
+from learn.reduce.outcomes import (
+    InPlace,
+    RuleOutcome,
+    Said,
+    rule_outcomes,
+    similar_by,
+    started_before,
+)
+from learn.reduce.rule_target import target_of
 from learn.reduce.surfaces import is_memory_file
 
 if TYPE_CHECKING:
     from learn.store.proposals import ProposalBook
+    from learn.transcripts.instructions import Records
+
+RecordsOf = Callable[[Sequence[str]], Mapping[str, "Records"]]
 
 WRITTEN = "written"
 
@@ -87,13 +100,29 @@ def record_written(book: ProposalBook, proposals: Sequence[Proposal], project: s
 
 def measure(book: ProposalBook, project: str | None, *, session_starts: Mapping[str, str | None],
             said: Sequence[Said], proposals: Sequence[Proposal], embedder: Any | None,
-            session_projects: Mapping[str, str | None] | None = None) -> list[RuleOutcome]:
-    """Record what coverage found written, then every rule in place against this run."""
+            session_projects: Mapping[str, str | None] | None = None,
+            seen: Mapping[str, Seen] | None = None,
+            records: RecordsOf | None = None) -> list[RuleOutcome]:
+    """Record what coverage found written, then every rule in place against this run.
+
+    With `seen`, only the sessions that loaded a rule count for it; `records`
+    reads what was recorded about loading (learn.transcripts.instructions), asked
+    only for the sessions that started after the oldest rule in place."""
     record_written(book, proposals, project)
     rules = rules_in_place(book, project)
     if not rules:
         return []
     similar, threshold = similar_by(embedder) if embedder is not None else (None, 1.0)
-    return rule_outcomes(rules, said, session_starts, proposals=proposals, similar=similar,
-                         similarity=threshold, session_projects=session_projects)
+    targets = {r.key: target_of(r.target_file, r.rule_text) for r in rules} if seen else None
+    if seen and records is not None:
+        first = min(r.applied_at for r in rules)
+        since = [sid for sid in seen if not started_before(session_starts.get(sid), first)]
+        found = records(since) if since else {}
+        seen = {sid: dataclasses.replace(s, records=found[sid]) if sid in found else s
+                for sid, s in seen.items()}
+    from learn.reduce.checks import checks_in_place
 
+    checks = checks_in_place(sorted({r.project for r in rules if r.project}))
+    return rule_outcomes(rules, said, session_starts, proposals=proposals, similar=similar,
+                         similarity=threshold, session_projects=session_projects,
+                         seen=seen, targets=targets, checks=checks)

@@ -10,11 +10,19 @@ carries the rule's, or, for a group under another label, the rule's evidence
 quotes near the group's quotes in the embedder's space (the distance naming
 clusters by).
 
+Only sessions where the rule was loaded count (learn.reduce.loaded: a record
+of the load where one exists, else inferred from the agent, its folder and the
+files it read); before the rule, the sessions where it would have loaded. A
+correction said where the rule never reached the agent is a placement problem,
+reported with its reason and fix, not as the rule being ignored.
+
 The verdict:
+- *never loaded*: sessions started since, and the rule loaded in none of them;
 - *ignored*: said again in at least one session that started after the rule was
-  in place (the quotes are shown: they are verified, so one is evidence);
-- *holding*: not said since, over at least MIN_SESSIONS_SINCE sessions;
-- *too early to tell*: not said since, over fewer sessions.
+  in place and loaded it (the quotes are shown: they are verified, so one is
+  evidence);
+- *holding*: not said since, over at least MIN_SESSIONS_SINCE loaded sessions;
+- *too early to tell*: not said since, over fewer.
 
 Why 5: a rule is proposed at 2 sessions (directives, fixes) and the corrections
 that reach it were, in the demo and hard corpora, said in about one session in
@@ -30,14 +38,20 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from learn.records.proposal import Proposal, Quote
+from learn.reduce.checks import CheckInPlace
+from learn.reduce.loaded import LoadCall, Seen, Why, load_call, not_loaded
+from learn.reduce.rates import Rate, change, difference
+from learn.reduce.rule_target import RuleTarget
 
-OutcomeVerdict = Literal["holding", "ignored", "too-early"]
+OutcomeVerdict = Literal["holding", "ignored", "too-early", "never-loaded"]
+VERDICTS: tuple[OutcomeVerdict, ...] = ("holding", "ignored", "too-early", "never-loaded")
 MIN_SESSIONS_SINCE = 5
 
 VERDICT_WORDS: dict[str, str] = {
     "holding": "holding",
     "ignored": "ignored",
     "too-early": "too early to tell",
+    "never-loaded": "never loaded",
 }
 
 
@@ -91,10 +105,44 @@ class RuleOutcome:
     verdict: OutcomeVerdict
     matched_labels: tuple[str, ...] = ()
     escalation: dict[str, Any] | None = field(default=None)
+    # Sessions since where the rule did not reach the agent, and why (learn.reduce.
+    # loaded.NotLoaded as JSON: why, sessions, reason, fix).
+    sessions_unloaded: int = 0
+    said_unloaded: int = 0
+    quotes_unloaded: tuple[Quote, ...] = ()
+    not_loaded: dict[str, Any] | None = None
+    loaded_how: tuple[tuple[str, int], ...] = ()  # recorded / inferred / assumed, since
+    # learn's check for this rule (learn.guard): mode, when installed, how often it
+    # stopped (or would have stopped) the agent.
+    check: dict[str, Any] | None = None
+    project: str | None = None
+    check_offer: dict[str, Any] | None = None  # learn's check proposed for it (key, state)
 
     @property
     def label(self) -> str:
         return self.key.split(":", 1)[-1]
+
+    @property
+    def rate_before(self) -> Rate:
+        return Rate(self.said_before, self.sessions_before)
+
+    @property
+    def rate_since(self) -> Rate:
+        return Rate(self.said_since, self.sessions_since)
+
+    def rates_json(self) -> dict[str, Any]:
+        before, since = self.rate_before, self.rate_since
+        low, high = difference(since, before)
+        out: dict[str, Any] = {"before": before.to_json(), "since": since.to_json(),
+                               "change": change(since, before),
+                               "difference": [round(low, 4), round(high, 4)]
+                               if before.sessions and since.sessions else None}
+        if self.check is not None:
+            checked = Rate(int(self.check.get("said_since") or 0),
+                           int(self.check.get("sessions_since") or 0))
+            out["since_check"] = checked.to_json()
+            out["check_change"] = change(checked, before)
+        return out
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -102,16 +150,28 @@ class RuleOutcome:
             "file": self.target_file, "applied_at": self.applied_at, "origin": self.origin,
             "sessions_before": self.sessions_before, "said_before": self.said_before,
             "sessions_since": self.sessions_since, "said_since": self.said_since,
-            "quotes_since": [{"session_id": q.session_id, "text": q.text, "at": q.at,
-                              "project": q.project} for q in self.quotes_since],
+            "quotes_since": [_quote_json(q) for q in self.quotes_since],
             "per_day": [list(x) for x in self.per_day], "verdict": self.verdict,
             "matched_labels": list(self.matched_labels),
             "escalation": self.escalation,
+            "sessions_unloaded": self.sessions_unloaded, "said_unloaded": self.said_unloaded,
+            "quotes_unloaded": [_quote_json(q) for q in self.quotes_unloaded],
+            "not_loaded": self.not_loaded, "loaded_how": dict(self.loaded_how),
+            "rates": self.rates_json(), "check": self.check, "project": self.project,
+            "check_offer": self.check_offer,
         }
 
 
+def _quote_json(q: Quote) -> dict[str, Any]:
+    return {"session_id": q.session_id, "text": q.text, "at": q.at, "project": q.project}
+
+
 def verdict_for(sessions_since: int, said_since: int,
-                min_since: int = MIN_SESSIONS_SINCE) -> OutcomeVerdict:
+                min_since: int = MIN_SESSIONS_SINCE, *, unloaded: int = 0) -> OutcomeVerdict:
+    """`sessions_since`/`said_since` over the sessions that loaded the rule;
+    `unloaded`: sessions since that did not."""
+    if not sessions_since and unloaded:
+        return "never-loaded"
     if said_since:
         return "ignored"
     return "holding" if sessions_since >= min_since else "too-early"
@@ -138,7 +198,7 @@ def _matching_labels(rule: InPlace, groups: Mapping[str, list[Said]],
     return out
 
 
-def _before(a: str | None, b: str) -> bool:
+def started_before(a: str | None, b: str) -> bool:
     from learn.isotime import parse_iso
 
     when, cut = parse_iso(a), parse_iso(b)
@@ -147,20 +207,39 @@ def _before(a: str | None, b: str) -> bool:
     return when < cut
 
 
+def _quotes(hits: Sequence[Said]) -> tuple[Quote, ...]:
+    quotes: list[Quote] = []
+    seen: set[tuple[str, str]] = set()
+    for s in sorted(hits, key=lambda s: s.started_at or ""):
+        if (s.session_id, s.text) not in seen:
+            seen.add((s.session_id, s.text))
+            quotes.append(Quote(s.session_id, s.text, s.started_at, s.project))
+    return tuple(quotes)
+
+
+_LOADED = LoadCall(True, "assumed")
+
+
 def rule_outcomes(rules: Sequence[InPlace], said: Sequence[Said],
                   session_starts: Mapping[str, str | None], *,
                   proposals: Sequence[Proposal] = (), similar: Similar | None = None,
                   similarity: float = 0.8, min_since: int = MIN_SESSIONS_SINCE,
-                  session_projects: Mapping[str, str | None] | None = None) -> list[RuleOutcome]:
+                  session_projects: Mapping[str, str | None] | None = None,
+                  seen: Mapping[str, Seen] | None = None,
+                  targets: Mapping[str, RuleTarget] | None = None,
+                  checks: Mapping[str, CheckInPlace] | None = None) -> list[RuleOutcome]:
     """One outcome per rule (the newest write of a key wins), from this run's sessions.
 
     `session_starts` is every session read (id -> start), said or not: the
     sessions where a correction did *not* come back are the evidence a rule holds.
     `similar(anchor_texts, group_texts)` scores meaning (cosine, 0..1). With
     `session_projects`, a rule of one project counts only that project's sessions.
+    With `seen` (what each session shows) and `targets` (each rule's file, by key),
+    only the sessions that loaded the rule count (learn.reduce.loaded); without,
+    every session is taken to have loaded it. With `checks` (learn's check of a
+    rule, by key), the outcome also counts the sessions since the check was put in
+    place on an agent it runs for, and in how many the person said it again.
     """
-    from learn.projects import within
-
     groups: dict[str, list[Said]] = {}
     for s in said:
         groups.setdefault(s.label, []).append(s)
@@ -172,33 +251,69 @@ def rule_outcomes(rules: Sequence[InPlace], said: Sequence[Said],
         labels = _matching_labels(rule, groups, proposals, similar, similarity)
         mine = {sid for sid in session_starts
                 if session_projects is None or rule.project is None
-                or within(session_projects.get(sid) or "", rule.project)}
+                or session_projects.get(sid) == rule.project}
         hits = [s for label in labels for s in groups.get(label, ()) if s.session_id in mine]
-        before_ids = {sid for sid in mine if _before(session_starts[sid], rule.applied_at)}
-        since_ids = mine - before_ids
+        target = (targets or {}).get(rule.key)
+
+        def call(sid: str, prior: bool, target: RuleTarget | None = target) -> LoadCall:
+            if target is None or seen is None or sid not in seen:
+                return _LOADED
+            return load_call(target, seen[sid], prior=prior)
+
+        before_all = {sid for sid in mine if started_before(session_starts[sid], rule.applied_at)}
+        before_ids = {sid for sid in before_all if call(sid, True).loaded}
+        since_calls = {sid: call(sid, False) for sid in mine - before_all}
+        since_ids = {sid for sid, c in since_calls.items() if c.loaded}
+        unloaded = {sid: c.why or "unrecorded" for sid, c in since_calls.items() if not c.loaded}
         said_ids = {s.session_id for s in hits}
-        since_hits = [s for s in hits if s.session_id in since_ids]
-        quotes: list[Quote] = []
-        seen: set[tuple[str, str]] = set()
-        for s in sorted(since_hits, key=lambda s: s.started_at or ""):
-            if (s.session_id, s.text) not in seen:
-                seen.add((s.session_id, s.text))
-                quotes.append(Quote(s.session_id, s.text, s.started_at, s.project))
         per_day: dict[str, int] = {}
         for s in hits:
             if s.started_at:
                 per_day[s.started_at[:10]] = per_day.get(s.started_at[:10], 0) + 1
         said_since = len(said_ids & since_ids)
+        why_not = None
+        if unloaded and target is not None:
+            whys: list[Why] = list(unloaded.values())
+            touched = [f for sid in unloaded if seen and sid in seen for f in seen[sid].touched]
+            providers = [seen[sid].provider for sid in unloaded if seen and sid in seen]
+            found = not_loaded(target, whys, touched, providers)
+            why_not = None if found is None else {
+                "why": found.why, "sessions": found.sessions, "reason": found.reason,
+                "fix": found.fix}
+        how: dict[str, int] = {}
+        for sid in since_ids:
+            h = since_calls[sid].how
+            how[h] = how.get(h, 0) + 1
         out.append(RuleOutcome(
             key=rule.key, rule_text=rule.rule_text, target_file=rule.target_file,
             applied_at=rule.applied_at, origin=rule.origin,
             sessions_before=len(before_ids), said_before=len(said_ids & before_ids),
-            sessions_since=len(since_ids), said_since=said_since, quotes_since=tuple(quotes),
+            sessions_since=len(since_ids), said_since=said_since,
+            quotes_since=_quotes([s for s in hits if s.session_id in since_ids]),
             per_day=tuple(sorted(per_day.items())),
-            verdict=verdict_for(len(since_ids), said_since, min_since),
+            verdict=verdict_for(len(since_ids), said_since, min_since, unloaded=len(unloaded)),
             matched_labels=tuple(sorted(labels)),
+            sessions_unloaded=len(unloaded), said_unloaded=len(said_ids & set(unloaded)),
+            quotes_unloaded=_quotes([s for s in hits if s.session_id in unloaded]),
+            not_loaded=why_not, loaded_how=tuple(sorted(how.items())),
+            check=_check_json((checks or {}).get(rule.key), mine, session_starts, said_ids,
+                              seen),
+            project=rule.project,
         ))
     return out
+
+
+def _check_json(check: CheckInPlace | None, mine: set[str],
+                session_starts: Mapping[str, str | None], said_ids: set[str],
+                seen: Mapping[str, Seen] | None) -> dict[str, Any] | None:
+    """The check's state with the sessions since it was put in place (on an agent it
+    runs for) and how many of them the person said the rule again in."""
+    if check is None:
+        return None
+    since = {sid for sid in mine if check.installed_at
+             and not started_before(session_starts[sid], check.installed_at)
+             and (seen is None or sid not in seen or seen[sid].provider in check.agents)}
+    return {**check.to_json(), "sessions_since": len(since), "said_since": len(said_ids & since)}
 
 
 def outcome_from_json(data: Mapping[str, Any]) -> RuleOutcome:
@@ -215,10 +330,24 @@ def outcome_from_json(data: Mapping[str, Any]) -> RuleOutcome:
         quotes_since=tuple(Quote.from_json(q) for q in data.get("quotes_since") or ()
                            if isinstance(q, dict)),
         per_day=tuple((str(d), int(n)) for d, n in data.get("per_day") or ()),
-        verdict=verdict if verdict in ("holding", "ignored", "too-early") else "too-early",
+        verdict=verdict if verdict in VERDICTS else "too-early",
         matched_labels=tuple(str(x) for x in data.get("matched_labels") or ()),
-        escalation=data.get("escalation") if isinstance(data.get("escalation"), dict) else None,
+        escalation=_dict(data.get("escalation")),
+        sessions_unloaded=int(data.get("sessions_unloaded") or 0),
+        said_unloaded=int(data.get("said_unloaded") or 0),
+        quotes_unloaded=tuple(Quote.from_json(q) for q in data.get("quotes_unloaded") or ()
+                              if isinstance(q, dict)),
+        not_loaded=_dict(data.get("not_loaded")),
+        loaded_how=tuple(sorted((str(k), int(v)) for k, v in
+                                (_dict(data.get("loaded_how")) or {}).items())),
+        check=_dict(data.get("check")),
+        project=data.get("project") if isinstance(data.get("project"), str) else None,
+        check_offer=_dict(data.get("check_offer")),
     )
+
+
+def _dict(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
 
 
 def similar_by(embedder: Any) -> tuple[Similar, float]:

@@ -20,7 +20,11 @@ from pathlib import PurePosixPath
 from learn.projects import quote_projects
 from learn.records.proposal import Proposal
 
-FILE_TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead"}
+FILE_TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
+              # Gemini CLI, Copilot CLI and OpenCode name their file tools their own way.
+              "read_file", "write_file", "replace", "view", "edit", "create", "str_replace_editor",
+              "read", "write", "patch"}
+FILE_FIELDS = ("file_path", "notebook_path", "path", "filePath", "absolute_path")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
 
 
@@ -32,7 +36,7 @@ def files_of_calls(calls: Iterable[tuple[str, Mapping[str, object], str]]) -> li
     out: list[str] = []
     for name, data, summary in calls:
         if name in FILE_TOOLS:
-            for field in ("file_path", "notebook_path", "path"):
+            for field in FILE_FIELDS:
                 value = data.get(field)
                 if isinstance(value, str) and value:
                     out.append(value)
@@ -74,6 +78,12 @@ def _relative(path: str, root: str) -> PurePosixPath | None:
     if rel in (".", "") or rel == ".." or rel.startswith("../"):
         return None
     return PurePosixPath(rel)
+
+
+def relative_to(path: str, checkout: str) -> str:
+    """`path` relative to the checkout it lies in (as written when outside it)."""
+    rel = _relative(path, checkout)
+    return rel.as_posix() if rel is not None else path
 
 
 def common_folder(files: Sequence[str], root: str) -> str | None:

@@ -4,7 +4,9 @@ surfaces (learn.reduce.surfaces) stand on."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -22,6 +24,47 @@ def strip_frontmatter(text: str) -> tuple[str, str]:
     return "", text
 
 
+def unquote(value: str) -> str:
+    """A YAML scalar's text: a double-quoted one read as JSON (its escapes), a single-quoted
+    one without its quotes, a plain one as it is."""
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            out = json.loads(value)
+            return out if isinstance(out, str) else value[1:-1]
+        except json.JSONDecodeError:
+            return value[1:-1]
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1]
+    return value
+
+
+_LIST_ITEM = re.compile(r"^\s*-\s*(.+?)\s*$")
+
+
+def frontmatter_value(front: str, key: str) -> str | list[str] | None:
+    """One top-level value of frontmatter `front`: a scalar, or a block or flow list of
+    scalars; None when the key is absent."""
+    lines = front.splitlines()
+    for i, line in enumerate(lines):
+        name, sep, rest = line.partition(":")
+        if not sep or line[:1].isspace() or name.strip() != key:
+            continue
+        rest = rest.strip()
+        if rest.startswith("["):
+            return [unquote(x) for x in rest.strip("[]").split(",") if x.strip()]
+        if rest:
+            return unquote(rest)
+        items: list[str] = []
+        for item in lines[i + 1:]:
+            m = _LIST_ITEM.match(item)
+            if not m:
+                break
+            items.append(unquote(m.group(1)))
+        return items
+    return None
+
+
 def claude_home(home: Path) -> Path:
     override = os.environ.get("CLAUDE_CONFIG_DIR")
     return Path(override).expanduser() if override else home / ".claude"
@@ -32,22 +75,15 @@ def codex_home(home: Path) -> Path:
     return Path(override).expanduser() if override else home / ".codex"
 
 
-def git_root(start: Path) -> Path | None:
-    for directory in (start, *start.parents):
-        if (directory / ".git").exists():
-            return directory
-    return None
-
-
 def chain(project: Path) -> list[Path]:
-    """Directories from the git root (or the project itself) down to the project."""
-    root = git_root(project)
-    if root is None:
+    """Directories from the checkout's root (learn.projects.checkout_root: a main
+    checkout or a worktree; or the project itself) down to the project."""
+    from learn.projects import checkout_root
+
+    found = checkout_root(project.absolute())
+    if found is None:
         return [project]
-    chain = [project]
-    for parent in project.parents:
-        if parent == root or root in parent.parents:
-            chain.append(parent)
-        if parent == root:
-            break
-    return list(reversed(chain))
+    root, real = Path(found), project.resolve()
+    if real != root and root not in real.parents:
+        return [project]
+    return list(reversed([real, *(p for p in real.parents if root in (p, *p.parents))]))

@@ -5,7 +5,10 @@ Files read (missing ones skipped, unreadable ones counted):
   skills ~/.claude/skills/*/SKILL.md;
 - project: CLAUDE.md and AGENTS.md in every directory from the git root down to
   the project directory, .claude/CLAUDE.md, .claude/rules/**/*.md,
-  CLAUDE.local.md, skills .claude/skills/*/SKILL.md.
+  CLAUDE.local.md, skills .claude/skills/*/SKILL.md;
+- the other agents' own files (GEMINI.md, Copilot's instructions, Cursor's, Windsurf's
+  and Kiro's rules: learn.reduce.agent_files), their path scoping read from their
+  frontmatter.
 Each non-blank line outside fenced blocks becomes a rule line with its file and
 heading path, so "restated" can point at the exact line to rewrite.
 """
@@ -17,12 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from learn.reduce.agent_files import other_rule_files, scope_globs
 from learn.reduce.rule_places import (
     RuleScope,
     chain,
     claude_home,
     codex_home,
     strip_frontmatter,
+    unquote,
 )
 from learn.reduce.surfaces import more_rule_files, paths_of
 from learn.render.redact import redact
@@ -112,13 +117,6 @@ def rule_lines_of(text: str, file: str, scope: RuleScope = "project") -> list[Ru
     return out
 
 
-def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
-
-
 def frontmatter_fields(text: str) -> dict[str, str]:
     """Top-level `key: value` pairs of YAML frontmatter, with `|`/`>` blocks and
     indented continuation lines folded into one line. Enough for SKILL.md."""
@@ -137,7 +135,7 @@ def frontmatter_fields(text: str) -> dict[str, str]:
             key, _, value = line.partition(":")
             key = key.strip()
             value = value.strip()
-            parts = [] if value in ("|", ">", "|-", ">-", "") else [_unquote(value)]
+            parts = [] if value in ("|", ">", "|-", ">-", "") else [unquote(value)]
         elif key is not None and line.strip():
             parts.append(line.strip())
     flush()
@@ -196,8 +194,11 @@ def rule_sources(project: Path | None, home: Path | None = None
     them to know whether they changed since a run)."""
     files = rule_files(project, home)
     # Every surface the agents read: @imports, AGENTS.override.md, auto-memory, Codex
-    # memories (learn.reduce.surfaces).
+    # memories (learn.reduce.surfaces); the other agents' own files (learn.reduce.agent_files).
     files += more_rule_files(project, [p for p, _ in files], (home or Path.home()))
+    known = {p.resolve() for p, _ in files}
+    files += [(p, s) for p, s in other_rule_files(project, home or Path.home())
+              if p.resolve() not in known]
     return files, skill_files(project, home)
 
 
@@ -223,7 +224,7 @@ def collect_rules(project: Path | None, home: Path | None = None) -> RuleCorpus:
     for path, scope in files:
         if (text := read_text(path)) is not None:
             lines = rule_lines_of(text, str(path), scope)
-            scoped = paths_of(text)
+            scoped = paths_of(text) or scope_globs(text, path)
             if scoped:  # loaded only where these globs match: the judge should know
                 where = f"(loaded only for {', '.join(scoped)})"
                 lines = [RuleLine(r.file, (where, *r.heading), r.text, r.scope) for r in lines]

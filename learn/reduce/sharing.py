@@ -32,11 +32,11 @@ MAX_EVIDENCE_COMMANDS = 5
 CommandsRan = Callable[[str], Sequence[str] | None]
 
 
-def _under(project: str | None, root: Path) -> bool:
-    if not project:
-        return False
-    p = Path(project).expanduser()
-    return p == root or root in p.parents
+def _project_map(projects: Mapping[Path, str]) -> dict[str, str]:
+    """Each opted-in folder's project (learn.projects.project_of) -> its repository id."""
+    from learn.projects import project_here
+
+    return {project_here(root): remote for root, remote in projects.items()}
 
 
 def _fix_evidence(c: StoredCandidate, ran: CommandsRan | None) -> tuple[str, tuple[str, ...]] | None:
@@ -64,9 +64,13 @@ def shareable(
     shared only when `commands_ran` shows its commands ran (without it, no fix is)."""
     if not author.strip():
         raise ValueError("an author id is needed to share (team.author in the config)")
+    from learn.projects import Known, project_of
+
+    known = Known()
+    remotes = _project_map(projects)
     out: list[SharedCandidate] = []
     for c in candidates:
-        remote = next((url for root, url in projects.items() if _under(c.project, root)), None)
+        remote = remotes.get(project_of(c.project, known) or "")
         if remote is None:
             continue
         quote = redact(c.text)

@@ -12,10 +12,10 @@ to reduce_sessions.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
-from learn.records.proposal import RunResult, Verdict
+from learn.records.proposal import Proposal, RunResult, Verdict
 from learn.reduce.protocols import ShownRecord
 from learn.store.label_tables import text_hash
 from learn.store.run_json import result_to_full_json
@@ -168,10 +168,15 @@ def named_labels(store: Store) -> Callable[[str, str], str | None]:
 
 
 def record_run(store: Store, result: RunResult, *, run_id: int | None = None,
-               project: str | None = None, remember_shown: bool = True) -> int:
+               project: str | None = None, remember_shown: bool = True,
+               sessions_read: Collection[str] | None = None,
+               counted: Sequence[Proposal] = ()) -> int:
     """Finish the run (started now when `run_id` is None) with its result; with
     remember_shown, mark its judged proposals shown. `project` is the run's (None:
-    every project): its proposals are pending there until decided."""
+    every project): its proposals are pending there until decided. `sessions_read`
+    (every session the run read) keeps what earlier runs counted elsewhere;
+    `counted` are points the run counted but did not show (held back, cut), whose
+    stored counts are brought up to date (ProposalBook.refresh)."""
     with store.atomic():
         if run_id is None:
             run_id = store.runs.start_run({})
@@ -194,7 +199,9 @@ def record_run(store: Store, result: RunResult, *, run_id: int | None = None,
         store.proposals.record(
             [p for p in result.proposals
              if (p.verdict is not None or result.offline) and p.people is None],
-            run_id=run_id, fallback_project=project)
+            run_id=run_id, fallback_project=project, sessions_read=sessions_read)
+        if counted and sessions_read is not None:
+            store.proposals.refresh(counted, sessions_read=sessions_read)
         store.runs.finish_run(
             run_id, usage=result.usage.to_json(), result=result.to_json(),
             result_full=result_to_full_json(result),

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from learn.paths import atomic_write_bytes, ensure_private_dir
 from learn.records.proposal import Proposal
+from learn.report.agent_formats import agent_file_limit, plan_agent_file
 from learn.report.confine import backups_dir, confine
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
@@ -86,6 +87,8 @@ def plan_file(path: Path, edits: Sequence[RuleEdit],
         raise ApplyError(refused)
     if any(e.form == "command" for e in edits):
         plan = plan_command(real, edits)
+    elif any(e.form == "agent-rule" for e in edits):
+        plan = plan_agent_file(real, edits, max_chars=agent_file_limit(real))
     elif any(e.form in ("permission", "codex-rule", "path-rule") for e in edits):
         plan = plan_surface(real, edits)
     else:

@@ -27,10 +27,14 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from learn.paths import data_dir
+from learn.reduce.agent_files import opencode_config_dir
 from learn.reduce.rule_places import claude_home, codex_home
 from learn.report.errors import ConfinementError
+from learn.transcripts.copilot.places import copilot_dir
+from learn.transcripts.gemini.places import gemini_dir
 
-Base = Literal["project", "claude-home", "codex-home", "learn-backups"]
+Base = Literal["project", "claude-home", "codex-home", "gemini-home", "copilot-home",
+               "opencode-home", "learn-backups", "learn-checks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +68,26 @@ SURFACES: tuple[Surface, ...] = (
     Surface("codex-home", "AGENTS.override.md", "~/.codex/AGENTS.override.md"),
     Surface("codex-home", "rules/*.rules", "~/.codex/rules/*.rules"),
     Surface("codex-home", "prompts/*.md", "~/.codex/prompts/*.md"),
+    # learn's check (learn.guard): Codex runs it from its hooks file.
+    Surface("codex-home", "hooks.json", "~/.codex/hooks.json"),
+    # The other agents' own files (learn.report.agent_targets): Gemini CLI's GEMINI.md
+    # (along the tree, and its user one), Copilot CLI's instructions, Cursor's,
+    # Windsurf's and Kiro's rules, OpenCode's user AGENTS.md.
+    Surface("project", "GEMINI.md", "GEMINI.md"),
+    Surface("project", "**/GEMINI.md", "a sub-folder's GEMINI.md"),
+    Surface("gemini-home", "GEMINI.md", "~/.gemini/GEMINI.md"),
+    Surface("project", ".github/copilot-instructions.md", ".github/copilot-instructions.md"),
+    Surface("project", ".github/instructions/*.instructions.md",
+            ".github/instructions/*.instructions.md"),
+    Surface("copilot-home", "copilot-instructions.md", "~/.copilot/copilot-instructions.md"),
+    Surface("project", ".cursor/rules/*.mdc", ".cursor/rules/*.mdc"),
+    Surface("project", ".windsurf/rules/*.md", ".windsurf/rules/*.md"),
+    Surface("project", ".kiro/steering/*.md", ".kiro/steering/*.md"),
+    Surface("opencode-home", "AGENTS.md", "~/.config/opencode/AGENTS.md"),
     # learn's own copies of what it replaced (`learn apply --undo` restores them).
     Surface("learn-backups", "*", "learn's backups"),
+    # learn's check: its rules (data the fixed program reads) and install records.
+    Surface("learn-checks", "*.json", "learn's check rules"),
 )
 
 # Folders a `**` never crosses: hidden ones (.git, .venv) and dependencies; an
@@ -111,7 +133,11 @@ def project_roots(projects: Iterable[Path | str | None]) -> tuple[Path, ...]:
 HOMES: dict[Base, Callable[[Path], Path]] = {
     "claude-home": claude_home,
     "codex-home": codex_home,
+    "gemini-home": gemini_dir,
+    "copilot-home": copilot_dir,
+    "opencode-home": opencode_config_dir,
     "learn-backups": lambda home: backups_dir(),
+    "learn-checks": lambda home: data_dir() / "checks",
 }
 
 
@@ -155,7 +181,8 @@ def confine(path: Path, projects: Iterable[Path | str | None] = ()) -> Path:
 
     May: after resolving symlinks (the file and every folder above it), the file
     is an instruction surface (`SURFACES`) under one of `projects` (absolute
-    project roots), the agents' user homes (~/.claude, ~/.codex) or learn's
+    project roots), the agents' user homes (~/.claude, ~/.codex, ~/.gemini, ~/.copilot,
+    ~/.config/opencode) or learn's
     backups folder, and it is a regular file or does not exist yet. Writers write
     the path returned, never `path` itself."""
     asked = path.expanduser()
@@ -172,8 +199,9 @@ def confine(path: Path, projects: Iterable[Path | str | None] = ()) -> Path:
         raise ConfinementError(
             f"{asked}{via} is not an instruction file learn may write (a CLAUDE.md, AGENTS.md, "
             ".claude/rules, .claude/commands or .claude/settings file of the project "
-            f"[{where}], or the same under ~/.claude, ~/.codex; links followed); nothing was "
-            "written to it")
+            f"[{where}], or the same under ~/.claude, ~/.codex; another agent's own: GEMINI.md, "
+            ".github/copilot-instructions.md, .github/instructions, .cursor/rules, "
+            ".windsurf/rules, .kiro/steering; links followed); nothing was written to it")
     try:
         mode = real.lstat().st_mode
     except FileNotFoundError:

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from learn.records.proposal import Funnel, Proposal, RunResult
 from learn.report.outcomes import outcome_lines
-from learn.report.proposal_lines import RULE_CHARS, item_lines
+from learn.report.proposal_lines import RULE_CHARS, agent_name, item_lines
 from learn.report.words import day, flatten, plural
 
 LEARN_DIGEST_MARKER = "[learn-digest]"
@@ -57,7 +57,12 @@ def header_lines(result: RunResult) -> list[str]:
         span = f", {start} to {end}" if start != end else f", {start}"
     elif start or end:
         span = f", {start or end}"
-    first = f"{LEARN_DIGEST_MARKER} Read {plural(u.sessions_seen, 'session')}{where}{span}."
+    read = result.extra.get("agents") or {}
+    agents = ""
+    if len(read) > 1 or (read and next(iter(read)) != "claude"):
+        agents = " (" + ", ".join(f"{agent_name(a)} {n}" for a, n in read.items()) + ")"
+    first = (f"{LEARN_DIGEST_MARKER} Read {plural(u.sessions_seen, 'session')}{agents}"
+             f"{where}{span}.")
     lines = [first]
     view = result.extra.get("view")
     if view in ("pending", "all"):

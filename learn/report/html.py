@@ -17,9 +17,9 @@ from typing import Any
 
 from learn.records.proposal import Proposal, RunResult
 from learn.report.digest import LEARN_DIGEST_MARKER, SECTIONS, funnel_sentence, is_proposed
-from learn.report.outcomes import CSS as OUTCOME_CSS
-from learn.report.outcomes import JS as OUTCOME_JS
-from learn.report.outcomes import outcome_data, outcome_html
+from learn.report.outcomes_html import CSS as OUTCOME_CSS
+from learn.report.outcomes_html import JS as OUTCOME_JS
+from learn.report.outcomes_html import outcome_data, outcome_html
 from learn.report.proposal_lines import evidence_line, project_line, sessions_read
 from learn.report.words import day, flatten, plural
 from learn.textunits import cjk_language
@@ -135,6 +135,8 @@ def _card(p: Proposal, result: RunResult) -> str:
                      + (f"<br><small>{escape(flatten(v.rationale))}</small>" if v.rationale else "")
                      + "</div>")
     from learn.reduce.surfaces import is_memory_file
+    from learn.report.agent_targets import written_elsewhere
+    from learn.report.proposal_lines import agent_name
 
     if p.status == "restated" and p.existing_rule and is_memory_file(p.existing_rule_file):
         parts.append(f'<div class="restated"><b>Promote from memory to CLAUDE.md</b>: your '
@@ -148,6 +150,12 @@ def _card(p: Proposal, result: RunResult) -> str:
     elif p.status == "has-skill" and p.existing_rule:
         parts.append(f'<div class="restated">Covered by the <code>{escape(p.existing_rule)}'
                      "</code> skill: sharpen its description.</div>")
+    elif p.existing_rule and (missing := written_elsewhere(p)):
+        said = " and ".join(agent_name(a) for a in missing)
+        parts.append(f'<div class="restated">Written for another agent in '
+                     f"<code>{escape(p.existing_rule_file or '')}</code>: "
+                     f"“{escape(flatten(p.existing_rule))}” — but you said it to {escape(said)}, "
+                     "which does not read that file: apply writes it there.</div>")
     if p.command:
         parts.append(f"<p>Command: <code>{escape(flatten(p.command))}</code></p>")
     if p.error_excerpt:

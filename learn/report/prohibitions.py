@@ -42,8 +42,10 @@ _TOUCH_HEAD: Final = re.compile(
     rf"\b{_NEG}\s+(?:ever\s+)?{_TOUCH}\s+(?:the\s+|anything\s+in\s+|files\s+in\s+)?",
     re.IGNORECASE)
 _RUN_VERB: Final = re.compile(rf"(?<![\w-]){_VERB}\s+(?:it\s+with\s+|with\s+)?", re.IGNORECASE)
-# Clause boundaries: sentence ends, semicolons, dashes used as punctuation, "but".
-_CLAUSES: Final = re.compile(r"(?:[.;!?](?=\s|$)|,\s|\s[—–]\s|\s-\s|\s+but\s+)", re.IGNORECASE)
+# Clause boundaries: sentence ends, semicolons, a colon before its explanation ("never
+# force push: it rewrites history"), dashes used as punctuation, "but".
+_CLAUSES: Final = re.compile(r"(?:[.;!?](?=\s|$)|[,:]\s|\s[—–]\s|\s-\s|\s+but\s+)",
+                             re.IGNORECASE)
 _BACKTICKED: Final = re.compile(r"`([^`\n]{1,120})`")
 _WORD: Final = re.compile(r"^(?:[a-z0-9][\w.+-]*|--?[a-z0-9][\w-]*)$", re.IGNORECASE)
 _PROGRAM: Final = re.compile(r"^[a-z0-9][\w.+-]*$", re.IGNORECASE)
@@ -80,6 +82,8 @@ class Reading:
     paths: tuple[str, ...] = ()  # folders / files never to edit, relative to the project
     prescribed: tuple[str, ...] = ()  # commands the text tells the agent to run
     narrowed: tuple[str, ...] = ()  # prohibitions a prefix cannot say (the words)
+    # Each narrowed prohibition's commands, with the words that narrow them ("to main").
+    narrowed_to: tuple[tuple[Command, str], ...] = ()
 
 
 def _clauses(text: str) -> list[str]:
@@ -170,6 +174,7 @@ def read_rule(text: str, quotes: tuple[str, ...] = ()) -> Reading:
     person's `quotes`) prescribes; see the module doc."""
     forbidden: dict[Command, None] = {}
     narrowed: list[str] = []
+    narrowed_to: list[tuple[Command, str]] = []
     spans: set[tuple[int, int]] = set()
     offset = 0
     for clause in _clauses(text):
@@ -188,12 +193,13 @@ def read_rule(text: str, quotes: tuple[str, ...] = ()) -> Reading:
                     forbidden.setdefault(c)
             else:
                 narrowed.append(f"{clause[m.start():].strip()}")
+                narrowed_to.extend((c, rest.strip()) for c in commands)
     paths = [p for c in _clauses(text) for p in _paths(c)]
     prescribed = _prescribed(text, spans)
     for q in quotes:
         prescribed.extend(x for x in _prescribed(q, set()) if x not in prescribed)
     return Reading(tuple(forbidden), tuple(dict.fromkeys(paths)), tuple(prescribed),
-                   tuple(narrowed))
+                   tuple(narrowed), tuple(narrowed_to))
 
 
 def blocks(prefix: Command, command: str) -> bool:

@@ -7,9 +7,13 @@ The digest (learn.report.digest) puts these under its run header; the HTML repor
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from learn.projects import quote_projects
-from learn.records.proposal import Proposal, RunResult
+from learn.records.proposal import Proposal, Quote, RunResult
+from learn.reduce.agent_files import readers_of
 from learn.report.words import day, flatten, plural
+from learn.textfold import fold
 
 # Directive quotes are the evidence, so they get room; fix and request quotes sit
 # next to a command or label that already says most of it.
@@ -40,8 +44,27 @@ def evidence_line(p: Proposal, result: RunResult) -> str:
         f"{verb} in {plural(p.sessions, 'session')}"
     if p.count > p.sessions:
         said += f" ({p.count} times)"
+    split = agents_split(p.agents, result)
+    if split:
+        said += f", to {split}"
     last = day(p.last_seen)
     return f"{said}, last on {last}" if last else said
+
+
+def agent_name(agent: str) -> str:
+    from learn.transcripts.ids import AGENT_NAMES
+
+    return AGENT_NAMES.get(agent, agent)
+
+
+def agents_split(agents: tuple[tuple[str, int], ...], result: RunResult) -> str:
+    """"Claude Code (2) and Gemini CLI (2)": which agents a count spans, said when the
+    run read more than one agent (one agent's reader needs no name on every line)."""
+    read = result.extra.get("agents") or {}
+    if not agents or (len(agents) < 2 and len(read) < 2):
+        return ""
+    named = [f"{agent_name(a)} ({n})" for a, n in agents]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
 
 
 def _quote(text: str, kind: str) -> str:
@@ -81,10 +104,15 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
         lines.append(f"  - commands in between: {cmds}")
     if p.edited_files:
         lines.append(f"  - files edited: {', '.join(f'`{f}`' for f in p.edited_files[:8])}")
-    others = [q for q in p.quotes if flatten(q.text) != flatten(p.text)]
-    for q in others[:2]:
-        when = f" ({day(q.at)})" if q.at else ""
-        lines.append(f"  - also: {_quote(q.text, p.kind)}{when}")
+    same = _said_alike(p.quotes, p.text)
+    if len(same) > 1:
+        lines.append(f"  - these words in {plural(len(same), 'session')}")
+    others = _alike(q for q in p.quotes if fold(q.text) != fold(p.text))
+    for text, sessions, last in others[:2]:
+        when = [f"in {plural(len(sessions), 'session')}"] if len(sessions) > 1 else []
+        when += [d for d in (day(last),) if d]
+        lines.append(f"  - also: {_quote(text, p.kind)}"
+                     + (f" ({', '.join(when)})" if when else ""))
     if len(others) > 2:
         lines.append(f"  - and {plural(len(others) - 2, 'more quote')}")
     if v is not None:
@@ -119,10 +147,42 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
         lines.append(f'  - already written{where}: "{flatten(p.existing_rule, RULE_CHARS)}" '
                      "— and you still had to say it, so that rule is not working: "
                      "rewrite it rather than adding another")
+    elif (missing := _written_elsewhere(p)) and p.existing_rule:
+        readers = " and ".join(sorted(agent_name(a) for a in readers_of(p.existing_rule_file or "")))
+        said = " and ".join(agent_name(a) for a in missing)
+        lines.append(f'  - written for {readers or "another agent"} in `{p.existing_rule_file}`: '
+                     f'"{flatten(p.existing_rule, RULE_CHARS)}" — but you said it to {said}, '
+                     "which does not read that file: `learn apply` writes it where "
+                     f"{said} reads it")
     elif p.status == "has-skill" and p.existing_rule:
         lines.append(f"  - already covered by the `{p.existing_rule}` skill: sharpen its "
                      "description so it triggers")
     return lines
+
+
+def _said_alike(quotes: Iterable[Quote], text: str) -> set[str]:
+    """The sessions whose quote is `text` (case and spacing aside)."""
+    return {q.session_id for q in quotes if fold(q.text) == fold(text)}
+
+
+def _alike(quotes: Iterable[Quote]) -> list[tuple[str, set[str], str | None]]:
+    """Quotes with the same words said once each: (text, its sessions, newest time),
+    in the order first met (newest first). The same sentence typed in three
+    sessions was three "also:" lines that read as three different things."""
+    groups: dict[str, tuple[str, set[str], list[str]]] = {}
+    for q in quotes:
+        _text, sessions, times = groups.setdefault(fold(q.text), (q.text, set(), []))
+        sessions.add(q.session_id)
+        if q.at:
+            times.append(q.at)
+    return [(text, sessions, max(times) if times else None)
+            for text, sessions, times in groups.values()]
+
+
+def _written_elsewhere(p: Proposal) -> tuple[str, ...]:
+    from learn.report.agent_targets import written_elsewhere
+
+    return written_elsewhere(p)
 
 
 def _memory(p: Proposal) -> bool:

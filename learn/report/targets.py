@@ -7,10 +7,14 @@ Claude Code loads those files too), to AGENTS.md (Codex reads it), or to one
 explicit file. A restated rule is rewritten where it already is, whatever the
 choice: adding a second copy elsewhere is exactly the bloat the rewrite avoids.
 
-A project rule goes to the project its quotes were said in, never to whatever
-folder `apply` happens to run from (from ~ that made a ~/CLAUDE.md, read in every
-project below home); when several projects said it, the person chooses. Work the
-person keeps asking for by name becomes a command file, `.claude/commands/<name>.md`.
+A project rule goes to the project its quotes were said in (learn.projects: the
+repository, one for all its worktrees), never to whatever folder `apply` happens
+to run from (from ~ that made a ~/CLAUDE.md, read in every project below home).
+Run inside a checkout of that repository (its main folder or any worktree), it is
+written into that checkout: where the person works, and where the agent reads it;
+run from elsewhere, into the main checkout. When several repositories said it,
+the person chooses. Work the person keeps asking for by name becomes a command
+file, `.claude/commands/<name>.md`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from learn.projects import project_key, project_root, quote_projects, within
+from learn.projects import (
+    as_folder,
+    checkout_folder,
+    key_within,
+    on_this_machine,
+    path_key,
+    project_here,
+    quote_projects,
+)
 from learn.records.proposal import Proposal, Quote, Scope
 from learn.reduce import rule_places
 from learn.report.confine import may_write
@@ -28,8 +40,9 @@ from learn.report.confine import may_write
 TargetKind = Literal["claude", "rules", "agents"]
 # permission: deny rules merged into settings.json; codex-rule: an execpolicy
 # prefix_rule; path-rule: a .claude/rules file with `paths:` (learn.report.escalation,
-# learn.report.pathscope).
-Form = Literal["rule", "command", "permission", "codex-rule", "path-rule"]
+# learn.report.pathscope); agent-rule: the same rule in another agent's file, with that
+# agent's frontmatter (learn.report.agent_targets).
+Form = Literal["rule", "command", "permission", "codex-rule", "path-rule", "agent-rule"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +55,9 @@ class TargetChoice:
     # project its quotes were said in: the one `project_dir` is (or is inside),
     # else the only one; several, and the person is asked (TargetError).
     follow_quotes: bool = False
+    # The project `project_dir` belongs to, when the caller knows more than the disk
+    # (a worktree deleted since is remembered as its repository's): learn.projects.
+    project: str | None = None
 
 
 class TargetError(Exception):
@@ -104,42 +120,76 @@ def _home() -> Path:
 
 
 def placed_quotes(p: Proposal) -> list[Quote]:
-    """The quotes whose project is an absolute path. A transcript with a relative
-    `cwd` says nothing about where it ran: resolved, it would name whatever folder
-    learn runs from (a rule once went two folders above the project that way)."""
-    return [q for q in p.quotes if q.project and Path(q.project).is_absolute()]
+    """The quotes whose project is a folder of some machine (learn.projects.is_path).
+    A transcript with a relative `cwd` says nothing about where it ran: resolved, it
+    would name whatever folder learn runs from (a rule once went two folders above
+    the project that way); a team's repository id is no folder either."""
+    from learn.projects import is_path
+
+    return [q for q in p.quotes if q.project and is_path(q.project)]
 
 
 def _said_in(p: Proposal) -> str:
+    from learn.projects import project_of
+
     counts: dict[str, set[str]] = {}
     for q in placed_quotes(p):
-        if q.project:
-            counts.setdefault(project_key(q.project), set()).add(q.session_id)
+        project = project_of(q.project)
+        if project:
+            counts.setdefault(project, set()).add(q.session_id)
     return ", ".join(f"{k} ({len(v)} session{'s' if len(v) != 1 else ''})"
                      for k, v in sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0])))
 
 
+def _folder_of(directory: Path) -> Path:
+    return checkout_folder(directory)
+
+
+def _not_here(folder: Path | str) -> str:
+    """Why a project's folder cannot be written: deleted, or another system's path."""
+    if not on_this_machine(str(folder)):
+        return (f"{folder} is a folder of another system (a Windows path), not of this "
+                "machine; run `learn apply` where it is, or name a checkout here with "
+                "--project DIR")
+    return f"{folder} no longer exists; name a checkout of the project with --project DIR"
+
+
 def project_for(p: Proposal, choice: TargetChoice) -> Path:
-    """The project a project-scope rule belongs to, or TargetError saying why none."""
-    here = project_root(choice.project_dir)
+    """The checkout a project-scope rule is written into, or TargetError saying why none."""
+    here = _folder_of(choice.project_dir)
+    if not here.is_dir():
+        # A checkout deleted since: its repository's main checkout stands in.
+        project = choice.project or project_here(choice.project_dir.expanduser())
+        here = as_folder(project) or here
     if not choice.follow_quotes:  # named by the person
+        if not here.is_dir():
+            raise TargetError(_not_here(choice.project_dir))
         if here == _home():
             raise TargetError(f"{here} is your home folder: a CLAUDE.md there would be read in "
                               "every project below it. Use --scope user (~/.claude/CLAUDE.md), "
                               "or name the project")
         return here
-    said = [Path(x) for x in quote_projects(placed_quotes(p))]
+    said = quote_projects(placed_quotes(p))
     if not said:
         raise TargetError(f"{p.key}: no quote says which project it was said in; name one "
                           "with --project DIR (or --scope user)")
-    if here in said:
-        root = here
+    here_project = choice.project or project_here(choice.project_dir.expanduser())
+    folders = {x: as_folder(x) for x in said}
+    if here_project in said:
+        root = here  # this checkout of the repository: the main one or a worktree
     else:
-        inside = [x for x in said if within(str(x), str(here))]
-        if len(inside) == 1 or len(said) == 1:
-            root = (inside or said)[0]
+        below = [x for x in said if (f := folders[x]) is not None
+                 and (f == here or here in f.parents)]
+        if len(below) == 1 or len(said) == 1:
+            chosen = (below or said)[0]
+            folder = folders[chosen]
+            if folder is None:
+                raise TargetError(f"{p.key} was said in {chosen}, which no longer exists on "
+                                  "this machine (deleted, or another machine's folder); name "
+                                  "a checkout with --project DIR")
+            root = folder
         else:
-            options = tuple(inside or said)
+            options = tuple(f for x in (below or said) if (f := folders[x]) is not None)
             raise TargetError(f"{p.key} was said in several projects: {_said_in(p)}; choose "
                               "one with --project DIR, or --scope user for all of them",
                               options)
@@ -149,8 +199,7 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
                           "there would be read in every project below it. Use --scope user, "
                           "or --project DIR to name the project")
     if not root.is_dir():
-        raise TargetError(f"{p.key} was said in {root}, which no longer exists; name a project "
-                          "with --project DIR")
+        raise TargetError(f"{p.key} was said in {_not_here(root)}")
     return root
 
 
@@ -163,9 +212,10 @@ def in_memory(p: Proposal) -> bool:
 
 
 def _known_projects(p: Proposal, choice: TargetChoice) -> list[Path]:
-    """The projects a rule's existing file may belong to: the one apply runs for and
-    those its quotes were said in."""
-    return [project_root(choice.project_dir), *(Path(x) for x in quote_projects(placed_quotes(p)))]
+    """The checkouts a rule's existing file may belong to: the one apply runs in and
+    those of the projects its quotes were said in."""
+    said = (as_folder(x) for x in quote_projects(placed_quotes(p)))
+    return [_folder_of(choice.project_dir), *(f for f in said if f is not None)]
 
 
 def existing_in_place(p: Proposal, choice: TargetChoice) -> Target | None:
@@ -182,7 +232,7 @@ def existing_in_place(p: Proposal, choice: TargetChoice) -> Target | None:
     if not may_write(existing, roots):
         return None
     real = existing.resolve()
-    owner = next((r for r in roots if within(str(real), str(r.resolve()))), None)
+    owner = next((r for r in roots if key_within(path_key(real), path_key(r))), None)
     return Target(existing, "rule", owner, rewrites=True)
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from learn.projects import write_roots
 from learn.report.confine import confine
 from learn.report.edits import ApplyError, FilePlan, decode_text, read_bytes, sha256
 from learn.store.apply_journal import Write
@@ -30,7 +31,7 @@ class UndoPlan:
 def undo_plan(w: Write) -> FilePlan:
     """The plan that puts `w.path` back as it was before write `w`; `refused` says why not."""
     path = Path(w.path)
-    projects = (w.project,) if w.project else ()
+    projects = write_roots(w.project, path)
     try:
         real = confine(path, projects)
         current = read_bytes(real)

@@ -15,7 +15,8 @@ an import that points up):
   definitions      layout (StoreSchema), dialects (every DDL difference between
                    the engines), run_json (a run's stored form), vector_tables,
                    feedback_rows (the ledger's row shapes)
-  table DDL        session_index_ddl, proposals_ddl (tables whose code lives above)
+  table DDL        session_index_ddl, proposals_ddl (tables whose code lives above),
+                   project_keys (migration 0018: stored project keys made identities)
   migration steps  migrations (one definition per step, both engines)
   migration engine schema (apply the steps once, in order; verify)
   vector index     pg_vectors, vectors (sqlite-vec; dispatches to pgvector)

@@ -38,9 +38,11 @@ from learn.store.apply_journal_ddl import create_table as apply_writes_table
 from learn.store.connection import Connection
 from learn.store.dialects import Dialect
 from learn.store.layout import StoreSchema
+from learn.store.project_keys import rekey as project_rekey
 from learn.store.proposals_ddl import create_tables as proposal_tables
 from learn.store.session_index_ddl import create_table as session_index_table
 from learn.store.session_index_ddl import derived_only as session_index_derived_only
+from learn.store.session_index_ddl import project_facts as session_index_project_facts
 from learn.store.session_index_ddl import turn_keys as session_index_turn_keys
 
 Migration = Callable[[Connection, StoreSchema, Dialect], None]
@@ -383,6 +385,17 @@ def _m017_apply_writes(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     apply_writes_table(conn, d)
 
 
+def _m018_project_identity(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # A project is its repository (learn.projects): every stored project key is
+    # decided again, and rows of one repository's worktrees, sub-folders and
+    # spellings become one without losing a decision (learn.store.project_keys).
+    # This machine's index learns what transcripts record of their repository,
+    # and remembers which repository each folder belonged to.
+    project_rekey(conn)
+    if not d.postgres:
+        session_index_project_facts(conn)
+
+
 def _m020_team_members(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     # Who is on a PostgreSQL team (learn.store.pg_team): each member's login role,
     # an opaque name that says nothing of the person, beside the name the admin
@@ -455,6 +468,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0015_label_source", _m015_label_source),
     ("0016_session_index_derived", _m016_session_index_derived),
     ("0017_apply_writes", _m017_apply_writes),
+    ("0018_project_identity", _m018_project_identity),
     ("0020_team_members", _m020_team_members),
     ("0022_session_index_keys", _m022_session_index_keys),
 )

@@ -5,8 +5,9 @@ run is the same row (its key, `kind:label`, is stable across runs: labels are
 reused from the store). A row is `pending` until the person applies it
 (`applied`, or `edited` when they reworded it), declines it (`declined`), or a
 later run proposes the same rule under another key (same judge canonical_key:
-`superseded`). The project is the root of the folder the quotes were said in
-(learn.projects), so two projects never see each other's proposals.
+`superseded`). The project is the repository the quotes were said in
+(learn.projects.project_of: one for its worktrees, sub-folders and spellings),
+so two projects never see each other's proposals.
 
 A declined proposal is not offered again unless its evidence grows
 substantially: REOFFER_FACTOR times the distinct sessions it had when declined
@@ -21,12 +22,13 @@ last occurrence). It is append-only: it is the baseline for "did the rule work?"
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import dataclasses
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from learn.isotime import now_iso
-from learn.projects import within
+from learn.projects import key_within
 from learn.records.proposal import Proposal
 from learn.store.connection import Connection, where
 from learn.store.feedback import FeedbackStore
@@ -38,8 +40,31 @@ from learn.store.proposals_ddl import accepted_of, proposal_from_json, proposal_
 from learn.store.proposals_ddl import create_tables as create_tables
 from learn.store.proposals_ddl import projects_of as projects_of
 
-Form = Literal["rule", "command", "permission", "codex-rule", "path-rule"]
+# "check": learn's check (learn.guard) installed for a rule in place.
+Form = Literal["rule", "command", "permission", "codex-rule", "path-rule", "check"]
 REOFFER_FACTOR = 2
+
+
+def widest(new: Proposal, stored: Proposal, sessions_read: Collection[str] | None, *,
+           keep: Proposal | None = None) -> Proposal:
+    """`new` as this run counted it, with what `stored` (an earlier run's count) said
+    of the sessions this run did not read: the newest count over the widest scope.
+    `keep` gives the fields other than the evidence (a point not shown this run keeps
+    its stored verdict and wording)."""
+    base = keep if keep is not None else new
+    if sessions_read is None:
+        return dataclasses.replace(base, quotes=new.quotes, sessions=new.sessions,
+                                   count=new.count, last_seen=new.last_seen)
+    earlier = tuple(q for q in stored.quotes if q.session_id not in sessions_read)
+    if not earlier:
+        return dataclasses.replace(base, quotes=new.quotes, sessions=new.sessions,
+                                   count=new.count, last_seen=new.last_seen)
+    quotes = tuple(sorted((*new.quotes, *earlier), key=lambda q: q.at or "", reverse=True))
+    dated = [q.at for q in quotes if q.at]
+    last = max([*dated, *(x for x in (new.last_seen,) if x)], default=None)
+    return dataclasses.replace(
+        base, quotes=quotes, sessions=len({q.session_id for q in quotes}),
+        count=new.count + len(earlier), last_seen=last)
 
 
 def reoffer_at(sessions_when_declined: int) -> int:
@@ -99,13 +124,19 @@ class ProposalBook:
         )
 
     def record(self, proposals: Sequence[Proposal], *, run_id: int | None,
-               fallback_project: str | None, at: str | None = None) -> None:
+               fallback_project: str | None, at: str | None = None,
+               sessions_read: Collection[str] | None = None) -> None:
         """Remember a run's proposals: new ones pending, known ones refreshed.
 
         A declined row comes back to pending only when its sessions reached
         reoffer_at(); an applied or edited row stays so (whether the rule worked is
         a question for the outcomes, not a new proposal); a superseded one that is
         proposed again under its own key is pending again.
+
+        With `sessions_read` (every session the run read), a known row keeps what
+        earlier runs counted in sessions this run did not read (`widest`): a run
+        over one project, or the last week, does not shrink a count a run over
+        every project made.
         """
         when = at or now_iso()
 
@@ -115,7 +146,7 @@ class ProposalBook:
                 canonical = p.verdict.canonical_key if p.verdict else None
                 for project in projects:
                     row = conn.execute(
-                        "SELECT state, decided_sessions FROM proposal_states "
+                        "SELECT state, decided_sessions, proposal_json FROM proposal_states "
                         "WHERE project = $1 AND key = $2", (project, p.key)).fetchone()
                     if row is None:
                         conn.execute(
@@ -127,16 +158,17 @@ class ProposalBook:
                              proposal_json(p), run_id, run_id, when, when))
                     else:
                         state, decided = str(row[0]), row[1]
+                        now = widest(p, proposal_from_json(row[2]), sessions_read)
                         if state == "superseded" or (
-                                state == "declined" and p.sessions >= reoffer_at(int(decided or 0))):
+                                state == "declined" and now.sessions >= reoffer_at(int(decided or 0))):
                             state = "pending"
                         conn.execute(
                             "UPDATE proposal_states SET canonical_key = $1, kind = $2, accepted = $3, "
                             "state = $4, sessions = $5, proposal_json = $6, last_run_id = $7, "
                             "last_proposed_at = $8, superseded_by = CASE WHEN $9 = 'pending' "
                             "THEN NULL ELSE superseded_by END WHERE project = $10 AND key = $11",
-                            (canonical, p.kind, accepted_of(p), state, p.sessions, proposal_json(p),
-                             run_id, when, state, project, p.key))
+                            (canonical, p.kind, accepted_of(p), state, now.sessions,
+                             proposal_json(now), run_id, when, state, project, p.key))
                     if canonical:
                         # The same rule under a new label: the old row gives way.
                         conn.execute(
@@ -147,9 +179,38 @@ class ProposalBook:
 
         self.store._write(run)
 
+    def refresh(self, points: Sequence[Proposal], *, sessions_read: Collection[str]) -> int:
+        """Bring the counts of known rows up to date from points a run counted but did
+        not show (held back as shown before, or over the per-kind cap): their state,
+        verdict and wording stay; their evidence is the widest any run measured. No
+        row is created here. Returns the rows changed."""
+        changed = 0
+
+        def run(conn: Connection) -> None:
+            nonlocal changed
+            for p in points:
+                rows = conn.execute(
+                    "SELECT id, sessions, proposal_json FROM proposal_states WHERE key = $1",
+                    (p.key,)).fetchall()
+                mine = set(projects_of(p))
+                for rid, sessions, text in rows:
+                    stored = proposal_from_json(text)
+                    if mine and not mine & set(projects_of(stored)):
+                        continue  # the key said in another project this run did not count
+                    now = widest(p, stored, sessions_read, keep=stored)
+                    if now.sessions == int(sessions) and now.quotes == stored.quotes:
+                        continue
+                    conn.execute("UPDATE proposal_states SET sessions = $1, proposal_json = $2 "
+                                 "WHERE id = $3", (now.sessions, proposal_json(now), int(rid)))
+                    changed += 1
+
+        self.store._write(run)
+        return changed
+
     def rows(self, project: str | None = None, *, states: Iterable[State] | None = None,
              key: str | None = None) -> list[ProposalState]:
-        """Rows of `project` and its subfolders (every project when None), newest first."""
+        """Rows of `project` and of the projects inside its folder (every project when
+        None), newest first: run from a folder of projects, `apply` sees theirs."""
         wanted = tuple(states) if states is not None else None
         if wanted == ():
             return []
@@ -158,7 +219,7 @@ class ProposalBook:
         rows = self.store.sql(
             f"SELECT * FROM proposal_states {clause} ORDER BY last_proposed_at DESC, id DESC",
             params)
-        return [self._row(r) for r in rows if project is None or within(r["project"], project)]
+        return [self._row(r) for r in rows if project is None or key_within(r["project"], project)]
 
     def pending(self, project: str | None) -> list[ProposalState]:
         return self.rows(project, states=("pending",))
@@ -230,7 +291,7 @@ class ProposalBook:
         return self.store._write(run)
 
     def applied(self, *, key: str | None = None, project: str | None = None) -> list[AppliedRule]:
-        """What apply wrote, oldest first (for `key` / within `project` when given)."""
+        """What apply wrote, oldest first (for `key` / in `project` when given)."""
         where, params = ("WHERE key = $1", [key]) if key is not None else ("", [])
         rows = self.store.sql(f"SELECT * FROM applied_rules {where} ORDER BY applied_at, id",
                               params)
@@ -241,7 +302,7 @@ class ProposalBook:
                 rule_text=r["rule_text"], target_file=r["target_file"],
                 backup_file=r["backup_file"], sessions=int(r["sessions"]),
                 last_seen=r["last_seen"], applied_at=r["applied_at"])
-            for r in rows if project is None or within(r["project"], project)
+            for r in rows if project is None or key_within(r["project"], project)
         ]
 
     def unapply(self, key: str, *, target_file: str, since: str) -> None:

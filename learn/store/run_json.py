@@ -10,7 +10,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage, Verdict
+from learn.records.proposal import (
+    Funnel,
+    Proposal,
+    Quote,
+    RunResult,
+    RunUsage,
+    Verdict,
+    agents_from_json,
+)
 
 
 def result_to_full_json(result: RunResult) -> dict[str, Any]:
@@ -33,6 +41,7 @@ def proposal_from_full_json(data: dict[str, Any]) -> Proposal:
     fields["surface_commands"] = tuple(fields.get("surface_commands", ()))
     fields["surface_allowed"] = tuple(fields.get("surface_allowed", ()))
     fields["verdict"] = _verdict(fields.get("verdict"))
+    fields["agents"] = agents_from_json(fields.get("agents", ()))
     return Proposal(**fields)
 
 

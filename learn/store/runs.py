@@ -61,7 +61,7 @@ def load_proposals(
     since: datetime | None, project: str | None, *, every_state: bool = False,
     path: Path | str | None = None,
 ) -> RunResult | None:
-    """The proposals of `project` (a project root; every project when None) that are
+    """The proposals of `project` (learn.projects.project_of; every project when None) that are
     still pending (every state with `every_state`), whatever runs happened since they
     were proposed, on top of the newest run that read that project (for the header:
     what was read, when, at what cost). None when there is neither.
@@ -70,7 +70,7 @@ def load_proposals(
     """
     import json
 
-    from learn.projects import project_key, within
+    from learn.projects import Known, key_within, project_of
     from learn.store.api import open_store
     from learn.store.postgres import is_database_url
 
@@ -80,6 +80,7 @@ def load_proposals(
     if since is not None and since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
     base: RunResult | None = None
+    known = Known()
     with open_store(db) as store:
         rows = store.proposals.rows(project, states=None if every_state else ("pending",))
         for row in store.runs.stored_results():
@@ -87,7 +88,8 @@ def load_proposals(
             if since is not None and (finished is None or finished < since):
                 break
             result = result_from_full_json(json.loads(row["result_full_json"]))
-            if project is None or any(within(project_key(p), project) for p in result.projects):
+            if project is None or any(key_within(project_of(p, known) or "", project)
+                                      for p in result.projects):
                 base = result
                 break
     if since is not None:
@@ -97,7 +99,7 @@ def load_proposals(
     seen: set[str] = set()
     proposals: list[Proposal] = []
     states: dict[str, str] = {}
-    for r in rows:  # newest first: a key pending in two subprojects is shown once
+    for r in rows:  # newest first: a key pending in two projects is shown once
         if r.key in seen:
             continue
         seen.add(r.key)
@@ -132,5 +134,5 @@ def record_decision(
         if target is not None and proposal is not None and decision != "dismissed":
             book.record_applied(project=project, proposal=proposal, decision=decision,
                                 form=form if form in ("command", "permission", "codex-rule",
-                                                      "path-rule") else "rule",  # type: ignore[arg-type]
+                                                      "path-rule", "check") else "rule",  # type: ignore[arg-type]
                                 rule_text=text, target_file=target, backup_file=backup)

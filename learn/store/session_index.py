@@ -2,7 +2,10 @@
 
 Two tables: `session_index` (the parsed view, learn.index.indexed) and
 `session_heads` (what discovery reads from a file's first lines and, for
-`--since`, its last ones: learn.index.indexed.CachedHeads).
+`--since`, its last ones: learn.index.indexed.CachedHeads). Beside them,
+`project_folders`: the project the disk said each folder sessions ran in
+belonged to (learn.projects), so a worktree deleted since stays its
+repository's.
 
 Per machine (paths and inodes are this disk's), so it lives in the local SQLite
 store only, never in a shared backend; migration `0007_session_index` makes its
@@ -22,7 +25,7 @@ detector candidates (msgpack). Never a raw transcript record, never a pickle.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -76,10 +79,14 @@ class HeadRow:
     parent_id: str | None
     last_activity: float | None = None
     has_last_activity: int = 0
+    # What the client recorded of the cwd's repository (migration 0018).
+    branch: str | None = None
+    repository: str | None = None
+    commit_hash: str | None = None
 
 
 _HEAD_COLUMNS = ("path", "size", "mtime_ns", "inode", "cwd", "session_id", "subagent", "parent_id",
-                 "last_activity", "has_last_activity")
+                 "last_activity", "has_last_activity", "branch", "repository", "commit_hash")
 _COLUMNS = ("path", "size", "mtime_ns", "inode", "version", "context", "summary", "keys",
             "prompts", "digest", "view", "detected")
 
@@ -145,14 +152,40 @@ class SessionIndex:
     def put_heads(self, rows: Iterable[HeadRow]) -> None:
         self._replace("session_heads", _HEAD_COLUMNS, rows)
 
-    def forget_missing(self) -> int:
+    def remembered_projects(self) -> dict[str, str]:
+        """folder key -> the project the disk said it belonged to (migration 0018):
+        a worktree deleted since still belongs to its repository."""
+        return {str(r[0]): str(r[1]) for r in self._conn.execute(
+            "SELECT folder, project FROM project_folders")}
+
+    def remember_projects(self, found: dict[str, str], at: str) -> int:
+        """Keep what the disk said of each folder; a folder the disk now places
+        elsewhere is updated."""
+        known = self.remembered_projects()
+        rows = [(folder, project, at) for folder, project in sorted(found.items())
+                if known.get(folder) != project]
+        if not rows:
+            return 0
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO project_folders (folder, project, seen_at) "
+                "VALUES ($1, $2, $3)", rows)
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        return len(rows)
+
+    def forget_missing(self, exists: Callable[[str], bool] = os.path.exists) -> int:
         """Drop the rows of files that no longer exist (pruned by Claude Code's cleanup).
 
-        One stat per stored file: ~3 ms at 1,000.
+        One stat per stored file: ~3 ms at 1,000. `exists` says whether a session is
+        still there (a session held in a store is no file: `files.sources.session_exists`).
         """
         paths = {str(r[0]) for r in self._conn.execute(
             "SELECT path FROM session_index UNION SELECT path FROM session_heads")}
-        gone = [(p,) for p in paths if not os.path.exists(p)]
+        gone = [(p,) for p in paths if not exists(p)]
         if not gone:
             return 0
         self._conn.execute("BEGIN IMMEDIATE")

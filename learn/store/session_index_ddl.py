@@ -1,4 +1,4 @@
-"""The session index's tables (learn.store.session_index): migrations 0007, 0016 and 0022.
+"""The session index's tables (learn.store.session_index): migrations 0007, 0016, 0018 and 0022.
 
 A leaf, so the migration list (learn.store.migrations) imports it without
 importing the index, which opens the store through the migration engine. Local
@@ -80,6 +80,29 @@ def derived_only(conn: Connection) -> None:
             FROM session_index;
         DROP TABLE session_index;
         ALTER TABLE session_index_derived RENAME TO session_index;
+        """
+    )
+
+
+def project_facts(conn: Connection) -> None:
+    """Migration 0018 (local SQLite only): what a transcript's head says of its
+    folder's repository (Claude Code's gitBranch; Codex's git branch, repository
+    id and commit), and the project the disk said each folder belonged to.
+
+    The heads stored before lack the new fields: they are dropped and read again
+    from their files on the next scan (64 KB each), rather than kept with
+    nothing to say of their repository."""
+    conn.execute(
+        """
+        ALTER TABLE session_heads ADD COLUMN branch TEXT;
+        ALTER TABLE session_heads ADD COLUMN repository TEXT;
+        ALTER TABLE session_heads ADD COLUMN commit_hash TEXT;
+        DELETE FROM session_heads;
+        CREATE TABLE project_folders (
+            folder TEXT PRIMARY KEY,
+            project TEXT NOT NULL,
+            seen_at TEXT NOT NULL
+        ) WITHOUT ROWID;
         """
     )
 

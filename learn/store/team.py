@@ -2,7 +2,7 @@
 
 A shared row has exactly the fields of SharedCandidate: the verified, redacted
 quote, its kind and label, a hash of the session id keyed by the person, when it
-was said, the repository's identity (learn.remote.repository_id: never a URL with
+was said, the repository's identity (learn.projects.remote.repository_id: never a URL with
 credentials or a local path), the author and whether they chose to be named. The
 rows are built (redacted again, a fix checked against what ran) by
 learn.reduce.sharing.shareable before they reach this table.
@@ -39,7 +39,7 @@ class SharedCandidate:
     label: str | None
     quote: str  # a fix: the verified command that failed and later passed
     occurred_at: str | None
-    project_remote: str  # learn.remote.repository_id
+    project_remote: str  # learn.projects.remote.repository_id
     show_name: bool = False  # the author chose to be named next to team proposals
     evidence: tuple[str, ...] = ()  # a fix: verified commands run before it passed
     name: str | None = None  # read back only: the author's name, where they chose it

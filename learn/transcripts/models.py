@@ -60,6 +60,11 @@ class EntryMeta(msgspec.Struct, frozen=True, gc=False):
     # Not in the seed: subagent transcripts carry agentId, and the session view
     # uses it to tell a subagent's lines from the parent's.
     agent_id: str | None = None
+    # Not in the seed: the session a `/branch` (`/fork`) copied this entry from
+    # (`forkedFrom.sessionId`): what it says was typed there first; and the entry's
+    # uuid there, when the copy carries another.
+    copied_from: str | None = None
+    copied_uuid: str | None = None
 
 
 # ---------------------------------------------------------------- events

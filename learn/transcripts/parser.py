@@ -1,4 +1,4 @@
-"""Parse Claude Code (and, via `codex`, Codex) JSONL transcripts into typed events.
+"""Parse Claude Code JSONL transcripts (and, lowered, Codex, Gemini CLI, Copilot CLI, OpenCode) into typed events.
 
 How a line becomes an event:
 
@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,11 @@ from learn.transcripts.claude.events import materialize
 from learn.transcripts.claude.wire import LazyOther
 from learn.transcripts.files.compressed import ZSTD_MAGIC
 from learn.transcripts.filterspec import FilterSpec
+from learn.transcripts.ids import Provider
 from learn.transcripts.models import EventList, Transcript, TranscriptEvent
+
+# A lowering of another agent's buffer (`lowering.Lowered` back).
+Lowering = Callable[..., tuple[list[Any], dict[str, int]]]
 
 __all__ = [
     "SKIP_INFLATE_LIMIT",
@@ -108,16 +112,19 @@ def parse_event(mapping: Mapping[str, Any]) -> TranscriptEvent:
 
 
 def _read(path: Path) -> tuple[bytes, float]:
-    with open(path, "rb") as fh:
-        mtime = os.fstat(fh.fileno()).st_mtime
-        return fh.read(), mtime
+    from learn.transcripts.files.sources import read_session
+
+    buf, stat = read_session(path)
+    return buf, stat.mtime
 
 
 def parse(source: Path | bytes, *, drop: FilterSpec | None = None) -> Transcript:
     """Parse one transcript (a path or raw JSONL bytes) into a Transcript.
 
-    The provider (Claude Code or Codex) is sniffed from the content. Raises
-    OSError when a path cannot be read; never raises on a bad line.
+    The agent (Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode) is sniffed
+    from the content (`parse_buffer`); a session held in a store (OpenCode) is read
+    out of it (`files.sources`). Raises OSError when a path cannot be read; never
+    raises on a bad line.
     """
     path: Path | None
     if isinstance(source, bytes | bytearray | memoryview):
@@ -176,6 +183,14 @@ def parse_buffer(
             path=path, mtime=mtime, provider="codex", events=EventList(events, materialize),
             skipped=skipped, skipped_lines=sum(skipped.values()), size_bytes=len(buf),
         )
+    other = _other_agent(buf, path)
+    if other is not None:
+        provider, lowering = other
+        events, skipped = lowering(buf, path=path, drop=drop)
+        return Transcript(
+            path=path, mtime=mtime, provider=provider, events=EventList(events, materialize),
+            skipped=skipped, skipped_lines=sum(skipped.values()), size_bytes=len(buf),
+        )
     items, skipped = decode_claude_lines(buf, drop)
     return Transcript(
         path=path,
@@ -188,6 +203,33 @@ def parse_buffer(
     )
 
 
+def _other_agent(buf: bytes, path: Path | None) -> tuple[Provider, Lowering] | None:
+    """Gemini CLI, Copilot CLI or OpenCode, sniffed from the buffer's head; None for Claude Code.
+
+    Each test reads a few bytes of the first line; a Claude Code line has none of
+    the markers (`projectHash`; a dotted `type` beside `data`; the export's head).
+    """
+    from learn.transcripts.opencode.export import is_export
+
+    if is_export(buf):
+        from learn.transcripts.opencode.lower import lower as opencode_lower
+
+        return "opencode", opencode_lower
+    from learn.transcripts.gemini.record import is_gemini
+
+    if is_gemini(buf, path):
+        from learn.transcripts.gemini.lower import lower as gemini_lower
+
+        return "gemini", gemini_lower
+    from learn.transcripts.copilot.events import is_copilot
+
+    if is_copilot(buf, path):
+        from learn.transcripts.copilot.events import lower as copilot_lower
+
+        return "copilot", copilot_lower
+    return None
+
+
 _ADVISE = getattr(os, "posix_fadvise", None)
 _WILLNEED: int = getattr(os, "POSIX_FADV_WILLNEED", 0)
 
@@ -198,6 +240,10 @@ def _open_ahead(path: Path) -> tuple[Path, int | None]:
     The fd is kept for the later read; None when the open failed (the read
     then retries and skips the file quietly).
     """
+    from learn.transcripts.files.sources import in_store
+
+    if in_store(path):
+        return path, None  # a session in a store is read out of it, not opened
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:

@@ -80,7 +80,19 @@ def _meta(w: Env) -> EntryMeta:
         w.user_type,
         w.slug,
         w.agent_id,
+        *_copied_from(w),
     )
+
+
+def _copied_from(w: Env) -> tuple[str | None, str | None]:
+    """(session, entry uuid) a fork copied this entry from (`forkedFrom`), when another."""
+    forked = w.forked_from
+    if not isinstance(forked, dict):
+        return None, None
+    source, uuid = forked.get("sessionId"), forked.get("messageUuid")
+    if not isinstance(source, str) or not source or source == w.session_id:
+        return None, None
+    return source, uuid if isinstance(uuid, str) and uuid and uuid != w.uuid else None
 
 
 def _flatten_result(content: str | list[ResultItemW] | None) -> str:

@@ -49,6 +49,9 @@ class Env(msgspec.Struct, rename="camel", kw_only=True, gc=False):
     user_type: str | None = None
     slug: str | None = None
     agent_id: str | None = None
+    # `/branch` (`/fork`) copies the earlier conversation into the new session's
+    # file, every copied entry naming where it came from.
+    forked_from: Any = None
 
 
 class OtherBlockW(msgspec.Struct, tag="\x00other", gc=False):
@@ -108,7 +111,6 @@ class AssistantMsgW(msgspec.Struct, kw_only=True, gc=False):
 class AssistantW(Env, tag="assistant", rename="camel", kw_only=True, gc=False):
     message: AssistantMsgW
     request_id: str | None = None
-    forked_from: Any = None
     attribution_plugin: str | None = None
     attribution_skill: str | None = None
     attribution_mcp_server: str | None = None

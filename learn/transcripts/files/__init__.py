@@ -3,6 +3,5 @@
 - `discover`: find the session transcripts in scope, newest first, and say what was left out.
 - `listing`: the directory walk: session files by name, not yet opened.
 - `heads`: a file's head and tail, read from a few KB.
-- `projectpath`: a project's identity by its file system's rules.
 - `compressed`: read zstd-compressed rollouts in memory.
 """

@@ -5,6 +5,10 @@ with subagent transcripts either beside it (`agent-*.jsonl`, older builds) or
 under `<id>/subagents/agent-*.jsonl`. Codex: `<CODEX_HOME or ~/.codex>/sessions/
 YYYY/MM/DD/rollout-*.jsonl`, and `archived_sessions/rollout-*.jsonl` once the
 person archives a thread (still their words); either may be `.jsonl.zst`.
+Gemini CLI: `<GEMINI_CLI_HOME or ~>/.gemini/tmp/<project>/chats/session-*.json[l]`
+(`gemini.places`); Copilot CLI: `<COPILOT_HOME or ~/.copilot>/session-state/<id>/
+events.jsonl`; OpenCode: the sessions of its stores under `$XDG_DATA_HOME/opencode`
+(`opencode.places`). Their walks are `agent_listings`.
 
 The project filter cannot trust the directory name: the encoding replaces every
 non-alphanumeric with '-', so `/a/b-c` and `/a/b/c` share a directory, and a
@@ -17,12 +21,15 @@ A session's id is what its client calls it: a Claude Code session is its file
 name (`<id>.jsonl`; a resumed session's file opens with lines copied from the
 session it resumed, which carry the *old* id: reading the id from the first line
 listed a real 3.8 MB session as a "duplicate" of its parent and dropped it). A
-Codex session is its `session_meta` id, else the uuid in its file name.
+Codex session is its `session_meta` id, else the uuid in its file name; a
+Gemini CLI session its `sessionId`, a Copilot CLI session its folder, an OpenCode
+session its id in the store.
 
 Codex subagent rollouts (a review, a compaction, a spawned thread: see
 `codex.meta.subagent_kind`) are not sessions of their own, like Claude Code's
-`agent-*.jsonl`: they attach to their parent when it is listed, and are reported
-as skipped ("subagent") either way.
+`agent-*.jsonl`, and neither are Gemini CLI subagents (`chats/<parent>/<id>.jsonl`)
+or OpenCode child sessions (`parent_id`): they attach to their parent when it is
+listed, and are reported as skipped ("subagent") either way.
 
 `--since` is decided by last activity, the newest timestamp in the file's tail,
 not its mtime, which a copy, a sync or a restore resets.
@@ -35,7 +42,6 @@ with its reason, so nothing disappears silently.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -43,24 +49,40 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final, Protocol
 
+from learn.projects import (
+    Hints,
+    Known,
+    is_path,
+    key_within,
+    named_folder,
+    project_here,
+    project_of,
+)
+from learn.transcripts.copilot.places import copilot_dir
+from learn.transcripts.files.agent_listings import (
+    copilot_candidates,
+    gemini_candidates,
+    opencode_candidates,
+)
 from learn.transcripts.files.heads import Head, Provider, last_activity, read_head
 from learn.transcripts.files.listing import (
     SkippedFile,
     Skips,
     claude_candidates,
     claude_projects_dir,
+    claude_session_id,
     codex_candidates,
     codex_sessions_dir,
     old_layout_agents,
 )
-from learn.transcripts.files.projectpath import key_within, project_key
+from learn.transcripts.gemini.places import gemini_dir
+from learn.transcripts.opencode.places import data_dir as opencode_data_dir
 
 __all__ = [
     "Discovery",
     "HeadReader",
     "SessionFile",
     "discover",
-    "in_project",
     "parse_since",
     "scan",
 ]
@@ -87,14 +109,20 @@ class SessionFile:
     # Epoch seconds of the newest timestamp in the file's tail, when it was read
     # (only `--since` needs it).
     last_activity: float | None = None
+    # The project the session belongs to: its repository (learn.projects.project_of),
+    # one for every worktree, sub-folder and spelling of it.
+    project_id: str | None = None
 
 
 class HeadReader(Protocol):
-    """Where discovery gets a file's head and last activity (learn.index.indexed.CachedHeads)."""
+    """Where discovery gets a file's head and last activity, and what learn knows of
+    the folders sessions ran in (learn.index.indexed.CachedHeads)."""
 
     def read_head(self, path: Path, provider: Provider) -> Head: ...
 
     def last_activity(self, path: Path) -> float | None: ...
+
+    def projects(self) -> Known: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +137,9 @@ class Discovery:
     roots: tuple[Path, ...] = ()
     # The same, file by file.
     skipped_files: tuple[SkippedFile, ...] = ()
+    # The project asked for (learn.projects.project_of of `--project` or the current
+    # directory); None over every project.
+    project: str | None = None
 
 
 def discover(
@@ -144,8 +175,10 @@ def scan(
 ) -> Discovery:
     """Like `discover`, and also says what was skipped and why.
 
-    `project` defaults to the current directory; sessions whose cwd is the
-    project or anything under it count. `all_projects` drops the filter.
+    `project` defaults to the current directory; the sessions of its project
+    count (learn.projects.project_of: the repository, with its worktrees and
+    sub-folders, and anything under the folder named). `all_projects` drops the
+    filter; each file's `project_id` says its project either way.
     `id_prefix` keeps only sessions whose id starts with it, decided from the
     file name (Claude: `<id>.jsonl`, Codex: `rollout-<ts>-<id>.jsonl`) before
     any file is opened, which is what makes `learn show <prefix>` cheap.
@@ -154,26 +187,39 @@ def scan(
     """
     read_head_of = heads.read_head if heads is not None else read_head
     last_activity_of = heads.last_activity if heads is not None else last_activity
+    known = heads.projects() if heads is not None else Known()
     skips = Skips()
     projects_dir = claude_projects_dir(claude_dir)
     sessions_dir = codex_sessions_dir(codex_dir)
     archived_dir = sessions_dir.with_name("archived_sessions")
+    asked = project if project is not None else Path.cwd()
+    gemini_base, copilot_base, opencode_base = gemini_dir(), copilot_dir(), opencode_data_dir()
     candidates = [
         *claude_candidates(projects_dir, skips, id_prefix or ""),
         *codex_candidates(sessions_dir, skips),
         *codex_candidates(archived_dir, skips),
+        *gemini_candidates(gemini_base, skips, () if all_projects else (asked,)),
+        *copilot_candidates(copilot_base, skips),
+        *opencode_candidates(opencode_base, skips),
     ]
     candidates.sort(key=lambda c: (-c.mtime, str(c.path)))
 
     cutoff = since.timestamp() if since is not None else None
-    want = None if all_projects else _real(project if project is not None else Path.cwd())
+    want: str | None = None
+    named_key = ""
+    if not all_projects:
+        named = named_folder(project)
+        known.add_root(named)
+        want = project_here(named, known)
+        named_key = known.key(named)
     files: list[SessionFile] = []
+    hints_of: dict[Path, Hints] = {}
     kept: dict[tuple[str, str], Path] = {}
     agents_by_dir: dict[Path, dict[str, tuple[Path, ...]]] = {}
-    codex_children: dict[str, list[Path]] = {}
+    children: dict[tuple[str, str], list[Path]] = {}
 
     for cand in candidates:
-        if id_prefix is not None and not cand.session_id.startswith(id_prefix):
+        if id_prefix is not None and not _may_be(cand.session_id, id_prefix, cand.whole_id):
             continue
         last: float | None = None
         if cutoff is not None:
@@ -193,23 +239,34 @@ def scan(
             skips.add("unreadable", cand.path, cand.provider, cand.session_id,
                       exc.strerror or str(exc))
             continue
-        # Claude: the file name (see the module docstring). Codex: session_meta.
-        session_id = (
-            cand.session_id if cand.provider == "claude" else head.session_id or cand.session_id
-        )
+        # Claude: the file name (see the module docstring), unless it is not an id
+        # (a copy renamed by hand): then, as the session view says, its content's.
+        # Codex: session_meta. `learn show` finds every id listed.
+        by_name = cand.provider == "claude" and claude_session_id(cand.path) is not None
+        session_id = cand.session_id if by_name else head.session_id or cand.session_id
+        if id_prefix is not None and not session_id.startswith(id_prefix):
+            continue
         if head.subagent is not None:
-            # A Codex subagent rollout: its parent's, never a session of its own.
+            # A Codex, Gemini or OpenCode subagent: its parent's, never a session of its own.
             skips.add("subagent", cand.path, cand.provider, session_id,
                       f"{head.subagent} of {head.parent_id or 'an unknown session'}")
             if head.parent_id:
-                codex_children.setdefault(head.parent_id, []).append(cand.path)
+                children.setdefault((cand.provider, head.parent_id), []).append(cand.path)
             continue
+        # A Gemini CLI record names no cwd: its project folder does.
+        cwd = head.cwd or cand.project
+        hints = hints_of[cand.path] = Hints(head.branch, head.repository, head.commit)
+        known.add_folder(cwd, hints)
+        project_id = project_of(cwd, known, hints)
         if want is not None:
-            if head.cwd is None:
+            if cwd is None:
                 skips.add("no_cwd", cand.path, cand.provider, session_id)
                 continue
-            if not _within(_real_cached(head.cwd), want):
-                skips.add("other_project", cand.path, cand.provider, session_id, head.cwd)
+            # The project's sessions, and any held in the folder named (`--project ~/code`
+            # reads every project below it).
+            if project_id != want and not (is_path(cwd)
+                                           and key_within(known.key(cwd), named_key)):
+                skips.add("other_project", cand.path, cand.provider, session_id, cwd)
                 continue
         key = (cand.provider, session_id)
         if key in kept:
@@ -230,43 +287,36 @@ def scan(
                 session_id=session_id,
                 mtime=cand.mtime,
                 size=cand.size,
-                project=head.cwd,
+                project=cwd,
                 subagent_paths=tuple(sorted(set(subagents))),
                 aside_paths=cand.aside_paths,
                 last_activity=last,
+                project_id=project_id,
             )
         )
-    if codex_children:
+    if want is None:
+        # Over every project, each is decided once every head is known: a folder
+        # read after the one below it still holds it (learn.projects, rule 6).
+        files = [replace(f, project_id=project_of(f.project, known, hints_of[f.path]))
+                 for f in files]
+    if children:
         files = [
-            replace(f, subagent_paths=tuple(sorted({*f.subagent_paths, *codex_children[f.session_id]})))
-            if f.provider == "codex" and f.session_id in codex_children else f
+            replace(f, subagent_paths=tuple(sorted(
+                {*f.subagent_paths, *children[(f.provider, f.session_id)]})))
+            if (f.provider, f.session_id) in children else f
             for f in files
         ]
-    return Discovery(files=files, skipped=dict(skips.counts), roots=(projects_dir, sessions_dir),
-                     skipped_files=tuple(skips.files))
+    roots = (projects_dir, sessions_dir, gemini_base / "tmp", copilot_base / "session-state",
+             opencode_base)
+    return Discovery(files=files, skipped=dict(skips.counts),
+                     roots=tuple(r for r in roots if r in (projects_dir, sessions_dir) or r.exists()),
+                     skipped_files=tuple(skips.files), project=want)
 
 
-# ---------------------------------------------------------------- paths
-
-
-def _real(path: Path) -> str:
-    """The project key of `path` (learn.transcripts.files.projectpath: by its own file system's rules)."""
-    return project_key(path)
-
-
-@functools.lru_cache(maxsize=4096)
-def _real_cached(cwd: str) -> str:
-    # Most sessions of a project share one cwd; realpath walks every component.
-    return _real(Path(cwd))
-
-
-def _within(path: str, root: str) -> bool:
-    return key_within(path, root)
-
-
-def in_project(cwd: str | None, project: Path) -> bool:
-    """True when `cwd` is `project` or a directory under it (symlinks resolved)."""
-    return cwd is not None and _within(_real(Path(cwd)), _real(project))
+def _may_be(listed: str, prefix: str, whole: bool) -> bool:
+    """Whether a candidate's id from its name can be one `prefix` asks for (a name with
+    part of the id is decided again once its head says the whole id)."""
+    return listed.startswith(prefix) or (not whole and prefix.startswith(listed))
 
 
 # ---------------------------------------------------------------- --since

@@ -13,15 +13,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import msgspec
 
 from learn.transcripts.files.compressed import ZST_SUFFIX, read_prefix, read_suffix
+from learn.transcripts.ids import Provider
 
 __all__ = ["Head", "Provider", "last_activity", "read_head"]
 
-Provider = Literal["claude", "codex"]
 
 # The cwd is on the first user/system line of a Claude transcript and on the
 # session_meta line of a Codex rollout; both sit in the first few lines. A first
@@ -46,10 +46,19 @@ class Head:
     # and the session it was spawned from when the meta names it.
     subagent: str | None = None
     parent_id: str | None = None
+    # What the client recorded of the cwd's repository, for the project's identity
+    # when the folder is gone (learn.projects): Claude Code's `gitBranch`; Codex's
+    # `git` (branch, commit, and the repository URL reduced to a repository id, so
+    # no credential in a URL is kept).
+    branch: str | None = None
+    repository: str | None = None
+    commit: str | None = None
 
 
 def read_head(path: Path, provider: Provider) -> Head:
     """The cwd (and session id) from the first lines of a transcript. Raises OSError."""
+    if provider in ("gemini", "copilot", "opencode"):
+        return _agent_head(path, provider)
     if path.name.endswith(ZST_SUFFIX):
         data = read_prefix(path, _HEAD_BYTES)
         head, complete = _scan_lines(data, provider)
@@ -116,7 +125,9 @@ def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
                 session_id = sid
             cwd = obj.get("cwd")
             if isinstance(cwd, str) and cwd:
-                return Head(cwd, session_id), True
+                branch = obj.get("gitBranch")
+                return Head(cwd, session_id,
+                            branch=branch if isinstance(branch, str) and branch else None), True
     done = not tail_partial or count >= 200
     return _codex_head(None, session_id, meta), done
 
@@ -164,10 +175,21 @@ def _codex_line(
 
 
 def _codex_head(cwd: str | None, session_id: str | None, meta: Mapping[str, Any]) -> Head:
+    from learn.projects.remote import repository_id
     from learn.transcripts.codex.meta import subagent_kind, subagent_parent
 
     kind = subagent_kind(meta) if meta else None
-    return Head(cwd, session_id, kind, subagent_parent(meta) if kind is not None else None)
+    git = meta.get("git") if meta else None
+    git = git if isinstance(git, Mapping) else {}
+
+    def text(name: str) -> str | None:
+        value = git.get(name)
+        return value.strip() if isinstance(value, str) and value.strip() else None
+
+    url = text("repository_url")
+    return Head(cwd, session_id, kind, subagent_parent(meta) if kind is not None else None,
+                branch=text("branch"), repository=repository_id(url) if url else None,
+                commit=text("commit_hash"))
 
 
 def _json_str(literal: bytes) -> str | None:
@@ -176,6 +198,35 @@ def _json_str(literal: bytes) -> str | None:
     except (msgspec.DecodeError, RecursionError):
         return None
     return value if isinstance(value, str) and value else None
+
+
+def _agent_head(path: Path, provider: Provider) -> Head:
+    """Gemini CLI, Copilot CLI and OpenCode: each client's head reader says it."""
+    if provider == "gemini":
+        from learn.transcripts.gemini.places import head_of as gemini_head
+
+        got = gemini_head(path)
+        # No Gemini record names a cwd: the folder does (`files.agent_listings`).
+        return Head(None, got.session_id, got.kind if got.kind == "subagent" else None,
+                    got.parent_id)
+    if provider == "copilot":
+        from learn.transcripts.copilot.places import head_of as copilot_head
+
+        found = copilot_head(path)
+        return Head(found.cwd, found.session_id)
+    from learn.transcripts.opencode import database, storage
+    from learn.transcripts.opencode.places import in_database
+
+    where = in_database(path)
+    if where is not None:
+        row = database.session_row(*where)
+        if row is None:
+            raise FileNotFoundError(str(path))
+        cwd, sid, parent = row.directory, row.id, row.parent_id
+    else:
+        stored = storage.session_of(path)
+        cwd, sid, parent = stored.directory, stored.id, stored.parent_id
+    return Head(cwd, sid, "subagent" if parent else None, parent)
 
 
 # ---------------------------------------------------------------- last activity
@@ -191,6 +242,12 @@ def last_activity(path: Path) -> float | None:
     which is activity too). None when unreadable or no timestamp is found:
     bare-era Codex rollouts have none past their header.
     """
+    from learn.transcripts.files.sources import in_store, source_stat
+
+    if in_store(path):
+        # A store's stamp is its newest update (`sources`): no tail to read.
+        stat = source_stat(path)
+        return stat.mtime if stat is not None and stat.mtime_ns > 0 else None
     try:
         if path.name.endswith(ZST_SUFFIX):
             # No seeking in a zstd stream: one pass keeps the largest window.

@@ -1,5 +1,7 @@
 """The directory walk: the session files under Claude Code's and Codex's folders, by name.
 
+Gemini CLI, Copilot CLI and OpenCode are walked in `agent_listings`.
+
 Nothing is opened here (the heads are `discover`'s business): a candidate is a
 file whose name says it is a session, with its stat, its subagent and `/btw`
 side-question files. A directory or file that cannot be read is recorded in
@@ -98,6 +100,12 @@ class Candidate:
     size: int
     subagent_paths: tuple[Path, ...] = ()
     aside_paths: tuple[Path, ...] = ()
+    # The session's cwd when its place says it and its records do not (a Gemini
+    # CLI project folder), read by discovery when the head has none.
+    project: str | None = None
+    # False when the name holds only part of the id (a Gemini CLI file names the
+    # first 8 characters): `learn show <prefix>` then decides after the head.
+    whole_id: bool = True
 
 
 def _scandir(path: Path, skips: Skips) -> list[os.DirEntry[str]]:

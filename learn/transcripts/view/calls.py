@@ -29,7 +29,8 @@ def summarize_call(name: str, tool_input: Mapping[str, Any]) -> str:
             command = " ".join(command)
     if isinstance(command, str) and command.strip():
         return _one_line(command, _SUMMARY_CHARS)
-    for key in ("file_path", "notebook_path", "path"):
+    # `filePath`: OpenCode; `absolute_path`: Gemini CLI's read_file.
+    for key in ("file_path", "notebook_path", "path", "filePath", "absolute_path"):
         value = tool_input.get(key)
         if isinstance(value, str) and value:
             return _one_line(value, _SUMMARY_CHARS)

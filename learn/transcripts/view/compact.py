@@ -49,7 +49,9 @@ from learn.transcripts.view.model import (
 # v5: what the file says of its origin (`Session.signals`), skip counts by reason,
 #     spec prompt bodies known by shape, new machine inputs and pasted reports cut
 #     (issue 31).
-VIEW_VERSION: Final = 5
+# v6: a fork (`forkedFrom`) starts at its first entry of its own, and a turn it
+#     copied keeps its original's uuid (one typed turn, one session).
+VIEW_VERSION: Final = 6
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2

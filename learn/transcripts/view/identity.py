@@ -72,7 +72,7 @@ def _codex_meta(event: OtherEvent) -> Mapping[str, Any]:
     return payload if isinstance(payload, Mapping) else event.raw
 
 
-def project_of(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> str | None:
+def cwd_of(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> str | None:
     """The cwd the session ran in: the active branch's first, else any entry's, else Codex's session_meta."""
     for meta in _metas(events, branch):
         if meta.cwd:

@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-Provider = Literal["claude", "codex"]
+from learn.transcripts.ids import Provider
 
 # Where a human turn came from. "typed" is a prompt the person wrote; "denial" is
 # the reason they typed when rejecting a tool call (the text after "the user

@@ -11,6 +11,12 @@ rewrites uuids), are not that session's own words.
 The same holds for what ran: a copied tool call (the same tool_use id) and its
 failure belong to the first session, so a fix copied by a resume is not a fix
 seen in a second session.
+
+A fork (`/branch`) copies the same way, each entry naming its origin in
+`forkedFrom`: the fork's view starts at its first entry of its own, after the
+session it came from, and a copied turn keeps its original's uuid, so the
+session it was typed in keeps it (learn.transcripts.view.session). With that
+session gone (pruned), the copy is the only record left and counts where it is.
 """
 
 from __future__ import annotations

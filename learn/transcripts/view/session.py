@@ -62,7 +62,7 @@ from learn.transcripts.view.evidence import (
     one_per_text,
 )
 from learn.transcripts.view.exclusions import entry_exclusion
-from learn.transcripts.view.identity import entrypoint_of, event_time, project_of, session_id_of
+from learn.transcripts.view.identity import cwd_of, entrypoint_of, event_time, session_id_of
 from learn.transcripts.view.machine_signals import (
     GENERATED_OPENING,
     QUEUED_OPENING,
@@ -99,7 +99,7 @@ def build_session(
     asides: Sequence[Transcript] = (),
     detail: bool = True,
 ) -> Session:
-    """The session view of one parsed transcript (Claude Code or Codex).
+    """The session view of one parsed transcript (any agent's: they lower to one event model).
 
     `asides` are the session's parsed `agent-aside_question-*.jsonl` files
     (`read_asides`): their side questions are typed turns of this session.
@@ -108,7 +108,9 @@ def build_session(
     8% of building a view, issue 21).
     """
     events: list[TranscriptEvent] = list(transcript.events)
-    branch = active_branch(events, flat=transcript.provider == "codex")
+    # Codex, Copilot CLI and OpenCode records never branch; Claude Code's and
+    # Gemini CLI's (rewinds) do.
+    branch = active_branch(events, flat=transcript.provider not in ("claude", "gemini"))
     on_branch = set(branch)
 
     # Tool names and AskUserQuestion options come from every event, not just the
@@ -133,12 +135,19 @@ def build_session(
 
     stamps = _branch_times(events, branch)
     stamps += [t.at for t in off_branch if t.at is not None]
+    # A fork (`/branch`) opens with the earlier session's entries under their own
+    # times: it starts at its first entry of its own, after the session it came from,
+    # which keeps the turns typed there (learn.transcripts.view.resume: oldest wins).
+    own = [e.meta.timestamp for e in events
+           if isinstance(e, UserEvent | AssistantEvent) and e.meta.copied_from is None]
+    forked = len(own) < sum(1 for e in events if isinstance(e, UserEvent | AssistantEvent))
+    started = min(own) if forked and own else (min(stamps) if stamps else None)
     session = Session(
         id=session_id_of(events, transcript.path),
         provider=transcript.provider,
         path=transcript.path,
-        project=project_of(events, branch),
-        started_at=min(stamps) if stamps else None,
+        project=cwd_of(events, branch),
+        started_at=started,
         last_activity=max(stamps) if stamps else None,
         timeline=timeline,
         human_turns=(*(t for t in timeline if isinstance(t, HumanTurn)), *off_branch),
@@ -300,7 +309,7 @@ class _Builder:
             self.interrupts.append(Interrupt(at=at, event_index=index))
 
         for result in results:
-            self._result(index, at, meta.uuid, result, on)
+            self._result(index, at, meta.copied_uuid or meta.uuid, result, on)
 
         excluded = entry_exclusion(
             meta, is_agent_injected=event.is_agent_injected, origin_kind=event.origin_kind
@@ -333,8 +342,10 @@ class _Builder:
         self._command_args = typed.text if typed.command else None
         self._record_uuid = meta.uuid if typed.command else None
         if typed.text:
-            self._turn(typed.text, "typed", at, index, meta.uuid, on=on, command=typed.command,
-                       filled=typed.filled)
+            # A turn a fork copied keeps the uuid it was typed under (its original's),
+            # so the session it was typed in claims it (learn.transcripts.view.resume).
+            self._turn(typed.text, "typed", at, index, meta.copied_uuid or meta.uuid, on=on,
+                       command=typed.command, filled=typed.filled)
 
     def _is_expansion(self, parent: str | None, texts: Sequence[str]) -> bool:
         """A plain user line written right after a command record (its child entry):

@@ -1,0 +1,22 @@
+"""The `learn` executable's first step: one hook answered before the command line loads.
+
+Claude Code runs `learn hook instructions-loaded` for every instruction file a
+session loads (learn.hook.loads), and ends a session's hooks with the session.
+Importing the command line costs click (42 ms of a 47 ms `learn.cli` import,
+measured with -X importtime), so that one subcommand is sent on before it; every
+other invocation goes to learn.cli.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    if sys.argv[1:3] == ["hook", "instructions-loaded"]:
+        from learn.hook.loads import main as record_load
+
+        sys.exit(record_load())
+    from learn.cli import main as cli
+
+    cli()

@@ -1,0 +1,10 @@
+"""learn's check: one fixed program, run by the agent before each shell command, that
+stops (or, record-only, notes) the commands a person told the agent never to run,
+in any spelling a shell accepts.
+
+shell.py takes a command line apart as a shell would; rules.py is the data file of
+rules and what a rule matches; hook.py is the program (`python -m learn.guard`).
+Standard library only, and of the rest of learn only learn.hook_input (how every
+hook reads its stdin): the check starts on every shell call and must cost what a
+Python start costs.
+"""

@@ -1,0 +1,208 @@
+"""What a folder's git metadata says, read from the files (no `git` process on the way).
+
+A checkout is the folder holding `.git`. In a main checkout `.git` is the git
+directory; in a worktree (`git worktree add ../repo-fix`, Claude Code desktop's
+`<repo>/.claude/worktrees/<name>`, the Codex app's) it is a file `gitdir: <path>`
+naming `<repo>/.git/worktrees/<name>`, whose `commondir` names the repository's
+shared git directory, whose parent is the main checkout. On a real monorepo each
+sibling worktree was its own one-session project until this was read: a request
+said in 6 sessions across the worktrees counted 3.
+
+A submodule's `.git` file names `<super>/.git/modules/<name>`, which has no
+`commondir`: it is a repository of its own.
+
+Also read here, for a folder the disk no longer shows (learn.projects.identity):
+the branches a repository has, the folders its worktrees were added at, its
+origin's repository id, and whether it holds a commit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Final
+
+from learn.projects.flavour import ancestors, key_parent, path_key
+from learn.projects.remote import repository_id
+
+GIT: Final = ".git"
+_GITDIR: Final = re.compile(r"^gitdir:\s*(.+?)\s*$", re.M)
+_REMOTE: Final = re.compile(r'^\s*\[remote\s+"([^"]+)"\]\s*$')
+_URL: Final = re.compile(r"^\s*url\s*=\s*(.+?)\s*$")
+_SHA: Final = re.compile(r"^[0-9a-f]{7,64}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Checkout:
+    """A checkout on disk: its own folder and the repository it belongs to (path keys)."""
+
+    root: str  # the folder holding `.git`: a main checkout or a worktree
+    project: str  # the repository: its main checkout (a bare repository: its git dir)
+    git_dir: str  # this checkout's git directory
+    common_dir: str  # the repository's shared git directory
+
+    @property
+    def is_worktree(self) -> bool:
+        return self.root != self.project
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(64 * 1024)
+    except OSError:
+        return None
+
+
+def _checkout_at(folder: str) -> Checkout | None:
+    dot_git = os.path.join(folder, GIT)
+    if os.path.isdir(dot_git):
+        git_dir = path_key(dot_git)
+        common = _common_dir(git_dir) or git_dir
+        return Checkout(folder, _main_of(common, fallback=folder), git_dir, common)
+    if not os.path.isfile(dot_git):
+        return None
+    text = _read(dot_git)
+    found = _GITDIR.search(text or "")
+    if found is None:
+        return None
+    git_dir = path_key(os.path.join(folder, found.group(1)))
+    shared = _common_dir(git_dir)
+    if shared is None:  # a submodule, or --separate-git-dir: a repository of its own
+        return Checkout(folder, folder, git_dir, git_dir)
+    return Checkout(folder, _main_of(shared, fallback=folder), git_dir, shared)
+
+
+def _common_dir(git_dir: str) -> str | None:
+    text = _read(os.path.join(git_dir, "commondir"))
+    if text is None or not text.strip():
+        return None
+    return path_key(os.path.join(git_dir, text.strip()))
+
+
+def _main_of(common: str, *, fallback: str) -> str:
+    """The main checkout of the repository whose shared git dir is `common`: its
+    parent when it is a `.git` folder, else the git dir itself (a bare repository,
+    whose worktrees have no main checkout)."""
+    if os.path.basename(common) == GIT:
+        parent = key_parent(common)
+        return parent if parent is not None else fallback
+    return common
+
+
+def checkout_of(key: str, *, stop: str | None = None) -> Checkout | None:
+    """The checkout the folder `key` is in, None when no `.git` is found at or above
+    it. `stop` (a folder key) and the folders above it are not looked at: a `.git`
+    in the home folder (dotfiles) must not claim every folder below it. A folder
+    that no longer exists is looked up from the nearest one that does."""
+    candidates = [key, *ancestors(key)]
+    if stop is not None and key != stop:
+        cut = [c for c in candidates if c == stop]
+        if cut:
+            candidates = candidates[: candidates.index(stop)]
+    for folder in candidates:
+        if not os.path.isdir(folder):
+            continue
+        found = _checkout_at(folder)
+        if found is not None:
+            return found
+    return None
+
+
+def is_git_dir(folder: str) -> bool:
+    """A git directory itself (a bare repository): no checkout, no place for a rule file."""
+    return (os.path.isfile(os.path.join(folder, "HEAD"))
+            and os.path.isdir(os.path.join(folder, "objects"))
+            and not os.path.exists(os.path.join(folder, GIT)))
+
+
+class Repository:
+    """Facts about a repository on disk, read once each when first asked."""
+
+    def __init__(self, project: str, common_dir: str, head_branch: str | None) -> None:
+        self.project = project
+        self.common_dir = common_dir
+        self.head_branch = head_branch
+
+    @cached_property
+    def branches(self) -> frozenset[str]:
+        """Its local branches: loose refs, packed refs, and reflogs of either."""
+        out: set[str] = set()
+        for base in ("refs/heads", "logs/refs/heads"):
+            top = os.path.join(self.common_dir, *base.split("/"))
+            for dirpath, _dirs, files in os.walk(top):
+                rel = os.path.relpath(dirpath, top)
+                for name in files:
+                    out.add(name if rel == "." else f"{Path(rel).as_posix()}/{name}")
+        for line in (_read(os.path.join(self.common_dir, "packed-refs")) or "").splitlines():
+            sha, _, ref = line.partition(" ")
+            if _SHA.match(sha) and ref.startswith("refs/heads/"):
+                out.add(ref.removeprefix("refs/heads/").strip())
+        return frozenset(out)
+
+    @cached_property
+    def worktree_folders(self) -> frozenset[str]:
+        """The folders its worktrees were added at, gone or not (each admin dir's
+        `gitdir` names `<folder>/.git` until `git worktree prune`)."""
+        top = os.path.join(self.common_dir, "worktrees")
+        try:
+            names = os.listdir(top)
+        except OSError:
+            return frozenset()
+        out: set[str] = set()
+        for name in names:
+            text = (_read(os.path.join(top, name, "gitdir")) or "").strip()
+            if text:
+                folder = os.path.dirname(text.rstrip("/\\"))
+                out.add(path_key(folder) if os.path.isabs(folder) else path_key(
+                    os.path.join(top, name, folder)))
+        return frozenset(out)
+
+    @cached_property
+    def repository_id(self) -> str | None:
+        """Its origin's repository id (else the first remote's), learn.projects.remote."""
+        urls: dict[str, str] = {}
+        remote: str | None = None
+        for line in (_read(os.path.join(self.common_dir, "config")) or "").splitlines():
+            section = _REMOTE.match(line)
+            if section:
+                remote = section.group(1)
+                continue
+            if line.lstrip().startswith("["):
+                remote = None
+                continue
+            url = _URL.match(line)
+            if remote is not None and url and remote not in urls:
+                urls[remote] = url.group(1).strip("\"")
+        url_text = urls.get("origin") or next(iter(urls.values()), None)
+        return repository_id(url_text) if url_text else None
+
+    def has_commit(self, sha: str) -> bool:
+        """Whether the repository holds commit `sha` (a loose object, else `git cat-file`)."""
+        sha = sha.strip().lower()
+        if not _SHA.match(sha):
+            return False
+        if len(sha) >= 40 and os.path.isfile(os.path.join(self.common_dir, "objects", sha[:2],
+                                                          sha[2:])):
+            return True
+        git = shutil.which("git")
+        if git is None:
+            return False
+        try:
+            done = subprocess.run([git, "--git-dir", self.common_dir, "cat-file", "-e",
+                                   f"{sha}^{{commit}}"], capture_output=True, timeout=10,
+                                  check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+        return done.returncode == 0
+
+
+def repository_at(checkout: Checkout) -> Repository:
+    head = _read(os.path.join(checkout.common_dir, "HEAD")) or ""
+    branch = head.strip().removeprefix("ref: refs/heads/") if head.startswith("ref:") else None
+    return Repository(checkout.project, checkout.common_dir, branch)

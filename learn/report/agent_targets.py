@@ -1,0 +1,212 @@
+"""Which other agents' files a rule also goes to, and where in each: the agents the project uses.
+
+A rule learned from what the person told one agent belongs with every agent they
+use in that project, each in the file it reads, with its scope in that agent's own
+terms (`agent_formats`). Which agents: those with sessions in the project (Claude
+Code, Codex, Gemini CLI, Copilot CLI, OpenCode: the session index knows) and those
+whose own files the project holds (`.cursor/rules`, `.windsurf/rules`,
+`.kiro/steering`, GEMINI.md, `.github/copilot-instructions.md`, ...). A project that
+uses none of an agent gets none of its files.
+
+The main destination (CLAUDE.md, `.claude/rules`, AGENTS.md, as `learn apply
+--target` says) is `learn.report.targets`'; this adds the others beside it:
+
+| agent | rule | path-scoped rule |
+|---|---|---|
+| Codex, OpenCode | AGENTS.md | AGENTS.md in the folder the globs share, else the root's with the scope in words |
+| Gemini CLI | GEMINI.md | the same, with GEMINI.md |
+| Copilot CLI | `.github/copilot-instructions.md` | `.github/instructions/<name>.instructions.md` (`applyTo`) |
+| Cursor | `.cursor/rules/learn.mdc` (`alwaysApply`) | `.cursor/rules/<name>.mdc` (`globs`) |
+| Windsurf | `.windsurf/rules/learn.md` (`always_on`) | `.windsurf/rules/<name>.md` (`glob`) |
+| Kiro | `.kiro/steering/learn.md` (`always`) | `.kiro/steering/<name>.md` (`fileMatch`) |
+
+A user-scope rule goes to the agents' user files that exist as files: `~/.gemini/
+GEMINI.md`, `~/.copilot/copilot-instructions.md`, Codex's and OpenCode's AGENTS.md
+(Cursor keeps user rules in its settings, not a file: none is written).
+
+Every file chosen here is also a row of the one write-confinement check
+(`learn.report.confine.SURFACES`): a write reaches it only after that check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+from typing import Final
+
+from learn.projects import within
+from learn.records.proposal import Proposal
+from learn.reduce.agent_files import (
+    WINDSURF_MAX_CHARS,
+    agents_with_files,
+    opencode_config_dir,
+    readers_of,
+)
+from learn.reduce.rule_places import codex_home
+from learn.report.edits import RuleEdit
+from learn.transcripts.copilot.places import copilot_dir
+from learn.transcripts.gemini.places import gemini_dir
+from learn.transcripts.ids import AGENT_NAMES
+
+__all__ = ["ORDER", "agent_edits", "agents_in_use", "written_elsewhere"]
+
+ORDER: Final = ("claude", "codex", "opencode", "gemini", "copilot", "cursor", "windsurf", "kiro")
+
+_NAME = "learn"
+
+
+def agents_in_use(project: Path, sessions: Iterable[tuple[str, str | None]]) -> tuple[str, ...]:
+    """The agents a project uses: with sessions in it (`sessions`: (agent, project)
+    pairs) or with their own instruction files in it; in a fixed order."""
+    found = {agent for agent, where in sessions if where and within(where, str(project))}
+    found |= agents_with_files(project)
+    return tuple(a for a in ORDER if a in found)
+
+
+def written_elsewhere(p: Proposal) -> tuple[str, ...]:
+    """The agents a rule written only in another agent's file was said to (coverage
+    found it there, and none of them reads that file); () otherwise."""
+    if p.status != "new" or not p.existing_rule_file:
+        return ()
+    readers = readers_of(p.existing_rule_file)
+    return tuple(a for a, _ in p.agents if a not in readers)
+
+
+def _slug(p: Proposal) -> str:
+    from learn.report.targets import slug
+
+    return slug(p.label)
+
+
+def _folder(globs: Sequence[str]) -> str:
+    """The folder every glob lies under ('' when they share none)."""
+    heads: list[tuple[str, ...]] = []
+    for g in globs:
+        parts = PurePosixPath(g).parts
+        fixed = []
+        for part in parts[:-1]:
+            if any(c in part for c in "*?[{"):
+                break
+            fixed.append(part)
+        heads.append(tuple(fixed))
+    if not heads:
+        return ""
+    common = heads[0]
+    for h in heads[1:]:
+        n = 0
+        while n < min(len(common), len(h)) and common[n] == h[n]:
+            n += 1
+        common = common[:n]
+    return "/".join(common)
+
+
+def _in_words(text: str, globs: Sequence[str]) -> str:
+    where = ", ".join(f"`{g}`" for g in globs)
+    return f"When working on {where}: {text}"
+
+
+def _windsurf(rules: Path, name: str, adding: int) -> Path:
+    """`<name>.md`, or the next `<name>-N.md` with room: Windsurf reads 12,000 characters
+    of a file, so a full one is continued in another rather than cut."""
+    n = 1
+    while True:
+        path = rules / (f"{name}.md" if n == 1 else f"{name}-{n}.md")
+        try:
+            size = len(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            return path
+        if size + adding + 200 <= WINDSURF_MAX_CHARS:
+            return path
+        n += 1
+
+
+def _user_file(agent: str, home: Path) -> Path | None:
+    if agent == "gemini":
+        return gemini_dir(home) / "GEMINI.md"
+    if agent == "copilot":
+        return copilot_dir(home) / "copilot-instructions.md"
+    if agent == "codex":
+        return codex_home(home) / "AGENTS.md"
+    if agent == "opencode":
+        return opencode_config_dir(home) / "AGENTS.md"
+    return None
+
+
+def _project_file(agent: str, root: Path, p: Proposal, globs: Sequence[str],
+                  text: str) -> tuple[Path, str, tuple[str, ...]]:
+    """(file, rule text, globs its frontmatter keeps) for `agent` in project `root`."""
+    if agent in ("codex", "opencode", "gemini"):
+        name = "GEMINI.md" if agent == "gemini" else "AGENTS.md"
+        if not globs:
+            return root / name, text, ()
+        folder = _folder(globs)
+        # Loaded where its folder is worked on: a folder says the scope; else words do.
+        if folder and all(g.startswith(folder + "/") for g in globs):
+            return root / folder / name, text, ()
+        return root / name, _in_words(text, globs), ()
+    if agent == "copilot":
+        if globs:
+            return (root / ".github" / "instructions" / f"{_slug(p)}.instructions.md", text,
+                    tuple(globs))
+        return root / ".github" / "copilot-instructions.md", text, ()
+    if agent == "cursor":
+        name = _slug(p) if globs else _NAME
+        return root / ".cursor" / "rules" / f"{name}.mdc", text, tuple(globs)
+    if agent == "windsurf":
+        rules = root / ".windsurf" / "rules"
+        return _windsurf(rules, _slug(p) if globs else _NAME, len(text)), text, tuple(globs)
+    # kiro
+    name = _slug(p) if globs else _NAME
+    return root / ".kiro" / "steering" / f"{name}.md", text, tuple(globs)
+
+
+def _owner(p: Proposal, main: RuleEdit) -> Path | None:
+    """The project a rule rewritten in place belongs to: the one its file lies in."""
+    from learn.projects import quote_projects
+
+    target = str(main.target.expanduser().resolve())
+    for project in quote_projects(p.quotes):
+        if within(target, str(Path(project).resolve())):
+            return Path(project)
+    return None
+
+
+def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
+                home: Path | None = None) -> list[RuleEdit]:
+    """The edits that write `main`'s rule for each other agent in `agents` (beside `main`).
+
+    Work asked for by name (a command) stays with the agent it was made for. An agent
+    that already reads the rule (coverage found it in a file that agent reads) gets
+    nothing new."""
+    if main.form == "command":
+        return []
+    home = home or Path.home()
+    has_it = readers_of(p.existing_rule_file, home) if p.existing_rule_file else frozenset()
+    has_it |= readers_of(main.target, home)
+    globs = p.surface_rules if p.surface == "path-rule" else ()
+    root = main.project if main.project is not None else _owner(p, main)
+    if root is None and (p.verdict is None or p.verdict.scope != "user"):
+        return []  # a named file, or one in no project the rule was said in: that file only
+    out: list[RuleEdit] = []
+    taken = {main.target.expanduser().resolve()}
+    for agent in agents:
+        if agent == "claude" or agent in has_it:
+            continue
+        kept: tuple[str, ...] = ()
+        if root is None:
+            path = _user_file(agent, home)
+            if path is None:
+                continue
+            text = main.text
+        else:
+            path, text, kept = _project_file(agent, root, p, globs, main.text)
+        real = path.expanduser().resolve()
+        if real in taken:
+            continue  # one file two agents read (AGENTS.md: Codex and OpenCode)
+        taken.add(real)
+        out.append(replace(
+            main, text=text, target=path, form="agent-rule", surface_rules=kept,
+            replace_line=None, surface_commands=(),
+            description=main.description or f"{AGENT_NAMES.get(agent, agent)}: {main.text}"))
+    return out

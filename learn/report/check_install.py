@@ -1,0 +1,384 @@
+"""Installing learn's check and taking it away again, as planned file changes.
+
+The check (learn.guard) is one fixed program; what differs per project is its data
+file, `<data dir>/checks/<project id>.json`. Installing it for Claude Code adds one
+PreToolUse hook (matcher `Bash`) to the project's `.claude/settings.local.json`:
+that file is the person's own, not checked in, which is where a hook naming this
+machine's Python belongs. For Codex (hooks since 0.124; `hooks` is a stable feature
+in 0.171) the same program goes into `~/.codex/hooks.json` with `--agent codex`,
+once per project (it lets other projects' sessions through itself); Codex runs a
+new hook only after the person trusts it (`/hooks` in Codex), which learn never
+does for them.
+
+Every change is planned first (before and after, as bytes, shown as a diff) and
+written only if the file still holds what was planned against. The settings as
+they were before the first install are kept in the install record, so removing
+the last rule restores them byte for byte; if the person changed the file since,
+only learn's hook is taken out and the rest of their edits stay.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import copy
+import dataclasses
+import difflib
+import hashlib
+import json
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from learn.guard.files import checks_dir, record_file, rules_file
+from learn.guard.rules import BadRules, CheckRule, Mode, RuleSet, load_rules
+from learn.paths import atomic_write_bytes, ensure_private_dir
+
+# "codex-rules": a Codex without hooks (older than 0.124, or `[features] hooks = false`)
+# gets the exact prefix_rules execpolicy can say instead, in a file of learn's own.
+Agent = Literal["claude", "codex", "codex-rules"]
+CODEX_HOOKS_SINCE = (0, 124, 0)
+CODEX_RULES_NAME = "learn-check.rules"
+HOOK_TIMEOUT_S = 10
+
+
+class CheckError(Exception):
+    """A change learn will not make, and why."""
+
+
+def hook_command(rules: Path, agent: Agent) -> str:
+    """The one command line the agent runs: this Python, the fixed program, the data file."""
+    line = f"{shlex.quote(sys.executable)} -m learn.guard --rules {shlex.quote(str(rules))}"
+    return line + (" --agent codex" if agent == "codex" else "")
+
+
+def claude_settings(project: str) -> Path:
+    return Path(project) / ".claude" / "settings.local.json"
+
+
+def codex_hooks(home: Path | None = None) -> Path:
+    from learn.reduce.rule_places import codex_home
+
+    return codex_home(home or Path.home()) / "hooks.json"
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    path: Path
+    before: bytes | None  # None: the file does not exist
+    after: bytes | None  # None: the file is removed
+    private: bool = False  # learn's own data (0600), not a file of the agent's
+    made_dir: bool = False  # learn made the file's folder: removed with it when left empty
+
+    def diff(self) -> str:
+        def lines(b: bytes | None) -> list[str]:
+            return b.decode("utf-8", "replace").splitlines(keepends=True) if b else []
+
+        out = difflib.unified_diff(lines(self.before), lines(self.after),
+                                   fromfile=str(self.path) if self.before is not None
+                                   else "/dev/null",
+                                   tofile=str(self.path) if self.after is not None
+                                   else "/dev/null")
+        return "".join(x if x.endswith("\n") else x + "\n" for x in out)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckPlan:
+    changes: tuple[FileChange, ...]
+    notes: tuple[str, ...] = ()
+    record: dict[str, Any] = field(default_factory=dict)  # the install record to keep
+
+    @property
+    def empty(self) -> bool:
+        return all(c.before == c.after for c in self.changes)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _json_object(path: Path, raw: bytes | None) -> dict[str, Any]:
+    if raw is None or not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise CheckError(f"{path} is not valid JSON ({exc}); fix it first, learn does not "
+                         "rewrite a file it cannot read") from exc
+    if not isinstance(data, dict):
+        raise CheckError(f"{path} is not a JSON object; learn does not rewrite it")
+    return data
+
+
+def _is_ours(hook: Any, command: str) -> bool:
+    return isinstance(hook, dict) and hook.get("command") == command
+
+
+def _with_hook(data: dict[str, Any], command: str, path: Path) -> dict[str, Any]:
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise CheckError(f"{path}: \"hooks\" is not an object; fix it by hand first")
+    groups = hooks.get("PreToolUse", [])
+    if not isinstance(groups, list):
+        raise CheckError(f"{path}: \"hooks.PreToolUse\" is not a list; fix it by hand first")
+    if any(_is_ours(h, command) for g in groups if isinstance(g, dict)
+           for h in g.get("hooks") or ()):
+        return data
+    out = copy.deepcopy(data)
+    out.setdefault("hooks", {}).setdefault("PreToolUse", []).append(
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": command,
+                                       "timeout": HOOK_TIMEOUT_S}]})
+    return out
+
+
+def _without_hook(data: dict[str, Any], command: str) -> dict[str, Any]:
+    out = copy.deepcopy(data)
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict) or not isinstance(hooks.get("PreToolUse"), list):
+        return out
+    kept = []
+    for g in hooks["PreToolUse"]:
+        if isinstance(g, dict) and isinstance(g.get("hooks"), list):
+            inner = [h for h in g["hooks"] if not _is_ours(h, command)]
+            if not inner and g["hooks"]:
+                continue
+            g = {**g, "hooks": inner}
+        kept.append(g)
+    if kept:
+        hooks["PreToolUse"] = kept
+    else:
+        del hooks["PreToolUse"]
+        if not hooks:
+            del out["hooks"]
+    return out
+
+
+def _dumps(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def target_path(agent: str, project: str, home: Path | None = None) -> Path:
+    """The settings file the agent reads learn's hook (or prefix rules) from."""
+    from learn.reduce.rule_places import codex_home
+
+    if agent == "claude":
+        return claude_settings(project)
+    if agent == "codex-rules":
+        return codex_home(home or Path.home()) / "rules" / CODEX_RULES_NAME
+    return codex_hooks(home)
+
+
+def codex_has_hooks(home: Path | None = None, binary: str = "codex") -> bool | None:
+    """Does the installed Codex run hooks? None when no Codex is on PATH. Hooks are on
+    by default from 0.124 (a stable feature in 0.171, checked against the real CLI);
+    config.toml's `[features] hooks = false` (or `codex_hooks`) turns them off."""
+    import re
+    import shutil
+    import subprocess
+    import tomllib
+
+    from learn.reduce.rule_places import codex_home
+
+    exe = shutil.which(binary)
+    if exe is None:
+        return None
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10,
+                             check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+    if m is None or tuple(int(x) for x in m.groups()) < CODEX_HOOKS_SINCE:
+        return False
+    try:
+        config = tomllib.loads((codex_home(home or Path.home()) / "config.toml").read_text())
+    except (OSError, ValueError):
+        return True
+    features = config.get("features")
+    if not isinstance(features, dict):
+        return True
+    return all(features.get(k) is not False for k in ("hooks", "codex_hooks"))
+
+
+def codex_prefix_rules(rules: Sequence[CheckRule]) -> bytes | None:
+    """The exact prefix_rules a Codex without hooks can be given for the enforced rules:
+    `program subcommand flag` at the start of a command only (`git push origin main
+    --force` is not caught, argument patterns cannot be said, and a rule narrowed to a
+    target gets none: its prefix would forbid more than the person did); None when none."""
+    from learn.report.escalation import merged_codex_rules
+
+    text: str | None = None
+    for r in rules:
+        if r.mode != "enforce" or r.targets:
+            continue
+        head = [r.program, *([r.subcommand] if r.subcommand else [])]
+        commands = [" ".join([*head, f]) for f in r.flags] or [" ".join(head)]
+        text = merged_codex_rules(text or "# Written by `learn check` (Codex without hooks): "
+                                  "the exact prefixes of the commands you forbade.\n",
+                                  commands, r.reason, r.id)
+    return text.encode("utf-8") if text is not None else None
+
+
+def current_rules(project: str, root: Path | None = None) -> RuleSet:
+    path = rules_file(project, root)
+    if not path.exists():
+        return RuleSet(project, ())
+    try:
+        return load_rules(path)
+    except BadRules as exc:
+        raise CheckError(f"{path}: {exc}; remove it (learn check remove --all) or fix it") from exc
+
+
+def install_record(project: str, root: Path | None = None) -> dict[str, Any]:
+    try:
+        data = json.loads(record_file(project, root).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Agent] = ("claude",),
+               root: Path | None = None, home: Path | None = None) -> CheckPlan:
+    """The changes that leave `project` checked by exactly `rules`: the data file, and
+    the hook installed (rules left) or removed (none left) for each of `agents`."""
+    data_path = rules_file(project, root)
+    old_rules = _read(data_path)
+    record = install_record(project, root)
+    changes: list[FileChange] = []
+    notes: list[str] = []
+    new_record: dict[str, Any] = dict(record)
+    installed: list[str] = list(record.get("agents") or [])
+    want = list(dict.fromkeys(agents)) if rules else []
+    for agent in sorted(set(installed) | set(want)):
+        target = (record.get("targets") or {}).get(agent) or {}
+        path = Path(target["path"]) if target.get("path") else target_path(agent, project, home)
+        command = hook_command(data_path, "codex" if agent == "codex" else "claude")
+        before = _read(path)
+        if agent in want:
+            if agent == "codex-rules":
+                after = codex_prefix_rules(rules)
+                after = before if after is None else after
+            else:
+                after_data = _with_hook(_json_object(path, before), command, path)
+                after = before if after_data == _json_object(path, before) \
+                    else _dumps(after_data)
+            if agent not in installed:
+                new_record.setdefault("targets", {})[agent] = {
+                    "path": str(path), "original": None if before is None
+                    else base64.b64encode(before).decode("ascii"),
+                    "written": hashlib.sha256(after or b"").hexdigest(),
+                    "made_dir": not path.parent.exists()}
+            elif agent == "codex-rules":
+                new_record["targets"][agent]["written"] = hashlib.sha256(after or b"").hexdigest()
+            changes.append(FileChange(path, before, after))
+            continue
+        original = target.get("original")
+        original_bytes = None if original is None else base64.b64decode(original)
+        if before is None or hashlib.sha256(before).hexdigest() == target.get("written"):
+            after_b: bytes | None = original_bytes  # untouched since: byte for byte
+        elif agent == "codex-rules":
+            after_b = before
+            notes.append(f"{path} changed since learn wrote it: left as it is; delete learn's "
+                         "prefix rules from it by hand")
+        else:
+            stripped = _without_hook(_json_object(path, before), command)
+            if original_bytes is not None and stripped == _json_object(path, original_bytes):
+                after_b = original_bytes
+            elif original_bytes is None and not stripped:
+                after_b = None
+            else:
+                after_b = _dumps(stripped)
+                notes.append(f"{path} changed since the check was installed: only learn's hook "
+                             "is taken out, your other changes stay")
+        changes.append(FileChange(path, before, after_b,
+                                  made_dir=bool(target.get("made_dir")) and after_b is None))
+        new_record.get("targets", {}).pop(agent, None)
+    new_record["agents"] = want
+    after_rules = RuleSet(project, tuple(rules)).dumps().encode("utf-8") if rules else None
+    changes.insert(0, FileChange(data_path, old_rules, after_rules, private=True))
+    if "codex" in want and "codex" not in installed:
+        notes.append("Codex runs a new hook only once you trust it: open /hooks in Codex and "
+                     "trust learn's check")
+    if "codex-rules" in want and "codex-rules" not in installed:
+        notes.append("this Codex runs no hooks: it gets exact prefix_rules for the enforced "
+                     "rules instead, which catch a forbidden flag only right after the "
+                     "subcommand (`git push --force`, not `git push origin main --force`); "
+                     "Codex 0.124 or later runs learn's check itself")
+    return CheckPlan(tuple(changes), tuple(notes), new_record if rules else {})
+
+
+def _confined(path: Path, project: str) -> Path:
+    """`path` checked like every write learn makes (learn.report.confine)."""
+    from learn.report.confine import confine
+    from learn.report.errors import ConfinementError
+
+    try:
+        return confine(path, (project,))
+    except ConfinementError as exc:
+        raise CheckError(str(exc)) from exc
+
+
+def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> None:
+    """Write every change, each only if its file still holds what was planned against,
+    and each to a destination learn may write (learn.report.confine)."""
+    ensure_private_dir(checks_dir(root))
+    # Every destination confined before any byte is written; then written where it
+    # really is (links followed), as confine answered.
+    real = {c.path: _confined(c.path, project) for c in plan.changes if c.after != c.before}
+    for c in plan.changes:
+        if _read(c.path) != c.before:
+            raise CheckError(f"{c.path} changed while learn was planning; run the command again")
+    for c in (dataclasses.replace(c, path=real[c.path]) for c in plan.changes
+              if c.after != c.before):
+        if c.after is None:
+            with contextlib.suppress(FileNotFoundError):
+                c.path.unlink()
+            if c.made_dir:
+                with contextlib.suppress(OSError):
+                    c.path.parent.rmdir()  # only when empty
+            continue
+        if c.private:
+            atomic_write_bytes(c.path, c.after)
+            continue
+        mode = c.path.stat().st_mode & 0o777 if c.before is not None else 0o600
+        c.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(c.path, c.after, mode=mode)
+    write_record(plan, project, root)
+
+
+def write_record(plan: CheckPlan, project: str, root: Path | None = None) -> None:
+    """Keep (or drop, with no rule left) what the settings held before learn's hook."""
+    record = _confined(record_file(project, root), project)
+    if plan.record:
+        atomic_write_bytes(record, json.dumps(plan.record, indent=2).encode("utf-8"))
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            record.unlink()
+
+
+def with_rule(rules: Sequence[CheckRule], rule: CheckRule) -> list[CheckRule]:
+    """`rules` with `rule` added, or in place of the rule with its id."""
+    out = [r for r in rules if r.id != rule.id]
+    out.append(rule)
+    return out
+
+
+def with_mode(rules: Sequence[CheckRule], rule_id: str, mode: Mode) -> list[CheckRule]:
+    """`rules` with `rule_id` switched to `mode` (dated when it starts to enforce)."""
+    from learn.isotime import now_iso
+
+    if not any(r.id == rule_id for r in rules):
+        raise CheckError(f"no check rule {rule_id!r} in this project (learn check list)")
+    return [r._replace(mode=mode, enforced_at=now_iso() if mode == "enforce" else None)
+            if r.id == rule_id and r.mode != mode else r for r in rules]
+
+
+def installed_agents(project: str, root: Path | None = None) -> list[Agent]:
+    return [a for a in install_record(project, root).get("agents") or []
+            if a in ("claude", "codex", "codex-rules")]

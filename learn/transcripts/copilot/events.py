@@ -1,0 +1,255 @@
+"""A Copilot CLI `events.jsonl` stream as events: typed turns, replies, tool calls, results.
+
+Shapes studied in github/copilot-sdk (`session-events.schema.json`, generated
+`session-events.ts`) and public session files, Copilot CLI 0.0.3xx-1.0.x. Every
+line is `{type, data, id, timestamp, parentId}` (`agentId` on a sub-agent's
+events; `ephemeral` events are never written):
+
+- `session.start` / `session.resume`: `data.sessionId`, `data.copilotVersion`,
+  `data.context.cwd` (0.0.4xx on; earlier files say the cwd only in the
+  session folder's `workspace.yaml`, see `places`).
+- `user.message`: `data.content` is what the person typed as the timeline shows
+  it; `data.transformedContent` is the prompt sent, with the client's additions
+  (dates, reminders), never read here. `data.source` names a machine origin (a
+  skill's hidden injection, `agent-<id>`, a schedule): not typed.
+  `isAutopilotContinuation` turns and `crossSession` relays are not typed either.
+- `assistant.message`: `content`, `toolRequests` (`toolCallId`, `name`,
+  `arguments`); `tool.execution_start` names a call too (older files have no
+  `toolRequests`); `tool.execution_complete`: `success`, `result.content`,
+  `error.message`.
+- `abort`: the person stopped the turn.
+- `permission.completed`: `toolCallId`, `result.kind`. `denied-interactively-by-user` is
+  the person declining the call (what they want instead, if anything, is their next
+  `user.message`); `denied-by-rules`, `denied-by-policy`, `denied-no-approval-rule-...`,
+  `denied-by-content-exclusion-policy` and `denied-by-permission-request-hook` are a
+  rule's refusal. The call's result is that decision in the event model's one shape
+  (`lowering.denial_content`), whether or not a `tool.execution_complete` follows it.
+
+A sub-agent's events (`agentId`, or the deprecated `parentToolCallId`) are a
+sidechain: their prompts were written by the orchestrating agent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from learn.transcripts.blocks import ContentBlock, TextBlock, ToolResultBlock, ToolUseBlock
+from learn.transcripts.claude.literals import (
+    AGENT_INJECTION_RE,
+    DENIAL_KIND_PERMISSION_RULE,
+    DENIAL_KIND_USER_REJECTED,
+)
+from learn.transcripts.copilot.places import session_id_of, workspace_cwd
+from learn.transcripts.filterspec import FilterSpec
+from learn.transcripts.lowering import (
+    Chain,
+    Lowered,
+    as_dict,
+    as_str,
+    denial_content,
+    dropped,
+    json_text,
+    lazy,
+    timestamp,
+)
+from learn.transcripts.models import AssistantEvent, UserEvent
+
+__all__ = ["is_copilot", "lower"]
+
+_ANY = msgspec.json.Decoder()
+# `data.source` values that are still the person at the prompt.
+_HUMAN_SOURCES: Final = frozenset({"user", "human", "cli", "interactive"})
+
+
+class _Line(msgspec.Struct, gc=False):
+    type: str
+    data: Any = None
+    id: Any = None
+    timestamp: Any = None
+    parentId: Any = None
+    agentId: Any = None
+
+
+_LINE = msgspec.json.Decoder(_Line)
+_USER_DECLINED: Final = "denied-interactively-by-user"
+
+
+def is_copilot(buf: bytes, path: Path | None = None) -> bool:
+    """Whether a buffer is a Copilot CLI event stream, from its first line."""
+    end = buf.find(b"\n")
+    first = (buf if end < 0 else buf[:end]).strip()
+    if not first.startswith(b"{") or b'"data"' not in first or b'"type"' not in first:
+        return False
+    try:
+        line = _LINE.decode(first)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return False
+    return "." in line.type and isinstance(line.data, dict) and line.timestamp is not None
+
+
+def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = None) -> Lowered:
+    chain = Chain(path)
+    if path is not None:
+        chain.session_id = session_id_of(path)
+        # Early builds name no cwd in `session.start`; the folder's workspace.yaml does.
+        chain.cwd = workspace_cwd(path.parent / "workspace.yaml") \
+            if path.name == "events.jsonl" else None
+    events: list[Any] = []
+    skipped: dict[str, int] = {}
+    seen_calls: set[str] = set()
+    denied, completed = _decisions(buf)
+    for lineno, raw in enumerate(buf.split(b"\n")):
+        if not raw.strip():
+            continue
+        try:
+            line = _LINE.decode(raw)
+        except msgspec.ValidationError:
+            _skip(skipped, "invalid")
+            continue
+        except msgspec.DecodeError:
+            _skip(skipped, "undecodable")
+            continue
+        data = line.data if isinstance(line.data, dict) else {}
+        at = timestamp(line.timestamp)
+        if at is None:
+            _skip(skipped, "invalid")
+            continue
+        key = line.id if isinstance(line.id, str) and line.id else str(lineno)
+        side = bool(line.agentId) or bool(data.get("parentToolCallId"))
+        if line.type == "permission.completed":
+            event = _declined(chain, data, key, at, side, denied, completed)
+        else:
+            event = _event(chain, line.type, data, key, at, side, seen_calls, denied)
+        if event is None:
+            event = lazy(line.type, raw)
+        if not dropped(event, drop):
+            events.append(event)
+    return events, skipped
+
+
+def _decisions(buf: bytes) -> tuple[dict[str, str], set[str]]:
+    """The calls a permission decision declined (id -> `result.kind`) and the calls that
+    have a `tool.execution_complete`, from the lines that name them (either may come
+    first)."""
+    denied: dict[str, str] = {}
+    completed: set[str] = set()
+    if b"permission.completed" not in buf:
+        return denied, completed
+    for raw in buf.split(b"\n"):
+        if b"permission.completed" not in raw and b"tool.execution_complete" not in raw:
+            continue
+        try:
+            line = _LINE.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        data = line.data if isinstance(line.data, dict) else {}
+        call_id = data.get("toolCallId")
+        if not isinstance(call_id, str):
+            continue
+        if line.type == "tool.execution_complete":
+            completed.add(call_id)
+        elif line.type == "permission.completed":
+            result = as_dict(data.get("result"))
+            kind = result.get("kind", data.get("kind"))
+            if isinstance(kind, str) and kind.startswith("denied"):
+                denied[call_id] = kind
+    return denied, completed
+
+
+def _declined(chain: Chain, data: dict[str, Any], key: str, at: Any, side: bool,
+              denied: dict[str, str], completed: set[str]) -> Any:
+    """A declined call's result, here when no `tool.execution_complete` will say it."""
+    call_id = data.get("toolCallId")
+    if not isinstance(call_id, str) or call_id not in denied or call_id in completed:
+        return None
+    return UserEvent(meta=chain.meta(key, at, sidechain=side),
+                     blocks=(_denial(call_id, denied[call_id], None),))
+
+
+def _denial(call_id: str, kind: str, message: object) -> ToolResultBlock:
+    if kind == _USER_DECLINED:
+        return ToolResultBlock(tool_use_id=call_id, content=denial_content(None), is_error=True,
+                               denial_kind=DENIAL_KIND_USER_REJECTED)
+    text = as_str(message) or f"Permission {kind}."
+    return ToolResultBlock(tool_use_id=call_id, content=text, is_error=True,
+                           denial_kind=DENIAL_KIND_PERMISSION_RULE)
+
+
+def _event(chain: Chain, kind: str, data: dict[str, Any], key: str, at: Any, side: bool,
+           seen_calls: set[str], denied: dict[str, str]) -> Any:
+    if kind in ("session.start", "session.resume", "session.context_changed"):
+        sid, version = data.get("sessionId"), data.get("copilotVersion")
+        if isinstance(sid, str) and sid:
+            chain.session_id = sid
+        if isinstance(version, str) and version:
+            chain.version = version
+        context = as_dict(data.get("context")) or data
+        cwd = context.get("cwd")
+        if isinstance(cwd, str) and cwd:
+            chain.cwd = cwd
+        return None
+    if kind == "user.message":
+        text = as_str(data.get("content"))
+        source = data.get("source")
+        machine = (
+            (isinstance(source, str) and source.casefold() not in _HUMAN_SOURCES)
+            or bool(data.get("isAutopilotContinuation"))
+        )
+        relayed = data.get("crossSession") is not None or AGENT_INJECTION_RE.match(text) is not None
+        return UserEvent(meta=chain.meta(key, at, sidechain=side, is_meta=machine), text=text,
+                         blocks=(TextBlock(text),) if text else (), is_agent_injected=relayed,
+                         prompt_source="typed")
+    if kind == "assistant.message":
+        text = as_str(data.get("content"))
+        blocks: list[ContentBlock] = [TextBlock(text)] if text.strip() else []
+        for request in data.get("toolRequests") or ():
+            if isinstance(request, dict) and isinstance(request.get("toolCallId"), str):
+                seen_calls.add(request["toolCallId"])
+                blocks.append(_use(request["toolCallId"], request.get("name"),
+                                   request.get("arguments")))
+        if not blocks:
+            return None
+        mid = data.get("messageId")
+        return AssistantEvent(meta=chain.meta(key, at, sidechain=side), model="copilot", text=text,
+                              blocks=tuple(blocks), message_id=mid if isinstance(mid, str) else None)
+    if kind == "tool.execution_start":
+        call_id = data.get("toolCallId")
+        if not isinstance(call_id, str) or call_id in seen_calls:
+            return None
+        seen_calls.add(call_id)
+        return AssistantEvent(meta=chain.meta(key, at, sidechain=side), model="copilot",
+                              blocks=(_use(call_id, data.get("toolName"), data.get("arguments")),))
+    if kind == "tool.execution_complete":
+        call_id = data.get("toolCallId")
+        if not isinstance(call_id, str):
+            return None
+        ok = data.get("success") is not False
+        result = as_dict(data.get("result"))
+        error = as_dict(data.get("error"))
+        if call_id in denied:
+            return UserEvent(meta=chain.meta(key, at, sidechain=side), blocks=(
+                _denial(call_id, denied[call_id], error.get("message")),))
+        content = result.get("content") if ok else error.get("message", result.get("content"))
+        return UserEvent(meta=chain.meta(key, at, sidechain=side), blocks=(
+            ToolResultBlock(tool_use_id=call_id, content=json_text(content), is_error=not ok),))
+    if kind == "abort":
+        return UserEvent(meta=chain.meta(key, at, sidechain=side), interrupted=True)
+    return None
+
+
+def _use(call_id: str, name: object, arguments: object) -> ToolUseBlock:
+    if isinstance(arguments, str):
+        try:
+            arguments = _ANY.decode(arguments)
+        except msgspec.DecodeError:
+            arguments = {"input": arguments}
+    args = arguments if isinstance(arguments, dict) else ({} if arguments is None else
+                                                          {"input": arguments})
+    return ToolUseBlock(id=call_id, name=name if isinstance(name, str) else "", input=args)
+
+
+def _skip(skipped: dict[str, int], reason: str) -> None:
+    skipped[reason] = skipped.get(reason, 0) + 1

@@ -1,0 +1,8 @@
+"""Gemini CLI sessions, lowered into the same event model as Claude Code.
+
+- `record`: a chats file in either era's shape (one JSON object; JSONL with
+  `$set` metadata lines, re-appended messages and `$rewindTo`) read into one
+  conversation.
+- `lower`: that conversation as events: typed turns, tool calls and results.
+- `places`: where a person's sessions are and which project each folder is.
+"""

@@ -1,0 +1,159 @@
+"""A Gemini CLI chats file, in either era's shape, read into one conversation.
+
+Shapes studied in google-gemini/gemini-cli (`chatRecordingService.ts`,
+`chatRecordingTypes.ts`) and in public session files, 2025-2026:
+
+- JSON era (to about 0.38): `~/.gemini/tmp/<project>/chats/session-<ts>-<id8>.json`
+  holds one `ConversationRecord`, rewritten whole on every change:
+  `{sessionId, projectHash, startTime, lastUpdated, messages: [...], summary?}`.
+- JSONL era (about 0.39 on): `session-<ts>-<id8>.jsonl` is appended to. The first line is
+  the metadata (`{sessionId, projectHash, startTime, lastUpdated, kind?,
+  directories?}`); then message records (`{id, timestamp, type, content,
+  displayContent?, toolCalls?, thoughts?, tokens?, model?}`), where a message
+  updated later (its tool calls finished, its tokens arrived) is appended again
+  under the same id and the last copy wins in the first copy's place;
+  `{"$set": {...}}` metadata updates (a `messages` list there replaces the
+  conversation the model sees, holding synthetic turns no line has); and
+  `{"$rewindTo": id}`, which drops that message and everything after it.
+  A JSON session resumed by a JSONL client is copied into a new `.jsonl` file
+  with the same session id (the old file stays: discovery keeps the newer).
+- Subagents (`kind: "subagent"`) write `chats/<parent session id>/<id>.jsonl`.
+
+Message types: `user` (the person's turn; `displayContent` is what they typed
+when `content` holds an expansion), `gemini` (the model's reply with its tool
+calls and their results), `info` / `warning` / `error` (the client's notes).
+A rewound message stays evidence of what the person typed, off the active
+branch, exactly like a rewound Claude Code branch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+__all__ = ["Conversation", "Message", "is_gemini", "read_conversation"]
+
+_ANY = msgspec.json.Decoder()
+# A head this long holds the metadata line (or the legacy object's first keys).
+_SNIFF_BYTES = 8192
+
+
+@dataclass(slots=True)
+class Message:
+    record: dict[str, Any]
+    order: int  # where it first appeared (a re-appended message keeps its place)
+    parent: str | None  # the message before it on the chain when it was written
+    appended: bool = True  # False: known only from a `$set.messages` list
+
+
+@dataclass(slots=True)
+class Conversation:
+    meta: dict[str, Any] = field(default_factory=dict)
+    messages: list[Message] = field(default_factory=list)
+    # Ids still on the chain after every rewind: the active branch.
+    chain: list[str] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+def is_gemini(buf: bytes, path: Path | None = None) -> bool:
+    """Whether a buffer is a Gemini CLI chats file (either era), from its head."""
+    head = buf[:_SNIFF_BYTES]
+    if b'"projectHash"' not in head or b'"sessionId"' not in head:
+        return False
+    return head.lstrip()[:1] == b"{"
+
+
+def read_conversation(buf: bytes) -> Conversation:
+    """The conversation a chats file holds; bad lines counted, never raised."""
+    legacy = _legacy(buf)
+    if legacy is not None:
+        return legacy
+    conv = Conversation()
+    by_id: dict[str, Message] = {}
+    set_messages: list[Any] | None = None
+    for lineno, line in enumerate(buf.split(b"\n")):
+        if not line.strip():
+            continue
+        try:
+            record = _ANY.decode(line)
+        except msgspec.DecodeError:
+            _skip(conv, "undecodable")
+            continue
+        if not isinstance(record, dict):
+            _skip(conv, "not_object")
+            continue
+        rewind = record.get("$rewindTo")
+        if isinstance(rewind, str):
+            if rewind in conv.chain:
+                del conv.chain[conv.chain.index(rewind):]
+            else:
+                conv.chain.clear()  # what the client does with an unknown id
+            continue
+        if isinstance(record.get("id"), str):
+            mid = record["id"]
+            known = by_id.get(mid)
+            if known is not None:
+                known.record = record  # the re-appended copy wins, in place
+                known.appended = True
+            else:
+                msg = Message(record, lineno, conv.chain[-1] if conv.chain else None)
+                by_id[mid] = msg
+                conv.messages.append(msg)
+            if mid not in conv.chain:
+                conv.chain.append(mid)
+            continue
+        update = record.get("$set")
+        if isinstance(update, dict):
+            if isinstance(update.get("messages"), list):
+                set_messages = update["messages"]
+            conv.meta.update({k: v for k, v in update.items() if k != "messages"})
+            continue
+        if isinstance(record.get("sessionId"), str):
+            conv.meta.update(record)  # the metadata line
+            continue
+        _skip(conv, "invalid")
+    if set_messages is not None:
+        _synthetic(conv, by_id, set_messages)
+    return conv
+
+
+def _legacy(buf: bytes) -> Conversation | None:
+    """The JSON era's one object, or None when the buffer is not one."""
+    start = buf.lstrip()[:1]
+    if start != b"{":
+        return None
+    try:
+        record = _ANY.decode(buf)
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
+        return None
+    conv = Conversation(meta={k: v for k, v in record.items() if k != "messages"})
+    for i, item in enumerate(record["messages"]):
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            _skip(conv, "invalid")
+            continue
+        conv.messages.append(Message(item, i, conv.chain[-1] if conv.chain else None))
+        conv.chain.append(item["id"])
+    return conv
+
+
+def _synthetic(conv: Conversation, by_id: dict[str, Message], listed: list[Any]) -> None:
+    """Turns only a `$set.messages` list holds (a summary the client made): context, never typed."""
+    for item in listed:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            continue
+        if item["id"] in by_id:
+            continue
+        msg = Message(item, len(conv.messages) + 1_000_000, conv.chain[-1] if conv.chain else None,
+                      appended=False)
+        by_id[item["id"]] = msg
+        conv.messages.append(msg)
+        conv.chain.append(item["id"])
+
+
+def _skip(conv: Conversation, reason: str) -> None:
+    conv.skipped[reason] = conv.skipped.get(reason, 0) + 1

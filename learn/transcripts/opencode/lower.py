@@ -1,0 +1,243 @@
+"""An OpenCode session (the canonical buffer of `export`) as events.
+
+1.x messages (`message` + `part`, or the JSON store): a `user` message's text
+parts are what the person typed, except parts the client marks `synthetic`
+(file contents it read in, reminders) or `ignored`: those are context. An
+`assistant` message's parts in order: `text` a reply, `tool` a call
+(`callID`, `tool`, `state.input`) and, once finished, its result
+(`state.output`, or `state.error` for a failure). A permission the person
+declined is an error whose text says so (`permission/index.ts`): "The user
+rejected permission to use this specific tool call." with ` with the following
+feedback: <what they typed>` when they typed a reason; a rule's refusal says
+"The user has specified a rule which prevents you from using this specific tool
+call". Those are lowered as denials (`lowering.denial_content`). An aborted
+reply (`error.name` "MessageAbortedError") is an interrupt.
+
+2.x entries (`session_message`): `user` (`text`), `synthetic` (the client's text:
+context), `shell` (a command the person ran with `!`), `assistant` (`content`:
+text, reasoning, tool with `state.content`), `compaction` (a summary: never typed).
+
+A child session (`parentID`: a subagent's task) is a sidechain throughout.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from learn.transcripts.blocks import TextBlock, ToolResultBlock, ToolUseBlock
+from learn.transcripts.claude.literals import (
+    AGENT_INJECTION_RE,
+    DENIAL_KIND_PERMISSION_RULE,
+    DENIAL_KIND_USER_REJECTED,
+)
+from learn.transcripts.filterspec import FilterSpec
+from learn.transcripts.lowering import (
+    Chain,
+    Lowered,
+    as_dict,
+    as_str,
+    denial_content,
+    dropped,
+    json_text,
+    lazy,
+    timestamp,
+)
+from learn.transcripts.models import AssistantEvent, UserEvent
+
+__all__ = ["lower"]
+
+_ANY = msgspec.json.Decoder()
+REJECTED: Final = "The user rejected permission to use this specific tool call"
+FEEDBACK: Final = " with the following feedback: "
+RULE_REFUSED: Final = "The user has specified a rule which prevents you from using this specific"
+ABORTED: Final = "MessageAbortedError"
+
+
+def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = None) -> Lowered:
+    chain = Chain(path)
+    events: list[Any] = []
+    skipped: dict[str, int] = {}
+    side = False
+    clock: datetime | None = None
+    for raw in buf.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            record = _ANY.decode(raw)
+        except msgspec.DecodeError:
+            skipped["undecodable"] = skipped.get("undecodable", 0) + 1
+            continue
+        kind = record.get("opencode") if isinstance(record, dict) else None
+        if kind == "session":
+            chain.session_id = str(record.get("id") or "")
+            chain.cwd = record.get("directory") or None
+            chain.version = record.get("version") or None
+            side = bool(record.get("parentID"))
+            time = as_dict(record.get("time"))
+            clock = timestamp(time.get("created")) or clock
+            out: list[Any] = [lazy("opencode.session", raw)]
+        elif kind == "message":
+            out = _message(chain, record, side, clock)
+        elif kind == "entry":
+            out = _entry(chain, record, side, clock)
+        else:
+            skipped["invalid"] = skipped.get("invalid", 0) + 1
+            continue
+        for event in out:
+            at = getattr(getattr(event, "meta", None), "timestamp", None)
+            clock = at or clock
+            if not dropped(event, drop):
+                events.append(event)
+    return events, skipped
+
+
+def _time(value: object, fallback: datetime | None) -> datetime | None:
+    if isinstance(value, dict):
+        for key in ("created", "start", "end"):
+            got = timestamp(value.get(key))
+            if got is not None:
+                return got
+        return fallback
+    return timestamp(value) or fallback
+
+
+def _user(chain: Chain, key: str, at: datetime, texts: list[str], side: bool,
+          context: bool) -> UserEvent:
+    text = "\n".join(t for t in texts if t.strip())
+    return UserEvent(meta=chain.meta(key, at, sidechain=side, is_meta=context or not text),
+                     text=text, blocks=(TextBlock(text),) if text else (),
+                     is_agent_injected=AGENT_INJECTION_RE.match(text) is not None,
+                     prompt_source="typed")
+
+
+def _message(chain: Chain, record: dict[str, Any], side: bool, clock: datetime | None) -> list[Any]:
+    mid = str(record.get("id") or "")
+    info = as_dict(record.get("data"))
+    parts = [p for p in record.get("parts") or () if isinstance(p, dict)]
+    at = _time(info.get("time"), clock)
+    if at is None:
+        return []
+    role = info.get("role")
+    path = info.get("path")
+    if isinstance(path, dict) and isinstance(path.get("cwd"), str) and path["cwd"]:
+        chain.cwd = path["cwd"]
+    if role == "user":
+        typed = [p.get("text", "") for p in parts if p.get("type") == "text"
+                 and not p.get("synthetic") and not p.get("ignored")
+                 and isinstance(p.get("text"), str)]
+        if typed:
+            return [_user(chain, mid, at, typed, side, context=False)]
+        said = [p.get("text", "") for p in parts
+                if p.get("type") == "text" and isinstance(p.get("text"), str)]
+        return [_user(chain, mid, at, said, side, context=True)] if said else []
+    if role != "assistant":
+        return [lazy("opencode.message", record)]
+    model = as_str(info.get("modelID"), "opencode")
+    out: list[Any] = []
+    for part in parts:
+        key = f"{mid}:{part.get('id')}"
+        when = _time(part.get("time"), at) or at
+        if part.get("type") == "text":
+            out += _reply(chain, key, when, side, model, mid, part)
+        elif part.get("type") == "tool":
+            state = as_dict(part.get("state"))
+            call_id = str(part.get("callID") or part.get("id") or key)
+            out += _call(chain, key, when, side, model, mid, call_id, str(part.get("tool") or ""),
+                         state.get("input"), state.get("status"),
+                         state.get("output"), state.get("error"), _time(state.get("time"), when))
+    error = info.get("error")
+    if isinstance(error, dict) and error.get("name") == ABORTED:
+        out.append(UserEvent(meta=chain.meta(f"{mid}:abort", _time(info.get("time"), at) or at,
+                                             sidechain=side), interrupted=True))
+    return out
+
+
+def _reply(chain: Chain, key: str, at: datetime, side: bool, model: str, mid: str,
+           part: dict[str, Any]) -> list[AssistantEvent]:
+    """A text part of a reply; none when empty or the client's own (`synthetic`)."""
+    text = part.get("text")
+    if not isinstance(text, str) or not text.strip() or part.get("synthetic"):
+        return []
+    return [AssistantEvent(meta=chain.meta(key, at, sidechain=side), model=model, text=text,
+                           blocks=(TextBlock(text),), message_id=mid)]
+
+
+def _call(chain: Chain, key: str, at: datetime, side: bool, model: str, mid: str, call_id: str,
+          name: str, args: object, status: object, output: object, error: object,
+          done: datetime | None) -> list[Any]:
+    use = AssistantEvent(
+        meta=chain.meta(key, at, sidechain=side), model=model, message_id=mid,
+        blocks=(ToolUseBlock(id=call_id, name=name,
+                             input=args if isinstance(args, dict) else {}),))
+    if status == "completed":
+        block = ToolResultBlock(tool_use_id=call_id, content=json_text(output))
+    elif status == "error":
+        block = _failure(call_id, json_text(error))
+    else:
+        return [use]
+    return [use, UserEvent(meta=chain.meta(f"{key}:result", done or at, sidechain=side),
+                           blocks=(block,))]
+
+
+def _failure(call_id: str, text: str) -> ToolResultBlock:
+    if text.startswith(REJECTED):
+        reason = text.split(FEEDBACK, 1)[1] if FEEDBACK in text else None
+        return ToolResultBlock(tool_use_id=call_id, content=denial_content(reason), is_error=True,
+                               denial_kind=DENIAL_KIND_USER_REJECTED)
+    if text.startswith(RULE_REFUSED):
+        return ToolResultBlock(tool_use_id=call_id, content=text, is_error=True,
+                               denial_kind=DENIAL_KIND_PERMISSION_RULE)
+    return ToolResultBlock(tool_use_id=call_id, content=text, is_error=True)
+
+
+def _entry(chain: Chain, record: dict[str, Any], side: bool, clock: datetime | None) -> list[Any]:
+    """A 2.x `session_message` entry."""
+    eid = str(record.get("id") or "")
+    kind = record.get("type")
+    data = as_dict(record.get("data"))
+    at = timestamp(record.get("time")) or _time(data.get("time"), clock)
+    if at is None:
+        return []
+    if kind == "user":
+        text = as_str(data.get("text"))
+        return [_user(chain, eid, at, [text], side, context=False)]
+    if kind in ("synthetic", "compaction"):
+        text = data.get("text", data.get("summary", ""))
+        return [_user(chain, eid, at, [text if isinstance(text, str) else ""], side,
+                      context=True)]
+    if kind == "shell":
+        command = as_str(data.get("command"))
+        return _call(chain, eid, at, side, "opencode", eid, str(data.get("callID") or eid),
+                     "bash", {"command": command}, "completed", data.get("output"), None,
+                     _time(data.get("time"), at))
+    if kind != "assistant":
+        return [lazy(f"opencode.{kind}", record)]
+    model_ref = data.get("model")
+    model = str(model_ref.get("id") or "opencode") if isinstance(model_ref, dict) else "opencode"
+    out: list[Any] = []
+    for i, item in enumerate(data.get("content") or ()):
+        if not isinstance(item, dict):
+            continue
+        key = f"{eid}:{item.get('id') or i}"
+        if item.get("type") == "text":
+            out += _reply(chain, key, at, side, model, eid, item)
+        elif item.get("type") == "tool":
+            state = as_dict(item.get("state"))
+            content = state.get("content")
+            text = "\n".join(json_text(c.get("text", c)) for c in content
+                             if isinstance(c, dict)) if isinstance(content, list) else ""
+            error = state.get("error")
+            message = error.get("message", error) if isinstance(error, dict) else error
+            out += _call(chain, key, at, side, model, eid, str(item.get("id") or key),
+                         str(item.get("name") or ""), state.get("input"), state.get("status"),
+                         text, message if message is not None else text,
+                         _time(item.get("time"), at))
+    error = data.get("error")
+    if isinstance(error, dict) and "abort" in json_text(error).casefold():
+        out.append(UserEvent(meta=chain.meta(f"{eid}:abort", at, sidechain=side),
+                             interrupted=True))
+    return out
