@@ -41,9 +41,14 @@ from benchmarks.timing import best_of, best_of_interleaved, orjson_lines
 
 
 def _option(args: list[str], name: str, default: int) -> int:
+    return int(_text_option(args, name, str(default)))
+
+
+def _text_option(args: list[str], name: str, default: str) -> str:
+    """`name VALUE` taken out of `args`, else `default`."""
     if name in args:
         k = args.index(name)
-        value = int(args[k + 1])
+        value = args[k + 1]
         del args[k : k + 2]
         return value
     return default

@@ -253,14 +253,14 @@ def test_a_warm_listing_reuses_the_judgement_until_a_listed_file_changes(
     from learn.paths import cache_dir
 
     judged = 0
-    real = scripted.machinery
+    real = scripted.judged_sessions
 
-    def counting(*args: object, **kwargs: object) -> scripted.Machinery:
+    def counting(*args: object, **kwargs: object) -> list[object]:
         nonlocal judged
         judged += 1
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(scripted, "machinery", counting)
+    monkeypatch.setattr(scripted, "judged_sessions", counting)
     first = sessions_json("--all-projects")
     assert judged == 1
     kept = cache_dir() / FILE_NAME

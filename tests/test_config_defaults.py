@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from learn.config import Config, ConfigError, config_path
-from learn.config_defaults import CONFIG_FILENAME, DEFAULT_MIN_SIGNAL_CONFIDENCE
+from learn.config_defaults import CONFIG_FILENAME, DEFAULT_BACKEND, DEFAULT_MIN_SIGNAL_CONFIDENCE
 from learn.index.indexed import min_signal_confidence
 from learn.store.target import default_store_target
 
@@ -30,6 +30,24 @@ def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_file_looked_for_and_the_default_are_the_configs(dirs: Path) -> None:
     assert config_path() == dirs / "config" / CONFIG_FILENAME
     assert Config().mining.min_signal_confidence == DEFAULT_MIN_SIGNAL_CONFIDENCE
+    assert Config().backend.name == DEFAULT_BACKEND
+
+
+def test_the_key_of_the_defaults_changes_with_every_override_taken_as_given(
+        dirs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A run with nothing new is told by this key without building the config (pydantic):
+    # every override load_config takes as given must change it.
+    from learn.config import _apply_env
+    from learn.config_defaults import defaults_key
+
+    seen = {defaults_key()}
+    for name in ("LEARN_OPENAI_BASE_URL", "LEARN_MODEL", "LEARN_MODEL_MINE", "LEARN_MODEL_NAME",
+                 "LEARN_MODEL_COVERAGE", "LEARN_MODEL_JUDGE", "LEARN_DATABASE_URL"):
+        monkeypatch.setenv(name, "http://x/v1" if "URL" in name else "claude-x")
+        assert _apply_env(Config(), dict(os.environ)) != Config()
+        assert defaults_key() not in seen
+        seen.add(defaults_key())
+        monkeypatch.delenv(name)
 
 
 def test_the_detector_threshold_is_the_default_or_the_files(dirs: Path) -> None:

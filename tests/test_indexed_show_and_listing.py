@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import apsw
 import pytest
@@ -182,7 +183,6 @@ def test_the_listing_judges_from_the_stored_turns_as_from_whole_views(
     from learn.transcripts.view.replay_files import (
         FingerprintCache,
     )
-    from learn.transcripts.view.serialise import session_counts
 
     home = Path.home()
     _project(home)
@@ -217,11 +217,18 @@ def test_the_listing_judges_from_the_stored_turns_as_from_whole_views(
     assert not any(i.from_index for i in items)  # whole views: the listing built none
     judged = machinery([i.session for i in items]).views
     assert len(judged) == len(listed) == 17
+    assert_rows_are_the_views(listed, judged)
+    origins = [listed[session_id(f"loop-{n}")]["origin"] for n in range(4)]
+    assert origins == ["programmatic"] * 3 + ["interactive"], origins
+
+
+def assert_rows_are_the_views(listed: dict[str, dict[str, Any]], judged: list[Any]) -> None:
+    """Each listed row counts and judges its session as the judged view does."""
+    from learn.transcripts.view.serialise import session_counts
+
     for view in judged:
         row = listed[view.id]
         counts = session_counts(view)
         for key in ("human_turns", "human_turns_by_origin", "off_branch_human_turns"):
             assert row[key] == counts[key], (view.id, key)
         assert (row["origin"], row["origin_evidence"]) == (view.origin, list(view.origin_evidence))
-    origins = [listed[session_id(f"loop-{n}")]["origin"] for n in range(4)]
-    assert origins == ["programmatic"] * 3 + ["interactive"], origins

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from fixtures.view.corpus import HERE, MAIN_ID, encode
 
-from learn.index.indexed import CachedHeads, IndexedSession, indexed_views
+from learn.index.indexed import CachedHeads, IndexedSession, entry_version, indexed_views
 from learn.store import open_store
 from learn.store.schema import applied_migrations
 from learn.store.session_index import SessionIndex
@@ -250,15 +250,40 @@ def test_migration_0016_drops_the_pickled_records_and_keeps_the_views(tmp_path: 
          r.summary, r.view, r.detected, record))
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     assert _TOOL_OUTPUT.encode() in _db_bytes(db)
-    migrate(conn, StoreSchema())
+    migrate(conn, StoreSchema(), upto=[name for name, _ in MIGRATIONS].index("0022_session_index_keys"))
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
     assert _TOOL_OUTPUT.encode() not in _db_bytes(db)
-    with open_session_index(db) as index:
-        assert "prefix" not in {str(c[1]) for c in index._conn.execute("PRAGMA table_info(session_index)")}
-    warm = _views(home, db)
-    assert warm[0].from_index  # the derived entry survived the migration
-    assert warm[0].session == cold[0].session
+    assert "prefix" not in {str(c[1]) for c in conn.execute("PRAGMA table_info(session_index)")}
+    # The derived entry survived the migration.
+    assert list(conn.execute("SELECT summary, view, detected FROM session_index")) == [
+        (r.summary, r.view, r.detected)]
+    conn.close()
+
+
+def test_migration_0022_remakes_the_index_with_keys_and_the_next_listing_fills_it(
+        tmp_path: Path) -> None:
+    from learn.store.db import connect
+    from learn.store.schema import MIGRATIONS, StoreSchema, migrate
+
+    home = _home(tmp_path, 2)
+    db = tmp_path / "old.db"
+    conn = connect(db, vectors=False)
+    migrate(conn, StoreSchema(), upto=[name for name, _ in MIGRATIONS].index("0022_session_index_keys"))
+    conn.execute(
+        "INSERT INTO session_index (path, size, mtime_ns, inode, version, context, summary) "
+        "VALUES ('/gone.jsonl', 1, 1, 1, 'view4-render3', 'c', '{}')")
+    migrate(conn, StoreSchema())
+    columns = [str(c[1]) for c in conn.execute("PRAGMA table_info(session_index)")]
+    # The small columns before the large ones, in a rowid table: a listing reads no view.
+    assert columns.index("keys") < columns.index("prompts") < columns.index("view")
+    assert "WITHOUT ROWID" not in conn.execute(
+        "SELECT sql FROM sqlite_master WHERE name = 'session_index'").fetchone()[0]
+    assert conn.execute("SELECT count(*) FROM session_index").fetchone()[0] == 0
+    conn.close()
+    listed = _views(home, db, views=False)
+    assert [i.from_index for i in listed] == [False, False]
+    assert all(i.row.keys for i in listed)
+    assert [i.from_index for i in _views(home, db, views=False)] == [True, True]
 
 
 def test_a_listing_builds_no_view_and_a_run_after_it_does(tmp_path: Path) -> None:
@@ -293,8 +318,23 @@ def test_a_stale_view_version_is_not_used(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(compact, "VIEW_VERSION", compact.VIEW_VERSION + 1)
     got = _views(home, tmp_path / "s.db")
     assert not got[0].from_index
-    assert got[0].row.version == compact.view_version()
+    assert got[0].row.version == entry_version() and compact.view_version() in entry_version()
     assert _views(home, tmp_path / "s.db")[0].from_index
+
+
+def test_entries_with_keys_of_another_version_are_read_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from learn.transcripts.templates import entries
+
+    home = _home(tmp_path, 1)
+    first = _views(home, tmp_path / "s.db")
+    assert entries.decode_entry(first[0].row.keys) is not None
+    monkeypatch.setattr(entries, "KEYS_VERSION", entries.KEYS_VERSION + 1)
+    # Stored keys of the old version are never read as keys...
+    assert entries.decode_entry(first[0].row.keys) is None
+    # ...and the entry is read again with keys of the new one.
+    got = _views(home, tmp_path / "s.db")
+    assert not got[0].from_index and entries.decode_entry(got[0].row.keys) is not None
 
 
 def test_other_fingerprints_are_a_miss(tmp_path: Path) -> None:

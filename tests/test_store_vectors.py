@@ -88,3 +88,20 @@ def test_filtered_knn_finds_a_rare_kind_beyond_the_index_first_answers(conn: Any
     dist = 1.0 - (rare / np.linalg.norm(rare, axis=1, keepdims=True)) @ qn
     assert [r for r, _ in hits] == (np.argsort(dist)[:5] + 10_000).tolist()
     assert len(vectors.knn(conn, table, q, 50, 32, kind="rare")) == 7
+
+
+def test_opening_the_store_loads_sqlite_vec_without_importing_numpy(tmp_path: Path) -> None:
+    # sqlite_vec's package imports numpy for a helper learn never calls: ~0.4 s of every
+    # command that opens the store (issue 32). The extension itself is loaded all the same.
+    import subprocess
+    import sys
+
+    code = ("import sys; from learn.store import open_store\n"
+            f"with open_store({str(tmp_path / 's.db')!r}) as s:\n"
+            "    v = s.ledger.sql('SELECT vec_version() AS v')[0]['v']\n"
+            "print(v, 'numpy' in sys.modules, 'sqlite_vec' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr[-2000:]
+    version, numpy, package = out.stdout.split()
+    assert version.startswith("v") and (numpy, package) == ("False", "False")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learn.textfold import fold, fold_with_offsets
+from learn.textfold import flatten, fold, fold_with_offsets
 
 
 def test_fold_collapses_whitespace_trims_and_casefolds() -> None:
@@ -34,3 +34,41 @@ def test_fold_fast_path_cases() -> None:
     for text in ["plain line", "Ünïcode ΣΑΣ", "", " lead", "trail ", "two  spaces", "tab\there",
                  "nbsp\xa0here", "ideographic\u3000space", "ﬁ ligature"]:
         assert fold(text) == " ".join(text.split()).casefold(), text
+
+
+def _fold_with_offsets_by_char(text: str) -> tuple[str, list[int]]:
+    """The definition, one character at a time (what the run-by-run version must give)."""
+    out: list[str] = []
+    offsets: list[int] = []
+    pending = -1
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            if out and pending < 0:
+                pending = i
+            continue
+        if pending >= 0:
+            out.append(" ")
+            offsets.append(pending)
+            pending = -1
+        for folded in ch.casefold():
+            out.append(folded)
+            offsets.append(i)
+    return "".join(out), offsets
+
+
+@settings(deadline=None)  # a loaded machine is no reason to fail
+@given(st.text(alphabet=st.sampled_from(_SPACES + "aZß İΣςﬁ密 x.-\u0301") | st.characters(),
+               max_size=40))
+def test_fold_with_offsets_is_the_character_by_character_fold(text: str) -> None:
+    assert fold_with_offsets(text) == _fold_with_offsets_by_char(text)
+    assert flatten(text) == " ".join(text.split())
+
+
+def test_a_run_of_non_space_is_what_isspace_says_for_every_character() -> None:
+    # fold_with_offsets cuts at `\S+` runs: that must be exactly `not str.isspace()`.
+    import re
+
+    space = re.compile(r"\s")
+    wrong = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF
+             and (space.match(chr(c)) is not None) != chr(c).isspace()]
+    assert wrong == []

@@ -12,6 +12,7 @@ import re
 import shutil
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -166,8 +167,35 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
                 record: bool, cache_dir: Path | None, embedder: str, out: Path | None,
                 team: bool = False, batch: bool = False, no_batch: bool = False,
                 include_programmatic: bool = False) -> int:
-    from learn.config import ConfigError, load_config
     from learn.lock import LockedError, run_lock
+    from learn.pipeline import RunOptions
+
+    if batch and no_batch and not dry_run:
+        raise UsageProblem("--batch and --no-batch contradict each other; choose one")
+    options = RunOptions(
+        project=None if scope.all_projects else scope.project,
+        all_projects=scope.all_projects,
+        since=scope.since,
+        limit=scope.limit,
+        offline=offline,
+        show_all=show_all,
+        embedder="tfidf" if embedder == "tfidf" else "minilm",
+        batch=batch,
+        include_programmatic=include_programmatic,
+    )
+    from learn.config_defaults import DEFAULT_BACKEND, defaults_apply
+
+    if not (team or dry_run or model) and defaults_apply():
+        # Nothing new since a run that left the store as it found it: that run's
+        # result, from the store; no backend, no plan, no session read again, and
+        # with nothing configured, not even the configuration's models built.
+        from learn.pipeline.warm import config_key, unchanged
+
+        name = None if offline else choose_backend_name(backend or DEFAULT_BACKEND)
+        kept = unchanged(options, config_key(None), name or "offline")
+        if kept is not None:
+            return _unchanged(kept, quiet=quiet, as_json=as_json, out=out)
+    from learn.config import ConfigError, load_config
 
     try:
         config = load_config()
@@ -182,36 +210,30 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         print_plan(scope, config, as_json=as_json)
         return 0
 
-    if batch and no_batch:
-        raise UsageProblem("--batch and --no-batch contradict each other; choose one")
+    name = None if offline else choose_backend_name(backend or config.backend.name)
+    if not team and (model or not defaults_apply()):
+        from learn.pipeline.warm import config_key, unchanged
+
+        kept = unchanged(options, config_key(config), name or "offline")
+        if kept is not None:
+            return _unchanged(kept, quiet=quiet, as_json=as_json, out=out)
     model_backend = None
-    if not offline:
-        name = choose_backend_name(backend or config.backend.name)
+    if name is not None:
         model_backend = build_backend(name, record=record, cache_dir=cache_dir, config=config)
         if batch and name != "anthropic":
             raise UsageProblem("--batch needs the anthropic backend (Message Batches are its API)")
         may_batch = not no_batch and config.mining.batch != "never"
         if not team and name == "anthropic" and not batch and may_batch:
             batch = _offer_batch(scope, config, yes)
+            options = replace(options, batch=batch)
         if not team and not yes and not batch and not _confirm(scope, config):
             click.echo("nothing mined (not confirmed)", err=True)
             return 0
     elif batch:
         raise UsageProblem("--batch needs a model (it is a way of calling one)")
 
-    from learn.pipeline import RunOptions, run_pipeline
+    from learn.pipeline import run_pipeline
 
-    options = RunOptions(
-        project=None if scope.all_projects else scope.project,
-        all_projects=scope.all_projects,
-        since=scope.since,
-        limit=scope.limit,
-        offline=offline,
-        show_all=show_all,
-        embedder="tfidf" if embedder == "tfidf" else "minilm",
-        batch=batch,
-        include_programmatic=include_programmatic,
-    )
     bars = _Bars(enabled=not quiet and sys.stderr.isatty())
     try:
         with run_lock(), bars:
@@ -226,10 +248,25 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
 
         click.echo(f"learn: {exc}", err=True)
         return EXIT_BUSY
+    return _report(result, as_json=as_json, out=out)
+
+
+def _unchanged(result: Any, *, quiet: bool, as_json: bool, out: Path | None) -> int:
+    if not quiet:
+        click.echo(f"learn: nothing new since the run of {result.extra['unchanged_since']}: "
+                   "its result, from the store (no session read again, no model called)", err=True)
+    return _report(result, as_json=as_json, out=out)
+
+
+def _report(result: Any, *, as_json: bool, out: Path | None) -> int:
+    """Print the run's digest (or JSON), also to `out`; the exit code it earns."""
     if as_json:
         import json
 
-        text = json.dumps(result.to_json(), indent=2, ensure_ascii=False)
+        payload = result.to_json()
+        if "unchanged_since" in result.extra:
+            payload["unchanged_since"] = result.extra["unchanged_since"]
+        text = json.dumps(payload, indent=2, ensure_ascii=False)
     else:
         from learn.report.digest import render_digest_markdown
 
@@ -301,12 +338,9 @@ def _offer_batch(scope: Scope, config: Any, yes: bool) -> bool:
     and must not offer (or announce) a batch for them again.
     """
     from learn.mining.batch import BATCH_ABOVE
-    from learn.mining.cache import MineCache
-    from learn.mining.plan import plan_mining
     from learn.store import open_store
 
-    plan = plan_mining(scope.discover(), MineCache(), config.models.mine,
-                       context_window=config.models.context_window)
+    plan = _plan(scope, config)
     with open_store(local_only=True) as local:
         table = local.batches
         in_flight = {i.cache_key for items in table.pending().values() for i in items}
@@ -328,9 +362,30 @@ def _offer_batch(scope: Scope, config: Any, yes: bool) -> bool:
 
 def _confirm(scope: Scope, config: Any) -> bool:
     """Ask before mining many uncached sessions; refuse without a TTY (PlanRefused)."""
-    from learn.mining.cache import MineCache
-    from learn.mining.plan import confirm_plan, plan_mining
+    from learn.mining.plan import confirm_plan
 
-    plan = plan_mining(scope.discover(), MineCache(), config.models.mine,
+    return confirm_plan(_plan(scope, config), False, confirm_above=config.mining.confirm_above)
+
+
+def _plan(scope: Scope, config: Any) -> Any:
+    """What the run would mine (learn.mining.plan), through the session index: files
+    found from the heads it keeps, and an unchanged file's cache key from the digest
+    it keeps (size, mtime and inode as when it was read), not from hashing the file."""
+    from learn.index.indexed import CachedHeads, stamp
+    from learn.mining.indexed_cache import IndexedMineCache
+    from learn.mining.plan import plan_mining
+    from learn.store import open_store
+
+    with open_store(local_only=True) as local:
+        heads = CachedHeads(local.index)
+        files = scope.scan(heads).files
+        heads.save()
+        rows = local.index.get_many([str(f.path) for f in files], views=False, texts=False)
+    digests: dict[Path, str] = {}
+    for f in files:
+        row, st = rows.get(str(f.path)), stamp(f.path)
+        if row is not None and row.digest and st is not None and (
+                row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode):
+            digests[f.path] = row.digest
+    return plan_mining(files, IndexedMineCache(digests), config.models.mine,
                        context_window=config.models.context_window)
-    return confirm_plan(plan, False, confirm_above=config.mining.confirm_above)

@@ -100,17 +100,17 @@ def _judged_rows(items: Sequence[Any], include_programmatic: bool) -> list[dict[
 def _judge(items: Sequence[Any], summaries: Sequence[dict[str, Any]],
            include_programmatic: bool) -> list[dict[str, object]]:
     """Each row's judged fields (turn counts by origin, origin and its evidence)."""
-    from learn.index.indexed_turns import turns_view
-    from learn.transcripts.templates.scripted import machinery
+    from learn.transcripts.templates.keys import Keys
+    from learn.transcripts.templates.scripted import judged_sessions
 
-    # Every entry of this version holds its turns; "[]" only types the None of a row never read.
-    views = [turns_view(s, i.row.prompts or "[]", i.file.path)
-             for i, s in zip(items, summaries, strict=True)]
+    # Each session as its stored keys: the judgement compares those, and reads a
+    # session's turns, then their texts, only where it needs them.
+    keys = Keys()
+    entries = [_entry(i, s, keys) for i, s in zip(items, summaries, strict=True)]
     # The templates of each project were cut when the views were built; what is
     # judged here is what only the sessions together show.
-    found = machinery(views, include_programmatic=include_programmatic)
     judged: list[dict[str, object]] = []
-    for view in found.views:
+    for view in judged_sessions(entries, include_programmatic=include_programmatic, keys=keys):
         by_origin: dict[str, int] = dict.fromkeys(HUMAN_ORIGINS, 0)
         for turn in view.human_turns:
             by_origin[turn.origin] += 1
@@ -123,6 +123,25 @@ def _judge(items: Sequence[Any], summaries: Sequence[dict[str, Any]],
             "entrypoint": view.entrypoint,
         })
     return judged
+
+
+def _entry(item: Any, summary: dict[str, Any], keys: Any) -> Any:
+    """The index entry as the judgement reads it (`templates.entries`): its keys, its
+    turns and their texts read from the index on first need; all of it when no keys
+    are stored."""
+    from learn.index.indexed_turns import light_entry, turn_texts, turns_view
+    from learn.transcripts.templates.entries import Entry
+
+    stored = item.row.prompts  # read with the row when it was just written
+
+    def texts() -> list[str]:
+        return turn_texts(stored or item.texts() or "[]")
+
+    entry = light_entry(summary, item.row.keys, item.file.path, texts, keys)
+    if entry is not None:
+        return entry
+    # Every entry of this version holds its turns; "[]" only types the None of a row never read.
+    return Entry.of(turns_view(summary, stored or item.texts() or "[]", item.file.path), keys)
 
 
 def _spelled(rows: list[dict[str, object]]) -> list[dict[str, object]]:
@@ -192,10 +211,11 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
         heads.save()
         items = indexed_views(discovery.files, index=index,
                               fingerprints_for=lambda f: cache.for_project(f.project),
-                              min_confidence=min_signal_confidence(), views=False)
-    # Origin and cross-session templates are judged across the listed sessions,
-    # as `learn run` does (issue 17), from the turns each entry keeps.
-    rows = _spelled(by_last_activity(_judged_rows(items, include_programmatic)))
+                              min_confidence=min_signal_confidence(), views=False, texts=False)
+        # Origin and cross-session templates are judged across the listed sessions,
+        # as `learn run` does (issue 17), from each entry's turns' keys (and the
+        # texts of those it needs, read from the index while it is open).
+        rows = _spelled(by_last_activity(_judged_rows(items, include_programmatic)))
     listed = {i.file.path for i in items}
     # Files discovery listed that vanished (pruned) before they were parsed.
     vanished = [

@@ -34,6 +34,7 @@ from learn.transcripts.view.model import (
 
 if TYPE_CHECKING:
     from learn.store.session_index import SessionIndex
+    from learn.transcripts.templates.keys import Keys
 
 
 def resolve_session(ref: str, heads: HeadReader | None = None) -> tuple[Path, SessionFile | None]:
@@ -111,14 +112,45 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
     # (origin, templates, prompts repeated across them), their turns from the
     # index where it has them, not from every file's head (issue 21).
     others = None
+    keys = None
     if index is not None and heads is not None:
         from learn.index.project_turns import project_turn_views
+        from learn.transcripts.templates.keys import Keys
         from learn.transcripts.templates.scripted import HEAD_SESSIONS
 
+        keys = Keys()
+        _own_keys(view, index, keys)
         others = project_turn_views(view, fingerprints, index=index, heads=heads,
-                                    limit=HEAD_SESSIONS)
-    return without_project_prompts(view, fingerprints, others=others,
+                                    limit=HEAD_SESSIONS, keys=keys)
+    return without_project_prompts(view, fingerprints, others=others, keys=keys,
                                    include_programmatic=include_programmatic)
+
+
+def _own_keys(view: Session, index: SessionIndex, keys: Keys) -> None:
+    """The keys the index stored for this session's turns, for each turn whose text its
+    entry holds as it is (its file unchanged since, nothing redacted in that turn):
+    working them out again was most of showing a long session in a big tree (issue 32)."""
+    from learn.index.indexed import entry_version, stamp
+    from learn.index.indexed_turns import turn_texts
+    from learn.transcripts.templates.entries import decode_entry, decode_turns
+
+    if view.path is None:
+        return
+    row = index.get_many([str(view.path)], views=False).get(str(view.path))
+    st = stamp(view.path)
+    if row is None or st is None or row.version != entry_version() or row.prompts is None or (
+            row.size, row.mtime_ns, row.inode) != (st.size, st.mtime_ns, st.inode):
+        return
+    got = decode_entry(row.keys)
+    if got is None:
+        return
+    stored = decode_turns(got[2])
+    texts = turn_texts(row.prompts)
+    if len(stored) != len(texts) or len(texts) != len(view.human_turns):
+        return
+    same = [(text, turn.keys) for text, turn, shown in zip(texts, stored, view.human_turns, strict=True)
+            if text == shown.text]
+    keys.learn([t for t, _ in same], [k for _, k in same])
 
 
 def _cwd_of(transcript: object) -> str | None:

@@ -22,8 +22,8 @@ run see the same text. Nothing else of a transcript is kept: no raw record, no
 pickle (issue 20); a file that grew (a live session) is read whole again.
 
 Unchanged means same size, mtime_ns and inode (one stat, the file is not
-opened), and the entry's version and context (replay fingerprints, aside files,
-detector threshold) as now.
+opened), and the entry's version (`entry_version`) and context (replay
+fingerprints, aside files, detector threshold) as now.
 """
 
 from __future__ import annotations
@@ -43,6 +43,14 @@ from learn.transcripts.view.compact import (
     encode_view,
     view_version,
 )
+
+
+def entry_version() -> str:
+    """The version an index entry must carry to be used: the view's (view and render
+    versions) and its turns' keys' (learn.transcripts.templates.keys)."""
+    from learn.transcripts.templates.entries import KEYS_VERSION
+
+    return f"{view_version()}-keys{KEYS_VERSION}"
 
 _T = TypeVar("_T")
 
@@ -81,6 +89,14 @@ class IndexedSession:
     row: IndexRow
     from_index: bool
     _session: Session | None = field(default=None, repr=False)
+    _index: SessionIndex | None = field(default=None, repr=False)
+
+    def texts(self) -> str | None:
+        """The stored turns (`row.prompts`), read from the index when the row was read
+        without them (`indexed_views(texts=False)`)."""
+        if self.row.prompts is not None or self._index is None:
+            return self.row.prompts
+        return self._index.texts_of(str(self.file.path))
 
     @property
     def session(self) -> Session:
@@ -203,7 +219,7 @@ def read_row(job: _Job) -> IndexRow | None:
 
 def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> IndexRow:
     """The index row of one parsed file: derived data only, redacted where it holds text."""
-    from learn.index.indexed_turns import encode_turns
+    from learn.index.indexed_turns import encode_turn_keys, encode_turns
     from learn.render.redact import redact
     from learn.store.session_index import IndexRow
     from learn.transcripts.view.bounded import bounded_turns
@@ -231,7 +247,7 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
         path=str(job.path), size=st.size, mtime_ns=st.mtime_ns, inode=st.inode,
         version=job.version, context=job.context,
         summary=msgspec.json.encode(session_to_dict(session, timeline=False)).decode(),
-        prompts=encode_turns(session, clean),
+        prompts=encode_turns(session, clean), keys=encode_turn_keys(session, clean),
     )
     if not job.views:
         return row
@@ -260,6 +276,7 @@ def _preload(views: bool) -> None:
     import learn.store.session_index
     import learn.transcripts.codex.rollout  # parse_buffer imports it on the first rollout
     import learn.transcripts.parser
+    import learn.transcripts.templates.keys
     import learn.transcripts.view.bounded
     import learn.transcripts.view.serialise
     import learn.transcripts.view.session
@@ -292,16 +309,19 @@ def indexed_views(
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     views: bool = True,
+    texts: bool = True,
 ) -> list[IndexedSession]:
     """Each readable file's entry, in input order: from `index` when unchanged, else read.
 
     `views=False` needs only the summary (see the module docstring): an entry
-    without a view is then enough, and what is read builds none. What was read
-    is written back to `index`. A file that vanished or cannot be read is left out.
+    without a view is then enough, and what is read builds none. `texts=False`:
+    an entry from the index comes without its turns' texts (`IndexedSession.texts`
+    reads them while `index` is open). What was read is written back to `index`.
+    A file that vanished or cannot be read is left out.
     """
-    version = view_version()
+    version = entry_version()
     paths = [str(f.path) for f in files]
-    rows = index.get_many(paths, views=views) if index is not None else {}
+    rows = index.get_many(paths, views=views, texts=texts) if index is not None else {}
     out: dict[int, IndexedSession] = {}
     jobs: list[tuple[int, _Job]] = []
     contexts = ContextKeys(min_confidence)
@@ -314,7 +334,7 @@ def indexed_views(
         row = rows.get(paths[i])
         if row is not None and _fresh(row, stamp(f.path), version, context) and (
                 not views or row.view is not None):
-            out[i] = IndexedSession(f, row, from_index=True)
+            out[i] = IndexedSession(f, row, from_index=True, _index=index)
             continue
         jobs.append((i, _Job(f.path, fingerprints, f.aside_paths, min_confidence, version, context,
                              views)))

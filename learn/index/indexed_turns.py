@@ -14,6 +14,12 @@ the index is on disk; no raw record, no pickle, issue 20), and
 `turns_view` rebuilds from them and the summary a view that holds only
 those turns. `machinery` over these views judges exactly as over the full
 ones: every input it reads is there, the same text the stored view holds.
+
+Beside them it keeps the turns without their texts, each with its text's keys,
+and the session's keys as sets (`encode_turn_keys`, `templates.entries`):
+`light_entry` gives the judgement those, and it builds a view of the turns and
+reads their texts (`turn_texts`) only where the sets cannot answer. A home of 1,000 sessions holds ~160 MB of turn text
+when a memory plugin's sessions are among them; their keys are a few MB.
 """
 
 from __future__ import annotations
@@ -28,7 +34,8 @@ import msgspec
 from learn.transcripts.view.model import HumanTurn, Session
 
 if TYPE_CHECKING:
-    pass
+    from learn.transcripts.templates.entries import Entry, StoredTurn
+    from learn.transcripts.templates.keys import Keys
 
 # text, origin, at, event_index, uuid, command, on_branch, filled
 _Row = tuple[str, str, str | None, int, str | None, str | None, bool, bool]
@@ -44,6 +51,15 @@ def encode_turns(session: Session, clean: Callable[[str], str]) -> str:
     ]).decode()
 
 
+def encode_turn_keys(session: Session, clean: Callable[[str], str]) -> bytes:
+    """`session`'s human turns without their texts, each with the keys of its text as
+    `encode_turns` stores it, and the session's keys as sets (`templates.entries`:
+    what judging sessions together compares)."""
+    from learn.transcripts.templates.entries import encode_entry
+
+    return encode_entry(session.human_turns, clean)
+
+
 def _dt(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value is not None else None
 
@@ -54,6 +70,46 @@ def turns_view(summary: Mapping[str, Any], turns: str, path: Path | None) -> Ses
     human = tuple(HumanTurn(text, origin, _dt(at), index, uuid, command, on_branch, filled)  # type: ignore[arg-type]
                   for text, origin, at, index, uuid, command, on_branch, filled
                   in _decoder.decode(turns))
+    return _view(summary, human, path)
+
+
+def turn_texts(turns: str) -> list[str]:
+    """The texts of stored turns (`encode_turns`), in order."""
+    return [row[0] for row in _decoder.decode(turns)]
+
+
+def light_entry(summary: Mapping[str, Any], blob: bytes | None, path: Path | None,
+                read_texts: Callable[[], list[str]], keys: Keys) -> Entry | None:
+    """The entry the judgement reads of a stored session (`templates.entries`): its keys
+    as sets, and a view of its turns with empty texts and their stored keys in `keys`,
+    built if the judgement asks for it, whose texts `read_texts` gives (all of them,
+    in order) if it needs them. None when no keys of this version are stored."""
+    from learn.transcripts.templates.entries import Entry, decode_entry, decode_turns
+
+    got = decode_entry(blob)
+    if got is None:
+        return None
+    sets, opening, packed, pairs = got
+    decoded: list[list[StoredTurn]] = []
+
+    def stored() -> list[StoredTurn]:
+        if not decoded:
+            decoded.append(decode_turns(packed))
+        return decoded[0]
+
+    def make() -> Session:
+        human = tuple(HumanTurn("", t.origin, _dt(t.at), t.event_index, t.uuid, t.command,  # type: ignore[arg-type]
+                                t.on_branch, t.filled) for t in stored())
+        keys.light(human, [t.keys for t in stored()], read_texts)
+        return _view(summary, human, path)
+
+    return Entry(summary["id"], summary["project"], summary.get("entrypoint"),
+                 _dt(summary["started_at"]), sets, opening, make=make,
+                 signals=tuple(summary.get("signals", ())),
+                 bare=lambda: _view(summary, (), path), pairs=pairs)
+
+
+def _view(summary: Mapping[str, Any], human: tuple[HumanTurn, ...], path: Path | None) -> Session:
     return Session(
         id=summary["id"], provider=summary["provider"], path=path, project=summary["project"],
         started_at=_dt(summary["started_at"]), last_activity=_dt(summary["last_activity"]),

@@ -32,11 +32,11 @@ FILE_NAME: Final = "sessions-judged.json"
 
 def listing_key(items: Sequence[IndexedSession], include_programmatic: bool) -> str:
     """Changes whenever the judgement of `items` could."""
-    from learn.transcripts.view.compact import view_version
+    from learn.index.indexed import entry_version
 
     entries = [(str(i.file.path), i.row.size, i.row.mtime_ns, i.row.inode, i.row.version,
                 i.row.context) for i in items]
-    blob = json.dumps([JUDGED_VERSION, view_version(), include_programmatic, entries])
+    blob = json.dumps([JUDGED_VERSION, entry_version(), include_programmatic, entries])
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 

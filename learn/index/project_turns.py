@@ -6,29 +6,31 @@ index's encoding (`indexed_turns`) does not import the index reader
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
 
-from learn.index.indexed_turns import turns_view
+from learn.index.indexed_turns import light_entry, turn_texts, turns_view
+from learn.transcripts.templates.entries import Entry
 from learn.transcripts.view.model import Session
 
 if TYPE_CHECKING:
     from learn.store.session_index import SessionIndex
     from learn.transcripts.files.discover import HeadReader
+    from learn.transcripts.templates.keys import Keys
 
 
 def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: SessionIndex,
-                       heads: HeadReader, limit: int) -> list[Session]:
+                       heads: HeadReader, limit: int, keys: Keys) -> list[Entry]:
     """The other sessions of `view`'s project as `scripted.project_views` gives them
-    (the newest `limit`), each from the index where its entry is fresh, else from
-    its file's head as before."""
-    from learn.index.indexed import ContextKeys, min_signal_confidence, stamp
+    (the newest `limit`), each from the index where its entry is fresh (its stored
+    keys; its turns and their texts read only if the judgement needs them), else
+    from its file's head as before."""
+    from learn.index.indexed import ContextKeys, entry_version, min_signal_confidence, stamp
     from learn.transcripts.files.discover import scan
     from learn.transcripts.templates.scripted import head_view
-    from learn.transcripts.view.compact import view_version
 
     if not view.project:
         return []
@@ -38,20 +40,28 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
     # The sessions of its project (learn.projects: the repository, all its
     # worktrees and sub-folders), as `learn sessions` and `learn run` group them.
     files = [f for f in found.files if f.path != view.path and f.project_id == found.project]
-    rows = index.get_many([str(f.path) for f in files], views=False)
-    version = view_version()
+    rows = index.get_many([str(f.path) for f in files], views=False, texts=False)
+    version = entry_version()
     contexts = ContextKeys(min_signal_confidence())
-    out: list[Session] = []
+    out: list[Entry] = []
     for f in files:
         row = rows.get(str(f.path))
         st = stamp(f.path)
-        if (row is not None and row.prompts is not None and st is not None
+        if (row is not None and st is not None
                 and (row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode)
                 and row.version == version
                 and row.context == contexts.key(fingerprints, f.aside_paths)):
-            out.append(turns_view(msgspec.json.decode(row.summary), row.prompts, f.path))
+            summary = msgspec.json.decode(row.summary)
+            entry = light_entry(summary, row.keys, f.path, _reader(index, str(f.path)), keys)
+            out.append(entry if entry is not None else Entry.of(
+                turns_view(summary, index.texts_of(str(f.path)) or "[]", f.path), keys))
             continue
         other = head_view(f.path, fingerprints)
         if other is not None:
-            out.append(other)
+            out.append(Entry.of(other, keys))
     return out
+
+
+def _reader(index: SessionIndex, path: str) -> Callable[[], list[str]]:
+    """How a light view's texts are read, if the judgement needs them (while `index` is open)."""
+    return lambda: turn_texts(index.texts_of(path) or "[]")

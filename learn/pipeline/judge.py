@@ -37,11 +37,16 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
                     cands: Candidates, meter: UsageMeter | None, *, clock: Clock, trace: Trace,
                     progress: Progress | None, started_at: datetime) -> RunResult:
     from learn.embed import get_embedder
+    from learn.pipeline import warm
     from learn.pipeline.stored import record_scan, remember_labels, stored_candidates
     from learn.reduce.stored import CachedEmbedder, record_run
     from learn.store import open_store
+    from learn.store.state import state_fingerprint
 
     with open_store(options.store_path) as store:
+        # What the store held as this run found it: a run that leaves it so can be
+        # answered again without being run (learn.pipeline.warm).
+        state_before = state_fingerprint(store)
         project = read.project
         session_cands = cands.per_session
         with clock.stage("store"):
@@ -91,9 +96,14 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
             if not options.offline and naming.stats.failed_calls == 0:
                 _rename_fallbacks(store, project, outcome)
             record_run(store, result, run_id=run_id, project=project,
-                       remember_shown=outcome.may_write_state,
-                       sessions_read={f.session_id for f in read.files},
-                       counted=(*outcome.held_back, *outcome.cut))
+                       remember_shown=outcome.may_write_state)
+            clean = not (result.failures or result.failed_stages or result.coverage_failed
+                         or result.usage.sessions_failed or mined.incomplete)
+            warm.remember(options, store, run_id=run_id, state_before=state_before, result=result,
+                          clean=clean, inputs=warm.inputs_key(
+                              options, warm.config_key(config),
+                              meter.name if meter is not None else "offline",
+                              read.files, read.entries))
     return result
 
 

@@ -10,13 +10,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from learn.config import Config
 from learn.pipeline.types import Clock, Progress, RunOptions, Trace
 from learn.records.candidate import MinedCandidate
 from learn.textfold import fold
 
 if TYPE_CHECKING:
-    from learn.transcripts.files.discover import SessionFile
+    from learn.config import Config
+    from learn.store.session_index import IndexRow, SessionIndex
+    from learn.transcripts.files.discover import Discovery, SessionFile
+    from learn.transcripts.templates.keys import Keys
     from learn.transcripts.view.model import Session
 
 
@@ -36,14 +38,34 @@ class Read:
     # the repository, one for its worktrees, sub-folders and spellings.
     projects: dict[str, str] = field(default_factory=dict)
     project: str | None = None  # the project read (None: every project)
+    # Each file's session-index entry as read (None: unreadable): what a warm run compares.
+    entries: dict[str, IndexRow | None] = field(default_factory=dict)
+
+
+def discover(options: RunOptions, index: SessionIndex) -> Discovery:
+    """The session files in the run's scope, heads read through the session index."""
+    from learn.index.indexed import CachedHeads
+    from learn.transcripts.files.discover import scan
+
+    heads = CachedHeads(index)
+    discovery = scan(
+        project=None if options.all_projects else options.project_dir(),
+        all_projects=options.all_projects,
+        since=options.since,
+        limit=options.limit,
+        heads=heads,
+    )
+    heads.save()
+    return discovery
 
 
 def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: Trace,
                   progress: Progress | None) -> Read:
     from learn.detect.to_candidates import is_typed_reason
-    from learn.index.indexed import CachedHeads, indexed_views
+    from learn.index.indexed import indexed_views
     from learn.store import open_store
-    from learn.transcripts.files.discover import scan
+    from learn.transcripts.templates.entries import learn_keys
+    from learn.transcripts.templates.keys import Keys
     from learn.transcripts.view.replay import (
         replay_fingerprints,
     )
@@ -52,15 +74,7 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
     with open_store(options.store_path, local_only=True) as local:
         index = local.index
         with clock.stage("discover"):
-            heads = CachedHeads(index)
-            discovery = scan(
-                project=None if options.all_projects else options.project_dir(),
-                all_projects=options.all_projects,
-                since=options.since,
-                limit=options.limit,
-                heads=heads,
-            )
-            heads.save()
+            discovery = discover(options, index)
             files = discovery.files
             trace.discovered = len(files)
             fingerprints: Sequence[str] = replay_fingerprints(_templates(files, options))
@@ -68,16 +82,20 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
         sessions: list[Session] = []
         detected: dict[str, tuple[MinedCandidate, ...]] = {}
         digests: dict[Path, str] = {}
+        keys = Keys()  # each turn's keys as the index stored them: what the judgement compares
+        rows: list[IndexRow] = []
         with clock.stage("parse"):
             for item in indexed_views(
                 files, fingerprints_for=lambda _: fingerprints, index=index,
                 min_confidence=config.mining.min_signal_confidence,
                 progress=(lambda done, total: progress("parse", done, total)) if progress else None,
             ):
+                rows.append(item.row)
                 session = item.session
                 if not session.human_turns and not session.tool_calls:
                     continue
                 sessions.append(session)
+                learn_keys(session, item.row.keys, keys)
                 digests[item.file.path] = item.digest
                 # The person's plain words a detector rated high are candidates only
                 # offline: with a model, the miner reads them (detect.to_candidates).
@@ -87,12 +105,21 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
             sessions.sort(key=lambda s: s.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
             sessions, fingerprints, detected, suggestions, programmatic = _drop_repeated_prompts(
                 sessions, fingerprints, detected,
-                include_programmatic=options.include_programmatic,
+                include_programmatic=options.include_programmatic, keys=keys,
             )
     by_path = {f.path: f.project_id for f in files if f.project_id}
     projects = {s.id: by_path[s.path] for s in sessions if s.path in by_path}
     return Read(files, dict(discovery.skipped), sessions, detected, digests, fingerprints,
-                suggestions, programmatic, projects, discovery.project)
+                suggestions, programmatic, projects, discovery.project, entries(files, rows))
+
+
+def entries(files: Sequence[SessionFile], rows: Sequence[IndexRow]) -> dict[str, IndexRow | None]:
+    """Each file's entry as the run read it (None: unreadable), for `warm.inputs_key`."""
+    by_path: dict[str, IndexRow | None] = {str(f.path): None for f in files}
+    for row in rows:
+        if row.path in by_path:
+            by_path[row.path] = row
+    return by_path
 
 
 def _templates(files: Sequence[SessionFile], options: RunOptions) -> list[str]:
@@ -121,6 +148,7 @@ def _drop_repeated_prompts(
     detected: dict[str, tuple[MinedCandidate, ...]],
     *,
     include_programmatic: bool = False,
+    keys: Keys | None = None,
 ) -> tuple[list[Session], Sequence[str], dict[str, tuple[MinedCandidate, ...]],
            list[dict[str, Any]], int]:
     """What programs wrote is machinery (transcripts.scripted.machinery): prompts
@@ -132,7 +160,7 @@ def _drop_repeated_prompts(
     from learn.render import redact
     from learn.transcripts.templates.scripted import command_suggestion, machinery
 
-    found = machinery(sessions, fingerprints, include_programmatic=include_programmatic)
+    found = machinery(sessions, fingerprints, include_programmatic=include_programmatic, keys=keys)
     kept: list[Session] = []
     out: dict[str, tuple[MinedCandidate, ...]] = {}
     for before, after in zip(sessions, found.views, strict=True):

@@ -188,6 +188,20 @@ def skill_files(project: Path | None, home: Path | None = None) -> list[tuple[Pa
     return out
 
 
+def rule_sources(project: Path | None, home: Path | None = None
+                 ) -> tuple[list[tuple[Path, RuleScope]], list[tuple[Path, RuleScope]]]:
+    """The rule files and the skills `collect_rules` reads (learn.pipeline.warm stats
+    them to know whether they changed since a run)."""
+    files = rule_files(project, home)
+    # Every surface the agents read: @imports, AGENTS.override.md, auto-memory, Codex
+    # memories (learn.reduce.surfaces); the other agents' own files (learn.reduce.agent_files).
+    files += more_rule_files(project, [p for p, _ in files], (home or Path.home()))
+    known = {p.resolve() for p, _ in files}
+    files += [(p, s) for p, s in other_rule_files(project, home or Path.home())
+              if p.resolve() not in known]
+    return files, skill_files(project, home)
+
+
 def collect_rules(project: Path | None, home: Path | None = None) -> RuleCorpus:
     """Read the user's rule files and skills; never raises on a bad file."""
     rules: list[RuleLine] = []
@@ -206,13 +220,7 @@ def collect_rules(project: Path | None, home: Path | None = None) -> RuleCorpus:
         # someone keeps in ~/.claude/CLAUDE.md is redacted like any transcript text.
         return redact(text)
 
-    files = rule_files(project, home)
-    # Every surface the agents read: @imports, AGENTS.override.md, auto-memory, Codex
-    # memories (learn.reduce.surfaces); the other agents' own files (learn.reduce.agent_files).
-    files += more_rule_files(project, [p for p, _ in files], (home or Path.home()))
-    known = {p.resolve() for p, _ in files}
-    files += [(p, s) for p, s in other_rule_files(project, home or Path.home())
-              if p.resolve() not in known]
+    files, skills_at = rule_sources(project, home)
     for path, scope in files:
         if (text := read_text(path)) is not None:
             lines = rule_lines_of(text, str(path), scope)
@@ -221,7 +229,7 @@ def collect_rules(project: Path | None, home: Path | None = None) -> RuleCorpus:
                 where = f"(loaded only for {', '.join(scoped)})"
                 lines = [RuleLine(r.file, (where, *r.heading), r.text, r.scope) for r in lines]
             rules.extend(lines)
-    for path, scope in skill_files(project, home):
+    for path, scope in skills_at:
         if (text := read_text(path)) is None:
             continue
         fields = frontmatter_fields(text)

@@ -20,7 +20,13 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from learn.render.assignments import ASSIGN_GATE, ASSIGN_RE, QUOTED_ASSIGN_RE, sub_assignments
+from learn.render.assignments import (
+    ASSIGN_GATE,
+    ASSIGN_RE,
+    QUOTED_ASSIGN_RE,
+    could_name_secret,
+    sub_assignments,
+)
 from learn.render.gate_words import WordFinder
 from learn.render.lazy_pattern import LazyPattern
 from learn.render.scanner import GATE_WORDS as SCANNER_GATE_WORDS
@@ -392,7 +398,7 @@ def _redact_once(text: str) -> str:
     spans = [(a, b, k) for a, b, k in scanner_spans(text, present) if not is_placeholder(text[a:b])]
     if spans:
         text = _replace_spans(text, spans)
-    if present.isdisjoint(ASSIGN_GATE):
+    if present.isdisjoint(ASSIGN_GATE) or not could_name_secret(text):
         return text
     text = sub_assignments(QUOTED_ASSIGN_RE, text)
     return sub_assignments(ASSIGN_RE, text)

@@ -4,7 +4,7 @@ Each step is one function writing its DDL once; where SQLite and PostgreSQL
 differ it names the difference through the Dialect (learn.store.dialects: key,
 float, blob, flag and integer types, WITHOUT ROWID), and the three places they
 truly differ are plain `if d.postgres` branches: pgvector's extension (0001),
-the per-machine tables PostgreSQL never holds (0007, 0009, 0016, 0017), and the team
+the per-machine tables PostgreSQL never holds (0007, 0009, 0016, 0017, 0022), and the team
 view's person key and members (0014, 0020). tests/test_store_schema_snapshot.py holds the schema
 both engines had before the steps were merged from two files into this one.
 
@@ -43,6 +43,7 @@ from learn.store.proposals_ddl import create_tables as proposal_tables
 from learn.store.session_index_ddl import create_table as session_index_table
 from learn.store.session_index_ddl import derived_only as session_index_derived_only
 from learn.store.session_index_ddl import project_facts as session_index_project_facts
+from learn.store.session_index_ddl import turn_keys as session_index_turn_keys
 
 Migration = Callable[[Connection, StoreSchema, Dialect], None]
 
@@ -479,6 +480,12 @@ def _m020_team_members(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     )
 
 
+def _m022_session_index_keys(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # The session index keeps each turn's keys for judging sessions together (local SQLite only).
+    if not d.postgres:
+        session_index_turn_keys(conn)
+
+
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_feedback", _m001_feedback),
     ("0002_learn_tables", _m002_learn_tables),
@@ -497,6 +504,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0018_project_identity", _m018_project_identity),
     ("0019_shown_per_project", _m019_shown_per_project),
     ("0020_team_members", _m020_team_members),
+    ("0022_session_index_keys", _m022_session_index_keys),
 )
 STEP_NAMES: tuple[str, ...] = tuple(name for name, _ in MIGRATIONS)
 SCHEMA_VERSION = len(STEP_NAMES)

@@ -9,14 +9,16 @@ repository's.
 
 Per machine (paths and inodes are this disk's), so it lives in the local SQLite
 store only, never in a shared backend; migration `0007_session_index` makes its
-tables, `0016_session_index_derived` drops what was not derived. A row is used
+tables, `0016_session_index_derived` drops what was not derived,
+`0022_session_index_keys` adds the turns' keys. A row is used
 only when the file's stat (size, mtime_ns, inode) and the row's `version` (view
 and render versions) and `context` (what else the view was built from: replay
 fingerprints, aside files, detector threshold) all match; anything else is a
 miss and the file is read again.
 
 Only derived, redacted data is kept (issue 20): a summary (counts, id, dates),
-the redacted human turns (what origin and templates are judged from), and for a run the redacted compact view and
+the redacted human turns and their keys (what origin and templates are judged from,
+0022), and for a run the redacted compact view and
 detector candidates (msgpack). Never a raw transcript record, never a pickle.
 """
 
@@ -54,6 +56,9 @@ class IndexRow:
     version: str
     context: str
     summary: str  # JSON: session_to_dict(timeline=False), a plain dict (fields may be added)
+    # msgpack: the human turns without their texts, each with its text's keys for the
+    # judgement across sessions (learn.transcripts.templates.keys); None: not stored.
+    keys: bytes | None = None
     # JSON: the human turns, redacted (learn.index.indexed_turns), None: not read.
     # The column kept 0016's name (it held hashes of long prompts then).
     prompts: str | None = None
@@ -82,8 +87,8 @@ class HeadRow:
 
 _HEAD_COLUMNS = ("path", "size", "mtime_ns", "inode", "cwd", "session_id", "subagent", "parent_id",
                  "last_activity", "has_last_activity", "branch", "repository", "commit_hash")
-_COLUMNS = ("path", "size", "mtime_ns", "inode", "version", "context", "summary", "prompts",
-            "digest", "view", "detected")
+_COLUMNS = ("path", "size", "mtime_ns", "inode", "version", "context", "summary", "keys",
+            "prompts", "digest", "view", "detected")
 
 
 class SessionIndex:
@@ -92,11 +97,15 @@ class SessionIndex:
     def __init__(self, conn: SqliteConnection) -> None:
         self._conn = conn
 
-    def get_many(self, paths: Sequence[str], *, views: bool = True) -> dict[str, IndexRow]:
+    def get_many(self, paths: Sequence[str], *, views: bool = True,
+                 texts: bool = True) -> dict[str, IndexRow]:
         """The rows of `paths`; with views=False without the view and candidates
-        (left None: a listing reads ~1 KB a row instead of the whole view)."""
+        (left None: a listing reads ~1 KB a row instead of the whole view), with
+        texts=False also without the turns' texts (`prompts`, read one file at a
+        time by `texts_of` where the judgement needs them)."""
         out: dict[str, IndexRow] = {}
-        cols = ", ".join(_COLUMNS if views else _COLUMNS[:-2])
+        names = _COLUMNS if views else _COLUMNS[:-2]
+        cols = ", ".join(c if texts or c != "prompts" else "NULL" for c in names)
         # One query per 500 paths: SQLite's variable limit, and one round trip
         # per file cost 30 us each at 1,000 files.
         for start in range(0, len(paths), 500):
@@ -107,6 +116,12 @@ class SessionIndex:
             ):
                 out[row[0]] = IndexRow(*row)
         return out
+
+    def texts_of(self, path: str) -> str | None:
+        """The stored turns (`prompts`) of one file, None when it has no entry."""
+        row = self._conn.execute("SELECT prompts FROM session_index WHERE path = $1",
+                                 (path,)).fetchone()
+        return None if row is None else row[0]
 
     def _replace(self, table: str, columns: Sequence[str], rows: Iterable[object]) -> int:
         """INSERT OR REPLACE `rows` (named tuples of `columns`) in one transaction."""

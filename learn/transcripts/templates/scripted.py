@@ -12,126 +12,78 @@ saying once: it should be a command.
 This is a corpus-level pass over the session views (one session cannot know
 its opening prompt is repeated): `repeated_prompts` finds them, and
 `without_prompts` removes them from a view through the template machinery
-(`replay`), so words the person added around a pasted prompt stay typed.
+(`replay`), so words the person added around a pasted prompt stay typed
+(both in `repeated`, re-exported here); `machinery` runs the whole pass
+(`corpus`), and `without_project_prompts` judges one session (`learn show`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from learn.textfold import fold
-from learn.transcripts.templates.skeleton import Skeleton, is_prose, learn_skeleton, strip_affixes
-from learn.transcripts.view.model import HumanTurn, Session, TimelineItem
-from learn.transcripts.view.origin import (
-    LOOP_MIN_SESSIONS,
-    OriginFacts,
-    judge_origins,
-    session_headless,
+from learn.transcripts.templates.entries import Entry
+from learn.transcripts.templates.keys import Keys
+from learn.transcripts.templates.repeated import (
+    BY_HAND_SHARE as BY_HAND_SHARE,
 )
-from learn.transcripts.view.replay import (
-    Fingerprints,
-    is_replayed_turn,
-    replay_fingerprints,
-    unreplayed_parts,
+from learn.transcripts.templates.repeated import (
+    REPEATED_MIN_CHARS as REPEATED_MIN_CHARS,
 )
+from learn.transcripts.templates.repeated import (
+    REPEATED_MIN_SESSIONS as REPEATED_MIN_SESSIONS,
+)
+from learn.transcripts.templates.repeated import (
+    Machinery as Machinery,
+)
+from learn.transcripts.templates.repeated import (
+    RepeatedPrompt as RepeatedPrompt,
+)
+from learn.transcripts.templates.repeated import (
+    command_suggestion as command_suggestion,
+)
+from learn.transcripts.templates.repeated import (
+    repeated_prompts as repeated_prompts,
+)
+from learn.transcripts.templates.repeated import (
+    with_prompts as with_prompts,
+)
+from learn.transcripts.templates.repeated import (
+    without_prompts as without_prompts,
+)
+from learn.transcripts.view.model import Session
 
-# A prompt this long typed identically twice is pasted, not re-typed: the
-# longest directives people repeat by hand on the issue-10 corpus were under 200
-# characters ("tests must hit the real postgres, no mocks for the db layer").
-REPEATED_MIN_CHARS: Final = 300
-# Two sessions can be one resumed conversation or a retry; three is a habit.
-REPEATED_MIN_SESSIONS: Final = 3
-# The person typed something else in at least this share of the sessions a
-# prompt opened: they were at the keyboard, so they pasted it.
-BY_HAND_SHARE: Final = 0.5
 
-
-@dataclass(frozen=True, slots=True)
-class RepeatedPrompt:
-    text: str  # as first seen (file order of the views given)
-    sessions: int  # distinct sessions holding it
-    by_hand: bool  # pasted by a person (other typed turns around it), not a harness
-
-
-def repeated_prompts(
-    views: Iterable[Session],
+def machinery(
+    views: Sequence[Session],
+    fingerprints: Sequence[str] = (),
     *,
-    min_chars: int = REPEATED_MIN_CHARS,
-    min_sessions: int = REPEATED_MIN_SESSIONS,
-) -> list[RepeatedPrompt]:
-    """Typed turns of at least `min_chars` found verbatim (folded) in `min_sessions` sessions.
+    include_programmatic: bool = False,
+    keys: Keys | None = None,
+) -> Machinery:
+    """Cut what programs wrote from `views`, judged across all of them.
 
-    Give each session's own turns (`resume.own_turns`): a resumed session's
-    copy of the opening prompt is not a second use of it.
+    Prompts repeated word for word (`repeated_prompts`) and template instances
+    (`skeleton`) lose everything but the parts a person supplied; each session
+    gets an origin (`origin.judge_origins`), and a programmatic one keeps no
+    typed turns unless `include_programmatic`. Linear in the sessions and their
+    text (`corpus`). `keys`: each turn's keys when the caller has them (the
+    session index stores them), and the texts of light views (`keys.Keys`); a
+    light view's turns come back with the empty texts they were given.
     """
-    first_text: dict[str, str] = {}
-    sessions_of: dict[str, set[str]] = {}
-    others: dict[str, set[str]] = {}  # sessions with other typed turns, per prompt key
-    per_session: list[tuple[str, list[str]]] = []
-    for view in views:
-        keys: list[str] = []
-        for turn in view.human_turns:
-            if turn.origin not in ("typed", "queued") or turn.filled:
-                keys.append("")
-                continue
-            key = fold(turn.text)
-            keys.append(key if len(key) >= min_chars else "")
-            if len(key) >= min_chars:
-                first_text.setdefault(key, turn.text)
-                sessions_of.setdefault(key, set()).add(view.id)
-        per_session.append((view.id, keys))
-    repeated = {k for k, ids in sessions_of.items() if len(ids) >= min_sessions}
-    if not repeated:
-        return []
-    for session_id, keys in per_session:
-        mine = {k for k in keys if k in repeated}
-        if any(k not in repeated for k in keys):
-            for k in mine:
-                others.setdefault(k, set()).add(session_id)
-    out = [
-        RepeatedPrompt(
-            text=first_text[k],
-            sessions=len(sessions_of[k]),
-            by_hand=len(others.get(k, ())) >= BY_HAND_SHARE * len(sessions_of[k]),
-        )
-        for k in repeated
-    ]
-    out.sort(key=lambda p: (-p.sessions, p.text))
-    return out
+    from learn.transcripts.templates.corpus import judge
+
+    return judge(views, fingerprints, include_programmatic=include_programmatic, keys=keys)
 
 
-def with_prompts(fingerprints: Sequence[str], prompts: Sequence[RepeatedPrompt]) -> Fingerprints:
-    """`fingerprints` plus those of the repeated prompts, so the renderer and the
-    miner drop them like any replayed template."""
-    extra = replay_fingerprints(p.text for p in prompts)
-    out = Fingerprints(dict.fromkeys([*fingerprints, *extra]))
-    scaffold: tuple[str, ...] = getattr(fingerprints, "scaffold", ())
-    out.scaffold = tuple(sorted(dict.fromkeys(scaffold + extra.scaffold), key=len, reverse=True))
-    return out
+def judged_sessions(entries: Sequence[Entry], *, include_programmatic: bool = False,
+                    keys: Keys | None = None) -> list[Session]:
+    """`machinery(...).views` of sessions as the session index stores them
+    (`entries.Entry`): their turns read only where the judgement needs them."""
+    from learn.transcripts.templates import corpus
 
-
-def without_prompts(view: Session, fingerprints: Sequence[str]) -> Session:
-    """`view` with the repeated prompts cut out of its typed turns (`with_prompts`
-    fingerprints); a turn that was only the prompt is gone. Unchanged views are
-    returned as the same object."""
-    changed: dict[int, HumanTurn | None] = {}
-    for turn in view.human_turns:
-        if turn.origin in ("typed", "queued") and is_replayed_turn(turn.text, fingerprints):
-            rest = "\n".join(unreplayed_parts(turn.text, fingerprints)).strip()
-            changed[id(turn)] = replace(turn, text=rest) if rest else None
-    if not changed:
-        return view
-    return _rebuilt(view, changed)
-
-
-def command_suggestion(prompt: RepeatedPrompt, *, excerpt_chars: int = 160) -> dict[str, object]:
-    """The "make this a command" finding for a prompt pasted by hand, JSON-ready."""
-    flat = " ".join(prompt.text.split())
-    excerpt = flat if len(flat) <= excerpt_chars else flat[: excerpt_chars - 1] + "…"
-    return {"excerpt": excerpt, "sessions": prompt.sessions, "chars": len(prompt.text)}
+    return corpus.judged_sessions(entries, include_programmatic=include_programmatic, keys=keys)
 
 
 # A scripted prompt opens its session, so the head of each file is enough to
@@ -183,182 +135,19 @@ def project_prompts(project: str | None, fingerprints: Sequence[str] = ()) -> li
 
 def without_project_prompts(view: Session, fingerprints: Sequence[str] = (), *,
                             include_programmatic: bool = False,
-                            others: Sequence[Session] | None = None) -> Session:
+                            others: Sequence[Session | Entry] | None = None,
+                            keys: Keys | None = None) -> Session:
     """`view` as a run reads it (`learn show`): judged with the other sessions of
     its project, without the prompts and templates repeated across them.
 
-    `others`: those sessions' views when the caller has them (from the session
-    index, `project_turns.project_turn_views`); else each file's head is read.
+    `others`: those sessions when the caller has them (as the session index
+    stores them, `project_turns.project_turn_views`); else each file's head is read.
     """
+    from learn.transcripts.templates.corpus import judge_one
+
+    keys = keys if keys is not None else Keys()
     if others is None:
         others = project_views(view.project, fingerprints, skip=view.path)
-    return machinery([view, *others], fingerprints,
-                     include_programmatic=include_programmatic).views[0]
-
-
-# ---------------------------------------------------------------- the corpus pass
-
-
-@dataclass(frozen=True, slots=True)
-class Machinery:
-    """The views of a corpus with every program's words taken out (`machinery`)."""
-
-    views: list[Session]  # same order as given; origin and evidence set on each
-    prompts: list[RepeatedPrompt]  # prompts repeated word for word
-    fingerprints: Sequence[str]  # the given ones plus the repeated prompts'
-    programmatic: int  # sessions judged programmatic
-    set_aside: int  # of those, sessions whose typed turns were withheld (all, unless included)
-
-
-_SPOKEN: Final = ("typed", "queued")
-
-
-def _templated(turn: HumanTurn) -> bool:
-    """A turn that may be a template's instance: spoken, and not what the person wrote
-    into a command or prompt body (`HumanTurn.filled`: two requests a person wrote into
-    one spec prompt, differing by a number, shared a skeleton and both were lost)."""
-    return turn.origin in _SPOKEN and not turn.filled
-
-
-def machinery(
-    views: Sequence[Session],
-    fingerprints: Sequence[str] = (),
-    *,
-    include_programmatic: bool = False,
-) -> Machinery:
-    """Cut what programs wrote from `views`, judged across all of them.
-
-    Prompts repeated word for word (`repeated_prompts`) and template instances
-    (`skeleton`) lose everything but the parts a person supplied; each session
-    gets an origin (`origin.judge_origins`), and a programmatic one keeps no
-    typed turns unless `include_programmatic`.
-    """
-    from learn.transcripts.view.resume import own_turns
-
-    own = own_turns(views)
-    prompts = repeated_prompts(own.values())
-    fp: Sequence[str] = with_prompts(fingerprints, prompts) if prompts else fingerprints
-    sessions_of_prompt = {fold(p.text): p.sessions for p in prompts}
-    skeleton = learn_skeleton(
-        (v.id, t.text) for v in own.values() for t in v.human_turns if _templated(t))
-
-    # What each session typed outside templates: a varying part found there is
-    # a quote, and a short text typed in many sessions is a script's, not a reply.
-    plain: dict[str, list[str]] = {}
-    short_sessions: dict[str, set[str]] = {}
-    for v in own.values():
-        for t in v.human_turns:
-            if _templated(t) and skeleton.is_instance(t.text):
-                continue
-            key = fold(t.text)
-            plain.setdefault(v.id, []).append(key)
-            short_sessions.setdefault(key, set()).add(v.id)
-
-    cut = [without_prompts(v, fp) if prompts else v for v in views]
-    varying: dict[int, list[str]] = {}
-    for v in cut:
-        for t in v.human_turns:
-            if _templated(t) and skeleton.is_instance(t.text):
-                varying[id(t)] = skeleton.varying(t.text)
-    all_parts = [(v.id, p) for v in cut for t in v.human_turns for p in varying.get(id(t), ())]
-    peers_of: dict[str, list[str]] = {}
-
-    def peers(session_id: str) -> list[str]:
-        # Only sessions holding an instance ask, so this stays linear in the corpus.
-        if session_id not in peers_of:
-            peers_of[session_id] = [p for sid, p in all_parts if sid != session_id][:400]
-        return peers_of[session_id]
-
-    def quoted(part: str, session_id: str, headless: bool) -> bool:
-        # In this session, typed outside the template or holding what was (a
-        # command's arguments, typed in its record, filled into its body behind
-        # a label): it counts once. A headless session's template quoting what
-        # was typed in another session is a program quoting the person; in a
-        # person's own session, saying it again in another is a repeat of theirs.
-        key = fold(part)
-        if len(key) < 12:
-            return False
-        mine = plain.get(session_id, ())
-        if any(key in text or (len(text) >= 12 and text in key) for text in mine):
-            return True
-        return headless and any(key in text for texts in plain.values() for text in texts)
-
-    def residual(turn: HumanTurn, view: Session) -> str:
-        kept = []
-        headless = session_headless(view.entrypoint, view.signals)
-        for part in varying[id(turn)]:
-            part = strip_affixes(part, peers(view.id))
-            if is_prose(part) and not quoted(part, view.id, headless):
-                kept.append(part)
-        return "\n".join(kept)
-
-    facts: list[OriginFacts] = []
-    shaped: list[Session] = []
-    for original, v in zip(views, cut, strict=True):
-        changed: dict[int, HumanTurn | None] = {}
-        for t in v.human_turns:
-            if id(t) in varying:
-                rest = residual(t, v)
-                changed[id(t)] = replace(t, text=rest) if rest else None
-        shaped.append(_rebuilt(v, changed) if changed else v)
-        facts.append(_facts(original, skeleton, fp, sessions_of_prompt, short_sessions))
-    origins = judge_origins(facts)
-    out: list[Session] = []
-    programmatic = set_aside = 0
-    for v in shaped:
-        origin, evidence = origins[v.id]
-        v = replace(v, origin=origin, origin_evidence=evidence)
-        if origin == "programmatic":
-            programmatic += 1
-            if not include_programmatic:
-                set_aside += 1
-                v = _rebuilt(v, {id(t): None for t in v.human_turns})
-        out.append(v)
-    return Machinery(out, prompts, fp, programmatic, set_aside)
-
-
-def _facts(view: Session, skeleton: Skeleton, fp: Sequence[str],
-           sessions_of_prompt: dict[str, int], short_sessions: dict[str, set[str]]) -> OriginFacts:
-    spoken = [t for t in view.human_turns if t.origin in _SPOKEN]
-    opening = min(spoken, key=lambda t: (t.at is None, t.at, t.event_index), default=None)
-    shared = 0
-    if opening is not None:
-        key = fold(opening.text)
-        if key in sessions_of_prompt:
-            shared = sessions_of_prompt[key] - 1
-        elif not opening.filled and skeleton.is_instance(opening.text):
-            shared = skeleton.shared_with(opening.text)
-    free = any(
-        t is not opening
-        and not skeleton.is_instance(t.text)
-        and not skeleton.touches(t.text)
-        and not (fp and is_replayed_turn(t.text, fp))
-        and not t.text.lstrip().startswith("<")
-        and is_prose(t.text)
-        and len(short_sessions.get(fold(t.text), ())) < LOOP_MIN_SESSIONS
-        for t in view.human_turns
-    )
-    return OriginFacts(
-        session_id=view.id, project=view.project, entrypoint=view.entrypoint,
-        opening_shared=shared,
-        opening_command=opening.command if opening is not None else None,
-        opening_text=fold(opening.text) if opening is not None else None,
-        opening_chars=len(opening.text) if opening is not None else 0,
-        free_reply=free,
-        signals=view.signals,
-        started_at=(opening.at if opening is not None and opening.at is not None
-                    else view.started_at),
-    )
-
-
-def _rebuilt(view: Session, changed: dict[int, HumanTurn | None]) -> Session:
-    def keep(items: Iterable[TimelineItem]) -> tuple[TimelineItem, ...]:
-        out: list[TimelineItem] = []
-        for item in items:
-            new = changed.get(id(item), item) if isinstance(item, HumanTurn) else item
-            if new is not None:
-                out.append(new)
-        return tuple(out)
-
-    human = tuple(t for t in keep(view.human_turns) if isinstance(t, HumanTurn))
-    return replace(view, human_turns=human, timeline=keep(view.timeline))
+    entries = [o if isinstance(o, Entry) else Entry.of(o, keys) for o in others]
+    return judge_one([Entry.of(view, keys), *entries], fingerprints,
+                     include_programmatic=include_programmatic, keys=keys)

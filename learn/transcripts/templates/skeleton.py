@@ -23,9 +23,12 @@ quotes must never count a second time).
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Final
 
 from learn.textfold import fold
@@ -53,27 +56,58 @@ PROSE_MIN_WORDS: Final = 2
 # substituted value ("Focus on: <args>"); bounded so a large corpus stays linear.
 AFFIX_PEERS: Final = 200
 
-_SPLIT = re.compile(r"(<[A-Za-z/!][^<>\n]{0,80}>)|\n")
+# A tag piece: `<name ...>`, `</name>`, `<!-- ...>`; never across a line.
+_TAG = re.compile(r"(<[A-Za-z/!][^<>\n]{0,80}>)")
 _OPEN_TAG = re.compile(r"<([A-Za-z][\w:.-]*)(?:\s[^<>]*)?>$")
 _CLOSE_TAG = re.compile(r"</([A-Za-z][\w:.-]*)\s*>$")
 _DIGITS = re.compile(r"\d+")
 _WORD = re.compile(r"[^\W\d_]{2,}")
+# A shape is kept as its digest (`shape_keys`): compared for equality only, and a
+# corpus pass holds every piece's at once (a memory plugin's home: ~180 MB of them).
+ShapeKey = bytes
+Piece = tuple[ShapeKey, int]  # a piece's shape key and length
+Shaped = Callable[[str], tuple[Piece, ...]]
+DIGEST_BYTES: Final = 16
+
+
+def digest(text: str) -> bytes:
+    """A text's key (blake2b, 16 bytes: equal keys are equal texts but for a 2**-128 chance)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_BYTES).digest()
 
 
 def pieces(text: str) -> list[str]:
     """`text` cut into lines, with XML-style tags as pieces of their own."""
-    return [p.strip() for p in _SPLIT.split(text) if p and p.strip()]
+    # Line by line: a tag never spans a line, so this is one split of the whole
+    # text at tags and newlines, and lines without a tag need no regex at all.
+    out: list[str] = []
+    for line in text.split("\n"):
+        for p in (_TAG.split(line) if "<" in line else (line,)):
+            if p and (p := p.strip()):
+                out.append(p)
+    return out
 
 
 def shape(piece: str) -> str:
-    return _DIGITS.sub("#", fold(piece))
+    folded = fold(piece)
+    # ASCII's only digits are 0-9: ten scans in C say there are none, faster than
+    # the regex's character by character (every piece of every turn is shaped).
+    if folded.isascii() and not any(d in folded for d in "0123456789"):
+        return folded
+    return _DIGITS.sub("#", folded)
+
+
+def shape_keys(text: str) -> tuple[tuple[ShapeKey, int], ...]:
+    """Each piece of `text` as (the digest of its shape, its length)."""
+    return tuple((digest(shape(p)), len(p)) for p in pieces(text))
 
 
 @dataclass(frozen=True, slots=True)
 class Skeleton:
-    shapes: frozenset[str]
+    shapes: frozenset[ShapeKey]
     # Shape -> sessions holding it, for the evidence shown (`learn show`).
-    sessions_of: Mapping[str, int]
+    sessions_of: Mapping[ShapeKey, int]
+    # Each text's pieces as (shape key, length): `shape_keys`, or a pass's memo of it.
+    shaped: Shaped = field(default=shape_keys, compare=False, repr=False)
     # is_instance per text: the corpus pass asks about each turn three times.
     _seen: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
@@ -82,29 +116,42 @@ class Skeleton:
             return False
         known = self._seen.get(text)
         if known is None:
-            parts = pieces(text)
-            shared = sum(len(p) for p in parts if shape(p) in self.shapes)
-            total = sum(len(p) for p in parts)
-            known = self._seen[text] = (shared >= INSTANCE_MIN_CHARS
-                                        and shared >= INSTANCE_SHARE * total)
+            known = self._seen[text] = self.instance_of(len(text), self.shaped(text))
         return known
+
+    def instance_of(self, chars: int, pieces: Sequence[Piece]) -> bool:
+        """`is_instance` of a text of `chars` characters cut into `pieces`."""
+        if chars < TEMPLATE_MIN_CHARS or not self.shapes:
+            return False
+        shapes = self.shapes
+        shared = sum(n for k, n in pieces if k in shapes)
+        total = sum(n for _, n in pieces)
+        return shared >= INSTANCE_MIN_CHARS and shared >= INSTANCE_SHARE * total
 
     def touches(self, text: str) -> bool:
         """Whether `text` holds a substantial skeleton piece (a short follow-up
         a program sends with its template's words in it)."""
-        return bool(self.shapes) and any(len(p) >= TOUCH_MIN_CHARS and shape(p) in self.shapes for p in pieces(text))
+        return self.touches_of(self.shaped(text))
+
+    def touches_of(self, pieces: Sequence[Piece]) -> bool:
+        return bool(self.shapes) and any(n >= TOUCH_MIN_CHARS and k in self.shapes for k, n in pieces)
 
     def shared_with(self, text: str) -> int:
         """How many sessions hold the most widely shared piece of `text`, minus this one."""
-        counts = [self.sessions_of.get(shape(p), 0) for p in pieces(text)]
+        return self.shared_with_of(self.shaped(text))
+
+    def shared_with_of(self, pieces: Sequence[Piece]) -> int:
+        counts = [self.sessions_of.get(k, 0) for k, _ in pieces]
         return max(counts, default=1) - 1
 
-    def varying(self, text: str) -> list[str]:
-        """The pieces of an instance that are not skeleton, outside tag slots."""
+    def varying(self, text: str, shaped: Sequence[Piece] | None = None) -> list[str]:
+        """The pieces of an instance that are not skeleton, outside tag slots
+        (`shaped`: its pieces' keys when known)."""
         out: list[str] = []
         slots: list[str] = []  # open skeleton tags: their content is the program's
-        for piece in pieces(text):
-            in_skeleton = shape(piece) in self.shapes
+        shaped = shaped if shaped is not None else self.shaped(text)
+        for piece, (key, _) in zip(pieces(text), shaped, strict=True):
+            in_skeleton = key in self.shapes
             opened = _OPEN_TAG.match(piece)
             closed = _CLOSE_TAG.match(piece)
             if opened and in_skeleton:
@@ -119,32 +166,65 @@ class Skeleton:
         return out
 
 
-def learn_skeleton(turns: Iterable[tuple[str, str]]) -> Skeleton:
+def learn_skeleton(turns: Iterable[tuple[str, str]], shaped: Shaped = shape_keys) -> Skeleton:
     """The skeleton shapes of `(session id, text)` typed turns (give each session's own turns)."""
-    sessions_of: dict[str, set[str]] = {}
-    per_turn: list[tuple[str, list[tuple[str, int]]]] = []
-    for session_id, text in turns:
-        if len(text) < TEMPLATE_MIN_CHARS:
-            continue
-        shaped = [(shape(p), len(p)) for p in pieces(text)]
-        per_turn.append((session_id, shaped))
-        for key, _ in shaped:
-            sessions_of.setdefault(key, set()).add(session_id)
-    keys = {k for k, ids in sessions_of.items() if len(ids) >= SHARED_MIN_SESSIONS}
-    for _, shaped in per_turn:
-        pair = [(k, n) for k, n in shaped if len(sessions_of[k]) >= 2]
-        if sum(n for _, n in pair) >= LONG_SHARED_CHARS:
-            keys.update(k for k, _ in pair)
-    return Skeleton(frozenset(keys), {k: len(sessions_of[k]) for k in keys})
+    return learn_skeleton_of(((sid, shaped(text)) for sid, text in turns
+                              if len(text) >= TEMPLATE_MIN_CHARS), shaped)
 
 
-def strip_affixes(piece: str, peers: Sequence[str]) -> str:
+def learn_skeleton_of(turns: Iterable[tuple[str, Sequence[Piece]]],
+                      shaped: Shaped = shape_keys) -> Skeleton:
+    """`learn_skeleton` from each turn's pieces (turns of TEMPLATE_MIN_CHARS or more only)."""
+    by_session: dict[str, list[Sequence[Piece]]] = {}
+    for session_id, parts in turns:
+        by_session.setdefault(session_id, []).append(parts)
+    return learn_skeleton_from(
+        [(frozenset(k for parts in held for k, _ in parts), _all(held))
+         for held in by_session.values()], shaped)
+
+
+def _all(turns: list[Sequence[Piece]]) -> Callable[[frozenset[ShapeKey]], Iterable[Sequence[Piece]]]:
+    return lambda _: turns
+
+
+# A session's distinct shapes, and its turns' pieces: all of them, or at least
+# those of the turns holding one of the shapes given.
+SessionShapes = tuple[Collection[ShapeKey],
+                      Callable[[frozenset[ShapeKey]], Iterable[Sequence[Piece]]]]
+
+
+def learn_skeleton_from(sessions: Sequence[SessionShapes], shaped: Shaped = shape_keys) -> Skeleton:
+    """`learn_skeleton` from each session's distinct shapes (of its own spoken turns of
+    TEMPLATE_MIN_CHARS or more) and a way to its turns' pieces, read only for the
+    turns holding a shape no more than one other session holds."""
+    counts: Counter[ShapeKey] = Counter()
+    for distinct, _ in sessions:
+        counts.update(distinct)
+    keys = {k for k, n in counts.items() if n >= SHARED_MIN_SESSIONS}
+    # Two sessions suffice when a turn shares LONG_SHARED_CHARS with another: only a
+    # turn holding a shape of exactly two sessions can add one (three are in already).
+    pairs = {k for k, n in counts.items() if n == 2}
+    if pairs:
+        for distinct, turns in sessions:
+            held = pairs.intersection(distinct)
+            if not held:
+                continue
+            for parts in turns(frozenset(held)):
+                pair = [(k, n) for k, n in parts if counts[k] >= 2]
+                if sum(n for _, n in pair) >= LONG_SHARED_CHARS:
+                    keys.update(k for k, _ in pair)
+    return Skeleton(frozenset(keys), {k: counts[k] for k in keys}, shaped)
+
+
+def strip_affixes(piece: str, peers: Sequence[str],
+                  words_of: Callable[[str], list[str]] = str.split) -> str:
     """`piece` without the words it shares at its start and end with another
-    varying part: the template's words around a value it substituted."""
+    varying part: the template's words around a value it substituted.
+    (`words_of`: `str.split`, or a memo of it when the same peers are given often.)"""
     words = piece.split()
     best = (0, 0)
     for other in peers[:AFFIX_PEERS]:
-        theirs = other.split()
+        theirs = words_of(other)
         if theirs == words:
             continue
         head = 0
@@ -164,4 +244,5 @@ def strip_affixes(piece: str, peers: Sequence[str]) -> str:
 
 
 def is_prose(text: str) -> bool:
-    return len(_WORD.findall(text)) >= PROSE_MIN_WORDS
+    # Counting to PROSE_MIN_WORDS, not every word of a long text.
+    return next(islice(_WORD.finditer(text), PROSE_MIN_WORDS - 1, None), None) is not None

@@ -109,30 +109,7 @@ def replay_fingerprints(templates: Iterable[str]) -> Fingerprints:
 
 def is_replayed_turn(text: str, fingerprints: Iterable[str]) -> bool:
     """True when a user turn is a slash-command body rather than something typed."""
-    normalized = fold(text)
-    if len(normalized) < REPLAY_FINGERPRINT_CHARS:
-        return False
-    index, short = _anchor_index(tuple(fingerprints))
-    if any(fp in normalized for fp in short):
-        return True
-    # Every fingerprint occurrence covers a turn position that is a multiple of
-    # _STEP, and the 16 chars there are one of that fingerprint's indexed anchors.
-    for start in range(0, len(normalized) - _ANCHOR + 1, _STEP):
-        candidates = index.get(normalized[start : start + _ANCHOR])
-        if candidates and any(fp in normalized for fp in candidates):
-            return True
-    return False
-
-
-def _present(folded: str, fingerprints: Sequence[str]) -> list[str]:
-    """The fingerprints that occur in `folded` (found through the anchor index)."""
-    index, short = _anchor_index(tuple(fingerprints))
-    found: dict[str, None] = {fp: None for fp in short if fp in folded}
-    for start in range(0, len(folded) - _ANCHOR + 1, _STEP):
-        for fp in index.get(folded[start : start + _ANCHOR], ()):
-            if fp not in found and fp in folded:
-                found[fp] = None
-    return list(found)
+    return FingerprintIndex(tuple(fingerprints)).replays(fold(text))
 
 
 def unreplayed_parts(text: str, fingerprints: Sequence[str]) -> list[str]:
@@ -143,42 +120,84 @@ def unreplayed_parts(text: str, fingerprints: Sequence[str]) -> list[str]:
     the template scaffold at the edges of what is left: the arguments and
     whatever the person wrote around the template. Empty when nothing is left.
     """
-    folded, offsets = fold_with_offsets(text)
-    covered = bytearray(len(folded))
-    for fp in _present(folded, fingerprints):
-        at = folded.find(fp)
-        while at >= 0:
-            covered[at : at + len(fp)] = b"\x01" * len(fp)
-            at = folded.find(fp, at + 1)
-    scaffold: Sequence[str] = getattr(fingerprints, "scaffold", ())
-    # Template pieces between two arguments ("against the base branch") sit
-    # inside what is left; long enough ones are cut there too, shorter ones
-    # ("and", "-") only at the edges, where they cannot split an argument.
-    for piece in scaffold:
-        if len(piece) < _INNER_SCAFFOLD_CHARS:
-            break  # sorted longest first
-        at = folded.find(piece)
-        while at >= 0:
-            end = at + len(piece)
-            if not any(covered[at:end]) and _edge(folded, at - 1, -1) and _edge(folded, end, len(folded)):
-                covered[at:end] = b"\x01" * len(piece)
-            at = folded.find(piece, at + 1)
-    parts: list[str] = []
-    i = 0
-    while i < len(folded):
-        if covered[i]:
-            i += 1
-            continue
-        j = i
-        while j < len(folded) and not covered[j]:
-            j += 1
-        a, b = _trim_scaffold(folded, i, j, scaffold)
-        if a < b:
-            piece = text[offsets[a] : offsets[b - 1] + 1].strip()
-            if piece:
-                parts.append(piece)
-        i = j
-    return parts
+    return FingerprintIndex(fingerprints).unreplayed_parts(text)
+
+
+class FingerprintIndex:
+    """`fingerprints` made ready to test many turns (`is_replayed_turn`,
+    `unreplayed_parts`): the anchor index and the scaffold looked up once, not
+    once a turn (a corpus pass asks for every turn of every session)."""
+
+    __slots__ = ("_index", "_short", "scaffold")
+
+    def __init__(self, fingerprints: Sequence[str]) -> None:
+        self._index, self._short = _anchor_index(tuple(fingerprints))
+        self.scaffold: Sequence[str] = getattr(fingerprints, "scaffold", ())
+
+    def replays(self, folded: str) -> bool:
+        """`is_replayed_turn` of a turn whose folded text (`fold`) is `folded`."""
+        if len(folded) < REPLAY_FINGERPRINT_CHARS:
+            return False
+        index = self._index
+        if any(fp in folded for fp in self._short):
+            return True
+        # Every fingerprint occurrence covers a turn position that is a multiple of
+        # _STEP, and the 16 chars there are one of that fingerprint's indexed anchors.
+        for start in range(0, len(folded) - _ANCHOR + 1, _STEP):
+            candidates = index.get(folded[start : start + _ANCHOR])
+            if candidates and any(fp in folded for fp in candidates):
+                return True
+        return False
+
+    def _present(self, folded: str) -> list[str]:
+        """The fingerprints that occur in `folded` (found through the anchor index)."""
+        index = self._index
+        found: dict[str, None] = {fp: None for fp in self._short if fp in folded}
+        for start in range(0, len(folded) - _ANCHOR + 1, _STEP):
+            for fp in index.get(folded[start : start + _ANCHOR], ()):
+                if fp not in found and fp in folded:
+                    found[fp] = None
+        return list(found)
+
+    def unreplayed_parts(self, text: str) -> list[str]:
+        """`unreplayed_parts(text, the fingerprints)`."""
+        folded, offsets = fold_with_offsets(text)
+        covered = bytearray(len(folded))
+        for fp in self._present(folded):
+            at = folded.find(fp)
+            while at >= 0:
+                covered[at : at + len(fp)] = b"\x01" * len(fp)
+                at = folded.find(fp, at + 1)
+        scaffold = self.scaffold
+        # Template pieces between two arguments ("against the base branch") sit
+        # inside what is left; long enough ones are cut there too, shorter ones
+        # ("and", "-") only at the edges, where they cannot split an argument.
+        for piece in scaffold:
+            if len(piece) < _INNER_SCAFFOLD_CHARS:
+                break  # sorted longest first
+            at = folded.find(piece)
+            while at >= 0:
+                end = at + len(piece)
+                if not any(covered[at:end]) and _edge(folded, at - 1, -1) and _edge(folded, end, len(folded)):
+                    covered[at:end] = b"\x01" * len(piece)
+                at = folded.find(piece, at + 1)
+        parts: list[str] = []
+        i = 0
+        n = len(folded)
+        while i < n:
+            # The next uncovered stretch [i, j), found in C (bytearray.find), not char by char.
+            i = covered.find(0, i)
+            if i < 0:
+                break
+            j = covered.find(1, i)
+            j = n if j < 0 else j
+            a, b = _trim_scaffold(folded, i, j, scaffold)
+            if a < b:
+                piece = text[offsets[a] : offsets[b - 1] + 1].strip()
+                if piece:
+                    parts.append(piece)
+            i = j
+        return parts
 
 
 _INNER_SCAFFOLD_CHARS: Final = 12

@@ -21,18 +21,19 @@ session gone (pruned), the copy is the only record left and counts where it is.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from learn.textfold import flatten
 from learn.transcripts.view.model import HumanTurn, Session, ToolCall, ToolFailure
 
 
-def _keys(turn: HumanTurn) -> list[str]:
-    keys = []
-    # str.split() breaks on the whitespace `\s+` matches; joining is ~3x faster
-    # than the regex, and this runs for every turn of every session each run.
-    flat = " ".join(turn.text.split())
+def _keys(turn: HumanTurn) -> list[Hashable]:
+    keys: list[Hashable] = []
+    # This runs for every turn of every session each run (`flatten`: the split
+    # and join only where a text has whitespace other than single spaces).
+    flat = flatten(turn.text)
     if turn.uuid:
         # A denial reason and an answer share their entry's uuid with nothing
         # else typed, but one entry can hold several answers: key on the text too.
@@ -42,28 +43,52 @@ def _keys(turn: HumanTurn) -> list[str]:
     return keys
 
 
-def own_turns(sessions: Sequence[Session]) -> dict[str, Session]:
+def own_turns(sessions: Sequence[Session],
+              keys: Callable[[HumanTurn], list[Hashable]] = _keys) -> dict[str, Session]:
     """Each session with only the human turns and tool calls first seen in it
     (oldest session wins).
 
     Sessions with nothing copied are returned unchanged (the same object).
+    `keys`: a turn's keys (`_keys`, or the same keys with its text as a digest).
     """
-    order = sorted(
-        sessions,
-        key=lambda s: (s.started_at or datetime.max.replace(tzinfo=UTC), s.id),
-    )
-    seen: set[str] = set()
-    seen_calls: set[str] = set()
+    first = OwnTurns()
     out: dict[str, Session] = {}
-    for session in order:
+    for session in sorted(sessions, key=lambda s: oldest_first(s.started_at, s.id)):
+        out[session.id] = first.add(session, [keys(turn) for turn in session.human_turns])
+    return out
+
+
+def oldest_first(started_at: datetime | None, session_id: str) -> tuple[datetime, str]:
+    """The order sessions are given to `OwnTurns` in (a session not dated goes last)."""
+    return started_at or datetime.max.replace(tzinfo=UTC), session_id
+
+
+class OwnTurns:
+    """`own_turns` one session at a time, oldest first (`oldest_first`)."""
+
+    def __init__(self) -> None:
+        self._seen: set[Hashable] = set()
+        self._seen_calls: set[str] = set()
+
+    def unseen(self, keys: Collection[Hashable]) -> bool:
+        """For a session with no tool call: True (and its turns' `keys` taken) when none
+        was seen, so all its turns are its own without reading them; else False, and
+        the session is to be given to `add`."""
+        if not self._seen.isdisjoint(keys):
+            return False
+        self._seen.update(keys)
+        return True
+
+    def add(self, session: Session, turn_keys: Sequence[Sequence[Hashable]]) -> Session:
+        """`session` with only what was first seen in it (the same object when all was)."""
+        seen, seen_calls = self._seen, self._seen_calls
         own: list[HumanTurn] = []
-        turn_keys = [_keys(turn) for turn in session.human_turns]
-        for turn, keys in zip(session.human_turns, turn_keys, strict=True):
-            if keys and any(k in seen for k in keys):
+        for turn, found in zip(session.human_turns, turn_keys, strict=True):
+            if found and any(k in seen for k in found):
                 continue
             own.append(turn)
-        for keys in turn_keys:
-            seen.update(keys)
+        for found in turn_keys:
+            seen.update(found)
         calls = [c for c in session.tool_calls if c.id not in seen_calls]
         failures = [f for f in session.failures if f.tool_use_id not in seen_calls]
         seen_calls.update(c.id for c in session.tool_calls)
@@ -71,13 +96,11 @@ def own_turns(sessions: Sequence[Session]) -> dict[str, Session]:
         if (len(own), len(calls), len(failures)) == (
             len(session.human_turns), len(session.tool_calls), len(session.failures)
         ):
-            out[session.id] = session
-            continue
+            return session
         kept = {id(t) for t in (*own, *calls, *failures)}
         timeline = tuple(
             item for item in session.timeline
             if not isinstance(item, HumanTurn | ToolCall | ToolFailure) or id(item) in kept
         )
-        out[session.id] = replace(session, human_turns=tuple(own), timeline=timeline,
-                                  tool_calls=tuple(calls), failures=tuple(failures))
-    return out
+        return replace(session, human_turns=tuple(own), timeline=timeline,
+                       tool_calls=tuple(calls), failures=tuple(failures))

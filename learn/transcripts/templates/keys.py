@@ -1,0 +1,142 @@
+"""What the corpus pass reads of a turn's text, as keys worked out once per text.
+
+Judging sessions together (`scripted.machinery`) asks the same few questions of
+every turn: is it a copy of a turn of an earlier session (`resume.own_turns`:
+its whitespace-flattened text), is it repeated word for word elsewhere (its
+folded text), which template pieces does it hold (its pieces' shapes,
+`skeleton`), is it prose, does it open with a tag. Each answer is a key, so
+sessions are compared through dictionaries of keys, never text against text,
+and the keys of a turn are worked out once: when the session index reads a
+file (stored beside its turns, `learn.index.indexed_turns`), or on first use.
+
+Keys are digests (blake2b, 16 bytes): equal keys are equal texts (a collision
+is a 2**-128 chance), and a memory plugin's home holds ~180 MB of turn text
+that would otherwise be held again as keys.
+
+A session the index stored is judged without its texts (`entries`): its
+turns are given with empty texts and their stored keys (`Keys.light`), and
+`Keys.text` reads a turn's text (the whole session's, once) only when the
+pass needs it: a repeated prompt's words, the varying parts of a template,
+what a quote may be inside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import msgspec
+
+from learn.textfold import flatten
+from learn.transcripts.templates.skeleton import DIGEST_BYTES, digest, is_prose, shape_keys
+from learn.transcripts.view.model import HumanTurn
+
+
+class TextKeys(msgspec.Struct, array_like=True, omit_defaults=True, eq=False, gc=False):
+    """The keys of one text (see the module docstring), stored as they are (msgpack).
+    Compared by identity: a pass gives each text one object (`Keys`), and caches
+    answers per object."""
+
+    chars: int  # len(text)
+    flat: bytes  # digest of flatten(text): a copy of the turn (resume)
+    folded: bytes  # digest of fold(text): the text repeated word for word
+    folded_chars: int  # len(fold(text))
+    prose: bool  # skeleton.is_prose(text)
+    tagged: bool  # opens with a tag (`text.lstrip().startswith("<")`)
+    shapes: bytes  # the pieces' shape digests, one after the other
+    lengths: list[int]  # the pieces' lengths
+    # `pieces`, once read (never stored: omitted while None, and never set before it is).
+    cached: tuple[tuple[bytes, int], ...] | None = None
+
+    @property
+    def pieces(self) -> tuple[tuple[bytes, int], ...]:
+        """`skeleton.shape_keys(text)`: each piece's shape digest and length."""
+        if self.cached is None:
+            s, n = self.shapes, DIGEST_BYTES
+            self.cached = tuple((s[i * n:(i + 1) * n], m) for i, m in enumerate(self.lengths))
+        return self.cached
+
+    def may_hold(self, shapes: frozenset[bytes]) -> bool:
+        """False when no piece has one of these shapes (True may be a near miss: a
+        digest found across two pieces' bytes; read `pieces` to know)."""
+        return any(s in self.shapes for s in shapes)
+
+
+def text_keys(text: str) -> TextKeys:
+    flat = flatten(text)
+    folded = flat.casefold()
+    shaped = shape_keys(text)
+    return TextKeys(len(text), digest(flat), digest(folded), len(folded), is_prose(text),
+                    text.lstrip().startswith("<"), b"".join(k for k, _ in shaped),
+                    [n for _, n in shaped])
+
+
+def stored(keys: TextKeys) -> TextKeys:
+    """`keys` as the index stores them (without what a pass cached)."""
+    return TextKeys(keys.chars, keys.flat, keys.folded, keys.folded_chars, keys.prose,
+                    keys.tagged, keys.shapes, keys.lengths)
+
+
+class Keys:
+    """Each turn's keys and, when asked, its text.
+
+    - `of(turn)`: the turn's keys: stored (`learn`, `light`) or worked out
+      from its text once per text;
+    - `text(turn)`: its text, read for a light view's session on first need;
+    - `fold(text)`: `textfold.fold`, once per text.
+    """
+
+    def __init__(self) -> None:
+        self._by_text: dict[str, TextKeys] = {}
+        self._by_turn: dict[int, TextKeys] = {}
+        self._texts: dict[int, str] = {}  # a light turn's id -> its text, once read
+        self._readers: dict[int, tuple[Callable[[], list[str]], tuple[HumanTurn, ...]]] = {}
+        self._folds: dict[str, str] = {}
+
+    def learn(self, texts: Sequence[str], keys: Sequence[TextKeys]) -> None:
+        """Take stored keys of `texts` (the same order)."""
+        self._by_text.update(zip(texts, keys, strict=True))
+
+    def of(self, turn: HumanTurn) -> TextKeys:
+        got = self._by_turn.get(id(turn))
+        if got is None:
+            got = self.of_text(turn.text)
+        return got
+
+    def of_text(self, text: str) -> TextKeys:
+        got = self._by_text.get(text)
+        if got is None:
+            got = self._by_text[text] = text_keys(text)
+        return got
+
+    def text(self, turn: HumanTurn) -> str:
+        """The turn's text: as it is, or read for a light view's turn."""
+        if id(turn) not in self._by_turn:
+            return turn.text
+        got = self._texts.get(id(turn))
+        if got is None:
+            reader, turns = self._readers.pop(id(turn))
+            texts = reader()
+            for t, text in zip(turns, texts, strict=True):
+                self._texts[id(t)] = text
+                self._readers.pop(id(t), None)
+            got = self._texts[id(turn)]
+        return got
+
+    def light(self, turns: tuple[HumanTurn, ...], keys: Sequence[TextKeys],
+              read: Callable[[], list[str]]) -> None:
+        """Take `turns` (their texts left empty) with their stored keys, and how to read
+        their texts (all of them, in order) if they are needed."""
+        entry = (read, turns)
+        for t, k in zip(turns, keys, strict=True):
+            self._by_turn[id(t)] = k
+            self._readers[id(t)] = entry
+
+    def fold(self, text: str) -> str:
+        got = self._folds.get(text)
+        if got is None:
+            got = self._folds[text] = flatten(text).casefold()
+        return got
+
+    def shaped(self, text: str) -> tuple[tuple[bytes, int], ...]:
+        """`skeleton.shape_keys`, through the keys."""
+        return self.of_text(text).pieces
