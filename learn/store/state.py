@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 # Tables whose rows change in place (a proposal shown again, a state decided):
 # hashed whole. They hold a row per proposal or label, hundreds at most.
-_UPDATED: Final = ("verdicts", "labels", "name_cache", "proposals", "proposal_states")
+_UPDATED: Final = ("verdicts", "labels", "name_cache", "shown_proposals", "proposal_states")
 # Tables rows are only added to or deleted from (the examples and evidence carry
 # vectors): their count and newest row say whether they changed.
 _APPENDED: Final = ("label_examples", "verdict_evidence", "decisions", "applied_rules",
@@ -33,8 +33,10 @@ def state_fingerprint(store: Store) -> str | None:
         return None
     h = hashlib.sha256()
     for table in _UPDATED:
-        for row in store.ledger.sql(f"SELECT * FROM {table} ORDER BY rowid"):
-            h.update(repr(tuple(row.values())).encode("utf-8", "surrogatepass"))
+        # Sorted here, not by rowid: some of these tables are WITHOUT ROWID.
+        rows = sorted(repr(tuple(row.values())) for row in store.ledger.sql(f"SELECT * FROM {table}"))
+        for text in rows:
+            h.update(text.encode("utf-8", "surrogatepass"))
         h.update(b"\0")
     for table in _APPENDED:
         row = store.ledger.sql(f"SELECT count(*) AS n, max(rowid) AS newest FROM {table}")[0]
