@@ -96,7 +96,9 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
             if not options.offline and naming.stats.failed_calls == 0:
                 _rename_fallbacks(store, project, outcome)
             record_run(store, result, run_id=run_id, project=project,
-                       remember_shown=outcome.may_write_state)
+                       remember_shown=outcome.may_write_state,
+                       sessions_read={f.session_id for f in read.files},
+                       counted=(*outcome.held_back, *outcome.cut))
             clean = not (result.failures or result.failed_stages or result.coverage_failed
                          or result.usage.sessions_failed or mined.incomplete)
             warm.remember(options, store, run_id=run_id, state_before=state_before, result=result,
