@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -220,8 +220,12 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def tool_digest(block: ToolUseBlock) -> str:
-    """One short line for a tool call: the command, the path, else compact args."""
+def tool_digest(block: ToolUseBlock, paths: Callable[[str], str] | None = None) -> str:
+    """One short line for a tool call: the command, the path, else compact args.
+
+    `paths` shortens the paths in it (to the project's, to ~) before the line is
+    cut: cut first, a checkout deeper than the cut lost the project's prefix and
+    the line came out different for each folder the same session was read from."""
     inp = block.input
     detail = ""
     for key in ("command", "file_path", "path", "pattern", "url", "query", "description"):
@@ -232,7 +236,8 @@ def tool_digest(block: ToolUseBlock) -> str:
     else:
         if isinstance(inp, dict) and inp:
             detail = json.dumps(inp, ensure_ascii=False, sort_keys=True, default=str)
-    return clip(_flat(f"{block.name} {detail}".strip()), TOOL_DIGEST_CHARS)
+    line = _flat(f"{block.name} {detail}".strip())
+    return clip(paths(line) if paths is not None else line, TOOL_DIGEST_CHARS)
 
 
 def _ref(event: TranscriptEvent) -> EventRef | None:
@@ -247,7 +252,8 @@ def _ref(event: TranscriptEvent) -> EventRef | None:
     return EventRef(meta.session_id, meta.uuid, tool_use_id)
 
 
-def turn_ref(events: Sequence[TranscriptEvent], turn: Turn, preview_chars: int) -> TurnRef:
+def turn_ref(events: Sequence[TranscriptEvent], turn: Turn, preview_chars: int,
+             paths: Callable[[str], str] | None = None) -> TurnRef:
     refs: list[EventRef] = []
     texts: list[str] = []
     digests: list[str] = []
@@ -261,7 +267,7 @@ def turn_ref(events: Sequence[TranscriptEvent], turn: Turn, preview_chars: int) 
                 if isinstance(block, TextBlock) and block.text.strip():
                     texts.append(block.text)
                 elif isinstance(block, ToolUseBlock):
-                    digests.append(tool_digest(block))
+                    digests.append(tool_digest(block, paths))
         elif isinstance(event, UserEvent) and turn.role == "user":
             texts.append(event.text)
     preview = f"{turn.role}: {clip(_flat(' '.join(texts)), preview_chars)}"
@@ -296,6 +302,7 @@ def window_at(
     before: int,
     after: int,
     preview_chars: int,
+    paths: Callable[[str], str] | None = None,
 ) -> ContextWindow:
     t = turn_of(turns, anchor_index)
     anchor_ref = _ref(events[anchor_index])
@@ -305,16 +312,16 @@ def window_at(
     trigger: TurnRef | None = None
     first_before = t
     if anchor_turn.role == "user" and t > 0:
-        trigger = turn_ref(events, turns[t - 1], preview_chars)
+        trigger = turn_ref(events, turns[t - 1], preview_chars, paths)
         first_before = t - 1
     before_turns = turns[max(0, first_before - before) : first_before]
     after_turns = turns[t + 1 : t + 1 + after]
     return ContextWindow(
         anchor=anchor_ref,
-        anchor_turn=turn_ref(events, anchor_turn, preview_chars),
+        anchor_turn=turn_ref(events, anchor_turn, preview_chars, paths),
         trigger=trigger,
-        before=tuple(turn_ref(events, x, preview_chars) for x in before_turns),
-        after=tuple(turn_ref(events, x, preview_chars) for x in after_turns),
+        before=tuple(turn_ref(events, x, preview_chars, paths) for x in before_turns),
+        after=tuple(turn_ref(events, x, preview_chars, paths) for x in after_turns),
         fidelity="full",
         preview_chars=preview_chars,
         span=(before, after),
@@ -328,8 +335,10 @@ def capture_window(
     before: int = DEFAULT_BEFORE,
     after: int = DEFAULT_AFTER,
     preview_chars: int = DEFAULT_PREVIEW_CHARS,
+    paths: Callable[[str], str] | None = None,
 ) -> ContextWindow:
-    """The window around `anchor` (an event index into `source`, or a ref).
+    """The window around `anchor` (an event index into `source`, or a ref); `paths`
+    shortens the paths in its tool lines (`tool_digest`).
 
     Raises LookupError when the anchor does not resolve, ValueError when it is
     not part of a user or assistant turn.
@@ -353,4 +362,5 @@ def capture_window(
         before=before,
         after=after,
         preview_chars=preview_chars,
+        paths=paths,
     )

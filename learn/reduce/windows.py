@@ -123,11 +123,13 @@ class TranscriptContext:
         if anchor is None:
             return None
         try:
+            project = self.projects.get(session_id)
             window = capture_window(events, anchor, before=BEFORE_TURNS, after=AFTER_TURNS,
-                                    preview_chars=PREVIEW_CHARS)
+                                    preview_chars=PREVIEW_CHARS,
+                                    paths=lambda line: _relative(line, project))
         except (LookupError, ValueError):
             return None
-        line = _relative(window_line(window), self.projects.get(session_id))
+        line = _relative(window_line(window), project)
         if not line:
             return None
         return self.redact(line) if self.redact is not None else line
