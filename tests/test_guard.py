@@ -368,3 +368,39 @@ def test_a_rule_added_by_hand_with_a_target_holds_only_where_it_is_named(
                                                       "`git push -f HEAD:main`\n")
     assert test("git push -f origin feature/x")[0] == 0
     assert test("git push origin main")[0] == 0
+
+
+@pytest.mark.skipif(not __import__("shutil").which("git"), reason="needs git")
+def test_the_hook_goes_into_the_checkout_the_command_runs_in(tmp_path: Path) -> None:
+    # Claude Code reads the settings of the checkout a session runs in: a hook in the
+    # main checkout never reaches a session in a worktree (the desktop app's included).
+    from click.testing import CliRunner
+
+    from learn.cli import cli
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    main = tmp_path / "shop"
+    main.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "x"],
+                 ["worktree", "add", "-q", "-b", "fix", str(tmp_path / "shop-fix")]):
+        subprocess.run(["git", *args], cwd=main, env=env, check=True, capture_output=True)
+    worktree = tmp_path / "shop-fix"
+    settings = worktree / ".claude" / "settings.local.json"
+
+    def check(*args: str, where: Path) -> str:
+        r = CliRunner().invoke(cli, ["check", *args, "--yes", "--project", str(where)])
+        assert r.exit_code == 0, r.output
+        return r.output
+
+    check("add", "git", "push", "--flag", "--force", "--reason", "Never force push.",
+          where=worktree)
+    hooks = json.loads(settings.read_text())["hooks"]["PreToolUse"]
+    assert any("-m learn.guard --rules" in h["command"] for entry in hooks for h in entry["hooks"])
+    assert not (main / ".claude").exists()
+    # One project: the rules are the repository's, seen from the main checkout too ...
+    listed = CliRunner().invoke(cli, ["check", "list", "--project", str(main)])
+    assert "Never force push." in listed.output
+    # ... and removing them there takes the hook out of the worktree it went into.
+    check("remove", "--all", where=main)
+    assert not settings.exists() and not (worktree / ".claude").exists()

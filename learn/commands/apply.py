@@ -214,7 +214,8 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     chosen = _select(result.proposals, only, every, here)
     # learn's check: a data file and a hook, not a line (learn.commands.apply_checks).
     offers = [p for p in chosen if p.surface == "check"]
-    checks = plan_checks(offers, here) if offers else None
+    checks = plan_checks(offers, here, str(checkout_folder(project_dir or Path.cwd()))) \
+        if offers else None
     chosen = [p for p in chosen if p.surface != "check"]
     if not chosen and not offers:
         click.echo(f"nothing to apply: no pending accepted proposals for {here} "

@@ -60,9 +60,11 @@ class CheckApply:
                        f"`learn check enforce {rule.id}` makes it stop the agent")
 
 
-def plan_checks(offers: Sequence[Proposal], project: str) -> CheckApply | None:
-    """The file plans that put every offered check in place (record-only) for `project`;
-    None, with the reason printed, when one cannot be."""
+def plan_checks(offers: Sequence[Proposal], project: str,
+                checkout: str | None = None) -> CheckApply | None:
+    """The file plans that put every offered check in place (record-only) for `project`,
+    the hook in `checkout` (the checkout apply runs in); None, with the reason printed,
+    when one cannot be."""
     from learn.isotime import now_iso
     from learn.report.check_install import (
         current_rules,
@@ -80,7 +82,8 @@ def plan_checks(offers: Sequence[Proposal], project: str) -> CheckApply | None:
             click.echo(f"{p.key}: learn's check, record-only: {rule.words()} — \"{rule.reason}\"")
             rules = with_rule(rules, rule)
             pairs.append((p, rule))
-        check = plan_rules(project, rules, agents=sorted({"claude", *installed_agents(project)}))
+        check = plan_rules(project, rules, agents=sorted({"claude", *installed_agents(project)}),
+                           checkout=checkout)
     except (BadRules, CheckError) as exc:
         click.echo(f"refused: {exc}", err=True)
         return None

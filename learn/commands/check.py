@@ -58,13 +58,17 @@ def _show_and_confirm(plan: object, yes: bool) -> bool:
     return click.confirm("write these changes?", default=False)
 
 
-def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes: bool) -> None:
-    """Show the changes, ask, write (exits 1 on a refused change)."""
+def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes: bool,
+           project_dir: Path | None = None) -> None:
+    """Show the changes, ask, write (exits 1 on a refused change). A new hook goes into
+    the checkout the command runs in (`project_dir`, else the current directory)."""
+    from learn.projects import checkout_folder
     from learn.report.check_install import CheckError, plan_rules, write_plan
 
     try:
         plan = plan_rules(project, rules, agents=[a for a in ("claude", "codex", "codex-rules")
-                                                  if a in agents])
+                                                  if a in agents],
+                          checkout=str(checkout_folder(project_dir or Path.cwd())))
         if not _show_and_confirm(plan, yes):
             return
         write_plan(plan, project)
@@ -130,7 +134,7 @@ def add(program: str, subcommand: str | None, flags: tuple[str, ...], arguments:
         raise click.BadParameter(str(exc)) from exc
     agents = sorted({"claude", *installed_agents(project), *(_codex_agent() if codex else [])})
     click.echo(f"{'enforce' if enforce else 'record only'}: {rule.words()} — \"{rule.reason}\"")
-    _apply(project, with_rule(_load(project).rules, rule), agents, yes)
+    _apply(project, with_rule(_load(project).rules, rule), agents, yes, project_dir)
 
 
 def _codex_agent() -> list[str]:
@@ -153,7 +157,7 @@ def _set_mode(rule_id: str, mode: Mode, project_dir: Path | None, yes: bool) -> 
     except CheckError as exc:
         click.echo(f"learn check: {exc}", err=True)
         sys.exit(1)
-    _apply(project, rules, installed_agents(project) or ["claude"], yes)
+    _apply(project, rules, installed_agents(project) or ["claude"], yes, project_dir)
 
 
 @command.command("enforce")
@@ -189,7 +193,7 @@ def remove(rule_id: str | None, every: bool, project_dir: Path | None, yes: bool
         click.echo(f"learn check: no check rule {rule_id!r} here (learn check list)", err=True)
         sys.exit(1)
     left = [] if every else [r for r in current if r.id != rule_id]
-    _apply(project, left, installed_agents(project), yes)
+    _apply(project, left, installed_agents(project), yes, project_dir)
 
 
 @command.command("list")

@@ -244,9 +244,16 @@ def install_record(project: str, root: Path | None = None) -> dict[str, Any]:
 
 
 def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Agent] = ("claude",),
-               root: Path | None = None, home: Path | None = None) -> CheckPlan:
+               root: Path | None = None, home: Path | None = None,
+               checkout: str | None = None) -> CheckPlan:
     """The changes that leave `project` checked by exactly `rules`: the data file, and
-    the hook installed (rules left) or removed (none left) for each of `agents`."""
+    the hook installed (rules left) or removed (none left) for each of `agents`.
+
+    A new Claude Code hook goes into the settings of `checkout` (the checkout the
+    command runs in, default the project's folder): Claude Code reads the settings
+    of the checkout a session runs in, so a hook in the main checkout never reaches
+    a session in a worktree (the desktop app runs each session in one). The rules
+    stay the project's, one data file for every checkout."""
     data_path = rules_file(project, root)
     old_rules = _read(data_path)
     record = install_record(project, root)
@@ -257,7 +264,8 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
     want = list(dict.fromkeys(agents)) if rules else []
     for agent in sorted(set(installed) | set(want)):
         target = (record.get("targets") or {}).get(agent) or {}
-        path = Path(target["path"]) if target.get("path") else target_path(agent, project, home)
+        path = Path(target["path"]) if target.get("path") \
+            else target_path(agent, checkout or project, home)
         command = hook_command(data_path, "codex" if agent == "codex" else "claude")
         before = _read(path)
         if agent in want:
@@ -315,11 +323,13 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
 
 def _confined(path: Path, project: str) -> Path:
     """`path` checked like every write learn makes (learn.report.confine)."""
+    from learn.projects import write_roots
     from learn.report.confine import confine
     from learn.report.errors import ConfinementError
 
     try:
-        return confine(path, (project,))
+        # The project's folder, or another checkout of its repository (a worktree).
+        return confine(path, write_roots(project, path))
     except ConfinementError as exc:
         raise CheckError(str(exc)) from exc
 
