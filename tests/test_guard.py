@@ -401,6 +401,16 @@ def test_the_hook_goes_into_the_checkout_the_command_runs_in(tmp_path: Path) -> 
     # One project: the rules are the repository's, seen from the main checkout too ...
     listed = CliRunner().invoke(cli, ["check", "list", "--project", str(main)])
     assert "Never force push." in listed.output
-    # ... and removing them there takes the hook out of the worktree it went into.
-    check("remove", "--all", where=main)
+    # ... a rule added there puts the hook there as well and keeps the worktree's ...
+    own = main / ".claude" / "settings.local.json"
+    own.parent.mkdir()
+    own.write_text('{"permissions": {"allow": ["Bash(ls:*)"]}}\n')
+    check("add", "rm", "--flag", "-rf", "--reason", "Never rm -rf.", where=main)
+    for f in (settings, own):
+        assert "-m learn.guard --rules" in f.read_text()
+    # ... and removing every rule, from either, takes it out of both.
+    check("remove", "--all", where=worktree)
     assert not settings.exists() and not (worktree / ".claude").exists()
+    assert own.read_text() == '{"permissions": {"allow": ["Bash(ls:*)"]}}\n'
+    assert CliRunner().invoke(cli, ["check", "list", "--project", str(worktree)]).output \
+        .startswith("no check rules")

@@ -31,7 +31,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from learn.guard.files import checks_dir, record_file, rules_file
 from learn.guard.rules import BadRules, CheckRule, Mode, RuleSet, load_rules
@@ -40,6 +40,8 @@ from learn.paths import atomic_write_bytes, ensure_private_dir
 # "codex-rules": a Codex without hooks (older than 0.124, or `[features] hooks = false`)
 # gets the exact prefix_rules execpolicy can say instead, in a file of learn's own.
 Agent = Literal["claude", "codex", "codex-rules"]
+# The install record's slot of Claude Code's hook in a further checkout (a worktree).
+_ELSEWHERE: Final = "claude@"
 CODEX_HOOKS_SINCE = (0, 124, 0)
 CODEX_RULES_NAME = "learn-check.rules"
 HOOK_TIMEOUT_S = 10
@@ -249,11 +251,12 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
     """The changes that leave `project` checked by exactly `rules`: the data file, and
     the hook installed (rules left) or removed (none left) for each of `agents`.
 
-    A new Claude Code hook goes into the settings of `checkout` (the checkout the
-    command runs in, default the project's folder): Claude Code reads the settings
-    of the checkout a session runs in, so a hook in the main checkout never reaches
-    a session in a worktree (the desktop app runs each session in one). The rules
-    stay the project's, one data file for every checkout."""
+    Claude Code's hook goes into the settings of `checkout` (the checkout the command
+    runs in, default the project's folder) and stays in every checkout it went into
+    before: Claude Code reads the settings of the checkout a session runs in, so a
+    hook in the main checkout never reaches a session in a worktree (the desktop app
+    runs each session in one). The rules stay the project's, one data file for every
+    checkout; with none left, the hook leaves every checkout."""
     data_path = rules_file(project, root)
     old_rules = _read(data_path)
     record = install_record(project, root)
@@ -262,10 +265,21 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
     new_record: dict[str, Any] = dict(record)
     installed: list[str] = list(record.get("agents") or [])
     want = list(dict.fromkeys(agents)) if rules else []
-    for agent in sorted(set(installed) | set(want)):
-        target = (record.get("targets") or {}).get(agent) or {}
-        path = Path(target["path"]) if target.get("path") \
-            else target_path(agent, checkout or project, home)
+    targets: dict[str, Any] = dict(record.get("targets") or {})
+    # Claude Code's hook in other checkouts of the repository than the first one it
+    # went into: a slot each, `claude@<settings file>`, installed and removed with it.
+    extra = sorted(k for k in targets if k.startswith(_ELSEWHERE))
+    if "claude" in want and checkout is not None and targets.get("claude"):
+        here = target_path("claude", checkout, home)
+        if Path(targets["claude"]["path"]) != here and f"{_ELSEWHERE}{here}" not in extra:
+            extra.append(f"{_ELSEWHERE}{here}")
+    for key in [*sorted(set(installed) | set(want)), *extra]:
+        agent = "claude" if key.startswith(_ELSEWHERE) else key
+        had = key in targets if key.startswith(_ELSEWHERE) else key in installed
+        target = targets.get(key) or {}
+        path = Path(target["path"]) if target.get("path") else (
+            Path(key[len(_ELSEWHERE):]) if key.startswith(_ELSEWHERE)
+            else target_path(agent, checkout or project, home))
         command = hook_command(data_path, "codex" if agent == "codex" else "claude")
         before = _read(path)
         if agent in want:
@@ -276,8 +290,8 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
                 after_data = _with_hook(_json_object(path, before), command, path)
                 after = before if after_data == _json_object(path, before) \
                     else _dumps(after_data)
-            if agent not in installed:
-                new_record.setdefault("targets", {})[agent] = {
+            if not had:
+                new_record.setdefault("targets", {})[key] = {
                     "path": str(path), "original": None if before is None
                     else base64.b64encode(before).decode("ascii"),
                     "written": hashlib.sha256(after or b"").hexdigest(),
@@ -306,7 +320,7 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
                              "is taken out, your other changes stay")
         changes.append(FileChange(path, before, after_b,
                                   made_dir=bool(target.get("made_dir")) and after_b is None))
-        new_record.get("targets", {}).pop(agent, None)
+        new_record.get("targets", {}).pop(key, None)
     new_record["agents"] = want
     after_rules = RuleSet(project, tuple(rules)).dumps().encode("utf-8") if rules else None
     changes.insert(0, FileChange(data_path, old_rules, after_rules, private=True))
