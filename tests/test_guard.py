@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -370,7 +371,36 @@ def test_a_rule_added_by_hand_with_a_target_holds_only_where_it_is_named(
     assert test("git push origin main")[0] == 0
 
 
-@pytest.mark.skipif(not __import__("shutil").which("git"), reason="needs git")
+def _repo_with_worktree(tmp_path: Path) -> tuple[Path, Path, Callable[..., None]]:
+    """A git repository `shop` with a sibling worktree `shop-fix`, and its git."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    main, worktree = tmp_path / "shop", tmp_path / "shop-fix"
+    main.mkdir()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=main, env=env, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("commit", "-q", "--allow-empty", "-m", "x")
+    git("worktree", "add", "-q", "-b", "fix", str(worktree))
+    return main, worktree, git
+
+
+def _check(*args: str, where: Path) -> str:
+    from click.testing import CliRunner
+
+    from learn.cli import cli
+
+    r = CliRunner().invoke(cli, ["check", *args, "--yes", "--project", str(where)])
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+_NEEDS_GIT = pytest.mark.skipif(not __import__("shutil").which("git"), reason="needs git")
+
+
+@_NEEDS_GIT
 def test_the_hook_goes_into_the_checkout_the_command_runs_in(tmp_path: Path) -> None:
     # Claude Code reads the settings of the checkout a session runs in: a hook in the
     # main checkout never reaches a session in a worktree (the desktop app's included).
@@ -378,23 +408,10 @@ def test_the_hook_goes_into_the_checkout_the_command_runs_in(tmp_path: Path) -> 
 
     from learn.cli import cli
 
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    main = tmp_path / "shop"
-    main.mkdir()
-    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "x"],
-                 ["worktree", "add", "-q", "-b", "fix", str(tmp_path / "shop-fix")]):
-        subprocess.run(["git", *args], cwd=main, env=env, check=True, capture_output=True)
-    worktree = tmp_path / "shop-fix"
+    main, worktree, _git = _repo_with_worktree(tmp_path)
     settings = worktree / ".claude" / "settings.local.json"
-
-    def check(*args: str, where: Path) -> str:
-        r = CliRunner().invoke(cli, ["check", *args, "--yes", "--project", str(where)])
-        assert r.exit_code == 0, r.output
-        return r.output
-
-    check("add", "git", "push", "--flag", "--force", "--reason", "Never force push.",
-          where=worktree)
+    _check("add", "git", "push", "--flag", "--force", "--reason", "Never force push.",
+           where=worktree)
     hooks = json.loads(settings.read_text())["hooks"]["PreToolUse"]
     assert any("-m learn.guard --rules" in h["command"] for entry in hooks for h in entry["hooks"])
     assert not (main / ".claude").exists()
@@ -405,12 +422,28 @@ def test_the_hook_goes_into_the_checkout_the_command_runs_in(tmp_path: Path) -> 
     own = main / ".claude" / "settings.local.json"
     own.parent.mkdir()
     own.write_text('{"permissions": {"allow": ["Bash(ls:*)"]}}\n')
-    check("add", "rm", "--flag", "-rf", "--reason", "Never rm -rf.", where=main)
+    _check("add", "rm", "--flag", "-rf", "--reason", "Never rm -rf.", where=main)
     for f in (settings, own):
         assert "-m learn.guard --rules" in f.read_text()
     # ... and removing every rule, from either, takes it out of both.
-    check("remove", "--all", where=worktree)
+    _check("remove", "--all", where=worktree)
     assert not settings.exists() and not (worktree / ".claude").exists()
     assert own.read_text() == '{"permissions": {"allow": ["Bash(ls:*)"]}}\n'
     assert CliRunner().invoke(cli, ["check", "list", "--project", str(worktree)]).output \
         .startswith("no check rules")
+
+
+@_NEEDS_GIT
+def test_a_removed_worktree_took_its_hook_and_the_check_goes_on_elsewhere(
+        tmp_path: Path) -> None:
+    main, worktree, git = _repo_with_worktree(tmp_path)
+    _check("add", "git", "push", "--flag", "--force", "--reason", "Never force push.",
+           where=worktree)
+    git("worktree", "remove", "--force", str(worktree))
+    out = _check("add", "rm", "--flag", "-rf", "--reason", "Never rm -rf.", where=main)
+    assert f"{worktree} no longer exists" in out
+    settings = main / ".claude" / "settings.local.json"
+    assert "-m learn.guard --rules" in settings.read_text()
+    assert not worktree.exists()  # nothing written where the checkout was
+    _check("remove", "--all", where=main)
+    assert not settings.exists() and not worktree.exists()

@@ -269,6 +269,20 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
     # Claude Code's hook in other checkouts of the repository than the first one it
     # went into: a slot each, `claude@<settings file>`, installed and removed with it.
     extra = sorted(k for k in targets if k.startswith(_ELSEWHERE))
+    # A checkout removed since (`git worktree remove`) took learn's hook with it:
+    # nothing to write or restore there, and writing there would be refused.
+    for key in [k for k in ("claude", *extra) if k in targets]:
+        folder = Path(targets[key]["path"]).parent.parent
+        if not folder.is_dir():
+            notes.append(f"{folder} no longer exists: learn's hook went with it")
+            del targets[key]
+            extra = [k for k in extra if k != key]
+    if "claude" in installed and "claude" not in targets:
+        if extra:  # the first further checkout takes the place of the one removed
+            targets["claude"] = targets.pop(extra.pop(0))
+        else:
+            installed.remove("claude")
+    new_record["targets"] = dict(targets)
     if "claude" in want and checkout is not None and targets.get("claude"):
         here = target_path("claude", checkout, home)
         if Path(targets["claude"]["path"]) != here and f"{_ELSEWHERE}{here}" not in extra:
