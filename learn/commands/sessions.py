@@ -84,13 +84,14 @@ def _judged_rows(items: Sequence[Any], include_programmatic: bool) -> list[dict[
     whole views: the judgement reads nothing else, and decoding 1,000 views
     cost more than the 0.3 s a warm listing has (issue 21)."""
     from learn.index import judged_listing
+    from learn.index.indexed import with_keys
 
     summaries = [i.summary for i in items]
     rows = [summary_row(i.file, s) for i, s in zip(items, summaries, strict=True)]
     key = judged_listing.listing_key(items, include_programmatic)
     judged = judged_listing.load(key, len(items))
     if judged is None:
-        judged = _judge(items, summaries, include_programmatic)
+        judged = _judge(with_keys(items), summaries, include_programmatic)
         judged_listing.save(key, judged)
     for row, fields in zip(rows, judged, strict=True):
         row.update(fields)
@@ -211,7 +212,8 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
         heads.save()
         items = indexed_views(discovery.files, index=index,
                               fingerprints_for=lambda f: cache.for_project(f.project),
-                              min_confidence=min_signal_confidence(), views=False, texts=False)
+                              min_confidence=min_signal_confidence(), views=False, texts=False,
+                              keys=False)
         # Origin and cross-session templates are judged across the listed sessions,
         # as `learn run` does (issue 17), from each entry's turns' keys (and the
         # texts of those it needs, read from the index while it is open).
@@ -260,10 +262,14 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None
     head = ("provider", "id", "project", "date", "turns", "human", "origin", "size")
     right = {4, 5, 7}
     cells = [head]
+    short: dict[object, str] = {}  # a few dozen projects among 1,000 rows
     for row in rows:
         when = activity(row).astimezone(UTC).isoformat()
+        project = short.get(row["project"])
+        if project is None:
+            project = short[row["project"]] = _short_project(row["project"])
         cells.append((
-            str(row["provider"]), str(row["id"])[:8], _short_project(row["project"]),
+            str(row["provider"]), str(row["id"])[:8], project,
             str(when)[:16].replace("T", " "), str(row["turns"]), str(row["human_turns"]),
             "program" if row.get("origin") == "programmatic" else "person",
             _size(int(str(row["size_bytes"]))),

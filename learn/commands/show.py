@@ -206,7 +206,7 @@ def command(session_ref: str, as_json: bool, reveal: bool, full: bool,
                             index=index, heads=heads)
         if heads is not None:
             with suppress(StoreError, apsw.Error):  # what was read is read again next time
-                heads.save()
+                heads.save(forget=False)
     if not reveal:
         from learn.render.redacted_view import redact_session
 

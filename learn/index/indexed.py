@@ -292,6 +292,18 @@ def _preload(views: bool) -> None:
         import learn.detect.to_candidates  # noqa: F401
 
 
+def with_keys(items: Sequence[IndexedSession]) -> list[IndexedSession]:
+    """`items` each with its row's stored turns' keys, read in one query for those
+    `indexed_views(keys=False)` left without them (a listing reads them only when it
+    judges: a kept judgement reads none)."""
+    lacking = [i for i in items if i.row.keys is None and i._index is not None]
+    if not lacking or lacking[0]._index is None:
+        return list(items)
+    stored = lacking[0]._index.keys_of_many([str(i.file.path) for i in lacking])
+    return [replace(i, row=replace(i.row, keys=stored.get(str(i.file.path))))
+            if i.row.keys is None and i._index is not None else i for i in items]
+
+
 def _fresh(row: IndexRow | None, st: Stamp | None, version: str, context: str) -> bool:
     return (
         row is not None and st is not None
@@ -310,18 +322,20 @@ def indexed_views(
     progress: Callable[[int, int], None] | None = None,
     views: bool = True,
     texts: bool = True,
+    keys: bool = True,
 ) -> list[IndexedSession]:
     """Each readable file's entry, in input order: from `index` when unchanged, else read.
 
     `views=False` needs only the summary (see the module docstring): an entry
     without a view is then enough, and what is read builds none. `texts=False`:
     an entry from the index comes without its turns' texts (`IndexedSession.texts`
-    reads them while `index` is open). What was read is written back to `index`.
+    reads them while `index` is open); `keys=False` without its turns' keys (`row.keys`
+    None: `SessionIndex.keys_of_many` reads them). What was read is written back to `index`.
     A file that vanished or cannot be read is left out.
     """
     version = entry_version()
     paths = [str(f.path) for f in files]
-    rows = index.get_many(paths, views=views, texts=texts) if index is not None else {}
+    rows = index.get_many(paths, views=views, texts=texts, keys=keys) if index is not None else {}
     out: dict[int, IndexedSession] = {}
     jobs: list[tuple[int, _Job]] = []
     contexts = ContextKeys(min_confidence)
@@ -377,9 +391,12 @@ class CachedHeads:
         self._new: dict[str, HeadRow] = {}
         self._last: dict[str, tuple[Stamp, float | None]] = {}
         self._known: Known | None = None
+        self._present: set[str] = set()  # files stat'ed here: not gone
 
     def _fresh(self, path: Path) -> tuple[Stamp | None, HeadRow | None]:
         st = stamp(path)
+        if st is not None:
+            self._present.add(str(path))
         row = self._new.get(str(path)) or self._rows.get(str(path))
         if st is None or row is None or (row.size, row.mtime_ns, row.inode) != (
             st.size, st.mtime_ns, st.inode
@@ -432,13 +449,15 @@ class CachedHeads:
             self._known = known
         return self._known
 
-    def save(self) -> None:
+    def save(self, *, forget: bool = True) -> None:
         """Write the heads read and what the disk said of their folders' projects,
-        and forget the files that are gone."""
+        and (`forget`) forget the files that are gone: those not stat'ed here are
+        looked at (`learn show`, which reads a few heads, leaves that to a listing)."""
         from learn.isotime import now_iso
         from learn.transcripts.files.sources import session_exists
 
-        self._index.forget_missing(session_exists)
+        if forget:
+            self._index.forget_missing(session_exists, present=self._present)
         self._index.put_heads(self._new.values())
         if self._known is not None and self._known.learned:
             self._index.remember_projects(dict(self._known.learned), now_iso())

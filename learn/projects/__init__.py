@@ -80,11 +80,12 @@ def spellings(pairs: Iterable[tuple[str | None, str | None]]) -> dict[str, str]:
     (`C:\\Users\\ana\\VAULT` rather than its key `c:\\users\\ana\\vault`), else the
     project's key."""
     seen: dict[str, Counter[str]] = {}
-    for folder, project in pairs:
+    # Each distinct pair decided once: a listing of 1,000 sessions has a few dozen.
+    for (folder, project), n in Counter(pairs).items():
         if project:
             counts = seen.setdefault(project, Counter())
             if folder and is_path(folder) and path_key(folder) == project:
-                counts[folder] += 1
+                counts[folder] += n
     return {p: (c.most_common(1)[0][0] if c else p) for p, c in seen.items()}
 
 

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from learn.isotime import now_iso
 from learn.projects import quote_projects
-from learn.records.proposal import Proposal
 from learn.store.connection import Connection
 from learn.store.dialects import Dialect
-from learn.store.run_json import proposal_from_full_json, result_from_full_json
+
+# The records are read in a function: opening the store imports this module with
+# every migration, and the proposal records cost more than the rest of it.
+if TYPE_CHECKING:
+    from learn.records.proposal import Proposal
 
 State = Literal["pending", "applied", "edited", "declined", "superseded"]
 STATES: tuple[State, ...] = ("pending", "applied", "edited", "declined", "superseded")
@@ -73,6 +76,8 @@ def proposal_json(p: Proposal) -> str:
 
 
 def proposal_from_json(text: str) -> Proposal:
+    from learn.store.run_json import proposal_from_full_json
+
     return proposal_from_full_json(json.loads(text))
 
 
@@ -98,6 +103,8 @@ def _backfill(conn: Connection) -> None:
                        "result_full_json IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
     if row is None:
         return
+    from learn.store.run_json import result_from_full_json
+
     result = result_from_full_json(json.loads(row[2]))
     when = str(row[1] or now_iso())
     for p in result.proposals:

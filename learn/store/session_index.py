@@ -25,7 +25,7 @@ detector candidates (msgpack). Never a raw transcript record, never a pickle.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -98,14 +98,18 @@ class SessionIndex:
         self._conn = conn
 
     def get_many(self, paths: Sequence[str], *, views: bool = True,
-                 texts: bool = True) -> dict[str, IndexRow]:
+                 texts: bool = True, keys: bool = True) -> dict[str, IndexRow]:
         """The rows of `paths`; with views=False without the view and candidates
         (left None: a listing reads ~1 KB a row instead of the whole view), with
         texts=False also without the turns' texts (`prompts`, read one file at a
-        time by `texts_of` where the judgement needs them)."""
+        time by `texts_of` where the judgement needs them), with keys=False also
+        without the turns' keys (`keys_of_many` reads them where a judgement is
+        made: 44 KB a row in a tree of observer sessions, most of a warm listing's
+        read when its judgement is kept)."""
         out: dict[str, IndexRow] = {}
         names = _COLUMNS if views else _COLUMNS[:-2]
-        cols = ", ".join(c if texts or c != "prompts" else "NULL" for c in names)
+        left_out = {*(() if texts else ("prompts",)), *(() if keys else ("keys",))}
+        cols = ", ".join("NULL" if c in left_out else c for c in names)
         # One query per 500 paths: SQLite's variable limit, and one round trip
         # per file cost 30 us each at 1,000 files.
         for start in range(0, len(paths), 500):
@@ -115,6 +119,18 @@ class SessionIndex:
                 f"SELECT {cols} FROM session_index WHERE path IN ({marks})", tuple(part)
             ):
                 out[row[0]] = IndexRow(*row)
+        return out
+
+    def keys_of_many(self, paths: Sequence[str]) -> dict[str, bytes | None]:
+        """The stored turns' keys (`keys`) of `paths` that have an entry."""
+        out: dict[str, bytes | None] = {}
+        for start in range(0, len(paths), 500):
+            part = paths[start:start + 500]
+            for path, keys in self._conn.execute(
+                f"SELECT path, keys FROM session_index WHERE path IN ({placeholders(len(part))})",
+                tuple(part),
+            ):
+                out[path] = keys
         return out
 
     def texts_of(self, path: str) -> str | None:
@@ -177,15 +193,17 @@ class SessionIndex:
             raise
         return len(rows)
 
-    def forget_missing(self, exists: Callable[[str], bool] = os.path.exists) -> int:
+    def forget_missing(self, exists: Callable[[str], bool] = os.path.exists,
+                       present: Collection[str] = ()) -> int:
         """Drop the rows of files that no longer exist (pruned by Claude Code's cleanup).
 
-        One stat per stored file: ~3 ms at 1,000. `exists` says whether a session is
-        still there (a session held in a store is no file: `files.sources.session_exists`).
+        One stat per stored file not in `present` (the files the caller has just
+        stat'ed). `exists` says whether a session is still there (a session held in a
+        store is no file: `files.sources.session_exists`).
         """
         paths = {str(r[0]) for r in self._conn.execute(
             "SELECT path FROM session_index UNION SELECT path FROM session_heads")}
-        gone = [(p,) for p in paths if not exists(p)]
+        gone = [(p,) for p in paths if p not in present and not exists(p)]
         if not gone:
             return 0
         self._conn.execute("BEGIN IMMEDIATE")
