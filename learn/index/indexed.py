@@ -81,6 +81,12 @@ def stamp(path: Path) -> Stamp | None:
     return Stamp(st.size, st.mtime_ns, st.inode) if st is not None else None
 
 
+def file_stamp(file: SessionFile) -> Stamp | None:
+    """`stamp` of a file discovery listed: the stat it took, when it took one."""
+    st = file.stat
+    return Stamp(st.size, st.mtime_ns, st.inode) if st is not None else stamp(file.path)
+
+
 @dataclass(slots=True)
 class IndexedSession:
     """One file's entry; the view decoded on first use (`learn sessions` needs only the summary)."""
@@ -346,7 +352,7 @@ def indexed_views(
         fingerprints = fingerprints_for(f)
         context = contexts.key(fingerprints, f.aside_paths)
         row = rows.get(paths[i])
-        if row is not None and _fresh(row, stamp(f.path), version, context) and (
+        if row is not None and _fresh(row, file_stamp(f), version, context) and (
                 not views or row.view is not None):
             out[i] = IndexedSession(f, row, from_index=True, _index=index)
             continue
@@ -393,8 +399,9 @@ class CachedHeads:
         self._known: Known | None = None
         self._present: set[str] = set()  # files stat'ed here: not gone
 
-    def _fresh(self, path: Path) -> tuple[Stamp | None, HeadRow | None]:
-        st = stamp(path)
+    def _fresh(self, path: Path,
+               stat: SourceStat | None = None) -> tuple[Stamp | None, HeadRow | None]:
+        st = stamp(path) if stat is None else Stamp(stat.size, stat.mtime_ns, stat.inode)
         if st is not None:
             self._present.add(str(path))
         row = self._new.get(str(path)) or self._rows.get(str(path))
@@ -404,11 +411,12 @@ class CachedHeads:
             return st, None
         return st, row
 
-    def read_head(self, path: Path, provider: Provider) -> Head:
+    def read_head(self, path: Path, provider: Provider, stat: SourceStat | None = None) -> Head:
+        """The head of `path`; `stat`: the file's stat discovery just took."""
         from learn.store.session_index import HeadRow
         from learn.transcripts.files.heads import Head, read_head
 
-        st, row = self._fresh(path)
+        st, row = self._fresh(path, stat)
         if row is not None:
             return Head(row.cwd, row.session_id, row.subagent, row.parent_id, row.branch,
                         row.repository, row.commit_hash)

@@ -65,6 +65,7 @@ from learn.transcripts.files.agent_listings import (
     opencode_candidates,
 )
 from learn.transcripts.files.heads import Head, Provider, last_activity, read_head
+from learn.transcripts.files.sources import SourceStat
 from learn.transcripts.files.listing import (
     SkippedFile,
     Skips,
@@ -112,13 +113,17 @@ class SessionFile:
     # The project the session belongs to: its repository (learn.projects.project_of),
     # one for every worktree, sub-folder and spelling of it.
     project_id: str | None = None
+    # The file's identity as discovery stat'ed it (`sources.source_stat`), None when
+    # it took none (a session held in a store): the session index compares this.
+    stat: SourceStat | None = field(default=None, compare=False, repr=False)
 
 
 class HeadReader(Protocol):
     """Where discovery gets a file's head and last activity, and what learn knows of
     the folders sessions ran in (learn.index.indexed.CachedHeads)."""
 
-    def read_head(self, path: Path, provider: Provider) -> Head: ...
+    def read_head(self, path: Path, provider: Provider,
+                  stat: SourceStat | None = None) -> Head: ...
 
     def last_activity(self, path: Path) -> float | None: ...
 
@@ -234,7 +239,8 @@ def scan(
             skips.add("over_limit", cand.path, cand.provider, cand.session_id)
             continue
         try:
-            head = read_head_of(cand.path, cand.provider)
+            head = (heads.read_head(cand.path, cand.provider, cand.stat) if heads is not None
+                    else read_head(cand.path, cand.provider))
         except OSError as exc:
             skips.add("unreadable", cand.path, cand.provider, cand.session_id,
                       exc.strerror or str(exc))
@@ -292,6 +298,7 @@ def scan(
                 aside_paths=cand.aside_paths,
                 last_activity=last,
                 project_id=project_id,
+                stat=cand.stat,
             )
         )
     if want is None:

@@ -21,6 +21,7 @@ from typing import Final, Literal
 
 from learn.transcripts.files.compressed import ZST_SUFFIX
 from learn.transcripts.files.heads import Head, Provider, read_head
+from learn.transcripts.files.sources import SourceStat
 
 ASIDE_PREFIX: Final = "agent-aside_question-"
 _CODEX_UUID_RE: Final = re.compile(
@@ -106,6 +107,9 @@ class Candidate:
     # False when the name holds only part of the id (a Gemini CLI file names the
     # first 8 characters): `learn show <prefix>` then decides after the head.
     whole_id: bool = True
+    # The stat the listing took, kept as the file's identity (`sources.source_stat`):
+    # the session index compares it without a stat of its own (15 us a file, twice).
+    stat: SourceStat | None = None
 
 
 def _scandir(path: Path, skips: Skips) -> list[os.DirEntry[str]]:
@@ -150,7 +154,7 @@ def claude_candidates(projects_dir: Path, skips: Skips, id_prefix: str = "") -> 
             subagents = tuple(p for p in agents if not is_aside_name(p.name))
             asides = tuple(p for p in agents if is_aside_name(p.name))
             yield Candidate(Path(entry.path), "claude", stem, st.st_mtime, st.st_size, subagents,
-                             asides)
+                             asides, stat=_identity(st))
 
 
 def _subagents(directory: Path, skips: Skips) -> tuple[Path, ...]:
@@ -227,7 +231,12 @@ def codex_candidates(sessions_dir: Path, skips: Skips) -> Iterator[Candidate]:
             except OSError as exc:
                 skips.add("unreadable", path, "codex", session_id, exc.strerror or str(exc))
                 continue
-            yield Candidate(path, "codex", session_id, st.st_mtime, st.st_size)
+            yield Candidate(path, "codex", session_id, st.st_mtime, st.st_size,
+                            stat=_identity(st))
+
+
+def _identity(st: os.stat_result) -> SourceStat:
+    return SourceStat(st.st_size, st.st_mtime_ns, st.st_ino, st.st_mtime)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
