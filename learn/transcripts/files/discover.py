@@ -65,7 +65,6 @@ from learn.transcripts.files.agent_listings import (
     opencode_candidates,
 )
 from learn.transcripts.files.heads import Head, Provider, last_activity, read_head
-from learn.transcripts.files.sources import SourceStat
 from learn.transcripts.files.listing import (
     SkippedFile,
     Skips,
@@ -76,6 +75,7 @@ from learn.transcripts.files.listing import (
     codex_sessions_dir,
     old_layout_agents,
 )
+from learn.transcripts.files.sources import SourceStat
 from learn.transcripts.gemini.places import gemini_dir
 from learn.transcripts.opencode.places import data_dir as opencode_data_dir
 
