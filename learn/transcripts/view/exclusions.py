@@ -198,6 +198,37 @@ def strip_reminders(text: str) -> str:
     return _SYSTEM_REMINDER_SPAN_RE.sub("", text).strip()
 
 
+# An element's opening tag at the head of a message: its name, any attributes.
+_ELEMENT_HEAD_RE: Final = re.compile(r"\A\s*<([A-Za-z][\w:.-]{0,63})(?:\s[^<>]{0,200})?>")
+# Tags the clients write into the user slot themselves: their rules above decide
+# those messages (a command's arguments, a `!` line, a reminder), never this one.
+_CLIENT_TAG_PREFIXES: Final = ("command-", "local-command-", "bash-", "system", "ide_",
+                               "user-prompt-submit-hook", "task-notification", "user-memory",
+                               "environment_context", "user_instructions", "user_action")
+
+
+def is_program_element(text: str) -> bool:
+    """A message that is wholly one element (`<observation>...</observation>`) of a
+    tag no client writes: a program's message, not a person's.
+
+    Read only for a headless session's later messages (`session.build_session`):
+    a memory plugin's observer sends one such element per tool call it watched,
+    hundreds of KB a session, and working out the typed text, redaction and keys
+    of every one was most of a first listing of a home holding them (issue 32: 60
+    of 73 MB in one such tree). Such a message could never count as a reply a
+    person typed there (`templates.corpus`: a free reply opens with no tag), so
+    leaving it unread changes no session's origin; a person at a prompt does not
+    wrap their words in an element of their own.
+    """
+    head = _ELEMENT_HEAD_RE.match(text)
+    if head is None:
+        return False
+    name = head.group(1)
+    if name.startswith(_CLIENT_TAG_PREFIXES):
+        return False
+    return text.rstrip().endswith(f"</{name}>")
+
+
 # ---------------------------------------------------------------- entry rules
 
 

@@ -61,7 +61,7 @@ from learn.transcripts.view.evidence import (
     enqueued_prompt,
     one_per_text,
 )
-from learn.transcripts.view.exclusions import entry_exclusion
+from learn.transcripts.view.exclusions import entry_exclusion, is_program_element
 from learn.transcripts.view.identity import cwd_of, entrypoint_of, event_time, session_id_of
 from learn.transcripts.view.machine_signals import (
     GENERATED_OPENING,
@@ -81,6 +81,7 @@ from learn.transcripts.view.model import (
     ToolFailure,
     reading_order,
 )
+from learn.transcripts.view.origin import is_headless
 from learn.transcripts.view.relayed import is_generated_findings
 
 __all__ = ["build_session"]
@@ -330,6 +331,12 @@ class _Builder:
             if self._await_body:
                 self._opening_body = "\n".join(texts)
                 self._await_body = False
+            self._record_uuid = self._command_args = None
+            return
+        if (self._first_text is not None and len(texts) == 1 and is_headless(meta.entrypoint)
+                and is_program_element(texts[0])):
+            # A headless session's later message that is wholly one element: a
+            # program's, left unread (exclusions.is_program_element has why).
             self._record_uuid = self._command_args = None
             return
         typed = self._reader.typed(texts)

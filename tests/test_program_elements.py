@@ -1,0 +1,77 @@
+"""A headless session's later messages that are wholly one element are a program's, left
+unread (learn.transcripts.view.exclusions.is_program_element); everything a person could
+have typed there is still read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixtures.fidelity.writers import Chain, claude_path, set_entrypoint
+
+from learn.transcripts.parser import parse
+from learn.transcripts.view.exclusions import is_program_element
+from learn.transcripts.view.session import build_session
+
+WATCHER = "/srv/watcher"
+OPENING = ("You are a background note-taker. For every tool call shown, write one <note> "
+           "naming the files involved, or <skip/> when nothing was learned.")
+
+
+def _observation(n: int) -> str:
+    return (f"<tool_seen>\n  <name>Bash</name>\n  <input>pytest -k case_{n}</input>\n"
+            f"  <output>collected {n} items; the quartzite fixture failed</output>\n</tool_seen>")
+
+
+def _texts(tmp_path: Path, later: list[str], entrypoint: str = "sdk-cli") -> list[str]:
+    c = Chain("11111111-2222-4333-8444-555555555555", cwd=WATCHER)
+    c.user(OPENING, parent=False)
+    c.assistant("<skip/>")
+    for text in later:
+        c.user(text)
+        c.assistant("<skip/>")
+    set_entrypoint(c.lines, entrypoint)
+    path = c.write(claude_path(tmp_path, "11111111-2222-4333-8444-555555555555", WATCHER))
+    return [t.text for t in build_session(parse(path)).human_turns]
+
+
+@pytest.mark.parametrize(("text", "program"), [
+    ("<tool_seen><name>Read</name></tool_seen>", True),
+    ('  <observation kind="edit">\nchanged two lines\n</observation>\n', True),
+    ("<note>keep this</note> and also run the linter before you commit", False),
+    ("run the linter <b>before</b> you commit", False),
+    ("<bash-input>git status</bash-input>", False),
+    ("<command-name>/review</command-name>", False),
+    ("<system-reminder>context</system-reminder>", False),
+    ("<ide_selection>x</ide_selection>", False),
+    ("<user_instructions>be brief</user_instructions>", False),
+    ("<a>one</a><b>two</b>", False),
+])
+def test_only_a_message_wholly_one_element_of_no_clients_tag(text: str, program: bool) -> None:
+    assert is_program_element(text) is program
+
+
+def test_a_headless_sessions_later_elements_are_not_read(tmp_path: Path) -> None:
+    texts = _texts(tmp_path, [_observation(n) for n in range(4)])
+    assert texts == [OPENING]
+
+
+def test_a_reply_typed_in_a_headless_session_is_still_read(tmp_path: Path) -> None:
+    reply = "stop writing notes about the fixtures, they change every day"
+    texts = _texts(tmp_path, [_observation(1), reply, _observation(2)])
+    assert texts == [OPENING, reply]
+
+
+def test_an_interactive_sessions_elements_are_read(tmp_path: Path) -> None:
+    texts = _texts(tmp_path, [_observation(1)], entrypoint="cli")
+    assert texts == [OPENING, _observation(1)]
+
+
+def test_a_headless_session_opened_by_an_element_keeps_its_opening(tmp_path: Path) -> None:
+    c = Chain("21111111-2222-4333-8444-555555555555", cwd=WATCHER)
+    c.user(_observation(7), parent=False)
+    c.assistant("<skip/>")
+    c.user(_observation(8))
+    set_entrypoint(c.lines, "sdk-cli")
+    path = c.write(claude_path(tmp_path, "21111111-2222-4333-8444-555555555555", WATCHER))
+    assert [t.text for t in build_session(parse(path)).human_turns] == [_observation(7)]
