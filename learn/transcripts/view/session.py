@@ -61,7 +61,7 @@ from learn.transcripts.view.evidence import (
     enqueued_prompt,
     one_per_text,
 )
-from learn.transcripts.view.exclusions import entry_exclusion, is_program_element
+from learn.transcripts.view.exclusions import entry_exclusion, is_program_envelope
 from learn.transcripts.view.identity import cwd_of, entrypoint_of, event_time, session_id_of
 from learn.transcripts.view.machine_signals import (
     GENERATED_OPENING,
@@ -334,9 +334,9 @@ class _Builder:
             self._record_uuid = self._command_args = None
             return
         if (self._first_text is not None and len(texts) == 1 and is_headless(meta.entrypoint)
-                and is_program_element(texts[0])):
+                and is_program_envelope(texts[0])):
             # A headless session's later message that is wholly one element: a
-            # program's, left unread (exclusions.is_program_element has why).
+            # program's, left unread (exclusions.is_program_envelope has why).
             self._record_uuid = self._command_args = None
             return
         typed = self._reader.typed(texts)

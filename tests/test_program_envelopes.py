@@ -1,6 +1,6 @@
-"""A headless session's later messages that are wholly one element are a program's, left
-unread (learn.transcripts.view.exclusions.is_program_element); everything a person could
-have typed there is still read."""
+"""A headless session's later messages in an envelope of no client's tag are a program's,
+left unread (learn.transcripts.view.exclusions.is_program_envelope); everything a person
+could have typed there is still read."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from fixtures.fidelity.writers import Chain, claude_path, set_entrypoint
 
 from learn.transcripts.parser import parse
-from learn.transcripts.view.exclusions import is_program_element
+from learn.transcripts.view.exclusions import is_program_envelope
 from learn.transcripts.view.session import build_session
 
 WATCHER = "/srv/watcher"
@@ -20,7 +20,8 @@ OPENING = ("You are a background note-taker. For every tool call shown, write on
 
 def _observation(n: int) -> str:
     return (f"<tool_seen>\n  <name>Bash</name>\n  <input>pytest -k case_{n}</input>\n"
-            f"  <output>collected {n} items; the quartzite fixture failed</output>\n</tool_seen>")
+            f"  <output>collected {n} items; the quartzite fixture failed</output>\n</tool_seen>\n\n"
+            "Write a <note> if this taught something, else <skip/>.")
 
 
 def _texts(tmp_path: Path, later: list[str], entrypoint: str = "sdk-cli") -> list[str]:
@@ -36,19 +37,24 @@ def _texts(tmp_path: Path, later: list[str], entrypoint: str = "sdk-cli") -> lis
 
 
 @pytest.mark.parametrize(("text", "program"), [
-    ("<tool_seen><name>Read</name></tool_seen>", True),
+    ("<tool_seen>\n<name>Read</name>\n</tool_seen>", True),
     ('  <observation kind="edit">\nchanged two lines\n</observation>\n', True),
+    # The real plugin's shape: the envelope, then its instructions after it.
+    ("<observed_from_primary_session>\n  <what_happened>Bash</what_happened>\n"
+     "</observed_from_primary_session>\n\nReturn one or more <observation> blocks.", True),
     ("<note>keep this</note> and also run the linter before you commit", False),
+    ("<note>\nkeep this", True),
+    ("<tool_seen><name>Read</name></tool_seen>", False),
     ("run the linter <b>before</b> you commit", False),
-    ("<bash-input>git status</bash-input>", False),
-    ("<command-name>/review</command-name>", False),
-    ("<system-reminder>context</system-reminder>", False),
-    ("<ide_selection>x</ide_selection>", False),
-    ("<user_instructions>be brief</user_instructions>", False),
-    ("<a>one</a><b>two</b>", False),
+    ("<bash-input>\ngit status\n</bash-input>", False),
+    ("<command-name>\n/review\n</command-name>", False),
+    ("<system-reminder>\ncontext\n</system-reminder>", False),
+    ("<ide_selection>\nx\n</ide_selection>", False),
+    ("<user_instructions>\nbe brief\n</user_instructions>", False),
 ])
-def test_only_a_message_wholly_one_element_of_no_clients_tag(text: str, program: bool) -> None:
-    assert is_program_element(text) is program
+def test_an_envelope_is_a_first_line_holding_one_tag_of_no_clients(text: str,
+                                                                   program: bool) -> None:
+    assert is_program_envelope(text) is program
 
 
 def test_a_headless_sessions_later_elements_are_not_read(tmp_path: Path) -> None:
