@@ -212,8 +212,9 @@ def is_program_envelope(text: str) -> bool:
     """A message that opens with a line holding one opening tag of no client's, the
     fields following on lines of their own: a program's envelope, not a person's words.
 
-    Read only for a headless session's later messages (`session.build_session`): a
-    memory plugin's observer sends one per tool call it watched
+    Read only for the later messages of a headless session a long generated prompt
+    opened (`session.build_session`; an app relaying a person opens with their short
+    request and is read whole): a memory plugin's observer sends one per tool call it watched
     (`<observed_from_primary_session>`, the tool's parameters and output, then its
     instructions), hundreds of KB a session, and working out the typed text,
     redaction and keys of every one was most of a first listing of a home holding

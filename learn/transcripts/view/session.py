@@ -81,7 +81,7 @@ from learn.transcripts.view.model import (
     ToolFailure,
     reading_order,
 )
-from learn.transcripts.view.origin import is_headless
+from learn.transcripts.view.origin import GENERATED_PROMPT_CHARS, is_headless
 from learn.transcripts.view.relayed import is_generated_findings
 
 __all__ = ["build_session"]
@@ -333,10 +333,12 @@ class _Builder:
                 self._await_body = False
             self._record_uuid = self._command_args = None
             return
-        if (self._first_text is not None and len(texts) == 1 and is_headless(meta.entrypoint)
+        if (self._first_text is not None and len(self._first_text) >= GENERATED_PROMPT_CHARS
+                and len(texts) == 1 and is_headless(meta.entrypoint)
                 and is_program_envelope(texts[0])):
-            # A headless session's later message that is wholly one element: a
-            # program's, left unread (exclusions.is_program_envelope has why).
+            # A later message in an envelope of no client's tag, in a headless session a
+            # long generated prompt opened (a plugin's, not an app relaying a person's
+            # short first request): a program's, left unread (exclusions.is_program_envelope).
             self._record_uuid = self._command_args = None
             return
         typed = self._reader.typed(texts)
