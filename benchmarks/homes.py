@@ -12,8 +12,9 @@ Three shapes, each at any number of sessions, `--mb` MB of sessions per 1,000
   sessions, all in the plugin's own folder, run headless (`sdk-cli`): each opens
   with a long generated prompt quoting the person's latest request (in a tag
   slot, and once more outside one, in the checkpoint request), then one user
-  message per tool call it watched (a template filled with the tool, its
-  parameters and its outcome). The other fifth are the person's sessions, whose
+  message per tool call it watched (an envelope filled with the tool, its
+  parameters and its outcome, then the plugin's instructions, as real memory
+  plugins send them). The other fifth are the person's sessions, whose
   requests those observers quote.
 - `long`: the `spread` home plus one 6 MB session with ~1,500 typed turns (one
   long-running conversation: per-turn work that grows with the turns before it
@@ -42,7 +43,7 @@ from benchmarks.corpus import _WORDS, _claude_session, _codex_rollout, _dump, _G
 
 SHAPES = ("spread", "tree", "long")
 # Bump when the same arguments would write other bytes (speed.py rebuilds its homes).
-HOMES_VERSION = 2
+HOMES_VERSION = 3
 PLUGIN_DIR = "/home/dev/.recall/observer"
 PROJECTS = 24
 
@@ -106,7 +107,11 @@ _OBSERVATION = """<observation_of_primary>
   <working_dir>{project}</working_dir>
   <tool_input>{params}</tool_input>
   <tool_output>{outcome}</tool_output>
-</observation_of_primary>"""
+</observation_of_primary>
+
+If <tool_input> or <tool_output> above was cut to fit, describe only the part you can see.
+Answer with one or more <memory> elements, or <nothing/> when this call taught nothing.
+Never answer in prose outside the elements: it is thrown away."""
 
 _CHECKPOINT = """Checkpoint. Write a summary of the primary session so far as one <summary> \
 element: what was asked, what was done, what is left, and the files touched.

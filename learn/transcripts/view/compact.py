@@ -52,7 +52,7 @@ from learn.transcripts.view.model import (
 #     copied keeps its original's uuid (one typed turn, one session).
 # v7: detector candidates include the person's words rated over the threshold,
 #     for offline runs (learn.detect.to_candidates.SAID).
-VIEW_VERSION: Final = 7
+VIEW_VERSION: Final = 8
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2

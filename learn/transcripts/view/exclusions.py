@@ -198,6 +198,35 @@ def strip_reminders(text: str) -> str:
     return _SYSTEM_REMINDER_SPAN_RE.sub("", text).strip()
 
 
+# A message whose first line is one opening tag and nothing else: an envelope
+# (`<observed_from_primary_session>` then the fields, one to a line).
+_ENVELOPE_HEAD_RE: Final = re.compile(r"\A\s*<([A-Za-z][\w:.-]{0,63})(?:\s[^<>\n]{0,200})?>[ \t]*\r?\n")
+# Tags the clients write into the user slot themselves: their rules above decide
+# those messages (a command's arguments, a `!` line, a reminder), never this one.
+_CLIENT_TAG_PREFIXES: Final = ("command-", "local-command-", "bash-", "system", "ide_",
+                               "user-prompt-submit-hook", "task-notification", "user-memory",
+                               "environment_context", "user_instructions", "user_action")
+
+
+def is_program_envelope(text: str) -> bool:
+    """A message that opens with a line holding one opening tag of no client's, the
+    fields following on lines of their own: a program's envelope, not a person's words.
+
+    Read only for the later messages of a headless session a long generated prompt
+    opened (`session.build_session`; an app relaying a person opens with their short
+    request and is read whole): a memory plugin's observer sends one per tool call it watched
+    (`<observed_from_primary_session>`, the tool's parameters and output, then its
+    instructions), hundreds of KB a session, and working out the typed text,
+    redaction and keys of every one was most of a first listing of a home holding
+    them (issue 32: 60 of 73 MB of turn text in one such tree). Such a message is
+    never a reply a person typed there (`templates.corpus`: a free reply opens with
+    no tag), so leaving it unread changes no session's origin; a person at a prompt
+    does not open a message with a tag alone on its line.
+    """
+    head = _ENVELOPE_HEAD_RE.match(text)
+    return head is not None and not head.group(1).startswith(_CLIENT_TAG_PREFIXES)
+
+
 # ---------------------------------------------------------------- entry rules
 
 

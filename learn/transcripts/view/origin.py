@@ -17,7 +17,9 @@ several signals, and the evidence that decided it travels with the session
 - the project directory: a plugin's background sessions run in a directory of
   their own where no person works, opened by long generated prompts;
 - a reply typed within the session that is no template's: a person was there
-  (an app built on the SDK relaying its user), so it stays interactive.
+  (an app built on the SDK relaying its user), so it stays interactive. A later
+  message opening with an envelope tag no client writes is never one, and is not
+  even read (`exclusions.is_program_envelope`: a memory plugin's observations).
 
 A file that names no client (Claude Code before 2.1.2x) is judged from what it
 says itself (`machine_signals`): a prompt handed in through the queue makes it

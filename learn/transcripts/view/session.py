@@ -61,7 +61,7 @@ from learn.transcripts.view.evidence import (
     enqueued_prompt,
     one_per_text,
 )
-from learn.transcripts.view.exclusions import entry_exclusion
+from learn.transcripts.view.exclusions import entry_exclusion, is_program_envelope
 from learn.transcripts.view.identity import cwd_of, entrypoint_of, event_time, session_id_of
 from learn.transcripts.view.machine_signals import (
     GENERATED_OPENING,
@@ -81,6 +81,7 @@ from learn.transcripts.view.model import (
     ToolFailure,
     reading_order,
 )
+from learn.transcripts.view.origin import GENERATED_PROMPT_CHARS, is_headless
 from learn.transcripts.view.relayed import is_generated_findings
 
 __all__ = ["build_session"]
@@ -330,6 +331,14 @@ class _Builder:
             if self._await_body:
                 self._opening_body = "\n".join(texts)
                 self._await_body = False
+            self._record_uuid = self._command_args = None
+            return
+        if (self._first_text is not None and len(self._first_text) >= GENERATED_PROMPT_CHARS
+                and len(texts) == 1 and is_headless(meta.entrypoint)
+                and is_program_envelope(texts[0])):
+            # A later message in an envelope of no client's tag, in a headless session a
+            # long generated prompt opened (a plugin's, not an app relaying a person's
+            # short first request): a program's, left unread (exclusions.is_program_envelope).
             self._record_uuid = self._command_args = None
             return
         typed = self._reader.typed(texts)
