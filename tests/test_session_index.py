@@ -482,3 +482,52 @@ def test_with_a_shared_database_the_index_stays_on_this_machine(
     monkeypatch.setenv("LEARN_DATABASE_URL", "postgresql://team@db.example/learn")
     assert session_index_path() == cache_dir() / "session-index.db"
     assert session_index_path("postgresql://team@db.example/learn") == cache_dir() / "session-index.db"
+
+
+def test_a_listing_reads_the_turns_keys_only_when_it_judges(tmp_path: Path) -> None:
+    from learn.index.indexed import with_keys
+
+    home = _home(tmp_path, 3)
+    db = tmp_path / "s.db"
+    first = _views(home, db, views=False, texts=False)  # read: the rows hold their keys
+    assert all(i.row.keys for i in with_keys(first))
+    with open_session_index(db) as index:
+        files = _files(home)
+        light = indexed_views(files, fingerprints_for=lambda _: (), min_confidence=0.75,
+                              index=index, views=False, texts=False, keys=False)
+        assert [i.from_index for i in light] == [True] * 3
+        assert [i.row.keys for i in light] == [None] * 3
+        assert [i.row.keys for i in with_keys(light)] == [i.row.keys for i in first]
+
+
+def test_gone_files_are_forgotten_and_those_just_stat_ed_are_not_looked_at_again(
+        tmp_path: Path) -> None:
+    home = _home(tmp_path, 3)
+    db = tmp_path / "s.db"
+    _views(home, db, views=False)
+    with open_session_index(db) as index:
+        heads = CachedHeads(index)
+        files = scan(all_projects=True, claude_dir=home / ".claude", codex_dir=home / ".codex",
+                     heads=heads).files
+        heads.save()
+        asked: list[str] = []
+        gone = files[0].path
+        gone.unlink()
+
+        def exists(path: str) -> bool:
+            asked.append(path)
+            return os.path.exists(path)
+
+        assert index.forget_missing(exists, present={str(f.path) for f in files[1:]}) == 1
+        assert asked == [str(gone)]
+        assert set(index.get_many([str(f.path) for f in files], views=False)) == {
+            str(f.path) for f in files[1:]}
+
+
+def test_discovery_keeps_the_stat_it_took(tmp_path: Path) -> None:
+    home = _home(tmp_path, 2)
+    for f in _files(home):
+        st = f.path.stat()
+        assert f.stat is not None
+        assert (f.stat.size, f.stat.mtime_ns, f.stat.inode) == (st.st_size, st.st_mtime_ns,
+                                                                 st.st_ino)
