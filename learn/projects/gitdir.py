@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -190,6 +188,10 @@ class Repository:
         if len(sha) >= 40 and os.path.isfile(os.path.join(self.common_dir, "objects", sha[:2],
                                                           sha[2:])):
             return True
+        # Here, not at the top: every command reads projects, few ask git (~4 ms of imports).
+        import shutil
+        import subprocess
+
         git = shutil.which("git")
         if git is None:
             return False
