@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 
@@ -83,6 +82,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
             ensure_private_dir(parent)
         else:
             parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # here: most commands write nothing, and it imports random and shutil
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, mode)

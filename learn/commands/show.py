@@ -201,9 +201,6 @@ def _show(session_ref: str, as_json: bool, reveal: bool, full: bool,
     from learn.index.indexed import CachedHeads
     from learn.store import open_store
     from learn.store.db import StoreError
-    from learn.transcripts.view.serialise import (
-        session_to_dict,
-    )
 
     # Through the session index: heads come from it. The index only saves reading:
     # a store that cannot be opened (busy, read-only) leaves show reading the files.
@@ -228,6 +225,8 @@ def _show(session_ref: str, as_json: bool, reveal: bool, full: bool,
         session = redact_session(session, inputs=as_json)
     limit = None if full else SHOW_CHARS
     if as_json:
+        from learn.transcripts.view.serialise import session_to_dict
+
         data: object = session_to_dict(session)
         if limit is not None:
             data = _cut_texts(data, limit)

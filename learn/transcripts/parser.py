@@ -145,7 +145,6 @@ def parse_buffer(
     read as lines (undecodable ones), never an error.
     """
     from learn.transcripts.codex.meta import is_codex
-    from learn.transcripts.codex.rollout import lower
 
     if buf[:4] == ZSTD_MAGIC:
         from learn.transcripts.files.compressed import CorruptFile, decompress
@@ -178,6 +177,8 @@ def parse_buffer(
             return msgspec.structs.replace(
                 transcript, skipped=skipped, skipped_lines=transcript.skipped_lines + 1)
     if is_codex(buf, path):
+        from learn.transcripts.codex.rollout import lower
+
         events, skipped = lower(buf, path=path, drop=drop)
         return Transcript(
             path=path, mtime=mtime, provider="codex", events=EventList(events, materialize),
