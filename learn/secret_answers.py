@@ -16,6 +16,7 @@ marker has `render.redact`'s shape, so redaction leaves it alone.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Final
 
 from learn.secret_fields import is_variable_ref
@@ -24,7 +25,7 @@ MARKER: Final = "[REDACTED:answer]"
 
 # What a question asks for when it asks for a secret, in the languages of
 # render/secret_rules.PASSWORD_LABELS plus the English words for keys and tokens.
-_ASKS_PASSWORD_RE: Final = re.compile(
+_ASKS_PASSWORD: Final = (
     r"(?i)\b(?:password|passphrase|passwd|passcode|pass\s*phrase|pin(?:\s*code)?|2fa|otp"
     r"|one[\s-]*time\s*code)\b"
     r"|密码|密碼|口令|パスワード|비밀번호|пароль|passwort|kennwort|contraseña|mot de passe|senha"
@@ -32,7 +33,7 @@ _ASKS_PASSWORD_RE: Final = re.compile(
 )
 # A key or token: the reply must also look like one (see _looks_like_key), since
 # "Which token format?" is answered "JWT".
-_ASKS_KEY_RE: Final = re.compile(
+_ASKS_KEY: Final = (
     r"(?i)\b(?:secret|api[\s_-]*key|access[\s_-]*key|secret[\s_-]*key|private[\s_-]*key"
     r"|license[\s_-]*key|token|credentials?|key)\b"
 )
@@ -43,7 +44,7 @@ _DECLINE: Final = frozenset(
 )
 # A question that asks for the value itself ("What is the password?", "Enter your API
 # key"), not about it ("Should I add password reset?", answered "please").
-_ASKING_RE: Final = re.compile(
+_ASKING: Final = (
     r"(?i)\b(?:what|what's|whats|which|enter|provide|give|share|send|type|paste|tell|need|supply"
     r"|input|set|choose|pick)\b"
     r"|教えて|入力|请|請|提供|输入|輸入|告诉|bitte|geben|angeben|introduce|proporciona|cuál|quel"
@@ -55,13 +56,21 @@ _FUNCTION_WORDS: Final = frozenset(
 _MAX_SECRET_WORDS: Final = 6
 
 
+@cache
+def _question_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The three above, compiled when a reply to a question is first read: most
+    processes read none, and compiling them was ~2-5 ms of every `learn show`."""
+    return re.compile(_ASKING), re.compile(_ASKS_PASSWORD), re.compile(_ASKS_KEY)
+
+
 def _asks(question: str) -> str | None:
     """"password", "key" or None: what kind of secret `question` asks for."""
-    if not _ASKING_RE.search(question):
+    asking, asks_password, asks_key = _question_patterns()
+    if not asking.search(question):
         return None
-    if _ASKS_PASSWORD_RE.search(question):
+    if asks_password.search(question):
         return "password"
-    if _ASKS_KEY_RE.search(question):
+    if asks_key.search(question):
         return "key"
     return None
 
