@@ -92,12 +92,18 @@ def _looks_like_key(value: str) -> bool:
 # Scripts written without spaces between words: a reply in them that runs long is a
 # sentence (on a real session the person asked where to find the key, right after the
 # agent asked for it, and the question was redacted as the key).
-_UNSPACED_RE: Final = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+@cache
+def _unspaced() -> re.Pattern[str]:
+    """Compiled on first use: its ranges of scripts took ~4 ms to compile, in every
+    process that imports this module, for a check few replies reach."""
+    return re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+
+
 _SENTENCE_END: Final = ("?", "？", "。", "！", "!")
 
 
 def _sentence(value: str) -> bool:
-    return value.endswith(_SENTENCE_END) or len(_UNSPACED_RE.findall(value)) >= 4
+    return value.endswith(_SENTENCE_END) or len(_unspaced().findall(value)) >= 4
 
 
 def _is_secret_reply(text: str, asks: str) -> bool:
