@@ -48,7 +48,7 @@ from learn.transcripts.view.compact import (
 def entry_version() -> str:
     """The version an index entry must carry to be used: the view's (view and render
     versions) and its turns' keys' (learn.transcripts.templates.keys)."""
-    from learn.transcripts.templates.entries import KEYS_VERSION
+    from learn.transcripts.templates.keys_version import KEYS_VERSION
 
     return f"{view_version()}-keys{KEYS_VERSION}"
 

@@ -28,16 +28,12 @@ from typing import Final
 import msgspec
 
 from learn.transcripts.templates.keys import Keys, TextKeys, stored, text_keys
+from learn.transcripts.templates.keys_version import KEYS_VERSION
 from learn.transcripts.templates.repeated import REPEATED_MIN_CHARS as LONG_CHARS
 from learn.transcripts.templates.repeated import SPOKEN as SPOKEN
 from learn.transcripts.templates.repeated import templated
 from learn.transcripts.templates.skeleton import DIGEST_BYTES, TEMPLATE_MIN_CHARS, Piece
 from learn.transcripts.view.model import HumanTurn, Session
-
-# Bump when a key is worked out or stored differently (here or in `keys`): stored
-# keys of another version are not used (the index reads their files again).
-KEYS_VERSION: Final = 3  # 3: a turn filled into a command or prompt body is known
-
 
 
 def resume_keys(turn: HumanTurn, keys: TextKeys) -> list[bytes]:
