@@ -1,8 +1,8 @@
 """`learn show`'s text: the body printed in one go reads as each line printed alone did.
 
-The body (turns, calls, failures, denials, interrupts) is one markup text since
+The body (turns, calls, failures, denials, interrupts) is one styled text since
 issue 21; each line must still wrap at the width on its own, keep what the person
-typed literally (markup-looking brackets, a trailing backslash), and carry its
+typed literally (markup-looking brackets, a trailing backslash, emoji codes), and carry its
 own style.
 """
 
@@ -53,10 +53,11 @@ def _printed(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 
 
 def _line_by_line(width: int, color: bool, markup: list[str]) -> str:
-    """What printing each body line alone gives (how show printed before)."""
+    """What printing each body line alone gives (how show printed before), emoji codes
+    left as typed (`:thumbs_up:` is what the person wrote, not 👍)."""
     out = io.StringIO()
     console = Console(file=out, highlight=False, width=width, force_terminal=color,
-                      color_system="standard" if color else None)
+                      color_system="standard" if color else None, emoji=False)
     for line in markup:
         console.print(line)
     return out.getvalue()
@@ -98,5 +99,6 @@ def test_what_was_typed_is_printed_literally(monkeypatch: pytest.MonkeyPatch,
     assert "YOU: [bold]not markup[/bold] please\n" in text
     assert "YOU: ends with a backslash \\\n" in text
     assert "YOU: C:\\dir\\[x]\n" in text
+    assert "YOU: :thumbs_up: keep going\n" in text
     assert "  Bash: pytest -x [slow]\n" in text
     assert text.rstrip().endswith("(off the active branch)")
