@@ -160,8 +160,11 @@ def _nothing_left_to_run() -> bool:
     import atexit
     import threading
 
+    # A profiler or tracer (`python -m cProfile -m learn sessions`, coverage) writes
+    # what it gathered after the command returns: the teardown is then not all that is left.
     return (len(sys.argv) > 1 and sys.argv[1] in _READ_ONLY and atexit._ncallbacks() == 0
-            and threading.active_count() == 1)
+            and threading.active_count() == 1
+            and sys.getprofile() is None and sys.gettrace() is None)
 
 
 def _flushed() -> bool:

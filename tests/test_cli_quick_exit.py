@@ -52,3 +52,14 @@ def test_a_failing_command_exits_as_before(tmp_path: Path) -> None:
     done = learn("show", "no-such-session", cwd=tmp_path, env=_env(tmp_path))
     assert done.returncode == 1
     assert "no session matches" in done.stderr
+
+
+def test_a_profiled_listing_still_writes_its_profile(tmp_path: Path) -> None:
+    """`python -m cProfile -o F -m learn sessions`: the profile is written after the
+    command returns, so the command does not end the process first."""
+    out = tmp_path / "listing.prof"
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), "-m", "learn",
+                           "sessions", "--all-projects"], env=_env(tmp_path), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert out.stat().st_size > 0
