@@ -371,7 +371,7 @@ def _plan(scope: Scope, config: Any) -> Any:
     """What the run would mine (learn.mining.plan), through the session index: files
     found from the heads it keeps, and an unchanged file's cache key from the digest
     it keeps (size, mtime and inode as when it was read), not from hashing the file."""
-    from learn.index.indexed import CachedHeads, stamp
+    from learn.index.indexed import CachedHeads, same_file, stamp
     from learn.mining.indexed_cache import IndexedMineCache
     from learn.mining.plan import plan_mining
     from learn.store import open_store
@@ -383,9 +383,8 @@ def _plan(scope: Scope, config: Any) -> Any:
         rows = local.index.get_many([str(f.path) for f in files], views=False, texts=False)
     digests: dict[Path, str] = {}
     for f in files:
-        row, st = rows.get(str(f.path)), stamp(f.path)
-        if row is not None and row.digest and st is not None and (
-                row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode):
+        row = rows.get(str(f.path))
+        if row is not None and row.digest and same_file(row, stamp(f.path)):
             digests[f.path] = row.digest
     return plan_mining(files, IndexedMineCache(digests), config.models.mine,
                        context_window=config.models.context_window)

@@ -130,16 +130,15 @@ def _own_keys(view: Session, index: SessionIndex, keys: Keys) -> None:
     """The keys the index stored for this session's turns, for each turn whose text its
     entry holds as it is (its file unchanged since, nothing redacted in that turn):
     working them out again was most of showing a long session in a big tree (issue 32)."""
-    from learn.index.indexed import entry_version, stamp
+    from learn.index.indexed import entry_version, same_file, stamp
     from learn.index.indexed_turns import turn_texts
     from learn.transcripts.templates.entries import decode_entry, decode_turns
 
     if view.path is None:
         return
     row = index.get_many([str(view.path)], views=False).get(str(view.path))
-    st = stamp(view.path)
-    if row is None or st is None or row.version != entry_version() or row.prompts is None or (
-            row.size, row.mtime_ns, row.inode) != (st.size, st.mtime_ns, st.inode):
+    if (row is None or row.version != entry_version() or row.prompts is None
+            or not same_file(row, stamp(view.path))):
         return
     got = decode_entry(row.keys)
     if got is None:

@@ -32,7 +32,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import msgspec
 
@@ -72,19 +72,38 @@ class Stamp:
     inode: int
 
 
+class _Identified(Protocol):
+    @property
+    def size(self) -> int: ...
+    @property
+    def mtime_ns(self) -> int: ...
+    @property
+    def inode(self) -> int: ...
+
+
+def same_file(row: _Identified | None, st: _Identified | None) -> bool:
+    """Whether what the index stored of a file (`row`) is of the file as it is now
+    (`st`): the same size, mtime and inode. The one test of an entry's freshness."""
+    return row is not None and st is not None and (
+        (row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode))
+
+
+def _stamp_of(st: SourceStat) -> Stamp:
+    return Stamp(st.size, st.mtime_ns, st.inode)
+
+
 def stamp(path: Path) -> Stamp | None:
     """The session's identity (a file's stat, a store's stamp: `files.sources`), no read;
     None when it is gone."""
     from learn.transcripts.files.sources import source_stat
 
     st = source_stat(path)
-    return Stamp(st.size, st.mtime_ns, st.inode) if st is not None else None
+    return _stamp_of(st) if st is not None else None
 
 
 def file_stamp(file: SessionFile) -> Stamp | None:
     """`stamp` of a file discovery listed: the stat it took, when it took one."""
-    st = file.stat
-    return Stamp(st.size, st.mtime_ns, st.inode) if st is not None else stamp(file.path)
+    return _stamp_of(file.stat) if file.stat is not None else stamp(file.path)
 
 
 @dataclass(slots=True)
@@ -302,20 +321,18 @@ def with_keys(items: Sequence[IndexedSession]) -> list[IndexedSession]:
     """`items` each with its row's stored turns' keys, read in one query for those
     `indexed_views(keys=False)` left without them (a listing reads them only when it
     judges: a kept judgement reads none)."""
-    lacking = [i for i in items if i.row.keys is None and i._index is not None]
-    if not lacking or lacking[0]._index is None:
+    lacking = {id(i): i for i in items if i.row.keys is None and i._index is not None}
+    index = next(iter(lacking.values()))._index if lacking else None
+    if index is None:
         return list(items)
-    stored = lacking[0]._index.keys_of_many([str(i.file.path) for i in lacking])
+    stored = index.keys_of_many([str(i.file.path) for i in lacking.values()])
     return [replace(i, row=replace(i.row, keys=stored.get(str(i.file.path))))
-            if i.row.keys is None and i._index is not None else i for i in items]
+            if id(i) in lacking else i for i in items]
 
 
 def _fresh(row: IndexRow | None, st: Stamp | None, version: str, context: str) -> bool:
-    return (
-        row is not None and st is not None
-        and (row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode)
-        and row.version == version and row.context == context
-    )
+    return (same_file(row, st) and row is not None
+            and row.version == version and row.context == context)
 
 
 def indexed_views(
@@ -401,15 +418,11 @@ class CachedHeads:
 
     def _fresh(self, path: Path,
                stat: SourceStat | None = None) -> tuple[Stamp | None, HeadRow | None]:
-        st = stamp(path) if stat is None else Stamp(stat.size, stat.mtime_ns, stat.inode)
+        st = stamp(path) if stat is None else _stamp_of(stat)
         if st is not None:
             self._present.add(str(path))
         row = self._new.get(str(path)) or self._rows.get(str(path))
-        if st is None or row is None or (row.size, row.mtime_ns, row.inode) != (
-            st.size, st.mtime_ns, st.inode
-        ):
-            return st, None
-        return st, row
+        return st, row if same_file(row, st) else None
 
     def read_head(self, path: Path, provider: Provider, stat: SourceStat | None = None) -> Head:
         """The head of `path`; `stat`: the file's stat discovery just took."""

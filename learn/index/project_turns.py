@@ -28,7 +28,13 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
     (the newest `limit`), each from the index where its entry is fresh (its stored
     keys; its turns and their texts read only if the judgement needs them), else
     from its file's head as before."""
-    from learn.index.indexed import ContextKeys, entry_version, file_stamp, min_signal_confidence
+    from learn.index.indexed import (
+        ContextKeys,
+        entry_version,
+        file_stamp,
+        min_signal_confidence,
+        same_file,
+    )
     from learn.transcripts.files.discover import scan
     from learn.transcripts.templates.scripted import head_view
 
@@ -46,9 +52,7 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
     out: list[Entry] = []
     for f in files:
         row = rows.get(str(f.path))
-        st = file_stamp(f)
-        if (row is not None and st is not None
-                and (row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode)
+        if (row is not None and same_file(row, file_stamp(f))
                 and row.version == version
                 and row.context == contexts.key(fingerprints, f.aside_paths)):
             summary = msgspec.json.decode(row.summary)

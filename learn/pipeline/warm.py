@@ -145,7 +145,7 @@ def unchanged(options: RunOptions, config: str, backend: str) -> RunResult | Non
     record = _load().get(scope_key(options))
     if not isinstance(record, dict) or options.collect_only:
         return None
-    from learn.index.indexed import stamp
+    from learn.index.indexed import same_file, stamp
     from learn.pipeline.read import discover
     from learn.store import open_store
     from learn.store.run_json import result_from_full_json
@@ -158,10 +158,7 @@ def unchanged(options: RunOptions, config: str, backend: str) -> RunResult | Non
         rows: dict[str, IndexRow | None] = {}
         for f in files:
             row = stored.get(str(f.path))
-            st = stamp(f.path)
-            fresh = row is not None and st is not None and (
-                row.size, row.mtime_ns, row.inode) == (st.size, st.mtime_ns, st.inode)
-            rows[str(f.path)] = row if fresh else None
+            rows[str(f.path)] = row if same_file(row, stamp(f.path)) else None
         if inputs_key(options, config, backend, files, rows) != record.get("inputs"):
             return None
         if store.batches.pending() or state_fingerprint(store) != record.get("state"):

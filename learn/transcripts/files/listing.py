@@ -21,7 +21,7 @@ from typing import Final, Literal
 
 from learn.transcripts.files.compressed import ZST_SUFFIX
 from learn.transcripts.files.heads import Head, Provider, read_head
-from learn.transcripts.files.sources import SourceStat
+from learn.transcripts.files.sources import SourceStat, stat_identity
 
 ASIDE_PREFIX: Final = "agent-aside_question-"
 _CODEX_UUID_RE: Final = re.compile(
@@ -156,7 +156,7 @@ def claude_candidates(projects_dir: Path, skips: Skips, id_prefix: str = "") -> 
             asides = tuple(p for p in agents if is_aside_name(p.name))
             # Joined, not parsed again from the whole string: half the cost a file.
             yield Candidate(folder / entry.name, "claude", stem, st.st_mtime, st.st_size,
-                            subagents, asides, stat=_identity(st))
+                            subagents, asides, stat=stat_identity(st))
 
 
 def _subagents(directory: Path, skips: Skips) -> tuple[Path, ...]:
@@ -234,11 +234,7 @@ def codex_candidates(sessions_dir: Path, skips: Skips) -> Iterator[Candidate]:
                 skips.add("unreadable", path, "codex", session_id, exc.strerror or str(exc))
                 continue
             yield Candidate(path, "codex", session_id, st.st_mtime, st.st_size,
-                            stat=_identity(st))
-
-
-def _identity(st: os.stat_result) -> SourceStat:
-    return SourceStat(st.st_size, st.st_mtime_ns, st.st_ino, st.st_mtime)
+                            stat=stat_identity(st))
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

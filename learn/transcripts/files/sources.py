@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SourceStat", "in_store", "read_session", "session_exists", "source_stat"]
+__all__ = ["SourceStat", "in_store", "read_session", "session_exists", "source_stat", "stat_identity"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +30,11 @@ class SourceStat:
     inode: int
     # The stat's own float (a file's `st_mtime` is not `st_mtime_ns / 1e9` to the last bit).
     mtime: float
+
+
+def stat_identity(st: os.stat_result) -> SourceStat:
+    """A file's identity from a stat already taken."""
+    return SourceStat(st.st_size, st.st_mtime_ns, st.st_ino, st.st_mtime)
 
 
 def in_store(path: Path) -> bool:
@@ -64,7 +69,7 @@ def source_stat(path: Path) -> SourceStat | None:
         st = os.stat(path)
     except OSError:
         return None
-    return SourceStat(st.st_size, st.st_mtime_ns, st.st_ino, st.st_mtime)
+    return stat_identity(st)
 
 
 def read_session(path: Path) -> tuple[bytes, SourceStat]:
@@ -83,7 +88,7 @@ def read_session(path: Path) -> tuple[bytes, SourceStat]:
         return buf, stat
     with open(path, "rb") as fh:
         st = os.fstat(fh.fileno())
-        return fh.read(), SourceStat(st.st_size, st.st_mtime_ns, st.st_ino, st.st_mtime)
+        return fh.read(), stat_identity(st)
 
 
 def _store_stat(path: Path) -> SourceStat | None:
