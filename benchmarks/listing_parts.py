@@ -1,0 +1,148 @@
+"""Where a first `learn sessions` spends its CPU, each part as a ratio to orjson.
+
+    .venv/bin/python benchmarks/listing_parts.py [OUT_DIR] [--shape spread]
+        [--sessions 1000] [--mb 300] [--repeat 3]
+
+benchmarks/speed.py says how far the first listing is from its target; this
+says where the rest goes. On one home of benchmarks/homes.py (built once under
+OUT_DIR, the same bytes speed.py measures), in this one process, over every
+session file, each part timed by this process's CPU, best of --repeat:
+
+- decode: `parse_buffer` (msgspec's typed decode and lowering);
+- events: building the public event objects of what was decoded;
+- view: `build_session` over those events (the typed-text rules, as a listing
+  builds it: `detail=False`);
+- index rows: each turn redacted and keyed (`encode_turns`, `encode_turn_keys`);
+
+then the real command, `learn sessions --all-projects --json` on an empty
+store, as a subprocess: the CPU of its own process (discovery, judgement,
+writes, output) and of its workers (the parts above, in parallel). The baseline
+is orjson.loads of every line of the same files, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.index import _option, _text_option  # noqa: E402
+from benchmarks.speed import _home  # noqa: E402
+from benchmarks.timing import best_of_interleaved, orjson_lines  # noqa: E402
+
+# Run inside the listing's process: its own CPU and its workers', on stderr as JSON.
+_SPLIT = """
+import atexit, json, resource, sys
+def _report():
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(json.dumps({"own": own.ru_utime + own.ru_stime,
+                      "workers": kids.ru_utime + kids.ru_stime}), file=sys.stderr)
+atexit.register(_report)
+sys.argv = ["learn", "sessions", "--all-projects", "--json"]
+from learn.entry import main
+main()
+"""
+
+
+def _parts(files: list[Path]) -> dict[str, Callable[[], object]]:
+    from learn.index.indexed_turns import encode_turn_keys, encode_turns
+    from learn.render.redact import redact
+    from learn.transcripts.parser import parse_buffer
+    from learn.transcripts.view.session import build_session
+
+    bufs = [(f, f.read_bytes()) for f in files]
+
+    def decode() -> object:
+        for f, buf in bufs:
+            parse_buffer(buf, path=f, mtime=0.0)
+        return None
+
+    def events() -> object:
+        for f, buf in bufs:
+            list(parse_buffer(buf, path=f, mtime=0.0).events)
+        return None
+
+    def view() -> object:
+        for f, buf in bufs:
+            build_session(parse_buffer(buf, path=f, mtime=0.0), detail=False)
+        return None
+
+    def rows() -> object:
+        for f, buf in bufs:
+            session = build_session(parse_buffer(buf, path=f, mtime=0.0), detail=False)
+            cleaned: dict[str, str] = {}
+
+            def clean(text: str, cleaned: dict[str, str] = cleaned) -> str:
+                got = cleaned.get(text)
+                if got is None:
+                    got = cleaned[text] = redact(text)
+                return got
+
+            encode_turns(session, clean)
+            encode_turn_keys(session, clean)
+        return None
+
+    return {"decode": decode, "events": events, "view": view, "rows": rows,
+            "orjson": lambda: orjson_lines(files)}
+
+
+def _listing(home: Path) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="listing-parts-") as work:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("LEARN_", "ANTHROPIC_", "PYTHONDONTWRITEBYTECODE"))}
+        env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"),
+                   CODEX_HOME=str(home / ".codex"), LEARN_DATA_DIR=f"{work}/data",
+                   LEARN_CACHE_DIR=f"{work}/cache", LEARN_CONFIG_DIR=f"{work}/config",
+                   PYTHONPATH=str(ROOT))
+        done = subprocess.run([sys.executable, "-c", _SPLIT], env=env, capture_output=True,
+                              text=True, timeout=3600, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"learn sessions failed: {done.stderr[-2000:]}")
+    got = json.loads(done.stderr.strip().splitlines()[-1])
+    return {"own": float(got["own"]), "workers": float(got["workers"])}
+
+
+def main(argv: list[str]) -> int:
+    args = list(argv)
+    shape = _text_option(args, "--shape", "spread")
+    sessions = _option(args, "--sessions", 1000)
+    mb = _option(args, "--mb", 300)
+    repeat = _option(args, "--repeat", 3)
+    out = Path(args[0]) if args else Path(tempfile.gettempdir()) / "learn-listing-parts"
+    home = _home(out, shape, sessions, mb)
+    files = sorted(p for p in home.rglob("*.jsonl") if p.is_file())
+    mbytes = sum(p.stat().st_size for p in files) / 1e6
+    load = os.getloadavg()[0]
+    best = best_of_interleaved(_parts(files), repeat)
+    base = best.pop("orjson")[0]
+    print(f"{shape}, {sessions} sessions, {len(files)} files, {mbytes:.0f} MB: orjson.loads of "
+          f"every line {base:.3f} s CPU (load average {load:.1f} on {os.cpu_count()} cores)")
+    before = 0.0
+    for name, label in (("decode", "decode (parse_buffer)"),
+                        ("events", "+ building the events"),
+                        ("view", "+ the session view (detail=False)"),
+                        ("rows", "+ index rows (redact, key)")):
+        secs = best[name][0]
+        print(f"  {label:<36} {secs:7.3f} s CPU {secs / base:6.2f}x orjson"
+              f"   (this part {secs - before:6.3f} s, {(secs - before) / base:5.2f}x)")
+        before = secs
+    runs = [_listing(home) for _ in range(max(1, repeat))]
+    best_run = min(runs, key=lambda r: r["own"] + r["workers"])
+    total = best_run["own"] + best_run["workers"]
+    print(f"  first `learn sessions --all-projects --json`: {total:.3f} s CPU, "
+          f"{total / base:.2f}x orjson: its own process {best_run['own']:.3f} s "
+          f"({best_run['own'] / base:.2f}x), its workers {best_run['workers']:.3f} s "
+          f"({best_run['workers'] / base:.2f}x); best of {len(runs)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
