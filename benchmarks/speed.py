@@ -25,7 +25,8 @@ on the same files: orjson.loads of every line of every transcript in the home
    the directives it finds quoted, a label each, all new, all accepted). Two runs
    first fill the caches and leave a store a run leaves as it finds it.
 4. show: `learn show ID` of the largest session, a median one, and in the big
-   tree an observer's and a person's session.
+   tree an observer's and a person's session, its output piped; and the largest
+   again in a pseudo-terminal of 100 columns, as a person reads it (styled, wrapped).
 
 Then, per figure, the growth factor per doubling of sessions (time at 2N / at N).
 Targets (issue 32): first <= 3x orjson in every shape at 1,000 sessions and
@@ -80,6 +81,48 @@ def _learn(env: dict[str, str], *args: str) -> Timed:
         raise SystemExit(f"learn {' '.join(args)} failed ({out.returncode}): {out.stderr[-2000:]}")
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return cpu, wall, out.stdout
+
+
+# The terminal `learn show` prints to when a person runs it: styled, wrapped at its width.
+TERMINAL_COLUMNS = 100
+
+
+def _learn_in_terminal(env: dict[str, str], *args: str) -> Timed:
+    """`learn ...` with a pseudo-terminal of TERMINAL_COLUMNS for its stdout, as a person
+    runs it: rich then styles what it prints (ANSI codes) and wraps at the terminal's
+    width, work a piped run does not do."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, TERMINAL_COLUMNS, 0, 0))
+    tty_env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
+    tty_env["TERM"] = "xterm-256color"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "learn", *args], env=tty_env, cwd=ROOT,
+                            stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE)
+    os.close(slave)
+    chunks: list[bytes] = []
+    while True:  # drained as it comes, or the child blocks on a full terminal
+        try:
+            data = os.read(master, 1 << 16)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    err = proc.stderr.read() if proc.stderr is not None else b""
+    code = proc.wait(timeout=3600)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    os.close(master)
+    if code != 0:
+        raise SystemExit(f"learn {' '.join(args)} failed ({code}): {err[-2000:]!r}")
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return cpu, wall, b"".join(chunks).decode("utf-8", "replace")
 
 
 class Figure:
@@ -182,9 +225,14 @@ def shows(home: Path, work: Path, repeat: int) -> dict[str, Figure]:
     if observers:
         picks["observer"] = observers[len(observers) // 2]
         picks["person"] = people[len(people) // 2]
-    return {f"{name} ({r['size_bytes'] / 1e3:.0f} kB)": _repeat(lambda r=r: _learn(env, "show", r["id"]),
-                                                                  repeat)
-            for name, r in picks.items()}
+    out = {f"{name} ({r['size_bytes'] / 1e3:.0f} kB)": _repeat(lambda r=r: _learn(env, "show", r["id"]),
+                                                                 repeat)
+           for name, r in picks.items()}
+    # Piped above; a person reads the largest in a terminal, styled and wrapped.
+    big = picks["largest"]
+    out[f"largest-terminal ({big['size_bytes'] / 1e3:.0f} kB)"] = _repeat(
+        lambda: _learn_in_terminal(env, "show", big["id"]), repeat)
+    return out
 
 
 # ---------------------------------------------------------------- the report
@@ -250,12 +298,12 @@ def main(argv: list[str]) -> int:
             if "show" in measures:
                 for name, fig in shows(home, work, repeat).items():
                     growth.setdefault((shape, f"show {name.split()[0]}"), {})[n] = fig.median
-                    print(f"  `learn show` {name:22}            {fig.line()}")
+                    print(f"  `learn show` {name:31}   {fig.line()}")
                     ok &= n > 1000 or fig.median <= 0.3
     print("\ngrowth per doubling of sessions (time at 2N / at N):")
     for (shape, what), values in growth.items():
         steps = _growth(values)
-        print(f"  {shape:7} {what:14} {steps}")
+        print(f"  {shape:7} {what:18} {steps}")
         if what == "first" and any(float(s[:-1]) > 2.2 for s in steps.split() if s != "-"):
             ok = False
     print("targets " + ("met" if ok else "NOT all met") + ": first <= 3x orjson at 1,000 sessions "
