@@ -475,8 +475,11 @@ class CachedHeads:
 
         if self._known is None:
             known = Known(remembered=self._index.remembered_projects())
-            known.add_folders((r.cwd, Hints(r.branch, r.repository, r.commit_hash))
-                              for r in self._rows.values() if r.subagent is None)
+            # One Hints per distinct record, not per row (1,000 rows, a few dozen records).
+            made: dict[tuple[str | None, str | None, str | None], Hints] = {}
+            known.add_folders((r.cwd, made.get(k) or made.setdefault(k, Hints(*k)))
+                              for r in self._rows.values() if r.subagent is None
+                              for k in ((r.branch, r.repository, r.commit_hash),))
             self._known = known
         return self._known
 

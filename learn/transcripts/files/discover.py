@@ -271,8 +271,8 @@ def _scan(
     gemini_base, copilot_base, opencode_base = gemini_dir(), copilot_dir(), opencode_data_dir()
     candidates = [
         *claude_candidates(projects_dir, skips, id_prefix or "", drop),
-        *codex_candidates(sessions_dir, skips, drop),
-        *codex_candidates(archived_dir, skips, drop),
+        *codex_candidates(sessions_dir, skips, drop, id_prefix or ""),
+        *codex_candidates(archived_dir, skips, drop, id_prefix or ""),
         *gemini_candidates(gemini_base, skips, () if all_projects else (asked,)),
         *copilot_candidates(copilot_base, skips),
         *opencode_candidates(opencode_base, skips),

@@ -67,6 +67,12 @@ def codex_name_id(path: Path) -> str | None:
     return match.group(1) if match else None
 
 
+def _codex_id(name: str) -> str:
+    """A rollout's id by its file name: the uuid it ends with, else the name."""
+    match = _CODEX_UUID_RE.search(name.split(".jsonl")[0])
+    return match.group(1) if match else name[: name.index(".jsonl")]
+
+
 def claude_session_id(path: Path) -> str | None:
     """The id a Claude Code session file's name gives it (`<uuid>.jsonl`), else None."""
     name = path.name
@@ -219,8 +225,8 @@ def _is_rollout_name(name: str) -> bool:
     return name.startswith("rollout-") and name.endswith((".jsonl", ".jsonl" + ZST_SUFFIX))
 
 
-def codex_candidates(sessions_dir: Path, skips: Skips,
-                     drop: Drop | None = None) -> Iterator[Candidate]:
+def codex_candidates(sessions_dir: Path, skips: Skips, drop: Drop | None = None,
+                     id_prefix: str = "") -> Iterator[Candidate]:
     if not sessions_dir.is_dir():
         return
 
@@ -233,19 +239,19 @@ def codex_candidates(sessions_dir: Path, skips: Skips,
         for name in sorted(filenames):
             if not _is_rollout_name(name):
                 continue
+            session_id = _codex_id(name)
+            # `learn show <prefix>`: the name's id is the one the scan tests first.
+            if not session_id.startswith(id_prefix):
+                continue
             full = os.path.join(dirpath, name)
             try:
                 st = os.stat(full)
             except OSError as exc:
-                path = Path(full)
-                skips.add("unreadable", path, "codex",
-                          codex_name_id(path) or name[: name.index(".jsonl")],
-                          exc.strerror or str(exc))
+                skips.add("unreadable", Path(full), "codex", session_id, exc.strerror or str(exc))
                 continue
             if drop is not None and drop(full, st):
                 continue
             path = Path(full)
-            session_id = codex_name_id(path) or name[: name.index(".jsonl")]
             yield Candidate(path, "codex", session_id, st.st_mtime, st.st_size,
                             stat=stat_identity(st))
 
