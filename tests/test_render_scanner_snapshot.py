@@ -25,11 +25,11 @@ def test_the_snapshot_file_is_what_the_installed_library_generates() -> None:
 
 
 def test_the_detectors_used_are_the_librarys_own() -> None:
-    scanner._detectors.cache_clear()
+    scanner._forget()
     try:
         used = scanner._detectors()
     finally:
-        scanner._detectors.cache_clear()
+        scanner._forget()
     live = scanner.live_detectors()
     assert len(live) > 20
     assert _shape(used) == _shape(live)
@@ -40,11 +40,11 @@ def test_a_release_the_snapshot_was_not_taken_from_is_read_live(monkeypatch: pyt
     calls: list[int] = []
     real = scanner.live_detectors
     monkeypatch.setattr(scanner, "live_detectors", lambda: calls.append(1) or real())
-    scanner._detectors.cache_clear()
+    scanner._forget()
     try:
         assert _shape(scanner._detectors()) == _shape(real())
     finally:
-        scanner._detectors.cache_clear()
+        scanner._forget()
     assert calls == [1]
 
 
@@ -57,3 +57,21 @@ def test_redacting_does_not_import_the_library() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_text_compiles_only_the_detectors_its_words_call_on() -> None:
+    # Compiling all 45 patterns was ~7 ms of every `learn show` (issue 32).
+    from learn.render.redact import redact
+
+    scanner._forget()
+    try:
+        out = redact("my token is ghp_" + "a1B2" * 9)
+        compiled = scanner._patterns.cache_info().currsize
+        assert "ghp_" not in out
+        github = next(i for i, (kind, _, _) in enumerate(scanner._sources()) if kind == "github-token")
+        assert scanner._patterns(github) and scanner._patterns.cache_info().currsize == compiled
+        assert 0 < compiled < len(scanner._sources()) // 2
+        assert len(scanner._detectors()) == len(scanner._sources())  # a listing compiles them all
+        assert scanner._patterns.cache_info().currsize == len(scanner._sources())
+    finally:
+        scanner._forget()

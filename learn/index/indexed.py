@@ -29,6 +29,7 @@ fingerprints, aside files, detector threshold) as now.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -443,6 +444,15 @@ class CachedHeads:
                 int(known), head.branch, head.repository, head.commit)
         return head
 
+    def unchanged_head(self, path: str, st: os.stat_result) -> HeadRow | None:
+        """The head stored for `path` when the file is as `st` found it (no read), else None."""
+        row = self._new.get(path) or self._rows.get(path)
+        if row is None or (row.size, row.mtime_ns, row.inode) != (st.st_size, st.st_mtime_ns,
+                                                                    st.st_ino):
+            return None
+        self._present.add(path)
+        return row
+
     def last_activity(self, path: Path) -> float | None:
         from learn.transcripts.files.heads import last_activity
 
@@ -451,7 +461,7 @@ class CachedHeads:
             return row.last_activity
         last = last_activity(path)
         if row is not None:
-            self._new[str(path)] = replace(row, last_activity=last, has_last_activity=1)
+            self._new[str(path)] = row._replace(last_activity=last, has_last_activity=1)
         elif st is not None:
             # Discovery asks before it reads the head: kept until the head is.
             self._last[str(path)] = (st, last)
@@ -465,8 +475,11 @@ class CachedHeads:
 
         if self._known is None:
             known = Known(remembered=self._index.remembered_projects())
-            known.add_folders((r.cwd, Hints(r.branch, r.repository, r.commit_hash))
-                              for r in self._rows.values() if r.subagent is None)
+            # One Hints per distinct record, not per row (1,000 rows, a few dozen records).
+            made: dict[tuple[str | None, str | None, str | None], Hints] = {}
+            known.add_folders((r.cwd, made.get(k) or made.setdefault(k, Hints(*k)))
+                              for r in self._rows.values() if r.subagent is None
+                              for k in ((r.branch, r.repository, r.commit_hash),))
             self._known = known
         return self._known
 

@@ -42,7 +42,7 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
         return []
     # The limit inside the scan: the newest `limit` are the same files, and no head
     # past them is looked up (a project of 958 sessions: 0.03 s of `learn show`).
-    found = scan(project=Path(view.project), heads=heads, limit=limit)
+    found = scan(project=Path(view.project), heads=heads, limit=limit, quick=True)
     # The sessions of its project (learn.projects: the repository, all its
     # worktrees and sub-folders), as `learn sessions` and `learn run` group them.
     files = [f for f in found.files if f.path != view.path and f.project_id == found.project]

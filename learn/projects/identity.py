@@ -114,6 +114,14 @@ class Known:
                 self._answers.clear()
                 self._repositories = None
 
+    def holds(self, path: str | None, hints: Hints = NO_HINTS) -> bool:
+        """Whether `add_folder(path, hints)` would change nothing (the folder is known,
+        with hints as good): what discovery may skip a file on, unread (`discover.scan`)."""
+        if not (path and is_path(path)):
+            return True
+        had = self.folders.get(self.key(path))
+        return had is not None and (had.in_git or not hints.in_git)
+
     def add_folders(self, items: Iterable[tuple[str | None, Hints]]) -> None:
         best: dict[str, Hints] = {}
         for path, hints in items:  # one realpath per spelling, not per session

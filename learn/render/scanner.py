@@ -62,22 +62,46 @@ _EDGES: Final = " \t\r\n\"'=:,;`"
 
 
 _Detector = tuple[str, tuple[re.Pattern[str], ...], tuple[str, ...]]
+# (kind, ((pattern, flags), ...), gate): a detector before its patterns are compiled.
+_Source = tuple[str, tuple[tuple[str, int], ...], tuple[str, ...]]
 
 
 @cache
-def _detectors() -> tuple[_Detector, ...]:
-    """(kind, patterns, gate) of every regex detector the installed library has.
+def _sources() -> tuple[_Source, ...]:
+    """(kind, patterns, gate) of every regex detector the installed library has, the
+    patterns as source: each detector's are compiled when a text's gate words first
+    call on it (`_patterns`). Compiling all 45 took ~7 ms in `learn show`, whose turns
+    call on a few (issue 32).
 
     From learn.render.scanner_snapshot when the installed release is the one it was
     taken from: importing detect_secrets costs ~0.1 s of CPU (it pulls in requests
-    and urllib3 for its verifiers), a third of what `learn show` may take (issue 21),
-    while compiling its 45 patterns takes 4 ms. Any other release is read live."""
+    and urllib3 for its verifiers), a third of what `learn show` may take (issue 21).
+    Any other release is read live."""
     from learn.render.scanner_snapshot import DETECTORS, VERSION
 
     if installed_version() == VERSION:
-        return tuple((kind, tuple(re.compile(p, f) for p, f in patterns), _GATES.get(kind, ("",)))
-                     for kind, patterns in DETECTORS)
-    return live_detectors()
+        return tuple((kind, patterns, _GATES.get(kind, ("",))) for kind, patterns in DETECTORS)
+    return tuple((kind, tuple((p.pattern, int(p.flags)) for p in patterns), gate)
+                 for kind, patterns, gate in live_detectors())
+
+
+@cache
+def _patterns(i: int) -> tuple[re.Pattern[str], ...]:
+    """The compiled patterns of the `i`th detector of `_sources()`."""
+    return tuple(re.compile(p, f) for p, f in _sources()[i][1])
+
+
+def _detectors() -> tuple[_Detector, ...]:
+    """(kind, patterns, gate) of every regex detector, compiled (a listing compiles
+    them before its workers fork, not once in each)."""
+    return tuple((kind, _patterns(i), gate) for i, (kind, _, gate) in enumerate(_sources()))
+
+
+def _forget() -> None:
+    """Read the detectors again on next use (tests that change the installed release)."""
+    _sources.cache_clear()
+    _patterns.cache_clear()
+    _by_gate_word.cache_clear()
 
 
 def installed_version() -> str | None:
@@ -150,13 +174,13 @@ def scanner_spans(text: str, present: frozenset[str]) -> list[tuple[int, int, st
     """(start, end, kind) of every value the library's detectors find in `text`;
     `present`: the gate words `text` contains (see redact.gate_words_in)."""
     found: list[tuple[int, int, str]] = []
-    detectors = _detectors()
+    detectors = _sources()
     by_word = _by_gate_word()
     # Only the detectors of the words present, in their own order: testing every
     # detector's gate on every text was half of redacting a typical turn (issue 21).
     for i in sorted({i for word in present for i in by_word.get(word, ())}):
-        kind, patterns, _ = detectors[i]
-        for pattern in patterns:
+        kind = detectors[i][0]
+        for pattern in _patterns(i):
             for match in pattern.finditer(text):
                 start, end = _secret_span(match)
                 # Trim the delimiters a detector takes around the value.
@@ -172,8 +196,8 @@ def scanner_spans(text: str, present: frozenset[str]) -> list[tuple[int, int, st
 @cache
 def _by_gate_word() -> dict[str, tuple[int, ...]]:
     """gate word -> the positions in `_detectors()` of the detectors it lets run."""
-    words = {w for _, _, gate in _detectors() for w in gate}
-    return {w: tuple(i for i, (_, _, gate) in enumerate(_detectors()) if w in gate) for w in words}
+    words = {w for _, _, gate in _sources() for w in gate}
+    return {w: tuple(i for i, (_, _, gate) in enumerate(_sources()) if w in gate) for w in words}
 
 
 def _secret_span(match: re.Match[str]) -> tuple[int, int]:

@@ -93,6 +93,8 @@ def opencode_candidates(base: Path, skips: Skips) -> Iterator[Candidate]:
     A session in both (the JSON files a migration left behind) is read from the
     SQLite store, the one OpenCode writes now.
     """
+    if not base.is_dir():  # no OpenCode here: its store's readers go unimported (1.5 ms)
+        return
     from learn.transcripts.opencode import database, storage
     from learn.transcripts.opencode.places import database_files, session_path
 

@@ -42,6 +42,7 @@ with its reason, so nothing disappears silently.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -66,6 +67,7 @@ from learn.transcripts.files.agent_listings import (
 )
 from learn.transcripts.files.heads import Head, Provider, last_activity, read_head
 from learn.transcripts.files.listing import (
+    Drop,
     SkippedFile,
     Skips,
     claude_candidates,
@@ -129,6 +131,26 @@ class HeadReader(Protocol):
 
     def projects(self) -> Known: ...
 
+    def unchanged_head(self, path: str, st: os.stat_result) -> StoredHead | None:
+        """The head known of `path` while the file is as `st` says, without reading
+        it; None when none is known (`scan(quick=True)`)."""
+        ...
+
+
+class StoredHead(Protocol):
+    """A head as the session index keeps it (learn.store.session_index.HeadRow)."""
+
+    @property
+    def cwd(self) -> str | None: ...
+    @property
+    def subagent(self) -> str | None: ...
+    @property
+    def branch(self) -> str | None: ...
+    @property
+    def repository(self) -> str | None: ...
+    @property
+    def commit_hash(self) -> str | None: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Discovery:
@@ -177,6 +199,7 @@ def scan(
     codex_dir: Path | None = None,
     id_prefix: str | None = None,
     heads: HeadReader | None = None,
+    quick: bool = False,
 ) -> Discovery:
     """Like `discover`, and also says what was skipped and why.
 
@@ -189,7 +212,45 @@ def scan(
     any file is opened, which is what makes `learn show <prefix>` cheap.
     `heads` reads heads and last activity (the session index keeps them, so
     an unchanged file is not opened); default: from the file.
+    `quick` (with `heads` and a project): a file whose unchanged head places it
+    in another project is left out as it is listed, before its candidate is built
+    (its subagent folder looked up, its head read), and is neither counted nor
+    listed in `skipped`. The files are the full scan's: each file left out is
+    decided by the folders learn knew before the scan, so should a file read in
+    the scan bring a folder new to them, the scan is done again without leaving
+    any out. `learn show` reads the 41 sessions of one project in a home of 1,000
+    this way: the full scan of every file (listed, stat'ed, its head looked up)
+    was ~0.04 s of its 0.3 s (issue 32).
     """
+    def once(fast: bool) -> Discovery:
+        return _scan(project=project, all_projects=all_projects, since=since, limit=limit,
+                     claude_dir=claude_dir, codex_dir=codex_dir, id_prefix=id_prefix,
+                     heads=heads, quick=fast)
+
+    if quick and heads is not None and not all_projects:
+        try:
+            return once(True)
+        except _NewFolder:
+            pass
+    return once(False)
+
+
+class _NewFolder(Exception):
+    """A quick scan read a file of a folder new to what learn knew (see `scan`)."""
+
+
+def _scan(
+    *,
+    project: Path | None,
+    all_projects: bool,
+    since: datetime | None,
+    limit: int | None,
+    claude_dir: Path | None,
+    codex_dir: Path | None,
+    id_prefix: str | None,
+    heads: HeadReader | None,
+    quick: bool,
+) -> Discovery:
     read_head_of = heads.read_head if heads is not None else read_head
     last_activity_of = heads.last_activity if heads is not None else last_activity
     known = heads.projects() if heads is not None else Known()
@@ -198,18 +259,6 @@ def scan(
     sessions_dir = codex_sessions_dir(codex_dir)
     archived_dir = sessions_dir.with_name("archived_sessions")
     asked = project if project is not None else Path.cwd()
-    gemini_base, copilot_base, opencode_base = gemini_dir(), copilot_dir(), opencode_data_dir()
-    candidates = [
-        *claude_candidates(projects_dir, skips, id_prefix or ""),
-        *codex_candidates(sessions_dir, skips),
-        *codex_candidates(archived_dir, skips),
-        *gemini_candidates(gemini_base, skips, () if all_projects else (asked,)),
-        *copilot_candidates(copilot_base, skips),
-        *opencode_candidates(opencode_base, skips),
-    ]
-    candidates.sort(key=lambda c: (-c.mtime, str(c.path)))
-
-    cutoff = since.timestamp() if since is not None else None
     want: str | None = None
     named_key = ""
     if not all_projects:
@@ -217,6 +266,20 @@ def scan(
         known.add_root(named)
         want = project_here(named, known)
         named_key = known.key(named)
+    drop = (_elsewhere(heads, known, want, named_key)
+            if quick and heads is not None and want is not None else None)
+    gemini_base, copilot_base, opencode_base = gemini_dir(), copilot_dir(), opencode_data_dir()
+    candidates = [
+        *claude_candidates(projects_dir, skips, id_prefix or "", drop),
+        *codex_candidates(sessions_dir, skips, drop, id_prefix or ""),
+        *codex_candidates(archived_dir, skips, drop, id_prefix or ""),
+        *gemini_candidates(gemini_base, skips, () if all_projects else (asked,)),
+        *copilot_candidates(copilot_base, skips),
+        *opencode_candidates(opencode_base, skips),
+    ]
+    candidates.sort(key=lambda c: (-c.mtime, str(c.path)))
+
+    cutoff = since.timestamp() if since is not None else None
     files: list[SessionFile] = []
     hints_of: dict[Path, Hints] = {}
     kept: dict[tuple[str, str], Path] = {}
@@ -262,6 +325,8 @@ def scan(
         # A Gemini CLI record names no cwd: its project folder does.
         cwd = head.cwd or cand.project
         hints = hints_of[cand.path] = Hints(head.branch, head.repository, head.commit)
+        if drop is not None and not known.holds(cwd, hints):
+            raise _NewFolder  # the files left out were decided without this folder
         known.add_folder(cwd, hints)
         project_id = project_of(cwd, known, hints)
         if want is not None:
@@ -318,6 +383,29 @@ def scan(
     return Discovery(files=files, skipped=dict(skips.counts),
                      roots=tuple(r for r in roots if r in (projects_dir, sessions_dir) or r.exists()),
                      skipped_files=tuple(skips.files), project=want)
+
+
+def _elsewhere(heads: HeadReader, known: Known, want: str, named_key: str) -> Drop:
+    """Whether a listed file is, by its unchanged head, of another project than `want`
+    and outside the folder named (what the scan's loop would skip as "other_project"),
+    and its folder one `known` holds (the loop's `add_folder` would change nothing):
+    decided once per folder and hints."""
+    decided: dict[tuple[str, str | None, str | None, str | None], bool] = {}
+
+    def drop(path: str, st: os.stat_result) -> bool:
+        head = heads.unchanged_head(path, st)
+        if head is None or head.subagent is not None or not head.cwd:
+            return False
+        seen = (cwd := head.cwd, head.branch, head.repository, head.commit_hash)
+        out = decided.get(seen)
+        if out is None:
+            hints = Hints(*seen[1:])
+            out = decided[seen] = (
+                known.holds(cwd, hints) and project_of(cwd, known, hints) != want
+                and not (is_path(cwd) and key_within(known.key(cwd), named_key)))
+        return out
+
+    return drop
 
 
 def _may_be(listed: str, prefix: str, whole: bool) -> bool:

@@ -67,6 +67,12 @@ def codex_name_id(path: Path) -> str | None:
     return match.group(1) if match else None
 
 
+def _codex_id(name: str) -> str:
+    """A rollout's id by its file name: the uuid it ends with, else the name."""
+    match = _CODEX_UUID_RE.search(name.split(".jsonl")[0])
+    return match.group(1) if match else name[: name.index(".jsonl")]
+
+
 def claude_session_id(path: Path) -> str | None:
     """The id a Claude Code session file's name gives it (`<uuid>.jsonl`), else None."""
     name = path.name
@@ -128,7 +134,13 @@ def _is_session_name(name: str) -> bool:
     return name.endswith(".jsonl") and not name.startswith(("._", "agent-"))
 
 
-def claude_candidates(projects_dir: Path, skips: Skips, id_prefix: str = "") -> Iterator[Candidate]:
+# A test a listing puts to each file it stat'ed (its path and stat) before it builds
+# the candidate: True leaves the file out, uncounted (`discover.scan(quick=True)`).
+Drop = Callable[[str, os.stat_result], bool]
+
+
+def claude_candidates(projects_dir: Path, skips: Skips, id_prefix: str = "",
+                      drop: Drop | None = None) -> Iterator[Candidate]:
     for project_entry in _scandir(projects_dir, skips):
         if not _is_dir(project_entry):
             continue
@@ -148,7 +160,7 @@ def claude_candidates(projects_dir: Path, skips: Skips, id_prefix: str = "") -> 
             except OSError as exc:
                 skips.add("unreadable", Path(entry.path), "claude", stem, exc.strerror or str(exc))
                 continue
-            if not _stat_is_file(st):
+            if not _stat_is_file(st) or (drop is not None and drop(entry.path, st)):
                 continue
             agents = (_subagents(folder / stem / "subagents", skips)
                       if stem.casefold() in names else ())
@@ -213,7 +225,8 @@ def _is_rollout_name(name: str) -> bool:
     return name.startswith("rollout-") and name.endswith((".jsonl", ".jsonl" + ZST_SUFFIX))
 
 
-def codex_candidates(sessions_dir: Path, skips: Skips) -> Iterator[Candidate]:
+def codex_candidates(sessions_dir: Path, skips: Skips, drop: Drop | None = None,
+                     id_prefix: str = "") -> Iterator[Candidate]:
     if not sessions_dir.is_dir():
         return
 
@@ -226,13 +239,19 @@ def codex_candidates(sessions_dir: Path, skips: Skips) -> Iterator[Candidate]:
         for name in sorted(filenames):
             if not _is_rollout_name(name):
                 continue
-            path = Path(dirpath) / name
-            session_id = codex_name_id(path) or name[: name.index(".jsonl")]
-            try:
-                st = path.stat()
-            except OSError as exc:
-                skips.add("unreadable", path, "codex", session_id, exc.strerror or str(exc))
+            session_id = _codex_id(name)
+            # `learn show <prefix>`: the name's id is the one the scan tests first.
+            if not session_id.startswith(id_prefix):
                 continue
+            full = os.path.join(dirpath, name)
+            try:
+                st = os.stat(full)
+            except OSError as exc:
+                skips.add("unreadable", Path(full), "codex", session_id, exc.strerror or str(exc))
+                continue
+            if drop is not None and drop(full, st):
+                continue
+            path = Path(full)
             yield Candidate(path, "codex", session_id, st.st_mtime, st.st_size,
                             stat=stat_identity(st))
 

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from learn.records.candidate import MinedCandidate
+if TYPE_CHECKING:
+    from learn.records.candidate import MinedCandidate
 from learn.transcripts.nesting import map_strings
 from learn.transcripts.view.model import (
     Denial,
@@ -58,7 +60,15 @@ INPUT_KEYS: Final = ("command", "cmd")
 _TURN, _CALL, _FAIL = 0, 1, 2
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder()
-_candidates = msgspec.msgpack.Decoder(tuple[MinedCandidate, ...])
+
+
+@cache
+def _candidates() -> msgspec.msgpack.Decoder[tuple[MinedCandidate, ...]]:
+    """Made on first use: the candidate record's module took 2.5 ms to import in
+    `learn show`, which decodes none (issue 32)."""
+    from learn.records.candidate import MinedCandidate
+
+    return msgspec.msgpack.Decoder(tuple[MinedCandidate, ...])
 
 
 def view_version() -> str:
@@ -176,6 +186,6 @@ def encode_candidates(found: Sequence[MinedCandidate]) -> bytes:
 
 def decode_candidates(blob: bytes) -> tuple[MinedCandidate, ...]:
     try:
-        return _candidates.decode(blob)
+        return _candidates().decode(blob)
     except msgspec.DecodeError as exc:
         raise ValueError(f"not compact candidates: {exc}") from exc
