@@ -67,7 +67,6 @@ from learn.transcripts.files.agent_listings import (
 )
 from learn.transcripts.files.heads import Head, Provider, last_activity, read_head
 from learn.transcripts.files.listing import (
-    Drop,
     SkippedFile,
     Skips,
     claude_candidates,
@@ -77,6 +76,7 @@ from learn.transcripts.files.listing import (
     codex_sessions_dir,
     old_layout_agents,
 )
+from learn.transcripts.files.other_projects import StoredHead, elsewhere
 from learn.transcripts.files.sources import SourceStat
 from learn.transcripts.gemini.places import gemini_dir
 from learn.transcripts.opencode.places import data_dir as opencode_data_dir
@@ -135,21 +135,6 @@ class HeadReader(Protocol):
         """The head known of `path` while the file is as `st` says, without reading
         it; None when none is known (`scan(quick=True)`)."""
         ...
-
-
-class StoredHead(Protocol):
-    """A head as the session index keeps it (learn.store.session_index.HeadRow)."""
-
-    @property
-    def cwd(self) -> str | None: ...
-    @property
-    def subagent(self) -> str | None: ...
-    @property
-    def branch(self) -> str | None: ...
-    @property
-    def repository(self) -> str | None: ...
-    @property
-    def commit_hash(self) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +251,7 @@ def _scan(
         known.add_root(named)
         want = project_here(named, known)
         named_key = known.key(named)
-    drop = (_elsewhere(heads, known, want, named_key)
+    drop = (elsewhere(heads.unchanged_head, known, want, named_key)
             if quick and heads is not None and want is not None else None)
     gemini_base, copilot_base, opencode_base = gemini_dir(), copilot_dir(), opencode_data_dir()
     candidates = [
@@ -383,29 +368,6 @@ def _scan(
     return Discovery(files=files, skipped=dict(skips.counts),
                      roots=tuple(r for r in roots if r in (projects_dir, sessions_dir) or r.exists()),
                      skipped_files=tuple(skips.files), project=want)
-
-
-def _elsewhere(heads: HeadReader, known: Known, want: str, named_key: str) -> Drop:
-    """Whether a listed file is, by its unchanged head, of another project than `want`
-    and outside the folder named (what the scan's loop would skip as "other_project"),
-    and its folder one `known` holds (the loop's `add_folder` would change nothing):
-    decided once per folder and hints."""
-    decided: dict[tuple[str, str | None, str | None, str | None], bool] = {}
-
-    def drop(path: str, st: os.stat_result) -> bool:
-        head = heads.unchanged_head(path, st)
-        if head is None or head.subagent is not None or not head.cwd:
-            return False
-        seen = (cwd := head.cwd, head.branch, head.repository, head.commit_hash)
-        out = decided.get(seen)
-        if out is None:
-            hints = Hints(*seen[1:])
-            out = decided[seen] = (
-                known.holds(cwd, hints) and project_of(cwd, known, hints) != want
-                and not (is_path(cwd) and key_within(known.key(cwd), named_key)))
-        return out
-
-    return drop
 
 
 def _may_be(listed: str, prefix: str, whole: bool) -> bool:
