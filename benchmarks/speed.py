@@ -70,11 +70,13 @@ def _env(home: Path, data: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def _learn(env: dict[str, str], *args: str) -> Timed:
+def _learn(env: dict[str, str], *args: str, code: Path = ROOT) -> Timed:
+    """`learn ARGS` with the learn of `code` (its folder is the working directory, which
+    `python -m` puts first on the path), timed."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "learn", *args], env=env, capture_output=True,
-                         text=True, timeout=3600, cwd=ROOT)
+                         text=True, timeout=3600, cwd=code)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
@@ -87,7 +89,7 @@ def _learn(env: dict[str, str], *args: str) -> Timed:
 TERMINAL_COLUMNS = 100
 
 
-def _learn_in_terminal(env: dict[str, str], *args: str) -> Timed:
+def _learn_in_terminal(env: dict[str, str], *args: str, code: Path = ROOT) -> Timed:
     """`learn ...` with a pseudo-terminal of TERMINAL_COLUMNS for its stdout, as a person
     runs it: rich then styles what it prints (ANSI codes) and wraps at the terminal's
     width, work a piped run does not do."""
@@ -102,7 +104,7 @@ def _learn_in_terminal(env: dict[str, str], *args: str) -> Timed:
     tty_env["TERM"] = "xterm-256color"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "learn", *args], env=tty_env, cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "learn", *args], env=tty_env, cwd=code,
                             stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE)
     os.close(slave)
     chunks: list[bytes] = []
@@ -215,16 +217,22 @@ def warm_run(home: Path, work: Path, repeat: int) -> tuple[Figure, list[float]]:
     return figure, setup
 
 
-def shows(home: Path, work: Path, repeat: int) -> dict[str, Figure]:
-    env = _env(home, work)
-    rows = json.loads(_learn(env, "sessions", "--all-projects", "--json")[2])["sessions"]
-    rows.sort(key=lambda r: r["size_bytes"])
+def show_picks(listing: str) -> dict[str, dict[str, Any]]:
+    """The sessions `learn show` is measured on, from `learn sessions --json`: the largest,
+    a median one, and in the big tree an observer's and a person's."""
+    rows = sorted(json.loads(listing)["sessions"], key=lambda r: r["size_bytes"])
     picks = {"largest": rows[-1], "median": rows[len(rows) // 2]}
     observers = [r for r in rows if r["project"] == PLUGIN_DIR]
     people = [r for r in rows if r["project"] != PLUGIN_DIR]
     if observers:
         picks["observer"] = observers[len(observers) // 2]
         picks["person"] = people[len(people) // 2]
+    return picks
+
+
+def shows(home: Path, work: Path, repeat: int) -> dict[str, Figure]:
+    env = _env(home, work)
+    picks = show_picks(_learn(env, "sessions", "--all-projects", "--json")[2])
     out = {f"{name} ({r['size_bytes'] / 1e3:.0f} kB)": _repeat(lambda r=r: _learn(env, "show", r["id"]),
                                                                  repeat)
            for name, r in picks.items()}

@@ -1,0 +1,84 @@
+"""`learn show` with this tree's code against another revision's, run by run.
+
+    .venv/bin/python benchmarks/show_against.py [OUT_DIR] [--ref main]
+        [--shapes tree,spread,long] [--sessions 1000] [--mb 300] [--repeat 7]
+
+benchmarks/speed.py gives `learn show`'s CPU against a target in seconds; on a
+shared machine whose speed drifts (a fixed Python loop took 0.35-0.65 s CPU
+within minutes on the 2-core development box) a figure in seconds moves as much
+as a change does. This measures a change as a ratio: REF's code (`git archive`)
+and this tree's, each with a store of its own filled by one `learn sessions`,
+show the same sessions (speed.py's picks: the largest, a median one, in the tree
+an observer's and a person's; the largest again in a pseudo-terminal of 100
+columns) alternately, --repeat times each, so both meet the same drift. Prints
+the median CPU of each and this tree's over REF's.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from benchmarks.homes import SHAPES  # noqa: E402
+from benchmarks.index import _option, _text_option  # noqa: E402
+from benchmarks.same_judgement import _export  # noqa: E402
+from benchmarks.speed import _env, _home, _learn, _learn_in_terminal, show_picks  # noqa: E402
+
+
+def _compiled(code: Path) -> None:
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "learn")], check=True,
+                   capture_output=True)
+
+
+def against(home: Path, work: Path, ref_code: Path, repeat: int) -> None:
+    codes = {"ref": ref_code, "here": ROOT}
+    envs = {}
+    for name, code in codes.items():
+        data = work / f"data-{name}"
+        shutil.rmtree(data, ignore_errors=True)
+        envs[name] = {**_env(home, data), "PYTHONPATH": str(code)}
+        listing = _learn(envs[name], "sessions", "--all-projects", "--json", code=code)[2]
+    picks = show_picks(listing)
+    runs = [(name, row, False) for name, row in picks.items()]
+    runs.append(("largest-terminal", picks["largest"], True))
+    for label, row, terminal in runs:
+        cpu: dict[str, list[float]] = {"ref": [], "here": []}
+        for _ in range(max(1, repeat)):
+            for name, code in codes.items():
+                run = _learn_in_terminal if terminal else _learn
+                cpu[name].append(run(envs[name], "show", row["id"], code=code)[0])
+        ref, here = statistics.median(cpu["ref"]), statistics.median(cpu["here"])
+        print(f"  `learn show` {label:16} ({row['size_bytes'] / 1e3:5.0f} kB)  ref {ref:.3f} s "
+              f"({min(cpu['ref']):.3f}-{max(cpu['ref']):.3f})  here {here:.3f} s "
+              f"({min(cpu['here']):.3f}-{max(cpu['here']):.3f})  {here / ref:.2f}x")
+
+
+def main(argv: list[str]) -> int:
+    args = list(argv)
+    ref = _text_option(args, "--ref", "main")
+    shapes = _text_option(args, "--shapes", ",".join(SHAPES)).split(",")
+    sessions = _option(args, "--sessions", 1000)
+    mb = _option(args, "--mb", 300)
+    repeat = _option(args, "--repeat", 7)
+    out = Path(args[0]) if args else Path(tempfile.gettempdir()) / "learn-show-against"
+    ref_code = _export(ref, out / f"ref-{ref}")
+    _compiled(ref_code)
+    _compiled(ROOT)
+    for shape in shapes:
+        home = _home(out, shape, sessions, mb)
+        print(f"{shape}, {sessions} sessions: {ref} (ref) against this tree (here), CPU median "
+              f"of {repeat} alternating runs")
+        against(home, out / f"work-against-{shape}-{sessions}", ref_code, repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
