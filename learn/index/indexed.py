@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import msgspec
 
+from learn.transcripts.files.sources import stat_identity
 from learn.transcripts.view.compact import (
     decode_candidates,
     decode_view,
@@ -447,8 +448,7 @@ class CachedHeads:
     def unchanged_head(self, path: str, st: os.stat_result) -> HeadRow | None:
         """The head stored for `path` when the file is as `st` found it (no read), else None."""
         row = self._new.get(path) or self._rows.get(path)
-        if row is None or (row.size, row.mtime_ns, row.inode) != (st.st_size, st.st_mtime_ns,
-                                                                    st.st_ino):
+        if row is None or not same_file(row, stat_identity(st)):
             return None
         self._present.add(path)
         return row

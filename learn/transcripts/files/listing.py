@@ -63,14 +63,17 @@ class Skips:
 
 def codex_name_id(path: Path) -> str | None:
     """The uuid a Codex rollout's file name ends with (`rollout-<ts>-<uuid>.jsonl[.zst]`)."""
-    match = _CODEX_UUID_RE.search(path.name.split(".jsonl")[0])
+    return _name_uuid(path.name)
+
+
+def _name_uuid(name: str) -> str | None:
+    match = _CODEX_UUID_RE.search(name.split(".jsonl")[0])
     return match.group(1) if match else None
 
 
 def _codex_id(name: str) -> str:
     """A rollout's id by its file name: the uuid it ends with, else the name."""
-    match = _CODEX_UUID_RE.search(name.split(".jsonl")[0])
-    return match.group(1) if match else name[: name.index(".jsonl")]
+    return _name_uuid(name) or name[: name.index(".jsonl")]
 
 
 def claude_session_id(path: Path) -> str | None:
