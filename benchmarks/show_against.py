@@ -4,9 +4,9 @@
         [--shapes tree,spread,long] [--sessions 1000] [--mb 300] [--repeat 7]
 
 benchmarks/speed.py gives `learn show`'s CPU against a target in seconds; on a
-shared machine whose speed drifts (a fixed Python loop took 0.35-0.65 s CPU
-within minutes on the 2-core development box) a figure in seconds moves as much
-as a change does. This measures a change as a ratio: REF's code (`git archive`)
+shared machine whose speed drifts (speed.py's orjson baseline of one home took
+0.65-1.19 s CPU across runs within two hours on the 2-core development box) a
+figure in seconds moves as much as a change does. This measures a change as a ratio: REF's code (`git archive`)
 and this tree's, each with a store of its own filled by one `learn sessions`,
 show the same sessions (speed.py's picks: the largest, a median one, in the tree
 an observer's and a person's; the largest again in a pseudo-terminal of 100
