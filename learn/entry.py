@@ -4,7 +4,8 @@ Claude Code runs `learn hook instructions-loaded` for every instruction file a
 session loads (learn.hook.loads), and ends a session's hooks with the session.
 Importing the command line costs click (42 ms of a 47 ms `learn.cli` import,
 measured with -X importtime), so that one subcommand is sent on before it; every
-other invocation goes to learn.cli.
+other invocation goes to learn.cli, with a standard output that can print any
+text (learn.output_encoding).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ def main() -> None:
         from learn.hook.loads import main as record_load
 
         sys.exit(record_load())
+    import learn.output_encoding
+
+    learn.output_encoding.make_writable(sys.stdout)
     from learn.cli import main as cli
 
     cli()

@@ -103,7 +103,9 @@ _SENTENCE_END: Final = ("?", "？", "。", "！", "!")
 
 
 def _sentence(value: str) -> bool:
-    return value.endswith(_SENTENCE_END) or len(_unspaced().findall(value)) >= 4
+    if value.endswith(_SENTENCE_END):
+        return True
+    return not value.isascii() and len(_unspaced().findall(value)) >= 4
 
 
 def _is_secret_reply(text: str, asks: str) -> bool:
@@ -111,16 +113,22 @@ def _is_secret_reply(text: str, asks: str) -> bool:
     few words none of which is a function word ("correct horse battery staple", not
     "skip for now")."""
     value = text.strip().strip("`'\"")
-    if not value or value.casefold().rstrip(".!") in _DECLINE or value.startswith("[REDACTED"):
+    if not value:
         return False
-    if is_variable_ref(value) or _sentence(value):
-        return False  # `$DB_PASSWORD` names where it is; a question asks
+    # The shape first, the sentence test (a regex over the whole reply) last: every
+    # typed turn after an agent's message is asked this, and most are sentences of
+    # many words (the old order was 5% of building a listing's views).
     words = value.split()
     if len(words) == 1:
-        return len(value) >= 4 if asks == "password" else _looks_like_key(value)
-    if asks != "password" or len(words) > _MAX_SECRET_WORDS:
+        shaped = len(value) >= 4 if asks == "password" else _looks_like_key(value)
+    elif asks != "password" or len(words) > _MAX_SECRET_WORDS:
         return False
-    return not any(w.casefold().strip(".,;:!?") in _FUNCTION_WORDS for w in words)
+    else:
+        shaped = not any(w.casefold().strip(".,;:!?") in _FUNCTION_WORDS for w in words)
+    if not shaped or value.casefold().rstrip(".!") in _DECLINE or value.startswith("[REDACTED"):
+        return False
+    # `$DB_PASSWORD` names where it is; a question asks.
+    return not (is_variable_ref(value) or _sentence(value))
 
 
 def _numbered(text: str) -> dict[str, str]:

@@ -229,10 +229,21 @@ class _Corpus:
         got = self._short.get(folded)
         if got is None:
             got = self._short[folded] = sum(
-                1 for o in self.own.values() if folded in o.keys.folds and any(
+                1 for o in self._holding.get(folded, ()) if any(
                     self.keys.of(t).folded == folded and not self.instance(t)
                     for t in o.view().human_turns))
         return got
+
+    @cached_property
+    def _holding(self) -> dict[bytes, list[_Own]]:
+        """folded digest -> the sessions (in corpus order) with a turn folding to it: a
+        text's sessions looked up, not every session asked in turn (that scan was
+        sessions x free replies, 1.9% of a first listing of 1,000 sessions)."""
+        out: dict[bytes, list[_Own]] = {}
+        for o in self.own.values():
+            for folded in o.keys.folds:
+                out.setdefault(folded, []).append(o)
+        return out
 
     def facts(self, i: int) -> OriginFacts:
         """What session `i` says about who started it (`origin.OriginFacts`)."""

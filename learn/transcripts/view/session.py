@@ -117,11 +117,22 @@ def build_session(
     # Tool names and AskUserQuestion options come from every event, not just the
     # branch: a result on the branch can answer a call the walk reached first.
     calls: dict[str, ToolUseBlock] = {}
+    # The times of the user and assistant entries not a fork copied (below), in this
+    # one pass: exact type tests, as in _branch_times (no class derives from these).
+    own: list[datetime] = []
+    exchanged = 0
     for event in events:
-        if isinstance(event, AssistantEvent):
-            for block in event.blocks:
-                if isinstance(block, ToolUseBlock):
+        kind = type(event)
+        if kind is AssistantEvent:
+            for block in event.blocks:  # type: ignore[union-attr]
+                if type(block) is ToolUseBlock:
                     calls[block.id] = block
+        elif kind is not UserEvent:
+            continue
+        exchanged += 1
+        meta = event.meta  # type: ignore[union-attr]
+        if meta.copied_from is None:
+            own.append(meta.timestamp)
 
     reader = TypedReader(fingerprints, transcript.provider)
     builder = _Builder(calls, reader, dequeued(events), detail=detail)
@@ -139,9 +150,7 @@ def build_session(
     # A fork (`/branch`) opens with the earlier session's entries under their own
     # times: it starts at its first entry of its own, after the session it came from,
     # which keeps the turns typed there (learn.transcripts.view.resume: oldest wins).
-    own = [e.meta.timestamp for e in events
-           if isinstance(e, UserEvent | AssistantEvent) and e.meta.copied_from is None]
-    forked = len(own) < sum(1 for e in events if isinstance(e, UserEvent | AssistantEvent))
+    forked = len(own) < exchanged
     started = min(own) if forked and own else (min(stamps) if stamps else None)
     session = Session(
         id=session_id_of(events, transcript.path),

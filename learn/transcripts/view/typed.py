@@ -356,11 +356,13 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
         matched = [len(f) >= PASTED_LINE_MIN_CHARS and f in said for f in folded]
     else:  # no line long enough to be pasted: the messages need not be read
         matched = [False] * len(lines)
+    # Most turns hold no glyph at all: one scan of the text spares two per line.
+    glyphs = any(g in text for g in _GLYPHS)
+    if not glyphs and not any(matched):
+        return text  # nothing below could drop a line (the walk was 40% of this)
     keep: list[str] = []
     in_glyph_block = False
     dropped = False
-    # Most turns hold no glyph at all: one scan of the text spares two per line.
-    glyphs = any(g in text for g in _GLYPHS)
     for i, line in enumerate(lines):
         glyph = _GLYPH_LINE_RE.match(line) if glyphs else None
         mid = None if glyph or not glyphs else _MID_GLYPH_RE.search(line)
