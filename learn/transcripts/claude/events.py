@@ -64,6 +64,8 @@ __all__ = ["materialize"]
 
 
 def _meta(w: Env) -> EntryMeta:
+    # Most entries were not copied by a fork: no call to find out (one per event).
+    source, uuid = (None, None) if w.forked_from is None else _copied_from(w)
     return EntryMeta(
         w.uuid,
         w.session_id,
@@ -80,7 +82,8 @@ def _meta(w: Env) -> EntryMeta:
         w.user_type,
         w.slug,
         w.agent_id,
-        *_copied_from(w),
+        source,
+        uuid,
     )
 
 

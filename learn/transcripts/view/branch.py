@@ -123,12 +123,14 @@ def active_branch(events: Sequence[TranscriptEvent], *, flat: bool = False) -> l
     order rather than silently losing everything before it. Files with no links
     at all (legacy, and Codex, whose rollouts never branch) read flat.
     """
+    if flat:  # read flat whatever its links say (none are read: a Codex rollout's raw lines)
+        return list(range(len(events)))
     links = _all_links(events)
     by_uuid: dict[str, int] = {}
     for i, (uuid, _) in enumerate(links):
         if uuid is not None:
             by_uuid[uuid] = i
-    if flat or not by_uuid or not any(parent for _, parent in links):
+    if not by_uuid or not any(parent for _, parent in links):
         return list(range(len(events)))
 
     start = _last(events, links, len(events), conversation=True)

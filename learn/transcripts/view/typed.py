@@ -262,7 +262,8 @@ def _in_fence(text: str, at: int) -> bool:
 
 # ---------------------------------------------------------------- plan hand-offs
 
-_PLAN_HANDOFF_RE: Final = re.compile(r"^[ \t]*Implement the following plan:[ \t]*$", re.M)
+_PLAN_HANDOFF: Final = "Implement the following plan:"
+_PLAN_HANDOFF_RE: Final = re.compile(r"^[ \t]*" + re.escape(_PLAN_HANDOFF) + r"[ \t]*$", re.M)
 # Claude Code's trailer after the handed-off plan (2.x): where the plan ends.
 _PLAN_TRAILER_RE: Final = re.compile(
     r"^[ \t]*If you need specific details from before exiting plan mode\b[^\n]*\n?", re.M
@@ -278,7 +279,8 @@ def split_plan_handoff(text: str) -> tuple[str, str, str] | None:
     Claude Code's "read the full transcript at" trailer is the person's. With
     no trailer the plan runs to the end.
     """
-    marker = _PLAN_HANDOFF_RE.search(text)
+    # The regex tries every line of every turn; the phrase itself is one scan in C.
+    marker = _PLAN_HANDOFF_RE.search(text) if _PLAN_HANDOFF in text else None
     if marker is None:
         return None
     rest = text[marker.end() :]
