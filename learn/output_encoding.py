@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import codecs
 import os
-from typing import TextIO
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 def holds_all_text(encoding: str | None) -> bool:
@@ -35,16 +38,16 @@ def holds_all_text(encoding: str | None) -> bool:
     return name.startswith("utf")  # utf-8, utf-8-sig, utf-16(-le/-be), utf-32, utf-7
 
 
-def make_writable(stream: TextIO, *, chosen: bool | None = None) -> None:
-    """Set `stream` up as the module docstring says (a stream that cannot be
-    reconfigured, as under a test runner's capture, is left as it is)."""
+def make_writable(stream: TextIO | None, *, chosen: bool | None = None) -> None:
+    """Set `stream` (sys.stdout) up as the module docstring says; one that cannot be
+    reconfigured (a test runner's capture, None under pythonw) is left as it is."""
     reconfigure = getattr(stream, "reconfigure", None)
     if reconfigure is None or holds_all_text(getattr(stream, "encoding", None)):
         return
     if chosen is None:
         chosen = bool(os.environ.get("PYTHONIOENCODING"))
     try:
-        interactive = stream.isatty()
+        interactive = bool(getattr(stream, "isatty", lambda: False)())
     except (OSError, ValueError):
         interactive = False
     try:

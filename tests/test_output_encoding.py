@@ -113,7 +113,7 @@ def test_only_a_utf_holds_all_text() -> None:
 
 def test_a_stream_that_cannot_be_reconfigured_is_left_alone() -> None:
     stream = io.StringIO()
-    make_writable(stream)  # type: ignore[arg-type]
+    make_writable(stream)
     stream.write("→")
     assert stream.getvalue() == "→"
 
