@@ -31,11 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.homes import SHAPES  # noqa: E402
-from benchmarks.index import _option, _text_option  # noqa: E402
-from benchmarks.same_judgement import _export  # noqa: E402
-from benchmarks.show_against import _compiled  # noqa: E402
-from benchmarks.speed import _env, _home, _learn, orjson_base  # noqa: E402
+from benchmarks.ab import AB  # noqa: E402
+from benchmarks.speed import _env, _learn, orjson_base  # noqa: E402
 
 _LISTING = ("sessions", "--all-projects", "--json")
 
@@ -72,24 +69,12 @@ def against(home: Path, work: Path, ref_code: Path, repeat: int) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    args = list(argv)
-    ref = _text_option(args, "--ref", "main")
-    shapes = _text_option(args, "--shapes", ",".join(SHAPES)).split(",")
-    sessions = _option(args, "--sessions", 1000)
-    mb = _option(args, "--mb", 300)
-    repeat = _option(args, "--repeat", 5)
-    out = Path(args[0]) if args else Path(tempfile.gettempdir()) / "learn-listing-against"
-    ref_code = _export(ref, out / f"ref-{ref}")
-    _compiled(ref_code)
-    _compiled(ROOT)
+    ab = AB.from_argv(argv, repeat=5, out=Path(tempfile.gettempdir()) / "learn-listing-against")
     ok = True
-    for shape in shapes:
-        home = _home(out, shape, sessions, mb)
-        print(f"{shape}, {sessions} sessions: {ref} (ref) against this tree (here), CPU median "
-              f"of {repeat} alternating runs")
-        ok = against(home, out / f"work-listing-{shape}-{sessions}", ref_code, repeat) and ok
+    for shape, home in ab.homes():
+        ok = against(home, ab.out / f"work-listing-{shape}-{ab.sessions}", ab.ref_code,
+                     ab.repeat) and ok
     return 0 if ok else 1
-
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))

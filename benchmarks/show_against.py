@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -27,15 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from benchmarks.homes import SHAPES  # noqa: E402
-from benchmarks.index import _option, _text_option  # noqa: E402
-from benchmarks.same_judgement import _export  # noqa: E402
-from benchmarks.speed import _env, _home, _learn, _learn_in_terminal, show_picks  # noqa: E402
-
-
-def _compiled(code: Path) -> None:
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "learn")], check=True,
-                   capture_output=True)
+from benchmarks.ab import AB  # noqa: E402
+from benchmarks.speed import _env, _learn, _learn_in_terminal, show_picks  # noqa: E402
 
 
 def against(home: Path, work: Path, ref_code: Path, repeat: int) -> None:
@@ -62,23 +54,10 @@ def against(home: Path, work: Path, ref_code: Path, repeat: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    args = list(argv)
-    ref = _text_option(args, "--ref", "main")
-    shapes = _text_option(args, "--shapes", ",".join(SHAPES)).split(",")
-    sessions = _option(args, "--sessions", 1000)
-    mb = _option(args, "--mb", 300)
-    repeat = _option(args, "--repeat", 7)
-    out = Path(args[0]) if args else Path(tempfile.gettempdir()) / "learn-show-against"
-    ref_code = _export(ref, out / f"ref-{ref}")
-    _compiled(ref_code)
-    _compiled(ROOT)
-    for shape in shapes:
-        home = _home(out, shape, sessions, mb)
-        print(f"{shape}, {sessions} sessions: {ref} (ref) against this tree (here), CPU median "
-              f"of {repeat} alternating runs")
-        against(home, out / f"work-against-{shape}-{sessions}", ref_code, repeat)
+    ab = AB.from_argv(argv, repeat=7, out=Path(tempfile.gettempdir()) / "learn-show-against")
+    for shape, home in ab.homes():
+        against(home, ab.out / f"work-against-{shape}-{ab.sessions}", ab.ref_code, ab.repeat)
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))

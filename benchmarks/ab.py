@@ -1,0 +1,60 @@
+"""What the run-by-run comparisons share (show_against.py, listing_against.py): their
+options, REF's code exported (`git archive`) and both codes compiled, and the homes.
+
+    [OUT_DIR] [--ref main] [--shapes spread,tree,long] [--sessions 1000] [--mb 300]
+    [--repeat N]
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+from benchmarks.homes import SHAPES  # noqa: E402
+from benchmarks.index import _option, _text_option  # noqa: E402
+from benchmarks.same_judgement import _export  # noqa: E402
+from benchmarks.speed import _home  # noqa: E402
+
+
+def compiled(code: Path) -> None:
+    """Bytecode for `code`'s learn, as pip installs it (each run then starts the same)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "learn")], check=True,
+                   capture_output=True)
+
+
+@dataclass(frozen=True)
+class AB:
+    ref: str
+    ref_code: Path
+    shapes: list[str]
+    sessions: int
+    mb: int
+    repeat: int
+    out: Path
+
+    @classmethod
+    def from_argv(cls, argv: list[str], *, repeat: int, out: Path) -> AB:
+        args = list(argv)
+        ref = _text_option(args, "--ref", "main")
+        shapes = _text_option(args, "--shapes", ",".join(SHAPES)).split(",")
+        sessions = _option(args, "--sessions", 1000)
+        mb = _option(args, "--mb", 300)
+        times = _option(args, "--repeat", repeat)
+        where = Path(args[0]) if args else out
+        ref_code = _export(ref, where / f"ref-{ref}")
+        compiled(ref_code)
+        compiled(ROOT)
+        return cls(ref, ref_code, shapes, sessions, mb, times, where)
+
+    def homes(self) -> Iterator[tuple[str, Path]]:
+        """Each shape's home (built once under the output folder), its header printed."""
+        for shape in self.shapes:
+            home = _home(self.out, shape, self.sessions, self.mb)
+            print(f"{shape}, {self.sessions} sessions: {self.ref} (ref) against this tree "
+                  f"(here), CPU median of {self.repeat} alternating runs")
+            yield shape, home
