@@ -177,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_noisy:
         for c in args.corpora:
             rows.extend(noisy.fault_runs(c, seed=args.noisy_seed))
-    baseline = json.loads(args.baseline.read_text()) if args.baseline.exists() else None
+    baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline.exists() else None
     noisy_now = noisy.baseline_metrics(rows)
     language_text, language_problems = _language_report(reports, rows)
     outcome_failures: list[str] = []
@@ -217,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           **({"languages": r.languages} if r.languages else {})} for r in reports}
     if args.out:
         out = {**payload, "noisy": noisy.to_json(rows)}
-        args.out.write_text(json.dumps(out, indent=2, sort_keys=True) + "\n")
+        args.out.write_text(json.dumps(out, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     if args.write_baseline:
         base = {c: {"metrics": v["metrics"], **({"noisy": noisy_now[c]} if c in noisy_now else {})}
                 for c, v in payload.items()}
@@ -231,7 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         merged = dict(baseline or {})
         for c, entry in base.items():
             merged[c] = {**merged.get(c, {}), **entry}
-        args.baseline.write_text(json.dumps(merged, indent=2, sort_keys=True) + "\n")
+        args.baseline.write_text(json.dumps(merged, indent=2, sort_keys=True) + "\n",
+                                 encoding="utf-8")
         print(f"baseline written to {args.baseline}")
     if args.gate:
         if baseline is None:

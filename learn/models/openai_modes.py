@@ -138,7 +138,7 @@ def _read(path: Path | None) -> dict[str, Mode]:
     if path is None:
         return {}
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):

@@ -117,7 +117,7 @@ def installed_version() -> str | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     try:
-        text = (Path(next(iter(spec.submodule_search_locations))) / "__version__.py").read_text()
+        text = (Path(next(iter(spec.submodule_search_locations))) / "__version__.py").read_text(encoding="utf-8")
     except OSError:
         return None
     found = re.search(r"""VERSION\s*=\s*['"]([^'"]+)['"]""", text)

@@ -199,7 +199,8 @@ def codex_has_hooks(home: Path | None = None, binary: str = "codex") -> bool | N
     if m is None or tuple(int(x) for x in m.groups()) < CODEX_HOOKS_SINCE:
         return False
     try:
-        config = tomllib.loads((codex_home(home or Path.home()) / "config.toml").read_text())
+        config = tomllib.loads((codex_home(home or Path.home()) / "config.toml").read_text(
+            encoding="utf-8"))
     except (OSError, ValueError):
         return True
     features = config.get("features")
