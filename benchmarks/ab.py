@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from benchmarks.homes import SHAPES
+from benchmarks.index import _option, _text_option
+from benchmarks.same_judgement import _export
+from benchmarks.speed import _home
 
-from benchmarks.homes import SHAPES  # noqa: E402
-from benchmarks.index import _option, _text_option  # noqa: E402
-from benchmarks.same_judgement import _export  # noqa: E402
-from benchmarks.speed import _home  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def compiled(code: Path) -> None:

@@ -6,12 +6,12 @@
 benchmarks/speed.py gives `learn show`'s CPU against a target in seconds; on a
 shared machine whose speed drifts (speed.py's orjson baseline of one home took
 0.65-1.19 s CPU across runs within two hours on the 2-core development box) a
-figure in seconds moves as much as a change does. This measures a change as a ratio: REF's code (`git archive`)
-and this tree's, each with a store of its own filled by one `learn sessions`,
-show the same sessions (speed.py's picks: the largest, a median one, in the tree
-an observer's and a person's; the largest again in a pseudo-terminal of 100
-columns) alternately, --repeat times each, so both meet the same drift. Prints
-the median CPU of each and this tree's over REF's.
+figure in seconds moves as much as a change does. This measures a change as a
+ratio: REF's code (`git archive`) and this tree's, each with a store of its own
+filled by one `learn sessions`, show the same sessions (speed.py's picks: the
+largest, a median one, in the tree an observer's and a person's; the largest
+again in a pseudo-terminal of 100 columns) alternately, --repeat times each, so
+both meet the same drift. Prints the median CPU of each and this tree's over REF's.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ def main(argv: list[str]) -> int:
     for shape, home in ab.homes():
         against(home, ab.out / f"work-against-{shape}-{ab.sessions}", ab.ref_code, ab.repeat)
     return 0
+
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))

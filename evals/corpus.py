@@ -120,8 +120,8 @@ def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = No
             started = time.perf_counter()
             result, trace = run_pipeline(options, config, backend=backend)
             wall = time.perf_counter() - started
-            written = [p.read_text(encoding="utf-8", errors="replace") for p in _files_under(root / "corpus" / "data")]
-            written += [p.read_text(encoding="utf-8", errors="replace") for p in _files_under(root / "corpus" / "cache")]
+            written = [p.read_text(encoding="utf-8", errors="replace")
+                       for kind in ("data", "cache") for p in _files_under(root / "corpus" / kind)]
         data = result.to_json()
         verified = [metrics.Occurrence(o.session, o.kind, o.text, o.label, o.command)
                     for o in trace.labelled]

@@ -361,7 +361,7 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
     # Most turns hold no glyph at all: one scan of the text spares two per line.
     glyphs = any(g in text for g in _GLYPHS)
     if not glyphs and not any(matched):
-        return text  # nothing below could drop a line (the walk was 40% of this)
+        return text  # nothing below could drop a line: the walk over them is skipped
     keep: list[str] = []
     in_glyph_block = False
     dropped = False
