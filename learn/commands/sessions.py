@@ -196,6 +196,7 @@ def _iso(value: datetime | None) -> str | None:
               help="Count the typed turns of sessions a program started (as `learn run --include-programmatic`).")
 def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
     """List the sessions learn can read (current project by default)."""
+    from learn import collector
     from learn.index.indexed import CachedHeads, indexed_views, min_signal_confidence
     from learn.store import open_store
     from learn.transcripts.view.replay_files import (
@@ -204,8 +205,9 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
 
     cache = FingerprintCache()
     # Through the session index: an unchanged file is not opened, and its row
-    # comes from the stored summary without decoding the view.
-    with open_store(local_only=True) as local:
+    # comes from the stored summary without decoding the view. The reading and the
+    # judgement make no cycles (learn.collector).
+    with collector.paused(), open_store(local_only=True) as local:
         index = local.index
         heads = CachedHeads(index)
         discovery = scope.scan(heads)

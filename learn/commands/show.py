@@ -179,16 +179,13 @@ SHOW_CHARS = 3000
 def command(session_ref: str, as_json: bool, reveal: bool, full: bool,
             include_programmatic: bool) -> None:
     """Show one session (id, unique id prefix, or path) as learn sees it, secrets redacted."""
-    import gc
+    from learn import collector
 
     # A process that reads one session, prints it and ends: the cyclic collector
     # frees nothing here (126 objects, whatever the session's size) and cost a
     # tenth of the command (~0.03 s CPU in a tree of 1,000 sessions, issue 32).
-    gc.disable()
-    try:
+    with collector.paused():
         _show(session_ref, as_json, reveal, full, include_programmatic)
-    finally:
-        gc.enable()
 
 
 def _show(session_ref: str, as_json: bool, reveal: bool, full: bool,
