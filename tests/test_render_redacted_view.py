@@ -58,3 +58,20 @@ def test_without_inputs_they_are_dropped_and_the_rest_is_redacted_the_same() -> 
     assert lean.tool_calls[0].summary == whole.tool_calls[0].summary
     assert lean.human_turns == whole.human_turns and lean.failures == whole.failures
     assert lean.denials == whole.denials
+
+
+def test_an_item_with_nothing_to_redact_is_kept_and_one_with_a_secret_is_not() -> None:
+    clean = HumanTurn("run the linter before committing", "typed", AT, 5)
+    quiet = ToolCall("t3", "Read", "README.md", {}, AT, 6)
+    loud = ToolCall("t4", "Read", "README.md", {"file_path": "README.md"}, AT, 7)
+    base = _session()
+    session = Session(**{**{f: getattr(base, f) for f in base.__dataclass_fields__},
+                         "timeline": (*base.timeline, clean, quiet, loud),
+                         "human_turns": (*base.human_turns, clean),
+                         "tool_calls": (*base.tool_calls, quiet, loud)})
+    out = redact_session(session, inputs=False)
+    assert out.human_turns[-1] is clean and out.tool_calls[1] is quiet
+    # An input to drop is dropped even when the summary holds no secret.
+    assert out.tool_calls[2] is not loud and out.tool_calls[2].input == {}
+    assert out.tool_calls[2].summary == "README.md"
+    assert GITHUB not in repr(out) and PG_PW not in repr(out)
