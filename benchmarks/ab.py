@@ -51,10 +51,12 @@ class AB:
         compiled(ROOT)
         return cls(ref, ref_code, shapes, sessions, mb, times, where)
 
-    def homes(self) -> Iterator[tuple[str, Path]]:
-        """Each shape's home (built once under the output folder), its header printed."""
+    def homes(self, how: str | None = None) -> Iterator[tuple[str, Path]]:
+        """Each shape's home (built once under the output folder), its header printed
+        (`how` the figures are taken)."""
+        how = how or f"CPU median of {self.repeat} alternating runs"
         for shape in self.shapes:
             home = _home(self.out, shape, self.sessions, self.mb)
             print(f"{shape}, {self.sessions} sessions: {self.ref} (ref) against this tree "
-                  f"(here), CPU median of {self.repeat} alternating runs")
+                  f"(here), {how}", flush=True)
             yield shape, home

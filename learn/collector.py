@@ -2,14 +2,15 @@
 
 Reading sessions allocates millions of short-lived objects (wire records, events,
 turns, index rows) and reference counting frees every one of them: none is in a
-cycle. The cyclic collector still ran every few hundred allocations, walking
-what the process held (the imported modules, the rows gathered so far), and was
-a tenth to a fifth of the CPU of a first `learn sessions --all-projects`: one
-process over 1,000 sessions, 2.93 s with it and 2.27 s without (spread), 2.68 s
-and 2.05 s (one big tree), 2.62 s and 2.42 s (a 6 MB session). What it would
-have freed by the end was the same 507 objects in all three homes, and the peak
-memory the same within 1 MB (tests/test_collector.py holds the listing to making
-no garbage that grows with the sessions it reads).
+cycle. The cyclic collector still ran every few hundred allocations, walking what
+the process held (the imported modules, the rows gathered so far): a first
+`learn sessions --all-projects` of 1,000 sessions took 0.96x the CPU without it in
+one process (median of 5 runs alternating with the code before, spread home) and
+0.91-0.98x with its workers (benchmarks/listing_against.py, each shape). Its cost
+is the walk's memory traffic more than its instructions: callgrind counts 0.99x.
+What it would have freed by the end of a listing was the same 507 objects in all
+three homes, and the peak memory the same within 1 MB (tests/test_collector.py
+holds listings to no garbage that grows with the sessions they read).
 
 Forked pool workers (learn.transcripts.pool) inherit the pause.
 """
