@@ -60,8 +60,8 @@ def _both(envs: dict[str, dict[str, str]], codes: dict[str, Path], args: list[st
     out: dict[str, int] = {}
     for name, run in runs.items():
         if run.wait() != 0:
-            raise SystemExit(f"learn {' '.join(args)} failed under valgrind ({name}): "
-                             f"{logs[name].read_text(encoding='utf-8')[-2000:]}")
+            raise SystemExit(f"learn {' '.join(args)} failed under valgrind ({name}); its "
+                             f"valgrind log: {logs[name]}")
         found = _COLLECTED.search(logs[name].read_text(encoding="utf-8"))
         if found is None:
             raise SystemExit(f"no instruction count in {logs[name]}")

@@ -30,8 +30,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 
 def flatten(text: str) -> str:
@@ -106,8 +107,7 @@ QUOTE_MARK: Final = "'"
 DASH: Final = "-"
 
 
-@dataclass(frozen=True, slots=True)
-class Folded:
+class Folded(msgspec.Struct, frozen=True):
     """Folded text and, per folded character, the original span it came from."""
 
     text: str

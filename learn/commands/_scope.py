@@ -13,21 +13,20 @@ options and their resolution live here once:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+import msgspec
 
 from learn.transcripts.files.discover import Discovery, HeadReader, SessionFile, parse_since, scan
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope(msgspec.Struct, frozen=True):
     project: Path  # the project (default: cwd); ignored when all_projects
     all_projects: bool
     since: datetime | None

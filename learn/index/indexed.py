@@ -68,8 +68,7 @@ if TYPE_CHECKING:
     from learn.transcripts.view.model import Session
 
 
-@dataclass(frozen=True, slots=True)
-class Stamp:
+class Stamp(msgspec.Struct, frozen=True):
     size: int
     mtime_ns: int
     inode: int
@@ -221,8 +220,7 @@ class ContextKeys:
         return str(h.hexdigest())
 
 
-@dataclass(frozen=True, slots=True)
-class _Job:
+class _Job(msgspec.Struct, frozen=True):
     path: Path
     fingerprints: Sequence[str]  # a replay.Fingerprints: its scaffold travels with it
     aside_paths: tuple[Path, ...]

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from learn.projects.flavour import ancestors, key_parent, path_key
 from learn.projects.remote import repository_id
@@ -35,8 +36,7 @@ _URL: Final = re.compile(r"^\s*url\s*=\s*(.+?)\s*$")
 _SHA: Final = re.compile(r"^[0-9a-f]{7,64}$")
 
 
-@dataclass(frozen=True, slots=True)
-class Checkout:
+class Checkout(msgspec.Struct, frozen=True):
     """A checkout on disk: its own folder and the repository it belongs to (path keys)."""
 
     root: str  # the folder holding `.git`: a main checkout or a worktree

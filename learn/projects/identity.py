@@ -39,6 +39,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+import msgspec
+
 from learn.projects.flavour import (
     ancestors,
     home_key,
@@ -60,8 +62,7 @@ _NESTED: Final = re.compile(r"^(.*?)[\\/]\.claude[\\/]worktrees[\\/][^\\/]+(?:[\
 _MAX_DEPTH: Final = 8
 
 
-@dataclass(frozen=True, slots=True)
-class Hints:
+class Hints(msgspec.Struct, frozen=True):
     """What a transcript recorded about the folder it ran in."""
 
     branch: str | None = None  # Claude Code's gitBranch, Codex's git.branch

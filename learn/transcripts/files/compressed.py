@@ -21,9 +21,10 @@ and the listing says so (`learn sessions`).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 ZSTD_MAGIC: Final = b"\x28\xb5\x2f\xfd"
 ZST_SUFFIX: Final = ".zst"
@@ -42,8 +43,7 @@ def inflate_limit(compressed_size: int) -> int:
     return min(MAX_INFLATED, max(MIN_INFLATED, MAX_RATIO * compressed_size))
 
 
-@dataclass(frozen=True, slots=True)
-class Inflated:
+class Inflated(msgspec.Struct, frozen=True):
     data: bytes
     complete: bool  # the last frame ended (False: the file was cut short, or `cut`)
     cut: bool = False  # stopped at the inflate limit: the rest of the file is unread

@@ -50,6 +50,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final, Protocol
 
+import msgspec
+
 from learn.projects import (
     Hints,
     Known,
@@ -137,15 +139,14 @@ class HeadReader(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class Discovery:
+class Discovery(msgspec.Struct, frozen=True):
     """What `scan` found, plus why the rest was left out (for "why nothing?")."""
 
     files: list[SessionFile]
     # reason -> count: "unreadable", "too_old", "other_project", "no_cwd",
     # "duplicate", "subagent" (a Codex subagent rollout), and "over_limit"
     # (not examined: the limit was already met).
-    skipped: Mapping[str, int] = field(default_factory=dict)
+    skipped: Mapping[str, int] = msgspec.field(default_factory=dict)
     roots: tuple[Path, ...] = ()
     # The same, file by file.
     skipped_files: tuple[SkippedFile, ...] = ()

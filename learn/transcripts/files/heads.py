@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -38,8 +37,7 @@ _TAIL_BYTES: Final = 16 * 1024
 _TAIL_MAX_BYTES: Final = 4 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Head:
+class Head(msgspec.Struct, frozen=True):
     cwd: str | None
     session_id: str | None
     # Codex: the agent kind when the rollout is a subagent's (`codex_meta.subagent_kind`),
@@ -81,11 +79,11 @@ def read_head(path: Path, provider: Provider) -> Head:
         # unescaped only at object level, never inside a string value.
         match = _CWD_RE.search(data)
         if match:
-            head = replace(head, cwd=_json_str(match.group(1)))
+            head = msgspec.structs.replace(head, cwd=_json_str(match.group(1)))
     if head.session_id is None and provider == "claude":
         match = _SESSION_ID_RE.search(data)
         if match:
-            head = replace(head, session_id=_json_str(match.group(1)))
+            head = msgspec.structs.replace(head, session_id=_json_str(match.group(1)))
     return head
 
 

@@ -15,9 +15,10 @@ import re
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
+
+import msgspec
 
 from learn.transcripts.files.compressed import ZST_SUFFIX
 from learn.transcripts.files.heads import Head, Provider, read_head
@@ -35,8 +36,7 @@ SkipReason = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class SkippedFile:
+class SkippedFile(msgspec.Struct, frozen=True):
     """A file (or directory) discovery left out, and why."""
 
     path: Path
@@ -99,8 +99,7 @@ def codex_sessions_dir(codex_dir: Path | None = None) -> Path:
     return codex_dir / "sessions"
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(msgspec.Struct, frozen=True):
     """A session file found by name, not yet opened."""
 
     path: Path

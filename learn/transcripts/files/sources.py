@@ -15,14 +15,14 @@ discovery's heads) comes through here, so one rule decides what a session is.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 __all__ = ["SourceStat", "in_store", "read_session", "session_exists", "source_stat", "stat_identity"]
 
 
-@dataclass(frozen=True, slots=True)
-class SourceStat:
+class SourceStat(msgspec.Struct, frozen=True):
     """What the session index compares: a file's size, mtime and inode, or a store's stamp."""
 
     size: int

@@ -30,6 +30,8 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Final
 
+import msgspec
+
 from learn.transcripts.templates.entries import (
     Entry,
     SessionKeys,
@@ -275,7 +277,7 @@ class _Corpus:
                          and self._prints.replays(keys.fold(keys.text(t))))
                 for t in view.human_turns
             )
-        return replace(counted, opening_shared=shared, free_reply=free)
+        return msgspec.structs.replace(counted, opening_shared=shared, free_reply=free)
 
     def counted(self, i: int) -> OriginFacts:
         """`facts` but for the opening's share and a free reply: what judge_origins

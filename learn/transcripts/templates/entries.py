@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from itertools import accumulate
 from typing import Final
@@ -54,8 +54,7 @@ def _digest(*parts: bytes) -> bytes:
     return h.digest()
 
 
-@dataclass(frozen=True, slots=True)
-class SessionKeys:
+class SessionKeys(msgspec.Struct, frozen=True):
     """A session's turns' keys, as sets (see the module docstring)."""
 
     resume: frozenset[bytes]  # every turn's `resume_keys`
@@ -79,8 +78,7 @@ def session_keys(turns: Sequence[HumanTurn], keys_of: Callable[[HumanTurn], Text
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Opening:
+class Opening(msgspec.Struct, frozen=True):
     """The turn that opened a session: the first typed one (`corpus`)."""
 
     command: str | None

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Final
+
+import msgspec
 
 from learn.transcripts.templates.keys import Keys
 from learn.transcripts.view.model import HumanTurn, Session, TimelineItem
@@ -44,8 +46,7 @@ def templated(turn: HumanTurn) -> bool:
     return turn.origin in SPOKEN and not turn.filled
 
 
-@dataclass(frozen=True, slots=True)
-class RepeatedPrompt:
+class RepeatedPrompt(msgspec.Struct, frozen=True):
     text: str  # as first seen (file order of the views given)
     sessions: int  # distinct sessions holding it
     by_hand: bool  # pasted by a person (other typed turns around it), not a harness
@@ -166,8 +167,7 @@ def command_suggestion(prompt: RepeatedPrompt, *, excerpt_chars: int = 160) -> d
     return {"excerpt": excerpt, "sessions": prompt.sessions, "chars": len(prompt.text)}
 
 
-@dataclass(frozen=True, slots=True)
-class Machinery:
+class Machinery(msgspec.Struct, frozen=True):
     """The views of a corpus with every program's words taken out (`machinery`)."""
 
     views: list[Session]  # same order as given; origin and evidence set on each

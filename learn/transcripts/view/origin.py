@@ -32,9 +32,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
+
+import msgspec
 
 from learn.transcripts.view.machine_signals import (
     GENERATED_OPENING,
@@ -73,8 +74,7 @@ def session_headless(entrypoint: str | None, signals: Sequence[str]) -> bool:
         or signal_detail(signals, SCRIPTED_BODY) is not None))
 
 
-@dataclass(frozen=True, slots=True)
-class OriginFacts:
+class OriginFacts(msgspec.Struct, frozen=True):
     """What one session says about who started it (`scripted.machinery` fills it)."""
 
     session_id: str

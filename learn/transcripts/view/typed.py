@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from learn.textfold import fold
 from learn.transcripts.view.exclusions import strip_reminders, text_exclusion
@@ -32,8 +33,7 @@ from learn.transcripts.view.replay import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Typed:
+class Typed(msgspec.Struct, frozen=True):
     text: str  # the words the person typed; "" when none
     reason: str | None = None  # why text was dropped or trimmed
     command: str | None = None  # the slash command named, when the turn invoked one
