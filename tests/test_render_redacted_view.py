@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import msgspec
 from secrets_corpus import GITHUB, PG_PW
 
 from learn.render.redacted_view import redact_session
@@ -65,10 +66,9 @@ def test_an_item_with_nothing_to_redact_is_kept_and_one_with_a_secret_is_not() -
     quiet = ToolCall("t3", "Read", "README.md", {}, AT, 6)
     loud = ToolCall("t4", "Read", "README.md", {"file_path": "README.md"}, AT, 7)
     base = _session()
-    session = Session(**{**{f: getattr(base, f) for f in base.__dataclass_fields__},
-                         "timeline": (*base.timeline, clean, quiet, loud),
-                         "human_turns": (*base.human_turns, clean),
-                         "tool_calls": (*base.tool_calls, quiet, loud)})
+    session = msgspec.structs.replace(base, timeline=(*base.timeline, clean, quiet, loud),
+                                      human_turns=(*base.human_turns, clean),
+                                      tool_calls=(*base.tool_calls, quiet, loud))
     out = redact_session(session, inputs=False)
     assert out.human_turns[-1] is clean and out.tool_calls[1] is quiet
     # An input to drop is dropped even when the summary holds no secret.

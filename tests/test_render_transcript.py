@@ -111,8 +111,9 @@ def test_blocks_one_per_item() -> None:
 def test_off_branch_typed_turns_are_rendered_in_time_order_and_verifiable() -> None:
     # Issue 10: the miner sees every typed turn, not only the active branch's,
     # and a quote from a rewound-away turn passes verification.
-    from dataclasses import replace
     from datetime import UTC, datetime
+
+    from msgspec.structs import replace
 
     from learn.transcripts.view.model import HumanTurn
 

@@ -8,12 +8,12 @@ import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from fixtures.view.corpus import HERE, MAIN_ID, encode
+from msgspec.structs import replace
 
 from learn.index.indexed import CachedHeads, IndexedSession, entry_version, indexed_views
 from learn.store import open_store

@@ -5,10 +5,10 @@ each rule is checked on its own, including the edges the cases do not reach."""
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from learn.transcripts.templates.scripted import machinery
@@ -125,7 +125,7 @@ def test_the_run_sets_programmatic_sessions_aside_unless_asked() -> None:
     person = _view("me", ["keep the api stable, no renames"])
     loop = [_view(f"loop{n}", [f"docs/prd.json US-00{n}"], entrypoint="sdk-cli", day=n)
             for n in range(3)]
-    loop = [dataclasses.replace(v, human_turns=tuple(dataclasses.replace(t, command="/story")
+    loop = [msgspec.structs.replace(v, human_turns=tuple(msgspec.structs.replace(t, command="/story")
                                                      for t in v.human_turns))
             for v in loop]
     found = MinedCandidate(kind="request", text="docs/prd.json US-000", source="detector")

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from msgspec.structs import replace
 
 from learn.transcripts.files.discover import HeadReader, SessionFile, scan
 from learn.transcripts.files.sources import in_store

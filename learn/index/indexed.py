@@ -131,7 +131,7 @@ class IndexedSession:
             view = decode_view(self._built(self.row.view))
             # A session read out of a store has no file size; a Gemini CLI session's
             # project is its folder's, which discovery may know better than the file.
-            self._session = replace(view, size_bytes=self.file.size or view.size_bytes,
+            self._session = msgspec.structs.replace(view, size_bytes=self.file.size or view.size_bytes,
                                     subagent_paths=self.file.subagent_paths,
                                     project=view.project or self.file.project)
         return self._session
@@ -267,7 +267,7 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
         return got
 
     # A signal can quote a command body (machine_signals): the summary is on disk too.
-    session = replace(session, signals=tuple(clean(s) for s in session.signals))
+    session = msgspec.structs.replace(session, signals=tuple(clean(s) for s in session.signals))
 
     row = IndexRow(
         path=str(job.path), size=st.size, mtime_ns=st.mtime_ns, inode=st.inode,

@@ -9,8 +9,9 @@ both), which `reading_order` and the renderer rely on.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from learn.render.redact import redact
 from learn.transcripts.nesting import map_strings

@@ -26,11 +26,11 @@ of 1,000 reads little more than the others' stored sets.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Final
 
 import msgspec
+from msgspec.structs import replace
 
 from learn.transcripts.templates.entries import (
     Entry,

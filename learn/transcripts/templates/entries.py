@@ -20,12 +20,12 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from itertools import accumulate
 from typing import Final
 
 import msgspec
+from msgspec.structs import replace
 
 from learn.transcripts.templates.keys import Keys, TextKeys, stored, text_keys
 from learn.transcripts.templates.keys_version import KEYS_VERSION

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import replace
 from typing import Final
 
 import msgspec
+from msgspec.structs import replace
 
 from learn.transcripts.templates.keys import Keys
 from learn.transcripts.view.model import HumanTurn, Session, TimelineItem

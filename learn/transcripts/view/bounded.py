@@ -11,8 +11,9 @@ still reads the transcript itself and prints all of it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Final
+
+from msgspec.structs import replace
 
 from learn.textcut import cut_middle
 from learn.transcripts.view.model import HumanTurn, Session

@@ -18,10 +18,11 @@ pipeline integration, `learn sessions`, `learn show`) reads these, never raw eve
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
+
+import msgspec
 
 from learn.transcripts.ids import Provider
 
@@ -38,8 +39,7 @@ HUMAN_ORIGINS: tuple[HumanOrigin, ...] = ("typed", "denial", "answer", "queued",
 SessionOrigin = Literal["interactive", "programmatic"]
 
 
-@dataclass(frozen=True, slots=True)
-class HumanTurn:
+class HumanTurn(msgspec.Struct, frozen=True):
     text: str
     origin: HumanOrigin
     at: datetime | None
@@ -56,8 +56,7 @@ class HumanTurn:
     filled: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCall(msgspec.Struct, frozen=True):
     id: str
     name: str
     # One short line describing the call: the command for a shell tool, the path
@@ -68,8 +67,7 @@ class ToolCall:
     event_index: int
 
 
-@dataclass(frozen=True, slots=True)
-class ToolFailure:
+class ToolFailure(msgspec.Struct, frozen=True):
     tool_use_id: str
     tool_name: str | None
     excerpt: str
@@ -77,8 +75,7 @@ class ToolFailure:
     event_index: int
 
 
-@dataclass(frozen=True, slots=True)
-class Denial:
+class Denial(msgspec.Struct, frozen=True):
     tool_use_id: str
     tool_name: str | None
     kind: str  # "user-rejected" (a human) | "permission-rule" (a hook or guard)
@@ -87,8 +84,7 @@ class Denial:
     event_index: int
 
 
-@dataclass(frozen=True, slots=True)
-class Interrupt:
+class Interrupt(msgspec.Struct, frozen=True):
     at: datetime | None
     event_index: int
 
@@ -96,8 +92,7 @@ class Interrupt:
 TimelineItem = HumanTurn | ToolCall | ToolFailure
 
 
-@dataclass(frozen=True, slots=True)
-class Session:
+class Session(msgspec.Struct, frozen=True):
     id: str
     provider: Provider
     path: Path | None
@@ -119,18 +114,18 @@ class Session:
     skipped_lines: int = 0
     # skipped_lines by reason (`Transcript.skipped`): "too_deep" and "inflate_limit"
     # are said in the listing, the others counted.
-    skipped: Mapping[str, int] = field(default_factory=dict)
-    subagent_paths: tuple[Path, ...] = field(default=())
+    skipped: Mapping[str, int] = msgspec.field(default_factory=dict)
+    subagent_paths: tuple[Path, ...] = msgspec.field(default=())
     # Who started the session (learn.transcripts.view.origin): the client the file
     # names (Claude Code `entrypoint`, Codex `originator`/`source`), and the
     # judgement made across the sessions in scope with the evidence that decided it.
     entrypoint: str | None = None
     origin: SessionOrigin = "interactive"
-    origin_evidence: tuple[str, ...] = field(default=())
+    origin_evidence: tuple[str, ...] = msgspec.field(default=())
     # What the file itself says about a program having started it (`machine_signals`:
     # a prompt handed in through the queue, a command body saying a script runs it,
     # a generated opening prompt), read by the origin judgement.
-    signals: tuple[str, ...] = field(default=())
+    signals: tuple[str, ...] = msgspec.field(default=())
 
 
 def reading_order(session: Session) -> tuple[TimelineItem, ...]:

@@ -22,8 +22,9 @@ session gone (pruned), the copy is the only record left and counts where it is.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Hashable, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
+
+from msgspec.structs import replace
 
 from learn.textfold import flatten
 from learn.transcripts.view.model import HumanTurn, Session, ToolCall, ToolFailure

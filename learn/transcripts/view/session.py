@@ -23,10 +23,11 @@ busy.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Final
+
+from msgspec.structs import replace
 
 from learn.secret_answers import redact_answer
 from learn.textfold import fold
