@@ -131,9 +131,9 @@ class IndexedSession:
             view = decode_view(self._built(self.row.view))
             # A session read out of a store has no file size; a Gemini CLI session's
             # project is its folder's, which discovery may know better than the file.
-            self._session = msgspec.structs.replace(view, size_bytes=self.file.size or view.size_bytes,
-                                    subagent_paths=self.file.subagent_paths,
-                                    project=view.project or self.file.project)
+            self._session = msgspec.structs.replace(
+                view, size_bytes=self.file.size or view.size_bytes,
+                subagent_paths=self.file.subagent_paths, project=view.project or self.file.project)
         return self._session
 
     @property
@@ -378,8 +378,8 @@ def indexed_views(
                              views)))
     done = len(out)
     fresh_rows: list[IndexRow] = []
-    # Reading makes no cycles: the cyclic collector was a tenth to a fifth of a cold
-    # scan's CPU (learn.collector). Forked workers inherit the pause.
+    # Reading makes no cycles, so the cyclic collector is paused (learn.collector has
+    # what it saves). Forked workers inherit the pause.
     with collector.paused():
         if jobs:
             # Only when something is read: the pool imports multiprocessing.

@@ -29,7 +29,6 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Final
 
-import msgspec
 from msgspec.structs import replace
 
 from learn.transcripts.templates.entries import (
@@ -277,7 +276,7 @@ class _Corpus:
                          and self._prints.replays(keys.fold(keys.text(t))))
                 for t in view.human_turns
             )
-        return msgspec.structs.replace(counted, opening_shared=shared, free_reply=free)
+        return replace(counted, opening_shared=shared, free_reply=free)
 
     def counted(self, i: int) -> OriginFacts:
         """`facts` but for the opening's share and a free reply: what judge_origins

@@ -13,6 +13,11 @@ off-branch typed turns in time order, so every typed turn is rendered.
 This module only declares the shapes; `learn.transcripts.view.session.build_session`
 fills them from a parsed `Transcript`. Everything downstream (render, detectors'
 pipeline integration, `learn sessions`, `learn show`) reads these, never raw events.
+
+They are msgspec Structs, not dataclasses: making a frozen, slotted dataclass compiles
+its methods from source at import (~4 M instructions, ~1 ms each, in every process that
+reads a session); a Struct costs almost nothing. Copy one with msgspec.structs.replace
+(`dataclasses.replace` fails on a Struct, and mypy does not say so).
 """
 
 from __future__ import annotations
@@ -37,11 +42,6 @@ HUMAN_ORIGINS: tuple[HumanOrigin, ...] = ("typed", "denial", "answer", "queued",
 # Who started a session: a person at a CLI, IDE or app, or a program (the Agent
 # SDK, `claude -p` / `codex exec` in a loop, a plugin's background sessions).
 SessionOrigin = Literal["interactive", "programmatic"]
-
-
-# msgspec Structs, not dataclasses: making a frozen, slotted dataclass compiles its
-# methods from source at import (~4 M instructions, ~1 ms each, in every process that
-# reads a session); a Struct costs almost nothing. Copy one with msgspec.structs.replace.
 
 
 class HumanTurn(msgspec.Struct, frozen=True):
