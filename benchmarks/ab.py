@@ -15,6 +15,7 @@ from pathlib import Path
 
 from benchmarks.homes import SHAPES
 from benchmarks.index import _option, _text_option
+from benchmarks.outdir import out_dir
 from benchmarks.same_judgement import _export
 from benchmarks.speed import _home
 
@@ -45,7 +46,7 @@ class AB:
         sessions = _option(args, "--sessions", 1000)
         mb = _option(args, "--mb", 300)
         times = _option(args, "--repeat", repeat)
-        where = Path(args[0]) if args else out
+        where = out_dir(args, out)
         ref_code = _export(ref, where / f"ref-{ref}")
         compiled(ref_code)
         compiled(ROOT)

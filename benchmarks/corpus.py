@@ -461,7 +461,10 @@ def main(argv: list[str]) -> int:
         k = args.index("--seed")
         seed = int(args[k + 1])
         del args[k:k + 2]
-    out = Path(args[0]) if args else Path(__file__).parent / "out" / "corpus"
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benchmarks.outdir import out_dir
+
+    out = out_dir(args, Path(__file__).parent / "out" / "corpus")
     paths = generate(out, mb, seed)
     total = sum(p.stat().st_size for p in paths)
     print(f"wrote {len(paths)} files, {total / 1e6:.1f} MB under {out}")

@@ -40,6 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import _WORDS, _claude_session, _codex_rollout, _dump, _Gen, _write
+from benchmarks.outdir import out_dir
 
 SHAPES = ("spread", "tree", "long")
 # Bump when the same arguments would write other bytes (speed.py rebuilds its homes).
@@ -281,7 +282,7 @@ def main(argv: list[str]) -> int:
     sessions = _option(args, "--sessions", 1000)
     mb = _option(args, "--mb", 300)
     shape = _text_option(args, "--shape", "tree")
-    out = Path(args[0]) if args else Path(__file__).parent / "out" / f"home-{shape}-{sessions}"
+    out = out_dir(args, Path(__file__).parent / "out" / f"home-{shape}-{sessions}")
     start = time.perf_counter()
     files = build(out, shape, sessions, mb)
     total = sum(p.stat().st_size for p in out.rglob("*.jsonl"))

@@ -37,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import generate
+from benchmarks.outdir import out_dir
 from benchmarks.timing import best_of, best_of_interleaved, orjson_lines
 
 
@@ -242,7 +243,7 @@ def main(argv: list[str]) -> int:
     repeat = _option(args, "--repeat", 3)
     sessions = _option(args, "--sessions", 1000)
     mb = _option(args, "--mb", 40)
-    root = Path(args[0]) if args else Path(__file__).parent / "out" / f"index-{sessions}"
+    root = out_dir(args, Path(__file__).parent / "out" / f"index-{sessions}")
     _corpus(root, sessions, mb)
     # The corpus is a HOME: learn reads it and keeps its data beside it.
     os.environ["CLAUDE_CONFIG_DIR"] = str(root / ".claude")

@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.index import _option, _text_option  # noqa: E402
+from benchmarks.outdir import out_dir  # noqa: E402
 from benchmarks.speed import _home  # noqa: E402
 from benchmarks.timing import best_of_interleaved, orjson_lines  # noqa: E402
 
@@ -121,7 +122,7 @@ def main(argv: list[str]) -> int:
     sessions = _option(args, "--sessions", 1000)
     mb = _option(args, "--mb", 300)
     repeat = _option(args, "--repeat", 3)
-    out = Path(args[0]) if args else Path(tempfile.gettempdir()) / "learn-listing-parts"
+    out = out_dir(args, Path(tempfile.gettempdir()) / "learn-listing-parts")
     home = _home(out, shape, sessions, mb)
     files = sorted(p for p in home.rglob("*.jsonl") if p.is_file())
     mbytes = sum(p.stat().st_size for p in files) / 1e6

@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import generate
+from benchmarks.outdir import out_dir
 from benchmarks.timing import best_of
 from learn.detect import mine
 from learn.transcripts.parser import parse
@@ -35,7 +36,7 @@ def main(argv: list[str]) -> int:
     args = list(argv)
     repeat = _option(args, "--repeat", 3)
     mb = _option(args, "--mb", 50)
-    root = Path(args[0]) if args else Path(__file__).parent / "out" / f"corpus-{mb}mb"
+    root = out_dir(args, Path(__file__).parent / "out" / f"corpus-{mb}mb")
     files = sorted(p for p in root.rglob("*.jsonl") if p.is_file())
     if not files:
         files = sorted(generate(root, total_mb=mb, seed=1417))

@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.index import _corpus, _option  # noqa: E402
+from benchmarks.outdir import out_dir  # noqa: E402
 from learn.models.batches import BATCH_PRICE  # noqa: E402
 
 
@@ -54,7 +55,7 @@ def main(argv: list[str]) -> None:
     args = list(argv)
     sessions = _option(args, "--sessions", 300)
     mb = _option(args, "--mb", 40)
-    root = Path(args[0]) if args else Path(tempfile.mkdtemp(prefix="learn-month-"))
+    root = out_dir(args, Path(tempfile.mkdtemp(prefix="learn-month-")))
     home = root / "home"
     _corpus(home, sessions, mb)
     p = plan(home, root / "state")

@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import generate
+from benchmarks.outdir import out_dir
 from benchmarks.timing import best_of_interleaved
 from learn.transcripts import NOISE_SPEC, parse, stream
 
@@ -38,7 +39,7 @@ def main(argv: list[str]) -> int:
         k = args.index("--repeat")
         repeat = int(args[k + 1])
         del args[k:k + 2]
-    root = Path(args[0]) if args else Path(__file__).parent / "out" / "corpus"
+    root = out_dir(args, Path(__file__).parent / "out" / "corpus")
     files = _files(root)
     if not files:
         print(f"generating corpus under {root} ...")

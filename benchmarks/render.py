@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import generate
+from benchmarks.outdir import out_dir
 from benchmarks.timing import best_of
 from learn.mining.miner import default_chunk_chars
 from learn.render.chunk import chunk_blocks
@@ -38,7 +39,7 @@ def main(argv: list[str]) -> int:
                 repeat = value
             else:
                 mb_arg = value
-    root = Path(args[0]) if args else Path(__file__).parent / "out" / "corpus"
+    root = out_dir(args, Path(__file__).parent / "out" / "corpus")
     files = sorted(p for p in root.rglob("*.jsonl") if p.is_file() and "subagents" not in p.parts)
     if not files:
         print(f"generating a {mb_arg} MB corpus under {root} ...")

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.homes import SHAPES, build  # noqa: E402
 from benchmarks.index import _option, _text_option  # noqa: E402
+from benchmarks.outdir import out_dir  # noqa: E402
 
 
 def _export(ref: str, into: Path) -> Path:
@@ -111,7 +112,7 @@ def main(argv: list[str]) -> int:
     sessions = _option(args, "--sessions", 250)
     shows = _option(args, "--shows", 12)
     ref = _text_option(args, "--ref", "main")
-    out = Path(args[0]) if args else Path(tempfile.mkdtemp(prefix="same-judgement-"))
+    out = out_dir(args, Path(tempfile.mkdtemp(prefix="same-judgement-")))
     ref_code = _export(ref, out / "ref")
     same = True
     for shape in SHAPES:

@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from benchmarks.index import _option, _text_option  # noqa: E402
+from benchmarks.outdir import out_dir  # noqa: E402
 from benchmarks.speed import _env, _home, _learn, show_picks  # noqa: E402
 
 
@@ -53,7 +54,7 @@ def main(argv: list[str]) -> int:
     mb = _option(args, "--mb", 300)
     pick = _text_option(args, "--pick", "largest")
     repeat = _option(args, "--repeat", 5)
-    out = Path(args[0]) if args else Path(tempfile.gettempdir()) / "learn-show-parts"
+    out = out_dir(args, Path(tempfile.gettempdir()) / "learn-show-parts")
     home = _home(out, shape, sessions, mb)
     work = out / f"work-show-parts-{shape}-{sessions}"
     env = _env(home, work)

@@ -55,6 +55,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from benchmarks.corpus import _DIRECTIVES  # noqa: E402
 from benchmarks.homes import HOMES_VERSION, PLUGIN_DIR, SHAPES, build  # noqa: E402
+from benchmarks.outdir import out_dir  # noqa: E402
 from benchmarks.timing import best_of_interleaved, orjson_lines  # noqa: E402
 
 Timed = tuple[float, float, str]  # CPU s (process and children), wall s, stdout
@@ -272,7 +273,7 @@ def main(argv: list[str]) -> int:
     shapes = _text_option(args, "--shapes", ",".join(SHAPES)).split(",")
     sizes = [int(s) for s in _text_option(args, "--sizes", "250,500,1000,2000").split(",")]
     measures = set(_text_option(args, "--measure", "first,warm,run,show").split(","))
-    out = Path(args[0]) if args else Path(__file__).parent / "out" / "speed"
+    out = out_dir(args, Path(__file__).parent / "out" / "speed")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "learn")], check=True,
                    capture_output=True)
     ok = True
