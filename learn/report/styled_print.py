@@ -110,10 +110,15 @@ def render_styled(screen: Screen, pieces: Sequence[Piece]) -> str:
     out: list[str] = []
     emit = out.append
     for line in lines:
-        plain = "".join(text for text, _ in line)
+        plain = line[0][0] if len(line) == 1 else "".join([text for text, _ in line])
         if _fits(plain, width):
-            ranges = [(0, len(plain))]
-        elif _one_cell_each(plain):
+            if screen.plain:
+                emit(plain)
+            else:
+                emit("".join([paint(text, style) for text, style in line]))
+            emit("\n")
+            continue
+        if _one_cell_each(plain):
             ranges = wrap_ranges(plain, width)
         else:
             emit(rich.line(line))
@@ -122,13 +127,22 @@ def render_styled(screen: Screen, pieces: Sequence[Piece]) -> str:
             emit("\n".join([plain[a:b] for a, b in ranges]))
             emit("\n")
             continue
-        for a, b in ranges:
-            at = 0
-            for text, style in line:
-                lo, hi = max(a, at), min(b, at + len(text))
-                if lo < hi:
-                    emit(paint(text[lo - at:hi - at], style))
+        # Each line of the wrap painted piece by piece: the pieces it overlaps, found
+        # by walking the pieces along the lines (both in order).
+        spans: list[tuple[int, int, str, str]] = []
+        at = 0
+        for text, style in line:
+            if text:
+                spans.append((at, at + len(text), text, style))
                 at += len(text)
+        first = 0
+        for a, b in ranges:
+            while first < len(spans) and spans[first][1] <= a:
+                first += 1
+            for s, e, text, style in spans[first:]:
+                if s >= b:
+                    break
+                emit(paint(text[(a if a > s else s) - s:(b if b < e else e) - s], style))
             emit("\n")
     return "".join(out)
 
@@ -136,6 +150,9 @@ def render_styled(screen: Screen, pieces: Sequence[Piece]) -> str:
 def _lines(pieces: Sequence[Piece]) -> list[list[Piece]]:
     lines: list[list[Piece]] = [[]]
     for text, style in pieces:
+        if "\n" not in text:
+            lines[-1].append((text, style))
+            continue
         first, *rest = text.split("\n")
         lines[-1].append((first, style))
         lines.extend([(part, style)] for part in rest)
