@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import msgspec
+import pytest
 from secrets_corpus import GITHUB, PG_PW
 
 from learn.render.redacted_view import redact_session
@@ -75,3 +76,34 @@ def test_an_item_with_nothing_to_redact_is_kept_and_one_with_a_secret_is_not() -
     assert out.tool_calls[2] is not loud and out.tool_calls[2].input == {}
     assert out.tool_calls[2].summary == "README.md"
     assert GITHUB not in repr(out) and PG_PW not in repr(out)
+
+
+def test_each_distinct_text_is_redacted_once_and_every_copy_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session repeats its texts (the same tool line, a pasted prompt): each is
+    redacted once per view, and every item holding it gets the same redaction."""
+    import learn.render.redacted_view as redacted_view
+    from learn.render.redact import redact as real
+
+    seen: list[str] = []
+
+    def counted(text: str) -> str:
+        seen.append(text)
+        return real(text)
+
+    monkeypatch.setattr(redacted_view, "redact", counted)
+    repeated = f"use {GITHUB} for the push"
+    again = [HumanTurn(repeated, "typed", AT, 10 + i) for i in range(3)]
+    calls = [ToolCall(f"r{i}", "Bash", "make test", {"command": "make test"}, AT, 20 + i) for i in range(3)]
+    base = _session()
+    session = msgspec.structs.replace(base, timeline=(*base.timeline, *again, *calls),
+                                      human_turns=(*base.human_turns, *again),
+                                      tool_calls=(*base.tool_calls, *calls))
+    out = redact_session(session)
+    assert len(seen) == len(set(seen))
+    assert seen.count(repeated) == 1 and seen.count("make test") == 1
+    assert [t.text for t in out.human_turns[-3:]] == ["use [REDACTED:github-token] for the push"] * 3
+    assert out.human_turns[0].text == out.human_turns[-1].text
+    # A second view is redacted afresh: the memo is the view's, not the process's.
+    seen.clear()
+    redact_session(session)
+    assert seen.count(repeated) == 1

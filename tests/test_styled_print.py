@@ -10,7 +10,7 @@ would (forced width, terminal, colour system).
 from __future__ import annotations
 
 import io
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from hypothesis import given, settings
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
+from learn.report.screen import Screen
 from learn.report.styled_print import Piece, print_styled, render_styled, wrap_ranges
 
 # What a turn holds that rich measures, rewrites or folds: spaces (leading, runs,
@@ -46,15 +47,30 @@ _COLOUR: dict[str, Literal["standard", "256", "truecolor"] | None] = {
     "plain": None, "standard": "standard", "256": "256", "truecolor": "truecolor", "no_color": "truecolor"}
 
 
+def _args(width: int | None, mode: str | None, out: io.StringIO) -> dict[str, Any]:
+    if mode is None:
+        return {"file": out, "highlight": False}
+    colour = _COLOUR[mode]
+    return {"file": out, "width": width, "highlight": False, "force_terminal": colour is not None,
+            "color_system": colour, "no_color": mode == "no_color", "legacy_windows": False}
+
+
 def _console(width: int | None = None, mode: str | None = None) -> tuple[Console, io.StringIO]:
     """A console writing to a string: set up as a test would (width and colour
     mode given), or as show sets it up (both left to the environment)."""
     out = io.StringIO()
+    return Console(**_args(width, mode, out)), out
+
+
+def _screen(width: int | None = None, mode: str | None = None) -> tuple[Screen, io.StringIO]:
+    """The screen of the same console: as show makes it (from the environment), or
+    made as that console is (its rich fallback made with the same arguments)."""
+    out = io.StringIO()
     if mode is None:
-        return Console(file=out, highlight=False), out
-    colour = _COLOUR[mode]
-    return Console(file=out, width=width, highlight=False, force_terminal=colour is not None,
-                   color_system=colour, no_color=mode == "no_color", legacy_windows=False), out
+        return Screen.of(out), out
+    console = Console(**_args(width, mode, out))
+    return Screen(out, width=console.width, colour_system=console.color_system,
+                  no_color=console.no_color, rich_args=_args(width, mode, out)), out
 
 
 def _by_rich(made: tuple[Console, io.StringIO], pieces: list[Piece]) -> str:
@@ -63,9 +79,9 @@ def _by_rich(made: tuple[Console, io.StringIO], pieces: list[Piece]) -> str:
     return out.getvalue()
 
 
-def _by_styled_print(made: tuple[Console, io.StringIO], pieces: list[Piece]) -> str:
-    console, out = made
-    print_styled(console, pieces)
+def _by_styled_print(made: tuple[Screen, io.StringIO], pieces: list[Piece]) -> str:
+    screen, out = made
+    print_styled(screen, pieces)
     return out.getvalue()
 
 
@@ -73,7 +89,7 @@ def _by_styled_print(made: tuple[Console, io.StringIO], pieces: list[Piece]) -> 
 @given(pieces=pieces_strategy, width=st.sampled_from(_WIDTHS),
        mode=st.sampled_from(["plain", "standard", "256", "truecolor", "no_color"]))
 def test_any_styled_text_prints_as_rich_prints_it(pieces: list[Piece], width: int, mode: str) -> None:
-    assert _by_styled_print(_console(width, mode), pieces) == _by_rich(_console(width, mode), pieces)
+    assert _by_styled_print(_screen(width, mode), pieces) == _by_rich(_console(width, mode), pieces)
 
 
 @settings(max_examples=300, deadline=None)
@@ -117,8 +133,8 @@ def test_shows_body_prints_as_rich_prints_it_whatever_the_environment_says(
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     expected = _by_rich(_console(), _SHOW)
-    assert render_styled(_console()[0], _SHOW) == expected
-    assert _by_styled_print(_console(), _SHOW) == expected
+    assert render_styled(_screen()[0], _SHOW) == expected
+    assert _by_styled_print(_screen(), _SHOW) == expected
 
 
 def test_a_printable_space_is_only_a_space() -> None:

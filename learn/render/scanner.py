@@ -37,6 +37,8 @@ _GATES: Final[dict[str, tuple[str, ...]]] = {
     "azure-storage-account-access-key": ("accountkey",),
     "basic-auth-credentials": ("://",),
     "cloudant-credentials": ("cl_", "cl-", "clapi", "clkey", "clpw", "clpass", "cltoken", "clou"),
+    # Its token holds two dots (`[MNO]...{23,25}\.{6}\.{27}`): it ran on every text.
+    "discord-bot-token": (".",),
     "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     "gitlab-token": ("gl", "gr1348941"),
     # IBM's keyword rules also match a bare `api_key = <44 chars>`: learn's own

@@ -14,75 +14,135 @@ characters, emoji sequences) goes through rich alone: its wrap, crop and style,
 one line at a time. The whole is written once, as `Console.print` writes it, and
 the bytes are rich's, with colour or without, at any width
 (tests/test_styled_print.py prints generated texts both ways).
+
+Where it prints is a `learn.report.screen.Screen`, not rich's Console: a show whose
+lines are all of the first two kinds (most) does not import rich at all
+(`print_markup` and `print_rule` do the same for its header and its rule).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from rich.cells import cell_len, get_character_cell_size
-from rich.console import COLOR_SYSTEMS, WINDOWS, Console, ConsoleOptions
-from rich.segment import Segment
-from rich.style import Style
-from rich.text import Text
+from learn.report.screen import Screen, all_narrow
+
+if TYPE_CHECKING:
+    from rich.console import ConsoleOptions
 
 # One piece of the text: what it says and its rich style ("" for none), as
 # `Text.append(text, style)` takes them.
 Piece = tuple[str, str]
 
 
-def print_styled(console: Console, pieces: Iterable[Piece]) -> None:
+def print_styled(screen: Screen, pieces: Iterable[Piece]) -> None:
     """`console.print(Text.assemble(*pieces, end=""))`, written in one go."""
     listed = list(pieces)
-    if (WINDOWS or console.is_jupyter or console.record or console.quiet
-            or console.options.max_width < 1):
-        # Where rich writes otherwise (a Windows console, a notebook, a recording)
-        # or nothing at all: rich itself.
-        console.print(Text.assemble(*listed, end=""))
+    if screen.rich_only:
+        # Where rich writes otherwise (a Windows console, a notebook) or nothing at all.
+        from rich.text import Text
+
+        screen.rich_console().print(Text.assemble(*listed, end=""))
         return
-    rendered = render_styled(console, listed)
-    try:
-        console.file.write(rendered)
-    except UnicodeEncodeError as error:  # as rich says it
-        error.reason = (f"{error.reason}\n*** You may need to add PYTHONIOENCODING=utf-8 "
-                        "to your environment ***")
-        raise
-    except BrokenPipeError:
-        console.on_broken_pipe()
-    console.file.flush()
+    screen.write(render_styled(screen, listed))
 
 
-def render_styled(console: Console, pieces: Sequence[Piece]) -> str:
+def print_markup(screen: Screen, markup: str, *, soft_wrap: bool = False) -> None:
+    """`console.print(markup, soft_wrap=soft_wrap)` for a line of text in one style
+    or none (`[bold]...[/bold]`, values put in with `screen.escape`): written here
+    when the markup is only that, and holds no emoji code rich would replace."""
+    found = _plain_or_one_style(markup)
+    if screen.rich_only or found is None:
+        screen.rich_console().print(markup, soft_wrap=soft_wrap)
+        return
+    text, style = found
+    if not soft_wrap:
+        screen.write(render_styled(screen, [(text, style)]))
+    elif text.isprintable() and not (len(text) > screen.width and text.endswith(" ")):
+        # Not wrapped, not cropped: as it is (rich trims the spaces that end a line
+        # longer than the width, so such a line is rich's).
+        screen.write(screen.paint(text, style) + "\n")
+    else:
+        screen.rich_console().print(markup, soft_wrap=soft_wrap)
+
+
+def print_rule(screen: Screen) -> None:
+    """`console.rule()`: a line of "─" across the width, in the theme's `rule.line` (rich
+    draws an untitled rule in "─" whatever the file's encoding)."""
+    if screen.rich_only:
+        screen.rich_console().rule()
+        return
+    screen.write(screen.paint("\u2500" * screen.width, "rule.line") + "\n")
+
+
+# A line of markup in one style: `[bold]text[/bold]`, the text holding no markup.
+_ONE_STYLE = re.compile(r"\[([a-z][a-z_. ]*)\]([^\[\\]*)\[/\1\]")
+# rich's emoji codes (`rich._emoji_replace`), and the names among its codes without a letter.
+_EMOJI_CODE = re.compile(r"(:(\S*?)(?:(?:\-)(emoji|text))?:)")
+_LETTERLESS_EMOJI = frozenset({"+1", "-1", "100", "1234", "__1"})
+
+
+def _plain_or_one_style(markup: str) -> Piece | None:
+    """(text, style) of markup that is plain text or a text in one style, holding no
+    emoji code; None for any other (rich reads it)."""
+    if "[" not in markup and "\\" not in markup:
+        found: Piece = (markup, "")
+    else:
+        match = _ONE_STYLE.fullmatch(markup)
+        if match is None:
+            return None
+        found = (match.group(2), match.group(1))
+    if ":" in found[0]:
+        for code in _EMOJI_CODE.finditer(found[0]):
+            name = code.group(2)
+            if name.lower() in _LETTERLESS_EMOJI or any(c.isalpha() for c in name):
+                return None
+    return found
+
+
+def render_styled(screen: Screen, pieces: Sequence[Piece]) -> str:
     """What `console.print(Text.assemble(*pieces, end=""))` writes."""
     lines = _lines(pieces)
-    # As `Console.print` renders: its options (computed once: each asks the terminal's size).
-    options = console.options.update(justify=None, overflow=None, height=None, no_wrap=None,
-                                     markup=None, highlight=None)
-    width = options.max_width
-    paint = _Painter(console)
+    width = screen.width
+    paint = screen.paint
+    rich = _ByRich(screen)
     out: list[str] = []
     emit = out.append
     for line in lines:
-        plain = "".join(text for text, _ in line)
+        plain = line[0][0] if len(line) == 1 else "".join([text for text, _ in line])
         if _fits(plain, width):
-            ranges = [(0, len(plain))]
-        elif _one_cell_each(plain):
+            if screen.plain:
+                emit(plain)
+            else:
+                emit("".join([paint(text, style) for text, style in line]))
+            emit("\n")
+            continue
+        if _one_cell_each(plain):
             ranges = wrap_ranges(plain, width)
         else:
-            emit(_through_rich(console, options, line, paint))
+            emit(rich.line(line))
             continue
-        if paint.plain:
+        if screen.plain:
             emit("\n".join([plain[a:b] for a, b in ranges]))
             emit("\n")
             continue
-        for a, b in ranges:
-            at = 0
-            for text, style in line:
-                lo, hi = max(a, at), min(b, at + len(text))
-                if lo < hi:
-                    emit(paint(text[lo - at:hi - at], style))
+        # Each line of the wrap painted piece by piece: the pieces it overlaps, found
+        # by walking the pieces along the lines (both in order).
+        spans: list[tuple[int, int, str, str]] = []
+        at = 0
+        for text, style in line:
+            if text:
+                spans.append((at, at + len(text), text, style))
                 at += len(text)
+        first = 0
+        for a, b in ranges:
+            while first < len(spans) and spans[first][1] <= a:
+                first += 1
+            for s, e, text, style in spans[first:]:
+                if s >= b:
+                    break
+                emit(paint(text[(a if a > s else s) - s:(b if b < e else e) - s], style))
             emit("\n")
     return "".join(out)
 
@@ -90,6 +150,9 @@ def render_styled(console: Console, pieces: Sequence[Piece]) -> str:
 def _lines(pieces: Sequence[Piece]) -> list[list[Piece]]:
     lines: list[list[Piece]] = [[]]
     for text, style in pieces:
+        if "\n" not in text:
+            lines[-1].append((text, style))
+            continue
         first, *rest = text.split("\n")
         lines[-1].append((first, style))
         lines.extend([(part, style)] for part in rest)
@@ -102,7 +165,11 @@ def _fits(plain: str, width: int) -> bool:
     holds nothing rich rewrites (tabs, control codes) or measures as a whole."""
     if len(plain) > width or not plain.isprintable():
         return False
-    return plain.isascii() or ("\ufe0f" not in plain and cell_len(plain) <= width)
+    if all_narrow(plain):  # as wide as it is long
+        return True
+    from rich.cells import cell_len
+
+    return "\ufe0f" not in plain and cell_len(plain) <= width
 
 
 def _one_cell_each(plain: str) -> bool:
@@ -110,7 +177,11 @@ def _one_cell_each(plain: str) -> bool:
     the only white space is " " (every other is unprintable)."""
     if not plain.isprintable():
         return False
-    return plain.isascii() or all(get_character_cell_size(c) == 1 for c in set(plain) if not c.isascii())
+    if all_narrow(plain):
+        return True
+    from rich.cells import get_character_cell_size
+
+    return all(get_character_cell_size(c) == 1 for c in set(plain) if not c.isascii())
 
 
 def wrap_ranges(plain: str, width: int) -> list[tuple[int, int]]:
@@ -159,52 +230,40 @@ def _next_word(plain: str, at: int) -> int:
 _NOT_SPACE = re.compile("[^ ]")
 
 
-def _through_rich(console: Console, options: ConsoleOptions, line: list[Piece],
-                  paint: _Painter) -> str:
-    """The line as `Console.print` writes it: rendered, cropped to the width, painted."""
-    text = Text(end="\n")
-    for piece, style in line:
-        text.append(piece, style)
-    segments = console.render(text, options)
-    return "".join(paint.segment(segment)
-                   for cropped in Segment.split_and_crop_lines(segments, console.width, pad=False)
-                   for segment in cropped)
+class _ByRich:
+    """Lines printed through rich's Console, made (and rich imported) at the first."""
 
+    def __init__(self, screen: Screen) -> None:
+        self._screen = screen
+        self._options: ConsoleOptions | None = None
+        self._system: Any = None
 
-class _Painter:
-    """A piece in its style's ANSI codes, as `Console._render_buffer` writes a segment:
-    the style as `Text.render` resolves it, its colours dropped under NO_COLOR."""
+    def line(self, line: list[Piece]) -> str:
+        """The line as `Console.print` writes it: rendered, cropped to the width, painted
+        as `Console._render_buffer` paints a segment (its colours dropped under NO_COLOR)."""
+        from rich.console import COLOR_SYSTEMS
+        from rich.segment import Segment
+        from rich.text import Text
 
-    def __init__(self, console: Console) -> None:
-        self._console = console
-        self._system = COLOR_SYSTEMS[console.color_system] if console.color_system else None
-        self._no_color = console.no_color and self._system is not None
-        self._legacy = console.legacy_windows
-        self._base = console.get_style("", default=Style.null())
-        self._styles: dict[str, Style | None] = {}
-        self.plain = self._system is None  # every style renders as its bare text
-
-    def __call__(self, text: str, name: str) -> str:
-        style = self._styles[name] if name in self._styles else self._resolve(name)
-        if style is None:
-            return text
-        return style.render(text, color_system=self._system, legacy_windows=self._legacy)
-
-    def _resolve(self, name: str) -> Style | None:
-        style = self._base + self._console.get_style(name, default=Style.null()) if name else self._base
-        resolved = self._colourless(style)
-        self._styles[name] = resolved
-        return resolved
-
-    def _colourless(self, style: Style | None) -> Style | None:
-        if style and self._no_color:
-            style = style.without_color
-        return style or None
-
-    def segment(self, segment: Segment) -> str:
-        """A segment of a rendered text (never a control code, which rich writes apart)."""
-        style = self._colourless(segment.style)
-        if style:
-            return style.render(segment.text, color_system=self._system, legacy_windows=self._legacy)
-        return segment.text
-
+        console = self._screen.rich_console()
+        if self._options is None:
+            # As `Console.print` renders: its options (computed once: each asks the terminal's size).
+            self._options = console.options.update(justify=None, overflow=None, height=None,
+                                                   no_wrap=None, markup=None, highlight=None)
+            self._system = COLOR_SYSTEMS[console.color_system] if console.color_system else None
+        text = Text(end="\n")
+        for piece, style in line:
+            text.append(piece, style)
+        segments = console.render(text, self._options)
+        out: list[str] = []
+        for cropped in Segment.split_and_crop_lines(segments, console.width, pad=False):
+            for segment in cropped:
+                painted = segment.style
+                if painted and console.no_color and self._system is not None:
+                    painted = painted.without_color
+                if painted:
+                    out.append(painted.render(segment.text, color_system=self._system,
+                                              legacy_windows=console.legacy_windows))
+                else:
+                    out.append(segment.text)
+        return "".join(out)
