@@ -28,11 +28,12 @@ from learn.transcripts.claude.literals import (
 
 def has_answers(result: ToolResultBlock) -> bool:
     payload = result.tool_use_result
-    # None and str first: asked of every tool result, and an ABC isinstance on them
-    # (Mapping) costs a call each.
-    if payload is not None and type(payload) is not str and isinstance(payload, Mapping):
+    # None, str and dict (what the decoder gives) by exact type first: asked of every
+    # tool result, and an ABC isinstance (Mapping) costs a Python-level call each.
+    if payload is not None and type(payload) is not str and (
+            type(payload) is dict or isinstance(payload, Mapping)):
         answers = payload.get("answers")
-        if answers is not None and isinstance(answers, Mapping):
+        if answers is not None and (type(answers) is dict or isinstance(answers, Mapping)):
             return True
     return result.content.startswith(ANSWERED_PREFIX)
 

@@ -22,10 +22,10 @@ busy.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from msgspec.structs import replace
 
@@ -56,6 +56,7 @@ from learn.transcripts.view.answers import free_form_answers, has_answers
 from learn.transcripts.view.branch import active_branch
 from learn.transcripts.view.calls import excerpt, summarize_call
 from learn.transcripts.view.evidence import (
+    QUEUE_OPERATION,
     TypedReader,
     aside_turns,
     dequeued,
@@ -119,30 +120,46 @@ def build_session(
     # branch: a result on the branch can answer a call the walk reached first.
     calls: dict[str, ToolUseBlock] = {}
     # The times of the user and assistant entries not a fork copied (below), in this
-    # one pass: exact type tests, as in _branch_times (no class derives from these).
+    # one pass: exact type tests, as in _branch_times (no class derives from these:
+    # tests/test_transcripts_session.py fails if one does).
     own: list[datetime] = []
     exchanged = 0
-    for event in events:
+    # The entries the builder reads, found in the same pass: user and assistant
+    # entries, queued-prompt attachments and queue-operation lines. The rest (hook
+    # attachments, system lines, progress, snapshots: a third of a Claude Code file)
+    # add nothing to the view, and dispatching each cost a call and four type tests.
+    read: list[int] = []
+    queue: list[int] = []
+    for index, event in enumerate(events):
         kind = type(event)
         if kind is AssistantEvent:
             for block in event.blocks:  # type: ignore[union-attr]
                 if type(block) is ToolUseBlock:
                     calls[block.id] = block
         elif kind is not UserEvent:
+            if kind is OtherEvent:
+                if event.type == QUEUE_OPERATION:  # type: ignore[union-attr]
+                    queue.append(index)
+                    read.append(index)
+            elif kind is AttachmentEvent and type(event.detail) is QueuedCommand:  # type: ignore[union-attr]
+                read.append(index)
             continue
+        read.append(index)
         exchanged += 1
         meta = event.meta  # type: ignore[union-attr]
         if meta.copied_from is None:
             own.append(meta.timestamp)
 
     reader = TypedReader(fingerprints, transcript.provider)
-    builder = _Builder(calls, reader, dequeued(events), detail=detail)
-    for index, event in enumerate(events):
-        builder.add(index, event, on=index in on_branch)
+    builder = _Builder(calls, reader, dequeued(events, queue), detail=detail)
+    handlers = builder.handlers
+    for index in read:
+        event = events[index]
+        handlers[type(event)](index, event, index in on_branch)
     human = one_per_text([*builder.human, *aside_turns(asides, reader)])
     kept = {id(t) for t in human}
     timeline = tuple(
-        item for item in builder.timeline if not isinstance(item, HumanTurn) or id(item) in kept
+        item for item in builder.timeline if type(item) is not HumanTurn or id(item) in kept
     )
     off_branch = sorted((t for t in human if not t.on_branch), key=_turn_order)
 
@@ -161,7 +178,7 @@ def build_session(
         started_at=started,
         last_activity=max(stamps) if stamps else None,
         timeline=timeline,
-        human_turns=(*(t for t in timeline if isinstance(t, HumanTurn)), *off_branch),
+        human_turns=(*(t for t in timeline if type(t) is HumanTurn), *off_branch),
         tool_calls=tuple(builder.calls),
         failures=tuple(builder.failures),
         denials=tuple(builder.denials),
@@ -175,7 +192,7 @@ def build_session(
         signals=builder.signals(events),
     )
     # Evidence in reading order: the branch's turns with the others where they were typed.
-    ordered = tuple(t for t in reading_order(session) if isinstance(t, HumanTurn))
+    ordered = tuple(t for t in reading_order(session) if type(t) is HumanTurn)
     return replace(session, human_turns=ordered)
 
 
@@ -243,35 +260,53 @@ class _Builder:
             out.append(f"{SCRIPTED_BODY}: {said}")
         return tuple(out)
 
-    def add(self, index: int, event: TranscriptEvent, *, on: bool) -> None:
-        if isinstance(event, UserEvent):
-            self.turns += on
-            self._user(index, event, on)
-        elif isinstance(event, AssistantEvent):
-            self.turns += on
-            texts = []
-            for block in event.blocks:
-                if isinstance(block, TextBlock):
-                    texts.append(block.text)
-            self._reader.saw(event, texts)
-            said = "\n".join(texts) or event.text
-            if said.strip() and not event.meta.is_sidechain:
-                self._asked = said
-            if on and not event.meta.is_sidechain:  # a subagent's calls belong to its own transcript
-                self._assistant(index, event)
-        elif isinstance(event, AttachmentEvent) and isinstance(event.detail, QueuedCommand):
-            self._queued(index, event, event.detail, on)
-        elif isinstance(event, OtherEvent) and index not in self._dequeued:
-            enqueued = enqueued_prompt(event)
-            if enqueued is not None:
-                typed = self._reader.typed([enqueued[0]])
-                if typed.text:
-                    self._turn(typed.text, "queued", enqueued[1], index, None, on=False,
-                               command=typed.command)
+    @property
+    def handlers(self) -> dict[type, Callable[[int, Any, bool], None]]:
+        """The reader of each kind of entry the view reads, by its exact type (no class
+        derives from an event type; `build_session` passes only these kinds)."""
+        return {
+            UserEvent: self._user_entry,
+            AssistantEvent: self._assistant_entry,
+            AttachmentEvent: self._attachment,
+            OtherEvent: self._other,
+        }
+
+    def _user_entry(self, index: int, event: UserEvent, on: bool) -> None:
+        self.turns += on
+        self._user(index, event, on)
+
+    def _assistant_entry(self, index: int, event: AssistantEvent, on: bool) -> None:
+        self.turns += on
+        texts = []
+        for block in event.blocks:
+            if type(block) is TextBlock:
+                texts.append(block.text)
+        self._reader.saw(event, texts)
+        said = "\n".join(texts) or event.text
+        sidechain = event.meta.is_sidechain
+        if not sidechain and said.strip():
+            self._asked = said
+        if on and not sidechain:  # a subagent's calls belong to its own transcript
+            self._assistant(index, event)
+
+    def _attachment(self, index: int, event: AttachmentEvent, on: bool) -> None:
+        detail = event.detail
+        if type(detail) is QueuedCommand:
+            self._queued(index, event, detail, on)
+
+    def _other(self, index: int, event: OtherEvent, on: bool) -> None:
+        if index in self._dequeued:
+            return
+        enqueued = enqueued_prompt(event)
+        if enqueued is not None:
+            typed = self._reader.typed([enqueued[0]])
+            if typed.text:
+                self._turn(typed.text, "queued", enqueued[1], index, None, on=False,
+                           command=typed.command)
 
     def _assistant(self, index: int, event: AssistantEvent) -> None:
         for block in event.blocks:
-            if not isinstance(block, ToolUseBlock) or block.id in self._seen_calls:
+            if type(block) is not ToolUseBlock or block.id in self._seen_calls:
                 # The same call twice (a conversation rewritten under new uuids) ran once.
                 continue
             self._seen_calls.add(block.id)
@@ -309,10 +344,11 @@ class _Builder:
         texts: list[str] = []
         results: list[ToolResultBlock] = []
         for block in event.blocks:
-            if isinstance(block, TextBlock):
-                texts.append(block.text)
-            elif isinstance(block, ToolResultBlock):
-                results.append(block)
+            kind = type(block)
+            if kind is TextBlock:
+                texts.append(block.text)  # type: ignore[union-attr]
+            elif kind is ToolResultBlock:
+                results.append(block)  # type: ignore[arg-type]
         if not texts and not results and event.text:
             texts = [event.text]
 
