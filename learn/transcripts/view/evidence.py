@@ -58,8 +58,10 @@ class TypedReader:
         if event.meta.is_sidechain:
             return
         said = [b.text for b in event.blocks if isinstance(b, TextBlock)] if texts is None else texts
-        for text in said or ([event.text] if event.text else []):
-            self._assistant_texts.add(text)
+        if said:
+            self._assistant_texts.extend(said)  # AssistantText.add is append
+        elif event.text:
+            self._assistant_texts.append(event.text)
 
     def without_agent_text(self, text: str) -> str:
         """`text` from a slot that is not a prompt (a rejection reason, a free-form

@@ -284,7 +284,7 @@ class _Builder:
         self._reader.saw(event, texts)
         said = "\n".join(texts) or event.text
         sidechain = event.meta.is_sidechain
-        if not sidechain and said.strip():
+        if not sidechain and said and not said.isspace():  # said.strip(), with no copy
             self._asked = said
         if on and not sidechain:  # a subagent's calls belong to its own transcript
             self._assistant(index, event)

@@ -352,14 +352,18 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
     lines = text.splitlines()
     if not isinstance(assistant_texts, AssistantText):
         assistant_texts = AssistantText(assistant_texts)
-    folded = [fold(line) for line in lines]
-    if any(len(f) >= PASTED_LINE_MIN_CHARS for f in folded):
+    # An ASCII line shorter than PASTED_LINE_MIN_CHARS folds no longer (only a
+    # non-ASCII casefold can lengthen), so it is never looked up: not folded ("").
+    shortest = PASTED_LINE_MIN_CHARS
+    folded = [fold(line) if len(line) >= shortest or not line.isascii() else "" for line in lines]
+    if any(len(f) >= shortest for f in folded):
         said = assistant_texts.lines
-        matched = [len(f) >= PASTED_LINE_MIN_CHARS and f in said for f in folded]
+        matched = [len(f) >= shortest and f in said for f in folded]
     else:  # no line long enough to be pasted: the messages need not be read
         matched = [False] * len(lines)
-    # Most turns hold no glyph at all: one scan of the text spares two per line.
-    glyphs = any(g in text for g in _GLYPHS)
+    # Most turns hold no glyph at all: one scan of the text spares two per line, and
+    # an ASCII text (most: a flag, no scan) holds none of these.
+    glyphs = not text.isascii() and any(g in text for g in _GLYPHS)
     if not glyphs and not any(matched):
         return text  # nothing below could drop a line: the walk over them is skipped
     keep: list[str] = []
