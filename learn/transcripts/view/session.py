@@ -47,6 +47,7 @@ from learn.transcripts.details import QueuedCommand
 from learn.transcripts.models import (
     AssistantEvent,
     AttachmentEvent,
+    ModeEvent,
     OtherEvent,
     Transcript,
     TranscriptEvent,
@@ -64,7 +65,7 @@ from learn.transcripts.view.evidence import (
     one_per_text,
 )
 from learn.transcripts.view.exclusions import entry_exclusion, is_program_envelope
-from learn.transcripts.view.identity import cwd_of, entrypoint_of, event_time, session_id_of
+from learn.transcripts.view.identity import cwd_of, entrypoint_of, session_id_of
 from learn.transcripts.view.machine_signals import (
     GENERATED_OPENING,
     QUEUED_OPENING,
@@ -120,8 +121,8 @@ def build_session(
     # branch: a result on the branch can answer a call the walk reached first.
     calls: dict[str, ToolUseBlock] = {}
     # The times of the user and assistant entries not a fork copied (below), in this
-    # one pass: exact type tests, as in _branch_times (no class derives from these:
-    # tests/test_transcripts_session.py fails if one does).
+    # one pass: exact type tests (no class derives from these:
+    # tests/test_transcripts_view_dispatch.py fails if one does).
     own: list[datetime] = []
     exchanged = 0
     # The entries the builder reads, found in the same pass: user and assistant
@@ -130,6 +131,9 @@ def build_session(
     # add nothing to the view, and dispatching each cost a call and four type tests.
     read: list[int] = []
     queue: list[int] = []
+    # `event_time` of every entry on the branch that has one, in file order (the
+    # branch's order), in the same pass: a loop of its own was 3% of building a view.
+    stamps: list[datetime] = []
     for index, event in enumerate(events):
         kind = type(event)
         if kind is AssistantEvent:
@@ -137,18 +141,26 @@ def build_session(
                 if type(block) is ToolUseBlock:
                     calls[block.id] = block
         elif kind is not UserEvent:
-            if kind is OtherEvent:
+            if kind is OtherEvent:  # no time, as a mode line (event_time)
                 if event.type == QUEUE_OPERATION:  # type: ignore[union-attr]
                     queue.append(index)
                     read.append(index)
-            elif kind is AttachmentEvent and type(event.detail) is QueuedCommand:  # type: ignore[union-attr]
+                continue
+            if kind is AttachmentEvent and type(event.detail) is QueuedCommand:  # type: ignore[union-attr]
                 read.append(index)
+            if kind is not ModeEvent and index in on_branch:
+                at = event.meta.timestamp  # type: ignore[union-attr]
+                if at is not None:
+                    stamps.append(at)
             continue
         read.append(index)
         exchanged += 1
         meta = event.meta  # type: ignore[union-attr]
+        at = meta.timestamp
         if meta.copied_from is None:
-            own.append(meta.timestamp)
+            own.append(at)
+        if at is not None and index in on_branch:
+            stamps.append(at)
 
     reader = TypedReader(fingerprints, transcript.provider)
     builder = _Builder(calls, reader, dequeued(events, queue), detail=detail)
@@ -163,7 +175,6 @@ def build_session(
     )
     off_branch = sorted((t for t in human if not t.on_branch), key=_turn_order)
 
-    stamps = _branch_times(events, branch)
     stamps += [t.at for t in off_branch if t.at is not None]
     # A fork (`/branch`) opens with the earlier session's entries under their own
     # times: it starts at its first entry of its own, after the session it came from,
@@ -194,19 +205,6 @@ def build_session(
     # Evidence in reading order: the branch's turns with the others where they were typed.
     ordered = tuple(t for t in reading_order(session) if type(t) is HumanTurn)
     return replace(session, human_turns=ordered)
-
-
-def _branch_times(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> list[datetime]:
-    """`event_time` of every entry on the branch that has one: user and assistant
-    entries (most of a branch) read inline, a call each was 3% of building a view."""
-    out: list[datetime] = []
-    for i in branch:
-        event = events[i]
-        kind = type(event)
-        at = event.meta.timestamp if kind is UserEvent or kind is AssistantEvent else event_time(event)  # type: ignore[union-attr]
-        if at is not None:
-            out.append(at)
-    return out
 
 
 def _turn_order(turn: HumanTurn) -> tuple[float, int]:

@@ -326,11 +326,16 @@ class AssistantText(list[str]):
     @property
     def lines(self) -> set[str]:
         """The folded lines (of at least PASTED_LINE_MIN_CHARS) of every message so far."""
+        shortest = PASTED_LINE_MIN_CHARS
+        keep = self._lines.add
         for text in self[self._unfolded :]:
             for line in text.splitlines():
+                # An ASCII line shorter than that folds no longer: not folded at all.
+                if len(line) < shortest and line.isascii():
+                    continue
                 flat = fold(line)
-                if len(flat) >= PASTED_LINE_MIN_CHARS:
-                    self._lines.add(flat)
+                if len(flat) >= shortest:
+                    keep(flat)
         self._unfolded = len(self)
         return self._lines
 
