@@ -263,15 +263,11 @@ class _Builder:
         """The reader of each kind of entry the view reads, by its exact type (no class
         derives from an event type; `build_session` passes only these kinds)."""
         return {
-            UserEvent: self._user_entry,
+            UserEvent: self._user,
             AssistantEvent: self._assistant_entry,
             AttachmentEvent: self._attachment,
             OtherEvent: self._other,
         }
-
-    def _user_entry(self, index: int, event: UserEvent, on: bool) -> None:
-        self.turns += on
-        self._user(index, event, on)
 
     def _assistant_entry(self, index: int, event: AssistantEvent, on: bool) -> None:
         self.turns += on
@@ -332,6 +328,7 @@ class _Builder:
             self.timeline.append(turn)
 
     def _user(self, index: int, event: UserEvent, on: bool) -> None:
+        self.turns += on
         meta = event.meta
         if meta.is_sidechain:
             # A subagent's whole exchange: neither its prompt nor its tool
@@ -353,8 +350,14 @@ class _Builder:
         if on and (event.interrupted or (texts and any(is_interrupt_text(t) for t in texts))):
             self.interrupts.append(Interrupt(at=at, event_index=index))
 
-        for result in results:
-            self._result(index, at, meta.copied_uuid or meta.uuid, result, on)
+        if results:
+            uuid = meta.copied_uuid or meta.uuid
+            for result in results:
+                self._result(index, at, uuid, result, on)
+            if not texts and self._command_args is None:
+                # Tool results only, no command's arguments held: whatever the entry
+                # rules say, nothing below changes (most user entries end here).
+                return
 
         excluded = entry_exclusion(
             meta, is_agent_injected=event.is_agent_injected, origin_kind=event.origin_kind
