@@ -357,19 +357,31 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
     lines = text.splitlines()
     if not isinstance(assistant_texts, AssistantText):
         assistant_texts = AssistantText(assistant_texts)
-    # An ASCII line shorter than PASTED_LINE_MIN_CHARS folds no longer (only a
-    # non-ASCII casefold can lengthen), so it is never looked up: not folded ("").
+    # One loop: a line is folded and looked up only when it can be long enough to
+    # be pasted (an ASCII line shorter than PASTED_LINE_MIN_CHARS folds no longer;
+    # only a non-ASCII casefold can lengthen), and the messages are read only when
+    # one is (`AssistantText.lines` folds them).
     shortest = PASTED_LINE_MIN_CHARS
-    folded = [fold(line) if len(line) >= shortest or not line.isascii() else "" for line in lines]
-    if any(len(f) >= shortest for f in folded):
-        said = assistant_texts.lines
-        matched = [len(f) >= shortest and f in said for f in folded]
-    else:  # no line long enough to be pasted: the messages need not be read
-        matched = [False] * len(lines)
+    said: set[str] | None = None
+    matched: list[bool] = []
+    pasted = False
+    for line in lines:
+        if len(line) < shortest and line.isascii():
+            matched.append(False)
+            continue
+        flat = fold(line)
+        if len(flat) < shortest:
+            matched.append(False)
+            continue
+        if said is None:
+            said = assistant_texts.lines
+        hit = flat in said
+        matched.append(hit)
+        pasted = pasted or hit
     # Most turns hold no glyph at all: one scan of the text spares two per line, and
     # an ASCII text (most: a flag, no scan) holds none of these.
     glyphs = not text.isascii() and any(g in text for g in _GLYPHS)
-    if not glyphs and not any(matched):
+    if not glyphs and not pasted:
         return text  # nothing below could drop a line: the walk over them is skipped
     keep: list[str] = []
     in_glyph_block = False
