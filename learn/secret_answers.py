@@ -118,7 +118,9 @@ def _is_secret_reply(text: str, asks: str) -> bool:
     # The shape first, the sentence test (a regex over the whole reply) last: every
     # typed turn after an agent's message is asked this, and most are sentences of
     # many words (the old order was 5% of building a listing's views).
-    words = value.split()
+    # No more words than the longest reply read as a value, and one more to know a
+    # reply runs longer: a long sentence is not split whole (the last holds the rest).
+    words = value.split(None, _MAX_SECRET_WORDS)
     if len(words) == 1:
         shaped = len(value) >= 4 if asks == "password" else _looks_like_key(value)
     elif asks != "password" or len(words) > _MAX_SECRET_WORDS:
@@ -157,7 +159,8 @@ def _could_answer(answer: str) -> bool:
     was 0.12 s of a 1,000-session first scan (issue 21)."""
     if _NUMBERED_RE.search(answer):
         return True
-    return "\n" not in answer.strip() and (
+    # A newline only at an end is no line break (strip copies: asked only then).
+    return ("\n" not in answer or "\n" not in answer.strip()) and (
         _is_secret_reply(answer, "password") or _is_secret_reply(answer, "key"))
 
 

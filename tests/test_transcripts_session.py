@@ -9,7 +9,16 @@ from typing import Any
 import pytest
 from fixtures.view._build import DENIAL, TRAILER, Chain
 
+from learn.transcripts.claude.literals import (
+    AGENT_INJECTION_PATTERNS,
+    COMPACT_SUMMARY_PREFIX,
+    INTERRUPT_MARKER_PATTERN,
+    LOCAL_COMMAND_CAVEAT,
+    MACHINE_INPUT_PATTERNS,
+    TASK_NOTIFICATION_MARKER,
+)
 from learn.transcripts.parser import parse
+from learn.transcripts.view import exclusions
 from learn.transcripts.view.answers import (
     free_form_answers,
     parse_answer_banner,
@@ -309,6 +318,60 @@ def test_each_text_rule(text: str, rule: str) -> None:
 )
 def test_quoting_a_marker_mid_message_is_still_typed(typed: str) -> None:
     assert text_exclusion(typed) is None
+
+
+def _first_char(pattern: str) -> str:
+    body = pattern.removeprefix(r"\A\s*").removeprefix("(?:")
+    return body[1] if body[0] == "\\" else body[0]
+
+
+def test_every_rule_pattern_opens_with_a_character_its_gate_lets_through() -> None:
+    patterns = {
+        "interrupt": [INTERRUPT_MARKER_PATTERN],
+        "command-tags": [exclusions._COMMAND_TAG_RE.pattern],
+        "local-command-output": [exclusions._LOCAL_COMMAND_RE.pattern],
+        "bash-echo": [exclusions._BASH_ECHO_RE.pattern],
+        "system-reminder": [exclusions._SYSTEM_REMINDER_RE.pattern],
+        "ide-context": [exclusions._IDE_CONTEXT_RE.pattern],
+        "agent-relay": list(AGENT_INJECTION_PATTERNS),
+        "machine-input": list(MACHINE_INPUT_PATTERNS),
+        "harness-line": [exclusions._HARNESS_LINE_RE.pattern],
+    }
+    prefixes = {
+        "local-command-caveat": LOCAL_COMMAND_CAVEAT, "stop-hook-feedback": "Stop hook feedback:",
+        "skill-body": "Base directory for this skill:", "compaction-summary": COMPACT_SUMMARY_PREFIX,
+        "task-notification": TASK_NOTIFICATION_MARKER, "learn-digest": LEARN_DIGEST_MARKER,
+    }
+    assert set(patterns) | set(prefixes) == {name for name, _ in exclusions.TEXT_RULES}
+    for name, found in patterns.items():
+        for pattern in found:
+            assert pattern.startswith(r"\A\s*"), pattern
+            assert _first_char(pattern) in exclusions.RULE_HEAD_CHARS[name], (name, pattern)
+    for name, prefix in prefixes.items():
+        assert prefix[0] in exclusions.RULE_HEAD_CHARS[name], name
+        assert dict(exclusions.TEXT_RULES)[name](" " + prefix + " x")
+
+
+@pytest.mark.parametrize("lead", ["", "  ", "\n\t", "\u00a0", "\u3000"])
+def test_the_head_gate_decides_as_every_rule_would(lead: str) -> None:
+    texts = [
+        "[Request interrupted by user]", "<command-name>/pr</command-name>",
+        "<local-command-stdout>ok</local-command-stdout>", LOCAL_COMMAND_CAVEAT,
+        "<bash-input>ls</bash-input>", "<system_instruction>x", "<ide_selection>x",
+        "Stop hook feedback: x", "Base directory for this skill: /x", COMPACT_SUMMARY_PREFIX,
+        "# Augment Agent", "[Role Reminder] x", "Another Claude session sent a message:\nhi",
+        "A peer session sent a message: x", "The memory plugin sent a message: x",
+        "<agent-message>x", "<task-notification>", "Goal check-in: x", "<webhook-payload>",
+        "<channel source=x>", "[Workflow harness] x", "Activity was observed in the bound conversation",
+        "Platform notice, written by the service", "<task_notification>",
+        "[learn-digest] x", "Unknown skill: deploy", "fix the tests", "The tests fail",
+        "Another thing", "<div>", "[link](x)", "Goal: ship it", "", "\u00a0",
+    ]
+    for text in texts:
+        text = lead + text
+        every = next((name for name, rule in exclusions.TEXT_RULES if rule(text)),
+                     "empty" if not text.strip() else None)
+        assert text_exclusion(text) == every, text
 
 
 def test_replayed_body_rule() -> None:

@@ -103,15 +103,16 @@ class ToolUseBlock(msgspec.Struct, frozen=True, gc=False, tag="tool_use"):
     @property
     def questions(self) -> tuple[Question, ...] | None:
         """The AskUserQuestion rounds from the questions input array, or None."""
+        # dict (what the decoder gives) by exact type first: an ABC isinstance is a call.
         inp = self.input
-        if not isinstance(inp, Mapping):
+        if not (type(inp) is dict or isinstance(inp, Mapping)):
             return None
         raw = inp.get("questions")
         if not isinstance(raw, list):
             return None
         out: list[Question] = []
         for item in raw:
-            if not isinstance(item, Mapping):
+            if not (type(item) is dict or isinstance(item, Mapping)):
                 continue
             question = item.get("question")
             if not isinstance(question, str):
@@ -121,7 +122,8 @@ class ToolUseBlock(msgspec.Struct, frozen=True, gc=False, tag="tool_use"):
             labels: list[str] = []
             if isinstance(options, list):
                 for option in options:
-                    if isinstance(option, Mapping) and isinstance(option.get("label"), str):
+                    if (type(option) is dict or isinstance(option, Mapping)) and isinstance(
+                            option.get("label"), str):
                         labels.append(option["label"])
                     elif isinstance(option, str):
                         labels.append(option)

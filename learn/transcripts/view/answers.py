@@ -28,11 +28,12 @@ from learn.transcripts.claude.literals import (
 
 def has_answers(result: ToolResultBlock) -> bool:
     payload = result.tool_use_result
-    # None and str first: asked of every tool result, and an ABC isinstance on them
-    # (Mapping) costs a call each.
-    if payload is not None and type(payload) is not str and isinstance(payload, Mapping):
+    # None, str and dict (what the decoder gives) by exact type first: asked of every
+    # tool result, and an ABC isinstance (Mapping) costs a Python-level call each.
+    if payload is not None and type(payload) is not str and (
+            type(payload) is dict or isinstance(payload, Mapping)):
         answers = payload.get("answers")
-        if answers is not None and isinstance(answers, Mapping):
+        if answers is not None and (type(answers) is dict or isinstance(answers, Mapping)):
             return True
     return result.content.startswith(ANSWERED_PREFIX)
 
@@ -55,9 +56,9 @@ def free_form_answers(result: ToolResultBlock, call: ToolUseBlock | None) -> lis
                 # The question says what a bare answer is ("What is the DB password?").
                 out.append(redact_answer(question, answer.strip()))
         annotations = payload.get("annotations")
-        if isinstance(annotations, Mapping):
+        if type(annotations) is dict or isinstance(annotations, Mapping):
             for note in annotations.values():
-                if isinstance(note, Mapping):
+                if type(note) is dict or isinstance(note, Mapping):
                     text = note.get("notes")
                     if isinstance(text, str) and text.strip():
                         out.append(text.strip())
@@ -78,9 +79,12 @@ def _labels_by_question(
         for q in call.questions or ():
             labels[q.question] = q.labels
     payload = result.tool_use_result
-    if isinstance(payload, Mapping) and isinstance(payload.get("questions"), list):
+    # dict (what the decoder gives) by exact type first: an ABC isinstance is a call.
+    if (type(payload) is dict or isinstance(payload, Mapping)) and isinstance(
+            payload.get("questions"), list):
         for item in payload["questions"]:
-            if not isinstance(item, Mapping) or not isinstance(item.get("question"), str):
+            if not (type(item) is dict or isinstance(item, Mapping)) or not isinstance(
+                    item.get("question"), str):
                 continue
             options = item.get("options")
             if isinstance(options, list):
@@ -88,7 +92,8 @@ def _labels_by_question(
                 for option in options:
                     if isinstance(option, str):
                         found.append(option)
-                    elif isinstance(option, Mapping) and isinstance(option.get("label"), str):
+                    elif (type(option) is dict or isinstance(option, Mapping)) and isinstance(
+                            option.get("label"), str):
                         found.append(option["label"])
                 labels.setdefault(item["question"], tuple(found))
     return labels

@@ -36,16 +36,18 @@ from learn.transcripts.models import (
 def _links(event: TranscriptEvent) -> tuple[str | None, str | None]:
     """(uuid, parent_uuid). `progress` and other untyped lines carry them in raw and
     sit inside the chain on 2.x builds; skipping them would break the walk."""
-    if isinstance(event, ModeEvent):
+    kind = type(event)  # exact: no class derives from an event type
+    if kind is ModeEvent:
         return None, None
-    if isinstance(event, OtherEvent):
-        uuid = event.raw.get("uuid")
-        parent = event.raw.get("parentUuid")
+    if kind is OtherEvent:
+        uuid = event.raw.get("uuid")  # type: ignore[union-attr]
+        parent = event.raw.get("parentUuid")  # type: ignore[union-attr]
         return (
             uuid if isinstance(uuid, str) and uuid else None,
             parent if isinstance(parent, str) and parent else None,
         )
-    return event.meta.uuid or None, event.meta.parent_uuid or None
+    meta = event.meta  # type: ignore[union-attr]
+    return meta.uuid or None, meta.parent_uuid or None
 
 
 def _all_links(events: Sequence[TranscriptEvent]) -> list[tuple[str | None, str | None]]:
@@ -64,9 +66,10 @@ def _all_links(events: Sequence[TranscriptEvent]) -> list[tuple[str | None, str 
 
 
 def is_sidechain(event: TranscriptEvent) -> bool:
-    if isinstance(event, ModeEvent | OtherEvent):
+    kind = type(event)
+    if kind is ModeEvent or kind is OtherEvent:
         return False
-    return event.meta.is_sidechain
+    return event.meta.is_sidechain  # type: ignore[union-attr]
 
 
 def is_conversation(event: TranscriptEvent) -> bool:
@@ -126,10 +129,8 @@ def active_branch(events: Sequence[TranscriptEvent], *, flat: bool = False) -> l
     if flat:  # read flat whatever its links say (none are read: a Codex rollout's raw lines)
         return list(range(len(events)))
     links = _all_links(events)
-    by_uuid: dict[str, int] = {}
-    for i, (uuid, _) in enumerate(links):
-        if uuid is not None:
-            by_uuid[uuid] = i
+    # The last entry of each uuid, as the loop this was assigned it.
+    by_uuid = {uuid: i for i, (uuid, _) in enumerate(links) if uuid is not None}
     if not by_uuid or not any(parent for _, parent in links):
         return list(range(len(events)))
 

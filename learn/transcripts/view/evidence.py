@@ -16,7 +16,7 @@ text; it asks `typed.typed_blocks` (one message's text blocks through
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Final
 
@@ -58,8 +58,10 @@ class TypedReader:
         if event.meta.is_sidechain:
             return
         said = [b.text for b in event.blocks if isinstance(b, TextBlock)] if texts is None else texts
-        for text in said or ([event.text] if event.text else []):
-            self._assistant_texts.add(text)
+        if said:
+            self._assistant_texts.extend(said)  # AssistantText.add is append
+        elif event.text:
+            self._assistant_texts.append(event.text)
 
     def without_agent_text(self, text: str) -> str:
         """`text` from a slot that is not a prompt (a rejection reason, a free-form
@@ -97,19 +99,21 @@ def enqueued_prompt(event: TranscriptEvent) -> tuple[str, datetime | None] | Non
     return text, _parse_time(raw.get("timestamp"))
 
 
-def dequeued(events: Sequence[TranscriptEvent]) -> set[int]:
+def dequeued(events: Sequence[TranscriptEvent], indices: Iterable[int] | None = None) -> set[int]:
     """Indices of the enqueues a later `dequeue` took off the queue, first in first out.
 
     A dequeued prompt is sent as an ordinary user line on the chain, which is
     the copy to read (the enqueue can hold a paste placeholder where the line
     holds the paste). What a `remove` or `popAll` ends is read from the enqueue:
     it reached the model inside a tool result or an attachment, or was pulled
-    back to be edited, and either way it was typed.
+    back to be edited, and either way it was typed. `indices`: where the
+    `queue-operation` lines are, when the caller found them (the rest are not read).
     """
     pending: list[int] = []
     taken: set[int] = set()
-    for index, event in enumerate(events):
-        if not isinstance(event, OtherEvent) or event.type != QUEUE_OPERATION:
+    for index in range(len(events)) if indices is None else indices:
+        event = events[index]
+        if type(event) is not OtherEvent or event.type != QUEUE_OPERATION:
             continue
         operation = event.raw.get("operation")
         if operation == "enqueue":

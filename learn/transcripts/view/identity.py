@@ -18,16 +18,18 @@ from learn.transcripts.models import ModeEvent, OtherEvent, TranscriptEvent
 
 def event_time(event: TranscriptEvent) -> datetime | None:
     """When the entry was written (None for the envelope-less mode and other events)."""
-    if isinstance(event, ModeEvent | OtherEvent):
+    kind = type(event)  # exact: no class derives from an event type
+    if kind is ModeEvent or kind is OtherEvent:
         return None
-    return event.meta.timestamp
+    return event.meta.timestamp  # type: ignore[union-attr]
 
 
 def _metas(events: Sequence[TranscriptEvent], indices: Sequence[int]) -> Iterator[Any]:
     for i in indices:
         event = events[i]
-        if not isinstance(event, ModeEvent | OtherEvent):
-            yield event.meta
+        kind = type(event)
+        if kind is not ModeEvent and kind is not OtherEvent:
+            yield event.meta  # type: ignore[union-attr]
 
 
 def session_id_of(events: Sequence[TranscriptEvent], path: Path | None) -> str:
@@ -57,10 +59,13 @@ def entrypoint_of(events: Sequence[TranscriptEvent]) -> str | None:
     """The client the file names: Claude Code's `entrypoint` ("cli", "sdk-cli",
     "claude-vscode", …) or Codex's `originator`/`source` ("codex_exec", …)."""
     for event in events:
-        if isinstance(event, ModeEvent | OtherEvent):
+        # Exact types, and the meta read once: this reads every entry of a file naming none.
+        kind = type(event)
+        if kind is ModeEvent or kind is OtherEvent:
             continue
-        if event.meta.entrypoint and not event.meta.is_sidechain:
-            return str(event.meta.entrypoint)
+        meta = event.meta  # type: ignore[union-attr]
+        if meta.entrypoint and not meta.is_sidechain:
+            return str(meta.entrypoint)
     return None
 
 

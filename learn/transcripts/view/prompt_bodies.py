@@ -53,7 +53,8 @@ def filled_prompt(text: str) -> list[str] | None:
         meta = _META.match(text)
         if meta is not None:
             return _meta_values(meta.group("meta"))
-    if not any(h in text for h in ("User Input", "User input", "user input", "USER INPUT")):
+    if not ("User Input" in text or "User input" in text or "user input" in text
+            or "USER INPUT" in text):
         return None  # most turns: one substring test, no regex
     head = _USER_INPUT_HEAD.search(text)
     if head is None:

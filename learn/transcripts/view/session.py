@@ -22,10 +22,10 @@ busy.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from msgspec.structs import replace
 
@@ -47,6 +47,7 @@ from learn.transcripts.details import QueuedCommand
 from learn.transcripts.models import (
     AssistantEvent,
     AttachmentEvent,
+    ModeEvent,
     OtherEvent,
     Transcript,
     TranscriptEvent,
@@ -56,6 +57,7 @@ from learn.transcripts.view.answers import free_form_answers, has_answers
 from learn.transcripts.view.branch import active_branch
 from learn.transcripts.view.calls import excerpt, summarize_call
 from learn.transcripts.view.evidence import (
+    QUEUE_OPERATION,
     TypedReader,
     aside_turns,
     dequeued,
@@ -63,7 +65,7 @@ from learn.transcripts.view.evidence import (
     one_per_text,
 )
 from learn.transcripts.view.exclusions import entry_exclusion, is_program_envelope
-from learn.transcripts.view.identity import cwd_of, entrypoint_of, event_time, session_id_of
+from learn.transcripts.view.identity import cwd_of, entrypoint_of, session_id_of
 from learn.transcripts.view.machine_signals import (
     GENERATED_OPENING,
     QUEUED_OPENING,
@@ -119,34 +121,60 @@ def build_session(
     # branch: a result on the branch can answer a call the walk reached first.
     calls: dict[str, ToolUseBlock] = {}
     # The times of the user and assistant entries not a fork copied (below), in this
-    # one pass: exact type tests, as in _branch_times (no class derives from these).
+    # one pass: exact type tests (no class derives from these:
+    # tests/test_transcripts_view_dispatch.py fails if one does).
     own: list[datetime] = []
     exchanged = 0
-    for event in events:
+    # The entries the builder reads, found in the same pass: user and assistant
+    # entries, queued-prompt attachments and queue-operation lines. The rest (hook
+    # attachments, system lines, progress, snapshots: a third of a Claude Code file)
+    # add nothing to the view, and dispatching each cost a call and four type tests.
+    read: list[int] = []
+    queue: list[int] = []
+    # `event_time` of every entry on the branch that has one, in file order (the
+    # branch's order), in the same pass: a loop of its own was 3% of building a view.
+    stamps: list[datetime] = []
+    for index, event in enumerate(events):
         kind = type(event)
         if kind is AssistantEvent:
             for block in event.blocks:  # type: ignore[union-attr]
                 if type(block) is ToolUseBlock:
                     calls[block.id] = block
         elif kind is not UserEvent:
+            if kind is OtherEvent:  # no time, as a mode line (event_time)
+                if event.type == QUEUE_OPERATION:  # type: ignore[union-attr]
+                    queue.append(index)
+                    read.append(index)
+                continue
+            if kind is AttachmentEvent and type(event.detail) is QueuedCommand:  # type: ignore[union-attr]
+                read.append(index)
+            if kind is not ModeEvent and index in on_branch:
+                at = event.meta.timestamp  # type: ignore[union-attr]
+                if at is not None:
+                    stamps.append(at)
             continue
+        read.append(index)
         exchanged += 1
         meta = event.meta  # type: ignore[union-attr]
+        at = meta.timestamp
         if meta.copied_from is None:
-            own.append(meta.timestamp)
+            own.append(at)
+        if at is not None and index in on_branch:
+            stamps.append(at)
 
     reader = TypedReader(fingerprints, transcript.provider)
-    builder = _Builder(calls, reader, dequeued(events), detail=detail)
-    for index, event in enumerate(events):
-        builder.add(index, event, on=index in on_branch)
+    builder = _Builder(calls, reader, dequeued(events, queue), detail=detail)
+    handlers = builder.handlers
+    for index in read:
+        event = events[index]
+        handlers[type(event)](index, event, index in on_branch)
     human = one_per_text([*builder.human, *aside_turns(asides, reader)])
     kept = {id(t) for t in human}
     timeline = tuple(
-        item for item in builder.timeline if not isinstance(item, HumanTurn) or id(item) in kept
+        item for item in builder.timeline if type(item) is not HumanTurn or id(item) in kept
     )
     off_branch = sorted((t for t in human if not t.on_branch), key=_turn_order)
 
-    stamps = _branch_times(events, branch)
     stamps += [t.at for t in off_branch if t.at is not None]
     # A fork (`/branch`) opens with the earlier session's entries under their own
     # times: it starts at its first entry of its own, after the session it came from,
@@ -161,7 +189,7 @@ def build_session(
         started_at=started,
         last_activity=max(stamps) if stamps else None,
         timeline=timeline,
-        human_turns=(*(t for t in timeline if isinstance(t, HumanTurn)), *off_branch),
+        human_turns=(*(t for t in timeline if type(t) is HumanTurn), *off_branch),
         tool_calls=tuple(builder.calls),
         failures=tuple(builder.failures),
         denials=tuple(builder.denials),
@@ -175,21 +203,8 @@ def build_session(
         signals=builder.signals(events),
     )
     # Evidence in reading order: the branch's turns with the others where they were typed.
-    ordered = tuple(t for t in reading_order(session) if isinstance(t, HumanTurn))
+    ordered = tuple(t for t in reading_order(session) if type(t) is HumanTurn)
     return replace(session, human_turns=ordered)
-
-
-def _branch_times(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> list[datetime]:
-    """`event_time` of every entry on the branch that has one: user and assistant
-    entries (most of a branch) read inline, a call each was 3% of building a view."""
-    out: list[datetime] = []
-    for i in branch:
-        event = events[i]
-        kind = type(event)
-        at = event.meta.timestamp if kind is UserEvent or kind is AssistantEvent else event_time(event)  # type: ignore[union-attr]
-        if at is not None:
-            out.append(at)
-    return out
 
 
 def _turn_order(turn: HumanTurn) -> tuple[float, int]:
@@ -243,35 +258,49 @@ class _Builder:
             out.append(f"{SCRIPTED_BODY}: {said}")
         return tuple(out)
 
-    def add(self, index: int, event: TranscriptEvent, *, on: bool) -> None:
-        if isinstance(event, UserEvent):
-            self.turns += on
-            self._user(index, event, on)
-        elif isinstance(event, AssistantEvent):
-            self.turns += on
-            texts = []
-            for block in event.blocks:
-                if isinstance(block, TextBlock):
-                    texts.append(block.text)
-            self._reader.saw(event, texts)
-            said = "\n".join(texts) or event.text
-            if said.strip() and not event.meta.is_sidechain:
-                self._asked = said
-            if on and not event.meta.is_sidechain:  # a subagent's calls belong to its own transcript
-                self._assistant(index, event)
-        elif isinstance(event, AttachmentEvent) and isinstance(event.detail, QueuedCommand):
-            self._queued(index, event, event.detail, on)
-        elif isinstance(event, OtherEvent) and index not in self._dequeued:
-            enqueued = enqueued_prompt(event)
-            if enqueued is not None:
-                typed = self._reader.typed([enqueued[0]])
-                if typed.text:
-                    self._turn(typed.text, "queued", enqueued[1], index, None, on=False,
-                               command=typed.command)
+    @property
+    def handlers(self) -> dict[type, Callable[[int, Any, bool], None]]:
+        """The reader of each kind of entry the view reads, by its exact type (no class
+        derives from an event type; `build_session` passes only these kinds)."""
+        return {
+            UserEvent: self._user,
+            AssistantEvent: self._assistant_entry,
+            AttachmentEvent: self._attachment,
+            OtherEvent: self._other,
+        }
+
+    def _assistant_entry(self, index: int, event: AssistantEvent, on: bool) -> None:
+        self.turns += on
+        texts = []
+        for block in event.blocks:
+            if type(block) is TextBlock:
+                texts.append(block.text)
+        self._reader.saw(event, texts)
+        said = "\n".join(texts) or event.text
+        sidechain = event.meta.is_sidechain
+        if not sidechain and said and not said.isspace():  # said.strip(), with no copy
+            self._asked = said
+        if on and not sidechain:  # a subagent's calls belong to its own transcript
+            self._assistant(index, event)
+
+    def _attachment(self, index: int, event: AttachmentEvent, on: bool) -> None:
+        detail = event.detail
+        if type(detail) is QueuedCommand:
+            self._queued(index, event, detail, on)
+
+    def _other(self, index: int, event: OtherEvent, on: bool) -> None:
+        if index in self._dequeued:
+            return
+        enqueued = enqueued_prompt(event)
+        if enqueued is not None:
+            typed = self._reader.typed([enqueued[0]])
+            if typed.text:
+                self._turn(typed.text, "queued", enqueued[1], index, None, on=False,
+                           command=typed.command)
 
     def _assistant(self, index: int, event: AssistantEvent) -> None:
         for block in event.blocks:
-            if not isinstance(block, ToolUseBlock) or block.id in self._seen_calls:
+            if type(block) is not ToolUseBlock or block.id in self._seen_calls:
                 # The same call twice (a conversation rewritten under new uuids) ran once.
                 continue
             self._seen_calls.add(block.id)
@@ -299,6 +328,7 @@ class _Builder:
             self.timeline.append(turn)
 
     def _user(self, index: int, event: UserEvent, on: bool) -> None:
+        self.turns += on
         meta = event.meta
         if meta.is_sidechain:
             # A subagent's whole exchange: neither its prompt nor its tool
@@ -309,18 +339,25 @@ class _Builder:
         texts: list[str] = []
         results: list[ToolResultBlock] = []
         for block in event.blocks:
-            if isinstance(block, TextBlock):
-                texts.append(block.text)
-            elif isinstance(block, ToolResultBlock):
-                results.append(block)
+            kind = type(block)
+            if kind is TextBlock:
+                texts.append(block.text)  # type: ignore[union-attr]
+            elif kind is ToolResultBlock:
+                results.append(block)  # type: ignore[arg-type]
         if not texts and not results and event.text:
             texts = [event.text]
 
         if on and (event.interrupted or (texts and any(is_interrupt_text(t) for t in texts))):
             self.interrupts.append(Interrupt(at=at, event_index=index))
 
-        for result in results:
-            self._result(index, at, meta.copied_uuid or meta.uuid, result, on)
+        if results:
+            uuid = meta.copied_uuid or meta.uuid
+            for result in results:
+                self._result(index, at, uuid, result, on)
+            if not texts and self._command_args is None:
+                # Tool results only, no command's arguments held: whatever the entry
+                # rules say, nothing below changes (most user entries end here).
+                return
 
         excluded = entry_exclusion(
             meta, is_agent_injected=event.is_agent_injected, origin_kind=event.origin_kind

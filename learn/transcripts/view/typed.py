@@ -326,11 +326,16 @@ class AssistantText(list[str]):
     @property
     def lines(self) -> set[str]:
         """The folded lines (of at least PASTED_LINE_MIN_CHARS) of every message so far."""
+        shortest = PASTED_LINE_MIN_CHARS
+        keep = self._lines.add
         for text in self[self._unfolded :]:
             for line in text.splitlines():
+                # An ASCII line shorter than that folds no longer: not folded at all.
+                if len(line) < shortest and line.isascii():
+                    continue
                 flat = fold(line)
-                if len(flat) >= PASTED_LINE_MIN_CHARS:
-                    self._lines.add(flat)
+                if len(flat) >= shortest:
+                    keep(flat)
         self._unfolded = len(self)
         return self._lines
 
@@ -352,15 +357,31 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
     lines = text.splitlines()
     if not isinstance(assistant_texts, AssistantText):
         assistant_texts = AssistantText(assistant_texts)
-    folded = [fold(line) for line in lines]
-    if any(len(f) >= PASTED_LINE_MIN_CHARS for f in folded):
-        said = assistant_texts.lines
-        matched = [len(f) >= PASTED_LINE_MIN_CHARS and f in said for f in folded]
-    else:  # no line long enough to be pasted: the messages need not be read
-        matched = [False] * len(lines)
-    # Most turns hold no glyph at all: one scan of the text spares two per line.
-    glyphs = any(g in text for g in _GLYPHS)
-    if not glyphs and not any(matched):
+    # One loop: a line is folded and looked up only when it can be long enough to
+    # be pasted (an ASCII line shorter than PASTED_LINE_MIN_CHARS folds no longer;
+    # only a non-ASCII casefold can lengthen), and the messages are read only when
+    # one is (`AssistantText.lines` folds them).
+    shortest = PASTED_LINE_MIN_CHARS
+    said: set[str] | None = None
+    matched: list[bool] = []
+    pasted = False
+    for line in lines:
+        if len(line) < shortest and line.isascii():
+            matched.append(False)
+            continue
+        flat = fold(line)
+        if len(flat) < shortest:
+            matched.append(False)
+            continue
+        if said is None:
+            said = assistant_texts.lines
+        hit = flat in said
+        matched.append(hit)
+        pasted = pasted or hit
+    # Most turns hold no glyph at all: one scan of the text spares two per line, and
+    # an ASCII text (most: a flag, no scan) holds none of these.
+    glyphs = not text.isascii() and any(g in text for g in _GLYPHS)
+    if not glyphs and not pasted:
         return text  # nothing below could drop a line: the walk over them is skipped
     keep: list[str] = []
     in_glyph_block = False
