@@ -36,22 +36,24 @@ from learn.transcripts.templates.skeleton import DIGEST_BYTES, TEMPLATE_MIN_CHAR
 from learn.transcripts.view.model import HumanTurn, Session
 
 
-def resume_keys(turn: HumanTurn, keys: TextKeys) -> list[bytes]:
-    """`resume._keys` with the turn's text as its digests: a copy of an older turn."""
+def resume_keys(turn: HumanTurn, keys: TextKeys, at: str | None = None) -> list[bytes]:
+    """`resume._keys` with the turn's text as its digests: a copy of an older turn
+    (`at`: `turn.at.isoformat()`, when the caller has it)."""
     found: list[bytes] = []
     if turn.uuid:
         found.append(_digest(b"uuid", turn.uuid.encode("utf-8", "surrogatepass"),
                              turn.origin.encode(), keys.flat))
     if turn.at is not None:
-        found.append(_digest(b"at", turn.at.isoformat().encode(), keys.folded))
+        found.append(_digest(b"at", (at if at is not None else turn.at.isoformat()).encode(),
+                             keys.folded))
     return found
 
 
 def _digest(*parts: bytes) -> bytes:
-    h = hashlib.blake2b(digest_size=16)
-    for part in parts:
-        h.update(len(part).to_bytes(4, "little") + part)
-    return h.digest()
+    # Each part after its length, hashed at once: the same digest as updating the hash
+    # part by part, for one call into blake2b instead of one a part.
+    return hashlib.blake2b(b"".join([len(part).to_bytes(4, "little") + part for part in parts]),
+                           digest_size=16).digest()
 
 
 class SessionKeys(msgspec.Struct, frozen=True):
@@ -65,10 +67,14 @@ class SessionKeys(msgspec.Struct, frozen=True):
     free: int  # turns that open with no tag and are prose: a reply could be among them
 
 
-def session_keys(turns: Sequence[HumanTurn], keys_of: Callable[[HumanTurn], TextKeys]) -> SessionKeys:
+def session_keys(turns: Sequence[HumanTurn], keys_of: Callable[[HumanTurn], TextKeys],
+                 ats: Sequence[str | None] | None = None) -> SessionKeys:
+    """`turns`' keys as sets (`ats`: each turn's `at.isoformat()`, when the caller has them)."""
     keyed = [(t, keys_of(t)) for t in turns]
+    at_of = ats if ats is not None else [None] * len(keyed)
     return SessionKeys(
-        resume=frozenset(k for t, tk in keyed for k in resume_keys(t, tk)),
+        resume=frozenset(k for (t, tk), at in zip(keyed, at_of, strict=True)
+                         for k in resume_keys(t, tk, at)),
         long=frozenset(k.folded for t, k in keyed if templated(t) and k.folded_chars >= LONG_CHARS),
         other=any(not templated(t) or k.folded_chars < LONG_CHARS for t, k in keyed),
         shapes=frozenset(key for t, k in keyed if templated(t) and k.chars >= TEMPLATE_MIN_CHARS
@@ -224,24 +230,33 @@ def encode_entry(turns: Sequence[HumanTurn], clean: Callable[[str], str]) -> byt
     """`turns` without their texts, each with the keys of its text as `clean` makes it
     (the index passes `redact`, as for the turns it stores), and the session's keys
     as sets. The turns are packed apart: a pass that reads only the sets leaves them."""
-    keys = [text_keys(clean(t.text)) for t in turns]
+    return encode_cleaned(turns, [clean(t.text) for t in turns],
+                          [clean(t.command) if t.command is not None else None for t in turns],
+                          [t.at.isoformat() if t.at is not None else None for t in turns])
+
+
+def encode_cleaned(turns: Sequence[HumanTurn], texts: Sequence[str],
+                   commands: Sequence[str | None], ats: Sequence[str | None]) -> bytes:
+    """`encode_entry` of turns whose texts and commands are cleaned already, and their
+    times as `isoformat` gives them (one of each per turn, for the caller that stores
+    them too: `learn.index.indexed_turns.encode_turns_and_keys`)."""
+    keys = [text_keys(text) for text in texts]
     by_turn = {id(t): k for t, k in zip(turns, keys, strict=True)}
-    sk = session_keys(turns, lambda t: by_turn[id(t)])
+    sk = session_keys(turns, lambda t: by_turn[id(t)], ats)
     first = opening_of(turns)
-    rows = [StoredTurn(t.origin, t.at.isoformat() if t.at is not None else None, t.event_index,
-                       t.uuid, clean(t.command) if t.command is not None else None, t.on_branch,
-                       t.filled, stored(k))
-            for t, k in zip(turns, keys, strict=True)]
+    rows = [StoredTurn(t.origin, at, t.event_index, t.uuid, command, t.on_branch, t.filled,
+                       stored(k))
+            for t, k, command, at in zip(turns, keys, commands, ats, strict=True)]
     opening = None
     if first is not None:
-        k = by_turn[id(first)]
+        i = next(i for i, t in enumerate(turns) if t is first)
+        k = keys[i]
         # Its text, when no typed turn of the same text comes before it (a turn filled
         # into a body is never a repeated prompt's first).
         earlier = next((t for t in turns if templated(t) and by_turn[id(t)].folded == k.folded),
                        None)
-        opening = _StoredOpening(clean(first.command) if first.command is not None else None,
-                                 stored(k), clean(first.text) if earlier is first else None,
-                                 first.filled, first.at.isoformat() if first.at is not None else None)
+        opening = _StoredOpening(commands[i], stored(k), texts[i] if earlier is first else None,
+                                 first.filled, ats[i])
     learned = [k for t, k in zip(turns, keys, strict=True)
                if templated(t) and k.chars >= TEMPLATE_MIN_CHARS]
     pairs = _encoder.encode((b"".join(k.shapes for k in learned),

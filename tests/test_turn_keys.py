@@ -1,0 +1,61 @@
+"""The index rows of a session's turns (`learn.index.indexed_turns`) and the keys beside
+them (`learn.transcripts.templates.entries`, `keys`): the quicker ways of working them
+out give the bytes the plain ones give, on varied turns (repeated texts, templates,
+times and none, uuids and none, commands, filled turns, off-branch ones)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from learn.render.redact import redact
+from learn.transcripts.view.model import HUMAN_ORIGINS, HumanTurn, Session
+
+_TEMPLATE = ("<observed_from_primary_session>\n  <user_request>{}</user_request>\n"
+             "  <what_happened>Ran the tests 3 times; 12 passed.</what_happened>\n"
+             "</observed_from_primary_session>\nRecord what you observed, in 2 lines.")
+_TEXTS = st.one_of(
+    st.text(max_size=60),
+    st.text(alphabet="ab Cd\n<>/x1 2\t", max_size=80),
+    st.sampled_from(["fix the tests", "Fix the  tests ", "  ok", "", "<local-command>x",
+                     "token sk-ant-api03-" + "a" * 90, "ÉCOLE straße ß", "step 12 of 30",
+                     "a\u2028b", "line one\nline two\n\nline three", "x" * 200]),
+    st.text(alphabet="abc de", min_size=0, max_size=30).map(_TEMPLATE.format),
+)
+
+
+@st.composite
+def _turns(draw: st.DrawFn) -> tuple[HumanTurn, ...]:
+    texts = draw(st.lists(_TEXTS, max_size=4))
+    out = []
+    for i in range(draw(st.integers(0, 8))):
+        # Texts repeat, as a session's prompts do.
+        text = draw(st.sampled_from(texts) if texts and draw(st.booleans()) else _TEXTS)
+        at = draw(st.one_of(st.none(), st.integers(0, 10**6).map(
+            lambda s: datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=s, microseconds=s % 7))))
+        out.append(HumanTurn(
+            text, draw(st.sampled_from(HUMAN_ORIGINS)), at, draw(st.integers(0, 50)),
+            draw(st.one_of(st.none(), st.sampled_from(["", "u-1", "u-2", "ü-3"]))),
+            draw(st.one_of(st.none(), st.sampled_from(["/deploy", "/review now"]))),
+            draw(st.booleans()), draw(st.booleans())))
+        del i
+    return tuple(out)
+
+
+def _session(turns: tuple[HumanTurn, ...]) -> Session:
+    return Session(id="s", provider="claude", path=None, project="p", started_at=None,
+                   last_activity=None, timeline=turns, human_turns=turns, tool_calls=(),
+                   failures=(), denials=(), interrupts=(), turns=len(turns))
+
+
+@settings(deadline=None, max_examples=300)
+@given(_turns())
+def test_turns_and_keys_in_one_pass_are_the_two_passes(turns: tuple[HumanTurn, ...]) -> None:
+    from learn.index.indexed_turns import encode_turn_keys, encode_turns, encode_turns_and_keys
+
+    session = _session(turns)
+    for clean in (redact, str.upper, lambda text: text):
+        assert encode_turns_and_keys(session, clean) == (encode_turns(session, clean),
+                                                          encode_turn_keys(session, clean))
