@@ -59,3 +59,33 @@ def test_turns_and_keys_in_one_pass_are_the_two_passes(turns: tuple[HumanTurn, .
     for clean in (redact, str.upper, lambda text: text):
         assert encode_turns_and_keys(session, clean) == (encode_turns(session, clean),
                                                           encode_turn_keys(session, clean))
+
+
+def _plain_text_keys(text: str) -> tuple[object, ...]:
+    """`keys.text_keys` as it is defined: every text cut into pieces, each shaped."""
+    from learn.textfold import flatten
+    from learn.transcripts.templates.skeleton import digest, is_prose, shape_keys
+
+    flat = flatten(text)
+    shaped = shape_keys(text)
+    return (len(text), digest(flat), digest(flat.casefold()), len(flat.casefold()),
+            is_prose(text), text.lstrip().startswith("<"), b"".join(k for k, _ in shaped),
+            [n for _, n in shaped])
+
+
+_ANY_TEXT = st.one_of(
+    _TEXTS,
+    # Whitespace of every kind (one that is not "\n" leaves a text one line), digits
+    # of other scripts, case that folds to more characters, tags.
+    st.text(alphabet=" \t\r\x0b\x0c\x1c\x85\u00a0\u2028\u3000aB1٣ß<>/\n", max_size=30),
+)
+
+
+@settings(deadline=None, max_examples=500)
+@given(_ANY_TEXT)
+def test_the_keys_of_a_text_are_its_keys_by_their_definition(text: str) -> None:
+    from learn.transcripts.templates.keys import text_keys
+
+    k = text_keys(text)
+    assert (k.chars, k.flat, k.folded, k.folded_chars, k.prose, k.tagged, k.shapes,
+            k.lengths) == _plain_text_keys(text)

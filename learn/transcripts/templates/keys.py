@@ -27,7 +27,13 @@ from collections.abc import Callable, Sequence
 import msgspec
 
 from learn.textfold import flatten
-from learn.transcripts.templates.skeleton import DIGEST_BYTES, digest, is_prose, shape_keys
+from learn.transcripts.templates.skeleton import (
+    DIGEST_BYTES,
+    digest,
+    is_prose,
+    masked,
+    shape_keys,
+)
 from learn.transcripts.view.model import HumanTurn
 
 
@@ -64,10 +70,21 @@ class TextKeys(msgspec.Struct, array_like=True, omit_defaults=True, eq=False, gc
 def text_keys(text: str) -> TextKeys:
     flat = flatten(text)
     folded = flat.casefold()
-    shaped = shape_keys(text)
-    return TextKeys(len(text), digest(flat), digest(folded), len(folded), is_prose(text),
-                    text.lstrip().startswith("<"), b"".join(k for k, _ in shaped),
-                    [n for _, n in shaped])
+    flat_key = digest(flat)
+    folded_key = flat_key if folded == flat else digest(folded)
+    if "\n" in text or "<" in text:
+        shaped = shape_keys(text)
+        shapes, lengths = b"".join(k for k, _ in shaped), [n for _, n in shaped]
+    else:
+        # One line without a tag (most turns): one piece, the text trimmed, whose fold
+        # is `folded` (trimming drops what flattening does), its shape that masked.
+        trimmed = len(text.strip())
+        shaped_text = masked(folded)
+        shapes = (b"" if not trimmed else folded_key if shaped_text == folded
+                  else digest(shaped_text))
+        lengths = [trimmed] if trimmed else []
+    return TextKeys(len(text), flat_key, folded_key, len(folded), is_prose(text),
+                    text.lstrip().startswith("<"), shapes, lengths)
 
 
 def stored(keys: TextKeys) -> TextKeys:

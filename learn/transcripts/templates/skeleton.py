@@ -88,7 +88,11 @@ def pieces(text: str) -> list[str]:
 
 
 def shape(piece: str) -> str:
-    folded = fold(piece)
+    return masked(fold(piece))
+
+
+def masked(folded: str) -> str:
+    """A folded piece's shape: its digit runs masked (`folded` itself when it has none)."""
     # ASCII's only digits are 0-9: ten scans in C say there are none, faster than
     # the regex's character by character (every piece of every turn is shaped).
     if folded.isascii() and not any(d in folded for d in "0123456789"):
