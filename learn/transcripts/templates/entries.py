@@ -70,18 +70,30 @@ class SessionKeys(msgspec.Struct, frozen=True):
 def session_keys(turns: Sequence[HumanTurn], keys_of: Callable[[HumanTurn], TextKeys],
                  ats: Sequence[str | None] | None = None) -> SessionKeys:
     """`turns`' keys as sets (`ats`: each turn's `at.isoformat()`, when the caller has them)."""
-    keyed = [(t, keys_of(t)) for t in turns]
-    at_of = ats if ats is not None else [None] * len(keyed)
-    return SessionKeys(
-        resume=frozenset(k for (t, tk), at in zip(keyed, at_of, strict=True)
-                         for k in resume_keys(t, tk, at)),
-        long=frozenset(k.folded for t, k in keyed if templated(t) and k.folded_chars >= LONG_CHARS),
-        other=any(not templated(t) or k.folded_chars < LONG_CHARS for t, k in keyed),
-        shapes=frozenset(key for t, k in keyed if templated(t) and k.chars >= TEMPLATE_MIN_CHARS
-                         for key, _ in k.pieces),
-        folds=frozenset(k.folded for _, k in keyed),
-        free=sum(1 for _, k in keyed if not k.tagged and k.prose),
-    )
+    # One pass over the turns, each set filled as it goes.
+    resume: list[bytes] = []
+    long: set[bytes] = set()
+    shapes: set[bytes] = set()
+    folds: set[bytes] = set()
+    other = False
+    free = 0
+    n = DIGEST_BYTES
+    for i, t in enumerate(turns):
+        k = keys_of(t)
+        resume += resume_keys(t, k, ats[i] if ats is not None else None)
+        spoken = templated(t)
+        if spoken and k.folded_chars >= LONG_CHARS:
+            long.add(k.folded)
+        else:
+            other = True
+        if spoken and k.chars >= TEMPLATE_MIN_CHARS:  # its pieces' shapes, without their lengths
+            s = k.shapes
+            shapes.update([s[j:j + n] for j in range(0, len(s), n)])
+        folds.add(k.folded)
+        if not k.tagged and k.prose:
+            free += 1
+    return SessionKeys(resume=frozenset(resume), long=frozenset(long), other=other,
+                       shapes=frozenset(shapes), folds=frozenset(folds), free=free)
 
 
 class Opening(msgspec.Struct, frozen=True):
