@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -89,3 +90,18 @@ def test_the_keys_of_a_text_are_its_keys_by_their_definition(text: str) -> None:
     k = text_keys(text)
     assert (k.chars, k.flat, k.folded, k.folded_chars, k.prose, k.tagged, k.shapes,
             k.lengths) == _plain_text_keys(text)
+
+
+def test_texts_seen_again_keep_their_keys_when_the_memo_of_shapes_is_emptied(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from learn.transcripts.templates import keys
+
+    monkeypatch.setattr(keys._Shaped, "MAX_CHARS", 400)
+    monkeypatch.setattr(keys, "_shaped", keys._Shaped())
+    texts = [_TEMPLATE.format(w) for w in ("alpha", "beta", "gamma")] + ["a\nb", "x" * 500 + "\n1"]
+    for text in texts * 3:
+        k = keys.text_keys(text)
+        assert (k.chars, k.flat, k.folded, k.folded_chars, k.prose, k.tagged, k.shapes,
+                k.lengths) == _plain_text_keys(text)
+        assert keys._shaped.chars <= 400
+    assert keys._shaped.by_text  # it held some, and was emptied when full

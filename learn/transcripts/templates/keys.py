@@ -67,14 +67,43 @@ class TextKeys(msgspec.Struct, array_like=True, omit_defaults=True, eq=False, gc
         return any(s in self.shapes for s in shapes)
 
 
+class _Shaped:
+    """The pieces' shapes of the texts of several lines or tags seen last, by text: a
+    memory plugin's observers send the same few long templated prompts again and again
+    (281 such turns in the three homes of 250 sessions of benchmarks/homes.py, 51
+    texts), each cut into pieces and every piece folded and digested. Bounded by the
+    characters of the texts it holds: emptied when they would pass MAX_CHARS."""
+
+    MAX_CHARS = 2_000_000
+
+    def __init__(self) -> None:
+        self.by_text: dict[str, tuple[bytes, list[int]]] = {}
+        self.chars = 0
+
+    def of(self, text: str) -> tuple[bytes, list[int]]:
+        got = self.by_text.get(text)
+        if got is None:
+            shaped = shape_keys(text)
+            got = (b"".join(k for k, _ in shaped), [n for _, n in shaped])
+            if len(text) <= self.MAX_CHARS:
+                if self.chars + len(text) > self.MAX_CHARS:
+                    self.by_text.clear()
+                    self.chars = 0
+                self.by_text[text] = got
+                self.chars += len(text)
+        return got
+
+
+_shaped = _Shaped()
+
+
 def text_keys(text: str) -> TextKeys:
     flat = flatten(text)
     folded = flat.casefold()
     flat_key = digest(flat)
     folded_key = flat_key if folded == flat else digest(folded)
     if "\n" in text or "<" in text:
-        shaped = shape_keys(text)
-        shapes, lengths = b"".join(k for k, _ in shaped), [n for _, n in shaped]
+        shapes, lengths = _shaped.of(text)
     else:
         # One line without a tag (most turns): one piece, the text trimmed, whose fold
         # is `folded` (trimming drops what flattening does), its shape that masked.
