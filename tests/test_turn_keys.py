@@ -105,3 +105,29 @@ def test_texts_seen_again_keep_their_keys_when_the_memo_of_shapes_is_emptied(
                 k.lengths) == _plain_text_keys(text)
         assert keys._shaped.chars <= 400
     assert keys._shaped.by_text  # it held some, and was emptied when full
+
+
+@settings(deadline=None, max_examples=200)
+@given(_turns())
+def test_resume_keys_are_the_digest_of_their_parts_each_after_its_length(
+        turns: tuple[HumanTurn, ...]) -> None:
+    import hashlib
+
+    from learn.transcripts.templates.entries import resume_keys
+    from learn.transcripts.templates.keys import text_keys
+
+    def digest(*parts: bytes) -> bytes:  # as it is defined: the hash updated part by part
+        h = hashlib.blake2b(digest_size=16)
+        for part in parts:
+            h.update(len(part).to_bytes(4, "little") + part)
+        return h.digest()
+
+    for t in turns:
+        k = text_keys(t.text)
+        want = []
+        if t.uuid:
+            want.append(digest(b"uuid", t.uuid.encode(), t.origin.encode(), k.flat))
+        if t.at is not None:
+            want.append(digest(b"at", t.at.isoformat().encode(), k.folded))
+        assert resume_keys(t, k) == want
+        assert resume_keys(t, k, t.at.isoformat() if t.at is not None else None) == want

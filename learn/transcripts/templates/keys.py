@@ -116,12 +116,6 @@ def text_keys(text: str) -> TextKeys:
                     text.lstrip().startswith("<"), shapes, lengths)
 
 
-def stored(keys: TextKeys) -> TextKeys:
-    """`keys` as the index stores them (without what a pass cached)."""
-    return TextKeys(keys.chars, keys.flat, keys.folded, keys.folded_chars, keys.prose,
-                    keys.tagged, keys.shapes, keys.lengths)
-
-
 class Keys:
     """Each turn's keys and, when asked, its text.
 
