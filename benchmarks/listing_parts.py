@@ -12,7 +12,7 @@ session file, each part timed by this process's CPU, best of --repeat:
 - events: building the public event objects of what was decoded;
 - view: `build_session` over those events (the typed-text rules, as a listing
   builds it: `detail=False`);
-- index rows: each turn redacted and keyed (`encode_turns`, `encode_turn_keys`);
+- index rows: each turn redacted and keyed (`encode_turns_and_keys`);
 
 then the real command, `learn sessions --all-projects --json` on an empty
 store, as a subprocess: the CPU of its own process (discovery, judgement,
@@ -57,7 +57,7 @@ main()
 
 
 def _parts(files: list[Path]) -> dict[str, Callable[[], object]]:
-    from learn.index.indexed_turns import encode_turn_keys, encode_turns
+    from learn.index.indexed_turns import encode_turns_and_keys
     from learn.render.redact import redact
     from learn.transcripts.parser import parse_buffer
     from learn.transcripts.view.session import build_session
@@ -90,8 +90,7 @@ def _parts(files: list[Path]) -> dict[str, Callable[[], object]]:
                     got = cleaned[text] = redact(text)
                 return got
 
-            encode_turns(session, clean)
-            encode_turn_keys(session, clean)
+            encode_turns_and_keys(session, clean)
         return None
 
     return {"decode": decode, "events": events, "view": view, "rows": rows,

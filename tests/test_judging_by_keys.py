@@ -188,3 +188,23 @@ def test_the_index_keeps_keys_that_equal_those_worked_out_from_the_texts() -> No
         every = frozenset(k for p in learned for k, _ in p)
         assert [list(p) for p in _pieces_holding(pairs, every)] == [list(p) for p in learned]
     assert home.is_dir()
+
+
+def test_a_session_holding_no_skeleton_shape_has_the_parts_turn_by_turn_gives() -> None:
+    """`_Corpus.parts_of` answers from a session's shapes when none is a skeleton's, and
+    that answer is what asking each of its turns gives (none of them is an instance)."""
+    from learn.transcripts.templates.corpus import _Corpus
+    from learn.transcripts.templates.entries import Entry
+    from learn.transcripts.templates.keys import Keys
+
+    _home(Path.home())
+    _listing()
+    keys = Keys()
+    corpus = _Corpus([Entry.of(v, keys) for v in _whole_views()], (), keys)
+    answered = 0
+    for i, entry in enumerate(corpus.entries):
+        turn_by_turn = [part for t in corpus.cut(i).human_turns if corpus.instance(t)
+                        for part in corpus.skeleton.varying(keys.text(t), keys.of(t).pieces)]
+        assert corpus.parts_of(i) == turn_by_turn
+        answered += corpus.skeleton.shapes.isdisjoint(entry.keys.shapes)
+    assert 0 < answered < len(corpus.entries)  # both ways were taken

@@ -245,7 +245,7 @@ def read_row(job: _Job) -> IndexRow | None:
 
 def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> IndexRow:
     """The index row of one parsed file: derived data only, redacted where it holds text."""
-    from learn.index.indexed_turns import encode_turn_keys, encode_turns
+    from learn.index.indexed_turns import encode_turns_and_keys
     from learn.render.redact import redact
     from learn.store.session_index import IndexRow
     from learn.transcripts.view.bounded import bounded_turns
@@ -269,11 +269,12 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
     # A signal can quote a command body (machine_signals): the summary is on disk too.
     session = msgspec.structs.replace(session, signals=tuple(clean(s) for s in session.signals))
 
+    prompts, keys = encode_turns_and_keys(session, clean)
     row = IndexRow(
         path=str(job.path), size=st.size, mtime_ns=st.mtime_ns, inode=st.inode,
         version=job.version, context=job.context,
         summary=msgspec.json.encode(session_to_dict(session, timeline=False)).decode(),
-        prompts=encode_turns(session, clean), keys=encode_turn_keys(session, clean),
+        prompts=prompts, keys=keys,
     )
     if not job.views:
         return row

@@ -60,6 +60,22 @@ def encode_turn_keys(session: Session, clean: Callable[[str], str]) -> bytes:
     return encode_entry(session.human_turns, clean)
 
 
+def encode_turns_and_keys(session: Session, clean: Callable[[str], str]) -> tuple[str, bytes]:
+    """`encode_turns` and `encode_turn_keys` in one pass over the turns: each text and
+    command through `clean`, and each time through `isoformat`, once for both."""
+    from learn.transcripts.templates.entries import encode_cleaned
+
+    turns = session.human_turns
+    texts = [clean(t.text) for t in turns]
+    commands = [clean(t.command) if t.command is not None else None for t in turns]
+    ats = [t.at.isoformat() if t.at is not None else None for t in turns]
+    rows = msgspec.json.encode([
+        (text, t.origin, at, t.event_index, t.uuid, command, t.on_branch, t.filled)
+        for t, text, command, at in zip(turns, texts, commands, ats, strict=True)
+    ]).decode()
+    return rows, encode_cleaned(turns, texts, commands, ats)
+
+
 def _dt(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value is not None else None
 

@@ -333,7 +333,12 @@ class _Corpus:
     def parts_of(self, i: int) -> list[str]:
         """The varying parts of session `i`'s template instances, in turn order."""
         out: list[str] = []
-        for t in self.cut(i).human_turns:
+        cut, entry = self.cut(i), self.entries[i]
+        if cut is entry.view() and self.skeleton.shapes.isdisjoint(entry.keys.shapes):
+            # Its turns as they are, none holding a skeleton's shape: none is an instance
+            # (`SessionKeys.shapes` are those of every turn that could be one).
+            return out
+        for t in cut.human_turns:
             if self.instance(t):
                 got = self._varying.get(id(t))
                 if got is None:

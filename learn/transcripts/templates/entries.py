@@ -27,31 +27,44 @@ from typing import Final
 import msgspec
 from msgspec.structs import replace
 
-from learn.transcripts.templates.keys import Keys, TextKeys, stored, text_keys
+from learn.transcripts.templates.keys import Keys, TextKeys, text_keys
 from learn.transcripts.templates.keys_version import KEYS_VERSION
 from learn.transcripts.templates.repeated import REPEATED_MIN_CHARS as LONG_CHARS
 from learn.transcripts.templates.repeated import SPOKEN as SPOKEN
 from learn.transcripts.templates.repeated import templated
 from learn.transcripts.templates.skeleton import DIGEST_BYTES, TEMPLATE_MIN_CHARS, Piece
-from learn.transcripts.view.model import HumanTurn, Session
+from learn.transcripts.view.model import HUMAN_ORIGINS, HumanTurn, Session
 
 
-def resume_keys(turn: HumanTurn, keys: TextKeys) -> list[bytes]:
-    """`resume._keys` with the turn's text as its digests: a copy of an older turn."""
+def resume_keys(turn: HumanTurn, keys: TextKeys, at: str | None = None) -> list[bytes]:
+    """`resume._keys` with the turn's text as its digests: a copy of an older turn
+    (`at`: `turn.at.isoformat()`, when the caller has it)."""
+    # Each is the digest of its parts, each part after its length (4 bytes), hashed at
+    # once: one call into blake2b instead of one a part, the constant parts sized once.
     found: list[bytes] = []
     if turn.uuid:
-        found.append(_digest(b"uuid", turn.uuid.encode("utf-8", "surrogatepass"),
-                             turn.origin.encode(), keys.flat))
+        uuid = turn.uuid.encode("utf-8", "surrogatepass")
+        found.append(_key(b"".join((
+            _UUID, len(uuid).to_bytes(4, "little"), uuid,
+            _ORIGINS.get(turn.origin) or _sized(turn.origin.encode()), _sized(keys.flat)))))
     if turn.at is not None:
-        found.append(_digest(b"at", turn.at.isoformat().encode(), keys.folded))
+        when = (at if at is not None else turn.at.isoformat()).encode()
+        found.append(_key(b"".join((_AT, len(when).to_bytes(4, "little"), when,
+                                    _sized(keys.folded)))))
     return found
 
 
-def _digest(*parts: bytes) -> bytes:
-    h = hashlib.blake2b(digest_size=16)
-    for part in parts:
-        h.update(len(part).to_bytes(4, "little") + part)
-    return h.digest()
+def _sized(part: bytes) -> bytes:
+    return len(part).to_bytes(4, "little") + part
+
+
+def _key(joined: bytes) -> bytes:
+    return hashlib.blake2b(joined, digest_size=16).digest()
+
+
+_UUID: Final = _sized(b"uuid")
+_AT: Final = _sized(b"at")
+_ORIGINS: Final = {origin: _sized(origin.encode()) for origin in HUMAN_ORIGINS}
 
 
 class SessionKeys(msgspec.Struct, frozen=True):
@@ -66,16 +79,36 @@ class SessionKeys(msgspec.Struct, frozen=True):
 
 
 def session_keys(turns: Sequence[HumanTurn], keys_of: Callable[[HumanTurn], TextKeys]) -> SessionKeys:
-    keyed = [(t, keys_of(t)) for t in turns]
-    return SessionKeys(
-        resume=frozenset(k for t, tk in keyed for k in resume_keys(t, tk)),
-        long=frozenset(k.folded for t, k in keyed if templated(t) and k.folded_chars >= LONG_CHARS),
-        other=any(not templated(t) or k.folded_chars < LONG_CHARS for t, k in keyed),
-        shapes=frozenset(key for t, k in keyed if templated(t) and k.chars >= TEMPLATE_MIN_CHARS
-                         for key, _ in k.pieces),
-        folds=frozenset(k.folded for _, k in keyed),
-        free=sum(1 for _, k in keyed if not k.tagged and k.prose),
-    )
+    return keys_as_sets(turns, [keys_of(t) for t in turns])
+
+
+def keys_as_sets(turns: Sequence[HumanTurn], keys: Sequence[TextKeys],
+                 ats: Sequence[str | None] | None = None) -> SessionKeys:
+    """`session_keys` of `turns` whose keys are `keys` (the same order), and their times
+    as `isoformat` gives them in `ats`, when the caller has them."""
+    # One pass over the turns, each set filled as it goes.
+    resume: list[bytes] = []
+    long: set[bytes] = set()
+    shapes: set[bytes] = set()
+    folds: set[bytes] = set()
+    other = False
+    free = 0
+    n = DIGEST_BYTES
+    for i, (t, k) in enumerate(zip(turns, keys, strict=True)):
+        resume += resume_keys(t, k, ats[i] if ats is not None else None)
+        spoken = templated(t)
+        if spoken and k.folded_chars >= LONG_CHARS:
+            long.add(k.folded)
+        else:
+            other = True
+        if spoken and k.chars >= TEMPLATE_MIN_CHARS:  # its pieces' shapes, without their lengths
+            s = k.shapes
+            shapes.update([s[j:j + n] for j in range(0, len(s), n)])
+        folds.add(k.folded)
+        if not k.tagged and k.prose:
+            free += 1
+    return SessionKeys(resume=frozenset(resume), long=frozenset(long), other=other,
+                       shapes=frozenset(shapes), folds=frozenset(folds), free=free)
 
 
 class Opening(msgspec.Struct, frozen=True):
@@ -224,24 +257,32 @@ def encode_entry(turns: Sequence[HumanTurn], clean: Callable[[str], str]) -> byt
     """`turns` without their texts, each with the keys of its text as `clean` makes it
     (the index passes `redact`, as for the turns it stores), and the session's keys
     as sets. The turns are packed apart: a pass that reads only the sets leaves them."""
-    keys = [text_keys(clean(t.text)) for t in turns]
-    by_turn = {id(t): k for t, k in zip(turns, keys, strict=True)}
-    sk = session_keys(turns, lambda t: by_turn[id(t)])
+    return encode_cleaned(turns, [clean(t.text) for t in turns],
+                          [clean(t.command) if t.command is not None else None for t in turns],
+                          [t.at.isoformat() if t.at is not None else None for t in turns])
+
+
+def encode_cleaned(turns: Sequence[HumanTurn], texts: Sequence[str],
+                   commands: Sequence[str | None], ats: Sequence[str | None]) -> bytes:
+    """`encode_entry` of turns whose texts and commands are cleaned already, and their
+    times as `isoformat` gives them (one of each per turn, for the caller that stores
+    them too: `learn.index.indexed_turns.encode_turns_and_keys`)."""
+    # Each text's keys are new here: nothing cached on them, they are stored as they are.
+    keys = [text_keys(text) for text in texts]
+    sk = keys_as_sets(turns, keys, ats)
     first = opening_of(turns)
-    rows = [StoredTurn(t.origin, t.at.isoformat() if t.at is not None else None, t.event_index,
-                       t.uuid, clean(t.command) if t.command is not None else None, t.on_branch,
-                       t.filled, stored(k))
-            for t, k in zip(turns, keys, strict=True)]
+    rows = [StoredTurn(t.origin, at, t.event_index, t.uuid, command, t.on_branch, t.filled, k)
+            for t, k, command, at in zip(turns, keys, commands, ats, strict=True)]
     opening = None
     if first is not None:
-        k = by_turn[id(first)]
+        i = next(i for i, t in enumerate(turns) if t is first)
+        k = keys[i]
         # Its text, when no typed turn of the same text comes before it (a turn filled
         # into a body is never a repeated prompt's first).
-        earlier = next((t for t in turns if templated(t) and by_turn[id(t)].folded == k.folded),
-                       None)
-        opening = _StoredOpening(clean(first.command) if first.command is not None else None,
-                                 stored(k), clean(first.text) if earlier is first else None,
-                                 first.filled, first.at.isoformat() if first.at is not None else None)
+        earlier = next((t for t, tk in zip(turns, keys, strict=True)
+                        if templated(t) and tk.folded == k.folded), None)
+        opening = _StoredOpening(commands[i], k, texts[i] if earlier is first else None,
+                                 first.filled, ats[i])
     learned = [k for t, k in zip(turns, keys, strict=True)
                if templated(t) and k.chars >= TEMPLATE_MIN_CHARS]
     pairs = _encoder.encode((b"".join(k.shapes for k in learned),

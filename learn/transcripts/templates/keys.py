@@ -27,7 +27,13 @@ from collections.abc import Callable, Sequence
 import msgspec
 
 from learn.textfold import flatten
-from learn.transcripts.templates.skeleton import DIGEST_BYTES, digest, is_prose, shape_keys
+from learn.transcripts.templates.skeleton import (
+    DIGEST_BYTES,
+    digest,
+    is_prose,
+    masked,
+    shape_keys,
+)
 from learn.transcripts.view.model import HumanTurn
 
 
@@ -61,19 +67,53 @@ class TextKeys(msgspec.Struct, array_like=True, omit_defaults=True, eq=False, gc
         return any(s in self.shapes for s in shapes)
 
 
+class _Shaped:
+    """The pieces' shapes of the texts of several lines or tags seen last, by text: a
+    memory plugin's observers send the same few long templated prompts again and again
+    (281 such turns in the three homes of 250 sessions of benchmarks/homes.py, 51
+    texts), each cut into pieces and every piece folded and digested. Bounded by the
+    characters of the texts it holds: emptied when they would pass MAX_CHARS."""
+
+    MAX_CHARS = 2_000_000
+
+    def __init__(self) -> None:
+        self.by_text: dict[str, tuple[bytes, list[int]]] = {}
+        self.chars = 0
+
+    def of(self, text: str) -> tuple[bytes, list[int]]:
+        got = self.by_text.get(text)
+        if got is None:
+            shaped = shape_keys(text)
+            got = (b"".join(k for k, _ in shaped), [n for _, n in shaped])
+            if len(text) <= self.MAX_CHARS:
+                if self.chars + len(text) > self.MAX_CHARS:
+                    self.by_text.clear()
+                    self.chars = 0
+                self.by_text[text] = got
+                self.chars += len(text)
+        return got
+
+
+_shaped = _Shaped()
+
+
 def text_keys(text: str) -> TextKeys:
     flat = flatten(text)
     folded = flat.casefold()
-    shaped = shape_keys(text)
-    return TextKeys(len(text), digest(flat), digest(folded), len(folded), is_prose(text),
-                    text.lstrip().startswith("<"), b"".join(k for k, _ in shaped),
-                    [n for _, n in shaped])
-
-
-def stored(keys: TextKeys) -> TextKeys:
-    """`keys` as the index stores them (without what a pass cached)."""
-    return TextKeys(keys.chars, keys.flat, keys.folded, keys.folded_chars, keys.prose,
-                    keys.tagged, keys.shapes, keys.lengths)
+    flat_key = digest(flat)
+    folded_key = flat_key if folded == flat else digest(folded)
+    if "\n" in text or "<" in text:
+        shapes, lengths = _shaped.of(text)
+    else:
+        # One line without a tag (most turns): one piece, the text trimmed, whose fold
+        # is `folded` (trimming drops what flattening does), its shape that masked.
+        trimmed = len(text.strip())
+        shaped_text = masked(folded)
+        shapes = (b"" if not trimmed else folded_key if shaped_text == folded
+                  else digest(shaped_text))
+        lengths = [trimmed] if trimmed else []
+    return TextKeys(len(text), flat_key, folded_key, len(folded), is_prose(text),
+                    text.lstrip().startswith("<"), shapes, lengths)
 
 
 class Keys:

@@ -88,10 +88,17 @@ def pieces(text: str) -> list[str]:
 
 
 def shape(piece: str) -> str:
-    folded = fold(piece)
+    return masked(fold(piece))
+
+
+def masked(folded: str) -> str:
+    """A folded piece's shape: its digit runs masked (`folded` itself when it has none)."""
     # ASCII's only digits are 0-9: ten scans in C say there are none, faster than
-    # the regex's character by character (every piece of every turn is shaped).
-    if folded.isascii() and not any(d in folded for d in "0123456789"):
+    # the regex's character by character (every piece of every turn is shaped), and
+    # written out, a third of the time of `any` over a generator of them.
+    f = folded
+    if f.isascii() and not ("0" in f or "1" in f or "2" in f or "3" in f or "4" in f
+                            or "5" in f or "6" in f or "7" in f or "8" in f or "9" in f):
         return folded
     return _DIGITS.sub("#", folded)
 
