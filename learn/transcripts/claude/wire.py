@@ -150,9 +150,10 @@ class PermissionModeW(msgspec.Struct, tag="permission-mode", rename="camel", gc=
 class LazyOther(msgspec.Struct, gc=False):
     """An entry kept as its line bytes until read, then an OtherEvent.
 
-    Used where the typed decode already proved the line is a JSON object with
-    a string type (Codex rollouts, where most lines are bookkeeping), so the
-    untyped decode that builds `raw` is only paid for events someone reads.
+    Used by the other agents' lowerings (`lowering.lazy`) for bookkeeping
+    records, so the untyped decode that builds `raw` is only paid for events
+    someone reads. (Codex rollouts no longer: each of their lines is decoded
+    once, untyped, and its OtherEvent holds that; see `codex/lines.read_line`.)
     """
 
     type: str
