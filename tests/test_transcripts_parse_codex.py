@@ -227,3 +227,52 @@ def test_subagent_rollouts_are_all_sidechain() -> None:
     # The same rollout from a person's client is not.
     assert not any(e.meta.is_sidechain for e in parse(ROLLOUT).events
                    if isinstance(e, UserEvent | AssistantEvent))
+
+
+def _rollout(*lines: bytes) -> bytes:
+    meta = json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta",
+                       "payload": {"id": SESSION, "cwd": "/w"}}).encode()
+    return b"\n".join([meta, *lines]) + b"\n"
+
+
+def test_bookkeeping_lines_are_other_events_holding_the_whole_decoded_line() -> None:
+    token = {"timestamp": "2026-01-01T00:00:01Z", "type": "event_msg",
+             "payload": {"type": "token_count", "info": {"total": [1, 2, {"a": None}]}}}
+    state = {"record_type": "state"}
+    t = parse(_rollout(json.dumps(token).encode(), json.dumps(state).encode()))
+    events = list(t.events)
+    assert events[1] == OtherEvent(type="event_msg", raw=token)
+    assert events[2] == OtherEvent(type="state", raw=state)
+    assert t.skipped == {}
+
+
+def test_invalid_utf8_is_replaced_and_the_line_kept() -> None:
+    reasoning = (b'{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":'
+                 b'{"type":"reasoning","summary":"th\xffink"}}')
+    reply = (b'{"timestamp":"2026-01-01T00:00:02Z","type":"event_msg","payload":'
+             b'{"type":"agent_message","message":"do\xfene"}}')
+    t = parse(_rollout(reasoning, reply, b'["\xff"]', b'"\xff"'))
+    other, assistant = list(t.events)[1:]
+    assert isinstance(other, OtherEvent) and other.raw["payload"]["summary"] == "th\ufffdink"
+    assert isinstance(assistant, AssistantEvent) and assistant.text == "do\ufffdne"
+    # A line that is not an object with the bad bytes is undecodable, as it always was.
+    assert t.skipped == {"undecodable": 2}
+
+
+def test_lines_nested_too_deep_are_skipped_and_counted() -> None:
+    deep = b"[" * 5000 + b"]" * 5000
+    line = b'{"type":"response_item","payload":{"type":"reasoning","x":' + deep + b"}}"
+    t = parse(_rollout(line))
+    assert t.skipped == {"too_deep": 1} and len(t.events) == 1
+
+
+def test_a_repeated_top_level_key_is_read_by_its_last_value() -> None:
+    # Lines are decoded once, into dicts (codex/lines.read_line): a key written twice
+    # is read by its last value, as any JSON reader keeps it. The typed decode before
+    # refused a wrongly typed first `type` or `payload` and skipped the line as invalid.
+    typed = (b'{"timestamp":"2026-01-01T00:00:01Z","type":5,"type":"event_msg",'
+             b'"payload":[],"payload":{"type":"user_message","message":"hello"}}')
+    t = parse(_rollout(typed))
+    assert t.skipped == {}
+    (user,) = [e for e in t.events if isinstance(e, UserEvent)]
+    assert user.text == "hello"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import pickle
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import GeneratorType
+from typing import Any
 
 import pytest
 
@@ -79,17 +80,19 @@ def test_stream_skips_file_deleted_between_discovery_and_parse(tmp_path: Path) -
 
 def test_filterspec_drops_before_materializing(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[object] = []
-    original = parser_mod.materialize
 
-    def spy(wire: object) -> object:
-        built.append(wire)
-        return original(wire)
+    def spy(build: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def spied(wire: object) -> object:
+            built.append(wire)
+            return build(wire)
+        return spied
 
     spec = FilterSpec(
         types=frozenset({"progress", "summary"}), sidechain=True, meta=True,
         system_subtypes=frozenset({"turn_duration"}), attachment_types=frozenset({"skill_listing"}),
     )
-    monkeypatch.setattr(parser_mod, "materialize", spy)
+    monkeypatch.setattr(parser_mod, "BUILDERS",
+                        {kind: spy(build) for kind, build in parser_mod.BUILDERS.items()})
     t = parser_mod.parse(SHAPES, drop=spec)
     events = list(t.events)
     monkeypatch.undo()
@@ -146,9 +149,10 @@ def test_dropped_unmodeled_types_are_never_decoded_into_objects(
     truncated = b'{"type":"progress","data":{"message":{"cont'
     t = parse(progress * 3 + b'{"type":"summary","summary":"s"}\n' + truncated, drop=NOISE_SPEC)
     assert [e.type for e in t.events] == ["summary"]  # type: ignore[union-attr]
-    # The well-formed progress lines never reached the untyped decoder; the
-    # truncated one is still counted, exactly as without a spec.
-    assert slow == [b'{"type":"summary","summary":"s"}', truncated]
+    # The well-formed progress lines never reached the untyped decoder (their
+    # bodies are skipped by the typed decode); the truncated one is still counted,
+    # exactly as without a spec.
+    assert slow == [b'{"type":"summary","summary":"s"}']
     assert t.skipped == {"undecodable": 1}
     assert parse(truncated).skipped == {"undecodable": 1}
 

@@ -15,7 +15,7 @@ How a line becomes an event:
    a known type carrying an unknown block (rewritten to a marker and converted
    again), or it is skipped and counted by reason. Nothing raises.
 4. The public event is built from the wire Struct the first time it is read
-   (EventList + `events.materialize`), so a consumer that filters or counts
+   (EventList + `events.BUILDERS`), so a consumer that filters or counts
    pays only for the decode.
 
 This module keeps only the entry points (`parse`, `parse_buffer`, `stream`,
@@ -47,7 +47,7 @@ from learn.transcripts.claude.decode import (
     decode_line,
     decode_untyped,
 )
-from learn.transcripts.claude.events import materialize
+from learn.transcripts.claude.events import BUILDERS, materialize
 from learn.transcripts.claude.wire import LazyOther
 from learn.transcripts.files.compressed import ZSTD_MAGIC
 from learn.transcripts.filterspec import FilterSpec
@@ -58,6 +58,7 @@ from learn.transcripts.models import EventList, Transcript, TranscriptEvent
 Lowering = Callable[..., tuple[list[Any], dict[str, int]]]
 
 __all__ = [
+    "BUILDERS",
     "SKIP_INFLATE_LIMIT",
     "SKIP_INVALID",
     "SKIP_NOT_OBJECT",
@@ -181,7 +182,7 @@ def parse_buffer(
 
         events, skipped = lower(buf, path=path, drop=drop)
         return Transcript(
-            path=path, mtime=mtime, provider="codex", events=EventList(events, materialize),
+            path=path, mtime=mtime, provider="codex", events=EventList(events, BUILDERS),
             skipped=skipped, skipped_lines=sum(skipped.values()), size_bytes=len(buf),
         )
     other = _other_agent(buf, path)
@@ -189,7 +190,7 @@ def parse_buffer(
         provider, lowering = other
         events, skipped = lowering(buf, path=path, drop=drop)
         return Transcript(
-            path=path, mtime=mtime, provider=provider, events=EventList(events, materialize),
+            path=path, mtime=mtime, provider=provider, events=EventList(events, BUILDERS),
             skipped=skipped, skipped_lines=sum(skipped.values()), size_bytes=len(buf),
         )
     items, skipped = decode_claude_lines(buf, drop)
@@ -197,7 +198,7 @@ def parse_buffer(
         path=path,
         mtime=mtime,
         provider="claude",
-        events=EventList(items, materialize),
+        events=EventList(items, BUILDERS),
         skipped=skipped,
         skipped_lines=sum(skipped.values()),
         size_bytes=len(buf),

@@ -1,9 +1,9 @@
-"""A rollout line, in any era's shape, decoded into one wrapped record; and the state carried between lines.
+"""A rollout line, in any era's shape, read as one wrapped record; and the state carried between lines.
 
-The lowering (`rollout`) reads `Line` records: `{timestamp, type, payload}`.
-A line the wrapped decode refuses is a bare-era header or item, or a flattened
-record (the module docstring of `rollout` has the eras): `slow_line` reads it
-as if wrapped, or names the skip reason. `State` is what one line tells the
+The lowering (`rollout`) reads `Line`s: `{timestamp, type, payload}`. A line
+that is not so wrapped is a bare-era header or item, or a flattened record (the
+module docstring of `rollout` has the eras): `read_line` reads it as if wrapped,
+or names the skip reason. `State` is what one line tells the
 next (session id, cwd, the parent chain the uuids are synthesized along).
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from learn.transcripts.claude.decode import SKIP_TOO_DEEP, decode_untyped
+from learn.transcripts.claude.decode import SKIP_TOO_DEEP
 from learn.transcripts.models import EntryMeta
 
 ANY = msgspec.json.Decoder()
@@ -54,52 +54,10 @@ class State:
         return meta
 
 
-_NO_RAW = msgspec.Raw()
+# What one rollout line is read as: its wrapped type, its payload (a flattened or
+# bare-era record is its own payload) and its timestamp.
+Line = tuple[str, dict[str, Any], Any]
 
-
-class Payload(msgspec.Struct, gc=False):
-    # Bulky or shape-varying fields stay msgspec.Raw (a slice, no decode) until
-    # a lowering needs them: most Codex lines are bookkeeping that becomes an
-    # OtherEvent, and decoding their payloads up front made lowering ~3x
-    # slower than orjson on the same bytes.
-    type: Any = None
-    role: Any = None
-    id: Any = None
-    call_id: Any = None
-    name: Any = None
-    reason: Any = None
-    cwd: Any = None
-    model: Any = None
-    cli_version: Any = None
-    originator: Any = None
-    source: Any = None
-    session_id: Any = None
-    thread_source: Any = None
-    parent_thread_id: Any = None
-    message: msgspec.Raw = _NO_RAW
-    content: msgspec.Raw = _NO_RAW
-    arguments: msgspec.Raw = _NO_RAW
-    input: msgspec.Raw = _NO_RAW
-    output: msgspec.Raw = _NO_RAW
-    action: msgspec.Raw = _NO_RAW
-
-
-class Line(msgspec.Struct, gc=False):
-    type: str
-    payload: Payload
-    timestamp: Any = None
-
-
-class Bare(Payload, gc=False):
-    """A line with no payload wrapper: a bare-era header or item, or a flattened record."""
-
-    timestamp: Any = None
-    record_type: Any = None
-    instructions: Any = None
-
-
-LINE_DECODER = msgspec.json.Decoder(Line)
-_BARE_DECODER = msgspec.json.Decoder(Bare)
 # Top-level `type`s of flattened records that are not response items.
 _ROLLOUT_KINDS = frozenset({"session_meta", "turn_context", "compacted"})
 # Wrapper types that mean nothing without their payload.
@@ -107,75 +65,64 @@ _WRAPPERS = frozenset({"event_msg", "response_item"})
 _EVENT_TYPES = frozenset({"user_message", "agent_message", "turn_aborted"})
 
 
-def _unwrap(bare: Bare, lineno: int, st: State) -> Line | str:
+def read_line(obj: object, st: State) -> Line | str:
+    """The wrapped line a decoded rollout line stands for, or the name of a marker
+    ("state") or of a skip reason.
+
+    Lines are decoded once, untyped, and read from that dict: the typed decode
+    they had before (a Struct with `msgspec.Raw` fields) was followed by a second,
+    untyped decode of every bookkeeping line (most of a rollout) when its
+    OtherEvent was read, and the session view reads them all (parse and read of
+    the bench home's rollouts, `benchmarks/homes.py` spread at 250 sessions: 0.87x
+    the instructions, startup left out). The one difference:
+    a line that repeats a top-level key is read by the key's last value, as any
+    dict is, where the typed decode refused a wrongly typed first `type` or
+    `payload` (skipped as "invalid"; tests/test_transcripts_parse_codex.py).
+    """
+    if type(obj) is not dict:
+        return "not_object"
+    if not st.bare:
+        kind = obj.get("type")
+        payload = obj.get("payload")
+        if type(kind) is str and type(payload) is dict:
+            return kind, payload, obj.get("timestamp")
+    return _unwrap(obj, st)
+
+
+def _unwrap(bare: dict[str, Any], st: State) -> Line | str:
     """The wrapped line a bare or flattened record stands for, or the name of a marker."""
-    kind = bare.type
+    kind = bare.get("type")
     if not isinstance(kind, str):
-        if bare.record_type is not None:
+        if bare.get("record_type") is not None:
             return "state"  # {"record_type": "state"}: bookkeeping between turns
-        if isinstance(bare.id, str) and not st.session_id:
+        if isinstance(bare.get("id"), str) and not st.session_id:
             st.bare = True
-            return Line("session_meta", bare, bare.timestamp)
+            return "session_meta", bare, bare.get("timestamp")
         return "invalid"
     if kind in _WRAPPERS:
         return "invalid"
     if kind in _ROLLOUT_KINDS:
-        return Line(kind, bare, bare.timestamp)
+        return kind, bare, bare.get("timestamp")
     if kind in _EVENT_TYPES:
-        return Line("event_msg", bare, bare.timestamp)
-    return Line("response_item", bare, bare.timestamp)
+        return "event_msg", bare, bare.get("timestamp")
+    return "response_item", bare, bare.get("timestamp")
 
 
-def decode_raw(value: msgspec.Raw) -> Any:
-    if not value:
-        return None
-    try:
-        return ANY.decode(value)
-    except msgspec.DecodeError:
-        return decode_untyped(value)  # invalid UTF-8 in a skipped field
-    except RecursionError:
-        return None  # nested too deep to read: nothing of it is used
-
-
-def bare_line(line: memoryview, lineno: int, st: State) -> Line | str:
-    """A line of a bare-era file. Raises ValidationError/DecodeError like the wrapped decode."""
-    return _unwrap(_BARE_DECODER.decode(line), lineno, st)
-
-
-def slow_line(line: memoryview, lineno: int, st: State) -> Line | str:
-    """A line the wrapped decode refused: an older or flattened shape, or a skip reason."""
-    try:
-        bare = _BARE_DECODER.decode(line)
-    except msgspec.ValidationError:
-        try:
-            obj = ANY.decode(line)
-        except msgspec.DecodeError:
-            return "undecodable"
-        except RecursionError:
-            return SKIP_TOO_DEEP
-        return "invalid" if isinstance(obj, dict) else "not_object"
-    except msgspec.DecodeError:
-        return "undecodable"
-    except RecursionError:
-        return SKIP_TOO_DEEP
-    return _unwrap(bare, lineno, st)
-
-
-def repaired_line(raw: bytes, lineno: int, st: State) -> tuple[Line, memoryview] | str:
-    """A line the decoder refused, read again with invalid UTF-8 replaced (and the
-    repaired bytes, which the lowering keeps); a skip reason when that was not the fault."""
+def repaired(raw: bytes) -> tuple[str | None, object]:
+    """A line the decoder refused, decoded again with invalid UTF-8 replaced:
+    (None, what it decoded to), or (the skip reason, None) when that was not the fault."""
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError:
-        fixed = memoryview(raw.decode("utf-8", "replace").encode())
+        fixed = raw.decode("utf-8", "replace")
     else:
-        return "undecodable"
+        return "undecodable", None
     try:
-        line: Line | str = LINE_DECODER.decode(fixed) if not st.bare else bare_line(fixed, lineno, st)
-    except msgspec.ValidationError:
-        line = slow_line(fixed, lineno, st)
+        obj = ANY.decode(fixed)
     except msgspec.DecodeError:
-        return "undecodable"
+        return "undecodable", None
     except RecursionError:
-        return SKIP_TOO_DEEP
-    return line if isinstance(line, str) else (line, fixed)
+        return SKIP_TOO_DEEP, None
+    # Only an object was ever read again (the typed decode refused anything else
+    # before it met the bad bytes): any other line with them is undecodable.
+    return (None, obj) if type(obj) is dict else ("undecodable", None)

@@ -49,17 +49,7 @@ from learn.transcripts.blocks import (
 )
 from learn.transcripts.claude.decode import SKIP_TOO_DEEP
 from learn.transcripts.claude.literals import AGENT_INJECTION_RE
-from learn.transcripts.claude.wire import LazyOther
-from learn.transcripts.codex.lines import (
-    ANY,
-    LINE_DECODER,
-    Line,
-    State,
-    bare_line,
-    decode_raw,
-    repaired_line,
-    slow_line,
-)
+from learn.transcripts.codex.lines import ANY, Line, State, read_line, repaired
 from learn.transcripts.codex.meta import (
     INJECTED_PREFIXES,
     environment_cwd,
@@ -68,6 +58,7 @@ from learn.transcripts.codex.meta import (
 from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.models import (
     AssistantEvent,
+    OtherEvent,
     TranscriptEvent,
     UserEvent,
 )
@@ -147,42 +138,43 @@ def _message_text(content: object) -> str:
 
 
 def _lower_line(
-    w: Line, lineno: int, st: State, line: memoryview
-) -> TranscriptEvent | LazyOther | str:
-    kind, p = w.type, w.payload
-    ptype = p.type
+    line: Line, lineno: int, st: State, obj: dict[str, Any]
+) -> TranscriptEvent | str:
+    kind, p, stamp = line
+    ptype = p.get("type")
     if kind == "session_meta":
-        st.session_id = _str(p.id) or _str(p.session_id) or ""
-        st.cwd = _str(p.cwd) or st.cwd
-        st.version = _str(p.cli_version)
-        st.entrypoint = _str(p.originator) or _str(p.source)
+        st.session_id = _str(p.get("id")) or _str(p.get("session_id")) or ""
+        st.cwd = _str(p.get("cwd")) or st.cwd
+        st.version = _str(p.get("cli_version"))
+        source = p.get("source")
+        st.entrypoint = _str(p.get("originator")) or _str(source)
         st.sidechain = subagent_kind(
-            {"source": p.source, "thread_source": p.thread_source}) is not None
-        st.clock = _timestamp(w.timestamp) or st.clock
-        return LazyOther(kind, line.tobytes())
+            {"source": source, "thread_source": p.get("thread_source")}) is not None
+        st.clock = _timestamp(stamp) or st.clock
+        return OtherEvent(kind, obj)
     if kind == "turn_context":
-        st.cwd = _str(p.cwd) or st.cwd
-        st.model = _str(p.model) or st.model
-        return LazyOther(kind, line.tobytes())
+        st.cwd = _str(p.get("cwd")) or st.cwd
+        st.model = _str(p.get("model")) or st.model
+        return OtherEvent(kind, obj)
     if kind == "event_msg":
         conversational = ptype in ("user_message", "agent_message") or (
-            ptype == "turn_aborted" and p.reason in (None, "interrupted"))
+            ptype == "turn_aborted" and p.get("reason") in (None, "interrupted"))
     elif kind == "response_item":
-        if st.bare and ptype == "message" and p.role == "user":
-            return _bare_prompt(w, lineno, st, line)
-        conversational = (ptype == "message" and p.role == "assistant") or ptype in (
+        if st.bare and ptype == "message" and p.get("role") == "user":
+            return _bare_prompt(p, stamp, lineno, st, obj)
+        conversational = (ptype == "message" and p.get("role") == "assistant") or ptype in (
             "function_call", "custom_tool_call", "local_shell_call",
             "function_call_output", "custom_tool_call_output")
     else:
         conversational = False
     if not conversational:
-        return LazyOther(kind, line.tobytes())
-    ts = _line_time(w, st)
+        return OtherEvent(kind, obj)
+    ts = _line_time(stamp, st)
     if ts is None:
         return "invalid"
     if kind == "event_msg":
         if ptype == "user_message":
-            text = _str(decode_raw(p.message)) or ""
+            text = _str(p.get("message")) or ""
             st.last_assistant_text = None
             return UserEvent(
                 meta=st.meta(lineno, ts), text=text, blocks=(TextBlock(text),),
@@ -191,45 +183,45 @@ def _lower_line(
             )
         if ptype == "turn_aborted":
             return UserEvent(meta=st.meta(lineno, ts), text="", interrupted=True)
-        text = _str(decode_raw(p.message)) or ""
+        text = _str(p.get("message")) or ""
         if text == st.last_assistant_text:
             # Codex writes each reply twice (response_item + agent_message).
-            return LazyOther(kind, line.tobytes())
+            return OtherEvent(kind, obj)
         st.last_assistant_text = text
         return AssistantEvent(
             meta=st.meta(lineno, ts), model=st.model, text=text, blocks=(TextBlock(text),)
         )
     if ptype == "message":
-        text = _message_text(decode_raw(p.content))
+        text = _message_text(p.get("content"))
         if text == st.last_assistant_text:
-            return LazyOther(kind, line.tobytes())
+            return OtherEvent(kind, obj)
         st.last_assistant_text = text
         return AssistantEvent(
             meta=st.meta(lineno, ts), model=st.model, text=text, blocks=(TextBlock(text),),
-            message_id=_str(p.id),
+            message_id=_str(p.get("id")),
         )
-    call_id = _str(p.call_id) or _str(p.id) or ""
+    call_id = _str(p.get("call_id")) or _str(p.get("id")) or ""
     if ptype in ("function_call_output", "custom_tool_call_output"):
-        text, is_error = _output(decode_raw(p.output))
+        text, is_error = _output(p.get("output"))
         return UserEvent(
             meta=st.meta(lineno, ts),
             blocks=(ToolResultBlock(tool_use_id=call_id, content=text, is_error=is_error),),
         )
     if ptype == "local_shell_call":
-        action = decode_raw(p.action)
+        action = p.get("action")
         name, args = "local_shell", action if isinstance(action, dict) else {}
     elif ptype == "custom_tool_call":
-        name, args = _str(p.name) or "", _arguments(decode_raw(p.input))
+        name, args = _str(p.get("name")) or "", _arguments(p.get("input"))
     else:
-        name, args = _str(p.name) or "", _arguments(decode_raw(p.arguments))
+        name, args = _str(p.get("name")) or "", _arguments(p.get("arguments"))
     return AssistantEvent(
         meta=st.meta(lineno, ts), model=st.model,
         blocks=(ToolUseBlock(id=call_id, name=name, input=args),),
     )
 
 
-def _line_time(w: Line, st: State) -> datetime | None:
-    ts = _timestamp(w.timestamp)
+def _line_time(stamp: object, st: State) -> datetime | None:
+    ts = _timestamp(stamp)
     if ts is not None:
         st.clock = ts
         return ts
@@ -238,14 +230,14 @@ def _line_time(w: Line, st: State) -> datetime | None:
 
 
 def _bare_prompt(
-    w: Line, lineno: int, st: State, line: memoryview
-) -> TranscriptEvent | LazyOther | str:
+    p: dict[str, Any], stamp: object, lineno: int, st: State, obj: dict[str, Any]
+) -> TranscriptEvent | str:
     """A bare-era user-role message: the prompt, unless it is the harness's context."""
-    text = _message_text(decode_raw(w.payload.content))
+    text = _message_text(p.get("content"))
     injected = text.lstrip().startswith(INJECTED_PREFIXES)
     if injected:
         st.cwd = environment_cwd(text) or st.cwd
-    ts = _line_time(w, st)
+    ts = _line_time(stamp, st)
     if ts is None:
         return "invalid"
     if injected:
@@ -260,8 +252,8 @@ def _bare_prompt(
     )
 
 
-def _is_dropped(event: TranscriptEvent | LazyOther, spec: FilterSpec) -> bool:
-    if isinstance(event, LazyOther):
+def _is_dropped(event: TranscriptEvent, spec: FilterSpec) -> bool:
+    if isinstance(event, OtherEvent):
         return event.type in spec.types
     if isinstance(event, UserEvent):
         return "user" in spec.types
@@ -272,19 +264,18 @@ def _is_dropped(event: TranscriptEvent | LazyOther, spec: FilterSpec) -> bool:
 
 def lower(
     buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = None
-) -> tuple[list[TranscriptEvent | LazyOther], dict[str, int]]:
+) -> tuple[list[TranscriptEvent], dict[str, int]]:
     """Lower a Codex rollout buffer into events plus skip counts by reason.
 
-    Bookkeeping lines come back as LazyOther records; `parser.materialize`
-    turns them into OtherEvents when read (EventList does this).
+    Each line is decoded once, untyped (`lines.read_line`): bookkeeping lines
+    are OtherEvents holding that decode.
     """
     st = State(path)
-    events: list[TranscriptEvent | LazyOther] = []
+    events: list[TranscriptEvent] = []
     skipped: dict[str, int] = {}
-    decode = LINE_DECODER.decode
+    decode = ANY.decode
     # memoryview slices rather than buf.split(): no copy of every line (see
-    # parser.decode_claude_lines); the bookkeeping lines kept as LazyOther
-    # are copied out one by one.
+    # parser.decode_claude_lines).
     view = memoryview(buf)
     find = buf.find
     size = len(buf)
@@ -298,41 +289,30 @@ def lower(
         if end == start:
             start += 1
             continue
-        line = view[start:end]
+        raw = view[start:end]
         start = end + 1
         try:
-            # A bare-era file is bare throughout: trying the wrapped shape
-            # first failed on every line and made these files 8x orjson's time.
-            w = decode(line) if not st.bare else bare_line(line, lineno, st)
-        except msgspec.ValidationError:
-            unwrapped = slow_line(line, lineno, st)
-            if unwrapped == "state":
-                events.append(LazyOther("state", line.tobytes()))
-                continue
-            if isinstance(unwrapped, str):
-                skipped[unwrapped] = skipped.get(unwrapped, 0) + 1
-                continue
-            w = unwrapped
+            obj = decode(raw)
         except msgspec.DecodeError:
-            raw = line.tobytes()
-            if raw.isspace():
+            whole = raw.tobytes()
+            if whole.isspace():
                 continue
             # Invalid UTF-8 replaced, the line kept (claude.decode's docstring).
-            repaired = repaired_line(raw, lineno, st)
-            if isinstance(repaired, str):
-                skipped[repaired] = skipped.get(repaired, 0) + 1
+            reason, obj = repaired(whole)
+            if reason is not None:
+                skipped[reason] = skipped.get(reason, 0) + 1
                 continue
-            w, line = repaired
         except RecursionError:
             skipped[SKIP_TOO_DEEP] = skipped.get(SKIP_TOO_DEEP, 0) + 1
             continue
-        if isinstance(w, str):
-            if w == "state":
-                events.append(LazyOther("state", line.tobytes()))
+        line = read_line(obj, st)
+        if isinstance(line, str):
+            if line == "state":
+                events.append(OtherEvent("state", obj))
             else:
-                skipped[w] = skipped.get(w, 0) + 1
+                skipped[line] = skipped.get(line, 0) + 1
             continue
-        event = _lower_line(w, lineno, st, line)
+        event = _lower_line(line, lineno, st, obj)
         if isinstance(event, str):
             skipped[event] = skipped.get(event, 0) + 1
             continue
