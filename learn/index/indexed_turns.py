@@ -20,6 +20,10 @@ and the session's keys as sets (`encode_turn_keys`, `templates.entries`):
 `light_entry` gives the judgement those, and it builds a view of the turns and
 reads their texts (`turn_texts`) only where the sets cannot answer. A home of 1,000 sessions holds ~160 MB of turn text
 when a memory plugin's sessions are among them; their keys are a few MB.
+
+The index makes both in one pass (`encode_turns_and_keys`): each turn's text and
+command redacted once and its time formatted once for the two, the same bytes as
+the two functions apart (tests/test_turn_keys.py).
 """
 
 from __future__ import annotations
