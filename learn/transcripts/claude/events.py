@@ -155,8 +155,8 @@ def _user(w: UserW) -> UserEvent:
     origin = w.origin
     ids = w.image_paste_ids
     interrupted_id = w.interrupted_message_id
-    # _meta's body, copied here and in _assistant: a call per event was ~7% of
-    # building the events (the two builders are ~90% of the calls).
+    # _meta's body, copied here and in _assistant: no call for it per event, and
+    # these two build most events (22,644 of 24,071 in the spread bench home).
     source, uuid = (None, None) if w.forked_from is None else _copied_from(w)
     return UserEvent(
         EntryMeta(
