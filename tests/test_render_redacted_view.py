@@ -81,8 +81,12 @@ def test_an_item_with_nothing_to_redact_is_kept_and_one_with_a_secret_is_not() -
 def test_each_distinct_text_is_redacted_once_and_every_copy_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     """A session repeats its texts (the same tool line, a pasted prompt): each is
     redacted once per view, and every item holding it gets the same redaction."""
-    import learn.render.redacted_view as redacted_view
+    import sys
+
     from learn.render.redact import redact as real
+
+    # The module, not the function learn.render exports under the same name.
+    redact_module = sys.modules["learn.render.redact"]
 
     seen: list[str] = []
 
@@ -90,7 +94,7 @@ def test_each_distinct_text_is_redacted_once_and_every_copy_alike(monkeypatch: p
         seen.append(text)
         return real(text)
 
-    monkeypatch.setattr(redacted_view, "redact", counted)
+    monkeypatch.setattr(redact_module, "redact", counted)
     repeated = f"use {GITHUB} for the push"
     again = [HumanTurn(repeated, "typed", AT, 10 + i) for i in range(3)]
     calls = [ToolCall(f"r{i}", "Bash", "make test", {"command": "make test"}, AT, 20 + i) for i in range(3)]

@@ -246,7 +246,7 @@ def read_row(job: _Job) -> IndexRow | None:
 def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> IndexRow:
     """The index row of one parsed file: derived data only, redacted where it holds text."""
     from learn.index.indexed_turns import encode_turns_and_keys
-    from learn.render.redact import redact
+    from learn.render.redact import redact, redactor
     from learn.store.session_index import IndexRow
     from learn.transcripts.view.bounded import bounded_turns
     from learn.transcripts.view.many import read_asides
@@ -257,14 +257,7 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
     session = bounded_turns(build_session(transcript, fingerprints=job.fingerprints,
                                           size_bytes=len(buf), asides=read_asides(job.aside_paths),
                                           detail=job.views))
-    cleaned: dict[str, str] = {}
-
-    def clean(text: str) -> str:
-        # The turns and the view hold the same texts: each is redacted once.
-        got = cleaned.get(text)
-        if got is None:
-            got = cleaned[text] = redact(text)
-        return got
+    clean = redactor()  # the turns and the view hold the same texts: each redacted once
 
     # A signal can quote a command body (machine_signals): the summary is on disk too.
     session = msgspec.structs.replace(session, signals=tuple(clean(s) for s in session.signals))

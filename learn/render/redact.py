@@ -385,6 +385,24 @@ def redact(text: str) -> str:
 _MAX_PASSES: Final = 4
 
 
+def redactor() -> Callable[[str], str]:
+    """`redact`, redacting each distinct text once for as long as the function is kept.
+
+    One session repeats its texts (the same tool line, the same pasted prompt; the
+    6 MB benchmark session's 2,795 texts are 1,459 distinct ones), and its turns and
+    its view hold the same texts: keep one for one session, not longer, since it
+    holds every text it was given."""
+    done: dict[str, str] = {}
+
+    def redact_once(text: str) -> str:
+        got = done.get(text)
+        if got is None:
+            got = done[text] = redact(text)
+        return got
+
+    return redact_once
+
+
 def _redact_once(text: str) -> str:
     if not text:
         return text

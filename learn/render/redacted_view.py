@@ -14,7 +14,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from learn.render.redact import redact
+from learn.render.redact import redactor
 from learn.transcripts.nesting import map_strings
 from learn.transcripts.view.model import HumanTurn, Session, TimelineItem, ToolCall, ToolFailure
 
@@ -45,17 +45,9 @@ def redact_session(session: Session, *, inputs: bool = True) -> Session:
     (`learn show`'s text: redacting them was half its redaction, ~0.05 s on a 3.5 MB
     session).
 
-    Each distinct text is redacted once: a session repeats its texts (the same tool
-    line, the same pasted prompt), and the 6 MB benchmark session's 2,795 texts are
-    1,459 distinct ones."""
+    Each distinct text is redacted once (`redactor`)."""
     done: dict[int, TimelineItem] = {}
-    redacted: dict[str, str] = {}
-
-    def redact_once(text: str) -> str:
-        got = redacted.get(text)
-        if got is None:
-            got = redacted[text] = redact(text)
-        return got
+    redact_once = redactor()
 
     def once(item: TimelineItem) -> Any:
         key = id(item)
