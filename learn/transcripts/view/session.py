@@ -347,8 +347,15 @@ class _Builder:
         if not texts and not results and event.text:
             texts = [event.text]
 
-        if on and (event.interrupted or (texts and any(is_interrupt_text(t) for t in texts))):
-            self.interrupts.append(Interrupt(at=at, event_index=index))
+        if on:
+            interrupted = event.interrupted
+            if not interrupted:
+                for text in texts:  # a loop, not any() over a generator: asked of most entries
+                    if is_interrupt_text(text):
+                        interrupted = True
+                        break
+            if interrupted:
+                self.interrupts.append(Interrupt(at=at, event_index=index))
 
         if results:
             uuid = meta.copied_uuid or meta.uuid
