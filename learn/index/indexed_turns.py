@@ -9,21 +9,21 @@ warm `learn sessions` (issue 21), and `learn show` read the heads of up to
 300 other sessions and built a view of each.
 
 So the index keeps, beside each file's summary, its human turns as the view
-has them (`encode_turns`), redacted like the stored view (`render.redact`:
+has them (`encode_turns_and_keys`), redacted like the stored view (`render.redact`:
 the index is on disk; no raw record, no pickle, issue 20), and
 `turns_view` rebuilds from them and the summary a view that holds only
 those turns. `machinery` over these views judges exactly as over the full
 ones: every input it reads is there, the same text the stored view holds.
 
 Beside them it keeps the turns without their texts, each with its text's keys,
-and the session's keys as sets (`encode_turn_keys`, `templates.entries`):
+and the session's keys as sets (`templates.entries`):
 `light_entry` gives the judgement those, and it builds a view of the turns and
 reads their texts (`turn_texts`) only where the sets cannot answer. A home of 1,000 sessions holds ~160 MB of turn text
 when a memory plugin's sessions are among them; their keys are a few MB.
 
 The index makes both in one pass (`encode_turns_and_keys`): each turn's text and
 command redacted once and its time formatted once for the two, the same bytes as
-the two functions apart (tests/test_turn_keys.py).
+two passes apart (tests/test_turn_keys.py).
 """
 
 from __future__ import annotations
@@ -46,27 +46,12 @@ _Row = tuple[str, str, str | None, int, str | None, str | None, bool, bool]
 _decoder: Final = msgspec.json.Decoder(list[_Row])
 
 
-def encode_turns(session: Session, clean: Callable[[str], str]) -> str:
-    """`session`'s human turns as JSON, every text through `clean` (the index passes `redact`)."""
-    return msgspec.json.encode([
-        (clean(t.text), t.origin, t.at.isoformat() if t.at is not None else None, t.event_index,
-         t.uuid, clean(t.command) if t.command is not None else None, t.on_branch, t.filled)
-        for t in session.human_turns
-    ]).decode()
-
-
-def encode_turn_keys(session: Session, clean: Callable[[str], str]) -> bytes:
-    """`session`'s human turns without their texts, each with the keys of its text as
-    `encode_turns` stores it, and the session's keys as sets (`templates.entries`:
-    what judging sessions together compares)."""
-    from learn.transcripts.templates.entries import encode_entry
-
-    return encode_entry(session.human_turns, clean)
-
-
 def encode_turns_and_keys(session: Session, clean: Callable[[str], str]) -> tuple[str, bytes]:
-    """`encode_turns` and `encode_turn_keys` in one pass over the turns: each text and
-    command through `clean`, and each time through `isoformat`, once for both."""
+    """`session`'s human turns as JSON, every text and command through `clean` (the
+    index passes `redact`); and the turns without their texts, each with the keys of
+    its text as stored, and the session's keys as sets (`templates.entries`: what
+    judging sessions together compares). One pass: each text and command through
+    `clean`, and each time through `isoformat`, once for both."""
     from learn.transcripts.templates.entries import encode_cleaned
 
     turns = session.human_turns
@@ -94,7 +79,7 @@ def turns_view(summary: Mapping[str, Any], turns: str, path: Path | None) -> Ses
 
 
 def turn_texts(turns: str) -> list[str]:
-    """The texts of stored turns (`encode_turns`), in order."""
+    """The texts of stored turns (`encode_turns_and_keys`), in order."""
     return [row[0] for row in _decoder.decode(turns)]
 
 

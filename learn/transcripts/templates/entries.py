@@ -9,7 +9,7 @@ sets, so the pass reads a session's turns only where a set cannot answer:
 another session holds the same shape or text, its turns are kept and must be
 cut, its template's parts are compared with another's.
 
-The session index stores them beside the turns (`encode_entry`): a stored
+The session index stores them beside the turns (`encode_cleaned`): a stored
 session is an `Entry` whose view is built from its turns' keys only when the
 pass asks for it (`Entry.view`), and whose texts are read after that only
 where they are needed (`keys.Keys.text`).
@@ -253,20 +253,14 @@ _turns: Final = msgspec.msgpack.Decoder(list[StoredTurn])
 _pairs: Final = msgspec.msgpack.Decoder(tuple[bytes, list[int], list[int]])
 
 
-def encode_entry(turns: Sequence[HumanTurn], clean: Callable[[str], str]) -> bytes:
-    """`turns` without their texts, each with the keys of its text as `clean` makes it
-    (the index passes `redact`, as for the turns it stores), and the session's keys
-    as sets. The turns are packed apart: a pass that reads only the sets leaves them."""
-    return encode_cleaned(turns, [clean(t.text) for t in turns],
-                          [clean(t.command) if t.command is not None else None for t in turns],
-                          [t.at.isoformat() if t.at is not None else None for t in turns])
-
-
 def encode_cleaned(turns: Sequence[HumanTurn], texts: Sequence[str],
                    commands: Sequence[str | None], ats: Sequence[str | None]) -> bytes:
-    """`encode_entry` of turns whose texts and commands are cleaned already, and their
-    times as `isoformat` gives them (one of each per turn, for the caller that stores
-    them too: `learn.index.indexed_turns.encode_turns_and_keys`)."""
+    """`turns` without their texts, each with the keys of its text as cleaned in `texts`
+    (the index passes them through `redact`, as for the turns it stores), and the
+    session's keys as sets; their commands cleaned and their times as `isoformat` gives
+    them (one of each per turn, from the caller that stores them too:
+    `learn.index.indexed_turns.encode_turns_and_keys`). The turns are packed apart: a
+    pass that reads only the sets leaves them."""
     # Each text's keys are new here: nothing cached on them, they are stored as they are.
     keys = [text_keys(text) for text in texts]
     sk = keys_as_sets(turns, keys, ats)
@@ -338,7 +332,7 @@ def _pieces_holding(packed: bytes, shapes: frozenset[bytes]) -> list[Sequence[Pi
 
 
 def decode_turns(packed: bytes) -> list[StoredTurn]:
-    """Each turn without its text, and its text's keys (`encode_entry`)."""
+    """Each turn without its text, and its text's keys (`encode_cleaned`)."""
     return _turns.decode(packed)
 
 
