@@ -47,7 +47,6 @@ from learn.transcripts.details import QueuedCommand
 from learn.transcripts.models import (
     AssistantEvent,
     AttachmentEvent,
-    ModeEvent,
     OtherEvent,
     Transcript,
     TranscriptEvent,
@@ -65,7 +64,7 @@ from learn.transcripts.view.evidence import (
     one_per_text,
 )
 from learn.transcripts.view.exclusions import entry_exclusion, is_program_envelope
-from learn.transcripts.view.identity import cwd_of, entrypoint_of, session_id_of
+from learn.transcripts.view.identity import cwd_of, entrypoint_of, event_time, session_id_of
 from learn.transcripts.view.machine_signals import (
     GENERATED_OPENING,
     QUEUED_OPENING,
@@ -141,15 +140,15 @@ def build_session(
                 if type(block) is ToolUseBlock:
                     calls[block.id] = block
         elif kind is not UserEvent:
-            if kind is OtherEvent:  # no time, as a mode line (event_time)
+            if kind is OtherEvent:  # no time (event_time)
                 if event.type == QUEUE_OPERATION:  # type: ignore[union-attr]
                     queue.append(index)
                     read.append(index)
                 continue
             if kind is AttachmentEvent and type(event.detail) is QueuedCommand:  # type: ignore[union-attr]
                 read.append(index)
-            if kind is not ModeEvent and index in on_branch:
-                at = event.meta.timestamp  # type: ignore[union-attr]
+            if index in on_branch:
+                at = event_time(event)  # None for a mode line
                 if at is not None:
                     stamps.append(at)
             continue
