@@ -95,6 +95,8 @@ def test_each_distinct_text_is_redacted_once_and_every_copy_alike(monkeypatch: p
         return real(text)
 
     monkeypatch.setattr(redact_module, "redact", counted)
+    monkeypatch.setattr(redact_module, "_memo", {})  # what other tests redacted: forgotten
+    monkeypatch.setattr(redact_module, "_memo_chars", 0)
     repeated = f"use {GITHUB} for the push"
     again = [HumanTurn(repeated, "typed", AT, 10 + i) for i in range(3)]
     calls = [ToolCall(f"r{i}", "Bash", "make test", {"command": "make test"}, AT, 20 + i) for i in range(3)]
@@ -107,7 +109,31 @@ def test_each_distinct_text_is_redacted_once_and_every_copy_alike(monkeypatch: p
     assert seen.count(repeated) == 1 and seen.count("make test") == 1
     assert [t.text for t in out.human_turns[-3:]] == ["use [REDACTED:github-token] for the push"] * 3
     assert out.human_turns[0].text == out.human_turns[-1].text
-    # A second view is redacted afresh: the memo is the view's, not the process's.
+    # A second view (another session quoting the same texts) redacts none of them
+    # again: the memo is the process's.
     seen.clear()
-    redact_session(session)
-    assert seen.count(repeated) == 1
+    assert redact_session(session) == out
+    assert seen == []
+
+
+def test_the_redaction_memo_is_bounded_and_starts_again_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process's memo holds at most MEMO_CHARS characters: past that it starts
+    again, and every text is still redacted as `redact` would."""
+    import sys
+
+    from learn.render.redact import redact, redactor
+
+    redact_module = sys.modules["learn.render.redact"]
+    monkeypatch.setattr(redact_module, "_memo", {})
+    monkeypatch.setattr(redact_module, "_memo_chars", 0)
+    monkeypatch.setattr(redact_module, "MEMO_CHARS", 300)
+    once = redactor()
+    texts = [f"turn {i}: use {GITHUB} for the push" for i in range(20)]
+    for text in texts:
+        assert once(text) == redact(text)
+        assert redact_module._memo_chars <= 300
+        assert len(redact_module._memo) <= 300 // len(text)
+    assert once(texts[-1]) == redact(texts[-1])  # still remembered: the last one in
+    assert texts[-1] in redact_module._memo
+    huge = "x" * 400 + GITHUB  # more than the memo holds: redacted, not remembered
+    assert once(huge) == redact(huge) and huge not in redact_module._memo
