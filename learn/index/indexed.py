@@ -290,14 +290,22 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
 
 def _preload(views: bool) -> None:
     """Import what read_row needs before the pool forks: each worker would import it
-    again (~0.04 s of CPU each for the summary's modules)."""
+    again (~0.04 s of CPU each for the summary's modules). That includes what
+    parse_buffer asks of each file's head (parser._other_agent), the asides and the
+    rows' keys: ~10 ms of CPU twice over in a first listing (python -X importtime),
+    and the parent judges with the keys' modules anyway."""
     import learn.index.indexed_turns
     import learn.render.redact
     import learn.store.session_index
     import learn.transcripts.codex.rollout  # parse_buffer imports it on the first rollout
+    import learn.transcripts.copilot.events
+    import learn.transcripts.gemini.record
+    import learn.transcripts.opencode.export
     import learn.transcripts.parser
+    import learn.transcripts.templates.entries
     import learn.transcripts.templates.keys
     import learn.transcripts.view.bounded
+    import learn.transcripts.view.many
     import learn.transcripts.view.serialise
     import learn.transcripts.view.session
     from learn.render.scanner import _by_gate_word, _detectors

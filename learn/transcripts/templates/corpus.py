@@ -35,7 +35,6 @@ from learn.transcripts.templates.entries import (
     Entry,
     SessionKeys,
     opening_of,
-    resume_keys,
     session_keys,
 )
 from learn.transcripts.templates.keys import Keys, TextKeys
@@ -178,7 +177,7 @@ class _Corpus:
                 out[entry.id] = _Own(entry, None, entry.keys)
                 continue
             view = entry.view()
-            own = first.add(view, [resume_keys(t, self.keys.of(t)) for t in view.human_turns])
+            own = first.add(view, entry.resume_keys(self.keys))
             out[entry.id] = (_Own(entry, None, entry.keys) if own is view else
                              _Own(entry, own, session_keys(own.human_turns, self.keys.of)))
         return out

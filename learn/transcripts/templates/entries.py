@@ -83,9 +83,11 @@ def session_keys(turns: Sequence[HumanTurn], keys_of: Callable[[HumanTurn], Text
 
 
 def keys_as_sets(turns: Sequence[HumanTurn], keys: Sequence[TextKeys],
-                 ats: Sequence[str | None] | None = None) -> SessionKeys:
+                 ats: Sequence[str | None] | None = None,
+                 resumes: Sequence[list[bytes]] | None = None) -> SessionKeys:
     """`session_keys` of `turns` whose keys are `keys` (the same order), and their times
-    as `isoformat` gives them in `ats`, when the caller has them."""
+    as `isoformat` gives them in `ats`, or their `resume_keys` in `resumes`, when the
+    caller has them."""
     # One pass over the turns, each set filled as it goes.
     resume: list[bytes] = []
     long: set[bytes] = set()
@@ -95,7 +97,8 @@ def keys_as_sets(turns: Sequence[HumanTurn], keys: Sequence[TextKeys],
     free = 0
     n = DIGEST_BYTES
     for i, (t, k) in enumerate(zip(turns, keys, strict=True)):
-        resume += resume_keys(t, k, ats[i] if ats is not None else None)
+        resume += (resumes[i] if resumes is not None
+                   else resume_keys(t, k, ats[i] if ats is not None else None))
         spoken = templated(t)
         if spoken and k.folded_chars >= LONG_CHARS:
             long.add(k.folded)
@@ -141,6 +144,7 @@ class Entry:
         "_bare",
         "_make",
         "_pairs",
+        "_resumes",
         "_view",
         "entrypoint",
         "id",
@@ -169,6 +173,7 @@ class Entry:
         self._make = make
         self._bare = bare
         self._pairs = pairs  # packed: the pieces of its typed turns a skeleton is learned from
+        self._resumes: list[list[bytes]] | None = None  # its view's turns' `resume_keys`
 
     def view(self) -> Session:
         if self._view is None:
@@ -196,11 +201,24 @@ class Entry:
     def of(cls, view: Session, keys: Keys) -> Entry:
         """The entry of a view with its texts (keys worked out from them, or as `keys` learned)."""
         first = opening_of(view.human_turns)
-        return cls(view.id, view.project, view.entrypoint, view.started_at,
-                   session_keys(view.human_turns, keys.of),
-                   None if first is None else Opening(first.command, keys.of(first),
-                                                      filled=first.filled, at=first.at),
-                   view=view, signals=view.signals)
+        turns = view.human_turns
+        tk = [keys.of(t) for t in turns]
+        resumes = [resume_keys(t, k) for t, k in zip(turns, tk, strict=True)]
+        entry = cls(view.id, view.project, view.entrypoint, view.started_at,
+                    keys_as_sets(turns, tk, resumes=resumes),
+                    None if first is None else Opening(first.command, keys.of(first),
+                                                       filled=first.filled, at=first.at),
+                    view=view, signals=view.signals)
+        entry._resumes = resumes
+        return entry
+
+    def resume_keys(self, keys: Keys) -> list[list[bytes]]:
+        """Each of its view's turns' `resume_keys`: worked out once for an entry made
+        `of` a view (`learn show`'s 1,351-turn session asked them twice, for its
+        sets and for `resume.own_turns`)."""
+        if self._resumes is None:
+            self._resumes = [resume_keys(t, keys.of(t)) for t in self.view().human_turns]
+        return self._resumes
 
     def first_text(self, folded: bytes) -> str | None:
         """The text of the first typed turn folding to `folded`, when known without
