@@ -145,6 +145,8 @@ class ToolResultBlock(msgspec.Struct, frozen=True, gc=False):
     content: str = ""
     is_error: bool = False
     is_async: bool = False
+    # The entry's `toolUseResult`: of an object, only the keys learn reads (isAsync,
+    # questions, answers, annotations; learn.transcripts.claude.wire.ToolUseResultW).
     tool_use_result: Mapping[str, Any] | str | None = None
     denial_kind: str | None = None
 

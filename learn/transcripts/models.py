@@ -6,8 +6,9 @@ and cheap to build (msgspec constructs Structs in C, which keeps materializing a
 per instance). Names follow the seed (`001`), spelled snake_case.
 
 Mapping-valued fields (`raw`, `input`, `tool_use_result`, ...) hold the decoded
-JSON verbatim as plain dicts: only the top level of a model is frozen. Treat
-them as read-only; nothing in `learn` mutates them.
+JSON verbatim as plain dicts (`tool_use_result` only the keys learn reads):
+only the top level of a model is frozen. Treat them as read-only; nothing in
+`learn` mutates them.
 
 The wire shapes msgspec decodes lines into live in `claude/wire.py`; these are what
 callers see.

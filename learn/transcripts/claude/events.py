@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from learn.transcripts.blocks import (
     ApiError,
@@ -44,6 +45,7 @@ from learn.transcripts.claude.wire import (
     ResultItemW,
     SystemW,
     ToolResultW,
+    ToolUseResultW,
     UserW,
 )
 from learn.transcripts.models import (
@@ -108,6 +110,24 @@ def _flatten_result(content: str | list[ResultItemW] | None) -> str:
     )
 
 
+def tool_result_payload(w: UserW) -> Any:
+    """The entry's `toolUseResult` as its tool-result blocks hold it: an object as a
+    dict of the keys decoded (`wire.ToolUseResultW`), anything else as written."""
+    tur = w.tool_use_result
+    if type(tur) is not ToolUseResultW:
+        return tur
+    out: dict[str, Any] = {}
+    if tur.is_async is not UNSET:
+        out["isAsync"] = tur.is_async
+    if tur.questions is not UNSET:
+        out["questions"] = tur.questions
+    if tur.answers is not UNSET:
+        out["answers"] = tur.answers
+    if tur.annotations is not UNSET:
+        out["annotations"] = tur.annotations
+    return out
+
+
 def _other_block(raw: dict[str, Any]) -> OtherBlock:
     return OtherBlock(type=raw.get("type", ""), raw=raw)
 
@@ -130,20 +150,21 @@ def _user(w: UserW) -> UserEvent:
         out: list[ContentBlock] = []
         texts: list[str] = []
         is_async: bool | None = None
+        payload: Any = None
         for block in content:
             kind = type(block)
             if kind is ToolResultW:
                 tr: ToolResultW = block  # type: ignore[assignment]
                 if is_async is None:
-                    tur = w.tool_use_result
-                    is_async = type(tur) is dict and tur.get("isAsync") is True
+                    payload = tool_result_payload(w)
+                    is_async = type(payload) is dict and payload.get("isAsync") is True
                 flat = _flatten_result(tr.content)
                 is_error = tr.is_error is True
                 denial = w.tool_denial_kind
                 if denial is None and is_error and flat.startswith(DENIAL_PREFIX):
                     denial = DENIAL_KIND_USER_REJECTED
                 out.append(ToolResultBlock(
-                    tr.tool_use_id, flat, is_error, is_async, w.tool_use_result, denial
+                    tr.tool_use_id, flat, is_error, is_async, payload, denial
                 ))
             elif kind is TextBlock:
                 out.append(block)  # type: ignore[arg-type]
