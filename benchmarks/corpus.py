@@ -70,6 +70,11 @@ class _Gen:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.clock = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+        # How a tool result's `toolUseResult` is written: "short", the corpus's first
+        # shape (a Bash result's first 200 characters of output), or "full", as Claude
+        # Code writes it: the tool's whole outcome again beside the content the model
+        # read (a Bash result's stdout, a Read's file, an Edit's file before the edit).
+        self.results = "short"
 
     def uid(self) -> str:
         return str(uuidlib.UUID(int=self.rng.getrandbits(128), version=4))
@@ -113,6 +118,26 @@ class _Gen:
 
 def _dump(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def _tool_use_result(g: _Gen, tool: str, inp: dict[str, Any], out: str) -> dict[str, Any]:
+    """A tool result's `toolUseResult` in the generator's `results` shape."""
+    if g.results != "full":
+        return {"stdout": out[:200], "stderr": "", "interrupted": False, "isImage": False}
+    if tool in ("Read", "Write"):
+        return {"type": "text", "file": {"filePath": inp["file_path"], "content": out,
+                                         "numLines": out.count("\n") + 1, "startLine": 1,
+                                         "totalLines": out.count("\n") + 1}}
+    if tool == "Edit":
+        return {"filePath": inp["file_path"], "oldString": inp["old_string"],
+                "newString": inp["new_string"], "originalFile": out,
+                "structuredPatch": [{"oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 3,
+                                     "lines": ["-" + out[:80], "+" + inp["new_string"][:80]]}],
+                "userModified": False, "replaceAll": False}
+    if tool in ("Grep", "Glob"):
+        return {"mode": "files_with_matches", "filenames": out.split()[:50],
+                "numFiles": min(50, len(out.split()))}
+    return {"stdout": out, "stderr": "", "interrupted": False, "isImage": False}
 
 
 def _claude_session(g: _Gen, session_id: str, cwd: str, target: int, sidechain: bool,
@@ -239,8 +264,7 @@ def _claude_session(g: _Gen, session_id: str, cwd: str, target: int, sidechain: 
                 out = g.text_of(g.size())
                 result: Any = out if rng.random() < 0.7 else [{"type": "text", "text": out}]
                 emit(env("user", sourceToolAssistantUUID=parent,
-                         toolUseResult={"stdout": out[:200], "stderr": "", "interrupted": False,
-                                        "isImage": False},
+                         toolUseResult=_tool_use_result(g, tool, inp, out),
                          message={"role": "user", "content": [{
                              "type": "tool_result", "tool_use_id": tool_id,
                              "is_error": failed, "content": result}]}))

@@ -1,6 +1,7 @@
 """Synthetic HOMEs in the shapes whose cost must grow linearly (benchmarks/speed.py).
 
     .venv/bin/python benchmarks/homes.py OUT_DIR --shape tree --sessions 1000 [--mb 300]
+        [--results short]
 
 Three shapes, each at any number of sessions, `--mb` MB of sessions per 1,000
 (subagent files beside a fifth of a person's sessions add a few percent):
@@ -19,6 +20,13 @@ Three shapes, each at any number of sessions, `--mb` MB of sessions per 1,000
 - `long`: the `spread` home plus one 6 MB session with ~1,500 typed turns (one
   long-running conversation: per-turn work that grows with the turns before it
   shows here).
+
+`--results full` writes each Claude Code tool result's `toolUseResult` as Claude
+Code does, the tool's whole outcome again beside what the model read (a Bash
+result's stdout, a Read's file, an Edit's file before the edit); `short` (the
+default, the homes every figure before it was measured on) keeps the first 200
+characters of a Bash result's output. The same `--mb`, so a full home holds fewer
+entries in the same bytes.
 
 The person's typed turns carry the corpus's recurring directives, so mining and
 the cross-session judgement (repeated prompts, skeletons, quotes) have real work.
@@ -43,6 +51,7 @@ from benchmarks.corpus import _WORDS, _claude_session, _codex_rollout, _dump, _G
 from benchmarks.outdir import out_dir
 
 SHAPES = ("spread", "tree", "long")
+RESULTS = ("short", "full")
 # Bump when the same arguments would write other bytes (speed.py rebuilds its homes).
 HOMES_VERSION = 3
 PLUGIN_DIR = "/home/dev/.recall/observer"
@@ -220,13 +229,18 @@ def _projdir(root: Path, cwd: str) -> Path:
     return root / ".claude" / "projects" / "".join(c if c.isalnum() else "-" for c in cwd)
 
 
-def build(root: Path, shape: str, sessions: int, mb: int = 300, seed: int = 3217) -> list[Path]:
-    """Write the home; returns the session files written (asides and subagents not listed)."""
+def build(root: Path, shape: str, sessions: int, mb: int = 300, seed: int = 3217,
+          results: str = "short") -> list[Path]:
+    """Write the home; returns the session files written (asides and subagents not listed).
+    `results`: how tool results carry their `toolUseResult` (`corpus._Gen.results`)."""
     if shape not in SHAPES:
         raise ValueError(f"shape must be one of {SHAPES}")
+    if results not in RESULTS:
+        raise ValueError(f"results must be one of {RESULTS}")
     shutil.rmtree(root, ignore_errors=True)
     rng = random.Random(f"{seed}-{shape}-{sessions}")
     g = _FastGen(rng)
+    g.results = results
     # Each session's bytes drawn from corpus.py's distribution (most short, a few
     # of several MB), then scaled so the sessions come to `mb` MB per 1,000 exactly:
     # doubling the sessions doubles the bytes, whatever the draw.
@@ -282,9 +296,10 @@ def main(argv: list[str]) -> int:
     sessions = _option(args, "--sessions", 1000)
     mb = _option(args, "--mb", 300)
     shape = _text_option(args, "--shape", "tree")
+    results = _text_option(args, "--results", "short")
     out = out_dir(args, Path(__file__).parent / "out" / f"home-{shape}-{sessions}")
     start = time.perf_counter()
-    files = build(out, shape, sessions, mb)
+    files = build(out, shape, sessions, mb, results=results)
     total = sum(p.stat().st_size for p in out.rglob("*.jsonl"))
     print(f"{shape}: {len(files)} sessions, {total / 1e6:.0f} MB under {out} "
           f"({time.perf_counter() - start:.0f} s)")

@@ -2,12 +2,16 @@
 
     .venv/bin/python benchmarks/speed.py [OUT_DIR] [--shapes spread,tree,long]
         [--sizes 250,500,1000,2000] [--mb 300] [--repeat 3] [--measure first,warm,run,show]
+        [--results short]
 
 Homes are benchmarks/homes.py's (built once under OUT_DIR, ~--mb MB per 1,000
 sessions): `spread` (a person's sessions over 24 projects, a tenth Codex),
 `tree` (one big tree: four in five sessions a memory plugin's headless
 observers in one folder, each quoting the person's latest request) and `long`
-(`spread` plus one 6 MB session of ~1,500 typed turns).
+(`spread` plus one 6 MB session of ~1,500 typed turns). `--results full` builds
+them with each tool result's `toolUseResult` as Claude Code writes it (the tool's
+whole outcome again: homes.py), in folders of their own; the targets are read on
+the default homes.
 
 Every figure is what a user runs: `learn ...` as a subprocess with compiled
 bytecode (as pip installs it), timed by the CPU it and its children used
@@ -247,12 +251,13 @@ def shows(home: Path, work: Path, repeat: int) -> dict[str, Figure]:
 # ---------------------------------------------------------------- the report
 
 
-def _home(out: Path, shape: str, sessions: int, mb: int) -> Path:
-    home = out / f"home-{shape}-{sessions}"
+def _home(out: Path, shape: str, sessions: int, mb: int, results: str = "short") -> Path:
+    home = out / (f"home-{shape}-{sessions}" if results == "short"
+                  else f"home-{shape}-{sessions}-{results}")
     marker = home / ".built"
-    want = json.dumps([HOMES_VERSION, shape, sessions, mb])
+    want = json.dumps([HOMES_VERSION, shape, sessions, mb] + ([results] if results != "short" else []))
     if not marker.is_file() or marker.read_text() != want:
-        build(home, shape, sessions, mb)
+        build(home, shape, sessions, mb, results=results)
         marker.write_text(want)
     return home
 
@@ -273,6 +278,7 @@ def main(argv: list[str]) -> int:
     shapes = _text_option(args, "--shapes", ",".join(SHAPES)).split(",")
     sizes = [int(s) for s in _text_option(args, "--sizes", "250,500,1000,2000").split(",")]
     measures = set(_text_option(args, "--measure", "first,warm,run,show").split(","))
+    results = _text_option(args, "--results", "short")
     out = out_dir(args, Path(__file__).parent / "out" / "speed")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "learn")], check=True,
                    capture_output=True)
@@ -280,8 +286,8 @@ def main(argv: list[str]) -> int:
     growth: dict[tuple[str, str], dict[int, float]] = {}
     for shape in shapes:
         for n in sizes:
-            home = _home(out, shape, n, mb)
-            work = out / f"work-{shape}-{n}"
+            home = _home(out, shape, n, mb, results)
+            work = out / (f"work-{shape}-{n}" if results == "short" else f"work-{shape}-{n}-{results}")
             base, megabytes = orjson_base(home, repeat)
             print(f"\n{shape}, {n} sessions, {megabytes:.0f} MB: orjson.loads of every line "
                   f"{base:.3f} s CPU (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
