@@ -12,7 +12,8 @@ session file, each part timed by this process's CPU, best of --repeat:
 - events: building the public event objects of what was decoded;
 - view: `build_session` over those events (the typed-text rules, as a listing
   builds it: `detail=False`);
-- index rows: each turn redacted and keyed (`encode_turns_and_keys`);
+- index rows: each turn redacted and keyed (`encode_turns_and_keys`), each distinct
+  text redacted once in the process (`redactor`), as a listing in one process does;
 
 then the real command, `learn sessions --all-projects --json` on an empty
 store, as a subprocess: the CPU of its own process (discovery, judgement,
@@ -57,12 +58,16 @@ main()
 
 
 def _parts(files: list[Path]) -> dict[str, Callable[[], object]]:
+    import importlib
+
     from learn.index.indexed_turns import encode_turns_and_keys
-    from learn.render.redact import redact
+    from learn.render.redact import redactor
     from learn.transcripts.parser import parse_buffer
     from learn.transcripts.view.session import build_session
 
     bufs = [(f, f.read_bytes()) for f in files]
+    # The module, not the function learn.render exports under the same name.
+    redact_module = importlib.import_module("learn.render.redact")
 
     def decode() -> object:
         for f, buf in bufs:
@@ -80,17 +85,13 @@ def _parts(files: list[Path]) -> dict[str, Callable[[], object]]:
         return None
 
     def rows() -> object:
+        # The redactions this process remembers (`redactor`), forgotten at each
+        # repeat: a listing's process starts with none.
+        redact_module._memo.clear()
+        redact_module._memo_chars = 0
         for f, buf in bufs:
             session = build_session(parse_buffer(buf, path=f, mtime=0.0), detail=False)
-            cleaned: dict[str, str] = {}
-
-            def clean(text: str, cleaned: dict[str, str] = cleaned) -> str:
-                got = cleaned.get(text)
-                if got is None:
-                    got = cleaned[text] = redact(text)
-                return got
-
-            encode_turns_and_keys(session, clean)
+            encode_turns_and_keys(session, redactor())
         return None
 
     return {"decode": decode, "events": events, "view": view, "rows": rows,
