@@ -20,6 +20,7 @@ paid once, are left out: `python -X importtime -m learn show ID` has those):
 
 from __future__ import annotations
 
+import importlib
 import io
 import os
 import sys
@@ -81,7 +82,16 @@ def main(argv: list[str]) -> int:
                                            subagent_paths=file.subagent_paths), repeat)
         loaded = _best(lambda: show.load_view(path, file, index=index, heads=heads), repeat)
         session = show.load_view(path, file, index=index, heads=heads)
-    redact = _best(lambda: redact_session(session, inputs=False), repeat)
+    redact_module = importlib.import_module("learn.render.redact")
+
+    def redacted_afresh() -> object:
+        # What this process remembers of earlier repeats' redactions (`redactor`)
+        # forgotten: a show's process starts with none.
+        redact_module._memo.clear()
+        redact_module._memo_chars = 0
+        return redact_session(session, inputs=False)
+
+    redact = _best(redacted_afresh, repeat)
     redacted = redact_session(session, inputs=False)
 
     def printed() -> None:
