@@ -78,8 +78,8 @@ class ToolUseResultW(msgspec.Struct, rename="camel", gc=False):
 
     The rest is skipped, not decoded: Claude Code writes the tool's whole outcome
     there (a Read's file, an Edit's `originalFile` and patch), often the largest
-    part of a line, and none of it is read (a 22 kB Edit result line decoded in
-    10.3 us this way, 12.4 us as a dict; orjson 11.8 us)."""
+    part of a line, and none of it is read: skipped, it is never made into Python
+    objects."""
 
     is_async: Any = msgspec.UNSET
     questions: Any = msgspec.UNSET
