@@ -192,3 +192,31 @@ def test_passwords_hashes_headers_and_connection_strings_are_redacted(text: str,
 )
 def test_text_about_passwords_is_left_whole(text: str) -> None:
     assert redact(text) == text
+
+
+# A key shaped as AWS writes them (mixed case, digits, `/` and `+`), built so no
+# scanner mistakes this file for one that holds a real key.
+_AWS_SECRET = "Xk8pLm2/Qr7TzWv9+Ny4" + "Bc6Hd1Jf3Gs5Ka0EoPiU"
+_COMMIT = "9fceb02d0ae598e95dc970b74767f19372d61af8"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"git checkout {_COMMIT} then staging user: {AWS_ID} / {_AWS_SECRET}",
+        f"{_COMMIT}\n{AWS_ID} {_AWS_SECRET}",
+        f"{_AWS_SECRET} {AWS_ID} {_AWS_SECRET[::-1]}",  # a key on each side of one id
+    ],
+)
+def test_an_aws_secret_beside_its_id_is_redacted_whatever_comes_before(text: str) -> None:
+    """A commit's hash before the id was matched as the key before it, kept (not a
+    key), and took the id with it: the key after the id was never redacted."""
+    out = redact(text)
+    assert _AWS_SECRET not in out and _AWS_SECRET[::-1] not in out
+    assert AWS_ID not in out
+    assert _COMMIT in out or _COMMIT not in text  # a commit is not a key
+
+
+def test_a_commit_beside_an_aws_id_is_kept() -> None:
+    out = redact(f"{AWS_ID} was rotated in {_COMMIT}")
+    assert _COMMIT in out and AWS_ID not in out

@@ -34,7 +34,6 @@ from learn.render.scanner import scanner_spans
 from learn.render.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
 from learn.render.secret_values import (
     MARKER_PREFIX,
-    char_classes,
     is_placeholder,
     looks_chosen,
     marker,
@@ -130,11 +129,20 @@ _HTPASSWD_RE: Final = LazyPattern(
 _ARG_RE: Final = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+")
 # A bare AWS secret key beside its access key id ("AKIA… / wJalr…", a CLAUDE.md line):
 # 40 characters of base64 within a line or two of the id, which an earlier rule has
-# already replaced by its marker.
+# already replaced by its marker. An AWS secret mixes lower case, upper case and
+# digits: a 40-character hex run (a commit) or one word is not it, and is not matched
+# at all, since a match that is then kept as it was still takes the id with it. A
+# commit before the id took it, and the key after the id was never redacted (found
+# by tests/test_render_redact_corpus.py: "git checkout <sha> … AKIA… / <secret>").
+_AWS_VALUE: Final = (
+    r"(?<![A-Za-z0-9/+=])"
+    r"(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9])"
+    r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
+)
 _AWS_PAIR_RE: Final = LazyPattern(
     r"(?P<id>\[REDACTED:aws-access-key\])(?P<gap>[^\n]{0,160}?(?:\n[^\n]{0,160}?)?)"
-    r"(?<![A-Za-z0-9/+=])(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
-    r"|(?<![A-Za-z0-9/+=])(?P<val2>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+    rf"(?P<val>{_AWS_VALUE})"
+    rf"|(?P<val2>{_AWS_VALUE})"
     r"(?P<gap2>[^\n]{0,160}?(?:\n[^\n]{0,160}?)?)(?P<id2>\[REDACTED:aws-access-key\])"
 )
 # "my password is hunter2": only a value that looks like one (see _strong).
@@ -213,10 +221,7 @@ def _htpasswd(m: re.Match[str]) -> str:
 
 
 def _aws_pair(m: re.Match[str]) -> str:
-    value = m.group("val") or m.group("val2")
-    # An AWS secret mixes cases and digits; a 40-char hex run (a commit) or one word is not it.
-    if char_classes(value) < 3 or re.fullmatch(r"[0-9a-f]{40}", value):
-        return m.group(0)
+    # The value is one (_AWS_VALUE says what an AWS secret looks like).
     if m.group("val") is not None:
         return m.group("id") + m.group("gap") + marker("aws-secret-key")
     return marker("aws-secret-key") + m.group("gap2") + m.group("id2")
@@ -244,7 +249,9 @@ _GATED_RULES: Final[tuple[tuple[tuple[str, ...], LazyPattern, Callable[[re.Match
     (("sshpass",), _SSHPASS_RE, _keep_prefix("password")),
     (("passwd",), _CHPASSWD_RE, _keep_prefix("password")),
     (("htpasswd",), _HTPASSWD_RE, _htpasswd),
-    (("AKIA", "ASIA"), _AWS_PAIR_RE, _aws_pair),
+    # Its own marker too: a pass that took the id with a key before it leaves the next
+    # pass (redact's fixed point) a key after it, and no AKIA left to open the gate.
+    (("AKIA", "ASIA", "aws-access-key"), _AWS_PAIR_RE, _aws_pair),
     (_PASSWORD_WORDS, _PASSWORD_FIELD_RE, _password_field),
     (_PASSWORD_WORDS, _PASSWORD_IS_RE, _password_is),
 )
