@@ -58,16 +58,12 @@ main()
 
 
 def _parts(files: list[Path]) -> dict[str, Callable[[], object]]:
-    import importlib
-
     from learn.index.indexed_turns import encode_turns_and_keys
-    from learn.render.redact import redactor
+    from learn.render.redact import forget_redactions, redactor
     from learn.transcripts.parser import parse_buffer
     from learn.transcripts.view.session import build_session
 
     bufs = [(f, f.read_bytes()) for f in files]
-    # The module, not the function learn.render exports under the same name.
-    redact_module = importlib.import_module("learn.render.redact")
 
     def decode() -> object:
         for f, buf in bufs:
@@ -87,8 +83,7 @@ def _parts(files: list[Path]) -> dict[str, Callable[[], object]]:
     def rows() -> object:
         # The redactions this process remembers (`redactor`), forgotten at each
         # repeat: a listing's process starts with none.
-        redact_module._memo.clear()
-        redact_module._memo_chars = 0
+        forget_redactions()
         for f, buf in bufs:
             session = build_session(parse_buffer(buf, path=f, mtime=0.0), detail=False)
             encode_turns_and_keys(session, redactor())

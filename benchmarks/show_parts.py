@@ -20,7 +20,6 @@ paid once, are left out: `python -X importtime -m learn show ID` has those):
 
 from __future__ import annotations
 
-import importlib
 import io
 import os
 import sys
@@ -64,6 +63,7 @@ def main(argv: list[str]) -> int:
 
     from learn.commands import show
     from learn.index.indexed import CachedHeads
+    from learn.render.redact import forget_redactions
     from learn.render.redacted_view import redact_session
     from learn.store import open_store
     from learn.transcripts.parser import parse
@@ -82,13 +82,10 @@ def main(argv: list[str]) -> int:
                                            subagent_paths=file.subagent_paths), repeat)
         loaded = _best(lambda: show.load_view(path, file, index=index, heads=heads), repeat)
         session = show.load_view(path, file, index=index, heads=heads)
-    redact_module = importlib.import_module("learn.render.redact")
-
     def redacted_afresh() -> object:
         # What this process remembers of earlier repeats' redactions (`redactor`)
         # forgotten: a show's process starts with none.
-        redact_module._memo.clear()
-        redact_module._memo_chars = 0
+        forget_redactions()
         return redact_session(session, inputs=False)
 
     redact = _best(redacted_afresh, repeat)

@@ -251,9 +251,13 @@ def shows(home: Path, work: Path, repeat: int) -> dict[str, Figure]:
 # ---------------------------------------------------------------- the report
 
 
+def _named(stem: str, results: str) -> str:
+    """A home's or work folder's name: the default homes' as before, others marked."""
+    return stem if results == "short" else f"{stem}-{results}"
+
+
 def _home(out: Path, shape: str, sessions: int, mb: int, results: str = "short") -> Path:
-    home = out / (f"home-{shape}-{sessions}" if results == "short"
-                  else f"home-{shape}-{sessions}-{results}")
+    home = out / _named(f"home-{shape}-{sessions}", results)
     marker = home / ".built"
     want = json.dumps([HOMES_VERSION, shape, sessions, mb] + ([results] if results != "short" else []))
     if not marker.is_file() or marker.read_text() != want:
@@ -287,7 +291,7 @@ def main(argv: list[str]) -> int:
     for shape in shapes:
         for n in sizes:
             home = _home(out, shape, n, mb, results)
-            work = out / (f"work-{shape}-{n}" if results == "short" else f"work-{shape}-{n}-{results}")
+            work = out / _named(f"work-{shape}-{n}", results)
             base, megabytes = orjson_base(home, repeat)
             print(f"\n{shape}, {n} sessions, {megabytes:.0f} MB: orjson.loads of every line "
                   f"{base:.3f} s CPU (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
