@@ -12,18 +12,19 @@ a value (`$DB_PASSWORD` is a reference, `$up3rS3cret!` is a password).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from learn.lazy import lazy_pattern
+
 # Names that announce a secret. Matched against the whole name, case-insensitively,
 # so `GITHUB_TOKEN`, `apiKey`, `db_password` and `client-secret` all count.
-SECRET_NAME_RE: Final = re.compile(
+SECRET_NAME_RE: Final = lazy_pattern(
     r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?)$"
     r"|(?:^|_)(?:pass|pw)$"
 )
 # `DB_PASS`, `smtp_pw` count too.
-PASSWORD_NAME_RE: Final = re.compile(
+PASSWORD_NAME_RE: Final = lazy_pattern(
     r"(?i)(?:password|passwd|passphrase|pwd)$|(?:^|_)(?:pass|pw)$"
 )
 
@@ -32,7 +33,7 @@ PASSWORD_NAME_RE: Final = re.compile(
 # `$dbPassword`). A `$` followed by what no one names a variable (`$up3rS3cret!`,
 # `$ecretPa55w0rd`: mixed case run through with digits) is a password that starts
 # with a dollar sign, and was kept in clear as a "reference".
-_VARIABLE_RE: Final = re.compile(
+_VARIABLE_RE: Final = lazy_pattern(
     r"^\$(?:\{[^}\n]*\}|\([^)\n]*\)|[0-9@*#?!$-]|env:[A-Za-z_]\w*"
     r"|[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+)$"
 )
@@ -48,7 +49,7 @@ def is_variable_ref(value: str) -> bool:
 _LABEL_KEYS: Final = ("element", "selector", "label", "name", "field", "placeholder", "ref",
                       "target", "locator", "description", "prompt")
 _TYPED_KEYS: Final = ("text", "value", "input", "keys", "content")
-_SECRET_LABEL_RE: Final = re.compile(
+_SECRET_LABEL_RE: Final = lazy_pattern(
     r"(?i)pass(?:word|wd|phrase|code)|secret|api[\s_-]*key|token|\bpin\b|\botp\b|2fa|one[\s-]*time"
     r"|credential|cvv|card[\s_-]*number|密码|パスワード|비밀번호|пароль|passwort|contraseña|senha")
 
@@ -65,7 +66,7 @@ def secret_inputs(tool_input: Mapping[str, Any]) -> dict[str, str]:
     return found
 
 
-_PASSWORD_LABEL_RE: Final = re.compile(r"(?i)pass(?:word|wd|phrase|code)|密码|パスワード|비밀번호|пароль|passwort|contraseña|senha")
+_PASSWORD_LABEL_RE: Final = lazy_pattern(r"(?i)pass(?:word|wd|phrase|code)|密码|パスワード|비밀번호|пароль|passwort|contraseña|senha")
 
 
 def field_kind(name: str) -> str:

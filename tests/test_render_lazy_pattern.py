@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from learn.lazy import compiled, is_compiled, lazy_pattern
 from learn.render import scanner
-from learn.render.lazy_pattern import LazyPattern
 from learn.render.redact import redact
 from learn.render.secret_rules import CONTEXT_RULES, VENDOR_RULES
 from tests.secrets_corpus import DECOYS, SECRETS
@@ -28,13 +28,15 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_pattern_is_compiled_at_its_first_use_and_once() -> None:
-    broken = LazyPattern("(")  # not a regex: nothing complains until it is used
+    broken = lazy_pattern("(")  # not a regex: nothing complains until it is used
     with pytest.raises(re.error):
         broken.sub("", "text")
-    pattern = LazyPattern(r"a+", re.I)
+    pattern = lazy_pattern(r"a+", re.I)
+    assert not is_compiled(pattern)
     assert pattern.sub("-", "bAAd") == "b-d"
-    assert pattern.compiled is pattern.compiled
-    assert pattern.compiled.flags & re.I
+    assert is_compiled(pattern)
+    assert compiled(pattern) is compiled(pattern)
+    assert compiled(pattern).flags & re.I
 
 
 def test_importing_the_redaction_compiles_none_of_its_rules() -> None:
@@ -43,7 +45,8 @@ def test_importing_the_redaction_compiles_none_of_its_rules() -> None:
         "from learn.render.secret_rules import CONTEXT_RULES, VENDOR_RULES, LABELLED_PASSWORD_RE\n"
         "from learn.render import scanner\n"
         "rules = [p for _, p, _ in VENDOR_RULES + CONTEXT_RULES] + [LABELLED_PASSWORD_RE]\n"
-        "print(sum(p._compiled is not None for p in rules), scanner._patterns.cache_info().currsize)\n"
+        "from learn.lazy import is_compiled\n"
+        "print(sum(is_compiled(p) for p in rules), scanner._patterns.cache_info().currsize)\n"
     )
     done = subprocess.run([sys.executable, "-c", program], cwd=_ROOT, capture_output=True, text=True,
                           check=False, env={"PYTHONPATH": str(_ROOT), "PATH": "/usr/bin:/bin"})
@@ -58,7 +61,7 @@ def _gate_open(gate: tuple[str, ...], text: str) -> bool:
 
 
 def _gated() -> list[tuple[str, re.Pattern[str], tuple[str, ...]]]:
-    rules = [(kind, p.compiled, gate) for kind, p, gate in VENDOR_RULES + CONTEXT_RULES]
+    rules = [(kind, compiled(p), gate) for kind, p, gate in VENDOR_RULES + CONTEXT_RULES]
     rules += [(kind, pattern, gate) for i, (kind, _, gate) in enumerate(scanner._sources())
               for pattern in scanner._patterns(i)]
     return rules
@@ -93,3 +96,15 @@ def test_twilio_and_discord_rules_run_on_every_text_they_match(text: str) -> Non
 ])
 def test_a_twilio_key_and_a_discord_token_are_still_redacted(text: str) -> None:
     assert "[REDACTED:" in redact(text)
+
+
+def test_compiling_every_pattern_before_a_fork_leaves_a_broken_one_to_its_use() -> None:
+    from learn.lazy import compile_patterns
+
+    broken = lazy_pattern("(")
+    fine = lazy_pattern(r"b+")
+    assert compile_patterns() >= 1
+    assert is_compiled(fine) and not is_compiled(broken)
+    assert fine.sub("-", "abbc") == "a-c"
+    with pytest.raises(re.error):
+        broken.search("text")

@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -108,15 +108,14 @@ def file_stamp(file: SessionFile) -> Stamp | None:
     return _stamp_of(file.stat) if file.stat is not None else stamp(file.path)
 
 
-@dataclass(slots=True)
-class IndexedSession:
+class IndexedSession(msgspec.Struct):
     """One file's entry; the view decoded on first use (`learn sessions` needs only the summary)."""
 
     file: SessionFile
     row: IndexRow
     from_index: bool
-    _session: Session | None = field(default=None, repr=False)
-    _index: SessionIndex | None = field(default=None, repr=False)
+    _session: Session | None = None
+    _index: SessionIndex | None = None
 
     def texts(self) -> str | None:
         """The stored turns (`row.prompts`), read from the index when the row was read
@@ -284,8 +283,9 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
     typed = [fold(t.text) for t in session.human_turns]
     found = [c for c in found if is_typed_reason(c) or any(fold(c.text) in t for t in typed)]
     detected = [replace(c, text=redact(c.text)) for c in found]
-    return replace(row, digest=hashlib.sha256(buf).hexdigest(), view=encode_view(session, clean),
-                   detected=encode_candidates(detected))
+    return msgspec.structs.replace(
+        row, digest=hashlib.sha256(buf).hexdigest(), view=encode_view(session, clean),
+        detected=encode_candidates(detected))
 
 
 def _preload(views: bool) -> None:
@@ -315,6 +315,11 @@ def _preload(views: bool) -> None:
     # unknown detect-secrets release is read live): every entry's turns are redacted.
     _detectors()
     _by_gate_word()
+    # The regular expressions of the modules above, compiled on first use
+    # (learn.lazy.lazy_pattern): once here, not once in each worker.
+    from learn.lazy import compile_patterns
+
+    compile_patterns()
     if views:
         import learn.detect
         import learn.detect.to_candidates  # noqa: F401
@@ -329,7 +334,8 @@ def with_keys(items: Sequence[IndexedSession]) -> list[IndexedSession]:
     if index is None:
         return list(items)
     stored = index.keys_of_many([str(i.file.path) for i in lacking.values()])
-    return [replace(i, row=replace(i.row, keys=stored.get(str(i.file.path))))
+    return [msgspec.structs.replace(
+                i, row=msgspec.structs.replace(i.row, keys=stored.get(str(i.file.path))))
             if id(i) in lacking else i for i in items]
 
 

@@ -26,14 +26,15 @@ from typing import Final
 
 import msgspec
 
+from learn.lazy import lazy_pattern
 from learn.projects.flavour import ancestors, key_parent, path_key
 from learn.projects.remote import repository_id
 
 GIT: Final = ".git"
-_GITDIR: Final = re.compile(r"^gitdir:\s*(.+?)\s*$", re.M)
-_REMOTE: Final = re.compile(r'^\s*\[remote\s+"([^"]+)"\]\s*$')
-_URL: Final = re.compile(r"^\s*url\s*=\s*(.+?)\s*$")
-_SHA: Final = re.compile(r"^[0-9a-f]{7,64}$")
+_GITDIR: Final = lazy_pattern(r"^gitdir:\s*(.+?)\s*$", re.M)
+_REMOTE: Final = lazy_pattern(r'^\s*\[remote\s+"([^"]+)"\]\s*$')
+_URL: Final = lazy_pattern(r"^\s*url\s*=\s*(.+?)\s*$")
+_SHA: Final = lazy_pattern(r"^[0-9a-f]{7,64}$")
 
 
 class Checkout(msgspec.Struct, frozen=True):

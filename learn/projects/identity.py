@@ -36,7 +36,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Final
 
 import msgspec
@@ -77,8 +76,7 @@ class Hints(msgspec.Struct, frozen=True):
 NO_HINTS: Final = Hints()
 
 
-@dataclass
-class Known:
+class Known(msgspec.Struct, repr_omit_defaults=True):
     """What learn knows beyond the disk, and what the disk told it this time.
 
     `remembered`: folder key -> project, as the disk said while the folder was there.
@@ -86,18 +84,18 @@ class Known:
     `learned` is filled by `project_of` with what the disk said (to remember).
     """
 
-    remembered: Mapping[str, str] = field(default_factory=dict)
-    folders: dict[str, Hints] = field(default_factory=dict)
+    remembered: Mapping[str, str] = msgspec.field(default_factory=dict)
+    folders: dict[str, Hints] = msgspec.field(default_factory=dict)
     # Folders named as a project (`--project DIR`): what sessions ran in below one
     # belongs to it unless the disk or a transcript says otherwise.
-    roots: set[str] = field(default_factory=set)
-    learned: dict[str, str] = field(default_factory=dict)
-    _answers: dict[tuple[str, Hints], str] = field(default_factory=dict, repr=False)
-    _checkouts: dict[str, Checkout | None] = field(default_factory=dict, repr=False)
-    _repositories: dict[str, Repository] | None = field(default=None, repr=False)
-    _facts: dict[str, Repository] = field(default_factory=dict, repr=False)
-    _keys: dict[str, str] = field(default_factory=dict, repr=False)
-    _home: str | None = field(default=None, repr=False)
+    roots: set[str] = msgspec.field(default_factory=set)
+    learned: dict[str, str] = msgspec.field(default_factory=dict)
+    _answers: dict[tuple[str, Hints], str] = msgspec.field(default_factory=dict)
+    _checkouts: dict[str, Checkout | None] = msgspec.field(default_factory=dict)
+    _repositories: dict[str, Repository] | None = None
+    _facts: dict[str, Repository] = msgspec.field(default_factory=dict)
+    _keys: dict[str, str] = msgspec.field(default_factory=dict)
+    _home: str | None = None
 
     def key(self, path: str) -> str:
         """path_key(path), once per spelling (realpath walks every component)."""

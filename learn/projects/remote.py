@@ -12,12 +12,13 @@ of this machine into a shared table.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlsplit
+
+from learn.lazy import lazy_pattern
 
 # scp-like syntax: [user@]host:path, where the path does not start with "/"
 # after "//" (that would be a URL) and host is not a Windows drive letter.
-_SCP = re.compile(r"^(?:[^@/\s]+@)?(?P<host>[^:/\s]{2,}):(?P<path>(?!//)[^\s]+)$")
+_SCP = lazy_pattern(r"^(?:[^@/\s]+@)?(?P<host>[^:/\s]{2,}):(?P<path>(?!//)[^\s]+)$")
 
 
 def _clean_path(path: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from learn.lazy import lazy_pattern
 from learn.render.secret_values import PASSWORD_NAME_RE, looks_secret, marker
 
 ASSIGN_GATE: Final = (":", "=", "：")
@@ -25,7 +26,7 @@ def could_name_secret(text: str) -> bool:
     return any(word in folded for word in _NAME_WORDS)
 
 # KEY=value, KEY: value, export KEY="value", --key=value.
-ASSIGN_RE: Final = re.compile(
+ASSIGN_RE: Final = lazy_pattern(
     r"(?P<name>(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_.-]*)"
     r"(?P<sep>[ \t]*[:=][ \t]*)"
     r"(?P<q>[\"']?)"
@@ -33,7 +34,7 @@ ASSIGN_RE: Final = re.compile(
     r"(?P<val>(?:[^\s\"'`,;(){}<>&]|&(?![A-Za-z_][A-Za-z0-9_.-]*=))+)"
 )
 # "key": "value" (JSON, or a Python dict literal).
-QUOTED_ASSIGN_RE: Final = re.compile(
+QUOTED_ASSIGN_RE: Final = lazy_pattern(
     r"(?P<nq>[\"'])(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P=nq)"
     r"(?P<sep>\s*:\s*)"
     r"(?P<q>[\"'])"
@@ -58,7 +59,7 @@ def _prose_word(m: re.Match[str]) -> bool:
 
 # `token: Optional[str]`, `password: str | None`, `credentials: AccessTokenProvider`: a type
 # annotation, not a value (measured: most of what the rules still took in library code).
-_TYPE_RE: Final = re.compile(
+_TYPE_RE: Final = lazy_pattern(
     r"^(?:[A-Za-z_][\w.]*\[.*|str|bytes|int|bool|float|None|Any|object"
     r"|(?:[A-Z][a-z]+)+(?:Str|Bytes|Param|Params|Provider|Config|Key|Type|Credentials?|Token|Model"
     r"|Secret|Auth|Settings|Client|Name|Value|Id))$"

@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from learn.lazy import lazy_pattern
 from learn.render.assignments import (
     ASSIGN_GATE,
     ASSIGN_RE,
@@ -28,7 +29,6 @@ from learn.render.assignments import (
     sub_assignments,
 )
 from learn.render.gate_words import WordFinder
-from learn.render.lazy_pattern import LazyPattern
 from learn.render.scanner import GATE_WORDS as SCANNER_GATE_WORDS
 from learn.render.scanner import scanner_spans
 from learn.render.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
@@ -47,38 +47,38 @@ __all__ = ["MARKER_PREFIX", "REDACT_VERSION", "marker", "redact"]
 
 # (kind, pattern). Order matters: specific shapes before the generic assignment
 # rule, so a key in `ANTHROPIC_API_KEY=sk-ant-…` is named for what it is.
-_TOKEN_RULES: Final[tuple[tuple[str, LazyPattern], ...]] = (
+_TOKEN_RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     # A PEM block, or its head when an excerpt was cut before the END line: a
     # half key is still a key.
     (
         "private-key",
-        LazyPattern(
+        lazy_pattern(
             r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
             r"(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
             re.S,
         ),
     ),
-    ("anthropic-key", LazyPattern(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}")),
+    ("anthropic-key", lazy_pattern(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}")),
     (
         "openai-key",
-        LazyPattern(r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+        lazy_pattern(r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
     ),
-    ("github-token", LazyPattern(r"\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}")),
-    ("github-token", LazyPattern(r"\bgithub_pat_[A-Za-z0-9_]{20,}")),
-    ("gitlab-token", LazyPattern(r"\bglpat-[A-Za-z0-9_-]{20,}")),
-    ("npm-token", LazyPattern(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("huggingface-token", LazyPattern(r"\bhf_[A-Za-z0-9]{34,}\b")),
-    ("aws-access-key", LazyPattern(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("slack-token", LazyPattern(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
-    ("google-api-key", LazyPattern(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("stripe-key", LazyPattern(r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}")),
+    ("github-token", lazy_pattern(r"\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}")),
+    ("github-token", lazy_pattern(r"\bgithub_pat_[A-Za-z0-9_]{20,}")),
+    ("gitlab-token", lazy_pattern(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    ("npm-token", lazy_pattern(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("huggingface-token", lazy_pattern(r"\bhf_[A-Za-z0-9]{34,}\b")),
+    ("aws-access-key", lazy_pattern(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("slack-token", lazy_pattern(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
+    ("google-api-key", lazy_pattern(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("stripe-key", lazy_pattern(r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}")),
     # A crypt(3) hash as in /etc/shadow, htpasswd or a users table: md5-crypt,
     # bcrypt, sha256/512-crypt, yescrypt, scrypt, argon2. It stops at `:`, the
     # shadow field separator, so the user name and ageing fields stay. A hash
     # is as good as the password to anyone with a cracking rig.
     (
         "password-hash",
-        LazyPattern(
+        lazy_pattern(
             r"(?<![\w$])\$(?:1|2[abxy]|5|6|7|y|gy|apr1|argon2(?:id|i|d)|sha1|md5)\$"
             # Not ending in `.` or `,`: that is the sentence's, not the hash's.
             r"[A-Za-z0-9./$=,+-]{15,}[A-Za-z0-9/$=+-]"
@@ -86,19 +86,19 @@ _TOKEN_RULES: Final[tuple[tuple[str, LazyPattern], ...]] = (
     ),
     (
         "jwt",
-        LazyPattern(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        lazy_pattern(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     ),
 )
 
 # Rules that keep a prefix (the name, the scheme and user) and replace only the value.
-_AWS_SECRET_RE: Final = LazyPattern(
+_AWS_SECRET_RE: Final = lazy_pattern(
     r"(?i)(aws_secret_access_key[\"']?\s*[:=]\s*[\"']?)(?!\[REDACTED)[A-Za-z0-9/+=]{40}"
 )
-_BEARER_RE: Final = LazyPattern(r"(?i)(\bbearer\s+)(?!\[REDACTED)[A-Za-z0-9._~+/-]{20,}=*")
+_BEARER_RE: Final = lazy_pattern(r"(?i)(\bbearer\s+)(?!\[REDACTED)[A-Za-z0-9._~+/-]{20,}=*")
 # An Authorization header names its credential whatever its length, so any
 # length counts here (`Bearer abc.def` too); a bare word ("an Authorization:
 # Bearer header") or a `$TOKEN` reference is prose or a placeholder and stays.
-_AUTH_HEADER_RE: Final = LazyPattern(
+_AUTH_HEADER_RE: Final = lazy_pattern(
     r"(?i)(\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
     r"(?:(?:bearer|basic|token|bot|apikey|api-key|sso-key)[ \t]+)?)"
     r"(?!\[REDACTED)([^\s\"',;]+)"
@@ -106,27 +106,27 @@ _AUTH_HEADER_RE: Final = LazyPattern(
 # scheme://user:password@host (the user may be empty: redis://:pw@host); the
 # password runs to the last `@` before the host, so `p@ss@host` loses `p@ss` whole
 # (a password with an unescaped `@` is common, and stopping at the first left `ss`).
-_URL_PASSWORD_RE: Final = LazyPattern(
+_URL_PASSWORD_RE: Final = lazy_pattern(
     r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@\[\]]*:)(?!\[REDACTED)([^\s/]+)(@)(?=[^\s@/]*[A-Za-z0-9\]])"
 )
 # Passwords on a command line: `mysql -pSECRET` (no space: `-p` alone prompts),
 # `sshpass -p SECRET`, and what is piped into `chpasswd` / `passwd --stdin`.
-_MYSQL_P_RE: Final = LazyPattern(
+_MYSQL_P_RE: Final = lazy_pattern(
     r"(\b(?:mysql(?:dump|admin|import|show|check)?|mariadb(?:-dump|-admin)?)\b[^\n|;&]*?[ \t]-p)"
     r"(?!\[REDACTED)([^\s\"']+|\"[^\"\n]*\"|'[^'\n]*')"
 )
-_SSHPASS_RE: Final = LazyPattern(
+_SSHPASS_RE: Final = lazy_pattern(
     r"(\bsshpass[ \t]+-p[ \t]*)(?!\[REDACTED)([^\s\"']+|\"[^\"\n]*\"|'[^'\n]*')"
 )
-_CHPASSWD_RE: Final = LazyPattern(
+_CHPASSWD_RE: Final = lazy_pattern(
     r"(\becho[ \t]+(?:-[ne][ \t]+)?[\"']?(?:[A-Za-z0-9_.-]+:)?)(?![^\s\"'|]*\[REDACTED)([^\s\"'|]+)"
     r"(?=[\"']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?(?:chpasswd|passwd[ \t]+--stdin))"
 )
 # `htpasswd -b[c|n|B...] [file] user password`: in batch mode (`-b`) the password is the
 # last argument on the command line (without `-b` htpasswd prompts for it).
-_HTPASSWD_RE: Final = LazyPattern(
+_HTPASSWD_RE: Final = lazy_pattern(
     r"\bhtpasswd\b(?P<args>(?:[ \t]+(?!(?:sudo[ \t]+)?htpasswd\b)(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s|;&<>'\"]+))+)")
-_ARG_RE: Final = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+")
+_ARG_RE: Final = lazy_pattern(r"'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+")
 # A bare AWS secret key beside its access key id ("AKIA… / wJalr…", a CLAUDE.md line):
 # 40 characters of base64 within a line or two of the id, which an earlier rule has
 # already replaced by its marker. An AWS secret mixes lower case, upper case and
@@ -139,14 +139,14 @@ _AWS_VALUE: Final = (
     r"(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9])"
     r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
 )
-_AWS_PAIR_RE: Final = LazyPattern(
+_AWS_PAIR_RE: Final = lazy_pattern(
     r"(?P<id>\[REDACTED:aws-access-key\])(?P<gap>[^\n]{0,160}?(?:\n[^\n]{0,160}?)?)"
     rf"(?P<val>{_AWS_VALUE})"
     rf"|(?P<val2>{_AWS_VALUE})"
     r"(?P<gap2>[^\n]{0,160}?(?:\n[^\n]{0,160}?)?)(?P<id2>\[REDACTED:aws-access-key\])"
 )
 # "my password is hunter2": only a value that looks like one (see _strong).
-_PASSWORD_IS_RE: Final = LazyPattern(
+_PASSWORD_IS_RE: Final = lazy_pattern(
     r"(?i)(\b(?:password|passwd|passphrase|pwd)[ \t]+(?:is|was)[ \t]+[\"'`]?)(?!\[REDACTED)"
     r"([^\s\"'`]+?)(?=[\"'`]?(?:[.,;!?]?(?:\s|$)))"
 )
@@ -154,7 +154,7 @@ _PASSWORD_IS_RE: Final = LazyPattern(
 # A password field holds the rest of its line, spaces and all ("Password:
 # correct horse battery staple", "root passwd = two words"): the assignment
 # rule would take the first word only and leave the rest in clear.
-_PASSWORD_FIELD_RE: Final = LazyPattern(
+_PASSWORD_FIELD_RE: Final = lazy_pattern(
     r"(?im)(?P<head>\b(?:password|passwd|passphrase|pwd)[ \t]*[:=][ \t]*)"
     r"(?P<val>[^\r\n]*?\S)[ \t]*$"
 )
@@ -172,7 +172,7 @@ _FUNCTION_WORDS: Final = frozenset(_FUNCTION_WORD_LIST.split())
 _MAX_PASSPHRASE_WORDS: Final = 8
 
 
-_PASSPHRASE_WORD_RE: Final = re.compile(r"^[\w'’-]*[^\W\d_][\w'’-]*[.,;!?]?$")
+_PASSPHRASE_WORD_RE: Final = lazy_pattern(r"^[\w'’-]*[^\W\d_][\w'’-]*[.,;!?]?$")
 
 
 def _passphrase(value: str) -> bool:
@@ -240,7 +240,7 @@ def _keep_prefix(kind: str) -> Callable[[re.Match[str]], str]:
 _PASSWORD_WORDS: Final = ("password", "passwd", "passphrase", "pwd")
 
 # (words one of which a match must contain, lower-cased; rule; replacement), in order.
-_GATED_RULES: Final[tuple[tuple[tuple[str, ...], LazyPattern, Callable[[re.Match[str]], str]], ...]] = (
+_GATED_RULES: Final[tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.Match[str]], str]], ...]] = (
     (("aws_secret_access_key",), _AWS_SECRET_RE, _keep_prefix("aws-secret-key")),
     (("authorization",), _AUTH_HEADER_RE, _auth_header),
     (("bearer",), _BEARER_RE, _keep_prefix("bearer-token")),
@@ -353,7 +353,7 @@ def _gate_words_in(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _sub(pattern: LazyPattern, replace: str | Callable[[re.Match[str]], str]) -> Callable[[str], str]:
+def _sub(pattern: re.Pattern[str], replace: str | Callable[[re.Match[str]], str]) -> Callable[[str], str]:
     return lambda text: pattern.sub(replace, text)
 
 

@@ -19,15 +19,15 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from learn.render.lazy_pattern import LazyPattern
+from learn.lazy import lazy_pattern
 
 # Prefix-shaped tokens, gitleaks-style: each prefix is the vendor's own, so a match is
 # a key whatever surrounds it. Kinds name the vendor, so the model still knows what
 # the person was configuring. The third item: words one of which the text must contain
 # for the rule to run (a substring test is ~100x cheaper than a regex scan), looked for
 # in the lower-cased text, or as written for a word with capitals.
-VENDOR_RULES: Final[tuple[tuple[str, LazyPattern, tuple[str, ...]], ...]] = tuple(
-    (kind, LazyPattern(pattern), gate)
+VENDOR_RULES: Final[tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]] = tuple(
+    (kind, lazy_pattern(pattern), gate)
     for kind, pattern, gate in (
         ("xai-key", r"\bxai-[A-Za-z0-9]{32,}", ('xai-',)),
         ("groq-key", r"\bgsk_[A-Za-z0-9]{32,}", ('gsk_',)),
@@ -80,8 +80,8 @@ _VALUE: Final = r"""(?:'(?P<val>[^'\n]+)'|"(?P<val2>[^"\n]+)"|(?P<val3>[^\s'";|&
 
 # (kind, pattern, words one of which the lower-cased text must contain). The gate
 # words keep plain text from paying for every pattern (see redact.redact).
-CONTEXT_RULES: Final[tuple[tuple[str, LazyPattern, tuple[str, ...]], ...]] = tuple(
-    (kind, LazyPattern(pattern), gate)
+CONTEXT_RULES: Final[tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]] = tuple(
+    (kind, lazy_pattern(pattern), gate)
     for kind, pattern, gate in (
         # SQL: CREATE/ALTER USER|ROLE ... [WITH] [ENCRYPTED] PASSWORD '...', and SET PASSWORD = '...'.
         # (`password = '...'` is the assignment rule's, which knows a sentence from a value.)
@@ -150,7 +150,7 @@ PASSWORD_LABELS: Final = (
     "รหัสผ่าน", "كلمة المرور", "סיסמה", "पासवर्ड", "lösenord", "adgangskode", "passord",
     "salasana", "jelszó", "heslo", "κωδικός",
 )
-LABELLED_PASSWORD_RE: Final = LazyPattern(
+LABELLED_PASSWORD_RE: Final = lazy_pattern(
     r"(?i)(?<![A-Za-z0-9_])(?P<label>" + "|".join(re.escape(w) for w in PASSWORD_LABELS) + r")"
     r"(?P<sep>[ \t]*[:：=][ \t]*|[ \t]*(?:ist|es|est|är|er|on|jest|é|is)[ \t]+|[ \t]*(?:是|は)[ \t]*)"
     r"[\"'“「『]?(?P<val>[^\s\"'”」』，。、；！？,;]+)"

@@ -8,10 +8,10 @@ whether `API_KEY=...`, `-p'...'` and `Passwort: ...` hold a secret, so `YOUR_API
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from typing import Final
 
+from learn.lazy import lazy_pattern
 from learn.secret_fields import PASSWORD_NAME_RE as _PASSWORD_NAME_RE
 from learn.secret_fields import SECRET_NAME_RE as _SECRET_NAME_RE
 from learn.secret_fields import is_variable_ref
@@ -54,18 +54,18 @@ def char_classes(value: str) -> int:
 
 # A value that stands for a secret without being one: `YOUR_API_KEY`, `<token>`,
 # `xxxx`, `changeme`, `process.env.API_KEY`, `os.environ["KEY"]`, `settings.SECRET`.
-_PLACEHOLDER_RE: Final = re.compile(
+_PLACEHOLDER_RE: Final = lazy_pattern(
     r"(?i)^(?:your|example|sample|dummy|fake|placeholder|insert|replace|put|enter)"
     r"[-_ ]|[-_](?:here|placeholder)$|^(?:changeme|change_me|redacted|secret|password|token|none|null"
     r"|nil|undefined|true|false|todo|tbd|xxx+|\.\.\.|…)$"
 )
-_REFERENCE_RE: Final = re.compile(
+_REFERENCE_RE: Final = lazy_pattern(
     r"^(?:[A-Za-z_]\w*\.)*(?:env|environ|getenv|settings|config|secrets|vault|credentials|process"
     r"|self|this|ctx|context|args|opts|options|params|cfg|conf)(?:\.\w+)*(?:\.|\[|\(|$)|^ENV\[|\(\)?$"
 )
 
 
-_SUBSCRIPT_RE: Final = re.compile(r"^[A-Za-z_][\w.]*\[")
+_SUBSCRIPT_RE: Final = lazy_pattern(r"^[A-Za-z_][\w.]*\[")
 
 
 def is_placeholder(value: str) -> bool:
@@ -81,9 +81,9 @@ def is_placeholder(value: str) -> bool:
 
 
 # `_pass`/`_pw` names say less than `password`: their value must look chosen, not be code.
-_WEAK_PASSWORD_NAME_RE: Final = re.compile(r"(?i)(?:^|_)(?:pass|pw)$")
+_WEAK_PASSWORD_NAME_RE: Final = lazy_pattern(r"(?i)(?:^|_)(?:pass|pw)$")
 # A dotted path or a snake_case name: code (`ihook.pytest_assertion_pass`, `saved_hooks`).
-_DOTTED_RE: Final = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|^[a-z]+(?:_[a-z0-9]+)+$")
+_DOTTED_RE: Final = lazy_pattern(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|^[a-z]+(?:_[a-z0-9]+)+$")
 # The shell's working directories, not passwords.
 _SHELL_DIRS: Final = frozenset({"PWD", "OLDPWD"})
 

@@ -17,15 +17,15 @@ Times stay ISO-8601 TEXT on both engines, so every row reads back the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from learn.store.connection import Connection
 from learn.store.layout import check_identifier
 from learn.store.postgres import lock_writes
 
 
-@dataclass(frozen=True, slots=True)
-class Dialect:
+class Dialect(msgspec.Struct, frozen=True):
     """What the migration engine and the migration steps need to know about one engine."""
 
     name: str

@@ -18,11 +18,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import msgspec
 
+from learn.lazy import lazy_pattern
 from learn.transcripts.claude.wire import (
     ASSISTANT_BLOCK_TYPES,
     MODELED_TYPES,
@@ -209,7 +209,7 @@ def _is_dropped(wire: object, spec: FilterSpec) -> bool:
     return False
 
 
-_UNMODELED_TAG = re.compile(r"Invalid value '([^'\\]*)' - at `\$\.type`")
+_UNMODELED_TAG = lazy_pattern(r"Invalid value '([^'\\]*)' - at `\$\.type`")
 
 
 class _TypeOnly(msgspec.Struct, gc=False):

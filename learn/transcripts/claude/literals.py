@@ -7,8 +7,9 @@ re-typing them, so a format change is one edit.
 
 from __future__ import annotations
 
-import re
 from typing import Final
+
+from learn.lazy import lazy_pattern
 
 # A human rejected a tool call. The tool_result is_error=true and its content
 # starts with this banner; when the person typed a reason it follows
@@ -43,10 +44,10 @@ CLARIFY_QUESTIONS_TEXT: Final = "The user wants to clarify these questions"
 # interrupt. The first letter of "interrupted" has been seen in both cases.
 INTERRUPT_MARKER: Final = "[Request interrupted by user"
 INTERRUPT_MARKER_PATTERN: Final = r"\A\s*\[Request [Ii]nterrupted by user"
-INTERRUPT_RE: Final = re.compile(INTERRUPT_MARKER_PATTERN)
+INTERRUPT_RE: Final = lazy_pattern(INTERRUPT_MARKER_PATTERN)
 # A bare marker: the whole text is "[Request interrupted by user]" or
 # "[Request interrupted by user for tool use]", nothing typed with it.
-BARE_INTERRUPT_RE: Final = re.compile(INTERRUPT_MARKER_PATTERN + r"[^\]\n]*\]\s*\Z")
+BARE_INTERRUPT_RE: Final = lazy_pattern(INTERRUPT_MARKER_PATTERN + r"[^\]\n]*\]\s*\Z")
 
 TASK_NOTIFICATION_MARKER: Final = "<task-notification>"
 
@@ -64,7 +65,7 @@ AGENT_INJECTION_PATTERNS: Final[tuple[str, ...]] = (
     r"\A\s*<agent-message[\s>]",
     r"\A\s*<cross-session-message[\s>]",
 )
-AGENT_INJECTION_RE: Final = re.compile("|".join(f"(?:{p})" for p in AGENT_INJECTION_PATTERNS))
+AGENT_INJECTION_RE: Final = lazy_pattern("|".join(f"(?:{p})" for p in AGENT_INJECTION_PATTERNS))
 
 # Input no person typed, that 2.1.2xx writes into the user slot (with `origin` set on
 # newer builds, which `exclusions.entry_exclusion` reads; these are for the lines
@@ -80,7 +81,7 @@ MACHINE_INPUT_PATTERNS: Final[tuple[str, ...]] = (
     r"\A\s*Platform notice, written by the service",
     r"\A\s*<task_notification>",
 )
-MACHINE_INPUT_RE: Final = re.compile("|".join(f"(?:{p})" for p in MACHINE_INPUT_PATTERNS))
+MACHINE_INPUT_RE: Final = lazy_pattern("|".join(f"(?:{p})" for p in MACHINE_INPUT_PATTERNS))
 
 # Compaction summary text that opens a continued session.
 COMPACT_SUMMARY_PREFIX: Final = "This session is being continued from a previous conversation"

@@ -8,7 +8,6 @@ read whatever era's shape the file has, and `.jsonl.zst` files by streaming.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any, Final
 
 import msgspec
 
+from learn.lazy import lazy_pattern
 from learn.transcripts.files.compressed import ZST_SUFFIX, read_prefix, read_suffix
 from learn.transcripts.ids import Provider
 
@@ -27,9 +27,9 @@ __all__ = ["Head", "Provider", "last_activity", "read_head"]
 # prompt with a huge paste can push past this, which the regex fallback covers.
 _HEAD_BYTES: Final = 64 * 1024
 _HEAD_MAX_BYTES: Final = 1024 * 1024
-_CWD_RE: Final = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
-_SESSION_ID_RE: Final = re.compile(rb'"sessionId"\s*:\s*("(?:[^"\\]|\\.)*")')
-_TIMESTAMP_RE: Final = re.compile(rb'"timestamp"\s*:\s*"([0-9][^"\\]{9,40})"')
+_CWD_RE: Final = lazy_pattern(rb'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
+_SESSION_ID_RE: Final = lazy_pattern(rb'"sessionId"\s*:\s*("(?:[^"\\]|\\.)*")')
+_TIMESTAMP_RE: Final = lazy_pattern(rb'"timestamp"\s*:\s*"([0-9][^"\\]{9,40})"')
 # The tail read for last activity: the last lines of a session are small
 # (summary, title, a reply), but a final huge tool result can hide the last
 # timestamp; the window doubles up to the cap before falling back to mtime.

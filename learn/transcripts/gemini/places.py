@@ -13,19 +13,20 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
 import msgspec
 
+from learn.lazy import lazy_pattern
+
 __all__ = ["SessionHead", "gemini_dir", "head_of", "project_of_file", "project_roots"]
 
 _ANY = msgspec.json.Decoder()
 _HEAD_BYTES: Final = 64 * 1024
-_SESSION_ID_RE: Final = re.compile(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"')
-_HASH_RE: Final = re.compile(r"\A[0-9a-f]{64}\Z")
+_SESSION_ID_RE: Final = lazy_pattern(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"')
+_HASH_RE: Final = lazy_pattern(r"\A[0-9a-f]{64}\Z")
 
 
 def gemini_dir(home: Path | None = None) -> Path:

@@ -28,7 +28,6 @@ branch, exactly like a rewound Claude Code branch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,21 +40,19 @@ _ANY = msgspec.json.Decoder()
 _SNIFF_BYTES = 8192
 
 
-@dataclass(slots=True)
-class Message:
+class Message(msgspec.Struct):
     record: dict[str, Any]
     order: int  # where it first appeared (a re-appended message keeps its place)
     parent: str | None  # the message before it on the chain when it was written
     appended: bool = True  # False: known only from a `$set.messages` list
 
 
-@dataclass(slots=True)
-class Conversation:
-    meta: dict[str, Any] = field(default_factory=dict)
-    messages: list[Message] = field(default_factory=list)
+class Conversation(msgspec.Struct):
+    meta: dict[str, Any] = msgspec.field(default_factory=dict)
+    messages: list[Message] = msgspec.field(default_factory=list)
     # Ids still on the chain after every rewind: the active branch.
-    chain: list[str] = field(default_factory=list)
-    skipped: dict[str, int] = field(default_factory=dict)
+    chain: list[str] = msgspec.field(default_factory=list)
+    skipped: dict[str, int] = msgspec.field(default_factory=dict)
 
 
 def is_gemini(buf: bytes, path: Path | None = None) -> bool:

@@ -24,13 +24,14 @@ quotes must never count a second time).
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import islice
 from typing import Final
 
+import msgspec
+
+from learn.lazy import lazy_pattern
 from learn.textfold import fold
 
 # Shorter turns are not examined: a template a program fills is long, and short
@@ -57,11 +58,11 @@ PROSE_MIN_WORDS: Final = 2
 AFFIX_PEERS: Final = 200
 
 # A tag piece: `<name ...>`, `</name>`, `<!-- ...>`; never across a line.
-_TAG = re.compile(r"(<[A-Za-z/!][^<>\n]{0,80}>)")
-_OPEN_TAG = re.compile(r"<([A-Za-z][\w:.-]*)(?:\s[^<>]*)?>$")
-_CLOSE_TAG = re.compile(r"</([A-Za-z][\w:.-]*)\s*>$")
-_DIGITS = re.compile(r"\d+")
-_WORD = re.compile(r"[^\W\d_]{2,}")
+_TAG = lazy_pattern(r"(<[A-Za-z/!][^<>\n]{0,80}>)")
+_OPEN_TAG = lazy_pattern(r"<([A-Za-z][\w:.-]*)(?:\s[^<>]*)?>$")
+_CLOSE_TAG = lazy_pattern(r"</([A-Za-z][\w:.-]*)\s*>$")
+_DIGITS = lazy_pattern(r"\d+")
+_WORD = lazy_pattern(r"[^\W\d_]{2,}")
 # A shape is kept as its digest (`shape_keys`): compared for equality only, and a
 # corpus pass holds every piece's at once (a memory plugin's home: ~180 MB of them).
 ShapeKey = bytes
@@ -108,15 +109,16 @@ def shape_keys(text: str) -> tuple[tuple[ShapeKey, int], ...]:
     return tuple((digest(shape(p)), len(p)) for p in pieces(text))
 
 
-@dataclass(frozen=True, slots=True)
-class Skeleton:
+class Skeleton(msgspec.Struct, frozen=True, eq=False):
+    # A Struct, not a dataclass: making a dataclass class runs generated code, ~1 ms of
+    # every process that imports this one (`learn show`). Compared by identity.
     shapes: frozenset[ShapeKey]
     # Shape -> sessions holding it, for the evidence shown (`learn show`).
     sessions_of: Mapping[ShapeKey, int]
     # Each text's pieces as (shape key, length): `shape_keys`, or a pass's memo of it.
-    shaped: Shaped = field(default=shape_keys, compare=False, repr=False)
+    shaped: Shaped = shape_keys
     # is_instance per text: the corpus pass asks about each turn three times.
-    _seen: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
+    _seen: dict[str, bool] = msgspec.field(default_factory=dict)
 
     def is_instance(self, text: str) -> bool:
         if len(text) < TEMPLATE_MIN_CHARS or not self.shapes:

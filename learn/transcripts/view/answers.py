@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from learn.lazy import lazy_pattern
 from learn.secret_answers import redact_answer
 from learn.transcripts.blocks import (
     ToolResultBlock,
@@ -114,8 +115,8 @@ def _is_option_pick(answer: str, labels: tuple[str, ...] | None) -> bool:
     return len(parts) > 1 and all(p in labels for p in parts)
 
 
-_PAIR_START_RE: Final = re.compile(r'(?:\A|, )"([^"]*)"="')
-_ANSWER_TAIL_RE: Final = re.compile(
+_PAIR_START_RE: Final = lazy_pattern(r'(?:\A|, )"([^"]*)"="')
+_ANSWER_TAIL_RE: Final = lazy_pattern(
     r'(?P<answer>.*?)"(?:'
     + re.escape(ANSWER_PREVIEW_SEPARATOR)
     + r"(?P<preview>.*?))?(?:"

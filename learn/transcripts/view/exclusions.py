@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from learn.lazy import lazy_pattern
 from learn.transcripts.claude.literals import (
     COMPACT_SUMMARY_PREFIX,
     LOCAL_COMMAND_CAVEAT,
@@ -53,7 +54,7 @@ _SYSTEM_REMINDER_RE: Final = _head(
     r"<system-reminder>|<system_instruction>|<user-prompt-submit-hook>"
 )
 # Older builds appended UserPromptSubmit hook output inside the typed block.
-_SYSTEM_REMINDER_SPAN_RE: Final = re.compile(
+_SYSTEM_REMINDER_SPAN_RE: Final = lazy_pattern(
     r"<(system-reminder|system_instruction|user-prompt-submit-hook)>.*?</\1>\s*", re.S
 )
 _IDE_CONTEXT_RE: Final = _head(r"<ide_(?:opened_file|selection|diagnostics)>")
@@ -143,7 +144,7 @@ def is_task_notification(text: str) -> bool:
     return text.lstrip().startswith(TASK_NOTIFICATION_MARKER)
 
 
-_HARNESS_LINE_RE: Final = re.compile(r"\A\s*Unknown (?:skill|slash command|command): \S+\s*\Z")
+_HARNESS_LINE_RE: Final = lazy_pattern(r"\A\s*Unknown (?:skill|slash command|command): \S+\s*\Z")
 
 
 def is_harness_line(text: str) -> bool:
@@ -232,7 +233,7 @@ def strip_reminders(text: str) -> str:
 
 # A message whose first line is one opening tag and nothing else: an envelope
 # (`<observed_from_primary_session>` then the fields, one to a line).
-_ENVELOPE_HEAD_RE: Final = re.compile(r"\A\s*<([A-Za-z][\w:.-]{0,63})(?:\s[^<>\n]{0,200})?>[ \t]*\r?\n")
+_ENVELOPE_HEAD_RE: Final = lazy_pattern(r"\A\s*<([A-Za-z][\w:.-]{0,63})(?:\s[^<>\n]{0,200})?>[ \t]*\r?\n")
 # Tags the clients write into the user slot themselves: their rules above decide
 # those messages (a command's arguments, a `!` line, a reminder), never this one.
 _CLIENT_TAG_PREFIXES: Final = ("command-", "local-command-", "bash-", "system", "ide_",

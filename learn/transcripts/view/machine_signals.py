@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Final
 
+from learn.lazy import lazy_pattern
 from learn.transcripts.models import AssistantEvent, OtherEvent, TranscriptEvent, UserEvent
 
 QUEUED_OPENING: Final = "queued-opening"
@@ -54,7 +55,7 @@ def queued_opening(events: Sequence[TranscriptEvent]) -> bool:
 # A command body saying it is run by a program, not read by a person at a prompt.
 # Only a program named as the caller counts: "never ask questions" is said to agents
 # in commands people run by hand too.
-_SCRIPTED_RE: Final = re.compile(
+_SCRIPTED_RE: Final = lazy_pattern(
     r"[^.\n]*(?:"
     r"\b(?:called|run|invoked|executed|launched|driven|started|triggered)\s+(?:automatically\s+)?"
     r"(?:by|from)\s+(?:a|an|the|our|this)?\s*(?:[\w-]+\s+){0,2}"
@@ -65,7 +66,7 @@ _SCRIPTED_RE: Final = re.compile(
     r"|\bno (?:human|person|user) (?:is|will be) (?:present|watching|available|at the keyboard)\b"
     r")[^.\n]*[.!]?", re.I)
 _SENTENCE_CHARS: Final = 160
-_WRAPPED_RE: Final = re.compile(r"(?<![\n])\n(?![ \t]*(?:\n|[-*#>\d]))")
+_WRAPPED_RE: Final = lazy_pattern(r"(?<![\n])\n(?![ \t]*(?:\n|[-*#>\d]))")
 
 
 def scripted_body(body: str) -> str | None:

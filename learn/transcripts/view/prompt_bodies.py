@@ -25,25 +25,27 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from learn.lazy import lazy_pattern
+
 # Spec-kit's section for the person's input, then a fence (or the text itself) up
 # to the body's next line: its MUST sentence or a heading.
-_USER_INPUT_HEAD: Final = re.compile(r"^[ \t]*#{1,4}[ \t]*User Input[ \t]*:?[ \t]*$", re.M | re.I)
-_FENCE: Final = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*$", re.M)
-_NEXT_PART: Final = re.compile(
+_USER_INPUT_HEAD: Final = lazy_pattern(r"^[ \t]*#{1,4}[ \t]*User Input[ \t]*:?[ \t]*$", re.M | re.I)
+_FENCE: Final = lazy_pattern(r"^[ \t]*(`{3,}|~{3,})[^\n]*$", re.M)
+_NEXT_PART: Final = lazy_pattern(
     r"^[ \t]*(?:You \**MUST\**\b|#{1,4}[ \t]+\S|---[ \t]*$|\*\*[^*\n]+\*\*[ \t]*:?[ \t]*$)", re.M)
-_HEADING: Final = re.compile(r"^[ \t]*#{1,4}[ \t]+\S", re.M)
+_HEADING: Final = lazy_pattern(r"^[ \t]*#{1,4}[ \t]+\S", re.M)
 # Spec-kit's sentence after the input section, in every command it ships.
-_MUST: Final = re.compile(r"^[ \t]*You \**MUST\**[ \t]+consider the user input", re.M | re.I)
+_MUST: Final = lazy_pattern(r"^[ \t]*You \**MUST\**[ \t]+consider the user input", re.M | re.I)
 # A body is long and structured; a person's own "## User Input" note is not.
 BODY_MIN_CHARS: Final = 300
 BODY_MIN_HEADINGS: Final = 2
 
-_META: Final = re.compile(r"\A\s*(?:---\n.*?\n---\s*\n)?\s*<meta>[ \t]*\n(?P<meta>.*?)\n[ \t]*</meta>",
+_META: Final = lazy_pattern(r"\A\s*(?:---\n.*?\n---\s*\n)?\s*<meta>[ \t]*\n(?P<meta>.*?)\n[ \t]*</meta>",
                           re.S)
-_HINT_VALUE: Final = re.compile(r"[<\[]\s*[\w-]+\s*:\s*(?P<value>[^>\]\n]*?)\s*[>\]]")
-_ARGUMENT_LINE: Final = re.compile(r"^[ \t]+[\w-]+[ \t]*:[ \t]*(?P<value>\S[^\n]*)$", re.M)
+_HINT_VALUE: Final = lazy_pattern(r"[<\[]\s*[\w-]+\s*:\s*(?P<value>[^>\]\n]*?)\s*[>\]]")
+_ARGUMENT_LINE: Final = lazy_pattern(r"^[ \t]+[\w-]+[ \t]*:[ \t]*(?P<value>\S[^\n]*)$", re.M)
 # A placeholder left unfilled (`$1`, `$ARGUMENTS`) is no one's words.
-_UNFILLED: Final = re.compile(r"\A\$(?:\d+|[A-Z_]+)\Z")
+_UNFILLED: Final = lazy_pattern(r"\A\$(?:\d+|[A-Z_]+)\Z")
 
 
 def filled_prompt(text: str) -> list[str] | None:

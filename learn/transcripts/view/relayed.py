@@ -16,10 +16,12 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from learn.lazy import lazy_pattern
+
 # A review bot's or QA agent's report, pasted whole, or the fix prompt a review tool
 # generates from its findings ("Fix the following issues. ... Verify each finding
 # against the current code ...", 3,000+ characters through the Agent SDK).
-_REVIEW_HEAD: Final = re.compile(
+_REVIEW_HEAD: Final = lazy_pattern(
     r"^\s*(?:please\s+)?(?:fix|address|resolve)\s+the\s+following\s+"
     r"(?:issues?|problems?|findings?|comments?|review\s+comments?)"
     r"(?:\s+(?:reported|raised|found|flagged)\s+by\b|\s*[.:](?:\s|$))"
@@ -27,37 +29,37 @@ _REVIEW_HEAD: Final = re.compile(
     re.I)
 # A finding's priority or severity, as review tools tag them: "[P1]", "🔴 Critical",
 # "Severity: high", "(major)".
-_SEVERITY: Final = re.compile(
+_SEVERITY: Final = lazy_pattern(
     r"\[P[0-3]\]|\bP[0-3]\b:|[🔴🟠🟡🟢⚠❗]|\bseverity\s*:|\((?:critical|major|minor|high|medium|low|nit)\)"
     r"|^\s*(?:[-*+]\s+|\d+[.)]\s+)?\**(?:critical|major|minor|high|medium|low|nit)\**\s*[:—-]",
     re.I)
 # An assistant addressing its reader (another model's answer pasted by hand): its
 # opening and closing lines around a structured answer.
-_VOICE_OPEN: Final = re.compile(
+_VOICE_OPEN: Final = lazy_pattern(
     r"^\s*(?:here(?:'s|’s| is| are)\b|sure[,!]|certainly[,!]|absolutely[,!]|great question|"
     r"good question|below is\b|got it[,!—-])", re.I)
-_VOICE_CLOSE: Final = re.compile(
+_VOICE_CLOSE: Final = lazy_pattern(
     r"^\s*(?:if you(?:'d| would)? (?:want|like)\b|would you like me to\b|want me to\b|"
     r"let me know (?:if|whether|which)\b|i can also\b|hope (?:this|that) helps\b|"
     r"happy to (?:help|adjust|expand)\b)", re.I)
 # A structured answer: this many structured lines (one of them a heading or a bold label).
 VOICED_MIN_LINES: Final = 3
-_HEADING: Final = re.compile(r"^\s{0,3}#{1,6}\s+\S")
-_BOLD_LABEL: Final = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*[^*\n]{2,60}\*\*")
-_LIST: Final = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+)")
-_FENCE: Final = re.compile(r"^\s*(?:```|~~~)")
-_TABLE: Final = re.compile(r"^\s*\|")
-_QUOTE: Final = re.compile(r"^\s*>")
-_INDENTED: Final = re.compile(r"^(?: {2,}|\t)\S")
-_CONTEXT_REF: Final = re.compile(r"[ \t]*<context\s+ref=(?:\"[^\"]*\"|'[^']*'|[^\s>]+)\s*>"
+_HEADING: Final = lazy_pattern(r"^\s{0,3}#{1,6}\s+\S")
+_BOLD_LABEL: Final = lazy_pattern(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?\*\*[^*\n]{2,60}\*\*")
+_LIST: Final = lazy_pattern(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+)")
+_FENCE: Final = lazy_pattern(r"^\s*(?:```|~~~)")
+_TABLE: Final = lazy_pattern(r"^\s*\|")
+_QUOTE: Final = lazy_pattern(r"^\s*>")
+_INDENTED: Final = lazy_pattern(r"^(?: {2,}|\t)\S")
+_CONTEXT_REF: Final = lazy_pattern(r"[ \t]*<context\s+ref=(?:\"[^\"]*\"|'[^']*'|[^\s>]+)\s*>"
                                  r".*?</context>[ \t]*\n?", re.S)
 # A finding names code: a backticked span, a file, a line number.
-_FINDING: Final = re.compile(r"`|\b[\w/-]+\.[A-Za-z]{1,5}\b|\bline\s+\d+|:\d+\b")
-_REVIEW_WORD: Final = re.compile(
+_FINDING: Final = lazy_pattern(r"`|\b[\w/-]+\.[A-Za-z]{1,5}\b|\bline\s+\d+|:\d+\b")
+_REVIEW_WORD: Final = lazy_pattern(
     r"\b(?:review\w*|summary|findings?|issues?|problems?|concerns?|bugs?|risks?|severity|"
     r"critical|major|minor|nits?|blocking|blockers?|suggestions?|recommendations?|verdict|"
     r"assessment|strengths?|weaknesses?|must fix|should fix|LGTM|P[0-3])\b", re.I)
-_BLANK_RUN: Final = re.compile(r"\n\s*\n(?:\s*\n)+")
+_BLANK_RUN: Final = lazy_pattern(r"\n\s*\n(?:\s*\n)+")
 # A relayed review has structure a person does not type into a prompt: two
 # headings, or two bold labels, or one of each, one of them a reviewer's word
 # (a person's own structured prompt, "## Goal" / "## Constraints", stays theirs).

@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
+from learn.lazy import lazy_pattern
 from learn.textfold import fold, fold_with_offsets
 
 # Shorter runs are phrases a person types too ("please review the following"),
@@ -38,7 +39,7 @@ REPLAY_FINGERPRINT_CHARS: Final = 40
 
 # Every form of placeholder the harnesses substitute before the body reaches the
 # transcript. Whatever stands in their place is unknown text, so runs end there.
-_PLACEHOLDER_RE: Final = re.compile(
+_PLACEHOLDER_RE: Final = lazy_pattern(
     r"""
       \$ARGUMENTS(?:\[\d+\])?          # $ARGUMENTS, $ARGUMENTS[0]
     | \$\{@(?::\d+(?::\d+)?)?\}        # ${@}, ${@:2}, ${@:2:3} (hoocode substituteArgs)
@@ -53,9 +54,9 @@ _PLACEHOLDER_RE: Final = re.compile(
 
 # YAML frontmatter is read by the harness and never persisted with the body, so
 # a fingerprint that includes it could never match.
-_FRONTMATTER_RE: Final = re.compile(r"\A\ufeff?---[ \t]*\r?\n.*?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
+_FRONTMATTER_RE: Final = lazy_pattern(r"\A\ufeff?---[ \t]*\r?\n.*?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 
-_PARAGRAPH_RE: Final = re.compile(r"\n[ \t]*\n")
+_PARAGRAPH_RE: Final = lazy_pattern(r"\n[ \t]*\n")
 
 
 def strip_frontmatter(text: str) -> str:

@@ -23,6 +23,7 @@ from typing import Final
 
 import msgspec
 
+from learn.lazy import lazy_pattern
 from learn.textfold import fold
 from learn.transcripts.view.exclusions import strip_reminders, text_exclusion
 from learn.transcripts.view.prompt_bodies import filled_prompt
@@ -154,14 +155,14 @@ def _finish(
 
 
 # Claude Code appends "ARGUMENTS: <args>" to a body that has no $ARGUMENTS.
-_ARGUMENTS_LABEL_RE: Final = re.compile(r"\AARGUMENTS:[ \t]*")
+_ARGUMENTS_LABEL_RE: Final = lazy_pattern(r"\AARGUMENTS:[ \t]*")
 
 
 # ---------------------------------------------------------------- slash commands
 
-_COMMAND_NAME_RE: Final = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
-_COMMAND_ARGS_RE: Final = re.compile(r"<command-args>(.*?)</command-args>", re.S)
-_COMMAND_TAGS_RE: Final = re.compile(
+_COMMAND_NAME_RE: Final = lazy_pattern(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
+_COMMAND_ARGS_RE: Final = lazy_pattern(r"<command-args>(.*?)</command-args>", re.S)
+_COMMAND_TAGS_RE: Final = lazy_pattern(
     r"\A\s*(?:<command-(name|message|args)>.*?</command-\1>\s*)+", re.S
 )
 
@@ -215,10 +216,10 @@ _CODEX_WRAPPER_HEADS: Final = (
     "# Selected text:",
     "## Prior conversation with Codex:",
 )
-_CODEX_HEAD_RE: Final = re.compile(
+_CODEX_HEAD_RE: Final = lazy_pattern(
     r"^(?:" + "|".join(re.escape(h) for h in _CODEX_WRAPPER_HEADS) + r")[ \t]*$", re.M
 )
-_CODEX_REQUEST_RE: Final = re.compile(r"^## My request(?: for Codex)?:[ \t]*\n?", re.M)
+_CODEX_REQUEST_RE: Final = lazy_pattern(r"^## My request(?: for Codex)?:[ \t]*\n?", re.M)
 
 
 def unwrap_codex_request(text: str) -> str | None:
@@ -263,9 +264,9 @@ def _in_fence(text: str, at: int) -> bool:
 # ---------------------------------------------------------------- plan hand-offs
 
 _PLAN_HANDOFF: Final = "Implement the following plan:"
-_PLAN_HANDOFF_RE: Final = re.compile(r"^[ \t]*" + re.escape(_PLAN_HANDOFF) + r"[ \t]*$", re.M)
+_PLAN_HANDOFF_RE: Final = lazy_pattern(r"^[ \t]*" + re.escape(_PLAN_HANDOFF) + r"[ \t]*$", re.M)
 # Claude Code's trailer after the handed-off plan (2.x): where the plan ends.
-_PLAN_TRAILER_RE: Final = re.compile(
+_PLAN_TRAILER_RE: Final = lazy_pattern(
     r"^[ \t]*If you need specific details from before exiting plan mode\b[^\n]*\n?", re.M
 )
 
@@ -297,8 +298,8 @@ def split_plan_handoff(text: str) -> tuple[str, str, str] | None:
 # terminal they arrive at the head of lines, continuation lines indented.
 # (Not `·`: people type it as a bullet.)
 _GLYPHS: Final = "●⏺⎿✻✢✳✶✽"
-_GLYPH_LINE_RE: Final = re.compile(r"^[ \t]*[●⏺⎿✻✢✳✶✽]\s")
-_INDENTED_RE: Final = re.compile(r"^[ \t]+\S")
+_GLYPH_LINE_RE: Final = lazy_pattern(r"^[ \t]*[●⏺⎿✻✢✳✶✽]\s")
+_INDENTED_RE: Final = lazy_pattern(r"^[ \t]+\S")
 # Lines shorter than this are phrases anyone types ("ok, do it", "yes").
 PASTED_LINE_MIN_CHARS: Final = 24
 
@@ -412,14 +413,14 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
 
 
 # A glyph inside a line, after the person's words (a space before it, one after).
-_MID_GLYPH_RE: Final = re.compile(r"(?<=\S)[ \t]+[●⏺⎿][ \t]")
+_MID_GLYPH_RE: Final = lazy_pattern(r"(?<=\S)[ \t]+[●⏺⎿][ \t]")
 # A tool-status line with a question typed after it on the same line:
 # "⏺ Bash(pytest -x) why does this hang?", "⎿  Found 3 files  which one is stale?".
-_AFTER_CALL_RE: Final = re.compile(r"^[ \t]*[●⏺⎿]\s+[\w.:-]+\([^()\n]*\)\s+(\S[^\n]*\?)\s*$")
+_AFTER_CALL_RE: Final = lazy_pattern(r"^[ \t]*[●⏺⎿]\s+[\w.:-]+\([^()\n]*\)\s+(\S[^\n]*\?)\s*$")
 # Where the status stops and the typed question starts: after the last run of two
 # spaces or closing mark, or else at a question word (not a verb a status line uses).
-_BOUNDARY_RE: Final = re.compile(r"[ \t]{2,}|(?<=[.:;)\]…])[ \t]+")
-_WH_QUESTION_RE: Final = re.compile(r"[ \t]((?:why|what|how|where|which|who|when|whose)\b[^\n?]*\?)[ \t]*$",
+_BOUNDARY_RE: Final = lazy_pattern(r"[ \t]{2,}|(?<=[.:;)\]…])[ \t]+")
+_WH_QUESTION_RE: Final = lazy_pattern(r"[ \t]((?:why|what|how|where|which|who|when|whose)\b[^\n?]*\?)[ \t]*$",
                                     re.I)
 # A typed question has words; "why?" after a status cannot be told from its output.
 _QUESTION_MIN_WORDS: Final = 3
@@ -446,8 +447,8 @@ def question_after_status(line: str) -> str | None:
 # the assistant's sentence ending: a choice typed back ("run the migrations first",
 # on real sessions lost as pasted) has none, a sentence copied to comment on does.
 PASTED_ALONE_MIN_CHARS: Final = 60
-_CODE_LINE_RE: Final = re.compile(r"[=(){}\[\];]|^\s{2,}\S")
-_SENTENCE_END_RE: Final = re.compile(r"[.!:。！][\"')\]]*\s*$")
+_CODE_LINE_RE: Final = lazy_pattern(r"[=(){}\[\];]|^\s{2,}\S")
+_SENTENCE_END_RE: Final = lazy_pattern(r"[.!:。！][\"')\]]*\s*$")
 
 
 def _pasted(lines: list[str], matched: list[bool], i: int) -> bool:
