@@ -108,3 +108,25 @@ def test_compiling_every_pattern_before_a_fork_leaves_a_broken_one_to_its_use() 
     assert fine.sub("-", "abbc") == "a-c"
     with pytest.raises(re.error):
         broken.search("text")
+
+
+def test_a_module_level_pattern_is_its_compiled_self_once_used() -> None:
+    # Calls through the lazy object cost more than through a compiled pattern: once
+    # compiled, the module's name for it holds the compiled pattern.
+    module: dict[str, object] = {}
+    exec("from learn.lazy import lazy_pattern\nWORD = lazy_pattern(r'\\w+')\n"
+         "def first(text):\n    return WORD.match(text).group()\n", module)
+    lazy = module["WORD"]
+    assert not isinstance(lazy, re.Pattern)
+    assert module["first"]("hello there") == "hello"  # type: ignore[operator]
+    assert isinstance(module["WORD"], re.Pattern)
+    assert lazy.search("  x").group() == "x"  # type: ignore[attr-defined]  # a kept reference still works
+
+
+def test_before_a_fork_a_name_imported_from_another_module_holds_the_compiled_pattern() -> None:
+    from learn.lazy import compile_patterns
+    from learn.transcripts.claude import events, literals
+
+    compile_patterns()
+    assert isinstance(literals.INTERRUPT_RE, re.Pattern)
+    assert events.INTERRUPT_RE is literals.INTERRUPT_RE
