@@ -73,6 +73,11 @@ class _LazyPattern:
                 home[name] = compiled  # type: ignore[index]
         return self._compiled
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Copied or pickled as the compiled pattern it stands for (its state holds the
+        # defining module's globals, which must not be copied with it).
+        return (re.compile, (self._source, self._flags))
+
     def __repr__(self) -> str:
         return f"lazy_pattern({self._source!r}, {self._flags})"
 

@@ -130,3 +130,14 @@ def test_before_a_fork_a_name_imported_from_another_module_holds_the_compiled_pa
     compile_patterns()
     assert isinstance(literals.INTERRUPT_RE, re.Pattern)
     assert events.INTERRUPT_RE is literals.INTERRUPT_RE
+
+
+def test_a_lazy_pattern_copies_and_pickles_as_the_pattern_it_stands_for() -> None:
+    import copy
+    import pickle
+
+    lazy = lazy_pattern(r"(?i)b+")
+    for other in (copy.copy(lazy), copy.deepcopy([lazy])[0], pickle.loads(pickle.dumps(lazy))):
+        assert isinstance(other, re.Pattern)
+        assert other.sub("-", "aBbc") == "a-c"
+    assert not is_compiled(lazy)  # copying it was not a use
