@@ -69,8 +69,9 @@ class _LazyPattern:
             # this object (a bound method kept in its dict) took a first listing of the
             # tree 1.006x the instructions of compiled patterns (~270,000 calls of `match`).
             home, self._home = self._home, None
-            for name in [k for k, v in (home or {}).items() if v is self]:
-                home[name] = compiled  # type: ignore[index]
+            if home is not None:
+                for name in [k for k, v in home.items() if v is self]:
+                    home[name] = compiled
         return self._compiled
 
     def __reduce__(self) -> tuple[Any, ...]:
