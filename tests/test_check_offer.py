@@ -126,6 +126,36 @@ def test_an_ignored_rule_gets_a_check_proposal_once(tmp_path: Path) -> None:
         assert made == [] and outs[0].check_offer is None
 
 
+def test_a_confirm_a_while_after_the_dry_run_writes_the_check_dated_when_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The rules file dates each check it adds to the second: a person who reads the
+    # dry run's diffs and confirms a minute later was refused ("the changes now planned
+    # are not the ones confirmed"), since the date had moved.
+    from learn import isotime
+    from learn.store import open_store
+    from learn.store.runs import default_store_path
+
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    (project / "CLAUDE.md").write_text(f"# shop\n\n- {RULE}\n")
+    offered = offer_check(_outcome())
+    assert offered is not None
+    offer = dataclasses.replace(offered, quotes=tuple(
+        dataclasses.replace(q, project=str(project)) for q in offered.quotes))
+    with open_store(default_store_path()) as store:
+        store.proposals.record([offer], run_id=None, fallback_project=str(project))
+    where = ["--only", offer.key, "--project", str(project)]
+    monkeypatch.setattr(isotime, "now_iso", lambda: "2026-12-03T13:44:09+00:00")
+    look = CliRunner().invoke(cli, ["apply", *where, "--dry-run"])
+    assert look.exit_code == 0, look.output
+    token = look.output.split("confirm: ", 1)[1].split()[0]
+    monkeypatch.setattr(isotime, "now_iso", lambda: "2026-12-03T13:45:31+00:00")
+    done = CliRunner().invoke(cli, ["apply", *where, "--confirm", token])
+    assert done.exit_code == 0, done.output
+    [rule] = json.loads(rules_file(str(project)).read_text())["rules"]
+    assert rule["added_at"] == "2026-12-03T13:45:31+00:00"
+
+
 def test_apply_installs_the_offer_and_outcomes_say_what_it_would_have_stopped(
         tmp_path: Path) -> None:
     from learn.reduce.in_place import measure

@@ -10,6 +10,7 @@ settings back) as every other write. The rule starts record-only.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,10 +76,11 @@ def plan_checks(offers: Sequence[Proposal], project: str,
     from learn.report.check_offer import check_rule_of
 
     pairs: list[tuple[Proposal, CheckRule]] = []
+    now = now_iso()
     try:
         rules = list(current_rules(project).rules)
         for p in offers:
-            rule = check_rule_of(p)._replace(added_at=now_iso())
+            rule = check_rule_of(p)._replace(added_at=now)
             click.echo(f"{p.key}: learn's check, record-only: {rule.words()} — \"{rule.reason}\"")
             rules = with_rule(rules, rule)
             pairs.append((p, rule))
@@ -95,9 +97,13 @@ def plan_checks(offers: Sequence[Proposal], project: str,
     ensure_private_dir(checks_dir())  # learn's data: 0700 before its first file
     # The agent's files first, learn's data file last: its write completes the install.
     changes = sorted(check.changes, key=lambda c: c.private)
+    # The rules file dates each check it adds to the second it is written; a `--confirm`
+    # a while after the dry run confirms the same changes at another second.
+    stamp = json.dumps(now)
     plans = [FilePlan(path=c.path, original=_text(c.before),
                       original_hash=sha256(c.before) if c.before is not None else "",
                       new_text=_text(c.after) or "", remove=c.after is None,
-                      projects=(project,))
+                      projects=(project,),
+                      confirmed=(_text(c.after) or "").replace(stamp, '"(when written)"'))
              for c in changes if c.after != c.before]
     return CheckApply(project, check, pairs, plans)

@@ -58,6 +58,10 @@ class FilePlan:
     refused: str | None = None  # why nothing will be written to this file
     projects: tuple[str, ...] = ()  # the project roots the file was confined to
     remove: bool = False  # the write deletes the file (undoing one learn created)
+    # What a confirmation covers, when not `new_text`: the text with the moment of
+    # writing left out (a check's `added_at`), which a dry run and the confirmed
+    # write a minute later cannot share.
+    confirmed: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -81,7 +85,8 @@ def confirmation_token(plans: Sequence[FilePlan]) -> str:
     hash to it (the person confirmed those diffs, not whatever is planned later)."""
     h = hashlib.sha256()
     for plan in sorted((p for p in plans if p.changed and not p.refused), key=lambda p: str(p.path)):
-        for part in (str(plan.path), plan.original_hash, "\0" if plan.remove else plan.new_text):
+        text = plan.new_text if plan.confirmed is None else plan.confirmed
+        for part in (str(plan.path), plan.original_hash, "\0" if plan.remove else text):
             h.update(part.encode("utf-8"))
             h.update(b"\x00")
     return h.hexdigest()[:12]
