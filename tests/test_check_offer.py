@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from learn.cli import cli
 from learn.guard.files import rules_file
 from learn.guard.rules import check_line
-from learn.records.proposal import Funnel, Quote, RunResult, RunUsage
+from learn.records.proposal import Funnel, Proposal, Quote, RunResult, RunUsage
 from learn.reduce.outcomes import RuleOutcome, Said
 from learn.report.check_offer import (
     check_rule_for,
@@ -126,12 +126,9 @@ def test_an_ignored_rule_gets_a_check_proposal_once(tmp_path: Path) -> None:
         assert made == [] and outs[0].check_offer is None
 
 
-def test_a_confirm_a_while_after_the_dry_run_writes_the_check_dated_when_written(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The rules file dates each check it adds to the second: a person who reads the
-    # dry run's diffs and confirms a minute later was refused ("the changes now planned
-    # are not the ones confirmed"), since the date had moved.
-    from learn import isotime
+def _offered(tmp_path: Path) -> tuple[Path, Proposal, list[str]]:
+    """A project with the force-push rule, its check offered and stored: the project,
+    the offer, and the arguments that apply it there."""
     from learn.store import open_store
     from learn.store.runs import default_store_path
 
@@ -145,6 +142,17 @@ def test_a_confirm_a_while_after_the_dry_run_writes_the_check_dated_when_written
     with open_store(default_store_path()) as store:
         store.proposals.record([offer], run_id=None, fallback_project=str(project))
     where = ["--only", offer.key, "--project", str(project)]
+    return project, offer, where
+
+
+def test_a_confirm_a_while_after_the_dry_run_writes_the_check_dated_when_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The rules file dates each check it adds to the second: a person who reads the
+    # dry run's diffs and confirms a minute later was refused ("the changes now planned
+    # are not the ones confirmed"), since the date had moved.
+    from learn import isotime
+
+    project, _, where = _offered(tmp_path)
     monkeypatch.setattr(isotime, "now_iso", lambda: "2026-12-03T13:44:09+00:00")
     look = CliRunner().invoke(cli, ["apply", *where, "--dry-run"])
     assert look.exit_code == 0, look.output
@@ -162,16 +170,7 @@ def test_apply_installs_the_offer_and_outcomes_say_what_it_would_have_stopped(
     from learn.store import open_store
     from learn.store.runs import default_store_path
 
-    project = tmp_path / "shop"
-    (project / ".git").mkdir(parents=True)
-    (project / "CLAUDE.md").write_text(f"# shop\n\n- {RULE}\n")
-    offered = offer_check(_outcome())
-    assert offered is not None
-    offer = dataclasses.replace(offered, quotes=tuple(
-        dataclasses.replace(q, project=str(project)) for q in offered.quotes))
-    with open_store(default_store_path()) as store:
-        store.proposals.record([offer], run_id=None, fallback_project=str(project))
-    where = ["--only", offer.key, "--project", str(project)]
+    project, offer, where = _offered(tmp_path)
     look = CliRunner().invoke(cli, ["apply", *where, "--dry-run"])
     assert look.exit_code == 0, look.output
     assert ("learn's check, record-only: `git push` with --force / -f / --force-with-lease / +*"
