@@ -22,7 +22,11 @@ on the same files: orjson.loads of every line of every transcript in the home
 (sessions, subagents, asides), CPU of one core, best of --repeat.
 
 1. first: `learn sessions --all-projects --json` on an empty store, as a ratio
-   to orjson (CPU of all processes; it parses over the cores, so wall is lower).
+   to orjson (CPU of all processes; it parses over the cores, so wall is lower);
+   beside it, the same CPU against orjson run over as many processes at once
+   (on the 2-core development VM two processes at once each take more CPU for
+   the same work than one alone: the baseline's own ratio shows how much), and
+   the listing in one process (LEARN_PARSE_WORKERS=1), run alternately with it.
 2. warm: `learn sessions --all-projects` again, nothing changed.
 3. run: `learn run --all-projects --yes --json` with nothing new, against a
    fake Messages server on 127.0.0.1 (tests/fakes; it answers as a model would:
@@ -60,7 +64,13 @@ sys.path.insert(0, str(ROOT / "tests"))
 from benchmarks.corpus import _DIRECTIVES  # noqa: E402
 from benchmarks.homes import HOMES_VERSION, PLUGIN_DIR, SHAPES, build  # noqa: E402
 from benchmarks.outdir import out_dir  # noqa: E402
-from benchmarks.timing import best_of_interleaved, orjson_lines  # noqa: E402
+from benchmarks.timing import (  # noqa: E402
+    best_of_interleaved,
+    cpu_with_children,
+    orjson_lines,
+    orjson_lines_at_once,
+)
+from learn.transcripts.pool import cores  # noqa: E402
 
 Timed = tuple[float, float, str]  # CPU s (process and children), wall s, stdout
 
@@ -187,12 +197,26 @@ def orjson_base(home: Path, repeat: int) -> tuple[float, float]:
     return base, sum(p.stat().st_size for p in paths) / 1e6
 
 
-def first(home: Path, work: Path, repeat: int) -> Figure:
-    def cold() -> Timed:
-        shutil.rmtree(work, ignore_errors=True)
-        return _learn(_env(home, work), "sessions", "--all-projects", "--json")
+def orjson_bases(home: Path, repeat: int) -> tuple[float, float, float]:
+    """(orjson in one process, orjson over the listing's processes at once, MB), CPU,
+    best of `repeat`, the two alternating."""
+    paths = sorted(home.rglob("*.jsonl"))
+    best = best_of_interleaved({"one": lambda: orjson_lines(paths),
+                                "cores": lambda: orjson_lines_at_once(paths, cores())},
+                               repeat, clock=cpu_with_children)
+    return best["one"][0], best["cores"][0], sum(p.stat().st_size for p in paths) / 1e6
 
-    return _repeat(cold, repeat)
+
+def first(home: Path, work: Path, repeat: int) -> tuple[Figure, Figure]:
+    """The first listing as a user runs it (a worker per core), and in one process
+    (LEARN_PARSE_WORKERS=1), alternately."""
+    runs: dict[str, list[Timed]] = {"cores": [], "one": []}
+    for _ in range(max(1, repeat)):
+        for how, runs_of in runs.items():
+            shutil.rmtree(work, ignore_errors=True)
+            extra = {"LEARN_PARSE_WORKERS": "1"} if how == "one" else {}
+            runs_of.append(_learn(_env(home, work, **extra), "sessions", "--all-projects", "--json"))
+    return Figure(runs["cores"]), Figure(runs["one"])
 
 
 def warm(home: Path, work: Path, repeat: int) -> Figure:
@@ -292,13 +316,17 @@ def main(argv: list[str]) -> int:
         for n in sizes:
             home = _home(out, shape, n, mb, results)
             work = out / _named(f"work-{shape}-{n}", results)
-            base, megabytes = orjson_base(home, repeat)
+            base, at_once, megabytes = orjson_bases(home, repeat)
             print(f"\n{shape}, {n} sessions, {megabytes:.0f} MB: orjson.loads of every line "
-                  f"{base:.3f} s CPU (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+                  f"{base:.3f} s CPU (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores);"
+                  f" over {cores()} processes at once {at_once:.3f} s CPU ({at_once / base:.2f}x)")
             if "first" in measures:
-                fig = first(home, work, repeat)
+                fig, one = first(home, work, repeat)
                 growth.setdefault((shape, "first"), {})[n] = fig.median
                 print(f"  first `learn sessions --all-projects --json`  {fig.line(base)}")
+                print(f"    against orjson over {cores()} processes at once: "
+                      f"{fig.median / at_once:.2f}x; in one process (LEARN_PARSE_WORKERS=1): "
+                      f"{one.line(base)}")
                 if n == 1000:
                     ok &= fig.median / base <= 3.0
             if "warm" in measures:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import os
+import resource
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -63,4 +65,51 @@ def orjson_lines(paths: Sequence[Path]) -> int:
             if line.strip():
                 orjson.loads(line)
                 n += 1
+    return n
+
+
+def cpu_with_children() -> float:
+    """This process's CPU and its reaped children's (user + system)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def orjson_lines_at_once(paths: Sequence[Path], processes: int) -> int:
+    """`orjson_lines` over `processes` forked processes running at once, the files dealt
+    out by size (largest first, each to the least loaded); returns the lines decoded.
+
+    Time it with `cpu_with_children`. A first listing parses over the machine's cores,
+    and on the 2-core development VM two processes running at once each take more CPU
+    for the same work than one alone (a pure-Python loop: ~1.3x, one-off measure): a
+    ratio of the listing's CPU to `orjson_lines` in one process counts that as learn's
+    work. Against this baseline both sides pay it."""
+    shares: list[list[Path]] = [[] for _ in range(max(1, processes))]
+    loads = [0] * len(shares)
+    for p in sorted(paths, key=lambda q: q.stat().st_size, reverse=True):
+        k = loads.index(min(loads))
+        shares[k].append(p)
+        loads[k] += p.stat().st_size
+    pids: list[tuple[int, int]] = []
+    for share in shares:
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            code = 1
+            try:
+                os.close(r)
+                os.write(w, str(orjson_lines(share)).encode())
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(w)
+        pids.append((pid, r))
+    n = 0
+    for pid, r in pids:
+        with os.fdopen(r, "rb") as fh:
+            got = fh.read()
+        _, status = os.waitpid(pid, 0)
+        if status != 0 or not got:
+            raise RuntimeError("an orjson baseline process failed")
+        n += int(got)
     return n
