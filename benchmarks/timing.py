@@ -80,10 +80,11 @@ def orjson_lines_at_once(paths: Sequence[Path], processes: int) -> int:
     out by size (largest first, each to the least loaded); returns the lines decoded.
 
     Time it with `cpu_with_children`. A first listing parses over the machine's cores,
-    and on the 2-core development VM two processes running at once each take more CPU
-    for the same work than one alone (a pure-Python loop: ~1.3x, one-off measure): a
-    ratio of the listing's CPU to `orjson_lines` in one process counts that as learn's
-    work. Against this baseline both sides pay it."""
+    and on the 2-core development VM two processes running at once can each take more
+    CPU for the same work than one alone (a pure-Python loop, two copies at once: 1.31x
+    the CPU of the two one after the other, median of eight alternations; orjson itself
+    0.96-1.19x in one run of speed.py): a ratio of the listing's CPU to `orjson_lines`
+    in one process counts that as learn's work. Against this baseline both sides pay it."""
     shares: list[list[Path]] = [[] for _ in range(max(1, processes))]
     loads = [0] * len(shares)
     for p in sorted(paths, key=lambda q: q.stat().st_size, reverse=True):

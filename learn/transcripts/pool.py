@@ -13,14 +13,6 @@ fingerprints: pickled once per file before), and the parent skips importing
 multiprocessing and concurrent.futures (~12 ms of CPU, an eighth of what the
 parent of a first scan spends). Work is handed out by chunk number through one
 pipe, so a worker that gets the big files takes fewer of them.
-
-This process is one of the workers: it forks one fewer and takes chunks from
-the same pipe, an item at a time between reads of the others' results. A forked
-worker costs more CPU than the same work here: its first writes to the pages
-it shares with this process are copied and its heap is grown afresh (a first
-listing of the tree home: ~38,000 page faults with two forked workers, ~18,000
-in one process; benchmarks/listing_parts.py put the two workers at 1.26x the
-CPU of the same work in one process).
 """
 
 from __future__ import annotations
@@ -131,9 +123,8 @@ def _forked_map(fn: Callable[[T], R], items: Sequence[T], n: int, chunksize: int
     pids: list[int] = []
     reads: list[int] = []
     try:
-        for _ in range(n - 1):  # this process is the n-th
+        for _ in range(n):
             res_r, res_w = os.pipe()
-            _widen(res_w)
             with _sigint_held():  # and until the worker is in the books the cleanup reads
                 pid = os.fork()
                 if pid == 0:  # the worker: never returns
@@ -141,7 +132,9 @@ def _forked_map(fn: Callable[[T], R], items: Sequence[T], n: int, chunksize: int
                 pids.append(pid)
                 os.close(res_w)
                 reads.append(res_r)
-        yield from _collect(reads, chunks, _OwnShare(fn, items, chunksize, task_r))
+        os.close(task_r)
+        task_r = -1
+        yield from _collect(reads, chunks)
     finally:
         if task_r >= 0:
             os.close(task_r)
@@ -202,64 +195,8 @@ def _picklable(exc: BaseException) -> BaseException:
     return exc
 
 
-def _widen(fd: int) -> None:
-    """A result pipe of 1 MiB where Linux allows it (64 KiB otherwise): a worker whose
-    results do not fit waits until this process, busy with an item of its own, reads."""
-    import fcntl
-
-    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)
-    if setsize is not None:
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(fd, setsize, 1 << 20)
-
-
-class _OwnShare:
-    """The chunks this process takes from the task pipe, done an item at a time."""
-
-    def __init__(self, fn: Callable[[Any], Any], items: Sequence[Any], chunksize: int,
-                 task_r: int) -> None:
-        self._fn = fn
-        self._items = items
-        self._chunksize = chunksize
-        self._task_r = task_r
-        self._chunk = -1
-        self._next = self._end = 0
-        self._results: list[Any] = []
-
-    @property
-    def working(self) -> bool:
-        return self._task_r >= 0
-
-    def step(self, done: dict[int, Any]) -> None:
-        """One item of this process's share; a finished chunk goes into `done`."""
-        if self._chunk < 0:
-            got = os.read(self._task_r, _TASK.size)
-            if len(got) != _TASK.size:  # every chunk is taken
-                self.stop()
-                return
-            (self._chunk,) = _TASK.unpack(got)
-            self._next = self._chunk * self._chunksize
-            self._end = min(len(self._items), self._next + self._chunksize)
-            self._results = []
-        try:
-            self._results.append(self._fn(self._items[self._next]))
-        except Exception as exc:  # raised in chunk order, as a worker's would be
-            done[self._chunk] = _Failed(exc)
-            self.stop()
-            return
-        self._next += 1
-        if self._next >= self._end:
-            done[self._chunk] = self._results
-            self._chunk = -1
-
-    def stop(self) -> None:
-        """No more chunks taken here (the caller's `finally` closes the pipe)."""
-        self._task_r = -1
-
-
-def _collect(reads: list[int], chunks: int, own: _OwnShare) -> Iterator[Any]:
-    """Each chunk's results in chunk order: this process's own, and the workers' read
-    from their pipes as they come (between its own items, without waiting)."""
+def _collect(reads: list[int], chunks: int) -> Iterator[Any]:
+    """Each chunk's results in chunk order, read from the workers' pipes as they come."""
     done: dict[int, Any] = {}
     pending = {fd: bytearray() for fd in reads}
     nxt = 0
@@ -271,22 +208,14 @@ def _collect(reads: list[int], chunks: int, own: _OwnShare) -> Iterator[Any]:
                 got = done.pop(nxt)
                 nxt += 1
                 if isinstance(got, _Failed):
-                    own.stop()
                     raise got.exc
                 yield from got
             if nxt >= chunks:
                 break
-            if own.working:
-                own.step(done)
-                if not pending:
-                    continue
-                ready = sel.select(0)
-            elif not pending:
+            if not pending:
                 raise WorkerError(f"a worker process ended early: {chunks - nxt} chunk(s) of "
                                   "results never came back")
-            else:
-                ready = sel.select()
-            for key, _ in ready:
+            for key, _ in sel.select():
                 fd = int(key.fd)
                 data = os.read(fd, 1 << 20)
                 if not data:
