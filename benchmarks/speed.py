@@ -24,8 +24,8 @@ on the same files: orjson.loads of every line of every transcript in the home
 1. first: `learn sessions --all-projects --json` on an empty store, as a ratio
    to orjson (CPU of all processes; it parses over the cores, so wall is lower);
    beside it, the same CPU against orjson run over as many processes at once
-   (on the 2-core development VM two processes at once each take more CPU for
-   the same work than one alone: the baseline's own ratio shows how much), and
+   (on the 2-core development VM two processes at once can each take more CPU
+   for the same work than one alone: the baseline's own ratio shows how much), and
    the listing in one process (LEARN_PARSE_WORKERS=1), run alternately with it.
 2. warm: `learn sessions --all-projects` again, nothing changed.
 3. run: `learn run --all-projects --yes --json` with nothing new, against a

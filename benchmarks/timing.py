@@ -83,14 +83,14 @@ def orjson_lines_at_once(paths: Sequence[Path], processes: int) -> int:
     and on the 2-core development VM two processes running at once can each take more
     CPU for the same work than one alone (a pure-Python loop, two copies at once: 1.31x
     the CPU of the two one after the other, median of eight alternations; orjson itself
-    0.96-1.19x in one run of speed.py): a ratio of the listing's CPU to `orjson_lines`
+    0.96-1.31x in two runs of speed.py): a ratio of the listing's CPU to `orjson_lines`
     in one process counts that as learn's work. Against this baseline both sides pay it."""
     shares: list[list[Path]] = [[] for _ in range(max(1, processes))]
     loads = [0] * len(shares)
-    for p in sorted(paths, key=lambda q: q.stat().st_size, reverse=True):
+    for size, p in sorted(((q.stat().st_size, q) for q in paths), reverse=True):
         k = loads.index(min(loads))
         shares[k].append(p)
-        loads[k] += p.stat().st_size
+        loads[k] += size
     pids: list[tuple[int, int]] = []
     for share in shares:
         r, w = os.pipe()
