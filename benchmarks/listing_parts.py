@@ -8,6 +8,9 @@ says where the rest goes. On one home of benchmarks/homes.py (built once under
 OUT_DIR, the same bytes speed.py measures), in this one process, over every
 session file, each part timed by this process's CPU, best of --repeat:
 
+- floor: what any Python reader of these files pays at least (`read_floor`: msgspec's
+  decode into the wire Structs and one look at each entry), the part of the listing
+  no work of learn's can take away;
 - decode: `parse_buffer` (msgspec's typed decode and lowering);
 - events: building the public event objects of what was decoded;
 - view: `build_session` over those events (the typed-text rules, as a listing
@@ -19,7 +22,9 @@ then the real command, `learn sessions --all-projects --json` on an empty
 store, as a subprocess: the CPU of its own process (discovery, judgement,
 writes, output) and of its workers (the parts above, in parallel); and the same
 command in one process (LEARN_PARSE_WORKERS=1), run alternately with it, since
-workers that share the machine's cores may each take more CPU than one alone.
+workers that share the machine's cores may each take more CPU than one alone; and
+the command over an empty home: what a listing pays before its first file (Python,
+imports, an empty store).
 The baseline is orjson.loads of every line of the same files, measured in the
 same run.
 """
@@ -33,6 +38,8 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+import msgspec
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -65,6 +72,9 @@ def _parts(files: list[Path]) -> dict[str, Callable[[], object]]:
 
     bufs = [(f, f.read_bytes()) for f in files]
 
+    def floor() -> object:
+        return read_floor(bufs)
+
     def decode() -> object:
         for f, buf in bufs:
             parse_buffer(buf, path=f, mtime=0.0)
@@ -89,8 +99,46 @@ def _parts(files: list[Path]) -> dict[str, Callable[[], object]]:
             encode_turns_and_keys(session, redactor())
         return None
 
-    return {"decode": decode, "events": events, "view": view, "rows": rows,
+    return {"floor": floor, "decode": decode, "events": events, "view": view, "rows": rows,
             "orjson": lambda: orjson_lines(files)}
+
+
+def read_floor(bufs: list[tuple[Path, bytes]]) -> tuple[int, int]:
+    """What any Python reader of these files pays at least: each Claude Code line
+    decoded by msgspec into learn's wire Structs (the body of a tool result, a thinking
+    block and a tool's input as strings and dicts, as learn reads them), each Codex
+    line decoded untyped, and one look at each entry (its uuid, parent and time into
+    a dict, as finding the branch does). Nothing of learn's own beyond the decode: the
+    listing's parts are measured against this as well as against orjson. Returns the
+    lines decoded and the conversation entries looked at."""
+    from learn.transcripts.claude.wire import AssistantW, Entry, UserW
+    from learn.transcripts.codex.meta import is_codex
+
+    typed = msgspec.json.Decoder(Entry).decode
+    untyped = msgspec.json.Decoder().decode
+    lines = entries = 0
+    for path, buf in bufs:
+        codex = is_codex(buf, path)
+        links: dict[str, tuple[object, object]] = {}
+        # Slices of the one buffer, as learn reads it (`claude.decode`): splitting
+        # into new bytes copies each line first.
+        view, find, start, size = memoryview(buf), buf.find, 0, len(buf)
+        while start < size:
+            end = find(b"\n", start)
+            end = size if end < 0 else end
+            line, start = view[start:end], end + 1
+            try:
+                wire = untyped(line) if codex else typed(line)
+            except (msgspec.DecodeError, RecursionError):
+                if line.tobytes().isspace() or not line:
+                    continue  # a blank line, as learn skips it
+                wire = None if codex else untyped(line)  # an unmodeled line, as learn reads it
+            lines += 1
+            kind = type(wire)
+            if kind is UserW or kind is AssistantW:
+                links[wire.uuid] = (wire.parent_uuid, wire.timestamp)  # type: ignore[union-attr]
+                entries += 1
+    return lines, entries
 
 
 def _listing(home: Path, workers: int | None = None) -> dict[str, float]:
@@ -127,6 +175,9 @@ def main(argv: list[str]) -> int:
     print(f"{shape}, {sessions} sessions, {len(files)} files, {mbytes:.0f} MB: orjson.loads of "
           f"every line {base:.3f} s CPU (load average {load:.1f} on {os.cpu_count()} cores)")
     before = 0.0
+    floor = best.pop("floor")[0]
+    print(f"  {'floor: msgspec decode, a look at each':<36} {floor:7.3f} s CPU "
+          f"{floor / base:6.2f}x orjson   (read_floor: no Python reader pays less)")
     for name, label in (("decode", "decode (parse_buffer)"),
                         ("events", "+ building the events"),
                         ("view", "+ the session view (detail=False)"),
@@ -141,6 +192,11 @@ def main(argv: list[str]) -> int:
     for _ in range(max(1, repeat)):
         for workers in runs:
             runs[workers].append(_listing(home, workers))
+    # What every listing pays before its first file: Python, imports, an empty store.
+    with tempfile.TemporaryDirectory(prefix="listing-parts-empty-") as empty:
+        start = min((_listing(Path(empty), 1) for _ in range(max(1, repeat))),
+                    key=lambda r: r["own"])["own"]
+    print(f"  the same command over an empty home: {start:.3f} s CPU ({start / base:.2f}x orjson)")
     for workers, got in runs.items():
         best_run = min(got, key=lambda r: r["own"] + r["workers"])
         total = best_run["own"] + best_run["workers"]
