@@ -1,8 +1,8 @@
 """What `learn` costs against the work, in every shape of home, as sessions double.
 
     .venv/bin/python benchmarks/speed.py [OUT_DIR] [--shapes spread,tree,long]
-        [--sizes 250,500,1000,2000] [--mb 300] [--repeat 3] [--measure first,warm,run,show]
-        [--results short]
+        [--sizes 250,500,1000,2000] [--mb 300] [--repeat 3]
+        [--measure first,warm,changed,run,show] [--results short]
 
 Homes are benchmarks/homes.py's (built once under OUT_DIR, ~--mb MB per 1,000
 sessions): `spread` (a person's sessions over 24 projects, a tenth Codex),
@@ -27,7 +27,10 @@ on the same files: orjson.loads of every line of every transcript in the home
    (on the 2-core development VM two processes at once can each take more CPU
    for the same work than one alone: the baseline's own ratio shows how much), and
    the listing in one process (LEARN_PARSE_WORKERS=1), run alternately with it.
-2. warm: `learn sessions --all-projects` again, nothing changed.
+2. warm: `learn sessions --all-projects` again, nothing changed; and `changed`: the
+   same with one session changed since (a median one's mtime moved, as when a person
+   goes on with it): that file is read again and the sessions are judged together again,
+   the rest comes from the index.
 3. run: `learn run --all-projects --yes --json` with nothing new, against a
    fake Messages server on 127.0.0.1 (tests/fakes; it answers as a model would:
    the directives it finds quoted, a label each, all new, all accepted). Two runs
@@ -225,6 +228,20 @@ def warm(home: Path, work: Path, repeat: int) -> Figure:
     return _repeat(lambda: _learn(env, "sessions", "--all-projects"), repeat)
 
 
+def changed(home: Path, work: Path, repeat: int) -> Figure:
+    """The listing again after one session changed (see the module docstring)."""
+    env = _env(home, work)
+    listing = _learn(env, "sessions", "--all-projects", "--json")[2]  # the index filled
+    rows = sorted(json.loads(listing)["sessions"], key=lambda r: r["size_bytes"])
+    path = Path(rows[len(rows) // 2]["path"])
+
+    def once() -> Timed:
+        os.utime(path)  # its mtime now: the index's stamp no longer holds, it is read again
+        return _learn(env, "sessions", "--all-projects")
+
+    return _repeat(once, repeat)
+
+
 def warm_run(home: Path, work: Path, repeat: int) -> tuple[Figure, list[float]]:
     from fakes.anthropic_server import FakeAnthropicServer
     from fakes.ratelimits import FakeAccountLimits
@@ -305,7 +322,7 @@ def main(argv: list[str]) -> int:
     mb = _option(args, "--mb", 300)
     shapes = _text_option(args, "--shapes", ",".join(SHAPES)).split(",")
     sizes = [int(s) for s in _text_option(args, "--sizes", "250,500,1000,2000").split(",")]
-    measures = set(_text_option(args, "--measure", "first,warm,run,show").split(","))
+    measures = set(_text_option(args, "--measure", "first,warm,changed,run,show").split(","))
     results = _text_option(args, "--results", "short")
     out = out_dir(args, Path(__file__).parent / "out" / "speed")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "learn")], check=True,
@@ -335,6 +352,10 @@ def main(argv: list[str]) -> int:
                 print(f"  warm `learn sessions --all-projects`           {fig.line()}")
                 if n == 1000:
                     ok &= fig.median <= 0.3
+            if "changed" in measures:
+                fig = changed(home, work, repeat)
+                growth.setdefault((shape, "changed"), {})[n] = fig.median
+                print(f"  `learn sessions --all-projects`, one changed   {fig.line()}")
             if "run" in measures:
                 fig, setup = warm_run(home, work, repeat)
                 growth.setdefault((shape, "run"), {})[n] = fig.median

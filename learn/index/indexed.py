@@ -288,12 +288,17 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
         detected=encode_candidates(detected))
 
 
-def _preload(views: bool) -> None:
+def _preload(views: bool, *, forking: bool = True) -> None:
     """Import what read_row needs before the pool forks: each worker would import it
     again (~0.04 s of CPU each for the summary's modules). That includes what
     parse_buffer asks of each file's head (parser._other_agent), the asides and the
     rows' keys: ~10 ms of CPU twice over in a first listing (python -X importtime),
-    and the parent judges with the keys' modules anyway."""
+    and the parent judges with the keys' modules anyway.
+
+    `forking=False` (the few files one process reads: `pool.worker_count`) leaves the
+    lazy patterns to compile on first use: no worker would compile them again, and
+    compiling all of them (165, 0.030 s) is most of what a listing of one new session
+    pays here, where reading the benchmark homes uses 6 to 23 of them."""
     import learn.index.indexed_turns
     import learn.render.redact
     import learn.store.session_index
@@ -315,11 +320,12 @@ def _preload(views: bool) -> None:
     # unknown detect-secrets release is read live): every entry's turns are redacted.
     _detectors()
     _by_gate_word()
-    # The regular expressions of the modules above, compiled on first use
-    # (learn.lazy.lazy_pattern): once here, not once in each worker.
-    from learn.lazy import compile_patterns
+    if forking:
+        # The regular expressions of the modules above, compiled on first use
+        # (learn.lazy.lazy_pattern): once here, not once in each worker.
+        from learn.lazy import compile_patterns
 
-    compile_patterns()
+        compile_patterns()
     if views:
         import learn.detect
         import learn.detect.to_candidates  # noqa: F401
@@ -391,9 +397,9 @@ def indexed_views(
     with collector.paused():
         if jobs:
             # Only when something is read: the pool imports multiprocessing.
-            from learn.transcripts.pool import ordered_map
+            from learn.transcripts.pool import ordered_map, worker_count
 
-            _preload(views)
+            _preload(views, forking=worker_count(len(jobs), workers) > 1)
 
             got_rows: Iterable[IndexRow | None] = ordered_map(read_row, [j for _, j in jobs],
                                                               workers=workers)
