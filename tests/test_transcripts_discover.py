@@ -385,3 +385,34 @@ def test_since_trusts_an_mtime_a_day_older_than_the_cutoff(home) -> None:  # typ
     near = cutoff.timestamp() - 3600
     os.utime(main, (near, near))
     assert ids(scan(all_projects=True, since=cutoff).files) == [MAIN_ID]
+
+
+def test_head_reads_the_whole_window_when_the_first_read_ends_on_a_line_without_cwd(
+        tmp_path: Path) -> None:
+    # The first read (8 kB) ends exactly at a line's end, none of its lines holding a cwd:
+    # the lines after it, within the 64 kB window, are still read.
+    path = tmp_path / "s.jsonl"
+    filler = '{"type":"summary","summary":"' + "x" * 100 + '"}\n'
+    lines = filler * ((8192 - 200) // len(filler))
+    pad = 8192 - len(lines.encode()) - len('{"type":"summary","summary":""}\n')
+    lines += '{"type":"summary","summary":"' + "y" * pad + '"}\n'
+    assert len(lines.encode()) == 8192
+    path.write_text(lines + '{"type":"user","cwd":"/a/c","sessionId":"s2"}\n')
+    head = read_head(path, "claude")
+    assert head.cwd == "/a/c" and head.session_id == "s2"
+
+
+def test_head_reads_a_cwd_line_that_crosses_the_first_read(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"type":"user","sessionId":"s3","message":"' + "z" * 8000
+                    + '","cwd":"/a/d"}\n')
+    assert read_head(path, "claude").cwd == "/a/d"
+
+
+def test_a_codex_head_past_the_first_read_is_found(tmp_path: Path) -> None:
+    path = tmp_path / "rollout-2026-01-01T00-00-00-c.jsonl"
+    meta = {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta",
+            "payload": {"id": "c1", "cwd": "/w/x", "instructions": "i" * 20_000}}
+    path.write_text(json.dumps(meta) + "\n")
+    head = read_head(path, "codex")
+    assert head.cwd == "/w/x" and head.session_id == "c1"

@@ -26,6 +26,12 @@ __all__ = ["Head", "Provider", "last_activity", "read_head"]
 # session_meta line of a Codex rollout; both sit in the first few lines. A first
 # prompt with a huge paste can push past this, which the regex fallback covers.
 _HEAD_BYTES: Final = 64 * 1024
+# Read first: the line with the cwd ends within it in most files (the first line of
+# 814 of the tree home's 1,018, the fifth at the latest; ~2.3 kB a line there). Reading
+# the whole 64 kB window of every file was 0.027-0.048 s of a listing of 1,000 sessions
+# against 0.017-0.025 s for this (fresh processes, alternating; one-off). When the cwd
+# is not in its complete lines, the window is read whole and scanned as before.
+_HEAD_FIRST_BYTES: Final = 8 * 1024
 _HEAD_MAX_BYTES: Final = 1024 * 1024
 _CWD_RE: Final = lazy_pattern(rb'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
 _SESSION_ID_RE: Final = lazy_pattern(rb'"sessionId"\s*:\s*("(?:[^"\\]|\\.)*")')
@@ -65,8 +71,12 @@ def read_head(path: Path, provider: Provider) -> Head:
             head, complete = _scan_lines(data, provider)
     else:
         with path.open("rb") as fh:
-            data = fh.read(_HEAD_BYTES)
+            data = fh.read(_HEAD_FIRST_BYTES)
             head, complete = _scan_lines(data, provider)
+            if head.cwd is None and len(data) == _HEAD_FIRST_BYTES:
+                # The rest of the window: what follows is what one read of it gave.
+                data += fh.read(_HEAD_BYTES - _HEAD_FIRST_BYTES)
+                head, complete = _scan_lines(data, provider)
             # Keep reading while the only thing we have is an unfinished giant line.
             while head.cwd is None and not complete and len(data) < _HEAD_MAX_BYTES:
                 more = fh.read(_HEAD_BYTES)
