@@ -58,27 +58,44 @@ def _sessions(home: Path) -> list[Path]:
     return sorted((home / ".claude" / "projects").glob("*/*.jsonl"))
 
 
-def test_the_plugin_records_loads_and_a_never_read_path_rule_is_never_loaded(
-        tmp_path: Path) -> None:
-    claude = _claude()
-    project, home = _project(tmp_path)
-    bindir = tmp_path / "bin"
-    learn_on_path(bindir)
+def _recorded_session(where: Path, claude: Path, bindir: Path) -> tuple[Path, Any]:
+    """One scripted session in a project of its own under `where` (CLAUDE.md and the two
+    path rules): the project and the loads the plugin recorded for the session."""
+    project, home = _project(where)
     # A person's session goes on after a file is read; here the model's last step waits
-    # (up to 60 s) for the record, or Claude Code ends the session and its hooks
-    # mid-write (seen: the path rule's record lost when "Done." followed the Read).
+    # (up to 60 s) for the records of this project's files, or Claude Code ends the
+    # session and its hooks mid-write (seen: the path rule's record lost when "Done."
+    # followed the Read).
     records = home / ".local" / "share" / "learn" / "instructions"
-    wait = (f"for i in $(seq 120); do grep -qs api.md {records}/*.jsonl && "
-            f"grep -qs CLAUDE.md {records}/*.jsonl && break; sleep 0.5; done")
+    api, claude_md = project / ".claude" / "rules" / "api.md", project / "CLAUDE.md"
+    wait = (f"for i in $(seq 120); do grep -qsF '{api}' {records}/*.jsonl && "
+            f"grep -qsF '{claude_md}' {records}/*.jsonl && break; sleep 0.5; done")
     fake = ScriptedModel([("Read", {"file_path": str(project / "docs" / "guide.md")}),
                           ("Read", {"file_path": str(project / "src" / "api" / "handler.py")}),
                           ("Bash", {"command": wait, "description": "wait"})])
+    before = set(_sessions(home))
     with fake:
         proc = _run_claude(claude, project, home, fake, bindir, "--plugin-dir", str(PLUGIN),
                            "--allowedTools", "Bash")
     assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
-    [transcript] = _sessions(home)
-    records = hook_records([transcript.stem])[transcript.stem]
+    [transcript] = [s for s in _sessions(home) if s not in before]
+    return project, hook_records([transcript.stem])[transcript.stem]
+
+
+def test_the_plugin_records_loads_and_a_never_read_path_rule_is_never_loaded(
+        tmp_path: Path) -> None:
+    claude = _claude()
+    bindir = tmp_path / "bin"
+    learn_on_path(bindir)
+    project, records = _recorded_session(tmp_path, claude, bindir)
+    if not any(Path(x.file).name == "CLAUDE.md" for x in records):
+        # Seen under load only (4 of 12 sessions with four at once beside two busy loops
+        # on the 2-core machine, and in 2 of 5 CI runs): no CLAUDE.md record at all, the
+        # path rule's there and nothing in the hook log, as if Claude Code fired no
+        # session-start InstructionsLoaded the plugin's hook could take (not seen in 18
+        # runs with a wrapper logging each hook call, nor in any run alone). One session
+        # again, in a project of its own, holds to every assertion below.
+        project, records = _recorded_session(tmp_path / "again", claude, bindir)
     loaded = {(Path(x.file).name, x.reason) for x in records}
     assert ("CLAUDE.md", "session_start") in loaded
     assert ("api.md", "path_glob_match") in loaded
