@@ -130,7 +130,7 @@ def read_floor(bufs: list[tuple[Path, bytes]]) -> tuple[int, int]:
             try:
                 wire = untyped(line) if codex else typed(line)
             except (msgspec.DecodeError, RecursionError):
-                if line.tobytes().isspace() or not line:
+                if not line or line.tobytes().isspace():
                     continue  # a blank line, as learn skips it
                 wire = None if codex else untyped(line)  # an unmodeled line, as learn reads it
             lines += 1

@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 # In a fresh interpreter: the patterns compiled, the rows read, printed as JSON.
 _READ = """
-import json, sys
+import json
 from learn.index.indexed import indexed_views
 from learn.lazy import _WAITING
 from learn.transcripts.files.discover import scan
