@@ -165,6 +165,43 @@ def test_a_record_decides_where_it_reports_the_files_kind(tmp_path: Path) -> Non
     assert load_call(md, _seen("d", cwd=str(p), records=cut)).why == "cut"
 
 
+def test_a_hook_that_missed_the_session_start_is_no_evidence_for_what_loads_there(
+        tmp_path: Path) -> None:
+    # As the real Claude Code left it on a loaded machine: the path rule read later is
+    # recorded, the start (CLAUDE.md) not at all.
+    home = tmp_path / "home"
+    p = _project(tmp_path)
+    (p / "CLAUDE.md").write_text("- Use bun.\n")
+    (p / "src").mkdir()
+    (p / "src" / "CLAUDE.md").write_text("- Keep handlers small.\n")
+    (p / ".claude" / "rules" / "style.md").write_text("- Two spaces.\n")
+    api = p / ".claude" / "rules" / "api.md"
+    api.write_text('---\npaths: ["src/api/**"]\n---\n- Return errors as values.\n')
+    db = p / ".claude" / "rules" / "db.md"
+    db.write_text('---\npaths: ["src/db/**"]\n---\n- Never write raw SQL.\n')
+    late = Records(hook=(Load(str(api), "path_glob_match", "hook",
+                              trigger=f"{p}/src/api/h.py"),))
+    seen = _seen("a", cwd=str(p), touched=(f"{p}/src/api/h.py",), records=late)
+    target = lambda f, rule: target_of(str(f), rule, home=home)  # noqa: E731
+    # Loaded at the start: inferred, as with no record at all.
+    md = load_call(target(p / "CLAUDE.md", "Use bun."), seen)
+    assert (md.loaded, md.how) == (True, "inferred")
+    rule = load_call(target(p / ".claude" / "rules" / "style.md", "Two spaces."), seen)
+    assert (rule.loaded, rule.how) == (True, "inferred")
+    # Loaded later, which the hook did see: its records still decide.
+    assert load_call(target(api, "Return errors as values."), seen).how == "recorded"
+    sql = load_call(target(db, "Never write raw SQL."), seen)
+    assert (sql.loaded, sql.how, sql.why) == (False, "recorded", "paths")
+    nested = load_call(target(p / "src" / "CLAUDE.md", "Keep handlers small."), seen)
+    assert (nested.loaded, nested.how) == (False, "recorded")
+    # A hook that saw the start keeps its word on a CLAUDE.md left out of it.
+    started = Records(hook=(*late.hook, Load(str(home / ".claude/CLAUDE.md"), "session_start",
+                                             "hook")))
+    kept = load_call(target(p / "CLAUDE.md", "Use bun."),
+                     _seen("b", cwd=str(p), records=started))
+    assert (kept.loaded, kept.how, kept.why) == (False, "recorded", "unrecorded")
+
+
 def _sql_rule(tmp_path: Path) -> tuple[Path, Path, RuleTarget]:
     """A project with `.claude/rules/db.md` scoped to src/db/, and that rule's target."""
     p = _project(tmp_path)

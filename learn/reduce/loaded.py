@@ -80,14 +80,15 @@ def load_call(target: RuleTarget, seen: Seen, *, prior: bool = False) -> LoadCal
         loads = seen.records.covers(target.file)
         if loads is not None:
             mine = [x for x in loads if same_file(x.file, target.file)]
-            if not mine:
+            if mine:
+                texts = [x.text for x in mine if x.text is not None]
+                if texts and target.rule and not any(holds_rule(t, target.rule) for t in texts):
+                    return LoadCall(False, "recorded", "cut")  # the file came, cut before the rule
+                if not texts and target.cut is not None:
+                    return LoadCall(False, "recorded", "cut")
+                return LoadCall(True, "recorded")
+            if not _start_unrecorded(target, seen):
                 return LoadCall(False, "recorded", _why_missing(target, seen))
-            texts = [x.text for x in mine if x.text is not None]
-            if texts and target.rule and not any(holds_rule(t, target.rule) for t in texts):
-                return LoadCall(False, "recorded", "cut")  # the file came, cut before the rule
-            if not texts and target.cut is not None:
-                return LoadCall(False, "recorded", "cut")
-            return LoadCall(True, "recorded")
     if target.cut is not None:
         return LoadCall(False, "inferred", "cut")
     if target.kind == "claude-path-rule":
@@ -107,6 +108,30 @@ def load_call(target: RuleTarget, seen: Seen, *, prior: bool = False) -> LoadCal
             within(f, target.base) for f in seen.touched if f.startswith("/")):
         return LoadCall(True, "inferred")  # a nested file, loaded when a file under it is read
     return LoadCall(False, "inferred", "nested")
+
+
+def _start_unrecorded(target: RuleTarget, seen: Seen) -> bool:
+    """The plugin's hook recorded this session but not its start, and the rule's file is
+    one Claude Code loads at the start: the hook's silence on it is no evidence.
+
+    Seen against the real Claude Code on a loaded machine: a session whose hook records
+    hold the path rule read later and no `session_start` load at all, its CLAUDE.md
+    among them (4 of 12 sessions run four at once beside two busy loops;
+    tests/test_rules_that_work_real.py). Counted as recorded, its CLAUDE.md was "not
+    loaded" in a session that had it. A session whose start the hook did record keeps
+    its record's word (a CLAUDE.md left out of it was not loaded); a transcript's own
+    record lists every file loaded at the start, so it is never in doubt."""
+    records = seen.records
+    if records.transcript is not None or not records.hook:
+        return False
+    if any(x.reason == "session_start" for x in records.hook):
+        return False
+    if target.kind == "claude-rule":  # a rules file without `paths:`: loaded at the start
+        return True
+    # A CLAUDE.md of the session's folder or above it (or the person's own) loads at the
+    # start; one below it only when a file under it is read, which the hook did report.
+    return target.kind == "claude-md" and (
+        target.base is None or (seen.cwd is not None and within(seen.cwd, target.base)))
 
 
 def _why_missing(target: RuleTarget, seen: Seen) -> Why:
