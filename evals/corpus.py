@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from msgspec import structs
+
 from evals import metrics, windows
 from evals.corpora import CORPORA
 from evals.gold import Gold
@@ -101,19 +103,18 @@ def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = No
         with isolated_home(root / "corpus"):
             config = load_config()
             if model:
-                config = config.model_copy(update={"models": config.models.model_copy(update={
-                    "mine": model, "name": model, "coverage": model, "judge": model})})
+                config = structs.replace(config, models=structs.replace(
+                    config.models, mine=model, name=model, coverage=model, judge=model))
             # The run shows at most `max_per_kind` proposals a kind; a corpus that
             # expects more (the multilingual one: 16 directives) is measured on
             # all of them, not on which 8 the ranking put first.
             wanted = max(Counter(g.kind for g in gold.groups.values() if g.proposed).values(), default=0)
             if wanted > config.thresholds.max_per_kind:
-                config = config.model_copy(update={"thresholds": config.thresholds.model_copy(
-                    update={"max_per_kind": wanted})})
+                config = structs.replace(config, thresholds=structs.replace(
+                    config.thresholds, max_per_kind=wanted))
             batch = name_batch or (NOISY_NAME_BATCH if mode == "noisy" else None)
             if batch is not None:
-                config = config.model_copy(update={"models": config.models.model_copy(
-                    update={"name_batch": batch})})
+                config = structs.replace(config, models=structs.replace(config.models, name_batch=batch))
             backend = make_backend(mode, gold, live_backend=live_backend, model=model,
                                    cache_dir=cache_dir, faults=faults, seed=seed)
             options = RunOptions(all_projects=True, since=None, show_all=True)

@@ -13,11 +13,14 @@ _JUDGE, LEARN_CONCURRENCY, LEARN_OPENAI_BASE_URL, LEARN_DATABASE_URL.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import msgspec
+from msgspec import Meta, field
+from msgspec.structs import replace
 
 from learn.config_defaults import CONFIG_FILENAME, DEFAULT_MIN_SIGNAL_CONFIDENCE
 from learn.models.catalog import DEFAULT_MODELS
@@ -25,13 +28,23 @@ from learn.paths import config_dir
 
 BackendName = Literal["anthropic", "claude-cli", "openai", "replay"]
 
+# The constraints of the settings below (msgspec checks them when a config is read).
+_AtLeastOne = Annotated[int, Meta(ge=1)]
+
 
 class ConfigError(Exception):
     """The config file or an override is invalid. The message names the place."""
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+# msgspec, not pydantic: every `learn show` and `learn sessions` of a person with a
+# config file reads it, and importing pydantic and building these models was ~0.1 s
+# of CPU each time (the 6 MB session's show 0.331 -> 0.455 s, a warm listing of
+# 1,000 sessions 0.196 -> 0.301 s: medians of seven, benchmarks/speed.py's homes),
+# a third of what either may take (issue 32). A setting's type is checked as
+# pydantic's lax mode did (`strict=False`: "5" is read as 5), a misspelled name is
+# an error, and a section is replaced with `msgspec.structs.replace`.
+class _Section(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    pass
 
 
 class ModelsConfig(_Section):
@@ -45,7 +58,7 @@ class ModelsConfig(_Section):
     # Items per naming call; default: as many as the naming model's output
     # budget allows. Smaller batches mean more calls and more label drift to
     # reconcile (the noisy eval sets it to exercise exactly that).
-    name_batch: int | None = Field(None, ge=1)
+    name_batch: _AtLeastOne | None = None
 
     def for_step(self, step: str) -> str:
         value = getattr(self, step)
@@ -61,29 +74,29 @@ class BackendConfig(_Section):
     cache_dir: Path | None = None  # replay/record answers; default: <cache dir>/replay
     # How long one model call (batch calls included) keeps retrying 429, 529,
     # 5xx and dropped connections before it is given up: a budget, not a count.
-    retry_seconds: float = Field(600.0, gt=0)
+    retry_seconds: Annotated[float, Meta(gt=0)] = 600.0
 
 
 class ThresholdsConfig(_Section):
     # Distinct sessions, never occurrences: two sessions is a claim about how
     # you work; two lines in one session is a claim about one afternoon.
-    directive: int = Field(2, ge=1)
-    fix: int = Field(2, ge=1)
+    directive: _AtLeastOne = 2
+    fix: _AtLeastOne = 2
     # A job asked for twice may just be a job that came up twice.
-    request: int = Field(3, ge=1)
-    max_per_kind: int = Field(8, ge=1)
+    request: _AtLeastOne = 3
+    max_per_kind: _AtLeastOne = 8
 
 
 class MiningConfig(_Section):
-    concurrency: int = Field(4, ge=1, le=32)
+    concurrency: Annotated[int, Meta(ge=1, le=32)] = 4
     since: str = "30d"
-    limit: int | None = Field(None, ge=1)
+    limit: _AtLeastOne | None = None
     # Deterministic signals at or above this confidence whose text the user
     # typed (denial reasons, plan rejections, free-form answers) become
     # directive candidates. 0.75 = HIGH.
-    min_signal_confidence: float = Field(DEFAULT_MIN_SIGNAL_CONFIDENCE, ge=0.0, le=1.0)
+    min_signal_confidence: Annotated[float, Meta(ge=0.0, le=1.0)] = DEFAULT_MIN_SIGNAL_CONFIDENCE
     # Ask before mining more than this many uncached sessions.
-    confirm_above: int = Field(10, ge=0)
+    confirm_above: Annotated[int, Meta(ge=0)] = 10
     # "auto": above 200 uncached sessions on the anthropic backend a run offers
     # a Message Batch (half the price, results may take hours); "never": always
     # mine directly (a scheduled digest that wants today's answer).
@@ -91,8 +104,8 @@ class MiningConfig(_Section):
 
 
 class ApplyConfig(_Section):
-    max_lines: int = Field(200, ge=1)
-    max_bytes: int = Field(25_000, ge=1)
+    max_lines: _AtLeastOne = 200
+    max_bytes: _AtLeastOne = 25_000
 
 
 class StoreConfig(_Section):
@@ -108,25 +121,55 @@ class TeamConfig(_Section):
     # author id chosen here.
     database_url: str | None = None
     author: str | None = None
-    projects: list[Path] = Field(default_factory=list)
+    projects: list[Path] = field(default_factory=list)
     # Whether your name (the admin's name for you; a SQLite file's author id) may
     # be shown next to team proposals (carried with each shared row); by default
     # a team run shows only how many people.
     show_name: bool = False
     # `learn run --team` proposes what at least min_people people said, in at
     # least min_sessions distinct sessions between them.
-    min_people: int = Field(default=2, ge=1)
-    min_sessions: int = Field(default=2, ge=1)
+    min_people: _AtLeastOne = 2
+    min_sessions: _AtLeastOne = 2
 
 
 class Config(_Section):
-    models: ModelsConfig = ModelsConfig()
-    backend: BackendConfig = BackendConfig()
-    thresholds: ThresholdsConfig = ThresholdsConfig()
-    mining: MiningConfig = MiningConfig()
-    apply: ApplyConfig = ApplyConfig()
-    store: StoreConfig = StoreConfig()
-    team: TeamConfig = TeamConfig()
+    models: ModelsConfig = field(default_factory=ModelsConfig)
+    backend: BackendConfig = field(default_factory=BackendConfig)
+    thresholds: ThresholdsConfig = field(default_factory=ThresholdsConfig)
+    mining: MiningConfig = field(default_factory=MiningConfig)
+    apply: ApplyConfig = field(default_factory=ApplyConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
+    team: TeamConfig = field(default_factory=TeamConfig)
+
+
+def _path(kind: type, value: Any) -> Any:
+    """A TOML string read as a Path (msgspec's hook for the types it does not know)."""
+    if kind is Path and isinstance(value, str | Path):
+        return Path(value)
+    raise ValueError(f"Expected a path, got {value!r}")
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    raise NotImplementedError(type(value))
+
+
+_ENCODER = msgspec.json.Encoder(enc_hook=_json_value)
+
+
+_S = TypeVar("_S", bound=_Section)
+
+
+def checked(kind: type[_S], data: object) -> _S:
+    """`data` (a TOML table, a section's fields) as `kind`, every setting checked;
+    msgspec.ValidationError names what is wrong and where."""
+    return msgspec.convert(data, kind, strict=False, dec_hook=_path)
+
+
+def config_json(config: Config) -> str:
+    """Every setting of `config` as JSON, in order (a key that changes when one does)."""
+    return _ENCODER.encode(config).decode()
 
 
 def config_path() -> Path:
@@ -144,14 +187,42 @@ def load_config(path: Path | None = None, env: dict[str, str] | None = None) -> 
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"{path}: {exc}") from exc
     try:
-        config = Config.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        if err["type"] == "extra_forbidden":
-            raise ConfigError(f"{path}: {unknown_name(err['loc'])}") from exc
-        raise ConfigError(f"{path}: {where}: {err['msg']}") from exc
+        config = checked(Config, data)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"{path}: {_said(str(exc))}") from exc
     return _apply_env(config, env)
+
+
+# How msgspec says what is wrong: "<what> - at `$.<where>`" (no "at" for the top).
+_AT = re.compile(r"(?s)(.*?)(?: - at `\$\.?(.*)`)?")
+_UNKNOWN = re.compile(r"Object contains unknown field `(.*)`")
+
+
+def _said(error: str, section: str = "") -> str:
+    """A validation error as the config's own words: `thresholds.directive: <what>`
+    (with the choices, for a value that must be one of a few), or the misspelled
+    name and the one probably meant (`unknown_name`). `section`: where the checked
+    table sits in the config (an override checks one section)."""
+    found = _AT.fullmatch(error)
+    what, where = (found.group(1), found.group(2) or "") if found else (error, "")
+    loc = tuple(p for p in re.split(r"\.|\[|\]", f"{section}.{where}") if p)
+    unknown = _UNKNOWN.fullmatch(what)
+    if unknown is not None:
+        return unknown_name((*loc, unknown.group(1)))
+    choices = get_args(_field_type(loc))
+    if what.startswith("Invalid enum value") and choices:
+        what += f" (one of: {', '.join(map(repr, choices))})"
+    return f"{'.'.join(loc)}: {what}" if loc else what
+
+
+def _field_type(loc: tuple[str, ...]) -> object:
+    """The declared type of the setting at `loc` (None if there is none)."""
+    kind: object = Config
+    for name in loc:
+        if not (isinstance(kind, type) and issubclass(kind, _Section)):
+            return None
+        kind = next((f.type for f in msgspec.structs.fields(kind) if f.name == name), None)
+    return kind
 
 
 def unknown_name(loc: tuple[int | str, ...]) -> str:
@@ -161,14 +232,10 @@ def unknown_name(loc: tuple[int | str, ...]) -> str:
     import difflib
 
     *parents, name = (str(p) for p in loc)
-    section: type[BaseModel] = Config
-    for p in parents:
-        field = section.model_fields.get(p)
-        inner = field.annotation if field is not None else None
-        if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
-            break
-        section = inner
-    known = list(section.model_fields)
+    section = _field_type(tuple(parents))
+    if not (isinstance(section, type) and issubclass(section, _Section)):
+        section = Config
+    known = [f.name for f in msgspec.structs.fields(section)]
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     if not parents:
         guess = f" (did you mean [{close[0]}]?)" if close else f" (sections: {', '.join(known)})"
@@ -183,26 +250,30 @@ def _apply_env(config: Config, env: dict[str, str]) -> Config:
     mining = config.mining
     try:
         if "LEARN_BACKEND" in env:
-            backend = backend.model_copy(update={"name": env["LEARN_BACKEND"]})
-            BackendConfig.model_validate(backend.model_dump())
-        if "LEARN_OPENAI_BASE_URL" in env:
-            backend = backend.model_copy(update={"openai_base_url": env["LEARN_OPENAI_BASE_URL"]})
-        if "LEARN_MODEL" in env:
-            m = env["LEARN_MODEL"]
-            models = models.model_copy(update={"mine": m, "name": m, "coverage": m, "judge": m})
-        for step in ("mine", "name", "coverage", "judge"):
-            key = f"LEARN_MODEL_{step.upper()}"
-            if key in env:
-                models = models.model_copy(update={step: env[key]})
+            backend = _overridden(BackendConfig, "backend", backend, {"name": env["LEARN_BACKEND"]})
         if "LEARN_CONCURRENCY" in env:
-            mining = MiningConfig.model_validate(
-                {**mining.model_dump(), "concurrency": int(env["LEARN_CONCURRENCY"])}
-            )
-    except (ValidationError, ValueError) as exc:
+            mining = _overridden(MiningConfig, "mining", mining,
+                                 {"concurrency": int(env["LEARN_CONCURRENCY"])})
+    except ValueError as exc:
         raise ConfigError(f"environment override: {exc}") from exc
+    if "LEARN_OPENAI_BASE_URL" in env:
+        backend = replace(backend, openai_base_url=env["LEARN_OPENAI_BASE_URL"])
+    if "LEARN_MODEL" in env:
+        m = env["LEARN_MODEL"]
+        models = replace(models, mine=m, name=m, coverage=m, judge=m)
+    for step in ("mine", "name", "coverage", "judge"):
+        key = f"LEARN_MODEL_{step.upper()}"
+        if key in env:
+            models = replace(models, **{step: env[key]})
     store = config.store
     if env.get("LEARN_DATABASE_URL"):
-        store = store.model_copy(update={"database_url": env["LEARN_DATABASE_URL"]})
-    return config.model_copy(
-        update={"backend": backend, "models": models, "mining": mining, "store": store}
-    )
+        store = replace(store, database_url=env["LEARN_DATABASE_URL"])
+    return replace(config, backend=backend, models=models, mining=mining, store=store)
+
+
+def _overridden(kind: type[_S], name: str, section: _S, values: dict[str, object]) -> _S:
+    """`section` with `values` in it, checked as if the config file had said them."""
+    try:
+        return checked(kind, {**msgspec.structs.asdict(section), **values})
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"environment override: {_said(str(exc), name)}") from exc

@@ -1,11 +1,12 @@
-"""Whether every setting is its default: answered without pydantic.
+"""Whether every setting is its default: answered without reading the config.
 
-Loading the config imports pydantic and builds its models: ~0.07-0.1 s of CPU,
-each time a third of what a `learn show` may take (issue 21), on paths that
-read one or two settings. With no config file and no environment override that
-`learn.config.load_config` validates, every setting is its default (or an
-override taken as given), so those paths read it here; otherwise they load the
-config, and an invalid one is the same error as before.
+`learn show` and a listing read one or two settings. With no config file and no
+environment override that `learn.config.load_config` checks, every setting is its
+default (or an override taken as given), so those paths read it here and import
+neither the config's module nor tomllib (~10 ms of imports); otherwise they load
+the config, and an invalid one is the same error as everywhere. (When the config
+was pydantic's, this saved ~0.07-0.1 s of CPU a command, issue 21; `learn.config`
+says why it is msgspec's now.)
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from fakes.claude_stub import OLD_HELP, write_claude_stub
 from fakes.openai_server import FakeOpenAIServer
 
 from evals.corpora import demo
-from learn.config import Config
+from learn.config import Config, checked
 from learn.doctor_backend import check_backend
 from learn.models.preflight import LoginState, check_backend_ready, parse_login
 
@@ -224,7 +224,7 @@ def test_a_persistent_backend_failure_is_said_once_not_per_session(corpus: Path,
 
 
 def _openai_config(url: str) -> Config:
-    return Config.model_validate({"backend": {"name": "openai", "openai_base_url": url}})
+    return checked(Config, {"backend": {"name": "openai", "openai_base_url": url}})
 
 
 def test_doctor_checks_the_configured_openai_endpoint() -> None:

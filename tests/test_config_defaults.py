@@ -35,7 +35,7 @@ def test_the_file_looked_for_and_the_default_are_the_configs(dirs: Path) -> None
 
 def test_the_key_of_the_defaults_changes_with_every_override_taken_as_given(
         dirs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A run with nothing new is told by this key without building the config (pydantic):
+    # A run with nothing new is told by this key without loading the config:
     # every override load_config takes as given must change it.
     from learn.config import _apply_env
     from learn.config_defaults import defaults_key

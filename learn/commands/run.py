@@ -202,8 +202,10 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
     except ConfigError as exc:
         raise UsageProblem(f"invalid config: {exc}") from exc
     if model:
-        config = config.model_copy(update={"models": config.models.model_copy(update={
-            "mine": model, "name": model, "coverage": model, "judge": model})})
+        from msgspec import structs
+
+        config = structs.replace(config, models=structs.replace(
+            config.models, mine=model, name=model, coverage=model, judge=model))
     if dry_run:
         from learn.commands.plan import print_plan
 

@@ -174,7 +174,7 @@ def min_signal_confidence() -> float:
     """The configured detector threshold (part of an entry's context), the default when unset."""
     from learn.config_defaults import DEFAULT_MIN_SIGNAL_CONFIDENCE, defaults_apply
 
-    if defaults_apply():  # without pydantic (learn.config_defaults)
+    if defaults_apply():  # without reading the config (learn.config_defaults)
         return DEFAULT_MIN_SIGNAL_CONFIDENCE
     from learn.config import Config, ConfigError, load_config
 

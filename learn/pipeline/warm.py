@@ -67,7 +67,7 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
 def config_key(config: Config | None) -> str:
     """The configuration as text: its every setting; with no config file and no
     override to check, the defaults and the overrides taken as given, so a run with
-    nothing new need not build the configuration's models (pydantic) to know it."""
+    nothing new need not load the config to know it."""
     from learn.config_defaults import defaults_apply, defaults_key
 
     if defaults_apply():
@@ -84,7 +84,9 @@ def config_key(config: Config | None) -> str:
         from learn.config import load_config
 
         config = load_config()
-    return config.model_dump_json()
+    from learn.config import config_json
+
+    return config_json(config)
 
 
 def inputs_key(options: RunOptions, config: str, backend: str,

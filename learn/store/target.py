@@ -27,8 +27,8 @@ def default_store_target() -> Path | str:
 
 
 def _configured_url() -> str | None:
-    """`load_config().store.database_url`, without pydantic when nothing is configured
-    (learn.config_defaults: ~0.07 s of CPU in every `learn show` and listing)."""
+    """`load_config().store.database_url`, without reading the config when nothing is
+    configured (learn.config_defaults)."""
     if defaults_apply():
         return os.environ.get("LEARN_DATABASE_URL") or None
     from learn.config import load_config
