@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/speed.py [OUT_DIR] [--shapes spread,tree,long]
         [--sizes 250,500,1000,2000] [--mb 300] [--repeat 3]
-        [--measure first,warm,changed,run,show] [--results short]
+        [--measure first,warm,changed,run,show] [--results short] [--config]
 
 Homes are benchmarks/homes.py's (built once under OUT_DIR, ~--mb MB per 1,000
 sessions): `spread` (a person's sessions over 24 projects, a tenth Codex),
@@ -38,6 +38,9 @@ on the same files: orjson.loads of every line of every transcript in the home
 4. show: `learn show ID` of the largest session, a median one, and in the big
    tree an observer's and a person's session, its output piped; and the largest
    again in a pseudo-terminal of 100 columns, as a person reads it (styled, wrapped).
+
+`--config`: every command with a config file such as a person keeps (a backend, the
+models, a window: `PERSON_CONFIG`), in work folders of their own; without it, none.
 
 Then, per figure, the growth factor per doubling of sessions (time at 2N / at N).
 Targets (issue 32): first <= 3x orjson in every shape at 1,000 sessions and
@@ -78,7 +81,29 @@ from learn.transcripts.pool import cores  # noqa: E402
 Timed = tuple[float, float, str]  # CPU s (process and children), wall s, stdout
 
 
+# A config file as a person keeps one (`--config`): learn reads it in every command.
+PERSON_CONFIG = """[backend]
+name = "anthropic"
+
+[models]
+mine = "claude-haiku-4-5"
+judge = "claude-sonnet-4-6"
+
+[mining]
+since = "60d"
+concurrency = 4
+
+[thresholds]
+directive = 2
+"""
+# Set by main from --config: the text written to each work folder's config file.
+_config: list[str] = []
+
+
 def _env(home: Path, data: Path, **extra: str) -> dict[str, str]:
+    if _config:
+        (data / "config").mkdir(parents=True, exist_ok=True)
+        (data / "config" / "config.toml").write_text(_config[0])
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("LEARN_", "ANTHROPIC_", "PYTHONDONTWRITEBYTECODE"))}
     env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"),
@@ -324,6 +349,9 @@ def main(argv: list[str]) -> int:
     sizes = [int(s) for s in _text_option(args, "--sizes", "250,500,1000,2000").split(",")]
     measures = set(_text_option(args, "--measure", "first,warm,changed,run,show").split(","))
     results = _text_option(args, "--results", "short")
+    if "--config" in args:
+        args.remove("--config")
+        _config.append(PERSON_CONFIG)
     out = out_dir(args, Path(__file__).parent / "out" / "speed")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "learn")], check=True,
                    capture_output=True)
@@ -332,7 +360,7 @@ def main(argv: list[str]) -> int:
     for shape in shapes:
         for n in sizes:
             home = _home(out, shape, n, mb, results)
-            work = out / _named(f"work-{shape}-{n}", results)
+            work = out / _named(f"work-{shape}-{n}" + ("-config" if _config else ""), results)
             base, at_once, megabytes = orjson_bases(home, repeat)
             print(f"\n{shape}, {n} sessions, {megabytes:.0f} MB: orjson.loads of every line "
                   f"{base:.3f} s CPU (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores);"
