@@ -2,7 +2,10 @@
 options, REF's code exported (`git archive`) and both codes compiled, and the homes.
 
     [OUT_DIR] [--ref main] [--shapes spread,tree,long] [--sessions 1000] [--mb 300]
-    [--repeat N]
+    [--repeat N] [--config]
+
+`--config`: both codes run with a config file such as a person keeps (speed.py's
+`PERSON_CONFIG`, `take_config_flag`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from benchmarks.homes import SHAPES
 from benchmarks.index import _option, _text_option
 from benchmarks.outdir import out_dir
 from benchmarks.same_judgement import _export
-from benchmarks.speed import _home
+from benchmarks.speed import _home, take_config_flag
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,6 +49,7 @@ class AB:
         sessions = _option(args, "--sessions", 1000)
         mb = _option(args, "--mb", 300)
         times = _option(args, "--repeat", repeat)
+        take_config_flag(args)
         where = out_dir(args, out)
         ref_code = _export(ref, where / f"ref-{ref}")
         compiled(ref_code)

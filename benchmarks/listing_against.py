@@ -1,7 +1,7 @@
 """`learn sessions` with this tree's code against another revision's, run by run.
 
     .venv/bin/python benchmarks/listing_against.py [OUT_DIR] [--ref main]
-        [--shapes spread,tree,long] [--sessions 1000] [--mb 300] [--repeat 5]
+        [--shapes spread,tree,long] [--sessions 1000] [--mb 300] [--repeat 5] [--config]
 
 benchmarks/speed.py states the listings against targets in seconds and in
 orjson's time; on a shared machine whose speed drifts (speed.py's orjson

@@ -1,7 +1,7 @@
 """`learn show` with this tree's code against another revision's, run by run.
 
     .venv/bin/python benchmarks/show_against.py [OUT_DIR] [--ref main]
-        [--shapes tree,spread,long] [--sessions 1000] [--mb 300] [--repeat 7]
+        [--shapes tree,spread,long] [--sessions 1000] [--mb 300] [--repeat 7] [--config]
 
 benchmarks/speed.py gives `learn show`'s CPU against a target in seconds; on a
 shared machine whose speed drifts (speed.py's orjson baseline of one home took

@@ -96,8 +96,20 @@ concurrency = 4
 [thresholds]
 directive = 2
 """
-# Set by main from --config: the text written to each work folder's config file.
+# Set by `take_config_flag`: the text written to each work folder's config file.
 _config: list[str] = []
+
+
+def take_config_flag(args: list[str]) -> bool:
+    """Take `--config` out of `args` and, when it was there, run every command from here on
+    with `PERSON_CONFIG` (`_env` writes it into each work folder, which `first` empties
+    before each run). The one switch for speed.py and the run-by-run comparisons (ab.py)."""
+    if "--config" not in args:
+        return False
+    args.remove("--config")
+    if not _config:
+        _config.append(PERSON_CONFIG)
+    return True
 
 
 def _env(home: Path, data: Path, **extra: str) -> dict[str, str]:
@@ -349,9 +361,7 @@ def main(argv: list[str]) -> int:
     sizes = [int(s) for s in _text_option(args, "--sizes", "250,500,1000,2000").split(",")]
     measures = set(_text_option(args, "--measure", "first,warm,changed,run,show").split(","))
     results = _text_option(args, "--results", "short")
-    if "--config" in args:
-        args.remove("--config")
-        _config.append(PERSON_CONFIG)
+    config = take_config_flag(args)
     out = out_dir(args, Path(__file__).parent / "out" / "speed")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "learn")], check=True,
                    capture_output=True)
@@ -360,7 +370,7 @@ def main(argv: list[str]) -> int:
     for shape in shapes:
         for n in sizes:
             home = _home(out, shape, n, mb, results)
-            work = out / _named(f"work-{shape}-{n}" + ("-config" if _config else ""), results)
+            work = out / _named(f"work-{shape}-{n}" + ("-config" if config else ""), results)
             base, at_once, megabytes = orjson_bases(home, repeat)
             print(f"\n{shape}, {n} sessions, {megabytes:.0f} MB: orjson.loads of every line "
                   f"{base:.3f} s CPU (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores);"
