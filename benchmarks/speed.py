@@ -44,7 +44,9 @@ models, a window: `PERSON_CONFIG`), in work folders of their own; without it, no
 
 Then, per figure, the growth factor per doubling of sessions (time at 2N / at N).
 Targets (issue 32): first <= 3x orjson in every shape at 1,000 sessions and
-<= 2.2x per doubling; warm <= 0.3 s; run <= 1 s CPU; show <= 0.3 s.
+<= 2.2x per doubling; warm <= 0.3 s; run <= 1 s CPU; show <= 0.3 s. The last lines
+say of each whether it was met, missed (by how many of its figures), or not measured
+by this run's `--measure` and `--sizes`; the exit status is 1 when one was missed.
 """
 
 from __future__ import annotations
@@ -58,10 +60,10 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -351,6 +353,34 @@ def _growth(values: dict[int, float]) -> str:
     return " ".join(f"{s:.2f}x" for s in steps) or "-"
 
 
+# Issue 32's targets, each read from the figures that measure it.
+TARGETS: Final = {
+    "first": "first <= 3x orjson at 1,000 sessions",
+    "doubling": "first <= 2.2x per doubling",
+    "warm": "warm sessions <= 0.3 s at 1,000",
+    "run": "run <= 1 s CPU at 1,000",
+    "show": "show <= 0.3 s up to 1,000",
+}
+
+
+def verdict(held: Mapping[str, Sequence[bool]]) -> tuple[bool, list[str]]:
+    """Whether no target measured was missed, and a line per target: met, NOT met (how
+    many of its figures were within it), or not measured. `held`: each target's checks,
+    one per figure that read it. A run that measured none of a target's figures (a
+    `--measure` or `--sizes` that leaves it out) says so, never that it was met."""
+    lines = []
+    for key, text in TARGETS.items():
+        checks = held.get(key, ())
+        if not checks:
+            state = "not measured"
+        elif all(checks):
+            state = "met"
+        else:
+            state = f"NOT met ({sum(checks)} of {len(checks)} figures within it)"
+        lines.append(f"  {text}: {state}")
+    return all(all(c) for c in held.values()), lines
+
+
 def main(argv: list[str]) -> int:
     from benchmarks.index import _option, _text_option
 
@@ -365,7 +395,7 @@ def main(argv: list[str]) -> int:
     out = out_dir(args, Path(__file__).parent / "out" / "speed")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "learn")], check=True,
                    capture_output=True)
-    ok = True
+    held: dict[str, list[bool]] = {key: [] for key in TARGETS}
     growth: dict[tuple[str, str], dict[int, float]] = {}
     for shape in shapes:
         for n in sizes:
@@ -383,13 +413,13 @@ def main(argv: list[str]) -> int:
                       f"{fig.median / at_once:.2f}x; in one process (LEARN_PARSE_WORKERS=1): "
                       f"{one.line(base)}")
                 if n == 1000:
-                    ok &= fig.median / base <= 3.0
+                    held["first"].append(fig.median / base <= 3.0)
             if "warm" in measures:
                 fig = warm(home, work, repeat)
                 growth.setdefault((shape, "warm"), {})[n] = fig.median
                 print(f"  warm `learn sessions --all-projects`           {fig.line()}")
                 if n == 1000:
-                    ok &= fig.median <= 0.3
+                    held["warm"].append(fig.median <= 0.3)
             if "changed" in measures:
                 fig = changed(home, work, repeat)
                 growth.setdefault((shape, "changed"), {})[n] = fig.median
@@ -400,20 +430,22 @@ def main(argv: list[str]) -> int:
                 print(f"  `learn run --all-projects` with nothing new    {fig.line()}"
                       f"  (first runs: {setup[0]:.1f} s, {setup[1]:.1f} s CPU)")
                 if n == 1000:
-                    ok &= fig.median <= 1.0
+                    held["run"].append(fig.median <= 1.0)
             if "show" in measures:
                 for name, fig in shows(home, work, repeat).items():
                     growth.setdefault((shape, f"show {name.split()[0]}"), {})[n] = fig.median
                     print(f"  `learn show` {name:31}   {fig.line()}")
-                    ok &= n > 1000 or fig.median <= 0.3
+                    if n <= 1000:
+                        held["show"].append(fig.median <= 0.3)
     print("\ngrowth per doubling of sessions (time at 2N / at N):")
     for (shape, what), values in growth.items():
         steps = _growth(values)
         print(f"  {shape:7} {what:18} {steps}")
-        if what == "first" and any(float(s[:-1]) > 2.2 for s in steps.split() if s != "-"):
-            ok = False
-    print("targets " + ("met" if ok else "NOT all met") + ": first <= 3x orjson at 1,000 sessions "
-          "and <= 2.2x per doubling; warm sessions <= 0.3 s; run <= 1 s CPU; show <= 0.3 s")
+        if what == "first":
+            held["doubling"] += [float(s[:-1]) <= 2.2 for s in steps.split() if s != "-"]
+    ok, lines = verdict(held)
+    print("\ntargets (issue 32)" + ("" if ok else ": NOT all met") + ":")
+    print("\n".join(lines))
     return 0 if ok else 1
 
 
