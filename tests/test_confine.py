@@ -61,7 +61,8 @@ def test_the_user_homes_and_learns_backups(tmp_path: Path) -> None:
                 ".config/opencode/opencode.json", ".local/share/opencode/opencode.db",
                 "GEMINI.md", ".cursor/rules/x.mdc"):
         assert not may_write(home / rel), rel
-    assert may_write(backups_dir() / "x.bak")
+    assert not may_write(backups_dir() / "x.bak")  # learn's own data: only its own writers
+    assert may_write(backups_dir() / "x.bak", internal=True)
     assert not may_write(backups_dir().parent / "learn.db")
 
 

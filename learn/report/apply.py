@@ -9,7 +9,9 @@ rewritten. So the rules here are narrow:
   on. The rest of the file is carried over byte for byte.
 - the change is planned against a hash of the file, shown as a diff, and
   written only if the file still has that hash: an editor saving in between
-  would otherwise be silently overwritten.
+  would otherwise be silently overwritten. The hash is checked again after the
+  backup and the new text are on disk, just before the rename: those take two
+  fsyncs, long enough for a save to land.
 - the old file is backed up (0600, in learn's data dir) before the atomic
   replace, so a crash at any point leaves the original or the new file, and
   a copy of the original either way.
@@ -20,10 +22,12 @@ I/O half and the choice of destination.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import stat
+import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,7 +35,7 @@ from pathlib import Path
 from learn.paths import atomic_write_bytes, ensure_private_dir
 from learn.records.proposal import Proposal
 from learn.report.agent_formats import agent_file_limit, plan_agent_file
-from learn.report.confine import backups_dir, confine
+from learn.report.confine import backups_dir, confine, learns_own
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -148,6 +152,7 @@ def budget_warnings(plan: FilePlan, *, max_lines: int = DEFAULT_MAX_LINES,
 
 
 def _atomic_replace(path: Path, data: bytes, mode: int) -> None:
+    """`path` holding `data` whole and on disk, in one rename (the step a full disk fails)."""
     atomic_write_bytes(path, data, mode=mode)
 
 
@@ -157,17 +162,51 @@ def save_backup(path: Path, data: bytes) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", str(path).strip("/"))
     ensure_private_dir(backups_dir())
-    backup = confine(backups_dir() / f"{name}.{stamp}.{sha256(data)[:8]}.bak")
+    backup = confine(backups_dir() / f"{name}.{stamp}.{sha256(data)[:8]}.bak", internal=True)
     atomic_write_bytes(backup, data, mode=0o600)
     return backup
+
+
+def _unchanged_since_planning(plan: FilePlan, current: bytes | None, when: str) -> None:
+    now_hash = sha256(current) if current is not None else ""
+    if (current is None) != (plan.original is None) or now_hash != plan.original_hash:
+        raise ConcurrentEditError(f"{plan.path} changed {when}; nothing was written and your "
+                                  "version is as you left it. Run `learn apply` again to see "
+                                  "a fresh diff")
+
+
+def _replace_if_unchanged(plan: FilePlan, data: bytes, mode: int) -> None:
+    """`plan.path` replaced by `data` in one rename, unless it changed since planning.
+
+    The new text goes whole and on disk into a file of learn's own beside the
+    destination first; the destination is read again only then, so the window in
+    which a save can still be lost is a read and a rename, not a write and an fsync."""
+    if learns_own(plan.path):
+        # learn's data folders stay 0700, as atomic_write_bytes makes them.
+        ensure_private_dir(plan.path.parent)
+    else:
+        plan.path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{plan.path.name}.", suffix=".learn", dir=plan.path.parent)
+    os.close(fd)
+    staged = Path(name)
+    try:
+        _atomic_replace(staged, data, mode)
+        _unchanged_since_planning(plan, _read(plan.path), "while learn was writing it")
+        os.replace(staged, plan.path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            staged.unlink()
 
 
 def write_plan(plan: FilePlan) -> Path | None:
     """Write the planned text if the file is unchanged since planning; return the backup path.
 
     The destination is checked again here (learn.report.confine): a link swapped in
-    since planning must not carry the write elsewhere."""
-    real = confine(plan.path, plan.projects)
+    since planning must not carry the write elsewhere, and a second name (a hard
+    link) made since must not be split from this one. A plan that names learn's own
+    data (a check's rules file) was made by learn (plan_file refuses such a name), so
+    it may be written there, and only there."""
+    real = confine(plan.path, plan.projects, internal=learns_own(plan.path))
     if real != plan.path:
         raise ConcurrentEditError(f"{plan.path} now leads to {real}; nothing was written. Run "
                                   "`learn apply` again to see a fresh diff")
@@ -175,10 +214,7 @@ def write_plan(plan: FilePlan) -> Path | None:
     if refused:
         raise ApplyError(refused)
     current = _read(plan.path)
-    now_hash = sha256(current) if current is not None else ""
-    if (current is None) != (plan.original is None) or now_hash != plan.original_hash:
-        raise ConcurrentEditError(f"{plan.path} changed since the diff was shown; nothing was "
-                                  "written. Run `learn apply` again to see a fresh diff")
+    _unchanged_since_planning(plan, current, "since the diff was shown")
     backup: Path | None = None
     mode = 0o600
     if current is not None:
@@ -187,9 +223,11 @@ def write_plan(plan: FilePlan) -> Path | None:
         mode = stat.S_IMODE(plan.path.stat().st_mode)
         backup = save_backup(plan.path, current)
     if plan.remove:
+        # The backup took a write and an fsync: a save landing meanwhile is kept.
+        _unchanged_since_planning(plan, _read(plan.path), "while learn was backing it up")
         plan.path.unlink()
         return backup
-    _atomic_replace(plan.path, plan.new_text.encode("utf-8"), mode)
+    _replace_if_unchanged(plan, plan.new_text.encode("utf-8"), mode)
     return backup
 
 

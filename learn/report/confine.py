@@ -11,6 +11,17 @@ one of the instruction surfaces below, by name and place, under the project
 root or the agents' user homes. Anything else is refused with the reason;
 nothing is written to it.
 
+The place is not enough: a cloned repository's CLAUDE.md linked to
+`../../.claude/settings.json` got learn's markdown section appended to the
+person's Claude Code settings (no longer JSON, so its deny rules stopped
+applying), and one linked to learn's own check rules of another project broke
+them, so an enforced check stopped nothing. So each surface has a `kind` (what
+its text is), the name asked for and the file it leads to must be the same kind,
+and learn's own files (backups, check data) are destinations only for the
+writers that ask for them (`internal=True`). A file with a second name (a hard
+link) is refused too: the atomic replace would give one name the new text and
+leave the other the old.
+
 The surfaces are data (`SURFACES`): another agent's instruction files are one
 more row each. A file reached through an `@import` is evidence for coverage,
 never a destination because of it: it is written only when it is itself one of
@@ -36,58 +47,81 @@ from learn.transcripts.gemini.places import gemini_dir
 Base = Literal["project", "claude-home", "codex-home", "gemini-home", "copilot-home",
                "opencode-home", "learn-backups", "learn-checks"]
 
+# What a file's text is, so what a writer puts in it: a link is followed only to a
+# file of the kind its name says.
+Kind = Literal["instructions", "command", "claude-settings", "codex-rules", "codex-hooks",
+               "learn-backup", "learn-check"]
+
+KINDS: dict[Kind, str] = {
+    "instructions": "markdown instructions",
+    "command": "a slash command or prompt file",
+    "claude-settings": "Claude Code settings JSON",
+    "codex-rules": "Codex execpolicy rules",
+    "codex-hooks": "Codex hooks JSON",
+    "learn-backup": "learn's own data",
+    "learn-check": "learn's own data",
+}
+
+# learn's own data: written only by the writers that say so (`internal=True`).
+INTERNAL: frozenset[Base] = frozenset({"learn-backups", "learn-checks"})
+
 
 @dataclass(frozen=True, slots=True)
 class Surface:
     base: Base  # the folder `pattern` is relative to
     pattern: str  # POSIX glob; `**` is any number of folders (none hidden)
     what: str  # shown when a write is refused
+    kind: Kind  # a link named as this surface must lead to a file of this kind
 
 
 SURFACES: tuple[Surface, ...] = (
     # Claude Code: project memory (also nested in sub-folders, loaded there), the
     # local one, .claude/ rules, commands and settings.
-    Surface("project", "CLAUDE.md", "CLAUDE.md"),
-    Surface("project", "CLAUDE.local.md", "CLAUDE.local.md"),
-    Surface("project", ".claude/CLAUDE.md", ".claude/CLAUDE.md"),
-    Surface("project", "**/CLAUDE.md", "a sub-folder's CLAUDE.md"),
-    Surface("project", ".claude/rules/**/*.md", ".claude/rules/*.md"),
-    Surface("project", ".claude/commands/**/*.md", ".claude/commands/*.md"),
-    Surface("project", ".claude/settings.json", ".claude/settings.json"),
-    Surface("project", ".claude/settings.local.json", ".claude/settings.local.json"),
-    Surface("claude-home", "CLAUDE.md", "~/.claude/CLAUDE.md"),
-    Surface("claude-home", "rules/**/*.md", "~/.claude/rules/*.md"),
-    Surface("claude-home", "commands/**/*.md", "~/.claude/commands/*.md"),
-    Surface("claude-home", "settings.json", "~/.claude/settings.json"),
+    Surface("project", "CLAUDE.md", "CLAUDE.md", "instructions"),
+    Surface("project", "CLAUDE.local.md", "CLAUDE.local.md", "instructions"),
+    Surface("project", ".claude/CLAUDE.md", ".claude/CLAUDE.md", "instructions"),
+    Surface("project", "**/CLAUDE.md", "a sub-folder's CLAUDE.md", "instructions"),
+    Surface("project", ".claude/rules/**/*.md", ".claude/rules/*.md", "instructions"),
+    Surface("project", ".claude/commands/**/*.md", ".claude/commands/*.md", "command"),
+    Surface("project", ".claude/settings.json", ".claude/settings.json", "claude-settings"),
+    Surface("project", ".claude/settings.local.json", ".claude/settings.local.json",
+            "claude-settings"),
+    Surface("claude-home", "CLAUDE.md", "~/.claude/CLAUDE.md", "instructions"),
+    Surface("claude-home", "rules/**/*.md", "~/.claude/rules/*.md", "instructions"),
+    Surface("claude-home", "commands/**/*.md", "~/.claude/commands/*.md", "command"),
+    Surface("claude-home", "settings.json", "~/.claude/settings.json", "claude-settings"),
     # Codex: AGENTS.md along the tree and in its home, its rules and prompts.
-    Surface("project", "AGENTS.md", "AGENTS.md"),
-    Surface("project", "AGENTS.override.md", "AGENTS.override.md"),
-    Surface("project", "**/AGENTS.md", "a sub-folder's AGENTS.md"),
-    Surface("project", "**/AGENTS.override.md", "a sub-folder's AGENTS.override.md"),
-    Surface("codex-home", "AGENTS.md", "~/.codex/AGENTS.md"),
-    Surface("codex-home", "AGENTS.override.md", "~/.codex/AGENTS.override.md"),
-    Surface("codex-home", "rules/*.rules", "~/.codex/rules/*.rules"),
-    Surface("codex-home", "prompts/*.md", "~/.codex/prompts/*.md"),
+    Surface("project", "AGENTS.md", "AGENTS.md", "instructions"),
+    Surface("project", "AGENTS.override.md", "AGENTS.override.md", "instructions"),
+    Surface("project", "**/AGENTS.md", "a sub-folder's AGENTS.md", "instructions"),
+    Surface("project", "**/AGENTS.override.md", "a sub-folder's AGENTS.override.md",
+            "instructions"),
+    Surface("codex-home", "AGENTS.md", "~/.codex/AGENTS.md", "instructions"),
+    Surface("codex-home", "AGENTS.override.md", "~/.codex/AGENTS.override.md", "instructions"),
+    Surface("codex-home", "rules/*.rules", "~/.codex/rules/*.rules", "codex-rules"),
+    Surface("codex-home", "prompts/*.md", "~/.codex/prompts/*.md", "command"),
     # learn's check (learn.guard): Codex runs it from its hooks file.
-    Surface("codex-home", "hooks.json", "~/.codex/hooks.json"),
+    Surface("codex-home", "hooks.json", "~/.codex/hooks.json", "codex-hooks"),
     # The other agents' own files (learn.report.agent_targets): Gemini CLI's GEMINI.md
     # (along the tree, and its user one), Copilot CLI's instructions, Cursor's,
     # Windsurf's and Kiro's rules, OpenCode's user AGENTS.md.
-    Surface("project", "GEMINI.md", "GEMINI.md"),
-    Surface("project", "**/GEMINI.md", "a sub-folder's GEMINI.md"),
-    Surface("gemini-home", "GEMINI.md", "~/.gemini/GEMINI.md"),
-    Surface("project", ".github/copilot-instructions.md", ".github/copilot-instructions.md"),
+    Surface("project", "GEMINI.md", "GEMINI.md", "instructions"),
+    Surface("project", "**/GEMINI.md", "a sub-folder's GEMINI.md", "instructions"),
+    Surface("gemini-home", "GEMINI.md", "~/.gemini/GEMINI.md", "instructions"),
+    Surface("project", ".github/copilot-instructions.md", ".github/copilot-instructions.md",
+            "instructions"),
     Surface("project", ".github/instructions/*.instructions.md",
-            ".github/instructions/*.instructions.md"),
-    Surface("copilot-home", "copilot-instructions.md", "~/.copilot/copilot-instructions.md"),
-    Surface("project", ".cursor/rules/*.mdc", ".cursor/rules/*.mdc"),
-    Surface("project", ".windsurf/rules/*.md", ".windsurf/rules/*.md"),
-    Surface("project", ".kiro/steering/*.md", ".kiro/steering/*.md"),
-    Surface("opencode-home", "AGENTS.md", "~/.config/opencode/AGENTS.md"),
+            ".github/instructions/*.instructions.md", "instructions"),
+    Surface("copilot-home", "copilot-instructions.md", "~/.copilot/copilot-instructions.md",
+            "instructions"),
+    Surface("project", ".cursor/rules/*.mdc", ".cursor/rules/*.mdc", "instructions"),
+    Surface("project", ".windsurf/rules/*.md", ".windsurf/rules/*.md", "instructions"),
+    Surface("project", ".kiro/steering/*.md", ".kiro/steering/*.md", "instructions"),
+    Surface("opencode-home", "AGENTS.md", "~/.config/opencode/AGENTS.md", "instructions"),
     # learn's own copies of what it replaced (`learn apply --undo` restores them).
-    Surface("learn-backups", "*", "learn's backups"),
+    Surface("learn-backups", "*", "learn's backups", "learn-backup"),
     # learn's check: its rules (data the fixed program reads) and install records.
-    Surface("learn-checks", "*.json", "learn's check rules"),
+    Surface("learn-checks", "*.json", "learn's check rules", "learn-check"),
 )
 
 # Folders a `**` never crosses: hidden ones (.git, .venv) and dependencies; an
@@ -141,9 +175,10 @@ HOMES: dict[Base, Callable[[Path], Path]] = {
 }
 
 
-def _bases(projects: tuple[Path, ...]) -> list[tuple[Base, Path]]:
+def _bases(projects: tuple[Path, ...], *, resolved: bool = True) -> list[tuple[Base, Path]]:
     home = Path.home()
-    out: list[tuple[Base, Path]] = [(base, _real(where(home))) for base, where in HOMES.items()]
+    out: list[tuple[Base, Path]] = [(base, _real(where(home)) if resolved else where(home))
+                                    for base, where in HOMES.items()]
     out.extend(("project", p) for p in projects)
     return out
 
@@ -163,38 +198,75 @@ def _crossable(folder: str) -> bool:
     return not folder.startswith(".") and folder not in _NOT_CROSSED
 
 
-def surface_of(real: Path, projects: tuple[Path, ...]) -> Surface | None:
-    """The surface the resolved path `real` is, else None."""
-    for base, root in _bases(projects):
+def _surfaces_at(path: Path, bases: list[tuple[Base, Path]]) -> list[Surface]:
+    """Every surface `path` is, as it is spelled (no link followed here)."""
+    out: list[Surface] = []
+    for base, root in bases:
         try:
-            rel = real.relative_to(root)
+            rel = path.relative_to(root)
         except ValueError:
             continue
-        for s in SURFACES:
-            if s.base == base and _match(rel.parts, PurePosixPath(s.pattern).parts):
-                return s
-    return None
+        out.extend(s for s in SURFACES
+                   if s.base == base and _match(rel.parts, PurePosixPath(s.pattern).parts))
+    return out
 
 
-def confine(path: Path, projects: Iterable[Path | str | None] = ()) -> Path:
+def surface_of(real: Path, projects: tuple[Path, ...]) -> Surface | None:
+    """The surface the resolved path `real` is, else None."""
+    return next(iter(_surfaces_at(real, _bases(projects))), None)
+
+
+def _named(asked: Path, projects: Iterable[Path | str | None],
+           roots: tuple[Path, ...]) -> list[Surface]:
+    """The surfaces the name asked for is: what the writer means to write.
+
+    Spelled as given against the homes and projects as given (a `~/.claude` that is
+    itself a link to a dotfiles folder is still `~/.claude`), else with its folders
+    resolved and its own name kept (a path through a linked folder of the project)."""
+    given = tuple(Path(p).expanduser() for p in projects
+                  if p is not None and project_roots([p]))
+    for spelled, bases in ((asked, _bases(given, resolved=False)),
+                           (asked, _bases(roots)),
+                           (_real(asked.parent) / asked.name, _bases(roots))):
+        found = _surfaces_at(spelled, bases)
+        if found:
+            return found
+    return []
+
+
+def _kinds(surfaces: Iterable[Surface]) -> str:
+    """What the surfaces are, for a refusal: the first of each kind (a CLAUDE.md is
+    also "a sub-folder's CLAUDE.md", which says nothing more)."""
+    first: dict[Kind, Surface] = {}
+    for s in surfaces:
+        first.setdefault(s.kind, s)
+    return " / ".join(f"{s.what} ({KINDS[kind]})" for kind, s in first.items())
+
+
+def confine(path: Path, projects: Iterable[Path | str | None] = (), *,
+            internal: bool = False) -> Path:
     """The real file behind `path` when learn may write it; ConfinementError otherwise.
 
     May: after resolving symlinks (the file and every folder above it), the file
     is an instruction surface (`SURFACES`) under one of `projects` (absolute
-    project roots), the agents' user homes (~/.claude, ~/.codex, ~/.gemini, ~/.copilot,
-    ~/.config/opencode) or learn's
-    backups folder, and it is a regular file or does not exist yet. Writers write
-    the path returned, never `path` itself."""
+    project roots) or the agents' user homes (~/.claude, ~/.codex, ~/.gemini,
+    ~/.copilot, ~/.config/opencode), of the same kind as the name `path` is (a
+    CLAUDE.md leads to markdown instructions, a settings.json to settings); it is
+    a regular file with no second name, or does not exist yet. learn's backups
+    and check data are destinations only with `internal=True` (learn's own
+    writers). Writers write the path returned, never `path` itself."""
     asked = path.expanduser()
     if not asked.is_absolute():
         raise ConfinementError(f"{path} is a relative path; learn writes only to absolute, "
                                "checked destinations. Nothing was written")
+    projects = tuple(projects)
     real = _real(asked)
     roots = project_roots(projects)
-    surface = surface_of(real, roots)
+    landed = _surfaces_at(real, _bases(roots))
+    named = _named(asked, projects, roots)
     via = f" (a link to {real})" if real != asked and _real(asked.parent) / asked.name != real \
         else ""
-    if surface is None:
+    if not landed or not named:
         where = ", ".join(str(r) for r in roots) or "no project"
         raise ConfinementError(
             f"{asked}{via} is not an instruction file learn may write (a CLAUDE.md, AGENTS.md, "
@@ -202,20 +274,53 @@ def confine(path: Path, projects: Iterable[Path | str | None] = ()) -> Path:
             f"[{where}], or the same under ~/.claude, ~/.codex; another agent's own: GEMINI.md, "
             ".github/copilot-instructions.md, .github/instructions, .cursor/rules, "
             ".windsurf/rules, .kiro/steering; links followed); nothing was written to it")
+    if not internal:
+        landed = [s for s in landed if s.base not in INTERNAL]
+        if not landed:
+            raise ConfinementError(
+                f"{asked}{via} is {_kinds(_surfaces_at(real, _bases(roots)))}, not an "
+                "instruction file; only learn's own writers (backups, checks) write there. "
+                "Nothing was written to it")
+    if not {s.kind for s in landed} & {s.kind for s in named}:
+        raise ConfinementError(
+            f"{asked} is {_kinds(named)}, but it leads to {real}: {_kinds(landed)}; learn "
+            "writes a file only as the kind of file its name says (a link from one kind to "
+            "another would put one's text in the other). Nothing was written to either")
     try:
-        mode = real.lstat().st_mode
+        st = real.lstat()
     except FileNotFoundError:
         return real
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(st.st_mode):
         raise ConfinementError(f"{asked}{via} is not a regular file; learn writes only text "
                                "files. Nothing was written to it")
+    if st.st_nlink > 1:
+        raise ConfinementError(
+            f"{asked}{via} has {st.st_nlink} names (hard links, e.g. a CLAUDE.md and an "
+            "AGENTS.md that are one file); learn replaces a file by renaming a new one over "
+            "it, which would give this name the new text and leave the others the old. "
+            "Nothing was written to it. Make the other name a symlink to this one "
+            f"(ln -sf {asked.name} OTHER) and run again")
     return real
 
 
-def may_write(path: Path, projects: Iterable[Path | str | None] = ()) -> bool:
+def learns_own(path: Path) -> bool:
+    """Whether `path`, as spelled (no link followed), names a file of learn's own data.
+
+    For the writers handed a plan learn made itself (a `learn apply` of a check
+    writes its data file; `--undo` puts it back): the plan names learn's file, so
+    they ask for learn's files (`internal=True`) for it. A name of a project or a
+    home never passes this, and it is still confined to the same kind of file."""
+    asked = path.expanduser()
+    bases = [(base, root) for base, root in (*_bases((), resolved=False), *_bases(()))
+             if base in INTERNAL]
+    return asked.is_absolute() and bool(_surfaces_at(asked, bases))
+
+
+def may_write(path: Path, projects: Iterable[Path | str | None] = (), *,
+              internal: bool = False) -> bool:
     """Whether `confine` would let learn write `path` (for choosing a destination)."""
     try:
-        confine(path, projects)
+        confine(path, projects, internal=internal)
     except ConfinementError:
         return False
     return True

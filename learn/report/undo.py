@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from learn.projects import write_roots
-from learn.report.confine import confine
+from learn.report.confine import confine, learns_own
 from learn.report.edits import ApplyError, FilePlan, decode_text, read_bytes, sha256
 from learn.store.apply_journal import Write
 
@@ -33,7 +33,9 @@ def undo_plan(w: Write) -> FilePlan:
     path = Path(w.path)
     projects = write_roots(w.project, path)
     try:
-        real = confine(path, projects)
+        # The journal is learn's own: a write to learn's data (a check's rules file)
+        # is put back there, as the same kind of file.
+        real = confine(path, projects, internal=learns_own(path))
         current = read_bytes(real)
         now = sha256(current) if current is not None else ""
         if now != w.after_hash:
@@ -45,7 +47,8 @@ def undo_plan(w: Write) -> FilePlan:
         if not w.before_hash:
             plan.remove = True  # learn created it: undone, it is gone again
             return plan
-        backup = read_bytes(confine(Path(w.backup_file))) if w.backup_file else None
+        backup = read_bytes(confine(Path(w.backup_file), internal=True)) if w.backup_file \
+            else None
         if backup is None or sha256(backup) != w.before_hash:
             raise ApplyError(f"{path}: the backup of what it held before ({w.backup_file}) is "
                              "missing or changed; learn cannot put it back")
