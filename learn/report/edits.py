@@ -113,20 +113,40 @@ def normalize_rule(line: str) -> str:
     return re.sub(r"\s+", " ", text).strip().casefold()
 
 
-def _find_line(lines: list[str], wanted: str) -> int | None:
+# A fenced code block (CommonMark: three or more backticks or tildes, indented at most
+# three spaces) holds examples, not rules: a restated rule is never rewritten there.
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def _outside_fences(lines: Sequence[str]) -> list[bool]:
+    """For each line, whether it is prose: not inside a fenced code block nor its fence."""
+    out: list[bool] = []
+    fence = ""  # the opening fence while inside a block
+    for line in lines:
+        m = _FENCE.match(line)
+        if fence:
+            out.append(False)
+            closes = (m is not None and m.group(1)[0] == fence[0]
+                      and len(m.group(1)) >= len(fence) and not line[m.end():].strip())
+            if closes:
+                fence = ""
+        elif m:
+            out.append(False)
+            fence = m.group(1)
+        else:
+            out.append(True)
+    return out
+
+
+def _rule_lines(lines: Sequence[str], wanted: str) -> list[int]:
+    """The prose lines that are `wanted` once folded (normalize_rule). A whole line only:
+    matching a line that merely contained the rule's words rewrote the user's longer
+    rule ("Never use npm in CI; ... see docs/ci.md" for "use npm in CI")."""
     target = normalize_rule(wanted)
     if not target:
-        return None
-    for i, line in enumerate(lines):
-        if normalize_rule(line) == target:
-            return i
-    # Coverage may quote the rule without its markdown; a long enough exact substring
-    # is still that rule (short ones like "tests" would hit the wrong line).
-    if len(target) >= 12:
-        for i, line in enumerate(lines):
-            if target in normalize_rule(line):
-                return i
-    return None
+        return []
+    return [i for i, (line, prose) in enumerate(zip(lines, _outside_fences(lines), strict=True))
+            if prose and normalize_rule(line) == target]
 
 
 def _already_present(lines: list[str], edit: RuleEdit) -> bool:
@@ -147,11 +167,34 @@ def _section_bounds(lines: list[str], path: Path) -> tuple[int, int] | None:
     return begins[0], ends[0]
 
 
+# Line endings as CommonMark reads them: "\n", "\r\n" and a lone "\r" (a CR-only file
+# has lines too). str.splitlines also cuts at \x0b, \x0c, \x1c-\x1e, U+0085, U+2028 and
+# U+2029, which sit inside a person's lines (a form feed between pages, a pasted Unicode
+# separator), and re-joining its lines with one newline turned those into "\n" and a
+# mostly-LF file with one CRLF line into all CRLF. Lines keep their own ending instead.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+
+
+def split_lines(text: str) -> list[str]:
+    """`text` cut after each line ending, each line keeping its own: "".join(...) is `text`."""
+    return _LINE.findall(text)
+
+
+def line_ending(line: str) -> str:
+    return line[len(line.rstrip("\r\n")):]
+
+
+def dominant_newline(lines: Sequence[str]) -> str:
+    """The line ending most of `lines` use (LF when they have none, or on a tie)."""
+    endings = [line_ending(x) for x in lines]
+    return max(("\n", "\r\n", "\r"), key=endings.count)
+
+
 def plan_text(original: str, edits: Sequence[RuleEdit], path: Path) -> tuple[str, list[RuleEdit],
                                                                             list[str]]:
-    """Apply `edits` to `original`; returns (new text, edits applied, notes)."""
-    newline = "\r\n" if "\r\n" in original else "\n"
-    lines = original.splitlines()
+    """Apply `edits` to `original`; returns (new text, edits applied, notes). Only learn's
+    lines change: every other line keeps its bytes, its own line ending included."""
+    lines = split_lines(original)
     applied: list[RuleEdit] = []
     notes: list[str] = []
     appended: list[str] = []
@@ -160,29 +203,38 @@ def plan_text(original: str, edits: Sequence[RuleEdit], path: Path) -> tuple[str
             notes.append(f"{edit.key}: already in {path.name}, not added again")
             continue
         if edit.replace_line:
-            i = _find_line(lines, edit.replace_line)
-            if i is not None:
-                indent = re.match(r"^\s*", lines[i])
-                lines[i] = (indent.group(0) if indent else "") + rule_line(edit)
+            hits = _rule_lines(lines, edit.replace_line)
+            if len(hits) == 1:
+                line = lines[hits[0]]
+                indent = line[:len(line) - len(line.lstrip(" \t"))]
+                lines[hits[0]] = indent + rule_line(edit) + line_ending(line)
                 applied.append(edit)
                 continue
-            notes.append(f"{edit.key}: the existing rule was not found in {path.name}; the "
-                         "new one is appended instead (delete the old one by hand)")
+            where = (f"is on {len(hits)} lines of {path.name}, so which to rewrite is a guess"
+                     if hits else f"was not found in {path.name}")
+            notes.append(f"{edit.key}: the existing rule {where}; the new one is appended "
+                         "instead (delete the old one by hand)")
         appended.append(rule_line(edit))
         applied.append(edit)
+    if not applied:
+        return original, applied, notes
     if appended:
         bounds = _section_bounds(lines, path)
         if bounds is None:
-            while lines and not lines[-1].strip():
-                lines.pop()
+            newline = dominant_newline(lines)
+            if lines and not line_ending(lines[-1]):
+                lines[-1] += newline  # the last line ends before the section starts
+            if lines and lines[-1].strip():
+                lines.append(newline)  # one blank line above the section
             block = [BEGIN, SECTION_HEADING, SECTION_NOTE, "", *appended, END]
-            lines = [*lines, "", *block] if lines else block
+            lines += [x + newline for x in block]
         else:
+            # Just above the end marker, in the ending of the line before it (which has
+            # one: the marker follows it).
             _, end = bounds
-            lines[end:end] = appended
-    if not applied:
-        return original, applied, notes
-    return newline.join(lines) + newline, applied, notes
+            newline = line_ending(lines[end - 1])
+            lines[end:end] = [x + newline for x in appended]
+    return "".join(lines), applied, notes
 
 
 def sha256(data: bytes) -> str:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from learn.report.edits import split_lines
+
 CLAUDE_MD_LINES = 200
 CODEX_PROJECT_DOC_BYTES = 32 * 1024
 PRUNE_AFTER_DAYS = 90
@@ -80,8 +82,7 @@ def stale_rules(text: str, *, last_said: dict[str, str] | None = None,
 
 
 def without_rules(text: str, keys: set[str]) -> str:
-    """`text` without the lines of learn's rules `keys` (the rest byte for byte)."""
-    newline = "\r\n" if "\r\n" in text else "\n"
-    kept = [line for line in text.splitlines()
-            if not ((m := _MARK.search(line)) and m.group("key") in keys)]
-    return newline.join(kept) + (newline if text.endswith(("\n", "\r\n")) else "")
+    """`text` without the lines of learn's rules `keys` (the rest byte for byte: each kept
+    line with its own ending, learn.report.edits.split_lines)."""
+    return "".join(line for line in split_lines(text)
+                   if not ((m := _MARK.search(line)) and m.group("key") in keys))
