@@ -36,6 +36,12 @@ from typing import Any, Final, Literal
 from learn.guard.files import checks_dir, record_file, rules_file
 from learn.guard.rules import BadRules, CheckRule, Mode, RuleSet, load_rules
 from learn.paths import atomic_write_bytes, ensure_private_dir
+from learn.report.json_settings import (
+    SettingsError,
+    edit_settings,
+    parse_settings,
+    render_settings,
+)
 
 # "codex-rules": a Codex without hooks (older than 0.124, or `[features] hooks = false`)
 # gets the exact prefix_rules execpolicy can say instead, in a file of learn's own.
@@ -106,16 +112,10 @@ def _read(path: Path) -> bytes | None:
 
 
 def _json_object(path: Path, raw: bytes | None) -> dict[str, Any]:
-    if raw is None or not raw.strip():
-        return {}
     try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise CheckError(f"{path} is not valid JSON ({exc}); fix it first, learn does not "
-                         "rewrite a file it cannot read") from exc
-    if not isinstance(data, dict):
-        raise CheckError(f"{path} is not a JSON object; learn does not rewrite it")
-    return data
+        return parse_settings(raw, path)[0]
+    except SettingsError as exc:
+        raise CheckError(str(exc)) from exc
 
 
 def _is_ours(hook: Any, command: str) -> bool:
@@ -161,8 +161,24 @@ def _without_hook(data: dict[str, Any], command: str) -> dict[str, Any]:
     return out
 
 
-def _dumps(data: dict[str, Any]) -> bytes:
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+def _edited(path: Path, before: bytes | None, command: str) -> bytes | None:
+    """The settings with learn's hook added, in the file's own style; `before` when it
+    is there already."""
+    try:
+        edited = edit_settings(before, path, lambda data: _with_hook(data, command, path))
+    except SettingsError as exc:
+        raise CheckError(str(exc)) from exc
+    return before if edited is None else edited.encode("utf-8")
+
+
+def _dumps(data: dict[str, Any], like: bytes | None, path: Path) -> bytes:
+    """`data` written as the file was (`like`: its bytes), so only learn's hook changes in
+    the person's settings (learn.report.json_settings)."""
+    try:
+        style = parse_settings(like, path)[1]
+    except SettingsError as exc:
+        raise CheckError(str(exc)) from exc
+    return render_settings(data, style).encode("utf-8")
 
 
 def target_path(agent: str, project: str, home: Path | None = None) -> Path:
@@ -302,9 +318,7 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
                 after = codex_prefix_rules(rules)
                 after = before if after is None else after
             else:
-                after_data = _with_hook(_json_object(path, before), command, path)
-                after = before if after_data == _json_object(path, before) \
-                    else _dumps(after_data)
+                after = _edited(path, before, command)
             if not had:
                 new_record.setdefault("targets", {})[key] = {
                     "path": str(path), "original": None if before is None
@@ -330,7 +344,7 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
             elif original_bytes is None and not stripped:
                 after_b = None
             else:
-                after_b = _dumps(stripped)
+                after_b = _dumps(stripped, before, path)
                 notes.append(f"{path} changed since the check was installed: only learn's hook "
                              "is taken out, your other changes stay")
         changes.append(FileChange(path, before, after_b,
@@ -358,7 +372,7 @@ def _confined(path: Path, project: str) -> Path:
 
     try:
         # The project's folder, or another checkout of its repository (a worktree).
-        return confine(path, write_roots(project, path))
+        return confine(path, write_roots(project, path), internal=True)
     except ConfinementError as exc:
         raise CheckError(str(exc)) from exc
 

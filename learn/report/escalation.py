@@ -29,9 +29,11 @@ import re
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.outcomes import RuleOutcome
+from learn.report.json_settings import edit_settings
 from learn.report.prohibitions import Command, blocks, read_rule
 from learn.store.proposals import ProposalBook
 
@@ -146,27 +148,24 @@ def escalate(o: RuleOutcome, base: Proposal | None = None,
 def merged_settings(original: str | None, deny: Sequence[str], path: Path) -> str:
     """settings.json with `deny` added to permissions.deny (kept, order kept, no doubles).
 
-    Everything else in the file is carried over; ValueError when it is not a JSON
-    object (learn does not guess at a file Claude Code itself would reject)."""
-    data: object = {}
-    if original is not None and original.strip():
-        try:
-            data = json.loads(original)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); fix "
-                             "it first, learn does not rewrite a file it cannot read") from exc
-    if not isinstance(data, dict):
-        raise ValueError(f"{path} is not a JSON object; learn does not rewrite it")
-    perms = data.setdefault("permissions", {})
-    if not isinstance(perms, dict):
-        raise ValueError(f"{path}: `permissions` is not an object; fix it by hand first")
-    have = perms.setdefault("deny", [])
-    if not isinstance(have, list):
-        raise ValueError(f"{path}: `permissions.deny` is not a list; fix it by hand first")
-    for rule in deny:
-        if rule not in have:
-            have.append(rule)
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    The rest of the file is kept as written (learn.report.json_settings); ValueError
+    when it is not a JSON object, or has a key twice (learn does not guess at a file
+    Claude Code itself would reject, nor drop one of the two)."""
+
+    def add(data: dict[str, Any]) -> dict[str, Any]:
+        perms = data.setdefault("permissions", {})
+        if not isinstance(perms, dict):
+            raise ValueError(f"{path}: `permissions` is not an object; fix it by hand first")
+        have = perms.setdefault("deny", [])
+        if not isinstance(have, list):
+            raise ValueError(f"{path}: `permissions.deny` is not a list; fix it by hand first")
+        for rule in deny:
+            if rule not in have:
+                have.append(rule)
+        return data
+
+    new = edit_settings(original, path, add)
+    return new if new is not None else original or ""
 
 
 def _tokens(command: str) -> list[str]:
