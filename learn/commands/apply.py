@@ -33,8 +33,11 @@ from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_fo
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
+    ApplyError,
     FilePlan,
     RuleEdit,
+    decode_text,
+    read_bytes,
     sha256,
 )
 from learn.report.runs import (
@@ -182,6 +185,11 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     back what the last apply wrote.
     """
     consent = Consent(yes=yes, dry_run=dry_run, confirm=confirm)
+    if file is not None:
+        # As typed (`--file CLAUDE.md`) the path is relative, and planning refuses any
+        # destination that is not absolute. absolute(), not resolve(): confinement must
+        # still see a symlink to follow it and check where it leads.
+        file = file.expanduser().absolute()
     if undo:
         if not undo_last(consent=consent):
             sys.exit(1)
@@ -267,12 +275,15 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
 
     shown = show(plans, preview)
     batch = new_batch()
+    uninstalled: list[FilePlan] = []  # learn's check data put back: its hook is not in place
 
     def written(plan: FilePlan, backup: Path | None) -> None:
         if checks is not None and checks.owns(plan):
             journal_write(batch, "apply", plan, backup, here, checks.keys())
-            checks.written(plan)
-            click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
+            if checks.written(plan):
+                click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
+            else:
+                uninstalled.append(plan)
             return
         journal_write(batch, "apply", plan, backup,
                       project_here(plan.applied[0].project) if plan.applied
@@ -294,8 +305,9 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         noun = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
         return f"Write {n} {noun}{'s' if n != 1 else ''} to"
 
-    wrote = write_confirmed(plans, consent, written, what=what)
-    if refused or not shown or not wrote or (offers and checks is None):
+    wrote = write_confirmed(plans, consent, written, what=what,
+                            held=checks.held if checks is not None else None)
+    if refused or not shown or not wrote or uninstalled or (offers and checks is None):
         sys.exit(1)
 
 
@@ -350,14 +362,20 @@ def prune_keys(keys: tuple[str, ...], here: str, *, consent: Consent) -> bool:
     ok = True
     for name in sorted(files):
         path = Path(name)
+        # The hash is of the bytes on disk, which the write checks again: a text-mode read
+        # turns CRLF into LF, and every prune of a CRLF file was refused as changed since.
         try:
-            original = path.read_text(encoding="utf-8")
-        except OSError as exc:
+            data = read_bytes(path)
+            original = decode_text(path, data)
+        except (OSError, ApplyError) as exc:
             click.echo(f"error: cannot read {path}: {exc}", err=True)
             ok = False
             continue
-        plans.append(FilePlan(path=path, original=original,
-                              original_hash=sha256(original.encode()),
+        if data is None or original is None:
+            click.echo(f"error: cannot read {path}: no such file", err=True)
+            ok = False
+            continue
+        plans.append(FilePlan(path=path, original=original, original_hash=sha256(data),
                               new_text=without_rules(original, set(keys)),
                               projects=(*write_roots(files[name], path), here)))
     if not files:

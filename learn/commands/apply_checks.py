@@ -6,6 +6,16 @@ by learn.report.check_install and handed to `learn apply` as file plans, so they
 are shown, confirmed (one `--confirm TOKEN` for everything an apply writes),
 written through the same confinement and journal (`learn apply --undo` puts the
 settings back) as every other write. The rule starts record-only.
+
+The check is installed whole or not at all. From a git worktree the settings
+write was refused (confined to the main checkout) while the rules file was
+still written, the install record named the worktree's settings as holding the
+hook and the offer was recorded as applied: a check recorded as in place that
+ran nowhere. So the agent files are confined where `learn check` confines them
+(the project's folder or another checkout of its repository), a destination
+that cannot be written refuses the whole check before anything is, and when an
+agent file is still not written (changed since the diff, declined) the rules
+file written after it is put back and nothing is recorded.
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ from pathlib import Path
 import click
 
 from learn.guard.rules import BadRules, CheckRule
+from learn.projects import write_roots
 from learn.records.proposal import Proposal
 from learn.report.check_install import CheckError, CheckPlan
 from learn.report.edits import FilePlan, sha256
@@ -36,6 +47,9 @@ class CheckApply:
     offers: list[tuple[Proposal, CheckRule]]
     plans: list[FilePlan] = field(default_factory=list)
     done: set[Path] = field(default_factory=set)
+    # learn's data file, and its bytes before: put back when a hook was not written.
+    data: FilePlan | None = None
+    data_before: bytes | None = None
 
     def owns(self, plan: FilePlan) -> bool:
         return any(plan is p for p in self.plans)
@@ -43,22 +57,77 @@ class CheckApply:
     def keys(self) -> list[str]:
         return [p.key for p, _ in self.offers]
 
-    def written(self, plan: FilePlan) -> None:
-        """After each of its plans is written: once the data file is, the install record
-        and the decisions (the proposal applied, as form "check")."""
+    def written(self, plan: FilePlan) -> bool:
+        """After each of its plans is written: once the last is (learn's data file), the
+        install record and the decisions (the proposal applied, as form "check"), when
+        every agent file was written too. False when the check is not installed: then
+        the data file is put back as it was and nothing is recorded."""
         from learn.guard.files import rules_file
         from learn.report.check_install import write_record
         from learn.report.runs import record_decision
 
         self.done.add(plan.path)
-        if plan.path != self.plans[-1].path:
-            return
+        if plan is not self.plans[-1]:
+            return True
+        # apply writes each plan on its own, in order: a refused or declined agent file
+        # is known only here, after the data file (written last) is on disk.
+        missing = [p.path for p in self.plans if p.path not in self.done]
+        if missing:
+            self._not_installed(missing)
+            return False
         write_record(self.check, self.project)
         for p, rule in self.offers:
             record_decision(p.key, "accepted", rule.reason, str(rules_file(self.project)),
                             project=self.project, proposal=p, form="check")
             click.echo(f"{p.key}: learn's check notes what it would stop (record-only); "
                        f"`learn check enforce {rule.id}` makes it stop the agent")
+        return True
+
+    def held(self, plan: FilePlan) -> str | None:
+        """Why learn's data file (`plan`, written last) is not to be written now: an agent
+        file of the check was not (declined, refused, changed since the diff), so the
+        check would run nowhere. None for any other plan, or when every one was."""
+        if plan is not self.data:
+            return None
+        missing = [p.path for p in self.plans if p is not plan and p.path not in self.done]
+        if not missing:
+            return None
+        names = ", ".join(str(m) for m in missing)
+        was = "was" if len(missing) == 1 else "were"
+        return (f"learn's check is not installed: {names} {was} not written, so the check "
+                f"would run nowhere here, and {', '.join(self.keys())} is not recorded as "
+                "applied. Run `learn apply` again to install it.")
+
+    def _not_installed(self, missing: Sequence[Path]) -> None:
+        put_back = ""
+        if self.data is not None and self.data.path in self.done:
+            _put_back(self.data, self.data_before)
+            put_back = f"; {self.data.path} is put back as it was"
+        names = ", ".join(str(m) for m in missing)
+        was = "was" if len(missing) == 1 else "were"
+        click.echo(f"learn's check is not installed: {names} {was} not written, so the check "
+                   f"would run nowhere here{put_back}, and {', '.join(self.keys())} is not "
+                   "recorded as applied. Run `learn apply` again to install it.", err=True)
+
+
+def _put_back(plan: FilePlan, before: bytes | None) -> None:
+    """`plan`'s file as it was before it was written, and its write out of `--undo`'s
+    journal (undoing it again would find the file changed since and refuse)."""
+    from learn.paths import atomic_write_bytes
+    from learn.store import StoreError, open_store
+
+    if before is None:
+        plan.path.unlink(missing_ok=True)
+    else:
+        atomic_write_bytes(plan.path, before)
+    written = "" if plan.remove else sha256(plan.new_text.encode("utf-8"))
+    try:
+        with open_store() as store:
+            store.journal.mark_undone([w.id for w in store.journal.last_batch()
+                                       if w.path == str(plan.path) and w.after_hash == written])
+    except (StoreError, OSError) as exc:
+        click.echo(f"warning: {plan.path} is put back but `learn apply --undo` still lists "
+                   f"its write ({exc})", err=True)
 
 
 def plan_checks(offers: Sequence[Proposal], project: str,
@@ -94,16 +163,43 @@ def plan_checks(offers: Sequence[Proposal], project: str,
     from learn.guard.files import checks_dir
     from learn.paths import ensure_private_dir
 
-    ensure_private_dir(checks_dir())  # learn's data: 0700 before its first file
     # The agent's files first, learn's data file last: its write completes the install.
-    changes = sorted(check.changes, key=lambda c: c.private)
+    changes = [c for c in sorted(check.changes, key=lambda c: c.private) if c.after != c.before]
+    # Each agent file where `learn check` writes it (check_install._confined): the
+    # project's folder, or the checkout of its repository apply runs in (a worktree).
+    where: list[tuple[Path, tuple[str, ...]]] = []
+    for c in changes:
+        roots = write_roots(project, c.path)
+        real = _confined(c.path, roots) if not c.private else c.path
+        if isinstance(real, str):
+            click.echo(f"refused: learn's check: {real}; nothing was written for the check",
+                       err=True)
+            return None
+        where.append((real, roots))
+    ensure_private_dir(checks_dir())  # learn's data: 0700 before its first file
     # The rules file dates each check it adds to the second it is written; a `--confirm`
     # a while after the dry run confirms the same changes at another second.
     stamp = json.dumps(now)
-    plans = [FilePlan(path=c.path, original=_text(c.before),
+    plans = [FilePlan(path=real, original=_text(c.before),
                       original_hash=sha256(c.before) if c.before is not None else "",
-                      new_text=_text(c.after) or "", remove=c.after is None,
-                      projects=(project,),
+                      new_text=_text(c.after) or "", remove=c.after is None, projects=roots,
                       confirmed=(_text(c.after) or "").replace(stamp, '"(when written)"'))
-             for c in changes if c.after != c.before]
-    return CheckApply(project, check, pairs, plans)
+             for c, (real, roots) in zip(changes, where, strict=True)]
+    data = next((plan for plan, c in zip(plans, changes, strict=True) if c.private), None)
+    before = next((c.before for c in changes if c.private), None)
+    return CheckApply(project, check, pairs, plans, data=data, data_before=before)
+
+
+def _confined(path: Path, roots: tuple[str, ...]) -> Path | str:
+    """The real file behind the agent file `path` when learn may write it under `roots`,
+    else why not (not a destination learn writes, a link out, read-only): asked before
+    anything is written, so a check is never left half in place."""
+    from learn.report.apply import read_only_reason
+    from learn.report.confine import confine
+    from learn.report.errors import ConfinementError
+
+    try:
+        real = confine(path, roots)
+    except ConfinementError as exc:
+        return str(exc)
+    return read_only_reason(real) or real

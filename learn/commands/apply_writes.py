@@ -89,10 +89,13 @@ def show(plans: Sequence[FilePlan], extra: Callable[[FilePlan], None] | None = N
 
 
 def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Written, *,
-                    what: Callable[[FilePlan], str]) -> bool:
+                    what: Callable[[FilePlan], str],
+                    held: Callable[[FilePlan], str | None] | None = None) -> bool:
     """Write the changed plans the person confirmed (see the module doc), after `show`
     printed them; `on_written` records each. False when something was not written
-    that should have been (a refusal, a failed write, a stale token)."""
+    that should have been (a refusal, a failed write, a stale token). `held`: why a
+    plan is not to be written now, given what was written before it (learn's check
+    data when the agent file that runs it was not), asked before the person is."""
     todo = [p for p in plans if p.changed and not p.refused]
     if not todo:
         return True
@@ -114,6 +117,10 @@ def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Wri
         sys.exit(2)
     ok = True
     for plan in todo:
+        why = held(plan) if held is not None else None
+        if why is not None:
+            click.echo(f"not writing {plan.path}: {why}", err=True)
+            continue
         if asked and not click.confirm(f"{what(plan)} {plan.path}?", default=False):
             click.echo(f"skipped {plan.path}")
             continue
