@@ -24,7 +24,7 @@ from learn.report.prose import is_prose, plain_prose
     ("Use uv <!-- never closed", "Use uv"),
     ("Use uv --> learn:begin", "Use uv"),
     ("See @~/.ssh/id_rsa and @docs/x.md, ask @alice, mail a@b.co",
-     "See ~/.ssh/id_rsa and docs/x.md, ask @alice, mail a@b.co"),
+     "See ~/.ssh/id_rsa and docs/x.md, ask alice, mail a@b.co"),
     ("Keep functions > 50 lines rare", "Keep functions > 50 lines rare"),
     ("Write output > out.txt. Then commit.", "Then commit."),
     ("Use ${SECRET} here", ""),

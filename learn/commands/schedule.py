@@ -7,6 +7,7 @@ job that will run with their credentials before it exists.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -50,8 +51,34 @@ def has_systemd() -> bool:
     return shutil.which("systemctl") is not None and Path("/run/systemd/system").is_dir()
 
 
+# C0 and C1 controls and the Unicode line separators. A newline in a folder name
+# became a line of the unit (`ExecStartPre=...` of the folder's choosing) and split
+# the crontab entry into lines `--remove` never found: no quoting survives a line
+# break in a systemd unit or a crontab, so such a value is refused, not escaped.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _control_character(spec: ScheduleSpec) -> str | None:
+    """Which value of `spec` holds a control character, and which, else None."""
+    values = {
+        "--project": str(spec.project) if spec.project else "",
+        "--since": spec.since,
+        "PATH": spec.path_env or "",
+        "the Python learn runs under": " ".join(spec.learn),
+        "learn's data folder (the digests')": str(spec.digests_dir),
+        "learn's config folder (schedule.env's)": str(spec.env_file),
+    }
+    for what, value in values.items():
+        found = _CONTROL.search(value)
+        if found:
+            return f"{what} holds a control character ({found.group()!r} in {value!r})"
+    return None
+
+
 def make_spec(every: str, since: str, project: Path | None = None) -> ScheduleSpec:
-    return ScheduleSpec(
+    """The job for these options; a ClickException, before anything is written, when a
+    value of it holds a control character (it would become structure of the job)."""
+    spec = ScheduleSpec(
         every="daily" if every == "daily" else "weekly",
         # The interpreter learn runs under now: a service manager's PATH will not
         # have the virtualenv on it, and `python -m learn` needs nothing else.
@@ -62,6 +89,12 @@ def make_spec(every: str, since: str, project: Path | None = None) -> ScheduleSp
         path_env=os.environ.get("PATH"),
         project=project.resolve() if project else None,
     )
+    problem = _control_character(spec)
+    if problem:
+        raise click.ClickException(f"{problem}, which a unit or crontab line cannot quote "
+                                   "(a line break starts a line of its own). Nothing was "
+                                   "written")
+    return spec
 
 
 def env_file_keys(path: Path) -> set[str]:

@@ -16,8 +16,13 @@ whatever the model said, what is written is prose:
 - no HTML comments and no markers of learn's own sections (they would move
   where learn's section ends, or hide text from the person reading the file);
 - no `@path` imports (Claude Code pulls the named file into every session: a
-  rule saying `@~/.ssh/id_rsa` would send the key to the model);
-- no control characters.
+  rule saying `@~/.ssh/id_rsa` would send the key to the model). Claude Code
+  reads any `@` that starts a word as one, a bare name included (its own docs'
+  example is `@README`), so every such `@` goes, `@alice` too; one inside a word
+  (an e-mail address, a@b.com) starts no import and stays;
+- no control characters, and none of the invisible ones that reorder or hide
+  text (bidi overrides and isolates, zero-width characters: Trojan Source), so
+  the diff the person confirms shows what the agent will read.
 Inline code spans (`pnpm vitest run`) stay: they are how a rule names a command.
 """
 
@@ -40,8 +45,13 @@ _SHELL_ACTIVE = re.compile(
     r"|\d?>{1,2}&?\s*(?:[~/$&]|\.{1,2}/|[\w.-]+\.\w+\b)|\|\s*(?:ba|z|da|k)?sh\b"
     r"|\b(?:eval|exec)\s")
 _CLAUSE = re.compile(r"(;\s*|(?<=[.!?])\s+)")
-_IMPORT = re.compile(r"(?<!\S)@(?=[~./]|[\w.-]*[/.][\w.-])")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x1b]")
+# An `@` that starts a word, before anything: after whitespace, at the start of a
+# line, after punctuation (`(@~/.ssh/id_rsa)`) or another `@`.
+_IMPORT = re.compile(r"(?<!\w)@(?=\S)")
+# C0 and C1 controls; the bidi marks, embeddings, overrides and isolates; the
+# zero-width space, joiners and word joiner; the byte-order mark.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e"
+                      r"\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def _outside_code(text: str) -> str:

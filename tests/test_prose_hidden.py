@@ -1,0 +1,55 @@
+"""Rule text hides nothing and imports nothing (learn.report.prose).
+
+The audit's cases: `@Makefile` and `@README` were kept (Claude Code imports `@name`
+without a dot or slash too: its docs' own example is `@README`), and bidi and
+zero-width characters reached CLAUDE.md and command files, where they reorder or
+hide text in the diff the person confirms (Trojan Source)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from learn.report.prose import plain_prose
+
+# Claude Code's import form: `@` at the start of a line or after whitespace, then a path.
+_CC_IMPORT = re.compile(r"(?:^|\s)@\S", re.MULTILINE)
+
+
+@pytest.mark.parametrize("char", [
+    "\u202e", "\u202a", "\u202b", "\u202c", "\u202d",  # bidi embeddings and overrides
+    "\u2066", "\u2067", "\u2068", "\u2069",  # bidi isolates
+    "\u200b", "\u200c", "\u200d", "\u200e", "\u200f",  # zero-width and marks
+    "\ufeff",  # zero-width no-break space
+])
+@pytest.mark.parametrize("one_line", [True, False])
+def test_no_bidi_or_zero_width_character_is_written(char: str, one_line: bool) -> None:
+    written = plain_prose(f"Use bun {char}elif_kees ton od{char} for installs", one_line=one_line)
+    assert char not in written
+    assert written == "Use bun elif_kees ton od for installs"
+
+
+def test_a_trojan_source_rule_is_written_in_its_real_order() -> None:
+    assert plain_prose("Use bun\u200b\u2066 hidden\u2069 always") == "Use bun hidden always"
+
+
+@pytest.mark.parametrize(("said", "written"), [
+    ("Always read @Makefile and @README before building",
+     "Always read Makefile and README before building"),
+    ("@CLAUDE.local.md first", "CLAUDE.local.md first"),
+    ("Keep secrets out (@~/.ssh/id_rsa) of the code", "Keep secrets out (~/.ssh/id_rsa) of the code"),
+    ("Ask @alice before merging", "Ask alice before merging"),
+    ("Mail a@b.com or ops@example.org", "Mail a@b.com or ops@example.org"),
+    ("Read @@README twice", "Read README twice"),
+    ("Use bun\u200b@README now", "Use bun README now"),
+])
+def test_no_word_is_an_import(said: str, written: str) -> None:
+    assert plain_prose(said) == written
+
+
+def test_a_command_body_imports_nothing_on_any_line() -> None:
+    body = "Deploy it.\n@Makefile\n  @README and\tthen @package.json\n\u202e hidden"
+    written = plain_prose(body, one_line=False)
+    assert not _CC_IMPORT.search(written)
+    assert written == "Deploy it.\nMakefile\nREADME and then package.json\nhidden"
