@@ -53,3 +53,37 @@ def test_a_command_body_imports_nothing_on_any_line() -> None:
     written = plain_prose(body, one_line=False)
     assert not _CC_IMPORT.search(written)
     assert written == "Deploy it.\nMakefile\nREADME and then package.json\nhidden"
+
+
+@pytest.mark.parametrize(("said", "written"), [
+    # Claude Code evaluates no import inside a code span: a scoped package stays.
+    ("Install `@types/node` as a dev dependency", "Install `@types/node` as a dev dependency"),
+    ("Read @README, not `@README`", "Read README, not `@README`"),
+    # A doubled backtick is not taken as a plain span: its `@` goes.
+    ("Run ``@evil`` now", "Run ``evil`` now"),
+])
+def test_an_at_inside_a_plain_code_span_stays(said: str, written: str) -> None:
+    assert plain_prose(said) == written
+
+
+@pytest.mark.parametrize(("said", "written"), [
+    ("Use <details><summary>bun</summary>and npm</details> always", "Use bun and npm always"),
+    ("Say hi <img src=https://x.example/p.png onerror=alert(1)> politely", "Say hi politely"),
+    ("Keep <span style='display:none'>quiet</span> logs", "Keep quiet logs"),
+    ("Return Map<string, number> from lookups", "Return Map<string, number> from lookups"),
+    ("Write `<div>` in templates", "Write `<div>` in templates"),
+])
+def test_no_html_element_is_written(said: str, written: str) -> None:
+    assert plain_prose(said) == written
+
+
+@pytest.mark.parametrize(("said", "written"), [
+    ("See ![logo](https://x.example/beacon.png) first", "See logo first"),
+    ("Read [the docs](javascript:alert(1)) first", "Read the docs first"),
+    ("Open [keys](file:///home/me/.ssh/id_rsa) never", "Open keys never"),
+    ("Open <javascript:alert(1)> never", "Open never"),
+    ("Read [bun's docs](https://bun.sh/docs) first", "Read [bun's docs](https://bun.sh/docs) first"),
+    ("See <https://bun.sh/docs> first", "See <https://bun.sh/docs> first"),
+])
+def test_only_http_links_stay_and_no_image_is_shown(said: str, written: str) -> None:
+    assert plain_prose(said) == written

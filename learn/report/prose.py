@@ -19,7 +19,12 @@ whatever the model said, what is written is prose:
   rule saying `@~/.ssh/id_rsa` would send the key to the model). Claude Code
   reads any `@` that starts a word as one, a bare name included (its own docs'
   example is `@README`), so every such `@` goes, `@alice` too; one inside a word
-  (an e-mail address, a@b.com) starts no import and stays;
+  (an e-mail address, a@b.com) starts no import and stays, and so does one in a
+  plain code span (`@types/node`), where Claude Code evaluates no import;
+- no HTML elements (`<details>` folds text away from the person reading the
+  rendered file, `<img src=…>` fetches a URL when it is shown) and no images or
+  links that go anywhere but http(s) (`[docs](javascript:…)`): the tag or the
+  link goes, its words stay;
 - no control characters, and none of the invisible ones that reorder or hide
   text (bidi overrides and isolates, zero-width characters: Trojan Source), so
   the diff the person confirms shows what the agent will read.
@@ -48,6 +53,23 @@ _CLAUSE = re.compile(r"(;\s*|(?<=[.!?])\s+)")
 # An `@` that starts a word, before anything: after whitespace, at the start of a
 # line, after punctuation (`(@~/.ssh/id_rsa)`) or another `@`.
 _IMPORT = re.compile(r"(?<!\w)@(?=\S)")
+# A code span of single backticks with something in it: Claude Code evaluates no
+# `@` import there. A doubled backtick is not taken as one (CommonMark's spans
+# of longer runs are where a span could be read differently).
+_PLAIN_SPAN = re.compile(r"(?<!`)`[^`\n]+`(?!`)")
+# HTML elements a rendered Markdown view acts on; a TypeScript `Map<string, T>`
+# outside a code span names none of them and stays.
+_HTML_TAG = re.compile(
+    r"</?(?:a|abbr|audio|b|base|big|blockquote|body|br|button|center|code|del|details|"
+    r"dialog|div|em|embed|font|form|h[1-6]|head|hr|html|i|iframe|img|input|ins|kbd|li|"
+    r"link|mark|math|meta|noscript|object|ol|option|p|picture|pre|q|s|script|select|"
+    r"small|source|span|strike|strong|style|sub|summary|sup|svg|table|td|template|"
+    r"textarea|th|tr|u|ul|video)\b[^<>]*>", re.IGNORECASE)
+# `![alt](url)` shows its alt text; `[text](url)` keeps its link only to http(s).
+_TARGET = r"\((?:[^()\n]|\([^()\n]*\))*\)"  # one level of parentheses inside, as CommonMark allows
+_IMAGE = re.compile(r"!\[([^\]\n]*)\]" + _TARGET)
+_LINK = re.compile(r"\[([^\]\n]*)\](?!\(\s*https?://)" + _TARGET, re.IGNORECASE)
+_AUTOLINK = re.compile(r"<(?!https?://)[A-Za-z][\w+.-]*:[^<>\s]*>")
 # C0 and C1 controls; the bidi marks, embeddings, overrides and isolates; the
 # zero-width space, joiners and word joiner; the byte-order mark.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e"
@@ -73,12 +95,31 @@ def _clauses(line: str) -> str:
     return out.rstrip(";").rstrip()
 
 
+def _markup_out(text: str) -> str:
+    """`text` (no code span in it) without imports, HTML elements, images or
+    links to anywhere but http(s)."""
+    text = _IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _AUTOLINK.sub(" ", _HTML_TAG.sub(" ", text))
+    return _IMPORT.sub("", text)
+
+
+def _outside_spans(line: str) -> str:
+    out: list[str] = []
+    at = 0
+    for span in _PLAIN_SPAN.finditer(line):
+        out.append(_markup_out(line[at:span.start()]))
+        out.append(span.group())
+        at = span.end()
+    out.append(_markup_out(line[at:]))
+    return "".join(out)
+
+
 def _line(line: str) -> str:
     if _SHELL_LINE.match(line):
         return ""
     line = _BANG_SPAN.sub("", _INLINE_FENCE.sub("", line))
-    line = _IMPORT.sub("", line)
-    return _clauses(line)
+    return _clauses(_outside_spans(line))
 
 
 def plain_prose(text: str, *, one_line: bool = True) -> str:
