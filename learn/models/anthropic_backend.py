@@ -173,6 +173,7 @@ class AnthropicBackend:
         retry: RetryPolicy | None = None,
     ) -> None:
         key = api_key or os.environ.get("ANTHROPIC_API_KEY") or None
+        self._timeout = timeout
         self._client_args: dict[str, Any] = {
             "base_url": base_url, "timeout": timeout, "max_retries": 0,
             **({"api_key": key} if key is not None else {}),
@@ -267,7 +268,8 @@ class AnthropicBackend:
         import anthropic  # loaded by now: a dict lookup
 
         try:
-            raw = client.messages.with_raw_response.create(**params)
+            raw = client.messages.with_raw_response.create(
+                **params, timeout=self._retry.attempt_timeout(self._timeout))
             message = raw.parse()
             self._observe(raw.headers, chars=chars, sent=sent,
                           usage=getattr(message, "usage", None))

@@ -168,6 +168,8 @@ def _content_object(content: str) -> dict[str, Any] | None:
     """
     try:
         value = json.loads(content)
+    except RecursionError:
+        return None  # nested past the recursion limit: nothing in it is readable
     except ValueError:
         if content.lstrip().startswith("{"):
             return None
@@ -345,7 +347,8 @@ class OpenAIBackend:
                 self.requests[mode] += 1
             with self._limiter.slot():
                 try:
-                    reply = httpx.post(self.url, json=payload, headers=headers, timeout=self.timeout)
+                    reply = httpx.post(self.url, json=payload, headers=headers,
+                                       timeout=self._retry.attempt_timeout(self.timeout))
                 except httpx.TimeoutException as exc:
                     raise TransientError("request timed out") from exc
                 except httpx.TransportError as exc:
@@ -365,7 +368,7 @@ class OpenAIBackend:
                 raise TransientError(reason, status=reply.status_code, retry_after=retry_after)
             try:
                 data = reply.json()
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
                 raise ModelError(f"openai {request.tool.name}: the reply is not JSON") from exc
             return response_from_completion(request, model, data, mode)
 
@@ -375,7 +378,7 @@ class OpenAIBackend:
 def _error_text(reply: Any) -> str:
     try:
         data = reply.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep to read
         return _short(reply.text) or reply.reason_phrase or "error"
     error = data.get("error") if isinstance(data, Mapping) else None
     if isinstance(error, Mapping):

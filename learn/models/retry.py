@@ -124,6 +124,11 @@ OVERLOAD_STATUSES = frozenset({429, 503, 529})
 # of 500/529/429/drops (tests/test_batch_faults.py) four identical failures in a
 # row are rarer than one call in a thousand.
 MAX_SAME_FAILURES = 4
+# A request made while the backend is failing waits at most what is left of
+# the budget, but never less than this: a hung endpoint (every request timing
+# out at the backend's 180 s) ran four attempts to 12 minutes of a 10-minute
+# budget, and the person was told "12m08s of 10m".
+MIN_ATTEMPT_SECONDS = 1.0
 # The first wait worth telling a person about, and how often to say it again.
 REPORT_AFTER_SECONDS = 2.0
 REPORT_EVERY_SECONDS = 15.0
@@ -270,6 +275,16 @@ class RetryPolicy:
         if isinstance(exc, TransientError) and self.spent(state) + wait >= REPORT_AFTER_SECONDS:
             self.outage.report(exc.describe(), self.budget_seconds)
         return wait
+
+    def attempt_timeout(self, timeout: float) -> float:
+        """How long the next request may take: `timeout`, or, while the backend is
+        failing, what is left of the budget (at least MIN_ATTEMPT_SECONDS). A
+        healthy backend's request keeps its whole timeout: the budget is for
+        retrying, and a long answer is not a failure."""
+        failing = self.outage.elapsed()
+        if failing <= 0.0:
+            return timeout
+        return min(timeout, max(MIN_ATTEMPT_SECONDS, self.budget_seconds - failing))
 
     def do_sleep(self, seconds: float) -> None:
         self.outage.note_wait(seconds)
