@@ -102,7 +102,11 @@ def drain_command(backend: str) -> None:
                 raise RuntimeError(r.error or f"{r.failed_chunks} of {r.chunks} chunk(s) failed")
             if r.cached:
                 return "already mined (cache)"
-            return f"mined: {len(r.candidates)} candidate(s) in {r.chunks} chunk(s)"
+            mined = f"mined: {len(r.candidates)} candidate(s) in {r.chunks} chunk(s)"
+            if cache.write_failure is not None:
+                # The worker's whole purpose is the cache: a run would mine it again.
+                return f"{mined}, not kept: could not write the mining cache ({cache.write_failure})"
+            return mined
 
         interval = float(os.environ.get("LEARN_HOOK_INTERVAL", "2"))
         stats = drain(SessionQueue(), mine_one, log, lock_dir=data_dir(), interval=interval)

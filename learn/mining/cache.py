@@ -105,6 +105,10 @@ class MineCache:
     def __init__(self, root: Path | None = None, *, max_age_days: int = DEFAULT_MAX_AGE_DAYS) -> None:
         self.dir = (root if root is not None else cache_dir()) / "mined"
         self.max_age_days = max_age_days
+        # The first write that failed ("<dir>: Not a directory"), for the run to
+        # say: callers go on without the cache, and every session it could not
+        # keep is mined, and paid for, again by the next run.
+        self.write_failure: str | None = None
 
     def path_for(self, key: str) -> Path:
         return self.dir / f"{key}.json"
@@ -151,7 +155,8 @@ class MineCache:
         self, key: str, entry: SessionCandidates, *, dropped_unverified: int = 0, chunks: int = 0,
         dropped_by_reason: Mapping[str, int] | None = None,
     ) -> None:
-        ensure_private_dir(self.dir)
+        """Keep `entry` under `key`. An OSError is raised (and the first one kept
+        in `write_failure`): the caller decides whether the run goes on."""
         rows = []
         for c in entry.candidates:
             row = asdict(c)
@@ -176,7 +181,13 @@ class MineCache:
             "chunks": chunks,
             "mined_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        atomic_write_text(self.path_for(key), json.dumps(data, ensure_ascii=False, indent=1))
+        try:
+            ensure_private_dir(self.dir)
+            atomic_write_text(self.path_for(key), json.dumps(data, ensure_ascii=False, indent=1))
+        except OSError as exc:
+            if self.write_failure is None:
+                self.write_failure = f"{self.dir}: {exc.strerror or exc}"
+            raise
 
     def prune(self, *, now: float | None = None) -> int:
         """Delete entries written more than max_age_days ago; returns how many went."""

@@ -99,6 +99,9 @@ def mine(read: Read, options: RunOptions, config: Config, meter: UsageMeter | No
             )
             for r in results:
                 _book(out, r, trace)
+            if mine_cache.write_failure is not None and notify is not None:
+                notify(f"could not write the mining cache ({mine_cache.write_failure}): "
+                       "what this run mined will be mined, and paid for, again by the next run")
 
     out.incomplete = [sid for sid, r in out.results.items() if r.failed or r.failed_chunks]
     if out.incomplete:
