@@ -19,21 +19,29 @@ whatever the model said, what is written is prose:
   rule saying `@~/.ssh/id_rsa` would send the key to the model). Claude Code
   reads any `@` that starts a word as one, a bare name included (its own docs'
   example is `@README`), so every such `@` goes, `@alice` too; one inside a word
-  (an e-mail address, a@b.com) starts no import and stays, and so does one in a
-  plain code span (`@types/node`), where Claude Code evaluates no import;
-- no HTML elements (`<details>` folds text away from the person reading the
-  rendered file, `<img src=…>` fetches a URL when it is shown) and no images or
-  links that go anywhere but http(s) (`[docs](javascript:…)`): the tag or the
-  link goes, its words stay;
+  (an e-mail address, a@b.com) starts no import and stays. One in a code span
+  goes too (`@types/node` is written `types/node`): Claude Code evaluates no
+  import in a real code span, but where learn's reading of a span and a
+  Markdown parser's differ (an escaped backtick), a kept `@` would be one;
+- no HTML elements as markup (`<details>` folds text away from the person
+  reading the rendered file, `<img src=…>` fetches a URL when it is shown): a
+  tag is written as a code span, so "use `<button>`, not a `<div>`" still
+  says what it said. No images (their alt text stays), no link reference
+  definitions, and no link to anything but http(s), mailto or a plain relative
+  path (`[docs](javascript:…)` keeps its words only). These are undone until
+  nothing changes, as one removal can make what another looks for
+  (`[!](x)` before a span would leave `!` before it);
 - no control characters, and none of the invisible ones that reorder or hide
-  text (bidi overrides and isolates, zero-width characters: Trojan Source), so
-  the diff the person confirms shows what the agent will read.
+  text (bidi overrides and isolates, zero-width and format characters, fillers,
+  the tag block a sentence can be smuggled in), so the diff the person confirms
+  shows what the agent will read; a line or paragraph separator is a newline.
 Inline code spans (`pnpm vitest run`) stay: they are how a rule names a command.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _COMMENT_ENDS = re.compile(r"<!--|-->")
@@ -53,10 +61,6 @@ _CLAUSE = re.compile(r"(;\s*|(?<=[.!?])\s+)")
 # An `@` that starts a word, before anything: after whitespace, at the start of a
 # line, after punctuation (`(@~/.ssh/id_rsa)`) or another `@`.
 _IMPORT = re.compile(r"(?<!\w)@(?=\S)")
-# A code span of single backticks with something in it: Claude Code evaluates no
-# `@` import there. A doubled backtick is not taken as one (CommonMark's spans
-# of longer runs are where a span could be read differently).
-_PLAIN_SPAN = re.compile(r"(?<!`)`[^`\n]+`(?!`)")
 # HTML elements a rendered Markdown view acts on; a TypeScript `Map<string, T>`
 # outside a code span names none of them and stays.
 _HTML_TAG = re.compile(
@@ -64,20 +68,118 @@ _HTML_TAG = re.compile(
     r"dialog|div|em|embed|font|form|h[1-6]|head|hr|html|i|iframe|img|input|ins|kbd|li|"
     r"link|mark|math|meta|noscript|object|ol|option|p|picture|pre|q|s|script|select|"
     r"small|source|span|strike|strong|style|sub|summary|sup|svg|table|td|template|"
-    r"textarea|th|tr|u|ul|video)\b[^<>]*>", re.IGNORECASE)
-# `![alt](url)` shows its alt text; `[text](url)` keeps its link only to http(s).
-_TARGET = r"\((?:[^()\n]|\([^()\n]*\))*\)"  # one level of parentheses inside, as CommonMark allows
+    r"textarea|th|tr|u|ul|video)\b[^<>]*>"
+    # and any other element a renderer may act on: a custom one (`<x-note>`), or
+    # one with an attribute (`<foo title=x>`), which no `Map<K, V>` has.
+    r"|</?[A-Za-z][\w]*-[\w-]*\b[^<>]*>|</?[A-Za-z][\w:-]*\s[^<>]*=[^<>]*>", re.IGNORECASE)
+# A code span as a Markdown parser surely reads one: single backticks, not
+# escaped, not doubled, something inside.
+_STRICT_SPAN = re.compile(r"(?<![`\\])`[^`\n]+`(?!`)")
+# A link's target, one level of parentheses inside (as CommonMark allows).
+_TARGET = r"\(((?:[^()\n]|\([^()\n]*\))*)\)"
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]" + _TARGET)
-_LINK = re.compile(r"\[([^\]\n]*)\](?!\(\s*https?://)" + _TARGET, re.IGNORECASE)
-_AUTOLINK = re.compile(r"<(?!https?://)[A-Za-z][\w+.-]*:[^<>\s]*>")
-# C0 and C1 controls; the bidi marks, embeddings, overrides and isolates; the
-# zero-width space, joiners and word joiner; the byte-order mark.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e"
-                      r"\u2060-\u2064\u2066-\u2069\ufeff]")
+_LINK = re.compile(r"\[([^\]\n]*)\]" + _TARGET)
+_REF_IMAGE = re.compile(r"!\[([^\]\n]*)\]\[[^\]\n]*\]")
+_REF_LINK = re.compile(r"\[([^\]\n]*)\]\[[^\]\n]*\]")
+# `[name]: target`, a link reference definition: it gives a target to a
+# `[text][name]` anywhere in the file, the person's own links included.
+_REF_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:")
+# A target that stays: http(s) and mailto, or a relative path of plain
+# characters. Anything else (`javascript:`, `file:`, an entity or escape that a
+# renderer decodes into a scheme, `javascript&#58;`) leaves the link's text only.
+_SAFE_TARGET = re.compile(r"\s*<?(?:(?:https?://|mailto:)[^\s<>\\&]*|[\w./~#?=%+-]*)>?"
+                          r"(?:\s+\"[^\"\n]*\")?\s*", re.IGNORECASE)
+_AUTOLINK = re.compile(r"<(?!https?://|mailto:)[A-Za-z][\w+.-]*:[^<>\s]*>", re.IGNORECASE)
+# Line breaks a renderer may take as one; they become "\n", so every rule of a
+# line holds on each of them.
+_BREAKS = re.compile(r"\r\n?|[\x0b\x0c\x85\u2028\u2029]")
+# Shown as nothing, or as blank space, while a model reads them: fillers,
+# variation selectors, the combining grapheme joiner, the tag block ("ASCII
+# smuggling": a sentence in U+E0020-E007E is invisible in a diff). The rest of
+# the invisible characters are found by category (see _hidden).
+_INVISIBLE = frozenset([0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D,
+                        0x180E, 0x180F, 0x2800, 0x3164, 0xFFA0, *range(0xFE00, 0xFE10)])
+# Controls, format characters (bidi marks and overrides, zero-width ones, soft
+# hyphen, the byte-order mark), private use, lone surrogates, unassigned.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
+
+
+def _hidden(char: str) -> bool:
+    code = ord(char)
+    if code < 0x80:
+        return (code < 0x20 and char not in "\t\n") or code == 0x7F
+    return (code in _INVISIBLE or 0xE0000 <= code <= 0xE0FFF
+            or unicodedata.category(char) in _HIDDEN_CATEGORIES)
+
+
+def _visible(text: str) -> str:
+    """`text` with every hidden character a space (see _hidden): the diff the
+    person confirms shows what the agent will read."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(" " if _hidden(c) else c for c in text)
 
 
 def _outside_code(text: str) -> str:
     return _CODE_SPAN.sub(" ", text)
+
+
+def _link(match: re.Match[str]) -> str:
+    text, target = match.group(1), match.group(2)
+    return match.group(0) if _SAFE_TARGET.fullmatch(target) else text
+
+
+def _markup_out(line: str) -> str:
+    """One pass over `line`: images as their alt text, links only to safe
+    targets, no other autolink, no `@` import, no `!` before a span."""
+    line = _IMAGE.sub(r"\1", _REF_IMAGE.sub(r"\1", line))
+    line = _AUTOLINK.sub(" ", _LINK.sub(_link, _REF_LINK.sub(r"\1", line)))
+    # Every word-initial `@`, one in a code span too: Claude Code evaluates no
+    # import in a real code span, but learn's reading of where a span is and a
+    # Markdown parser's can differ (an escaped backtick, an autolink holding
+    # one), and where they differ, a kept `@~/.ssh/id_rsa` would be an import.
+    line = _IMPORT.sub("", line)
+    return _BANG_SPAN.sub("", _INLINE_FENCE.sub("", line))
+
+
+def _tags_as_code(line: str) -> str:
+    """Each HTML tag outside a code span as a code span of its own: the rule
+    still names the element, and no renderer acts on it."""
+    # A backtick inside a tag (`<x-note title='`'>`) would start a span learn
+    # sees and a Markdown parser, reading the tag first, does not.
+    line = _HTML_TAG.sub(lambda m: m.group(0).replace("`", ""), line)
+    pieces: list[tuple[str, bool]] = []  # (text, a tag made a span)
+    at = 0
+    for span in [*_STRICT_SPAN.finditer(line), None]:
+        end = span.start() if span is not None else len(line)
+        cut = at
+        for tag in _HTML_TAG.finditer(line, at, end):
+            pieces += [(line[cut:tag.start()], False), (f"`{tag.group()}`", True)]
+            cut = tag.end()
+        pieces.append((line[cut:end], False))
+        if span is not None:
+            pieces.append((span.group(), False))
+            at = span.end()
+    out, last_made = "", False
+    for text, made in pieces:
+        if not text:
+            continue
+        if (made and out.endswith("`")) or (last_made and text.startswith("`")):
+            out += " "  # two spans touching would be one span of a doubled backtick
+        out, last_made = out + text, made
+    return out
+
+
+def _markup_free(line: str) -> str:
+    """`line` through _markup_out until nothing changes (one removal can make
+    what another looks for: `[!](x)` before a span becomes `!` before it), then
+    its tags as code spans, and no `!` before those."""
+    for _ in range(8):
+        done = _markup_out(line)
+        if done == line:
+            return _BANG_SPAN.sub("", _tags_as_code(done))
+        line = done
+    return ""  # still changing after eight passes: built to get through, so nothing of it
 
 
 def _clauses(line: str) -> str:
@@ -95,31 +197,11 @@ def _clauses(line: str) -> str:
     return out.rstrip(";").rstrip()
 
 
-def _markup_out(text: str) -> str:
-    """`text` (no code span in it) without imports, HTML elements, images or
-    links to anywhere but http(s)."""
-    text = _IMAGE.sub(r"\1", text)
-    text = _LINK.sub(r"\1", text)
-    text = _AUTOLINK.sub(" ", _HTML_TAG.sub(" ", text))
-    return _IMPORT.sub("", text)
-
-
-def _outside_spans(line: str) -> str:
-    out: list[str] = []
-    at = 0
-    for span in _PLAIN_SPAN.finditer(line):
-        out.append(_markup_out(line[at:span.start()]))
-        out.append(span.group())
-        at = span.end()
-    out.append(_markup_out(line[at:]))
-    return "".join(out)
-
-
 def _line(line: str) -> str:
-    if _SHELL_LINE.match(line):
+    if _SHELL_LINE.match(line) or _REF_DEFINITION.match(line):
         return ""
-    line = _BANG_SPAN.sub("", _INLINE_FENCE.sub("", line))
-    return _clauses(_outside_spans(line))
+    line = _markup_free(line)
+    return "" if _SHELL_LINE.match(line) else _clauses(line)
 
 
 def plain_prose(text: str, *, one_line: bool = True) -> str:
@@ -127,7 +209,7 @@ def plain_prose(text: str, *, one_line: bool = True) -> str:
 
     One line (a rule, a description) by default; `one_line=False` keeps the line
     breaks of a command body."""
-    text = _CONTROL.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = _visible(_BREAKS.sub("\n", text))
     text = _COMMENT_ENDS.sub(" ", _COMMENT.sub(" ", text))
     text = _LEARN_MARKERS.sub(" ", text)
     lines: list[str] = []
