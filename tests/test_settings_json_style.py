@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from learn.commands.install_claude_command import command as install
 from learn.guard.rules import parse_rule
@@ -170,3 +172,66 @@ def test_removing_the_check_after_the_person_edited_keeps_their_style(tmp_path: 
     project = str(tmp_path / "proj")
     write_check(plan_rules(project, [], agents=["claude"]), project)
     assert path.read_bytes() == before.replace("opus", "sonnet").encode("utf-8")
+
+
+# Written by hand: spacing, one-line containers and escapes of its own.
+HAND_WRITTEN = ('{\n  "model":"opus",\n  "env": {"A": "1", "URL":"http:\\/\\/x"},\n'
+                '  "permissions" : {\n    "allow": ["Bash(ls:*)"],\n    "deny": ["Bash(rm:*)"]\n  }\n}\n')
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_what_learn_does_not_change_is_written_as_it_was(tmp_path: Path, writer: str) -> None:
+    path = WRITERS[writer](tmp_path, HAND_WRITTEN.encode("utf-8"))
+    after = path.read_bytes().decode("utf-8")
+    for kept in ('  "model":"opus",\n', '  "env": {"A": "1", "URL":"http:\\/\\/x"},\n',
+                 '    "allow": ["Bash(ls:*)"],\n'):
+        assert kept in after
+    if writer == "permission":
+        # The one-line list learn adds to stays on one line, with its key as written.
+        assert '  "permissions" : {\n' in after
+        assert f'    "deny": ["Bash(rm:*)", "{DENY}"]\n' in after
+    else:
+        assert '    "deny": ["Bash(rm:*)"]\n' in after
+
+
+@pytest.mark.parametrize("original", [b"\xef\xbb\xbf{\n  \"model\": \"opus\"\n}\n", b"\n", b"  \r\n"])
+def test_a_permission_goes_into_a_file_with_a_bom_or_blank(tmp_path: Path, original: bytes) -> None:
+    path = _permission(tmp_path, original)
+    after = path.read_bytes()
+    assert after.startswith(b"\xef\xbb\xbf") == original.startswith(b"\xef\xbb\xbf")
+    assert DENY in json.loads(after.decode("utf-8-sig"))["permissions"]["deny"]
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_a_lone_surrogate_escape_is_written_as_an_escape(tmp_path: Path, writer: str) -> None:
+    before = '{\n  "env": {\n    "A": "\\udc80",\n    "B": "café"\n  }\n}\n'
+    path = WRITERS[writer](tmp_path, before.encode("utf-8"))
+    after = path.read_bytes().decode("utf-8")
+    assert '"A": "\\udc80"' in after and '"B": "café"' in after
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=12)
+
+
+@given(st.dictionaries(st.text(max_size=5).filter(lambda k: k != "permissions"), _JSON, max_size=4),
+       st.sampled_from([None, 0, 1, 2, 4, "\t"]), st.sampled_from([(",", ":"), (", ", ": "), (" , ", " : ")]),
+       st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_any_settings_file_gets_the_rule_and_keeps_every_other_member_as_written(
+    data: dict[str, object], indent: int | str | None, separators: tuple[str, str], ascii_only: bool,
+) -> None:
+    from learn.report.escalation import merged_settings
+
+    original = json.dumps(data, indent=indent, separators=separators, ensure_ascii=ascii_only)
+    written = merged_settings(original, [DENY], Path("settings.json"))
+    assert json.loads(written) == {**data, "permissions": {"deny": [DENY]}}
+    for key, value in data.items():  # each member the file had is there as the file wrote it
+        alone = json.dumps({key: value}, indent=indent, separators=separators, ensure_ascii=ascii_only)
+        member = alone.strip("{}\n\t ")
+        if indent is None:
+            assert member in written
+    assert merged_settings(written, [DENY], Path("settings.json")) == written  # held already: unchanged

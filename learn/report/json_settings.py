@@ -22,11 +22,11 @@ drop one of the two, and which one counts is up to whoever reads it); a file tha
 not parse, or is not an object, is refused too. A file learn does not change is not
 written again at all.
 
-What still differs, in a file learn changes: whitespace inside lines is written one
-way (`"a":1` and `"a" : 1` become `"a": 1`); a container written on one line inside a
-file of many lines is spread one member per line; escapes are written the one way
-`json` writes them (`\\/` becomes `/`; in a file that both escapes non-ASCII and writes
-it as is, escaped non-ASCII becomes the characters).
+Only what learn changes is written anew: every value `change` leaves as it was is
+written as the file wrote it, byte for byte (its spacing, `"a" : 1`, a short list on one
+line, `\\/`, its escapes). A container learn adds to (`permissions.deny`) keeps the
+layout it had (on one line, or a member per line at the file's indent) and each
+member's key as written; only the separators around what learn adds are learn's.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,51 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_int=_int,
 
 
 @dataclass(frozen=True, slots=True)
+class _Node:
+    """Where one value is in the file's text, to write it again as it was."""
+
+    value: Any  # decoded on its own, so an edit of the parsed object never reaches it
+    start: int
+    end: int
+    # An object's members (key -> (the key and colon as written, the value)); a list's items.
+    members: dict[str, tuple[str, _Node]] | None = None
+    items: list[_Node] | None = None
+
+
+def _skip(text: str, at: int) -> int:
+    while at < len(text) and text[at] in _WS:
+        at += 1
+    return at
+
+
+def _tree(text: str, at: int) -> _Node:
+    """The value at `at` in `text` (already known to be valid JSON) and its parts."""
+    start = _skip(text, at)
+    if text[start] == "{":
+        members: dict[str, tuple[str, _Node]] = {}
+        at = _skip(text, start + 1)
+        while text[at] != "}":
+            key, after_key = _DECODER.raw_decode(text, at)
+            node = _tree(text, _skip(text, after_key) + 1)  # past the colon
+            members[key] = (text[at:node.start], node)
+            at = _skip(text, node.end)
+            at = _skip(text, at + 1) if text[at] == "," else at
+        value = {key: node.value for key, (_, node) in members.items()}
+        return _Node(value, start, at + 1, members=members)
+    if text[start] == "[":
+        items: list[_Node] = []
+        at = _skip(text, start + 1)
+        while text[at] != "]":
+            node = _tree(text, at)
+            items.append(node)
+            at = _skip(text, node.end)
+            at = _skip(text, at + 1) if text[at] == "," else at
+        return _Node([n.value for n in items], start, at + 1, items=items)
+    value, end = _DECODER.raw_decode(text, start)
+    return _Node(value, start, end)
+
+
+@dataclass(frozen=True, slots=True)
 class Style:
     """How a settings file is written, to write it again the same way."""
 
@@ -101,6 +146,10 @@ class Style:
     indent: str | None = _NEW_FILE_INDENT  # one level; None: the whole value on one line
     newline: str = "\n"
     ensure_ascii: bool = False  # non-ASCII written as \u escapes
+    # The file's text and where each value is in it: what is unchanged is written
+    # from there. Empty for a new (or blank) file.
+    text: str = field(default="", repr=False, compare=False)
+    tree: _Node | None = field(default=None, repr=False, compare=False)
 
 
 def parse_settings(raw: bytes | str | None, path: Path) -> tuple[dict[str, Any], Style]:
@@ -127,10 +176,13 @@ def parse_settings(raw: bytes | str | None, path: Path) -> tuple[dict[str, Any],
     except json.JSONDecodeError as exc:
         raise SettingsError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); fix "
                             "it first, learn does not rewrite a file it cannot read") from exc
+    except RecursionError:  # json's limit is the stack's: ~1,000 levels
+        raise SettingsError(f"{path} is nested too deep to read; learn does not rewrite a "
+                            "file it cannot read") from None
     if not isinstance(data, dict):
         raise SettingsError(f"{path} is not a JSON object; learn does not rewrite it")
-    start = len(body) - len(body.lstrip(_WS))
-    end = len(body.rstrip(_WS))
+    tree = _tree(body, 0)
+    start, end = tree.start, tree.end
     value = body[start:end]
     first_newline = body.find("\n")
     crlf = first_newline > 0 and body[first_newline - 1] == "\r"
@@ -144,12 +196,12 @@ def parse_settings(raw: bytes | str | None, path: Path) -> tuple[dict[str, Any],
     written_as_is = any(ord(c) > 0x7F for c in value)
     return data, Style(lead=bom + body[:start], trail=body[end:], indent=indent,
                        newline="\r\n" if crlf else "\n",
-                       ensure_ascii=escaped and not written_as_is)
+                       ensure_ascii=escaped and not written_as_is, text=body, tree=tree)
 
 
 def render_settings(data: dict[str, Any], style: Style) -> str:
     """`data` written in `style` (see the module's docstring for what that keeps)."""
-    return style.lead + _encode(data, style, 0) + style.trail
+    return style.lead + _encode(data, style, 0, style.tree) + style.trail
 
 
 def edit_settings(raw: bytes | str | None, path: Path,
@@ -165,9 +217,34 @@ def edit_settings(raw: bytes | str | None, path: Path,
     return render_settings(after, style)
 
 
-def _encode(value: object, style: Style, depth: int) -> str:
+def _string(text: str, style: Style) -> str:
+    # A lone surrogate (`"\udc80"` in the file) has no UTF-8 form: written as
+    # the file wrote it, an escape, whatever the rest of the file does.
+    surrogate = not style.ensure_ascii and any("\ud800" <= c <= "\udfff" for c in text)
+    return json.dumps(text, ensure_ascii=style.ensure_ascii or surrogate)
+
+
+def _same(a: object, b: object) -> bool:
+    """Whether `a` is `b` as the file wrote it: the same types, keys in the same
+    order, numbers with the same source (`1.50` is not `1.5`)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, _Int | _Float) and isinstance(b, _Int | _Float):
+        return a.source == b.source
+    return a == b
+
+
+def _encode(value: object, style: Style, depth: int, node: _Node | None = None) -> str:
+    """`value` as JSON text: where the file had it (`node`) unchanged, the file's own
+    text; a container learn changed, in the layout it had."""
+    if node is not None and _same(value, node.value):
+        return style.text[node.start:node.end]
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=style.ensure_ascii)
+        return _string(value, style)
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -178,17 +255,35 @@ def _encode(value: object, style: Style, depth: int) -> str:
         return json.dumps(value)
     if isinstance(value, dict):
         opener, closer = "{", "}"
-        items = [f"{json.dumps(str(k), ensure_ascii=style.ensure_ascii)}: "
-                 f"{_encode(v, style, depth + 1)}" for k, v in value.items()]
+        members = node.members if node is not None and node.members is not None else {}
+        items = [_member(str(k), v, members.get(str(k)), style, depth) for k, v in value.items()]
+        had = bool(members)
     elif isinstance(value, list | tuple):
         opener, closer = "[", "]"
-        items = [_encode(v, style, depth + 1) for v in value]
+        olds = node.items if node is not None and node.items is not None else []
+        items = [_encode(v, style, depth + 1, olds[i] if i < len(olds) else None)
+                 for i, v in enumerate(value)]
+        had = bool(olds)
     else:
         raise TypeError(f"not JSON: {type(value).__name__}")
     if not items:
         return opener + closer
-    if style.indent is None:
+    # A container the file wrote on one line (`"deny": ["Bash(rm:*)"]`) stays on one.
+    one_line = had and node is not None and "\n" not in style.text[node.start:node.end]
+    if style.indent is None or one_line:
         return opener + ", ".join(items) + closer
     inner = style.newline + style.indent * (depth + 1)
     return opener + inner + ("," + inner).join(items) + style.newline + style.indent * depth \
         + closer
+
+
+def _member(key: str, value: object, old: tuple[str, _Node] | None, style: Style,
+            depth: int) -> str:
+    """One member of an object learn changed: an old key as the file wrote it
+    (`"a" : `), its value as `_encode` writes it."""
+    if old is None:
+        return f"{_string(key, style)}: {_encode(value, style, depth + 1)}"
+    written, node = old
+    if "\n" in written:  # the key on a line of its own: learn's layout instead
+        written = f"{_string(key, style)}: "
+    return written + _encode(value, style, depth + 1, node)

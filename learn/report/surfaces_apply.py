@@ -47,7 +47,7 @@ def plan_surface(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
                 new = merged_settings(text, e.surface_rules, path)
             except ValueError as exc:
                 raise ApplyError(str(exc)) from exc
-            if text is not None and json.loads(new) == json.loads(text or "{}"):
+            if text is not None and new == text:  # merged_settings: the file as it was
                 plan.notes.append(f"{e.key}: {', '.join(e.surface_rules)} already denied")
                 continue
         elif form == "codex-rule":
