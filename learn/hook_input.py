@@ -31,6 +31,8 @@ def hook_object(raw: bytes) -> dict[str, Any]:
         data = json.loads(raw.decode("utf-8", errors="replace") or "null")
     except ValueError as exc:
         raise ValueError(f"hook input is not JSON: {exc}") from exc
+    except RecursionError:  # json's limit is the stack's: ~1,000 levels
+        raise ValueError("hook input is not JSON: nested too deep to read") from None
     if not isinstance(data, dict):
         raise ValueError("hook input is not a JSON object")
     return data
@@ -72,7 +74,7 @@ def read_stdin(stream: BinaryIO, *, timeout: float = 1.0) -> bytes:
         # the writer never closes the pipe.
         try:
             json.loads(b"".join(chunks))
-        except ValueError:
+        except (ValueError, RecursionError):  # too deep: hook_object says so once it is read
             continue
         break
     return b"".join(chunks)

@@ -154,6 +154,8 @@ def parse_rules(text: str | bytes) -> RuleSet:
         data = json.loads(text)
     except ValueError as exc:
         raise BadRules(f"not JSON: {exc}") from exc
+    except RecursionError:  # json's limit is the stack's: ~1,000 levels
+        raise BadRules("not JSON: nested too deep to read") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BadRules(f"not a learn check file (format {FORMAT})")
     rules = data.get("rules")
@@ -300,7 +302,7 @@ def read_hits(rules_file: str | os.PathLike[str]) -> list[dict[str, Any]]:
     for line in raw.splitlines():
         try:
             d = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # torn, or nested too deep: skipped like a torn one
             continue
         if isinstance(d, dict):
             out.append(d)

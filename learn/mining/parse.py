@@ -37,13 +37,13 @@ def _object_from_text(text: str) -> Any:
         # A bare array of candidates, as some local models answer.
         try:
             return json.loads(text[square : text.rfind("]") + 1])
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past ~1,000 levels
             pass
     start, end = text.find("{"), text.rfind("}")
     if start != -1 and end > start:
         try:
             return json.loads(text[start : end + 1])
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
     return _salvage(text)
 
@@ -66,7 +66,7 @@ def _salvage(text: str) -> Any:
             break
         try:
             item, pos = decoder.raw_decode(text, pos)
-        except ValueError:
+        except (ValueError, RecursionError):
             break
         items.append(item)
     return {"candidates": items}

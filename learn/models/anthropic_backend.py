@@ -284,7 +284,9 @@ class AnthropicBackend:
             ):
                 raise _ForcedToolRejected(what) from exc
             raise self._translate(exc) from exc
-        except (anthropic.AnthropicError, ValueError) as exc:
+        # RecursionError: a body nested past json's limit (~1,000 levels), raised from
+        # inside the SDK's parse; an unparseable reply like any other.
+        except (anthropic.AnthropicError, ValueError, RecursionError) as exc:
             raise self._translate(exc) from exc
 
     def _translate(self, exc: Exception, *, what: str = "anthropic") -> Exception:
@@ -316,6 +318,8 @@ class AnthropicBackend:
             # A stream cut while its body was read (a batch's results): the
             # transport's own error, not wrapped by the SDK.
             return TransientError(f"connection error to {self.base_url} ({type(exc).__name__})")
+        if isinstance(exc, RecursionError):
+            return ModelError(f"{what}: the reply from {self.base_url} is nested too deep to read")
         # A 200 whose body claims JSON but is not (a proxy's error page).
         return ModelError(f"{what}: unparseable reply from {self.base_url}: {exc}")
 
@@ -330,7 +334,7 @@ class AnthropicBackend:
             with self._limiter.slot():
                 try:
                     return fn(client)
-                except (anthropic.AnthropicError, ValueError) as exc:
+                except (anthropic.AnthropicError, ValueError, RecursionError) as exc:
                     raise self._translate(exc, what=f"anthropic batches {what}") from exc
                 except Exception as exc:
                     err = self._translate(exc, what=f"anthropic batches {what}")

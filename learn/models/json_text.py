@@ -34,6 +34,11 @@ def _first_object(text: str) -> dict[str, Any] | None:
         except json.JSONDecodeError:
             start = text.find("{", start + 1)
             continue
+        except RecursionError:
+            # Nested past the recursion limit (~1,000 levels). The next "{" is most
+            # likely inside the same value, and trying each would cost a thousand
+            # levels apiece (quadratic in the answer): no object.
+            return None
         if isinstance(value, dict):
             return value
         start = text.find("{", start + 1)

@@ -76,7 +76,9 @@ def unstringify(tool_input: Mapping[str, Any], schema: Mapping[str, Any]) -> dic
         if isinstance(value, str) and isinstance(sub, Mapping) and sub.get("type") == "array":
             try:
                 decoded = json.loads(value)
-            except ValueError:
+            except (ValueError, RecursionError):
+                # Not JSON, or nested past the recursion limit (~1,000 levels): left a
+                # string, so the schema check reports it and the answer is repaired.
                 continue
             if isinstance(decoded, list):
                 out[name] = decoded

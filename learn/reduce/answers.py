@@ -29,7 +29,7 @@ def recover_rows(text: str) -> list[Any]:
             break
         try:
             value, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # a row nested past ~1,000 levels
             break
         out.append(value)
     return out
@@ -42,8 +42,8 @@ def rows_of(value: Any) -> list[Any]:
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
-        except json.JSONDecodeError:
-            return recover_rows(value)
+        except (json.JSONDecodeError, RecursionError):
+            return recover_rows(value)  # the rows before a cut, or before one nested too deep
         return parsed if isinstance(parsed, list) else [parsed] if isinstance(parsed, dict) else []
     if isinstance(value, dict):
         return [value]

@@ -151,8 +151,8 @@ def hook_records(session_ids: Iterable[str], root: Path | None = None) -> dict[s
         for line in raw.decode("utf-8", errors="replace").splitlines():
             try:
                 d = json.loads(line)
-            except ValueError:
-                continue  # a torn last line: the rest stands
+            except (ValueError, RecursionError):
+                continue  # a torn last line, or one nested too deep to read: the rest stands
             if isinstance(d, dict) and isinstance(d.get("file"), str):
                 trigger = d.get("trigger")
                 loads.append(Load(d["file"], str(d.get("reason") or "unknown"), "hook",
@@ -224,7 +224,9 @@ def transcript_records(path: Path | str, provider: str) -> tuple[Load, ...] | No
     for raw in _lines_with(_bytes(Path(path)), _NEEDLES):
         try:
             d = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
+            # Nested past the recursion limit (json raises RecursionError at ~1,000
+            # levels): the parser skips that line as "too_deep"; so does this.
             continue
         if isinstance(d, dict):
             loads.extend(read(d))

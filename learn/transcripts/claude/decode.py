@@ -64,9 +64,12 @@ def decode_untyped(raw: bytes | memoryview | msgspec.Raw) -> Any:
     typed decode accepted can still fail a strict untyped decode later.
     """
     try:
-        return _ANY_DECODER.decode(raw)
-    except msgspec.DecodeError:
-        return _ANY_DECODER.decode(bytes(raw).decode("utf-8", "replace"))
+        try:
+            return _ANY_DECODER.decode(raw)
+        except msgspec.DecodeError:
+            return _ANY_DECODER.decode(bytes(raw).decode("utf-8", "replace"))
+    # Outside: the second decode, of a line whose bad byte comes before its deep part,
+    # raised it past a handler beside the first.
     except RecursionError:
         return None  # nested too deep to read: nothing of it is used
 

@@ -37,6 +37,7 @@ from typing import Any, Final
 import msgspec
 
 from learn.transcripts.blocks import ContentBlock, TextBlock, ToolResultBlock, ToolUseBlock
+from learn.transcripts.claude.decode import SKIP_TOO_DEEP
 from learn.transcripts.claude.literals import (
     AGENT_INJECTION_RE,
     DENIAL_KIND_PERMISSION_RULE,
@@ -85,7 +86,7 @@ def is_copilot(buf: bytes, path: Path | None = None) -> bool:
         return False
     try:
         line = _LINE.decode(first)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return False
     return "." in line.type and isinstance(line.data, dict) and line.timestamp is not None
 
@@ -111,6 +112,9 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
             continue
         except msgspec.DecodeError:
             _skip(skipped, "undecodable")
+            continue
+        except RecursionError:  # msgspec's limit is the stack's: ~1,000 levels
+            _skip(skipped, SKIP_TOO_DEEP)
             continue
         data = line.data if isinstance(line.data, dict) else {}
         at = timestamp(line.timestamp)
@@ -143,8 +147,8 @@ def _decisions(buf: bytes) -> tuple[dict[str, str], set[str]]:
             continue
         try:
             line = _LINE.decode(raw)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            continue  # lower() counts it
         data = line.data if isinstance(line.data, dict) else {}
         call_id = data.get("toolCallId")
         if not isinstance(call_id, str):
@@ -244,7 +248,7 @@ def _use(call_id: str, name: object, arguments: object) -> ToolUseBlock:
     if isinstance(arguments, str):
         try:
             arguments = _ANY.decode(arguments)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             arguments = {"input": arguments}
     args = arguments if isinstance(arguments, dict) else ({} if arguments is None else
                                                           {"input": arguments})

@@ -51,7 +51,7 @@ def head_of(path: Path) -> SessionHead:
             break
         try:
             line = _ANY.decode(raw)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):  # too deep is as unreadable as not JSON
             continue
         if not isinstance(line, dict) or line.get("type") not in ("session.start",
                                                                    "session.resume"):

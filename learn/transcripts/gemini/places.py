@@ -45,7 +45,7 @@ def project_roots(base: Path, known: Iterable[Path] = ()) -> dict[str, str]:
     candidates: list[str] = []
     try:
         registry = _ANY.decode((base / "projects.json").read_bytes())
-    except (OSError, msgspec.DecodeError):
+    except (OSError, msgspec.DecodeError, RecursionError):  # nested too deep: unread, as bad
         registry = None
     projects = registry.get("projects") if isinstance(registry, dict) else None
     if isinstance(projects, dict):
@@ -92,7 +92,7 @@ def project_of_file(path: Path) -> str | None:
 def _registry_root(base: Path, name: str) -> str | None:
     try:
         registry = _ANY.decode((base / "projects.json").read_bytes())
-    except (OSError, msgspec.DecodeError):
+    except (OSError, msgspec.DecodeError, RecursionError):
         return None
     projects = registry.get("projects") if isinstance(registry, dict) else None
     if not isinstance(projects, dict):
@@ -118,7 +118,7 @@ def head_of(path: Path) -> SessionHead:
     first = data.split(b"\n", 1)[0]
     try:
         line = _ANY.decode(first)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # the id is then looked for in the bytes
         line = None
     if isinstance(line, dict):
         sid = line.get("sessionId")

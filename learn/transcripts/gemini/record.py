@@ -33,6 +33,8 @@ from typing import Any
 
 import msgspec
 
+from learn.transcripts.claude.decode import SKIP_TOO_DEEP
+
 __all__ = ["Conversation", "Message", "is_gemini", "read_conversation"]
 
 _ANY = msgspec.json.Decoder()
@@ -78,6 +80,9 @@ def read_conversation(buf: bytes) -> Conversation:
             record = _ANY.decode(line)
         except msgspec.DecodeError:
             _skip(conv, "undecodable")
+            continue
+        except RecursionError:  # msgspec's limit is the stack's: ~1,000 levels
+            _skip(conv, SKIP_TOO_DEEP)
             continue
         if not isinstance(record, dict):
             _skip(conv, "not_object")
@@ -125,6 +130,13 @@ def _legacy(buf: bytes) -> Conversation | None:
     try:
         record = _ANY.decode(buf)
     except msgspec.DecodeError:
+        return None
+    except RecursionError:
+        # The JSON era's object is pretty-printed, its first line a lone "{" (no
+        # JSONL line is): that whole file is one record too deep to read. Otherwise
+        # it is a JSONL file whose first line is the deep one, read line by line.
+        if buf.lstrip().split(b"\n", 1)[0].strip() == b"{":
+            return Conversation(skipped={SKIP_TOO_DEEP: 1})
         return None
     if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
         return None

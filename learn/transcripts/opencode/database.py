@@ -228,7 +228,7 @@ def _json(value: object) -> dict[str, Any]:
     if isinstance(value, bytes | str):
         try:
             got = _ANY.decode(value)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):  # nested too deep (~1,000 levels): as bad
             return {}
         return got if isinstance(got, dict) else {}
     return {}

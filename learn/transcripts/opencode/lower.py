@@ -29,6 +29,7 @@ from typing import Any, Final
 import msgspec
 
 from learn.transcripts.blocks import TextBlock, ToolResultBlock, ToolUseBlock
+from learn.transcripts.claude.decode import SKIP_TOO_DEEP
 from learn.transcripts.claude.literals import (
     AGENT_INJECTION_RE,
     DENIAL_KIND_PERMISSION_RULE,
@@ -70,6 +71,9 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
             record = _ANY.decode(raw)
         except msgspec.DecodeError:
             skipped["undecodable"] = skipped.get("undecodable", 0) + 1
+            continue
+        except RecursionError:  # msgspec's limit is the stack's: ~1,000 levels
+            skipped[SKIP_TOO_DEEP] = skipped.get(SKIP_TOO_DEEP, 0) + 1
             continue
         kind = record.get("opencode") if isinstance(record, dict) else None
         if kind == "session":

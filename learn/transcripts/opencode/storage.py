@@ -37,7 +37,7 @@ class StoredSession(msgspec.Struct, frozen=True):
 def _read(path: Path) -> dict[str, Any]:
     try:
         got = _ANY.decode(path.read_bytes())
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # nested too deep (~1,000 levels): as bad
         return {}
     return got if isinstance(got, dict) else {}
 
