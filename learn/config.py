@@ -36,6 +36,10 @@ class ConfigError(Exception):
     """The config file or an override is invalid. The message names the place."""
 
 
+class StoreURLError(ConfigError):
+    """A store URL (LEARN_DATABASE_URL, `[store] database_url`) learn cannot use."""
+
+
 # msgspec, not pydantic: every `learn show` and `learn sessions` of a person with a
 # config file reads it, and importing pydantic and building these models was ~0.1 s
 # of CPU each time (the 6 MB session's show 0.331 -> 0.455 s, a warm listing of
@@ -184,6 +188,14 @@ def load_config(path: Path | None = None, env: dict[str, str] | None = None) -> 
     if path.exists():
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as exc:
+            # TOML is UTF-8 by definition; a file saved as Latin-1 (an "é" as \xe9)
+            # gave a traceback on every command.
+            byte = exc.object[exc.start]
+            raise ConfigError(f"{path}: not valid UTF-8 (byte {byte:#04x} at offset "
+                              f"{exc.start}); a config file must be saved as UTF-8") from exc
+        except RecursionError:  # tomllib's limit is the stack's: a few hundred levels
+            raise ConfigError(f"{path}: nested too deep to read") from None
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"{path}: {exc}") from exc
     try:

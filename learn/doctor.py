@@ -285,19 +285,24 @@ def check_hook(settings: Path | None = None, root: Path | None = None) -> Check 
 
 
 def run_checks() -> list[Check]:
-    from learn.config import ConfigError
+    from learn.config import ConfigError, StoreURLError
     from learn.paths import cache_dir, config_dir, data_dir
     from learn.store.runs import default_store_path, default_store_target
 
+    store_check: Check | None = None
     try:
         store: Path | str = default_store_target()
-    except ConfigError:  # reported by check_config below
+    except StoreURLError as exc:  # LEARN_DATABASE_URL=mysql://…: the store's to say
+        store = default_store_path()
+        store_check = Check("store", "fail", str(exc),
+                            "set a postgresql:// URL, or unset it for the SQLite file")
+    except ConfigError:  # a config file that does not parse: reported by check_config below
         store = default_store_path()
     checks = [
         check_dir("data dir", data_dir()),
         check_dir("cache dir", cache_dir()),
         check_dir("config dir", config_dir()),
-        check_store(store),
+        store_check if store_check is not None else check_store(store),
     ]
     config_check, config = check_config()
     checks.append(config_check)

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from learn.check import Check
-from learn.models.preflight import Get, LoginCheck
+from learn.models.preflight import Get, LoginCheck, Readiness
 
 
 def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
@@ -29,7 +30,7 @@ def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
     configured = getattr(getattr(config, "backend", None), "name", "anthropic")
     offline = "`learn run --offline` works without a model"
     if configured == "openai":
-        ready = check_backend_ready("openai", config, env=env, get=get)
+        ready = _redacted(check_backend_ready("openai", config, env=env, get=get))
         return Check("backend", "ok" if ready.ok else "warn",
                      f"{ready.detail}; configured backend: openai",
                      "" if ready.ok else f"{ready.hint}; {offline}")
@@ -55,12 +56,22 @@ def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
     if configured == "claude-cli" and not cli:
         return Check("backend", "warn", detail,
                      f"the configured backend needs `{binary}` on PATH; use --backend anthropic")
-    ready = check_backend_ready(configured, config, env=env, which=which, get=get, login=login,
-                                probe=probe)
+    ready = _redacted(check_backend_ready(configured, config, env=env, which=which, get=get,
+                                          login=login, probe=probe))
     if not ready.ok:
         return Check("backend", "warn", f"{ready.detail}; configured backend: {configured}",
                      f"{ready.hint}; {offline}" if ready.hint else offline)
     return Check("backend", "ok", f"{ready.detail}; configured backend: {configured}")
+
+
+def _redacted(ready: Readiness) -> Readiness:
+    """`ready` with its failure passed through learn's secret redaction: the detail quotes
+    the HTTP client's error, which can quote a header (the key)."""
+    if ready.ok:
+        return ready
+    from learn.render.redact import redact
+
+    return replace(ready, detail=redact(ready.detail), hint=redact(ready.hint))
 
 
 def check_claude_cli(config: Any = None, *, which: Callable[[str], str | None] = shutil.which,

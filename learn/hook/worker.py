@@ -52,6 +52,13 @@ class Log:
         self.path = directory / LOG_NAME
 
     def write(self, message: str) -> None:
+        # Through learn's secret redaction: a line quotes exceptions, and an HTTP
+        # client's error can quote the header that holds the API key (a key ending in
+        # "\r" was written here whole). Imported on the first write: doctor imports this
+        # module (learn.hook.health) for LOG_NAME and writes nothing.
+        from learn.render.redact import redact
+
+        message = redact(message)
         with contextlib.suppress(OSError):
             if self.path.exists() and self.path.stat().st_size > _LOG_MAX_BYTES:
                 os.replace(self.path, self.path.with_suffix(".log.1"))

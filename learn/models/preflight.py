@@ -106,6 +106,12 @@ def _anthropic(config: Any, env: Mapping[str, str], get: Get) -> Readiness:
         return Readiness(False, "anthropic: ANTHROPIC_API_KEY is not set",
                          "export ANTHROPIC_API_KEY=sk-ant-…, or use --backend claude-cli (your "
                          f"Claude Code login), {OFFLINE}", "setup")
+    wrong = key_problem(key)
+    if wrong:
+        return Readiness(False, f"anthropic: ANTHROPIC_API_KEY {wrong}",
+                         "check how it was exported, or copy the key again from "
+                         "console.anthropic.com",
+                         "setup")
     configured = anthropic_base_url(config, env)
     url = (configured or DEFAULT_ANTHROPIC_URL).rstrip("/")
     where = ("check ANTHROPIC_BASE_URL / [backend] base_url, or unset it for api.anthropic.com"
@@ -169,6 +175,11 @@ def _openai(config: Any, env: Mapping[str, str], get: Get) -> Readiness:
     if not _valid(base):
         return Readiness(False, f"openai: {base!r} is not an http(s) URL", fix, "setup")
     key = env.get("OPENAI_API_KEY")
+    wrong = key_problem(key) if key else ""
+    if wrong:
+        return Readiness(False, f"openai: OPENAI_API_KEY {wrong}",
+                         "check how it was exported, or unset it if the server needs no key",
+                         "setup")
     headers = {"authorization": f"Bearer {key}"} if key else {}
     status, failure = _ask(get, f"{base}/models", headers)
     if failure is not None:
@@ -178,6 +189,40 @@ def _openai(config: Any, env: Mapping[str, str], get: Get) -> Readiness:
                          "set OPENAI_API_KEY to a key this server accepts", "unavailable")
     # Any HTTP answer (even 404 from a server without /models) means a server listens.
     return Readiness(True, f"openai: {base} answers (HTTP {status} for /models)")
+
+
+# -- the key, before it goes into a header -------------------------------------
+
+def key_problem(key: str) -> str:
+    """What makes `key` unusable in an HTTP header, in words that never quote it; "" when
+    nothing does.
+
+    A key is printable ASCII without spaces. One ending in "\\r" (exported from a file
+    saved with Windows line endings) made the request fail before it was sent, and the
+    HTTP client's error, which quotes the header value, put the whole key on the terminal
+    and in the hook's log: the key is checked here so that error never happens.
+    """
+    for i, ch in enumerate(key):
+        if "!" <= ch <= "~":
+            continue
+        at = ("at its end" if i == len(key) - 1 else "at its start" if i == 0
+              else f"at character {i + 1} of {len(key)}")
+        return f"{_what_character(ch)} {at}; a key is printable ASCII with no spaces"
+    return ""
+
+
+def _what_character(ch: str) -> str:
+    if ch == "\r":
+        return "contains a carriage return (\\r, a Windows line ending)"
+    if ch == "\n":
+        return "contains a line break (\\n)"
+    if ch in " \t":
+        return "contains a space or a tab"
+    if ord(ch) < 32 or ord(ch) == 127:
+        return f"contains a control character (U+{ord(ch):04X})"
+    if ch.isspace():
+        return f"contains a non-ASCII space (U+{ord(ch):04X})"
+    return f"contains a non-ASCII character (U+{ord(ch):04X}, say a quote pasted from a page)"
 
 
 # -- the one request, bounded -------------------------------------------------
@@ -292,7 +337,15 @@ def _host(url: str) -> str:
 
 
 def _valid(url: str) -> bool:
-    parts = urlsplit(url)
+    # urlsplit raises on what it cannot split (`http://[::1:8080`, an unclosed IPv6
+    # bracket): a traceback in `learn run` and `learn doctor`, where it is a URL to fix.
+    # `.port` raises on a port that is no number below 65536, which the request then
+    # reported as "connection refused" (:99999) or an int() error (:abc).
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- read for the ValueError it raises
+    except ValueError:
+        return False
     return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
