@@ -324,7 +324,7 @@ def parse_login(raw: bytes) -> LoginState:
     """The login state in `claude auth status` output (JSON with loggedIn, authMethod)."""
     try:
         data = json.loads(raw.decode("utf-8", "replace"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return LoginState(None)
     if not isinstance(data, dict) or not isinstance(data.get("loggedIn"), bool):
         return LoginState(None)

@@ -95,7 +95,7 @@ def codex_doc_limit(home: Path) -> int:
 
     try:
         data = tomllib.loads((codex_home(home) / "config.toml").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested past the stack
         return CODEX_DOC_MAX_BYTES
     value = data.get("project_doc_max_bytes")
     return value if isinstance(value, int) and value > 0 else CODEX_DOC_MAX_BYTES
@@ -174,7 +174,7 @@ def _codex_fallback(name: str, folder: Path, home: Path) -> bool:
 
     try:
         data = tomllib.loads((codex_home(home) / "config.toml").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     names = data.get("project_doc_fallback_filenames")
     return (isinstance(names, list) and name in names
