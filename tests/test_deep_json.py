@@ -449,3 +449,19 @@ def test_a_check_file_nested_too_deep_is_bad_rules_and_a_deep_hit_is_skipped(
     assert [h["rule"] for h in read_hits(rules)] == ["a", "b"]
 
 
+
+
+def test_claude_auth_status_nested_too_deep_is_an_unknown_login() -> None:
+    from learn.models.preflight import parse_login
+
+    assert parse_login(b"[" * 5000).logged_in is None
+
+
+def test_a_codex_config_nested_too_deep_leaves_the_defaults(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from learn.reduce.rule_target import CODEX_DOC_MAX_BYTES, codex_doc_limit
+
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / ".codex" / "config.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert codex_doc_limit(tmp_path) == CODEX_DOC_MAX_BYTES
