@@ -48,7 +48,11 @@ _COMMENT_ENDS = re.compile(r"<!--|-->")
 _LEARN_MARKERS = re.compile(r"learn:(?:begin|end)\b|<!--\s*learn\b", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")
 _INLINE_FENCE = re.compile(r"`{3,}|~{3,}")
-_BANG_SPAN = re.compile(r"!+(?=`)")
+# A `!` before a code span, or before an argument: Claude Code puts what the
+# person typed in place of `$ARGUMENTS` (`$1`, `$ARGUMENTS[0]`) before it looks
+# for `` !`cmd` ``, so `!$ARGUMENTS` ran a code span pasted into `/cmd` (measured
+# with Claude Code 2.1.332: tests/test_prose_real_claude.py).
+_BANG_SPAN = re.compile(r"!+(?=`|\$(?:ARGUMENTS\b|\d))")
 _SHELL_LINE = re.compile(r"^\s*(?:\$\s|#!|!|sudo\s|>\s*\$)")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 # Outside code spans: substitution, variables (but a command file's $ARGUMENTS
@@ -139,7 +143,14 @@ def _markup_out(line: str) -> str:
     # Markdown parser's can differ (an escaped backtick, an autolink holding
     # one), and where they differ, a kept `@~/.ssh/id_rsa` would be an import.
     line = _IMPORT.sub("", line)
-    return _BANG_SPAN.sub("", _INLINE_FENCE.sub("", line))
+    return _no_bang(_INLINE_FENCE.sub("", line))
+
+
+def _no_bang(line: str) -> str:
+    """`line` without a `!` before a span or an argument; between two spans, a
+    space instead (spans touching would be one, of a doubled backtick)."""
+    return _BANG_SPAN.sub(
+        lambda m: " " if m.start() and m.string[m.start() - 1] == "`" else "", line)
 
 
 def _tags_as_code(line: str) -> str:
@@ -177,7 +188,9 @@ def _markup_free(line: str) -> str:
     for _ in range(8):
         done = _markup_out(line)
         if done == line:
-            return _BANG_SPAN.sub("", _tags_as_code(done))
+            done = _no_bang(_tags_as_code(done))
+            if done == line:
+                return done
         line = done
     return ""  # still changing after eight passes: built to get through, so nothing of it
 
@@ -208,7 +221,18 @@ def plain_prose(text: str, *, one_line: bool = True) -> str:
     """`text` as prose only (see the module doc); '' when nothing prose is left.
 
     One line (a rule, a description) by default; `one_line=False` keeps the line
-    breaks of a command body."""
+    breaks of a command body. Made prose again until nothing changes: a command's
+    text goes through twice (its edit, then its file), and one removal can leave
+    what another takes (`x;!` keeps a `!` that is then a line of its own)."""
+    for _ in range(8):
+        done = _prose_once(text, one_line=one_line)
+        if done == text:
+            return done
+        text = done
+    return ""  # still changing: built to get through, so nothing of it
+
+
+def _prose_once(text: str, *, one_line: bool) -> str:
     text = _visible(_BREAKS.sub("\n", text))
     text = _COMMENT_ENDS.sub(" ", _COMMENT.sub(" ", text))
     text = _LEARN_MARKERS.sub(" ", text)
