@@ -41,6 +41,8 @@ def test_the_projects_instruction_files_may_be_written(project: Path, rel: str) 
     ".cursor/rules/testing.md", ".cursor/mcp.json", ".windsurf/rules/x.txt",
     ".kiro/settings/mcp.json", ".kiro/steering/deep/x.md", "node_modules/pkg/GEMINI.md",
     ".gemini/settings.json",
+    # a case-insensitive disk's spellings of a dependency folder
+    "Node_Modules/pkg/CLAUDE.md", "VENDOR/pkg/AGENTS.md",
 ])
 def test_anything_else_in_the_project_is_refused(project: Path, rel: str) -> None:
     with pytest.raises(ConfinementError, match="not an instruction file learn may write"):

@@ -275,15 +275,12 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
 
     shown = show(plans, preview)
     batch = new_batch()
-    uninstalled: list[FilePlan] = []  # learn's check data put back: its hook is not in place
 
     def written(plan: FilePlan, backup: Path | None) -> None:
         if checks is not None and checks.owns(plan):
             journal_write(batch, "apply", plan, backup, here, checks.keys())
-            if checks.written(plan):
-                click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
-            else:
-                uninstalled.append(plan)
+            checks.written(plan)
+            click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
             return
         journal_write(batch, "apply", plan, backup,
                       project_here(plan.applied[0].project) if plan.applied
@@ -305,9 +302,8 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         noun = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
         return f"Write {n} {noun}{'s' if n != 1 else ''} to"
 
-    wrote = write_confirmed(plans, consent, written, what=what,
-                            held=checks.held if checks is not None else None)
-    if refused or not shown or not wrote or uninstalled or (offers and checks is None):
+    wrote = write_confirmed(plans, consent, written, what=what, whole=checks)
+    if refused or not shown or not wrote or (offers and checks is None):
         sys.exit(1)
 
 

@@ -13,9 +13,11 @@ still written, the install record named the worktree's settings as holding the
 hook and the offer was recorded as applied: a check recorded as in place that
 ran nowhere. So the agent files are confined where `learn check` confines them
 (the project's folder or another checkout of its repository), a destination
-that cannot be written refuses the whole check before anything is, and when an
-agent file is still not written (changed since the diff, declined) the rules
-file written after it is put back and nothing is recorded.
+that cannot be written refuses the whole check before anything is, and the
+check's files are written all or none (learn.commands.apply_writes.Whole): asked
+about hook first (a no, and the rules file is not asked about), written rules
+file first and hooks last, and when one is not written (changed since the diff,
+a full disk) the ones written before it are put back and nothing is recorded.
 """
 
 from __future__ import annotations
@@ -40,16 +42,15 @@ def _text(data: bytes | None) -> str | None:
 
 @dataclass
 class CheckApply:
-    """The file plans of the checks being applied, and what to record once written."""
+    """The file plans of the checks being applied, and what to record once written: a
+    learn.commands.apply_writes.Whole, written all or none."""
 
     project: str
     check: CheckPlan
     offers: list[tuple[Proposal, CheckRule]]
-    plans: list[FilePlan] = field(default_factory=list)
+    plans: list[FilePlan] = field(default_factory=list)  # the agent files, then the data file
+    data: FilePlan | None = None  # learn's data file (the check's rules), when it changes
     done: set[Path] = field(default_factory=set)
-    # learn's data file, and its bytes before: put back when a hook was not written.
-    data: FilePlan | None = None
-    data_before: bytes | None = None
 
     def owns(self, plan: FilePlan) -> bool:
         return any(plan is p for p in self.plans)
@@ -57,77 +58,43 @@ class CheckApply:
     def keys(self) -> list[str]:
         return [p.key for p, _ in self.offers]
 
-    def written(self, plan: FilePlan) -> bool:
-        """After each of its plans is written: once the last is (learn's data file), the
-        install record and the decisions (the proposal applied, as form "check"), when
-        every agent file was written too. False when the check is not installed: then
-        the data file is put back as it was and nothing is recorded."""
+    def asked(self) -> list[FilePlan]:
+        """The agent files first: when the person says no to one, learn's data file is not
+        asked about (the check would run nowhere here), and a "y" meant for it is not read."""
+        return self.plans
+
+    def ordered(self) -> list[FilePlan]:
+        """learn's data file first, the agent files (the hooks) last. Written the other way,
+        a data file that failed (a full disk, a `learn check` changing it meanwhile) left
+        the hook in the person's settings with no rules file and no install record, which
+        `learn check remove` goes by: a hook nothing would take out."""
+        return sorted(self.plans, key=lambda p: p is not self.data)
+
+    def written(self, plan: FilePlan) -> None:
+        """After each of its plans is written (apply_writes writes them all or none): once
+        every one is, the install record and the decisions (the proposal applied, as form
+        "check")."""
         from learn.guard.files import rules_file
         from learn.report.check_install import write_record
         from learn.report.runs import record_decision
 
         self.done.add(plan.path)
-        if plan is not self.plans[-1]:
-            return True
-        # apply writes each plan on its own, in order: a refused or declined agent file
-        # is known only here, after the data file (written last) is on disk.
-        missing = [p.path for p in self.plans if p.path not in self.done]
-        if missing:
-            self._not_installed(missing)
-            return False
+        if any(p.path not in self.done for p in self.plans):
+            return
         write_record(self.check, self.project)
         for p, rule in self.offers:
             record_decision(p.key, "accepted", rule.reason, str(rules_file(self.project)),
                             project=self.project, proposal=p, form="check")
             click.echo(f"{p.key}: learn's check notes what it would stop (record-only); "
                        f"`learn check enforce {rule.id}` makes it stop the agent")
-        return True
 
-    def held(self, plan: FilePlan) -> str | None:
-        """Why learn's data file (`plan`, written last) is not to be written now: an agent
-        file of the check was not (declined, refused, changed since the diff), so the
-        check would run nowhere. None for any other plan, or when every one was."""
-        if plan is not self.data:
-            return None
-        missing = [p.path for p in self.plans if p is not plan and p.path not in self.done]
-        if not missing:
-            return None
+    def not_written(self, missing: Sequence[Path], put_back: Sequence[Path]) -> str:
         names = ", ".join(str(m) for m in missing)
         was = "was" if len(missing) == 1 else "were"
+        back = "".join(f"; {p} is put back as it was" for p in put_back)
         return (f"learn's check is not installed: {names} {was} not written, so the check "
-                f"would run nowhere here, and {', '.join(self.keys())} is not recorded as "
-                "applied. Run `learn apply` again to install it.")
-
-    def _not_installed(self, missing: Sequence[Path]) -> None:
-        put_back = ""
-        if self.data is not None and self.data.path in self.done:
-            _put_back(self.data, self.data_before)
-            put_back = f"; {self.data.path} is put back as it was"
-        names = ", ".join(str(m) for m in missing)
-        was = "was" if len(missing) == 1 else "were"
-        click.echo(f"learn's check is not installed: {names} {was} not written, so the check "
-                   f"would run nowhere here{put_back}, and {', '.join(self.keys())} is not "
-                   "recorded as applied. Run `learn apply` again to install it.", err=True)
-
-
-def _put_back(plan: FilePlan, before: bytes | None) -> None:
-    """`plan`'s file as it was before it was written, and its write out of `--undo`'s
-    journal (undoing it again would find the file changed since and refuse)."""
-    from learn.paths import atomic_write_bytes
-    from learn.store import StoreError, open_store
-
-    if before is None:
-        plan.path.unlink(missing_ok=True)
-    else:
-        atomic_write_bytes(plan.path, before)
-    written = "" if plan.remove else sha256(plan.new_text.encode("utf-8"))
-    try:
-        with open_store() as store:
-            store.journal.mark_undone([w.id for w in store.journal.last_batch()
-                                       if w.path == str(plan.path) and w.after_hash == written])
-    except (StoreError, OSError) as exc:
-        click.echo(f"warning: {plan.path} is put back but `learn apply --undo` still lists "
-                   f"its write ({exc})", err=True)
+                f"would run nowhere here{back}, and {', '.join(self.keys())} is not recorded "
+                "as applied. Run `learn apply` again to install it.")
 
 
 def plan_checks(offers: Sequence[Proposal], project: str,
@@ -163,7 +130,8 @@ def plan_checks(offers: Sequence[Proposal], project: str,
     from learn.guard.files import checks_dir
     from learn.paths import ensure_private_dir
 
-    # The agent's files first, learn's data file last: its write completes the install.
+    # The agent's files first, learn's data file last: the order they are shown and asked
+    # in (CheckApply.asked); written the other way round (CheckApply.ordered).
     changes = [c for c in sorted(check.changes, key=lambda c: c.private) if c.after != c.before]
     # Each agent file where `learn check` writes it (check_install._confined): the
     # project's folder, or the checkout of its repository apply runs in (a worktree).
@@ -186,8 +154,7 @@ def plan_checks(offers: Sequence[Proposal], project: str,
                       confirmed=(_text(c.after) or "").replace(stamp, '"(when written)"'))
              for c, (real, roots) in zip(changes, where, strict=True)]
     data = next((plan for plan, c in zip(plans, changes, strict=True) if c.private), None)
-    before = next((c.before for c in changes if c.private), None)
-    return CheckApply(project, check, pairs, plans, data=data, data_before=before)
+    return CheckApply(project, check, pairs, plans, data=data)
 
 
 def _confined(path: Path, roots: tuple[str, ...]) -> Path | str:

@@ -19,13 +19,34 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, Protocol
 
 import click
 
-from learn.report.apply import write_plan
+from learn.report.apply import put_back, write_plan
 from learn.report.edits import ApplyError, FilePlan, confirmation_token, read_bytes, sha256
 
 Written = Callable[[FilePlan, Path | None], None]
+
+
+class Whole(Protocol):
+    """Plans written whole or not at all: learn's check is its data file and the hooks
+    that run it (learn.commands.apply_checks). A hook written without its data file ran
+    a check of nothing, with no install record for `learn check remove` to find it by."""
+
+    def owns(self, plan: FilePlan) -> bool:
+        """Whether `plan` is one of them."""
+
+    def asked(self) -> Sequence[FilePlan]:
+        """The order the person is asked in: after a no, nothing more is asked."""
+
+    def ordered(self) -> Sequence[FilePlan]:
+        """The order they are written in: what does nothing alone first (the data file),
+        what makes it run last (the hooks)."""
+
+    def not_written(self, missing: Sequence[Path], put_back: Sequence[Path]) -> str:
+        """What to tell the person when `missing` were not written (`put_back`: the ones
+        written before and put back as they were)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,13 +110,11 @@ def show(plans: Sequence[FilePlan], extra: Callable[[FilePlan], None] | None = N
 
 
 def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Written, *,
-                    what: Callable[[FilePlan], str],
-                    held: Callable[[FilePlan], str | None] | None = None) -> bool:
+                    what: Callable[[FilePlan], str], whole: Whole | None = None) -> bool:
     """Write the changed plans the person confirmed (see the module doc), after `show`
     printed them; `on_written` records each. False when something was not written
-    that should have been (a refusal, a failed write, a stale token). `held`: why a
-    plan is not to be written now, given what was written before it (learn's check
-    data when the agent file that runs it was not), asked before the person is."""
+    that should have been (a refusal, a failed write, a stale token). `whole`: plans
+    written all or none (_write_whole), at the place of the first of them."""
     todo = [p for p in plans if p.changed and not p.refused]
     if not todo:
         return True
@@ -116,27 +135,78 @@ def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Wri
                    "script).", err=True)
         sys.exit(2)
     ok = True
+    together = [p for p in todo if whole is not None and whole.owns(p)]
     for plan in todo:
-        why = held(plan) if held is not None else None
-        if why is not None:
-            click.echo(f"not writing {plan.path}: {why}", err=True)
+        if whole is not None and together and plan is together[0]:
+            ok = _write_whole(whole, together, asked, what, on_written) and ok
+            continue
+        if any(plan is p for p in together):
             continue
         if asked and not click.confirm(f"{what(plan)} {plan.path}?", default=False):
             click.echo(f"skipped {plan.path}")
             continue
-        try:
-            backup = write_plan(plan)
-        except ApplyError as exc:
-            click.echo(f"error: {exc}", err=True)
-            ok = False
-            continue
-        except OSError as exc:
-            click.echo(f"error: could not write {plan.path}: {exc}; the original is unchanged",
-                       err=True)
+        backup = _written(plan)
+        if backup is False:
             ok = False
             continue
         on_written(plan, backup)
     return ok
+
+
+def _written(plan: FilePlan) -> Path | Literal[False] | None:
+    """`plan` written: its backup (None: there was no file); False, said why, when not."""
+    try:
+        return write_plan(plan)
+    except ApplyError as exc:
+        click.echo(f"error: {exc}", err=True)
+    except OSError as exc:
+        click.echo(f"error: could not write {plan.path}: {exc}; the original is unchanged",
+                   err=True)
+    return False
+
+
+def _write_whole(whole: Whole, todo: Sequence[FilePlan], asked: bool,
+                 what: Callable[[FilePlan], str], on_written: Written) -> bool:
+    """`todo` (the plans of `whole` to write) written all or none: each asked first (in
+    `whole.asked()` order; after a no, the rest are not asked and nothing is written),
+    then written in `whole.ordered()` order. When one fails, the ones written before it
+    are put back as they were, and none is recorded. False when one failed."""
+    mine = [p for p in whole.asked() if any(p is t for t in todo)]
+    for i, plan in enumerate(mine):
+        if asked and not click.confirm(f"{what(plan)} {plan.path}?", default=False):
+            click.echo(f"skipped {plan.path}")
+            why = whole.not_written([p.path for p in mine[:i + 1]], [])
+            for rest in mine[i + 1:]:
+                click.echo(f"not writing {rest.path}: {why}", err=True)
+            if i + 1 == len(mine):
+                click.echo(why, err=True)
+            return True
+    order = [p for p in whole.ordered() if any(p is t for t in todo)]
+    done: list[tuple[FilePlan, Path | None]] = []
+    for i, plan in enumerate(order):
+        backup = _written(plan)
+        if backup is False:
+            restored = _put_back(done)
+            click.echo(whole.not_written([p.path for p in order[i:]], restored), err=True)
+            return False
+        done.append((plan, backup))
+    for plan, backup in done:
+        on_written(plan, backup)
+    return True
+
+
+def _put_back(done: Sequence[tuple[FilePlan, Path | None]]) -> list[Path]:
+    """Each written plan of `done` put back as it was, newest first; the ones put back."""
+    out: list[Path] = []
+    for plan, backup in reversed(done):
+        try:
+            put_back(plan, backup)
+        except (ApplyError, OSError) as exc:
+            kept = f"; what it held is in {backup}" if backup else ""
+            click.echo(f"warning: {plan.path} could not be put back ({exc}){kept}", err=True)
+            continue
+        out.append(plan.path)
+    return out
 
 
 def undo_last(*, consent: Consent) -> bool:

@@ -9,16 +9,15 @@ overwritten without --force, and with --force it is backed up first.
 
 from __future__ import annotations
 
-import stat
 from importlib import resources
 from pathlib import Path
 
 import click
 
-from learn.paths import atomic_write_text
 from learn.projects import checkout_folder
-from learn.report.apply import save_backup
-from learn.report.confine import confine
+from learn.report.apply import write_plan
+from learn.report.confine import confine, read_regular
+from learn.report.edits import ApplyError, FilePlan, sha256
 from learn.report.errors import ConfinementError
 from learn.report.targets import claude_home
 
@@ -54,27 +53,39 @@ def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks:
     project = scope == "project"
     root = checkout_folder(project_dir) if project else None
     dest = _confined(destination(project, project_dir), root)
-    current = dest.read_bytes() if dest.exists() else None
+    current = _read(dest)
     installed = current == text.encode("utf-8")
-    # Refused before anything is written: `--hooks` used to change settings.json and
-    # then stop here, leaving half an install behind.
+    # Everything is checked and read before anything is written: `--hooks` used to
+    # change settings.json and then stop at a different learn.md, and then at a
+    # checked-in settings.json it could not read (a link to /dev/zero, read until
+    # MemoryError), each time leaving half an install behind.
     if current is not None and not installed and not force:
         raise click.ClickException(
             f"{dest} exists and is a different command; not touching it. Use --force to "
             "replace it (the old one is backed up), or install the plugin instead, which "
             "is namespaced as /learn:learn")
-    if hooks:
-        install_hook(settings_file(project, project_dir), root)
-        if project:
-            _note_committed_hooks(dest.parents[1] / "settings.json")
+    hook = _hooks_planned(settings_file(project, project_dir), root) if hooks else None
+    note = _committed_hooks_note(dest.parents[1] / "settings.json") if hooks and project \
+        else None
+    if hook is not None:
+        _write_hooks(*hook, root)
+    if note:
+        click.echo(note)
     if installed:
         click.echo(f"already installed: {dest}")
         return
-    if current is not None:
-        backup = save_backup(dest, current)
+    backup = _write(dest, current, text, root)
+    if backup is not None:
         click.echo(f"backed up the old {dest} to {backup}")
-    atomic_write_text(dest, text, mode=_kept_mode(dest))
     click.echo(f"installed {dest}: type /learn in Claude Code (needs `learn` on PATH)")
+
+
+def _read(path: Path) -> bytes | None:
+    """`path`'s bytes (None: no file), a regular file of bounded size (learn.report.confine)."""
+    try:
+        return read_regular(path)
+    except ConfinementError as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 def settings_file(project: bool, project_dir: Path) -> Path:
@@ -86,29 +97,40 @@ def settings_file(project: bool, project_dir: Path) -> Path:
     return base / ("settings.local.json" if project else "settings.json")
 
 
-def _note_committed_hooks(committed: Path) -> None:
-    """An older learn put a project's hooks in its checked-in settings.json: say so
-    (that file is the team's; learn does not take them out itself)."""
+def _committed_hooks_note(committed: Path) -> str | None:
+    """An older learn put a project's hooks in its checked-in settings.json: what to say
+    (that file is the team's; learn does not take them out itself). Only a note: a file
+    that cannot be read (not a regular file, too large, not JSON) says nothing."""
     import json
 
     from learn.hook.settings import HOOKS, has_hook
 
     try:
-        data = json.loads(committed.read_bytes())
-    except (OSError, ValueError):
-        return
+        raw = read_regular(committed)
+        data = json.loads(raw) if raw is not None else None
+    except (ConfinementError, ValueError, RecursionError):  # RecursionError: nested too deep
+        return None
     if isinstance(data, dict) and any(has_hook(data, event, args) for event, args, _ in HOOKS):
-        click.echo(f"note: {committed} (checked in) also has learn's hooks from an older "
-                   "learn; they name this machine's Python, so take them out of it by hand")
+        return (f"note: {committed} (checked in) also has learn's hooks from an older learn; "
+                "they name this machine's Python, so take them out of it by hand")
+    return None
 
 
-def _kept_mode(path: Path, new: int = 0o600) -> int:
-    """A file replaced keeps its permissions (a 0644 settings.json stays 0644); a new
-    one gets `new`, private as every file learn makes."""
+def _write(path: Path, before: bytes | None, text: str, root: Path | None) -> Path | None:
+    """`path` (confined) holding `text`, written as `learn apply` writes a file
+    (learn.report.apply.write_plan): confined again and written in the folder confine
+    approved, only while it still holds `before`, its mode and owner kept (a new file
+    0600), the old one backed up; the backup."""
+    plan = FilePlan(path=path, original=None if before is None
+                    else before.decode("utf-8", "replace"),
+                    original_hash=sha256(before) if before is not None else "", new_text=text,
+                    projects=(str(root),) if root is not None else ())
     try:
-        return stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        return new
+        return write_plan(plan)
+    except ApplyError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except OSError as exc:
+        raise click.ClickException(f"could not write {path}: {exc}") from exc
 
 
 def _confined(path: Path, project: Path | None) -> Path:
@@ -119,27 +141,32 @@ def _confined(path: Path, project: Path | None) -> Path:
         raise click.ClickException(str(exc)) from exc
 
 
-def install_hook(settings_path: Path, project: Path | None = None) -> None:
-    """Add learn's hooks (SessionEnd, InstructionsLoaded) to `settings_path`, keeping
-    everything else as written (learn.report.json_settings; the old file backed up)."""
+def _hooks_planned(settings_path: Path, project: Path | None = None
+                   ) -> tuple[Path, bytes | None, str | None]:
+    """learn's hooks (SessionEnd, InstructionsLoaded) added to `settings_path`, planned:
+    the confined file, what it holds and what it will (None: already there), keeping
+    everything else as written (learn.report.json_settings)."""
     from learn.hook.settings import with_hooks
     from learn.report.json_settings import SettingsError, edit_settings
 
     settings_path = _confined(settings_path, project)
-    raw = settings_path.read_bytes() if settings_path.exists() else None
+    raw = _read(settings_path)
     try:
-        updated = edit_settings(raw, settings_path, with_hooks)
+        return settings_path, raw, edit_settings(raw, settings_path, with_hooks)
     except SettingsError as exc:
         raise click.ClickException(str(exc)) from exc
     except ValueError as exc:  # with_hooks: `hooks` is not what Claude Code reads
         raise click.ClickException(f"{exc}; not touching it") from exc
+
+
+def _write_hooks(settings_path: Path, raw: bytes | None, updated: str | None,
+                 root: Path | None) -> None:
     if updated is None:
         click.echo(f"learn's hooks already in {settings_path}")
         return
-    if raw is not None:
-        backup = save_backup(settings_path, raw)
+    backup = _write(settings_path, raw, updated, root)
+    if backup is not None:
         click.echo(f"backed up {settings_path} to {backup}")
-    atomic_write_text(settings_path, updated, mode=_kept_mode(settings_path))
     click.echo(f"added learn's hooks to {settings_path}: ended sessions are mined in the "
                "background (log: learn's data dir, hook/hook.log), and each instruction file a "
                "session loads is recorded (outcomes count a rule only where it was loaded)")

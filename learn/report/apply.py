@@ -14,7 +14,11 @@ rewritten. So the rules here are narrow:
   fsyncs, long enough for a save to land.
 - the old file is backed up (0600, in learn's data dir) before the atomic
   replace, so a crash at any point leaves the original or the new file, and
-  a copy of the original either way.
+  a copy of the original either way. The new file takes the old one's mode,
+  owner, group and user.* attributes (a shared CLAUDE.md stays shared).
+- every step of the write happens inside the folder confine approved, held
+  open (`_hold`): a folder swapped for a link after the check cannot carry
+  the write out of the project.
 
 The planning half is pure (text in, text out: learn.report.edits); this is the
 I/O half and the choice of destination.
@@ -22,20 +26,18 @@ I/O half and the choice of destination.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from learn.paths import atomic_write_bytes, ensure_private_dir
+from learn.paths import ensure_private_dir
 from learn.records.proposal import Proposal
 from learn.report.agent_formats import agent_file_limit, plan_agent_file
-from learn.report.confine import backups_dir, confine, learns_own
+from learn.report.confine import backups_dir, confine, learns_own, read_regular
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -48,12 +50,27 @@ from learn.report.edits import (
     plan_text,
     sha256,
 )
-from learn.report.edits import read_bytes as _read
+from learn.report.held_folder import (
+    Folder,
+    Staged,
+    data_of,
+    fill,
+    held_now,
+    hold,
+    replace_in,
+    seen,
+)
 from learn.report.prose import is_prose, plain_prose
 from learn.report.runs import Decision
 from learn.report.surfaces_apply import plan_surface
 from learn.report.targets import TargetChoice, TargetError, choose
 from learn.report.words import day, flatten, plural
+
+
+def _read(path: Path) -> bytes | None:
+    """A confined file's bytes to plan against: a regular file, bounded, not followed if
+    it became a link since confine resolved it (learn.report.confine.read_regular)."""
+    return read_regular(path, follow=False)
 
 
 def read_only_reason(path: Path) -> str | None:
@@ -151,19 +168,41 @@ def budget_warnings(plan: FilePlan, *, max_lines: int = DEFAULT_MAX_LINES,
     return out
 
 
-def _atomic_replace(path: Path, data: bytes, mode: int) -> None:
-    """`path` holding `data` whole and on disk, in one rename (the step a full disk fails)."""
-    atomic_write_bytes(path, data, mode=mode)
+def _atomic_replace(staged: Staged, data: bytes, mode: int) -> None:
+    """The new text of an instruction file staged (_fill): the step of `write_plan` a full
+    disk fails, apart from the backup's own."""
+    fill(staged, data, mode)
+
+
+# A backup is named after the file it keeps, to be found by eye in the folder. A path of
+# 266 characters made a name of ~300 bytes, over NAME_MAX (255 on ext4 and APFS), and the
+# write failed; past 120 characters the name keeps the path's end (the file and the
+# folders nearest it) and a hash of the whole path, so two long paths ending alike still
+# get two names. `learn apply --undo` finds a backup by the path its journal recorded,
+# never by its name, so backups named either way restore.
+_BACKUP_NAME_CHARS = 120
+
+
+def backup_name(path: Path, data: bytes, stamp: str) -> str:
+    """The file name of the backup of `data` (what `path` held), made at `stamp`."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", str(path).strip("/"))
+    if len(name) > _BACKUP_NAME_CHARS:
+        whole = sha256(str(path).encode("utf-8", "surrogateescape"))[:12]
+        name = f"{name[-_BACKUP_NAME_CHARS:].lstrip('._-')}~{whole}"
+    return f"{name}.{stamp}.{sha256(data)[:8]}.bak"
 
 
 def save_backup(path: Path, data: bytes) -> Path:
     """A private copy of `data` (what `path` held) in learn's backups folder, named
     after the file and the time; `learn apply --undo` restores it."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", str(path).strip("/"))
     ensure_private_dir(backups_dir())
-    backup = confine(backups_dir() / f"{name}.{stamp}.{sha256(data)[:8]}.bak", internal=True)
-    atomic_write_bytes(backup, data, mode=0o600)
+    backup = confine(backups_dir() / backup_name(path, data, stamp), internal=True)
+    folder = hold(backup.parent, seen(backup.parent), private=True)
+    try:
+        replace_in(folder, backup.name, data, 0o600, None, lambda: None)
+    finally:
+        folder.close()
     return backup
 
 
@@ -175,60 +214,73 @@ def _unchanged_since_planning(plan: FilePlan, current: bytes | None, when: str) 
                                   "a fresh diff")
 
 
-def _replace_if_unchanged(plan: FilePlan, data: bytes, mode: int) -> None:
-    """`plan.path` replaced by `data` in one rename, unless it changed since planning.
-
-    The new text goes whole and on disk into a file of learn's own beside the
-    destination first; the destination is read again only then, so the window in
-    which a save can still be lost is a read and a rename, not a write and an fsync."""
-    if learns_own(plan.path):
-        # learn's data folders stay 0700, as atomic_write_bytes makes them.
-        ensure_private_dir(plan.path.parent)
-    else:
-        plan.path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{plan.path.name}.", suffix=".learn", dir=plan.path.parent)
-    os.close(fd)
-    staged = Path(name)
-    try:
-        _atomic_replace(staged, data, mode)
-        _unchanged_since_planning(plan, _read(plan.path), "while learn was writing it")
-        os.replace(staged, plan.path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            staged.unlink()
-
-
-def write_plan(plan: FilePlan) -> Path | None:
+def write_plan(plan: FilePlan, *, backup: bool = True) -> Path | None:
     """Write the planned text if the file is unchanged since planning; return the backup path.
 
     The destination is checked again here (learn.report.confine): a link swapped in
     since planning must not carry the write elsewhere, and a second name (a hard
     link) made since must not be split from this one. A plan that names learn's own
     data (a check's rules file) was made by learn (plan_file refuses such a name), so
-    it may be written there, and only there."""
-    real = confine(plan.path, plan.projects, internal=learns_own(plan.path))
+    it may be written there, and only there. Then the file is written inside the
+    folder confine approved, held open (`_hold`). `backup=False`: no copy of what the
+    file holds (put_back, which restores a copy already made)."""
+    private = learns_own(plan.path)
+    real = confine(plan.path, plan.projects, internal=private)
     if real != plan.path:
         raise ConcurrentEditError(f"{plan.path} now leads to {real}; nothing was written. Run "
                                   "`learn apply` again to see a fresh diff")
+    identity = seen(real.parent)
     refused = read_only_reason(plan.path)
     if refused:
         raise ApplyError(refused)
-    current = _read(plan.path)
-    _unchanged_since_planning(plan, current, "since the diff was shown")
+    folder = hold(real.parent, identity, private=private)
+    try:
+        return _write_in(folder, plan, keep=backup)
+    finally:
+        folder.close()
+
+
+def _write_in(folder: Folder, plan: FilePlan, *, keep: bool) -> Path | None:
+    leaf = plan.path.name
+    held = held_now(folder, leaf)
+    _unchanged_since_planning(plan, data_of(held), "since the diff was shown")
     backup: Path | None = None
     mode = 0o600
-    if current is not None:
+    if held is not None:
         # Keep the user's own permissions on a file they already had (it may be a
         # shared, committed CLAUDE.md); only files learn creates get 0600.
-        mode = stat.S_IMODE(plan.path.stat().st_mode)
-        backup = save_backup(plan.path, current)
+        mode = stat.S_IMODE(held.st.st_mode)
+        backup = save_backup(plan.path, held.data) if keep else None
     if plan.remove:
         # The backup took a write and an fsync: a save landing meanwhile is kept.
-        _unchanged_since_planning(plan, _read(plan.path), "while learn was backing it up")
-        plan.path.unlink()
+        _unchanged_since_planning(plan, data_of(held_now(folder, leaf)), "while learn was backing it up")
+        os.unlink(folder.name(leaf), dir_fd=folder.fd)
         return backup
-    _replace_if_unchanged(plan, plan.new_text.encode("utf-8"), mode)
+
+    def last_look() -> None:
+        _unchanged_since_planning(plan, data_of(held_now(folder, leaf)), "while learn was writing it")
+
+    replace_in(folder, leaf, plan.new_text.encode("utf-8"), mode, held, last_look,
+                _atomic_replace)
     return backup
+
+
+def put_back(plan: FilePlan, backup: Path | None) -> None:
+    """The file `plan` was just written to, as it was before: its backup's bytes, or no
+    file when the write made it. Through write_plan (confined, in the folder held open),
+    and only while the file still holds what learn wrote: an edit since is the person's.
+    For a write that must not stand alone (a check's data file whose hook was not
+    written: learn.commands.apply_writes)."""
+    wrote = None if plan.remove else plan.new_text.encode("utf-8")
+    before = read_regular(confine(backup, internal=True)) if backup is not None else None
+    if backup is not None and before is None:
+        raise ApplyError(f"{plan.path}: its backup {backup} is missing; learn cannot put it back")
+    undo = FilePlan(path=plan.path, original=decode_text(plan.path, wrote),
+                    original_hash=sha256(wrote) if wrote is not None else "",
+                    new_text=decode_text(plan.path, before) or "", remove=before is None,
+                    projects=plan.projects)
+    if undo.changed:
+        write_plan(undo, backup=False)
 
 
 def rule_text_for(p: Proposal) -> str:

@@ -105,10 +105,16 @@ class CheckPlan:
 
 
 def _read(path: Path) -> bytes | None:
+    """`path`'s bytes (None: no file). Read before the path is confined (planning shows the
+    diff first), so only as a regular file of bounded size: a `.claude/settings.local.json`
+    committed as a link to /dev/zero was read until MemoryError (learn.report.confine)."""
+    from learn.report.confine import read_regular
+    from learn.report.errors import ConfinementError
+
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+        return read_regular(path)
+    except ConfinementError as exc:
+        raise CheckError(str(exc)) from exc
 
 
 def _json_object(path: Path, raw: bytes | None) -> dict[str, Any]:

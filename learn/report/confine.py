@@ -195,7 +195,9 @@ def _match(parts: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
 
 
 def _crossable(folder: str) -> bool:
-    return not folder.startswith(".") and folder not in _NOT_CROSSED
+    # Case folded: on a case-insensitive disk (macOS, Windows) `Node_Modules` is the
+    # same folder as `node_modules`.
+    return not folder.startswith(".") and folder.casefold() not in _NOT_CROSSED
 
 
 def _surfaces_at(path: Path, bases: list[tuple[Base, Path]]) -> list[Surface]:
@@ -254,12 +256,24 @@ def confine(path: Path, projects: Iterable[Path | str | None] = (), *,
     CLAUDE.md leads to markdown instructions, a settings.json to settings); it is
     a regular file with no second name, or does not exist yet. learn's backups
     and check data are destinations only with `internal=True` (learn's own
-    writers). Writers write the path returned, never `path` itself."""
+    writers). Writers write the path returned, never `path` itself.
+
+    A path that cannot be looked at (a symlink loop above it: ELOOP; a folder learn
+    may not search) is refused the same way: an OSError here stopped the whole
+    `learn apply` with a traceback, and the other files' plans with it."""
+    try:
+        return _confine(path, tuple(projects), internal=internal)
+    except OSError as exc:
+        raise ConfinementError(f"{path} cannot be checked ({exc.strerror or exc}); learn writes "
+                               "only where it can see the file and every folder above it. "
+                               "Nothing was written to it") from exc
+
+
+def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: bool) -> Path:
     asked = path.expanduser()
     if not asked.is_absolute():
         raise ConfinementError(f"{path} is a relative path; learn writes only to absolute, "
                                "checked destinations. Nothing was written")
-    projects = tuple(projects)
     real = _real(asked)
     roots = project_roots(projects)
     landed = _surfaces_at(real, _bases(roots))
@@ -301,6 +315,58 @@ def confine(path: Path, projects: Iterable[Path | str | None] = (), *,
             "Nothing was written to it. Make the other name a symlink to this one "
             f"(ln -sf {asked.name} OTHER) and run again")
     return real
+
+
+# Every file learn reads to plan a write is small text: the instruction files' budget is
+# 25,000 bytes (learn.report.edits.DEFAULT_MAX_BYTES), settings files are a few KB. A
+# `.claude/settings.local.json` committed as a link to /dev/zero was read until
+# MemoryError; 4 MiB is 160x that budget and still bounded.
+MAX_READ = 4 * 1024 * 1024
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_open(fd: int, shown: Path) -> bytes:
+    """The bytes of the open file `fd` (`shown` names it): ConfinementError when it is
+    not a regular file (a FIFO would block, a device never ends) or over MAX_READ."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfinementError(f"{shown} is not a regular file; learn reads and writes only "
+                               "text files. Nothing was written to it")
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := os.read(fd, 1 << 16):
+        size += len(chunk)
+        if size > MAX_READ:
+            raise ConfinementError(f"{shown} is over {MAX_READ // (1024 * 1024)} MB; learn reads "
+                                   "only instruction and settings files, which are a few KB. "
+                                   "Nothing was written to it")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def read_regular(path: Path, *, follow: bool = True) -> bytes | None:
+    """`path`'s bytes, None when there is no such file; ConfinementError for anything
+    but a regular file of at most MAX_READ (read_open). For a file read before it is
+    confined (a check's settings, a note about a checked-in settings.json): opened
+    without blocking, and bounded, whatever it leads to."""
+    flags = _READ_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _unreadable(path, exc) from exc
+    try:
+        return read_open(fd, path)
+    except OSError as exc:
+        raise _unreadable(path, exc) from exc
+    finally:
+        os.close(fd)
+
+
+def _unreadable(path: Path, exc: OSError) -> ConfinementError:
+    return ConfinementError(f"{path} cannot be read ({exc.strerror or exc}); nothing was "
+                            "written to it")
 
 
 def learns_own(path: Path) -> bool:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from learn.projects import write_roots
-from learn.report.confine import confine, learns_own
-from learn.report.edits import ApplyError, FilePlan, decode_text, read_bytes, sha256
+from learn.report.confine import confine, learns_own, read_regular
+from learn.report.edits import ApplyError, FilePlan, decode_text, sha256
 from learn.store.apply_journal import Write
 
 
@@ -36,7 +36,7 @@ def undo_plan(w: Write) -> FilePlan:
         # The journal is learn's own: a write to learn's data (a check's rules file)
         # is put back there, as the same kind of file.
         real = confine(path, projects, internal=learns_own(path))
-        current = read_bytes(real)
+        current = read_regular(real, follow=False)
         now = sha256(current) if current is not None else ""
         if now != w.after_hash:
             saved = f"; what it held before is in {w.backup_file}" if w.backup_file else ""
@@ -47,8 +47,10 @@ def undo_plan(w: Write) -> FilePlan:
         if not w.before_hash:
             plan.remove = True  # learn created it: undone, it is gone again
             return plan
-        backup = read_bytes(confine(Path(w.backup_file), internal=True)) if w.backup_file \
-            else None
+        # Found by the path the journal recorded, never by its name: a backup named
+        # the old way (the whole path, before names were capped) restores the same.
+        backup = read_regular(confine(Path(w.backup_file), internal=True), follow=False) \
+            if w.backup_file else None
         if backup is None or sha256(backup) != w.before_hash:
             raise ApplyError(f"{path}: the backup of what it held before ({w.backup_file}) is "
                              "missing or changed; learn cannot put it back")

@@ -1,0 +1,223 @@
+"""Writing a file inside the folder confine approved, held open.
+
+confine (learn.report.confine) checks a path; a folder on the way swapped for a link
+after that check carried the write out of the project (an audit's `.claude/rules`
+renamed away and linked to another folder between the check and the rename). So every
+step of a write names the file relative to its folder, held open: the folder is
+reached from the root one name at a time with no link followed, and must be the one
+confine saw (its device and inode). The new file is staged beside the destination
+(0600, made new), made as the file it replaces was (mode, owner, group, user.*
+attributes), fsynced, and put in place by one rename within the folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from learn.paths import ensure_private_dir
+from learn.report.confine import read_open
+from learn.report.errors import ConcurrentEditError
+
+# Windows has no dir_fd (os.supports_dir_fd lacks os.open and
+# os.rename there): there the write goes by path as before, and such a swap is not caught.
+BY_FOLDER = {os.open, os.rename, os.unlink, os.mkdir, os.stat} <= os.supports_dir_fd
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+# O_PATH (Linux): a folder held to name files in needs no read permission of its own.
+_FOLDER_FLAGS = (getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
+                 | getattr(os, "O_PATH", os.O_RDONLY))
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | _CLOEXEC
+_NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+# What opening a name that became a link (or a file, where a folder was) with O_NOFOLLOW
+# fails with: ELOOP on Linux and macOS, EMLINK on FreeBSD.
+_SWAPPED = frozenset({errno.ELOOP, errno.EMLINK, errno.ENOTDIR})
+
+
+@dataclass(frozen=True, slots=True)
+class Folder:
+    """The folder of a confined file, held open (`fd`; None where there is no dir_fd)."""
+
+    path: Path
+    fd: int | None
+
+    def name(self, leaf: str) -> str:
+        """`leaf` as the os calls take it: relative to `fd`, else the whole path."""
+        return leaf if self.fd is not None else str(self.path / leaf)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """What a file holds now, read from one open of it: its bytes, owner and mode, and
+    its user.* extended attributes (a rewrite keeps them)."""
+
+    data: bytes
+    st: os.stat_result
+    xattrs: tuple[tuple[str, bytes], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """The new file beside the destination, open for writing; `was`: the file it replaces."""
+
+    fd: int
+    was: Held | None
+
+
+def moved(folder: Path) -> ConcurrentEditError:
+    return ConcurrentEditError(f"{folder} changed since learn checked it (a folder on the way "
+                               "is now a link, or another folder); nothing was written. Run "
+                               "`learn apply` again to see a fresh diff")
+
+
+def seen(folder: Path) -> tuple[int, int] | None:
+    """The identity (device, inode) of the folder confine just approved; None when learn
+    will make it."""
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def hold(folder: Path, identity: tuple[int, int] | None, *, private: bool) -> Folder:
+    """`folder` (resolved by confine: no link in it) held open, reached from the root one
+    name at a time with no link followed, the missing ones made (learn's own 0700). A
+    name swapped for a link since confine resolved it fails here instead of being
+    followed, and the folder reached must be the one confine saw (`identity`)."""
+    if not BY_FOLDER:
+        _make(folder, private)
+        return Folder(folder, None)
+    try:
+        fd = _walk(folder, private)
+    except PermissionError:
+        # A folder on the way that may be passed through but not read (0711), where
+        # there is no O_PATH (macOS): the folder itself, opened by its path. The
+        # identity check below still catches a swap made after confine's look.
+        _make(folder, private)
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
+    st = os.fstat(fd)
+    if identity is not None and (st.st_dev, st.st_ino) != identity:
+        os.close(fd)
+        raise moved(folder)
+    return Folder(folder, fd)
+
+
+def _make(folder: Path, private: bool) -> None:
+    if private:
+        ensure_private_dir(folder)  # learn's data folders stay 0700
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+
+
+def _walk(folder: Path, private: bool) -> int:
+    """`folder` opened from the root one name at a time, no link followed, the missing
+    names made; a name that became a link (or a file) since is `moved`."""
+    fd = os.open(folder.anchor, _FOLDER_FLAGS)
+    try:
+        for name in folder.parts[1:]:
+            try:
+                step = os.open(name, _FOLDER_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o700 if private else 0o777, dir_fd=fd)
+                step = os.open(name, _FOLDER_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = step
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in _SWAPPED:
+            raise moved(folder) from exc
+        raise
+    return fd
+
+
+def _user_xattrs(fd: int) -> tuple[tuple[str, bytes], ...]:
+    """The file's user.* attributes (Linux), best effort: the others (security.*,
+    trusted.*) are the system's to set."""
+    if not hasattr(os, "listxattr"):
+        return ()
+    try:
+        return tuple((n, os.getxattr(fd, n)) for n in os.listxattr(fd) if n.startswith("user."))
+    except OSError:  # a filesystem without them (ENOTSUP)
+        return ()
+
+
+def held_now(folder: Folder, leaf: str) -> Held | None:
+    """What `leaf` in `folder` holds now, None when there is no such file; the file itself
+    is not followed if it became a link (confine resolved it: it was none)."""
+    try:
+        fd = os.open(folder.name(leaf), _READ_FLAGS, dir_fd=folder.fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno in _SWAPPED:
+            raise ConcurrentEditError(f"{folder.path / leaf} is now a link; nothing was "
+                                      "written. Run `learn apply` again to see a fresh diff") \
+                from exc
+        raise
+    try:
+        return Held(read_open(fd, folder.path / leaf), os.fstat(fd), _user_xattrs(fd))
+    finally:
+        os.close(fd)
+
+
+def data_of(held: Held | None) -> bytes | None:
+    return held.data if held is not None else None
+
+
+def fill(staged: Staged, data: bytes, mode: int) -> None:
+    """`data` whole and on disk in the file staged beside the destination (the step a full
+    disk fails), made as the file it replaces was: its user.* attributes, its owner and
+    group where learn may set them, its mode. The rename that puts it in place is the
+    caller's, after the last look at the destination."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(staged.fd, view):]
+    was = staged.was
+    if was is not None:
+        for name, value in was.xattrs:
+            with contextlib.suppress(OSError):
+                os.setxattr(staged.fd, name, value)
+        made = os.fstat(staged.fd)
+        if hasattr(os, "fchown") and (was.st.st_uid, was.st.st_gid) != (made.st_uid, made.st_gid):
+            # Run as root, a 65534:65534 shared CLAUDE.md became root's; a user may give
+            # the file only a group they are in, so this is kept where it can be.
+            with contextlib.suppress(PermissionError):
+                os.fchown(staged.fd, was.st.st_uid, was.st.st_gid)
+    os.fchmod(staged.fd, mode)  # after the chown, which clears set-id bits
+    os.fsync(staged.fd)
+
+
+def replace_in(folder: Folder, leaf: str, data: bytes, mode: int, was: Held | None,
+                last_look: Callable[[], None],
+                stage: Callable[[Staged, bytes, int], None] = fill) -> None:
+    """`leaf` in `folder` replaced by `data` (staged by `stage`) in one rename, unless
+    `last_look` (called once the new bytes are on disk) raises.
+
+    The new text goes whole and on disk into a file of learn's own beside the
+    destination first (0600, made new: never a file that was there); the destination is
+    read again only then, so the window in which a save can still be lost is a read and
+    a rename, not a write and an fsync."""
+    temp = f".{leaf}.{secrets.token_hex(6)}.learn"
+    fd = os.open(folder.name(temp), _NEW_FLAGS, 0o600, dir_fd=folder.fd)
+    try:
+        try:
+            stage(Staged(fd, was), data, mode)
+        finally:
+            os.close(fd)
+        last_look()
+        os.replace(folder.name(temp), folder.name(leaf), src_dir_fd=folder.fd,
+                   dst_dir_fd=folder.fd)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(folder.name(temp), dir_fd=folder.fd)
