@@ -47,8 +47,10 @@ def _after_the_check(monkeypatch: pytest.MonkeyPatch, swap: Callable[[], None]) 
     monkeypatch.setattr(apply_mod, "read_only_reason", swapped)
 
 
-def test_the_files_folder_swapped_for_a_link_is_refused(
-        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _rules_swapped_for_a_link(project: Path, tmp_path: Path,
+                              monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`.claude/rules` renamed away and linked to an outside folder (returned) right
+    after write_plan's check; the write of `.claude/rules/tooling.md` must be refused."""
     victim = tmp_path / "victim"
     victim.mkdir()
     rules = project / ".claude" / "rules"
@@ -61,6 +63,12 @@ def test_the_files_folder_swapped_for_a_link_is_refused(
     _after_the_check(monkeypatch, swap)
     with pytest.raises(ApplyError, match="changed since learn checked it"):
         write_plan(plan)
+    return victim
+
+
+def test_the_files_folder_swapped_for_a_link_is_refused(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    victim = _rules_swapped_for_a_link(project, tmp_path, monkeypatch)
     assert list(victim.iterdir()) == []
     assert list((tmp_path / "old-rules").iterdir()) == []
 
@@ -156,16 +164,5 @@ def test_a_folder_on_the_way_that_cannot_be_read_still_takes_the_write(
 def test_opened_by_its_path_a_swapped_folder_is_still_refused(
         project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(held_folder, "_walk", _no_walk)
-    victim = tmp_path / "victim"
-    victim.mkdir()
-    rules = project / ".claude" / "rules"
-    plan = _plan(rules / "tooling.md", project)
-
-    def swap() -> None:
-        rules.rename(tmp_path / "old-rules")
-        rules.symlink_to(victim)
-
-    _after_the_check(monkeypatch, swap)
-    with pytest.raises(ApplyError, match="changed since learn checked it"):
-        write_plan(plan)
+    victim = _rules_swapped_for_a_link(project, tmp_path, monkeypatch)
     assert list(victim.iterdir()) == []
