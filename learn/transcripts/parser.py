@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -115,8 +116,8 @@ def parse_event(mapping: Mapping[str, Any]) -> TranscriptEvent:
 def _read(path: Path) -> tuple[bytes, float]:
     from learn.transcripts.files.sources import read_session
 
-    buf, stat = read_session(path)
-    return buf, stat.mtime
+    buf, st = read_session(path)
+    return buf, st.mtime
 
 
 def parse(source: Path | bytes, *, drop: FilterSpec | None = None) -> Transcript:
@@ -247,7 +248,8 @@ def _open_ahead(path: Path) -> tuple[Path, int | None]:
     if in_store(path):
         return path, None  # a session in a store is read out of it, not opened
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        # Non-blocking: a FIFO named like a session must not hang the open (`files.sources`).
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return path, None
     if _ADVISE is not None:
@@ -263,8 +265,10 @@ def _read_ahead(path: Path, fd: int | None) -> tuple[bytes, float] | None:
             return _read(path)
         with open(fd, "rb") as fh:
             fd = None  # the file object owns and closes it now
-            mtime = os.fstat(fh.fileno()).st_mtime
-            return fh.read(), mtime
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                return None  # a FIFO or a device: reading it could block for good
+            return fh.read(), st.st_mtime
     except OSError:
         # Vanished (pruned by Claude Code's cleanup) or unreadable between
         # discovery and parse: skip it, keep the batch.

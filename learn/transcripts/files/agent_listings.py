@@ -3,20 +3,23 @@
 Like `listing`, nothing is read here that discovery's heads would read: a
 candidate is a session's place, its stat (or a store's row), and what its place
 alone says (a Gemini CLI folder's project, an OpenCode store's session ids).
-A folder or store that cannot be read is recorded in `Skips`, never fatal.
+A folder or store that cannot be read is recorded in `Skips`, never fatal; a
+session file is a regular file, as in `listing`. A path that is not UTF-8 is
+skipped by `utf8_only`, over what these walks list.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Final
 
-from learn.transcripts.files.listing import Candidate, Skips
+from learn.transcripts.files.listing import Candidate, Skips, is_utf8
 
-__all__ = ["copilot_candidates", "gemini_candidates", "opencode_candidates"]
+__all__ = ["copilot_candidates", "gemini_candidates", "opencode_candidates", "utf8_only"]
 
 # `session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.json[l]`
 _GEMINI_NAME_RE: Final = re.compile(r"\Asession-.*-([0-9A-Za-z]{8})\.jsonl?\Z")
@@ -38,6 +41,17 @@ def _file(entry: os.DirEntry[str]) -> os.stat_result | None:
         return entry.stat() if entry.is_file() else None
     except OSError:
         return None
+
+
+def utf8_only(candidates: Iterable[Candidate], skips: Skips) -> Iterator[Candidate]:
+    """The candidates whose path is UTF-8 (`listing.is_utf8`); the others are skipped as
+    unreadable. Checked on the whole path once a candidate: these walks are a few
+    folders deep each, with names from three clients, and list tens of files."""
+    for cand in candidates:
+        if is_utf8(str(cand.path)):
+            yield cand
+        else:
+            skips.not_utf8(cand.path, cand.provider)
 
 
 def gemini_candidates(base: Path, skips: Skips, known: Iterable[Path] = ()) -> Iterator[Candidate]:
@@ -79,7 +93,8 @@ def copilot_candidates(base: Path, skips: Skips) -> Iterator[Candidate]:
             except OSError as exc:
                 skips.add("unreadable", path, "copilot", entry.name, exc.strerror or str(exc))
                 continue
-            yield Candidate(path, "copilot", entry.name, st.st_mtime, st.st_size)
+            if stat.S_ISREG(st.st_mode):  # a FIFO's head would be read for good (`listing`)
+                yield Candidate(path, "copilot", entry.name, st.st_mtime, st.st_size)
         elif entry.name.endswith(".jsonl") and not entry.name.startswith("."):
             fst = _file(entry)
             if fst is not None:
@@ -119,4 +134,5 @@ def opencode_candidates(base: Path, skips: Skips) -> Iterator[Candidate]:
         except OSError as exc:
             skips.add("unreadable", path, "opencode", path.stem, exc.strerror or str(exc))
             continue
-        yield Candidate(path, "opencode", path.stem, st.st_mtime, st.st_size)
+        if stat.S_ISREG(st.st_mode):
+            yield Candidate(path, "opencode", path.stem, st.st_mtime, st.st_size)

@@ -20,11 +20,12 @@ and the listing says so (`learn sessions`).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Final
 
 import msgspec
+
+from learn.transcripts.files.sources import open_regular
 
 ZSTD_MAGIC: Final = b"\x28\xb5\x2f\xfd"
 ZST_SUFFIX: Final = ".zst"
@@ -98,7 +99,8 @@ def read_prefix(path: Path, limit: int) -> bytes:
     """Up to `limit` decompressed bytes from the start of a compressed file. Raises OSError."""
     import zstandard
 
-    with path.open("rb") as fh:
+    fh, _ = open_regular(path)
+    with fh:
         try:
             reader = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True)
             out = bytearray()
@@ -122,10 +124,11 @@ def read_suffix(path: Path, limit: int) -> bytes:
     import zstandard
 
     window = bytearray()
-    with path.open("rb") as fh:
+    fh, st = open_regular(path)
+    with fh:
         # The end of what a parse reads: no further than the inflate limit (a
         # bomb streamed whole took minutes of CPU for a date).
-        budget = inflate_limit(os.fstat(fh.fileno()).st_size)
+        budget = inflate_limit(st.st_size)
         try:
             reader = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True)
             while budget > 0:

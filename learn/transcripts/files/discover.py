@@ -66,6 +66,7 @@ from learn.transcripts.files.agent_listings import (
     copilot_candidates,
     gemini_candidates,
     opencode_candidates,
+    utf8_only,
 )
 from learn.transcripts.files.heads import Head, Provider, last_activity, read_head
 from learn.transcripts.files.listing import (
@@ -259,9 +260,11 @@ def _scan(
         *claude_candidates(projects_dir, skips, id_prefix or "", drop),
         *codex_candidates(sessions_dir, skips, drop, id_prefix or ""),
         *codex_candidates(archived_dir, skips, drop, id_prefix or ""),
-        *gemini_candidates(gemini_base, skips, () if all_projects else (asked,)),
-        *copilot_candidates(copilot_base, skips),
-        *opencode_candidates(opencode_base, skips),
+        # Claude's and Codex's walks check names as they list (before a stat).
+        *utf8_only(gemini_candidates(gemini_base, skips, () if all_projects else (asked,)),
+                   skips),
+        *utf8_only(copilot_candidates(copilot_base, skips), skips),
+        *utf8_only(opencode_candidates(opencode_base, skips), skips),
     ]
     candidates.sort(key=lambda c: (-c.mtime, str(c.path)))
 

@@ -17,6 +17,7 @@ import msgspec
 
 from learn.lazy import lazy_pattern
 from learn.transcripts.files.compressed import ZST_SUFFIX, read_prefix, read_suffix
+from learn.transcripts.files.sources import open_regular
 from learn.transcripts.ids import Provider
 
 __all__ = ["Head", "Provider", "last_activity", "read_head"]
@@ -70,7 +71,8 @@ def read_head(path: Path, provider: Provider) -> Head:
             data = read_prefix(path, _HEAD_MAX_BYTES)
             head, complete = _scan_lines(data, provider)
     else:
-        with path.open("rb") as fh:
+        fh, _ = open_regular(path)  # never a FIFO named like a session (`sources`)
+        with fh:
             data = fh.read(_HEAD_FIRST_BYTES)
             head, complete = _scan_lines(data, provider)
             if head.cwd is None and len(data) == _HEAD_FIRST_BYTES:
@@ -260,23 +262,20 @@ def last_activity(path: Path) -> float | None:
         if path.name.endswith(ZST_SUFFIX):
             # No seeking in a zstd stream: one pass keeps the largest window.
             return _newest_timestamp(read_suffix(path, _TAIL_MAX_BYTES))
-        size = path.stat().st_size
-        window = _TAIL_BYTES
-        while True:
-            data = _read_tail(path, window, size)
-            found = _newest_timestamp(data)
-            if found is not None or window >= min(size, _TAIL_MAX_BYTES):
-                return found
-            window *= 2
+        # One open for every window, its fstat the size (a stat of the name and an
+        # open a window were what this took before).
+        fh, st = open_regular(path)
+        with fh:
+            size = st.st_size
+            window = _TAIL_BYTES
+            while True:
+                fh.seek(max(0, size - window))
+                found = _newest_timestamp(fh.read(window))
+                if found is not None or window >= min(size, _TAIL_MAX_BYTES):
+                    return found
+                window *= 2
     except OSError:
         return None
-
-
-def _read_tail(path: Path, window: int, size: int) -> bytes:
-    with path.open("rb") as fh:
-        if size > window:
-            fh.seek(size - window)
-        return fh.read(window)
 
 
 def _newest_timestamp(data: bytes) -> float | None:

@@ -3,9 +3,11 @@
 Gemini CLI, Copilot CLI and OpenCode are walked in `agent_listings`.
 
 Nothing is opened here (the heads are `discover`'s business): a candidate is a
-file whose name says it is a session, with its stat, its subagent and `/btw`
+regular file whose name says it is a session, with its stat, its subagent and `/btw`
 side-question files. A directory or file that cannot be read is recorded in
-`Skips`, never fatal.
+`Skips`, never fatal; so is one whose path is not UTF-8 (`is_utf8`). Anything else
+named like a session (a directory, a FIFO: opening a FIFO hung every command) is
+not a candidate.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ _CODEX_UUID_RE: Final = re.compile(
 # A Claude Code session file name: a uuid (8-4-4-4-12).
 _CLAUDE_NAME_RE: Final = re.compile(r"\A[0-9a-z]{8}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{12}\Z", re.I)
 
+# The detail of an "unreadable" skip whose path is not UTF-8 (`is_utf8`).
+NOT_UTF8: Final = "its path is not valid UTF-8"
+
 SkipReason = Literal[
     "unreadable", "too_old", "other_project", "no_cwd", "duplicate", "over_limit", "subagent"
 ]
@@ -39,6 +44,7 @@ SkipReason = Literal[
 class SkippedFile(msgspec.Struct, frozen=True):
     """A file (or directory) discovery left out, and why."""
 
+    # As it can be printed: the bytes of a name that is not UTF-8 escaped (`\\xff`).
     path: Path
     reason: str  # a SkipReason
     provider: Provider | None = None
@@ -57,8 +63,42 @@ class Skips:
 
     def add(self, reason: SkipReason, path: Path, provider: Provider | None = None,
             session_id: str | None = None, detail: str | None = None) -> None:
+        if reason == "unreadable":
+            # The one reason given to a path not listed as a candidate, so not checked
+            # (`is_utf8`): `learn sessions --json` prints it, and a strict UTF-8
+            # stdout refuses a surrogate escape. Others are skipped candidates'.
+            path = printable(path)
         self.counts[reason] += 1
         self.files.append(SkippedFile(path, reason, provider, session_id, detail))
+
+    def not_utf8(self, path: Path, provider: Provider) -> None:
+        """A file whose path is not UTF-8 (`is_utf8`), left out."""
+        self.add("unreadable", path, provider, detail=NOT_UTF8)
+
+
+def printable(path: Path) -> Path:
+    """`path`, its bytes that are not UTF-8 shown as `\\xff` escapes (as is when UTF-8)."""
+    text = str(path)
+    if is_utf8(text):
+        return path
+    return Path(os.fsencode(text).decode("utf-8", "backslashreplace"))
+
+
+def is_utf8(text: str) -> bool:
+    """Whether a path (or name) from the file system is valid UTF-8.
+
+    Python gives other bytes (a `\\xff` in a file name) as surrogate escapes,
+    which cannot be encoded again: storing such a path in the session index
+    crashed `learn sessions` with a UnicodeEncodeError, so the file is skipped
+    instead. ASCII, nearly every name, is decided without encoding.
+    """
+    if text.isascii():
+        return True
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def codex_name_id(path: Path) -> str | None:
@@ -147,6 +187,8 @@ def claude_candidates(projects_dir: Path, skips: Skips, id_prefix: str = "",
         if not _is_dir(project_entry):
             continue
         folder = Path(project_entry.path)
+        # Once a folder (with the root above it): each name below is checked alone.
+        folder_utf8 = is_utf8(project_entry.path)
         entries = _scandir(folder, skips)
         # A session's subagents live in `<id>/subagents/`: only a name in this listing
         # can be that directory, so the others are not stat'ed (one failed stat per
@@ -155,6 +197,9 @@ def claude_candidates(projects_dir: Path, skips: Skips, id_prefix: str = "",
         for entry in entries:
             # The id is the file name: `learn show <prefix>` stats only the files it names.
             if not _is_session_name(entry.name) or not entry.name.startswith(id_prefix):
+                continue
+            if not (folder_utf8 and is_utf8(entry.name)):
+                skips.not_utf8(Path(entry.path), "claude")
                 continue
             stem = entry.name[: -len(".jsonl")]
             try:
@@ -176,13 +221,20 @@ def claude_candidates(projects_dir: Path, skips: Skips, id_prefix: str = "",
 def _subagents(directory: Path, skips: Skips) -> tuple[Path, ...]:
     if not directory.is_dir():
         return ()
-    return tuple(
-        sorted(
-            Path(e.path)
-            for e in _scandir(directory, skips)
-            if e.name.startswith("agent-") and e.name.endswith(".jsonl")
-        )
-    )
+    return tuple(sorted(Path(e.path) for e in _scandir(directory, skips)
+                        if _is_agent_file(e, skips)))
+
+
+def _is_agent_file(entry: os.DirEntry[str], skips: Skips) -> bool:
+    """A subagent's (or side question's) file: named `agent-*.jsonl`, regular, with a
+    UTF-8 name (the folder's was checked with its session's)."""
+    name = entry.name
+    if not (name.startswith("agent-") and name.endswith(".jsonl")):
+        return False
+    if not is_utf8(name):
+        skips.not_utf8(Path(entry.path), "claude")
+        return False
+    return _is_file(entry)
 
 
 def is_aside_name(name: str) -> bool:
@@ -197,7 +249,7 @@ def aside_paths_for(session_path: Path) -> tuple[Path, ...]:
         names = sorted(os.listdir(directory))
     except OSError:
         return ()
-    return tuple(directory / n for n in names if is_aside_name(n))
+    return tuple(directory / n for n in names if is_aside_name(n) and is_utf8(n))
 
 
 def old_layout_agents(
@@ -209,9 +261,9 @@ def old_layout_agents(
     lives in: the old layout left hundreds of these per busy project.
     """
     found: dict[str, list[Path]] = {}
+    # A session of this folder was listed, so the folder's path is UTF-8.
     for entry in _scandir(directory, skips):
-        name = entry.name
-        if not (name.startswith("agent-") and name.endswith(".jsonl")):
+        if not _is_agent_file(entry, skips):
             continue
         try:
             head = read_head_of(Path(entry.path), "claude")
@@ -238,6 +290,7 @@ def codex_candidates(sessions_dir: Path, skips: Skips, drop: Drop | None = None,
 
     for dirpath, dirnames, filenames in os.walk(sessions_dir, onerror=unreadable):
         dirnames.sort()
+        dir_utf8 = is_utf8(dirpath)  # once a folder, with the root above it
         for name in sorted(filenames):
             if not _is_rollout_name(name):
                 continue
@@ -245,13 +298,18 @@ def codex_candidates(sessions_dir: Path, skips: Skips, drop: Drop | None = None,
             # `learn show <prefix>`: the name's id is the one the scan tests first.
             if not session_id.startswith(id_prefix):
                 continue
+            if not (dir_utf8 and is_utf8(name)):
+                skips.not_utf8(Path(dirpath, name), "codex")
+                continue
             full = os.path.join(dirpath, name)
             try:
                 st = os.stat(full)
             except OSError as exc:
                 skips.add("unreadable", Path(full), "codex", session_id, exc.strerror or str(exc))
                 continue
-            if drop is not None and drop(full, st):
+            # A FIFO named like a rollout would hang its head's read: the stat at hand
+            # says it, as for Claude's files.
+            if not _stat_is_file(st) or (drop is not None and drop(full, st)):
                 continue
             path = Path(full)
             yield Candidate(path, "codex", session_id, st.st_mtime, st.st_size,
@@ -261,6 +319,15 @@ def codex_candidates(sessions_dir: Path, skips: Skips, drop: Drop | None = None,
 def _is_dir(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """A regular file (through a symlink): the listing's file type, stat'ed only for a
+    symlink or where the file system gives no type."""
+    try:
+        return entry.is_file()
     except OSError:
         return False
 

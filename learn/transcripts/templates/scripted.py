@@ -97,11 +97,13 @@ HEAD_SESSIONS: Final = 300
 
 def head_view(path: Path, fingerprints: Sequence[str] = ()) -> Session | None:
     """The view of the first HEAD_BYTES of `path` (whole lines), None when unreadable or empty."""
+    from learn.transcripts.files.sources import open_regular
     from learn.transcripts.parser import parse
     from learn.transcripts.view.session import build_session
 
     try:
-        with path.open("rb") as fh:
+        fh, _ = open_regular(path)  # never a FIFO named like a session
+        with fh:
             head = fh.read(HEAD_BYTES)
     except OSError:
         return None
