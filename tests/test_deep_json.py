@@ -465,3 +465,16 @@ def test_a_codex_config_nested_too_deep_leaves_the_defaults(tmp_path: Path,
     (tmp_path / ".codex").mkdir()
     (tmp_path / ".codex" / "config.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
     assert codex_doc_limit(tmp_path) == CODEX_DOC_MAX_BYTES
+
+
+@pytest.mark.parametrize("first", [DEEP, DEEP_OBJECT, '{"type": "session.start", "data": {"sessi'])
+def test_a_copilot_stream_whose_first_line_does_not_decode_is_still_copilot(
+        tmp_path: Path, first: str) -> None:
+    from learn.transcripts.parser import parse
+
+    events = CopilotEvents("ee55ff66-0000-4000-8000-000000000019")
+    events.user("add a changelog entry for every fix")
+    path = events.write(tmp_path / "events.jsonl")
+    path.write_bytes(first.encode() + b"\n" + path.read_bytes())
+    assert parse(path).provider == "copilot"
+    assert _typed(path) == ["add a changelog entry for every fix"]

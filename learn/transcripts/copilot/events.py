@@ -78,16 +78,43 @@ _LINE = msgspec.json.Decoder(_Line)
 _USER_DECLINED: Final = "denied-interactively-by-user"
 
 
+# Lines looked at to tell a Copilot stream: its first line that decodes decides. A
+# first line cut or nested too deep made a whole Copilot session read as a Claude
+# transcript with no turns.
+_SNIFF_LINES = 4
+
+
 def is_copilot(buf: bytes, path: Path | None = None) -> bool:
-    """Whether a buffer is a Copilot CLI event stream, from its first line."""
-    end = buf.find(b"\n")
-    first = (buf if end < 0 else buf[:end]).strip()
-    if not first.startswith(b"{") or b'"data"' not in first or b'"type"' not in first:
+    """Whether a buffer is a Copilot CLI event stream, from its first line that decodes
+    (of the first few)."""
+    at = 0
+    for _ in range(_SNIFF_LINES):
+        end = buf.find(b"\n", at)
+        line = (buf[at:] if end < 0 else buf[at:end]).strip()
+        if line:
+            verdict = _copilot_line(line)
+            if verdict is not None:
+                return verdict
+        if end < 0:
+            return False
+        at = end + 1
+    return False
+
+
+def _copilot_line(raw: bytes) -> bool | None:
+    """Whether a line is a Copilot event; None when it is no whole JSON object (cut,
+    nested too deep), and the next line decides. Every Claude Code file is asked
+    this of its first line: it says no from the markers alone, as before."""
+    if not (raw.startswith(b"{") and raw.endswith(b"}")) or b'"type"' not in raw:
+        return None  # every line of every client this could be names a type
+    if b'"data"' not in raw:
         return False
     try:
-        line = _LINE.decode(first)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        line = _LINE.decode(raw)
+    except msgspec.ValidationError:
         return False
+    except (msgspec.DecodeError, RecursionError):
+        return None
     return "." in line.type and isinstance(line.data, dict) and line.timestamp is not None
 
 
