@@ -34,8 +34,8 @@ from learn.report.check_install import (
     hook_command,
     plan_rules,
     with_mode,
-    write_plan,
 )
+from learn.report.check_writes import write_plan
 
 GUARD = Path(__file__).resolve().parents[1] / "learn" / "guard"
 FORCE = CheckRule(id="no-force-push", program="git", subcommand="push",

@@ -20,7 +20,7 @@ from learn.commands.install_claude_command import command as install
 from learn.guard.rules import parse_rule
 from learn.report.apply import plan_file, write_plan
 from learn.report.check_install import CheckError, codex_hooks, plan_rules
-from learn.report.check_install import write_plan as write_check
+from learn.report.check_writes import write_plan as write_check
 from learn.report.edits import RuleEdit
 from learn.report.errors import ApplyError
 

@@ -75,7 +75,7 @@ class CheckApply:
         every one is, the install record and the decisions (the proposal applied, as form
         "check")."""
         from learn.guard.files import rules_file
-        from learn.report.check_install import write_record
+        from learn.report.check_writes import write_record
         from learn.report.runs import record_decision
 
         self.done.add(plan.path)
@@ -133,7 +133,7 @@ def plan_checks(offers: Sequence[Proposal], project: str,
     # The agent's files first, learn's data file last: the order they are shown and asked
     # in (CheckApply.asked); written the other way round (CheckApply.ordered).
     changes = [c for c in sorted(check.changes, key=lambda c: c.private) if c.after != c.before]
-    # Each agent file where `learn check` writes it (check_install._confined): the
+    # Each agent file where `learn check` writes it (check_writes._confined): the
     # project's folder, or the checkout of its repository apply runs in (a worktree).
     where: list[tuple[Path, tuple[str, ...]]] = []
     for c in changes:

@@ -63,7 +63,8 @@ def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes:
     """Show the changes, ask, write (exits 1 on a refused change). A new hook goes into
     the checkout the command runs in (`project_dir`, else the current directory)."""
     from learn.projects import checkout_folder
-    from learn.report.check_install import CheckError, plan_rules, write_plan
+    from learn.report.check_install import CheckError, plan_rules
+    from learn.report.check_writes import write_plan
 
     try:
         plan = plan_rules(project, rules, agents=[a for a in ("claude", "codex", "codex-rules")

@@ -11,7 +11,8 @@ new hook only after the person trusts it (`/hooks` in Codex), which learn never
 does for them.
 
 Every change is planned first (before and after, as bytes, shown as a diff) and
-written only if the file still holds what was planned against. The settings as
+written only if the file still holds what was planned against, by `learn apply`'s
+own writer, all of them or none (learn.report.check_writes). The settings as
 they were before the first install are kept in the install record, so removing
 the last rule restores them byte for byte; if the person changed the file since,
 only learn's hook is taken out and the rest of their edits stay.
@@ -20,9 +21,7 @@ only learn's hook is taken out and the rest of their edits stay.
 from __future__ import annotations
 
 import base64
-import contextlib
 import copy
-import dataclasses
 import difflib
 import hashlib
 import json
@@ -31,17 +30,19 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
-from learn.guard.files import checks_dir, record_file, rules_file
+from learn.guard.files import record_file, rules_file
 from learn.guard.rules import BadRules, CheckRule, Mode, RuleSet, load_rules
-from learn.paths import atomic_write_bytes, ensure_private_dir
 from learn.report.json_settings import (
     SettingsError,
     edit_settings,
     parse_settings,
     render_settings,
 )
+
+if TYPE_CHECKING:
+    pass
 
 # "codex-rules": a Codex without hooks (older than 0.124, or `[features] hooks = false`)
 # gets the exact prefix_rules execpolicy can say instead, in a file of learn's own.
@@ -104,7 +105,7 @@ class CheckPlan:
         return all(c.before == c.after for c in self.changes)
 
 
-def _read(path: Path) -> bytes | None:
+def read_settings_bytes(path: Path) -> bytes | None:
     """`path`'s bytes (None: no file). Read before the path is confined (planning shows the
     diff first), so only as a regular file of bounded size: a `.claude/settings.local.json`
     committed as a link to /dev/zero was read until MemoryError (learn.report.confine)."""
@@ -281,7 +282,7 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
     runs each session in one). The rules stay the project's, one data file for every
     checkout; with none left, the hook leaves every checkout."""
     data_path = rules_file(project, root)
-    old_rules = _read(data_path)
+    old_rules = read_settings_bytes(data_path)
     record = install_record(project, root)
     changes: list[FileChange] = []
     notes: list[str] = []
@@ -318,7 +319,7 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
             Path(key[len(_ELSEWHERE):]) if key.startswith(_ELSEWHERE)
             else target_path(agent, checkout or project, home))
         command = hook_command(data_path, "codex" if agent == "codex" else "claude")
-        before = _read(path)
+        before = read_settings_bytes(path)
         if agent in want:
             if agent == "codex-rules":
                 after = codex_prefix_rules(rules)
@@ -368,57 +369,6 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
                      "subcommand (`git push --force`, not `git push origin main --force`); "
                      "Codex 0.124 or later runs learn's check itself")
     return CheckPlan(tuple(changes), tuple(notes), new_record if rules else {})
-
-
-def _confined(path: Path, project: str) -> Path:
-    """`path` checked like every write learn makes (learn.report.confine)."""
-    from learn.projects import write_roots
-    from learn.report.confine import confine
-    from learn.report.errors import ConfinementError
-
-    try:
-        # The project's folder, or another checkout of its repository (a worktree).
-        return confine(path, write_roots(project, path), internal=True)
-    except ConfinementError as exc:
-        raise CheckError(str(exc)) from exc
-
-
-def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> None:
-    """Write every change, each only if its file still holds what was planned against,
-    and each to a destination learn may write (learn.report.confine)."""
-    ensure_private_dir(checks_dir(root))
-    # Every destination confined before any byte is written; then written where it
-    # really is (links followed), as confine answered.
-    real = {c.path: _confined(c.path, project) for c in plan.changes if c.after != c.before}
-    for c in plan.changes:
-        if _read(c.path) != c.before:
-            raise CheckError(f"{c.path} changed while learn was planning; run the command again")
-    for c in (dataclasses.replace(c, path=real[c.path]) for c in plan.changes
-              if c.after != c.before):
-        if c.after is None:
-            with contextlib.suppress(FileNotFoundError):
-                c.path.unlink()
-            if c.made_dir:
-                with contextlib.suppress(OSError):
-                    c.path.parent.rmdir()  # only when empty
-            continue
-        if c.private:
-            atomic_write_bytes(c.path, c.after)
-            continue
-        mode = c.path.stat().st_mode & 0o777 if c.before is not None else 0o600
-        c.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(c.path, c.after, mode=mode)
-    write_record(plan, project, root)
-
-
-def write_record(plan: CheckPlan, project: str, root: Path | None = None) -> None:
-    """Keep (or drop, with no rule left) what the settings held before learn's hook."""
-    record = _confined(record_file(project, root), project)
-    if plan.record:
-        atomic_write_bytes(record, json.dumps(plan.record, indent=2).encode("utf-8"))
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            record.unlink()
 
 
 def with_rule(rules: Sequence[CheckRule], rule: CheckRule) -> list[CheckRule]:
