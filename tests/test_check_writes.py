@@ -170,3 +170,14 @@ def test_removing_the_last_rule_still_takes_the_folder_learn_made(tmp_path: Path
     write_plan(plan_rules(str(bare), []), str(bare))
     assert list(bare.iterdir()) == []
     assert not rules_file(str(bare)).exists() and not record_file(str(bare)).exists()
+
+
+def test_a_read_only_settings_file_is_refused_naming_no_apply_option(project: Path) -> None:
+    settings = claude_settings(str(project))
+    settings.write_text('{\n  "model": "opus"\n}\n')
+    settings.chmod(0o444)
+    with pytest.raises(CheckError, match=r"read-only \(mode 0444\)") as refused:
+        write_plan(plan_rules(str(project), [FORCE]), str(project))
+    assert "--target" not in str(refused.value) and "--file" not in str(refused.value)
+    assert settings.read_text() == '{\n  "model": "opus"\n}\n'
+    assert not rules_file(str(project)).exists()

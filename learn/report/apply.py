@@ -73,19 +73,23 @@ def _read(path: Path) -> bytes | None:
     return read_regular(path, follow=False)
 
 
-def read_only_reason(path: Path) -> str | None:
+_ELSEWHERE = ", or write elsewhere (--target rules, --file FILE)"
+
+
+def read_only_reason(path: Path, *, elsewhere: str = _ELSEWHERE) -> str | None:
     """Why learn must not write `path` (a read-only file or folder), else None.
 
     The atomic replace renames a new file over the old one, which a read-only
     file does not prevent: so the check is learn's, made before planning. The
     mode bits are checked too, because os.access says yes to root for anything.
+    `elsewhere`: how the command could write somewhere else (apply's options by
+    default; `learn check`'s files have no other place).
     """
     if path.exists():
         mode = stat.S_IMODE(path.stat().st_mode)
         if not os.access(path, os.W_OK) or not mode & 0o222:
             return (f"{path} is read-only (mode {mode:04o}); learn does not overwrite it. Make "
-                    f"it writable (chmod u+w {path}) and run again, or write elsewhere "
-                    "(--target rules, --file FILE)")
+                    f"it writable (chmod u+w {path}) and run again{elsewhere}")
         return None
     parent = next((d for d in path.parents if d.exists()), None)
     if parent is not None and not os.access(parent, os.W_OK):

@@ -104,7 +104,7 @@ def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> None:
         if read_settings_bytes(c.path) != c.before:
             raise CheckError(f"{c.path} changed while learn was planning; run the command again")
     for p in plans:
-        refused = read_only_reason(p.path)
+        refused = read_only_reason(p.path, elsewhere="")
         if refused:
             raise CheckError(refused)
     done: list[tuple[FilePlan, Path | None]] = []
