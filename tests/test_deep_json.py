@@ -254,6 +254,7 @@ def test_opencode_store_rows_nested_too_deep_are_skipped_and_the_session_read(
                      "VALUES ('msg_deep', ?, 2, 2, ?)", (s.id, DEEP))
     [found] = scan(project=project).files
     assert _typed(found.path) == ["keep the old import path working"]
+    assert _skipped(found.path) == {"undecodable": 2}  # the part and the message, counted
 
 
 def test_opencode_json_store_files_nested_too_deep_are_skipped_and_the_session_read(
@@ -273,6 +274,7 @@ def test_opencode_json_store_files_nested_too_deep_are_skipped_and_the_session_r
     [found] = scan(project=project).files
     assert found.path == session_file
     assert _typed(found.path) == ["pin the node version"]
+    assert _skipped(found.path) == {"undecodable": 2}  # the part and the message, counted
 
 
 def test_an_opencode_session_file_nested_too_deep_is_read_as_empty(tmp_path: Path) -> None:

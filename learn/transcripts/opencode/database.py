@@ -198,6 +198,7 @@ def export_session(db: Path, session_id: str) -> bytes:
     if row is None:
         raise FileNotFoundError(f"{db}: no session {session_id}")
     tables = _tables(db)
+    bad: list[object] = []  # rows whose data holds no JSON object
     parts: dict[str, list[dict[str, Any]]] = {}
     if "part" in tables:
         by_session = "session_id" in _columns(db, "part")
@@ -206,29 +207,35 @@ def export_session(db: Path, session_id: str) -> bytes:
                "SELECT id, message_id, data FROM part WHERE message_id IN "
                "(SELECT id FROM message WHERE session_id = ?) ORDER BY message_id, id")
         for r in _query(db, sql, (session_id,)):
-            parts.setdefault(str(r["message_id"]), []).append({"id": r["id"], **_json(r["data"])})
+            parts.setdefault(str(r["message_id"]), []).append({"id": r["id"],
+                                                               **_json(r["data"], bad)})
     messages = []
     if "message" in tables:
         for r in _query(db, "SELECT id, data FROM message WHERE session_id = ? "
                             "ORDER BY time_created, id", (session_id,)):
-            messages.append((str(r["id"]), _json(r["data"]), parts.get(str(r["id"]), [])))
+            messages.append((str(r["id"]), _json(r["data"], bad), parts.get(str(r["id"]), [])))
     entries = []
     if "session_message" in tables:
         for r in _query(db, "SELECT id, type, time_created, data FROM session_message "
                             "WHERE session_id = ? ORDER BY time_created, id", (session_id,)):
             entries.append((str(r["id"]), str(r["type"]), int(r["time_created"] or 0),
-                            _json(r["data"])))
+                            _json(r["data"], bad)))
     head = {"id": row.id, "directory": row.directory, "parentID": row.parent_id,
             "title": row.title, "version": row.version,
             "time": {"created": row.created, "updated": row.updated}, "store": "sqlite"}
-    return encode_session(head, messages, entries)
+    return encode_session(head, messages, entries, unreadable=len(bad))
 
 
-def _json(value: object) -> dict[str, Any]:
+def _json(value: object, bad: list[object] | None = None) -> dict[str, Any]:
+    """The JSON object a row's data holds; {} when none (the row added to `bad`)."""
+    got: object = None
     if isinstance(value, bytes | str):
         try:
             got = _ANY.decode(value)
         except (msgspec.DecodeError, RecursionError):  # nested too deep (~1,000 levels): as bad
-            return {}
-        return got if isinstance(got, dict) else {}
+            got = None
+    if isinstance(got, dict):
+        return got
+    if bad is not None and value is not None:  # a NULL is no record that failed
+        bad.append(value)
     return {}

@@ -31,8 +31,12 @@ def encode_session(
     session: Mapping[str, Any],
     messages: Iterable[tuple[str, Mapping[str, Any], Sequence[Mapping[str, Any]]]],
     entries: Iterable[tuple[str, str, int, Mapping[str, Any]]] = (),
+    *,
+    unreadable: int = 0,
 ) -> bytes:
-    """The buffer of one session: its head, its messages with their parts, its 2.x entries."""
+    """The buffer of one session: its head, its messages with their parts, its 2.x entries,
+    and how many of its records did not decode (`unreadable`: counted by the lowering as
+    skipped, as a bad line of any other client is)."""
     head = {"opencode": "session", **{k: session.get(k) for k in (
         "id", "directory", "parentID", "title", "version", "time", "store")}}
     lines = [_ENCODE.encode(head)]
@@ -42,4 +46,6 @@ def encode_session(
     for eid, kind, created, data in entries:
         lines.append(_ENCODE.encode({"opencode": "entry", "id": eid, "type": kind,
                                      "time": created, "data": data}))
+    if unreadable:
+        lines.append(_ENCODE.encode({"opencode": "unreadable", "count": unreadable}))
     return b"\n".join(lines) + b"\n"

@@ -88,6 +88,11 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
             out = _message(chain, record, side, clock)
         elif kind == "entry":
             out = _entry(chain, record, side, clock)
+        elif kind == "unreadable":  # the store's records that did not decode (export)
+            count = record.get("count")
+            skipped["undecodable"] = skipped.get("undecodable", 0) + (
+                count if isinstance(count, int) and count > 0 else 1)
+            continue
         else:
             skipped["invalid"] = skipped.get("invalid", 0) + 1
             continue

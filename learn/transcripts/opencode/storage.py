@@ -34,12 +34,17 @@ class StoredSession(msgspec.Struct, frozen=True):
     size: int
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path, bad: list[Path] | None = None) -> dict[str, Any]:
+    """The JSON object in `path`; {} when it holds none (`path` added to `bad`)."""
     try:
         got = _ANY.decode(path.read_bytes())
     except (msgspec.DecodeError, RecursionError):  # nested too deep (~1,000 levels): as bad
-        return {}
-    return got if isinstance(got, dict) else {}
+        got = None
+    if isinstance(got, dict):
+        return got
+    if bad is not None:
+        bad.append(path)
+    return {}
 
 
 def _storage(session_file: Path) -> Path:
@@ -112,18 +117,19 @@ def stamp(path: Path) -> tuple[int, int, int] | None:
 def export_session(path: Path) -> bytes:
     """One session of the JSON store as the canonical buffer. Raises OSError."""
     facts = session_of(path)
-    info = _read(path)
+    bad: list[Path] = []  # message and part files that hold no JSON object
+    info = _read(path, bad)
     storage = _storage(path)
     messages = []
     for message in _messages(path):
-        data = _read(message)
+        data = _read(message, bad)
         mid = message.stem
         parts_dir = storage / "part" / mid
         try:
             names = sorted(n for n in os.listdir(parts_dir) if n.endswith(".json"))
         except OSError:
             names = []
-        parts = [{"id": n[:-5], **{k: v for k, v in _read(parts_dir / n).items()
+        parts = [{"id": n[:-5], **{k: v for k, v in _read(parts_dir / n, bad).items()
                                    if k not in ("id", "sessionID", "messageID")}}
                  for n in names]
         if not parts and isinstance(data.get("parts"), list):
@@ -138,4 +144,5 @@ def export_session(path: Path) -> bytes:
     head = {"id": facts.id, "directory": facts.directory, "parentID": facts.parent_id,
             "title": info.get("title"), "version": info.get("version"), "time": time,
             "store": "files"}
-    return encode_session(head, [(mid, data, parts) for _, mid, data, parts in messages])
+    return encode_session(head, [(mid, data, parts) for _, mid, data, parts in messages],
+                          unreadable=len(bad))
