@@ -166,3 +166,119 @@ def test_opened_by_its_path_a_swapped_folder_is_still_refused(
     monkeypatch.setattr(held_folder, "_walk", _no_walk)
     victim = _rules_swapped_for_a_link(project, tmp_path, monkeypatch)
     assert list(victim.iterdir()) == []
+
+
+# Without dir_fd (Windows) the folder cannot be held open: it is checked by path at the
+# hold and again just before the rename. Forced here on Linux, where the same swaps run.
+
+def test_without_dir_fd_a_folder_swapped_before_the_hold_is_refused(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(held_folder, "BY_FOLDER", False)
+    victim = _rules_swapped_for_a_link(project, tmp_path, monkeypatch)
+    assert list(victim.iterdir()) == []
+
+
+def test_without_dir_fd_a_folder_higher_up_swapped_is_refused(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(held_folder, "BY_FOLDER", False)
+    victim = tmp_path / "victim"
+    (victim / "rules").mkdir(parents=True)
+    plan = _plan(project / ".claude" / "rules" / "tooling.md", project)
+
+    def swap() -> None:
+        (project / ".claude").rename(tmp_path / "old-claude")
+        (project / ".claude").symlink_to(victim)
+
+    _after_the_check(monkeypatch, swap)
+    with pytest.raises(ApplyError, match="changed since learn checked it"):
+        write_plan(plan)
+    assert list((victim / "rules").iterdir()) == []
+
+
+def test_without_dir_fd_a_folder_replaced_by_another_is_refused(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(held_folder, "BY_FOLDER", False)
+    rules = project / ".claude" / "rules"
+    plan = _plan(rules / "tooling.md", project)
+
+    def swap() -> None:
+        rules.rename(tmp_path / "old-rules")
+        rules.mkdir()
+
+    _after_the_check(monkeypatch, swap)
+    with pytest.raises(ApplyError, match="changed since learn checked it"):
+        write_plan(plan)
+    assert list(rules.iterdir()) == []
+
+
+def test_without_dir_fd_a_swap_while_the_new_text_is_staged_is_refused(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # After the hold, while the new bytes go to disk, the folder is swapped for a link to
+    # one whose file holds the same bytes (so the re-read before the rename passes): the
+    # look at the folder just before the rename finds it is not the one held.
+    monkeypatch.setattr(held_folder, "BY_FOLDER", False)
+    target = project / ".claude" / "rules" / "tooling.md"
+    target.write_text("# mine\n")
+    plan = _plan(target, project)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    rules = target.parent
+    real_fill = apply_mod.fill
+
+    def fill_then_swap(staged: held_folder.Staged, data: bytes, mode: int) -> None:
+        real_fill(staged, data, mode)
+        rules.rename(tmp_path / "old-rules")
+        rules.symlink_to(victim)
+        (victim / "tooling.md").write_text("# mine\n")
+
+    monkeypatch.setattr(apply_mod, "fill", fill_then_swap)
+    with pytest.raises(ApplyError, match="changed since learn checked it"):
+        write_plan(plan)
+    assert (victim / "tooling.md").read_text() == "# mine\n"
+    assert sorted(p.name for p in victim.iterdir()) == ["tooling.md"]
+    assert (tmp_path / "old-rules" / "tooling.md").read_text() == "# mine\n"
+
+
+def test_without_dir_fd_a_removal_checks_the_folder_first(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(held_folder, "BY_FOLDER", False)
+    rules = project / ".claude" / "rules"
+    target = rules / "tooling.md"
+    target.write_text("# mine\n")
+    folder = held_folder.hold(rules, held_folder.seen(rules), private=False)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "tooling.md").write_text("# theirs\n")
+    rules.rename(tmp_path / "old-rules")
+    rules.symlink_to(victim)
+    with pytest.raises(ApplyError, match="changed since learn checked it"):
+        held_folder.unlink_in(folder, "tooling.md")
+    assert (victim / "tooling.md").read_text() == "# theirs\n"
+
+
+def test_by_path_a_name_surrogate_reparse_point_is_a_link(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Windows: a junction's lstat is a folder whose reparse tag names another; a
+    # OneDrive placeholder's tag does not, and it is a folder like any other.
+    class Junction:
+        def __init__(self, st: os.stat_result, tag: int) -> None:
+            self._st, self.st_reparse_tag = st, tag
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self._st, name)
+
+    inner = tmp_path / "a" / "b"
+    inner.mkdir(parents=True)
+    real_lstat = os.lstat
+
+    def lstat_with(tag: int) -> Callable[[object], object]:
+        def lstat(p: object) -> object:
+            st = real_lstat(p)  # type: ignore[arg-type]
+            return Junction(st, tag) if Path(str(p)) == tmp_path / "a" else st
+        return lstat
+
+    monkeypatch.setattr(os, "lstat", lstat_with(0xA0000003))  # a mount point
+    with pytest.raises(ApplyError, match="changed since learn checked it"):
+        held_folder._by_path(inner, None)
+    monkeypatch.setattr(os, "lstat", lstat_with(0x9000601A))  # a cloud file
+    assert held_folder._by_path(inner, None) == (os.stat(inner).st_dev, os.stat(inner).st_ino)

@@ -59,6 +59,7 @@ from learn.report.held_folder import (
     hold,
     replace_in,
     seen,
+    unlink_in,
 )
 from learn.report.prose import is_prose, plain_prose
 from learn.report.runs import Decision
@@ -258,7 +259,7 @@ def _write_in(folder: Folder, plan: FilePlan, *, keep: bool) -> Path | None:
     if plan.remove:
         # The backup took a write and an fsync: a save landing meanwhile is kept.
         _unchanged_since_planning(plan, data_of(held_now(folder, leaf)), "while learn was backing it up")
-        os.unlink(folder.name(leaf), dir_fd=folder.fd)
+        unlink_in(folder, leaf)
         return backup
 
     def last_look() -> None:

@@ -16,6 +16,7 @@ import contextlib
 import errno
 import os
 import secrets
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +25,16 @@ from learn.paths import ensure_private_dir
 from learn.report.confine import read_open
 from learn.report.errors import ConcurrentEditError
 
-# Windows has no dir_fd (os.supports_dir_fd lacks os.open and
-# os.rename there): there the write goes by path as before, and such a swap is not caught.
+# Windows has no dir_fd (os.supports_dir_fd lacks os.open and os.rename there): there
+# the write goes by path, and the folder is checked by path instead (`_by_path`): no
+# link or junction on the way, the identity confine saw, at the hold and again just
+# before each rename or unlink. What is left there is the window between that last
+# look and the call, which a held folder closes where there is dir_fd.
 BY_FOLDER = {os.open, os.rename, os.unlink, os.mkdir, os.stat} <= os.supports_dir_fd
+# A Windows reparse point that names another file (a symbolic link, a junction) has this
+# bit in its tag; OneDrive's cloud placeholders and dedup files do not, and are folders
+# and files like any other (IsReparseTagNameSurrogate in winnt.h).
+_NAME_SURROGATE = 0x20000000
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # O_PATH (Linux): a folder held to name files in needs no read permission of its own.
@@ -41,14 +49,22 @@ _SWAPPED = frozenset({errno.ELOOP, errno.EMLINK, errno.ENOTDIR})
 
 @dataclass(frozen=True, slots=True)
 class Folder:
-    """The folder of a confined file, held open (`fd`; None where there is no dir_fd)."""
+    """The folder of a confined file, held open (`fd`; None where there is no dir_fd, and
+    then `identity` is the device and inode it must still have at each step)."""
 
     path: Path
     fd: int | None
+    identity: tuple[int, int] | None = None
 
     def name(self, leaf: str) -> str:
         """`leaf` as the os calls take it: relative to `fd`, else the whole path."""
         return leaf if self.fd is not None else str(self.path / leaf)
+
+    def still(self) -> None:
+        """Where the folder is not held open, that its path still leads to it (no link or
+        junction on the way, the same folder): called just before a rename or an unlink."""
+        if self.fd is None:
+            _by_path(self.path, self.identity)
 
     def close(self) -> None:
         if self.fd is not None:
@@ -96,7 +112,7 @@ def hold(folder: Path, identity: tuple[int, int] | None, *, private: bool) -> Fo
     followed, and the folder reached must be the one confine saw (`identity`)."""
     if not BY_FOLDER:
         _make(folder, private)
-        return Folder(folder, None)
+        return Folder(folder, None, _by_path(folder, identity))
     try:
         fd = _walk(folder, private)
     except PermissionError:
@@ -141,6 +157,32 @@ def _walk(folder: Path, private: bool) -> int:
     return fd
 
 
+def _by_path(folder: Path, identity: tuple[int, int] | None) -> tuple[int, int]:
+    """`folder`'s identity, checked by path where it cannot be held open (Windows): each
+    folder on the way, from the root, is no link and no junction (confine resolved them
+    all, so one now was swapped in), and the folder is the one confine saw (`identity`;
+    None: learn made it, and what it is now is what it must stay)."""
+    here = Path(folder.anchor)
+    for name in folder.parts[1:]:
+        here = here / name
+        try:
+            st = os.lstat(here)
+        except FileNotFoundError as exc:
+            raise moved(folder) from exc
+        if stat.S_ISLNK(st.st_mode) or getattr(st, "st_reparse_tag", 0) & _NAME_SURROGATE \
+                or not stat.S_ISDIR(st.st_mode):
+            raise moved(folder)
+    now = (st.st_dev, st.st_ino) if folder.parts[1:] else _identity(folder)
+    if identity is not None and now != identity:
+        raise moved(folder)
+    return now
+
+
+def _identity(folder: Path) -> tuple[int, int]:
+    st = os.stat(folder)
+    return st.st_dev, st.st_ino
+
+
 def _user_xattrs(fd: int) -> tuple[tuple[str, bytes], ...]:
     """The file's user.* attributes (Linux), best effort: the others (security.*,
     trusted.*) are the system's to set."""
@@ -169,6 +211,12 @@ def held_now(folder: Folder, leaf: str) -> Held | None:
         return Held(read_open(fd, folder.path / leaf), os.fstat(fd), _user_xattrs(fd))
     finally:
         os.close(fd)
+
+
+def unlink_in(folder: Folder, leaf: str) -> None:
+    """`leaf` removed from `folder` (where it is not held open, checked by path first)."""
+    folder.still()
+    os.unlink(folder.name(leaf), dir_fd=folder.fd)
 
 
 def data_of(held: Held | None) -> bytes | None:
@@ -216,6 +264,7 @@ def replace_in(folder: Folder, leaf: str, data: bytes, mode: int, was: Held | No
         finally:
             os.close(fd)
         last_look()
+        folder.still()
         os.replace(folder.name(temp), folder.name(leaf), src_dir_fd=folder.fd,
                    dst_dir_fd=folder.fd)
     finally:
