@@ -130,8 +130,8 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
 @click.option("--dismiss", multiple=True, metavar="KEY",
               help="Same as `learn decline KEY` (repeatable): not proposed again.")
 @click.option("--undo", is_flag=True,
-              help="Put back every file the last `learn apply` wrote (from its backups), shown "
-                   "as diffs first; its proposals are pending again.")
+              help="Put back every file the last `learn apply` or `learn check` wrote (from "
+                   "its backups), shown as diffs first; its proposals are pending again.")
 @click.option("--target", "target_kind", type=click.Choice(["claude", "rules", "agents"]),
               default="claude", show_default=True,
               help="claude: CLAUDE.md of the rule's scope; rules: .claude/rules/<topic>.md; "
@@ -182,7 +182,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     instruction files (CLAUDE.md, AGENTS.md, .claude/rules, commands and settings, Codex
     rules, the other agents' rule files) in the project or the agents' homes. Every diff
     is shown before anything is written; the old file is backed up first; `--undo` puts
-    back what the last apply wrote.
+    back what the last apply (or `learn check`) wrote.
     """
     consent = Consent(yes=yes, dry_run=dry_run, confirm=confirm)
     if file is not None:
@@ -278,8 +278,12 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
 
     def written(plan: FilePlan, backup: Path | None) -> None:
         if checks is not None and checks.owns(plan):
-            journal_write(batch, "apply", plan, backup, here, checks.keys())
-            checks.written(plan)
+            # A check's files are journaled as such: `--undo` puts them back together or
+            # not at all (learn.report.undo), the install record with them.
+            journal_write(batch, "check", plan, backup, here, checks.keys())
+            record = checks.written(plan)
+            if record is not None:
+                journal_write(batch, "check", *record, here, ())
             click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
             return
         journal_write(batch, "apply", plan, backup,

@@ -4,8 +4,10 @@ The check is not a line: it is a rule in learn's check data file and, the first
 time, learn's hook in the project's `.claude/settings.local.json`. Both are planned
 by learn.report.check_install and handed to `learn apply` as file plans, so they
 are shown, confirmed (one `--confirm TOKEN` for everything an apply writes),
-written through the same confinement and journal (`learn apply --undo` puts the
-settings back) as every other write. The rule starts record-only.
+written through the same confinement and journal as every other write: each
+file, the install record included, is journaled as a check's write, which
+`learn apply --undo` puts back whole or not at all (learn.report.undo). The rule
+starts record-only.
 
 The check is installed whole or not at all. From a git worktree the settings
 write was refused (confined to the main checkout) while the rules file was
@@ -33,6 +35,7 @@ from learn.guard.rules import BadRules, CheckRule
 from learn.projects import write_roots
 from learn.records.proposal import Proposal
 from learn.report.check_install import CheckError, CheckPlan
+from learn.report.check_writes import Written
 from learn.report.edits import FilePlan, sha256
 
 
@@ -70,23 +73,24 @@ class CheckApply:
         `learn check remove` goes by: a hook nothing would take out."""
         return sorted(self.plans, key=lambda p: p is not self.data)
 
-    def written(self, plan: FilePlan) -> None:
+    def written(self, plan: FilePlan) -> Written | None:
         """After each of its plans is written (apply_writes writes them all or none): once
         every one is, the install record and the decisions (the proposal applied, as form
-        "check")."""
+        "check"). The record's write, for the caller to journal with the others."""
         from learn.guard.files import rules_file
         from learn.report.check_writes import write_record
         from learn.report.runs import record_decision
 
         self.done.add(plan.path)
         if any(p.path not in self.done for p in self.plans):
-            return
-        write_record(self.check, self.project)
+            return None
+        record = write_record(self.check, self.project)
         for p, rule in self.offers:
             record_decision(p.key, "accepted", rule.reason, str(rules_file(self.project)),
                             project=self.project, proposal=p, form="check")
             click.echo(f"{p.key}: learn's check notes what it would stop (record-only); "
                        f"`learn check enforce {rule.id}` makes it stop the agent")
+        return record
 
     def not_written(self, missing: Sequence[Path], put_back: Sequence[Path]) -> str:
         names = ", ".join(str(m) for m in missing)

@@ -210,21 +210,24 @@ def _put_back(done: Sequence[tuple[FilePlan, Path | None]]) -> list[Path]:
 
 
 def undo_last(*, consent: Consent) -> bool:
-    """Put back every file the newest `learn apply` (or `--prune`) wrote, as diffs confirmed
-    like any write; its proposals are pending again. False when nothing was undone."""
-    from learn.report.undo import undo_plans
+    """Put back every file the newest `learn apply` (or `--prune`, or `learn check`) wrote,
+    as diffs confirmed like any write; its proposals are pending again. A check's files
+    are put back whole or not at all (learn.report.undo.CheckUndo). False when nothing
+    was undone."""
+    from learn.report.undo import check_undo, undo_plans
     from learn.store import open_store
 
     with open_store() as store:
         writes = store.journal.last_batch()
     if not writes:
-        click.echo("nothing to undo: no `learn apply` write is on record (or every one was "
-                   "undone)", err=True)
+        click.echo("nothing to undo: no `learn apply` or `learn check` write is on record (or "
+                   "every one was undone)", err=True)
         return False
     undos = undo_plans(writes)
     by_plan = {id(u.plan): u for u in undos}
     plans = [u.plan for u in undos]
-    click.echo(f"undo the apply of {writes[0].written_at[:19]}: {len(writes)} file(s)")
+    what = "check" if all(w.action == "check" for w in writes) else "apply"
+    click.echo(f"undo the {what} of {writes[0].written_at[:19]}: {len(writes)} file(s)")
     shown = show(plans)
     batch = new_batch()
 
@@ -243,5 +246,6 @@ def undo_last(*, consent: Consent) -> bool:
         click.echo(f"{gone} {plan.path}" + (f" (what it held is in {backup})" if backup else ""))
 
     wrote = write_confirmed(plans, consent, undone,
-                            what=lambda p: "Remove" if p.remove else "Restore")
+                            what=lambda p: "Remove" if p.remove else "Restore",
+                            whole=check_undo(undos))
     return shown and wrote

@@ -9,7 +9,9 @@
 
 A new rule starts record-only: the agent's command runs and the check notes it;
 the digest then says how often it would have stopped the agent. Every change to
-a settings file is shown as a diff and asked for first (--yes skips the question).
+a settings file is shown as a diff and asked for first (--yes skips the question),
+and journaled as `learn apply` journals its writes: `learn apply --undo` puts back
+what the last command wrote, as it does an apply's.
 """
 
 from __future__ import annotations
@@ -18,10 +20,14 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from learn.guard.rules import CheckRule, Mode, RuleSet
+
+if TYPE_CHECKING:
+    from learn.report.check_writes import Written
 
 
 def _project(project_dir: Path | None) -> str:
@@ -72,11 +78,24 @@ def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes:
                           checkout=str(checkout_folder(project_dir or Path.cwd())))
         if not _show_and_confirm(plan, yes):
             return
-        write_plan(plan, project)
+        written = write_plan(plan, project)
     except CheckError as exc:
         click.echo(f"learn check: {exc}", err=True)
         sys.exit(1)
-    click.echo("done")
+    _journal(written, project)
+    click.echo("done (`learn apply --undo` puts it back)")
+
+
+def _journal(written: Sequence[Written], project: str) -> None:
+    """Every file one command wrote, as one batch of `learn apply`'s journal: `learn apply
+    --undo` puts them back together (learn.report.undo), confined and checked as it puts
+    back an apply's. Recorded once all are written: a check put back on failure
+    (learn.report.check_writes) left nothing to undo."""
+    from learn.commands.apply_writes import journal_write, new_batch
+
+    batch = new_batch()
+    for plan, backup in written:
+        journal_write(batch, "check", plan, backup, project, ())
 
 
 def _load(project: str) -> RuleSet:

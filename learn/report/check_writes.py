@@ -8,6 +8,11 @@ first, the agent files that run it after, the install record last; a failure put
 back what was already written, newest first. This module once wrote by path with a
 writer of its own: a `.claude` folder swapped for a link after the check carried the
 hook out of the project, and a failure on the second file left the first written.
+
+Every file written is handed back with its backup, for the caller to journal
+(learn.store.apply_journal): `learn apply --undo` puts a check's writes back as it
+puts back apply's. They were not journaled, so the only way back from `learn check
+add` was `learn check remove` or digging in the backups.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ from learn.report.errors import ApplyError
 
 if TYPE_CHECKING:
     from learn.report.edits import FilePlan
+
+# One file written: its plan and the backup of what it held (None: learn created it).
+Written = tuple["FilePlan", Path | None]
 
 
 def _confined(path: Path, project: str) -> Path:
@@ -82,8 +90,9 @@ def _drop_if_empty(folder: Path) -> None:
             outer.close()
 
 
-def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> None:
-    """Write every change, whole or not at all, then the install record.
+def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> list[Written]:
+    """Write every change, whole or not at all, then the install record; every file
+    written, in order, with its backup (for the journal `learn apply --undo` reads).
 
     Every destination is confined (learn.report.confine) and checked to hold what was
     planned against before any byte is written. Then each file is written by
@@ -116,12 +125,13 @@ def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> None:
             done.append((p, _write_file(p)))
             if c.made_dir:
                 _drop_if_empty(p.path.parent)
-        write_record(plan, project, root)
+        record = write_record(plan, project, root)
     except (CheckError, ApplyError, OSError) as exc:
         back = _put_back(done)
         for folder in sorted(made, key=lambda d: len(d.parts), reverse=True):
             _drop_if_empty(folder)
         raise CheckError(f"{_reason(exc)}; {back}. Run the command again") from exc
+    return [*done, *([record] if record is not None else [])]
 
 
 def _write_file(plan: FilePlan, *, backup: bool = True) -> Path | None:
@@ -151,16 +161,20 @@ def _put_back(done: Sequence[tuple[FilePlan, Path | None]]) -> str:
     return "; ".join(said)
 
 
-def write_record(plan: CheckPlan, project: str, root: Path | None = None) -> None:
+def write_record(plan: CheckPlan, project: str, root: Path | None = None) -> Written | None:
     """Keep (or drop, with no rule left) what the settings held before learn's hook,
-    written as every check file is (_file_plan). No backup: it is learn's own note,
-    and the last thing written."""
+    written as every check file is (_file_plan), the last thing written; what was
+    written, None when the record was already so. Backed up like the others, and
+    journaled with them: an undo that took the hook and the rules out left the record
+    still listing the hook as installed, with what the settings held at an install
+    that no longer was."""
     record = _confined(record_file(project, root), project)
     before = read_settings_bytes(record)
     after = json.dumps(plan.record, indent=2).encode("utf-8") if plan.record else None
     if before == after:
-        return
+        return None
+    written = _file_plan(record, before, after, ())
     try:
-        _write_file(_file_plan(record, before, after, ()), backup=False)
+        return written, _write_file(written)
     except ApplyError as exc:
         raise CheckError(str(exc)) from exc

@@ -6,6 +6,13 @@ confirmed like any other write, and written through the same checked path
 (learn.report.apply.write_plan, learn.report.confine). A file changed since learn
 wrote it is the person's now: it is refused, with its backup named, so the undo
 never throws away their edits.
+
+learn's check (`learn check`, or a check offer `learn apply` installs) is several
+files that only work together: its rules file, the hooks that run it, the install
+record `learn check remove` goes by. Undone one by one, an edited settings file
+was refused while the rules file and the record went: the person's hook stayed,
+running a check of nothing, and nothing knew to take it out. So a check's writes
+(journaled with action "check") are undone whole or not at all (CheckUndo).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ class UndoPlan:
     keys: tuple[str, ...]
     project: str | None
     plan: FilePlan
+    check: bool = False  # a write of learn's check: undone with the batch's others
 
 
 def undo_plan(w: Write) -> FilePlan:
@@ -62,5 +70,59 @@ def undo_plan(w: Write) -> FilePlan:
 
 
 def undo_plans(writes: Sequence[Write]) -> list[UndoPlan]:
-    """One plan per write (one per file: an apply writes each file once), newest first."""
-    return [UndoPlan(w.id, tuple(w.keys), w.project, undo_plan(w)) for w in reversed(writes)]
+    """One plan per write (one per file: an apply writes each file once), newest first.
+    When one of a check's files is refused, so are the others (CheckUndo)."""
+    undos = [UndoPlan(w.id, tuple(w.keys), w.project, undo_plan(w), check=w.action == "check")
+             for w in reversed(writes)]
+    checks = [u.plan for u in undos if u.check]
+    stuck = [p for p in checks if p.refused]
+    for p in checks:
+        if stuck and not p.refused and p.changed:
+            names = ", ".join(str(s.path) for s in stuck)
+            p.refused = (f"{p.path} is left as it is: learn's check is undone whole or not at "
+                         f"all, and {names} cannot be (above); `learn check remove` takes "
+                         "learn's hook out and keeps your edits")
+    return undos
+
+
+def _learns(plan: FilePlan) -> bool:
+    """Whether `plan` puts back a file of learn's own (the check's rules, its record)."""
+    return learns_own(plan.path)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckUndo:
+    """The check's files of one undo, put back all or none
+    (learn.commands.apply_writes.Whole): a failure on one puts back those undone
+    before it, so the check is as it was, never a hook without its rules file."""
+
+    plans: tuple[FilePlan, ...]
+
+    def owns(self, plan: FilePlan) -> bool:
+        return any(plan is p for p in self.plans)
+
+    def asked(self) -> list[FilePlan]:
+        """The person's files (settings, hooks) first, then learn's own."""
+        return sorted(self.plans, key=_learns)
+
+    def ordered(self) -> list[FilePlan]:
+        """learn's data first when it comes back (it does nothing alone), last when it
+        goes: the hooks are never left running a rules file that is not there."""
+        def rank(p: FilePlan) -> int:
+            if not _learns(p):
+                return 1
+            return 2 if p.remove else 0
+
+        return sorted(self.plans, key=rank)
+
+    def not_written(self, missing: Sequence[Path], put_back: Sequence[Path]) -> str:
+        names = ", ".join(str(m) for m in missing)
+        back = "".join(f"; {p} is put back as it was" for p in put_back)
+        return (f"learn's check is not undone: {names} not written{back}; the check is as "
+                "it was. Run `learn apply --undo` again")
+
+
+def check_undo(undos: Sequence[UndoPlan]) -> CheckUndo | None:
+    """The check's plans of `undos`, to be written whole; None when it has none."""
+    plans = tuple(u.plan for u in undos if u.check)
+    return CheckUndo(plans) if plans else None

@@ -1,12 +1,18 @@
-"""Every write `learn apply` made to an instruction file, so it can be undone (migration
-0017: learn.store.apply_journal_ddl).
+"""Every write `learn apply` (and `learn check`) made to an instruction or settings file, so
+it can be undone (migration 0017: learn.store.apply_journal_ddl).
 
-One row per file written: which `learn apply` it belonged to (`batch`), the file,
+One row per file written: which command it belonged to (`batch`), the file,
 its hash before (empty: learn created it) and after, the backup of what it held,
 the proposal keys it carried and the project. `learn apply --undo` takes the
 newest batch not undone yet and puts each file back (the backup's bytes, or no
 file), only where the file still has the hash learn left it with: a file the
 person edited since is theirs, and its backup is named instead.
+
+`action` says what wrote it: "apply", "prune", "undo", or "check" for a file of
+learn's check (its rules file, the hooks that run it, its install record), written
+by `learn check` or by an apply of a check offer. A check's rows of a batch are
+undone together (learn.report.undo); the column was free text from the start, so
+no migration was needed for it.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from learn.store.db import SqliteConnection
 class Write:
     id: int
     batch: str
-    action: str  # "apply" | "prune" | "undo"
+    action: str  # "apply" | "prune" | "check" | "undo"
     project: str | None
     path: str
     before_hash: str  # "" when the file did not exist
@@ -60,7 +66,7 @@ class ApplyJournal:
                       r[7], tuple(json.loads(r[8] or "[]")), str(r[9]), r[10]) for r in rows]
 
     def last_batch(self) -> list[Write]:
-        """The writes of the newest apply or prune not undone yet (oldest first)."""
+        """The writes of the newest apply, prune or check not undone yet (oldest first)."""
         row = self._conn.execute(
             "SELECT batch FROM apply_writes WHERE action != 'undo' AND undone_at IS NULL "
             "ORDER BY id DESC LIMIT 1").fetchone()
