@@ -319,7 +319,23 @@ def run_checks() -> list[Check]:
     hook = check_hook()
     if hook is not None:
         checks.append(hook)
-    return checks
+    return [_without_held_secrets(c) for c in checks]
+
+
+def _without_held_secrets(check: Check) -> Check:
+    """`check` with the credentials learn holds taken out by value (learn.held_secrets):
+    a detail quotes a driver's or an endpoint's error, and doctor's output is what
+    people paste into an issue. By value only: the backend's lines are redacted whole
+    where they are made (learn.doctor_backend), and the shape rules would take a
+    path's `password` directory for a secret."""
+    from dataclasses import replace
+
+    from learn.held_secrets import held_secrets, redact_held
+
+    held = held_secrets()
+    if not held:
+        return check
+    return replace(check, detail=redact_held(check.detail, held), hint=redact_held(check.hint, held))
 
 
 def failed(checks: list[Check]) -> bool:

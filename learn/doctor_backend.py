@@ -69,9 +69,9 @@ def _redacted(ready: Readiness) -> Readiness:
     the HTTP client's error, which can quote a header (the key)."""
     if ready.ok:
         return ready
-    from learn.render.redact import redact
+    from learn.render.redact import redact_message
 
-    return replace(ready, detail=redact(ready.detail), hint=redact(ready.hint))
+    return replace(ready, detail=redact_message(ready.detail), hint=redact_message(ready.hint))
 
 
 def check_claude_cli(config: Any = None, *, which: Callable[[str], str | None] = shutil.which,

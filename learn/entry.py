@@ -5,7 +5,8 @@ session loads (learn.hook.loads), and ends a session's hooks with the session.
 Importing the command line costs click (42 ms of a 47 ms `learn.cli` import,
 measured with -X importtime), so that one subcommand is sent on before it; every
 other invocation goes to learn.cli, with a standard output that can print any
-text (learn.output_encoding).
+text (learn.output_encoding); the hook's background worker with its output
+redacted (learn.hook.worker_output).
 """
 
 from __future__ import annotations
@@ -21,6 +22,13 @@ def main() -> None:
     import learn.output_encoding
 
     learn.output_encoding.make_writable(sys.stdout)
+    if sys.argv[1:3] == ["hook", "drain"]:
+        # The detached worker: its stdout and stderr are hook.log, and a traceback
+        # quotes secrets (learn.hook.worker_output). Before the command line loads,
+        # so nothing it raises is printed unredacted.
+        from learn.hook.worker_output import guard_output
+
+        guard_output()
     from learn.cli import main as cli
 
     cli()

@@ -83,9 +83,14 @@ def explain(exc: BaseException) -> tuple[str, int] | None:
             if how is None:
                 return None
             try:
-                return how(exc)
+                line, code = how(exc)
             except Exception:  # diagnosing must never hide the original error
-                return f"{exc}; fix: `learn doctor` checks the setup", EXIT_FAILURE
+                line, code = f"{exc}; fix: `learn doctor` checks the setup", EXIT_FAILURE
+            # The line quotes a driver's or the OS's error: the credentials learn holds
+            # are taken out by value (learn.held_secrets), as doctor's lines are.
+            from learn.held_secrets import redact_held
+
+            return redact_held(line), code
     return None
 
 

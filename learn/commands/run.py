@@ -60,11 +60,11 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
 
     ready = check_backend_ready(name, config)
     if not ready.ok:
-        from learn.render.redact import redact
+        from learn.render.redact import redact_message
 
         # The line quotes the HTTP client's error, which can quote a header: the key.
         raise (BackendUnavailable if ready.problem == "unavailable" else UsageProblem)(
-            redact(ready.line()))
+            redact_message(ready.line()))
     base_url = {"openai": config.backend.openai_base_url,
                 "anthropic": anthropic_base_url(config, os.environ)}.get(name)
     try:

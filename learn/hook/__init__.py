@@ -3,8 +3,8 @@ ends, so that `/learn` finds every session mined and only reduces. InstructionsL
 record which instruction file a session loaded, and why (loads.py).
 
 event.py reads Claude Code's hook input, queue.py is the on-disk queue of ended
-sessions, worker.py drains it in a detached process, settings.py installs the
-hooks into Claude Code's settings.json.
+sessions, worker.py drains it in a detached process (worker_output.py redacts what that
+process prints), settings.py installs the hooks into Claude Code's settings.json.
 """
 
 from typing import Final

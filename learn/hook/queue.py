@@ -90,11 +90,11 @@ class SessionQueue:
 
     def retry(self, job: Job, error: str) -> bool:
         """Back to the queue with one more attempt; False when it went to failed/ instead."""
-        from learn.render.redact import redact
+        from learn.render.redact import redact_message
 
         # Redacted (as learn.hook.worker.Log's lines are: the error can quote the API
         # key, and doctor shows it) before it is cut: half a key is no longer recognised.
-        again = replace(job, attempts=job.attempts + 1, last_error=redact(error)[:500])
+        again = replace(job, attempts=job.attempts + 1, last_error=redact_message(error)[:500])
         target = self.queued if again.attempts < MAX_ATTEMPTS else self.failed
         self._write(target, again)
         # A newer SessionEnd for the same session may have been queued meanwhile;

@@ -54,22 +54,37 @@ class Log:
     def write(self, message: str) -> None:
         # Through learn's secret redaction: a line quotes exceptions, and an HTTP
         # client's error can quote the header that holds the API key (a key ending in
-        # "\r" was written here whole). Imported on the first write: doctor imports this
-        # module (learn.hook.health) for LOG_NAME and writes nothing.
-        from learn.render.redact import redact
+        # "\r" was written here whole; a proxy's key of no known shape: learn.held_secrets).
+        # Imported on the first write: doctor imports this module (learn.hook.health)
+        # for LOG_NAME and writes nothing.
+        from learn.render.redact import redact_message
 
-        message = redact(message)
+        message = redact_message(message)
         with contextlib.suppress(OSError):
             if self.path.exists() and self.path.stat().st_size > _LOG_MAX_BYTES:
                 os.replace(self.path, self.path.with_suffix(".log.1"))
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = _open_private(self.path)
             with os.fdopen(fd, "a", encoding="utf-8") as fh:
                 stamp = datetime.now(UTC).isoformat(timespec="seconds")
                 fh.write(f"{stamp} [{os.getpid()}] {message}\n")
 
     def open_for_child(self) -> IO[bytes]:
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        return os.fdopen(fd, "ab")
+        """The log as the worker's stdout and stderr (what it prints goes through
+        redaction: learn.hook.worker_output)."""
+        return os.fdopen(_open_private(self.path), "ab")
+
+
+def _open_private(path: Path) -> int:
+    """`path` opened to append, 0600 even if it was there before: O_CREAT's mode
+    applies to a new file only, and a log left 0644 (a copy, an older learn) stayed
+    readable by anyone while it took the worker's output."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def spawn_worker(log: Log, argv: list[str] | None = None) -> int:

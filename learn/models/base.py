@@ -50,6 +50,23 @@ class ModelRequest:
     # cannot send turns resend the request as it is, which still resamples.
     corrections: tuple[Correction, ...] = ()
 
+    def __post_init__(self) -> None:
+        # The one object every backend's body is built from (the Messages API and its
+        # batches, chat completions, `claude -p`) and the recorder's excerpt: the
+        # endpoint's own key never goes in one, whatever its shape. A session that ran
+        # `env` holds a proxy key no redaction rule knows (learn.held_secrets). Only the
+        # endpoint's credentials: the cost is a substring test per request.
+        from learn.held_secrets import held_secrets, redact_held
+
+        held = tuple(s for s in held_secrets() if s.endpoint)
+        if not held:
+            return
+        for name in ("system", "user"):
+            object.__setattr__(self, name, redact_held(getattr(self, name), held))
+        if self.corrections:
+            object.__setattr__(self, "corrections", tuple(
+                Correction(c.answer, redact_held(c.error, held)) for c in self.corrections))
+
 
 @dataclass(frozen=True, slots=True)
 class CallUsage:

@@ -184,7 +184,7 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
             started_at: datetime, extra: dict[str, Any]) -> RunResult:
     """The run's result: proposals, funnel, the books (usage, failures) and what the
     report shows beside them."""
-    from learn.render import redact
+    from learn.render.redact import redact_message
 
     sessions = read.sessions
     naming = outcome.named
@@ -214,8 +214,9 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
         window_end=iso(max(activity)) if activity else None,
         projects=tuple(sorted({spelled.get(p, p) for p in read.projects.values()})),
         # Through secret redaction: a failure quotes an HTTP client's error, which can
-        # quote a header (the API key); the run prints them and the store keeps them.
-        failures=tuple(redact(f) for f in (*mined.failures, *outcome.failures)),
+        # quote a header (the API key, of whatever shape: learn.held_secrets); the run
+        # prints them and the store keeps them.
+        failures=tuple(redact_message(f) for f in (*mined.failures, *outcome.failures)),
         coverage_failed=outcome.coverage_failed,
         offline=options.offline,
         failed_stages=(*mined.failed_stages,

@@ -40,7 +40,7 @@ from learn.render.secret_values import (
 )
 from learn.render_version import REDACT_VERSION
 
-__all__ = ["MARKER_PREFIX", "REDACT_VERSION", "marker", "redact"]
+__all__ = ["MARKER_PREFIX", "REDACT_VERSION", "marker", "redact", "redact_message"]
 
 # REDACT_VERSION (learn.render_version, bumped there when the rules change) is part
 # of the render version: cached mining answers are not reused across rule sets.
@@ -390,6 +390,22 @@ def redact(text: str) -> str:
 
 
 _MAX_PASSES: Final = 4
+
+
+def redact_message(text: str) -> str:
+    """What learn writes about a failure (an error line, hook.log, the queue, a run's
+    record): the credentials learn holds replaced by their value
+    (learn.held_secrets), then every shape `redact` knows.
+
+    Not part of `redact`: that is a function of the text alone (its memo, the cached
+    mining answers keyed on REDACT_VERSION rely on it), and a session's turns pay
+    nothing for a check that only an error needs. Held values go first, so a key
+    that a shape rule would cut in two (its head a marker, its tail left) goes whole.
+    Imported here, not at the top: `learn sessions` imports this module and never
+    writes an error."""
+    from learn.held_secrets import redact_held
+
+    return redact(redact_held(text))
 
 
 # How many characters of texts (given and redacted) the memo of `redactor` holds in
