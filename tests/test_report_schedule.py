@@ -103,7 +103,7 @@ def test_cron_line_escapes_percent_and_runs(tmp_path: Path) -> None:
 
 
 def test_merge_crontab_is_idempotent_and_keeps_other_lines() -> None:
-    mine = f"0 9 * * 1 learn run {CRON_TAG}"
+    mine = f"0 9 * * 1 mkdir -p -m 700 d && ( exec learn run --yes --quiet ) {CRON_TAG}"
     base = "MAILTO=me@example.org\n0 1 * * * backup.sh\n"
     once = merge_crontab(base, mine)
     assert once == base + mine + "\n"

@@ -4,7 +4,9 @@ The plugin route (integrations/claude-code) namespaces it as /learn:learn; this
 copies the same file to ~/.claude/commands/learn.md (or the project's
 .claude/commands/) so it is plain /learn. An existing, different learn.md is
 somebody's own command (ECC and many dotfiles ship one), so it is never
-overwritten without --force, and with --force it is backed up first.
+overwritten without --force, and with --force it is backed up first. A learn.md that
+is a link is never written through, --force or not: one linked to the person's
+other.md had --force replace /other with /learn.
 """
 
 from __future__ import annotations
@@ -52,9 +54,15 @@ def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks:
         return
     project = scope == "project"
     root = checkout_folder(project_dir) if project else None
-    dest = _confined(destination(project, project_dir), root)
+    asked = destination(project, project_dir)
+    dest = _confined(asked, root)
     current = _read(dest)
     installed = current == text.encode("utf-8")
+    if asked.is_symlink() and not installed:
+        raise click.ClickException(
+            f"{asked} is a link to {dest}; learn does not write through it (that would "
+            "change the file it leads to), --force or not. Nothing was written. Remove the "
+            "link and run again, or install the plugin, which is namespaced as /learn:learn")
     # Everything is checked and read before anything is written: `--hooks` used to
     # change settings.json and then stop at a different learn.md, and then at a
     # checked-in settings.json it could not read (a link to /dev/zero, read until

@@ -2,31 +2,46 @@
 
 Without --install it only prints what it would install, so the user can read a
 job that will run with their credentials before it exists.
+
+Installing touches only what learn wrote: its unit files and plist (each says so in its
+first line: learn.report.schedule.OWNED) and its crontab line. A file of the same name
+that learn did not write, or a link there, is left as it is and the install refused
+(it replaced `learn-digest.service` whatever it was, and `--remove` deleted it); the
+files are written inside their folder held open (learn.report.held_folder), never
+through a link; the rest of the crontab goes back byte for byte.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import click
 
-from learn.paths import atomic_write_text, config_dir, data_dir
+from learn.paths import config_dir, data_dir
+from learn.report.confine import read_regular
+from learn.report.errors import ApplyError, ConcurrentEditError
+from learn.report.held_folder import Folder, Held, data_of, held_now, hold, replace_in, seen
 from learn.report.schedule import (
+    OWNED,
     UNIT,
     ScheduleSpec,
     cron_line,
+    env_file_problem,
     launchd_path,
     launchd_plist,
     merge_crontab,
     systemd_dir,
     systemd_service,
     systemd_timer,
+    written_by_learn,
 )
 
 # (argv, stdin) -> (exit code, stdout, stderr); replaced in tests.
@@ -34,12 +49,17 @@ Runner = Callable[[Sequence[str], str | None], tuple[int, str, str]]
 
 
 def _run(argv: Sequence[str], stdin: str | None) -> tuple[int, str, str]:
+    # Bytes both ways, decoded so they encode back to the same bytes: text mode read a
+    # crontab's "\r\n" (and a lone "\r") as "\n", so `# off\r0 * * * * job` came back
+    # as a comment and a job, and a byte that is not UTF-8 stopped with a traceback.
+    data = None if stdin is None else stdin.encode("utf-8", "surrogateescape")
     try:
-        proc = subprocess.run(list(argv), input=stdin, capture_output=True, text=True,
-                              timeout=60, check=False)
+        proc = subprocess.run(list(argv), input=data, capture_output=True, timeout=60,
+                              check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return 127, "", str(exc)
-    return proc.returncode, proc.stdout, proc.stderr
+    return (proc.returncode, proc.stdout.decode("utf-8", "surrogateescape"),
+            proc.stderr.decode("utf-8", "replace"))
 
 
 runner: Runner = _run
@@ -77,14 +97,18 @@ def _control_character(spec: ScheduleSpec) -> str | None:
 
 def make_spec(every: str, since: str, project: Path | None = None) -> ScheduleSpec:
     """The job for these options; a ClickException, before anything is written, when a
-    value of it holds a control character (it would become structure of the job)."""
+    value of it holds a control character (it would become structure of the job), or
+    when `learn run` would refuse its --since at every run."""
+    from learn.transcripts.files.discover import parse_since
+
     spec = ScheduleSpec(
         every="daily" if every == "daily" else "weekly",
         # The interpreter learn runs under now: a service manager's PATH will not
         # have the virtualenv on it, and `python -m learn` needs nothing else.
         learn=(sys.executable, "-m", "learn"),
-        digests_dir=data_dir() / "digests",
-        env_file=config_dir() / "schedule.env",
+        # Absolute: a relative LEARN_DATA_DIR would be read from the job's own folder.
+        digests_dir=data_dir().absolute() / "digests",
+        env_file=config_dir().absolute() / "schedule.env",
         since=since,
         path_env=os.environ.get("PATH"),
         project=project.resolve() if project else None,
@@ -94,15 +118,24 @@ def make_spec(every: str, since: str, project: Path | None = None) -> ScheduleSp
         raise click.ClickException(f"{problem}, which a unit or crontab line cannot quote "
                                    "(a line break starts a line of its own). Nothing was "
                                    "written")
+    try:
+        parse_since(since)
+    except ValueError as exc:
+        raise click.ClickException(f"{exc}. Nothing was written") from None
     return spec
 
 
 def env_file_keys(path: Path) -> set[str]:
-    """The variables `path` sets (KEY=value lines, `export` allowed), as the job's shell reads it."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
+    """The variables `path` sets (KEY=value lines, `export` allowed), as the job's shell reads
+    it: none when the job will not read it (env_file_problem). Read bounded and without
+    blocking (learn.report.confine.read_regular): a schedule.env that was a FIFO hung here."""
+    if env_file_problem(path):
         return set()
+    try:
+        raw = read_regular(path)
+    except ApplyError:
+        return set()
+    text = raw.decode("utf-8", "replace") if raw is not None else ""
     keys = set()
     for line in text.splitlines():
         line = line.strip().removeprefix("export ").strip()
@@ -138,6 +171,20 @@ def backend_warning(spec: ScheduleSpec) -> str | None:
     return None
 
 
+
+
+def env_file_refusal(spec: ScheduleSpec) -> str | None:
+    """Why the job will not read its env file, or None. It runs the file as shell with the
+    person's credentials at every run, so a file others may write (or a link to one) is
+    not read: installing the job then is refused, printing it warns."""
+    problem = env_file_problem(spec.env_file)
+    if problem is None:
+        return None
+    return (f"the job reads {spec.env_file} as shell with your credentials, and {problem}; "
+            "the job skips it at every run until it is your own file (not a link) that only "
+            f"you can write: chmod 600 {spec.env_file}, chmod go-w {spec.env_file.parent}")
+
+
 def _check(code: int, err: str, what: str) -> None:
     if code != 0:
         raise click.ClickException(f"{what} failed: {err.strip() or f'exit {code}'}")
@@ -161,42 +208,123 @@ def command(every: str, since: str, project: Path | None, install: bool, remove:
 
     Each run writes <data dir>/digests/digest-<date>.md. A run needs a model: put
     ANTHROPIC_API_KEY=... in ~/.config/learn/schedule.env (chmod 600) if it is not
-    otherwise available to the job; the job reads that file if it exists.
+    otherwise available to the job; the job reads that file only while it is your own
+    file that nobody else can write. Only learn's own units, plist and crontab line are
+    replaced or removed.
     """
+    if install and remove:
+        raise click.UsageError("--install and --remove cannot be combined")
     spec = make_spec(every, since, project)
     if not remove:
-        warning = backend_warning(spec)
-        if warning:
-            click.echo(f"learn schedule: warning: {warning}", err=True)
-    if launchd:
-        _launchd(spec, install, remove)
-    elif not force_cron and has_systemd():
-        _systemd(spec, install, remove)
-    else:
-        _cron(spec, install, remove)
+        refusal = env_file_refusal(spec)
+        if refusal and install:
+            raise click.ClickException(f"{refusal}. Nothing was installed")
+        for warning in (refusal, backend_warning(spec)):
+            if warning:
+                click.echo(f"learn schedule: warning: {warning}", err=True)
+    try:
+        if launchd:
+            _launchd(spec, install, remove)
+        elif not force_cron and has_systemd():
+            _systemd(spec, install, remove)
+        else:
+            _cron(spec, install, remove)
+    # ApplyError: a unit that is not a regular file, or one that changed while learn wrote.
+    except (ApplyError, OSError) as exc:
+        raise click.ClickException(f"{exc}") from exc
+
+
+@contextlib.contextmanager
+def _folder(path: Path, *, make: bool) -> Iterator[Folder | None]:
+    """`path` (its links resolved once, here) held open, reached from the root again with
+    no link followed (learn.report.held_folder.hold); made when missing and `make`, else
+    None. Every write and removal below names its file in this folder."""
+    real = Path(os.path.realpath(path))
+    if not make and not real.is_dir():
+        yield None
+        return
+    folder = hold(real, seen(real), private=False)
+    try:
+        yield folder
+    finally:
+        folder.close()
+
+
+def _ours(folder: Folder, leaf: str) -> Held | None:
+    """What learn's file `leaf` holds (None: there is none); a ClickException, before
+    anything changes, when the name is a link or a file learn did not write."""
+    shown = folder.path / leaf
+    try:
+        st = os.stat(folder.name(leaf), dir_fd=folder.fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise click.ClickException(f"{shown} is a link; learn neither writes through it nor "
+                                   "replaces it. Nothing was changed: remove the link, or "
+                                   "schedule with --cron")
+    held = held_now(folder, leaf)
+    if held is not None and not written_by_learn(held.data):
+        raise click.ClickException(f"{shown} exists and learn did not write it (its first line "
+                                   f"is not \"{OWNED}\"); not touching it. Nothing was "
+                                   "changed: rename yours, or schedule with --cron")
+    return held
+
+
+def _unchanged(folder: Folder, leaf: str, was: Held | None) -> None:
+    if data_of(held_now(folder, leaf)) != data_of(was):
+        raise ConcurrentEditError(f"{folder.path / leaf} changed while learn was writing it; "
+                                  "nothing was written to it. Run `learn schedule` again")
+
+
+def _replace(folder: Folder, leaf: str, text: str, was: Held | None) -> bool:
+    """`leaf` holding `text`, renamed into place unless it changed since `_ours` read it;
+    whether anything was written. A new file is 0600; a rewrite keeps its mode, less any
+    write bit for others (a unit others may write is theirs to run)."""
+    data = text.encode("utf-8")
+    if was is not None and was.data == data:
+        return False
+    mode = 0o600 if was is None else stat.S_IMODE(was.st.st_mode) & ~0o022
+    replace_in(folder, leaf, data, mode, was, lambda: _unchanged(folder, leaf, was))
+    return True
+
+
+def _remove(folder: Folder, leaf: str, was: Held | None) -> None:
+    if was is not None:
+        _unchanged(folder, leaf, was)
+        os.unlink(folder.name(leaf), dir_fd=folder.fd)
 
 
 def _systemd(spec: ScheduleSpec, install: bool, remove: bool) -> None:
     unit_dir = systemd_dir()
-    service, timer = unit_dir / f"{UNIT}.service", unit_dir / f"{UNIT}.timer"
-    if remove:
-        runner(["systemctl", "--user", "disable", "--now", f"{UNIT}.timer"], None)
-        for f in (service, timer):
-            f.unlink(missing_ok=True)
-        code, _, err = runner(["systemctl", "--user", "daemon-reload"], None)
-        _check(code, err, "systemctl --user daemon-reload")
-        click.echo(f"removed {service} and {timer}")
-        return
-    if not install:
+    names = (f"{UNIT}.service", f"{UNIT}.timer")
+    service, timer = (unit_dir / n for n in names)
+    if not install and not remove:
         click.echo(f"# {service}\n{systemd_service(spec)}\n# {timer}\n{systemd_timer(spec)}")
         click.echo("# to install: learn schedule --install   (or copy the files above, then)\n"
                    f"#   systemctl --user daemon-reload && systemctl --user enable --now "
                    f"{UNIT}.timer")
         return
-    atomic_write_text(service, systemd_service(spec))
-    atomic_write_text(timer, systemd_timer(spec))
+    with _folder(unit_dir, make=not remove) as folder:
+        # Both looked at before either changes: a timer of somebody else's stops the
+        # service being written too.
+        held = [_ours(folder, n) for n in names] if folder is not None else [None, None]
+        if remove:
+            if folder is None or held == [None, None]:
+                click.echo(f"no learn-digest timer is installed in {unit_dir}; nothing removed")
+                return
+            runner(["systemctl", "--user", "disable", "--now", f"{UNIT}.timer"], None)
+            for name, was in zip(names, held, strict=True):
+                _remove(folder, name, was)
+        else:
+            assert folder is not None
+            for name, was, text in zip(names, held, (systemd_service(spec), systemd_timer(spec)),
+                                       strict=True):
+                _replace(folder, name, text, was)
     code, _, err = runner(["systemctl", "--user", "daemon-reload"], None)
     _check(code, err, "systemctl --user daemon-reload")
+    if remove:
+        click.echo(f"removed {service} and {timer}")
+        return
     code, _, err = runner(["systemctl", "--user", "enable", "--now", f"{UNIT}.timer"], None)
     _check(code, err, f"systemctl --user enable --now {UNIT}.timer")
     click.echo(f"installed {timer} ({spec.every}); digests go to {spec.digests_dir}")
@@ -209,9 +337,16 @@ def _cron(spec: ScheduleSpec, install: bool, remove: bool) -> None:
         click.echo(f"# crontab line (install with: learn schedule --cron --install)\n{line}")
         return
     code, current, err = runner(["crontab", "-l"], None)
-    if code != 0 and "no crontab" not in err.lower():
-        _check(code, err, "crontab -l")
-    merged = merge_crontab(current if code == 0 else "", None if remove else line)
+    if code != 0:
+        if "no crontab" not in err.lower():
+            _check(code, err, "crontab -l")
+        current = ""
+    merged = merge_crontab(current, None if remove else line)
+    if merged == current:
+        click.echo("no learn-digest crontab line is installed; nothing changed" if remove
+                   else f"already installed: the crontab line ({spec.every})")
+        return
+    # crontab takes the whole table or refuses it: a failure here leaves the old one.
     code, _, err = runner(["crontab", "-"], merged)
     _check(code, err, "crontab -")
     click.echo("removed the learn-digest crontab line" if remove
@@ -229,12 +364,21 @@ def _launchd(spec: ScheduleSpec, install: bool, remove: bool) -> None:
         return
     if sys.platform != "darwin":
         raise click.ClickException("launchd is macOS only; use systemd or cron here")
-    if remove:
-        runner(["launchctl", "unload", "-w", str(path)], None)
-        path.unlink(missing_ok=True)
-        click.echo(f"removed {path}")
-        return
-    atomic_write_text(path, plist)
+    with _folder(path.parent, make=not remove) as folder:
+        was = _ours(folder, path.name) if folder is not None else None
+        if remove:
+            if folder is None or was is None:
+                click.echo(f"no learn-digest agent is installed at {path}; nothing removed")
+                return
+            runner(["launchctl", "unload", "-w", str(path)], None)
+            _remove(folder, path.name, was)
+            click.echo(f"removed {path}")
+            return
+        assert folder is not None
+        if was is not None:
+            # `load` of an agent already loaded fails: the old one goes first.
+            runner(["launchctl", "unload", str(path)], None)
+        _replace(folder, path.name, plist, was)
     code, _, err = runner(["launchctl", "load", "-w", str(path)], None)
     _check(code, err, "launchctl load")
     click.echo(f"installed {path} ({spec.every}); digests go to {spec.digests_dir}")

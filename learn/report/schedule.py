@@ -7,13 +7,23 @@ writes its digest file even when some sessions failed, and exits non-zero then,
 so the service manager records the failure without losing the digest.
 
 Rendering is pure; installing shells out through an injectable runner.
+
+The job runs unattended with the person's credentials, so what it runs is only what
+they can see: the env file it sources must be their own file that nobody else can
+write (env_file_problem at install, and the job itself checks the file at every run:
+a schedule.env made group-writable, or swapped for a link, after the install would
+have run as their shell at 09:00). learn tells its own units and plist (a line saying
+so, OWNED) and crontab line (its shape and tag, cron_is_ours) from a person's of the
+same name, and touches only its own.
 """
 
 from __future__ import annotations
 
 import os
 import plistlib
+import re
 import shlex
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -23,6 +33,13 @@ Every = Literal["daily", "weekly"]
 UNIT = "learn-digest"
 CRON_TAG = "# learn-digest"
 LAUNCHD_LABEL = "dev.learn.digest"
+# The first line of each unit and plist learn writes: a file without it (or the lines
+# learn wrote before it had one, _EARLIER) is somebody else's and is neither replaced nor
+# removed. No `--` in it: it is also an XML comment.
+OWNED = "Written by learn schedule, which replaces or removes this file."
+_EARLIER = frozenset({"Description=learn: digest of what you keep telling your coding agent",
+                      "Description=learn: daily digest", "Description=learn: weekly digest",
+                      f"<string>{LAUNCHD_LABEL}</string>"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,17 +57,30 @@ class ScheduleSpec:
 def shell_line(spec: ScheduleSpec) -> str:
     learn = " ".join(shlex.quote(a) for a in spec.learn)
     out_dir = shlex.quote(str(spec.digests_dir))
-    env = shlex.quote(str(spec.env_file))
     where = f"--project {shlex.quote(str(spec.project))}" if spec.project else "--all-projects"
-    parts = []
+    # umask first: `mkdir -p` made the folders above the digests 0755 (learn's data folder,
+    # which learn keeps 0700) and the log took cron's 022.
+    parts = ["umask 077;"]
     if spec.path_env:
         parts.append(f"export PATH={shlex.quote(spec.path_env)};")
-    parts.append(f"if [ -f {env} ]; then set -a; . {env}; set +a; fi;")
+    parts.append(_source_if_own(spec.env_file))
     parts.append(f"mkdir -p -m 700 {out_dir} &&")
     # stdout is the same digest again; the file is what the schedule is for.
     parts.append(f"exec {learn} run --yes --quiet {where} --since {shlex.quote(spec.since)} "
                  f"--out {out_dir}/digest-$(date +%F).md >/dev/null")
     return " ".join(parts)
+
+
+def _source_if_own(env_file: Path) -> str:
+    """The shell that reads `env_file` into the job only while it is the person's own
+    regular file that nobody else may write (`find` prints it only then; it does not
+    follow a link, so a link is not `-type f`); else a line in the job's log saying why."""
+    env = shlex.quote(str(env_file))
+    own = f'find {env} -prune -type f -user "$(id -u)" ! -perm -020 ! -perm -002'
+    refused = ('echo "learn-digest: not reading" ' + env + ' "(a link, not yours, or '
+               'writable by others; it must be your own file, chmod 600)" >&2')
+    return (f'if [ -e {env} ] || [ -h {env} ]; then if [ -n "$({own})" ]; then '
+            f"set -a; . {env}; set +a; else {refused}; fi; fi;")
 
 
 def _systemd_quote(line: str) -> str:
@@ -61,6 +91,7 @@ def _systemd_quote(line: str) -> str:
 
 def systemd_service(spec: ScheduleSpec) -> str:
     return (
+        f"# {OWNED}\n"
         "[Unit]\n"
         "Description=learn: digest of what you keep telling your coding agent\n"
         "\n"
@@ -76,6 +107,7 @@ def systemd_timer(spec: ScheduleSpec) -> str:
     if spec.every == "weekly":
         when = f"Mon {when}"
     return (
+        f"# {OWNED}\n"
         "[Unit]\n"
         f"Description=learn: {spec.every} digest\n"
         "\n"
@@ -92,21 +124,85 @@ def systemd_timer(spec: ScheduleSpec) -> str:
 
 def cron_line(spec: ScheduleSpec) -> str:
     dow = "1" if spec.every == "weekly" else "*"
-    # cron turns an unescaped % into a newline.
     log = shlex.quote(str(spec.digests_dir / "schedule.log"))
     out_dir = shlex.quote(str(spec.digests_dir))
     # The log sits in the digests dir, so that must exist before the redirect opens it.
-    command = (f"mkdir -p -m 700 {out_dir} && ( {shell_line(spec)} ) >>{log} 2>&1"
-               .replace("%", "\\%"))
-    return f"0 {spec.hour} * * {dow} {command} {CRON_TAG}"
+    command = f"umask 077; mkdir -p -m 700 {out_dir} && ( {shell_line(spec)} ) >>{log} 2>&1"
+    return f"0 {spec.hour} * * {dow} {_cron_escape(command)} {CRON_TAG}"
+
+
+def _cron_escape(command: str) -> str:
+    """`command` as a crontab line carries it to /bin/sh. cron cuts the command at a bare
+    `%` (the rest becomes its stdin) and reads `\\%` as a `%`, stripping the backslash;
+    a backslash right before a `%` (a folder named `a\\%b`) has no spelling cron keeps,
+    so that `%` is moved out of its single quotes first (`'a\\'%'b'` is the same word
+    to sh). A backslash in this line is only ever inside shlex's single quotes."""
+    return command.replace("\\%", "\\'%'").replace("%", "\\%")
+
+
+def cron_is_ours(line: str) -> bool:
+    """Whether a crontab line is the one cron_line wrote (any version of it): its
+    schedule, learn's run and the tag. A person's own line that mentions the tag
+    (`... # learn-digest` after their own command) is theirs."""
+    return _OUR_CRON.fullmatch(line.rstrip()) is not None
+
+
+_OUR_CRON = re.compile(r"0 \d{1,2} \* \* [1*] (?:umask 077; )?mkdir -p -m 700 .* run --yes "
+                       r"--quiet .* " + re.escape(CRON_TAG))
 
 
 def merge_crontab(existing: str, line: str | None) -> str:
-    """The crontab with our line replaced (or removed when `line` is None); the rest kept."""
-    kept = [x for x in existing.splitlines() if not x.rstrip().endswith(CRON_TAG)]
-    if line is not None:
-        kept.append(line)
-    return "\n".join(kept) + "\n" if kept else ""
+    """The crontab with our line replaced in place (appended when there was none; removed
+    when `line` is None), every other byte kept: comments, blank lines, a CRLF, a `\\r`
+    inside a line (split there, `# off\\r0 * * * * job` became a job of its own), a last
+    line without a newline (given one only when our line goes after it: cron needs it)."""
+    # Each line with its own ending; only "\n" ends a line for cron.
+    pieces = re.findall(r"[^\n]*\n|[^\n]+\Z", existing)
+    out: list[str] = []
+    placed = line is None
+    for piece in pieces:
+        if not cron_is_ours(piece.removesuffix("\n")):
+            out.append(piece)
+        elif not placed:
+            out.append(f"{line}\n")
+            placed = True
+    if not placed:
+        if out and not out[-1].endswith("\n"):
+            out[-1] += "\n"
+        out.append(f"{line}\n")
+    return "".join(out)
+
+
+def written_by_learn(data: bytes) -> bool:
+    """Whether a unit or plist file holds the line learn writes in it (OWNED), or one
+    of the lines only learn's units and plist held before that line existed."""
+    lines = {x.strip() for x in data.decode("utf-8", "replace").splitlines()}
+    return bool({f"# {OWNED}", f"<!-- {OWNED} -->"} & lines or _EARLIER & lines)
+
+
+def env_file_problem(path: Path) -> str | None:
+    """Why the job must not source `path` (None: it may, or there is no such file): the
+    job runs it as shell with the person's credentials, so it must be their own regular
+    file (not a link) in their own folder, neither writable by anybody else."""
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    for where, what in ((path.parent, "folder"), (path, "file")):
+        try:
+            # The folder followed (a ~/.config that is a link to dotfiles is the person's);
+            # the file not: a link is refused, whatever it leads to.
+            st = os.stat(where) if what == "folder" else os.lstat(where)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return f"{where} cannot be looked at ({exc.strerror or exc})"
+        if what == "file" and stat.S_ISLNK(st.st_mode):
+            return f"{where} is a link"
+        if what == "file" and not stat.S_ISREG(st.st_mode):
+            return f"{where} is not a regular file"
+        if uid is not None and st.st_uid != uid:
+            return f"{where} belongs to another user (uid {st.st_uid})"
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return f"{where} is writable by {'others' if st.st_mode & stat.S_IWOTH else 'its group'}"
+    return None
 
 
 def launchd_plist(spec: ScheduleSpec) -> str:
@@ -122,7 +218,9 @@ def launchd_plist(spec: ScheduleSpec) -> str:
         "StandardErrorPath": log,
         "RunAtLoad": False,
     }
-    return plistlib.dumps(data, sort_keys=False).decode("utf-8")
+    text = plistlib.dumps(data, sort_keys=False).decode("utf-8")
+    head, sep, rest = text.partition("<plist ")
+    return f"{head}<!-- {OWNED} -->\n{sep}{rest}"
 
 
 def systemd_dir() -> Path:
