@@ -14,9 +14,10 @@ from pathlib import Path
 
 import click
 
-from learn.paths import atomic_write_text
 from learn.report.digest import render_digest_json, render_digest_markdown
+from learn.report.errors import ConfinementError
 from learn.report.html import render_html
+from learn.report.out_file import check_out, write_out
 from learn.report.runs import NoRunError, require_proposals
 from learn.report.words import plural
 
@@ -43,6 +44,8 @@ def command(since: str | None, project_dir: Path | None, all_projects: bool, eve
 
     if as_json:
         fmt = "json"
+    if out is not None:
+        _check_out(out)
     project = None if all_projects else named_project(project_dir)
     try:
         result = require_proposals(project, since, every_state=every_state)
@@ -56,9 +59,21 @@ def command(since: str | None, project_dir: Path | None, all_projects: bool, eve
         click.echo(for_terminal(text, isatty=fmt == "md" and sys.stdout.isatty()), nl=False)
         return
     try:
-        atomic_write_text(out, text)
+        write_out(out, text)
+    except ConfinementError as exc:
+        click.echo(f"learn digest: {exc}", err=True)
+        sys.exit(1)
     except OSError as exc:
         click.echo(f"learn digest: cannot write {out}: {exc}", err=True)
         sys.exit(1)
     click.echo(f"learn digest: wrote {out} ({fmt}, {plural(len(result.proposals), 'proposal')})",
                err=True)
+
+
+def _check_out(out: Path) -> None:
+    """`--out` names a file of its own (learn.report.out_file), asked before any work."""
+    try:
+        check_out(out)
+    except ConfinementError as exc:
+        click.echo(f"learn digest: {exc}", err=True)
+        sys.exit(1)

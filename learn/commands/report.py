@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
-from learn.paths import atomic_write_text
 from learn.records.proposal import RunResult
+from learn.report.errors import ConfinementError
 from learn.report.html import render_html
+from learn.report.out_file import check_out, write_out
 from learn.report.runs import NoRunError, require_proposals
 from learn.report.words import plural
 
@@ -32,6 +33,10 @@ def command(out: Path, since: str | None, project_dir: Path | None, all_projects
     No network: the page has no external resources and forbids loading any.
     """
     try:
+        check_out(out)
+    except ConfinementError as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
         if team:
             result = _team_run(since)
         else:
@@ -41,7 +46,10 @@ def command(out: Path, since: str | None, project_dir: Path | None, all_projects
             result = require_proposals(project, since)
     except (NoRunError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
-    atomic_write_text(out, render_html(result))
+    try:
+        write_out(out, render_html(result))
+    except ConfinementError as exc:
+        raise click.ClickException(str(exc)) from exc
     click.echo(f"wrote {out} ({plural(len(result.proposals), 'proposal')})", err=True)
 
 

@@ -176,6 +176,8 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
 
     if batch and no_batch and not dry_run:
         raise UsageProblem("--batch and --no-batch contradict each other; choose one")
+    if out is not None:
+        _check_out(out)
     options = RunOptions(
         project=None if scope.all_projects else scope.project,
         all_projects=scope.all_projects,
@@ -281,15 +283,31 @@ def _report(result: Any, *, as_json: bool, out: Path | None) -> int:
 
     click.echo(for_terminal(text, isatty=not as_json and sys.stdout.isatty()))
     if out is not None:
-        from learn.paths import atomic_write_text
+        from learn.report.errors import ConfinementError
+        from learn.report.out_file import write_out
 
-        atomic_write_text(out, text + "\n")
+        try:
+            write_out(out, text + "\n")
+        except (ConfinementError, OSError) as exc:
+            click.echo(f"learn: --out: {exc}", err=True)
+            return 1
     for line in collapse_failures(result.failures):
         click.echo(f"learn: {line}", err=True)
     if result.failed_stages:
         click.echo(f"learn: failed after retries: {', '.join(result.failed_stages)} "
                    "(what else the run found is reported above)", err=True)
     return 1 if result.failed_stages or result.usage.sessions_failed or result.coverage_failed else 0
+
+
+def _check_out(out: Path) -> None:
+    """`--out` names a file of its own (learn.report.out_file), asked before the run."""
+    from learn.report.errors import ConfinementError
+    from learn.report.out_file import check_out
+
+    try:
+        check_out(out)
+    except ConfinementError as exc:
+        raise UsageProblem(str(exc)) from exc
 
 
 _SESSION_FAILURE = re.compile(r"^(?P<stage>\w+): session (?P<id>\S+): (?P<why>.*)$")

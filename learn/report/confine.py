@@ -194,6 +194,14 @@ def _match(parts: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
     return bool(parts) and PurePosixPath(parts[0]).match(head) and _match(parts[1:], rest)
 
 
+def match_pattern(parts: tuple[str, ...], pattern: str, *, fold: bool = False) -> bool:
+    """Whether the relative path `parts` is a `SURFACES` pattern; `fold`: in any case, as a
+    case-insensitive disk (macOS, Windows) takes a name."""
+    if fold:
+        parts, pattern = tuple(p.casefold() for p in parts), pattern.casefold()
+    return _match(parts, PurePosixPath(pattern).parts)
+
+
 def _crossable(folder: str) -> bool:
     # Case folded: on a case-insensitive disk (macOS, Windows) `Node_Modules` is the
     # same folder as `node_modules`.
