@@ -113,6 +113,23 @@ def write_roots(project: str | None, file: str | os.PathLike[str]) -> tuple[str,
     return (project,)
 
 
+def in_this_checkout(file: str | os.PathLike[str],
+                     folder: str | os.PathLike[str]) -> Path | None:
+    """The same file in the checkout `folder` is in, when `file` lies in another
+    checkout of that repository (a rule a run over every project found in the main
+    checkout, `apply` run in a worktree): the checkout the person works in is the one
+    written, never the other. None when either is in no checkout, both are in the
+    same one, or the other is another repository's."""
+    real = os.path.realpath(os.fspath(file))
+    there, here = checkout_root(os.path.dirname(real)), checkout_root(folder)
+    if there is None or here is None or there == here:
+        return None
+    known = Known()
+    if project_of(there, known) != project_of(here, known):
+        return None
+    return Path(here).joinpath(*Path(real).parts[len(Path(there).parts):])
+
+
 def repository_id_of(folder: str | os.PathLike[str]) -> str | None:
     """The id of the repository the folder the person named is in (`github.com/acme/
     webshop`: its origin's, else its first remote's; learn.projects.remote), what the

@@ -9,7 +9,17 @@ sibling worktree was its own one-session project until this was read: a request
 said in 6 sessions across the worktrees counted 3.
 
 A submodule's `.git` file names `<super>/.git/modules/<name>`, which has no
-`commondir`: it is a repository of its own.
+`commondir`: it is a repository of its own. Its worktrees (`git -C vendor/lib
+worktree add ../lib-fix`) name that git dir as their common one; its main checkout
+is the folder its `core.worktree` names (a worktree of a submodule was a project
+of its own, the git dir, apart from the submodule it was added from).
+
+A `.git` file naming a git directory that is not there (the repository was moved
+or deleted; `git` itself says "not a git repository") is a dangling checkout:
+still the folder `apply` writes in, but the disk no longer says whose it is.
+Read as its own project it re-filed the worktree's sessions and overwrote what
+learn remembered of it; learn.projects.identity asks what it knows first, then
+the name of the git dir (`<repo>/.git/worktrees/<name>` was `<repo>`'s).
 
 Also read here, for a folder the disk no longer shows (learn.projects.identity):
 the branches a repository has, the folders its worktrees were added at, its
@@ -27,13 +37,14 @@ from typing import Final
 import msgspec
 
 from learn.lazy import lazy_pattern
-from learn.projects.flavour import ancestors, key_parent, path_key
+from learn.projects.flavour import ancestors, is_windows_path, key_name, key_parent, path_key
 from learn.projects.remote import repository_id
 
 GIT: Final = ".git"
 _GITDIR: Final = lazy_pattern(r"^gitdir:\s*(.+?)\s*$", re.M)
 _REMOTE: Final = lazy_pattern(r'^\s*\[remote\s+"([^"]+)"\]\s*$')
 _URL: Final = lazy_pattern(r"^\s*url\s*=\s*(.+?)\s*$")
+_WORKTREE: Final = lazy_pattern(r"^\s*worktree\s*=\s*(.*?)\s*$", re.I)
 _SHA: Final = lazy_pattern(r"^[0-9a-f]{7,64}$")
 
 
@@ -44,6 +55,9 @@ class Checkout(msgspec.Struct, frozen=True):
     project: str  # the repository: its main checkout (a bare repository: its git dir)
     git_dir: str  # this checkout's git directory
     common_dir: str  # the repository's shared git directory
+    # The `.git` file names a git directory that is not there: `project` is only what
+    # its name says (`<repo>/.git/worktrees/<name>`: `<repo>`), else the folder itself.
+    dangling: bool = False
 
     @property
     def is_worktree(self) -> bool:
@@ -70,7 +84,12 @@ def _checkout_at(folder: str) -> Checkout | None:
     found = _GITDIR.search(text or "")
     if found is None:
         return None
-    git_dir = path_key(os.path.join(folder, found.group(1)))
+    named = found.group(1)
+    # Git for Windows' `C:/Users/ana/app/.git/worktrees/x` read on another system is that
+    # system's path, not one below this folder.
+    git_dir = path_key(named if is_windows_path(named) else os.path.join(folder, named))
+    if not os.path.isfile(os.path.join(git_dir, "HEAD")):  # moved, deleted, or no git dir
+        return Checkout(folder, _named_main(git_dir) or folder, git_dir, git_dir, dangling=True)
     shared = _common_dir(git_dir)
     if shared is None:  # a submodule, or --separate-git-dir: a repository of its own
         return Checkout(folder, folder, git_dir, git_dir)
@@ -86,12 +105,40 @@ def _common_dir(git_dir: str) -> str | None:
 
 def _main_of(common: str, *, fallback: str) -> str:
     """The main checkout of the repository whose shared git dir is `common`: its
-    parent when it is a `.git` folder, else the git dir itself (a bare repository,
-    whose worktrees have no main checkout)."""
+    parent when it is a `.git` folder, else the folder its `core.worktree` names (a
+    submodule's, under `<super>/.git/modules/`), else the git dir itself (a bare
+    repository, whose worktrees have no main checkout)."""
     if os.path.basename(common) == GIT:
         parent = key_parent(common)
         return parent if parent is not None else fallback
-    return common
+    work_tree = _core_worktree(common)
+    return work_tree if work_tree is not None else common
+
+
+def _core_worktree(git_dir: str) -> str | None:
+    """The folder `core.worktree` of `git_dir`'s config names (relative to the git dir)."""
+    section = ""
+    for line in (_read(os.path.join(git_dir, "config")) or "").splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped.strip("[]").strip().casefold()
+            continue
+        found = _WORKTREE.match(line) if section == "core" else None
+        if found:
+            value = found.group(1).strip('"')
+            return path_key(os.path.join(git_dir, value)) if value else None
+    return None
+
+
+def _named_main(git_dir: str) -> str | None:
+    """The main checkout a worktree's git dir names by its place alone
+    (`<repo>/.git/worktrees/<name>` -> `<repo>`), there or not."""
+    admin = key_parent(git_dir)
+    dot_git = key_parent(admin) if admin is not None else None
+    if admin is None or dot_git is None or key_name(admin) != "worktrees" \
+            or key_name(dot_git) != GIT:
+        return None
+    return key_parent(dot_git)
 
 
 def checkout_of(key: str, *, stop: str | None = None) -> Checkout | None:

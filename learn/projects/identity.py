@@ -158,7 +158,7 @@ class Known(msgspec.Struct, repr_omit_defaults=True):
             places = [*self.remembered.values(), *self.roots, *self.folders]
             for key in sorted(set(places)):
                 co = self.checkout(key)
-                if co is not None and co.project not in found:
+                if co is not None and not co.dangling and co.project not in found:
                     if co.project not in self._facts:
                         self._facts[co.project] = repository_at(co)
                     found[co.project] = self._facts[co.project]
@@ -193,8 +193,15 @@ def _decide(key: str, known: Known, hints: Hints, depth: int) -> str:
     # A deleted folder is looked up from the nearest folder above it that exists;
     # what was remembered of a nearer folder knows better than that one.
     if co is not None and (remembered is None or len(remembered[0]) <= len(co.root)):
-        known.learned[key] = co.project
-        return co.project
+        if not co.dangling:
+            known.learned[key] = co.project
+            return co.project
+        # A worktree whose repository was moved or deleted: what learn remembered of
+        # the checkout, where it sits, or what its transcript recorded, before the
+        # name of its git dir (learn.projects.gitdir); never remembered from here.
+        if remembered is not None and key_within(remembered[0], co.root):
+            return remembered[1]
+        remembered = None
     if remembered is not None:
         return remembered[1]
     nested = _NESTED.match(key)
@@ -203,6 +210,8 @@ def _decide(key: str, known: Known, hints: Hints, depth: int) -> str:
     hinted = _by_hints(key, known, hints if hints.in_git else known.folders.get(key, NO_HINTS))
     if hinted is not None:
         return hinted
+    if co is not None:  # dangling: bounded by its own `.git`, no folder above claims it
+        return co.project
     container = _known_container(key, known)
     if container is not None and depth < _MAX_DEPTH:
         return _decide(container, known, known.folders.get(container, NO_HINTS), depth + 1)

@@ -77,13 +77,20 @@ def codex_home(home: Path) -> Path:
 
 def chain(project: Path) -> list[Path]:
     """Directories from the checkout's root (learn.projects.checkout_root: a main
-    checkout or a worktree; or the project itself) down to the project."""
-    from learn.projects import checkout_root
+    checkout or a worktree; or the project itself) down to the project.
 
+    A folder of another system (`C:\\Users\\ana\\app` named on Linux) is only itself:
+    made absolute here it became `<learn's cwd>/C:\\Users\\ana\\app`, whose checkout
+    was whatever repository learn ran in, and its CLAUDE.md was read as the project's.
+    The root is compared by its key (on macOS a case-folded `/users/ana/app`), never
+    as a Path spelled differently."""
+    from learn.projects import checkout_root, key_within, on_this_machine, path_key
+
+    if not on_this_machine(str(project)):
+        return [project]
     found = checkout_root(project.absolute())
     if found is None:
         return [project]
-    root, real = Path(found), project.resolve()
-    if real != root and root not in real.parents:
-        return [project]
-    return list(reversed([real, *(p for p in real.parents if root in (p, *p.parents))]))
+    real = project.resolve()
+    inside = [d for d in (real, *real.parents) if key_within(path_key(d), found)]
+    return list(reversed(inside)) if inside else [project]

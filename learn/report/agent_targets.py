@@ -58,8 +58,18 @@ _NAME = "learn"
 
 def agents_in_use(project: Path, sessions: Iterable[tuple[str, str | None]]) -> tuple[str, ...]:
     """The agents a project uses: with sessions in it (`sessions`: (agent, project)
-    pairs) or with their own instruction files in it; in a fixed order."""
-    found = {agent for agent, where in sessions if where and within(where, str(project))}
+    pairs) or with their own instruction files in it; in a fixed order.
+
+    `project` is the checkout the rule is written into, a worktree as often as the
+    main one; a session's project is its repository (learn.projects.project_of), so
+    they are compared as projects: by folder, a worktree used no agent but those
+    with files in it."""
+    from learn.projects import Known, project_of
+
+    known = Known()
+    mine = project_of(str(project), known)
+    found = {agent for agent, where in sessions
+             if where and (within(where, str(project)) or project_of(where, known) == mine)}
     found |= agents_with_files(project)
     return tuple(a for a in ORDER if a in found)
 

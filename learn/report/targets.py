@@ -27,6 +27,8 @@ from typing import Literal
 from learn.projects import (
     as_folder,
     checkout_folder,
+    in_this_checkout,
+    is_path,
     key_within,
     on_this_machine,
     path_key,
@@ -119,6 +121,20 @@ def _home() -> Path:
     return Path.home().expanduser().resolve()
 
 
+def _home_or_above(folder: Path) -> bool:
+    """The home folder, or a folder holding it (`/Users`, `/`): a CLAUDE.md there is
+    read in every project below it. Compared by key: on macOS a project's key is
+    case-folded (`/users/ana`), and as Paths it never equalled `/Users/ana`, so a
+    rule said in home went to ~/CLAUDE.md there."""
+    text = str(folder)
+    return is_path(text) and key_within(path_key(_home()), path_key(text))
+
+
+def _home_words(folder: Path) -> str:
+    return ("your home folder" if path_key(str(folder)) == path_key(_home())
+            else "a folder above your home folder")
+
+
 def placed_quotes(p: Proposal) -> list[Quote]:
     """The quotes whose project is a folder of some machine (learn.projects.is_path).
     A transcript with a relative `cwd` says nothing about where it ran: resolved, it
@@ -164,9 +180,9 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
     if not choice.follow_quotes:  # named by the person
         if not here.is_dir():
             raise TargetError(_not_here(choice.project_dir))
-        if here == _home():
-            raise TargetError(f"{here} is your home folder: a CLAUDE.md there would be read in "
-                              "every project below it. Use --scope user (~/.claude/CLAUDE.md), "
+        if _home_or_above(here):
+            raise TargetError(f"{here} is {_home_words(here)}: a CLAUDE.md there would be read "
+                              "in every project below it. Use --scope user (~/.claude/CLAUDE.md), "
                               "or name the project")
         return here
     said = quote_projects(placed_quotes(p))
@@ -179,7 +195,7 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
         root = here  # this checkout of the repository: the main one or a worktree
     else:
         below = [x for x in said if (f := folders[x]) is not None
-                 and (f == here or here in f.parents)]
+                 and key_within(path_key(f), path_key(here))]
         if len(below) == 1 or len(said) == 1:
             chosen = (below or said)[0]
             folder = folders[chosen]
@@ -193,11 +209,11 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
             raise TargetError(f"{p.key} was said in several projects: {_said_in(p)}; choose "
                               "one with --project DIR, or --scope user for all of them",
                               options)
-    if root == _home():
+    if _home_or_above(root):
         # ~/CLAUDE.md is loaded in every project below home: not a project file.
-        raise TargetError(f"{p.key} was said in your home folder itself ({root}); a CLAUDE.md "
-                          "there would be read in every project below it. Use --scope user, "
-                          "or --project DIR to name the project")
+        raise TargetError(f"{p.key} was said in {_home_words(root)} ({root}); a "
+                          "CLAUDE.md there would be read in every project below it. Use "
+                          "--scope user, or --project DIR to name the project")
     if not root.is_dir():
         raise TargetError(f"{p.key} was said in {_not_here(root)}")
     return root
@@ -231,8 +247,20 @@ def existing_in_place(p: Proposal, choice: TargetChoice) -> Target | None:
     roots = _known_projects(p, choice)
     if not may_write(existing, roots):
         return None
-    real = existing.resolve()
-    owner = next((r for r in roots if key_within(path_key(real), path_key(r))), None)
+    here = roots[0]
+    moved = in_this_checkout(existing, here)
+    if moved is not None:
+        # Found in another checkout of this repository (a run over every project read
+        # the main one): rewritten in the checkout apply runs in, never in the other;
+        # a file this checkout lacks gets the rule where a new one goes.
+        if not moved.is_file() or not may_write(moved, [here]):
+            return None
+        return Target(moved, "rule", here, rewrites=True)
+    real = path_key(existing.resolve())
+    # The project nearest the file: apply run from a folder above it (`~/code`) is
+    # not the rule's project (its other agents' copies went to ~/code/AGENTS.md).
+    holding = [r for r in roots if key_within(real, path_key(r))]
+    owner = max(holding, key=lambda r: len(path_key(r)), default=None)
     return Target(existing, "rule", owner, rewrites=True)
 
 
