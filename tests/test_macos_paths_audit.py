@@ -109,3 +109,19 @@ def test_apply_above_a_project_on_macos_takes_the_project_below(
     target = choose(said_in(web, api, api), TargetChoice(code, follow_quotes=True))
     assert target.path.resolve() == web / "CLAUDE.md"
     assert os.path.samefile(target.project or "", web)
+
+
+def test_confine_takes_no_spelling_of_home_as_a_project_root(
+        darwin: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # confine's own guard (a write's last check): every CLAUDE.md below a project root
+    # is a project surface, so home in another case must not be one.
+    from learn.report import confine
+
+    home = tmp_path / "Ana"
+    (home / "app").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    # macOS's realpath keeps the case it is asked in; no link to resolve here.
+    monkeypatch.setattr(confine, "_real", lambda p: Path(os.path.abspath(p)))
+    assert confine.project_roots([str(tmp_path / "ana")]) == ()
+    assert confine.project_roots([str(tmp_path)]) == ()
+    assert confine.project_roots([str(tmp_path / "ana" / "app")]) == (tmp_path / "ana" / "app",)

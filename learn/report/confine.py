@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from learn.paths import data_dir
+from learn.projects import key_within, path_key
 from learn.reduce.agent_files import opencode_config_dir
 from learn.reduce.rule_places import claude_home, codex_home
 from learn.report.errors import ConfinementError
@@ -150,13 +151,15 @@ def project_roots(projects: Iterable[Path | str | None]) -> tuple[Path, ...]:
     A relative path (a transcript's relative `cwd`) would resolve against the
     folder learn runs in, and the home folder (or anything above it) would make
     every CLAUDE.md below it a project file: neither is a project root."""
-    home = _home()
+    home = path_key(_home())
     out: dict[Path, None] = {}
     for p in projects:
         if p is None or not str(p) or not Path(p).expanduser().is_absolute():
             continue
         real = _real(Path(p).expanduser())
-        if real == home or real in home.parents:
+        # By key: on macOS a project's key is case-folded (`/users/ana`), which as a
+        # Path never equalled `/Users/ana`, so home passed as a project root there.
+        if key_within(home, path_key(real)):
             continue
         out.setdefault(real)
     return tuple(out)
