@@ -112,3 +112,13 @@ def test_each_command_refuses_before_writing(home: Path, command: tuple[str, ...
     assert "Nothing was written" in done.stderr
     assert "Traceback" not in done.stderr
     assert settings.read_text() == "{}\n"
+
+
+def test_an_agents_folder_in_another_case_is_refused_where_case_folds(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # macOS: ~/.CLAUDE is ~/.claude; its transcripts are still the agent's.
+    if str(home) != str(home).casefold():
+        pytest.skip("the temp folder's own path has capitals")
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert out_refusal(home / ".CLAUDE" / "projects" / "-w-app" / "x.jsonl") is not None
+    assert out_refusal(home / "Notes" / "digest.md") is None

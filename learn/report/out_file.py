@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Final
 
 from learn.paths import atomic_write_text, config_dir, data_dir
+from learn.projects import key_within, path_key
 from learn.report.confine import HOMES, SURFACES, match_pattern
 from learn.report.errors import ConfinementError
 from learn.store.target import STORE_FILENAME
@@ -100,4 +101,5 @@ def _learns_data(rel: tuple[str, ...], path: Path) -> bool:
 
 
 def _under(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+    # By key: on macOS and Windows `~/.CLAUDE/projects` is the folder `~/.claude/projects`.
+    return key_within(path_key(path), path_key(root))
