@@ -44,6 +44,9 @@ def check_dir(name: str, path: Path) -> Check:
             if not path.is_dir():
                 return Check(name, "fail", f"{path} exists and is not a directory",
                              f"move {path} aside, or point {_env_for(name)} elsewhere")
+            if _read_only_fs(path):
+                return Check(name, "fail", f"{path} is on a read-only file system",
+                             f"point {_env_for(name)} at a writable folder")
             if not os.access(path, os.W_OK | os.X_OK):
                 return Check(name, "fail", f"{path} is not writable{_owned_by(path)}",
                              f"{_chown(path)}, or point {_env_for(name)} elsewhere")
@@ -60,6 +63,16 @@ def check_dir(name: str, path: Path) -> Check:
                      f"create {path} yourself, or point {_env_for(name)} elsewhere")
     except OSError as exc:
         return Check(name, "fail", f"{path}: {exc}", f"point {_env_for(name)} elsewhere")
+
+
+def _read_only_fs(path: Path) -> bool:
+    """`path` is on a file system mounted read-only: chmod cannot help there (doctor
+    said "chmod u+rwx" for a folder on a read-only mount, which root could not write
+    either)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # no statvfs (Windows)
+        return False
 
 
 def _owned_by(path: Path) -> str:
@@ -117,18 +130,31 @@ def check_store(path: Path | str) -> Check:
     """The database file: private, and readable by this version of learn (opened read-only)."""
     if isinstance(path, str):
         return check_database(path)
+    sides = (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
     if not path.exists():
+        if path.is_symlink() and not path.resolve().parent.is_dir():
+            return Check("store", "fail", f"{path} is a link to {os.readlink(path)}, whose "
+                         "folder does not exist", f"remove the link {path}, or create that folder")
         return Check("store", "ok", f"{path} (not created yet; the first run creates it 0600)")
     move = f"move {path} aside (learn starts a fresh one); it holds only learn's data"
     if not path.is_file():
         return Check("store", "fail", f"{path} is not a file", move)
-    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+    for side in sides:
+        # SQLite's own files beside the store: one that is a folder failed as "unable to
+        # open database file", and moving the store aside (the hint then) lost it.
+        if side.exists() and not side.is_file():
+            return Check("store", "fail", f"{side} is not a file",
+                         f"move {side} aside; SQLite keeps its own file by that name")
+    for p in (path, *sides):
         # SQLite opens a file it cannot write read-only, and the first write fails.
         if p.exists() and not os.access(p, os.R_OK | os.W_OK):
+            if _read_only_fs(p):
+                return Check("store", "fail", f"{p} is on a read-only file system",
+                             "point LEARN_DATA_DIR at a writable folder")
             return Check("store", "fail", f"{p} is not writable{_owned_by(p)}",
                          f"{_chown(path.parent if _owned_by(p) else p)}, or {move}")
     loose = []
-    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+    for p in (path, *sides):
         with contextlib.suppress(OSError):
             if p.exists() and _mode(p) & 0o077:
                 loose.append(f"{p.name} is {_mode(p):04o}")
@@ -136,7 +162,7 @@ def check_store(path: Path | str) -> Check:
         import apsw
 
         from learn.store import open_store
-        from learn.store.db import SchemaMismatchError, StoreError
+        from learn.store.db import SchemaMismatchError, StoreError, StoreFullError
     except ImportError as exc:
         return Check("store", "fail", f"cannot import the store: {exc}",
                      "reinstall learn with its dependencies (apsw, sqlite-vec)")
@@ -150,8 +176,15 @@ def check_store(path: Path | str) -> Check:
         # An older schema is migrated by the next run; nothing is wrong yet.
         return Check("store", "warn", f"{path}: {exc}",
                      "the next `learn run` migrates it (back it up first if unsure)")
+    except StoreFullError as exc:
+        return Check("store", "fail", str(exc), "free some disk space; nothing in the store is lost")
     except (StoreError, apsw.Error) as exc:
-        return Check("store", "fail", f"{path}: {exc}", move)
+        # Only a damaged file is worth starting afresh; a lock or an I/O error is not
+        # the file's fault, and moving it aside would lose what it holds.
+        damaged = isinstance(exc, (apsw.CorruptError, apsw.NotADBError))
+        return Check("store", "fail", f"{path}: {exc}", move if damaged else
+                     f"check {path.parent}: its permissions and free space, and that only "
+                     f"learn's files are named {path.name}*")
     if loose:
         return Check("store", "warn", f"{detail}; {', '.join(loose)}: other users can read it",
                      f"chmod 600 {path}*")

@@ -36,6 +36,14 @@ def _store(exc: BaseException) -> tuple[str, int]:
     return f"the store failed: {exc}; fix: `learn doctor` checks the setup", EXIT_FAILURE
 
 
+def _full(exc: BaseException) -> tuple[str, int]:
+    # Said as it is, before doctor's checks: they open the store read-only, which a
+    # full disk lets through, and answered with what they found instead (a migration
+    # the full disk had stopped: "the next `learn run` migrates it").
+    return (f"{exc}; nothing was lost: what learn finished is kept; fix: free some disk space "
+            "and run it again", EXIT_FAILURE)
+
+
 def _config(exc: BaseException) -> tuple[str, int]:
     from learn.doctor import check_config
 
@@ -67,6 +75,7 @@ def _file(exc: BaseException) -> tuple[str, int]:
 EXPLAIN: dict[str, Callable[[BaseException], tuple[str, int]] | None] = {
     "builtins.BrokenPipeError": None,
     "learn.config.ConfigError": _config,
+    "learn.store.db.StoreFullError": _full,
     "learn.store.db.StoreError": _store,
     "apsw.Error": _store,
     "builtins.OSError": _file,

@@ -8,6 +8,7 @@ instead of queueing forever behind a run that may be stuck on a slow model.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,13 +21,31 @@ class LockedError(Exception):
     pass
 
 
+def _timeout_from_env() -> float:
+    """LEARN_LOCK_TIMEOUT in seconds (default 10): a number of seconds, or a ConfigError
+    saying so (`LEARN_LOCK_TIMEOUT=10s` was a ValueError traceback)."""
+    raw = os.environ.get("LEARN_LOCK_TIMEOUT", "").strip()
+    if not raw:
+        return 10.0
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        from learn.config import ConfigError
+
+        raise ConfigError(f"LEARN_LOCK_TIMEOUT={raw!r} is not a number of seconds "
+                          "(how long a run waits for another to finish; 0 does not wait)")
+    return seconds
+
+
 @contextmanager
 def run_lock(name: str = "run", *, timeout: float | None = None, directory: Path | None = None) -> Iterator[Path]:
     """Hold learn's run lock; wait `timeout` seconds (LEARN_LOCK_TIMEOUT, default 10)."""
     from filelock import FileLock, Timeout
 
     if timeout is None:
-        timeout = float(os.environ.get("LEARN_LOCK_TIMEOUT", "10"))
+        timeout = _timeout_from_env()
 
     directory = ensure_private_dir(directory or data_dir())
     path = directory / f"{name}.lock"

@@ -9,6 +9,7 @@ write is atomic (temp file + fsync + rename) so a crash never leaves half a file
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from pathlib import Path
 
@@ -50,6 +51,10 @@ def ensure_private_dir(path: Path) -> Path:
     (the parents get the umask's 0755), which left ~/.cache/learn world-readable
     above a private `mined/`. Parents that already existed are not touched.
     """
+    if path.exists() and not path.is_dir():
+        # LEARN_DATA_DIR naming a file: chmod-ing "the folder" made the person's file
+        # 0700 (executable) before anything said what was wrong.
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path))
     missing: list[Path] = []
     probe = path
     while not probe.exists() and probe != probe.parent:
@@ -92,9 +97,13 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            # A write to an open file names no file: a full disk said only "[Errno 28]
+            # No space left on device", not which of the run's files it was.
+            raise OSError(exc.errno, exc.strerror or os.strerror(exc.errno), str(path)) from exc
         raise
 
 

@@ -196,3 +196,20 @@ def test_a_store_from_an_older_learn_is_not_upgraded_by_stats() -> None:
     assert result.output.startswith("learn stats: ") and result.output.count("\n") == 1
     assert "learn run` migrates it" in result.output
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("what", ["folder", "fifo"])
+def test_a_store_that_is_not_a_file_is_reported_not_no_runs_yet(what: str) -> None:
+    # Only nothing at the path is "no runs yet": a learn.db that is a folder (or a FIFO)
+    # is a store learn cannot read, and the person must hear it.
+    store = default_store_path()
+    store.parent.mkdir(parents=True)
+    if what == "folder":
+        store.mkdir()
+    else:
+        os.mkfifo(store)
+    code, out = run()
+    assert code != 0
+    assert not out.startswith("no runs yet")
+    assert str(store) in out
+    assert "Traceback" not in out

@@ -79,3 +79,19 @@ def test_put_redacts_what_it_writes() -> None:
     cache = MineCache()
     cache.put("k", entry)
     assert key not in cache.path_for("k").read_text()
+
+
+def test_prune_removes_what_a_killed_write_left_and_keeps_a_write_in_progress(tmp_path: Path) -> None:
+    # A SIGKILL during atomic_write_bytes leaves `.<key>.json.<random>.tmp` beside the
+    # entries; only one an hour old is a write that will never finish.
+    cache = MineCache(tmp_path)
+    cache.dir.mkdir(parents=True)
+    stale = cache.dir / ".abc.json.k3j2.tmp"
+    fresh = cache.dir / ".def.json.x9q1.tmp"
+    entry = cache.dir / "ghi.json"
+    for p in (stale, fresh, entry):
+        p.write_text("{")
+    now = time.time()
+    os.utime(stale, (now - 7200, now - 7200))
+    assert cache.prune(now=now) == 1
+    assert not stale.exists() and fresh.exists() and entry.exists()

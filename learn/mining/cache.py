@@ -32,6 +32,8 @@ from learn.render.redact import redact
 from learn.render_version import RENDER_VERSION
 
 DEFAULT_MAX_AGE_DAYS: Final = 180
+# A temp file older than this is a write that was killed (paths.atomic_write_bytes).
+_STALE_TEMP_SECONDS: Final = 3600
 _FORMAT: Final = 1
 
 
@@ -190,14 +192,19 @@ class MineCache:
             raise
 
     def prune(self, *, now: float | None = None) -> int:
-        """Delete entries written more than max_age_days ago; returns how many went."""
+        """Delete entries written more than max_age_days ago, and what a write killed
+        half-way left (its temp file, an hour old: no write takes that long); returns
+        how many went. A SIGKILL during a write left `.<key>.json.*.tmp` files that
+        no prune removed."""
         if not self.dir.is_dir():
             return 0
-        cutoff = (now if now is not None else time.time()) - self.max_age_days * 86400
+        at = now if now is not None else time.time()
+        cutoff = at - self.max_age_days * 86400
         removed = 0
-        for path in self.dir.glob("*.json"):
-            with contextlib.suppress(OSError):
-                if path.stat().st_mtime < cutoff:
-                    path.unlink()
-                    removed += 1
+        for pattern, before in (("*.json", cutoff), (".*.json.*.tmp", at - _STALE_TEMP_SECONDS)):
+            for path in self.dir.glob(pattern):
+                with contextlib.suppress(OSError):
+                    if path.stat().st_mtime < before:
+                        path.unlink()
+                        removed += 1
         return removed

@@ -144,7 +144,11 @@ def read_store_stats(path: Path | str) -> StoreStats | None:
 
     Raises learn.store.db.StoreError (or apsw's errors) for a store that cannot be read.
     """
-    if isinstance(path, Path) and not path.is_file():
+    from learn.store.runs import no_store_at
+
+    # Only nothing at the path is "no runs yet": a learn.db that is a folder, or a data
+    # folder that is a file, is opened and says what is wrong with it.
+    if isinstance(path, Path) and no_store_at(path):
         return None
     from learn.store import open_store
 

@@ -19,6 +19,7 @@ refused by both engines (SQLite: binding by name leaves a `?` nothing to bind).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
@@ -68,6 +69,19 @@ class Connection(Protocol):
     def last_insert_rowid(self) -> int: ...
 
     def close(self) -> None: ...
+
+
+def rollback(conn: Connection) -> None:
+    """ROLLBACK after a failed transaction, never raising over the error that failed it.
+
+    SQLite ends a transaction itself on some errors (SQLITE_FULL at COMMIT, an I/O
+    error), and the ROLLBACK that followed failed "cannot rollback - no transaction
+    is active": that was what a full disk said (measured on a 400 KB tmpfs). On
+    PostgreSQL a ROLLBACK fails only when the connection is gone, which the error
+    in flight says better.
+    """
+    with contextlib.suppress(Exception):
+        conn.execute("ROLLBACK")
 
 
 def placeholders(n: int, start: int = 1) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
-from learn.store.connection import Connection, Params
+from learn.store.connection import Connection, Params, rollback
 from learn.store.db import (
     StoreBusyError,
     StoreClosedError,
@@ -205,7 +205,7 @@ class StoreCore:
                 result = fn(conn)
                 conn.execute("COMMIT")
             except BaseException as exc:
-                conn.execute("ROLLBACK")
+                rollback(conn)
                 if isinstance(exc, Exception) and _is_busy(conn, exc):
                     raise StoreBusyError(f"{self.location} is locked: {exc}") from exc
                 raise
@@ -248,7 +248,7 @@ class StoreCore:
                 yield self
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                rollback(conn)
                 raise
             finally:
                 self._tx_owner = None

@@ -16,8 +16,10 @@ main file) and its directory 0700.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -54,8 +56,21 @@ class StoreBusyError(StoreError):
     """Another process held the database lock for longer than the busy timeout."""
 
 
+class StoreFullError(StoreError):
+    """The disk holding the database is full: a write, or the WAL index it needs, failed.
+
+    SQLite says SQLITE_FULL for a page it cannot write, but an -shm it cannot grow
+    is SQLITE_IOERR_SHMSIZE, "disk I/O error", which the store's checks took for a
+    damaged file and answered "move learn.db aside" (measured on a 360 KB tmpfs).
+    Nothing is lost: the transaction that failed is rolled back, the ones before stay.
+    """
+
+
 class StoreClosedError(sqlite3.ProgrammingError):
     """The store was closed; like using a closed sqlite3.Connection."""
+
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def _precreate_private(path: Path) -> None:
@@ -68,13 +83,39 @@ def _precreate_private(path: Path) -> None:
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
     # Tighten a file someone else created (0644 under a default umask); we own it.
-    with contextlib.suppress(OSError):
-        os.chmod(path, 0o600)
+    # Only a regular file, and through a link only a database (or nothing yet): a
+    # directory named learn.db was made 0600, its contents unreachable, and a link to
+    # ~/notes.txt took the notes' mode, before SQLite refused either.
+    _refuse_unless_file(path)
+    if not path.is_symlink() or _holds_a_database(path):
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o600)
     for suffix in ("-wal", "-shm"):
         side = path.with_name(path.name + suffix)
         if side.exists():
+            _refuse_unless_file(side)
             with contextlib.suppress(OSError):
                 os.chmod(side, 0o600)
+
+
+def _refuse_unless_file(path: Path) -> None:
+    """SQLite's "cannot open" when `path` (its links followed) is a directory, a FIFO, a
+    device: SQLite would try some of them, and nothing of learn's is kept in one."""
+    if not stat.S_ISREG(path.stat().st_mode):
+        import apsw
+
+        raise apsw.CantOpenError(f"{path} is not a file")
+
+
+def _holds_a_database(path: Path) -> bool:
+    """Empty (just created) or a SQLite database by its header, as a store linked from
+    another disk is."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(_SQLITE_MAGIC))
+    except OSError:
+        return False
+    return head in (b"", _SQLITE_MAGIC)
 
 
 def load_vec(conn: apsw.Connection) -> None:
@@ -109,6 +150,17 @@ def _by_name(params: Params) -> dict[str, Any]:
     return {str(i): v for i, v in enumerate(params, 1)}
 
 
+def _raise_if_full(raw: apsw.Connection, exc: BaseException) -> None:
+    """StoreFullError (from `exc`) when `exc` says the disk is full: SQLITE_FULL, or an
+    I/O error whose errno is ENOSPC (an -shm that could not grow)."""
+    import apsw
+
+    if isinstance(exc, apsw.FullError):
+        raise StoreFullError(f"{raw.filename}: the disk is full") from exc
+    if isinstance(exc, apsw.IOError) and raw.system_errno == errno.ENOSPC:
+        raise StoreFullError(f"{raw.filename}: the disk is full ({exc})") from exc
+
+
 def _check_count(cursor: apsw.Cursor, statement: str, bindings: object) -> bool:
     """apsw exec tracer: a statement given more values than it has `$n` fails, as a
     `?` statement did (named binding alone would ignore the extra ones)."""
@@ -138,12 +190,15 @@ class SqliteConnection:
         raw.exec_trace = _check_count
 
     def execute(self, statement: str, params: Params = ()) -> Rows:
-        if not params:
-            return self.raw.execute(statement)
         try:
+            if not params:
+                return self.raw.execute(statement)
             return self.raw.execute(statement, _by_name(params))
         except KeyError as exc:
             raise _missing(exc, len(params)) from None
+        except Exception as exc:
+            _raise_if_full(self.raw, exc)
+            raise
 
     def executemany(self, statement: str, seq: Iterable[Params]) -> int:
         # apsw's own executemany: 2.0 us a row for an 11-column insert against 2.5
@@ -154,17 +209,23 @@ class SqliteConnection:
             self.raw.executemany(statement, (_by_name(p) for p in seq))
         except KeyError as exc:
             raise _missing(exc, None) from None
+        except Exception as exc:
+            _raise_if_full(self.raw, exc)
+            raise
         return self.raw.total_changes() - before
 
     def query_dicts(self, statement: str, params: Params = ()) -> list[dict[str, Any]]:
         cur = self.raw.cursor()
         cur.row_trace = rows_as_dicts
-        if not params:
-            return list(cur.execute(statement))
         try:
+            if not params:
+                return list(cur.execute(statement))
             return list(cur.execute(statement, _by_name(params)))
         except KeyError as exc:
             raise _missing(exc, len(params)) from None
+        except Exception as exc:
+            _raise_if_full(self.raw, exc)
+            raise
 
     def changes(self) -> int:
         return self.raw.changes()
@@ -240,8 +301,11 @@ def connect(
             # WAL: readers (learn report while learn run writes) never block the writer.
             _set_wal(conn, timeout)
             conn.execute("PRAGMA synchronous = NORMAL")
-    except BaseException:
-        conn.close()
+    except BaseException as exc:
+        try:
+            _raise_if_full(conn, exc)
+        finally:
+            conn.close()
         raise
     return SqliteConnection(conn)
 

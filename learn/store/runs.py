@@ -29,6 +29,19 @@ from learn.store.target import default_store_target as default_store_target
 Decision = Literal["accepted", "edited", "dismissed"]
 
 
+def no_store_at(path: Path) -> bool:
+    """Nothing at the store's path: no run yet. Anything else is opened and says what
+    is wrong with it: `learn digest` answered "no stored run: run `learn run` first"
+    for a learn.db that was a folder, or a LEARN_DATA_DIR that was a file."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return not path.is_symlink()  # a link to nowhere is not "no store"
+    except OSError:
+        return False
+    return False
+
+
 def load_latest_run(
     since: datetime | None, *, path: Path | str | None = None, project: str | None = None
 ) -> RunResult | None:
@@ -41,7 +54,7 @@ def load_latest_run(
     from learn.store.postgres import is_database_url
 
     db = path or default_store_target()
-    if not is_database_url(db) and not Path(db).is_file():
+    if not is_database_url(db) and no_store_at(Path(db)):
         return None
     if since is not None and since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
@@ -75,7 +88,7 @@ def load_proposals(
     from learn.store.postgres import is_database_url
 
     db = path or default_store_target()
-    if not is_database_url(db) and not Path(db).is_file():
+    if not is_database_url(db) and no_store_at(Path(db)):
         return None
     if since is not None and since.tzinfo is None:
         since = since.replace(tzinfo=UTC)

@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from learn.isotime import now_iso as _now
-from learn.store.connection import Connection
+from learn.store.connection import Connection, rollback
 from learn.store.db import SchemaMismatchError
 from learn.store.dialects import SQLITE as SQLITE
 from learn.store.dialects import Dialect as Dialect
@@ -145,7 +145,7 @@ def migrate(conn: Connection, schema: StoreSchema, *, upto: int | None = None) -
             raise SchemaMismatchError(f"database is newer than this learn (migrations {unknown})")
         conn.execute("COMMIT")
     except BaseException as exc:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         _explain_denied(conn, dialect, targets, exc)
         raise
     for name, fn in targets:
@@ -161,7 +161,7 @@ def migrate(conn: Connection, schema: StoreSchema, *, upto: int | None = None) -
             )
             conn.execute("COMMIT")
         except BaseException as exc:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             _explain_denied(conn, dialect, targets, exc)
             raise
         applied_now.append(name)
@@ -175,6 +175,6 @@ def migrate(conn: Connection, schema: StoreSchema, *, upto: int | None = None) -
                     conn.execute(f"ALTER TABLE feedback_events ADD COLUMN {col} {coltype}".rstrip())
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
     return applied_now

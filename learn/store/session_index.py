@@ -34,7 +34,7 @@ import msgspec
 if TYPE_CHECKING:
     from learn.store.db import SqliteConnection
 
-from learn.store.connection import placeholders
+from learn.store.connection import placeholders, rollback
 
 # The tables' DDL (migrations 0007 and 0016) lives in a leaf the migration list imports.
 from learn.store.session_index_ddl import create_table as create_table
@@ -161,7 +161,7 @@ class SessionIndex:
             )
             self._conn.execute("COMMIT")
         except BaseException:
-            self._conn.execute("ROLLBACK")
+            rollback(self._conn)
             raise
         return len(batch)
 
@@ -197,7 +197,7 @@ class SessionIndex:
                 "VALUES ($1, $2, $3)", rows)
             self._conn.execute("COMMIT")
         except BaseException:
-            self._conn.execute("ROLLBACK")
+            rollback(self._conn)
             raise
         return len(rows)
 
@@ -220,7 +220,7 @@ class SessionIndex:
             self._conn.executemany("DELETE FROM session_heads WHERE path = $1", gone)
             self._conn.execute("COMMIT")
         except BaseException:
-            self._conn.execute("ROLLBACK")
+            rollback(self._conn)
             raise
         return len(gone)
 
