@@ -28,6 +28,7 @@ def command(collect: bool) -> None:
     from learn.config import load_config
     from learn.models.base import ModelError
     from learn.models.batches import batch_backend, status
+    from learn.render.redact import redact_message
     from learn.store import open_store
 
     with open_store(local_only=True) as local:
@@ -46,7 +47,9 @@ def command(collect: bool) -> None:
         try:
             st = status(api, batch_id)
         except ModelError as exc:
-            click.echo(f"{batch_id}: {sessions} sessions, {len(items)} requests: {exc}")
+            # The API's error, redacted: an error can quote what the request carried.
+            click.echo(f"{batch_id}: {sessions} sessions, {len(items)} requests: "
+                       f"{redact_message(str(exc))}")
             continue
         state = "ended" if st.ended else "in progress"
         counts = ", ".join(f"{k} {v}" for k, v in st.counts.items() if v)
@@ -60,12 +63,14 @@ def _collect(backend: Backend, config: Config) -> int:
     """Collect every pending batch over all projects' sessions; 1 when a call still failed."""
     from learn.lock import LockedError, run_lock
     from learn.pipeline import RunOptions, run_pipeline
+    from learn.render.redact import redact_message
 
     options = RunOptions(all_projects=True, collect_only=True)
     try:
         with run_lock():
             result, _ = run_pipeline(options, config, backend=backend,
-                                     notify=lambda line: click.echo(f"learn: {line}", err=True))
+                                     notify=lambda line: click.echo(
+                                         f"learn: {redact_message(line)}", err=True))
     except LockedError as exc:
         from learn.errors import EXIT_BUSY
 
@@ -77,6 +82,6 @@ def _collect(backend: Backend, config: Config) -> int:
                f"mined and cached (${result.usage.cost_usd:.4f} at the batch price)"
                + (f"; {retry} session(s) whose items failed are mined directly by the next "
                   "`learn run`" if retry else ""))
-    for line in result.failures:
-        click.echo(f"learn: {line}", err=True)
+    for line in result.failures:  # not through judge_and_store, which redacts a run's
+        click.echo(f"learn: {redact_message(line)}", err=True)
     return 1 if result.failed_stages else 0

@@ -57,11 +57,10 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
     from learn.models.base import ModelError, report_waits
     from learn.models.preflight import anthropic_base_url, check_backend_ready
     from learn.models.registry import get_backend
+    from learn.render.redact import redact_message
 
     ready = check_backend_ready(name, config)
     if not ready.ok:
-        from learn.render.redact import redact_message
-
         # The line quotes the HTTP client's error, which can quote a header: the key.
         raise (BackendUnavailable if ready.problem == "unavailable" else UsageProblem)(
             redact_message(ready.line()))
@@ -80,8 +79,11 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
     except (ModelError, ValueError) as exc:
         raise UsageProblem(str(exc)) from exc
     # An overload waited out is said, whatever --quiet: a run that sits still
-    # for minutes must say why (learn.models.retry.WaitNotice).
-    report_waits(backend, lambda notice: click.echo(f"learn: {notice.line()}", err=True))
+    # for minutes must say why (learn.models.retry.WaitNotice). Redacted: the reason
+    # is the error's own message, and a proxy's 529 quoting the key put it on the
+    # terminal whole (tests/test_network_audit_runs.py).
+    report_waits(backend, lambda notice: click.echo(
+        f"learn: {redact_message(notice.line())}", err=True))
     return backend
 
 
@@ -250,13 +252,20 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
             else:
                 result, _ = run_pipeline(
                     options, config, backend=model_backend, progress=bars,
-                    notify=None if quiet else (lambda line: click.echo(f"learn: {line}", err=True)))
+                    notify=None if quiet else _say)
     except LockedError as exc:
         from learn.errors import EXIT_BUSY
 
         click.echo(f"learn: {exc}", err=True)
         return EXIT_BUSY
     return _report(result, as_json=as_json, out=out)
+
+
+def _say(line: str) -> None:
+    """A line of news from the pipeline, redacted: a batch notice quotes the API's error."""
+    from learn.render.redact import redact_message
+
+    click.echo(f"learn: {redact_message(line)}", err=True)
 
 
 def _unchanged(result: Any, *, quiet: bool, as_json: bool, out: Path | None) -> int:

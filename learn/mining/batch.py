@@ -20,7 +20,9 @@ call (`AnthropicBackend.batch_call`). One that still fails is not a traceback:
 the report carries one line (`failure`); a batch that was not created leaves
 its sessions to direct mining; a batch that could not be polled or read stays
 pending (`left_pending`), its sessions are not mined directly (they are paid
-for), and the next run collects it.
+for), and the next run collects it. An endpoint without Message Batches, or one
+that does not know the batch (`NO_BATCHES`), is no failure: the sessions are
+mined directly in the same run and the person is told (`notices`).
 
 Chunks are rendered exactly as `mine_session` renders them; the repair turns
 and chunk splitting of a direct call are left to the direct retry.
@@ -64,6 +66,15 @@ from learn.transcripts.view.model import Session
 # Above this many uncached sessions on the anthropic backend, `learn run`
 # offers a batch: half the price, and no rate limit to wait on.
 BATCH_ABOVE: Final = 200
+# What an endpoint answers for Message Batches it does not have (a gateway or proxy
+# that serves /v1/messages alone: 404 for the route, 405 for the method), or for a
+# batch it does not know (expired after the API's 29 days, or submitted through
+# another endpoint or key). Neither changes by asking again: the sessions are mined
+# directly, in the same run, and the run is not failed for it. Before, a gateway
+# without batches failed every `--batch` run ("batch submit failed after retries",
+# exit 1), and a batch the endpoint did not know stayed pending forever, its
+# sessions never mined.
+NO_BATCHES: Final = frozenset({404, 405})
 
 Progress = Callable[[str, int, int], None]
 Say = Callable[[str], None]
@@ -119,6 +130,9 @@ class BackfillReport:
     # (they are paid for); the next run collects them.
     left_pending: set[str] = field(default_factory=set)
     failure: str | None = None  # one line, when a batch call still failed after its retries
+    # Lines to tell the person that are no failure: batches this endpoint does not
+    # offer or no longer knows (NO_BATCHES), whose sessions are mined directly.
+    notices: list[str] = field(default_factory=list)
     usage: CallUsage = field(default_factory=CallUsage)
 
 
@@ -228,6 +242,10 @@ def _submit(api: Any, table: Any, pending: dict[str, list[BatchItem]], by_key: d
             batch_id = submit(api, [entry for entry, _ in batch])
         except ModelError as exc:
             left = sum(len({i.cache_key for _, i in b}) for b in batches[number:])
+            if exc.status in NO_BATCHES:
+                report.notices.append(f"this endpoint offers no Message Batches ({exc}); "
+                                      f"{left} session(s) are mined directly instead")
+                return
             report.failure = (f"batch submit failed after retries ({exc}); "
                               f"{left} session(s) are mined directly instead")
             return
@@ -257,6 +275,10 @@ def _wait_and_collect(api: Any, table: Any, pending: dict[str, list[BatchItem]],
             try:
                 st = status(api, batch_id)
             except ModelError as exc:
+                if exc.status in NO_BATCHES:
+                    _give_up(table, report, waiting, batch_id, items, exc)
+                    done[batch_id] = sizes[batch_id]
+                    continue
                 _leave(report, waiting, batch_id, items, f"status of batch {batch_id}", exc)
                 continue
             done[batch_id] = sizes[batch_id] - st.counts.get("processing", 0)
@@ -265,6 +287,10 @@ def _wait_and_collect(api: Any, table: Any, pending: dict[str, list[BatchItem]],
             try:
                 _collect(api, batch_id, items, by_key, cache, model, fingerprints, report)
             except ModelError as exc:
+                if exc.status in NO_BATCHES:
+                    _give_up(table, report, waiting, batch_id, items, exc)
+                    done[batch_id] = sizes[batch_id]
+                    continue
                 _leave(report, waiting, batch_id, items, f"results of batch {batch_id}", exc)
                 continue
             table.mark_collected(batch_id)
@@ -283,6 +309,17 @@ def _leave(report: BackfillReport, waiting: dict[str, list[BatchItem]], batch_id
     report.left_pending |= keys
     report.failure = (f"{what} failed after retries ({exc}); its {len(keys)} session(s) stay "
                       "pending and the next `learn run` collects them")
+    del waiting[batch_id]
+
+
+def _give_up(table: Any, report: BackfillReport, waiting: dict[str, list[BatchItem]],
+             batch_id: str, items: Sequence[BatchItem], exc: ModelError) -> None:
+    """A batch the endpoint does not know (NO_BATCHES): no longer pending (the table
+    has one way to say so), and its sessions, not held, are mined directly."""
+    table.mark_collected(batch_id)
+    keys = {i.cache_key for i in items}
+    report.notices.append(f"Message Batch {batch_id} is not known to this endpoint ({exc}): "
+                          f"its {len(keys)} session(s) are mined directly instead")
     del waiting[batch_id]
 
 

@@ -28,7 +28,14 @@ from learn.mining.cache import MineCache
 from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request, system_prompt
 from learn.mining.verify import quote_found, session_commands, verify_candidates
-from learn.models.base import Backend, CallUsage, ModelError, TruncatedAnswer, abort_calls
+from learn.models.base import (
+    Backend,
+    CallUsage,
+    ModelError,
+    PromptTooLong,
+    TruncatedAnswer,
+    abort_calls,
+)
 from learn.models.call import call_checked
 from learn.models.catalog import model_info
 from learn.records.candidate import MinedCandidate, SessionCandidates
@@ -178,10 +185,13 @@ def mine_session(
         try:
             try:
                 raw.extend(ask(group))
-            except TruncatedAnswer as cut:
+            except (TruncatedAnswer, PromptTooLong) as cut:
                 # Still cut with the larger budget: half the transcript needs
-                # about half the answer. A half that is still cut fails the chunk.
-                truncated += 1
+                # about half the answer. Refused as too long for the model (an
+                # endpoint whose window is smaller than the catalog says): half
+                # the transcript is half the prompt. A half that fails again
+                # fails the chunk.
+                truncated += isinstance(cut, TruncatedAnswer)
                 halves = halve_group(group)
                 if halves is None:
                     raise ModelError(f"{cut}; the chunk is one turn and cannot be split") from cut

@@ -20,9 +20,24 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from learn.models.base import CallUsage, MalformedAnswer, ModelError, ModelRequest, ModelResponse
+from learn.models.base import (
+    CallUsage,
+    MalformedAnswer,
+    ModelError,
+    ModelRequest,
+    ModelResponse,
+    PromptTooLong,
+)
 from learn.models.catalog import model_info
 from learn.models.json_text import extract_json_object
+from learn.models.network import (
+    NOT_THE_API,
+    body_kind,
+    is_html,
+    proxy_auth_failure,
+    proxy_auth_fix,
+    proxy_for,
+)
 from learn.models.ratelimit import RateLimiter, Sent
 from learn.models.ratelimit_headers import parse_limits
 from learn.models.retry import (
@@ -31,8 +46,10 @@ from learn.models.retry import (
     RetryPolicy,
     TransientError,
     is_retryable_status,
+    is_too_long,
     parse_retry_after,
     run_with_retries,
+    within,
 )
 
 T = TypeVar("T")
@@ -267,12 +284,27 @@ class AnthropicBackend:
         client = self._client  # imports the SDK on the first call
         import anthropic  # loaded by now: a dict lookup
 
+        timeout = self._retry.attempt_timeout(self._timeout)
+
+        def exchange() -> tuple[Any, Any]:
+            raw = client.messages.with_raw_response.create(**params, timeout=timeout)
+            try:
+                return raw, raw.parse()
+            except ValueError as exc:
+                body = str(raw.http_response.text)
+                if is_html(body, str(raw.headers.get("content-type") or "")):
+                    raise self._not_the_api(raw) from exc
+                raise
+
         try:
-            raw = client.messages.with_raw_response.create(
-                **params, timeout=self._retry.attempt_timeout(self._timeout))
-            message = raw.parse()
+            # The SDK's timeout is per read; `within` bounds the whole exchange.
+            raw, message = within(timeout, exchange)
             self._observe(raw.headers, chars=chars, sent=sent,
                           usage=getattr(message, "usage", None))
+            if not isinstance(getattr(message, "content", None), list):
+                # Not a Messages answer at all (a login page, another API's JSON):
+                # no model was asked, and asking again gets the same page.
+                raise self._not_the_api(raw)
             return message
         except anthropic.APIStatusError as exc:
             self._observe(exc.response.headers, chars=chars, sent=sent)
@@ -296,8 +328,16 @@ class AnthropicBackend:
         if isinstance(exc, anthropic.APIStatusError):
             headers = exc.response.headers
             text = _error_text(exc)
-            if not is_retryable_status(exc.status_code, headers):
-                return ModelError(f"{what}: HTTP {exc.status_code} {text}")
+            status = exc.status_code
+            if is_too_long(status, text):
+                return PromptTooLong(f"{what}: HTTP {status} {text}", status=status)
+            if status == 407:
+                proxy = proxy_for(self.base_url, os.environ)
+                return ModelError(f"{what}: {proxy_auth_failure(proxy, self.base_url)}; "
+                                  f"fix: {proxy_auth_fix(proxy)}")
+            if not is_retryable_status(status, headers):
+                return ModelError(f"{what}: HTTP {status} {text}{self._fix_for(status, text, what)}",
+                                  status=status)
             retry_after = parse_retry_after(headers)
             if exc.status_code == 429 and retry_after is not None:
                 # Everyone waits, not just this worker: the limit is per account.
@@ -322,6 +362,26 @@ class AnthropicBackend:
             return ModelError(f"{what}: the reply from {self.base_url} is nested too deep to read")
         # A 200 whose body claims JSON but is not (a proxy's error page).
         return ModelError(f"{what}: unparseable reply from {self.base_url}: {exc}")
+
+    def _not_the_api(self, raw: Any) -> ModelError:
+        """A 200 whose body is not a Messages answer: what it is, and where to look."""
+        body, kind_of = str(raw.http_response.text), str(raw.headers.get("content-type") or "")
+        why = f" ({NOT_THE_API})" if is_html(body, kind_of) else ""
+        return ModelError(f"anthropic: the reply from {self.base_url} is {body_kind(body, kind_of)}"
+                          f"{why}; fix: check the network (a Wi-Fi login, HTTPS_PROXY) and "
+                          "ANTHROPIC_BASE_URL")
+
+    def _fix_for(self, status: int, text: str, what: str) -> str:
+        """What to change for a refusal that will not change by itself ("" when unsure)."""
+        if status in (401, 403):
+            return ("; fix: check ANTHROPIC_API_KEY (a key from console.anthropic.com), or the "
+                    "credentials the endpoint at ANTHROPIC_BASE_URL expects")
+        if status == 404 and what == "anthropic":
+            if "model" in text.lower():
+                return "; fix: check the model name ([models] in the config, or --model)"
+            return (f"; fix: {self.base_url.rstrip('/')}/v1/messages is not there: check "
+                    "ANTHROPIC_BASE_URL (the address without /v1: the client adds /v1/messages)")
+        return ""
 
     def batch_call(self, what: str, fn: Callable[[Any], T]) -> T:
         """`fn(client)`, one Message Batches call (create, retrieve, results), under the
@@ -354,9 +414,20 @@ def _first_line(text: str) -> str:
 
 
 def _error_text(exc: Any) -> str:
-    """A short reason for an API error: the error type and message from the body."""
+    """A short reason for an API error: the error type and message from the body, or
+    what the body is when it is not the API's (a gateway's or a proxy's HTML page)."""
     kind = getattr(exc, "type", None)
     message = getattr(exc, "api_message", None)
     parts = [str(p) for p in (kind, message) if p]
-    text = ": ".join(parts) if parts else str(getattr(exc, "message", "") or "error")
+    if parts:
+        text = ": ".join(parts)
+    else:
+        response = getattr(exc, "response", None)
+        try:
+            body = str(response.text) if response is not None else ""
+            kind_of = str(response.headers.get("content-type") or "") if response is not None else ""
+        except Exception:  # a body that cannot be read: the SDK's own words
+            body, kind_of = "", ""
+        text = (f"with {body_kind(body, kind_of)}" if is_html(body, kind_of)
+                else str(getattr(exc, "message", "") or "error"))
     return text.splitlines()[0][:200] if text else "error"

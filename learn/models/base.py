@@ -105,9 +105,13 @@ class ModelError(Exception):
     not be used), so a run of failed calls does not report zero model calls.
     """
 
-    def __init__(self, message: str = "", *, usage: CallUsage | None = None) -> None:
+    def __init__(self, message: str = "", *, usage: CallUsage | None = None,
+                 status: int | None = None) -> None:
         super().__init__(message)
         self.usage = usage if usage is not None else CallUsage()
+        # The HTTP status of a refusal that is final as it is (a 404 from an endpoint
+        # without Message Batches, say), for callers that handle one status their way.
+        self.status = status
 
 
 class ReplayMissError(ModelError):
@@ -147,6 +151,13 @@ class TruncatedAnswer(ModelError):
     The caller decides what is next (the miner splits the chunk in two); the
     partial answer is never cached.
     """
+
+
+class PromptTooLong(ModelError):
+    """The endpoint refused the request as too large for the model (413, or a 400
+    saying "prompt is too long" / the context length): the same request fails the
+    same way every time, so it is never retried as it is. The miner splits the
+    chunk in two, as for a cut answer; other callers count it and fall back."""
 
 
 def abort_calls(backend: object) -> None:

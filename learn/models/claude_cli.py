@@ -36,6 +36,7 @@ from typing import Any
 from learn.models.base import CallUsage, ModelError, ModelRequest, ModelResponse
 from learn.models.json_text import extract_json_object
 from learn.models.ratelimit import RateLimiter
+from learn.models.retry import DEFAULT_BUDGET_SECONDS, Outage, RetryPolicy
 
 MISSING_BINARY_HINT = (
     "install Claude Code (https://claude.com/claude-code) or pass its path, "
@@ -44,6 +45,11 @@ MISSING_BINARY_HINT = (
 
 # A print-mode call starts a Node process and may retry its structured output
 # internally; five minutes covers a slow large chunk without hanging a run.
+# While `claude` is hanging (a call timed out and none has finished since), a
+# call waits at most what is left of the backend's retry budget, as an HTTP
+# backend's request does (learn.models.retry.RetryPolicy.attempt_timeout): every
+# call waiting its whole five minutes made a run of 40 hung sessions take
+# 40 x 300 s / 4 workers = 50 minutes, three times that with three chunks each.
 DEFAULT_TIMEOUT = 300.0
 
 # Set by Claude Code in its children. Since 2.1.39 a `claude` that sees
@@ -276,10 +282,15 @@ class ClaudeCliBackend:
         timeout: float = DEFAULT_TIMEOUT,
         limiter: RateLimiter | None = None,
         extra_args: tuple[str, ...] = (),
+        retry_seconds: float | None = None,
     ) -> None:
         self.binary = binary
         self.timeout = timeout
         self.extra_args = extra_args
+        # No retries here (the CLI retries the API itself): the policy's budget and
+        # its Outage bound how long calls wait on a `claude` that hangs.
+        self._retry = RetryPolicy(
+            budget_seconds=DEFAULT_BUDGET_SECONDS if retry_seconds is None else retry_seconds)
         # No requests/minute here (the CLI retries the API itself); the cap is
         # on concurrent Node processes, a few hundred MB each.
         self._limiter = limiter if limiter is not None else RateLimiter(None, 4)
@@ -299,6 +310,11 @@ class ClaudeCliBackend:
             raise ModelError(support.too_old())
         return found
 
+    @property
+    def outage(self) -> Outage:
+        """Since when calls time out (learn.models.retry.Outage): it shortens the next ones."""
+        return self._retry.outage
+
     def abort(self) -> None:
         """End the calls running now and refuse new ones (the run was interrupted)."""
         self._aborted.set()
@@ -306,8 +322,8 @@ class ClaudeCliBackend:
             for proc in self._live:
                 proc.kill()
 
-    def _run(self, argv: list[str], stdin: bytes, cwd: str,
-             what: str) -> subprocess.CompletedProcess[bytes]:
+    def _run(self, argv: list[str], stdin: bytes, cwd: str, what: str,
+             timeout: float) -> subprocess.CompletedProcess[bytes]:
         """subprocess.run, with the process known to abort() while it runs."""
         with self._live_lock:
             if self._aborted.is_set():
@@ -318,7 +334,7 @@ class ClaudeCliBackend:
         try:
             with proc:
                 try:
-                    out, err = proc.communicate(stdin, timeout=self.timeout)
+                    out, err = proc.communicate(stdin, timeout=timeout)
                 except BaseException:
                     proc.kill()
                     raise
@@ -336,12 +352,15 @@ class ClaudeCliBackend:
         # An empty private working directory: a project's CLAUDE.md would
         # otherwise be loaded into the context of every call made from it.
         with self._limiter.slot(), tempfile.TemporaryDirectory(prefix="learn-claude-") as cwd:
+            timeout = self._retry.attempt_timeout(self.timeout)
             try:
-                proc = self._run(argv, shield(request.user).encode("utf-8"), cwd, what)
+                proc = self._run(argv, shield(request.user).encode("utf-8"), cwd, what, timeout)
             except subprocess.TimeoutExpired as exc:
-                raise ModelError(f"{what}: timed out after {self.timeout:g}s") from exc
+                self.outage.failed()
+                raise ModelError(f"{what}: timed out after {round(timeout, 1):g}s") from exc
             except OSError as exc:
                 raise ModelError(f"{what}: could not run {binary}: {exc}") from exc
+        self.outage.answered()  # it ended in time, whatever it said
         stderr = proc.stderr.decode("utf-8", "replace")
         if proc.returncode != 0 and not proc.stdout.strip():
             reason = _first_line(stderr) or "no output"

@@ -26,9 +26,24 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from learn.models.base import CallUsage, MalformedAnswer, ModelError, ModelRequest, ModelResponse
+from learn.models.base import (
+    CallUsage,
+    MalformedAnswer,
+    ModelError,
+    ModelRequest,
+    ModelResponse,
+    PromptTooLong,
+)
 from learn.models.catalog import model_info
 from learn.models.json_text import extract_json_object
+from learn.models.network import (
+    NOT_THE_API,
+    body_kind,
+    is_html,
+    proxy_auth_failure,
+    proxy_auth_fix,
+    proxy_for,
+)
 from learn.models.openai_modes import (
     EndpointMemo,
     Mode,
@@ -40,12 +55,15 @@ from learn.models.openai_modes import (
 from learn.models.ratelimit import RateLimiter
 from learn.models.retry import (
     DEFAULT_BUDGET_SECONDS,
+    TIMED_OUT,
     Outage,
     RetryPolicy,
     TransientError,
     is_retryable_status,
+    is_too_long,
     parse_retry_after,
     run_with_retries,
+    within,
 )
 
 # Local models on a laptop are slow: a large chunk can take minutes to prefill.
@@ -55,8 +73,9 @@ DEFAULT_TIMEOUT = 600.0
 _STOP_REASONS = {"length": "max_tokens", "tool_calls": "tool_use", "stop": "end_turn"}
 
 # Final statuses that say nothing about the request's shape: a bad key, a
-# wrong URL, a prompt too large. Trying the other mode would fail the same way.
-_NOT_ABOUT_MODE = frozenset({401, 403, 404, 413})
+# wrong URL, a prompt too large, a proxy wanting credentials. Trying the other
+# mode would fail the same way.
+_NOT_ABOUT_MODE = frozenset({401, 403, 404, 407, 413})
 
 
 class ModeFailure(ModelError):
@@ -345,40 +364,71 @@ class OpenAIBackend:
         def attempt() -> ModelResponse:
             with self._count_lock:
                 self.requests[mode] += 1
+            timeout = self._retry.attempt_timeout(self.timeout)
             with self._limiter.slot():
                 try:
-                    reply = httpx.post(self.url, json=payload, headers=headers,
-                                       timeout=self._retry.attempt_timeout(self.timeout))
+                    # httpx's timeout is per read; `within` bounds the whole exchange.
+                    reply = within(timeout, lambda: httpx.post(
+                        self.url, json=payload, headers=headers, timeout=timeout))
                 except httpx.TimeoutException as exc:
-                    raise TransientError("request timed out") from exc
-                except httpx.TransportError as exc:
+                    raise TransientError(TIMED_OUT) from exc
+                except httpx.HTTPError as exc:
+                    # A transport failure, or a body that cannot be decoded (a gzip
+                    # stream cut or garbled on the way: DecodingError is no TransportError).
                     raise TransientError(f"connection error to {self.url} ({type(exc).__name__})") from exc
-            if reply.status_code >= 400:
+            status = reply.status_code
+            if status >= 400:
                 reason = _error_text(reply)
-                if mode != "tools" and reply.status_code >= 500 and "response_format" in reply.text:
+                if status == 407:
+                    proxy = proxy_for(self.url, os.environ)
+                    raise ModelError(f"openai: {proxy_auth_failure(proxy, self.url)}; "
+                                     f"fix: {proxy_auth_fix(proxy)}")
+                if is_too_long(status, reason):
+                    # The same in every mode: the request, not its shape, is too big.
+                    raise PromptTooLong(f"openai: HTTP {status} {reason}")
+                if mode != "tools" and status >= 500 and "response_format" in reply.text:
                     # llama-cpp-python answers a response_format it does not
                     # know with a 500 naming it: retrying cannot help.
-                    raise ModeFailure(f"openai: HTTP {reply.status_code} {reason}")
-                if not is_retryable_status(reply.status_code, reply.headers):
-                    failed = ModeFailure if reply.status_code not in _NOT_ABOUT_MODE else ModelError
-                    raise failed(f"openai: HTTP {reply.status_code} {reason}")
+                    raise ModeFailure(f"openai: HTTP {status} {reason}")
+                if not is_retryable_status(status, reply.headers):
+                    failed = ModeFailure if status not in _NOT_ABOUT_MODE else ModelError
+                    raise failed(f"openai: HTTP {status} {reason}{self._fix_for(status, reason)}")
                 retry_after = parse_retry_after(reply.headers)
-                if reply.status_code == 429 and retry_after is not None:
+                if status == 429 and retry_after is not None:
                     self._limiter.pause(retry_after)
-                raise TransientError(reason, status=reply.status_code, retry_after=retry_after)
+                raise TransientError(reason, status=status, retry_after=retry_after)
             try:
                 data = reply.json()
             except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
+                kind_of = str(reply.headers.get("content-type") or "")
+                if is_html(reply.text, kind_of):  # a login page, not the server's answer
+                    raise ModelError(f"openai {request.tool.name}: the reply from {self.url} is "
+                                     f"{body_kind(reply.text, kind_of)} ({NOT_THE_API})") from exc
                 raise ModelError(f"openai {request.tool.name}: the reply is not JSON") from exc
             return response_from_completion(request, model, data, mode)
 
         return run_with_retries(attempt, self._retry, what=f"openai {request.tool.name}")
+
+    def _fix_for(self, status: int, reason: str) -> str:
+        """What to change for a refusal that will not change by itself ("" when unsure)."""
+        if status in (401, 403):
+            return "; fix: set OPENAI_API_KEY to a key this server accepts"
+        if status == 404:
+            if "model" in reason.lower():
+                return ("; fix: check the model name (the one the server runs: [models] mine, "
+                        "or --model)")
+            return (f"; fix: {self.url} is not there: check [backend] openai_base_url / "
+                    "LEARN_OPENAI_BASE_URL (the server's address, ending in /v1)")
+        return ""
 
 
 def _error_text(reply: Any) -> str:
     try:
         data = reply.json()
     except (ValueError, RecursionError):  # RecursionError: nested too deep to read
+        kind_of = str(reply.headers.get("content-type") or "")
+        if is_html(reply.text, kind_of):
+            return f"with {body_kind(reply.text, kind_of)}"
         return _short(reply.text) or reply.reason_phrase or "error"
     error = data.get("error") if isinstance(data, Mapping) else None
     if isinstance(error, Mapping):

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 from urllib.parse import urlsplit
 
+from learn.models.network import Proxy, proxy_auth_failure, proxy_auth_fix, proxy_fix, proxy_for
+
 DEFAULT_ANTHROPIC_URL: Final = "https://api.anthropic.com"
 # The whole check, DNS included (getaddrinfo has no timeout of its own, so the
 # request runs in a thread the check stops waiting for). Long enough for a
@@ -120,10 +122,23 @@ def _anthropic(config: Any, env: Mapping[str, str], get: Get) -> Readiness:
         return Readiness(False, f"anthropic: {url!r} is not an http(s) URL", where, "setup")
     headers = {"x-api-key": key, "anthropic-version": "2023-06-01"}
     status, failure = _ask(get, f"{url}/v1/models?limit=1", headers)
+    proxy = proxy_for(url, env)
     if failure is not None:
+        if proxy is not None:
+            return Readiness(False, f"anthropic: {failure.say_via(proxy, url)}",
+                             f"{failure.fix_via(proxy, url)}, {OFFLINE}", "unavailable")
         return Readiness(False, f"anthropic: {failure.say(url)}", f"{where}, {OFFLINE}",
                          "unavailable")
     assert status is not None
+    if status == 407:
+        return Readiness(False, f"anthropic: {proxy_auth_failure(proxy, _host(url))}",
+                         f"{proxy_auth_fix(proxy)}, {OFFLINE}", "unavailable")
+    doubled = _doubled_v1(get, url, headers) if status == 404 else None
+    if doubled is not None:
+        return Readiness(False, f"anthropic: {configured} ends in /v1, so every call would go "
+                                f"to {url}/v1/messages, which is not there (HTTP 404)",
+                         f"set ANTHROPIC_BASE_URL / [backend] base_url to {doubled}: the client "
+                         "adds /v1/messages itself", "setup")
     if status in (401, 403):
         verb = "refused the API key" if status == 401 else "forbids this API key"
         return Readiness(False, f"anthropic: {_host(url)} {verb} (HTTP {status})",
@@ -182,8 +197,15 @@ def _openai(config: Any, env: Mapping[str, str], get: Get) -> Readiness:
                          "setup")
     headers = {"authorization": f"Bearer {key}"} if key else {}
     status, failure = _ask(get, f"{base}/models", headers)
+    proxy = proxy_for(base, env)
     if failure is not None:
+        if proxy is not None:
+            return Readiness(False, f"openai: {failure.say_via(proxy, base)}",
+                             failure.fix_via(proxy, base), "unavailable")
         return Readiness(False, f"openai: {failure.say(base)}", fix, "unavailable")
+    if status == 407:
+        return Readiness(False, f"openai: {proxy_auth_failure(proxy, _host(base))}",
+                         proxy_auth_fix(proxy), "unavailable")
     if status in (401, 403):
         return Readiness(False, f"openai: {base} refused the key (HTTP {status})",
                          "set OPENAI_API_KEY to a key this server accepts", "unavailable")
@@ -227,12 +249,45 @@ def _what_character(ch: str) -> str:
 
 # -- the one request, bounded -------------------------------------------------
 
+def _doubled_v1(get: Get, url: str, headers: Mapping[str, str]) -> str | None:
+    """The base URL without its trailing /v1, when the probe 404'd with it and answers
+    without it: a gateway's address copied with the /v1 the client adds again."""
+    if not url.endswith("/v1"):
+        return None
+    shorter = url.removesuffix("/v1")
+    status, failure = _ask(get, f"{shorter}/v1/models?limit=1", headers)
+    return shorter if failure is None and status != 404 else None
+
+
 @dataclass(frozen=True, slots=True)
 class Failure:
     """Why a request got no HTTP answer, in the words a person acts on."""
 
-    kind: Literal["dns", "refused", "tls", "timeout", "other"]
+    kind: Literal["dns", "refused", "tls", "timeout", "proxy", "other"]
     reason: str
+
+    def say_via(self, proxy: Proxy, url: str) -> str:
+        """The same, for a request sent through `proxy`: refused or unresolved, it is the
+        proxy that is not there; the endpoint was never reached."""
+        host, via = _host(url), proxy.said()
+        if self.kind == "proxy":
+            if "407" in self.reason:
+                return proxy_auth_failure(proxy, host)
+            return f"{via} could not connect to {host} ({self.reason})"
+        if self.kind == "dns":
+            return f"cannot resolve the host of {via} (no DNS answer: {self.reason})"
+        if self.kind == "refused":
+            return f"{via} refuses connections (connection refused)"
+        if self.kind == "tls":
+            return f"TLS with {host} through {via} failed ({self.reason})"
+        if self.kind == "timeout":
+            return f"no answer from {host} through {via} within {PREFLIGHT_SECONDS:g} s"
+        return f"nothing answers at {url} through {via} ({self.reason})"
+
+    def fix_via(self, proxy: Proxy, url: str) -> str:
+        if self.kind == "proxy" and "407" in self.reason:
+            return proxy_auth_fix(proxy)
+        return proxy_fix(proxy, _host(url))
 
     def say(self, url: str) -> str:
         host = _host(url)
@@ -277,6 +332,8 @@ def classify(exc: BaseException) -> Failure:
     text = " | ".join(str(e) for e in chain)
     lowered = text.lower()
     first = _first_line(str(chain[-1]) or type(chain[-1]).__name__)
+    if any(type(e).__name__ == "ProxyError" for e in chain):  # httpx: the proxy said no
+        return Failure("proxy", first)
     if any(isinstance(e, socket.gaierror) for e in chain) or any(
             m in lowered for m in ("name or service not known", "temporary failure in name",
                                    "nodename nor servname", "no address associated",

@@ -68,7 +68,8 @@ def get_backend(
         from learn.models.claude_cli import ClaudeCliBackend
 
         backend = ClaudeCliBackend(
-            binary, timeout=timeout if timeout is not None else CLI_TIMEOUT, limiter=limiter
+            binary, timeout=timeout if timeout is not None else CLI_TIMEOUT, limiter=limiter,
+            retry_seconds=retry_seconds,
         )
     else:
         from learn.models.openai_backend import DEFAULT_TIMEOUT as OPENAI_TIMEOUT

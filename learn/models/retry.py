@@ -25,6 +25,7 @@ so the stage falls back instead of holding the run.
 from __future__ import annotations
 
 import email.utils
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -61,6 +62,23 @@ def is_retryable_status(status: int, headers: Mapping[str, str] | None = None) -
         if hint == "false":
             return False
     return status in _RETRYABLE_4XX or status >= 500
+
+
+# How endpoints say a request is too large for the model: the Messages API ("prompt
+# is too long: 210000 tokens > 200000 maximum", request_too_large), OpenAI and vLLM
+# ("maximum context length is 8192 tokens", context_length_exceeded), llama.cpp's
+# server ("the request exceeds the available context size").
+_TOO_LONG = re.compile(
+    r"prompt is too long|context[ _-]?(?:length|size|window)|too many (?:input )?tokens"
+    r"|request[ _]too[ _]large|exceeds? the (?:available |maximum )?context",
+    re.IGNORECASE,
+)
+
+
+def is_too_long(status: int, text: str) -> bool:
+    """Whether a refusal says the request is too large for the model (never worth
+    sending again as it is: learn.models.base.PromptTooLong)."""
+    return status == 413 or (status == 400 and _TOO_LONG.search(text) is not None)
 
 
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
@@ -132,6 +150,10 @@ MIN_ATTEMPT_SECONDS = 1.0
 # The first wait worth telling a person about, and how often to say it again.
 REPORT_AFTER_SECONDS = 2.0
 REPORT_EVERY_SECONDS = 15.0
+# How long a request may run past its timeout before `within` gives up on it: the
+# HTTP client's own timeout, which says more, fires first when the server is silent.
+DEADLINE_GRACE_SECONDS = 1.0
+TIMED_OUT = "request timed out"
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +316,34 @@ class RetryPolicy:
         if self.outage.aborted:
             raise Interrupted("the run was interrupted while waiting to retry")
         self.sleep(seconds)
+
+
+def within(seconds: float, exchange: Callable[[], T]) -> T:
+    """`exchange()`, or a TransientError once it has run `seconds` (plus a grace).
+
+    The HTTP clients' timeout is per read: a server that trickled a reply a byte a
+    quarter-second held a call with a 1 s timeout and a 3 s budget for 35 s, and a
+    real answer's size at that pace is hours (tests/test_network_audit.py). So the
+    whole exchange, headers and body, runs in a thread this call stops waiting for,
+    as the preflight's request does; the thread is left to end with its socket.
+    """
+    done = threading.Event()
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = exchange()
+        except BaseException as exc:  # handed to the caller below
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="learn-request", daemon=True).start()
+    if not done.wait(max(0.0, seconds) + DEADLINE_GRACE_SECONDS):
+        raise TransientError(f"{TIMED_OUT} (no whole reply in time)")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]  # type: ignore[no-any-return]
 
 
 class RetriesExhausted(ModelError):

@@ -74,6 +74,9 @@ def mine(read: Read, options: RunOptions, config: Config, meter: UsageMeter | No
                 context_window=config.models.context_window, progress=progress, say=notify,
             )
             meter.add(batched.usage)
+            if notify is not None:
+                for line in batched.notices:
+                    notify(f"batch: {line}")
             if batched.failure is not None:
                 out.failures.append(f"batch: {batched.failure}")
                 out.failed_stages.append("batch")
@@ -99,9 +102,13 @@ def mine(read: Read, options: RunOptions, config: Config, meter: UsageMeter | No
             )
             for r in results:
                 _book(out, r, trace)
-            if mine_cache.write_failure is not None and notify is not None:
-                notify(f"could not write the mining cache ({mine_cache.write_failure}): "
-                       "what this run mined will be mined, and paid for, again by the next run")
+            if mine_cache.write_failure is not None:
+                # A failure of the run, not news: `--quiet` (the /learn command's own
+                # line) silenced the notice, and a full disk cost every later run the
+                # whole mining again with nothing said.
+                out.failures.append(
+                    f"could not write the mining cache ({mine_cache.write_failure}): "
+                    "what this run mined will be mined, and paid for, again by the next run")
 
     out.incomplete = [sid for sid, r in out.results.items() if r.failed or r.failed_chunks]
     if out.incomplete:

@@ -80,10 +80,13 @@ class FakeBatchServer(FakeAnthropicServer):
         self.failing_tools: set[str] = set()
 
     # -- faults ------------------------------------------------------------------
-    def fail(self, route: str, status: int, *, times: int = 1, retry_after: bool = True) -> None:
+    def fail(self, route: str, status: int, *, times: int = 1, retry_after: bool = True,
+             message: str | None = None) -> None:
         """The next `times` calls to `route` answer `status` (with retry-after-ms: 0, so
-        nobody sleeps; `retry_after=False` leaves the client to its own backoff)."""
-        reply = self.error_reply(status, headers={"retry-after-ms": "0"} if retry_after else {})
+        nobody sleeps; `retry_after=False` leaves the client to its own backoff), the
+        error's message `message` when given."""
+        reply = self.error_reply(status, headers={"retry-after-ms": "0"} if retry_after else {},
+                                 message=message)
         self._faults.setdefault(route, deque()).extend([reply] * times)
 
     def drop(self, route: str, *, times: int = 1) -> None:

@@ -301,9 +301,12 @@ class FakeAnthropicServer(FakeHTTPServer):
         return Reply(200, body)
 
     def direct_reply(self, request: RecordedRequest) -> Reply | None:
-        """A refused key (401, every route) and `GET /v1/models` (learn's preflight)."""
+        """A refused key (401, every route), a doubled /v1 (404, every route, as the API
+        answers a base URL that ends in /v1) and `GET /v1/models` (learn's preflight)."""
         if self.accept_key is not None and request.headers.get("x-api-key") != self.accept_key:
             return self.error_reply(401, message="invalid x-api-key")
+        if "/v1/v1/" in request.path:
+            return self.error_reply(404, message="Not Found")
         if request.method == "GET" and request.path.split("?")[0].rstrip("/").endswith("/v1/models"):
             return Reply(200, {"data": [{"type": "model", "id": "claude-haiku-4-5",
                                          "display_name": "Claude Haiku 4.5"}],

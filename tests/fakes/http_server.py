@@ -9,6 +9,8 @@ the real client end to end. `serve_forever(poll_interval=0.02)`: the default
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -113,6 +115,14 @@ class Reply:
     delay: float = 0.0
     # Close the connection without answering: a dropped connection.
     drop: bool = False
+    # Wire faults (tests/test_network_audit.py). `cut`: send the status line, the
+    # headers (content-length of the whole body) and only the first `cut` bytes of
+    # the body, then close: 0 is a server closing after the headers.
+    cut: int | None = None
+    # Close with a TCP reset (RST) instead of a FIN, after whatever was sent.
+    reset: bool = False
+    # Seconds between the bytes of the body: a reply that trickles in.
+    trickle: float = 0.0
 
 
 class FakeHTTPServer:
@@ -141,6 +151,9 @@ class FakeHTTPServer:
                 fake._serve(self)
 
             def do_GET(self) -> None:
+                fake._serve(self)
+
+            def do_CONNECT(self) -> None:  # as a proxy is asked for an https tunnel
                 fake._serve(self)
 
             def log_message(self, format: str, *args: Any) -> None:
@@ -239,9 +252,31 @@ class FakeHTTPServer:
                 handler.send_header(name, value)
             handler.send_header("content-length", str(len(data)))
             handler.end_headers()
-            handler.wfile.write(data)
+            if reply.cut is not None:
+                data = data[:reply.cut]
+                handler.close_connection = True
+            if reply.trickle:
+                for i in range(len(data)):
+                    if self._server is None:
+                        break  # stopped: the test is over
+                    handler.wfile.write(data[i:i + 1])
+                    time.sleep(reply.trickle)
+            else:
+                handler.wfile.write(data)
+            if reply.reset:
+                _reset(handler)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test); nothing to answer
+
+
+def _reset(handler: BaseHTTPRequestHandler) -> None:
+    """Close the connection with an RST: linger 0, and every file on the socket closed
+    first, or the close is deferred to the handler's end and goes out as a FIN."""
+    handler.close_connection = True
+    handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    handler.wfile.close()
+    handler.rfile.close()
+    handler.connection.close()
 
 
 def free_port() -> int:
