@@ -76,6 +76,13 @@ def decide(event: dict[str, Any], rules_file: str) -> tuple[list[Hit], dict[str,
                                          "permissionDecisionReason": reason}}
 
 
+def _noted(words: str) -> str:
+    """A hit's words as the log keeps them: `--password=…` as `--password`. The value
+    typed after a flag is the command line's, not the rule's, and may be the very
+    secret the rule is about (the deny reason keeps it: the agent wrote it)."""
+    return " ".join(w.split("=", 1)[0] if w.startswith("--") else w for w in words.split(" "))
+
+
 def note(rules_file: str, event: dict[str, Any], hits: list[Hit], agent: str) -> None:
     """One line per hit in the hits log (0600), appended."""
     if not hits:
@@ -84,7 +91,7 @@ def note(rules_file: str, event: dict[str, Any], hits: list[Hit], agent: str) ->
     sid = event.get("session_id")
     lines = "".join(json.dumps({"at": stamp, "session": sid if isinstance(sid, str) else None,
                                 "rule": h.rule.id, "mode": h.rule.mode,
-                                "stopped": h.rule.mode == "enforce", "words": h.words,
+                                "stopped": h.rule.mode == "enforce", "words": _noted(h.words),
                                 "agent": agent}) + "\n" for h in hits)
     fd = os.open(hits_path(rules_file), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:

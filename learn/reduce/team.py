@@ -214,6 +214,7 @@ def run_team(
     from learn.reduce.counting import CountConfig
     from learn.reduce.stage import reduce_failures, reduce_sessions
     from learn.reduce.stored import CachedEmbedder, StoreLabelIndex, StoreVerdictMemory, record_run
+    from learn.render.redact import redact_message
     from learn.store import open_store
 
     team = config.team
@@ -267,7 +268,10 @@ def run_team(
             window_start=min(dated) if dated else None,
             window_end=max(dated) if dated else None,
             projects=(remote,),
-            failures=outcome.failures,
+            # Through redaction, as a personal run's (learn.pipeline.judge): a failure
+            # quotes the endpoint's error, which can echo its key, and this record
+            # is read by every member of the team.
+            failures=tuple(redact_message(f) for f in outcome.failures),
             coverage_failed=outcome.coverage_failed,
             offline=backend is None,
             failed_stages=tuple(reduce_failures(outcome, judged_by_model=backend is not None)),
