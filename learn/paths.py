@@ -109,3 +109,16 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
 
 def atomic_write_text(path: Path, text: str, *, mode: int = 0o600) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def open_private_append(path: str | os.PathLike[str]) -> int:
+    """`path` opened to append (a log, the hits of a check, a decision), 0600 even if it
+    was there before: O_CREAT's mode applies to a new file only, and a log left 0644 (a
+    copy, an older learn) stayed readable by anyone while learn appended to it."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd

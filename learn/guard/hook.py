@@ -29,6 +29,7 @@ from typing import Any
 
 from learn.guard.rules import BadRules, Hit, hits_path, load_rules
 from learn.hook_input import hook_object, read_stdin
+from learn.paths import open_private_append
 
 SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec"})
 
@@ -93,7 +94,7 @@ def note(rules_file: str, event: dict[str, Any], hits: list[Hit], agent: str) ->
                                 "rule": h.rule.id, "mode": h.rule.mode,
                                 "stopped": h.rule.mode == "enforce", "words": _noted(h.words),
                                 "agent": agent}) + "\n" for h in hits)
-    fd = os.open(hits_path(rules_file), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = open_private_append(hits_path(rules_file))
     try:
         os.write(fd, lines.encode("utf-8"))
     finally:
@@ -103,7 +104,7 @@ def note(rules_file: str, event: dict[str, Any], hits: list[Hit], agent: str) ->
 def _log(rules_file: str, message: str) -> None:
     try:
         log = os.path.join(os.path.dirname(rules_file), "check.log")
-        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = open_private_append(log)
         stamp = datetime.now(UTC).isoformat(timespec="seconds")
         os.write(fd, f"{stamp} [{os.getpid()}] {message}\n".encode())
         os.close(fd)

@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, Final
 from learn.hook import WORKER_ENV as WORKER_ENV
 from learn.hook.event import SessionEnded
 from learn.hook.queue import Job, SessionQueue
-from learn.paths import ensure_private_dir
+from learn.paths import ensure_private_dir, open_private_append
 
 if TYPE_CHECKING:
     from learn.config import Config
@@ -63,7 +63,7 @@ class Log:
         with contextlib.suppress(OSError):
             if self.path.exists() and self.path.stat().st_size > _LOG_MAX_BYTES:
                 os.replace(self.path, self.path.with_suffix(".log.1"))
-            fd = _open_private(self.path)
+            fd = open_private_append(self.path)
             with os.fdopen(fd, "a", encoding="utf-8") as fh:
                 stamp = datetime.now(UTC).isoformat(timespec="seconds")
                 fh.write(f"{stamp} [{os.getpid()}] {message}\n")
@@ -71,20 +71,7 @@ class Log:
     def open_for_child(self) -> IO[bytes]:
         """The log as the worker's stdout and stderr (what it prints goes through
         redaction: learn.hook.worker_output)."""
-        return os.fdopen(_open_private(self.path), "ab")
-
-
-def _open_private(path: Path) -> int:
-    """`path` opened to append, 0600 even if it was there before: O_CREAT's mode
-    applies to a new file only, and a log left 0644 (a copy, an older learn) stayed
-    readable by anyone while it took the worker's output."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-    except OSError:
-        os.close(fd)
-        raise
-    return fd
+        return os.fdopen(open_private_append(self.path), "ab")
 
 
 def spawn_worker(log: Log, argv: list[str] | None = None) -> int:

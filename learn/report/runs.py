@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal, Protocol
 
-from learn.paths import data_dir, ensure_private_dir
+from learn.paths import data_dir, ensure_private_dir, open_private_append
 from learn.records.proposal import Proposal, RunResult
 
 Decision = Literal["accepted", "edited", "dismissed"]
@@ -100,7 +100,7 @@ def _record_default(key: str, decision: Decision, text: str, target: str | None,
     line = json.dumps({"key": key, "decision": decision, "text": text, "target": target,
                        "at": datetime.now(UTC).isoformat(timespec="seconds")},
                       ensure_ascii=False)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    fd = open_private_append(path)
     with os.fdopen(fd, "a", encoding="utf-8") as fh:
         fh.write(line + "\n")
 

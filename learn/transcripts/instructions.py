@@ -115,7 +115,7 @@ def append_hook_record(raw: bytes, root: Path | None = None) -> str:
     """Record one InstructionsLoaded hook input; the session id. One O_APPEND write
     of one line: hooks for one session may run at once, and appends of a line this
     small are not interleaved."""
-    from learn.paths import ensure_private_dir
+    from learn.paths import ensure_private_dir, open_private_append
 
     try:
         data = hook_object(raw)
@@ -127,7 +127,7 @@ def append_hook_record(raw: bytes, root: Path | None = None) -> str:
     with contextlib.suppress(OSError):
         if path.stat().st_size > MAX_RECORD_BYTES:
             return sid
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = open_private_append(path)
     try:
         os.write(fd, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
     finally:
