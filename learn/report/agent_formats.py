@@ -26,7 +26,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from learn.report.edits import ApplyError, FilePlan, RuleEdit, marker, plan_text, read_bytes, sha256
+from learn.report.edits import (
+    ApplyError,
+    FilePlan,
+    RuleEdit,
+    marker,
+    plan_text,
+    read_bytes,
+    seeded,
+    sha256,
+)
 from learn.report.words import flatten
 
 __all__ = ["agent_file_limit", "frontmatter_for", "plan_agent_file"]
@@ -136,8 +145,8 @@ def plan_agent_file(path: Path, edits: Sequence[RuleEdit], *, max_chars: int | N
     if not fresh:
         return plan
     first = fresh[0]
-    base = original if original is not None else frontmatter_for(
-        path, first.surface_rules, first.description or first.text)
+    base = seeded(original, frontmatter_for(path, first.surface_rules,
+                                            first.description or first.text))
     lines = [RuleEdit(key=e.key, text=e.text, target=e.target, provenance=e.provenance,
                       decision=e.decision) for e in fresh]
     new, applied_lines, notes = plan_text(base, lines, path)

@@ -120,6 +120,12 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 def _outside_fences(lines: Sequence[str]) -> list[bool]:
     """For each line, whether it is prose: not inside a fenced code block nor its fence."""
+    return _scan_fences(lines)[0]
+
+
+def _scan_fences(lines: Sequence[str]) -> tuple[list[bool], str]:
+    """(`_outside_fences`, the fence still open after the last line or ""): CommonMark
+    runs a fence never closed to the end of the file, so text appended there is code."""
     out: list[bool] = []
     fence = ""  # the opening fence while inside a block
     for line in lines:
@@ -135,7 +141,7 @@ def _outside_fences(lines: Sequence[str]) -> list[bool]:
             fence = m.group(1)
         else:
             out.append(True)
-    return out
+    return out, fence
 
 
 def _rule_lines(lines: Sequence[str], wanted: str) -> list[int]:
@@ -156,8 +162,11 @@ def _already_present(lines: list[str], edit: RuleEdit) -> bool:
 
 
 def _section_bounds(lines: list[str], path: Path) -> tuple[int, int] | None:
-    begins = [i for i, x in enumerate(lines) if x.strip() == BEGIN]
-    ends = [i for i, x in enumerate(lines) if x.strip() == END]
+    # Markers in a fenced code block are an example of learn's section (a README's),
+    # not the section: a rule added there would be code, which no agent obeys.
+    prose = _outside_fences(lines)
+    begins = [i for i, x in enumerate(lines) if prose[i] and x.strip() == BEGIN]
+    ends = [i for i, x in enumerate(lines) if prose[i] and x.strip() == END]
     if not begins and not ends:
         return None
     if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
@@ -224,6 +233,9 @@ def plan_text(original: str, edits: Sequence[RuleEdit], path: Path) -> tuple[str
             newline = dominant_newline(lines)
             if lines and not line_ending(lines[-1]):
                 lines[-1] += newline  # the last line ends before the section starts
+            fence = _scan_fences(lines)[1]
+            if fence:
+                lines.append(fence + newline)  # a fence left open would hold the section
             if lines and lines[-1].strip():
                 lines.append(newline)  # one blank line above the section
             block = [BEGIN, SECTION_HEADING, SECTION_NOTE, "", *appended, END]
@@ -235,6 +247,20 @@ def plan_text(original: str, edits: Sequence[RuleEdit], path: Path) -> tuple[str
             newline = line_ending(lines[end - 1])
             lines[end:end] = [x + newline for x in appended]
     return "".join(lines), applied, notes
+
+
+def seeded(original: str | None, header: str) -> str:
+    """The text a rule file's section is planned into: the file's, or `header` (the
+    frontmatter a new file opens with) when there is no file or only a blank one. A
+    blank file given no header lost the scope: Claude Code and Kiro load a rule file
+    without frontmatter always, Cursor and Copilot never. A blank file's byte order
+    mark and line ending are kept."""
+    if original is None:
+        return header
+    if not header or original.lstrip("\ufeff").strip():
+        return original
+    bom = "\ufeff" if original.startswith("\ufeff") else ""
+    return bom + header.replace("\n", dominant_newline(split_lines(original)))
 
 
 def sha256(data: bytes) -> str:

@@ -19,6 +19,7 @@ from learn.report.edits import (
     marker,
     plan_text,
     read_bytes,
+    seeded,
     sha256,
 )
 from learn.report.escalation import merged_codex_rules, merged_settings
@@ -60,7 +61,7 @@ def plan_surface(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
             if text is not None and marker(e.key) in text:
                 plan.notes.append(f"{e.key}: already in {path.name}")
                 continue
-            base = text if text is not None else path_rule_header(e.surface_rules)
+            base = seeded(text, path_rule_header(e.surface_rules))
             line_edit = RuleEdit(key=e.key, text=e.text, target=e.target,
                                  provenance=e.provenance, decision=e.decision)
             new, _, notes = plan_text(base, [line_edit], path)
