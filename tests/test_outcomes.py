@@ -170,7 +170,8 @@ def test_digest_and_report_show_each_rule_with_sessions_quotes_and_verdict() -> 
     assert "**no-push** — ignored" in md and "**use-bun** — holding" in md
     assert ("before: said in 1 of 3 sessions (33%, 95% interval 6-79%); since: said in 1 of 6 "
             "sessions (17%, 95% interval 3-56%) — too few sessions to tell a change") in md
-    assert 'said since: "<script>I said do not push</script>"' in md
+    # Escaped (learn.report.digest.inert): a Markdown viewer shows it as typed, runs nothing.
+    assert 'said since: "\\<script>I said do not push\\</script>"' in md
     assert "you wrote it in `/p/CLAUDE.md`" in md
     # A stored run re-rendered: the outcomes survive to_json / from_json.
     again = RunResult.from_json(result.to_json())

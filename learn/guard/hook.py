@@ -29,7 +29,6 @@ from typing import Any
 
 from learn.guard.rules import BadRules, Hit, hits_path, load_rules
 from learn.hook_input import hook_object, read_stdin
-from learn.paths import open_private_append
 
 SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec"})
 
@@ -94,17 +93,30 @@ def note(rules_file: str, event: dict[str, Any], hits: list[Hit], agent: str) ->
                                 "rule": h.rule.id, "mode": h.rule.mode,
                                 "stopped": h.rule.mode == "enforce", "words": _noted(h.words),
                                 "agent": agent}) + "\n" for h in hits)
-    fd = open_private_append(hits_path(rules_file))
+    fd = _append_private(hits_path(rules_file))
     try:
         os.write(fd, lines.encode("utf-8"))
     finally:
         os.close(fd)
 
 
+def _append_private(path: str) -> int:
+    """learn.paths.open_private_append's rule in `os` alone (the check imports nothing of
+    learn beyond learn.guard and no pathlib: benchmarks/check.py): opened to append, 0600
+    even when it was there before with a wider mode."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
 def _log(rules_file: str, message: str) -> None:
     try:
         log = os.path.join(os.path.dirname(rules_file), "check.log")
-        fd = open_private_append(log)
+        fd = _append_private(log)
         stamp = datetime.now(UTC).isoformat(timespec="seconds")
         os.write(fd, f"{stamp} [{os.getpid()}] {message}\n".encode())
         os.close(fd)
