@@ -28,7 +28,16 @@ import click
 from learn.paths import config_dir, data_dir
 from learn.report.confine import read_regular
 from learn.report.errors import ApplyError, ConcurrentEditError
-from learn.report.held_folder import Folder, Held, data_of, held_now, hold, replace_in, seen
+from learn.report.held_folder import (
+    Folder,
+    Held,
+    data_of,
+    held_now,
+    hold,
+    replace_in,
+    seen,
+    unlink_in,
+)
 from learn.report.schedule import (
     OWNED,
     UNIT,
@@ -291,7 +300,7 @@ def _replace(folder: Folder, leaf: str, text: str, was: Held | None) -> bool:
 def _remove(folder: Folder, leaf: str, was: Held | None) -> None:
     if was is not None:
         _unchanged(folder, leaf, was)
-        os.unlink(folder.name(leaf), dir_fd=folder.fd)
+        unlink_in(folder, leaf)
 
 
 def _systemd(spec: ScheduleSpec, install: bool, remove: bool) -> None:
