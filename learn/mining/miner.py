@@ -300,9 +300,13 @@ def mine_sessions(
 
     if concurrency <= 1 or len(sessions) <= 1:
         return [one(s) for s in sessions]
+    from learn.waiting import results as results_of
+
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="learn-mine")
     try:
-        results = list(pool.map(one, sessions))
+        # In slices, not pool.map's untimed wait: a Ctrl-C the kernel handed to a
+        # worker thread is raised here within a slice (learn.waiting).
+        results = results_of([pool.submit(one, s) for s in sessions])
     except BaseException:
         # Ctrl-C (or an error) reaches this thread only. Waiting for the pool here
         # waited for every session already taken: a worker that started `claude -p`

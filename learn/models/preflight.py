@@ -314,7 +314,9 @@ def _ask(get: Get, url: str, headers: Mapping[str, str]) -> tuple[int | None, Fa
 
     worker = threading.Thread(target=attempt, name="learn-preflight", daemon=True)
     worker.start()
-    worker.join(PREFLIGHT_SECONDS)
+    from learn.waiting import join
+
+    join(worker, PREFLIGHT_SECONDS)  # in slices: Ctrl-C is not held (learn.waiting)
     if worker.is_alive():
         return None, Failure("timeout", "DNS or the network hangs")
     if "error" in box:

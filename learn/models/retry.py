@@ -338,8 +338,12 @@ def within(seconds: float, exchange: Callable[[], T]) -> T:
         finally:
             done.set()
 
+    from learn.waiting import wait_for
+
     threading.Thread(target=run, name="learn-request", daemon=True).start()
-    if not done.wait(max(0.0, seconds) + DEADLINE_GRACE_SECONDS):
+    # In slices: a Ctrl-C that reached the request's thread is raised in a caller on
+    # the main thread within a slice, not at the deadline (learn.waiting).
+    if not wait_for(done, max(0.0, seconds) + DEADLINE_GRACE_SECONDS):
         raise TransientError(f"{TIMED_OUT} (no whole reply in time)")
     if "error" in box:
         raise box["error"]
