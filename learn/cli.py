@@ -86,7 +86,20 @@ class LazyGroup(click.Group):
             if isinstance(exc.__context__, KeyboardInterrupt):
                 _interrupted()
             raise
-        except (click.ClickException, click.exceptions.Exit):
+        except (click.UsageError, click.exceptions.Exit):
+            raise  # click's own words about the command line: the person's flags
+        except click.ClickException as exc:
+            # A command's failure line often quotes an exception (`str(exc)` of a
+            # config, OS or model error; learn.commands.run's BackendUnavailable, the
+            # endpoint's refusal) and is read where a traceback would be
+            # (learn.crash_output): redacted the same way, on the way out only. The
+            # same exception, its message replaced, so a command's own subclass keeps
+            # its exit code and its way of showing itself; click declares the
+            # attribute Final, and reads it only when the exception is shown.
+            from learn.render.redact import redact_message
+
+            exc.message = redact_message(exc.message)  # type: ignore[misc]
+            exc.args = (exc.message,)
             raise
         except Exception as exc:
             from learn.errors import explain

@@ -6,7 +6,8 @@ Importing the command line costs click (42 ms of a 47 ms `learn.cli` import,
 measured with -X importtime), so that one subcommand is sent on before it; every
 other invocation goes to learn.cli, with a standard output that can print any
 text (learn.output_encoding); the hook's background worker with its output
-redacted (learn.hook.worker_output).
+redacted (learn.hook.worker_output). Every command's uncaught exception is printed
+redacted (learn.crash_output), from the first step, so an import's failure is too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import sys
 
 
 def main() -> None:
+    import learn.crash_output
+
+    learn.crash_output.install()
     if sys.argv[1:3] == ["hook", "instructions-loaded"]:
         from learn.hook.loads import main as record_load
 

@@ -95,11 +95,16 @@ def explain(exc: BaseException) -> tuple[str, int] | None:
                 line, code = how(exc)
             except Exception:  # diagnosing must never hide the original error
                 line, code = f"{exc}; fix: `learn doctor` checks the setup", EXIT_FAILURE
-            # The line quotes a driver's or the OS's error: the credentials learn holds
-            # are taken out by value (learn.held_secrets), as doctor's lines are.
-            from learn.held_secrets import redact_held
+            # The line quotes a driver's, a validator's or the OS's error, and those
+            # quote what they were given: a LEARN_DATABASE_URL whose port was a pasted
+            # key ("cannot connect to postgresql://…@db:sk-ant-…/learn"), a config
+            # value. The credentials learn holds go by value (learn.held_secrets), then
+            # every shape (learn.render.redact), as a traceback's do (learn.crash_output):
+            # the line is read where the traceback would be. Imported only here, on
+            # the way out of a failed command.
+            from learn.render.redact import redact_message
 
-            return redact_held(line), code
+            return redact_message(line), code
     return None
 
 

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import sys
 import threading
-import traceback
 from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Final, TextIO, cast
+
+from learn.crash_output import WITHHELD, exception_text, thread_exception_text
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
 # Written out when this much is waiting for a flush: a loop printing without
 # flushing must not hold the worker's memory.
 _MAX_PENDING_CHARS: Final = 1 << 20
-# Written instead of a text whose redaction failed: never the text itself.
-WITHHELD: Final = "[learn: output withheld, redacting it failed]\n"
 
 
 class RedactingWriter:
@@ -127,14 +126,15 @@ def _write_whole(text: str) -> None:
     err.flush()
 
 
+# Written whole into the redacting stderr, which redacts it as one text at the flush
+# (learn.crash_output's hooks, which redact before writing, are replaced here: the
+# worker's stderr would redact their text twice).
 def _excepthook(kind: type[BaseException], value: BaseException,
                 tb: TracebackType | None) -> None:
-    _write_whole("".join(traceback.format_exception(kind, value, tb)))
+    _write_whole(exception_text(kind, value, tb))
 
 
 def _thread_excepthook(args: threading.ExceptHookArgs) -> None:
-    if args.exc_type is SystemExit:  # as threading's own hook: a thread may exit so
-        return
-    name = args.thread.name if args.thread is not None else threading.get_ident()
-    _write_whole(f"Exception in thread {name}:\n" + "".join(
-        traceback.format_exception(args.exc_type, args.exc_value, args.exc_traceback)))
+    text = thread_exception_text(args)
+    if text is not None:
+        _write_whole(text)

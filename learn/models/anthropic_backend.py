@@ -386,14 +386,24 @@ class AnthropicBackend:
     def batch_call(self, what: str, fn: Callable[[Any], T]) -> T:
         """`fn(client)`, one Message Batches call (create, retrieve, results), under the
         retry policy and the rate limiter of a direct call: a 529 on a status poll
-        is waited out like one on a mining call, and never escapes as an SDK type."""
+        is waited out like one on a mining call, and never escapes as an SDK type.
+
+        Bounded as a direct call is: the SDK's timeout is per read, and a server
+        trickling its reply held a status poll (or a results stream) for as long as it
+        trickled; `within` ends the attempt at its timeout, as a TransientError retried
+        under the same budget. A results stream is one attempt, so the timeout is its
+        whole read's, as a direct call's is its whole answer's."""
         def attempt() -> T:
             client = self._client
             import anthropic
 
+            timeout = self._retry.attempt_timeout(self._timeout)
+            bounded = client.with_options(timeout=timeout)
             with self._limiter.slot():
                 try:
-                    return fn(client)
+                    return within(timeout, lambda: fn(bounded))
+                except TransientError:  # cut at its deadline: retried as it is
+                    raise
                 except (anthropic.AnthropicError, ValueError, RecursionError) as exc:
                     raise self._translate(exc, what=f"anthropic batches {what}") from exc
                 except Exception as exc:

@@ -3,9 +3,10 @@
 A batch is billed at half the Messages price (Anthropic's published batch
 discount), so the usage of every batch result is the normal cost times
 `BATCH_PRICE`. Every call goes through the anthropic backend's `batch_call`:
-its SDK client (same key, base URL and timeout), its retry budget and its rate
-limiter, so a 529 on create or on a status poll is retried like a mining call
-and a call that still fails is a one-line `ModelError`. Any other backend
+its SDK client (same key, base URL and timeout), its overall per-call deadline
+(learn.models.retry.within), its retry budget and its rate limiter, so a 529 or
+a trickled reply on create or on a status poll is retried like a mining call and
+a call that still fails is a one-line `ModelError`. Any other backend
 cannot batch.
 
 Per-batch limits are the API's published ones (the Message Batches guide: at

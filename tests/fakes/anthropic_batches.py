@@ -19,6 +19,9 @@ Faults, for the retry and recovery paths:
 - `fail(route, status, times)` / `drop(route, times)`: the next calls to one
   route ("create", "poll", "results" or "messages") answer an error status
   (with `retry-after-ms: 0`, so a test does not sleep) or drop the connection;
+- `trickle(route, pace, times)`: the next calls to one route answer as usual, a
+  byte every `pace` seconds (each read within a client's timeout, the whole reply
+  far past it);
 - `flaky=0.5`: half of all calls, on every route, fail transiently (529, 500,
   429 with retry-after 0, or a dropped connection), drawn from `seed`;
 - `max_requests` / `max_bytes`: a batch over either limit is refused (400 /
@@ -73,6 +76,7 @@ class FakeBatchServer(FakeAnthropicServer):
         self.answered: Counter[str] = Counter()
         self.faults_served: Counter[str] = Counter()  # per route
         self._faults: dict[str, deque[Reply]] = {}
+        self._paces: dict[str, deque[float]] = {}
         self._rng = random.Random(seed)
         self._batch_lock = threading.Lock()
         # Direct calls forcing one of these tools answer 529 (no retry-after): a step
@@ -92,6 +96,10 @@ class FakeBatchServer(FakeAnthropicServer):
     def drop(self, route: str, *, times: int = 1) -> None:
         """The next `times` calls to `route` get their connection closed unanswered."""
         self._faults.setdefault(route, deque()).extend([Reply(drop=True)] * times)
+
+    def trickle(self, route: str, pace: float, *, times: int = 1) -> None:
+        """The next `times` calls to `route` get their usual reply, one byte every `pace` s."""
+        self._paces.setdefault(route, deque()).extend([pace] * times)
 
     @staticmethod
     def route(request: RecordedRequest) -> str:
@@ -124,6 +132,13 @@ class FakeBatchServer(FakeAnthropicServer):
                                raw=json.dumps(params).encode())
 
     def default_reply(self, request: RecordedRequest) -> Reply:
+        reply = self._usual_reply(request)
+        with self._batch_lock:
+            paces = self._paces.get(self.route(request))
+            pace = paces.popleft() if paces else 0.0
+        return dataclasses.replace(reply, trickle=pace) if pace else reply
+
+    def _usual_reply(self, request: RecordedRequest) -> Reply:
         path = request.path.split("?")[0].rstrip("/")
         if path.endswith(("/v1/messages", "/v1/messages/batches")) or "/v1/messages/batches/" in path:
             fault = self._fault(self.route(request), request)
