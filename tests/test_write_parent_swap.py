@@ -148,7 +148,7 @@ def test_without_dir_fd_the_write_goes_by_path_as_before(
     assert backup is not None and backup.read_text() == "# P\n"
 
 
-def _no_walk(folder: Path, private: bool) -> int:
+def _no_walk(folder: Path, *_: object) -> int:
     raise PermissionError(13, "a folder on the way may be passed through, not read", str(folder))
 
 

@@ -85,7 +85,8 @@ def journal_write(batch: str, action: str, plan: FilePlan, backup: Path | None,
             store.journal.record(batch=batch, action=action, project=project,
                                  path=str(plan.path), before_hash=plan.original_hash,
                                  after_hash=sha256(after) if after is not None else "",
-                                 backup_file=str(backup) if backup else None, keys=keys)
+                                 backup_file=str(backup) if backup else None, keys=keys,
+                                 made_folders=[str(d) for d in plan.made])
     except (StoreError, OSError) as exc:
         saved = f"; what it held is in {backup}" if backup else ""
         click.echo(f"warning: {plan.path} was written but not recorded for `--undo` ({exc})"
@@ -214,7 +215,7 @@ def undo_last(*, consent: Consent) -> bool:
     as diffs confirmed like any write; its proposals are pending again. A check's files
     are put back whole or not at all (learn.report.undo.CheckUndo). False when nothing
     was undone."""
-    from learn.report.undo import check_undo, undo_plans
+    from learn.report.undo import check_undo, drop_made, undo_plans
     from learn.store import open_store
 
     with open_store() as store:
@@ -244,6 +245,9 @@ def undo_last(*, consent: Consent) -> bool:
                                                    if w.id == u.write_id))
         gone = "removed" if plan.remove else "restored"
         click.echo(f"{gone} {plan.path}" + (f" (what it held is in {backup})" if backup else ""))
+        if plan.remove:
+            for folder in drop_made(plan.path, u.folders):
+                click.echo(f"removed {folder} (learn made it; nothing is left in it)")
 
     wrote = write_confirmed(plans, consent, undone,
                             what=lambda p: "Remove" if p.remove else "Restore",

@@ -14,7 +14,14 @@ RuleScope = Literal["user", "project"]
 
 
 def strip_frontmatter(text: str) -> tuple[str, str]:
-    """(frontmatter, body); frontmatter is '' when the file has none."""
+    """(frontmatter, body); frontmatter is '' when the file has none.
+
+    A leading byte order mark is no part of either: Windows editors (Notepad, Visual
+    Studio) save UTF-8 with one, and read with it the `---` fence was not the first line,
+    so a scoped rule file was taken for one loaded always (and its first heading for a
+    rule line). The writer keeps such a file's mark (learn.report.edits.seeded); readers
+    never see it. Lines may end in LF, CRLF or CR; the body comes back with LF."""
+    text = text.removeprefix("\ufeff")
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
         return "", text

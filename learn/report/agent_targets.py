@@ -20,6 +20,9 @@ The main destination (CLAUDE.md, `.claude/rules`, AGENTS.md, as `learn apply
 | Windsurf | `.windsurf/rules/learn.md` (`always_on`) | `.windsurf/rules/<name>.md` (`glob`) |
 | Kiro | `.kiro/steering/learn.md` (`always`) | `.kiro/steering/<name>.md` (`fileMatch`) |
 
+A `<name>` file already there scoped to other globs (or loaded always) is left as it is:
+the rule goes to `<name>-2` (learn.report.scoped_files), where its own scope is.
+
 A user-scope rule goes to the agents' user files that exist as files: `~/.gemini/
 GEMINI.md`, `~/.copilot/copilot-instructions.md`, Codex's and OpenCode's AGENTS.md
 (Cursor keeps user rules in its settings, not a file: none is written).
@@ -30,7 +33,7 @@ Every file chosen here is also a row of the one write-confinement check
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Final
@@ -42,9 +45,11 @@ from learn.reduce.agent_files import (
     agents_with_files,
     opencode_config_dir,
     readers_of,
+    scope_globs,
 )
 from learn.reduce.rule_places import codex_home
 from learn.report.edits import RuleEdit
+from learn.report.scoped_files import scoped_file
 from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
 from learn.transcripts.ids import AGENT_NAMES
@@ -116,19 +121,25 @@ def _in_words(text: str, globs: Sequence[str]) -> str:
     return f"When working on {where}: {text}"
 
 
-def _windsurf(rules: Path, name: str, adding: int) -> Path:
-    """`<name>.md`, or the next `<name>-N.md` with room: Windsurf reads 12,000 characters
-    of a file, so a full one is continued in another rather than cut."""
-    n = 1
-    while True:
-        path = rules / (f"{name}.md" if n == 1 else f"{name}-{n}.md")
-        try:
-            size = len(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
-            return path
-        if size + adding + 200 <= WINDSURF_MAX_CHARS:
-            return path
-        n += 1
+def _agent_rule_file(folder: Path, name: str, suffix: str, globs: Sequence[str], *,
+                    fits: Callable[[str], bool] = lambda _: True) -> Path:
+    """The file in an agent's rules `folder` a rule scoped to `globs` goes to (any, for
+    none): one scoped to the same set as the agent reads it, learn's frontmatter for
+    them and the file's alike (learn.report.scoped_files)."""
+    from learn.report.agent_formats import frontmatter_for
+
+    first = folder / f"{name}{suffix}"
+    wanted = frozenset(scope_globs(frontmatter_for(first, globs), first)) if globs else None
+    return scoped_file(folder, name, suffix, wanted,
+                       lambda path, text: frozenset(scope_globs(text, path)), fits=fits)
+
+
+def _windsurf(rules: Path, name: str, adding: int, globs: Sequence[str]) -> Path:
+    """`<name>.md`, or the next `<name>-N.md` with room (and the rule's scope): Windsurf
+    reads 12,000 characters of a file, so a full one is continued in another rather
+    than cut."""
+    return _agent_rule_file(rules, name, ".md", globs,
+                           fits=lambda text: len(text) + adding + 200 <= WINDSURF_MAX_CHARS)
 
 
 def _user_file(agent: str, home: Path) -> Path | None:
@@ -155,20 +166,26 @@ def _project_file(agent: str, root: Path, p: Proposal, globs: Sequence[str],
         if folder and all(g.startswith(folder + "/") for g in globs):
             return root / folder / name, text, ()
         return root / name, _in_words(text, globs), ()
+    # A scoped rule's file is one scoped to its globs (learn.report.scoped_files).
     if agent == "copilot":
         if globs:
-            return (root / ".github" / "instructions" / f"{_slug(p)}.instructions.md", text,
-                    tuple(globs))
+            return (_agent_rule_file(root / ".github" / "instructions", _slug(p),
+                                    ".instructions.md", globs), text, tuple(globs))
         return root / ".github" / "copilot-instructions.md", text, ()
     if agent == "cursor":
-        name = _slug(p) if globs else _NAME
-        return root / ".cursor" / "rules" / f"{name}.mdc", text, tuple(globs)
+        if globs:
+            return _agent_rule_file(root / ".cursor" / "rules", _slug(p), ".mdc", globs), \
+                text, tuple(globs)
+        return root / ".cursor" / "rules" / f"{_NAME}.mdc", text, ()
     if agent == "windsurf":
         rules = root / ".windsurf" / "rules"
-        return _windsurf(rules, _slug(p) if globs else _NAME, len(text)), text, tuple(globs)
+        return _windsurf(rules, _slug(p) if globs else _NAME, len(text), globs), text, \
+            tuple(globs)
     # kiro
-    name = _slug(p) if globs else _NAME
-    return root / ".kiro" / "steering" / f"{name}.md", text, tuple(globs)
+    if globs:
+        return _agent_rule_file(root / ".kiro" / "steering", _slug(p), ".md", globs), text, \
+            tuple(globs)
+    return root / ".kiro" / "steering" / f"{_NAME}.md", text, ()
 
 
 def _owner(p: Proposal, main: RuleEdit) -> Path | None:

@@ -239,6 +239,7 @@ def write_plan(plan: FilePlan, *, backup: bool = True) -> Path | None:
     if refused:
         raise ApplyError(refused)
     folder = hold(real.parent, identity, private=private)
+    plan.made = folder.made
     try:
         return _write_in(folder, plan, keep=backup)
     finally:

@@ -17,9 +17,7 @@ add` was `learn check remove` or digging in the backups.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +26,7 @@ from learn.guard.files import checks_dir, record_file
 from learn.paths import ensure_private_dir
 from learn.report.check_install import CheckError, CheckPlan, read_settings_bytes
 from learn.report.errors import ApplyError
+from learn.report.held_folder import drop_if_empty
 
 if TYPE_CHECKING:
     from learn.report.edits import FilePlan
@@ -75,21 +74,6 @@ def _reason(exc: Exception) -> str:
     return str(exc).split("; nothing was written")[0].split(". Nothing was written")[0]
 
 
-def _drop_if_empty(folder: Path) -> None:
-    """`folder` (a folder learn made) removed when nothing is left in it, named inside
-    its own folder held open, as every write is (learn.report.held_folder)."""
-    from learn.report.held_folder import hold, seen
-
-    if folder.is_symlink() or not folder.is_dir():
-        return  # gone already (and its folder is not to be made again by `hold`)
-    with contextlib.suppress(OSError, ApplyError):  # not empty, or swapped since: left alone
-        outer = hold(folder.parent, seen(folder.parent), private=False)
-        try:
-            os.rmdir(outer.name(folder.name), dir_fd=outer.fd)
-        finally:
-            outer.close()
-
-
 def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> list[Written]:
     """Write every change, whole or not at all, then the install record; every file
     written, in order, with its backup (for the journal `learn apply --undo` reads).
@@ -124,12 +108,12 @@ def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> list[
                         if not d.exists() and d not in made)
             done.append((p, _write_file(p)))
             if c.made_dir:
-                _drop_if_empty(p.path.parent)
+                drop_if_empty(p.path.parent)
         record = write_record(plan, project, root)
     except (CheckError, ApplyError, OSError) as exc:
         back = _put_back(done)
         for folder in sorted(made, key=lambda d: len(d.parts), reverse=True):
-            _drop_if_empty(folder)
+            drop_if_empty(folder)
         raise CheckError(f"{_reason(exc)}; {back}. Run the command again") from exc
     return [*done, *([record] if record is not None else [])]
 

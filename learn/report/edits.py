@@ -58,6 +58,9 @@ class FilePlan:
     refused: str | None = None  # why nothing will be written to this file
     projects: tuple[str, ...] = ()  # the project roots the file was confined to
     remove: bool = False  # the write deletes the file (undoing one learn created)
+    # The folders the write made on the way to the file (learn.report.held_folder.hold),
+    # outermost first: journaled, for `--undo` to take away again when left empty.
+    made: tuple[Path, ...] = ()
     # What a confirmation covers, when not `new_text`: the text with the moment of
     # writing left out (a check's `added_at`), which a dry run and the confirmed
     # write a minute later cannot share.

@@ -30,7 +30,7 @@ from learn.report.errors import ConcurrentEditError
 # link or junction on the way, the identity confine saw, at the hold and again just
 # before each rename or unlink. What is left there is the window between that last
 # look and the call, which a held folder closes where there is dir_fd.
-BY_FOLDER = {os.open, os.rename, os.unlink, os.mkdir, os.stat} <= os.supports_dir_fd
+BY_FOLDER = {os.open, os.rename, os.unlink, os.mkdir, os.rmdir, os.stat} <= os.supports_dir_fd
 # A Windows reparse point that names another file (a symbolic link, a junction) has this
 # bit in its tag; OneDrive's cloud placeholders and dedup files do not, and are folders
 # and files like any other (IsReparseTagNameSurrogate in winnt.h).
@@ -55,6 +55,9 @@ class Folder:
     path: Path
     fd: int | None
     identity: tuple[int, int] | None = None
+    # The folders `hold` made on the way, outermost first: journaled with the write, so
+    # `learn apply --undo` takes away a `.claude/rules` it left empty (drop_if_empty).
+    made: tuple[Path, ...] = ()
 
     def name(self, leaf: str) -> str:
         """`leaf` as the os calls take it: relative to `fd`, else the whole path."""
@@ -105,47 +108,67 @@ def seen(folder: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def hold(folder: Path, identity: tuple[int, int] | None, *, private: bool) -> Folder:
+def hold(folder: Path, identity: tuple[int, int] | None, *, private: bool,
+         make: bool = True) -> Folder:
     """`folder` (resolved by confine: no link in it) held open, reached from the root one
-    name at a time with no link followed, the missing ones made (learn's own 0700). A
-    name swapped for a link since confine resolved it fails here instead of being
-    followed, and the folder reached must be the one confine saw (`identity`)."""
+    name at a time with no link followed, the missing ones made (learn's own 0700;
+    `make=False`: none made, FileNotFoundError). A name swapped for a link since
+    confine resolved it fails here instead of being followed, and the folder reached
+    must be the one confine saw (`identity`). `Folder.made`: the folders made."""
+    made: list[Path] = []
     if not BY_FOLDER:
-        _make(folder, private)
-        return Folder(folder, None, _by_path(folder, identity))
+        if make:
+            made = _make(folder, private)
+        return Folder(folder, None, _by_path(folder, identity), tuple(made))
     try:
-        fd = _walk(folder, private)
+        fd = _walk(folder, private, made if make else None)
     except PermissionError:
         # A folder on the way that may be passed through but not read (0711), where
         # there is no O_PATH (macOS): the folder itself, opened by its path. The
         # identity check below still catches a swap made after confine's look.
-        _make(folder, private)
+        if make:
+            made += _make(folder, private)
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
     st = os.fstat(fd)
     if identity is not None and (st.st_dev, st.st_ino) != identity:
         os.close(fd)
         raise moved(folder)
-    return Folder(folder, fd)
+    return Folder(folder, fd, made=tuple(made))
 
 
-def _make(folder: Path, private: bool) -> None:
+def _make(folder: Path, private: bool) -> list[Path]:
+    """`folder` and the folders above it that are missing, made; the ones made."""
     if private:
         ensure_private_dir(folder)  # learn's data folders stay 0700
-    else:
-        folder.mkdir(parents=True, exist_ok=True)
+        return []
+    made: list[Path] = []
+    for step in (*reversed(folder.parents), folder):
+        with contextlib.suppress(FileExistsError):
+            if not step.is_dir():
+                step.mkdir()
+                made.append(step)
+    return made
 
 
-def _walk(folder: Path, private: bool) -> int:
+def _walk(folder: Path, private: bool, made: list[Path] | None) -> int:
     """`folder` opened from the root one name at a time, no link followed, the missing
-    names made; a name that became a link (or a file) since is `moved`."""
+    names made and added to `made` (None: none made); a name that became a link (or a
+    file) since is `moved`."""
     fd = os.open(folder.anchor, _FOLDER_FLAGS)
+    here = Path(folder.anchor)
     try:
         for name in folder.parts[1:]:
+            here = here / name
             try:
                 step = os.open(name, _FOLDER_FLAGS, dir_fd=fd)
             except FileNotFoundError:
-                with contextlib.suppress(FileExistsError):
+                if made is None:
+                    raise
+                try:
                     os.mkdir(name, 0o700 if private else 0o777, dir_fd=fd)
+                    made.append(here)
+                except FileExistsError:
+                    pass  # made by someone else meanwhile: theirs, not learn's
                 step = os.open(name, _FOLDER_FLAGS, dir_fd=fd)
             os.close(fd)
             fd = step
@@ -217,6 +240,31 @@ def unlink_in(folder: Folder, leaf: str) -> None:
     """`leaf` removed from `folder` (where it is not held open, checked by path first)."""
     folder.still()
     os.unlink(folder.name(leaf), dir_fd=folder.fd)
+
+
+def rmdir_in(folder: Folder, leaf: str) -> None:
+    """The folder `leaf` removed from `folder` when it is empty (OSError when it is not,
+    or is a link or a file now: rmdir follows no link). Checked by path first where the
+    folder is not held open, as unlink_in."""
+    folder.still()
+    os.rmdir(folder.name(leaf), dir_fd=folder.fd)
+
+
+def drop_if_empty(folder: Path) -> bool:
+    """`folder` (one learn made) removed when nothing is left in it, named inside its own
+    folder held open, as every write is; False when it stays (not empty, gone already,
+    swapped for a link or another folder since). Its folder is never made again."""
+    try:
+        outer = hold(folder.parent, seen(folder.parent), private=False, make=False)
+    except (OSError, ConcurrentEditError):
+        return False
+    try:
+        rmdir_in(outer, folder.name)
+    except (OSError, ConcurrentEditError):
+        return False
+    finally:
+        outer.close()
+    return True
 
 
 def data_of(held: Held | None) -> bytes | None:

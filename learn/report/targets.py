@@ -20,6 +20,7 @@ file, `.claude/commands/<name>.md`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -264,6 +265,17 @@ def existing_in_place(p: Proposal, choice: TargetChoice) -> Target | None:
     return Target(existing, "rule", owner, rewrites=True)
 
 
+def _claude_rule_file(folder: Path, name: str, globs: Sequence[str]) -> Path:
+    """The rule's own scope: never a same-named file scoped to other globs (or loaded
+    always), whose `paths:` it would take (learn.report.scoped_files). Claude Code reads
+    back each glob learn writes as it was (quoted: surfaces_apply.path_rule_header)."""
+    from learn.reduce.surfaces import paths_of
+    from learn.report.scoped_files import scoped_file
+
+    return scoped_file(folder, name, ".md", frozenset(globs),
+                       lambda _, text: frozenset(paths_of(text)))
+
+
 def choose(p: Proposal, choice: TargetChoice) -> Target:
     """Where proposal `p` is written, in which form, for which project."""
     form = form_for(p)
@@ -285,7 +297,8 @@ def choose(p: Proposal, choice: TargetChoice) -> Target:
             # path scope.
             folder = p.surface_rules[0].split("*")[0].rstrip("/") if p.surface_rules else ""
             return Target(root / folder / "AGENTS.md", "rule", root)
-        return Target(root / ".claude" / "rules" / f"{slug(p.label)}.md", "path-rule", root)
+        return Target(_claude_rule_file(root / ".claude" / "rules", slug(p.label),
+                                        p.surface_rules), "path-rule", root)
     if form == "command":
         name = f"{slug(p.label, 'command')}.md"
         if choice.kind == "agents":  # Codex reads custom prompts from its home only

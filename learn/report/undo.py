@@ -5,7 +5,10 @@ before: its backup's bytes, or no file when learn created it. Shown as a diff an
 confirmed like any other write, and written through the same checked path
 (learn.report.apply.write_plan, learn.report.confine). A file changed since learn
 wrote it is the person's now: it is refused, with its backup named, so the undo
-never throws away their edits.
+never throws away their edits. A file learn created goes, and so do the folders its
+write made (`.claude/`, `.cursor/rules/`: the journal's `made_folders`) once nothing is
+left in them, innermost first; never a folder that was there before, nor one the
+person has put anything in since.
 
 learn's check (`learn check`, or a check offer `learn apply` installs) is several
 files that only work together: its rules file, the hooks that run it, the install
@@ -24,6 +27,7 @@ from pathlib import Path
 from learn.projects import write_roots
 from learn.report.confine import confine, learns_own, read_regular
 from learn.report.edits import ApplyError, FilePlan, decode_text, sha256
+from learn.report.held_folder import drop_if_empty
 from learn.store.apply_journal import Write
 
 
@@ -34,6 +38,7 @@ class UndoPlan:
     project: str | None
     plan: FilePlan
     check: bool = False  # a write of learn's check: undone with the batch's others
+    folders: tuple[Path, ...] = ()  # the folders the write made: drop_made, once it is undone
 
 
 def undo_plan(w: Write) -> FilePlan:
@@ -72,8 +77,13 @@ def undo_plan(w: Write) -> FilePlan:
 def undo_plans(writes: Sequence[Write]) -> list[UndoPlan]:
     """One plan per write (one per file: an apply writes each file once), newest first.
     When one of a check's files is refused, so are the others (CheckUndo)."""
-    undos = [UndoPlan(w.id, tuple(w.keys), w.project, undo_plan(w), check=w.action == "check")
+    undos = [UndoPlan(w.id, tuple(w.keys), w.project, undo_plan(w), check=w.action == "check",
+                      folders=tuple(Path(f) for f in w.made_folders))
              for w in reversed(writes)]
+    for u in undos:
+        if u.plan.remove and not u.plan.refused:
+            u.plan.notes += [f"{f} goes too, if nothing else is in it (learn made it)"
+                             for f in _held(u.plan.path, u.folders)]
     checks = [u.plan for u in undos if u.check]
     stuck = [p for p in checks if p.refused]
     for p in checks:
@@ -83,6 +93,26 @@ def undo_plans(writes: Sequence[Write]) -> list[UndoPlan]:
                          f"all, and {names} cannot be (above); `learn check remove` takes "
                          "learn's hook out and keeps your edits")
     return undos
+
+
+def _held(path: Path, folders: Sequence[Path]) -> list[Path]:
+    """The folders of `folders` that hold `path`, innermost first: a folder recorded for
+    a write is taken away only on the way to that write's own file."""
+    above = set(path.parents)
+    return sorted((f for f in folders if f in above), key=lambda f: len(f.parts), reverse=True)
+
+
+def drop_made(path: Path, folders: Sequence[Path]) -> list[Path]:
+    """The folders learn made for the write of `path` (now removed) taken away where
+    nothing is left in them, innermost first (learn.report.held_folder.drop_if_empty: no
+    link followed, none made again); the ones removed. The first that stays ends it: the
+    folders above it hold it."""
+    out: list[Path] = []
+    for folder in _held(path, folders):
+        if not drop_if_empty(folder):
+            break
+        out.append(folder)
+    return out
 
 
 def _learns(plan: FilePlan) -> bool:

@@ -13,6 +13,10 @@ learn's check (its rules file, the hooks that run it, its install record), writt
 by `learn check` or by an apply of a check offer. A check's rows of a batch are
 undone together (learn.report.undo); the column was free text from the start, so
 no migration was needed for it.
+
+`made_folders` (migration 0023): the folders the write made on the way to its file, which
+the undo removes again when they are left empty, innermost first. A row from before has
+none: its undo removes the file and no folder, as it did.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ class Write:
     keys: tuple[str, ...]
     written_at: str
     undone_at: str | None
+    made_folders: tuple[str, ...] = ()  # folders the write made, outermost first
 
 
 class ApplyJournal:
@@ -49,21 +54,25 @@ class ApplyJournal:
 
     def record(self, *, batch: str, action: str, project: str | None, path: str,
                before_hash: str, after_hash: str, backup_file: str | None,
-               keys: Sequence[str], at: str | None = None) -> None:
+               keys: Sequence[str], at: str | None = None,
+               made_folders: Sequence[str] = ()) -> None:
         with self._conn:
             self._conn.execute(
                 "INSERT INTO apply_writes (batch, action, project, path, before_hash, "
-                "after_hash, backup_file, keys, written_at) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                "after_hash, backup_file, keys, written_at, made_folders) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 (batch, action, project, path, before_hash, after_hash, backup_file,
-                 json.dumps(list(keys)), at or now_iso()))
+                 json.dumps(list(keys)), at or now_iso(),
+                 json.dumps(list(made_folders)) if made_folders else None))
 
     def _rows(self, where: str, params: tuple[object, ...]) -> list[Write]:
         rows = self._conn.execute(
             "SELECT id, batch, action, project, path, before_hash, after_hash, backup_file, "
-            f"keys, written_at, undone_at FROM apply_writes {where} ORDER BY id", params).fetchall()
+            f"keys, written_at, undone_at, made_folders FROM apply_writes {where} ORDER BY id",
+            params).fetchall()
         return [Write(int(r[0]), str(r[1]), str(r[2]), r[3], str(r[4]), str(r[5]), str(r[6]),
-                      r[7], tuple(json.loads(r[8] or "[]")), str(r[9]), r[10]) for r in rows]
+                      r[7], tuple(json.loads(r[8] or "[]")), str(r[9]), r[10],
+                      tuple(json.loads(r[11] or "[]"))) for r in rows]
 
     def last_batch(self) -> list[Write]:
         """The writes of the newest apply, prune or check not undone yet (oldest first)."""

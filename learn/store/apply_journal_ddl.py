@@ -28,3 +28,12 @@ def create_table(conn: Connection, d: Dialect) -> None:
         """
     )
     conn.execute("CREATE INDEX apply_writes_by_batch ON apply_writes(batch)")
+
+
+def made_folders(conn: Connection, d: Dialect) -> None:
+    """Migration 0023: the folders a write made (a JSON list), so an undo takes them away
+    again when it leaves them empty. NULL in the rows from before: nothing is known to
+    be learn's, and their undo removes no folder."""
+    if d.postgres:
+        return
+    conn.execute("ALTER TABLE apply_writes ADD COLUMN made_folders TEXT")

@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from learn.store.apply_journal_ddl import create_table as apply_writes_table
+from learn.store.apply_journal_ddl import made_folders as apply_writes_made_folders
 from learn.store.connection import Connection
 from learn.store.dialects import Dialect
 from learn.store.layout import StoreSchema
@@ -486,6 +487,12 @@ def _m022_session_index_keys(conn: Connection, s: StoreSchema, d: Dialect) -> No
         session_index_turn_keys(conn)
 
 
+def _m023_apply_writes_made_folders(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # The folders each write made (`.claude/`, `.cursor/rules/`): an undo that removed the
+    # file left them behind, empty (learn.store.apply_journal). Local SQLite only.
+    apply_writes_made_folders(conn, d)
+
+
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_feedback", _m001_feedback),
     ("0002_learn_tables", _m002_learn_tables),
@@ -505,6 +512,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0019_shown_per_project", _m019_shown_per_project),
     ("0020_team_members", _m020_team_members),
     ("0022_session_index_keys", _m022_session_index_keys),
+    ("0023_apply_writes_made_folders", _m023_apply_writes_made_folders),
 )
 STEP_NAMES: tuple[str, ...] = tuple(name for name, _ in MIGRATIONS)
 SCHEMA_VERSION = len(STEP_NAMES)
