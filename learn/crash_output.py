@@ -1,4 +1,4 @@
-"""A traceback no command caught is printed redacted, by every command.
+"""A traceback no command caught, and a warning, are printed redacted, by every command.
 
 A bug's traceback ends with the exception's message, and a message quotes what the
 code held: psycopg's parse error quotes LEARN_DATABASE_URL whole, password and all; a
@@ -9,32 +9,59 @@ sends it to its API), and a scheduled run's stderr goes to a log. The hook's wor
 already redacted its whole output (learn.hook.worker_output); the other commands
 printed Python's own traceback.
 
+A warning is the same text by another road: a library's DeprecationWarning quotes
+what it was given, a ResourceWarning the repr of the object left open (`unclosed
+<...>`), and Python printed it to stderr as it was. Its text is made
+by `warnings.formatwarning`, on both roads it takes to stderr: the stock
+`showwarning`, and logging's when `logging.captureWarnings` sends warnings to a
+handler. `install` replaces that one function (its documented hook), so the
+warnings filters still decide what is shown (an ignored warning is never formatted;
+`-W error` raises before, and the raise is an uncaught exception's traceback). The
+one difference from the stock text: under `-X tracemalloc` a ResourceWarning's
+"Object allocated at" lines are left out, as Python leaves them out whenever
+`formatwarning` is replaced.
+
 `install` is the executable's first step (learn.entry). It only sets the hooks: the
 redactor (learn.render.redact: ~23 ms of imports, as much again as all of
-`learn --help` imports) is imported when an exception is printed, never on the way
-to an answer. The text is formatted whole, then redacted as one (a PEM block spans lines), with
-learn.render.redact.redact_message: the credentials learn holds by value, then
-every shape. Not covered: what the interpreter writes to the file descriptor itself
-(fatal errors), warnings and log records (learn writes its failures as one-line
-messages, redacted where written).
+`learn --help` imports) is imported when an exception or a warning is printed,
+never on the way to an answer. The text is formatted whole, then redacted as one (a
+PEM block spans lines), with learn.render.redact.redact_message: the credentials
+learn holds by value, then every shape.
+
+Not covered, as it cannot quote a value: what the interpreter writes to the file
+descriptor itself. faulthandler (learn never enables it; `-X faulthandler` or
+PYTHONFAULTHANDLER does) and a fatal error's "Current thread ... (most recent call
+first)" write from a signal handler or a dying interpreter, where no Python code can
+run: they walk the frames' code objects and print file, line and function names,
+never a local's or an argument's value. (A fatal error raised while a Python
+exception is pending prints that exception through the interpreter's own display,
+not sys.excepthook: an interpreter failure, not learn's.) Not covered either: log
+records (learn writes its failures as one-line messages, redacted where written).
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import warnings  # 0.2 ms, and `learn --help` loaded it before this module did
 from types import TracebackType
 from typing import Final
 
 # Written instead of a text whose redaction failed: never the text itself.
 WITHHELD: Final = "[learn: output withheld, redacting it failed]\n"
 
+# Python's own, kept at import (learn.entry imports this module first, before anything
+# could replace it): what `_formatwarning` redacts.
+_stock_formatwarning: Final = warnings.formatwarning
+
 
 def install() -> None:
-    """Print every uncaught exception (main thread, other threads, unraisable) redacted."""
+    """Print every uncaught exception (main thread, other threads, unraisable) and
+    every warning redacted."""
     sys.excepthook = _excepthook
     threading.excepthook = _thread_excepthook
     sys.unraisablehook = _unraisablehook
+    warnings.formatwarning = _formatwarning
 
 
 def exception_text(kind: type[BaseException], value: BaseException | None,
@@ -104,3 +131,18 @@ def _unraisablehook(args: sys.UnraisableHookArgs) -> None:
         where = f"{head}: <{type(args.object).__name__} object>\n"
     body = exception_text(args.exc_type, args.exc_value, args.exc_traceback)
     _write(redacted(where + body, args.exc_type))
+
+
+def _formatwarning(message: Warning | str, category: type[Warning], filename: str,
+                   lineno: int, line: str | None = None) -> str:
+    """The stock warning text (file:line: Category: message, then the source line),
+    redacted. A failed redaction gives WITHHELD and the category; a Ctrl-C during it
+    goes on up through `warnings.warn`, with nothing written, to the command's own
+    handler (a hook ends the process, a warning must not swallow the interrupt)."""
+    text = _stock_formatwarning(message, category, filename, lineno, line)
+    try:
+        from learn.render.redact import redact_message
+
+        return redact_message(text)
+    except Exception:
+        return f"{WITHHELD}{category.__name__}\n"

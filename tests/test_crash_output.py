@@ -1,5 +1,6 @@
 """What any command prints when it fails is redacted: a traceback no command caught,
-a thread's, an expected error's one line (learn.crash_output, learn.cli, learn.errors).
+a thread's, a warning, an expected error's one line (learn.crash_output, learn.cli,
+learn.errors).
 
 `/learn` runs learn inside Claude Code, whose model reads the output, and a scheduled
 run's stderr is a log: an exception quoting a key or a database password put it
@@ -62,9 +63,9 @@ def test_an_expected_errors_line_is_redacted_too(tmp_path: Path) -> None:
 
 
 # One command added to the command line, failing as FAULTS says: what each hook
-# (the main thread's, a thread's, an unraisable's) and the CLI edge print.
+# (the main thread's, a thread's, an unraisable's, a warning's) and the CLI edge print.
 COMMAND = """\
-import sys, threading
+import sys, threading, warnings
 import click
 
 MESSAGE = {message!r}
@@ -72,6 +73,10 @@ MESSAGE = {message!r}
 class Holder:
     def __del__(self):
         raise ValueError(MESSAGE)
+
+class Unclosed:  # as the standard library's sockets and files warn when dropped open
+    def __del__(self):
+        warnings.warn(f"unclosed connection {{MESSAGE}}", ResourceWarning, source=self)
 
 @click.command()
 @click.argument("fault")
@@ -95,6 +100,16 @@ def command(fault):
         raise ValueError("bad key:\\n" + head + "\\n" + body + "\\n" + tail)
     if fault == "interrupt":
         raise KeyboardInterrupt
+    if fault == "warning":
+        warnings.warn(MESSAGE)
+    if fault == "resource":
+        warnings.simplefilter("default", ResourceWarning)
+        Unclosed()
+    if fault == "logged":  # a library that sends the warnings to logging
+        import logging
+        logging.basicConfig()
+        logging.captureWarnings(True)
+        warnings.warn(MESSAGE)
 """
 
 RUN = """\
@@ -107,12 +122,12 @@ main()
 """
 
 
-def _crash(tmp_path: Path, fault: str) -> subprocess.CompletedProcess[str]:
+def _crash(tmp_path: Path, fault: str, *flags: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "crashing_command.py").write_text(COMMAND.format(message=MESSAGE),
                                                   encoding="utf-8")
     env = _env(tmp_path, LEARN_DATABASE_URL=f"postgresql://learn:{DB_PASSWORD}@db/learn")
     env["PYTHONPATH"] = f"{env['PYTHONPATH']}:{tmp_path}"
-    return subprocess.run([sys.executable, "-c", RUN, fault], env=env, cwd=tmp_path,
+    return subprocess.run([sys.executable, *flags, "-c", RUN, fault], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -151,6 +166,51 @@ def test_a_commands_failure_line_is_redacted(tmp_path: Path) -> None:
     _clean(done.stderr)
 
 
+# MESSAGE as redact_message leaves it with the crash's environment.
+REDACTED = ("endpoint said: invalid key [REDACTED:api-key] (also tried [REDACTED:anthropic-key]);"
+            " password [REDACTED:password]")
+
+
+def test_a_warning_is_printed_as_python_prints_it_with_its_secrets_redacted(
+        tmp_path: Path) -> None:
+    # A library's warning quotes what it held as an exception does; Python printed it
+    # to stderr as it was.
+    done = _crash(tmp_path, "warning")
+    assert done.returncode == 0, done.stderr
+    _clean(done.stderr)
+    source = tmp_path / "crashing_command.py"
+    lineno = source.read_text(encoding="utf-8").splitlines().index(
+        "        warnings.warn(MESSAGE)") + 1
+    assert done.stderr == (f"{source}:{lineno}: UserWarning: {REDACTED}\n"
+                           "  warnings.warn(MESSAGE)\n"), done.stderr
+
+
+@pytest.mark.parametrize(("fault", "said"), [
+    ("resource", f": ResourceWarning: unclosed connection {REDACTED}\n"),
+    ("logged", f": UserWarning: {REDACTED}\n"),
+])
+def test_a_warning_from_a_finalizer_or_through_logging_is_redacted(
+        tmp_path: Path, fault: str, said: str) -> None:
+    done = _crash(tmp_path, fault)
+    assert done.returncode == 0, done.stderr
+    _clean(done.stderr)
+    assert said in done.stderr, done.stderr
+    if fault == "logged":  # logging's own line, around the warning's text
+        assert done.stderr.startswith("WARNING:py.warnings:"), done.stderr
+
+
+@pytest.mark.parametrize("action", ["error", "ignore"])
+def test_the_warnings_filters_still_decide_what_is_printed(tmp_path: Path, action: str) -> None:
+    done = _crash(tmp_path, "warning", "-W", action)
+    _clean(done.stderr)
+    if action == "ignore":
+        assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    else:  # raised where it was issued: an uncaught exception's traceback
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.startswith("Traceback (most recent call last):"), done.stderr
+        assert f"UserWarning: {REDACTED}\n" in done.stderr, done.stderr
+
+
 def test_ctrl_c_still_ends_quietly(tmp_path: Path) -> None:
     done = _crash(tmp_path, "interrupt")
     assert done.returncode == 130
@@ -173,12 +233,40 @@ def test_help_imports_no_redactor(tmp_path: Path) -> None:
             main()
         except SystemExit:
             pass
+        import warnings
         import learn.crash_output
         print(sys.excepthook is learn.crash_output._excepthook,
+              warnings.formatwarning is learn.crash_output._formatwarning,
               sorted(m for m in ("learn.render.redact", "learn.held_secrets", "traceback")
                      if m in sys.modules), file=sys.stderr)
         """)
     done = subprocess.run([sys.executable, "-c", code], env=_env(tmp_path), cwd=tmp_path,
                           capture_output=True, text=True, timeout=60)
     assert "Usage:" in done.stdout, done.stderr
-    assert done.stderr.strip().splitlines()[-1] == "True []", done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "True True []", done.stderr
+
+
+def test_a_warning_whose_redaction_fails_is_withheld_and_ctrl_c_goes_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Called as `warnings` calls it, not installed: this process is pytest's.
+    import importlib
+
+    from learn import crash_output
+
+    redact = importlib.import_module("learn.render.redact")  # learn.render.redact is a function
+
+    def broken(text: str) -> str:
+        raise RuntimeError(text)
+
+    monkeypatch.setattr(redact, "redact_message", broken)
+    said = crash_output._formatwarning(MESSAGE, UserWarning, "x.py", 1, "warnings.warn(x)")
+    assert said == f"{crash_output.WITHHELD}UserWarning\n"
+
+    def interrupted(text: str) -> str:
+        raise KeyboardInterrupt
+
+    # A hook's Ctrl-C ends a process that was ending; a warning's must reach the
+    # command's handler, with nothing written.
+    monkeypatch.setattr(redact, "redact_message", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        crash_output._formatwarning(MESSAGE, UserWarning, "x.py", 1, "warnings.warn(x)")
