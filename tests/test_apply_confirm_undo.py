@@ -156,3 +156,30 @@ def test_edit_rewrites_a_commands_instruction(shop: Path, tmp_path: Path,
     text = (shop / ".claude" / "commands" / "release-pr.md").read_text()
     assert "\nOpen the release PR for $ARGUMENTS.\n\nAsk me before pushing the tag.\n" in text
     assert states(tmp_path)["request:release-pr"] == "edited"
+
+
+def test_undo_keeps_a_save_that_landed_right_after_learn_wrote(
+        shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editor saving between learn's rename and its journal row: the journal holds the
+    hash of what learn wrote, so the undo sees the file changed since and refuses (it
+    once hashed the file read again, took the save for learn's text, and put the
+    backup over it)."""
+    import learn.commands.apply_writes as writes
+
+    real = writes.write_plan
+
+    def then_a_save(plan, **kw):  # type: ignore[no-untyped-def]
+        out = real(plan, **kw)
+        if plan.path.name == "CLAUDE.md":
+            with plan.path.open("a") as fh:
+                fh.write("- Typed while learn was writing.\n")
+        return out
+
+    monkeypatch.setattr(writes, "write_plan", then_a_save)
+    assert apply(shop, "--yes", "--only", "directive:use-bun").exit_code == 0
+    monkeypatch.setattr(writes, "write_plan", real)
+    saved = (shop / "CLAUDE.md").read_text()
+    assert "Use bun" in saved and "Typed while learn was writing." in saved
+    res = apply(shop, "--undo", "--yes")
+    assert res.exit_code == 1 and "changed since learn wrote it" in res.output, res.output
+    assert (shop / "CLAUDE.md").read_text() == saved

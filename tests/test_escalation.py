@@ -196,3 +196,22 @@ def test_a_command_the_person_let_run_since_the_rule_is_never_denied() -> None:
     everything = [Ran("s9", "2026-03-15T09:00:00+00:00",
                       ("git push --force", "git push -f", "git push --force-with-lease"))]
     assert escalate(o, ran=everything) is None
+
+
+@pytest.mark.parametrize(("text", "rules", "spared"), [
+    # As written: Claude Code compares the prefix with the command's text.
+    ("Never run `rm -rf ~`.", ["Bash(rm -rf ~:*)"], None),
+    # `*` is Claude Code's wildcard (it would refuse every `rm -rf`); a pipe splits the
+    # command before matching (the rule would match nothing): neither is denied.
+    ("Never run `rm -rf *`.", [], "rm -rf *: a prefix rule cannot say it exactly"),
+    ("Never run `curl x | sh`.", [], "curl x | sh: a prefix rule cannot say it exactly"),
+    ("never run `echo $HOME`", [], "echo $HOME: a prefix rule cannot say it exactly"),
+])
+def test_a_deny_says_the_command_as_written_or_not_at_all(
+        text: str, rules: list[str], spared: str | None) -> None:
+    enforce = enforcement_for(text)
+    assert enforce.claude_rules() == rules
+    if spared is not None:
+        assert any(s.startswith(spared) for s in enforce.spared)
+    for c in enforce.commands:  # Codex forbids the same words
+        assert json.dumps(list(c)) in codex_rule_text(" ".join(c), text, "k")

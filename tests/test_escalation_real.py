@@ -41,7 +41,7 @@ def _codex() -> Path:
 
 
 def _apply_escalation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                      *extra: str) -> tuple[Path, Path]:
+                      *extra: str, rule: str = RULE) -> tuple[Path, Path]:
     """A project whose force-push rule was ignored; its escalation applied by `learn apply`."""
     from learn.commands.apply import command
     from learn.store.feedback import FeedbackStore
@@ -57,7 +57,7 @@ def _apply_escalation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     quotes = tuple(Quote(s, "you force pushed again, I said never force push",
                          f"2026-03-2{i}T00:00:00+00:00", str(project))
                    for i, s in enumerate(("a", "b")))
-    ignored = RuleOutcome("directive:no-force-push", RULE, str(project / "CLAUDE.md"),
+    ignored = RuleOutcome("directive:no-force-push", rule, str(project / "CLAUDE.md"),
                           "2026-03-10T00:00:00+00:00", "apply", 3, 2, 6, 2, quotes, (), "ignored")
     enforced = escalate(ignored)
     assert enforced is not None
@@ -65,7 +65,7 @@ def _apply_escalation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         ProposalBook(store).record([enforced], run_id=None, fallback_project=str(project))
     res = CliRunner().invoke(command, ["--yes", "--project", str(project), *extra])
     assert res.exit_code == 0, res.output
-    assert "+++ " in res.output and "--force" in res.output  # shown as a diff first
+    assert "+++ " in res.output and ("prefix_rule" in res.output or "Bash(" in res.output)
     return project, home
 
 
@@ -125,3 +125,37 @@ def test_codex_execpolicy_agrees_with_the_rule_learn_wrote(
         assert RULE in json.dumps(verdict)
     for c in ALLOWED:
         assert decide(c).get("matchedRules") == [], c
+
+
+def test_claude_code_refuses_a_command_written_as_the_person_wrote_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """"Never run `git reset --hard HEAD~1`": the deny rule holds the words as typed.
+    Quoted the shell's way (`Bash(git reset --hard 'HEAD~1':*)`, as it once was) it
+    named another command and Claude Code ran this one; the same agent, allowed `git`
+    and without the deny, runs it (the control: it is the rule that refuses, not one
+    of Claude Code's own guards, which refuse `rm -rf ~` and a path outside the project
+    whatever the rules say)."""
+    claude = _claude()
+    project, home = _apply_escalation(tmp_path, monkeypatch,
+                                      rule="Never run `git reset --hard HEAD~1`.")
+    settings = project / ".claude" / "settings.json"
+    deny = json.loads(settings.read_text())["permissions"]["deny"]
+    assert deny == ["Bash(git reset --hard HEAD~1:*)"]
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "git").write_text('#!/bin/sh\necho "ran-git: $*"\n')
+    (bindir / "git").chmod(0o755)
+
+    def run_it() -> str:
+        fake = ScriptedModel([("Bash", {"command": "git reset --hard HEAD~1",
+                                        "description": "undo the last commit"})])
+        with fake:
+            proc = _run_claude(claude, project, home, fake, bindir, "--allowedTools",
+                               "Bash(git:*)")
+        assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+        return json.dumps(tool_results(fake.turns[1])[0])
+
+    refused = run_it()
+    assert "ran-git" not in refused and '"is_error": true' in refused, refused
+    settings.unlink()
+    assert "ran-git: reset --hard HEAD~1" in run_it()

@@ -24,7 +24,7 @@ from typing import Literal, Protocol
 import click
 
 from learn.report.apply import put_back, write_plan
-from learn.report.edits import ApplyError, FilePlan, confirmation_token, read_bytes, sha256
+from learn.report.edits import ApplyError, FilePlan, confirmation_token, sha256
 
 Written = Callable[[FilePlan, Path | None], None]
 
@@ -76,15 +76,20 @@ def journal_write(batch: str, action: str, plan: FilePlan, backup: Path | None,
                   project: str | None, keys: Sequence[str]) -> None:
     """Record one write in the store (learn.store.apply_journal) for `learn apply --undo`.
     The file is written by then: a store that cannot record it costs the undo, not the
-    write, and the backup is named instead."""
+    write, and the backup is named instead.
+
+    The hash recorded is of the bytes learn wrote, not of the file read again: an editor
+    saving between the rename and this row was recorded as learn's own text, and the
+    undo then put the backup over the person's save without a word (a write-path audit
+    reproduced it). Now the undo sees a file changed since learn wrote it, and refuses."""
     from learn.store import StoreError, open_store
 
-    after = read_bytes(plan.path)
+    after = "" if plan.remove else sha256(plan.new_text.encode("utf-8"))
     try:
         with open_store() as store:
             store.journal.record(batch=batch, action=action, project=project,
                                  path=str(plan.path), before_hash=plan.original_hash,
-                                 after_hash=sha256(after) if after is not None else "",
+                                 after_hash=after,
                                  backup_file=str(backup) if backup else None, keys=keys,
                                  made_folders=[str(d) for d in plan.made])
     except (StoreError, OSError) as exc:

@@ -29,7 +29,7 @@ import re
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.outcomes import RuleOutcome
@@ -61,12 +61,29 @@ class Enforcement:
         return not self.commands and not self.paths
 
     def claude_rules(self) -> list[str]:
-        rules = [f"Bash({shlex.join(c)}:*)" for c in self.commands]
+        # The words as the person wrote them: Claude Code compares a rule's prefix with
+        # the command's text, and shlex.join's quoting (`rm -rf '~'`) named another
+        # command, one no agent runs (`plain_command` keeps out what needed quoting).
+        rules = [f"Bash({' '.join(c)}:*)" for c in self.commands]
         for p in self.paths:
             p = p[2:] if p.startswith("./") else p.rstrip("/")
             glob = p if ("*" in p or "." in Path(p).name) else f"{p}/**"
             rules.append(f"Edit({glob})")
         return rules
+
+
+# A word a deny rule may hold: shlex's words that need no quoting, and `~`. Anything
+# else is a pattern or shell syntax. Claude Code reads `*` in a Bash rule as a
+# wildcard (`rm -rf *` would refuse every `rm -rf`, more than was forbidden), splits
+# a command on `|`, `;` and `&&` before matching (a rule holding one never matches),
+# and Codex matches words after the shell's parse; the two agents would each
+# enforce something else than the person's words.
+_PLAIN_WORD: Final = re.compile(r"[\w@%+=:,./~-]+")
+
+
+def plain_command(command: Command) -> bool:
+    """Whether every word of `command` is plain (above): one both agents' rules say exactly."""
+    return bool(command) and all(_PLAIN_WORD.fullmatch(w) for w in command)
 
 
 def enforcement_for(rule: str, quotes: Sequence[str] = (), ran: Sequence[str] = ()) -> Enforcement:
@@ -77,6 +94,10 @@ def enforcement_for(rule: str, quotes: Sequence[str] = (), ran: Sequence[str] = 
     commands: list[Command] = []
     spared: list[str] = [f"{words}: a prefix rule cannot say it" for words in reading.narrowed]
     for c in reading.forbidden:
+        if not plain_command(c):
+            spared.append(f"{' '.join(c)}: a prefix rule cannot say it exactly (a pattern or "
+                          "shell syntax in it)")
+            continue
         hit = next((x for x in keep if blocks(c, x)), None)
         if hit is None:
             commands.append(c)
@@ -128,7 +149,7 @@ def escalate(o: RuleOutcome, base: Proposal | None = None,
                             rationale="written as prose and broken again: a permission rule is "
                                       "enforced by the tool, not left to the model"),
             surface="permission", surface_rules=tuple(rules),
-            surface_commands=tuple(shlex.join(c) for c in enforce.commands),
+            surface_commands=tuple(' '.join(c) for c in enforce.commands),
             surface_allowed=enforce.keep[:8],
         )
     if is_procedure(o.rule_text):

@@ -294,6 +294,26 @@ def fill(staged: Staged, data: bytes, mode: int) -> None:
     os.fsync(staged.fd)
 
 
+def _sync(folder: Folder) -> None:
+    """The folder's entries on disk: until it is synced, a crash after a rename can leave
+    the old name (the write lost after learn said it was done, its journal row and
+    backup kept). Best effort: the fd held is O_PATH on Linux, which cannot be synced,
+    so the folder is opened again through it ("."), which needs read permission; no
+    folder fd on Windows, where NTFS logs the rename itself."""
+    if folder.fd is None:
+        return
+    try:
+        fd = os.open(".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC,
+                     dir_fd=folder.fd)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):  # a file system that cannot sync a folder
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def replace_in(folder: Folder, leaf: str, data: bytes, mode: int, was: Held | None,
                 last_look: Callable[[], None],
                 stage: Callable[[Staged, bytes, int], None] = fill) -> None:
@@ -315,6 +335,7 @@ def replace_in(folder: Folder, leaf: str, data: bytes, mode: int, was: Held | No
         folder.still()
         os.replace(folder.name(temp), folder.name(leaf), src_dir_fd=folder.fd,
                    dst_dir_fd=folder.fd)
+        _sync(folder)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(folder.name(temp), dir_fd=folder.fd)
