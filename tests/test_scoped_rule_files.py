@@ -115,5 +115,4 @@ def test_a_rules_folder_that_is_a_file_gives_the_first_name_to_be_refused(
     folder = tmp_path / "rules"
     folder.write_text("not a folder")
     # Every name is unreadable: the search ends, and planning says why it cannot write.
-    assert scoped_file(folder, "api", ".md", frozenset(GLOBS),
-                       lambda _, text: frozenset()) == folder / "api.md"
+    assert scoped_file(folder, "api", ".md", frozenset(GLOBS)) == folder / "api.md"

@@ -52,7 +52,8 @@ class ForAgents:
 
         if self._choice.file is not None:
             return []  # the person named the one file
-        return agent_edits(p, main, self._agents(main.project))
+        # The apply's claims: a name one rule's scope took is not another scope's.
+        return agent_edits(p, main, self._agents(main.project), claims=self._choice.claims)
 
     def keeps_main(self, main: RuleEdit) -> bool:
         """The main destination unless the person named agents that do not read it."""

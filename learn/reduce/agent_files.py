@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 from learn.records.proposal import Proposal
 from learn.reduce.rule_places import (
@@ -33,14 +33,18 @@ from learn.reduce.rule_places import (
     frontmatter_value,
     strip_frontmatter,
 )
+from learn.reduce.surfaces import paths_of
 from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
 from learn.transcripts.ids import AGENT_NAMES
 
 __all__ = [
+    "ALWAYS",
     "FILE_AGENTS",
+    "Loading",
     "agents_with_files",
     "heard_by_a_reader",
+    "loading",
     "opencode_config_dir",
     "other_rule_files",
     "readers_of",
@@ -178,3 +182,40 @@ def scope_globs(text: str, path: str | Path) -> list[str]:
         return _globs(frontmatter_value(front, "fileMatchPattern")) \
             if frontmatter_value(front, "inclusion") == "fileMatch" else []
     return []
+
+
+# When an agent loads a rule file: on every request, only when asked for (the person
+# names it, or the model picks it by its description), or for the files its globs match.
+# `scope_globs` says [] for the first two alike, and a rule meant for every request
+# appended to a file of the second kind is never read unless asked for.
+Loading = frozenset[str] | Literal["always", "on request"]
+ALWAYS: Final = "always"
+_ON_REQUEST: Final = "on request"
+
+
+def loading(text: str, path: str | Path) -> Loading:
+    """When the agent that reads the rule file `path` (holding `text`) loads it.
+
+    By each agent's own keys and defaults (agent docs, 2026): Copilot's `applyTo`
+    (none: attached by hand only; `**` every file), Cursor's `alwaysApply` then
+    `globs` (neither: agent requested or manual), Windsurf's `trigger` (`always_on`,
+    `glob`; anything else, or none, is not loaded always), Kiro's `inclusion`
+    (`always` when absent; `manual`, `auto` on request), and any other file (Claude
+    Code's `.claude/rules`) by its `paths:`, loaded always without them."""
+    p = Path(path)
+    front, _ = strip_frontmatter(text)
+    globs = frozenset(scope_globs(text, p))
+    if p.name.endswith(".instructions.md"):
+        applies = _globs(frontmatter_value(front, "applyTo"))
+        return globs or (ALWAYS if applies else _ON_REQUEST)
+    if p.name.endswith(".mdc"):
+        if str(frontmatter_value(front, "alwaysApply")).strip().lower() == "true":
+            return ALWAYS
+        return globs or _ON_REQUEST
+    if ".windsurf" in p.parts:
+        return globs or (ALWAYS if frontmatter_value(front, "trigger") == "always_on"
+                         else _ON_REQUEST)
+    if ".kiro" in p.parts:
+        inclusion = frontmatter_value(front, "inclusion") or ALWAYS
+        return globs or (ALWAYS if inclusion == ALWAYS else _ON_REQUEST)
+    return frozenset(paths_of(text)) or ALWAYS

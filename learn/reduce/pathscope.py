@@ -16,6 +16,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
+from typing import Final
 
 from learn.projects import quote_projects
 from learn.records.proposal import Proposal
@@ -86,6 +87,33 @@ def relative_to(path: str, checkout: str) -> str:
     return rel.as_posix() if rel is not None else path
 
 
+# Characters a folder's name may not hold to become a rule's scope. The folder is
+# written as a glob into frontmatter, into a sentence in backticks (AGENTS.md,
+# GEMINI.md: "When working on `src/api/**`: ..."), as a folder learn creates and on
+# the confirm screen; it comes from the paths of a transcript's tool calls, which a
+# prompt-injected agent writes. A backtick there closed the code span and left
+# `@~/.ssh/id_rsa` an import; an ESC hid text on the screen that was confirmed (a
+# write-path audit reproduced both). Glob characters would change what the scope
+# matches, a comma splits Cursor's list, `<>:"|\` are no folder on Windows, and an
+# `@` opens an import in Claude Code's and Gemini CLI's instruction files (so a
+# monorepo's `packages/@scope/ui` is not scoped: its rule is loaded everywhere).
+_UNSCOPABLE: Final = frozenset('`*?[]{}!,\\"<>|:;$^@#&')
+
+
+def scopable_folder(folder: str) -> bool:
+    """Whether `folder` (a project-relative path, `/`-separated) may be a rule's scope:
+    each part printable (no control, format or separator character but a space),
+    none of the characters above, no `.`/`..`, none starting with `-` or starting or
+    ending with a space or (Windows trims them) ending with a dot. The one test, for
+    the folders found here and for a scope read back from a stored run."""
+    parts = folder.split("/")
+    return bool(folder) and all(
+        part and part not in (".", "..") and part.isprintable()
+        and not _UNSCOPABLE.intersection(part)
+        and part[0] not in " -" and part[-1] not in " ."
+        for part in parts)
+
+
 def common_folder(files: Sequence[str], root: str) -> str | None:
     """The deepest folder every file lies under, relative to `root`; None at the root."""
     rel = [_relative(f, root) for f in files]
@@ -113,9 +141,65 @@ def scope_to_paths(proposals: Sequence[Proposal],
             continue
         folders = {common_folder(session_files.get(s, ()), roots[0]) for s in sessions}
         folder = None if None in folders else common_folder([f"{x}/f" for x in folders if x], "")
-        if not folder:
-            out.append(p)
+        if not folder or not scopable_folder(folder):
+            out.append(p)  # loaded always: a rule missing where it applies is worse
             continue
         out.append(dataclasses.replace(p, surface="path-rule",
                                        surface_rules=(f"{folder}/**",)))
     return out
+
+
+# What a glob holds beyond a folder's name: its own characters (a comma only between
+# braces: Cursor splits its `globs:` on commas, and `src/a,**` would be every file).
+_GLOB_CHARS: Final = str.maketrans(dict.fromkeys("*?[]{}", "x"))
+
+
+def safe_glob(glob: str) -> bool:
+    """Whether a path rule's glob may be written (frontmatter, a sentence in backticks, a
+    folder): each part `**`, or a name `scopable_folder` allows once its glob characters
+    are read as letters, any comma inside braces."""
+    for part in glob.split("/"):
+        if part == "**":
+            continue
+        depth = 0
+        for c in part:
+            depth += (c == "{") - (c == "}")
+            if depth < 0 or (c == "," and depth == 0):
+                return False
+        if depth or not scopable_folder(part.translate(_GLOB_CHARS).replace(",", "x")):
+            return False
+    return bool(glob)
+
+
+def scoped_safely(p: Proposal) -> Proposal:
+    """`p`, loaded always when a glob of its path scope is not `safe_glob`: a proposal
+    stored before globs were tested, written into a store by hand or shared by a
+    teammate is planned and shown as one found now would be. The one gate of the
+    report's readers of `surface_rules` as globs (the apply's planning, the agents'
+    files, the digest)."""
+    if p.surface != "path-rule" or (p.surface_rules and all(map(safe_glob, p.surface_rules))):
+        return p
+    return dataclasses.replace(p, surface=None, surface_rules=())
+
+
+def glob_folder(globs: Sequence[str]) -> str:
+    """The folder every glob lies under, its parts up to the first with a glob character
+    ('' when they share none): where an AGENTS.md scopes a rule by its place."""
+    heads: list[tuple[str, ...]] = []
+    for g in globs:
+        parts = PurePosixPath(g).parts
+        fixed = []
+        for part in parts[:-1]:
+            if any(c in part for c in "*?[{"):
+                break
+            fixed.append(part)
+        heads.append(tuple(fixed))
+    if not heads:
+        return ""
+    common = heads[0]
+    for h in heads[1:]:
+        n = 0
+        while n < min(len(common), len(h)) and common[n] == h[n]:
+            n += 1
+        common = common[:n]
+    return "/".join(common)

@@ -20,8 +20,10 @@ The main destination (CLAUDE.md, `.claude/rules`, AGENTS.md, as `learn apply
 | Windsurf | `.windsurf/rules/learn.md` (`always_on`) | `.windsurf/rules/<name>.md` (`glob`) |
 | Kiro | `.kiro/steering/learn.md` (`always`) | `.kiro/steering/<name>.md` (`fileMatch`) |
 
-A `<name>` file already there scoped to other globs (or loaded always) is left as it is:
-the rule goes to `<name>-2` (learn.report.scoped_files), where its own scope is.
+A `<name>` file already there that loads otherwise (other globs, always, or only on
+request: Cursor's agent-requested rule, Windsurf's `manual`) is left as it is: the rule
+goes to `<name>-2` (learn.report.scoped_files), where its own scope is; `learn` itself is
+such a name, for the rules loaded always.
 
 A user-scope rule goes to the agents' user files that exist as files: `~/.gemini/
 GEMINI.md`, `~/.copilot/copilot-instructions.md`, Codex's and OpenCode's AGENTS.md
@@ -35,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Final
 
 from learn.projects import within
@@ -43,13 +45,14 @@ from learn.records.proposal import Proposal
 from learn.reduce.agent_files import (
     WINDSURF_MAX_CHARS,
     agents_with_files,
+    loading,
     opencode_config_dir,
     readers_of,
-    scope_globs,
 )
+from learn.reduce.pathscope import glob_folder, scoped_safely
 from learn.reduce.rule_places import codex_home
 from learn.report.edits import RuleEdit
-from learn.report.scoped_files import scoped_file
+from learn.report.scoped_files import Claims, scoped_file
 from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
 from learn.transcripts.ids import AGENT_NAMES
@@ -94,51 +97,29 @@ def _slug(p: Proposal) -> str:
     return slug(p.label)
 
 
-def _folder(globs: Sequence[str]) -> str:
-    """The folder every glob lies under ('' when they share none)."""
-    heads: list[tuple[str, ...]] = []
-    for g in globs:
-        parts = PurePosixPath(g).parts
-        fixed = []
-        for part in parts[:-1]:
-            if any(c in part for c in "*?[{"):
-                break
-            fixed.append(part)
-        heads.append(tuple(fixed))
-    if not heads:
-        return ""
-    common = heads[0]
-    for h in heads[1:]:
-        n = 0
-        while n < min(len(common), len(h)) and common[n] == h[n]:
-            n += 1
-        common = common[:n]
-    return "/".join(common)
-
-
 def _in_words(text: str, globs: Sequence[str]) -> str:
     where = ", ".join(f"`{g}`" for g in globs)
     return f"When working on {where}: {text}"
 
 
-def _agent_rule_file(folder: Path, name: str, suffix: str, globs: Sequence[str], *,
-                    fits: Callable[[str], bool] = lambda _: True) -> Path:
-    """The file in an agent's rules `folder` a rule scoped to `globs` goes to (any, for
-    none): one scoped to the same set as the agent reads it, learn's frontmatter for
-    them and the file's alike (learn.report.scoped_files)."""
+def _agent_rule_file(folder: Path, name: str, suffix: str, globs: Sequence[str],
+                    claims: Claims, *, fits: Callable[[str], bool] = lambda _: True) -> Path:
+    """The file in an agent's rules `folder` a rule scoped to `globs` goes to (loaded
+    always, for none): one that loads as the frontmatter learn writes for them would,
+    as the agent reads it (learn.report.scoped_files): a file learn wrote is found again."""
     from learn.report.agent_formats import frontmatter_for
 
     first = folder / f"{name}{suffix}"
-    wanted = frozenset(scope_globs(frontmatter_for(first, globs), first)) if globs else None
-    return scoped_file(folder, name, suffix, wanted,
-                       lambda path, text: frozenset(scope_globs(text, path)), fits=fits)
+    return scoped_file(folder, name, suffix, loading(frontmatter_for(first, globs), first),
+                       claims=claims, fits=fits)
 
 
-def _windsurf(rules: Path, name: str, adding: int, globs: Sequence[str]) -> Path:
+def _windsurf(rules: Path, name: str, adding: int, globs: Sequence[str],
+              claims: Claims) -> Path:
     """`<name>.md`, or the next `<name>-N.md` with room (and the rule's scope): Windsurf
     reads 12,000 characters of a file, so a full one is continued in another rather
     than cut."""
-    return _agent_rule_file(rules, name, ".md", globs,
+    return _agent_rule_file(rules, name, ".md", globs, claims,
                            fits=lambda text: len(text) + adding + 200 <= WINDSURF_MAX_CHARS)
 
 
@@ -154,38 +135,35 @@ def _user_file(agent: str, home: Path) -> Path | None:
     return None
 
 
-def _project_file(agent: str, root: Path, p: Proposal, globs: Sequence[str],
-                  text: str) -> tuple[Path, str, tuple[str, ...]]:
+def _project_file(agent: str, root: Path, p: Proposal, globs: Sequence[str], text: str,
+                  claims: Claims) -> tuple[Path, str, tuple[str, ...]]:
     """(file, rule text, globs its frontmatter keeps) for `agent` in project `root`."""
     if agent in ("codex", "opencode", "gemini"):
         name = "GEMINI.md" if agent == "gemini" else "AGENTS.md"
         if not globs:
             return root / name, text, ()
-        folder = _folder(globs)
+        folder = glob_folder(globs)
         # Loaded where its folder is worked on: a folder says the scope; else words do.
         if folder and all(g.startswith(folder + "/") for g in globs):
             return root / folder / name, text, ()
         return root / name, _in_words(text, globs), ()
-    # A scoped rule's file is one scoped to its globs (learn.report.scoped_files).
+    # A rule's file in a rules folder is one that loads as the rule should: for its globs,
+    # or always (learn.report.scoped_files).
+    name = _slug(p) if globs else _NAME
     if agent == "copilot":
         if globs:
-            return (_agent_rule_file(root / ".github" / "instructions", _slug(p),
-                                    ".instructions.md", globs), text, tuple(globs))
+            return (_agent_rule_file(root / ".github" / "instructions", name,
+                                    ".instructions.md", globs, claims), text, tuple(globs))
         return root / ".github" / "copilot-instructions.md", text, ()
     if agent == "cursor":
-        if globs:
-            return _agent_rule_file(root / ".cursor" / "rules", _slug(p), ".mdc", globs), \
-                text, tuple(globs)
-        return root / ".cursor" / "rules" / f"{_NAME}.mdc", text, ()
+        return _agent_rule_file(root / ".cursor" / "rules", name, ".mdc", globs, claims), \
+            text, tuple(globs)
     if agent == "windsurf":
-        rules = root / ".windsurf" / "rules"
-        return _windsurf(rules, _slug(p) if globs else _NAME, len(text), globs), text, \
+        return _windsurf(root / ".windsurf" / "rules", name, len(text), globs, claims), text, \
             tuple(globs)
     # kiro
-    if globs:
-        return _agent_rule_file(root / ".kiro" / "steering", _slug(p), ".md", globs), text, \
-            tuple(globs)
-    return root / ".kiro" / "steering" / f"{_NAME}.md", text, ()
+    return _agent_rule_file(root / ".kiro" / "steering", name, ".md", globs, claims), text, \
+        tuple(globs)
 
 
 def _owner(p: Proposal, main: RuleEdit) -> Path | None:
@@ -200,17 +178,19 @@ def _owner(p: Proposal, main: RuleEdit) -> Path | None:
 
 
 def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
-                home: Path | None = None) -> list[RuleEdit]:
+                home: Path | None = None, claims: Claims | None = None) -> list[RuleEdit]:
     """The edits that write `main`'s rule for each other agent in `agents` (beside `main`).
 
     Work asked for by name (a command) stays with the agent it was made for. An agent
     that already reads the rule (coverage found it in a file that agent reads) gets
-    nothing new."""
+    nothing new. `claims`: the files the apply has planned so far, and how each loads
+    (learn.report.scoped_files); the files planned here join it."""
     if main.form == "command":
         return []
     home = home or Path.home()
     has_it = readers_of(p.existing_rule_file, home) if p.existing_rule_file else frozenset()
     has_it |= readers_of(main.target, home)
+    p = scoped_safely(p)
     globs = p.surface_rules if p.surface == "path-rule" else ()
     root = main.project if main.project is not None else _owner(p, main)
     if root is None and (p.verdict is None or p.verdict.scope != "user"):
@@ -227,7 +207,8 @@ def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
                 continue
             text = main.text
         else:
-            path, text, kept = _project_file(agent, root, p, globs, main.text)
+            path, text, kept = _project_file(agent, root, p, globs, main.text,
+                                             {} if claims is None else claims)
         real = path.expanduser().resolve()
         if real in taken:
             continue  # one file two agents read (AGENTS.md: Codex and OpenCode)

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from learn.paths import ensure_private_dir
 from learn.records.proposal import Proposal
+from learn.reduce.pathscope import scoped_safely
 from learn.report.agent_formats import agent_file_limit, plan_agent_file
 from learn.report.confine import backups_dir, confine, learns_own, read_regular
 from learn.report.edits import (
@@ -311,6 +312,7 @@ def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
     or when what it would write is not something learn writes (a request the judge
     rejected as a command, a command nobody wrote a body for, text that is no prose
     once code, comments and shell are taken out: learn.report.prose)."""
+    p = scoped_safely(p)
     target = choose(p, choice)
     body = ""
     if target.form == "command":

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from learn.projects import quote_projects
 from learn.records.proposal import Proposal, Quote, RunResult
 from learn.reduce.agent_files import readers_of
+from learn.reduce.pathscope import scoped_safely
 from learn.report.words import day, flatten, plural
 from learn.textfold import fold
 
@@ -196,6 +197,7 @@ def _memory(p: Proposal) -> bool:
 
 def surface_line(p: Proposal) -> str:
     """Where a proposal goes when it is not a line of CLAUDE.md."""
+    p = scoped_safely(p)
     if p.surface == "permission":
         return (f"enforced, not advised: `learn apply` adds {', '.join(p.surface_rules)} to "
                 "`permissions.deny` in .claude/settings.json (`--agents`: a Codex forbidden "

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -38,7 +38,10 @@ from learn.projects import (
 )
 from learn.records.proposal import Proposal, Quote, Scope
 from learn.reduce import rule_places
+from learn.reduce.agent_files import ALWAYS
+from learn.reduce.pathscope import glob_folder
 from learn.report.confine import may_write
+from learn.report.scoped_files import Claims, scoped_file
 
 TargetKind = Literal["claude", "rules", "agents"]
 # permission: deny rules merged into settings.json; codex-rule: an execpolicy
@@ -61,6 +64,10 @@ class TargetChoice:
     # The project `project_dir` belongs to, when the caller knows more than the disk
     # (a worktree deleted since is remembered as its repository's): learn.projects.
     project: str | None = None
+    # The rule files this apply has planned, and how each is to load: one apply plans
+    # every rule before writing any, so a name promised to one scope is not another's
+    # (learn.report.scoped_files). One choice is made per apply, and so one record.
+    claims: Claims = field(default_factory=dict, compare=False, repr=False)
 
 
 class TargetError(Exception):
@@ -265,15 +272,12 @@ def existing_in_place(p: Proposal, choice: TargetChoice) -> Target | None:
     return Target(existing, "rule", owner, rewrites=True)
 
 
-def _claude_rule_file(folder: Path, name: str, globs: Sequence[str]) -> Path:
-    """The rule's own scope: never a same-named file scoped to other globs (or loaded
-    always), whose `paths:` it would take (learn.report.scoped_files). Claude Code reads
-    back each glob learn writes as it was (quoted: surfaces_apply.path_rule_header)."""
-    from learn.reduce.surfaces import paths_of
-    from learn.report.scoped_files import scoped_file
-
-    return scoped_file(folder, name, ".md", frozenset(globs),
-                       lambda _, text: frozenset(paths_of(text)))
+def _claude_rule_file(folder: Path, name: str, globs: Sequence[str], claims: Claims) -> Path:
+    """The rule's own scope (loaded always for no globs): never a same-named file that
+    loads otherwise (other `paths:`, or none), whose scope it would take (learn.report.
+    scoped_files). Claude Code reads back each glob learn writes as it was (quoted:
+    surfaces_apply.path_rule_header), and loads a file without `paths:` always."""
+    return scoped_file(folder, name, ".md", frozenset(globs) or ALWAYS, claims=claims)
 
 
 def choose(p: Proposal, choice: TargetChoice) -> Target:
@@ -295,10 +299,10 @@ def choose(p: Proposal, choice: TargetChoice) -> Target:
         if choice.kind == "agents":
             # Codex reads AGENTS.md along the directory chain: one in the folder is its
             # path scope.
-            folder = p.surface_rules[0].split("*")[0].rstrip("/") if p.surface_rules else ""
+            folder = glob_folder(p.surface_rules)
             return Target(root / folder / "AGENTS.md", "rule", root)
         return Target(_claude_rule_file(root / ".claude" / "rules", slug(p.label),
-                                        p.surface_rules), "path-rule", root)
+                                        p.surface_rules, choice.claims), "path-rule", root)
     if form == "command":
         name = f"{slug(p.label, 'command')}.md"
         if choice.kind == "agents":  # Codex reads custom prompts from its home only
@@ -310,7 +314,8 @@ def choose(p: Proposal, choice: TargetChoice) -> Target:
                       form, root)
     if choice.kind == "rules":
         base = claude_home() if root is None else root / ".claude"
-        return Target(base / "rules" / f"{topic_for(p)}.md", form, root)
+        return Target(_claude_rule_file(base / "rules", topic_for(p), (), choice.claims),
+                      form, root)
     return Target(claude_home() / "CLAUDE.md" if root is None else project_claude_md(root),
                   form, root)
 
