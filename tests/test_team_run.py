@@ -240,3 +240,27 @@ def test_team_thresholds_come_from_the_team_config_section(tmp_path: Path) -> No
     with FeedbackStore.open(db) as store:
         assert store.sql("SELECT COUNT(*) AS n FROM runs WHERE result_json IS NOT NULL") == [
             {"n": 3}]
+
+
+def test_a_teammates_row_reaches_no_terminal_with_its_escape_sequences() -> None:
+    """A row of a SQLite team file (anyone's to write) holding ESC sequences (cursor up,
+    erase the line, set the title, conceal) and a bidi override: read as the words would
+    show, so neither the proposal nor the digest printed to a terminal holds them."""
+    from learn.records.proposal import Funnel, RunResult, RunUsage
+    from learn.report.digest import render_digest_markdown
+
+    hostile = "never deploy on fridays\x1b[1A\x1b[2K\x1b]0;owned\x07\x1b[8m\u202eyadot"
+    rows = [SharedCandidate("mallory", "m1", "directive", None, hostile, "2026-11-03", REMOTE),
+            SharedCandidate("mallory", "m1", "fix", None, "make\x1b[8m deploy", "2026-11-03",
+                            REMOTE, evidence=("git push\x1b[2K",))]
+    sessions, _ = team_sessions(rows)
+    texts = [c.text for s in sessions for c in s.candidates]
+    texts += [x for s in sessions for c in s.candidates for x in (c.command or "",
+                                                                  *c.intervening_commands)]
+    assert texts and not any(ch in t for t in texts for ch in "\x1b\x07\u202e")
+    assert any(t.startswith("never deploy on fridays ") for t in texts)
+    quote = Quote("m1", hostile, "2026-11-03T00:00:00+00:00", None)
+    p = Proposal("directive", "no-friday-deploys", hostile, 2, 2, None, (quote,))  # type: ignore[arg-type]
+    md = render_digest_markdown(RunResult(proposals=(p,), funnel=Funnel(), usage=RunUsage()))
+    assert "never deploy on fridays" in md
+    assert not any(ch in md for ch in "\x1b\x07\u202e")

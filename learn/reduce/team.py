@@ -35,6 +35,7 @@ from learn.records.candidate import KINDS, MinedCandidate, SessionCandidates
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.rules import RuleCorpus, collect_rules
 from learn.textfold import fold
+from learn.visible import visible
 
 if TYPE_CHECKING:
     from learn.config import Config
@@ -67,10 +68,14 @@ def team_sessions(
     for (author, sid), group in grouped.items():
         if sid in authors:  # two people, one session hash: never one person
             sid = f"{sid}:{len(authors)}"
+        # A teammate's row is read as their words would be shown: what a SQLite team
+        # file (anyone's to write) or a member's own rows hold past that (an ESC
+        # sequence, a bidi override) never reaches a proposal, a digest or a terminal.
         candidates = tuple(
-            MinedCandidate(kind=kind, text=r.quote,
-                           command=r.quote if kind == "fix" else None,
-                           intervening_commands=r.evidence if kind == "fix" else ())
+            MinedCandidate(kind=kind, text=visible(r.quote),
+                           command=visible(r.quote) if kind == "fix" else None,
+                           intervening_commands=tuple(map(visible, r.evidence))
+                           if kind == "fix" else ())
             for r in group for kind in KINDS if kind == r.kind
         )
         dated = [r.occurred_at for r in group if r.occurred_at]

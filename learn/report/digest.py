@@ -20,6 +20,7 @@ from learn.records.proposal import Funnel, Proposal, RunResult
 from learn.report.outcomes import outcome_lines
 from learn.report.proposal_lines import RULE_CHARS, agent_name, item_lines
 from learn.report.words import day, flatten, plural
+from learn.visible import visible
 
 LEARN_DIGEST_MARKER = "[learn-digest]"
 
@@ -218,7 +219,11 @@ def inert(markdown: str) -> str:
 
 
 def render_digest_markdown(result: RunResult) -> str:
-    return inert(_digest_markdown(result))
+    """The digest as Markdown: no fetching markup (`inert`), and no character that shows as
+    nothing or acts (learn.visible): it is printed to a terminal and read by Claude
+    Code's model (/learn), and it quotes what was pasted into a prompt (a coloured
+    terminal's ESC sequences) and what a teammate shared (learn.reduce.team)."""
+    return visible(inert(_digest_markdown(result)))
 
 
 def _digest_markdown(result: RunResult) -> str:

@@ -41,7 +41,8 @@ Inline code spans (`pnpm vitest run`) stay: they are how a rule names a command.
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from learn.visible import visible
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _COMMENT_ENDS = re.compile(r"<!--|-->")
@@ -97,33 +98,6 @@ _AUTOLINK = re.compile(r"<(?!https?://|mailto:)[A-Za-z][\w+.-]*:[^<>\s]*>", re.I
 # Line breaks a renderer may take as one; they become "\n", so every rule of a
 # line holds on each of them.
 _BREAKS = re.compile(r"\r\n?|[\x0b\x0c\x85\u2028\u2029]")
-# Shown as nothing, or as blank space, while a model reads them: fillers,
-# variation selectors, the combining grapheme joiner, the tag block ("ASCII
-# smuggling": a sentence in U+E0020-E007E is invisible in a diff). The rest of
-# the invisible characters are found by category (see _hidden).
-_INVISIBLE = frozenset([0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D,
-                        0x180E, 0x180F, 0x2800, 0x3164, 0xFFA0, *range(0xFE00, 0xFE10)])
-# Controls, format characters (bidi marks and overrides, zero-width ones, soft
-# hyphen, the byte-order mark), private use, lone surrogates, unassigned.
-_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
-
-
-def _hidden(char: str) -> bool:
-    code = ord(char)
-    if code < 0x80:
-        return (code < 0x20 and char not in "\t\n") or code == 0x7F
-    return (code in _INVISIBLE or 0xE0000 <= code <= 0xE0FFF
-            or unicodedata.category(char) in _HIDDEN_CATEGORIES)
-
-
-def _visible(text: str) -> str:
-    """`text` with every hidden character a space (see _hidden): the diff the
-    person confirms shows what the agent will read."""
-    if text.isascii() and text.isprintable():
-        return text
-    return "".join(" " if _hidden(c) else c for c in text)
-
-
 def _outside_code(text: str) -> str:
     return _CODE_SPAN.sub(" ", text)
 
@@ -233,7 +207,7 @@ def plain_prose(text: str, *, one_line: bool = True) -> str:
 
 
 def _prose_once(text: str, *, one_line: bool) -> str:
-    text = _visible(_BREAKS.sub("\n", text))
+    text = visible(_BREAKS.sub("\n", text))
     text = _COMMENT_ENDS.sub(" ", _COMMENT.sub(" ", text))
     text = _LEARN_MARKERS.sub(" ", text)
     lines: list[str] = []

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from learn.report.screen import Screen, all_narrow
+from learn.visible import visible
 
 if TYPE_CHECKING:
     from rich.console import ConsoleOptions
@@ -37,8 +38,11 @@ Piece = tuple[str, str]
 
 
 def print_styled(screen: Screen, pieces: Iterable[Piece]) -> None:
-    """`console.print(Text.assemble(*pieces, end=""))`, written in one go."""
-    listed = list(pieces)
+    """`console.print(Text.assemble(*pieces, end=""))`, written in one go. Each piece's
+    text is shown as it reads (learn.visible): a transcript's words are printed here
+    (`learn show`), and an ESC sequence pasted into a prompt would act on the terminal
+    (colour, the window's title, the clipboard) rather than show."""
+    listed = [(visible(text), style) for text, style in pieces]
     if screen.rich_only:
         # Where rich writes otherwise (a Windows console, a notebook) or nothing at all.
         from rich.text import Text
@@ -51,7 +55,9 @@ def print_styled(screen: Screen, pieces: Iterable[Piece]) -> None:
 def print_markup(screen: Screen, markup: str, *, soft_wrap: bool = False) -> None:
     """`console.print(markup, soft_wrap=soft_wrap)` for a line of text in one style
     or none (`[bold]...[/bold]`, values put in with `screen.escape`): written here
-    when the markup is only that, and holds no emoji code rich would replace."""
+    when the markup is only that, and holds no emoji code rich would replace. Shown as
+    it reads (learn.visible), as `print_styled`."""
+    markup = visible(markup)
     found = _plain_or_one_style(markup)
     if screen.rich_only or found is None:
         screen.rich_console().print(markup, soft_wrap=soft_wrap)
