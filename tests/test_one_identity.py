@@ -19,9 +19,9 @@ REPO = Path(__file__).resolve().parents[1]
 IDENTITY = ("learn", "projects")
 # Modules that may compare paths on their own, each with its reason.
 EXEMPT = {
-    # learn's PreToolUse check: the standard library alone, since every shell call of
-    # the agent starts it (learn.projects costs 33 ms more to import); it asks whether
-    # a command's path is inside the folder a rule names, on this machine, not whose.
+    # learn's PreToolUse check: every shell call of the agent starts it, so it first
+    # asks by string whether the session's folder is inside the project's; only when
+    # not does it ask learn.projects.checkout (standard library only) whose it is.
     ("learn", "guard", "hook.py"),
 }
 

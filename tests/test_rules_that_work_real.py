@@ -343,8 +343,9 @@ def test_the_check_program_imports_nothing_heavy(tmp_path: Path) -> None:
             "print(sorted(m for m in sys.modules if m.startswith('learn')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.strip() == str(['learn', 'learn.guard', 'learn.guard.hook', 'learn.guard.rules',
-                               'learn.guard.shell', 'learn.hook_input', 'learn.no_telemetry'])
+    assert out.strip() == str(['learn', 'learn.guard', 'learn.guard.hook', 'learn.guard.lines',
+                               'learn.guard.rules', 'learn.guard.runners', 'learn.guard.shell',
+                               'learn.hook_input', 'learn.no_telemetry'])
     heavy = ("import sys, learn.guard.hook; "
              "print([m for m in ('dataclasses', 'pathlib', 'numpy', 'click') if m in sys.modules])")
     assert subprocess.run([sys.executable, "-S", "-c", heavy], capture_output=True, text=True,

@@ -4,7 +4,10 @@ in any spelling a shell accepts.
 
 shell.py takes a command line apart as a shell would; rules.py is the data file of
 rules and what a rule matches; hook.py is the program (`python -m learn.guard`).
+lines.py is what the shell does to a script before splitting words (continuations,
+comments, heredocs); runners.py the programs that run a command from their arguments.
 Standard library only, and of the rest of learn only learn.hook_input (how every
-hook reads its stdin): the check starts on every shell call and must cost what a
-Python start costs.
+hook reads its stdin) and, for a session outside the project's folder (a sibling
+worktree), learn.projects.checkout: the check starts on every shell call and must
+cost what a Python start costs.
 """

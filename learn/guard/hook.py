@@ -53,6 +53,32 @@ def _within(path: str, root: str) -> bool:
     return p == r or p.startswith(r + os.sep)
 
 
+def in_project(cwd: str, project: str) -> bool:
+    """Whether a session run in `cwd` is one of `project`'s: in its folder, or in any
+    checkout of its repository. The rules file names the main checkout (its key,
+    learn.projects), but Claude Code runs a session in the checkout it was started
+    in, and learn writes the hook into a worktree too (learn.report.check_install):
+    a sibling worktree (`shop-fix` beside `shop`) was never inside `project`, and
+    the check stopped nothing there (audit 2, r1). The string test answers for a
+    session in the project's own folder; only when it fails is the disk read, the
+    way learn.projects decides a project (the key, symlinks resolved and case folded
+    where the disk folds it; then the checkout's repository), standard library only."""
+    if _within(cwd, project):
+        return True
+    from learn.projects.checkout import checkout_on_disk
+    from learn.projects.flavour import home_key, is_path, key_within, path_key
+
+    if not (is_path(cwd) and is_path(project)):
+        return False
+    key = path_key(cwd)
+    if key_within(key, project):  # a symlinked or case-folded spelling of the folder
+        return True
+    found = checkout_on_disk(key, home_key())
+    # A dangling worktree (its repository moved) says only what its name says: no
+    # `git push` runs there, and no rule is decided on a guess.
+    return found is not None and not found.dangling and found.project == project
+
+
 def decide(event: dict[str, Any], rules_file: str) -> tuple[list[Hit], dict[str, Any] | None]:
     """(the rules the call breaks, the answer to print: None lets it run)."""
     line = command_of(event)
@@ -60,7 +86,7 @@ def decide(event: dict[str, Any], rules_file: str) -> tuple[list[Hit], dict[str,
         return [], None
     ruleset = load_rules(rules_file)
     cwd = event.get("cwd")
-    if ruleset.project and isinstance(cwd, str) and not _within(cwd, ruleset.project):
+    if ruleset.project and isinstance(cwd, str) and not in_project(cwd, ruleset.project):
         return [], None  # another project's session (a user-level Codex hook sees all)
     from learn.guard.rules import check_line
 

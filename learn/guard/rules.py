@@ -12,13 +12,28 @@ on every shell call). Matching reads the simple commands learn.guard.shell finds
 (`/usr/bin/git` is `git`), its subcommand after the program's own options
 (`git -C app push`, `git -c k=v push`), then the words after it up to `--`: a long
 flag as written or with `=value` (`--force`, `--force=yes`; `--force-with-lease`
-is another flag), a short flag alone or in a small cluster (`-f`, `-uf`; clusters
-of four or more letters such as `-mfix` are read as an option with its value), a
-rule's own cluster as its letters together in any order or words (`-rf` is `-fr`,
-`-r -f`, `-rfv`; `-f` alone is not it), and
+is another flag), a short flag alone or in a cluster of any length (`-f`, `-uf`,
+`-vquf`), a rule's own cluster as its letters together in any order or words (`-rf`
+is `-fr`, `-r -f`, `-rfv`; `-f` alone is not it), and
 positional words against shell-style patterns (`+*`: a force-pushed refspec). A
 rule with targets holds only where a positional word also matches one of them
 (`main`, `*:main`: "never force push to main").
+
+A cluster was read only up to three letters, so that a value glued to its option
+(`git commit -mfix`) is not read as flags; `git push -vquf` then force-pushed past
+the check (audit 2, r3). Which letter takes a value differs by program and is not
+known here, so every letter of a cluster counts: a rule against `git commit -n`
+now also stops `git commit -mnote`, a stop the agent is told the reason for and
+gets past by writing `-m note`, where a miss broke the promise that a forbidden
+command is stopped in any spelling.
+
+Known, not stopped (each needs what a reader cannot know without running anything):
+a flag produced at run time (`git push $(echo -f)`, `git push $FLAG`: a
+substitution's output or a variable's value is unknown, and counting every one as
+the flag would stop `git push origin $(git branch --show-current)`); an alias or a
+script defined elsewhere (`git config alias.p 'push -f'` then `git p`, a Makefile
+target); an abbreviated long option (`--forc`: git refuses it as ambiguous for
+push, but getopt_long programs accept a unique prefix).
 """
 
 from __future__ import annotations
@@ -30,6 +45,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, NamedTuple
 
+from learn.guard.runners import GLOBAL_VALUED
 from learn.guard.shell import Simple, simple_commands
 
 Mode = Literal["record", "enforce"]
@@ -41,22 +57,7 @@ VALID_FLAG: Final = re.compile(r"^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 VALID_PATTERN: Final = re.compile(r"^[A-Za-z0-9+*?._/:@-][A-Za-z0-9+*?._/:@\[\]-]{0,63}$")
 MAX_REASON: Final = 400
 MAX_RULES: Final = 200
-SHORT_CLUSTER_MAX: Final = 3
-# Options a program takes before its subcommand, with a value in the next word.
-GLOBAL_VALUED: Final[dict[str, frozenset[str]]] = {
-    "git": frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
-                      "--config-env", "--exec-path"}),
-    "docker": frozenset({"-H", "--host", "-c", "--context", "--config", "-l", "--log-level"}),
-    "kubectl": frozenset({"-n", "--namespace", "--context", "--kubeconfig", "-s", "--server",
-                          "--cluster", "--user"}),
-    "npm": frozenset({"--prefix", "-w", "--workspace", "-C"}),
-    "pnpm": frozenset({"-C", "--dir", "--filter", "-F"}),
-    "yarn": frozenset({"--cwd"}),
-    "cargo": frozenset({"-C", "--config", "-Z", "--manifest-path"}),
-    "gh": frozenset({"-R", "--repo"}),
-}
-
-
+SHORT_CLUSTER_MAX: Final = 3  # the longest cluster a rule offered from a transcript names
 class BadRules(ValueError):
     """A data file learn's check will not use, with what is wrong in it."""
 
@@ -198,15 +199,13 @@ def _flag_in(flag: str, word: str) -> bool:
     if word == flag:
         return True
     letter = flag[1:]
-    return (len(letter) == 1 and word.startswith("-") and not word.startswith("--")
-            and word[1:].isalpha() and 2 <= len(word) - 1 <= SHORT_CLUSTER_MAX
-            and letter in word[1:])
+    return len(letter) == 1 and letter in _short_letters(word)
 
 
 def _short_letters(word: str) -> str:
-    """The one-letter options a word sets (`-r`, `-rf`), or "" for anything else."""
-    if word.startswith("-") and not word.startswith("--") and word[1:].isalpha() \
-            and 1 <= len(word) - 1 <= SHORT_CLUSTER_MAX:
+    """The one-letter options a word sets (`-r`, `-rf`, `-vquf`: a cluster of any
+    length), or "" for anything else."""
+    if word.startswith("-") and not word.startswith("--") and word[1:].isalpha():
         return word[1:]
     return ""
 

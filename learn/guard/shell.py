@@ -21,10 +21,12 @@ import re
 import shlex
 from typing import NamedTuple
 
+from learn.guard.lines import logical
+from learn.guard.runners import commands_run_by
+
 _OPS = frozenset(";&|()\n")
 _REDIRECT = frozenset("<>&")
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
-_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}"})
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 MAX_DEPTH = 4  # `bash -c "sh -c '...'"` nests; a line nesting deeper is not an agent's
@@ -58,27 +60,11 @@ class Simple(NamedTuple):
         return self.argv[0].rsplit("/", 1)[-1] if self.argv else ""
 
 
-def _drop_heredocs(text: str) -> str:
-    """The line without heredoc bodies: `cat <<EOF ... EOF` is data, not commands."""
-    lines = text.split("\n")
-    out: list[str] = []
-    ends: list[tuple[str, bool]] = []
-    for line in lines:
-        if ends:
-            word, tabs = ends[0]
-            if (line.lstrip("\t") if tabs else line) == word:
-                ends.pop(0)
-            continue
-        out.append(line)
-        for m in _HEREDOC.finditer(line):
-            ends.append((m.group(2), m.group(0).startswith("<<-")))
-    return "\n".join(out)
-
-
 def _tokens(text: str) -> list[str]:
     lex = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>\n")
     lex.whitespace = " \t\r"
     lex.whitespace_split = True
+    lex.commenters = ""  # cut before, where a comment ends (learn.guard.lines)
     try:
         return list(lex)
     except ValueError:
@@ -166,6 +152,11 @@ def _unwrap(words: list[str], depth: int) -> tuple[list[str], list[str]]:
         if name == "eval" and depth < MAX_DEPTH:
             texts.append(" ".join(words[1:]))
             return [], texts
+        runs = commands_run_by(name, words) if depth < MAX_DEPTH else None
+        if runs:
+            texts.extend(runs)
+            # `find` is a command itself; watch, script and an alias are only a way in.
+            return (words if name == "find" else []), texts
         return words, texts
     return [], texts
 
@@ -184,7 +175,7 @@ def simple_commands(line: str, *, depth: int = 0) -> list[Simple]:
         nested.extend(texts)
         words = []
 
-    text, nested = _substitutions(_drop_heredocs(line))
+    text, nested = _substitutions(logical(line))
     for tok in _tokens(text):
         if skip_next:
             skip_next = False

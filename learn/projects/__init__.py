@@ -10,145 +10,65 @@ fails when a second appears).
 - `flavour`: a path by its own file system's rules (Windows or POSIX).
 - `gitdir`: what a folder's `.git` says (worktrees, branches, remotes).
 - `remote`: a remote URL as a repository id (`github.com/acme/webshop`).
+- `checkout`: which repository a checkout belongs to (a worktree's `.git` file),
+  standard library only: learn's check asks it for a session outside the project's
+  folder, on every shell call.
+- `folders`: the project of a folder the person named, and where its files live.
+
+The names below are imported on first use (learn.lazy): learn's check imports
+learn.projects.checkout on every shell call of the agent, and importing the
+package must not bring identity's msgspec and pathlib with it (33 ms).
 """
 
 from __future__ import annotations
 
-import os
-from collections import Counter
-from collections.abc import Iterable
-from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
 
-from learn.projects.flavour import is_path as is_path
-from learn.projects.flavour import is_windows_path as is_windows_path
-from learn.projects.flavour import key_within as key_within
-from learn.projects.flavour import on_this_machine as on_this_machine
-from learn.projects.flavour import path_key as path_key
-from learn.projects.identity import NO_HINTS as NO_HINTS
-from learn.projects.identity import Hints as Hints
-from learn.projects.identity import Known as Known
-from learn.projects.identity import checkout_root as checkout_root
-from learn.projects.identity import project_of as project_of
+from learn.lazy import lazy_getattr
 
+if TYPE_CHECKING:
+    from learn.projects.flavour import is_path as is_path
+    from learn.projects.flavour import is_windows_path as is_windows_path
+    from learn.projects.flavour import key_within as key_within
+    from learn.projects.flavour import on_this_machine as on_this_machine
+    from learn.projects.flavour import path_key as path_key
+    from learn.projects.folders import as_folder as as_folder
+    from learn.projects.folders import checkout_folder as checkout_folder
+    from learn.projects.folders import in_this_checkout as in_this_checkout
+    from learn.projects.folders import named_folder as named_folder
+    from learn.projects.folders import project_here as project_here
+    from learn.projects.folders import quote_projects as quote_projects
+    from learn.projects.folders import repository_id_of as repository_id_of
+    from learn.projects.folders import spellings as spellings
+    from learn.projects.folders import within as within
+    from learn.projects.folders import write_roots as write_roots
+    from learn.projects.identity import NO_HINTS as NO_HINTS
+    from learn.projects.identity import Hints as Hints
+    from learn.projects.identity import Known as Known
+    from learn.projects.identity import checkout_root as checkout_root
+    from learn.projects.identity import project_of as project_of
 
-def within(path: str, root: str) -> bool:
-    """`path` is `root` or below it, both compared by their own flavour (`path_key`);
-    anything that is not an absolute path only equals itself."""
-    if not (is_path(path) and is_path(root)):
-        return path == root
-    return key_within(path_key(path), path_key(root))
+_WHERE = {
+    "is_path": "learn.projects.flavour",
+    "is_windows_path": "learn.projects.flavour",
+    "key_within": "learn.projects.flavour",
+    "on_this_machine": "learn.projects.flavour",
+    "path_key": "learn.projects.flavour",
+    "NO_HINTS": "learn.projects.identity",
+    "Hints": "learn.projects.identity",
+    "Known": "learn.projects.identity",
+    "checkout_root": "learn.projects.identity",
+    "project_of": "learn.projects.identity",
+    "within": "learn.projects.folders",
+    "named_folder": "learn.projects.folders",
+    "project_here": "learn.projects.folders",
+    "quote_projects": "learn.projects.folders",
+    "spellings": "learn.projects.folders",
+    "checkout_folder": "learn.projects.folders",
+    "write_roots": "learn.projects.folders",
+    "in_this_checkout": "learn.projects.folders",
+    "repository_id_of": "learn.projects.folders",
+    "as_folder": "learn.projects.folders",
+}
 
-
-def named_folder(folder: str | os.PathLike[str] | None = None) -> str:
-    """A folder the person named on the command line, absolute (default: the current
-    directory). A relative path is relative to where they typed it; a Windows path
-    stays one on any host; a transcript's path never goes through here."""
-    text = os.fspath(folder) if folder is not None else os.getcwd()
-    return text if is_path(text) else os.path.abspath(text)
-
-
-def project_here(folder: str | os.PathLike[str] | None = None,
-                 known: Known | None = None) -> str:
-    """The project of a folder the person named (`named_folder`)."""
-    found = project_of(named_folder(folder), known)
-    assert found is not None
-    return found
-
-
-class _Quoted(Protocol):
-    @property
-    def session_id(self) -> str: ...
-    @property
-    def project(self) -> str | None: ...
-
-
-def quote_projects(quotes: Iterable[_Quoted], known: Known | None = None) -> list[str]:
-    """The projects quotes were said in, most distinct sessions first."""
-    known = known if known is not None else Known()
-    sessions: dict[str, set[str]] = {}
-    for q in quotes:
-        project = project_of(q.project, known)
-        if project:
-            sessions.setdefault(project, set()).add(q.session_id)
-    return sorted(sessions, key=lambda k: (-len(sessions[k]), k))
-
-
-def spellings(pairs: Iterable[tuple[str | None, str | None]]) -> dict[str, str]:
-    """(folder as a transcript spelled it, its project) pairs -> each project's
-    name for people: the spelling most sessions used of the project's own folder
-    (`C:\\Users\\ana\\VAULT` rather than its key `c:\\users\\ana\\vault`), else the
-    project's key."""
-    seen: dict[str, Counter[str]] = {}
-    # Each distinct pair decided once: a listing of 1,000 sessions has a few dozen.
-    for (folder, project), n in Counter(pairs).items():
-        if project:
-            counts = seen.setdefault(project, Counter())
-            if folder and is_path(folder) and path_key(folder) == project:
-                counts[folder] += n
-    return {p: (c.most_common(1)[0][0] if c else p) for p, c in seen.items()}
-
-
-def checkout_folder(folder: str | os.PathLike[str]) -> Path:
-    """The checkout a folder the person named is in (`checkout_root`: a main checkout
-    or a worktree), else the folder itself; a Windows folder named on another system
-    stays as named, never joined to this one's working directory."""
-    named = named_folder(os.path.expanduser(os.fspath(folder)))
-    found = checkout_root(named)
-    if found:
-        return Path(found)
-    return Path(named).resolve() if on_this_machine(named) else Path(named)
-
-
-def write_roots(project: str | None, file: str | os.PathLike[str]) -> tuple[str, ...]:
-    """The folders a file learn wrote for `project` may be rewritten under (by `apply
-    --undo` or `--prune`): the project's own folder and, when the file is in another
-    checkout of the same repository (a worktree apply wrote into), that checkout. A
-    checkout of another repository is never one of them."""
-    if not project:
-        return ()
-    found = checkout_root(os.path.dirname(os.fspath(file)))
-    if found and found != project and project_of(found) == project:
-        return (project, found)
-    return (project,)
-
-
-def in_this_checkout(file: str | os.PathLike[str],
-                     folder: str | os.PathLike[str]) -> Path | None:
-    """The same file in the checkout `folder` is in, when `file` lies in another
-    checkout of that repository (a rule a run over every project found in the main
-    checkout, `apply` run in a worktree): the checkout the person works in is the one
-    written, never the other. None when either is in no checkout, both are in the
-    same one, or the other is another repository's."""
-    real = os.path.realpath(os.fspath(file))
-    there, here = checkout_root(os.path.dirname(real)), checkout_root(folder)
-    if there is None or here is None or there == here:
-        return None
-    known = Known()
-    if project_of(there, known) != project_of(here, known):
-        return None
-    return Path(here).joinpath(*Path(real).parts[len(Path(there).parts):])
-
-
-def repository_id_of(folder: str | os.PathLike[str]) -> str | None:
-    """The id of the repository the folder the person named is in (`github.com/acme/
-    webshop`: its origin's, else its first remote's; learn.projects.remote), what the
-    team store groups by. None when the folder is in no repository on this disk or
-    its remotes are not on a host."""
-    from learn.projects.gitdir import repository_at
-
-    known = Known()
-    co = known.checkout(known.key(named_folder(os.path.expanduser(os.fspath(folder)))))
-    return repository_at(co).repository_id if co is not None else None
-
-
-def as_folder(project: str) -> Path | None:
-    """The project's folder on this disk, None when it names none here (a repository
-    id, a Windows folder read on another system, a folder since deleted, a bare
-    repository's git directory)."""
-    from learn.projects.gitdir import is_git_dir
-
-    if not is_path(project) or not on_this_machine(project):
-        return None
-    path = Path(project)
-    return path if path.is_dir() and not is_git_dir(project) else None
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())

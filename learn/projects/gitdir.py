@@ -1,170 +1,31 @@
-"""What a folder's git metadata says, read from the files (no `git` process on the way).
+"""What a repository's git directory says, read from the files (no `git` process on
+the way): for a folder the disk no longer shows (learn.projects.identity), the
+branches a repository has, the folders its worktrees were added at, its origin's
+repository id, and whether it holds a commit.
 
-A checkout is the folder holding `.git`. In a main checkout `.git` is the git
-directory; in a worktree (`git worktree add ../repo-fix`, Claude Code desktop's
-`<repo>/.claude/worktrees/<name>`, the Codex app's) it is a file `gitdir: <path>`
-naming `<repo>/.git/worktrees/<name>`, whose `commondir` names the repository's
-shared git directory, whose parent is the main checkout. On a real monorepo each
-sibling worktree was its own one-session project until this was read: a request
-said in 6 sessions across the worktrees counted 3.
-
-A submodule's `.git` file names `<super>/.git/modules/<name>`, which has no
-`commondir`: it is a repository of its own. Its worktrees (`git -C vendor/lib
-worktree add ../lib-fix`) name that git dir as their common one; its main checkout
-is the folder its `core.worktree` names (a worktree of a submodule was a project
-of its own, the git dir, apart from the submodule it was added from).
-
-A `.git` file naming a git directory that is not there (the repository was moved
-or deleted; `git` itself says "not a git repository") is a dangling checkout:
-still the folder `apply` writes in, but the disk no longer says whose it is.
-Read as its own project it re-filed the worktree's sessions and overwrote what
-learn remembered of it; learn.projects.identity asks what it knows first, then
-the name of the git dir (`<repo>/.git/worktrees/<name>` was `<repo>`'s).
-
-Also read here, for a folder the disk no longer shows (learn.projects.identity):
-the branches a repository has, the folders its worktrees were added at, its
-origin's repository id, and whether it holds a commit.
+Which repository a checkout belongs to (a worktree's `.git` file, its `commondir`,
+a submodule's `core.worktree`) is learn.projects.checkout, re-exported here.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from functools import cached_property
 from pathlib import Path
 from typing import Final
 
-import msgspec
-
 from learn.lazy import lazy_pattern
-from learn.projects.flavour import ancestors, is_windows_path, key_name, key_parent, path_key
+from learn.projects.checkout import GIT as GIT
+from learn.projects.checkout import Checkout as Checkout
+from learn.projects.checkout import checkout_of as checkout_of
+from learn.projects.checkout import is_git_dir as is_git_dir
+from learn.projects.checkout import read_text as _read
+from learn.projects.flavour import path_key
 from learn.projects.remote import repository_id
 
-GIT: Final = ".git"
-_GITDIR: Final = lazy_pattern(r"^gitdir:\s*(.+?)\s*$", re.M)
 _REMOTE: Final = lazy_pattern(r'^\s*\[remote\s+"([^"]+)"\]\s*$')
 _URL: Final = lazy_pattern(r"^\s*url\s*=\s*(.+?)\s*$")
-_WORKTREE: Final = lazy_pattern(r"^\s*worktree\s*=\s*(.*?)\s*$", re.I)
 _SHA: Final = lazy_pattern(r"^[0-9a-f]{7,64}$")
-
-
-class Checkout(msgspec.Struct, frozen=True):
-    """A checkout on disk: its own folder and the repository it belongs to (path keys)."""
-
-    root: str  # the folder holding `.git`: a main checkout or a worktree
-    project: str  # the repository: its main checkout (a bare repository: its git dir)
-    git_dir: str  # this checkout's git directory
-    common_dir: str  # the repository's shared git directory
-    # The `.git` file names a git directory that is not there: `project` is only what
-    # its name says (`<repo>/.git/worktrees/<name>`: `<repo>`), else the folder itself.
-    dangling: bool = False
-
-    @property
-    def is_worktree(self) -> bool:
-        return self.root != self.project
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(64 * 1024)
-    except OSError:
-        return None
-
-
-def _checkout_at(folder: str) -> Checkout | None:
-    dot_git = os.path.join(folder, GIT)
-    if os.path.isdir(dot_git):
-        git_dir = path_key(dot_git)
-        common = _common_dir(git_dir) or git_dir
-        return Checkout(folder, _main_of(common, fallback=folder), git_dir, common)
-    if not os.path.isfile(dot_git):
-        return None
-    text = _read(dot_git)
-    found = _GITDIR.search(text or "")
-    if found is None:
-        return None
-    named = found.group(1)
-    # Git for Windows' `C:/Users/ana/app/.git/worktrees/x` read on another system is that
-    # system's path, not one below this folder.
-    git_dir = path_key(named if is_windows_path(named) else os.path.join(folder, named))
-    if not os.path.isfile(os.path.join(git_dir, "HEAD")):  # moved, deleted, or no git dir
-        return Checkout(folder, _named_main(git_dir) or folder, git_dir, git_dir, dangling=True)
-    shared = _common_dir(git_dir)
-    if shared is None:  # a submodule, or --separate-git-dir: a repository of its own
-        return Checkout(folder, folder, git_dir, git_dir)
-    return Checkout(folder, _main_of(shared, fallback=folder), git_dir, shared)
-
-
-def _common_dir(git_dir: str) -> str | None:
-    text = _read(os.path.join(git_dir, "commondir"))
-    if text is None or not text.strip():
-        return None
-    return path_key(os.path.join(git_dir, text.strip()))
-
-
-def _main_of(common: str, *, fallback: str) -> str:
-    """The main checkout of the repository whose shared git dir is `common`: its
-    parent when it is a `.git` folder, else the folder its `core.worktree` names (a
-    submodule's, under `<super>/.git/modules/`), else the git dir itself (a bare
-    repository, whose worktrees have no main checkout)."""
-    if os.path.basename(common) == GIT:
-        parent = key_parent(common)
-        return parent if parent is not None else fallback
-    work_tree = _core_worktree(common)
-    return work_tree if work_tree is not None else common
-
-
-def _core_worktree(git_dir: str) -> str | None:
-    """The folder `core.worktree` of `git_dir`'s config names (relative to the git dir)."""
-    section = ""
-    for line in (_read(os.path.join(git_dir, "config")) or "").splitlines():
-        stripped = line.strip()
-        if stripped.startswith("["):
-            section = stripped.strip("[]").strip().casefold()
-            continue
-        found = _WORKTREE.match(line) if section == "core" else None
-        if found:
-            value = found.group(1).strip('"')
-            return path_key(os.path.join(git_dir, value)) if value else None
-    return None
-
-
-def _named_main(git_dir: str) -> str | None:
-    """The main checkout a worktree's git dir names by its place alone
-    (`<repo>/.git/worktrees/<name>` -> `<repo>`), there or not."""
-    admin = key_parent(git_dir)
-    dot_git = key_parent(admin) if admin is not None else None
-    if admin is None or dot_git is None or key_name(admin) != "worktrees" \
-            or key_name(dot_git) != GIT:
-        return None
-    return key_parent(dot_git)
-
-
-def checkout_of(key: str, *, stop: str | None = None) -> Checkout | None:
-    """The checkout the folder `key` is in, None when no `.git` is found at or above
-    it. `stop` (a folder key) and the folders above it are not looked at: a `.git`
-    in the home folder (dotfiles) must not claim every folder below it. A folder
-    that no longer exists is looked up from the nearest one that does."""
-    candidates = [key, *ancestors(key)]
-    if stop is not None and key != stop:
-        cut = [c for c in candidates if c == stop]
-        if cut:
-            candidates = candidates[: candidates.index(stop)]
-    for folder in candidates:
-        if not os.path.isdir(folder):
-            continue
-        found = _checkout_at(folder)
-        if found is not None:
-            return found
-    return None
-
-
-def is_git_dir(folder: str) -> bool:
-    """A git directory itself (a bare repository): no checkout, no place for a rule file."""
-    return (os.path.isfile(os.path.join(folder, "HEAD"))
-            and os.path.isdir(os.path.join(folder, "objects"))
-            and not os.path.exists(os.path.join(folder, GIT)))
 
 
 class Repository:

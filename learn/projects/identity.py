@@ -40,6 +40,7 @@ from typing import Final
 
 import msgspec
 
+from learn.projects.checkout import Checkout, checkout_on_disk
 from learn.projects.flavour import (
     ancestors,
     home_key,
@@ -51,7 +52,7 @@ from learn.projects.flavour import (
     path_key,
     separator,
 )
-from learn.projects.gitdir import Checkout, Repository, checkout_of, repository_at
+from learn.projects.gitdir import Repository, repository_at
 
 # Branch names every repository has: no evidence of which one a folder belonged to.
 _COMMON_BRANCHES: Final = frozenset({"", "head", "main", "master", "trunk", "develop", "dev"})
@@ -144,10 +145,7 @@ class Known(msgspec.Struct, repr_omit_defaults=True):
     def checkout(self, key: str) -> Checkout | None:
         """The checkout of `key` on this disk (home and above never claim below them)."""
         if key not in self._checkouts:
-            home = self.home
-            stop = home if key_within(key, home) and key != home else None
-            self._checkouts[key] = (checkout_of(key, stop=stop)
-                                    if on_this_machine(key) else None)
+            self._checkouts[key] = checkout_on_disk(key, self.home)
         return self._checkouts[key]
 
     def repositories(self) -> dict[str, Repository]:
