@@ -435,7 +435,7 @@ def test_a_checked_in_settings_file_nested_too_deep_does_not_stop_an_install(
     (project / ".git").mkdir(parents=True)
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text('{"hooks": ' + DEEP + "}")
-    result = CliRunner().invoke(install, ["--project", "--project-dir", str(project), "--hooks"])
+    result = CliRunner().invoke(install, ["--project", "--project-dir", str(project), "--hooks", "--yes"])
     assert result.exit_code == 0, result.output
     assert (project / ".claude" / "commands" / "learn.md").exists()
 

@@ -222,12 +222,12 @@ def test_install_with_hooks_writes_settings_and_keeps_a_backup(tmp_path: Path) -
     settings = Path.home() / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"model": "opus"}), encoding="utf-8")
-    result = CliRunner().invoke(install, ["--hooks"])
+    result = CliRunner().invoke(install, ["--hooks", "--yes"])
     assert result.exit_code == 0, result.output
     data = json.loads(settings.read_text(encoding="utf-8"))
     assert data["model"] == "opus" and has_hook(data)
     assert "backed up" in result.output
-    again = CliRunner().invoke(install, ["--hooks"])
+    again = CliRunner().invoke(install, ["--hooks", "--yes"])
     assert again.exit_code == 0 and "already" in again.output
     assert json.loads(settings.read_text(encoding="utf-8")) == data
 
@@ -236,6 +236,6 @@ def test_install_with_hooks_leaves_a_broken_settings_file_alone() -> None:
     settings = Path.home() / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text("{not json", encoding="utf-8")
-    result = CliRunner().invoke(install, ["--hooks"])
+    result = CliRunner().invoke(install, ["--hooks", "--yes"])
     assert result.exit_code != 0 and "not valid JSON" in result.output
     assert settings.read_text(encoding="utf-8") == "{not json"

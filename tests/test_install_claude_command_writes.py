@@ -28,7 +28,7 @@ def test_replacing_settings_and_learn_md_keeps_their_modes() -> None:
     own = claude / "commands" / "learn.md"
     own.write_text("my own /learn\n", encoding="utf-8")
     own.chmod(0o644)
-    result = CliRunner().invoke(install, ["--hooks", "--force"])
+    result = CliRunner().invoke(install, ["--hooks", "--force", "--yes"])
     assert result.exit_code == 0, result.output
     assert has_hook(json.loads(settings.read_text(encoding="utf-8")))
     assert own.read_text(encoding="utf-8") == command_text()
@@ -36,7 +36,7 @@ def test_replacing_settings_and_learn_md_keeps_their_modes() -> None:
 
 
 def test_new_files_are_still_private() -> None:
-    result = CliRunner().invoke(install, ["--hooks"])
+    result = CliRunner().invoke(install, ["--hooks", "--yes"])
     assert result.exit_code == 0, result.output
     claude = Path.home() / ".claude"
     assert _mode(claude / "settings.json") == 0o600
@@ -49,7 +49,7 @@ def test_a_different_learn_md_is_refused_before_settings_are_touched() -> None:
     settings = claude / "settings.json"
     settings.write_text('{"model": "opus"}\n', encoding="utf-8")
     (claude / "commands" / "learn.md").write_text("my own /learn\n", encoding="utf-8")
-    result = CliRunner().invoke(install, ["--hooks"])
+    result = CliRunner().invoke(install, ["--hooks", "--yes"])
     assert result.exit_code != 0 and "--force" in result.output
     assert settings.read_text(encoding="utf-8") == '{"model": "opus"}\n'
     assert "added learn's hooks" not in result.output
@@ -64,14 +64,14 @@ def test_project_hooks_go_to_settings_local_json_not_the_checked_in_settings(
     (project / ".claude").mkdir()
     shared = project / ".claude" / "settings.json"
     shared.write_text('{\n  "permissions": {\n    "deny": []\n  }\n}\n', encoding="utf-8")
-    result = CliRunner().invoke(install, ["--project", "--project-dir", str(project), "--hooks"])
+    result = CliRunner().invoke(install, ["--project", "--project-dir", str(project), "--hooks", "--yes"])
     assert result.exit_code == 0, result.output
     assert shared.read_text(encoding="utf-8") == '{\n  "permissions": {\n    "deny": []\n  }\n}\n'
     local = json.loads((project / ".claude" / "settings.local.json").read_text(encoding="utf-8"))
     assert has_hook(local) and has_hook(local, "InstructionsLoaded", "hook instructions-loaded")
     assert (project / ".claude" / "commands" / "learn.md").read_text() == command_text()
     # Installing again finds them where they went.
-    again = CliRunner().invoke(install, ["--project", "--project-dir", str(project), "--hooks"])
+    again = CliRunner().invoke(install, ["--project", "--project-dir", str(project), "--hooks", "--yes"])
     assert again.exit_code == 0 and "already in" in again.output
 
 
@@ -83,7 +83,7 @@ def test_hooks_an_older_learn_left_in_the_checked_in_settings_are_pointed_out(
     shared = project / ".claude" / "settings.json"
     old = {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": hook_command()}]}]}}
     shared.write_text(json.dumps(old), encoding="utf-8")
-    result = CliRunner().invoke(install, ["--project", "--project-dir", str(project), "--hooks"])
+    result = CliRunner().invoke(install, ["--project", "--project-dir", str(project), "--hooks", "--yes"])
     assert result.exit_code == 0, result.output
     assert f"{shared} (checked in) also has learn's hooks" in result.output
     assert json.loads(shared.read_text(encoding="utf-8")) == old  # the team's file: not learn's

@@ -143,7 +143,7 @@ def test_install_writes_only_where_learn_may_write(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (project / ".claude").symlink_to(elsewhere)  # a checkout's .claude leading outside
-    res = CliRunner().invoke(install, ["--project", "--project-dir", str(project), "--hooks"])
+    res = CliRunner().invoke(install, ["--project", "--project-dir", str(project), "--hooks", "--yes"])
     assert res.exit_code != 0 and "not an instruction file learn may write" in res.output
     assert list(elsewhere.iterdir()) == []
 

@@ -142,7 +142,7 @@ def test_install_systemd_writes_units_and_enables(monkeypatch: pytest.MonkeyPatc
     assert res.exit_code == 0, res.output
     unit_dir = Path(os.environ["HOME"]) / ".config" / "systemd" / "user"
     service = (unit_dir / "learn-digest.service").read_text()
-    assert f"{sys.executable} -m learn run --yes --quiet --all-projects --since 7d" in service
+    assert f"{sys.executable} -P -m learn run --yes --quiet --all-projects --since 7d" in service
     assert "OnCalendar=*-*-* 09:00:00" in (unit_dir / "learn-digest.timer").read_text()
     assert ["systemctl", "--user", "enable", "--now", "learn-digest.timer"] in fake.calls
     res = CliRunner().invoke(schedule_cmd.command, ["--remove"])

@@ -79,7 +79,7 @@ def _install_hooks(tmp_path: Path, original: bytes) -> Path:
     path = Path.home() / ".claude" / "settings.json"
     path.parent.mkdir(parents=True)
     path.write_bytes(original)
-    result = CliRunner().invoke(install, ["--hooks"])
+    result = CliRunner().invoke(install, ["--hooks", "--yes"])
     assert result.exit_code == 0, result.output
     return path
 
@@ -151,7 +151,7 @@ def test_a_file_with_a_key_twice_is_refused_and_left_as_it_is(tmp_path: Path, wr
         path = Path.home() / ".claude" / "settings.json"
         path.parent.mkdir(parents=True)
         path.write_bytes(original)
-        result = CliRunner().invoke(install, ["--hooks"])
+        result = CliRunner().invoke(install, ["--hooks", "--yes"])
         assert result.exit_code != 0 and '"dup" twice' in result.output
     else:
         with pytest.raises((ApplyError, CheckError), match='"dup" twice'):

@@ -94,7 +94,7 @@ def test_install_claude_command_checks_everything_before_writing_anything(
     # and the install is whole (the hooks and /learn).
     project = _project(tmp_path)
     (project / ".claude" / "settings.json").symlink_to("/dev/zero")
-    done = _run(["-m", "learn", "install-claude-command", "--project", "--hooks"], project)
+    done = _run(["-m", "learn", "install-claude-command", "--project", "--hooks", "--yes"], project)
     assert done.returncode == 0, done.stderr[-2000:]
     local = json.loads((project / ".claude" / "settings.local.json").read_text())
     assert "SessionEnd" in local["hooks"]

@@ -113,15 +113,19 @@ def plan_checks(offers: Sequence[Proposal], project: str,
         plan_rules,
         with_rule,
     )
-    from learn.report.check_offer import check_rule_of
+    from learn.report.check_offer import check_rule_of, offered_in
 
     pairs: list[tuple[Proposal, CheckRule]] = []
     now = now_iso()
     try:
         rules = list(current_rules(project).rules)
         for p in offers:
-            rule = check_rule_of(p)._replace(added_at=now)
-            click.echo(f"{p.key}: learn's check, record-only: {rule.words()} — \"{rule.reason}\"")
+            # Never in place of a rule of the same id the person has (offered_in).
+            rule, kept = offered_in(rules, check_rule_of(p)._replace(added_at=now))
+            mode = "record-only" if rule.mode == "record" else "enforced, as it was"
+            click.echo(f"{p.key}: learn's check, {mode}: {rule.words()} — \"{rule.reason}\"")
+            if kept:
+                click.echo(f"note: {kept}")
             rules = with_rule(rules, rule)
             pairs.append((p, rule))
         check = plan_rules(project, rules, agents=sorted({"claude", *installed_agents(project)}),

@@ -53,6 +53,7 @@ def _queue_and_spawn(raw: bytes, backend: str, log: Log) -> None:
     from learn.hook.event import parse_event
     from learn.hook.queue import SessionQueue
     from learn.hook.worker import lock_held, spawn_worker
+    from learn.invocation import learn_argv
     from learn.paths import data_dir
 
     event = parse_event(raw)
@@ -62,7 +63,7 @@ def _queue_and_spawn(raw: bytes, backend: str, log: Log) -> None:
     if lock_held("hook-worker", data_dir()):
         log.write(f"queued {event.session_id} ({event.reason or 'no reason'}); worker running")
         return
-    pid = spawn_worker(log, [sys.executable, "-m", "learn", "hook", "drain", "--backend", backend])
+    pid = spawn_worker(log, learn_argv("learn", "hook", "drain", "--backend", backend))
     log.write(f"queued {event.session_id} ({event.reason or 'no reason'}); worker {pid}")
 
 

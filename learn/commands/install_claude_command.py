@@ -7,15 +7,23 @@ somebody's own command (ECC and many dotfiles ship one), so it is never
 overwritten without --force, and with --force it is backed up first. A learn.md that
 is a link is never written through, --force or not: one linked to the person's
 other.md had --force replace /other with /learn.
+
+`--hooks` changes the person's settings.json: the change is shown as a diff and asked
+for (`--yes` to skip the question; not at a terminal and without it, nothing is
+written), and what the command wrote is journaled as `learn apply` journals its
+writes, so `learn apply --undo` puts it back. It wrote them unasked and for good before.
 """
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 import click
 
+from learn.commands.apply_writes import interactive, journal_write, new_batch
 from learn.projects import checkout_folder
 from learn.report.apply import write_plan
 from learn.report.confine import confine, read_regular
@@ -45,8 +53,11 @@ def destination(project: bool, project_dir: Path) -> Path:
 @click.option("--hooks", is_flag=True,
               help="Also add learn's hooks to settings.json: SessionEnd mines each ended "
                    "session in the background, so /learn only reduces; InstructionsLoaded "
-                   "records which instruction files each session loaded.")
-def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks: bool) -> None:
+                   "records which instruction files each session loaded. The change is "
+                   "shown and asked for.")
+@click.option("--yes", is_flag=True, help="Write the hooks' change without asking.")
+def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks: bool,
+            yes: bool) -> None:
     """Install the /learn slash command for Claude Code."""
     text = command_text()
     if print_only:
@@ -75,14 +86,18 @@ def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks:
     hook = _hooks_planned(settings_file(project, project_dir), root) if hooks else None
     note = _committed_hooks_note(dest.parents[1] / "settings.json") if hooks and project \
         else None
+    if hook is not None and not _confirmed(hook, yes):
+        click.echo("nothing was written")
+        return
+    batch = new_batch()  # one for both files: `learn apply --undo` puts back the install
     if hook is not None:
-        _write_hooks(*hook, root)
+        _write_hooks(hook, root, batch)
     if note:
         click.echo(note)
     if installed:
         click.echo(f"already installed: {dest}")
         return
-    backup = _write(dest, current, text, root)
+    backup = _write(_plan(dest, current, text, root), batch)
     if backup is not None:
         click.echo(f"backed up the old {dest} to {backup}")
     click.echo(f"installed {dest}: type /learn in Claude Code (needs `learn` on PATH)")
@@ -124,21 +139,28 @@ def _committed_hooks_note(committed: Path) -> str | None:
     return None
 
 
-def _write(path: Path, before: bytes | None, text: str, root: Path | None) -> Path | None:
-    """`path` (confined) holding `text`, written as `learn apply` writes a file
-    (learn.report.apply.write_plan): confined again and written in the folder confine
-    approved, only while it still holds `before`, its mode and owner kept (a new file
-    0600), the old one backed up; the backup."""
-    plan = FilePlan(path=path, original=None if before is None
+def _plan(path: Path, before: bytes | None, text: str, root: Path | None) -> FilePlan:
+    """`path` (confined) going from `before` (None: no file) to holding `text`."""
+    return FilePlan(path=path, original=None if before is None
                     else before.decode("utf-8", "replace"),
                     original_hash=sha256(before) if before is not None else "", new_text=text,
                     projects=(str(root),) if root is not None else ())
+
+
+def _write(plan: FilePlan, batch: str) -> Path | None:
+    """`plan` written as `learn apply` writes a file (learn.report.apply.write_plan):
+    confined again and written in the folder confine approved, only while it still holds
+    what it was planned against, its mode and owner kept (a new file 0600), the old one
+    backed up; then journaled in `batch` for `learn apply --undo`. The backup."""
     try:
-        return write_plan(plan)
+        backup = write_plan(plan)
     except ApplyError as exc:
         raise click.ClickException(str(exc)) from exc
     except OSError as exc:
-        raise click.ClickException(f"could not write {path}: {exc}") from exc
+        raise click.ClickException(f"could not write {plan.path}: {exc}") from exc
+    journal_write(batch, "install", plan, backup, plan.projects[0] if plan.projects else None,
+                  ())
+    return backup
 
 
 def _confined(path: Path, project: Path | None) -> Path:
@@ -149,32 +171,61 @@ def _confined(path: Path, project: Path | None) -> Path:
         raise click.ClickException(str(exc)) from exc
 
 
-def _hooks_planned(settings_path: Path, project: Path | None = None
-                   ) -> tuple[Path, bytes | None, str | None]:
+def _hooks_planned(settings_path: Path, project: Path | None = None) -> HooksPlan:
     """learn's hooks (SessionEnd, InstructionsLoaded) added to `settings_path`, planned:
     the confined file, what it holds and what it will (None: already there), keeping
     everything else as written (learn.report.json_settings)."""
-    from learn.hook.settings import with_hooks
-    from learn.report.json_settings import SettingsError, edit_settings
+    from learn.hook.settings import persons_own, with_hooks
+    from learn.report.json_settings import SettingsError, edit_settings, parse_settings
 
     settings_path = _confined(settings_path, project)
     raw = _read(settings_path)
     try:
-        return settings_path, raw, edit_settings(raw, settings_path, with_hooks)
+        updated = edit_settings(raw, settings_path, with_hooks)
+        kept = persons_own(parse_settings(raw, settings_path)[0])
     except SettingsError as exc:
         raise click.ClickException(str(exc)) from exc
     except ValueError as exc:  # with_hooks: `hooks` is not what Claude Code reads
         raise click.ClickException(f"{exc}; not touching it") from exc
+    notes = tuple(f"your own {event} hook already runs `learn {args}` (`{cmd}`): learn leaves "
+                  "it as it is and adds none beside it" for event, args, cmd in kept)
+    return HooksPlan(settings_path, raw, updated, notes)
 
 
-def _write_hooks(settings_path: Path, raw: bytes | None, updated: str | None,
-                 root: Path | None) -> None:
-    if updated is None:
-        click.echo(f"learn's hooks already in {settings_path}")
+@dataclass(frozen=True, slots=True)
+class HooksPlan:
+    path: Path  # confined
+    before: bytes | None  # None: no file
+    after: str | None  # None: nothing to change
+    notes: tuple[str, ...] = ()
+
+
+def _confirmed(hook: HooksPlan, yes: bool) -> bool:
+    """The hooks' change shown, and asked for: a settings.json runs what its hooks say, so
+    it is never changed unseen (as `learn check` and `learn apply`). Not at a terminal
+    and without --yes, nothing is written (exit 2): a pipe cannot say yes."""
+    for note in hook.notes:
+        click.echo(f"note: {note}")
+    if hook.after is None:
+        return True
+    click.echo(_plan(hook.path, hook.before, hook.after, None).diff(), nl=False)
+    if yes:
+        return True
+    if not interactive():
+        click.echo("refusing to write without confirmation: not a terminal. Re-run with --yes "
+                   "to write the changes above.", err=True)
+        sys.exit(2)
+    return click.confirm(f"write these changes to {hook.path}?", default=False)
+
+
+def _write_hooks(hook: HooksPlan, root: Path | None, batch: str) -> None:
+    if hook.after is None:
+        click.echo(f"learn's hooks already in {hook.path}")
         return
-    backup = _write(settings_path, raw, updated, root)
+    backup = _write(_plan(hook.path, hook.before, hook.after, root), batch)
     if backup is not None:
-        click.echo(f"backed up {settings_path} to {backup}")
-    click.echo(f"added learn's hooks to {settings_path}: ended sessions are mined in the "
+        click.echo(f"backed up {hook.path} to {backup}")
+    click.echo(f"added learn's hooks to {hook.path}: ended sessions are mined in the "
                "background (log: learn's data dir, hook/hook.log), and each instruction file a "
-               "session loads is recorded (outcomes count a rule only where it was loaded)")
+               "session loads is recorded (outcomes count a rule only where it was loaded); "
+               "`learn apply --undo` takes them out")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import click
 
+from learn.invocation import learn_argv
 from learn.paths import config_dir, data_dir
 from learn.report.confine import read_regular
 from learn.report.errors import ApplyError, ConcurrentEditError
@@ -113,8 +114,9 @@ def make_spec(every: str, since: str, project: Path | None = None) -> ScheduleSp
     spec = ScheduleSpec(
         every="daily" if every == "daily" else "weekly",
         # The interpreter learn runs under now: a service manager's PATH will not
-        # have the virtualenv on it, and `python -m learn` needs nothing else.
-        learn=(sys.executable, "-m", "learn"),
+        # have the virtualenv on it, and `python -m learn` needs nothing else; `-P`, or
+        # a ~/learn.py ran instead (cron and systemd start the job in $HOME).
+        learn=tuple(learn_argv()),
         # Absolute: a relative LEARN_DATA_DIR would be read from the job's own folder.
         digests_dir=data_dir().absolute() / "digests",
         env_file=config_dir().absolute() / "schedule.env",

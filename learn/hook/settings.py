@@ -6,17 +6,20 @@ Two hooks: SessionEnd mines an ended session in the background; InstructionsLoad
 records which instruction file a session loaded, and why (learn.transcripts.
 instructions), so outcomes count a rule only where it reached the agent.
 
-Each calls learn by absolute path (this interpreter, `-m learn`): Claude Code runs
+Each calls learn by absolute path (this interpreter, `-P -m learn`): Claude Code runs
 hooks with its own PATH, which often lacks the virtualenv learn lives in, and a bare
-`learn` there failed where nobody could see it.
+`learn` there failed where nobody could see it; `-P` keeps the session's folder off
+sys.path (learn.invocation). Only a hook whose whole command is one of learn's own
+forms is learn's to rewrite; a person's own command that runs learn is theirs.
 """
 
 from __future__ import annotations
 
 import copy
 import shlex
-import sys
 from typing import Any, Final
+
+from learn.invocation import learn_line
 
 HOOK_ARGS: Final = "hook session-end"
 LOADS_ARGS: Final = "hook instructions-loaded"
@@ -30,16 +33,38 @@ _PLUGIN_SCRIPT: Final = "learn-hook"
 
 
 def hook_command(python: str | None = None, args: str = HOOK_ARGS) -> str:
-    """A hook's command line: this learn, by absolute path."""
-    return f"{shlex.quote(python or sys.executable)} -m learn {args}"
+    """A hook's command line: this learn, by absolute path, never the session folder's
+    `learn` (`-P`, learn.invocation)."""
+    return learn_line("learn", *args.split(), python=python)
 
 
-def is_learn_hook(command: str, args: str = HOOK_ARGS) -> bool:
-    """Whether `command` is learn's hook for `args` in any of its forms: `learn hook
-    session-end`, `/abs/python -m learn hook session-end`, the plugin's script."""
+def runs_learn_hook(command: str, args: str = HOOK_ARGS) -> bool:
+    """Whether `command` runs learn's hook for `args` at all: learn's own forms and any
+    command of the person's that calls it (`~/bin/learn hook session-end; notify-send`).
+    What doctor counts as installed, and what keeps a second one from being added."""
     if f"learn {args}" in command:
         return True
     return _PLUGIN_SCRIPT in command and command.rstrip().endswith(args.split()[-1])
+
+
+def is_learn_hook(command: str, args: str = HOOK_ARGS) -> bool:
+    """Whether `command` is, whole, one of the forms learn writes for `args`: `learn hook
+    session-end` (older learns), `/abs/python [-P] -m learn hook session-end` (any
+    interpreter: another virtualenv's is repointed), the plugin's script. Only these are
+    learn's to rewrite: a person's own command that mentions learn (an option of theirs,
+    a `; notify-send` after it) was rewritten whole to learn's plain form before."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    wanted = args.split()
+    if words == ["learn", *wanted]:
+        return True
+    if len(words) == 3 and words[0] == "sh" and words[1].endswith(f"/hooks/{_PLUGIN_SCRIPT}") \
+            and words[2] == wanted[-1]:
+        return True
+    rest = words[2:] if words[1:2] == ["-P"] else words[1:]
+    return bool(words) and words[0].startswith("/") and rest == ["-m", "learn", *wanted]
 
 
 def is_bare(command: str, args: str = HOOK_ARGS) -> bool:
@@ -47,14 +72,16 @@ def is_bare(command: str, args: str = HOOK_ARGS) -> bool:
     return command.strip().startswith(f"learn {args}")
 
 
-def learn_hooks(settings: dict[str, Any], event: str = "SessionEnd",
-                args: str = HOOK_ARGS) -> list[dict[str, Any]]:
-    """learn's hook entries for `event` in `settings`."""
+def learn_hooks(settings: dict[str, Any], event: str = "SessionEnd", args: str = HOOK_ARGS,
+                *, own: bool = False) -> list[dict[str, Any]]:
+    """The hook entries for `event` in `settings` that run learn's hook (`own`: only those
+    in one of learn's own forms, is_learn_hook)."""
     groups = (settings.get("hooks") or {}).get(event) or []
+    test = is_learn_hook if own else runs_learn_hook
     return [
         h for g in groups if isinstance(g, dict)
         for h in (g.get("hooks") or [])
-        if isinstance(h, dict) and is_learn_hook(str(h.get("command", "")), args)
+        if isinstance(h, dict) and test(str(h.get("command", "")), args)
     ]
 
 
@@ -65,11 +92,15 @@ def has_hook(settings: dict[str, Any], event: str = "SessionEnd", args: str = HO
 def with_hook(settings: dict[str, Any], command: str | None = None, *, event: str = "SessionEnd",
               args: str = HOOK_ARGS, timeout: int = HOOK_TIMEOUT_S) -> dict[str, Any]:
     """`settings` with learn's hook for `event` running `command` (default: this learn by
-    absolute path); unchanged (the same object) when it is there already. A learn hook
-    running something else (a bare `learn`, another venv) is pointed at `command`."""
+    absolute path); unchanged (the same object) when it is there already. A hook in one
+    of learn's own forms running something else (a bare `learn`, another venv, an older
+    learn without -P) is pointed at `command`; a command of the person's own that runs
+    learn's hook is left as it is and none is added beside it (persons_own says so)."""
     command = command or hook_command(args=args)
-    found = learn_hooks(settings, event, args)
+    found = learn_hooks(settings, event, args, own=True)
     if found and all(h.get("command") == command for h in found):
+        return settings
+    if not found and learn_hooks(settings, event, args):
         return settings
     out = copy.deepcopy(settings)
     hooks = out.setdefault("hooks", {})
@@ -79,7 +110,7 @@ def with_hook(settings: dict[str, Any], command: str | None = None, *, event: st
     if not isinstance(groups, list):
         raise ValueError(f"settings.json: \"hooks.{event}\" is not a list")
     if found:
-        for h in learn_hooks(out, event, args):
+        for h in learn_hooks(out, event, args, own=True):
             h["command"] = command
         return out
     groups.append({"hooks": [{"type": "command", "command": command, "timeout": timeout}]})
@@ -92,3 +123,12 @@ def with_hooks(settings: dict[str, Any], python: str | None = None) -> dict[str,
     for event, args, timeout in HOOKS:
         out = with_hook(out, hook_command(python, args), event=event, args=args, timeout=timeout)
     return out
+
+
+def persons_own(settings: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(event, learn's arguments, command) of each hook learn leaves alone because a
+    command of the person's own already runs learn's hook for that event (with_hook adds
+    none beside it)."""
+    return [(event, args, str(h.get("command", "")))
+            for event, args, _ in HOOKS if not learn_hooks(settings, event, args, own=True)
+            for h in learn_hooks(settings, event, args)]

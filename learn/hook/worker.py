@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from typing import IO, TYPE_CHECKING, Final
 from learn.hook import WORKER_ENV as WORKER_ENV
 from learn.hook.event import SessionEnded
 from learn.hook.queue import Job, SessionQueue
+from learn.invocation import learn_argv
 from learn.paths import ensure_private_dir, open_private_append
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ class Log:
 
 def spawn_worker(log: Log, argv: list[str] | None = None) -> int:
     """Start `learn hook drain` detached from the hook's process and pipes; its pid."""
-    args = argv if argv is not None else [sys.executable, "-m", "learn", "hook", "drain"]
+    args = argv if argv is not None else learn_argv("learn", "hook", "drain")
     env = {**os.environ, WORKER_ENV: "1"}
     with log.open_for_child() as out:
         proc = subprocess.Popen(

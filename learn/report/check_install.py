@@ -25,8 +25,6 @@ import copy
 import difflib
 import hashlib
 import json
-import shlex
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from learn.guard.files import record_file, rules_file
 from learn.guard.rules import BadRules, CheckRule, Mode, RuleSet, load_rules
+from learn.invocation import learn_line, older_line
 from learn.report.json_settings import (
     SettingsError,
     edit_settings,
@@ -58,10 +57,22 @@ class CheckError(Exception):
     """A change learn will not make, and why."""
 
 
+def _guard_args(rules: Path, agent: Agent) -> tuple[str, ...]:
+    return ("--rules", str(rules), *(("--agent", "codex") if agent == "codex" else ()))
+
+
 def hook_command(rules: Path, agent: Agent) -> str:
-    """The one command line the agent runs: this Python, the fixed program, the data file."""
-    line = f"{shlex.quote(sys.executable)} -m learn.guard --rules {shlex.quote(str(rules))}"
-    return line + (" --agent codex" if agent == "codex" else "")
+    """The one command line the agent runs: this Python, the fixed program, the data file
+    (`-P`: never a `learn` of the session's folder, learn.invocation)."""
+    return learn_line("learn.guard", *_guard_args(rules, agent))
+
+
+def hook_commands(rules: Path, agent: Agent) -> tuple[str, ...]:
+    """Every form of learn's check hook for `rules` that is learn's own: the one written
+    now, first, and the one written before `-P`, which a re-install replaces and a
+    removal takes out like the new one."""
+    args = _guard_args(rules, agent)
+    return (learn_line("learn.guard", *args), older_line("learn.guard", *args))
 
 
 def claude_settings(project: str) -> Path:
@@ -125,28 +136,38 @@ def _json_object(path: Path, raw: bytes | None) -> dict[str, Any]:
         raise CheckError(str(exc)) from exc
 
 
-def _is_ours(hook: Any, command: str) -> bool:
-    return isinstance(hook, dict) and hook.get("command") == command
+def _is_ours(hook: Any, commands: Sequence[str]) -> bool:
+    return isinstance(hook, dict) and hook.get("command") in commands
 
 
-def _with_hook(data: dict[str, Any], command: str, path: Path) -> dict[str, Any]:
+def _with_hook(data: dict[str, Any], commands: Sequence[str], path: Path) -> dict[str, Any]:
+    """`data` with learn's hook running `commands[0]`: an older form of it (`commands[1:]`)
+    is pointed at it in place, so a re-install never leaves two."""
+    command = commands[0]
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
         raise CheckError(f"{path}: \"hooks\" is not an object; fix it by hand first")
     groups = hooks.get("PreToolUse", [])
     if not isinstance(groups, list):
         raise CheckError(f"{path}: \"hooks.PreToolUse\" is not a list; fix it by hand first")
-    if any(_is_ours(h, command) for g in groups if isinstance(g, dict)
-           for h in g.get("hooks") or ()):
+    found = [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or ()
+             if _is_ours(h, commands)]
+    if found and all(h["command"] == command for h in found):
         return data
     out = copy.deepcopy(data)
+    if found:
+        for g in out["hooks"]["PreToolUse"]:
+            for h in (g.get("hooks") or ()) if isinstance(g, dict) else ():
+                if _is_ours(h, commands):
+                    h["command"] = command
+        return out
     out.setdefault("hooks", {}).setdefault("PreToolUse", []).append(
         {"matcher": "Bash", "hooks": [{"type": "command", "command": command,
                                        "timeout": HOOK_TIMEOUT_S}]})
     return out
 
 
-def _without_hook(data: dict[str, Any], command: str) -> dict[str, Any]:
+def _without_hook(data: dict[str, Any], commands: Sequence[str]) -> dict[str, Any]:
     out = copy.deepcopy(data)
     hooks = out.get("hooks")
     if not isinstance(hooks, dict) or not isinstance(hooks.get("PreToolUse"), list):
@@ -154,7 +175,7 @@ def _without_hook(data: dict[str, Any], command: str) -> dict[str, Any]:
     kept = []
     for g in hooks["PreToolUse"]:
         if isinstance(g, dict) and isinstance(g.get("hooks"), list):
-            inner = [h for h in g["hooks"] if not _is_ours(h, command)]
+            inner = [h for h in g["hooks"] if not _is_ours(h, commands)]
             if not inner and g["hooks"]:
                 continue
             g = {**g, "hooks": inner}
@@ -168,11 +189,11 @@ def _without_hook(data: dict[str, Any], command: str) -> dict[str, Any]:
     return out
 
 
-def _edited(path: Path, before: bytes | None, command: str) -> bytes | None:
+def _edited(path: Path, before: bytes | None, commands: Sequence[str]) -> bytes | None:
     """The settings with learn's hook added, in the file's own style; `before` when it
     is there already."""
     try:
-        edited = edit_settings(before, path, lambda data: _with_hook(data, command, path))
+        edited = edit_settings(before, path, lambda data: _with_hook(data, commands, path))
     except SettingsError as exc:
         raise CheckError(str(exc)) from exc
     return before if edited is None else edited.encode("utf-8")
@@ -318,14 +339,14 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
         path = Path(target["path"]) if target.get("path") else (
             Path(key[len(_ELSEWHERE):]) if key.startswith(_ELSEWHERE)
             else target_path(agent, checkout or project, home))
-        command = hook_command(data_path, "codex" if agent == "codex" else "claude")
+        commands = hook_commands(data_path, "codex" if agent == "codex" else "claude")
         before = read_settings_bytes(path)
         if agent in want:
             if agent == "codex-rules":
                 after = codex_prefix_rules(rules)
                 after = before if after is None else after
             else:
-                after = _edited(path, before, command)
+                after = _edited(path, before, commands)
             if not had:
                 new_record.setdefault("targets", {})[key] = {
                     "path": str(path), "original": None if before is None
@@ -345,7 +366,7 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
             notes.append(f"{path} changed since learn wrote it: left as it is; delete learn's "
                          "prefix rules from it by hand")
         else:
-            stripped = _without_hook(_json_object(path, before), command)
+            stripped = _without_hook(_json_object(path, before), commands)
             if original_bytes is not None and stripped == _json_object(path, original_bytes):
                 after_b = original_bytes
             elif original_bytes is None and not stripped:

@@ -210,6 +210,32 @@ def check_rule_of(p: Proposal) -> CheckRule:
                        "key": checked, "targets": list(p.surface_commands[1:])})
 
 
+def offered_in(rules: Sequence[CheckRule], rule: CheckRule) -> tuple[CheckRule, str | None]:
+    """`rule` (an offer's, record-only) as it goes in among `rules`, and what to tell the
+    person about it. The id an offer takes comes from the label, so it can be one the
+    person gave a rule of their own (`learn check add --id no-force-push --enforce`):
+    replaced by id, their enforced rule became record-only with the rule's words for a
+    reason, and nothing said so. So an id held by another rule (not this offer's own
+    earlier check) is left to it and the offer takes the first free `<id>-N`: a
+    record-only rule beside theirs stops nothing theirs lets through and may catch
+    spellings theirs does not (`-f`, `+main`); skipped instead, the offer would come back
+    at every run (their rule names no learn rule it checks). Learn's own earlier check
+    for the same rule is taken over, never lowered: enforced stays enforced."""
+    held = next((r for r in rules if r.id == rule.id), None)
+    if held is None:
+        return rule, None
+    if held.key == rule.key and rule.key is not None:
+        return (rule._replace(mode=held.mode, enforced_at=held.enforced_at)
+                if held.mode == "enforce" else rule), None
+    taken = {r.id for r in rules}
+    base = rule.id[:76]  # VALID_ID: 80 characters at most, `-N` included
+    free = next(f"{base}-{n}" for n in itertools.count(2) if f"{base}-{n}" not in taken)
+    mode = "enforced" if held.mode == "enforce" else "record-only"
+    return rule._replace(id=free), (f"your check `{held.id}` ({mode}, \"{held.reason}\") "
+                                    f"stays as it is; learn's goes in beside it as `{free}`, "
+                                    "record-only")
+
+
 def with_check_offers(book: ProposalBook, project: str | None, outcomes: Sequence[RuleOutcome],
                       proposals: Sequence[Proposal],
                       ran: Sequence[Ran] = ()) -> tuple[list[RuleOutcome], list[Proposal]]:

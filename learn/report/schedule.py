@@ -45,7 +45,7 @@ _EARLIER = frozenset({"Description=learn: digest of what you keep telling your c
 @dataclass(frozen=True, slots=True)
 class ScheduleSpec:
     every: Every
-    learn: tuple[str, ...]  # how to invoke learn, e.g. ("/venv/bin/python", "-m", "learn")
+    learn: tuple[str, ...]  # how to invoke learn, e.g. ("/venv/bin/python", "-P", "-m", "learn")
     digests_dir: Path
     env_file: Path  # sourced if present: where an API key can live, 0600, written by the user
     since: str = "7d"
