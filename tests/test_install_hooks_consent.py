@@ -36,6 +36,7 @@ def _commands(data: dict[str, object], event: str) -> list[str]:
     "learn hook session-end",  # a bare learn (older versions)
     "/old/venv/bin/python -m learn hook session-end",  # another venv, before -P
     "'/my venv/bin/python' -P -m learn hook session-end",
+    "'C:\\Users\\me\\venv\\Scripts\\python.exe' -P -m learn hook session-end",  # Windows
     'sh "${CLAUDE_PLUGIN_ROOT}/hooks/learn-hook" session-end',
 ])
 def test_learns_own_forms_are_recognised_whole(command: str) -> None:

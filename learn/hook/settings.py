@@ -16,12 +16,14 @@ forms is learn's to rewrite; a person's own command that runs learn is theirs.
 from __future__ import annotations
 
 import copy
+import re
 import shlex
 from typing import Any, Final
 
 from learn.invocation import learn_line
 
 HOOK_ARGS: Final = "hook session-end"
+_DRIVE: Final = re.compile(r"[A-Za-z]:[\\/]")
 LOADS_ARGS: Final = "hook instructions-loaded"
 HOOK_TIMEOUT_S: Final = 10
 LOADS_TIMEOUT_S: Final = 10  # it took 0.14-0.39 s on the shared test machine; far more under load
@@ -64,7 +66,10 @@ def is_learn_hook(command: str, args: str = HOOK_ARGS) -> bool:
             and words[2] == wanted[-1]:
         return True
     rest = words[2:] if words[1:2] == ["-P"] else words[1:]
-    return bool(words) and words[0].startswith("/") and rest == ["-m", "learn", *wanted]
+    # An interpreter by absolute path, POSIX or Windows (`C:\\...\\python.exe`, as
+    # shlex.join writes it there): learn writes no other.
+    absolute = bool(words) and (words[0].startswith("/") or _DRIVE.match(words[0]) is not None)
+    return absolute and rest == ["-m", "learn", *wanted]
 
 
 def is_bare(command: str, args: str = HOOK_ARGS) -> bool:
