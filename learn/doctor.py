@@ -314,6 +314,10 @@ def check_hook(settings: Path | None = None, root: Path | None = None) -> Check 
                      "Code's PATH lacks learn's virtualenv",
                      "`learn install-claude-command --hooks` points it at this learn by "
                      "absolute path")
+    if health.in_folder:
+        return Check("hook", "warn", f"{detail}; it runs `python -m learn` without -P, so a "
+                     "repository's own learn.py in the session's folder would run in learn's place",
+                     "`learn install-claude-command --hooks` rewrites it with -P (shown first)")
     return Check("hook", "ok", detail)
 
 

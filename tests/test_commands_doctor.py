@@ -315,6 +315,12 @@ def test_doctor_shows_the_hook_queue_and_its_failures() -> None:
     # A bare `learn`: fails where Claude Code's PATH lacks learn's virtualenv.
     assert hook["status"] == "warn" and "bare `learn`" in hook["detail"]
     assert "absolute path" in hook["hint"]
+    # learn's own form before -P: the session's folder is first on Python's path there.
+    settings.write_text(json.dumps({"hooks": {"SessionEnd": [{"hooks": [
+        {"type": "command", "command": "/opt/venv/bin/python -m learn hook session-end"}]}]}}))
+    hook = by_name(doctor_json()[1])["hook"]
+    assert hook["status"] == "warn" and "without -P" in hook["detail"]
+    assert "install-claude-command --hooks" in hook["hint"]
     settings.write_text(json.dumps({"hooks": {"SessionEnd": [{"hooks": [
         {"type": "command", "command": hook_command()}]}]}}))
     hook = by_name(doctor_json()[1])["hook"]

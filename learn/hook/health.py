@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from learn.hook.queue import SessionQueue, hook_dir
-from learn.hook.settings import is_bare, is_learn_hook, learn_hooks
+from learn.hook.settings import is_bare, is_learn_hook, learn_hooks, starts_in_folder
 from learn.hook.worker import LOG_NAME
 
 # A queued session older than this with nothing in progress: no worker is draining.
@@ -40,6 +40,7 @@ class HookHealth:
     retrying: int = 0  # queued again after a failed attempt
     how: str = ""  # "settings.json", "plugin learn@learn-local", or both
     bare: bool = False  # the settings hook runs a bare `learn` (needs it on Claude Code's PATH)
+    in_folder: bool = False  # it runs `python -m learn` without -P (settings.starts_in_folder)
 
     @property
     def stuck(self) -> bool:
@@ -84,6 +85,7 @@ def hook_health(settings: Path, root: Path | None = None, *, now: float | None =
         retrying=len(retrying),
         how=how,
         bare=any(is_bare(str(h.get("command", ""))) for h in found),
+        in_folder=any(starts_in_folder(str(h.get("command", ""))) for h in found),
     )
 
 

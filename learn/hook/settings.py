@@ -72,6 +72,19 @@ def is_learn_hook(command: str, args: str = HOOK_ARGS) -> bool:
     return absolute and rest == ["-m", "learn", *wanted]
 
 
+def starts_in_folder(command: str, args: str = HOOK_ARGS) -> bool:
+    """A hook of learn's own form written before `-P` (`/abs/python -m learn hook ...`):
+    Python puts the session's folder first on sys.path, so a repository's `learn.py`
+    runs in learn's place (learn.invocation). learn never rewrites it unasked; doctor
+    says so."""
+    if not is_learn_hook(command, args):
+        return False
+    try:
+        return shlex.split(command)[1:2] == ["-m"]
+    except ValueError:
+        return False
+
+
 def is_bare(command: str, args: str = HOOK_ARGS) -> bool:
     """A hook that needs `learn` on Claude Code's PATH (how older versions installed it)."""
     return command.strip().startswith(f"learn {args}")
