@@ -38,6 +38,8 @@ def _stopped(line: str) -> str | None:
     "cat <<E\\\nOF\nbody\nEOF\ngit push -f",
     "cat <<'EOF'\nbody \\\nEOF\ngit push -f",  # a quoted heredoc keeps its backslash
     "cat <<< here\ngit push -f",  # a here-string has no body
+    "echo $((1<<x))\ngit push -f",  # a shift in arithmetic is no heredoc
+    "(( y = 1 << x ))\ngit push -f",
     # A cluster of single-letter flags of any length.
     "git push -vquf",
     "git push -vqnuf origin main",

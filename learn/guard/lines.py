@@ -9,8 +9,9 @@ way past the check (audit 2, r3, and its follow-up):
 - a comment ends before its newline, which still ends the command: shlex's comment
   took the newline with it, and `cd app  # there<newline>git push -f` read as one
   command, `cd app git push -f`;
-- a heredoc begins only at a `<<` outside quotes: `echo "a<<EOF"` began a heredoc
-  body that ran to the end of the script, hiding every command after it.
+- a heredoc begins only at a `<<` outside quotes and outside arithmetic: `echo
+  "a<<EOF"` and `echo $((1<<x))` began a heredoc body that ran to the end of the
+  script, hiding every command after it.
 
 `logical` gives the script with continuations joined, comments cut and heredoc bodies
 (text, not commands) dropped; learn.guard.shell splits that into words, for the
@@ -53,6 +54,7 @@ def logical(text: str) -> str:
     cur: list[str] = []  # the logical line read so far, a character an item
     heads: set[int] = set()  # where in `cur` a `<` outside quotes is
     quote = ""
+    arithmetic = 0  # open `((`s: no heredoc begins inside arithmetic (`$((1<<x))`)
     escaped = -1  # len(cur) just after an escaped character went in
     i = 0
     while i < len(lines):
@@ -77,7 +79,11 @@ def logical(text: str) -> str:
                 quote = c
             elif c == "#" and word_start:
                 break  # a comment, to the end of the line (a backslash in it is its own)
-            elif c == "<":
+            elif c == "(" and cur and cur[-1] == "(" and escaped != len(cur):
+                arithmetic += 1  # `$((` or `((`: a `<<` in it shifts bits
+            elif c == ")" and arithmetic and cur and cur[-1] == ")":
+                arithmetic -= 1
+            elif c == "<" and not arithmetic:
                 heads.add(len(cur))
             cur.append(c)
             j += 1
@@ -89,6 +95,7 @@ def logical(text: str) -> str:
         done = "".join(cur)
         out.append(done)
         cur, found, heads = [], [m for m in _HEREDOC.finditer(done) if m.start() in heads], set()
+        arithmetic = 0
         for m in found:
             i = _after_body(lines, i, m.group(3), m.group(1) == "-", bool(m.group(2)))
     if cur:
