@@ -143,7 +143,9 @@ def test_tool_calls_and_failures(main: Session) -> None:
     [failure] = main.failures
     assert failure.tool_name == "Bash" and failure.tool_use_id == "toolu_test"
     assert failure.excerpt.startswith("Error: 3 tests failed")
-    assert len(failure.excerpt) == 1500
+    # Cut between words (learn.transcripts.view.calls): the long run after them is gone
+    # whole, as a key would be, not cut in two.
+    assert failure.excerpt.endswith("…") and len(failure.excerpt) <= 1500
 
 
 def test_identity_and_counts(main: Session) -> None:
@@ -480,7 +482,9 @@ def test_multi_select_and_no_option_are_picks() -> None:
         ("exec_command", {"cmd": "ls"}, "ls"),
         ("Read", {"file_path": "/a/b.py", "limit": 10}, "/a/b.py"),
         ("Grep", {"pattern": "TODO", "head_limit": 5, "glob": {"x": 1}}, "pattern=TODO head_limit=5"),
-        ("WebFetch", {"url": "https://x/" + "y" * 100}, "url=https://x/" + "y" * 49 + "…"),
+        # One word past the value's length: gone whole, never cut in two (calls._one_line).
+        ("WebFetch", {"url": "https://x/" + "y" * 100}, "url=…"),
+        ("WebFetch", {"url": "https://x/a b " + "y" * 100}, "url=https://x/a b…"),
     ],
 )
 def test_summaries(name: str, tool_input: dict[str, Any], summary: str) -> None:
@@ -588,3 +592,20 @@ def test_a_dequeued_prompt_is_read_from_its_line_not_its_enqueue() -> None:
            "timestamp": "2026-11-20T09:01:40Z"})
     c.user("line one\nline two\nline three fix this")
     assert _texts(_session(c)) == ["start", "line one\nline two\nline three fix this"]
+
+
+@pytest.mark.parametrize("secret_line", [
+    "psql " + "x" * 170 + " postgresql://deploy:Cut-Bash-Pw-1234567@db.example.com/app",
+    "echo " + "y" * 180 + " ghp_a1B2c3D4e5F6g7H8i9J0a1B2c3D4e5F6g7H8",
+])
+def test_a_cut_never_leaves_part_of_a_secret(secret_line: str) -> None:
+    """The view cuts a command before anything redacts it: the secret that straddles the
+    cut is there whole (for the redactor) or not at all, never a piece of it."""
+    from learn.transcripts.view.calls import excerpt, summarize_call
+
+    secret = secret_line.rsplit(" ", 1)[1]
+    for shown in (summarize_call("Bash", {"command": secret_line}),
+                  summarize_call("mcp__db__query", {"dsn": secret, "q": "select 1"}),
+                  excerpt("E " * 740 + secret + " tail")):
+        # A cut keeps a secret's head and drops its tail: its head shown means it is whole.
+        assert secret[:12] not in shown or secret in shown, shown[-60:]

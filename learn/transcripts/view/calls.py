@@ -28,7 +28,7 @@ def summarize_call(name: str, tool_input: Mapping[str, Any]) -> str:
         else:
             command = " ".join(command)
     if isinstance(command, str) and command.strip():
-        return _one_line(command, _SUMMARY_CHARS)
+        return _one_line(command, _SUMMARY_CHARS, whole_words=True)
     # `filePath`: OpenCode; `absolute_path`: Gemini CLI's read_file.
     for key in ("file_path", "notebook_path", "path", "filePath", "absolute_path"):
         value = tool_input.get(key)
@@ -51,20 +51,37 @@ def summarize_call(name: str, tool_input: Mapping[str, Any]) -> str:
         elif isinstance(value, str) and key in secret:
             parts.append(f"{key}=[REDACTED:{secret[key]}]")
         elif isinstance(value, str):
-            parts.append(f"{key}={_one_line(value, _SUMMARY_VALUE_CHARS)}")
+            parts.append(f"{key}={_one_line(value, _SUMMARY_VALUE_CHARS, whole_words=True)}")
         # Objects and arrays are dropped: they are payloads, not a description.
-    return _one_line(" ".join(parts), _SUMMARY_CHARS)
+    return _one_line(" ".join(parts), _SUMMARY_CHARS, whole_words=True)
 
 
-def _one_line(text: str, limit: int) -> str:
+# The view cuts a call's line and a failure's output before anything redacts them (the
+# stored view, the model's input: learn.render), and a redaction rule knows a secret
+# whole: a cut inside `postgresql://deploy:<password>@host` or a `ghp_` token left a
+# piece no rule recognises, sent and stored in clear (a privacy audit reproduced both).
+# So a command, a value and an output are cut only between words: a word is all there,
+# for the redactor, or not at all. (A path is cut as before: pathscope reads its folder.)
+
+
+def _one_line(text: str, limit: int, *, whole_words: bool = False) -> str:
     flat = _WS_RE.sub(" ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    if whole_words and flat[limit - 1] != " ":
+        cut = cut[: cut.rfind(" ") + 1].rstrip()  # "" when the first word is too long
+    return cut + "…"
 
 
 def excerpt(text: str) -> str:
+    """A failure's output, cut between words (see above) past FAILURE_EXCERPT_CHARS."""
     text = text.strip()
     if len(text) <= FAILURE_EXCERPT_CHARS:
         return text
-    return text[: FAILURE_EXCERPT_CHARS - 1] + "…"
+    cut = text[: FAILURE_EXCERPT_CHARS - 1]
+    if not text[FAILURE_EXCERPT_CHARS - 1].isspace():
+        cut = cut[: max((cut.rfind(c) for c in " \t\n\r"), default=-1) + 1]
+    return cut.rstrip() + "…"
 
 

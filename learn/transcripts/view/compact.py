@@ -54,7 +54,9 @@ from learn.transcripts.view.model import (
 #     copied keeps its original's uuid (one typed turn, one session).
 # v7: detector candidates include the person's words rated over the threshold,
 #     for offline runs (learn.detect.to_candidates.SAID).
-VIEW_VERSION: Final = 8
+# v9: a call's line and a failure's output cut between words, never inside one (a
+#     secret's piece no redaction rule knew: learn.transcripts.view.calls).
+VIEW_VERSION: Final = 9
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
