@@ -447,3 +447,26 @@ def test_a_removed_worktree_took_its_hook_and_the_check_goes_on_elsewhere(
     assert not worktree.exists()  # nothing written where the checkout was
     _check("remove", "--all", where=main)
     assert not settings.exists() and not worktree.exists()
+
+
+@pytest.mark.parametrize(("rule", "line", "noted"), [
+    # The word that broke the rule is the very secret it is about: `-p` with the password
+    # glued on, a clone URL holding a token. The log keeps the rule's words instead.
+    (CheckRule(id="mysql-password", program="mysql", flags=("-p",),
+               reason="never pass the mysql password on the command line", mode="record"),
+     "mysql -pHunterSecretPw -u root", "mysql -p"),
+    (CheckRule(id="no-token-url", program="git", subcommand="clone",
+               arguments=("https://*:*@*",), reason="never put a token in a clone URL",
+               mode="record"),
+     "git clone https://bob:Zq8vN2mK4pL7xR9tWb3c@git.example.com/app.git",
+     "git clone https://*:*@*"),
+])
+def test_the_hits_log_keeps_the_rules_words_not_the_secret(
+        tmp_path: Path, rule: CheckRule, line: str, noted: str) -> None:
+    rules = tmp_path / "r.json"
+    rules.write_text(RuleSet("/w/shop", (rule,)).dumps())
+    assert _run_hook(rules, _event(line)).returncode == 0
+    [hit] = read_hits(rules)
+    assert hit["words"] == noted
+    logged = (tmp_path / "r.hits.jsonl").read_text()
+    assert "HunterSecretPw" not in logged and "Zq8vN2mK4pL7xR9tWb3c" not in logged

@@ -27,7 +27,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from learn.guard.rules import BadRules, Hit, hits_path, load_rules
+from learn.guard.rules import BadRules, Hit, hits_path, load_rules, rule_words
 from learn.hook_input import hook_object, read_stdin
 
 SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec"})
@@ -102,13 +102,6 @@ def decide(event: dict[str, Any], rules_file: str) -> tuple[list[Hit], dict[str,
                                          "permissionDecisionReason": reason}}
 
 
-def _noted(words: str) -> str:
-    """A hit's words as the log keeps them: `--password=…` as `--password`. The value
-    typed after a flag is the command line's, not the rule's, and may be the very
-    secret the rule is about (the deny reason keeps it: the agent wrote it)."""
-    return " ".join(w.split("=", 1)[0] if w.startswith("--") else w for w in words.split(" "))
-
-
 def note(rules_file: str, event: dict[str, Any], hits: list[Hit], agent: str) -> None:
     """One line per hit in the hits log (0600), appended."""
     if not hits:
@@ -117,7 +110,10 @@ def note(rules_file: str, event: dict[str, Any], hits: list[Hit], agent: str) ->
     sid = event.get("session_id")
     lines = "".join(json.dumps({"at": stamp, "session": sid if isinstance(sid, str) else None,
                                 "rule": h.rule.id, "mode": h.rule.mode,
-                                "stopped": h.rule.mode == "enforce", "words": _noted(h.words),
+                                "stopped": h.rule.mode == "enforce",
+                                # The rule's own words, not the command line's (rule_words;
+                                # the deny reason keeps those: the agent wrote them).
+                                "words": rule_words(h.rule, h.words),
                                 "agent": agent}) + "\n" for h in hits)
     fd = _append_private(hits_path(rules_file))
     try:

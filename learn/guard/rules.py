@@ -202,6 +202,25 @@ def _flag_in(flag: str, word: str) -> bool:
     return len(letter) == 1 and letter in _short_letters(word)
 
 
+def rule_words(rule: CheckRule, words: str) -> str:
+    """`words` (a hit: the command's words that broke `rule`) as the rule says them: each
+    word past the program and subcommand as the flag, argument pattern or target of the
+    rule it matched, else `…`. What the hits log keeps: the word itself may be the very
+    secret the rule is about (`mysql -pSECRET` broke `-p`; a clone URL's token broke
+    `https://*:*@*`), and a privacy audit found both in the log."""
+    out: list[str] = []
+    for w in words.split(" "):
+        if w in (rule.program, rule.subcommand):
+            out.append(w)
+            continue
+        letters = set(_short_letters(w))
+        said = [f for f in rule.flags if _flag_in(f, w)
+                or (not f.startswith("--") and letters & set(f[1:]))] or \
+            [p for p in (*rule.arguments, *rule.targets) if fnmatch.fnmatchcase(w, p)]
+        out.append(" ".join(dict.fromkeys(said)) if said else "…")
+    return " ".join(out)
+
+
 def _short_letters(word: str) -> str:
     """The one-letter options a word sets (`-r`, `-rf`, `-vquf`: a cluster of any
     length), or "" for anything else."""
