@@ -30,6 +30,9 @@ def test_demo_then_its_next_step_applies_into_the_demo_copy(tmp_path: Path) -> N
     shown = learn("demo")
     assert shown.returncode == 0, shown.stderr
     assert "`learn demo --apply`" in shown.stdout
+    # The README's first command keeps learn's data dir, and the demo in it, private.
+    for folder in (tmp_path / "data", tmp_path / "data" / "demo"):
+        assert folder.stat().st_mode & 0o777 == 0o700, folder
 
     applied = learn("demo", "--apply")
     assert applied.returncode == 0, applied.stdout + applied.stderr

@@ -51,6 +51,14 @@ def command(as_json: bool, keep: Path | None, offline: bool, apply_: bool) -> No
     from learn.pipeline import RunOptions, run_pipeline
     from learn.report.digest import render_digest_markdown
 
+    if keep is None:
+        # learn's data dir holds the demo: 0700 like the rest of it, made before anything
+        # is written there (the demo's files were 0644 in 0755 folders, a privacy audit
+        # found, until the next command tightened the data dir; demo/ stayed open).
+        from learn.paths import data_dir, ensure_private_dir
+
+        ensure_private_dir(data_dir())
+        ensure_private_dir(base)
     build(base)
     with isolated_home(base):
         config = load_config()
