@@ -63,6 +63,19 @@ def interactive() -> bool:
     return sys.stdin.isatty()
 
 
+def asked(yes: bool, question: str) -> bool:
+    """Consent to the changes just shown: `--yes`, else a yes at a terminal. Not at a
+    terminal and without `--yes`, nothing is written (exit 2): a pipeline that cannot
+    answer is never taken as consent (`learn check`, `install-claude-command --hooks`)."""
+    if yes:
+        return True
+    if not _ask_here():
+        click.echo("refusing to write without confirmation: not a terminal. Re-run with --yes "
+                   "to write the changes above.", err=True)
+        sys.exit(2)
+    return click.confirm(question, default=False)
+
+
 def _ask_here() -> bool:
     # Looked up at call time: a test (or a caller) replaces `interactive`.
     return interactive()

@@ -52,16 +52,9 @@ def _show_and_confirm(plan: object, yes: bool) -> bool:
         click.echo(c.diff(), nl=False)
     for note in plan.notes:
         click.echo(f"note: {note}")
-    if yes:
-        return True
-    from learn.commands.apply_writes import interactive
+    from learn.commands.apply_writes import asked
 
-    if not interactive():
-        # A pipeline that cannot answer must not be taken as consent (as `learn apply`).
-        click.echo("refusing to write without confirmation: not a terminal. Re-run with --yes "
-                   "to write the changes above.", err=True)
-        sys.exit(2)
-    return click.confirm("write these changes?", default=False)
+    return asked(yes, "write these changes?")
 
 
 def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes: bool,

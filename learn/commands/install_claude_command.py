@@ -16,14 +16,13 @@ writes, so `learn apply --undo` puts it back. It wrote them unasked and for good
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 import click
 
-from learn.commands.apply_writes import interactive, journal_write, new_batch
+from learn.commands.apply_writes import asked, journal_write, new_batch
 from learn.projects import checkout_folder
 from learn.report.apply import write_plan
 from learn.report.confine import confine, read_regular
@@ -209,13 +208,7 @@ def _confirmed(hook: HooksPlan, yes: bool) -> bool:
     if hook.after is None:
         return True
     click.echo(_plan(hook.path, hook.before, hook.after, None).diff(), nl=False)
-    if yes:
-        return True
-    if not interactive():
-        click.echo("refusing to write without confirmation: not a terminal. Re-run with --yes "
-                   "to write the changes above.", err=True)
-        sys.exit(2)
-    return click.confirm(f"write these changes to {hook.path}?", default=False)
+    return asked(yes, f"write these changes to {hook.path}?")
 
 
 def _write_hooks(hook: HooksPlan, root: Path | None, batch: str) -> None:
