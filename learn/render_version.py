@@ -17,7 +17,11 @@ from typing import Final
 #    beside its id, numeric and prose-named API keys;
 # 4: an AWS secret after its id when a commit's hash comes before the id (it was
 #    kept: stored index rows that hold one are read again).
-REDACT_VERSION: Final = 4
+# 5: the third privacy audit's spellings: shell-escaped JSON, `sudo -S` and other
+#    stdin passwords, clients' password flags, a token as a URL's user, SECRET_KEY_BASE
+#    and other names, quoted passphrases, `=>`, non-ASCII separators, continued keys,
+#    cookies (stored index rows that hold one are read again).
+REDACT_VERSION: Final = 5
 
 # Bump when rendering changes in a way that changes what the model sees,
 # so old cached candidates (mined from a different rendering) are re-mined.

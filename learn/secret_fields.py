@@ -18,10 +18,15 @@ from typing import Any, Final
 from learn.lazy import lazy_pattern
 
 # Names that announce a secret. Matched against the whole name, case-insensitively,
-# so `GITHUB_TOKEN`, `apiKey`, `db_password` and `client-secret` all count.
+# so `GITHUB_TOKEN`, `apiKey`, `db_password` and `client-secret` all count, and the
+# names the third privacy audit found holding keys without ending in one of those
+# words: Rails' `SECRET_KEY_BASE`, `SERVICE_AUTH`, `HMAC_SHA256`, `PASSWORD_SALT`
+# (a whole word of the name, `_auth` after `_` only: `AUTHOR`, `OAUTH_PROVIDER`,
+# `salt_rounds` are not).
+# (`render.assignments._NAME_WORDS` lists a word every such name holds.)
 SECRET_NAME_RE: Final = lazy_pattern(
     r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?)$"
-    r"|(?:^|_)(?:pass|pw)$"
+    r"|(?:^|_)(?:pass|pw|salt|hmac|key_base)$|_auth$|(?:^|_)hmac_[a-z0-9]+$"
 )
 # `DB_PASS`, `smtp_pw` count too.
 PASSWORD_NAME_RE: Final = lazy_pattern(

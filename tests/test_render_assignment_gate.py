@@ -11,7 +11,8 @@ from learn.render.redact import redact
 from learn.secret_fields import SECRET_NAME_RE
 
 _ENDINGS = ("key", "token", "secret", "password", "passwd", "passphrase", "pwd",
-            "credential", "credentials", "pass", "pw")
+            "credential", "credentials", "pass", "pw", "salt", "hmac", "hmac_sha256", "key_base",
+            "_auth")
 
 
 @st.composite

@@ -33,7 +33,10 @@ from learn.render.scanner import GATE_WORDS as SCANNER_GATE_WORDS
 from learn.render.scanner import scanner_spans
 from learn.render.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
 from learn.render.secret_values import (
+    FUNCTION_WORDS,
     MARKER_PREFIX,
+    entropy,
+    is_passphrase,
     is_placeholder,
     looks_chosen,
     marker,
@@ -91,8 +94,9 @@ _TOKEN_RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
 )
 
 # Rules that keep a prefix (the name, the scheme and user) and replace only the value.
+# `aws configure set aws_secret_access_key <key>` names it with a blank, not `=`.
 _AWS_SECRET_RE: Final = lazy_pattern(
-    r"(?i)(aws_secret_access_key[\"']?\s*[:=]\s*[\"']?)(?!\[REDACTED)[A-Za-z0-9/+=]{40}"
+    r"(?i)(aws_secret_access_key[\"']?(?:\s*[:=]\s*|[ \t]+)[\"']?)(?!\[REDACTED)[A-Za-z0-9/+=]{40,}"
 )
 _BEARER_RE: Final = lazy_pattern(r"(?i)(\bbearer\s+)(?!\[REDACTED)[A-Za-z0-9._~+/-]{20,}=*")
 # An Authorization header names its credential whatever its length, so any
@@ -109,8 +113,24 @@ _AUTH_HEADER_RE: Final = lazy_pattern(
 _URL_PASSWORD_RE: Final = lazy_pattern(
     r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@\[\]]*:)(?!\[REDACTED)([^\s/]+)(@)(?=[^\s@/]*[A-Za-z0-9\]])"
 )
+# scheme://token@host: a token as the user, no password (`git clone https://<token>@host`,
+# GitHub's and GitLab's documented form). Only a user shaped like a token (see
+# _url_token): `https://git@github.com`, `ssh://deploy-bot@host` are users.
+_URL_TOKEN_USER_RE: Final = lazy_pattern(
+    r"(\b[A-Za-z][A-Za-z0-9+.-]*://)(?!\[REDACTED)([A-Za-z0-9_.~-]{20,})(@)(?=[^\s@/]*[A-Za-z0-9\]])"
+)
+# A secret cut by a shell line continuation (`KEY=sk-proj-abc\` + newline + `def`): the
+# rule that took the head left the tail in clear. The tail starts its line (a wrapped
+# key, not an indented next argument) and ends at a blank or a quote. `\ ` too: an
+# escaped blank, and a continuation in a call's one-line summary.
+_CONTINUED_RE: Final = lazy_pattern(
+    r"(\[REDACTED:[a-z0-9-]+\])\\(?:\r?\n| )(?![ \t-])[A-Za-z0-9_/+=.-]+(?=[\s\"'`;&|]|\Z)"
+)
 # Passwords on a command line: `mysql -pSECRET` (no space: `-p` alone prompts),
-# `sshpass -p SECRET`, and what is piped into `chpasswd` / `passwd --stdin`.
+# `sshpass -p SECRET`, and what is piped into a command that reads a password from
+# stdin: `chpasswd`, `passwd --stdin`, `sudo -S`, `docker login --password-stdin`,
+# `gh secret set`. (`sudo -S` skips its other flags, `-u user` too, so `sudo pacman -S`
+# is not it.)
 _MYSQL_P_RE: Final = lazy_pattern(
     r"(\b(?:mysql(?:dump|admin|import|show|check)?|mariadb(?:-dump|-admin)?)\b[^\n|;&]*?[ \t]-p)"
     r"(?!\[REDACTED)([^\s\"']+|\"[^\"\n]*\"|'[^'\n]*')"
@@ -120,7 +140,9 @@ _SSHPASS_RE: Final = lazy_pattern(
 )
 _CHPASSWD_RE: Final = lazy_pattern(
     r"(\becho[ \t]+(?:-[ne][ \t]+)?[\"']?(?:[A-Za-z0-9_.-]+:)?)(?![^\s\"'|]*\[REDACTED)([^\s\"'|]+)"
-    r"(?=[\"']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?(?:chpasswd|passwd[ \t]+--stdin))"
+    r"(?=[\"']?[ \t]*\|[ \t]*(?:(?:sudo[ \t]+)?(?:chpasswd|passwd[ \t]+--stdin)"
+    r"|sudo(?:[ \t]+-[ugpChDRrTU][ \t]+[^\s|;&-]\S*|[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S\b"
+    r"|[^\n|;&]*[ \t]--password-stdin\b|gh[ \t]+secret[ \t]+set\b))"
 )
 # `htpasswd -b[c|n|B...] [file] user password`: in batch mode (`-b`) the password is the
 # last argument on the command line (without `-b` htpasswd prompts for it).
@@ -155,37 +177,11 @@ _PASSWORD_IS_RE: Final = lazy_pattern(
 # correct horse battery staple", "root passwd = two words"): the assignment
 # rule would take the first word only and leave the rest in clear.
 _PASSWORD_FIELD_RE: Final = lazy_pattern(
-    r"(?im)(?P<head>\b(?:password|passwd|passphrase|pwd)[ \t]*[:=][ \t]*)"
+    r"(?im)(?P<head>\b(?:password|passwd|passphrase|pwd)[ \t\u00a0\u3000]*[:=：＝][ \t\u00a0\u3000]*)"
     r"(?P<val>[^\r\n]*?\S)[ \t]*$"
 )
-# Whether several words after "password:" are a passphrase or a sentence about
-# passwords ("Password: must be at least 12 characters"): a sentence has
-# function words, a passphrase (random dictionary words) rarely does.
-_FUNCTION_WORD_LIST: Final = (
-    "a an the is are was were be been must should shall will would can could may might "
-    "not no never always only also and or but if then than so to of in on at for by with "
-    "from into about as it its this that these those there here we you they he she i me my "
-    "our your their do does did have has had just every each all any some same one ones "
-    "please use using set"
-)
-_FUNCTION_WORDS: Final = frozenset(_FUNCTION_WORD_LIST.split())
-_MAX_PASSPHRASE_WORDS: Final = 8
-
-
-_PASSPHRASE_WORD_RE: Final = lazy_pattern(r"^[\w'’-]*[^\W\d_][\w'’-]*[.,;!?]?$")
-
-
-def _passphrase(value: str) -> bool:
-    words = value.split()
-    if not 2 <= len(words) <= _MAX_PASSPHRASE_WORDS or is_placeholder(value):
-        return False
-    if not all(_PASSPHRASE_WORD_RE.match(w) for w in words):
-        return False  # `str | None = None`, `click.prompt("Password")`: code, not words
-    return not any(w.lower().strip(".,;:!?\"'") in _FUNCTION_WORDS for w in words)
-
-
 def _password_field(m: re.Match[str]) -> str:
-    if not _passphrase(m.group("val")):
+    if not is_passphrase(m.group("val")):
         return m.group(0)
     return m.group("head") + marker("password")
 
@@ -227,6 +223,16 @@ def _aws_pair(m: re.Match[str]) -> str:
     return marker("aws-secret-key") + m.group("gap2") + m.group("id2")
 
 
+def _url_token(m: re.Match[str]) -> str:
+    """A user part that is a token: digits among letters, random enough for a key
+    (`ghp_…`, a 40-hex OAuth token, `Zq8vN2mK…`), not a name (`deploy-bot-2024`)."""
+    user = m.group(2)
+    digits = sum(c.isdigit() for c in user)
+    if digits < 3 or digits == len(user) or entropy(user) < 3.3 or is_placeholder(user):
+        return m.group(0)
+    return m.group(1) + marker("token") + m.group(3)
+
+
 def _keep_prefix(kind: str) -> Callable[[re.Match[str]], str]:
     def replace(m: re.Match[str]) -> str:
         if m.re.groups >= 2 and is_placeholder(m.group(2)):  # `-p${DB_PASSWORD}`, `u:$PW@h`
@@ -241,13 +247,16 @@ _PASSWORD_WORDS: Final = ("password", "passwd", "passphrase", "pwd")
 
 # (words one of which a match must contain, lower-cased; rule; replacement), in order.
 _GATED_RULES: Final[tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.Match[str]], str]], ...]] = (
+    # First: the token and vendor rules before it have just made the head a marker.
+    (("\\\n", "\\ "), _CONTINUED_RE, lambda m: m.group(1)),
     (("aws_secret_access_key",), _AWS_SECRET_RE, _keep_prefix("aws-secret-key")),
     (("authorization",), _AUTH_HEADER_RE, _auth_header),
     (("bearer",), _BEARER_RE, _keep_prefix("bearer-token")),
     (("://",), _URL_PASSWORD_RE, _keep_prefix("password")),
+    (("://",), _URL_TOKEN_USER_RE, _url_token),
     (("mysql", "mariadb"), _MYSQL_P_RE, _keep_prefix("password")),
     (("sshpass",), _SSHPASS_RE, _keep_prefix("password")),
-    (("passwd",), _CHPASSWD_RE, _keep_prefix("password")),
+    (("passwd", "sudo", "--password-stdin", "gh secret"), _CHPASSWD_RE, _keep_prefix("password")),
     (("htpasswd",), _HTPASSWD_RE, _htpasswd),
     # Its own marker too: a pass that took the id with a key before it leaves the next
     # pass (redact's fixed point) a key after it, and no AKIA left to open the gate.
@@ -260,7 +269,7 @@ _GATED_RULES: Final[tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.M
 def _sentence(value: str) -> bool:
     """`'Password used to generate key'`: words with a function word among them."""
     words = value.split()
-    return len(words) > 2 and any(w.lower().strip(".,;:!?") in _FUNCTION_WORDS for w in words)
+    return len(words) > 2 and any(w.lower().strip(".,;:!?") in FUNCTION_WORDS for w in words)
 
 
 def _context_value(kind: str) -> Callable[[re.Match[str]], str]:

@@ -115,6 +115,33 @@ CONTEXT_RULES: Final[tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]] =
         ("password", r"(?i)--(?:password|passwd|pass|http-password|ftp-password|db-password)(?:[ \t]+|=)"
                      r"(?!-)" + _VALUE,
          ("--pass",)),
+        # Clients' own password flags (the third privacy audit): `docker login -p`,
+        # `ldapsearch -w` (`-W` prompts), `sqlcmd -P`, keytool's `-storepass`/`-keypass`
+        # (`-storepass:env VAR` names a variable), openssl's `-passin pass:PW`, Samba's
+        # `-U user%PW`, `gh secret set NAME --body VALUE`.
+        ("password", r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm[ \t]+registry)[ \t]+login\b[^\n|;&]*?"
+                     r"[ \t]-p[ \t]+(?!-)" + _VALUE,
+         ("docker", "podman", "nerdctl", "buildah", "skopeo", "helm")),
+        ("password", r"\bldap(?:search|add|modify|delete|passwd|compare|modrdn|whoami|exop)\b[^\n|;&]*?"
+                     r"[ \t]-w[ \t]*(?!-)" + _VALUE, ("ldap",)),
+        ("password", r"\b(?:sqlcmd|bcp|osql)\b[^\n|;&]*?[ \t]-P[ \t]*(?!-)" + _VALUE,
+         ("sqlcmd", "bcp", "osql")),
+        ("password", r"(?<![\w-])-(?:src|dest)?(?:store|key)pass[ \t]+(?!-)" + _VALUE,
+         ("storepass", "keypass")),
+        ("password", r"(?<![\w-])-(?:passin|passout|pass)[ \t]+['\"]?pass:(?P<val>[^\s'\";|&)]+)", ("pass:",)),
+        ("password", r"\b(?:smbclient|rpcclient|smbcacls|smbget|smbtree|smbmap|mount\.cifs)\b[^\n|;&]*?"
+                     r"[ \t](?:-U|--user(?:name)?)(?:[ \t]+|=)['\"]?[^\s%'\"]*%(?P<val>(?!\[)[^\s'\"]+)",
+         ("smb", "rpcclient", "mount.cifs")),
+        ("secret", r"\bgh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:--body|-b)(?:[ \t]*=?[ \t]*)(?!-)" + _VALUE,
+         ("gh secret",)),
+        # `vault login <token>` (a legacy `s.` token; `hvs.` ones are a vendor rule).
+        ("vault-token", r"\bvault[ \t]+login\b(?:[ \t]+-\S+)*[ \t]+"
+                        r"(?P<val>[sbr]\.[A-Za-z0-9]{24,}|(?=[A-Za-z0-9._-]*\d)[A-Za-z0-9._-]{16,})(?=[\s'\"]|\Z)", ("vault",)),
+        # A Cookie header's pairs, and curl's `-b`/`--cookie name=value`: a session.
+        ("cookie", r"(?i)\b(?:set-)?cookie[\"']?[ \t]*:[ \t]*"
+                   r"(?P<val>[^\s=;\"',]+=[^\s;\"']+(?:;[ \t]*[^\s=;\"',]+=[^\s;\"']*)*)", ("cookie",)),
+        ("cookie", r"\bcurl\b[^\n|;&]*?[ \t](?:-b|--cookie)[ \t]+['\"]?(?P<val>[^\s=;\"']+=[^\s\"']+)",
+         ("curl",)),
         # .netrc: machine host login user password pw (one line or several).
         ("password", r"(?i)\b(?:machine|default)\b[ \t\r\n]+(?:\S+[ \t\r\n]+)?(?:login[ \t\r\n]+\S+[ \t\r\n]+)?"
                      r"password[ \t\r\n]+(?P<val>(?![<\[])\S+)", ("machine", "default")),

@@ -107,6 +107,32 @@ def looks_secret(name: str, value: str) -> bool:
     )
 
 
+# Whether several words are a passphrase or a sentence about passwords ("Password:
+# must be at least 12 characters"): a sentence has function words, a passphrase
+# (random dictionary words) rarely does.
+_FUNCTION_WORD_LIST: Final = (
+    "a an the is are was were be been must should shall will would can could may might "
+    "not no never always only also and or but if then than so to of in on at for by with "
+    "from into about as it its this that these those there here we you they he she i me my "
+    "our your their do does did have has had just every each all any some same one ones "
+    "please use using set"
+)
+FUNCTION_WORDS: Final = frozenset(_FUNCTION_WORD_LIST.split())
+_MAX_PASSPHRASE_WORDS: Final = 8
+_PASSPHRASE_WORD_RE: Final = lazy_pattern(r"^[\w'’-]*[^\W\d_][\w'’-]*[.,;!?]?$")
+
+
+def is_passphrase(value: str) -> bool:
+    """`correct horse battery staple`, `Blue Horse 42x`: 2-8 words, none of them a
+    function word, each holding a letter (`str | None = None` is code, not words)."""
+    words = value.split()
+    if not 2 <= len(words) <= _MAX_PASSPHRASE_WORDS or is_placeholder(value):
+        return False
+    if not all(_PASSPHRASE_WORD_RE.match(w) for w in words):
+        return False
+    return not any(w.lower().strip(".,;:!?\"'") in FUNCTION_WORDS for w in words)
+
+
 def looks_chosen(value: str) -> bool:
     """A value shaped like a chosen password: long enough, and not one plain word."""
     return len(value) >= MIN_PASSWORD_CHARS and (
