@@ -8,6 +8,14 @@ question: the numbered answer to a question that asks for a password, passphrase
 token or secret is replaced by a marker, and so is a one-word reply to a single such
 question (an AskUserQuestion answer, or a turn right after the agent asked).
 
+People also answer in words ("here you go: <pw>", "<pw> (it's the staging one, don't
+commit it)", "it's <pw>"), on more than one line, and after a statement of need ("The
+deploy needs your sudo password") or a question in their own language ("Wie lautet das
+Passwort?"): a privacy audit reproduced 15 of 19 such replies kept in clear. So after a
+question that names a secret, each word of the reply shaped like a chosen value (see
+`_chosen`) is replaced on its own, on whichever line, and the person's other words stay:
+they are the evidence rules are mined from.
+
 A leaf module (it imports only `learn.secret_fields`): the session view applies it while it builds the
 typed turns, so the value is gone before anything renders, stores or shows it. The
 marker has `render.redact`'s shape, so redaction leaves it alone.
@@ -17,6 +25,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from itertools import pairwise
 from typing import Final
 
 from learn.secret_fields import is_variable_ref
@@ -29,13 +38,14 @@ _ASKS_PASSWORD: Final = (
     r"(?i)\b(?:password|passphrase|passwd|passcode|pass\s*phrase|pin(?:\s*code)?|2fa|otp"
     r"|one[\s-]*time\s*code)\b"
     r"|密码|密碼|口令|パスワード|비밀번호|пароль|passwort|kennwort|contraseña|mot de passe|senha"
-    r"|wachtwoord|hasło|şifre|parola"
+    r"|wachtwoord|hasło|şifre|parola|clave\s+de\s+acceso"
 )
 # A key or token: the reply must also look like one (see _looks_like_key), since
 # "Which token format?" is answered "JWT".
 _ASKS_KEY: Final = (
     r"(?i)\b(?:secret|api[\s_-]*key|access[\s_-]*key|secret[\s_-]*key|private[\s_-]*key"
     r"|license[\s_-]*key|token|credentials?|key)\b"
+    r"|clé|schlüssel|zugangsdaten|clave|chave|credenciales|credenciais|identifiants|jeton"
 )
 _NUMBERED_RE: Final = re.compile(r"^[ \t]*(?:\*\*)?(\d{1,2})[.)][ \t]*(?:\*\*)?[ \t]*(.*)$", re.M)
 # Answers that decline or defer: the person gave no secret.
@@ -46,12 +56,31 @@ _DECLINE: Final = frozenset(
 # key"), not about it ("Should I add password reset?", answered "please").
 _ASKING: Final = (
     r"(?i)\b(?:what|what's|whats|which|enter|provide|give|share|send|type|paste|tell|need|supply"
-    r"|input|set|choose|pick)\b"
-    r"|教えて|入力|请|請|提供|输入|輸入|告诉|bitte|geben|angeben|introduce|proporciona|cuál|quel"
+    r"|input|set|choose|pick"
+    # A request put politely or as a need: "Could you let me know the admin password?",
+    # "The deploy needs your sudo password to continue." (the audit's misses).
+    r"|providing|sharing|sending|let\s+me\s+know|could\s+you|can\s+you|would\s+you)\b"
+    # A need stated near the thing needed, not any "missing" or "required" in the agent's
+    # prose ("I will keep this in mind: export GITHUB_TOKEN=<token>" asks for nothing).
+    r"|\b(?:needs|needed|requires?|required|without|missing)\s+(?:\S+\s+){0,3}?"
+    r"(?:\S*(?:password|passphrase|passcode|token|key|secret|credential)|pin\b)"
+    r"|教えて|入力|请|請|提供|输入|輸入|告诉|多少|什么|bitte|geben|angeben|introduce|proporciona|cuál|quel"
     r"|какой|введите|укажите|입력|알려"
+    r"|lautet|brauche|benötige|nenn|welche|\bwas\s+ist|\bcual\b|necesito|\bdime\b|\bdame\b"
+    r"|\bindica\b|\bqual\b|preciso|\binforme\b|\bpassa\b|besoin|\bdonne|indique|fourni"
 )
+# A question that is only the noun ("Password?", "DB password?"), on the message's last
+# line: it asks too.
+_BARE_QUESTION_WORDS: Final = 3
 _FUNCTION_WORDS: Final = frozenset(
-    ["a", "an", "the", "is", "are", "was", "be", "to", "of", "in", "on", "at", "for", "by", "with", "from", "it", "this", "that", "i", "you", "we", "do", "not", "use", "using", "set", "same", "as", "already", "and", "or", "but", "if", "then"]
+    ["a", "an", "the", "is", "are", "was", "be", "to", "of", "in", "on", "at", "for", "by", "with", "from", "it", "this", "that", "i", "you", "we", "do", "not", "use", "using", "set", "same", "as", "already", "and", "or", "but", "if", "then",
+     # Words of an instruction ("run npm test first", "no, skip that step"), not a passphrase.
+     "run", "first", "try", "check", "wait", "skip", "ask", "let", "me", "my", "your", "no",
+     "now", "again", "just", "instead", "please", "it's", "i'll", "i'm", "don't", "can't",
+     "sure", "here", "go", "ok", "yes", "see",
+     # ... and of the languages questions are now read in ("Das gebe ich selbst ein.").
+     "ich", "das", "der", "die", "ein", "ist", "nicht", "es", "el", "la", "lo", "yo", "de", "que",
+     "je", "le", "les", "ce", "pas", "eu", "o", "não", "um", "uma", "se"]
 )
 _MAX_SECRET_WORDS: Final = 6
 
@@ -66,7 +95,9 @@ def _question_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[s
 def _asks(question: str) -> str | None:
     """"password", "key" or None: what kind of secret `question` asks for."""
     asking, asks_password, asks_key = _question_patterns()
-    if not asking.search(question):
+    last = question.strip().rsplit("\n", 1)[-1].strip()
+    if not asking.search(question) and not (
+            last.endswith(("?", "？")) and len(last.split()) <= _BARE_QUESTION_WORDS):
         return None
     if asks_password.search(question):
         return "password"
@@ -133,6 +164,96 @@ def _is_secret_reply(text: str, asks: str) -> bool:
     return not (is_variable_ref(value) or _sentence(value))
 
 
+# A word of a reply: what runs between spaces, less the quotes, brackets and sentence
+# marks around it (kept as typed).
+_WORD_RE: Final = re.compile(r"\S+")
+_LEADING: Final = "`'\"([{<"
+_TRAILING: Final = "`'\")]}>.,;:?"  # not "!": values end in one
+# Words that precede a value ("it's <pw>", "use <pw>", "password: <pw>"): right after
+# one, a shorter value with a digit or symbol is taken too ("hunter22").
+_VALUE_HEADS: Final = frozenset(
+    ["is", "it's", "its", "use", "try", "was", "password", "passphrase", "pw", "pass", "token",
+     "key", "ist", "es", "é", "est"]
+)
+# Words with a digit that are names, versions and places ("python3.11", "ubuntu-22.04",
+# "sha256sum", "1Password", "db.internal.example.com:5432", "config/secrets.yml"), not values.
+_NOT_A_VALUE: Final = re.compile(
+    r"[A-Za-z]+[-_]?v?\d+(?:\.\d+)*[a-z]?"      # a name and its version
+    r"|\d+[A-Z]?[a-z]+"                          # 1Password
+    r"|[\d.:]+"                                  # a version, an address, a time
+    r"|[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?"      # a host or a file name
+    r"|[a-z0-9.-]+:\d{2,5}"                      # host:port
+    r"|[A-Za-z]+'[A-Za-z]+"                      # a contraction
+)
+# Chosen words are at least this long (the existing one-word password rule's 4 is for a
+# reply that is nothing but the value; among words, "v1.2" and "x86" would go too).
+_MIN_CHOSEN: Final = 6
+# Among other words a value of this length needs no head: the key rule's 12.
+_MIN_UNHEADED: Final = 12
+_MIN_CLASS_CHANGES: Final = 3
+# The symbols that make a word of letters a chosen value ("Hunter!Secret"); not a
+# sentence's marks, which `_WORD_RE`'s words lose, nor a name's "._-'".
+_VALUE_SYMBOLS: Final = "!#$%&*+=@^|~\\<>[]{}"
+# A character one of `_chosen`'s words has: a digit or one of those.
+_VALUE_CHAR_RE: Final = re.compile(r"[\d" + re.escape(_VALUE_SYMBOLS) + "]")
+
+
+def _class_changes(word: str) -> int:
+    """How often the kind of character (lower, upper, digit, other) changes along `word`:
+    chosen values change often ("Hunter2Secret9": 5), names rarely ("python3": 1)."""
+    kinds = ["l" if c.islower() else "u" if c.isupper() else "d" if c.isdigit() else "o" for c in word]
+    return sum(a != b for a, b in pairwise(kinds))
+
+
+def _chosen(word: str, headed: bool) -> bool:
+    """Whether `word`, one word of a longer reply, is shaped like a chosen value: a digit
+    or a symbol among letters, long or changing kind often; after a head word
+    (`_VALUE_HEADS`, a colon) any such word of `_MIN_CHOSEN` characters. Paths, flags,
+    `$VARIABLES`, versions, hosts and file names are the person's words."""
+    if len(word) < _MIN_CHOSEN or not word.isascii() or word.startswith("[REDACTED"):
+        return False
+    if word[0] in "-~./@#" or "/" in word or is_variable_ref(word):
+        return False
+    if word.isdigit():
+        return headed or len(word) >= _NUMERIC_KEY_DIGITS
+    if not any(c.isalpha() for c in word):
+        return False
+    if not any(c.isdigit() or c in _VALUE_SYMBOLS for c in word):
+        return False
+    if headed:
+        return True
+    if _NOT_A_VALUE.fullmatch(word):
+        return False
+    return len(word) >= _MIN_UNHEADED or _class_changes(word) >= _MIN_CLASS_CHANGES
+
+
+def _chosen_words(answer: str) -> list[tuple[int, int]]:
+    """Spans of the words of `answer` that `_chosen` takes, head words read per line."""
+    spans: list[tuple[int, int]] = []
+    previous = ""
+    for m in _WORD_RE.finditer(answer):
+        token = m.group()
+        word = token.lstrip(_LEADING)
+        quoted = len(word) < len(token)
+        start = m.start() + len(token) - len(word)
+        word = word.rstrip(_TRAILING)
+        line_start = m.start() == 0 or "\n" in answer[m.start() - 1]
+        headed = (line_start or quoted or previous.endswith((":", "="))
+                  or previous.casefold().strip(_LEADING + _TRAILING) in _VALUE_HEADS)
+        if word and _chosen(word, headed):
+            spans.append((start, start + len(word)))
+        previous = token
+    return spans
+
+
+def _redact_words(answer: str) -> str:
+    """`answer` with each word `_chosen` takes replaced by MARKER, the rest as typed."""
+    out = answer
+    for start, end in reversed(_chosen_words(answer)):
+        out = out[:start] + MARKER + out[end:]
+    return out
+
+
 def _numbered(text: str) -> dict[str, str]:
     """{number: the item's text, continuation lines included} of a numbered list."""
     items: dict[str, str] = {}
@@ -159,6 +280,10 @@ def _could_answer(answer: str) -> bool:
     was 0.12 s of a 1,000-session first scan (issue 21)."""
     if _NUMBERED_RE.search(answer):
         return True
+    # A word `_chosen` takes has a digit or a symbol; most replies have neither, and
+    # reading each word was ~25 µs of every reply where this search is ~0.5 µs.
+    if _VALUE_CHAR_RE.search(answer) and _chosen_words(answer):
+        return True
     # A newline only at an end is no line break (strip copies: asked only then).
     return ("\n" not in answer or "\n" not in answer.strip()) and (
         _is_secret_reply(answer, "password") or _is_secret_reply(answer, "key"))
@@ -183,4 +308,5 @@ def redact_answer(question: str, answer: str) -> str:
         lead = answer[: len(answer) - len(answer.lstrip())]
         tail = answer[len(answer.rstrip()) :]
         return lead + MARKER + tail
-    return answer
+    # A value among the reply's words, on any of its lines.
+    return answer if kind is None else _redact_words(answer)

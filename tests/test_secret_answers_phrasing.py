@@ -1,0 +1,151 @@
+"""A password typed in answer to the agent, in the words people use: with words around
+it, on any line, after a question or a statement of need in English, German, Spanish,
+Portuguese or French. The privacy audit (/tmp/audit3/probe_answers.py) found 15 of 19
+such replies kept in clear; the person's own words around the value stay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixtures.fidelity.writers import Chain, claude_path
+
+from learn.secret_answers import MARKER, redact_answer
+from learn.transcripts.parser import parse
+from learn.transcripts.view.session import build_session
+
+PW = "Ans-Pw-" + "1001x"
+CHOSEN = "Hunter2" + "Secret9"
+KEY = "a8F3kL9zQ2" + "mX7vB1nR4t"
+ASKED = "What is the staging database password?"
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept"),
+    [
+        (f"here you go: {PW}", "here you go: "),
+        (f"{PW} (it's the staging one, don't commit it)", " (it's the staging one, don't commit it)"),
+        (f"it's {PW}", "it's "),
+        (f"use {CHOSEN}", "use "),
+        (f"it is {CHOSEN} - don't commit it", " - don't commit it"),
+        (f"sure, {CHOSEN}.", "sure, "),
+        (f"ok so {CHOSEN}! thanks", "ok so "),
+        (f"try `{CHOSEN}` please", "try `"),
+        (f"the password is {PW}, the user is admin", ", the user is admin"),
+    ],
+)
+def test_a_password_among_the_replys_words_is_replaced_and_the_words_stay(answer: str, kept: str) -> None:
+    out = redact_answer(ASKED, answer)
+    assert PW not in out and CHOSEN not in out
+    assert MARKER in out and kept in out
+
+
+def test_a_password_on_any_line_of_a_reply_is_replaced() -> None:
+    out = redact_answer(ASKED, f"{CHOSEN}\nand the user is admin")
+    assert out == f"{MARKER}\nand the user is admin"
+    out = redact_answer(ASKED, f"ok, the user is admin\nand the password: {PW}\nthanks")
+    assert out == f"ok, the user is admin\nand the password: {MARKER}\nthanks"
+
+
+def test_a_short_password_right_after_is_or_a_colon_is_replaced() -> None:
+    short = "hunt" + "er22"
+    assert redact_answer(ASKED, f"it's {short}") == f"it's {MARKER}"
+    assert redact_answer(ASKED, f"pw: {short} for now") == f"pw: {MARKER} for now"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Could you let me know the admin password?",
+        "Mind sharing the DB password?",
+        "Password?",
+        "DB password?",
+        "I'm connecting to the staging database now.\n\nPassword?",
+        "I need the sudo password to continue.",
+        "The deploy needs your sudo password to continue.",
+        "I can't connect without the root password.",
+        "Can you share the API token?",
+        "Please send me the credentials for the staging box.",
+        "Wie lautet das Passwort für den Server?",
+        "Ich brauche das Passwort für den Server.",
+        "¿Cuál es la contraseña?",
+        "Necesito la contraseña del servidor.",
+        "Qual é a senha?",
+        "Qual é a senha do banco?",
+        "Preciso da senha do banco.",
+        "Quel est le mot de passe ?",
+        "J'ai besoin du mot de passe du serveur.",
+        "服务器的密码是多少？",
+    ],
+)
+def test_a_question_or_need_naming_a_password_is_read_as_asking(question: str) -> None:
+    assert redact_answer(question, CHOSEN) == MARKER
+    assert redact_answer(question, f"here you go: {CHOSEN}") == f"here you go: {MARKER}"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What's the API key for the staging environment?",
+        "Quelle est la clé API ?",
+        "¿Cuál es la clave de la API?",
+        "Qual é a chave da API?",
+        "Wie lautet der API-Schlüssel?",
+        "Can you share the API token?",
+    ],
+)
+def test_a_key_with_words_around_it_is_replaced(question: str) -> None:
+    assert redact_answer(question, KEY) == MARKER
+    assert redact_answer(question, f"here it is {KEY} thanks") == f"here it is {MARKER} thanks"
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        (ASKED, "use the one in 1Password"),
+        (ASKED, "don't put passwords in the repo, use env vars"),
+        (ASKED, "I'll type it myself"),
+        (ASKED, "no, skip that step"),
+        (ASKED, "run npm test first"),
+        (ASKED, "it's in config/secrets.yml, read it from there"),
+        (ASKED, "use $DB_PASSWORD from .env.staging"),
+        (ASKED, "it's the same as on db.internal.example.com:5432"),
+        (ASKED, "install python3.11 first, then ask again"),
+        (ASKED, "wait, I'll check\nand get back to you"),
+        ("Could you let me know the admin password?", "I'll type it myself in the terminal"),
+        ("I need the sudo password to continue.", "don't use sudo, use the docker group"),
+        ("Wie lautet das Passwort für den Server?", "Das gebe ich selbst ein."),
+        ("What port should it use?", "8080"),
+        ("What port should it use?", f"use {CHOSEN}"),  # no secret was asked for
+        ("Which branch should I deploy?", f"deploy {PW} please"),
+        ("Should I rotate the API token now?", f"yes, and name it {PW}"),
+    ],
+)
+def test_a_reply_that_gives_no_secret_keeps_its_words(question: str, answer: str) -> None:
+    assert redact_answer(question, answer) == answer
+
+
+def test_the_audits_replies_are_gone_from_the_session_view(tmp_path: Path) -> None:
+    sid = "00000000-0021-4000-8000-0000000000ac"
+    c = Chain(sid, cwd=str(tmp_path))
+    c.user("connect to staging", parent=False)
+    c.assistant("I need to connect to the staging database. What is the database password?")
+    c.user(f"here you go: {PW}")
+    c.assistant("Could you let me know the admin password for the dashboard?")
+    c.user(CHOSEN)
+    c.assistant("Wie lautet das Passwort für den Server?")
+    c.user(f"{KEY}\ndas ist das alte")
+    c.assistant("What's the password for the staging Redis?")
+    c.user(f"{PW} (it's the staging one, don't commit it)")
+    c.assistant("What port should Redis use?")
+    c.user("6380 like before")
+    path = c.write(claude_path(tmp_path, sid, str(tmp_path)))
+    typed = [t.text for t in build_session(parse(path)).human_turns]
+    assert typed == [
+        "connect to staging",
+        f"here you go: {MARKER}",
+        MARKER,
+        f"{MARKER}\ndas ist das alte",
+        f"{MARKER} (it's the staging one, don't commit it)",
+        "6380 like before",
+    ]
