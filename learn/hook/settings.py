@@ -16,14 +16,13 @@ forms is learn's to rewrite; a person's own command that runs learn is theirs.
 from __future__ import annotations
 
 import copy
-import re
 import shlex
 from typing import Any, Final
 
 from learn.invocation import learn_line
+from learn.projects.flavour import is_windows_path
 
 HOOK_ARGS: Final = "hook session-end"
-_DRIVE: Final = re.compile(r"[A-Za-z]:[\\/]")
 LOADS_ARGS: Final = "hook instructions-loaded"
 HOOK_TIMEOUT_S: Final = 10
 LOADS_TIMEOUT_S: Final = 10  # it took 0.14-0.39 s on the shared test machine; far more under load
@@ -68,7 +67,7 @@ def is_learn_hook(command: str, args: str = HOOK_ARGS) -> bool:
     rest = words[2:] if words[1:2] == ["-P"] else words[1:]
     # An interpreter by absolute path, POSIX or Windows (`C:\\...\\python.exe`, as
     # shlex.join writes it there): learn writes no other.
-    absolute = bool(words) and (words[0].startswith("/") or _DRIVE.match(words[0]) is not None)
+    absolute = bool(words) and (words[0].startswith("/") or is_windows_path(words[0]))
     return absolute and rest == ["-m", "learn", *wanted]
 
 

@@ -64,7 +64,7 @@ def _guard_args(rules: Path, agent: Agent) -> tuple[str, ...]:
 def hook_command(rules: Path, agent: Agent) -> str:
     """The one command line the agent runs: this Python, the fixed program, the data file
     (`-P`: never a `learn` of the session's folder, learn.invocation)."""
-    return learn_line("learn.guard", *_guard_args(rules, agent))
+    return hook_commands(rules, agent)[0]
 
 
 def hook_commands(rules: Path, agent: Agent) -> tuple[str, ...]:
