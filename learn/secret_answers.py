@@ -24,6 +24,7 @@ marker has `render.redact`'s shape, so redaction leaves it alone.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 from itertools import pairwise
 from typing import Final
@@ -165,8 +166,10 @@ def _is_secret_reply(text: str, asks: str) -> bool:
 
 
 # A word of a reply: what runs between spaces, less the quotes, brackets and sentence
-# marks around it (kept as typed).
-_WORD_RE: Final = re.compile(r"\S+")
+# marks around it (kept as typed). Only a word with a digit or a value symbol in it can
+# be chosen (`_chosen`): `_VALUE_WORD_RE` finds just those, each from its first
+# character (a generated prompt of 40 kB quoted back as a reply is ~6,000 words, and
+# reading each in Python was 9% of a first listing of a memory plugin's sessions).
 _LEADING: Final = "`'\"([{<"
 _TRAILING: Final = "`'\")]}>.,;:?"  # not "!": values end in one
 # Words that precede a value ("it's <pw>", "use <pw>", "password: <pw>"): right after
@@ -192,10 +195,13 @@ _MIN_CHOSEN: Final = 6
 _MIN_UNHEADED: Final = 12
 _MIN_CLASS_CHANGES: Final = 3
 # The symbols that make a word of letters a chosen value ("Hunter!Secret"); not a
-# sentence's marks, which `_WORD_RE`'s words lose, nor a name's "._-'".
+# sentence's marks, which a word loses at its ends, nor a name's "._-'".
 _VALUE_SYMBOLS: Final = "!#$%&*+=@^|~\\<>[]{}"
 # A character one of `_chosen`'s words has: a digit or one of those.
 _VALUE_CHAR_RE: Final = re.compile(r"[\d" + re.escape(_VALUE_SYMBOLS) + "]")
+# A whole word (`\S+`, from its first character) that has one of those characters.
+_VALUE_WORD_RE: Final = re.compile(
+    r"(?<!\S)(?=[^\s\d" + re.escape(_VALUE_SYMBOLS) + r"]*[\d" + re.escape(_VALUE_SYMBOLS) + r"])\S+")
 
 
 def _class_changes(word: str) -> int:
@@ -229,21 +235,36 @@ def _chosen(word: str, headed: bool) -> bool:
 
 def _chosen_words(answer: str) -> list[tuple[int, int]]:
     """Spans of the words of `answer` that `_chosen` takes, head words read per line."""
-    spans: list[tuple[int, int]] = []
-    previous = ""
-    for m in _WORD_RE.finditer(answer):
+    return list(_chosen_spans(answer))
+
+
+def _chosen_spans(answer: str) -> Iterator[tuple[int, int]]:
+    """`_chosen_words`, one at a time: whether there is one stops at the first."""
+    for m in _VALUE_WORD_RE.finditer(answer):
         token = m.group()
         word = token.lstrip(_LEADING)
         quoted = len(word) < len(token)
         start = m.start() + len(token) - len(word)
         word = word.rstrip(_TRAILING)
-        line_start = m.start() == 0 or "\n" in answer[m.start() - 1]
+        if len(word) < _MIN_CHOSEN:  # `_chosen`'s first test, before the word before is read
+            continue
+        previous = _word_before(answer, m.start())
+        line_start = m.start() == 0 or answer[m.start() - 1] == "\n"
         headed = (line_start or quoted or previous.endswith((":", "="))
                   or previous.casefold().strip(_LEADING + _TRAILING) in _VALUE_HEADS)
-        if word and _chosen(word, headed):
-            spans.append((start, start + len(word)))
-        previous = token
-    return spans
+        if _chosen(word, headed):
+            yield start, start + len(word)
+
+
+def _word_before(text: str, at: int) -> str:
+    """The word (`\\S+`) before the spaces before `at`; "" at the start."""
+    end = at
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    start = end
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return text[start:end]
 
 
 def _redact_words(answer: str) -> str:
@@ -282,7 +303,7 @@ def _could_answer(answer: str) -> bool:
         return True
     # A word `_chosen` takes has a digit or a symbol; most replies have neither, and
     # reading each word was ~25 µs of every reply where this search is ~0.5 µs.
-    if _VALUE_CHAR_RE.search(answer) and _chosen_words(answer):
+    if _VALUE_CHAR_RE.search(answer) and next(_chosen_spans(answer), None) is not None:
         return True
     # A newline only at an end is no line break (strip copies: asked only then).
     return ("\n" not in answer or "\n" not in answer.strip()) and (

@@ -149,3 +149,41 @@ def test_the_audits_replies_are_gone_from_the_session_view(tmp_path: Path) -> No
         f"{MARKER} (it's the staging one, don't commit it)",
         "6380 like before",
     ]
+
+
+def _chosen_words_word_by_word(answer: str) -> list[tuple[int, int]]:
+    """The plain reading `_chosen_words` must agree with: every word, in order, the
+    word before it remembered (the module reads only words with a digit or symbol)."""
+    import re
+
+    from learn import secret_answers as sa
+
+    spans: list[tuple[int, int]] = []
+    previous = ""
+    for m in re.finditer(r"\S+", answer):
+        token = m.group()
+        word = token.lstrip(sa._LEADING)
+        quoted = len(word) < len(token)
+        start = m.start() + len(token) - len(word)
+        word = word.rstrip(sa._TRAILING)
+        headed = (m.start() == 0 or answer[m.start() - 1] == "\n" or quoted
+                  or previous.endswith((":", "="))
+                  or previous.casefold().strip(sa._LEADING + sa._TRAILING) in sa._VALUE_HEADS)
+        if word and sa._chosen(word, headed):
+            spans.append((start, start + len(word)))
+        previous = token
+    return spans
+
+
+def test_chosen_words_agree_with_reading_every_word() -> None:
+    import random
+
+    from learn.secret_answers import _chosen_words
+
+    pieces = [*"abcXYZ019!#$%&*+=@^|~\\<>[]{}`'\"().,;:?-/_ \n\t\u00a0é",
+              "password: ", "it's ", "use ", "Hunter2Secret9", "key=", "python3.11",
+              "$DB_PW", "[REDACTED:x]", "\r\n", "２０２６"]
+    rng = random.Random(7)
+    for _ in range(20_000):
+        answer = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        assert _chosen_words(answer) == _chosen_words_word_by_word(answer), repr(answer)
