@@ -21,7 +21,10 @@ from typing import Final
 #    stdin passwords, clients' password flags, a token as a URL's user, SECRET_KEY_BASE
 #    and other names, quoted passphrases, `=>`, non-ASCII separators, continued keys,
 #    cookies (stored index rows that hold one are read again).
-REDACT_VERSION: Final = 5
+# 6: a password on the line after its label, typed after a sudo/git prompt, in a
+#    here-string to `sudo -S`, in a form body encoded twice (`%26password%3D…`), and a
+#    GCP key file's `private_key_id`.
+REDACT_VERSION: Final = 6
 
 # Bump when rendering changes in a way that changes what the model sees,
 # so old cached candidates (mined from a different rendering) are re-mined.

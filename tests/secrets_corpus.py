@@ -81,6 +81,11 @@ DOLLAR_ENV_PW = _j("$ecret", "Pa55w0rd")
 AWS_PAIR_ID = _j("AKIA", "Z7EXAMPLEPAIR9QX")
 AWS_PAIR_SECRET = _j("Xk8pLm2/Qr7TzWv9+Ny4", "Bc6Hd1Jf3Gs5Ka0EoPiU")
 NUMERIC_API_KEY = _j("83749201", "847562019384")
+NEXT_LINE_PW = _j("Next", "Line-Pw37")
+SUDO_PROMPT_PW = _j("Sudo", "Prompt!64")
+HERE_STRING_PW = _j("Here", "String-91")
+ENCODED_PW = _j("Enc0ded", "Form-Pw5")
+GCP_KEY_ID = _j("3c9f1a7e5b2d8c4f6a0e", "9b7d1f3a5c8e2b4d6f0a")
 
 SECRETS: list[tuple[str, str, str]] = [
     ("sql-with-password", f"CREATE USER app WITH PASSWORD '{PG_PW}';", PG_PW),
@@ -143,6 +148,14 @@ SECRETS: list[tuple[str, str, str]] = [
     ("dollar-password-env", f"DB_PASSWORD={DOLLAR_ENV_PW} ./scripts/deploy.sh", DOLLAR_ENV_PW),
     ("aws-bare-pair", f"staging user: {AWS_PAIR_ID} / {AWS_PAIR_SECRET}", AWS_PAIR_SECRET),
     ("numeric-api-key", f"the weather api key is {NUMERIC_API_KEY}", NUMERIC_API_KEY),
+    # A terminal's and a browser's forms (learn.render.password_forms).
+    # The value alone on its line, as a terminal or a note leaves it: the line ends.
+    ("password-next-line", f"Password:\n  {NEXT_LINE_PW}\n", NEXT_LINE_PW),
+    ("sudo-prompt", f"[sudo] password for deploy: {SUDO_PROMPT_PW}", SUDO_PROMPT_PW),
+    ("sudo-here-string", f"sudo -S <<< '{HERE_STRING_PW}' systemctl restart nginx", HERE_STRING_PW),
+    ("url-encoded-password", f"https://sso.internal/cb?next=%2Flogin%3Fuser%3Dbob%26password%3D{ENCODED_PW}%26r%3D1",
+     ENCODED_PW),
+    ("gcp-private-key-id", f'  "private_key_id": "{GCP_KEY_ID}",', GCP_KEY_ID),
 ]
 
 # A value given in answer to the agent asking for it: only the question says what it is.
@@ -202,4 +215,9 @@ DECOYS: list[tuple[str, str, str]] = [
     ("htpasswd-prompt", "htpasswd -c /etc/nginx/.htpasswd admin", "htpasswd -c /etc/nginx/.htpasswd admin"),
     ("long-number", "order 41000000007733019222 was paid twice", "41000000007733019222"),
     ("aws-id-alone-prose", "rotate the AKIA key of the ci user every quarter", "rotate the AKIA key of the ci user every quarter"),
+    ("password-label-then-prose", "Password:\nwe should rotate it next week", "we should rotate it next week"),
+    ("sudo-prompt-alone", "[sudo] password for deploy:", "[sudo] password for deploy:"),
+    ("sudo-here-string-var", 'sudo -S <<< "$SUDO_PW" systemctl restart nginx', '"$SUDO_PW"'),
+    ("url-encoded-var", "https://sso.internal/cb?next=%2Flogin%26password%3D%24PW", "password%3D%24PW"),
+    ("private-key-id-placeholder", '"private_key_id": "YOUR_KEY_ID",', "YOUR_KEY_ID"),
 ]

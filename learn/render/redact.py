@@ -29,6 +29,7 @@ from learn.render.assignments import (
     sub_assignments,
 )
 from learn.render.gate_words import WordFinder
+from learn.render.password_forms import PASSWORD_FORM_RULES
 from learn.render.scanner import GATE_WORDS as SCANNER_GATE_WORDS
 from learn.render.scanner import scanner_spans
 from learn.render.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
@@ -263,6 +264,8 @@ _GATED_RULES: Final[tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.M
     (("AKIA", "ASIA", "aws-access-key"), _AWS_PAIR_RE, _aws_pair),
     (_PASSWORD_WORDS, _PASSWORD_FIELD_RE, _password_field),
     (_PASSWORD_WORDS, _PASSWORD_IS_RE, _password_is),
+    # A label with its value on the next line, a prompt's typed answer, a form encoded twice.
+    *PASSWORD_FORM_RULES,
 )
 
 

@@ -132,6 +132,10 @@ CONTEXT_RULES: Final[tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]] =
         ("password", r"\b(?:smbclient|rpcclient|smbcacls|smbget|smbtree|smbmap|mount\.cifs)\b[^\n|;&]*?"
                      r"[ \t](?:-U|--user(?:name)?)(?:[ \t]+|=)['\"]?[^\s%'\"]*%(?P<val>(?!\[)[^\s'\"]+)",
          ("smb", "rpcclient", "mount.cifs")),
+        # A here-string to `sudo -S` (stdin): `sudo -S <<< 'pw' apt install x`. Only sudo's
+        # own flags before `-S`, as for `echo pw | sudo -S` (`sudo pacman -S` is not it).
+        ("password", r"\bsudo(?:[ \t]+-[ugpChDRrTU][ \t]+[^\s|;&-]\S*|[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S\b"
+                     r"[^\n|;&]*?<<<[ \t]*" + _VALUE, ("<<<",)),
         ("secret", r"\bgh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:--body|-b)(?:[ \t]*=?[ \t]*)(?!-)" + _VALUE,
          ("gh secret",)),
         # `vault login <token>` (a legacy `s.` token; `hvs.` ones are a vendor rule).
@@ -154,6 +158,11 @@ CONTEXT_RULES: Final[tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]] =
         # Docker's config.json: "auth": "<base64 of user:pw>", "identitytoken": "...".
         ("docker-auth", r"(?i)\"(?:auth|identitytoken|registrytoken)\"\s*:\s*\"(?P<val>[^\"\s]{8,})\"",
          ("auth", "token")),
+        # A GCP service account's key file: `"private_key_id": "<40 hex>"` names the key
+        # (its `private_key` is a PEM block, the token rules' own). Only the id's shape:
+        # `"private_key_id": "YOUR_KEY_ID"` is a template.
+        ("private-key-id", r"(?i)private_key_id\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<val>[0-9a-f]{40})(?![0-9a-z])",
+         ("private_key_id",)),
         # Webhook URLs: the path is the credential.
         ("webhook-url", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}",
          ("hooks.slack",)),
