@@ -343,7 +343,8 @@ def test_the_check_program_imports_nothing_heavy(tmp_path: Path) -> None:
             "print(sorted(m for m in sys.modules if m.startswith('learn')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.strip() == str(['learn', 'learn.guard', 'learn.guard.hook', 'learn.guard.lines',
+    assert out.strip() == str(['learn', 'learn.guard', 'learn.guard.flags', 'learn.guard.hook',
+                               'learn.guard.lines',
                                'learn.guard.rules', 'learn.guard.runners', 'learn.guard.shell',
                                'learn.hook_input', 'learn.no_telemetry'])
     heavy = ("import sys, learn.guard.hook; "

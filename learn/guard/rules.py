@@ -11,12 +11,17 @@ Standard library only and no dataclasses, like the rest of learn.guard (it runs
 on every shell call). Matching reads the simple commands learn.guard.shell finds: the program by name
 (`/usr/bin/git` is `git`), its subcommand after the program's own options
 (`git -C app push`, `git -c k=v push`), then the words after it up to `--`: a long
-flag as written or with `=value` (`--force`, `--force=yes`; `--force-with-lease`
-is another flag), a short flag alone or in a cluster of any length (`-f`, `-uf`,
-`-vquf`), a rule's own cluster as its letters together in any order or words (`-rf`
-is `-fr`, `-r -f`, `-rfv`; `-f` alone is not it), and
-positional words against shell-style patterns (`+*`: a force-pushed refspec). A
-rule with targets holds only where a positional word also matches one of them
+flag as written, with `=value` or cut to a prefix (`--force`, `--force=yes`, `--forc`;
+`--force-with-lease` is another flag), a short flag alone or in a cluster of any
+length (`-f`, `-uf`, `-vquf`), a rule's own cluster as its letters together in any
+order or words (`-rf` is `-fr`, `-r -f`, `-rfv`; `-f` alone is not it), and
+positional words against shell-style patterns (`+*`: a force-pushed refspec). For a
+few programs whose short and long spellings are documented as one option (rm, cp,
+chmod, chown, git push / commit / clean / checkout / branch), either spelling is the
+other: `-rf` is also `rm --recursive --force` and `rm -r --force`, `git branch -D` is
+`--delete --force`. How a word is compared with a flag is learn.guard.flags (its
+table SAME, its prefix rule); a program not in the table compares flags as written.
+A rule with targets holds only where a positional word also matches one of them
 (`main`, `*:main`: "never force push to main").
 
 A cluster was read only up to three letters, so that a value glued to its option
@@ -32,8 +37,10 @@ a flag produced at run time (`git push $(echo -f)`, `git push $FLAG`: a
 substitution's output or a variable's value is unknown, and counting every one as
 the flag would stop `git push origin $(git branch --show-current)`); an alias or a
 script defined elsewhere (`git config alias.p 'push -f'` then `git p`, a Makefile
-target); an abbreviated long option (`--forc`: git refuses it as ambiguous for
-push, but getopt_long programs accept a unique prefix).
+target); a short spelling of a long option for a program not in learn.guard.flags'
+table (`docker rm -f` against a rule on `docker rm --force`: which letter is which
+option is each program's own); a long option written with one dash (`find -delete`,
+Go's `-force`), read as the letters of a cluster.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, NamedTuple
 
+from learn.guard.flags import reading, set_by, sets
 from learn.guard.runners import GLOBAL_VALUED
 from learn.guard.shell import Simple, simple_commands
 
@@ -193,15 +201,6 @@ def _subcommand_at(cmd: Simple) -> int:
     return i
 
 
-def _flag_in(flag: str, word: str) -> bool:
-    if flag.startswith("--"):
-        return word == flag or word.startswith(flag + "=")
-    if word == flag:
-        return True
-    letter = flag[1:]
-    return len(letter) == 1 and letter in _short_letters(word)
-
-
 def rule_words(rule: CheckRule, words: str) -> str:
     """`words` (a hit: the command's words that broke `rule`) as the rule says them: each
     word past the program and subcommand as the flag, argument pattern or target of the
@@ -209,35 +208,17 @@ def rule_words(rule: CheckRule, words: str) -> str:
     secret the rule is about (`mysql -pSECRET` broke `-p`; a clone URL's token broke
     `https://*:*@*`), and a privacy audit found both in the log."""
     out: list[str] = []
+    r = reading(rule.program, rule.subcommand, rule.flags)
     for w in words.split(" "):
         if w in (rule.program, rule.subcommand):
             out.append(w)
             continue
-        letters = set(_short_letters(w))
-        said = [f for f in rule.flags if _flag_in(f, w)
-                or (not f.startswith("--") and letters & set(f[1:]))] or \
+        flags = [f for f in rule.flags if w.startswith("-") and sets(r, w) & sets(r, f)]
+        # `-f` is said as `-f`, not also as its other spelling `--force` in the same rule.
+        said = [f for f in flags if f.startswith("--") == w.startswith("--")] or flags or \
             [p for p in (*rule.arguments, *rule.targets) if fnmatch.fnmatchcase(w, p)]
         out.append(" ".join(dict.fromkeys(said)) if said else "…")
     return " ".join(out)
-
-
-def _short_letters(word: str) -> str:
-    """The one-letter options a word sets (`-r`, `-rf`, `-vquf`: a cluster of any
-    length), or "" for anything else."""
-    if word.startswith("-") and not word.startswith("--") and word[1:].isalpha():
-        return word[1:]
-    return ""
-
-
-def _together(flag: str, words: Sequence[str]) -> str | None:
-    """A rule flag that is a cluster (`-rf`: -r and -f together) against the words of a
-    command: the words that set all its letters (`-fr`, `-r -f`), or None."""
-    letters = _short_letters(flag)
-    if len(letters) < 2:
-        return None
-    used = [w for w in words if set(_short_letters(w)) & set(letters)]
-    have = set("".join(_short_letters(w) for w in used))
-    return " ".join(used) if set(letters) <= have else None
 
 
 def match(rule: CheckRule, cmd: Simple) -> str | None:
@@ -269,16 +250,18 @@ def match(rule: CheckRule, cmd: Simple) -> str | None:
 
 def _hit(rule: CheckRule, rest: Sequence[str], end: int) -> str | None:
     """The words after the subcommand that hold one of the rule's flags or arguments."""
+    r = reading(rule.program, rule.subcommand, rule.flags)
     for word in rest[:end]:
         if word.startswith("-") and word != "-":
-            if any(_flag_in(f, word) for f in rule.flags):
+            if any(set_by(r, f, [word]) for f in rule.flags):
                 return word
         elif any(fnmatch.fnmatchcase(word, p) for p in rule.arguments):
             return word
+    options = [w for w in rest[:end] if w.startswith("-") and w != "-"]
     for f in rule.flags:
-        used = _together(f, rest[:end])
-        if used is not None:
-            return used
+        used = set_by(r, f, options)
+        if used:
+            return " ".join(used)
     for word in rest[end + 1:]:
         if any(fnmatch.fnmatchcase(word, p) for p in rule.arguments):
             return word
