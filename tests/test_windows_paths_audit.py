@@ -50,8 +50,9 @@ def test_every_spelling_of_a_windows_folder_is_one_project_on_any_host() -> None
               r"\\?\UNC\server\share\app"]
     assert {project_of(s) for s in shares} == {r"\\server\share\app"}
     assert project_of(r"\\server\share\app") != project_of(r"\\server\other\app")
-    # WSL's view of the same drive is a path of the Linux system that wrote it: its
-    # own key, the same on every host but macOS (which folds case), never a crash.
+    # WSL's view of the same drive: on WSL and Windows the same folder
+    # (tests/test_wsl_paths.py); on any other host whatever is mounted there, its own
+    # key, never a crash.
     for wsl in ("/mnt/c/Users/ana/app", "/mnt/c/Users/ana/app/"):
         assert project_of(wsl) == path_key("/mnt/c/Users/ana/app")
     # Nothing of a Windows folder is looked for on this disk, or joined to it.

@@ -21,6 +21,10 @@ Read as its own project it re-filed the worktree's sessions and overwrote what
 learn remembered of it; learn.projects.identity asks what it knows first, then
 the name of the git dir (`<repo>/.git/worktrees/<name>` was `<repo>`'s).
 
+The folders are keys (learn.projects.flavour); the disk is asked at the spelling it
+has of each (`disk_path`): on WSL a drive's key `c:\\users\\bob\\app` is looked for
+under `/mnt/c/`, and the checkout found is named by keys like any other.
+
 Standard library only (and learn.projects.flavour): learn's check (learn.guard)
 asks this on every shell call of a session run in a worktree beside the project,
 where learn.projects.identity's imports (msgspec, pathlib: ~30 ms) would double
@@ -29,18 +33,22 @@ what the check costs.
 
 from __future__ import annotations
 
+import ntpath
 import os
+import posixpath
 import re
 from typing import Final, NamedTuple
 
 from learn.lazy import lazy_pattern
 from learn.projects.flavour import (
     ancestors,
+    disk_path,
+    is_path,
     is_windows_path,
     key_name,
     key_parent,
     key_within,
-    on_this_machine,
+    on_this_disk,
     path_key,
 )
 
@@ -65,7 +73,26 @@ class Checkout(NamedTuple):
         return self.root != self.project
 
 
-def read_text(path: str) -> str | None:
+def on_disk(key: str, *names: str) -> str | None:
+    """`names` inside the folder `key`, where this disk has it (None: it has none)."""
+    here = disk_path(key)
+    return os.path.join(here, *names) if here is not None else None
+
+
+def _below(key: str, named: str) -> str:
+    """The key of `named` (a path a git file wrote) read from the folder `key`."""
+    if is_path(named):
+        return path_key(named)
+    here = disk_path(key)
+    if here is None:  # not on this disk: joined by the key's own flavour, never to a cwd
+        return path_key(ntpath.join(key, named) if is_windows_path(key)
+                        else posixpath.join(key, named))
+    return path_key(os.path.join(here, named))
+
+
+def read_text(path: str | None) -> str | None:
+    if path is None:
+        return None
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             return fh.read(64 * 1024)
@@ -74,7 +101,9 @@ def read_text(path: str) -> str | None:
 
 
 def _checkout_at(folder: str) -> Checkout | None:
-    dot_git = os.path.join(folder, GIT)
+    dot_git = on_disk(folder, GIT)
+    if dot_git is None:
+        return None
     if os.path.isdir(dot_git):
         git_dir = path_key(dot_git)
         common = _common_dir(git_dir) or git_dir
@@ -88,8 +117,9 @@ def _checkout_at(folder: str) -> Checkout | None:
     named = found.group(1)
     # Git for Windows' `C:/Users/ana/app/.git/worktrees/x` read on another system is that
     # system's path, not one below this folder.
-    git_dir = path_key(named if is_windows_path(named) else os.path.join(folder, named))
-    if not os.path.isfile(os.path.join(git_dir, "HEAD")):  # moved, deleted, or no git dir
+    git_dir = _below(folder, named)
+    head = on_disk(git_dir, "HEAD")
+    if head is None or not os.path.isfile(head):  # moved, deleted, or no git dir
         return Checkout(folder, _named_main(git_dir) or folder, git_dir, git_dir, dangling=True)
     shared = _common_dir(git_dir)
     if shared is None:  # a submodule, or --separate-git-dir: a repository of its own
@@ -98,10 +128,10 @@ def _checkout_at(folder: str) -> Checkout | None:
 
 
 def _common_dir(git_dir: str) -> str | None:
-    text = read_text(os.path.join(git_dir, "commondir"))
+    text = read_text(on_disk(git_dir, "commondir"))
     if text is None or not text.strip():
         return None
-    return path_key(os.path.join(git_dir, text.strip()))
+    return _below(git_dir, text.strip())
 
 
 def _main_of(common: str, *, fallback: str) -> str:
@@ -109,7 +139,7 @@ def _main_of(common: str, *, fallback: str) -> str:
     parent when it is a `.git` folder, else the folder its `core.worktree` names (a
     submodule's, under `<super>/.git/modules/`), else the git dir itself (a bare
     repository, whose worktrees have no main checkout)."""
-    if os.path.basename(common) == GIT:
+    if key_name(common) == GIT:
         parent = key_parent(common)
         return parent if parent is not None else fallback
     work_tree = _core_worktree(common)
@@ -119,7 +149,7 @@ def _main_of(common: str, *, fallback: str) -> str:
 def _core_worktree(git_dir: str) -> str | None:
     """The folder `core.worktree` of `git_dir`'s config names (relative to the git dir)."""
     section = ""
-    for line in (read_text(os.path.join(git_dir, "config")) or "").splitlines():
+    for line in (read_text(on_disk(git_dir, "config")) or "").splitlines():
         stripped = line.strip()
         if stripped.startswith("["):
             section = stripped.strip("[]").strip().casefold()
@@ -127,7 +157,7 @@ def _core_worktree(git_dir: str) -> str | None:
         found = _WORKTREE.match(line) if section == "core" else None
         if found:
             value = found.group(1).strip('"')
-            return path_key(os.path.join(git_dir, value)) if value else None
+            return _below(git_dir, value) if value else None
     return None
 
 
@@ -153,7 +183,8 @@ def checkout_of(key: str, *, stop: str | None = None) -> Checkout | None:
         if cut:
             candidates = candidates[: candidates.index(stop)]
     for folder in candidates:
-        if not os.path.isdir(folder):
+        here = disk_path(folder)
+        if here is None or not os.path.isdir(here):
             continue
         found = _checkout_at(folder)
         if found is not None:
@@ -164,9 +195,10 @@ def checkout_of(key: str, *, stop: str | None = None) -> Checkout | None:
 def checkout_on_disk(key: str, home: str) -> Checkout | None:
     """The checkout of the folder `key` as this disk shows it, the one answer
     learn.projects.identity starts from (`Known.checkout`) and learn's check asks:
-    None for a folder of another system's flavour, and the home folder `home` and the
-    folders above it never claim the folders below them (a dotfiles `.git`)."""
-    if not on_this_machine(key):
+    None for a folder this disk cannot show (another system's; a drive's, off WSL), and
+    the home folder `home` and the folders above it never claim the folders below them
+    (a dotfiles `.git`)."""
+    if not on_this_disk(key):
         return None
     stop = home if key_within(key, home) and key != home else None
     return checkout_of(key, stop=stop)
@@ -174,6 +206,7 @@ def checkout_on_disk(key: str, home: str) -> Checkout | None:
 
 def is_git_dir(folder: str) -> bool:
     """A git directory itself (a bare repository): no checkout, no place for a rule file."""
-    return (os.path.isfile(os.path.join(folder, "HEAD"))
-            and os.path.isdir(os.path.join(folder, "objects"))
-            and not os.path.exists(os.path.join(folder, GIT)))
+    here = disk_path(folder)
+    return here is not None and (os.path.isfile(os.path.join(here, "HEAD"))
+                                 and os.path.isdir(os.path.join(here, "objects"))
+                                 and not os.path.exists(os.path.join(here, GIT)))

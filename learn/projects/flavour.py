@@ -12,12 +12,36 @@ rules (either separator, case folded), an absolute POSIX path by this machine's
 (symlinks resolved; case folded on macOS, whose default volumes fold case).
 Anything else is not a path of any machine: a repository id such as
 `github.com/acme/webshop` stays what it is (`is_path` says which).
+
+One folder, two systems: a person on Windows who runs Claude Code natively
+(`C:\\Users\\bob\\proj`) and inside WSL (`/mnt/c/Users/bob/proj`) works in one
+folder, and a native session in a WSL distro's folder records
+`\\\\wsl$\\Ubuntu\\home\\bob\\proj` (or `\\\\wsl.localhost\\…`) for WSL's
+`/home/bob/proj`. Keyed apart, a point said in both counted in halves (two
+sessions each side of the two-session threshold were never proposed) and its
+rule went to two places. So the key is one on every host: a drive folder is
+keyed the Windows way (`c:\\users\\bob\\proj`: NTFS folds case, and learn's
+Windows keys already were so), a distro's folder the POSIX way (`/home/bob/proj`,
+the distro's name dropped: WSL names one distro's files that way). Only WSL's
+default drive mount, `/mnt/<letter>/`, is read as a drive: a mount root
+configured otherwise (`root = /` in wsl.conf gives `/c/…`) is set on the machine
+that wrote the transcript, which need not be this one, and `/c/` is as often an
+ordinary folder; `/mnt/data/` and `/mnt/cc/` are ordinary folders. And only on WSL
+and Windows, where both spellings are one folder of this machine: on any other Linux
+`/mnt/c/` is whatever is mounted there (a data disk), keyed as the POSIX folder it
+is, so a rule for it is still written there.
+
+A key is for comparing; a folder learn reads or writes is where this disk has it
+(`disk_path`): on WSL a drive's key is looked for under `/mnt/<letter>/`, in the
+case the disk spells it, and a folder this disk cannot show is None, never a
+Windows spelling joined to a Linux working directory.
 """
 
 from __future__ import annotations
 
 import ntpath
 import os
+import posixpath
 import re
 import sys
 from typing import TYPE_CHECKING, Final
@@ -27,6 +51,12 @@ if TYPE_CHECKING:  # not imported to run: learn's check reads keys on every shel
 
 _WINDOWS: Final = re.compile(r"^(?:[A-Za-z]:(?:[\\/]|$)|\\\\|//[^/])")
 _DRIVE_ROOT: Final = re.compile(r"[a-z]:\\")
+_DRIVE_KEY: Final = re.compile(r"([a-z]):\\")
+# `\\wsl$\<distro>\rest`, `//wsl.localhost/<distro>/rest`: the distro's `/rest`.
+_WSL_SHARE: Final = re.compile(r"^(?:\\\\|//)wsl(?:\$|\.localhost)[\\/][^\\/]+(?=[\\/]|$)",
+                               re.IGNORECASE)
+# Where WSL mounts the Windows drives (its default automount root); tests move it.
+MOUNT_ROOT = "/mnt"
 
 
 def is_windows_path(path: str) -> bool:
@@ -51,15 +81,42 @@ def path_key(path: str | Path) -> str:
             text = "\\\\" + text[8:]
         elif text[:4] in ("\\\\?\\", "//?/"):
             text = text[4:]
+        share = _WSL_SHARE.match(text)
+        if share is not None:  # a WSL distro's folder: its own path, case kept
+            return path_key("/" + text[share.end():].replace("\\", "/").lstrip("/"))
         if sys.platform == "win32":
             text = os.path.realpath(text)
         norm = ntpath.normpath(text).casefold()
         # Keep the root's separator (`c:\\`), drop any other trailing one.
         return norm if _DRIVE_ROOT.fullmatch(norm) else norm.rstrip("\\")
-    real = os.path.realpath(os.path.expanduser(text))
-    if sys.platform in ("darwin", "win32"):
-        real = real.casefold()
-    return real.rstrip(os.sep) or os.sep
+    if sys.platform == "win32" and text.startswith("/"):
+        # Another system's folder (WSL's, a Linux machine's): never this machine's
+        # realpath, which made `/home/bob/proj` the drive folder `c:\\home\\bob\\proj`.
+        real = posixpath.normpath(text)
+    else:
+        real = os.path.realpath(os.path.expanduser(text))
+        if is_windows_path(real):  # `~` on Windows
+            return path_key(real)
+        if sys.platform == "darwin":
+            real = real.casefold()
+    # Only where both spellings name a folder of this machine: on any other Linux,
+    # `/mnt/c/` is whatever is mounted there, and a write must still reach it.
+    drive = _on_drive(real) if sys.platform == "win32" or _on_wsl() else None
+    if drive is not None:
+        return path_key(drive)
+    return real.rstrip("/") or "/"
+
+
+def _on_drive(posix: str) -> str | None:
+    """`/mnt/c/Users/bob` -> `c:\\Users\\bob` (WSL's view of a drive), else None."""
+    root = MOUNT_ROOT.rstrip("/")
+    if not posix.startswith(root + "/"):
+        return None
+    rest = posix[len(root) + 1:]
+    letter, sep, below = rest.partition("/")
+    if len(letter) != 1 or not ("a" <= letter <= "z"):
+        return None  # `/mnt/data`, `/mnt/cc`, `/mnt/C`: folders, not WSL's drives
+    return f"{letter}:\\" + below.replace("/", "\\") if sep else f"{letter}:\\"
 
 
 def separator(key: str) -> str:
@@ -106,8 +163,69 @@ def ancestors(key: str) -> list[str]:
 
 
 def on_this_machine(key: str) -> bool:
-    """Whether this machine's disk can say anything about `key` (its flavour is ours)."""
+    """Whether `key` is of this machine's flavour (a Windows path on Windows, else a
+    POSIX one): a path of this flavour may be used as a Path here. Whether the disk
+    can show it, also a drive's folder from WSL, is `on_this_disk`."""
     return is_windows_path(key) == (sys.platform == "win32")
+
+
+_WSL: bool | None = None
+
+
+def _on_wsl() -> bool:
+    """Whether learn runs inside WSL (its kernel says so), where `/mnt/<letter>` is a
+    Windows drive."""
+    global _WSL
+    if _WSL is None:
+        try:
+            _WSL = "microsoft" in os.uname().release.casefold()
+        except AttributeError:  # Windows has no uname
+            _WSL = False
+    return _WSL
+
+
+def _drive_mount(key: str) -> str | None:
+    """Where this disk mounts the drive of the Windows key `key` (WSL), else None."""
+    found = _DRIVE_KEY.match(key)
+    if found is None or sys.platform == "win32" or not _on_wsl():
+        return None
+    mount = os.path.join(MOUNT_ROOT, found.group(1))
+    return mount if os.path.isdir(mount) else None
+
+
+def on_this_disk(key: str) -> bool:
+    """Whether this machine's disk can say anything about the folder `key`: it is of
+    this machine's flavour, or a Windows drive's folder on WSL, which mounts the drive."""
+    return on_this_machine(key) or _drive_mount(key) is not None
+
+
+def disk_path(key: str) -> str | None:
+    """The folder `key` as this disk spells it, for reading and writing: the key itself
+    when it is of this machine's flavour (there or not; callers look); on WSL a drive's
+    folder under `/mnt/<letter>/`, each name as the disk spells it (the key folds case),
+    None when it is not there. None for a folder of another system."""
+    if on_this_machine(key):
+        return key
+    mount = _drive_mount(key)
+    if mount is None:
+        return None
+    here: str | None = mount
+    for name in key[3:].split("\\"):
+        if name and here is not None:
+            here = _child(here, name)
+    return here
+
+
+def _child(folder: str, name: str) -> str | None:
+    """`folder`'s entry `name` in the case the disk spells it (a drive folds case, WSL
+    may not: the one entry that folds to `name`), None when there is none or several."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        exact = os.path.join(folder, name)
+        return exact if os.path.exists(exact) else None
+    folded = [n for n in names if n.casefold() == name.casefold()]
+    return os.path.join(folder, folded[0]) if len(folded) == 1 else None
 
 
 def home_key() -> str:

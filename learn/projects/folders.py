@@ -10,7 +10,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
-from learn.projects.flavour import is_path, key_within, on_this_machine, path_key
+from learn.projects.flavour import (
+    disk_path,
+    is_path,
+    is_windows_path,
+    key_within,
+    on_this_machine,
+    path_key,
+)
 from learn.projects.identity import Known, checkout_root, project_of
 
 
@@ -79,7 +86,11 @@ def checkout_folder(folder: str | os.PathLike[str]) -> Path:
     found = checkout_root(named)
     if found:
         return Path(found)
-    return Path(named).resolve() if on_this_machine(named) else Path(named)
+    if on_this_machine(named):
+        return Path(named).resolve()
+    # `C:\\Users\\bob\\app` named on WSL: the drive's folder as WSL has it, if it does.
+    here = disk_path(path_key(named)) if is_windows_path(named) else None
+    return Path(here) if here is not None else Path(named)
 
 
 def write_roots(project: str | None, file: str | os.PathLike[str]) -> tuple[str, ...]:
@@ -89,10 +100,13 @@ def write_roots(project: str | None, file: str | os.PathLike[str]) -> tuple[str,
     checkout of another repository is never one of them."""
     if not project:
         return ()
+    # Spelled as this disk has it: a drive's key (`c:\\users\\bob\\app`) is no folder
+    # of WSL, which has it at `/mnt/c/Users/bob/app`.
+    own = (disk_path(project) if is_path(project) else None) or project
     found = checkout_root(os.path.dirname(os.fspath(file)))
-    if found and found != project and project_of(found) == project:
-        return (project, found)
-    return (project,)
+    if found and path_key(found) != path_key(own) and project_of(found) == project:
+        return (own, found)
+    return (own,)
 
 
 def in_this_checkout(file: str | os.PathLike[str],
@@ -130,7 +144,8 @@ def as_folder(project: str) -> Path | None:
     repository's git directory)."""
     from learn.projects.gitdir import is_git_dir
 
-    if not is_path(project) or not on_this_machine(project):
+    here = disk_path(project) if is_path(project) else None
+    if here is None:
         return None
-    path = Path(project)
+    path = Path(here)
     return path if path.is_dir() and not is_git_dir(project) else None

@@ -19,8 +19,9 @@ from learn.projects.checkout import GIT as GIT
 from learn.projects.checkout import Checkout as Checkout
 from learn.projects.checkout import checkout_of as checkout_of
 from learn.projects.checkout import is_git_dir as is_git_dir
+from learn.projects.checkout import on_disk as _on_disk
 from learn.projects.checkout import read_text as _read
-from learn.projects.flavour import path_key
+from learn.projects.flavour import is_path, path_key
 from learn.projects.remote import repository_id
 
 _REMOTE: Final = lazy_pattern(r'^\s*\[remote\s+"([^"]+)"\]\s*$')
@@ -41,12 +42,14 @@ class Repository:
         """Its local branches: loose refs, packed refs, and reflogs of either."""
         out: set[str] = set()
         for base in ("refs/heads", "logs/refs/heads"):
-            top = os.path.join(self.common_dir, *base.split("/"))
+            top = _on_disk(self.common_dir, *base.split("/"))
+            if top is None:
+                continue
             for dirpath, _dirs, files in os.walk(top):
                 rel = os.path.relpath(dirpath, top)
                 for name in files:
                     out.add(name if rel == "." else f"{Path(rel).as_posix()}/{name}")
-        for line in (_read(os.path.join(self.common_dir, "packed-refs")) or "").splitlines():
+        for line in (_read(_on_disk(self.common_dir, "packed-refs")) or "").splitlines():
             sha, _, ref = line.partition(" ")
             if _SHA.match(sha) and ref.startswith("refs/heads/"):
                 out.add(ref.removeprefix("refs/heads/").strip())
@@ -56,7 +59,9 @@ class Repository:
     def worktree_folders(self) -> frozenset[str]:
         """The folders its worktrees were added at, gone or not (each admin dir's
         `gitdir` names `<folder>/.git` until `git worktree prune`)."""
-        top = os.path.join(self.common_dir, "worktrees")
+        top = _on_disk(self.common_dir, "worktrees")
+        if top is None:
+            return frozenset()
         try:
             names = os.listdir(top)
         except OSError:
@@ -66,7 +71,7 @@ class Repository:
             text = (_read(os.path.join(top, name, "gitdir")) or "").strip()
             if text:
                 folder = os.path.dirname(text.rstrip("/\\"))
-                out.add(path_key(folder) if os.path.isabs(folder) else path_key(
+                out.add(path_key(folder) if is_path(folder) else path_key(
                     os.path.join(top, name, folder)))
         return frozenset(out)
 
@@ -75,7 +80,7 @@ class Repository:
         """Its origin's repository id (else the first remote's), learn.projects.remote."""
         urls: dict[str, str] = {}
         remote: str | None = None
-        for line in (_read(os.path.join(self.common_dir, "config")) or "").splitlines():
+        for line in (_read(_on_disk(self.common_dir, "config")) or "").splitlines():
             section = _REMOTE.match(line)
             if section:
                 remote = section.group(1)
@@ -94,9 +99,12 @@ class Repository:
         sha = sha.strip().lower()
         if not _SHA.match(sha):
             return False
-        if len(sha) >= 40 and os.path.isfile(os.path.join(self.common_dir, "objects", sha[:2],
-                                                          sha[2:])):
+        loose = _on_disk(self.common_dir, "objects", sha[:2], sha[2:])
+        if len(sha) >= 40 and loose is not None and os.path.isfile(loose):
             return True
+        common = _on_disk(self.common_dir)
+        if common is None:
+            return False
         # Here, not at the top: every command reads projects, few ask git (~4 ms of imports).
         import shutil
         import subprocess
@@ -105,7 +113,7 @@ class Repository:
         if git is None:
             return False
         try:
-            done = subprocess.run([git, "--git-dir", self.common_dir, "cat-file", "-e",
+            done = subprocess.run([git, "--git-dir", common, "cat-file", "-e",
                                    f"{sha}^{{commit}}"], capture_output=True, timeout=10,
                                   check=False)
         except (OSError, subprocess.TimeoutExpired):
@@ -114,6 +122,6 @@ class Repository:
 
 
 def repository_at(checkout: Checkout) -> Repository:
-    head = _read(os.path.join(checkout.common_dir, "HEAD")) or ""
+    head = _read(_on_disk(checkout.common_dir, "HEAD")) or ""
     branch = head.strip().removeprefix("ref: refs/heads/") if head.startswith("ref:") else None
     return Repository(checkout.project, checkout.common_dir, branch)

@@ -43,12 +43,12 @@ import msgspec
 from learn.projects.checkout import Checkout, checkout_on_disk
 from learn.projects.flavour import (
     ancestors,
+    disk_path,
     home_key,
     is_path,
     key_name,
     key_parent,
     key_within,
-    on_this_machine,
     path_key,
     separator,
 )
@@ -296,18 +296,23 @@ def _known_container(key: str, known: Known) -> str | None:
         if folder in known.roots or folder in remembered:
             return folder
         hints = known.folders.get(folder)
-        if hints is not None and (hints.in_git or (on_this_machine(folder)
-                                                   and os.path.isdir(folder))):
+        if hints is not None and (hints.in_git or _is_dir_here(folder)):
             return folder
     return None
+
+
+def _is_dir_here(key: str) -> bool:
+    here = disk_path(key)
+    return here is not None and os.path.isdir(here)
 
 
 def checkout_root(path: str | os.PathLike[str]) -> str | None:
     """The checkout (main or worktree) the folder `path` is in on this disk, None
     when it is in none: where Claude Code looks for a project's CLAUDE.md, and
-    where `learn apply` run there writes."""
+    where `learn apply` run there writes, so spelled as this disk has it (on WSL a
+    drive's checkout is `/mnt/c/Users/…`, never its key `c:\\users\\…`)."""
     text = os.fspath(path)
     if not is_path(text):
         return None
     co = Known().checkout(path_key(text))
-    return co.root if co is not None else None
+    return disk_path(co.root) if co is not None else None

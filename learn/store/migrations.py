@@ -493,6 +493,13 @@ def _m023_apply_writes_made_folders(conn: Connection, s: StoreSchema, d: Dialect
     apply_writes_made_folders(conn, d)
 
 
+def _m024_project_identity_wsl(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # On WSL and Windows a drive's folder is one project however it is spelled
+    # (`/mnt/c/…` and `C:\\…`, learn.projects.flavour): the keys are decided again, as in
+    # 0018, and rows of the two spellings become one (learn.store.project_keys).
+    project_rekey(conn)
+
+
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_feedback", _m001_feedback),
     ("0002_learn_tables", _m002_learn_tables),
@@ -513,6 +520,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0020_team_members", _m020_team_members),
     ("0022_session_index_keys", _m022_session_index_keys),
     ("0023_apply_writes_made_folders", _m023_apply_writes_made_folders),
+    ("0024_project_identity_wsl", _m024_project_identity_wsl),
 )
 STEP_NAMES: tuple[str, ...] = tuple(name for name, _ in MIGRATIONS)
 SCHEMA_VERSION = len(STEP_NAMES)

@@ -1,4 +1,4 @@
-"""Migration 0018: every stored project key becomes the project's identity (learn.projects).
+"""Migrations 0018 and 0024: every stored project key becomes the project's identity (learn.projects).
 
 Stores written before kept a project as the root of a folder read with this
 machine's POSIX rules, relative to learn's own cwd: a sibling worktree was a
@@ -15,6 +15,11 @@ project. Here each key is decided again by `project_of` and the rows follow:
 - `applied_rules` (append-only, the outcomes' baseline), `candidates` and
   `sessions_scanned`: the key is replaced, row for row.
 - the quotes inside each stored proposal name their project's identity.
+
+Migration 0024 runs it again for the keys the identity changed since: on WSL and
+Windows a drive's folder is one key however it is spelled (`/mnt/c/Users/bob/proj` is
+`c:\\users\\bob\\proj`, learn.projects.flavour), and `shown_proposals` (0019)
+follows too.
 
 What the disk shows is used where the folders are still there; the branches the
 session heads recorded place a worktree deleted since (learn.projects rule 5).
@@ -92,6 +97,9 @@ def rekey(conn: Connection) -> None:
                      [(new[str(r["project"])], int(r["id"])) for r in applied
                       if new[str(r["project"])] != r["project"]])
 
+    if "shown_proposals" in tables:  # 0019 on: what was shown, by (project, key)
+        _rekey_shown(conn, new)
+
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in states:
         groups.setdefault((new[str(r["project"])], str(r["key"])), []).append(r)
@@ -111,6 +119,27 @@ def rekey(conn: Connection) -> None:
              max(str(r["last_proposed_at"]) for r in rows),
              keep["decided_at"], keep["decided_sessions"], keep["superseded_by"],
              int(keep["id"])))
+
+
+def _rekey_shown(conn: Connection, new: dict[str, str]) -> None:
+    """`shown_proposals` rows under their project's new key; where two spellings' rows of
+    one point meet, the one shown last stands (what a digest holds back is by it)."""
+    for old, key_now in new.items():
+        if key_now == old:
+            continue
+        for row in conn.query_dicts("SELECT key, last_shown_at FROM shown_proposals "
+                                    "WHERE project = $1", (old,)):
+            there = conn.query_dicts("SELECT last_shown_at FROM shown_proposals "
+                                     "WHERE project = $1 AND key = $2", (key_now, row["key"]))
+            if there and str(there[0]["last_shown_at"]) >= str(row["last_shown_at"]):
+                conn.execute("DELETE FROM shown_proposals WHERE project = $1 AND key = $2",
+                             (old, row["key"]))
+                continue
+            if there:
+                conn.execute("DELETE FROM shown_proposals WHERE project = $1 AND key = $2",
+                             (key_now, row["key"]))
+            conn.execute("UPDATE shown_proposals SET project = $1 WHERE project = $2 AND key = $3",
+                         (key_now, old, row["key"]))
 
 
 def _least(values: Iterable[Any]) -> Any:
