@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_windows_paths_audit import said_in
 
 import learn.projects.flavour as flavour
 from evals.builder.claude import ClaudeSession
@@ -24,7 +25,6 @@ from evals.builder.common import stable_uuid
 from learn.cli import cli
 from learn.projects import as_folder, checkout_folder, path_key, project_of, write_roots
 from learn.projects.flavour import disk_path, on_this_disk
-from learn.records.proposal import Proposal, Quote, Verdict
 from learn.report.targets import TargetChoice, TargetError, choose
 
 KEY = r"c:\users\bob\proj"
@@ -125,14 +125,6 @@ def test_on_wsl_a_checkout_on_the_drive_is_found_from_either_spelling(wsl: Path)
     (wsl / "web").mkdir()
     assert project_of(r"C:\Users\bob\proj\web") == project_of(str(wsl / "web")) == KEY
     assert checkout_folder(r"c:\users\bob\proj\web") == wsl  # the checkout, as spelled here
-
-
-def said_in(*folders: str) -> Proposal:
-    quotes = tuple(Quote(f"s{i}", "use npm", f"2026-11-0{i + 1}T00:00:00Z", project=f)
-                   for i, f in enumerate(folders))
-    return Proposal(kind="directive", label="use-npm", text="use npm", sessions=len(folders),
-                    count=len(folders), last_seen="2026-11-02T00:00:00Z", quotes=quotes,
-                    verdict=Verdict(True, "Run scripts with npm.", "tooling", "project", 0.9))
 
 
 def test_a_rule_said_on_both_sides_goes_to_the_one_folder_this_disk_has(
