@@ -163,6 +163,7 @@ def test_install_cron_twice_keeps_one_line(monkeypatch: pytest.MonkeyPatch) -> N
     fake = FakeRunner()
     monkeypatch.setattr(schedule_cmd, "runner", fake)
     monkeypatch.setattr(schedule_cmd, "has_systemd", lambda: False)
+    monkeypatch.setattr(schedule_cmd, "has_cron", lambda: True)
     for _ in range(2):
         res = CliRunner().invoke(schedule_cmd.command, ["--weekly", "--install"])
         assert res.exit_code == 0, res.output

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import stat
 import subprocess
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import click
 
+from learn.errors import EXIT_USAGE
 from learn.invocation import learn_argv
 from learn.paths import config_dir, data_dir
 from learn.report.confine import read_regular
@@ -40,6 +40,7 @@ from learn.report.held_folder import (
     unlink_in,
 )
 from learn.report.schedule import (
+    CARRIED,
     OWNED,
     UNIT,
     ScheduleSpec,
@@ -51,6 +52,7 @@ from learn.report.schedule import (
     systemd_dir,
     systemd_service,
     systemd_timer,
+    unwritable,
     written_by_learn,
 )
 
@@ -81,16 +83,25 @@ def has_systemd() -> bool:
     return shutil.which("systemctl") is not None and Path("/run/systemd/system").is_dir()
 
 
-# C0 and C1 controls and the Unicode line separators. A newline in a folder name
-# became a line of the unit (`ExecStartPre=...` of the folder's choosing) and split
-# the crontab entry into lines `--remove` never found: no quoting survives a line
-# break in a systemd unit or a crontab, so such a value is refused, not escaped.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+def has_cron() -> bool:
+    # No `crontab` command, no cron to install into: said as that, not as the
+    # "[Errno 2] No such file or directory: 'crontab'" of running it.
+    return shutil.which("crontab") is not None
 
 
-def _control_character(spec: ScheduleSpec) -> str | None:
-    """Which value of `spec` holds a control character, and which, else None."""
+def carried_env() -> tuple[tuple[str, str], ...]:
+    """The CARRIED variables set now, as learn reads them here: `~` expanded and made
+    absolute (a relative one would be read from the job's own folder, $HOME)."""
+    return tuple((name, str(Path(value).expanduser().absolute()))
+                 for name in CARRIED if (value := os.environ.get(name)))
+
+
+def _unwritable(spec: ScheduleSpec) -> str | None:
+    """Which value of `spec` no job can carry, and why (learn.report.schedule.unwritable),
+    else None. The variables first: the folders below are made of them, and the fix is
+    to the variable."""
     values = {
+        **dict(spec.env),
         "--project": str(spec.project) if spec.project else "",
         "--since": spec.since,
         "PATH": spec.path_env or "",
@@ -99,16 +110,16 @@ def _control_character(spec: ScheduleSpec) -> str | None:
         "learn's config folder (schedule.env's)": str(spec.env_file),
     }
     for what, value in values.items():
-        found = _CONTROL.search(value)
-        if found:
-            return f"{what} holds a control character ({found.group()!r} in {value!r})"
+        problem = unwritable(value)
+        if problem:
+            return f"{what} {problem}"
     return None
 
 
 def make_spec(every: str, since: str, project: Path | None = None) -> ScheduleSpec:
     """The job for these options; a ClickException, before anything is written, when a
-    value of it holds a control character (it would become structure of the job), or
-    when `learn run` would refuse its --since at every run."""
+    value of it holds a control character (it would become structure of the job) or a
+    byte that is not UTF-8, or when `learn run` would refuse its --since at every run."""
     from learn.transcripts.files.discover import parse_since
 
     spec = ScheduleSpec(
@@ -123,12 +134,13 @@ def make_spec(every: str, since: str, project: Path | None = None) -> ScheduleSp
         since=since,
         path_env=os.environ.get("PATH"),
         project=project.resolve() if project else None,
+        # LEARN_DATA_DIR and the rest, or the job's own `learn run` used the default
+        # folders while its digests and schedule.env were the moved ones.
+        env=carried_env(),
     )
-    problem = _control_character(spec)
+    problem = _unwritable(spec)
     if problem:
-        raise click.ClickException(f"{problem}, which a unit or crontab line cannot quote "
-                                   "(a line break starts a line of its own). Nothing was "
-                                   "written")
+        raise click.ClickException(f"{problem}. Nothing was written")
     try:
         parse_since(since)
     except ValueError as exc:
@@ -196,6 +208,29 @@ def env_file_refusal(spec: ScheduleSpec) -> str | None:
             f"you can write: chmod 600 {spec.env_file}, chmod go-w {spec.env_file.parent}")
 
 
+class NoScheduler(click.ClickException):
+    """Nothing here to install the job into: exit 2, a setup to change, as for no `claude`
+    (docs/usage.md, exit codes)."""
+
+    exit_code = EXIT_USAGE
+
+
+def _no_scheduler(force_cron: bool, remove: bool) -> None:
+    """`--install` or `--remove` where neither a systemd user manager (or --cron said not
+    to use it) nor a `crontab` command is there: no job of learn's can be installed
+    here, so there is nothing to remove; an install says what to do instead."""
+    what = ("cron is not available here (no `crontab` command on PATH)" if force_cron else
+            "neither a systemd user manager nor cron (a `crontab` command on PATH) is "
+            "available here")
+    if remove:
+        click.echo(f"{what}, so no learn-digest job can be installed; nothing to remove")
+        return
+    instead = "; on macOS: learn schedule --launchd --install" if sys.platform == "darwin" else ""
+    raise NoScheduler(f"{what}, so the job cannot be installed. Nothing was installed; fix: "
+                      "run `learn schedule` (without --install) to print the job and set it up "
+                      f"with the scheduler you have, or install cron and run this again{instead}")
+
+
 def _check(code: int, err: str, what: str) -> None:
     if code != 0:
         raise click.ClickException(f"{what} failed: {err.strip() or f'exit {code}'}")
@@ -220,8 +255,9 @@ def command(every: str, since: str, project: Path | None, install: bool, remove:
     Each run writes <data dir>/digests/digest-<date>.md. A run needs a model: put
     ANTHROPIC_API_KEY=... in ~/.config/learn/schedule.env (chmod 600) if it is not
     otherwise available to the job; the job reads that file only while it is your own
-    file that nobody else can write. Only learn's own units, plist and crontab line are
-    replaced or removed.
+    file that nobody else can write. The job keeps LEARN_DATA_DIR, LEARN_CONFIG_DIR,
+    LEARN_CACHE_DIR and the XDG_*_HOME folders as they are set now. Only learn's own
+    units, plist and crontab line are replaced or removed.
     """
     if install and remove:
         raise click.UsageError("--install and --remove cannot be combined")
@@ -238,6 +274,8 @@ def command(every: str, since: str, project: Path | None, install: bool, remove:
             _launchd(spec, install, remove)
         elif not force_cron and has_systemd():
             _systemd(spec, install, remove)
+        elif (install or remove) and not has_cron():
+            _no_scheduler(force_cron, remove)
         else:
             _cron(spec, install, remove)
     # ApplyError: a unit that is not a regular file, or one that changed while learn wrote.

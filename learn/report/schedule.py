@@ -8,6 +8,16 @@ so the service manager records the failure without losing the digest.
 
 Rendering is pure; installing shells out through an injectable runner.
 
+The job runs where nothing of the person's shell is set, so the variables that moved
+learn's folders when it was installed (CARRIED) are exported by the job's own line: with
+LEARN_DATA_DIR and LEARN_CONFIG_DIR set, the cron line wrote its digests and read
+schedule.env in the moved folders while the `learn run` inside it, started without them,
+read and wrote the default store and config. One line for all three schedulers, as PATH
+already was: cron has no per-line environment, and the line's quoting for each format
+(systemd's `%%`/`$$`, cron's `\\%`, the plist's XML) is the one the folders' own names
+already go through. A value no format can carry (a control character, a byte that is
+not UTF-8) is refused before anything is written (unwritable), never escaped.
+
 The job runs unattended with the person's credentials, so what it runs is only what
 they can see: the env file it sources must be their own file that nobody else can
 write (env_file_problem at install, and the job itself checks the file at every run:
@@ -29,6 +39,21 @@ from pathlib import Path
 from typing import Literal
 
 Every = Literal["daily", "weekly"]
+
+# What moves learn's folders (learn.paths), in the order the job exports them; each is
+# carried only when set and not empty (learn reads an empty one as unset).
+CARRIED = ("LEARN_DATA_DIR", "LEARN_CONFIG_DIR", "LEARN_CACHE_DIR",
+           "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
+
+# C0 and C1 controls and the Unicode line separators. A newline in a folder name
+# became a line of the unit (`ExecStartPre=...` of the folder's choosing) and split
+# the crontab entry into lines `--remove` never found: no quoting survives a line
+# break in a systemd unit or a crontab, so such a value is refused, not escaped.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# A byte that is not UTF-8, as Python holds it (surrogateescape): a unit and a plist
+# are UTF-8 text, and writing one stopped with a UnicodeEncodeError.
+_NOT_UTF8 = re.compile(r"[\ud800-\udfff]")
+_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 
 UNIT = "learn-digest"
 CRON_TAG = "# learn-digest"
@@ -52,6 +77,31 @@ class ScheduleSpec:
     path_env: str | None = None  # PATH to run with (the service manager's is minimal)
     project: Path | None = None  # None: every project
     hour: int = 9
+    # (name, value) exported before learn runs: the CARRIED variables set at install.
+    env: tuple[tuple[str, str], ...] = ()
+
+
+def unwritable(value: str) -> str | None:
+    """Why `value` cannot be part of a job learn writes (None: it can), said after the
+    name of what holds it: no format's quoting carries it, so it is refused."""
+    found = _CONTROL.search(value)
+    if found:
+        return (f"holds a control character ({found.group()!r} in {value!r}), which a unit or "
+                "crontab line cannot quote (a line break starts a line of its own)")
+    found = _NOT_UTF8.search(value)
+    if found:
+        return (f"holds a byte that is not UTF-8 (in {value!r}), which a unit or plist cannot "
+                "hold")
+    return None
+
+
+def _export(name: str, value: str) -> str:
+    """`export NAME='value';` for the job's shell. A value unwritable() refuses never gets
+    here (learn.commands.schedule.make_spec); if one does, no job is rendered at all."""
+    problem = unwritable(value)
+    if not _NAME.fullmatch(name) or problem:
+        raise ValueError(f"{name!r} cannot be exported by the job: {problem or 'not a name'}")
+    return f"export {name}={shlex.quote(value)};"
 
 
 def shell_line(spec: ScheduleSpec) -> str:
@@ -62,7 +112,9 @@ def shell_line(spec: ScheduleSpec) -> str:
     # which learn keeps 0700) and the log took cron's 022.
     parts = ["umask 077;"]
     if spec.path_env:
-        parts.append(f"export PATH={shlex.quote(spec.path_env)};")
+        parts.append(_export("PATH", spec.path_env))
+    # Before schedule.env is read: a variable the person sets there is theirs to set.
+    parts.extend(_export(name, value) for name, value in spec.env)
     parts.append(_source_if_own(spec.env_file))
     parts.append(f"mkdir -p -m 700 {out_dir} &&")
     # stdout is the same digest again; the file is what the schedule is for.
