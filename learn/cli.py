@@ -28,7 +28,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "batches": ("learn.commands.batches", "Pending Message Batches; --collect collects them now."),
     "digest": ("learn.commands.digest", "This project's pending proposals, from the store."),
     "apply": ("learn.commands.apply", "Write pending proposals into CLAUDE.md / AGENTS.md."),
-    "decline": ("learn.commands.decline", "Decline a proposal: it is not offered again."),
+    "decline": (
+        "learn.commands.decline",
+        "Decline a proposal: not proposed again until said in twice as many sessions.",
+    ),
     "report": ("learn.commands.report", "Write a self-contained HTML report."),
     "outcomes": ("learn.commands.outcomes", "Did the rules work: per rule, loaded or not, rates."),
     "check": ("learn.commands.check", "learn's check: stop commands you told the agent never to run."),
@@ -134,9 +137,10 @@ def _available(module: str) -> bool:
 def cli() -> None:
     """Find what you keep telling your coding agent, and propose it as rules.
 
-    learn reads Claude Code and Codex transcripts on this machine, verifies every
-    quote against what you typed, counts distinct sessions, and proposes rules
-    for CLAUDE.md / AGENTS.md with the evidence.
+    learn reads Claude Code, Codex, Gemini CLI, Copilot CLI and OpenCode
+    transcripts on this machine, verifies every quote against what you typed,
+    counts distinct sessions, and proposes rules for CLAUDE.md / AGENTS.md with
+    the evidence.
     """
 
 

@@ -191,21 +191,6 @@ def check_store(path: Path | str) -> Check:
     return Check("store", "ok", detail)
 
 
-def check_config(path: Path | None = None) -> tuple[Check, Any]:
-    """The config file parses (or there is none); returns the Config too, or None."""
-    from learn.config import ConfigError, config_path, load_config
-
-    where = path or config_path()
-    try:
-        config = load_config(where)
-    except ConfigError as exc:
-        return Check("config", "fail", str(exc),
-                     f"fix the key it names, or move {where} aside to use the defaults"), None
-    if where.exists():
-        return Check("config", "ok", f"{where} parses (backend {config.backend.name})"), config
-    return Check("config", "ok", f"no {where}; using the defaults"), config
-
-
 def check_sqlite_vec() -> Check:
     try:
         from learn.store.vectors import sqlite_vec_version
@@ -341,14 +326,18 @@ def run_checks() -> list[Check]:
         check_dir("config dir", config_dir()),
         store_check if store_check is not None else check_store(store),
     ]
+    from learn.doctor_config import check_config
+
     config_check, config = check_config()
     checks.append(config_check)
     checks.append(check_sqlite_vec())
     checks.append(check_embedder())
     checks.append(check_transcripts())
-    from learn.doctor_backend import check_backend, check_claude_cli
+    from learn.doctor_backend import backend_not_checked, check_backend, check_claude_cli
 
-    checks.append(check_backend(config))
+    # A config that does not load names no backend (`learn run` stops on it): the
+    # backend line claimed the default was configured beside the config's failure.
+    checks.append(check_backend(config) if config is not None else backend_not_checked())
 
     claude = check_claude_cli(config)
     if claude is not None:

@@ -64,6 +64,15 @@ def check_backend(config: Any = None, *, env: dict[str, str] | None = None,
     return Check("backend", "ok", f"{ready.detail}; configured backend: {configured}")
 
 
+def backend_not_checked() -> Check:
+    """The backend line when the config does not load: no backend is configured, and
+    `learn run` stops on the config before it would choose one."""
+    return Check("backend", "warn",
+                 "not checked: the config does not load, so it names no backend (and "
+                 "`learn run` stops on it)",
+                 "fix the config (its line above), then run `learn doctor` again")
+
+
 def _redacted(ready: Readiness) -> Readiness:
     """`ready` with its failure passed through learn's secret redaction: the detail quotes
     the HTTP client's error, which can quote a header (the key)."""

@@ -45,7 +45,7 @@ def _full(exc: BaseException) -> tuple[str, int]:
 
 
 def _config(exc: BaseException) -> tuple[str, int]:
-    from learn.doctor import check_config
+    from learn.doctor_config import check_config
 
     check, _ = check_config()
     if check.status == "fail":

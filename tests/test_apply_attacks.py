@@ -296,9 +296,10 @@ def test_a_relative_cwd_is_no_project(world: World) -> None:
     world.points = [Point("use bun, not npm, in this repo", "use-bun", "Use bun, not npm.")]
     world.sessions("../victim", world.points[0].said)
     out = attack(world, shop, [], run_args=("--all-projects",), apply_cwd=victim)
-    assert out.apply.returncode == 1
     # A relative cwd names no folder (learn.projects): nothing was stored as victim's,
-    # so apply there has nothing to write.
-    assert f"no stored run for {victim}" in out.apply.stderr
+    # so apply there has nothing to write: learn reads no session of it, nothing to show
+    # (exit 0: nothing to do is not a failure, docs/usage.md).
+    assert out.apply.returncode == 0, out.apply.stderr
+    assert f"nothing to apply: learn reads no session of {victim}" in out.apply.stdout
     assert not (victim / "CLAUDE.md").exists() and not (victim / "AGENTS.md").exists()
     assert not (shop / "CLAUDE.md").exists()

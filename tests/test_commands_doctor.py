@@ -88,6 +88,47 @@ def test_a_broken_config_fails_with_a_hint() -> None:
     assert code == 1 and data["ok"] is False
 
 
+def test_a_config_that_does_not_load_names_no_configured_backend(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`name = "antropic"` failed the config line while the backend line said
+    "configured backend: anthropic" (the default, which `learn run` never reaches: it
+    stops on the config)."""
+    stub = write_claude_stub(tmp_path / "claudebin")
+    monkeypatch.setenv("PATH", str(stub.path.parent))
+    config_dir().mkdir(parents=True, mode=0o700)
+    (config_dir() / "config.toml").write_text('[backend]\nname = "antropic"\n')
+    code, data = doctor_json()
+    checks = by_name(data)
+    assert code == 1 and checks["config"]["status"] == "fail"
+    assert "Invalid enum value 'antropic'" in checks["config"]["detail"]
+    assert "fix the key it names" in checks["config"]["hint"]
+    backend = checks["backend"]
+    assert backend["status"] == "warn" and "configured backend" not in backend["detail"]
+    assert "the config does not load" in backend["detail"]
+    _code, out = doctor()
+    assert "✓ backend" not in out and "anthropic" not in out.split("! backend", 1)[1]
+
+
+def test_a_toml_syntax_error_hint_gives_its_line_and_column() -> None:
+    config_dir().mkdir(parents=True, mode=0o700)
+    (config_dir() / "config.toml").write_text('[mining]\nconcurrency = 4\n[backend\nname = "x"\n')
+    code, data = doctor_json()
+    config = by_name(data)["config"]
+    assert code == 1 and config["status"] == "fail" and "(at line 3, column 9)" in config["detail"]
+    assert config["hint"] == (f"fix the TOML syntax at line 3, column 9 of {config_dir()}"
+                              f"/config.toml, or move {config_dir()}/config.toml aside to use "
+                              "the defaults")
+    assert "key" not in config["hint"]
+
+
+def test_a_bad_environment_override_is_not_blamed_on_the_file(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEARN_BACKEND", "antropic")
+    config = by_name(doctor_json()[1])["config"]
+    assert config["status"] == "fail" and "LEARN_BACKEND" in config["hint"]
+    assert "move" not in config["hint"]
+
+
 def test_a_valid_config_names_its_backend() -> None:
     config_dir().mkdir(parents=True, mode=0o700)
     (config_dir() / "config.toml").write_text('[backend]\nname = "claude-cli"\n')

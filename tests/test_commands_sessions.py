@@ -135,10 +135,11 @@ def test_show_by_path_and_rich_output(home: Home) -> None:
 
 
 def test_show_errors(home: Home) -> None:
+    # An id that names no session is a usage error (exit 2), as a missing --project is.
     code, out = run("show", "ffff")
-    assert code == 1 and "no session matches 'ffff'" in out
+    assert code == 2 and "no session matches 'ffff'" in out
     code, out = run("show", "  ")
-    assert code == 1 and "session id" in out
+    assert code == 2 and "session id" in out
 
 
 def test_show_ambiguous_prefix_and_exact_id(home: Home) -> None:
@@ -146,7 +147,7 @@ def test_show_ambiguous_prefix_and_exact_id(home: Home) -> None:
     twin = home.files["main"].with_name(f"{twin_id}.jsonl")
     twin.write_text(home.files["main"].read_text().replace(MAIN_ID, twin_id))
     code, out = run("show", "1c0ffee0")
-    assert code == 1 and "matches 2 sessions" in out and twin_id in out
+    assert code == 2 and "matches 2 sessions" in out and twin_id in out
     code, out = run("show", MAIN_ID, "--json")
     assert code == 0 and json.loads(out)["id"] == MAIN_ID
 

@@ -49,8 +49,9 @@ def test_digest_fails_cleanly_unattended(tmp_path: Path) -> None:
     assert res.exit_code == 1
     assert len(res.output.strip().splitlines()) == 1 and "no stored run since 1d" in res.output
     assert not out.exists()
+    # An unreadable --since is a usage error (exit 2), read and said as by `learn run`.
     res = CliRunner().invoke(command, ["--since", "yesterday-ish"])
-    assert res.exit_code == 1 and "expected e.g. 7d" in res.output
+    assert res.exit_code == 2 and "Invalid value for --since: cannot read" in res.output
 
 
 def test_parse_since() -> None:

@@ -8,20 +8,29 @@ options and their resolution live here once:
     @scope_options(default_since="30d", default_limit=20)
     def command(scope: Scope, ...) -> None:
         files = scope.discover()
+
+The commands that show what runs stored (`digest`, `apply`, `report`, `decline`,
+`stats`) read `--project` and `--since` through the same two functions
+(`existing_project`, `since_time`), so a folder that does not exist and a span that
+cannot be read are the same usage error (exit 2) everywhere; `stored_proposals` says
+why there is nothing to show in one place.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import msgspec
 
 from learn.transcripts.files.discover import Discovery, HeadReader, SessionFile, parse_since, scan
+
+if TYPE_CHECKING:
+    from learn.records.proposal import RunResult
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -117,20 +126,8 @@ def resolve_scope(
 ) -> Scope:
     if project is not None and all_projects:
         raise click.UsageError("--project and --all-projects cannot be combined")
-    since_at: datetime | None = None
-    if since:
-        try:
-            since_at = parse_since(since)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--since") from None
-    # A folder that is gone may still have sessions (a deleted worktree, a moved
-    # project); one that never had any is a typo: `--project /nope` ran and exited 0
-    # saying nothing was found.
-    if (project is not None and not project.expanduser().exists()
-            and not scan(project=project.expanduser(), limit=1).files):
-        raise click.BadParameter(
-            f"{project}: no such folder, and no session ran in it (`learn sessions "
-            "--all-projects` lists the projects learn can read)", param_hint="--project")
+    since_at = since_time(since)
+    existing_project(project)
     return Scope(
         project=(project or Path.cwd()).expanduser(),
         all_projects=all_projects,
@@ -140,16 +137,70 @@ def resolve_scope(
     )
 
 
-def skipped_note(discovery: Discovery) -> str:
-    """`12 other project, 3 too old` — empty when nothing was skipped."""
-    labels = {
-        "other_project": "in other projects",
-        "too_old": "too old",
-        "over_limit": "over the limit",
-        "no_cwd": "without a cwd",
-        "unreadable": "unreadable",
-        "duplicate": "duplicates",
-        "subagent": "Codex subagent rollouts (attached to their session)",
-    }
-    parts = [f"{n} {labels.get(k, k)}" for k, n in sorted(discovery.skipped.items()) if n]
-    return ", ".join(parts)
+def since_time(since: str | None, *, now: datetime | None = None) -> datetime | None:
+    """`--since` as every command reads it: a span (30d, 12h, 2w) or a date, local
+    midnight for a bare date (learn.transcripts.files.discover.parse_since). One that
+    cannot be read, or a moment still to come, is a usage error (exit 2): since a
+    future date nothing has happened, and `learn digest --since 2027-01-01` went on to
+    fail as "no stored run", `learn run` to read 0 sessions and store an empty run."""
+    if not since:
+        return None
+    try:
+        at = parse_since(since, now=now)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--since") from None
+    if at > (now or datetime.now(UTC)):
+        raise click.BadParameter(
+            f"{since!r} is in the future: nothing has happened since then (a span like "
+            "30d, or a past date like 2026-11-01)", param_hint="--since")
+    return at
+
+
+def existing_project(project: Path | None) -> None:
+    """A `--project` folder that does not exist, and never had a session, is a usage
+    error (exit 2). A folder that is gone may still have sessions (a deleted worktree,
+    a moved project); one that never had any is a typo: `--project /nope` ran and
+    exited 0 saying nothing was found, `learn digest --project /nope` said "run `learn
+    run` there first" and `learn stats --project /nope` measured nothing, silently."""
+    if (project is not None and not project.expanduser().exists()
+            and not scan(project=project.expanduser(), limit=1).files):
+        raise click.BadParameter(
+            f"{project}: no such folder, and no session ran in it (`learn sessions "
+            "--all-projects` lists the projects learn can read)", param_hint="--project")
+
+
+class NothingToShow(Exception):
+    """No run has anything to show for the project because learn can read none of its
+    sessions: not a failure (exit 0; the command says it and stops)."""
+
+
+def stored_proposals(project: str | None, since: datetime | None, since_text: str | None,
+                     *, folder: Path | None = None, every_state: bool = False) -> RunResult:
+    """The proposals `digest`, `apply`, `report` and `decline` show for `project` (None:
+    every project), read from the store (learn.report.runs.load_proposals).
+
+    Nothing stored for the project is said as what it is. A run that reads no session
+    stores no project (its result names the projects of the sessions it read), so right
+    after `learn run` in a folder without sessions ("Read 0 sessions") the commands said
+    "no stored run: run `learn run` there first": NothingToShow now, when learn can read
+    no session of the project (or of `folder`, the one named). With sessions to read and
+    no run that read them, or no run within `--since` (whose help promises a failure),
+    NoRunError (exit 1)."""
+    from learn.report.runs import NoRunError, load_proposals
+
+    result = load_proposals(since, project, every_state=every_state)
+    if result is not None:
+        return result
+    window = f" since {since_text}" if since_text else ""
+    after = "(digest, report and apply show what runs proposed, no model calls)"
+    if project is None:
+        raise NoRunError(f"no stored run{window}: run `learn run` first {after}")
+    folders = dict.fromkeys(f.expanduser() for f in (Path(project), folder) if f is not None)
+    if any(scan(project=f, limit=1).files for f in folders):
+        raise NoRunError(f"no stored run{window} for {project}: run `learn run` there first "
+                         f"{after}")
+    unread = (f"learn reads no session of {project}, so no run has anything to show here "
+              "(`learn sessions --all-projects` lists the projects it can read)")
+    if since is not None:
+        raise NoRunError(f"no stored run{window} for {project}; {unread}")
+    raise NothingToShow(unread)

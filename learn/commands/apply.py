@@ -45,7 +45,6 @@ from learn.report.runs import (
     NoRunError,
     load_proposals,
     record_decision,
-    require_proposals,
 )
 from learn.report.targets import TargetChoice, TargetError, TargetKind, form_for, scope_for
 from learn.report.words import flatten
@@ -78,9 +77,11 @@ def _select(proposals: tuple[Proposal, ...], only: tuple[str, ...],
         missing = [k for k in only if k not in by_key and k not in by_label]
         if missing:
             known = ", ".join(sorted({p.key for p in proposals})[:8]) or "none"
-            raise click.ClickException(f"not a proposal of {where}: {', '.join(missing)} "
-                                       f"(pending here: {known}; `learn digest --all` lists "
-                                       "every state, `--project DIR` picks another project)")
+            # A KEY that names no proposal is a usage error (exit 2), as a --project
+            # folder that does not exist is.
+            raise click.UsageError(f"not a proposal of {where}: {', '.join(missing)} "
+                                   f"(pending here: {known}; `learn digest --all` lists "
+                                   "every state, `--project DIR` picks another project)")
         return [by_key.get(k) or by_label[k] for k in only]
     # Without --only, what the judge accepted; a has-skill item wants the skill
     # sharpened, not a rule next to it.
@@ -91,9 +92,12 @@ def _select(proposals: tuple[Proposal, ...], only: tuple[str, ...],
 
 def here_project(project_dir: Path | None) -> str:
     """The project `apply` works for: the one named, else the current directory's
-    (learn.projects: the repository, whichever of its checkouts this is)."""
+    (learn.projects: the repository, whichever of its checkouts this is). A folder
+    that does not exist is a usage error, as for `learn run --project`."""
+    from learn.commands._scope import existing_project
     from learn.index.known import named_project
 
+    existing_project(project_dir)
     return named_project(project_dir)
 
 
@@ -184,7 +188,10 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     is shown before anything is written; the old file is backed up first; `--undo` puts
     back what the last apply (or `learn check`) wrote.
     """
+    from learn.commands._scope import NothingToShow, since_time, stored_proposals
+
     consent = Consent(yes=yes, dry_run=dry_run, confirm=confirm)
+    since_at = since_time(since)
     if file is not None:
         # As typed (`--file CLAUDE.md`) the path is relative, and planning refuses any
         # destination that is not absolute. absolute(), not resolve(): confinement must
@@ -200,8 +207,14 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
             sys.exit(1)
         return
     try:
-        result = require_proposals(here, since)
-    except (NoRunError, ValueError) as exc:
+        result = stored_proposals(here, since_at, since, folder=project_dir)
+    except NothingToShow as exc:
+        if only or dismiss:  # a KEY was named, and nothing here is a proposal
+            raise click.UsageError(f"not a proposal of {here}: "
+                                   f"{', '.join((*only, *dismiss))}; {exc}") from exc
+        click.echo(f"nothing to apply: {exc}")
+        return
+    except NoRunError as exc:
         raise click.ClickException(str(exc)) from exc
     max_lines, max_bytes = _budget(max_lines, max_bytes)
 
@@ -400,8 +413,8 @@ def decline_keys(keys: tuple[str, ...], here: str) -> None:
     known = {p.key: p for p in pool} | {p.label: p for p in pool}
     missing = [k for k in keys if k not in known]
     if missing:
-        raise click.ClickException(f"not a proposal of {here}: {', '.join(missing)} "
-                                   "(`learn digest --all` lists them)")
+        raise click.UsageError(f"not a proposal of {here}: {', '.join(missing)} "
+                               "(`learn digest --all` lists them)")
     for key in keys:
         p = known[key]
         user_wide = p.verdict is not None and p.verdict.scope == "user"

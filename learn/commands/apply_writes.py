@@ -231,8 +231,9 @@ def _put_back(done: Sequence[tuple[FilePlan, Path | None]]) -> list[Path]:
 def undo_last(*, consent: Consent) -> bool:
     """Put back every file the newest `learn apply` (or `--prune`, or `learn check`) wrote,
     as diffs confirmed like any write; its proposals are pending again. A check's files
-    are put back whole or not at all (learn.report.undo.CheckUndo). False when nothing
-    was undone."""
+    are put back whole or not at all (learn.report.undo.CheckUndo). False when something
+    on record was not put back (refused, declined, failed); True when it all was, and
+    when nothing is on record: nothing to do is not a failure (exit 0, docs/usage.md)."""
     from learn.report.undo import check_undo, drop_made, undo_plans
     from learn.store import open_store
 
@@ -241,7 +242,7 @@ def undo_last(*, consent: Consent) -> bool:
     if not writes:
         click.echo("nothing to undo: no `learn apply` or `learn check` write is on record (or "
                    "every one was undone)", err=True)
-        return False
+        return True
     undos = undo_plans(writes)
     by_plan = {id(u.plan): u for u in undos}
     plans = [u.plan for u in undos]

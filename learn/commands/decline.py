@@ -19,13 +19,18 @@ import click
               default=None, help="The project the proposal belongs to (default: the current "
                                  "directory's).")
 def command(keys: tuple[str, ...], project_dir: Path | None) -> None:
-    """Decline proposals (KEY or label as the digest shows it): they are not offered again."""
+    """Decline proposals (KEY or label as the digest shows it): they are not proposed again
+    until said in twice as many sessions as when declined."""
+    from learn.commands._scope import NothingToShow, stored_proposals
     from learn.commands.apply import decline_keys, here_project
-    from learn.report.runs import NoRunError, require_proposals
+    from learn.report.runs import NoRunError
 
     here = here_project(project_dir)
     try:
-        require_proposals(here)
-    except (NoRunError, ValueError) as exc:
+        stored_proposals(here, None, None, folder=project_dir)
+    except NothingToShow as exc:
+        # Nothing here can be declined: KEY names no proposal, a usage error.
+        raise click.UsageError(f"not a proposal of {here}: {', '.join(keys)}; {exc}") from exc
+    except NoRunError as exc:
         raise click.ClickException(str(exc)) from exc
     decline_keys(keys, here)

@@ -18,7 +18,7 @@ from learn.report.digest import render_digest_json, render_digest_markdown
 from learn.report.errors import ConfinementError
 from learn.report.html import render_html
 from learn.report.out_file import check_out, write_out
-from learn.report.runs import NoRunError, require_proposals
+from learn.report.runs import NoRunError
 from learn.report.words import plural
 
 RENDERERS = {"md": render_digest_markdown, "json": render_digest_json, "html": render_html}
@@ -40,16 +40,28 @@ RENDERERS = {"md": render_digest_markdown, "json": render_digest_json, "html": r
 def command(since: str | None, project_dir: Path | None, all_projects: bool, every_state: bool,
             fmt: str, as_json: bool, out: Path | None) -> None:
     """This project's pending proposals from the store (markdown, JSON or HTML)."""
+    from learn.commands._scope import (
+        NothingToShow,
+        existing_project,
+        since_time,
+        stored_proposals,
+    )
     from learn.index.known import named_project
 
     if as_json:
         fmt = "json"
+    since_at = since_time(since)
+    existing_project(project_dir)
     if out is not None:
         _check_out(out)
     project = None if all_projects else named_project(project_dir)
     try:
-        result = require_proposals(project, since, every_state=every_state)
-    except (NoRunError, ValueError) as exc:
+        result = stored_proposals(project, since_at, since, folder=project_dir,
+                                  every_state=every_state)
+    except NothingToShow as exc:
+        click.echo(f"learn digest: {exc}", err=True)
+        return
+    except NoRunError as exc:
         click.echo(f"learn digest: {exc}", err=True)
         sys.exit(1)
     text = RENDERERS[fmt](result)
@@ -71,9 +83,10 @@ def command(since: str | None, project_dir: Path | None, all_projects: bool, eve
 
 
 def _check_out(out: Path) -> None:
-    """`--out` names a file of its own (learn.report.out_file), asked before any work."""
+    """`--out` names a file of its own (learn.report.out_file), asked before any work: one
+    that is not is a usage error (exit 2), as for `learn run --out`."""
     try:
         check_out(out)
     except ConfinementError as exc:
         click.echo(f"learn digest: {exc}", err=True)
-        sys.exit(1)
+        sys.exit(2)

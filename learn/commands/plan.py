@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from learn.commands._scope import Scope, scope_options, skipped_note
+from learn.commands._scope import Scope, scope_options
 from learn.paths import home_relative
 
 if TYPE_CHECKING:
     from learn.config import Config
+    from learn.transcripts.files.discover import Discovery
     from learn.transcripts.view.model import Session
 
 
@@ -64,7 +65,8 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
         try:
             plan = plan_mining(discovery.files, cache, model, fingerprints=fingerprints,
                                context_window=context_window,
-                               views=_as_a_run_reads(items, fingerprints))
+                               views=_as_a_run_reads(items, fingerprints),
+                               unreadable=unreadable_skips(discovery))
         except ValueError as exc:  # a window too small for any chunk
             raise click.UsageError(str(exc)) from None
         stages = _later_stages(plan, cache, config)
@@ -99,7 +101,12 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
         }, indent=2))
         return
     click.echo(f"Scope: {scope.describe()}")
-    note = skipped_note(discovery)
+    from learn.transcripts.files.skip_note import skipped_note
+
+    # Those discovery could not read and those gone by the time they were planned:
+    # the plan's "N unreadable" below, the same number.
+    note = skipped_note({**discovery.skipped, "unreadable": len(plan.unreadable)},
+                        discovery.skipped_files)
     if note:
         click.echo(f"Skipped: {note}")
     for line in describe_plan(plan):
@@ -120,6 +127,11 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
         click.echo(f"  … and {len(plan.to_mine) - 20} more")
     if not plan.to_mine:
         click.echo("Nothing to mine: a run would make no model calls.")
+
+
+def unreadable_skips(discovery: Discovery) -> list[Path]:
+    """The files discovery could not read (`Discovery.skipped_files`), for `plan_mining`."""
+    return [s.path for s in discovery.skipped_files if s.reason == "unreadable"]
 
 
 _STEP_WORDS = {"name": "naming", "coverage": "coverage", "judge": "judging"}

@@ -3,6 +3,7 @@ as one self-contained HTML file."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import click
@@ -11,7 +12,7 @@ from learn.records.proposal import RunResult
 from learn.report.errors import ConfinementError
 from learn.report.html import render_html
 from learn.report.out_file import check_out, write_out
-from learn.report.runs import NoRunError, require_proposals
+from learn.report.runs import NoRunError
 from learn.report.words import plural
 
 
@@ -32,19 +33,32 @@ def command(out: Path, since: str | None, project_dir: Path | None, all_projects
 
     No network: the page has no external resources and forbids loading any.
     """
+    from learn.commands._scope import (
+        NothingToShow,
+        existing_project,
+        since_time,
+        stored_proposals,
+    )
+
+    since_at = since_time(since)
+    existing_project(project_dir)
     try:
         check_out(out)
     except ConfinementError as exc:
-        raise click.ClickException(str(exc)) from exc
+        # A file that may not take a report is a usage error, as `learn run --out` says.
+        raise click.UsageError(str(exc)) from exc
     try:
         if team:
-            result = _team_run(since)
+            result = _team_run(since_at, since)
         else:
             from learn.index.known import named_project
 
             project = None if all_projects else named_project(project_dir)
-            result = require_proposals(project, since)
-    except (NoRunError, ValueError) as exc:
+            result = stored_proposals(project, since_at, since, folder=project_dir)
+    except NothingToShow as exc:
+        click.echo(f"{exc}; nothing written", err=True)
+        return
+    except NoRunError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
         write_out(out, render_html(result))
@@ -53,7 +67,7 @@ def command(out: Path, since: str | None, project_dir: Path | None, all_projects
     click.echo(f"wrote {out} ({plural(len(result.proposals), 'proposal')})", err=True)
 
 
-def _team_run(since: str | None) -> RunResult:
+def _team_run(since_at: datetime | None, since: str | None) -> RunResult:
     from learn.config import load_config
     from learn.projects import repository_id_of
 
@@ -65,10 +79,10 @@ def _team_run(since: str | None) -> RunResult:
     if remote is None:
         raise click.ClickException(f"{root} has no git remote on a host: a team run groups "
                                    "by the repository")
-    from learn.report.runs import parse_since
     from learn.store.runs import load_latest_run
 
-    result = load_latest_run(parse_since(since) if since else None, path=url, project=remote)
+    result = load_latest_run(since_at, path=url, project=remote)
     if result is None:
-        raise NoRunError(f"no stored team run of {remote}: run `learn run --team` first")
+        window = f" since {since}" if since else ""
+        raise NoRunError(f"no stored team run{window} of {remote}: run `learn run --team` first")
     return result

@@ -291,6 +291,8 @@ def _report(result: Any, *, as_json: bool, out: Path | None) -> int:
     from learn.report.wrap import for_terminal
 
     click.echo(for_terminal(text, isatty=not as_json and sys.stdout.isatty()))
+    if not as_json:
+        _say_skipped(result)
     if out is not None:
         from learn.report.errors import ConfinementError
         from learn.report.out_file import write_out
@@ -306,6 +308,17 @@ def _report(result: Any, *, as_json: bool, out: Path | None) -> int:
         click.echo(f"learn: failed after retries: {', '.join(result.failed_stages)} "
                    "(what else the run found is reported above)", err=True)
     return 1 if result.failed_stages or result.usage.sessions_failed or result.coverage_failed else 0
+
+
+def _say_skipped(result: Any) -> None:
+    """What discovery left out, as `learn sessions` says it: a transcript it could not
+    read was dropped without a word while the digest counted "3 of your last 3 sessions"."""
+    from learn.transcripts.files.skip_note import skipped_note
+
+    note = skipped_note(result.extra.get("skipped") or {})
+    if note:
+        click.echo(click.style(f"Skipped: {note} (`learn sessions --json` lists each file "
+                               "and why).", dim=True))
 
 
 def _check_out(out: Path) -> None:
@@ -411,7 +424,8 @@ def _plan(scope: Scope, config: Any) -> Any:
 
     with open_store(local_only=True) as local:
         heads = CachedHeads(local.index)
-        files = scope.scan(heads).files
+        discovery = scope.scan(heads)
+        files = discovery.files
         heads.save()
         rows = local.index.get_many([str(f.path) for f in files], views=False, texts=False)
     digests: dict[Path, str] = {}
@@ -419,5 +433,8 @@ def _plan(scope: Scope, config: Any) -> Any:
         row = rows.get(str(f.path))
         if row is not None and row.digest and same_file(row, stamp(f.path)):
             digests[f.path] = row.digest
+    from learn.commands.plan import unreadable_skips
+
     return plan_mining(files, IndexedMineCache(digests), config.models.mine,
-                       context_window=config.models.context_window)
+                       context_window=config.models.context_window,
+                       unreadable=unreadable_skips(discovery))

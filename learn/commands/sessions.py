@@ -6,7 +6,7 @@ turns here contributes nothing to a run, and this is where you find out why.
 
 Nothing is left out silently: `--json` prints `{"sessions": [...], "skipped":
 [...]}`, every file discovery did not list with its reason (other project, too
-old, over the limit, unreadable, duplicate, a Codex subagent rollout, ...), and
+old, over the limit, unreadable, duplicate, a subagent's file, ...), and
 the table counts them.
 """
 
@@ -21,13 +21,14 @@ from typing import Any
 
 import click
 
-from learn.commands._scope import Scope, scope_options, skipped_note
+from learn.commands._scope import Scope, scope_options
 from learn.transcripts.files.discover import (
     SessionFile,
 )
 from learn.transcripts.files.listing import (
     SkippedFile,
 )
+from learn.transcripts.files.skip_note import skipped_note
 from learn.transcripts.view.model import HUMAN_ORIGINS, Session
 
 
@@ -232,7 +233,7 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
                "skipped": [skipped_row(s) for s in discovery.skipped_files] + vanished}
         click.echo(_json(out))
         return
-    note = skipped_note(discovery)
+    note = skipped_note(discovery.skipped, discovery.skipped_files)
     if vanished:
         gone = f"{len(vanished)} gone before they could be read"
         note = f"{note}, {gone}" if note else gone

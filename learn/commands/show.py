@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 import click
 from msgspec.structs import replace
 
-from learn.transcripts.files.discover import HeadReader, SessionFile, scan
+from learn.transcripts.files.discover import Discovery, HeadReader, SessionFile, scan
+from learn.transcripts.files.listing import SkippedFile, codex_name_id
 from learn.transcripts.files.sources import in_store
 from learn.transcripts.view.model import (
     Denial,
@@ -37,47 +38,77 @@ if TYPE_CHECKING:
     from learn.transcripts.templates.keys import Keys
 
 
+class _NamesNone(click.ClickException):
+    """An id that names no one session (none, or several): a usage error (exit 2), as a
+    `--project` folder that does not exist is; a session that cannot be read is a failure."""
+
+    exit_code = 2
+
+
 def resolve_session(ref: str, heads: HeadReader | None = None) -> tuple[Path, SessionFile | None]:
     """A path, a full session id, or a unique id prefix -> the transcript path."""
     if not ref.strip():
-        raise click.ClickException("give a session id, a unique id prefix, or a path")
+        raise _NamesNone("give a session id, a unique id prefix, or a path")
     candidate = Path(ref).expanduser()
     if candidate.is_file() or in_store(candidate):
         return candidate, None
     # The file name decides cheaply; a Codex rollout's id is its session_meta id, which
     # may differ from its file name (the id `learn sessions` prints): then every head
     # is read (through the session index, so a warm lookup opens no file).
-    matches = list(scan(all_projects=True, id_prefix=ref, heads=heads).files)
+    found = scan(all_projects=True, id_prefix=ref, heads=heads)
+    matches = list(found.files)
+    skipped = list(found.skipped_files)
     if not any(f.session_id.startswith(ref) for f in matches):
-        matches += [f for f in _scan_all(heads) if f.session_id.startswith(ref) and f not in matches]
+        everything = _scan_all(heads)
+        matches += [f for f in everything.files if f.session_id.startswith(ref) and f not in matches]
+        skipped += everything.skipped_files
     matches = [f for f in matches if f.session_id.startswith(ref)]
     exact = [f for f in matches if f.session_id == ref]
     if exact:
         return exact[0].path, exact[0]
     if not matches:
-        raise click.ClickException(
+        unreadable = _unreadable_named(ref, skipped)
+        if unreadable:
+            raise click.ClickException(
+                "\n".join(f"cannot read {s.path}: {s.detail or 'unreadable'}" for s in unreadable)
+                + (f"\n(its name matches {ref!r}; `learn sessions --json` lists it as skipped)"
+                   if len(unreadable) == 1 else f"\n(their names match {ref!r}; `learn "
+                   "sessions --json` lists them as skipped)"))
+        raise _NamesNone(
             f"no session matches {ref!r} (looked for a file, then a session id or prefix "
             "in every project; run `learn sessions --all-projects`)"
         )
     if len(matches) > 1:
         listed = "\n".join(f"  {m.session_id}  {m.project or '?'}" for m in matches[:10])
         more = f"\n  … and {len(matches) - 10} more" if len(matches) > 10 else ""
-        raise click.ClickException(f"{ref!r} matches {len(matches)} sessions:\n{listed}{more}")
+        raise _NamesNone(f"{ref!r} matches {len(matches)} sessions:\n{listed}{more}")
     return matches[0].path, matches[0]
 
 
-def _scan_all(heads: HeadReader | None) -> list[SessionFile]:
+def _scan_all(heads: HeadReader | None) -> Discovery:
     if heads is not None:
-        return list(scan(all_projects=True, heads=heads).files)
+        return scan(all_projects=True, heads=heads)
     from learn.index.indexed import CachedHeads
     from learn.store import open_store
 
     with open_store(local_only=True) as local:
         index = local.index
         heads = CachedHeads(index)
-        files = scan(all_projects=True, heads=heads).files
+        found = scan(all_projects=True, heads=heads)
         heads.save()
-    return list(files)
+    return found
+
+
+def _unreadable_named(ref: str, skipped: list[SkippedFile]) -> list[SkippedFile]:
+    """The files discovery could not read whose name gives an id starting with `ref`:
+    `learn show <id>` of a transcript it cannot open said "no session matches", when
+    only its full path said "Permission denied"."""
+    out: list[SkippedFile] = []
+    for s in skipped:
+        name_id = s.session_id or codex_name_id(s.path) or s.path.name.split(".")[0]
+        if s.reason == "unreadable" and name_id.startswith(ref) and s not in out:
+            out.append(s)
+    return out
 
 
 def load_view(path: Path, file: SessionFile | None, *, include_programmatic: bool = False,

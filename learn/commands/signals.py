@@ -15,9 +15,10 @@ from pathlib import Path
 
 import click
 
-from learn.commands._scope import Scope, scope_options, skipped_note
+from learn.commands._scope import Scope, scope_options
 from learn.detect.confidence import BANDS, NOISE_FLOOR
 from learn.detect.signals import MiningSignal
+from learn.transcripts.files.skip_note import skipped_note
 
 EXCERPT_CHARS = 80
 
@@ -155,7 +156,7 @@ def command(sessions: tuple[str, ...], scope: Scope, as_json: bool, min_confiden
         discovery = scope.scan()
         paths = [f.path for f in discovery.files]
         if not paths:
-            note = skipped_note(discovery)
+            note = skipped_note(discovery.skipped, discovery.skipped_files)
             click.echo(
                 f"No sessions in scope ({scope.describe()})"
                 + (f"; skipped: {note}" if note else ""),

@@ -18,7 +18,10 @@ import click
                    "directory).")
 def command(as_json: bool, project: Path | None) -> None:
     """Proposals, decisions, runs, tokens and cost so far; sizes of your rule files."""
+    from learn.commands._scope import existing_project
     from learn.report.stats import collect_stats, render_stats_text, stats_to_json
+
+    existing_project(project)
 
     # A corrupt, locked or older store is one line from the CLI edge (learn.errors);
     # stats only reads, so an older store is not upgraded here.

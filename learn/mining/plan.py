@@ -83,11 +83,14 @@ def plan_mining(
     fingerprints: Sequence[str] = (),
     context_window: int | None = None,
     views: Mapping[Path, Session] | None = None,
+    unreadable: Sequence[Path] = (),
 ) -> MiningPlan:
     """Hash every file against the cache; parse and render only the uncached ones.
 
     `views` are views already built (the session index's): a file found there
-    is not parsed again.
+    is not parsed again. `unreadable` are the files discovery could not read
+    (`Discovery.skipped_files`): counted with those found unreadable here, so the
+    plan's "N unreadable" is the count `learn plan`'s "Skipped:" line says.
     """
     from learn.transcripts.files.listing import (
         aside_paths_for,
@@ -102,7 +105,7 @@ def plan_mining(
     to_mine: list[PlannedSession] = []
     cached: list[PlannedSession] = []
     empty: list[PlannedSession] = []
-    unreadable: list[Path] = []
+    not_read: list[Path] = list(unreadable)
     raw_bytes = chars = calls = input_tokens = 0
     for item in session_files:
         path, sid, provider, project = _file_facts(item)
@@ -110,7 +113,7 @@ def plan_mining(
             key = cache.key_for_file(path) if cache is not None else None
             size = path.stat().st_size
         except OSError:
-            unreadable.append(path)
+            not_read.append(path)
             continue
         if cache is not None and key is not None and cache.get(key) is not None:
             cached.append(PlannedSession(path, sid or path.stem, provider or "claude", project, size, key))
@@ -119,7 +122,7 @@ def plan_mining(
             session = (views or {}).get(path) or build_session(
                 parse(path), fingerprints=fingerprints, asides=read_asides(aside_paths_for(path)))
         except OSError:
-            unreadable.append(path)
+            not_read.append(path)
             continue
         planned = PlannedSession(
             path, session.id, session.provider, session.project, size, key, session=session
@@ -147,7 +150,7 @@ def plan_mining(
         to_mine=tuple(to_mine),
         cached=tuple(cached),
         nothing_to_mine=tuple(empty),
-        unreadable=tuple(unreadable),
+        unreadable=tuple(not_read),
         raw_bytes=raw_bytes,
         rendered_chars=chars,
         calls=calls,
@@ -173,16 +176,29 @@ def describe_plan(plan: MiningPlan) -> list[str]:
     if plan.raw_bytes:
         ratio = plan.rendered_chars / plan.raw_bytes
         lines.append(
-            f"{plan.raw_bytes / 1e6:.1f} MB of transcript render to {plan.rendered_chars:,} chars "
+            f"{amount(plan.raw_bytes)} of transcript render to {plan.rendered_chars:,} chars "
             f"({ratio:.1%}) for the model"
         )
     return lines
 
 
+def amount(n: int) -> str:
+    """`2.4 MB`, `36.2 KB`, `512 bytes`, in the 1,024s of the sessions' sizes listed
+    under it (and of `learn sessions`): a small home's transcript said "0.0 MB"."""
+    if n >= 1024 * 1024 // 10:
+        return f"{n / (1024 * 1024):.1f} MB"
+    if n >= 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n} byte{'' if n == 1 else 's'}"
+
+
 class PlanRefused(click.ClickException):
     """A large plan needs confirmation and there is no terminal to ask on.
 
-    A ClickException, so a command that lets it through exits 1 with the message."""
+    A usage error (exit 2), as `learn apply` without a terminal is: the way out is a flag
+    (`--yes`), and nothing failed."""
+
+    exit_code = 2
 
 
 def needs_confirmation(plan: MiningPlan, *, confirm_above: int = DEFAULT_CONFIRM_ABOVE) -> bool:

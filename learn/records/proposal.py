@@ -73,7 +73,7 @@ class Verdict:
 class Proposal:
     kind: CandidateKind
     label: str  # kebab-case slug; the grouping key
-    text: str  # the representative quote (longest)
+    text: str  # the representative quote (longest; offline: the sentence the quotes share)
     sessions: int  # distinct sessions
     count: int  # occurrences
     last_seen: str | None  # newest activity of those sessions, ISO 8601
@@ -317,6 +317,9 @@ class RunResult:
             "outcomes": list(self.extra.get("outcomes") or ()),
             # Sessions read per agent (Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode).
             "agents": dict(self.extra.get("agents") or {}),
+            # Files discovery left out, by reason ("unreadable", "too_old", ...: the reasons
+            # `learn sessions --json` gives each file under "skipped").
+            "skipped": dict(self.extra.get("skipped") or {}),
         }
 
     @classmethod
@@ -342,7 +345,9 @@ class RunResult:
                    "make_command": list(data.get("make_command") or ()),
                    "pending": list(data.get("pending") or ()),
                    "programmatic_set_aside": int(data.get("programmatic_set_aside") or 0),
-                   "outcomes": list(data.get("outcomes") or ())},
+                   "outcomes": list(data.get("outcomes") or ()),
+                   "skipped": {str(k): int(v) for k, v in (data.get("skipped") or {}).items()
+                               if isinstance(v, int)}},
             failed_stages=tuple(str(x) for x in data.get("failed_stages") or ()),
             verification={str(k): int(v) for k, v in (data.get("verification") or {}).items()
                           if isinstance(v, int)},

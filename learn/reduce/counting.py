@@ -9,7 +9,7 @@ for twice may just be a job that came up twice").
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from learn.records.candidate import KINDS, CandidateKind, MinedCandidate, SessionCandidates
@@ -127,14 +127,14 @@ def _reconcile_kinds(groups: dict[tuple[str, str], list[Occurrence]]) -> dict[tu
 
 
 def build_proposal(kind: str, label: str, occs: Sequence[Occurrence]) -> Proposal:
-    """One counted group. Quotes newest session first; text = the longest quote."""
+    """One counted group. Quotes newest session first; text = the longest quote
+    (`count_points` may pick another head)."""
     ordered = sorted(
         occs,
         key=lambda o: (_iso_key(typed_at(o)), o.session.session_id, o.candidate.text),
         reverse=True,
     )
-    texts = [o.candidate.text for o in ordered]
-    text = min(texts, key=lambda t: (-len(t), t))
+    text = longest([o.candidate.text for o in ordered])
     quotes: list[Quote] = []
     seen: set[tuple[str, str]] = set()
     for o in ordered:
@@ -188,33 +188,48 @@ def sort_key(p: Proposal) -> tuple[int, int, str, str]:
     return (-p.sessions, -p.count, p.label, p.kind)
 
 
-def count_points(occs: Sequence[Occurrence]) -> list[Proposal]:
+# What a proposal opens with, chosen from its quotes' texts.
+Head = Callable[[Sequence[str]], str]
+
+
+def longest(texts: Sequence[str]) -> str:
+    """The longest text (ties: the alphabetically first): the head a judged run shows,
+    the judge's summary being its rule."""
+    return min(texts, key=lambda t: (-len(t), t))
+
+
+def count_points(occs: Sequence[Occurrence], head: Head | None = None) -> list[Proposal]:
     """Every group at threshold 1 (the funnel's `points`), sorted sessions desc,
-    count desc, label asc."""
+    count desc, label asc. `head` picks each group's text from its quotes (default:
+    the longest; an offline run: the sentence they share, learn.reduce.headline)."""
     groups: dict[tuple[str, str], list[Occurrence]] = {}
     for o in occs:
         groups.setdefault((o.candidate.kind, o.label), []).append(o)
     merged = _merge_identical_text(_reconcile_kinds(groups))
-    return distinct_heads(sorted((build_proposal(k, label, g) for (k, label), g in merged.items()),
-                                 key=sort_key))
+    points = [build_proposal(k, label, g) for (k, label), g in merged.items()]
+    if head is not None:
+        points = [replace(p, text=head([q.text for q in p.quotes])) for p in points]
+    return distinct_heads(sorted(points, key=sort_key), head)
 
 
-def distinct_heads(points: Sequence[Proposal]) -> list[Proposal]:
+def distinct_heads(points: Sequence[Proposal], head: Head | None = None) -> list[Proposal]:
     """No two proposals open with the same quote. One long detector excerpt (a
     denial reason holding two requests) was the longest quote of two groups and
     headed both, so the digest showed two proposals that read as one. A group
-    whose head an earlier (larger) group already shows opens with its longest
-    other quote; a group with no other quote keeps it."""
+    whose head an earlier (larger) group already shows opens with the head of its
+    other quotes (`head`, default the longest); a group with no other quote keeps it."""
     used: set[str] = set()
     out: list[Proposal] = []
     for p in points:
-        head = p.text
-        if fold(head) in used:
+        text = p.text
+        if fold(text) in used:
             others = [q.text for q in p.quotes if fold(q.text) not in used]
             if others:
-                head = min(others, key=lambda t: (-len(t), t))
-        used.add(fold(head))
-        out.append(p if head == p.text else replace(p, text=head))
+                text = head(others) if head is not None else longest(others)
+                if fold(text) in used:
+                    text = longest(others)
+        used.add(fold(text))
+        out.append(p if text == p.text else replace(p, text=text))
     return out
 
 

@@ -14,7 +14,7 @@ ARI 0.475 with 8 of 10 decoy pairs merged to 0.699 with 3.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -91,6 +91,7 @@ def fall_back(
     contrast: Contrast = NO_CONTRAST,
     *,
     sure: float | None = None,
+    point_of: Callable[[Sequence[str]], str] | None = None,
 ) -> set[tuple[str, str]]:
     """Label every item the model did not: the labelled group of this run it is
     near in every member, else the nearest known label, else the label its
@@ -101,7 +102,9 @@ def fall_back(
     penalty), so "add comments" cannot borrow "don't add comments"'s label.
     An item whose naming call failed (`call_failed`) is held to `sure` instead of
     `near` at every step: nothing asked the model about it, so only near-identical
-    wording may share its group. Returns the (kind, label) pairs taken from the index."""
+    wording may share its group. A sub-cluster's slug is made from `point_of` its
+    texts when given (offline: the sentence they share), else from its medoid.
+    Returns the (kind, label) pairs taken from the index."""
     import numpy as np
 
     def reach(u: Unique) -> float:
@@ -148,7 +151,7 @@ def fall_back(
         for strict in (False, True):
             part = [m for m in rest if (reach(m) != near) == strict]
             if part:
-                _split_and_slug(part, kind, vectors, reach(part[0]), contrast)
+                _split_and_slug(part, kind, vectors, reach(part[0]), contrast, point_of)
     return from_index
 
 
@@ -164,16 +167,21 @@ def _pair_distances(left: Sequence[Unique], right: Sequence[Unique], vectors: Ve
 
 
 def _split_and_slug(members: Sequence[Unique], kind: str, vectors: Vector, near: float,
-                    contrast: Contrast) -> None:
+                    contrast: Contrast,
+                    point_of: Callable[[Sequence[str]], str] | None = None) -> None:
     """Name unlabelled members by sub-clusters in which every pair is within
-    `near` (complete linkage), each after its medoid."""
+    `near` (complete linkage), each after `point_of` its texts, else its medoid."""
     from learn.reduce.cluster import cluster_ids_complete
 
     rows = [m.vector_row for m in members]
     ids = cluster_ids_complete(vectors[rows], near, texts=[m.text for m in members], contrast=contrast)
     for cid in sorted(set(ids)):
         group = [m for m, c in zip(members, ids, strict=True) if c == cid]
-        centre = medoid([m.vector_row for m in group], vectors)
-        shared = fallback_slug(next(m.text for m in group if m.vector_row == centre), kind)
+        if point_of is not None:
+            named_after = point_of([m.text for m in group])
+        else:
+            centre = medoid([m.vector_row for m in group], vectors)
+            named_after = next(m.text for m in group if m.vector_row == centre)
+        shared = fallback_slug(named_after, kind)
         for m in group:
             m.label = shared

@@ -187,6 +187,14 @@ def _parse_rows(rows: Sequence[Any], n: int, truncated: bool) -> dict[int, str]:
     return out
 
 
+def _shared_point(embedder: Embedder) -> Callable[[Sequence[str]], str]:
+    """Offline, a new label is slugged from the sentence its quotes share, the one the
+    proposal opens with (learn.reduce.headline), not from a whole quote's first words."""
+    from learn.reduce.headline import shared_sentence
+
+    return lambda texts: shared_sentence(texts, embedder.embed)
+
+
 def name_candidates(
     candidates: Sequence[MinedCandidate],
     *,
@@ -333,7 +341,8 @@ def name_candidates(
     # Declined texts fall back together, apart from their pre-clusters (cold = warm).
     _pool_declined(clusters_of)
     known_before |= _fall_back(uniques, vectors, index, near, clusters_of, contrast,
-                               sure=min(near, SURE_DISTANCE))
+                               sure=min(near, SURE_DISTANCE),
+                               point_of=_shared_point(embedder) if backend is None else None)
     merged = merge_drifted_labels(uniques, vectors, contrast)
 
     labels: list[str] = [""] * len(candidates)

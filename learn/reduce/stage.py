@@ -97,7 +97,9 @@ def reduce_sessions(
         naming.remember(label_index)
     # One point said as a directive and as a request is one count (learn.reduce.onepoint).
     occs = one_point(occurrences(sessions, naming.labels), embedder)
-    points = count_points(occs)
+    # Offline, a proposal opens with the sentence its quotes share (learn.reduce.headline):
+    # the longest quote carried its unrelated context into the rule.
+    points = count_points(occs, head=_shared_head(embedder) if backend is None else None)
     if admit is not None:
         points = admit(points)
     chosen = select(points, candidates=len(occs), config=config,
@@ -113,7 +115,8 @@ def reduce_sessions(
         failures.extend(cov.failures)
     judged = reused = 0
     if backend is None:
-        # No model to word the rules: the quote, addressed to no one (learn.reduce.wording).
+        # No model to word the rules: the shared sentence, addressed to no one
+        # (learn.reduce.wording).
         shown = [dataclasses.replace(p, worded=rule_from_quote(p.text)) for p in shown]
     if shown:
         verdict = judge_proposals(shown, backend=backend, model=models["judge"], embedder=embedder,
@@ -134,6 +137,12 @@ def reduce_sessions(
         coverage_failed=coverage_failed, judged=judged, reused_verdicts=reused, usage=usage,
         failures=tuple(failures), named=naming,
     )
+
+
+def _shared_head(embedder: Embedder) -> Callable[[Sequence[str]], str]:
+    from learn.reduce.headline import shared_sentence
+
+    return lambda texts: shared_sentence(texts, embedder.embed)
 
 
 def shown_records(proposals: Sequence[Proposal], shown_at: str) -> dict[str, ShownRecord]:

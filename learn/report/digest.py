@@ -140,8 +140,8 @@ WHAT_TO_DO = """\
 ## What to do
 
 `learn apply` writes the accepted rules, each shown as a diff you confirm
-(`--only KEY`, `--edit` to reword); `learn decline KEY` drops one for good.
-Undecided, a proposal stays pending: `learn digest` shows it again. A restated
+(`--only KEY`, `--edit` to reword); `learn decline KEY` holds one back until
+it is said in twice as many sessions. Undecided, a proposal stays pending: `learn digest` shows it again. A restated
 item's rule exists and is not working: rewrite that line, don't add a second.
 Rule, skill or command, and which file: docs/choosing-rules.md (in full on a
 first run)."""
@@ -172,8 +172,8 @@ WHAT_TO_DO_FIRST = """\
 
 To write the accepted rules: `learn apply` shows each change as a diff and
 writes only what you confirm (`learn apply --only KEY`, `--edit` to reword);
-`learn decline KEY` drops one for good. Until you decide, a proposal stays
-pending: later runs keep it, and `learn digest` shows it again. If nothing here
+`learn decline KEY` holds one back until it is said in twice as many sessions.
+Until you decide, a proposal stays pending: later runs keep it, and `learn digest` shows it again. If nothing here
 is worth writing, change nothing. (Later digests shorten this to a few lines;
 the guide is in docs/choosing-rules.md.)"""
 

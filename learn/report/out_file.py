@@ -34,6 +34,15 @@ _DATA: Final = frozenset({"backups", "checks", "hook", RECORD_DIR, "decisions.js
 # A report's own kinds: a file of these learn's data folder holds is a report (the
 # scheduled digests, a report a person put there) and may be replaced by another.
 _REPORTS: Final = frozenset({".md", ".html", ".json", ".txt"})
+# What a refused file is, by its kind: the name is in the message already ("refusing to
+# write to CLAUDE.md: it is CLAUDE.md (an agent's controls)" said it twice).
+_AGENT_FILE: Final[dict[str, str]] = {
+    "instructions": "an agent's instruction file",
+    "command": "an agent's command file",
+    "claude-settings": "an agent's settings file",
+    "codex-rules": "an agent's rules file",
+    "codex-hooks": "an agent's hooks file",
+}
 
 
 def out_refusal(path: Path) -> str | None:
@@ -51,8 +60,9 @@ def check_out(path: Path) -> None:
     so a run of minutes is not spent on a file it will refuse."""
     why = out_refusal(path)
     if why is not None:
-        raise ConfinementError(f"{path} is {why}; learn writes a report only to a file of "
-                               "its own. Nothing was written: name another file")
+        raise ConfinementError(f"refusing to write to {path}: it is {why}; learn writes a "
+                               "report only to a file of its own (`learn apply` writes "
+                               "rules). Nothing was written: name another file")
 
 
 def write_out(path: Path, text: str) -> None:
@@ -85,7 +95,7 @@ def _controls(path: Path) -> str | None:
         rel = path.relative_to(top).parts
         for s in SURFACES:
             if s.base == "project" and match_pattern(rel, s.pattern, fold=True):
-                return f"{s.what} (an agent's controls)"
+                return _AGENT_FILE.get(s.kind, "an agent's controls")
     return None
 
 

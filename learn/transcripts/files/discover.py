@@ -145,7 +145,7 @@ class Discovery(msgspec.Struct, frozen=True):
 
     files: list[SessionFile]
     # reason -> count: "unreadable", "too_old", "other_project", "no_cwd",
-    # "duplicate", "subagent" (a Codex subagent rollout), and "over_limit"
+    # "duplicate", "subagent" (a Codex, Gemini CLI or OpenCode subagent's file), and "over_limit"
     # (not examined: the limit was already met).
     skipped: Mapping[str, int] = msgspec.field(default_factory=dict)
     roots: tuple[Path, ...] = ()
