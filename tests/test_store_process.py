@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import stat
@@ -191,6 +192,16 @@ def test_existing_loose_file_is_tightened(tmp_path: Path) -> None:
     os.chmod(db, 0o644)
     FeedbackStore.open(db).close()
     assert stat.S_IMODE(db.stat().st_mode) == 0o600
+
+
+def test_a_store_its_owner_made_read_only_is_not_made_writable(tmp_path: Path) -> None:
+    db = tmp_path / "f.db"
+    FeedbackStore.open(db).close()
+    os.chmod(db, 0o444)
+    with contextlib.suppress(Exception):  # as its owner (not root) the open then fails to write
+        FeedbackStore.open(db).close()
+    # Tightened for group and others, never given back the write bit its owner took away.
+    assert stat.S_IMODE(db.stat().st_mode) == 0o400
 
 
 def test_learn_data_dir_is_tightened_but_a_user_dir_is_left_alone(tmp_path: Path) -> None:

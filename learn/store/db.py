@@ -88,14 +88,21 @@ def _precreate_private(path: Path) -> None:
     # ~/notes.txt took the notes' mode, before SQLite refused either.
     _refuse_unless_file(path)
     if not path.is_symlink() or _holds_a_database(path):
-        with contextlib.suppress(OSError):
-            os.chmod(path, 0o600)
+        _private(path)
     for suffix in ("-wal", "-shm"):
         side = path.with_name(path.name + suffix)
         if side.exists():
             _refuse_unless_file(side)
-            with contextlib.suppress(OSError):
-                os.chmod(side, 0o600)
+            _private(side)
+
+
+def _private(path: Path) -> None:
+    """Group and others lose every bit; the owner's stay as they are. A chmod to 0600 made
+    a store its owner had set read-only (0444) writable, and the run wrote it."""
+    with contextlib.suppress(OSError):
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            os.chmod(path, mode & 0o700)
 
 
 def _refuse_unless_file(path: Path) -> None:
