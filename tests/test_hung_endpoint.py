@@ -2,8 +2,9 @@
 
 Measured against a server that accepts and never answers: every request timed
 out at the backend's 180 s, four attempts ran to 12 minutes, and the person was
-told "12m08s of 10m". While a backend is failing, a request now waits at most
-what is left of the budget; a healthy backend's request keeps its whole timeout.
+told "12m08s of 10m"; with `retry_seconds = 20` the first request's 180 s came on
+top of the budget (204 s). A request now waits at most what is left of the budget
+when it starts, and a failed request's own time counts against it.
 """
 
 from __future__ import annotations
@@ -64,8 +65,15 @@ def _failing_for(policy: RetryPolicy, seconds: float) -> None:
     policy.outage.note_wait(seconds)  # elapsed() is the longer of wall time and the waits
 
 
-def test_a_healthy_backend_keeps_its_whole_timeout() -> None:
-    assert RetryPolicy(budget_seconds=5.0).attempt_timeout(180.0) == 180.0
+def test_a_healthy_backend_keeps_its_whole_timeout_within_the_budget() -> None:
+    assert RetryPolicy(budget_seconds=600.0).attempt_timeout(180.0) == 180.0
+
+
+def test_a_budget_below_the_timeout_bounds_even_a_healthy_backends_request() -> None:
+    # A hung endpoint with `retry_seconds = 20` held a run 204 s: the first request's
+    # 180 s timeout, then the budget.
+    assert RetryPolicy(budget_seconds=20.0).attempt_timeout(180.0) == 20.0
+    assert RetryPolicy(budget_seconds=0.2).attempt_timeout(180.0) == MIN_ATTEMPT_SECONDS
 
 
 def test_a_failing_backend_waits_only_what_is_left_of_the_budget() -> None:

@@ -191,7 +191,9 @@ def test_a_hanging_claude_holds_a_run_for_the_budget_not_five_minutes_a_call(
     # Every call waited its whole timeout: 40 hung sessions, 50 minutes at four workers.
     stub = write_claude_stub(tmp_path / "bin", stdout=print_result({"candidates": []}), sleep=30)
     monkeypatch.setenv("PATH", f"{stub.path.parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    backend = ClaudeCliBackend(timeout=3.0, retry_seconds=0.5)
+    # A budget above the timeout: the first call has its whole timeout, and its own
+    # 3 s count against the budget (learn.models.retry.Outage.failed).
+    backend = ClaudeCliBackend(timeout=3.0, retry_seconds=3.5)
     tool = ToolSpec("record_candidates", "", {"type": "object"})
     request = ModelRequest("mine", "claude-haiku-4-5", "s", tool, "USER: hi")
 

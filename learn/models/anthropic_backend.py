@@ -339,9 +339,11 @@ class AnthropicBackend:
                 return ModelError(f"{what}: HTTP {status} {text}{self._fix_for(status, text, what)}",
                                   status=status)
             retry_after = parse_retry_after(headers)
-            if exc.status_code == 429 and retry_after is not None:
+            pause = None if retry_after is None else self._retry.pause_for(retry_after)
+            if exc.status_code == 429 and pause is not None:
                 # Everyone waits, not just this worker: the limit is per account.
-                self._limiter.pause(retry_after)
+                # Never past the budget: asking for more fails the call (pause_for).
+                self._limiter.pause(pause)
             return TransientError(text, status=exc.status_code, retry_after=retry_after)
         if isinstance(exc, anthropic.APITimeoutError):
             return TransientError("request timed out")

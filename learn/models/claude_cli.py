@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -353,10 +354,11 @@ class ClaudeCliBackend:
         # otherwise be loaded into the context of every call made from it.
         with self._limiter.slot(), tempfile.TemporaryDirectory(prefix="learn-claude-") as cwd:
             timeout = self._retry.attempt_timeout(self.timeout)
+            started = time.monotonic()
             try:
                 proc = self._run(argv, shield(request.user).encode("utf-8"), cwd, what, timeout)
             except subprocess.TimeoutExpired as exc:
-                self.outage.failed()
+                self.outage.failed(started)  # the call's own time counts against the budget
                 raise ModelError(f"{what}: timed out after {round(timeout, 1):g}s") from exc
             except OSError as exc:
                 raise ModelError(f"{what}: could not run {binary}: {exc}") from exc

@@ -394,8 +394,10 @@ class OpenAIBackend:
                     failed = ModeFailure if status not in _NOT_ABOUT_MODE else ModelError
                     raise failed(f"openai: HTTP {status} {reason}{self._fix_for(status, reason)}")
                 retry_after = parse_retry_after(reply.headers)
-                if status == 429 and retry_after is not None:
-                    self._limiter.pause(retry_after)
+                pause = None if retry_after is None else self._retry.pause_for(retry_after)
+                if status == 429 and pause is not None:
+                    # Never past the budget: asking for more fails the call (pause_for).
+                    self._limiter.pause(pause)
                 raise TransientError(reason, status=status, retry_after=retry_after)
             try:
                 data = reply.json()

@@ -20,6 +20,17 @@ attempts. The budget is the backend's (Outage), shared by its calls, and the
 wait is told to the person. Anything else that fails the same way again and
 again (a 500 on one request, a connection that is refused) gives up in seconds,
 so the stage falls back instead of holding the run.
+
+The budget bounds every wait, the server's too. A 429 asking for `retry-after:
+3600` paused every worker for the hour whatever the budget (a run with
+`retry_seconds = 15` was still stuck after 300 s), and a request's own timeout
+came on top of the budget (a hung endpoint with `retry_seconds = 20` held the
+run 204 s: 180 s of timeout, then the budget). So a server asking for longer
+than the budget has left fails the call at once, saying so, and the calls after
+it until then are not sent (`Outage.refuse`); a shared pause is never longer
+than the budget left (`RetryPolicy.pause_for`); a request is given at most what
+is left of the budget (`RetryPolicy.attempt_timeout`), and a failed request's
+own time counts against it.
 """
 
 from __future__ import annotations
@@ -142,10 +153,12 @@ OVERLOAD_STATUSES = frozenset({429, 503, 529})
 # of 500/529/429/drops (tests/test_batch_faults.py) four identical failures in a
 # row are rarer than one call in a thousand.
 MAX_SAME_FAILURES = 4
-# A request made while the backend is failing waits at most what is left of
-# the budget, but never less than this: a hung endpoint (every request timing
-# out at the backend's 180 s) ran four attempts to 12 minutes of a 10-minute
-# budget, and the person was told "12m08s of 10m".
+# A request waits at most what is left of the budget, but never less than this:
+# a hung endpoint (every request timing out at the backend's 180 s) ran four
+# attempts to 12 minutes of a 10-minute budget, and the person was told "12m08s
+# of 10m". With the budget spent, each later call still makes one attempt this
+# short rather than none: an endpoint that came back (a fast error, a small
+# answer) is used, and a hung one costs a run a second a call, not a timeout.
 MIN_ATTEMPT_SECONDS = 1.0
 # The first wait worth telling a person about, and how often to say it again.
 REPORT_AFTER_SECONDS = 2.0
@@ -158,13 +171,23 @@ TIMED_OUT = "request timed out"
 
 @dataclass(frozen=True, slots=True)
 class WaitNotice:
-    """What a waiting call tells the person: why, for how long so far, out of what."""
+    """What a waiting call tells the person: why, for how long so far, out of what.
+
+    Only an overload is waited out within the budget; any other failure (a 500, a
+    dropped connection) is retried a few times and given up (`gives_up_after`),
+    and the line says that, not a budget it will never use.
+    """
 
     why: str  # "HTTP 529 overloaded_error: Overloaded"
     waited: float  # seconds the backend has been failing
     budget: float
+    # None: an overload, waited out within the budget; n: a call gives up after n in a row.
+    gives_up_after: int | None = None
 
     def line(self) -> str:
+        if self.gives_up_after is not None:
+            return (f"retrying the API: {self.why}; a call gives up after {self.gives_up_after} "
+                    "such failures in a row; Ctrl-C keeps what is finished")
         return (f"waiting for the API: {self.why}, {_clock(self.waited)} of {_clock(self.budget)}; "
                 "Ctrl-C keeps what is finished")
 
@@ -189,27 +212,51 @@ class Outage:
     unreachable API took 30 minutes for 11 sessions that way). A call that gave
     up on a failure that is not an overload is remembered (`gave_up_on`): the
     next call failing the same way does not retry at all until something
-    answers again. `abort()` wakes every waiting call at once (Ctrl-C).
+    answers again. A server that asked for longer than the budget had left is
+    taken at its word (`refuse`): calls until then fail without a request.
+    `abort()` wakes every waiting call at once (Ctrl-C).
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._since: float | None = None
         self._slept = 0.0
+        self._answered_at = float("-inf")
         self._last_report = float("-inf")
         self.gave_up_on: str | None = None
+        self._refused: tuple[float, str, TransientError] | None = None
         self.reporter: Callable[[WaitNotice], None] | None = None
         self._aborted = threading.Event()
 
-    def failed(self) -> None:
+    def failed(self, started: float | None = None) -> None:
+        """A request failed; `started` (time.monotonic()) is when it went out: its
+        own time counts as failing, back to the last answer at most."""
+        now = time.monotonic()
         with self._lock:
             if self._since is None:
-                self._since, self._slept = time.monotonic(), 0.0
+                begun = now if started is None else min(now, max(started, self._answered_at))
+                self._since, self._slept = begun, 0.0
 
     def answered(self) -> None:
         with self._lock:
             self._since, self._slept, self.gave_up_on = None, 0.0, None
+            self._answered_at = time.monotonic()
+            self._refused = None
             self._last_report = float("-inf")
+
+    def refuse(self, seconds: float, message: str, last: TransientError) -> None:
+        """The server asked for `seconds` more than the budget has: calls fail at once until then."""
+        with self._lock:
+            until = time.monotonic() + seconds
+            if self._refused is None or until > self._refused[0]:
+                self._refused = (until, message, last)
+
+    def refused(self) -> tuple[str, TransientError] | None:
+        """Why calls are not sent now (`refuse`), or None."""
+        with self._lock:
+            if self._refused is None or time.monotonic() >= self._refused[0]:
+                return None
+            return self._refused[1], self._refused[2]
 
     def elapsed(self) -> float:
         """Seconds failing: wall time, or the waits when sleeping is a test's recorder."""
@@ -222,7 +269,7 @@ class Outage:
         with self._lock:
             self._slept += seconds
 
-    def report(self, why: str, budget: float) -> None:
+    def report(self, why: str, budget: float, gives_up_after: int | None = None) -> None:
         """Tell the person, at most every REPORT_EVERY_SECONDS, once a wait is long enough."""
         reporter = self.reporter
         if reporter is None:
@@ -233,7 +280,7 @@ class Outage:
             if now - self._last_report < REPORT_EVERY_SECONDS:
                 return
             self._last_report = now
-        reporter(WaitNotice(why, waited, budget))
+        reporter(WaitNotice(why, waited, budget, gives_up_after))
 
     def abort(self) -> None:
         self._aborted.set()
@@ -295,18 +342,31 @@ class RetryPolicy:
         # Never sleep past the budget: the last attempt is made at its end.
         wait = max(0.0, min(wait, self.budget_seconds - self.spent(state)))
         if isinstance(exc, TransientError) and self.spent(state) + wait >= REPORT_AFTER_SECONDS:
-            self.outage.report(exc.describe(), self.budget_seconds)
+            self.outage.report(exc.describe(), self.budget_seconds,
+                               None if exc.overload else MAX_SAME_FAILURES)
         return wait
 
+    def left(self) -> float:
+        """Seconds of the run's budget not yet spent failing (the whole budget while healthy)."""
+        return self.budget_seconds - self.outage.elapsed()
+
+    def pause_for(self, retry_after: float) -> float | None:
+        """How long a server's `retry-after` may hold every worker (the rate limiter's
+        pause): what it asks, cut to `max_retry_after`; None when it asks for more
+        than the budget has left, and the call fails instead (run_with_retries)."""
+        left = self.left()
+        if retry_after > left:
+            return None
+        return min(retry_after, self.max_retry_after, left)
+
     def attempt_timeout(self, timeout: float) -> float:
-        """How long the next request may take: `timeout`, or, while the backend is
-        failing, what is left of the budget (at least MIN_ATTEMPT_SECONDS). A
-        healthy backend's request keeps its whole timeout: the budget is for
-        retrying, and a long answer is not a failure."""
-        failing = self.outage.elapsed()
-        if failing <= 0.0:
-            return timeout
-        return min(timeout, max(MIN_ATTEMPT_SECONDS, self.budget_seconds - failing))
+        """How long the next request may take: `timeout`, but never more than what is
+        left of the budget when it starts (at least MIN_ATTEMPT_SECONDS). A healthy
+        backend has its whole budget left, so with the defaults (600 s, a timeout of
+        180 s or 600 s) its requests keep their whole timeout; a budget set below
+        the timeout bounds a request too, so a run ends near its budget even when
+        the first request never answers."""
+        return min(timeout, max(MIN_ATTEMPT_SECONDS, self.left()))
 
     def do_sleep(self, seconds: float) -> None:
         self.outage.note_wait(seconds)
@@ -366,9 +426,11 @@ def run_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, what: str
     within the backend's budget (its Outage), saying so; any other transient
     failure seen MAX_SAME_FAILURES times in a row, identical, gives up early,
     and once a call gave up that way the next one failing the same way does
-    not retry. Giving up is a `RetriesExhausted` (a `ModelError`) naming the
-    last failure, e.g. "anthropic: gave up after 14 attempts: HTTP 529
-    overloaded (retried for 600 s)".
+    not retry. A server asking to wait longer than the budget has left
+    (`retry-after`) ends the call at once, and the backend's calls until then
+    are not sent (Outage.refuse). Giving up is a `RetriesExhausted` (a
+    `ModelError`) naming the last failure, e.g. "anthropic: gave up after 14
+    attempts: HTTP 529 overloaded (retried for 600 s)".
     """
     outage = policy.outage
     state: dict[str, Any] = {"attempts": 0, "spent": 0.0, "same": 0, "last": None, "why": "budget"}
@@ -376,6 +438,10 @@ def run_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, what: str
     def stop(rs: RetryCallState) -> bool:
         state["attempts"], state["spent"] = rs.attempt_number, policy.spent(rs)
         exc = rs.outcome.exception() if rs.outcome is not None else None
+        left = policy.budget_seconds - state["spent"]
+        if isinstance(exc, TransientError) and exc.retry_after is not None and 0 < left < exc.retry_after:
+            state["why"], state["left"] = "asked", left
+            return True
         if isinstance(exc, TransientError) and not exc.overload:
             said = exc.describe()
             state["same"] = state["same"] + 1 if said == state["last"] else 1
@@ -388,10 +454,15 @@ def run_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, what: str
         return policy.should_stop(rs)
 
     def attempt_and_book() -> T:
+        refused = outage.refused()
+        if refused is not None:  # final: not retried, not booked as a failure
+            said, last = refused
+            raise RetriesExhausted(f"{what}: not sent: {said}", last)
+        started = time.monotonic()
         try:
             value = attempt()
         except TransientError:
-            outage.failed()
+            outage.failed(started)
             raise
         outage.answered()
         return value
@@ -410,6 +481,11 @@ def run_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, what: str
         tries = f"{n} attempt{'s' if n != 1 else ''}"
         if outage.aborted:
             raise Interrupted(f"{what}: interrupted after {tries}: {exc.describe()}") from exc
+        if state["why"] == "asked" and exc.retry_after is not None:
+            said = (f"{exc.describe()}: the endpoint asked to wait {exc.retry_after:.0f} s, more than "
+                    f"the {state['left']:.0f} s left of the retry budget ([backend] retry_seconds)")
+            outage.refuse(exc.retry_after, said, exc)
+            raise RetriesExhausted(f"{what}: gave up after {tries}: {said}", exc) from exc
         if state["why"] == "same":
             outage.gave_up_on = exc.describe()
             how = "the same failure each time" if n > 1 else "as the call before it"
