@@ -74,6 +74,11 @@ def _fill(conn: Any, version: int) -> None:
         conn.execute("INSERT INTO decisions (key, decision, at) VALUES "
                      "('directive:use-bun', 'accepted', 't3')")
         conn.execute("INSERT INTO embedding_cache VALUES ('sp', 'h1', $1)", (b"\x00\x00\x80?",))
+    if version > STEP_NAMES.index("0017_apply_writes") and \
+            getattr(conn, "dialect", None) != "postgresql":  # this machine's table only
+        conn.execute("INSERT INTO apply_writes (batch, action, project, path, before_hash, "
+                     "after_hash, backup_file, keys, written_at) VALUES ('b1', 'apply', '/p', "
+                     "'/p/CLAUDE.md', 'h0', 'h1', '/bak', '[\"directive:use-bun\"]', 't4')")
 
 
 # 0019: the shown proposals, keyed by (project, key) from then on.
@@ -109,6 +114,24 @@ def test_migrating_from_each_previous_version_keeps_every_row(
     # and the migrated database is a full one: the read-only attestation passes
     with FeedbackStore.open(db, readonly=True) as ro:
         assert ro.stats().total == 3
+
+
+def test_writes_journaled_before_the_state_column_are_done(tmp_path: Path) -> None:
+    """0025: a row from before was recorded after its write, so it is no pending one."""
+    db = tmp_path / "learn.db"
+    conn, _, _ = open_connection(db)
+    migrate(conn, StoreSchema(), upto=STEP_NAMES.index("0025_apply_writes_state"))
+    conn.execute("BEGIN")
+    _fill(conn, STEP_NAMES.index("0025_apply_writes_state"))
+    conn.execute("COMMIT")
+    conn.close()
+    with FeedbackStore.open(db) as s:
+        from learn.store.apply_journal import ApplyJournal
+
+        journal = ApplyJournal(s._conn)
+        assert journal.pending() == []
+        [row] = journal.batch("b1")
+        assert not row.pending and row.after_hash == "h1" and row.backup_file == "/bak"
 
 
 def test_opening_twice_applies_nothing(store_target: Path | str) -> None:

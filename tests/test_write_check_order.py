@@ -22,7 +22,7 @@ from test_apply_checks_worktree import KEY, _applied, _offered
 
 from learn.cli import cli
 from learn.commands import apply_writes
-from learn.commands.apply_writes import Consent, write_confirmed
+from learn.commands.apply_writes import Consent, Intent, write_confirmed
 from learn.guard.files import checks_dir, record_file, rules_file
 from learn.paths import ensure_private_dir
 from learn.report.edits import FilePlan, sha256
@@ -45,16 +45,36 @@ def _apply(main: Path) -> Result:
     return CliRunner().invoke(cli, ["apply", "--only", KEY, "--project", str(main), "--yes"])
 
 
+class _Journal:
+    """What a write's callback journals (a row a plan, pending before its rename), and which
+    rows are then settled (written) or forgotten (not written, or put back)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.intended: list[Path] = []
+        self.settled: list[int] = []
+        self.forgotten: list[int] = []
+        monkeypatch.setattr(apply_writes, "_settle", lambda ids, plan: self.settled.extend(ids))
+        monkeypatch.setattr(apply_writes, "_forget", lambda ids: self.forgotten.extend(ids))
+
+    def __call__(self, plan: FilePlan, backup: Path | None) -> Intent:
+        self.intended.append(plan.path)
+        return Intent(ids=(len(self.intended),))
+
+    def kept(self) -> list[Path]:
+        """The plans whose rows stay journaled."""
+        return [p for n, p in enumerate(self.intended, 1) if n not in self.forgotten]
+
+
 def _failing_for(monkeypatch: pytest.MonkeyPatch, doomed: Path) -> list[Path]:
     """write_plan fails (a full disk) for `doomed`; the paths written, in order."""
     real = apply_writes.write_plan
     order: list[Path] = []
 
-    def write(plan: FilePlan) -> Path | None:
+    def write(plan: FilePlan, **kw: bool) -> Path | None:
         order.append(plan.path)
         if plan.path == doomed:
             raise OSError(28, "No space left on device")
-        return real(plan)
+        return real(plan, **kw)
 
     monkeypatch.setattr(apply_writes, "write_plan", write)
     return order
@@ -154,15 +174,16 @@ def test_a_later_hook_that_fails_puts_back_every_file_written_before_it(
                     _plan(local, '{"hooks": {}}\n', project),
                     _plan(data, '{"rules": []}\n', None)])
     order = _failing_for(monkeypatch, local)
-    recorded: list[Path] = []
+    journal = _Journal(monkeypatch)
 
-    ok = write_confirmed(check.plans, Consent(yes=True), lambda p, b: recorded.append(p.path),
+    ok = write_confirmed(check.plans, Consent(yes=True), journal,
                          what=lambda p: "Write", whole=check)
     assert not ok
     assert order == [data, shared, local]
     assert shared.read_bytes() == b'{\r\n  "model": "opus"\r\n}\r\n'
     assert not data.exists() and not local.exists()  # learn made them: gone again
-    assert recorded == []  # nothing journaled, nothing recorded as installed
+    # Each journaled before its rename; all forgotten: nothing recorded as installed.
+    assert journal.intended == [data, shared, local] and journal.kept() == []
     assert check.said == [f"missing={[str(local)]} back={[str(shared), str(data)]}"]
 
 
@@ -179,11 +200,11 @@ def test_a_whole_check_is_asked_hook_first_and_written_data_first(
     monkeypatch.setattr(apply_writes.click, "confirm",
                         lambda text, default: questions.append(text) or True)
     order = _failing_for(monkeypatch, tmp_path / "nothing")
-    recorded: list[Path] = []
+    journal = _Journal(monkeypatch)
 
-    ok = write_confirmed(check.plans, Consent(), lambda p, b: recorded.append(p.path),
-                         what=lambda p: "Write", whole=check)
+    ok = write_confirmed(check.plans, Consent(), journal, what=lambda p: "Write", whole=check)
     assert ok
     assert questions == [f"Write {local}?", f"Write {data}?"]
-    assert order == recorded == [data, local]
+    assert order == journal.intended == journal.kept() == [data, local]
+    assert journal.settled == [1, 2]
     assert local.read_text() == '{"hooks": {}}\n' and data.read_text() == '{"rules": []}\n'

@@ -9,17 +9,23 @@ diff and confirmed, `--yes` is for scripts, and without a terminal and without
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 
 from learn.commands import apply_writes
 from learn.commands.apply_agents import ForAgents
 from learn.commands.apply_checks import plan_checks
+from learn.commands.apply_recover import settle_pending
 from learn.commands.apply_writes import (
     Consent,
+    Intent,
+    intend,
     journal_write,
     new_batch,
     show,
@@ -197,131 +203,170 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         # destination that is not absolute. absolute(), not resolve(): confinement must
         # still see a symlink to follow it and check where it leads.
         file = file.expanduser().absolute()
-    if undo:
-        if not undo_last(consent=consent):
-            sys.exit(1)
-        return
-    here = here_project(project_dir)
-    if prune:
-        if not prune_keys(prune, here, consent=consent):
-            sys.exit(1)
-        return
-    try:
-        result = stored_proposals(here, since_at, since, folder=project_dir)
-    except NothingToShow as exc:
-        if only or dismiss:  # a KEY was named, and nothing here is a proposal
-            raise click.UsageError(f"not a proposal of {here}: "
-                                   f"{', '.join((*only, *dismiss))}; {exc}") from exc
-        click.echo(f"nothing to apply: {exc}")
-        return
-    except NoRunError as exc:
-        raise click.ClickException(str(exc)) from exc
-    max_lines, max_bytes = _budget(max_lines, max_bytes)
+    # One apply, prune or undo at a time: each settles what a killed one left pending
+    # (learn.commands.apply_recover) from the files, and a second one running beside
+    # it would take the first's row, not yet written, for a write that never happened
+    # and drop it, leaving the first's file on disk with no undo.
+    with _one_apply():
+        if undo:
+            if not undo_last(consent=consent):
+                sys.exit(1)
+            return
+        here = here_project(project_dir)
+        # What an apply killed half-way left, decided before this one plans from the files.
+        settle_pending()
+        if prune:
+            if not prune_keys(prune, here, consent=consent):
+                sys.exit(1)
+            return
+        try:
+            result = stored_proposals(here, since_at, since, folder=project_dir)
+        except NothingToShow as exc:
+            if only or dismiss:  # a KEY was named, and nothing here is a proposal
+                raise click.UsageError(f"not a proposal of {here}: "
+                                       f"{', '.join((*only, *dismiss))}; {exc}") from exc
+            click.echo(f"nothing to apply: {exc}")
+            return
+        except NoRunError as exc:
+            raise click.ClickException(str(exc)) from exc
+        max_lines, max_bytes = _budget(max_lines, max_bytes)
 
-    if dismiss:
-        decline_keys(dismiss, here)
+        if dismiss:
+            decline_keys(dismiss, here)
+            if not only:
+                return
+
+        every: tuple[Proposal, ...] = ()
+        if only:
+            everything = load_proposals(None, here, every_state=True)
+            every = everything.proposals if everything is not None else ()
         if not only:
+            for p in result.proposals:
+                if p.status == "has-skill" and (p.verdict is None or p.verdict.accepted):
+                    click.echo(f"note: {p.key} is covered by the `{p.existing_rule}` skill: sharpen "
+                               "its description instead (or --only it to add a rule anyway)")
+        chosen = _select(result.proposals, only, every, here)
+        # learn's check: a data file and a hook, not a line (learn.commands.apply_checks).
+        offers = [p for p in chosen if p.surface == "check"]
+        checks = plan_checks(offers, here, str(checkout_folder(project_dir or Path.cwd()))) \
+            if offers else None
+        chosen = [p for p in chosen if p.surface != "check"]
+        if not chosen and not offers:
+            click.echo(f"nothing to apply: no pending accepted proposals for {here} "
+                       "(`learn digest --all` lists every state; --only KEY applies one the judge "
+                       "declined)")
             return
+        kind: TargetKind = "agents" if agents else target_kind  # type: ignore[assignment]
+        scope_override: Scope | None = scope  # type: ignore[assignment]
+        choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
+                              file=file, follow_quotes=project_dir is None, project=here)
+        ask = apply_writes.interactive() and not yes and confirm is None
+        for_agents = ForAgents(choice, agent_names)
 
-    every: tuple[Proposal, ...] = ()
-    if only:
-        everything = load_proposals(None, here, every_state=True)
-        every = everything.proposals if everything is not None else ()
-    if not only:
-        for p in result.proposals:
-            if p.status == "has-skill" and (p.verdict is None or p.verdict.accepted):
-                click.echo(f"note: {p.key} is covered by the `{p.existing_rule}` skill: sharpen "
-                           "its description instead (or --only it to add a rule anyway)")
-    chosen = _select(result.proposals, only, every, here)
-    # learn's check: a data file and a hook, not a line (learn.commands.apply_checks).
-    offers = [p for p in chosen if p.surface == "check"]
-    checks = plan_checks(offers, here, str(checkout_folder(project_dir or Path.cwd()))) \
-        if offers else None
-    chosen = [p for p in chosen if p.surface != "check"]
-    if not chosen and not offers:
-        click.echo(f"nothing to apply: no pending accepted proposals for {here} "
-                   "(`learn digest --all` lists every state; --only KEY applies one the judge "
-                   "declined)")
-        return
-    kind: TargetKind = "agents" if agents else target_kind  # type: ignore[assignment]
-    scope_override: Scope | None = scope  # type: ignore[assignment]
-    choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
-                          file=file, follow_quotes=project_dir is None, project=here)
-    ask = apply_writes.interactive() and not yes and confirm is None
-    for_agents = ForAgents(choice, agent_names)
-
-    edits: list[RuleEdit] = []
-    by_key = {p.key: p for p in chosen}
-    refused = False
-    for p in chosen:
-        if edit_text:
-            before = editable_text(p)
-            edited = click.edit(before + "\n")
-            text = (edited.strip() if form_for(p) == "command" else flatten(edited)) \
-                if edited is not None else before
-            if not text:
-                click.echo(f"skipped {p.key}: empty rule")
+        edits: list[RuleEdit] = []
+        by_key = {p.key: p for p in chosen}
+        refused = False
+        for p in chosen:
+            if edit_text:
+                before = editable_text(p)
+                edited = click.edit(before + "\n")
+                text = (edited.strip() if form_for(p) == "command" else flatten(edited)) \
+                    if edited is not None else before
+                if not text:
+                    click.echo(f"skipped {p.key}: empty rule")
+                    continue
+                changed = text != before
+                edit = _resolve(p, choice, ask=ask, edit_text=text if changed else None,
+                                decision="edited" if changed else "accepted")
+            else:
+                edit = _resolve(p, choice, ask=ask)
+            if isinstance(edit, str):
+                refused = refused or edit != SKIPPED
                 continue
-            changed = text != before
-            edit = _resolve(p, choice, ask=ask, edit_text=text if changed else None,
-                            decision="edited" if changed else "accepted")
-        else:
-            edit = _resolve(p, choice, ask=ask)
-        if isinstance(edit, str):
-            refused = refused or edit != SKIPPED
-            continue
-        others = for_agents.edits(p, edit)
-        if for_agents.keeps_main(edit):
-            edits.append(edit)
-        edits += others
+            others = for_agents.edits(p, edit)
+            if for_agents.keeps_main(edit):
+                edits.append(edit)
+            edits += others
 
-    # The folder apply runs for may hold the files too (a named --file, a rule found there).
-    plans = plan_all(edits, projects=[checkout_folder(choice.project_dir)])
-    for plan in plans:
-        plan.notes.extend(_checkout_notes(plan))
-    plans += checks.plans if checks is not None else []
+        # The folder apply runs for may hold the files too (a named --file, a rule found there).
+        plans = plan_all(edits, projects=[checkout_folder(choice.project_dir)])
+        for plan in plans:
+            plan.notes.extend(_checkout_notes(plan))
+        plans += checks.plans if checks is not None else []
 
-    def preview(plan: FilePlan) -> None:
-        _health(plan, here, max_lines=max_lines, max_bytes=max_bytes)
-        for warning in budget_warnings(plan, max_lines=max_lines, max_bytes=max_bytes):
-            click.echo(f"warning: {warning}", err=True)
+        def preview(plan: FilePlan) -> None:
+            _health(plan, here, max_lines=max_lines, max_bytes=max_bytes)
+            for warning in budget_warnings(plan, max_lines=max_lines, max_bytes=max_bytes):
+                click.echo(f"warning: {warning}", err=True)
 
-    shown = show(plans, preview)
-    batch = new_batch()
+        shown = show(plans, preview)
+        batch = new_batch()
 
-    def written(plan: FilePlan, backup: Path | None) -> None:
-        if checks is not None and checks.owns(plan):
-            # A check's files are journaled as such: `--undo` puts them back together or
-            # not at all (learn.report.undo), the install record with them.
-            journal_write(batch, "check", plan, backup, here, checks.keys())
-            record = checks.written(plan)
-            if record is not None:
-                journal_write(batch, "check", *record, here, ())
-            click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
-            return
-        journal_write(batch, "apply", plan, backup,
-                      project_here(plan.applied[0].project) if plan.applied
-                      and plan.applied[0].project else here, [e.key for e in plan.applied])
-        for e in plan.applied:
-            p = by_key[e.key]
-            user_wide = e.project is None and choice.file is None and scope_for(p, choice) == "user"
-            record_decision(e.key, e.decision, e.text, str(plan.path),
-                            project=project_here(e.project) if e.project is not None else here,
-                            proposal=p, backup=str(backup) if backup else None, form=e.form,
-                            every_project=user_wide)
-        saved = f" (backup: {backup})" if backup else ""
-        click.echo(f"wrote {plan.path}{saved} (`learn apply --undo` puts it back)")
+        def written(plan: FilePlan, backup: Path | None) -> Intent:
+            # Before the file is written: journaled pending, with its decisions; a crash
+            # before it is settled is decided from the file (learn.commands.apply_recover).
+            if checks is not None and checks.owns(plan):
+                # A check's files are journaled as such: `--undo` puts them back together or
+                # not at all (learn.report.undo), the install record with them.
+                row = intend(batch, "check", plan, backup, here, checks.keys())
 
-    def what(plan: FilePlan) -> str:
-        if checks is not None and checks.owns(plan):
-            return "Write learn's check to"
-        n = len(plan.applied)
-        noun = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
-        return f"Write {n} {noun}{'s' if n != 1 else ''} to"
+                def installed() -> None:
+                    assert checks is not None
+                    record = checks.written(plan)
+                    if record is not None:
+                        journal_write(batch, "check", *record, here, ())
+                    click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
 
-    wrote = write_confirmed(plans, consent, written, what=what, whole=checks)
-    if refused or not shown or not wrote or (offers and checks is None):
-        sys.exit(1)
+                return Intent((row,), installed)
+            decisions: list[dict[str, Any]] = [
+                {"key": e.key, "decision": e.decision, "text": e.text, "form": e.form,
+                 "project": project_here(e.project) if e.project is not None else here,
+                 "every_project": e.project is None and choice.file is None
+                 and scope_for(by_key[e.key], choice) == "user"} for e in plan.applied]
+            row = intend(batch, "apply", plan, backup,
+                         project_here(plan.applied[0].project) if plan.applied
+                         and plan.applied[0].project else here, [e.key for e in plan.applied],
+                         decisions)
+
+            def decide() -> None:
+                for d in decisions:
+                    record_decision(d["key"], d["decision"], d["text"], str(plan.path),
+                                    project=d["project"], proposal=by_key[d["key"]],
+                                    backup=str(backup) if backup else None, form=d["form"],
+                                    every_project=d["every_project"])
+
+            saved = f" (backup: {backup})" if backup else ""
+            return Intent((row,), lambda: click.echo(
+                f"wrote {plan.path}{saved} (`learn apply --undo` puts it back)"), decide)
+
+        def what(plan: FilePlan) -> str:
+            if checks is not None and checks.owns(plan):
+                return "Write learn's check to"
+            n = len(plan.applied)
+            noun = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
+            return f"Write {n} {noun}{'s' if n != 1 else ''} to"
+
+        wrote = write_confirmed(plans, consent, written, what=what, whole=checks)
+        if refused or not shown or not wrote or (offers and checks is None):
+            sys.exit(1)
+
+
+@contextlib.contextmanager
+def _one_apply() -> Iterator[None]:
+    """Hold the apply lock (LEARN_LOCK_TIMEOUT, as a run's); exit 75 saying so when another
+    apply holds it past then."""
+    from learn.errors import EXIT_BUSY
+    from learn.lock import LockedError, run_lock
+
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(run_lock("apply"))
+    except LockedError:
+        click.echo("learn: another `learn apply` (or --undo) is writing; try again when it "
+                   "finishes", err=True)
+        sys.exit(EXIT_BUSY)
+    with held:
+        yield
 
 
 def _checkout_notes(plan: FilePlan) -> list[str]:
@@ -397,9 +442,9 @@ def prune_keys(keys: tuple[str, ...], here: str, *, consent: Consent) -> bool:
     shown = show(plans)
     batch = new_batch()
 
-    def pruned(plan: FilePlan, backup: Path | None) -> None:
-        journal_write(batch, "prune", plan, backup, files.get(str(plan.path), here), list(keys))
-        click.echo(f"pruned {plan.path}")
+    def pruned(plan: FilePlan, backup: Path | None) -> Intent:
+        row = intend(batch, "prune", plan, backup, files.get(str(plan.path), here), list(keys))
+        return Intent((row,), lambda: click.echo(f"pruned {plan.path}"))
 
     wrote = write_confirmed(plans, consent, pruned, what=lambda p: "Remove from")
     return ok and shown and wrote

@@ -10,6 +10,11 @@ The person confirms every write, one of four ways:
   diffs there and says yes; Claude Code asks once more before running it;
 - `--yes`, for scripts;
 - neither, and not at a terminal: nothing is written.
+
+Each write is journaled before its file is renamed into place, "pending", with the
+backup of what it held (made first, here) and the decisions it carries, and settled
+once it is written: no moment of a `learn apply` killed leaves a write the journal does
+not know (learn.commands.apply_recover decides a pending one from the file itself).
 """
 
 from __future__ import annotations
@@ -19,14 +24,30 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import click
 
-from learn.report.apply import put_back, write_plan
+from learn.report.apply import put_back, save_backup, write_plan
+from learn.report.confine import confine, learns_own, read_regular
 from learn.report.edits import ApplyError, FilePlan, confirmation_token, sha256
 
-Written = Callable[[FilePlan, Path | None], None]
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """What a write's callback recorded before its file is renamed into place: the journal
+    rows (pending until the write is done: settled, or forgotten when it fails), and what
+    to do once the file is written (say so; what needs the file there first)."""
+
+    ids: tuple[int, ...] = ()
+    then: Callable[[], None] | None = None
+    # Right after the rename, before the rows are settled: an apply's decisions (the
+    # proposals applied). A kill before the settle is made good by the next apply.
+    record: Callable[[], None] | None = None
+
+
+# Called with the plan and its backup BEFORE the file is written: journal it (intend).
+Written = Callable[[FilePlan, Path | None], Intent]
 
 
 class Whole(Protocol):
@@ -85,11 +106,68 @@ def new_batch() -> str:
     return uuid.uuid4().hex[:16]
 
 
+def intend(batch: str, action: str, plan: FilePlan, backup: Path | None,
+           project: str | None, keys: Sequence[str],
+           decisions: Sequence[dict[str, Any]] = ()) -> int:
+    """Journal the write of `plan`, pending, before it is made (the module doc); its row.
+    A store that cannot record it stops the write (ApplyError): a write `--undo` does not
+    know is what this order is for. The folders the write will make are the ones missing
+    now (settled with the ones it made)."""
+    from learn.store import StoreError, open_store
+
+    after = "" if plan.remove else sha256(plan.new_text.encode("utf-8"))
+    try:
+        with open_store() as store:
+            return store.journal.record(
+                batch=batch, action=action, project=project, path=str(plan.path),
+                before_hash=plan.original_hash, after_hash=after,
+                backup_file=str(backup) if backup else None, keys=keys,
+                made_folders=[str(d) for d in _missing(plan.path)], pending=True,
+                decisions=decisions)
+    except (StoreError, OSError) as exc:
+        raise ApplyError(f"{plan.path} was not written: learn could not record it for "
+                         f"`--undo` ({exc})") from exc
+
+
+def _missing(path: Path) -> list[Path]:
+    """The folders above `path` that are not there yet, outermost first."""
+    out = [d for d in path.parents if not d.exists() and not d.is_symlink()]
+    return list(reversed(out))
+
+
+def _settle(ids: Sequence[int], plan: FilePlan) -> None:
+    from learn.store import StoreError, open_store
+
+    try:
+        with open_store() as store:
+            store.journal.settle(ids, [str(d) for d in plan.made])
+    except (StoreError, OSError) as exc:
+        # Left pending: the next apply or undo finds the file written and settles it.
+        click.echo(f"warning: {plan.path} was written; its journal row is settled later "
+                   f"({exc})", err=True)
+
+
+def _forget(ids: Sequence[int]) -> None:
+    from learn.commands.apply_recover import forget
+    from learn.store import StoreError, open_store
+
+    if not ids:
+        return
+    try:
+        with open_store() as store:
+            forget(store, store.journal.rows(ids))
+    except (StoreError, OSError) as exc:
+        # Left pending: the next apply or undo finds the file as it was and drops it.
+        click.echo(f"warning: could not drop the journal rows of a write not made ({exc})",
+                   err=True)
+
+
 def journal_write(batch: str, action: str, plan: FilePlan, backup: Path | None,
                   project: str | None, keys: Sequence[str]) -> None:
-    """Record one write in the store (learn.store.apply_journal) for `learn apply --undo`.
-    The file is written by then: a store that cannot record it costs the undo, not the
-    write, and the backup is named instead.
+    """Record one write in the store (learn.store.apply_journal) for `learn apply --undo`,
+    after it is made (`learn check`, `install-claude-command`; `learn apply` journals
+    before: intend). The file is written by then: a store that cannot record it costs
+    the undo, not the write, and the backup is named instead.
 
     The hash recorded is of the bytes learn wrote, not of the file read again: an editor
     saving between the rename and this row was recorded as learn's own text, and the
@@ -164,24 +242,53 @@ def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Wri
         if asked and not click.confirm(f"{what(plan)} {plan.path}?", default=False):
             click.echo(f"skipped {plan.path}")
             continue
-        backup = _written(plan)
-        if backup is False:
+        done = _written(plan, on_written)
+        if done is False:
             ok = False
             continue
-        on_written(plan, backup)
+        if done[1].then is not None:
+            done[1].then()
     return ok
 
 
-def _written(plan: FilePlan) -> Path | Literal[False] | None:
-    """`plan` written: its backup (None: there was no file); False, said why, when not."""
+def _written(plan: FilePlan, on_written: Written) -> tuple[Path | None, Intent] | Literal[False]:
+    """`plan` written: its backup (None: there was no file) and what `on_written` recorded
+    for it, pending before the rename and settled after; False, said why, when not (the
+    rows recorded for it forgotten)."""
+    intent = Intent()
     try:
-        return write_plan(plan)
-    except ApplyError as exc:
-        click.echo(f"error: {exc}", err=True)
-    except OSError as exc:
-        click.echo(f"error: could not write {plan.path}: {exc}; the original is unchanged",
-                   err=True)
-    return False
+        backup = _backed_up(plan)
+        intent = on_written(plan, backup)
+        write_plan(plan, backup=False)
+    except (ApplyError, OSError) as exc:
+        # Not written (write_plan writes all or nothing): the rows, and nothing else, go.
+        _forget(intent.ids)
+        if isinstance(exc, ApplyError):
+            click.echo(f"error: {exc}", err=True)
+        else:
+            click.echo(f"error: could not write {plan.path}: {exc}; the original is unchanged",
+                       err=True)
+        return False
+    if intent.record is not None:
+        intent.record()
+    _settle(intent.ids, plan)
+    return backup, intent
+
+
+def _backed_up(plan: FilePlan) -> Path | None:
+    """A copy of what `plan.path` holds, made before the write is journaled, so the row
+    names it (None: there is no file). Read as write_plan reads it (confined, no link
+    followed), and only while it holds what the diff was made from: write_plan checks
+    that again in the folder it holds open."""
+    real = confine(plan.path, plan.projects, internal=learns_own(plan.path))
+    data = read_regular(real, follow=False) if real == plan.path else None
+    if data is None:
+        return None  # no file, or a link swapped in: write_plan says which, and writes nothing
+    if plan.original is None or sha256(data) != plan.original_hash:
+        raise ApplyError(f"{plan.path} changed since the diff was shown; nothing was written "
+                         "and your version is as you left it. Run `learn apply` again to see "
+                         "a fresh diff")
+    return save_backup(plan.path, data)
 
 
 def _write_whole(whole: Whole, todo: Sequence[FilePlan], asked: bool,
@@ -202,15 +309,21 @@ def _write_whole(whole: Whole, todo: Sequence[FilePlan], asked: bool,
             return True
     order = [p for p in whole.ordered() if any(p is t for t in todo)]
     done: list[tuple[FilePlan, Path | None]] = []
+    intents: list[Intent] = []
     for i, plan in enumerate(order):
-        backup = _written(plan)
-        if backup is False:
+        written = _written(plan, on_written)
+        if written is False:
             restored = _put_back(done)
+            # Put back: never happened. One that could not be put back keeps its row.
+            _forget([n for (p, _), intent in zip(done, intents, strict=True)
+                     if p.path in restored for n in intent.ids])
             click.echo(whole.not_written([p.path for p in order[i:]], restored), err=True)
             return False
-        done.append((plan, backup))
-    for plan, backup in done:
-        on_written(plan, backup)
+        done.append((plan, written[0]))
+        intents.append(written[1])
+    for intent in intents:
+        if intent.then is not None:
+            intent.then()
     return True
 
 
@@ -233,40 +346,64 @@ def undo_last(*, consent: Consent) -> bool:
     as diffs confirmed like any write; its proposals are pending again. A check's files
     are put back whole or not at all (learn.report.undo.CheckUndo). False when something
     on record was not put back (refused, declined, failed); True when it all was, and
-    when nothing is on record: nothing to do is not a failure (exit 0, docs/usage.md)."""
+    when nothing is on record: nothing to do is not a failure (exit 0, docs/usage.md).
+
+    An undo stopped half-way (killed) is finished by the next: a file already back as it
+    was before counts as undone (learn.commands.apply_recover)."""
+    from learn.commands.apply_recover import already_undone, settle_pending
     from learn.report.undo import check_undo, drop_made, undo_plans
     from learn.store import open_store
+    from learn.store.apply_journal import Write
 
+    settle_pending()
     with open_store() as store:
         writes = store.journal.last_batch()
     if not writes:
         click.echo("nothing to undo: no `learn apply` or `learn check` write is on record (or "
                    "every one was undone)", err=True)
         return True
-    undos = undo_plans(writes)
-    by_plan = {id(u.plan): u for u in undos}
-    plans = [u.plan for u in undos]
     what = "check" if all(w.action == "check" for w in writes) else "apply"
     click.echo(f"undo the {what} of {writes[0].written_at[:19]}: {len(writes)} file(s)")
-    shown = show(plans)
-    batch = new_batch()
 
-    def undone(plan: FilePlan, backup: Path | None) -> None:
-        u = by_plan[id(plan)]
-        journal_write(batch, "undo", plan, backup, u.project, u.keys)
+    def finish(w: Write, path: Path, folders: Sequence[Path]) -> None:
+        """Write `w` is undone (its file at `path` is as it was before): its proposals
+        pending again, then the row marked, so a stop between the two is finished again."""
         with open_store() as store:
             # The journal is this machine's own connection (learn.store.api): not inside
             # the ledger's transaction, which holds the same SQLite file.
-            store.journal.mark_undone([u.write_id])
-            for key in u.keys:
-                store.proposals.unapply(key, target_file=str(plan.path),
-                                        since=next(w.written_at for w in writes
-                                                   if w.id == u.write_id))
-        gone = "removed" if plan.remove else "restored"
-        click.echo(f"{gone} {plan.path}" + (f" (what it held is in {backup})" if backup else ""))
-        if plan.remove:
-            for folder in drop_made(plan.path, u.folders):
+            for key in w.keys:
+                store.proposals.unapply(key, target_file=w.path, since=w.written_at)
+            store.journal.mark_undone([w.id])
+        if not w.before_hash:
+            for folder in drop_made(path, folders):
                 click.echo(f"removed {folder} (learn made it; nothing is left in it)")
+
+    back = already_undone(writes)
+    for w in back:
+        click.echo(f"already put back: {w.path} (an undo stopped before it finished)")
+        if not consent.dry_run:
+            finish(w, Path(w.path), [Path(f) for f in w.made_folders])
+    writes = [w for w in writes if w not in back]
+    if not writes:
+        return True
+    undos = undo_plans(writes)
+    by_plan = {id(u.plan): u for u in undos}
+    by_id = {w.id: w for w in writes}
+    plans = [u.plan for u in undos]
+    shown = show(plans)
+    batch = new_batch()
+
+    def undone(plan: FilePlan, backup: Path | None) -> Intent:
+        u = by_plan[id(plan)]
+        row = intend(batch, "undo", plan, backup, u.project, u.keys)
+
+        def then() -> None:
+            gone = "removed" if plan.remove else "restored"
+            click.echo(f"{gone} {plan.path}"
+                       + (f" (what it held is in {backup})" if backup else ""))
+            finish(by_id[u.write_id], plan.path, u.folders)
+
+        return Intent((row,), then)
 
     wrote = write_confirmed(plans, consent, undone,
                             what=lambda p: "Remove" if p.remove else "Restore",

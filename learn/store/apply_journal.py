@@ -17,6 +17,16 @@ no migration was needed for it.
 `made_folders` (migration 0023): the folders the write made on the way to its file, which
 the undo removes again when they are left empty, innermost first. A row from before has
 none: its undo removes the file and no folder, as it did.
+
+`state` (migration 0025): "pending" from before the file is renamed into place until it is,
+then "done". A `learn apply` killed between its rename and a row written after it left a
+write the journal did not know: `--undo` then put back an older apply instead (an audit
+hit it in 1 of 25 random `kill -9`s). Now the row comes first, and a row left pending is
+decided by the file's hash (learn.commands.apply_recover): the bytes learn meant to
+write, it was written; the bytes from before, it was not, and the row goes. Rows from
+before the migration are "done". `decisions` (same migration): what an apply's write
+decides about its proposals (applied, edited), made once the file is written; a write
+found made after a kill is decided from it then.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from learn.isotime import now_iso
 from learn.store.db import SqliteConnection
@@ -43,6 +54,8 @@ class Write:
     written_at: str
     undone_at: str | None
     made_folders: tuple[str, ...] = ()  # folders the write made, outermost first
+    pending: bool = False  # recorded before the write, not yet known to have happened
+    decisions: tuple[dict[str, Any], ...] = ()  # an apply's: learn.commands.apply_recover
 
 
 class ApplyJournal:
@@ -55,24 +68,31 @@ class ApplyJournal:
     def record(self, *, batch: str, action: str, project: str | None, path: str,
                before_hash: str, after_hash: str, backup_file: str | None,
                keys: Sequence[str], at: str | None = None,
-               made_folders: Sequence[str] = ()) -> None:
+               made_folders: Sequence[str] = (), pending: bool = False,
+               decisions: Sequence[dict[str, Any]] = ()) -> int:
+        """The row's id. `pending`: recorded before the file is written (settle, forget)."""
         with self._conn:
             self._conn.execute(
                 "INSERT INTO apply_writes (batch, action, project, path, before_hash, "
-                "after_hash, backup_file, keys, written_at, made_folders) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                "after_hash, backup_file, keys, written_at, made_folders, state, decisions) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
                 (batch, action, project, path, before_hash, after_hash, backup_file,
                  json.dumps(list(keys)), at or now_iso(),
-                 json.dumps(list(made_folders)) if made_folders else None))
+                 json.dumps(list(made_folders)) if made_folders else None,
+                 "pending" if pending else "done",
+                 json.dumps(list(decisions)) if decisions else None))
+            return self._conn.last_insert_rowid()
 
     def _rows(self, where: str, params: tuple[object, ...]) -> list[Write]:
         rows = self._conn.execute(
             "SELECT id, batch, action, project, path, before_hash, after_hash, backup_file, "
-            f"keys, written_at, undone_at, made_folders FROM apply_writes {where} ORDER BY id",
+            f"keys, written_at, undone_at, made_folders, state, decisions FROM apply_writes {where} "
+            "ORDER BY id",
             params).fetchall()
         return [Write(int(r[0]), str(r[1]), str(r[2]), r[3], str(r[4]), str(r[5]), str(r[6]),
                       r[7], tuple(json.loads(r[8] or "[]")), str(r[9]), r[10],
-                      tuple(json.loads(r[11] or "[]"))) for r in rows]
+                      tuple(json.loads(r[11] or "[]")), r[12] == "pending",
+                      tuple(json.loads(r[13] or "[]"))) for r in rows]
 
     def last_batch(self) -> list[Write]:
         """The writes of the newest apply, prune or check not undone yet (oldest first)."""
@@ -82,6 +102,30 @@ class ApplyJournal:
         if row is None:
             return []
         return self._rows("WHERE batch = $1 AND undone_at IS NULL", (row[0],))
+
+    def pending(self) -> list[Write]:
+        """The writes recorded before their file was written and not settled since: a
+        learn stopped (killed, a power cut) between the two, or one writing now."""
+        return self._rows("WHERE state = 'pending'", ())
+
+    def settle(self, ids: Sequence[int], made_folders: Sequence[str] | None = None) -> None:
+        """`ids` written: no longer pending (with the folders the write made, when known)."""
+        with self._conn:
+            for i in ids:
+                self._conn.execute("UPDATE apply_writes SET state = 'done' WHERE id = $1", (i,))
+                if made_folders is not None:
+                    self._conn.execute("UPDATE apply_writes SET made_folders = $1 WHERE id = $2",
+                                       (json.dumps(list(made_folders)) if made_folders
+                                        else None, i))
+
+    def forget(self, ids: Sequence[int]) -> None:
+        """`ids` never written (refused, failed, or stopped before its rename): no row."""
+        with self._conn:
+            for i in ids:
+                self._conn.execute("DELETE FROM apply_writes WHERE id = $1", (i,))
+
+    def rows(self, ids: Sequence[int]) -> list[Write]:
+        return [w for i in ids for w in self._rows("WHERE id = $1", (i,))]
 
     def batch(self, batch: str) -> list[Write]:
         return self._rows("WHERE batch = $1", (batch,))

@@ -37,3 +37,15 @@ def made_folders(conn: Connection, d: Dialect) -> None:
     if d.postgres:
         return
     conn.execute("ALTER TABLE apply_writes ADD COLUMN made_folders TEXT")
+
+
+def pending_state(conn: Connection, d: Dialect) -> None:
+    """Migration 0025: a write is journaled "pending" before its file is renamed into
+    place and "done" after (learn.store.apply_journal), so no crash leaves a write the
+    journal does not know. The rows from before were recorded after their write: done.
+    `decisions` (a JSON list, NULL before): what the write decides about its proposals,
+    recorded after the rename, so a write found made by the next apply is decided then."""
+    if d.postgres:
+        return
+    conn.execute("ALTER TABLE apply_writes ADD COLUMN state TEXT NOT NULL DEFAULT 'done'")
+    conn.execute("ALTER TABLE apply_writes ADD COLUMN decisions TEXT")

@@ -36,6 +36,7 @@ from collections.abc import Callable
 
 from learn.store.apply_journal_ddl import create_table as apply_writes_table
 from learn.store.apply_journal_ddl import made_folders as apply_writes_made_folders
+from learn.store.apply_journal_ddl import pending_state as apply_writes_pending_state
 from learn.store.connection import Connection
 from learn.store.dialects import Dialect
 from learn.store.layout import StoreSchema
@@ -500,6 +501,13 @@ def _m024_project_identity_wsl(conn: Connection, s: StoreSchema, d: Dialect) -> 
     project_rekey(conn)
 
 
+def _m025_apply_writes_state(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # Each write journaled "pending" before its rename and "done" after: a `learn apply`
+    # killed in between left a write `--undo` did not know (learn.store.apply_journal).
+    # Local SQLite only.
+    apply_writes_pending_state(conn, d)
+
+
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_feedback", _m001_feedback),
     ("0002_learn_tables", _m002_learn_tables),
@@ -521,6 +529,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0022_session_index_keys", _m022_session_index_keys),
     ("0023_apply_writes_made_folders", _m023_apply_writes_made_folders),
     ("0024_project_identity_wsl", _m024_project_identity_wsl),
+    ("0025_apply_writes_state", _m025_apply_writes_state),
 )
 STEP_NAMES: tuple[str, ...] = tuple(name for name, _ in MIGRATIONS)
 SCHEMA_VERSION = len(STEP_NAMES)
