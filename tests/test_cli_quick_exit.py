@@ -50,7 +50,7 @@ def test_work_registered_for_exit_still_runs(tmp_path: Path) -> None:
 
 def test_a_failing_command_exits_as_before(tmp_path: Path) -> None:
     done = learn("show", "no-such-session", cwd=tmp_path, env=_env(tmp_path))
-    assert done.returncode == 1
+    assert done.returncode == 2  # an id that names no session: a usage error
     assert "no session matches" in done.stderr
 
 
