@@ -24,29 +24,13 @@ never be undone again. A file already back as it was before counts as undone
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from learn.report.confine import confine, learns_own, read_regular
-from learn.report.edits import ApplyError, sha256
+from learn.report.undo import hash_now
 from learn.store.apply_journal import Write
 
 if TYPE_CHECKING:
     from learn.store import Store
-
-
-def hash_now(w: Write) -> str | None:
-    """The hash of what `w.path` holds now ("" for no file); None when it cannot be read
-    as learn reads it (confined, a regular file, no link followed)."""
-    from learn.projects import write_roots
-
-    path = Path(w.path)
-    try:
-        real = confine(path, write_roots(w.project, path), internal=learns_own(path))
-        data = read_regular(real, follow=False)
-    except (ApplyError, OSError):
-        return None
-    return sha256(data) if data is not None else ""
 
 
 def settle_pending() -> None:

@@ -41,15 +41,32 @@ class UndoPlan:
     folders: tuple[Path, ...] = ()  # the folders the write made: drop_made, once it is undone
 
 
+def held_now(w: Write) -> tuple[Path, bytes | None]:
+    """Where write `w`'s file is, confined as learn writes it, and what it holds now (None:
+    no file). Raises ApplyError or OSError when it cannot be read as learn reads it."""
+    path = Path(w.path)
+    # The journal is learn's own: a write to learn's data (a check's rules file) is read
+    # there, as the same kind of file.
+    real = confine(path, write_roots(w.project, path), internal=learns_own(path))
+    return real, read_regular(real, follow=False)
+
+
+def hash_now(w: Write) -> str | None:
+    """The hash of what write `w`'s file holds now ("" for no file); None when it cannot
+    be read as learn reads it."""
+    try:
+        _, data = held_now(w)
+    except (ApplyError, OSError):
+        return None
+    return sha256(data) if data is not None else ""
+
+
 def undo_plan(w: Write) -> FilePlan:
     """The plan that puts `w.path` back as it was before write `w`; `refused` says why not."""
     path = Path(w.path)
     projects = write_roots(w.project, path)
     try:
-        # The journal is learn's own: a write to learn's data (a check's rules file)
-        # is put back there, as the same kind of file.
-        real = confine(path, projects, internal=learns_own(path))
-        current = read_regular(real, follow=False)
+        real, current = held_now(w)
         now = sha256(current) if current is not None else ""
         if now != w.after_hash:
             saved = f"; what it held before is in {w.backup_file}" if w.backup_file else ""
