@@ -187,3 +187,32 @@ def test_chosen_words_agree_with_reading_every_word() -> None:
     for _ in range(20_000):
         answer = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
         assert _chosen_words(answer) == _chosen_words_word_by_word(answer), repr(answer)
+
+
+def test_the_quick_search_misses_no_reply_with_a_chosen_word() -> None:
+    """`_could_answer` reads a reply's words only when `_VALUE_CHAR_RE` finds a character
+    that trimming leaves: it must find one in every reply `_chosen_spans` takes a word of,
+    and none in a reply whose only symbols are a tag's brackets."""
+    import random
+
+    from learn import secret_answers as sa
+
+    # What makes a bracket a word's own or trimmed: an opener is never trimmed from the
+    # end, a closer never from the start.
+    assert not set(sa._OPENERS) & set(sa._TRAILING)
+    assert not set(sa._CLOSERS) & set(sa._LEADING)
+    pieces = [*"abcXYZ019!#$%&*+=@^|~\\<>[]{}`'\"().,;:?-/_ \n\t\u00a0é",
+              "password: ", "it's ", "Hunter2Secret9", "<summary>", "abcdefg", "２０２６"]
+    rng = random.Random(11)
+    taken = 0
+    for _ in range(50_000):
+        answer = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        if next(sa._chosen_spans(answer), None) is not None:
+            taken += 1
+            assert sa._VALUE_CHAR_RE.search(answer), repr(answer)
+    assert taken > 1_000  # the property was tried on many replies that have one
+    for answer in ("Write one <summary> element, as before.", "see [notes] and {this}",
+                   "<tag> done"):
+        assert sa._VALUE_CHAR_RE.search(answer) is None, answer
+    for answer in ("the pw is abc<def9", "try Hunter!Secret", "key{x}yz", "x]abcdef"):
+        assert sa._VALUE_CHAR_RE.search(answer), answer
