@@ -304,3 +304,29 @@ def test_a_check_added_by_hand_has_its_own_lines_in_the_digest() -> None:
     assert "## learn's checks" in lines
     assert ("**no-force-push** (`git push` with --force / -f): learn's check (record-only since "
             "2026-03-10) would have stopped the agent 3 times in 2 sessions") in lines
+
+
+@pytest.mark.parametrize(("command", "flags"), [
+    # The spellings learn's check itself reads as one (learn.guard.flags.SAME): an offer
+    # kept a table of its own beside it, and `cp -r`, `git branch -d`, `git checkout -f`
+    # were offered in one spelling while the check knew all of them.
+    (("cp", "-r", "a", "b"), ("--recursive", "-r", "-R")),
+    (("git", "branch", "-d", "x"), ("--delete", "-d")),
+    (("git", "checkout", "-f"), ("--force", "-f")),
+    (("git", "branch", "-D", "x"), ("-D",)),  # `--delete --force` at once: no one word
+    (("rm", "-r", "x"), ("--recursive", "-r", "-R")),
+    (("ls", "-la"), ("-la",)),  # a program not in the table: as written
+])
+def test_a_check_offers_every_spelling_the_check_reads_as_the_flag(
+        command: tuple[str, ...], flags: tuple[str, ...]) -> None:
+    rule = check_rule_for([command], RULE, "r", None)
+    assert rule is not None and rule.flags == flags
+
+
+def test_each_offered_spelling_is_read_by_the_check_as_the_same_option() -> None:
+    from learn.guard.flags import SAME, reading, sets, spellings
+
+    for program, sub in SAME:
+        for group in spellings(program, sub):
+            r = reading(program, sub, group)
+            assert len({sets(r, w) for w in group}) == 1, (program, sub, group)

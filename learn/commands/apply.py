@@ -9,9 +9,7 @@ diff and confirmed, `--yes` is for scripts, and without a terminal and without
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,13 +19,13 @@ import click
 from learn.commands import apply_writes
 from learn.commands.apply_agents import ForAgents
 from learn.commands.apply_checks import plan_checks
-from learn.commands.apply_recover import settle_pending
 from learn.commands.apply_writes import (
     Consent,
     Intent,
+    Journaled,
     intend,
-    journal_write,
     new_batch,
+    one_apply,
     show,
     undo_last,
     write_confirmed,
@@ -203,18 +201,14 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         # destination that is not absolute. absolute(), not resolve(): confinement must
         # still see a symlink to follow it and check where it leads.
         file = file.expanduser().absolute()
-    # One apply, prune or undo at a time: each settles what a killed one left pending
-    # (learn.commands.apply_recover) from the files, and a second one running beside
-    # it would take the first's row, not yet written, for a write that never happened
-    # and drop it, leaving the first's file on disk with no undo.
-    with _one_apply():
+    # One apply, prune or undo at a time, what a killed one left pending decided first
+    # from the files, before this one plans from them (one_apply).
+    with one_apply():
         if undo:
             if not undo_last(consent=consent):
                 sys.exit(1)
             return
         here = here_project(project_dir)
-        # What an apply killed half-way left, decided before this one plans from the files.
-        settle_pending()
         if prune:
             if not prune_keys(prune, here, consent=consent):
                 sys.exit(1)
@@ -312,9 +306,8 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
 
                 def installed() -> None:
                     assert checks is not None
-                    record = checks.written(plan)
-                    if record is not None:
-                        journal_write(batch, "check", *record, here, ())
+                    # The install record, journaled in this batch as its other files are.
+                    checks.written(plan, Journaled(batch, "check", here))
                     click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
 
                 return Intent((row,), installed)
@@ -349,24 +342,6 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         wrote = write_confirmed(plans, consent, written, what=what, whole=checks)
         if refused or not shown or not wrote or (offers and checks is None):
             sys.exit(1)
-
-
-@contextlib.contextmanager
-def _one_apply() -> Iterator[None]:
-    """Hold the apply lock (LEARN_LOCK_TIMEOUT, as a run's); exit 75 saying so when another
-    apply holds it past then."""
-    from learn.errors import EXIT_BUSY
-    from learn.lock import LockedError, run_lock
-
-    held = contextlib.ExitStack()
-    try:
-        held.enter_context(run_lock("apply"))
-    except LockedError:
-        click.echo("learn: another `learn apply` (or --undo) is writing; try again when it "
-                   "finishes", err=True)
-        sys.exit(EXIT_BUSY)
-    with held:
-        yield
 
 
 def _checkout_notes(plan: FilePlan) -> list[str]:

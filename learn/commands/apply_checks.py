@@ -35,7 +35,7 @@ from learn.guard.rules import BadRules, CheckRule
 from learn.projects import write_roots
 from learn.records.proposal import Proposal
 from learn.report.check_install import CheckError, CheckPlan
-from learn.report.check_writes import Written
+from learn.report.check_writes import Writer, Written
 from learn.report.edits import FilePlan, sha256
 
 
@@ -73,10 +73,10 @@ class CheckApply:
         `learn check remove` goes by: a hook nothing would take out."""
         return sorted(self.plans, key=lambda p: p is not self.data)
 
-    def written(self, plan: FilePlan) -> Written | None:
+    def written(self, plan: FilePlan, writer: Writer) -> Written | None:
         """After each of its plans is written (apply_writes writes them all or none): once
-        every one is, the install record and the decisions (the proposal applied, as form
-        "check"). The record's write, for the caller to journal with the others."""
+        every one is, the install record (written and journaled by `writer`, with the
+        others' batch) and the decisions (the proposal applied, as form "check")."""
         from learn.guard.files import rules_file
         from learn.report.check_writes import write_record
         from learn.report.runs import record_decision
@@ -84,7 +84,7 @@ class CheckApply:
         self.done.add(plan.path)
         if any(p.path not in self.done for p in self.plans):
             return None
-        record = write_record(self.check, self.project)
+        record = write_record(self.check, self.project, writer=writer)
         for p, rule in self.offers:
             record_decision(p.key, "accepted", rule.reason, str(rules_file(self.project)),
                             project=self.project, proposal=p, form="check")

@@ -15,14 +15,17 @@ Each write is journaled before its file is renamed into place, "pending", with t
 backup of what it held (made first, here) and the decisions it carries, and settled
 once it is written: no moment of a `learn apply` killed leaves a write the journal does
 not know (learn.commands.apply_recover decides a pending one from the file itself).
+`learn check` and `install-claude-command` write the same way (Journaled), under the
+same lock (one_apply).
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -162,33 +165,6 @@ def _forget(ids: Sequence[int]) -> None:
                    err=True)
 
 
-def journal_write(batch: str, action: str, plan: FilePlan, backup: Path | None,
-                  project: str | None, keys: Sequence[str]) -> None:
-    """Record one write in the store (learn.store.apply_journal) for `learn apply --undo`,
-    after it is made (`learn check`, `install-claude-command`; `learn apply` journals
-    before: intend). The file is written by then: a store that cannot record it costs
-    the undo, not the write, and the backup is named instead.
-
-    The hash recorded is of the bytes learn wrote, not of the file read again: an editor
-    saving between the rename and this row was recorded as learn's own text, and the
-    undo then put the backup over the person's save without a word (a write-path audit
-    reproduced it). Now the undo sees a file changed since learn wrote it, and refuses."""
-    from learn.store import StoreError, open_store
-
-    after = "" if plan.remove else sha256(plan.new_text.encode("utf-8"))
-    try:
-        with open_store() as store:
-            store.journal.record(batch=batch, action=action, project=project,
-                                 path=str(plan.path), before_hash=plan.original_hash,
-                                 after_hash=after,
-                                 backup_file=str(backup) if backup else None, keys=keys,
-                                 made_folders=[str(d) for d in plan.made])
-    except (StoreError, OSError) as exc:
-        saved = f"; what it held is in {backup}" if backup else ""
-        click.echo(f"warning: {plan.path} was written but not recorded for `--undo` ({exc})"
-                   f"{saved}", err=True)
-
-
 def show(plans: Sequence[FilePlan], extra: Callable[[FilePlan], None] | None = None) -> bool:
     """Print every plan's notes and diff (refusals to stderr); False when one was refused."""
     ok = True
@@ -252,27 +228,91 @@ def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Wri
 
 
 def _written(plan: FilePlan, on_written: Written) -> tuple[Path | None, Intent] | Literal[False]:
+    """`plan` written (write_journaled); False, said why, when not."""
+    try:
+        return write_journaled(plan, on_written)
+    except ApplyError as exc:
+        click.echo(f"error: {exc}", err=True)
+    except OSError as exc:
+        click.echo(f"error: could not write {plan.path}: {exc}; the original is unchanged",
+                   err=True)
+    return False
+
+
+def write_journaled(plan: FilePlan, on_written: Written) -> tuple[Path | None, Intent]:
     """`plan` written: its backup (None: there was no file) and what `on_written` recorded
-    for it, pending before the rename and settled after; False, said why, when not (the
-    rows recorded for it forgotten)."""
+    for it, pending before the rename and settled after (the module doc). Raises
+    ApplyError or OSError when it is not written, the rows recorded for it forgotten."""
     intent = Intent()
     try:
         backup = _backed_up(plan)
         intent = on_written(plan, backup)
         write_plan(plan, backup=False)
-    except (ApplyError, OSError) as exc:
+    except (ApplyError, OSError):
         # Not written (write_plan writes all or nothing): the rows, and nothing else, go.
         _forget(intent.ids)
-        if isinstance(exc, ApplyError):
-            click.echo(f"error: {exc}", err=True)
-        else:
-            click.echo(f"error: could not write {plan.path}: {exc}; the original is unchanged",
-                       err=True)
-        return False
+        raise
     if intent.record is not None:
         intent.record()
     _settle(intent.ids, plan)
     return backup, intent
+
+
+@dataclass
+class Journaled:
+    """The writes of one batch made outside write_confirmed: `learn check`'s files
+    (learn.report.check_writes.Writer), `install-claude-command`'s, the install record of
+    a check `learn apply` installs. Each journaled as every write of `learn apply` is
+    (write_journaled): they were journaled after the write, and a `kill -9` between the
+    two left a file learn wrote that `--undo` did not know about."""
+
+    batch: str
+    action: str  # "check" | "install"
+    project: str | None
+    keys: Sequence[str] = ()
+    _rows: dict[Path, tuple[int, ...]] = field(default_factory=dict, init=False, repr=False)
+
+    def write(self, plan: FilePlan) -> Path | None:
+        """`plan` written and journaled; its backup. Raises ApplyError or OSError."""
+        def intent(p: FilePlan, backup: Path | None) -> Intent:
+            return Intent((intend(self.batch, self.action, p, backup, self.project,
+                                  self.keys),))
+
+        backup, done = write_journaled(plan, intent)
+        self._rows[plan.path] = done.ids
+        return backup
+
+    def put_back(self, plan: FilePlan, backup: Path | None) -> None:
+        """`plan`, written by `write`, as it was (learn.report.apply.put_back), and its row
+        gone: a write put back never happened. Killed between the two, the next undo
+        finds the file as it was before (apply_recover.already_undone)."""
+        put_back(plan, backup)
+        _forget(self._rows.pop(plan.path, ()))
+
+
+@contextlib.contextmanager
+def one_apply() -> Iterator[None]:
+    """Hold the apply lock (LEARN_LOCK_TIMEOUT, as a run's) and decide what a write killed
+    half-way left (learn.commands.apply_recover.settle_pending); exit 75 saying so when
+    another holds it past then. Every command that writes through the journal (`learn
+    apply`, `--undo`, `learn check`, `install-claude-command`) holds it: each settles the
+    pending rows a killed one left from the files, and one running beside another would
+    take the other's row, not yet written, for a write that never happened and drop it,
+    leaving the other's file on disk with no undo."""
+    from learn.commands.apply_recover import settle_pending
+    from learn.errors import EXIT_BUSY
+    from learn.lock import LockedError, run_lock
+
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(run_lock("apply"))
+    except LockedError:
+        click.echo("learn: another `learn apply` (or --undo) is writing; try again when it "
+                   "finishes", err=True)
+        sys.exit(EXIT_BUSY)
+    with held:
+        settle_pending()
+        yield
 
 
 def _backed_up(plan: FilePlan) -> Path | None:
@@ -349,13 +389,13 @@ def undo_last(*, consent: Consent) -> bool:
     when nothing is on record: nothing to do is not a failure (exit 0, docs/usage.md).
 
     An undo stopped half-way (killed) is finished by the next: a file already back as it
-    was before counts as undone (learn.commands.apply_recover)."""
-    from learn.commands.apply_recover import already_undone, settle_pending
+    was before counts as undone (learn.commands.apply_recover). Called inside one_apply,
+    which has decided the writes a killed command left pending."""
+    from learn.commands.apply_recover import already_undone
     from learn.report.undo import check_undo, drop_made, undo_plans
     from learn.store import open_store
     from learn.store.apply_journal import Write
 
-    settle_pending()
     with open_store() as store:
         writes = store.journal.last_batch()
     if not writes:

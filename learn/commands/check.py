@@ -10,8 +10,10 @@
 A new rule starts record-only: the agent's command runs and the check notes it;
 the digest then says how often it would have stopped the agent. Every change to
 a settings file is shown as a diff and asked for first (--yes skips the question),
-and journaled as `learn apply` journals its writes: `learn apply --undo` puts back
-what the last command wrote, as it does an apply's.
+and journaled as `learn apply` journals its writes (pending before each rename, under
+the apply lock: learn.commands.apply_writes.Journaled, one_apply): `learn apply --undo`
+puts back what the last command wrote, as it does an apply's, a command killed
+half-way included.
 """
 
 from __future__ import annotations
@@ -20,14 +22,10 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from learn.guard.rules import CheckRule, Mode, RuleSet
-
-if TYPE_CHECKING:
-    from learn.report.check_writes import Written
 
 
 def _project(project_dir: Path | None) -> str:
@@ -60,7 +58,10 @@ def _show_and_confirm(plan: object, yes: bool) -> bool:
 def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes: bool,
            project_dir: Path | None = None) -> None:
     """Show the changes, ask, write (exits 1 on a refused change). A new hook goes into
-    the checkout the command runs in (`project_dir`, else the current directory)."""
+    the checkout the command runs in (`project_dir`, else the current directory). Every
+    file written is one batch of `learn apply`'s journal: `learn apply --undo` puts them
+    back together (learn.report.undo). The caller holds the apply lock (one_apply)."""
+    from learn.commands.apply_writes import Journaled, new_batch
     from learn.projects import checkout_folder
     from learn.report.check_install import CheckError, plan_rules
     from learn.report.check_writes import write_plan
@@ -71,24 +72,11 @@ def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes:
                           checkout=str(checkout_folder(project_dir or Path.cwd())))
         if not _show_and_confirm(plan, yes):
             return
-        written = write_plan(plan, project)
+        write_plan(plan, project, writer=Journaled(new_batch(), "check", project))
     except CheckError as exc:
         click.echo(f"learn check: {exc}", err=True)
         sys.exit(1)
-    _journal(written, project)
     click.echo("done (`learn apply --undo` puts it back)")
-
-
-def _journal(written: Sequence[Written], project: str) -> None:
-    """Every file one command wrote, as one batch of `learn apply`'s journal: `learn apply
-    --undo` puts them back together (learn.report.undo), confined and checked as it puts
-    back an apply's. Recorded once all are written: a check put back on failure
-    (learn.report.check_writes) left nothing to undo."""
-    from learn.commands.apply_writes import journal_write, new_batch
-
-    batch = new_batch()
-    for plan, backup in written:
-        journal_write(batch, "check", plan, backup, project, ())
 
 
 def _load(project: str) -> RuleSet:
@@ -131,6 +119,7 @@ def add(program: str, subcommand: str | None, flags: tuple[str, ...], arguments:
         targets: tuple[str, ...], reason: str, rule_id: str | None, key: str | None, enforce: bool, codex: bool,
         project_dir: Path | None, yes: bool) -> None:
     """Check PROGRAM [SUBCOMMAND] for the flags and arguments you never want."""
+    from learn.commands.apply_writes import one_apply
     from learn.guard.rules import BadRules, parse_rule
     from learn.isotime import now_iso
     from learn.report.check_install import installed_agents, with_rule
@@ -145,9 +134,11 @@ def add(program: str, subcommand: str | None, flags: tuple[str, ...], arguments:
                            "added_at": now_iso(), "targets": list(targets)})
     except BadRules as exc:
         raise click.BadParameter(str(exc)) from exc
-    agents = sorted({"claude", *installed_agents(project), *(_codex_agent() if codex else [])})
     click.echo(f"{'enforce' if enforce else 'record only'}: {rule.words()} — \"{rule.reason}\"")
-    _apply(project, with_rule(_load(project).rules, rule), agents, yes, project_dir)
+    with one_apply():
+        agents = sorted({"claude", *installed_agents(project),
+                         *(_codex_agent() if codex else [])})
+        _apply(project, with_rule(_load(project).rules, rule), agents, yes, project_dir)
 
 
 def _codex_agent() -> list[str]:
@@ -162,15 +153,17 @@ def _codex_agent() -> list[str]:
 
 
 def _set_mode(rule_id: str, mode: Mode, project_dir: Path | None, yes: bool) -> None:
+    from learn.commands.apply_writes import one_apply
     from learn.report.check_install import CheckError, installed_agents, with_mode
 
     project = _project(project_dir)
-    try:
-        rules = with_mode(_load(project).rules, rule_id, mode)
-    except CheckError as exc:
-        click.echo(f"learn check: {exc}", err=True)
-        sys.exit(1)
-    _apply(project, rules, installed_agents(project) or ["claude"], yes, project_dir)
+    with one_apply():
+        try:
+            rules = with_mode(_load(project).rules, rule_id, mode)
+        except CheckError as exc:
+            click.echo(f"learn check: {exc}", err=True)
+            sys.exit(1)
+        _apply(project, rules, installed_agents(project) or ["claude"], yes, project_dir)
 
 
 @command.command("enforce")
@@ -198,15 +191,18 @@ def record_command(rule_id: str, project_dir: Path | None, yes: bool) -> None:
 @_YES
 def remove(rule_id: str | None, every: bool, project_dir: Path | None, yes: bool) -> None:
     """Remove RULE_ID (or --all); the last one out takes learn's hook with it."""
+    from learn.commands.apply_writes import one_apply
     from learn.report.check_install import installed_agents
 
     project = _project(project_dir)
-    current = _load(project).rules
-    if not every and (rule_id is None or all(r.id != rule_id for r in current)):
-        click.echo(f"learn check: no check rule {rule_id!r} here (learn check list)", err=True)
-        sys.exit(1)
-    left = [] if every else [r for r in current if r.id != rule_id]
-    _apply(project, left, installed_agents(project), yes, project_dir)
+    with one_apply():
+        current = _load(project).rules
+        if not every and (rule_id is None or all(r.id != rule_id for r in current)):
+            click.echo(f"learn check: no check rule {rule_id!r} here (learn check list)",
+                       err=True)
+            sys.exit(1)
+        left = [] if every else [r for r in current if r.id != rule_id]
+        _apply(project, left, installed_agents(project), yes, project_dir)
 
 
 @command.command("list")

@@ -12,6 +12,9 @@ other.md had --force replace /other with /learn.
 for (`--yes` to skip the question; not at a terminal and without it, nothing is
 written), and what the command wrote is journaled as `learn apply` journals its
 writes, so `learn apply --undo` puts it back. It wrote them unasked and for good before.
+Journaled as apply's are: pending before each rename, under the apply lock
+(learn.commands.apply_writes.Journaled, one_apply). Journaled after the write, a `kill -9`
+between the two left hooks in settings.json that `--undo` did not know about.
 """
 
 from __future__ import annotations
@@ -22,9 +25,8 @@ from pathlib import Path
 
 import click
 
-from learn.commands.apply_writes import asked, journal_write, new_batch
+from learn.commands.apply_writes import Journaled, asked, new_batch, one_apply
 from learn.projects import checkout_folder
-from learn.report.apply import write_plan
 from learn.report.confine import confine, read_regular
 from learn.report.edits import ApplyError, FilePlan, sha256
 from learn.report.errors import ConfinementError
@@ -62,7 +64,12 @@ def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks:
     if print_only:
         click.echo(text, nl=False)
         return
-    project = scope == "project"
+    with one_apply():
+        _install(text, scope == "project", project_dir, force, hooks, yes)
+
+
+def _install(text: str, project: bool, project_dir: Path, force: bool, hooks: bool,
+             yes: bool) -> None:
     root = checkout_folder(project_dir) if project else None
     asked = destination(project, project_dir)
     dest = _confined(asked, root)
@@ -88,7 +95,8 @@ def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks:
     if hook is not None and not _confirmed(hook, yes):
         click.echo("nothing was written")
         return
-    batch = new_batch()  # one for both files: `learn apply --undo` puts back the install
+    # One batch for both files: `learn apply --undo` puts back the install.
+    batch = Journaled(new_batch(), "install", str(root) if root is not None else None)
     if hook is not None:
         _write_hooks(hook, root, batch)
     if note:
@@ -146,20 +154,18 @@ def _plan(path: Path, before: bytes | None, text: str, root: Path | None) -> Fil
                     projects=(str(root),) if root is not None else ())
 
 
-def _write(plan: FilePlan, batch: str) -> Path | None:
+def _write(plan: FilePlan, batch: Journaled) -> Path | None:
     """`plan` written as `learn apply` writes a file (learn.report.apply.write_plan):
     confined again and written in the folder confine approved, only while it still holds
     what it was planned against, its mode and owner kept (a new file 0600), the old one
-    backed up; then journaled in `batch` for `learn apply --undo`. The backup."""
+    backed up, journaled in `batch` for `learn apply --undo` before it is renamed into
+    place. The backup."""
     try:
-        backup = write_plan(plan)
+        return batch.write(plan)
     except ApplyError as exc:
         raise click.ClickException(str(exc)) from exc
     except OSError as exc:
         raise click.ClickException(f"could not write {plan.path}: {exc}") from exc
-    journal_write(batch, "install", plan, backup, plan.projects[0] if plan.projects else None,
-                  ())
-    return backup
 
 
 def _confined(path: Path, project: Path | None) -> Path:
@@ -211,7 +217,7 @@ def _confirmed(hook: HooksPlan, yes: bool) -> bool:
     return asked(yes, f"write these changes to {hook.path}?")
 
 
-def _write_hooks(hook: HooksPlan, root: Path | None, batch: str) -> None:
+def _write_hooks(hook: HooksPlan, root: Path | None, batch: Journaled) -> None:
     if hook.after is None:
         click.echo(f"learn's hooks already in {hook.path}")
         return

@@ -46,6 +46,18 @@ SAME: Final[Mapping[tuple[str, str | None], Mapping[str, tuple[str, ...]]]] = {
 MIN_PREFIX: Final = 1
 
 
+def spellings(program: str, subcommand: str | None) -> tuple[tuple[str, ...], ...]:
+    """SAME's row for `program` `subcommand` as groups of words that set the same options:
+    a long option first, then each short spelling of exactly it (rm: `("--recursive",
+    "-r", "-R")`, `("--force", "-f")`); a short that sets several options at once is a
+    group of its own (git branch's `-D`). () for a program not in SAME. For what is
+    offered as a rule (learn.report.check_offer): a rule forbids each spelling."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for short, options in SAME.get((program, subcommand), {}).items():
+        groups.setdefault(options, list(options) if len(options) == 1 else []).append(short)
+    return tuple(tuple(g) for g in groups.values())
+
+
 class Reading(NamedTuple):
     """How one rule's program reads its option words."""
 

@@ -5,7 +5,8 @@ push" as `Bash(git push --force:*)` stops `git push --force` and lets `git push
 origin main --force`, `git -C app push -f` and `cd app && git push -f` through. So
 when a rule the agent keeps breaking forbids a command *with a flag*, learn also
 proposes its own check (learn.guard): the program, the subcommand, the flag in
-each spelling learn knows (FLAG_SPELLINGS) and the rule's words as the reason.
+each spelling learn knows (learn.guard.flags.spellings: the table learn's check reads
+flags by) and the rule's words as the reason.
 It is a proposal like any other (`<label>-check`, surface "check"), pending until
 the person applies it; applied, it starts record-only (`learn check enforce`
 makes it stop the agent).
@@ -28,6 +29,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from learn.guard.flags import spellings
 from learn.guard.rules import SHORT_CLUSTER_MAX, BadRules, CheckRule, check_line, parse_rule
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.outcomes import RuleOutcome
@@ -39,14 +41,6 @@ if TYPE_CHECKING:
 
 Command = tuple[str, ...]
 
-# Flags that are one flag: the check forbids every spelling of what the person named.
-FLAG_SPELLINGS: Final[dict[tuple[str, str | None], tuple[tuple[str, ...], ...]]] = {
-    ("git", "push"): (("--force", "-f"),),
-    ("git", "commit"): (("--no-verify", "-n"),),
-    ("git", "clean"): (("--force", "-f"),),
-    ("git", "branch"): (("-D",), ("--force", "-f")),
-    ("rm", None): (("-r", "-R", "--recursive"), ("-f", "--force")),
-}
 # Arguments that do what a flag does: a `+refspec` is a force push.
 ARGUMENTS_OF: Final[dict[tuple[str, str | None, str], tuple[str, ...]]] = {
     ("git", "push", "--force"): ("+*",),
@@ -109,12 +103,13 @@ def check_rule_for(commands: Sequence[Command], reason: str, rule_id: str,
     program, sub = _head(flagged[0])
     spelled: dict[str, None] = {}
     arguments: dict[str, None] = {}
+    # Flags that are one flag: the check forbids every spelling of what the person named.
+    groups = spellings(program, sub)
     for cmd in flagged:
         if _head(cmd) != (program, sub):
             continue
         for f in (w for w in cmd[1:] if w.startswith("-")):
-            same = next((g for g in FLAG_SPELLINGS.get((program, sub), ()) if f in g),
-                        _clusters(f, FLAG_SPELLINGS.get((program, sub), ())))
+            same = next((g for g in groups if f in g), _clusters(f, groups))
             spelled.update(dict.fromkeys(same))
             arguments.update(dict.fromkeys(ARGUMENTS_OF.get((program, sub, same[0]), ())))
     try:

@@ -9,10 +9,13 @@ back what was already written, newest first. This module once wrote by path with
 writer of its own: a `.claude` folder swapped for a link after the check carried the
 hook out of the project, and a failure on the second file left the first written.
 
-Every file written is handed back with its backup, for the caller to journal
-(learn.store.apply_journal): `learn apply --undo` puts a check's writes back as it
-puts back apply's. They were not journaled, so the only way back from `learn check
-add` was `learn check remove` or digging in the backups.
+Every file is written by the caller's Writer, which journals it (learn.store.apply_journal):
+`learn apply --undo` puts a check's writes back as it puts back apply's. They were not
+journaled, so the only way back from `learn check add` was `learn check remove` or
+digging in the backups; then they were journaled once written, and a `kill -9` between
+a file's rename and its row left a hook `--undo` did not know. The commands' Writer
+(learn.commands.apply_writes.Journaled) journals each one pending before its rename, as
+`learn apply` does.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from learn.guard.files import checks_dir, record_file
 from learn.paths import ensure_private_dir
@@ -33,6 +36,33 @@ if TYPE_CHECKING:
 
 # One file written: its plan and the backup of what it held (None: learn created it).
 Written = tuple["FilePlan", Path | None]
+
+
+class Writer(Protocol):
+    """How each file of a check is written, and put back when the whole is not."""
+
+    def write(self, plan: FilePlan) -> Path | None:
+        """`plan` written; its backup (None: no file was there). Raises ApplyError or
+        OSError when it is not."""
+
+    def put_back(self, plan: FilePlan, backup: Path | None) -> None:
+        """`plan`, just written, as it was (learn.report.apply.put_back)."""
+
+
+class Unjournaled:
+    """A Writer that records nothing: for a caller with no journal (a library call, a test).
+    The commands journal every write (learn.commands.apply_writes.Journaled)."""
+
+    def write(self, plan: FilePlan) -> Path | None:
+        # Looked up at call time: a test makes a step fail.
+        from learn.report import apply
+
+        return apply.write_plan(plan)
+
+    def put_back(self, plan: FilePlan, backup: Path | None) -> None:
+        from learn.report.apply import put_back
+
+        put_back(plan, backup)
 
 
 def _confined(path: Path, project: str) -> Path:
@@ -74,9 +104,10 @@ def _reason(exc: Exception) -> str:
     return str(exc).split("; nothing was written")[0].split(". Nothing was written")[0]
 
 
-def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> list[Written]:
-    """Write every change, whole or not at all, then the install record; every file
-    written, in order, with its backup (for the journal `learn apply --undo` reads).
+def write_plan(plan: CheckPlan, project: str, root: Path | None = None, *,
+               writer: Writer | None = None) -> list[Written]:
+    """Write every change, whole or not at all, then the install record, each by `writer`
+    (default: Unjournaled); every file written, in order, with its backup.
 
     Every destination is confined (learn.report.confine) and checked to hold what was
     planned against before any byte is written. Then each file is written by
@@ -89,6 +120,7 @@ def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> list[
     from learn.projects import write_roots
     from learn.report.apply import read_only_reason
 
+    writer = writer or Unjournaled()
     ensure_private_dir(checks_dir(root))
     todo = sorted((c for c in plan.changes if c.after != c.before), key=lambda c: not c.private)
     plans = [_file_plan(_confined(c.path, project), c.before, c.after,
@@ -106,37 +138,28 @@ def write_plan(plan: CheckPlan, project: str, root: Path | None = None) -> list[
         for c, p in zip(todo, plans, strict=True):
             made.extend(d for d in (p.path.parent, *p.path.parent.parents)
                         if not d.exists() and d not in made)
-            done.append((p, _write_file(p)))
+            done.append((p, writer.write(p)))
             if c.made_dir:
                 drop_if_empty(p.path.parent)
-        record = write_record(plan, project, root)
+        record = write_record(plan, project, root, writer=writer)
     except (CheckError, ApplyError, OSError) as exc:
-        back = _put_back(done)
+        back = _put_back(done, writer)
         for folder in sorted(made, key=lambda d: len(d.parts), reverse=True):
             drop_if_empty(folder)
         raise CheckError(f"{_reason(exc)}; {back}. Run the command again") from exc
     return [*done, *([record] if record is not None else [])]
 
 
-def _write_file(plan: FilePlan, *, backup: bool = True) -> Path | None:
-    """`plan` written by learn.report.apply.write_plan; its backup (None: no file was
-    there). Looked up at call time: a test makes a step fail."""
-    from learn.report import apply
-
-    return apply.write_plan(plan, backup=backup)
-
-
-def _put_back(done: Sequence[tuple[FilePlan, Path | None]]) -> str:
-    """Each written file of `done` as it was, newest first (learn.report.apply.put_back:
-    only while it still holds what learn wrote); what became of them, in words."""
-    from learn.report.apply import put_back
-
+def _put_back(done: Sequence[tuple[FilePlan, Path | None]], writer: Writer) -> str:
+    """Each written file of `done` as it was, newest first (`writer.put_back`:
+    learn.report.apply.put_back, only while it still holds what learn wrote); what
+    became of them, in words."""
     if not done:
         return "nothing was written"
     said = []
     for p, backup in reversed(done):
         try:
-            put_back(p, backup)
+            writer.put_back(p, backup)
         except (ApplyError, OSError) as exc:
             kept = f"; what it held is in {backup}" if backup else ""
             said.append(f"{p.path} could not be put back ({exc}){kept}")
@@ -145,7 +168,8 @@ def _put_back(done: Sequence[tuple[FilePlan, Path | None]]) -> str:
     return "; ".join(said)
 
 
-def write_record(plan: CheckPlan, project: str, root: Path | None = None) -> Written | None:
+def write_record(plan: CheckPlan, project: str, root: Path | None = None, *,
+                 writer: Writer | None = None) -> Written | None:
     """Keep (or drop, with no rule left) what the settings held before learn's hook,
     written as every check file is (_file_plan), the last thing written; what was
     written, None when the record was already so. Backed up like the others, and
@@ -159,6 +183,6 @@ def write_record(plan: CheckPlan, project: str, root: Path | None = None) -> Wri
         return None
     written = _file_plan(record, before, after, ())
     try:
-        return written, _write_file(written)
+        return written, (writer or Unjournaled()).write(written)
     except ApplyError as exc:
         raise CheckError(str(exc)) from exc
