@@ -22,7 +22,7 @@ import msgspec
 from msgspec import Meta, field
 from msgspec.structs import replace
 
-from learn.config_defaults import CONFIG_FILENAME, DEFAULT_MIN_SIGNAL_CONFIDENCE
+from learn.config_defaults import CONFIG_FILENAME, DEFAULT_MIN_SIGNAL_CONFIDENCE, DEFAULT_SINCE
 from learn.models.catalog import DEFAULT_MODELS
 from learn.paths import config_dir
 
@@ -93,7 +93,11 @@ class ThresholdsConfig(_Section):
 
 class MiningConfig(_Section):
     concurrency: Annotated[int, Meta(ge=1, le=32)] = 4
-    since: str = "30d"
+    # The sessions `learn run` and `learn plan` read when --since / --limit are not
+    # given: active within this span (or since this date; "" for no age limit), at
+    # most `limit` of them, newest first. `since` is read, and checked, as the flag
+    # is (learn.commands._scope.configured_scope: parse_since is the transcripts').
+    since: str = DEFAULT_SINCE
     limit: _AtLeastOne | None = None
     # Deterministic signals at or above this confidence whose text the user
     # typed (denial reasons, plan rejections, free-form answers) become

@@ -20,6 +20,9 @@ from learn.paths import config_dir
 CONFIG_FILENAME: Final = "config.toml"
 # learn.config.MiningConfig's default, read here when nothing is configured.
 DEFAULT_MIN_SIGNAL_CONFIDENCE: Final = 0.75
+# learn.config.MiningConfig's `since`: the sessions `learn run` and `learn plan` read
+# when neither --since nor the config says.
+DEFAULT_SINCE: Final = "30d"
 # learn.config.BackendConfig's default (tests/test_config.py checks they agree).
 DEFAULT_BACKEND: Final = "anthropic"
 # The environment overrides load_config takes as given (no validation to run).

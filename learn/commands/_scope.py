@@ -66,20 +66,35 @@ class Scope(msgspec.Struct, frozen=True):
 
 
 def scope_options(
-    *, default_since: str | None = None, default_limit: int | None = None
+    *, default_since: str | None = None, default_limit: int | None = None,
+    configured: bool = False,
 ) -> Callable[[F], F]:
-    """Add --project/--all-projects/--since/--limit and pass a resolved `scope: Scope`."""
+    """Add --project/--all-projects/--since/--limit and pass a resolved `scope: Scope`.
+
+    `configured`: --since and --limit default to `[mining] since` and `[mining] limit`
+    (`configured_scope`); a flag given on the command line wins."""
 
     def decorate(func: F) -> F:
         @wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            since, limit = kwargs.pop("since"), kwargs.pop("limit")
+            if configured and (since is None or limit is None):
+                config_since, config_limit = configured_scope()
+                since = config_since if since is None else since
+                limit = config_limit if limit is None else limit
             kwargs["scope"] = resolve_scope(
                 project=kwargs.pop("project"),
                 all_projects=kwargs.pop("all_projects"),
-                since=kwargs.pop("since"),
-                limit=kwargs.pop("limit"),
+                since=since,
+                limit=limit,
             )
             return func(*args, **kwargs)
+
+        since_help = "Only sessions active since then: 30d, 12h, 2w, or a date like 2026-11-01."
+        limit_help = "At most this many sessions, newest first."
+        if configured:
+            since_help += " [default: [mining] since in the config, else 30d]"
+            limit_help += " [default: [mining] limit in the config, else none]"
 
         options = [
             click.option(
@@ -99,14 +114,14 @@ def scope_options(
                 default=default_since,
                 show_default=default_since is not None,
                 metavar="SPAN|DATE",
-                help="Only sessions active since then: 30d, 12h, 2w, or a date like 2026-11-01.",
+                help=since_help,
             ),
             click.option(
                 "--limit",
                 type=click.IntRange(min=1),
                 default=default_limit,
                 show_default=default_limit is not None,
-                help="At most this many sessions, newest first.",
+                help=limit_help,
             ),
         ]
         decorated: Callable[..., Any] = wrapper
@@ -115,6 +130,31 @@ def scope_options(
         return decorated  # type: ignore[return-value]
 
     return decorate
+
+
+def configured_scope() -> tuple[str, int | None]:
+    """`[mining] since` and `[mining] limit`: the sessions `learn run` and `learn plan`
+    read when the command line does not say (they must agree, or `plan` would price
+    another set than `run` mines). With no config file, the defaults, without reading
+    one; an invalid config is its usage error (learn.config.ConfigError, exit 2)."""
+    from learn.config_defaults import DEFAULT_SINCE, defaults_apply
+
+    if defaults_apply():
+        return DEFAULT_SINCE, None
+    from learn.config import ConfigError, config_path, load_config
+
+    mining = load_config().mining
+    if mining.since:
+        where = f"{config_path()}: mining.since: {mining.since!r}"
+        try:
+            at = parse_since(mining.since)
+        except ValueError:
+            raise ConfigError(f"{where} cannot be read: use a span like 30d, 12h or 2w, a date "
+                              'like 2026-11-01, or "" for no age limit') from None
+        if at > datetime.now(UTC):
+            raise ConfigError(f"{where} is in the future: nothing has happened since then (a "
+                              "span like 30d, or a past date)")
+    return mining.since, mining.limit
 
 
 def resolve_scope(

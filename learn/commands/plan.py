@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 @click.command(name="plan")
-@scope_options(default_since="30d")
+@scope_options(configured=True)
 @click.option("--model", default=None, help="The mining model (default: from config).")
 @click.option("--context-window", type=click.IntRange(min=1024), default=None,
               help="The model's context window in tokens, for models learn does not know.")

@@ -127,7 +127,7 @@ class _Bars:
 
 
 @click.command("run")
-@scope_options(default_since="30d")
+@scope_options(configured=True)
 @click.option("--backend", type=click.Choice(BACKENDS), default=None,
               help="Model backend (default from config: anthropic). auto = API key if set, else claude CLI.")
 @click.option("--model", default=None, help="Model for every step (overrides config per-step models).")
@@ -158,7 +158,8 @@ def command(scope: Scope, backend: str | None, model: str | None, offline: bool,
     """Mine your sessions and propose rules for CLAUDE.md / AGENTS.md.
 
     Reads the current project's sessions of the last 30 days (see --project,
-    --all-projects, --since, --limit), asks the model what you keep saying,
+    --all-projects, --since, --limit; [mining] since and limit in the config set
+    the defaults), asks the model what you keep saying,
     verifies every quote, counts distinct sessions, and prints a digest.
     """
     sys.exit(run_command(scope, backend=backend, model=model, offline=offline, dry_run=dry_run,

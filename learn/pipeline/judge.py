@@ -9,13 +9,13 @@ them next run."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from learn.config import Config
-from learn.models.base import CallUsage
 from learn.pipeline.candidates import Candidates, keep_stored
 from learn.pipeline.mine import Mined
 from learn.pipeline.read import Read
@@ -29,13 +29,17 @@ if TYPE_CHECKING:
     from learn.embed.base import Embedder
     from learn.models.meter import UsageMeter
     from learn.store import Store
+    from learn.store.run_usage import RunningUsage
     from learn.transcripts.files.discover import SessionFile
     from learn.transcripts.view.model import Session
 
 
 def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mined,
                     cands: Candidates, meter: UsageMeter | None, *, clock: Clock, trace: Trace,
-                    progress: Progress | None, started_at: datetime) -> RunResult:
+                    progress: Progress | None, started_at: datetime,
+                    running: RunningUsage | None = None) -> RunResult:
+    """`running` keeps the run's row (started by its first paid call, if any) and its
+    usage as the calls return (learn.store.run_usage); the row is finished here."""
     from learn.embed import get_embedder
     from learn.pipeline import warm
     from learn.pipeline.stored import record_scan, remember_labels, stored_candidates
@@ -53,9 +57,10 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
             if mined.incomplete:
                 session_cands = keep_stored(session_cands,
                                             stored_candidates(store, mined.incomplete))
-            # A first run shows the digest's whole guide (learn.report.digest).
-            first_run = store.runs.count() == 0
-            run_id = store.runs.start_run({})
+            run_id = running.start() if running is not None else store.runs.start_run({})
+            # A first digest shows the whole guide (learn.report.digest); a run killed
+            # before its digest leaves a row with the calls it paid for, and no digest.
+            first_run = store.runs.results_before(run_id) == 0
             record_scan(store, read.sessions, session_cands, read.digests)
         embedder: Embedder = CachedEmbedder(get_embedder(prefer=options.embedder), store)
         if progress:
@@ -189,18 +194,12 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
     sessions = read.sessions
     naming = outcome.named
     assert naming is not None
-    usage_total = meter.usage if meter is not None else CallUsage()
-    usage = RunUsage(
+    usage = dataclasses.replace(
+        meter.run_usage() if meter is not None else RunUsage(),
         sessions_seen=len(sessions),
         sessions_mined=mined.sessions_mined(),
         sessions_cached=mined.cached,
         sessions_failed=mined.failed,
-        model_calls=usage_total.calls,
-        failed_calls=meter.failed_calls if meter is not None else 0,
-        input_tokens=usage_total.input_tokens + usage_total.cache_read_tokens
-        + usage_total.cache_write_tokens,
-        output_tokens=usage_total.output_tokens,
-        cost_usd=usage_total.cost_usd,
     )
     # The window runs from the earliest turn read to the newest activity.
     started = [t for s in sessions if (t := s.started_at or s.last_activity) is not None]

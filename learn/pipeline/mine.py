@@ -6,12 +6,12 @@ of verdicts."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from learn.config import Config
-from learn.models.base import CallUsage
 from learn.pipeline.read import Read
 from learn.pipeline.types import Clock, Progress, RunOptions, Trace, TraceOccurrence
 from learn.records.proposal import Funnel, RunResult, RunUsage
@@ -88,7 +88,8 @@ def mine(read: Read, options: RunOptions, config: Config, meter: UsageMeter | No
             to_mine = [s for s in sessions if s.id not in held]
             if options.collect_only:
                 out.collected = _collected(batched, len(sessions), len(out.from_batch),
-                                           out.failures, out.failed_stages, meter.usage)
+                                           out.failures, out.failed_stages,
+                                           meter.run_usage())
                 return out
             results = mine_sessions(
                 to_mine,
@@ -136,14 +137,11 @@ def _book(out: Mined, r: SessionMineResult, trace: Trace) -> None:
 
 
 def _collected(batched: Any, seen: int, mined: int, failures: Sequence[str],
-               failed_stages: Sequence[str], usage: CallUsage) -> RunResult:
+               failed_stages: Sequence[str], usage: RunUsage) -> RunResult:
     """What `collect_only` did, as a result: sessions mined by the batches it collected."""
     return RunResult(
         proposals=(), funnel=Funnel(),
-        usage=RunUsage(sessions_seen=seen, sessions_mined=mined, model_calls=usage.calls,
-                       input_tokens=usage.input_tokens + usage.cache_read_tokens
-                       + usage.cache_write_tokens,
-                       output_tokens=usage.output_tokens, cost_usd=usage.cost_usd),
+        usage=dataclasses.replace(usage, sessions_seen=seen, sessions_mined=mined),
         failures=tuple(failures), failed_stages=tuple(failed_stages),
         extra={"collected": list(batched.collected), "retry_sessions": batched.retry_sessions,
                "left_pending": len(batched.left_pending)},

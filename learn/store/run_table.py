@@ -75,6 +75,14 @@ class RunTable:
         if n == 0:
             raise KeyError(f"no run {run_id}")
 
+    def record_usage(self, run_id: int, usage: Mapping[str, Any]) -> None:
+        """The usage so far of a run still going (learn.store.run_usage): one statement, the
+        total, so a crash leaves the last total whole. A finished run's books are final."""
+        self.store.execute(
+            "UPDATE runs SET usage_json = $1 WHERE id = $2 AND finished_at IS NULL",
+            (json.dumps(dict(usage)), int(run_id)),
+        )
+
     def _run(self, row: Mapping[str, Any]) -> RunRecord:
         return RunRecord(
             id=int(row["id"]),
@@ -109,4 +117,11 @@ class RunTable:
 
     def count(self) -> int:
         (row,) = self.store.sql("SELECT COUNT(*) AS n FROM runs")
+        return int(row["n"])
+
+    def results_before(self, run_id: int) -> int:
+        """Runs started before run `run_id` that finished with a result: a digest was
+        shown. A run killed mid-way, or one that only collected batches, showed none."""
+        (row,) = self.store.sql("SELECT COUNT(*) AS n FROM runs WHERE id < $1 AND "
+                                "result_json IS NOT NULL", (int(run_id),))
         return int(row["n"])
