@@ -24,7 +24,10 @@ from typing import Final
 # 6: a password on the line after its label, typed after a sudo/git prompt, in a
 #    here-string to `sudo -S`, in a form body encoded twice (`%26password%3D…`), and a
 #    GCP key file's `private_key_id`.
-REDACT_VERSION: Final = 6
+# 7: a password piped into sudo's stdin by printf or to `sudo --stdin`, several words
+#    echoed into it, and a plain word or passphrase on the line after a label that is
+#    its line's whole text (`Password:`, `Passwort:`, `Mot de passe :`, `token:`).
+REDACT_VERSION: Final = 7
 
 # Bump when rendering changes in a way that changes what the model sees,
 # so old cached candidates (mined from a different rendering) are re-mined.

@@ -84,6 +84,8 @@ NUMERIC_API_KEY = _j("83749201", "847562019384")
 NEXT_LINE_PW = _j("Next", "Line-Pw37")
 SUDO_PROMPT_PW = _j("Sudo", "Prompt!64")
 HERE_STRING_PW = _j("Here", "String-91")
+PRINTF_SUDO_PW = _j("Printf", "Sudo-58")
+STDIN_SUDO_PW = _j("Stdin", "Sudo-63")
 ENCODED_PW = _j("Enc0ded", "Form-Pw5")
 GCP_KEY_ID = _j("3c9f1a7e5b2d8c4f6a0e", "9b7d1f3a5c8e2b4d6f0a")
 
@@ -148,6 +150,9 @@ SECRETS: list[tuple[str, str, str]] = [
     ("dollar-password-env", f"DB_PASSWORD={DOLLAR_ENV_PW} ./scripts/deploy.sh", DOLLAR_ENV_PW),
     ("aws-bare-pair", f"staging user: {AWS_PAIR_ID} / {AWS_PAIR_SECRET}", AWS_PAIR_SECRET),
     ("numeric-api-key", f"the weather api key is {NUMERIC_API_KEY}", NUMERIC_API_KEY),
+    # Piped into sudo's stdin by printf, or by echo to its long flag (learn.render.stdin_passwords).
+    ("sudo-printf-pipe", f"printf '{PRINTF_SUDO_PW}\\n' | sudo -S systemctl restart nginx", PRINTF_SUDO_PW),
+    ("sudo-stdin-echo", f'echo "{STDIN_SUDO_PW}" | sudo --stdin apt-get install -y nginx', STDIN_SUDO_PW),
     # A terminal's and a browser's forms (learn.render.password_forms).
     # The value alone on its line, as a terminal or a note leaves it: the line ends.
     ("password-next-line", f"Password:\n  {NEXT_LINE_PW}\n", NEXT_LINE_PW),
@@ -218,6 +223,8 @@ DECOYS: list[tuple[str, str, str]] = [
     ("password-label-then-prose", "Password:\nwe should rotate it next week", "we should rotate it next week"),
     ("sudo-prompt-alone", "[sudo] password for deploy:", "[sudo] password for deploy:"),
     ("sudo-here-string-var", 'sudo -S <<< "$SUDO_PW" systemctl restart nginx', '"$SUDO_PW"'),
+    ("sudo-printf-var", "printf '%s\\n' \"$SUDO_PW\" | sudo -S systemctl restart nginx", '"$SUDO_PW"'),
+    ("echo-pipe-grep", "echo hello | grep -q hello", "echo hello | grep -q hello"),
     ("url-encoded-var", "https://sso.internal/cb?next=%2Flogin%26password%3D%24PW", "password%3D%24PW"),
     ("private-key-id-placeholder", '"private_key_id": "YOUR_KEY_ID",', "YOUR_KEY_ID"),
 ]

@@ -42,6 +42,7 @@ from learn.render.secret_values import (
     looks_chosen,
     marker,
 )
+from learn.render.stdin_passwords import STDIN_RULES
 from learn.render_version import REDACT_VERSION
 
 __all__ = ["MARKER_PREFIX", "REDACT_VERSION", "marker", "redact", "redact_message"]
@@ -127,23 +128,15 @@ _URL_TOKEN_USER_RE: Final = lazy_pattern(
 _CONTINUED_RE: Final = lazy_pattern(
     r"(\[REDACTED:[a-z0-9-]+\])\\(?:\r?\n| )(?![ \t-])[A-Za-z0-9_/+=.-]+(?=[\s\"'`;&|]|\Z)"
 )
-# Passwords on a command line: `mysql -pSECRET` (no space: `-p` alone prompts),
-# `sshpass -p SECRET`, and what is piped into a command that reads a password from
-# stdin: `chpasswd`, `passwd --stdin`, `sudo -S`, `docker login --password-stdin`,
-# `gh secret set`. (`sudo -S` skips its other flags, `-u user` too, so `sudo pacman -S`
-# is not it.)
+# Passwords on a command line: `mysql -pSECRET` (no space: `-p` alone prompts) and
+# `sshpass -p SECRET`. (What is piped into a command that reads a password from stdin,
+# `echo pw | sudo -S`, is learn.render.stdin_passwords'.)
 _MYSQL_P_RE: Final = lazy_pattern(
     r"(\b(?:mysql(?:dump|admin|import|show|check)?|mariadb(?:-dump|-admin)?)\b[^\n|;&]*?[ \t]-p)"
     r"(?!\[REDACTED)([^\s\"']+|\"[^\"\n]*\"|'[^'\n]*')"
 )
 _SSHPASS_RE: Final = lazy_pattern(
     r"(\bsshpass[ \t]+-p[ \t]*)(?!\[REDACTED)([^\s\"']+|\"[^\"\n]*\"|'[^'\n]*')"
-)
-_CHPASSWD_RE: Final = lazy_pattern(
-    r"(\becho[ \t]+(?:-[ne][ \t]+)?[\"']?(?:[A-Za-z0-9_.-]+:)?)(?![^\s\"'|]*\[REDACTED)([^\s\"'|]+)"
-    r"(?=[\"']?[ \t]*\|[ \t]*(?:(?:sudo[ \t]+)?(?:chpasswd|passwd[ \t]+--stdin)"
-    r"|sudo(?:[ \t]+-[ugpChDRrTU][ \t]+[^\s|;&-]\S*|[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S\b"
-    r"|[^\n|;&]*[ \t]--password-stdin\b|gh[ \t]+secret[ \t]+set\b))"
 )
 # `htpasswd -b[c|n|B...] [file] user password`: in batch mode (`-b`) the password is the
 # last argument on the command line (without `-b` htpasswd prompts for it).
@@ -257,7 +250,8 @@ _GATED_RULES: Final[tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.M
     (("://",), _URL_TOKEN_USER_RE, _url_token),
     (("mysql", "mariadb"), _MYSQL_P_RE, _keep_prefix("password")),
     (("sshpass",), _SSHPASS_RE, _keep_prefix("password")),
-    (("passwd", "sudo", "--password-stdin", "gh secret"), _CHPASSWD_RE, _keep_prefix("password")),
+    # `echo pw | sudo -S`, `printf 'pw\\n' | chpasswd`, `sudo -S <<< pw`.
+    *STDIN_RULES,
     (("htpasswd",), _HTPASSWD_RE, _htpasswd),
     # Its own marker too: a pass that took the id with a key before it leaves the next
     # pass (redact's fixed point) a key after it, and no AKIA left to open the gate.

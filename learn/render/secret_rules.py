@@ -132,10 +132,6 @@ CONTEXT_RULES: Final[tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]] =
         ("password", r"\b(?:smbclient|rpcclient|smbcacls|smbget|smbtree|smbmap|mount\.cifs)\b[^\n|;&]*?"
                      r"[ \t](?:-U|--user(?:name)?)(?:[ \t]+|=)['\"]?[^\s%'\"]*%(?P<val>(?!\[)[^\s'\"]+)",
          ("smb", "rpcclient", "mount.cifs")),
-        # A here-string to `sudo -S` (stdin): `sudo -S <<< 'pw' apt install x`. Only sudo's
-        # own flags before `-S`, as for `echo pw | sudo -S` (`sudo pacman -S` is not it).
-        ("password", r"\bsudo(?:[ \t]+-[ugpChDRrTU][ \t]+[^\s|;&-]\S*|[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S\b"
-                     r"[^\n|;&]*?<<<[ \t]*" + _VALUE, ("<<<",)),
         ("secret", r"\bgh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:--body|-b)(?:[ \t]*=?[ \t]*)(?!-)" + _VALUE,
          ("gh secret",)),
         # `vault login <token>` (a legacy `s.` token; `hvs.` ones are a vendor rule).

@@ -1,0 +1,100 @@
+"""Passwords handed to a command on its stdin: piped in (`echo pw | sudo -S …`,
+`printf 'pw\\n' | sudo --stdin …`) or as a here-string (`sudo -S <<< 'pw' …`).
+
+The pipe took `echo pw` into `sudo -S`, `chpasswd`, `passwd --stdin`, `docker login
+--password-stdin` and `gh secret set`, and the here-string `sudo -S <<< pw`, but
+`printf 'pw\\n' | sudo -S`, `echo "two words" | sudo -S` and `sudo --stdin` went
+through in clear; the two rules spelled `sudo -S` each their own way. Here one
+pattern (SUDO_STDIN) says when sudo reads its password from stdin, and one function
+says what the value is, so both forms keep to the same reading. A variable (`"$PW"`,
+`$(cat pw)`) is no value (`secret_fields.is_variable_ref`), nor is a printf format
+whose value is an argument (`printf '%s\\n' "$PW"`).
+
+Each rule is (words one of which the lower-cased text must contain, pattern,
+replacement), in the shape of `redact._GATED_RULES`, which runs them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+from learn.lazy import lazy_pattern
+from learn.render.secret_values import is_placeholder, marker
+
+# `sudo` reading its password from stdin: `-S` (alone or in a cluster, `-kS`) or
+# `--stdin`, after sudo's own flags only (`-u user`, `-k`, `--user=bob`): in
+# `sudo pacman -S vim` the `-S` is pacman's.
+SUDO_STDIN: Final = (
+    r"\bsudo(?:[ \t]+-[ugpChDRrTU][ \t]+[^\s|;&-]\S*|[ \t]+-[A-Za-z]+|[ \t]+--[a-z-]+=\S+)*?"
+    r"[ \t]+(?:-[A-Za-z]*S[A-Za-z]*|--stdin)\b"
+)
+# One word of a shell command: quoted either way (an escaped `\"` inside) or bare.
+_ARG: Final = r"""'[^'\n]*'|"(?:[^"\\\n]|\\.)*"|[^\s'"|;&<>()`]+"""
+_ARG_RE: Final = lazy_pattern(_ARG)
+# What reads a password from its stdin (`chpasswd` reads `user:password`).
+_READER: Final = (
+    r"(?:(?:sudo[ \t]+)?(?P<chpasswd>chpasswd)\b|(?:sudo[ \t]+)?passwd[ \t]+--stdin\b|" + SUDO_STDIN
+    + r"|[^\n|;&]*[ \t]--password-stdin\b|gh[ \t]+secret[ \t]+set\b)"
+)
+_PIPED_RE: Final = lazy_pattern(
+    r"\b(?P<cmd>echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+--)?(?P<args>(?:[ \t]+(?:" + _ARG + r"))+)"
+    r"[ \t]*\|[ \t]*(?=" + _READER + ")"
+)
+_HERE_STRING_RE: Final = lazy_pattern(
+    SUDO_STDIN + r"[^\n|;&]*?<<<[ \t]*(?P<arg>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\";|&)]+)"
+)
+# The end of the line a value is typed with (`printf 'pw\n'`, `echo -e "pw\r\n"`): kept.
+_TYPED_END_RE: Final = lazy_pattern(r"(?:\\r)?(?:\\n)+\Z")
+# `chpasswd`'s `user:` before the password: kept.
+_USER_RE: Final = lazy_pattern(r"\A[A-Za-z0-9_.-]+:")
+
+
+def _value_span(arg: str, user_first: bool) -> tuple[int, int] | None:
+    """Where the password is inside one shell word: its quotes, a typed line end and a
+    `user:` left out; None when it is a variable, a format or empty."""
+    start, end = (1, len(arg) - 1) if arg[:1] in "'\"" and len(arg) >= 2 else (0, len(arg))
+    end = start + (typed.start() if (typed := _TYPED_END_RE.search(arg[start:end])) else end - start)
+    if user_first and (user := _USER_RE.match(arg[start:end])):
+        start += user.end()
+    value = arg[start:end]
+    if not value or is_placeholder(value):
+        return None
+    return start, end
+
+
+def _piped(m: re.Match[str]) -> str:
+    args = list(_ARG_RE.finditer(m.group("args")))
+    if m.group("cmd") == "printf":
+        # `printf '%s\n' pw`: the argument is the value; `printf 'pw\n'`: the format is.
+        args = args[1:2] if len(args) > 1 and "%" in args[0].group(0) else args[:1]
+    if not args:
+        return m.group(0)
+    offset = m.start("args") - m.start()
+    whole = m.group(0)
+    if len(args) > 1:  # `echo correct horse battery | sudo -S`: the words are the value
+        if any(is_placeholder(a.group(0)) for a in args):
+            return m.group(0)
+        start, end = offset + args[0].start(), offset + args[-1].end()
+        return whole[:start] + marker("password") + whole[end:]
+    span = _value_span(args[0].group(0), user_first=m.group("chpasswd") is not None)
+    if span is None:
+        return m.group(0)
+    start, end = (offset + args[0].start() + i for i in span)
+    return whole[:start] + marker("password") + whole[end:]
+
+
+def _here_string(m: re.Match[str]) -> str:
+    span = _value_span(m.group("arg"), user_first=False)
+    if span is None:
+        return m.group(0)
+    start, end = (m.start("arg") - m.start() + i for i in span)
+    whole = m.group(0)
+    return whole[:start] + marker("password") + whole[end:]
+
+
+STDIN_RULES: Final[tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.Match[str]], str]], ...]] = (
+    (("passwd", "sudo", "--password-stdin", "gh secret"), _PIPED_RE, _piped),
+    (("<<<",), _HERE_STRING_RE, _here_string),
+)
