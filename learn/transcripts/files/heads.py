@@ -8,6 +8,7 @@ read whatever era's shape the file has, and `.jsonl.zst` files by streaming.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,7 +18,7 @@ import msgspec
 
 from learn.lazy import lazy_pattern
 from learn.transcripts.files.compressed import ZST_SUFFIX, read_prefix, read_suffix
-from learn.transcripts.files.sources import open_regular
+from learn.transcripts.files.sources import open_regular, regular_fd
 from learn.transcripts.ids import Provider
 
 __all__ = ["Head", "Provider", "last_activity", "read_head"]
@@ -71,21 +72,25 @@ def read_head(path: Path, provider: Provider) -> Head:
             data = read_prefix(path, _HEAD_MAX_BYTES)
             head, complete = _scan_lines(data, provider)
     else:
-        fh, _ = open_regular(path)  # never a FIFO named like a session (`sources`)
-        with fh:
-            data = fh.read(_HEAD_FIRST_BYTES)
+        # Never a FIFO named like a session (`sources`); the fd's own reads, no file
+        # object: every file's head is read on a first listing.
+        fd, _ = regular_fd(path)
+        try:
+            data = _read_full(fd, _HEAD_FIRST_BYTES)
             head, complete = _scan_lines(data, provider)
             if head.cwd is None and len(data) == _HEAD_FIRST_BYTES:
                 # The rest of the window: what follows is what one read of it gave.
-                data += fh.read(_HEAD_BYTES - _HEAD_FIRST_BYTES)
+                data += _read_full(fd, _HEAD_BYTES - _HEAD_FIRST_BYTES)
                 head, complete = _scan_lines(data, provider)
             # Keep reading while the only thing we have is an unfinished giant line.
             while head.cwd is None and not complete and len(data) < _HEAD_MAX_BYTES:
-                more = fh.read(_HEAD_BYTES)
+                more = _read_full(fd, _HEAD_BYTES)
                 if not more:
                     break
                 data += more
                 head, complete = _scan_lines(data, provider)
+        finally:
+            os.close(fd)
     if head.cwd is None:
         # Last resort on a truncated line: the envelope's "cwd" key appears
         # unescaped only at object level, never inside a string value.
@@ -97,6 +102,17 @@ def read_head(path: Path, provider: Provider) -> Head:
         if match:
             head = msgspec.structs.replace(head, session_id=_json_str(match.group(1)))
     return head
+
+
+def _read_full(fd: int, size: int) -> bytes:
+    """Up to `size` bytes from `fd`, fewer only at the file's end (a file object's read)."""
+    data = os.read(fd, size)
+    while 0 < len(data) < size:
+        more = os.read(fd, size - len(data))
+        if not more:
+            break
+        data += more
+    return data
 
 
 def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
