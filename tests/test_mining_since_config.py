@@ -91,3 +91,16 @@ def test_the_config_reads_since_as_the_flag_does(tmp_path: Path,
         configured_scope()
     path.unlink()
     assert configured_scope() == ("30d", None)  # no config file: the defaults
+
+
+def test_a_since_on_the_command_line_is_not_held_up_by_the_config_s(
+        home: tuple[Path, dict[str, str], Path]) -> None:
+    """The flag wins: a config `since` it overrides is not read, so a scheduled job that
+    passes `--since` (and no `--limit`) runs whatever the config says of it."""
+    where, env, config = home
+    config.write_text('[mining]\nsince = "1 month"\n', encoding="utf-8")
+    args = [a for a in RUN if not a.startswith("--since")]
+    done = learn(*args, "--since", "3650d", cwd=where, env=env)
+    assert done.returncode == 0, done.stderr
+    done = learn(*args, cwd=where, env=env)  # without the flag the config's is read
+    assert done.returncode == 2 and "mining.since: '1 month' cannot be read" in done.stderr

@@ -120,3 +120,40 @@ def test_a_write_that_fails_does_not_fail_the_paid_call(tmp_path: Path) -> None:
         running.close()
     assert response.usage == PAID and meter.usage == PAID
     assert running.failed_writes == 1 and running.run_id is None
+
+
+def test_calls_do_not_queue_behind_a_write_the_store_holds_up(tmp_path: Path) -> None:
+    """Another process holding the store's write lock holds up one call's write (the
+    busy timeout), not every call: the others return, and their usage is in the total
+    the held write makes once the store is free."""
+    import time
+
+    import apsw
+
+    target = tmp_path / "learn.db"
+    open_store(target).close()
+    holder = apsw.Connection(str(target))
+    holder.execute("BEGIN IMMEDIATE")
+    meter, running = _metered(target)
+    try:
+        first = threading.Thread(target=lambda: meter.call(_request()))
+        first.start()
+        deadline = time.monotonic() + 10
+        while not running._lock.locked() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert running._lock.locked()  # the first call's write waits on the store
+        others = [threading.Thread(target=lambda: meter.call(_request())) for _ in range(3)]
+        for t in others:
+            t.start()
+        for t in others:
+            t.join(timeout=3)  # the busy timeout is 5 s: queued behind it, they would not be back
+        assert not any(t.is_alive() for t in others)
+        assert first.is_alive()  # still held up by the store
+        holder.execute("COMMIT")
+        first.join(timeout=30)
+        assert not first.is_alive()
+    finally:
+        holder.close()
+        running.close()
+    stats = read_store_stats(target)
+    assert stats is not None and stats.model_calls == 4 and stats.cost_usd == 1.0

@@ -79,7 +79,9 @@ def scope_options(
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             since, limit = kwargs.pop("since"), kwargs.pop("limit")
             if configured and (since is None or limit is None):
-                config_since, config_limit = configured_scope()
+                # Only what the flags leave is read: a `--since` given is not held up
+                # by a config `since` it overrides (the scheduled job passes one).
+                config_since, config_limit = configured_scope(since=since is None)
                 since = config_since if since is None else since
                 limit = config_limit if limit is None else limit
             kwargs["scope"] = resolve_scope(
@@ -132,11 +134,12 @@ def scope_options(
     return decorate
 
 
-def configured_scope() -> tuple[str, int | None]:
+def configured_scope(*, since: bool = True) -> tuple[str, int | None]:
     """`[mining] since` and `[mining] limit`: the sessions `learn run` and `learn plan`
     read when the command line does not say (they must agree, or `plan` would price
     another set than `run` mines). With no config file, the defaults, without reading
-    one; an invalid config is its usage error (learn.config.ConfigError, exit 2)."""
+    one; an invalid config is its usage error (learn.config.ConfigError, exit 2).
+    `since=False`: the command line gave one, so the config's is neither checked nor used."""
     from learn.config_defaults import DEFAULT_SINCE, defaults_apply
 
     if defaults_apply():
@@ -144,7 +147,7 @@ def configured_scope() -> tuple[str, int | None]:
     from learn.config import ConfigError, config_path, load_config
 
     mining = load_config().mining
-    if mining.since:
+    if since and mining.since:
         where = f"{config_path()}: mining.since: {mining.since!r}"
         try:
             at = parse_since(mining.since)

@@ -37,6 +37,7 @@ class RunningUsage:
         self._lock = threading.Lock()
         self._store: Store | None = None
         self._run_id: int | None = None
+        self._due = False  # a call's usage not yet written
         self.failed_writes = 0
 
     @property
@@ -53,11 +54,26 @@ class RunningUsage:
         """Write the usage so far (the meter's `on_usage`). Never raises: a write that
         fails (a full disk, a lock held past the busy timeout) must not fail the call
         that was paid for; the next call writes the total again, and so does the end."""
-        with self._lock:
+        # Calls return on many threads at once, and a write can wait on the store's busy
+        # timeout (another process writing): a call whose write finds one in flight does
+        # not queue behind it (four threads waited 5, 10, 15 and 20 s behind a held
+        # store); the writer in flight writes again, and its total holds this call's.
+        self._due = True
+        while self._lock.acquire(blocking=False):
             try:
-                self._write()
-            except Exception:
-                self.failed_writes += 1
+                while self._due:
+                    self._due = False
+                    try:
+                        self._write()
+                    except Exception:
+                        self.failed_writes += 1
+                        break
+            finally:
+                self._lock.release()
+            # A call that came between the last write and the release found the lock
+            # taken and left its total to this writer: go round again for it.
+            if not self._due:
+                return
 
     def finish(self) -> None:
         """Close the row with the usage and no result, when the run ends without the
