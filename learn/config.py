@@ -7,7 +7,8 @@ would otherwise quietly change what gets proposed.
 
 Environment overrides (handy in CI and in the Claude Code command):
 LEARN_BACKEND, LEARN_MODEL (all steps), LEARN_MODEL_MINE / _NAME / _COVERAGE /
-_JUDGE, LEARN_CONCURRENCY, LEARN_OPENAI_BASE_URL, LEARN_DATABASE_URL.
+_JUDGE, LEARN_CONCURRENCY, LEARN_IN_FLIGHT, LEARN_REQUESTS_PER_MINUTE,
+LEARN_OPENAI_BASE_URL, LEARN_DATABASE_URL.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from msgspec.structs import replace
 
 from learn.config_defaults import CONFIG_FILENAME, DEFAULT_MIN_SIGNAL_CONFIDENCE, DEFAULT_SINCE
 from learn.models.catalog import DEFAULT_MODELS
+from learn.models.ratelimit import DEFAULT_MAX_IN_FLIGHT
 from learn.paths import config_dir
 
 BackendName = Literal["anthropic", "claude-cli", "openai", "replay"]
@@ -79,6 +81,15 @@ class BackendConfig(_Section):
     # How long one model call (batch calls included) keeps retrying 429, 529,
     # 5xx and dropped connections before it is given up: a budget, not a count.
     retry_seconds: Annotated[float, Meta(gt=0)] = 600.0
+    # Pacing of every model call, shared by the run's workers (learn.models.ratelimit):
+    # the most requests open at once (a llama.cpp server with one slot wants 1),
+    # whatever [mining] concurrency says...
+    in_flight: Annotated[int, Meta(ge=1, le=32)] = DEFAULT_MAX_IN_FLIGHT
+    # ...and a ceiling on requests a minute on every backend (a proxy's or a low
+    # tier's 20); unset: none on claude-cli and openai, and on anthropic 50 until
+    # the replies' headers give the account's. The upper bound only keeps out
+    # TOML's `inf`, on which the bucket's arithmetic is NaN.
+    requests_per_minute: Annotated[float, Meta(gt=0, le=1_000_000)] | None = None
 
 
 class ThresholdsConfig(_Section):
@@ -270,6 +281,11 @@ def _apply_env(config: Config, env: dict[str, str]) -> Config:
         if "LEARN_CONCURRENCY" in env:
             mining = _overridden(MiningConfig, "mining", mining,
                                  {"concurrency": int(env["LEARN_CONCURRENCY"])})
+        # Given as text, read as the file's "5" is: an error names the setting.
+        for key, setting in (("LEARN_IN_FLIGHT", "in_flight"),
+                             ("LEARN_REQUESTS_PER_MINUTE", "requests_per_minute")):
+            if key in env:
+                backend = _overridden(BackendConfig, "backend", backend, {setting: env[key]})
     except ValueError as exc:
         raise ConfigError(f"environment override: {exc}") from exc
     if "LEARN_OPENAI_BASE_URL" in env:

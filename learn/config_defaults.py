@@ -30,7 +30,8 @@ _GIVEN_OVERRIDES: Final = ("LEARN_OPENAI_BASE_URL", "LEARN_MODEL", "LEARN_MODEL_
                            "LEARN_MODEL_NAME", "LEARN_MODEL_COVERAGE", "LEARN_MODEL_JUDGE",
                            "LEARN_DATABASE_URL")
 # The environment overrides load_config checks (the others it takes as given).
-_CHECKED_OVERRIDES: Final = ("LEARN_BACKEND", "LEARN_CONCURRENCY")
+_CHECKED_OVERRIDES: Final = ("LEARN_BACKEND", "LEARN_CONCURRENCY", "LEARN_IN_FLIGHT",
+                             "LEARN_REQUESTS_PER_MINUTE")
 
 
 def defaults_apply(env: Mapping[str, str] | None = None) -> bool:

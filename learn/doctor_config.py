@@ -48,7 +48,8 @@ def _config_hint(exc: Exception, where: Path) -> str:
     if isinstance(cause, OSError):
         return f"make {where} readable, {aside}"
     if str(exc).startswith("environment override"):
-        return "fix or unset the LEARN_* variable it names (LEARN_BACKEND, LEARN_CONCURRENCY)"
+        return ("fix or unset the LEARN_* variable it names (LEARN_BACKEND, LEARN_CONCURRENCY, "
+                "LEARN_IN_FLIGHT, LEARN_REQUESTS_PER_MINUTE)")
     if cause is None and "nested too deep" in str(exc):
         return f"flatten the tables of {where}, {aside}"
     return f"fix the key it names, {aside}"

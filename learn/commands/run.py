@@ -56,6 +56,7 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
     a missing binary or a silent endpoint stops here with one line, before any session is read."""
     from learn.models.base import ModelError, report_waits
     from learn.models.preflight import anthropic_base_url, check_backend_ready
+    from learn.models.ratelimit import limiter_for
     from learn.models.registry import get_backend
     from learn.render.redact import redact_message
 
@@ -75,6 +76,8 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
             binary=config.backend.claude_binary,
             model=config.models.mine if name == "openai" else None,
             retry_seconds=config.backend.retry_seconds,
+            limiter=limiter_for(name, in_flight=config.backend.in_flight,
+                                requests_per_minute=config.backend.requests_per_minute),
         )
     except (ModelError, ValueError) as exc:
         raise UsageProblem(str(exc)) from exc

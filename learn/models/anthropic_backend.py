@@ -38,7 +38,7 @@ from learn.models.network import (
     proxy_auth_fix,
     proxy_for,
 )
-from learn.models.ratelimit import RateLimiter, Sent
+from learn.models.ratelimit import RateLimiter, Sent, limiter_for
 from learn.models.ratelimit_headers import parse_limits
 from learn.models.retry import (
     DEFAULT_BUDGET_SECONDS,
@@ -203,7 +203,7 @@ class AnthropicBackend:
         # With a key, the SDK is imported at the first call: importing it took
         # 3.4 s of a warm `learn run` that makes no call at all (-X importtime).
         # Adaptive by default: the replies' headers replace the 50/minute guess.
-        self._limiter = limiter if limiter is not None else RateLimiter(adaptive=True)
+        self._limiter = limiter if limiter is not None else limiter_for("anthropic")
         self._retry = retry if retry is not None else RetryPolicy(
             max_attempts=max_attempts,
             budget_seconds=DEFAULT_BUDGET_SECONDS if retry_seconds is None else retry_seconds)

@@ -36,7 +36,7 @@ from typing import Any
 
 from learn.models.base import CallUsage, ModelError, ModelRequest, ModelResponse
 from learn.models.json_text import extract_json_object
-from learn.models.ratelimit import RateLimiter
+from learn.models.ratelimit import RateLimiter, limiter_for
 from learn.models.retry import DEFAULT_BUDGET_SECONDS, Outage, RetryPolicy
 
 MISSING_BINARY_HINT = (
@@ -294,7 +294,7 @@ class ClaudeCliBackend:
             budget_seconds=DEFAULT_BUDGET_SECONDS if retry_seconds is None else retry_seconds)
         # No requests/minute here (the CLI retries the API itself); the cap is
         # on concurrent Node processes, a few hundred MB each.
-        self._limiter = limiter if limiter is not None else RateLimiter(None, 4)
+        self._limiter = limiter if limiter is not None else limiter_for("claude-cli")
         # The `claude` processes running now, so that abort() can end them: a
         # process started by a worker thread just after Ctrl-C is not in the
         # terminal's signal, and the run would wait for it (up to `timeout`).

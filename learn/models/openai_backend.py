@@ -52,7 +52,7 @@ from learn.models.openai_modes import (
     strict_schema,
     strip_optional_nulls,
 )
-from learn.models.ratelimit import RateLimiter
+from learn.models.ratelimit import RateLimiter, limiter_for
 from learn.models.retry import (
     DEFAULT_BUDGET_SECONDS,
     TIMED_OUT,
@@ -295,7 +295,7 @@ class OpenAIBackend:
         self.model = model
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
         self.timeout = timeout
-        self._limiter = limiter if limiter is not None else RateLimiter(None, 4)
+        self._limiter = limiter if limiter is not None else limiter_for("openai")
         self._retry = retry if retry is not None else RetryPolicy(
             max_attempts=max_attempts,
             budget_seconds=DEFAULT_BUDGET_SECONDS if retry_seconds is None else retry_seconds)

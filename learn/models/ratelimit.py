@@ -28,6 +28,14 @@ request that may have been admitted after it: the others still in flight and
 the ones released since it was sent (`Sent` remembers where that tally stood).
 Some of those were admitted before it and are counted twice; that errs towards
 waiting, and the next reply's fresh count replaces it.
+
+The in-flight cap and a ceiling on the rate are settings (`[backend] in_flight`,
+`requests_per_minute`; `limiter_for` builds a run's limiter from them): a
+llama.cpp server with one slot wants 1 request open, not 4; a proxy or a
+low-tier account allowing 20 a minute wants them 3 s apart, not 50 a minute in
+bursts of 4; a high-tier account wants more than 4 open. A ceiling holds on
+every backend, also once the headers advertise more, and its bucket holds one
+request: 20 a minute is one every 3 s, so no 60 s window sees a 21st.
 """
 
 from __future__ import annotations
@@ -91,6 +99,8 @@ class RateLimiter:
     """Thread-safe token bucket (requests/minute) + in-flight cap + shared pause.
 
     `requests_per_minute=None` or `max_in_flight=None` switches that limit off.
+    `ceiling` (requests per minute) is never exceeded, whatever `requests_per_minute`
+    or an adaptive limiter's headers say, nor is the bucket size it starts with.
     `clock` and `sleep` are injectable so tests run on a fake clock; a fake
     `sleep` must advance that clock, or a paused or empty bucket waits forever.
     One limiter per endpoint: threads sharing a backend instance share its limiter.
@@ -103,6 +113,7 @@ class RateLimiter:
         *,
         burst: int | None = None,
         adaptive: bool = False,
+        ceiling: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -110,9 +121,14 @@ class RateLimiter:
             raise ValueError("requests_per_minute must be positive")
         if max_in_flight is not None and max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
+        if ceiling is not None and ceiling <= 0:
+            raise ValueError("ceiling must be positive")
+        if ceiling is not None:
+            requests_per_minute = ceiling if requests_per_minute is None else min(requests_per_minute, ceiling)
         self._rate = None if requests_per_minute is None else requests_per_minute / 60.0
         # Bucket size: how many requests may go out back to back after a quiet spell.
         self._capacity = float(burst if burst is not None else (max_in_flight or 4))
+        self._ceiling = None if ceiling is None else (ceiling / 60.0, self._capacity)
         self._tokens = self._capacity
         self._max_in_flight = max_in_flight
         self._in_flight = 0
@@ -181,6 +197,9 @@ class RateLimiter:
                 self._refill(now)
                 self._capacity = limits.requests.limit
                 self._rate = limits.requests.limit / 60.0
+                if self._ceiling is not None:
+                    self._rate = min(self._rate, self._ceiling[0])
+                    self._capacity = min(self._capacity, self._ceiling[1])
                 if limits.requests.remaining is not None:
                     # The others in flight may not have reached the server yet.
                     pending = self._in_flight - 1 + later
@@ -277,3 +296,29 @@ class RateLimiter:
         if self._rate is not None:
             self._tokens = min(self._capacity, self._tokens + (now - self._last) * self._rate)
         self._last = now
+
+
+def limiter_for(
+    backend: str,
+    *,
+    in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+    requests_per_minute: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> RateLimiter:
+    """The limiter a run's `backend` gets from `[backend] in_flight` and `requests_per_minute`.
+
+    Unset, the rate is anthropic's 50 a minute in bursts of 4 until the headers say
+    (module docstring), and none on the others. Set, it is a ceiling on every
+    backend, one request at a time out of the bucket, and on anthropic also the
+    starting rate: the user's figure is what we know before any reply, where the
+    50 was a guess (a gateway that sends no headers would otherwise keep 50 a
+    minute however high it was set). The headers can then only lower it.
+    """
+    if requests_per_minute is not None:
+        return RateLimiter(requests_per_minute, in_flight, burst=1, ceiling=requests_per_minute,
+                           adaptive=backend == "anthropic", clock=clock, sleep=sleep)
+    if backend == "anthropic":
+        return RateLimiter(DEFAULT_REQUESTS_PER_MINUTE, in_flight, burst=DEFAULT_MAX_IN_FLIGHT,
+                           adaptive=True, clock=clock, sleep=sleep)
+    return RateLimiter(None, in_flight, clock=clock, sleep=sleep)
