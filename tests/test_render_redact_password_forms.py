@@ -52,6 +52,11 @@ CASES = [
     ("echo correct horse battery | sudo -S id", "echo [REDACTED:password] | sudo -S id"),
     ("printf 'bob:hunter2\\n' | chpasswd", "printf 'bob:[REDACTED:password]\\n' | chpasswd"),
     (f"sudo --stdin <<< '{SUDO_PW}' id", "sudo --stdin <<< '[REDACTED:password]' id"),
+    # sudo or chpasswd named by its path.
+    ("echo pw12345 | /usr/bin/sudo -S id", "echo [REDACTED:password] | /usr/bin/sudo -S id"),
+    (f"echo '{SUDO_PW}' | /usr/bin/sudo -u root -S id", "echo '[REDACTED:password]' | /usr/bin/sudo -u root -S id"),
+    ("printf 'bob:hunter2\\n' | /usr/sbin/chpasswd", "printf 'bob:[REDACTED:password]\\n' | /usr/sbin/chpasswd"),
+    (f"/usr/bin/sudo -S <<< '{SUDO_PW}' id", "/usr/bin/sudo -S <<< '[REDACTED:password]' id"),
     # 3c. A label that is its line's whole text, a plain word or a few on the next line,
     # in English and in the languages PASSWORD_LABELS lists.
     ("password:\ncorrecthorsebatterystaple", "password:\n[REDACTED:password]"),
@@ -68,6 +73,11 @@ CASES = [
     ("Senha:\ncavalo correto", "Senha:\n[REDACTED:password]"),
     ("Password:\ncavallo corretto", "Password:\n[REDACTED:password]"),
     ("Wachtwoord:\npaardenstaart", "Wachtwoord:\n[REDACTED:password]"),
+    # A plain word that is no status word, capitalised (a note's) or not.
+    ("Password:\nhunter2secret", "Password:\n[REDACTED:password]"),
+    ("Password:\ncorrecthorsebatterystaple", "Password:\n[REDACTED:password]"),
+    ("**Password:**\nSwordfish", "**Password:**\n[REDACTED:password]"),
+    ("Password:\nblue horse 42x\n", "Password:\n[REDACTED:password]\n"),
     # A line ending in a colon before the label line does not hide it.
     ("db:\n  password:\n    correcthorse", "db:\n  password:\n    [REDACTED:password]"),
     # 4. A password in a form encoded once more: `%3D` for `=`, `%26` for `&`.
@@ -154,6 +164,32 @@ def test_each_prompt_and_encoded_form_of_a_password_is_redacted(text: str, expec
         "Password:\ncorrect horse battery staple and six more words here",
         "Password:\n" + "x" * 70,
         "TOKEN:\n  while (@tok) {",
+        # A label alone on its line, then a status or a result (one word, in any case, or
+        # all capitals), a camelCase name, or capitalised words (output, a heading, a note).
+        "Password:\nPermission denied\n",
+        "Password:\nAccess granted\n",
+        "Password:\nPASSED\n",
+        "token:\nFAILED\n",
+        "password:\n  enabled\n",
+        "token:\n  valueFrom\n",
+        "token:\n  Bearer\n",
+        "token:\n  Authorized\n",
+        "password:\n  Minimum eight characters\n",
+        "password:\n  minimum eight characters\n",
+        "Password:\n  Fixed reset flow\n",
+        "Token:\nexpired\n",
+        "Token:\nrevoked\n",
+        "Token:\nExpires tomorrow\n",
+        "pw:\nchanged\n",
+        "Mot de passe :\nOublié\n",
+        "Passwort:\nvergessen\n",
+        "Password:\nLastPass entry\n",
+        "Password:\nShared drive\n",
+        "Password:\naccess denied\n",
+        "token:\n  secretKeyRef\n",
+        # More words than a piped passphrase has, or no reader after the pipe.
+        "echo a b c d e f g h i | sudo -S id",
+        "echo y | /usr/bin/sudo pacman -S vim",
         # Encoded forms whose value is a variable, too short, or whose name is no password.
         "https://h/cb?next=%2Flogin%26password%3D%24PW",
         "https://h/cb?next=%2Flogin%26password%3D%7BPASSWORD%7D",
@@ -182,3 +218,32 @@ def test_every_stdin_and_form_rule_that_redacts_a_case_has_its_gate_open() -> No
         for text, _ in CASES:
             if compiled(pattern).sub(replace, text) != text:
                 assert any(word in text.lower() for word in gate), (pattern.pattern, text)
+
+
+def test_piped_and_here_string_rules_take_linear_time_on_adversarial_text() -> None:
+    # Unbounded, `sudo echo echo …` (no `|`) had every `echo` read all the words after
+    # it: 34 s at 100 KB. Run in a child, so a regression fails here instead of hanging.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = """
+import time
+from learn.render.redact import redact
+n = 1_000_000
+shapes = [
+    "sudo " + "echo " * (n // 5),
+    "sudo " + "printf x " * (n // 9),
+    "sudo -S " + "echo a b c " * (n // 11),
+    "sudo " + "echo \\n" * (n // 6),
+    "sudo -S " + "echo a b c\\n" * (n // 11),
+    "sudo -S " * (n // 8) + "\\n<<< x",
+    "<<< " + "sudo -S x " * (n // 10),
+]
+for text in shapes:
+    t0 = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - t0 < 10, text[:40]
+"""
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=30, cwd=root)

@@ -18,7 +18,8 @@ What follows a label on the next line is as often the prose or the code it intro
 2.85 M lines of installed libraries' code, docs and config it changed none. Only after
 a label that is its line's whole text is a plain word or a few words taken
 (`Password:` then `correct horse battery staple`, `Passwort:` then `geheimnis`), and
-not a sentence, a list, a heading or a schema's word; that rule, too, changed none of
+not a sentence, a list, a heading, a schema's word, a status or a command's result
+(`Permission denied`, `PASSED`, `expired`: _STATUS_WORD_LIST says how); that rule, too, changed none of
 those 2.85 M lines nor of 11.3 M lines of /usr (code, docs, config, Perl, HTML).
 
 Each rule is (words one of which the lower-cased text must contain, pattern,
@@ -83,7 +84,8 @@ def _prompted(m: re.Match[str]) -> str:
 # _NEXT_LINE_RE (one word shaped like a password, after a label anywhere on its line)
 # leaves. A line that is only the label is a note's or a form's, not code's (`if
 # password:`) nor prose's (`the admin password:`), so what follows it is read as a
-# value unless it is the sentence, list, heading, YAML key or output it introduces.
+# value unless it is the sentence, list, heading, YAML key, status or output it
+# introduces.
 _ALONE_LABELS: Final = ("password", "passwd", "passphrase", "pwd", "pw", "token", *PASSWORD_LABELS)
 _MAX_ALONE_CHARS: Final = 64
 _MAX_ALONE_WORDS: Final = 5
@@ -123,9 +125,41 @@ _DESCRIBING_WORD_LIST: Final = (
     # a docstring's sections, and the keywords a line of code opens with
     "parameters returns yields raises examples example notes attributes arguments options "
     "usage description import from yield def class lambda assert await async print const "
-    "let var function export echo del global nonlocal else elif"
+    "let var function export echo del global nonlocal else elif "
+    # a rule the value must keep to (`minimum eight characters`)
+    "minimum maximum min max characters chars length"
 )
 _DESCRIBING_WORDS: Final = frozenset(_DESCRIBING_WORD_LIST.split())
+# What a plain word under a label is when it is no password: the label's state or a
+# command's result (`Password:` then `Permission denied`, `PASSED`; `token:` then
+# `expired`, `Bearer`; `Mot de passe :` then `Oublié`), or code (`valueFrom`).
+#
+# The rule: a passphrase (several words) is taken only when all its words are lower
+# case, since people type a passphrase in lower case while output, headings and notes
+# capitalise (`Access granted`, `Fixed reset flow`, `LastPass entry`). One word is
+# taken when it is a plain word of MIN_PASSWORD_CHARS or more (capitalised too:
+# `Swordfish`, a note's real password) unless it is
+#   - one of these status or result words (in any case: `PASSED`, `Expired`),
+#   - all capitals, letters only (output shouts: `PASSED`, `DENIED`, `NONE`),
+#   - a camelCase or PascalCase identifier, letters only (`valueFrom`, `secretKeyRef`,
+#     `LastPass`; `Hunter2Secret9`, with digits, is a password, taken by _NEXT_LINE_RE).
+# Neither takes a word of this list or of _DESCRIBING_WORD_LIST, even in a passphrase.
+_STATUS_WORD_LIST: Final = (
+    "denied granted allowed forbidden passed failed failure fails succeeded success "
+    "successful ok okay error errors enabled disabled expired expires expiring revoked "
+    "changed updated rotated reset unset removed deleted created generated saved stored "
+    "accepted rejected verified unverified confirmed locked unlocked active inactive "
+    "pending done skipped invalid valid incorrect wrong bearer basic authorized "
+    "unauthorized authenticated unauthenticated none null nil true false yes unknown "
+    "missing forgotten forgot protected redacted hashed shown visible "
+    # the same in the languages PASSWORD_LABELS lists
+    "oublié oublie vergessen falsch ungültig gültig olvidada olvidado olvidé inválida "
+    "inválido incorrecta incorrecto esquecida esquecido esqueci dimenticata "
+    "dimenticato errata errato sbagliata vergeten ongeldig geldig"
+)
+_STATUS_WORDS: Final = frozenset(_STATUS_WORD_LIST.split())
+# A camelCase or PascalCase name: letters only, a capital after a small letter.
+_IDENTIFIER_RE: Final = lazy_pattern(r"^[A-Za-z]*[a-z][A-Z][A-Za-z]*$")
 # What the next line holds when it is output, a prompt or Markdown: a shell or REPL
 # prompt (`$ `, `> `, `>>>`, `PS C:\>`), a heading, a list item, a table row, a fence.
 _OUTPUT_OR_MARKUP_RE: Final = lazy_pattern(
@@ -135,7 +169,7 @@ _OUTPUT_OR_MARKUP_RE: Final = lazy_pattern(
 
 def _label_alone(m: re.Match[str]) -> str:
     """The value on the line after a label alone on its own line, unless it reads as the
-    prose, output or code the label introduced."""
+    prose, output or code the label introduced (see _STATUS_WORD_LIST for the rule)."""
     text = m.string
     label = text[text.rfind("\n", 0, m.start()) + 1 : m.start()].strip(" \t*").lower()
     if label not in _ALONE_LABEL_SET:
@@ -151,13 +185,25 @@ def _label_alone(m: re.Match[str]) -> str:
         or words[0].lower() in _SENTENCE_STARTS
     ):
         return m.group(0)
-    if any(w.lower().strip(".,;!\"'") in _DESCRIBING_WORDS for w in words):
+    bare = [w.lower().strip(".,;!\"'") for w in words]
+    if any(w in _DESCRIBING_WORDS or w in _STATUS_WORDS for w in bare):
         return m.group(0)
     if len(words) > 1:
-        # A passphrase is words and single blanks: no list (`a, b`), quotes or columns.
-        if value.endswith(".") or _NOT_PASSPHRASE_RE.search(value) or not is_passphrase(value):
+        # A passphrase is lower-case words and single blanks: no capital (a heading's,
+        # a sentence's, a message's: `Access granted`), list (`a, b`), quotes or columns.
+        if (
+            value != value.lower()
+            or value.endswith(".")
+            or _NOT_PASSPHRASE_RE.search(value)
+            or not is_passphrase(value)
+        ):
             return m.group(0)
-    elif len(value) < MIN_PASSWORD_CHARS or not _PLAIN_WORD_RE.match(value):
+    elif (
+        len(value) < MIN_PASSWORD_CHARS
+        or not _PLAIN_WORD_RE.match(value)
+        or _IDENTIFIER_RE.match(value)
+        or (value.isalpha() and value.isupper())
+    ):
         return m.group(0)
     kind = "token" if label == "token" else "password"
     return text[m.start() : m.start("val")] + marker(kind) + text[m.end("val") : m.end()]

@@ -6,7 +6,8 @@ The pipe took `echo pw` into `sudo -S`, `chpasswd`, `passwd --stdin`, `docker lo
 `printf 'pw\\n' | sudo -S`, `echo "two words" | sudo -S` and `sudo --stdin` went
 through in clear; the two rules spelled `sudo -S` each their own way. Here one
 pattern (SUDO_STDIN) says when sudo reads its password from stdin, and one function
-says what the value is, so both forms keep to the same reading. A variable (`"$PW"`,
+says what the value is, so both forms keep to the same reading. The reader may be
+named by its path (`echo pw | /usr/bin/sudo -S`). A variable (`"$PW"`,
 `$(cat pw)`) is no value (`secret_fields.is_variable_ref`), nor is a printf format
 whose value is an argument (`printf '%s\\n' "$PW"`).
 
@@ -33,17 +34,29 @@ SUDO_STDIN: Final = (
 # One word of a shell command: quoted either way (an escaped `\"` inside) or bare.
 _ARG: Final = r"""'[^'\n]*'|"(?:[^"\\\n]|\\.)*"|[^\s'"|;&<>()`]+"""
 _ARG_RE: Final = lazy_pattern(_ARG)
+# A command named by its path (`/usr/bin/sudo`, `./bin/chpasswd`): the directories.
+_DIRS: Final = r"(?:[\w.~-]*/)*"
 # What reads a password from its stdin (`chpasswd` reads `user:password`).
 _READER: Final = (
-    r"(?:(?:sudo[ \t]+)?(?P<chpasswd>chpasswd)\b|(?:sudo[ \t]+)?passwd[ \t]+--stdin\b|" + SUDO_STDIN
+    r"(?:(?:" + _DIRS + r"sudo[ \t]+)?" + _DIRS + r"(?P<chpasswd>chpasswd)\b|(?:" + _DIRS + r"sudo[ \t]+)?"
+    + _DIRS + r"passwd[ \t]+--stdin\b|" + _DIRS + SUDO_STDIN.removeprefix(r"\b")
     + r"|[^\n|;&]*[ \t]--password-stdin\b|gh[ \t]+secret[ \t]+set\b)"
 )
+# The words `echo`/`printf` is given: a password is one word or a passphrase of a few.
+# Bounded, so each try reads at most this many words: unbounded, `sudo echo echo …`
+# (no `|`) had every `echo` read all the words after it, time quadratic in the text
+# (34 s at 100 KB); bounded, each word is read by at most this many tries.
+_MAX_PIPED_WORDS: Final = 8
 _PIPED_RE: Final = lazy_pattern(
-    r"\b(?P<cmd>echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+--)?(?P<args>(?:[ \t]+(?:" + _ARG + r"))+)"
+    r"\b(?P<cmd>echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+--)?"
+    r"(?P<args>(?:[ \t]+(?:" + _ARG + r")){1," + str(_MAX_PIPED_WORDS) + r"})"
     r"[ \t]*\|[ \t]*(?=" + _READER + ")"
 )
+# How far after `sudo -S` its `<<<` may be (`sudo -S apt install x <<< 'pw'`): bounded
+# for the same reason, `sudo -S sudo -S …` on one line read to its end from every `sudo`.
+_MAX_HERE_GAP: Final = 256
 _HERE_STRING_RE: Final = lazy_pattern(
-    SUDO_STDIN + r"[^\n|;&]*?<<<[ \t]*(?P<arg>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\";|&)]+)"
+    SUDO_STDIN + r"[^\n|;&]{0," + str(_MAX_HERE_GAP) + r"}?<<<[ \t]*(?P<arg>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\";|&)]+)"
 )
 # The end of the line a value is typed with (`printf 'pw\n'`, `echo -e "pw\r\n"`): kept.
 _TYPED_END_RE: Final = lazy_pattern(r"(?:\\r)?(?:\\n)+\Z")
