@@ -252,5 +252,5 @@ def test_a_second_apply_beside_a_first_says_another_is_writing(
         for args in (["apply", "--undo", "--yes"], ["apply", "--yes"]):
             result = CliRunner().invoke(cli, args)
             assert result.exit_code == 75, result.output
-            assert "another `learn apply` (or --undo) is writing" in result.output
+            assert "another learn command is writing to the agents' files" in result.output
     assert CliRunner().invoke(cli, ["apply", "--undo", "--yes"]).exit_code == 0

@@ -207,6 +207,6 @@ def test_a_check_or_an_install_beside_an_apply_says_another_is_writing(
     with run_lock("apply"):
         res = run(*(a.format(shop=shop) for a in args))
     assert res.exit_code == 75, res.output
-    assert "another `learn apply` (or --undo) is writing" in res.output
+    assert "another learn command is writing to the agents' files" in res.output
     assert (tree(shop, claude) if claude.exists() else tree(shop)) == before
     assert run(*(a.format(shop=shop) for a in args)).exit_code == 0

@@ -25,7 +25,7 @@ from learn.commands.apply_writes import (
     Journaled,
     intend,
     new_batch,
-    one_apply,
+    settled,
     show,
     undo_last,
     write_confirmed,
@@ -34,6 +34,7 @@ from learn.projects import checkout_folder, project_here, write_roots
 from learn.records.proposal import Proposal, Scope
 from learn.report.agent_targets import ORDER as AGENT_ORDER
 from learn.report.apply import budget_warnings, edit_for, plan_all, rule_text_for
+from learn.report.check_install import CheckError
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -201,147 +202,160 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         # destination that is not absolute. absolute(), not resolve(): confinement must
         # still see a symlink to follow it and check where it leads.
         file = file.expanduser().absolute()
-    # One apply, prune or undo at a time, what a killed one left pending decided first
-    # from the files, before this one plans from them (one_apply).
-    with one_apply():
-        if undo:
-            if not undo_last(consent=consent):
-                sys.exit(1)
-            return
-        here = here_project(project_dir)
-        if prune:
-            if not prune_keys(prune, here, consent=consent):
-                sys.exit(1)
-            return
-        try:
-            result = stored_proposals(here, since_at, since, folder=project_dir)
-        except NothingToShow as exc:
-            if only or dismiss:  # a KEY was named, and nothing here is a proposal
-                raise click.UsageError(f"not a proposal of {here}: "
-                                       f"{', '.join((*only, *dismiss))}; {exc}") from exc
-            click.echo(f"nothing to apply: {exc}")
-            return
-        except NoRunError as exc:
-            raise click.ClickException(str(exc)) from exc
-        max_lines, max_bytes = _budget(max_lines, max_bytes)
-
-        if dismiss:
-            decline_keys(dismiss, here)
-            if not only:
-                return
-
-        every: tuple[Proposal, ...] = ()
-        if only:
-            everything = load_proposals(None, here, every_state=True)
-            every = everything.proposals if everything is not None else ()
-        if not only:
-            for p in result.proposals:
-                if p.status == "has-skill" and (p.verdict is None or p.verdict.accepted):
-                    click.echo(f"note: {p.key} is covered by the `{p.existing_rule}` skill: sharpen "
-                               "its description instead (or --only it to add a rule anyway)")
-        chosen = _select(result.proposals, only, every, here)
-        # learn's check: a data file and a hook, not a line (learn.commands.apply_checks).
-        offers = [p for p in chosen if p.surface == "check"]
-        checks = plan_checks(offers, here, str(checkout_folder(project_dir or Path.cwd()))) \
-            if offers else None
-        chosen = [p for p in chosen if p.surface != "check"]
-        if not chosen and not offers:
-            click.echo(f"nothing to apply: no pending accepted proposals for {here} "
-                       "(`learn digest --all` lists every state; --only KEY applies one the judge "
-                       "declined)")
-            return
-        kind: TargetKind = "agents" if agents else target_kind  # type: ignore[assignment]
-        scope_override: Scope | None = scope  # type: ignore[assignment]
-        choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
-                              file=file, follow_quotes=project_dir is None, project=here)
-        ask = apply_writes.interactive() and not yes and confirm is None
-        for_agents = ForAgents(choice, agent_names)
-
-        edits: list[RuleEdit] = []
-        by_key = {p.key: p for p in chosen}
-        refused = False
-        for p in chosen:
-            if edit_text:
-                before = editable_text(p)
-                edited = click.edit(before + "\n")
-                text = (edited.strip() if form_for(p) == "command" else flatten(edited)) \
-                    if edited is not None else before
-                if not text:
-                    click.echo(f"skipped {p.key}: empty rule")
-                    continue
-                changed = text != before
-                edit = _resolve(p, choice, ask=ask, edit_text=text if changed else None,
-                                decision="edited" if changed else "accepted")
-            else:
-                edit = _resolve(p, choice, ask=ask)
-            if isinstance(edit, str):
-                refused = refused or edit != SKIPPED
-                continue
-            others = for_agents.edits(p, edit)
-            if for_agents.keeps_main(edit):
-                edits.append(edit)
-            edits += others
-
-        # The folder apply runs for may hold the files too (a named --file, a rule found there).
-        plans = plan_all(edits, projects=[checkout_folder(choice.project_dir)])
-        for plan in plans:
-            plan.notes.extend(_checkout_notes(plan))
-        plans += checks.plans if checks is not None else []
-
-        def preview(plan: FilePlan) -> None:
-            _health(plan, here, max_lines=max_lines, max_bytes=max_bytes)
-            for warning in budget_warnings(plan, max_lines=max_lines, max_bytes=max_bytes):
-                click.echo(f"warning: {warning}", err=True)
-
-        shown = show(plans, preview)
-        batch = new_batch()
-
-        def written(plan: FilePlan, backup: Path | None) -> Intent:
-            # Before the file is written: journaled pending, with its decisions; a crash
-            # before it is settled is decided from the file (learn.commands.apply_recover).
-            if checks is not None and checks.owns(plan):
-                # A check's files are journaled as such: `--undo` puts them back together or
-                # not at all (learn.report.undo), the install record with them.
-                row = intend(batch, "check", plan, backup, here, checks.keys())
-
-                def installed() -> None:
-                    assert checks is not None
-                    # The install record, journaled in this batch as its other files are.
-                    checks.written(plan, Journaled(batch, "check", here))
-                    click.echo(f"wrote {plan.path} (`learn apply --undo` puts it back)")
-
-                return Intent((row,), installed)
-            decisions: list[dict[str, Any]] = [
-                {"key": e.key, "decision": e.decision, "text": e.text, "form": e.form,
-                 "project": project_here(e.project) if e.project is not None else here,
-                 "every_project": e.project is None and choice.file is None
-                 and scope_for(by_key[e.key], choice) == "user"} for e in plan.applied]
-            row = intend(batch, "apply", plan, backup,
-                         project_here(plan.applied[0].project) if plan.applied
-                         and plan.applied[0].project else here, [e.key for e in plan.applied],
-                         decisions)
-
-            def decide() -> None:
-                for d in decisions:
-                    record_decision(d["key"], d["decision"], d["text"], str(plan.path),
-                                    project=d["project"], proposal=by_key[d["key"]],
-                                    backup=str(backup) if backup else None, form=d["form"],
-                                    every_project=d["every_project"])
-
-            saved = f" (backup: {backup})" if backup else ""
-            return Intent((row,), lambda: click.echo(
-                f"wrote {plan.path}{saved} (`learn apply --undo` puts it back)"), decide)
-
-        def what(plan: FilePlan) -> str:
-            if checks is not None and checks.owns(plan):
-                return "Write learn's check to"
-            n = len(plan.applied)
-            noun = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
-            return f"Write {n} {noun}{'s' if n != 1 else ''} to"
-
-        wrote = write_confirmed(plans, consent, written, what=what, whole=checks)
-        if refused or not shown or not wrote or (offers and checks is None):
+    # What a killed apply left pending decided first from the files, before this one plans
+    # from them; the apply lock is held again only to write (write_confirmed), never while
+    # the person reads the diffs (one_apply). An undo reads the journal under it itself.
+    if undo:
+        if not undo_last(consent=consent):
             sys.exit(1)
+        return
+    settled()
+    here = here_project(project_dir)
+    if prune:
+        if not prune_keys(prune, here, consent=consent):
+            sys.exit(1)
+        return
+    try:
+        result = stored_proposals(here, since_at, since, folder=project_dir)
+    except NothingToShow as exc:
+        if only or dismiss:  # a KEY was named, and nothing here is a proposal
+            raise click.UsageError(f"not a proposal of {here}: "
+                                   f"{', '.join((*only, *dismiss))}; {exc}") from exc
+        click.echo(f"nothing to apply: {exc}")
+        return
+    except NoRunError as exc:
+        raise click.ClickException(str(exc)) from exc
+    max_lines, max_bytes = _budget(max_lines, max_bytes)
+
+    if dismiss:
+        decline_keys(dismiss, here)
+        if not only:
+            return
+
+    every: tuple[Proposal, ...] = ()
+    if only:
+        everything = load_proposals(None, here, every_state=True)
+        every = everything.proposals if everything is not None else ()
+    if not only:
+        for p in result.proposals:
+            if p.status == "has-skill" and (p.verdict is None or p.verdict.accepted):
+                click.echo(f"note: {p.key} is covered by the `{p.existing_rule}` skill: sharpen "
+                           "its description instead (or --only it to add a rule anyway)")
+    chosen = _select(result.proposals, only, every, here)
+    # learn's check: a data file and a hook, not a line (learn.commands.apply_checks).
+    offers = [p for p in chosen if p.surface == "check"]
+    checks = plan_checks(offers, here, str(checkout_folder(project_dir or Path.cwd()))) \
+        if offers else None
+    chosen = [p for p in chosen if p.surface != "check"]
+    if not chosen and not offers:
+        click.echo(f"nothing to apply: no pending accepted proposals for {here} "
+                   "(`learn digest --all` lists every state; --only KEY applies one the judge "
+                   "declined)")
+        return
+    kind: TargetKind = "agents" if agents else target_kind  # type: ignore[assignment]
+    scope_override: Scope | None = scope  # type: ignore[assignment]
+    choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
+                          file=file, follow_quotes=project_dir is None, project=here)
+    ask = apply_writes.interactive() and not yes and confirm is None
+    for_agents = ForAgents(choice, agent_names)
+
+    edits: list[RuleEdit] = []
+    by_key = {p.key: p for p in chosen}
+    refused = False
+    for p in chosen:
+        if edit_text:
+            before = editable_text(p)
+            edited = click.edit(before + "\n")
+            text = (edited.strip() if form_for(p) == "command" else flatten(edited)) \
+                if edited is not None else before
+            if not text:
+                click.echo(f"skipped {p.key}: empty rule")
+                continue
+            changed = text != before
+            edit = _resolve(p, choice, ask=ask, edit_text=text if changed else None,
+                            decision="edited" if changed else "accepted")
+        else:
+            edit = _resolve(p, choice, ask=ask)
+        if isinstance(edit, str):
+            refused = refused or edit != SKIPPED
+            continue
+        others = for_agents.edits(p, edit)
+        if for_agents.keeps_main(edit):
+            edits.append(edit)
+        edits += others
+
+    # The folder apply runs for may hold the files too (a named --file, a rule found there).
+    plans = plan_all(edits, projects=[checkout_folder(choice.project_dir)])
+    for plan in plans:
+        plan.notes.extend(_checkout_notes(plan))
+    plans += checks.plans if checks is not None else []
+
+    def preview(plan: FilePlan) -> None:
+        _health(plan, here, max_lines=max_lines, max_bytes=max_bytes)
+        for warning in budget_warnings(plan, max_lines=max_lines, max_bytes=max_bytes):
+            click.echo(f"warning: {warning}", err=True)
+
+    shown = show(plans, preview)
+    batch = new_batch()
+
+    def written(plan: FilePlan, backup: Path | None) -> Intent:
+        # Before the file is written: journaled pending, with its decisions; a crash
+        # before it is settled is decided from the file (learn.commands.apply_recover).
+        if checks is not None and checks.owns(plan):
+            # A check's files are journaled as such: `--undo` puts them back together or
+            # not at all (learn.report.undo), the install record with them.
+            row = intend(batch, "check", plan, backup, here, checks.keys())
+
+            def installed() -> None:
+                assert checks is not None
+                # The install record, journaled in this batch as its other files are. Not
+                # written, the check's other files are put back and nothing is recorded
+                # (apply_writes._write_whole): a hook with no install record is one
+                # `learn check remove` cannot find.
+                try:
+                    checks.written(plan, Journaled(batch, "check", here))
+                except CheckError as exc:
+                    raise ApplyError(
+                        f"learn's check is not installed, and {', '.join(checks.keys())} is "
+                        f"not recorded as applied: its install record was not written ({exc})"
+                    ) from exc
+                if all(p.path in checks.done for p in checks.plans):
+                    # Said once the whole check is in place, its record with it.
+                    for p in checks.ordered():
+                        click.echo(f"wrote {p.path} (`learn apply --undo` puts it back)")
+
+            return Intent((row,), installed)
+        decisions: list[dict[str, Any]] = [
+            {"key": e.key, "decision": e.decision, "text": e.text, "form": e.form,
+             "project": project_here(e.project) if e.project is not None else here,
+             "every_project": e.project is None and choice.file is None
+             and scope_for(by_key[e.key], choice) == "user"} for e in plan.applied]
+        row = intend(batch, "apply", plan, backup,
+                     project_here(plan.applied[0].project) if plan.applied
+                     and plan.applied[0].project else here, [e.key for e in plan.applied],
+                     decisions)
+
+        def decide() -> None:
+            for d in decisions:
+                record_decision(d["key"], d["decision"], d["text"], str(plan.path),
+                                project=d["project"], proposal=by_key[d["key"]],
+                                backup=str(backup) if backup else None, form=d["form"],
+                                every_project=d["every_project"])
+
+        saved = f" (backup: {backup})" if backup else ""
+        return Intent((row,), lambda: click.echo(
+            f"wrote {plan.path}{saved} (`learn apply --undo` puts it back)"), decide)
+
+    def what(plan: FilePlan) -> str:
+        if checks is not None and checks.owns(plan):
+            return "Write learn's check to"
+        n = len(plan.applied)
+        noun = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
+        return f"Write {n} {noun}{'s' if n != 1 else ''} to"
+
+    wrote = write_confirmed(plans, consent, written, what=what, whole=checks)
+    if refused or not shown or not wrote or (offers and checks is None):
+        sys.exit(1)
 
 
 def _checkout_notes(plan: FilePlan) -> list[str]:

@@ -16,7 +16,7 @@ backup of what it held (made first, here) and the decisions it carries, and sett
 once it is written: no moment of a `learn apply` killed leaves a write the journal does
 not know (learn.commands.apply_recover decides a pending one from the file itself).
 `learn check` and `install-claude-command` write the same way (Journaled), under the
-same lock (one_apply).
+same lock (one_apply), held only while they write: never while the person reads a diff.
 """
 
 from __future__ import annotations
@@ -183,11 +183,20 @@ def show(plans: Sequence[FilePlan], extra: Callable[[FilePlan], None] | None = N
 
 
 def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Written, *,
-                    what: Callable[[FilePlan], str], whole: Whole | None = None) -> bool:
+                    what: Callable[[FilePlan], str], whole: Whole | None = None,
+                    still: Callable[[], str | None] | None = None) -> bool:
     """Write the changed plans the person confirmed (see the module doc), after `show`
     printed them; `on_written` records each. False when something was not written
     that should have been (a refusal, a failed write, a stale token). `whole`: plans
-    written all or none (_write_whole), at the place of the first of them."""
+    written all or none (_write_whole), at the place of the first of them.
+
+    Every question is asked first, without the apply lock; the lock (one_apply) is held
+    only while the confirmed plans are written. A person reading a diff held it before,
+    and every other `learn apply`, `--undo` or `learn check` waited on them, then gave up
+    saying a write was in progress. A file changed between the diff and the write is
+    refused as before (its hash, checked again at the write); `still`, asked under the
+    lock before anything is written, says why the plan no longer holds (None: it does),
+    for what the files cannot show (the journal an undo was planned from)."""
     todo = [p for p in plans if p.changed and not p.refused]
     if not todo:
         return True
@@ -207,23 +216,39 @@ def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Wri
                    "then write exactly what it showed with --confirm TOKEN (or --yes in a "
                    "script).", err=True)
         sys.exit(2)
-    ok = True
     together = [p for p in todo if whole is not None and whole.owns(p)]
+    # What the person said yes to, in the order it is written: a plan, or the whole.
+    chosen: list[FilePlan | list[FilePlan]] = []
     for plan in todo:
         if whole is not None and together and plan is together[0]:
-            ok = _write_whole(whole, together, asked, what, on_written) and ok
+            if _whole_confirmed(whole, together, asked, what):
+                chosen.append(together)
             continue
         if any(plan is p for p in together):
             continue
         if asked and not click.confirm(f"{what(plan)} {plan.path}?", default=False):
             click.echo(f"skipped {plan.path}")
             continue
-        done = _written(plan, on_written)
-        if done is False:
-            ok = False
-            continue
-        if done[1].then is not None:
-            done[1].then()
+        chosen.append(plan)
+    if not chosen:
+        return True
+    ok = True
+    with one_apply():
+        stale = still() if still is not None else None
+        if stale is not None:
+            click.echo(f"refusing to write: {stale}. Nothing was written.", err=True)
+            return False
+        for item in chosen:
+            if isinstance(item, list):
+                assert whole is not None
+                ok = _write_whole(whole, item, on_written) and ok
+                continue
+            done = _written(item, on_written)
+            if done is False:
+                ok = False
+                continue
+            if done[1].then is not None:
+                done[1].then()
     return ok
 
 
@@ -295,10 +320,15 @@ def one_apply() -> Iterator[None]:
     """Hold the apply lock (LEARN_LOCK_TIMEOUT, as a run's) and decide what a write killed
     half-way left (learn.commands.apply_recover.settle_pending); exit 75 saying so when
     another holds it past then. Every command that writes through the journal (`learn
-    apply`, `--undo`, `learn check`, `install-claude-command`) holds it: each settles the
-    pending rows a killed one left from the files, and one running beside another would
-    take the other's row, not yet written, for a write that never happened and drop it,
-    leaving the other's file on disk with no undo."""
+    apply`, `--undo`, `learn check`, `install-claude-command`) holds it while it writes,
+    and only then: each settles the pending rows a killed one left from the files, and
+    one running beside another would take the other's row, not yet written, for a write
+    that never happened and drop it, leaving the other's file on disk with no undo.
+
+    Never while a person is asked (a diff read at a prompt held it for as long, and every
+    other command gave up saying a write was in progress): a command settles first
+    (settled), plans and asks without it, and takes it again to write (write_confirmed).
+    Not reentrant: a command holding it must not call what takes it again."""
     from learn.commands.apply_recover import settle_pending
     from learn.errors import EXIT_BUSY
     from learn.lock import LockedError, run_lock
@@ -307,12 +337,23 @@ def one_apply() -> Iterator[None]:
     try:
         held.enter_context(run_lock("apply"))
     except LockedError:
-        click.echo("learn: another `learn apply` (or --undo) is writing; try again when it "
-                   "finishes", err=True)
+        click.echo(f"learn: {BUSY}; try again when it finishes", err=True)
         sys.exit(EXIT_BUSY)
     with held:
         settle_pending()
         yield
+
+
+# What a command that finds the apply lock held says (one_apply).
+BUSY = "another learn command is writing to the agents' files"
+
+
+def settled() -> None:
+    """What a write killed half-way left, decided (one_apply), the lock let go again:
+    before a command plans, so the plan sees the files as recovery leaves them, and
+    before it asks, so nobody waits on a person reading a diff."""
+    with one_apply():
+        pass
 
 
 def _backed_up(plan: FilePlan) -> Path | None:
@@ -331,12 +372,10 @@ def _backed_up(plan: FilePlan) -> Path | None:
     return save_backup(plan.path, data)
 
 
-def _write_whole(whole: Whole, todo: Sequence[FilePlan], asked: bool,
-                 what: Callable[[FilePlan], str], on_written: Written) -> bool:
-    """`todo` (the plans of `whole` to write) written all or none: each asked first (in
-    `whole.asked()` order; after a no, the rest are not asked and nothing is written),
-    then written in `whole.ordered()` order. When one fails, the ones written before it
-    are put back as they were, and none is recorded. False when one failed."""
+def _whole_confirmed(whole: Whole, todo: Sequence[FilePlan], asked: bool,
+                     what: Callable[[FilePlan], str]) -> bool:
+    """Whether `todo` (the plans of `whole` to write) are to be written: each asked (in
+    `whole.asked()` order; after a no, the rest are not asked and none is written)."""
     mine = [p for p in whole.asked() if any(p is t for t in todo)]
     for i, plan in enumerate(mine):
         if asked and not click.confirm(f"{what(plan)} {plan.path}?", default=False):
@@ -346,25 +385,49 @@ def _write_whole(whole: Whole, todo: Sequence[FilePlan], asked: bool,
                 click.echo(f"not writing {rest.path}: {why}", err=True)
             if i + 1 == len(mine):
                 click.echo(why, err=True)
-            return True
+            return False
+    return True
+
+
+def _write_whole(whole: Whole, todo: Sequence[FilePlan], on_written: Written) -> bool:
+    """`todo` (the plans of `whole` the person confirmed) written all or none, in
+    `whole.ordered()` order. When one fails, the ones written before it are put back as
+    they were, and none is recorded; so too when what is done once they are all written
+    (their `then`: a check's install record) fails. False when one failed."""
     order = [p for p in whole.ordered() if any(p is t for t in todo)]
     done: list[tuple[FilePlan, Path | None]] = []
     intents: list[Intent] = []
     for i, plan in enumerate(order):
         written = _written(plan, on_written)
         if written is False:
-            restored = _put_back(done)
-            # Put back: never happened. One that could not be put back keeps its row.
-            _forget([n for (p, _), intent in zip(done, intents, strict=True)
-                     if p.path in restored for n in intent.ids])
-            click.echo(whole.not_written([p.path for p in order[i:]], restored), err=True)
+            click.echo(whole.not_written([p.path for p in order[i:]],
+                                         _undo_whole(done, intents)), err=True)
             return False
         done.append((plan, written[0]))
         intents.append(written[1])
     for intent in intents:
-        if intent.then is not None:
+        if intent.then is None:
+            continue
+        try:
             intent.then()
+        except (ApplyError, OSError) as exc:
+            # A check's install record not written (learn.commands.apply): the hook and the
+            # rules it would have been the record of are put back, and their rows go.
+            back = "".join(f"; {p} is put back as it was" for p in _undo_whole(done, intents))
+            click.echo(f"error: {exc}{back}", err=True)
+            return False
     return True
+
+
+def _undo_whole(done: Sequence[tuple[FilePlan, Path | None]],
+                intents: Sequence[Intent]) -> list[Path]:
+    """The plans of a whole written so far (`done`, with what each recorded) put back as
+    they were, and their rows forgotten: put back, they never happened. One that could
+    not be put back keeps its row. The ones put back."""
+    restored = _put_back(done)
+    _forget([n for (p, _), intent in zip(done, intents, strict=True)
+             if p.path in restored for n in intent.ids])
+    return restored
 
 
 def _put_back(done: Sequence[tuple[FilePlan, Path | None]]) -> list[Path]:
@@ -389,21 +452,19 @@ def undo_last(*, consent: Consent) -> bool:
     when nothing is on record: nothing to do is not a failure (exit 0, docs/usage.md).
 
     An undo stopped half-way (killed) is finished by the next: a file already back as it
-    was before counts as undone (learn.commands.apply_recover). Called inside one_apply,
-    which has decided the writes a killed command left pending."""
+    was before counts as undone (learn.commands.apply_recover). What is on record is read
+    under the apply lock (one_apply, which first decides the writes a killed command left
+    pending), and the lock is let go while the diffs are shown and asked about; taken
+    again to write, the undo is refused if the journal's newest batch is no longer the
+    one shown (another command wrote or undid meanwhile)."""
     from learn.commands.apply_recover import already_undone
     from learn.report.undo import check_undo, drop_made, undo_plans
     from learn.store import open_store
     from learn.store.apply_journal import Write
 
-    with open_store() as store:
-        writes = store.journal.last_batch()
-    if not writes:
-        click.echo("nothing to undo: no `learn apply` or `learn check` write is on record (or "
-                   "every one was undone)", err=True)
-        return True
-    what = "check" if all(w.action == "check" for w in writes) else "apply"
-    click.echo(f"undo the {what} of {writes[0].written_at[:19]}: {len(writes)} file(s)")
+    def newest() -> list[Write]:
+        with open_store() as store:
+            return store.journal.last_batch()
 
     def finish(w: Write, path: Path, folders: Sequence[Path]) -> None:
         """Write `w` is undone (its file at `path` is as it was before): its proposals
@@ -418,11 +479,21 @@ def undo_last(*, consent: Consent) -> bool:
             for folder in drop_made(path, folders):
                 click.echo(f"removed {folder} (learn made it; nothing is left in it)")
 
-    back = already_undone(writes)
+    with one_apply():
+        writes = newest()
+        back = already_undone(writes)
+        if not consent.dry_run:
+            for w in back:
+                finish(w, Path(w.path), [Path(f) for f in w.made_folders])
+    if not writes:
+        click.echo("nothing to undo: no `learn apply` or `learn check` write is on record (or "
+                   "every one was undone)", err=True)
+        return True
+    what = "check" if all(w.action == "check" for w in writes) else "apply"
+    click.echo(f"undo the {what} of {writes[0].written_at[:19]}: {len(writes)} file(s)")
+
     for w in back:
         click.echo(f"already put back: {w.path} (an undo stopped before it finished)")
-        if not consent.dry_run:
-            finish(w, Path(w.path), [Path(f) for f in w.made_folders])
     writes = [w for w in writes if w not in back]
     if not writes:
         return True
@@ -445,7 +516,18 @@ def undo_last(*, consent: Consent) -> bool:
 
         return Intent((row,), then)
 
+    shown_ids = sorted(w.id for w in writes)
+    done_before = {w.id for w in back}
+
+    def still() -> str | None:
+        now = sorted(w.id for w in newest() if w.id not in done_before)
+        if now == shown_ids:
+            return None
+        return ("what the last `learn apply` (or `learn check`) wrote changed since the diffs "
+                "were shown: another learn command wrote or undid meanwhile. Run `learn apply "
+                "--undo` again to see what is on record now")
+
     wrote = write_confirmed(plans, consent, undone,
                             what=lambda p: "Remove" if p.remove else "Restore",
-                            whole=check_undo(undos))
+                            whole=check_undo(undos), still=still)
     return shown and wrote

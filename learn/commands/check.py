@@ -11,9 +11,9 @@ A new rule starts record-only: the agent's command runs and the check notes it;
 the digest then says how often it would have stopped the agent. Every change to
 a settings file is shown as a diff and asked for first (--yes skips the question),
 and journaled as `learn apply` journals its writes (pending before each rename, under
-the apply lock: learn.commands.apply_writes.Journaled, one_apply): `learn apply --undo`
-puts back what the last command wrote, as it does an apply's, a command killed
-half-way included.
+the apply lock, taken only to write, never while the diff is read:
+learn.commands.apply_writes.Journaled, one_apply): `learn apply --undo` puts back what
+the last command wrote, as it does an apply's, a command killed half-way included.
 """
 
 from __future__ import annotations
@@ -60,8 +60,11 @@ def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes:
     """Show the changes, ask, write (exits 1 on a refused change). A new hook goes into
     the checkout the command runs in (`project_dir`, else the current directory). Every
     file written is one batch of `learn apply`'s journal: `learn apply --undo` puts them
-    back together (learn.report.undo). The caller holds the apply lock (one_apply)."""
-    from learn.commands.apply_writes import Journaled, new_batch
+    back together (learn.report.undo). The caller settled what a killed write left first
+    (apply_writes.settled); the apply lock is taken here only to write, after the person
+    said yes (one_apply): a change made meanwhile to a file the diff showed is refused
+    (check_writes.write_plan), nothing written."""
+    from learn.commands.apply_writes import Journaled, new_batch, one_apply
     from learn.projects import checkout_folder
     from learn.report.check_install import CheckError, plan_rules
     from learn.report.check_writes import write_plan
@@ -72,7 +75,8 @@ def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes:
                           checkout=str(checkout_folder(project_dir or Path.cwd())))
         if not _show_and_confirm(plan, yes):
             return
-        write_plan(plan, project, writer=Journaled(new_batch(), "check", project))
+        with one_apply():
+            write_plan(plan, project, writer=Journaled(new_batch(), "check", project))
     except CheckError as exc:
         click.echo(f"learn check: {exc}", err=True)
         sys.exit(1)
@@ -119,7 +123,7 @@ def add(program: str, subcommand: str | None, flags: tuple[str, ...], arguments:
         targets: tuple[str, ...], reason: str, rule_id: str | None, key: str | None, enforce: bool, codex: bool,
         project_dir: Path | None, yes: bool) -> None:
     """Check PROGRAM [SUBCOMMAND] for the flags and arguments you never want."""
-    from learn.commands.apply_writes import one_apply
+    from learn.commands.apply_writes import settled
     from learn.guard.rules import BadRules, parse_rule
     from learn.isotime import now_iso
     from learn.report.check_install import installed_agents, with_rule
@@ -135,10 +139,9 @@ def add(program: str, subcommand: str | None, flags: tuple[str, ...], arguments:
     except BadRules as exc:
         raise click.BadParameter(str(exc)) from exc
     click.echo(f"{'enforce' if enforce else 'record only'}: {rule.words()} — \"{rule.reason}\"")
-    with one_apply():
-        agents = sorted({"claude", *installed_agents(project),
-                         *(_codex_agent() if codex else [])})
-        _apply(project, with_rule(_load(project).rules, rule), agents, yes, project_dir)
+    settled()
+    agents = sorted({"claude", *installed_agents(project), *(_codex_agent() if codex else [])})
+    _apply(project, with_rule(_load(project).rules, rule), agents, yes, project_dir)
 
 
 def _codex_agent() -> list[str]:
@@ -153,17 +156,17 @@ def _codex_agent() -> list[str]:
 
 
 def _set_mode(rule_id: str, mode: Mode, project_dir: Path | None, yes: bool) -> None:
-    from learn.commands.apply_writes import one_apply
+    from learn.commands.apply_writes import settled
     from learn.report.check_install import CheckError, installed_agents, with_mode
 
     project = _project(project_dir)
-    with one_apply():
-        try:
-            rules = with_mode(_load(project).rules, rule_id, mode)
-        except CheckError as exc:
-            click.echo(f"learn check: {exc}", err=True)
-            sys.exit(1)
-        _apply(project, rules, installed_agents(project) or ["claude"], yes, project_dir)
+    settled()
+    try:
+        rules = with_mode(_load(project).rules, rule_id, mode)
+    except CheckError as exc:
+        click.echo(f"learn check: {exc}", err=True)
+        sys.exit(1)
+    _apply(project, rules, installed_agents(project) or ["claude"], yes, project_dir)
 
 
 @command.command("enforce")
@@ -191,18 +194,17 @@ def record_command(rule_id: str, project_dir: Path | None, yes: bool) -> None:
 @_YES
 def remove(rule_id: str | None, every: bool, project_dir: Path | None, yes: bool) -> None:
     """Remove RULE_ID (or --all); the last one out takes learn's hook with it."""
-    from learn.commands.apply_writes import one_apply
+    from learn.commands.apply_writes import settled
     from learn.report.check_install import installed_agents
 
     project = _project(project_dir)
-    with one_apply():
-        current = _load(project).rules
-        if not every and (rule_id is None or all(r.id != rule_id for r in current)):
-            click.echo(f"learn check: no check rule {rule_id!r} here (learn check list)",
-                       err=True)
-            sys.exit(1)
-        left = [] if every else [r for r in current if r.id != rule_id]
-        _apply(project, left, installed_agents(project), yes, project_dir)
+    settled()
+    current = _load(project).rules
+    if not every and (rule_id is None or all(r.id != rule_id for r in current)):
+        click.echo(f"learn check: no check rule {rule_id!r} here (learn check list)", err=True)
+        sys.exit(1)
+    left = [] if every else [r for r in current if r.id != rule_id]
+    _apply(project, left, installed_agents(project), yes, project_dir)
 
 
 @command.command("list")

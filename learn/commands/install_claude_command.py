@@ -12,9 +12,10 @@ other.md had --force replace /other with /learn.
 for (`--yes` to skip the question; not at a terminal and without it, nothing is
 written), and what the command wrote is journaled as `learn apply` journals its
 writes, so `learn apply --undo` puts it back. It wrote them unasked and for good before.
-Journaled as apply's are: pending before each rename, under the apply lock
-(learn.commands.apply_writes.Journaled, one_apply). Journaled after the write, a `kill -9`
-between the two left hooks in settings.json that `--undo` did not know about.
+Journaled as apply's are: pending before each rename, under the apply lock, taken only
+to write, after the question (learn.commands.apply_writes.Journaled, one_apply).
+Journaled after the write, a `kill -9` between the two left hooks in settings.json that
+`--undo` did not know about.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import click
 
-from learn.commands.apply_writes import Journaled, asked, new_batch, one_apply
+from learn.commands.apply_writes import Journaled, asked, new_batch, one_apply, settled
 from learn.projects import checkout_folder
 from learn.report.confine import confine, read_regular
 from learn.report.edits import ApplyError, FilePlan, sha256
@@ -64,8 +65,8 @@ def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks:
     if print_only:
         click.echo(text, nl=False)
         return
-    with one_apply():
-        _install(text, scope == "project", project_dir, force, hooks, yes)
+    settled()  # what a killed write left, decided before planning (one_apply)
+    _install(text, scope == "project", project_dir, force, hooks, yes)
 
 
 def _install(text: str, project: bool, project_dir: Path, force: bool, hooks: bool,
@@ -95,16 +96,19 @@ def _install(text: str, project: bool, project_dir: Path, force: bool, hooks: bo
     if hook is not None and not _confirmed(hook, yes):
         click.echo("nothing was written")
         return
-    # One batch for both files: `learn apply --undo` puts back the install.
+    # One batch for both files: `learn apply --undo` puts back the install. Written under
+    # the apply lock, taken only now that the person said yes (one_apply); a file changed
+    # since it was read above is refused (write_journaled), not overwritten.
     batch = Journaled(new_batch(), "install", str(root) if root is not None else None)
-    if hook is not None:
-        _write_hooks(hook, root, batch)
-    if note:
-        click.echo(note)
-    if installed:
-        click.echo(f"already installed: {dest}")
-        return
-    backup = _write(_plan(dest, current, text, root), batch)
+    with one_apply():
+        if hook is not None:
+            _write_hooks(hook, root, batch)
+        if note:
+            click.echo(note)
+        if installed:
+            click.echo(f"already installed: {dest}")
+            return
+        backup = _write(_plan(dest, current, text, root), batch)
     if backup is not None:
         click.echo(f"backed up the old {dest} to {backup}")
     click.echo(f"installed {dest}: type /learn in Claude Code (needs `learn` on PATH)")
