@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import closing, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -213,7 +214,6 @@ def run_team(
     """Name, count (people and sessions), cover and judge the shared candidates of
     `remote` in the team database; the run and its verdicts are stored there."""
     from learn.embed import get_embedder
-    from learn.models.base import CallUsage
     from learn.models.meter import UsageMeter
     from learn.records.proposal import RunResult, RunUsage
     from learn.reduce.counting import CountConfig
@@ -221,12 +221,22 @@ def run_team(
     from learn.reduce.stored import CachedEmbedder, StoreLabelIndex, StoreVerdictMemory, record_run
     from learn.render.redact import redact_message
     from learn.store import open_store
+    from learn.store.run_usage import RunningUsage
 
     team = config.team
     if not team.database_url:
         raise ValueError("set [team] database_url in the config")
-    meter = UsageMeter(backend) if backend is not None else None
-    with open_store(team.database_url) as store:
+    # As a personal run's (learn.pipeline.run): every call goes through the meter,
+    # failed ones included, and each one's usage is in the team's `runs` as it
+    # returns, so a team run killed mid-way still counts the calls it paid for.
+    meter = running = None
+    if backend is not None:
+        meter = UsageMeter(backend)
+        running = RunningUsage(team.database_url, meter.run_usage)
+        meter.on_usage = running.record
+    # The row's own connection closes with the run, as the store's does.
+    with open_store(team.database_url) as store, \
+            closing(running) if running is not None else nullcontext():
         # Only a member runs the team's runs (TeamAccessError for the admin, a
         # superuser or anyone `learn team init` did not set up).
         if store.team.is_postgres():
@@ -259,17 +269,13 @@ def run_team(
         if outcome.named is not None:
             with store.atomic():
                 outcome.named.remember(labels)
-        used = meter.usage if meter is not None else CallUsage()
         dated = [s.last_activity for s in sessions if s.last_activity]
         result = RunResult(
             proposals=tuple(replace(p, existing_rule_file=_relative(p.existing_rule_file, root))
                             for p in outcome.proposals),
             funnel=outcome.funnel,
-            usage=RunUsage(
-                sessions_seen=len(sessions), model_calls=used.calls,
-                input_tokens=used.input_tokens + used.cache_read_tokens + used.cache_write_tokens,
-                output_tokens=used.output_tokens, cost_usd=used.cost_usd,
-            ),
+            usage=replace(meter.run_usage() if meter is not None else RunUsage(),
+                          sessions_seen=len(sessions)),
             window_start=min(dated) if dated else None,
             window_end=max(dated) if dated else None,
             projects=(remote,),
@@ -283,5 +289,8 @@ def run_team(
             extra={"team": {"remote": remote, "people": len(set(authors.values())),
                             "sessions": len(sessions)}},
         )
-        record_run(store, result, remember_shown=False)
+        # The final books over the row the first paid call started (if one did): one
+        # row per run, finished or not.
+        record_run(store, result, remember_shown=False,
+                   run_id=running.run_id if running is not None else None)
     return result
