@@ -27,7 +27,11 @@ from typing import Final
 # 7: a password piped into sudo's stdin by printf or to `sudo --stdin`, several words
 #    echoed into it, and a plain word or passphrase on the line after a label that is
 #    its line's whole text (`Password:`, `Passwort:`, `Mot de passe :`, `token:`).
-REDACT_VERSION: Final = 7
+# 8: a password piped to `sudo -S` after sudo's options that take a value as the next
+#    word (`--user bob`, `--prompt 'x y'`), a capitalised passphrase of three to five
+#    words under a label alone (`Correct horse battery staple`), and `Try again`,
+#    `connection refused` and other output under it no longer taken for a passphrase.
+REDACT_VERSION: Final = 8
 
 # Bump when rendering changes in a way that changes what the model sees,
 # so old cached candidates (mined from a different rendering) are re-mined.

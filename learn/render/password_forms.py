@@ -134,9 +134,11 @@ _DESCRIBING_WORDS: Final = frozenset(_DESCRIBING_WORD_LIST.split())
 # command's result (`Password:` then `Permission denied`, `PASSED`; `token:` then
 # `expired`, `Bearer`; `Mot de passe :` then `Oublié`), or code (`valueFrom`).
 #
-# The rule: a passphrase (several words) is taken only when all its words are lower
-# case, since people type a passphrase in lower case while output, headings and notes
-# capitalise (`Access granted`, `Fixed reset flow`, `LastPass entry`). One word is
+# The rule: a passphrase (several words) of lower-case words is taken, since people
+# type a passphrase in lower case. A capitalised one (`Correct horse battery staple`,
+# `Blue Sky Falling`) is taken only in the narrower shape of _CAPITALISED_PASSPHRASE_RE,
+# since output, headings, notes and a login form's labels capitalise too (`Access
+# granted`, `Fixed reset flow`, `LastPass entry`, `Remember me`, `Sign in`). One word is
 # taken when it is a plain word of MIN_PASSWORD_CHARS or more (capitalised too:
 # `Swordfish`, a note's real password) unless it is
 #   - one of these status or result words (in any case: `PASSED`, `Expired`),
@@ -151,13 +153,44 @@ _STATUS_WORD_LIST: Final = (
     "accepted rejected verified unverified confirmed locked unlocked active inactive "
     "pending done skipped invalid valid incorrect wrong bearer basic authorized "
     "unauthorized authenticated unauthenticated none null nil true false yes unknown "
-    "missing forgotten forgot protected redacted hashed shown visible "
+    "missing forgotten forgot protected redacted hashed shown visible shared "
+    # what a login, ssh or su prints under its prompt (`Connection refused`, `Try again`)
+    "refused closed timed timeout aborted cancelled canceled interrupted terminated "
+    "exceeded again retry mismatch weak sent received "
     # the same in the languages PASSWORD_LABELS lists
     "oublié oublie vergessen falsch ungültig gültig olvidada olvidado olvidé inválida "
     "inválido incorrecta incorrecto esquecida esquecido esqueci dimenticata "
     "dimenticato errata errato sbagliata vergeten ongeldig geldig"
 )
 _STATUS_WORDS: Final = frozenset(_STATUS_WORD_LIST.split())
+# A capitalised passphrase: three to five words of letters, three or more each, each
+# in lower case or with one capital in front, and none of them a function word, a
+# sentence's first word, a status, a describing word or one of _NOTE_WORDS. Why so
+# narrow: under a label alone on its line, capitalised words are far more often what a
+# program, a page or a note put there than a password. Two words are kept whatever
+# they are (`Shared drive`, `Remember me`, `Sign in`, `Next steps`, `Connection
+# refused`: a login form's label, a heading or a result is one or two words, a
+# passphrase as people make one is three or more); a word of capitals (`ACCESS DENIED`,
+# `SSH Key`) or digits, a comma or a final `.`, `!`, `?` or `:` (`Sorry, try again.`)
+# is output's or a sentence's; a word of two letters is a function word (`in`, `me`,
+# `by`, `to`: `Stay signed in`, `Connection closed by peer`). Measured on 16.9 M lines
+# (installed libraries, /usr/share/doc, man pages, /usr/lib/python3): it and the status
+# words added with it changed nothing, but a label alone above capitalised words is
+# rare there (4 times, all man pages' shell lines), so the output and login-page lines
+# it must keep are pinned by tests/test_render_redact_password_forms.py instead.
+_CAPITALISED_PASSPHRASE_RE: Final = lazy_pattern(r"^[A-Z]?[a-z]{2,}(?: [A-Z]?[a-z]{2,}){2,4}$")
+# Words of a note saying where a password is, or of a login form or a heading, that a
+# capitalised line under the label holds (`Company wiki page`, `Keep password hidden`,
+# `Create new account`): one keeps a capitalised passphrase's line.
+_NOTE_WORD_LIST: Final = (
+    "team company office wiki page drive folder channel slack email mail chat sheet "
+    "spreadsheet doc docs document notion confluence jira ticket bitwarden lastpass "
+    "keepass keychain onepassword sign signed signing log logged logging remember keep "
+    "stay show hide submit cancel help new current old confirm change create welcome "
+    "setup settings reference section step steps next previous back login logout "
+    "click press tap here below above via per"
+)
+_NOTE_WORDS: Final = frozenset(_NOTE_WORD_LIST.split())
 # A camelCase or PascalCase name: letters only, a capital after a small letter.
 _IDENTIFIER_RE: Final = lazy_pattern(r"^[A-Za-z]*[a-z][A-Z][A-Za-z]*$")
 # What the next line holds when it is output, a prompt or Markdown: a shell or REPL
@@ -165,6 +198,14 @@ _IDENTIFIER_RE: Final = lazy_pattern(r"^[A-Za-z]*[a-z][A-Z][A-Za-z]*$")
 _OUTPUT_OR_MARKUP_RE: Final = lazy_pattern(
     r"^(?:[$>%#]\s|>>>|\.\.\.|PS [A-Za-z]:|[#*+|=!]|\d+[.)]\s|~~~)|[?!:]$"
 )
+
+
+def _is_capitalised_passphrase(value: str, bare: list[str]) -> bool:
+    """Whether capitalised words under a label alone are a passphrase, not what a
+    program, a page or a note put there (_CAPITALISED_PASSPHRASE_RE says how)."""
+    return _CAPITALISED_PASSPHRASE_RE.match(value) is not None and not any(
+        w in FUNCTION_WORDS or w in _SENTENCE_STARTS or w in _NOTE_WORDS for w in bare
+    )
 
 
 def _label_alone(m: re.Match[str]) -> str:
@@ -189,13 +230,13 @@ def _label_alone(m: re.Match[str]) -> str:
     if any(w in _DESCRIBING_WORDS or w in _STATUS_WORDS for w in bare):
         return m.group(0)
     if len(words) > 1:
-        # A passphrase is lower-case words and single blanks: no capital (a heading's,
-        # a sentence's, a message's: `Access granted`), list (`a, b`), quotes or columns.
+        # A passphrase is words and single blanks: no list (`a, b`), quotes or columns,
+        # no sentence's end; capitalised, only in _CAPITALISED_PASSPHRASE_RE's shape.
         if (
-            value != value.lower()
-            or value.endswith(".")
+            value.endswith(".")
             or _NOT_PASSPHRASE_RE.search(value)
             or not is_passphrase(value)
+            or (value != value.lower() and not _is_capitalised_passphrase(value, bare))
         ):
             return m.group(0)
     elif (

@@ -18,18 +18,50 @@ replacement), in the shape of `redact._GATED_RULES`, which runs them.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable
 from typing import Final
 
 from learn.lazy import lazy_pattern
 from learn.render.secret_values import is_placeholder, marker
 
-# `sudo` reading its password from stdin: `-S` (alone or in a cluster, `-kS`) or
-# `--stdin`, after sudo's own flags only (`-u user`, `-k`, `--user=bob`): in
-# `sudo pacman -S vim` the `-S` is pacman's.
+# `sudo` reading its password from stdin: `-S` (alone or in a cluster, `-kS`, `-Su bob`)
+# or `--stdin`, after sudo's own options only: in `sudo pacman -S vim` the `-S` is
+# pacman's. The options that take a value (sudo(8): `-u bob`, `-ubob`, `--user bob`,
+# `--user=bob`, `-p 'Pass: '`) are read with their value, so that the value is not
+# taken for the command: `echo pw | sudo --user bob -S id` and `sudo --prompt 'x y'
+# --stdin` kept their password when only `--name=value` was read. In a cluster a letter
+# that takes a value takes the rest of the word (getopt), so `-uS` is the user `S`, not
+# stdin, and `sudo -uS id` reads no password. The options read are bounded (eight), and
+# so is each value (128 characters), so that no `sudo` reads to its line's end (what
+# made `echo` quadratic, _MAX_PIPED_WORDS): 1 MB lines of `sudo -u sudo …`, `-k -k …`,
+# one long value or an open quote take under 0.2 s each
+# (tests/test_render_redact_stdin_users.py).
+_SUDO_VALUED_LETTERS: Final = "aCcDghpRrTtUu"
+_SUDO_FLAG_LETTERS: Final = "".join(c for c in string.ascii_letters if c not in _SUDO_VALUED_LETTERS)
+_SUDO_VALUED_NAMES: Final = (
+    r"(?:user|group|host|prompt|other-user|close-from|chdir|role|type|command-timeout|chroot"
+    r"|auth-type|login-class)(?![\w-])"
+)
+_MAX_SUDO_OPTIONS: Final = 8
+_MAX_SUDO_VALUE_CHARS: Final = 128
+_SUDO_WORD_CHAR: Final = r"[^\s|;&<>()`]"
+# One value: quoted either way or bare (a bare one starts with no `-`: that is an option).
+_SUDO_VALUE: Final = (
+    rf"(?:'[^'\n]{{0,{_MAX_SUDO_VALUE_CHARS}}}'"
+    rf'|"(?:[^"\\\n]|\\.){{0,{_MAX_SUDO_VALUE_CHARS}}}"'
+    rf"|[^\s'\"|;&<>()`-]{_SUDO_WORD_CHAR}{{0,{_MAX_SUDO_VALUE_CHARS}}}(?!{_SUDO_WORD_CHAR}))"
+)
+_SUDO_OPTION: Final = (
+    rf"-[{_SUDO_FLAG_LETTERS}]*[{_SUDO_VALUED_LETTERS}](?:{_SUDO_WORD_CHAR}{{1,{_MAX_SUDO_VALUE_CHARS}}}"
+    rf"(?!{_SUDO_WORD_CHAR})|[ \t]+{_SUDO_VALUE})"
+    rf"|-[{_SUDO_FLAG_LETTERS}]+(?![\w-])"
+    rf"|--{_SUDO_VALUED_NAMES}(?:=|[ \t]+){_SUDO_VALUE}"
+    rf"|--(?!{_SUDO_VALUED_NAMES})[a-z][a-z-]*(?:={_SUDO_WORD_CHAR}{{0,{_MAX_SUDO_VALUE_CHARS}}})?(?!{_SUDO_WORD_CHAR})"
+)
 SUDO_STDIN: Final = (
-    r"\bsudo(?:[ \t]+-[ugpChDRrTU][ \t]+[^\s|;&-]\S*|[ \t]+-[A-Za-z]+|[ \t]+--[a-z-]+=\S+)*?"
-    r"[ \t]+(?:-[A-Za-z]*S[A-Za-z]*|--stdin)\b"
+    rf"\bsudo(?:[ \t]+(?:{_SUDO_OPTION})){{0,{_MAX_SUDO_OPTIONS}}}?"
+    rf"[ \t]+(?:-[{_SUDO_FLAG_LETTERS.replace('S', '')}]*S[A-Za-z0-9]*|--stdin)\b"
 )
 # One word of a shell command: quoted either way (an escaped `\"` inside) or bare.
 _ARG: Final = r"""'[^'\n]*'|"(?:[^"\\\n]|\\.)*"|[^\s'"|;&<>()`]+"""
