@@ -59,10 +59,13 @@ from learn.guard.shell import Simple, simple_commands
 Mode = Literal["record", "enforce"]
 MODES: Final = ("record", "enforce")
 FORMAT: Final = 1
-VALID_ID: Final = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
-VALID_WORD: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
-VALID_FLAG: Final = re.compile(r"^--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-VALID_PATTERN: Final = re.compile(r"^[A-Za-z0-9+*?._/:@-][A-Za-z0-9+*?._/:@\[\]-]{0,63}$")
+# Whole values only: `$` also matches before a final "\n", so a rule file's
+# `"id": "no-force\n"` or `"flags": ["--force\n"]` loaded. Anchored with \A...\Z (and
+# tested with fullmatch), a value with a trailing newline is refused like any other.
+VALID_ID: Final = re.compile(r"\A[a-z0-9][a-z0-9-]{0,79}\Z")
+VALID_WORD: Final = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._+-]{0,63}\Z")
+VALID_FLAG: Final = re.compile(r"\A--?[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+VALID_PATTERN: Final = re.compile(r"\A[A-Za-z0-9+*?._/:@-][A-Za-z0-9+*?._/:@\[\]-]{0,63}\Z")
 MAX_REASON: Final = 400
 MAX_RULES: Final = 200
 SHORT_CLUSTER_MAX: Final = 3  # the longest cluster a rule offered from a transcript names
@@ -119,7 +122,7 @@ def _strings(value: Any, valid: re.Pattern[str], what: str, rid: str) -> tuple[s
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise BadRules(f"rule {rid}: {what} must be a list of strings")
     for v in value:
-        if not valid.match(v):
+        if not valid.fullmatch(v):
             raise BadRules(f"rule {rid}: {what} {v!r} is not a plain word")
     return tuple(value)
 
@@ -134,12 +137,12 @@ def parse_rule(data: Any) -> CheckRule:
     if not isinstance(data, dict):
         raise BadRules("a rule must be an object")
     rid = data.get("id")
-    if not isinstance(rid, str) or not VALID_ID.match(rid):
+    if not isinstance(rid, str) or not VALID_ID.fullmatch(rid):
         raise BadRules(f"rule id {rid!r} must be lower-case letters, digits and dashes")
     program, sub = data.get("program"), data.get("subcommand")
-    if not isinstance(program, str) or not VALID_WORD.match(program):
+    if not isinstance(program, str) or not VALID_WORD.fullmatch(program):
         raise BadRules(f"rule {rid}: program {program!r} is not a plain word")
-    if sub is not None and (not isinstance(sub, str) or not VALID_WORD.match(sub)):
+    if sub is not None and (not isinstance(sub, str) or not VALID_WORD.fullmatch(sub)):
         raise BadRules(f"rule {rid}: subcommand {sub!r} is not a plain word")
     reason, mode = data.get("reason"), data.get("mode", "record")
     if not isinstance(reason, str) or not reason.strip():

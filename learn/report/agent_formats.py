@@ -30,7 +30,7 @@ from learn.report.edits import (
     ApplyError,
     FilePlan,
     RuleEdit,
-    marker,
+    has_marker,
     plan_text,
     read_bytes,
     seeded,
@@ -140,7 +140,7 @@ def plan_agent_file(path: Path, edits: Sequence[RuleEdit], *, max_chars: int | N
         raise ApplyError(f"{path} is not UTF-8 text; learn will not edit it") from exc
     plan = FilePlan(path=path, original=original, original_hash=sha256(data) if data is not None
                     else "", new_text=original or "")
-    fresh = [e for e in edits if original is None or marker(e.key) not in original]
+    fresh = [e for e in edits if original is None or not has_marker(original, e.key)]
     plan.notes += [f"{e.key}: already in {path.name}" for e in edits if e not in fresh]
     if not fresh:
         return plan

@@ -47,6 +47,7 @@ from learn.report.edits import (
     FilePlan,
     RuleEdit,
     decode_text,
+    has_marker,
     marker,
     plan_text,
     sha256,
@@ -149,7 +150,7 @@ def plan_command(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
     if data is None:
         plan.new_text = new_text
         plan.applied.append(edit)
-    elif marker(edit.key) in data.decode("utf-8", "replace"):
+    elif has_marker(data.decode("utf-8", "replace"), edit.key):
         plan.notes.append(f"{edit.key}: the command {path.name} is already there")
     else:
         raise ApplyError(f"{path} exists and is a different command; learn does not replace it. "

@@ -99,6 +99,15 @@ def marker(key: str) -> str:
     return f"<!-- learn {key}"
 
 
+def has_marker(text: str, key: str) -> bool:
+    """Whether `text` holds the marker of `key` itself: the marker followed by the
+    provenance's comma or the comment's close. A bare `marker(key) in text` found
+    `directive:use-bun` inside `directive:use-bun-always` and skipped the new rule as
+    already written."""
+    mark = marker(key)
+    return mark + "," in text or mark + " -->" in text
+
+
 def rule_line(edit: RuleEdit) -> str:
     # The provenance rides along as an HTML comment: the reader of the file can
     # see where a rule came from and when, and a later run can find it by key.
@@ -159,9 +168,8 @@ def _rule_lines(lines: Sequence[str], wanted: str) -> list[int]:
 
 
 def _already_present(lines: list[str], edit: RuleEdit) -> bool:
-    mark, text = marker(edit.key), normalize_rule(edit.text)
-    return any(mark + "," in line or mark + " -->" in line or normalize_rule(line) == text
-               for line in lines)
+    text = normalize_rule(edit.text)
+    return any(has_marker(line, edit.key) or normalize_rule(line) == text for line in lines)
 
 
 def _section_bounds(lines: list[str], path: Path) -> tuple[int, int] | None:

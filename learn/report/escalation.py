@@ -33,6 +33,7 @@ from typing import Any, Final
 
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.outcomes import RuleOutcome
+from learn.report.edits import dominant_newline, split_lines
 from learn.report.json_settings import edit_settings
 from learn.report.prohibitions import Command, blocks, read_rule
 from learn.store.proposals import ProposalBook
@@ -196,6 +197,30 @@ def _tokens(command: str) -> list[str]:
         return command.split()
 
 
+def starlark_literal(value: Any) -> str:
+    """`value` (strings, lists of them) as a Starlark literal in a Codex `.rules` file.
+
+    JSON's string syntax is Starlark's, but for one escape: JSON writes a character
+    past U+FFFF as two `\\u` surrogate escapes, which Starlark refuses ("invalid string
+    escape sequence"), and Codex then loads none of the file's rules (`codex execpolicy
+    check`, 0.171.0). Written as itself in UTF-8, as Starlark reads it; the control
+    characters JSON escapes (`\\n`, `\\u0001`) Starlark reads the same
+    (tests/test_codex_rules_literals.py checks with the real Codex). The three line
+    breaks JSON leaves as they are (U+0085, U+2028, U+2029) are escaped too: one raw in
+    a string would be a line break to any reader that splits lines as Python does.
+    """
+    return json.dumps(value, ensure_ascii=False).translate(_RAW_BREAKS)
+
+
+_RAW_BREAKS: Final = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def _has_surrogate(command: str) -> bool:
+    # A lone surrogate (from undecodable bytes kept as they were) has no UTF-8 spelling:
+    # no rule for it can be written.
+    return any("\ud800" <= ch <= "\udfff" for ch in command)
+
+
 def codex_rule_text(command: str, justification: str, key: str,
                     keep: Sequence[str] = ()) -> str:
     """One execpolicy prefix_rule forbidding `command` (and what follows it); the
@@ -205,24 +230,34 @@ def codex_rule_text(command: str, justification: str, key: str,
     tokens = _tokens(command)
     examples = [list(_tokens(seg)) for k in keep for seg in k.split("&&")
                 if _tokens(seg)[:1] == tokens[:1] and not blocks(tuple(tokens), seg)][:3]
-    lines = [f"# learn {key}", "prefix_rule(", f"    pattern = {json.dumps(tokens)},",
+    lines = [f"# learn {key}", "prefix_rule(", f"    pattern = {starlark_literal(tokens)},",
              '    decision = "forbidden",',
-             f"    justification = {json.dumps(justification, ensure_ascii=False)},",
-             f"    match = [{json.dumps(tokens)}],"]
+             f"    justification = {starlark_literal(justification)},",
+             f"    match = [{starlark_literal(tokens)}],"]
     if examples:
-        lines.append(f"    not_match = {json.dumps(examples)},")
+        lines.append(f"    not_match = {starlark_literal(examples)},")
     return "\n".join([*lines, ")"]) + "\n"
 
 
 def merged_codex_rules(original: str | None, commands: Sequence[str], justification: str,
                        key: str, keep: Sequence[str] = ()) -> str:
     text = original or "# Written by `learn apply`: commands you told the agent never to run.\n"
-    if not text.endswith("\n"):
-        text += "\n"
+    # The new block takes the file's own line ending: LF lines appended to a CRLF file
+    # left it with mixed endings, which editors and diff tools then flag on every line.
+    nl = dominant_newline(split_lines(text))
+    if not text.endswith(("\n", "\r")):
+        text += nl
     for c in commands:
-        if f"pattern = {json.dumps(_tokens(c))}," in text:
+        if _has_surrogate(c) or _has_surrogate(justification):
             continue
-        text += "\n" + codex_rule_text(c, justification, key, keep)
+        tokens = _tokens(c)
+        # Written before as JSON's ASCII escapes, or now as itself: either is this rule.
+        if any(f"pattern = {spelled}," in text
+               for spelled in (starlark_literal(tokens), json.dumps(tokens))):
+            continue
+        # codex_rule_text's lines hold JSON strings, which escape any newline of their own:
+        # every "\n" in the block is a line ending.
+        text += nl + codex_rule_text(c, justification, key, keep).replace("\n", nl)
     return text
 
 

@@ -16,7 +16,7 @@ from learn.report.edits import (
     FilePlan,
     RuleEdit,
     decode_text,
-    marker,
+    has_marker,
     plan_text,
     read_bytes,
     seeded,
@@ -58,7 +58,7 @@ def plan_surface(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
                 plan.notes.append(f"{e.key}: already a rule in {path.name}")
                 continue
         else:  # path-rule
-            if text is not None and marker(e.key) in text:
+            if text is not None and has_marker(text, e.key):
                 plan.notes.append(f"{e.key}: already in {path.name}")
                 continue
             base = seeded(text, path_rule_header(e.surface_rules))
