@@ -22,6 +22,14 @@ writers that ask for them (`internal=True`). A file with a second name (a hard
 link) is refused too: the atomic replace would give one name the new text and
 leave the other the old.
 
+The kind is not enough either: a cloned project's `CLAUDE.md` committed as a link
+to `../../.claude/CLAUDE.md` (and its `.claude/settings.local.json` to the user's
+settings.json) got the project's rules, deny rules and learn's check hook written
+into the person's global files, applied in every project. So a project's file
+leads only to a file of that same project, and a user's file (`~/.claude/CLAUDE.md`)
+only to a user's file: linked into a project, the person's own rules would go into
+a file the repository shares.
+
 The surfaces are data (`SURFACES`): another agent's instruction files are one
 more row each. A file reached through an `@import` is evidence for coverage,
 never a destination because of it: it is written only when it is itself one of
@@ -211,17 +219,23 @@ def _crossable(folder: str) -> bool:
     return not folder.startswith(".") and folder.casefold() not in _NOT_CROSSED
 
 
-def _surfaces_at(path: Path, bases: list[tuple[Base, Path]]) -> list[Surface]:
-    """Every surface `path` is, as it is spelled (no link followed here)."""
-    out: list[Surface] = []
+def _placed(path: Path, bases: list[tuple[Base, Path]]) -> list[tuple[Surface, Path]]:
+    """Every surface `path` is, as it is spelled (no link followed here), with the folder
+    it is relative to (which project, which home)."""
+    out: list[tuple[Surface, Path]] = []
     for base, root in bases:
         try:
             rel = path.relative_to(root)
         except ValueError:
             continue
-        out.extend(s for s in SURFACES
+        out.extend((s, root) for s in SURFACES
                    if s.base == base and _match(rel.parts, PurePosixPath(s.pattern).parts))
     return out
+
+
+def _surfaces_at(path: Path, bases: list[tuple[Base, Path]]) -> list[Surface]:
+    """Every surface `path` is, as it is spelled (no link followed here)."""
+    return [s for s, _ in _placed(path, bases)]
 
 
 def surface_of(real: Path, projects: tuple[Path, ...]) -> Surface | None:
@@ -230,8 +244,9 @@ def surface_of(real: Path, projects: tuple[Path, ...]) -> Surface | None:
 
 
 def _named(asked: Path, projects: Iterable[Path | str | None],
-           roots: tuple[Path, ...]) -> list[Surface]:
-    """The surfaces the name asked for is: what the writer means to write.
+           roots: tuple[Path, ...]) -> list[tuple[Surface, Path]]:
+    """The surfaces the name asked for is: what the writer means to write, each with
+    the folder it is relative to, resolved (the project root as `project_roots` has it).
 
     Spelled as given against the homes and projects as given (a `~/.claude` that is
     itself a link to a dotfiles folder is still `~/.claude`), else with its folders
@@ -241,10 +256,43 @@ def _named(asked: Path, projects: Iterable[Path | str | None],
     for spelled, bases in ((asked, _bases(given, resolved=False)),
                            (asked, _bases(roots)),
                            (_real(asked.parent) / asked.name, _bases(roots))):
-        found = _surfaces_at(spelled, bases)
+        found = _placed(spelled, bases)
         if found:
-            return found
+            return [(s, _real(root)) for s, root in found]
     return []
+
+
+def _same_place(named: tuple[Surface, Path], landed: tuple[Surface, Path]) -> bool:
+    """Whether the file a name leads to is of the same kind and the same scope as the
+    name: a project's file in that project, a user's file in a user's folder (any
+    agent's: `~/.codex/AGENTS.md` linked to `~/.claude/CLAUDE.md` is one person's
+    rules shared between agents)."""
+    (want, want_root), (got, got_root) = named, landed
+    if want.kind != got.kind:
+        return False
+    if want.base == "project":
+        # By key: two spellings of one project on a case-insensitive disk are one project.
+        return got.base == "project" and path_key(got_root) == path_key(want_root)
+    return got.base != "project"
+
+
+def _out_of_scope(asked: Path, real: Path, named: list[tuple[Surface, Path]],
+                  placed: list[tuple[Surface, Path]]) -> str:
+    """The refusal of a link that leaves its scope: what the name is, where it leads."""
+    projects = list(dict.fromkeys(str(root) for s, root in named if s.base == "project"))
+    there = list(dict.fromkeys(str(root) for s, root in placed if s.base == "project"))
+    landed = _kinds(s for s, _ in placed)
+    if projects:
+        where = f"a file of the project {', '.join(there)}" if there \
+            else "a user's file, read in every project"
+        return (f"{asked} is a file of the project {', '.join(projects)}, but it is a link "
+                f"out of it to {real}: {landed}, {where}; learn writes a project's rules "
+                "only into that project's own files. Nothing was written to either; make "
+                "it a file of its own (or a link within the project) to have learn write there")
+    return (f"{asked} is the user's {named[0][0].what}, but it is a link into the project "
+            f"{', '.join(there)} ({real}); learn writes the person's own rules only into "
+            "the user's files, never into a file a repository shares. Nothing was written "
+            "to either")
 
 
 def _kinds(surfaces: Iterable[Surface]) -> str:
@@ -264,8 +312,9 @@ def confine(path: Path, projects: Iterable[Path | str | None] = (), *,
     is an instruction surface (`SURFACES`) under one of `projects` (absolute
     project roots) or the agents' user homes (~/.claude, ~/.codex, ~/.gemini,
     ~/.copilot, ~/.config/opencode), of the same kind as the name `path` is (a
-    CLAUDE.md leads to markdown instructions, a settings.json to settings); it is
-    a regular file with no second name, or does not exist yet. learn's backups
+    CLAUDE.md leads to markdown instructions, a settings.json to settings) and in the
+    same place (a project's file in that project, a user's file in a user's folder);
+    it is a regular file with no second name, or does not exist yet. learn's backups
     and check data are destinations only with `internal=True` (learn's own
     writers). Writers write the path returned, never `path` itself.
 
@@ -287,8 +336,10 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
                                "checked destinations. Nothing was written")
     real = _real(asked)
     roots = project_roots(projects)
-    landed = _surfaces_at(real, _bases(roots))
-    named = _named(asked, projects, roots)
+    placed = _placed(real, _bases(roots))
+    landed = [s for s, _ in placed]
+    named_at = _named(asked, projects, roots)
+    named = [s for s, _ in named_at]
     via = f" (a link to {real})" if real != asked and _real(asked.parent) / asked.name != real \
         else ""
     if not landed or not named:
@@ -311,6 +362,9 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
             f"{asked} is {_kinds(named)}, but it leads to {real}: {_kinds(landed)}; learn "
             "writes a file only as the kind of file its name says (a link from one kind to "
             "another would put one's text in the other). Nothing was written to either")
+    # learn's own files need no filter here: no other surface is of their kinds.
+    if not any(_same_place(n, p) for n in named_at for p in placed):
+        raise ConfinementError(_out_of_scope(asked, real, named_at, placed))
     try:
         st = real.lstat()
     except FileNotFoundError:

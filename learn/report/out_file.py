@@ -12,11 +12,19 @@ folder (its settings, hooks and transcripts live there) and none of learn's own 
 (its store, backups, checks, queue: a report in its folder is fine, `learn schedule`
 writes its digests there). The file is replaced in one
 rename (a link at the name is replaced, never followed), 0600 when new.
+
+The instruction surfaces learn writes were not all an agent reads: `--out` took
+`.claude/agents/reviewer.md`, `.claude/skills/deploy/SKILL.md`, `.claude/hooks/pre.sh`,
+`.mcp.json`, `.cursor/mcp.json`, `.codex/config.toml`, `.github/prompts/*.prompt.md`
+and `.cursorrules` (12 of the 14 controls an audit tried). So a project's agent folders
+are refused whole, in any folder above the file, and the agents' files by name. A file
+`--out` replaces keeps its mode: a report the person had shared 0644 became 0600.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Final
 
@@ -42,6 +50,28 @@ _AGENT_FILE: Final[dict[str, str]] = {
     "claude-settings": "an agent's settings file",
     "codex-rules": "an agent's rules file",
     "codex-hooks": "an agent's hooks file",
+}
+# An agent's folder in a project (or anywhere above the file, as a project's): its
+# settings, hooks, agents, skills, commands, MCP servers. By folded name: on macOS and
+# Windows `.Claude` is `.claude`, and a refusal on Linux costs a report one rename.
+_AGENT_FOLDERS: Final[dict[str, str]] = {
+    ".claude": "Claude Code", ".codex": "Codex", ".gemini": "Gemini CLI",
+    ".cursor": "Cursor", ".windsurf": "Windsurf", ".kiro": "Kiro", ".opencode": "OpenCode",
+    ".clinerules": "Cline", ".roo": "Roo Code", ".continue": "Continue", ".amazonq": "Amazon Q",
+}
+# `.github` holds CI too; only these are read by Copilot as instructions and prompts.
+_COPILOT_FOLDERS: Final = frozenset({"prompts", "instructions", "agents", "chatmodes"})
+# An agent's file by its name alone, wherever it is.
+_AGENT_NAMES: Final[dict[str, str]] = {
+    ".mcp.json": "an agent's MCP server list (.mcp.json: programs it runs)",
+    ".cursorrules": "Cursor's rules file",
+    ".windsurfrules": "Windsurf's rules file",
+    ".clinerules": "Cline's rules file",
+    "copilot-instructions.md": "GitHub Copilot's instruction file",
+    "claude.md": "an agent's instruction file",
+    "agents.md": "an agent's instruction file",
+    "gemini.md": "an agent's instruction file",
+    ".aider.conf.yml": "aider's settings file",
 }
 
 
@@ -70,7 +100,18 @@ def write_out(path: Path, text: str) -> None:
     (ConfinementError, nothing written). Checked again here: the name may lead
     elsewhere since the command began."""
     check_out(path)
-    atomic_write_text(path, text)
+    atomic_write_text(path, text, mode=_kept_mode(path))
+
+
+def _kept_mode(path: Path) -> int:
+    """The permission bits of the file at `path` when it is one (a report replaced keeps
+    who may read it), else 0600 (a new report quotes the person's sessions). A link at
+    the name is replaced, not followed, so its target's mode is not taken either."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return 0o600
+    return stat.S_IMODE(st.st_mode) & 0o777 if stat.S_ISREG(st.st_mode) else 0o600
 
 
 def _controls(path: Path) -> str | None:
@@ -96,6 +137,26 @@ def _controls(path: Path) -> str | None:
         for s in SURFACES:
             if s.base == "project" and match_pattern(rel, s.pattern, fold=True):
                 return _AGENT_FILE.get(s.kind, "an agent's controls")
+    return _agent_file(path)
+
+
+def _agent_file(path: Path) -> str | None:
+    """What `path` is when an agent reads it as its controls: a file in an agent's folder
+    (any folder above it), in `.github`'s Copilot folders, or an agent's file by name."""
+    folded = [part.casefold() for part in path.parts]
+    by_name = _AGENT_NAMES.get(folded[-1])
+    if by_name is not None:
+        return by_name
+    for i, folder in enumerate(folded[:-1]):
+        agent = _AGENT_FOLDERS.get(folder)
+        if agent is not None:
+            return (f"in {Path(*path.parts[:i + 1])}, {agent}'s folder (its settings, "
+                    "hooks, agents, skills, commands)")
+        if folder == ".vscode" and folded[i + 1:] == ["mcp.json"]:
+            return f"in {Path(*path.parts[:i + 1])}, VS Code's MCP server list (programs it runs)"
+        if folder == ".github" and i + 1 < len(folded) - 1 and folded[i + 1] in _COPILOT_FOLDERS:
+            return (f"in {Path(*path.parts[:i + 2])}, a folder GitHub Copilot reads (its "
+                    "prompts, instructions, agents, chat modes)")
     return None
 
 
