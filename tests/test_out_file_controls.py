@@ -137,3 +137,16 @@ def test_a_new_report_and_one_replacing_a_link_are_private(project: Path) -> Non
     assert not link.is_symlink()
     assert os.stat(link).st_mode & 0o777 == 0o600
     assert shared.read_text() == "theirs\n"
+
+
+def test_a_data_folder_set_with_dot_dot_is_read_as_the_folder_it_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """LEARN_DATA_DIR=/x/a/../data: `relative_to` of that spelling raised ValueError for
+    every --out under the folder (learn report --out crashed)."""
+    (tmp_path / "a").mkdir()
+    monkeypatch.setenv("LEARN_DATA_DIR", f"{tmp_path}/a/../data")
+    data = tmp_path / "data"
+    data.mkdir()
+    assert out_refusal(data / "digest.md") is None
+    assert out_refusal(data / "learn.db") is not None
+    assert out_refusal(Path(f"{tmp_path}/a/../data/backups/x.md")) is not None

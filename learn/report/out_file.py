@@ -126,8 +126,10 @@ def _controls(path: Path) -> str | None:
         for root in dict.fromkeys((folder, Path(os.path.realpath(folder)))):
             if _under(path, root):
                 return what
-    for root in dict.fromkeys((data, Path(os.path.realpath(data)))):
-        if _under(path, root) and _learns_data(path.relative_to(root).parts, path):
+    # Spelled as `path` is (absolute, no `..`): LEARN_DATA_DIR=/a/../data is /data, and
+    # `relative_to` of the spelling as set raised ValueError for every --out under it.
+    for root in dict.fromkeys((Path(os.path.abspath(data)), Path(os.path.realpath(data)))):
+        if _under(path, root) and _learns_data(_parts_below(path, root), path):
             return "learn's own data (its store, backups, checks, hook queue)"
     # A project's surfaces, with any folder above the file as the project: a CLAUDE.md
     # or a .claude/settings.json is an agent's wherever it is. In any case: on macOS
@@ -169,6 +171,12 @@ def _learns_data(rel: tuple[str, ...], path: Path) -> bool:
     if rel[0] in _DATA or rel[0].startswith(STORE_FILENAME) or rel[-1].endswith(".lock"):
         return True
     return path.exists() and path.suffix.casefold() not in _REPORTS
+
+
+def _parts_below(path: Path, root: Path) -> tuple[str, ...]:
+    """The parts of `path` below `root` (`_under` holds): by count, since on a disk
+    that folds case the two may be spelled differently."""
+    return path.parts[len(root.parts):]
 
 
 def _under(path: Path, root: Path) -> bool:
