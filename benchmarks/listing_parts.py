@@ -66,7 +66,7 @@ main()
 
 def _parts(files: list[Path]) -> dict[str, Callable[[], object]]:
     from learn.index.indexed_turns import encode_turns_and_keys
-    from learn.render.redact import forget_redactions, redactor
+    from learn.redaction.redact import forget_redactions, redactor
     from learn.transcripts.parser import parse_buffer
     from learn.transcripts.view.session import build_session
 

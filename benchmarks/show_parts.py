@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
 
     from learn.commands import show
     from learn.index.indexed import CachedHeads
-    from learn.render.redact import forget_redactions
+    from learn.redaction.redact import forget_redactions
     from learn.render.redacted_view import redact_session
     from learn.store import open_store
     from learn.transcripts.parser import parse

@@ -99,7 +99,7 @@ class LazyGroup(click.Group):
             # same exception, its message replaced, so a command's own subclass keeps
             # its exit code and its way of showing itself; click declares the
             # attribute Final, and reads it only when the exception is shown.
-            from learn.render.redact import redact_message
+            from learn.redaction.redact import redact_message
 
             exc.message = redact_message(exc.message)  # type: ignore[misc]
             exc.args = (exc.message,)

@@ -22,10 +22,10 @@ one difference from the stock text: under `-X tracemalloc` a ResourceWarning's
 `formatwarning` is replaced.
 
 `install` is the executable's first step (learn.entry). It only sets the hooks: the
-redactor (learn.render.redact: ~23 ms of imports, as much again as all of
+redactor (learn.redaction.redact: ~23 ms of imports, as much again as all of
 `learn --help` imports) is imported when an exception or a warning is printed,
 never on the way to an answer. The text is formatted whole, then redacted as one (a
-PEM block spans lines), with learn.render.redact.redact_message: the credentials
+PEM block spans lines), with learn.redaction.redact.redact_message: the credentials
 learn holds by value, then every shape.
 
 Not covered, as it cannot quote a value: what the interpreter writes to the file
@@ -87,7 +87,7 @@ def redacted(text: str, kind: type[BaseException]) -> str:
     type: a redaction bug (or a Ctrl-C during it) must not print the secret it missed,
     and Python prints the original traceback unredacted when its hook raises."""
     try:
-        from learn.render.redact import redact_message
+        from learn.redaction.redact import redact_message
 
         return redact_message(text)
     except BaseException:
@@ -141,7 +141,7 @@ def _formatwarning(message: Warning | str, category: type[Warning], filename: st
     handler (a hook ends the process, a warning must not swallow the interrupt)."""
     text = _stock_formatwarning(message, category, filename, lineno, line)
     try:
-        from learn.render.redact import redact_message
+        from learn.redaction.redact import redact_message
 
         return redact_message(text)
     except Exception:

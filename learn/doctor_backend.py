@@ -78,7 +78,7 @@ def _redacted(ready: Readiness) -> Readiness:
     the HTTP client's error, which can quote a header (the key)."""
     if ready.ok:
         return ready
-    from learn.render.redact import redact_message
+    from learn.redaction.redact import redact_message
 
     return replace(ready, detail=redact_message(ready.detail), hint=redact_message(ready.hint))
 

@@ -99,10 +99,10 @@ def explain(exc: BaseException) -> tuple[str, int] | None:
             # quote what they were given: a LEARN_DATABASE_URL whose port was a pasted
             # key ("cannot connect to postgresql://…@db:sk-ant-…/learn"), a config
             # value. The credentials learn holds go by value (learn.held_secrets), then
-            # every shape (learn.render.redact), as a traceback's do (learn.crash_output):
+            # every shape (learn.redaction.redact), as a traceback's do (learn.crash_output):
             # the line is read where the traceback would be. Imported only here, on
             # the way out of a failed command.
-            from learn.render.redact import redact_message
+            from learn.redaction.redact import redact_message
 
             return redact_message(line), code
     return None

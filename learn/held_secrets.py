@@ -1,12 +1,12 @@
 """The credentials learn itself holds, redacted by their value whatever their shape.
 
-Redaction (learn.render.redact) knows a secret by its shape: `sk-ant-…`, a URL's
+Redaction (learn.redaction.redact) knows a secret by its shape: `sk-ant-…`, a URL's
 password, `API_KEY=…`. The key learn calls its model endpoint with needs no guessing:
 learn has it. A proxy's key of no vendor's shape (`proxy-7f3a9c2e1b`) matched no rule,
 so an endpoint that echoed it in a 401 put it whole on the terminal, in hook.log, in
 the queue and in the run's record. `held_secrets` is the one place that says which
 values those are; `redact_held` replaces each wherever it appears, before the shape
-rules run (learn.render.redact.redact_message), at every edge where learn writes about
+rules run (learn.redaction.redact.redact_message), at every edge where learn writes about
 a failure, and in every request body (learn.models.base.ModelRequest).
 
 Standard library, learn.paths and the config file's name only: the model backends sit
@@ -94,7 +94,7 @@ def redact_held(text: str, held: tuple[HeldSecret, ...] | None = None) -> str:
 
 
 def _marker(kind: str) -> str:
-    # learn.render.secret_values.marker's shape (that module sits above this one):
+    # learn.redaction.secret_values.marker's shape (that module sits above this one):
     # the shape rules that run after leave it alone, and a reader sees one marker.
     return f"[REDACTED:{kind}]"
 

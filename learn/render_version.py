@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 # Part of the render version: what the model saw changes when the rules do, so
-# cached mining answers are not reused across rule sets (learn.render.redact).
+# cached mining answers are not reused across rule sets (learn.redaction.redact).
 # 2: maintained rule set, SQL/shell/config forms, labels in two dozen languages;
 # 3: `$`-leading passwords, htpasswd -b, hash calls of every language, an AWS secret
 #    beside its id, numeric and prose-named API keys;
@@ -31,7 +31,12 @@ from typing import Final
 #    word (`--user bob`, `--prompt 'x y'`), a capitalised passphrase of three to five
 #    words under a label alone (`Correct horse battery staple`), and `Try again`,
 #    `connection refused` and other output under it no longer taken for a passphrase.
-REDACT_VERSION: Final = 8
+# 9: a value a rule caught anywhere in a session is out of every text of that session
+#    (learn.render.session_values): the bare token a tool error echoes after the
+#    `Bearer` that named it, a password typed again (stored index rows that hold one
+#    are read again); a reply to a question that names a password, a key or a token
+#    with no verb of asking (`Password for the reporting user?`) read as an answer.
+REDACT_VERSION: Final = 9
 
 # Bump when rendering changes in a way that changes what the model sees,
 # so old cached candidates (mined from a different rendering) are re-mined.

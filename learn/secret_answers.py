@@ -16,9 +16,10 @@ question that names a secret, each word of the reply shaped like a chosen value 
 `_chosen`) is replaced on its own, on whichever line, and the person's other words stay:
 they are the evidence rules are mined from.
 
-A leaf module (it imports only `learn.secret_fields`): the session view applies it while it builds the
-typed turns, so the value is gone before anything renders, stores or shows it. The
-marker has `render.redact`'s shape, so redaction leaves it alone.
+A leaf module (it imports only `learn.secret_fields`, and `learn.secret_questions`, which
+reads the question): the session view applies it while it builds the typed turns, so the
+value is gone before anything renders, stores or shows it. The marker has
+`redaction.redact`'s shape, so redaction leaves it alone.
 """
 
 from __future__ import annotations
@@ -30,49 +31,14 @@ from itertools import pairwise
 from typing import Final
 
 from learn.secret_fields import is_variable_ref
+from learn.secret_questions import NUMBERED_RE, asks_for, last_question, numbered, question_names
 
 MARKER: Final = "[REDACTED:answer]"
 
-# What a question asks for when it asks for a secret, in the languages of
-# render/secret_rules.PASSWORD_LABELS plus the English words for keys and tokens.
-_ASKS_PASSWORD: Final = (
-    r"(?i)\b(?:password|passphrase|passwd|passcode|pass\s*phrase|pin(?:\s*code)?|2fa|otp"
-    r"|one[\s-]*time\s*code)\b"
-    r"|密码|密碼|口令|パスワード|비밀번호|пароль|passwort|kennwort|contraseña|mot de passe|senha"
-    r"|wachtwoord|hasło|şifre|parola|clave\s+de\s+acceso"
-)
-# A key or token: the reply must also look like one (see _looks_like_key), since
-# "Which token format?" is answered "JWT".
-_ASKS_KEY: Final = (
-    r"(?i)\b(?:secret|api[\s_-]*key|access[\s_-]*key|secret[\s_-]*key|private[\s_-]*key"
-    r"|license[\s_-]*key|token|credentials?|key)\b"
-    r"|clé|schlüssel|zugangsdaten|clave|chave|credenciales|credenciais|identifiants|jeton"
-)
-_NUMBERED_RE: Final = re.compile(r"^[ \t]*(?:\*\*)?(\d{1,2})[.)][ \t]*(?:\*\*)?[ \t]*(.*)$", re.M)
 # Answers that decline or defer: the person gave no secret.
 _DECLINE: Final = frozenset(
     ["skip", "skipped", "no", "none", "n/a", "na", "later", "default", "same", "yes", "ok", "okay", "pass", "nope", "unknown", "idk", "please", "sure", "proceed", "continue", "go", "approved", "approve", "correct", "right", "yep", "yeah", "nah", "done", "thanks", "fine", "good", "great", "perfect", "exactly", "agreed", "both", "neither", "either", "all", "whatever"]
 )
-# A question that asks for the value itself ("What is the password?", "Enter your API
-# key"), not about it ("Should I add password reset?", answered "please").
-_ASKING: Final = (
-    r"(?i)\b(?:what|what's|whats|which|enter|provide|give|share|send|type|paste|tell|need|supply"
-    r"|input|set|choose|pick"
-    # A request put politely or as a need: "Could you let me know the admin password?",
-    # "The deploy needs your sudo password to continue." (the audit's misses).
-    r"|providing|sharing|sending|let\s+me\s+know|could\s+you|can\s+you|would\s+you)\b"
-    # A need stated near the thing needed, not any "missing" or "required" in the agent's
-    # prose ("I will keep this in mind: export GITHUB_TOKEN=<token>" asks for nothing).
-    r"|\b(?:needs|needed|requires?|required|without|missing)\s+(?:\S+\s+){0,3}?"
-    r"(?:\S*(?:password|passphrase|passcode|token|key|secret|credential)|pin\b)"
-    r"|教えて|入力|请|請|提供|输入|輸入|告诉|多少|什么|bitte|geben|angeben|introduce|proporciona|cuál|quel"
-    r"|какой|введите|укажите|입력|알려"
-    r"|lautet|brauche|benötige|nenn|welche|\bwas\s+ist|\bcual\b|necesito|\bdime\b|\bdame\b"
-    r"|\bindica\b|\bqual\b|preciso|\binforme\b|\bpassa\b|besoin|\bdonne|indique|fourni"
-)
-# A question that is only the noun ("Password?", "DB password?"), on the message's last
-# line: it asks too.
-_BARE_QUESTION_WORDS: Final = 3
 _FUNCTION_WORDS: Final = frozenset(
     ["a", "an", "the", "is", "are", "was", "be", "to", "of", "in", "on", "at", "for", "by", "with", "from", "it", "this", "that", "i", "you", "we", "do", "not", "use", "using", "set", "same", "as", "already", "and", "or", "but", "if", "then",
      # Words of an instruction ("run npm test first", "no, skip that step"), not a passphrase.
@@ -84,27 +50,21 @@ _FUNCTION_WORDS: Final = frozenset(
      "je", "le", "les", "ce", "pas", "eu", "o", "não", "um", "uma", "se"]
 )
 _MAX_SECRET_WORDS: Final = 6
-
-
-@cache
-def _question_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """The three above, compiled when a reply to a question is first read: most
-    processes read none, and compiling them was ~2-5 ms of every `learn show`."""
-    return re.compile(_ASKING), re.compile(_ASKS_PASSWORD), re.compile(_ASKS_KEY)
-
-
-def _asks(question: str) -> str | None:
-    """"password", "key" or None: what kind of secret `question` asks for."""
-    asking, asks_password, asks_key = _question_patterns()
-    last = question.strip().rsplit("\n", 1)[-1].strip()
-    if not asking.search(question) and not (
-            last.endswith(("?", "？")) and len(last.split()) <= _BARE_QUESTION_WORDS):
-        return None
-    if asks_password.search(question):
-        return "password"
-    if asks_key.search(question):
-        return "key"
-    return None
+def _lone_value(question: str, answer: str) -> str:
+    """`answer` with its one word replaced if that word is shaped like a chosen value
+    and `question` names a secret without asking for it (`Should I keep the old
+    password?` answered `Winter2024!`: the person skipped the "no, use"). Only a word
+    `_chosen` takes (a digit or a symbol among letters, six characters or more, not a
+    path or a variable) goes: "yes", "go ahead" and sentences are not one word so shaped,
+    and a reply of more words to a yes/no question is kept ("yes, and name it ...").
+    A password only: a key or token named so is answered by its name or an id as often
+    ("Should I rotate the API token now?" answered with the release tag
+    `Zq9x7Lm2-release-12`, tests/test_render_redact_corpus.py), and a key is read as one
+    only when it is asked for."""
+    if len(answer.split(None, 1)) != 1 or not _VALUE_CHAR_RE.search(answer):
+        return answer
+    named = question_names(question)
+    return answer if named is None or named[0] != "password" else _redact_words(answer)
 
 
 # A key is ASCII; a digits-only one (some vendors issue them) is at least this long.
@@ -287,31 +247,12 @@ def _redact_words(answer: str) -> str:
     return out
 
 
-def _numbered(text: str) -> dict[str, str]:
-    """{number: the item's text, continuation lines included} of a numbered list."""
-    items: dict[str, str] = {}
-    matches = list(_NUMBERED_RE.finditer(text))
-    for n, m in enumerate(matches):
-        end = matches[n + 1].start() if n + 1 < len(matches) else len(text)
-        items.setdefault(m.group(1), text[m.start(2) : end])
-    return items
-
-
-def _last_question(question: str) -> str:
-    """The asking part of an agent message: its last paragraph that ends in `?`, else all."""
-    paragraphs = [p for p in re.split(r"\n\s*\n", question) if p.strip()]
-    for p in reversed(paragraphs):
-        if "?" in p or "？" in p:
-            return p
-    return question
-
-
 def _could_answer(answer: str) -> bool:
     """Whether either way below could take anything from `answer`: a numbered item, or a
     one-line reply shaped like a value for some kind. Checked before the question: most
     replies are sentences, and reading the agent's (often long) message for what it asks
     was 0.12 s of a 1,000-session first scan (issue 21)."""
-    if _NUMBERED_RE.search(answer):
+    if NUMBERED_RE.search(answer):
         return True
     # A word `_chosen` takes has a digit or a symbol; most replies have neither, and
     # reading each word was ~25 µs of every reply where this search is ~0.5 µs.
@@ -324,19 +265,29 @@ def _could_answer(answer: str) -> bool:
 
 def redact_answer(question: str, answer: str) -> str:
     """`answer` with any secret it gives to `question` replaced by MARKER."""
-    if not question or not answer or not _could_answer(answer) or _asks(question) is None:
+    if not question or not answer or not _could_answer(answer):
         return answer
-    asked = {k: kind for k, v in _numbered(question).items() if (kind := _asks(v)) is not None}
-    if asked and len(_numbered(question)) > 1:
+    asks = asks_for(question)
+    if asks is None and not NUMBERED_RE.search(answer):
+        return _lone_value(question, answer)
+    items = numbered(question)
+    asked = {k: kind for k, v in items.items() if (kind := asks_for(v)) is not None}
+    # A message that asks with no verb of asking is read at its last question, and a
+    # numbered list may ask in an earlier item ("2. Password for the reporting user?").
+    if asks is None and not asked:
+        return answer
+    if asked and len(items) > 1:
         out = answer
-        for m in reversed(list(_NUMBERED_RE.finditer(answer))):
+        for m in reversed(list(NUMBERED_RE.finditer(answer))):
             kind = asked.get(m.group(1))
             if kind is not None and _is_secret_reply(m.group(2), kind):
                 out = out[: m.start(2)] + MARKER + out[m.end(2) :]
         if out != answer:
             return out
-    # One question (or an unnumbered reply): a bare value answers it.
-    kind = _asks(_last_question(question))
+    # One question (or an unnumbered reply): a bare value answers it. A message of one
+    # paragraph was read above (reading it again was ~40% of a long message's reply).
+    last = last_question(question)
+    kind = asks if last == question else asks_for(last)
     if kind is not None and "\n" not in answer.strip() and _is_secret_reply(answer, kind):
         lead = answer[: len(answer) - len(answer.lstrip())]
         tail = answer[len(answer.rstrip()) :]

@@ -5,7 +5,7 @@ tool call's one-line summary (`transcripts.view.calls`): a password typed into a
 login form by a browser tool (`{"element": "Password input", "text": "..."}`) or
 passed to a database tool (`{"password": "..."}`) sat in clear in `learn show`'s
 summary line on a real session, because nothing in `text=...` says what it is;
-only the field's name or its label does. The redaction rules (`render.secret_values`)
+only the field's name or its label does. The redaction rules (`redaction.secret_values`)
 read the same names, and the same test of what is a variable reference rather than
 a value (`$DB_PASSWORD` is a reference, `$up3rS3cret!` is a password).
 """
@@ -23,7 +23,7 @@ from learn.lazy import lazy_pattern
 # words: Rails' `SECRET_KEY_BASE`, `SERVICE_AUTH`, `HMAC_SHA256`, `PASSWORD_SALT`
 # (a whole word of the name, `_auth` after `_` only: `AUTHOR`, `OAUTH_PROVIDER`,
 # `salt_rounds` are not).
-# (`render.assignments._NAME_WORDS` lists a word every such name holds.)
+# (`redaction.assignments._NAME_WORDS` lists a word every such name holds.)
 SECRET_NAME_RE: Final = lazy_pattern(
     r"(?i)(?:key|token|secret|password|passwd|passphrase|pwd|credentials?)$"
     r"|(?:^|_)(?:pass|pw|salt|hmac|key_base)$|_auth$|(?:^|_)hmac_[a-z0-9]+$"

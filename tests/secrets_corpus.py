@@ -150,10 +150,10 @@ SECRETS: list[tuple[str, str, str]] = [
     ("dollar-password-env", f"DB_PASSWORD={DOLLAR_ENV_PW} ./scripts/deploy.sh", DOLLAR_ENV_PW),
     ("aws-bare-pair", f"staging user: {AWS_PAIR_ID} / {AWS_PAIR_SECRET}", AWS_PAIR_SECRET),
     ("numeric-api-key", f"the weather api key is {NUMERIC_API_KEY}", NUMERIC_API_KEY),
-    # Piped into sudo's stdin by printf, or by echo to its long flag (learn.render.stdin_passwords).
+    # Piped into sudo's stdin by printf, or by echo to its long flag (learn.redaction.stdin_passwords).
     ("sudo-printf-pipe", f"printf '{PRINTF_SUDO_PW}\\n' | sudo -S systemctl restart nginx", PRINTF_SUDO_PW),
     ("sudo-stdin-echo", f'echo "{STDIN_SUDO_PW}" | sudo --stdin apt-get install -y nginx', STDIN_SUDO_PW),
-    # A terminal's and a browser's forms (learn.render.password_forms).
+    # A terminal's and a browser's forms (learn.redaction.password_forms).
     # The value alone on its line, as a terminal or a note leaves it: the line ends.
     ("password-next-line", f"Password:\n  {NEXT_LINE_PW}\n", NEXT_LINE_PW),
     ("sudo-prompt", f"[sudo] password for deploy: {SUDO_PROMPT_PW}", SUDO_PROMPT_PW),

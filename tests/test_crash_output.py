@@ -237,7 +237,7 @@ def test_help_imports_no_redactor(tmp_path: Path) -> None:
         import learn.crash_output
         print(sys.excepthook is learn.crash_output._excepthook,
               warnings.formatwarning is learn.crash_output._formatwarning,
-              sorted(m for m in ("learn.render.redact", "learn.held_secrets", "traceback")
+              sorted(m for m in ("learn.redaction.redact", "learn.held_secrets", "traceback")
                      if m in sys.modules), file=sys.stderr)
         """)
     done = subprocess.run([sys.executable, "-c", code], env=_env(tmp_path), cwd=tmp_path,
@@ -253,7 +253,7 @@ def test_a_warning_whose_redaction_fails_is_withheld_and_ctrl_c_goes_on(
 
     from learn import crash_output
 
-    redact = importlib.import_module("learn.render.redact")  # learn.render.redact is a function
+    redact = importlib.import_module("learn.redaction.redact")  # learn.redaction.redact is a function
 
     def broken(text: str) -> str:
         raise RuntimeError(text)

@@ -17,7 +17,7 @@ from test_e2e_run import _env, _learn
 
 from evals.corpora import demo
 from learn.held_secrets import MIN_HELD_CHARS, HeldSecret, held_secrets, redact_held
-from learn.render.redact import redact, redact_message
+from learn.redaction.redact import redact, redact_message
 
 # Of no vendor's shape: the shape rules leave both alone (asserted below).
 HELD_KEY = "proxy-7f3a9c2e1b"

@@ -97,7 +97,7 @@ def test_the_context_reaches_the_model_through_the_sdk_redacted(tmp_path: Path) 
 
     from learn.models.anthropic_backend import AnthropicBackend
     from learn.models.retry import RetryPolicy
-    from learn.render import redact
+    from learn.redaction.redact import redact
 
     cwd = str(tmp_path / "proj")
     s = ClaudeSession(session_id("ctx3"), cwd, datetime(2026, 11, 1, 9, tzinfo=UTC))

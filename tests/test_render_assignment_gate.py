@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learn.render.assignments import could_name_secret
-from learn.render.redact import redact
+from learn.redaction.assignments import could_name_secret
+from learn.redaction.redact import redact
 from learn.secret_fields import SECRET_NAME_RE
 
 _ENDINGS = ("key", "token", "secret", "password", "passwd", "passphrase", "pwd",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from learn.render.gate_words import WordFinder
-from learn.render.redact import _ALL_GATE_WORDS, _gate_words_in
+from learn.redaction.gate_words import WordFinder
+from learn.redaction.redact import _ALL_GATE_WORDS, _gate_words_in
 
 
 def _naive(words: list[str], text: str) -> set[str]:

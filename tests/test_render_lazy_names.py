@@ -20,15 +20,16 @@ def _run(program: str) -> str:
 
 def test_the_redacted_view_imports_no_chunker_renderer_or_spoken_text() -> None:
     out = _run("import sys, learn.render.redacted_view\n"
-               "print(sorted(m for m in sys.modules if m.startswith('learn.render.')))")
-    assert "learn.render.redact" in out
+               "print(sorted(m for m in sys.modules if m.startswith(('learn.render.', "
+               "'learn.redaction.'))))")
+    assert "'learn.redaction.redact'" in out
     for module in ("learn.render.chunk", "learn.render.render", "learn.render.spoken"):
         assert f"'{module}'" not in out
 
 
 def test_each_name_is_the_function_it_names_whatever_was_imported_first() -> None:
     out = _run(
-        "import learn.render.redact, learn.render.chunk\n"
+        "import learn.redaction.redact, learn.render.chunk\n"
         "import learn.render as r\n"
         "from learn.render import chunk_chars_for_model, chunk_transcript, redact, render_transcript, spoken_text\n"
         "names = (chunk_chars_for_model, chunk_transcript, redact, render_transcript, spoken_text)\n"
@@ -37,7 +38,7 @@ def test_each_name_is_the_function_it_names_whatever_was_imported_first() -> Non
     )
     assert out.splitlines() == [
         "['learn.render.chunk.chunk_chars_for_model', 'learn.render.chunk.chunk_transcript', "
-        "'learn.render.redact.redact', 'learn.render.render.render_transcript', "
+        "'learn.redaction.redact.redact', 'learn.render.render.render_transcript', "
         "'learn.render.spoken.spoken_text']",
         "True True",
     ]

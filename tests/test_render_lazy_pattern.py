@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from learn.lazy import compiled, is_compiled, lazy_pattern
-from learn.render import scanner
-from learn.render.redact import redact
-from learn.render.secret_rules import CONTEXT_RULES, VENDOR_RULES
+from learn.redaction import scanner
+from learn.redaction.redact import redact
+from learn.redaction.secret_rules import CONTEXT_RULES, VENDOR_RULES
 from tests.secrets_corpus import DECOYS, SECRETS
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -41,9 +41,9 @@ def test_a_pattern_is_compiled_at_its_first_use_and_once() -> None:
 
 def test_importing_the_redaction_compiles_none_of_its_rules() -> None:
     program = (
-        "from learn.render import redact as _\n"
-        "from learn.render.secret_rules import CONTEXT_RULES, VENDOR_RULES, LABELLED_PASSWORD_RE\n"
-        "from learn.render import scanner\n"
+        "from learn.redaction.redact import redact as _\n"
+        "from learn.redaction.secret_rules import CONTEXT_RULES, VENDOR_RULES, LABELLED_PASSWORD_RE\n"
+        "from learn.redaction import scanner\n"
         "rules = [p for _, p, _ in VENDOR_RULES + CONTEXT_RULES] + [LABELLED_PASSWORD_RE]\n"
         "from learn.lazy import is_compiled\n"
         "print(sum(is_compiled(p) for p in rules), scanner._patterns.cache_info().currsize)\n"

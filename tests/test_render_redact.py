@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 
 # Assembled at run time so no literal secret-shaped string sits in the repo.
 ANTHROPIC = "sk-ant-api03-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z" * 2

@@ -17,8 +17,8 @@ from secrets_corpus import (
     SECRETS,
 )
 
-from learn.render.redact import MARKER_PREFIX, redact
-from learn.render.scanner import scanner_spans
+from learn.redaction.redact import MARKER_PREFIX, redact
+from learn.redaction.scanner import scanner_spans
 from learn.secret_answers import MARKER, redact_answer
 
 

@@ -1,5 +1,5 @@
-"""Passwords in the forms a terminal or a browser leaves them (learn.render.password_forms,
-and two context rules of learn.render.secret_rules): the value on the line after its
+"""Passwords in the forms a terminal or a browser leaves them (learn.redaction.password_forms,
+and two context rules of learn.redaction.secret_rules): the value on the line after its
 label, typed after a `sudo`/`git` prompt, in a here-string to `sudo -S`, in a form body
 percent-encoded once more, and a GCP key file's `private_key_id`. Each was passed in
 clear before these rules; beside each, the look-alikes that must stay whole."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 
 
 def _j(*parts: str) -> str:
@@ -41,7 +41,7 @@ CASES = [
     (f"sudo -u root -S <<< '{SUDO_PW}' id", "sudo -u root -S <<< '[REDACTED:password]' id"),
     (f"sudo -S apt install x <<< '{SUDO_PW}'", "sudo -S apt install x <<< '[REDACTED:password]'"),
     # 3b. Piped into sudo's stdin: printf's format or its argument, echo to `--stdin`,
-    # several words, a typed line end kept (learn.render.stdin_passwords).
+    # several words, a typed line end kept (learn.redaction.stdin_passwords).
     (f"printf '{SUDO_PW}\\n' | sudo -S apt install x", "printf '[REDACTED:password]\\n' | sudo -S apt install x"),
     (f"printf '%s\\n' '{SUDO_PW}' | sudo -S id", "printf '%s\\n' '[REDACTED:password]' | sudo -S id"),
     (f"printf -- '{SUDO_PW}\\n' | sudo -kS id", "printf -- '[REDACTED:password]\\n' | sudo -kS id"),
@@ -273,8 +273,8 @@ def test_every_stdin_and_form_rule_that_redacts_a_case_has_its_gate_open() -> No
     # A gate is a substring test run before the rule: a text the rule would redact
     # but whose gate is shut would keep its password.
     from learn.lazy import compiled
-    from learn.render.password_forms import PASSWORD_FORM_RULES
-    from learn.render.stdin_passwords import STDIN_RULES
+    from learn.redaction.password_forms import PASSWORD_FORM_RULES
+    from learn.redaction.stdin_passwords import STDIN_RULES
 
     for gate, pattern, replace in STDIN_RULES + PASSWORD_FORM_RULES:
         for text, _ in CASES:
@@ -291,7 +291,7 @@ def test_piped_and_here_string_rules_take_linear_time_on_adversarial_text() -> N
 
     script = """
 import time
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 n = 1_000_000
 shapes = [
     "sudo " + "echo " * (n // 5),

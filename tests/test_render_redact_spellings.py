@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 
 
 def _j(*parts: str) -> str:

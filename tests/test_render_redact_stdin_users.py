@@ -3,14 +3,14 @@
 `echo pw | sudo --user bob -S id` and `sudo --prompt 'x y' --stdin` kept their password:
 only `--name=value` was read as an option with its value, so `bob` was taken for the
 command and the `-S` after it for the command's. Each spelling below failed before
-(learn.render.stdin_passwords.SUDO_STDIN); the look-alikes after them must stay whole.
+(learn.redaction.stdin_passwords.SUDO_STDIN); the look-alikes after them must stay whole.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 
 PW = "Hunt3r-22x"
 RED = "[REDACTED:password]"
@@ -102,7 +102,7 @@ def test_sudo_options_are_read_in_linear_time_on_adversarial_text() -> None:
 
     script = """
 import time
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 n = 1_000_000
 shapes = [
     "sudo -u sudo " * (n // 13),

@@ -83,10 +83,10 @@ def test_each_distinct_text_is_redacted_once_and_every_copy_alike(monkeypatch: p
     redacted once per view, and every item holding it gets the same redaction."""
     import sys
 
-    from learn.render.redact import redact as real
+    from learn.redaction.redact import redact as real
 
     # The module, not the function learn.render exports under the same name.
-    redact_module = sys.modules["learn.render.redact"]
+    redact_module = sys.modules["learn.redaction.redact"]
 
     seen: list[str] = []
 
@@ -121,9 +121,9 @@ def test_the_redaction_memo_is_bounded_and_starts_again_when_full(monkeypatch: p
     again, and every text is still redacted as `redact` would."""
     import sys
 
-    from learn.render.redact import redact, redactor
+    from learn.redaction.redact import redact, redactor
 
-    redact_module = sys.modules["learn.render.redact"]
+    redact_module = sys.modules["learn.redaction.redact"]
     monkeypatch.setattr(redact_module, "_memo", {})
     monkeypatch.setattr(redact_module, "_memo_chars", 0)
     monkeypatch.setattr(redact_module, "MEMO_CHARS", 300)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from learn.render import scanner
+from learn.redaction import scanner
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,9 +19,9 @@ def _shape(detectors: tuple[scanner._Detector, ...]) -> list[tuple[str, list[tup
 
 
 def test_the_snapshot_file_is_what_the_installed_library_generates() -> None:
-    text = (ROOT / "learn" / "render" / "scanner_snapshot.py").read_text()
+    text = (ROOT / "learn" / "redaction" / "scanner_snapshot.py").read_text()
     assert text == scanner.snapshot_source(), (
-        "detect-secrets changed: regenerate learn/render/scanner_snapshot.py (see its docstring)")
+        "detect-secrets changed: regenerate learn/redaction/scanner_snapshot.py (see its docstring)")
 
 
 def test_the_detectors_used_are_the_librarys_own() -> None:
@@ -50,7 +50,7 @@ def test_a_release_the_snapshot_was_not_taken_from_is_read_live(monkeypatch: pyt
 
 def test_redacting_does_not_import_the_library() -> None:
     # Its import (requests, urllib3) cost ~0.1 s of CPU in every `learn show`.
-    code = ("import sys\nfrom learn.render.redact import redact\n"
+    code = ("import sys\nfrom learn.redaction.redact import redact\n"
             "out = redact('token ghp_' + 'a1B2' * 9 + ' at https://u:hunter2pw@db.example')\n"
             "assert 'REDACTED' in out, out\n"
             "print(sorted(m for m in sys.modules if m.startswith(('detect_secrets', 'requests'))))")
@@ -61,7 +61,7 @@ def test_redacting_does_not_import_the_library() -> None:
 
 def test_a_text_compiles_only_the_detectors_its_words_call_on() -> None:
     # Compiling all 45 patterns was ~7 ms of every `learn show` (issue 32).
-    from learn.render.redact import redact
+    from learn.redaction.redact import redact
 
     scanner._forget()
     try:

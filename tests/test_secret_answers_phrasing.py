@@ -216,3 +216,125 @@ def test_the_quick_search_misses_no_reply_with_a_chosen_word() -> None:
         assert sa._VALUE_CHAR_RE.search(answer) is None, answer
     for answer in ("the pw is abc<def9", "try Hunter!Secret", "key{x}yz", "x]abcdef"):
         assert sa._VALUE_CHAR_RE.search(answer), answer
+
+
+# A question asks for the secret it names, whatever its verb: an audit found the replies
+# to these kept in clear, since none has a verb of asking (`_ASKING`).
+NAMED_ASKS = [
+    "And the password for the read-only reporting user?",
+    "Password for the reporting user?",
+    "Do you have the password for the staging box?",
+    "The admin password, please?",
+    "How about the VPN password?",
+    "OK. And the sudo password for the build host?",
+    "Do you know the admin password for Grafana?",
+    "Have you got the passphrase for the signing key?",
+    "Could I have the root password for the staging database?",
+    "Oh, and the PIN for the test phone?",
+    "Any password for the read-only reporting user?",
+    "Got the password for the staging Redis?",
+    "The password for the read-only reporting user, if you have it?",
+    "Last thing: the VPN passphrase for the office network?",
+    "Deployed to staging. Password for the Grafana admin account?",
+    "**Password for the reporting user?**",
+    "Does anyone have the password for the shared test account?",
+    "And the PIN code for the test phone?",
+    "Migrations are done.\n\nAnd the password for the reporting user? I'll only use it once.",
+]
+PLAIN = "lantern" + "fish"
+MOSS = "Tr4vel" + "-Moss"
+
+
+@pytest.mark.parametrize("question", NAMED_ASKS)
+def test_a_question_that_names_a_password_asks_for_it_whatever_its_verb(question: str) -> None:
+    assert redact_answer(question, PLAIN) == MARKER
+    assert redact_answer(question, MOSS) == MARKER
+    assert redact_answer(question, f"here you go: {MOSS}") == f"here you go: {MARKER}"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "And the API key for the weather service?",
+        "Do you have the access token for the registry?",
+        "The credentials for the staging box?",
+        "Token for the container registry?",
+    ],
+)
+def test_a_question_that_names_a_key_asks_for_it_whatever_its_verb(question: str) -> None:
+    assert redact_answer(question, KEY) == MARKER
+    assert redact_answer(question, MOSS) == MARKER
+
+
+def test_a_numbered_item_that_names_a_password_asks_for_it_in_any_place() -> None:
+    question = ("1. Run the migrations now?\n2. Password for the reporting user?\n"
+                "3. How long should the token live?")
+    answer = f"1. yes\n2. {PLAIN}\n3. 12 hours"
+    assert redact_answer(question, answer) == f"1. yes\n2. {MARKER}\n3. 12 hours"
+
+
+# Questions that name a secret but ask yes or no, or ask about it: what the person
+# answers is kept as typed.
+YES_NO = [
+    "Should I reset the password?",
+    "Did the password change work?",
+    "Is the password stored in .env?",
+    "Want me to rotate the token?",
+    "Do you want me to regenerate the API key?",
+    "Shall I store the token in the keychain?",
+    "Can I remove the old password from config.yaml?",
+    "Should we rotate the access key after the deploy?",
+    "Is the PIN still required on the test phone?",
+    "Are the credentials for staging still valid?",
+    "Was the passphrase ever committed to the repo?",
+    "OK to rotate the secret for the webhook?",
+    "Mind if I reset the password for the reporting user?",
+    "Rotate the token as well?",
+    "Where is the password for staging stored?",
+    "How should I store the API key?",
+    "Do you know if the password changed?",
+    "Do you have a password manager?",
+    "Everything deployed. Should I also reset the admin password?",
+    "Has the token expired?",
+    "Don't you want to rotate the private key first?",
+    "And should I keep the old token around?",
+    "Last question: should I reset the password?",
+    "The migration ran.\n\n**Should I reset the password for the reporting user?**",
+]
+
+
+@pytest.mark.parametrize("question", YES_NO)
+@pytest.mark.parametrize(
+    "answer",
+    ["yes", "no", "go ahead", "do it", "skip", "later", "absolutely", "definitely",
+     "not yet, the deploy comes first", "yes, and name it Rot8-Token-Nov"],
+)
+def test_a_yes_or_no_question_about_a_secret_keeps_the_reply(question: str, answer: str) -> None:
+    assert redact_answer(question, answer) == answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Should I keep the old password?", "Is there a password on the staging box?",
+     "Where is the password for staging stored?"],
+)
+def test_a_lone_chosen_value_answering_a_yes_or_no_question_about_a_secret_is_replaced(
+        question: str) -> None:
+    # The person skipped the "no, use": a word with a digit or symbol among its letters
+    # is the value, where "absolutely" above is not.
+    assert redact_answer(question, MOSS) == MARKER
+    assert redact_answer(question, f"`{CHOSEN}`") == f"`{MARKER}`"
+
+
+@pytest.mark.parametrize("question", ["Want me to rotate the token?",
+                                      "Should I rotate the API token now?"])
+def test_a_lone_id_answering_a_yes_or_no_question_about_a_token_is_kept(question: str) -> None:
+    # A token or key named in a yes/no question is answered by an id as often (a release
+    # tag, a key's name): only a password is taken from a reply it did not ask for.
+    assert redact_answer(question, "Zq9x7Lm2-release-12") == "Zq9x7Lm2-release-12"
+    assert redact_answer(question, MOSS) == MOSS
+
+
+def test_a_question_mark_inside_a_url_ends_no_question() -> None:
+    question = "Password for the staging Redis? It runs at https://redis.internal/?db=0 now"
+    assert redact_answer(question, PLAIN) == MARKER

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 from learn.transcripts.view.model import HUMAN_ORIGINS, HumanTurn, Session
 
 _TEMPLATE = ("<observed_from_primary_session>\n  <user_request>{}</user_request>\n"

@@ -28,7 +28,7 @@ def command(collect: bool) -> None:
     from learn.config import load_config
     from learn.models.base import ModelError
     from learn.models.batches import batch_backend, status
-    from learn.render.redact import redact_message
+    from learn.redaction.redact import redact_message
     from learn.store import open_store
 
     with open_store(local_only=True) as local:
@@ -63,7 +63,7 @@ def _collect(backend: Backend, config: Config) -> int:
     """Collect every pending batch over all projects' sessions; 1 when a call still failed."""
     from learn.lock import LockedError, run_lock
     from learn.pipeline import RunOptions, run_pipeline
-    from learn.render.redact import redact_message
+    from learn.redaction.redact import redact_message
 
     options = RunOptions(all_projects=True, collect_only=True)
     try:

@@ -58,7 +58,7 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
     from learn.models.preflight import anthropic_base_url, check_backend_ready
     from learn.models.ratelimit import limiter_for
     from learn.models.registry import get_backend
-    from learn.render.redact import redact_message
+    from learn.redaction.redact import redact_message
 
     ready = check_backend_ready(name, config)
     if not ready.ok:
@@ -267,7 +267,7 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
 
 def _say(line: str) -> None:
     """A line of news from the pipeline, redacted: a batch notice quotes the API's error."""
-    from learn.render.redact import redact_message
+    from learn.redaction.redact import redact_message
 
     click.echo(f"learn: {redact_message(line)}", err=True)
 

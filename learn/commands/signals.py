@@ -118,7 +118,7 @@ def mine_paths(paths: list[Path], min_confidence: float) -> Iterator[tuple[Path,
 
 
 def _excerpt(text: str) -> str:
-    from learn.render.redact import redact
+    from learn.redaction.redact import redact
 
     # Redacted like `learn show`: this table gets pasted too.
     flat = " ".join(redact(text).split())
@@ -164,7 +164,7 @@ def command(sessions: tuple[str, ...], scope: Scope, as_json: bool, min_confiden
             )
             return
 
-    from learn.render.redact import redact
+    from learn.redaction.redact import redact
 
     # Redacted like everything else learn shows: a key pasted into a session was
     # printed whole in this table.

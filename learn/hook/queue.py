@@ -90,7 +90,7 @@ class SessionQueue:
 
     def retry(self, job: Job, error: str) -> bool:
         """Back to the queue with one more attempt; False when it went to failed/ instead."""
-        from learn.render.redact import redact_message
+        from learn.redaction.redact import redact_message
 
         # Redacted (as learn.hook.worker.Log's lines are: the error can quote the API
         # key, and doctor shows it) before it is cut: half a key is no longer recognised.

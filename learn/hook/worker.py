@@ -57,7 +57,7 @@ class Log:
         # "\r" was written here whole; a proxy's key of no known shape: learn.held_secrets).
         # Imported on the first write: doctor imports this module (learn.hook.health)
         # for LOG_NAME and writes nothing.
-        from learn.render.redact import redact_message
+        from learn.redaction.redact import redact_message
 
         message = redact_message(message)
         with contextlib.suppress(OSError):

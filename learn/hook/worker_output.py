@@ -10,7 +10,7 @@ holding the key: both reached the log whole.
 
 `guard_output` is the worker's first step (learn.entry, before the command line is
 imported): sys.stdout and sys.stderr become writers that redact what was written
-since their last flush as one text (learn.render.redact.redact_message: the held
+since their last flush as one text (learn.redaction.redact.redact_message: the held
 credentials by value, then every shape), and an uncaught exception, in the main
 thread or another, is formatted whole and then flushed, so a message spanning lines
 (a PEM block) is redacted as one. Not covered: what reaches the file descriptor
@@ -40,7 +40,11 @@ class RedactingWriter:
     """A text stream that writes what it is given to `inner`, redacted, at each flush.
 
     The part of a text stream that print, traceback, warnings, logging and click use;
-    no `buffer`, or click would write bytes to it, past the redaction."""
+    no `buffer`, or click would write bytes to it, past the redaction. Bytes are taken
+    all the same: click 8.5 probes a stream with `write(b"")` and, the probe passing,
+    writes every echo as bytes through a wrapper of its own. Refused, the first flush
+    failed on them and every later one too (they stayed pending): the hook worker failed
+    every session whose mining printed a retry notice."""
 
     closed = False
 
@@ -71,10 +75,18 @@ class RedactingWriter:
     def fileno(self) -> int:
         return self.inner.fileno()
 
-    def write(self, text: str) -> int:
+    def write(self, text: str | bytes | bytearray) -> int:
+        if isinstance(text, (bytes, bytearray)):
+            # Replaced, not refused, where the bytes are not text: a line of a log
+            # is worth more than the character it cannot show.
+            piece = bytes(text).decode(self.encoding, errors="replace")
+        elif isinstance(text, str):
+            piece = text
+        else:  # as a text stream refuses it, before it is pending
+            raise TypeError(f"write() argument must be str or bytes, not {type(text).__name__}")
         with self._lock:
-            self._pending.append(text)
-            self._size += len(text)
+            self._pending.append(piece)
+            self._size += len(piece)
             full = self._size > _MAX_PENDING_CHARS
         if full:
             self.flush()
@@ -86,9 +98,10 @@ class RedactingWriter:
 
     def flush(self) -> None:
         with self._lock:
-            text = "".join(self._pending)
-            self._pending.clear()
-            self._size = 0
+            # Taken before it is joined: whatever fails below, the next flush starts
+            # empty instead of failing on the same pieces again.
+            pending, self._pending, self._size = self._pending, [], 0
+            text = "".join(pending)
             if not text:
                 return
             try:
@@ -108,7 +121,7 @@ def guard_output() -> None:
         return
     # Imported now, not at the first flush: the last flush runs while the
     # interpreter shuts down.
-    from learn.render.redact import redact_message
+    from learn.redaction.redact import redact_message
 
     streams = [sys.stdout, sys.stderr]
     for name, stream in zip(("stdout", "stderr"), streams, strict=True):

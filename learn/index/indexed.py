@@ -16,7 +16,7 @@ Two depths, so each command does only the work it needs (issue 21):
   (`compact`), its detector candidates and the sha256 of its bytes (the mining
   cache's key). An entry a listing wrote (no view) is read again here.
 
-The stored view is redacted (`render.redact`, the index is on disk), and the
+The stored view is redacted (`redaction.redact`, the index is on disk), and the
 view handed out is always the stored one, read back, so a cold run and a warm
 run see the same text. Nothing else of a transcript is kept: no raw record, no
 pickle (issue 20); a file that grew (a live session) is read whole again.
@@ -245,8 +245,10 @@ def read_row(job: _Job) -> IndexRow | None:
 def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> IndexRow:
     """The index row of one parsed file: derived data only, redacted where it holds text."""
     from learn.index.indexed_turns import encode_turns_and_keys
-    from learn.render.redact import redact, redactor
+    from learn.render.session_values import SessionValues
+    from learn.secret_answers import MARKER as ANSWER_MARKER
     from learn.store.session_index import IndexRow
+    from learn.transcripts.models import UserEvent
     from learn.transcripts.view.bounded import bounded_turns
     from learn.transcripts.view.many import read_asides
     from learn.transcripts.view.serialise import session_to_dict
@@ -256,12 +258,25 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
     session = bounded_turns(build_session(transcript, fingerprints=job.fingerprints,
                                           size_bytes=len(buf), asides=read_asides(job.aside_paths),
                                           detail=job.views))
-    clean = redactor()  # the turns and the view hold the same texts: each redacted once
+    # The turns and the view hold the same texts: each is redacted once (`redactor`'s
+    # memo), and the session as one (learn.render.session_values): a value a rule caught
+    # in a tool line is out of the turns and the signals too.
+    values = SessionValues()
+    for turn in session.human_turns:
+        # The view replaced a password given in answer to the agent (learn.secret_answers)
+        # with its marker: the typed text it came from is the event's.
+        if ANSWER_MARKER in turn.text and 0 <= turn.event_index < len(transcript.events):
+            event = transcript.events[turn.event_index]
+            if isinstance(event, UserEvent) and event.text:
+                values.note(event.text.strip(), turn.text)
 
-    # A signal can quote a command body (machine_signals): the summary is on disk too.
-    session = msgspec.structs.replace(session, signals=tuple(clean(s) for s in session.signals))
+    def redacted(clean: Callable[[str], str]) -> tuple[Session, str, bytes, bytes | None]:
+        # A signal can quote a command body (machine_signals): the summary is on disk too.
+        cleaned = msgspec.structs.replace(session, signals=tuple(clean(s) for s in session.signals))
+        prompts, keys = encode_turns_and_keys(cleaned, clean)
+        return cleaned, prompts, keys, encode_view(cleaned, clean) if job.views else None
 
-    prompts, keys = encode_turns_and_keys(session, clean)
+    session, prompts, keys, view = values.together(redacted)
     row = IndexRow(
         path=str(job.path), size=st.size, mtime_ns=st.mtime_ns, inode=st.inode,
         version=job.version, context=job.context,
@@ -282,9 +297,9 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
     # to propose (learn.secret_answers; tests/test_secrets_e2e.py).
     typed = [fold(t.text) for t in session.human_turns]
     found = [c for c in found if is_typed_reason(c) or any(fold(c.text) in t for t in typed)]
-    detected = [replace(c, text=redact(c.text)) for c in found]
+    detected = [replace(c, text=values.clean(c.text)) for c in found]
     return msgspec.structs.replace(
-        row, digest=hashlib.sha256(buf).hexdigest(), view=encode_view(session, clean),
+        row, digest=hashlib.sha256(buf).hexdigest(), view=view,
         detected=encode_candidates(detected))
 
 
@@ -300,7 +315,7 @@ def _preload(views: bool, *, forking: bool = True) -> None:
     compiling all of them took 0.030 s (165) of a listing with one session changed
     (~0.3 s), where reading the benchmark homes uses 6 to 23 of them."""
     import learn.index.indexed_turns
-    import learn.render.redact
+    import learn.redaction.redact
     import learn.store.session_index
     import learn.transcripts.codex.rollout  # parse_buffer imports it on the first rollout
     import learn.transcripts.copilot.events
@@ -313,10 +328,10 @@ def _preload(views: bool, *, forking: bool = True) -> None:
     import learn.transcripts.view.many
     import learn.transcripts.view.serialise
     import learn.transcripts.view.session
-    from learn.render.scanner import _by_gate_word, _detectors
+    from learn.redaction.scanner import _by_gate_word, _detectors
 
     # The secret scanner's detectors, compiled once here rather than once in each
-    # forked worker (~5 ms apiece from learn.render.scanner_snapshot; ~0.09 s when an
+    # forked worker (~5 ms apiece from learn.redaction.scanner_snapshot; ~0.09 s when an
     # unknown detect-secrets release is read live): every entry's turns are redacted.
     _detectors()
     _by_gate_word()

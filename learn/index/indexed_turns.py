@@ -9,7 +9,7 @@ warm `learn sessions` (issue 21), and `learn show` read the heads of up to
 300 other sessions and built a view of each.
 
 So the index keeps, beside each file's summary, its human turns as the view
-has them (`encode_turns_and_keys`), redacted like the stored view (`render.redact`:
+has them (`encode_turns_and_keys`), redacted like the stored view (`redaction.redact`:
 the index is on disk; no raw record, no pickle, issue 20), and
 `turns_view` rebuilds from them and the summary a view that holds only
 those turns. `machinery` over these views judges exactly as over the full

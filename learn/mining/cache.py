@@ -28,7 +28,7 @@ from typing import Any, Final
 from learn.mining.prompt import prompt_version
 from learn.paths import atomic_write_text, cache_dir, ensure_private_dir
 from learn.records.candidate import KINDS, MinedCandidate, SessionCandidates
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 from learn.render_version import RENDER_VERSION
 
 DEFAULT_MAX_AGE_DAYS: Final = 180

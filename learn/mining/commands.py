@@ -23,7 +23,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 from learn.render.render import TOOL_SUMMARY_CHARS
 from learn.textfold import fold
 from learn.transcripts.view.model import Session

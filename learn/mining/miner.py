@@ -39,6 +39,7 @@ from learn.models.base import (
 from learn.models.call import call_checked
 from learn.models.catalog import model_info
 from learn.records.candidate import MinedCandidate, SessionCandidates
+from learn.redaction.redact import redact
 from learn.render.chunk import (
     as_sent,
     chunk_chars_for_model,
@@ -46,7 +47,6 @@ from learn.render.chunk import (
     halve_group,
     mine_max_tokens,
 )
-from learn.render.redact import redact
 from learn.render.render import render_blocks, user_turns
 from learn.render.spoken import spoken_turns
 from learn.transcripts.view.model import Session

@@ -29,7 +29,7 @@ from typing import Any, Final, Literal
 
 from learn.mining.commands import command_key, command_ran
 from learn.records.candidate import MinedCandidate
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 from learn.render.render import project_relative
 from learn.render.spoken import TURN_SEPARATOR
 from learn.textfold import (

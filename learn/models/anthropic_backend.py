@@ -27,6 +27,7 @@ from learn.models.base import (
     ModelRequest,
     ModelResponse,
     PromptTooLong,
+    error_line,
 )
 from learn.models.catalog import model_info
 from learn.models.json_text import extract_json_object
@@ -354,7 +355,7 @@ class AnthropicBackend:
         if isinstance(exc, anthropic.AnthropicError):
             # Anything else the SDK can raise (an unparseable 200, credentials
             # that failed to load) is final and must not escape as an SDK type.
-            text = _first_line(str(exc)) or type(exc).__name__
+            text = error_line(str(exc)) or type(exc).__name__
             return ModelError(f"{what}: {type(exc).__name__}: {text}")
         if type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "h11"):
             # A stream cut while its body was read (a batch's results): the
@@ -421,10 +422,6 @@ class _ForcedToolRejected(Exception):
     """The model refused tool_choice forcing a tool (400); retry with "auto"."""
 
 
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0][:200] if text.strip() else ""
-
-
 def _error_text(exc: Any) -> str:
     """A short reason for an API error: the error type and message from the body, or
     what the body is when it is not the API's (a gateway's or a proxy's HTML page)."""
@@ -442,4 +439,4 @@ def _error_text(exc: Any) -> str:
             body, kind_of = "", ""
         text = (f"with {body_kind(body, kind_of)}" if is_html(body, kind_of)
                 else str(getattr(exc, "message", "") or "error"))
-    return text.splitlines()[0][:200] if text else "error"
+    return error_line(text) or "error"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Final, Literal, Protocol
 
 Step = Literal["mine", "name", "coverage", "judge", "command"]
 
@@ -64,8 +64,11 @@ class ModelRequest:
         for name in ("system", "user"):
             object.__setattr__(self, name, redact_held(getattr(self, name), held))
         if self.corrections:
+            # The answer too: it goes back to the endpoint as the assistant's turn.
             object.__setattr__(self, "corrections", tuple(
-                Correction(c.answer, redact_held(c.error, held)) for c in self.corrections))
+                Correction(each_string(c.answer, lambda s: redact_held(s, held)),
+                           redact_held(c.error, held))
+                for c in self.corrections))
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +99,55 @@ class ModelResponse:
     # "max_tokens" means the answer was cut off: callers treat the input as
     # possibly partial.
     stop_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        # The one object every backend's answer becomes (direct, batched, replayed),
+        # so the one place an answer is redacted before learn reads it: a verdict's
+        # rationale quoting a database URL with its password, an AWS key or the
+        # endpoint's own key went into `learn run --json`, report.html, the store and
+        # the repair turn sent back to the endpoint. Idempotent (markers match no
+        # rule), so a replayed answer, a `replace` of this one, and a quote checked
+        # against the person's redacted words (learn.mining.verify) read the same.
+        object.__setattr__(self, "tool_input", redacted_answer(self.tool_input))
+
+
+def each_string(value: Any, fn: Callable[[str], str]) -> Any:
+    """`value` (an answer: objects, arrays, scalars) with `fn` applied to every string
+    in it; keys are the schema's names and are kept."""
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, Mapping):
+        return {k: each_string(v, fn) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [each_string(v, fn) for v in value]
+    return value
+
+
+def redacted_answer(tool_input: Mapping[str, Any]) -> dict[str, Any]:
+    """`tool_input` with every string as `learn.redaction.redact.redact_message` leaves it:
+    the held credentials by value, then every shape. The held values are read once
+    per answer, not once per string."""
+    from learn.held_secrets import held_secrets, redact_held
+    from learn.redaction.redact import redact
+
+    held = held_secrets()
+    return {k: each_string(v, lambda s: redact(redact_held(s, held)))
+            for k, v in tool_input.items()}
+
+
+# What an endpoint's error keeps of its text: one line, this long.
+ERROR_CHARS: Final = 200
+
+
+def error_line(text: str, limit: int = ERROR_CHARS) -> str:
+    """The first line of an endpoint's error text, redacted whole and then cut to
+    `limit` ("" for none). In that order: cut first, a secret straddling the cut
+    (`postgresql://svc:Sup3rLongPassw0rdVal`, 20 of its password's 24 characters)
+    no longer had the shape that redacts it, and was printed and stored in part."""
+    from learn.redaction.redact import redact_message
+
+    clean = redact_message(text).strip()
+    return clean.splitlines()[0][:limit] if clean else ""
 
 
 class ModelError(Exception):

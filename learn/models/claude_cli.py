@@ -265,9 +265,13 @@ def parse_outcome(raw: bytes) -> PrintOutcome:
 
 
 def _first_line(text: str) -> str:
+    """The first line of the CLI's words that has any, redacted whole and then cut
+    (`error_line`: cut first, a secret across the cut kept the part before it)."""
+    from learn.models.base import error_line
+
     for line in text.splitlines():
         if line.strip():
-            return line.strip()[:300]
+            return error_line(line, 300)
     return ""
 
 

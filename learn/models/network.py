@@ -110,11 +110,15 @@ def is_html(text: str, content_type: str = "") -> bool:
 def body_kind(text: str, content_type: str = "") -> str:
     """What a reply body that is not the API's is, in a few words: an HTML page (with its
     title), an empty body, or the start of whatever it is."""
+    # Each piece is redacted whole before it is cut (`error_line`): a proxy's page can
+    # name a key or a URL with its password, and a cut one no longer has its shape.
+    from learn.models.base import error_line
+
     if is_html(text, content_type):
         found = _TITLE.search(text)
-        title = " ".join(found.group(1).split())[:80] if found else ""
+        title = error_line(" ".join(found.group(1).split()), 80) if found else ""
         return f'an HTML page "{title}"' if title else "an HTML page"
-    stripped = text.strip()
-    if not stripped:
+    first = error_line(text, 80)
+    if not first:
         return "an empty body"
-    return f"not the API's JSON ({stripped.splitlines()[0][:80]!r})"
+    return f"not the API's JSON ({first!r})"

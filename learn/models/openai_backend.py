@@ -33,6 +33,7 @@ from learn.models.base import (
     ModelRequest,
     ModelResponse,
     PromptTooLong,
+    error_line,
 )
 from learn.models.catalog import model_info
 from learn.models.json_text import extract_json_object
@@ -431,15 +432,10 @@ def _error_text(reply: Any) -> str:
         kind_of = str(reply.headers.get("content-type") or "")
         if is_html(reply.text, kind_of):
             return f"with {body_kind(reply.text, kind_of)}"
-        return _short(reply.text) or reply.reason_phrase or "error"
+        return error_line(reply.text) or reply.reason_phrase or "error"
     error = data.get("error") if isinstance(data, Mapping) else None
     if isinstance(error, Mapping):
-        return _short(str(error.get("message") or error.get("type") or "error"))
+        return error_line(str(error.get("message") or error.get("type") or "error"))
     if isinstance(error, str):
-        return _short(error)
+        return error_line(error)
     return reply.reason_phrase or "error"
-
-
-def _short(text: str) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line[:200]

@@ -409,4 +409,8 @@ def _valid(url: str) -> bool:
 
 
 def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0][:160] if text.strip() else "no detail"
+    # Redacted whole, then cut (`error_line`): a proxy's or endpoint's error can hold a
+    # key or a URL's password across the cut.
+    from learn.models.base import error_line
+
+    return error_line(text, 160) or "no detail"

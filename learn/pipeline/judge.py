@@ -130,6 +130,7 @@ def _rename_fallbacks(store: Store, project: str | None, outcome: ReduceOutcome)
 def _reduce(store: Store, project: str | None, options: RunOptions, config: Config, read: Read,
             session_cands: Sequence[SessionCandidates], embedder: Embedder,
             meter: UsageMeter | None) -> ReduceOutcome:
+    from learn.redaction.redact import redact
     from learn.reduce.counting import CountConfig
     from learn.reduce.stage import reduce_sessions
     from learn.reduce.stored import (
@@ -140,7 +141,6 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
         named_labels,
     )
     from learn.reduce.windows import TranscriptContext
-    from learn.render import redact
 
     sessions = read.sessions
     return reduce_sessions(
@@ -189,7 +189,7 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
             started_at: datetime, extra: dict[str, Any]) -> RunResult:
     """The run's result: proposals, funnel, the books (usage, failures) and what the
     report shows beside them."""
-    from learn.render.redact import redact_message
+    from learn.redaction.redact import redact_message
 
     sessions = read.sessions
     naming = outcome.named

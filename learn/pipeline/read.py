@@ -157,7 +157,7 @@ def _drop_repeated_prompts(
     session a program started is set aside unless `include_programmatic`. The
     prompts a person pasted by hand become "make this a command" suggestions.
     Returns the sessions kept and how many were set aside as programmatic."""
-    from learn.render import redact
+    from learn.redaction.redact import redact
     from learn.transcripts.templates.scripted import command_suggestion, machinery
 
     found = machinery(sessions, fingerprints, include_programmatic=include_programmatic, keys=keys)

@@ -8,7 +8,7 @@ import re
 from typing import Final
 
 from learn.lazy import lazy_pattern
-from learn.render.secret_values import PASSWORD_NAME_RE, is_passphrase, looks_secret, marker
+from learn.redaction.secret_values import PASSWORD_NAME_RE, is_passphrase, looks_secret, marker
 
 ASSIGN_GATE: Final = (":", "=", "：", "＝")
 # What a name `looks_secret` accepts always holds (SECRET_NAME_RE, folded; `_auth`,

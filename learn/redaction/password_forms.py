@@ -7,9 +7,9 @@ the next (`Password:` newline `Hunter2Secret9`, as a note or a YAML scalar lays 
 the prompt of `sudo` or `git` with what was typed after it (`[sudo] password for bob:
 Swordfish42!`), and a form body or query percent-encoded a second time
 (`…%26password%3DSwordfish42`: `=` and `&` are `%3D` and `%26`, so the assignment rule
-saw one long word). (`sudo -S <<< 'pw'` went through too: learn.render.stdin_passwords
+saw one long word). (`sudo -S <<< 'pw'` went through too: learn.redaction.stdin_passwords
 has it, beside `echo pw | sudo -S`; a GCP key's `private_key_id` is a context rule, in
-learn.render.secret_rules.)
+learn.redaction.secret_rules.)
 
 What follows a label on the next line is as often the prose or the code it introduces
 (`Password:` then "we should rotate it next week", a YAML `password:` then
@@ -34,8 +34,8 @@ from typing import Final
 from urllib.parse import unquote
 
 from learn.lazy import lazy_pattern
-from learn.render.secret_rules import PASSWORD_LABELS
-from learn.render.secret_values import (
+from learn.redaction.secret_rules import PASSWORD_LABELS
+from learn.redaction.secret_values import (
     FUNCTION_WORDS,
     MIN_PASSWORD_CHARS,
     is_passphrase,

@@ -21,19 +21,19 @@ from collections.abc import Callable
 from typing import Final
 
 from learn.lazy import lazy_pattern
-from learn.render.assignments import (
+from learn.redaction.assignments import (
     ASSIGN_GATE,
     ASSIGN_RE,
     QUOTED_ASSIGN_RE,
     could_name_secret,
     sub_assignments,
 )
-from learn.render.gate_words import WordFinder
-from learn.render.password_forms import PASSWORD_FORM_RULES
-from learn.render.scanner import GATE_WORDS as SCANNER_GATE_WORDS
-from learn.render.scanner import scanner_spans
-from learn.render.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
-from learn.render.secret_values import (
+from learn.redaction.gate_words import WordFinder
+from learn.redaction.password_forms import PASSWORD_FORM_RULES
+from learn.redaction.scanner import GATE_WORDS as SCANNER_GATE_WORDS
+from learn.redaction.scanner import scanner_spans
+from learn.redaction.secret_rules import CONTEXT_RULES, LABELLED_PASSWORD_RE, VENDOR_RULES
+from learn.redaction.secret_values import (
     FUNCTION_WORDS,
     MARKER_PREFIX,
     entropy,
@@ -42,7 +42,7 @@ from learn.render.secret_values import (
     looks_chosen,
     marker,
 )
-from learn.render.stdin_passwords import STDIN_RULES
+from learn.redaction.stdin_passwords import STDIN_RULES
 from learn.render_version import REDACT_VERSION
 
 __all__ = ["MARKER_PREFIX", "REDACT_VERSION", "marker", "redact", "redact_message"]
@@ -130,7 +130,7 @@ _CONTINUED_RE: Final = lazy_pattern(
 )
 # Passwords on a command line: `mysql -pSECRET` (no space: `-p` alone prompts) and
 # `sshpass -p SECRET`. (What is piped into a command that reads a password from stdin,
-# `echo pw | sudo -S`, is learn.render.stdin_passwords'.)
+# `echo pw | sudo -S`, is learn.redaction.stdin_passwords'.)
 _MYSQL_P_RE: Final = lazy_pattern(
     r"(\b(?:mysql(?:dump|admin|import|show|check)?|mariadb(?:-dump|-admin)?)\b[^\n|;&]*?[ \t]-p)"
     r"(?!\[REDACTED)([^\s\"']+|\"[^\"\n]*\"|'[^'\n]*')"
@@ -348,7 +348,7 @@ _FIND_CASED: Final = WordFinder(_CASED_GATE_WORDS)
 
 
 def _gate_words_in(text: str) -> frozenset[str]:
-    """The gate words `text` contains (one regex pass: learn.render.gate_words). Each
+    """The gate words `text` contains (one regex pass: learn.redaction.gate_words). Each
     rule runs only when one of its words is here: finding the words is much cheaper
     than a regex scan per rule, and gating kept the ~80 rules from making redaction of
     a tool line 4x slower (measured on benchmarks/render.py: 0.77 s ungated against

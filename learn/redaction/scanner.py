@@ -75,11 +75,11 @@ def _sources() -> tuple[_Source, ...]:
     call on it (`_patterns`). Compiling all 45 took ~7 ms in `learn show`, whose turns
     call on a few (issue 32).
 
-    From learn.render.scanner_snapshot when the installed release is the one it was
+    From learn.redaction.scanner_snapshot when the installed release is the one it was
     taken from: importing detect_secrets costs ~0.1 s of CPU (it pulls in requests
     and urllib3 for its verifiers), a third of what `learn show` may take (issue 21).
     Any other release is read live."""
-    from learn.render.scanner_snapshot import DETECTORS, VERSION
+    from learn.redaction.scanner_snapshot import DETECTORS, VERSION
 
     if installed_version() == VERSION:
         return tuple((kind, patterns, _GATES.get(kind, ("",))) for kind, patterns in DETECTORS)
@@ -144,14 +144,14 @@ def live_detectors() -> tuple[_Detector, ...]:
 
 
 def snapshot_source() -> str:
-    """The text of learn/render/scanner_snapshot.py for the installed release
+    """The text of learn/redaction/scanner_snapshot.py for the installed release
     (tests/test_render_scanner_snapshot.py checks the file against it)."""
     lines = [
         '"""detect-secrets\' regex detectors as `scanner.live_detectors` reads them: generated, do not edit.',
         "",
         "Regenerate after upgrading detect-secrets:",
-        "    .venv/bin/python -c 'from learn.render.scanner import snapshot_source as s; "
-        "print(s(), end=\"\")' > learn/render/scanner_snapshot.py",
+        "    .venv/bin/python -c 'from learn.redaction.scanner import snapshot_source as s; "
+        "print(s(), end=\"\")' > learn/redaction/scanner_snapshot.py",
         "Used only while the installed release is VERSION (scanner._detectors).",
         '"""',
         "",

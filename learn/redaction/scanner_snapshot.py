@@ -1,7 +1,7 @@
 """detect-secrets' regex detectors as `scanner.live_detectors` reads them: generated, do not edit.
 
 Regenerate after upgrading detect-secrets:
-    .venv/bin/python -c 'from learn.render.scanner import snapshot_source as s; print(s(), end="")' > learn/render/scanner_snapshot.py
+    .venv/bin/python -c 'from learn.redaction.scanner import snapshot_source as s; print(s(), end="")' > learn/redaction/scanner_snapshot.py
 Used only while the installed release is VERSION (scanner._detectors).
 """
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Final
 
 from learn.lazy import lazy_pattern
-from learn.render.secret_values import is_placeholder, marker
+from learn.redaction.secret_values import is_placeholder, marker
 
 # `sudo` reading its password from stdin: `-S` (alone or in a cluster, `-kS`, `-Su bob`)
 # or `--stdin`, after sudo's own options only: in `sudo pacman -S vim` the `-S` is

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from learn.redaction.redact import redact
 from learn.reduce.agent_files import other_rule_files, scope_globs
 from learn.reduce.rule_places import (
     RuleScope,
@@ -30,7 +31,6 @@ from learn.reduce.rule_places import (
     unquote,
 )
 from learn.reduce.surfaces import more_rule_files, paths_of
-from learn.render.redact import redact
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from learn.mining.commands import command_ran
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 from learn.store.scan_tables import StoredCandidate
 from learn.store.team import SharedCandidate, session_hash
 

@@ -216,10 +216,10 @@ def run_team(
     from learn.embed import get_embedder
     from learn.models.meter import UsageMeter
     from learn.records.proposal import RunResult, RunUsage
+    from learn.redaction.redact import redact_message
     from learn.reduce.counting import CountConfig
     from learn.reduce.stage import reduce_failures, reduce_sessions
     from learn.reduce.stored import CachedEmbedder, StoreLabelIndex, StoreVerdictMemory, record_run
-    from learn.render.redact import redact_message
     from learn.store import open_store
     from learn.store.run_usage import RunningUsage
 

@@ -3,8 +3,7 @@
 Names other than `redact` are imported on first use (PEP 562): `learn show` needs
 only the redaction (`learn.render.redacted_view`), and importing the chunker, the
 renderer and the spoken text with it was ~7 ms of its start (the chunker's regexes).
-`redact` is imported here as before: it names a module of this package too, and a
-lazy name would be shadowed by that module once anything imported it.
+`redact` is learn.redaction's, named here as before for the renderers that read it.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from learn.lazy import lazy_getattr
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 
 if TYPE_CHECKING:
     from learn.render.chunk import chunk_chars_for_model, chunk_transcript

@@ -14,7 +14,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from learn.render.redact import redactor
+from learn.render.session_values import SessionValues
 from learn.transcripts.nesting import map_strings
 from learn.transcripts.view.model import HumanTurn, Session, TimelineItem, ToolCall, ToolFailure
 
@@ -45,14 +45,18 @@ def redact_session(session: Session, *, inputs: bool = True) -> Session:
     (`learn show`'s text: redacting them was half its redaction, ~0.05 s on a 3.5 MB
     session).
 
-    Each distinct text is redacted once (`redactor`)."""
+    Each distinct text is redacted once (`redactor`), and the session as one
+    (learn.render.session_values): a value a rule caught in one text is out of all."""
+    return SessionValues().together(lambda redact_text: _redacted(session, inputs, redact_text))
+
+
+def _redacted(session: Session, inputs: bool, redact_text: Callable[[str], str]) -> Session:
     done: dict[int, TimelineItem] = {}
-    redact_once = redactor()
 
     def once(item: TimelineItem) -> Any:
         key = id(item)
         if key not in done:
-            done[key] = _item(item, inputs, redact_once)
+            done[key] = _item(item, inputs, redact_text)
         return done[key]
 
     return replace(
@@ -61,6 +65,6 @@ def redact_session(session: Session, *, inputs: bool = True) -> Session:
         human_turns=tuple(once(t) for t in session.human_turns),
         tool_calls=tuple(once(c) for c in session.tool_calls),
         failures=tuple(once(f) for f in session.failures),
-        denials=tuple(replace(d, reason=redact_once(d.reason) if d.reason else d.reason)
+        denials=tuple(replace(d, reason=redact_text(d.reason) if d.reason else d.reason)
                       for d in session.denials),
     )

@@ -18,10 +18,11 @@ model calls (hoocode cut on raw newlines and could split one).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
-from learn.render.redact import redact
+from learn.redaction.redact import redact
+from learn.render.session_values import SessionValues
 from learn.render_version import RENDER_VERSION as RENDER_VERSION  # re-exported
 from learn.transcripts.view.exclusions import is_learn_digest
 from learn.transcripts.view.model import HumanTurn, Session, ToolCall, ToolFailure, reading_order
@@ -90,16 +91,19 @@ def project_relative(text: str, session: Session) -> str:
     return text.replace(root + "/", "").replace(root, ".")
 
 
-def render_item(item: HumanTurn | ToolCall | ToolFailure, session: Session) -> str:
+def render_item(item: HumanTurn | ToolCall | ToolFailure, session: Session,
+                redact_text: Callable[[str], str] = redact) -> str:
+    """One item's block; `redact_text` redacts its text (`render_blocks` passes the
+    session's, learn.render.session_values)."""
     if isinstance(item, HumanTurn):
         # Verbatim: the quote check compares against the same redacted text.
-        return f"{_user_label(item, session)}: {redact(item.text.strip())}"
+        return f"{_user_label(item, session)}: {redact_text(item.text.strip())}"
     if isinstance(item, ToolCall):
         # One line: a heredoc in a command must not look like several items.
-        summary = " ".join(redact(project_relative(item.summary, session)).split())
+        summary = " ".join(redact_text(project_relative(item.summary, session)).split())
         return f"{TOOL_LABEL}{item.name}({_cut(summary, TOOL_SUMMARY_CHARS)})"
     # Redact before cutting, so a cut can never leave half a key unrecognised.
-    excerpt = _cut(redact(project_relative(item.excerpt.strip(), session)), TOOL_ERROR_CHARS)
+    excerpt = _cut(redact_text(project_relative(item.excerpt.strip(), session)), TOOL_ERROR_CHARS)
     # Continuation lines are indented so tool output can never forge a `USER:` head.
     return ERROR_LABEL + excerpt.replace("\n", "\n  ")
 
@@ -107,14 +111,16 @@ def render_item(item: HumanTurn | ToolCall | ToolFailure, session: Session) -> s
 def render_blocks(session: Session, fingerprints: Sequence[str] = ()) -> list[str]:
     """One rendered block per kept item, in reading order: the active branch, with
     the typed turns from off it (a rewound branch, a queued or side question) in
-    time order, so the miner sees every typed turn."""
+    time order, so the miner sees every typed turn.
+
+    Redacted as one session (learn.render.session_values): a value a rule caught in
+    one item is out of every item, the bare token a tool error echoes after the
+    `Bearer` that named it."""
     keep = {id(t) for t in user_turns(session, fingerprints)}
-    blocks: list[str] = []
-    for item in reading_order(session):
-        if isinstance(item, HumanTurn) and id(item) not in keep:
-            continue
-        blocks.append(render_item(item, session))
-    return blocks
+    items = [item for item in reading_order(session)
+             if not isinstance(item, HumanTurn) or id(item) in keep]
+    return SessionValues().together(
+        lambda redact_text: [render_item(item, session, redact_text) for item in items])
 
 
 def render_transcript(session: Session, fingerprints: Sequence[str] = ()) -> str:

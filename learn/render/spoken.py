@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from learn.render.redact import redact
+from learn.redaction.redact import redact
 from learn.render.render import user_turns
 from learn.textfold import fold
 from learn.transcripts.view.model import Session
