@@ -97,3 +97,16 @@ def test_an_openai_error_that_is_not_json_is_redacted_whole() -> None:
         with pytest.raises(ModelError) as caught:
             backend.call(_request())
     _assert_redacted_not_cut(str(caught.value), PASSWORD, 20)
+
+
+def test_an_error_line_of_megabytes_is_redacted_only_where_it_is_kept() -> None:
+    import time
+
+    from learn.models.base import error_line
+
+    start = time.process_time()
+    line = error_line('{"error":"x","token":"abc","key":"' + "a" * 5_000_000 + '"}')
+    assert time.process_time() - start < 2  # the whole line redacted: 15 s
+    assert len(line) == 200
+    cut = "x" * 180 + " postgresql://svc:Sup3rLongPassw0rdValue123@db/app"
+    assert "Sup3r" not in error_line(cut)

@@ -179,3 +179,62 @@ def _stored_session(path: Path) -> Session:
     from learn.transcripts.view.bounded import bounded_turns
 
     return bounded_turns(build_session(parse(path), size_bytes=path.stat().st_size))
+
+
+# ---------------------------------------------------------------- review follow-ups
+
+LANTERN = "Lantern4fish"
+TOKEN = "U1083D0KonldGj0J3tDa5B9Xnr5ydn4Uy60ctv0w"
+
+
+def _answered_again(tmp_path: Path) -> Path:
+    c = Chain("5a1e0000-0000-4000-8000-00000000aa01", cwd=str(tmp_path / "proj"))
+    c.user("set up the reporting db", parent=False)
+    c.assistant("What is the password for the read-only reporting user?")
+    c.user(LANTERN)
+    c.user(f"I typed {LANTERN} into the login form and it still failed")
+    return c.write(tmp_path / "answered.jsonl")
+
+
+def test_a_password_answered_then_typed_again_is_out_of_a_view_redacted_with_its_events(
+        tmp_path: Path) -> None:
+    transcript = parse(_answered_again(tmp_path))
+    session = build_session(transcript)
+    texts = [t.text for t in redact_session(session, events=transcript.events).human_turns]
+    assert not any(LANTERN in t for t in texts), texts
+    assert any("into the login form" in t for t in texts)
+
+
+def test_the_hook_workers_session_verifies_a_quote_around_a_carried_value(tmp_path: Path) -> None:
+    """The hook worker mines a session redacted as one (redact_session): the quote the
+    model reads, a carried marker in it, is found in the turns the miner checks."""
+    from learn.mining.verify import anchor_quote, session_commands
+    from learn.render.spoken import spoken_turns
+
+    c = Chain(SID, cwd=str(tmp_path / "proj"))
+    c.user(f"always send {TOKEN} when you call the staging api from tests", parent=False)
+    c.tool("t1", "Bash", {"command": f"curl -H 'Authorization: Bearer {TOKEN}' https://x.example"})
+    c.result("t1", "401 unauthorized", is_error=True)
+    c.tool("t2", "Bash", {"command": f"./deploy.sh {TOKEN} --prod"})
+    c.result("t2", "ok")
+    transcript = parse(c.write(tmp_path / "s.jsonl"))
+    session = redact_session(build_session(transcript), events=transcript.events)
+    blocks = render_blocks(session)
+    assert not any(TOKEN in b for b in blocks)
+    quote = blocks[0].split(": ", 1)[1]
+    assert anchor_quote(quote, spoken_turns(session)).text is not None
+    # Commands are compared casefolded (learn.mining.verify).
+    assert "./deploy.sh [redacted:authorization] --prod" in session_commands(session)
+
+
+def test_many_caught_values_are_carried_in_linear_time() -> None:
+    import time
+
+    texts = [f"curl -H 'Authorization: Bearer tok{n:06d}Zq9x7Lm2abcdefghijkl' https://x.example "
+             f"then tok{n:06d}Zq9x7Lm2abcdefghijkl was refused" for n in range(5_000)]
+    values = SessionValues()
+    start = time.process_time()
+    out = values.together(lambda clean: [clean(t) for t in texts])
+    assert time.process_time() - start < 10  # one alternation of 5,000 values: minutes
+    assert len(values.values) == 5_000
+    assert not any("Zq9x7Lm2abcdefghijkl" in t for t in out)

@@ -338,3 +338,15 @@ def test_a_lone_id_answering_a_yes_or_no_question_about_a_token_is_kept(question
 def test_a_question_mark_inside_a_url_ends_no_question() -> None:
     question = "Password for the staging Redis? It runs at https://redis.internal/?db=0 now"
     assert redact_answer(question, PLAIN) == MARKER
+
+
+def test_a_message_of_many_question_marks_ending_no_sentence_is_read_in_linear_time() -> None:
+    """`?` that end no sentence (`?x?x...`) with one wide character in the text: looking
+    for `？` again from each `?` re-read the whole text (1 MB: 10 s)."""
+    import time
+
+    question = "—" + "?x" * 500_000
+    start = time.process_time()
+    redact_answer(question, "Winter2024!")
+    assert time.process_time() - start < 4
+    assert redact_answer("Password for the reporting user？", "Winter2024!") == MARKER

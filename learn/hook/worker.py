@@ -167,6 +167,7 @@ def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
     aside files like a run does.
     """
     from learn.mining.miner import mine_sessions
+    from learn.render.redacted_view import redact_session
     from learn.transcripts import stream
     from learn.transcripts.files.discover import scan
     from learn.transcripts.view.many import read_asides
@@ -195,6 +196,11 @@ def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
         # the run decides, and a plugin's background sessions cost nothing meanwhile.
         raise SessionGone(f"headless ({session.entrypoint}): left to `learn run`, which "
                           "judges whether a program started it")
+    # Redacted as the run's stored view is (learn.index.indexed._row), the session as
+    # one: the miner checks each quote and fix against the turns and commands as
+    # rendered, and a value carried from another text (or a password given in answer
+    # to the agent and typed again) must be out of both alike, or the quote was dropped.
+    session = redact_session(session, events=transcript.events)
     [result] = mine_sessions([session], backend, model=config.models.mine, cache=cache,
                              concurrency=1, fingerprints=fingerprints,
                              context_window=config.models.context_window)

@@ -245,10 +245,8 @@ def read_row(job: _Job) -> IndexRow | None:
 def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> IndexRow:
     """The index row of one parsed file: derived data only, redacted where it holds text."""
     from learn.index.indexed_turns import encode_turns_and_keys
-    from learn.render.session_values import SessionValues
-    from learn.secret_answers import MARKER as ANSWER_MARKER
+    from learn.render.session_values import SessionValues, note_answers
     from learn.store.session_index import IndexRow
-    from learn.transcripts.models import UserEvent
     from learn.transcripts.view.bounded import bounded_turns
     from learn.transcripts.view.many import read_asides
     from learn.transcripts.view.serialise import session_to_dict
@@ -262,13 +260,7 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
     # memo), and the session as one (learn.render.session_values): a value a rule caught
     # in a tool line is out of the turns and the signals too.
     values = SessionValues()
-    for turn in session.human_turns:
-        # The view replaced a password given in answer to the agent (learn.secret_answers)
-        # with its marker: the typed text it came from is the event's.
-        if ANSWER_MARKER in turn.text and 0 <= turn.event_index < len(transcript.events):
-            event = transcript.events[turn.event_index]
-            if isinstance(event, UserEvent) and event.text:
-                values.note(event.text.strip(), turn.text)
+    note_answers(values, session, transcript.events)
 
     def redacted(clean: Callable[[str], str]) -> tuple[Session, str, bytes, bytes | None]:
         # A signal can quote a command body (machine_signals): the summary is on disk too.

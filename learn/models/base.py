@@ -146,8 +146,17 @@ def error_line(text: str, limit: int = ERROR_CHARS) -> str:
     no longer had the shape that redacts it, and was printed and stored in part."""
     from learn.redaction.redact import redact_message
 
-    clean = redact_message(text).strip()
+    # The first line and a margin past the cut, not the whole body: a gateway's error
+    # can be megabytes on one line (5 MB took 15 s to redact), and no secret runs longer
+    # than the margin, so one across the cut is still read whole.
+    stripped = text.strip()
+    first = stripped.splitlines()[0] if stripped else ""
+    clean = redact_message(first[: limit + _SECRET_MARGIN]).strip()
     return clean.splitlines()[0][:limit] if clean else ""
+
+
+# Characters read past an error line's cut for redaction (longer than any one-line secret).
+_SECRET_MARGIN: Final = 4096
 
 
 class ModelError(Exception):

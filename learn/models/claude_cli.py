@@ -377,8 +377,10 @@ class ClaudeCliBackend:
             reason = _first_line(stderr) or f"unparseable output ({exc})"
             raise ModelError(f"{what}: exit {proc.returncode}: {reason}") from exc
         if proc.returncode != 0 or outcome.is_error:
+            from learn.models.base import error_line
+
             reason = (
-                (outcome.errors[0] if outcome.errors else "")
+                (error_line(outcome.errors[0], 300) if outcome.errors else "")
                 or _first_line(outcome.result or "")
                 or _first_line(stderr)
                 or (outcome.subtype or "error")

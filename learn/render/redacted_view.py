@@ -9,14 +9,17 @@ both), which `reading_order` and the renderer rely on.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import replace
 
-from learn.render.session_values import SessionValues
+from learn.render.session_values import SessionValues, note_answers
 from learn.transcripts.nesting import map_strings
 from learn.transcripts.view.model import HumanTurn, Session, TimelineItem, ToolCall, ToolFailure
+
+if TYPE_CHECKING:
+    from learn.transcripts.models import TranscriptEvent
 
 
 def _item(item: TimelineItem, inputs: bool, redact_text: Callable[[str], str]) -> TimelineItem:
@@ -38,7 +41,8 @@ def _item(item: TimelineItem, inputs: bool, redact_text: Callable[[str], str]) -
     return item if excerpt == item.excerpt else replace(item, excerpt=excerpt)
 
 
-def redact_session(session: Session, *, inputs: bool = True) -> Session:
+def redact_session(session: Session, *, inputs: bool = True,
+                   events: Sequence[TranscriptEvent] = ()) -> Session:
     """`session` with every turn, tool line, tool input, failure and denial reason redacted.
 
     `inputs=False`: tool inputs are dropped, not redacted, for output that prints none
@@ -46,8 +50,14 @@ def redact_session(session: Session, *, inputs: bool = True) -> Session:
     session).
 
     Each distinct text is redacted once (`redactor`), and the session as one
-    (learn.render.session_values): a value a rule caught in one text is out of all."""
-    return SessionValues().together(lambda redact_text: _redacted(session, inputs, redact_text))
+    (learn.render.session_values): a value a rule caught in one text is out of all.
+    `events`, the transcript the session was built from, when the caller has it: a
+    password given in answer to the agent is then out of the texts that repeat it too
+    (`note_answers`)."""
+    values = SessionValues()
+    if events:
+        note_answers(values, session, events)
+    return values.together(lambda redact_text: _redacted(session, inputs, redact_text))
 
 
 def _redacted(session: Session, inputs: bool, redact_text: Callable[[str], str]) -> Session:
