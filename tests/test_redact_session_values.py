@@ -238,3 +238,20 @@ def test_many_caught_values_are_carried_in_linear_time() -> None:
     assert time.process_time() - start < 10  # one alternation of 5,000 values: minutes
     assert len(values.values) == 5_000
     assert not any("Zq9x7Lm2abcdefghijkl" in t for t in out)
+
+
+def test_learn_show_prints_no_password_answered_then_typed_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real command: `learn show` builds the view from the file, and the events it
+    was built from go to the redaction, so the repeat is out too."""
+    from click.testing import CliRunner
+
+    from learn.cli import cli
+
+    for name in ("HOME", "LEARN_DATA_DIR", "LEARN_CACHE_DIR", "LEARN_CONFIG_DIR"):
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
+    path = _answered_again(tmp_path)
+    result = CliRunner().invoke(cli, ["show", str(path)])
+    assert result.exit_code == 0, result.output
+    assert LANTERN not in result.output
+    assert "I typed [REDACTED:answer] into the login form" in result.output

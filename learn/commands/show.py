@@ -34,7 +34,10 @@ from learn.transcripts.view.model import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from learn.store.session_index import SessionIndex
+    from learn.transcripts.models import TranscriptEvent
     from learn.transcripts.templates.keys import Keys
 
 
@@ -113,6 +116,17 @@ def _unreadable_named(ref: str, skipped: list[SkippedFile]) -> list[SkippedFile]
 
 def load_view(path: Path, file: SessionFile | None, *, include_programmatic: bool = False,
               index: SessionIndex | None = None, heads: HeadReader | None = None) -> Session:
+    """The session view of the file at `path`, judged with its project's sessions."""
+    return _load(path, file, include_programmatic=include_programmatic, index=index,
+                 heads=heads)[0]
+
+
+def _load(path: Path, file: SessionFile | None, *, include_programmatic: bool = False,
+          index: SessionIndex | None = None, heads: HeadReader | None = None,
+          ) -> tuple[Session, Sequence[TranscriptEvent]]:
+    """`load_view`'s view and the events it was built from: the redaction reads them for
+    what the view withheld (a password given in answer to the agent, typed again later:
+    learn.render.session_values.note_answers)."""
     from learn.transcripts.files.listing import (
         aside_paths_for,
     )
@@ -154,7 +168,7 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
         others = project_turn_views(view, fingerprints, index=index, heads=heads,
                                     limit=HEAD_SESSIONS, keys=keys)
     return without_project_prompts(view, fingerprints, others=others, keys=keys,
-                                   include_programmatic=include_programmatic)
+                                   include_programmatic=include_programmatic), transcript.events
 
 
 def _own_keys(view: Session, index: SessionIndex, keys: Keys) -> None:
@@ -240,8 +254,8 @@ def _show(session_ref: str, as_json: bool, reveal: bool, full: bool,
         except (StoreError, apsw.Error, OSError):
             index = heads = None
         path, file = resolve_session(session_ref, heads)
-        session = load_view(path, file, include_programmatic=include_programmatic,
-                            index=index, heads=heads)
+        session, events = _load(path, file, include_programmatic=include_programmatic,
+                                index=index, heads=heads)
         if heads is not None:
             with suppress(StoreError, apsw.Error):  # what was read is read again next time
                 heads.save(forget=False)
@@ -249,7 +263,7 @@ def _show(session_ref: str, as_json: bool, reveal: bool, full: bool,
         from learn.render.redacted_view import redact_session
 
         # The text prints no tool input (its summary line only).
-        session = redact_session(session, inputs=as_json)
+        session = redact_session(session, inputs=as_json, events=events)
     limit = None if full else SHOW_CHARS
     if as_json:
         from learn.transcripts.view.serialise import session_to_dict
