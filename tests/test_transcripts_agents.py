@@ -370,3 +370,25 @@ def test_a_call_the_person_declined_is_a_denial_in_every_agent(tmp_path: Path) -
     assert opencode["o_a"].content == denial_content("move it to /tmp instead")
     assert opencode["o_b"].denial_kind == DENIAL_KIND_PERMISSION_RULE
     assert opencode["o_c"].denial_kind is None and opencode["o_c"].is_error
+
+
+def test_a_gemini_replys_failed_call_is_a_failure_on_the_branch_the_next_message_follows(
+        tmp_path: Path) -> None:
+    """The next message names the reply as its parent; the reply's results entry comes
+    after it. Hung from the reply, the results were a branch off the active one, and a
+    failed `make` was no failure of the session (an audit: `learn show` said 0)."""
+    from learn.transcripts.parser import parse
+    from learn.transcripts.view.session import build_session
+
+    g = GeminiChat("9e00000a-0000-4000-8000-00000000000a")
+    g.user("build it")
+    g.gemini("", calls=[g.call("g_b", "run_shell_command", {"command": "make"}, status="error",
+                               output="Error 2")])
+    g.user("try again with -j1")
+    g.gemini("ok", calls=[g.call("g_c", "run_shell_command", {"command": "make -j1"},
+                                 status="success", output="done")])
+    session = build_session(parse(g.write_jsonl(
+        tmp_path / "gm" / "session-2026-11-20T09-00-9e00000a.jsonl")))
+    assert [f.tool_use_id for f in session.failures] == ["g_b"]
+    assert [t.text for t in session.human_turns] == ["build it", "try again with -j1"]
+    assert [c.name for c in session.tool_calls] == ["run_shell_command"] * 2

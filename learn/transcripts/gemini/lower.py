@@ -86,22 +86,33 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
     clock = parse_time(conv.meta.get("startTime"))
     events: list[Any] = [lazy("gemini.session", conv.meta)]
     skipped = dict(conv.skipped)
+    # The entry a message's children hang from: a reply with tool calls is followed by
+    # its results' entry, and the next message names the reply as its parent. Hung from
+    # the reply, the results were a branch of their own, off the active one: a failed
+    # call was no failure in the view (`learn show` said "failures 0").
+    tails: dict[str, str] = {}
     for msg in conv.messages:
         at = parse_time(msg.record.get("timestamp")) or clock
         if at is None:
             skipped["invalid"] = skipped.get("invalid", 0) + 1
             continue
         clock = at
-        for event in _message(chain, msg, at, sidechain):
+        lowered = _message(chain, msg, at, sidechain, tails)
+        last = next((e.meta.uuid for e in reversed(lowered)
+                     if isinstance(e, UserEvent | AssistantEvent)), None)
+        if last is not None:
+            tails[str(msg.record["id"])] = last
+        for event in lowered:
             if not dropped(event, drop):
                 events.append(event)
     return events, skipped
 
 
-def _message(chain: Chain, msg: Message, at: datetime, sidechain: bool) -> list[Any]:
+def _message(chain: Chain, msg: Message, at: datetime, sidechain: bool,
+             tails: dict[str, str]) -> list[Any]:
     record, mid = msg.record, str(msg.record["id"])
     kind = record.get("type")
-    parent = chain.uid(msg.parent) if msg.parent else None
+    parent = (tails.get(msg.parent) or chain.uid(msg.parent)) if msg.parent else None
     if kind == "user":
         typed, command = typed_of(record)
         meta = chain.meta(mid, at, parent=parent, sidechain=sidechain,

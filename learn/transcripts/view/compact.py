@@ -56,7 +56,9 @@ from learn.transcripts.view.model import (
 #     for offline runs (learn.detect.to_candidates.SAID).
 # v9: a call's line and a failure's output cut between words, never inside one (a
 #     secret's piece no redaction rule knew: learn.transcripts.view.calls).
-VIEW_VERSION: Final = 9
+# v10: a Gemini CLI reply's tool results on the branch its next message follows (a
+#     failed call was no failure, its results a branch of their own).
+VIEW_VERSION: Final = 10
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
