@@ -24,8 +24,10 @@ def tool(name: str, summary: str, i: int = 0, **inp: Any) -> ToolCall:
     return ToolCall(id=f"t{i}", name=name, summary=summary, input=inp, at=None, event_index=i)
 
 
-def fail(excerpt: str, i: int = 0, name: str = "Bash") -> ToolFailure:
-    return ToolFailure(tool_use_id=f"t{i}", tool_name=name, excerpt=excerpt, at=None, event_index=i)
+def fail(excerpt: str, i: int = 0, name: str = "Bash", *, call: int | None = None) -> ToolFailure:
+    """A failure at `i` of the call made at `call` (`tool(..., call)`), else of a call at `i`."""
+    return ToolFailure(tool_use_id=f"t{i if call is None else call}", tool_name=name,
+                       excerpt=excerpt, at=None, event_index=i)
 
 
 def make_session(

@@ -42,7 +42,7 @@ def _d(text: str, kind: str = "directive") -> dict[str, str]:
 SESSION = make_session([
     user("we use bun here, never npm", 0),
     tool("Bash", "npm install", 1, command="npm install"),
-    fail("npm ERR! ENOENT", 2),
+    fail("npm ERR! ENOENT", 2, call=1),
     user("please open a release PR", 3),
 ])
 
@@ -232,3 +232,20 @@ def test_mine_sessions_prunes_old_cache_entries() -> None:
     os.utime(cache.path_for("stale"), (old, old))
     mine_sessions([], ScriptedBackend(), model=MODEL, cache=cache)
     assert not cache.path_for("stale").exists()
+
+
+def test_a_fix_whose_command_never_failed_is_dropped() -> None:
+    """A fix names the failing command (the mining contract): one that ran and passed, or
+    was never run, fixed nothing."""
+    passed = make_session([user("we use bun here, never npm", 0),
+                           tool("Bash", "bun install", 1, command="bun install"),
+                           tool("Bash", "npm test", 2, command="npm test"),
+                           fail("1 failing", 3, call=2)])
+    backend = ScriptedBackend({"candidates": [
+        {"kind": "fix", "text": "use bun", "command": "bun install"},  # ran, never failed
+        {"kind": "fix", "text": "run the db first", "command": "npm test"},  # failed
+        {"kind": "fix", "text": "yarn", "command": "yarn install"},  # never ran
+    ]})
+    r = mine_session(passed, backend, model=MODEL, chunk_chars=10_000)
+    assert [c.command for c in r.candidates] == ["npm test"]
+    assert r.dropped_fix_command == 2

@@ -350,7 +350,8 @@ def _collect(api: Any, batch_id: str, items: Sequence[BatchItem], by_key: dict[s
             continue
         raw = [c for p in parts if p is not None for c in p]
         verified = verify_candidates(raw, spoken_turns(session, fingerprints),
-                                     commands=session_commands(session))
+                                     commands=session_commands(session),
+                                     failed=session_commands(session, failed=True))
         with contextlib.suppress(OSError):
             cache.put(key, session_candidates(session, verified.kept),
                       dropped_unverified=verified.dropped_unquoted + verified.dropped_short,

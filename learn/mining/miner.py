@@ -62,7 +62,7 @@ class SessionMineResult:
     session_id: str
     candidates: tuple[MinedCandidate, ...] = ()
     dropped_unverified: int = 0  # quotes not found in what the user typed
-    dropped_fix_command: int = 0  # fixes whose command never ran
+    dropped_fix_command: int = 0  # fixes whose command never ran, or never failed
     chunks: int = 0
     failed_chunks: int = 0
     # Chunks whose answer was still cut at max_tokens after a larger budget;
@@ -212,7 +212,8 @@ def mine_session(
             split_chunks=split, usage=usage, error=last_error or "every chunk failed",
         )
     verified = verify_candidates(
-        raw, spoken_turns(session, fingerprints), commands=session_commands(session)
+        raw, spoken_turns(session, fingerprints), commands=session_commands(session),
+        failed=session_commands(session, failed=True),
     )
     kept = typed_times(verified.kept, session, fingerprints)  # on the turns verification saw
     return SessionMineResult(

@@ -75,7 +75,7 @@ REASONS: Final[tuple[DropReason, ...]] = ("paraphrase", "too_short", "fix_comman
 class VerifyResult:
     kept: tuple[MinedCandidate, ...]
     dropped_unquoted: int = 0  # directive/request whose words the user never typed
-    dropped_fix_command: int = 0  # fix whose command never ran in the session
+    dropped_fix_command: int = 0  # fix whose command never ran (or never failed) in the session
     dropped_short: int = 0  # a quote under MIN_QUOTE_WORDS words
     # What was dropped, redacted, for a run's trace ("why was this not proposed?").
     rejected: tuple[MinedCandidate, ...] = ()
@@ -275,12 +275,15 @@ def _command_strings(value: Any) -> Iterable[str]:
             yield parts[-1]
 
 
-def session_commands(session: Session) -> list[str]:
+def session_commands(session: Session, *, failed: bool = False) -> list[str]:
     """The commands that ran, redacted and in `command_key` form: every tool call's summary
     and command input, also with paths under the project written relative to it (as
-    the render showed them to the model)."""
+    the render showed them to the model). `failed`: only the calls that failed."""
     seen: dict[str, None] = {}
+    failures = {f.tool_use_id for f in session.failures} if failed else set()
     for call in session.tool_calls:
+        if failed and call.id not in failures:
+            continue
         raw: list[str] = [call.summary]
         inp: Mapping[str, Any] = call.input if isinstance(call.input, Mapping) else {}
         for key in ("command", "cmd"):
@@ -309,16 +312,21 @@ def _scrub(c: MinedCandidate) -> MinedCandidate:
 
 
 def verify_candidates(
-    candidates: Iterable[MinedCandidate], spoken: Sequence[str] | str, *, commands: Sequence[str]
+    candidates: Iterable[MinedCandidate], spoken: Sequence[str] | str, *, commands: Sequence[str],
+    failed: Sequence[str] | None = None,
 ) -> VerifyResult:
-    """Keep quotes re-anchored on `spoken` (`spoken_turns`) and fixes whose command ran."""
+    """Keep quotes re-anchored on `spoken` (`spoken_turns`) and fixes whose command ran
+    and, given `failed` (`session_commands(..., failed=True)`), failed: a fix's command is
+    the failing one (the mining contract), and a command that only ever passed, or was
+    refused before it ran, fixed nothing (an audit found such "fixes" shared with a team)."""
     kept: dict[tuple[str, str], MinedCandidate] = {}
     rejected: list[MinedCandidate] = []
     unquoted = bad_fix = short = 0
     turns = _turns(spoken)
     for c in candidates:
         if c.kind == "fix":
-            if not (c.command and command_ran(c.command, commands)):
+            if not (c.command and command_ran(c.command, commands)
+                    and (failed is None or command_ran(c.command, failed))):
                 bad_fix += 1
                 rejected.append(_scrub(c))
                 continue
