@@ -111,3 +111,14 @@ def test_an_answer_is_redacted_where_it_becomes_a_response(monkeypatch: Any) -> 
     request = ModelRequest("judge", "m", "s", TOOL, "u",
                            corrections=(Correction({"verdicts": [{"summary": LEAK}]}, "bad"),))
     assert HELD_KEY not in json.dumps(request.corrections[0].answer)
+
+
+def test_a_lone_surrogate_in_an_answer_becomes_a_replacement_character() -> None:
+    """JSON may spell a lone surrogate (`"\\ud800"`); no UTF-8 does, and a rule text holding
+    one made the store's write raise on every `learn run`."""
+    got = ModelResponse({"verdicts": [{"rule": "Use bun \ud800 always \udcff", "n": 1},
+                                      "pair \ud83d\ude00 and é"]}, "m")
+    rule = got.tool_input["verdicts"][0]["rule"]
+    assert rule == "Use bun \ufffd always \ufffd"
+    assert got.tool_input["verdicts"][1] == "pair \U0001f600 and é"
+    json.dumps(got.tool_input, ensure_ascii=False).encode("utf-8")

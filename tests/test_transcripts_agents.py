@@ -392,3 +392,33 @@ def test_a_gemini_replys_failed_call_is_a_failure_on_the_branch_the_next_message
     assert [f.tool_use_id for f in session.failures] == ["g_b"]
     assert [t.text for t in session.human_turns] == ["build it", "try again with -j1"]
     assert [c.name for c in session.tool_calls] == ["run_shell_command"] * 2
+
+
+def test_a_cwd_with_a_nul_is_no_project_and_no_crash(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """No system names a folder with a NUL in it: a transcript whose cwd holds one (damaged
+    or forged) made `realpath` raise, and `learn sessions` (and run, signals) exited with a
+    traceback for every project on the machine."""
+    from click.testing import CliRunner
+    from fixtures.fidelity.writers import Chain
+
+    from learn.cli import cli
+    from learn.projects.flavour import is_path, path_key
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("LEARN_DATA_DIR", "LEARN_CACHE_DIR", "LEARN_CONFIG_DIR"):
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    bad, good = "/home/dev/np\x00x", str(tmp_path / "ok")
+    for sid, cwd in (("a0000000-0000-4000-8000-00000000000a", bad),
+                     ("b0000000-0000-4000-8000-00000000000b", good)):
+        c = Chain(sid, cwd=cwd)
+        c.user("we use bun here, never npm", parent=False)
+        c.write(home / ".claude" / "projects" / ("-home-dev-np" if cwd == bad else "-ok") /
+                f"{sid}.jsonl")
+    assert not is_path(bad) and path_key(bad) == bad
+    result = CliRunner().invoke(cli, ["sessions", "--all-projects", "--json"])
+    assert result.exit_code == 0, result.output
+    ids = {row["id"] for row in json.loads(result.output)["sessions"]}
+    assert "b0000000-0000-4000-8000-00000000000b" in ids

@@ -131,8 +131,17 @@ def redacted_answer(tool_input: Mapping[str, Any]) -> dict[str, Any]:
     from learn.redaction.redact import redact
 
     held = held_secrets()
-    return {k: each_string(v, lambda s: redact(redact_held(s, held)))
+    return {k: each_string(v, lambda s: redact(redact_held(whole_chars(s), held)))
             for k, v in tool_input.items()}
+
+
+def whole_chars(text: str) -> str:
+    """`text` with each lone surrogate (a JSON `\\ud800` with no pair) as U+FFFD: no
+    UTF-8 spells one, and a rule text holding one made the store's write raise, so every
+    `learn run` asked the model again and failed the same way."""
+    if text.isascii():
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 # What an endpoint's error keeps of its text: one line, this long.

@@ -65,8 +65,10 @@ def is_windows_path(path: str) -> bool:
 
 
 def is_path(text: str) -> bool:
-    """An absolute path of some machine (POSIX, `~`, or Windows); not an id."""
-    return text.startswith(("/", "~")) or is_windows_path(text)
+    """An absolute path of some machine (POSIX, `~`, or Windows); not an id. Never one
+    holding a NUL: no system names a file so, and a transcript's `cwd` that did made every
+    command that read it exit with a traceback (`realpath`: "embedded null byte")."""
+    return (text.startswith(("/", "~")) or is_windows_path(text)) and "\x00" not in text
 
 
 def path_key(path: str | Path) -> str:
@@ -89,9 +91,10 @@ def path_key(path: str | Path) -> str:
         norm = ntpath.normpath(text).casefold()
         # Keep the root's separator (`c:\\`), drop any other trailing one.
         return norm if _DRIVE_ROOT.fullmatch(norm) else norm.rstrip("\\")
-    if sys.platform == "win32" and text.startswith("/"):
+    if (sys.platform == "win32" and text.startswith("/")) or "\x00" in text:
         # Another system's folder (WSL's, a Linux machine's): never this machine's
         # realpath, which made `/home/bob/proj` the drive folder `c:\\home\\bob\\proj`.
+        # Nor a name with a NUL in it, which is no file of any system (realpath raises).
         real = posixpath.normpath(text)
     else:
         real = os.path.realpath(os.path.expanduser(text))

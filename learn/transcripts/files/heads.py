@@ -101,6 +101,10 @@ def read_head(path: Path, provider: Provider) -> Head:
         match = _SESSION_ID_RE.search(data)
         if match:
             head = msgspec.structs.replace(head, session_id=_json_str(match.group(1)))
+    if head.cwd is not None and "\x00" in head.cwd:
+        # No folder of any system has a NUL in its name: a damaged or forged line, no
+        # project (its realpath raised, and every command that listed it exited).
+        head = msgspec.structs.replace(head, cwd=None)
     return head
 
 

@@ -79,15 +79,16 @@ def _codex_meta(event: OtherEvent) -> Mapping[str, Any]:
 
 def cwd_of(events: Sequence[TranscriptEvent], branch: Sequence[int]) -> str | None:
     """The cwd the session ran in: the active branch's first, else any entry's, else Codex's session_meta."""
+    # A cwd holding a NUL names no folder of any system (files.heads reads none either).
     for meta in _metas(events, branch):
-        if meta.cwd:
+        if meta.cwd and "\x00" not in meta.cwd:
             return str(meta.cwd)
     for meta in _metas(events, range(len(events))):
-        if meta.cwd:
+        if meta.cwd and "\x00" not in meta.cwd:
             return str(meta.cwd)
     for event in events[:1]:
         if isinstance(event, OtherEvent):
             cwd = _codex_meta(event).get("cwd")
-            if isinstance(cwd, str) and cwd:
+            if isinstance(cwd, str) and cwd and "\x00" not in cwd:
                 return cwd
     return None
