@@ -255,28 +255,33 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None
     # Plain aligned columns, not a rich Table: rich measured and wrapped every
     # cell, 0.5 s of CPU for 1,000 sessions against a 0.3 s target for the
     # whole warm command (issue 21). click.style drops its colour off a terminal.
+    from learn.visible import visible
+
+    # Every cell is passed through `visible`: a project path is a transcript's `cwd`, and a
+    # folder name can hold ESC sequences (an OSC 52 clipboard write, an OSC 8 link, a
+    # cursor move) and bidi overrides that a terminal acts on instead of showing.
     if not rows:
-        click.echo(f"No sessions in scope ({scope.describe()}).")
+        click.echo(visible(f"No sessions in scope ({scope.describe()})."))
         if note:
-            click.echo(click.style(f"Skipped: {note}.", dim=True))
+            click.echo(click.style(visible(f"Skipped: {note}."), dim=True))
         if not scope.all_projects:
             click.echo(click.style("Try --all-projects, or --project DIR.", dim=True))
         return
     head = ("provider", "id", "project", "date", "turns", "human", "origin", "size")
     right = {4, 5, 7}
-    cells = [head]
+    cells: list[tuple[str, ...]] = [head]
     short: dict[object, str] = {}  # a few dozen projects among 1,000 rows
     for row in rows:
         when = activity(row).astimezone(UTC).isoformat()
         project = short.get(row["project"])
         if project is None:
             project = short[row["project"]] = _short_project(row["project"])
-        cells.append((
+        cells.append(tuple(_cell(c) for c in (
             str(row["provider"]), str(row["id"])[:8], project,
             str(when)[:16].replace("T", " "), str(row["turns"]), str(row["human_turns"]),
             "program" if row.get("origin") == "programmatic" else "person",
             _size(int(str(row["size_bytes"]))),
-        ))
+        )))
     widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
     if sys.stdout.isatty():
         # On a terminal the project column gives way (its head kept: "…/code/app"),
@@ -290,12 +295,13 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None
         return "  ".join(c.rjust(w) if i in right else c.ljust(w)
                          for i, (c, w) in enumerate(zip(cols, widths, strict=True))).rstrip()
 
-    out = [f"{len(rows)} session(s): {scope.describe()}", click.style(line(head), bold=True)]
+    out = [visible(f"{len(rows)} session(s): {scope.describe()}"), click.style(line(head), bold=True)]
     out += [line(c) for c in cells[1:]]
     out += read_in_part(rows)
     click.echo("\n".join(out))
     if note:
-        click.echo(click.style(f"Skipped: {note} (--json lists each file and why).", dim=True))
+        click.echo(click.style(visible(f"Skipped: {note} (--json lists each file and why)."),
+                               dim=True))
 
 
 def read_in_part(rows: list[dict[str, object]]) -> list[str]:
@@ -323,6 +329,14 @@ def read_in_part(rows: list[dict[str, object]]) -> list[str]:
 
 def _cut_left(text: str, width: int) -> str:
     return text if len(text) <= width else "…" + text[len(text) - width + 1:]
+
+
+def _cell(text: str) -> str:
+    """`text` as one table cell: nothing hidden or acting (`visible`), and a folder name's
+    newline or tab a space, so a row stays one line and its columns stay put."""
+    from learn.visible import visible
+
+    return visible(text).replace("\n", " ").replace("\t", " ")
 
 
 def _short_project(project: object) -> str:

@@ -308,7 +308,11 @@ def _print(session: Session, limit: int | None = SHOW_CHARS) -> None:
         by_origin[turn.origin] = by_origin.get(turn.origin, 0) + 1
     origins = ", ".join(f"{n} {k}" for k, n in sorted(by_origin.items()))
     print_markup(screen, f"[bold]{session.provider} session {escape(session.id)}[/bold]")
-    print_markup(screen, f"project: {escape(session.project or '?')}")
+    from learn.visible import code_span
+
+    # A project path is a transcript's `cwd`, and a folder name can hold a newline and `#`:
+    # one code span (learn.visible.code_span), so it cannot print a line of its own.
+    print_markup(screen, f"project: {escape(code_span(session.project)) if session.project else '?'}")
     print_markup(screen, f"path:    {escape(str(session.path))}", soft_wrap=True)
     span = " → ".join(
         t.isoformat(timespec="minutes") for t in (session.started_at, session.last_activity) if t

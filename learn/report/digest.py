@@ -20,7 +20,7 @@ from learn.records.proposal import Funnel, Proposal, RunResult
 from learn.report.outcomes import outcome_lines
 from learn.report.proposal_lines import RULE_CHARS, agent_name, item_lines
 from learn.report.words import day, flatten, plural
-from learn.visible import visible
+from learn.visible import code_span, visible
 
 LEARN_DIGEST_MARKER = "[learn-digest]"
 
@@ -52,7 +52,7 @@ def funnel_sentence(f: Funnel) -> str:
 
 def header_lines(result: RunResult) -> list[str]:
     u = result.usage
-    where = f" in {', '.join(result.projects)}" if result.projects else ""
+    where = f" in {', '.join(map(code_span, result.projects))}" if result.projects else ""
     span = ""
     start, end = day(result.window_start), day(result.window_end)
     if start and end:
@@ -68,7 +68,8 @@ def header_lines(result: RunResult) -> list[str]:
     lines = [first]
     view = result.extra.get("view")
     if view in ("pending", "all"):
-        where = result.extra.get("project") or "every project"
+        project = result.extra.get("project")
+        where = code_span(str(project)) if project else "every project"
         n = len(result.proposals)
         what = "proposal" if view == "all" else "pending proposal"
         lines.append(f"Showing {plural(n, what)} for {where}"
@@ -193,7 +194,7 @@ def pending_lines(result: RunResult) -> list[str]:
            "Not said again since they were shown, and not decided yet: `learn apply` writes "
            "them, `learn decline KEY` drops one, `learn digest` shows them in full.", ""]
     for x in pending[:PENDING_LISTED]:
-        out.append(f"- `{x.get('key')}` — {flatten(str(x.get('rule') or ''), RULE_CHARS)}")
+        out.append(f"- {code_span(str(x.get('key')))} — {flatten(str(x.get('rule') or ''), RULE_CHARS)}")
     if len(pending) > PENDING_LISTED:
         out.append(f"- and {len(pending) - PENDING_LISTED} more (`learn digest`)")
     return out
@@ -212,9 +213,17 @@ _FETCHES = re.compile(
     r"|object|link|style|script|input|base|meta)\b)", re.IGNORECASE)
 
 
+# An HTML comment, in a quote or a rule's words: a rendered preview hides what is inside
+# it while the model reading /learn still reads it (`<!-- learn directive:other, 5
+# sessions -->` in a quote passed as it was typed). Both ends are escaped, so none opens.
+_COMMENT_ENDS = re.compile(r"<!--|-->")
+
+
 def inert(markdown: str) -> str:
-    """`markdown` with every image and fetching tag escaped, shown as typed (`!\\[`,
-    `\\<img`): the digest's one way into a viewer's network."""
+    """`markdown` with every image, fetching tag and HTML comment escaped, shown as typed
+    (`!\\[`, `\\<img`, `\\<!--`, `--\\>`): the digest's one way into a viewer's network,
+    and nothing a preview hides from the person while the model reads it."""
+    markdown = _COMMENT_ENDS.sub(lambda m: "\\<!--" if m.group(0) == "<!--" else "--\\>", markdown)
     return _FETCHES.sub(lambda m: "!\\" if m.group(0) == "!" else "\\<", markdown)
 
 

@@ -29,6 +29,7 @@ from learn.report.outcomes_html import outcome_data, outcome_html
 from learn.report.proposal_lines import evidence_line, project_line, sessions_read
 from learn.report.words import day, flatten, plural
 from learn.textunits import cjk_language
+from learn.visible import visible
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
        "img-src data:")
@@ -105,7 +106,7 @@ def chart_series(result: RunResult) -> list[dict[str, Any]]:
     series: list[dict[str, Any]] = []
     for p in result.proposals:
         per_day = Counter(d for q in p.quotes if (d := day(q.at)))
-        series.append({"key": p.key, "label": p.label, "kind": p.kind,
+        series.append({"key": p.key, "label": visible(p.label), "kind": p.kind,
                        "points": sorted([d, n] for d, n in per_day.items())})
     return series
 
@@ -124,62 +125,70 @@ def _lang(text: str) -> str:
     return f' lang="{language}"' if language else ""
 
 
+def _text(text: str) -> str:
+    """`text` for the page: HTML-escaped, and nothing hidden or acting (learn.visible), as
+    the digest does. A quote, a label, a command and a project path come from a
+    transcript or a model, and `escape` keeps a C0 control or a bidi override, which shows
+    the words in another order than they are read."""
+    return escape(visible(text))
+
+
 def _card(p: Proposal, result: RunResult) -> str:
     v = p.verdict
-    parts = [f'<section class="card{"" if is_proposed(p) else " declined"}" id="{escape(p.key)}">',
-             f"<h3>{escape(p.label)}</h3>",
-             f'<div class="key">{escape(p.key)} · {escape(p.status)}</div>',
-             f'<p class="meta">{escape(evidence_line(p, result))}</p>']
+    parts = [f'<section class="card{"" if is_proposed(p) else " declined"}" id="{_text(p.key)}">',
+             f"<h3>{_text(p.label)}</h3>",
+             f'<div class="key">{_text(p.key)} · {_text(p.status)}</div>',
+             f'<p class="meta">{_text(evidence_line(p, result))}</p>']
     where = project_line(p)
     if where:  # which project the rule belongs to (markdown backticks dropped)
-        parts.append(f'<p class="meta">{escape(where.replace("`", ""))}</p>')
+        parts.append(f'<p class="meta">{_text(where.replace("`", ""))}</p>')
     if v is not None:
         verb = "Proposed rule" if v.accepted else "Judged not worth a rule"
-        parts.append(f'<div class="rule"><b>{verb}</b> ({escape(v.scope)} scope, '
-                     f"{escape(v.category or 'uncategorised')}, confidence {v.confidence:.2f}): "
-                     f"{escape(flatten(v.summary))}"
-                     + (f"<br><small>{escape(flatten(v.rationale))}</small>" if v.rationale else "")
+        parts.append(f'<div class="rule"><b>{verb}</b> ({_text(v.scope)} scope, '
+                     f"{_text(v.category or 'uncategorised')}, confidence {v.confidence:.2f}): "
+                     f"{_text(flatten(v.summary))}"
+                     + (f"<br><small>{_text(flatten(v.rationale))}</small>" if v.rationale else "")
                      + "</div>")
     elif p.worded:
         parts.append(f'<div class="rule"><b>Proposed rule</b> (worded from your quote; no model '
-                     f"judged it): {escape(flatten(p.worded))}</div>")
+                     f"judged it): {_text(flatten(p.worded))}</div>")
     from learn.reduce.surfaces import is_memory_file
     from learn.report.agent_targets import written_elsewhere
     from learn.report.proposal_lines import agent_name
 
     if p.status == "restated" and p.existing_rule and is_memory_file(p.existing_rule_file):
         parts.append(f'<div class="restated"><b>Promote from memory to CLAUDE.md</b>: your '
-                     f"agent's memory (<code>{escape(p.existing_rule_file or '')}</code>) says "
-                     f"“{escape(flatten(p.existing_rule))}” — and you still had to say it.</div>")
+                     f"agent's memory (<code>{_text(p.existing_rule_file or '')}</code>) says "
+                     f"“{_text(flatten(p.existing_rule))}” — and you still had to say it.</div>")
     elif p.status == "restated" and p.existing_rule:
-        where = f" in <code>{escape(p.existing_rule_file)}</code>" if p.existing_rule_file else ""
+        where = f" in <code>{_text(p.existing_rule_file)}</code>" if p.existing_rule_file else ""
         parts.append(f'<div class="restated">Already written{where}: '
-                     f"“{escape(flatten(p.existing_rule))}” — and still said again: "
+                     f"“{_text(flatten(p.existing_rule))}” — and still said again: "
                      "rewrite that line rather than adding another.</div>")
     elif p.status == "has-skill" and p.existing_rule:
-        parts.append(f'<div class="restated">Covered by the <code>{escape(p.existing_rule)}'
+        parts.append(f'<div class="restated">Covered by the <code>{_text(p.existing_rule)}'
                      "</code> skill: sharpen its description.</div>")
     elif p.existing_rule and (missing := written_elsewhere(p)):
         said = " and ".join(agent_name(a) for a in missing)
         parts.append(f'<div class="restated">Written for another agent in '
-                     f"<code>{escape(p.existing_rule_file or '')}</code>: "
-                     f"“{escape(flatten(p.existing_rule))}” — but you said it to {escape(said)}, "
+                     f"<code>{_text(p.existing_rule_file or '')}</code>: "
+                     f"“{_text(flatten(p.existing_rule))}” — but you said it to {_text(said)}, "
                      "which does not read that file: apply writes it there.</div>")
     if p.command:
-        parts.append(f"<p>Command: <code>{escape(flatten(p.command))}</code></p>")
+        parts.append(f"<p>Command: <code>{_text(flatten(p.command))}</code></p>")
     if p.error_excerpt:
-        parts.append(f"<p>Error: <code>{escape(flatten(p.error_excerpt, 300))}</code></p>")
+        parts.append(f"<p>Error: <code>{_text(flatten(p.error_excerpt, 300))}</code></p>")
     quotes = p.quotes or ()
     # A fix's text describes what happened; only what the user typed gets quotation marks.
     lq, rq = ("", "") if p.kind == "fix" else ("“", "”")
     for q in quotes:
-        when = escape(day(q.at) or "undated")
-        parts.append(f"<blockquote{_lang(q.text)}>{lq}{escape(flatten(q.text))}{rq}<br>"
-                     f"<small>session <code>{escape(q.session_id)}</code> · {when}"
-                     + (f" · {escape(q.project)}" if q.project else "")
+        when = _text(day(q.at) or "undated")
+        parts.append(f"<blockquote{_lang(q.text)}>{lq}{_text(flatten(q.text))}{rq}<br>"
+                     f"<small>session <code>{_text(q.session_id)}</code> · {when}"
+                     + (f" · {_text(q.project)}" if q.project else "")
                      + "</small></blockquote>")
     if not quotes:
-        parts.append(f"<blockquote{_lang(p.text)}>{lq}{escape(flatten(p.text))}{rq}</blockquote>")
+        parts.append(f"<blockquote{_lang(p.text)}>{lq}{_text(flatten(p.text))}{rq}</blockquote>")
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -220,12 +229,12 @@ def render_html(result: RunResult, *, title: str = "learn report") -> str:
     if declined:
         body.append("<h2>Repeated, but judged not worth a rule</h2>")
         body.extend(_card(p, result) for p in declined)
-    body.append(outcome_html(result))
+    body.append(visible(outcome_html(result)))  # its quotes too (outcomes_html)
     if not result.proposals:
         body.append(f"<p>Nothing to propose. {escape(funnel_sentence(result.funnel))}</p>")
     if result.failures:
         body.append("<h2>What failed</h2><ul>"
-                    + "".join(f"<li>{escape(flatten(x, 300))}</li>" for x in result.failures)
+                    + "".join(f"<li>{_text(flatten(x, 300))}</li>" for x in result.failures)
                     + "</ul>")
     data = {"series": chart_series(result), "run": result.to_json(),
             "outcomes": outcome_data(result)}
@@ -239,7 +248,7 @@ def render_html(result: RunResult, *, title: str = "learn report") -> str:
 <title>{escape(title)}</title><style>{CSS}{OUTCOME_CSS}</style></head>
 <body><main>
 <h1>{escape(title)}</h1>
-<p class="meta">{escape(summary)}</p>
+<p class="meta">{_text(summary)}</p>
 <p class="meta">{escape(funnel_sentence(result.funnel))}</p>
 {offline}<p class="meta">Every quote below was checked against what you typed in that session. The counts
 are distinct sessions: evidence, not conclusions.</p>

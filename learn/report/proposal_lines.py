@@ -15,6 +15,7 @@ from learn.reduce.agent_files import readers_of
 from learn.reduce.pathscope import scoped_safely
 from learn.report.words import day, flatten, plural
 from learn.textfold import fold
+from learn.visible import code_span
 
 # Directive quotes are the evidence, so they get room; fix and request quotes sit
 # next to a command or label that already says most of it.
@@ -88,23 +89,23 @@ EARLIER = {
 def item_lines(p: Proposal, result: RunResult) -> list[str]:
     v = p.verdict
     if p.kind == "fix" and p.command:
-        head = f"- `{flatten(p.command, 120)}` — {_quote(p.text, p.kind)}"
+        head = f"- {code_span(flatten(p.command, 120))} — {_quote(p.text, p.kind)}"
     else:
         head = f"- **{p.label}** — {_quote(p.text, p.kind)}"
     lines = [head, f"  - {evidence_line(p, result)}"]
-    lines.append(f"  - grouped as: `{p.label}` (key `{p.key}`)")
+    lines.append(f"  - grouped as: {code_span(p.label)} (key {code_span(p.key)})")
     state = (result.extra.get("states") or {}).get(p.key)
     if result.extra.get("view") == "all" and state:
         lines.append(f"  - state: {state}")
     elif state in EARLIER:
         lines.append(f"  - {EARLIER[state]}")
     if p.error_excerpt:
-        lines.append(f"  - error: `{flatten(p.error_excerpt, 200)}`")
+        lines.append(f"  - error: {code_span(flatten(p.error_excerpt, 200))}")
     if p.intervening_commands:
-        cmds = ", ".join(f"`{flatten(c, 80)}`" for c in p.intervening_commands[:5])
+        cmds = ", ".join(code_span(flatten(c, 80)) for c in p.intervening_commands[:5])
         lines.append(f"  - commands in between: {cmds}")
     if p.edited_files:
-        lines.append(f"  - files edited: {', '.join(f'`{f}`' for f in p.edited_files[:8])}")
+        lines.append(f"  - files edited: {', '.join(code_span(f) for f in p.edited_files[:8])}")
     same = _said_alike(p.quotes, p.text)
     if len(same) > 1:
         lines.append(f"  - these words in {plural(len(same), 'session')}")
@@ -136,30 +137,30 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
         lines.append(f"  - why it may be durable: {flatten(p.rationale, 200)}")
     if p.status == "restated" and p.existing_rule and _memory(p):
         lines.append(f'  - promote from memory to CLAUDE.md: your agent\'s memory '
-                     f'(`{p.existing_rule_file}`) already says "{flatten(p.existing_rule, RULE_CHARS)}"'
+                     f'({code_span(p.existing_rule_file or "")}) already says "{flatten(p.existing_rule, RULE_CHARS)}"'
                      " — machine-local, loaded only in part, and you still had to say it: "
                      "`learn apply` writes it as a rule (the memory file is left alone)")
     elif p.status == "contradicts" and p.existing_rule:
-        where = f" in `{p.existing_rule_file}`" if p.existing_rule_file else ""
+        where = f" in {code_span(p.existing_rule_file)}" if p.existing_rule_file else ""
         newest = p.quotes[0] if p.quotes else None
         said = f'"{flatten(newest.text, 200)}" ({day(newest.at) or "undated"})' if newest else ""
         lines.append(f'  - contradicts your rule{where}: "{flatten(p.existing_rule, RULE_CHARS)}"'
                      f" — you said since: {said}. The latest wins: `learn apply` rewrites that "
                      "line (decline to keep the rule)")
     elif p.status == "restated" and p.existing_rule:
-        where = f" in `{p.existing_rule_file}`" if p.existing_rule_file else ""
+        where = f" in {code_span(p.existing_rule_file)}" if p.existing_rule_file else ""
         lines.append(f'  - already written{where}: "{flatten(p.existing_rule, RULE_CHARS)}" '
                      "— and you still had to say it, so that rule is not working: "
                      "rewrite it rather than adding another")
     elif (missing := _written_elsewhere(p)) and p.existing_rule:
         readers = " and ".join(sorted(agent_name(a) for a in readers_of(p.existing_rule_file or "")))
         said = " and ".join(agent_name(a) for a in missing)
-        lines.append(f'  - written for {readers or "another agent"} in `{p.existing_rule_file}`: '
+        lines.append(f'  - written for {readers or "another agent"} in {code_span(p.existing_rule_file or "")}: '
                      f'"{flatten(p.existing_rule, RULE_CHARS)}" — but you said it to {said}, '
                      "which does not read that file: `learn apply` writes it where "
                      f"{said} reads it")
     elif p.status == "has-skill" and p.existing_rule:
-        lines.append(f"  - already covered by the `{p.existing_rule}` skill: sharpen its "
+        lines.append(f"  - already covered by the {code_span(p.existing_rule)} skill: sharpen its "
                      "description so it triggers")
     return lines
 
@@ -203,7 +204,7 @@ def surface_line(p: Proposal) -> str:
                 "`permissions.deny` in .claude/settings.json (`--agents`: a Codex forbidden "
                 "rule in ~/.codex/rules/learn.rules)")
     if p.surface == "path-rule":
-        return (f"only said while working under {', '.join(f'`{g}`' for g in p.surface_rules)}: "
+        return (f"only said while working under {', '.join(code_span(g) for g in p.surface_rules)}: "
                 "written to .claude/rules/ with `paths:` so it is loaded only there "
                 "(`--agents`: an AGENTS.md in that folder)")
     if p.surface == "command":
@@ -218,9 +219,9 @@ def project_line(p: Proposal) -> str | None:
         return None
     scope = p.verdict.scope if p.verdict else "project"
     if len(projects) == 1:
-        return (f"project: `{projects[0]}`" if scope == "project"
-                else f"said in `{projects[0]}` (a user rule: every project)")
-    said = ", ".join(f"`{x}`" for x in projects)
+        return (f"project: {code_span(projects[0])}" if scope == "project"
+                else f"said in {code_span(projects[0])} (a user rule: every project)")
+    said = ", ".join(code_span(x) for x in projects)
     if scope == "user":
         return f"said in {len(projects)} projects: {said} (a user rule: every project)"
     return (f"said in {len(projects)} projects: {said}; `learn apply` asks which "
