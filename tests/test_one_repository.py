@@ -149,7 +149,7 @@ def test_one_repository_is_one_project_from_every_folder(world: dict[str, Path])
     # The digest's header names the two projects, each once, in the spelling used most;
     # its window opens at the earliest turn read.
     header = learn("digest", "--all-projects", cwd=home).stdout.splitlines()[0]
-    assert f"in {shop}, {VAULT}, 2026-03-02 to 2026-03-03." in header, header
+    assert f"in `{shop}`, `{VAULT}`, 2026-03-02 to 2026-03-03." in header, header
 
     # The same pending proposal, from every folder of the repository and from an
     # unrelated folder naming any of them (the removed worktree included).
