@@ -2,8 +2,8 @@
 
 `redact` is a function of one text: it finds a secret by its label or its shape
 (`Authorization: Bearer …`, `aws_secret_access_key …`, a reply under `Password:`).
-The fourth privacy audit (/tmp/privacy-audit, `run.py`) found the same values again,
-bare, a few items later in the same session: the tool error `token <the bearer>
+A privacy audit found the same values again, bare, a few items later in the same
+session (tests/test_redact_session_values.py holds its cases): the tool error `token <the bearer>
 rejected`, the AWS CLI echoing the secret it was given, the person typing their
 password again in a sentence. Each went to the model whole, and into the index's
 view and prompts, because nothing in that text named it a secret.
