@@ -69,3 +69,28 @@ def code_span(text: str) -> str:
     # starts or ends with a backtick is padded and still shows exactly `flat`.
     pad = " " if flat[:1] == "`" or flat[-1:] == "`" else ""
     return f"{fence}{pad}{flat or ' '}{pad}{fence}"
+
+
+def inert_json(text: str) -> str:
+    """JSON text (`json.dumps(..., ensure_ascii=False)`) with every hidden character
+    (`hidden`) inside its strings written as a `\\uXXXX` escape: the same JSON value
+    to any reader, nothing on a screen.
+
+    `--json` keeps the data exact (a session's title, a quote, a path), so `visible`'s
+    space would change it; but the output is read on a terminal too, and a U+202E in
+    a quote showed the rest of its line reversed, a U+009B (CSI) moved the cursor.
+    Outside its strings JSON text is ASCII, and the encoder escapes C0 controls and
+    the quote itself, so a raw hidden character can only stand inside a string,
+    where its escape means the same character."""
+    plain = text.replace("\n", "").replace("\t", "")
+    if plain.isprintable() and (plain.isascii() or not _INVISIBLE_RE.search(plain)):
+        return text
+    return "".join(_escaped(c) if hidden(c) else c for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # past the BMP: JSON spells it as a surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

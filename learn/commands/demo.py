@@ -19,6 +19,8 @@ from pathlib import Path
 
 import click
 
+from learn.visible import inert_json
+
 
 def demo_dir() -> Path:
     """Where the demo's corpus and its own store live between `learn demo` and
@@ -70,7 +72,7 @@ def command(as_json: bool, keep: Path | None, offline: bool, apply_: bool) -> No
         result, extra={**result.extra, "demo": True},
         failures=planted_said(result.failures, planted_naming=bool(gold.naming_omit)))
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        click.echo(inert_json(json.dumps(result.to_json(), indent=2, ensure_ascii=False)))
     else:
         from learn.report.wrap import for_terminal
 

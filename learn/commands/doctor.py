@@ -12,6 +12,8 @@ import sys
 
 import click
 
+from learn.visible import inert_json
+
 
 @click.command(name="doctor")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -21,7 +23,7 @@ def command(as_json: bool) -> None:
 
     checks = run_checks()
     if as_json:
-        click.echo(json.dumps(checks_to_json(checks), indent=2, ensure_ascii=False))
+        click.echo(inert_json(json.dumps(checks_to_json(checks), indent=2, ensure_ascii=False)))
     else:
         from learn.report.wrap import for_terminal
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import click
 
+from learn.visible import inert_json
+
 
 @click.command("outcomes")
 @click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -31,7 +33,8 @@ def command(project_dir: Path | None, all_projects: bool, as_json: bool) -> None
         sys.exit(1)
     found = outcomes_of(result)
     if as_json:
-        click.echo(json.dumps([o.to_json() for o in found], indent=2, ensure_ascii=False))
+        click.echo(inert_json(json.dumps([o.to_json() for o in found], indent=2,
+                                          ensure_ascii=False)))
         return
     if not found:
         click.echo("no rule in place yet: rules you apply (or write yourself) are followed "

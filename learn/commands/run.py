@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from learn.commands._scope import Scope, scope_options
+from learn.visible import inert_json
 
 BACKENDS = ("auto", "anthropic", "claude-cli", "openai", "replay")
 
@@ -287,7 +288,7 @@ def _report(result: Any, *, as_json: bool, out: Path | None) -> int:
         payload = result.to_json()
         if "unchanged_since" in result.extra:
             payload["unchanged_since"] = result.extra["unchanged_since"]
-        text = json.dumps(payload, indent=2, ensure_ascii=False)
+        text = inert_json(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         from learn.report.digest import render_digest_markdown
 

@@ -30,6 +30,7 @@ from learn.transcripts.files.listing import (
 )
 from learn.transcripts.files.skip_note import skipped_note
 from learn.transcripts.view.model import HUMAN_ORIGINS, Session
+from learn.visible import inert_json
 
 
 def session_row(file: SessionFile, session: Session) -> dict[str, object]:
@@ -246,9 +247,9 @@ def _json(out: dict[str, object]) -> str:
     import msgspec
 
     try:
-        return msgspec.json.format(msgspec.json.encode(out), indent=2).decode()
+        return inert_json(msgspec.json.format(msgspec.json.encode(out), indent=2).decode())
     except UnicodeEncodeError:  # a path that is not UTF-8 (surrogate escapes): as before
-        return json.dumps(out, indent=2, ensure_ascii=False)
+        return inert_json(json.dumps(out, indent=2, ensure_ascii=False))
 
 
 def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None:

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from learn.visible import inert_json
+
 if TYPE_CHECKING:
     from learn.config import TeamConfig
     from learn.reduce.sharing import CommandsRan
@@ -100,7 +102,7 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
     rows = _local_rows(root, remote, author, show_name=team.show_name)
     if dry_run:
         for r in rows:
-            click.echo(json.dumps(r.to_json(), ensure_ascii=False))
+            click.echo(inert_json(json.dumps(r.to_json(), ensure_ascii=False)))
         click.echo(f"would share {len(rows)} candidates of {remote} as {name}", err=True)
         return
     assert team.database_url  # checked above: only a dry run goes without one

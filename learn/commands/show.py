@@ -32,6 +32,7 @@ from learn.transcripts.view.model import (
     ToolFailure,
     reading_order,
 )
+from learn.visible import inert_json
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -271,7 +272,7 @@ def _show(session_ref: str, as_json: bool, reveal: bool, full: bool,
         data: object = session_to_dict(session)
         if limit is not None:
             data = _cut_texts(data, limit)
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(inert_json(json.dumps(data, indent=2, ensure_ascii=False)))
         return
     _print(session, limit)
 

@@ -19,6 +19,7 @@ from learn.commands._scope import Scope, scope_options
 from learn.detect.confidence import BANDS, NOISE_FLOOR
 from learn.detect.signals import MiningSignal
 from learn.transcripts.files.skip_note import skipped_note
+from learn.visible import inert_json
 
 EXCERPT_CHARS = 80
 
@@ -177,7 +178,7 @@ def command(sessions: tuple[str, ...], scope: Scope, as_json: bool, min_confiden
             record["path"] = str(path)
             record["what"] = WHAT.get(signal.detector, signal.detector)
             record["acknowledgement"] = is_acknowledgement(signal.text)
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.write(inert_json(json.dumps(record, ensure_ascii=False)) + "\n")
         return
 
     from rich.console import Console

@@ -20,7 +20,7 @@ from learn.records.proposal import Funnel, Proposal, RunResult
 from learn.report.outcomes import outcome_lines
 from learn.report.proposal_lines import RULE_CHARS, agent_name, item_lines
 from learn.report.words import day, flatten, plural
-from learn.visible import code_span, visible
+from learn.visible import code_span, inert_json, visible
 
 LEARN_DIGEST_MARKER = "[learn-digest]"
 
@@ -321,4 +321,4 @@ def empty_reason(result: RunResult) -> str:
 
 
 def render_digest_json(result: RunResult) -> str:
-    return json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"
+    return inert_json(json.dumps(result.to_json(), indent=2, ensure_ascii=False)) + "\n"
