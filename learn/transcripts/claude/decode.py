@@ -6,9 +6,9 @@
    either it is an entry type we do not model (-> OtherEvent), or a known type
    carrying an unknown block (rewritten to a marker and converted again), or it
    is skipped and counted by reason. Nothing raises.
-   A line that is not valid UTF-8 is decoded again with the bad bytes replaced
-   (U+FFFD): one stray byte in a typed prompt dropped the whole prompt, and the
-   session then showed no typed turn at all. A line nested deeper than the
+   A line that is not valid UTF-8, or holds half a surrogate pair, is decoded
+   again mended (`transcripts.mend`): one stray byte in a typed prompt dropped the
+   whole prompt, and the session then showed no typed turn at all. A line nested deeper than the
    decoder's recursion limit (msgspec raises RecursionError at about 1,000
    levels, less the caller's stack) is skipped as "too_deep": one such line
    made every command exit with a traceback, on every run.
@@ -37,6 +37,7 @@ from learn.transcripts.claude.wire import (
     UserW,
 )
 from learn.transcripts.filterspec import FilterSpec
+from learn.transcripts.mend import mended
 from learn.transcripts.models import OtherEvent
 
 __all__ = [
@@ -58,7 +59,8 @@ SKIP_TOO_DEEP = "too_deep"
 
 
 def decode_untyped(raw: bytes | memoryview | msgspec.Raw) -> Any:
-    """Decode JSON bytes, replacing invalid UTF-8 rather than failing.
+    """Decode JSON bytes, mending invalid UTF-8 and half surrogate pairs rather than
+    failing (`transcripts.mend`).
 
     msgspec skips ignored fields without validating their UTF-8, so a line the
     typed decode accepted can still fail a strict untyped decode later.
@@ -67,7 +69,10 @@ def decode_untyped(raw: bytes | memoryview | msgspec.Raw) -> Any:
         try:
             return _ANY_DECODER.decode(raw)
         except msgspec.DecodeError:
-            return _ANY_DECODER.decode(bytes(raw).decode("utf-8", "replace"))
+            fixed = mended(raw)
+            if fixed is None:
+                raise
+            return _ANY_DECODER.decode(fixed)
     # Outside: the second decode, of a line whose bad byte comes before its deep part,
     # raised it past a handler beside the first.
     except RecursionError:
@@ -113,8 +118,11 @@ def _slow_path(line: bytes) -> object:
     try:
         obj = _ANY_DECODER.decode(line)
     except msgspec.DecodeError:
-        try:  # invalid UTF-8 replaced (see the module docstring)
-            obj = _ANY_DECODER.decode(line.decode("utf-8", "replace"))
+        fixed = mended(line)  # see the module docstring
+        if fixed is None:
+            return SKIP_UNDECODABLE
+        try:
+            obj = _ANY_DECODER.decode(fixed)
         except msgspec.DecodeError:
             return SKIP_UNDECODABLE
         except RecursionError:
@@ -169,13 +177,11 @@ def decode_line(line: bytes | str) -> object:
 
 
 def _repaired(line: bytes) -> object:
-    """A line the decoder refused: read again with invalid UTF-8 replaced, when that
-    was the fault (one bad byte must not lose a typed line), else undecodable."""
-    try:
-        line.decode("utf-8")
-    except UnicodeDecodeError:
-        return decode_line(line.decode("utf-8", "replace"))
-    return SKIP_UNDECODABLE
+    """A line the decoder refused: read again mended (`transcripts.mend`: invalid
+    UTF-8, half a surrogate pair), when that was the fault (one bad byte must not lose
+    a typed line), else undecodable."""
+    fixed = mended(line)
+    return SKIP_UNDECODABLE if fixed is None else decode_line(fixed)
 
 
 def _with_raw(wire: SystemW | AttachmentW, line: bytes | memoryview | str) -> object:
@@ -185,9 +191,11 @@ def _with_raw(wire: SystemW | AttachmentW, line: bytes | memoryview | str) -> ob
     try:
         wire.raw = _ANY_DECODER.decode(line)
     except msgspec.DecodeError:
+        fixed = line if isinstance(line, str) else mended(line)
+        if fixed is None:
+            return SKIP_UNDECODABLE
         try:
-            text = line if isinstance(line, str) else bytes(line).decode("utf-8", "replace")
-            wire.raw = _ANY_DECODER.decode(text)
+            wire.raw = _ANY_DECODER.decode(fixed)
         except msgspec.DecodeError:
             return SKIP_UNDECODABLE
     except RecursionError:

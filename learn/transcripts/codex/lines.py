@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from learn.transcripts.claude.decode import SKIP_TOO_DEEP
+from learn.transcripts.mend import mended
 from learn.transcripts.models import EntryMeta
 
 ANY = msgspec.json.Decoder()
@@ -109,13 +110,11 @@ def _unwrap(bare: dict[str, Any], st: State) -> Line | str:
 
 
 def repaired(raw: bytes) -> tuple[str | None, object]:
-    """A line the decoder refused, decoded again with invalid UTF-8 replaced:
-    (None, what it decoded to), or (the skip reason, None) when that was not the fault."""
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        fixed = raw.decode("utf-8", "replace")
-    else:
+    """A line the decoder refused, decoded again mended (`transcripts.mend`: invalid
+    UTF-8, half a surrogate pair): (None, what it decoded to), or (the skip reason,
+    None) when that was not the fault."""
+    fixed = mended(raw)
+    if fixed is None:
         return "undecodable", None
     try:
         obj = ANY.decode(fixed)

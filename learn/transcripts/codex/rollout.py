@@ -297,7 +297,7 @@ def lower(
             whole = raw.tobytes()
             if whole.isspace():
                 continue
-            # Invalid UTF-8 replaced, the line kept (claude.decode's docstring).
+            # Invalid UTF-8 or half a surrogate pair mended, the line kept (transcripts.mend).
             reason, obj = repaired(whole)
             if reason is not None:
                 skipped[reason] = skipped.get(reason, 0) + 1

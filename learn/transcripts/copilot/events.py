@@ -56,6 +56,7 @@ from learn.transcripts.lowering import (
     lazy,
     timestamp,
 )
+from learn.transcripts.mend import decoded
 from learn.transcripts.models import AssistantEvent, UserEvent
 
 __all__ = ["is_copilot", "lower"]
@@ -133,7 +134,7 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
         if not raw.strip():
             continue
         try:
-            line = _LINE.decode(raw)
+            line = decoded(_LINE.decode, raw)  # transcripts.mend: a JavaScript client's JSON
         except msgspec.ValidationError:
             _skip(skipped, "invalid")
             continue

@@ -20,6 +20,7 @@ from learn.lazy import lazy_pattern
 from learn.transcripts.files.compressed import ZST_SUFFIX, read_prefix, read_suffix
 from learn.transcripts.files.sources import open_regular, regular_fd
 from learn.transcripts.ids import Provider
+from learn.transcripts.mend import decoded
 
 __all__ = ["Head", "Provider", "last_activity", "read_head"]
 
@@ -132,14 +133,9 @@ def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
             break
         if not raw.strip():
             continue
-        try:
-            obj = msgspec.json.decode(raw)
-        except msgspec.DecodeError:
-            try:  # one invalid UTF-8 byte must not hide the line's cwd
-                obj = msgspec.json.decode(bytes(raw).decode("utf-8", "replace"))
-            except (msgspec.DecodeError, RecursionError):
-                continue
-        except RecursionError:  # nested too deep to read (claude.decode)
+        try:  # one invalid byte or half an emoji must not hide the line's cwd (transcripts.mend)
+            obj = decoded(msgspec.json.decode, raw)
+        except (msgspec.DecodeError, RecursionError):  # nested too deep: claude.decode
             continue
         if not isinstance(obj, dict):
             continue

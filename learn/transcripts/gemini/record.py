@@ -34,6 +34,7 @@ from typing import Any
 import msgspec
 
 from learn.transcripts.claude.decode import SKIP_TOO_DEEP
+from learn.transcripts.mend import decoded
 
 __all__ = ["Conversation", "Message", "is_gemini", "read_conversation"]
 
@@ -77,7 +78,7 @@ def read_conversation(buf: bytes) -> Conversation:
         if not line.strip():
             continue
         try:
-            record = _ANY.decode(line)
+            record = decoded(_ANY.decode, line)
         except msgspec.DecodeError:
             _skip(conv, "undecodable")
             continue
@@ -127,8 +128,10 @@ def _legacy(buf: bytes) -> Conversation | None:
     start = buf.lstrip()[:1]
     if start != b"{":
         return None
+    # Mended (transcripts.mend): this era's file is one object, and one half of a
+    # surrogate pair in it (a text cut mid-emoji) lost the whole session.
     try:
-        record = _ANY.decode(buf)
+        record = decoded(_ANY.decode, buf)
     except msgspec.DecodeError:
         return None
     except RecursionError:

@@ -30,6 +30,7 @@ from urllib.parse import quote
 
 import msgspec
 
+from learn.transcripts.mend import decoded
 from learn.transcripts.opencode.export import encode_session
 
 __all__ = ["SessionRow", "export_session", "session_row", "sessions", "stamp"]
@@ -230,8 +231,8 @@ def _json(value: object, bad: list[object] | None = None) -> dict[str, Any]:
     """The JSON object a row's data holds; {} when none (the row added to `bad`)."""
     got: object = None
     if isinstance(value, bytes | str):
-        try:
-            got = _ANY.decode(value)
+        try:  # mended: OpenCode is JavaScript (transcripts.mend)
+            got = decoded(_ANY.decode, value)
         except (msgspec.DecodeError, RecursionError):  # nested too deep (~1,000 levels): as bad
             got = None
     if isinstance(got, dict):

@@ -47,6 +47,7 @@ from learn.transcripts.lowering import (
     lazy,
     timestamp,
 )
+from learn.transcripts.mend import decoded
 from learn.transcripts.models import AssistantEvent, UserEvent
 
 __all__ = ["lower"]
@@ -68,7 +69,7 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
         if not raw.strip():
             continue
         try:
-            record = _ANY.decode(raw)
+            record = decoded(_ANY.decode, raw)  # transcripts.mend: a JavaScript client's JSON
         except msgspec.DecodeError:
             skipped["undecodable"] = skipped.get("undecodable", 0) + 1
             continue

@@ -18,6 +18,7 @@ from typing import Any
 
 import msgspec
 
+from learn.transcripts.mend import decoded
 from learn.transcripts.opencode.export import encode_session
 
 __all__ = ["StoredSession", "export_session", "session_of", "sessions", "stamp"]
@@ -37,7 +38,7 @@ class StoredSession(msgspec.Struct, frozen=True):
 def _read(path: Path, bad: list[Path] | None = None) -> dict[str, Any]:
     """The JSON object in `path`; {} when it holds none (`path` added to `bad`)."""
     try:
-        got = _ANY.decode(path.read_bytes())
+        got = decoded(_ANY.decode, path.read_bytes())  # transcripts.mend
     except (msgspec.DecodeError, RecursionError):  # nested too deep (~1,000 levels): as bad
         got = None
     if isinstance(got, dict):

@@ -58,7 +58,9 @@ from learn.transcripts.view.model import (
 #     secret's piece no redaction rule knew: learn.transcripts.view.calls).
 # v10: a Gemini CLI reply's tool results on the branch its next message follows (a
 #     failed call was no failure, its results a branch of their own).
-VIEW_VERSION: Final = 10
+# v11: a line holding half a surrogate pair is read, mended (learn.transcripts.mend): it
+#     was skipped as undecodable, and the turns after it hung from nothing.
+VIEW_VERSION: Final = 11
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2

@@ -1,0 +1,72 @@
+"""A JSON text a strict decoder refused, read again with the two faults clients write mended.
+
+Every reader decodes a line (or a file) with msgspec first, and only a refused one
+comes here, so a good line pays nothing for it. Two faults are mended, each to
+U+FFFD, the character a reader shows for what it cannot read:
+
+- **Invalid UTF-8**: one stray byte in a typed prompt dropped the whole prompt, and
+  the session then showed no typed turn at all.
+- **Half a surrogate pair, escaped** (`\\ud83d` with no `\\udXXX` after it, or the low
+  half alone). JavaScript strings are UTF-16, and `JSON.stringify` writes a lone half
+  as an escape where strict JSON allows only whole pairs, so msgspec refuses the line.
+  Claude Code writes them when it cuts a tool's output for its preview in the middle of
+  an emoji (anthropics/claude-code #50019, #69927), or a model's tool input holds one
+  (#68325); Gemini CLI, Copilot CLI and OpenCode are JavaScript too. The line is a
+  whole message or tool result, and its uuid holds the session's chain together: lost,
+  the turns after it hung from nothing.
+
+Nothing else is guessed: a line that is cut, or not JSON, stays refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final, TypeVar
+
+import msgspec
+
+__all__ = ["decoded", "mended"]
+
+_T = TypeVar("_T")
+
+# Every backslash escape, read left to right so that `\\\\ud83d` (an escaped
+# backslash, then the letters) is never taken for an escape: a high half with its low
+# half after it (a pair, kept), a high half alone, a low half alone, or any other escape.
+_ESCAPE_RE: Final = re.compile(
+    rb"\\(?:u([dD][89abAB][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?"
+    rb"|(u[dD][c-fC-F][0-9a-fA-F]{2})|.)", re.DOTALL)
+_HALF_RE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
+_REPLACEMENT: Final = b"\\ufffd"
+
+
+def _mend_escape(match: re.Match[bytes]) -> bytes:
+    if match.group(3) is not None or (match.group(1) is not None and match.group(2) is None):
+        return _REPLACEMENT
+    return match.group(0)
+
+
+def mended(raw: bytes | memoryview | str) -> bytes | str | None:
+    """`raw` with its lone surrogate escapes and invalid UTF-8 replaced by U+FFFD, for
+    a second decode; None when it holds neither (the decoder's refusal stands)."""
+    # A text (a database's column) is its UTF-8; a surrogate in it, not escaped, is
+    # no JSON any client writes: it goes as "?" and the decode says what it says.
+    data = raw.encode("utf-8", "replace") if isinstance(raw, str) else bytes(raw)
+    fixed = _ESCAPE_RE.sub(_mend_escape, data) if _HALF_RE.search(data) else data
+    try:
+        fixed.decode("utf-8")
+    except UnicodeDecodeError:
+        return fixed.decode("utf-8", "replace")
+    return fixed if fixed != data else None
+
+
+def decoded(decode: Callable[[bytes | str], _T], data: bytes | memoryview | str) -> _T:
+    """`decode(data)`, or, when the decoder refuses it, `decode` of it mended; the first
+    refusal stands when there was nothing to mend."""
+    try:
+        return decode(data)  # type: ignore[arg-type]
+    except msgspec.DecodeError:
+        fixed = mended(data)
+        if fixed is None:
+            raise
+        return decode(fixed)
