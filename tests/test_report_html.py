@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import shutil
@@ -19,7 +20,8 @@ from test_report_digest import sample_result
 
 from learn.records.proposal import Quote, RunResult
 from learn.report import runs
-from learn.report.html import render_html
+from learn.report.html import _script_json, render_html
+from learn.visible import hidden
 
 CHROMIUM = next((p for name in ("chromium", "chromium-browser", "google-chrome")
                  if (p := shutil.which(name))), None)
@@ -61,6 +63,22 @@ def test_user_text_is_escaped_in_markup_and_embedded_json() -> None:
     # The embedded JSON cannot close its script element early.
     data = page.split('id="learn-data">', 1)[1].split("</script>", 1)[0]
     assert "</" not in data
+
+
+def test_no_hidden_character_reaches_the_page_not_even_in_its_data() -> None:
+    """A bidi override or an escape in a quote or a label shows nowhere: the markup has a
+    space for it (learn.visible), and the embedded JSON, read as a file's text, its \\u
+    escape (the same data for the page's script)."""
+    r = sample_result()
+    first = r.proposals[0]
+    evil = dataclasses.replace(first, label="use uv \u202eyadot",
+                               quotes=(*first.quotes, Quote("s9", "pip \x1b[8m hid \u202e", "2026-11-22")))
+    page = render_html(dataclasses.replace(r, proposals=(evil, *r.proposals[1:])))
+    assert "\u202e" not in page and "\x1b" not in page
+    value = {"quote": "a \u202eb \x9b2J \U000e0041 </script>"}
+    data = _script_json(value)
+    assert not any(hidden(c) for c in data) and "</" not in data
+    assert json.loads(data) == value
 
 
 def test_report_command_writes_file(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from learn.report.outcomes_html import outcome_data, outcome_html
 from learn.report.proposal_lines import evidence_line, project_line, sessions_read
 from learn.report.words import day, flatten, plural
 from learn.textunits import cjk_language
-from learn.visible import visible
+from learn.visible import inert_json, visible
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
        "img-src data:")
@@ -113,8 +113,9 @@ def chart_series(result: RunResult) -> list[dict[str, Any]]:
 
 def _script_json(value: Any) -> str:
     # "</script" would end the element early and quotes of what the user typed can hold
-    # anything, so no "<", ">" or "&" reaches the page raw (the \u escapes are plain JSON).
-    text = json.dumps(value, ensure_ascii=False)
+    # anything, so no "<", ">" or "&" reaches the page raw (the \u escapes are plain JSON);
+    # nor a hidden character (learn.visible.inert_json), for whoever reads the file as text.
+    text = inert_json(json.dumps(value, ensure_ascii=False))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
