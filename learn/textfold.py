@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Final
 
 import msgspec
@@ -51,6 +51,30 @@ def flatten(text: str) -> str:
 def fold(text: str) -> str:
     """Collapse whitespace runs to one space, trim, casefold."""
     return flatten(text).casefold()
+
+
+def occurring(needles: Sequence[str], haystacks: Sequence[str]) -> list[bool]:
+    """For each of `needles`, whether it occurs in any of `haystacks`; all of them
+    folded (`fold`), so no one holds a line break and the haystacks are searched as one
+    text joined by them.
+
+    `any(n in h for h in haystacks)` for each needle is needles times haystacks: a
+    session of 11,372 typed turns and about as many candidates took 14 s of CPU (64.7
+    million folds when each needle was folded again per turn). Here every needle is
+    found in one pass over the text (Aho-Corasick, in Rust): linear in the text and
+    the needles. An empty needle occurs wherever there is a haystack, as `"" in h` says."""
+    if not haystacks or not needles:
+        return [False] * len(needles)
+    patterns = sorted({n for n in needles if n})
+    found: set[int] = set()
+    if patterns:
+        import ahocorasick_rs
+
+        finder = ahocorasick_rs.AhoCorasick(patterns)
+        found = {i for i, _, _ in finder.find_matches_as_indexes("\n".join(haystacks),
+                                                                   overlapping=True)}
+    hit = {patterns[i] for i in found}
+    return [not n or n in hit for n in needles]
 
 
 # A run of non-whitespace: `\S` is exactly `not str.isspace()` (both are

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learn.textfold import flatten, fold, fold_with_offsets
+from learn.textfold import flatten, fold, fold_with_offsets, occurring
 
 
 def test_fold_collapses_whitespace_trims_and_casefolds() -> None:
@@ -72,3 +74,17 @@ def test_a_run_of_non_space_is_what_isspace_says_for_every_character() -> None:
     wrong = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF
              and (space.match(chr(c)) is not None) != chr(c).isspace()]
     assert wrong == []
+
+
+def test_occurring_says_what_a_search_of_each_text_says() -> None:
+    """`occurring` (one Aho-Corasick pass over the joined texts) against the plain
+    `any(n in h for h in haystacks)`, on random folded needles and haystacks, overlapping
+    ones and ones that are parts of each other included."""
+    rng = random.Random(11)
+    words = ["use", "bun", "not", "npm", "é", "ruff", "a", "", "use bun", "n"]
+    for _ in range(2000):
+        haystacks = [fold(" ".join(rng.choice(words) for _ in range(rng.randrange(6))))
+                     for _ in range(rng.randrange(4))]
+        needles = [fold(" ".join(rng.choice(words) for _ in range(rng.randrange(3))))
+                   for _ in range(rng.randrange(6))]
+        assert occurring(needles, haystacks) == [any(n in h for h in haystacks) for n in needles]

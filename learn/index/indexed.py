@@ -279,7 +279,7 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
         return row
     from learn.detect import MiningSpec, mine
     from learn.detect.to_candidates import is_typed_reason, signals_to_candidates
-    from learn.textfold import fold
+    from learn.textfold import fold, occurring
 
     signals = mine(transcript.events, MiningSpec(), provider=transcript.provider,
                    fingerprints=job.fingerprints)
@@ -288,7 +288,8 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
     # leaves out (a password typed in answer to the agent, machinery) is not theirs
     # to propose (learn.secret_answers; tests/test_secrets_e2e.py).
     typed = [fold(t.text) for t in session.human_turns]
-    found = [c for c in found if is_typed_reason(c) or any(fold(c.text) in t for t in typed)]
+    said = occurring([fold(c.text) for c in found], typed)
+    found = [c for c, in_typed in zip(found, said, strict=True) if is_typed_reason(c) or in_typed]
     detected = [replace(c, text=values.clean(c.text)) for c in found]
     return msgspec.structs.replace(
         row, digest=hashlib.sha256(buf).hexdigest(), view=view,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from learn.pipeline.types import Clock, Progress, RunOptions, Trace
 from learn.records.candidate import MinedCandidate
-from learn.textfold import fold
+from learn.textfold import fold, occurring
 
 if TYPE_CHECKING:
     from learn.config import Config
@@ -170,9 +170,11 @@ def _drop_repeated_prompts(
         cands = detected.get(after.id, ())
         if after is not before and cands:
             # A candidate quoting words that were cut is the program's, not the person's.
-            left = [fold(t.text) for t in after.human_turns]
-            cands = tuple(c for c in cands if any(fold(c.text) in t for t in left)
-                          or not any(fold(c.text) in fold(t.text) for t in before.human_turns))
+            texts = [fold(c.text) for c in cands]
+            kept_words = occurring(texts, [fold(t.text) for t in after.human_turns])
+            all_words = occurring(texts, [fold(t.text) for t in before.human_turns])
+            cands = tuple(c for c, left, said in zip(cands, kept_words, all_words, strict=True)
+                          if left or not said)
         if after.id in detected:
             out[after.id] = cands
     suggestions = [command_suggestion(p) for p in found.prompts if p.by_hand]
