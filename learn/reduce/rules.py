@@ -9,8 +9,8 @@ Files read (missing ones skipped, unreadable ones counted):
 - the other agents' own files (GEMINI.md, Copilot's instructions, Cursor's, Windsurf's
   and Kiro's rules: learn.reduce.agent_files), their path scoping read from their
   frontmatter.
-Each non-blank line outside fenced blocks becomes a rule line with its file and
-heading path, so "restated" can point at the exact line to rewrite.
+Each non-blank line of prose (learn.reduce.instruction_prose) becomes a rule line with
+its file and heading path, so "restated" can point at the exact line to rewrite.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from learn.redaction.redact import redact
 from learn.reduce.agent_files import other_rule_files, scope_globs
+from learn.reduce.instruction_prose import prose_of
 from learn.reduce.rule_places import (
     RuleScope,
     chain,
@@ -33,9 +34,7 @@ from learn.reduce.rule_places import (
 from learn.reduce.surfaces import more_rule_files, paths_of
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,23 +86,16 @@ class RuleCorpus:
 
 
 def rule_lines_of(text: str, file: str, scope: RuleScope = "project") -> list[RuleLine]:
-    """Every line outside fences, frontmatter and comments, with its heading path."""
-    _, body = strip_frontmatter(text)
-    body = _COMMENT.sub("", body)
+    """Every line of prose, with its heading path. Which lines are prose (not front
+    matter, fenced or indented code, nor inside a comment) is decided by
+    learn.reduce.instruction_prose, the same reading `learn apply` rewrites by: a line
+    this corpus offers as "restated" is one the writer may rewrite."""
     out: list[RuleLine] = []
     path: list[tuple[int, str]] = []
-    fence: str | None = None
-    for line in body.splitlines():
-        m = _FENCE.match(line)
-        if fence is not None:
-            if m and m.group(1) == fence:
-                fence = None
+    for seen in prose_of(text.splitlines()).lines:
+        if seen is None or not seen.text.strip():
             continue
-        if m:
-            fence = m.group(1)
-            continue
-        if not line.strip():
-            continue
+        line = seen.text
         h = _HEADING.match(line)
         if h:
             depth = len(h.group(1))

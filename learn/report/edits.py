@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from learn.reduce.instruction_prose import BOM, prose_of
 from learn.report.errors import ApplyError as ApplyError
 from learn.report.errors import ConcurrentEditError as ConcurrentEditError
 from learn.report.runs import Decision
@@ -120,46 +121,27 @@ _COMMENT = re.compile(r"<!--.*?-->")
 
 
 def normalize_rule(line: str) -> str:
-    """A rule line without bullet, comments, case or spacing, for finding it again."""
-    text = _COMMENT.sub("", _BULLET.sub("", line))
+    """A rule line without bullet, comments, case or spacing, for finding it again. A
+    byte order mark goes too: on a file's first line it hid the rule there, and a
+    restated rule on that line was "not found" and written twice."""
+    text = _COMMENT.sub("", _BULLET.sub("", line.lstrip(BOM)))
     return re.sub(r"\s+", " ", text).strip().casefold()
 
 
-# A fenced code block (CommonMark: three or more backticks or tildes, indented at most
-# three spaces) holds examples, not rules: a restated rule is never rewritten there.
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-
-
 def _outside_fences(lines: Sequence[str]) -> list[bool]:
-    """For each line, whether it is prose: not inside a fenced code block nor its fence."""
-    return _scan_fences(lines)[0]
-
-
-def _scan_fences(lines: Sequence[str]) -> tuple[list[bool], str]:
-    """(`_outside_fences`, the fence still open after the last line or ""): CommonMark
-    runs a fence never closed to the end of the file, so text appended there is code."""
-    out: list[bool] = []
-    fence = ""  # the opening fence while inside a block
-    for line in lines:
-        m = _FENCE.match(line)
-        if fence:
-            out.append(False)
-            closes = (m is not None and m.group(1)[0] == fence[0]
-                      and len(m.group(1)) >= len(fence) and not line[m.end():].strip())
-            if closes:
-                fence = ""
-        elif m:
-            out.append(False)
-            fence = m.group(1)
-        else:
-            out.append(True)
-    return out, fence
+    """For each line, whether it is prose from end to end: not front matter, code (fenced
+    or indented) nor comment. learn.reduce.instruction_prose decides, the same reading the
+    rule corpus takes, so a line offered as "restated" is one learn may rewrite."""
+    return prose_of(lines).whole()
 
 
 def _rule_lines(lines: Sequence[str], wanted: str) -> list[int]:
     """The prose lines that are `wanted` once folded (normalize_rule). A whole line only:
     matching a line that merely contained the rule's words rewrote the user's longer
-    rule ("Never use npm in CI; ... see docs/ci.md" for "use npm in CI")."""
+    rule ("Never use npm in CI; ... see docs/ci.md" for "use npm in CI"). Never a line in
+    a comment or code block (no agent reads it, and learn's marker, itself a comment,
+    written into a person's comment closed it early), nor one a comment opens or closes
+    on (rewriting it would drop the comment's `<!--` or `-->`)."""
     target = normalize_rule(wanted)
     if not target:
         return []
@@ -167,9 +149,24 @@ def _rule_lines(lines: Sequence[str], wanted: str) -> list[int]:
             if prose and normalize_rule(line) == target]
 
 
-def _already_present(lines: list[str], edit: RuleEdit) -> bool:
+def _in_unread(lines: Sequence[str], wanted: str) -> bool:
+    """Whether `wanted`, folded, is a line learn may not rewrite for being code, front
+    matter, in a comment, or one a comment opens or closes on."""
+    target = normalize_rule(wanted)
+    return bool(target) and any(not prose and normalize_rule(line) == target
+                                for line, prose in zip(lines, _outside_fences(lines), strict=True))
+
+
+def _already_present(lines: list[str], appended: Sequence[str], edit: RuleEdit) -> bool:
+    """Whether `edit` is written already: its marker anywhere (learn wrote it, wherever
+    it now sits), or its words on a line the agent reads. Words only inside a comment or
+    a code example are not a rule the agent follows, and skipping the edit for them left
+    the rule unwritten."""
+    if any(has_marker(line, edit.key) for line in (*lines, *appended)):
+        return True
     text = normalize_rule(edit.text)
-    return any(has_marker(line, edit.key) or normalize_rule(line) == text for line in lines)
+    read = [seen.text for seen in prose_of(lines).lines if seen is not None]
+    return any(normalize_rule(line) == text for line in (*read, *appended))
 
 
 def _section_bounds(lines: list[str], path: Path) -> tuple[int, int] | None:
@@ -210,6 +207,20 @@ def dominant_newline(lines: Sequence[str]) -> str:
     return max(("\n", "\r\n", "\r"), key=endings.count)
 
 
+def _rewrite(lines: list[str], i: int, new: str) -> bool:
+    """Put `new` on line `i` in place of the rule there, keeping the line's indent, its
+    ending and a first line's byte order mark. Undone (False) unless the new line reads
+    as prose from end to end: the marker's `-->` would close a `<!--` left open above
+    (text until then becomes a comment), which no check of the old line can see."""
+    old = lines[i]
+    indent = old[:len(old) - len(old.lstrip(BOM + " \t"))]
+    lines[i] = indent + new + line_ending(old)
+    if _outside_fences(lines)[i]:
+        return True
+    lines[i] = old
+    return False
+
+
 def plan_text(original: str, edits: Sequence[RuleEdit], path: Path) -> tuple[str, list[RuleEdit],
                                                                             list[str]]:
     """Apply `edits` to `original`; returns (new text, edits applied, notes). Only learn's
@@ -219,19 +230,26 @@ def plan_text(original: str, edits: Sequence[RuleEdit], path: Path) -> tuple[str
     notes: list[str] = []
     appended: list[str] = []
     for edit in edits:
-        if _already_present(lines + appended, edit):
+        if _already_present(lines, appended, edit):
             notes.append(f"{edit.key}: already in {path.name}, not added again")
             continue
         if edit.replace_line:
             hits = _rule_lines(lines, edit.replace_line)
-            if len(hits) == 1:
-                line = lines[hits[0]]
-                indent = line[:len(line) - len(line.lstrip(" \t"))]
-                lines[hits[0]] = indent + rule_line(edit) + line_ending(line)
+            rewritten = len(hits) == 1 and _rewrite(lines, hits[0], rule_line(edit))
+            if rewritten:
                 applied.append(edit)
                 continue
-            where = (f"is on {len(hits)} lines of {path.name}, so which to rewrite is a guess"
-                     if hits else f"was not found in {path.name}")
+            if len(hits) > 1:
+                where = f"is on {len(hits)} lines of {path.name}, so which to rewrite is a guess"
+            elif hits:
+                where = (f"is on a line of {path.name} where learn's marker would close a "
+                         "comment left open above it")
+            elif _in_unread(lines, edit.replace_line):
+                # Said apart from "not found": the person sees the line in the file.
+                where = (f"was not found in {path.name} outside comments and code blocks "
+                         "(only in or beside one)")
+            else:
+                where = f"was not found in {path.name}"
             notes.append(f"{edit.key}: the existing rule {where}; the new one is appended "
                          "instead (delete the old one by hand)")
         appended.append(rule_line(edit))
@@ -244,7 +262,7 @@ def plan_text(original: str, edits: Sequence[RuleEdit], path: Path) -> tuple[str
             newline = dominant_newline(lines)
             if lines and not line_ending(lines[-1]):
                 lines[-1] += newline  # the last line ends before the section starts
-            fence = _scan_fences(lines)[1]
+            fence = prose_of(lines).open_fence
             if fence:
                 lines.append(fence + newline)  # a fence left open would hold the section
             if lines and lines[-1].strip():
