@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from learn.reduce.rules import rule_lines_of
-from learn.report.edits import BEGIN, END, RuleEdit, plan_text
+from learn.report.edits import BEGIN, END, ApplyError, RuleEdit, plan_text
 
 PATH = Path("/x/CLAUDE.md")
 KEY = "directive:run-ruff-before-commit"
@@ -190,3 +190,16 @@ def test_the_mask_reads_comments_code_and_front_matter() -> None:
     assert prose.whole() == [False, False, False, True, True, False, False, False, True,
                              True, False, False, False, False, False, False, False, True]
     assert prose_of(["```py", "x"]).open_fence == "```"
+
+
+def test_a_comment_never_closed_is_not_closed_by_the_section_learn_appends() -> None:
+    """learn's section opens with a comment marker: below a `<!--` the person never
+    closed, its `-->` would turn their text from there down into a comment no agent
+    reads. The apply refuses and says how to mend it; a closed comment is no obstacle."""
+    edit = RuleEdit("directive:use-bun", "Use bun for installs.", Path("/p/CLAUDE.md"))
+    with pytest.raises(ApplyError, match="never closed"):
+        plan_text("# Rules\n\n<!-- notes to self\n- Run the linter before pushing.\n",
+                  [edit], Path("/p/CLAUDE.md"))
+    new, applied, _ = plan_text("# Rules\n<!-- notes -->\n- Run the linter.\n", [edit],
+                                Path("/p/CLAUDE.md"))
+    assert applied == [edit] and "- Run the linter.\n" in new

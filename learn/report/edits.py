@@ -268,7 +268,16 @@ def plan_text(original: str, edits: Sequence[RuleEdit], path: Path) -> tuple[str
             if lines and lines[-1].strip():
                 lines.append(newline)  # one blank line above the section
             block = [BEGIN, SECTION_HEADING, SECTION_NOTE, "", *appended, END]
+            before = prose_of(lines).lines
             lines += [x + newline for x in block]
+            if prose_of(lines).lines[:len(before)] != before:
+                # A `<!--` the person never closed: the section's first marker, itself
+                # a comment, would end it, and their text from there down would become
+                # a comment no agent reads. Their file is theirs to mend.
+                raise ApplyError(
+                    f"{path} has a `<!--` that is never closed: learn's section opens with a "
+                    "comment, which would close it and hide the text after it from the "
+                    "agent. Close that comment (`-->`) or remove it, then apply again.")
         else:
             # Just above the end marker, in the ending of the line before it (which has
             # one: the marker follows it).
