@@ -17,7 +17,7 @@ from typing import Any
 from msgspec import structs
 
 from evals import metrics, windows
-from evals.corpora import CORPORA
+from evals.corpora import ALL_CORPORA
 from evals.gold import Gold
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,6 +41,9 @@ class CorpusReport:
     audit: dict[str, Any] = field(default_factory=dict)
     injected: dict[str, int] = field(default_factory=dict)  # noisy faults that fired
     stale_prompts: dict[str, str] = field(default_factory=dict)  # step -> "recorded vs current"
+    # tool -> replayed calls with no recording (replay mode only): a changed
+    # request, not a quality drop, although the metrics it moves look like one.
+    replay_misses: dict[str, int] = field(default_factory=dict)
     # language -> its groups' metrics, for a corpus whose gold names languages.
     languages: dict[str, dict[str, float]] = field(default_factory=dict)
 
@@ -67,12 +70,35 @@ def isolated_home(root: Path) -> Iterator[Path]:
                 os.environ[k] = v
 
 
+class MissCounting:
+    """A replay backend that counts, per tool, the calls with no recording."""
+
+    name = "replay"
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.misses: Counter[str] = Counter()
+
+    @property
+    def stale_prompts(self) -> dict[str, str]:
+        return dict(self.inner.stale_prompts)
+
+    def call(self, request: Any) -> Any:
+        from learn.models.base import ReplayMissError
+
+        try:
+            return self.inner.call(request)
+        except ReplayMissError:
+            self.misses[request.tool.name] += 1
+            raise
+
+
 def make_backend(kind: str, gold: Gold, *, live_backend: str | None, model: str | None,
                  cache_dir: Path, faults: Sequence[str] = (), seed: int = 0) -> Any:
     from learn.models.replay import RecordingBackend, ReplayBackend
 
     if kind == "replay":
-        return ReplayBackend(cache_dir)
+        return MissCounting(ReplayBackend(cache_dir))
     if kind == "oracle":
         from evals.oracle import GoldOracle
 
@@ -82,10 +108,16 @@ def make_backend(kind: str, gold: Gold, *, live_backend: str | None, model: str 
         from evals.noisy import NoisyModel
 
         return NoisyModel(gold, faults, seed=seed)
-    from learn.models.registry import get_backend
+    from learn.commands.run import build_backend
+    from learn.config import load_config
 
     assert live_backend is not None
-    return RecordingBackend(get_backend(live_backend), cache_dir)
+    # As `learn run` builds it (learn's config: the server, the claude binary, the model;
+    # checked once), and every call asked: `--live` means a real model, and filling
+    # only the misses answered every call from the bundled recordings, a PASS with no
+    # model at all.
+    inner = build_backend(live_backend, record=False, cache_dir=None, config=load_config())
+    return RecordingBackend(inner, cache_dir, overwrite=True)
 
 
 def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = None,
@@ -95,7 +127,7 @@ def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = No
     from learn.config import load_config
     from learn.pipeline import RunOptions, run_pipeline
 
-    build = CORPORA[name]
+    build = ALL_CORPORA[name]
     report = CorpusReport(corpus=name)
     with tempfile.TemporaryDirectory(prefix=f"learn-eval-{name}-") as tmp:
         root = Path(tmp)
@@ -146,6 +178,7 @@ def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = No
         report.audit = audit(data["proposals"], gold, seed=audit_seed)
         report.injected = dict(getattr(backend, "injected", {}))
         report.stale_prompts = dict(getattr(backend, "stale_prompts", {}))
+        report.replay_misses = dict(getattr(backend, "misses", {}))
     return report
 
 

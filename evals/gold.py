@@ -35,7 +35,10 @@ class Mistake:
     session: str
     text: str
     kind: Kind
-    why: Literal["paraphrase", "tool-output", "assistant-prose", "replayed-template"]
+    why: Literal["paraphrase", "tool-output", "assistant-prose", "replayed-template", "never-failed"]
+    # A fix mistake: the command the model says failed (it ran and never failed).
+    command: str | None = None
+    error_excerpt: str | None = None
 
 
 @dataclass
@@ -71,6 +74,11 @@ class Gold:
     # Quotes the imperfect namer leaves out of its answer, so their labels must
     # come from the per-item fallback (nearest labelled neighbour or cluster).
     naming_omit: list[str] = field(default_factory=list)
+    # What the noisy model's `distractor` fault reports besides what it reads in
+    # the chunk: text the model saw but the person never typed (the assistant's
+    # own rule-like prose). The oracle never reports these (the recordings in
+    # cache/ are unchanged by them).
+    distractors: list[Mistake] = field(default_factory=list)
 
     def group(self, name: str, kind: Kind, summary: str, **kw: Any) -> str:
         self.groups[name] = GoldGroup(kind=kind, proposed=False, sessions=0, summary=summary, **kw)
@@ -100,6 +108,7 @@ class Gold:
             "secrets": self.secrets,
             "malformed_sessions": self.malformed_sessions,
             "naming_omit": self.naming_omit,
+            "distractors": [asdict(m) for m in self.distractors],
         }
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -114,4 +123,5 @@ class Gold:
         gold.secrets = list(data["secrets"])
         gold.malformed_sessions = list(data.get("malformed_sessions", []))
         gold.naming_omit = list(data.get("naming_omit", []))
+        gold.distractors = [Mistake(**m) for m in data.get("distractors", [])]
         return gold

@@ -329,6 +329,9 @@ def compare(current: Mapping[str, float], baseline: Mapping[str, float], *, tole
     """(metric, baseline, current, delta, regressed) for every metric in both."""
     rows = []
     directions = {**DIRECTION, **{f"noisy.{k}": v for k, v in DIRECTION.items()}}
+    # A noisy fault run alone: `noisy.<fault>:<metric>`.
+    directions |= {name: DIRECTION[name.split(":", 1)[1]] for name in current
+                   if name.startswith("noisy.") and ":" in name and name.split(":", 1)[1] in DIRECTION}
     for name, higher_better in directions.items():
         if name not in current or name not in baseline:
             continue

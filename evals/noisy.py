@@ -23,6 +23,35 @@ gold but, seeded, damages its answers the way real models were measured to
   (measured on two real projects: the body was one specific ask while the general
   one sat unused in the group); told so and asked again, it writes the instruction.
 
+The faults above only damage gold answers, so nothing they do can lower
+precision: a pipeline that lets anything through looks as good as one that
+defends. These report things that are not the person's corrections, each a
+thing one of the pipeline's defences is there to stop (issue: audit 57):
+
+- `distractor`: reports lines of the chunk that are no gold quote: every
+  rule-like USER line (always/never/don't/must...: the corpora's traps, and
+  compaction summaries, relays, injected instructions when the session view
+  wrongly shows them as typed), a share of the other USER lines as requests
+  (one-off task asks), one pasted log/ERROR line as a directive, and the gold's
+  `distractors` (assistant prose that reads like a rule). Defences: quote
+  verification against typed text (log lines, assistant prose), the session
+  view's exclusions (machinery never reaches the chunk as USER), distinct-session
+  counting and thresholds (one-off asks said once stay unproposed);
+- `missed`: a quote repeated within one chunk is reported once, not every time
+  (the later repeats dropped at MISSED_RATE): costs nothing while counting is by
+  distinct session;
+- `wrong_fix`: reports a fix whose command ran in the chunk but never failed
+  there. Defence: fix verification (the command must have run and failed);
+- `name_merge`: a naming call whose items are two different gold points gets
+  one label for all of them at NAME_MERGE_RATE (a model lumping the unrelated
+  items it is shown together); `name_split`: a call that holds several items
+  of one point words one of them apart (a label from its own words) at
+  NAME_SPLIT_RATE. Defences: pre-clustering, which fills a call with one point's
+  paraphrases and keeps unrelated points out of it, and the label-drift merge;
+- `judge_flip`: a seeded JUDGE_FLIP_RATE of verdicts come back inverted, the
+  accepted rejected and the rejected accepted (with the gold's groups that
+  must be rejected, evals/corpora/adversarial.py, a judge that accepts all shows).
+
 Each fault can be switched on alone, so the eval reports what each one costs.
 The model implements the `Backend` protocol and is called by the real pipeline
 (mining, verification, caching, naming, coverage, judging) like any backend.
@@ -46,7 +75,18 @@ from learn.textfold import fold as _norm
 FAULTS: tuple[str, ...] = (
     "typography", "ellipsis", "label_drift", "partial", "truncated", "malformed",
     "wrong_kind", "paraphrase", "width", "command_quote",
+    "distractor", "missed", "wrong_fix", "name_merge", "name_split", "judge_flip",
 )
+# Faults left out of the all-faults run: learn has no defence against a namer
+# that lumps or splits inside one call beyond the pre-clustering that decides
+# which items share a call, so they cost something on correct code (their rows
+# say what) and would fail issue 11's acceptance bar, which is about ordinary
+# faults. Each alone is still gated against its baseline (`noisy.<fault>:` names).
+ALONE: tuple[str, ...] = ("name_merge", "name_split")
+# The faults the outcomes and rules-work scenarios run with: their checks are
+# exact outcomes of ordinary faults the pipeline absorbs; a flipped verdict or a
+# lumped/split label changes which rules exist, which is not what they test.
+SCENARIO_FAULTS: tuple[str, ...] = ()  # filled in below FAULTS
 TYPOGRAPHY_RATE = 0.25
 PARTIAL_RATE = 0.2
 # Offered its earlier label, the model still rewords it this often.
@@ -54,6 +94,17 @@ DRIFT_DESPITE_OFFER = 0.34
 ELLIPSIS_MIN_WORDS = 9
 # How often a quote comes back in the other width (issue 19).
 WIDTH_RATE = 0.3
+# The precision faults' rates (see the module docstring).
+ONE_OFF_RATE = 0.5  # a USER line that is no gold quote and reads like no rule
+LOG_LINE_RATE = 0.5  # a chunk's ERROR line, reported as a directive
+MISSED_RATE = 0.5
+NAME_MERGE_RATE = 0.5
+NAME_SPLIT_RATE = 0.5
+JUDGE_FLIP_RATE = 0.2
+_RULE_LIKE = re.compile(r"\b(always|never|don'?t|do not|must|should|prefer|avoid|no more)\b|不要|请勿|总是",
+                        re.IGNORECASE)
+_USER_LINE = re.compile(r"^USER(?: \([^)]*\))?: (.*)$")
+_TOOL_CMD = re.compile(r"^TOOL: (?:Bash|shell)\((.*)\)$")
 # Word swaps for the paraphrase fault: each changes one word, never typography.
 _SWAPS = (("never", "do not ever"), ("always", "every time"), ("the", "all the"),
           ("use", "prefer"), ("run", "execute"), ("don't", "do not"), ("no", "zero"))
@@ -202,7 +253,7 @@ class NoisyModel:
             elif tool == "assign_labels":
                 answer = self._name(user, answer)
             elif tool == "record_verdicts":
-                answer = self._partial(user, answer, "verdicts")
+                answer = self._flip(user, self._partial(user, answer, "verdicts"))
             elif tool == "write_commands":
                 answer = self._commands(user, answer)
         return ModelResponse(tool_input=answer, model="noisy-oracle", usage=CallUsage(calls=1),
@@ -260,6 +311,12 @@ class NoisyModel:
                     self._fired("width")
                     row["text"] = drifted
             out.append(row)
+        if self._on("missed"):
+            out = self._miss(out)
+        if self._on("distractor"):
+            out += self._distractors(user, out)
+        if self._on("wrong_fix"):
+            out += self._wrong_fix(user)
         if self._on("truncated") and attempt == 1 and self._session_in(self.truncate_session, user) and out:
             self._fired("truncated")
             keep = out[: max(1, len(out) // 2)]
@@ -268,9 +325,79 @@ class NoisyModel:
             return {"candidates": [*keep[:-1], last]}, "max_tokens"
         return {"candidates": out}, "tool_use"
 
+    def _miss(self, out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The chunk's later repeats of a gold point, dropped at MISSED_RATE."""
+        seen: set[str] = set()
+        kept = []
+        for c in out:
+            q = self.oracle._by_text.get(_norm(str(c.get("text", "")))) if c.get("kind") != "fix" else None
+            if q is not None and q.group in seen and _rng("missed", self.seed, q.text).random() < MISSED_RATE:
+                self._fired("missed")
+                continue
+            if q is not None:
+                seen.add(q.group)
+            kept.append(c)
+        return kept
+
+    def _distractors(self, user: str, out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """What a model reports that is no correction: see `distractor` above."""
+        gold = [k for k in self.oracle._by_text if k]
+        reported = {_norm(str(c.get("text", ""))) for c in out}
+        extra: list[dict[str, Any]] = []
+
+        def add(kind: str, text: str, why: str) -> None:
+            if text.strip() and _norm(text) not in reported:
+                reported.add(_norm(text))
+                self._fired("distractor")
+                extra.append({"kind": kind, "text": text.strip(), "rationale": f"({why})"})
+
+        errors: list[str] = []
+        for line in user.splitlines():
+            if line.startswith("ERROR: "):
+                errors.append(line.removeprefix("ERROR: "))
+            m = _USER_LINE.match(line)
+            if m is None:
+                continue
+            text = m.group(1)
+            folded = _norm(text)
+            if any(k in folded for k in gold) or "[REDACTED" in text:
+                continue  # a gold quote's turn (or a secret's): not a distractor
+            if _RULE_LIKE.search(text):
+                add("directive", text, "rule-like line")
+            elif len(text.split()) >= 3 and _rng("one-off", self.seed, text).random() < ONE_OFF_RATE:
+                add("request", text, "one-off task")
+        if errors and _rng("log", self.seed, _digest(user)).random() < LOG_LINE_RATE:
+            add("directive", errors[0], "pasted log line")
+        seen = _norm(user)
+        for d in self.gold.distractors:
+            if self._session_in(d.session, user) or _norm(d.text) in seen:
+                add(d.kind, d.text, d.why)
+        return extra
+
+    def _wrong_fix(self, user: str) -> list[dict[str, Any]]:
+        """A fix for a command that ran in the chunk and never failed there."""
+        lines = user.splitlines()
+        ran: list[str] = []
+        failed: set[str] = set()
+        for i, line in enumerate(lines):
+            m = _TOOL_CMD.match(line)
+            if m is None:
+                continue
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            (failed.add if nxt.startswith("ERROR") else ran.append)(m.group(1))
+        fine = sorted({c for c in ran if c not in failed})
+        if not fine:
+            return []
+        cmd = _rng("wrong-fix", self.seed, _digest(user)).choice(fine)
+        self._fired("wrong_fix")
+        return [{"kind": "fix", "text": f"`{cmd}` failed until the environment was set up",
+                 "command": cmd, "error_excerpt": "exit status 1",
+                 "rationale": "failed, then passed after a change"}]
+
     # -- naming ----------------------------------------------------------------------------
     def _name(self, user: str, answer: dict[str, Any]) -> dict[str, Any]:
         answer = self._partial(user, answer, "labels")
+        answer = self._merge_split(user, answer)
         if not self._on("label_drift"):
             return answer
         known = {re.sub(r"^\d+\.\s*", "", line).strip() for line in _section(user, "KNOWN LABELS")}
@@ -313,6 +440,46 @@ class NoisyModel:
             rows.append(row)
         return {"commands": rows}
 
+    def _merge_split(self, user: str, answer: dict[str, Any]) -> dict[str, Any]:
+        """`name_merge` and `name_split` (see the module docstring) on one naming answer."""
+        rows = [dict(r) for r in answer.get("labels", [])]
+        points = [r["label"] for r in rows if r.get("label") in self.gold.groups]
+        if self._on("name_merge") and len(set(points)) >= 2 \
+                and _rng("merge", self.seed, _digest(user)).random() < NAME_MERGE_RATE:
+            for r in rows:
+                if r.get("label") in self.gold.groups and r["label"] != points[0]:
+                    self._fired("name_merge")
+                    r["label"] = points[0]
+        if self._on("name_split"):
+            texts = {item_id: text for item_id, _, text in self.oracle._items(user)}
+            counts = Counter(r.get("label") for r in rows)
+            for r in reversed(rows):
+                label = r.get("label")
+                if label in self.gold.groups and counts[label] >= 2 \
+                        and _rng("split", self.seed, _digest(user), label).random() < NAME_SPLIT_RATE:
+                    words = re.findall(r"\w+", texts.get(r["id"], "").casefold())
+                    own = "-".join(words[-4:]) or "apart"
+                    self._fired("name_split")
+                    r["label"] = own
+                    counts[label] = 0  # one item of a point worded apart per call
+        return {**answer, "labels": rows}
+
+    def _flip(self, user: str, answer: dict[str, Any]) -> dict[str, Any]:
+        """`judge_flip`: a seeded share of verdicts inverted."""
+        rows = answer.get("verdicts")
+        if not self._on("judge_flip") or not isinstance(rows, list):
+            return answer
+        texts = {item_id: text for item_id, _, text in self.oracle._items(user)}
+        out = []
+        for r in rows:
+            key = texts.get(r.get("id"), str(r.get("id")))
+            if isinstance(r.get("accepted"), bool) \
+                    and _rng("flip", self.seed, key).random() < JUDGE_FLIP_RATE:
+                self._fired("judge_flip")
+                r = {**r, "accepted": not r["accepted"]}
+            out.append(r)
+        return {**answer, "verdicts": out}
+
     def _partial(self, user: str, answer: dict[str, Any], field: str) -> dict[str, Any]:
         rows = answer.get(field)
         if not self._on("partial") or not isinstance(rows, list) or len(rows) < 2:
@@ -323,3 +490,8 @@ class NoisyModel:
             return answer
         self.injected["partial"] += len(rows) - len(kept)
         return {**answer, field: kept}
+
+
+SCENARIO_FAULTS = tuple(f for f in FAULTS if f not in (*ALONE, "judge_flip"))
+# The all-faults run (gated, and held to issue 11's acceptance bar).
+ALL_RUN = tuple(f for f in FAULTS if f not in ALONE)

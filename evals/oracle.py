@@ -90,7 +90,10 @@ class GoldOracle:
             return {"candidates": "see above"}
         for m in self.gold.mistakes:
             if m.session in sessions:
-                out.append({"kind": m.kind, "text": m.text, "rationale": f"({m.why})"})
+                row = {"kind": m.kind, "text": m.text, "rationale": f"({m.why})"}
+                if m.command is not None:
+                    row |= {"command": m.command, "error_excerpt": m.error_excerpt or ""}
+                out.append(row)
         # Deduplicate repeated quotes within one chunk the way a model would not.
         unique: dict[tuple[str, str], dict[str, Any]] = {}
         for c in out:

@@ -20,7 +20,7 @@ from typing import Any
 from evals.corpora import outcomes as scenario
 from evals.corpus import isolated_home
 from evals.gold import Gold
-from evals.noisy import FAULTS, NoisyModel
+from evals.noisy import SCENARIO_FAULTS, NoisyModel
 from evals.oracle import GoldOracle
 
 
@@ -63,7 +63,7 @@ def _run(backend: Any) -> Any:
     return result
 
 
-def run_outcomes(*, seed: int = 0, faults: Sequence[str] = FAULTS) -> OutcomesReport:
+def run_outcomes(*, seed: int = 0, faults: Sequence[str] = SCENARIO_FAULTS) -> OutcomesReport:
     from learn.reduce.commands import copies_a_quote
     from learn.report.apply import edit_for, plan_all, write_plan
     from learn.report.digest import render_digest_markdown

@@ -33,7 +33,7 @@ from typing import Any
 from evals.corpora import rules_work as scenario
 from evals.corpus import isolated_home
 from evals.gold import Gold
-from evals.noisy import FAULTS, NoisyModel
+from evals.noisy import SCENARIO_FAULTS, NoisyModel
 from evals.oracle import GoldOracle
 from evals.outcomes import _by_group, _run
 
@@ -139,7 +139,7 @@ def score(outcomes: dict[str, dict[str, Any]], applied: dict[str, str], truth: A
         recorded == 3 * len(truth.recorded))
 
 
-def run_rules_work(*, seed: int = 0, faults: Sequence[str] = FAULTS) -> RulesWorkReport:
+def run_rules_work(*, seed: int = 0, faults: Sequence[str] = SCENARIO_FAULTS) -> RulesWorkReport:
     from learn.report.digest import render_digest_markdown
     from learn.report.html import render_html
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evals import metrics
-from evals.corpora import CORPORA
+from evals.corpora import ALL_CORPORA, CORPORA, NOISY_ONLY
 from evals.corpus import (
     BASELINE,
     CACHE,
@@ -73,6 +73,23 @@ def stale_note(reports: Sequence[CorpusReport]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _miss_lines(reports: Sequence[CorpusReport]) -> list[str]:
+    return [f"{r.corpus}: " + ", ".join(f"{tool} {n}" for tool, n in sorted(r.replay_misses.items()))
+            for r in reports if r.replay_misses]
+
+
+def miss_note(reports: Sequence[CorpusReport]) -> str:
+    """Replayed calls that had no recording, per corpus and tool. A miss is a
+    changed request (a prompt, a batch, a chunk), not a model's answer: the
+    metrics it moves measure the missing recording, not the pipeline's quality."""
+    lines = _miss_lines(reports)
+    if not lines:
+        return "replay misses: none (every replayed call had a recording)\n\n"
+    return ("NOTE: replay misses (calls with no recording; they fall back and move metrics "
+            "that then measure the missing recording, not quality):\n"
+            + "".join(f"  - {line}\n" for line in lines) + "\n")
+
+
 def lowered(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """Every metric the new baseline would move in the worse direction."""
     out = []
@@ -106,6 +123,9 @@ def gate_problems(reports: Sequence[CorpusReport], rows: Sequence[Any],
     out = [f"{corpus} {name} regressed: {b:g} -> {c:g} ({d:+g})"
            for corpus, (name, b, c, d, _) in regressions]
     out += [f"{r.corpus} has no baseline" for r in reports if r.corpus not in baseline]
+    out += [f"{c} has no noisy baseline" for c in noisy_now if "noisy" not in baseline.get(c, {})]
+    if out:
+        out += [f"(replay misses, not quality: {note})" for note in _miss_lines(reports)]
     out += noisy.acceptance(list(rows)) if rows else []
     return out
 
@@ -148,7 +168,7 @@ def _language_report(reports: Sequence[CorpusReport],
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="learn eval", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("corpora", nargs="*", default=sorted(CORPORA))
+    parser.add_argument("corpora", nargs="*", default=sorted(CORPORA) + sorted(NOISY_ONLY))
     parser.add_argument("--live", action="store_true", help="ask a real backend; record its answers")
     parser.add_argument("--backend", default="anthropic", help="the live backend")
     parser.add_argument("--model", default=None, help="the live model (all steps)")
@@ -167,12 +187,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from evals import faults as noisy
 
-    unknown = [c for c in args.corpora if c not in CORPORA]
+    unknown = [c for c in args.corpora if c not in ALL_CORPORA]
     if unknown:
-        parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(sorted(CORPORA))}")
+        parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(sorted(ALL_CORPORA))}")
     mode = "oracle" if args.record_oracle else ("live" if args.live else "replay")
+    # NOISY_ONLY corpora have no recordings: only the noisy model runs them.
     reports = [run_corpus(c, mode=mode, live_backend=args.backend, model=args.model,
-                          cache_dir=args.cache_dir) for c in args.corpora]
+                          cache_dir=args.cache_dir) for c in args.corpora if c in CORPORA]
     rows: list[noisy.FaultRow] = []
     if not args.no_noisy:
         for c in args.corpora:
@@ -205,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 + outcome_failures)
     # The verdict first: the tables below run to 140 lines.
     print(verdict(problems, baseline, args.baseline, len(reports), bool(rows)) + "\n")
-    print(stale_note(reports) + table(reports, baseline))
+    print(stale_note(reports) + miss_note(reports) + table(reports, baseline))
     if rows:
         print(noisy.fault_table(rows))
     if outcome_text:
@@ -214,6 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(language_text)
     payload = {r.corpus: {"metrics": r.metrics, "cost": r.cost, "stage_seconds": r.stage_seconds,
                           "audit": r.audit, "stale_prompts": r.stale_prompts,
+                          "replay_misses": r.replay_misses,
                           **({"languages": r.languages} if r.languages else {})} for r in reports}
     if args.out:
         out = {**payload, "noisy": noisy.to_json(rows)}
@@ -221,6 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.write_baseline:
         base = {c: {"metrics": v["metrics"], **({"noisy": noisy_now[c]} if c in noisy_now else {})}
                 for c, v in payload.items()}
+        base |= {c: {"noisy": noisy_now[c]} for c in noisy_now if c not in payload}
         worse = lowered(baseline or {}, base)
         if worse and not args.accept_regression:
             for line in worse:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from evals.noisy import FAULTS
+from evals.noisy import SCENARIO_FAULTS
 from evals.rules_work import main, run_rules_work
 from learn.reduce.loaded import LoadCall
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_verdicts_counts_and_rates_match_the_truth_under_the_noisy_model(seed: int) -> None:
-    report = run_rules_work(seed=seed, faults=FAULTS)
+    report = run_rules_work(seed=seed, faults=SCENARIO_FAULTS)
     assert report.passed, {k: v for k, v in report.checks.items() if not v} | report.measured
     assert len(report.checks) == 30
 
@@ -22,7 +22,7 @@ def test_the_eval_fails_when_every_session_counts_as_loaded(
     import learn.reduce.outcomes as outcomes
 
     monkeypatch.setattr(outcomes, "load_call", lambda *a, **k: LoadCall(True, "assumed"))
-    report = run_rules_work(seed=0, faults=FAULTS)
+    report = run_rules_work(seed=0, faults=SCENARIO_FAULTS)
     failed = {k for k, ok in report.checks.items() if not ok}
     assert "sql: verdict never-loaded" in failed
     assert any(k.startswith("push: loaded in the 24 sessions") for k in failed)
@@ -34,7 +34,7 @@ def test_the_eval_fails_when_rates_lose_their_intervals(monkeypatch: pytest.Monk
     import learn.reduce.rates as rates
 
     monkeypatch.setattr(rates, "wilson", lambda k, n, z=0.0: (k / n, k / n) if n else (0.0, 1.0))
-    report = run_rules_work(seed=0, faults=FAULTS)
+    report = run_rules_work(seed=0, faults=SCENARIO_FAULTS)
     failed = {k for k, ok in report.checks.items() if not ok}
     assert any(k.startswith("tests: rate since holds 0.25") for k in failed), failed
     assert any(k.startswith("push: rate before holds") for k in failed), failed
