@@ -104,7 +104,8 @@ def test_timeout_is_a_model_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_missing_binary_has_a_hint(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match="not found on PATH; install Claude Code"):
+    # A configured path is not looked up on PATH: said as the path it is (first-use L5).
+    with pytest.raises(ModelError, match=r"does not exist; set \[backend\] claude_binary"):
         ClaudeCliBackend(binary=str(tmp_path / "nope" / "claude")).call(request())
 
 

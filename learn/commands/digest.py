@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from learn.report.digest import render_digest_json, render_digest_markdown
 from learn.report.errors import ConfinementError
@@ -49,6 +50,11 @@ def command(since: str | None, project_dir: Path | None, all_projects: bool, eve
     from learn.index.known import named_project
 
     if as_json:
+        # `--json` is `--format json`: said with another format it was silently taken
+        # over it (`--json --format md` printed JSON), so the two are refused together.
+        given = click.get_current_context().get_parameter_source("fmt")
+        if given is ParameterSource.COMMANDLINE and fmt != "json":
+            raise click.UsageError(f"--json and --format {fmt} cannot be combined: choose one")
         fmt = "json"
     since_at = since_time(since)
     existing_project(project_dir)

@@ -4,11 +4,19 @@ From an installed learn the harness and its recorded answers come from the
 package (learn/_repo.py). A live run records the answers it gets; from an
 installed package those go to learn's cache directory (eval-live/), never into
 the package's recorded fixtures, unless --cache-dir says otherwise.
+
+`--live` means a real model: its backend is checked once before any corpus runs
+(learn run's own check, learn.commands.run.build_backend, so a missing key or
+`claude` is the same one line and exit code as there, not a traceback after the
+first corpus was built), and every call is asked of it, none answered from the
+recordings (evals.corpus.make_backend builds it as learn run does, recording over).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
+from typing import Any, NoReturn
 
 import click
 
@@ -26,11 +34,66 @@ def command(args: tuple[str, ...]) -> None:
 
     root = repo_root()
     argv = list(args)
+    live = live_backend_name(argv)
     if is_bundled(root):
         argv = live_cache_args(argv)
+    if live is None:
+        from evals.run import main
+
+        sys.exit(main(argv))
+    sys.exit(_run_live(live, argv))
+
+
+def live_backend_name(argv: list[str]) -> str | None:
+    """The backend a `--live` run asks (evals/run.py's default: anthropic), or None when
+    the run is not live (replay, --record-oracle) or only asks for --help."""
+    # The harness's own parser reads the same flags later; this one only finds them.
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--live", action="store_true")
+    parser.add_argument("--record-oracle", action="store_true")
+    parser.add_argument("--backend", default="anthropic")
+    parser.add_argument("-h", "--help", action="store_true")
+    try:
+        known, _ = parser.parse_known_args(argv)
+    except SystemExit:  # a flag missing its value: the harness says so itself
+        return None
+    if not known.live or known.record_oracle or known.help:
+        return None
+    return str(known.backend)
+
+
+def _run_live(name: str, argv: list[str]) -> int:
+    from learn.config import load_config
+    from learn.models.base import ModelError
+
+    _check_backend(name, load_config())
     from evals.run import main
 
-    sys.exit(main(argv))
+    try:
+        return main(argv)
+    except ModelError as exc:
+        # A backend that passed the check and still cannot be built (learn run maps
+        # the same ModelError from get_backend to its exit 2): one line, no traceback.
+        _stop(str(exc), 2)
+
+
+def _check_backend(name: str, config: Any) -> None:
+    """Stop with learn run's line and exit code when backend `name` cannot work at all."""
+    from learn.commands.run import build_backend
+
+    try:
+        build_backend(name, record=False, cache_dir=None, config=config)
+    except click.ClickException as exc:
+        # run's UsageProblem (2) or BackendUnavailable (3): its line, said as eval's.
+        _stop(exc.format_message(), exc.exit_code)
+
+
+def _stop(line: str, code: int) -> NoReturn:
+    from learn.redaction.redact import redact_message
+
+    # The line can quote an HTTP client's error, which can quote a header: the key.
+    click.echo(f"learn eval: {redact_message(line)}", err=True)
+    raise click.exceptions.Exit(code)
 
 
 def live_cache_args(argv: list[str]) -> list[str]:

@@ -44,9 +44,10 @@ def destination(project: bool, project_dir: Path) -> Path:
 
 
 @click.command(name="install-claude-command")
-@click.option("--user", "scope", flag_value="user", default=True,
-              help="Install to ~/.claude/commands/learn.md (default).")
-@click.option("--project", "scope", flag_value="project",
+# Two flags, not one value both set: with a shared value the last one given won, so
+# `--user --project` silently installed into the project; apart, it can be refused.
+@click.option("--user", is_flag=True, help="Install to ~/.claude/commands/learn.md (default).")
+@click.option("--project", "to_project", is_flag=True,
               help="Install to this project's .claude/commands/learn.md.")
 @click.option("--project-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("."), show_default=True, help="The project, for --project.")
@@ -58,15 +59,17 @@ def destination(project: bool, project_dir: Path) -> Path:
                    "records which instruction files each session loaded. The change is "
                    "shown and asked for.")
 @click.option("--yes", is_flag=True, help="Write the hooks' change without asking.")
-def command(scope: str, project_dir: Path, force: bool, print_only: bool, hooks: bool,
-            yes: bool) -> None:
+def command(user: bool, to_project: bool, project_dir: Path, force: bool, print_only: bool,
+            hooks: bool, yes: bool) -> None:
     """Install the /learn slash command for Claude Code."""
+    if user and to_project:
+        raise click.UsageError("--user and --project cannot be combined: choose one")
     text = command_text()
     if print_only:
         click.echo(text, nl=False)
         return
     settled()  # what a killed write left, decided before planning (one_apply)
-    _install(text, scope == "project", project_dir, force, hooks, yes)
+    _install(text, to_project, project_dir, force, hooks, yes)
 
 
 def _install(text: str, project: bool, project_dir: Path, force: bool, hooks: bool,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from learn.errors import EXIT_USAGE
 from learn.records.proposal import RunResult
 from learn.report.errors import ConfinementError
 from learn.report.html import render_html
@@ -67,18 +68,25 @@ def command(out: Path, since: str | None, project_dir: Path | None, all_projects
     click.echo(f"wrote {out} ({plural(len(result.proposals), 'proposal')})", err=True)
 
 
+class TeamSetupProblem(click.ClickException):
+    """A `--team` the configuration or the folder cannot serve: exit 2 (learn.errors), as
+    `learn run --team` exits for the same lines; a plain ClickException exited 1."""
+
+    exit_code = EXIT_USAGE
+
+
 def _team_run(since_at: datetime | None, since: str | None) -> RunResult:
     from learn.config import load_config
     from learn.projects import repository_id_of
 
     url = load_config().team.database_url
     if not url:
-        raise click.ClickException("--team needs [team] database_url in the config")
+        raise TeamSetupProblem("--team needs [team] database_url in the config")
     root = Path.cwd().resolve()
     remote = repository_id_of(root)
     if remote is None:
-        raise click.ClickException(f"{root} has no git remote on a host: a team run groups "
-                                   "by the repository")
+        raise TeamSetupProblem(f"{root} has no git remote on a host: a team run groups "
+                               "by the repository")
     from learn.store.runs import load_latest_run
 
     result = load_latest_run(since_at, path=url, project=remote)

@@ -237,9 +237,10 @@ def _check(code: int, err: str, what: str) -> None:
 
 
 @click.command(name="schedule")
-@click.option("--weekly", "every", flag_value="weekly", default=True,
-              help="Every Monday at 09:00 (default).")
-@click.option("--daily", "every", flag_value="daily", help="Every day at 09:00.")
+# Two flags, not one value both set: with a shared value the last one given won, so
+# `--weekly --daily` silently scheduled daily; apart, a conflict can be refused.
+@click.option("--weekly", is_flag=True, help="Every Monday at 09:00 (default).")
+@click.option("--daily", is_flag=True, help="Every day at 09:00.")
 @click.option("--since", default="7d", show_default=True,
               help="How far back each scheduled run reads.")
 @click.option("--project", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
@@ -248,8 +249,8 @@ def _check(code: int, err: str, what: str) -> None:
 @click.option("--remove", is_flag=True, help="Remove an installed job.")
 @click.option("--cron", "force_cron", is_flag=True, help="Use cron even where systemd runs.")
 @click.option("--launchd", is_flag=True, help="macOS: a launchd agent plist.")
-def command(every: str, since: str, project: Path | None, install: bool, remove: bool, force_cron: bool,
-            launchd: bool) -> None:
+def command(weekly: bool, daily: bool, since: str, project: Path | None, install: bool,
+            remove: bool, force_cron: bool, launchd: bool) -> None:
     """Set up a periodic digest: a systemd user timer, else a crontab line; --launchd on macOS.
 
     Each run writes <data dir>/digests/digest-<date>.md. A run needs a model: put
@@ -261,7 +262,9 @@ def command(every: str, since: str, project: Path | None, install: bool, remove:
     """
     if install and remove:
         raise click.UsageError("--install and --remove cannot be combined")
-    spec = make_spec(every, since, project)
+    if weekly and daily:
+        raise click.UsageError("--weekly and --daily cannot be combined: choose one")
+    spec = make_spec("daily" if daily else "weekly", since, project)
     if not remove:
         refusal = env_file_refusal(spec)
         if refusal and install:

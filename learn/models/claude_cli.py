@@ -39,10 +39,27 @@ from learn.models.json_text import extract_json_object
 from learn.models.ratelimit import RateLimiter, limiter_for
 from learn.models.retry import DEFAULT_BUDGET_SECONDS, Outage, RetryPolicy
 
+# No flag takes the binary's path: the one place it is set is the config's
+# `[backend] claude_binary` (learn.config), so that is what the hint names.
 MISSING_BINARY_HINT = (
-    "install Claude Code (https://claude.com/claude-code) or pass its path, "
-    "or use --backend anthropic with ANTHROPIC_API_KEY, or --offline"
+    "install Claude Code (https://claude.com/claude-code), or set [backend] claude_binary "
+    "in learn's config to where it is, or use --backend anthropic with ANTHROPIC_API_KEY, "
+    "or --offline"
 )
+
+
+def missing_binary(binary: str) -> tuple[str, str]:
+    """(what is wrong, the fix) when `binary` does not resolve to a runnable `claude`.
+
+    A bare name is looked up on PATH; a path (from `[backend] claude_binary`) is used as
+    it is, so "not found on PATH" would be false for it: say what the path is instead."""
+    if os.sep not in binary and (os.altsep is None or os.altsep not in binary):
+        return f"claude-cli: `{binary}` not found on PATH", MISSING_BINARY_HINT
+    what = "is not an executable file" if os.path.exists(binary) else "does not exist"
+    return (f"claude-cli: `{binary}` ([backend] claude_binary) {what}",
+            "set [backend] claude_binary in learn's config to the path of your `claude`, or "
+            "remove it to use the `claude` on PATH; or use --backend anthropic with "
+            "ANTHROPIC_API_KEY, or --offline")
 
 # A print-mode call starts a Node process and may retry its structured output
 # internally; five minutes covers a slow large chunk without hanging a run.
@@ -309,7 +326,8 @@ class ClaudeCliBackend:
     def _resolve(self) -> str:
         found = shutil.which(self.binary)
         if found is None:
-            raise ModelError(f"claude-cli: `{self.binary}` not found on PATH; {MISSING_BINARY_HINT}")
+            detail, hint = missing_binary(self.binary)
+            raise ModelError(f"{detail}; {hint}")
         support = probe(found)
         if not support.ok:
             raise ModelError(support.too_old())

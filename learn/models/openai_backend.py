@@ -286,9 +286,12 @@ class OpenAIBackend:
     ) -> None:
         url = base_url or os.environ.get("OPENAI_BASE_URL")
         if not url:
+            # No learn command has a --base-url: `learn run` passes [backend]
+            # openai_base_url (LEARN_OPENAI_BASE_URL), `learn eval --live` hands the same
+            # setting over as OPENAI_BASE_URL (learn.commands.eval). Those are named.
             raise ModelError(
-                "openai backend needs a server: pass --base-url (e.g. http://127.0.0.1:8080/v1) "
-                "or set OPENAI_BASE_URL"
+                "openai backend needs a server: set [backend] openai_base_url in learn's "
+                "config or LEARN_OPENAI_BASE_URL (e.g. http://127.0.0.1:8080/v1)"
             )
         self.url = chat_completions_url(url)
         # The model the server should run. The pipeline's default model names

@@ -154,13 +154,13 @@ def _anthropic(config: Any, env: Mapping[str, str], get: Get) -> Readiness:
 
 def _claude_cli(config: Any, which: Callable[[str], str | None],
                 probe: Callable[[str], Any] | None, login: LoginCheck) -> Readiness:
-    from learn.models.claude_cli import MISSING_BINARY_HINT
+    from learn.models.claude_cli import missing_binary
 
     binary = getattr(getattr(config, "backend", None), "claude_binary", None) or "claude"
     found = which(binary)
     if found is None:
-        return Readiness(False, f"claude-cli: `{binary}` not found on PATH", MISSING_BINARY_HINT,
-                         "setup")
+        detail, hint = missing_binary(binary)  # a path is not looked for "on PATH"
+        return Readiness(False, detail, hint, "setup")
     if probe is None:
         from learn.models.claude_cli import probe as probe_cli
 
