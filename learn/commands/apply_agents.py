@@ -29,6 +29,9 @@ class ForAgents:
         self._named = named
         self._sessions: list[tuple[str, str | None]] | None = None
         self._said: set[Path | None] = set()
+        # The other agents' edits made for each rule (by key), for keeps_main to weigh.
+        self._others: dict[str, list[RuleEdit]] = {}
+        self._overrides: set[Path] = set()
 
     def _agents(self, project: Path | None) -> tuple[str, ...]:
         from learn.report.agent_targets import agents_in_use
@@ -53,15 +56,62 @@ class ForAgents:
         if self._choice.file is not None:
             return []  # the person named the one file
         # The apply's claims: a name one rule's scope took is not another scope's.
-        return agent_edits(p, main, self._agents(main.project), claims=self._choice.claims)
+        others = agent_edits(p, main, self._agents(main.project), claims=self._choice.claims)
+        self._others[main.key] = others
+        self._say_overrides([main, *others])
+        return others
+
+    def _say_overrides(self, edits: list[RuleEdit]) -> None:
+        """Say once per file that Codex's copy goes to an AGENTS.override.md: the person
+        may think of it as temporary, and the rule leaves with it (agent_files.codex_doc)."""
+        for e in edits:
+            if e.target.name == "AGENTS.override.md" and e.target not in self._overrides:
+                self._overrides.add(e.target)
+                click.echo(f"{e.target}: Codex reads this override in place of AGENTS.md "
+                           "there, so its copy of the rule goes here (move it if you remove "
+                           "the override)")
 
     def keeps_main(self, main: RuleEdit) -> bool:
-        """The main destination unless the person named agents that do not read it."""
-        if not self._named or main.form in ("command", "permission", "codex-rule"):
+        """The main destination unless another file planned for the rule reaches its
+        readers (a CLAUDE.md that imports the AGENTS.md written for Codex), or the person
+        named agents that do not read it. Called after `edits` for the same rule."""
+        if main.form in ("command", "permission", "codex-rule") or self._choice.file is not None:
             return True
         from learn.reduce.agent_files import readers_of
 
-        return bool(readers_of(main.target) & set(self._named))
+        others = self._others.get(main.key, [])
+        shared = _imported_agents_md(main, others)
+        if shared is not None:
+            # Written to both, Claude Code read the rule twice: CLAUDE.md and, through
+            # `@AGENTS.md`, the AGENTS.md beside it.
+            click.echo(f"{main.key}: {main.target.name} imports {shared.name} (@AGENTS.md): "
+                       f"written once, to {shared}, which Claude Code reads through it")
+            return False
+        if not self._named or readers_of(main.target) & set(self._named):
+            return True
+        if not others:
+            names = ", ".join(AGENT_NAMES.get(a, a) for a in self._named)
+            click.echo(f"{main.key}: nothing written: {names} does not read {main.target} and "
+                       "has no file of its own for this rule (another --agent, or --file, "
+                       "picks one)", err=True)
+        return False
+
+
+def _imported_agents_md(main: RuleEdit, others: list[RuleEdit]) -> Path | None:
+    """The AGENTS.md planned for another agent that `main`'s CLAUDE.md imports (Claude
+    Code reads it, learn.reduce.agent_files.readers_of); None when there is none, or when
+    `main` rewrites a line of its own in place (that line stays where it is). A CLAUDE.md
+    not made yet imports nothing: Claude Code will read it, not the AGENTS.md beside it."""
+    if main.target.name != "CLAUDE.md" or main.form != "rule" or main.replace_line \
+            or not main.target.is_file():
+        return None
+    from learn.reduce.agent_files import readers_of
+
+    beside = main.target.with_name("AGENTS.md").expanduser().resolve()
+    for e in others:
+        if e.target.expanduser().resolve() == beside and "claude" in readers_of(e.target):
+            return e.target
+    return None
 
 
 def _session_agents() -> list[tuple[str, str | None]]:

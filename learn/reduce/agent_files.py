@@ -2,7 +2,8 @@
 
 Facts from each agent's documentation (2026): Gemini CLI reads `GEMINI.md` (the
 user's `~/.gemini/GEMINI.md`, and one in every folder from the git root down, and
-below); Copilot CLI reads `.github/copilot-instructions.md`, the path-specific
+below), or the names its settings' `context.fileName` gives (a string or a list);
+Copilot CLI reads `.github/copilot-instructions.md`, the path-specific
 `.github/instructions/**/*.instructions.md` (frontmatter `applyTo`: comma-separated
 globs), AGENTS.md, and the user's `~/.copilot/copilot-instructions.md` and
 `~/.copilot/instructions/**/*.instructions.md`; Cursor reads `.cursor/rules/**/*.mdc`
@@ -11,7 +12,8 @@ only (plain `.md` there is ignored; frontmatter `description`, `globs`,
 `trigger`: `always_on | model_decision | glob | manual`, `globs`; 12,000 characters
 a file) and AGENTS.md; Kiro reads `.kiro/steering/*.md` (frontmatter `inclusion`:
 `always | fileMatch | manual | auto`, `fileMatchPattern`); OpenCode reads AGENTS.md
-(CLAUDE.md when there is none); Codex AGENTS.md.
+(CLAUDE.md when there is none); Codex AGENTS.md, or the AGENTS.override.md
+beside it in its place.
 
 Coverage reads every one of them (`other_rule_files`), so a rule written for one
 agent is not proposed again as new; `readers_of` says which agents read a file, so
@@ -20,7 +22,9 @@ a rule written for one agent and said to another is reported as missing there.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
 from typing import Final, Literal
 
@@ -33,7 +37,7 @@ from learn.reduce.rule_places import (
     frontmatter_value,
     strip_frontmatter,
 )
-from learn.reduce.surfaces import paths_of
+from learn.reduce.surfaces import imports_of, paths_of
 from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
 from learn.transcripts.ids import AGENT_NAMES
@@ -43,6 +47,8 @@ __all__ = [
     "FILE_AGENTS",
     "Loading",
     "agents_with_files",
+    "codex_doc",
+    "gemini_file_names",
     "heard_by_a_reader",
     "loading",
     "opencode_config_dir",
@@ -55,6 +61,57 @@ __all__ = [
 FILE_AGENTS: Final = ("cursor", "windsurf", "kiro")
 WINDSURF_MAX_CHARS: Final = 12_000
 _AGENTS_MD_READERS: Final = frozenset({"codex", "opencode", "copilot", "cursor", "windsurf"})
+_GEMINI_DEFAULT: Final = ("GEMINI.md",)
+
+
+def codex_doc(folder: Path) -> Path:
+    """The file Codex reads in `folder`: AGENTS.override.md when it is there, else AGENTS.md.
+
+    Codex reads the override in place of AGENTS.md in its folder (field notes: "AGENTS.
+    override.md before AGENTS.md"; the same for `~/.codex`), so a rule appended to the
+    AGENTS.md beside one was reported written and never read by Codex. learn writes to
+    the override then, rather than refusing: it is the file Codex reads today, and a rule
+    moved out with the override's other lines is still in the person's hands, where a
+    refusal would leave Codex without it until the override is gone. The other agents
+    that read AGENTS.md do not read the override, and get AGENTS.md (agent_targets)."""
+    override = folder / "AGENTS.override.md"
+    return override if override.is_file() else folder / "AGENTS.md"
+
+
+def _names(value: object) -> tuple[str, ...] | None:
+    """`context.fileName` as names: a string, or a list of strings (Gemini CLI's settings
+    schema takes both); None when it is unset or neither."""
+    if isinstance(value, str) and value.strip():
+        return (value.strip(),)
+    if isinstance(value, list):
+        names = tuple(v.strip() for v in value if isinstance(v, str) and v.strip())
+        return names or None
+    return None
+
+
+def _gemini_setting(settings: Path) -> tuple[str, ...] | None:
+    try:
+        data = json.loads(settings.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    context = data.get("context") if isinstance(data, dict) else None
+    return _names(context.get("fileName")) if isinstance(context, dict) else None
+
+
+def gemini_file_names(folder: Path | None, home: Path) -> tuple[str, ...]:
+    """The context files Gemini CLI reads in each folder: `context.fileName` of the
+    project's `.gemini/settings.json` (the nearest one from `folder` up to its checkout's
+    root), else of the user's, else GEMINI.md. A project set to `AGENTS.md` never reads a
+    GEMINI.md learn made beside it (measured in the audit of 2026-12: the rule went
+    nowhere Gemini looked)."""
+    if folder is not None:
+        # From the folder up to its checkout's root (rule_places.chain): above it is not
+        # this project's setting.
+        for d in reversed(chain(folder)):
+            names = _gemini_setting(d / ".gemini" / "settings.json")
+            if names:
+                return names
+    return _gemini_setting(gemini_dir(home) / "settings.json") or _GEMINI_DEFAULT
 
 
 def opencode_config_dir(home: Path) -> Path:
@@ -97,14 +154,20 @@ def readers_of(path: str | Path, home: Path | None = None) -> frozenset[str]:
     if name in ("CLAUDE.md", "CLAUDE.local.md") or ".claude" in parts:
         # OpenCode reads a CLAUDE.md where there is no AGENTS.md: counted as Claude Code's.
         return frozenset({"claude"})
-    if name in ("AGENTS.md", "AGENTS.override.md"):
+    gemini = frozenset({"gemini"})
+    if name == "AGENTS.override.md":
+        # Codex's own: the other agents read AGENTS.md, never the override.
+        return frozenset({"codex"})
+    if name == "AGENTS.md":
+        # An override beside it is what Codex reads in this folder (codex_doc).
+        codex = frozenset() if codex_doc(p.parent) != p else frozenset({"codex"})
         if codex_home(home) in p.parents:
-            return frozenset({"codex"})
-        if name == "AGENTS.md" and _claude_reads(p):
-            return _AGENTS_MD_READERS | {"claude"}
-        return _AGENTS_MD_READERS
+            return codex
+        readers = (_AGENTS_MD_READERS - {"codex"}) | codex
+        readers |= gemini if _gemini_reads(p, home) else frozenset()
+        return readers | {"claude"} if _claude_reads(p) else readers
     if name == "GEMINI.md":
-        return frozenset({"gemini"})
+        return gemini if _gemini_reads(p, home) else frozenset()
     if name == "copilot-instructions.md" or name.endswith(".instructions.md"):
         return frozenset({"copilot"})
     if name.endswith(".mdc") or name == ".cursorrules":
@@ -115,7 +178,20 @@ def readers_of(path: str | Path, home: Path | None = None) -> frozenset[str]:
         return frozenset({"kiro"})
     if claude_home(home) in p.parents:
         return frozenset({"claude"})
-    return frozenset()
+    # A context file a project names in Gemini's settings (`context.fileName`).
+    return gemini if name.endswith(".md") and _gemini_reads(p, home) else frozenset()
+
+
+_HTML_COMMENT: Final = re.compile(r"<!--.*?-->", re.S)
+
+
+def _imports(text: str, agents_md: Path) -> bool:
+    """Whether a context file beside `agents_md` imports it (`@AGENTS.md`, `@./AGENTS.md`),
+    as its agent reads the file: not in code, nor in an HTML comment (stripped before the
+    model sees the text; an `@AGENTS.md` commented out was taken for an import)."""
+    want = agents_md.resolve()
+    return any(p.resolve() == want
+               for p in imports_of(_HTML_COMMENT.sub("", text), agents_md.parent))
 
 
 def _claude_reads(agents_md: Path) -> bool:
@@ -126,7 +202,25 @@ def _claude_reads(agents_md: Path) -> bool:
         text = claude_md.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return True
-    return "@AGENTS.md" in text or "@./AGENTS.md" in text
+    return _imports(text, agents_md)
+
+
+def _gemini_reads(path: Path, home: Path) -> bool:
+    """Gemini CLI reads a file named in its `context.fileName` (gemini_file_names), and
+    an AGENTS.md that a context file beside it imports (`@AGENTS.md`, its memory import)."""
+    names = gemini_file_names(path.parent, home)
+    if path.name in names:
+        return True
+    if path.name != "AGENTS.md":
+        return False
+    for name in names:
+        try:
+            text = path.with_name(name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if _imports(text, path):
+            return True
+    return False
 
 
 def heard_by_a_reader(p: Proposal, file: str) -> bool:

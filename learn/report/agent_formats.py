@@ -31,10 +31,12 @@ from learn.report.edits import (
     FilePlan,
     RuleEdit,
     has_marker,
+    normalize_rule,
     plan_text,
     read_bytes,
     seeded,
     sha256,
+    split_lines,
 )
 from learn.report.words import flatten
 
@@ -131,6 +133,16 @@ def _block(lines: Sequence[str]) -> str:
     return "\n".join(["---", *lines, "---", ""]) + "\n"
 
 
+def _old_line_in(text: str | None, old: str | None) -> str | None:
+    """`old` (a restated or contradicted rule's line) when this file holds it, for
+    plan_text to rewrite it, or to say it is left when it cannot; None when the file
+    never had it: the rule is only appended, with no "delete the old one" to chase."""
+    if not text or not old:
+        return None
+    want = normalize_rule(old)
+    return old if want and any(normalize_rule(x) == want for x in split_lines(text)) else None
+
+
 def plan_agent_file(path: Path, edits: Sequence[RuleEdit], *, max_chars: int | None = None) -> FilePlan:
     """learn's section in another agent's rule file, a new file opening with its frontmatter."""
     data = read_bytes(path)
@@ -148,7 +160,8 @@ def plan_agent_file(path: Path, edits: Sequence[RuleEdit], *, max_chars: int | N
     base = seeded(original, frontmatter_for(path, first.surface_rules,
                                             first.description or first.text))
     lines = [RuleEdit(key=e.key, text=e.text, target=e.target, provenance=e.provenance,
-                      decision=e.decision) for e in fresh]
+                      decision=e.decision, replace_line=_old_line_in(original, e.replace_line))
+             for e in fresh]
     new, applied_lines, notes = plan_text(base, lines, path)
     plan.notes += notes
     if max_chars is not None and len(new) > max_chars:

@@ -13,8 +13,9 @@ The main destination (CLAUDE.md, `.claude/rules`, AGENTS.md, as `learn apply
 
 | agent | rule | path-scoped rule |
 |---|---|---|
+| Claude Code | CLAUDE.md, when the main file is one it does not read (`--agents`) | the same, with CLAUDE.md |
 | Codex, OpenCode | AGENTS.md | AGENTS.md in the folder the globs share, else the root's with the scope in words |
-| Gemini CLI | GEMINI.md | the same, with GEMINI.md |
+| Gemini CLI | GEMINI.md (or the first name of `context.fileName`) | the same, with that name |
 | Copilot CLI | `.github/copilot-instructions.md` | `.github/instructions/<name>.instructions.md` (`applyTo`) |
 | Cursor | `.cursor/rules/learn.mdc` (`alwaysApply`) | `.cursor/rules/<name>.mdc` (`globs`) |
 | Windsurf | `.windsurf/rules/learn.md` (`always_on`) | `.windsurf/rules/<name>.md` (`glob`) |
@@ -24,6 +25,14 @@ A `<name>` file already there that loads otherwise (other globs, always, or only
 request: Cursor's agent-requested rule, Windsurf's `manual`) is left as it is: the rule
 goes to `<name>-2` (learn.report.scoped_files), where its own scope is; `learn` itself is
 such a name, for the rules loaded always.
+
+Codex reads an AGENTS.override.md in place of the AGENTS.md beside it: its copy goes
+there (learn.reduce.agent_files.codex_doc). Each file planned counts its readers as
+having the rule (`readers_of`): Copilot and Cursor read the AGENTS.md written for
+Codex, and a second copy in their own files was read twice.
+
+A restated or contradicted rule's old line is rewritten in every file that holds it
+(`replace_line`), not only the main one: left there, Codex read the old rule and the new.
 
 A user-scope rule goes to the agents' user files that exist as files: `~/.gemini/
 GEMINI.md`, `~/.copilot/copilot-instructions.md`, Codex's and OpenCode's AGENTS.md
@@ -45,12 +54,14 @@ from learn.records.proposal import Proposal
 from learn.reduce.agent_files import (
     WINDSURF_MAX_CHARS,
     agents_with_files,
+    codex_doc,
+    gemini_file_names,
     loading,
     opencode_config_dir,
     readers_of,
 )
 from learn.reduce.pathscope import glob_folder, scoped_safely
-from learn.reduce.rule_places import codex_home
+from learn.reduce.rule_places import claude_home, codex_home
 from learn.report.edits import RuleEdit
 from learn.report.scoped_files import Claims, scoped_file
 from learn.transcripts.copilot.places import copilot_dir
@@ -124,29 +135,44 @@ def _windsurf(rules: Path, name: str, adding: int, globs: Sequence[str],
 
 
 def _user_file(agent: str, home: Path) -> Path | None:
+    if agent == "claude":
+        return claude_home(home) / "CLAUDE.md"
     if agent == "gemini":
-        return gemini_dir(home) / "GEMINI.md"
+        return gemini_dir(home) / gemini_file_names(None, home)[0]
     if agent == "copilot":
         return copilot_dir(home) / "copilot-instructions.md"
     if agent == "codex":
-        return codex_home(home) / "AGENTS.md"
+        return codex_doc(codex_home(home))
     if agent == "opencode":
         return opencode_config_dir(home) / "AGENTS.md"
     return None
 
 
+def _chain_file(agent: str, folder: Path, root: Path, home: Path) -> Path:
+    """The file `agent` reads in `folder` of project `root` (an agent that reads one file
+    per folder of the directory chain)."""
+    if agent == "claude":
+        from learn.report.targets import project_claude_md
+
+        return project_claude_md(root) if folder == root else folder / "CLAUDE.md"
+    if agent == "codex":
+        return codex_doc(folder)
+    if agent == "gemini":
+        return folder / gemini_file_names(folder, home)[0]
+    return folder / "AGENTS.md"  # OpenCode
+
+
 def _project_file(agent: str, root: Path, p: Proposal, globs: Sequence[str], text: str,
-                  claims: Claims) -> tuple[Path, str, tuple[str, ...]]:
+                  claims: Claims, home: Path) -> tuple[Path, str, tuple[str, ...]]:
     """(file, rule text, globs its frontmatter keeps) for `agent` in project `root`."""
-    if agent in ("codex", "opencode", "gemini"):
-        name = "GEMINI.md" if agent == "gemini" else "AGENTS.md"
+    if agent in ("claude", "codex", "opencode", "gemini"):
         if not globs:
-            return root / name, text, ()
+            return _chain_file(agent, root, root, home), text, ()
         folder = glob_folder(globs)
         # Loaded where its folder is worked on: a folder says the scope; else words do.
         if folder and all(g.startswith(folder + "/") for g in globs):
-            return root / folder / name, text, ()
-        return root / name, _in_words(text, globs), ()
+            return _chain_file(agent, root / folder, root, home), text, ()
+        return _chain_file(agent, root, root, home), _in_words(text, globs), ()
     # A rule's file in a rules folder is one that loads as the rule should: for its globs,
     # or always (learn.report.scoped_files).
     name = _slug(p) if globs else _NAME
@@ -182,8 +208,10 @@ def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
     """The edits that write `main`'s rule for each other agent in `agents` (beside `main`).
 
     Work asked for by name (a command) stays with the agent it was made for. An agent
-    that already reads the rule (coverage found it in a file that agent reads) gets
-    nothing new. `claims`: the files the apply has planned so far, and how each loads
+    that already reads the rule (coverage found it in a file that agent reads, or it
+    reads `main`'s file or one planned here before its turn) gets nothing new; Claude
+    Code gets its CLAUDE.md only when it reads none of those (`--agents`, with a
+    CLAUDE.md that does not import AGENTS.md). `claims`: the files the apply has planned so far, and how each loads
     (learn.report.scoped_files); the files planned here join it."""
     if main.form == "command":
         return []
@@ -198,7 +226,7 @@ def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
     out: list[RuleEdit] = []
     taken = {main.target.expanduser().resolve()}
     for agent in agents:
-        if agent == "claude" or agent in has_it:
+        if agent in has_it:
             continue
         kept: tuple[str, ...] = ()
         if root is None:
@@ -208,13 +236,18 @@ def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
             text = main.text
         else:
             path, text, kept = _project_file(agent, root, p, globs, main.text,
-                                             {} if claims is None else claims)
+                                             {} if claims is None else claims, home)
         real = path.expanduser().resolve()
         if real in taken:
             continue  # one file two agents read (AGENTS.md: Codex and OpenCode)
         taken.add(real)
+        # Its readers have the rule now: the AGENTS.md written for Codex is Copilot's and
+        # Cursor's too (ORDER puts the shared files first).
+        has_it |= readers_of(path, home)
+        # The old line of a restated or contradicted rule is rewritten here too where the
+        # file holds it (agent_formats.plan_agent_file); else the rule is appended.
         out.append(replace(
             main, text=text, target=path, form="agent-rule", surface_rules=kept,
-            replace_line=None, surface_commands=(),
+            replace_line=main.replace_line, surface_commands=(),
             description=main.description or f"{AGENT_NAMES.get(agent, agent)}: {main.text}"))
     return out

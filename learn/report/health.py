@@ -34,20 +34,54 @@ def is_codex_doc(path: Path) -> bool:
     return path.name in ("AGENTS.md", "AGENTS.override.md")
 
 
-def budget_line(path: Path, text: str, *, max_lines: int, max_bytes: int) -> str:
-    """The preview's one line on size: what the file will be, against its budget."""
+def _chain_above(path: Path) -> int:
+    """Bytes of the AGENTS files Codex reads before `path`: one per folder from the
+    checkout's root down to the one above it, an override in place of its AGENTS.md (the
+    count learn.reduce.rule_target.agents_cut makes; the file's own text is the plan's).
+    A nested AGENTS.md measured alone read "0.3 KiB of 32" under a 32 KB root file."""
+    from learn.reduce.rule_places import chain
+
+    before = 0
+    for directory in chain(path.parent)[:-1]:
+        for name in ("AGENTS.override.md", "AGENTS.md"):
+            if (directory / name).is_file():
+                before += (directory / name).stat().st_size
+                break
+    return before
+
+
+def _codex_cut(path: Path, text: str, home: Path | None) -> tuple[int, int, str | None]:
+    """(chain bytes through `text`, Codex's limit from its config.toml, why the end of
+    `text` is past it or None)."""
+    from learn.reduce.rule_target import agents_cut, codex_doc_limit
+
+    home = home or Path.home()
+    n_bytes = len(text.encode("utf-8"))
+    return _chain_above(path) + n_bytes, codex_doc_limit(home), agents_cut(path, n_bytes, home)
+
+
+def budget_line(path: Path, text: str, *, max_lines: int, max_bytes: int,
+                home: Path | None = None) -> str:
+    """The preview's one line on size: what the file will be, against its budget. For
+    Codex, the whole AGENTS.md chain up to this file's end against `project_doc_max_bytes`
+    (config.toml's, else 32 KiB)."""
     n_lines, n_bytes = len(text.splitlines()), len(text.encode("utf-8"))
     if is_codex_doc(path):
-        return (f"{path.name}: {n_bytes / 1024:.1f} KiB of Codex's {CODEX_PROJECT_DOC_BYTES // 1024}"
-                f" KiB project-doc limit for the whole AGENTS.md chain (past it, Codex stops "
-                f"reading); {n_lines} lines")
+        total, limit, cut = _codex_cut(path, text, home)
+        above = total - n_bytes
+        chained = f" (with {above / 1024:.1f} KiB of AGENTS files above it)" if above else ""
+        past = f"; past it: {cut}, so the end of this file is not read" if cut else \
+            " (past it, Codex stops reading)"
+        return (f"{path.name}: {total / 1024:.1f} KiB{chained} of Codex's {limit / 1024:g} KiB "
+                f"project-doc limit for the whole AGENTS.md chain{past}; {n_lines} lines")
     return f"{path.name}: {n_lines} of ~{max_lines} lines, {n_bytes:,} of {max_bytes:,} bytes"
 
 
-def over_budget(path: Path, text: str, *, max_lines: int, max_bytes: int) -> bool:
+def over_budget(path: Path, text: str, *, max_lines: int, max_bytes: int,
+                home: Path | None = None) -> bool:
     n_lines, n_bytes = len(text.splitlines()), len(text.encode("utf-8"))
     if is_codex_doc(path):
-        return n_bytes > CODEX_PROJECT_DOC_BYTES
+        return _codex_cut(path, text, home)[2] is not None
     return n_lines > max_lines or n_bytes > max_bytes
 
 

@@ -38,7 +38,7 @@ from learn.projects import (
 )
 from learn.records.proposal import Proposal, Quote, Scope
 from learn.reduce import rule_places
-from learn.reduce.agent_files import ALWAYS
+from learn.reduce.agent_files import ALWAYS, codex_doc
 from learn.reduce.pathscope import glob_folder
 from learn.report.confine import may_write
 from learn.report.scoped_files import Claims, scoped_file
@@ -298,9 +298,9 @@ def choose(p: Proposal, choice: TargetChoice) -> Target:
     if p.surface == "path-rule" and root is not None:
         if choice.kind == "agents":
             # Codex reads AGENTS.md along the directory chain: one in the folder is its
-            # path scope.
+            # path scope. An AGENTS.override.md there is what Codex reads (codex_doc).
             folder = glob_folder(p.surface_rules)
-            return Target(root / folder / "AGENTS.md", "rule", root)
+            return Target(codex_doc(root / folder), "rule", root)
         return Target(_claude_rule_file(root / ".claude" / "rules", slug(p.label),
                                         p.surface_rules, choice.claims), "path-rule", root)
     if form == "command":
@@ -310,8 +310,8 @@ def choose(p: Proposal, choice: TargetChoice) -> Target:
         base = claude_home() if root is None else root / ".claude"
         return Target(base / "commands" / name, form, root)
     if choice.kind == "agents":
-        return Target(codex_home() / "AGENTS.md" if root is None else root / "AGENTS.md",
-                      form, root)
+        # The file Codex reads there: an AGENTS.override.md hides AGENTS.md (codex_doc).
+        return Target(codex_doc(codex_home() if root is None else root), form, root)
     if choice.kind == "rules":
         base = claude_home() if root is None else root / ".claude"
         return Target(_claude_rule_file(base / "rules", topic_for(p), (), choice.claims),
