@@ -10,6 +10,7 @@ diff and confirmed, `--yes` is for scripts, and without a terminal and without
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import click
 from learn.commands import apply_writes
 from learn.commands.apply_agents import ForAgents
 from learn.commands.apply_checks import plan_checks
+from learn.commands.apply_recover import Landed, release
 from learn.commands.apply_writes import (
     Consent,
     Intent,
@@ -247,6 +249,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     checks = plan_checks(offers, here, str(checkout_folder(project_dir or Path.cwd()))) \
         if offers else None
     chosen = [p for p in chosen if p.surface != "check"]
+    _interrupted({p.key for p in chosen})
     if not chosen and not offers:
         click.echo(f"nothing to apply: no pending accepted proposals for {here} "
                    "(`learn digest --all` lists every state; --only KEY applies one the judge "
@@ -297,6 +300,18 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
 
     shown = show(plans, preview)
     batch = new_batch()
+    # key -> the files the person confirmed it for (writing): its decision is recorded once
+    # they are all written, and held in the journal till then (learn.commands.apply_recover).
+    planned: dict[str, set[str]] = {}
+    # key -> what this apply wrote it to so far: the file, its backup, the decision.
+    landed: dict[str, list[Landed]] = {}
+
+    def writing(confirmed: Sequence[FilePlan]) -> None:
+        for plan in confirmed:
+            if checks is not None and checks.owns(plan):
+                continue
+            for e in plan.applied:
+                planned.setdefault(e.key, set()).add(str(plan.path))
 
     def written(plan: FilePlan, backup: Path | None) -> Intent:
         # Before the file is written: journaled pending, with its decisions; a crash
@@ -329,18 +344,31 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
             {"key": e.key, "decision": e.decision, "text": e.text, "form": e.form,
              "project": project_here(e.project) if e.project is not None else here,
              "every_project": e.project is None and choice.file is None
-             and scope_for(by_key[e.key], choice) == "user"} for e in plan.applied]
+             and scope_for(by_key[e.key], choice) == "user",
+             "files": sorted(planned.get(e.key, {str(plan.path)}))} for e in plan.applied]
         row = intend(batch, "apply", plan, backup,
                      project_here(plan.applied[0].project) if plan.applied
                      and plan.applied[0].project else here, [e.key for e in plan.applied],
                      decisions)
 
         def decide() -> None:
+            # A rule is applied once every file it was confirmed for holds it. Recorded
+            # with its first file, a rule of an apply stopped before the others (killed,
+            # Ctrl-C, a write that failed) was applied, so no later apply (which plans only
+            # pending ones) wrote them. Until the last, the decision waits in the journal
+            # row of each file written, and the proposal stays pending.
             for d in decisions:
-                record_decision(d["key"], d["decision"], d["text"], str(plan.path),
-                                project=d["project"], proposal=by_key[d["key"]],
-                                backup=str(backup) if backup else None, form=d["form"],
-                                every_project=d["every_project"])
+                key = d["key"]
+                mine = landed.setdefault(key, [])
+                mine.append((str(plan.path), str(backup) if backup else None, d))
+                if not set(d["files"]) <= {path for path, _, _ in mine}:
+                    continue
+                # With what an earlier apply stopped before finishing it wrote of it.
+                for path, kept, held in release(key, d["files"], batch, mine):
+                    record_decision(key, held["decision"], held["text"], path,
+                                    project=held["project"], proposal=by_key[key],
+                                    backup=kept, form=held["form"],
+                                    every_project=held["every_project"])
 
         saved = f" (backup: {backup})" if backup else ""
         return Intent((row,), lambda: click.echo(
@@ -353,9 +381,29 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         noun = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
         return f"Write {n} {noun}{'s' if n != 1 else ''} to"
 
-    wrote = write_confirmed(plans, consent, written, what=what, whole=checks)
+    wrote = write_confirmed(plans, consent, written, what=what, whole=checks, writing=writing)
     if refused or not shown or not wrote or (offers and checks is None):
         sys.exit(1)
+
+
+def _interrupted(chosen: set[str]) -> None:
+    """Say which rules an apply stopped before it finished (killed, Ctrl-C, a write that
+    failed) wrote to some of their files and not the others: pending still, this apply
+    writes the rest (`chosen`), or says how to (learn.commands.apply_recover)."""
+    from learn.commands.apply_recover import Held, unfinished
+
+    by_rule: dict[tuple[str, str], list[Held]] = {}
+    for h in unfinished():
+        by_rule.setdefault((h.write.batch, h.key), []).append(h)
+    for (_, key), held in by_rule.items():
+        where = (f"{key} is in {', '.join(h.write.path for h in held)}, not yet in "
+                 f"{', '.join(held[0].missing)}")
+        when = held[0].write.written_at[:19]
+        if key in chosen:
+            click.echo(f"finishing an interrupted `learn apply` (of {when}): {where}")
+        else:
+            click.echo(f"note: an interrupted `learn apply` (of {when}) left {where}; "
+                       f"`learn apply --only {key}` finishes it")
 
 
 def _checkout_notes(plan: FilePlan) -> list[str]:

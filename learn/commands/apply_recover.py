@@ -20,14 +20,28 @@ that file in its before-state while the journal still said "after": every later
 `--undo` refused it as "changed since learn wrote it", for good, and older applies could
 never be undone again. A file already back as it was before counts as undone
 (already_undone): the next `--undo` finishes the rest.
+
+And an apply stopped after the first file of a rule, before the others (CLAUDE.md written,
+AGENTS.md not): the rule was recorded applied with the first file, and the next apply,
+which plans only pending proposals, never wrote the others (an audit: Codex's AGENTS.md
+left without the rules Claude's file had, and "nothing to apply" ever after). Now an
+apply's decision about a key carries the files the person confirmed it for (its
+`files`), and is recorded only once every one of them is written: until then it is held
+in the journal (`held`), the proposal stays pending, and the next apply plans it again;
+its files already holding the rule are left as they are (the plan skips a rule whose
+marker is there), the others written, and then the held decisions are recorded with it
+(`release`): the files, the states and applied_rules end as an apply never stopped
+leaves them. A decision journaled before `files` existed is recorded as it was: alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from learn.report.undo import hash_now
+from learn.report.edits import ApplyError, decode_text, has_marker
+from learn.report.undo import hash_now, held_now
 from learn.store.apply_journal import Write
 
 if TYPE_CHECKING:
@@ -35,7 +49,8 @@ if TYPE_CHECKING:
 
 
 def settle_pending() -> None:
-    """Every pending write of the journal decided by its file (the module doc)."""
+    """Every pending write of the journal decided by its file (the module doc); then the
+    held decisions of every key whose apply has now written all its files, recorded."""
     from learn.store import StoreError, open_store
 
     written: list[Write] = []
@@ -49,29 +64,143 @@ def settle_pending() -> None:
                 if now == w.after_hash:
                     written.append(w)
                 store.journal.settle([w.id])
+            held = _held(store)
     except StoreError:
         return  # no store, no journal: nothing was recorded to decide
     for w in written:
         _decide(w)
+    # A kill after the last file of a key was written, before its decisions were all
+    # recorded (the write found made above, or a stop between two of them): the apply
+    # is finished, so what it decided is recorded now, as it would have been.
+    done: set[str] = set()
+    for h in held:
+        if h.missing or h.key in done:
+            continue
+        done.add(h.key)  # its release records the other applies' held decisions of it too
+        for path, backup, d in release(h.key, h.files, h.write.batch,
+                                       [(x.write.path, x.write.backup_file, x.decision)
+                                        for x in held if x.key == h.key
+                                        and x.write.batch == h.write.batch]):
+            record(path, backup, d)
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A decision an apply's write carries about `key`, not recorded: its batch had not
+    written every file of `files` (the ones the person confirmed the key for) when it
+    stopped. `missing`: the ones it had not."""
+
+    write: Write
+    decision: dict[str, Any]
+    files: tuple[str, ...]
+    missing: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        return str(self.decision["key"])
+
+
+def _held(store: Store) -> list[Held]:
+    """Every held decision (Held) of the journal: of an apply's write done and not undone,
+    carrying `files`, whose proposal is still pending and has no applied_rules row for
+    that write. Decided since (applied by another apply, declined), it is not held: the
+    person's later word stands."""
+    rows = store.journal.decided_writes()
+    if not rows:
+        return []
+    pending = store.proposals.pending_keys()
+    out: list[Held] = []
+    for w in rows:
+        for d in w.decisions:
+            key = str(d["key"])
+            if "files" not in d or key not in pending:
+                continue
+            if store.proposals.decided(None if d["every_project"] else d["project"], [key]):
+                continue
+            if any(a.target_file == w.path and a.applied_at >= w.written_at
+                   for a in store.proposals.applied(key=key)):
+                continue  # recorded (a stop between its record and the row's settle)
+            wrote = {x.path for x in rows if x.batch == w.batch
+                     and any(e["key"] == key for e in x.decisions)}
+            files = tuple(d["files"])
+            out.append(Held(w, d, files, tuple(f for f in files if f not in wrote)))
+    return out
+
+
+def unfinished() -> list[Held]:
+    """The held decisions of applies stopped before they wrote every file of a key: what
+    the next apply finishes (learn.commands.apply says so)."""
+    from learn.store import StoreError, open_store
+
+    try:
+        with open_store() as store:
+            return [h for h in _held(store) if h.missing]
+    except StoreError:
+        return []
+
+
+# What an apply wrote of a rule: the file, its backup, the decision its row carries.
+Landed = tuple[str, str | None, dict[str, Any]]
+
+
+def release(key: str, files: Collection[str], batch: str,
+            mine: Sequence[Landed]) -> list[Landed]:
+    """What to record now that `key` is written to every file of `files`, its batch's: its
+    decisions there (`mine`), and those held by an earlier apply stopped before finishing
+    `key`, for each file of theirs that still holds the rule (its marker; not one of
+    `files`: written again by `batch`, that write is the one to record). Looked up before
+    any is recorded (held means still pending). Killed before they all are, the next
+    apply or undo records them (settle_pending)."""
+    from learn.store import StoreError, open_store
+
+    try:
+        with open_store() as store:
+            earlier = [h for h in _held(store) if h.key == key and h.write.batch != batch
+                       and h.write.path not in files]
+    except StoreError:
+        earlier = []
+    return [*mine, *((h.write.path, h.write.backup_file, h.decision)
+                     for h in earlier if _holds(h))]
+
+
+def _holds(h: Held) -> bool:
+    """Whether the file of held decision `h` holds its rule now (learn.report.edits'
+    marker): one the person took it out of since is not recorded as holding it."""
+    try:
+        real, data = held_now(h.write)
+        text = decode_text(real, data) if data is not None else None
+    except (ApplyError, OSError):
+        return False
+    return text is not None and has_marker(text, h.key)
+
+
+def record(path: str, backup: str | None, d: dict[str, Any]) -> None:
+    """Decision `d` of an apply's write of `path` (backup `backup`) recorded: the proposal
+    applied (or edited) there, with its applied_rules row."""
+    from learn.report.runs import load_proposals, record_decision
+
+    found = load_proposals(None, d["project"], every_state=True)
+    proposal = next((p for p in (found.proposals if found else ()) if p.key == d["key"]), None)
+    record_decision(d["key"], d["decision"], d["text"], path, project=d["project"],
+                    proposal=proposal, backup=backup, form=d["form"],
+                    every_project=d["every_project"])
 
 
 def _decide(w: Write) -> None:
-    """The decisions of write `w` (found made after a kill) not recorded yet, recorded."""
-    from learn.report.runs import load_proposals, record_decision
+    """The decisions of write `w` (found made after a kill) not recorded yet, recorded.
+    One carrying `files` is left to settle_pending: recorded only once its batch wrote
+    every one of them."""
     from learn.store import open_store
 
     for d in w.decisions:
+        if "files" in d:
+            continue
         project = d["project"]
         with open_store() as store:
             if store.proposals.decided(None if d["every_project"] else project,
                                        [d["key"]]).get(d["key"]) in ("applied", "edited"):
                 continue
-        found = load_proposals(None, project, every_state=True)
-        proposal = next((p for p in (found.proposals if found else ()) if p.key == d["key"]),
-                        None)
-        record_decision(d["key"], d["decision"], d["text"], w.path, project=project,
-                        proposal=proposal, backup=w.backup_file, form=d["form"],
-                        every_project=d["every_project"])
+        record(w.path, w.backup_file, d)
 
 
 def forget(store: Store, writes: Sequence[Write]) -> None:

@@ -184,7 +184,8 @@ def show(plans: Sequence[FilePlan], extra: Callable[[FilePlan], None] | None = N
 
 def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Written, *,
                     what: Callable[[FilePlan], str], whole: Whole | None = None,
-                    still: Callable[[], str | None] | None = None) -> bool:
+                    still: Callable[[], str | None] | None = None,
+                    writing: Callable[[Sequence[FilePlan]], None] | None = None) -> bool:
     """Write the changed plans the person confirmed (see the module doc), after `show`
     printed them; `on_written` records each. False when something was not written
     that should have been (a refusal, a failed write, a stale token). `whole`: plans
@@ -196,7 +197,9 @@ def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Wri
     saying a write was in progress. A file changed between the diff and the write is
     refused as before (its hash, checked again at the write); `still`, asked under the
     lock before anything is written, says why the plan no longer holds (None: it does),
-    for what the files cannot show (the journal an undo was planned from)."""
+    for what the files cannot show (the journal an undo was planned from). `writing` is
+    told every plan the person confirmed, before the first is written: what the whole
+    write is (an apply records a rule applied only once all its files are written)."""
     todo = [p for p in plans if p.changed and not p.refused]
     if not todo:
         return True
@@ -238,6 +241,8 @@ def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Wri
         if stale is not None:
             click.echo(f"refusing to write: {stale}. Nothing was written.", err=True)
             return False
+        if writing is not None:
+            writing([p for item in chosen for p in (item if isinstance(item, list) else [item])])
         for item in chosen:
             if isinstance(item, list):
                 assert whole is not None

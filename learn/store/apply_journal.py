@@ -26,7 +26,10 @@ decided by the file's hash (learn.commands.apply_recover): the bytes learn meant
 write, it was written; the bytes from before, it was not, and the row goes. Rows from
 before the migration are "done". `decisions` (same migration): what an apply's write
 decides about its proposals (applied, edited), made once the file is written; a write
-found made after a kill is decided from it then.
+found made after a kill is decided from it then. Each decision names the files its
+batch writes the key to (`files`, in the JSON: no migration); it is recorded only once
+they all are (learn.commands.apply_recover: an apply stopped between them is finished by
+the next).
 """
 
 from __future__ import annotations
@@ -107,6 +110,12 @@ class ApplyJournal:
         """The writes recorded before their file was written and not settled since: a
         learn stopped (killed, a power cut) between the two, or one writing now."""
         return self._rows("WHERE state = 'pending'", ())
+
+    def decided_writes(self) -> list[Write]:
+        """The writes of an apply that carry decisions, done and not undone: the ones whose
+        decisions may still be held (learn.commands.apply_recover.Held)."""
+        return self._rows("WHERE action = 'apply' AND state = 'done' AND undone_at IS NULL "
+                          "AND decisions IS NOT NULL", ())
 
     def settle(self, ids: Sequence[int], made_folders: Sequence[str] | None = None) -> None:
         """`ids` written: no longer pending (with the folders the write made, when known)."""

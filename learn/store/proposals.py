@@ -232,6 +232,12 @@ class ProposalBook:
     def pending(self, project: str | None) -> list[ProposalState]:
         return self.rows(project, states=("pending",))
 
+    def pending_keys(self) -> set[str]:
+        """The keys pending in any project, without reading their proposals: asked before
+        every apply (learn.commands.apply_recover: a held decision's rule is pending)."""
+        return {str(r["key"]) for r in self.store.sql(
+            "SELECT DISTINCT key FROM proposal_states WHERE state = 'pending'", [])}
+
     def summary(self, project: str | None, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
         """One line each for the accepted proposals pending in `project`, other than
         `exclude` (a run's own): what a run lists as still pending."""
