@@ -133,6 +133,17 @@ def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | N
         return edit_for(p, chosen, text=edit_text, decision=decision)
 
 
+def undo_hint() -> str:
+    """How what an apply wrote is put back, said beside each file it wrote. A caller
+    that applies with a store of its own says its own way (`learn demo --apply`: the
+    person's `learn apply --undo` finds nothing of the demo's on record) through the
+    click context's `obj`, `{"undo_hint": ...}`."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    hint = obj.get("undo_hint") if isinstance(obj, dict) else None
+    return hint if isinstance(hint, str) else "`learn apply --undo` puts it back"
+
+
 @click.command(name="apply")
 @click.option("--only", multiple=True, metavar="KEY",
               help="Apply only these proposals (repeatable; KEY as shown in the digest).")
@@ -337,7 +348,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
                 if all(p.path in checks.done for p in checks.plans):
                     # Said once the whole check is in place, its record with it.
                     for p in checks.ordered():
-                        click.echo(f"wrote {p.path} (`learn apply --undo` puts it back)")
+                        click.echo(f"wrote {p.path} ({undo_hint()})")
 
             return Intent((row,), installed)
         decisions: list[dict[str, Any]] = [
@@ -372,7 +383,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
 
         saved = f" (backup: {backup})" if backup else ""
         return Intent((row,), lambda: click.echo(
-            f"wrote {plan.path}{saved} (`learn apply --undo` puts it back)"), decide)
+            f"wrote {plan.path}{saved} ({undo_hint()})"), decide)
 
     def what(plan: FilePlan) -> str:
         if checks is not None and checks.owns(plan):

@@ -106,6 +106,11 @@ def planted_said(failures: tuple[str, ...], *, planted_naming: bool) -> tuple[st
     return tuple(f"{line}{PLANTED}" if planted(line) else line for line in failures)
 
 
+# How the demo's writes are put back: `learn demo` rebuilds the corpus, its projects and
+# its store from scratch (evals.builder.fresh_root).
+DEMO_UNDO = "`learn demo` puts it back: it rebuilds the demo"
+
+
 def _apply_demo(base: Path) -> int:
     """`learn apply --yes` in each of the demo's projects, inside the demo's HOME."""
     if not (base / "gold.json").is_file() or not (base / "data" / "learn.db").is_file():
@@ -118,12 +123,16 @@ def _apply_demo(base: Path) -> int:
         for project in sorted(p for p in (base / "home" / "code").iterdir() if p.is_dir()):
             click.echo(f"## {project.name}")
             try:
-                apply_command.main(["--project", str(project), "--yes"], standalone_mode=False)
+                # The demo's store is its own: the person's `learn apply --undo` finds
+                # nothing of it, and `learn demo` rebuilds the copies (evals.builder).
+                apply_command.main(["--project", str(project), "--yes"], standalone_mode=False,
+                                   obj={"undo_hint": DEMO_UNDO})
             except SystemExit as exc:
                 worst = max(worst, int(exc.code or 0))
             except click.ClickException as exc:
                 exc.show()
                 worst = max(worst, 1)
     click.echo(f"(demo: written into the demo's own projects under {base / 'home'}, "
-               "not your files)", err=True)
+               "not your files; `learn demo` puts them back: it rebuilds the demo from scratch)",
+               err=True)
     return worst
