@@ -54,15 +54,29 @@ class Scope(msgspec.Struct, frozen=True):
     def discover(self) -> list[SessionFile]:
         return self.scan().files
 
-    def describe(self) -> str:
-        """One line for headers and "why nothing?" messages."""
-        where = "all projects" if self.all_projects else f"project {self.project}"
+    def describe(self, matched: str | None = None) -> str:
+        """One line for headers and "why nothing?" messages. `matched`: the project
+        discovery listed the sessions of (`Discovery.project`), named when it is not
+        the folder asked: from `w/trunc/sub/dir`, outside any repository, the sessions
+        listed are those of `w/trunc`, and a heading naming `sub/dir` said otherwise."""
+        where = "all projects" if self.all_projects else f"project {self.matched(matched)}"
         parts = [where]
         if self.since_text:
             parts.append(f"since {self.since_text}")
         if self.limit is not None:
             parts.append(f"newest {self.limit}")
         return ", ".join(parts)
+
+    def matched(self, project: str | None) -> str:
+        """The project's folder as the heading names it: the folder asked, as it was
+        spelled, when it is the project's own; else the project's folder on this disk
+        (or its key, when this disk has none: another system's path, an id)."""
+        from learn.projects import as_folder, is_path, path_key
+
+        asked = str(self.project)
+        if project is None or (is_path(asked) and path_key(asked) == project):
+            return asked
+        return str(as_folder(project) or project)
 
 
 def scope_options(

@@ -74,7 +74,7 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
     total_cost = plan.est_cost_usd + sum(s.cost_usd for s in stages)
     if as_json:
         click.echo(json.dumps({
-            "scope": scope.describe(),
+            "scope": scope.describe(discovery.project),
             "model": plan.model,
             "context_window": plan.context_window,
             "chunk_chars": plan.chunk_chars,
@@ -100,7 +100,7 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
             "est_total_cost_usd": round(total_cost, 4),
         }, indent=2))
         return
-    click.echo(f"Scope: {scope.describe()}")
+    click.echo(f"Scope: {scope.describe(discovery.project)}")
     from learn.transcripts.files.skip_note import skipped_note
 
     # Those discovery could not read and those gone by the time they were planned:
@@ -119,8 +119,13 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
                    f"({', '.join(models)}): ~${sum(st.cost_usd for st in later):.2f}")
     click.echo(f"in all: ~{total_calls} model call{'s' if total_calls != 1 else ''}, at most "
                f"~${total_cost:.2f} (estimated; actual costs: `learn stats`)")
+    from learn.commands.sessions import short_ids
+
+    # Unique among every session in scope, as `learn sessions` shows them: an id cut
+    # to 8 characters could be two Codex sessions' (UUIDv7, time first).
+    ids = short_ids(f.session_id for f in discovery.files)
     for p in plan.to_mine[:20]:
-        click.echo(f"  {p.session_id[:8]}  {p.size_bytes / 1024:6.0f} KB -> "
+        click.echo(f"  {ids.get(p.session_id, p.session_id)}  {p.size_bytes / 1024:6.0f} KB -> "
                    f"{p.rendered_chars:>8,} chars  {p.chunks} call{'s' if p.chunks != 1 else ' '}  "
                    f"{home_relative(p.project) if p.project else ''}".rstrip())
     if len(plan.to_mine) > 20:

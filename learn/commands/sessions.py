@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -238,7 +238,7 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
     if vanished:
         gone = f"{len(vanished)} gone before they could be read"
         note = f"{note}, {gone}" if note else gone
-    _print_table(rows, scope, note)
+    _print_table(rows, scope, note, discovery.project)
 
 
 def _json(out: dict[str, object]) -> str:
@@ -252,7 +252,8 @@ def _json(out: dict[str, object]) -> str:
         return inert_json(json.dumps(out, indent=2, ensure_ascii=False))
 
 
-def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None:
+def _print_table(rows: list[dict[str, object]], scope: Scope, note: str,
+                 matched: str | None = None) -> None:
     # Plain aligned columns, not a rich Table: rich measured and wrapped every
     # cell, 0.5 s of CPU for 1,000 sessions against a 0.3 s target for the
     # whole warm command (issue 21). click.style drops its colour off a terminal.
@@ -262,7 +263,7 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None
     # folder name can hold ESC sequences (an OSC 52 clipboard write, an OSC 8 link, a
     # cursor move) and bidi overrides that a terminal acts on instead of showing.
     if not rows:
-        click.echo(visible(f"No sessions in scope ({scope.describe()})."))
+        click.echo(visible(f"No sessions in scope ({scope.describe(matched)})."))
         if note:
             click.echo(click.style(visible(f"Skipped: {note}."), dim=True))
         if not scope.all_projects:
@@ -272,13 +273,14 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None
     right = {4, 5, 7}
     cells: list[tuple[str, ...]] = [head]
     short: dict[object, str] = {}  # a few dozen projects among 1,000 rows
+    ids = short_ids(str(row["id"]) for row in rows)
     for row in rows:
         when = activity(row).astimezone(UTC).isoformat()
         project = short.get(row["project"])
         if project is None:
             project = short[row["project"]] = _short_project(row["project"])
         cells.append(tuple(_cell(c) for c in (
-            str(row["provider"]), str(row["id"])[:8], project,
+            str(row["provider"]), ids[str(row["id"])], project,
             str(when)[:16].replace("T", " "), str(row["turns"]), str(row["human_turns"]),
             "program" if row.get("origin") == "programmatic" else "person",
             _size(int(str(row["size_bytes"]))),
@@ -296,18 +298,21 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str) -> None
         return "  ".join(c.rjust(w) if i in right else c.ljust(w)
                          for i, (c, w) in enumerate(zip(cols, widths, strict=True))).rstrip()
 
-    out = [visible(f"{len(rows)} session(s): {scope.describe()}"), click.style(line(head), bold=True)]
+    out = [visible(f"{len(rows)} session(s): {scope.describe(matched)}"),
+           click.style(line(head), bold=True)]
     out += [line(c) for c in cells[1:]]
-    out += read_in_part(rows)
+    out += read_in_part(rows, ids)
     click.echo("\n".join(out))
     if note:
         click.echo(click.style(visible(f"Skipped: {note} (--json lists each file and why)."),
                                dim=True))
 
 
-def read_in_part(rows: list[dict[str, object]]) -> list[str]:
+def read_in_part(rows: list[dict[str, object]], ids: dict[str, str] | None = None) -> list[str]:
     """A line for each session learn could read only in part, saying what it left out:
-    a compressed file that inflates past its limit, lines nested too deep to read."""
+    a compressed file that inflates past its limit, lines nested too deep to read.
+    `ids`: each session's id as the table shows it (`short_ids`)."""
+    ids = ids if ids is not None else short_ids(str(row["id"]) for row in rows)
     from learn.transcripts.files.compressed import MAX_RATIO, inflate_limit
 
     out: list[str] = []
@@ -323,9 +328,36 @@ def read_in_part(rows: list[dict[str, object]]) -> list[str]:
         if reasons.get("too_deep"):
             said.append(f"{reasons['too_deep']} line(s) nested too deep to read, skipped")
         if said:
-            out.append(click.style(f"  {str(row['id'])[:8]}: read in part: {'; '.join(said)}",
+            out.append(click.style(f"  {ids[str(row['id'])]}: read in part: {'; '.join(said)}",
                                    fg="yellow"))
     return out
+
+
+# Fewest characters of an id a listing shows: Claude Code's random UUIDs differ
+# within them; more are shown only where ids share them.
+SHORT_ID = 8
+
+
+def short_ids(ids: Iterable[str], least: int = SHORT_ID) -> dict[str, str]:
+    """Each id -> its shortest prefix of at least `least` characters that no other id
+    of `ids` starts with: what `learn sessions` and `learn plan` show, so the id shown
+    is one `learn show` opens. Codex's ids are UUIDv7, time first: two sessions started
+    within about a minute share their first 8 characters, and both were shown as one
+    id that `learn show` then refused ("matches 2 sessions"). Sorted, an id shares
+    most with a neighbour, so each is compared with its two (n log n, not n²: a
+    listing of 1,000 sessions is benchmarked)."""
+    unique = sorted(set(ids))
+    shared = [0] * len(unique)
+    for i in range(1, len(unique)):
+        a, b = unique[i - 1], unique[i]
+        if a[:least] != b[:least]:
+            continue  # the common case: `least` characters tell them apart
+        n, end = least, min(len(a), len(b))
+        while n < end and a[n] == b[n]:  # how many leading characters they share
+            n += 1
+        shared[i - 1] = max(shared[i - 1], n)
+        shared[i] = max(shared[i], n)
+    return {sid: sid[:max(least, n + 1)] for sid, n in zip(unique, shared, strict=True)}
 
 
 def _cut_left(text: str, width: int) -> str:

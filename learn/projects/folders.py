@@ -37,11 +37,26 @@ def named_folder(folder: str | os.PathLike[str] | None = None) -> str:
     return text if is_path(text) else os.path.abspath(text)
 
 
+# Folder key -> the folder above it whose project it was found to be, in no checkout
+# (M2: sessions ran in `w/trunc`, the person is in `w/trunc/sub/dir`). Only a caller
+# with the session index's knowledge can see that (`Known.folders`); `checkout_folder`
+# is asked later in the same command without it (apply's target, run's team root),
+# and fell back to the folder itself: `apply` proposed `w/trunc/sub/dir/CLAUDE.md`,
+# a folder no session ran in. A handful of folders per process: those named.
+_PLACED: dict[str, str] = {}
+
+
 def project_here(folder: str | os.PathLike[str] | None = None,
                  known: Known | None = None) -> str:
-    """The project of a folder the person named (`named_folder`)."""
-    found = project_of(named_folder(folder), known)
+    """The project of a folder the person named (`named_folder`). Found, with `known`,
+    to be a folder above it in no checkout, that is kept for `checkout_folder`."""
+    named = named_folder(folder)
+    found = project_of(named, known)
     assert found is not None
+    if known is not None and is_path(named):
+        key = known.key(named)
+        if found != key and key_within(key, found) and known.checkout(key) is None:
+            _PLACED[key] = found
     return found
 
 
@@ -80,12 +95,18 @@ def spellings(pairs: Iterable[tuple[str | None, str | None]]) -> dict[str, str]:
 
 def checkout_folder(folder: str | os.PathLike[str]) -> Path:
     """The checkout a folder the person named is in (`checkout_root`: a main checkout
-    or a worktree), else the folder itself; a Windows folder named on another system
-    stays as named, never joined to this one's working directory."""
+    or a worktree); in none, the folder of the project it belongs to when that is a
+    folder above it (`project_here` found it: the folder sessions ran in), else the
+    folder itself. A Windows folder named on another system stays as named, never
+    joined to this one's working directory."""
     named = named_folder(os.path.expanduser(os.fspath(folder)))
     found = checkout_root(named)
     if found:
         return Path(found)
+    placed = _PLACED.get(path_key(named)) if is_path(named) else None
+    above = as_folder(placed) if placed is not None else None
+    if above is not None:
+        return above
     if on_this_machine(named):
         return Path(named).resolve()
     # `C:\\Users\\bob\\app` named on WSL: the drive's folder as WSL has it, if it does.
