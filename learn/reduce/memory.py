@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from learn.records.proposal import Verdict
+from learn.records.proposal import Proposal, Verdict
 from learn.reduce.protocols import ShownRecord
 
 if TYPE_CHECKING:
@@ -84,7 +84,8 @@ class InMemoryVerdictMemory:
 class InMemoryShownState:
     records: dict[str, ShownRecord] = field(default_factory=dict)
 
-    def get(self, key: str, projects: Sequence[str] = ()) -> ShownRecord | None:
+    def get(self, key: str, projects: Sequence[str] = (), *,
+            point: Proposal | None = None) -> ShownRecord | None:
         return self.records.get(key)
 
     def put(self, key: str, record: ShownRecord) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from learn.records.proposal import Verdict
+from learn.records.proposal import Proposal, Verdict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -75,4 +75,8 @@ class ShownState(Protocol):
     """What was shown before (suppression), keyed by `Proposal.key` ("kind:label"), in
     the projects the proposal's quotes were said in (none known: wherever it was shown)."""
 
-    def get(self, key: str, projects: Sequence[str] = ()) -> ShownRecord | None: ...
+    def get(self, key: str, projects: Sequence[str] = (), *,
+            point: Proposal | None = None) -> ShownRecord | None:
+        """`point`: the proposal itself, when known, so a point declined under another
+        key is held back too (learn.store.proposals.same_point)."""
+        ...

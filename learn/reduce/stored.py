@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from learn.records.proposal import Proposal, RunResult, Verdict
 from learn.reduce.protocols import ShownRecord
 from learn.store.label_tables import text_hash
+from learn.store.proposals import ProposalState, declined_at_threshold, declined_like
 from learn.store.proposals_ddl import projects_of
 from learn.store.run_json import result_to_full_json
 from learn.store.shown_table import ANYWHERE
@@ -74,8 +75,10 @@ class StoreShownState:
     def __init__(self, store: Store, project: str | None = None) -> None:
         self._store = store
         self._project = project  # the run's project (None: every project)
+        self._declined: list[ProposalState] | None = None  # read on the first point asked
 
-    def get(self, key: str, projects: Sequence[str] = ()) -> ShownRecord | None:
+    def get(self, key: str, projects: Sequence[str] = (), *,
+            point: Proposal | None = None) -> ShownRecord | None:
         shown = self._store.shown
         where = list(projects) or ([self._project] if self._project else [])
         found = shown.shown_in(key)
@@ -86,6 +89,13 @@ class StoreShownState:
             records = list(found.values())
         sp = min(records, key=lambda r: r.last_occurrence or r.last_shown_at) if records else None
         reoffer = self._store.proposals.reoffer_threshold(key, self._project)
+        if reoffer is None and point is not None:
+            # Declined under another key (an offline label, then a model's): the person
+            # said no to the point, so it waits for the same threshold under this key.
+            if self._declined is None:
+                self._declined = self._store.proposals.declined(self._project)
+            like = declined_like(point, self._declined)
+            reoffer = None if like is None else declined_at_threshold(like)
         if reoffer is not None:
             return ShownRecord(shown_at=(sp.last_shown_at if sp is not None else ""),
                                reoffer_at_sessions=reoffer)

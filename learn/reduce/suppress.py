@@ -25,7 +25,7 @@ from learn.reduce.protocols import ShownState
 
 def is_held_back(proposal: Proposal, state: ShownState) -> bool:
     """Shown before, in every project it is said in now, and not said again since."""
-    record = state.get(proposal.key, quote_projects(proposal.quotes))
+    record = state.get(proposal.key, quote_projects(proposal.quotes), point=proposal)
     if record is None:
         return False
     if record.reoffer_at_sessions is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -52,6 +52,10 @@ class StoreStats:
     # Each proposal's latest decision: dismissing then accepting counts once, as accepted.
     decisions: Mapping[str, int] = field(default_factory=dict)
     decisions_by_kind: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    # Proposals whose latest decision was an apply that `learn apply --undo` took back:
+    # pending again, so not accepted (the decisions ledger is append-only, undo writes
+    # nothing to it; the proposals' state says the apply no longer stands).
+    undone: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +100,13 @@ def summarize(
     runs: Sequence[Mapping[str, Any]],
     proposals: Sequence[Mapping[str, Any]],
     decisions: Sequence[Mapping[str, Any]],
+    states: Mapping[str, Collection[str]] | None = None,
 ) -> StoreStats:
     """Pure: the rows of runs (id, started_at, finished_at, usage_json), proposals
-    (key, shown_count) and decisions (key, decision, in time order) to the totals."""
+    (key, shown_count) and decisions (key, decision, in time order) to the totals.
+    `states`: key -> the states of its proposal rows (learn.store.proposals); an
+    accepted or edited key none of whose rows is applied or edited any more was
+    undone, and is counted as that instead."""
     calls = failed = tokens_in = tokens_out = 0
     cost = 0.0
     for r in runs:
@@ -118,7 +126,13 @@ def summarize(
         latest[str(d["key"])] = str(d["decision"])
     totals = {name: 0 for name in DECISIONS}
     per_kind: dict[str, dict[str, int]] = {}
+    undone = 0
     for key, decision in latest.items():
+        now = (states or {}).get(key)
+        # No rows: a decision from before the proposal book, which it cannot contradict.
+        if decision in ("accepted", "edited") and now and not {"applied", "edited"} & set(now):
+            undone += 1
+            continue
         totals[decision] = totals.get(decision, 0) + 1
         row = per_kind.setdefault(_kind(key), {name: 0 for name in DECISIONS})
         row[decision] = row.get(decision, 0) + 1
@@ -135,6 +149,7 @@ def summarize(
         times_shown=sum(_int(p.get("shown_count")) for p in proposals),
         decisions=totals,
         decisions_by_kind=dict(sorted(per_kind.items())),
+        undone=undone,
     )
 
 
@@ -156,7 +171,8 @@ def read_store_stats(path: Path | str) -> StoreStats | None:
         runs = store.runs.usage_rows()
         proposals = store.shown.shown_counts()
         decisions = store.shown.decision_rows()
-    return summarize(runs, proposals, decisions)
+        states = store.proposals.states_by_key()
+    return summarize(runs, proposals, decisions, states)
 
 
 def rule_file_sizes(project: Path | None, home: Path | None = None) -> tuple[RuleFileSize, ...]:
@@ -214,6 +230,7 @@ def stats_to_json(stats: Stats) -> dict[str, Any]:
         "decisions": {name: 0 for name in DECISIONS} if s is None else dict(s.decisions),
         "decisions_by_kind": {} if s is None else {k: dict(v) for k, v in
                                                    s.decisions_by_kind.items()},
+        "undone": 0 if s is None else s.undone,
         "project": stats.project,
         "rule_files": [
             {"path": f.path, "scope": f.scope, "lines": f.lines, "bytes": f.bytes,
@@ -249,7 +266,8 @@ def render_stats_text(stats: Stats, *, home: Path | None = None) -> str:
         lines.append(f"proposals shown: {shown}" + (f" ({kinds})" if kinds else "")
                      + (f", {s.times_shown} showings" if s.times_shown > shown else ""))
         counts = ", ".join(f"{s.decisions.get(name, 0)} {name}" for name in DECISIONS)
-        lines.append(f"decisions: {counts}")
+        undone = f", {s.undone} undone" if s.undone else ""
+        lines.append(f"decisions: {counts}{undone}")
         for kind, row in s.decisions_by_kind.items():
             lines.append(f"  {kind}: " + ", ".join(f"{row.get(n, 0)} {n}" for n in DECISIONS))
         lines.append(f"store: {stats.store_path}")

@@ -12,7 +12,9 @@ so two projects never see each other's proposals.
 A declined proposal is not offered again unless its evidence grows
 substantially: REOFFER_FACTOR times the distinct sessions it had when declined
 (declined at 3 sessions, it comes back at 6). One more session is noise; twice
-as many is a habit the person may want to look at again.
+as many is a habit the person may want to look at again. That holds for the
+point, not its key: the same point under a new key (an offline run's label, then
+a model's; `same_point`) is declined too, with the same threshold.
 
 `applied_rules` records every write: project, key, canonical_key, the rule text
 as written, the file, the backup, when, and the evidence at that time (sessions,
@@ -39,6 +41,7 @@ from learn.store.proposals_ddl import State as State
 from learn.store.proposals_ddl import accepted_of, proposal_from_json, proposal_json
 from learn.store.proposals_ddl import create_tables as create_tables
 from learn.store.proposals_ddl import projects_of as projects_of
+from learn.textfold import fold
 
 # "check": learn's check (learn.guard) installed for a rule in place.
 Form = Literal["rule", "command", "permission", "codex-rule", "path-rule", "check"]
@@ -70,6 +73,55 @@ def widest(new: Proposal, stored: Proposal, sessions_read: Collection[str] | Non
 def reoffer_at(sessions_when_declined: int) -> int:
     """Distinct sessions at which a declined proposal is offered again."""
     return REOFFER_FACTOR * max(1, sessions_when_declined)
+
+
+# A quote shorter than this (folded) is too generic for containment to say "the same
+# utterance": "no" is in every message.
+_MIN_CONTAINED = 20
+
+
+def _same_quote(a: str, b: str) -> bool:
+    """Folded quotes `a` and `b` are one utterance: equal, or one cut from the other (a
+    model quotes a part of what the person typed, an offline run the whole turn)."""
+    if a == b:
+        return True
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= _MIN_CONTAINED and short in long
+
+
+def same_point(new: Proposal, old: Proposal) -> bool:
+    """Whether `new` is the point `old` already made, under whatever key: the judge gave
+    both the same canonical key, or most of `new`'s evidence (its distinct (session,
+    quote) pairs) was `old`'s. The one test of "the same point" a decision carries over
+    by (ProposalBook.record, learn.reduce.stored): the label of a point changes between an
+    offline run and a model run, its quotes do not. A point with mostly other quotes
+    is another point, whatever it shares."""
+    mine = new.verdict.canonical_key if new.verdict else None
+    theirs = old.verdict.canonical_key if old.verdict else None
+    if mine and mine == theirs:
+        return True
+    said = {(q.session_id, fold(q.text)) for q in new.quotes if q.text.strip()}
+    if not said:
+        return False
+    before: dict[str, list[str]] = {}
+    for q in old.quotes:
+        before.setdefault(q.session_id, []).append(fold(q.text))
+    shared = sum(1 for sid, text in said if any(_same_quote(text, t) for t in before.get(sid, ())))
+    return 2 * shared > len(said)
+
+
+def declined_like(point: Proposal, rows: Iterable[ProposalState]) -> ProposalState | None:
+    """The declined row (of another key) that holds the same point as `point`
+    (`same_point`), the one with the highest threshold when several do (declined
+    twice, it waits for the larger count); None when none does."""
+    found = [r for r in rows
+             if r.state == "declined" and r.key != point.key and same_point(point, r.proposal)]
+    return max(found, key=declined_at_threshold, default=None)
+
+
+def declined_at_threshold(row: ProposalState) -> int:
+    """The distinct sessions declined `row`'s point needs to be offered again."""
+    return reoffer_at(row.decided_sessions or row.sessions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +180,10 @@ class ProposalBook:
                sessions_read: Collection[str] | None = None) -> None:
         """Remember a run's proposals: new ones pending, known ones refreshed.
 
+        A new key holding a point declined under another key (`declined_like`) is
+        declined from the start, with that row's decided_sessions, until it reaches
+        the same threshold.
+
         A declined row comes back to pending only when its sessions reached
         reoffer_at(); an applied or edited row stays so (whether the rule worked is
         a question for the outcomes, not a new proposal); a superseded one that is
@@ -139,6 +195,15 @@ class ProposalBook:
         every project made.
         """
         when = at or now_iso()
+        declined: dict[str, list[ProposalState]] = {}
+
+        def declined_in(conn: Connection, project: str) -> list[ProposalState]:
+            # Read once per project, in this transaction: every new key is checked against them.
+            if project not in declined:
+                declined[project] = [self._row(r) for r in conn.query_dicts(
+                    "SELECT * FROM proposal_states WHERE project = $1 AND state = 'declined'",
+                    (project,))]
+            return declined[project]
 
         def run(conn: Connection) -> None:
             for p in proposals:
@@ -149,13 +214,23 @@ class ProposalBook:
                         "SELECT state, decided_sessions, proposal_json FROM proposal_states "
                         "WHERE project = $1 AND key = $2", (project, p.key)).fetchone()
                     if row is None:
+                        # A new key for a point the person declined under another key is
+                        # declined too, until the point reaches that row's threshold: the
+                        # decline was about the point, not its label. It carries the old
+                        # row's decided_sessions, so the threshold stays the one promised.
+                        carried = declined_like(p, declined_in(conn, project))
+                        if carried is not None and p.sessions < declined_at_threshold(carried):
+                            state0, decided_at = "declined", carried.decided_at or when
+                            decided_n: int | None = carried.decided_sessions or carried.sessions
+                        else:
+                            state0, decided_at, decided_n = "pending", None, None
                         conn.execute(
                             "INSERT INTO proposal_states (project, key, canonical_key, kind, "
                             "accepted, state, sessions, proposal_json, first_run_id, last_run_id, "
-                            "first_proposed_at, last_proposed_at) "
-                            "VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $11)",
-                            (project, p.key, canonical, p.kind, accepted_of(p), p.sessions,
-                             proposal_json(p), run_id, run_id, when, when))
+                            "first_proposed_at, last_proposed_at, decided_at, decided_sessions) "
+                            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                            (project, p.key, canonical, p.kind, accepted_of(p), state0, p.sessions,
+                             proposal_json(p), run_id, run_id, when, when, decided_at, decided_n))
                     else:
                         state, decided = str(row[0]), row[1]
                         now = widest(p, proposal_from_json(row[2]), sessions_read)
@@ -271,6 +346,19 @@ class ProposalBook:
         if not declined:
             return None
         return max(reoffer_at(r.decided_sessions or r.sessions) for r in declined)
+
+    def declined(self, project: str | None) -> list[ProposalState]:
+        """The declined rows of `project` (every project when None): what a point under
+        a new key is checked against (declined_like)."""
+        return self.rows(project, states=("declined",))
+
+    def states_by_key(self) -> dict[str, set[State]]:
+        """key -> the states of its rows in every project, without reading their proposals:
+        `learn stats` tells a decision still standing from one undone since."""
+        out: dict[str, set[State]] = {}
+        for r in self.store.sql("SELECT key, state FROM proposal_states", []):
+            out.setdefault(str(r["key"]), set()).add(r["state"])
+        return out
 
     def decide(self, key: str, state: State, project: str | None, *,
                at: str | None = None) -> list[ProposalState]:
