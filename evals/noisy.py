@@ -83,10 +83,6 @@ FAULTS: tuple[str, ...] = (
 # say what) and would fail issue 11's acceptance bar, which is about ordinary
 # faults. Each alone is still gated against its baseline (`noisy.<fault>:` names).
 ALONE: tuple[str, ...] = ("name_merge", "name_split")
-# The faults the outcomes and rules-work scenarios run with: their checks are
-# exact outcomes of ordinary faults the pipeline absorbs; a flipped verdict or a
-# lumped/split label changes which rules exist, which is not what they test.
-SCENARIO_FAULTS: tuple[str, ...] = ()  # filled in below FAULTS
 TYPOGRAPHY_RATE = 0.25
 PARTIAL_RATE = 0.2
 # Offered its earlier label, the model still rewords it this often.
@@ -492,6 +488,9 @@ class NoisyModel:
         return {**answer, field: kept}
 
 
-SCENARIO_FAULTS = tuple(f for f in FAULTS if f not in (*ALONE, "judge_flip"))
+# The faults the outcomes and rules-work scenarios run with: their checks are
+# exact outcomes of ordinary faults the pipeline absorbs; a flipped verdict or a
+# lumped/split label changes which rules exist, which is not what they test.
+SCENARIO_FAULTS: tuple[str, ...] = tuple(f for f in FAULTS if f not in (*ALONE, "judge_flip"))
 # The all-faults run (gated, and held to issue 11's acceptance bar).
 ALL_RUN = tuple(f for f in FAULTS if f not in ALONE)

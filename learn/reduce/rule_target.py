@@ -101,9 +101,9 @@ def codex_doc_limit(home: Path) -> int:
     return value if isinstance(value, int) and value > 0 else CODEX_DOC_MAX_BYTES
 
 
-def agents_cut(path: Path, end: int, home: Path) -> str | None:
-    """Past Codex's limit: the AGENTS files above this one in the chain count first."""
-    limit = codex_doc_limit(home)
+def chain_bytes_above(path: Path) -> int:
+    """Bytes of the AGENTS files Codex reads before `path`: one per folder from the
+    checkout's root down to the one above it, an override in place of its AGENTS.md."""
     before = 0
     for directory in chain(path.parent)[:-1]:
         for name in ("AGENTS.override.md", "AGENTS.md"):
@@ -111,6 +111,13 @@ def agents_cut(path: Path, end: int, home: Path) -> str | None:
             if with_name.is_file():
                 before += with_name.stat().st_size
                 break  # the override replaces AGENTS.md in its folder
+    return before
+
+
+def agents_cut(path: Path, end: int, home: Path) -> str | None:
+    """Past Codex's limit: the AGENTS files above this one in the chain count first."""
+    limit = codex_doc_limit(home)
+    before = chain_bytes_above(path)
     if before + end > limit:
         return (f"{before + end:,} bytes into the AGENTS.md chain; Codex reads "
                 f"{limit:,} (project_doc_max_bytes)")

@@ -34,30 +34,16 @@ def is_codex_doc(path: Path) -> bool:
     return path.name in ("AGENTS.md", "AGENTS.override.md")
 
 
-def _chain_above(path: Path) -> int:
-    """Bytes of the AGENTS files Codex reads before `path`: one per folder from the
-    checkout's root down to the one above it, an override in place of its AGENTS.md (the
-    count learn.reduce.rule_target.agents_cut makes; the file's own text is the plan's).
-    A nested AGENTS.md measured alone read "0.3 KiB of 32" under a 32 KB root file."""
-    from learn.reduce.rule_places import chain
-
-    before = 0
-    for directory in chain(path.parent)[:-1]:
-        for name in ("AGENTS.override.md", "AGENTS.md"):
-            if (directory / name).is_file():
-                before += (directory / name).stat().st_size
-                break
-    return before
-
-
 def _codex_cut(path: Path, text: str, home: Path | None) -> tuple[int, int, str | None]:
     """(chain bytes through `text`, Codex's limit from its config.toml, why the end of
     `text` is past it or None)."""
-    from learn.reduce.rule_target import agents_cut, codex_doc_limit
+    from learn.reduce.rule_target import agents_cut, chain_bytes_above, codex_doc_limit
 
     home = home or Path.home()
     n_bytes = len(text.encode("utf-8"))
-    return _chain_above(path) + n_bytes, codex_doc_limit(home), agents_cut(path, n_bytes, home)
+    # A nested AGENTS.md measured alone read "0.3 KiB of 32" under a 32 KB root file.
+    return (chain_bytes_above(path) + n_bytes, codex_doc_limit(home),
+            agents_cut(path, n_bytes, home))
 
 
 def budget_line(path: Path, text: str, *, max_lines: int, max_bytes: int,
