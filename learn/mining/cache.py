@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +35,12 @@ DEFAULT_MAX_AGE_DAYS: Final = 180
 # A temp file older than this is a write that was killed (paths.atomic_write_bytes).
 _STALE_TEMP_SECONDS: Final = 3600
 _FORMAT: Final = 1
+# Claims of sessions being mined (`MineCache.claim`): one empty lock file per key, an
+# hour old at the next prune (no session's mining holds one that long).
+_CLAIMS: Final = "claims"
+# How long a process waits for another that is mining the same session: longer than
+# one session's calls with their retries take, shorter than forever.
+CLAIM_WAIT_S: Final = 900.0
 
 
 def mining_version() -> str:
@@ -191,6 +197,38 @@ class MineCache:
                 self.write_failure = f"{self.dir}: {exc.strerror or exc}"
             raise
 
+    @contextlib.contextmanager
+    def claim(self, key: str, *, wait: float = CLAIM_WAIT_S) -> Iterator[None]:
+        """Mine `key` alone: hold its claim while the model is asked, so another
+        process about to mine the same session (the SessionEnd hook's worker and a
+        `learn run` that started while it was mining) waits for this one and finds
+        the entry instead of paying for the same calls again. The worker yields to
+        a run before it starts a session, but a run started after that found the
+        session uncached and mined it too.
+
+        A file lock (`filelock`: flock, or Windows' own locking) the system lets go of
+        when its holder dies. Waits at most `wait` seconds (a holder stuck past every
+        retry budget), then goes on unclaimed: at worst paying twice, as before. A
+        folder that cannot hold the lock file claims nothing (the cache's own write
+        then fails and says so)."""
+        from filelock import FileLock, Timeout
+
+        try:
+            ensure_private_dir(self.dir / _CLAIMS)
+        except OSError:
+            yield
+            return
+        lock = FileLock(str(self.dir / _CLAIMS / f"{key}.lock"), mode=0o600)
+        try:
+            lock.acquire(timeout=wait, poll_interval=0.2)
+        except (Timeout, OSError):
+            yield
+            return
+        try:
+            yield
+        finally:
+            lock.release()
+
     def prune(self, *, now: float | None = None) -> int:
         """Delete entries written more than max_age_days ago, and what a write killed
         half-way left (its temp file, an hour old: no write takes that long); returns
@@ -201,7 +239,8 @@ class MineCache:
         at = now if now is not None else time.time()
         cutoff = at - self.max_age_days * 86400
         removed = 0
-        for pattern, before in (("*.json", cutoff), (".*.json.*.tmp", at - _STALE_TEMP_SECONDS)):
+        for pattern, before in (("*.json", cutoff), (".*.json.*.tmp", at - _STALE_TEMP_SECONDS),
+                                (f"{_CLAIMS}/*.lock", at - _STALE_TEMP_SECONDS)):
             for path in self.dir.glob(pattern):
                 with contextlib.suppress(OSError):
                     if path.stat().st_mtime < before:

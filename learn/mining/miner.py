@@ -240,13 +240,17 @@ def _cached(session: Session, cache: MineCache | None) -> tuple[str | None, Sess
         key = cache.key_for_file(session.path)
     except OSError:
         return None, None
+    return key, _entry(session, cache, key)
+
+
+def _entry(session: Session, cache: MineCache, key: str) -> SessionMineResult | None:
     entry = cache.get(key)
     if entry is None:
-        return key, None
+        return None
     # Identity and dates come from the session as read now; the candidates
     # from the cache.
     fresh = session_candidates(session, entry.candidates.candidates)
-    return key, SessionMineResult(
+    return SessionMineResult(
         session.id, candidates=fresh.candidates, dropped_unverified=entry.dropped_unverified,
         chunks=entry.chunks, cached=True, session=fresh, dropped_by_reason=entry.dropped_by_reason,
     )
@@ -279,21 +283,32 @@ def mine_sessions(
         with contextlib.suppress(OSError):
             cache.prune()
 
+    def mined(session: Session, key: str | None) -> SessionMineResult:
+        try:
+            hit = mine_session(
+                session, backend, model=model, fingerprints=fingerprints,
+                chunk_chars=budget, context_window=context_window,
+            )
+        except Exception as exc:  # a bug in one session must not lose the others
+            hit = SessionMineResult(session.id, error=f"{type(exc).__name__}: {exc}")
+        if cache is not None and key is not None and hit.complete and hit.session is not None:
+            # An unwritable cache costs a re-mine next run, not this run.
+            with contextlib.suppress(OSError):
+                cache.put(key, hit.session, dropped_unverified=hit.dropped_unverified,
+                          chunks=hit.chunks, dropped_by_reason=hit.dropped_by_reason)
+        return hit
+
     def one(session: Session) -> SessionMineResult:
         key, hit = _cached(session, cache)
-        if hit is None:
-            try:
-                hit = mine_session(
-                    session, backend, model=model, fingerprints=fingerprints,
-                    chunk_chars=budget, context_window=context_window,
-                )
-            except Exception as exc:  # a bug in one session must not lose the others
-                hit = SessionMineResult(session.id, error=f"{type(exc).__name__}: {exc}")
-            if cache is not None and key is not None and hit.complete and hit.session is not None:
-                # An unwritable cache costs a re-mine next run, not this run.
-                with contextlib.suppress(OSError):
-                    cache.put(key, hit.session, dropped_unverified=hit.dropped_unverified,
-                              chunks=hit.chunks, dropped_by_reason=hit.dropped_by_reason)
+        if hit is None and cache is not None and key is not None:
+            # Claimed while asked (MineCache.claim): the hook's worker and a run mining
+            # the same session at once paid for it twice.
+            with cache.claim(key):
+                hit = _entry(session, cache, key)  # mined by the holder waited for
+                if hit is None:
+                    hit = mined(session, key)
+        elif hit is None:
+            hit = mined(session, key)
         if on_progress is not None:
             with progress_lock:
                 on_progress(hit)
