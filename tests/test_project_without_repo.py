@@ -80,3 +80,26 @@ def test_checkout_folder_without_a_repository_is_the_project_found_above() -> No
     # A folder no session ran in, nor any above it: still the folder itself.
     assert project_here(other, known) == str(other)
     assert checkout_folder(other) == other
+
+
+def test_the_first_listing_from_a_sub_folder_finds_the_folder_above() -> None:
+    # Nothing listed before (an empty index): the folder sessions ran in is known only
+    # from the heads this very listing reads. It showed none of them; the next listing,
+    # with the index then holding the folder, showed all three.
+    home = Path(os.environ["HOME"])
+    trunc = home / "w3" / "trunc"
+    deep = trunc / "sub" / "dir"
+    deep.mkdir(parents=True)
+    (home / "w3" / "apart").mkdir()
+    _sessions(trunc, 3)
+    _sessions(home / "w3" / "apart", 1)  # a folder beside it stays out
+
+    listed = learn("sessions", "--json", cwd=deep)
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)["sessions"]
+    assert len(rows) == 3 and {r["project"] for r in rows} == {str(trunc)}, rows
+    again = learn("sessions", "--json", cwd=deep)
+    assert json.loads(again.stdout)["sessions"] == rows
+
+    dry = learn("apply", "--dry-run", "--yes", cwd=deep)
+    assert str(deep / "CLAUDE.md") not in dry.stdout + dry.stderr

@@ -237,10 +237,13 @@ def _scan(
     id_prefix: str | None,
     heads: HeadReader | None,
     quick: bool,
+    known: Known | None = None,
 ) -> Discovery:
     read_head_of = heads.read_head if heads is not None else read_head
     last_activity_of = heads.last_activity if heads is not None else last_activity
-    known = heads.projects() if heads is not None else Known()
+    again = known is not None
+    if known is None:
+        known = heads.projects() if heads is not None else Known()
     skips = Skips()
     projects_dir = claude_projects_dir(claude_dir)
     sessions_dir = codex_sessions_dir(codex_dir)
@@ -355,6 +358,14 @@ def _scan(
                 stat=cand.stat,
             )
         )
+    if want is not None and not again and project_here(named, known) != want:
+        # The folder named lies below one sessions ran in, in no checkout: its project
+        # is that folder's (learn.projects), which only these heads told. Scanned again
+        # knowing them, as the next listing would have from the index: a first listing
+        # from `w/trunc/sub/dir` showed none of `w/trunc`'s sessions, the second all.
+        return _scan(project=project, all_projects=all_projects, since=since, limit=limit,
+                     claude_dir=claude_dir, codex_dir=codex_dir, id_prefix=id_prefix,
+                     heads=heads, quick=False, known=known)
     if want is None:
         # Over every project, each is decided once every head is known: a folder
         # read after the one below it still holds it (learn.projects, rule 6).
