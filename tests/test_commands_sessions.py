@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from click.testing import CliRunner
@@ -287,3 +290,22 @@ def test_a_project_folder_that_is_not_there_and_never_had_a_session_is_an_error(
     code, out = run("sessions", "--project", str(tmp_path / "nope"))
     assert code == 2
     assert "no such folder, and no session ran in it" in out
+
+
+def test_the_table_dates_a_session_in_the_local_time_zone_as_since_reads_a_date(
+        home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = {r["id"]: r for r in sessions_json()}
+    monkeypatch.setenv("TZ", "Asia/Tokyo")  # +09:00 all year
+    time.tzset()
+    try:
+        code, out = run("sessions")
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert code == 0
+    for sid, row in rows.items():
+        at = datetime.fromisoformat(str(row["last_activity"] or row["mtime"]))
+        local = at.astimezone(ZoneInfo("Asia/Tokyo"))
+        line = next(ln for ln in out.splitlines() if sid[:8] in ln)
+        assert local.strftime("%Y-%m-%d %H:%M") in line, (line, at)
+        assert at.astimezone(UTC).strftime("%Y-%m-%d %H:%M") not in line

@@ -275,7 +275,10 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str,
     short: dict[object, str] = {}  # a few dozen projects among 1,000 rows
     ids = short_ids(str(row["id"]) for row in rows)
     for row in rows:
-        when = activity(row).astimezone(UTC).isoformat()
+        # In this machine's time zone, as `--since 2026-11-01` reads a date (local
+        # midnight): shown in UTC, a session at 00:30 on the 5th in Paris was dated
+        # the 4th, 23:30, in a listing `--since 2026-12-05` that rightly held it.
+        when = activity(row).astimezone().isoformat()
         project = short.get(row["project"])
         if project is None:
             project = short[row["project"]] = _short_project(row["project"])
