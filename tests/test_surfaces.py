@@ -119,3 +119,39 @@ def test_only_the_agents_own_memory_folders_are_memory(tmp_path: Path,
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "cx"))
     assert is_memory_file(tmp_path / "cx/memories/topic.md", home)
     assert not is_memory_file(None)
+
+
+def test_a_long_project_path_finds_claude_codes_hashed_memory_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Past 200 characters Claude Code names the folder by the first 200 and a hash of the
+    # path (its sanitizePath). Built whole, the name was past 255 bytes and looking for
+    # it raised "File name too long": `learn run` exited 1 in a deep OneDrive folder.
+    from learn.reduce.surfaces import claude_project_dir, memory_dirs
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    projects = home / ".claude" / "projects"
+    deep = Path("/mnt/c/Users/me/OneDrive - Company/" + "Documents/" * 30 + "proj")
+    # Node's djb2 of that path in base 36, as `node -e` computes it for Claude Code's
+    # function (a Bun build hashes otherwise: then the one folder listed is taken).
+    name = encoded_project(deep)
+    assert len(name) > 255
+    memory = projects / f"{name[:200]}-o52r6x" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("- The user wants bun, not npm.\n")
+    assert memory_dirs(deep, home)[0] == memory
+    assert any(p == memory / "MEMORY.md" for p, _ in more_rule_files(deep, [], home))
+    # Two long paths sharing their first 200 characters: Node's hash picks its own.
+    (projects / f"{name[:200]}-abc123").mkdir()
+    assert claude_project_dir(projects, deep) == memory.parent
+    # None of them is this one's: no memory, and no error.
+    other = Path(str(deep) + "2")
+    assert claude_project_dir(projects, other) is None
+    assert all(p.parent.parent != projects for p, _ in more_rule_files(other, [], home))
+
+
+def test_encoded_names_count_utf16_code_units_as_claude_code_does() -> None:
+    # JavaScript's replace sees an emoji as two code units: two dashes.
+    assert encoded_project(Path("/a/b\N{GRINNING FACE}c_d.e")) == "-a-b--c-d-e"
+    assert encoded_project(Path("/tmp/caf\u00e9")) == "-tmp-caf-"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Final
 
 from learn.reduce.rule_places import (
     RuleScope,
@@ -51,10 +52,56 @@ def imports_of(text: str, base: Path) -> list[Path]:
     return out
 
 
+# Claude Code cuts a project's folder name past this many characters (UTF-16 code
+# units, as JavaScript counts) and adds a hash of the path: `sanitizePath`.
+_CLAUDE_NAME_MAX: Final = 200
+
+
 def encoded_project(project: Path) -> str:
-    """The folder name Claude Code keeps a project's transcripts and memory under:
-    every character but letters and digits becomes '-'."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(project))
+    """The folder name Claude Code keeps a project's transcripts and memory under, for a
+    path short enough to need no hash: every character but ASCII letters and digits
+    becomes '-', one per UTF-16 code unit (an emoji is two, as JavaScript's `replace`
+    sees it)."""
+    return "".join(c if c.isascii() and c.isalnum() else ("--" if ord(c) > 0xFFFF else "-")
+                   for c in str(project))
+
+
+def _djb2_36(text: str) -> str:
+    """Claude Code's hash of a long path when it runs under Node (djb2 over UTF-16 code
+    units, 32-bit signed, its absolute value in base 36). Under Bun it is Bun.hash,
+    which Python cannot reproduce: `claude_project_dir` then goes by the folder listed."""
+    data = text.encode("utf-16-le", "surrogatepass")
+    h = 0
+    for i in range(0, len(data), 2):
+        h = ((h << 5) - h + (data[i] | data[i + 1] << 8)) & 0xFFFFFFFF
+    n = abs(h - (1 << 32) if h & 0x80000000 else h)
+    digits = ""
+    while True:
+        n, r = divmod(n, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[r] + digits
+        if not n:
+            return digits
+
+
+def claude_project_dir(projects: Path, project: Path) -> Path | None:
+    """The folder under Claude Code's `projects` that holds `project`'s transcripts and
+    memory, None when there is none. Past 200 characters Claude Code keeps the first 200
+    and a hash of the path (`-<hash>`, a hash Python cannot always compute), so that
+    folder is found by its listed prefix: the one there, or among several the one whose
+    hash is Node's. Built whole, such a name was past the system's 255 bytes and the
+    check for the folder raised (`learn run` in a deep OneDrive folder exited 1)."""
+    name = encoded_project(project)
+    if len(name) <= _CLAUDE_NAME_MAX:  # all ASCII: one character a code unit
+        return projects / name
+    prefix = name[:_CLAUDE_NAME_MAX] + "-"
+    try:
+        found = [p for p in projects.iterdir() if p.name.startswith(prefix)]
+    except OSError:
+        return None
+    if len(found) == 1:
+        return found[0]
+    want = prefix + _djb2_36(str(project))
+    return next((p for p in found if p.name == want), None)
 
 
 def memory_dirs(project: Path | None, home: Path) -> list[Path]:
@@ -62,7 +109,9 @@ def memory_dirs(project: Path | None, home: Path) -> list[Path]:
 
     dirs: list[Path] = []
     if project is not None:
-        dirs.append(claude_home(home) / "projects" / encoded_project(project) / "memory")
+        folder = claude_project_dir(claude_home(home) / "projects", project)
+        if folder is not None:
+            dirs.append(folder / "memory")
     dirs.append(codex_home(home) / "memories")
     return dirs
 
@@ -87,7 +136,10 @@ def is_memory_file(path: str | Path | None, home: Path | None = None) -> bool:
 
 
 def _memory_files(directory: Path) -> list[Path]:
-    if not directory.is_dir():
+    try:
+        if not directory.is_dir():
+            return []
+    except OSError:  # a name past the system's limits: no folder learn can read
         return []
     # MEMORY.md and its topic files; Codex's raw extraction log and per-rollout
     # summaries are inputs to its consolidation, not what it loads.
