@@ -38,6 +38,9 @@ _ESCAPE_RE: Final = re.compile(
     rb"|(u[dD][c-fC-F][0-9a-fA-F]{2})|.)", re.DOTALL)
 _HALF_RE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
 _REPLACEMENT: Final = b"\\ufffd"
+# The byte order mark a Windows tool puts before a file's first line (no client writes
+# one): read past, at the start of a transcript and of its head.
+UTF8_BOM: Final = b"\xef\xbb\xbf"
 
 
 def _mend_escape(match: re.Match[bytes]) -> bytes:

@@ -53,6 +53,7 @@ from learn.transcripts.claude.wire import LazyOther
 from learn.transcripts.files.compressed import ZSTD_MAGIC
 from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.ids import Provider
+from learn.transcripts.mend import UTF8_BOM
 from learn.transcripts.models import EventList, Transcript, TranscriptEvent
 
 # A lowering of another agent's buffer (`lowering.Lowered` back).
@@ -178,6 +179,12 @@ def parse_buffer(
             skipped[reason] = skipped.get(reason, 0) + 1
             return msgspec.structs.replace(
                 transcript, skipped=skipped, skipped_lines=transcript.skipped_lines + 1)
+    if buf[:3] == UTF8_BOM:
+        # No client writes one, but a transcript copied or saved again by a Windows tool
+        # (PowerShell 5's Out-File, some editors) starts with it: its first line did not
+        # decode and was dropped as damaged (Claude Code's first prompt, Codex's
+        # session_meta with its client and git facts). A copy, on the rare file.
+        buf = buf[3:]
     if is_codex(buf, path):
         from learn.transcripts.codex.rollout import lower
 

@@ -20,7 +20,7 @@ from learn.lazy import lazy_pattern
 from learn.transcripts.files.compressed import ZST_SUFFIX, read_prefix, read_suffix
 from learn.transcripts.files.sources import open_regular, regular_fd
 from learn.transcripts.ids import Provider
-from learn.transcripts.mend import mended
+from learn.transcripts.mend import UTF8_BOM, mended
 
 __all__ = ["Head", "Provider", "last_activity", "read_head"]
 
@@ -122,6 +122,8 @@ def _read_full(fd: int, size: int) -> bytes:
 
 def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
     """(head so far, done): done means stop reading (found, or the head ran out of lines)."""
+    if data[:3] == UTF8_BOM:  # a copy a Windows tool saved again (parser.parse_buffer)
+        data = data[3:]
     tail_partial = not data.endswith(b"\n")
     session_id: str | None = None
     meta: dict[str, Any] = {}

@@ -60,7 +60,9 @@ from learn.transcripts.view.model import (
 #     failed call was no failure, its results a branch of their own).
 # v11: a line holding half a surrogate pair is read, mended (learn.transcripts.mend): it
 #     was skipped as undecodable, and the turns after it hung from nothing.
-VIEW_VERSION: Final = 11
+# v12: a transcript starting with a byte order mark keeps its first line (a copy saved
+#     again on Windows lost its first prompt, or Codex's session_meta).
+VIEW_VERSION: Final = 12
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
