@@ -96,3 +96,41 @@ def test_pruning_a_mixed_file_keeps_each_lines_own_ending() -> None:
     original = ("# P\nmine\r\n" + BEGIN + "\n" + OLD_RULE + "\r\n" + END + "\ntail\x0cpage\u2028x")
     assert without_rules(original, {"directive:use-uv"}) == \
         "# P\nmine\r\n" + BEGIN + "\n" + END + "\ntail\x0cpage\u2028x"
+
+
+@pytest.mark.parametrize(("name", "data"), [
+    ("UTF-16LE without its mark", "# Shop\r\nUse bun.\r\n".encode("utf-16-le")),
+    ("UTF-16BE without its mark", "# Shop\nUse bun.\n".encode("utf-16-be")),
+    ("UTF-16LE with its mark", "\ufeff# Shop\r\n".encode("utf-16-le")),
+])
+def test_a_utf16_file_is_refused_for_what_it_is_and_its_undo_still_reads_it(
+        tmp_path: Path, name: str, data: bytes) -> None:
+    # Without its mark, English UTF-16 is valid UTF-8 with a NUL after each letter: a
+    # section appended in UTF-8 left the file half of each (Notepad and PowerShell 5's `>`
+    # write UTF-16).
+    from learn.report.apply import plan_file
+    from learn.report.edits import ApplyError, decode_text
+
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    target = project / "CLAUDE.md"
+    target.write_bytes(data)
+    edit = RuleEdit(key="directive:use-bun-always", text="Use bun, not npm.", target=target,
+                    provenance="2 sessions", project=str(project))
+    with pytest.raises(ApplyError, match="looks like UTF-16"):
+        plan_file(target, [edit], [project])
+    assert target.read_bytes() == data
+    if data[:2] not in (b"\xff\xfe", b"\xfe\xff"):
+        # What an older learn appended to such a file is put back by its bytes: undo
+        # reads what it restores as it was, NULs and all.
+        assert decode_text(target, data) == data.decode("utf-8")
+
+
+def test_a_byte_order_mark_before_learns_marker_is_read_past() -> None:
+    # Two files joined (`cat header.md CLAUDE.md`) leave a mark before a later line: the
+    # begin marker the person sees was counted as damaged (0 begin, 1 end).
+    original = f"\ufeff# Header\n\n\ufeff{BEGIN}\n{OLD_RULE}\n{END}\n"
+    new, applied, _ = plan_text(original, [NEW], PATH)
+    assert applied == [NEW]
+    assert new.startswith(original.split(END)[0]) and new.count(BEGIN) == 1
+    assert "Use bun, not npm." in new.split(END)[0]

@@ -30,6 +30,7 @@ from learn.report.edits import (
     ApplyError,
     FilePlan,
     RuleEdit,
+    editable_text,
     has_marker,
     normalize_rule,
     plan_text,
@@ -146,10 +147,7 @@ def _old_line_in(text: str | None, old: str | None) -> str | None:
 def plan_agent_file(path: Path, edits: Sequence[RuleEdit], *, max_chars: int | None = None) -> FilePlan:
     """learn's section in another agent's rule file, a new file opening with its frontmatter."""
     data = read_bytes(path)
-    try:
-        original = None if data is None else data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ApplyError(f"{path} is not UTF-8 text; learn will not edit it") from exc
+    original = editable_text(path, data)
     plan = FilePlan(path=path, original=original, original_hash=sha256(data) if data is not None
                     else "", new_text=original or "")
     fresh = [e for e in edits if original is None or not has_marker(original, e.key)]

@@ -47,6 +47,7 @@ from learn.report.edits import (
     FilePlan,
     RuleEdit,
     decode_text,
+    editable_text,
     has_marker,
     marker,
     plan_text,
@@ -121,7 +122,7 @@ def plan_file(path: Path, edits: Sequence[RuleEdit],
         plan = plan_surface(real, edits)
     else:
         data = _read(real)
-        original = decode_text(real, data)
+        original = editable_text(real, data)
         new_text, applied, notes = plan_text(original or "", edits, real)
         plan = FilePlan(path=real, original=original, original_hash=sha256(data)
                         if data is not None else "", new_text=new_text, applied=applied,

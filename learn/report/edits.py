@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from learn.reduce.instruction_prose import BOM, prose_of
 from learn.report.errors import ApplyError as ApplyError
@@ -173,8 +174,10 @@ def _section_bounds(lines: list[str], path: Path) -> tuple[int, int] | None:
     # Markers in a fenced code block are an example of learn's section (a README's),
     # not the section: a rule added there would be code, which no agent obeys.
     prose = _outside_fences(lines)
-    begins = [i for i, x in enumerate(lines) if prose[i] and x.strip() == BEGIN]
-    ends = [i for i, x in enumerate(lines) if prose[i] and x.strip() == END]
+    # A byte order mark may start any line of a file two were joined into (`cat a.md
+    # CLAUDE.md`): the marker after it is the one the person sees.
+    begins = [i for i, x in enumerate(lines) if prose[i] and x.strip().lstrip(BOM) == BEGIN]
+    ends = [i for i, x in enumerate(lines) if prose[i] and x.strip().lstrip(BOM) == END]
     if not begins and not ends:
         return None
     if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
@@ -312,7 +315,31 @@ def decode_text(path: Path, data: bytes | None) -> str | None:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ApplyError(f"{path} is not UTF-8 text; learn will not edit it") from exc
+        raise ApplyError(_not_utf8(path, data[:2] in _UTF16_BOMS)) from exc
+
+
+def editable_text(path: Path, data: bytes | None) -> str | None:
+    """`decode_text` of a file learn is to add to: also refused when it holds a NUL.
+
+    UTF-16 (Windows Notepad, PowerShell 5's `>` and Out-File) with its byte order mark
+    does not decode; without one, English text is valid UTF-8 with a NUL after every
+    letter, and learn's UTF-8 section appended to it left a file half of each. No
+    instruction file holds a NUL. Only where learn adds text: putting back what a file
+    held (undo) takes its bytes as they were."""
+    text = decode_text(path, data)
+    if text is not None and "\x00" in text:
+        raise ApplyError(_not_utf8(path, True))
+    return text
+
+
+_UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _not_utf8(path: Path, utf16: bool) -> str:
+    if utf16:
+        return (f"{path} looks like UTF-16 text (as Windows Notepad or PowerShell's `>` save "
+                "it), not UTF-8; learn will not edit it: save it as UTF-8 and apply again")
+    return f"{path} is not UTF-8 text; learn will not edit it"
 
 
 def read_bytes(path: Path) -> bytes | None:

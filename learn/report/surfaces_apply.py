@@ -15,7 +15,7 @@ from learn.report.edits import (
     ApplyError,
     FilePlan,
     RuleEdit,
-    decode_text,
+    editable_text,
     has_marker,
     plan_text,
     read_bytes,
@@ -34,7 +34,7 @@ def path_rule_header(globs: Sequence[str]) -> str:
 
 def plan_surface(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
     data = read_bytes(path)
-    original = decode_text(path, data)
+    original = editable_text(path, data)
     digest = sha256(data) if data is not None else ""
     plan = FilePlan(path=path, original=original, original_hash=digest, new_text=original or "")
     form = edits[0].form
