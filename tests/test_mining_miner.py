@@ -201,10 +201,18 @@ def test_changed_transcript_is_mined_again(tmp_path: Path) -> None:
     s = make_session([user("we use bun here, never npm", 0)], path=path)
     cache = MineCache()
     mine_sessions([s], ScriptedBackend(), model=MODEL, cache=cache)
-    path.write_text("v2")
+    path.write_text("v2")  # a live session went on: a turn more
+    grown = make_session([user("we use bun here, never npm", 0), user("and pnpm is out", 1)],
+                         path=path)
     backend = ScriptedBackend()
-    mine_sessions([s], backend, model=MODEL, cache=cache)
+    mine_sessions([grown], backend, model=MODEL, cache=cache)
     assert len(backend.requests) == 1
+    # Bytes changed, nothing it sends did (a line the view leaves out was added): the
+    # answer kept under what was sent is reused (learn.mining.cache.rendered_key).
+    path.write_text("v3")
+    same = ScriptedBackend()
+    [result] = mine_sessions([grown], same, model=MODEL, cache=cache)
+    assert same.requests == [] and result.cached
 
 
 def test_oversized_turn_is_sent_whole_up_to_the_hard_limit_and_cut_beyond() -> None:

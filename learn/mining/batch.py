@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from learn.mining.cache import MineCache
+from learn.mining.cache import MineCache, rendered_key
 from learn.mining.miner import default_chunk_chars, session_candidates
 from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request
@@ -228,6 +228,8 @@ def _submit(api: Any, table: Any, pending: dict[str, list[BatchItem]], by_key: d
     for n, (key, session) in enumerate(by_key.items()):
         if key in in_flight or cache.get(key) is not None:
             continue
+        if cache.sent().get(rendered_key(render_blocks(session, fingerprints))) is not None:
+            continue  # answered under another version: the miner reuses it (rendered_key)
         reqs = session_requests(session, model=model, fingerprints=fingerprints,
                                 chunk_chars=budget, context_window=context_window)
         if reqs:
@@ -352,9 +354,13 @@ def _collect(api: Any, batch_id: str, items: Sequence[BatchItem], by_key: dict[s
         verified = verify_candidates(raw, spoken_turns(session, fingerprints),
                                      commands=session_commands(session),
                                      failed=session_commands(session, failed=True))
-        with contextlib.suppress(OSError):
-            cache.put(key, session_candidates(session, verified.kept),
-                      dropped_unverified=verified.dropped_unquoted + verified.dropped_short,
-                      chunks=len(chunks), dropped_by_reason=verified.by_reason())
-            report.cached_sessions += 1
-            report.collected_keys.add(key)
+        # Under its text as sent too (rendered_key), as the miner keeps what it asks.
+        sent = (cache.sent(), rendered_key(render_blocks(session, fingerprints)))
+        for n, (where, kept_key) in enumerate(((cache, key), sent)):
+            with contextlib.suppress(OSError):
+                where.put(kept_key, session_candidates(session, verified.kept),
+                          dropped_unverified=verified.dropped_unquoted + verified.dropped_short,
+                          chunks=len(chunks), dropped_by_reason=verified.by_reason())
+                if n == 0:
+                    report.cached_sessions += 1
+                    report.collected_keys.add(key)

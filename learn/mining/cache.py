@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,6 +38,8 @@ _FORMAT: Final = 1
 # Claims of sessions being mined (`MineCache.claim`): one empty lock file per key, an
 # hour old at the next prune (no session's mining holds one that long).
 _CLAIMS: Final = "claims"
+# Answers under what was sent (`rendered_key`, `MineCache.sent`).
+_SENT: Final = "sent"
 # How long a process waits for another that is mining the same session: longer than
 # one session's calls with their retries take, shorter than forever.
 CLAIM_WAIT_S: Final = 900.0
@@ -59,6 +61,22 @@ def file_digest(path: Path) -> str:
 def cache_key(content_sha256: str, version: str | None = None) -> str:
     v = version if version is not None else mining_version()
     return hashlib.sha256(f"{content_sha256}\0{v}".encode()).hexdigest()
+
+
+def rendered_key(blocks: Sequence[str]) -> str:
+    """A second key of a session's answers: what the model is sent of it (its rendered
+    blocks, redacted) under the mining prompt's version, and nothing of learn's versions.
+
+    A new render or redaction version changes `cache_key` for every session, and every
+    one was mined again at the next run, paid for: nine redaction versions, each one
+    the person's whole history. Most sessions render the same text under a new rule
+    set (a rule for a secret they never typed), and the same text sent under the same
+    prompt is the same question: the answer kept under this key is reused, and only a
+    session whose text did change is asked again. Not the model: as `cache_key`."""
+    h = hashlib.sha256(f"rendered\0mine{prompt_version()}\0".encode())
+    for block in blocks:
+        h.update(block.encode("utf-8", "surrogatepass") + b"\x1e")
+    return h.hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +135,13 @@ class MineCache:
         # say: callers go on without the cache, and every session it could not
         # keep is mined, and paid for, again by the next run.
         self.write_failure: str | None = None
+
+    def sent(self) -> MineCache:
+        """The same answers kept under what was sent (`rendered_key`), in a folder of
+        their own beside the entries (`mined/sent/`), pruned with them."""
+        inner = MineCache(max_age_days=self.max_age_days)
+        inner.dir = self.dir / _SENT
+        return inner
 
     def path_for(self, key: str) -> Path:
         return self.dir / f"{key}.json"
@@ -236,9 +261,9 @@ class MineCache:
         no prune removed."""
         if not self.dir.is_dir():
             return 0
+        removed = self.sent().prune(now=now) if self.dir.name != _SENT else 0
         at = now if now is not None else time.time()
         cutoff = at - self.max_age_days * 86400
-        removed = 0
         for pattern, before in (("*.json", cutoff), (".*.json.*.tmp", at - _STALE_TEMP_SECONDS),
                                 (f"{_CLAIMS}/*.lock", at - _STALE_TEMP_SECONDS)):
             for path in self.dir.glob(pattern):

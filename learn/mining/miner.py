@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Final
 
-from learn.mining.cache import MineCache
+from learn.mining.cache import MineCache, rendered_key
 from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request, system_prompt
 from learn.mining.verify import quote_found, session_commands, verify_candidates
@@ -283,20 +283,24 @@ def mine_sessions(
         with contextlib.suppress(OSError):
             cache.prune()
 
-    def mined(session: Session, key: str | None) -> SessionMineResult:
+    sent_cache = cache.sent() if cache is not None else None
+
+    def keep(where: MineCache | None, key: str, hit: SessionMineResult) -> None:
+        if where is None or not hit.complete or hit.session is None:
+            return
+        # An unwritable cache costs a re-mine next run, not this run.
+        with contextlib.suppress(OSError):
+            where.put(key, hit.session, dropped_unverified=hit.dropped_unverified,
+                      chunks=hit.chunks, dropped_by_reason=hit.dropped_by_reason)
+
+    def mined(session: Session) -> SessionMineResult:
         try:
-            hit = mine_session(
+            return mine_session(
                 session, backend, model=model, fingerprints=fingerprints,
                 chunk_chars=budget, context_window=context_window,
             )
         except Exception as exc:  # a bug in one session must not lose the others
-            hit = SessionMineResult(session.id, error=f"{type(exc).__name__}: {exc}")
-        if cache is not None and key is not None and hit.complete and hit.session is not None:
-            # An unwritable cache costs a re-mine next run, not this run.
-            with contextlib.suppress(OSError):
-                cache.put(key, hit.session, dropped_unverified=hit.dropped_unverified,
-                          chunks=hit.chunks, dropped_by_reason=hit.dropped_by_reason)
-        return hit
+            return SessionMineResult(session.id, error=f"{type(exc).__name__}: {exc}")
 
     def one(session: Session) -> SessionMineResult:
         key, hit = _cached(session, cache)
@@ -306,9 +310,18 @@ def mine_sessions(
             with cache.claim(key):
                 hit = _entry(session, cache, key)  # mined by the holder waited for
                 if hit is None:
-                    hit = mined(session, key)
+                    # The same text sent under another of learn's versions (rendered_key).
+                    by_sent = sent_cache or cache.sent()
+                    sent = rendered_key(render_blocks(session, fingerprints))
+                    hit = _entry(session, by_sent, sent)
+                    if hit is not None:
+                        keep(cache, key, hit)
+                    else:
+                        hit = mined(session)
+                        keep(cache, key, hit)
+                        keep(by_sent, sent, hit)
         elif hit is None:
-            hit = mined(session, key)
+            hit = mined(session)
         if on_progress is not None:
             with progress_lock:
                 on_progress(hit)

@@ -16,7 +16,7 @@ from typing import Final
 
 import click
 
-from learn.mining.cache import MineCache
+from learn.mining.cache import MineCache, rendered_key
 from learn.mining.miner import default_chunk_chars
 from learn.mining.prompt import system_prompt
 from learn.models.catalog import model_info
@@ -130,8 +130,14 @@ def plan_mining(
         if not session.human_turns and not session.failures:
             empty.append(planned)
             continue
+        blocks = render_blocks(session, fingerprints)
+        if cache is not None and cache.sent().get(rendered_key(blocks)) is not None:
+            # Its text as sent was answered under another of learn's versions: the miner
+            # reuses that answer (learn.mining.cache.rendered_key), no call to price.
+            cached.append(planned)
+            continue
         # Priced as sent: a turn bigger than any window is cut by the miner.
-        chunks = [as_sent(c, budget) for c in chunk_blocks(render_blocks(session, fingerprints), budget)]
+        chunks = [as_sent(c, budget) for c in chunk_blocks(blocks, budget)]
         rendered = sum(len(c) for c in chunks)
         planned = PlannedSession(
             path, session.id, session.provider, session.project, size, key,
