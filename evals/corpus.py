@@ -93,8 +93,35 @@ class MissCounting:
             raise
 
 
-def make_backend(kind: str, gold: Gold, *, live_backend: str | None, model: str | None,
-                 cache_dir: Path, faults: Sequence[str] = (), seed: int = 0) -> Any:
+def build_live_backend(name: str, model: str | None = None, config: Any = None) -> Any:
+    """The backend a `--live` run asks, built once, before any corpus's isolated home:
+    as `learn run` builds it from the person's config (`config`, default: loaded now),
+    checked once (learn.commands.run.build_backend: a missing key, `claude` or server
+    raises its click error). `model` (`--model`) is the model of every step, an openai
+    server's included.
+
+    Built inside the corpus's home, the config read was the corpus's empty one: the
+    pre-check asked the person's server on :18931, then every corpus asked the default
+    :8080 and stopped at the first ("nothing answers ... point [backend]
+    openai_base_url at it", which they had). A claude-cli backend's `claude` starts
+    from the person's environment for the same reason: with the corpus's HOME and
+    CLAUDE_CONFIG_DIR it had no login."""
+    from learn.commands.run import build_backend
+    from learn.config import load_config
+    from learn.models.claude_cli import ClaudeCliBackend
+
+    config = config if config is not None else load_config()
+    if model:
+        config = structs.replace(config, models=structs.replace(
+            config.models, mine=model, name=model, coverage=model, judge=model))
+    backend = build_backend(name, record=False, cache_dir=None, config=config)
+    if isinstance(backend, ClaudeCliBackend):
+        backend.env = dict(os.environ)
+    return backend
+
+
+def make_backend(kind: str, gold: Gold, *, live: Any = None, cache_dir: Path,
+                 faults: Sequence[str] = (), seed: int = 0) -> Any:
     from learn.models.replay import RecordingBackend, ReplayBackend
 
     if kind == "replay":
@@ -108,25 +135,24 @@ def make_backend(kind: str, gold: Gold, *, live_backend: str | None, model: str 
         from evals.noisy import NoisyModel
 
         return NoisyModel(gold, faults, seed=seed)
-    from learn.commands.run import build_backend
-    from learn.config import load_config
-
-    assert live_backend is not None
-    # As `learn run` builds it (learn's config: the server, the claude binary, the model;
-    # checked once), and every call asked: `--live` means a real model, and filling
-    # only the misses answered every call from the bundled recordings, a PASS with no
-    # model at all.
-    inner = build_backend(live_backend, record=False, cache_dir=None, config=load_config())
-    return RecordingBackend(inner, cache_dir, overwrite=True)
+    assert live is not None  # `build_live_backend`'s
+    # Every call asked: `--live` means a real model, and filling only the misses
+    # answered every call from the bundled recordings, a PASS with no model at all.
+    return RecordingBackend(live, cache_dir, overwrite=True)
 
 
 def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = None,
-               model: str | None = None, cache_dir: Path = CACHE, audit_seed: int = 0,
-               faults: Sequence[str] = (), seed: int = 0,
+               live: Any = None, model: str | None = None, cache_dir: Path = CACHE,
+               audit_seed: int = 0, faults: Sequence[str] = (), seed: int = 0,
                name_batch: int | None = None) -> CorpusReport:
+    """`mode` "live" asks `live` (`build_live_backend`'s, built once for every corpus),
+    else the backend named `live_backend`, built here before the corpus's home is entered."""
     from learn.config import load_config
     from learn.pipeline import RunOptions, run_pipeline
 
+    if mode == "live" and live is None:
+        assert live_backend is not None
+        live = build_live_backend(live_backend, model)
     build = ALL_CORPORA[name]
     report = CorpusReport(corpus=name)
     with tempfile.TemporaryDirectory(prefix=f"learn-eval-{name}-") as tmp:
@@ -147,8 +173,8 @@ def run_corpus(name: str, *, mode: str = "replay", live_backend: str | None = No
             batch = name_batch or (NOISY_NAME_BATCH if mode == "noisy" else None)
             if batch is not None:
                 config = structs.replace(config, models=structs.replace(config.models, name_batch=batch))
-            backend = make_backend(mode, gold, live_backend=live_backend, model=model,
-                                   cache_dir=cache_dir, faults=faults, seed=seed)
+            backend = make_backend(mode, gold, live=live, cache_dir=cache_dir, faults=faults,
+                                   seed=seed)
             options = RunOptions(all_projects=True, since=None, show_all=True)
             started = time.perf_counter()
             result, trace = run_pipeline(options, config, backend=backend)

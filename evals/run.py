@@ -24,6 +24,7 @@ from evals.corpus import (
     BASELINE,
     CACHE,
     CorpusReport,
+    build_live_backend,
     run_corpus,
 )
 
@@ -165,7 +166,9 @@ def _language_report(reports: Sequence[CorpusReport],
     return "\n".join(out), problems
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, live: Any = None) -> int:
+    """The harness. `live`: the backend a `--live` run asks, already built and checked
+    (`learn eval` builds it from the person's config); default: built here."""
     parser = argparse.ArgumentParser(prog="learn eval", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("corpora", nargs="*", default=sorted(CORPORA) + sorted(NOISY_ONLY))
@@ -192,8 +195,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(sorted(ALL_CORPORA))}")
     mode = "oracle" if args.record_oracle else ("live" if args.live else "replay")
     # NOISY_ONLY corpora have no recordings: only the noisy model runs them.
-    reports = [run_corpus(c, mode=mode, live_backend=args.backend, model=args.model,
-                          cache_dir=args.cache_dir) for c in args.corpora if c in CORPORA]
+    if mode == "live" and live is None:
+        import click
+
+        try:
+            live = build_live_backend(args.backend, args.model)
+        except click.ClickException as exc:  # learn run's one line and exit code (2 or 3)
+            print(f"{parser.prog}: {exc.format_message()}", file=sys.stderr)
+            return exc.exit_code
+    reports = [run_corpus(c, mode=mode, live=live, model=args.model, cache_dir=args.cache_dir)
+               for c in args.corpora if c in CORPORA]
     rows: list[noisy.FaultRow] = []
     if not args.no_noisy:
         for c in args.corpora:

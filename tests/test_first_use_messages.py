@@ -8,6 +8,7 @@ port on 127.0.0.1 stands for an openai server that is not there.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -89,6 +90,54 @@ def test_eval_live_claude_cli_without_claude_fails_before_any_corpus(tmp_path: P
     assert "verdict" not in done.stdout and "PASS" not in done.stdout
 
 
+# -- audit 58, finding 1: `--live` asks the person's backend in every corpus, not the pre-check only
+
+def test_eval_live_asks_the_persons_openai_server_in_every_corpus(tmp_path: Path) -> None:
+    """The person's `[backend] openai_base_url` (a server on a port not the default) and
+    model: each corpus's calls go there. They went to the default :8080 (each corpus read
+    its own empty config), and the run stopped with `learn run:` telling the person to
+    set what they had set."""
+    from fakes.openai_server import FakeOpenAIServer
+
+    config = tmp_path / "config"
+    config.mkdir()
+    with FakeOpenAIServer() as fake:
+        assert not fake.base_url.endswith(":8080")
+        (config / "config.toml").write_text(
+            f'[backend]\nopenai_base_url = "{fake.base_url}/v1"\n[models]\nmine = "their-model"\n')
+        done = learn(tmp_path, "eval", "--live", "--backend", "openai", "--no-noisy",
+                     "--cache-dir", str(tmp_path / "answers"), "--out", str(tmp_path / "out.json"),
+                     "demo", "hard")
+        asked = [r for r in fake.requests if r.path.endswith("/chat/completions")]
+        checked = [r for r in fake.requests if r.method == "GET"]
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "learn run:" not in done.stderr and "verdict:" in done.stdout
+    assert len(checked) == 1  # the backend is checked once, not once per corpus
+    calls = {c: r["cost"]["model_calls"] for c, r in json.loads((tmp_path / "out.json").read_text()).items()
+             if c in ("demo", "hard")}
+    assert calls["demo"] > 0 and calls["hard"] > 0, calls
+    assert len(asked) >= calls["demo"] + calls["hard"]
+    assert {r.json.get("model") for r in asked} == {"their-model"}
+
+
+def test_eval_live_claude_cli_runs_claude_with_the_persons_home_and_login(tmp_path: Path) -> None:
+    """Each corpus runs in a home of its own (HOME, CLAUDE_CONFIG_DIR replaced); the
+    `claude` it asks gets the person's, where their login is, as `learn run`'s does."""
+    from fakes.claude_stub import print_result, write_claude_stub
+
+    stub = write_claude_stub(tmp_path / "bin", stdout=print_result({"candidates": []}))
+    theirs = tmp_path / "their-claude-config"
+    done = learn(tmp_path, "eval", "--live", "--backend", "claude-cli", "--no-noisy",
+                 "--cache-dir", str(tmp_path / "answers"), "demo",
+                 PATH=f"{stub.path.parent}{os.pathsep}{os.environ['PATH']}",
+                 CLAUDE_CONFIG_DIR=str(theirs))
+    assert done.returncode == 0, done.stderr[-3000:]
+    calls = stub.calls()
+    assert calls, done.stdout[-2000:] + done.stderr[-2000:]
+    assert {c["env"]["HOME"] for c in calls} == {str(tmp_path / "home")}
+    assert {c["env"]["CLAUDE_CONFIG_DIR"] for c in calls} == {str(theirs)}
+
+
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 TOOL = ToolSpec("count", "Count.", SCHEMA)
 
@@ -136,9 +185,9 @@ def test_eval_live_asks_the_backend_learn_run_builds_on_every_call(
         return inner
 
     monkeypatch.setattr(run, "build_backend", build)
-    backend = corpus.make_backend("live", None, live_backend="openai",  # type: ignore[arg-type]
-                                  model=None, cache_dir=tmp_path)
+    live = corpus.build_live_backend("openai")
     assert built["name"] == "openai"
+    backend = corpus.make_backend("live", None, live=live, cache_dir=tmp_path)  # type: ignore[arg-type]
     assert backend.call(_request()).tool_input == {"n": 2} and inner.calls == 1
 
 

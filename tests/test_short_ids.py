@@ -5,6 +5,11 @@ first, so two sessions started 20 s apart were both listed as `01a23c34`, and
 `learn show 01a23c34` then said "matches 2 sessions" (exit 2). Both commands now
 show each id's shortest prefix, at least 8 characters, that no other listed id
 starts with (learn.commands.sessions.short_ids).
+
+Audit 58 finding 4: unique among the listed rows was not enough, since `learn show`
+looks in every project with no `--since` or `--limit`: a twin in another project, or
+one `--limit` cut, made the id shown ambiguous there. The prefixes are now cut
+against every id the listing's scan saw (learn.commands.sessions.known_ids).
 """
 
 from __future__ import annotations
@@ -75,3 +80,52 @@ def test_sessions_and_plan_list_ids_that_show_opens() -> None:
     for cut in shown:
         opened = learn("show", cut, cwd=work)
         assert opened.returncode == 0, (cut, opened.stderr)
+
+
+def _codex(home: Path, where: Path, sid: str, n: int, said: str) -> None:
+    where.mkdir(parents=True, exist_ok=True)
+    s = CodexSession(sid, str(where), START + timedelta(seconds=20 * n))
+    s.user(said)
+    s.assistant("Looking.")
+    s.write(home / ".codex")
+
+
+def _shown(listed: str) -> list[str]:
+    return re.findall(r"^codex\s+(\S+)", listed, re.MULTILINE)
+
+
+def test_an_id_listed_in_one_project_opens_though_its_twin_is_in_another() -> None:
+    """Audit 58 finding 4: the twin in another project made `learn show` (which looks in
+    every project) refuse the 8 characters `learn sessions` showed in this one."""
+    home = Path(os.environ["HOME"])
+    api, web = home / "code" / "api", home / "code" / "web"
+    _codex(home, api, TWINS[0], 0, "fix the login redirect")
+    _codex(home, web, TWINS[1], 1, "the cache key misses the tenant")
+
+    listed = learn("sessions", cwd=api)
+    assert listed.returncode == 0, listed.stderr
+    assert _shown(listed.stdout) == ["01a23c34-5a"], listed.stdout
+    plan = learn("plan", "--since", "2026-01-01", cwd=api)
+    assert re.findall(r"^  (\S+)  +\d+ KB", plan.stdout, re.MULTILINE) == ["01a23c34-5a"], plan.stdout
+    # The same session from either folder: an id names one session wherever it is typed.
+    for where in (api, web):
+        opened = learn("show", "01a23c34-5a", cwd=where)
+        assert opened.returncode == 0, opened.stderr
+        assert "fix the login redirect" in opened.stdout
+        assert "the cache key misses the tenant" not in opened.stdout
+
+
+def test_an_id_listed_under_limit_or_since_opens_though_its_twin_was_cut() -> None:
+    home = Path(os.environ["HOME"])
+    api = home / "code" / "api"
+    _codex(home, api, TWINS[0], 0, "fix the login redirect")
+    _codex(home, api, TWINS[1], 1, "the cache key misses the tenant")
+
+    for cut in (("--limit", "1"), ("--since", (START + timedelta(seconds=110)).isoformat())):
+        listed = learn("sessions", *cut, cwd=api)
+        assert listed.returncode == 0, listed.stderr
+        shown = _shown(listed.stdout)
+        assert shown == ["01a23c34-5f"], (cut, listed.stdout)
+        opened = learn("show", shown[0], cwd=api)
+        assert opened.returncode == 0, (cut, opened.stderr)
+        assert "the cache key misses the tenant" in opened.stdout

@@ -119,11 +119,12 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
                    f"({', '.join(models)}): ~${sum(st.cost_usd for st in later):.2f}")
     click.echo(f"in all: ~{total_calls} model call{'s' if total_calls != 1 else ''}, at most "
                f"~${total_cost:.2f} (estimated; actual costs: `learn stats`)")
-    from learn.commands.sessions import short_ids
+    from learn.commands.sessions import known_ids, short_ids
 
-    # Unique among every session in scope, as `learn sessions` shows them: an id cut
-    # to 8 characters could be two Codex sessions' (UUIDv7, time first).
-    ids = short_ids(f.session_id for f in discovery.files)
+    # As `learn sessions` shows them: unique among every session the scan saw, in any
+    # project (`learn show` looks in all): an id cut to 8 characters could be two
+    # Codex sessions' (UUIDv7, time first).
+    ids = short_ids(known_ids(discovery))
     for p in plan.to_mine[:20]:
         click.echo(f"  {ids.get(p.session_id, p.session_id)}  {p.size_bytes / 1024:6.0f} KB -> "
                    f"{p.rendered_chars:>8,} chars  {p.chunks} call{'s' if p.chunks != 1 else ' '}  "

@@ -23,6 +23,7 @@ import click
 
 from learn.commands._scope import Scope, scope_options
 from learn.transcripts.files.discover import (
+    Discovery,
     SessionFile,
 )
 from learn.transcripts.files.listing import (
@@ -238,7 +239,7 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
     if vanished:
         gone = f"{len(vanished)} gone before they could be read"
         note = f"{note}, {gone}" if note else gone
-    _print_table(rows, scope, note, discovery.project)
+    _print_table(rows, scope, note, discovery.project, ids=short_ids(known_ids(discovery)))
 
 
 def _json(out: dict[str, object]) -> str:
@@ -253,7 +254,8 @@ def _json(out: dict[str, object]) -> str:
 
 
 def _print_table(rows: list[dict[str, object]], scope: Scope, note: str,
-                 matched: str | None = None) -> None:
+                 matched: str | None = None, *, ids: dict[str, str]) -> None:
+    """The table. `ids`: each session's id as shown (`short_ids` over `known_ids`)."""
     # Plain aligned columns, not a rich Table: rich measured and wrapped every
     # cell, 0.5 s of CPU for 1,000 sessions against a 0.3 s target for the
     # whole warm command (issue 21). click.style drops its colour off a terminal.
@@ -273,7 +275,6 @@ def _print_table(rows: list[dict[str, object]], scope: Scope, note: str,
     right = {4, 5, 7}
     cells: list[tuple[str, ...]] = [head]
     short: dict[object, str] = {}  # a few dozen projects among 1,000 rows
-    ids = short_ids(str(row["id"]) for row in rows)
     for row in rows:
         # In this machine's time zone, as `--since 2026-11-01` reads a date (local
         # midnight): shown in UTC, a session at 00:30 on the 5th in Paris was dated
@@ -341,10 +342,37 @@ def read_in_part(rows: list[dict[str, object]], ids: dict[str, str] | None = Non
 SHORT_ID = 8
 
 
+def known_ids(discovery: Discovery) -> list[str]:
+    """Every session id `learn show` could match among the files this scan saw: those
+    listed, and those left out of this listing (another project, before `--since`,
+    past `--limit`, ...), which discovery names from their files as it lists them.
+
+    `learn show` looks in every project with no `--since` or `--limit`, so an id cut
+    unique among the listed rows alone could name two sessions there: two Codex
+    sessions started 20 s apart in two projects were both `01a23c34` to it ("matches
+    2 sessions", exit 2), and so was a listing's session whose twin `--limit` cut.
+    Unique among all of them, an id shown opens the same session from any folder,
+    which is what a copied id is expected to do; `learn show` preferring the current
+    project's match instead would still have refused the `--limit` twin, and opened
+    another session than the one listed when run from elsewhere. Nothing more is
+    read for this: the ids come with the scan (a few thousand strings sorted, well
+    under the listing's benchmark noise at 1,000 sessions).
+
+    Left out: a subagent's own id (`learn show` never opens one by it; a Codex
+    subagent, UUIDv7 started seconds after its parent, would lengthen every parent's
+    id). A Gemini CLI chat left out before its head was read counts by the 8
+    characters its file name holds."""
+    ids = [f.session_id for f in discovery.files]
+    ids += [s.session_id for s in discovery.skipped_files
+            if s.session_id and s.reason != "subagent"]
+    return ids
+
+
 def short_ids(ids: Iterable[str], least: int = SHORT_ID) -> dict[str, str]:
     """Each id -> its shortest prefix of at least `least` characters that no other id
-    of `ids` starts with: what `learn sessions` and `learn plan` show, so the id shown
-    is one `learn show` opens. Codex's ids are UUIDv7, time first: two sessions started
+    of `ids` starts with: what `learn sessions` and `learn plan` show, given every id
+    discovery saw (`known_ids`), so the id shown is one `learn show` opens. Codex's ids
+    are UUIDv7, time first: two sessions started
     within about a minute share their first 8 characters, and both were shown as one
     id that `learn show` then refused ("matches 2 sessions"). Sorted, an id shares
     most with a neighbour, so each is compared with its two (n log n, not n²: a

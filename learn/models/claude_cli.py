@@ -305,8 +305,14 @@ class ClaudeCliBackend:
         limiter: RateLimiter | None = None,
         extra_args: tuple[str, ...] = (),
         retry_seconds: float | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.binary = binary
+        # The environment each `claude` starts from (`child_env`): this process's at
+        # each call when None. `learn eval --live` gives the person's, taken before a
+        # corpus's isolated home replaced HOME and CLAUDE_CONFIG_DIR: from that home,
+        # `claude` had no login.
+        self.env = env
         self.timeout = timeout
         self.extra_args = extra_args
         # No retries here (the CLI retries the API itself): the policy's budget and
@@ -352,7 +358,7 @@ class ClaudeCliBackend:
             if self._aborted.is_set():
                 raise ModelError(f"{what}: not started, the run was interrupted")
             proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, cwd=cwd, env=child_env())
+                                    stderr=subprocess.PIPE, cwd=cwd, env=child_env(self.env))
             self._live.add(proc)
         try:
             with proc:

@@ -48,7 +48,7 @@ with open(config["log"], "a", encoding="utf-8") as log:
         "argv": sys.argv[1:],
         "stdin": data,
         "cwd": os.getcwd(),
-        "env": {{k: os.environ.get(k) for k in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_DISABLE_CLAUDE_MDS",
+        "env": {{k: os.environ.get(k) for k in ("HOME", "CLAUDE_CONFIG_DIR", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_DISABLE_CLAUDE_MDS",
                                        "CLAUDE_CODE_DISABLE_AUTO_MEMORY", "CLAUDE_CODE_DISABLE_FILE_MENTIONS")}},
     }}) + "\\n")
 if config["sleep"]:
