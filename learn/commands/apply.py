@@ -20,7 +20,13 @@ import click
 from learn.commands import apply_writes
 from learn.commands.apply_agents import ForAgents
 from learn.commands.apply_checks import plan_checks
-from learn.commands.apply_recover import Landed, release
+from learn.commands.apply_recover import (
+    Landed,
+    interrupted,
+    record_settled,
+    release,
+    say_finishing,
+)
 from learn.commands.apply_writes import (
     Consent,
     Intent,
@@ -260,7 +266,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     checks = plan_checks(offers, here, str(checkout_folder(project_dir or Path.cwd()))) \
         if offers else None
     chosen = [p for p in chosen if p.surface != "check"]
-    _interrupted({p.key for p in chosen})
+    held = interrupted({p.key for p in chosen})
     if not chosen and not offers:
         click.echo(f"nothing to apply: no pending accepted proposals for {here} "
                    "(`learn digest --all` lists every state; --only KEY applies one the judge "
@@ -276,6 +282,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     edits: list[RuleEdit] = []
     by_key = {p.key: p for p in chosen}
     refused = False
+    resolved: set[str] = set()  # the keys this apply has an edit for (none refused)
     for p in chosen:
         if edit_text:
             before = editable_text(p)
@@ -293,6 +300,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         if isinstance(edit, str):
             refused = refused or edit != SKIPPED
             continue
+        resolved.add(p.key)
         others = for_agents.edits(p, edit)
         if for_agents.keeps_main(edit):
             edits.append(edit)
@@ -302,6 +310,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     plans = plan_all(edits, projects=[checkout_folder(choice.project_dir)])
     for plan in plans:
         plan.notes.extend(_checkout_notes(plan))
+    say_finishing(held, plans)
     plans += checks.plans if checks is not None else []
 
     def preview(plan: FilePlan) -> None:
@@ -316,6 +325,8 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     planned: dict[str, set[str]] = {}
     # key -> what this apply wrote it to so far: the file, its backup, the decision.
     landed: dict[str, list[Landed]] = {}
+    # The keys whose decision is recorded (with what an interrupted apply held of them).
+    released: set[str] = set()
 
     def writing(confirmed: Sequence[FilePlan]) -> None:
         for plan in confirmed:
@@ -375,11 +386,8 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
                 if not set(d["files"]) <= {path for path, _, _ in mine}:
                     continue
                 # With what an earlier apply stopped before finishing it wrote of it.
-                for path, kept, held in release(key, d["files"], batch, mine):
-                    record_decision(key, held["decision"], held["text"], path,
-                                    project=held["project"], proposal=by_key[key],
-                                    backup=kept, form=held["form"],
-                                    every_project=held["every_project"])
+                released.add(key)
+                _record(by_key[key], release(key, d["files"], batch, mine))
 
         saved = f" (backup: {backup})" if backup else ""
         return Intent((row,), lambda: click.echo(
@@ -393,28 +401,19 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         return f"Write {n} {noun}{'s' if n != 1 else ''} to"
 
     wrote = write_confirmed(plans, consent, written, what=what, whole=checks, writing=writing)
+    if not consent.dry_run:
+        record_settled(held, plans, edits, {k: by_key[k] for k in resolved},
+                       released | set(planned), batch, _record)
     if refused or not shown or not wrote or (offers and checks is None):
         sys.exit(1)
 
 
-def _interrupted(chosen: set[str]) -> None:
-    """Say which rules an apply stopped before it finished (killed, Ctrl-C, a write that
-    failed) wrote to some of their files and not the others: pending still, this apply
-    writes the rest (`chosen`), or says how to (learn.commands.apply_recover)."""
-    from learn.commands.apply_recover import Held, unfinished
-
-    by_rule: dict[tuple[str, str], list[Held]] = {}
-    for h in unfinished():
-        by_rule.setdefault((h.write.batch, h.key), []).append(h)
-    for (_, key), held in by_rule.items():
-        where = (f"{key} is in {', '.join(h.write.path for h in held)}, not yet in "
-                 f"{', '.join(held[0].missing)}")
-        when = held[0].write.written_at[:19]
-        if key in chosen:
-            click.echo(f"finishing an interrupted `learn apply` (of {when}): {where}")
-        else:
-            click.echo(f"note: an interrupted `learn apply` (of {when}) left {where}; "
-                       f"`learn apply --only {key}` finishes it")
+def _record(p: Proposal, done: Sequence[Landed]) -> None:
+    """The decisions `done` of rule `p` recorded: applied in each file (learn.report.runs)."""
+    for path, kept, held in done:
+        record_decision(p.key, held["decision"], held["text"], path, project=held["project"],
+                        proposal=p, backup=kept, form=held["form"],
+                        every_project=held["every_project"])
 
 
 def _checkout_notes(plan: FilePlan) -> list[str]:
@@ -423,11 +422,24 @@ def _checkout_notes(plan: FilePlan) -> list[str]:
     merged (learn.projects: one project, many checkouts)."""
     out: list[str] = []
     for folder in sorted({e.project for e in plan.applied if e.project is not None}):
-        project = project_here(folder)
-        if project != str(folder):
-            out.append(f"{plan.path} is in the worktree {folder} of {project}: the rules "
-                       "reach the other checkouts when its branch is merged")
+        if linked_worktree(folder):
+            out.append(f"{plan.path} is in the worktree {folder} of {project_here(folder)}: "
+                       "the rules reach the other checkouts when its branch is merged")
     return out
+
+
+def linked_worktree(folder: Path) -> bool:
+    """Whether `folder` is in a linked worktree of its repository (its `.git` a file
+    naming a git dir with a `commondir`: learn.projects.checkout), not the main checkout.
+
+    Asked of the checkout itself: the project's key compared with the folder's path said
+    every main checkout whose key is not its spelling was a worktree (on WSL a drive's
+    key is `c:\\users\\me\\proj` for `/mnt/c/Users/Me/Proj`, on macOS keys are
+    case-folded: an audit of 2026-12 saw the note on every apply there)."""
+    from learn.projects import Known, path_key
+
+    found = Known().checkout(path_key(str(folder)))
+    return found is not None and found.is_worktree
 
 
 def editable_text(p: Proposal) -> str:

@@ -32,6 +32,9 @@ class ForAgents:
         # The other agents' edits made for each rule (by key), for keeps_main to weigh.
         self._others: dict[str, list[RuleEdit]] = {}
         self._overrides: set[Path] = set()
+        # Why an agent got nothing (Gemini's settings name no file learn writes): each
+        # said once per apply.
+        self._notes: list[str] = []
 
     def _agents(self, project: Path | None) -> tuple[str, ...]:
         from learn.report.agent_targets import agents_in_use
@@ -56,7 +59,11 @@ class ForAgents:
         if self._choice.file is not None:
             return []  # the person named the one file
         # The apply's claims: a name one rule's scope took is not another scope's.
-        others = agent_edits(p, main, self._agents(main.project), claims=self._choice.claims)
+        said = len(self._notes)
+        others = agent_edits(p, main, self._agents(main.project), claims=self._choice.claims,
+                             notes=self._notes)
+        for note in self._notes[said:]:
+            click.echo(f"note: {note}")
         self._others[main.key] = others
         self._say_overrides([main, *others])
         return others

@@ -32,19 +32,31 @@ its files already holding the rule are left as they are (the plan skips a rule w
 marker is there), the others written, and then the held decisions are recorded with it
 (`release`): the files, the states and applied_rules end as an apply never stopped
 leaves them. A decision journaled before `files` existed is recorded as it was: alone.
+
+And when the next apply covers such a rule but writes none of its missing files (`--agent
+claude`, AGENTS.md declined at the prompt, its words already there by hand), nothing
+released the held decisions: the rule stayed pending for good and every apply said it was
+"finishing" it (an audit of 2026-12). Now an apply that leaves every file it planned for
+the rule as it is (holding the rule, or declined), none refused, records them with the
+files that still hold the rule (`record_settled`), and says "finishing" only when it
+writes a file the stopped apply had not (`say_finishing`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import os
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from learn.report.edits import ApplyError, decode_text, has_marker
+import click
+
+from learn.report.edits import ApplyError, FilePlan, RuleEdit, decode_text, has_marker
 from learn.report.undo import hash_now, held_now
 from learn.store.apply_journal import Write
 
 if TYPE_CHECKING:
+    from learn.records.proposal import Proposal
     from learn.store import Store
 
 
@@ -161,6 +173,77 @@ def release(key: str, files: Collection[str], batch: str,
         earlier = []
     return [*mine, *((h.write.path, h.write.backup_file, h.decision)
                      for h in earlier if _holds(h))]
+
+
+def interrupted(chosen: set[str]) -> list[list[Held]]:
+    """Say which rules an apply stopped before it finished (killed, Ctrl-C, a write that
+    failed) wrote to some of their files and not the others, that this apply does not
+    cover (`chosen`): pending still, and how to finish them. The held decisions of the
+    ones it covers are returned, for each rule one per file its apply wrote: what
+    `say_finishing` and `record_settled` weigh once the files are planned."""
+    by_rule: dict[tuple[str, str], list[Held]] = {}
+    for h in unfinished():
+        by_rule.setdefault((h.write.batch, h.key), []).append(h)
+    out: list[list[Held]] = []
+    for (_, key), held in by_rule.items():
+        if key in chosen:
+            out.append(held)
+            continue
+        click.echo(f"note: an interrupted `learn apply` (of {held[0].write.written_at[:19]}) "
+                   f"left {key} in {', '.join(h.write.path for h in held)}, not yet in "
+                   f"{', '.join(held[0].missing)}; `learn apply --only {key}` finishes it")
+    return out
+
+
+def _writes_of(key: str, plans: Sequence[FilePlan]) -> set[str]:
+    """The files this apply plans to write `key` to (not refused)."""
+    return {str(plan.path) for plan in plans
+            if plan.refused is None and any(e.key == key for e in plan.applied)}
+
+
+def say_finishing(held: Sequence[list[Held]], plans: Sequence[FilePlan]) -> None:
+    """Say an interrupted apply is being finished, for the rules this apply writes to a
+    file that apply had not written yet. Said before anything was planned, it was said on
+    every apply that wrote nothing of the rule (`--agent claude`, the file declined, its
+    words already there): a rule held for good, and an apply claiming to finish it."""
+    for rule in held:
+        h, wrote = rule[0], [x.write.path for x in rule]
+        if _writes_of(h.key, plans) - set(wrote):
+            click.echo(f"finishing an interrupted `learn apply` (of {h.write.written_at[:19]}): "
+                       f"{h.key} is in {', '.join(wrote)}, not yet in {', '.join(h.missing)}")
+
+
+def record_settled(held: Sequence[list[Held]], plans: Sequence[FilePlan],
+                   edits: Sequence[RuleEdit], covered: dict[str, Proposal],
+                   decided: Collection[str], batch: str,
+                   record: Callable[[Proposal, Sequence[Landed]], None]) -> None:
+    """Record the held rules this apply covered (`covered`: the proposals it has an edit
+    for) and leaves as they are: every file it planned for the rule already holds it, or
+    the person said no to it (or excluded it: `--agent claude`), and none was refused.
+    Their held decisions are recorded with the files the interrupted apply wrote that
+    still hold the rule (`release`). Before, nothing ever recorded them: pending for good,
+    and every apply said it was finishing them.
+
+    `decided`: the keys this apply recorded itself, or the person confirmed a write of (a
+    write that failed leaves them held); `batch`: this apply's; `record`: how the apply
+    records a rule's decisions."""
+    groups: dict[str, set[str]] = {}  # real file -> the keys planned for it
+    for e in edits:
+        groups.setdefault(os.path.realpath(e.target.expanduser()), set()).add(e.key)
+    for rule in held:
+        h = rule[0]
+        if h.key not in covered or h.key in decided:
+            continue
+        if any(plan.refused is not None for plan in plans
+               if h.key in groups.get(str(plan.path), ())):
+            continue
+        done = release(h.key, (), batch, ())
+        record(covered[h.key], done)
+        if done:
+            click.echo(f"{h.key}: recorded as applied in {', '.join(d[0] for d in done)}, "
+                       f"where an interrupted `learn apply` (of {h.write.written_at[:19]}) "
+                       f"wrote it; this apply plans it for no other file (not "
+                       f"{', '.join(h.missing)})")
 
 
 def _holds(h: Held) -> bool:

@@ -25,8 +25,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 from learn.records.proposal import Proposal
 from learn.reduce.rule_places import (
@@ -45,9 +46,13 @@ from learn.transcripts.ids import AGENT_NAMES
 __all__ = [
     "ALWAYS",
     "FILE_AGENTS",
+    "GeminiContext",
     "Loading",
     "agents_with_files",
     "codex_doc",
+    "gemini_context",
+    "gemini_context_name",
+    "gemini_context_refusal",
     "gemini_file_names",
     "heard_by_a_reader",
     "loading",
@@ -89,10 +94,33 @@ def _names(value: object) -> tuple[str, ...] | None:
     return None
 
 
-def _gemini_setting(settings: Path) -> tuple[str, ...] | None:
+# A settings file is a few KB; one committed as a link to /dev/zero (or a FIFO) is not
+# read without end (as learn.report.confine.read_regular, which this layer cannot import).
+_SETTINGS_MAX: Final = 1024 * 1024
+
+
+def _settings_text(settings: Path) -> str | None:
     try:
-        data = json.loads(settings.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        fd = os.open(settings, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, _SETTINGS_MAX + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data.decode("utf-8", errors="replace") if len(data) <= _SETTINGS_MAX else None
+
+
+def _gemini_setting(settings: Path) -> tuple[str, ...] | None:
+    text = _settings_text(settings)
+    try:
+        data = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
         return None
     context = data.get("context") if isinstance(data, dict) else None
     return _names(context.get("fileName")) if isinstance(context, dict) else None
@@ -112,6 +140,69 @@ def gemini_file_names(folder: Path | None, home: Path) -> tuple[str, ...]:
             if names:
                 return names
     return _gemini_setting(gemini_dir(home) / "settings.json") or _GEMINI_DEFAULT
+
+
+# The context names written through a surface of their own (learn.report.confine.SURFACES).
+_GEMINI_OWN_ROWS: Final = ("GEMINI.md", "AGENTS.md", "CLAUDE.md")
+# Other agents' control files, by name in any case: a case-insensitive disk (macOS,
+# Windows) takes `claude.md` for CLAUDE.md; Claude Code's local file and Codex's
+# override are theirs, not Gemini's to be written into.
+_CONTROL_NAMES: Final = frozenset(n.casefold() for n in (
+    "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md",
+    "copilot-instructions.md"))
+
+
+def gemini_context_refusal(name: str) -> str | None:
+    """Why learn does not write Gemini's context file `name` (a `context.fileName`
+    entry), None when it does: the one rule the planner (learn.report.agent_targets) and
+    the writer's confinement (learn.report.confine) both ask.
+
+    Gemini CLI reads any name its settings give as its context (its docs' example is
+    `CONTEXT.md`), so that file is an instruction surface; but a project's
+    `.gemini/settings.json` comes with a cloned repository, so only a bare `*.md` file
+    name is one: no folder in it (`docs/ctx.md`, `../../home/.bashrc.md`, `C:ctx.md`),
+    not hidden, not another agent's control file. GEMINI.md, AGENTS.md and CLAUDE.md
+    are written as themselves. Before, any other name was planned and then refused by
+    the writer: every `learn apply` exited 1 and Gemini got nothing (audit of 2026-12)."""
+    if name in _GEMINI_OWN_ROWS:
+        return None
+    if any(c in name for c in "/\\:\0") or name in (".", ".."):
+        return "a path, not a file name"
+    if name.startswith("."):
+        return "a hidden file"
+    if not name.casefold().endswith(".md"):
+        return "not a .md file"
+    if name.casefold() in _CONTROL_NAMES or name.casefold().endswith(".instructions.md"):
+        return "another agent's own file"
+    if any(not c.isprintable() for c in name):
+        return "a name with control characters"
+    return None
+
+
+def gemini_context_name(name: str) -> bool:
+    """Whether learn may write Gemini's context file named `name` (gemini_context_refusal)."""
+    return gemini_context_refusal(name) is None
+
+
+class GeminiContext(NamedTuple):
+    """The context file learn writes Gemini's rules to in a folder: `name`, or None and
+    `why` (one line: Gemini gets nothing)."""
+
+    name: str | None
+    why: str = ""
+
+
+def gemini_context(folder: Path | None, home: Path) -> GeminiContext:
+    """The first of Gemini's context names in `folder` (gemini_file_names; None: the
+    user's) that learn writes (gemini_context_name); Gemini reads every one of them."""
+    names = gemini_file_names(folder, home)
+    for name in names:
+        if gemini_context_name(name):
+            return GeminiContext(name)
+    said = "; ".join(f"`{n}` is {gemini_context_refusal(n)}" for n in names)
+    return GeminiContext(None, f"Gemini CLI gets nothing: its settings' context.fileName names "
+                               f"no file learn writes ({said}); learn writes only a bare *.md "
+                               "file name, not hidden, not another agent's own")
 
 
 def opencode_config_dir(home: Path) -> Path:

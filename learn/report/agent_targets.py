@@ -15,7 +15,7 @@ The main destination (CLAUDE.md, `.claude/rules`, AGENTS.md, as `learn apply
 |---|---|---|
 | Claude Code | CLAUDE.md, when the main file is one it does not read (`--agents`) | the same, with CLAUDE.md |
 | Codex, OpenCode | AGENTS.md | AGENTS.md in the folder the globs share, else the root's with the scope in words |
-| Gemini CLI | GEMINI.md (or the first name of `context.fileName`) | the same, with that name |
+| Gemini CLI | GEMINI.md (or the first name of `context.fileName` learn writes: a bare `*.md` name) | the same, with that name |
 | Copilot CLI | `.github/copilot-instructions.md` | `.github/instructions/<name>.instructions.md` (`applyTo`) |
 | Cursor | `.cursor/rules/learn.mdc` (`alwaysApply`) | `.cursor/rules/<name>.mdc` (`globs`) |
 | Windsurf | `.windsurf/rules/learn.md` (`always_on`) | `.windsurf/rules/<name>.md` (`glob`) |
@@ -33,6 +33,11 @@ Codex, and a second copy in their own files was read twice.
 
 A restated or contradicted rule's old line is rewritten in every file that holds it
 (`replace_line`), not only the main one: left there, Codex read the old rule and the new.
+
+Gemini CLI reads whatever its settings' `context.fileName` names, but a project's
+`.gemini/settings.json` comes with a cloned repository: only a bare `*.md` file name is
+written (learn.reduce.agent_files.gemini_context_name, asked again by the writer's
+confinement); with none, Gemini gets nothing and the apply says why, once (`notes`).
 
 A user-scope rule goes to the agents' user files that exist as files: `~/.gemini/
 GEMINI.md`, `~/.copilot/copilot-instructions.md`, Codex's and OpenCode's AGENTS.md
@@ -55,7 +60,7 @@ from learn.reduce.agent_files import (
     WINDSURF_MAX_CHARS,
     agents_with_files,
     codex_doc,
-    gemini_file_names,
+    gemini_context,
     loading,
     opencode_config_dir,
     readers_of,
@@ -134,11 +139,23 @@ def _windsurf(rules: Path, name: str, adding: int, globs: Sequence[str],
                            fits=lambda text: len(text) + adding + 200 <= WINDSURF_MAX_CHARS)
 
 
-def _user_file(agent: str, home: Path) -> Path | None:
+def _gemini_file(folder: Path, settings: Path | None, home: Path,
+                 notes: list[str] | None) -> Path | None:
+    """Gemini's context file in `folder` (its settings read from `settings`, None: the
+    user's only); None, with why in `notes`, when its settings name none learn writes."""
+    found = gemini_context(settings, home)
+    if found.name is None:
+        if notes is not None and found.why not in notes:
+            notes.append(found.why)
+        return None
+    return folder / found.name
+
+
+def _user_file(agent: str, home: Path, notes: list[str] | None = None) -> Path | None:
     if agent == "claude":
         return claude_home(home) / "CLAUDE.md"
     if agent == "gemini":
-        return gemini_dir(home) / gemini_file_names(None, home)[0]
+        return _gemini_file(gemini_dir(home), None, home, notes)
     if agent == "copilot":
         return copilot_dir(home) / "copilot-instructions.md"
     if agent == "codex":
@@ -148,9 +165,10 @@ def _user_file(agent: str, home: Path) -> Path | None:
     return None
 
 
-def _chain_file(agent: str, folder: Path, root: Path, home: Path) -> Path:
+def _chain_file(agent: str, folder: Path, root: Path, home: Path,
+                notes: list[str] | None = None) -> Path | None:
     """The file `agent` reads in `folder` of project `root` (an agent that reads one file
-    per folder of the directory chain)."""
+    per folder of the directory chain); None: none learn writes (Gemini's, `notes` says)."""
     if agent == "claude":
         from learn.report.targets import project_claude_md
 
@@ -158,21 +176,23 @@ def _chain_file(agent: str, folder: Path, root: Path, home: Path) -> Path:
     if agent == "codex":
         return codex_doc(folder)
     if agent == "gemini":
-        return folder / gemini_file_names(folder, home)[0]
+        return _gemini_file(folder, folder, home, notes)
     return folder / "AGENTS.md"  # OpenCode
 
 
 def _project_file(agent: str, root: Path, p: Proposal, globs: Sequence[str], text: str,
-                  claims: Claims, home: Path) -> tuple[Path, str, tuple[str, ...]]:
-    """(file, rule text, globs its frontmatter keeps) for `agent` in project `root`."""
+                  claims: Claims, home: Path,
+                  notes: list[str] | None = None) -> tuple[Path | None, str, tuple[str, ...]]:
+    """(file, rule text, globs its frontmatter keeps) for `agent` in project `root`; no
+    file when the agent reads none learn writes (`notes` says why)."""
     if agent in ("claude", "codex", "opencode", "gemini"):
         if not globs:
-            return _chain_file(agent, root, root, home), text, ()
+            return _chain_file(agent, root, root, home, notes), text, ()
         folder = glob_folder(globs)
         # Loaded where its folder is worked on: a folder says the scope; else words do.
         if folder and all(g.startswith(folder + "/") for g in globs):
-            return _chain_file(agent, root / folder, root, home), text, ()
-        return _chain_file(agent, root, root, home), _in_words(text, globs), ()
+            return _chain_file(agent, root / folder, root, home, notes), text, ()
+        return _chain_file(agent, root, root, home, notes), _in_words(text, globs), ()
     # A rule's file in a rules folder is one that loads as the rule should: for its globs,
     # or always (learn.report.scoped_files).
     name = _slug(p) if globs else _NAME
@@ -204,7 +224,8 @@ def _owner(p: Proposal, main: RuleEdit) -> Path | None:
 
 
 def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
-                home: Path | None = None, claims: Claims | None = None) -> list[RuleEdit]:
+                home: Path | None = None, claims: Claims | None = None,
+                notes: list[str] | None = None) -> list[RuleEdit]:
     """The edits that write `main`'s rule for each other agent in `agents` (beside `main`).
 
     Work asked for by name (a command) stays with the agent it was made for. An agent
@@ -212,7 +233,8 @@ def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
     reads `main`'s file or one planned here before its turn) gets nothing new; Claude
     Code gets its CLAUDE.md only when it reads none of those (`--agents`, with a
     CLAUDE.md that does not import AGENTS.md). `claims`: the files the apply has planned so far, and how each loads
-    (learn.report.scoped_files); the files planned here join it."""
+    (learn.report.scoped_files); the files planned here join it. `notes`: why an agent
+    got nothing (Gemini's settings name no file learn writes), each said once."""
     if main.form == "command":
         return []
     home = home or Path.home()
@@ -230,13 +252,13 @@ def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
             continue
         kept: tuple[str, ...] = ()
         if root is None:
-            path = _user_file(agent, home)
-            if path is None:
-                continue
+            path = _user_file(agent, home, notes)
             text = main.text
         else:
             path, text, kept = _project_file(agent, root, p, globs, main.text,
-                                             {} if claims is None else claims, home)
+                                             {} if claims is None else claims, home, notes)
+        if path is None:
+            continue
         real = path.expanduser().resolve()
         if real in taken:
             continue  # one file two agents read (AGENTS.md: Codex and OpenCode)

@@ -47,7 +47,7 @@ from typing import Literal
 
 from learn.paths import data_dir
 from learn.projects import key_within, path_key
-from learn.reduce.agent_files import opencode_config_dir
+from learn.reduce.agent_files import gemini_context_name, gemini_file_names, opencode_config_dir
 from learn.reduce.rule_places import claude_home, codex_home
 from learn.report.errors import ConfinementError
 from learn.transcripts.copilot.places import copilot_dir
@@ -228,9 +228,40 @@ def _placed(path: Path, bases: list[tuple[Base, Path]]) -> list[tuple[Surface, P
             rel = path.relative_to(root)
         except ValueError:
             continue
-        out.extend((s, root) for s in SURFACES
-                   if s.base == base and _match(rel.parts, PurePosixPath(s.pattern).parts))
+        found = [(s, root) for s in SURFACES
+                 if s.base == base and _match(rel.parts, PurePosixPath(s.pattern).parts)]
+        context = None if found else _gemini_context(base, root, rel.parts)
+        out.extend(found if context is None else [(context, root)])
     return out
+
+
+def _gemini_context(base: Base, root: Path, parts: tuple[str, ...]) -> Surface | None:
+    """The surface `root/parts` is as Gemini CLI's context file named by its settings'
+    `context.fileName` (`CONTEXT.md`, its docs' example), else None.
+
+    A row per project that SURFACES cannot hold: the name is the settings', read again
+    here at write time from the folder the file is in (learn.reduce.agent_files.
+    gemini_file_names: the project's `.gemini/settings.json` nearest it, else the
+    user's), and it must be a name learn writes (gemini_context_name: a bare `*.md` file
+    name, not hidden, not another agent's file), in a folder a `**` crosses, or directly
+    in `~/.gemini` as the user's settings name it. The planner asks the same function,
+    so it never plans a file refused here."""
+    if not parts or not gemini_context_name(parts[-1]):
+        return None
+    name, folders = parts[-1], parts[:-1]
+    if base == "project" and all(_crossable(f) for f in folders):
+        try:
+            names = gemini_file_names(root.joinpath(*folders), Path.home())
+        except (OSError, RuntimeError):  # a folder on the way that cannot be resolved
+            return None
+        if name not in names:
+            return None
+        return Surface("project", f"**/{name}", f"Gemini CLI's context file {name} "
+                       "(its settings' context.fileName)", "instructions")
+    if base == "gemini-home" and not folders and name in gemini_file_names(None, Path.home()):
+        return Surface("gemini-home", name, f"~/.gemini/{name} (Gemini CLI's context file, "
+                       "its settings' context.fileName)", "instructions")
+    return None
 
 
 def _surfaces_at(path: Path, bases: list[tuple[Base, Path]]) -> list[Surface]:
@@ -347,7 +378,8 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
         raise ConfinementError(
             f"{asked}{via} is not an instruction file learn may write (a CLAUDE.md, AGENTS.md, "
             ".claude/rules, .claude/commands or .claude/settings file of the project "
-            f"[{where}], or the same under ~/.claude, ~/.codex; another agent's own: GEMINI.md, "
+            f"[{where}], or the same under ~/.claude, ~/.codex; another agent's own: GEMINI.md "
+            "or the bare *.md name Gemini's context.fileName gives, "
             ".github/copilot-instructions.md, .github/instructions, .cursor/rules, "
             ".windsurf/rules, .kiro/steering; links followed); nothing was written to it")
     if not internal:
