@@ -17,7 +17,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, Final, Literal, TypeVar, get_args
 
 import msgspec
 from msgspec import Meta, field
@@ -180,10 +180,39 @@ _ENCODER = msgspec.json.Encoder(enc_hook=_json_value)
 _S = TypeVar("_S", bound=_Section)
 
 
+# The words pydantic's lax mode read as a bool (case-insensitive), which the config
+# was read with until 2026-12-03: `show_name = "yes"` loaded then. msgspec reads only
+# "true"/"false"/"1"/"0" (and 1/0), so an upgrade stopped every `learn run` of such a
+# config with exit 2; the old spellings are read as they were. Anything else is
+# still an error.
+_TRUE: Final = frozenset({"1", "on", "t", "true", "y", "yes"})
+_FALSE: Final = frozenset({"0", "off", "f", "false", "n", "no"})
+
+
+def _old_booleans(kind: type[_Section], data: object) -> object:
+    """`data` with each bool setting of `kind` (nested sections too) that pydantic read
+    as a bool made one: "yes"/"no", "on"/"off", "y"/"n", "t"/"f" and 1.0/0.0."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for f in msgspec.structs.fields(kind):
+        if f.encode_name not in out:
+            continue
+        value = out[f.encode_name]
+        if isinstance(f.type, type) and issubclass(f.type, _Section):
+            out[f.encode_name] = _old_booleans(f.type, value)
+        elif f.type is bool:
+            if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
+                out[f.encode_name] = value.lower() in _TRUE
+            elif isinstance(value, float) and value in (0.0, 1.0):
+                out[f.encode_name] = value == 1.0
+    return out
+
+
 def checked(kind: type[_S], data: object) -> _S:
     """`data` (a TOML table, a section's fields) as `kind`, every setting checked;
     msgspec.ValidationError names what is wrong and where."""
-    return msgspec.convert(data, kind, strict=False, dec_hook=_path)
+    return msgspec.convert(_old_booleans(kind, data), kind, strict=False, dec_hook=_path)
 
 
 def config_json(config: Config) -> str:

@@ -182,7 +182,9 @@ def test_the_command_module_imports_nothing_heavy() -> None:
     assert out.strip() == "[]"
 
 
-def test_a_store_from_an_older_learn_is_not_upgraded_by_stats() -> None:
+def test_a_file_with_no_learn_schema_is_not_upgraded_by_stats() -> None:
+    # No schema marker: not a store stats may migrate (one an older learn wrote is:
+    # test_a_store_an_older_learn_wrote_is_migrated_and_read_by_stats).
     import apsw
 
     path = default_store_path()
@@ -196,6 +198,27 @@ def test_a_store_from_an_older_learn_is_not_upgraded_by_stats() -> None:
     assert result.output.startswith("learn stats: ") and result.output.count("\n") == 1
     assert "learn run` migrates it" in result.output
     assert path.read_bytes() == before
+
+
+def test_a_store_an_older_learn_wrote_is_migrated_and_read_by_stats() -> None:
+    # The first command after an upgrade: read-only, stats exited 1 and said "the next
+    # `learn run` migrates it" (a run that may re-mine every session); digest, report and
+    # apply migrate it, and so does stats now.
+    from learn.store.core import open_connection
+    from learn.store.schema import STEP_NAMES, StoreSchema, applied_migrations, migrate
+
+    path = default_store_path()
+    path.parent.mkdir(parents=True)
+    conn, _, _ = open_connection(path)
+    migrate(conn, StoreSchema(), upto=len(STEP_NAMES) - 2)
+    conn.execute("INSERT INTO runs (started_at, finished_at, args_json) "
+                 "VALUES ('2026-11-30T09:00:00+00:00', '2026-11-30T09:05:00+00:00', '{}')")
+    conn.close()
+    data = stats_json()
+    assert (data["runs"], data["finished_runs"]) == (1, 1)
+    conn, _, _ = open_connection(path)
+    assert applied_migrations(conn) == sorted(STEP_NAMES)
+    conn.close()
 
 
 @pytest.mark.parametrize("what", ["folder", "fifo"])

@@ -58,6 +58,24 @@ def test_a_bad_setting_is_an_error_that_names_it(tmp_path: Path, toml: str, said
     assert said in str(raised.value)
 
 
+@pytest.mark.parametrize(("value", "read"), [
+    ('"yes"', True), ('"YES"', True), ('"on"', True), ('"y"', True), ('"t"', True),
+    ('"no"', False), ('"Off"', False), ('"n"', False), ('"f"', False), ("1.0", True),
+    ("0.0", False), ('"true"', True), ("1", True), ("false", False),
+])
+def test_a_bool_is_read_in_every_spelling_the_config_took_before(
+        tmp_path: Path, value: str, read: bool) -> None:
+    # Until 2026-12-03 pydantic read the config, and its lax bool took "yes", "on", ...:
+    # such a config must not stop `learn run` after an upgrade.
+    assert _load(tmp_path, f"[team]\nshow_name = {value}\n").team.show_name is read
+
+
+@pytest.mark.parametrize("value", ['"maybe"', '" yes"', '""', "2", "0.5"])
+def test_a_bool_in_no_spelling_it_ever_took_is_still_an_error(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ConfigError, match=r"team\.show_name: Expected `bool`"):
+        _load(tmp_path, f"[team]\nshow_name = {value}\n")
+
+
 def test_an_override_is_checked_as_the_file_is(tmp_path: Path) -> None:
     config = _load(tmp_path, "", LEARN_BACKEND="claude-cli", LEARN_CONCURRENCY="8",
                    LEARN_MODEL="m-1", LEARN_MODEL_JUDGE="m-2", LEARN_DATABASE_URL="postgresql://a@b/c")

@@ -16,7 +16,8 @@ STORE = Path(__file__).resolve().parent.parent / "learn" / "store"
 # Bottom first; within a layer, a module may import those before it.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("connection", ("connection", "db", "postgres", "target")),
-    ("definitions", ("layout", "dialects", "run_json", "vector_tables", "feedback_rows")),
+    ("definitions", ("layout", "dialects", "run_json", "vector_tables", "feedback_rows",
+                     "points")),
     ("table DDL", ("session_index_ddl", "proposals_ddl", "apply_journal_ddl", "project_keys")),
     ("migration steps", ("migrations",)),
     ("migration engine", ("schema",)),

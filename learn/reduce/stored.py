@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from learn.records.proposal import Proposal, RunResult, Verdict
 from learn.reduce.protocols import ShownRecord
 from learn.store.label_tables import text_hash
-from learn.store.proposals import ProposalState, declined_at_threshold, declined_like
+from learn.store.proposals import DeclinedRows, declined_at_threshold
 from learn.store.proposals_ddl import projects_of
 from learn.store.run_json import result_to_full_json
 from learn.store.shown_table import ANYWHERE
@@ -75,12 +75,23 @@ class StoreShownState:
     def __init__(self, store: Store, project: str | None = None) -> None:
         self._store = store
         self._project = project  # the run's project (None: every project)
-        self._declined: list[ProposalState] | None = None  # read on the first point asked
+        self._declined: DeclinedRows | None = None  # read on the first point asked
+        self._without_body: dict[str, set[str]] | None = None  # likewise
 
     def get(self, key: str, projects: Sequence[str] = (), *,
             point: Proposal | None = None) -> ShownRecord | None:
-        shown = self._store.shown
         where = list(projects) or ([self._project] if self._project else [])
+        if self._without_body is None:
+            self._without_body = self._store.proposals.without_body(self._project)
+        bodiless = self._without_body.get(key)
+        if bodiless and (not where or bodiless & set(where)):
+            # Pending as an accepted command nobody wrote the instruction of (stored by
+            # a learn before 2026-12-02; ProposalBook.without_body): `learn apply`
+            # refuses it and sends the person to `learn run`, so the run shows it again,
+            # judges it and writes its body, instead of holding it back as shown before
+            # for good. Once written, it is held back as before.
+            return None
+        shown = self._store.shown
         found = shown.shown_in(key)
         if where:
             per = [found.get(p) or found.get(ANYWHERE) for p in where]
@@ -93,8 +104,8 @@ class StoreShownState:
             # Declined under another key (an offline label, then a model's): the person
             # said no to the point, so it waits for the same threshold under this key.
             if self._declined is None:
-                self._declined = self._store.proposals.declined(self._project)
-            like = declined_like(point, self._declined)
+                self._declined = DeclinedRows(self._store.proposals.declined(self._project))
+            like = self._declined.like(point)
             reoffer = None if like is None else declined_at_threshold(like)
         if reoffer is not None:
             return ShownRecord(shown_at=(sp.last_shown_at if sp is not None else ""),

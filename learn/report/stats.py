@@ -3,7 +3,9 @@ the rule files already are.
 
 Reading stats must never create the store: a user who types `learn stats` before
 their first run gets "no runs yet", not an empty database in ~/.local/share. So
-the store is opened read-only, and only an existing file is opened at all.
+the store is opened read-only, and only an existing file is opened at all. The one
+write is a migration: a store an older learn wrote is migrated, as every other
+command that opens it does (read_store_stats).
 
 The rule-file sizes are there because every line of CLAUDE.md / AGENTS.md is read
 on every turn of every session; ~tokens is bytes/4, the usual rough ratio for
@@ -155,7 +157,8 @@ def summarize(
 
 def read_store_stats(path: Path | str) -> StoreStats | None:
     """The totals of the store at `path` (a file, or a `postgresql://` URL), or None when
-    there is no store file. Writes nothing.
+    there is no store file. Writes nothing but the migrations a store from an older
+    learn needs.
 
     Raises learn.store.db.StoreError (or apsw's errors) for a store that cannot be read.
     """
@@ -166,8 +169,19 @@ def read_store_stats(path: Path | str) -> StoreStats | None:
     if isinstance(path, Path) and no_store_at(path):
         return None
     from learn.store import open_store
+    from learn.store.db import MigrationsPendingError
 
-    with open_store(path, readonly=True) as store:
+    try:
+        store = open_store(path, readonly=True)
+    except MigrationsPendingError:
+        # A store an older learn wrote, read first by stats after an upgrade: migrated
+        # here, as `learn digest`, `report` and `apply` do when they open it. Read-only
+        # stats said "the next `learn run` migrates it", and a run after an upgrade can
+        # cost a re-mine of every session (a new redaction version): the migration
+        # itself is free. A file that is no learn store, or one a newer learn wrote, is
+        # still refused, untouched.
+        store = open_store(path)
+    with store:
         runs = store.runs.usage_rows()
         proposals = store.shown.shown_counts()
         decisions = store.shown.decision_rows()

@@ -14,7 +14,8 @@ an import that points up):
                    (PostgreSQL via psycopg)
   definitions      layout (StoreSchema), dialects (every DDL difference between
                    the engines), run_json (a run's stored form), vector_tables,
-                   feedback_rows (the ledger's row shapes)
+                   feedback_rows (the ledger's row shapes), points (whether two
+                   proposals make the same point)
   table DDL        session_index_ddl, proposals_ddl (tables whose code lives above),
                    project_keys (migration 0018: stored project keys made identities)
   migration steps  migrations (one definition per step, both engines)

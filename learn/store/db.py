@@ -52,6 +52,10 @@ class SchemaMismatchError(StoreError):
     """The database on disk is not the schema this code expects (identity, layout or version)."""
 
 
+class MigrationsPendingError(SchemaMismatchError):
+    """A learn store an older learn wrote, opened read-only: opening it writable migrates it."""
+
+
 class StoreBusyError(StoreError):
     """Another process held the database lock for longer than the busy timeout."""
 

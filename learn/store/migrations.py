@@ -41,6 +41,7 @@ from learn.store.connection import Connection
 from learn.store.dialects import Dialect
 from learn.store.layout import StoreSchema
 from learn.store.project_keys import rekey as project_rekey
+from learn.store.proposals_ddl import carry_runs as proposals_from_runs
 from learn.store.proposals_ddl import create_tables as proposal_tables
 from learn.store.session_index_ddl import create_table as session_index_table
 from learn.store.session_index_ddl import derived_only as session_index_derived_only
@@ -508,6 +509,21 @@ def _m025_apply_writes_state(conn: Connection, s: StoreSchema, d: Dialect) -> No
     apply_writes_pending_state(conn, d)
 
 
+def _m026_proposal_states_every_run(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # 0011 once filled the proposal book from the newest stored run alone. A daily `learn
+    # run` mostly proposes nothing new (its points were shown before), so the upgrade
+    # lost every pending proposal, and the next run held them back as shown before: they
+    # never came back. Each run keeps its full result (runs.result_full_json, 0004), so
+    # the runs that finished before 0011 was applied give them back now, pending unless
+    # decided (learn.store.proposals_ddl.carry_runs: what the book has stays as it is);
+    # their project keys are then decided as 0018 and 0024 do. A store 0011 filled from
+    # every run finds nothing to add.
+    row = conn.execute("SELECT applied_at FROM _migrations "
+                       "WHERE name = '0011_proposal_states'").fetchone()
+    if row is not None and proposals_from_runs(conn, before=str(row[0])):
+        project_rekey(conn)
+
+
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_feedback", _m001_feedback),
     ("0002_learn_tables", _m002_learn_tables),
@@ -530,6 +546,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0023_apply_writes_made_folders", _m023_apply_writes_made_folders),
     ("0024_project_identity_wsl", _m024_project_identity_wsl),
     ("0025_apply_writes_state", _m025_apply_writes_state),
+    ("0026_proposal_states_every_run", _m026_proposal_states_every_run),
 )
 STEP_NAMES: tuple[str, ...] = tuple(name for name, _ in MIGRATIONS)
 SCHEMA_VERSION = len(STEP_NAMES)

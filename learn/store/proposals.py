@@ -34,6 +34,8 @@ from learn.projects import key_within
 from learn.records.proposal import Proposal
 from learn.store.connection import Connection, where
 from learn.store.feedback import FeedbackStore
+from learn.store.points import Points
+from learn.store.points import same_point as same_point
 
 # The tables (migration 0011) and the row helpers its backfill shares, in a leaf.
 from learn.store.proposals_ddl import STATES as STATES
@@ -41,7 +43,6 @@ from learn.store.proposals_ddl import State as State
 from learn.store.proposals_ddl import accepted_of, proposal_from_json, proposal_json
 from learn.store.proposals_ddl import create_tables as create_tables
 from learn.store.proposals_ddl import projects_of as projects_of
-from learn.textfold import fold
 
 # "check": learn's check (learn.guard) installed for a rule in place.
 Form = Literal["rule", "command", "permission", "codex-rule", "path-rule", "check"]
@@ -75,48 +76,26 @@ def reoffer_at(sessions_when_declined: int) -> int:
     return REOFFER_FACTOR * max(1, sessions_when_declined)
 
 
-# A quote shorter than this (folded) is too generic for containment to say "the same
-# utterance": "no" is in every message.
-_MIN_CONTAINED = 20
-
-
-def _same_quote(a: str, b: str) -> bool:
-    """Folded quotes `a` and `b` are one utterance: equal, or one cut from the other (a
-    model quotes a part of what the person typed, an offline run the whole turn)."""
-    if a == b:
-        return True
-    short, long = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= _MIN_CONTAINED and short in long
-
-
-def same_point(new: Proposal, old: Proposal) -> bool:
-    """Whether `new` is the point `old` already made, under whatever key: the judge gave
-    both the same canonical key, or most of `new`'s evidence (its distinct (session,
-    quote) pairs) was `old`'s. The one test of "the same point" a decision carries over
-    by (ProposalBook.record, learn.reduce.stored): the label of a point changes between an
-    offline run and a model run, its quotes do not. A point with mostly other quotes
-    is another point, whatever it shares."""
-    mine = new.verdict.canonical_key if new.verdict else None
-    theirs = old.verdict.canonical_key if old.verdict else None
-    if mine and mine == theirs:
-        return True
-    said = {(q.session_id, fold(q.text)) for q in new.quotes if q.text.strip()}
-    if not said:
-        return False
-    before: dict[str, list[str]] = {}
-    for q in old.quotes:
-        before.setdefault(q.session_id, []).append(fold(q.text))
-    shared = sum(1 for sid, text in said if any(_same_quote(text, t) for t in before.get(sid, ())))
-    return 2 * shared > len(said)
-
-
 def declined_like(point: Proposal, rows: Iterable[ProposalState]) -> ProposalState | None:
     """The declined row (of another key) that holds the same point as `point`
     (`same_point`), the one with the highest threshold when several do (declined
-    twice, it waits for the larger count); None when none does."""
-    found = [r for r in rows
-             if r.state == "declined" and r.key != point.key and same_point(point, r.proposal)]
-    return max(found, key=declined_at_threshold, default=None)
+    twice, it waits for the larger count); None when none does. Asked of many
+    points, `DeclinedRows` folds the rows' quotes once."""
+    return DeclinedRows(rows).like(point)
+
+
+class DeclinedRows:
+    """The declined rows among `rows`, indexed once (learn.store.points.Points) for
+    `like`, which answers as `declined_like` does: a run asks it for every point it
+    counts, a run's record for every new key."""
+
+    def __init__(self, rows: Iterable[ProposalState]) -> None:
+        self._points: Points[ProposalState] = Points(
+            (r.proposal, r) for r in rows if r.state == "declined")
+
+    def like(self, point: Proposal) -> ProposalState | None:
+        found = [r for r in self._points.holding(point) if r.key != point.key]
+        return max(found, key=declined_at_threshold, default=None)
 
 
 def declined_at_threshold(row: ProposalState) -> int:
@@ -195,14 +174,14 @@ class ProposalBook:
         every project made.
         """
         when = at or now_iso()
-        declined: dict[str, list[ProposalState]] = {}
+        declined: dict[str, DeclinedRows] = {}
 
-        def declined_in(conn: Connection, project: str) -> list[ProposalState]:
+        def declined_in(conn: Connection, project: str) -> DeclinedRows:
             # Read once per project, in this transaction: every new key is checked against them.
             if project not in declined:
-                declined[project] = [self._row(r) for r in conn.query_dicts(
+                declined[project] = DeclinedRows(self._row(r) for r in conn.query_dicts(
                     "SELECT * FROM proposal_states WHERE project = $1 AND state = 'declined'",
-                    (project,))]
+                    (project,)))
             return declined[project]
 
         def run(conn: Connection) -> None:
@@ -218,7 +197,7 @@ class ProposalBook:
                         # declined too, until the point reaches that row's threshold: the
                         # decline was about the point, not its label. It carries the old
                         # row's decided_sessions, so the threshold stays the one promised.
-                        carried = declined_like(p, declined_in(conn, project))
+                        carried = declined_in(conn, project).like(p)
                         if carried is not None and p.sessions < declined_at_threshold(carried):
                             state0, decided_at = "declined", carried.decided_at or when
                             decided_n: int | None = carried.decided_sessions or carried.sessions
@@ -312,6 +291,20 @@ class ProposalBook:
         every apply (learn.commands.apply_recover: a held decision's rule is pending)."""
         return {str(r["key"]) for r in self.store.sql(
             "SELECT DISTINCT key FROM proposal_states WHERE state = 'pending'", [])}
+
+    def without_body(self, project: str | None) -> dict[str, set[str]]:
+        """key -> the projects it is pending in (in `project`, or every project when None)
+        as a command the judge accepted and nobody wrote the instruction of (no
+        `command_body`). A learn from before 2026-12-02 stored its requests so (its
+        apply wrote the quote as the command); a model run whose body came back as a
+        copy of a quote too. `learn apply` refuses them and sends the person to `learn
+        run`, so a run shows such a point again instead of holding it back as shown
+        before, and its model writes the body (learn.reduce.stored.StoreShownState)."""
+        out: dict[str, set[str]] = {}
+        for r in self.pending(project):
+            if _lacks_body(r.proposal):
+                out.setdefault(r.key, set()).add(r.project)
+        return out
 
     def summary(self, project: str | None, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
         """One line each for the accepted proposals pending in `project`, other than
@@ -420,3 +413,14 @@ class ProposalBook:
                          "'edited') AND decided_at >= $2", (key, since))
 
         self.store._write(run)
+
+
+def _lacks_body(p: Proposal) -> bool:
+    """`p` is written as a command (a request, or a point made one: as
+    learn.report.targets.form_for decides) the judge accepted, and no instruction was
+    written for it. Not one no judge saw (an offline run's): shown again by every
+    offline run, it would still get no body, since only a model writes one."""
+    is_command = (p.kind == "request" or p.surface == "command") and p.surface not in (
+        "permission", "path-rule")
+    accepted = p.verdict is not None and p.verdict.accepted
+    return is_command and accepted and not (p.command_body or "").strip()

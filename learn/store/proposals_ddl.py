@@ -1,4 +1,5 @@
-"""The proposal book's tables (learn.store.proposals): migration 0011, and its backfill.
+"""The proposal book's tables (learn.store.proposals): migration 0011, and its backfill
+from the stored runs (again in 0026, for stores 0011 backfilled from the newest run only).
 
 A leaf the migration list (learn.store.migrations) imports without importing the
 book, which opens the store. One DDL for both engines; the dialect says the types.
@@ -89,38 +90,94 @@ def create_tables(conn: Connection, d: Dialect) -> None:
     for statement in ddl(d).split(";"):
         if statement.strip():
             conn.execute(statement)
-    _backfill(conn)
+    carry_runs(conn)
 
 
 _DECIDED: dict[str, State] = {"accepted": "applied", "edited": "edited", "dismissed": "declined"}
 
 
-def _backfill(conn: Connection) -> None:
-    """The newest stored run's proposals become rows, so the first `learn apply` after the
-    upgrade still finds what that run proposed; a decision already taken on a key
-    (the decisions ledger) gives its state."""
-    row = conn.execute("SELECT id, finished_at, result_full_json FROM runs WHERE "
-                       "result_full_json IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
-    if row is None:
-        return
+def carry_runs(conn: Connection, *, before: str | None = None) -> int:
+    """Every stored run's proposals become rows of the book (only runs that finished
+    before `before`, when given): what a learn from before the book proposed stays
+    pending until the person decides. Returns the rows made.
+
+    The runs are walked newest first, and each (project, key) is made once, from the
+    newest run that proposed it (its latest count and wording); the oldest run that
+    did gives when it was first proposed. A daily `learn run` mostly proposes nothing
+    new (its points were shown before): taking the newest run alone left the book
+    empty and lost every pending proposal on the upgrade. A row's state is the
+    decision taken on its key (the decisions ledger); with none, a proposal whose
+    point a row of another key already holds (a newer run's label of it, `same_point`)
+    gives way to that row (`superseded`), and any other is pending. A (project, key)
+    the book has is left as it is, but for an earlier first-proposed date."""
+    from learn.store.points import Points
     from learn.store.run_json import result_from_full_json
 
-    result = result_from_full_json(json.loads(row[2]))
-    when = str(row[1] or now_iso())
-    for p in result.proposals:
-        if p.people is not None or (p.verdict is None and not result.offline):
-            continue
-        decided = conn.execute("SELECT decision, at FROM decisions WHERE key = $1 "
-                               "ORDER BY at DESC, id DESC LIMIT 1", (p.key,)).fetchone()
-        state: State = _DECIDED.get(str(decided[0]), "pending") if decided else "pending"
-        for project in projects_of(p):
-            conn.execute(
-                "INSERT INTO proposal_states (project, key, canonical_key, kind, accepted, state, "
-                "sessions, proposal_json, first_run_id, last_run_id, first_proposed_at, "
-                "last_proposed_at, decided_at, decided_sessions) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
-                "ON CONFLICT (project, key) DO NOTHING",
-                (project, p.key, p.verdict.canonical_key if p.verdict else None, p.kind,
-                 accepted_of(p), state, p.sessions, proposal_json(p), int(row[0]), int(row[0]),
-                 when, when, decided[1] if decided else None,
-                 p.sessions if decided else None))
+    book: dict[str, dict[str, tuple[int, str]]] = {}  # project -> key -> (id, first proposed)
+    points: dict[str, Points[str]] = {}  # project -> its rows' proposals, each with its key
+
+    def known(project: str) -> dict[str, tuple[int, str]]:
+        if project not in book:
+            rows = conn.query_dicts("SELECT id, key, first_proposed_at, proposal_json FROM "
+                                    "proposal_states WHERE project = $1", (project,))
+            book[project] = {str(r["key"]): (int(r["id"]), str(r["first_proposed_at"]))
+                             for r in rows}
+            points[project] = Points((proposal_from_json(r["proposal_json"]), str(r["key"]))
+                                     for r in rows)
+        return book[project]
+
+    decided: dict[str, tuple[str, str] | None] = {}
+
+    def decision(key: str) -> tuple[str, str] | None:
+        if key not in decided:
+            row = conn.execute("SELECT decision, at FROM decisions WHERE key = $1 "
+                               "ORDER BY at DESC, id DESC LIMIT 1", (key,)).fetchone()
+            decided[key] = None if row is None else (str(row[0]), str(row[1]))
+        return decided[key]
+
+    clause, params = ("AND COALESCE(finished_at, started_at) < $1", (before,)) \
+        if before is not None else ("", ())
+    runs = conn.execute("SELECT id FROM runs WHERE result_full_json IS NOT NULL "
+                        f"{clause} ORDER BY id DESC", params).fetchall()
+    made = 0
+    for (run_id,) in runs:
+        row = conn.execute("SELECT finished_at, started_at, result_full_json FROM runs "
+                           "WHERE id = $1", (int(run_id),)).fetchone()
+        result = result_from_full_json(json.loads(row[2]))
+        when = str(row[0] or row[1] or now_iso())
+        added: list[tuple[str, Proposal]] = []  # held against the older runs only
+        for p in result.proposals:
+            if p.people is not None or (p.verdict is None and not result.offline):
+                continue
+            for project in projects_of(p):
+                rows = known(project)
+                if p.key in rows:
+                    rid, first = rows[p.key]
+                    if when < first:
+                        conn.execute("UPDATE proposal_states SET first_run_id = $1, "
+                                     "first_proposed_at = $2 WHERE id = $3",
+                                     (int(run_id), when, rid))
+                        rows[p.key] = (rid, when)
+                    continue
+                taken = decision(p.key)
+                holder = next((k for k in points[project].holding(p) if k != p.key), None)
+                state: State = (_DECIDED.get(taken[0], "pending") if taken
+                                else "superseded" if holder is not None else "pending")
+                (rid,) = conn.execute(
+                    "INSERT INTO proposal_states (project, key, canonical_key, kind, accepted, "
+                    "state, sessions, proposal_json, first_run_id, last_run_id, "
+                    "first_proposed_at, last_proposed_at, decided_at, decided_sessions, "
+                    "superseded_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
+                    "$13, $14, $15) RETURNING id",
+                    (project, p.key, p.verdict.canonical_key if p.verdict else None, p.kind,
+                     accepted_of(p), state, p.sessions, proposal_json(p), int(run_id),
+                     int(run_id), when, when,
+                     taken[1] if taken else (when if state == "superseded" else None),
+                     p.sessions if taken else None,
+                     holder if state == "superseded" else None)).fetchone()
+                rows[p.key] = (int(rid), when)
+                added.append((project, p))
+                made += 1
+        for project, p in added:
+            points[project].add(p, p.key)
+    return made

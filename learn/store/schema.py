@@ -19,7 +19,7 @@ from typing import Any
 
 from learn.isotime import now_iso as _now
 from learn.store.connection import Connection, rollback
-from learn.store.db import SchemaMismatchError
+from learn.store.db import MigrationsPendingError, SchemaMismatchError
 from learn.store.dialects import SQLITE as SQLITE
 from learn.store.dialects import Dialect as Dialect
 from learn.store.dialects import dialect_of as dialect_of
@@ -89,7 +89,7 @@ def verify(conn: Connection, schema: StoreSchema) -> None:
         raise SchemaMismatchError(f"database is newer than this learn (migrations {unknown})")
     missing = [n for n in known if n not in applied]
     if missing:
-        raise SchemaMismatchError(f"database needs migrations {missing}; open it writable once")
+        raise MigrationsPendingError(f"database needs migrations {missing}; open it writable once")
     absent = [c for c in schema.extra_column_names if c not in _columns(conn, "feedback_events")]
     if absent:
         raise SchemaMismatchError(f"feedback_events lacks event columns {absent}")
