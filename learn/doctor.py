@@ -173,9 +173,11 @@ def check_store(path: Path | str) -> Check:
     except SchemaMismatchError as exc:
         if "newer" in str(exc):
             return Check("store", "fail", f"{path}: {exc}", "upgrade learn (pip install -U)")
-        # An older schema is migrated by the next run; nothing is wrong yet.
+        # An older schema is migrated by the next command that opens it; nothing is wrong
+        # yet. Named a free one: a run after an upgrade may mine again, paid.
         return Check("store", "warn", f"{path}: {exc}",
-                     "the next `learn run` migrates it (back it up first if unsure)")
+                     "`learn stats` (or any command that reads it) migrates it; "
+                     "back it up first if unsure")
     except StoreFullError as exc:
         return Check("store", "fail", str(exc), "free some disk space; nothing in the store is lost")
     except (StoreError, apsw.Error) as exc:

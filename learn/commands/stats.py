@@ -1,6 +1,7 @@
 """`learn stats`: proposals, decisions, runs, tokens and cost so far, and rule-file sizes.
 
-Read-only: without a store it says "no runs yet" and exits 0, creating nothing.
+It creates nothing: without a store it says "no runs yet" and exits 0. A store an older
+learn wrote is migrated, as digest and apply do (learn.report.stats.read_store_stats).
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ def command(as_json: bool, project: Path | None) -> None:
 
     existing_project(project)
 
-    # A corrupt, locked or older store is one line from the CLI edge (learn.errors);
-    # stats only reads, so an older store is not upgraded here.
+    # A corrupt, locked or newer store is one line from the CLI edge (learn.errors).
     stats = collect_stats(project=(project or Path.cwd()).expanduser())
     if as_json:
         click.echo(json.dumps(stats_to_json(stats), indent=2))
