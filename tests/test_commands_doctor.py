@@ -195,7 +195,7 @@ def test_a_corrupt_store_fails_and_an_old_one_only_warns(tmp_path: Path) -> None
     conn.close()
     old.chmod(0o600)
     c = check_store(old)
-    assert c.status == "warn" and "learn run" in c.hint
+    assert c.status == "warn" and "learn stats" in c.hint
 
 
 class _Fake:
