@@ -27,6 +27,10 @@ class NamingStats:
     labels: int = 0  # distinct (kind, label)
     known_reused: int = 0  # distinct labels that were already in the index
     labels_merged: int = 0  # drifted labels folded into another (learn/reduce/drift.py)
+    # The namer overruled (learn/reduce/regroup.py): lone labels rejoined, lumped quotes moved.
+    labels_rejoined: int = 0
+    quotes_moved: int = 0
+    lumps_asked: int = 0  # quotes far from their label-mates, asked again alone
     reused_texts: int = 0  # unique texts labelled by an earlier run, not asked again
     # Candidates whose naming call failed: grouped only with near-identical wording.
     unnamed_failed: int = 0
@@ -47,6 +51,9 @@ class NamingStats:
             "labels": self.labels,
             "known_reused": self.known_reused,
             "labels_merged": self.labels_merged,
+            "labels_rejoined": self.labels_rejoined,
+            "quotes_moved": self.quotes_moved,
+            "lumps_asked": self.lumps_asked,
             "reused_texts": self.reused_texts,
             "unnamed_failed": self.unnamed_failed,
             "labels_per_candidate": round(self.labels_per_candidate, 4),
