@@ -77,3 +77,16 @@ def test_a_new_mining_prompt_asks_again(tmp_path: Path, monkeypatch: pytest.Monk
     backend = ScriptedBackend(default=SAID)
     mine_sessions([s], backend, model=MODEL, cache=cache)
     assert len(backend.requests) == 1
+
+
+def test_another_session_of_the_same_text_is_not_given_this_ones_answer(tmp_path: Path) -> None:
+    # Its quotes are dated from its own turns: reused, they carried the other's dates
+    # (what last-seen, --since and "said again after it was applied" read).
+    first = _session(tmp_path, "a", "we use bun here, never npm")
+    cache = MineCache(tmp_path / "cache")
+    mine_sessions([first], ScriptedBackend(default=SAID), model=MODEL, cache=cache)
+    other = _session(tmp_path, "b", "we use bun here, never npm")
+    assert plan_mining([other.path], cache, MODEL, views={other.path: other}).to_mine
+    backend = ScriptedBackend(default=SAID)
+    [result] = mine_sessions([other], backend, model=MODEL, cache=cache)
+    assert len(backend.requests) == 1 and not result.cached

@@ -72,7 +72,9 @@ def rendered_key(blocks: Sequence[str]) -> str:
     the person's whole history. Most sessions render the same text under a new rule
     set (a rule for a secret they never typed), and the same text sent under the same
     prompt is the same question: the answer kept under this key is reused, and only a
-    session whose text did change is asked again. Not the model: as `cache_key`."""
+    session whose text did change is asked again. Not the model: as `cache_key`. Only
+    the session that was answered reuses it (the miner checks the entry's id): another
+    of the same text dates its quotes from its own turns."""
     h = hashlib.sha256(f"rendered\0mine{prompt_version()}\0".encode())
     for block in blocks:
         h.update(block.encode("utf-8", "surrogatepass") + b"\x1e")

@@ -243,9 +243,13 @@ def _cached(session: Session, cache: MineCache | None) -> tuple[str | None, Sess
     return key, _entry(session, cache, key)
 
 
-def _entry(session: Session, cache: MineCache, key: str) -> SessionMineResult | None:
+def _entry(session: Session, cache: MineCache, key: str, *,
+           same_session: bool = False) -> SessionMineResult | None:
+    """The cached answer under `key` as this session's; with `same_session`, only one
+    this session was answered (a `rendered_key`: another session of the same text has its
+    own quote times, and they would have dated this one's quotes)."""
     entry = cache.get(key)
-    if entry is None:
+    if entry is None or (same_session and entry.candidates.session_id != session.id):
         return None
     # Identity and dates come from the session as read now; the candidates
     # from the cache.
@@ -313,7 +317,7 @@ def mine_sessions(
                     # The same text sent under another of learn's versions (rendered_key).
                     by_sent = sent_cache or cache.sent()
                     sent = rendered_key(render_blocks(session, fingerprints))
-                    hit = _entry(session, by_sent, sent)
+                    hit = _entry(session, by_sent, sent, same_session=True)
                     if hit is not None:
                         keep(cache, key, hit)
                     else:

@@ -131,7 +131,8 @@ def plan_mining(
             empty.append(planned)
             continue
         blocks = render_blocks(session, fingerprints)
-        if cache is not None and cache.sent().get(rendered_key(blocks)) is not None:
+        kept = cache.sent().get(rendered_key(blocks)) if cache is not None else None
+        if kept is not None and kept.candidates.session_id == session.id:
             # Its text as sent was answered under another of learn's versions: the miner
             # reuses that answer (learn.mining.cache.rendered_key), no call to price.
             cached.append(planned)
