@@ -88,6 +88,37 @@ def test_a_store_from_before_the_book_keeps_every_runs_pending_proposals(
                                          "directive:leave-generated": "declined"}
 
 
+def test_a_rule_written_in_one_project_is_no_decision_in_another(
+        tmp_path: Path, store_target: Path | str) -> None:
+    # The same point proposed in two projects and written into one's CLAUDE.md: the
+    # other's stays pending (taken by key alone it was `applied` there, nothing written).
+    # A rule written to the person's own file, and a decline, hold everywhere.
+    api, web = repo(tmp_path / "shop-api"), repo(tmp_path / "web-app")
+    bun = dataclasses.replace(point(api, "use-bun", "use bun, never npm"), quotes=(
+        *point(api, "use-bun", "use bun, never npm").quotes,
+        *point(web, "use-bun", "use bun, never npm", sessions="w").quotes))
+    ruff = dataclasses.replace(point(api, "run-ruff", "run ruff first"), quotes=(
+        *point(api, "run-ruff", "run ruff first").quotes,
+        *point(web, "run-ruff", "run ruff first", sessions="w").quotes))
+    mine = dataclasses.replace(point(api, "short-commits", "short commit messages"), quotes=(
+        *point(api, "short-commits", "short commit messages").quotes,
+        *point(web, "short-commits", "short commit messages", sessions="w").quotes))
+    old_store(store_target, [("2026-11-28T09:00:00+00:00", result(bun, ruff, mine))])
+    conn, _, _ = open_connection(store_target)
+    conn.execute("INSERT INTO decisions (key, decision, target_file, at) VALUES "
+                 "('directive:use-bun', 'accepted', $1, '2026-11-28T10:00:00+00:00'), "
+                 "('directive:run-ruff', 'dismissed', NULL, '2026-11-28T10:01:00+00:00'), "
+                 "('directive:short-commits', 'accepted', $2, '2026-11-28T10:02:00+00:00')",
+                 (str(web / "CLAUDE.md"), str(tmp_path / "home" / ".claude" / "CLAUDE.md")))
+    conn.close()
+    assert states(store_target, web) == {"directive:use-bun": "applied",
+                                         "directive:run-ruff": "declined",
+                                         "directive:short-commits": "applied"}
+    assert states(store_target, api) == {"directive:use-bun": "pending",
+                                         "directive:run-ruff": "declined",
+                                         "directive:short-commits": "applied"}
+
+
 def test_each_proposal_is_carried_as_the_newest_run_counted_it(
         tmp_path: Path, store_target: Path | str) -> None:
     api = repo(tmp_path / "shop-api")

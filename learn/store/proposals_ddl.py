@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from typing import TYPE_CHECKING, Literal
 
 from learn.isotime import now_iso
-from learn.projects import quote_projects
+from learn.projects import is_path, key_within, path_key, quote_projects
 from learn.store.connection import Connection
 from learn.store.dialects import Dialect
 
@@ -126,14 +127,29 @@ def carry_runs(conn: Connection, *, before: str | None = None) -> int:
                                      for r in rows)
         return book[project]
 
-    decided: dict[str, tuple[str, str] | None] = {}
+    ledger: dict[str, list[tuple[str, str, str | None]]] = {}
 
-    def decision(key: str) -> tuple[str, str] | None:
-        if key not in decided:
-            row = conn.execute("SELECT decision, at FROM decisions WHERE key = $1 "
-                               "ORDER BY at DESC, id DESC LIMIT 1", (key,)).fetchone()
-            decided[key] = None if row is None else (str(row[0]), str(row[1]))
-        return decided[key]
+    def decision(key: str, project: str, named: list[str]) -> tuple[str, str] | None:
+        """The newest decision on `key` that holds in `project`: a decline (learn declined
+        a key everywhere), or a write to a file in this project's folder, or to one in
+        none of the projects it was proposed in (the person's own CLAUDE.md). A rule
+        written into another project's file is no decision here: taken by key alone, a
+        rule accepted in web-app was `applied` in shop-api, where nothing was written,
+        and its pending proposal there was lost (review of migration 0026)."""
+        if key not in ledger:
+            ledger[key] = [(str(r[0]), str(r[1]), None if r[2] is None else str(r[2]))
+                           for r in conn.execute(
+                               "SELECT decision, at, target_file FROM decisions WHERE key = $1 "
+                               "ORDER BY at DESC, id DESC", (key,)).fetchall()]
+        for taken, at, target in ledger[key]:
+            if taken == "dismissed" or not target or not is_path(target):
+                return taken, at
+            folder = path_key(os.path.dirname(target))
+            if is_path(project) and key_within(folder, project):
+                return taken, at
+            if not any(is_path(p) and key_within(folder, p) for p in named):
+                return taken, at
+        return None
 
     clause, params = ("AND COALESCE(finished_at, started_at) < $1", (before,)) \
         if before is not None else ("", ())
@@ -149,7 +165,8 @@ def carry_runs(conn: Connection, *, before: str | None = None) -> int:
         for p in result.proposals:
             if p.people is not None or (p.verdict is None and not result.offline):
                 continue
-            for project in projects_of(p):
+            named = projects_of(p)
+            for project in named:
                 rows = known(project)
                 if p.key in rows:
                     rid, first = rows[p.key]
@@ -159,7 +176,7 @@ def carry_runs(conn: Connection, *, before: str | None = None) -> int:
                                      (int(run_id), when, rid))
                         rows[p.key] = (rid, when)
                     continue
-                taken = decision(p.key)
+                taken = decision(p.key, project, named)
                 holder = next((k for k in points[project].holding(p) if k != p.key), None)
                 state: State = (_DECIDED.get(taken[0], "pending") if taken
                                 else "superseded" if holder is not None else "pending")
