@@ -89,7 +89,8 @@ def test_the_first_name_of_a_list_learn_writes_is_the_one_written(
 
 @pytest.mark.parametrize("name", ["../../home/.bashrc.md", "docs/ctx.md", "..\\..\\ctx.md",
                                   ".hidden.md", "notes.txt", "CLAUDE.local.md",
-                                  "AGENTS.override.md", "claude.md", "C:ctx.md"])
+                                  "AGENTS.override.md", "claude.md", "C:ctx.md",
+                                  "c" * 253 + ".md"])
 def test_any_other_name_gets_gemini_nothing_in_one_line_never_a_refused_write(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     root = shop(tmp_path, monkeypatch, name)
@@ -148,6 +149,8 @@ def test_the_users_settings_name_the_users_context_file(tmp_path: Path) -> None:
     (".ctx.md", "a hidden file"), ("ctx.txt", "not a .md file"),
     ("CLAUDE.local.md", "another agent's own file"), ("gemini.md", "another agent's own file"),
     ("x.instructions.md", "another agent's own file"),
+    ("c" * 252 + ".md", None), ("c" * 253 + ".md", "a name longer than a file's name can be"),
+    ("\u00e9" * 127 + ".md", "a name longer than a file's name can be"),
 ])
 def test_what_is_a_gemini_context_name(name: str, why: str | None) -> None:
     assert gemini_context_refusal(name) == why

@@ -3,6 +3,7 @@ auto-memory and Codex memories; a proposal covered only by memory is a promotion
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -145,10 +146,20 @@ def test_a_long_project_path_finds_claude_codes_hashed_memory_folder(
     # Two long paths sharing their first 200 characters: Node's hash picks its own.
     (projects / f"{name[:200]}-abc123").mkdir()
     assert claude_project_dir(projects, deep) == memory.parent
-    # None of them is this one's: no memory, and no error.
+    # None of them is this one's: no memory, and no error (a sibling's folder, the same
+    # first 200 characters, is not taken for it).
     other = Path(str(deep) + "2")
     assert claude_project_dir(projects, other) is None
     assert all(p.parent.parent != projects for p, _ in more_rule_files(other, [], home))
+    # Under Bun the hash is its own: the folder whose sessions ran in the project.
+    bun = Path(str(deep) + "3")
+    for folder, cwd in ((projects / f"{name[:200]}-bunhash1", bun),
+                        (projects / f"{name[:200]}-bunhash2", Path(str(deep) + "4"))):
+        folder.mkdir()
+        (folder / "s.jsonl").write_text(json.dumps({
+            "type": "user", "uuid": "u1", "sessionId": "s", "cwd": str(cwd),
+            "message": {"role": "user", "content": "hi"}}) + "\n")
+    assert claude_project_dir(projects, bun) == projects / f"{name[:200]}-bunhash1"
 
 
 def test_encoded_names_count_utf16_code_units_as_claude_code_does() -> None:

@@ -142,6 +142,9 @@ def gemini_file_names(folder: Path | None, home: Path) -> tuple[str, ...]:
     return _gemini_setting(gemini_dir(home) / "settings.json") or _GEMINI_DEFAULT
 
 
+# The longest file name the common file systems take (ext4, APFS, NTFS in UTF-16 units
+# aside): a longer one was planned and then refused by the writer ("File name too long").
+_NAME_MAX_BYTES: Final = 255
 # The context names written through a surface of their own (learn.report.confine.SURFACES).
 _GEMINI_OWN_ROWS: Final = ("GEMINI.md", "AGENTS.md", "CLAUDE.md")
 # Other agents' control files, by name in any case: a case-insensitive disk (macOS,
@@ -176,6 +179,8 @@ def gemini_context_refusal(name: str) -> str | None:
         return "another agent's own file"
     if any(not c.isprintable() for c in name):
         return "a name with control characters"
+    if len(name.encode("utf-8", "surrogateescape")) > _NAME_MAX_BYTES:
+        return "a name longer than a file's name can be"
     return None
 
 

@@ -86,10 +86,12 @@ def _djb2_36(text: str) -> str:
 def claude_project_dir(projects: Path, project: Path) -> Path | None:
     """The folder under Claude Code's `projects` that holds `project`'s transcripts and
     memory, None when there is none. Past 200 characters Claude Code keeps the first 200
-    and a hash of the path (`-<hash>`, a hash Python cannot always compute), so that
-    folder is found by its listed prefix: the one there, or among several the one whose
-    hash is Node's. Built whole, such a name was past the system's 255 bytes and the
-    check for the folder raised (`learn run` in a deep OneDrive folder exited 1)."""
+    and a hash of the path (`-<hash>`): Node's djb2, which is computed here, or under
+    Bun its own hash, which is not; then the folder is the one sharing the first 200
+    whose sessions ran in `project` (their heads say). Built whole, such a name was past
+    the system's 255 bytes and the check for the folder raised (`learn run` in a deep
+    OneDrive folder exited 1); taken by its first 200 alone, a sibling's folder (the same
+    200, another path) gave its memory to a project that had none."""
     name = encoded_project(project)
     if len(name) <= _CLAUDE_NAME_MAX:  # all ASCII: one character a code unit
         return projects / name
@@ -98,10 +100,32 @@ def claude_project_dir(projects: Path, project: Path) -> Path | None:
         found = [p for p in projects.iterdir() if p.name.startswith(prefix)]
     except OSError:
         return None
-    if len(found) == 1:
-        return found[0]
     want = prefix + _djb2_36(str(project))
-    return next((p for p in found if p.name == want), None)
+    exact = next((p for p in found if p.name == want), None)
+    if exact is not None:
+        return exact
+    ran = [p for p in found if _sessions_ran_in(p, project)]
+    return ran[0] if len(ran) == 1 else None
+
+
+def _sessions_ran_in(folder: Path, project: Path) -> bool:
+    """Whether a session Claude Code keeps in `folder` ran in `project` (its head's cwd)."""
+    from learn.projects import path_key
+    from learn.transcripts.files.heads import read_head
+
+    want = path_key(str(project))
+    try:
+        sessions = sorted(folder.glob("*.jsonl"))[:3]
+    except OSError:
+        return False
+    for session in sessions:
+        try:
+            cwd = read_head(session, "claude").cwd
+        except OSError:
+            continue
+        if cwd and path_key(cwd) == want:
+            return True
+    return False
 
 
 def memory_dirs(project: Path | None, home: Path) -> list[Path]:
