@@ -111,6 +111,12 @@ def carry_runs(conn: Connection, *, before: str | None = None) -> int:
     point a row of another key already holds (a newer run's label of it, `same_point`)
     gives way to that row (`superseded`), and any other is pending. A (project, key)
     the book has is left as it is, but for an earlier first-proposed date."""
+    clause, params = ("AND COALESCE(finished_at, started_at) < $1", (before,)) \
+        if before is not None else ("", ())
+    runs = conn.execute("SELECT id FROM runs WHERE result_full_json IS NOT NULL "
+                        f"{clause} ORDER BY id DESC", params).fetchall()
+    if not runs:
+        return 0  # a new store (every first listing makes one): nothing to import for
     from learn.store.points import Points
     from learn.store.run_json import result_from_full_json
 
@@ -151,10 +157,6 @@ def carry_runs(conn: Connection, *, before: str | None = None) -> int:
                 return taken, at
         return None
 
-    clause, params = ("AND COALESCE(finished_at, started_at) < $1", (before,)) \
-        if before is not None else ("", ())
-    runs = conn.execute("SELECT id FROM runs WHERE result_full_json IS NOT NULL "
-                        f"{clause} ORDER BY id DESC", params).fetchall()
     made = 0
     for (run_id,) in runs:
         row = conn.execute("SELECT finished_at, started_at, result_full_json FROM runs "
