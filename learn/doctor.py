@@ -162,7 +162,12 @@ def check_store(path: Path | str) -> Check:
         import apsw
 
         from learn.store import open_store
-        from learn.store.db import SchemaMismatchError, StoreError, StoreFullError
+        from learn.store.db import (
+            MigrationsPendingError,
+            SchemaMismatchError,
+            StoreError,
+            StoreFullError,
+        )
     except ImportError as exc:
         return Check("store", "fail", f"cannot import the store: {exc}",
                      "reinstall learn with its dependencies (apsw, sqlite-vec)")
@@ -173,11 +178,15 @@ def check_store(path: Path | str) -> Check:
     except SchemaMismatchError as exc:
         if "newer" in str(exc):
             return Check("store", "fail", f"{path}: {exc}", "upgrade learn (pip install -U)")
-        # An older schema is migrated by the next command that opens it; nothing is wrong
-        # yet. Named a free one: a run after an upgrade may mine again, paid.
+        if isinstance(exc, MigrationsPendingError):
+            # An older learn's store is migrated by the next command that opens it;
+            # nothing is wrong yet. Named a free one: a run after an upgrade may mine
+            # again, paid.
+            return Check("store", "warn", f"{path}: {exc}",
+                         "`learn stats` (or any command that reads it) migrates it; "
+                         "back it up first if unsure")
         return Check("store", "warn", f"{path}: {exc}",
-                     "`learn stats` (or any command that reads it) migrates it; "
-                     "back it up first if unsure")
+                     "the next `learn run` migrates it (back it up first if unsure)")
     except StoreFullError as exc:
         return Check("store", "fail", str(exc), "free some disk space; nothing in the store is lost")
     except (StoreError, apsw.Error) as exc:

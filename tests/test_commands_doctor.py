@@ -195,7 +195,18 @@ def test_a_corrupt_store_fails_and_an_old_one_only_warns(tmp_path: Path) -> None
     conn.close()
     old.chmod(0o600)
     c = check_store(old)
-    assert c.status == "warn" and "learn stats" in c.hint
+    assert c.status == "warn" and "learn run" in c.hint
+    # A store an older learn wrote: any command that reads it migrates it, a free one named.
+    from learn.store.core import open_connection
+    from learn.store.schema import STEP_NAMES, StoreSchema, migrate
+
+    older = tmp_path / "older.db"
+    conn, _, _ = open_connection(older)
+    migrate(conn, StoreSchema(), upto=len(STEP_NAMES) - 1)
+    conn.close()
+    older.chmod(0o600)
+    c = check_store(older)
+    assert c.status == "warn" and "learn stats" in c.hint, c
 
 
 class _Fake:

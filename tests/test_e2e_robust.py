@@ -120,6 +120,18 @@ def test_a_judge_that_keeps_failing_exits_1_names_the_stage_and_shows_the_items_
     assert all(p["verdict"] is not None for p in healthy["proposals"])
 
 
+def _typed_after(path: Path, text: str) -> str:
+    """A line more of the session: `text` typed after its last line (what a live session
+    adds). A blank line added changes the file, not what the miner is sent, and such a
+    session is no longer asked again (learn.mining.cache.rendered_key)."""
+    lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    last = lines[-1]
+    typed = {**next(x for x in reversed(lines) if x.get("type") == "user"),
+             "uuid": "0f0f0f0f-0000-4000-8000-000000000001", "parentUuid": last.get("uuid"),
+             "timestamp": last.get("timestamp"), "message": {"role": "user", "content": text}}
+    return json.dumps(typed) + "\n"
+
+
 def test_a_transient_mining_failure_keeps_what_the_session_had_stored(tmp_path: Path) -> None:
     root = tmp_path / "corpus"
     gold = demo.build(root)
@@ -131,7 +143,7 @@ def test_a_transient_mining_failure_keeps_what_the_session_had_stored(tmp_path: 
     quote = next(q for q in gold.quotes
                  if q.kind != "fix" and texts.count(q.text) == 1 and gold.groups[q.group].proposed)
     [path] = [p for p in (root / "home").rglob("*.jsonl") if quote.session in p.name]
-    path.write_text(path.read_text() + "\n")
+    path.write_text(path.read_text() + _typed_after(path, "and keep the lockfile committed"))
 
     def its_chunk(request: RecordedRequest) -> bool:
         return request.tool_name == "record_candidates" and quote.text in request.user_text
