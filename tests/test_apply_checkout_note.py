@@ -9,26 +9,19 @@ there. The checkout itself is asked now (learn.commands.apply.linked_worktree).
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from _git import git, needs_git
 
 import learn.projects.flavour as flavour
 from learn.commands.apply import _checkout_notes, linked_worktree
 from learn.report.edits import FilePlan, RuleEdit
 
-GIT = shutil.which("git")
-pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")
+pytestmark = needs_git
 
 
-def git(*args: str, cwd: Path) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    subprocess.run([GIT or "git", *args], cwd=cwd, env=env, check=True, capture_output=True)
 
 
 def plan_in(folder: Path) -> FilePlan:

@@ -19,6 +19,7 @@ from test_mining_miner import MODEL, ScriptedBackend
 
 from learn.mining.cache import MineCache
 from learn.mining.miner import mine_sessions
+from learn.transcripts.view.model import Session
 
 _HOLDER = textwrap.dedent("""
     import sys, time
@@ -47,11 +48,15 @@ def _hold(tmp_path: Path, cache: MineCache, key: str, *, write: bool) -> subproc
     return proc
 
 
-def test_a_session_another_process_is_mining_is_waited_for_not_paid_again(tmp_path: Path) -> None:
+def _one_session(tmp_path: Path) -> tuple[Session, MineCache, Path]:
     path = tmp_path / "s.jsonl"
     path.write_text("the session's bytes")
     session = make_session([user("we use bun here, never npm", 0)], sid="s", path=path)
-    cache = MineCache(tmp_path / "cache")
+    return session, MineCache(tmp_path / "cache"), path
+
+
+def test_a_session_another_process_is_mining_is_waited_for_not_paid_again(tmp_path: Path) -> None:
+    session, cache, path = _one_session(tmp_path)
     holder = _hold(tmp_path, cache, cache.key_for_file(path), write=True)
     backend = ScriptedBackend()
     [result] = mine_sessions([session], backend, model=MODEL, cache=cache)
@@ -62,10 +67,7 @@ def test_a_session_another_process_is_mining_is_waited_for_not_paid_again(tmp_pa
 
 def test_a_holder_that_mined_nothing_leaves_the_session_to_the_waiter(tmp_path: Path) -> None:
     # The worker's call failed (an outage): nothing was cached, so the run asks itself.
-    path = tmp_path / "s.jsonl"
-    path.write_text("the session's bytes")
-    session = make_session([user("we use bun here, never npm", 0)], sid="s", path=path)
-    cache = MineCache(tmp_path / "cache")
+    session, cache, path = _one_session(tmp_path)
     holder = _hold(tmp_path, cache, cache.key_for_file(path), write=False)
     started = time.monotonic()
     backend = ScriptedBackend()

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from _git import git, needs_git
 from _learn_cli import learn, learn_env
 
 from evals.builder.claude import ClaudeSession
@@ -32,8 +31,7 @@ from evals.builder.common import stable_uuid
 from learn.projects import path_key
 
 REPO = Path(__file__).resolve().parents[1]
-GIT = shutil.which("git")
-pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")
+pytestmark = needs_git
 
 CENTS = "keep the order totals in integer cents, never floats"
 INBOX = "write each daily note into the inbox folder first"
@@ -42,10 +40,6 @@ VAULT = r"C:\Users\ana\VAULT"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
-def git(*args: str, cwd: Path) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    subprocess.run([GIT or "git", *args], cwd=cwd, env=env, check=True, capture_output=True)
 
 
 def session(n: int, cwd: str, branch: str, reason: str | None) -> ClaudeSession:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from _git import GIT, git, needs_git
 
 from learn.projects import (
     Hints,
@@ -118,14 +118,8 @@ def test_a_run_reports_one_project_for_both_spellings(_isolated_home: Path) -> N
 
 # ---------------------------------------------------------------- a repository, on real git
 
-GIT = shutil.which("git")
-needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
 
 
-def git(*args: str, cwd: Path) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    subprocess.run([GIT or "git", *args], cwd=cwd, env=env, check=True, capture_output=True)
 
 
 def repository(root: Path, origin: str | None = None) -> Path:
