@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -48,7 +48,11 @@ from learn.transcripts.blocks import (
     ToolUseBlock,
 )
 from learn.transcripts.claude.decode import SKIP_TOO_DEEP
-from learn.transcripts.claude.literals import AGENT_INJECTION_RE
+from learn.transcripts.claude.literals import (
+    AGENT_INJECTION_RE,
+    DENIAL_KIND_PERMISSION_RULE,
+    DENIAL_KIND_USER_REJECTED,
+)
 from learn.transcripts.codex.lines import ANY, Line, State, read_line, repaired
 from learn.transcripts.codex.meta import (
     INJECTED_PREFIXES,
@@ -56,6 +60,7 @@ from learn.transcripts.codex.meta import (
     subagent_kind,
 )
 from learn.transcripts.filterspec import FilterSpec
+from learn.transcripts.lowering import denial_content
 from learn.transcripts.models import (
     AssistantEvent,
     OtherEvent,
@@ -124,6 +129,28 @@ def _output(raw: object) -> tuple[str, bool]:
     text = data if isinstance(data, str) else msgspec.json.encode(data).decode()
     match = _EXIT_CODE_RE.search(text[:400])
     return text, bool(match and int(match.group(1)) != 0)
+
+
+# What Codex returns to the model for a call the person declined at its approval prompt
+# (codex-rs ToolEmitter: `ToolError::Rejected("rejected by user")`, and the older codex.rs's
+# ReviewDecision::Denied | Abort), with no exit code: read as a successful output, a Codex
+# decline was no denial and not even a failure (audit of client formats, 2026-12).
+_DECLINED: Final = frozenset({"exec command rejected by user", "patch rejected by user"})
+# The same refused by policy or by the guardian, not by the person: a rule's, not theirs.
+_REFUSED_RE: Final = re.compile(
+    r"(?:exec command|patch) rejected: |This action was rejected due to unacceptable risk")
+
+
+def _result(call_id: str, text: str, is_error: bool) -> ToolResultBlock:
+    """A call's output as the one shape every agent's results take: a decline as a denial."""
+    said = text.strip()
+    if said in _DECLINED:
+        return ToolResultBlock(tool_use_id=call_id, content=denial_content(None), is_error=True,
+                               denial_kind=DENIAL_KIND_USER_REJECTED)
+    if _REFUSED_RE.match(said):
+        return ToolResultBlock(tool_use_id=call_id, content=text, is_error=True,
+                               denial_kind=DENIAL_KIND_PERMISSION_RULE)
+    return ToolResultBlock(tool_use_id=call_id, content=text, is_error=is_error)
 
 
 def _message_text(content: object) -> str:
@@ -203,10 +230,7 @@ def _lower_line(
     call_id = _str(p.get("call_id")) or _str(p.get("id")) or ""
     if ptype in ("function_call_output", "custom_tool_call_output"):
         text, is_error = _output(p.get("output"))
-        return UserEvent(
-            meta=st.meta(lineno, ts),
-            blocks=(ToolResultBlock(tool_use_id=call_id, content=text, is_error=is_error),),
-        )
+        return UserEvent(meta=st.meta(lineno, ts), blocks=(_result(call_id, text, is_error),))
     if ptype == "local_shell_call":
         action = p.get("action")
         name, args = "local_shell", action if isinstance(action, dict) else {}

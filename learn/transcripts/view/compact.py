@@ -62,7 +62,9 @@ from learn.transcripts.view.model import (
 #     was skipped as undecodable, and the turns after it hung from nothing.
 # v12: a transcript starting with a byte order mark keeps its first line (a copy saved
 #     again on Windows lost its first prompt, or Codex's session_meta).
-VIEW_VERSION: Final = 12
+# v13: a Codex call the person declined (`exec command rejected by user`) is a denial, one a
+#     policy refused a rule's (it read as a successful output).
+VIEW_VERSION: Final = 13
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
