@@ -141,6 +141,10 @@ _REFUSED_RE: Final = re.compile(
     r"(?:exec command|patch) rejected: |This action was rejected due to unacceptable risk")
 
 
+# The kinds Codex tagged its own context blocks with when it sent them as user messages.
+_CONTEXT_KINDS: Final = frozenset({"environment_context", "user_instructions"})
+
+
 def _result(call_id: str, text: str, is_error: bool) -> ToolResultBlock:
     """A call's output as the one shape every agent's results take: a decline as a denial."""
     said = text.strip()
@@ -202,6 +206,13 @@ def _lower_line(
     if kind == "event_msg":
         if ptype == "user_message":
             text = _str(p.get("message")) or ""
+            if p.get("kind") in _CONTEXT_KINDS or text.lstrip().startswith(INJECTED_PREFIXES):
+                # Codex of about August-September 2025 sent its context blocks (AGENTS.md as
+                # <user_instructions>, <environment_context>) as user messages tagged with
+                # their kind: client-written, never typed (it fed the person's own AGENTS.md
+                # back to the miner as things they said).
+                meta = msgspec.structs.replace(st.meta(lineno, ts), is_meta=True)
+                return UserEvent(meta=meta, text=text, blocks=(TextBlock(text),))
             st.last_assistant_text = None
             return UserEvent(
                 meta=st.meta(lineno, ts), text=text, blocks=(TextBlock(text),),

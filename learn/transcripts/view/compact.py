@@ -63,7 +63,8 @@ from learn.transcripts.view.model import (
 # v12: a transcript starting with a byte order mark keeps its first line (a copy saved
 #     again on Windows lost its first prompt, or Codex's session_meta).
 # v13: a Codex call the person declined (`exec command rejected by user`) is a denial, one a
-#     policy refused a rule's (it read as a successful output).
+#     policy refused a rule's (it read as a successful output); Codex's context blocks
+#     sent as user messages (about 0.3x) are no typed turns.
 VIEW_VERSION: Final = 13
 INPUT_KEYS: Final = ("command", "cmd")
 
