@@ -17,7 +17,7 @@ comments" / "don't add comments"): the guard naming and clustering use.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from learn.reduce.contrast import (
     SAME_WORDS_APART,
@@ -47,17 +47,34 @@ def label_words(label: str) -> tuple[frozenset[str], bool]:
     return stems, is_negated(text)
 
 
-def _same_point(a: str, b: str) -> bool:
-    wa, na = label_words(a)
-    wb, nb = label_words(b)
-    return bool(wa) and wa == wb and na == nb
-
-
 def _find(parent: dict[str, str], x: str) -> str:
     while parent[x] != x:
         parent[x] = parent[parent[x]]
         x = parent[x]
     return x
+
+
+def _label_pairs(of: Any, hit: Any) -> set[tuple[int, int]]:
+    """(i, j), i < j: the pairs of labels some member pair of which `hit` marks (`of`:
+    each member's label)."""
+    import numpy as np
+
+    p, q = np.nonzero(hit)
+    a, b = of[p], of[q]
+    keep = a != b
+    lo, hi = np.minimum(a[keep], b[keep]), np.maximum(a[keep], b[keep])
+    return set(zip(lo.tolist(), hi.tolist(), strict=True))
+
+
+def _same_words(labels: Sequence[str]) -> set[tuple[int, int]]:
+    """(i, j), i < j: the pairs of labels that word the same point (the same content words,
+    `label_words`, some, and the same polarity), found by grouping each label's words once."""
+    groups: dict[tuple[frozenset[str], bool], list[int]] = {}
+    for i, label in enumerate(labels):
+        words, negated = label_words(label)
+        if words:
+            groups.setdefault((words, negated), []).append(i)
+    return {(a, b) for same in groups.values() for n, a in enumerate(same) for b in same[n + 1:]}
 
 
 def merge_drifted_labels(uniques: Sequence[Unique], vectors: Vector, contrast: Contrast,
@@ -84,17 +101,22 @@ def merge_drifted_labels(uniques: Sequence[Unique], vectors: Vector, contrast: C
         dist = 1.0 - vectors[rows] @ vectors[rows].T + contrast_between(texts, texts, contrast)
         flipped = contrast_between(texts, texts, Contrast(negation=1e-6)) >= SAME_WORDS_APART
         parent = {label: label for label in labels}
-        for i, a in enumerate(labels):
-            for b in labels[i + 1:]:
-                block = np.ix_(by_label[a], by_label[b])
-                if bool(flipped[block].any()):
-                    continue
-                if _same_point(a, b) or float(dist[block].min()) <= near:
-                    ra, rb = _find(parent, a), _find(parent, b)
-                    if ra != rb:
-                        # The label with more members names the group (ties: the smaller).
-                        keep = min(ra, rb, key=lambda x: (-len(by_label[x]), x))
-                        parent[rb if keep == ra else ra] = keep
+        # The pairs of labels to merge, found from the member pairs and the labels' words
+        # at once, then merged in the order a loop over every pair of labels took them
+        # (the union keeps the label with more members, so the order decides names). That
+        # loop read a block of both matrices and the two labels' words per pair: 90 s of
+        # a first run at 4,070 candidates, 4x per doubling (scale audit, 2026-12).
+        index = {label: i for i, label in enumerate(labels)}
+        of = np.array([index[u.label or ""] for u in members])
+        pairs = _label_pairs(of, dist <= near) | _same_words(labels)
+        pairs -= _label_pairs(of, flipped)
+        for i, j in sorted(pairs):
+            a, b = labels[i], labels[j]
+            ra, rb = _find(parent, a), _find(parent, b)
+            if ra != rb:
+                # The label with more members names the group (ties: the smaller).
+                keep = min(ra, rb, key=lambda x: (-len(by_label[x]), x))
+                parent[rb if keep == ra else ra] = keep
         for u in members:
             root = _find(parent, u.label or "")
             if root != u.label:
