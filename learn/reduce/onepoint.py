@@ -34,7 +34,7 @@ def one_point(occs: Sequence[Occurrence], embedder: Any) -> list[Occurrence]:
     import numpy as np
 
     from learn.reduce.cluster import threshold_for
-    from learn.reduce.contrast import SCRIPT_WEIGHT, Contrast, contrast_between
+    from learn.reduce.contrast import SCRIPT_WEIGHT, Contrast, Wording
 
     # MiniLM, trained on English, puts unrelated Chinese sentences 0.31-0.56 apart
     # (issue 19): the same lexical term naming's clustering adds for non-Latin text
@@ -49,21 +49,36 @@ def one_point(occs: Sequence[Occurrence], embedder: Any) -> list[Occurrence]:
     if not directives or not requests:
         return list(occs)
     cut = 1.0 - SIMILARITY_FRACTION * threshold_for(embedder)
-
-    def texts_of(key: tuple[str, str]) -> list[str]:
-        return sorted({o.candidate.text for o in groups[key]})
+    texts = {k: sorted({o.candidate.text for o in groups[k]}) for k in (*directives, *requests)}
 
     def vectors(key: tuple[str, str]) -> Any:
-        v = np.asarray(embedder.embed(texts_of(key)), dtype=np.float32)
+        v = np.asarray(embedder.embed(texts[key]), dtype=np.float32)
         return v / (np.linalg.norm(v, axis=1, keepdims=True) + 1e-9)
 
-    dvecs = {k: vectors(k) for k in directives}
+    # Every request group is scored against every directive group, so each text's
+    # wording is read once and each request group's contrast with all directive
+    # texts is one block (audit 58, F3: re-reading them per pair grew 3-5x per
+    # doubling). The similarities stay one product per pair of groups: a BLAS sum
+    # depends on the matrices' shapes, and a stacked product differed from the
+    # per-pair one in the last bit for most blocks, which can move a tie at the cut.
+    dvecs = [vectors(k) for k in directives]
+    order = [t for k in directives for t in texts[k]]
+    cols = np.arange(len(order))
+    starts = np.cumsum([0] + [len(texts[k]) for k in directives])
+    wording = Wording(order + [t for r in requests for t in texts[r]], script)
+    first = len(order)
     into: dict[str, str] = {}
     for r in requests:
-        rv, rtexts = vectors(r), texts_of(r)
+        rv = vectors(r)
+        rows = np.arange(first, first + len(texts[r]))
+        first += len(texts[r])
+        scores = np.empty((len(rows), len(order)), dtype=np.float32)
+        for j, dv in enumerate(dvecs):
+            scores[:, starts[j] : starts[j + 1]] = rv @ dv.T
+        scores -= wording.between(rows, cols)
         best, score = None, cut
-        for d, dv in dvecs.items():
-            s = float((rv @ dv.T - contrast_between(rtexts, texts_of(d), script)).max())
+        for d, s in zip(directives, np.maximum.reduceat(scores, starts[:-1], axis=1).max(axis=0).tolist(),
+                        strict=True):
             if s >= score:
                 best, score = d, s
         if best is not None:
