@@ -47,34 +47,37 @@ def label_words(label: str) -> tuple[frozenset[str], bool]:
     return stems, is_negated(text)
 
 
-def _find(parent: dict[str, str], x: str) -> str:
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
-
-
-def _label_pairs(of: Any, hit: Any) -> set[tuple[int, int]]:
-    """(i, j), i < j: the pairs of labels some member pair of which `hit` marks (`of`:
-    each member's label)."""
+def _label_pairs(of: Any, hit: Any, n: int) -> Any:
+    """The pairs of labels some member pair of which `hit` marks (`of`: each member's
+    label), as codes i * n + j with i < j, sorted and unique."""
     import numpy as np
 
     p, q = np.nonzero(hit)
     a, b = of[p], of[q]
     keep = a != b
     lo, hi = np.minimum(a[keep], b[keep]), np.maximum(a[keep], b[keep])
-    return set(zip(lo.tolist(), hi.tolist(), strict=True))
+    return np.unique(lo.astype(np.int64) * n + hi)
 
 
-def _same_words(labels: Sequence[str]) -> set[tuple[int, int]]:
-    """(i, j), i < j: the pairs of labels that word the same point (the same content words,
-    `label_words`, some, and the same polarity), found by grouping each label's words once."""
+def _same_words(labels: Sequence[str]) -> Any:
+    """The pairs of labels that word the same point (the same content words, `label_words`,
+    some, and the same polarity), found by grouping each label's words once; codes as
+    `_label_pairs` gives them."""
+    import numpy as np
+
     groups: dict[tuple[frozenset[str], bool], list[int]] = {}
     for i, label in enumerate(labels):
         words, negated = label_words(label)
         if words:
             groups.setdefault((words, negated), []).append(i)
-    return {(a, b) for same in groups.values() for n, a in enumerate(same) for b in same[n + 1:]}
+    n = len(labels)
+    codes = [np.zeros(0, dtype=np.int64)]
+    for same in groups.values():
+        if len(same) > 1:
+            at = np.asarray(same, dtype=np.int64)
+            first, second = np.triu_indices(len(same), 1)
+            codes.append(at[first] * n + at[second])
+    return np.unique(np.concatenate(codes))
 
 
 def merge_drifted_labels(uniques: Sequence[Unique], vectors: Vector, contrast: Contrast,
@@ -100,26 +103,37 @@ def merge_drifted_labels(uniques: Sequence[Unique], vectors: Vector, contrast: C
         texts = [u.text for u in members]
         dist = 1.0 - vectors[rows] @ vectors[rows].T + contrast_between(texts, texts, contrast)
         flipped = contrast_between(texts, texts, Contrast(negation=1e-6)) >= SAME_WORDS_APART
-        parent = {label: label for label in labels}
-        # The pairs of labels to merge, found from the member pairs and the labels' words
-        # at once, then merged in the order a loop over every pair of labels took them
-        # (the union keeps the label with more members, so the order decides names). That
-        # loop read a block of both matrices and the two labels' words per pair: 90 s of
-        # a first run at 4,070 candidates, 4x per doubling (scale audit, 2026-12).
+        # The labels to merge, found from the member pairs and the labels' words at once:
+        # a loop over every pair of labels read a block of both matrices and the two
+        # labels' words per pair (90 s of a first run at 4,070 candidates, 4x per
+        # doubling: scale audit, 2026-12). Merged as connected groups: the label with
+        # the most members of its own names a group (ties: the smaller), which is the
+        # root any order of pairwise merges keeping the better of two roots ends with.
+        n = len(labels)
         index = {label: i for i, label in enumerate(labels)}
-        of = np.array([index[u.label or ""] for u in members])
-        pairs = _label_pairs(of, dist <= near) | _same_words(labels)
-        pairs -= _label_pairs(of, flipped)
-        for i, j in sorted(pairs):
-            a, b = labels[i], labels[j]
-            ra, rb = _find(parent, a), _find(parent, b)
-            if ra != rb:
-                # The label with more members names the group (ties: the smaller).
-                keep = min(ra, rb, key=lambda x: (-len(by_label[x]), x))
-                parent[rb if keep == ra else ra] = keep
+        of = np.array([index[u.label or ""] for u in members], dtype=np.int64)
+        pairs = np.setdiff1d(np.union1d(_label_pairs(of, dist <= near, n), _same_words(labels)),
+                             _label_pairs(of, flipped, n))
+        root = _roots(labels, by_label, pairs)
         for u in members:
-            root = _find(parent, u.label or "")
-            if root != u.label:
-                u.label = root
-        merged += sum(1 for label in labels if _find(parent, label) != label)
+            u.label = root[u.label or ""]
+        merged += sum(1 for label in labels if root[label] != label)
     return merged
+
+
+def _roots(labels: Sequence[str], by_label: dict[str, list[int]], pairs: Any) -> dict[str, str]:
+    """Each label's group's name: the groups `pairs` (codes i * n + j) join, each named by
+    its label with the most members (ties: the smaller)."""
+    import numpy as np
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = len(labels)
+    graph = coo_matrix((np.ones(len(pairs), dtype=np.int8), (pairs // n, pairs % n)), shape=(n, n))
+    _, group = connected_components(graph, directed=False)
+    best: dict[int, str] = {}
+    for i, label in enumerate(labels):
+        g = int(group[i])
+        if g not in best or (-len(by_label[label]), label) < (-len(by_label[best[g]]), best[g]):
+            best[g] = label
+    return {label: best[int(group[i])] for i, label in enumerate(labels)}
