@@ -21,7 +21,13 @@ from typing import Any
 
 import msgspec
 
-from learn.transcripts.claude.literals import DENIAL_PREFIX, USER_SAID_MARKER
+from learn.transcripts.blocks import ToolResultBlock
+from learn.transcripts.claude.literals import (
+    DENIAL_KIND_PERMISSION_RULE,
+    DENIAL_KIND_USER_REJECTED,
+    DENIAL_PREFIX,
+    USER_SAID_MARKER,
+)
 from learn.transcripts.claude.wire import LazyOther
 from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.models import AssistantEvent, EntryMeta, TranscriptEvent, UserEvent
@@ -111,6 +117,19 @@ def denial_content(reason: str | None) -> str:
     if reason and reason.strip():
         return f"{DENIAL_PREFIX}. {USER_SAID_MARKER}{reason.strip()}"
     return f"{DENIAL_PREFIX}."
+
+
+def declined(call_id: str, reason: str | None = None) -> ToolResultBlock:
+    """The result of a call the person declined (with what they said, if anything)."""
+    return ToolResultBlock(tool_use_id=call_id, content=denial_content(reason), is_error=True,
+                           denial_kind=DENIAL_KIND_USER_REJECTED)
+
+
+def refused(call_id: str, text: str) -> ToolResultBlock:
+    """The result of a call a rule, a policy or a hook refused: a program's words, kept as
+    they are, never the person's reason."""
+    return ToolResultBlock(tool_use_id=call_id, content=text, is_error=True,
+                           denial_kind=DENIAL_KIND_PERMISSION_RULE)
 
 
 def lazy(kind: str, record: object) -> LazyOther:

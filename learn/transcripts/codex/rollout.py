@@ -48,11 +48,7 @@ from learn.transcripts.blocks import (
     ToolUseBlock,
 )
 from learn.transcripts.claude.decode import SKIP_TOO_DEEP
-from learn.transcripts.claude.literals import (
-    AGENT_INJECTION_RE,
-    DENIAL_KIND_PERMISSION_RULE,
-    DENIAL_KIND_USER_REJECTED,
-)
+from learn.transcripts.claude.literals import AGENT_INJECTION_RE
 from learn.transcripts.codex.lines import ANY, Line, State, read_line, repaired
 from learn.transcripts.codex.meta import (
     INJECTED_PREFIXES,
@@ -60,7 +56,7 @@ from learn.transcripts.codex.meta import (
     subagent_kind,
 )
 from learn.transcripts.filterspec import FilterSpec
-from learn.transcripts.lowering import denial_content
+from learn.transcripts.lowering import declined, refused
 from learn.transcripts.models import (
     AssistantEvent,
     OtherEvent,
@@ -149,11 +145,9 @@ def _result(call_id: str, text: str, is_error: bool) -> ToolResultBlock:
     """A call's output as the one shape every agent's results take: a decline as a denial."""
     said = text.strip()
     if said in _DECLINED:
-        return ToolResultBlock(tool_use_id=call_id, content=denial_content(None), is_error=True,
-                               denial_kind=DENIAL_KIND_USER_REJECTED)
+        return declined(call_id)
     if _REFUSED_RE.match(said):
-        return ToolResultBlock(tool_use_id=call_id, content=text, is_error=True,
-                               denial_kind=DENIAL_KIND_PERMISSION_RULE)
+        return refused(call_id, text)
     return ToolResultBlock(tool_use_id=call_id, content=text, is_error=is_error)
 
 

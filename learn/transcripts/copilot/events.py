@@ -40,8 +40,6 @@ from learn.transcripts.blocks import ContentBlock, TextBlock, ToolResultBlock, T
 from learn.transcripts.claude.decode import SKIP_TOO_DEEP
 from learn.transcripts.claude.literals import (
     AGENT_INJECTION_RE,
-    DENIAL_KIND_PERMISSION_RULE,
-    DENIAL_KIND_USER_REJECTED,
 )
 from learn.transcripts.copilot.places import session_id_of, workspace_cwd
 from learn.transcripts.filterspec import FilterSpec
@@ -50,10 +48,11 @@ from learn.transcripts.lowering import (
     Lowered,
     as_dict,
     as_str,
-    denial_content,
+    declined,
     dropped,
     json_text,
     lazy,
+    refused,
     timestamp,
 )
 from learn.transcripts.mend import decoded
@@ -203,11 +202,8 @@ def _declined(chain: Chain, data: dict[str, Any], key: str, at: Any, side: bool,
 
 def _denial(call_id: str, kind: str, message: object) -> ToolResultBlock:
     if kind == _USER_DECLINED:
-        return ToolResultBlock(tool_use_id=call_id, content=denial_content(None), is_error=True,
-                               denial_kind=DENIAL_KIND_USER_REJECTED)
-    text = as_str(message) or f"Permission {kind}."
-    return ToolResultBlock(tool_use_id=call_id, content=text, is_error=True,
-                           denial_kind=DENIAL_KIND_PERMISSION_RULE)
+        return declined(call_id)
+    return refused(call_id, as_str(message) or f"Permission {kind}.")
 
 
 def _event(chain: Chain, kind: str, data: dict[str, Any], key: str, at: Any, side: bool,

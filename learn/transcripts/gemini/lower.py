@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from learn.transcripts.blocks import ContentBlock, TextBlock, ToolResultBlock, ToolUseBlock
-from learn.transcripts.claude.literals import AGENT_INJECTION_RE, DENIAL_KIND_USER_REJECTED
+from learn.transcripts.claude.literals import AGENT_INJECTION_RE
 from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.gemini.places import project_of_file
 from learn.transcripts.gemini.record import Message, read_conversation
 from learn.transcripts.lowering import (
     Chain,
     Lowered,
-    denial_content,
+    declined,
     dropped,
     flatten,
     json_text,
@@ -153,8 +153,7 @@ def _result(mid: str, index: int, call: dict[str, Any]) -> ToolResultBlock:
     status = call.get("status")
     call_id = _call_id(mid, index, call)
     if status == "cancelled":
-        return ToolResultBlock(tool_use_id=call_id, content=denial_content(None), is_error=True,
-                               denial_kind=DENIAL_KIND_USER_REJECTED)
+        return declined(call_id)
     return ToolResultBlock(tool_use_id=call_id, content=_result_text(call),
                            is_error=status == "error")
 

@@ -32,8 +32,6 @@ from learn.transcripts.blocks import TextBlock, ToolResultBlock, ToolUseBlock
 from learn.transcripts.claude.decode import SKIP_TOO_DEEP
 from learn.transcripts.claude.literals import (
     AGENT_INJECTION_RE,
-    DENIAL_KIND_PERMISSION_RULE,
-    DENIAL_KIND_USER_REJECTED,
 )
 from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.lowering import (
@@ -41,10 +39,11 @@ from learn.transcripts.lowering import (
     Lowered,
     as_dict,
     as_str,
-    denial_content,
+    declined,
     dropped,
     json_text,
     lazy,
+    refused,
     timestamp,
 )
 from learn.transcripts.mend import decoded
@@ -195,12 +194,9 @@ def _call(chain: Chain, key: str, at: datetime, side: bool, model: str, mid: str
 
 def _failure(call_id: str, text: str) -> ToolResultBlock:
     if text.startswith(REJECTED):
-        reason = text.split(FEEDBACK, 1)[1] if FEEDBACK in text else None
-        return ToolResultBlock(tool_use_id=call_id, content=denial_content(reason), is_error=True,
-                               denial_kind=DENIAL_KIND_USER_REJECTED)
+        return declined(call_id, text.split(FEEDBACK, 1)[1] if FEEDBACK in text else None)
     if text.startswith(RULE_REFUSED):
-        return ToolResultBlock(tool_use_id=call_id, content=text, is_error=True,
-                               denial_kind=DENIAL_KIND_PERMISSION_RULE)
+        return refused(call_id, text)
     return ToolResultBlock(tool_use_id=call_id, content=text, is_error=True)
 
 
