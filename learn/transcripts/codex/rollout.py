@@ -134,7 +134,11 @@ def _output(raw: object) -> tuple[str, bool]:
 _DECLINED: Final = frozenset({"exec command rejected by user", "patch rejected by user"})
 # The same refused by policy or by the guardian, not by the person: a rule's, not theirs.
 _REFUSED_RE: Final = re.compile(
-    r"(?:exec command|patch) rejected: |This action was rejected due to unacceptable risk")
+    r"\s*(?:(?:exec command|patch) rejected: |This action was rejected due to unacceptable risk)")
+# Longer than any of them with room for blanks around: an output this long is none, and is
+# neither copied nor hashed to tell (stripping and looking up every output cost 0.9% of a
+# first listing's instructions where a tenth of the sessions are Codex rollouts).
+_DECLINED_MAX: Final = 64
 
 
 # The kinds Codex tagged its own context blocks with when it sent them as user messages.
@@ -143,10 +147,9 @@ _CONTEXT_KINDS: Final = frozenset({"environment_context", "user_instructions"})
 
 def _result(call_id: str, text: str, is_error: bool) -> ToolResultBlock:
     """A call's output as the one shape every agent's results take: a decline as a denial."""
-    said = text.strip()
-    if said in _DECLINED:
+    if len(text) <= _DECLINED_MAX and text.strip() in _DECLINED:
         return declined(call_id)
-    if _REFUSED_RE.match(said):
+    if _REFUSED_RE.match(text):
         return refused(call_id, text)
     return ToolResultBlock(tool_use_id=call_id, content=text, is_error=is_error)
 
@@ -200,7 +203,7 @@ def _lower_line(
     if kind == "event_msg":
         if ptype == "user_message":
             text = _str(p.get("message")) or ""
-            if p.get("kind") in _CONTEXT_KINDS or text.lstrip().startswith(INJECTED_PREFIXES):
+            if p.get("kind") in _CONTEXT_KINDS or text[:64].lstrip().startswith(INJECTED_PREFIXES):
                 # Codex of about August-September 2025 sent its context blocks (AGENTS.md as
                 # <user_instructions>, <environment_context>) as user messages tagged with
                 # their kind: client-written, never typed (it fed the person's own AGENTS.md
