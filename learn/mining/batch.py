@@ -228,8 +228,7 @@ def _submit(api: Any, table: Any, pending: dict[str, list[BatchItem]], by_key: d
     for n, (key, session) in enumerate(by_key.items()):
         if key in in_flight or cache.get(key) is not None:
             continue
-        kept = cache.sent().get(rendered_key(render_blocks(session, fingerprints)))
-        if kept is not None and kept.candidates.session_id == session.id:
+        if cache.as_sent(session.id, render_blocks(session, fingerprints)) is not None:
             continue  # answered under another version: the miner reuses it (rendered_key)
         reqs = session_requests(session, model=model, fingerprints=fingerprints,
                                 chunk_chars=budget, context_window=context_window)

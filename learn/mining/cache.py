@@ -145,6 +145,13 @@ class MineCache:
         inner.dir = self.dir / _SENT
         return inner
 
+    def as_sent(self, session_id: str, blocks: Sequence[str]) -> CacheEntry | None:
+        """The answer kept under `blocks` (the session's text as sent, `rendered_key`) when
+        it answered `session_id`: another session of the same text dates its quotes from
+        its own turns. The one test the miner, the plan and a batch ask."""
+        entry = self.sent().get(rendered_key(blocks))
+        return entry if entry is not None and entry.candidates.session_id == session_id else None
+
     def path_for(self, key: str) -> Path:
         return self.dir / f"{key}.json"
 

@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Final
 
-from learn.mining.cache import MineCache, rendered_key
+from learn.mining.cache import CacheEntry, MineCache, rendered_key
 from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request, system_prompt
 from learn.mining.verify import quote_found, session_commands, verify_candidates
@@ -240,16 +240,12 @@ def _cached(session: Session, cache: MineCache | None) -> tuple[str | None, Sess
         key = cache.key_for_file(session.path)
     except OSError:
         return None, None
-    return key, _entry(session, cache, key)
+    return key, _entry(session, cache.get(key))
 
 
-def _entry(session: Session, cache: MineCache, key: str, *,
-           same_session: bool = False) -> SessionMineResult | None:
-    """The cached answer under `key` as this session's; with `same_session`, only one
-    this session was answered (a `rendered_key`: another session of the same text has its
-    own quote times, and they would have dated this one's quotes)."""
-    entry = cache.get(key)
-    if entry is None or (same_session and entry.candidates.session_id != session.id):
+def _entry(session: Session, entry: CacheEntry | None) -> SessionMineResult | None:
+    """A cached answer as this session's."""
+    if entry is None:
         return None
     # Identity and dates come from the session as read now; the candidates
     # from the cache.
@@ -287,8 +283,6 @@ def mine_sessions(
         with contextlib.suppress(OSError):
             cache.prune()
 
-    sent_cache = cache.sent() if cache is not None else None
-
     def keep(where: MineCache | None, key: str, hit: SessionMineResult) -> None:
         if where is None or not hit.complete or hit.session is None:
             return
@@ -312,18 +306,17 @@ def mine_sessions(
             # Claimed while asked (MineCache.claim): the hook's worker and a run mining
             # the same session at once paid for it twice.
             with cache.claim(key):
-                hit = _entry(session, cache, key)  # mined by the holder waited for
+                hit = _entry(session, cache.get(key))  # mined by the holder waited for
                 if hit is None:
                     # The same text sent under another of learn's versions (rendered_key).
-                    by_sent = sent_cache or cache.sent()
-                    sent = rendered_key(render_blocks(session, fingerprints))
-                    hit = _entry(session, by_sent, sent, same_session=True)
+                    blocks = render_blocks(session, fingerprints)
+                    hit = _entry(session, cache.as_sent(session.id, blocks))
                     if hit is not None:
                         keep(cache, key, hit)
                     else:
                         hit = mined(session)
                         keep(cache, key, hit)
-                        keep(by_sent, sent, hit)
+                        keep(cache.sent(), rendered_key(blocks), hit)
         elif hit is None:
             hit = mined(session)
         if on_progress is not None:

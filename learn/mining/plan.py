@@ -16,7 +16,7 @@ from typing import Final
 
 import click
 
-from learn.mining.cache import MineCache, rendered_key
+from learn.mining.cache import MineCache
 from learn.mining.miner import default_chunk_chars
 from learn.mining.prompt import system_prompt
 from learn.models.catalog import model_info
@@ -131,8 +131,7 @@ def plan_mining(
             empty.append(planned)
             continue
         blocks = render_blocks(session, fingerprints)
-        kept = cache.sent().get(rendered_key(blocks)) if cache is not None else None
-        if kept is not None and kept.candidates.session_id == session.id:
+        if cache is not None and cache.as_sent(session.id, blocks) is not None:
             # Its text as sent was answered under another of learn's versions: the miner
             # reuses that answer (learn.mining.cache.rendered_key), no call to price.
             cached.append(planned)
