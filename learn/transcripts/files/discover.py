@@ -8,7 +8,9 @@ person archives a thread (still their words); either may be `.jsonl.zst`.
 Gemini CLI: `<GEMINI_CLI_HOME or ~>/.gemini/tmp/<project>/chats/session-*.json[l]`
 (`gemini.places`); Copilot CLI: `<COPILOT_HOME or ~/.copilot>/session-state/<id>/
 events.jsonl`; OpenCode: the sessions of its stores under `$XDG_DATA_HOME/opencode`
-(`opencode.places`). Their walks are `agent_listings`.
+(`opencode.places`, and `opencode.project_storage` for the per-project store of its
+first versions). A Gemini CLI session known only from `logs.json` (the builds before
+chat recording, `gemini.logs`) is listed too. Their walks are `agent_listings`.
 
 The project filter cannot trust the directory name: the encoding replaces every
 non-alphanumeric with '-', so `/a/b-c` and `/a/b/c` share a directory, and a
@@ -267,7 +269,8 @@ def _scan(
         *utf8_only(gemini_candidates(gemini_base, skips, () if all_projects else (asked,)),
                    skips),
         *utf8_only(copilot_candidates(copilot_base, skips), skips),
-        *utf8_only(opencode_candidates(opencode_base, skips), skips),
+        *utf8_only(opencode_candidates(opencode_base, skips,
+                                       () if all_projects else (asked,)), skips),
     ]
     candidates.sort(key=lambda c: (-c.mtime, str(c.path)))
 

@@ -18,7 +18,7 @@ import msgspec
 
 from learn.lazy import lazy_pattern
 from learn.transcripts.files.compressed import ZST_SUFFIX, read_prefix, read_suffix
-from learn.transcripts.files.sources import open_regular, regular_fd
+from learn.transcripts.files.sources import open_regular, regular_fd, source_stat
 from learn.transcripts.ids import Provider
 from learn.transcripts.mend import UTF8_BOM, mended
 
@@ -240,8 +240,14 @@ def _json_str(literal: bytes) -> str | None:
 def _agent_head(path: Path, provider: Provider) -> Head:
     """Gemini CLI, Copilot CLI and OpenCode: each client's head reader says it."""
     if provider == "gemini":
+        from learn.transcripts.gemini.logs import in_logs
         from learn.transcripts.gemini.places import head_of as gemini_head
 
+        logged = in_logs(path)
+        if logged is not None:  # a session of `logs.json`: its id is its name
+            if source_stat(path) is None:
+                raise FileNotFoundError(str(path))
+            return Head(None, logged[1])
         got = gemini_head(path)
         # No Gemini record names a cwd: the folder does (`files.agent_listings`).
         return Head(None, got.session_id, got.kind if got.kind == "subagent" else None,
@@ -279,7 +285,7 @@ def last_activity(path: Path) -> float | None:
     which is activity too). None when unreadable or no timestamp is found:
     bare-era Codex rollouts have none past their header.
     """
-    from learn.transcripts.files.sources import in_store, source_stat
+    from learn.transcripts.files.sources import in_store
 
     if in_store(path):
         # A store's stamp is its newest update (`sources`): no tail to read.

@@ -7,6 +7,8 @@ SQLite store is named `<store>/<session id>` (`opencode.places`), one of its JSO
 store by its session file; its bytes are the canonical export
 (`opencode.export`), its identity a stamp computed from the store (rows and the
 newest update), since the store's own stat changes with every session in it.
+A session known only from Gemini CLI's `logs.json` is held the same way:
+`<logs.json>/<session id>`, exported as a chats file (`gemini.logs`).
 
 Every reader of a session's bytes or identity (the parser, the session index,
 discovery's heads) comes through here, so one rule decides what a session is.
@@ -97,9 +99,10 @@ def stat_identity(st: os.stat_result) -> SourceStat:
 
 def in_store(path: Path) -> bool:
     """Whether `path` names a session held in a store rather than a file of its own."""
+    from learn.transcripts.gemini.logs import in_logs
     from learn.transcripts.opencode.places import in_database, in_storage
 
-    return in_database(path) is not None or in_storage(path)
+    return in_database(path) is not None or in_storage(path) or in_logs(path) is not None
 
 
 def session_exists(path: str | Path) -> bool:
@@ -107,9 +110,12 @@ def session_exists(path: str | Path) -> bool:
     p = Path(path)
     if not in_store(p):
         return os.path.exists(p)
+    from learn.transcripts.gemini.logs import in_logs
     from learn.transcripts.opencode import database
     from learn.transcripts.opencode.places import in_database
 
+    if in_logs(p) is not None:
+        return _store_stat(p) is not None
     where = in_database(p)
     if where is None:
         return p.is_file()
@@ -133,6 +139,7 @@ def source_stat(path: Path) -> SourceStat | None:
 def read_session(path: Path) -> tuple[bytes, SourceStat]:
     """The session's bytes and its identity when read. Raises OSError."""
     if in_store(path):
+        from learn.transcripts.gemini import logs
         from learn.transcripts.opencode import database, storage
         from learn.transcripts.opencode.places import in_database
 
@@ -142,7 +149,12 @@ def read_session(path: Path) -> tuple[bytes, SourceStat]:
         if stat is None:
             raise FileNotFoundError(str(path))
         where = in_database(path)
-        buf = database.export_session(*where) if where else storage.export_session(path)
+        if where is not None:
+            buf = database.export_session(*where)
+        elif logs.in_logs(path) is not None:
+            buf = logs.export_session(path)
+        else:
+            buf = storage.export_session(path)
         return buf, stat
     data, st = _read_regular(path)
     return data, stat_identity(st)
@@ -176,12 +188,18 @@ _MORE_BYTES: Final = 1 << 20
 
 
 def _store_stat(path: Path) -> SourceStat | None:
+    from learn.transcripts.gemini import logs
     from learn.transcripts.opencode import database, storage
     from learn.transcripts.opencode.places import in_database
 
     where = in_database(path)
     try:
-        got = database.stamp(*where) if where else storage.stamp(path)
+        if where is not None:
+            got = database.stamp(*where)
+        elif logs.in_logs(path) is not None:
+            got = logs.stamp(path)
+        else:
+            got = storage.stamp(path)
     except OSError:
         return None
     if got is None:

@@ -5,4 +5,6 @@
   conversation.
 - `lower`: that conversation as events: typed turns, tool calls and results.
 - `places`: where a person's sessions are and which project each folder is.
+- `logs`: `logs.json`, the typed messages of sessions no chats file holds
+  (the builds before chat recording), read as a chats file of typed turns only.
 """

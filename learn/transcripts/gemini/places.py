@@ -1,6 +1,7 @@
 """Where Gemini CLI keeps a person's sessions, and which project each folder is.
 
-`<GEMINI_CLI_HOME or ~>/.gemini/tmp/<project>/chats/`. The folder is named by
+`<GEMINI_CLI_HOME or ~>/.gemini/tmp/<project>/chats/` (and `logs.json` beside it:
+`gemini.logs`). The folder is named by
 the project: a sha256 of its root path (to about 0.5x), then a short slug
 registered in `~/.gemini/projects.json` (`{"projects": {<root>: <slug>}}`) with
 the root written into `tmp/<slug>/.project_root` (projectRegistry.ts). No
@@ -75,11 +76,15 @@ def project_roots(base: Path, known: Iterable[Path] = ()) -> dict[str, str]:
 
 
 def project_of_file(path: Path) -> str | None:
-    """The project root of the folder a chats file sits in, as far as the folder tells."""
+    """The project root of the folder a chats file (or a session of its `logs.json`,
+    `gemini.logs`) sits in, as far as the folder tells."""
     chats = next((p for p in path.parents if p.name == "chats"), None)
-    if chats is None:
+    if chats is not None:
+        folder = chats.parent
+    elif path.parent.name == "logs.json":
+        folder = path.parent.parent
+    else:
         return None
-    folder = chats.parent
     try:
         marker = (folder / ".project_root").read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):

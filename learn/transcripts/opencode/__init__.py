@@ -9,6 +9,8 @@ parser, the session index and the mining cache see:
   `part`; 2.x adds `session_message`), opened read-only, never written or locked.
 - `storage`: the JSON files of the versions before it (`storage/session/…`,
   `storage/message/…`, `storage/part/…`).
+- `project_storage`: the per-project JSON store of the first versions
+  (`project/<slug>/storage/session/…`), read by `storage`.
 - `export`: one session as canonical JSONL records, the same from either store.
 - `lower`: that buffer as events: typed turns, replies, tool calls and results.
 """

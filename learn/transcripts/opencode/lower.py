@@ -13,6 +13,9 @@ feedback: <what they typed>` when they typed a reason; a rule's refusal says
 call". Those are lowered as denials (`lowering.denial_content`). An aborted
 reply (`error.name` "MessageAbortedError") is an interrupt.
 
+The first builds' messages (`project_storage`: parts inside the message, facts under
+`metadata`, tool calls as `tool-invocation` parts) are read in the later shape.
+
 2.x entries (`session_message`): `user` (`text`), `synthetic` (the client's text:
 context), `shell` (a command the person ran with `!`), `assistant` (`content`:
 text, reasoning, tool with `state.content`), `compaction` (a summary: never typed).
@@ -127,6 +130,8 @@ def _message(chain: Chain, record: dict[str, Any], side: bool, clock: datetime |
     mid = str(record.get("id") or "")
     info = as_dict(record.get("data"))
     parts = [p for p in record.get("parts") or () if isinstance(p, dict)]
+    if isinstance(info.get("metadata"), dict) and "time" not in info:
+        info, parts = _first_builds(info, parts)
     at = _time(info.get("time"), clock)
     if at is None:
         return []
@@ -247,3 +252,42 @@ def _entry(chain: Chain, record: dict[str, Any], side: bool, clock: datetime | N
         out.append(UserEvent(meta=chain.meta(f"{eid}:abort", at, sidechain=side),
                              interrupted=True))
     return out
+
+
+# What the first builds wrote in place of a `synthetic` flag (none then): an `@file`'s
+# contents, read in as text of the person's own message.
+_READ_IN: Final = "Called the Read tool"
+
+
+def _first_builds(info: dict[str, Any], parts: list[dict[str, Any]]
+                  ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A message of the first builds (`project_storage`: parts held in the message, its
+    facts under `metadata`) in the shape of the later ones."""
+    meta = as_dict(info.get("metadata"))
+    assistant = as_dict(meta.get("assistant"))
+    tools = as_dict(meta.get("tool"))
+    shaped = {"role": info.get("role"), "time": meta.get("time"), "error": meta.get("error"),
+              "modelID": assistant.get("modelID"), "path": assistant.get("path")}
+    out: list[dict[str, Any]] = []
+    for i, part in enumerate(parts):
+        kind = part.get("type")
+        if kind == "text":
+            text = part.get("text")
+            read_in = isinstance(text, str) and text.startswith(_READ_IN)
+            out.append({"id": str(i), **part, "synthetic": bool(part.get("synthetic")) or read_in})
+        elif kind == "tool-invocation":
+            call = as_dict(part.get("toolInvocation"))
+            call_id = as_str(call.get("toolCallId"), str(i))
+            facts = as_dict(tools.get(call_id))
+            done = call.get("state") == "result"
+            failed = done and bool(facts.get("error"))
+            out.append({"id": str(i), "type": "tool", "callID": call_id,
+                        "tool": as_str(call.get("toolName")),
+                        "state": {"status": "error" if failed else
+                                  "completed" if done else "running",
+                                  "input": call.get("args"), "output": call.get("result"),
+                                  "error": call.get("result") if failed else None,
+                                  "time": facts.get("time")}})
+        else:
+            out.append({"id": str(i), **part})
+    return shaped, out

@@ -3,7 +3,8 @@
 `$XDG_DATA_HOME/opencode` (default `~/.local/share/opencode`) holds the SQLite
 store `opencode.db` (a release channel may use `opencode-<channel>.db`) and,
 from the versions before it, `storage/` with one JSON file per session,
-message and part. A session of the SQLite store is named by a path that is not
+message and part (and, from the first versions, `project/<slug>/storage/`:
+`project_storage`). A session of the SQLite store is named by a path that is not
 a file: `<store>/<session id>` (`learn sessions` prints it, `learn show` takes
 it); a session of the JSON files by its session file.
 """
@@ -57,6 +58,7 @@ def in_database(path: Path) -> tuple[Path, str] | None:
 
 
 def in_storage(path: Path) -> bool:
-    """Whether `path` is a session file of the JSON store (`storage/session/<project>/<id>.json`)."""
+    """Whether `path` is a session file of the JSON store (`storage/session/<project>/<id>.json`),
+    or of a per-project store before it (`project/<slug>/storage/session/info/<id>.json`)."""
     return (path.suffix == ".json" and path.parent.parent.name == "session"
             and path.parent.parent.parent.name == "storage")

@@ -7,6 +7,10 @@ id>/<message id>.json` (the message info), `storage/part/<message id>/<part
 id>.json` (one part), and `storage/project/<project id>.json` (`worktree`). The
 migration leaves these files in place, so a session can be in both stores; the
 SQLite one is then read (`files.listing`).
+
+The per-project store of the versions before this one (`project_storage`) keeps the
+same kinds of files in other folders; a session file of either is read here, each
+file looked for where its layout keeps it.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import msgspec
 
 from learn.transcripts.mend import decoded
 from learn.transcripts.opencode.export import encode_session
+from learn.transcripts.opencode.project_storage import directory_of, is_project_session
 
 __all__ = ["StoredSession", "export_session", "session_of", "sessions", "stamp"]
 
@@ -52,12 +57,28 @@ def _storage(session_file: Path) -> Path:
     return session_file.parent.parent.parent
 
 
+def _message_dir(path: Path) -> Path:
+    """Where a session's message files are, in its layout."""
+    if is_project_session(path):
+        return _storage(path) / "session" / "message" / path.stem
+    return _storage(path) / "message" / path.stem
+
+
+def _part_dir(path: Path, message_id: str) -> Path:
+    """Where a message's part files are, in its session's layout."""
+    if is_project_session(path):
+        return _storage(path) / "session" / "part" / path.stem / message_id
+    return _storage(path) / "part" / message_id
+
+
 def session_of(path: Path) -> StoredSession:
     """A session file's facts. Raises OSError."""
     st = path.stat()
     info = _read(path)
     directory = info.get("directory")
-    if not isinstance(directory, str) or not directory:
+    if (not isinstance(directory, str) or not directory) and is_project_session(path):
+        directory = directory_of(_messages(path), _read)
+    elif not isinstance(directory, str) or not directory:
         project = _read(_storage(path) / "project" / f"{path.parent.name}.json") \
             if (_storage(path) / "project" / f"{path.parent.name}.json").is_file() else {}
         worktree = project.get("worktree")
@@ -87,7 +108,7 @@ def sessions(storage: Path) -> Iterator[Path]:
 
 
 def _messages(path: Path) -> list[Path]:
-    directory = _storage(path) / "message" / path.stem
+    directory = _message_dir(path)
     try:
         return [directory / n for n in sorted(os.listdir(directory)) if n.endswith(".json")]
     except OSError:
@@ -120,12 +141,11 @@ def export_session(path: Path) -> bytes:
     facts = session_of(path)
     bad: list[Path] = []  # message and part files that hold no JSON object
     info = _read(path, bad)
-    storage = _storage(path)
     messages = []
     for message in _messages(path):
         data = _read(message, bad)
         mid = message.stem
-        parts_dir = storage / "part" / mid
+        parts_dir = _part_dir(path, mid)
         try:
             names = sorted(n for n in os.listdir(parts_dir) if n.endswith(".json"))
         except OSError:
@@ -136,14 +156,24 @@ def export_session(path: Path) -> bytes:
         if not parts and isinstance(data.get("parts"), list):
             parts = [p for p in data["parts"] if isinstance(p, dict)]  # parts inside the message
         info_only = {k: v for k, v in data.items() if k not in ("id", "sessionID", "parts")}
-        created = info_only.get("time", {}).get("created", 0) \
-            if isinstance(info_only.get("time"), dict) else 0
-        messages.append((created if isinstance(created, int | float) else 0, mid, info_only,
-                         parts))
+        messages.append((_created(info_only), mid, info_only, parts))
     messages.sort(key=lambda m: (m[0], m[1]))
     time = info.get("time") if isinstance(info.get("time"), dict) else {}
+    if not time and messages:  # the earliest builds' session file kept no time
+        time = {"created": messages[0][0], "updated": messages[-1][0]}
     head = {"id": facts.id, "directory": facts.directory, "parentID": facts.parent_id,
             "title": info.get("title"), "version": info.get("version"), "time": time,
             "store": "files"}
     return encode_session(head, [(mid, data, parts) for _, mid, data, parts in messages],
                           unreadable=len(bad))
+
+
+def _created(info: dict[str, Any]) -> int | float:
+    """When a message was created, for the order: `time.created`, or the first builds'
+    `metadata.time.created` (`project_storage`); 0 when it says neither."""
+    for holder in (info, info.get("metadata")):
+        time = holder.get("time") if isinstance(holder, dict) else None
+        created = time.get("created") if isinstance(time, dict) else None
+        if isinstance(created, int | float) and not isinstance(created, bool):
+            return created
+    return 0
