@@ -99,10 +99,27 @@ def _write(text: str) -> None:
     if err is None:  # pythonw, a detached process: nowhere to say it
         return
     try:
-        err.write(text)
+        try:
+            err.write(text)
+        except UnicodeEncodeError:
+            # A stderr set to fail on what its encoding lacks (errors="strict": an
+            # embedding's, a wrapper's): the ValueError below took it for a closed stream
+            # and the whole traceback was lost. Written in that encoding, escaped.
+            err.write(escaped(text, getattr(err, "encoding", None)))
         err.flush()
     except (OSError, ValueError):  # stderr closed or a closed pipe: nothing to say it to
         pass
+
+
+def escaped(text: str, encoding: str | None) -> str:
+    """`text` with what `encoding` lacks as Python's escapes (`\\u2192`), as Python writes
+    its own standard error; ASCII when the encoding is unknown."""
+    for name in (encoding or "ascii", "ascii"):
+        try:
+            return text.encode(name, "backslashreplace").decode(name)
+        except (LookupError, UnicodeError):
+            continue
+    return text.encode("ascii", "backslashreplace").decode("ascii")
 
 
 def _excepthook(kind: type[BaseException], value: BaseException,

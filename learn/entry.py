@@ -26,6 +26,7 @@ def main() -> None:
     import learn.output_encoding
 
     learn.output_encoding.make_writable(sys.stdout)
+    learn.output_encoding.make_errors_writable(sys.stderr)
     if sys.argv[1:3] == ["hook", "drain"]:
         # The detached worker: its stdout and stderr are hook.log, and a traceback
         # quotes secrets (learn.hook.worker_output). Before the command line loads,

@@ -6,7 +6,10 @@ only GEMINI.md, refused it: every `learn apply` exited 1 and Gemini got nothing 
 2026-12). A project's `.gemini/settings.json` comes with a cloned repository, so only a bare
 `*.md` file name (no folder, not hidden, not another agent's file) is a surface, and the
 writer checks it again against the settings when it writes. Any other name: Gemini gets
-nothing, said in one line, and the apply still succeeds.
+nothing, said in one line, and the apply still succeeds. A name only a project's settings
+give is written when it is an instruction file's name or the person's own
+`~/.gemini/settings.json` gives it too (tests/test_apply_gemini_project_names.py): here the
+person's settings name the project's context file as well.
 """
 
 from __future__ import annotations
@@ -57,6 +60,13 @@ def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, file_name: object) -> 
     return root
 
 
+def users_settings(tmp_path: Path, file_name: object) -> None:
+    """The person's own `~/.gemini/settings.json` (HOME is tmp_path/home: conftest)."""
+    gemini = tmp_path / "home" / ".gemini"
+    gemini.mkdir(parents=True, exist_ok=True)
+    (gemini / "settings.json").write_text(json.dumps({"context": {"fileName": file_name}}))
+
+
 def apply(root: Path, *args: str) -> Result:
     from learn.commands.apply import command
 
@@ -66,6 +76,7 @@ def apply(root: Path, *args: str) -> Result:
 def test_a_bare_md_context_name_gets_the_rule_and_the_apply_succeeds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = shop(tmp_path, monkeypatch, "CONTEXT.md")
+    users_settings(tmp_path, "CONTEXT.md")
     (root / "CONTEXT.md").write_text("# shop for gemini\n")
     done = apply(root, "--yes")
     # The defect: "refused: …/CONTEXT.md is not an instruction file learn may write", exit 1.
@@ -81,6 +92,7 @@ def test_a_bare_md_context_name_gets_the_rule_and_the_apply_succeeds(
 def test_the_first_name_of_a_list_learn_writes_is_the_one_written(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = shop(tmp_path, monkeypatch, ["docs/ctx.md", "Context.md", "GEMINI.md"])
+    users_settings(tmp_path, "Context.md")
     done = apply(root, "--yes")
     assert done.exit_code == 0, done.output
     assert has_marker((root / "Context.md").read_text(), KEY)
@@ -110,6 +122,7 @@ def test_any_other_name_gets_gemini_nothing_in_one_line_never_a_refused_write(
 def test_the_writer_accepts_a_context_name_only_as_the_settings_give_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = shop(tmp_path, monkeypatch, "CONTEXT.md")
+    users_settings(tmp_path, "CONTEXT.md")
     assert confine(root / "CONTEXT.md", [root]) == root / "CONTEXT.md"
     (root / "pkg").mkdir()
     assert confine(root / "pkg" / "CONTEXT.md", [root]) == root / "pkg" / "CONTEXT.md"

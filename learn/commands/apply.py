@@ -19,6 +19,7 @@ import click
 
 from learn.commands import apply_writes
 from learn.commands.apply_agents import ForAgents
+from learn.commands.apply_applied import still_to_apply
 from learn.commands.apply_checks import plan_checks
 from learn.commands.apply_recover import (
     Landed,
@@ -234,14 +235,31 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         if not prune_keys(prune, here, consent=consent):
             sys.exit(1)
         return
+    every: tuple[Proposal, ...] = ()
+    if only:
+        everything = load_proposals(None, here, every_state=True)
+        every = everything.proposals if everything is not None else ()
+        if not _names_a_place(file, agent_names, agents, scope):
+            # A KEY already applied (and still in its file) is said and not written
+            # again (learn.commands.apply_applied); the rest are planned. With a place
+            # named, it is planned there: a file that holds it is left as it is.
+            states = everything.extra.get("states", {}) if everything is not None else {}
+            only = still_to_apply(only, every, states, here)
+            if not only and not dismiss:
+                return
     try:
-        result = stored_proposals(here, since_at, since, folder=project_dir)
+        pending = stored_proposals(here, since_at, since, folder=project_dir).proposals
     except NothingToShow as exc:
-        if only or dismiss:  # a KEY was named, and nothing here is a proposal
-            raise click.UsageError(f"not a proposal of {here}: "
-                                   f"{', '.join((*only, *dismiss))}; {exc}") from exc
-        click.echo(f"nothing to apply: {exc}")
-        return
+        named = {p.key for p in every} | {p.label for p in every}
+        if dismiss or not only or any(k not in named for k in only):
+            if only or dismiss:  # a KEY was named, and nothing here is a proposal
+                raise click.UsageError(f"not a proposal of {here}: "
+                                       f"{', '.join((*only, *dismiss))}; {exc}") from exc
+            click.echo(f"nothing to apply: {exc}")
+            return
+        # Nothing pending, but each KEY names a proposal of another state here (declined,
+        # or applied and since pruned): --only asks for it by name.
+        pending = ()
     except NoRunError as exc:
         raise click.ClickException(str(exc)) from exc
     max_lines, max_bytes = _budget(max_lines, max_bytes)
@@ -251,16 +269,12 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         if not only:
             return
 
-    every: tuple[Proposal, ...] = ()
-    if only:
-        everything = load_proposals(None, here, every_state=True)
-        every = everything.proposals if everything is not None else ()
     if not only:
-        for p in result.proposals:
+        for p in pending:
             if p.status == "has-skill" and (p.verdict is None or p.verdict.accepted):
                 click.echo(f"note: {p.key} is covered by the `{p.existing_rule}` skill: sharpen "
                            "its description instead (or --only it to add a rule anyway)")
-    chosen = _select(result.proposals, only, every, here)
+    chosen = _select(pending, only, every, here)
     # learn's check: a data file and a hook, not a line (learn.commands.apply_checks).
     offers = [p for p in chosen if p.surface == "check"]
     checks = plan_checks(offers, here, str(checkout_folder(project_dir or Path.cwd()))) \
@@ -406,6 +420,18 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
                        released | set(planned), batch, _record)
     if refused or not shown or not wrote or (offers and checks is None):
         sys.exit(1)
+
+
+def _names_a_place(file: Path | None, agent_names: tuple[str, ...], agents: bool,
+                   scope: str | None) -> bool:
+    """Whether the command line says where to write (--file, --agent, --agents, --target,
+    --scope): an applied rule asked for by name is then written there too."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context(silent=True)
+    target = ctx.get_parameter_source("target_kind") if ctx is not None else None
+    return (file is not None or bool(agent_names) or agents or scope is not None
+            or target not in (None, ParameterSource.DEFAULT))
 
 
 def _record(p: Proposal, done: Sequence[Landed]) -> None:

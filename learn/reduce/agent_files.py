@@ -54,6 +54,7 @@ __all__ = [
     "gemini_context_name",
     "gemini_context_refusal",
     "gemini_file_names",
+    "gemini_writable_names",
     "heard_by_a_reader",
     "loading",
     "opencode_config_dir",
@@ -126,20 +127,38 @@ def _gemini_setting(settings: Path) -> tuple[str, ...] | None:
     return _names(context.get("fileName")) if isinstance(context, dict) else None
 
 
+class _Named(NamedTuple):
+    """Gemini's context names in a folder, and the project's settings file that named
+    them (None: the user's settings, or Gemini's default)."""
+
+    names: tuple[str, ...]
+    project_settings: Path | None
+
+
+def _named(folder: Path | None, home: Path) -> _Named:
+    if folder is not None:
+        # From the folder up to its checkout's root (rule_places.chain): above it is not
+        # this project's setting.
+        for d in reversed(chain(folder)):
+            settings = d / ".gemini" / "settings.json"
+            names = _gemini_setting(settings)
+            if names:
+                return _Named(names, settings)
+    return _Named(_user_names(home) or _GEMINI_DEFAULT, None)
+
+
+def _user_names(home: Path) -> tuple[str, ...]:
+    """`context.fileName` of the person's own `~/.gemini/settings.json` (none: ())."""
+    return _gemini_setting(gemini_dir(home) / "settings.json") or ()
+
+
 def gemini_file_names(folder: Path | None, home: Path) -> tuple[str, ...]:
     """The context files Gemini CLI reads in each folder: `context.fileName` of the
     project's `.gemini/settings.json` (the nearest one from `folder` up to its checkout's
     root), else of the user's, else GEMINI.md. A project set to `AGENTS.md` never reads a
     GEMINI.md learn made beside it (measured in the audit of 2026-12: the rule went
-    nowhere Gemini looked)."""
-    if folder is not None:
-        # From the folder up to its checkout's root (rule_places.chain): above it is not
-        # this project's setting.
-        for d in reversed(chain(folder)):
-            names = _gemini_setting(d / ".gemini" / "settings.json")
-            if names:
-                return names
-    return _gemini_setting(gemini_dir(home) / "settings.json") or _GEMINI_DEFAULT
+    nowhere Gemini looked). What Gemini reads, not what learn writes: gemini_writable_names."""
+    return _named(folder, home).names
 
 
 # The longest file name the common file systems take (ext4, APFS, NTFS in UTF-16 units
@@ -153,6 +172,12 @@ _GEMINI_OWN_ROWS: Final = ("GEMINI.md", "AGENTS.md", "CLAUDE.md")
 _CONTROL_NAMES: Final = frozenset(n.casefold() for n in (
     "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md",
     "copilot-instructions.md"))
+# The context names a project's own settings may give and learn still writes: the
+# instruction files learn knows by name. (The others it knows, CLAUDE.local.md,
+# AGENTS.override.md, copilot-instructions.md, are other agents' own: never Gemini's.)
+_KNOWN_INSTRUCTION_NAMES: Final = _GEMINI_OWN_ROWS
+# Why a project's own context name is not written (gemini_writable_names).
+_PROJECT_ONLY: Final = "from this project's settings alone (they come with a clone)"
 
 
 def gemini_context_refusal(name: str) -> str | None:
@@ -166,7 +191,9 @@ def gemini_context_refusal(name: str) -> str | None:
     name is one: no folder in it (`docs/ctx.md`, `../../home/.bashrc.md`, `C:ctx.md`),
     not hidden, not another agent's control file. GEMINI.md, AGENTS.md and CLAUDE.md
     are written as themselves. Before, any other name was planned and then refused by
-    the writer: every `learn apply` exited 1 and Gemini got nothing (audit of 2026-12)."""
+    the writer: every `learn apply` exited 1 and Gemini got nothing (audit of 2026-12).
+    By name only: where the name comes from (a project's settings, or the person's) is
+    gemini_writable_names' question."""
     if name in _GEMINI_OWN_ROWS:
         return None
     if any(c in name for c in "/\\:\0") or name in (".", ".."):
@@ -197,17 +224,45 @@ class GeminiContext(NamedTuple):
     why: str = ""
 
 
+def _refusal(name: str, named: _Named, home: Path) -> str | None:
+    """Why learn does not write the context file `name` of `named`: gemini_context_refusal,
+    then, for a name only a project's settings give, _PROJECT_ONLY."""
+    why = gemini_context_refusal(name)
+    if why is not None or named.project_settings is None or name in _KNOWN_INSTRUCTION_NAMES:
+        return why
+    return None if name in _user_names(home) else _PROJECT_ONLY
+
+
+def gemini_writable_names(folder: Path | None, home: Path) -> tuple[str, ...]:
+    """The names of gemini_file_names(folder, home) learn writes: each a name learn writes
+    (gemini_context_name) and, when a project's own settings give them, GEMINI.md,
+    AGENTS.md or CLAUDE.md, or a name the person's `~/.gemini/settings.json` gives too.
+
+    A project's `.gemini/settings.json` comes with a clone: one naming `README.md` as
+    Gemini's context made learn write rules into the project's README (an audit of
+    2026-12). Gemini CLI still reads that file, and coverage still counts it as read
+    (readers_of); learn only does not write it. The planner (gemini_context) and the
+    writer's confinement (learn.report.confine) both ask this."""
+    named = _named(folder, home)
+    return tuple(n for n in named.names if _refusal(n, named, home) is None)
+
+
 def gemini_context(folder: Path | None, home: Path) -> GeminiContext:
     """The first of Gemini's context names in `folder` (gemini_file_names; None: the
-    user's) that learn writes (gemini_context_name); Gemini reads every one of them."""
-    names = gemini_file_names(folder, home)
-    for name in names:
-        if gemini_context_name(name):
+    user's) that learn writes (gemini_writable_names); Gemini reads every one of them."""
+    named = _named(folder, home)
+    refusals = [(n, _refusal(n, named, home)) for n in named.names]
+    for name, why in refusals:
+        if why is None:
             return GeminiContext(name)
-    said = "; ".join(f"`{n}` is {gemini_context_refusal(n)}" for n in names)
-    return GeminiContext(None, f"Gemini CLI gets nothing: its settings' context.fileName names "
-                               f"no file learn writes ({said}); learn writes only a bare *.md "
-                               "file name, not hidden, not another agent's own")
+    said = "; ".join(f"`{n}` is {why}" for n, why in refusals)
+    user = gemini_dir(home) / "settings.json"
+    where = named.project_settings or user
+    rule = "learn writes only a bare *.md file name, not hidden, not another agent's own"
+    if named.project_settings is not None:
+        rule += f"; from a project's settings, only GEMINI.md, AGENTS.md, CLAUDE.md or a name {user} gives too"
+    return GeminiContext(None, f"Gemini CLI gets nothing: {where} names no context file "
+                               f"(context.fileName) learn writes ({said}); {rule}")
 
 
 def opencode_config_dir(home: Path) -> Path:

@@ -47,7 +47,12 @@ from typing import Literal
 
 from learn.paths import data_dir
 from learn.projects import key_within, path_key
-from learn.reduce.agent_files import gemini_context_name, gemini_file_names, opencode_config_dir
+from learn.reduce.agent_files import (
+    gemini_context_name,
+    gemini_file_names,
+    gemini_writable_names,
+    opencode_config_dir,
+)
 from learn.reduce.rule_places import claude_home, codex_home
 from learn.report.errors import ConfinementError
 from learn.transcripts.copilot.places import copilot_dir
@@ -241,9 +246,10 @@ def _gemini_context(base: Base, root: Path, parts: tuple[str, ...]) -> Surface |
 
     A row per project that SURFACES cannot hold: the name is the settings', read again
     here at write time from the folder the file is in (learn.reduce.agent_files.
-    gemini_file_names: the project's `.gemini/settings.json` nearest it, else the
-    user's), and it must be a name learn writes (gemini_context_name: a bare `*.md` file
-    name, not hidden, not another agent's file), in a folder a `**` crosses, or directly
+    gemini_writable_names: the project's `.gemini/settings.json` nearest it, else the
+    user's; a project's own name only when it is GEMINI.md, AGENTS.md, CLAUDE.md or the
+    user's settings give it too), and it must be a name learn writes (gemini_context_name:
+    a bare `*.md` file name, not hidden, not another agent's file), in a folder a `**` crosses, or directly
     in `~/.gemini` as the user's settings name it. The planner asks the same function,
     so it never plans a file refused here."""
     if not parts or not gemini_context_name(parts[-1]):
@@ -251,7 +257,7 @@ def _gemini_context(base: Base, root: Path, parts: tuple[str, ...]) -> Surface |
     name, folders = parts[-1], parts[:-1]
     if base == "project" and all(_crossable(f) for f in folders):
         try:
-            names = gemini_file_names(root.joinpath(*folders), Path.home())
+            names = gemini_writable_names(root.joinpath(*folders), Path.home())
         except (OSError, RuntimeError):  # a folder on the way that cannot be resolved
             return None
         if name not in names:
