@@ -274,6 +274,13 @@ def check_transcripts() -> Check:
                      "use Claude Code, Codex, Gemini CLI, Copilot CLI or OpenCode for a while, "
                      "or set CLAUDE_CONFIG_DIR / CODEX_HOME / GEMINI_CLI_HOME / COPILOT_HOME if "
                      "they keep history elsewhere")
+    from learn.doctor_formats import unread_codex_prompts
+
+    unread = unread_codex_prompts(found.files)
+    if unread is not None:
+        return Check("transcripts", "warn", f"{detail}; {unread}",
+                     "this Codex may write its rollouts in a shape learn does not read yet: "
+                     "update learn, or report it with the Codex version")
     return Check("transcripts", "ok", detail)
 
 

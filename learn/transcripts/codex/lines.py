@@ -33,6 +33,9 @@ class State:
         self.model = "codex"
         self.parent: str | None = None
         self.last_assistant_text: str | None = None
+        # The prompt just read, until anything but bookkeeping follows: a second
+        # record of it (`user_message` beside the `item_completed` 0.171 writes) is no new turn.
+        self.last_typed_text: str | None = None
         self.path_key = str(path) if path is not None else ""
         # A subagent's lines are all sidechain (see the module docstring).
         self.sidechain = False
@@ -63,7 +66,9 @@ Line = tuple[str, dict[str, Any], Any]
 _ROLLOUT_KINDS = frozenset({"session_meta", "turn_context", "compacted"})
 # Wrapper types that mean nothing without their payload.
 _WRAPPERS = frozenset({"event_msg", "response_item"})
-_EVENT_TYPES = frozenset({"user_message", "agent_message", "turn_aborted"})
+_EVENT_TYPES = frozenset({
+    "user_message", "agent_message", "turn_aborted", "item_completed", "task_started",
+    "turn_started"})
 
 
 def read_line(obj: object, st: State) -> Line | str:

@@ -20,10 +20,14 @@ review, a compaction, a spawned thread — or an `internal` job, or
 a sidechain, exactly like a Claude Code subagent file, so no prompt in them is
 ever a typed turn.
 
-What the person typed comes from `event_msg/user_message`, never from
-`response_item` user messages: those also carry the injected
-`<environment_context>` and AGENTS.md text, so mining them would "learn" our own
-instructions back. They lower to OtherEvent.
+What the person typed comes from `event_msg/user_message`, or from Codex 0.171 on
+(which no longer writes that event) from `event_msg/item_completed` whose item is a
+`UserMessage`; never from `response_item` user messages: those also carry the
+injected `<environment_context>` and AGENTS.md text, so mining them would "learn"
+our own instructions back. They lower to OtherEvent. A client that writes both
+records of one prompt has it counted once (`_typed`). The other items 0.171
+completes (AgentMessage, CommandExecution, FileChange, McpToolCall, Reasoning, ...)
+repeat what its `response_item` lines already say, and are not read.
 
 Codex lines carry no uuid or parent link, so the lowering synthesizes them: a
 uuid derived from the session id and line number ("<session id>:<line>",
@@ -186,7 +190,11 @@ def _lower_line(
         return OtherEvent(kind, obj)
     if kind == "event_msg":
         conversational = ptype in ("user_message", "agent_message") or (
-            ptype == "turn_aborted" and p.get("reason") in (None, "interrupted"))
+            ptype == "turn_aborted" and p.get("reason") in (None, "interrupted")) or (
+            ptype == "item_completed" and _user_item(p) is not None)
+        if ptype in _TURN_STARTS:
+            # A new turn: its reply or prompt is no copy of the last turn's.
+            st.last_assistant_text = st.last_typed_text = None
     elif kind == "response_item":
         if st.bare and ptype == "message" and p.get("role") == "user":
             return _bare_prompt(p, stamp, lineno, st, obj)
@@ -202,20 +210,12 @@ def _lower_line(
         return "invalid"
     if kind == "event_msg":
         if ptype == "user_message":
-            text = _str(p.get("message")) or ""
-            if p.get("kind") in _CONTEXT_KINDS or text[:64].lstrip().startswith(INJECTED_PREFIXES):
-                # Codex of about August-September 2025 sent its context blocks (AGENTS.md as
-                # <user_instructions>, <environment_context>) as user messages tagged with
-                # their kind: client-written, never typed (it fed the person's own AGENTS.md
-                # back to the miner as things they said).
-                meta = msgspec.structs.replace(st.meta(lineno, ts), is_meta=True)
-                return UserEvent(meta=meta, text=text, blocks=(TextBlock(text),))
-            st.last_assistant_text = None
-            return UserEvent(
-                meta=st.meta(lineno, ts), text=text, blocks=(TextBlock(text),),
-                is_agent_injected=AGENT_INJECTION_RE.match(text) is not None,
-                prompt_source="typed",
-            )
+            return _typed(_str(p.get("message")) or "", p.get("kind"), lineno, ts, st, obj)
+        if ptype == "item_completed":
+            return _typed(_user_item_text(_user_item(p) or {}), None, lineno, ts, st, obj)
+    # Anything but a prompt ends the run in which a second record of it is a copy.
+    st.last_typed_text = None
+    if kind == "event_msg":
         if ptype == "turn_aborted":
             return UserEvent(meta=st.meta(lineno, ts), text="", interrupted=True)
         text = _str(p.get("message")) or ""
@@ -249,6 +249,63 @@ def _lower_line(
     return AssistantEvent(
         meta=st.meta(lineno, ts), model=st.model,
         blocks=(ToolUseBlock(id=call_id, name=name, input=args),),
+    )
+
+
+# Where a turn starts ("turn_started" is the event's name in the protocol, "task_started"
+# the one rollouts have carried since 0.2x).
+_TURN_STARTS: Final = frozenset({"task_started", "turn_started"})
+
+
+def _user_item(p: dict[str, Any]) -> dict[str, Any] | None:
+    """The `UserMessage` item an `item_completed` payload completes, if it is one.
+
+    Codex 0.171 writes `{"type": "item_completed", "turn_id", "item": {"type":
+    "UserMessage", "id", "client_id"?, "content": [{"type": "text", "text",
+    "text_elements"}, {"type": "image" | "local_image", ...}]}}` in place of
+    `user_message` (codex-rs/protocol/src/items.rs `TurnItem`, seen in 0.171.0's
+    own rollouts, exec and TUI alike).
+    """
+    item = p.get("item")
+    return item if type(item) is dict and item.get("type") == "UserMessage" else None
+
+
+def _user_item_text(item: dict[str, Any]) -> str:
+    """A UserMessage item's text parts joined as Codex joins them for its own
+    `user_message` (items.rs `UserMessageItem::message`: no separator, images left out),
+    so both records of one prompt read alike."""
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "".join(
+        part["text"] for part in content
+        if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+    )
+
+
+def _typed(
+    text: str, kind: object, lineno: int, ts: datetime, st: State, obj: dict[str, Any]
+) -> TranscriptEvent:
+    """What the person typed, from either record Codex keeps of it."""
+    if kind in _CONTEXT_KINDS or text[:64].lstrip().startswith(INJECTED_PREFIXES):
+        # Codex of about August-September 2025 sent its context blocks (AGENTS.md as
+        # <user_instructions>, <environment_context>) as user messages tagged with
+        # their kind: client-written, never typed (it fed the person's own AGENTS.md
+        # back to the miner as things they said).
+        meta = msgspec.structs.replace(st.meta(lineno, ts), is_meta=True)
+        return UserEvent(meta=meta, text=text, blocks=(TextBlock(text),))
+    if text == st.last_typed_text:
+        # The same prompt's other record (`user_message` beside its `item_completed`,
+        # in either order, with nothing but bookkeeping between): one typed turn.
+        return OtherEvent("event_msg", obj)
+    st.last_typed_text = text
+    st.last_assistant_text = None
+    return UserEvent(
+        meta=st.meta(lineno, ts), text=text, blocks=(TextBlock(text),),
+        is_agent_injected=AGENT_INJECTION_RE.match(text) is not None,
+        prompt_source="typed",
     )
 
 

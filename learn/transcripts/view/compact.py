@@ -65,7 +65,12 @@ from learn.transcripts.view.model import (
 # v13: a Codex call the person declined (`exec command rejected by user`) is a denial, one a
 #     policy refused a rule's (it read as a successful output); Codex's context blocks
 #     sent as user messages (about 0.3x) are no typed turns.
-VIEW_VERSION: Final = 13
+# v14: Codex 0.171's typed prompts (`item_completed` UserMessage: it writes no
+#     `user_message` any more) are typed turns, once where a rollout has both; a reply
+#     like the last turn's is no copy of it once a new turn started.
+#     Claude Code 2.1.332's untagged `/code-review args` record (its /review) is a
+#     command's record, its arguments typed, not the words "/code-review".
+VIEW_VERSION: Final = 14
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
