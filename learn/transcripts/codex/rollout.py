@@ -29,6 +29,13 @@ records of one prompt has it counted once (`_typed`). The other items 0.171
 completes (AgentMessage, CommandExecution, FileChange, McpToolCall, Reasoning, ...)
 repeat what its `response_item` lines already say, and are not read.
 
+A call the person declined is read from its output (`_result`): `exec command rejected by
+user` / `patch rejected by user` (older clients, and a client answering 0.171's approval
+with a plain decline) is their denial; one a policy, the sandbox's approval rules or the
+reviewer refused is a rule's. 0.171's TUI has no plain decline: its "No, and tell Codex what
+to do differently" (also Esc and `n`) aborts the turn, written exactly as an Esc while the
+command runs, so it lowers as an interrupted call and the words typed next are a typed turn.
+
 Codex lines carry no uuid or parent link, so the lowering synthesizes them: a
 uuid derived from the session id and line number ("<session id>:<line>",
 stable across re-parses and file moves), and a parent chain through the previous lowered event so the
@@ -52,7 +59,7 @@ from learn.transcripts.blocks import (
     ToolUseBlock,
 )
 from learn.transcripts.claude.decode import SKIP_TOO_DEEP
-from learn.transcripts.claude.literals import AGENT_INJECTION_RE
+from learn.transcripts.claude.literals import AGENT_INJECTION_RE, INTERRUPT_MARKER
 from learn.transcripts.codex.lines import ANY, Line, State, read_line, repaired
 from learn.transcripts.codex.meta import (
     INJECTED_PREFIXES,
@@ -137,8 +144,24 @@ def _output(raw: object) -> tuple[str, bool]:
 # decline was no denial and not even a failure (audit of client formats, 2026-12).
 _DECLINED: Final = frozenset({"exec command rejected by user", "patch rejected by user"})
 # The same refused by policy or by the guardian, not by the person: a rule's, not theirs.
+# 0.171 adds the approval policy's own refusal of an escalation (`approval policy is Never;
+# reject command — you cannot ask for escalated permissions ...`, seen in `codex exec`'s
+# rollout), the exec policy's ("`rm -rf x` rejected: blocked by policy") and the automatic
+# reviewer's (strings of the 0.171.0 binary); each read as a successful output before.
 _REFUSED_RE: Final = re.compile(
-    r"\s*(?:(?:exec command|patch) rejected: |This action was rejected due to unacceptable risk)")
+    r"\s*(?:(?:exec command|patch) rejected: |This action was rejected due to unacceptable risk"
+    r"|approval policy is \w+; reject command|`[^`\n]*` rejected: "
+    r"|automatic approval review denied the action)")
+# What 0.171 returns for a call stopped by Esc, or by "No, and tell Codex what to do
+# differently" at its approval prompt (its TUI's only way to say no; `n` and Esc pick it):
+# codex-rs `abort_message`, "Wall time: 9.5 seconds\naborted by user" for a shell call,
+# "aborted by user after 8.8s" for any other (apply_patch). The two are written alike, the
+# turn aborted after either, so the rollout cannot tell a decline from an interrupt: it is
+# lowered as Claude Code's interrupted call, one interrupt (the turn_aborted line's), never a
+# denial or a failure. Read as a successful output before, no detector saw the call stopped.
+_ABORTED_RE: Final = re.compile(
+    r"(?:Wall time: \d+(?:\.\d+)? seconds\naborted by user|aborted by user after \d+(?:\.\d+)?s)\s*\Z")
+_INTERRUPTED_CALL: Final = f"{INTERRUPT_MARKER} for tool use]"
 # Longer than any of them with room for blanks around: an output this long is none, and is
 # neither copied nor hashed to tell (stripping and looking up every output cost 0.9% of a
 # first listing's instructions where a tenth of the sessions are Codex rollouts).
@@ -151,8 +174,11 @@ _CONTEXT_KINDS: Final = frozenset({"environment_context", "user_instructions"})
 
 def _result(call_id: str, text: str, is_error: bool) -> ToolResultBlock:
     """A call's output as the one shape every agent's results take: a decline as a denial."""
-    if len(text) <= _DECLINED_MAX and text.strip() in _DECLINED:
-        return declined(call_id)
+    if len(text) <= _DECLINED_MAX:
+        if text.strip() in _DECLINED:
+            return declined(call_id)
+        if _ABORTED_RE.match(text):
+            return ToolResultBlock(tool_use_id=call_id, content=_INTERRUPTED_CALL, is_error=True)
     if _REFUSED_RE.match(text):
         return refused(call_id, text)
     return ToolResultBlock(tool_use_id=call_id, content=text, is_error=is_error)

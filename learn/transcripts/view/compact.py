@@ -70,7 +70,9 @@ from learn.transcripts.view.model import (
 #     like the last turn's is no copy of it once a new turn started.
 #     Claude Code 2.1.332's untagged `/code-review args` record (its /review) is a
 #     command's record, its arguments typed, not the words "/code-review".
-VIEW_VERSION: Final = 14
+# v15: a Codex call stopped by Esc or declined at 0.171's prompt ("aborted by user") is an
+#     interrupted call the interrupt detector sees; 0.171's policy refusals are a rule's denials.
+VIEW_VERSION: Final = 15
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
