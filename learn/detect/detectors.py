@@ -212,9 +212,9 @@ def _interrupt_anchors(
     """(event index, interrupted tool name) of every interrupt, one per agent turn.
 
     Claude Code writes an interrupt twice when it lands during a tool call: as the
-    tool_result content and again as a user text right after. A user-text marker
-    is only its own interrupt when no tool-result marker or denial since the last
-    assistant event already stands for it.
+    tool_result content and again as a user text right after. A user-text marker (or
+    an entry marked interrupted) is only its own interrupt when no tool-result marker
+    or denial since the last assistant event already stands for it.
     """
     anchored = False
     turn: int | None = -1  # the assistant event the current anchor belongs after
@@ -231,7 +231,9 @@ def _interrupt_anchors(
                 if not found:
                     yield i, index.tool_name(block.tool_use_id)
                 found = anchored = True
-        if not found and not anchored and is_bare_interrupt(event.text):
+        # An agent whose interrupt is no text (Codex's `turn_aborted`, Copilot's, OpenCode's)
+        # marks the entry `interrupted`: Claude Code's marker text is only its own.
+        if not found and not anchored and (event.interrupted or is_bare_interrupt(event.text)):
             anchored = True
             yield i, None
 
