@@ -222,3 +222,99 @@ def test_an_edit_deny_rule_learn_wrote_keeps_the_agent_out_of_a_folder(
     [refused] = tool_results(fake.turns[2])
     assert refused.get("is_error") is True and "denied" in json.dumps(refused), refused
     assert not inside.exists()
+
+
+# ------------------------------------------------------------ /learn when part of the run fails
+
+REQUEST = "apply the bun rule"
+
+
+class FailingJudge(FakeAnthropicServer):
+    """Claude Code's conversation gets "ok"; learn's own calls (a forced tool) get HTTP
+    400, so `learn run` reads the session, fails to mine it and exits 1 without
+    --exit-zero. `conversation` keeps the requests carrying the person's request."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conversation: list[str] = []
+
+    def default_reply(self, request: RecordedRequest) -> Reply:
+        path = request.path.split("?")[0].rstrip("/")
+        if path.endswith("/count_tokens"):
+            return Reply(200, {"input_tokens": 10})
+        if request.json.get("tool_choice"):
+            return self.error_reply(400, message="this fake refuses learn's calls")
+        text = request.raw.decode("utf-8", "replace")
+        if REQUEST in text:
+            self.conversation.append(text)
+        reply = Reply(200, lambda r: self.message_body(r, [{"type": "text", "text": "ok"}],
+                                                       stop_reason="end_turn"))
+        return self.streamed(request, reply) if request.json.get("stream") else reply
+
+
+def _session_on_disk(home: Path, project: Path) -> None:
+    """One interactive session of the person's in `project`, as Claude Code writes it."""
+    folder = home / ".claude" / "projects" / str(project).replace("/", "-")
+    folder.mkdir(parents=True)
+    sid = "0c5d4b1e-6a1f-4c3e-9a55-3f2b1d7e9a01"
+    rows = [{"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": sid,
+             "timestamp": "2026-12-01T10:00:00.000Z", "cwd": str(project), "entrypoint": "cli",
+             "userType": "external", "version": "2.1.332",
+             "message": {"role": "user", "content": "remember we use bun now, not npm"}},
+            {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": sid,
+             "timestamp": "2026-12-01T10:00:05.000Z", "cwd": str(project),
+             "message": {"role": "assistant", "model": "claude-haiku-4-5",
+                         "content": [{"type": "text", "text": "Noted: bun."}]}}]
+    (folder / f"{sid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _learn_on_path(tmp_path: Path) -> Path:
+    """A bin folder holding this checkout's `learn` (the venv's, whatever runs the tests)."""
+    import shutil
+    import sys
+
+    found = Path(sys.executable).parent / "learn"
+    if not found.exists():
+        found = Path(shutil.which("learn") or "")
+    if not found.is_file():
+        pytest.skip("no `learn` executable beside the test interpreter")
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    (bindir / "learn").symlink_to(found)
+    return bindir
+
+
+def test_learn_reaches_the_model_with_what_failed_when_the_run_partly_fails(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude Code 2.1.332 drops a slash command whose `!` line exits non-zero (the
+    model is never called, the words after /learn are lost): /learn's line says what
+    failed in the digest and exits 0 instead (learn run --exit-zero)."""
+    from learn.commands.install_claude_command import command_text
+
+    claude = _claude()
+    project, home = _project(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    _session_on_disk(home, project)
+    (home / ".claude" / "commands").mkdir(parents=True)
+    (home / ".claude" / "commands" / "learn.md").write_text(command_text())
+    bindir = _learn_on_path(tmp_path)
+    fake = FailingJudge()
+    with fake:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
+        env.update(QUIET, HOME=str(home), ANTHROPIC_API_KEY="sk-ant-dummy-for-the-fake",
+                   ANTHROPIC_BASE_URL=fake.base_url,
+                   PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}")
+        plain = subprocess.run([str(bindir / "learn"), "run", "--yes", "--quiet", "--backend",
+                                "auto"], cwd=project, env=env, capture_output=True, text=True,
+                               timeout=240, check=False)
+        proc = subprocess.run([str(claude), "-p", f"/learn {REQUEST}", "--output-format",
+                               "json", "--model", "claude-haiku-4-5"], cwd=project, env=env,
+                              capture_output=True, text=True, timeout=240, check=False)
+    # The run the command makes does fail: without the flag it is exit 1.
+    assert plain.returncode == 1, (plain.stdout[-1500:], plain.stderr[-1500:])
+    assert "## What failed" in plain.stdout
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+    assert "Shell command failed" not in proc.stdout
+    assert fake.conversation, proc.stdout[-2000:]  # the model was called, with the request
+    sent = fake.conversation[0]
+    assert "[learn-digest]" in sent and "What failed" in sent

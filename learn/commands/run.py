@@ -2,7 +2,15 @@
 
 Exit codes: 0 ok (also when a malformed or cut answer was repaired by a retry);
 1 partial failure (a session or a stage still failed after retries; stderr names
-it, the rest is reported); 2 usage or configuration error (one line plus what to do).
+it, the rest is reported); 2 usage or configuration error (one line plus what to do);
+3 the backend is unusable; 75 another run holds the lock.
+
+`--exit-zero` is for Claude Code's /learn (learn/report/claude_command.md): Claude Code
+2.1.332 drops a slash command whose `!` line exits non-zero, so a run with one failed
+judge call (exit 1) lost the whole digest and the words typed after /learn, and the
+person saw "Shell command failed" over a raw digest. With it, what failed is said on
+stdout, in the digest's "What failed" (or a short digest of its own when the run could
+not start), and the exit is 0; a plain `learn run` keeps its codes for scripts.
 """
 
 from __future__ import annotations
@@ -155,10 +163,14 @@ class _Bars:
               help="Propose what several people shared for this repository (everything shared; [team] in the config).")
 @click.option("--include-programmatic", is_flag=True,
               help="Also mine sessions a program started (SDK, scripted `claude -p`, plugins).")
+@click.option("--exit-zero", is_flag=True,
+              help="Exit 0 even when something failed, and say what failed on stdout, in the "
+                   "digest (\"What failed\"). For Claude Code's /learn, which drops a command "
+                   "whose shell line exits non-zero, digest and request with it.")
 def command(scope: Scope, backend: str | None, model: str | None, offline: bool, dry_run: bool,
             yes: bool, show_all: bool, as_json: bool, quiet: bool, record: bool,
             cache_dir: Path | None, embedder: str, out: Path | None, team: bool,
-            batch: bool, no_batch: bool, include_programmatic: bool) -> None:
+            batch: bool, no_batch: bool, include_programmatic: bool, exit_zero: bool) -> None:
     """Mine your sessions and propose rules for CLAUDE.md / AGENTS.md.
 
     Reads the current project's sessions of the last 30 days (see --project,
@@ -166,18 +178,54 @@ def command(scope: Scope, backend: str | None, model: str | None, offline: bool,
     the defaults), asks the model what you keep saying,
     verifies every quote, counts distinct sessions, and prints a digest.
     """
-    sys.exit(run_command(scope, backend=backend, model=model, offline=offline, dry_run=dry_run,
-                         yes=yes, show_all=show_all, as_json=as_json, quiet=quiet, record=record,
-                         cache_dir=cache_dir, embedder=embedder, out=out, team=team,
-                         batch=batch, no_batch=no_batch,
-                         include_programmatic=include_programmatic))
+    if exit_zero and as_json:
+        raise UsageProblem("--exit-zero says what failed in the digest; --json says it in "
+                           "the JSON and keeps the exit code: choose one")
+    try:
+        code = run_command(scope, backend=backend, model=model, offline=offline,
+                           dry_run=dry_run, yes=yes, show_all=show_all, as_json=as_json,
+                           quiet=quiet, record=record, cache_dir=cache_dir, embedder=embedder,
+                           out=out, team=team, batch=batch, no_batch=no_batch,
+                           include_programmatic=include_programmatic, exit_zero=exit_zero)
+    except click.ClickException as exc:
+        if not exit_zero:
+            raise
+        click.echo(not_run_digest(exc.format_message()))
+        code = 0
+    sys.exit(code)
+
+
+def not_run_digest(why: str) -> str:
+    """What `--exit-zero` prints on stdout when the run stopped before its digest (no
+    backend, a usage problem, another run holding the lock): a digest of one failure,
+    so /learn's model says it instead of Claude Code dropping the command."""
+    from learn.redaction.redact import redact_message
+    from learn.visible import visible
+
+    line = visible(redact_message(why)).replace("\n", " ")
+    return ("[learn-digest] learn run could not run, so nothing was read or proposed.\n\n"
+            f"## What failed\n\n- {line}\n")
 
 
 def run_command(scope: Scope, *, backend: str | None, model: str | None, offline: bool,
                 dry_run: bool, yes: bool, show_all: bool, as_json: bool, quiet: bool,
                 record: bool, cache_dir: Path | None, embedder: str, out: Path | None,
                 team: bool = False, batch: bool = False, no_batch: bool = False,
-                include_programmatic: bool = False) -> int:
+                include_programmatic: bool = False, exit_zero: bool = False) -> int:
+    """The run; its exit code (0 with `exit_zero` once something was said on stdout)."""
+    code = _run(scope, backend=backend, model=model, offline=offline, dry_run=dry_run, yes=yes,
+                show_all=show_all, as_json=as_json, quiet=quiet, record=record,
+                cache_dir=cache_dir, embedder=embedder, out=out, team=team, batch=batch,
+                no_batch=no_batch, include_programmatic=include_programmatic,
+                exit_zero=exit_zero)
+    return 0 if exit_zero else code
+
+
+def _run(scope: Scope, *, backend: str | None, model: str | None, offline: bool,
+         dry_run: bool, yes: bool, show_all: bool, as_json: bool, quiet: bool,
+         record: bool, cache_dir: Path | None, embedder: str, out: Path | None,
+         team: bool, batch: bool, no_batch: bool, include_programmatic: bool,
+         exit_zero: bool) -> int:
     from learn.lock import LockedError, run_lock
     from learn.pipeline import RunOptions
 
@@ -262,6 +310,8 @@ def run_command(scope: Scope, *, backend: str | None, model: str | None, offline
         from learn.errors import EXIT_BUSY
 
         click.echo(f"learn: {exc}", err=True)
+        if exit_zero:
+            click.echo(not_run_digest(str(exc)))
         return EXIT_BUSY
     return _report(result, as_json=as_json, out=out)
 

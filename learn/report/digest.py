@@ -247,6 +247,7 @@ def _digest_markdown(result: RunResult) -> str:
         lines.extend(outcome_lines(result))
         lines.extend(pending_lines(result))
         lines.extend(command_lines(result))
+        lines.extend(failed_lines(result))
         return "\n".join(lines) + "\n"
     for kind, title in SECTIONS:
         items = [p for p in proposed if p.kind == kind]
@@ -260,9 +261,7 @@ def _digest_markdown(result: RunResult) -> str:
     lines.extend(outcome_lines(result))
     lines.extend(pending_lines(result))
     lines.extend(command_lines(result))
-    if result.failures:
-        lines.extend(["", "## What failed", ""])
-        lines.extend(f"- {flatten(f, 300)}" for f in result.failures)
+    lines.extend(failed_lines(result))
     first = bool(result.extra.get("guide") or result.extra.get("demo"))
     lines.extend(["", WHAT_TO_DO_FIRST if first else WHAT_TO_DO])
     if result.extra.get("demo"):
@@ -292,6 +291,15 @@ def _declined_lines(items: Iterable[Proposal]) -> list[str]:
         out.append(f"- **{p.label}** ({p.kind}, {plural(p.sessions, 'session')}) — "
                    f"{flatten(reason, 200)}")
     return out
+
+
+def failed_lines(result: RunResult) -> list[str]:
+    """"What failed", with or without proposals: the header's "see What failed below"
+    pointed at nothing when a failed run proposed nothing new, and /learn's model (which
+    sees only stdout) could not say what failed."""
+    if not result.failures:
+        return []
+    return ["", "## What failed", "", *(f"- {flatten(f, 300)}" for f in result.failures)]
 
 
 def empty_reason(result: RunResult) -> str:

@@ -42,6 +42,7 @@ from learn.reduce.agent_files import ALWAYS, codex_doc
 from learn.reduce.pathscope import glob_folder
 from learn.report.confine import may_write
 from learn.report.scoped_files import Claims, scoped_file
+from learn.transcripts.claude.builtin_commands import BUILTIN_COMMANDS
 
 TargetKind = Literal["claude", "rules", "agents"]
 # permission: deny rules merged into settings.json; codex-rule: an execpolicy
@@ -100,6 +101,15 @@ def codex_home() -> Path:
 def slug(text: str, fallback: str = "general") -> str:
     s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return s[:48].strip("-") or fallback
+
+
+def command_name(label: str) -> str:
+    """The name of a command file learn proposes for Claude Code: the label's slug, never a
+    name Claude Code already answers to (its built-ins, and /learn itself), which the
+    file would shadow or be shadowed by. 2.1.332's untagged /review record once became
+    a proposed `code-review.md` (learn.transcripts.claude.builtin_commands)."""
+    name = slug(label, "command")
+    return f"my-{name}" if name in BUILTIN_COMMANDS or name == "learn" else name
 
 
 def topic_for(p: Proposal) -> str:
@@ -308,7 +318,7 @@ def choose(p: Proposal, choice: TargetChoice) -> Target:
         if choice.kind == "agents":  # Codex reads custom prompts from its home only
             return Target(codex_home() / "prompts" / name, form, root)
         base = claude_home() if root is None else root / ".claude"
-        return Target(base / "commands" / name, form, root)
+        return Target(base / "commands" / f"{command_name(p.label)}.md", form, root)
     if choice.kind == "agents":
         # The file Codex reads there: an AGENTS.override.md hides AGENTS.md (codex_doc).
         return Target(codex_doc(codex_home() if root is None else root), form, root)

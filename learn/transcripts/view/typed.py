@@ -25,6 +25,7 @@ import msgspec
 
 from learn.lazy import lazy_pattern
 from learn.textfold import fold
+from learn.transcripts.claude.builtin_commands import plain_command_record
 from learn.transcripts.view.exclusions import strip_reminders, text_exclusion
 from learn.transcripts.view.prompt_bodies import filled_prompt
 from learn.transcripts.view.relayed import strip_relayed
@@ -74,6 +75,9 @@ def typed_text(
             text = unwrapped
             reasons.append("ide-wrapper")
     command = slash_command(text)
+    if command is None and provider == "claude":
+        plain = plain_command_record(text)  # 2.1.332's /review: no tags (builtin_commands)
+        command = None if plain is None else (*plain, "")
     if command is not None:
         name, args, body = command
         # A body written into the same message is the template's expansion.
