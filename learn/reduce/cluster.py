@@ -21,9 +21,9 @@ exploration), so average linkage stays.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from learn.reduce.contrast import NO_CONTRAST, SCRIPT_WEIGHT, Contrast, contrast_matrix
+from learn.reduce.contrast import NO_CONTRAST, SCRIPT_WEIGHT, Contrast
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -36,6 +36,10 @@ _THRESHOLDS: tuple[tuple[str, float], ...] = (("minilm", 0.64), ("tfidf", 0.88))
 # round values in the middle of that plateau, not the sweep's best point.
 DEFAULT_CONTRAST = Contrast(negation=0.3, topic=0.3, number=0.3, script=SCRIPT_WEIGHT)
 _CONTRASTS: tuple[tuple[str, Contrast], ...] = (("minilm", DEFAULT_CONTRAST), ("tfidf", NO_CONTRAST))
+# Rows of the quote-by-quote distances made at once. Each block is a product of its rows
+# with every column, which OpenBLAS sums as it sums the whole square (the same bits, checked
+# in tests/test_naming_scale.py); a set of quotes up to this size is one block, the square.
+NEIGHBOUR_BLOCK = 1024
 
 
 def threshold_for(embedder: Embedder) -> float:
@@ -115,21 +119,59 @@ def cluster_ids(
         return []
     if n == 1:
         return [0]
-    from sklearn.cluster import AgglomerativeClustering
+    import numpy as np
+    from scipy.cluster.hierarchy import linkage as tree
 
-    dist = distance_matrix(vectors)
-    if texts is not None:
-        dist = dist + contrast_matrix(texts, DEFAULT_CONTRAST if contrast is None else contrast)
+    # The scikit-learn estimator this replaced made the whole square (float32), a square of
+    # the penalty, their sum, two index arrays of the upper triangle and its float64 copy:
+    # ~30 bytes per pair, 1.1 GiB at 16,000 quotes (this round's
+    # benchmarks/naming_scale.py). The same tree from the upper triangle alone, made a block
+    # of rows at a time (8 bytes per pair), cut where scikit-learn cut it.
+    merges = tree(_upper_triangle(vectors, texts, DEFAULT_CONTRAST if contrast is None else contrast),
+                  method=linkage)
+    # scikit-learn's cut: the merges at or above the threshold are undone (the tree's rows
+    # are in order of height), the rest join their two sides.
+    kept = n - 1 - int(np.count_nonzero(merges[:, 2] >= threshold))
+    parent = list(range(2 * n - 1))
 
-    model = AgglomerativeClustering(
-        n_clusters=None,
-        metric="precomputed",
-        linkage=linkage,
-        distance_threshold=threshold,
-    )
-    raw = [int(x) for x in model.fit_predict(dist)]
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for row in range(kept):
+        a, b = int(merges[row, 0]), int(merges[row, 1])
+        parent[find(a)] = n + row
+        parent[find(b)] = n + row
     renumber: dict[int, int] = {}
-    return [renumber.setdefault(c, len(renumber)) for c in raw]
+    return [renumber.setdefault(find(i), len(renumber)) for i in range(n)]
+
+
+def _upper_triangle(vectors: Vector, texts: Sequence[str] | None, contrast: Contrast) -> Any:
+    """The condensed distance matrix (float64) of the rows: the values `distance_matrix`
+    plus `contrast_matrix` gave, in scipy's order (row by row, above the diagonal)."""
+    import numpy as np
+
+    from learn.reduce.contrast import Wording
+
+    n = int(vectors.shape[0])
+    out = np.empty(n * (n - 1) // 2, dtype=np.float64)
+    wording = Wording(texts, contrast) if texts is not None and contrast.active else None
+    step = max(1, NEIGHBOUR_BLOCK)
+    start = at = 0
+    while start < n:
+        first = min(start, max(0, n - step))  # a full block: see Neighbours
+        rows = np.arange(first, min(first + step, n))
+        dist: Vector = np.clip(1.0 - vectors[rows] @ vectors.T, 0.0, 2.0).astype(np.float32)
+        if wording is not None:
+            dist = dist + wording.between(rows, np.arange(n))
+        for local in range(start - first, len(rows)):
+            r = int(rows[local])
+            out[at : at + n - r - 1] = dist[local, r + 1 :]
+            at += n - r - 1
+        start = first + len(rows)
+    return out
 
 
 def medoid(members: Sequence[int], vectors: Vector) -> int:
@@ -143,3 +185,105 @@ def medoid(members: Sequence[int], vectors: Vector) -> int:
         if scores[i] > scores[best] + 1e-6:
             best = i
     return members[best]
+
+
+
+class Neighbours:
+    """The quote-by-quote distances (cosine plus the wording penalty) the label checks
+    read, without the square: the pairs within `radius`, each quote's distances to the
+    quotes of its own group (`groups`, one id per row), and the pairs that are the same
+    words with the negation flipped.
+
+    The drift merge and the regroup held the whole U x U matrix twice (459 MiB at 4,070
+    candidates, 4x per doubling: scale audit, 2026-12) and then scanned it label by label.
+    Here the matrix is made `NEIGHBOUR_BLOCK` rows at a time, each entry the same value
+    the square held, and only what a check can use is kept: a check compares a distance
+    with a cut at most `radius`, or reads distances inside one group. A row's neighbours
+    (`near_cols`, sorted, and `near_vals`) include the row itself.
+    """
+
+    def __init__(self, vectors: Vector, texts: Sequence[str], contrast: Contrast, radius: float,
+                 groups: Sequence[object] | None = None, *, flips: bool = True,
+                 block: int | None = None) -> None:
+        import numpy as np
+
+        from learn.reduce.contrast import SAME_WORDS_APART, Wording
+
+        n = int(vectors.shape[0])
+        step = max(1, block or NEIGHBOUR_BLOCK)
+        wording = Wording(texts, contrast) if contrast.active else None
+        ids: dict[object, int] = {}
+        of = np.array([ids.setdefault(g, len(ids)) for g in (groups if groups is not None else [0] * n)],
+                      dtype=np.int64)
+        self.group_of = of
+        self.group_ids = ids
+        order = np.argsort(of, kind="stable")
+        self.group_rows: list[Any] = np.split(order, np.cumsum(np.bincount(of, minlength=len(ids)))[:-1])
+        self.mates: list[Any] = [None] * n  # row -> float32 distances to its group's rows
+        near_cols: list[Any] = [np.zeros(0, dtype=np.int64)] * n
+        near_vals: list[Any] = [np.zeros(0, dtype=np.float32)] * n
+        start = 0
+        while start < n:
+            # The last block is moved back to full size: a product of one or two rows is
+            # summed another way (gemv), and its last bits differ from the square's.
+            first = min(start, max(0, n - step))
+            rows = np.arange(first, min(first + step, n))
+            dist: Vector = 1.0 - vectors[rows] @ vectors.T
+            if wording is not None:
+                dist = dist + wording.between(rows, np.arange(n))
+            fresh = dist[start - first :]
+            hit = fresh <= radius
+            at, col = np.nonzero(hit)
+            cuts = np.cumsum(hit.sum(axis=1))[:-1]
+            near_cols[start : first + len(rows)] = np.split(col, cuts)
+            near_vals[start : first + len(rows)] = np.split(fresh[at, col], cuts)
+            if groups is not None:
+                for local in range(len(fresh)):
+                    r = start + local
+                    self.mates[r] = fresh[local, self.group_rows[of[r]]]
+            start = first + len(rows)
+        self.near_cols, self.near_vals = near_cols, near_vals
+        # Flipped pairs: only a negated quote and one not negated can be.
+        self.flipped: list[set[int]] = [set() for _ in range(n)]
+        if n and flips:
+            flip = Wording(texts, Contrast(negation=1e-6))
+            negated = flip._negated[flip._at]
+            yes, no = np.flatnonzero(negated), np.flatnonzero(~negated)
+            for lo in range(0, len(yes), step):
+                part = yes[lo : lo + step]
+                if not len(part) or not len(no):
+                    break
+                p, q = np.nonzero(flip.between(part, no) >= SAME_WORDS_APART)
+                for a, b in zip(part[p].tolist(), no[q].tolist(), strict=True):
+                    self.flipped[a].add(b)
+                    self.flipped[b].add(a)
+
+    def pairs(self, within: float) -> tuple[Any, Any]:
+        """(rows, cols) of every ordered pair of distinct rows within `within` (compared as
+        float32, as `dist <= within` on the square compared)."""
+        import numpy as np
+
+        keep = [(v <= within) & (c != r) for r, (c, v) in enumerate(zip(self.near_cols, self.near_vals,
+                                                                           strict=True))]
+        rows = [np.full(int(k.sum()), r, dtype=np.int64) for r, k in enumerate(keep)]
+        cols = [c[k] for c, k in zip(self.near_cols, keep, strict=True)]
+        if not rows:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.concatenate(rows), np.concatenate(cols)
+
+    def flipped_pairs(self) -> tuple[Any, Any]:
+        import numpy as np
+
+        p = [a for a, bs in enumerate(self.flipped) for _ in bs]
+        q = [b for bs in self.flipped for b in bs]
+        return np.asarray(p, dtype=np.int64), np.asarray(q, dtype=np.int64)
+
+    def block(self, group: int) -> Vector:
+        """The square's block of one group: rows and columns its rows, in row order."""
+        import numpy as np
+
+        rows = self.group_rows[group]
+        if not len(rows):
+            return np.zeros((0, 0), dtype=np.float32)
+        out: Vector = np.stack([self.mates[int(r)] for r in rows])
+        return out

@@ -19,13 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from learn.reduce.contrast import (
-    SAME_WORDS_APART,
-    Contrast,
-    content_stems,
-    contrast_between,
-    is_negated,
-)
+from learn.reduce.cluster import Neighbours
+from learn.reduce.contrast import Contrast, content_stems, is_negated
 
 _FAMILY: dict[str, tuple[str, ...]] = {"directive": ("directive", "request"),
                                        "request": ("directive", "request")}
@@ -47,12 +42,12 @@ def label_words(label: str) -> tuple[frozenset[str], bool]:
     return stems, is_negated(text)
 
 
-def _label_pairs(of: Any, hit: Any, n: int) -> Any:
-    """The pairs of labels some member pair of which `hit` marks (`of`: each member's
-    label), as codes i * n + j with i < j, sorted and unique."""
+def _label_pairs(of: Any, hit: tuple[Any, Any], n: int) -> Any:
+    """The pairs of labels some member pair (`hit`: member rows, member columns) joins
+    (`of`: each member's label), as codes i * n + j with i < j, sorted and unique."""
     import numpy as np
 
-    p, q = np.nonzero(hit)
+    p, q = hit
     a, b = of[p], of[q]
     keep = a != b
     lo, hi = np.minimum(a[keep], b[keep]), np.maximum(a[keep], b[keep])
@@ -100,9 +95,9 @@ def merge_drifted_labels(uniques: Sequence[Unique], vectors: Vector, contrast: C
         if len(labels) < 2:
             continue
         rows = [u.vector_row for u in members]
-        texts = [u.text for u in members]
-        dist = 1.0 - vectors[rows] @ vectors[rows].T + contrast_between(texts, texts, contrast)
-        flipped = contrast_between(texts, texts, Contrast(negation=1e-6)) >= SAME_WORDS_APART
+        # The member pairs within `near` and the flipped ones, kept sparse: the square of
+        # every member pair was 459 MiB at 4,070 candidates (learn.reduce.cluster.Neighbours).
+        pairs = Neighbours(vectors[rows], [u.text for u in members], contrast, near)
         # The labels to merge, found from the member pairs and the labels' words at once:
         # a loop over every pair of labels read a block of both matrices and the two
         # labels' words per pair (90 s of a first run at 4,070 candidates, 4x per
@@ -112,9 +107,9 @@ def merge_drifted_labels(uniques: Sequence[Unique], vectors: Vector, contrast: C
         n = len(labels)
         index = {label: i for i, label in enumerate(labels)}
         of = np.array([index[u.label or ""] for u in members], dtype=np.int64)
-        pairs = np.setdiff1d(np.union1d(_label_pairs(of, dist <= near, n), _same_words(labels)),
-                             _label_pairs(of, flipped, n))
-        root = _roots(labels, by_label, pairs)
+        joined = np.setdiff1d(np.union1d(_label_pairs(of, pairs.pairs(near), n), _same_words(labels)),
+                              _label_pairs(of, pairs.flipped_pairs(), n))
+        root = _roots(labels, by_label, joined)
         for u in members:
             u.label = root[u.label or ""]
         merged += sum(1 for label in labels if root[label] != label)

@@ -128,13 +128,14 @@ def _known_for(
     store and from this run, nearest first; plus which came from the store."""
     best: dict[str, float] = {}
     stored: set[str] = set()
-    for u in batch:
+    # Every label this run has given in this kind is offered, however far:
+    # a paraphrase with no shared words sits far from the label its group
+    # got in an earlier batch, and a model not shown that label words the
+    # same point anew (label drift between batches, issue 11).
+    run_near = run_index.nearest_many(vectors[[u.vector_row for u in batch]], kind, MAX_KNOWN_LABELS)
+    for u, near in zip(batch, run_near, strict=True):
         vec = vectors[u.vector_row]
-        # Every label this run has given in this kind is offered, however far:
-        # a paraphrase with no shared words sits far from the label its group
-        # got in an earlier batch, and a model not shown that label words the
-        # same point anew (label drift between batches, issue 11).
-        found = [(label, min(dist, reach)) for label, dist in run_index.nearest(vec, kind, MAX_KNOWN_LABELS)]
+        found = [(label, min(dist, reach)) for label, dist in near]
         if index is not None:
             hits = [h for h in index.nearest(vec, kind, KNOWN_PER_ITEM) if h[1] <= reach]
             stored.update(label for label, _ in hits)

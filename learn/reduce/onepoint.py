@@ -27,6 +27,10 @@ from learn.reduce.counting import Occurrence
 # 0.64 distance), 0.56 with TF-IDF (0.88). Unmeasured beyond the eval scenario
 # (evals/corpora/outcomes.py): its paraphrase pair merges, its distinct requests do not.
 SIMILARITY_FRACTION = 0.5
+# How far under the cut a stacked product's score may sit and its group still be scored
+# pair by pair: float32 sums of unit vectors of a few hundred to a thousand dimensions
+# differ by a few 1e-7 between product shapes, far under this.
+_NEAR_CUT = 1e-3
 
 
 def one_point(occs: Sequence[Occurrence], embedder: Any) -> list[Occurrence]:
@@ -58,10 +62,15 @@ def one_point(occs: Sequence[Occurrence], embedder: Any) -> list[Occurrence]:
     # Every request group is scored against every directive group, so each text's
     # wording is read once and each request group's contrast with all directive
     # texts is one block (audit 58, F3: re-reading them per pair grew 3-5x per
-    # doubling). The similarities stay one product per pair of groups: a BLAS sum
-    # depends on the matrices' shapes, and a stacked product differed from the
+    # doubling). The similarities that decide stay one product per pair of groups: a
+    # BLAS sum depends on the matrices' shapes, and a stacked product differed from the
     # per-pair one in the last bit for most blocks, which can move a tie at the cut.
+    # But one stacked product per request group finds the directive groups that can
+    # reach the cut at all (a last-bit difference is far under `_NEAR_CUT`): a product
+    # per pair of groups was 6.5 s of a first run at 16,000 quotes (quadratic in the
+    # points: this round's benchmarks/naming_scale.py).
     dvecs = [vectors(k) for k in directives]
+    stacked = np.concatenate(dvecs)
     order = [t for k in directives for t in texts[k]]
     cols = np.arange(len(order))
     starts = np.cumsum([0] + [len(texts[k]) for k in directives])
@@ -72,15 +81,14 @@ def one_point(occs: Sequence[Occurrence], embedder: Any) -> list[Occurrence]:
         rv = vectors(r)
         rows = np.arange(first, first + len(texts[r]))
         first += len(texts[r])
-        scores = np.empty((len(rows), len(order)), dtype=np.float32)
-        for j, dv in enumerate(dvecs):
-            scores[:, starts[j] : starts[j + 1]] = rv @ dv.T
-        scores -= wording.between(rows, cols)
+        penalty = wording.between(rows, cols)
+        rough = np.maximum.reduceat(rv @ stacked.T - penalty, starts[:-1], axis=1).max(axis=0)
         best, score = None, cut
-        for d, s in zip(directives, np.maximum.reduceat(scores, starts[:-1], axis=1).max(axis=0).tolist(),
-                        strict=True):
+        for j in np.flatnonzero(rough >= cut - _NEAR_CUT).tolist():
+            block = slice(starts[j], starts[j + 1])
+            s = float((rv @ dvecs[j].T - penalty[:, block]).max())
             if s >= score:
-                best, score = d, s
+                best, score = directives[j], s
         if best is not None:
             into[r[1]] = best[1]
     if not into:

@@ -52,7 +52,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from learn.reduce.contrast import SAME_WORDS_APART, Contrast, contrast_between
+from learn.reduce.contrast import Contrast
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
@@ -87,6 +87,8 @@ MOVE_MARGIN = 0.2
 # 0.25 (MiniLM: "测试用 vitest，不要用 jest", 0.78 from its nearest sibling, which sit
 # 0.52 apart); a force-push quote lumped with three emoji ones: 0.50 (0.73 / 0.23).
 STRAY_GAP = 0.4
+# Kept past the largest cut a check compares with: a neighbour at exactly the cut is kept.
+_SLACK = 0.01
 
 _FAMILY: dict[str, tuple[str, ...]] = {"directive": ("directive", "request"),
                                        "request": ("directive", "request")}
@@ -107,15 +109,26 @@ class Regrouped:
 
 
 class _Space:
-    """One kind family's model-named quotes and their distances."""
+    """One kind family's model-named quotes and the distances between them the checks read
+    (learn.reduce.cluster.Neighbours: the pairs within `radius`, each label's own block;
+    without a radius, every pair)."""
 
-    def __init__(self, members: Sequence[Unique], vectors: Vector, contrast: Contrast) -> None:
+    def __init__(self, members: Sequence[Unique], vectors: Vector, contrast: Contrast,
+                 radius: float = float("inf"), *, flips: bool = True) -> None:
+        from learn.reduce.cluster import Neighbours
+
         self.members = members
         rows = [u.vector_row for u in members]
-        texts = [u.text for u in members]
-        self.vectors = vectors[rows]
-        self.dist: Vector = 1.0 - self.vectors @ self.vectors.T + contrast_between(texts, texts, contrast)
-        self.flipped = contrast_between(texts, texts, Contrast(negation=1e-6)) >= SAME_WORDS_APART
+        self.near = Neighbours(vectors[rows], [u.text for u in members], contrast, radius,
+                               [u.label or "" for u in members], flips=flips)
+
+    @property
+    def dist(self) -> Vector:
+        """The whole square, when every pair was kept (no radius): for the tests."""
+        import numpy as np
+
+        out: Vector = np.stack(self.near.near_vals)
+        return out
 
     def by_label(self) -> dict[str, list[int]]:
         out: dict[str, list[int]] = {}
@@ -125,11 +138,18 @@ class _Space:
 
     def fits(self, pos: int, group: Sequence[int], within: float) -> float | None:
         """The complete-linkage distance from `pos` to `group` when every member
-        is within `within` and none is its negation; else None."""
+        is within `within` (at most the radius) and none is its negation; else None."""
+        import numpy as np
+
         others = [g for g in group if g != pos]
-        if not others or bool(self.flipped[pos, others].any()):
+        flipped = self.near.flipped[pos]
+        if not others or any(g in flipped for g in others):
             return None
-        far = float(self.dist[pos, others].max())
+        cols = self.near.near_cols[pos]
+        at = np.searchsorted(cols, others)
+        if bool((at >= len(cols)).any()) or bool((cols[np.minimum(at, len(cols) - 1)] != others).any()):
+            return None  # a member past the radius, so past `within`
+        far = float(self.near.near_vals[pos][at].max())
         return far if far <= within else None
 
 
@@ -143,7 +163,8 @@ def check_grouping(uniques: Sequence[Unique], vectors: Vector, contrast: Contras
         members = [u for u in uniques if u.kind in family and u.from_model and u.label]
         if len(members) < 2:
             continue
-        space = _Space(members, vectors, contrast)
+        # What _move and _rejoin compare: distances up to rejoin + REJOIN_MARGIN.
+        space = _Space(members, vectors, contrast, evidence.rejoin + REJOIN_MARGIN + _SLACK)
         moved += _move(space, evidence.rejoin)
         rejoined += _rejoin(space, call_of, evidence.rejoin)
     return Regrouped(moved=moved, rejoined=rejoined)
@@ -163,14 +184,16 @@ def lumped(group: Sequence[Unique], vectors: Vector, contrast: Contrast, call_of
     members = [u for u in group if u.from_model and u.label]
     if len(members) < 2 or (evidence.apart is None and evidence.stray is None):
         return []
-    space = _Space(members, vectors, contrast)
+    space = _Space(members, vectors, contrast, -1.0, flips=False)  # each label's own block only
     leaving: list[list[int]] = []
-    for _label, positions in sorted(space.by_label().items()):
+    for label, positions in sorted(space.by_label().items()):
         if len(positions) < 2:
             continue
+        block = space.near.block(space.near.group_ids[label])
+        local = {p: i for i, p in enumerate(positions)}
         parts = [positions]
         if evidence.apart is not None:
-            ids = _components(space.dist[[[a] for a in positions], positions], evidence.apart)
+            ids = _components(block, evidence.apart)
             parts = [[g for g, c in zip(positions, ids, strict=True) if c == cid] for cid in sorted(set(ids))]
             # The largest keeps the label; parts of one size leave it where it is:
             # nothing says which of them the namer meant.
@@ -181,9 +204,9 @@ def lumped(group: Sequence[Unique], vectors: Vector, contrast: Contrast, call_of
         kept = parts[0]
         if evidence.stray is not None and len(kept) >= 3:
             for pos in kept:
-                mates = [g for g in kept if g != pos]
-                nearest = float(space.dist[pos, mates].min())
-                spread = float(space.dist[[[m] for m in mates], mates].max())
+                mates = [local[g] for g in kept if g != pos]
+                nearest = float(block[local[pos], mates].min())
+                spread = float(block[[[m] for m in mates], mates].max())
                 if nearest > max(evidence.stray, spread + STRAY_GAP):
                     leaving.append([pos])
     # Only what a call of this run named: an earlier run's label was asked already.
@@ -212,24 +235,39 @@ def _components(dist: Vector, apart: float) -> list[int]:
 
 def _move(space: _Space, rejoin: float) -> int:
     """Lumps near: decided on the labels as they stand, then applied, so the
-    result does not depend on which label is visited first."""
+    result does not depend on which label is visited first.
+
+    The labels a quote may move to are those of its neighbours within `rejoin` whose
+    every quote is among them: a loop over every label for every quote was 35 s of a
+    profiled first run at 16,000 quotes (half of it; benchmarks/naming_scale.py)."""
+    import numpy as np
+
     by_label = space.by_label()
+    members = space.members
+    kinds = {label: {members[g].kind for g in og} for label, og in by_label.items()}
+    label_of = [u.label or "" for u in members]
     moves: list[tuple[int, str]] = []
     for label, group in sorted(by_label.items()):
         if len(group) < 2:
             continue
         for pos in group:
-            kind = space.members[pos].kind
-            mates = [g for g in group if g != pos]
-            nearest_mate = float(space.dist[pos, mates].min())
+            kind = members[pos].kind
+            mates = space.near.mates[pos][np.asarray(group) != pos]
+            nearest_mate = float(mates.min())
+            cols, vals = space.near.near_cols[pos], space.near.near_vals[pos]
+            within = cols[vals.astype(np.float64) <= rejoin].tolist()
+            seen: dict[str, int] = {}
+            for c in within:
+                seen[label_of[c]] = seen.get(label_of[c], 0) + 1
             best: tuple[float, str] | None = None
-            for other, og in by_label.items():
+            for other, count in seen.items():
+                og = by_label[other]
                 # A group of one says nothing about where a point's quotes sit; and
                 # a lump happens inside one call, of one kind. Moved to a request
                 # label, a directive cut to "walk me through … change any code" left
                 # its point a session short of the one the drift merge makes of the
                 # two kinds (outcomes scenario: counted 3, not 4).
-                if other == label or len(og) < 2 or any(space.members[g].kind != kind for g in og):
+                if other == label or len(og) < 2 or count < len(og) or kinds[other] != {kind}:
                     continue
                 far = space.fits(pos, og, rejoin)
                 if far is not None and far + MOVE_MARGIN < nearest_mate and (best is None or (far, other) < best):
@@ -248,7 +286,6 @@ def _rejoin(space: _Space, call_of: Mapping[int, int], rejoin: float) -> int:
     and pre-cluster once: each lone label scanned every quote for its call's labels and
     again for each label's members (21.7 s of a first run at 4,070 candidates, 4x per
     doubling: scale audit, 2026-12)."""
-    import numpy as np
 
     n = 0
     members = space.members
@@ -278,10 +315,11 @@ def _rejoin(space: _Space, call_of: Mapping[int, int], rejoin: float) -> int:
         if best is None:
             continue
         far, other, og = best
-        rest = np.ones(len(members), dtype=bool)
-        rest[og] = False
-        rest[pos] = False
-        if rest.any() and float(space.dist[pos, rest].min()) < far + REJOIN_MARGIN:
+        # Any other quote nearer than far + REJOIN_MARGIN is among the neighbours.
+        joined = set(og)
+        if any(float(v) < far + REJOIN_MARGIN
+               for c, v in zip(space.near.near_cols[pos].tolist(), space.near.near_vals[pos].tolist(),
+                               strict=True) if c != pos and c not in joined):
             continue
         # Two lone labels: the one the drift merge would keep (the smaller) names both.
         name = min(label, other) if len(og) == 1 else other
