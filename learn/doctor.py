@@ -363,7 +363,22 @@ def run_checks() -> list[Check]:
     hook = check_hook()
     if hook is not None:
         checks.append(hook)
+    command = _check_claude_command()
+    if command is not None:
+        checks.append(command)
     return [_without_held_secrets(c) for c in checks]
+
+
+def _check_claude_command() -> Check | None:
+    from learn.doctor_command import check_claude_command
+    from learn.projects import checkout_folder
+    from learn.report.targets import claude_home
+
+    try:
+        project: Path | None = checkout_folder(Path.cwd())
+    except OSError:  # the folder doctor runs in is gone
+        project = None
+    return check_claude_command(claude_home(), project)
 
 
 def _without_held_secrets(check: Check) -> Check:

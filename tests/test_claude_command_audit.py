@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from learn.commands.install_claude_command import command as install
-from learn.commands.install_claude_command import command_text
+from learn.report.claude_command import command_text
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = (REPO / "learn" / "report" / "claude_command.md",

@@ -19,8 +19,8 @@ from test_e2e_robust import FaultyServer
 from test_e2e_run import _env, _learn
 
 from evals.corpora import demo
-from learn.commands.install_claude_command import EARLIER_TEXTS, command_text
 from learn.commands.install_claude_command import command as install
+from learn.report.claude_command import EARLIER_TEXTS, command_text
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = (REPO / "learn" / "report" / "claude_command.md",

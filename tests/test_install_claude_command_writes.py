@@ -11,8 +11,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from learn.commands.install_claude_command import command as install
-from learn.commands.install_claude_command import command_text
 from learn.hook.settings import has_hook, hook_command
+from learn.report.claude_command import command_text
 
 
 def _mode(path: Path) -> int:

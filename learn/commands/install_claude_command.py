@@ -17,7 +17,7 @@ to write, after the question (learn.commands.apply_writes.Journaled, one_apply).
 Journaled after the write, a `kill -9` between the two left hooks in settings.json that
 `--undo` did not know about.
 
-A learn.md holding the text an earlier learn shipped (EARLIER_TEXTS) is learn's own, out
+A learn.md holding the text an earlier learn shipped (report.claude_command.EARLIER_TEXTS) is learn's own, out
 of date: it is replaced without --force, backed up and journaled like any other write.
 Refused as "a different command", the person kept the old line: `learn run` without
 `--exit-zero`, which Claude Code 2.1.332 drops whole when one stage of the run failed.
@@ -26,30 +26,17 @@ Refused as "a different command", the person kept the old line: `learn run` with
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import click
 
 from learn.commands.apply_writes import Journaled, asked, new_batch, one_apply, settled
 from learn.projects import checkout_folder
+from learn.report.claude_command import command_text, is_earlier
 from learn.report.confine import confine, read_regular
 from learn.report.edits import ApplyError, FilePlan, sha256
 from learn.report.errors import ConfinementError
 from learn.report.targets import claude_home
-
-# sha256 of every claude_command.md learn shipped before this one (git log -- the file).
-EARLIER_TEXTS = frozenset({
-    "fd067576a18c73c3a31d227b82421607a778d5e27f6fd398d91eb7cf8c8c7090",  # before --exit-zero
-    "e9b5f703656c75656284b92bdd68ef3b8a305ee892a8b784299124b696df02a2",
-    "e762e10de79e6656ba476a98764a1aa101a583e5138f0a591affc8f494031efc",
-    "e3fc98215d81aeadc82abc8d529c3d4edcaa6e9de5a9e54254e97770c0e0613e",
-    "ea11020ae434a56962c70ea00874beb8f9ca7969c8d34853b70442560cf929da",
-})
-
-
-def command_text() -> str:
-    return resources.files("learn.report").joinpath("claude_command.md").read_text("utf-8")
 
 
 def destination(project: bool, project_dir: Path) -> Path:
@@ -93,7 +80,7 @@ def _install(text: str, project: bool, project_dir: Path, force: bool, hooks: bo
     dest = _confined(asked, root)
     current = _read(dest)
     installed = current == text.encode("utf-8")
-    outdated = current is not None and not installed and sha256(current) in EARLIER_TEXTS
+    outdated = current is not None and not installed and is_earlier(current)
     if asked.is_symlink() and not installed:
         raise click.ClickException(
             f"{asked} is a link to {dest}; learn does not write through it (that would "
