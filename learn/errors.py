@@ -10,7 +10,8 @@ Exit codes, the same for every command: 0 ok; 1 failure or partial failure (a
 damaged setup, a session or stage that failed); 2 usage or configuration (a flag,
 a config key, no API key, no `claude`); 3 the model backend cannot be used now
 (its host does not resolve or refuses, TLS fails, the key is refused, `claude` is
-not logged in: said before anything is read); 75 another learn run holds the lock (or another learn command is writing to the agents' files)
+not logged in: said before anything is read, or the key refused mid-run, which stops
+the run there); 75 another learn run holds the lock (or another learn command is writing to the agents' files)
 (sysexits' EX_TEMPFAIL: try again later, as cron and scripts read it); 130
 interrupted (Ctrl-C, the shell's 128 + SIGINT).
 """

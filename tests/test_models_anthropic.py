@@ -286,5 +286,10 @@ def test_garbage_200_is_a_model_error(fake: FakeAnthropicServer) -> None:
     # (tests/test_network_audit.py).
     with pytest.raises(ModelError, match="is an HTML page"):
         backend.call(request())
+    # A body that is not whole JSON is retried (tests/test_flaky_answers.py): the next
+    # request is answered; one that stays unparseable gives up saying so.
+    assert backend.call(request()).tool_input
+    assert len(fake.requests) == 3
+    fake.enqueue(*[Reply(200, b"{not json", {"content-type": "application/json"})] * 5)
     with pytest.raises(ModelError, match="unparseable reply"):
         backend.call(request())

@@ -190,12 +190,14 @@ def command(scope: Scope, backend: str | None, model: str | None, offline: bool,
     except click.ClickException as exc:
         if not exit_zero:
             raise
-        click.echo(not_run_digest(exc.format_message()))
+        from learn.mining.miner import RunStopped
+
+        click.echo(not_run_digest(exc.format_message(), began=isinstance(exc, RunStopped)))
         code = 0
     sys.exit(code)
 
 
-def not_run_digest(why: str) -> str:
+def not_run_digest(why: str, *, began: bool = False) -> str:
     """What `--exit-zero` prints on stdout when the run stopped before its digest (no
     backend, a usage problem, another run holding the lock): a digest of one failure,
     so /learn's model says it instead of Claude Code dropping the command."""
@@ -203,8 +205,11 @@ def not_run_digest(why: str) -> str:
     from learn.visible import visible
 
     line = visible(redact_message(why)).replace("\n", " ")
-    return ("[learn-digest] learn run could not run, so nothing was read or proposed.\n\n"
-            f"## What failed\n\n- {line}\n")
+    # `began`: a key refused mid-run (learn.mining.miner.RunStopped) stopped a run that had
+    # read sessions and mined some.
+    head = ("learn run stopped before its digest: nothing was proposed." if began else
+            "learn run could not run, so nothing was read or proposed.")
+    return f"[learn-digest] {head}\n\n## What failed\n\n- {line}\n"
 
 
 def run_command(scope: Scope, *, backend: str | None, model: str | None, offline: bool,

@@ -13,6 +13,11 @@ counted and skipped: one bad chunk must not lose a whole run. A session is
 failed when every chunk failed or the error cannot get better by retrying
 (auth, unknown model); a session with any failed chunk is not cached, so it is
 mined again next run rather than frozen with a hole in it.
+
+A key the endpoint refuses (HTTP 401/403 after the preflight took it: `KeyRefused`)
+stops the whole run at the first refusal (`RunStopped`, exit 3): it sent one refused
+request per session and stage (8 for 7 sessions in the network audit, hundreds on a
+large home) and ended with exit 1 and "failed after retries" for calls never retried.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Final
+from typing import IO, Any, Final
+
+import click
 
 from learn.mining.cache import CacheEntry, MineCache, rendered_key
 from learn.mining.parse import check_answer
@@ -31,6 +38,7 @@ from learn.mining.verify import quote_found, session_commands, verify_candidates
 from learn.models.base import (
     Backend,
     CallUsage,
+    KeyRefused,
     ModelError,
     PromptTooLong,
     TruncatedAnswer,
@@ -88,6 +96,24 @@ class SessionMineResult:
     def complete(self) -> bool:
         """Every chunk answered: safe to cache."""
         return self.error is None and self.failed_chunks == 0
+
+
+class RunStopped(click.ClickException):
+    """The endpoint refused the key mid-run: nothing more is asked, and the run ends as
+    one whose key the preflight refused does (exit 3, learn.errors.EXIT_UNAVAILABLE;
+    not imported: learn.errors reaches doctor, above this layer)."""
+
+    exit_code = 3
+
+    def __init__(self, refused: KeyRefused, *, done: int, total: int) -> None:
+        left = total - done
+        super().__init__(
+            f"{refused} (the run stopped at this refusal, asking nothing more: {done} of "
+            f"{total} session(s) done; the next run mines the other {left})")
+        self.refused = refused
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"learn run: {self.format_message()}", err=True)
 
 
 def _is_fatal(exc: ModelError) -> bool:
@@ -200,6 +226,8 @@ def mine_session(
                 for half in halves:
                     found.extend(ask(half))
                 raw.extend(found)
+        except KeyRefused:
+            raise  # the run stops (mine_sessions), not only this session
         except ModelError as exc:
             failed += 1
             last_error = str(exc)
@@ -291,12 +319,20 @@ def mine_sessions(
             where.put(key, hit.session, dropped_unverified=hit.dropped_unverified,
                       chunks=hit.chunks, dropped_by_reason=hit.dropped_by_reason)
 
+    refused: list[KeyRefused] = []
+
     def mined(session: Session) -> SessionMineResult:
+        if refused:  # the key was refused: no session is asked after that
+            return SessionMineResult(session.id, error=f"not mined: {refused[0]}")
         try:
             return mine_session(
                 session, backend, model=model, fingerprints=fingerprints,
                 chunk_chars=budget, context_window=context_window,
             )
+        except KeyRefused as exc:
+            with progress_lock:
+                refused.append(exc)
+            return SessionMineResult(session.id, error=str(exc))
         except Exception as exc:  # a bug in one session must not lose the others
             return SessionMineResult(session.id, error=f"{type(exc).__name__}: {exc}")
 
@@ -325,7 +361,7 @@ def mine_sessions(
         return hit
 
     if concurrency <= 1 or len(sessions) <= 1:
-        return [one(s) for s in sessions]
+        return _unless_refused([one(s) for s in sessions], refused)
     from learn.waiting import results as results_of
 
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="learn-mine")
@@ -345,4 +381,14 @@ def mine_sessions(
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
-    return results
+    return _unless_refused(results, refused)
+
+
+def _unless_refused(results: list[SessionMineResult], refused: Sequence[KeyRefused]) -> list[SessionMineResult]:
+    """`results`, or RunStopped when the key was refused on the way."""
+    if not refused:
+        return results
+    done = sum(1 for r in results if not r.failed)
+    # The refusal itself, not a later call's "not sent" (workers race to report).
+    first = next((r for r in refused if "not sent:" not in str(r)), refused[0])
+    raise RunStopped(first, done=done, total=len(results))

@@ -21,12 +21,15 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from learn.models.base import (
+    REFUSAL_STOPS,
     CallUsage,
+    KeyRefused,
     MalformedAnswer,
     ModelError,
     ModelRequest,
     ModelResponse,
     PromptTooLong,
+    RefusedAnswer,
     error_line,
 )
 from learn.models.catalog import model_info
@@ -136,14 +139,21 @@ def response_from_message(
 
     Unforced (a model that rejects tool_choice), a JSON object in the text is
     accepted when the model wrote its answer instead of calling the tool.
+    Only the offered tool's block is an answer: a block naming another tool
+    (`web_search` with `{"candidates": []}`) passed the schema and was cached
+    as "nothing found". A refusal (`REFUSAL_STOPS`) is no answer, whatever
+    block came with it (`RefusedAnswer`).
     """
     model = str(getattr(message, "model", None) or request.model)
     stop_reason = getattr(message, "stop_reason", None)
+    if stop_reason in REFUSAL_STOPS:
+        raise RefusedAnswer(
+            f"{request.tool.name}: the model refused to answer (stop_reason {stop_reason})",
+            usage=usage_from_message(model, getattr(message, "usage", None)), stop_reason=stop_reason,
+        )
     blocks = list(getattr(message, "content", None) or [])
     tool_blocks = [b for b in blocks if getattr(b, "type", None) == "tool_use"]
     chosen = next((b for b in tool_blocks if getattr(b, "name", None) == request.tool.name), None)
-    if chosen is None and tool_blocks:
-        chosen = tool_blocks[0]
     if chosen is None and not forced:
         text = "".join(str(getattr(b, "text", "")) for b in blocks if getattr(b, "type", None) == "text")
         found = extract_json_object(text)
@@ -155,6 +165,13 @@ def response_from_message(
                 stop_reason=stop_reason,
             )
     # An unusable answer is still billed: the error carries its usage.
+    if chosen is None and tool_blocks:
+        others = ", ".join(sorted({str(getattr(b, "name", "?")) for b in tool_blocks}))
+        raise MalformedAnswer(
+            f"{request.tool.name}: the model called a tool learn did not offer ({others}), "
+            f"not {request.tool.name} (stop_reason {stop_reason})",
+            usage=usage_from_message(model, getattr(message, "usage", None)), stop_reason=stop_reason,
+        )
     if chosen is None:
         raise MalformedAnswer(
             f"{request.tool.name}: the model answered without calling the tool (stop_reason {stop_reason})",
@@ -303,6 +320,11 @@ class AnthropicBackend:
             self._observe(raw.headers, chars=chars, sent=sent,
                           usage=getattr(message, "usage", None))
             if not isinstance(getattr(message, "content", None), list):
+                if getattr(message, "type", None) == "message":
+                    # A Messages answer from the endpoint, in the wrong shape (a gateway's
+                    # or the model server's bug): not the network's fault, and another
+                    # sample may be whole, so it is asked again as a malformed answer is.
+                    raise self._malformed_message(raw, message, str(params["model"]))
                 # Not a Messages answer at all (a login page, another API's JSON):
                 # no model was asked, and asking again gets the same page.
                 raise self._not_the_api(raw)
@@ -337,8 +359,9 @@ class AnthropicBackend:
                 return ModelError(f"{what}: {proxy_auth_failure(proxy, self.base_url)}; "
                                   f"fix: {proxy_auth_fix(proxy)}")
             if not is_retryable_status(status, headers):
-                return ModelError(f"{what}: HTTP {status} {text}{self._fix_for(status, text, what)}",
-                                  status=status)
+                failed = KeyRefused if status in (401, 403) else ModelError
+                return failed(f"{what}: HTTP {status} {text}{self._fix_for(status, text, what)}",
+                              status=status)
             retry_after = parse_retry_after(headers)
             pause = None if retry_after is None else self._retry.pause_for(retry_after)
             if exc.status_code == 429 and pause is not None:
@@ -363,8 +386,32 @@ class AnthropicBackend:
             return TransientError(f"connection error to {self.base_url} ({type(exc).__name__})")
         if isinstance(exc, RecursionError):
             return ModelError(f"{what}: the reply from {self.base_url} is nested too deep to read")
-        # A 200 whose body claims JSON but is not (a proxy's error page).
-        return ModelError(f"{what}: unparseable reply from {self.base_url}: {exc}")
+        # A 200 whose body claims JSON but is not whole JSON (cut by a gateway with a
+        # matching content-length, or a proxy's text error page): the next request was
+        # answered in the audit, so it is retried like a dropped connection. The
+        # decoder's position stays out of the line, so the same fault reads the same.
+        return TransientError(
+            f"unparseable reply from {self.base_url} (the body is not whole JSON)",
+            fix="if it recurs, something between learn and the API cuts or replaces its "
+                "answers: check ANTHROPIC_BASE_URL and HTTPS_PROXY")
+
+    def _malformed_message(self, raw: Any, message: Any, model: str) -> MalformedAnswer:
+        """A Messages-shaped 200 whose `content` is missing or not a list."""
+        body = str(raw.http_response.text)
+        try:
+            keys = ", ".join(str(k) for k in json.loads(body)) or "none"
+        except (ValueError, TypeError, RecursionError):
+            keys = "unreadable"
+        # Redacted whole, then cut (error_line): the body is the model's output.
+        excerpt = error_line(body, 80)
+        model = str(getattr(message, "model", None) or model)
+        return MalformedAnswer(
+            f"anthropic: the endpoint at {self.base_url} sent a malformed Messages reply: no "
+            f"content list (fields: {keys}; {excerpt!r}); fix: if it recurs, the endpoint "
+            "at ANTHROPIC_BASE_URL (or a gateway in front of it) answers in the wrong shape: "
+            "report it there, or unset ANTHROPIC_BASE_URL for api.anthropic.com",
+            usage=usage_from_message(model, getattr(message, "usage", None)),
+            stop_reason=getattr(message, "stop_reason", None))
 
     def _not_the_api(self, raw: Any) -> ModelError:
         """A 200 whose body is not a Messages answer: what it is, and where to look."""

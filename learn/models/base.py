@@ -215,6 +215,28 @@ class MalformedAnswer(ModelError):
         self.stop_reason = stop_reason
 
 
+# The stop reasons that say the model declined to answer: the Messages API's "refusal"
+# (its classifiers stopped the answer; what came before may be a valid-looking empty
+# tool call) and an OpenAI-compatible server's "content_filter".
+REFUSAL_STOPS: Final = frozenset({"refusal", "content_filter"})
+
+
+class RefusedAnswer(MalformedAnswer):
+    """The model stopped with a refusal (`REFUSAL_STOPS`): whatever it sent is not an
+    answer. A refused chunk read as `{"candidates": []}` was cached as "nothing found"
+    and never asked again (the network audit: 7 of 7 sessions lost for good, and
+    naming's empty answer stored as the model's names). Asked once more, then a
+    failure of that call: never cached, so the next run asks again."""
+
+
+class KeyRefused(ModelError):
+    """The endpoint refused the key (HTTP 401 or 403) after the preflight took it: a
+    key revoked, or a gateway that only checks it on calls. Every later call would be
+    refused the same way (8 refused requests for 7 sessions in the audit, hundreds on a
+    large home), so the backend sends none after the first (`Outage.stop`) and the
+    miner stops the run (exit 3, as a key refused by the preflight)."""
+
+
 class TruncatedAnswer(ModelError):
     """The answer stopped at max_tokens even with the largest budget tried.
 

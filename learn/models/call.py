@@ -15,6 +15,11 @@ coverage and judging alike:
   with the validation error sent back as a follow-up turn, so the model
   repairs its own answer; an answer with no tool call at all is asked again
   the same way, without the turn (there is no answer to correct);
+- an answer the model refused (stop_reason "refusal", or an OpenAI-compatible
+  server's "content_filter") is no answer, whatever tool call came with it: a
+  refusal with `{"candidates": []}` was cached as "nothing found" for good (the
+  network audit). It is asked once more (`MAX_REFUSALS`), then a `RefusedAnswer`:
+  the caller's failure, never cached, so the next run asks again;
 - what still fails is a `ModelError` whose `usage` says what the attempts
   cost: failed calls are billed and must show in the run's usage.
 
@@ -31,6 +36,7 @@ from typing import Any, Final, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from learn.models.base import (
+    REFUSAL_STOPS,
     Backend,
     CallUsage,
     Correction,
@@ -38,6 +44,7 @@ from learn.models.base import (
     ModelError,
     ModelRequest,
     ModelResponse,
+    RefusedAnswer,
     TruncatedAnswer,
 )
 from learn.models.catalog import model_info
@@ -49,6 +56,10 @@ M = TypeVar("M", bound=BaseModel)
 # "Up to two more times" (issue 11): a model that gets the shape wrong three
 # times running will not get it right on the fourth, and each try is billed.
 MAX_REPAIRS: Final = 2
+# A refused answer is asked again this many times: a refusal may be one sample's, and
+# one more call is cheaper than a session left unmined; a second refusal of the same
+# text is the model's answer to it (each try is billed).
+MAX_REFUSALS: Final = 1
 # A cut answer is asked again with this many times the budget (once).
 GROWTH: Final = 2
 _MAX_ERRORS_SHOWN: Final = 5
@@ -105,14 +116,27 @@ def call_checked(
     what = request.tool.name
     usage = CallUsage()
     current = request
-    attempts = repairs = 0
+    attempts = repairs = refusals = 0
     grown = False
     while True:
         attempts += 1
         try:
             response = backend.call(current)
+            if response.stop_reason in REFUSAL_STOPS:
+                # Any backend's (a replayed one, claude-cli): the tool input is no answer.
+                raise RefusedAnswer(f"{what}: the model refused to answer (stop_reason "
+                                    f"{response.stop_reason})", usage=response.usage,
+                                    stop_reason=response.stop_reason)
         except MalformedAnswer as exc:
             usage = usage + failure_cost(exc)
+            if isinstance(exc, RefusedAnswer) or exc.stop_reason in REFUSAL_STOPS:
+                if refusals < MAX_REFUSALS:
+                    refusals += 1
+                    continue
+                raise RefusedAnswer(
+                    f"{what}: the model refused to answer (stop_reason {exc.stop_reason}, "
+                    f"{attempts} attempts); not kept, the next run asks again",
+                    usage=usage, stop_reason=exc.stop_reason) from exc
             if exc.stop_reason == "max_tokens" and not grown:
                 bigger = grown_budget(current, max_tokens_ceiling)
                 if bigger > current.max_tokens:

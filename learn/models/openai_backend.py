@@ -27,12 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from learn.models.base import (
+    REFUSAL_STOPS,
     CallUsage,
+    KeyRefused,
     MalformedAnswer,
     ModelError,
     ModelRequest,
     ModelResponse,
     PromptTooLong,
+    RefusedAnswer,
     error_line,
 )
 from learn.models.catalog import model_info
@@ -232,10 +235,22 @@ def response_from_completion(
     message = _as_mapping(choice.get("message"))
     finish = choice.get("finish_reason")
     stop_reason = _STOP_REASONS.get(str(finish), finish) if finish is not None else None
+    if stop_reason in REFUSAL_STOPS:
+        # Filtered: whatever tool call came with it is not the answer (learn.models.call).
+        raise RefusedAnswer(f"{what}: the model refused to answer (finish_reason {finish})",
+                            usage=usage, stop_reason=stop_reason)
     calls = [c for c in message.get("tool_calls") or [] if isinstance(c, Mapping)]
     named = [c for c in calls if (c.get("function") or {}).get("name") == request.tool.name]
+    if mode == "tools" and calls and not named:
+        # Only the offered function is an answer (learn.models.anthropic_backend). With
+        # response_format no function is offered, and a server that answers with a call
+        # anyway (the object as its arguments) is read as before.
+        others = ", ".join(sorted({str((c.get("function") or {}).get("name")) for c in calls}))
+        raise MalformedAnswer(f"{what}: the model called a function learn did not offer "
+                              f"({others}), not {request.tool.name}", usage=usage,
+                              stop_reason=stop_reason)
     tool_input: dict[str, Any] | None = None
-    for call in named or calls:
+    for call in named if mode == "tools" else named or calls:
         tool_input = _arguments(call)
         if tool_input is not None:
             break
@@ -395,7 +410,8 @@ class OpenAIBackend:
                     # know with a 500 naming it: retrying cannot help.
                     raise ModeFailure(f"openai: HTTP {status} {reason}")
                 if not is_retryable_status(status, reply.headers):
-                    failed = ModeFailure if status not in _NOT_ABOUT_MODE else ModelError
+                    failed = (KeyRefused if status in (401, 403)
+                              else ModeFailure if status not in _NOT_ABOUT_MODE else ModelError)
                     raise failed(f"openai: HTTP {status} {reason}{self._fix_for(status, reason)}")
                 retry_after = parse_retry_after(reply.headers)
                 pause = None if retry_after is None else self._retry.pause_for(retry_after)
@@ -410,7 +426,16 @@ class OpenAIBackend:
                 if is_html(reply.text, kind_of):  # a login page, not the server's answer
                     raise ModelError(f"openai {request.tool.name}: the reply from {self.url} is "
                                      f"{body_kind(reply.text, kind_of)} ({NOT_THE_API})") from exc
-                raise ModelError(f"openai {request.tool.name}: the reply is not JSON") from exc
+                if isinstance(exc, RecursionError):  # the same every time: final
+                    raise ModelError(f"openai {request.tool.name}: the reply is not JSON "
+                                     "(nested too deep to read)") from exc
+                # Cut or replaced on the way (a gateway's text error page): the next
+                # request may be answered, as an Anthropic reply cut the same way.
+                raise TransientError(
+                    f"the reply from {self.url} is not JSON",
+                    fix="if it recurs, something between learn and the server cuts or "
+                        "replaces its answers: check [backend] openai_base_url and HTTPS_PROXY",
+                ) from exc
             return response_from_completion(request, model, data, mode)
 
         return run_with_retries(attempt, self._retry, what=f"openai {request.tool.name}")

@@ -28,8 +28,9 @@ import socket
 import ssl
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 from urllib.parse import urlsplit
 
@@ -43,6 +44,14 @@ DEFAULT_ANTHROPIC_URL: Final = "https://api.anthropic.com"
 PREFLIGHT_SECONDS: Final = 5.0
 # Kept for callers that time a bare connection.
 CONNECT_TIMEOUT: Final = 3.0
+# A connection reset (or closed) before the answer is asked again, this many times in
+# all, within PREFLIGHT_SECONDS: one RST on the check ended a run with exit 3 and
+# "nothing answers … check ANTHROPIC_BASE_URL", though the host had answered and the
+# same reset during mining is retried (the network audit).
+PREFLIGHT_ATTEMPTS: Final = 3
+PREFLIGHT_PAUSE_SECONDS: Final = 0.3
+# The failures worth another attempt: the host is there, the exchange broke.
+_TRANSIENT_KINDS: Final = frozenset({"reset", "other"})
 
 # "setup": a key, a binary or a flag is missing (fix the configuration, exit 2);
 # "unavailable": the endpoint or the login says no right now (exit 3).
@@ -127,8 +136,8 @@ def _anthropic(config: Any, env: Mapping[str, str], get: Get) -> Readiness:
         if proxy is not None:
             return Readiness(False, f"anthropic: {failure.say_via(proxy, url)}",
                              f"{failure.fix_via(proxy, url)}, {OFFLINE}", "unavailable")
-        return Readiness(False, f"anthropic: {failure.say(url)}", f"{where}, {OFFLINE}",
-                         "unavailable")
+        return Readiness(False, f"anthropic: {failure.say(url)}",
+                         f"{failure.hint(where)}, {OFFLINE}", "unavailable")
     assert status is not None
     if status == 407:
         return Readiness(False, f"anthropic: {proxy_auth_failure(proxy, _host(url))}",
@@ -202,7 +211,7 @@ def _openai(config: Any, env: Mapping[str, str], get: Get) -> Readiness:
         if proxy is not None:
             return Readiness(False, f"openai: {failure.say_via(proxy, base)}",
                              failure.fix_via(proxy, base), "unavailable")
-        return Readiness(False, f"openai: {failure.say(base)}", fix, "unavailable")
+        return Readiness(False, f"openai: {failure.say(base)}", failure.hint(fix), "unavailable")
     if status == 407:
         return Readiness(False, f"openai: {proxy_auth_failure(proxy, _host(base))}",
                          proxy_auth_fix(proxy), "unavailable")
@@ -263,8 +272,9 @@ def _doubled_v1(get: Get, url: str, headers: Mapping[str, str]) -> str | None:
 class Failure:
     """Why a request got no HTTP answer, in the words a person acts on."""
 
-    kind: Literal["dns", "refused", "tls", "timeout", "proxy", "other"]
+    kind: Literal["dns", "refused", "tls", "timeout", "proxy", "reset", "other"]
     reason: str
+    attempts: int = 1
 
     def say_via(self, proxy: Proxy, url: str) -> str:
         """The same, for a request sent through `proxy`: refused or unresolved, it is the
@@ -282,7 +292,10 @@ class Failure:
             return f"TLS with {host} through {via} failed ({self.reason})"
         if self.kind == "timeout":
             return f"no answer from {host} through {via} within {PREFLIGHT_SECONDS:g} s"
-        return f"nothing answers at {url} through {via} ({self.reason})"
+        if self.kind == "reset":
+            return (f"the connection to {host} through {via} was reset before it answered"
+                    f"{self._times()} ({self.reason})")
+        return f"no HTTP answer from {url} through {via}{self._times()} ({self.reason})"
 
     def fix_via(self, proxy: Proxy, url: str) -> str:
         if self.kind == "proxy" and "407" in self.reason:
@@ -299,18 +312,45 @@ class Failure:
             return f"TLS with {host} failed ({self.reason})"
         if self.kind == "timeout":
             return f"no answer from {host} within {PREFLIGHT_SECONDS:g} s ({self.reason})"
-        return f"nothing answers at {url} ({self.reason})"
+        if self.kind == "reset":
+            return (f"the connection to {url} was reset before it answered{self._times()} "
+                    f"({self.reason})")
+        return f"no HTTP answer from {url}{self._times()} ({self.reason})"
+
+    def hint(self, where: str) -> str:
+        """The fix: `where` (the address to check), after trying again when the exchange
+        only broke (a host that resets a connection is there, at that address)."""
+        if self.kind in _TRANSIENT_KINDS:
+            return f"try again in a minute; if it keeps happening, {where}"
+        return where
+
+    def _times(self) -> str:
+        return f", {self.attempts} times in a row" if self.attempts > 1 else ""
 
 
 def _ask(get: Get, url: str, headers: Mapping[str, str]) -> tuple[int | None, Failure | None]:
-    """GET `url` within PREFLIGHT_SECONDS: (status, None), or (None, why not)."""
+    """GET `url` within PREFLIGHT_SECONDS: (status, None), or (None, why not).
+
+    A connection reset or closed before the answer is asked again (PREFLIGHT_ATTEMPTS
+    in all, all within the one deadline); DNS, a refusal, TLS and a timeout are not:
+    they say the same thing a second later."""
     box: dict[str, Any] = {}
+    deadline = time.monotonic() + PREFLIGHT_SECONDS - 1.0
 
     def attempt() -> None:
-        try:
-            box["status"] = get(url, headers, PREFLIGHT_SECONDS - 1.0)
-        except BaseException as exc:  # reported below, in this thread
-            box["error"] = exc
+        for n in range(1, PREFLIGHT_ATTEMPTS + 1):
+            left = deadline - time.monotonic()
+            try:
+                box["status"] = get(url, headers, max(0.5, left))
+                box.pop("error", None)
+                return
+            except BaseException as exc:  # reported below, in this thread
+                box["error"], box["attempts"] = exc, n
+                if not isinstance(exc, Exception) or classify(exc).kind not in _TRANSIENT_KINDS:
+                    return
+            if deadline - time.monotonic() < 1.0 + PREFLIGHT_PAUSE_SECONDS:
+                return
+            time.sleep(PREFLIGHT_PAUSE_SECONDS)
 
     worker = threading.Thread(target=attempt, name="learn-preflight", daemon=True)
     worker.start()
@@ -320,7 +360,8 @@ def _ask(get: Get, url: str, headers: Mapping[str, str]) -> tuple[int | None, Fa
     if worker.is_alive():
         return None, Failure("timeout", "DNS or the network hangs")
     if "error" in box:
-        return None, classify(box["error"])
+        failure = classify(box["error"])
+        return None, replace(failure, attempts=int(box.get("attempts") or 1))
     return int(box["status"]), None
 
 
@@ -349,6 +390,11 @@ def classify(exc: BaseException) -> Failure:
     if any(isinstance(e, TimeoutError) for e in chain) or "timed out" in lowered or any(
             "Timeout" in type(e).__name__ for e in chain):
         return Failure("timeout", first)
+    if any(isinstance(e, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError))
+           for e in chain) or any(m in lowered for m in (
+               "connection reset", "reset by peer", "server disconnected",
+               "connection aborted", "remote end closed", "broken pipe")):
+        return Failure("reset", first)
     return Failure("other", first)
 
 

@@ -50,7 +50,7 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from learn.models.base import ModelError
+from learn.models.base import KeyRefused, ModelError
 
 T = TypeVar("T")
 
@@ -122,11 +122,14 @@ def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -
 class TransientError(Exception):
     """A failure another attempt may fix: rate limit, overload, 5xx, connection, timeout."""
 
-    def __init__(self, what: str, *, status: int | None = None, retry_after: float | None = None) -> None:
+    def __init__(self, what: str, *, status: int | None = None, retry_after: float | None = None,
+                 fix: str = "") -> None:
         super().__init__(what)
         self.what = what
         self.status = status
         self.retry_after = retry_after
+        # What to do when retrying did not help ("" when waiting is all there is).
+        self.fix = fix
 
     def describe(self) -> str:
         return f"HTTP {self.status} {self.what}" if self.status is not None else self.what
@@ -225,6 +228,7 @@ class Outage:
         self._last_report = float("-inf")
         self.gave_up_on: str | None = None
         self._refused: tuple[float, str, TransientError] | None = None
+        self._stopped: KeyRefused | None = None
         self.reporter: Callable[[WaitNotice], None] | None = None
         self._aborted = threading.Event()
 
@@ -250,6 +254,18 @@ class Outage:
             until = time.monotonic() + seconds
             if self._refused is None or until > self._refused[0]:
                 self._refused = (until, message, last)
+
+    def stop(self, why: KeyRefused) -> None:
+        """The key was refused: no call is sent again by this backend (KeyRefused)."""
+        with self._lock:
+            if self._stopped is None:
+                self._stopped = why
+
+    @property
+    def stopped(self) -> KeyRefused | None:
+        """The refusal that stopped every call (`stop`), or None."""
+        with self._lock:
+            return self._stopped
 
     def refused(self) -> tuple[str, TransientError] | None:
         """Why calls are not sent now (`refuse`), or None."""
@@ -454,6 +470,9 @@ def run_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, what: str
         return policy.should_stop(rs)
 
     def attempt_and_book() -> T:
+        stopped = outage.stopped
+        if stopped is not None:  # the key was refused: nothing is sent again
+            raise KeyRefused(f"{what}: not sent: {stopped}", status=stopped.status)
         refused = outage.refused()
         if refused is not None:  # final: not retried, not booked as a failure
             said, last = refused
@@ -463,6 +482,9 @@ def run_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, what: str
             value = attempt()
         except TransientError:
             outage.failed(started)
+            raise
+        except KeyRefused as exc:
+            outage.stop(exc)
             raise
         outage.answered()
         return value
@@ -481,6 +503,7 @@ def run_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, what: str
         tries = f"{n} attempt{'s' if n != 1 else ''}"
         if outage.aborted:
             raise Interrupted(f"{what}: interrupted after {tries}: {exc.describe()}") from exc
+        fix = f"; fix: {exc.fix}" if exc.fix else ""
         if state["why"] == "asked" and exc.retry_after is not None:
             said = (f"{exc.describe()}: the endpoint asked to wait {exc.retry_after:.0f} s, more than "
                     f"the {state['left']:.0f} s left of the retry budget ([backend] retry_seconds)")
@@ -489,9 +512,20 @@ def run_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, what: str
         if state["why"] == "same":
             outage.gave_up_on = exc.describe()
             how = "the same failure each time" if n > 1 else "as the call before it"
-            raise RetriesExhausted(f"{what}: gave up after {tries}: {exc.describe()} ({how})",
+            raise RetriesExhausted(f"{what}: gave up after {tries}: {exc.describe()} ({how}){fix}",
                                    exc) from exc
         raise RetriesExhausted(
-            f"{what}: gave up after {tries}: {exc.describe()} "
-            f"(retried for {state['spent']:.0f} s)", exc,
+            f"{what}: gave up after {tries}: {exc.describe()} ({_why_no_more(n, state['spent'], policy)})"
+            f"{fix}", exc,
         ) from exc
+
+
+def _why_no_more(attempts: int, spent: float, policy: RetryPolicy) -> str:
+    """Why a call that failed transiently was not tried again, in true words: one attempt
+    that used the whole budget read "gave up after 1 attempt … (retried for 31 s)"."""
+    if policy.max_attempts is not None and attempts >= policy.max_attempts:
+        return f"at most {policy.max_attempts} attempt{'s' if policy.max_attempts != 1 else ''}"
+    if attempts > 1:
+        return f"retried for {spent:.0f} s"
+    return (f"not retried: the API had failed for {spent:.0f} s, the whole "
+            f"{policy.budget_seconds:.0f} s retry budget ([backend] retry_seconds)")
