@@ -204,3 +204,23 @@ def test_the_fixtures_are_what_the_builder_writes(tmp_path: Path) -> None:
     for era in ERAS:
         name = f"rollout_{era}.jsonl"
         assert (tmp_path / "copy" / name).read_text() == (HERE / name).read_text(), name
+
+
+def test_the_same_record_twice_is_the_person_typing_it_again(tmp_path: Path) -> None:
+    # Only a prompt's two records (user_message beside item_completed) are one turn: a
+    # rollout with no turn markers between two `user_message`s of the same words holds
+    # the person typing them twice ("try again" after a failed turn).
+    sid = "01a2f000-1111-7222-8333-0000000000aa"
+    rows: list[dict[str, Any]] = [
+        {"timestamp": "2026-11-24T14:00:00Z", "type": "session_meta",
+         "payload": {"id": sid, "cwd": PROJECT, "cli_version": "0.120.0", "source": "cli"}},
+        {"timestamp": "2026-11-24T14:00:01Z", "type": "event_msg",
+         "payload": {"type": "user_message", "message": "try again"}},
+        {"timestamp": "2026-11-24T14:00:05Z", "type": "event_msg",
+         "payload": {"type": "user_message", "message": "try again"}},
+    ]
+    path = tmp_path / f"rollout-2026-11-24T14-00-00-{sid}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    typed = [e for e in parse(path).events
+             if isinstance(e, UserEvent) and e.prompt_source == "typed"]
+    assert [e.text for e in typed] == ["try again", "try again"]

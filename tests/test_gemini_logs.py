@@ -212,3 +212,43 @@ def test_a_session_resumed_under_another_id_is_read_from_its_chats_file_alone(
     assert sorted(str(f.path) for f in found.files) == sorted([str(chats), str(log / later)])
     [skip] = found.skipped_files
     assert (skip.path, skip.reason, skip.detail) == (log / OTHER, "duplicate", str(chats))
+
+
+def test_plan_prices_a_log_session_rather_than_calling_it_unreadable(tmp_path: Path) -> None:
+    # A session a store holds is `<logs.json>/<id>`: `learn plan` stat'ed that path, filed
+    # every log session unreadable and left it out of the price (review of 2026-12).
+    from learn.mining.cache import MineCache
+    from learn.mining.plan import plan_mining
+
+    project = _project(tmp_path)
+    log = _write_log(_folder(project), [
+        _entry(OLD, 0, "rename the fixtures to match the modules"),
+        _entry(OTHER, 0, "keep the changelog in the same commit", minute=30),
+    ])
+    found = scan(project=project)
+    plan = plan_mining(found.files, cache=MineCache(tmp_path / "cache"), model="claude-sonnet-4-5")
+    assert plan.unreadable == ()
+    assert sorted(p.path for p in plan.to_mine) == sorted([log / OLD, log / OTHER])
+    assert plan.raw_bytes == sum(len(read_session(log / s)[0]) for s in (OLD, OTHER))
+
+
+def test_a_log_session_in_a_chats_files_window_but_not_in_it_is_listed(tmp_path: Path) -> None:
+    # The window alone dropped any log session written while a long-lived chats file was
+    # open (its chats file gone, or never recorded) as that file's "duplicate".
+    project = _project(tmp_path)
+    folder = _folder(project)
+    chat = GeminiChat(OLD)
+    chat.user("pin the node version")
+    chats = chat.write_jsonl(folder / "chats" / f"session-2025-07-01T09-00-{OLD[:8]}.jsonl")
+    resumed_days_later = datetime(2025, 7, 5, 9, 0, tzinfo=UTC).timestamp()
+    os.utime(chats, (resumed_days_later, resumed_days_later))
+    log = _write_log(folder, [
+        _entry(OLD, 0, "pin the node version"),
+        _entry(OTHER, 0, "a session of its own, its chats file deleted", minute=30),
+        _entry(OTHER, 1, "still its own words", minute=30),
+    ])
+    found = scan(project=project)
+    assert sorted(str(f.path) for f in found.files) == sorted([str(chats), str(log / OTHER)])
+    assert found.skipped == {}
+    assert _typed(log / OTHER) == ["a session of its own, its chats file deleted",
+                                   "still its own words"]

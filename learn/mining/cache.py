@@ -51,6 +51,13 @@ def mining_version() -> str:
 
 
 def file_digest(path: Path) -> str:
+    """sha256 of a session's bytes: a file's, or the export of one a store holds (an
+    OpenCode database's, a Gemini CLI `logs.json`'s: `<file>/<id>`, no file to open).
+    Raises OSError."""
+    from learn.transcripts.files.sources import in_store, read_session
+
+    if in_store(path):
+        return hashlib.sha256(read_session(path)[0]).hexdigest()
     h = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

@@ -95,6 +95,7 @@ def plan_mining(
     from learn.transcripts.files.listing import (
         aside_paths_for,
     )
+    from learn.transcripts.files.sources import source_stat
     from learn.transcripts.parser import parse
     from learn.transcripts.view.many import read_asides
     from learn.transcripts.view.session import build_session
@@ -111,10 +112,16 @@ def plan_mining(
         path, sid, provider, project = _file_facts(item)
         try:
             key = cache.key_for_file(path) if cache is not None else None
-            size = path.stat().st_size
+            # A session a store holds is `<file>/<id>`, no file to stat: it was filed
+            # unreadable and left out of the plan and its price (review of 2026-12).
+            known = source_stat(path)
         except OSError:
             not_read.append(path)
             continue
+        if known is None:
+            not_read.append(path)
+            continue
+        size = known.size
         if cache is not None and key is not None and cache.get(key) is not None:
             cached.append(PlannedSession(path, sid or path.stem, provider or "claude", project, size, key))
             continue
@@ -124,6 +131,8 @@ def plan_mining(
         except OSError:
             not_read.append(path)
             continue
+        # A store's stamp counts rows, not bytes: the view knows the bytes it read.
+        size = session.size_bytes or size
         planned = PlannedSession(
             path, session.id, session.provider, session.project, size, key, session=session
         )

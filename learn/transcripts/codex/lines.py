@@ -36,6 +36,7 @@ class State:
         # The prompt just read, until anything but bookkeeping follows: a second
         # record of it (`user_message` beside the `item_completed` 0.171 writes) is no new turn.
         self.last_typed_text: str | None = None
+        self.last_typed_record: str | None = None  # "user_message" or "item_completed"
         self.path_key = str(path) if path is not None else ""
         # A subagent's lines are all sidechain (see the module docstring).
         self.sidechain = False

@@ -236,9 +236,11 @@ def _lower_line(
         return "invalid"
     if kind == "event_msg":
         if ptype == "user_message":
-            return _typed(_str(p.get("message")) or "", p.get("kind"), lineno, ts, st, obj)
+            return _typed(_str(p.get("message")) or "", p.get("kind"), lineno, ts, st, obj,
+                          record=ptype)
         if ptype == "item_completed":
-            return _typed(_user_item_text(_user_item(p) or {}), None, lineno, ts, st, obj)
+            return _typed(_user_item_text(_user_item(p) or {}), None, lineno, ts, st, obj,
+                          record=ptype)
     # Anything but a prompt ends the run in which a second record of it is a copy.
     st.last_typed_text = None
     if kind == "event_msg":
@@ -312,7 +314,8 @@ def _user_item_text(item: dict[str, Any]) -> str:
 
 
 def _typed(
-    text: str, kind: object, lineno: int, ts: datetime, st: State, obj: dict[str, Any]
+    text: str, kind: object, lineno: int, ts: datetime, st: State, obj: dict[str, Any],
+    *, record: str,
 ) -> TranscriptEvent:
     """What the person typed, from either record Codex keeps of it."""
     if kind in _CONTEXT_KINDS or text[:64].lstrip().startswith(INJECTED_PREFIXES):
@@ -322,11 +325,13 @@ def _typed(
         # back to the miner as things they said).
         meta = msgspec.structs.replace(st.meta(lineno, ts), is_meta=True)
         return UserEvent(meta=meta, text=text, blocks=(TextBlock(text),))
-    if text == st.last_typed_text:
+    if text == st.last_typed_text and record != st.last_typed_record:
         # The same prompt's other record (`user_message` beside its `item_completed`,
-        # in either order, with nothing but bookkeeping between): one typed turn.
+        # in either order, with nothing but bookkeeping between): one typed turn. The
+        # same record twice is the person typing it again (a rollout with no turn
+        # markers between, "try again" after a failed turn).
         return OtherEvent("event_msg", obj)
-    st.last_typed_text = text
+    st.last_typed_text, st.last_typed_record = text, record
     st.last_assistant_text = None
     return UserEvent(
         meta=st.meta(lineno, ts), text=text, blocks=(TextBlock(text),),

@@ -110,7 +110,8 @@ def _gemini_logged(folder: Path, recorded: set[str], written: list[tuple[float, 
     those of the builds before chat recording, or whose chats file is gone. One stat a
     folder when there is no log; a chats file's session is read from the file alone,
     and so is a session resumed under another id, whose entries all fall while one chats
-    file of the folder was being written (from the minute its name says to its mtime)."""
+    file of the folder was being written (from the minute its name says to its mtime) and
+    whose every message that file holds."""
     logs = folder / "logs.json"
     try:
         st = logs.stat()
@@ -131,12 +132,30 @@ def _gemini_logged(folder: Path, recorded: set[str], written: list[tuple[float, 
     if orphans:
         skips.add("unreadable", logs, "gemini",
                   detail=f"{orphans} of its entries name no session")
+    read: dict[Path, bytes] = {}
+
+    def resumed_in(chats: Path, session_id: str) -> bool:
+        # The time window alone took any log session written while a long-lived chats file
+        # was open for its resumed copy (review of 2026-12: a session whose chats file was
+        # gone, dropped as a "duplicate" of another): its words must be in that file too.
+        if chats not in read:
+            try:
+                read[chats] = chats.read_bytes()
+            except OSError:
+                read[chats] = b""
+        try:
+            texts = gemini_logs.typed_texts(logs, session_id)
+        except OSError:
+            return False
+        return bool(texts) and gemini_logs.holds_all(read[chats], texts)
+
     for session in sessions:
         if session.id[:8] in recorded:
             continue
         path = gemini_logs.session_path(logs, session.id)
         within = next((chats for start, end, chats in written
-                       if start <= session.oldest <= session.newest <= end + _SLACK_SECONDS),
+                       if start <= session.oldest <= session.newest <= end + _SLACK_SECONDS
+                       and resumed_in(chats, session.id)),
                       None)
         if within is not None:
             skips.add("duplicate", path, "gemini", session.id, str(within))

@@ -142,6 +142,22 @@ def logged_sessions(logs: Path) -> tuple[list[LoggedSession], int]:
     return found, snap.orphans
 
 
+def typed_texts(logs: Path, session_id: str) -> list[str]:
+    """The messages of one session of the log, as typed (its good entries). Raises OSError."""
+    snap, _ = _snapshot(logs)
+    return [str(e["message"]) for e in snap.sessions.get(session_id, ()) if _good(e)]
+
+
+def holds_all(chats: bytes, texts: list[str]) -> bool:
+    """Whether a chats file's bytes hold every one of `texts` as a JSON string's body (as
+    Gemini CLI's JSON.stringify writes it, which escapes what Python's json does): the
+    test that a log session is that file's session resumed under another id."""
+    import json
+
+    return all(json.dumps(t, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass") in chats
+               for t in texts if t.strip())
+
+
 def stamp(path: Path) -> tuple[int, int, int] | None:
     """(entries, newest timestamp in ns, the log's inode) of one session; None when gone.
 
