@@ -25,13 +25,13 @@ recording's): its entries all fall while that chats file was being written.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import msgspec
 
+from learn.lazy import lazy_pattern
 from learn.transcripts.lowering import timestamp
 from learn.transcripts.mend import decoded
 
@@ -51,7 +51,7 @@ _ANY = msgspec.json.Decoder()
 _ENCODE = msgspec.json.Encoder()
 # "/name args": a slash command, whose arguments are typed and whose name is not (the
 # event model's command record). A path typed first ("/usr/bin is gone") is no command.
-_COMMAND_RE: Final = re.compile(r"\A/[A-Za-z][\w:.-]*(?:\s|\Z)")
+_COMMAND_RE: Final = lazy_pattern(r"\A/[A-Za-z][\w:.-]*(?:\s|\Z)")
 
 
 class LogsUnreadable(OSError):
