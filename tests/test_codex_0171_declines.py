@@ -120,7 +120,8 @@ def test_an_output_that_only_mentions_an_abort_is_an_ordinary_output(
     path = tmp_path / f"rollout-2026-11-30T10-00-00-{TUI_ID}.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     block = _results(path)["call_1"]
-    assert block.content == output and not block.is_error
+    # What the command printed, past the header a shell call's output opens with.
+    assert block.content == output.split("Output:\n")[-1] and not block.is_error
 
 
 # --- `learn show` over a HOME holding both rollouts -----------------------------------------
@@ -175,3 +176,12 @@ def test_the_fixtures_are_what_the_builder_writes(tmp_path: Path) -> None:
         _build_declines.HERE = HERE
     for path in (TUI, EXEC):
         assert (tmp_path / "copy" / path.name).read_text() == path.read_text(), path.name
+
+
+def test_a_failure_reads_as_what_the_command_printed_not_its_header() -> None:
+    # 0.171 opens a shell call's output with "Chunk ID: ...\nWall time: ...\nProcess exited
+    # with code 1\n...Output:\n": the failure's excerpt was "Chunk ID: fe05c6".
+    [failure] = [f for f in build_session(parse(TUI)).failures if f.tool_use_id == "call_5"]
+    assert failure.excerpt.startswith("rm: cannot remove 'build/cache'"), failure.excerpt
+    block = _results(TUI)["call_5"]
+    assert block.is_error and not block.content.startswith("Chunk ID")

@@ -138,6 +138,26 @@ def _output(raw: object) -> tuple[str, bool]:
     return text, bool(match and int(match.group(1)) != 0)
 
 
+# The lines a shell call's output opens with before what the command printed: 0.171's
+# "Chunk ID: fe05c6\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token
+# count: 12\nOutput:\n", and the "Exit code: 1\nWall time: ...\nOutput:\n" of earlier
+# builds. A failure's excerpt read "Chunk ID: fe05c6" (its first line), and the miner was
+# sent the header with every failure. Taken off last (`_result`): the exit code is read
+# from it, and a decline's phrase counts only as the whole output, never as what a
+# command printed after a header.
+_HEADER_RE: Final = re.compile(
+    r"(?:(?:Chunk ID|Wall time|Process exited with code|Exit code|Original token count"
+    r"|Total output lines|Process running with session ID)\b[^\n]*\n)+Output:\n")
+
+
+def _body(text: str) -> str:
+    """A shell call's output past its header (_HEADER_RE), when anything follows it."""
+    header = _HEADER_RE.match(text)
+    if header is None or not text[header.end():].strip():
+        return text
+    return text[header.end():]
+
+
 # What Codex returns to the model for a call the person declined at its approval prompt
 # (codex-rs ToolEmitter: `ToolError::Rejected("rejected by user")`, and the older codex.rs's
 # ReviewDecision::Denied | Abort), with no exit code: read as a successful output, a Codex
@@ -181,7 +201,7 @@ def _result(call_id: str, text: str, is_error: bool) -> ToolResultBlock:
             return ToolResultBlock(tool_use_id=call_id, content=_INTERRUPTED_CALL, is_error=True)
     if _REFUSED_RE.match(text):
         return refused(call_id, text)
-    return ToolResultBlock(tool_use_id=call_id, content=text, is_error=is_error)
+    return ToolResultBlock(tool_use_id=call_id, content=_body(text), is_error=is_error)
 
 
 def _message_text(content: object) -> str:
