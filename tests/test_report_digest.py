@@ -84,7 +84,7 @@ def test_digest_opens_with_marker_and_says_what_was_read() -> None:
 def test_items_carry_flattened_quote_counts_rule_and_restated_rule() -> None:
     md = render_digest_markdown(sample_result())
     assert '"use uv, not pip — we never call pip directly"' in md  # flattened, verbatim
-    assert "said in 3 of your last 20 sessions (4 times), last on 2026-11-20" in md
+    assert "said in 3 of your last 21 sessions (4 times), last on 2026-11-20" in md
     assert "proposed rule (user scope, tooling, confidence 0.90): Use uv for every" in md
     assert 'already written in `/p/CLAUDE.md`: "- Run tests before committing."' in md
     assert "rewrite it rather than adding another" in md

@@ -38,9 +38,13 @@ class Mined:
     collected: RunResult | None = None  # set when the run only collected batches
 
     def sessions_mined(self) -> int:
-        # A session a batch mined counts as mined by the run that collects it.
+        # A session a batch mined counts as mined by the run that collects it. One with
+        # nothing to send (no typed turn, no failure: `mine_session` asks nothing) was
+        # read by no model: "Read by the model this run: 2" counted two such sessions of
+        # a run that made no call (the real-transcript check, 2026-12).
         return sum(1 for r in self.results.values()
-                   if not r.failed and (not r.cached or r.session_id in self.from_batch))
+                   if not r.failed and (r.session_id in self.from_batch
+                                        or (not r.cached and r.chunks > 0)))
 
 
 def mine(read: Read, options: RunOptions, config: Config, meter: UsageMeter | None, *,
@@ -122,7 +126,10 @@ def mine(read: Read, options: RunOptions, config: Config, meter: UsageMeter | No
 def _book(out: Mined, r: SessionMineResult, trace: Trace) -> None:
     """One session's mining result into the books: counts, failures, drops."""
     out.results[r.session_id] = r
-    if r.cached and r.session_id not in out.from_batch:
+    if r.cached and r.session_id not in out.from_batch and r.chunks > 0:
+        # A kept answer of a session with nothing to send (chunks 0: no typed turn, no
+        # failure) is no session read: counted, the digest's "of your last N sessions"
+        # grew on the run after the first (5, then 7, for the same sessions).
         out.cached += 1
     if r.failed:
         out.failed += 1

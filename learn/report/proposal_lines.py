@@ -24,9 +24,11 @@ RULE_CHARS = 160
 
 
 def sessions_read(result: RunResult) -> int:
-    """How many sessions the counts are out of: read now or reused from cache."""
+    """How many sessions the counts are out of: read now, reused from cache, or failed this
+    run (a failed session's quotes from an earlier run still count: left out, it made "2 of
+    your last 3" where both of the 2 were among this run's failures)."""
     u = result.usage
-    read = u.sessions_mined + u.sessions_cached
+    read = u.sessions_mined + u.sessions_cached + u.sessions_failed
     return read or u.sessions_seen
 
 
