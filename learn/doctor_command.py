@@ -27,8 +27,9 @@ def check_claude_command(claude_home: Path, project: Path | None) -> Check | Non
     earlier = [path for path, data in found if data != current and is_earlier(data)]
     if earlier:
         where = ", ".join(str(p) for p in earlier)
+        are = "is an earlier learn's" if len(earlier) == 1 else "are an earlier learn's"
         return Check("/learn", "warn",
-                     f"{where} is an earlier learn's: when one stage of the run fails, Claude "
+                     f"{where} {are}: when one stage of the run fails, Claude "
                      "Code drops the whole command (its `learn run` line exits non-zero)",
                      "`learn install-claude-command` updates it (add --project for a "
                      "project's copy; the old file is backed up, `learn apply --undo` puts it back)")

@@ -42,4 +42,10 @@ REDACT_VERSION: Final = 9
 # so old cached candidates (mined from a different rendering) are re-mined.
 # 2: tool paths relative to the project; 3: slash-command label; then + the redaction
 # rules' own version (what the model sees changes with them, and so must the caches).
-RENDER_VERSION: Final = 3 + REDACT_VERSION - 1
+# 4: the readers' round of 2026-12 (view versions 14-15): Codex 0.171's prompts (none was
+#    sent before), a Codex shell output past its header, its aborted calls, Claude Code
+#    2.1.332's untagged /code-review record as a command's. Not bumped with them, the
+#    upgrade kept every cached answer of a finished rollout, mined from text with no
+#    prompt in it (upgrade audit, 2026-12); sessions whose text did not change reuse
+#    theirs under what was sent (learn.mining.cache.rendered_key), no call.
+RENDER_VERSION: Final = 4 + REDACT_VERSION - 1

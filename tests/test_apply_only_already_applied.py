@@ -153,3 +153,20 @@ def test_with_a_place_named_an_applied_rule_is_written_there_too(
     assert "already applied" not in there.output
     assert f"<!-- learn {BUN}," in (shop / "AGENTS.md").read_text()
     assert (shop / "CLAUDE.md").read_text().count(f"<!-- learn {BUN},") == 1
+
+
+def test_a_restated_rule_names_its_file_once() -> None:
+    # Applying a restated rule records two rows of one file (the line the person wrote,
+    # the rewrite accepted): "in CLAUDE.md on ...; in CLAUDE.md on ..." (upgrade audit).
+    from learn.commands.apply_applied import already_applied
+    from learn.store.proposals import AppliedRule
+
+    def row(i: int, decision: str, at: str) -> AppliedRule:
+        return AppliedRule(id=i, project="/p", key="directive:use-bun", canonical_key=None,
+                           decision=decision, form="rule", rule_text="Use bun.",
+                           target_file="/p/CLAUDE.md", backup_file=None, sessions=3,
+                           last_seen=None, applied_at=at)
+
+    line = already_applied("directive:use-bun", [row(1, "written", "2026-12-05T10:00:00+00:00"),
+                                                 row(2, "accepted", "2026-12-05T10:01:00+00:00")])
+    assert line.count("/p/CLAUDE.md") == 1 and "10:01" in line, line

@@ -59,3 +59,10 @@ def test_doctor_shows_the_warning(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["doctor", "--json"])
     checks = {c["name"]: c for c in json.loads(result.output)["checks"]}
     assert checks["/learn"]["status"] == "warn", result.output
+
+
+def test_two_earlier_copies_are_named_together(tmp_path: Path) -> None:
+    _put(tmp_path / "claude" / "commands" / "learn.md", EARLIER.read_bytes())
+    _put(tmp_path / "project" / ".claude" / "commands" / "learn.md", EARLIER.read_bytes())
+    got = check_claude_command(tmp_path / "claude", tmp_path / "project")
+    assert got is not None and got.status == "warn" and " are an earlier learn's" in got.detail

@@ -63,7 +63,13 @@ def still_to_apply(only: tuple[str, ...], pool: Sequence[Proposal],
 
 def already_applied(key: str, held: Sequence[AppliedRule]) -> str:
     """The line said for `key`, applied and still in the files of `held`."""
-    where = "; ".join(f"in {r.target_file} {_when(r.applied_at)}" for r in held) \
+    # One line per file: a restated rule is two records of one file (its original line
+    # written, the rewrite accepted), and the file was named twice.
+    latest: dict[str, str] = {}
+    for r in held:
+        if r.target_file not in latest or r.applied_at > latest[r.target_file]:
+            latest[r.target_file] = r.applied_at
+    where = "; ".join(f"in {target} {_when(at)}" for target, at in latest.items()) \
         or "(learn has no record of the file)"
     return (f"already applied: {key}, {where}; nothing written (`learn digest --all` "
             f"shows it, `learn apply --prune {key}` removes it, `learn apply --undo` puts "
