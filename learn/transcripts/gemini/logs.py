@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 LOGS_NAME: Final = "logs.json"
+_LOGS_PART: Final = LOGS_NAME + os.sep
 _ANY = msgspec.json.Decoder()
 _ENCODE = msgspec.json.Encoder()
 # "/name args": a slash command, whose arguments are typed and whose name is not (the
@@ -78,6 +79,10 @@ _SNAPSHOTS: dict[tuple[int, str], tuple[tuple[int, int, int], _Snapshot]] = {}
 
 def in_logs(path: Path) -> tuple[Path, str] | None:
     """(the log, session id) when `path` names a session of a `logs.json`, else None."""
+    # Asked of every session's path (`sources.in_store`): a search of its string first,
+    # the Path's parents (a new object each) only for a path that can be one.
+    if _LOGS_PART not in os.fspath(path):
+        return None
     if path.parent.name == LOGS_NAME and path.name and path.parent.parent.parent.name == "tmp":
         return path.parent, path.name
     return None

@@ -25,6 +25,7 @@ __all__ = [
 ]
 
 _DB_NAME_RE: Final = re.compile(r"\Aopencode(?:[-_.][\w.-]+)?\.db\Z")
+_DB_PART: Final = ".db" + os.sep
 
 
 def data_dir() -> Path:
@@ -52,6 +53,10 @@ def session_path(database: Path, session_id: str) -> Path:
 
 def in_database(path: Path) -> tuple[Path, str] | None:
     """(store, session id) when `path` names a session of a SQLite store, else None."""
+    # Asked of every session's path (`sources.in_store`): a search of its string first
+    # (every store's name ends ".db"), the Path's parent (a new object) only then.
+    if _DB_PART not in os.fspath(path):
+        return None
     if is_database_name(path.parent.name) and path.name:
         return path.parent, path.name
     return None
