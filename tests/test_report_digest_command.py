@@ -91,3 +91,18 @@ def test_store_hooks_are_found_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     assert got == [("directive:a", "edited")]
     monkeypatch.setattr(runs, "STORE_MODULE", "learn.report.no_such_store_module")
     assert runs.load_latest_run() is None
+
+
+
+def test_digest_all_with_nothing_stored_does_not_send_you_to_itself() -> None:
+    # `learn digest --all` with no proposal stored said "`learn digest --all` shows every
+    # state" (the real-transcript check, 2026-12).
+    from dataclasses import replace
+
+    from learn.report.digest import empty_reason
+
+    empty = replace(sample_result(), proposals=())
+    every = empty_reason(replace(empty, extra={**empty.extra, "view": "all"}))
+    assert "learn digest --all" not in every and "learn run" in every
+    pending = empty_reason(replace(empty, extra={**empty.extra, "view": "pending"}))
+    assert "learn digest --all" in pending  # the pending view still points there

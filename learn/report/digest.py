@@ -305,7 +305,9 @@ def failed_lines(result: RunResult) -> list[str]:
 def empty_reason(result: RunResult) -> str:
     f = result.funnel
     pending = len([x for x in result.extra.get("pending") or () if isinstance(x, dict)])
-    if result.extra.get("view") in ("pending", "all"):
+    if result.extra.get("view") == "all":  # it was asked for: no sending them to it
+        return "No proposal stored yet for these projects: `learn run` makes them."
+    if result.extra.get("view") == "pending":
         return ("Nothing pending here: every proposal was applied or declined, or none was "
                 "made yet. `learn digest --all` shows every state, `learn run` looks again.")
     if pending:
