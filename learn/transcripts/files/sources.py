@@ -25,6 +25,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from io import BufferedReader
 from pathlib import Path
 from typing import Final
@@ -139,23 +140,12 @@ def source_stat(path: Path) -> SourceStat | None:
 def read_session(path: Path) -> tuple[bytes, SourceStat]:
     """The session's bytes and its identity when read. Raises OSError."""
     if in_store(path):
-        from learn.transcripts.gemini import logs
-        from learn.transcripts.opencode import database, storage
-        from learn.transcripts.opencode.places import in_database
-
         # The stamp first: a write landing during the read makes the next run
         # read it again, never the reverse.
         stat = _store_stat(path)
         if stat is None:
             raise FileNotFoundError(str(path))
-        where = in_database(path)
-        if where is not None:
-            buf = database.export_session(*where)
-        elif logs.in_logs(path) is not None:
-            buf = logs.export_session(path)
-        else:
-            buf = storage.export_session(path)
-        return buf, stat
+        return _store(path)[0](), stat
     data, st = _read_regular(path)
     return data, stat_identity(st)
 
@@ -187,19 +177,24 @@ def _read_regular(path: Path) -> tuple[bytes, os.stat_result]:
 _MORE_BYTES: Final = 1 << 20
 
 
-def _store_stat(path: Path) -> SourceStat | None:
+def _store(path: Path) -> tuple[Callable[[], bytes], Callable[[], tuple[int, int, int] | None]]:
+    """The export and the stamp of a session a store holds, by which store holds it: an
+    OpenCode database, a Gemini CLI `logs.json`, else an OpenCode JSON store."""
     from learn.transcripts.gemini import logs
     from learn.transcripts.opencode import database, storage
     from learn.transcripts.opencode.places import in_database
 
     where = in_database(path)
+    if where is not None:
+        return (lambda: database.export_session(*where)), (lambda: database.stamp(*where))
+    if logs.in_logs(path) is not None:
+        return (lambda: logs.export_session(path)), (lambda: logs.stamp(path))
+    return (lambda: storage.export_session(path)), (lambda: storage.stamp(path))
+
+
+def _store_stat(path: Path) -> SourceStat | None:
     try:
-        if where is not None:
-            got = database.stamp(*where)
-        elif logs.in_logs(path) is not None:
-            got = logs.stamp(path)
-        else:
-            got = storage.stamp(path)
+        got = _store(path)[1]()
     except OSError:
         return None
     if got is None:
