@@ -250,13 +250,13 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     try:
         pending = stored_proposals(here, since_at, since, folder=project_dir).proposals
     except NothingToShow as exc:
-        named = {p.key for p in every} | {p.label for p in every}
-        if dismiss or not only or any(k not in named for k in only):
-            if only or dismiss:  # a KEY was named, and nothing here is a proposal
-                raise click.UsageError(f"not a proposal of {here}: "
-                                       f"{', '.join((*only, *dismiss))}; {exc}") from exc
+        if not (only or dismiss):
             click.echo(f"nothing to apply: {exc}")
             return
+        named = {p.key for p in every} | {p.label for p in every}
+        if dismiss or any(k not in named for k in only):  # a KEY names nothing here
+            raise click.UsageError(f"not a proposal of {here}: "
+                                   f"{', '.join((*only, *dismiss))}; {exc}") from exc
         # Nothing pending, but each KEY names a proposal of another state here (declined,
         # or applied and since pruned): --only asks for it by name.
         pending = ()

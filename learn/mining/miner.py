@@ -390,5 +390,5 @@ def _unless_refused(results: list[SessionMineResult], refused: Sequence[KeyRefus
         return results
     done = sum(1 for r in results if not r.failed)
     # The refusal itself, not a later call's "not sent" (workers race to report).
-    first = next((r for r in refused if "not sent:" not in str(r)), refused[0])
+    first = next((r for r in refused if r.sent), refused[0])
     raise RunStopped(first, done=done, total=len(results))

@@ -234,7 +234,13 @@ class KeyRefused(ModelError):
     key revoked, or a gateway that only checks it on calls. Every later call would be
     refused the same way (8 refused requests for 7 sessions in the audit, hundreds on a
     large home), so the backend sends none after the first (`Outage.stop`) and the
-    miner stops the run (exit 3, as a key refused by the preflight)."""
+    miner stops the run (exit 3, as a key refused by the preflight). `sent` is False for
+    a call held back after that refusal: the first refusal is the one to report."""
+
+    def __init__(self, message: str = "", *, usage: CallUsage | None = None,
+                 status: int | None = None, sent: bool = True) -> None:
+        super().__init__(message, usage=usage, status=status)
+        self.sent = sent
 
 
 class TruncatedAnswer(ModelError):

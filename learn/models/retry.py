@@ -472,7 +472,7 @@ def run_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, what: str
     def attempt_and_book() -> T:
         stopped = outage.stopped
         if stopped is not None:  # the key was refused: nothing is sent again
-            raise KeyRefused(f"{what}: not sent: {stopped}", status=stopped.status)
+            raise KeyRefused(f"{what}: not sent: {stopped}", status=stopped.status, sent=False)
         refused = outage.refused()
         if refused is not None:  # final: not retried, not booked as a failure
             said, last = refused

@@ -172,10 +172,6 @@ _GEMINI_OWN_ROWS: Final = ("GEMINI.md", "AGENTS.md", "CLAUDE.md")
 _CONTROL_NAMES: Final = frozenset(n.casefold() for n in (
     "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md",
     "copilot-instructions.md"))
-# The context names a project's own settings may give and learn still writes: the
-# instruction files learn knows by name. (The others it knows, CLAUDE.local.md,
-# AGENTS.override.md, copilot-instructions.md, are other agents' own: never Gemini's.)
-_KNOWN_INSTRUCTION_NAMES: Final = _GEMINI_OWN_ROWS
 # Why a project's own context name is not written (gemini_writable_names).
 _PROJECT_ONLY: Final = "from this project's settings alone (they come with a clone)"
 
@@ -226,9 +222,11 @@ class GeminiContext(NamedTuple):
 
 def _refusal(name: str, named: _Named, home: Path) -> str | None:
     """Why learn does not write the context file `name` of `named`: gemini_context_refusal,
-    then, for a name only a project's settings give, _PROJECT_ONLY."""
+    then, for a name only a project's settings give, _PROJECT_ONLY: a project's own
+    settings may name GEMINI.md, AGENTS.md or CLAUDE.md (the others learn knows by name,
+    CLAUDE.local.md, AGENTS.override.md, copilot-instructions.md, are other agents')."""
     why = gemini_context_refusal(name)
-    if why is not None or named.project_settings is None or name in _KNOWN_INSTRUCTION_NAMES:
+    if why is not None or named.project_settings is None or name in _GEMINI_OWN_ROWS:
         return why
     return None if name in _user_names(home) else _PROJECT_ONLY
 

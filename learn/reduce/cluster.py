@@ -187,7 +187,6 @@ def medoid(members: Sequence[int], vectors: Vector) -> int:
     return members[best]
 
 
-
 class Neighbours:
     """The quote-by-quote distances (cosine plus the wording penalty) the label checks
     read, without the square: the pairs within `radius`, each quote's distances to the
@@ -247,7 +246,7 @@ class Neighbours:
         self.flipped: list[set[int]] = [set() for _ in range(n)]
         if n and flips:
             flip = Wording(texts, Contrast(negation=1e-6))
-            negated = flip._negated[flip._at]
+            negated = flip.negated()
             yes, no = np.flatnonzero(negated), np.flatnonzero(~negated)
             for lo in range(0, len(yes), step):
                 part = yes[lo : lo + step]

@@ -40,6 +40,7 @@ from learn.embed.tfidf import normalise
 from learn.textunits import is_unspaced
 
 if TYPE_CHECKING:
+    import numpy as np
     import numpy.typing as npt
 
     from learn.reduce.protocols import Vector
@@ -258,6 +259,11 @@ class Wording:
             nums = [numbers(t) for t in texts]
             self._numbers = _incidence(nums)
             self._has_numbers = np.array([bool(s) for s in nums])
+
+    def negated(self) -> npt.NDArray[np.bool_]:
+        """Whether each of the `texts` this was built from is negated (built with a
+        negation weight: the flipped-pair search of learn.reduce.cluster.Neighbours)."""
+        return self._negated[self._at]
 
     def between(self, left: npt.ArrayLike, right: npt.ArrayLike) -> Vector:
         """The len(left) x len(right) matrix contrast_between(texts[left], texts[right]),

@@ -74,7 +74,7 @@ class _Snapshot:
 
 # One snapshot per log and state of the file: discovery asks for every session's stamp
 # and head, and each would otherwise read and decode the whole log again.
-_SNAPSHOTS: dict[tuple[int, str], tuple[tuple[int, int, int], _Snapshot]] = {}
+_SNAPSHOTS: dict[str, tuple[tuple[int, int, int], _Snapshot]] = {}
 
 
 def in_logs(path: Path) -> tuple[Path, str] | None:
@@ -94,7 +94,8 @@ def session_path(logs: Path, session_id: str) -> Path:
 
 def _snapshot(logs: Path) -> tuple[_Snapshot, os.stat_result]:
     st = os.stat(logs)  # raises OSError when it is gone
-    key, state = (os.getpid(), str(logs)), (st.st_size, st.st_mtime_ns, st.st_ino)
+    # A forked worker keeps its parent's snapshots: the file's state says if one holds.
+    key, state = str(logs), (st.st_size, st.st_mtime_ns, st.st_ino)
     got = _SNAPSHOTS.get(key)
     if got is not None and got[0] == state:
         return got[1], st
