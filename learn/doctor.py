@@ -30,6 +30,14 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
+def _open_to_others(path: Path) -> bool:
+    """Whether `path`'s mode lets other users in. Never said on Windows, which reports
+    every folder 0777 and file 0666 whoever may read them (the profile folder's access
+    list decides, and no chmod changes it): a warning with a chmod to fix it could
+    never go away there."""
+    return os.name != "nt" and bool(_mode(path) & 0o077)
+
+
 def _nearest_existing(path: Path) -> Path:
     for candidate in (path, *path.parents):
         if candidate.exists():
@@ -51,7 +59,7 @@ def check_dir(name: str, path: Path) -> Check:
                 return Check(name, "fail", f"{path} is not writable{_owned_by(path)}",
                              f"{_chown(path)}, or point {_env_for(name)} elsewhere")
             mode = _mode(path)
-            if mode & 0o077:
+            if _open_to_others(path):
                 # Everything under it quotes what the user typed; learn creates these 0700.
                 return Check(name, "warn", f"{path} is {mode:04o}: other users can look inside",
                              f"chmod 700 {path}")
@@ -156,7 +164,7 @@ def check_store(path: Path | str) -> Check:
     loose = []
     for p in (path, *sides):
         with contextlib.suppress(OSError):
-            if p.exists() and _mode(p) & 0o077:
+            if p.exists() and _open_to_others(p):
                 loose.append(f"{p.name} is {_mode(p):04o}")
     try:
         import apsw

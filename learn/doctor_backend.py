@@ -103,9 +103,10 @@ def check_claude_cli(config: Any = None, *, which: Callable[[str], str | None] =
         probe = probe_cli
     support = probe(found)
     if not support.ok:
-        return Check("claude", "warn", support.too_old(),
-                     "the claude-cli backend refuses to run it; update Claude Code or use "
-                     "--backend anthropic")
+        return Check("claude", "warn", support.why_not(),
+                     "the claude-cli backend refuses to run it; "
+                     + ("install the native claude.exe" if support.shim else "update Claude Code")
+                     + " or use --backend anthropic")
     version = f"Claude Code {support.version}" if support.version else found
     state = (login or claude_login)(found)
     if state.logged_in is False:

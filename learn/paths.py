@@ -13,6 +13,8 @@ import errno
 import os
 from pathlib import Path
 
+from learn import osflags
+
 
 def _xdg(env: str, default: str) -> Path:
     value = os.environ.get(env)
@@ -91,7 +93,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
 
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        os.fchmod(fd, mode)
+        osflags.set_mode(fd, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -115,9 +117,9 @@ def open_private_append(path: str | os.PathLike[str]) -> int:
     """`path` opened to append (a log, the hits of a check, a decision), 0600 even if it
     was there before: O_CREAT's mode applies to a new file only, and a log left 0644 (a
     copy, an older learn) stayed readable by anyone while learn appended to it."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = os.open(path, osflags.APPEND, 0o600)
     try:
-        os.fchmod(fd, 0o600)
+        osflags.set_mode(fd, 0o600)
     except OSError:
         os.close(fd)
         raise

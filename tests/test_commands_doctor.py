@@ -441,3 +441,26 @@ def test_doctor_reports_a_worker_that_could_not_start_mining() -> None:
     assert hook["status"] == "warn" and "is not logged in" in hook["detail"]
     log.write("session s-1: mined: 2 candidate(s) in 1 chunk(s)")
     assert by_name(doctor_json()[1])["hook"]["status"] == "ok"  # it works again
+
+
+def test_doctor_refuses_npm_s_cmd_shim_on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # cmd.exe ends a command line at its first line break: learn's multi-line system
+    # prompt was cut there, the schema and the no-tools flags never reached Claude Code.
+    from learn.doctor_backend import check_claude_cli
+    from learn.models import claude_cli
+    from learn.models.claude_cli import CliSupport
+
+    class Cfg:
+        class backend:  # shaped like Config.backend
+            name = "claude-cli"
+            claude_binary = "claude"
+
+    shim = r"C:\Users\me\AppData\Roaming\npm\claude.CMD"
+    probe = lambda path: CliSupport(path, "2.1.332", ())  # noqa: E731 - every flag listed
+    assert CliSupport(shim, "2.1.332", ()).ok  # elsewhere a .cmd name is just a name
+    monkeypatch.setattr(claude_cli, "ON_WINDOWS", True)
+    assert not CliSupport(shim, "2.1.332", ()).ok
+    assert CliSupport(r"C:\Users\me\.local\bin\claude.exe", "2.1.332", ()).ok
+    c = check_claude_cli(Cfg(), which=lambda name: shim, probe=probe)
+    assert c is not None and c.status == "warn"
+    assert "cmd.exe" in c.detail and "claude.exe" in c.hint and "update" not in c.hint

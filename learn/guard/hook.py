@@ -126,9 +126,14 @@ def _append_private(path: str) -> int:
     """learn.paths.open_private_append's rule in `os` alone (the check imports nothing of
     learn beyond learn.guard and no pathlib: benchmarks/check.py): opened to append, 0600
     even when it was there before with a wider mode."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    # learn.osflags' flags and set_mode, spelled here: Windows has no fchmod before
+    # Python 3.13, and its fds are text mode without O_BINARY.
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0),
+                 0o600)
     try:
-        os.fchmod(fd, 0o600)
+        fchmod = getattr(os, "fchmod", None)
+        if fchmod is not None:
+            fchmod(fd, 0o600)
     except OSError:
         os.close(fd)
         raise
@@ -165,10 +170,14 @@ def main(argv: list[str] | None = None) -> int:
     except (BadRules, ValueError, OSError) as exc:
         _log(rules_file, f"{type(exc).__name__}: {exc}")
         return 0
-    try:
-        note(rules_file, event, hits, agent)
-    except OSError as exc:  # an unwritable log must not let a stopped command through
-        _log(rules_file, f"hits not noted: {exc}")
+    # The answer first: noting the hits writes files, and a failure there (an unwritable
+    # log; on Windows before Python 3.13, os.fchmod missing) once exited 1 with no
+    # answer, which the agent reads as "go ahead": the command the rule stops ran.
     if answer is not None:
         sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+    try:
+        note(rules_file, event, hits, agent)
+    except Exception as exc:  # a note that fails must not change the answer
+        _log(rules_file, f"hits not noted: {type(exc).__name__}: {exc}")
     return 0

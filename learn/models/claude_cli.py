@@ -32,7 +32,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from learn.models.base import CallUsage, ModelError, ModelRequest, ModelResponse
 from learn.models.json_text import extract_json_object
@@ -115,6 +115,8 @@ REQUIRED_FLAGS: tuple[str, ...] = (
     "--system-prompt",
 )
 
+ON_WINDOWS: Final = os.name == "nt"
+
 # A help or version probe is a local Node/native start, well under a second;
 # the bound only keeps a wedged binary from hanging `learn doctor`.
 PROBE_TIMEOUT = 30.0
@@ -188,11 +190,28 @@ class CliSupport:
     missing: tuple[str, ...]
 
     @property
-    def ok(self) -> bool:
-        return not self.missing
+    def shim(self) -> bool:
+        """npm's `claude.cmd` (or a .bat) on Windows: CreateProcess runs it through cmd.exe,
+        which ends the command line at the first line break (the system prompt's first
+        line, 221 of the 4,210 characters of a mining call: the schema and the no-tools,
+        no-hooks flags after it never reached Claude Code) and reads `%` and quotes its
+        own way. Claude Code's native install is a `claude.exe`, which gets the argv whole."""
+        return ON_WINDOWS and self.path.lower().endswith((".cmd", ".bat"))
 
-    def too_old(self) -> str:
-        """One line for a `claude` that lacks the flags learn needs."""
+    @property
+    def ok(self) -> bool:
+        return not self.missing and not self.shim
+
+    def why_not(self) -> str:
+        """One line for a `claude` learn cannot run as it must (too old, or a cmd shim)."""
+        if self.shim:
+            return (
+                f"claude-cli: {self.path} is a Windows command script, which cmd.exe would cut "
+                "at the first line break of learn's prompt (and run without its no-tools "
+                "flags); install the native Claude Code (claude.exe: "
+                "https://claude.com/claude-code) and set [backend] claude_binary to it, or use "
+                "--backend anthropic with ANTHROPIC_API_KEY"
+            )
         which = f"Claude Code {self.version}" if self.version else "this Claude Code"
         return (
             f"claude-cli: {which} at {self.path} is too old: it has no "
@@ -336,7 +355,7 @@ class ClaudeCliBackend:
             raise ModelError(f"{detail}; {hint}")
         support = probe(found)
         if not support.ok:
-            raise ModelError(support.too_old())
+            raise ModelError(support.why_not())
         return found
 
     @property

@@ -176,7 +176,7 @@ def _claude_cli(config: Any, which: Callable[[str], str | None],
         probe = probe_cli
     support = probe(found)
     if not support.ok:
-        return Readiness(False, support.too_old(), "", "setup")
+        return Readiness(False, support.why_not(), "", "setup")
     version = f"Claude Code {support.version}" if support.version else "claude"
     state = login(found)
     if state.logged_in is False:

@@ -29,6 +29,7 @@ import stat
 from pathlib import Path
 from typing import Final, Literal, NamedTuple
 
+from learn import osflags
 from learn.records.proposal import Proposal
 from learn.reduce.rule_places import (
     RuleScope,
@@ -102,8 +103,7 @@ _SETTINGS_MAX: Final = 1024 * 1024
 
 def _settings_text(settings: Path) -> str | None:
     try:
-        fd = os.open(settings, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-                     | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(settings, osflags.READ)
     except OSError:
         return None
     try:

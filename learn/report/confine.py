@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from learn import osflags
 from learn.paths import data_dir
 from learn.projects import key_within, path_key
 from learn.reduce.agent_files import (
@@ -425,7 +426,7 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
 # `.claude/settings.local.json` committed as a link to /dev/zero was read until
 # MemoryError; 4 MiB is 160x that budget and still bounded.
 MAX_READ = 4 * 1024 * 1024
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS = osflags.READ  # binary on Windows: its text mode rewrote line endings
 
 
 def read_open(fd: int, shown: Path) -> bytes:
@@ -452,7 +453,7 @@ def read_regular(path: Path, *, follow: bool = True) -> bytes | None:
     but a regular file of at most MAX_READ (read_open). For a file read before it is
     confined (a check's settings, a note about a checked-in settings.json): opened
     without blocking, and bounded, whatever it leads to."""
-    flags = _READ_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    flags = _READ_FLAGS | (0 if follow else osflags.NOFOLLOW)
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:

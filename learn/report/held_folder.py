@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from learn import osflags
 from learn.paths import ensure_private_dir
 from learn.report.confine import read_open
 from learn.report.errors import ConcurrentEditError
@@ -35,13 +36,15 @@ BY_FOLDER = {os.open, os.rename, os.unlink, os.mkdir, os.rmdir, os.stat} <= os.s
 # bit in its tag; OneDrive's cloud placeholders and dedup files do not, and are folders
 # and files like any other (IsReparseTagNameSurrogate in winnt.h).
 _NAME_SURROGATE = 0x20000000
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = osflags.CLOEXEC
+_NOFOLLOW = osflags.NOFOLLOW
 # O_PATH (Linux): a folder held to name files in needs no read permission of its own.
 _FOLDER_FLAGS = (getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
                  | getattr(os, "O_PATH", os.O_RDONLY))
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | _CLOEXEC
-_NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+# Binary: on Windows an fd opened without O_BINARY is in text mode (learn.osflags), and
+# staging, backups and the last look read and wrote a file's line endings rewritten.
+_READ_FLAGS = osflags.READ | _NOFOLLOW
+_NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | osflags.BINARY | _NOFOLLOW | _CLOEXEC
 # What opening a name that became a link (or a file, where a folder was) with O_NOFOLLOW
 # fails with: ELOOP on Linux and macOS, EMLINK on FreeBSD.
 _SWAPPED = frozenset({errno.ELOOP, errno.EMLINK, errno.ENOTDIR})
@@ -290,7 +293,7 @@ def fill(staged: Staged, data: bytes, mode: int) -> None:
             # the file only a group they are in, so this is kept where it can be.
             with contextlib.suppress(PermissionError):
                 os.fchown(staged.fd, was.st.st_uid, was.st.st_gid)
-    os.fchmod(staged.fd, mode)  # after the chown, which clears set-id bits
+    osflags.set_mode(staged.fd, mode)  # after the chown, which clears set-id bits
     os.fsync(staged.fd)
 
 

@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from learn.projects import (
     as_folder,
@@ -98,9 +98,19 @@ def codex_home() -> Path:
     return rule_places.codex_home(Path.home())
 
 
+# Names Windows gives its devices in every folder: `.claude/rules/aux.md` or a command
+# `con.md` cannot be made there, and a repository holding one cannot be checked out on
+# Windows by a teammate.
+_WINDOWS_DEVICES: Final = frozenset(
+    {"con", "prn", "aux", "nul", *(f"{d}{n}" for d in ("com", "lpt") for n in range(10))})
+
+
 def slug(text: str, fallback: str = "general") -> str:
+    """The name learn gives a file of `text`'s (a rule file, a command): lower-case
+    letters, digits and dashes, never a Windows device's name (`my-` before it)."""
     s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return s[:48].strip("-") or fallback
+    s = s[:48].strip("-") or fallback
+    return f"my-{s}" if s in _WINDOWS_DEVICES else s
 
 
 def command_name(label: str) -> str:

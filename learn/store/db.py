@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from learn import osflags
 from learn.paths import data_dir, ensure_private_dir
 from learn.store.connection import Params, Rows
 
@@ -84,7 +85,7 @@ def _precreate_private(path: Path) -> None:
     if not path.parent.exists() or path.parent.resolve() == data_dir().resolve():
         ensure_private_dir(path.parent)
     if not path.exists():
-        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY | osflags.BINARY, 0o600)
         os.close(fd)
     # Tighten a file someone else created (0644 under a default umask); we own it.
     # Only a regular file, and through a link only a database (or nothing yet): a

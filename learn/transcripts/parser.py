@@ -39,6 +39,7 @@ from typing import Any
 
 import msgspec
 
+from learn import osflags
 from learn.transcripts.claude.decode import (
     SKIP_INVALID,
     SKIP_NOT_OBJECT,
@@ -256,7 +257,7 @@ def _open_ahead(path: Path) -> tuple[Path, int | None]:
         return path, None  # a session in a store is read out of it, not opened
     try:
         # Non-blocking: a FIFO named like a session must not hang the open (`files.sources`).
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, osflags.READ)
     except OSError:
         return path, None
     if _ADVISE is not None:

@@ -32,6 +32,8 @@ from typing import Final
 
 import msgspec
 
+from learn import osflags
+
 __all__ = [
     "NotRegularFile",
     "SourceStat",
@@ -46,7 +48,8 @@ __all__ = [
 
 # Non-blocking, so the open of a FIFO returns at once instead of waiting for a
 # writer; on a regular file the flag changes nothing (its reads never block).
-_READ_FLAGS: Final = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+# Binary on Windows (learn.osflags).
+_READ_FLAGS: Final = osflags.READ
 
 
 class NotRegularFile(OSError):
