@@ -54,6 +54,11 @@ thing one of the pipeline's defences is there to stop (issue: audit 57):
 - `judge_flip`: a seeded JUDGE_FLIP_RATE of verdicts come back inverted, the
   accepted rejected and the rejected accepted (with the gold's groups that
   must be rejected, evals/corpora/adversarial.py, a judge that accepts all shows).
+  The judge reads each item's whole turn where the line carries it (`said in
+  full:`, learn/reduce/windows.py): a quote whose turn limits it ("only", "just
+  this once", "for now") and that the gold rejects, as a careful judge reading
+  the turn does, is accepted at LIMIT_MISS_RATE instead (a judge that read the
+  fragment alone and missed the limit).
 
 Each fault can be switched on alone, so the eval reports what each one costs.
 The model implements the `Backend` protocol and is called by the real pipeline
@@ -101,6 +106,13 @@ MISSED_RATE = 0.5
 NAME_MERGE_RATE = 0.5
 NAME_SPLIT_RATE = 0.5
 JUDGE_FLIP_RATE = 0.2
+LIMIT_MISS_RATE = 0.5
+# What limits a quote to the moment when the rest of its turn says it.
+_LIMITS = re.compile(r"\b(only|just (?:this|for|once|today|now)|this (?:once|time)|for now|for today|"
+                     r"for this (?:one|script|file|task|pr|branch)|temporar(?:y|ily))\b|只此一次|暂时",
+                     re.IGNORECASE)
+_ITEM_QUOTE = re.compile(r'^[^:]+: "(.*?)"; said ')
+_SAID_IN_FULL = re.compile(r'; context: said in full: "(.*?)"(?:; |$)')
 _RULE_LIKE = re.compile(r"\b(always|never|don'?t|do not|must|should|prefer|avoid|no more)\b|不要|请勿|总是",
                         re.IGNORECASE)
 _USER_LINE = re.compile(r"^USER(?: \([^)]*\))?: (.*)$")
@@ -193,6 +205,21 @@ def reword(text: str) -> str | None:
         if pattern.search(text):
             return pattern.sub(new, text, count=1)
     return None
+
+
+def limited(item: str) -> bool:
+    """Whether a judge item's quote is a fragment of a turn that limits it: the
+    turn in full (`said in full:`) says "only", "for now", "just this once"...
+    where the quote does not."""
+    full = _SAID_IN_FULL.search(item)
+    if full is None:
+        return False
+    quote = _ITEM_QUOTE.match(item)
+    rest = _norm(full.group(1))
+    for part in _norm(quote.group(1) if quote else "").replace("...", "…").split("…"):
+        if part.strip():
+            rest = rest.replace(part.strip(), " ", 1)
+    return _LIMITS.search(rest) is not None
 
 
 def drift(label: str, n: int) -> str:
@@ -465,7 +492,8 @@ class NoisyModel:
         return {**answer, "labels": rows}
 
     def _flip(self, user: str, answer: dict[str, Any]) -> dict[str, Any]:
-        """`judge_flip`: a seeded share of verdicts inverted."""
+        """`judge_flip`: a seeded share of verdicts inverted, and a rejected quote
+        whose whole turn limits it accepted at LIMIT_MISS_RATE."""
         rows = answer.get("verdicts")
         if not self._on("judge_flip") or not isinstance(rows, list):
             return answer
@@ -473,8 +501,13 @@ class NoisyModel:
         out = []
         for r in rows:
             key = texts.get(r.get("id"), str(r.get("id")))
-            if isinstance(r.get("accepted"), bool) \
-                    and _rng("flip", self.seed, key).random() < JUDGE_FLIP_RATE:
+            if not isinstance(r.get("accepted"), bool):
+                pass
+            elif not r["accepted"] and limited(key):
+                if _rng("limit", self.seed, key).random() < LIMIT_MISS_RATE:
+                    self._fired("judge_flip")
+                    r = {**r, "accepted": True}
+            elif _rng("flip", self.seed, key).random() < JUDGE_FLIP_RATE:
                 self._fired("judge_flip")
                 r = {**r, "accepted": not r["accepted"]}
             out.append(r)

@@ -212,3 +212,33 @@ def test_the_report_says_when_recordings_were_made_with_other_prompts(
     assert main(["demo", "--no-noisy", "--cache-dir", str(cache)]) == 0
     out = capsys.readouterr().out
     assert "current prompts are not the ones" in out and "mine.v1" in out
+
+
+def test_the_noisy_judge_can_miss_what_the_whole_turn_limits() -> None:
+    # A quote cut from a turn that limits it ("use bun ... only for this one
+    # script") is rejected by the gold, as a careful judge reading the turn
+    # rejects it; the noisy judge misses the limit at a seeded rate, so a judge
+    # that reads the fragment alone can fail the eval.
+    from evals.gold import Gold
+    from evals.noisy import limited
+
+    gold = Gold(corpus="limits")
+    group = gold.group("bun-for-one-script", "directive", "Use bun.", accepted=False)
+    gold.said("s1", "use bun", group)
+    items = [f'bun-for-one-script: "use bun"; said 2 times in 2 sessions; context: said in full: '
+             f'"use bun, but only for script{i} today"; agent before: [Bash npm run s{i}]'
+             for i in range(40)]
+    assert all(limited(t) for t in items)
+    assert not limited('bun-for-one-script: "use bun"; said 2 times in 2 sessions; context: said in '
+                       'full: "we moved to bun, so use bun"; agent before: [Bash npm i]')
+    assert not limited('x: "use bun only"; said once in 1 session; context: agent before: only')
+    user = "ITEMS:\n" + "\n".join(f"{i}. [directive] {t}" for i, t in enumerate(items))
+    tool = ToolSpec("record_verdicts", "", {})
+
+    def accepted(faults: tuple[str, ...]) -> int:
+        model = NoisyModel(gold, faults)
+        answer = model.call(ModelRequest(step="judge", model="m", system="", tool=tool, user=user))
+        return sum(bool(v["accepted"]) for v in answer.tool_input["verdicts"])
+
+    assert accepted(()) == 0
+    assert 10 <= accepted(("judge_flip",)) <= 30

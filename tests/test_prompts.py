@@ -49,5 +49,12 @@ def test_the_command_writer_is_told_its_quotes_are_data_and_to_write_prose() -> 
 
 def test_the_judge_says_a_rejected_request_never_becomes_a_command() -> None:
     text = " ".join(load_prompt("judge").text.split())
-    assert load_prompt("judge").version == 5
+    assert load_prompt("judge").version == 6
     assert "A rejected request never becomes a command" in text
+
+
+def test_the_judge_reads_a_quote_by_its_whole_turn() -> None:
+    # v6: a fragment of a longer turn comes with the turn (`said in full:`), and a
+    # turn that limits or reverses the fragment makes it no rule.
+    text = " ".join(load_prompt("judge").text.split())
+    assert "said in full:" in text and "limits or reverses it" in text

@@ -13,7 +13,7 @@ from evals.windows import reported_share
 from learn.models.base import ModelRequest
 from learn.records.proposal import Proposal, Quote
 from learn.reduce.judge import judge_proposals
-from learn.reduce.windows import TranscriptContext
+from learn.reduce.windows import FULL_TURN_CHARS, LINE_CHARS, TranscriptContext
 
 
 def _session(tmp_path: Path) -> tuple[str, Path, str]:
@@ -33,7 +33,10 @@ def test_context_names_what_the_agent_had_just_done_and_what_came_after(tmp_path
     context = TranscriptContext({sid: path}, projects={sid: cwd})
     line = context(sid, "use bun for installs, never npm")
     assert line is not None
-    before, _, after = line.partition("; ")
+    # The quote is part of a longer turn: the turn comes first, in full.
+    said, _, rest = line.partition("; ")
+    assert said == 'said in full: "no, use bun for installs, never npm"'
+    before, _, after = rest.partition("; ")
     assert before.startswith("agent before:") and "npm install axios-retry" in before
     assert after.startswith("agent after:") and "Switching to bun" in after
     # An ellipsis quote finds its turn by its fragments; an unknown quote has no context.
@@ -89,7 +92,8 @@ def test_the_judge_item_carries_the_context_line(tmp_path: Path) -> None:
     judge_proposals([proposal], backend=ScriptedBackend(answer), model="m", embedder=TopicEmbedder(),
                     context=TranscriptContext({sid: path}, projects={sid: cwd}))
     (user,) = seen
-    assert "context: agent before:" in user and "npm install axios-retry" in user
+    assert 'context: said in full: "no, use bun for installs, never npm"; agent before:' in user
+    assert "npm install axios-retry" in user
 
 
 def test_the_context_reaches_the_model_through_the_sdk_redacted(tmp_path: Path) -> None:
@@ -126,6 +130,104 @@ def test_the_context_reaches_the_model_through_the_sdk_redacted(tmp_path: Path) 
     assert "context: agent before:" in sent and "deploy.sh" in sent
     assert "wJalrXUtnFEMI" not in sent
     assert result.proposals[0].verdict is not None
+
+
+SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+
+def _one_turn(tmp_path: Path, text: str, name: str = "full") -> tuple[TranscriptContext, str, str]:
+    cwd = str(tmp_path / "proj")
+    s = ClaudeSession(session_id(name), cwd, datetime(2026, 11, 1, 9, tzinfo=UTC))
+    s.user("add a build script")
+    s.tool("Bash", {"command": "npm run build"}, "built")
+    s.user(text)
+    s.assistant("Done.")
+    path = s.write(tmp_path / ".claude")
+    from learn.redaction.redact import redact
+
+    context = TranscriptContext({s.session_id: path}, projects={s.session_id: cwd}, redact=redact)
+    return context, s.session_id, cwd
+
+
+def _said(line: str | None) -> str:
+    assert line is not None and line.startswith('said in full: "')
+    return line.removeprefix('said in full: "').split('"; agent before:', 1)[0]
+
+
+def test_a_fragment_quote_comes_with_its_whole_turn_redacted_and_relative(tmp_path: Path) -> None:
+    cwd = str(tmp_path / "proj")
+    turn = (f"we're on bun now so use bun, but only for {cwd}/scripts/build.ts, "
+            f"the deploy keeps npm; AWS_SECRET_ACCESS_KEY={SECRET} is in the env")
+    context, sid, _ = _one_turn(tmp_path, turn)
+    line = context(sid, "use bun")
+    said = _said(line)
+    # The part of the turn that limits the quote is what the judge now sees.
+    assert "use bun, but only for scripts/build.ts, the deploy keeps npm" in said
+    assert line is not None and cwd not in line and str(tmp_path) not in line
+    assert SECRET[:8] not in line and "[REDACTED" in said
+    # The turn is first; what the agent did follows, as before.
+    assert "; agent before: [Bash npm run build]; agent after: Done." in line
+    assert len(line) <= LINE_CHARS
+
+
+def test_a_quote_that_is_the_whole_turn_gets_no_turn_part(tmp_path: Path) -> None:
+    context, sid, _ = _one_turn(tmp_path, "Use bun for scripts, not npm!")
+    line = context(sid, "use bun for scripts, not npm")
+    assert line is not None and "said in full" not in line
+    assert line.startswith("agent before: [Bash npm run build]")
+
+
+def test_the_turn_shown_is_the_message_that_holds_the_quote(tmp_path: Path) -> None:
+    # Messages sent one after another are one turn; the next one is about
+    # something else and is not the quote's sentence.
+    cwd = str(tmp_path / "proj")
+    s = ClaudeSession(session_id("msgs"), cwd, datetime(2026, 11, 1, 9, tzinfo=UTC))
+    s.user("start")
+    s.assistant("Started.")
+    s.user("here's the smoke test, run it once and then forget it")
+    s.user("run ruff check before you commit anything")
+    s.user("use bun, only for this one script")
+    path = s.write(tmp_path / ".claude")
+    context = TranscriptContext({s.session_id: path}, projects={s.session_id: cwd})
+    whole = context(s.session_id, "run ruff check before you commit anything")
+    assert whole is not None and "said in full" not in whole and "run it once" not in whole
+    assert _said(context(s.session_id, "use bun")) == "use bun, only for this one script"
+
+
+def test_a_long_turn_is_cut_around_the_quote(tmp_path: Path) -> None:
+    head = " ".join(f"before{i}" for i in range(80))
+    tail = " ".join(f"after{i}" for i in range(80))
+    quote = "keep the migrations reversible"
+    context, sid, _ = _one_turn(tmp_path, f"{head} {quote} for this one release only {tail}")
+    said = _said(context(sid, quote))
+    assert said.startswith("…before") and said.endswith("…")
+    assert f"{quote} for this one release only" in said
+    assert len(said) <= FULL_TURN_CHARS + 2
+    # Cut between words, and about as much on each side of the quote.
+    inner = said.strip("…").split()
+    assert all(w.startswith(("before", "after")) or w in quote.split() or w in "for this one release only"
+               for w in inner)
+    left, _, right = said.partition(quote)
+    assert abs(len(left) - len(right)) < 40
+    # A quote near the end keeps the end, the room going before it; an ellipsis
+    # quote is shown around its first fragment.
+    end = _said(context(sid, "after78 after79"))
+    assert end.startswith("…") and end.endswith("after78 after79") and len(end) <= FULL_TURN_CHARS + 2
+    first = _said(context(sid, "before2 before3 … after77"))
+    assert first.startswith("before0 ") and first.endswith("…")
+
+
+def test_a_secret_where_the_turn_is_cut_never_shows(tmp_path: Path) -> None:
+    # Redacted whole, then cut: a cut through the secret would leave a piece no
+    # pattern recognises.
+    head = " ".join(f"w{i}" for i in range(60))
+    mid = " ".join(f"m{i}" for i in range(28))  # the cut before the quote falls in the secret
+    tail = " ".join(f"t{i}" for i in range(60))
+    turn = f"{head} AWS_SECRET_ACCESS_KEY={SECRET} {mid} run the linter first {tail}"
+    context, sid, _ = _one_turn(tmp_path, turn, "cut")
+    line = context(sid, "run the linter first")
+    assert line is not None
+    assert not any(SECRET[i:i + 6] in line for i in range(len(SECRET) - 5))
 
 
 def test_reports_from_negative_windows_are_counted() -> None:

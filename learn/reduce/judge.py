@@ -36,6 +36,10 @@ REUSE_DISTANCE = 0.1
 MAX_ITEMS_PER_CALL = 12
 TOKENS_PER_VERDICT = 220
 OTHER_QUOTES = 3
+# One item line's bound. The context part (learn/reduce/windows.py LINE_CHARS)
+# grew by the person's turn in full, and sits last: at the old 1600 an item with
+# other quotes, a command and an existing rule lost its window to the cut.
+ITEM_CHARS = 2000
 REUSE_CONTRAST = DEFAULT_CONTRAST
 # A swapped slot in near-identical wording ("doc tools" / "network tools" off by
 # default) scores topic x Jaccard ~0.15-0.3; paraphrases that share few words
@@ -101,7 +105,8 @@ def dedup_key(proposal: Proposal) -> str:
 
 def describe(p: Proposal, context: QuoteContext | None = None) -> str:
     """The one-line item the judge sees: the quote plus the evidence that decides it
-    (with `context`, what happened around the representative quote)."""
+    (with `context`, what happened around the representative quote, and the
+    person's whole turn when the quote is a fragment of it)."""
     parts = [f"{p.label}: \"{flatten(p.text, 300)}\""]
     times = "once" if p.count == 1 else f"{p.count} times"
     parts.append(f"said {times} in {p.sessions} session{'s' if p.sessions != 1 else ''}")
@@ -196,7 +201,8 @@ def judge_proposals(
         assert backend is not None
         batch, again = queue.pop(0)
         user = format_items(
-            [(n, out[i].kind, describe(out[i], context)) for n, i in enumerate(batch)], limit=1600
+            [(n, out[i].kind, describe(out[i], context)) for n, i in enumerate(batch)],
+            limit=ITEM_CHARS,
         )
         request = ModelRequest(
             step="judge", model=model, system=prompt.text, tool=RECORD_VERDICTS, user=user,
