@@ -169,3 +169,29 @@ def test_learn_sessions_lists_a_folder_spelled_by_windows_and_by_wsl_as_one_proj
     assert path_key(by_cwd[cwds[3]]) != KEY  # `/mnt/cc/…` is an ordinary folder
     for named in (str(wsl), r"C:\Users\bob\proj"):
         assert sorted(r["cwd"] for r in listed("--project", named)) == sorted(cwds[:3])
+
+
+def test_claude_code_for_windows_memory_of_a_drive_project_is_found_from_wsl(
+        wsl: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Claude Code for Windows names a project's folder after `C:\Users\Me\Proj`; learn
+    # on WSL, in /mnt/c/Users/Me/Proj, looked for the WSL spelling's folder only: the
+    # memory there was never seen (a rule it held was proposed again).
+    from learn.reduce.surfaces import memory_dirs
+
+    mnt = wsl.parents[3]  # the fixture's project is <mnt>/c/Users/bob/proj
+    claude = mnt / "c" / "Users" / "Me" / ".claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    project = mnt / "c" / "Users" / "Me" / "Proj"
+    project.mkdir(parents=True)
+    memory = claude / "projects" / "C--Users-Me-Proj" / "memory"
+    memory.mkdir(parents=True)
+    assert memory_dirs(project, mnt)[0] == memory
+    # Where WSL's own Claude Code ran there too, its folder (the WSL spelling) comes first.
+    own = claude / "projects" / (str(project).replace("/", "-").replace("_", "-")) / "memory"
+    own.mkdir(parents=True)
+    assert memory_dirs(project, mnt)[0] == own
+    # Off WSL a /mnt folder is just a folder: no Windows spelling is tried.
+    monkeypatch.setattr(flavour, "_WSL", False)
+    own.rmdir()
+    own.parent.rmdir()
+    assert memory_dirs(project, mnt)[0] == own

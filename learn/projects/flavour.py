@@ -122,6 +122,14 @@ def _on_drive(posix: str) -> str | None:
     return f"{letter}:\\" + below.replace("/", "\\") if sep else f"{letter}:\\"
 
 
+def drive_spellings(posix: str) -> list[str]:
+    """How Windows spells a folder WSL sees on a drive (`/mnt/c/Users/bob` ->
+    `C:\\Users\\bob`, then `c:\\Users\\bob`: the letter as Windows programs mostly
+    write it, then as WSL does); none for any other path, or off WSL."""
+    drive = _on_drive(posix) if _on_wsl() else None
+    return [] if drive is None else [drive[0].upper() + drive[1:], drive]
+
+
 def separator(key: str) -> str:
     return "\\" if is_windows_path(key) else os.sep
 

@@ -57,7 +57,7 @@ def imports_of(text: str, base: Path) -> list[Path]:
 _CLAUDE_NAME_MAX: Final = 200
 
 
-def encoded_project(project: Path) -> str:
+def encoded_project(project: Path | str) -> str:
     """The folder name Claude Code keeps a project's transcripts and memory under, for a
     path short enough to need no hash: every character but ASCII letters and digits
     becomes '-', one per UTF-16 code unit (an emoji is two, as JavaScript's `replace`
@@ -92,7 +92,23 @@ def claude_project_dir(projects: Path, project: Path) -> Path | None:
     the system's 255 bytes and the check for the folder raised (`learn run` in a deep
     OneDrive folder exited 1); taken by its first 200 alone, a sibling's folder (the same
     200, another path) gave its memory to a project that had none."""
-    name = encoded_project(project)
+    found = _project_dir(projects, project, str(project))
+    if found is not None and not found.is_dir():
+        # On WSL a drive's folder is a project Claude Code for Windows may have run in:
+        # it named the folder after `C:\\Users\\Me\\Proj` (`C--Users-Me-Proj`), and the
+        # memory it keeps there was never found under the WSL spelling's name.
+        from learn.projects.flavour import drive_spellings
+
+        for spelling in drive_spellings(str(project)):
+            there = _project_dir(projects, project, spelling)
+            if there is not None and there.is_dir():
+                return there
+    return found
+
+
+def _project_dir(projects: Path, project: Path, spelling: str) -> Path | None:
+    """`claude_project_dir` of `project` as Claude Code spelled its path (`spelling`)."""
+    name = encoded_project(spelling)
     if len(name) <= _CLAUDE_NAME_MAX:  # all ASCII: one character a code unit
         return projects / name
     prefix = name[:_CLAUDE_NAME_MAX] + "-"
@@ -100,7 +116,7 @@ def claude_project_dir(projects: Path, project: Path) -> Path | None:
         found = [p for p in projects.iterdir() if p.name.startswith(prefix)]
     except OSError:
         return None
-    want = prefix + _djb2_36(str(project))
+    want = prefix + _djb2_36(spelling)
     exact = next((p for p in found if p.name == want), None)
     if exact is not None:
         return exact
