@@ -24,6 +24,14 @@ events; `ephemeral` events are never written):
   `denied-by-content-exclusion-policy` and `denied-by-permission-request-hook` are a
   rule's refusal. The call's result is that decision in the event model's one shape
   (`lowering.denial_content`), whether or not a `tool.execution_complete` follows it.
+  A `--deny-tool` rule writes no permission event at all: only a failed
+  `tool.execution_complete` with `error.code` "denied" (1.0.102, driven for real):
+  a rule's refusal too, not a failure. (The person's decline is `code` "rejected",
+  after its `permission.completed`.)
+- `system.message`: the system prompt. A `copilot -p` session's says "You are
+  running in non-interactive mode" (not an interactive or ACP session's, 1.0.102):
+  the session is headless (entrypoint "copilot-prompt", `view.origin`). It is written
+  after the first `user.message`, so the stream is searched for it first.
 
 A sub-agent's events (`agentId`, or the deprecated `parentToolCallId`) are a
 sidechain: their prompts were written by the orchestrating agent.
@@ -76,6 +84,11 @@ class _Line(msgspec.Struct, gc=False):
 
 _LINE = msgspec.json.Decoder(_Line)
 _USER_DECLINED: Final = "denied-interactively-by-user"
+# A call a `--deny-tool` rule refused, with no permission event (`error.code`).
+_RULE_DENIED_CODE: Final = "denied"
+# What `copilot -p`'s system prompt says, and the entrypoint it gives the session.
+NON_INTERACTIVE: Final = b"You are running in non-interactive mode"
+PROMPT_ENTRYPOINT: Final = "copilot-prompt"
 
 
 # Lines looked at to tell a Copilot stream: its first line that decodes decides. A
@@ -125,6 +138,8 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
         # Early builds name no cwd in `session.start`; the folder's workspace.yaml does.
         chain.cwd = workspace_cwd(path.parent / "workspace.yaml") \
             if path.name == "events.jsonl" else None
+    if _non_interactive(buf):
+        chain.entrypoint = PROMPT_ENTRYPOINT
     events: list[Any] = []
     skipped: dict[str, int] = {}
     seen_calls: set[str] = set()
@@ -159,6 +174,25 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
         if not dropped(event, drop):
             events.append(event)
     return events, skipped
+
+
+def _non_interactive(buf: bytes) -> bool:
+    """Whether a `system.message` says the session runs non-interactively (`copilot -p`)."""
+    if NON_INTERACTIVE not in buf:
+        return False
+    for raw in buf.split(b"\n"):
+        if NON_INTERACTIVE not in raw or b"system.message" not in raw:
+            continue
+        try:
+            line = _LINE.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            continue  # lower() counts it
+        data = line.data if isinstance(line.data, dict) else {}
+        content = data.get("content")
+        if line.type == "system.message" and isinstance(content, str) \
+                and NON_INTERACTIVE.decode() in content:
+            return True
+    return False
 
 
 def _decisions(buf: bytes) -> tuple[dict[str, str], set[str]]:
@@ -260,6 +294,10 @@ def _event(chain: Chain, kind: str, data: dict[str, Any], key: str, at: Any, sid
         if call_id in denied:
             return UserEvent(meta=chain.meta(key, at, sidechain=side), blocks=(
                 _denial(call_id, denied[call_id], error.get("message")),))
+        if not ok and error.get("code") == _RULE_DENIED_CODE:
+            # A `--deny-tool` rule: no permission event, and no person asked.
+            return UserEvent(meta=chain.meta(key, at, sidechain=side), blocks=(
+                refused(call_id, as_str(error.get("message")) or "Permission denied by a rule."),))
         content = result.get("content") if ok else error.get("message", result.get("content"))
         return UserEvent(meta=chain.meta(key, at, sidechain=side), blocks=(
             ToolResultBlock(tool_use_id=call_id, content=json_text(content), is_error=not ok),))

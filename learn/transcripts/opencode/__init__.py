@@ -6,7 +6,8 @@ parser, the session index and the mining cache see:
 
 - `places`: where the stores are (`$XDG_DATA_HOME/opencode`).
 - `database`: the SQLite store `opencode*.db` (tables `session`, `message`,
-  `part`; 2.x adds `session_message`), opened read-only, never written or locked.
+  `part`; `session_message`, empty in 1.18.33, written by 2.x), opened read-only,
+  never written or locked.
 - `storage`: the JSON files of the versions before it (`storage/session/…`,
   `storage/message/…`, `storage/part/…`).
 - `project_storage`: the per-project JSON store of the first versions

@@ -1,12 +1,14 @@
 """OpenCode's SQLite store, read without writing to it or holding it.
 
 Schema studied in anomalyco/opencode (`session.sql.ts`, `json-migration.ts`,
-`@opencode-ai/core` `session-message.ts`), 1.x-2.x: `session` (`id`,
-`project_id`, `parent_id`, `directory`, `title`, `version`, `time_created`,
-`time_updated`, epoch ms), `message` (`id`, `session_id`, `time_created`,
+`@opencode-ai/core` `session-message.ts`), 1.x-2.x, and in the store 1.18.33 wrote:
+`session` (`id`, `project_id`, `parent_id`, `directory`, `title`, `version`,
+`permission` (JSON rules), `time_created`, `time_updated`, epoch ms; and more
+columns learn does not read), `message` (`id`, `session_id`, `time_created`,
 `time_updated`, `data` JSON: the message info without its ids), `part` (`id`,
-`message_id`, `session_id`, `time_*`, `data` JSON: the part without its ids),
-and in 2.x `session_message` (`id`, `session_id`, `type`, `time_*`, `data`).
+`message_id`, `session_id`, `time_*`, `data` JSON: the part without its ids), and
+`session_message` (`id`, `session_id`, `type`, `time_*`, `data`): present, and
+empty, in 1.18.33 already; 2.x writes its entries there.
 
 The store is OpenCode's, live while it runs. When its write-ahead log and
 shared memory are beside it (OpenCode has it open), it is opened `mode=ro`: a
@@ -33,7 +35,7 @@ import msgspec
 from learn.transcripts.mend import decoded
 from learn.transcripts.opencode.export import encode_session
 
-__all__ = ["SessionRow", "export_session", "session_row", "sessions", "stamp"]
+__all__ = ["SessionRow", "export_session", "is_store", "session_row", "sessions", "stamp"]
 
 _ANY = msgspec.json.Decoder()
 _BUSY_MS = 2000
@@ -47,6 +49,8 @@ class SessionRow(msgspec.Struct, frozen=True):
     version: str | None
     created: int
     updated: int
+    # The session's permission rules (JSON, as stored): `opencode run` sets its own.
+    permission: object = None
 
 
 # One connection per store and process (a pool worker, forked, opens its own), and
@@ -110,11 +114,20 @@ def _columns(db: Path, table: str) -> set[str]:
     return {r["name"] for r in _query(db, f"PRAGMA table_info({table})")}
 
 
+def is_store(db: Path) -> bool:
+    """Whether a SQLite file holds OpenCode's tables (`session`, `message`, `part`)."""
+    try:
+        return {"session", "message", "part"} <= _tables(db)
+    except OSError:
+        return False
+
+
 def _row(r: dict[str, Any]) -> SessionRow:
     return SessionRow(
         id=str(r["id"]), directory=r.get("directory") or None, parent_id=r.get("parent_id") or None,
         title=r.get("title"), version=r.get("version"),
-        created=int(r.get("time_created") or 0), updated=int(r.get("time_updated") or 0))
+        created=int(r.get("time_created") or 0), updated=int(r.get("time_updated") or 0),
+        permission=_json_value(r.get("permission")))
 
 
 def _state(db: Path) -> tuple[int, ...]:
@@ -223,8 +236,19 @@ def export_session(db: Path, session_id: str) -> bytes:
                             _json(r["data"], bad)))
     head = {"id": row.id, "directory": row.directory, "parentID": row.parent_id,
             "title": row.title, "version": row.version,
-            "time": {"created": row.created, "updated": row.updated}, "store": "sqlite"}
+            "time": {"created": row.created, "updated": row.updated}, "store": "sqlite",
+            "permission": row.permission}
     return encode_session(head, messages, entries, unreadable=len(bad))
+
+
+def _json_value(value: object) -> object:
+    """A column's JSON (the session's `permission` rules); None when absent or not JSON."""
+    if not isinstance(value, bytes | str) or not value:
+        return None
+    try:
+        return decoded(_ANY.decode, value)
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def _json(value: object, bad: list[object] | None = None) -> dict[str, Any]:

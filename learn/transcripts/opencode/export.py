@@ -5,7 +5,8 @@ the mining cache hashes, so it is deterministic: records in a fixed order
 (messages by creation time then id, parts by id, which OpenCode allocates in
 ascending order), fields as the store holds them. It lives in memory only.
 
-    {"opencode": "session", "id", "directory", "parentID", "title", "version", "time", "store"}
+    {"opencode": "session", "id", "directory", "parentID", "title", "version", "time", "store",
+     "permission"}
     {"opencode": "message", "id", "data": <message info>, "parts": [<part>, ...]}
     {"opencode": "entry", "id", "type", "time", "data": <2.x session_message>}
 """
@@ -38,7 +39,7 @@ def encode_session(
     and how many of its records did not decode (`unreadable`: counted by the lowering as
     skipped, as a bad line of any other client is)."""
     head = {"opencode": "session", **{k: session.get(k) for k in (
-        "id", "directory", "parentID", "title", "version", "time", "store")}}
+        "id", "directory", "parentID", "title", "version", "time", "store", "permission")}}
     lines = [_ENCODE.encode(head)]
     for mid, info, parts in messages:
         lines.append(_ENCODE.encode({"opencode": "message", "id": mid, "data": info,

@@ -21,6 +21,21 @@ context), `shell` (a command the person ran with `!`), `assistant` (`content`:
 text, reasoning, tool with `state.content`), `compaction` (a summary: never typed).
 
 A child session (`parentID`: a subagent's task) is a sidechain throughout.
+
+A fork (`opencode run --fork`, the TUI's /fork) is a new session with no parent that
+opens with a copy of every earlier message: new ids, the same text, and the original
+`time.created`, earlier than the fork's own creation (1.18.33, driven for real). A
+message created before its session is such a copy: its text is context, not typed
+again (the session it was typed in counts it), and its events say they were copied,
+so the fork starts at its first message of its own (`view.session`), as a Claude Code
+`/branch` does.
+
+`opencode run` without `--interactive` gives its session three rules of its own
+(`permission`: deny `question`, `plan_enter`, `plan_exit`; a TUI or API session has
+none): the session is headless (entrypoint "opencode-run", `view.origin`), and as no
+person is there to ask, every permission it would ask is rejected by the client,
+written as "The user rejected permission ..." with no feedback: a refusal, not the
+person's denial.
 """
 
 from __future__ import annotations
@@ -30,6 +45,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import msgspec
+from msgspec.structs import replace
 
 from learn.transcripts.blocks import TextBlock, ToolResultBlock, ToolUseBlock
 from learn.transcripts.claude.decode import SKIP_TOO_DEEP
@@ -59,6 +75,13 @@ REJECTED: Final = "The user rejected permission to use this specific tool call"
 FEEDBACK: Final = " with the following feedback: "
 RULE_REFUSED: Final = "The user has specified a rule which prevents you from using this specific"
 ABORTED: Final = "MessageAbortedError"
+# The entrypoint of an `opencode run` session (`view.origin.HEADLESS_CLIENTS`), and the
+# rules `run` sets on its sessions that tell it.
+RUN_ENTRYPOINT: Final = "opencode-run"
+_RUN_RULES: Final = frozenset({"question", "plan_enter", "plan_exit"})
+# `copied_from` of a fork's copied messages: the store does not name the session a fork
+# was copied from.
+FORK_SOURCE: Final = "opencode:fork"
 
 
 def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = None) -> Lowered:
@@ -67,6 +90,7 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
     skipped: dict[str, int] = {}
     side = False
     clock: datetime | None = None
+    born: datetime | None = None  # the session's creation: a message before it is a copy
     for raw in buf.split(b"\n"):
         if not raw.strip():
             continue
@@ -85,12 +109,15 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
             chain.version = record.get("version") or None
             side = bool(record.get("parentID"))
             time = as_dict(record.get("time"))
-            clock = timestamp(time.get("created")) or clock
+            born = timestamp(time.get("created"))
+            clock = born or clock
+            if run_session(record.get("permission")):
+                chain.entrypoint = RUN_ENTRYPOINT
             out: list[Any] = [lazy("opencode.session", raw)]
         elif kind == "message":
-            out = _message(chain, record, side, clock)
+            out = _message(chain, record, side, clock, born)
         elif kind == "entry":
-            out = _entry(chain, record, side, clock)
+            out = _entry(chain, record, side, clock, born)
         elif kind == "unreadable":  # the store's records that did not decode (export)
             count = record.get("count")
             skipped["undecodable"] = skipped.get("undecodable", 0) + (
@@ -105,6 +132,22 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
             if not dropped(event, drop):
                 events.append(event)
     return events, skipped
+
+
+def run_session(permission: object) -> bool:
+    """Whether a session's permission rules are those `opencode run` sets (deny
+    `question`, `plan_enter` and `plan_exit`)."""
+    if not isinstance(permission, list):
+        return False
+    denied = {r.get("permission") for r in permission
+              if isinstance(r, dict) and r.get("action") == "deny"}
+    return _RUN_RULES.issubset(denied)
+
+
+def _copied(events: list[Any]) -> list[Any]:
+    """A fork's copy of an earlier message: each event marked as copied."""
+    return [replace(e, meta=replace(e.meta, copied_from=FORK_SOURCE))
+            if getattr(e, "meta", None) is not None else e for e in events]
 
 
 def _time(value: object, fallback: datetime | None) -> datetime | None:
@@ -126,8 +169,8 @@ def _user(chain: Chain, key: str, at: datetime, texts: list[str], side: bool,
                      prompt_source="typed")
 
 
-def _message(chain: Chain, record: dict[str, Any], side: bool, clock: datetime | None) -> list[Any]:
-    mid = str(record.get("id") or "")
+def _message(chain: Chain, record: dict[str, Any], side: bool, clock: datetime | None,
+             born: datetime | None) -> list[Any]:
     info = as_dict(record.get("data"))
     parts = [p for p in record.get("parts") or () if isinstance(p, dict)]
     if isinstance(info.get("metadata"), dict) and "time" not in info:
@@ -135,6 +178,17 @@ def _message(chain: Chain, record: dict[str, Any], side: bool, clock: datetime |
     at = _time(info.get("time"), clock)
     if at is None:
         return []
+    if born is not None and at < born:  # a fork's copy (module docstring)
+        return _copied(_lowered(chain, record, info, parts, side, at, inherited=True))
+    return _lowered(chain, record, info, parts, side, at, inherited=False)
+
+
+def _lowered(chain: Chain, record: dict[str, Any], info: dict[str, Any],
+             parts: list[dict[str, Any]], side: bool, at: datetime, *,
+             inherited: bool) -> list[Any]:
+    """One message's events; an `inherited` one's text is context, its declines' reasons
+    left to the session they were typed in."""
+    mid = str(record.get("id") or "")
     role = info.get("role")
     path = info.get("path")
     if isinstance(path, dict) and isinstance(path.get("cwd"), str) and path["cwd"]:
@@ -144,7 +198,7 @@ def _message(chain: Chain, record: dict[str, Any], side: bool, clock: datetime |
                  and not p.get("synthetic") and not p.get("ignored")
                  and isinstance(p.get("text"), str)]
         if typed:
-            return [_user(chain, mid, at, typed, side, context=False)]
+            return [_user(chain, mid, at, typed, side, context=inherited)]
         said = [p.get("text", "") for p in parts
                 if p.get("type") == "text" and isinstance(p.get("text"), str)]
         return [_user(chain, mid, at, said, side, context=True)] if said else []
@@ -162,7 +216,8 @@ def _message(chain: Chain, record: dict[str, Any], side: bool, clock: datetime |
             call_id = str(part.get("callID") or part.get("id") or key)
             out += _call(chain, key, when, side, model, mid, call_id, str(part.get("tool") or ""),
                          state.get("input"), state.get("status"),
-                         state.get("output"), state.get("error"), _time(state.get("time"), when))
+                         state.get("output"), state.get("error"), _time(state.get("time"), when),
+                         inherited=inherited)
     error = info.get("error")
     if isinstance(error, dict) and error.get("name") == ABORTED:
         out.append(UserEvent(meta=chain.meta(f"{mid}:abort", _time(info.get("time"), at) or at,
@@ -182,7 +237,7 @@ def _reply(chain: Chain, key: str, at: datetime, side: bool, model: str, mid: st
 
 def _call(chain: Chain, key: str, at: datetime, side: bool, model: str, mid: str, call_id: str,
           name: str, args: object, status: object, output: object, error: object,
-          done: datetime | None) -> list[Any]:
+          done: datetime | None, *, inherited: bool = False) -> list[Any]:
     use = AssistantEvent(
         meta=chain.meta(key, at, sidechain=side), model=model, message_id=mid,
         blocks=(ToolUseBlock(id=call_id, name=name,
@@ -190,32 +245,45 @@ def _call(chain: Chain, key: str, at: datetime, side: bool, model: str, mid: str
     if status == "completed":
         block = ToolResultBlock(tool_use_id=call_id, content=json_text(output))
     elif status == "error":
-        block = _failure(call_id, json_text(error))
+        block = _failure(call_id, json_text(error), unattended=chain.entrypoint == RUN_ENTRYPOINT,
+                         inherited=inherited)
     else:
         return [use]
     return [use, UserEvent(meta=chain.meta(f"{key}:result", done or at, sidechain=side),
                            blocks=(block,))]
 
 
-def _failure(call_id: str, text: str) -> ToolResultBlock:
+def _failure(call_id: str, text: str, *, unattended: bool, inherited: bool) -> ToolResultBlock:
     if text.startswith(REJECTED):
-        return declined(call_id, text.split(FEEDBACK, 1)[1] if FEEDBACK in text else None)
+        if FEEDBACK not in text and unattended:
+            # `opencode run` rejects every ask itself: no person was asked.
+            return refused(call_id, text)
+        reason = text.split(FEEDBACK, 1)[1] if FEEDBACK in text else None
+        return declined(call_id, None if inherited else reason)
     if text.startswith(RULE_REFUSED):
         return refused(call_id, text)
     return ToolResultBlock(tool_use_id=call_id, content=text, is_error=True)
 
 
-def _entry(chain: Chain, record: dict[str, Any], side: bool, clock: datetime | None) -> list[Any]:
-    """A 2.x `session_message` entry."""
-    eid = str(record.get("id") or "")
-    kind = record.get("type")
+def _entry(chain: Chain, record: dict[str, Any], side: bool, clock: datetime | None,
+           born: datetime | None) -> list[Any]:
+    """A 2.x `session_message` entry (one created before its session: a fork's copy)."""
     data = as_dict(record.get("data"))
     at = timestamp(record.get("time")) or _time(data.get("time"), clock)
     if at is None:
         return []
+    if born is not None and at < born:
+        return _copied(_entry_events(chain, record, data, side, at, inherited=True))
+    return _entry_events(chain, record, data, side, at, inherited=False)
+
+
+def _entry_events(chain: Chain, record: dict[str, Any], data: dict[str, Any], side: bool,
+                  at: datetime, *, inherited: bool) -> list[Any]:
+    eid = str(record.get("id") or "")
+    kind = record.get("type")
     if kind == "user":
         text = as_str(data.get("text"))
-        return [_user(chain, eid, at, [text], side, context=False)]
+        return [_user(chain, eid, at, [text], side, context=inherited)]
     if kind in ("synthetic", "compaction"):
         text = data.get("text", data.get("summary", ""))
         return [_user(chain, eid, at, [text if isinstance(text, str) else ""], side,
@@ -246,7 +314,7 @@ def _entry(chain: Chain, record: dict[str, Any], side: bool, clock: datetime | N
             out += _call(chain, key, at, side, model, eid, str(item.get("id") or key),
                          str(item.get("name") or ""), state.get("input"), state.get("status"),
                          text, message if message is not None else text,
-                         _time(item.get("time"), at))
+                         _time(item.get("time"), at), inherited=inherited)
     error = data.get("error")
     if isinstance(error, dict) and "abort" in json_text(error).casefold():
         out.append(UserEvent(meta=chain.meta(f"{eid}:abort", at, sidechain=side),

@@ -163,7 +163,7 @@ def export_session(path: Path) -> bytes:
         time = {"created": messages[0][0], "updated": messages[-1][0]}
     head = {"id": facts.id, "directory": facts.directory, "parentID": facts.parent_id,
             "title": info.get("title"), "version": info.get("version"), "time": time,
-            "store": "files"}
+            "store": "files", "permission": info.get("permission")}
     return encode_session(head, [(mid, data, parts) for _, mid, data, parts in messages],
                           unreadable=len(bad))
 

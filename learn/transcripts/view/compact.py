@@ -72,7 +72,11 @@ from learn.transcripts.view.model import (
 #     command's record, its arguments typed, not the words "/code-review".
 # v15: a Codex call stopped by Esc or declined at 0.171's prompt ("aborted by user") is an
 #     interrupted call the interrupt detector sees; 0.171's policy refusals are a rule's denials.
-VIEW_VERSION: Final = 15
+# v16: OpenCode: a command's body (its template in OpenCode's config) is not typed, a fork's
+#     copies of earlier messages are not typed again, `opencode run` is headless and its
+#     automatic rejections a rule's; Copilot CLI: a `--deny-tool` refusal is a rule's
+#     denial (was a failure), `copilot -p` is headless.
+VIEW_VERSION: Final = 16
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2

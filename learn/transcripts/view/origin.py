@@ -4,7 +4,10 @@ A file names its client: Claude Code writes `entrypoint` on every entry ("cli",
 "claude-vscode", … for a person's client; "sdk-cli", "sdk-py", "sdk-ts" for the
 Agent SDK and `claude -p`), Codex writes `originator`/`source` in its
 session_meta ("codex_cli_rs", "codex_vscode", "Codex Desktop" vs "codex_exec" /
-"exec"). A headless client alone does not make a session a program's: a person
+"exec"). OpenCode and Copilot CLI name none, but mark their headless runs: an
+`opencode run` session carries the permission rules `run` sets ("opencode-run"),
+a `copilot -p` session's system message says it runs non-interactively
+("copilot-prompt"). A headless client alone does not make a session a program's: a person
 types `claude -p "fix the flaky test"` by hand. So the origin is a judgement from
 several signals, and the evidence that decided it travels with the session
 (`Session.origin_evidence`, shown by `learn show`):
@@ -48,7 +51,8 @@ from learn.transcripts.view.machine_signals import (
 from learn.transcripts.view.model import SessionOrigin
 
 # Clients that run without a person at a prompt (lower-cased).
-HEADLESS_CLIENTS: Final = frozenset({"sdk-cli", "sdk-py", "sdk-ts", "sdk", "codex_exec", "exec", "mcp"})
+HEADLESS_CLIENTS: Final = frozenset({"sdk-cli", "sdk-py", "sdk-ts", "sdk", "codex_exec", "exec", "mcp",
+                                     "opencode-run", "copilot-prompt"})
 # A loop opens many sessions with the same command; a person running one by hand
 # a couple of times is not a loop.
 LOOP_MIN_SESSIONS: Final = 3
@@ -118,7 +122,8 @@ def judge_origins(facts: Sequence[OriginFacts]) -> dict[str, tuple[SessionOrigin
                 out[f.session_id] = ("interactive", (client,))
             continue
         if is_headless(f.entrypoint):
-            client = f"client {f.entrypoint!r}: headless (Agent SDK, `claude -p` or `codex exec`)"
+            client = (f"client {f.entrypoint!r}: headless (Agent SDK, `claude -p`, `codex exec`, "
+                      "`opencode run` or `copilot -p`)")
         elif signal_detail(f.signals, QUEUED_OPENING) is not None:
             client = ("no client named, and the file opens with a queue-operation: the prompt "
                       "was handed in (`claude -p`, the Agent SDK), not typed at the prompt")

@@ -1,16 +1,22 @@
 """The slash-command templates on disk that `replay` fingerprints, and a cache per project.
 
 Claude Code's user and project commands and skills (`~/.claude/commands`,
-`<project>/.claude/commands`, `skills/*/SKILL.md`, plugins) and Codex's prompts
-(`$CODEX_HOME/prompts`). Unreadable or oversized files are skipped.
+`<project>/.claude/commands`, `skills/*/SKILL.md`, plugins), Codex's prompts
+(`$CODEX_HOME/prompts`), and OpenCode's commands: `command/` and `commands/`
+`**/*.md` in its config folders, and `command.<name>.template` in `opencode.json(c)`.
+OpenCode writes a command's expanded body as one plain text part of the person's
+message, nothing naming the command (1.18.33, driven for real): without its template
+on disk the whole body read as typed. Unreadable or oversized files are skipped.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from learn.transcripts.view.replay import Fingerprints, replay_fingerprints
 
@@ -33,9 +39,29 @@ def codex_home() -> Path:
     return Path(value).expanduser() if value else Path.home() / ".codex"
 
 
+# OpenCode's config files that can hold `command.<name>.template` (read for those
+# strings only, never whole: `read_templates`).
+_OPENCODE_CONFIGS: Final = ("opencode.json", "opencode.jsonc")
+_OPENCODE_GLOBAL_CONFIGS: Final = (*_OPENCODE_CONFIGS, "config.json")
+
+
+def opencode_config_dirs() -> list[Path]:
+    """OpenCode's user-scope folders: `$XDG_CONFIG_HOME/opencode` (default
+    ~/.config/opencode), `$OPENCODE_CONFIG_DIR`, and ~/.opencode."""
+    value = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(value).expanduser() if value else Path.home() / ".config"
+    dirs = [base / "opencode"]
+    extra = os.environ.get("OPENCODE_CONFIG_DIR")
+    if extra:
+        dirs.append(Path(extra).expanduser())
+    dirs.append(Path.home() / ".opencode")
+    return dirs
+
+
 def user_template_paths() -> list[Path]:
     """User scope (CLAUDE_CONFIG_DIR or ~/.claude), installed plugins at any depth
-    (their cache layout has changed between releases), Codex prompts, and plans."""
+    (their cache layout has changed between releases), Codex prompts, plans, and
+    OpenCode's commands (`opencode_config_dirs`, and the file `$OPENCODE_CONFIG`)."""
     claude = claude_config_dir()
     found = _commands_and_skills(claude)
     found += _plugin_templates(claude / "plugins")
@@ -44,6 +70,11 @@ def user_template_paths() -> list[Path]:
     # following plan:" they are its words, and an amended plan is matched
     # paragraph by paragraph so only the person's amendment is kept.
     found += sorted(_glob(claude / "plans", "*.md"))
+    for base in opencode_config_dirs():
+        found += _opencode_commands(base, _OPENCODE_GLOBAL_CONFIGS)
+    config = os.environ.get("OPENCODE_CONFIG")
+    if config and Path(config).expanduser().is_file():
+        found.append(Path(config).expanduser())
     return _dedupe(found)
 
 
@@ -52,12 +83,16 @@ def project_template_paths(project: Path) -> list[Path]:
     (Claude Code reads `.claude/` up the tree), stopping below HOME; and the
     prompt bodies spec tools install into a project: Codex prompts kept in the
     project (`.codex/prompts`, used with CODEX_HOME pointed there) and the
-    command templates they are generated from (`.specify/templates/commands`)."""
+    command templates they are generated from (`.specify/templates/commands`).
+    OpenCode's project commands: `.opencode/command(s)/**/*.md` and the templates
+    in `opencode.json(c)` beside the project or in its `.opencode`."""
     found: list[Path] = []
     for base in _ancestors(project):
         found += _commands_and_skills(base / ".claude")
         found += sorted(_glob(base / ".codex" / "prompts", "*.md"))
         found += sorted(_glob(base / ".specify" / "templates" / "commands", "*.md"))
+        found += _opencode_commands(base / ".opencode", _OPENCODE_CONFIGS)
+        found += [base / n for n in _OPENCODE_CONFIGS if (base / n).is_file()]
     return _dedupe(found)
 
 
@@ -70,16 +105,46 @@ def template_paths(project: Path | None) -> list[Path]:
 
 
 def read_templates(paths: Iterable[Path]) -> list[str]:
-    """The text of each template; unreadable or oversized files are skipped."""
+    """The text of each template; unreadable or oversized files are skipped. An
+    OpenCode config file (`*.json`, `*.jsonc`) gives its `command.<name>.template`
+    strings, or nothing when it does not parse."""
     out: list[str] = []
     for path in paths:
         try:
             if path.stat().st_size > _MAX_TEMPLATE_BYTES:
                 continue
-            out.append(path.read_text(encoding="utf-8", errors="replace"))
+            text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
+        if path.suffix in (".json", ".jsonc"):
+            out += config_command_templates(text)
+        else:
+            out.append(text)
     return out
+
+
+def config_command_templates(text: str) -> list[str]:
+    """The `command.<name>.template` strings of an OpenCode config (JSON or JSONC:
+    comments and trailing commas allowed); [] when it does not parse."""
+    try:
+        config: Any = json.loads(_plain_json(text))
+    except ValueError:
+        return []
+    commands = config.get("command") if isinstance(config, dict) else None
+    if not isinstance(commands, dict):
+        return []
+    return [c["template"] for _, c in sorted(commands.items())
+            if isinstance(c, dict) and isinstance(c.get("template"), str) and c["template"].strip()]
+
+
+# JSONC's extras, outside strings: `//` and `/* */` comments, then a comma before `}` or `]`.
+_JSONC_COMMENT_RE: Final = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.S)
+_JSONC_COMMA_RE: Final = re.compile(r'("(?:\\.|[^"\\])*")|,(?=\s*[}\]])')
+
+
+def _plain_json(text: str) -> str:
+    text = _JSONC_COMMENT_RE.sub(lambda m: m.group(1) or "", text.lstrip("\ufeff"))
+    return _JSONC_COMMA_RE.sub(lambda m: m.group(1) or "", text)
 
 
 def load_templates(project: Path | None) -> list[str]:
@@ -149,6 +214,12 @@ def _ancestors(project: Path) -> Iterator[Path]:
 
 def _commands_and_skills(base: Path) -> list[Path]:
     return sorted(_glob(base / "commands", "**/*.md")) + sorted(_glob(base / "skills", "*/SKILL.md"))
+
+
+def _opencode_commands(base: Path, configs: Iterable[str]) -> list[Path]:
+    """OpenCode's `{command,commands}/**/*.md` under `base`, and its config files there."""
+    found = sorted(_glob(base / "command", "**/*.md")) + sorted(_glob(base / "commands", "**/*.md"))
+    return found + [base / n for n in configs if (base / n).is_file()]
 
 
 def _glob(base: Path, pattern: str) -> Iterator[Path]:
