@@ -330,3 +330,17 @@ def test_a_store_once_named_in_the_data_folder_is_read_when_no_longer_set(
     [found] = scan(all_projects=True).files
     assert found.path == _data() / "mine.db" / "ses_rel"
     assert _typed(found.path) == ["typed into mine"]
+
+
+def test_a_store_named_by_opencode_db_is_found_with_no_data_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenCode writes the store OPENCODE_DB names and nothing in its data folder: the
+    folder's absence said "no OpenCode here" and the store was never looked at."""
+    project = _project(tmp_path)
+    elsewhere = _one_session_store(tmp_path / "stores" / "work.db", project, "ses_abs",
+                                   "typed with no data folder")
+    assert not _data().exists()
+    monkeypatch.setenv("OPENCODE_DB", str(elsewhere))
+    [found] = scan(all_projects=True).files
+    assert found.path == elsewhere / "ses_abs"
+    assert _typed(found.path) == ["typed with no data folder"]

@@ -194,7 +194,9 @@ def opencode_candidates(base: Path, skips: Skips, known: Iterable[Path] = ()) ->
     store, the one OpenCode wrote last. `known`: the folders asked about, which a
     per-project store's folder name is matched against when no message names one.
     """
-    if not base.is_dir():  # no OpenCode here: its store's readers go unimported (1.5 ms)
+    # No OpenCode here: its store's readers go unimported (1.5 ms). Unless OPENCODE_DB
+    # names a store elsewhere, which OpenCode writes without its data folder.
+    if not base.is_dir() and not os.environ.get("OPENCODE_DB"):
         return
     from learn.transcripts.opencode import database, project_storage, storage
     from learn.transcripts.opencode.places import database_files, session_path
