@@ -108,6 +108,22 @@ def test_a_slash_command_in_the_log_is_a_command_not_a_typed_turn(tmp_path: Path
     assert _typed(log / OLD) == ["save before-refactor", "/usr/local/bin is not on the PATH in CI"]
 
 
+def test_a_logged_shell_mode_command_in_shell_history_is_a_shell_line(tmp_path: Path) -> None:
+    """The log keeps `!make deploy` as "make deploy", without its `!`; the project's
+    `shell_history` beside it names the command (one of several lines as that run of
+    lines), so it is no prompt."""
+    project = _project(tmp_path)
+    folder = _folder(project)
+    log = _write_log(folder, [
+        _entry(OLD, 0, "deploy only after the tests pass"),
+        _entry(OLD, 1, "make deploy"),
+        _entry(OLD, 2, "tar czf \\\nout.tgz build"),
+        _entry(OLD, 3, "git log"),
+    ])
+    (folder / "shell_history").write_text("ls -la\nmake deploy\ntar czf \\\nout.tgz build\n")
+    assert _typed(log / OLD) == ["deploy only after the tests pass", "git log"]
+
+
 def test_a_log_that_is_not_a_json_array_is_skipped_and_the_chats_are_still_read(
     tmp_path: Path,
 ) -> None:

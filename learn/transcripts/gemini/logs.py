@@ -20,6 +20,12 @@ read from that file alone (`files.agent_listings`): one count per session. So is
 session resumed from its chats file by a build whose log kept the new process's id
 (`useLogger` took the id the process started with, `--resume` changed only the
 recording's): its entries all fall while that chats file was being written.
+
+A shell-mode command (`!cmd`) is logged without its `!` (0.61: `!echo hi` logged as
+"echo hi"), so the log alone reads it as a prompt. The client keeps the project's last
+100 such commands in `shell_history` beside the log (`useShellHistory`): an entry equal
+to one of them is read as Claude Code's `<bash-input>` record, a shell line, not typed.
+One older than those 100 is still read as typed.
 """
 
 from __future__ import annotations
@@ -37,16 +43,21 @@ from learn.transcripts.mend import decoded
 
 __all__ = [
     "LOGS_NAME",
+    "SHELL_HISTORY_NAME",
     "LoggedSession",
     "LogsUnreadable",
     "export_session",
     "in_logs",
     "logged_sessions",
     "session_path",
+    "shell_commands",
     "stamp",
 ]
 
 LOGS_NAME: Final = "logs.json"
+SHELL_HISTORY_NAME: Final = "shell_history"
+# The client keeps 100 commands; a file past this is no history of its writing.
+_SHELL_HISTORY_MAX_BYTES: Final = 1 << 20
 _LOGS_PART: Final = LOGS_NAME + os.sep
 _ANY = msgspec.json.Decoder()
 _ENCODE = msgspec.json.Encoder()
@@ -182,6 +193,27 @@ def stamp(path: Path) -> tuple[int, int, int] | None:
     return len(entries), int(_newest(entries) * 1e9), st.st_ino
 
 
+def shell_commands(path: Path) -> str:
+    """The commands a `shell_history` holds, as "\\n"-framed lines ("" when it is missing,
+    unreadable or too long to be one): the client writes each command as it was run, one
+    after another, so a command of several lines is that run of whole lines."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(_SHELL_HISTORY_MAX_BYTES + 1)
+    except OSError:
+        return ""
+    if len(data) > _SHELL_HISTORY_MAX_BYTES:
+        return ""
+    lines = [line.removesuffix("\r").strip()
+             for line in data.decode("utf-8", "replace").split("\n")]
+    return "\n" + "\n".join(line for line in lines if line) + "\n"
+
+
+def _in_shell_history(text: str, history: str) -> bool:
+    text = "\n".join(line.strip() for line in text.strip().split("\n"))
+    return bool(text) and f"\n{text}\n" in history
+
+
 def export_session(path: Path) -> bytes:
     """One session of the log as a chats file in the JSONL shape (`record`). Raises OSError."""
     where = in_logs(path)
@@ -193,6 +225,7 @@ def export_session(path: Path) -> bytes:
     if not entries:
         raise FileNotFoundError(f"{logs}: no session {sid}")
     good = [e for e in entries if _good(e)]
+    shell = shell_commands(logs.parent / SHELL_HISTORY_NAME)
     times = [str(e["timestamp"]) for e in good]
     lines = [_ENCODE.encode({
         "sessionId": sid, "projectHash": logs.parent.name,
@@ -209,7 +242,9 @@ def export_session(path: Path) -> bytes:
         text: str = entry["message"]
         record: dict[str, Any] = {"id": mid, "timestamp": entry["timestamp"], "type": "user",
                                   "content": text}
-        if _COMMAND_RE.match(text.lstrip()):
+        if shell and _in_shell_history(text, shell):
+            record["content"] = f"<bash-input>{text}</bash-input>"
+        elif _COMMAND_RE.match(text.lstrip()):
             # Beside an empty content, the lowering reads it as the command it names.
             record = {**record, "content": "", "displayContent": text}
         lines.append(_ENCODE.encode(record))

@@ -15,8 +15,14 @@ Shapes studied in google-gemini/gemini-cli (`chatRecordingService.ts`,
   `{"$set": {...}}` metadata updates (a `messages` list there replaces the
   conversation the model sees, holding synthetic turns no line has); and
   `{"$rewindTo": id}`, which drops that message and everything after it.
+  Every session opens with a `$set.messages` of its `<session_context>` turn.
   A JSON session resumed by a JSONL client is copied into a new `.jsonl` file
   with the same session id (the old file stays: discovery keeps the newer).
+- A history the client sets again (`setHistory`: every tool call of a turn cancelled,
+  `/chat resume <tag>` loading a saved one) is written again: each turn with no id
+  becomes a new line (a new id, one timestamp for the whole burst, no
+  `displayContent`), then a `$set.messages` naming them. Those lines are a replay,
+  never turns typed there (`_replayed`).
 - Subagents (`kind: "subagent"`) write `chats/<parent session id>/<id>.jsonl`.
 
 Message types: `user` (the person's turn; `displayContent` is what they typed
@@ -47,7 +53,9 @@ class Message(msgspec.Struct):
     record: dict[str, Any]
     order: int  # where it first appeared (a re-appended message keeps its place)
     parent: str | None  # the message before it on the chain when it was written
-    appended: bool = True  # False: known only from a `$set.messages` list
+    # False: known only from a `$set.messages` list, or written as a replay of one
+    # (`_replayed`): context, never a typed turn.
+    appended: bool = True
 
 
 class Conversation(msgspec.Struct):
@@ -74,6 +82,9 @@ def read_conversation(buf: bytes) -> Conversation:
     conv = Conversation()
     by_id: dict[str, Message] = {}
     set_messages: list[Any] | None = None
+    # The new messages written since the last record that was neither a message nor a
+    # `lastUpdated` stamp: the burst a `$set.messages` may close (`_replayed`).
+    burst: list[Message] = []
     for lineno, line in enumerate(buf.split(b"\n")):
         if not line.strip():
             continue
@@ -89,6 +100,11 @@ def read_conversation(buf: bytes) -> Conversation:
             _skip(conv, "not_object")
             continue
         rewind = record.get("$rewindTo")
+        update = record.get("$set")
+        closing = burst
+        if not (isinstance(record.get("id"), str)
+                or (isinstance(update, dict) and set(update) <= {"lastUpdated"})):
+            burst = []  # anything else ends it: a replay is messages, then their list
         if isinstance(rewind, str):
             if rewind in conv.chain:
                 del conv.chain[conv.chain.index(rewind):]
@@ -100,18 +116,19 @@ def read_conversation(buf: bytes) -> Conversation:
             known = by_id.get(mid)
             if known is not None:
                 known.record = record  # the re-appended copy wins, in place
-                known.appended = True
+                burst = []  # a message finishing (its tool calls, its tokens): no replay
             else:
                 msg = Message(record, lineno, conv.chain[-1] if conv.chain else None)
                 by_id[mid] = msg
                 conv.messages.append(msg)
+                burst.append(msg)
             if mid not in conv.chain:
                 conv.chain.append(mid)
             continue
-        update = record.get("$set")
         if isinstance(update, dict):
             if isinstance(update.get("messages"), list):
                 set_messages = update["messages"]
+                _replayed(closing, set_messages)
             conv.meta.update({k: v for k, v in update.items() if k != "messages"})
             continue
         if isinstance(record.get("sessionId"), str):
@@ -151,6 +168,29 @@ def _legacy(buf: bytes) -> Conversation | None:
         conv.messages.append(Message(item, i, conv.chain[-1] if conv.chain else None))
         conv.chain.append(item["id"])
     return conv
+
+
+def _replayed(burst: list[Message], listed: list[Any]) -> None:
+    """Mark the messages a `$set.messages` list closes a replay of: not typed there.
+
+    `setHistory` writes each turn of the history it sets that has no id as a new line,
+    all at one timestamp, then the list naming them (0.61: after Esc at an approval
+    prompt the session's earlier turns came back under 6 new ids, a custom command as
+    its expanded body; `/chat resume` brought another session's prompts in, counted as
+    typed in both). The replay is the run of new lines right before the list, each named
+    by it, all at the last one's timestamp. A typed turn is never one: it is written when
+    sent, at its own time, and a list naming it names it later (an Esc while the model
+    answers lists the earlier turns after the "Request cancelled." note) or beside the
+    reply written after it, at another time, where the run stops. A turn typed again is
+    a new line after the list, and counts.
+    """
+    named = {item["id"] for item in listed
+             if isinstance(item, dict) and isinstance(item.get("id"), str)}
+    stamp = burst[-1].record.get("timestamp") if burst else None
+    for msg in reversed(burst):
+        if msg.record["id"] not in named or msg.record.get("timestamp") != stamp:
+            break
+        msg.appended = False
 
 
 def _synthetic(conv: Conversation, by_id: dict[str, Message], listed: list[Any]) -> None:

@@ -76,7 +76,10 @@ from learn.transcripts.view.model import (
 #     copies of earlier messages are not typed again, `opencode run` is headless and its
 #     automatic rejections a rule's; Copilot CLI: a `--deny-tool` refusal is a rule's
 #     denial (was a failure), `copilot -p` is headless.
-VIEW_VERSION: Final = 16
+# v17: Gemini CLI: a history the client writes again (`setHistory`: a cancelled turn, `/chat
+#     resume`) is not typed again; a `!cmd` turn is a shell line; "Request cancelled." and a
+#     call stopped by Esc are interrupts, not denials.
+VIEW_VERSION: Final = 17
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
