@@ -98,8 +98,8 @@ def test_codex_rule_is_a_forbidden_prefix_rule_added_once() -> None:
     assert 'justification = "Never force push."' in text and "settings.json" not in text
     assert 'match = [["git", "push", "--force"]]' in text
     assert 'not_match = [["git", "push", "origin", "feature/x"]]' in text
-    once = merged_codex_rules(None, ["git push --force"], "Never force push.", "k")
-    assert merged_codex_rules(once, ["git push --force"], "Never force push.", "k") == once
+    once = merged_codex_rules(None, ["git push --force"], "Never force push.", "directive:k")
+    assert merged_codex_rules(once, ["git push --force"], "Never force push.", "directive:k") == once
     assert once.count("prefix_rule(") == 1
 
 
@@ -214,4 +214,4 @@ def test_a_deny_says_the_command_as_written_or_not_at_all(
     if spared is not None:
         assert any(s.startswith(spared) for s in enforce.spared)
     for c in enforce.commands:  # Codex forbids the same words
-        assert json.dumps(list(c)) in codex_rule_text(" ".join(c), text, "k")
+        assert json.dumps(list(c)) in codex_rule_text(" ".join(c), text, "directive:k")

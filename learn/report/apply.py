@@ -33,6 +33,7 @@ import stat
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Final
 
 from learn.paths import ensure_private_dir
 from learn.records.proposal import Proposal
@@ -49,7 +50,8 @@ from learn.report.edits import (
     decode_text,
     editable_text,
     has_marker,
-    marker,
+    is_safe_key,
+    learn_comment,
     plan_text,
     sha256,
 )
@@ -137,7 +139,7 @@ def command_text(edit: RuleEdit) -> str:
     description = flatten(plain_prose(edit.description or edit.text), 80)
     body = plain_prose(edit.body or edit.text, one_line=False)
     return (f"---\ndescription: {json.dumps(description, ensure_ascii=False)}\n---\n{body}\n\n"
-            f"{marker(edit.key)}, {edit.provenance} -->\n")
+            f"{learn_comment(edit.key, edit.provenance)}\n")
 
 
 def plan_command(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
@@ -301,7 +303,11 @@ def rule_text_for(p: Proposal) -> str:
 def provenance_for(p: Proposal) -> str:
     last = day(p.last_seen)
     said = plural(p.sessions, "session")
-    return f"{said}, last {last}" if last else said
+    # A day only: `day` gives back what is no date as it is (a hand-edited store's text).
+    return f"{said}, last {last}" if last and _DAY.fullmatch(last) else said
+
+
+_DAY: Final = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _rejected_request(p: Proposal) -> bool:
@@ -314,6 +320,10 @@ def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
     or when what it would write is not something learn writes (a request the judge
     rejected as a command, a command nobody wrote a body for, text that is no prose
     once code, comments and shell are taken out: learn.report.prose)."""
+    if not is_safe_key(p.key):
+        raise TargetError(f"{p.key!r} is not a label learn makes (lower-case words and dashes): "
+                          "a proposal written into the store by hand or by another program; "
+                          "learn writes nothing for it")
     p = scoped_safely(p)
     target = choose(p, choice)
     body = ""

@@ -16,6 +16,7 @@ from typing import Final
 from learn.reduce.instruction_prose import BOM, prose_of
 from learn.report.errors import ApplyError as ApplyError
 from learn.report.errors import ConcurrentEditError as ConcurrentEditError
+from learn.report.errors import UnsafeMarkError
 from learn.report.runs import Decision
 from learn.report.targets import Form
 
@@ -97,15 +98,48 @@ def confirmation_token(plans: Sequence[FilePlan]) -> str:
     return h.hexdigest()[:12]
 
 
+# What learn writes into its own comments in a file (`<!-- learn KEY, PROVENANCE -->`,
+# Codex's `# learn KEY`): a proposal's key as labels are made (`kind:words-and-dashes`,
+# learn.reduce.slug) and its counts with a day. Nothing else: everything else learn
+# writes is cleaned to prose first (learn.report.prose), but the key went in raw, and a
+# key read back from a store (a shared team database, a hand edit) holding a line break
+# put `prefix_rule(..., decision = "allow")` into Codex's rules, a `-->` closed the
+# comment before an `@~/.ssh/id_rsa` import, and a "!`cmd`" ran when the slash command
+# was typed (audit 60, against the real Codex and Claude Code).
+_KEY: Final = re.compile(r"[a-z]+:[a-z0-9]+(?:-[a-z0-9]+)*")
+_PROVENANCE: Final = re.compile(r"\d+ sessions?(?:, last \d{4}-\d{2}-\d{2})?")
+
+
+def is_safe_key(key: str) -> bool:
+    """Whether `key` is one learn makes, and so may go into a comment of its own."""
+    return len(key) <= 200 and _KEY.fullmatch(key) is not None
+
+
 def marker(key: str) -> str:
+    """The opening of learn's comment for `key`; UnsafeMarkError for a key learn does
+    not make (`is_safe_key`)."""
+    if not is_safe_key(key):
+        raise UnsafeMarkError(f"{key!r} is not a key learn makes (a kind, a colon, lower-case "
+                              "words and dashes); nothing is written for it")
     return f"<!-- learn {key}"
+
+
+def learn_comment(key: str, provenance: str = "") -> str:
+    """`<!-- learn KEY, PROVENANCE -->`: where a rule came from, for its reader and for
+    a later run to find it by. UnsafeMarkError unless both are what learn makes."""
+    if provenance and _PROVENANCE.fullmatch(provenance) is None:
+        raise UnsafeMarkError(f"{key}: {provenance!r} is not a count learn makes; nothing "
+                              "is written for it")
+    return f"{marker(key)}{', ' + provenance if provenance else ''} -->"
 
 
 def has_marker(text: str, key: str) -> bool:
     """Whether `text` holds the marker of `key` itself: the marker followed by the
     provenance's comma or the comment's close. A bare `marker(key) in text` found
     `directive:use-bun` inside `directive:use-bun-always` and skipped the new rule as
-    already written."""
+    already written. A key learn does not make is in no comment of learn's."""
+    if not is_safe_key(key):
+        return False
     mark = marker(key)
     return mark + "," in text or mark + " -->" in text
 
@@ -113,8 +147,7 @@ def has_marker(text: str, key: str) -> bool:
 def rule_line(edit: RuleEdit) -> str:
     # The provenance rides along as an HTML comment: the reader of the file can
     # see where a rule came from and when, and a later run can find it by key.
-    prov = f", {edit.provenance}" if edit.provenance else ""
-    return f"- {edit.text} {marker(edit.key)}{prov} -->"
+    return f"- {edit.text} {learn_comment(edit.key, edit.provenance)}"
 
 
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")

@@ -13,5 +13,10 @@ class ConcurrentEditError(ApplyError):
     """The file changed between showing the diff and writing it."""
 
 
+class UnsafeMarkError(ApplyError):
+    """A key or provenance that is not one learn makes, asked to go into learn's own
+    comment in a file (learn.report.edits.learn_comment)."""
+
+
 class ConfinementError(ApplyError):
     """A destination that is not an instruction surface learn may write."""

@@ -33,7 +33,8 @@ from typing import Any, Final
 
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.outcomes import RuleOutcome
-from learn.report.edits import dominant_newline, split_lines
+from learn.report.edits import dominant_newline, is_safe_key, split_lines
+from learn.report.errors import UnsafeMarkError
 from learn.report.json_settings import edit_settings
 from learn.report.prohibitions import Command, blocks, read_rule
 from learn.store.proposals import ProposalBook
@@ -230,6 +231,8 @@ def codex_rule_text(command: str, justification: str, key: str,
     tokens = _tokens(command)
     examples = [list(_tokens(seg)) for k in keep for seg in k.split("&&")
                 if _tokens(seg)[:1] == tokens[:1] and not blocks(tuple(tokens), seg)][:3]
+    if not is_safe_key(key):  # a line of its own in Starlark: a line break would be code
+        raise UnsafeMarkError(f"{key!r} is not a key learn makes; no Codex rule is written for it")
     lines = [f"# learn {key}", "prefix_rule(", f"    pattern = {starlark_literal(tokens)},",
              '    decision = "forbidden",',
              f"    justification = {starlark_literal(justification)},",
