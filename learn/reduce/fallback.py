@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from learn.reduce.cluster import medoid
 from learn.reduce.contrast import NO_CONTRAST, Contrast, contrast_between
-from learn.reduce.slug import fallback_slug
+from learn.reduce.slug import fallback_slug, is_label
 
 if TYPE_CHECKING:
     from learn.reduce.protocols import LabelIndex, Vector
@@ -133,7 +133,7 @@ def fall_back(
                     continue
             if index is not None:
                 hits = index.nearest(vec, kind, 1)
-                if hits and hits[0][1] <= reach(u):
+                if hits and hits[0][1] <= reach(u) and is_label(hits[0][0]):
                     u.label = hits[0][0]
                     from_index.add((kind, u.label))
     # Second pass, so an item that found a group is never overwritten by its

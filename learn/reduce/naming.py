@@ -64,7 +64,7 @@ from learn.reduce.naming_batches import (
 )
 from learn.reduce.naming_result import DECLINED, NamingResult, NamingStats
 from learn.reduce.regroup import check_grouping, evidence_for, lumped
-from learn.reduce.slug import normalize_label
+from learn.reduce.slug import is_label, normalize_label
 from learn.textfold import fold
 
 __all__ = [
@@ -167,7 +167,9 @@ def _reuse_labels(
             if label == DECLINED:
                 u.declined = True
                 break
-            if label:
+            # A label read back from the store is a slug like every other, or none:
+            # the cache is shared in a team store (learn.report.edits.is_safe_key).
+            if label and is_label(label):
                 u.label, u.from_model = label, True
                 run_index.add(label, u.kind, vectors[u.vector_row])
                 n += 1

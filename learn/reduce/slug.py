@@ -27,6 +27,16 @@ MAX_LABEL_WORDS = 5
 MAX_LABEL_CHARS = 60
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
+# Any label learn has made or will make, suffixes included (`-enforced`, `-command`).
+_LABEL = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def is_label(text: str) -> bool:
+    """Whether `text` is shaped as learn's labels are: lower-case ASCII words joined by
+    dashes. A label read back from a store is checked again before it is used or written
+    (a team's store is shared; learn.report.edits.is_safe_key)."""
+    return len(text) <= 200 and _LABEL.fullmatch(text) is not None
+
 _WS = re.compile(r"\s+")
 
 # Words that carry no meaning in a fallback slug: "please always use bun" and

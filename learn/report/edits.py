@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from learn.reduce.instruction_prose import BOM, prose_of
+from learn.reduce.slug import is_label
 from learn.report.errors import ApplyError as ApplyError
 from learn.report.errors import ConcurrentEditError as ConcurrentEditError
 from learn.report.errors import UnsafeMarkError
@@ -106,13 +107,14 @@ def confirmation_token(plans: Sequence[FilePlan]) -> str:
 # put `prefix_rule(..., decision = "allow")` into Codex's rules, a `-->` closed the
 # comment before an `@~/.ssh/id_rsa` import, and a "!`cmd`" ran when the slash command
 # was typed (audit 60, against the real Codex and Claude Code).
-_KEY: Final = re.compile(r"[a-z]+:[a-z0-9]+(?:-[a-z0-9]+)*")
 _PROVENANCE: Final = re.compile(r"\d+ sessions?(?:, last \d{4}-\d{2}-\d{2})?")
 
 
 def is_safe_key(key: str) -> bool:
     """Whether `key` is one learn makes, and so may go into a comment of its own."""
-    return len(key) <= 200 and _KEY.fullmatch(key) is not None
+    kind, colon, label = key.partition(":")
+    return bool(colon) and kind.isascii() and kind.isalpha() and kind.islower() \
+        and is_label(label)
 
 
 def marker(key: str) -> str:
