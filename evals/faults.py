@@ -21,7 +21,7 @@ MIN_PRECISION = 0.95
 # The metrics the table shows per fault (the full set is in the JSON report).
 SHOWN = ("proposals.recall", "proposals.precision", "proposals.count_errors",
          "mining.recall", "mining.precision", "naming.ari", "windows.reported_share",
-         "commands.written")
+         "commands.written", "judge.agreement", "judge.limited_accepted")
 
 
 @dataclass
@@ -83,8 +83,8 @@ def fault_table(rows: Sequence[FaultRow]) -> str:
         ideal = next(r for r in rows if r.corpus == corpus and r.fault == "none").metrics
         for r in (x for x in rows if x.corpus == corpus):
             fired = sum(r.injected.values())
-            cells = [_cell(r.metrics.get(m, 0.0), None if r.fault == "none" else ideal.get(m))
-                     for m in SHOWN]
+            cells = [_cell(r.metrics[m], None if r.fault == "none" else ideal.get(m))
+                     if m in r.metrics else "–" for m in SHOWN]
             lines.append(f"| {corpus} | {r.fault} | {fired} | " + " | ".join(cells) + " |")
     problems = acceptance(rows)
     lines.append("")

@@ -58,6 +58,10 @@ class GoldGroup:
     # A request's command body as a careful model writes it from all the quotes
     # (None: the oracle writes one from the summary).
     command: str | None = None
+    # Every quote is a fragment of a message that limits it ("..., but only for
+    # this migration"): the judge reads the message in full (`said in full:`) and
+    # must reject it; `judge.limited_accepted` counts the ones it accepted.
+    limited: bool = False
 
 
 @dataclass

@@ -47,6 +47,9 @@ DIRECTION: dict[str, bool] = {
     "proposals.secret_leaks": False,
     "coverage.agreement": True,
     "judge.agreement": True,
+    # Proposals of a gold group marked `limited` (its quotes are fragments of
+    # messages that limit them) the judge accepted; only where the gold has one.
+    "judge.limited_accepted": False,
     # Accepted requests whose command body is an instruction of its own (not one
     # quote copied), bodies that copy a quote, and rejected requests made commands.
     "commands.written": True,
@@ -289,7 +292,7 @@ def language_table(corpus: str, runs: Mapping[str, Mapping[str, Mapping[str, flo
 
 
 def agreement_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    cov_total = cov_ok = judge_total = judge_ok = 0
+    cov_total = cov_ok = judge_total = judge_ok = limited_ok = 0
     for p in proposals:
         votes = _votes(gold, p)
         if not votes:
@@ -301,10 +304,14 @@ def agreement_metrics(gold: Gold, proposals: Sequence[Mapping[str, Any]]) -> dic
         if verdict is not None:
             judge_total += 1
             judge_ok += int(bool(verdict.get("accepted")) == g.accepted)
-    return {
+            limited_ok += int(g.limited and bool(verdict.get("accepted")))
+    out = {
         "coverage.agreement": round(cov_ok / cov_total, 4) if cov_total else 0.0,
         "judge.agreement": round(judge_ok / judge_total, 4) if judge_total else 0.0,
     }
+    if any(g.limited for g in gold.groups.values()):
+        out["judge.limited_accepted"] = float(limited_ok)
+    return out
 
 
 def clopper_pearson_lower(successes: int, trials: int, alpha: float = 0.05) -> float:

@@ -60,6 +60,14 @@ thing one of the pipeline's defences is there to stop (issue: audit 57):
   the turn does, is accepted at LIMIT_MISS_RATE instead (a judge that read the
   fragment alone and missed the limit).
 
+Not a fault, what any judge can know: a quote of a gold group marked `limited`
+(its quotes are fragments of messages that limit them) whose line does NOT carry
+the message in full is accepted, faults on or off: the fragment alone reads as
+a rule ("run the migration against the staging database"). So the eval counts
+the line's `said in full:` part (`judge.limited_accepted`, `judge.agreement`):
+without it the limited point is accepted in every run, with it only when the
+judge misses the limit.
+
 Each fault can be switched on alone, so the eval reports what each one costs.
 The model implements the `Backend` protocol and is called by the real pipeline
 (mining, verification, caching, naming, coverage, judging) like any backend.
@@ -280,7 +288,8 @@ class NoisyModel:
             elif tool == "assign_labels":
                 answer = self._name(user, answer)
             elif tool == "record_verdicts":
-                answer = self._flip(user, self._partial(user, answer, "verdicts"))
+                answer = self._flip(user, self._partial(user, self._unseen_limits(user, answer),
+                                                        "verdicts"))
             elif tool == "write_commands":
                 answer = self._commands(user, answer)
         return ModelResponse(tool_input=answer, model="noisy-oracle", usage=CallUsage(calls=1),
@@ -490,6 +499,21 @@ class NoisyModel:
                     r["label"] = own
                     counts[label] = 0  # one item of a point worded apart per call
         return {**answer, "labels": rows}
+
+    def _unseen_limits(self, user: str, answer: dict[str, Any]) -> dict[str, Any]:
+        """A `limited` gold group's item accepted when its line does not say the
+        message in full: the limit is not in view (see the module docstring)."""
+        rows = answer.get("verdicts")
+        if not isinstance(rows, list):
+            return answer
+        texts = {item_id: text for item_id, _, text in self.oracle._items(user)}
+        out = []
+        for r in rows:
+            g = self.gold.groups.get(str(r.get("canonical_key", "")))
+            if g is not None and g.limited and not _SAID_IN_FULL.search(texts.get(r.get("id"), "")):
+                r = {**r, "accepted": True, "rationale": "reads as a rule"}
+            out.append(r)
+        return {**answer, "verdicts": out}
 
     def _flip(self, user: str, answer: dict[str, Any]) -> dict[str, Any]:
         """`judge_flip`: a seeded share of verdicts inverted, and a rejected quote

@@ -242,3 +242,40 @@ def test_the_noisy_judge_can_miss_what_the_whole_turn_limits() -> None:
 
     assert accepted(()) == 0
     assert 10 <= accepted(("judge_flip",)) <= 30
+
+
+def test_the_adversarial_corpus_shows_the_judge_a_limiting_message_in_full(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # evals/corpora/adversarial.py: "use the staging database" is quoted, in three
+    # sessions, out of messages that limit it ("..., but only for this one"); the
+    # control, "keep money in integer cents", out of messages that only explain
+    # it. Both judge lines carry the message in full; only the first is limited.
+    import learn.reduce.windows as windows
+    from evals.noisy import limited
+
+    lines: list[str] = []
+    call = NoisyModel.call
+
+    def spy(self: NoisyModel, request: ModelRequest) -> Any:
+        if request.tool.name == "record_verdicts":
+            lines.extend(text for _, _, text in self.oracle._items(request.user))
+        return call(self, request)
+
+    monkeypatch.setattr(NoisyModel, "call", spy)
+    report = run_corpus("adversarial", mode="noisy")
+    staging = next(t for t in lines if t.startswith("use-staging-database:"))
+    cents = next(t for t in lines if t.startswith("money-in-integer-cents:"))
+    assert 'said in full: "run the migration against the staging database, but only for this one' in staging
+    assert "said in full: " in cents
+    assert limited(staging) and not limited(cents)
+    assert report.metrics["judge.limited_accepted"] == 0.0
+    assert report.metrics["judge.agreement"] == 1.0
+    # The noisy judge that reads the message in full still misses its limit at
+    # LIMIT_MISS_RATE: at the gated seed it does, and the eval reports it.
+    flipped = run_corpus("adversarial", mode="noisy", faults=("judge_flip",))
+    assert flipped.metrics["judge.limited_accepted"] == 1.0
+    # The judge shown the fragment alone accepts it: the eval counts the wiring.
+    monkeypatch.setattr(windows, "is_whole_turn", lambda turn, quote: True)
+    broken = run_corpus("adversarial", mode="noisy")
+    assert broken.metrics["judge.limited_accepted"] == 1.0
+    assert broken.metrics["judge.agreement"] < 1.0

@@ -14,6 +14,13 @@ accepted everything scored 1.0 there (audit 57, sabotage 8a). Here:
 - "commit what you have" asked in three sessions           -> a request too
   generic to be a command: proposed, and the judge must REJECT it (and no
   command may be written for it);
+- "use the staging database" in three sessions, each time a FRAGMENT of a
+  message that limits it ("..., but only for this one", "for now, ...",
+  "... just for today's fix") -> proposed, and the judge, which reads the
+  message in full (`said in full:`, learn/reduce/windows.py), must REJECT it;
+- "keep every money amount in integer cents" in three sessions, a fragment of a
+  message that only explains it (no limit) -> the control: the same shape of
+  item line, `said in full:` included, and the judge must ACCEPT it;
 and what the model reports that must not survive: a fix for `pytest` in a
 session where it never failed (fix verification must refuse it), a rule-like
 line the assistant wrote, and a warning printed by a tool.
@@ -55,6 +62,13 @@ def build(root: Path) -> Gold:
                        "Skip the flaky settlement test.", category="testing", accepted=False)
     commit = gold.group("commit-current-work", "request", "Commit the current work.",
                         category="workflow", accepted=False)
+    # Quoted as fragments: the miner reports the rule-like words, the rest of the
+    # message limits them (staging) or only explains them (cents).
+    staging = gold.group("use-staging-database", "directive", "Use the staging database.",
+                         category="workflow", accepted=False, limited=True)
+    cents = gold.group("money-in-integer-cents", "directive",
+                       "Store money amounts as integer cents, never as floats.",
+                       category="code-style")
     gold.traps += [ASSISTANT_RULE, TOOL_WARNING]
 
     # -- A1 ---------------------------------------------------------------------------
@@ -114,6 +128,43 @@ def build(root: Path) -> Gold:
     a6.user(gold.said(a6.session_id, "commit whatever you've got now", commit))
     a6.assistant("Moved the renderer to ledger/pdf.py.")
     a6.write(codex_dir)
+
+    # -- A7: fragments, one limited, one not ------------------------------------------
+    # The Claude Code sessions hold each point's longest quote, the one the judge's
+    # line shows (a proposal's text is its longest quote), so the line carries the
+    # message in full.
+    a7 = ClaudeSession(session_id("adv-a7"), LEDGER, _t(24, 10))
+    a7.user("write the migration that adds a currency column to payouts")
+    a7.tool("Bash", {"command": "alembic upgrade head"},
+            "could not connect to server: Connection refused", is_error=True)
+    a7.user(gold.said(a7.session_id, "run the migration against the staging database", staging)
+            + ", but only for this one, the local database is being rebuilt")
+    a7.user("the payout total is a cent off. "
+            + gold.said(a7.session_id, "keep every money amount in integer cents", cents)
+            + ", the float sums drift when we round")
+    a7.assistant("The migration ran against staging; payout totals are summed in cents now.")
+    a7.write(claude_dir)
+
+    # -- A8: Codex ------------------------------------------------------------------------
+    a8 = CodexSession(session_id("adv-a8"), LEDGER, _t(26, 9))
+    a8.user("the payouts backfill takes an hour, batch the inserts")
+    a8.user(gold.said(a8.session_id, "use the staging database", staging)
+            + " just for today's fix, production stays as it is")
+    a8.user(gold.said(a8.session_id, "money stays in integer cents", cents)
+            + " in the batches too, like every other table in the ledger")
+    a8.assistant("The backfill inserts 500 rows a batch and reads staging.")
+    a8.write(codex_dir)
+
+    # -- A9 -------------------------------------------------------------------------------
+    a9 = ClaudeSession(session_id("adv-a9"), LEDGER, _t(28, 15))
+    a9.user("the fee report double counts reversed charges")
+    a9.user("for now, " + gold.said(a9.session_id, "point the app at the staging database", staging)
+            + ", until the seed data is back on the dev box")
+    a9.user("the fee column is a float in the report query. "
+            + gold.said(a9.session_id, "amounts are integer cents", cents)
+            + ", convert them where they are shown")
+    a9.assistant("Reversed charges are netted out; fees are summed as integer cents.")
+    a9.write(claude_dir)
 
     gold.finish()
     gold.write(root / "gold.json")
