@@ -237,3 +237,22 @@ def test_reports_from_negative_windows_are_counted() -> None:
     assert reported_share(replies, []) == 0.0
     # A fix is a command, not something read off the reply.
     assert reported_share(replies, [Occurrence("s2", "fix", "looks good", "y")]) == 0.0
+
+
+def test_a_codex_quote_gets_its_context_too(tmp_path: Path) -> None:
+    # The context was read as Claude Code's JSONL whatever the session's agent: a Codex
+    # rollout's quote came to the judge with no context at all (the eval's did).
+    from evals.builder import CodexSession
+
+    cwd = str(tmp_path / "proj")
+    s = CodexSession(session_id("cdx"), cwd, datetime(2026, 11, 2, 9, tzinfo=UTC))
+    s.user("add a retry to the uploader")
+    s.shell("npm install axios-retry", "added 1 package")
+    s.user("no, use bun for installs, never npm")
+    s.assistant("Switching to bun.")
+    path = s.write(tmp_path / ".codex")
+    context = TranscriptContext({s.session_id: path}, projects={s.session_id: cwd})
+    line = context(s.session_id, "use bun for installs")
+    assert line is not None
+    assert line.startswith('said in full: "no, use bun for installs, never npm"')
+    assert "npm install axios-retry" in line and "Switching to bun" in line

@@ -156,6 +156,21 @@ def _relative(line: str, project: str | None) -> str:
     return line.replace(home + "/", "~/") if home not in ("", "/") else line
 
 
+def _read_events(path: Path) -> list[TranscriptEvent] | None:
+    """The events of any agent's session at `path`, read as the listing reads it (a store's
+    session included); None when it cannot be read. Read as Claude Code's JSONL alone, a
+    Codex rollout, a Gemini chat or an OpenCode session gave the judge no context at all
+    (the eval's Codex quotes came without one)."""
+    from learn.transcripts.files.sources import read_session
+    from learn.transcripts.parser import parse_buffer
+
+    try:
+        buf, st = read_session(path)
+    except OSError:
+        return None
+    return list(parse_buffer(buf, path=path, mtime=st.mtime).events)
+
+
 class TranscriptContext:
     """A `QuoteContext` over the sessions' transcript files (read lazily, once each)."""
 
@@ -168,13 +183,10 @@ class TranscriptContext:
 
     def _events(self, session_id: str) -> tuple[Sequence[TranscriptEvent], Sequence[Turn]] | None:
         if session_id not in self._loaded:
-            from learn.detect.context import load_events, split_turns
+            from learn.detect.context import split_turns
 
             path = self.paths.get(session_id)
-            try:
-                events = load_events(path.read_bytes()) if path is not None else None
-            except OSError:
-                events = None
+            events = _read_events(path) if path is not None else None
             self._loaded[session_id] = None if events is None else (events, split_turns(events))
         return self._loaded[session_id]
 
