@@ -86,6 +86,25 @@ def test_dry_run_then_confirm_writes_exactly_what_was_shown(shop: Path, tmp_path
     assert states(tmp_path)["directive:use-bun"] == "applied"
 
 
+def test_a_token_writes_once_not_again_after_an_undo(shop: Path) -> None:
+    # The undo put the files back byte for byte, so the same diffs were planned and the
+    # old token (shell history, a script) wrote again what the person had undone.
+    looked = apply(shop, "--dry-run", "--only", "directive:use-bun")
+    [token] = re.findall(r"confirm: ([0-9a-f]{12})", looked.output)
+    assert apply(shop, "--only", "directive:use-bun", "--confirm", token).exit_code == 0
+    assert apply(shop, "--undo", "--yes").exit_code == 0
+    assert (shop / "CLAUDE.md").read_text() == MINE
+    again = apply(shop, "--only", "directive:use-bun", "--confirm", token)
+    assert again.exit_code == 2 and "not the ones confirmed" in again.output
+    assert (shop / "CLAUDE.md").read_text() == MINE
+    # A new look gives a new token, which writes.
+    looked = apply(shop, "--dry-run", "--only", "directive:use-bun")
+    [fresh] = re.findall(r"confirm: ([0-9a-f]{12})", looked.output)
+    assert fresh != token
+    assert apply(shop, "--only", "directive:use-bun", "--confirm", fresh).exit_code == 0
+    assert "Use bun" in (shop / "CLAUDE.md").read_text()
+
+
 def test_without_a_terminal_or_a_token_nothing_is_written(shop: Path) -> None:
     res = apply(shop)
     assert res.exit_code == 2 and "refusing to write without confirmation" in res.output

@@ -182,6 +182,17 @@ def show(plans: Sequence[FilePlan], extra: Callable[[FilePlan], None] | None = N
     return ok
 
 
+def _journal_generation() -> str:
+    """The apply journal's generation ("" without a store: the token is the diffs alone)."""
+    from learn.store import StoreError, open_store
+
+    try:
+        with open_store(readonly=True) as store:
+            return store.journal.generation()
+    except (StoreError, OSError):
+        return ""
+
+
 def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Written, *,
                     what: Callable[[FilePlan], str], whole: Whole | None = None,
                     still: Callable[[], str | None] | None = None,
@@ -203,7 +214,7 @@ def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Wri
     todo = [p for p in plans if p.changed and not p.refused]
     if not todo:
         return True
-    token = confirmation_token(plans)
+    token = confirmation_token(plans, _journal_generation())
     if consent.dry_run:
         click.echo(f"confirm: {token} (the same command with `--confirm {token}` writes exactly "
                    "the changes above, and nothing if they differ by then)")

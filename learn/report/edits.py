@@ -86,11 +86,14 @@ class FilePlan:
         return "".join(x if x.endswith("\n") else x + "\n" for x in lines)
 
 
-def confirmation_token(plans: Sequence[FilePlan]) -> str:
+def confirmation_token(plans: Sequence[FilePlan], generation: str = "") -> str:
     """A short hash of exactly the changes `plans` would make: `learn apply --dry-run`
     prints it, and `--confirm TOKEN` writes only when the changes planned then still
-    hash to it (the person confirmed those diffs, not whatever is planned later)."""
-    h = hashlib.sha256()
+    hash to it (the person confirmed those diffs, not whatever is planned later).
+    `generation`: the apply journal's (`ApplyJournal.generation`), so a token is good for
+    one write: after `--undo` the same files planned the same diffs, and an old token
+    (shell history, a script) wrote again what the person had undone (audit 60)."""
+    h = hashlib.sha256(generation.encode("utf-8") + b"\x00")
     for plan in sorted((p for p in plans if p.changed and not p.refused), key=lambda p: str(p.path)):
         text = plan.new_text if plan.confirmed is None else plan.confirmed
         for part in (str(plan.path), plan.original_hash, "\0" if plan.remove else text):

@@ -97,6 +97,14 @@ class ApplyJournal:
                       tuple(json.loads(r[11] or "[]")), r[12] == "pending",
                       tuple(json.loads(r[13] or "[]"))) for r in rows]
 
+    def generation(self) -> str:
+        """What changes with every write and every undo the journal records: a confirmation
+        token carries it, so a token shown before an apply or an undo writes nothing after
+        it (learn.report.edits.confirmation_token)."""
+        row = self._conn.execute(
+            "SELECT COALESCE(MAX(id), 0), COUNT(undone_at) FROM apply_writes").fetchone()
+        return f"{row[0]}:{row[1]}" if row is not None else "0:0"
+
     def last_batch(self) -> list[Write]:
         """The writes of the newest apply, prune or check not undone yet (oldest first)."""
         row = self._conn.execute(
