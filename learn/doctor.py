@@ -371,6 +371,11 @@ def run_checks() -> list[Check]:
     hook = check_hook()
     if hook is not None:
         checks.append(hook)
+    from learn.doctor_schedule import check_schedule
+
+    schedule = check_schedule(config_dir(), data_dir())
+    if schedule is not None:
+        checks.append(schedule)
     command = _check_claude_command()
     if command is not None:
         checks.append(command)

@@ -1,5 +1,5 @@
-"""Periodic digests: the shell line really runs learn run then learn digest; the systemd,
-cron and launchd renderings carry that line through their own escaping; install is
+"""Periodic digests: the shell line really runs learn run; the systemd, cron and launchd
+renderings run learn's script holding it, through their own escaping; install is
 idempotent and keeps the user's other cron lines."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from learn.report.schedule import (
     CRON_TAG,
     ScheduleSpec,
     cron_line,
+    job_script,
     launchd_plist,
     merge_crontab,
     shell_line,
@@ -53,7 +54,7 @@ def test_shell_line_runs_learn_with_todays_digest_file(tmp_path: Path) -> None:
     subprocess.run(["/bin/sh", "-c", shell_line(spec)], check=True, timeout=30)
     today = date.today().isoformat()
     assert log.read_text().splitlines() == [
-        f"run --yes --quiet --all-projects --since 7d --out {spec.digests_dir}/digest-{today}.md"
+        f"run --yes --quiet --all-projects --since 14d --out {spec.digests_dir}/digest-{today}.md"
         " | key=sk-test-from-env-file"]
     assert spec.digests_dir.is_dir() and spec.digests_dir.stat().st_mode & 0o777 == 0o700
 
@@ -79,8 +80,7 @@ def test_systemd_units_carry_the_line_and_schedule(tmp_path: Path) -> None:
     service = systemd_service(spec)
     exec_start = re.search(r"^ExecStart=(.*)$", service, re.M)
     assert exec_start is not None
-    assert _systemd_unquote(exec_start.group(1)) == ["/bin/sh", "-c", shell_line(spec)]
-    assert "%F" not in exec_start.group(1).replace("%%F", "")  # every % doubled
+    assert _systemd_unquote(exec_start.group(1)) == ["/bin/sh", str(spec.script)]
     assert "Type=oneshot" in service
     assert "OnCalendar=Mon *-*-* 09:00:00" in systemd_timer(spec)
     assert "OnCalendar=*-*-* 09:00:00" in systemd_timer(spec_for(tmp_path, exe, "daily"))
@@ -96,7 +96,9 @@ def test_cron_line_escapes_percent_and_runs(tmp_path: Path) -> None:
     assert cron_line(spec_for(tmp_path, exe)).split(" ", 5)[4] == "1"
     command = fields[5]
     assert "%" not in command.replace("\\%", "")
-    # What cron hands to /bin/sh (it un-escapes \%): runs both steps, logs to the digests dir.
+    spec.script.write_text(job_script(spec))  # what --install writes beside schedule.env
+    # What cron hands to /bin/sh (it un-escapes \%): runs the script, which logs to the
+    # digests dir.
     subprocess.run(["/bin/sh", "-c", command.replace("\\%", "%")], check=True, timeout=30)
     assert len(log.read_text().splitlines()) == 1
     assert (spec.digests_dir / "schedule.log").exists()
@@ -115,7 +117,7 @@ def test_launchd_plist(tmp_path: Path) -> None:
     exe, _ = fake_learn(tmp_path)
     spec = spec_for(tmp_path, exe)
     data = plistlib.loads(launchd_plist(spec).encode())
-    assert data["ProgramArguments"] == ["/bin/sh", "-c", shell_line(spec)]
+    assert data["ProgramArguments"] == ["/bin/sh", str(spec.script)]
     assert data["StartCalendarInterval"] == {"Hour": 9, "Minute": 0, "Weekday": 1}
 
 
@@ -141,8 +143,11 @@ def test_install_systemd_writes_units_and_enables(monkeypatch: pytest.MonkeyPatc
     res = CliRunner().invoke(schedule_cmd.command, ["--daily", "--install"])
     assert res.exit_code == 0, res.output
     unit_dir = Path(os.environ["HOME"]) / ".config" / "systemd" / "user"
-    service = (unit_dir / "learn-digest.service").read_text()
-    assert f"{sys.executable} -P -m learn run --yes --quiet --all-projects --since 7d" in service
+    script = Path(os.environ["HOME"]) / ".config" / "learn" / "learn-digest.sh"
+    assert f'/bin/sh "{script}"' in (unit_dir / "learn-digest.service").read_text()
+    # The job reads twice its period: a day missed is in the next digest.
+    assert (f"{sys.executable} -P -m learn run --yes --quiet --all-projects --since 2d"
+            in script.read_text())
     assert "OnCalendar=*-*-* 09:00:00" in (unit_dir / "learn-digest.timer").read_text()
     assert ["systemctl", "--user", "enable", "--now", "learn-digest.timer"] in fake.calls
     res = CliRunner().invoke(schedule_cmd.command, ["--remove"])

@@ -34,6 +34,7 @@ from learn.report.schedule import (
     ScheduleSpec,
     cron_is_ours,
     cron_line,
+    job_script,
     shell_line,
     systemd_service,
     systemd_timer,
@@ -147,7 +148,7 @@ def test_remove_with_no_line_of_learns_writes_nothing(
         store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (store / "crontab").write_bytes(b"0 3 * * * ~/bin/mirror-digests # learn-digest\n")
     res = schedule(monkeypatch, "--cron", "--remove")
-    assert res.exit_code == 0 and "nothing changed" in res.output, res.output
+    assert res.exit_code == 0 and "nothing to remove" in res.output, res.output
     assert crontab_writes(store) == 0
     assert (store / "crontab").read_bytes() == b"0 3 * * * ~/bin/mirror-digests # learn-digest\n"
 
@@ -181,6 +182,12 @@ def cron_hands_sh(line: str) -> str:
     return "".join(out)
 
 
+def write_script(spec: ScheduleSpec) -> None:
+    """The job's script where `--install` writes it (beside schedule.env)."""
+    spec.script.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    spec.script.write_text(job_script(spec))
+
+
 def fake_learn(folder: Path) -> tuple[Path, Path]:
     folder.mkdir(parents=True)
     log = folder.parent / "argv.log"
@@ -204,6 +211,7 @@ def odd_spec(tmp_path: Path) -> tuple[ScheduleSpec, Path]:
 def test_a_folder_with_a_backslash_before_a_percent_reaches_the_job_intact(
         tmp_path: Path) -> None:
     spec, log = odd_spec(tmp_path)
+    write_script(spec)
     done = subprocess.run(["/bin/sh", "-c", cron_hands_sh(cron_line(spec))], timeout=30,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
@@ -218,6 +226,7 @@ def test_the_job_makes_its_folders_and_log_private(tmp_path: Path) -> None:
     spec = ScheduleSpec(every="weekly", learn=(str(exe),),
                         digests_dir=tmp_path / "data" / "learn" / "digests",
                         env_file=tmp_path / "cfg" / "schedule.env", path_env="/usr/bin:/bin")
+    write_script(spec)
     done = subprocess.run(["/bin/sh", "-c", cron_hands_sh(cron_line(spec))], timeout=30,
                           capture_output=True, text=True, check=False, umask=0o022)
     assert done.returncode == 0, done.stderr

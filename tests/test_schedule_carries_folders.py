@@ -8,8 +8,9 @@ the default store and config. Each scheduler's job is installed here through the
 /bin/sh, with none of this shell's variables: what learn sees is what the person set,
 however odd the folder names (`%`, quotes, `$`, backticks, `]]>`). A value no format can
 carry (a line break, a byte that is not UTF-8) is refused before anything is written.
-Without any of the variables the job is, byte for byte, what learn wrote before
-(tests/fixtures/schedule, rendered by the code before this change).
+Without any of the variables the job is, byte for byte, what learn wrote when the job
+became a script (tests/fixtures/schedule, rendered when learn-digest.sh was introduced;
+the crontab line, units and plist before it held the whole job, see audit60 F2).
 
 And on a machine with neither a systemd user manager nor a `crontab` command, `--install`
 says so with the way out (exit 2, as for no `claude`), and `--remove` has nothing to remove.
@@ -33,6 +34,7 @@ from learn.report.schedule import (
     ScheduleSpec,
     cron_is_ours,
     cron_line,
+    job_script,
     launchd_plist,
     shell_line,
     systemd_service,
@@ -96,12 +98,12 @@ def run_as_scheduled(sh_command: str, tmp_path: Path) -> dict[str, str]:
 
 
 def systemd_hands_sh(service: str) -> str:
-    """The `sh -c` word of ExecStart= as systemd reads it: `%%` is a `%`, the double
-    quotes' C escapes (`\\\\`, `\\"`) undone, `$$` is a `$`."""
-    found = re.search(r'^ExecStart=/bin/sh -c "((?:[^"\\]|\\.)*)"$', service, re.M)
+    """ExecStart= as systemd reads it, as a command for `sh -c`: the script's path word,
+    `%%` a `%`, the double quotes' C escapes (`\\\\`, `\\"`) undone, `$$` a `$`."""
+    found = re.search(r'^ExecStart=/bin/sh "((?:[^"\\]|\\.)*)"$', service, re.M)
     assert found is not None, service
     word = re.sub(r"\\(.)", r"\1", found.group(1).replace("%%", "%"))
-    return word.replace("$$", "$")
+    return shlex.join(["/bin/sh", word.replace("$$", "$")])
 
 
 def set_folders(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, names: tuple[str, ...],
@@ -170,9 +172,11 @@ def test_the_launch_agent_runs_learn_with_the_folders_it_was_installed_with(
     data = plistlib.loads(text.encode())
     assert set(data) == {"Label", "ProgramArguments", "StartCalendarInterval",
                          "StandardOutPath", "StandardErrorPath", "RunAtLoad"}
-    sh, dash_c, command = data["ProgramArguments"]
-    assert (sh, dash_c) == ("/bin/sh", "-c")
-    assert_carried(run_as_scheduled(command, tmp_path), folders)
+    sh, script = data["ProgramArguments"]
+    assert sh == "/bin/sh"
+    assert_carried(run_as_scheduled(shlex.join([sh, script]), tmp_path), folders)
+    # launchd opens its log before the script runs: the folder is there, private.
+    assert (folders["LEARN_DATA_DIR"] / "digests").stat().st_mode & 0o777 == 0o700
 
 
 def test_the_printed_job_carries_the_folders_too(
@@ -247,6 +251,7 @@ def test_without_the_variables_every_job_is_byte_for_byte_what_it_was() -> None:
     assert systemd_service(FIXED).encode() == (FIXTURES / "learn-digest.service").read_bytes()
     assert systemd_timer(FIXED).encode() == (FIXTURES / "learn-digest.timer").read_bytes()
     assert launchd_plist(FIXED).encode() == (FIXTURES / "dev.learn.digest.plist").read_bytes()
+    assert job_script(FIXED).encode() == (FIXTURES / "learn-digest.sh").read_bytes()
 
 
 def test_without_the_variables_the_command_carries_nothing(
@@ -255,7 +260,8 @@ def test_without_the_variables_the_command_carries_nothing(
     assert spec.env == ()
     res = schedule(monkeypatch, "--cron")
     assert res.exit_code == 0, res.output
-    assert "export LEARN_" not in res.output and "export XDG_" not in res.output
+    exported = re.findall(r"export (\w+)=", res.output)
+    assert exported == ["PATH", "LEARN_LOCK_TIMEOUT", "LEARN_SCHEDULED_JOB"], exported
 
 
 # ------------------------------------------------------------------ no scheduler here

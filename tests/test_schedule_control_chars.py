@@ -96,5 +96,7 @@ def test_an_ordinary_project_folder_is_scheduled(tmp_path: Path,
     code, out, runner = _schedule(monkeypatch, "--install", "--project", str(folder),
                                   systemd=True)
     assert code == 0, out
-    assert "--project" in (_unit_dir() / "learn-digest.service").read_text()
+    script = Path(os.environ["HOME"]) / ".config" / "learn" / "learn-digest.sh"
+    assert "learn-digest.sh" in (_unit_dir() / "learn-digest.service").read_text()
+    assert f"--project '{folder}'" in script.read_text()
     assert ["systemctl", "--user", "daemon-reload"] in runner.calls

@@ -11,6 +11,14 @@ judge call (exit 1) lost the whole digest and the words typed after /learn, and 
 person saw "Shell command failed" over a raw digest. With it, what failed is said on
 stdout, in the digest's "What failed" (or a short digest of its own when the run could
 not start), and the exit is 0; a plain `learn run` keeps its codes for scripts.
+
+`--out` gets that short digest too when the run stops before its own (no key, the
+endpoint refusing it, another run holding the lock, a key refused mid-run), whatever
+`--exit-zero` says, and the exit code stays: the scheduled job (learn.report.schedule)
+left no digest at all then, only a line in a log nobody reads, and the person saw the
+weekly digest stop arriving with nothing saying why (audit60 F1). In that job
+(LEARN_SCHEDULED_JOB set) a missing key's fix names the job's schedule.env: "export" it
+where?
 """
 
 from __future__ import annotations
@@ -39,6 +47,11 @@ class UsageProblem(click.ClickException):
         click.echo(f"learn run: {self.format_message()}", err=True)
 
 
+class OutRefused(UsageProblem):
+    """`--out` names a file that is not the report's to write: nothing is written to it,
+    not even the short digest of this failure."""
+
+
 class BackendUnavailable(UsageProblem):
     """The endpoint or the login said no before anything was read (learn.errors.EXIT_UNAVAILABLE)."""
 
@@ -53,11 +66,29 @@ def choose_backend_name(name: str) -> str:
         return "anthropic"
     if shutil.which("claude"):
         return "claude-cli"
+    job = _job_env_file()
+    if job is not None:
+        raise UsageProblem(
+            "no model backend available to the scheduled job: ANTHROPIC_API_KEY is not set "
+            f"in it and no `claude` binary is on its PATH; fix: put ANTHROPIC_API_KEY=… in "
+            f"{job} (chmod 600), or set [backend] claude_binary to the full path of `claude`")
     raise UsageProblem(
         "no model backend available: ANTHROPIC_API_KEY is not set and no `claude` binary is on "
         "PATH; fix: export ANTHROPIC_API_KEY=…, or install Claude Code and use --backend "
         "claude-cli, or run without a model: learn run --offline"
     )
+
+
+def _job_env_file() -> Path | None:
+    """The scheduled job's schedule.env when this run is that job (learn.report.schedule
+    exports LEARN_SCHEDULED_JOB), else None."""
+    from learn.report.schedule import SCHEDULED_ENV
+
+    if not os.environ.get(SCHEDULED_ENV):
+        return None
+    from learn.paths import config_dir
+
+    return config_dir() / "schedule.env"
 
 
 def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: Any) -> Any:
@@ -71,9 +102,15 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
 
     ready = check_backend_ready(name, config)
     if not ready.ok:
+        line = ready.line()
+        job = _job_env_file()
+        if job is not None and name == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
+            line = (f"{ready.detail} in the scheduled job; fix: put ANTHROPIC_API_KEY=sk-ant-… "
+                    f"in {job} (chmod 600), or set [backend] name = \"claude-cli\" in the "
+                    "config")
         # The line quotes the HTTP client's error, which can quote a header: the key.
         raise (BackendUnavailable if ready.problem == "unavailable" else UsageProblem)(
-            redact_message(ready.line()))
+            redact_message(line))
     base_url = {"openai": config.backend.openai_base_url,
                 "anthropic": anthropic_base_url(config, os.environ)}.get(name)
     try:
@@ -188,13 +225,28 @@ def command(scope: Scope, backend: str | None, model: str | None, offline: bool,
                            out=out, team=team, batch=batch, no_batch=no_batch,
                            include_programmatic=include_programmatic, exit_zero=exit_zero)
     except click.ClickException as exc:
-        if not exit_zero:
-            raise
         from learn.mining.miner import RunStopped
 
-        click.echo(not_run_digest(exc.format_message(), began=isinstance(exc, RunStopped)))
+        failed = not_run_digest(exc.format_message(), began=isinstance(exc, RunStopped))
+        if out is not None and not isinstance(exc, OutRefused):
+            _write_failure(out, failed)
+        if not exit_zero:
+            raise
+        click.echo(failed)
         code = 0
     sys.exit(code)
+
+
+def _write_failure(out: Path, text: str) -> None:
+    """The short digest of a run that stopped, to `--out` (never a file check_out refuses:
+    written through the same write_out); a failure to write it is said, not raised."""
+    from learn.report.errors import ConfinementError
+    from learn.report.out_file import write_out
+
+    try:
+        write_out(out, text)
+    except (ConfinementError, OSError) as exc:
+        click.echo(f"learn: --out: {exc}", err=True)
 
 
 def not_run_digest(why: str, *, began: bool = False) -> str:
@@ -315,6 +367,8 @@ def _run(scope: Scope, *, backend: str | None, model: str | None, offline: bool,
         from learn.errors import EXIT_BUSY
 
         click.echo(f"learn: {exc}", err=True)
+        if out is not None:
+            _write_failure(out, not_run_digest(str(exc)))
         if exit_zero:
             click.echo(not_run_digest(str(exc)))
         return EXIT_BUSY
@@ -389,7 +443,7 @@ def _check_out(out: Path) -> None:
     try:
         check_out(out)
     except ConfinementError as exc:
-        raise UsageProblem(str(exc)) from exc
+        raise OutRefused(str(exc)) from exc
 
 
 _SESSION_FAILURE = re.compile(r"^(?P<stage>\w+): session (?P<id>\S+): (?P<why>.*)$")

@@ -5,6 +5,14 @@
 mined twice at once); done, it is deleted; failed, it goes back with one more
 attempt, or to `failed/` after MAX_ATTEMPTS. The same session queued twice is
 one file. Everything lives under the data directory, 0700/0600.
+
+A job that cannot be claimed (a rename that keeps failing: `working/<id>.json` a folder,
+a file system remounted read-only, a folder changed by `sudo`) is skipped for the rest of
+the pass, and a pass that claims nothing ends: the worker re-listed and retried it at
+once, forever, at 100% CPU, holding its lock (audit60 F8). A job file that cannot be read
+(cut short, not JSON) goes to `failed/`, where doctor counts it, with a line in the log:
+it stayed in `working/` as "1 in progress" until the next worker deleted it without a
+word (F9). `learn run` still reads that session either way.
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +30,12 @@ from learn.hook.event import SessionEnded, parse_event
 from learn.paths import atomic_write_text, data_dir, ensure_private_dir
 
 MAX_ATTEMPTS: Final = 3
+
+Note = Callable[[str], None]  # one line for the worker's log
+
+
+def _quiet(_line: str) -> None:
+    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +56,8 @@ class SessionQueue:
         self.queued = self.root / "queued"
         self.working = self.root / "working"
         self.failed = self.root / "failed"
+        # Ids whose claim failed with the job still queued: not tried again by this queue.
+        self.unclaimable: set[str] = set()
 
     def _write(self, directory: Path, job: Job) -> None:
         ensure_private_dir(directory)
@@ -63,26 +79,59 @@ class SessionQueue:
         entries.sort(key=lambda p: (_mtime(p), p.name))
         return [p.stem for p in entries]
 
-    def claim(self, session_id: str) -> Job | None:
-        """Move one queued job into working/; None when another worker got it first."""
-        ensure_private_dir(self.working)
+    def claim(self, session_id: str, note: Note = _quiet) -> Job | None:
+        """Move one queued job into working/; None when another worker got it first, when
+        the move failed (said through `note`), or when what was moved is no job learn can
+        read (moved on to failed/, said through `note`)."""
         src, dst = self.queued / f"{session_id}.json", self.working / f"{session_id}.json"
         try:
+            ensure_private_dir(self.working)
             os.rename(src, dst)
-        except OSError:
+        except FileNotFoundError:
+            if not src.exists():
+                return None  # another worker claimed it
+            note(f"session {session_id}: Unclaimable: cannot move {src} into {self.working} "
+                 "(not found); skipped until the next worker")
             return None
-        return _read(dst)
+        except OSError as exc:
+            note(f"session {session_id}: Unclaimable: cannot move {src} to {dst} "
+                 f"({exc.strerror or exc}); skipped until the next worker")
+            return None
+        job = _read(dst)
+        if job is None:
+            self._unreadable(dst, note)
+        return job
 
-    def jobs(self, skip: set[str] | frozenset[str] = frozenset()) -> Iterator[Job]:
-        """Claim queued jobs one after another until none is left but those in `skip`."""
+    def _unreadable(self, path: Path, note: Note) -> None:
+        """`path` (in working/) to failed/, where doctor counts it, and one line saying so."""
+        target = self.failed / path.name
+        try:
+            ensure_private_dir(self.failed)
+            os.replace(path, target)
+            where = f"moved to {target}"
+        except OSError as exc:
+            where = f"left in place ({exc.strerror or exc})"
+        note(f"session {path.stem}: Unreadable: {path.name} is not a queued job learn can "
+             f"read; {where} (`learn run` still reads the session)")
+
+    def jobs(self, skip: set[str] | frozenset[str] = frozenset(),
+             note: Note = _quiet) -> Iterator[Job]:
+        """Claim queued jobs one after another until none is left but those in `skip` and
+        those that could not be claimed in this pass (added to `self.unclaimable`)."""
         while True:
-            ids = [i for i in self.pending() if i not in skip]
+            ids = [i for i in self.pending() if i not in skip and i not in self.unclaimable]
             if not ids:
                 return
+            claimed = False
             for session_id in ids:
-                job = self.claim(session_id)
+                job = self.claim(session_id, note)
                 if job is not None:
+                    claimed = True
                     yield job
+                elif (self.queued / f"{session_id}.json").exists():
+                    self.unclaimable.add(session_id)
+            if not claimed:
+                return
 
     def done(self, job: Job) -> None:
         with contextlib.suppress(OSError):
@@ -102,8 +151,9 @@ class SessionQueue:
         self.done(job)
         return target is self.queued
 
-    def recover(self) -> int:
-        """Put jobs a dead worker left in working/ back in the queue (call under the worker lock)."""
+    def recover(self, note: Note = _quiet) -> int:
+        """Put jobs a dead worker left in working/ back in the queue (call under the worker
+        lock); one that cannot be read goes to failed/ (said through `note`)."""
         moved = 0
         try:
             stale = list(self.working.glob("*.json"))
@@ -112,8 +162,7 @@ class SessionQueue:
         for path in stale:
             job = _read(path)
             if job is None:
-                with contextlib.suppress(OSError):
-                    path.unlink()
+                self._unreadable(path, note)
                 continue
             if not (self.queued / path.name).exists():
                 self._write(self.queued, job)

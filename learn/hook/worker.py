@@ -121,10 +121,10 @@ def drain(queue: SessionQueue, mine_one: MineOne, log: Log, *, lock_dir: Path,
     while True:
         try:
             with run_lock("hook-worker", timeout=0, directory=lock_dir):
-                if queue.recover():
+                if queue.recover(log.write):
                     log.write("requeued sessions a stopped worker left behind")
                 first = True
-                for job in queue.jobs(skip=tried):
+                for job in queue.jobs(skip=tried, note=log.write):
                     if not first:
                         sleep(interval)
                     first = False
@@ -148,7 +148,9 @@ def drain(queue: SessionQueue, mine_one: MineOne, log: Log, *, lock_dir: Path,
             stats.skipped_locked = True
             return stats
         # A hook that queued while we held the lock found it taken and left its
-        # session to us: look once more after releasing.
+        # session to us: look once more after releasing. One this worker could not
+        # claim is not looked at again (it was said once in the log).
+        tried |= queue.unclaimable
         if not [i for i in queue.pending() if i not in tried]:
             return stats
 

@@ -1,10 +1,26 @@
 """Periodic digests: a systemd user timer, a crontab line, or a launchd agent.
 
-All three run the same shell line: `learn run --yes --quiet --since 7d --out
-<data dir>/digests/digest-<date>.md`, over every project unless one is given
-(a service starts in $HOME, where "the current project" means nothing). The run
-writes its digest file even when some sessions failed, and exits non-zero then,
-so the service manager records the failure without losing the digest.
+All three run the same small script learn writes in its config folder
+(`<config dir>/learn-digest.sh`, 0700, SCRIPT): `learn run --yes --quiet --since
+<twice the period> --out <data dir>/digests/digest-<date>.md`, over every project unless
+one is given (a service starts in $HOME, where "the current project" means nothing). The
+run writes its digest file even when some sessions failed, or could not start at all (no
+key, another run holding the lock: learn.commands.run writes "could not run" there), and
+exits non-zero then, so the service manager records the failure without losing the
+digest. The script logs to `<data dir>/digests/schedule.log` whatever the scheduler,
+ending each run with a `learn-digest: <time> exit <code>` line that `learn doctor` reads.
+
+Why a script and not the line itself: the line repeated each folder four or five times
+and embedded the whole PATH, 892 bytes for /home/alice with PATH=/usr/bin:/bin and 1039
+with a desktop PATH, and Vixie-derived cron (Debian's `cron`, macOS, FreeBSD) keeps only
+the first 999 bytes of a command, silently: the cut line redirected into a folder and
+never started learn (audit60 F2). The crontab line is now `/bin/sh '<script>'`, and one
+that would still be over MAX_CRON_COMMAND is refused at install. The script holds only
+learn's own paths, flags and variable names: nothing a transcript says reaches it.
+
+Why twice the period (`--since 14d` weekly): a run missed while the laptop slept, or one
+that failed at wake before the network was up, left that week's sessions out of every
+scheduled digest; sessions already mined are cache hits and cost nothing.
 
 Rendering is pure; installing shells out through an injectable runner.
 
@@ -40,10 +56,37 @@ from typing import Literal
 
 Every = Literal["daily", "weekly"]
 
-# What moves learn's folders (learn.paths), in the order the job exports them; each is
-# carried only when set and not empty (learn reads an empty one as unset).
+# What moves learn's folders (learn.paths) and the agents' (learn.transcripts: where each
+# keeps its transcripts), in the order the job exports them; each is carried only when set
+# and not empty (learn reads an empty one as unset). Without CLAUDE_CONFIG_DIR the job read
+# 2 sessions (Codex's) where `learn sessions` by hand read 8, and said nothing (audit60 F3).
 CARRIED = ("LEARN_DATA_DIR", "LEARN_CONFIG_DIR", "LEARN_CACHE_DIR",
-           "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
+           "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+           "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME",
+           "OPENCODE_DB", "OPENCODE_CONFIG_DIR", "OPENCODE_CONFIG")
+
+# Where the model is reached: not carried (an endpoint or proxy of the moment, a VPN's, is
+# not the job's to keep), but said at install when set now and not in schedule.env: a
+# gateway user's job sent the key to api.anthropic.com and failed at every run.
+REACH = ("ANTHROPIC_BASE_URL", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+         "ALL_PROXY", "all_proxy")
+
+# Exported by the job before schedule.env is read (the person may set either there).
+# LEARN_LOCK_TIMEOUT: a run in progress at the job's hour finishes first; the default 10 s
+# is for a person at a terminal, and the job exited 75 with no digest that week (F4).
+# LEARN_SCHEDULED_JOB: `learn run` words its fixes for the job (put the key in
+# schedule.env, not "export" it in a shell the job never sees).
+JOB_ENV = (("LEARN_LOCK_TIMEOUT", "3600"), ("LEARN_SCHEDULED_JOB", "1"))
+SCHEDULED_ENV = "LEARN_SCHEDULED_JOB"
+
+SCRIPT = "learn-digest.sh"
+LOG = "schedule.log"
+# Vixie cron's MAX_COMMAND is 1000 with the terminating NUL: 999 bytes of command are kept.
+MAX_CRON_COMMAND = 999
+# Digests kept in the digests folder, a year of weekly ones (the oldest removed by the job).
+KEEP_DIGESTS = 52
+# schedule.log is moved to schedule.log.1 past this, as hook.log is (learn.hook.worker).
+LOG_MAX_BYTES = 1 << 20
 
 # C0 and C1 controls and the Unicode line separators. A newline in a folder name
 # became a line of the unit (`ExecStartPre=...` of the folder's choosing) and split
@@ -73,12 +116,26 @@ class ScheduleSpec:
     learn: tuple[str, ...]  # how to invoke learn, e.g. ("/venv/bin/python", "-P", "-m", "learn")
     digests_dir: Path
     env_file: Path  # sourced if present: where an API key can live, 0600, written by the user
-    since: str = "7d"
+    since: str = "14d"
     path_env: str | None = None  # PATH to run with (the service manager's is minimal)
     project: Path | None = None  # None: every project
     hour: int = 9
     # (name, value) exported before learn runs: the CARRIED variables set at install.
     env: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def script(self) -> Path:
+        """The job's script, beside schedule.env in learn's config folder."""
+        return self.env_file.with_name(SCRIPT)
+
+    @property
+    def log(self) -> Path:
+        return self.digests_dir / LOG
+
+
+def since_for(every: str) -> str:
+    """How far back the job reads: twice its period."""
+    return "2d" if every == "daily" else "14d"
 
 
 def unwritable(value: str) -> str | None:
@@ -113,6 +170,7 @@ def shell_line(spec: ScheduleSpec) -> str:
     parts = ["umask 077;"]
     if spec.path_env:
         parts.append(_export("PATH", spec.path_env))
+    parts.extend(_export(name, value) for name, value in JOB_ENV)
     # Before schedule.env is read: a variable the person sets there is theirs to set.
     parts.extend(_export(name, value) for name, value in spec.env)
     parts.append(_source_if_own(spec.env_file))
@@ -141,7 +199,36 @@ def _systemd_quote(line: str) -> str:
     return '"' + escaped.replace("$", "$$") + '"'
 
 
+def job_script(spec: ScheduleSpec) -> str:
+    """The script every scheduler runs: shell_line in a subshell, its output appended to
+    schedule.log (rotated past LOG_MAX_BYTES), then a last line with the time and the exit
+    code for `learn doctor`, and the digests past KEEP_DIGESTS removed, oldest first."""
+    out_dir = shlex.quote(str(spec.digests_dir))
+    log = shlex.quote(str(spec.log))
+    # digest-YYYY-MM-DD.md only: a file of the person's own in the folder is theirs.
+    dated = "digest-[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md"
+    return (
+        "#!/bin/sh\n"
+        f"# {OWNED}\n"
+        f"# learn's {spec.every} digest job: cron, systemd or launchd runs it. Print it with\n"
+        "# `learn schedule`; `learn schedule --remove` removes the job and this file.\n"
+        f"# every={spec.every}\n"
+        "umask 077\n"
+        f"mkdir -p -m 700 {out_dir} || exit 1\n"
+        f'if [ -n "$(find {log} -prune -size +{LOG_MAX_BYTES}c 2>/dev/null)" ]; then '
+        f"mv -f {log} {log}.1; fi\n"
+        f"exec >>{log} 2>&1\n"
+        f"( {shell_line(spec)} )\n"
+        "code=$?\n"
+        'echo "learn-digest: $(date +%Y-%m-%dT%H:%M:%S%z) exit $code"\n'
+        f"( cd {out_dir} && ls -1r {dated} 2>/dev/null | tail -n +{KEEP_DIGESTS + 1} | "
+        'while IFS= read -r old; do rm -f -- "$old"; done )\n'
+        'exit "$code"\n'
+    )
+
+
 def systemd_service(spec: ScheduleSpec) -> str:
+    job_script(spec)  # a value no job can carry renders no part of one (ValueError)
     return (
         f"# {OWNED}\n"
         "[Unit]\n"
@@ -149,7 +236,7 @@ def systemd_service(spec: ScheduleSpec) -> str:
         "\n"
         "[Service]\n"
         "Type=oneshot\n"
-        f"ExecStart=/bin/sh -c {_systemd_quote(shell_line(spec))}\n"
+        f"ExecStart=/bin/sh {_systemd_quote(str(spec.script))}\n"
         "Nice=10\n"
     )
 
@@ -175,12 +262,23 @@ def systemd_timer(spec: ScheduleSpec) -> str:
 
 
 def cron_line(spec: ScheduleSpec) -> str:
+    """The crontab line: the script, by sh (no exec bit needed), and learn's tag."""
+    job_script(spec)  # a value no job can carry renders no part of one (ValueError)
     dow = "1" if spec.every == "weekly" else "*"
-    log = shlex.quote(str(spec.digests_dir / "schedule.log"))
-    out_dir = shlex.quote(str(spec.digests_dir))
-    # The log sits in the digests dir, so that must exist before the redirect opens it.
-    command = f"umask 077; mkdir -p -m 700 {out_dir} && ( {shell_line(spec)} ) >>{log} 2>&1"
+    command = f"/bin/sh {shlex.quote(str(spec.script))}"
     return f"0 {spec.hour} * * {dow} {_cron_escape(command)} {CRON_TAG}"
+
+
+def cron_too_long(line: str) -> str | None:
+    """Why Vixie-derived cron would cut `line` (None: it would not): its command, as
+    cron reads it (after the five time fields), over MAX_CRON_COMMAND bytes."""
+    command = line.split(" ", 5)[5]
+    size = len(command.encode("utf-8", "surrogateescape"))
+    if size <= MAX_CRON_COMMAND:
+        return None
+    return (f"the crontab line's command is {size} bytes, and Debian's, macOS's and FreeBSD's "
+            f"cron keep only the first {MAX_CRON_COMMAND} and drop the rest without a word, so "
+            "the job would never run")
 
 
 def _cron_escape(command: str) -> str:
@@ -199,8 +297,10 @@ def cron_is_ours(line: str) -> bool:
     return _OUR_CRON.fullmatch(line.rstrip()) is not None
 
 
-_OUR_CRON = re.compile(r"0 \d{1,2} \* \* [1*] (?:umask 077; )?mkdir -p -m 700 .* run --yes "
-                       r"--quiet .* " + re.escape(CRON_TAG))
+# Today's line (the script) and the long line learn wrote before it had a script.
+_OUR_CRON = re.compile(r"0 \d{1,2} \* \* [1*] (?:/bin/sh \S.*" + re.escape(SCRIPT) + r"'?|"
+                       r"(?:umask 077; )?mkdir -p -m 700 .* run --yes --quiet .*) "
+                       + re.escape(CRON_TAG))
 
 
 def merge_crontab(existing: str, line: str | None) -> str:
@@ -258,13 +358,16 @@ def env_file_problem(path: Path) -> str | None:
 
 
 def launchd_plist(spec: ScheduleSpec) -> str:
+    job_script(spec)  # a value no job can carry renders no part of one (ValueError)
     interval: dict[str, int] = {"Hour": spec.hour, "Minute": 0}
     if spec.every == "weekly":
         interval["Weekday"] = 1
-    log = str(spec.digests_dir / "schedule.log")
+    # What launchd itself writes (a script it cannot start); the folder is made at install:
+    # launchd opens the file before the script runs.
+    log = str(spec.log)
     data = {
         "Label": LAUNCHD_LABEL,
-        "ProgramArguments": ["/bin/sh", "-c", shell_line(spec)],
+        "ProgramArguments": ["/bin/sh", str(spec.script)],
         "StartCalendarInterval": interval,
         "StandardOutPath": log,
         "StandardErrorPath": log,

@@ -1,0 +1,107 @@
+"""Doctor's line on the periodic digest: did the installed job run, and did it work?
+
+A scheduled run that failed left its reason only in schedule.log (or the journal), and
+a job that never ran (a cut crontab line, a timer with nobody logged in, a moved
+virtualenv) left nothing at all: the person saw the weekly digest stop arriving and
+`learn doctor` said nothing about the schedule (audit60 F1). So, when learn's job script
+is installed (learn.report.schedule.SCRIPT): a digest older than the job's period and a
+day, or a last run that ended in an error, is one warning with the fix.
+
+Cheap by design (doctor must stay fast): a stat of the script, one glob of the digests
+folder and the last 16 KiB of the log; no scheduler is asked.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from learn.check import Check
+from learn.report.schedule import LOG, SCRIPT, written_by_learn
+
+_DAY = 86400.0
+_EVERY = re.compile(rb"^# every=(daily|weekly)$", re.M)
+_EXIT = re.compile(r"^learn-digest: (\S+) exit (\d+)$")
+
+
+def check_schedule(config_dir: Path, data_dir: Path, *, now: float | None = None) -> Check | None:
+    """A line when learn's job is installed here; None when it is not."""
+    script = config_dir / SCRIPT
+    try:
+        data = script.read_bytes()[:4096]
+        installed_at = script.stat().st_mtime
+    except OSError:
+        return None
+    if not written_by_learn(data):
+        return None
+    found = _EVERY.search(data)
+    every = found.group(1).decode() if found else "weekly"
+    period = _DAY if every == "daily" else 7 * _DAY
+    now = time.time() if now is None else now
+    digests = data_dir / "digests"
+    log = digests / LOG
+    newest = _newest_digest(digests)
+    again = f"run the job once by hand to see it work: /bin/sh {script}"
+    failure = _last_failure(log)
+    if failure is not None:
+        code, why = failure
+        return Check("schedule", "warn",
+                     f"the last {every} digest run failed (exit {code})"
+                     + (f": {why}" if why else ""),
+                     f"fix what it says (see {log}), then {again}")
+    since = newest[1] if newest else installed_at
+    if now - since > period + _DAY:
+        days = int((now - since) // _DAY)
+        what = (f"the newest digest, {newest[0].name}, is {days} days old" if newest else
+                f"no digest in {days} days since the job was installed")
+        return Check("schedule", "warn",
+                     f"{what}, and the job runs {every}: it has not run",
+                     "check that the scheduler runs it (systemctl --user list-timers "
+                     "learn-digest.timer; crontab -l; launchctl list dev.learn.digest), or "
+                     f"reinstall it: learn schedule --{every} --install; then {again}")
+    last = f"; last digest {newest[0].name}" if newest else "; no digest yet"
+    return Check("schedule", "ok", f"{every} digest job installed ({script}){last}")
+
+
+def _newest_digest(digests: Path) -> tuple[Path, float] | None:
+    best: tuple[Path, float] | None = None
+    try:
+        for path in digests.glob("digest-*.md"):
+            try:
+                mtime = path.stat().st_mtime
+            except OSError:
+                continue
+            if best is None or mtime > best[1]:
+                best = (path, mtime)
+    except OSError:
+        return None
+    return best
+
+
+def _last_failure(log: Path) -> tuple[int, str] | None:
+    """(exit code, the run's last `learn…` line before it) when the log's last run ended
+    non-zero; None when it ended 0 or there is no log."""
+    try:
+        with log.open("rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(0, fh.tell() - 16384))
+            tail = fh.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    for i in range(len(tail) - 1, -1, -1):
+        found = _EXIT.match(tail[i].strip())
+        if found is None:
+            continue
+        code = int(found.group(2))
+        if code == 0:
+            return None
+        why = ""
+        for line in reversed(tail[:i]):
+            if _EXIT.match(line.strip()):
+                break  # the run before
+            if line.startswith(("learn", "/bin/sh", "sh:", "exec")) or "not found" in line:
+                why = line.strip()[:300]
+                break
+        return code, why
+    return None
