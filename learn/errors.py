@@ -70,6 +70,19 @@ def _file(exc: BaseException) -> tuple[str, int]:
     return what, EXIT_FAILURE
 
 
+def _database_lost(exc: BaseException) -> tuple[str, int]:
+    # A PostgreSQL store (or team database) that stopped mid-command: the server was
+    # shut down or restarted, the network dropped, a statement ran past its limit
+    # (learn.store.postgres). Said before any doctor check: those would connect to the
+    # same server and wait on it again. What a run paid for is already in its `runs`
+    # row (learn.store.run_usage), so running it again loses nothing.
+    first = next((line.strip() for line in str(exc).splitlines() if line.strip()),
+                 type(exc).__name__)
+    return (f"the database stopped answering or dropped the connection ({first}); what was "
+            "committed is kept, a run's paid model calls included; fix: check the database is "
+            "reachable and run it again", EXIT_FAILURE)
+
+
 # Exception class ("module.qualname", matched along the exception's MRO so that
 # matching imports nothing on the happy path) -> how to say it; None: not a
 # setup problem, let it through (click already handles a closed pipe quietly).
@@ -79,6 +92,10 @@ EXPLAIN: dict[str, Callable[[BaseException], tuple[str, int]] | None] = {
     "learn.store.db.StoreFullError": _full,
     "learn.store.db.StoreError": _store,
     "apsw.Error": _store,
+    # psycopg's, met mid-command (connecting is a StoreError already): AdminShutdown,
+    # a dropped connection, statement_timeout's QueryCanceled; not its SQL errors.
+    "psycopg.OperationalError": _database_lost,
+    "psycopg.InterfaceError": _database_lost,
     "builtins.OSError": _file,
 }
 

@@ -61,11 +61,18 @@ def command(out: Path, since: str | None, project_dir: Path | None, all_projects
         return
     except NoRunError as exc:
         raise click.ClickException(str(exc)) from exc
+    # A team run is read back from a database every member can write: the page says
+    # so, and that what the shared rows can tell was checked against them.
+    title = TEAM_TITLE if team else "learn report"
     try:
-        write_out(out, render_html(result))
+        write_out(out, render_html(result, title=title))
     except ConfinementError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"wrote {out} ({plural(len(result.proposals), 'proposal')})", err=True)
+
+
+TEAM_TITLE = ("learn team report: the last team run stored by a member; people, sessions, "
+              "names and quotes rechecked against what was shared")
 
 
 class TeamSetupProblem(click.ClickException):
@@ -79,7 +86,8 @@ def _team_run(since_at: datetime | None, since: str | None) -> RunResult:
     from learn.config import load_config
     from learn.projects import repository_id_of
 
-    url = load_config().team.database_url
+    team = load_config().team
+    url = team.database_url
     if not url:
         raise TeamSetupProblem("--team needs [team] database_url in the config")
     root = Path.cwd().resolve()
@@ -87,10 +95,20 @@ def _team_run(since_at: datetime | None, since: str | None) -> RunResult:
     if remote is None:
         raise TeamSetupProblem(f"{root} has no git remote on a host: a team run groups "
                                "by the repository")
+    from learn.reduce.team_recheck import recheck_stored_run
+    from learn.store import open_store
     from learn.store.runs import load_latest_run
 
-    result = load_latest_run(since_at, path=url, project=remote)
+    notes: list[str] = []
+    result = load_latest_run(since_at, path=url, project=remote, notes=notes)
+    for note in notes:
+        click.echo(f"learn: {note}", err=True)
     if result is None:
         window = f" since {since}" if since else ""
         raise NoRunError(f"no stored team run{window} of {remote}: run `learn run --team` first")
-    return result
+    # Any member can write a run: its counts, names and quotes are checked against
+    # what was shared (recheck_stored_run), as `learn run --team` counts them.
+    with open_store(url) as store:
+        rows = store.team.shared_rows(remote)
+    return recheck_stored_run(result, rows, remote=remote, min_people=team.min_people,
+                              min_sessions=team.min_sessions)

@@ -356,7 +356,9 @@ def _run(scope: Scope, *, backend: str | None, model: str | None, offline: bool,
 
     bars = _Bars(enabled=not quiet and sys.stderr.isatty())
     try:
-        with run_lock(), bars:
+        # A team run writes only to the team's database: its own lock, so a team database
+        # that stalls does not keep this person's own runs (the scheduled one) busy.
+        with run_lock("team" if team else "run"), bars:
             if team:
                 result = _team_result(scope, config, model_backend, embedder)
             else:

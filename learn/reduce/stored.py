@@ -12,16 +12,22 @@ to reduce_sessions.
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from learn.records.proposal import Proposal, RunResult, Verdict
 from learn.reduce.protocols import ShownRecord
+from learn.reduce.slug import canonical_slug
 from learn.store.label_tables import text_hash
 from learn.store.proposals import DeclinedRows, declined_at_threshold
 from learn.store.proposals_ddl import projects_of
 from learn.store.run_json import result_to_full_json
 from learn.store.shown_table import ANYWHERE
+from learn.textfold import flatten
+from learn.textunits import cut_to_width
+from learn.visible import visible
 
 if TYPE_CHECKING:
     import numpy as np
@@ -128,18 +134,78 @@ class StoreShownState:
         )
 
 
+# A category is one or two lowercase words naming an area ("tooling", "git",
+# "code review"; prompts/judge.v6.md). A stored one is anyone's to write on a
+# shared database: eve's `category = 'workflow): ok\n\n## Note to Claude Code…'`
+# printed a heading and an instruction in a teammate's digest, which Claude Code's
+# model reads (team audit F1). Anything but a short plain phrase is dropped.
+CATEGORY_CHARS = 32
+# Letters first (no list marker, no heading), then letters, digits, spaces and
+# joiners only: no Markdown character, no line break, at most four words.
+_PART = r"(?:[^\W_]|[/&.+'-])"
+_CATEGORY = re.compile(rf"[^\W\d_]{_PART}*(?: {_PART}+){{0,3}}")
+# The judge's summary is one rule line and its rationale a sentence or two; a stored
+# one is cut to what the digest could show anyway.
+SUMMARY_CHARS = 600
+RATIONALE_CHARS = 600
+MODEL_CHARS = 80
+
+
+def stored_category(value: object) -> str:
+    """`value` if it is a short plain category word or phrase (flattened, lowercase),
+    else "" (shown as "uncategorised")."""
+    flat = flatten(visible(str(value or ""))).lower()
+    return flat if len(flat) <= CATEGORY_CHARS and _CATEGORY.fullmatch(flat) else ""
+
+
+def stored_confidence(value: object) -> float:
+    """A finite confidence in [0, 1] (NaN, infinities and non-numbers are 0)."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 0.0
+    return min(1.0, max(0.0, number)) if math.isfinite(number) else 0.0
+
+
+def stored_text(value: object, limit: int) -> str:
+    """Stored words as one visible line, cut at `limit` columns: what the digest does
+    with every other stored text (learn.report.words.flatten, learn.visible)."""
+    return cut_to_width(flatten(visible(str(value or ""))), limit)
+
+
+def stored_verdict(verdict: Verdict) -> Verdict:
+    """A verdict read back from a store or a stored run, as its reader may show it.
+    Whatever wrote it (any member of a team database can), the category is a plain
+    phrase or nothing, the confidence a number in [0, 1], the summary and rationale one
+    visible line each, the scope one learn knows (else the narrower, "project")."""
+    canonical = verdict.canonical_key
+    return dataclasses.replace(
+        verdict,
+        accepted=bool(verdict.accepted),
+        summary=stored_text(verdict.summary, SUMMARY_CHARS),
+        category=stored_category(verdict.category),
+        scope="user" if verdict.scope == "user" else "project",
+        confidence=stored_confidence(verdict.confidence),
+        rationale=stored_text(verdict.rationale, RATIONALE_CHARS),
+        canonical_key=canonical_slug(canonical) if isinstance(canonical, str) else None,
+        model=stored_text(verdict.model, MODEL_CHARS) or None,
+    )
+
+
 def _verdict(row: dict[str, Any]) -> Verdict:
-    scope = row.get("scope")
-    return Verdict(
+    """A stored verdict row as a Verdict, through stored_verdict: a row is data from
+    anyone who can write the store (every member of a team database)."""
+    return stored_verdict(Verdict(
         accepted=bool(row["accepted"]),
         summary=row["summary"],
         category=row["category"],
-        scope="project" if scope == "project" else "user",
-        confidence=float(row["confidence"]),
+        # The verdict table's own reading: a scope it does not know is a user rule's.
+        scope="project" if row.get("scope") == "project" else "user",
+        confidence=row["confidence"],
         rationale=row["rationale"] or "",
         canonical_key=row["canonical_key"],
         model=row["model"],
-    )
+    ))
 
 
 class StoreVerdictMemory:

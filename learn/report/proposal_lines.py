@@ -7,6 +7,8 @@ The digest (learn.report.digest) puts these under its run header; the HTML repor
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable
 
 from learn.projects import quote_projects
@@ -15,7 +17,7 @@ from learn.reduce.agent_files import readers_of
 from learn.reduce.pathscope import scoped_safely
 from learn.report.words import day, flatten, plural
 from learn.textfold import fold
-from learn.visible import code_span
+from learn.visible import code_span, visible
 
 # Directive quotes are the evidence, so they get room; fix and request quotes sit
 # next to a command or label that already says most of it.
@@ -122,8 +124,8 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
     if v is not None:
         what = "proposed command" if p.kind == "request" or p.surface == "command" else \
             "proposed rule"
-        lines.append(f"  - {what} ({v.scope} scope, {v.category or 'uncategorised'}, "
-                     f"confidence {v.confidence:.2f}): {flatten(v.summary)}")
+        lines.append(f"  - {what} ({v.scope} scope, {_category(v.category)}, "
+                     f"confidence {_confidence(v.confidence):.2f}): {flatten(v.summary)}")
     elif p.worded:
         lines.append(f"  - proposed rule (worded from your quote, no model judged it): "
                      f"{flatten(p.worded)}")
@@ -165,6 +167,23 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
         lines.append(f"  - already covered by the {code_span(p.existing_rule)} skill: sharpen its "
                      "description so it triggers")
     return lines
+
+
+# A category is one or two words; what is longer, or holds a character Markdown
+# reads, did not come from the judge (a verdict read back from a shared store,
+# team audit F1) and is not printed as it is.
+CATEGORY_CHARS = 32
+_MARKDOWN = re.compile(r"[#*_`\[\]()<>|!:;]")
+
+
+def _category(category: str) -> str:
+    flat = flatten(visible(category), CATEGORY_CHARS)
+    return "uncategorised" if not flat or _MARKDOWN.search(flat) or flat[0] in "-+>=" \
+        else flat
+
+
+def _confidence(value: float) -> float:
+    return min(1.0, max(0.0, value)) if math.isfinite(value) else 0.0
 
 
 def _said_alike(quotes: Iterable[Quote], text: str) -> set[str]:

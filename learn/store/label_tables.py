@@ -46,6 +46,24 @@ def _example_labels(conn: Connection, ids: Sequence[int]) -> dict[int, str]:
     return out
 
 
+def _usable(blob: object, dim: int | None) -> npt.NDArray[np.float32] | None:
+    """The cached vector in `blob`, or None when it cannot be one of `dim` dimensions
+    (not bytes, a length other than 4 * dim, a NaN or an infinity)."""
+    import numpy as np
+
+    if not isinstance(blob, bytes | bytearray | memoryview):
+        return None
+    raw = bytes(blob)
+    if dim is not None and len(raw) != 4 * dim:
+        return None
+    if len(raw) % 4:
+        return None
+    vector = vectors.from_blob(raw)
+    if not bool(np.all(np.isfinite(vector))):
+        return None
+    return vector
+
+
 class LabelTables:
     """labels, label_examples, name_cache and embedding_cache over an open FeedbackStore."""
 
@@ -150,8 +168,17 @@ class LabelTables:
 
     # -- embeddings cache ----------------------------------------------------------
 
-    def cached_vectors(self, space: str, hashes: Iterable[str]) -> dict[str, npt.NDArray[np.float32]]:
-        """text_hash -> vector for the hashes cached in `space` (missing ones are absent)."""
+    def cached_vectors(self, space: str, hashes: Iterable[str], *,
+                       dim: int | None = None) -> dict[str, npt.NDArray[np.float32]]:
+        """text_hash -> vector for the hashes cached in `space` (missing ones are absent).
+
+        With `dim`, a cached blob that is not `dim` float32s, or holds a value that is
+        not finite, is absent too: a miss, which embed_cached embeds again and writes
+        over. The cache of a shared database is any member's to write, and one such
+        blob for a teammate's quote crashed every member's team run until someone
+        deleted it ("could not broadcast input array from shape (3,)", "The
+        condensed distance matrix must contain only finite values"; team audit F2).
+        """
         wanted = list(dict.fromkeys(hashes))
         out: dict[str, npt.NDArray[np.float32]] = {}
         # SQLite caps bound parameters; 500 per query stays far below every build's limit.
@@ -163,7 +190,9 @@ class LabelTables:
                 (space, *chunk),
             )
             for r in rows:
-                out[r["text_hash"]] = vectors.from_blob(r["vector"])
+                vector = _usable(r["vector"], dim)
+                if vector is not None:
+                    out[r["text_hash"]] = vector
         return out
 
     def put_vectors(self, space: str, items: Mapping[str, Any]) -> int:
@@ -180,7 +209,7 @@ class LabelTables:
         import numpy as np
 
         hashes = [text_hash(t) for t in texts]
-        have = self.cached_vectors(embedder.name, hashes)
+        have = self.cached_vectors(embedder.name, hashes, dim=int(embedder.dim))
         todo = [i for i, h in enumerate(hashes) if h not in have]
         out = np.zeros((len(texts), int(embedder.dim)), dtype=np.float32)
         if todo:

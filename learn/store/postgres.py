@@ -102,14 +102,46 @@ class PgConnection:
         self.raw.close()
 
 
+# A database that accepts the connection and never answers (a half-dead proxy, a
+# stalled failover) held `learn run --team` with nothing printed for as long as it
+# lasted, and the run lock with it (team audit F5). So: give up connecting after
+# CONNECT_TIMEOUT_S, notice a peer gone silent mid-run with TCP keepalives (idle 30 s,
+# then 3 probes 10 s apart: about a minute), and let no one statement run longer than
+# STATEMENT_TIMEOUT_MS. A parameter the URL sets itself (or PGCONNECT_TIMEOUT) wins.
+CONNECT_TIMEOUT_S = 10
+KEEPALIVES = {"keepalives": "1", "keepalives_idle": "30", "keepalives_interval": "10",
+              "keepalives_count": "3"}
+# Five minutes: the longest statement a team run sends takes well under a second at
+# 50 people x 30,000 shared rows (benchmarks/team_run.py); a wait for a row or advisory
+# lock is bounded sooner, by lock_timeout.
+STATEMENT_TIMEOUT_MS = 300_000
+
+
+def connect_params(url: str) -> dict[str, str]:
+    """The connection parameters learn adds to `url`: those it does not set itself."""
+    import os
+
+    from psycopg.conninfo import conninfo_to_dict
+
+    given = conninfo_to_dict(url)
+    wanted = dict(KEEPALIVES)
+    if not os.environ.get("PGCONNECT_TIMEOUT"):
+        wanted["connect_timeout"] = str(CONNECT_TIMEOUT_S)
+    return {k: v for k, v in wanted.items() if k not in given}
+
+
 def connect(url: str, *, readonly: bool = False, busy_timeout_ms: int | None = None) -> PgConnection:
     """A psycopg connection in autocommit mode (the store issues BEGIN itself).
 
     busy_timeout_ms becomes lock_timeout: a writer waiting on another's row lock
     gives up after it, like SQLite's busy timeout. readonly sets the session
-    read-only, so any write fails inside PostgreSQL itself.
+    read-only, so any write fails inside PostgreSQL itself. Connecting gives up after
+    CONNECT_TIMEOUT_S, keepalives notice a silent peer, and a statement runs at most
+    STATEMENT_TIMEOUT_MS unless the URL, the role or the database set a limit of
+    their own (connect_params).
     """
     import psycopg
+    from psycopg.conninfo import make_conninfo
 
     from learn.store.db import DEFAULT_BUSY_TIMEOUT_MS
 
@@ -118,11 +150,17 @@ def connect(url: str, *, readonly: bool = False, busy_timeout_ms: int | None = N
 
     try:
         # RawCursor: `$n` placeholders go to the server as written (psycopg >= 3.2).
-        raw = psycopg.connect(url, autocommit=True, cursor_factory=psycopg.RawCursor)
+        raw = psycopg.connect(make_conninfo(url, **connect_params(url)), autocommit=True,
+                              cursor_factory=psycopg.RawCursor)
     except psycopg.OperationalError as exc:
         raise StoreError(f"cannot connect to {redact_url(url)}: {exc}") from exc
     try:
         raw.execute(f"SET lock_timeout = {int(timeout)}")
+        # Only where no limit is set yet (0): `options=-c statement_timeout=…` in the
+        # URL, or ALTER ROLE/DATABASE … SET, is the operator's choice.
+        raw.execute("SELECT set_config('statement_timeout', "
+                    f"'{int(STATEMENT_TIMEOUT_MS)}', false) "
+                    "WHERE current_setting('statement_timeout') IN ('0', '0ms')")
         if readonly:
             raw.execute("SET default_transaction_read_only = on")
     except BaseException:

@@ -9,9 +9,11 @@ else data_dir()/learn.db) unless given a path, through learn.store.api.open_stor
 from __future__ import annotations
 
 import dataclasses
+import sys
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from learn.isotime import parse_iso
 from learn.records.proposal import Funnel, Proposal, RunResult, RunUsage
@@ -43,13 +45,13 @@ def no_store_at(path: Path) -> bool:
 
 
 def load_latest_run(
-    since: datetime | None, *, path: Path | str | None = None, project: str | None = None
+    since: datetime | None, *, path: Path | str | None = None, project: str | None = None,
+    notes: list[str] | None = None,
 ) -> RunResult | None:
-    """The newest stored run that finished at or after `since` (any run when None);
-    with `project`, the newest of that project (a team database holds the team runs
-    of several repositories, each under its remote URL)."""
-    import json
-
+    """The newest readable stored run that finished at or after `since` (any run when
+    None); with `project`, the newest of that project (a team database holds the team
+    runs of several repositories, each under its remote URL). A row that cannot be
+    read is skipped, and said in `notes` (else on stderr): readable_run."""
     from learn.store.api import open_store
     from learn.store.postgres import is_database_url
 
@@ -64,10 +66,32 @@ def load_latest_run(
         finished = parse_iso(row["finished_at"])
         if since is not None and (finished is None or finished < since):
             continue
-        result = result_from_full_json(json.loads(row["result_full_json"]))
-        if project is None or project in result.projects:
+        result = readable_run(row, notes)
+        if result is not None and (project is None or project in result.projects):
             return result
     return None
+
+
+def readable_run(row: Mapping[str, Any], notes: list[str] | None = None) -> RunResult | None:
+    """The RunResult stored in `row`, or None when it cannot be read (not JSON, not
+    the shape of a run): said in `notes` (else on stderr) and skipped. One such row,
+    a newer learn's or one a team member wrote by hand, stopped `learn report --team`
+    for the whole team with a traceback (team audit F3)."""
+    import json
+
+    try:
+        data = json.loads(row["result_full_json"])
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        return result_from_full_json(data)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        # json.JSONDecodeError is a ValueError.
+        line = f"skipped a stored run that cannot be read ({type(exc).__name__})"
+        if notes is not None:
+            notes.append(line)
+        else:
+            print(f"learn: {line}", file=sys.stderr)
+        return None
 
 
 def load_proposals(
@@ -81,8 +105,6 @@ def load_proposals(
 
     `extra["view"]` is "pending" (or "all"), `extra["states"]` maps key -> state.
     """
-    import json
-
     from learn.projects import Known, key_within, project_of
     from learn.store.api import open_store
     from learn.store.postgres import is_database_url
@@ -100,9 +122,10 @@ def load_proposals(
             finished = parse_iso(row["finished_at"])
             if since is not None and (finished is None or finished < since):
                 break
-            result = result_from_full_json(json.loads(row["result_full_json"]))
-            if project is None or any(key_within(project_of(p, known) or "", project)
-                                      for p in result.projects):
+            result = readable_run(row)
+            if result is not None and (
+                    project is None or any(key_within(project_of(p, known) or "", project)
+                                           for p in result.projects)):
                 base = result
                 break
     if since is not None:
