@@ -27,13 +27,15 @@ MAX_LABEL_WORDS = 5
 MAX_LABEL_CHARS = 60
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
-# Any label learn has made or will make, suffixes included (`-enforced`, `-command`).
-_LABEL = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+# Any label learn has made or will make, suffixes included (`-enforced`, `-command`), and
+# a check rule's id; `_` too, which no label holds today but costs nothing to let through:
+# what must never pass is space, markup or punctuation a file or shell reads.
+_LABEL = re.compile(r"[a-z0-9_]+(?:-[a-z0-9_]+)*")
 
 
 def is_label(text: str) -> bool:
-    """Whether `text` is shaped as learn's labels are: lower-case ASCII words joined by
-    dashes. A label read back from a store is checked again before it is used or written
+    """Whether `text` is shaped as learn's labels are: lower-case ASCII words (letters,
+    digits, `_`) joined by dashes. A label read back from a store is checked again before it is used or written
     (a team's store is shared; learn.report.edits.is_safe_key)."""
     return len(text) <= 200 and _LABEL.fullmatch(text) is not None
 

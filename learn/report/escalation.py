@@ -33,6 +33,7 @@ from typing import Any, Final
 
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.outcomes import RuleOutcome
+from learn.reduce.slug import is_label
 from learn.report.edits import dominant_newline, is_safe_key, split_lines
 from learn.report.errors import UnsafeMarkError
 from learn.report.json_settings import edit_settings
@@ -231,7 +232,9 @@ def codex_rule_text(command: str, justification: str, key: str,
     tokens = _tokens(command)
     examples = [list(_tokens(seg)) for k in keep for seg in k.split("&&")
                 if _tokens(seg)[:1] == tokens[:1] and not blocks(tuple(tokens), seg)][:3]
-    if not is_safe_key(key):  # a line of its own in Starlark: a line break would be code
+    # A line of its own in Starlark: a line break would be code. A proposal's key, or the
+    # id of a rule of learn's check (learn check writes Codex rules under it).
+    if not (is_safe_key(key) or is_label(key)):
         raise UnsafeMarkError(f"{key!r} is not a key learn makes; no Codex rule is written for it")
     lines = [f"# learn {key}", "prefix_rule(", f"    pattern = {starlark_literal(tokens)},",
              '    decision = "forbidden",',
