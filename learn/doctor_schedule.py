@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from learn.check import Check
+from learn.paths import tail_lines
 from learn.report.schedule import LOG, SCRIPT, written_by_learn
 
 _DAY = 86400.0
@@ -82,12 +83,8 @@ def _newest_digest(digests: Path) -> tuple[Path, float] | None:
 def _last_failure(log: Path) -> tuple[int, str] | None:
     """(exit code, the run's last `learn…` line before it) when the log's last run ended
     non-zero; None when it ended 0 or there is no log."""
-    try:
-        with log.open("rb") as fh:
-            fh.seek(0, 2)
-            fh.seek(max(0, fh.tell() - 16384))
-            tail = fh.read().decode("utf-8", "replace").splitlines()
-    except OSError:
+    tail = tail_lines(log)
+    if tail is None:
         return None
     for i in range(len(tail) - 1, -1, -1):
         found = _EXIT.match(tail[i].strip())

@@ -124,3 +124,15 @@ def open_private_append(path: str | os.PathLike[str]) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def tail_lines(path: Path, size: int = 16384) -> list[str] | None:
+    """The lines of the last `size` bytes of a log (the first may be cut), None when it
+    cannot be read: what doctor reads of a log that may have grown large."""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(0, fh.tell() - size))
+            return fh.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None

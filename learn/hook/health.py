@@ -21,6 +21,7 @@ from pathlib import Path
 from learn.hook.queue import SessionQueue, hook_dir
 from learn.hook.settings import is_bare, is_learn_hook, learn_hooks, starts_in_folder
 from learn.hook.worker import LOG_NAME
+from learn.paths import tail_lines
 
 # A queued session older than this with nothing in progress: no worker is draining.
 STUCK_AFTER_S = 15 * 60
@@ -139,12 +140,8 @@ def _last_error(log: Path) -> str | None:
     """The log's last error the hook or worker caught (`hook: Type: message` /
     `worker: Type: message` / `session <id>: Type: message`), without its stamp,
     unless a session was mined after it."""
-    try:
-        with log.open("rb") as fh:
-            fh.seek(0, 2)
-            fh.seek(max(0, fh.tell() - 16384))
-            tail = fh.read().decode("utf-8", "replace").splitlines()
-    except OSError:
+    tail = tail_lines(log)
+    if tail is None:
         return None
     for line in reversed(tail):
         # "<stamp> [<pid>] <message>"
