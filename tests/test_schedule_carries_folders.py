@@ -261,7 +261,8 @@ def test_without_the_variables_the_command_carries_nothing(
     res = schedule(monkeypatch, "--cron")
     assert res.exit_code == 0, res.output
     exported = re.findall(r"export (\w+)=", res.output)
-    assert exported == ["PATH", "LEARN_LOCK_TIMEOUT", "LEARN_SCHEDULED_JOB"], exported
+    assert exported == ["PATH", "LEARN_LOCK_TIMEOUT", "LEARN_PREFLIGHT_WAIT",
+                        "LEARN_SCHEDULED_JOB"], exported
 
 
 # ------------------------------------------------------------------ no scheduler here

@@ -221,3 +221,33 @@ def test_learn_doctor_shows_the_schedules_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["doctor"], catch_exceptions=False)
     [line] = [x for x in result.output.splitlines() if x[2:].startswith("schedule ")]
     assert line.startswith("!") and "no digest in 9 days" in line, result.output
+
+
+def test_a_job_waits_for_the_network_and_never_for_a_refused_key(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A laptop's job runs at wake, before the network is up: the preflight failed in 0.4 s
+    # and the week's digest was lost. With LEARN_PREFLIGHT_WAIT the check is asked again
+    # while nothing answers; an answer that says no is not waited on.
+    from learn.commands import run as run_cmd
+    from learn.models import preflight
+    from learn.models.preflight import Readiness
+
+    answers = [Readiness(False, "anthropic: nothing answers", problem="unavailable",
+                         network=True)] * 2 + [Readiness(True, "anthropic: answers")]
+    asked: list[int] = []
+
+    def check(name: str, config: object) -> Readiness:
+        asked.append(1)
+        return answers[len(asked)]
+
+    slept: list[float] = []
+    monkeypatch.setattr(preflight, "check_backend_ready", check)
+    monkeypatch.setattr("time.sleep", slept.append)
+    monkeypatch.setenv("LEARN_PREFLIGHT_WAIT", "600")
+    got = run_cmd._network_waited(answers[0], "anthropic", None)
+    assert got.ok and slept == [10.0, 20.0]
+    refused = Readiness(False, "anthropic: refused the API key (HTTP 401)", problem="unavailable")
+    slept.clear()
+    assert run_cmd._network_waited(refused, "anthropic", None) is refused and slept == []
+    monkeypatch.delenv("LEARN_PREFLIGHT_WAIT")
+    assert run_cmd._network_waited(answers[0], "anthropic", None) is answers[0] and slept == []

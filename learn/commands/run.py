@@ -30,7 +30,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import click
 
@@ -91,6 +91,42 @@ def _job_env_file() -> Path | None:
     return config_dir() / "schedule.env"
 
 
+# LEARN_PREFLIGHT_WAIT: seconds a run waits for an endpoint that does not answer at all
+# (the scheduled job sets 600: a laptop's job runs at wake, before the network is up, and
+# its preflight failed in 0.4 s with a week's digest lost; audit 60). 0: no wait.
+PREFLIGHT_WAIT_ENV: Final = "LEARN_PREFLIGHT_WAIT"
+_FIRST_PAUSE_S: Final = 10.0
+_LONGEST_PAUSE_S: Final = 60.0
+
+
+def _network_waited(ready: Any, name: str, config: Any) -> Any:
+    """`ready`, or when nothing answered and LEARN_PREFLIGHT_WAIT allows, the check asked
+    again with growing pauses until the endpoint answers or the wait is spent. An answer
+    that says no (a refused key) is never waited on."""
+    import time
+
+    from learn.models.preflight import check_backend_ready
+    from learn.redaction.redact import redact_message
+
+    raw = os.environ.get(PREFLIGHT_WAIT_ENV, "").strip()
+    if not raw:
+        return ready
+    try:
+        budget = float(raw)
+    except ValueError:
+        raise UsageProblem(f"{PREFLIGHT_WAIT_ENV}={raw!r} is not a number of seconds") from None
+    deadline = time.monotonic() + max(0.0, budget)
+    pause = _FIRST_PAUSE_S
+    while not ready.ok and ready.network and time.monotonic() + pause <= deadline:
+        # The detail quotes the HTTP client's error, which can quote a header: the key.
+        click.echo(redact_message(f"learn: {ready.detail}; asking again in {pause:.0f} s "
+                                  f"({PREFLIGHT_WAIT_ENV})"), err=True)
+        time.sleep(pause)
+        pause = min(pause * 2, _LONGEST_PAUSE_S)
+        ready = check_backend_ready(name, config)
+    return ready
+
+
 def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: Any) -> Any:
     """The backend `name`, after checking once that it can work at all (learn.models.preflight):
     a missing binary or a silent endpoint stops here with one line, before any session is read."""
@@ -100,7 +136,7 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
     from learn.models.registry import get_backend
     from learn.redaction.redact import redact_message
 
-    ready = check_backend_ready(name, config)
+    ready = _network_waited(check_backend_ready(name, config), name, config)
     if not ready.ok:
         line = ready.line()
         job = _job_env_file()

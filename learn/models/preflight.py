@@ -69,6 +69,9 @@ class Readiness:
     detail: str
     hint: str = ""
     problem: Problem = ""
+    # Nothing answered (DNS, a refusal, a timeout, TLS): the network may just not be up
+    # yet, unlike an answer that says no (a refused key).
+    network: bool = False
 
     def line(self) -> str:
         """The one line a command stops with."""
@@ -135,9 +138,10 @@ def _anthropic(config: Any, env: Mapping[str, str], get: Get) -> Readiness:
     if failure is not None:
         if proxy is not None:
             return Readiness(False, f"anthropic: {failure.say_via(proxy, url)}",
-                             f"{failure.fix_via(proxy, url)}, {OFFLINE}", "unavailable")
+                             f"{failure.fix_via(proxy, url)}, {OFFLINE}", "unavailable",
+                             network=True)
         return Readiness(False, f"anthropic: {failure.say(url)}",
-                         f"{failure.hint(where)}, {OFFLINE}", "unavailable")
+                         f"{failure.hint(where)}, {OFFLINE}", "unavailable", network=True)
     assert status is not None
     if status == 407:
         return Readiness(False, f"anthropic: {proxy_auth_failure(proxy, _host(url))}",

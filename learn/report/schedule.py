@@ -76,7 +76,8 @@ REACH = ("ANTHROPIC_BASE_URL", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http
 # is for a person at a terminal, and the job exited 75 with no digest that week (F4).
 # LEARN_SCHEDULED_JOB: `learn run` words its fixes for the job (put the key in
 # schedule.env, not "export" it in a shell the job never sees).
-JOB_ENV = (("LEARN_LOCK_TIMEOUT", "3600"), ("LEARN_SCHEDULED_JOB", "1"))
+JOB_ENV = (("LEARN_LOCK_TIMEOUT", "3600"), ("LEARN_PREFLIGHT_WAIT", "600"),
+           ("LEARN_SCHEDULED_JOB", "1"))
 SCHEDULED_ENV = "LEARN_SCHEDULED_JOB"
 
 SCRIPT = "learn-digest.sh"
