@@ -47,6 +47,11 @@ def check_schedule(config_dir: Path, data_dir: Path, *, now: float | None = None
     failure = _last_failure(log)
     if failure is not None:
         code, why = failure
+        # The log holds what the shell said, which may quote a key (a schedule.env line
+        # with a space after `=` runs the key as a command): shown by shape-redaction.
+        from learn.redaction.redact import redact_message
+
+        why = redact_message(why)
         return Check("schedule", "warn",
                      f"the last {every} digest run failed (exit {code})"
                      + (f": {why}" if why else ""),

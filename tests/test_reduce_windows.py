@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from _reduce_helpers import ScriptedBackend, TopicEmbedder, items_of
 
@@ -256,3 +258,59 @@ def test_a_codex_quote_gets_its_context_too(tmp_path: Path) -> None:
     assert line is not None
     assert line.startswith('said in full: "no, use bun for installs, never npm"')
     assert "npm install axios-retry" in line and "Switching to bun" in line
+
+
+def _chain_context(tmp_path: Path, build: Callable[[Any], None]) -> TranscriptContext:
+    from fixtures.fidelity.writers import Chain, claude_path
+
+    from learn.redaction.redact import redact
+
+    c = Chain("0000000a-0061-4000-8000-00000000000a", cwd="/home/dev/shop")
+    build(c)
+    path = c.write(claude_path(tmp_path, c.session, "/home/dev/shop"))
+    return TranscriptContext({"s": path}, redact=redact)
+
+
+def test_the_context_holds_the_persons_words_as_mining_reads_them(tmp_path: Path) -> None:
+    # The context was read from the raw entries and redacted by shape only, after the
+    # cut (audit 60): a password typed in answer to the agent, a token caught once and
+    # echoed later by the agent, an IDE selection the view leaves out all reached the judge.
+    def build(c: Any) -> None:
+        c.user("export GITHUB_TOKEN=Zq8vW3nR7tY2pL5kX9mB4cF6hJ1dS0aE and push", parent=False)
+        c.assistant("Pushed using token Zq8vW3nR7tY2pL5kX9mB4cF6hJ1dS0aE for auth.")
+        c.user("stop echoing my tokens back to me, it ends up in my scrollback")
+        c.assistant("What's the password for the staging database?")
+        c.user("Hunter2Secret9. and from now on never run migrations against prod without asking")
+        c.assistant("Understood.")
+        c.user([{"type": "text", "text": "<ide_selection>The user selected the lines 1 to 2 "
+                 "from /home/dev/shop/hr/notes.txt:\nDana Whitfield to be let go in March\n"
+                 "</ide_selection>"},
+                {"type": "text", "text": "please use bun for scripts, never npm here"}])
+        c.assistant("ok")
+
+    context = _chain_context(tmp_path, build)
+    echoed = context("s", "stop echoing my tokens")
+    assert echoed is not None and "agent before:" in echoed
+    assert "Zq8vW3nR7tY2pL5kX9mB4cF6hJ1dS0aE" not in echoed
+    answered = context("s", "never run migrations against prod")
+    assert answered is not None and answered.startswith("said in full:")
+    assert "Hunter2Secret9" not in answered
+    ide = context("s", "use bun for scripts")
+    assert ide is not None and "Dana" not in ide and "notes.txt" not in ide
+
+
+def test_a_secret_is_redacted_before_the_context_is_cut(tmp_path: Path) -> None:
+    # The tool line is cut at 120 characters five letters into the password.
+    long_dir = "/srv/app/services/billing/worker/" + "x" * 48
+    url = "postgres://admin:Tr0ub4dorProd99xQzz@db.internal:5432/app"
+
+    def build(c: Any) -> None:
+        c.user("deploy the worker", parent=False)
+        c.tool("toolu_psql", "Bash", {"command": f"cd {long_dir} && psql {url} -c 'select 1'"})
+        c.result("toolu_psql", "1")
+        c.user("no, never run psql against prod from a script")
+        c.assistant("ok")
+
+    line = _chain_context(tmp_path, build)("s", "never run psql against prod")
+    assert line is not None and "agent before:" in line
+    assert "Tr0ub4dor" not in line and "Tr0ub" not in line

@@ -211,6 +211,21 @@ def test_doctor_names_a_job_whose_python_is_gone(tmp_path: Path) -> None:
     assert "exit 127" in check.detail and "python3: not found" in check.detail
 
 
+def test_doctor_never_prints_a_key_the_log_holds(tmp_path: Path) -> None:
+    # A schedule.env line with a space after `=` runs the key as a command: the shell's
+    # "not found" quotes it into the log, and doctor quoted the log (audit 60).
+    config, data = tmp_path / "config", tmp_path / "data"
+    _installed(config)
+    (data / "digests").mkdir(parents=True)
+    key = "sk-ant-api03-" + "Ab3dEf6hIj9kLm" * 6 + "-AbCdEfAA"
+    (data / "digests" / "schedule.log").write_text(
+        f"/bin/sh: 2: {key}: not found\n"
+        "learn-digest: 2026-01-12T09:00:01+0000 exit 137\n")
+    check = check_schedule(config, data)
+    assert check is not None and check.status == "warn" and "exit 137" in check.detail
+    assert "Ab3dEf6hIj9kLm" not in check.detail
+
+
 def test_learn_doctor_shows_the_schedules_line(tmp_path: Path) -> None:
     from learn.cli import cli
 

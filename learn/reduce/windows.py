@@ -17,7 +17,8 @@ and the line is redacted like every other text sent to a model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,28 +46,33 @@ FULL_TURN_CHARS = 300  # the person's turn, around the quote
 LINE_CHARS = WINDOW_CHARS + FULL_TURN_CHARS + 60
 
 
-def _turn_text(turn: TurnRef) -> str:
+def _turn_text(turn: TurnRef, shown: Callable[[TurnRef], str] | None = None) -> str:
+    """A turn in one short line: its words (`shown`, when the caller has them cleaned: else
+    the preview) cut to PREVIEW_CHARS, and its first tool lines."""
     digests = "; ".join(turn.tool_digests[:MAX_DIGESTS])
-    preview = turn.preview
-    for prefix in (f"{turn.role}:", "assistant:", "user:"):
-        if preview.startswith(prefix):
-            preview = preview[len(prefix):]
-            break
+    if shown is not None:
+        preview = shown(turn)
+    else:
+        preview = turn.preview
+        for prefix in (f"{turn.role}:", "assistant:", "user:"):
+            if preview.startswith(prefix):
+                preview = preview[len(prefix):]
+                break
     text = flatten(preview, PREVIEW_CHARS)
     if digests:
         return f"{text} [{digests}]" if text else f"[{digests}]"
     return text
 
 
-def window_line(window: ContextWindow) -> str:
+def window_line(window: ContextWindow, shown: Callable[[TurnRef], str] | None = None) -> str:
     """"agent before: …; after (user|agent): …" for one window ('' when it has neither)."""
     parts = []
-    before = _turn_text(window.trigger) if window.trigger is not None else ""
+    before = _turn_text(window.trigger, shown) if window.trigger is not None else ""
     if before:
         parts.append(f"agent before: {before}")
     if window.after:
         nxt = window.after[0]
-        after = _turn_text(nxt)
+        after = _turn_text(nxt, shown)
         if after:
             who = "agent" if nxt.role == "assistant" else "user"
             parts.append(f"{who} after: {after}")
@@ -156,19 +162,91 @@ def _relative(line: str, project: str | None) -> str:
     return line.replace(home + "/", "~/") if home not in ("", "/") else line
 
 
-def _read_events(path: Path) -> list[TranscriptEvent] | None:
-    """The events of any agent's session at `path`, read as the listing reads it (a store's
-    session included); None when it cannot be read. Read as Claude Code's JSONL alone, a
-    Codex rollout, a Gemini chat or an OpenCode session gave the judge no context at all
-    (the eval's Codex quotes came without one)."""
+# A preview long enough that capture_window cuts nothing: a line is cleaned (redacted)
+# whole and cut only then (`_Session.shown`).
+_UNCUT = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class _Session:
+    """One session as the judge's context reads it: its events and turns, the person's
+    words as the session view has them by entry (what mining reads: without IDE context,
+    pasted agent output, a password given in answer to the agent), and `clean`, which
+    redacts a text by every rule and takes out every value caught anywhere in the
+    session (learn.render.session_values). The raw events once went out with a shape
+    redaction run after the cut: a password typed in answer, a token the agent echoed
+    later, an IDE selection, and a key cut in half reached the judge (audit 60)."""
+
+    events: Sequence[TranscriptEvent]
+    turns: Sequence[Turn]
+    typed: Mapping[str, str]
+    clean: Callable[[str], str]
+
+    def said(self, indices: Sequence[int]) -> list[str]:
+        """The person's words in these entries, as the view has them."""
+        out = []
+        for i in indices:
+            meta = getattr(self.events[i], "meta", None)
+            for uuid in (getattr(meta, "copied_uuid", None), getattr(meta, "uuid", None)):
+                if uuid and uuid in self.typed:
+                    out.append(self.typed[uuid])
+                    break
+        return out
+
+    def words(self, turn: TurnRef) -> str:
+        """A turn's words, uncut: the agent's text, or the person's as the view has them
+        (nothing of theirs the view leaves out)."""
+        if turn.role == "user":
+            uuids = {ref.event_uuid for ref in turn.refs}
+            return " ".join(t for u, t in self.typed.items() if u in uuids)
+        return turn.preview.removeprefix(f"{turn.role}:").strip()
+
+
+def _read_session(path: Path) -> _Session | None:
+    """Any agent's session at `path`, read as the listing reads it (a store's session
+    included); None when it cannot be read. Read as Claude Code's JSONL alone, a Codex
+    rollout, a Gemini chat or an OpenCode session gave the judge no context at all."""
+    from learn.detect.context import split_turns
+    from learn.render.session_values import SessionValues, note_answers
     from learn.transcripts.files.sources import read_session
     from learn.transcripts.parser import parse_buffer
+    from learn.transcripts.view.session import build_session
 
     try:
         buf, st = read_session(path)
     except OSError:
         return None
-    return list(parse_buffer(buf, path=path, mtime=st.mtime).events)
+    transcript = parse_buffer(buf, path=path, mtime=st.mtime)
+    events = list(transcript.events)
+    view = build_session(transcript, detail=False)
+    values = SessionValues()
+    note_answers(values, view, events)
+    for text in _texts(events):  # every value a rule catches anywhere, known to `clean`
+        values.first(text)
+    typed: dict[str, str] = {}
+    for turn in view.human_turns:
+        if turn.uuid:
+            typed[turn.uuid] = f"{typed[turn.uuid]} {turn.text}" if turn.uuid in typed else turn.text
+    return _Session(events, split_turns(events), typed, values.clean)
+
+
+def _texts(events: Sequence[TranscriptEvent]) -> Iterator[str]:
+    """Every text of the session's entries: what they say, tool inputs and results."""
+    import json
+
+    from learn.transcripts.blocks import TextBlock, ToolResultBlock, ToolUseBlock
+
+    for event in events:
+        text = getattr(event, "text", None)
+        if isinstance(text, str) and text:
+            yield text
+        for block in getattr(event, "blocks", ()):
+            if type(block) is TextBlock and block.text:
+                yield block.text
+            elif type(block) is ToolResultBlock and isinstance(block.content, str):
+                yield block.content
+            elif type(block) is ToolUseBlock and block.input:
+                yield json.dumps(block.input, ensure_ascii=False, default=str)
 
 
 class TranscriptContext:
@@ -179,44 +257,51 @@ class TranscriptContext:
         self.paths = dict(paths)
         self.redact = redact
         self.projects = dict(projects or {})
-        self._loaded: dict[str, tuple[Sequence[TranscriptEvent], Sequence[Turn]] | None] = {}
+        self._loaded: dict[str, _Session | None] = {}
 
-    def _events(self, session_id: str) -> tuple[Sequence[TranscriptEvent], Sequence[Turn]] | None:
+    def _session(self, session_id: str) -> _Session | None:
         if session_id not in self._loaded:
-            from learn.detect.context import split_turns
-
             path = self.paths.get(session_id)
-            events = _read_events(path) if path is not None else None
-            self._loaded[session_id] = None if events is None else (events, split_turns(events))
+            self._loaded[session_id] = _read_session(path) if path is not None else None
         return self._loaded[session_id]
 
     def __call__(self, session_id: str, quote: str) -> str | None:
         from learn.detect.context import capture_window
 
-        loaded = self._events(session_id)
-        if loaded is None:
+        session = self._session(session_id)
+        if session is None:
             return None
-        events, turns = loaded
-        found = _anchor_turn(events, turns, quote)
+        found = _anchor_turn(session.events, session.turns, quote)
         if found is None:
             return None
-        anchor, turn = found
+        anchor, _ = found
         project = self.projects.get(session_id)
+
+        def clean(text: str) -> str:
+            return self._shown(session.clean(_relative(text, project)))
+
         try:
-            window = capture_window(events, anchor, before=BEFORE_TURNS, after=AFTER_TURNS,
-                                    preview_chars=PREVIEW_CHARS,
-                                    paths=lambda line: _relative(line, project))
+            # Tool lines cleaned before capture_window cuts them, the turns' words uncut
+            # there and cleaned whole before `window_line` cuts them: a secret cut in half
+            # is no longer recognised as one.
+            window = capture_window(session.events, anchor, before=BEFORE_TURNS,
+                                    after=AFTER_TURNS, preview_chars=_UNCUT, paths=clean)
         except (LookupError, ValueError):
             return None
         parts = []
-        if not is_whole_turn(turn, quote):
-            # Redacted whole, then cut: a secret cut in half would no longer be
-            # recognised as one.
-            said = flatten(self._shown(_relative(turn, project)))
-            parts.append(f'said in full: "{around(said, self._shown(_relative(quote, project)))}"')
-        line = _relative(window_line(window), project)
+        # The person's message as the view has it: the one holding every fragment of the
+        # quote (messages sent one after another are one turn, and the next one may be
+        # about something else), none when the view holds no such words.
+        fragments = _fragments(quote)
+        anchor_turn = next((t for t in session.turns if anchor in t.indices), None)
+        said = next((t for t in session.said(anchor_turn.indices if anchor_turn else ())
+                     if all(f in fold(t) for f in fragments)), None)
+        if said is not None and not is_whole_turn(said, quote):
+            # Cleaned whole, then cut: a secret cut in half would no longer be one.
+            parts.append(f'said in full: "{around(flatten(clean(said)), clean(quote))}"')
+        line = window_line(window, lambda turn: clean(session.words(turn)))
         if line:
-            parts.append(self._shown(line))
+            parts.append(line)
         return flatten("; ".join(parts), LINE_CHARS) if parts else None
 
     def _shown(self, text: str) -> str:
