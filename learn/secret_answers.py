@@ -259,8 +259,12 @@ def _could_answer(answer: str) -> bool:
     if _VALUE_CHAR_RE.search(answer) and next(_chosen_spans(answer), None) is not None:
         return True
     # A newline only at an end is no line break (strip copies: asked only then).
-    return ("\n" not in answer or "\n" not in answer.strip()) and (
-        _is_secret_reply(answer, "password") or _is_secret_reply(answer, "key"))
+    if "\n" not in answer or "\n" not in answer.strip():
+        return _is_secret_reply(answer, "password") or _is_secret_reply(answer, "key")
+    # Or a bare value on a line of its own (no space in it: most lines have one).
+    return any(line.strip() and " " not in line.strip()
+               and (_is_secret_reply(line, "password") or _is_secret_reply(line, "key"))
+               for line in answer.split("\n"))
 
 
 def redact_answer(question: str, answer: str) -> str:
@@ -292,5 +296,15 @@ def redact_answer(question: str, answer: str) -> str:
         lead = answer[: len(answer) - len(answer.lstrip())]
         tail = answer[len(answer.rstrip()) :]
         return lead + MARKER + tail
+    if kind is None:
+        return answer
+    # A bare value on a line of its own in a longer reply ("swordfish", then the rest of
+    # the message on the next lines): read as the one-line reply is. A plain word there
+    # went to the model (privacy audit 60); inside a sentence it still does (docs/privacy.md).
+    lines = answer.split("\n")
+    for i, line in enumerate(lines):
+        if line.strip() and _is_secret_reply(line, kind):
+            lead, tail = line[: len(line) - len(line.lstrip())], line[len(line.rstrip()):]
+            lines[i] = lead + MARKER + tail
     # A value among the reply's words, on any of its lines.
-    return answer if kind is None else _redact_words(answer)
+    return _redact_words("\n".join(lines))

@@ -75,3 +75,17 @@ def test_a_reply_is_judged_a_secret_as_before_its_checks_were_reordered(
 
     text = " ".join(parts)
     assert _is_secret_reply(text, asks) == _reply_before_reordering(text, asks)
+
+
+def test_a_bare_value_on_a_line_of_its_own_is_the_answer() -> None:
+    # "swordfish", then the rest of the message on the next line: the one-word reply was
+    # replaced alone, but not as the first line of a longer reply (privacy audit 60).
+    from learn.secret_answers import MARKER, redact_answer
+
+    asked = "What's the password for the staging database?"
+    got = redact_answer(asked, "swordfish\nand never run migrations against prod")
+    assert got == f"{MARKER}\nand never run migrations against prod"
+    # Words of a sentence and a short reply on their own lines stay.
+    assert redact_answer(asked, "ok\nthanks, use bun") == "ok\nthanks, use bun"
+    assert redact_answer("Which branch should I push to?", "main\nand run the tests") \
+        == "main\nand run the tests"

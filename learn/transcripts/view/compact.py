@@ -79,7 +79,10 @@ from learn.transcripts.view.model import (
 # v17: Gemini CLI: a history the client writes again (`setHistory`: a cancelled turn, `/chat
 #     resume`) is not typed again; a `!cmd` turn is a shell line; "Request cancelled." and a
 #     call stopped by Esc are interrupts, not denials.
-VIEW_VERSION: Final = 17
+# v18: a bare value on a line of its own in a reply to a question naming a password or a key
+#     is replaced like a one-line reply (learn.secret_answers). The render version is kept:
+#     a session mined before was sent as it was, and asking again would send nothing less.
+VIEW_VERSION: Final = 18
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
