@@ -303,7 +303,8 @@ def redact_answer(question: str, answer: str) -> str:
     # went to the model (privacy audit 60); inside a sentence it still does (docs/privacy.md).
     lines = answer.split("\n")
     for i, line in enumerate(lines):
-        if line.strip() and _is_secret_reply(line, kind):
+        bare = line.strip()  # a value is one word: a line with a space is read below
+        if bare and " " not in bare and _is_secret_reply(line, kind):
             lead, tail = line[: len(line) - len(line.lstrip())], line[len(line.rstrip()):]
             lines[i] = lead + MARKER + tail
     # A value among the reply's words, on any of its lines.
