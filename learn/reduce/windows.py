@@ -83,35 +83,18 @@ def _fragments(quote: str) -> list[str]:
     return [f for f in (fold(x) for x in quote.replace("...", "…").split("…")) if f]
 
 
-def _anchor_turn(events: Sequence[TranscriptEvent], turns: Sequence[Turn],
-                 quote: str) -> tuple[int, str] | None:
-    """(first event, what the person said) of the first user turn holding every
-    fragment of `quote`. What they said is the one message of the turn that holds
-    them all, else the whole turn: messages sent one after another with no agent
-    turn between are one turn, and the next message ("run it once and then
-    forget it", about something else) is not part of the quote's sentence."""
+def find_anchor(events: Sequence[TranscriptEvent], turns: Sequence[Turn], quote: str) -> int | None:
+    """The first event of the first user turn holding every fragment of `quote`, or None."""
     from learn.detect.context import turn_ref
-    from learn.transcripts.models import UserEvent
 
     parts = _fragments(quote)
     if not parts:
         return None
     for turn in turns:
-        if turn.role != "user":
-            continue
-        if not all(p in fold(turn_ref(events, turn, 100_000).preview) for p in parts):
-            continue
-        # As typed, line breaks kept: redaction reads them (a key block spans lines).
-        said = [e.text for e in (events[i] for i in turn.indices) if isinstance(e, UserEvent)]
-        one = next((t for t in said if all(p in fold(t) for p in parts)), None)
-        return turn.indices[0], one if one is not None else "\n".join(said)
+        if turn.role == "user" and all(
+                p in fold(turn_ref(events, turn, 100_000).preview) for p in parts):
+            return turn.indices[0]
     return None
-
-
-def find_anchor(events: Sequence[TranscriptEvent], turns: Sequence[Turn], quote: str) -> int | None:
-    """The first event of the first user turn holding every fragment of `quote`, or None."""
-    found = _anchor_turn(events, turns, quote)
-    return found[0] if found is not None else None
 
 
 def is_whole_turn(turn: str, quote: str) -> bool:
@@ -163,7 +146,7 @@ def _relative(line: str, project: str | None) -> str:
 
 
 # A preview long enough that capture_window cuts nothing: a line is cleaned (redacted)
-# whole and cut only then (`_Session.shown`).
+# whole and cut only then (`_Session.words`, `window_line`).
 _UNCUT = 1_000_000
 
 
@@ -271,10 +254,9 @@ class TranscriptContext:
         session = self._session(session_id)
         if session is None:
             return None
-        found = _anchor_turn(session.events, session.turns, quote)
-        if found is None:
+        anchor = find_anchor(session.events, session.turns, quote)
+        if anchor is None:
             return None
-        anchor, _ = found
         project = self.projects.get(session_id)
 
         def clean(text: str) -> str:

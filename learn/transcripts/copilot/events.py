@@ -39,6 +39,7 @@ sidechain: their prompts were written by the orchestrating agent.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -176,20 +177,27 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
     return events, skipped
 
 
-def _non_interactive(buf: bytes) -> bool:
-    """Whether a `system.message` says the session runs non-interactively (`copilot -p`)."""
-    if NON_INTERACTIVE not in buf:
-        return False
+def _lines_naming(buf: bytes, *words: bytes) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(type, data) of each line that holds one of `words`, read ahead of the lowering
+    (what a later line says of an earlier one); a line that does not decode is left to
+    `lower`, which counts it."""
     for raw in buf.split(b"\n"):
-        if NON_INTERACTIVE not in raw or b"system.message" not in raw:
+        if not any(word in raw for word in words):
             continue
         try:
             line = _LINE.decode(raw)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-            continue  # lower() counts it
-        data = line.data if isinstance(line.data, dict) else {}
+            continue
+        yield line.type, line.data if isinstance(line.data, dict) else {}
+
+
+def _non_interactive(buf: bytes) -> bool:
+    """Whether a `system.message` says the session runs non-interactively (`copilot -p`)."""
+    if NON_INTERACTIVE not in buf:
+        return False
+    for kind, data in _lines_naming(buf, NON_INTERACTIVE):
         content = data.get("content")
-        if line.type == "system.message" and isinstance(content, str) \
+        if kind == "system.message" and isinstance(content, str) \
                 and NON_INTERACTIVE.decode() in content:
             return True
     return False
@@ -203,24 +211,17 @@ def _decisions(buf: bytes) -> tuple[dict[str, str], set[str]]:
     completed: set[str] = set()
     if b"permission.completed" not in buf:
         return denied, completed
-    for raw in buf.split(b"\n"):
-        if b"permission.completed" not in raw and b"tool.execution_complete" not in raw:
-            continue
-        try:
-            line = _LINE.decode(raw)
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-            continue  # lower() counts it
-        data = line.data if isinstance(line.data, dict) else {}
+    for kind, data in _lines_naming(buf, b"permission.completed", b"tool.execution_complete"):
         call_id = data.get("toolCallId")
         if not isinstance(call_id, str):
             continue
-        if line.type == "tool.execution_complete":
+        if kind == "tool.execution_complete":
             completed.add(call_id)
-        elif line.type == "permission.completed":
+        elif kind == "permission.completed":
             result = as_dict(data.get("result"))
-            kind = result.get("kind", data.get("kind"))
-            if isinstance(kind, str) and kind.startswith("denied"):
-                denied[call_id] = kind
+            decided = result.get("kind", data.get("kind"))
+            if isinstance(decided, str) and decided.startswith("denied"):
+                denied[call_id] = decided
     return denied, completed
 
 
