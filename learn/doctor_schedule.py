@@ -7,8 +7,13 @@ virtualenv) left nothing at all: the person saw the weekly digest stop arriving 
 is installed (learn.report.schedule.SCRIPT): a digest older than the job's period and a
 day, or a last run that ended in an error, is one warning with the fix.
 
+When the job is learn's systemd user timer and lingering is off for the user, the line
+says so with the fix (learn.report.schedule.linger_warning): such a timer fires only while
+the user is logged in, so "it has not run" had no reason given.
+
 Cheap by design (doctor must stay fast): a stat of the script, one glob of the digests
-folder and the last 16 KiB of the log; no scheduler is asked.
+folder, the last 16 KiB of the log, the timer unit's first bytes and a stat of the linger
+mark; no scheduler is asked.
 """
 
 from __future__ import annotations
@@ -19,15 +24,26 @@ from pathlib import Path
 
 from learn.check import Check
 from learn.paths import tail_lines
-from learn.report.schedule import LOG, SCRIPT, written_by_learn
+from learn.report.schedule import (
+    FAILED_SUFFIX,
+    LOG,
+    SCRIPT,
+    UNIT,
+    linger_off,
+    systemd_dir,
+    written_by_learn,
+)
 
 _DAY = 86400.0
 _EVERY = re.compile(rb"^# every=(daily|weekly)$", re.M)
 _EXIT = re.compile(r"^learn-digest: (\S+) exit (\d+)$")
 
 
-def check_schedule(config_dir: Path, data_dir: Path, *, now: float | None = None) -> Check | None:
-    """A line when learn's job is installed here; None when it is not."""
+def check_schedule(config_dir: Path, data_dir: Path, *, now: float | None = None,
+                   unit_dir: Path | None = None, linger_dir: Path | None = None) -> Check | None:
+    """A line when learn's job is installed here; None when it is not. `unit_dir` is where
+    systemd's user units are (default learn.report.schedule.systemd_dir), `linger_dir`
+    where logind marks lingering users (default learn.report.schedule.LINGER_DIR)."""
     script = config_dir / SCRIPT
     try:
         data = script.read_bytes()[:4096]
@@ -44,6 +60,10 @@ def check_schedule(config_dir: Path, data_dir: Path, *, now: float | None = None
     log = digests / LOG
     newest = _newest_digest(digests)
     again = f"run the job once by hand to see it work: /bin/sh {script}"
+    user = _timer_linger(unit_dir, linger_dir)
+    linger = (f"lingering is off for {user}, so the systemd timer fires only while {user} is "
+              "logged in" if user else "")
+    also = f"; lingering is off: loginctl enable-linger {user}" if user else ""
     failure = _last_failure(log)
     if failure is not None:
         code, why = failure
@@ -52,10 +72,13 @@ def check_schedule(config_dir: Path, data_dir: Path, *, now: float | None = None
         from learn.redaction.redact import redact_message
 
         why = redact_message(why)
+        beside = _newest_digest(digests, failed=True)
+        kept = (f"; what failed is in {beside[0]}, beside the day's digest it did not replace"
+                if beside and (newest is None or beside[1] >= newest[1]) else "")
         return Check("schedule", "warn",
                      f"the last {every} digest run failed (exit {code})"
-                     + (f": {why}" if why else ""),
-                     f"fix what it says (see {log}), then {again}")
+                     + (f": {why}" if why else "") + kept,
+                     f"fix what it says (see {log}), then {again}{also}")
     since = newest[1] if newest else installed_at
     if now - since > period + _DAY:
         days = int((now - since) // _DAY)
@@ -65,15 +88,37 @@ def check_schedule(config_dir: Path, data_dir: Path, *, now: float | None = None
                      f"{what}, and the job runs {every}: it has not run",
                      "check that the scheduler runs it (systemctl --user list-timers "
                      "learn-digest.timer; crontab -l; launchctl list dev.learn.digest), or "
-                     f"reinstall it: learn schedule --{every} --install; then {again}")
+                     f"reinstall it: learn schedule --{every} --install; then {again}{also}")
     last = f"; last digest {newest[0].name}" if newest else "; no digest yet"
+    if user:
+        return Check("schedule", "warn", f"{every} digest job installed ({script}){last}; "
+                     f"{linger}",
+                     f"loginctl enable-linger {user} (then it runs with nobody logged in)")
     return Check("schedule", "ok", f"{every} digest job installed ({script}){last}")
 
 
-def _newest_digest(digests: Path) -> tuple[Path, float] | None:
+def _timer_linger(unit_dir: Path | None, linger_dir: Path | None) -> str | None:
+    """The user's name when the installed job is learn's systemd user timer and lingering
+    is off for them (linger_off); else None (cron and launchd run with nobody logged in)."""
+    from learn.report.confine import read_regular
+    from learn.report.errors import ApplyError
+
+    timer = (systemd_dir() if unit_dir is None else unit_dir) / f"{UNIT}.timer"
+    try:
+        data = read_regular(timer)  # bounded, never blocking on a FIFO of that name
+    except ApplyError:
+        return None
+    return linger_off(linger_dir) if data and written_by_learn(data) else None
+
+
+def _newest_digest(digests: Path, *, failed: bool = False) -> tuple[Path, float] | None:
+    """The newest digest-*.md (with `failed`: the newest digest-*.failed.md, what a run
+    that stopped wrote beside the day's digest, which is not a digest)."""
     best: tuple[Path, float] | None = None
     try:
-        for path in digests.glob("digest-*.md"):
+        for path in digests.glob(f"digest-*{FAILED_SUFFIX if failed else '.md'}"):
+            if not failed and path.name.endswith(FAILED_SUFFIX):
+                continue
             try:
                 mtime = path.stat().st_mtime
             except OSError:

@@ -275,14 +275,37 @@ def command(scope: Scope, backend: str | None, model: str | None, offline: bool,
 
 def _write_failure(out: Path, text: str) -> None:
     """The short digest of a run that stopped, to `--out` (never a file check_out refuses:
-    written through the same write_out); a failure to write it is said, not raised."""
+    written through the same write_out); a failure to write it is said, not raised.
+
+    Never over a digest: when `--out` already holds one (a file whose first line is not a
+    stopped run's, learn.report.schedule.STOPPED_HEADS), the failure goes beside it, to
+    `<stem>.failed<suffix>`, and stderr says where. The scheduled job writes each day to
+    `digest-<date>.md`: a run that failed after a good one the same day (the job run again
+    by hand, a second run after a wake) wrote its failure over that day's digest."""
     from learn.report.errors import ConfinementError
     from learn.report.out_file import write_out
 
     try:
-        write_out(out, text)
+        target = _failure_target(out)
+        write_out(target, text)
     except (ConfinementError, OSError) as exc:
         click.echo(f"learn: --out: {exc}", err=True)
+        return
+    if target != out:
+        click.echo(f"learn: --out: {out} holds a digest, left as it was; what failed is in "
+                   f"{target}", err=True)
+
+
+def _failure_target(out: Path) -> Path:
+    """Where a stopped run's digest goes: `out`, unless `out` holds a digest (above)."""
+    from learn.report.confine import read_regular
+    from learn.report.schedule import STOPPED_HEADS
+
+    held = read_regular(out)  # bounded, never blocking on a FIFO (ConfinementError)
+    if not held or held.decode("utf-8", "replace").startswith(STOPPED_HEADS):
+        return out
+    # digest-<date>.md -> digest-<date>.failed.md (learn.report.schedule.FAILED_SUFFIX)
+    return out.with_name(f"{out.stem}.failed{out.suffix}")
 
 
 def not_run_digest(why: str, *, began: bool = False) -> str:

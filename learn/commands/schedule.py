@@ -58,6 +58,7 @@ from learn.report.schedule import (
     job_script,
     launchd_path,
     launchd_plist,
+    linger_warning,
     merge_crontab,
     since_for,
     systemd_dir,
@@ -444,6 +445,11 @@ def _systemd(spec: ScheduleSpec, install: bool) -> None:
     click.echo(f"installed {timer} ({spec.every}), running {spec.script}; digests go to "
                f"{spec.digests_dir}")
     click.echo(f"check it with: systemctl --user list-timers {UNIT}.timer")
+    # Installed all the same: on a desktop somebody is logged in at 09:00, and enabling
+    # lingering is the person's (or their admin's) decision, not learn's.
+    linger = linger_warning()
+    if linger:
+        click.echo(f"learn schedule: warning: {linger}", err=True)
 
 
 def _systemd_remove() -> list[str]:

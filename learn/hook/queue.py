@@ -13,6 +13,10 @@ once, forever, at 100% CPU, holding its lock (audit60 F8). A job file that canno
 (cut short, not JSON) goes to `failed/`, where doctor counts it, with a line in the log:
 it stayed in `working/` as "1 in progress" until the next worker deleted it without a
 word (F9). `learn run` still reads that session either way.
+
+failed/ is pruned (prune_failed) each time a job goes there and when a worker starts: it
+was never emptied, so a backend that stayed broken for months (no key, a revoked login)
+left one file per session there for good. Doctor counts what is left.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
@@ -27,9 +32,20 @@ from pathlib import Path
 from typing import Final
 
 from learn.hook.event import SessionEnded, parse_event
+from learn.osflags import CLOEXEC, DIRECTORY, NOFOLLOW
 from learn.paths import atomic_write_text, data_dir, ensure_private_dir
 
 MAX_ATTEMPTS: Final = 3
+
+# What failed/ keeps: the newest FAILED_KEEP jobs, none older than FAILED_MAX_AGE_S. A job
+# there is for a person to read (its last_error) and for doctor to count; the same error
+# repeats down the folder (one backend problem fails every session alike), so 50 say what
+# there is to say, and a failure a month old was already fixed or already seen.
+FAILED_KEEP: Final = 50
+FAILED_MAX_AGE_S: Final = 30 * 86400
+# Whether a file can be removed by name in a folder held open, no link followed (not on
+# Windows: there failed/ is not pruned).
+_BY_NAME: Final = bool(DIRECTORY and NOFOLLOW and os.unlink in os.supports_dir_fd)
 
 Note = Callable[[str], None]  # one line for the worker's log
 
@@ -111,6 +127,8 @@ class SessionQueue:
             where = f"moved to {target}"
         except OSError as exc:
             where = f"left in place ({exc.strerror or exc})"
+        else:
+            self.prune_failed()
         note(f"session {path.stem}: Unreadable: {path.name} is not a queued job learn can "
              f"read; {where} (`learn run` still reads the session)")
 
@@ -149,11 +167,49 @@ class SessionQueue:
         # A newer SessionEnd for the same session may have been queued meanwhile;
         # the write above replaced it, which is fine: it names the same transcript.
         self.done(job)
+        if target is self.failed:
+            self.prune_failed()
         return target is self.queued
+
+    def prune_failed(self, *, now: float | None = None) -> int:
+        """Remove the jobs in failed/ past the newest FAILED_KEEP or older than
+        FAILED_MAX_AGE_S (by mtime: when the job was written there); how many were removed.
+
+        Only regular `*.json` files directly in failed/ are removed, by name in the folder
+        opened without following a link (failed/ itself a link: nothing is touched), so
+        nothing outside it is. Best effort: a file another worker removed first, or one
+        that cannot be removed, is passed over."""
+        if not _BY_NAME:
+            return 0
+        now = time.time() if now is None else now
+        try:
+            fd = os.open(self.failed, os.O_RDONLY | DIRECTORY | NOFOLLOW | CLOEXEC)
+        except OSError:
+            return 0  # no failed/ (nothing to prune), or a link, or not a folder
+        try:
+            jobs: list[tuple[float, str]] = []
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    with contextlib.suppress(OSError):
+                        if entry.name.endswith(".json") and entry.is_file(follow_symlinks=False):
+                            jobs.append((entry.stat(follow_symlinks=False).st_mtime, entry.name))
+            jobs.sort(reverse=True)  # newest first
+            removed = 0
+            for i, (mtime, name) in enumerate(jobs):
+                if i < FAILED_KEEP and now - mtime <= FAILED_MAX_AGE_S:
+                    continue
+                with contextlib.suppress(OSError):  # gone already, or not ours to remove
+                    os.unlink(name, dir_fd=fd)
+                    removed += 1
+            return removed
+        finally:
+            os.close(fd)
 
     def recover(self, note: Note = _quiet) -> int:
         """Put jobs a dead worker left in working/ back in the queue (call under the worker
-        lock); one that cannot be read goes to failed/ (said through `note`)."""
+        lock); one that cannot be read goes to failed/ (said through `note`). failed/ is
+        pruned here too: a worker starts here, and jobs there age without any moving in."""
+        self.prune_failed()
         moved = 0
         try:
             stale = list(self.working.glob("*.json"))

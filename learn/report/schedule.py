@@ -9,6 +9,17 @@ key, another run holding the lock: learn.commands.run writes "could not run" the
 exits non-zero then, so the service manager records the failure without losing the
 digest. The script logs to `<data dir>/digests/schedule.log` whatever the scheduler,
 ending each run with a `learn-digest: <time> exit <code>` line that `learn doctor` reads.
+A run that stops before its digest never replaces a digest of the same day: `learn run`
+writes its "could not run" digest beside it, to `digest-<date>.failed.md`
+(learn.commands.run._write_failure): both went to the same `--out`, so a failed run after a
+good one the same day (the job run again by hand, a second run after a wake) wrote its
+failure over that day's digest. The job keeps those as it keeps digests.
+
+A systemd user timer fires only while its user's manager runs, which without lingering
+(`loginctl enable-linger`) is only while the user is logged in: on a machine reached by
+ssh now and then, the digest came only on the days somebody happened to log in.
+`learn schedule` says so when it installs the timer (linger_warning), and doctor too
+(learn.doctor_schedule, by linger_off).
 
 Why a script and not the line itself: the line repeated each folder four or five times
 and embedded the whole PATH, 892 bytes for /home/alice with PATH=/usr/bin:/bin and 1039
@@ -82,6 +93,17 @@ SCHEDULED_ENV = "LEARN_SCHEDULED_JOB"
 
 SCRIPT = "learn-digest.sh"
 LOG = "schedule.log"
+# The first line of the digest of a run that stopped before its digest
+# (learn.commands.run.not_run_digest, pinned to it by tests/test_schedule_gaps.py): `learn
+# run` tells a failure from a digest by these, and never puts one over a digest.
+STOPPED_HEADS = ("[learn-digest] learn run could not run",
+                 "[learn-digest] learn run stopped before its digest")
+# Where such a failure goes when the day's digest is already there: digest-<date> + this.
+FAILED_SUFFIX = ".failed.md"
+# Where systemd-logind marks the users whose manager runs with nobody logged in: a file
+# named for the user (`loginctl enable-linger` makes it). Read, never asked of loginctl:
+# doctor stays a few stats. A module constant so tests can point it elsewhere.
+LINGER_DIR = Path("/var/lib/systemd/linger")
 # Vixie cron's MAX_COMMAND is 1000 with the terminating NUL: 999 bytes of command are kept.
 MAX_CRON_COMMAND = 999
 # Digests kept in the digests folder, a year of weekly ones (the oldest removed by the job).
@@ -203,11 +225,13 @@ def _systemd_quote(line: str) -> str:
 def job_script(spec: ScheduleSpec) -> str:
     """The script every scheduler runs: shell_line in a subshell, its output appended to
     schedule.log (rotated past LOG_MAX_BYTES), then a last line with the time and the exit
-    code for `learn doctor`, and the digests past KEEP_DIGESTS removed, oldest first."""
+    code for `learn doctor`, and the digests past KEEP_DIGESTS removed, oldest first (and
+    as many of the failures `learn run` wrote beside a digest, FAILED_SUFFIX)."""
     out_dir = shlex.quote(str(spec.digests_dir))
     log = shlex.quote(str(spec.log))
     # digest-YYYY-MM-DD.md only: a file of the person's own in the folder is theirs.
-    dated = "digest-[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md"
+    day = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]"
+    dated, failed = f"digest-{day}.md", f"digest-{day}{FAILED_SUFFIX}"
     return (
         "#!/bin/sh\n"
         f"# {OWNED}\n"
@@ -222,9 +246,11 @@ def job_script(spec: ScheduleSpec) -> str:
         f"( {shell_line(spec)} )\n"
         "code=$?\n"
         'echo "learn-digest: $(date +%Y-%m-%dT%H:%M:%S%z) exit $code"\n'
-        f"( cd {out_dir} && ls -1r {dated} 2>/dev/null | tail -n +{KEEP_DIGESTS + 1} | "
-        'while IFS= read -r old; do rm -f -- "$old"; done )\n'
-        'exit "$code"\n'
+        + "".join(f"( cd {out_dir} && ls -1r {pattern} 2>/dev/null | "
+                  f"tail -n +{KEEP_DIGESTS + 1} | "
+                  'while IFS= read -r old; do rm -f -- "$old"; done )\n'
+                  for pattern in (dated, failed))
+        + 'exit "$code"\n'
     )
 
 
@@ -377,6 +403,41 @@ def launchd_plist(spec: ScheduleSpec) -> str:
     text = plistlib.dumps(data, sort_keys=False).decode("utf-8")
     head, sep, rest = text.partition("<plist ")
     return f"{head}<!-- {OWNED} -->\n{sep}{rest}"
+
+
+def linger_off(linger_dir: Path | None = None) -> str | None:
+    """This user's name when lingering is off for them (no mark in `linger_dir`, default
+    LINGER_DIR), so their systemd user timers fire only while they are logged in; None
+    when it is on, or when that cannot be told."""
+    user = _user_name()
+    if user is None:
+        return None
+    where = LINGER_DIR if linger_dir is None else linger_dir
+    try:
+        return None if (where / user).exists() else user
+    except OSError:
+        return None
+
+
+def linger_warning(linger_dir: Path | None = None) -> str | None:
+    """What `learn schedule` says after installing the timer when lingering is off, with
+    the fix; None when it is on."""
+    user = linger_off(linger_dir)
+    if user is None:
+        return None
+    return (f"lingering is off for {user}, so systemd runs your user timers only while you "
+            "are logged in: the digest's timer does not fire while nobody is (a missed run "
+            f"waits for the next login); fix: loginctl enable-linger {user}")
+
+
+def _user_name() -> str | None:
+    # The name logind files the linger mark under: the account's, not $USER (sudo, su).
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError, AttributeError):
+        return None
 
 
 def systemd_dir() -> Path:
