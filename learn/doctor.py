@@ -356,6 +356,11 @@ def run_checks() -> list[Check]:
 
     config_check, config = check_config()
     checks.append(config_check)
+    from learn.doctor_config import check_team
+
+    team = check_team(config)  # None when no team database is configured
+    if team is not None:
+        checks.append(team)
     checks.append(check_sqlite_vec())
     checks.append(check_embedder())
     checks.append(check_transcripts())

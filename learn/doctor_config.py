@@ -53,3 +53,24 @@ def _config_hint(exc: Exception, where: Path) -> str:
     if cause is None and "nested too deep" in str(exc):
         return f"flatten the tables of {where}, {aside}"
     return f"fix the key it names, {aside}"
+
+
+def check_team(config: Any) -> Check | None:
+    """The team database `[team] database_url` names: usable by this learn, or what to
+    do about it (learn.store.team_health); None when the config names none (or does not
+    load: the config line says so)."""
+    url = getattr(getattr(config, "team", None), "database_url", None)
+    if not url:
+        return None
+    from learn.store.postgres import is_database_url
+
+    if not is_database_url(url):
+        # A SQLite team file: no roles, protects no one (tests, one machine's experiments).
+        path = Path(url).expanduser()
+        state = "exists" if path.exists() else "not created yet; `learn share` creates it"
+        return Check("team", "ok", f"{path}: a SQLite team file ({state}; no roles, "
+                     "for tests and one machine's experiments)")
+    from learn.store.team_health import team_health
+
+    health = team_health(url)
+    return Check("team", "ok" if health.ok else "fail", health.detail, health.fix)

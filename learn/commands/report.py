@@ -95,20 +95,24 @@ def _team_run(since_at: datetime | None, since: str | None) -> RunResult:
     if remote is None:
         raise TeamSetupProblem(f"{root} has no git remote on a host: a team run groups "
                                "by the repository")
-    from learn.reduce.team_recheck import recheck_stored_run
+    from learn.reduce.team_recheck import latest_rechecked_run
     from learn.store import open_store
-    from learn.store.runs import load_latest_run
 
+    # Any member can write a run: its counts, names and quotes are checked against
+    # what was shared, as `learn run --team` counts them, and a run whose funnel or
+    # cost cannot be a run's is skipped, never shown with its numbers
+    # (learn.reduce.team_recheck).
+    with open_store(url) as store:
+        rows = store.team.shared_rows(remote)
+        stored = store.runs.stored_results()
     notes: list[str] = []
-    result = load_latest_run(since_at, path=url, project=remote, notes=notes)
+    result = latest_rechecked_run(stored, rows, remote=remote, since=since_at,
+                                  min_people=team.min_people, min_sessions=team.min_sessions,
+                                  notes=notes)
     for note in notes:
         click.echo(f"learn: {note}", err=True)
     if result is None:
         window = f" since {since}" if since else ""
-        raise NoRunError(f"no stored team run{window} of {remote}: run `learn run --team` first")
-    # Any member can write a run: its counts, names and quotes are checked against
-    # what was shared (recheck_stored_run), as `learn run --team` counts them.
-    with open_store(url) as store:
-        rows = store.team.shared_rows(remote)
-    return recheck_stored_run(result, rows, remote=remote, min_people=team.min_people,
-                              min_sessions=team.min_sessions)
+        raise NoRunError(f"no stored team run{window} of {remote} that can be shown: run "
+                         "`learn run --team` first")
+    return result

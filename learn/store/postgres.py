@@ -41,8 +41,11 @@ def is_database_url(target: object) -> bool:
 
 
 def redact_url(url: str) -> str:
-    """The URL without its password (for messages and `self.path`)."""
-    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+    """The URL without its password (for messages and `self.path`): the one after the
+    user name, and a `password=` parameter, which libpq reads from the query as well
+    (`postgresql://ana@db/learn?password=…` printed it whole)."""
+    url = re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+    return re.sub(r"([?&]password=)[^&#]*", r"\1***", url, flags=re.IGNORECASE)
 
 
 class PgConnection:
@@ -117,8 +120,10 @@ KEEPALIVES = {"keepalives": "1", "keepalives_idle": "30", "keepalives_interval":
 STATEMENT_TIMEOUT_MS = 300_000
 
 
-def connect_params(url: str) -> dict[str, str]:
-    """The connection parameters learn adds to `url`: those it does not set itself."""
+def connect_params(url: str, *, connect_timeout_s: int | None = None) -> dict[str, str]:
+    """The connection parameters learn adds to `url`: those it does not set itself.
+    `connect_timeout_s` is a limit the caller insists on (`learn doctor`'s): it wins over
+    the URL's and PGCONNECT_TIMEOUT, but only where it is shorter."""
     import os
 
     from psycopg.conninfo import conninfo_to_dict
@@ -127,18 +132,29 @@ def connect_params(url: str) -> dict[str, str]:
     wanted = dict(KEEPALIVES)
     if not os.environ.get("PGCONNECT_TIMEOUT"):
         wanted["connect_timeout"] = str(CONNECT_TIMEOUT_S)
-    return {k: v for k, v in wanted.items() if k not in given}
+    out = {k: v for k, v in wanted.items() if k not in given}
+    if connect_timeout_s is not None:
+        theirs = given.get("connect_timeout") or os.environ.get("PGCONNECT_TIMEOUT")
+        try:
+            # libpq reads 0 (or a negative number) as "wait forever".
+            shorter = theirs is None or not 0 < int(theirs) <= connect_timeout_s
+        except ValueError:
+            shorter = True
+        if shorter:
+            out["connect_timeout"] = str(int(connect_timeout_s))
+    return out
 
 
-def connect(url: str, *, readonly: bool = False, busy_timeout_ms: int | None = None) -> PgConnection:
+def connect(url: str, *, readonly: bool = False, busy_timeout_ms: int | None = None,
+            connect_timeout_s: int | None = None) -> PgConnection:
     """A psycopg connection in autocommit mode (the store issues BEGIN itself).
 
     busy_timeout_ms becomes lock_timeout: a writer waiting on another's row lock
     gives up after it, like SQLite's busy timeout. readonly sets the session
     read-only, so any write fails inside PostgreSQL itself. Connecting gives up after
-    CONNECT_TIMEOUT_S, keepalives notice a silent peer, and a statement runs at most
-    STATEMENT_TIMEOUT_MS unless the URL, the role or the database set a limit of
-    their own (connect_params).
+    CONNECT_TIMEOUT_S (or the shorter `connect_timeout_s`), keepalives notice a silent
+    peer, and a statement runs at most STATEMENT_TIMEOUT_MS unless the URL, the role or
+    the database set a limit of their own (connect_params).
     """
     import psycopg
     from psycopg.conninfo import make_conninfo
@@ -150,8 +166,8 @@ def connect(url: str, *, readonly: bool = False, busy_timeout_ms: int | None = N
 
     try:
         # RawCursor: `$n` placeholders go to the server as written (psycopg >= 3.2).
-        raw = psycopg.connect(make_conninfo(url, **connect_params(url)), autocommit=True,
-                              cursor_factory=psycopg.RawCursor)
+        conninfo = make_conninfo(url, **connect_params(url, connect_timeout_s=connect_timeout_s))
+        raw = psycopg.connect(conninfo, autocommit=True, cursor_factory=psycopg.RawCursor)
     except psycopg.OperationalError as exc:
         raise StoreError(f"cannot connect to {redact_url(url)}: {exc}") from exc
     try:
