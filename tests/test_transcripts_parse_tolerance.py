@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -39,10 +40,11 @@ def test_blank_lines_are_silent() -> None:
 
 
 def test_each_skip_reason_is_counted() -> None:
-    bad_ts = _user("u2", timestamp="2026-01-05T10:00:00")  # no offset
+    # An entry whose time is off is read with its time mended (test_entry_times.py).
+    bad_ts = _user("u2", timestamp="2026-01-05T10:00:00")  # no offset: read as UTC
     no_uuid = _user()
     del no_uuid["uuid"]
-    year0 = _user("u3", timestamp="0000-01-01T00:00:00Z")
+    year0 = _user("u3", timestamp="0000-01-01T00:00:00Z")  # no time: lent u2's
     raw = (
         _jsonl(_user("ok"))
         + b"{not json\n"
@@ -56,9 +58,11 @@ def test_each_skip_reason_is_counted() -> None:
         + b'{"type": "assistant", "uuid": "a", "sessionId": "s", "timestamp": "2026-01-05T10:00:00Z"}\n'
     )
     t = parse(raw)
-    assert [e.meta.uuid for e in t.events] == ["ok"]  # type: ignore[union-attr]
-    assert t.skipped == {"undecodable": 2, "not_object": 3, "invalid": 6}
-    assert t.skipped_lines == 11
+    assert [e.meta.uuid for e in t.events] == ["ok", "u2", "u3"]  # type: ignore[union-attr]
+    assert t.events[1].meta.timestamp == t.events[2].meta.timestamp == datetime(  # type: ignore[union-attr]
+        2026, 1, 5, 10, tzinfo=UTC)
+    assert t.skipped == {"undecodable": 2, "not_object": 3, "invalid": 4}
+    assert t.skipped_lines == 9
 
 
 def test_truncated_last_line_of_a_live_session() -> None:

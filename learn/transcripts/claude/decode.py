@@ -14,11 +14,19 @@
    made every command exit with a traceback, on every run.
 3. A FilterSpec drops what the caller never reads before anything is built;
    unmodeled types it drops are validated without building a single dict.
+4. An entry whose `timestamp` is missing, null, an epoch number or an ISO time
+   without an offset is kept (`_mend_time`): a number is read as epoch seconds (or
+   milliseconds), an offset-less time as UTC, and one with no time at all takes the
+   time of the entry before it (of the one after it, at the head of the file). The
+   whole line was dropped as invalid: "we're on bun now" with its time field lost
+   went, and its proposal fell below the threshold (crash audit 61 F3). An entry
+   with no time in a file where no entry has one is still skipped as invalid.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, Final
 
 import msgspec
 
@@ -56,6 +64,60 @@ SKIP_INVALID = "invalid"
 # Nested past what the decoder will walk: no transcript record nests more than a
 # few dozen levels, so such a line is damage or a trap, never a turn.
 SKIP_TOO_DEEP = "too_deep"
+
+# The time an entry with none is decoded with until its neighbours lend theirs
+# (`_lend_times`): year 1, which no client writes.
+_UNTIMED: Final = datetime(1, 1, 1, tzinfo=UTC)
+# Epoch numbers past this are milliseconds (this many seconds is the year 5138).
+_MS_EPOCH: Final = 10**11
+
+
+def _mend_time(obj: dict[str, Any]) -> dict[str, Any]:
+    """`obj` with a timestamp the typed decode takes (see the module docstring, 4): a
+    copy with the time mended, or `obj` itself when its time is usable (a failure lies
+    elsewhere). The record a system line keeps (`raw`) stays the line as written."""
+    value = obj.get("timestamp")
+    at: datetime | None = None
+    if isinstance(value, str):
+        try:
+            at = datetime.fromisoformat(value)
+        except ValueError:
+            at = None
+        if at is not None and at.tzinfo is None:
+            at = at.replace(tzinfo=UTC)
+        elif at is not None:
+            return obj
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            at = datetime.fromtimestamp(value / 1000 if abs(value) >= _MS_EPOCH else value, UTC)
+        except (OverflowError, OSError, ValueError):
+            at = None
+    return {**obj, "timestamp": (at or _UNTIMED).isoformat()}
+
+
+def _lend_times(items: list[object], skipped: dict[str, int]) -> list[object]:
+    """Each entry decoded _UNTIMED given the time of the entry before it (at the head
+    of the file, of the first one after it with a time); without any, skipped as invalid."""
+    last: datetime | None = None
+    waiting: list[Env] = []
+    for item in items:
+        if not isinstance(item, Env):
+            continue
+        if item.timestamp == _UNTIMED:
+            if last is None:
+                waiting.append(item)
+            else:
+                item.timestamp = last
+        else:
+            last = item.timestamp
+            for early in waiting:
+                early.timestamp = last
+            waiting = []
+    if not waiting:
+        return items
+    skipped[SKIP_INVALID] = skipped.get(SKIP_INVALID, 0) + len(waiting)
+    gone = {id(w) for w in waiting}
+    return [i for i in items if id(i) not in gone]
 
 
 def decode_untyped(raw: bytes | memoryview | msgspec.Raw) -> Any:
@@ -136,6 +198,7 @@ def _slow_path(line: bytes) -> object:
         return SKIP_INVALID
     if kind not in MODELED_TYPES:
         return OtherEvent(type=kind, raw=obj)
+    written, obj = obj, _mend_time(obj)
     message = obj.get("message")
     if kind == "user":
         _mark_unknown_blocks(message, USER_BLOCK_TYPES)
@@ -154,13 +217,20 @@ def _slow_path(line: bytes) -> object:
     except RecursionError:
         return SKIP_TOO_DEEP
     if isinstance(wire, SystemW | AttachmentW):
-        # The untyped decode of the untouched line: convert() did not alter obj
-        # for these types.
-        wire.raw = obj
+        # The untyped decode of the untouched line: convert() did not alter it for
+        # these types.
+        wire.raw = written
     return wire
 
 
 def decode_line(line: bytes | str) -> object:
+    """One line's wire record or skip reason. An entry without a time is invalid here:
+    only a whole file has neighbours to lend one (`decode_claude_lines`)."""
+    wire = _decode_one(line)
+    return SKIP_INVALID if _untimed(wire) else wire
+
+
+def _decode_one(line: bytes | str) -> object:
     try:
         wire: object = _DECODER.decode(line)
     except msgspec.ValidationError:
@@ -176,12 +246,16 @@ def decode_line(line: bytes | str) -> object:
     return wire
 
 
+def _untimed(wire: object) -> bool:
+    return isinstance(wire, Env) and wire.timestamp == _UNTIMED
+
+
 def _repaired(line: bytes) -> object:
     """A line the decoder refused: read again mended (`transcripts.mend`: invalid
     UTF-8, half a surrogate pair), when that was the fault (one bad byte must not lose
     a typed line), else undecodable."""
     fixed = mended(line)
-    return SKIP_UNDECODABLE if fixed is None else decode_line(fixed)
+    return SKIP_UNDECODABLE if fixed is None else _decode_one(fixed)
 
 
 def _with_raw(wire: SystemW | AttachmentW, line: bytes | memoryview | str) -> object:
@@ -283,6 +357,7 @@ def decode_claude_lines(
     find = buf.find
     size = len(buf)
     start = 0
+    untimed = False  # an entry decoded _UNTIMED: _lend_times once at the end
     while start < size:
         end = find(b"\n", start)
         if end < 0:
@@ -298,6 +373,7 @@ def decode_claude_lines(
             if drop_types and _drops_unmodeled(exc, line, drop_types):
                 continue
             wire = _slow_path(line.tobytes())
+            untimed = untimed or _untimed(wire)
         except msgspec.DecodeError:
             # A blank line fails as truncated JSON; checking here rather than
             # up front keeps the check off every good line.
@@ -305,6 +381,7 @@ def decode_claude_lines(
             if raw.isspace():
                 continue
             wire = _repaired(raw)
+            untimed = untimed or _untimed(wire)
             if type(wire) is UserW or type(wire) is AssistantW:
                 if not _drop_env(wire, drop_kinds, drop_sidechain, drop_meta):
                     append(wire)
@@ -329,11 +406,12 @@ def decode_claude_lines(
                     if skipped_body in drop_types:
                         continue
                     wire = _slow_path(line.tobytes())
+                    untimed = untimed or _untimed(wire)
         if type(wire) is str:
             skipped[wire] = skipped.get(wire, 0) + 1
             continue
         if drop is not None and _is_dropped(wire, drop):
             continue
         append(wire)
-    return items, skipped
+    return (_lend_times(items, skipped) if untimed else items), skipped
 

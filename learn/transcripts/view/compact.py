@@ -82,7 +82,10 @@ from learn.transcripts.view.model import (
 # v18: a bare value on a line of its own in a reply to a question naming a password or a key
 #     is replaced like a one-line reply (learn.secret_answers). The render version is kept:
 #     a session mined before was sent as it was, and asking again would send nothing less.
-VIEW_VERSION: Final = 18
+# v19: a Claude Code entry whose `timestamp` is missing, null, an epoch number or without
+#     an offset is read (its time mended, or lent by its neighbour), not skipped as invalid
+#     (learn.transcripts.claude.decode, crash audit 61 F3).
+VIEW_VERSION: Final = 19
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2

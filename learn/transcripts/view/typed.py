@@ -370,7 +370,10 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
     said: set[str] | None = None
     matched: list[bool] = []
     pasted = False
-    for line in lines:
+    # Before the agent's first message no line can be one of its lines: nothing is
+    # folded (a session's opening prompt, 14 KB in a memory plugin's observer
+    # sessions: 0.018 s of the tree bench home's first listing).
+    for line in lines if len(assistant_texts) else ():
         if len(line) < shortest and line.isascii():
             matched.append(False)
             continue
@@ -383,6 +386,8 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
         hit = flat in said
         matched.append(hit)
         pasted = pasted or hit
+    if not matched:
+        matched = [False] * len(lines)
     # Most turns hold no glyph at all: one scan of the text spares two per line, and
     # an ASCII text (most: a flag, no scan) holds none of these.
     glyphs = not text.isascii() and any(g in text for g in _GLYPHS)
