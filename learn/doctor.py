@@ -320,6 +320,14 @@ def check_hook(settings: Path | None = None, root: Path | None = None) -> Check 
     if health.last_log_error:
         return Check("hook", "warn", f"{detail}; last error in the log: {health.last_log_error}",
                      f"see {health.log}")
+    from learn.invocation import exec_form_hooks
+
+    if health.shell_form and exec_form_hooks():
+        return Check("hook", "warn", f"{detail}; learn's hook is a shell line, which Claude Code "
+                     "runs with PowerShell where Git Bash is absent, and PowerShell cannot run "
+                     "it: the hook never runs there",
+                     "`learn install-claude-command --hooks` rewrites it in exec form (no shell; "
+                     "Claude Code 2.1.139 or later), shown first")
     if health.bare:
         return Check("hook", "warn", f"{detail}; it runs a bare `learn`, which fails where Claude "
                      "Code's PATH lacks learn's virtualenv",

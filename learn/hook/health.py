@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from learn.hook.queue import SessionQueue, hook_dir
-from learn.hook.settings import is_bare, is_learn_hook, learn_hooks, starts_in_folder
+from learn.hook.settings import (
+    HOOKS,
+    in_shell_form,
+    is_bare,
+    is_learn_hook,
+    learn_hooks,
+    starts_in_folder,
+)
 from learn.hook.worker import LOG_NAME
 from learn.paths import tail_lines
 
@@ -42,6 +49,9 @@ class HookHealth:
     how: str = ""  # "settings.json", "plugin learn@learn-local", or both
     bare: bool = False  # the settings hook runs a bare `learn` (needs it on Claude Code's PATH)
     in_folder: bool = False  # it runs `python -m learn` without -P (settings.starts_in_folder)
+    # One of learn's own hooks (either event) is a shell line: what PowerShell, Claude
+    # Code's shell on Windows without Git Bash, cannot run (settings.in_shell_form).
+    shell_form: bool = False
 
     @property
     def stuck(self) -> bool:
@@ -57,6 +67,8 @@ def hook_health(settings: Path, root: Path | None = None, *, now: float | None =
     directory = hook_dir(root)
     data = _json(settings)
     found = learn_hooks(data) if isinstance(data, dict) else []
+    # An exec-form hook's `command` is only its interpreter: no shell line to judge.
+    shell = [h for h in found if "args" not in h]
     plugins = plugin_hooks(settings.parent, data if isinstance(data, dict) else {})
     how = ", ".join([*(["settings.json"] if found else []), *(f"plugin {p}" for p in plugins)])
     installed = bool(how)
@@ -85,8 +97,11 @@ def hook_health(settings: Path, root: Path | None = None, *, now: float | None =
         failed_dir=queue.failed,
         retrying=len(retrying),
         how=how,
-        bare=any(is_bare(str(h.get("command", ""))) for h in found),
-        in_folder=any(starts_in_folder(str(h.get("command", ""))) for h in found),
+        bare=any(is_bare(str(h.get("command", ""))) for h in shell),
+        in_folder=any(starts_in_folder(str(h.get("command", ""))) for h in shell),
+        shell_form=isinstance(data, dict) and any(
+            in_shell_form(h, args) for event, args, _ in HOOKS
+            for h in learn_hooks(data, event, args, own=True)),
     )
 
 

@@ -16,6 +16,12 @@ own writer, all of them or none (learn.report.check_writes). The settings as
 they were before the first install are kept in the install record, so removing
 the last rule restores them byte for byte; if the person changed the file since,
 only learn's hook is taken out and the rest of their edits stay.
+
+On Windows Claude Code's hook is written in exec form (`command` this Python, `args` the
+rest): without Git Bash Claude Code runs a shell line with PowerShell, which cannot run
+learn's (learn.invocation), and the check was silently gone. Every form learn wrote is
+its own, so a re-install turns the shell line into the exec form in place and a removal
+takes either out. Codex's hooks.json keeps the shell line: nothing says Codex reads `args`.
 """
 
 from __future__ import annotations
@@ -30,9 +36,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from learn import invocation
 from learn.guard.files import record_file, rules_file
 from learn.guard.rules import BadRules, CheckRule, Mode, RuleSet, load_rules
-from learn.invocation import learn_line, older_line
+from learn.invocation import (
+    has_fields,
+    hook_fields,
+    learn_line,
+    older_line,
+    put_fields,
+)
 from learn.report.json_settings import (
     SettingsError,
     edit_settings,
@@ -62,17 +75,25 @@ def _guard_args(rules: Path, agent: Agent) -> tuple[str, ...]:
 
 
 def hook_command(rules: Path, agent: Agent) -> str:
-    """The one command line the agent runs: this Python, the fixed program, the data file
-    (`-P`: never a `learn` of the session's folder, learn.invocation)."""
-    return hook_commands(rules, agent)[0]
+    """The one command line the agent runs through a shell: this Python, the fixed
+    program, the data file (`-P`: never a `learn` of the session's folder,
+    learn.invocation)."""
+    return learn_line("learn.guard", *_guard_args(rules, agent))
 
 
-def hook_commands(rules: Path, agent: Agent) -> tuple[str, ...]:
-    """Every form of learn's check hook for `rules` that is learn's own: the one written
-    now, first, and the one written before `-P`, which a re-install replaces and a
-    removal takes out like the new one."""
+def hook_forms(rules: Path, agent: Agent) -> tuple[dict[str, Any], ...]:
+    """Every form (`command`, and `args` in exec form) of learn's check hook for `rules`
+    that is learn's own: the one written now first (exec form for Claude Code on
+    Windows, learn.invocation), then the others, which a re-install replaces and a
+    removal takes out like it: the shell line, the line written before `-P`, and for
+    Claude Code the exec form."""
     args = _guard_args(rules, agent)
-    return (learn_line("learn.guard", *args), older_line("learn.guard", *args))
+    line = {"command": learn_line("learn.guard", *args)}
+    older = {"command": older_line("learn.guard", *args)}
+    if agent != "claude":
+        return (line, older)
+    spawned = hook_fields("learn.guard", *args, exec_form=True)
+    return (spawned, line, older) if invocation.exec_form_hooks() else (line, older, spawned)
 
 
 def claude_settings(project: str) -> Path:
@@ -136,14 +157,15 @@ def _json_object(path: Path, raw: bytes | None) -> dict[str, Any]:
         raise CheckError(str(exc)) from exc
 
 
-def _is_ours(hook: Any, commands: Sequence[str]) -> bool:
-    return isinstance(hook, dict) and hook.get("command") in commands
+def _is_ours(hook: Any, forms: Sequence[dict[str, Any]]) -> bool:
+    return isinstance(hook, dict) and any(has_fields(hook, f) for f in forms)
 
 
-def _with_hook(data: dict[str, Any], commands: Sequence[str], path: Path) -> dict[str, Any]:
-    """`data` with learn's hook running `commands[0]`: an older form of it (`commands[1:]`)
-    is pointed at it in place, so a re-install never leaves two."""
-    command = commands[0]
+def _with_hook(data: dict[str, Any], forms: Sequence[dict[str, Any]],
+               path: Path) -> dict[str, Any]:
+    """`data` with learn's hook running `forms[0]`: another form of it (`forms[1:]`) is
+    pointed at it in place, so a re-install never leaves two."""
+    wanted = forms[0]
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
         raise CheckError(f"{path}: \"hooks\" is not an object; fix it by hand first")
@@ -151,23 +173,23 @@ def _with_hook(data: dict[str, Any], commands: Sequence[str], path: Path) -> dic
     if not isinstance(groups, list):
         raise CheckError(f"{path}: \"hooks.PreToolUse\" is not a list; fix it by hand first")
     found = [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or ()
-             if _is_ours(h, commands)]
-    if found and all(h["command"] == command for h in found):
+             if _is_ours(h, forms)]
+    if found and all(has_fields(h, wanted) for h in found):
         return data
     out = copy.deepcopy(data)
     if found:
         for g in out["hooks"]["PreToolUse"]:
             for h in (g.get("hooks") or ()) if isinstance(g, dict) else ():
-                if _is_ours(h, commands):
-                    h["command"] = command
+                if _is_ours(h, forms):
+                    put_fields(h, wanted)
         return out
     out.setdefault("hooks", {}).setdefault("PreToolUse", []).append(
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": command,
+        {"matcher": "Bash", "hooks": [{"type": "command", **wanted,
                                        "timeout": HOOK_TIMEOUT_S}]})
     return out
 
 
-def _without_hook(data: dict[str, Any], commands: Sequence[str]) -> dict[str, Any]:
+def _without_hook(data: dict[str, Any], forms: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out = copy.deepcopy(data)
     hooks = out.get("hooks")
     if not isinstance(hooks, dict) or not isinstance(hooks.get("PreToolUse"), list):
@@ -175,7 +197,7 @@ def _without_hook(data: dict[str, Any], commands: Sequence[str]) -> dict[str, An
     kept = []
     for g in hooks["PreToolUse"]:
         if isinstance(g, dict) and isinstance(g.get("hooks"), list):
-            inner = [h for h in g["hooks"] if not _is_ours(h, commands)]
+            inner = [h for h in g["hooks"] if not _is_ours(h, forms)]
             if not inner and g["hooks"]:
                 continue
             g = {**g, "hooks": inner}
@@ -189,11 +211,12 @@ def _without_hook(data: dict[str, Any], commands: Sequence[str]) -> dict[str, An
     return out
 
 
-def _edited(path: Path, before: bytes | None, commands: Sequence[str]) -> bytes | None:
+def _edited(path: Path, before: bytes | None,
+            forms: Sequence[dict[str, Any]]) -> bytes | None:
     """The settings with learn's hook added, in the file's own style; `before` when it
     is there already."""
     try:
-        edited = edit_settings(before, path, lambda data: _with_hook(data, commands, path))
+        edited = edit_settings(before, path, lambda data: _with_hook(data, forms, path))
     except SettingsError as exc:
         raise CheckError(str(exc)) from exc
     return before if edited is None else edited.encode("utf-8")
@@ -339,14 +362,14 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
         path = Path(target["path"]) if target.get("path") else (
             Path(key[len(_ELSEWHERE):]) if key.startswith(_ELSEWHERE)
             else target_path(agent, checkout or project, home))
-        commands = hook_commands(data_path, "codex" if agent == "codex" else "claude")
+        forms = hook_forms(data_path, "codex" if agent == "codex" else "claude")
         before = read_settings_bytes(path)
         if agent in want:
             if agent == "codex-rules":
                 after = codex_prefix_rules(rules)
                 after = before if after is None else after
             else:
-                after = _edited(path, before, commands)
+                after = _edited(path, before, forms)
             if not had:
                 new_record.setdefault("targets", {})[key] = {
                     "path": str(path), "original": None if before is None
@@ -366,7 +389,7 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
             notes.append(f"{path} changed since learn wrote it: left as it is; delete learn's "
                          "prefix rules from it by hand")
         else:
-            stripped = _without_hook(_json_object(path, before), commands)
+            stripped = _without_hook(_json_object(path, before), forms)
             if original_bytes is not None and stripped == _json_object(path, original_bytes):
                 after_b = original_bytes
             elif original_bytes is None and not stripped:
