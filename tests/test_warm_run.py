@@ -69,3 +69,24 @@ def test_a_warm_run_imports_no_model_sdk_clusterer_or_onnx_runtime(tmp_path: Pat
                 if line.startswith("import time:")}
     assert "learn.pipeline" in imported
     assert not {"anthropic", "sklearn", "onnxruntime"} & imported
+
+
+def test_runs_showing_everything_again_reach_the_warm_path(tmp_path: Path) -> None:
+    # `--all` shows every proposal again, which bumped each one's shown count and time:
+    # the store never matched what the run found, and every run over nothing new asked
+    # the model to check coverage again (crash audit 61 F4). Neither is read by a run.
+    root = tmp_path / "corpus"
+    fake = _fake(root)
+    every = [*ARGS, "--all"]
+    with fake:
+        env = _env(root, fake)
+        # The first run judges, the second reuses the verdicts (and says so), the third
+        # finds the store as the second left it and leaves it so: the fourth is warm.
+        runs = [json.loads(_learn(every, env).stdout) for _ in range(3)]
+        before = len(fake.requests)
+        fourth = _learn(every, env)
+        assert fourth.returncode == 0, fourth.stderr
+        assert [r.tool_name for r in fake.requests[before:]] == []
+    runs.append(json.loads(fourth.stdout))
+    shown = [[(p["label"], p["sessions"]) for p in r["proposals"]] for r in runs]
+    assert shown[0] and all(s == shown[0] for s in shown)
