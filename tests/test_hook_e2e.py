@@ -91,7 +91,8 @@ def test_ended_sessions_are_mined_in_the_background_and_learn_only_reduces(tmp_p
     assert len(sessions) >= 5
     # The command's own line, with the options Claude adds when the person asks for them
     # (the words after /learn go to the prompt, not to this line).
-    line = f"{shell_line(COMMAND.read_text(encoding='utf-8'))} {ARGUMENTS}"
+    line = shell_line(COMMAND.read_text(encoding="utf-8")).replace(
+        "--exit-zero;", f"--exit-zero {ARGUMENTS};", 1)  # where Claude puts options (step 1)
 
     oracle = GoldOracle(gold)
     # The hook returns without waiting on the mining: every mining answer is held

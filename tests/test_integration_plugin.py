@@ -181,4 +181,6 @@ def test_install_project(tmp_path: Path) -> None:
 def test_shell_line_is_valid_posix_sh(arguments: str) -> None:
     _, body = frontmatter(COMMAND.read_text())
     line = shell_lines(body.replace("$ARGUMENTS", arguments))[0]
-    assert shlex.split(line)[:2] == ["learn", "run"]
+    assert shlex.split(line)
+    assert subprocess.run(["/bin/sh", "-n", "-c", line], check=False).returncode == 0
+    assert "learn run --yes --quiet --backend auto --exit-zero" in line

@@ -74,7 +74,10 @@ def test_the_command_line_prints_the_digest_for_the_demo_corpus(tmp_path: Path) 
     # The words after /learn go to the prompt, not this line; --all-projects is how
     # Claude re-runs it when asked (not pre-approved: Claude Code asks first).
     assert "$" not in line
-    expanded = f"{line} {ARGUMENTS}"
+    # The options go where Claude puts them when asked (step 1): after the job's flags;
+    # the line asks learn about --exit-zero first, then runs it.
+    expanded = line.replace("--exit-zero;", f"--exit-zero {ARGUMENTS};", 1)
+    assert expanded != line
     assert not covers(fields["allowed-tools"], expanded)
 
     bindir = tmp_path / "bin"

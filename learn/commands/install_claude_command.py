@@ -21,6 +21,8 @@ A learn.md holding the text an earlier learn shipped (report.claude_command.EARL
 of date: it is replaced without --force, backed up and journaled like any other write.
 Refused as "a different command", the person kept the old line: `learn run` without
 `--exit-zero`, which Claude Code 2.1.332 drops whole when one stage of the run failed.
+A later learn's learn.md (report.claude_command.is_later) is refused without --force as
+somebody's own is, but says so: the fix is to update learn, not to put an older /learn back.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import click
 
 from learn.commands.apply_writes import Journaled, asked, new_batch, one_apply, settled
 from learn.projects import checkout_folder
-from learn.report.claude_command import command_text, is_earlier
+from learn.report.claude_command import command_text, is_earlier, is_later, own_revision, revision
 from learn.report.confine import confine, read_regular
 from learn.report.edits import ApplyError, FilePlan, sha256
 from learn.report.errors import ConfinementError
@@ -91,6 +93,13 @@ def _install(text: str, project: bool, project_dir: Path, force: bool, hooks: bo
     # checked-in settings.json it could not read (a link to /dev/zero, read until
     # MemoryError), each time leaving half an install behind.
     if current is not None and not installed and not outdated and not force:
+        if is_later(current):
+            raise click.ClickException(
+                f"{dest} is a later learn's /learn (revision {revision(current)}; this "
+                f"learn's is {own_revision()}); not touching it. Update learn instead "
+                "(reinstall it from an up-to-date checkout: `pipx install --force .` or "
+                "`pip install .`), or use --force to put this learn's back (the later one "
+                "is backed up)")
         raise click.ClickException(
             f"{dest} exists and is a different command; not touching it. Use --force to "
             "replace it (the old one is backed up), or install the plugin instead, which "
