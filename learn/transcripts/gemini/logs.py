@@ -10,7 +10,8 @@ at the prompt, as typed: `@file` references unexpanded, slash commands (`/chat s
 Builds before chat recording (about 0.1-0.2) wrote nothing else of a session: their
 `checkpoint*.json` files are `/chat save` snapshots of the model's history (`Content[]`,
 later `{history, authType}`) with no session id, the same typed turns again with `@file`
-contents expanded into them, so they are not read; `logs.json` already has those turns.
+contents expanded into them, so they are not read as turns; `logs.json` already has
+those turns. They are read for one thing: the shell-mode commands they name (below).
 
 A session of the log is named by a path that is not a file, `<logs.json>/<session id>`,
 as an OpenCode store's session is (`files.sources`). It is read as a chats file in the
@@ -25,7 +26,10 @@ A shell-mode command (`!cmd`) is logged without its `!` (0.61: `!echo hi` logged
 "echo hi"), so the log alone reads it as a prompt. The client keeps the project's last
 100 such commands in `shell_history` beside the log (`useShellHistory`): an entry equal
 to one of them is read as Claude Code's `<bash-input>` record, a shell line, not typed.
-One older than those 100 is still read as typed.
+One older than those 100 is one too when a saved history of the project names it
+(`checkpoints`: the client puts each finished shell command in the model's history, and
+`/chat save` or checkpointing keeps that history beside the log); with neither it is
+still read as typed: the entry itself has no mark of the mode.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from typing import Any, Final
 import msgspec
 
 from learn.lazy import lazy_pattern
+from learn.transcripts.gemini.checkpoints import checkpoint_shell_commands
 from learn.transcripts.lowering import timestamp
 from learn.transcripts.mend import decoded
 
@@ -226,6 +231,7 @@ def export_session(path: Path) -> bytes:
         raise FileNotFoundError(f"{logs}: no session {sid}")
     good = [e for e in entries if _good(e)]
     shell = shell_commands(logs.parent / SHELL_HISTORY_NAME)
+    saved = checkpoint_shell_commands(logs.parent)
     times = [str(e["timestamp"]) for e in good]
     lines = [_ENCODE.encode({
         "sessionId": sid, "projectHash": logs.parent.name,
@@ -242,7 +248,7 @@ def export_session(path: Path) -> bytes:
         text: str = entry["message"]
         record: dict[str, Any] = {"id": mid, "timestamp": entry["timestamp"], "type": "user",
                                   "content": text}
-        if shell and _in_shell_history(text, shell):
+        if (shell and _in_shell_history(text, shell)) or text.strip() in saved:
             record["content"] = f"<bash-input>{text}</bash-input>"
         elif _COMMAND_RE.match(text.lstrip()):
             # Beside an empty content, the lowering reads it as the command it names.

@@ -14,4 +14,6 @@ parser, the session index and the mining cache see:
   (`project/<slug>/storage/session/…`), read by `storage`.
 - `export`: one session as canonical JSONL records, the same from either store.
 - `lower`: that buffer as events: typed turns, replies, tool calls and results.
+- `run_message`: an `opencode run` message split into its typed arguments and the
+  stdin `run` appended.
 """

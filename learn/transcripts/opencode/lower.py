@@ -35,7 +35,10 @@ so the fork starts at its first message of its own (`view.session`), as a Claude
 none): the session is headless (entrypoint "opencode-run", `view.origin`), and as no
 person is there to ask, every permission it would ask is rejected by the client,
 written as "The user rejected permission ..." with no feedback: a refusal, not the
-person's denial.
+person's denial. Its message is its arguments (quoted when they hold a space) and what
+was piped to its stdin: the arguments are typed, the piped text is context
+(`run_message`). Killed mid-answer, it leaves its reply unfinished and writes no abort:
+that reply is an interrupt (`_unfinished`).
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ from learn.transcripts.lowering import (
 )
 from learn.transcripts.mend import decoded
 from learn.transcripts.models import AssistantEvent, UserEvent
+from learn.transcripts.opencode.run_message import split_run_message
 
 __all__ = ["lower"]
 
@@ -79,6 +83,9 @@ ABORTED: Final = "MessageAbortedError"
 # rules `run` sets on its sessions that tell it.
 RUN_ENTRYPOINT: Final = "opencode-run"
 _RUN_RULES: Final = frozenset({"question", "plan_enter", "plan_exit"})
+# What `opencode run` appended from stdin to the person's message (`run_message`): its
+# event is context, and says so where a reader looks for an entry's origin.
+PIPED_INPUT: Final = "piped-input"
 # `copied_from` of a fork's copied messages: the store does not name the session a fork
 # was copied from.
 FORK_SOURCE: Final = "opencode:fork"
@@ -173,14 +180,62 @@ def _message(chain: Chain, record: dict[str, Any], side: bool, clock: datetime |
              born: datetime | None) -> list[Any]:
     info = as_dict(record.get("data"))
     parts = [p for p in record.get("parts") or () if isinstance(p, dict)]
-    if isinstance(info.get("metadata"), dict) and "time" not in info:
+    first = isinstance(info.get("metadata"), dict) and "time" not in info
+    if first:
         info, parts = _first_builds(info, parts)
     at = _time(info.get("time"), clock)
     if at is None:
         return []
     if born is not None and at < born:  # a fork's copy (module docstring)
         return _copied(_lowered(chain, record, info, parts, side, at, inherited=True))
-    return _lowered(chain, record, info, parts, side, at, inherited=False)
+    out = _lowered(chain, record, info, parts, side, at, inherited=False)
+    if not first and _unfinished(info):
+        # Killed mid-answer: no abort was written, the reply simply never ended.
+        out.append(UserEvent(meta=chain.meta(f"{record.get('id') or ''}:abort",
+                                             _last_time(parts, at), sidechain=side),
+                             interrupted=True))
+    return out
+
+
+def _unfinished(info: dict[str, Any]) -> bool:
+    """A reply that never ended: no `time.completed`, no error, no `finish`.
+
+    `opencode run` killed mid-answer (SIGTERM, or Ctrl-C at a terminal: 1.18.33, driven
+    for real) leaves its assistant message so, and nothing else: no MessageAbortedError
+    (only an abort from the TUI or the API writes one), no part saying it stopped. Every
+    reply that ended has `time.completed` (with `finish`, or `error` when it failed).
+    A reply being streamed while learn reads has the same shape; the store changes when
+    it ends, so the session is read again (its stamp) and the interrupt goes.
+    The first builds' messages (`project_storage`) were never seen killed: not read so."""
+    if info.get("role") != "assistant" or info.get("error") or info.get("finish"):
+        return False
+    time = info.get("time")
+    return isinstance(time, dict) and time.get("created") is not None \
+        and time.get("completed") is None
+
+
+def _last_time(parts: list[dict[str, Any]], at: datetime) -> datetime:
+    """When a reply was last seen: the latest time its parts name, else its creation."""
+    seen = [t for p in parts for key in ("start", "end")
+            if (t := timestamp(as_dict(p.get("time")).get(key))) is not None]
+    seen += [t for p in parts for key in ("start", "end")
+             if (t := timestamp(as_dict(as_dict(p.get("state")).get("time")).get(key))) is not None]
+    return max(seen, default=at)
+
+
+def _run_user(chain: Chain, mid: str, at: datetime, texts: list[str],
+              side: bool) -> list[UserEvent]:
+    """A message `opencode run` sent: its arguments typed (without the quotes `run` put
+    round them), what it appended from stdin context (`run_message`)."""
+    split = [split_run_message(t) for t in texts]
+    typed = [s.typed for s in split if s.typed.strip()]
+    piped = "\n".join(s.piped for s in split if s.piped.strip())
+    out = [_user(chain, mid, at, typed, side, context=False)] if typed else []
+    if piped:
+        out.append(UserEvent(meta=chain.meta(f"{mid}:{PIPED_INPUT}", at, sidechain=side,
+                                             is_meta=True),
+                             text=piped, blocks=(TextBlock(piped),), origin_kind=PIPED_INPUT))
+    return out
 
 
 def _lowered(chain: Chain, record: dict[str, Any], info: dict[str, Any],
@@ -197,6 +252,8 @@ def _lowered(chain: Chain, record: dict[str, Any], info: dict[str, Any],
         typed = [p.get("text", "") for p in parts if p.get("type") == "text"
                  and not p.get("synthetic") and not p.get("ignored")
                  and isinstance(p.get("text"), str)]
+        if typed and chain.entrypoint == RUN_ENTRYPOINT and not inherited:
+            return _run_user(chain, mid, at, typed, side)
         if typed:
             return [_user(chain, mid, at, typed, side, context=inherited)]
         said = [p.get("text", "") for p in parts

@@ -85,7 +85,11 @@ from learn.transcripts.view.model import (
 # v19: a Claude Code entry whose `timestamp` is missing, null, an epoch number or without
 #     an offset is read (its time mended, or lent by its neighbour), not skipped as invalid
 #     (learn.transcripts.claude.decode, crash audit 61 F3).
-VIEW_VERSION: Final = 19
+# v20: OpenCode: what `opencode run` appends from piped stdin is context, not typed, and the
+#     quotes it puts round an argument are no part of it; a reply left unfinished (a `run`
+#     killed mid-answer) is an interrupt. Gemini CLI: a logged `!cmd` a saved history names
+#     (`/chat save`, checkpointing) is a shell line when `shell_history` no longer has it.
+VIEW_VERSION: Final = 20
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
