@@ -41,6 +41,7 @@ from learn.models.network import (
     proxy_auth_failure,
     proxy_auth_fix,
     proxy_for,
+    shown_url,
 )
 from learn.models.ratelimit import RateLimiter, Sent, limiter_for
 from learn.models.ratelimit_headers import parse_limits
@@ -249,6 +250,11 @@ class AnthropicBackend:
         return str(self._client.base_url)
 
     @property
+    def endpoint(self) -> str:
+        """The base URL as failures name it: without credentials (network.shown_url)."""
+        return shown_url(self.base_url)
+
+    @property
     def outage(self) -> Outage:
         """The failures its calls share (learn.models.retry.Outage): budget, reports, abort."""
         return self._retry.outage
@@ -316,7 +322,7 @@ class AnthropicBackend:
 
         try:
             # The SDK's timeout is per read; `within` bounds the whole exchange.
-            raw, message = within(timeout, exchange)
+            raw, message = within(timeout, exchange, endpoint=self.endpoint)
             self._observe(raw.headers, chars=chars, sent=sent,
                           usage=getattr(message, "usage", None))
             if not isinstance(getattr(message, "content", None), list):
@@ -350,17 +356,20 @@ class AnthropicBackend:
 
         if isinstance(exc, anthropic.APIStatusError):
             headers = exc.response.headers
+            # Named as a connection error names it: behind a gateway (ANTHROPIC_BASE_URL)
+            # "HTTP 500 api_error: api error" did not say whose 500 it was (audit61 F5).
             text = _error_text(exc)
+            said = f"{text} from {self.endpoint}"
             status = exc.status_code
             if is_too_long(status, text):
-                return PromptTooLong(f"{what}: HTTP {status} {text}", status=status)
+                return PromptTooLong(f"{what}: HTTP {status} {said}", status=status)
             if status == 407:
                 proxy = proxy_for(self.base_url, os.environ)
-                return ModelError(f"{what}: {proxy_auth_failure(proxy, self.base_url)}; "
+                return ModelError(f"{what}: {proxy_auth_failure(proxy, self.endpoint)}; "
                                   f"fix: {proxy_auth_fix(proxy)}")
             if not is_retryable_status(status, headers):
                 failed = KeyRefused if status in (401, 403) else ModelError
-                return failed(f"{what}: HTTP {status} {text}{self._fix_for(status, text, what)}",
+                return failed(f"{what}: HTTP {status} {said}{self._fix_for(status, text, what)}",
                               status=status)
             retry_after = parse_retry_after(headers)
             pause = None if retry_after is None else self._retry.pause_for(retry_after)
@@ -368,13 +377,13 @@ class AnthropicBackend:
                 # Everyone waits, not just this worker: the limit is per account.
                 # Never past the budget: asking for more fails the call (pause_for).
                 self._limiter.pause(pause)
-            return TransientError(text, status=exc.status_code, retry_after=retry_after)
+            return TransientError(said, status=exc.status_code, retry_after=retry_after)
         if isinstance(exc, anthropic.APITimeoutError):
-            return TransientError("request timed out")
+            return TransientError(f"request timed out waiting for {self.endpoint}")
         if isinstance(exc, anthropic.APIConnectionError):
             cause = exc.__cause__
             detail = f" ({type(cause).__name__})" if cause is not None else ""
-            return TransientError(f"connection error to {self.base_url}{detail}")
+            return TransientError(f"connection error to {self.endpoint}{detail}")
         if isinstance(exc, anthropic.AnthropicError):
             # Anything else the SDK can raise (an unparseable 200, credentials
             # that failed to load) is final and must not escape as an SDK type.
@@ -383,15 +392,15 @@ class AnthropicBackend:
         if type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "h11"):
             # A stream cut while its body was read (a batch's results): the
             # transport's own error, not wrapped by the SDK.
-            return TransientError(f"connection error to {self.base_url} ({type(exc).__name__})")
+            return TransientError(f"connection error to {self.endpoint} ({type(exc).__name__})")
         if isinstance(exc, RecursionError):
-            return ModelError(f"{what}: the reply from {self.base_url} is nested too deep to read")
+            return ModelError(f"{what}: the reply from {self.endpoint} is nested too deep to read")
         # A 200 whose body claims JSON but is not whole JSON (cut by a gateway with a
         # matching content-length, or a proxy's text error page): the next request was
         # answered in the audit, so it is retried like a dropped connection. The
         # decoder's position stays out of the line, so the same fault reads the same.
         return TransientError(
-            f"unparseable reply from {self.base_url} (the body is not whole JSON)",
+            f"unparseable reply from {self.endpoint} (the body is not whole JSON)",
             fix="if it recurs, something between learn and the API cuts or replaces its "
                 "answers: check ANTHROPIC_BASE_URL and HTTPS_PROXY")
 
@@ -406,7 +415,7 @@ class AnthropicBackend:
         excerpt = error_line(body, 80)
         model = str(getattr(message, "model", None) or model)
         return MalformedAnswer(
-            f"anthropic: the endpoint at {self.base_url} sent a malformed Messages reply: no "
+            f"anthropic: the endpoint at {self.endpoint} sent a malformed Messages reply: no "
             f"content list (fields: {keys}; {excerpt!r}); fix: if it recurs, the endpoint "
             "at ANTHROPIC_BASE_URL (or a gateway in front of it) answers in the wrong shape: "
             "report it there, or unset ANTHROPIC_BASE_URL for api.anthropic.com",
@@ -417,7 +426,7 @@ class AnthropicBackend:
         """A 200 whose body is not a Messages answer: what it is, and where to look."""
         body, kind_of = str(raw.http_response.text), str(raw.headers.get("content-type") or "")
         why = f" ({NOT_THE_API})" if is_html(body, kind_of) else ""
-        return ModelError(f"anthropic: the reply from {self.base_url} is {body_kind(body, kind_of)}"
+        return ModelError(f"anthropic: the reply from {self.endpoint} is {body_kind(body, kind_of)}"
                           f"{why}; fix: check the network (a Wi-Fi login, HTTPS_PROXY) and "
                           "ANTHROPIC_BASE_URL")
 
@@ -429,7 +438,7 @@ class AnthropicBackend:
         if status == 404 and what == "anthropic":
             if "model" in text.lower():
                 return "; fix: check the model name ([models] in the config, or --model)"
-            return (f"; fix: {self.base_url.rstrip('/')}/v1/messages is not there: check "
+            return (f"; fix: {self.endpoint.rstrip('/')}/v1/messages is not there: check "
                     "ANTHROPIC_BASE_URL (the address without /v1: the client adds /v1/messages)")
         return ""
 
@@ -451,7 +460,7 @@ class AnthropicBackend:
             bounded = client.with_options(timeout=timeout)
             with self._limiter.slot():
                 try:
-                    return within(timeout, lambda: fn(bounded))
+                    return within(timeout, lambda: fn(bounded), endpoint=self.endpoint)
                 except TransientError:  # cut at its deadline: retried as it is
                     raise
                 except (anthropic.AnthropicError, ValueError, RecursionError) as exc:

@@ -271,6 +271,19 @@ def abort_calls(backend: object) -> None:
         seen = getattr(seen, "inner", None)
 
 
+def count_unusable(backend: object) -> None:
+    """Tell `backend`'s usage meter (learn.models.meter), through wrappers' `inner`,
+    that an answer it booked as answered was not used (cut at max_tokens): a failed
+    call. Nothing to tell without a meter."""
+    seen: object | None = backend
+    while seen is not None:
+        unusable = getattr(seen, "unusable", None)
+        if callable(unusable):
+            unusable()
+            return
+        seen = getattr(seen, "inner", None)
+
+
 def report_waits(backend: object, reporter: Callable[[Any], None]) -> None:
     """Have `backend` tell `reporter` when its calls wait out an overload
     (learn.models.retry.WaitNotice), through wrappers' `inner`; a backend that

@@ -21,7 +21,15 @@ coverage and judging alike:
   network audit). It is asked once more (`MAX_REFUSALS`), then a `RefusedAnswer`:
   the caller's failure, never cached, so the next run asks again;
 - what still fails is a `ModelError` whose `usage` says what the attempts
-  cost: failed calls are billed and must show in the run's usage.
+  cost: failed calls are billed and must show in the run's usage;
+- an answer cut at `max_tokens` is one failure whatever its shape: a tool
+  input cut into a string (not an object) was "tool input is str, not an
+  object" and asked four times, each billed, where the object-shaped cut said
+  "answer cut at max_tokens" after two (audit61 F6);
+- a cut answer the backend returned but this call did not use is a failed
+  call in the run's usage (`count_unusable`), as the string-shaped cut (which
+  the backend cannot read) already was: the object-shaped cut showed as 42
+  calls and 0 failed, every one unusable.
 
 Transport failures (429, 5xx, timeouts) are retried by the backends
 (`learn.models.retry`), below this layer, and are not retried again here.
@@ -46,6 +54,7 @@ from learn.models.base import (
     ModelResponse,
     RefusedAnswer,
     TruncatedAnswer,
+    count_unusable,
 )
 from learn.models.catalog import model_info
 from learn.models.tool_schema import schema_problems
@@ -118,77 +127,90 @@ def call_checked(
     current = request
     attempts = repairs = refusals = 0
     grown = False
-    while True:
-        attempts += 1
-        try:
-            response = backend.call(current)
-            if response.stop_reason in REFUSAL_STOPS:
-                # Any backend's (a replayed one, claude-cli): the tool input is no answer.
-                raise RefusedAnswer(f"{what}: the model refused to answer (stop_reason "
-                                    f"{response.stop_reason})", usage=response.usage,
-                                    stop_reason=response.stop_reason)
-        except MalformedAnswer as exc:
-            usage = usage + failure_cost(exc)
-            if isinstance(exc, RefusedAnswer) or exc.stop_reason in REFUSAL_STOPS:
-                if refusals < MAX_REFUSALS:
-                    refusals += 1
+    # A cut answer the backend returned (its meter booked it as answered) and this
+    # call did not use: booked as a failed call once it is dropped (count_unusable),
+    # as a cut the backend could not even read (a MalformedAnswer) already is.
+    unused = False
+    try:
+        while True:
+            if unused:  # the cut answer before this attempt was not used
+                count_unusable(backend)
+                unused = False
+            attempts += 1
+            try:
+                response = backend.call(current)
+                unused = response.stop_reason == "max_tokens"
+                if response.stop_reason in REFUSAL_STOPS:
+                    # Any backend's (a replayed one, claude-cli): the tool input is no answer.
+                    raise RefusedAnswer(f"{what}: the model refused to answer (stop_reason "
+                                        f"{response.stop_reason})", usage=response.usage,
+                                        stop_reason=response.stop_reason)
+            except MalformedAnswer as exc:
+                usage = usage + failure_cost(exc)
+                if isinstance(exc, RefusedAnswer) or exc.stop_reason in REFUSAL_STOPS:
+                    if refusals < MAX_REFUSALS:
+                        refusals += 1
+                        continue
+                    raise RefusedAnswer(
+                        f"{what}: the model refused to answer (stop_reason {exc.stop_reason}, "
+                        f"{attempts} attempts); not kept, the next run asks again",
+                        usage=usage, stop_reason=exc.stop_reason) from exc
+                if exc.stop_reason == "max_tokens":
+                    # Cut (a tool input cut into a string): as a cut object is, below.
+                    bigger = grown_budget(current, max_tokens_ceiling)
+                    if not grown and bigger > current.max_tokens:
+                        grown, current = True, replace(current, max_tokens=bigger)
+                        continue
+                    raise TruncatedAnswer(_cut(what, current, attempts), usage=usage) from exc
+                if repairs < MAX_REPAIRS:
+                    repairs += 1
                     continue
-                raise RefusedAnswer(
-                    f"{what}: the model refused to answer (stop_reason {exc.stop_reason}, "
-                    f"{attempts} attempts); not kept, the next run asks again",
-                    usage=usage, stop_reason=exc.stop_reason) from exc
-            if exc.stop_reason == "max_tokens" and not grown:
+                raise MalformedAnswer(f"{exc} ({attempts} attempts)", usage=usage) from exc
+            except ModelError as exc:
+                exc.usage = usage + failure_cost(exc)
+                raise
+            usage = usage + response.usage
+            cut = response.stop_reason == "max_tokens"
+            if cut and not grown:
                 bigger = grown_budget(current, max_tokens_ceiling)
                 if bigger > current.max_tokens:
                     grown, current = True, replace(current, max_tokens=bigger)
                     continue
-                raise TruncatedAnswer(f"{exc} (cut at max_tokens={current.max_tokens})", usage=usage) from exc
-            if repairs < MAX_REPAIRS:
-                repairs += 1
-                continue
-            raise MalformedAnswer(f"{exc} ({attempts} attempts)", usage=usage) from exc
-        except ModelError as exc:
-            exc.usage = usage + failure_cost(exc)
-            raise
-        usage = usage + response.usage
-        cut = response.stop_reason == "max_tokens"
-        if cut and not grown:
-            bigger = grown_budget(current, max_tokens_ceiling)
-            if bigger > current.max_tokens:
-                grown, current = True, replace(current, max_tokens=bigger)
-                continue
-        reader = lenient if cut and accept_truncated and lenient is not None else check
-        try:
-            value = reader(response.tool_input)
-        except AnswerInvalid as exc:
-            if cut:
-                raise TruncatedAnswer(
-                    f"{what}: answer cut at max_tokens={current.max_tokens} ({attempts} attempts)",
-                    usage=usage,
-                ) from exc
-            if repairs < MAX_REPAIRS:
-                repairs += 1
-                fix = Correction(dict(response.tool_input), str(exc))
-                current = replace(current, corrections=(*current.corrections, fix))
-                continue
-            failed = ModelError(
-                f"{what}: answer did not match the schema after {attempts} attempts ({exc})",
-                usage=usage,
-            )
-            if lenient is None:
-                raise failed from exc
+            reader = lenient if cut and accept_truncated and lenient is not None else check
             try:
-                value = lenient(response.tool_input)
-            except AnswerInvalid:
-                raise failed from exc
-            # Repairs exhausted: the whole parts are used, the caller reports the rest.
-            return Checked(value, replace(response, usage=usage), attempts, cut, str(exc))
-        if cut and not accept_truncated:
-            raise TruncatedAnswer(
-                f"{what}: answer cut at max_tokens={current.max_tokens} ({attempts} attempts)",
-                usage=usage,
-            )
-        return Checked(value, replace(response, usage=usage), attempts, cut)
+                value = reader(response.tool_input)
+            except AnswerInvalid as exc:
+                if cut:
+                    raise TruncatedAnswer(_cut(what, current, attempts), usage=usage) from exc
+                if repairs < MAX_REPAIRS:
+                    repairs += 1
+                    fix = Correction(dict(response.tool_input), str(exc))
+                    current = replace(current, corrections=(*current.corrections, fix))
+                    continue
+                failed = ModelError(
+                    f"{what}: answer did not match the schema after {attempts} attempts ({exc})",
+                    usage=usage,
+                )
+                if lenient is None:
+                    raise failed from exc
+                try:
+                    value = lenient(response.tool_input)
+                except AnswerInvalid:
+                    raise failed from exc
+                # Repairs exhausted: the whole parts are used, the caller reports the rest.
+                unused = False
+                return Checked(value, replace(response, usage=usage), attempts, cut, str(exc))
+            if cut and not accept_truncated:
+                raise TruncatedAnswer(_cut(what, current, attempts), usage=usage)
+            unused = False
+            return Checked(value, replace(response, usage=usage), attempts, cut)
+    finally:
+        if unused:
+            count_unusable(backend)
+
+
+def _cut(what: str, request: ModelRequest, attempts: int) -> str:
+    return f"{what}: answer cut at max_tokens={request.max_tokens} ({attempts} attempts)"
 
 
 def schema_errors(exc: ValidationError) -> str:

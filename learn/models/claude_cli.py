@@ -28,7 +28,6 @@ import shutil
 import subprocess
 import tempfile
 import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -401,7 +400,7 @@ class ClaudeCliBackend:
         # otherwise be loaded into the context of every call made from it.
         with self._limiter.slot(), tempfile.TemporaryDirectory(prefix="learn-claude-") as cwd:
             timeout = self._retry.attempt_timeout(self.timeout)
-            started = time.monotonic()
+            started = self.outage.now()
             try:
                 proc = self._run(argv, shield(request.user).encode("utf-8"), cwd, what, timeout)
             except subprocess.TimeoutExpired as exc:

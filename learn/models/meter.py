@@ -4,7 +4,10 @@ Per-step accounting added up only the answers that were used, so a run whose
 calls all failed reported `model_calls: 0` although every one was sent and
 most were billed (issue 11). The meter wraps the backend once, at the edge,
 and counts every call that reaches it: an answer by its usage, a failure by
-the usage it carries (an unusable answer is billed) or as one call.
+the usage it carries (an unusable answer is billed) or as one call. An answer
+cut at max_tokens that the caller could not use is told back (`unusable`) and
+counted as failed: cut answers showed as 42 calls with 0 failed though none
+was usable (audit61 F6).
 
 `on_usage` hears of every change as it happens, so the run can keep its books
 on disk as it goes (learn.store.run_usage): a run killed mid-way still counts
@@ -60,6 +63,13 @@ class UsageMeter:
             return
         with self._lock:
             self._usage = self._usage + usage
+        self._changed()
+
+    def unusable(self) -> None:
+        """An answer `call` booked as answered was not used (learn.models.call: cut
+        at max_tokens): it was paid for and gave nothing, so it is a failed call."""
+        with self._lock:
+            self._failed += 1
         self._changed()
 
     def call(self, request: ModelRequest) -> ModelResponse:

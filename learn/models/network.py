@@ -77,6 +77,17 @@ def without_credentials(url: str) -> str:
         return "(a proxy URL that does not parse)"
 
 
+def shown_url(url: str) -> str:
+    """`url` as a message names it: without a user, a password, a query or a fragment,
+    any of which can carry a key (a gateway's `https://key@host`, `?api_key=`)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "(an address that does not parse)"
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
 def proxy_auth_fix(proxy: Proxy | None) -> str:
     """The fix for a 407: credentials in the proxy's URL."""
     variable = proxy.variable if proxy is not None else "HTTPS_PROXY"

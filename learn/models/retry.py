@@ -31,6 +31,16 @@ it until then are not sent (`Outage.refuse`); a shared pause is never longer
 than the budget left (`RetryPolicy.pause_for`); a request is given at most what
 is left of the budget (`RetryPolicy.attempt_timeout`), and a failed request's
 own time counts against it.
+
+The budget is wall-clock time, the outage's, shared by every worker. It was the
+sum of every worker's backoff sleeps (kept so that tests whose `sleep` only
+records still ran the budget out), and with four mining workers sleeping at once
+that sum ran four times faster than the clock: an all-529 endpoint was given up
+after 191 s of a 600 s budget while the person was told "8m24s of 10m" about
+2.5 minutes in (audit61 F1). Time now comes from one clock (`Outage.now`): the
+real monotonic clock, or a test's that its fake `sleep` advances
+(`RetryPolicy.clock`). Only a test's `sleep` that records and advances no clock
+still has its waits counted (`Outage.note_wait`): no real sleep is.
 """
 
 from __future__ import annotations
@@ -218,12 +228,17 @@ class Outage:
     answers again. A server that asked for longer than the budget had left is
     taken at its word (`refuse`): calls until then fail without a request.
     `abort()` wakes every waiting call at once (Ctrl-C).
+
+    Every time here is read from `clock`: time.monotonic, or a test's.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
+        self.clock = clock
         self._since: float | None = None
-        self._slept = 0.0
+        # Waits that passed no time on the clock since the outage began
+        # (note_wait): only a test's sleep that records them.
+        self._unseen = 0.0
         self._answered_at = float("-inf")
         self._last_report = float("-inf")
         self.gave_up_on: str | None = None
@@ -232,26 +247,30 @@ class Outage:
         self.reporter: Callable[[WaitNotice], None] | None = None
         self._aborted = threading.Event()
 
+    def now(self) -> float:
+        """The outage's clock: what every duration here is measured on."""
+        return self.clock()
+
     def failed(self, started: float | None = None) -> None:
-        """A request failed; `started` (time.monotonic()) is when it went out: its
-        own time counts as failing, back to the last answer at most."""
-        now = time.monotonic()
+        """A request failed; `started` (`now()`) is when it went out: its own time
+        counts as failing, back to the last answer at most."""
         with self._lock:
+            now = self.clock()
             if self._since is None:
                 begun = now if started is None else min(now, max(started, self._answered_at))
-                self._since, self._slept = begun, 0.0
+                self._since, self._unseen = begun, 0.0
 
     def answered(self) -> None:
         with self._lock:
-            self._since, self._slept, self.gave_up_on = None, 0.0, None
-            self._answered_at = time.monotonic()
+            self._since, self._unseen, self.gave_up_on = None, 0.0, None
+            self._answered_at = self.clock()
             self._refused = None
             self._last_report = float("-inf")
 
     def refuse(self, seconds: float, message: str, last: TransientError) -> None:
         """The server asked for `seconds` more than the budget has: calls fail at once until then."""
         with self._lock:
-            until = time.monotonic() + seconds
+            until = self.clock() + seconds
             if self._refused is None or until > self._refused[0]:
                 self._refused = (until, message, last)
 
@@ -270,20 +289,25 @@ class Outage:
     def refused(self) -> tuple[str, TransientError] | None:
         """Why calls are not sent now (`refuse`), or None."""
         with self._lock:
-            if self._refused is None or time.monotonic() >= self._refused[0]:
+            if self._refused is None or self.clock() >= self._refused[0]:
                 return None
             return self._refused[1], self._refused[2]
 
     def elapsed(self) -> float:
-        """Seconds failing: wall time, or the waits when sleeping is a test's recorder."""
+        """Seconds the backend has been failing, on the clock: the same for every
+        worker, however many of them wait at once (or the waits a test's recording
+        sleep passed unseen, when longer: `note_wait`)."""
         with self._lock:
             if self._since is None:
                 return 0.0
-            return max(time.monotonic() - self._since, self._slept)
+            return max(self.clock() - self._since, self._unseen)
 
     def note_wait(self, seconds: float) -> None:
+        """A wait that passed no time on the clock (a test's sleep that only records):
+        counted, so the budget still runs out on such waits. Never a real sleep: all
+        workers' real sleeps added up ran the budget out 4x faster than the clock."""
         with self._lock:
-            self._slept += seconds
+            self._unseen += max(0.0, seconds)
 
     def report(self, why: str, budget: float, gives_up_after: int | None = None) -> None:
         """Tell the person, at most every REPORT_EVERY_SECONDS, once a wait is long enough."""
@@ -292,7 +316,7 @@ class Outage:
             return
         waited = self.elapsed()
         with self._lock:
-            now = time.monotonic()
+            now = self.clock()
             if now - self._last_report < REPORT_EVERY_SECONDS:
                 return
             self._last_report = now
@@ -327,11 +351,18 @@ class RetryPolicy:
     sleep: Callable[[float], None] | None = None
     # Shared by every call made under this policy (one per backend).
     outage: Outage = field(default_factory=Outage)
+    # The clock the budget runs on, given with the `sleep` that advances it (a
+    # test's); None: the outage's (time.monotonic). A `sleep` given without a
+    # clock only records: its waits are counted instead (`do_sleep`).
+    clock: Callable[[], float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.clock is not None:
+            self.outage.clock = self.clock
 
     def spent(self, state: RetryCallState) -> float:
         """Seconds used against the budget: this call's, or the backend's failing
-        time when longer (wall time, or the waits when `sleep` does not really
-        sleep, so a fake clock still runs the budget out)."""
+        time when longer (the outage's clock: wall time, shared by every worker)."""
         own = max(float(state.seconds_since_start or 0.0), float(state.idle_for))
         return max(own, self.outage.elapsed())
 
@@ -385,17 +416,21 @@ class RetryPolicy:
         return min(timeout, max(MIN_ATTEMPT_SECONDS, self.left()))
 
     def do_sleep(self, seconds: float) -> None:
-        self.outage.note_wait(seconds)
-        if self.sleep is None:
+        if self.sleep is None:  # a real sleep: the clock sees it pass
             self.outage.sleep(seconds)
             return
         if self.outage.aborted:
             raise Interrupted("the run was interrupted while waiting to retry")
+        if self.clock is None:
+            # A recorder, and no clock it advances: the wait passes no time, so it
+            # is counted as the outage's (Outage.note_wait).
+            self.outage.note_wait(seconds)
         self.sleep(seconds)
 
 
-def within(seconds: float, exchange: Callable[[], T]) -> T:
-    """`exchange()`, or a TransientError once it has run `seconds` (plus a grace).
+def within(seconds: float, exchange: Callable[[], T], *, endpoint: str = "") -> T:
+    """`exchange()`, or a TransientError once it has run `seconds` (plus a grace),
+    naming `endpoint` (shown without credentials) when given.
 
     The HTTP clients' timeout is per read: a server that trickled a reply a byte a
     quarter-second held a call with a 1 s timeout and a 3 s budget for 35 s, and a
@@ -420,7 +455,8 @@ def within(seconds: float, exchange: Callable[[], T]) -> T:
     # In slices: a Ctrl-C that reached the request's thread is raised in a caller on
     # the main thread within a slice, not at the deadline (learn.waiting).
     if not wait_for(done, max(0.0, seconds) + DEADLINE_GRACE_SECONDS):
-        raise TransientError(f"{TIMED_OUT} (no whole reply in time)")
+        waiting = f" waiting for {endpoint}" if endpoint else ""
+        raise TransientError(f"{TIMED_OUT}{waiting} (no whole reply in time)")
     if "error" in box:
         raise box["error"]
     return box["value"]  # type: ignore[no-any-return]
@@ -477,7 +513,7 @@ def run_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, what: str
         if refused is not None:  # final: not retried, not booked as a failure
             said, last = refused
             raise RetriesExhausted(f"{what}: not sent: {said}", last)
-        started = time.monotonic()
+        started = outage.now()
         try:
             value = attempt()
         except TransientError:
