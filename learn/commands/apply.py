@@ -28,6 +28,13 @@ from learn.commands.apply_recover import (
     release,
     say_finishing,
 )
+from learn.commands.apply_resume import (
+    BATCH_FILES,
+    batch_for,
+    say_resuming,
+    stopped_apply,
+    writes_of,
+)
 from learn.commands.apply_writes import (
     Consent,
     Intent,
@@ -325,6 +332,10 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     for plan in plans:
         plan.notes.extend(_checkout_notes(plan))
     say_finishing(held, plans)
+    # An apply stopped before its last file, finished by this one: one apply for --undo.
+    resuming = say_resuming(stopped_apply(), {(str(p.path), e.key) for p in plans
+                                              if p.changed and p.refused is None
+                                              for e in p.applied})
     plans += checks.plans if checks is not None else []
 
     def preview(plan: FilePlan) -> None:
@@ -341,13 +352,20 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     landed: dict[str, list[Landed]] = {}
     # The keys whose decision is recorded (with what an interrupted apply held of them).
     released: set[str] = set()
+    # Every file of the batch the person confirmed, journaled with each decision: an apply
+    # stopped before its last is finished by the next, as one (learn.commands.apply_resume).
+    whole: dict[str, list[str]] = {}  # file -> the keys planned for it
 
     def writing(confirmed: Sequence[FilePlan]) -> None:
+        nonlocal batch
         for plan in confirmed:
             if checks is not None and checks.owns(plan):
                 continue
+            whole[str(plan.path)] = sorted(e.key for e in plan.applied)
             for e in plan.applied:
                 planned.setdefault(e.key, set()).add(str(plan.path))
+        # Under the apply lock, before the first write: the batch every row is journaled in.
+        batch = batch_for(batch, writes_of(whole), said=resuming)
 
     def written(plan: FilePlan, backup: Path | None) -> Intent:
         # Before the file is written: journaled pending, with its decisions; a crash
@@ -381,7 +399,8 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
              "project": project_here(e.project) if e.project is not None else here,
              "every_project": e.project is None and choice.file is None
              and scope_for(by_key[e.key], choice) == "user",
-             "files": sorted(planned.get(e.key, {str(plan.path)}))} for e in plan.applied]
+             "files": sorted(planned.get(e.key, {str(plan.path)})),
+             BATCH_FILES: whole} for e in plan.applied]
         row = intend(batch, "apply", plan, backup,
                      project_here(plan.applied[0].project) if plan.applied
                      and plan.applied[0].project else here, [e.key for e in plan.applied],
@@ -401,7 +420,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
                     continue
                 # With what an earlier apply stopped before finishing it wrote of it.
                 released.add(key)
-                _record(by_key[key], release(key, d["files"], batch, mine))
+                _record(by_key[key], release(key, d["files"], mine))
 
         saved = f" (backup: {backup})" if backup else ""
         return Intent((row,), lambda: click.echo(
@@ -417,7 +436,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     wrote = write_confirmed(plans, consent, written, what=what, whole=checks, writing=writing)
     if not consent.dry_run:
         record_settled(held, plans, edits, {k: by_key[k] for k in resolved},
-                       released | set(planned), batch, _record)
+                       released | set(planned), _record)
     if refused or not shown or not wrote or (offers and checks is None):
         sys.exit(1)
 

@@ -89,7 +89,7 @@ def settle_pending() -> None:
         if h.missing or h.key in done:
             continue
         done.add(h.key)  # its release records the other applies' held decisions of it too
-        for path, backup, d in release(h.key, h.files, h.write.batch,
+        for path, backup, d in release(h.key, h.files,
                                        [(x.write.path, x.write.backup_file, x.decision)
                                         for x in held if x.key == h.key
                                         and x.write.batch == h.write.batch]):
@@ -155,20 +155,22 @@ def unfinished() -> list[Held]:
 Landed = tuple[str, str | None, dict[str, Any]]
 
 
-def release(key: str, files: Collection[str], batch: str,
-            mine: Sequence[Landed]) -> list[Landed]:
+def release(key: str, files: Collection[str], mine: Sequence[Landed]) -> list[Landed]:
     """What to record now that `key` is written to every file of `files`, its batch's: its
     decisions there (`mine`), and those held by an earlier apply stopped before finishing
     `key`, for each file of theirs that still holds the rule (its marker; not one of
-    `files`: written again by `batch`, that write is the one to record). Looked up before
+    `files`: written again by this batch, that write is the one to record). Looked up before
     any is recorded (held means still pending). Killed before they all are, the next
     apply or undo records them (settle_pending)."""
     from learn.store import StoreError, open_store
 
     try:
         with open_store() as store:
-            earlier = [h for h in _held(store) if h.key == key and h.write.batch != batch
-                       and h.write.path not in files]
+            # Not told apart by batch: a batch finishing an interrupted one is that one's
+            # (Stopped), and the interrupted apply's held decisions are the earlier ones.
+            # By file: what this batch wrote of the rule is `mine`, never taken twice.
+            ours = {*files, *(path for path, _, _ in mine)}
+            earlier = [h for h in _held(store) if h.key == key and h.write.path not in ours]
     except StoreError:
         earlier = []
     return [*mine, *((h.write.path, h.write.backup_file, h.decision)
@@ -215,7 +217,7 @@ def say_finishing(held: Sequence[list[Held]], plans: Sequence[FilePlan]) -> None
 
 def record_settled(held: Sequence[list[Held]], plans: Sequence[FilePlan],
                    edits: Sequence[RuleEdit], covered: dict[str, Proposal],
-                   decided: Collection[str], batch: str,
+                   decided: Collection[str],
                    record: Callable[[Proposal, Sequence[Landed]], None]) -> None:
     """Record the held rules this apply covered (`covered`: the proposals it has an edit
     for) and leaves as they are: every file it planned for the rule already holds it, or
@@ -225,8 +227,8 @@ def record_settled(held: Sequence[list[Held]], plans: Sequence[FilePlan],
     and every apply said it was finishing them.
 
     `decided`: the keys this apply recorded itself, or the person confirmed a write of (a
-    write that failed leaves them held); `batch`: this apply's; `record`: how the apply
-    records a rule's decisions."""
+    write that failed leaves them held); `record`: how the apply records a rule's
+    decisions."""
     groups: dict[str, set[str]] = {}  # real file -> the keys planned for it
     for e in edits:
         groups.setdefault(os.path.realpath(e.target.expanduser()), set()).add(e.key)
@@ -237,7 +239,7 @@ def record_settled(held: Sequence[list[Held]], plans: Sequence[FilePlan],
         if any(plan.refused is not None for plan in plans
                if h.key in groups.get(str(plan.path), ())):
             continue
-        done = release(h.key, (), batch, ())
+        done = release(h.key, (), ())
         record(covered[h.key], done)
         if done:
             click.echo(f"{h.key}: recorded as applied in {', '.join(d[0] for d in done)}, "
@@ -297,6 +299,14 @@ def forget(store: Store, writes: Sequence[Write]) -> None:
 
 
 def already_undone(writes: Sequence[Write]) -> list[Write]:
-    """The writes of `writes` whose file is back as it was before (its hash then, or no
-    file where the write made it): an undo stopped after putting them back."""
-    return [w for w in writes if w.before_hash != w.after_hash and hash_now(w) == w.before_hash]
+    """The writes of `writes` (one batch's, oldest first) whose file is back as it was
+    before (its hash then, or no file where the write made it): an undo stopped after
+    putting them back. A file the batch wrote twice (an interrupted apply and the one that
+    finished it: learn.commands.apply_resume) is back when it is as before the first."""
+    first: dict[str, Write] = {}
+    last: dict[str, Write] = {}
+    for w in writes:
+        first.setdefault(w.path, w)
+        last[w.path] = w
+    return [w for w in writes if first[w.path].before_hash != last[w.path].after_hash
+            and hash_now(w) == first[w.path].before_hash]

@@ -474,7 +474,7 @@ def undo_last(*, consent: Consent) -> bool:
     again to write, the undo is refused if the journal's newest batch is no longer the
     one shown (another command wrote or undid meanwhile)."""
     from learn.commands.apply_recover import already_undone
-    from learn.report.undo import check_undo, drop_made, undo_plans
+    from learn.report.undo import by_file, check_undo, drop_made, undo_plans
     from learn.store import open_store
     from learn.store.apply_journal import Write
 
@@ -482,16 +482,19 @@ def undo_last(*, consent: Consent) -> bool:
         with open_store() as store:
             return store.journal.last_batch()
 
-    def finish(w: Write, path: Path, folders: Sequence[Path]) -> None:
-        """Write `w` is undone (its file at `path` is as it was before): its proposals
-        pending again, then the row marked, so a stop between the two is finished again."""
+    def finish(ws: Sequence[Write], path: Path, folders: Sequence[Path]) -> None:
+        """The writes `ws` of one file (oldest first: learn.report.undo.whole_write) are
+        undone (the file at `path` is as it was before the oldest): their proposals pending
+        again, then the rows marked together, so a stop between the two is finished
+        again, and never leaves one write of the file marked and the other not."""
         with open_store() as store:
             # The journal is this machine's own connection (learn.store.api): not inside
             # the ledger's transaction, which holds the same SQLite file.
-            for key in w.keys:
-                store.proposals.unapply(key, target_file=w.path, since=w.written_at)
-            store.journal.mark_undone([w.id])
-        if not w.before_hash:
+            for w in ws:
+                for key in w.keys:
+                    store.proposals.unapply(key, target_file=w.path, since=w.written_at)
+            store.journal.mark_undone([w.id for w in ws])
+        if not ws[0].before_hash:
             for folder in drop_made(path, folders):
                 click.echo(f"removed {folder} (learn made it; nothing is left in it)")
 
@@ -499,17 +502,19 @@ def undo_last(*, consent: Consent) -> bool:
         writes = newest()
         back = already_undone(writes)
         if not consent.dry_run:
-            for w in back:
-                finish(w, Path(w.path), [Path(f) for f in w.made_folders])
+            for group in by_file(back):
+                finish(group, Path(group[0].path),
+                       [Path(f) for w in group for f in w.made_folders])
     if not writes:
         click.echo("nothing to undo: no `learn apply` or `learn check` write is on record (or "
                    "every one was undone)", err=True)
         return True
     what = "check" if all(w.action == "check" for w in writes) else "apply"
-    click.echo(f"undo the {what} of {writes[0].written_at[:19]}: {len(writes)} file(s)")
+    click.echo(f"undo the {what} of {writes[0].written_at[:19]}: "
+               f"{len({w.path for w in writes})} file(s)")
 
-    for w in back:
-        click.echo(f"already put back: {w.path} (an undo stopped before it finished)")
+    for group in by_file(back):
+        click.echo(f"already put back: {group[0].path} (an undo stopped before it finished)")
     writes = [w for w in writes if w not in back]
     if not writes:
         return True
@@ -528,7 +533,7 @@ def undo_last(*, consent: Consent) -> bool:
             gone = "removed" if plan.remove else "restored"
             click.echo(f"{gone} {plan.path}"
                        + (f" (what it held is in {backup})" if backup else ""))
-            finish(by_id[u.write_id], plan.path, u.folders)
+            finish([by_id[i] for i in u.write_ids], plan.path, u.folders)
 
         return Intent((row,), then)
 

@@ -10,6 +10,13 @@ write made (`.claude/`, `.cursor/rules/`: the journal's `made_folders`) once not
 left in them, innermost first; never a folder that was there before, nor one the
 person has put anything in since.
 
+An apply may write one file twice: an apply stopped before its last file is finished by the
+next as the same batch (learn.commands.apply_resume), and that one can add to a file the
+stopped one wrote. Undone one write at a time, the older write's plan, made from the file
+as it is now, was refused as "changed since learn wrote it". So a batch's writes of one
+file are undone as one (`whole_write`): from the newest's bytes to the oldest's backup,
+when they follow each other unbroken.
+
 learn's check (`learn check`, or a check offer `learn apply` installs) is several
 files that only work together: its rules file, the hooks that run it, the install
 record `learn check remove` goes by. Undone one by one, an edited settings file
@@ -21,7 +28,8 @@ running a check of nothing, and nothing knew to take it out. So a check's writes
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import pairwise
 from pathlib import Path
 
 from learn.projects import write_roots
@@ -33,7 +41,7 @@ from learn.store.apply_journal import Write
 
 @dataclass(slots=True)
 class UndoPlan:
-    write_id: int
+    write_ids: tuple[int, ...]  # every write of the file in the batch (whole_write)
     keys: tuple[str, ...]
     project: str | None
     plan: FilePlan
@@ -91,12 +99,54 @@ def undo_plan(w: Write) -> FilePlan:
                         refused=str(exc), projects=tuple(projects))
 
 
+def by_file(writes: Sequence[Write]) -> list[list[Write]]:
+    """`writes` (oldest first) grouped by file, each group oldest first, the group of the
+    newest write first."""
+    groups: dict[str, list[Write]] = {}
+    for w in writes:
+        groups.setdefault(w.path, []).append(w)
+    return sorted(groups.values(), key=lambda g: g[-1].id, reverse=True)
+
+
+def whole_write(group: Sequence[Write]) -> Write:
+    """The writes of one file in one batch (oldest first) as one write: from what the
+    oldest found (its hash, its backup, the folders it made) to what the newest left."""
+    first, last = group[0], group[-1]
+    if len(group) == 1:
+        return first
+    keys = tuple(dict.fromkeys(k for w in group for k in w.keys))
+    folders = tuple(dict.fromkeys(f for w in group for f in w.made_folders))
+    return replace(last, before_hash=first.before_hash, backup_file=first.backup_file,
+                   keys=keys, made_folders=folders)
+
+
+def _broken(group: Sequence[Write]) -> str | None:
+    """Why the writes of `group` cannot be undone as one: the file changed between two of
+    them (not the bytes the one before left), so going back to the oldest's backup would
+    throw that change away. None when they follow each other."""
+    for a, b in pairwise(group):
+        if a.after_hash != b.before_hash:
+            saved = f"; what it held before is in {group[0].backup_file}" \
+                if group[0].backup_file else ""
+            return (f"{a.path} changed between two of learn's writes of it; learn does not "
+                    f"undo over your edits{saved}")
+    return None
+
+
 def undo_plans(writes: Sequence[Write]) -> list[UndoPlan]:
-    """One plan per write (one per file: an apply writes each file once), newest first.
-    When one of a check's files is refused, so are the others (CheckUndo)."""
-    undos = [UndoPlan(w.id, tuple(w.keys), w.project, undo_plan(w), check=w.action == "check",
-                      folders=tuple(Path(f) for f in w.made_folders))
-             for w in reversed(writes)]
+    """One plan per file (whole_write), the newest first. When one of a check's files is
+    refused, so are the others (CheckUndo)."""
+    undos: list[UndoPlan] = []
+    for group in by_file(writes):
+        w = whole_write(group)
+        plan = undo_plan(w)
+        why = _broken(group)
+        if why is not None and plan.refused is None:
+            plan = FilePlan(path=Path(w.path), original=None, original_hash="", new_text="",
+                            refused=why, projects=plan.projects)
+        undos.append(UndoPlan(tuple(x.id for x in group), tuple(w.keys), w.project, plan,
+                              check=any(x.action == "check" for x in group),
+                              folders=tuple(Path(f) for f in w.made_folders)))
     for u in undos:
         if u.plan.remove and not u.plan.refused:
             u.plan.notes += [f"{f} goes too, if nothing else is in it (learn made it)"
