@@ -176,3 +176,24 @@ def test_a_second_concurrent_run_refuses_with_a_message(tmp_path: Path) -> None:
     # Once the first run is over, the next one goes ahead.
     after = _learn(["run", "--all-projects", "--since", "2026-01-01", "--offline", "--json"], env)
     assert after.returncode == 0, after.stderr
+
+
+def test_a_run_says_how_many_lines_it_could_not_read(tmp_path: Path) -> None:
+    # A malformed line is skipped and counted, the rest of its session read; `learn
+    # sessions` and `learn show` counted it, the run said nothing (crash audit 61 F3).
+    gold, fake, root, _ = _run_corpus(tmp_path, demo.build)
+    sessions = sorted((root / "home" / ".claude" / "projects").rglob("*.jsonl"))
+    for damaged in sessions[:2]:
+        with damaged.open("ab") as f:
+            f.write(b'{"type": "user", "uuid": "x", "message": \n[1, 2]\n')
+    with fake:
+        env = _env(root, fake)
+        args = ["run", "--all-projects", "--since", "2026-01-01", "--yes", "--quiet"]
+        done = _learn(args, env)
+        assert done.returncode == 0, done.stderr
+        assert "Skipped: 4 unreadable lines in 2 sessions, the rest of each read" in done.stdout
+        listed = json.loads(_learn([*args, "--json", "--all"], env).stdout)
+    assert listed["skipped_lines"] == 4 and listed["sessions_with_skipped_lines"] == 2
+    # The damaged sessions' other lines were read: every point the gold proposes stands.
+    assert {p["label"] for p in listed["proposals"]} == {
+        name for name, g in gold.groups.items() if g.proposed}

@@ -487,13 +487,23 @@ def _report(result: Any, *, as_json: bool, out: Path | None) -> int:
 
 def _say_skipped(result: Any) -> None:
     """What discovery left out, as `learn sessions` says it: a transcript it could not
-    read was dropped without a word while the digest counted "3 of your last 3 sessions"."""
+    read was dropped without a word while the digest counted "3 of your last 3 sessions";
+    and the lines of the sessions read that could not be read."""
     from learn.transcripts.files.skip_note import skipped_note
 
     note = skipped_note(result.extra.get("skipped") or {})
     if note:
         click.echo(click.style(f"Skipped: {note} (`learn sessions --json` lists each file "
                                "and why).", dim=True))
+    # A malformed line is skipped and counted, its session's other lines read: said too, or
+    # a run over a damaged transcript read as a whole one (crash audit 61 F3).
+    lines, where = (result.extra.get("skipped_lines"),
+                    result.extra.get("sessions_with_skipped_lines"))
+    if isinstance(lines, int) and isinstance(where, int) and lines > 0:
+        click.echo(click.style(
+            f"Skipped: {lines} unreadable line{'s' if lines != 1 else ''} in {where} "
+            f"session{'s' if where != 1 else ''}, the rest of each read (`learn sessions "
+            "--json` counts them by session, `learn show ID` says why).", dim=True))
 
 
 def _check_out(out: Path) -> None:

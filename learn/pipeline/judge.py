@@ -227,6 +227,10 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
             "make_command": read.suggestions,
             "programmatic_set_aside": read.programmatic,
             "skipped": read.skipped,
+            # Lines of the sessions read that could not be read (a malformed line is
+            # skipped, the rest of its session read): said beside the files skipped.
+            "skipped_lines": sum(s.skipped_lines for s in sessions),
+            "sessions_with_skipped_lines": sum(1 for s in sessions if s.skipped_lines),
             "naming": naming.stats.to_json(),
             "started_at": iso(started_at),
             # Sessions read per agent: the digest says which agents a count spans.

@@ -320,6 +320,9 @@ class RunResult:
             # Files discovery left out, by reason ("unreadable", "too_old", ...: the reasons
             # `learn sessions --json` gives each file under "skipped").
             "skipped": dict(self.extra.get("skipped") or {}),
+            # Lines of the sessions read that could not be read, and in how many sessions.
+            "skipped_lines": _count(self.extra.get("skipped_lines")),
+            "sessions_with_skipped_lines": _count(self.extra.get("sessions_with_skipped_lines")),
         }
 
     @classmethod
@@ -347,11 +350,18 @@ class RunResult:
                    "programmatic_set_aside": int(data.get("programmatic_set_aside") or 0),
                    "outcomes": list(data.get("outcomes") or ()),
                    "skipped": {str(k): int(v) for k, v in (data.get("skipped") or {}).items()
-                               if isinstance(v, int)}},
+                               if isinstance(v, int)},
+                   "skipped_lines": _count(data.get("skipped_lines")),
+                   "sessions_with_skipped_lines": _count(data.get("sessions_with_skipped_lines"))},
             failed_stages=tuple(str(x) for x in data.get("failed_stages") or ()),
             verification={str(k): int(v) for k, v in (data.get("verification") or {}).items()
                           if isinstance(v, int)},
         )
+
+
+def _count(value: Any) -> int:
+    """A stored count as an int: 0 for anything else (a run stored before it had one)."""
+    return value if type(value) is int and value >= 0 else 0
 
 
 def _opt_str(value: Any) -> str | None:
