@@ -262,26 +262,29 @@ def abort_calls(backend: object) -> None:
     """End the calls `backend` has running and refuse new ones, where it can (the
     claude-cli backend ends its `claude` processes); a wrapper (the usage meter, the
     recorder) is followed through its `inner`. For an interrupted run."""
-    seen: object | None = backend
-    while seen is not None:
-        abort = getattr(seen, "abort", None)
-        if callable(abort):
-            abort()
-            return
-        seen = getattr(seen, "inner", None)
+    abort = _through_wrappers(backend, "abort")
+    if abort is not None:
+        abort()
 
 
 def count_unusable(backend: object) -> None:
     """Tell `backend`'s usage meter (learn.models.meter), through wrappers' `inner`,
     that an answer it booked as answered was not used (cut at max_tokens): a failed
     call. Nothing to tell without a meter."""
+    unusable = _through_wrappers(backend, "unusable")
+    if unusable is not None:
+        unusable()
+
+
+def _through_wrappers(backend: object, name: str) -> Callable[[], object] | None:
+    """The first callable `name` of `backend` or of the backends it wraps (`inner`)."""
     seen: object | None = backend
     while seen is not None:
-        unusable = getattr(seen, "unusable", None)
-        if callable(unusable):
-            unusable()
-            return
+        found = getattr(seen, name, None)
+        if callable(found):
+            return found  # type: ignore[no-any-return]
         seen = getattr(seen, "inner", None)
+    return None
 
 
 def report_waits(backend: object, reporter: Callable[[Any], None]) -> None:
