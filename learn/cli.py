@@ -82,12 +82,12 @@ class LazyGroup(click.Group):
         # (learn.errors); a command never catches these itself.
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            _interrupted()
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (learn.termination)
+            _interrupted(exc)
         except click.Abort as exc:
             # click.confirm / prompt turn Ctrl-C into Abort; EOF stays a failure.
             if isinstance(exc.__context__, KeyboardInterrupt):
-                _interrupted()
+                _interrupted(exc.__context__)
             raise
         except (click.UsageError, click.exceptions.Exit):
             raise  # click's own words about the command line: the person's flags
@@ -144,22 +144,27 @@ def cli() -> None:
     """
 
 
-def _interrupted() -> NoReturn:
-    from learn.errors import EXIT_INTERRUPTED
+def _interrupted(exc: KeyboardInterrupt) -> NoReturn:
+    from learn.termination import ending
 
-    click.echo("\nlearn: interrupted (what was finished is kept)", err=True)
-    raise click.exceptions.Exit(EXIT_INTERRUPTED)
+    line, code = ending(exc)
+    click.echo(f"{line} (what was finished is kept)", err=True)
+    raise click.exceptions.Exit(code)
 
 
 def main() -> None:
+    from learn.errors import EXIT_INTERRUPTED
+    from learn.termination import EXIT_CODES, ending
+
     try:
         cli.main(prog_name="learn")
-    except KeyboardInterrupt:  # before or after a command ran
-        click.echo("\nlearn: interrupted", err=True)
-        _end_now()
+    except KeyboardInterrupt as exc:  # before or after a command ran
+        line, code = ending(exc)
+        click.echo(line, err=True)
+        _end_now(code)
     except SystemExit as exc:
-        if exc.code == 130:
-            _end_now()
+        if isinstance(exc.code, int) and (exc.code == EXIT_INTERRUPTED or exc.code in EXIT_CODES):
+            _end_now(exc.code)
         if exc.code in (0, None) and _nothing_left_to_run() and _flushed():
             os._exit(0)
         raise
@@ -194,8 +199,9 @@ def _flushed() -> bool:
     return True
 
 
-def _end_now() -> NoReturn:
-    """Exit 130 at once, not after the threads still running.
+def _end_now(code: int) -> NoReturn:
+    """Exit with `code` (130, or 143 / 129 for SIGTERM / SIGHUP) at once, not after
+    the threads still running.
 
     Everything a stage finished is already written (the mining cache entry of
     each session, the store's committed transactions), and every `finally` up
@@ -203,11 +209,9 @@ def _end_now() -> NoReturn:
     an SDK's socket read: a normal exit joins them, and with the API
     unreachable Ctrl-C printed "interrupted" and the process ran on; a second
     Ctrl-C did nothing. Measured by tests/test_interrupt_points.py: within 2 s
-    at every stage.
+    at every stage (and tests/test_terminate_signal.py for SIGTERM).
     """
-    from learn.errors import EXIT_INTERRUPTED
-
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
-    os._exit(EXIT_INTERRUPTED)
+    os._exit(code)

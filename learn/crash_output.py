@@ -125,9 +125,22 @@ def escaped(text: str, encoding: str | None) -> str:
 def _excepthook(kind: type[BaseException], value: BaseException,
                 tb: TracebackType | None) -> None:
     if issubclass(kind, KeyboardInterrupt):
-        # Ctrl-C before the command line's own handler (learn.cli.main) was reached,
-        # while modules loaded: said as that handler says it, not as a traceback.
-        _write("\nlearn: interrupted\n")
+        # Ctrl-C (or SIGTERM, SIGHUP: learn.termination) before the command line's own
+        # handler (learn.cli.main) was reached, while modules loaded: said as that
+        # handler says it, not as a traceback.
+        from learn.termination import EXIT_CODES, ending  # loaded: learn.entry installed it
+
+        line, code = ending(value)
+        _write(f"{line}\n")
+        if code in EXIT_CODES:
+            # Python exits 1 after a KeyboardInterrupt's subclass (only Ctrl-C's own
+            # is turned back into the signal): the code learn.cli gives it, at once.
+            import contextlib
+            import os
+
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                sys.stdout.flush()
+            os._exit(code)
         return
     _write(redacted(exception_text(kind, value, tb), kind))
 

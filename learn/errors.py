@@ -13,7 +13,8 @@ a config key, no API key, no `claude`); 3 the model backend cannot be used now
 not logged in: said before anything is read, or the key refused mid-run, which stops
 the run there); 75 another learn run holds the lock (or another learn command is writing to the agents' files)
 (sysexits' EX_TEMPFAIL: try again later, as cron and scripts read it); 130
-interrupted (Ctrl-C, the shell's 128 + SIGINT).
+interrupted (Ctrl-C, the shell's 128 + SIGINT); 143 and 129 ended by SIGTERM or
+SIGHUP, the same way (learn.termination).
 """
 
 from __future__ import annotations

@@ -134,6 +134,16 @@ def drain(queue: SessionQueue, mine_one: MineOne, log: Log, *, lock_dir: Path,
                         waited += 1.0
                     try:
                         line = mine_one(job)
+                    except KeyboardInterrupt as exc:
+                        # Stopped (SIGTERM at a logout or shutdown: learn.termination):
+                        # not the session's failure, so no attempt is counted, or three
+                        # shutdowns would send a good session to failed/. The job stays
+                        # in working/ and the next worker puts it back (queue.recover).
+                        from learn.termination import stopped_by
+
+                        log.write(f"session {job.event.session_id}: {stopped_by(exc)}; "
+                                  "left for the next worker")
+                        raise
                     except Exception as exc:  # the worker outlives any one session
                         stats.failed += 1
                         tried.add(job.event.session_id)
