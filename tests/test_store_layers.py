@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ledger", ("core", "feedback")),
     ("tables", ("label_tables", "run_table", "scan_tables", "shown_table", "proposals",
                 "verdict_table", "pg_team", "pg_members", "team_forget", "team", "session_index",
-                "mine_batches", "apply_journal")),
+                "mine_batches", "apply_journal", "answer_table")),
     ("API", ("api", "runs")),
     ("package", ("__init__",)),
 )

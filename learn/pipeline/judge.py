@@ -134,6 +134,7 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
     from learn.reduce.counting import CountConfig
     from learn.reduce.stage import reduce_sessions
     from learn.reduce.stored import (
+        StoreAnswerMemory,
         StoreLabelIndex,
         StoreShownState,
         StoreVerdictMemory,
@@ -143,6 +144,7 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
     from learn.reduce.windows import TranscriptContext
 
     sessions = read.sessions
+    version = name_prompt_version()
     return reduce_sessions(
         session_cands,
         embedder=embedder,
@@ -165,8 +167,13 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
         remember_labels=False,
         # The model's names, kept the moment naming ends: Ctrl-C while judging
         # must not cost the naming calls again (tests/test_interrupt_points.py).
-        on_named=lambda naming: store.labels.put_named_labels(naming.named,
-                                                              name_prompt_version()),
+        on_named=lambda naming: store.labels.put_named_labels(naming.named, version),
+        # And each naming answer the moment it is parsed, each coverage answer by its
+        # request: a run killed mid-naming or after coverage answered paid for them
+        # (tests/test_paid_answers_kept.py). Judge verdicts are kept as they arrive
+        # by their memory (learn.reduce.judge).
+        on_name_answer=lambda rows: store.labels.put_named_labels(rows, version),
+        answers=StoreAnswerMemory(store),
         name_batch=config.models.name_batch,
         context=TranscriptContext({s.id: s.path for s in sessions if s.path}, redact=redact,
                                   projects={s.id: s.project for s in sessions if s.project}),

@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from learn.models.base import ModelRequest
+
 
 def recover_rows(text: str) -> list[Any]:
     """The complete JSON objects at the top level of a (possibly truncated) JSON array."""
@@ -101,3 +103,16 @@ def valid_rows(rows: Iterable[Any], model: type[RowT]) -> Iterator[RowT]:
             yield model.model_validate(raw)
         except ValidationError:
             continue
+
+
+def request_key(request: ModelRequest) -> str:
+    """The key of an answer kept by its request (learn.reduce.protocols.AnswerMemory):
+    sha256 over everything that shapes the answer, so it is never reused for another
+    model, another prompt (its whole text: a prompt edited without a new version is
+    another prompt), another tool schema, other items or another output budget."""
+    import hashlib
+
+    body = [request.step, request.model, request.system, request.tool.name,
+            request.tool.input_schema, request.user, request.max_tokens]
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False)
+                          .encode("utf-8")).hexdigest()

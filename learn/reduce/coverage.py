@@ -25,11 +25,12 @@ from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
 from learn.records.proposal import CoverageStatus, Proposal
 from learn.reduce.agent_files import heard_by_a_reader
-from learn.reduce.answers import VerdictsAnswer, rows_schema, valid_rows
+from learn.reduce.answers import VerdictsAnswer, request_key, rows_schema, valid_rows
 from learn.reduce.rules import RuleCorpus
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
+    from learn.reduce.protocols import AnswerMemory
 
 SHORTLIST_K = 8
 MAX_RULES = 400
@@ -101,8 +102,15 @@ def check_coverage(
     embedder: Embedder,
     kinds: Sequence[str] = ("directive", "fix", "request"),
     k: int = SHORTLIST_K,
+    answers: AnswerMemory | None = None,
 ) -> CoverageResult:
-    """Set `status`, `existing_rule` and `existing_rule_file` on each proposal of `kinds`."""
+    """Set `status`, `existing_rule` and `existing_rule_file` on each proposal of `kinds`.
+
+    `answers` keeps each call's answer by its exact request and gives it back for the
+    same request: a run stopped after a coverage answer (SIGKILL, Ctrl-C while judging)
+    paid for it, and the next run, asking the same items against the same rules with
+    the same model and prompt, does not pay again. Keyed by the request, not by item:
+    an answer is about an item among the rules shortlisted for its batch."""
     out = list(proposals)
     todo = [i for i, p in enumerate(out) if p.kind in kinds]
     if not todo:
@@ -144,17 +152,23 @@ def check_coverage(
             user=user,
             max_tokens=256 + 40 * len(batch),
         )
-        calls += 1
-        try:
-            parsed, response = call_tool(backend, request, VerdictsAnswer)
-        except ModelError as exc:
-            # Over-proposing is the chosen way to fail: everything stays new.
-            return CoverageResult(
-                tuple(proposals), failed=True, calls=calls, usage=usage,
-                failures=(f"coverage: {exc}; every proposal left as new",),
-            )
-        usage = usage + response.usage
-        for row in valid_rows(parsed.verdicts, _Row):
+        key = request_key(request) if answers is not None else ""
+        rows = answers.get(key) if answers is not None else None
+        if rows is None:
+            calls += 1
+            try:
+                parsed, response = call_tool(backend, request, VerdictsAnswer)
+            except ModelError as exc:
+                # Over-proposing is the chosen way to fail: everything stays new.
+                return CoverageResult(
+                    tuple(proposals), failed=True, calls=calls, usage=usage,
+                    failures=(f"coverage: {exc}; every proposal left as new",),
+                )
+            usage = usage + response.usage
+            rows = parsed.verdicts
+            if answers is not None:
+                answers.put(key, "coverage", rows)
+        for row in valid_rows(rows, _Row):
             if not 0 <= row.id < len(batch) or batch[row.id] in updates:
                 continue
             i = batch[row.id]

@@ -130,6 +130,17 @@ class InMemoryVerdictMemory:
 
 
 @dataclass
+class InMemoryAnswerMemory:
+    rows: dict[str, list[Any]] = field(default_factory=dict)
+
+    def get(self, key: str) -> list[Any] | None:
+        return self.rows.get(key)
+
+    def put(self, key: str, step: str, rows: Sequence[Any]) -> None:
+        self.rows[key] = list(rows)
+
+
+@dataclass
 class InMemoryShownState:
     records: dict[str, ShownRecord] = field(default_factory=dict)
 

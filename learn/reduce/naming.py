@@ -196,6 +196,14 @@ def _parse_rows(rows: Sequence[Any], n: int, truncated: bool) -> dict[int, str]:
     return out
 
 
+def _answered(labelled: Sequence[_Unique], declined: Sequence[_Unique],
+              candidates: Sequence[MinedCandidate]) -> list[tuple[str, str, str]]:
+    """One answer's rows for the name cache, one per candidate wording, as
+    NamingResult.named keeps them."""
+    return [(u.kind, candidates[pos].text, DECLINED if u.declined else u.label or "")
+            for u in (*labelled, *declined) for pos in u.members]
+
+
 def _shared_point(embedder: Embedder) -> Callable[[Sequence[str]], str]:
     """Offline, a new label is slugged from the sentence its quotes share, the one the
     proposal opens with (learn.reduce.headline), not from a whole quote's first words."""
@@ -216,6 +224,7 @@ def name_candidates(
     max_output_tokens: int | None = None,
     max_batch: int = MAX_BATCH,
     labelled: Callable[[str, str], str | None] | None = None,
+    on_answer: Callable[[Sequence[tuple[str, str, str]]], object] | None = None,
 ) -> NamingResult:
     """Label every candidate. `backend=None` (offline) names by fallback only.
 
@@ -223,6 +232,11 @@ def name_candidates(
     candidate (the store keeps one per stored candidate): such a candidate is
     not asked about again, so a warm run over unchanged sessions makes no
     naming call, and its label is offered to the new candidates it resembles.
+
+    `on_answer` gets each answer's (kind, text, label) rows (DECLINED for a text
+    the answer left out for good) the moment it is parsed, so a run killed before
+    naming ends keeps what it paid for; the labels naming ends with (after its
+    checks) are `NamingResult.named`.
 
     `threshold` is the pre-clustering cosine distance (default: the embedder's
     recommended one); `neighbour_threshold` bounds how far a failed item may
@@ -340,6 +354,7 @@ def name_candidates(
                 if label in stored:
                     known_before.add((kind, label))
             missing = [u for i, u in enumerate(batch) if i not in got]
+            declined: list[_Unique] = []
             if missing and got and not again:
                 # A partial answer: the items it left out are asked once more,
                 # alone, with the labels just given offered back. Left to the
@@ -362,10 +377,13 @@ def name_candidates(
                     # every warm run would ask again; their label is a fallback.
                     for u in missing:
                         u.declined = True
+                    declined = missing
                 failures.append(
                     f"name: {kind} batch {batch_no}: {len(missing)} of {len(batch)} items "
                     f"unlabelled{' (answer truncated)' if cut else ''}; they fell back"
                 )
+            if on_answer is not None:
+                on_answer(_answered([batch[i] for i in got], declined, candidates))
 
     # Before any fallback borrows a label or drifted labels merge: a lumped quote
     # near-duplicating its true siblings carried the drift merge across two points

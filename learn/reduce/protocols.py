@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from learn.records.proposal import Proposal, Verdict
 
@@ -59,6 +59,18 @@ class VerdictMemory(Protocol):
     def record(
         self, dedup_key: str, role: str, prompt_version: int, verdict: Verdict, vector: Vector
     ) -> None: ...
+
+
+class AnswerMemory(Protocol):
+    """Model answers on record by the exact request they answered
+    (learn.reduce.answers.request_key: step, model, prompt, tool and items), as the
+    answer's rows: the same request is not paid for twice."""
+
+    def get(self, key: str) -> list[Any] | None: ...
+
+    def put(self, key: str, step: str, rows: Sequence[Any]) -> None:
+        """Kept the moment it is called: a run killed after it keeps the answer."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

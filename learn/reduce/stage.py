@@ -22,7 +22,13 @@ from learn.reduce.coverage import check_coverage
 from learn.reduce.judge import judge_proposals
 from learn.reduce.naming import MAX_BATCH, NamingResult, NamingStats, name_candidates
 from learn.reduce.onepoint import one_point, requests_as_commands
-from learn.reduce.protocols import LabelIndex, ShownRecord, ShownState, VerdictMemory
+from learn.reduce.protocols import (
+    AnswerMemory,
+    LabelIndex,
+    ShownRecord,
+    ShownState,
+    VerdictMemory,
+)
 from learn.reduce.rules import RuleCorpus
 from learn.reduce.suppress import select
 from learn.reduce.wording import rule_from_quote
@@ -76,6 +82,8 @@ def reduce_sessions(
     admit: Callable[[Sequence[Proposal]], list[Proposal]] | None = None,
     labelled: Callable[[str, str], str | None] | None = None,
     on_named: Callable[[NamingResult], object] | None = None,
+    on_name_answer: Callable[[Sequence[tuple[str, str, str]]], object] | None = None,
+    answers: AnswerMemory | None = None,
 ) -> ReduceOutcome:
     """Everything after mining. `backend=None` runs offline (fallback names, no
     coverage, no verdicts). New labels (also below-threshold ones, so their
@@ -83,13 +91,16 @@ def reduce_sessions(
     counted groups to those that may be proposed (a team run counts people on
     them and drops the groups too few people said) before thresholds apply.
     `on_named` gets the naming as soon as it is done, so a run interrupted while
-    judging keeps the model's names (the caller stores them)."""
+    judging keeps the model's names (the caller stores them); `on_name_answer` gets
+    each naming answer as it is parsed (name_candidates' on_answer), so a run killed
+    while naming keeps the batches already answered. `answers` keeps each coverage
+    answer by its request (learn.reduce.coverage)."""
     config = config or CountConfig()
     candidates = flatten_candidates(sessions)
     naming = name_candidates(
         candidates, embedder=embedder, backend=backend, model=models["name"],
         index=label_index, threshold=threshold, max_batch=name_batch or MAX_BATCH,
-        labelled=labelled,
+        labelled=labelled, on_answer=on_name_answer,
     )
     if on_named is not None:
         on_named(naming)
@@ -109,7 +120,8 @@ def reduce_sessions(
     shown = list(chosen.shown)
     coverage_failed = False
     if corpus is not None and shown:
-        cov = check_coverage(shown, corpus, backend=backend, model=models["coverage"], embedder=embedder)
+        cov = check_coverage(shown, corpus, backend=backend, model=models["coverage"],
+                             embedder=embedder, answers=answers)
         shown, coverage_failed = list(cov.proposals), cov.failed
         usage = usage + cov.usage
         failures.extend(cov.failures)

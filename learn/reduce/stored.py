@@ -1,6 +1,6 @@
 """learn.reduce's protocols over the store (learn.store.api.Store), and a run's result
 recorded there: the embedder cache, the label index, what was shown, verdict memory,
-the name cache, record_run.
+the name cache, the answer cache, record_run.
 
 They behave like the in-memory ones in learn.reduce.memory, with one documented
 difference: a verdict keeps vector evidence only when it names a canonical_key
@@ -246,6 +246,21 @@ class StoreVerdictMemory:
         self._verdicts.record_proposal(dedup_key, verdict, role=role,
                                        prompt_version=int(prompt_version),
                                        model=verdict.model or "", vector=vector, space=self.space)
+
+
+class StoreAnswerMemory:
+    """learn.reduce.protocols.AnswerMemory over this machine's answer cache
+    (learn.store.answer_table)."""
+
+    def __init__(self, store: Store) -> None:
+        # Opened on first use: a run that asks no coverage opens no second connection.
+        self._store = store
+
+    def get(self, key: str) -> list[Any] | None:
+        return self._store.answers.get(key)
+
+    def put(self, key: str, step: str, rows: Sequence[Any]) -> None:
+        self._store.answers.put(key, step, rows)
 
 
 def name_prompt_version() -> int:

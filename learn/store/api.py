@@ -17,12 +17,14 @@ one named part per group of tables.
 | `index` | SessionIndex (session_index) | session_index, session_heads (this machine's) |
 | `batches` | BatchTable (mine_batches) | mine_batches (this machine's) |
 | `journal` | ApplyJournal (apply_journal) | apply_writes: what `learn apply` wrote, for `--undo` (this machine's) |
+| `answers` | AnswerTable (answer_table) | answer_cache: model answers by their request (this machine's) |
 
 The parts share the ledger's one connection and its transactions
-(`store.atomic()`, `store.transaction()`). The session index, the batch table and
-the apply journal are per machine, kept in the local SQLite file (beside the cache when the store is
-a PostgreSQL database: learn.store.session_index.session_index_path); they have a
-connection of their own, opened on first use and closed with the store.
+(`store.atomic()`, `store.transaction()`). The session index, the batch table,
+the apply journal and the answer cache are per machine, kept in the local SQLite
+file (beside the cache when the store is a PostgreSQL database:
+learn.store.session_index.session_index_path); they have a connection of their
+own, opened on first use and closed with the store.
 `open_store(..., local_only=True)` opens only those: listing sessions must not
 wait for a shared database, nor load sqlite-vec.
 """
@@ -42,6 +44,7 @@ from learn.store.target import default_store_target
 # was a sixth of `learn show`'s 0.3 s.
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
+    from learn.store.answer_table import AnswerTable
     from learn.store.apply_journal import ApplyJournal
     from learn.store.db import SqliteConnection
     from learn.store.feedback import FeedbackStore
@@ -167,6 +170,12 @@ class Store:
         from learn.store.apply_journal import ApplyJournal
 
         return ApplyJournal(self._local_conn())
+
+    @cached_property
+    def answers(self) -> AnswerTable:
+        from learn.store.answer_table import AnswerTable
+
+        return AnswerTable(self._local_conn())
 
     # -- lifecycle ---------------------------------------------------------------
 

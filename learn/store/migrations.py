@@ -524,6 +524,24 @@ def _m026_proposal_states_every_run(conn: Connection, s: StoreSchema, d: Dialect
         project_rekey(conn)
 
 
+def _m027_answer_cache(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # A model answer by the exact request it answered (learn.store.answer_table): a
+    # coverage answer received before a kill is not paid for again. This machine's:
+    # local SQLite only, beside the session index.
+    if d.postgres:
+        return
+    conn.execute(
+        """
+        CREATE TABLE answer_cache (
+            request_key TEXT PRIMARY KEY,
+            step TEXT NOT NULL,
+            rows_json TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )
+        """
+    )
+
+
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_feedback", _m001_feedback),
     ("0002_learn_tables", _m002_learn_tables),
@@ -547,6 +565,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0024_project_identity_wsl", _m024_project_identity_wsl),
     ("0025_apply_writes_state", _m025_apply_writes_state),
     ("0026_proposal_states_every_run", _m026_proposal_states_every_run),
+    ("0027_answer_cache", _m027_answer_cache),
 )
 STEP_NAMES: tuple[str, ...] = tuple(name for name, _ in MIGRATIONS)
 SCHEMA_VERSION = len(STEP_NAMES)
