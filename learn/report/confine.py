@@ -30,6 +30,15 @@ leads only to a file of that same project, and a user's file (`~/.claude/CLAUDE.
 only to a user's file: linked into a project, the person's own rules would go into
 a file the repository shares.
 
+On Windows a name is read by Windows' rules (learn.report.windows_names): names
+compare case-folded there, as NTFS opens them (a `claude.md` is the project's
+CLAUDE.md, and was refused as no instruction file), and a path with a name Windows
+does not take as spelled (`node_modules.`, made as `node_modules`; `notes:x.md`, a
+stream of `notes`; `aux.md`, a device) is refused, never mapped. And a project root
+that is the home folder, or above it, by another spelling realpath keeps
+(`\\\\localhost\\C$\\Users\\ana`, a drive mapped to it) is no project: the person's
+`.claude/settings.json` was its `.claude/settings.json`.
+
 The surfaces are data (`SURFACES`): another agent's instruction files are one
 more row each. A file reached through an `@import` is evidence for coverage,
 never a destination because of it: it is written only when it is itself one of
@@ -55,6 +64,7 @@ from learn.reduce.agent_files import (
     opencode_config_dir,
 )
 from learn.reduce.rule_places import claude_home, codex_home
+from learn.report import windows_names
 from learn.report.errors import ConfinementError
 from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
@@ -165,18 +175,42 @@ def project_roots(projects: Iterable[Path | str | None]) -> tuple[Path, ...]:
     A relative path (a transcript's relative `cwd`) would resolve against the
     folder learn runs in, and the home folder (or anything above it) would make
     every CLAUDE.md below it a project file: neither is a project root."""
-    home = path_key(_home())
+    home = _home()
     out: dict[Path, None] = {}
     for p in projects:
         if p is None or not str(p) or not Path(p).expanduser().is_absolute():
             continue
         real = _real(Path(p).expanduser())
-        # By key: on macOS a project's key is case-folded (`/users/ana`), which as a
-        # Path never equalled `/Users/ana`, so home passed as a project root there.
-        if key_within(home, path_key(real)):
+        if _home_or_above(real, home):
             continue
         out.setdefault(real)
     return tuple(out)
+
+
+def _home_or_above(real: Path, home: Path) -> bool:
+    """Whether the resolved folder `real` is `home` or a folder holding it.
+
+    By key: on macOS a project's key is case-folded (`/users/ana`), which as a Path
+    never equalled `/Users/ana`, so home passed as a project root there. And by what
+    the folder is (its device and inode): on Windows realpath keeps a share's spelling,
+    so `\\\\localhost\\C$\\Users\\ana` (or a drive `net use` mapped to it) is home
+    under a key of its own, as a bind mount of it is on Linux."""
+    if key_within(path_key(home), path_key(real)):
+        return True
+    try:
+        st = os.stat(real)
+    except OSError:
+        return False  # no folder: nothing below it is written either
+    if not st.st_ino:  # a file system that gives no file ids says nothing here
+        return False
+    for folder in (home, *home.parents):
+        try:
+            above = os.stat(folder)
+        except OSError:
+            continue
+        if (above.st_dev, above.st_ino) == (st.st_dev, st.st_ino):
+            return True
+    return False
 
 
 # Where each user-level base is (from the person's home): another agent's home is
@@ -234,8 +268,10 @@ def _placed(path: Path, bases: list[tuple[Base, Path]]) -> list[tuple[Surface, P
             rel = path.relative_to(root)
         except ValueError:
             continue
-        found = [(s, root) for s in SURFACES
-                 if s.base == base and _match(rel.parts, PurePosixPath(s.pattern).parts)]
+        # Folded on Windows, where NTFS opens `claude.md` for CLAUDE.md: the file the
+        # agent reads (realpath gives the case the disk has), of the kind its name says.
+        found = [(s, root) for s in SURFACES if s.base == base
+                 and match_pattern(rel.parts, s.pattern, fold=windows_names.WINDOWS)]
         context = None if found else _gemini_context(base, root, rel.parts)
         out.extend(found if context is None else [(context, root)])
     return out
@@ -373,6 +409,13 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
         raise ConfinementError(f"{path} is a relative path; learn writes only to absolute, "
                                "checked destinations. Nothing was written")
     real = _real(asked)
+    # realpath keeps the part that does not exist yet as spelled: Windows reads it again.
+    why = windows_names.path_refusal(asked) or windows_names.path_refusal(real) \
+        if windows_names.WINDOWS else None
+    if why is not None:
+        raise ConfinementError(f"{asked} is not a name Windows keeps as it is spelled: {why}. "
+                               "learn writes only a file whose name means what the check "
+                               "read; nothing was written to it")
     roots = project_roots(projects)
     placed = _placed(real, _bases(roots))
     landed = [s for s, _ in placed]
@@ -418,6 +461,13 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
             "it, which would give this name the new text and leave the others the old. "
             "Nothing was written to it. Make the other name a symlink to this one "
             f"(ln -sf {asked.name} OTHER) and run again")
+    if st.st_nlink == 0 and windows_names.WINDOWS:
+        # Windows' stat reads a file it may not open (its access list, a paging file) from
+        # the folder's listing, which has no count of names: 0, which is not one.
+        raise ConfinementError(
+            f"{asked}{via} cannot be opened to count its names (Windows answers 0 for a file "
+            "it may not open); learn replaces a file only when it has no second name. "
+            "Nothing was written to it")
     return real
 
 

@@ -195,13 +195,17 @@ def _by_path(folder: Path, identity: tuple[int, int] | None) -> tuple[int, int]:
             st = os.lstat(here)
         except FileNotFoundError as exc:
             raise moved(folder) from exc
-        if stat.S_ISLNK(st.st_mode) or getattr(st, "st_reparse_tag", 0) & _NAME_SURROGATE \
-                or not stat.S_ISDIR(st.st_mode):
+        if _is_link(st) or not stat.S_ISDIR(st.st_mode):
             raise moved(folder)
     now = (st.st_dev, st.st_ino) if folder.parts[1:] else _identity(folder)
     if identity is not None and now != identity:
         raise moved(folder)
     return now
+
+
+def _is_link(st: os.stat_result) -> bool:
+    """A symbolic link, or (Windows) a reparse point that names another file: a junction."""
+    return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_reparse_tag", 0) & _NAME_SURROGATE)
 
 
 def _identity(folder: Path) -> tuple[int, int]:
@@ -222,9 +226,17 @@ def _user_xattrs(fd: int) -> tuple[tuple[str, bytes], ...]:
 
 def held_now(folder: Folder, leaf: str) -> Held | None:
     """What `leaf` in `folder` holds now, None when there is no such file; the file itself
-    is not followed if it became a link (confine resolved it: it was none)."""
+    is not followed if it became a link (confine resolved it: it was none).
+
+    Windows has no O_NOFOLLOW: there the open followed a link swapped in at the name, and
+    the last look before the rename read the link's target (its bytes, its mode) as the
+    file's. So there the name is looked at first (`_is_link`), which leaves the moment
+    between that look and the open, as `Folder.still` leaves one before a rename."""
+    name = folder.name(leaf)
     try:
-        fd = os.open(folder.name(leaf), _READ_FLAGS, dir_fd=folder.fd)
+        if not _NOFOLLOW and _is_link(os.lstat(name, dir_fd=folder.fd)):
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), name)
+        fd = os.open(name, _READ_FLAGS, dir_fd=folder.fd)
     except FileNotFoundError:
         return None
     except OSError as exc:
