@@ -384,6 +384,11 @@ def run_checks() -> list[Check]:
     hook = check_hook()
     if hook is not None:
         checks.append(hook)
+    from learn.doctor_check_hook import check_check_hooks
+
+    check_form = check_check_hooks()
+    if check_form is not None:
+        checks.append(check_form)
     from learn.doctor_schedule import check_schedule
 
     schedule = check_schedule(config_dir(), data_dir())

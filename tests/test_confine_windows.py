@@ -2,7 +2,7 @@
 
 No Windows machine runs these tests. What is modelled, and how:
 
-- Names: `learn.report.windows_names.WINDOWS` is the host's flag (`os.name == "nt"`);
+- Names: `learn.windows_names.WINDOWS` is the host's flag (`os.name == "nt"`);
   set here, confine reads names by Windows' rules, and the names are the same strings
   on any host. On Windows os.path.realpath resolves the part of a path that exists
   (GetFinalPathNameByHandleW: links, junctions and 8.3 names resolved, the case the
@@ -38,10 +38,10 @@ from pathlib import Path, PureWindowsPath
 
 import pytest
 
-from learn.report import windows_names
+from learn import windows_names
 from learn.report.confine import confine, may_write, project_roots, surface_of
 from learn.report.errors import ConfinementError
-from learn.report.windows_names import name_refusal, path_refusal
+from learn.windows_names import name_refusal, path_refusal
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -329,7 +329,7 @@ def test_apply_and_undo_on_simulated_windows_write_the_lowercase_memory(tmp_path
     done = _run(tmp_path, f'''
 from pathlib import Path
 from click.testing import CliRunner
-from learn.report import windows_names
+from learn import windows_names
 windows_names.WINDOWS = True
 from learn.commands.apply import command
 from learn.records.proposal import Proposal, Quote, Verdict

@@ -13,9 +13,12 @@ imported): sys.stdout and sys.stderr become writers that redact what was written
 since their last flush as one text (learn.redaction.redact.redact_message: the held
 credentials by value, then every shape), and an uncaught exception, in the main
 thread or another, is formatted whole and then flushed, so a message spanning lines
-(a PEM block) is redacted as one. Not covered: what reaches the file descriptor
-without going through sys.stderr (the interpreter's fatal errors); the subprocesses
-learn starts capture their own output (learn.models.claude_cli).
+(a PEM block) is redacted as one; a SIGTERM or SIGHUP that ends the worker before
+the command line's handler is reached is one line and exit 128 + the signal, as for
+every other command (learn.crash_output), not a traceback. Not covered: what reaches
+the file descriptor without going through sys.stderr (the interpreter's fatal
+errors); the subprocesses learn starts capture their own output
+(learn.models.claude_cli).
 """
 
 from __future__ import annotations
@@ -144,7 +147,32 @@ def _write_whole(text: str) -> None:
 # worker's stderr would redact their text twice).
 def _excepthook(kind: type[BaseException], value: BaseException,
                 tb: TracebackType | None) -> None:
+    if issubclass(kind, KeyboardInterrupt):
+        _stopped(value)
+        return
     _write_whole(exception_text(kind, value, tb))
+
+
+def _stopped(value: BaseException) -> None:
+    """A SIGTERM or SIGHUP (learn.termination: a logout, a shutdown) that arrived before
+    the command line's own handler was reached, while modules loaded: one line in
+    hook.log, as that handler says it ("learn: terminated by SIGTERM"), and exit 128 +
+    the signal, what a supervisor reads for a process the signal ended. It was a
+    traceback and exit 1, as if the worker had crashed. Ctrl-C's line is said too, and
+    Python then ends the process as Ctrl-C does (learn.crash_output, every other
+    command's hook, does the same)."""
+    import contextlib
+
+    from learn.termination import EXIT_CODES, ending  # loaded: learn.entry installed it
+
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stdout.flush()  # what the worker printed before, redacted, first
+    line, code = ending(value)
+    _write_whole(line.lstrip("\n") + "\n")  # a log: no terminal echoed a ^C to end
+    if code in EXIT_CODES:
+        import os
+
+        os._exit(code)
 
 
 def _thread_excepthook(args: threading.ExceptHookArgs) -> None:

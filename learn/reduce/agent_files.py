@@ -29,7 +29,7 @@ import stat
 from pathlib import Path
 from typing import Final, Literal, NamedTuple
 
-from learn import osflags
+from learn import osflags, windows_names
 from learn.records.proposal import Proposal
 from learn.reduce.rule_places import (
     RuleScope,
@@ -189,7 +189,11 @@ def gemini_context_refusal(name: str) -> str | None:
     are written as themselves. Before, any other name was planned and then refused by
     the writer: every `learn apply` exited 1 and Gemini got nothing (audit of 2026-12).
     By name only: where the name comes from (a project's settings, or the person's) is
-    gemini_writable_names' question."""
+    gemini_writable_names' question.
+
+    On Windows a name Windows does not keep as spelled (learn.windows_names: a DOS
+    device's `AUX.md`, `COM1.md`, a `*?"<>|` in it) is not written either: it was
+    planned as Gemini's file and then refused by the writer, which asks the same rule."""
     if name in _GEMINI_OWN_ROWS:
         return None
     if any(c in name for c in "/\\:\0") or name in (".", ".."):
@@ -204,6 +208,9 @@ def gemini_context_refusal(name: str) -> str | None:
         return "a name with control characters"
     if len(name.encode("utf-8", "surrogateescape")) > _NAME_MAX_BYTES:
         return "a name longer than a file's name can be"
+    windows = windows_names.name_refusal(name) if windows_names.WINDOWS else None
+    if windows is not None:
+        return f"not a name Windows keeps ({windows})"
     return None
 
 
@@ -256,7 +263,8 @@ def gemini_context(folder: Path | None, home: Path) -> GeminiContext:
     said = "; ".join(f"`{n}` is {why}" for n, why in refusals)
     user = gemini_dir(home) / "settings.json"
     where = named.project_settings or user
-    rule = "learn writes only a bare *.md file name, not hidden, not another agent's own"
+    rule = "learn writes only a bare *.md file name, not hidden, not another agent's own" \
+        + (", one Windows keeps as spelled" if windows_names.WINDOWS else "")
     if named.project_settings is not None:
         rule += f"; from a project's settings, only GEMINI.md, AGENTS.md, CLAUDE.md or a name {user} gives too"
     return GeminiContext(None, f"Gemini CLI gets nothing: {where} names no context file "

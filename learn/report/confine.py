@@ -30,7 +30,7 @@ leads only to a file of that same project, and a user's file (`~/.claude/CLAUDE.
 only to a user's file: linked into a project, the person's own rules would go into
 a file the repository shares.
 
-On Windows a name is read by Windows' rules (learn.report.windows_names): names
+On Windows a name is read by Windows' rules (learn.windows_names): names
 compare case-folded there, as NTFS opens them (a `claude.md` is the project's
 CLAUDE.md, and was refused as no instruction file), and a path with a name Windows
 does not take as spelled (`node_modules.`, made as `node_modules`; `notes:x.md`, a
@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from learn import osflags
+from learn import osflags, windows_names
 from learn.paths import data_dir
 from learn.projects import key_within, path_key
 from learn.reduce.agent_files import (
@@ -64,7 +64,6 @@ from learn.reduce.agent_files import (
     opencode_config_dir,
 )
 from learn.reduce.rule_places import claude_home, codex_home
-from learn.report import windows_names
 from learn.report.errors import ConfinementError
 from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
@@ -459,8 +458,7 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
             f"{asked}{via} has {st.st_nlink} names (hard links, e.g. a CLAUDE.md and an "
             "AGENTS.md that are one file); learn replaces a file by renaming a new one over "
             "it, which would give this name the new text and leave the others the old. "
-            "Nothing was written to it. Make the other name a symlink to this one "
-            f"(ln -sf {asked.name} OTHER) and run again")
+            f"Nothing was written to it. {_one_name(asked)}")
     if st.st_nlink == 0 and windows_names.WINDOWS:
         # Windows' stat reads a file it may not open (its access list, a paging file) from
         # the folder's listing, which has no count of names: 0, which is not one.
@@ -469,6 +467,21 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
             "it may not open); learn replaces a file only when it has no second name. "
             "Nothing was written to it")
     return real
+
+
+def _one_name(asked: Path) -> str:
+    """What to do about a second name of `asked`, in commands of the system learn runs on:
+    `ln -sf` is a POSIX command, which no Windows shell has."""
+    if not windows_names.WINDOWS:
+        return (f"Make the other name a symlink to this one (ln -sf {asked.name} OTHER) and "
+                "run again")
+    # mklink is cmd's (PowerShell: `cmd /c mklink`); making a symlink takes Developer
+    # Mode or an administrator's prompt, and it will not replace a file: the other name
+    # goes first. Deleting one name of a hard link leaves the file under the others.
+    return ("Delete the other name (this one keeps the text), or make it a symlink to this "
+            f"one: in a Command Prompt, `del OTHER` then `mklink OTHER \"{asked}\"` (making a "
+            "symlink needs Windows' Developer Mode turned on, or a prompt run as "
+            "administrator); then run again")
 
 
 # Every file learn reads to plan a write is small text: the instruction files' budget is

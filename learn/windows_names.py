@@ -1,5 +1,8 @@
-"""File names Windows does not take as they are spelled: the rule learn's write check
-(learn.report.confine) asks there.
+"""File names Windows does not take as they are spelled: the one rule learn's write check
+(learn.report.confine) and its planner (learn.reduce.agent_files: Gemini's context
+file name, which a person's settings give) ask there. Below both layers, so each asks
+the same function: a `context.fileName` of `AUX.md` was planned as Gemini's file on
+Windows and only refused when written (every `learn apply` failed there).
 
 confine judges a destination by its name after os.path.realpath, and realpath leaves
 the part of a path that does not exist yet as it was spelled. Windows reads that part
