@@ -10,7 +10,7 @@ diff and confirmed, `--yes` is for scripts, and without a terminal and without
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -67,7 +67,14 @@ from learn.report.runs import (
     load_proposals,
     record_decision,
 )
-from learn.report.targets import TargetChoice, TargetError, TargetKind, form_for, scope_for
+from learn.report.targets import (
+    TargetChoice,
+    TargetError,
+    TargetKind,
+    form_for,
+    old_line_stays,
+    scope_for,
+)
 from learn.report.words import flatten
 from learn.store.proposals import REOFFER_FACTOR
 
@@ -322,6 +329,12 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
             refused = refused or edit != SKIPPED
             continue
         resolved.add(p.key)
+        if edit.replace_line is None and (stays := old_line_stays(p, choice)) is not None:
+            # A line in a file learn does not write (one CLAUDE.md @imports): evidence,
+            # never rewritten; the person is told, or the agent reads both.
+            click.echo(f'note: {p.key}: the old line "{flatten(p.existing_rule or "", 100)}" '
+                       f"stays in {stays} (a file learn does not write): delete or edit it "
+                       "by hand")
         others = for_agents.edits(p, edit)
         if for_agents.keeps_main(edit):
             edits.append(edit)
@@ -339,7 +352,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     plans += checks.plans if checks is not None else []
 
     def preview(plan: FilePlan) -> None:
-        _health(plan, here, max_lines=max_lines, max_bytes=max_bytes)
+        _health(plan, here, max_lines=max_lines, max_bytes=max_bytes, agents=for_agents.used)
         for warning in budget_warnings(plan, max_lines=max_lines, max_bytes=max_bytes):
             click.echo(f"warning: {warning}", err=True)
 
@@ -494,13 +507,17 @@ def editable_text(p: Proposal) -> str:
     return rule_text_for(p)
 
 
-def _health(plan: FilePlan, here: str, *, max_lines: int, max_bytes: int) -> None:
+def _health(plan: FilePlan, here: str, *, max_lines: int, max_bytes: int,
+            agents: Iterable[str] = ()) -> None:
     """The preview's size line, and when the file is over its budget, learn's rules in it
     whose correction has not been said for months (learn.report.health)."""
+    from learn.report.agent_targets import shared_line
     from learn.report.health import budget_line, over_budget, stale_rules
 
     if plan.applied and plan.applied[0].form in ("command", "permission", "codex-rule"):
         return
+    if (shared := shared_line(plan.path, agents)) is not None:
+        click.echo(shared)
     click.echo(f"size: {budget_line(plan.path, plan.new_text, max_lines=max_lines, max_bytes=max_bytes)}")
     if not over_budget(plan.path, plan.new_text, max_lines=max_lines, max_bytes=max_bytes):
         return

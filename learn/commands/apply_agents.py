@@ -35,8 +35,16 @@ class ForAgents:
         # Why an agent got nothing (Gemini's settings name no file learn writes): each
         # said once per apply.
         self._notes: list[str] = []
+        # Every agent a rule of this apply was written for: the preview says which of
+        # them read a file by other names (learn.report.agent_targets.shared_line).
+        self.used: set[str] = set()
 
     def _agents(self, project: Path | None) -> tuple[str, ...]:
+        found = self._find(project)
+        self.used.update(found)
+        return found
+
+    def _find(self, project: Path | None) -> tuple[str, ...]:
         from learn.report.agent_targets import agents_in_use
 
         if self._named:
@@ -84,7 +92,7 @@ class ForAgents:
         named agents that do not read it. Called after `edits` for the same rule."""
         if main.form in ("command", "permission", "codex-rule") or self._choice.file is not None:
             return True
-        from learn.reduce.agent_files import readers_of
+        from learn.reduce.file_readers import file_readers
 
         others = self._others.get(main.key, [])
         shared = _imported_agents_md(main, others)
@@ -94,7 +102,7 @@ class ForAgents:
             click.echo(f"{main.key}: {main.target.name} imports {shared.name} (@AGENTS.md): "
                        f"written once, to {shared}, which Claude Code reads through it")
             return False
-        if not self._named or readers_of(main.target) & set(self._named):
+        if not self._named or file_readers(main.target) & set(self._named):
             return True
         if not others:
             names = ", ".join(AGENT_NAMES.get(a, a) for a in self._named)

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Final, Literal, NamedTuple
 
 from learn import osflags, windows_names
-from learn.records.proposal import Proposal
 from learn.reduce.rule_places import (
     RuleScope,
     chain,
@@ -42,7 +41,6 @@ from learn.reduce.rule_places import (
 from learn.reduce.surfaces import imports_of, paths_of
 from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
-from learn.transcripts.ids import AGENT_NAMES
 
 __all__ = [
     "ALWAYS",
@@ -56,7 +54,6 @@ __all__ = [
     "gemini_context_refusal",
     "gemini_file_names",
     "gemini_writable_names",
-    "heard_by_a_reader",
     "loading",
     "opencode_config_dir",
     "other_rule_files",
@@ -378,15 +375,6 @@ def _gemini_reads(path: Path, home: Path) -> bool:
         if _imports(text, path):
             return True
     return False
-
-
-def heard_by_a_reader(p: Proposal, file: str) -> bool:
-    """Whether an agent `p` was said to reads `file` (unknown agents or file: yes). A rule
-    said again to an agent that reads it is restated; one written only for other agents is
-    missing where it was said."""
-    readers = readers_of(file)
-    said_to = {a for a, _ in p.agents if a in AGENT_NAMES}  # a team run's sessions name none
-    return not readers or not said_to or bool(said_to & readers)
 
 
 def agents_with_files(project: Path) -> set[str]:

@@ -24,8 +24,8 @@ from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, Tool
 from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
 from learn.records.proposal import CoverageStatus, Proposal
-from learn.reduce.agent_files import heard_by_a_reader
 from learn.reduce.answers import VerdictsAnswer, request_key, rows_schema, valid_rows
+from learn.reduce.file_readers import heard
 from learn.reduce.rules import RuleCorpus
 
 if TYPE_CHECKING:
@@ -177,9 +177,11 @@ def check_coverage(
                 rule = rules[row.rule_index]
                 # contradicts: the latest word wins, the rule is rewritten to the item.
                 status: CoverageStatus = "restated" if row.verdict == "rule" else "contradicts"
-                if status == "restated" and not heard_by_a_reader(out[i], rule.file):
+                if status == "restated" and not heard(out[i].agents, rule.file):
                     # Written for another agent only (a Cursor rule said to Claude Code):
                     # not a rule that failed, one missing where it was said; still new.
+                    # By every name of the file: a CLAUDE.md linked to AGENTS.md is
+                    # Codex's too (learn.reduce.file_readers).
                     status = "new"
                 updates[i] = dataclasses.replace(
                     out[i], status=status, existing_rule=rule.text, existing_rule_file=rule.file,

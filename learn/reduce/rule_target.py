@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from learn.reduce.file_readers import file_readers
 from learn.reduce.rule_places import chain, claude_home, codex_home
 from learn.reduce.surfaces import imports_of, is_memory_file, paths_of
 from learn.textfold import fold
@@ -159,8 +160,10 @@ def target_of(file: str, rule: str, *, home: Path | None = None) -> RuleTarget:
     if name in ("CLAUDE.md", "CLAUDE.local.md"):
         folder = path.parent.parent if path.parent.name == ".claude" else path.parent
         base = None if path.parent == claude_home(home) else str(folder)
+        # A CLAUDE.md linked to AGENTS.md (or linked to by it) is Codex's AGENTS.md too.
         return RuleTarget(str(path), "claude-md", base, rule=rule, found=found, line=line,
-                          codex_reads=_codex_fallback(name, folder, home))
+                          codex_reads=_codex_fallback(name, folder, home)
+                          or "codex" in file_readers(path, home))
     if name in ("AGENTS.md", "AGENTS.override.md"):
         user = _in_home(path, codex_home(home))
         cut = agents_cut(path, end, home) if found and not user else None
@@ -168,9 +171,13 @@ def target_of(file: str, rule: str, *, home: Path | None = None) -> RuleTarget:
         claude_text = _read(beside)
         claude_reads = claude_text is None or any(
             p.resolve() == path.resolve() for p in imports_of(claude_text, path.parent))
+        # An AGENTS.md that CLAUDE.md links to (or that links to it) is Claude Code's
+        # CLAUDE.md too; an override hides the AGENTS.md beside it from Codex.
+        readers = file_readers(path, home)
         return RuleTarget(str(path), "agents-md", None if user else str(path.parent),
-                          rule=rule, found=found, line=line, cut=cut, claude_reads=claude_reads and not user,
-                          codex_reads=True)
+                          rule=rule, found=found, line=line, cut=cut,
+                          claude_reads=(claude_reads and not user) or "claude" in readers,
+                          codex_reads="codex" in readers)
     return RuleTarget(str(path), "other", None, rule=rule, found=found, line=line)
 
 

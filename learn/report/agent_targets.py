@@ -28,8 +28,9 @@ such a name, for the rules loaded always.
 
 Codex reads an AGENTS.override.md in place of the AGENTS.md beside it: its copy goes
 there (learn.reduce.agent_files.codex_doc). Each file planned counts its readers as
-having the rule (`readers_of`): Copilot and Cursor read the AGENTS.md written for
-Codex, and a second copy in their own files was read twice.
+having the rule, under every name the file has (`file_readers`: a CLAUDE.md linked to
+AGENTS.md is read by Codex, Copilot and Cursor too): Copilot and Cursor read the
+AGENTS.md written for Codex, and a second copy in their own files was read twice.
 
 A restated or contradicted rule's old line is rewritten in every file that holds it
 (`replace_line`), not only the main one: left there, Codex read the old rule and the new.
@@ -63,8 +64,8 @@ from learn.reduce.agent_files import (
     gemini_context,
     loading,
     opencode_config_dir,
-    readers_of,
 )
+from learn.reduce.file_readers import file_readers
 from learn.reduce.pathscope import glob_folder, scoped_safely
 from learn.reduce.rule_places import claude_home, codex_home
 from learn.report.edits import RuleEdit
@@ -73,7 +74,7 @@ from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
 from learn.transcripts.ids import AGENT_NAMES
 
-__all__ = ["ORDER", "agent_edits", "agents_in_use", "written_elsewhere"]
+__all__ = ["ORDER", "agent_edits", "agents_in_use", "shared_line", "written_elsewhere"]
 
 ORDER: Final = ("claude", "codex", "opencode", "gemini", "copilot", "cursor", "windsurf", "kiro")
 
@@ -103,8 +104,33 @@ def written_elsewhere(p: Proposal) -> tuple[str, ...]:
     found it there, and none of them reads that file); () otherwise."""
     if p.status != "new" or not p.existing_rule_file:
         return ()
-    readers = readers_of(p.existing_rule_file)
+    readers = file_readers(p.existing_rule_file)
     return tuple(a for a, _ in p.agents if a not in readers)
+
+
+def shared_line(path: Path, agents: Iterable[str] = (), home: Path | None = None) -> str | None:
+    """The preview's line for a file the agents read by other names too (links): which
+    names, and which of `agents` (the apply's; none: any) read it by any of them; None
+    for a file with one name.
+
+    The diff names the real file: with CLAUDE.md linked to AGENTS.md, a person who asked
+    for Claude Code's rule saw only AGENTS.md change, and nothing said Claude Code reads it."""
+    from learn.reduce.file_readers import file_readers, other_names
+
+    home = home or Path.home()
+    names = other_names(path, home)
+    if not names:
+        return None
+    base = path.parent
+
+    def shown(name: Path) -> str:
+        return str(name.relative_to(base)) if name.is_relative_to(base) else str(name)
+
+    readers = file_readers(path, home)
+    wanted = set(agents) or set(ORDER)
+    who = ", ".join(AGENT_NAMES.get(a, a) for a in ORDER if a in readers and a in wanted)
+    return (f"{path.name} is also {', '.join(shown(n) for n in names)} (links to one file): "
+            f"written once{f', read by {who}' if who else ''}")
 
 
 def _slug(p: Proposal) -> str:
@@ -238,8 +264,10 @@ def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
     if main.form == "command":
         return []
     home = home or Path.home()
-    has_it = readers_of(p.existing_rule_file, home) if p.existing_rule_file else frozenset()
-    has_it |= readers_of(main.target, home)
+    # By every name of each file (learn.reduce.file_readers): with CLAUDE.md linked to
+    # AGENTS.md, the main CLAUDE.md is Codex's, Copilot's and Cursor's AGENTS.md too.
+    has_it = file_readers(p.existing_rule_file, home) if p.existing_rule_file else frozenset()
+    has_it |= file_readers(main.target, home)
     p = scoped_safely(p)
     globs = p.surface_rules if p.surface == "path-rule" else ()
     root = main.project if main.project is not None else _owner(p, main)
@@ -265,7 +293,7 @@ def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
         taken.add(real)
         # Its readers have the rule now: the AGENTS.md written for Codex is Copilot's and
         # Cursor's too (ORDER puts the shared files first).
-        has_it |= readers_of(path, home)
+        has_it |= file_readers(path, home)
         # The old line of a restated or contradicted rule is rewritten here too where the
         # file holds it (agent_formats.plan_agent_file); else the rule is appended.
         out.append(replace(

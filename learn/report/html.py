@@ -155,7 +155,7 @@ def _card(p: Proposal, result: RunResult) -> str:
                      f"judged it): {_text(flatten(p.worded))}</div>")
     from learn.reduce.surfaces import is_memory_file
     from learn.report.agent_targets import written_elsewhere
-    from learn.report.proposal_lines import agent_name
+    from learn.report.proposal_lines import agent_name, names_list
 
     if p.status == "restated" and p.existing_rule and is_memory_file(p.existing_rule_file):
         parts.append(f'<div class="restated"><b>Promote from memory to CLAUDE.md</b>: your '
@@ -170,7 +170,7 @@ def _card(p: Proposal, result: RunResult) -> str:
         parts.append(f'<div class="restated">Covered by the <code>{_text(p.existing_rule)}'
                      "</code> skill: sharpen its description.</div>")
     elif p.existing_rule and (missing := written_elsewhere(p)):
-        said = " and ".join(agent_name(a) for a in missing)
+        said = names_list([agent_name(a) for a in missing])
         parts.append(f'<div class="restated">Written for another agent in '
                      f"<code>{_text(p.existing_rule_file or '')}</code>: "
                      f"“{_text(flatten(p.existing_rule))}” — but you said it to {_text(said)}, "

@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 from learn.projects import quote_projects
 from learn.records.proposal import Proposal, Quote, RunResult
-from learn.reduce.agent_files import readers_of
+from learn.reduce.file_readers import file_readers
 from learn.reduce.pathscope import scoped_safely
 from learn.report.words import day, flatten, plural
 from learn.textfold import fold
@@ -69,8 +70,12 @@ def agents_split(agents: tuple[tuple[str, int], ...], result: RunResult) -> str:
     read = result.extra.get("agents") or {}
     if not agents or (len(agents) < 2 and len(read) < 2):
         return ""
-    named = [f"{agent_name(a)} ({n})" for a, n in agents]
-    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    return names_list([f"{agent_name(a)} ({n})" for a, n in agents])
+
+
+def names_list(named: list[str]) -> str:
+    """"A", "A and B", "A, B and C"."""
+    return " and ".join(named) if len(named) < 3 else ", ".join(named[:-1]) + " and " + named[-1]
 
 
 def _quote(text: str, kind: str) -> str:
@@ -148,17 +153,20 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
         where = f" in {code_span(p.existing_rule_file)}" if p.existing_rule_file else ""
         newest = p.quotes[0] if p.quotes else None
         said = f'"{flatten(newest.text, 200)}" ({day(newest.at) or "undated"})' if newest else ""
+        how = "rewrites that line" if _old_line_stays(p) is None else \
+            "writes the new rule where a new one goes and leaves that file alone (learn does " \
+            "not write it): delete the old line by hand"
         lines.append(f'  - contradicts your rule{where}: "{flatten(p.existing_rule, RULE_CHARS)}"'
-                     f" — you said since: {said}. The latest wins: `learn apply` rewrites that "
-                     "line (decline to keep the rule)")
+                     f" — you said since: {said}. The latest wins: `learn apply` {how} "
+                     "(decline to keep the rule)")
     elif p.status == "restated" and p.existing_rule:
         where = f" in {code_span(p.existing_rule_file)}" if p.existing_rule_file else ""
         lines.append(f'  - already written{where}: "{flatten(p.existing_rule, RULE_CHARS)}" '
                      "— and you still had to say it, so that rule is not working: "
                      "rewrite it rather than adding another")
     elif (missing := _written_elsewhere(p)) and p.existing_rule:
-        readers = " and ".join(sorted(agent_name(a) for a in readers_of(p.existing_rule_file or "")))
-        said = " and ".join(agent_name(a) for a in missing)
+        readers = names_list(sorted(agent_name(a) for a in file_readers(p.existing_rule_file or "")))
+        said = names_list([agent_name(a) for a in missing])
         lines.append(f'  - written for {readers or "another agent"} in {code_span(p.existing_rule_file or "")}: '
                      f'"{flatten(p.existing_rule, RULE_CHARS)}" — but you said it to {said}, '
                      "which does not read that file: `learn apply` writes it where "
@@ -203,6 +211,13 @@ def _alike(quotes: Iterable[Quote]) -> list[tuple[str, set[str], str | None]]:
             times.append(q.at)
     return [(text, sessions, max(times) if times else None)
             for text, sessions, times in groups.values()]
+
+
+def _old_line_stays(p: Proposal) -> Path | None:
+    """The file whose contradicted line `learn apply` leaves (learn.report.targets)."""
+    from learn.report.targets import old_line_stays
+
+    return old_line_stays(p)
 
 
 def _written_elsewhere(p: Proposal) -> tuple[str, ...]:

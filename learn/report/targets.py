@@ -292,6 +292,27 @@ def existing_in_place(p: Proposal, choice: TargetChoice) -> Target | None:
     return Target(existing, "rule", owner, rewrites=True)
 
 
+def old_line_stays(p: Proposal, choice: TargetChoice | None = None) -> Path | None:
+    """The file of a restated or contradicted rule that `learn apply` leaves as it is: one
+    a CLAUDE.md only @imports and learn does not write (`@docs/conventions.md`), where the
+    old line stays and the agent still reads it. None when the line is rewritten in place,
+    is in memory (promoted instead), or is in no file. `choice`: the apply's; none, the
+    rule's own project (the digest).
+
+    Measured in the audit of 2026-12: the digest said "`learn apply` rewrites that line",
+    and apply appended the new rule to CLAUDE.md and said nothing of the old one, so
+    Claude Code read "Use npm for installs" and "Use pnpm, never npm" side by side."""
+    if p.status not in ("restated", "contradicts") or not p.existing_rule_file or in_memory(p):
+        return None
+    existing = Path(p.existing_rule_file).expanduser()
+    if not existing.is_absolute() or not existing.is_file():
+        return None
+    if choice is None:
+        said = [f for f in (as_folder(x) for x in quote_projects(placed_quotes(p))) if f]
+        choice = TargetChoice(project_dir=said[0] if said else existing.parent)
+    return None if existing_in_place(p, choice) is not None else existing
+
+
 def _claude_rule_file(folder: Path, name: str, globs: Sequence[str], claims: Claims) -> Path:
     """The rule's own scope (loaded always for no globs): never a same-named file that
     loads otherwise (other `paths:`, or none), whose scope it would take (learn.report.
