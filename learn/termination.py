@@ -100,6 +100,6 @@ def ending(exc: BaseException) -> tuple[str, int]:
     Ctrl-C, on a line of its own (the terminal echoed `^C`)."""
     if isinstance(exc, Terminated):
         return f"learn: {stopped_by(exc)}", exc.exit_code
-    from learn.errors import EXIT_INTERRUPTED
-
-    return f"\nlearn: {stopped_by(exc)}", EXIT_INTERRUPTED
+    # 128 + SIGINT, learn.errors.EXIT_INTERRUPTED by the same rule: not imported from
+    # there, which imports doctor, which imports the hook worker, which imports this.
+    return f"\nlearn: {stopped_by(exc)}", 128 + int(signal.SIGINT)

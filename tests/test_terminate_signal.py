@@ -312,3 +312,11 @@ def test_the_hook_worker_terminated_mid_session_says_so_in_its_log_and_the_next_
     assert "requeued sessions a stopped worker left behind" in tail
     assert f"session {transcript.stem}: mined" in tail, tail
     assert not queue.pending() and not list(queue.working.glob("*.json"))
+
+
+def test_ctrl_c_ends_with_the_code_learn_errors_names() -> None:
+    from learn.errors import EXIT_INTERRUPTED
+    from learn.termination import Terminated, ending
+
+    assert ending(KeyboardInterrupt()) == ("\nlearn: interrupted", EXIT_INTERRUPTED)
+    assert ending(Terminated(15)) == ("learn: terminated by SIGTERM", 143)
