@@ -128,19 +128,9 @@ def _excepthook(kind: type[BaseException], value: BaseException,
         # Ctrl-C (or SIGTERM, SIGHUP: learn.termination) before the command line's own
         # handler (learn.cli.main) was reached, while modules loaded: said as that
         # handler says it, not as a traceback.
-        from learn.termination import EXIT_CODES, ending  # loaded: learn.entry installed it
+        from learn.termination import end_while_loading  # loaded: learn.entry installed it
 
-        line, code = ending(value)
-        _write(f"{line}\n")
-        if code in EXIT_CODES:
-            # Python exits 1 after a KeyboardInterrupt's subclass (only Ctrl-C's own
-            # is turned back into the signal): the code learn.cli gives it, at once.
-            import contextlib
-            import os
-
-            with contextlib.suppress(AttributeError, OSError, ValueError):
-                sys.stdout.flush()
-            os._exit(code)
+        end_while_loading(value, _write)
         return
     _write(redacted(exception_text(kind, value, tb), kind))
 

@@ -27,6 +27,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
+from collections.abc import Callable
 from types import FrameType
 from typing import Final
 
@@ -103,3 +105,19 @@ def ending(exc: BaseException) -> tuple[str, int]:
     # 128 + SIGINT, learn.errors.EXIT_INTERRUPTED by the same rule: not imported from
     # there, which imports doctor, which imports the hook worker, which imports this.
     return f"\nlearn: {stopped_by(exc)}", 128 + int(signal.SIGINT)
+
+
+def end_while_loading(exc: BaseException, write: Callable[[str], object], *,
+                      log: bool = False) -> None:
+    """Ctrl-C, SIGTERM or SIGHUP that arrived before learn.cli's handler was reached, as
+    a process's exception hook sees it (learn.crash_output, the hook worker's
+    learn.hook.worker_output): what was printed flushed first, then `ending`'s one line
+    through `write` (`log`: no leading newline, no terminal echoed a ^C), and for a
+    signal exit 128 + it at once. Python exits 1 after a KeyboardInterrupt's subclass
+    (only Ctrl-C's own is turned back into the signal); after Ctrl-C it ends as it does."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stdout.flush()
+    line, code = ending(exc)
+    write((line.lstrip("\n") if log else line) + "\n")
+    if code in EXIT_CODES:
+        os._exit(code)

@@ -161,18 +161,9 @@ def _stopped(value: BaseException) -> None:
     traceback and exit 1, as if the worker had crashed. Ctrl-C's line is said too, and
     Python then ends the process as Ctrl-C does (learn.crash_output, every other
     command's hook, does the same)."""
-    import contextlib
+    from learn.termination import end_while_loading  # loaded: learn.entry installed it
 
-    from learn.termination import EXIT_CODES, ending  # loaded: learn.entry installed it
-
-    with contextlib.suppress(AttributeError, OSError, ValueError):
-        sys.stdout.flush()  # what the worker printed before, redacted, first
-    line, code = ending(value)
-    _write_whole(line.lstrip("\n") + "\n")  # a log: no terminal echoed a ^C to end
-    if code in EXIT_CODES:
-        import os
-
-        os._exit(code)
+    end_while_loading(value, _write_whole, log=True)
 
 
 def _thread_excepthook(args: threading.ExceptHookArgs) -> None:
