@@ -21,85 +21,28 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fakes.anthropic_server import FakeAnthropicServer, RecordedRequest
+from _stopped_runs import (
+    ENDS_WITHIN,
+    RUN,
+    Stage,
+    World,
+    mined_entries,
+    start,
+    wait_until,
+    world,
+)
+from fakes.anthropic_server import FakeAnthropicServer
 from test_mining_plan import _line
 
-from evals.corpora import demo
 from evals.oracle import GoldOracle
-
-REPO = Path(__file__).resolve().parents[1]
-RUN = ["run", "--all-projects", "--since", "2026-01-01", "--yes", "--quiet", "--backend", "anthropic"]
-ENDS_WITHIN = 2.0
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="watches /proc to see the stage in progress")
 
-
-class Stage:
-    """A fake server whose answers for one tool wait until released (or the test ends)."""
-
-    def __init__(self, oracle: GoldOracle, hold: str | None = None, answer_first: int = 0) -> None:
-        self.oracle = oracle
-        self.hold = hold
-        self.answer_first = answer_first
-        self.release = threading.Event()
-        self.seen: dict[str, int] = {}
-        self.lock = threading.Lock()
-
-    def __call__(self, request: RecordedRequest) -> object:
-        tool = request.tool_name or ""
-        with self.lock:
-            self.seen[tool] = self.seen.get(tool, 0) + 1
-            n = self.seen[tool]
-        if tool == self.hold and n > self.answer_first:
-            self.release.wait(60)
-        return self.oracle.answer(tool, request.user_text)
-
-    def count(self, tool: str) -> int:
-        with self.lock:
-            return self.seen.get(tool, 0)
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str], GoldOracle]]:
-    gold = demo.build(tmp_path / "corpus")
-    home = tmp_path / "corpus" / "home"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
-    env.update(HOME=str(home), PYTHONPATH=str(REPO), LEARN_DATA_DIR=str(tmp_path / "data"),
-               LEARN_CACHE_DIR=str(tmp_path / "cache"), LEARN_CONFIG_DIR=str(tmp_path / "config"),
-               ANTHROPIC_API_KEY="test-key")
-    yield home, env, GoldOracle(gold)
-
-
-def _sigint_as_a_terminal() -> None:
-    # A suite started as a background job (`make test &`) has SIGINT ignored, and a
-    # child inherits that: give learn the disposition a terminal's learn has.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def start(home: Path, env: dict[str, str], url: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "learn", *RUN], cwd=home, env={**env, "ANTHROPIC_BASE_URL": url},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-        preexec_fn=_sigint_as_a_terminal,
-    )
-
-
-def wait_until(check: Callable[[], bool], proc: subprocess.Popen[str], what: str,
-               seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if proc.poll() is not None:
-            _out, err = proc.communicate()
-            pytest.fail(f"learn ended before {what}: exit {proc.returncode}\n{err[-3000:]}")
-        if time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"never saw {what}")
-        time.sleep(0.01)
+__all__ = ["world"]  # the fixture
 
 
 def interrupt(proc: subprocess.Popen[str]) -> tuple[float, str]:
@@ -131,11 +74,7 @@ def again(home: Path, env: dict[str, str], oracle: GoldOracle) -> Stage:
     return stage
 
 
-def mined_entries(env: dict[str, str]) -> int:
-    return len(list((Path(env["LEARN_CACHE_DIR"]) / "mined").glob("*.json")))
-
-
-def test_ctrl_c_while_mining_keeps_the_sessions_already_mined(world: tuple[Path, dict[str, str], GoldOracle]) -> None:
+def test_ctrl_c_while_mining_keeps_the_sessions_already_mined(world: World) -> None:
     home, env, oracle = world
     to_mine = planned_calls(home, env)
     assert set(to_mine.values()) == {1}  # one call per session: a session answered is mined
@@ -151,7 +90,7 @@ def test_ctrl_c_while_mining_keeps_the_sessions_already_mined(world: tuple[Path,
     assert again(home, env, oracle).count("record_candidates") == len(to_mine) - 3
 
 
-def test_ctrl_c_while_waiting_out_an_overload(world: tuple[Path, dict[str, str], GoldOracle]) -> None:
+def test_ctrl_c_while_waiting_out_an_overload(world: World) -> None:
     home, env, oracle = world
     lines: list[str] = []
     with FakeAnthropicServer(responder=Stage(oracle)) as fake:
@@ -177,7 +116,7 @@ def test_ctrl_c_while_waiting_out_an_overload(world: tuple[Path, dict[str, str],
     assert planned and again(home, env, oracle).count("record_candidates") == planned
 
 
-def interrupted_while(world: tuple[Path, dict[str, str], GoldOracle], tool: str) -> Stage:
+def interrupted_while(world: World, tool: str) -> Stage:
     """SIGINT while the fake holds the first `tool` call; then a second, whole run."""
     home, env, oracle = world
     stage = Stage(oracle, hold=tool)
@@ -190,20 +129,20 @@ def interrupted_while(world: tuple[Path, dict[str, str], GoldOracle], tool: str)
     return again(home, env, oracle)
 
 
-def test_ctrl_c_while_naming_keeps_every_mined_session(world: tuple[Path, dict[str, str], GoldOracle]) -> None:
+def test_ctrl_c_while_naming_keeps_every_mined_session(world: World) -> None:
     second = interrupted_while(world, "assign_labels")
     assert second.count("record_candidates") == 0  # every session stayed mined
     assert second.count("assign_labels") >= 1
 
 
-def test_ctrl_c_while_judging_keeps_the_mining_and_the_names(world: tuple[Path, dict[str, str], GoldOracle]) -> None:
+def test_ctrl_c_while_judging_keeps_the_mining_and_the_names(world: World) -> None:
     second = interrupted_while(world, "record_verdicts")
     assert second.count("record_candidates") == 0
     assert second.count("assign_labels") == 0  # the names were kept the moment naming ended
     assert second.count("record_verdicts") >= 1
 
 
-def test_ctrl_c_while_listing_a_large_transcript(world: tuple[Path, dict[str, str], GoldOracle]) -> None:
+def test_ctrl_c_while_listing_a_large_transcript(world: World) -> None:
     home, env, oracle = world
     big = write_large_session(home, megabytes=120)
     with FakeAnthropicServer(responder=Stage(oracle)) as fake:

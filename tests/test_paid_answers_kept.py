@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _stopped_runs import RUN, Stage, World, demo_world, start, wait_until, world
 from fakes.anthropic_server import FakeAnthropicServer
 from fakes.http_server import RecordedRequest
-from test_interrupt_points import RUN, Stage, interrupt, start, wait_until, world
+from test_interrupt_points import interrupt
 
-from evals.corpora import demo
 from evals.oracle import GoldOracle
 
-__all__ = ["world"]  # the fixture, shared with tests/test_interrupt_points.py
+__all__ = ["world"]  # the fixture (tests/_stopped_runs.py)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the fixture's subprocess helpers are Linux's")
@@ -93,13 +93,9 @@ def run_to_the_end(home: Path, env: dict[str, str], oracle: GoldOracle, root: Pa
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Finished:
     tmp = tmp_path_factory.mktemp("uninterrupted")
-    gold = demo.build(tmp / "corpus")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
-    env.update(HOME=str(tmp / "corpus" / "home"), PYTHONPATH=str(Path(__file__).parents[1]),
-               LEARN_DATA_DIR=str(tmp / "data"), LEARN_CACHE_DIR=str(tmp / "cache"),
-               LEARN_CONFIG_DIR=str(tmp / "config"), ANTHROPIC_API_KEY="test-key")
+    home, env, oracle = demo_world(tmp)
     prepare(tmp, env)
-    return run_to_the_end(tmp / "corpus" / "home", env, GoldOracle(gold), tmp)
+    return run_to_the_end(home, env, oracle, tmp)
 
 
 @dataclass(frozen=True)
@@ -115,7 +111,7 @@ AFTER_THE_COVERAGE_ANSWER = Point("record_verdicts", 0)  # coverage answered, ju
 AFTER_FIRST_JUDGE_ANSWER = Point("record_verdicts", 1)
 
 
-def stopped_then_finished(world: tuple[Path, dict[str, str], GoldOracle], point: Point,
+def stopped_then_finished(world: World, point: Point,
                           sig: signal.Signals) -> tuple[Stage, Finished]:
     home, env, oracle = world
     root = home.parents[1]
@@ -140,7 +136,7 @@ SIGNALS = pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["
 
 @SIGNALS
 def test_naming_answers_received_before_a_stop_are_not_asked_again(
-        world: tuple[Path, dict[str, str], GoldOracle], uninterrupted: Finished,
+        world: World, uninterrupted: Finished,
         sig: signal.Signals) -> None:
     first, again = stopped_then_finished(world, AFTER_FIRST_NAMING_ANSWER, sig)
     assert uninterrupted.asked["assign_labels"] == 8
@@ -153,7 +149,7 @@ def test_naming_answers_received_before_a_stop_are_not_asked_again(
 
 @SIGNALS
 def test_a_coverage_answer_received_before_a_stop_is_not_asked_again(
-        world: tuple[Path, dict[str, str], GoldOracle], uninterrupted: Finished,
+        world: World, uninterrupted: Finished,
         sig: signal.Signals) -> None:
     first, again = stopped_then_finished(world, AFTER_THE_COVERAGE_ANSWER, sig)
     assert uninterrupted.asked["check_coverage"] == 1
@@ -167,7 +163,7 @@ def test_a_coverage_answer_received_before_a_stop_is_not_asked_again(
 
 @SIGNALS
 def test_judge_verdicts_received_before_a_stop_are_not_asked_again(
-        world: tuple[Path, dict[str, str], GoldOracle], uninterrupted: Finished,
+        world: World, uninterrupted: Finished,
         sig: signal.Signals) -> None:
     first, again = stopped_then_finished(world, AFTER_FIRST_JUDGE_ANSWER, sig)
     assert uninterrupted.asked["record_verdicts"] == 2  # 4 verdicts, then the other 3

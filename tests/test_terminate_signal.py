@@ -15,98 +15,44 @@ import signal
 import subprocess
 import sys
 import textwrap
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from _stopped_runs import (
+    ENDS_WITHIN,
+    REPO,
+    RUN,
+    Stage,
+    World,
+    as_a_terminal,
+    demo_world,
+    mined_entries,
+    start,
+    wait_until,
+)
 from fakes.anthropic_server import FakeAnthropicServer
-from fakes.http_server import RecordedRequest
 
-from evals.corpora import demo
-from evals.oracle import GoldOracle
 from learn.hook.event import SessionEnded
 from learn.hook.queue import SessionQueue
 from learn.hook.worker import Log, drain
 from learn.termination import Terminated
 
-REPO = Path(__file__).resolve().parents[1]
-RUN = ["run", "--all-projects", "--since", "2026-01-01", "--yes", "--quiet", "--backend", "anthropic"]
-ENDS_WITHIN = 2.0
+# Paced for a real account a request every 1.2 s: 15 s a run, not 1.
+PACE = {"LEARN_REQUESTS_PER_MINUTE": "6000"}
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 
-class Held:
-    """A fake server's responder whose answers for one tool wait until released."""
-
-    def __init__(self, oracle: GoldOracle, tool: str, answer_first: int = 0) -> None:
-        self.oracle, self.tool, self.answer_first = oracle, tool, answer_first
-        self.release = threading.Event()
-        self.seen: dict[str, int] = {}
-        self.lock = threading.Lock()
-
-    def __call__(self, request: RecordedRequest) -> dict[str, Any]:
-        tool = request.tool_name or ""
-        with self.lock:
-            self.seen[tool] = self.seen.get(tool, 0) + 1
-            n = self.seen[tool]
-        if tool == self.tool and n > self.answer_first:
-            self.release.wait(60)
-        return self.oracle.answer(tool, request.user_text)
-
-    def count(self, tool: str) -> int:
-        with self.lock:
-            return self.seen.get(tool, 0)
-
-
 @pytest.fixture
-def world(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str], GoldOracle]]:
-    gold = demo.build(tmp_path / "corpus")
-    home = tmp_path / "corpus" / "home"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
-    env.update(HOME=str(home), PYTHONPATH=str(REPO), LEARN_DATA_DIR=str(tmp_path / "data"),
-               LEARN_CACHE_DIR=str(tmp_path / "cache"), LEARN_CONFIG_DIR=str(tmp_path / "config"),
-               ANTHROPIC_API_KEY="test-key",
-               # Paced for a real account a request every 1.2 s: 15 s a run, not 1.
-               LEARN_REQUESTS_PER_MINUTE="6000")
-    yield home, env, GoldOracle(gold)
-
-
-def _as_a_terminal() -> None:
-    # A suite run under nohup, or as a background job, passes SIGHUP (or SIGINT)
-    # ignored to its children: give learn the dispositions a terminal's learn has.
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+def world(tmp_path: Path) -> Iterator[World]:
+    yield demo_world(tmp_path, **PACE)
 
 
 def _under_nohup() -> None:
-    _as_a_terminal()
+    as_a_terminal()
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-
-
-def start(home: Path, env: dict[str, str], url: str,
-          preexec: Callable[[], None] = _as_a_terminal) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "learn", *RUN], cwd=home, env={**env, "ANTHROPIC_BASE_URL": url},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-        preexec_fn=preexec,
-    )
-
-
-def wait_until(check: Callable[[], bool], proc: subprocess.Popen[str], what: str,
-               seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if proc.poll() is not None:
-            _out, err = proc.communicate()
-            pytest.fail(f"learn ended before {what}: exit {proc.returncode}\n{err[-3000:]}")
-        if time.monotonic() > deadline:
-            os.killpg(proc.pid, signal.SIGKILL)
-            pytest.fail(f"never saw {what}")
-        time.sleep(0.01)
 
 
 def send(proc: subprocess.Popen[str], sig: signal.Signals) -> tuple[float, str]:
@@ -122,10 +68,6 @@ def send(proc: subprocess.Popen[str], sig: signal.Signals) -> tuple[float, str]:
     return time.monotonic() - sent, err
 
 
-def mined_entries(env: dict[str, str]) -> int:
-    return len(list((Path(env["LEARN_CACHE_DIR"]) / "mined").glob("*.json")))
-
-
 def learn(home: Path, env: dict[str, str], *args: str, url: str = "http://127.0.0.1:9") -> (
         subprocess.CompletedProcess[str]):
     return subprocess.run([sys.executable, "-m", "learn", *args], cwd=home,
@@ -134,9 +76,9 @@ def learn(home: Path, env: dict[str, str], *args: str, url: str = "http://127.0.
 
 
 def test_sigterm_while_mining_exits_143_with_one_line_and_keeps_what_was_mined(
-        world: tuple[Path, dict[str, str], GoldOracle]) -> None:
+        world: World) -> None:
     home, env, oracle = world
-    held = Held(oracle, "record_candidates", answer_first=2)
+    held = Stage(oracle, "record_candidates", answer_first=2)
     with FakeAnthropicServer(responder=held) as fake:
         proc = start(home, env, fake.base_url)
         wait_until(lambda: mined_entries(env) >= 2 and held.count("record_candidates") > 2,
@@ -148,7 +90,7 @@ def test_sigterm_while_mining_exits_143_with_one_line_and_keeps_what_was_mined(
     assert took < ENDS_WITHIN
     assert mined_entries(env) == 2
     # The store and the cache are whole: the next run mines only what was not finished.
-    again = Held(oracle, "")
+    again = Stage(oracle)
     with FakeAnthropicServer(responder=again) as fake:
         done = learn(home, env, *RUN, url=fake.base_url)
     assert done.returncode == 0, done.stderr
@@ -158,9 +100,9 @@ def test_sigterm_while_mining_exits_143_with_one_line_and_keeps_what_was_mined(
 
 
 def test_sighup_while_judging_exits_129_and_the_store_still_reads(
-        world: tuple[Path, dict[str, str], GoldOracle]) -> None:
+        world: World) -> None:
     home, env, oracle = world
-    held = Held(oracle, "record_verdicts")
+    held = Stage(oracle, "record_verdicts")
     with FakeAnthropicServer(responder=held) as fake:
         proc = start(home, env, fake.base_url)
         wait_until(lambda: held.count("record_verdicts") >= 1, proc, "a judging call held")
@@ -175,10 +117,10 @@ def test_sighup_while_judging_exits_129_and_the_store_still_reads(
 
 
 def test_sighup_ignored_at_start_stays_ignored_and_sigterm_still_ends_it(
-        world: tuple[Path, dict[str, str], GoldOracle]) -> None:
+        world: World) -> None:
     # `nohup learn run`: a terminal closing must not end it.
     home, env, oracle = world
-    held = Held(oracle, "record_candidates")
+    held = Stage(oracle, "record_candidates")
     with FakeAnthropicServer(responder=held) as fake:
         proc = start(home, env, fake.base_url, preexec=_under_nohup)
         wait_until(lambda: held.count("record_candidates") >= 1, proc, "a mining call held")
@@ -213,7 +155,7 @@ def test_a_second_sigterm_during_the_cleanup_ends_learn_at_once(tmp_path: Path) 
         """)
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                           text=True, timeout=30, env={**os.environ, "PYTHONPATH": str(REPO)},
-                          preexec_fn=_as_a_terminal)
+                          preexec_fn=as_a_terminal)
     assert done.stdout.splitlines()[-1] == "Terminated", done.stderr  # after --help's text
     assert done.returncode == -signal.SIGTERM, done.stderr
 
@@ -248,7 +190,7 @@ def test_a_listing_worker_dies_of_the_signal_instead_of_raising_it(
             return i
         """))
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=30, preexec_fn=_as_a_terminal,
+                          text=True, timeout=30, preexec_fn=as_a_terminal,
                           env={**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{tmp_path}"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "WorkerError", done.stdout[-2000:] + done.stderr
@@ -277,7 +219,7 @@ def test_the_hook_worker_stopped_by_a_signal_logs_the_session_and_leaves_it_queu
 
 
 def test_the_hook_worker_terminated_mid_session_says_so_in_its_log_and_the_next_one_mines_it(
-        world: tuple[Path, dict[str, str], GoldOracle]) -> None:
+        world: World) -> None:
     # The detached `learn hook drain` as the hook starts it, its output the log; a logout
     # or shutdown sends it SIGTERM while it waits on the model.
     home, env, oracle = world
@@ -287,13 +229,13 @@ def test_the_hook_worker_terminated_mid_session_says_so_in_its_log_and_the_next_
     queue.put(SessionEnded(session_id=transcript.stem, transcript_path=str(transcript),
                            cwd=str(home), reason="logout"))
     log = queue.root / "hook.log"
-    held = Held(oracle, "record_candidates")
+    held = Stage(oracle, "record_candidates")
     drain_argv = [sys.executable, "-m", "learn", "hook", "drain", "--backend", "anthropic"]
     env = {**env, "LEARN_HOOK_INTERVAL": "0"}
     with FakeAnthropicServer(responder=held) as fake, log.open("ab") as out:
         proc = subprocess.Popen(drain_argv, cwd="/", stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=out, env={**env, "ANTHROPIC_BASE_URL": fake.base_url},
-                                start_new_session=True, preexec_fn=_as_a_terminal, text=True)
+                                start_new_session=True, preexec_fn=as_a_terminal, text=True)
         wait_until(lambda: held.count("record_candidates") >= 1, proc, "the worker's mining call")
         send(proc, signal.SIGTERM)
         held.release.set()
@@ -303,7 +245,7 @@ def test_the_hook_worker_terminated_mid_session_says_so_in_its_log_and_the_next_
     assert said.rstrip().endswith("learn: terminated by SIGTERM (what was finished is kept)"), said
     assert "Traceback" not in said
     assert not queue.failed.exists() or not list(queue.failed.glob("*.json"))
-    again = Held(oracle, "")
+    again = Stage(oracle)
     with FakeAnthropicServer(responder=again) as fake:
         done = subprocess.run(drain_argv, cwd="/", env={**env, "ANTHROPIC_BASE_URL": fake.base_url},
                               capture_output=True, text=True, timeout=60)
