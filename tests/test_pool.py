@@ -147,3 +147,37 @@ def test_ctrl_c_in_the_parent_reaps_the_workers(tmp_path: Path) -> None:
     assert len(sent) == 1  # the first interrupt ended it
     assert len(list(started_dir.iterdir())) == 2  # no worker took a third item
     assert _no_children_left()
+
+
+def test_a_sigterm_landing_in_a_workers_fork_callbacks_waits_for_its_defaults(
+        tmp_path: Path) -> None:
+    """The parent ends its workers with SIGTERM once the results are in; one still in its
+    after-fork callbacks ran learn's handler there (learn.termination), and Python printed
+    "Exception ignored in: <function _after_fork>" and a Terminated traceback (`learn
+    eval`, 2 runs of 2). Here the signal lands in a callback for certain, registered
+    ahead of learn's: held, it ends the worker once its handler is the default (the
+    parent says a worker died), and nothing is printed."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""\
+        import os, signal, sys
+        # Registered first, so it runs before learn's own restore in the child.
+        os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGTERM))
+        from learn import termination
+        termination.install()
+        from learn.transcripts.pool import WorkerError, ordered_map
+        try:
+            list(ordered_map(abs, list(range(64)), workers=2))
+            print("worked on")
+        except WorkerError:
+            print("WorkerError")
+        """)
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+                          preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+    assert done.returncode == 0, done.stderr
+    assert "Exception ignored" not in done.stderr and "Terminated" not in done.stderr, done.stderr
+    assert done.stdout.strip() == "WorkerError"
