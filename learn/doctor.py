@@ -17,7 +17,8 @@ import contextlib
 import logging
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -259,6 +260,30 @@ def check_embedder(load: Callable[[], Any] | None = None,
     return Check("embedder", "ok", f"{embedder.name} ({embedder.dim} dims)")
 
 
+def on_shares(folders: Iterable[str | None]) -> str | None:
+    """What doctor says of the sessions that ran in a folder on a network share (or a
+    device path): learn lists and counts them, never opens their folder and writes no
+    rule there (learn.windows_names.not_opened). None when none did."""
+    from learn.projects import path_key
+    from learn.windows_names import not_opened
+
+    counts: Counter[str] = Counter()
+    spelled: dict[str, str] = {}
+    for folder in filter(None, folders):
+        if not_opened(folder) is not None:
+            key = path_key(folder)  # by its text: a share's is never resolved
+            counts[key] += 1
+            spelled.setdefault(key, folder)
+    if not counts:
+        return None
+    n, first = sum(counts.values()), spelled[counts.most_common(1)[0][0]]
+    more = f" and {len(counts) - 1} other folder{'s' if len(counts) > 2 else ''}" \
+        if len(counts) > 1 else ""
+    return (f"{n} session{'s' if n != 1 else ''} ran on a network share or device path "
+            f"({first}{more}): learn does not open it (on Windows that sends your login to "
+            "its server) and writes no rule there")
+
+
 def check_transcripts() -> Check:
     from learn.transcripts.files.discover import scan
 
@@ -276,6 +301,9 @@ def check_transcripts() -> Check:
                        if n or a in ("claude", "codex")) + " sessions"
     if unreadable:
         detail += f" ({unreadable} unreadable, skipped)"
+    shared = on_shares(f.project for f in found.files)
+    if shared:
+        detail += f"; {shared}"
     if not found.files:
         roots = " and ".join(str(r) for r in found.roots)
         return Check("transcripts", "warn", f"no sessions found under {roots}",
@@ -404,9 +432,12 @@ def _check_claude_command() -> Check | None:
     from learn.doctor_command import check_claude_command
     from learn.projects import checkout_folder
     from learn.report.targets import claude_home
+    from learn.windows_names import not_opened
 
     try:
-        project: Path | None = checkout_folder(Path.cwd())
+        here = Path.cwd()
+        # A folder on a share is never looked at (its server is asked, with your login).
+        project: Path | None = checkout_folder(here) if not_opened(str(here)) is None else None
     except OSError:  # the folder doctor runs in is gone
         project = None
     return check_claude_command(claude_home(), project)

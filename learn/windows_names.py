@@ -32,8 +32,12 @@ too; none of them is a name learn gives a file (learn.report.targets.slug).
 from __future__ import annotations
 
 import os
-from pathlib import PurePath
-from typing import Final
+import re
+import sys
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:  # not imported to run: learn's check (learn.projects.flavour) asks here
+    from pathlib import PurePath
 
 # The host's rules: on Windows its names are read as above. A test of Windows' rules
 # on another system sets this; the names it checks are the same strings.
@@ -77,3 +81,88 @@ def path_refusal(path: PurePath) -> str | None:
         if why is not None:
             return why
     return None
+
+
+# -- paths Windows reaches over the network ---------------------------------------------
+#
+# On Windows, opening, stat'ing or resolving (os.path.realpath, Path.resolve) a path on
+# a share (`\\server\share\x`, `//server/share`, `\\?\UNC\server\share`) or on a
+# drive mapped to one asks that server over SMB, and Windows answers its challenge with
+# the person's login (an NTLM hash, crackable offline or relayed). A transcript's `cwd`
+# is data: a transcript synced or shared from elsewhere, or one whose `cwd` was edited,
+# names any host it likes, and learn read every transcript's folder (its `.git`, its
+# `.claude/commands`, its CLAUDE.md) as soon as it listed the sessions. So a folder on a
+# share is never opened: its path is compared as text (learn.projects.flavour), it is
+# no folder of this disk, and nothing is written there. WSL's own shares
+# (`\\wsl$\<distro>`, `\\wsl.localhost\<distro>`) are this machine's files, keyed as
+# the distro's POSIX folders (learn.projects.flavour) and not refused here.
+
+# `\\?\C:\x`, `//?/c:/x`: the drive's own folder in long form.
+_LONG_DRIVE: Final = re.compile(r"^[\\/]{2}\?[\\/](?=[A-Za-z]:(?:[\\/]|$))")
+# `\\?\UNC\server\share`, `\\.\UNC\server\share`: a share in long or device form.
+_LONG_SHARE: Final = re.compile(r"^[\\/]{2}[?.][\\/]UNC(?:[\\/]|$)", re.IGNORECASE)
+# `\\.\pipe\x`, `\\.\C:`, `\\?\Volume{...}`, `\\?\GLOBALROOT\...`: Windows' device names.
+_DEVICE: Final = re.compile(r"^[\\/]{2}[?.](?:[\\/]|$)")
+_WSL_SHARE: Final = re.compile(r"^[\\/]{2}wsl(?:\$|\.localhost)(?:[\\/]|$)", re.IGNORECASE)
+_SHARE: Final = re.compile(r"^[\\/]{2}[^\\/]")
+_DRIVE: Final = re.compile(r"^([A-Za-z]):(?:[\\/]|$)")
+ON_A_SHARE: Final = "on a network share: learn does not open it"
+
+
+def not_opened(path: str) -> str | None:
+    """Why learn does not open the Windows path `path` (module notes above): on a network
+    share, a Windows device path, or (on Windows) on a drive mapped to a share; None when
+    it may. From the spelling alone, but for a drive's letter on Windows, which is asked
+    of Windows' own table of drives (no server is asked). The one test every place that
+    makes a file system call from a path a transcript named asks first."""
+    if _WSL_SHARE.match(path):
+        return None
+    long_drive = _LONG_DRIVE.match(path)
+    if long_drive is not None:
+        path = path[long_drive.end():]
+    elif _LONG_SHARE.match(path) or (_SHARE.match(path) and not _DEVICE.match(path)):
+        return ON_A_SHARE
+    elif _DEVICE.match(path):
+        return "a Windows device path: learn does not open it"
+    drive = _DRIVE.match(path)
+    if drive is not None and WINDOWS and remote_drive(drive.group(1)):
+        letter = drive.group(1).upper()
+        return f"on a network drive ({letter}:, a share): learn does not open it"
+    return None
+
+
+# Drive letter -> whether it is a share's (asked once per process; tests set it).
+REMOTE_DRIVES: dict[str, bool] = {}
+_REMOTE_TARGETS: Final = ("\\device\\mup", "redirector", "rdr\\", "\\??\\unc\\", "webdav")
+
+
+def remote_drive(letter: str) -> bool:
+    """Whether Windows maps the drive `letter` to a share: a `net use` drive (or one `subst`
+    made of a share), or a remembered one not connected now (opened, Windows connects it).
+    Read from the DOS device table (QueryDosDeviceW: the link's target, no server asked)
+    and the person's remembered connections (HKCU\\Network\\<letter>). False off Windows."""
+    key = letter.upper()
+    if key not in REMOTE_DRIVES:
+        REMOTE_DRIVES[key] = _asks_a_server(key, depth=0)
+    return REMOTE_DRIVES[key]
+
+
+def _asks_a_server(letter: str, depth: int) -> bool:
+    if sys.platform != "win32" or depth > 4:
+        return False
+    import ctypes
+    import winreg
+
+    try:
+        winreg.CloseKey(winreg.OpenKey(winreg.HKEY_CURRENT_USER, f"Network\\{letter}"))
+        return True  # a remembered network drive
+    except OSError:
+        pass
+    buffer = ctypes.create_unicode_buffer(4096)
+    if not ctypes.windll.kernel32.QueryDosDeviceW(f"{letter}:", buffer, len(buffer)):
+        return False  # no such drive: nothing to open
+    target = buffer.value.casefold()
+    subst = re.match(r"\\\?\?\\([a-z]):", target)
+    if subst is not None:  # `subst X: C:\x` maps to another drive: that one decides
+        return _asks_a_server(subst.group(1).upper(), depth + 1)
+    return any(marker in target for marker in _REMOTE_TARGETS)

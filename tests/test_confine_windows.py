@@ -37,13 +37,12 @@ import sys
 from pathlib import Path, PureWindowsPath
 
 import pytest
+from _windows_sim import ROOT, record_bun, record_bun_script, run_simulated, windows
 
 from learn import windows_names
 from learn.report.confine import confine, may_write, project_roots, surface_of
 from learn.report.errors import ConfinementError
 from learn.windows_names import name_refusal, path_refusal
-
-ROOT = Path(__file__).resolve().parent.parent
 
 # What Windows makes of each: (name, what the refusal says it is).
 REINTERPRETED = [
@@ -66,9 +65,7 @@ KEPT = ["CLAUDE.md", ".claude", "settings.local.json", "my-aux.md", "auxiliary.m
         "v1.2", ".", "..", "OneDrive - Contoso", "$Recycle.Bin"]
 
 
-@pytest.fixture
-def windows(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(windows_names, "WINDOWS", True)
+__all__ = ["windows"]  # the fixture, from tests/_windows_sim.py
 
 
 @pytest.fixture
@@ -320,30 +317,16 @@ def test_apply_and_undo_on_simulated_windows_write_the_lowercase_memory(tmp_path
     # The whole of `learn apply` and `--undo` where `os` is Windows' (no O_NOFOLLOW, no
     # dir_fd, text-mode fds: tests/test_windows_sim.py) and names are read by Windows'
     # rules: the person's `claude.md` gets the rule, and undo puts back its bytes.
-    from test_windows_sim import _run
-
     project = tmp_path / "shop"
     (project / ".git").mkdir(parents=True)
     memory = project / "claude.md"
     memory.write_bytes(b"# Shop\r\n")
-    done = _run(tmp_path, f'''
-from pathlib import Path
+    done = run_simulated(tmp_path, record_bun_script(tmp_path, project) + '''
 from click.testing import CliRunner
 from learn import windows_names
 windows_names.WINDOWS = True
 from learn.commands.apply import command
-from learn.records.proposal import Proposal, Quote, Verdict
-from learn.store.feedback import FeedbackStore
-from learn.store.proposals import ProposalBook
 
-project = {str(project)!r}
-quotes = tuple(Quote(s, "use bun not npm", f"2026-03-2{{i}}T00:00:00+00:00", project)
-               for i, s in enumerate(("a", "b")))
-bun = Proposal("directive", "use-bun", "use bun not npm", 2, 2, quotes[1].at, quotes,
-               verdict=Verdict(True, "Use bun, not npm.", "tooling", "project", 0.9))
-Path({str(tmp_path / "data")!r}).mkdir(exist_ok=True)
-with FeedbackStore.open(Path({str(tmp_path / "data" / "learn.db")!r})) as store:
-    ProposalBook(store).record([bun], run_id=None, fallback_project=project)
 res = CliRunner().invoke(command, ["--project", project, "--yes", "--file",
                                    str(Path(project, "claude.md"))])
 assert res.exit_code == 0 and res.exception is None, (res.output, res.exception)
@@ -397,22 +380,13 @@ def test_apply_file_spelled_as_windows_reads_another_writes_nothing_there(
     from click.testing import CliRunner
 
     from learn.commands.apply import command
-    from learn.records.proposal import Proposal, Quote, Verdict
-    from learn.store.feedback import FeedbackStore
-    from learn.store.proposals import ProposalBook
 
     for name in ("DATA", "CONFIG", "CACHE"):
         monkeypatch.setenv(f"LEARN_{name}_DIR", str(tmp_path / name.lower()))
     monkeypatch.delenv("LEARN_DATABASE_URL", raising=False)
     project = tmp_path / "shop"
     (project / ".git").mkdir(parents=True)
-    quotes = tuple(Quote(s, "use bun not npm", f"2026-03-2{i}T00:00:00+00:00", str(project))
-                   for i, s in enumerate(("a", "b")))
-    bun = Proposal("directive", "use-bun", "use bun not npm", 2, 2, quotes[1].at, quotes,
-                   verdict=Verdict(True, "Use bun, not npm.", "tooling", "project", 0.9))
-    (tmp_path / "data").mkdir()
-    with FeedbackStore.open(tmp_path / "data" / "learn.db") as store:
-        ProposalBook(store).record([bun], run_id=None, fallback_project=str(project))
+    record_bun(tmp_path / "data", project)
     monkeypatch.setattr(windows_names, "WINDOWS", True)
     monkeypatch.chdir(project)
     res = CliRunner().invoke(command, ["--project", str(project), "--yes", "--file", named])

@@ -205,6 +205,7 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
     from learn.transcripts.view.replay_files import (
         FingerprintCache,
     )
+    from learn.windows_names import not_opened
 
     cache = FingerprintCache()
     # Through the session index: an unchanged file is not opened, and its row
@@ -216,7 +217,9 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
         discovery = scope.scan(heads)
         heads.save()
         items = indexed_views(discovery.files, index=index,
-                              fingerprints_for=lambda f: cache.for_project(f.project),
+                              # a share's commands are never read (not_opened)
+                              fingerprints_for=lambda f: cache.for_project(
+                                  None if f.project and not_opened(f.project) else f.project),
                               min_confidence=min_signal_confidence(), views=False, texts=False,
                               keys=False)
         # Origin and cross-session templates are judged across the listed sessions,

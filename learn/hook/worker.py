@@ -191,6 +191,7 @@ def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
         load_templates,
     )
     from learn.transcripts.view.session import build_session
+    from learn.windows_names import not_opened
 
     want = Path(event.transcript_path).expanduser()
     found = scan(all_projects=True, id_prefix=event.session_id).files
@@ -198,6 +199,8 @@ def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
     if info is None:
         raise SessionGone(f"transcript not found among learn's sessions: {want}")
     project = info.project or event.cwd
+    if project and not_opened(project) is not None:
+        project = None  # a share's commands are never read: that asks its server
     fingerprints = replay_fingerprints(load_templates(Path(project) if project else None))
     transcript = next(iter(stream([info.path])))
     session = build_session(transcript, fingerprints=fingerprints, size_bytes=info.size,

@@ -126,10 +126,13 @@ def _templates(files: Sequence[SessionFile], options: RunOptions) -> list[str]:
     from learn.transcripts.view.replay_files import (
         load_templates,
     )
+    from learn.windows_names import not_opened
 
     projects: set[Path | None] = set()
     if options.all_projects:
-        projects.update(Path(f.project) for f in files if f.project)
+        # Never a folder on a share: reading its commands asks the server, with your login.
+        projects.update(Path(f.project) for f in files
+                        if f.project and not_opened(f.project) is None)
     else:
         projects.add(options.project_dir())
     templates: list[str] = []

@@ -124,10 +124,13 @@ def _read_also(options: RunOptions, files: Sequence[SessionFile]) -> list[Path]:
     from learn.projects import as_folder
     from learn.reduce.rules import rule_sources
     from learn.transcripts.view.replay_files import template_paths
+    from learn.windows_names import not_opened
 
     if options.all_projects:
-        templated: list[Path | None] = sorted({Path(f.project) for f in files if f.project},
-                                              key=str) or [None]
+        # As read._templates: never a folder on a share (learn.windows_names.not_opened).
+        templated: list[Path | None] = sorted(
+            {Path(f.project) for f in files if f.project and not_opened(f.project) is None},
+            key=str) or [None]
         ruled: list[Path | None] = sorted({folder for f in files if f.project_id and (
             folder := as_folder(f.project_id)) is not None}, key=str) or [None]
     else:

@@ -31,6 +31,13 @@ and Windows, where both spellings are one folder of this machine: on any other L
 `/mnt/c/` is whatever is mounted there (a data disk), keyed as the POSIX folder it
 is, so a rule for it is still written there.
 
+A folder on a network share (`\\\\server\\share\\proj`, `//server/share`, its
+`\\\\?\\UNC\\` form, a drive mapped to a share, a `\\\\.\\` device path) is keyed by its
+spelling alone and is no folder of this disk: on Windows, resolving or opening it asks
+that server, which gets the person's login with the question, and a transcript names
+whatever host it likes (learn.windows_names.not_opened). Its sessions are still counted
+as one project; nothing is read or written there.
+
 A key is for comparing; a folder learn reads or writes is where this disk has it
 (`disk_path`): on WSL a drive's key is looked for under `/mnt/<letter>/`, in the
 case the disk spells it, and a folder this disk cannot show is None, never a
@@ -46,10 +53,14 @@ import re
 import sys
 from typing import TYPE_CHECKING, Final
 
+from learn.windows_names import not_opened
+
 if TYPE_CHECKING:  # not imported to run: learn's check reads keys on every shell call
     from pathlib import Path
 
 _WINDOWS: Final = re.compile(r"^(?:[A-Za-z]:(?:[\\/]|$)|\\\\|//[^/])")
+_LONG_UNC: Final = re.compile(r"^[\\/]{2}\?[\\/]UNC[\\/]", re.IGNORECASE)
+_DRIVE_AFTER: Final = re.compile(r"[A-Za-z]:(?:[\\/]|$)")
 _DRIVE_ROOT: Final = re.compile(r"[a-z]:\\")
 _DRIVE_KEY: Final = re.compile(r"([a-z]):\\")
 # `\\wsl$\<distro>\rest`, `//wsl.localhost/<distro>/rest`: the distro's `/rest`.
@@ -79,14 +90,17 @@ def path_key(path: str | Path) -> str:
     if is_windows_path(text):
         # The extended-length form names the same folder: \\?\C:\x is C:\x,
         # \\?\UNC\server\share is \\server\share.
-        if text[:8].upper() == "\\\\?\\UNC\\":
-            text = "\\\\" + text[8:]
-        elif text[:4] in ("\\\\?\\", "//?/"):
-            text = text[4:]
+        if _LONG_UNC.match(text):  # either separator: `//?/UNC/server` was a drive-less
+            text = "\\\\" + text[8:]  # `UNC/server`, joined to the working directory
+        elif text[:4] in ("\\\\?\\", "//?/") and _DRIVE_AFTER.match(text, 4):
+            text = text[4:]  # a drive's; any other (`\\?\GLOBALROOT\..`) is a device's
         share = _WSL_SHARE.match(text)
         if share is not None:  # a WSL distro's folder: its own path, case kept
             return path_key("/" + text[share.end():].replace("\\", "/").lstrip("/"))
-        if sys.platform == "win32":
+        if sys.platform == "win32" and not_opened(text) is None:
+            # Never a share's (or a device's): realpath there asks the server, and Windows
+            # gives it the person's login (learn.windows_names.not_opened). Its key is
+            # its spelling, compared as text.
             text = os.path.realpath(text)
         norm = ntpath.normpath(text).casefold()
         # Keep the root's separator (`c:\\`), drop any other trailing one.
@@ -206,7 +220,10 @@ def _drive_mount(key: str) -> str | None:
 
 def on_this_disk(key: str) -> bool:
     """Whether this machine's disk can say anything about the folder `key`: it is of
-    this machine's flavour, or a Windows drive's folder on WSL, which mounts the drive."""
+    this machine's flavour, or a Windows drive's folder on WSL, which mounts the drive;
+    never a folder on a network share (learn.windows_names.not_opened)."""
+    if not_opened(key) is not None:
+        return False
     return on_this_machine(key) or _drive_mount(key) is not None
 
 
@@ -214,7 +231,11 @@ def disk_path(key: str) -> str | None:
     """The folder `key` as this disk spells it, for reading and writing: the key itself
     when it is of this machine's flavour (there or not; callers look); on WSL a drive's
     folder under `/mnt/<letter>/`, each name as the disk spells it (the key folds case),
-    None when it is not there. None for a folder of another system."""
+    None when it is not there. None for a folder of another system, and for one on a
+    network share (learn.windows_names.not_opened): learn.projects reads a folder only
+    where this says it is."""
+    if not_opened(key) is not None:
+        return None
     if on_this_machine(key):
         return key
     mount = _drive_mount(key)

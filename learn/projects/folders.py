@@ -19,6 +19,7 @@ from learn.projects.flavour import (
     path_key,
 )
 from learn.projects.identity import Known, checkout_root, project_of
+from learn.windows_names import not_opened
 
 
 def within(path: str, root: str) -> bool:
@@ -107,8 +108,8 @@ def checkout_folder(folder: str | os.PathLike[str]) -> Path:
     above = as_folder(placed) if placed is not None else None
     if above is not None:
         return above
-    if on_this_machine(named):
-        return Path(named).resolve()
+    if on_this_machine(named) and not_opened(named) is None:
+        return Path(named).resolve()  # never a share's: resolving it asks the server
     # `C:\\Users\\bob\\app` named on WSL: the drive's folder as WSL has it, if it does.
     here = disk_path(path_key(named)) if is_windows_path(named) else None
     return Path(here) if here is not None else Path(named)
@@ -136,7 +137,10 @@ def in_this_checkout(file: str | os.PathLike[str],
     checkout of that repository (a rule a run over every project found in the main
     checkout, `apply` run in a worktree): the checkout the person works in is the one
     written, never the other. None when either is in no checkout, both are in the
-    same one, or the other is another repository's."""
+    same one, or the other is another repository's; and when either is on a network
+    share (learn.windows_names.not_opened: resolving it asks the server)."""
+    if not_opened(os.fspath(file)) is not None or not_opened(os.fspath(folder)) is not None:
+        return None
     real = os.path.realpath(os.fspath(file))
     there, here = checkout_root(os.path.dirname(real)), checkout_root(folder)
     if there is None or here is None or there == here:

@@ -241,9 +241,12 @@ def _project_file(agent: str, root: Path, p: Proposal, globs: Sequence[str], tex
 def _owner(p: Proposal, main: RuleEdit) -> Path | None:
     """The project a rule rewritten in place belongs to: the one its file lies in."""
     from learn.projects import quote_projects
+    from learn.windows_names import not_opened
 
     target = str(main.target.expanduser().resolve())
     for project in quote_projects(p.quotes):
+        if not_opened(project) is not None:
+            continue  # a share's folder is never resolved: that asks its server
         if within(target, str(Path(project).resolve())):
             return Path(project)
     return None

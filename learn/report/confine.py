@@ -37,7 +37,14 @@ does not take as spelled (`node_modules.`, made as `node_modules`; `notes:x.md`,
 stream of `notes`; `aux.md`, a device) is refused, never mapped. And a project root
 that is the home folder, or above it, by another spelling realpath keeps
 (`\\\\localhost\\C$\\Users\\ana`, a drive mapped to it) is no project: the person's
-`.claude/settings.json` was its `.claude/settings.json`.
+`.claude/settings.json` was its `.claude/settings.json`. A path on a network share is
+refused, and a project root there dropped, before it is resolved: realpath asks the
+share's server, with the person's login (learn.windows_names.not_opened).
+
+A file or folder learn makes is never made beside one whose name differs from it only
+in case (`claude.md` beside a new `CLAUDE.md`, in a folder that tells case apart):
+the existing one is written when its own name is the surface asked for, else the
+write is refused naming both (`_made_beside_no_twin`).
 
 The surfaces are data (`SURFACES`): another agent's instruction files are one
 more row each. A file reached through an `@import` is evidence for coverage,
@@ -179,6 +186,8 @@ def project_roots(projects: Iterable[Path | str | None]) -> tuple[Path, ...]:
     for p in projects:
         if p is None or not str(p) or not Path(p).expanduser().is_absolute():
             continue
+        if windows_names.WINDOWS and windows_names.not_opened(str(p)) is not None:
+            continue  # a share's folder: resolving it asks the server, with the login
         real = _real(Path(p).expanduser())
         if _home_or_above(real, home):
             continue
@@ -407,6 +416,10 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
     if not asked.is_absolute():
         raise ConfinementError(f"{path} is a relative path; learn writes only to absolute, "
                                "checked destinations. Nothing was written")
+    share = windows_names.not_opened(str(asked)) if windows_names.WINDOWS else None
+    if share is not None:  # before realpath, which asks the share's server (with the login)
+        raise ConfinementError(f"{asked} is {share}: on Windows, opening it sends your login "
+                               "to that server. Nothing was written to it")
     real = _real(asked)
     # realpath keeps the part that does not exist yet as spelled: Windows reads it again.
     why = windows_names.path_refusal(asked) or windows_names.path_refusal(real) \
@@ -449,7 +462,7 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
     try:
         st = real.lstat()
     except FileNotFoundError:
-        return real
+        return _made_beside_no_twin(asked, real, projects, roots, named, internal=internal)
     if not stat.S_ISREG(st.st_mode):
         raise ConfinementError(f"{asked}{via} is not a regular file; learn writes only text "
                                "files. Nothing was written to it")
@@ -467,6 +480,58 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
             "it may not open); learn replaces a file only when it has no second name. "
             "Nothing was written to it")
     return real
+
+
+def _case_twins(real: Path) -> tuple[Path, list[str]] | None:
+    """The first name on the way to `real` that is not there, when its folder holds
+    entries spelled as it is but for case: (the missing path, those names)."""
+    here = Path(real.anchor)
+    for name in real.parts[1:]:
+        step = here / name
+        if os.path.lexists(step):
+            here = step
+            continue
+        try:
+            names = os.listdir(here)
+        except OSError:
+            return None
+        twins = sorted(n for n in names if n != name and n.casefold() == name.casefold())
+        return (step, twins) if twins else None
+    return None
+
+
+def _made_beside_no_twin(asked: Path, real: Path, projects: tuple[Path | str | None, ...],
+                         roots: tuple[Path, ...], named: list[Surface], *,
+                         internal: bool) -> Path:
+    """`real`, which does not exist yet, when making it (or the folders above it) makes no
+    name beside one that differs from it only in case; else the file the existing name
+    leads to when that name is itself the surface asked for, spelled as the agent reads
+    it; else ConfinementError naming both.
+
+    A folder is case-sensitive on Linux, in WSL's folders and in a Windows folder made so
+    (`fsutil file setCaseSensitiveInfo`): there `claude.md` and `CLAUDE.md` are two files,
+    and the one learn would make beside the person's would split their rules in two, one
+    half read by the agent and the other not (or both, for two `.claude/commands` files:
+    the same command twice). On a folder that folds case the name exists already and
+    this is never asked."""
+    found = None if internal else _case_twins(real)  # learn's own files: names it gives
+    if found is None:
+        return real
+    missing, twins = found
+    rest = real.parts[len(missing.parts):]
+    if len(twins) == 1:
+        twin = missing.parent.joinpath(twins[0], *rest)
+        kinds = {s.kind for s in named}
+        if any(s.kind in kinds for s in _surfaces_at(twin, _bases(roots))):
+            return _confine(twin, projects, internal=internal)
+    others = " and ".join(str(missing.parent / t) for t in twins)
+    made = f"{missing}" if missing == real else f"the folder {missing} (for {real})"
+    raise ConfinementError(
+        f"learn would make {made} beside {others}, a name that differs only in case: this "
+        f"folder tells case apart, so the two are different {'files' if missing == real else 'folders'}, "
+        f"and the agent reads {missing.name} as spelled. Rename "
+        f"{'it' if len(twins) == 1 else 'one'} to {missing.name} (or move its text), then run "
+        "again; nothing was written")
 
 
 def _one_name(asked: Path) -> str:

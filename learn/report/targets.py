@@ -43,6 +43,7 @@ from learn.reduce.pathscope import glob_folder
 from learn.report.confine import may_write
 from learn.report.scoped_files import Claims, scoped_file
 from learn.transcripts.claude.builtin_commands import BUILTIN_COMMANDS
+from learn.windows_names import not_opened
 
 TargetKind = Literal["claude", "rules", "agents"]
 # permission: deny rules merged into settings.json; codex-rule: an execpolicy
@@ -190,7 +191,10 @@ def _folder_of(directory: Path) -> Path:
 
 
 def _not_here(folder: Path | str) -> str:
-    """Why a project's folder cannot be written: deleted, or another system's path."""
+    """Why a project's folder cannot be written: on a network share, deleted, or another
+    system's path."""
+    if not_opened(str(folder)) is not None:
+        return f"{folder} is {_on_share(folder)}"
     if not on_this_machine(str(folder)):
         return (f"{folder} is a folder of another system (a Windows path), not of this "
                 "machine; run `learn apply` where it is, or name a checkout here with "
@@ -198,16 +202,23 @@ def _not_here(folder: Path | str) -> str:
     return f"{folder} no longer exists; name a checkout of the project with --project DIR"
 
 
+def _on_share(folder: Path | str) -> str:
+    return (f"{not_opened(str(folder))} (on Windows, opening it sends your login to that "
+            "server); name a checkout on this machine with --project DIR")
+
+
 def project_for(p: Proposal, choice: TargetChoice) -> Path:
     """The checkout a project-scope rule is written into, or TargetError saying why none."""
     here = _folder_of(choice.project_dir)
-    if not here.is_dir():
+    # A folder on a share is never looked at (its server is asked, with your login).
+    shared = not_opened(str(here)) is not None
+    if not shared and not here.is_dir():
         # A checkout deleted since: its repository's main checkout stands in.
         project = choice.project or project_here(choice.project_dir.expanduser())
         here = as_folder(project) or here
     if not choice.follow_quotes:  # named by the person
-        if not here.is_dir():
-            raise TargetError(_not_here(choice.project_dir))
+        if shared or not here.is_dir():
+            raise TargetError(_not_here(here if shared else choice.project_dir))
         if _home_or_above(here):
             raise TargetError(f"{here} is {_home_words(here)}: a CLAUDE.md there would be read "
                               "in every project below it. Use --scope user (~/.claude/CLAUDE.md), "
@@ -227,6 +238,8 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
         if len(below) == 1 or len(said) == 1:
             chosen = (below or said)[0]
             folder = folders[chosen]
+            if folder is None and not_opened(chosen) is not None:
+                raise TargetError(f"{p.key} was said in {chosen}, which is {_on_share(chosen)}")
             if folder is None:
                 raise TargetError(f"{p.key} was said in {chosen}, which no longer exists on "
                                   "this machine (deleted, or another machine's folder); name "
@@ -237,6 +250,8 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
             raise TargetError(f"{p.key} was said in several projects: {_said_in(p)}; choose "
                               "one with --project DIR, or --scope user for all of them",
                               options)
+    if not_opened(str(root)) is not None:
+        raise TargetError(f"{p.key} was said in {root}, which is {_on_share(root)}")
     if _home_or_above(root):
         # ~/CLAUDE.md is loaded in every project below home: not a project file.
         raise TargetError(f"{p.key} was said in {_home_words(root)} ({root}); a "
