@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from learn.transcripts import (
 )
 
 SHAPES = Path(__file__).parent / "fixtures" / "shapes" / "claude_shapes.jsonl"
+_MID_LINE_OPENING = re.compile(rb'.\{"(?:parentUuid|type)":', re.S)
 
 
 def _user(uuid: str = "u1", **extra: object) -> dict[str, object]:
@@ -199,9 +201,13 @@ def test_fuzz_corrupted_transcripts_never_raise() -> None:
             data = data[: rng.randrange(len(data) + 1)]
         t = parse(data)
         events = list(t.events)  # materialize everything
-        nonblank = sum(1 for ln in data.split(b"\n") if ln.strip())
-        # Every non-blank line is either an event or a counted skip.
-        assert len(events) + t.skipped_lines == nonblank
+        lines = [ln for ln in data.split(b"\n") if ln.strip()]
+        nonblank = len(lines)
+        # Every non-blank line is either an event or a counted skip; a line a deleted
+        # newline spliced from two records (`claude.decode`, 5) is read as both, the
+        # cut one counted: at most one more, only where a record opens mid-line.
+        spliced = sum(1 for ln in lines if _MID_LINE_OPENING.search(ln))
+        assert nonblank <= len(events) + t.skipped_lines <= nonblank + spliced
         assert set(t.skipped) <= {"undecodable", "not_object", "invalid"}
         assert t.skipped_lines == sum(t.skipped.values())
         assert nonblank <= total_lines + 400

@@ -2,7 +2,7 @@
 
 Every reader decodes a line (or a file) with msgspec first, and only a refused one
 comes here, so a good line pays nothing for it. Two faults are mended, each to
-U+FFFD, the character a reader shows for what it cannot read:
+U+FFFD, the character a reader shows for what it cannot read, and one is read past:
 
 - **Invalid UTF-8**: one stray byte in a typed prompt dropped the whole prompt, and
   the session then showed no typed turn at all.
@@ -14,6 +14,14 @@ U+FFFD, the character a reader shows for what it cannot read:
   (#68325); Gemini CLI, Copilot CLI and OpenCode are JavaScript too. The line is a
   whole message or tool result, and its uuid holds the session's chain together: lost,
   the turns after it hung from nothing.
+- **NUL padding** before or after the record (format-drift audit, Claude Code 2.1.111
+  to 2.1.202: anthropics/claude-code #49876, #76059, #81843). A crash during an append
+  leaves the file extended with zero-filled blocks the data never reached (ext4's
+  delayed allocation, NTFS), and the client's next append lands right after them: the
+  line is a run of `\x00` then a whole record, or a record then kilobytes of `\x00`.
+  Claude Code's own reader skips leading NULs before it parses a line; here the line was
+  counted undecodable, and a prompt the person typed just after a crash was lost.
+  Only the padding's ends are read past: a NUL inside the JSON stays a refusal.
 
 Nothing else is guessed: a line that is cut, or not JSON, stays refused.
 """
@@ -38,6 +46,7 @@ _ESCAPE_RE: Final = re.compile(
     rb"|(u[dD][c-fC-F][0-9a-fA-F]{2})|.)", re.DOTALL)
 _HALF_RE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
 _REPLACEMENT: Final = b"\\ufffd"
+_NUL: Final = b"\x00"
 # The byte order mark a Windows tool puts before a file's first line (no client writes
 # one): read past, at the start of a transcript and of its head.
 UTF8_BOM: Final = b"\xef\xbb\xbf"
@@ -55,6 +64,12 @@ def mended(raw: bytes | memoryview | str) -> bytes | str | None:
     # A text (a database's column) is its UTF-8; a surrogate in it, not escaped, is
     # no JSON any client writes: it goes as "?" and the decode says what it says.
     data = raw.encode("utf-8", "replace") if isinstance(raw, str) else bytes(raw)
+    if data[:1] == _NUL or data[-1:] == _NUL:
+        data = data.strip(_NUL)
+        if not data:
+            return None  # padding alone: no record to read
+        fixed = mended(data)
+        return data if fixed is None else fixed
     fixed = _ESCAPE_RE.sub(_mend_escape, data) if _HALF_RE.search(data) else data
     try:
         fixed.decode("utf-8")

@@ -258,6 +258,28 @@ def _repaired(line: bytes) -> object:
     return SKIP_UNDECODABLE if fixed is None else _decode_one(fixed)
 
 
+# Where a Claude Code record opens: its entries open with `parentUuid` (user, assistant,
+# system, attachment) or `type` (the bookkeeping lines), written first.
+_RECORD_OPENING = lazy_pattern(rb'\{"(?:parentUuid|type)":')
+
+
+def _unspliced(line: bytes) -> tuple[object, object] | None:
+    """A refused line read as two records spliced together (module docstring, 5): the
+    part before the second record's opening (a whole record, or a cut one: its skip
+    reason) and that record; None when no whole record closes the line."""
+    for match in _RECORD_OPENING.finditer(line, 1):
+        start = match.start()
+        tail = _decode_one(line[start:])
+        if not (isinstance(tail, Env)
+                or (type(tail) is OtherEvent and "sessionId" in tail.raw)):
+            # An opening inside the record, or the record is cut too; or an object
+            # nested in a cut record that happened to close the line: no entry.
+            continue
+        head = line[:start]
+        return (_decode_one(head) if head.strip() else SKIP_UNDECODABLE), tail
+    return None
+
+
 def _with_raw(wire: SystemW | AttachmentW, line: bytes | memoryview | str) -> object:
     # System and attachment details are read from the untyped record (their
     # shapes vary by subtype, and Other* details keep it verbatim); they are a
@@ -381,6 +403,16 @@ def decode_claude_lines(
             if raw.isspace():
                 continue
             wire = _repaired(raw)
+            if wire == SKIP_UNDECODABLE:
+                spliced = _unspliced(raw)
+                if spliced is not None:
+                    head, wire = spliced
+                    untimed = untimed or _untimed(head)
+                    if type(head) is str:
+                        skipped[head] = skipped.get(head, 0) + 1
+                    elif not (_drop_env(head, drop_kinds, drop_sidechain, drop_meta)
+                              or (drop is not None and _is_dropped(head, drop))):
+                        append(head)
             untimed = untimed or _untimed(wire)
             if type(wire) is UserW or type(wire) is AssistantW:
                 if not _drop_env(wire, drop_kinds, drop_sidechain, drop_meta):

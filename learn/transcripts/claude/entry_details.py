@@ -55,6 +55,23 @@ def _strs(value: object) -> tuple[str, ...]:
     return tuple(v if isinstance(v, str) else msgspec.json.encode(v).decode() for v in value)
 
 
+def _prompt_text(value: object) -> str | None:
+    """A queued prompt's text: the string, or the text blocks of a list joined.
+
+    Claude Code 2.1.241 on writes a prompt sent while the agent works as content blocks
+    (`[{"type": "text", ...}, {"type": "image", ...}]`, with `source_uuid`,
+    `delivery_id`, `humanTurn`; format-drift audit, late 2026: 2.1.241 to 2.1.280
+    transcripts, a dozen such prompts in one session). Read as a string only, every one
+    was lost, or left to the enqueue's copy, which holds a paste's placeholder."""
+    if isinstance(value, str) or value is None:
+        return value
+    if not isinstance(value, list):
+        return None
+    texts = [b["text"] for b in value
+             if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+    return "\n".join(texts) if texts else None
+
+
 def as_dict(value: object) -> dict[str, Any] | None:
     """The value when it is an object, else None."""
     return value if isinstance(value, dict) else None
@@ -178,7 +195,7 @@ def attachment_detail(kind: str, a: Mapping[str, Any], raw: Mapping[str, Any]) -
     if kind == "queued_command":
         origin = a.get("origin")
         return QueuedCommand(
-            prompt=as_str(a.get("prompt")),
+            prompt=_prompt_text(a.get("prompt")),
             command_mode=as_str(a.get("commandMode")),
             origin=as_str(origin.get("kind")) if isinstance(origin, dict) else as_str(origin),
         )

@@ -60,6 +60,7 @@ from learn.transcripts.blocks import (
 )
 from learn.transcripts.claude.decode import SKIP_TOO_DEEP
 from learn.transcripts.claude.literals import AGENT_INJECTION_RE, INTERRUPT_MARKER
+from learn.transcripts.codex.code_mode import code_mode_call, code_mode_output
 from learn.transcripts.codex.lines import ANY, Line, State, read_line, repaired
 from learn.transcripts.codex.meta import (
     INJECTED_PREFIXES,
@@ -285,13 +286,16 @@ def _lower_line(
         )
     call_id = _str(p.get("call_id")) or _str(p.get("id")) or ""
     if ptype in ("function_call_output", "custom_tool_call_output"):
-        text, is_error = _output(p.get("output"))
+        output = p.get("output")
+        scripted = code_mode_output(output) if ptype == "custom_tool_call_output" else None
+        text, is_error = _output(output) if scripted is None else scripted
         return UserEvent(meta=st.meta(lineno, ts), blocks=(_result(call_id, text, is_error),))
     if ptype == "local_shell_call":
         action = p.get("action")
         name, args = "local_shell", action if isinstance(action, dict) else {}
     elif ptype == "custom_tool_call":
-        name, args = _str(p.get("name")) or "", _arguments(p.get("input"))
+        name = _str(p.get("name")) or ""
+        args = code_mode_call(name, p.get("input")) or _arguments(p.get("input"))
     else:
         name, args = _str(p.get("name")) or "", _arguments(p.get("arguments"))
     return AssistantEvent(

@@ -89,7 +89,13 @@ from learn.transcripts.view.model import (
 #     quotes it puts round an argument are no part of it; a reply left unfinished (a `run`
 #     killed mid-answer) is an interrupt. Gemini CLI: a logged `!cmd` a saved history names
 #     (`/chat save`, checkpointing) is a shell line when `shell_history` no longer has it.
-VIEW_VERSION: Final = 20
+# v21: format-drift audit of late-2026 clients: a Claude Code line NUL padding surrounds (a
+#     crash's zero-filled blocks) is read, as are both records of a line two writers
+#     spliced; the `<pasted_content id=...>` lines Claude Code wraps a paste in are not
+#     typed (the paste is); a `promptSource: "system"` prompt is the client's; a prompt
+#     queued as content blocks (2.1.241 on) is a queued turn; Codex code mode's `exec`
+#     scripts run the commands they name, and a failed script is a failure.
+VIEW_VERSION: Final = 21
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2

@@ -238,7 +238,8 @@ _ENVELOPE_HEAD_RE: Final = lazy_pattern(r"\A\s*<([A-Za-z][\w:.-]{0,63})(?:\s[^<>
 # those messages (a command's arguments, a `!` line, a reminder), never this one.
 _CLIENT_TAG_PREFIXES: Final = ("command-", "local-command-", "bash-", "system", "ide_",
                                "user-prompt-submit-hook", "task-notification", "user-memory",
-                               "environment_context", "user_instructions", "user_action")
+                               "environment_context", "user_instructions", "user_action",
+                               "pasted_content")
 
 
 def is_program_envelope(text: str) -> bool:
@@ -268,6 +269,7 @@ def entry_exclusion(
     *,
     is_agent_injected: bool = False,
     origin_kind: str | None = None,
+    prompt_source: str | None = None,
 ) -> str | None:
     """The name of the envelope rule that disqualifies a whole user entry, or None.
 
@@ -278,6 +280,14 @@ def entry_exclusion(
     - agent-relay: the parser already recognised a relay banner.
     - not-human-origin: 2026 builds stamp `origin.kind`; anything but "human"
       (a peer, a channel, a task) was not typed here. Absent means older build.
+    - system-prompt: Claude Code 2.1.165 on stamps `promptSource` ("typed", "sdk",
+      "queued", "suggestion_accepted", or "system" for what the client injects itself).
+      A "system" prompt is the client's even where no `origin` or `isMeta` says so
+      (format-drift audit, late 2026: readers of 2.1.165 to 2.1.280 transcripts count
+      over a thousand in one machine's files): "2 background agents were stopped by
+      the user: ...", "Check if background task ... finished.", a `/loop` or routine
+      firing, 2.1.280's `<coordinator-relay>` and `<slack-ping>` wrappers. Each was a
+      typed turn where the line named no origin.
     """
     if meta.is_meta:
         return "meta"
@@ -289,4 +299,6 @@ def entry_exclusion(
         return "agent-relay"
     if origin_kind is not None and origin_kind != "human":
         return "not-human-origin"
+    if prompt_source == "system":
+        return "system-prompt"
     return None

@@ -366,7 +366,8 @@ class _Builder:
                 return
 
         excluded = entry_exclusion(
-            meta, is_agent_injected=event.is_agent_injected, origin_kind=event.origin_kind
+            meta, is_agent_injected=event.is_agent_injected, origin_kind=event.origin_kind,
+            prompt_source=event.prompt_source,
         )
         if excluded is not None:
             if excluded == "meta" and self._await_body and texts:

@@ -67,6 +67,8 @@ def typed_text(
     """
     text = strip_reminders(raw)
     reasons: list[str] = []
+    if provider == "claude" and "<pasted_content" in text:
+        text = strip_paste_markers(text)
     if provider == "codex":
         unwrapped = unwrap_codex_request(text)
         if unwrapped is not None:
@@ -343,6 +345,24 @@ class AssistantText(list[str]):
                     keep(flat)
         self._unfolded = len(self)
         return self._lines
+
+
+# Claude Code 2.1.27x on (format-drift audit: 2.1.278 and 2.1.280 transcripts and the
+# UserPromptSubmit docs of late 2026) marks pasted text for the model: the paste,
+# expanded from its `[Pasted text #1]` placeholder, sits between a line
+# `<pasted_content id="7c1e">` and a line `</pasted_content id="7c1e">` in the typed
+# message. The marker lines are the client's, and were kept as the person's words (a
+# turn read `<pasted_content id="7c1e">` then the paste); a message opening with one
+# was even taken for a program's envelope in a headless session
+# (`exclusions.is_program_envelope`). What was pasted stays: a dictation tool pastes
+# what the person said, and agent output pasted back is cut by the rules after this.
+_PASTE_MARKER_RE: Final = lazy_pattern(
+    r'^[ \t]*</?pasted_content(?:[ \t]+id="[^"\n]{0,64}")?>[ \t]*(?:\r?\n|\Z)', re.M)
+
+
+def strip_paste_markers(text: str) -> str:
+    """`text` without the lines Claude Code wraps pasted text in, what was pasted kept."""
+    return _PASTE_MARKER_RE.sub("", text)
 
 
 def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
