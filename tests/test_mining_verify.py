@@ -125,7 +125,9 @@ def test_curly_quotes_and_apostrophes_anchor_on_the_typed_straight_ones() -> Non
 
 
 def test_dash_styles_anchor_on_the_typed_dash() -> None:
-    assert _kept("use npm here — we’re on bun") == ["use `npm` here -- we're on bun"]
+    # Whole from its "Don't": cut after it, the quote says the opposite
+    # (tests/test_redteam_negation_cut.py).
+    assert _kept("don’t use npm here — we’re on bun") == ["Don't use `npm` here -- we're on bun"]
     assert _kept("here–we're on bun") == ["here -- we're on bun"]
 
 

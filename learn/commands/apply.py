@@ -61,6 +61,7 @@ from learn.report.edits import (
     read_bytes,
     sha256,
 )
+from learn.report.grounded import unsaid_note
 from learn.report.runs import (
     Decision,
     NoRunError,
@@ -77,6 +78,7 @@ from learn.report.targets import (
 )
 from learn.report.words import flatten
 from learn.store.proposals import REOFFER_FACTOR
+from learn.visible import visible
 
 
 def _budget(max_lines: int | None, max_bytes: int | None) -> tuple[int, int]:
@@ -286,8 +288,9 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     if not only:
         for p in pending:
             if p.status == "has-skill" and (p.verdict is None or p.verdict.accepted):
-                click.echo(f"note: {p.key} is covered by the `{p.existing_rule}` skill: sharpen "
-                           "its description instead (or --only it to add a rule anyway)")
+                click.echo(visible(f"note: {p.key} is covered by the `{p.existing_rule}` skill: "
+                                   "sharpen its description instead (or --only it to add a "
+                                   "rule anyway)"))
     chosen = _select(pending, only, every, here)
     # learn's check: a data file and a hook, not a line (learn.commands.apply_checks).
     offers = [p for p in chosen if p.surface == "check"]
@@ -332,9 +335,12 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         if edit.replace_line is None and (stays := old_line_stays(p, choice)) is not None:
             # A line in a file learn does not write (one CLAUDE.md @imports): evidence,
             # never rewritten; the person is told, or the agent reads both.
-            click.echo(f'note: {p.key}: the old line "{flatten(p.existing_rule or "", 100)}" '
-                       f"stays in {stays} (a file learn does not write): delete or edit it "
-                       "by hand")
+            # The line is the file's (a cloned repository's): shown as it reads.
+            click.echo(visible(f'note: {p.key}: the old line "{flatten(p.existing_rule or "", 100)}" '
+                               f"stays in {stays} (a file learn does not write): delete or edit "
+                               "it by hand"))
+        if (unsaid := unsaid_note(p, edit)) is not None:
+            click.echo(visible(f"note: {unsaid}"))
         others = for_agents.edits(p, edit)
         if for_agents.keeps_main(edit):
             edits.append(edit)

@@ -16,6 +16,7 @@ from learn.report.agent_targets import ORDER as AGENT_ORDER
 from learn.report.edits import RuleEdit
 from learn.report.targets import TargetChoice
 from learn.transcripts.ids import AGENT_NAMES
+from learn.visible import visible
 
 __all__ = ["ForAgents"]
 
@@ -71,7 +72,8 @@ class ForAgents:
         others = agent_edits(p, main, self._agents(main.project), claims=self._choice.claims,
                              notes=self._notes)
         for note in self._notes[said:]:
-            click.echo(f"note: {note}")
+            # A note can quote a cloned repository's settings (Gemini's context.fileName).
+            click.echo(visible(f"note: {note}"))
         self._others[main.key] = others
         self._say_overrides([main, *others])
         return others

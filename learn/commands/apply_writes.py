@@ -34,6 +34,7 @@ import click
 from learn.report.apply import put_back, save_backup, write_plan
 from learn.report.confine import confine, learns_own, read_regular
 from learn.report.edits import ApplyError, FilePlan, confirmation_token, sha256
+from learn.visible import visible
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +175,8 @@ def show(plans: Sequence[FilePlan], extra: Callable[[FilePlan], None] | None = N
             ok = False
             continue
         for note in plan.notes:
-            click.echo(f"note: {note}")
+            # A note can name a file or quote a line of it (the file's own words).
+            click.echo(visible(f"note: {note}"))
         if plan.changed:
             click.echo(plan.diff(), nl=False)
             if extra is not None:

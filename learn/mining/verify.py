@@ -135,9 +135,44 @@ def _joined(left: str, right: str) -> bool:
     return not (is_unspaced(left) or is_unspaced(right))
 
 
+# A negation the quote would start right after: "use npm in this repo" cut from "don't
+# use npm in this repo" is every word the person's and the opposite of what they said,
+# and it was kept, shown in quotation marks as theirs, and handed to the judge (a model
+# steered by the session can cut there on purpose). A word of its own, folded (one
+# apostrophe, lower case), with nothing but a space before the quote: "no, use bun" and
+# "not now. use bun" are not cut from a negation. The scripts written without spaces
+# put their negation right before the verb (别用mock, 不要用npm).
+_NEGATIONS: Final = frozenset([
+    "never", "not", "no", "nor", "neither", "don't", "dont", "doesn't", "doesnt", "didn't",
+    "didnt", "isn't", "isnt", "aren't", "wasn't", "won't", "wont", "wouldn't", "shouldn't",
+    "shouldnt", "can't", "cant", "cannot", "mustn't", "mustnt", "stop", "avoid", "without",
+    "nicht", "nie", "niemals", "kein", "keine", "keinen", "ne", "pas", "jamais", "nunca",
+    "não", "nao", "non", "mai", "niet", "nooit", "не", "нельзя", "никогда",
+])
+_UNSPACED_NEGATIONS: Final = frozenset([*"不别別勿没沒莫未无無非", "不要", "不准", "不许", "不許",
+                                         "不能", "不可", "不用", "不得", "没有", "沒有", "别再",
+                                         "別再", "请勿", "請勿", "切勿"])
+
+
+def _negated(hay: str, at: int) -> bool:
+    """Whether a quote starting at `at` in `hay` would start right after a negation."""
+    if at > 0 and is_unspaced(hay[at]) and (hay[at - 1] in _UNSPACED_NEGATIONS
+                                            or hay[max(0, at - 2):at] in _UNSPACED_NEGATIONS):
+        return True
+    if at < 2 or hay[at - 1] != " ":
+        return False
+    # The word before the space, read backwards: a search from the text's start for
+    # it read the whole message again for every place a quote was found.
+    end = start = at - 1
+    while start > 0 and (hay[start - 1].isalnum() or hay[start - 1] in "_'"):
+        start -= 1
+    return start < end and hay[start:end] in _NEGATIONS
+
+
 def _find(needle: str, hay: str, start: int = 0) -> int | None:
     """The first index >= start where `needle` sits in `hay` on word boundaries
-    (where the script has them; see `_joined`)."""
+    (where the script has them; see `_joined`), and not right after a negation
+    (`_negated`)."""
     if not needle:
         return None
     at = hay.find(needle, start)
@@ -145,7 +180,8 @@ def _find(needle: str, hay: str, start: int = 0) -> int | None:
         before = hay[at - 1] if at > 0 else ""
         end = at + len(needle)
         after = hay[end] if end < len(hay) else ""
-        if not _joined(before, needle[0]) and not _joined(needle[-1], after):
+        if (not _joined(before, needle[0]) and not _joined(needle[-1], after)
+                and not _negated(hay, at)):
             return at
         at = hay.find(needle, at + 1)
     return None

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import difflib
 import hashlib
 import json
 from collections.abc import Sequence
@@ -46,6 +45,7 @@ from learn.invocation import (
     older_line,
     put_fields,
 )
+from learn.report.edits import shown_diff
 from learn.report.json_settings import (
     SettingsError,
     edit_settings,
@@ -115,15 +115,12 @@ class FileChange:
     made_dir: bool = False  # learn made the file's folder: removed with it when left empty
 
     def diff(self) -> str:
-        def lines(b: bytes | None) -> list[str]:
-            return b.decode("utf-8", "replace").splitlines(keepends=True) if b else []
+        def text(b: bytes | None) -> str | None:
+            return b.decode("utf-8", "replace") if b is not None else None
 
-        out = difflib.unified_diff(lines(self.before), lines(self.after),
-                                   fromfile=str(self.path) if self.before is not None
-                                   else "/dev/null",
-                                   tofile=str(self.path) if self.after is not None
-                                   else "/dev/null")
-        return "".join(x if x.endswith("\n") else x + "\n" for x in out)
+        return shown_diff(text(self.before), text(self.after),
+                          str(self.path) if self.before is not None else "/dev/null",
+                          str(self.path) if self.after is not None else "/dev/null")
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from learn.report.errors import ConcurrentEditError as ConcurrentEditError
 from learn.report.errors import UnsafeMarkError
 from learn.report.runs import Decision
 from learn.report.targets import Form
+from learn.visible import visible
 
 BEGIN = "<!-- learn:begin -->"
 END = "<!-- learn:end -->"
@@ -77,13 +78,34 @@ class FilePlan:
         return self.new_text != (self.original or "")
 
     def diff(self) -> str:
-        before = (self.original or "").splitlines(keepends=True)
-        after = [] if self.remove else self.new_text.splitlines(keepends=True)
         name = str(self.path)
-        lines = difflib.unified_diff(before, after, fromfile=name if self.original is not None
-                                     else "/dev/null", tofile="/dev/null" if self.remove
-                                     else name)
-        return "".join(x if x.endswith("\n") else x + "\n" for x in lines)
+        return shown_diff(self.original, None if self.remove else self.new_text,
+                          name if self.original is not None else "/dev/null",
+                          "/dev/null" if self.remove else name)
+
+
+_ENDING: Final = re.compile(r"\r?\n\Z")
+
+
+def shown_diff(before: str | None, after: str | None, fromfile: str, tofile: str) -> str:
+    """The unified diff of `before` to `after` as printed before a yes, each line shown
+    as it reads (learn.visible), its line ending kept.
+
+    The context lines are the file's own, and a cloned repository's CLAUDE.md or
+    settings are the repository's text: printed raw, an OSC 52 sequence in one wrote
+    to the clipboard of whoever ran `learn apply`, a CSI sequence moved the cursor up
+    and erased the lines learn was adding, a U+202E showed a line in another order
+    (tests/test_redteam_shown_diff.py). The file is written as it is; only the screen
+    is spared."""
+    lines = difflib.unified_diff((before or "").splitlines(keepends=True),
+                                 (after or "").splitlines(keepends=True),
+                                 fromfile=fromfile, tofile=tofile)
+    out: list[str] = []
+    for line in lines:
+        end = _ENDING.search(line)
+        body = line[:end.start()] if end else line
+        out.append(visible(body) + (end.group() if end else "\n"))
+    return "".join(out)
 
 
 def confirmation_token(plans: Sequence[FilePlan], generation: str = "") -> str:

@@ -84,6 +84,27 @@ class Enforcement:
 _PLAIN_WORD: Final = re.compile(r"[\w@%+=:,./~-]+")
 
 
+# The deny rules `Enforcement.claude_rules` makes, and no other: `Bash(<plain words>:*)`
+# and `Edit(<path or glob>)` (the characters learn.report.prohibitions takes a path in).
+_DENY_RULE: Final = re.compile(
+    r"Bash\((?:[\w@%+=:,./~-]+ )*[\w@%+=:,./~-]+:\*\)|Edit\(((?!/)[\w./*-]+)\)")
+
+
+def is_deny_rule(rule: str) -> bool:
+    """Whether `rule` is a deny rule learn makes (`Enforcement.claude_rules`).
+
+    A permission proposal read back from a store (a shared database, a hand edit, another
+    program) carries its rules as it was given them: `Bash(*)` or `mcp__x__*` refused far
+    more than the person forbade, and a rule Claude Code cannot read (`Bash(rm -rf /)*`,
+    `Bash(x`) made the Claude Code 2.0 releases skip the whole settings file ("Files with
+    errors are skipped entirely", anthropics/claude-code#15056; 2.1.267 skips the rule
+    alone): every deny rule the person had stopped applying."""
+    m = _DENY_RULE.fullmatch(rule)
+    # A path inside the project, as prohibitions reads one: not above it (`..`), not
+    # absolute (Claude Code reads `/x` from the settings' folder, `//x` from the root).
+    return m is not None and ".." not in (m.group(1) or "").split("/")
+
+
 def plain_command(command: Command) -> bool:
     """Whether every word of `command` is plain (above): one both agents' rules say exactly."""
     return bool(command) and all(_PLAIN_WORD.fullmatch(w) for w in command)

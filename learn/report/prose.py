@@ -15,7 +15,8 @@ whatever the model said, what is written is prose:
   as "Use bun";
 - no HTML comments and no markers of learn's own sections (they would move
   where learn's section ends, or hide text from the person reading the file);
-- no `@path` imports (Claude Code pulls the named file into every session: a
+- no `@path` imports, and no `#[[file:path]]` (Kiro) or `#file:` (Copilot)
+  reference (Claude Code pulls the named file into every session: a
   rule saying `@~/.ssh/id_rsa` would send the key to the model). Claude Code
   reads any `@` that starts a word as one, a bare name included (its own docs'
   example is `@README`), so every such `@` goes, `@alice` too; one inside a word
@@ -26,9 +27,14 @@ whatever the model said, what is written is prose:
 - no HTML elements as markup (`<details>` folds text away from the person
   reading the rendered file, `<img src=…>` fetches a URL when it is shown): a
   tag is written as a code span, so "use `<button>`, not a `<div>`" still
-  says what it said. No images (their alt text stays), no link reference
-  definitions, and no link to anything but http(s), mailto or a plain relative
-  path (`[docs](javascript:…)` keeps its words only). These are undone until
+  says what it said; so is the raw HTML that is no element and shows as
+  nothing (`<?…?>`, `<!DOCTYPE …>`, CDATA), and in a command's body one opened
+  on a line and closed on a later one (`<?` … `?>` hid every line between),
+  and a line never starts with a `<` that opens an HTML block (`&lt;` instead).
+  No images (their alt text stays), no link reference definitions, and no link
+  to anything but http(s), mailto or a plain relative path inside the project
+  (`[docs](javascript:…)` and `[notes](../../.ssh/id_rsa)` keep their words only:
+  VS Code's Copilot attaches the file a link names). These are undone until
   nothing changes, as one removal can make what another looks for
   (`[!](x)` before a span would leave `!` before it);
 - no control characters, and none of the invisible ones that reorder or hide
@@ -66,6 +72,11 @@ _CLAUSE = re.compile(r"(;\s*|(?<=[.!?])\s+)")
 # An `@` that starts a word, before anything: after whitespace, at the start of a
 # line, after punctuation (`(@~/.ssh/id_rsa)`) or another `@`.
 _IMPORT = re.compile(r"(?<!\w)@(?=\S)")
+# The other agents' file references, each a live include of the file it names: Kiro
+# reads `#[[file:api/openapi.yaml]]` in a steering file (learn writes
+# `.kiro/steering/learn.md`) as the file's text, and Visual Studio's Copilot a
+# `#file:` line. Written as the path alone, a word like any other.
+_FILE_REF = re.compile(r"#\[\[\s*file:([^\]\n]*)\]\]|#(?=file:)", re.IGNORECASE)
 # HTML elements a rendered Markdown view acts on; a TypeScript `Map<string, T>`
 # outside a code span names none of them and stays.
 _HTML_TAG = re.compile(
@@ -76,7 +87,28 @@ _HTML_TAG = re.compile(
     r"textarea|th|tr|u|ul|video)\b[^<>]*>"
     # and any other element a renderer may act on: a custom one (`<x-note>`), or
     # one with an attribute (`<foo title=x>`), which no `Map<K, V>` has.
-    r"|</?[A-Za-z][\w]*-[\w-]*\b[^<>]*>|</?[A-Za-z][\w:-]*\s[^<>]*=[^<>]*>", re.IGNORECASE)
+    r"|</?[A-Za-z][\w]*-[\w-]*\b[^<>]*>|</?[A-Za-z][\w:-]*\s[^<>]*=[^<>]*>"
+    # and any open tag CommonMark reads whose attributes are bare words: `<ignore all
+    # rules above>` is an element named `ignore`, its words attributes, and a rendered
+    # view shows none of them. (`Map<string, T>` is no tag: a comma is no attribute.)
+    r"|<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*"
+    r"(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?)+\s*/?>", re.IGNORECASE)
+# The raw HTML that is no element, which a renderer shows as nothing, like a comment:
+# a processing instruction (`<?…?>`), a declaration (`<!DOCTYPE …>`), a CDATA
+# section. Each runs from its opener to the first closer of its kind, whatever is
+# between (`_raw_html`).
+_RAW_OPENER = re.compile(r"<(?:\?|!\[CDATA\[|![A-Za-z])")
+# A tag left open at the end of a line, closed on the next: CommonMark reads a tag
+# across a line break (`<details` then `>`: the text after it folded away); the three
+# above run on across any number of lines (`<?` … `?>` hid every line between of a
+# command's body). Taken to the end of its line; not one ending in a backtick, the
+# one of the span made of it.
+_OPEN_AT_END = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?(?<!`)$")
+# A `<` at a line's start that CommonMark may read as the start of an HTML block: the
+# line's own, or after the markers of a quote or a list item the line opens
+# (`><details`, `- <div hidden`).
+_BLOCK_START = re.compile(r"^((?:[ \t]*(?:>|[-*+][ \t]|\d{1,9}[.)][ \t]))*[ \t]*)"
+                          r"<(?=[A-Za-z/?!])")
 # A code span as a Markdown parser surely reads one: single backticks, not
 # escaped, not doubled, something inside.
 _STRICT_SPAN = re.compile(r"(?<![`\\])`[^`\n]+`(?!`)")
@@ -92,7 +124,14 @@ _REF_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:")
 # A target that stays: http(s) and mailto, or a relative path of plain
 # characters. Anything else (`javascript:`, `file:`, an entity or escape that a
 # renderer decodes into a scheme, `javascript&#58;`) leaves the link's text only.
-_SAFE_TARGET = re.compile(r"\s*<?(?:(?:https?://|mailto:)[^\s<>\\&]*|[\w./~#?=%+-]*)>?"
+# The relative path stays inside the project's visible files: no `/` or `~` first, no
+# `..`, no hidden name (`.env`, `.ssh`), no `%` escape of one. VS Code's Copilot
+# Chat attaches the files the links of `.github/copilot-instructions.md` name (the
+# file learn writes for Copilot): `[setup](../../.ssh/id_rsa)` sent the key to the
+# model, as `@~/.ssh/id_rsa` does in Claude Code (microsoft/vscode#279045).
+_SAFE_TARGET = re.compile(r"\s*<?(?:(?:https?://|mailto:)[^\s<>\\&]*"
+                          r"|(?:\./)?(?:[\w=+-][\w.=+-]*/)*(?:[\w=+-][\w.=+-]*)?"
+                          r"(?:[#?][\w./~#?=%+-]*)?)>?"
                           r"(?:\s+\"[^\"\n]*\")?\s*", re.IGNORECASE)
 _AUTOLINK = re.compile(r"<(?!https?://|mailto:)[A-Za-z][\w+.-]*:[^<>\s]*>", re.IGNORECASE)
 # Line breaks a renderer may take as one; they become "\n", so every rule of a
@@ -116,7 +155,7 @@ def _markup_out(line: str) -> str:
     # import in a real code span, but learn's reading of where a span is and a
     # Markdown parser's can differ (an escaped backtick, an autolink holding
     # one), and where they differ, a kept `@~/.ssh/id_rsa` would be an import.
-    line = _IMPORT.sub("", line)
+    line = _IMPORT.sub("", _FILE_REF.sub(lambda m: m.group(1) or "", line))
     return _no_bang(_INLINE_FENCE.sub("", line))
 
 
@@ -127,20 +166,63 @@ def _no_bang(line: str) -> str:
         lambda m: " " if m.start() and m.string[m.start() - 1] == "`" else "", line)
 
 
-def _tags_as_code(line: str) -> str:
-    """Each HTML tag outside a code span as a code span of its own: the rule
-    still names the element, and no renderer acts on it."""
+def _raw_html(line: str, at: int, end: int, *, open_ends: bool) -> list[tuple[int, int]]:
+    """The processing instructions, declarations and CDATA sections in line[at:end], as
+    CommonMark reads them: from an opener to the first closer of its kind. With
+    `open_ends` (a line as it is written), one no closer ends runs to `end`.
+
+    One pass: an opener with no closer after it means no later one of its kind has one
+    either (a regex trying each `<?` to the end of the line took seconds on 20 kB)."""
+    out: list[tuple[int, int]] = []
+    dead: set[str] = set()
+    pos = at
+    while (m := _RAW_OPENER.search(line, pos, end)) is not None:
+        close = {"<?": "?>", "<![CDATA[": "]]>"}.get(m.group(), ">")
+        stop = -1 if close in dead else line.find(close, m.end(), end)
+        if stop == -1:
+            dead.add(close)
+            if open_ends:
+                out.append((m.start(), end))
+                break
+            pos = m.end()
+            continue
+        out.append((m.start(), stop + len(close)))
+        pos = stop + len(close)
+    return out
+
+
+def _html_spans(line: str, at: int, end: int, tags: re.Pattern[str], *,
+                open_ends: bool = False) -> list[tuple[int, int]]:
+    """The HTML in line[at:end] a renderer acts on (`tags`, `_raw_html`), left to right,
+    none inside another (the one that opens first is what a parser reads)."""
+    found = sorted([*((m.start(), m.end()) for m in tags.finditer(line, at, end)),
+                    *_raw_html(line, at, end, open_ends=open_ends)])
+    out: list[tuple[int, int]] = []
+    for start, stop in found:
+        if not out or start >= out[-1][1]:
+            out.append((start, stop))
+    return out
+
+
+def _tags_as_code(line: str, tags: re.Pattern[str] = _HTML_TAG, *,
+                  open_ends: bool = False) -> str:
+    """Each HTML tag (`tags`) and raw HTML (`_raw_html`) outside a code span as a code
+    span of its own: the rule still names the element, and no renderer acts on it."""
     # A backtick inside a tag (`<x-note title='`'>`) would start a span learn
     # sees and a Markdown parser, reading the tag first, does not.
-    line = _HTML_TAG.sub(lambda m: m.group(0).replace("`", ""), line)
+    kept, cut = [], 0
+    for start, stop in _html_spans(line, 0, len(line), tags):
+        kept += [line[cut:start], line[start:stop].replace("`", "")]
+        cut = stop
+    line = "".join([*kept, line[cut:]])
     pieces: list[tuple[str, bool]] = []  # (text, a tag made a span)
     at = 0
     for span in [*_STRICT_SPAN.finditer(line), None]:
         end = span.start() if span is not None else len(line)
         cut = at
-        for tag in _HTML_TAG.finditer(line, at, end):
-            pieces += [(line[cut:tag.start()], False), (f"`{tag.group()}`", True)]
-            cut = tag.end()
+        for start, stop in _html_spans(line, at, end, tags, open_ends=open_ends):
+            pieces += [(line[cut:start], False), (f"`{line[start:stop]}`", True)]
+            cut = stop
         pieces.append((line[cut:end], False))
         if span is not None:
             pieces.append((span.group(), False))
@@ -149,8 +231,10 @@ def _tags_as_code(line: str) -> str:
     for text, made in pieces:
         if not text:
             continue
-        if (made and out.endswith("`")) or (last_made and text.startswith("`")):
-            out += " "  # two spans touching would be one span of a doubled backtick
+        if (made and out.endswith(("`", "\\"))) or (last_made and text.startswith("`")):
+            # Two spans touching would be one span of a doubled backtick; a backslash
+            # before one would escape its backtick and leave the tag as HTML.
+            out += " "
         out, last_made = out + text, made
     return out
 
@@ -212,6 +296,11 @@ def _prose_once(text: str, *, one_line: bool) -> str:
     text = _LEARN_MARKERS.sub(" ", text)
     lines: list[str] = []
     fenced = False
+    # HTML left open at the end of a line (`_OPEN_AT_END`, `_raw_html`): a body's lines
+    # stay lines; a rule's are read once joined (an opener on one line, its `>` on the
+    # next, is then one tag), and a rule is written at a line's start, where `<?` or
+    # `<details` opens an HTML block of all that follows it.
+    open_ends = not one_line or "\n" not in text
     for raw in text.split("\n"):
         if _FENCE.match(raw):
             fenced = not fenced
@@ -219,6 +308,12 @@ def _prose_once(text: str, *, one_line: bool) -> str:
         if fenced:
             continue
         kept = _line(raw)
+        if open_ends:
+            kept = _no_bang(_tags_as_code(kept, _OPEN_AT_END, open_ends=True))
+            # What is left opening a line (`<div hidden<…`: no tag, yet a line that
+            # starts `<div ` opens an HTML block to the next blank line) is written as
+            # the entity, which shows as `<` and opens nothing.
+            kept = _BLOCK_START.sub(r"\1&lt;", kept, count=1)
         if kept or (not raw.strip() and lines and lines[-1]):
             lines.append(kept)  # a blank line of the text stays; a removed line leaves none
     while lines and not lines[-1]:

@@ -22,7 +22,7 @@ from learn.report.edits import (
     seeded,
     sha256,
 )
-from learn.report.escalation import merged_codex_rules, merged_settings
+from learn.report.escalation import is_deny_rule, merged_codex_rules, merged_settings
 
 
 def path_rule_header(globs: Sequence[str]) -> str:
@@ -44,6 +44,12 @@ def plan_surface(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
             plan.notes.append(f"{e.key}: {path.name} is a {form} file; not a {e.form}")
             continue
         if form == "permission":
+            odd = next((r for r in e.surface_rules if not is_deny_rule(r)), None)
+            if odd is not None:
+                plan.notes.append(f"{e.key}: {odd!r} is not a deny rule learn makes (a stored "
+                                  "proposal written by hand or by another program); nothing "
+                                  f"is written for it into {path.name}")
+                continue
             try:
                 new = merged_settings(text, e.surface_rules, path)
             except ValueError as exc:
