@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("learn.commands.stats", "Proposals, runs, tokens and cost so far."),
     "share": ("learn.commands.share", "Share verified, redacted candidates with a team store."),
     "team": ("learn.commands.team", "Set up a team database: a role per person, row-level security."),
-    "doctor": ("learn.commands.doctor", "Check directories, sqlite-vec, embedder and backend."),
+    "doctor": ("learn.commands.doctor", "Check directories, store, config, embedder, backend and hooks."),
     "schedule": ("learn.commands.schedule", "Set up periodic digests."),
     "demo": ("learn.commands.demo", "Run the whole pipeline on the bundled demo corpus."),
     "eval": ("learn.commands.eval", "Measure quality and cost on labelled corpora."),

@@ -75,7 +75,7 @@ def test_sessions_no_run_has_read_are_still_a_run_to_make_first(
 
 
 def test_a_window_with_no_run_still_fails_as_digest_promises(empty_folder: Path) -> None:
-    # `--since`: "Only a run recorded within AGE; fail otherwise" (unattended freshness
+    # `--since`: "Only a run recorded since then ...; exit 1 when there is none" (unattended freshness
     # checks rely on it), said truthfully: there is nothing to run `learn run` on.
     res = learn("digest", "--since", "1d")
     assert res.exit_code == 1

@@ -102,3 +102,13 @@ def test_what_was_typed_is_printed_literally(monkeypatch: pytest.MonkeyPatch,
     assert "YOU: :thumbs_up: keep going\n" in text
     assert "  Bash: pytest -x [slow]\n" in text
     assert text.rstrip().endswith("(off the active branch)")
+
+
+def test_the_counts_line_is_one_line_at_eighty_columns(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    # Wrapped at the width, a pipe got "· interrupts" on one line and its "1" on the next.
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    text = _printed(monkeypatch, capsys, COLUMNS="80", TERM="dumb")
+    [counts] = [line for line in text.splitlines() if line.startswith("turns ")]
+    assert counts.endswith("· denials 1 · interrupts 1"), text
+    assert "tool calls 1 · failures 1" in counts

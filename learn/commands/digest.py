@@ -26,8 +26,9 @@ RENDERERS = {"md": render_digest_markdown, "json": render_digest_json, "html": r
 
 
 @click.command(name="digest")
-@click.option("--since", default=None, metavar="AGE",
-              help="Only a run recorded within AGE (7d, 12h, 2w or a date); fail otherwise.")
+@click.option("--since", default=None, metavar="SPAN|DATE",
+              help="Only a run recorded since then (7d, 12h, 2w, or a date like "
+                   "2026-11-01); exit 1 when there is none (for unattended checks).")
 @click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="The project (default: the current directory's).")
 @click.option("--all-projects", is_flag=True, help="Pending proposals of every project.")

@@ -18,7 +18,9 @@ from learn.visible import inert_json
 @click.command(name="doctor")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(as_json: bool) -> None:
-    """Check directories, config, sqlite-vec, the embedder, transcripts and the backend."""
+    """Check directories, the store, config, sqlite-vec, the embedder, transcripts and the
+    backend, and what learn installed (hooks, /learn, the schedule): one line each, with
+    the fix."""
     from learn.doctor import checks_to_json, failed, render_checks_text, run_checks
 
     checks = run_checks()

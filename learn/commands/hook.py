@@ -28,7 +28,7 @@ def command() -> None:
     """Commands run by Claude Code hooks (see install-claude-command --hooks)."""
 
 
-@command.command("session-end")
+@command.command("session-end", short_help="SessionEnd: queue the ended session and mine it.")
 @click.option("--backend", type=click.Choice(BACKENDS), default="auto", show_default=True,
               help="Backend the background worker mines with.")
 def session_end(backend: str) -> None:
@@ -67,7 +67,7 @@ def _queue_and_spawn(raw: bytes, backend: str, log: Log) -> None:
     log.write(f"queued {event.session_id} ({event.reason or 'no reason'}); worker {pid}")
 
 
-@command.command("instructions-loaded")
+@command.command("instructions-loaded", short_help="InstructionsLoaded: record the file a session loaded.")
 def instructions_loaded() -> None:
     """InstructionsLoaded hook: record which instruction file the session loaded (JSON on stdin)."""
     from learn.hook.loads import main
@@ -75,7 +75,7 @@ def instructions_loaded() -> None:
     sys.exit(main())  # `learn.cli.main` comes here without click (learn.hook.loads)
 
 
-@command.command("drain")
+@command.command("drain", short_help="Mine every queued session (the hook starts this).")
 @click.option("--backend", type=click.Choice(BACKENDS), default="auto", show_default=True)
 def drain_command(backend: str) -> None:
     """Mine every queued session (what the hook starts in the background)."""

@@ -245,7 +245,9 @@ def _write_hooks(hook: HooksPlan, root: Path | None, batch: Journaled) -> None:
     backup = _write(_plan(hook.path, hook.before, hook.after, root), batch)
     if backup is not None:
         click.echo(f"backed up {hook.path} to {backup}")
+    from learn.paths import data_dir
+
     click.echo(f"added learn's hooks to {hook.path}: ended sessions are mined in the "
-               "background (log: learn's data dir, hook/hook.log), and each instruction file a "
+               f"background (log: {data_dir() / 'hook' / 'hook.log'}), and each instruction file a "
                "session loads is recorded (outcomes count a rule only where it was loaded); "
                "`learn apply --undo` takes them out")

@@ -37,7 +37,7 @@ def command(project_dir: Path | None, all_projects: bool, as_json: bool) -> None
                                           ensure_ascii=False)))
         return
     if not found:
-        click.echo("no rule in place yet: rules you apply (or write yourself) are followed "
-                   "from the next run")
+        click.echo("no rule measured yet: the newest `learn run` here found no rule in place; "
+                   "a rule you apply (or write yourself) is measured from the next run")
         return
     click.echo("\n".join(outcome_lines(result)).strip())

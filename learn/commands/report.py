@@ -21,8 +21,9 @@ from learn.report.words import plural
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("learn-report.html"), show_default=True,
               help="Where to write the HTML file (written 0600: it quotes what you typed).")
-@click.option("--since", default=None, metavar="AGE",
-              help="Only a run recorded within AGE (7d, 12h, 2w or a date).")
+@click.option("--since", default=None, metavar="SPAN|DATE",
+              help="Only a run recorded since then (7d, 12h, 2w, or a date like "
+                   "2026-11-01).")
 @click.option("--project", "project_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="The project (default: the current directory's).")
 @click.option("--all-projects", is_flag=True, help="Pending proposals of every project.")

@@ -225,7 +225,10 @@ class _Bars:
 @click.option("--record", is_flag=True, help="Also record every model answer for the replay backend.")
 @click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
               help="Where replay answers are read (replay) or written (--record).")
-@click.option("--embedder", type=click.Choice(["minilm", "tfidf"]), default="minilm", show_default=True)
+@click.option("--embedder", type=click.Choice(["minilm", "tfidf"]), default="minilm", show_default=True,
+              help="The local embedder that compares quotes: minilm (the bundled "
+                   "sentence-embedding model) or tfidf (character n-grams, the fallback "
+                   "when minilm cannot load).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the digest (or JSON with --json) to this file.")
 @click.option("--batch", is_flag=True,

@@ -262,7 +262,7 @@ def _check(code: int, err: str, what: str) -> None:
 # `--weekly --daily` silently scheduled daily; apart, a conflict can be refused.
 @click.option("--weekly", is_flag=True, help="Every Monday at 09:00 (default).")
 @click.option("--daily", is_flag=True, help="Every day at 09:00.")
-@click.option("--since", default=None,
+@click.option("--since", default=None, metavar="SPAN|DATE",
               help="How far back each scheduled run reads (default: twice the period, 14d "
                    "weekly, 2d daily).")
 @click.option("--project", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
@@ -278,10 +278,12 @@ def command(weekly: bool, daily: bool, since: str | None, project: Path | None,
     """Set up a periodic digest: a systemd user timer, else a crontab line; launchd on macOS.
 
     The job is a small script learn writes, <config dir>/learn-digest.sh, which the
-    scheduler runs. Each run writes <data dir>/digests/digest-<date>.md, also when the run
-    could not start (saying why), and logs to <data dir>/digests/schedule.log. A run needs
-    a model: put ANTHROPIC_API_KEY=... in ~/.config/learn/schedule.env (chmod 600) if it is
-    not otherwise available to the job; the job reads that file only while it is your own
+    scheduler runs (<config dir>: ~/.config/learn or LEARN_CONFIG_DIR; <data dir>:
+    ~/.local/share/learn or LEARN_DATA_DIR; `learn schedule` prints both paths). Each
+    run writes <data dir>/digests/digest-<date>.md, also when the run could not start
+    (saying why), and logs to <data dir>/digests/schedule.log. A run needs a model: put
+    ANTHROPIC_API_KEY=... in <config dir>/schedule.env (chmod 600) if it is not otherwise
+    available to the job; the job reads that file only while it is your own
     file that nobody else can write. The job keeps LEARN_DATA_DIR, LEARN_CONFIG_DIR,
     LEARN_CACHE_DIR, the XDG_*_HOME folders and the agents' folder variables
     (CLAUDE_CONFIG_DIR, CODEX_HOME, ...) as they are set now. `--remove` removes learn's

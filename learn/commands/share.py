@@ -63,7 +63,8 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
         return
     if forget:
         if not team.database_url:
-            _fail("set [team] database_url in the config")
+            _fail("set [team] database_url in the config (your member URL, from `learn "
+                  "team init` or `add-member`)")
             return
         from learn.store import open_store
 
@@ -84,7 +85,10 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
     root = checkout_folder(project or Path.cwd())
     here = project_here(root)
     if here not in {project_here(Path(p).expanduser()) for p in team.projects}:
-        _fail(f"{root} is not opted in to sharing: add it to [team] projects in the config")
+        from learn.config import config_path
+
+        _fail(f"{root} is not opted in to sharing: add it to [team] projects in "
+              f"{config_path()}")
         return
     remote = repository_id_of(root)
     if remote is None:
@@ -92,7 +96,8 @@ def command(project: Path | None, dry_run: bool, forget: bool) -> None:
               "repository")
         return
     if not dry_run and not team.database_url:
-        _fail("set [team] database_url in the config")
+        _fail("set [team] database_url in the config (your member URL, from `learn "
+              "team init` or `add-member`)")
         return
     try:
         author, name = _who(team) if team.database_url else ((team.author or "you"),) * 2

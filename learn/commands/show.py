@@ -85,7 +85,8 @@ def resolve_session(ref: str, heads: HeadReader | None = None) -> tuple[Path, Se
     if len(matches) > 1:
         listed = "\n".join(f"  {m.session_id}  {m.project or '?'}" for m in matches[:10])
         more = f"\n  … and {len(matches) - 10} more" if len(matches) > 10 else ""
-        raise _NamesNone(f"{ref!r} matches {len(matches)} sessions:\n{listed}{more}")
+        raise _NamesNone(f"{ref!r} matches {len(matches)} sessions; give more of the id (or "
+                         f"all of it), as `learn sessions` prints it:\n{listed}{more}")
     return matches[0].path, matches[0]
 
 
@@ -138,6 +139,7 @@ def _load(path: Path, file: SessionFile | None, *, include_programmatic: bool = 
         FingerprintCache,
     )
     from learn.transcripts.view.session import build_session
+    from learn.windows_names import not_opened
 
     try:
         transcript = parse(path)
@@ -145,7 +147,9 @@ def _load(path: Path, file: SessionFile | None, *, include_programmatic: bool = 
         raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
     # Fingerprints need the project; for a bare path it is read from the file.
     project = file.project if file is not None else _cwd_of(transcript)
-    fingerprints = FingerprintCache().for_project(project)
+    # A folder on a share is never read: its server is asked, with your login.
+    fingerprints = FingerprintCache().for_project(
+        None if project and not_opened(project) else project)
     view = build_session(
         transcript,
         fingerprints=fingerprints,
@@ -157,6 +161,12 @@ def _load(path: Path, file: SessionFile | None, *, include_programmatic: bool = 
     # Show it as a run reads it: judged with the other sessions of its project
     # (origin, templates, prompts repeated across them), their turns from the
     # index where it has them, not from every file's head (issue 21).
+    if view.project and not_opened(view.project) is not None:
+        # Its project's other sessions are found by looking at its folder (discovery's
+        # scan resolves it): a share's is never looked at, so it is judged alone.
+        return without_project_prompts(view, fingerprints, others=(),
+                                       include_programmatic=include_programmatic), \
+            transcript.events
     others = None
     keys = None
     if index is not None and heads is not None:
@@ -307,7 +317,11 @@ def _print(session: Session, limit: int | None = SHOW_CHARS) -> None:
     by_origin: dict[str, int] = {}
     for turn in session.human_turns:
         by_origin[turn.origin] = by_origin.get(turn.origin, 0) + 1
-    origins = ", ".join(f"{n} {k}" for k, n in sorted(by_origin.items()))
+    # "2 typed, 1 queued" are adjectives; the nouns take a plural ("2 answers", not "2 answer"),
+    # and a denial's typed reason is not one of the "denials" counted after it.
+    nouns = {"denial": "denial reason", "answer": "answer", "aside": "aside"}
+    origins = ", ".join(f"{n} {nouns.get(k, k)}{'s' if n != 1 and k in nouns else ''}"
+                        for k, n in sorted(by_origin.items()))
     print_markup(screen, f"[bold]{session.provider} session {escape(session.id)}[/bold]")
     from learn.visible import code_span
 
@@ -331,7 +345,10 @@ def _print(session: Session, limit: int | None = SHOW_CHARS) -> None:
         + f" · denials {len(session.denials)} · interrupts {len(session.interrupts)}"
         + (f" · skipped lines {session.skipped_lines} ("
            + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(session.skipped.items()))
-           + ")" if session.skipped_lines else "")
+           + ")" if session.skipped_lines else ""),
+        # One line the terminal wraps: wrapped here at 80 columns, a count was parted
+        # from its label ("· interrupts" / "0" on the next line) in a pipe.
+        soft_wrap=True,
     )
     if session.origin == "programmatic" and not session.human_turns:
         print_markup(screen, "[yellow]A program started this session: none of it counts as typed by "

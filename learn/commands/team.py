@@ -67,7 +67,8 @@ def command() -> None:
     """Set up a shared team database (PostgreSQL roles and row-level security)."""
 
 
-@command.command(name="init")
+@command.command(name="init",
+                 short_help="Create the team database: schema, roles, policies.")
 @_ADMIN
 @click.option("--member", "members", multiple=True, help="A person's name (repeatable).")
 def init(admin_url: str, members: tuple[str, ...]) -> None:
@@ -106,7 +107,8 @@ def init(admin_url: str, members: tuple[str, ...]) -> None:
         _fail(_problem(exc))
 
 
-@command.command(name="add-member")
+@command.command(name="add-member",
+                 short_help="Add people, each with a login role of their own.")
 @_ADMIN
 @click.option("--new-password", is_flag=True,
               help="Give an existing member a new password (their old URL stops working).")
@@ -123,7 +125,8 @@ def add_member(admin_url: str, names: tuple[str, ...], new_password: bool) -> No
         _fail(_problem(exc))
 
 
-@command.command(name="remove-member")
+@command.command(name="remove-member",
+                 short_help="Take a person out, with all they shared and their role.")
 @_ADMIN
 @click.argument("name")
 def remove_member(admin_url: str, name: str) -> None:
@@ -144,7 +147,8 @@ def remove_member(admin_url: str, name: str) -> None:
     click.echo(f"removed {what}: {n} shared candidates deleted{gone}")
 
 
-@command.command(name="members")
+@command.command(name="members",
+                 short_help="Who is in the team: name, role, rows shared.")
 @_ADMIN
 def members(admin_url: str) -> None:
     """Who is in the team (the admin's view): name, role, rows shared."""
@@ -169,7 +173,8 @@ def members(admin_url: str) -> None:
         click.echo(f"(not a member)\t{author}\t{n} shared, counted as no one")
 
 
-@command.command(name="password")
+@command.command(name="password",
+                 short_help="As a member: set a new password only you know.")
 def password() -> None:
     """As a member: replace your password with a new one only you know, and print
     the database_url to put in your config (the old one stops working)."""
