@@ -103,7 +103,7 @@ _PROJECT = click.option("--project", "project_dir", type=click.Path(file_okay=Fa
 _YES = click.option("--yes", is_flag=True, help="Write without asking (the diff is still shown).")
 
 
-@command.command("add")
+@command.command("add", short_help="Check a program for flags and arguments you never want.")
 @click.argument("program")
 @click.argument("subcommand", required=False)
 @click.option("--flag", "flags", multiple=True, help="A flag that must not appear (repeat).")
@@ -187,7 +187,7 @@ def record_command(rule_id: str, project_dir: Path | None, yes: bool) -> None:
     _set_mode(rule_id, "record", project_dir, yes)
 
 
-@command.command("remove")
+@command.command("remove", short_help="Remove a rule (or --all), and learn's hook with the last.")
 @click.argument("rule_id", required=False)
 @click.option("--all", "every", is_flag=True, help="Remove every rule and learn's hook.")
 @_PROJECT
@@ -207,9 +207,10 @@ def remove(rule_id: str | None, every: bool, project_dir: Path | None, yes: bool
     _apply(project, left, installed_agents(project), yes, project_dir)
 
 
-@command.command("list")
+@command.command("list", short_help="The rules checked here, and what each stopped.")
 @_PROJECT
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON: each rule, its mode, and what it stopped or noted.")
 def list_command(project_dir: Path | None, as_json: bool) -> None:
     """The rules checked in this project, and what each stopped or would have."""
     from learn.guard.files import rules_file
