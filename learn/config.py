@@ -300,25 +300,33 @@ def unknown_name(loc: tuple[int | str, ...]) -> str:
     return f"unknown key {name!r} in [{'.'.join(parents)}]{guess}"
 
 
+# The overrides load_config checks, each with the setting it sets: an error names the
+# variable and its value as well as the setting (`LEARN_IN_FLIGHT=0` said only
+# "backend.in_flight: Expected `int` >= 1", and the person had to guess which variable).
+_CHECKED: Final = (("LEARN_BACKEND", "backend", "name"),
+                   ("LEARN_CONCURRENCY", "mining", "concurrency"),
+                   ("LEARN_IN_FLIGHT", "backend", "in_flight"),
+                   ("LEARN_REQUESTS_PER_MINUTE", "backend", "requests_per_minute"))
+
+
 def _apply_env(config: Config, env: dict[str, str]) -> Config:
-    backend = config.backend
-    models = config.models
-    mining = config.mining
-    try:
-        if "LEARN_BACKEND" in env:
-            backend = _overridden(BackendConfig, "backend", backend, {"name": env["LEARN_BACKEND"]})
-        if "LEARN_CONCURRENCY" in env:
-            mining = _overridden(MiningConfig, "mining", mining,
-                                 {"concurrency": int(env["LEARN_CONCURRENCY"])})
-        # Given as text, read as the file's "5" is: an error names the setting.
-        for key, setting in (("LEARN_IN_FLIGHT", "in_flight"),
-                             ("LEARN_REQUESTS_PER_MINUTE", "requests_per_minute")):
-            if key in env:
-                backend = _overridden(BackendConfig, "backend", backend, {setting: env[key]})
-    except ValueError as exc:
-        raise ConfigError(f"environment override: {exc}") from exc
+    sections: dict[str, _Section] = {"backend": config.backend, "mining": config.mining}
+    for var, name, setting in _CHECKED:
+        if var not in env:
+            continue
+        given = env[var]
+        try:
+            # Given as text, read as the file's "5" is (concurrency as an int, as ever).
+            value: object = int(given) if setting == "concurrency" else given
+        except ValueError as exc:
+            raise ConfigError(f"environment override: {var}={given!r}: {exc}") from exc
+        sections[name] = _overridden(var, given, name, sections[name], {setting: value})
+    backend = sections["backend"]
+    mining = sections["mining"]
+    assert isinstance(backend, BackendConfig) and isinstance(mining, MiningConfig)
     if "LEARN_OPENAI_BASE_URL" in env:
         backend = replace(backend, openai_base_url=env["LEARN_OPENAI_BASE_URL"])
+    models = config.models
     if "LEARN_MODEL" in env:
         m = env["LEARN_MODEL"]
         models = replace(models, mine=m, name=m, coverage=m, judge=m)
@@ -332,9 +340,11 @@ def _apply_env(config: Config, env: dict[str, str]) -> Config:
     return replace(config, backend=backend, models=models, mining=mining, store=store)
 
 
-def _overridden(kind: type[_S], name: str, section: _S, values: dict[str, object]) -> _S:
-    """`section` with `values` in it, checked as if the config file had said them."""
+def _overridden(var: str, given: str, name: str, section: _S, values: dict[str, object]) -> _S:
+    """`section` with `values` in it, checked as if the config file had said them; an
+    error names the variable `var` that said them and its value `given`."""
     try:
-        return checked(kind, {**msgspec.structs.asdict(section), **values})
+        return checked(type(section), {**msgspec.structs.asdict(section), **values})
     except msgspec.ValidationError as exc:
-        raise ConfigError(f"environment override: {_said(str(exc), name)}") from exc
+        raise ConfigError(
+            f"environment override: {var}={given!r}: {_said(str(exc), name)}") from exc

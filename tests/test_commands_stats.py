@@ -93,7 +93,7 @@ def test_totals_from_a_store(filled_store: Path) -> None:
     assert "runs: 2 (last 2026-11-20 09:01 UTC)" in out
     assert "model calls: 14; tokens: 1,500 in, 250 out; cost: $0.0125" in out
     assert "proposals shown: 4 (directive 2, fix 1, request 1), 5 showings" in out
-    assert "decisions: 2 accepted, 1 edited, 1 dismissed" in out
+    assert "decisions: 2 applied, 1 edited, 1 declined" in out
 
 
 def test_stats_does_not_write_to_the_store(filled_store: Path) -> None:

@@ -184,7 +184,7 @@ def test_stats_does_not_count_an_undone_apply_as_accepted(shop: Path) -> None:
     assert stats["decisions"] == {"accepted": 0, "edited": 0, "dismissed": 0}
     assert stats["decisions_by_kind"] == {}
     assert stats["undone"] == 1
-    assert "decisions: 0 accepted, 0 edited, 0 dismissed, 1 undone" in run("stats").output
+    assert "decisions: 0 applied, 0 edited, 0 declined, 1 undone" in run("stats").output
 
     again = run("apply", "--yes", "--only", "directive:use-bun", "--project", str(shop))
     assert again.exit_code == 0, again.output

@@ -110,7 +110,7 @@ def test_a_judge_that_keeps_failing_exits_1_names_the_stage_and_shows_the_items_
     with FaultyServer(gold, {"record_verdicts": [{"verdicts": "later"}] * 50}) as fake:
         done = _learn([a for a in ARGS if a != "--json"] + ["--all"], _env(root, fake))
     assert done.returncode == 1
-    assert "Failed after retries: judging" in done.stdout and "## What failed" in done.stdout
+    assert "Failed after retries: stage judge" in done.stdout and "## What failed" in done.stdout
 
     # Never judged means never shown: a healthy run judges and shows them, not holds them back.
     with FaultyServer(gold) as fake:

@@ -161,10 +161,22 @@ def undo_hint() -> str:
     that applies with a store of its own says its own way (`learn demo --apply`: the
     person's `learn apply --undo` finds nothing of the demo's on record) through the
     click context's `obj`, `{"undo_hint": ...}`."""
+    return _said_by_caller("undo_hint", "`learn apply --undo` puts it back")
+
+
+def states_hint() -> str:
+    """Where every proposal's state is read, said when nothing is left to apply. The
+    demo's store is its own, which the person's `learn digest --all` does not read: the
+    demo says its own way, as for `undo_hint`, under `{"states_hint": ...}`."""
+    return _said_by_caller("states_hint", "`learn digest --all` lists every state; --only KEY "
+                                          "applies one the judge declined")
+
+
+def _said_by_caller(name: str, default: str) -> str:
     ctx = click.get_current_context(silent=True)
     obj = ctx.find_root().obj if ctx is not None else None
-    hint = obj.get("undo_hint") if isinstance(obj, dict) else None
-    return hint if isinstance(hint, str) else "`learn apply --undo` puts it back"
+    hint = obj.get(name) if isinstance(obj, dict) else None
+    return hint if isinstance(hint, str) else default
 
 
 @click.command(name="apply")
@@ -173,7 +185,8 @@ def undo_hint() -> str:
 @click.option("--prune", multiple=True, metavar="KEY",
               help="Remove a rule learn wrote (repeatable), shown as a diff first.")
 @click.option("--dismiss", multiple=True, metavar="KEY",
-              help="Same as `learn decline KEY` (repeatable): not proposed again.")
+              help="Same as `learn decline KEY` (repeatable): not proposed again until said "
+                   "in twice as many sessions as when declined.")
 @click.option("--undo", is_flag=True,
               help="Put back every file the last `learn apply` or `learn check` wrote (from "
                    "its backups), shown as diffs first; its proposals are pending again.")
@@ -300,8 +313,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     held = interrupted({p.key for p in chosen})
     if not chosen and not offers:
         click.echo(f"nothing to apply: no pending accepted proposals for {here} "
-                   "(`learn digest --all` lists every state; --only KEY applies one the judge "
-                   "declined)")
+                   f"({states_hint()})")
         return
     kind: TargetKind = "agents" if agents else target_kind  # type: ignore[assignment]
     scope_override: Scope | None = scope  # type: ignore[assignment]

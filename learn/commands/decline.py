@@ -20,7 +20,8 @@ import click
                                  "directory's).")
 def command(keys: tuple[str, ...], project_dir: Path | None) -> None:
     """Decline proposals (KEY or label as the digest shows it): they are not proposed again
-    until said in twice as many sessions as when declined."""
+    until said in twice as many sessions as when declined (`learn apply --dismiss KEY` does
+    the same)."""
     from learn.commands._scope import NothingToShow, stored_proposals
     from learn.commands.apply import decline_keys, here_project
     from learn.report.runs import NoRunError

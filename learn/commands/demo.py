@@ -111,6 +111,15 @@ def planted_said(failures: tuple[str, ...], *, planted_naming: bool) -> tuple[st
 DEMO_UNDO = "`learn demo` puts it back: it rebuilds the demo"
 
 
+def demo_states_hint(base: Path, project: Path) -> str:
+    """The command that lists the demo project's proposals in every state: the demo's
+    store, not the person's (`learn digest --all`, said by apply, read their own)."""
+    import shlex
+
+    return (f"`LEARN_DATA_DIR={shlex.quote(str(base / 'data'))} learn digest --all --project "
+            f"{shlex.quote(str(project))}` lists the demo's proposals in every state")
+
+
 def _apply_demo(base: Path) -> int:
     """`learn apply --yes` in each of the demo's projects, inside the demo's HOME."""
     if not (base / "gold.json").is_file() or not (base / "data" / "learn.db").is_file():
@@ -126,7 +135,8 @@ def _apply_demo(base: Path) -> int:
                 # The demo's store is its own: the person's `learn apply --undo` finds
                 # nothing of it, and `learn demo` rebuilds the copies (evals.builder).
                 apply_command.main(["--project", str(project), "--yes"], standalone_mode=False,
-                                   obj={"undo_hint": DEMO_UNDO})
+                                   obj={"undo_hint": DEMO_UNDO,
+                                        "states_hint": demo_states_hint(base, project)})
             except SystemExit as exc:
                 worst = max(worst, int(exc.code or 0))
             except click.ClickException as exc:

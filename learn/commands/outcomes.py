@@ -21,13 +21,21 @@ from learn.visible import inert_json
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per rule, in a list.")
 def command(project_dir: Path | None, all_projects: bool, as_json: bool) -> None:
     """Did the rules work: loaded or not, holding or ignored, rates before and since."""
-    from learn.projects import project_here
+    from learn.commands._scope import NothingToShow, existing_project, stored_proposals
+    from learn.index.known import named_project
     from learn.report.outcomes import outcome_lines, outcomes_of
-    from learn.report.runs import NoRunError, require_proposals
+    from learn.report.runs import NoRunError
 
-    project = None if all_projects else project_here(project_dir or Path.cwd())
+    # The project and "nothing here" are decided as `learn digest` decides them
+    # (learn.commands._scope.stored_proposals): a folder learn reads no session of exits 0
+    # saying so; outcomes alone said "run `learn run` there first" with exit 1.
+    existing_project(project_dir)
+    project = None if all_projects else named_project(project_dir)
     try:
-        result = require_proposals(project)
+        result = stored_proposals(project, None, None, folder=project_dir)
+    except NothingToShow as exc:
+        click.echo(f"learn outcomes: {exc}", err=True)
+        return
     except (NoRunError, ValueError) as exc:
         click.echo(f"learn outcomes: {exc}", err=True)
         sys.exit(1)

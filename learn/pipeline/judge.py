@@ -43,6 +43,7 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
     from learn.embed import get_embedder
     from learn.pipeline import warm
     from learn.pipeline.stored import record_scan, remember_labels, stored_candidates
+    from learn.reduce.outcomes_kept import earlier_outcomes, kept_outcomes, unmeasured_why
     from learn.reduce.stored import CachedEmbedder, record_run
     from learn.store import open_store
     from learn.store.state import state_fingerprint
@@ -81,6 +82,11 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
             scoped = _path_scoped(outcome.proposals, read.sessions)
             outcomes, escalations = _outcomes(store, project, read.sessions, session_cands,
                                               naming.labels, scoped, embedder, read.projects)
+            # A run that could not count every session keeps the last complete measure
+            # (learn.reduce.outcomes_kept): it said "0 of 4" where the truth was 2.
+            why = unmeasured_why(sessions_failed=mined.failed,
+                                 sessions_incomplete=len(mined.incomplete))
+            outcomes = kept_outcomes(outcomes, earlier_outcomes(store) if why else (), why)
         keys = [p.key for p in outcome.proposals]
         result = _result(
             options, read, mined, cands, outcome, meter,

@@ -117,6 +117,9 @@ class RuleOutcome:
     check: dict[str, Any] | None = None
     project: str | None = None
     check_offer: dict[str, Any] | None = None  # learn's check proposed for it (key, state)
+    # Not measured by its run, whose counts missed sessions (learn.reduce.outcomes_kept):
+    # {"at": when the figures were measured (None: by that partial run), "why"}.
+    kept: dict[str, Any] | None = None
 
     @property
     def label(self) -> str:
@@ -158,7 +161,7 @@ class RuleOutcome:
             "quotes_unloaded": [_quote_json(q) for q in self.quotes_unloaded],
             "not_loaded": self.not_loaded, "loaded_how": dict(self.loaded_how),
             "rates": self.rates_json(), "check": self.check, "project": self.project,
-            "check_offer": self.check_offer,
+            "check_offer": self.check_offer, "kept": self.kept,
         }
 
 
@@ -343,6 +346,7 @@ def outcome_from_json(data: Mapping[str, Any]) -> RuleOutcome:
         check=_dict(data.get("check")),
         project=data.get("project") if isinstance(data.get("project"), str) else None,
         check_offer=_dict(data.get("check_offer")),
+        kept=_dict(data.get("kept")),
     )
 
 

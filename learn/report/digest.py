@@ -102,9 +102,13 @@ def header_lines(result: RunResult) -> list[str]:
                      "near-identical wording, under labels used for this run only (not kept); "
                      "the next run names them.")
     if result.failed_stages:
-        names = ", ".join(STAGE_NAMES.get(s, s) for s in result.failed_stages)
-        lines.append(f"Failed after retries: {names} (see \"What failed\" below); "
-                     "what is shown is what the rest of the run found.")
+        # The stages by the names stderr's progress and "What failed" give them (mine,
+        # name, coverage, judge, batch): the digest said "mining, naming" beside lines
+        # opening "mine:" and "name:".
+        stages = dict.fromkeys(result.failed_stages)
+        lines.append(f"Failed after retries: {'stage' if len(stages) == 1 else 'stages'} "
+                     f"{', '.join(stages)} (see \"What failed\" below); what is shown is "
+                     "what the rest of the run found.")
     lines.append("The counts come from the transcripts on disk. They are evidence, not "
                  "conclusions: read the quotes before you write anything.")
     return lines
@@ -121,8 +125,6 @@ OFFLINE_LIMITS = (
     "with a backend sees the rest."
 )
 
-STAGE_NAMES = {"mine": "mining", "name": "naming", "coverage": "the rule check",
-               "judge": "judging", "batch": "a Message Batch call"}
 _DROP_WORDS = (("paraphrase", "not what was typed"), ("too_short", "too short"),
                ("fix_command", "a fix whose command never ran"))
 
@@ -144,8 +146,8 @@ WHAT_TO_DO = """\
 (`--only KEY`, `--edit` to reword); `learn decline KEY` holds one back until
 it is said in twice as many sessions. Undecided, a proposal stays pending: `learn digest` shows it again. A restated
 item's rule exists and is not working: rewrite that line, don't add a second.
-Rule, skill or command, and which file: docs/choosing-rules.md (in full on a
-first run)."""
+Rule, skill or command, and which file: the guide a first run prints in full
+(`learn demo` prints it again)."""
 
 # The whole guide, on the first run (no earlier run in the store) and in the demo;
 # printed every run it was ~20 lines of the same advice under every digest.
@@ -176,7 +178,7 @@ writes only what you confirm (`learn apply --only KEY`, `--edit` to reword);
 `learn decline KEY` holds one back until it is said in twice as many sessions.
 Until you decide, a proposal stays pending: later runs keep it, and `learn digest` shows it again. If nothing here
 is worth writing, change nothing. (Later digests shorten this to a few lines;
-the guide is in docs/choosing-rules.md.)"""
+`learn demo` prints this guide again.)"""
 
 DEMO_NEXT = """## Next
 
@@ -325,9 +327,13 @@ def empty_reason(result: RunResult) -> str:
         return ("No sessions were read, so there is nothing to count"
                 + (f" (left out: {why})." if why else ".")
                 + hint + " `learn sessions` lists what learn can see.")
+    # The config file learn reads here (LEARN_CONFIG_DIR, the platform's config dir), not
+    # the Linux default: the digest named ~/.config/learn/config.toml whatever was set.
+    from learn.config import config_path
+
     return ("Nothing was repeated often enough to propose. "
             f"{funnel_sentence(f)} Directives and fixes need at least 2 distinct sessions, "
-            "requests at least 3 ([thresholds] in ~/.config/learn/config.toml changes that).")
+            f"requests at least 3 ([thresholds] in {code_span(str(config_path()))} changes that).")
 
 
 def render_digest_json(result: RunResult) -> str:

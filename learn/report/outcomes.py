@@ -99,6 +99,16 @@ def check_offer_sentence(c: dict[str, Any]) -> str:
     return f"learn's check proposed: {summary} (`learn apply --only {key}`)"
 
 
+def kept_sentence(kept: dict[str, Any]) -> str:
+    """Why the figures of a rule are not this run's own (learn.reduce.outcomes_kept)."""
+    why = kept.get("why") or "its counts missed sessions"
+    if kept.get("at"):
+        return (f"not measured again by the latest run ({why}): the figures below are the "
+                f"ones the run of {day(kept.get('at')) or kept.get('at')} measured")
+    return (f"measured by the latest run although {why}: a partial measure, which misses "
+            "what was said in those sessions (the next complete run measures it again)")
+
+
 def where_written(o: RuleOutcome) -> str:
     when = day(o.applied_at) or o.applied_at
     if o.origin == "written":
@@ -136,6 +146,8 @@ def outcome_lines(result: RunResult) -> list[str]:
     for o in found:
         out.append(f"- **{o.label}** — {VERDICT_WORDS[o.verdict]}: \"{flatten(o.rule_text, 160)}\"")
         out.append(f"  - {where_written(o)}")
+        if o.kept:
+            out.append(f"  - {kept_sentence(o.kept)}")
         out.append(f"  - {verdict_sentence(o)}")
         if o.not_loaded and (o.verdict == "never-loaded" or o.said_unloaded):
             out.append(f"  - fix: {o.not_loaded.get('fix')}")

@@ -16,6 +16,7 @@ from learn.records.proposal import RunResult
 from learn.reduce.outcomes import VERDICT_WORDS
 from learn.report.outcomes import (
     check_sentence,
+    kept_sentence,
     loading_sentence,
     outcomes_of,
     rates_sentence,
@@ -111,6 +112,8 @@ def outcome_html(result: RunResult) -> str:
                      f"<h3>{escape(o.label)} — {escape(VERDICT_WORDS[o.verdict])}</h3>"
                      f'<div class="rule">{escape(flatten(o.rule_text))}</div>'
                      f'<p class="meta">{_plain(where_written(o))}. {_plain(verdict_sentence(o))}.</p>')
+        if o.kept:
+            parts.append(f'<p class="meta">{_plain(kept_sentence(o.kept))}.</p>')
         if o.not_loaded and (o.verdict == "never-loaded" or o.said_unloaded):
             parts.append(f'<p class="fix">Fix: {_plain(str(o.not_loaded.get("fix") or ""))}</p>')
         if o.verdict != "never-loaded":

@@ -25,6 +25,10 @@ from typing import Any
 from learn.paths import home_relative
 
 DECISIONS = ("accepted", "edited", "dismissed")
+# Each decision as the state it leaves a proposal in (learn.store.proposals_ddl), the
+# words the digest and `learn digest --all` use: the text said "accepted ... dismissed"
+# where every other surface says "applied ... declined". The JSON keeps its keys.
+STATE_WORDS = {"accepted": "applied", "edited": "edited", "dismissed": "declined"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,11 +283,13 @@ def render_stats_text(stats: Stats, *, home: Path | None = None) -> str:
         kinds = ", ".join(f"{k} {n}" for k, n in s.proposals_by_kind.items())
         lines.append(f"proposals shown: {shown}" + (f" ({kinds})" if kinds else "")
                      + (f", {s.times_shown} showings" if s.times_shown > shown else ""))
-        counts = ", ".join(f"{s.decisions.get(name, 0)} {name}" for name in DECISIONS)
+        counts = ", ".join(f"{s.decisions.get(name, 0)} {STATE_WORDS[name]}"
+                           for name in DECISIONS)
         undone = f", {s.undone} undone" if s.undone else ""
         lines.append(f"decisions: {counts}{undone}")
         for kind, row in s.decisions_by_kind.items():
-            lines.append(f"  {kind}: " + ", ".join(f"{row.get(n, 0)} {n}" for n in DECISIONS))
+            lines.append(f"  {kind}: " + ", ".join(f"{row.get(n, 0)} {STATE_WORDS[n]}"
+                                                   for n in DECISIONS))
         lines.append(f"store: {stats.store_path}")
     if stats.rule_files:
         lines.append("rule files (read on every turn):")
