@@ -79,7 +79,7 @@ def command(as_json: bool, keep: Path | None, offline: bool, apply_: bool) -> No
         click.echo(for_terminal(render_digest_markdown(result), isatty=sys.stdout.isatty()))
         click.echo(
             "\n(demo: the model answers above are recorded fixtures (the repository's "
-            "cache/, bundled in an installed learn), not a live model; see docs/evals.md)",
+            "cache/, bundled in an installed learn), not a live model; `learn eval` scores them)",
             err=True,
         )
     sys.exit(1 if result.usage.sessions_failed else 0)

@@ -178,7 +178,6 @@ __all__ = [
     "load_proposals",
     "parse_since",
     "record_decision",
-    "require_proposals",
     "require_run",
     "set_decision_recorder",
     "set_proposal_loader",
@@ -198,17 +197,4 @@ def require_run(since: str | None = None) -> RunResult:
         window = f" since {since}" if since else ""
         raise NoRunError(f"no stored run{window}: run `learn run` first "
                          "(digest, report and apply re-render the last run, no model calls)")
-    return result
-
-
-def require_proposals(project: str | None, since: str | None = None, *,
-                      every_state: bool = False) -> RunResult:
-    """The pending proposals of `project` (a project root, None for all), or NoRunError."""
-    cutoff = parse_since(since) if since else None
-    result = load_proposals(cutoff, project, every_state=every_state)
-    if result is None:
-        window = f" since {since}" if since else ""
-        where = f" for {project}" if project else ""
-        raise NoRunError(f"no stored run{window}{where}: run `learn run` there first "
-                         "(digest, report and apply show what runs proposed, no model calls)")
     return result
