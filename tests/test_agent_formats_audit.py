@@ -22,7 +22,8 @@ SCOPED = (".github/instructions/api.instructions.md", ".cursor/rules/api.mdc",
           ".windsurf/rules/api.md", ".kiro/steering/api.md", ".claude/rules/api.md")
 HOSTILE = ("--- three dashes first", "key: value # not a comment", "- starts like a list item",
            "'single' and \"double\" quotes", "non-ASCII: café, 日本語, emoji 🚀",
-           "word " * 120, "&anchor *alias !tag %directive @at `tick`", "a\n---\nb: c")
+           # Long, yet a rule line learn writes (learn.report.edits.MAX_RULE_CHARS).
+           "word " * 59, "&anchor *alias !tag %directive @at `tick`", "a\n---\nb: c")
 
 
 def _write(tmp_path: Path, rel: str, content: bytes | None) -> Path:

@@ -43,6 +43,7 @@ from learn.report.confine import backups_dir, confine, learns_own, read_regular
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
+    MAX_RULE_CHARS,
     ApplyError,
     ConcurrentEditError,
     FilePlan,
@@ -54,6 +55,7 @@ from learn.report.edits import (
     learn_comment,
     plan_text,
     sha256,
+    too_long,
 )
 from learn.report.held_folder import (
     Folder,
@@ -69,7 +71,7 @@ from learn.report.held_folder import (
 from learn.report.prose import is_prose, plain_prose
 from learn.report.runs import Decision
 from learn.report.surfaces_apply import plan_surface
-from learn.report.targets import TargetChoice, TargetError, choose
+from learn.report.targets import TargetChoice, TargetError, choose, unrelated_note
 from learn.report.words import day, flatten, plural
 
 
@@ -130,6 +132,9 @@ def plan_file(path: Path, edits: Sequence[RuleEdit],
                         if data is not None else "", new_text=new_text, applied=applied,
                         notes=notes)
     plan.projects = tuple(str(r) for r in roots if r is not None)
+    for note in (n for e in edits for n in e.notes):
+        if note not in plan.notes:
+            plan.notes.append(note)
     return plan
 
 
@@ -344,6 +349,8 @@ def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
             raise TargetError(f"{p.key}: its text is not prose once code, comments and shell "
                               f"are taken out ({flatten(text or rule_text_for(p), 120)!r}); "
                               "`--edit` to write the rule yourself")
+        if (long := too_long(words)) is not None:
+            raise TargetError(f"{p.key}: {long} ({flatten(words, 120)!r})")
     return RuleEdit(
         key=p.key,
         text=words,
@@ -359,7 +366,9 @@ def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
         surface_allowed=p.surface_allowed,
         body=body,
         # What Codex shows when it refuses: the person's rule, not learn's summary.
-        justification=flatten(plain_prose(p.text)) if target.form == "codex-rule" else "",
+        justification=flatten(plain_prose(p.text), MAX_RULE_CHARS)
+        if target.form == "codex-rule" else "",
+        notes=(note,) if not target.rewrites and (note := unrelated_note(p)) else (),
     )
 
 

@@ -33,6 +33,24 @@ SECTION_NOTE = ("<!-- Written by `learn apply`. Edit freely; learn only adds lin
 DEFAULT_MAX_LINES = 200
 DEFAULT_MAX_BYTES = 25_000  # same as learn.config's apply.max_bytes
 
+# A rule is one line: the judge is asked for "one imperative line, specific", and the
+# longest of the 39 gold rules of the eval corpora and of the 42 judge summaries
+# recorded in cache/ is 97 characters (median 40). Nothing bounded the line before: one
+# model-written rule of 40 KB would be more than Codex reads of a project's instructions
+# (project_doc_max_bytes, 32 KiB) and would ride along in every session. 300 is three
+# times the longest real rule, under 1% of Codex's budget; a longer one is not written
+# (cut, a rule says something else), and the person is told to word it shorter.
+MAX_RULE_CHARS = 300
+
+
+def too_long(text: str) -> str | None:
+    """Why `text` is not written as a rule line (over MAX_RULE_CHARS), None when it is short
+    enough."""
+    if len(text) <= MAX_RULE_CHARS:
+        return None
+    return (f"its rule is {len(text):,} characters, over the {MAX_RULE_CHARS} of one rule "
+            "line; learn does not write it (`learn apply --edit` to word it shorter)")
+
 
 @dataclass(frozen=True, slots=True)
 class RuleEdit:
@@ -50,6 +68,7 @@ class RuleEdit:
     surface_allowed: tuple[str, ...] = ()  # codex-rule: commands that must stay allowed
     body: str = ""  # command: the instruction for the agent (may span lines)
     justification: str = ""  # codex-rule: the person's rule, shown when Codex refuses
+    notes: tuple[str, ...] = ()  # said before the diff of each file it goes to
 
 
 @dataclass(slots=True)
@@ -293,6 +312,9 @@ def plan_text(original: str, edits: Sequence[RuleEdit], path: Path) -> tuple[str
     notes: list[str] = []
     appended: list[str] = []
     for edit in edits:
+        if (long := too_long(edit.text)) is not None:
+            notes.append(f"{edit.key}: {long}")
+            continue
         if _already_present(lines, appended, edit):
             notes.append(f"{edit.key}: already in {path.name}, not added again")
             continue

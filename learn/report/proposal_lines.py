@@ -156,6 +156,9 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
         how = "rewrites that line" if _old_line_stays(p) is None else \
             "writes the new rule where a new one goes and leaves that file alone (learn does " \
             "not write it): delete the old line by hand"
+        if _unrelated(p):
+            how = ("adds it as a new line and leaves yours: the two share no subject, so "
+                   "coverage may be wrong about them")
         lines.append(f'  - contradicts your rule{where}: "{flatten(p.existing_rule, RULE_CHARS)}"'
                      f" — you said since: {said}. The latest wins: `learn apply` {how} "
                      "(decline to keep the rule)")
@@ -211,6 +214,13 @@ def _alike(quotes: Iterable[Quote]) -> list[tuple[str, set[str], str | None]]:
             times.append(q.at)
     return [(text, sessions, max(times) if times else None)
             for text, sessions, times in groups.values()]
+
+
+def _unrelated(p: Proposal) -> bool:
+    """Whether `learn apply` leaves the line coverage named (learn.report.targets)."""
+    from learn.report.targets import unrelated_line
+
+    return unrelated_line(p)
 
 
 def _old_line_stays(p: Proposal) -> Path | None:
