@@ -284,3 +284,20 @@ def test_a_claude_md_not_made_yet_is_kept_beside_the_agents_md(project: Path) ->
     for_agents = ForAgents(TargetChoice(project_dir=project, follow_quotes=True), ())
     assert [e.target for e in for_agents.edits(p, main)] == [project / "AGENTS.md"]
     assert for_agents.keeps_main(main)
+
+
+def test_an_agent_whose_file_holds_only_an_unrelated_line_coverage_named_gets_the_rule(
+        project: Path) -> None:
+    # A steered coverage answer: "restated" at a line that shares no subject with the rule
+    # (learn.report.targets.unrelated_line). Codex, which reads that AGENTS.md, does not
+    # have the rule: it gets it as a new line, and the line named stays.
+    (project / "CLAUDE.md").write_text("# shop\n")
+    (project / "AGENTS.md").write_text("# shop\n\n- Never push to main.\n")
+    p = replace(_proposal(project, "use-bun", "Use bun for installs."),
+                status="restated", existing_rule="Never push to main.",
+                existing_rule_file=str(project / "AGENTS.md"))
+    main = _main(p, project)
+    (codex,) = agent_edits(p, main, ["claude", "codex"], home=_home(project))
+    text = _planned([codex], project)["AGENTS.md"]
+    assert "- Never push to main." in text
+    assert text.count("Use bun for installs.") == 1

@@ -269,7 +269,12 @@ def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
     home = home or Path.home()
     # By every name of each file (learn.reduce.file_readers): with CLAUDE.md linked to
     # AGENTS.md, the main CLAUDE.md is Codex's, Copilot's and Cursor's AGENTS.md too.
-    has_it = file_readers(p.existing_rule_file, home) if p.existing_rule_file else frozenset()
+    # Not where coverage named a line that shares no subject with the rule (a steered
+    # answer: learn.report.targets.unrelated_line): that file's readers lack the rule.
+    from learn.report.targets import unrelated_line
+
+    has_it = (file_readers(p.existing_rule_file, home)
+              if p.existing_rule_file and not unrelated_line(p) else frozenset())
     has_it |= file_readers(main.target, home)
     p = scoped_safely(p)
     globs = p.surface_rules if p.surface == "path-rule" else ()
