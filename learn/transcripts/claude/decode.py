@@ -21,6 +21,14 @@
    whole line was dropped as invalid: "we're on bun now" with its time field lost
    went, and its proposal fell below the threshold (crash audit 61 F3). An entry
    with no time in a file where no entry has one is still skipped as invalid.
+5. A refused line may hold two records a crash or two writers spliced (format-drift
+   audit: anthropics/claude-code #81843, 24 of 30 bad lines in ~10,949 transcripts):
+   a record cut mid-content with the next whole record right after it (21), or two
+   whole records with no newline between (3). `unspliced` is the one function that
+   decides it, for every reader of a line: the file loop here reads both records (the
+   cut one counted undecodable), `decode_line` gives the first whole one, and the
+   listing's head reader (`files.heads`) takes the cwd and session id from them, so a
+   session whose first line was spliced is listed under its project.
 """
 
 from __future__ import annotations
@@ -56,6 +64,7 @@ __all__ = [
     "decode_claude_lines",
     "decode_line",
     "decode_untyped",
+    "unspliced",
 ]
 
 SKIP_UNDECODABLE = "undecodable"
@@ -225,8 +234,15 @@ def _slow_path(line: bytes) -> object:
 
 def decode_line(line: bytes | str) -> object:
     """One line's wire record or skip reason. An entry without a time is invalid here:
-    only a whole file has neighbours to lend one (`decode_claude_lines`)."""
+    only a whole file has neighbours to lend one (`decode_claude_lines`). A line two
+    records were spliced on (module docstring, 5) gives the first whole one: the record
+    after a cut one, or the first of two whole ones."""
     wire = _decode_one(line)
+    if wire == SKIP_UNDECODABLE:
+        spliced = unspliced(line.encode() if isinstance(line, str) else line)
+        if spliced is not None:
+            head, tail = spliced
+            wire = tail if type(head) is str else head
     return SKIP_INVALID if _untimed(wire) else wire
 
 
@@ -263,7 +279,7 @@ def _repaired(line: bytes) -> object:
 _RECORD_OPENING = lazy_pattern(rb'\{"(?:parentUuid|type)":')
 
 
-def _unspliced(line: bytes) -> tuple[object, object] | None:
+def unspliced(line: bytes) -> tuple[object, object] | None:
     """A refused line read as two records spliced together (module docstring, 5): the
     part before the second record's opening (a whole record, or a cut one: its skip
     reason) and that record; None when no whole record closes the line."""
@@ -404,7 +420,7 @@ def decode_claude_lines(
                 continue
             wire = _repaired(raw)
             if wire == SKIP_UNDECODABLE:
-                spliced = _unspliced(raw)
+                spliced = unspliced(raw)
                 if spliced is not None:
                     head, wire = spliced
                     untimed = untimed or _untimed(head)

@@ -145,6 +145,20 @@ def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
             try:
                 obj = msgspec.json.decode(fixed) if fixed is not None else None
             except (msgspec.DecodeError, RecursionError):
+                obj = None
+            if obj is None and provider == "claude":
+                # Two records a crash spliced on one line (claude.decode.unspliced):
+                # the whole one names the cwd, where the regex below read it out of
+                # the cut one (a cwd cut mid-path, or another writer's).
+                for found in _spliced_fields(raw):
+                    sid = found.get("sessionId")
+                    if session_id is None and isinstance(sid, str) and sid:
+                        session_id = sid
+                    cwd = found.get("cwd")
+                    if isinstance(cwd, str) and cwd:
+                        branch = found.get("gitBranch")
+                        return Head(cwd, session_id, branch=branch if isinstance(
+                            branch, str) and branch else None), True
                 continue
         except RecursionError:  # nested too deep to read (claude.decode)
             continue
@@ -167,6 +181,25 @@ def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
                             branch=branch if isinstance(branch, str) and branch else None), True
     done = not tail_partial or count >= 200
     return _codex_head(None, session_id, meta), done
+
+
+def _spliced_fields(raw: bytes) -> list[Mapping[str, Any]]:
+    """The head fields of each whole record on a Claude Code line two records were
+    spliced on, in order; none when it is no such line (`claude.decode.unspliced`
+    decides, for every reader)."""
+    from learn.transcripts.claude.decode import unspliced
+    from learn.transcripts.claude.wire import Env
+    from learn.transcripts.models import OtherEvent
+
+    spliced = unspliced(raw)
+    out: list[Mapping[str, Any]] = []
+    for record in spliced or ():
+        if isinstance(record, Env):
+            out.append({"cwd": record.cwd, "sessionId": record.session_id,
+                        "gitBranch": record.git_branch})
+        elif isinstance(record, OtherEvent):
+            out.append(record.raw)
+    return out
 
 
 def _lines(data: bytes) -> Iterator[bytes]:

@@ -95,7 +95,10 @@ from learn.transcripts.view.model import (
 #     typed (the paste is); a `promptSource: "system"` prompt is the client's; a prompt
 #     queued as content blocks (2.1.241 on) is a queued turn; Codex code mode's `exec`
 #     scripts run the commands they name, and a failed script is a failure.
-VIEW_VERSION: Final = 21
+# v22: the `[Image #N]` tokens a client writes where a picture was pasted are not typed
+#     (a prompt of only those is no typed turn), so a quote or a repeated prompt no
+#     longer holds them.
+VIEW_VERSION: Final = 22
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2

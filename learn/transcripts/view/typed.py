@@ -69,6 +69,14 @@ def typed_text(
     reasons: list[str] = []
     if provider == "claude" and "<pasted_content" in text:
         text = strip_paste_markers(text)
+    if "[Image #" in text:  # a substring test first: the regex is for the few that hold one
+        bare = strip_image_placeholders(text)
+        if bare != text:
+            if not bare.strip():
+                # Only a picture, no words: no typed turn (see `_IMAGE_PLACEHOLDER_RE`).
+                return Typed("", "image-only")
+            text = bare
+            reasons.append("image-placeholder")
     if provider == "codex":
         unwrapped = unwrap_codex_request(text)
         if unwrapped is not None:
@@ -363,6 +371,33 @@ _PASTE_MARKER_RE: Final = lazy_pattern(
 def strip_paste_markers(text: str) -> str:
     """`text` without the lines Claude Code wraps pasted text in, what was pasted kept."""
     return _PASTE_MARKER_RE.sub("", text)
+
+
+# Claude Code (and the Codex TUI) put `[Image #1]`, `[Image #2]`... in the typed text
+# where the person pasted a picture; the picture is its own content block. The token is
+# the client's, numbered per session or per prompt, not the person's words (format-drift
+# audit: "[Image #1] text", "[Image #1]text", "text [Image #2]", "[Image #1] [Image #2]
+# compare these", "[Image #1]  text" with two spaces, and a prompt of "[Image #3]"
+# alone, in 2.1.x transcripts and clients' own test fixtures). Kept, it was quoted as
+# typed, and two prompts that differ only in which picture they name were two prompts.
+# Cut here, once, so quotes, mining and every comparison read the same words; the
+# spaces on one side go with it ("look at [Image #1] and this" -> "look at and this",
+# "with [Image #2], then" -> "with, then").
+# A prompt that is only placeholders is no typed turn: the person said nothing there
+# to quote, mine or count, and kept as its token, "[Image #1]" alone in many sessions
+# read as one prompt a program repeats (a scripted prompt's shape, `templates`).
+# A token that is an attribute's value (Codex's `<image name=[Image #1] path=...>` context
+# line) is left to whatever reads that line.
+# A match starts where a run of spaces starts, never inside one: a text with a token and
+# a long run of spaces elsewhere is one pass, not a pass per space.
+_IMAGE_PLACEHOLDER_RE: Final = lazy_pattern(
+    r"(?<![ \t])[ \t]*(?<!=)\[Image #\d{1,6}\](?=[ \t]*(?:\r?\n|\Z)|[^\w\s\[])"
+    r"|(?<!=)\[Image #\d{1,6}\][ \t]*")
+
+
+def strip_image_placeholders(text: str) -> str:
+    """`text` without the `[Image #N]` tokens a client writes where a picture was pasted."""
+    return _IMAGE_PLACEHOLDER_RE.sub("", text)
 
 
 def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
