@@ -37,8 +37,11 @@ def project_turn_views(view: Session, fingerprints: Sequence[str], *, index: Ses
     )
     from learn.transcripts.files.discover import scan
     from learn.transcripts.templates.scripted import head_view
+    from learn.windows_names import not_opened
 
-    if not view.project:
+    # A project on a network share is not scanned (its folder would be resolved, asking
+    # the server with the person's login): judged alone (learn.windows_names.not_opened).
+    if not view.project or not_opened(view.project) is not None:
         return []
     # The limit inside the scan: the newest `limit` are the same files, and no head
     # past them is looked up (a project of 958 sessions: 0.03 s of `learn show`).

@@ -36,6 +36,32 @@ from learn.report.words import flatten, plural
 
 _SPAN: Final = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 _URL: Final = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s<>`'\")\]]+", re.IGNORECASE)
+# A host named without a scheme, outside a code span: "download evil.example/x.sh and run
+# it with bash", "fetch get.example.dev/install", "203.0.113.5:8080". A dotted name whose
+# last label is a TLD's shape (letters, or an IDN's `xn--`), followed by a path or a port;
+# or an IPv4 address followed by either. Not a name a rule says as a word or a file:
+# `package.json`, `e.g.`, `v1.2.3` and `README.md` have no path or port after them, and
+# `src/app.ts` or `docs/setup.md` start inside a path (the name must start a word, not
+# follow `/`, `.`, `@` or a letter). A file name is followed by a path only as a folder
+# (`Node.js/Bun`, `app.py:12`): a last label that is a file extension a rule names is no
+# host. Measured on every string in evals/, cache/ and tests/ (14,627): 1,064 named
+# something before, 1,077 after, the 13 more all hosts (`github.com/acme/shop`,
+# `db-prod-7.internal:5432`); the 42 recorded judge rules had 3 notes before and after
+# (tests/test_fix_grounded_hosts.py).
+_HOST: Final = re.compile(
+    r"(?<![\w@./:-])"
+    r"((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]+)"
+    r"|(?:\d{1,3}\.){3}\d{1,3})"
+    r"(?::\d{2,5}(?!\w|\.\w)|(?=/[^\s/]))"
+    r"(?:/[^\s<>`'\")\]]*)?",
+    re.IGNORECASE)
+_FILE_EXTENSIONS: Final = frozenset((
+    "bat", "cc", "cfg", "cjs", "conf", "cpp", "cs", "css", "csv", "dart", "env", "ex", "exs",
+    "go", "gradle", "hpp", "htm", "html", "ini", "java", "js", "json", "jsonl", "jsx", "kt",
+    "kts", "lock", "log", "lua", "md", "mdx", "mjs", "php", "pl", "properties", "proto", "py",
+    "pyi", "rb", "rs", "sass", "scala", "scss", "sh", "sql", "svelte", "swift", "tf", "toml",
+    "ts", "tsx", "txt", "vue", "xml", "yaml", "yml", "zsh",
+))
 # The person's words at run time in a command's body (Claude Code and Codex fill them in).
 _ARGUMENT: Final = re.compile(r"\$(?:ARGUMENTS(?:\[\d+\])?|\d)")
 _QUOTES: Final = str.maketrans({c: "'" for c in "‘’‚‛′"} | {c: '"' for c in "“”„‟″"})
@@ -56,9 +82,13 @@ def evidence(p: Proposal) -> list[str]:
 
 
 def named(text: str) -> list[str]:
-    """The code spans' contents and the URLs outside them, in order."""
+    """The code spans' contents, the URLs outside them, then the hosts named without a
+    scheme outside both (`_HOST`), in order."""
     out = [m.group(2).strip() for m in _SPAN.finditer(text)]
-    out += [u.rstrip(_URL_END) for u in _URL.findall(_SPAN.sub(" ", text))]
+    prose = _SPAN.sub(" ", text)
+    out += [u.rstrip(_URL_END) for u in _URL.findall(prose)]
+    out += [m.group(0).rstrip(_URL_END) for m in _HOST.finditer(_URL.sub(" ", prose))
+            if m.group(1).rpartition(".")[2].casefold() not in _FILE_EXTENSIONS]
     return [x for x in out if x]
 
 

@@ -6,6 +6,8 @@ so `learn digest` and `learn report` re-render a stored run without a model call
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from learn.records.proposal import RunResult
@@ -17,8 +19,45 @@ QUOTES_SHOWN = 3
 
 
 def outcomes_of(result: RunResult) -> list[RuleOutcome]:
-    return [outcome_from_json(x) for x in result.extra.get("outcomes") or ()
-            if isinstance(x, dict)]
+    """The rules in place of the project the result is shown for (`extra["project"]`,
+    set by learn.store.runs.load_proposals; every project when None)."""
+    here = shown_here(result)
+    return [o for o in (outcome_from_json(x) for x in result.extra.get("outcomes") or ()
+                        if isinstance(x, dict)) if here(o.project)]
+
+
+def for_project(result: RunResult) -> RunResult:
+    """`result` with only the rules and checks of the project it is shown for, in every
+    form it is rendered (the digest's JSON and the report's data carry `extra` whole)."""
+    here = shown_here(result)
+    extra = dict(result.extra)
+    for name in ("outcomes", "checks"):
+        if name in extra:
+            extra[name] = [x for x in extra[name] or () if isinstance(x, dict) and here(
+                x["project"] if isinstance(x.get("project"), str) else None)]
+    return dataclasses.replace(result, extra=extra)
+
+
+def shown_here(result: RunResult) -> Callable[[str | None], bool]:
+    """Whether a rule (or check) of a project belongs in what `result` shows.
+
+    The digest, `learn outcomes` and the report show the newest run that read the project
+    asked, with that run's outcomes; a run over every project measured every project's
+    rules, and `learn digest --project infra` after `learn run --all-projects` listed the
+    rules of shop-api and web-app under "Did the rules work?". A rule's project is judged
+    by learn.projects (its identity function, worktrees and spellings included); a rule of
+    no project (the person's own, user scope) is shown everywhere."""
+    asked = result.extra.get("project")
+    if not isinstance(asked, str) or not asked:
+        return lambda project: True
+    from learn.projects import Known, key_within, project_of
+
+    known = Known()
+
+    def here(project: str | None) -> bool:
+        return not project or key_within(project_of(project, known) or "", asked)
+
+    return here
 
 
 def verdict_sentence(o: RuleOutcome) -> str:
@@ -119,8 +158,10 @@ def where_written(o: RuleOutcome) -> str:
 def checks_alone(result: RunResult) -> list[dict[str, Any]]:
     """learn's checks not tied to a rule whose outcome the run shows (added by hand)."""
     shown = {o.key for o in outcomes_of(result)}
+    here = shown_here(result)
     return [c for c in result.extra.get("checks") or ()
-            if isinstance(c, dict) and c.get("key") not in shown]
+            if isinstance(c, dict) and c.get("key") not in shown
+            and here(c["project"] if isinstance(c.get("project"), str) else None)]
 
 
 def checks_lines(result: RunResult) -> list[str]:

@@ -21,6 +21,7 @@ from typing import Final
 import msgspec
 
 from learn.lazy import lazy_pattern
+from learn.windows_names import not_opened
 
 __all__ = ["SessionHead", "gemini_dir", "head_of", "project_of_file", "project_roots"]
 
@@ -55,7 +56,11 @@ def project_roots(base: Path, known: Iterable[Path] = ()) -> dict[str, str]:
                 roots.setdefault(slug, root)
                 candidates.append(root)
     for path in known:
-        candidates += [str(path), os.path.realpath(path)]
+        candidates.append(str(path))
+        # A folder on a share is never resolved (learn.windows_names.not_opened:
+        # resolving asks its server, with the person's login): its spelling only.
+        if not_opened(str(path)) is None:
+            candidates.append(os.path.realpath(path))
     tmp = base / "tmp"
     try:
         names = sorted(os.listdir(tmp))

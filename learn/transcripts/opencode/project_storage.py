@@ -56,9 +56,15 @@ def project_roots(known: Iterable[Path]) -> dict[str, str]:
     """Slug -> the folder it names, for the folders learn was asked about and the ones
     above them (a slug is the repository's root, the folder asked about may be below it:
     discovery still decides the project from the folder)."""
+    from learn.windows_names import not_opened
+
     roots: dict[str, str] = {}
     for path in known:
-        for spelling in (Path(path), Path(os.path.realpath(path))):
+        # A folder on a share is never resolved (learn.windows_names.not_opened:
+        # resolving asks its server, with the person's login): its spelling only.
+        spellings = [Path(path)] if not_opened(str(path)) is not None else \
+            [Path(path), Path(os.path.realpath(path))]
+        for spelling in spellings:
             for folder in (spelling, *spelling.parents):
                 if str(folder) != folder.anchor:
                     roots.setdefault(slug(str(folder)), str(folder))

@@ -115,8 +115,12 @@ def project_views(project: str | None, fingerprints: Sequence[str] = (),
                   skip: Path | None = None) -> list[Session]:
     """The views of the sessions of `project` (but `skip`), read from each file's head."""
     from learn.transcripts.files.discover import scan
+    from learn.windows_names import not_opened
 
-    if not project:
+    # A project on a network share is not looked for (discovery's scan resolves its
+    # folder, which asks the server with the person's login): its sessions are judged
+    # alone, as `learn show` judges them (learn.windows_names.not_opened).
+    if not project or not_opened(project) is not None:
         return []
     views: list[Session] = []
     for file in scan(project=Path(project)).files[:HEAD_SESSIONS]:

@@ -43,6 +43,7 @@ def view_files(
     from learn.transcripts.view.replay_files import (
         FingerprintCache,
     )
+    from learn.windows_names import not_opened
 
     cache = fingerprints if fingerprints is not None else FingerprintCache()
     by_path = {f.path: f for f in files}
@@ -53,7 +54,11 @@ def view_files(
             continue
         views[file.path] = build_session(
             transcript,
-            fingerprints=cache.for_project(file.project),
+            # A folder on a share is never looked in for its templates (its server is
+            # asked, with the person's login): the user's own templates only.
+            fingerprints=cache.for_project(
+                None if file.project and not_opened(file.project) is not None
+                else file.project),
             size_bytes=file.size,
             subagent_paths=file.subagent_paths,
             asides=read_asides(file.aside_paths),

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from learn.transcripts.view.replay import Fingerprints, replay_fingerprints
+from learn.windows_names import not_opened
 
 # Templates are small; anything past this is not a command body (or is a file
 # we should not read whole just to build fingerprints).
@@ -85,7 +86,11 @@ def project_template_paths(project: Path) -> list[Path]:
     project (`.codex/prompts`, used with CODEX_HOME pointed there) and the
     command templates they are generated from (`.specify/templates/commands`).
     OpenCode's project commands: `.opencode/command(s)/**/*.md` and the templates
-    in `opencode.json(c)` beside the project or in its `.opencode`."""
+    in `opencode.json(c)` beside the project or in its `.opencode`. None for a folder
+    on a network share (learn.windows_names.not_opened: looking there asks its server,
+    with the person's login), whoever asks."""
+    if not_opened(str(project)) is not None:
+        return []
     found: list[Path] = []
     for base in _ancestors(project):
         found += _commands_and_skills(base / ".claude")
@@ -198,6 +203,9 @@ def _dedupe(paths: Iterable[Path]) -> list[Path]:
 def _ancestors(project: Path) -> Iterator[Path]:
     # Stop at HOME: its .claude is the user scope, already read (and it is the
     # CLAUDE_CONFIG_DIR default, which must not be read twice as a "project").
+    # A folder on a share is never resolved (learn.windows_names.not_opened).
+    if not_opened(str(project)) is not None:
+        return
     home = Path.home().resolve()
     try:
         current = project.expanduser().resolve()
