@@ -289,7 +289,7 @@ def test_a_claude_md_not_made_yet_is_kept_beside_the_agents_md(project: Path) ->
 def test_an_agent_whose_file_holds_only_an_unrelated_line_coverage_named_gets_the_rule(
         project: Path) -> None:
     # A steered coverage answer: "restated" at a line that shares no subject with the rule
-    # (learn.report.targets.unrelated_line). Codex, which reads that AGENTS.md, does not
+    # (learn.report.claimed_line.unrelated_line). Codex, which reads that AGENTS.md, does not
     # have the rule: it gets it as a new line, and the line named stays.
     (project / "CLAUDE.md").write_text("# shop\n")
     (project / "AGENTS.md").write_text("# shop\n\n- Never push to main.\n")

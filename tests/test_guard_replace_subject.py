@@ -1,5 +1,5 @@
 """A line of the person's is replaced only by a rule about the same thing
-(learn.report.targets.unrelated_line, learn.reduce.subject).
+(learn.report.claimed_line.unrelated_line, learn.reduce.subject).
 
 Coverage is a model's answer and transcript text can steer it: an answer calling
 "Never push to main." contradicted by "Use bun for installs" had `learn apply`

@@ -270,8 +270,8 @@ def agent_edits(p: Proposal, main: RuleEdit, agents: Sequence[str], *,
     # By every name of each file (learn.reduce.file_readers): with CLAUDE.md linked to
     # AGENTS.md, the main CLAUDE.md is Codex's, Copilot's and Cursor's AGENTS.md too.
     # Not where coverage named a line that shares no subject with the rule (a steered
-    # answer: learn.report.targets.unrelated_line): that file's readers lack the rule.
-    from learn.report.targets import unrelated_line
+    # answer: learn.report.claimed_line.unrelated_line): that file's readers lack the rule.
+    from learn.report.claimed_line import unrelated_line
 
     has_it = (file_readers(p.existing_rule_file, home)
               if p.existing_rule_file and not unrelated_line(p) else frozenset())

@@ -39,6 +39,7 @@ from learn.paths import ensure_private_dir
 from learn.records.proposal import Proposal
 from learn.reduce.pathscope import scoped_safely
 from learn.report.agent_formats import agent_file_limit, plan_agent_file
+from learn.report.claimed_line import unrelated_note
 from learn.report.confine import backups_dir, confine, learns_own, read_regular
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
@@ -71,7 +72,7 @@ from learn.report.held_folder import (
 from learn.report.prose import is_prose, plain_prose
 from learn.report.runs import Decision
 from learn.report.surfaces_apply import plan_surface
-from learn.report.targets import TargetChoice, TargetError, choose, unrelated_note
+from learn.report.targets import TargetChoice, TargetError, choose
 from learn.report.words import day, flatten, plural
 
 

@@ -218,7 +218,7 @@ def _alike(quotes: Iterable[Quote]) -> list[tuple[str, set[str], str | None]]:
 
 def _unrelated(p: Proposal) -> bool:
     """Whether `learn apply` leaves the line coverage named (learn.report.targets)."""
-    from learn.report.targets import unrelated_line
+    from learn.report.claimed_line import unrelated_line
 
     return unrelated_line(p)
 

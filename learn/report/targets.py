@@ -40,7 +40,7 @@ from learn.records.proposal import Proposal, Quote, Scope
 from learn.reduce import rule_places
 from learn.reduce.agent_files import ALWAYS, codex_doc
 from learn.reduce.pathscope import glob_folder
-from learn.reduce.subject import shared_subject
+from learn.report.claimed_line import in_memory, unrelated_line
 from learn.report.confine import may_write
 from learn.report.scoped_files import Claims, scoped_file
 from learn.transcripts.claude.builtin_commands import BUILTIN_COMMANDS
@@ -263,67 +263,11 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
     return root
 
 
-def in_memory(p: Proposal) -> bool:
-    """Covered only by an agent's own memory (auto-memory, Codex memories): promoted to a
-    rule file, never edited in place (memories are generated state)."""
-    from learn.reduce.surfaces import is_memory_file
-
-    return p.status == "restated" and is_memory_file(p.existing_rule_file)
-
-
 def _known_projects(p: Proposal, choice: TargetChoice) -> list[Path]:
     """The checkouts a rule's existing file may belong to: the one apply runs in and
     those of the projects its quotes were said in."""
     said = (as_folder(x) for x in quote_projects(placed_quotes(p)))
     return [_folder_of(choice.project_dir), *(f for f in said if f is not None)]
-
-
-def unrelated_line(p: Proposal) -> bool:
-    """Whether coverage called `p` a restatement or contradiction of a line it shares no
-    subject with (learn.reduce.subject): not its rule, not one of the person's quotes.
-
-    Coverage is a model's answer, and a transcript can steer it: "Never push to main"
-    answered as contradicted by "Use bun for installs" had `learn apply` delete the
-    safety rule for the unrelated one. Such a line is never replaced; the rule is
-    added as a new one and the person is told (`unrelated_note`)."""
-    if p.status not in ("restated", "contradicts") or not p.existing_rule or in_memory(p):
-        return False
-    said = (p.rule_text, p.text, *(q.text for q in p.quotes))
-    return not shared_subject(p.existing_rule, said)
-
-
-def _line_number(path: Path, line: str) -> int | None:
-    """The first line of `path` holding `line` (1-based), None when none does."""
-    from learn.report.confine import read_regular
-    from learn.report.errors import ConfinementError
-
-    try:
-        data = read_regular(path)
-    except ConfinementError:
-        return None
-    want = " ".join(line.split())
-    for n, text in enumerate((data or b"").decode("utf-8", "replace").splitlines(), 1):
-        if want and want in " ".join(text.split()):
-            return n
-    return None
-
-
-def unrelated_note(p: Proposal) -> str | None:
-    """What the person is told when `p` is added as a new line because the line coverage
-    named shares no subject with it (`unrelated_line`); None otherwise."""
-    if not unrelated_line(p):
-        return None
-    from learn.models.items import flatten
-
-    file = Path(p.existing_rule_file).expanduser() if p.existing_rule_file else None
-    n = _line_number(file, p.existing_rule or "") if file is not None else None
-    where = (f"line {n} of {file}" if n is not None
-             else f"a line of {file}" if file is not None else "a line of your rules")
-    said = "contradicts" if p.status == "contradicts" else "restates"
-    return (f'{p.key}: coverage said it {said} {where} ("{flatten(p.existing_rule or "", 100)}"), '
-            "but the two share no subject (no word, command, tool or path in common), so "
-            "learn leaves that line as it is and adds the rule as a new line; if they are one "
-            "rule, delete or edit the old line yourself")
 
 
 def existing_in_place(p: Proposal, choice: TargetChoice) -> Target | None:
