@@ -71,11 +71,7 @@ def command(since: str | None, project_dir: Path | None, all_projects: bool, eve
     except NoRunError as exc:
         click.echo(f"learn digest: {exc}", err=True)
         sys.exit(1)
-    from learn.report.outcomes import for_project
-
-    # The newest run that read the project may have read every project: its rules and
-    # checks are shown for the project asked only (learn.report.outcomes.for_project).
-    text = RENDERERS[fmt](for_project(result))
+    text = RENDERERS[fmt](result)
     if out is None:
         from learn.report.wrap import for_terminal
 

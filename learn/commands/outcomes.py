@@ -23,7 +23,7 @@ def command(project_dir: Path | None, all_projects: bool, as_json: bool) -> None
     """Did the rules work: loaded or not, holding or ignored, rates before and since."""
     from learn.commands._scope import NothingToShow, existing_project, stored_proposals
     from learn.index.known import named_project
-    from learn.report.outcomes import for_project, outcome_lines, outcomes_of
+    from learn.report.outcomes import outcome_lines, outcomes_of
     from learn.report.runs import NoRunError
 
     # The project and "nothing here" are decided as `learn digest` decides them
@@ -39,7 +39,6 @@ def command(project_dir: Path | None, all_projects: bool, as_json: bool) -> None
     except (NoRunError, ValueError) as exc:
         click.echo(f"learn outcomes: {exc}", err=True)
         sys.exit(1)
-    result = for_project(result)  # an all-projects run measured every project's rules
     found = outcomes_of(result)
     if as_json:
         click.echo(inert_json(json.dumps([o.to_json() for o in found], indent=2,

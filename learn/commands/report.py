@@ -56,11 +56,7 @@ def command(out: Path, since: str | None, project_dir: Path | None, all_projects
             from learn.index.known import named_project
 
             project = None if all_projects else named_project(project_dir)
-            from learn.report.outcomes import for_project
-
-            # The rules of the project asked only (an all-projects run measured all).
-            result = for_project(stored_proposals(project, since_at, since,
-                                                  folder=project_dir))
+            result = stored_proposals(project, since_at, since, folder=project_dir)
     except NothingToShow as exc:
         click.echo(f"{exc}; nothing written", err=True)
         return

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from learn.records.proposal import Proposal
 from learn.reduce.subject import shared_subject
+from learn.textfold import flatten
 
 
 def in_memory(p: Proposal) -> bool:
@@ -48,9 +49,9 @@ def _line_number(path: Path, line: str) -> int | None:
         data = read_regular(path)
     except ConfinementError:
         return None
-    want = " ".join(line.split())
+    want = flatten(line)
     for n, text in enumerate((data or b"").decode("utf-8", "replace").splitlines(), 1):
-        if want and want in " ".join(text.split()):
+        if want and want in flatten(text):
             return n
     return None
 
@@ -60,14 +61,14 @@ def unrelated_note(p: Proposal) -> str | None:
     named shares no subject with it (`unrelated_line`); None otherwise."""
     if not unrelated_line(p):
         return None
-    from learn.models.items import flatten
+    from learn.models.items import flatten as one_line
 
     file = Path(p.existing_rule_file).expanduser() if p.existing_rule_file else None
     n = _line_number(file, p.existing_rule or "") if file is not None else None
     where = (f"line {n} of {file}" if n is not None
              else f"a line of {file}" if file is not None else "a line of your rules")
     said = "contradicts" if p.status == "contradicts" else "restates"
-    return (f'{p.key}: coverage said it {said} {where} ("{flatten(p.existing_rule or "", 100)}"), '
+    return (f'{p.key}: coverage said it {said} {where} ("{one_line(p.existing_rule or "", 100)}"), '
             "but the two share no subject (no word, command, tool or path in common), so "
             "learn leaves that line as it is and adds the rule as a new line; if they are one "
             "rule, delete or edit the old line yourself")

@@ -33,6 +33,7 @@ from typing import Final
 from learn.records.proposal import Proposal
 from learn.report.edits import RuleEdit
 from learn.report.words import flatten, plural
+from learn.textfold import fold
 
 _SPAN: Final = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 _URL: Final = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s<>`'\")\]]+", re.IGNORECASE)
@@ -70,7 +71,7 @@ _URL_END: Final = ".,;:!?"
 
 
 def _folded(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold().split())
+    return fold(unicodedata.normalize("NFKC", text).translate(_QUOTES))
 
 
 def evidence(p: Proposal) -> list[str]:

@@ -151,14 +151,9 @@ def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
                 # the whole one names the cwd, where the regex below read it out of
                 # the cut one (a cwd cut mid-path, or another writer's).
                 for found in _spliced_fields(raw):
-                    sid = found.get("sessionId")
-                    if session_id is None and isinstance(sid, str) and sid:
-                        session_id = sid
-                    cwd = found.get("cwd")
-                    if isinstance(cwd, str) and cwd:
-                        branch = found.get("gitBranch")
-                        return Head(cwd, session_id, branch=branch if isinstance(
-                            branch, str) and branch else None), True
+                    session_id, head = _claude_head(found, session_id)
+                    if head is not None:
+                        return head, True
                 continue
         except RecursionError:  # nested too deep to read (claude.decode)
             continue
@@ -171,16 +166,26 @@ def _scan_lines(data: bytes, provider: Provider) -> tuple[Head, bool]:
             if cwd:
                 return _codex_head(cwd, session_id, meta), True
         else:
-            sid = obj.get("sessionId")
-            if session_id is None and isinstance(sid, str) and sid:
-                session_id = sid
-            cwd = obj.get("cwd")
-            if isinstance(cwd, str) and cwd:
-                branch = obj.get("gitBranch")
-                return Head(cwd, session_id,
-                            branch=branch if isinstance(branch, str) and branch else None), True
+            session_id, head = _claude_head(obj, session_id)
+            if head is not None:
+                return head, True
     done = not tail_partial or count >= 200
     return _codex_head(None, session_id, meta), done
+
+
+def _claude_head(fields: Mapping[str, Any],
+                 session_id: str | None) -> tuple[str | None, Head | None]:
+    """A Claude Code record's part of the head: the session id so far (the first one
+    named), and the head when the record names the cwd (None: read on)."""
+    sid = fields.get("sessionId")
+    if session_id is None and isinstance(sid, str) and sid:
+        session_id = sid
+    cwd = fields.get("cwd")
+    if not (isinstance(cwd, str) and cwd):
+        return session_id, None
+    branch = fields.get("gitBranch")
+    return session_id, Head(cwd, session_id,
+                            branch=branch if isinstance(branch, str) and branch else None)
 
 
 def _spliced_fields(raw: bytes) -> list[Mapping[str, Any]]:
