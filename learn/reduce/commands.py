@@ -12,9 +12,12 @@ The quotes stay in the digest as the evidence.
 Only requests the judge accepted get a body (a rejected request is never a
 command). A body that copies one quote, or is empty, is refused and the item asked
 once more alone; still refused, the proposal has no body and `learn apply` says
-so instead of writing one. Bodies are remembered as verdicts of role "command"
-keyed by the group's quotes (learn.reduce.protocols.VerdictMemory): the same
-group asks no model again; a new quote, and the body is written again.
+so instead of writing one. A body over 2,000 characters is asked for once more,
+shorter; still too long, it is not kept either, nor one remembered that long
+(learn.report.edits.body_too_long, which `learn apply` and the digest ask too).
+Bodies are remembered as verdicts of role "command" keyed by the group's quotes
+(learn.reduce.protocols.VerdictMemory): the same group asks no model again; a new
+quote, and the body is written again.
 """
 
 from __future__ import annotations
@@ -147,11 +150,15 @@ def write_commands(proposals: Sequence[Proposal], *, backend: Backend | None, mo
 
     prompt = load_prompt(ROLE)
     version = prompt.version if prompt_version is None else prompt_version
+    from learn.report.edits import MAX_BODY_CHARS, body_too_long
+
     reused = 0
     ask: list[int] = []
     for i in todo:
         found = memory.get(memory_key(out[i]), ROLE, version) if memory is not None else None
-        if found is not None and found.summary:
+        # A remembered body is a stored one (a shared database, a hand edit): one too long
+        # to write is asked for again rather than carried to the proposal.
+        if found is not None and found.summary and body_too_long(found.summary) is None:
             out[i] = dataclasses.replace(out[i], command_body=found.summary)
             reused += 1
         else:
@@ -174,17 +181,23 @@ def write_commands(proposals: Sequence[Proposal], *, backend: Backend | None, mo
         for n, i in enumerate(batch):
             row = rows.get(n)
             p = out[i]
-            if row is None or copies_a_quote(row.body, quotes_of(p)):
+            body = row.body.strip() if row is not None else ""
+            copied = row is not None and copies_a_quote(body, quotes_of(p))
+            long = body_too_long(body)
+            if row is None or copied or long is not None:
                 if i not in retried:
                     retried.add(i)
                     why = ("; your earlier body copied one quote: write one instruction that "
-                           "covers every ask" if row is not None else "")
+                           "covers every ask" if copied else
+                           f"; your earlier body was {len(body):,} characters: keep it under "
+                           f"{MAX_BODY_CHARS:,}" if long is not None else "")
                     queue.append(([i], why))
+                elif long is not None:
+                    failures.append(f"command: {p.key}: {long}")
                 else:
                     failures.append(f"command: {p.key} got no body of its own (a copy of one "
                                     "quote, or none); `learn apply` will not write it")
                 continue
-            body = row.body.strip()
             out[i] = dataclasses.replace(p, command_body=body)
             written += 1
             if memory is not None:

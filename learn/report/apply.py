@@ -49,6 +49,7 @@ from learn.report.edits import (
     ConcurrentEditError,
     FilePlan,
     RuleEdit,
+    body_too_long,
     decode_text,
     editable_text,
     has_marker,
@@ -152,6 +153,8 @@ def plan_command(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
     """A new command file; an existing one is left alone (it is the person's own, or
     this one already)."""
     edit = edits[0]
+    if (long := body_too_long(edit.body or edit.text)) is not None:
+        raise ApplyError(f"{edit.key}: {long}")
     data = _read(path)
     new_text = command_text(edit)
     plan = FilePlan(path=path, original=None if data is None else "",
@@ -343,6 +346,8 @@ def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
             raise TargetError(f"{p.key}: no instruction was written for this command (the model "
                               "writes it from every quote of the group in `learn run`); run "
                               "`learn run` with a model, or `--edit` to write it yourself")
+        if (long := body_too_long(body)) is not None:
+            raise TargetError(f"{p.key}: {long}")
         words = flatten(plain_prose(rule_text_for(p))) or p.label.replace("-", " ")
     else:
         words = flatten(plain_prose(text if text is not None else rule_text_for(p)))

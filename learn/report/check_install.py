@@ -273,12 +273,16 @@ def codex_has_hooks(home: Path | None = None, binary: str = "codex") -> bool | N
     return all(features.get(k) is not False for k in ("hooks", "codex_hooks"))
 
 
-def codex_prefix_rules(rules: Sequence[CheckRule]) -> bytes | None:
+def codex_prefix_rules(rules: Sequence[CheckRule],
+                       notes: list[str] | None = None) -> bytes | None:
     """The exact prefix_rules a Codex without hooks can be given for the enforced rules:
     `program subcommand flag` at the start of a command only (`git push origin main
     --force` is not caught, argument patterns cannot be said, and a rule narrowed to a
-    target gets none: its prefix would forbid more than the person did); None when none."""
-    from learn.report.escalation import merged_codex_rules
+    target gets none: its prefix would forbid more than the person did); None when none.
+    A rule with a word that is not plain (learn.report.escalation.codex_refusal) gets none
+    either, and `notes` says why: the rules file is learn's data, but read back from disk,
+    and its words go into Codex's Starlark."""
+    from learn.report.escalation import codex_refusal, merged_codex_rules
 
     text: str | None = None
     for r in rules:
@@ -286,6 +290,11 @@ def codex_prefix_rules(rules: Sequence[CheckRule]) -> bytes | None:
             continue
         head = [r.program, *([r.subcommand] if r.subcommand else [])]
         commands = [" ".join([*head, f]) for f in r.flags] or [" ".join(head)]
+        odd = next((w for c in commands if (w := codex_refusal(c))), None)
+        if odd is not None:
+            if notes is not None:
+                notes.append(f"check {r.id}: {odd}")
+            continue
         text = merged_codex_rules(text or "# Written by `learn check` (Codex without hooks): "
                                   "the exact prefixes of the commands you forbade.\n",
                                   commands, r.reason, r.id)
@@ -363,7 +372,7 @@ def plan_rules(project: str, rules: Sequence[CheckRule], *, agents: Sequence[Age
         before = read_settings_bytes(path)
         if agent in want:
             if agent == "codex-rules":
-                after = codex_prefix_rules(rules)
+                after = codex_prefix_rules(rules, notes)
                 after = before if after is None else after
             else:
                 after = _edited(path, before, forms)

@@ -110,6 +110,31 @@ def plain_command(command: Command) -> bool:
     return bool(command) and all(_PLAIN_WORD.fullmatch(w) for w in command)
 
 
+def codex_refusal(command: str) -> str | None:
+    """Why `command`, as a proposal carries it (`surface_commands`: plain words joined by
+    one space, as `escalate` stores them), gets no Codex prefix_rule; None when it may.
+
+    A stored proposal (a shared team database, a hand edit, another program) carries
+    whatever it was given. Each word of the pattern is written between double quotes as
+    JSON (`starlark_literal`), and a plain word needs no escape there: the pattern the
+    diff shows is the words Codex matches, byte for byte, and no plain word holds the `"`
+    or `\\` that would end or bend the string, a line break that would end the line, or
+    the `)` / `]` that close the list and the call (plain_command is the one test, the
+    same as for a deny rule). An empty command was written `pattern = []`, which Codex
+    refuses ("pattern cannot be empty", 0.171.0), and with it every rule of the file."""
+    words = tuple(command.split(" "))
+    if plain_command(words):
+        return None
+    odd = next((w for w in words if w and not _PLAIN_WORD.fullmatch(w)), None)
+    if not command.strip():
+        why = "it names no command"
+    elif odd is not None:
+        why = f"{odd[:60]!r} is not a plain word of a command (letters, digits, `_@%+=:,./~-`)"
+    else:
+        why = f"{command[:60]!r} is not words joined by one space"
+    return f"{why}; no Codex prefix_rule is written for it"
+
+
 def enforcement_for(rule: str, quotes: Sequence[str] = (), ran: Sequence[str] = ()) -> Enforcement:
     """What `rule` forbids exactly, less what must stay allowed: the commands it or the
     person's `quotes` prescribe, and those that `ran` since without objection."""
@@ -251,8 +276,11 @@ def codex_rule_text(command: str, justification: str, key: str,
     must stay allowed, and share the program, are `not_match` examples: Codex
     refuses to load a rule that would forbid one of them."""
     tokens = _tokens(command)
-    examples = [list(_tokens(seg)) for k in keep for seg in k.split("&&")
-                if _tokens(seg)[:1] == tokens[:1] and not blocks(tuple(tokens), seg)][:3]
+    # An example the pattern matches as Codex does (its words start with the pattern's)
+    # makes Codex refuse the whole file when it loads: never one, however `blocks` read it.
+    examples = [ex for ex in (list(_tokens(seg)) for k in keep for seg in k.split("&&")
+                              if not blocks(tuple(tokens), seg))
+                if ex[:1] == tokens[:1] and ex[:len(tokens)] != tokens][:3]
     # A line of its own in Starlark: a line break would be code. A proposal's key, or the
     # id of a rule of learn's check (learn check writes Codex rules under it).
     if not (is_safe_key(key) or is_label(key)):

@@ -135,8 +135,13 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
         lines.append(f"  - proposed rule (worded from your quote, no model judged it): "
                      f"{flatten(p.worded)}")
     if p.command_body:
+        from learn.report.edits import body_too_long
+
         # The instruction written from every quote above; the quotes stay the evidence.
-        lines.append(f"  - the command's instruction: {flatten(p.command_body, 300)}")
+        # Shown cut at 300 columns: one too long for `learn apply` to write says so here.
+        long = body_too_long(p.command_body)
+        lines.append(f"  - the command's instruction: {flatten(p.command_body, 300)}"
+                     + (f" ({long})" if long is not None else ""))
     if p.surface:
         lines.append(f"  - {surface_line(p)}")
     where = project_line(p)

@@ -22,7 +22,12 @@ from learn.report.edits import (
     seeded,
     sha256,
 )
-from learn.report.escalation import is_deny_rule, merged_codex_rules, merged_settings
+from learn.report.escalation import (
+    codex_refusal,
+    is_deny_rule,
+    merged_codex_rules,
+    merged_settings,
+)
 
 
 def path_rule_header(globs: Sequence[str]) -> str:
@@ -58,6 +63,11 @@ def plan_surface(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
                 plan.notes.append(f"{e.key}: {', '.join(e.surface_rules)} already denied")
                 continue
         elif form == "codex-rule":
+            odd = next((w for c in e.surface_commands if (w := codex_refusal(c))), None)
+            if odd is not None:
+                plan.notes.append(f"{e.key}: {odd} (a stored proposal written by hand or by "
+                                  f"another program); nothing is written for it into {path.name}")
+                continue
             new = merged_codex_rules(text, e.surface_commands, e.justification or e.text, e.key,
                                      e.surface_allowed)
             if new == text:
