@@ -1,4 +1,4 @@
-"""A command's body has a cap, as a rule line has (learn.report.edits.MAX_BODY_CHARS).
+"""A command's body has a cap, as a rule line has (learn.reduce.command_body.MAX_BODY_CHARS).
 
 Nothing bounded it: a model's answer, a remembered body or a stored proposal's body (a
 shared team database, a hand edit) of any length went whole into

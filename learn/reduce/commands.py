@@ -14,7 +14,7 @@ command). A body that copies one quote, or is empty, is refused and the item ask
 once more alone; still refused, the proposal has no body and `learn apply` says
 so instead of writing one. A body over 2,000 characters is asked for once more,
 shorter; still too long, it is not kept either, nor one remembered that long
-(learn.report.edits.body_too_long, which `learn apply` and the digest ask too).
+(learn.reduce.command_body, which `learn apply` and the digest ask too).
 Bodies are remembered as verdicts of role "command" keyed by the group's quotes
 (learn.reduce.protocols.VerdictMemory): the same group asks no model again; a new
 quote, and the body is written again.
@@ -35,6 +35,7 @@ from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.answers import RowsAnswer, rows_schema, valid_rows
+from learn.reduce.command_body import MAX_BODY_CHARS, body_too_long
 from learn.textfold import fold
 
 if TYPE_CHECKING:
@@ -150,8 +151,6 @@ def write_commands(proposals: Sequence[Proposal], *, backend: Backend | None, mo
 
     prompt = load_prompt(ROLE)
     version = prompt.version if prompt_version is None else prompt_version
-    from learn.report.edits import MAX_BODY_CHARS, body_too_long
-
     reused = 0
     ask: list[int] = []
     for i in todo:

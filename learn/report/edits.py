@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from learn.reduce.command_body import MAX_BODY_CHARS as MAX_BODY_CHARS
+from learn.reduce.command_body import body_too_long as body_too_long
 from learn.reduce.instruction_prose import BOM, prose_of
 from learn.reduce.slug import is_label
 from learn.report.errors import ApplyError as ApplyError
 from learn.report.errors import ConcurrentEditError as ConcurrentEditError
 from learn.report.errors import UnsafeMarkError
-from learn.report.prose import plain_prose
 from learn.report.runs import Decision
 from learn.report.targets import Form
 from learn.visible import visible
@@ -51,32 +52,6 @@ def too_long(text: str) -> str | None:
         return None
     return (f"its rule is {len(text):,} characters, over the {MAX_RULE_CHARS} of one rule "
             "line; learn does not write it (`learn apply --edit` to word it shorter)")
-
-
-# A command's body is read only when the command is typed, so it may be longer than a
-# rule line (MAX_RULE_CHARS), but not without bound: a model's answer or a stored
-# proposal's body (a shared team database, a hand edit) of kilobytes went whole into
-# `.claude/commands/<name>.md` or `~/.codex/prompts/<name>.md`, behind a diff nobody reads
-# to its end. Measured: the bodies of the eval corpora and the answer recorded in
-# cache/write_commands are 71 to 190 characters, and the writer is given 400 output tokens
-# for each (learn.reduce.commands.TOKENS_PER_COMMAND, ~1,600 characters of English); the
-# hand-written commands of anthropics/claude-code are 789 to 5,955 characters, much of it
-# `allowed-tools`, `!` lines and code fences, which learn never writes (prose only). 2,000
-# is ten times the longest real body and more than the writer's allowance. A longer one is
-# not written rather than cut: a procedure cut short loses its last steps ("…, then run
-# the tests before you push") and the agent follows what is left as the whole of it.
-MAX_BODY_CHARS = 2_000
-
-
-def body_too_long(body: str) -> str | None:
-    """Why `body` is not written as a command's instruction (over MAX_BODY_CHARS), None
-    when it is short enough. Counted on what would be written, the body made prose
-    (learn.report.prose), so the digest, `learn run` and `learn apply` agree on it."""
-    written = len(plain_prose(body, one_line=False))
-    if written <= MAX_BODY_CHARS:
-        return None
-    return (f"its instruction is {written:,} characters, over the {MAX_BODY_CHARS:,} of a "
-            "command; learn does not write it (`learn apply --edit` to word it shorter)")
 
 
 @dataclass(frozen=True, slots=True)
