@@ -435,8 +435,13 @@ class CachedHeads:
     """
 
     def __init__(self, index: SessionIndex) -> None:
+        from learn.transcripts.files.heads import HEAD_VERSION
+
         self._index = index
         self._rows = index.heads()
+        # A row an older head reader stored (its `reader`, migration 0028) is read again:
+        # it may hold what that reader got wrong (heads.HEAD_VERSION).
+        self._reader = HEAD_VERSION
         self._new: dict[str, HeadRow] = {}
         self._last: dict[str, tuple[Stamp, float | None]] = {}
         self._known: Known | None = None
@@ -448,7 +453,9 @@ class CachedHeads:
         if st is not None:
             self._present.add(str(path))
         row = self._new.get(str(path)) or self._rows.get(str(path))
-        return st, row if same_file(row, st) else None
+        if row is None or row.reader != self._reader or not same_file(row, st):
+            return st, None
+        return st, row
 
     def read_head(self, path: Path, provider: Provider, stat: SourceStat | None = None) -> Head:
         """The head of `path`; `stat`: the file's stat discovery just took."""
@@ -466,13 +473,13 @@ class CachedHeads:
             self._new[str(path)] = HeadRow(
                 str(path), st.size, st.mtime_ns, st.inode, head.cwd, head.session_id,
                 head.subagent, head.parent_id, seen[1] if seen is not None and known else None,
-                int(known), head.branch, head.repository, head.commit)
+                int(known), head.branch, head.repository, head.commit, self._reader)
         return head
 
     def unchanged_head(self, path: str, st: os.stat_result) -> HeadRow | None:
         """The head stored for `path` when the file is as `st` found it (no read), else None."""
         row = self._new.get(path) or self._rows.get(path)
-        if row is None or not same_file(row, stat_identity(st)):
+        if row is None or row.reader != self._reader or not same_file(row, stat_identity(st)):
             return None
         self._present.add(path)
         return row
@@ -502,7 +509,8 @@ class CachedHeads:
             # One Hints per distinct record, not per row (1,000 rows, a few dozen records).
             made: dict[tuple[str | None, str | None, str | None], Hints] = {}
             known.add_folders((r.cwd, made.get(k) or made.setdefault(k, Hints(*k)))
-                              for r in self._rows.values() if r.subagent is None
+                              for r in self._rows.values()
+                              if r.subagent is None and r.reader == self._reader
                               for k in ((r.branch, r.repository, r.commit_hash),))
             self._known = known
         return self._known

@@ -100,11 +100,38 @@ class CacheEntry:
     dropped_by_reason: dict[str, int] = field(default_factory=dict)
 
 
+# What a quote kept before the `[Image #N]` placeholders were cut from typed text (view
+# version 22, learn.transcripts.view.typed.strip_image_placeholders; the `[Image: source:
+# <path>]` blocks that name a picture's file, view 23): the token a client writes where a
+# picture was pasted, quoted as if typed ("[Image #1] the header overlaps the logo").
+# The render version was not bumped with either cut: that would mine every session of
+# every home again, paid for, to remove a token from the few quotes that hold one. It is cut where a cached answer is read instead, and that is exact: a
+# directive's or a request's text is a span of the person's typed turn (mining.verify
+# re-anchors it there), today's typed turns hold no such token (the same function cuts
+# it from them, and leaves a token that is an attribute's value alone in both), so a
+# token in a cached quote is one the old reading left in, and cutting it from the quote
+# leaves a span of the turn as it reads now. A quote that was only the token is no quote.
+_QUOTE_KINDS: Final = frozenset({"directive", "request"})
+
+
+def _quoted(kind: str, text: str) -> str:
+    """A cached quote as today's typed text reads it (above)."""
+    if kind not in _QUOTE_KINDS or "[Image" not in text:
+        return text
+    from learn.transcripts.view.typed import strip_image_placeholders
+
+    bare = strip_image_placeholders(text)
+    return bare if bare.strip() else ""
+
+
 def _candidate_from(raw: Any) -> MinedCandidate | None:
     if not isinstance(raw, Mapping) or raw.get("kind") not in KINDS:
         return None
     text = raw.get("text")
     if not isinstance(text, str) or not text:
+        return None
+    text = _quoted(raw["kind"], text)
+    if not text:
         return None
 
     def opt(name: str) -> str | None:

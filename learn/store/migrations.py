@@ -45,6 +45,7 @@ from learn.store.proposals_ddl import carry_runs as proposals_from_runs
 from learn.store.proposals_ddl import create_tables as proposal_tables
 from learn.store.session_index_ddl import create_table as session_index_table
 from learn.store.session_index_ddl import derived_only as session_index_derived_only
+from learn.store.session_index_ddl import head_reader as session_index_head_reader
 from learn.store.session_index_ddl import project_facts as session_index_project_facts
 from learn.store.session_index_ddl import turn_keys as session_index_turn_keys
 
@@ -542,6 +543,13 @@ def _m027_answer_cache(conn: Connection, s: StoreSchema, d: Dialect) -> None:
     )
 
 
+def _m028_session_heads_reader(conn: Connection, s: StoreSchema, d: Dialect) -> None:
+    # Each stored head says which reader stored it: a head an older reader read wrong is
+    # read again once (learn.index.indexed.CachedHeads). Local SQLite only.
+    if not d.postgres:
+        session_index_head_reader(conn)
+
+
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_feedback", _m001_feedback),
     ("0002_learn_tables", _m002_learn_tables),
@@ -566,6 +574,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0025_apply_writes_state", _m025_apply_writes_state),
     ("0026_proposal_states_every_run", _m026_proposal_states_every_run),
     ("0027_answer_cache", _m027_answer_cache),
+    ("0028_session_heads_reader", _m028_session_heads_reader),
 )
 STEP_NAMES: tuple[str, ...] = tuple(name for name, _ in MIGRATIONS)
 SCHEMA_VERSION = len(STEP_NAMES)

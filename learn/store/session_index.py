@@ -10,7 +10,8 @@ repository's.
 Per machine (paths and inodes are this disk's), so it lives in the local SQLite
 store only, never in a shared backend; migration `0007_session_index` makes its
 tables, `0016_session_index_derived` drops what was not derived,
-`0022_session_index_keys` adds the turns' keys. A row is used
+`0022_session_index_keys` adds the turns' keys, `0028_session_heads_reader` which
+reader stored each head (an older reader's head is read again). A row is used
 only when the file's stat (size, mtime_ns, inode) and the row's `version` (view
 and render versions) and `context` (what else the view was built from: replay
 fingerprints, aside files, detector threshold) all match; anything else is a
@@ -91,10 +92,14 @@ class HeadRow(NamedTuple):
     branch: str | None = None
     repository: str | None = None
     commit_hash: str | None = None
+    # The head reader's version that stored the row (learn.transcripts.files.heads.
+    # HEAD_VERSION; migration 0028): 0 for rows stored before it was kept.
+    reader: int = 0
 
 
 _HEAD_COLUMNS = ("path", "size", "mtime_ns", "inode", "cwd", "session_id", "subagent", "parent_id",
-                 "last_activity", "has_last_activity", "branch", "repository", "commit_hash")
+                 "last_activity", "has_last_activity", "branch", "repository", "commit_hash",
+                 "reader")
 _COLUMNS = ("path", "size", "mtime_ns", "inode", "version", "context", "summary", "keys",
             "prompts", "digest", "view", "detected")
 

@@ -1,4 +1,5 @@
-"""The session index's tables (learn.store.session_index): migrations 0007, 0016, 0018 and 0022.
+"""The session index's tables (learn.store.session_index): migrations 0007, 0016, 0018, 0022
+and 0028.
 
 A leaf, so the migration list (learn.store.migrations) imports it without
 importing the index, which opens the store through the migration engine. Local
@@ -138,3 +139,17 @@ def turn_keys(conn: Connection) -> None:
         );
         """
     )
+
+
+def head_reader(conn: Connection) -> None:
+    """Migration 0028: which reader stored each head (learn.transcripts.files.heads.
+    HEAD_VERSION), so a head a reader since fixed read wrong is read again once.
+
+    A head was kept while its file's stat held, whatever read it: one whose first line
+    was two records a crash spliced together was stored with no cwd and no session id
+    before the head reader recovered such lines (fixed late 2026), and its session stayed
+    listed nowhere until the file changed (a finished session never does). The rows
+    stored before get reader 0, older than any version: each is read again on the next
+    listing and stored with the reader's version. A later fix to the reader bumps
+    HEAD_VERSION, with no migration."""
+    conn.execute("ALTER TABLE session_heads ADD COLUMN reader INTEGER NOT NULL DEFAULT 0")

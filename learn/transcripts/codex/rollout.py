@@ -32,9 +32,11 @@ repeat what its `response_item` lines already say, and are not read.
 A call the person declined is read from its output (`_result`): `exec command rejected by
 user` / `patch rejected by user` (older clients, and a client answering 0.171's approval
 with a plain decline) is their denial; one a policy, the sandbox's approval rules or the
-reviewer refused is a rule's. 0.171's TUI has no plain decline: its "No, and tell Codex what
-to do differently" (also Esc and `n`) aborts the turn, written exactly as an Esc while the
-command runs, so it lowers as an interrupted call and the words typed next are a typed turn.
+reviewer refused is a rule's; inside a code-mode script the same refusal ends the script as
+its `Script error:` (`_script_result`, `code_mode.script_refusal`). 0.171's TUI has no plain
+decline: its "No, and tell Codex what to do differently" (also Esc and `n`) aborts the turn,
+written exactly as an Esc while the command runs, so it lowers as an interrupted call and
+the words typed next are a typed turn.
 
 Codex lines carry no uuid or parent link, so the lowering synthesizes them: a
 uuid derived from the session id and line number ("<session id>:<line>",
@@ -60,7 +62,12 @@ from learn.transcripts.blocks import (
 )
 from learn.transcripts.claude.decode import SKIP_TOO_DEEP
 from learn.transcripts.claude.literals import AGENT_INJECTION_RE, INTERRUPT_MARKER
-from learn.transcripts.codex.code_mode import code_mode_call, code_mode_output
+from learn.transcripts.codex.code_mode import (
+    DECLINED_BY_USER,
+    code_mode_output,
+    code_mode_read,
+    script_refusal,
+)
 from learn.transcripts.codex.lines import ANY, Line, State, read_line, repaired
 from learn.transcripts.codex.meta import (
     INJECTED_PREFIXES,
@@ -205,6 +212,18 @@ def _result(call_id: str, text: str, is_error: bool) -> ToolResultBlock:
     return ToolResultBlock(tool_use_id=call_id, content=_body(text), is_error=is_error)
 
 
+def _script_result(call_id: str, text: str, is_error: bool) -> ToolResultBlock:
+    """A code-mode script's output: a call in it the person declined is their denial, one
+    a rule refused a rule's, as outside code mode (`code_mode.script_refusal`)."""
+    refusal = script_refusal(text) if is_error else None
+    if refusal is not None:
+        if refusal == DECLINED_BY_USER or refusal in _DECLINED:
+            return declined(call_id)
+        if _REFUSED_RE.match(refusal):
+            return refused(call_id, refusal)
+    return _result(call_id, text, is_error)
+
+
 def _message_text(content: object) -> str:
     if isinstance(content, str):
         return content
@@ -288,14 +307,17 @@ def _lower_line(
     if ptype in ("function_call_output", "custom_tool_call_output"):
         output = p.get("output")
         scripted = code_mode_output(output) if ptype == "custom_tool_call_output" else None
-        text, is_error = _output(output) if scripted is None else scripted
+        if scripted is not None:
+            return UserEvent(meta=st.meta(lineno, ts), blocks=(_script_result(call_id, *scripted),))
+        text, is_error = _output(output)
         return UserEvent(meta=st.meta(lineno, ts), blocks=(_result(call_id, text, is_error),))
     if ptype == "local_shell_call":
         action = p.get("action")
         name, args = "local_shell", action if isinstance(action, dict) else {}
     elif ptype == "custom_tool_call":
         name = _str(p.get("name")) or ""
-        args = code_mode_call(name, p.get("input")) or _arguments(p.get("input"))
+        read = code_mode_read(name, p.get("input"))
+        name, args = read if read is not None else (name, _arguments(p.get("input")))
     else:
         name, args = _str(p.get("name")) or "", _arguments(p.get("arguments"))
     return AssistantEvent(

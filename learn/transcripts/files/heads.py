@@ -22,7 +22,16 @@ from learn.transcripts.files.sources import open_regular, regular_fd, source_sta
 from learn.transcripts.ids import Provider
 from learn.transcripts.mend import UTF8_BOM, mended
 
-__all__ = ["Head", "Provider", "last_activity", "read_head"]
+__all__ = ["HEAD_VERSION", "Head", "Provider", "last_activity", "read_head"]
+
+# The version of what `read_head` returns, kept with each head the session index stores
+# (learn.index.indexed.CachedHeads, migration 0028): a stored head is used only when an
+# equal version stored it, so a head read wrong by an older reader is read again once,
+# not kept until its file changes (a finished session's never does). Bump it with any
+# change that reads a file's head differently. 1: a first line two records a crash
+# spliced together gives its cwd and session id (`_spliced_fields`); before, such a
+# session was stored with no cwd and listed in no project.
+HEAD_VERSION: Final = 1
 
 
 # The cwd is on the first user/system line of a Claude transcript and on the

@@ -98,7 +98,12 @@ from learn.transcripts.view.model import (
 # v22: the `[Image #N]` tokens a client writes where a picture was pasted are not typed
 #     (a prompt of only those is no typed turn), so a quote or a repeated prompt no
 #     longer holds them.
-VIEW_VERSION: Final = 22
+# v23: Codex code mode: a command named through a variable bound once to a literal is the
+#     command run, a patch applied from a script is an `apply_patch` call, a call declined
+#     or refused inside a script is a denial (no longer a failure), and an interpolated
+#     template is no command; the `[Image: source: ...]` / `[Image: original ...]` blocks
+#     Claude Code writes for a picture are cut from typed text wherever they sit.
+VIEW_VERSION: Final = 23
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2

@@ -69,7 +69,7 @@ def typed_text(
     reasons: list[str] = []
     if provider == "claude" and "<pasted_content" in text:
         text = strip_paste_markers(text)
-    if "[Image #" in text:  # a substring test first: the regex is for the few that hold one
+    if "[Image" in text:  # a substring test first: the regex is for the few that hold one
         bare = strip_image_placeholders(text)
         if bare != text:
             if not bare.strip():
@@ -390,13 +390,38 @@ def strip_paste_markers(text: str) -> str:
 # line) is left to whatever reads that line.
 # A match starts where a run of spaces starts, never inside one: a text with a token and
 # a long run of spaces elsewhere is one pass, not a pass per space.
+#
+# Claude Code also names the file a pasted or attached picture came from: `[Image: source:
+# <path>]` (its image cache, `~/.claude/image-cache/<session>/<n>.png`, or the file dragged
+# in; `C:\\Users\\...` on Windows, spaces in the name kept), and after a picture it shrank,
+# `[Image: original 2100x2100, displayed at 2000x2000. Multiply coordinates by 1.05 to map
+# to original image.]`, or the two in one block; one it did not shrink, `[Image source:
+# <path>]` in the builds whose image note readers reimplement (taken only before a path:
+# `/`, `~`, `.`, a drive, a share). Mostly on an isMeta row of its own after
+# the prompt (2.1.x), which is never typed; but readers' fixtures and notes built from real
+# sessions hold it on the prompt's own row too: a text block `[Image: source: /tmp/a.png]`
+# beside the image block, and in the typed text itself, before the words ("[Image: source:
+# .../9.png] Do you know why nothing appears?"), after them ("check this [Image: source:
+# ...\\1.png]") and several in a row. There it was read as typed: a file path quoted as the
+# person's words, a prompt of only the picture a typed turn. The same token: cut the same
+# way, the words around it kept. A `]` inside the path is kept when words follow it, not a
+# space or the line's end. The path is bounded (1,024 characters: longer than any cache
+# path) and ends before another `[Image`, so a line of unclosed openings is one pass. A
+# token once found is kept whole (an atomic group): what follows it never makes it end at
+# an earlier `]` of its path (`/app/[id]/shot.png`).
+_IMAGE_TOKEN: Final = (
+    r"(?<!=)(?>\[Image(?: #\d{1,6}"
+    r"|(?:: source: |(?= source: (?:[/~.]|[A-Za-z]:[\\/]|\\\\)) source: )"
+    r"(?:[^\n\]\[]|\[(?!Image)|\](?![ \t]|\r?\n|\Z)){1,1024}"
+    r"|: original \d{1,6}x\d{1,6}, displayed at \d{1,6}x\d{1,6}\.[^\n\]]{0,200})\])")
 _IMAGE_PLACEHOLDER_RE: Final = lazy_pattern(
-    r"(?<![ \t])[ \t]*(?<!=)\[Image #\d{1,6}\](?=[ \t]*(?:\r?\n|\Z)|[^\w\s\[])"
-    r"|(?<!=)\[Image #\d{1,6}\][ \t]*")
+    rf"(?<![ \t])[ \t]*{_IMAGE_TOKEN}(?=[ \t]*(?:\r?\n|\Z)|[^\w\s\[])"
+    rf"|{_IMAGE_TOKEN}[ \t]*")
 
 
 def strip_image_placeholders(text: str) -> str:
-    """`text` without the `[Image #N]` tokens a client writes where a picture was pasted."""
+    """`text` without the tokens a client writes where a picture was pasted: `[Image #N]`,
+    and the `[Image: source: ...]` / `[Image: original ...]` blocks that name its file."""
     return _IMAGE_PLACEHOLDER_RE.sub("", text)
 
 
