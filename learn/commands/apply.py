@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ from learn.commands.apply_writes import (
     Consent,
     Intent,
     Journaled,
+    after_runs,
     intend,
     new_batch,
     settled,
@@ -132,6 +134,8 @@ def here_project(project_dir: Path | None) -> str:
 
 
 SKIPPED = "skipped"
+# What apply says it waits for when a `learn run` is storing (learn.lock.between_runs).
+READING = "reading the proposals it stores"
 
 
 def _resolve(p: Proposal, choice: TargetChoice, *, ask: bool, edit_text: str | None = None,
@@ -242,7 +246,7 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     is shown before anything is written; the old file is backed up first; `--undo` puts
     back what the last apply (or `learn check`) wrote.
     """
-    from learn.commands._scope import NothingToShow, since_time, stored_proposals
+    from learn.commands._scope import since_time
 
     consent = Consent(yes=yes, dry_run=dry_run, confirm=confirm)
     since_at = since_time(since)
@@ -258,39 +262,22 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         if not undo_last(consent=consent):
             sys.exit(1)
         return
-    settled()
+    # Settled and read with no run storing (learn.lock.between_runs). Beside a run held
+    # between its two store writes, apply wrote and recorded the offline run's
+    # dont-mock-database-tests; the run then stored the same point, judged, as
+    # real-database-in-tests, pending: the rule just written was offered again.
+    settled(store=READING)
     here = here_project(project_dir)
     if prune:
         if not prune_keys(prune, here, consent=consent):
             sys.exit(1)
         return
-    every: tuple[Proposal, ...] = ()
-    if only:
-        everything = load_proposals(None, here, every_state=True)
-        every = everything.proposals if everything is not None else ()
-        if not _names_a_place(file, agent_names, agents, scope):
-            # A KEY already applied (and still in its file) is said and not written
-            # again (learn.commands.apply_applied); the rest are planned. With a place
-            # named, it is planned there: a file that holds it is left as it is.
-            states = everything.extra.get("states", {}) if everything is not None else {}
-            only = still_to_apply(only, every, states, here)
-            if not only and not dismiss:
-                return
-    try:
-        pending = stored_proposals(here, since_at, since, folder=project_dir).proposals
-    except NothingToShow as exc:
-        if not (only or dismiss):
-            click.echo(f"nothing to apply: {exc}")
-            return
-        named = {p.key for p in every} | {p.label for p in every}
-        if dismiss or any(k not in named for k in only):  # a KEY names nothing here
-            raise click.UsageError(f"not a proposal of {here}: "
-                                   f"{', '.join((*only, *dismiss))}; {exc}") from exc
-        # Nothing pending, but each KEY names a proposal of another state here (declined,
-        # or applied and since pruned): --only asks for it by name.
-        pending = ()
-    except NoRunError as exc:
-        raise click.ClickException(str(exc)) from exc
+    with after_runs(READING):
+        stored = _stored(here, only, dismiss, since_at, since, project_dir,
+                         placed=_names_a_place(file, agent_names, agents, scope))
+    if stored is None:
+        return
+    only, every, pending = stored
     max_lines, max_bytes = _budget(max_lines, max_bytes)
 
     if dismiss:
@@ -464,12 +451,55 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
         noun = "command" if plan.applied and plan.applied[0].form == "command" else "rule"
         return f"Write {n} {noun}{'s' if n != 1 else ''} to"
 
-    wrote = write_confirmed(plans, consent, written, what=what, whole=checks, writing=writing)
+    # The decisions are recorded as the files are written, with no run storing meanwhile
+    # (one_apply's store): a run that was reading the states they change waits for them.
+    wrote = write_confirmed(plans, consent, written, what=what, whole=checks, writing=writing,
+                            store=True)
     if not consent.dry_run:
-        record_settled(held, plans, edits, {k: by_key[k] for k in resolved},
-                       released | set(planned), _record)
+        with after_runs("recording the decisions of an interrupted apply"):
+            record_settled(held, plans, edits, {k: by_key[k] for k in resolved},
+                           released | set(planned), _record)
     if refused or not shown or not wrote or (offers and checks is None):
         sys.exit(1)
+
+
+def _stored(here: str, only: tuple[str, ...], dismiss: tuple[str, ...],
+            since_at: datetime | None, since: str | None, project_dir: Path | None, *,
+            placed: bool) -> tuple[tuple[str, ...], tuple[Proposal, ...],
+                                   tuple[Proposal, ...]] | None:
+    """What apply works from: the KEYs of --only still to apply, every proposal of `here`
+    in any state (with --only) and the pending ones; None when there is nothing to do
+    (said)."""
+    from learn.commands._scope import NothingToShow, stored_proposals
+
+    every: tuple[Proposal, ...] = ()
+    if only:
+        everything = load_proposals(None, here, every_state=True)
+        every = everything.proposals if everything is not None else ()
+        if not placed:
+            # A KEY already applied (and still in its file) is said and not written
+            # again (learn.commands.apply_applied); the rest are planned. With a place
+            # named, it is planned there: a file that holds it is left as it is.
+            states = everything.extra.get("states", {}) if everything is not None else {}
+            only = still_to_apply(only, every, states, here)
+            if not only and not dismiss:
+                return None
+    try:
+        pending = stored_proposals(here, since_at, since, folder=project_dir).proposals
+    except NothingToShow as exc:
+        if not (only or dismiss):
+            click.echo(f"nothing to apply: {exc}")
+            return None
+        named = {p.key for p in every} | {p.label for p in every}
+        if dismiss or any(k not in named for k in only):  # a KEY names nothing here
+            raise click.UsageError(f"not a proposal of {here}: "
+                                   f"{', '.join((*only, *dismiss))}; {exc}") from exc
+        # Nothing pending, but each KEY names a proposal of another state here (declined,
+        # or applied and since pruned): --only asks for it by name.
+        pending = ()
+    except NoRunError as exc:
+        raise click.ClickException(str(exc)) from exc
+    return only, every, pending
 
 
 def _names_a_place(file: Path | None, agent_names: tuple[str, ...], agents: bool,
@@ -539,7 +569,8 @@ def _health(plan: FilePlan, here: str, *, max_lines: int, max_bytes: int,
     click.echo(f"size: {budget_line(plan.path, plan.new_text, max_lines=max_lines, max_bytes=max_bytes)}")
     if not over_budget(plan.path, plan.new_text, max_lines=max_lines, max_bytes=max_bytes):
         return
-    everything = load_proposals(None, here, every_state=True)
+    with after_runs("reading when each rule was last said"):
+        everything = load_proposals(None, here, every_state=True)
     last = {p.key: p.last_seen for p in (everything.proposals if everything else ())
             if p.last_seen}
     adding = {e.key for e in plan.applied}  # never offer to prune what is being added
@@ -592,7 +623,15 @@ def prune_keys(keys: tuple[str, ...], here: str, *, consent: Consent) -> bool:
 
 def decline_keys(keys: tuple[str, ...], here: str) -> None:
     """Record each KEY declined in project `here`; it is not proposed there again until
-    its evidence doubles (learn.store.proposals.REOFFER_FACTOR)."""
+    its evidence doubles (learn.store.proposals.REOFFER_FACTOR). Read and recorded with no
+    run storing meanwhile (after_runs): a run in progress is waited for, and past the wait
+    nothing is declined and the command says so, rather than a decline recorded between the
+    run's reading the states and storing its own."""
+    with after_runs(f"declining {', '.join(keys)}"):
+        _decline(keys, here)
+
+
+def _decline(keys: tuple[str, ...], here: str) -> None:
     everything = load_proposals(None, here, every_state=True)
     pool = everything.proposals if everything is not None else ()
     known = {p.key: p for p in pool} | {p.label: p for p in pool}

@@ -17,6 +17,8 @@ once it is written: no moment of a `learn apply` killed leaves a write the journ
 not know (learn.commands.apply_recover decides a pending one from the file itself).
 `learn check` and `install-claude-command` write the same way (Journaled), under the
 same lock (one_apply), held only while they write: never while the person reads a diff.
+What reads or records proposals (`learn apply`, `--undo`, `--prune`, `learn decline`)
+holds a `learn run` off as well, for as long (store=True, after_runs).
 """
 
 from __future__ import annotations
@@ -198,7 +200,8 @@ def _journal_generation() -> str:
 def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Written, *,
                     what: Callable[[FilePlan], str], whole: Whole | None = None,
                     still: Callable[[], str | None] | None = None,
-                    writing: Callable[[Sequence[FilePlan]], None] | None = None) -> bool:
+                    writing: Callable[[Sequence[FilePlan]], None] | None = None,
+                    store: bool = False) -> bool:
     """Write the changed plans the person confirmed (see the module doc), after `show`
     printed them; `on_written` records each. False when something was not written
     that should have been (a refusal, a failed write, a stale token). `whole`: plans
@@ -212,7 +215,8 @@ def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Wri
     lock before anything is written, says why the plan no longer holds (None: it does),
     for what the files cannot show (the journal an undo was planned from). `writing` is
     told every plan the person confirmed, before the first is written: what the whole
-    write is (an apply records a rule applied only once all its files are written)."""
+    write is (an apply records a rule applied only once all its files are written).
+    `store`: the writes record decisions on proposals (one_apply's `store`)."""
     todo = [p for p in plans if p.changed and not p.refused]
     if not todo:
         return True
@@ -249,7 +253,7 @@ def write_confirmed(plans: Sequence[FilePlan], consent: Consent, on_written: Wri
     if not chosen:
         return True
     ok = True
-    with one_apply():
+    with one_apply(store="writing what you confirmed" if store else None):
         stale = still() if still is not None else None
         if stale is not None:
             click.echo(f"refusing to write: {stale}. Nothing was written.", err=True)
@@ -334,7 +338,7 @@ class Journaled:
 
 
 @contextlib.contextmanager
-def one_apply() -> Iterator[None]:
+def one_apply(*, store: str | None = None) -> Iterator[None]:
     """Hold the apply lock (LEARN_LOCK_TIMEOUT, as a run's) and decide what a write killed
     half-way left (learn.commands.apply_recover.settle_pending); exit 75 saying so when
     another holds it past then. Every command that writes through the journal (`learn
@@ -346,19 +350,48 @@ def one_apply() -> Iterator[None]:
     Never while a person is asked (a diff read at a prompt held it for as long, and every
     other command gave up saying a write was in progress): a command settles first
     (settled), plans and asks without it, and takes it again to write (write_confirmed).
-    Not reentrant: a command holding it must not call what takes it again."""
+    Not reentrant: a command holding it must not call what takes it again.
+
+    `store`: what the command does, when it records decisions on proposals (applied,
+    declined, pending again): a `learn run` is held off too (after_runs), before the apply
+    lock is taken, and the wait for one says it. The run lock is taken first: a
+    command waiting for a run then keeps no other apply waiting behind it. `learn check`
+    and `install-claude-command` record none and do not wait for a run."""
     from learn.commands.apply_recover import settle_pending
     from learn.errors import EXIT_BUSY
     from learn.lock import LockedError, run_lock
 
+    with contextlib.ExitStack() as held:
+        if store is not None:
+            held.enter_context(after_runs(store))
+        try:
+            held.enter_context(run_lock("apply"))
+        except LockedError:
+            click.echo(f"learn: {BUSY}; try again when it finishes", err=True)
+            sys.exit(EXIT_BUSY)
+        settle_pending()
+        yield
+
+
+@contextlib.contextmanager
+def after_runs(doing: str) -> Iterator[None]:
+    """No `learn run` storing while `doing` (learn.lock.between_runs: a run in progress is
+    waited for, said on stderr); past LEARN_LOCK_TIMEOUT, exit 75 saying nothing was
+    written or recorded. Before, `learn apply` went ahead beside a run held between its
+    two store writes: it applied the proposals as they were before the run, whose result
+    then stored the same point under its new name, pending, offered again
+    (tests/test_h4_apply_beside_a_run.py)."""
+    from learn.errors import EXIT_BUSY
+    from learn.lock import LockedError, between_runs
+
     held = contextlib.ExitStack()
     try:
-        held.enter_context(run_lock("apply"))
-    except LockedError:
-        click.echo(f"learn: {BUSY}; try again when it finishes", err=True)
+        held.enter_context(between_runs(doing))
+    except LockedError as exc:
+        click.echo(f"learn: {exc}. Nothing was written and no decision recorded: run the same "
+                   "command again when the run finishes", err=True)
         sys.exit(EXIT_BUSY)
     with held:
-        settle_pending()
         yield
 
 
@@ -366,11 +399,11 @@ def one_apply() -> Iterator[None]:
 BUSY = "another learn command is writing to the agents' files"
 
 
-def settled() -> None:
+def settled(*, store: str | None = None) -> None:
     """What a write killed half-way left, decided (one_apply), the lock let go again:
     before a command plans, so the plan sees the files as recovery leaves them, and
-    before it asks, so nobody waits on a person reading a diff."""
-    with one_apply():
+    before it asks, so nobody waits on a person reading a diff. `store`: as one_apply's."""
+    with one_apply(store=store):
         pass
 
 
@@ -500,7 +533,8 @@ def undo_last(*, consent: Consent) -> bool:
             for folder in drop_made(path, folders):
                 click.echo(f"removed {folder} (learn made it; nothing is left in it)")
 
-    with one_apply():
+    # An undone apply's proposals are pending again.
+    with one_apply(store="undoing the last apply"):
         writes = newest()
         back = already_undone(writes)
         if not consent.dry_run:
@@ -552,5 +586,5 @@ def undo_last(*, consent: Consent) -> bool:
 
     wrote = write_confirmed(plans, consent, undone,
                             what=lambda p: "Remove" if p.remove else "Restore",
-                            whole=check_undo(undos), still=still)
+                            whole=check_undo(undos), still=still, store=True)
     return shown and wrote

@@ -24,14 +24,19 @@ def command(keys: tuple[str, ...], project_dir: Path | None) -> None:
     the same)."""
     from learn.commands._scope import NothingToShow, stored_proposals
     from learn.commands.apply import decline_keys, here_project
+    from learn.commands.apply_writes import after_runs
     from learn.report.runs import NoRunError
 
     here = here_project(project_dir)
-    try:
-        stored_proposals(here, None, None, folder=project_dir)
-    except NothingToShow as exc:
-        # Nothing here can be declined: KEY names no proposal, a usage error.
-        raise click.UsageError(f"not a proposal of {here}: {', '.join(keys)}; {exc}") from exc
-    except NoRunError as exc:
-        raise click.ClickException(str(exc)) from exc
-    decline_keys(keys, here)
+    # Read and recorded with no `learn run` storing meanwhile, in one hold: the KEY asked
+    # is the one on record when the decline is, not one a run renamed in between.
+    with after_runs(f"declining {', '.join(keys)}"):
+        try:
+            stored_proposals(here, None, None, folder=project_dir)
+        except NothingToShow as exc:
+            # Nothing here can be declined: KEY names no proposal, a usage error.
+            raise click.UsageError(f"not a proposal of {here}: {', '.join(keys)}; "
+                                   f"{exc}") from exc
+        except NoRunError as exc:
+            raise click.ClickException(str(exc)) from exc
+        decline_keys(keys, here)

@@ -20,7 +20,7 @@ QUOTES_SHOWN = 3
 
 def outcomes_of(result: RunResult) -> list[RuleOutcome]:
     """The rules in place of the project the result is shown for (`extra["project"]`,
-    set by learn.store.runs.load_proposals; every project when None)."""
+    set by learn.report.runs.load_proposals, which scopes them; every project when None)."""
     here = shown_here(result)
     return [o for o in (outcome_from_json(x) for x in result.extra.get("outcomes") or ()
                         if isinstance(x, dict)) if here(o.project)]
@@ -28,7 +28,8 @@ def outcomes_of(result: RunResult) -> list[RuleOutcome]:
 
 def for_project(result: RunResult) -> RunResult:
     """`result` with only the rules and checks of the project it is shown for, in every
-    form it is rendered (the digest's JSON and the report's data carry `extra` whole)."""
+    form it is rendered (the digest's JSON and the report's data carry `extra` whole).
+    Applied where stored proposals are loaded (learn.report.runs.load_proposals)."""
     here = shown_here(result)
     extra = dict(result.extra)
     for name in ("outcomes", "checks"):

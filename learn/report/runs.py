@@ -14,6 +14,7 @@ JSON-lines file in the data dir (nothing is lost), and there is no run to load.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
@@ -134,7 +135,21 @@ def load_latest_run(since: datetime | None = None) -> RunResult | None:
 
 def load_proposals(since: datetime | None, project: str | None, *,
                    every_state: bool = False) -> RunResult | None:
-    return _proposals(since, project, every_state)
+    """The stored proposals of `project` (every project when None) over the newest run that
+    read it, that run's rules in place and learn's checks scoped to `project`
+    (learn.report.outcomes.for_project), whichever loader is installed.
+
+    Scoped here, where every surface gets them, not by each command: a run over every
+    project stores every project's outcomes and checks, `RunResult.to_json` carries
+    `extra` whole, and each command that showed them had to remember to scope them (the
+    digest, outcomes and report of infra listed shop-api's rules while one did not)."""
+    result = _proposals(since, project, every_state)
+    if result is None:
+        return None
+    from learn.report.outcomes import for_project
+
+    # The project asked, when the loader does not name the one it read for.
+    return for_project(dataclasses.replace(result, extra={"project": project, **result.extra}))
 
 
 def record_decision(key: str, decision: Decision, text: str, target: str | None, *,
