@@ -338,7 +338,8 @@ def test_a_rule_narrowed_to_main_gets_no_deny_and_a_check_that_names_main(
 
 def test_the_check_program_imports_nothing_heavy(tmp_path: Path) -> None:
     """Not a timing test (benchmarks/check.py measures it): the check imports no part of
-    learn beyond learn.guard and the hook input reader, and no heavy module."""
+    learn beyond learn.guard, the hook input reader and learn.visible (a rule's reason is
+    what it shows: re and unicodedata, 0.6 ms), and no heavy module."""
     code = ("import sys, learn.guard.hook; "
             "print(sorted(m for m in sys.modules if m.startswith('learn')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -346,7 +347,7 @@ def test_the_check_program_imports_nothing_heavy(tmp_path: Path) -> None:
     assert out.strip() == str(['learn', 'learn.guard', 'learn.guard.flags', 'learn.guard.hook',
                                'learn.guard.lines',
                                'learn.guard.rules', 'learn.guard.runners', 'learn.guard.shell',
-                               'learn.hook_input', 'learn.no_telemetry'])
+                               'learn.hook_input', 'learn.no_telemetry', 'learn.visible'])
     heavy = ("import sys, learn.guard.hook; "
              "print([m for m in ('dataclasses', 'pathlib', 'numpy', 'click') if m in sys.modules])")
     assert subprocess.run([sys.executable, "-S", "-c", heavy], capture_output=True, text=True,

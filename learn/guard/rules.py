@@ -55,6 +55,7 @@ from typing import Any, Final, Literal, NamedTuple
 from learn.guard.flags import reading, set_by, sets
 from learn.guard.runners import GLOBAL_VALUED
 from learn.guard.shell import Simple, simple_commands
+from learn.visible import visible
 
 Mode = Literal["record", "enforce"]
 MODES: Final = ("record", "enforce")
@@ -128,8 +129,16 @@ def _strings(value: Any, valid: re.Pattern[str], what: str, rid: str) -> tuple[s
 
 
 def clean_reason(text: str) -> str:
-    """The reason as one printable line, cut at MAX_REASON characters."""
-    flat = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    """The reason as one line of what it shows (learn.visible), cut at MAX_REASON
+    characters.
+
+    The agent is told the reason when it is stopped, and the person reads it in the
+    rule's file and in `learn check`: `str.isprintable` kept the variation selectors
+    (U+FE00-FE0F, U+E0100-E01EF), the fillers and the braille blank, which show as
+    nothing, so a sentence spelled in them reached the agent unseen. `visible` is the
+    one test of what shows; every character it keeps that is not printable is a space
+    or a line break, which the split makes one space."""
+    flat = " ".join(visible(text).split())  # `textfold.flatten` (msgspec: not here)
     return flat if len(flat) <= MAX_REASON else flat[:MAX_REASON - 1] + "…"
 
 

@@ -34,7 +34,11 @@ whatever the model said, what is written is prose:
   No images (their alt text stays), no link reference definitions, and no link
   to anything but http(s), mailto or a plain relative path inside the project
   (`[docs](javascript:…)` and `[notes](../../.ssh/id_rsa)` keep their words only:
-  VS Code's Copilot attaches the file a link names). These are undone until
+  VS Code's Copilot attaches the file a link names; learn.report.prose_links). A code
+  span, a tag and a link are where CommonMark reads them (learn.report.inline_read),
+  not where a pattern guesses: a backtick no run closes is escaped where a span is
+  made, and in a command's body on every line, whose lines are one paragraph (so
+  is a `[` whose link a later line would close). These are undone until
   nothing changes, as one removal can make what another looks for
   (`[!](x)` before a span would leave `!` before it);
 - no control characters, and none of the invisible ones that reorder or hide
@@ -46,8 +50,11 @@ Inline code spans (`pnpm vitest run`) stay: they are how a rule names a command.
 
 from __future__ import annotations
 
+import bisect
 import re
 
+from learn.report.inline_read import TAG_OPEN_AT_END, read
+from learn.report.prose_links import links_out, no_link_across_lines
 from learn.visible import visible
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
@@ -103,37 +110,21 @@ _RAW_OPENER = re.compile(r"<(?:\?|!\[CDATA\[|![A-Za-z])")
 # A tag left open at the end of a line, closed on the next: CommonMark reads a tag
 # across a line break (`<details` then `>`: the text after it folded away); the three
 # above run on across any number of lines (`<?` … `?>` hid every line between of a
-# command's body). Taken to the end of its line; not one ending in a backtick, the
-# one of the span made of it.
-_OPEN_AT_END = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?(?<!`)$")
+# command's body). Taken to the end of its line (read outside code spans only, so not
+# the one of the span made of it).
+_OPEN_AT_END = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?$")
 # A `<` at a line's start that CommonMark may read as the start of an HTML block: the
 # line's own, or after the markers of a quote or a list item the line opens
 # (`><details`, `- <div hidden`).
 _BLOCK_START = re.compile(r"^((?:[ \t]*(?:>|[-*+][ \t]|\d{1,9}[.)][ \t]))*[ \t]*)"
                           r"<(?=[A-Za-z/?!])")
-# A code span as a Markdown parser surely reads one: single backticks, not
-# escaped, not doubled, something inside.
-_STRICT_SPAN = re.compile(r"(?<![`\\])`[^`\n]+`(?!`)")
-# A link's target, one level of parentheses inside (as CommonMark allows). Matched
-# only at a `](` (`_links_out`), never tried from every position.
-_TARGET = r"\(((?:[^()\n]|\([^()\n]*\))*)\)"
-_TARGET_AT = re.compile(_TARGET)
 # `[name]: target`, a link reference definition: it gives a target to a
 # `[text][name]` anywhere in the file, the person's own links included.
 _REF_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:")
-# A target that stays: http(s) and mailto, or a relative path of plain
-# characters. Anything else (`javascript:`, `file:`, an entity or escape that a
-# renderer decodes into a scheme, `javascript&#58;`) leaves the link's text only.
-# The relative path stays inside the project's visible files: no `/` or `~` first, no
-# `..`, no hidden name (`.env`, `.ssh`), no `%` escape of one. VS Code's Copilot
-# Chat attaches the files the links of `.github/copilot-instructions.md` name (the
-# file learn writes for Copilot): `[setup](../../.ssh/id_rsa)` sent the key to the
-# model, as `@~/.ssh/id_rsa` does in Claude Code (microsoft/vscode#279045).
-_SAFE_TARGET = re.compile(r"\s*<?(?:(?:https?://|mailto:)[^\s<>\\&]*"
-                          r"|(?:\./)?(?:[\w=+-][\w.=+-]*/)*(?:[\w=+-][\w.=+-]*)?"
-                          r"(?:[#?][\w./~#?=%+-]*)?)>?"
-                          r"(?:\s+\"[^\"\n]*\")?\s*", re.IGNORECASE)
-_AUTOLINK = re.compile(r"<(?!https?://|mailto:)[A-Za-z][\w+.-]*:[^<>\s]*>", re.IGNORECASE)
+# Any autolink CommonMark reads: one holding a no-break space is one too.
+_AUTOLINK = re.compile(r"<(?!https?://|mailto:)[A-Za-z][\w+.-]*:[^<>\x00-\x20]*>",
+                       re.IGNORECASE)
+_LT = re.compile("<")
 # Line breaks a renderer may take as one; they become "\n", so every rule of a
 # line holds on each of them.
 _BREAKS = re.compile(r"\r\n?|[\x0b\x0c\x85\u2028\u2029]")
@@ -141,69 +132,10 @@ def _outside_code(text: str) -> str:
     return _CODE_SPAN.sub(" ", text)
 
 
-def _brackets(line: str) -> dict[int, int]:
-    """Each `[` of `line` that a `]` closes, to that `]`, brackets nested as CommonMark
-    balances a link's text (`[[x]](…)` is a link whose text is `[x]`). One pass."""
-    pairs: dict[int, int] = {}
-    open_at: list[int] = []
-    for k, c in enumerate(line):
-        if c == "[":
-            open_at.append(k)
-        elif c == "]" and open_at:
-            pairs[open_at.pop()] = k
-        elif c == "\n":
-            open_at.clear()
-    return pairs
-
-
-def _links_out(line: str) -> str:
-    """`line` with images as their alt text, reference links and images as their
-    text, and links kept only to a safe target (`_SAFE_TARGET`), else their text.
-
-    A hand scan, linear in the line: the regexes it replaces (`\\[([^\\]\\n]*)\\]…`,
-    one each for images, links and their reference forms) were tried from every `[`
-    and read to the line's end from each when no `]` came: 20,000 `[` took 3.7 s,
-    and a stored proposal is not bounded in size. A link's text is read inside
-    (only the `](target)` of a kept one is copied as it is), so a link inside
-    another's text (`[[x](javascript:0)](https://ok)`) is undone too, in one pass."""
-    pairs = _brackets(line)
-    out: list[str] = []
-    resume: dict[int, tuple[int, bool]] = {}  # at a closing `]`: (go on at, copy it)
-    k, n = 0, len(line)
-    while k < n:
-        if k in resume:
-            go, copy = resume.pop(k)
-            if copy:
-                out.append(line[k:go])
-            k = go
-            continue
-        image = line.startswith("![", k)
-        start = k + 1 if image else k
-        close = pairs.get(start) if image or line[k] == "[" else None
-        if close is None:
-            out.append(line[k])
-            k += 1
-            continue
-        after = close + 1
-        target = _TARGET_AT.match(line, after) if line.startswith("(", after) else None
-        ref_end = pairs.get(after) if target is None and line.startswith("[", after) else None
-        if target is None and ref_end is None:
-            out.append(line[k])  # `[a] b`: no link here; one may start inside
-            k += 1
-            continue
-        end = target.end() if target is not None else (ref_end or 0) + 1
-        kept = target is not None and not image and _SAFE_TARGET.fullmatch(target.group(1))
-        if kept:
-            out.append("[")
-        resume[close] = (end, bool(kept))
-        k = start + 1
-    return "".join(out)
-
-
 def _markup_out(line: str) -> str:
     """One pass over `line`: images as their alt text, links only to safe
     targets, no other autolink, no `@` import, no `!` before a span."""
-    line = _AUTOLINK.sub(" ", _links_out(line))
+    line = _AUTOLINK.sub(" ", links_out(line))
     # Every word-initial `@`, one in a code span too: Claude Code evaluates no
     # import in a real code span, but learn's reading of where a span is and a
     # Markdown parser's can differ (an escaped backtick, an autolink holding
@@ -216,7 +148,7 @@ def _no_bang(line: str) -> str:
     """`line` without a `!` before a span or an argument; between two spans, a
     space instead (spans touching would be one, of a doubled backtick)."""
     return _BANG_SPAN.sub(
-        lambda m: " " if m.start() and m.string[m.start() - 1] == "`" else "", line)
+        lambda m: " " if m.start() and m.string[m.start() - 1] in "`\\" else "", line)
 
 
 def _raw_html(line: str, at: int, end: int, *, open_ends: bool) -> list[tuple[int, int]]:
@@ -258,30 +190,65 @@ def _html_spans(line: str, at: int, end: int, tags: re.Pattern[str], *,
 
 
 def _tags_as_code(line: str, tags: re.Pattern[str] = _HTML_TAG, *,
-                  open_ends: bool = False) -> str:
-    """Each HTML tag (`tags`) and raw HTML (`_raw_html`) outside a code span as a code
-    span of its own: the rule still names the element, and no renderer acts on it."""
-    # A backtick inside a tag (`<x-note title='`'>`) would start a span learn
-    # sees and a Markdown parser, reading the tag first, does not.
-    kept, cut = [], 0
-    for start, stop in _html_spans(line, 0, len(line), tags):
-        kept += [line[cut:start], line[start:stop].replace("`", "")]
+                  open_ends: bool = False, loose: bool = False) -> str:
+    """Each piece of HTML outside a code span, as CommonMark reads `line`
+    (learn.report.inline_read) or `tags` and `_raw_html` find it, as a code span of its
+    own: the rule still names the element, and no renderer acts on it.
+
+    A backtick no run of its length closes (`loose`: `\\``, a lone or doubled one) is
+    escaped in a line where a span is made: the span learn made after one was closed by
+    it, and the tag stayed HTML (learn.report.inline_read). With `loose`, in every
+    line: a command body's lines are one paragraph, where a line's loose backtick
+    closes on the next line, and a span read on one line is not one there."""
+    if "<" not in line and not (loose and "`" in line):
+        return line
+    pieces = read(line)
+    html: list[tuple[int, int]] = []
+    stretch = -1  # where the text and loose backticks since the last other piece start
+    for piece in [*pieces, None]:
+        if piece is not None and piece.kind in ("text", "loose"):
+            stretch = piece.start if stretch < 0 else stretch
+            continue
+        if stretch >= 0:
+            end = piece.start if piece is not None else len(line)
+            found = _html_spans(line, stretch, end, tags, open_ends=open_ends)
+            if open_ends:
+                # A tag the line ends inside, code spans and all after its `<`:
+                # CommonMark reads it on into the next line, the spans as its words.
+                at = next((m.start() for m in _LT.finditer(line, stretch, end)
+                           if TAG_OPEN_AT_END.match(line, m.start())), end)
+                if at < end:
+                    found = [(a, b) for a, b in found if a < at]
+                    if found and found[-1][1] > at:
+                        found[-1] = (found[-1][0], end)
+                    else:
+                        found.append((at, end))
+            html += found
+            stretch = -1
+        if piece is not None and piece.kind == "html":
+            html.append((piece.start, piece.end))
+    if not html and not (loose and "`" in line):
+        return line
+    runs = [(p.start, p.end) for p in pieces if p.kind == "loose"]
+    starts = [start for start, _ in runs]
+
+    def plain(at: int, end: int) -> str:
+        out = []
+        for k in range(bisect.bisect_left(starts, at), bisect.bisect_left(starts, end)):
+            start, stop = runs[k]
+            out += [line[at:start], "\\`" * (stop - start)]
+            at = stop
+        return "".join([*out, line[at:end]])
+
+    parts: list[tuple[str, bool]] = []  # (text, a tag made a span)
+    cut = 0
+    for start, stop in sorted(html):
+        # A backtick inside a tag (`<x-note title='`'>`) is the tag's, not a span's.
+        parts += [(plain(cut, start), False), (f"`{line[start:stop].replace('`', '')}`", True)]
         cut = stop
-    line = "".join([*kept, line[cut:]])
-    pieces: list[tuple[str, bool]] = []  # (text, a tag made a span)
-    at = 0
-    for span in [*_STRICT_SPAN.finditer(line), None]:
-        end = span.start() if span is not None else len(line)
-        cut = at
-        for start, stop in _html_spans(line, at, end, tags, open_ends=open_ends):
-            pieces += [(line[cut:start], False), (f"`{line[start:stop]}`", True)]
-            cut = stop
-        pieces.append((line[cut:end], False))
-        if span is not None:
-            pieces.append((span.group(), False))
-            at = span.end()
+    parts.append((plain(cut, len(line)), False))
     out, last_made = "", False
-    for text, made in pieces:
+    for text, made in parts:
         if not text:
             continue
         if (made and out.endswith(("`", "\\"))) or (last_made and text.startswith("`")):
@@ -362,7 +329,7 @@ def _prose_once(text: str, *, one_line: bool) -> str:
             continue
         kept = _line(raw)
         if open_ends:
-            kept = _no_bang(_tags_as_code(kept, _OPEN_AT_END, open_ends=True))
+            kept = _no_bang(_tags_as_code(kept, _OPEN_AT_END, open_ends=True, loose=not one_line))
             # What is left opening a line (`<div hidden<…`: no tag, yet a line that
             # starts `<div ` opens an HTML block to the next blank line) is written as
             # the entity, which shows as `<` and opens nothing.
@@ -371,6 +338,8 @@ def _prose_once(text: str, *, one_line: bool) -> str:
             lines.append(kept)  # a blank line of the text stays; a removed line leaves none
     while lines and not lines[-1]:
         lines.pop()
+    if not one_line:
+        lines = no_link_across_lines(lines)
     if one_line:
         return re.sub(r"\s+", " ", " ".join(lines)).strip()
     return "\n".join(re.sub(r"[ \t]+", " ", x).rstrip() for x in lines).strip()
