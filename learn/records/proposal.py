@@ -205,6 +205,13 @@ class Proposal:
         return out
 
 
+def rank_key(p: Proposal) -> tuple[int, int, str, str]:
+    """How proposals are ranked wherever they are listed: most sessions first, then most
+    occurrences, then label (learn.reduce.counting ranks a run's points by it, and the
+    store lists a run's rows by it: one order, so the digest shows what the run printed)."""
+    return (-p.sessions, -p.count, p.label, p.kind)
+
+
 def agents_from_json(value: object) -> tuple[tuple[str, int], ...]:
     """`Proposal.agents` from its JSON: {agent: sessions} (to_json) or [[agent, n], ...]
     (the stored form), most sessions first."""

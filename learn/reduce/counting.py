@@ -5,6 +5,11 @@ claim about one afternoon": repeating something inside one session usually
 means the agent ignored it the first time, so the threshold counts distinct
 sessions, never occurrences. Requests need one session more ("a job you asked
 for twice may just be a job that came up twice").
+
+A session counts when the person said it there, not when a copy of what they
+said landed there: one message pasted into two or three sessions side by side
+(to compare the agents' answers) is one saying (`one_saying`), as a resumed
+session's copied turns are (learn.pipeline.candidates drops those before counting).
 """
 
 from __future__ import annotations
@@ -12,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from learn.isotime import parse_iso
 from learn.records.candidate import KINDS, CandidateKind, MinedCandidate, SessionCandidates
-from learn.records.proposal import Proposal, Quote
+from learn.records.proposal import Proposal, Quote, rank_key
 from learn.textfold import fold
 from learn.transcripts.ids import PROVIDERS
 
@@ -56,6 +62,45 @@ def flatten_candidates(sessions: Sequence[SessionCandidates]) -> list[MinedCandi
 def typed_at(o: Occurrence) -> str | None:
     """When the quote was typed; the session's last activity when that is not known."""
     return o.candidate.at or o.session.last_activity
+
+
+# How far after a quote the same words typed in another session are a copy of it.
+# The copies of a real fan-out (one prompt pasted into Codex sessions side by side)
+# were typed 24 s apart (tests/test_h5_parallel_fanout_counting.py), so pasting into
+# three sessions at that pace spans about 48 s from the first copy; a minute covers
+# it. A genuine second saying in another session answers something that session's
+# agent did: the person opens it, asks, and reads the agent go wrong again, which is
+# minutes, not seconds. The window runs from the first copy (a chain of copies each
+# under a minute apart does not stretch it). In the eval corpora the closest two
+# sessions saying the same words are 25 h apart (the same point in other words, 16 h),
+# so no `learn eval` figure moved when this came in.
+FANOUT_SECONDS = 60
+# What the person typed. A fix is told apart by its command (each session ran it),
+# never by wording, so a fix is not a copy of another session's.
+_SAID = ("directive", "request")
+
+
+def one_saying(occs: Sequence[Occurrence]) -> list[Occurrence]:
+    """`occs` without the copies of a fan-out: the same quote (learn.textfold.fold, as
+    counting compares quotes) typed in another session within FANOUT_SECONDS of its
+    first saying belongs to the session it was first typed in. Repeats inside that
+    session stay (distinct sessions count them once); the same words after the window
+    are a new saying, in any session. A quote with no typed time is never a copy."""
+    timed: dict[str, list[tuple[float, str, int]]] = {}
+    for i, o in enumerate(occs):
+        when = parse_iso(o.candidate.at) if o.candidate.kind in _SAID else None
+        if when is not None:
+            timed.setdefault(fold(o.candidate.text), []).append(
+                (when.timestamp(), o.session.session_id, i))
+    copies: set[int] = set()
+    for same in timed.values():
+        first_at, first_in = float("-inf"), ""
+        for at, session, i in sorted(same):
+            if at - first_at > FANOUT_SECONDS:
+                first_at, first_in = at, session
+            elif session != first_in:
+                copies.add(i)
+    return [o for i, o in enumerate(occs) if i not in copies]
 
 
 def _iso_key(value: str | None) -> str:
@@ -184,8 +229,7 @@ def _kind(kind: str) -> CandidateKind:
     raise ValueError(f"unknown candidate kind {kind!r}")
 
 
-def sort_key(p: Proposal) -> tuple[int, int, str, str]:
-    return (-p.sessions, -p.count, p.label, p.kind)
+sort_key = rank_key  # the one ranking (learn.records.proposal)
 
 
 # What a proposal opens with, chosen from its quotes' texts.
@@ -199,11 +243,12 @@ def longest(texts: Sequence[str]) -> str:
 
 
 def count_points(occs: Sequence[Occurrence], head: Head | None = None) -> list[Proposal]:
-    """Every group at threshold 1 (the funnel's `points`), sorted sessions desc,
-    count desc, label asc. `head` picks each group's text from its quotes (default:
-    the longest; an offline run: the sentence they share, learn.reduce.headline)."""
+    """Every group at threshold 1 (the funnel's `points`), a fan-out's copies left out
+    (`one_saying`), sorted sessions desc, count desc, label asc. `head` picks each
+    group's text from its quotes (default: the longest; an offline run: the sentence
+    they share, learn.reduce.headline)."""
     groups: dict[tuple[str, str], list[Occurrence]] = {}
-    for o in occs:
+    for o in one_saying(occs):
         groups.setdefault((o.candidate.kind, o.label), []).append(o)
     merged = _merge_identical_text(_reconcile_kinds(groups))
     points = [build_proposal(k, label, g) for (k, label), g in merged.items()]

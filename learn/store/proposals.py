@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from learn.isotime import now_iso
 from learn.projects import key_within
-from learn.records.proposal import Proposal
+from learn.records.proposal import Proposal, rank_key
 from learn.store.connection import Connection, where
 from learn.store.feedback import FeedbackStore
 from learn.store.points import Points
@@ -272,16 +272,16 @@ class ProposalBook:
     def rows(self, project: str | None = None, *, states: Iterable[State] | None = None,
              key: str | None = None) -> list[ProposalState]:
         """Rows of `project` and of the projects inside its folder (every project when
-        None), newest first: run from a folder of projects, `apply` sees theirs."""
+        None), newest run first and each run's as it ranked them (`run_order`): run
+        from a folder of projects, `apply` sees theirs."""
         wanted = tuple(states) if states is not None else None
         if wanted == ():
             return []
         clause, params = where(None if wanted is None else ("state IN ({})", wanted),
                                None if key is None else ("key = {}", (key,)))
-        rows = self.store.sql(
-            f"SELECT * FROM proposal_states {clause} ORDER BY last_proposed_at DESC, id DESC",
-            params)
-        return [self._row(r) for r in rows if project is None or key_within(r["project"], project)]
+        rows = self.store.sql(f"SELECT * FROM proposal_states {clause} ORDER BY id", params)
+        return run_order(
+            [self._row(r) for r in rows if project is None or key_within(r["project"], project)])
 
     def pending(self, project: str | None) -> list[ProposalState]:
         return self.rows(project, states=("pending",))
@@ -413,6 +413,18 @@ class ProposalBook:
                          "'edited') AND decided_at >= $2", (key, since))
 
         self.store._write(run)
+
+
+def run_order(rows: Iterable[ProposalState]) -> list[ProposalState]:
+    """Newest run first; one run's rows (they share `last_proposed_at`) most said
+    first, as the run ranked them (learn.records.proposal.rank_key: sessions, then
+    occurrences, then label). Not by id: a run inserts its new rows in its order and
+    refreshes known rows in place (their old ids), and `id DESC` showed a run's three
+    directives said in 7, 2 and 2 sessions in `learn digest` as 2, 2, 7
+    (tests/test_h5_digest_order.py)."""
+    ranked = sorted(rows, key=lambda r: rank_key(r.proposal))
+    ranked.sort(key=lambda r: r.last_proposed_at, reverse=True)  # stable: keeps the rank
+    return ranked
 
 
 def _lacks_body(p: Proposal) -> bool:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from learn.isotime import parse_iso
 from learn.records.proposal import Funnel, Proposal, RunResult, RunUsage
@@ -27,6 +27,9 @@ from learn.store.run_json import result_to_full_json as result_to_full_json
 from learn.store.target import STORE_FILENAME as STORE_FILENAME
 from learn.store.target import default_store_path as default_store_path
 from learn.store.target import default_store_target as default_store_target
+
+if TYPE_CHECKING:
+    from learn.store.proposals import ProposalState
 
 Decision = Literal["accepted", "edited", "dismissed"]
 
@@ -132,6 +135,8 @@ def load_proposals(
         rows = [r for r in rows if (parse_iso(r.last_proposed_at) or since) >= since]
     if base is None and not rows:
         return None
+    if base is not None:
+        rows = as_printed(rows, base.proposals)
     seen: set[str] = set()
     proposals: list[Proposal] = []
     states: dict[str, str] = {}
@@ -145,6 +150,24 @@ def load_proposals(
     extra = {**base.extra, "view": "all" if every_state else "pending", "states": states,
              "project": project, "pending": []}
     return dataclasses.replace(base, proposals=tuple(proposals), extra=extra)
+
+
+def as_printed(rows: list[ProposalState], printed: tuple[Proposal, ...]) -> list[ProposalState]:
+    """`rows` (newest run first: ProposalBook.rows) with each run's group that `printed`
+    (the newest run's proposals) holds whole in the order that run printed them. The
+    store ranks a run's rows by their counts, which puts an escalation (appended after
+    the counted points) or a point whose stored count is wider than the run's (a run
+    over one project) elsewhere than the run showed it."""
+    at = {p.key: i for i, p in enumerate(printed)}
+    groups: dict[str, list[ProposalState]] = {}
+    for r in rows:
+        groups.setdefault(r.last_proposed_at, []).append(r)
+    out: list[ProposalState] = []
+    for group in groups.values():
+        if all(r.key in at for r in group):
+            group = sorted(group, key=lambda r: at[r.key])
+        out.extend(group)
+    return out
 
 
 def record_decision(
