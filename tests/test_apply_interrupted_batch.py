@@ -76,7 +76,7 @@ def world(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                          agent=a) for i, (s, a) in enumerate((("a", "claude"), ("b", "codex"))))
 
     def rule(label: str, text: str) -> Proposal:
-        return Proposal("directive", label, text, 2, 2, quotes[1].at, quotes,
+        return Proposal("directive", label, text, 4, 4, quotes[1].at, quotes,
                         verdict=Verdict(True, text, "tooling", "project", 0.9), agents=agents)
 
     release = Proposal("request", "release-pr", "open a release PR", 3, 3, quotes[1].at,
@@ -86,7 +86,8 @@ def world(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                        command_body="Open a release PR for $ARGUMENTS with the changelog.")
     (root / "data").mkdir()
     with FeedbackStore.open(root / "data" / "learn.db") as store:
-        # Newest first: the rules come before the command, CLAUDE.md is written first.
+        # Listed as a run ranks them, most said first: the rules (4 sessions) before the
+        # command (3), so CLAUDE.md is written first.
         ProposalBook(store).record([release, rule("use-bun", "Use bun, not npm."),
                                     rule("no-generated-edits", "Leave generated files alone.")],
                                    run_id=None, fallback_project=str(project))

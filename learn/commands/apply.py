@@ -305,7 +305,8 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
     kind: TargetKind = "agents" if agents else target_kind  # type: ignore[assignment]
     scope_override: Scope | None = scope  # type: ignore[assignment]
     choice = TargetChoice(project_dir=project_dir or Path.cwd(), kind=kind, scope=scope_override,
-                          file=file, follow_quotes=project_dir is None, project=here)
+                          file=file, follow_quotes=project_dir is None, project=here,
+                          kind_named=_names_a_place(None, (), agents, None))
     ask = apply_writes.interactive() and not yes and confirm is None
     for_agents = ForAgents(choice, agent_names)
 

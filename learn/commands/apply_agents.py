@@ -7,6 +7,7 @@ learn.report.agent_targets), said once per project, and their edits beside the m
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -33,6 +34,9 @@ class ForAgents:
         # The other agents' edits made for each rule (by key), for keeps_main to weigh.
         self._others: dict[str, list[RuleEdit]] = {}
         self._overrides: set[Path] = set()
+        # The agents in use, by rule, when none reads its main destination (--target left
+        # to its default: learn.report.agent_targets.unread_main).
+        self._unread: dict[str, tuple[str, ...]] = {}
         # Why an agent got nothing (Gemini's settings name no file learn writes): each
         # said once per apply.
         self._notes: list[str] = []
@@ -69,12 +73,20 @@ class ForAgents:
             return []  # the person named the one file
         # The apply's claims: a name one rule's scope took is not another scope's.
         said = len(self._notes)
-        others = agent_edits(p, main, self._agents(main.project), claims=self._choice.claims,
-                             notes=self._notes)
+        agents = self._agents(main.project)
+        if self._choice.scope == "user" and p.verdict is not None:
+            # --scope user: the other agents' user files too, as for a rule judged so (a
+            # Codex-only person told to use it got nothing where Codex reads).
+            p = replace(p, verdict=replace(p.verdict, scope="user"))
+        others = agent_edits(p, main, agents, claims=self._choice.claims, notes=self._notes)
         for note in self._notes[said:]:
             # A note can quote a cloned repository's settings (Gemini's context.fileName).
             click.echo(visible(f"note: {note}"))
         self._others[main.key] = others
+        if not self._named and not self._choice.kind_named:
+            from learn.report.agent_targets import unread_main
+
+            self._unread[main.key] = unread_main(p, main, agents)
         self._say_overrides([main, *others])
         return others
 
@@ -104,7 +116,18 @@ class ForAgents:
             click.echo(f"{main.key}: {main.target.name} imports {shared.name} (@AGENTS.md): "
                        f"written once, to {shared}, which Claude Code reads through it")
             return False
-        if not self._named or file_readers(main.target) & set(self._named):
+        if not self._named:
+            unread = self._unread.get(main.key, ())
+            if not unread:
+                return True
+            names = ", ".join(AGENT_NAMES.get(a, a) for a in unread)
+            where = "you use" if main.project is None else f"{main.project} uses"
+            nothing = "" if others else "; nothing is written for it"
+            which = "which do not read it" if len(unread) > 1 else "which does not read it"
+            click.echo(f"{main.key}: not written to {main.target}: {where} {names}, {which}"
+                       f"{nothing} (--target claude writes it there)")
+            return False
+        if file_readers(main.target) & set(self._named):
             return True
         if not others:
             names = ", ".join(AGENT_NAMES.get(a, a) for a in self._named)

@@ -14,6 +14,7 @@ fails when a second appears).
   standard library only: learn's check asks it for a session outside the project's
   folder, on every shell call.
 - `folders`: the project of a folder the person named, and where its files live.
+- `agent_homes`: the agents' own folders (`~/.codex`, `~/.claude`, ...), no project.
 
 The names below are imported on first use (learn.lazy): learn's check imports
 learn.projects.checkout on every shell call of the agent, and importing the
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 from learn.lazy import lazy_getattr
 
 if TYPE_CHECKING:
+    from learn.projects.agent_homes import agent_home as agent_home
     from learn.projects.flavour import is_path as is_path
     from learn.projects.flavour import is_windows_path as is_windows_path
     from learn.projects.flavour import key_within as key_within
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
     from learn.projects.identity import project_of as project_of
 
 _WHERE = {
+    "agent_home": "learn.projects.agent_homes",
     "is_path": "learn.projects.flavour",
     "is_windows_path": "learn.projects.flavour",
     "key_within": "learn.projects.flavour",

@@ -26,6 +26,11 @@ order and the first that knows wins:
    a checkout from another machine) is that folder's project;
 7. else the folder itself.
 
+Before all of these, a folder that is or lies in an agent's own folder (`~/.codex`,
+`~/.claude`, ...: learn.projects.agent_homes) is that agent folder, whatever the disk
+or the transcript says: no project, listed under it as the home folder's sessions
+are under `~`.
+
 Paths are compared by their own flavour (learn.projects.flavour), never joined
 to learn's working directory; the home folder and anything above it never claim
 the folders below them (a dotfiles `.git` in home would claim every project).
@@ -40,6 +45,7 @@ from typing import Final
 
 import msgspec
 
+from learn.projects.agent_homes import agent_home_in, agent_home_keys
 from learn.projects.checkout import Checkout, checkout_on_disk
 from learn.projects.flavour import (
     ancestors,
@@ -97,6 +103,7 @@ class Known(msgspec.Struct, repr_omit_defaults=True):
     _facts: dict[str, Repository] = msgspec.field(default_factory=dict)
     _keys: dict[str, str] = msgspec.field(default_factory=dict)
     _home: str | None = None
+    _agent_homes: tuple[str, ...] | None = None
 
     def key(self, path: str) -> str:
         """path_key(path), once per spelling (realpath walks every component)."""
@@ -142,6 +149,12 @@ class Known(msgspec.Struct, repr_omit_defaults=True):
             self._home = home_key()
         return self._home
 
+    def agent_home(self, key: str) -> str | None:
+        """The agent's own folder `key` is or lies in (learn.projects.agent_homes)."""
+        if self._agent_homes is None:
+            self._agent_homes = agent_home_keys()
+        return agent_home_in(key, self._agent_homes)
+
     def checkout(self, key: str) -> Checkout | None:
         """The checkout of `key` on this disk (home and above never claim below them)."""
         if key not in self._checkouts:
@@ -185,6 +198,11 @@ def project_of(path: str | os.PathLike[str] | None, known: Known | None = None,
 
 
 def _decide(key: str, known: Known, hints: Hints, depth: int) -> str:
+    # Before the disk: a repository inside `~/.claude` (a plugin marketplace's clone) or
+    # a session index that remembered one must not make a project of an agent's folder.
+    agents_own = known.agent_home(key)
+    if agents_own is not None:
+        return agents_own
     co = known.checkout(key)
     remembered = next(((f, known.remembered[f]) for f in (key, *ancestors(key))
                        if f in known.remembered), None)

@@ -9,7 +9,9 @@ whose own files the project holds (`.cursor/rules`, `.windsurf/rules`,
 uses none of an agent gets none of its files.
 
 The main destination (CLAUDE.md, `.claude/rules`, AGENTS.md, as `learn apply
---target` says) is `learn.report.targets`'; this adds the others beside it:
+--target` says) is `learn.report.targets`'; this adds the others beside it, and says
+when no agent in use reads the main one (`unread_main`: then, `--target` left to its
+default, it is not written):
 
 | agent | rule | path-scoped rule |
 |---|---|---|
@@ -74,7 +76,8 @@ from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
 from learn.transcripts.ids import AGENT_NAMES
 
-__all__ = ["ORDER", "agent_edits", "agents_in_use", "shared_line", "written_elsewhere"]
+__all__ = ["ORDER", "agent_edits", "agents_in_use", "shared_line", "unread_main",
+           "written_elsewhere"]
 
 ORDER: Final = ("claude", "codex", "opencode", "gemini", "copilot", "cursor", "windsurf", "kiro")
 
@@ -97,6 +100,35 @@ def agents_in_use(project: Path, sessions: Iterable[tuple[str, str | None]]) -> 
              if where and (within(where, str(project)) or project_of(where, known) == mine)}
     found |= agents_with_files(project)
     return tuple(a for a in ORDER if a in found)
+
+
+def unread_main(p: Proposal, main: RuleEdit, agents: Sequence[str],
+                home: Path | None = None) -> tuple[str, ...]:
+    """The agents in use, when none of them reads `main`'s file (the main destination,
+    `--target`'s default: Claude Code's); () when one does, or when no agent is known.
+
+    Found on a Codex-only person (15 Codex sessions, no Claude Code session, no
+    ~/.claude): `learn apply` planned every rule into a new ~/.claude/CLAUDE.md as well as
+    ~/.codex/AGENTS.md, and a project's CLAUDE.md beside its AGENTS.md, because the main
+    destination was planned whatever agent the rule was said to. In use: `agents` (the
+    project's, from its sessions and files: `agents_in_use`; for a user-scope rule, the
+    person's, with a session anywhere), the agents the rule itself was said to there (a
+    quote with no agent recorded is Claude Code's: learn read only Claude Code before),
+    and, for a user-scope rule, Claude Code when its home folder exists. A line rewritten
+    in place stays where it is: the file holds the rule already."""
+    if main.replace_line is not None:
+        return ()
+    home = home or Path.home()
+    said = [(q.agent or "claude", q.project) for q in p.quotes]
+    if main.project is not None:
+        used = {*agents, *agents_in_use(main.project, said)}
+    else:
+        used = {*agents, *(agent for agent, _ in said)}
+        if claude_home(home).is_dir():
+            used.add("claude")
+    if not used or file_readers(main.target, home) & used:
+        return ()
+    return tuple(a for a in ORDER if a in used)
 
 
 def written_elsewhere(p: Proposal) -> tuple[str, ...]:
@@ -239,14 +271,19 @@ def _project_file(agent: str, root: Path, p: Proposal, globs: Sequence[str], tex
 
 
 def _owner(p: Proposal, main: RuleEdit) -> Path | None:
-    """The project a rule rewritten in place belongs to: the one its file lies in."""
-    from learn.projects import quote_projects
+    """The project a rule rewritten in place belongs to: the one its file lies in. Never
+    an agent's own folder (learn.projects.agent_homes): a rule said in ~/.claude and
+    rewritten in ~/.claude/CLAUDE.md is the person's, and as that "project's" its copies
+    went to ~/.claude/AGENTS.md and ~/.claude/GEMINI.md."""
+    from learn.projects import agent_home, quote_projects
     from learn.windows_names import not_opened
 
     target = str(main.target.expanduser().resolve())
     for project in quote_projects(p.quotes):
         if not_opened(project) is not None:
             continue  # a share's folder is never resolved: that asks its server
+        if agent_home(project) is not None:
+            continue
         if within(target, str(Path(project).resolve())):
             return Path(project)
     return None

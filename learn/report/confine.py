@@ -63,7 +63,7 @@ from typing import Literal
 
 from learn import osflags, windows_names
 from learn.paths import data_dir
-from learn.projects import key_within, path_key
+from learn.projects import agent_home, key_within, path_key
 from learn.reduce.agent_files import (
     gemini_context_name,
     gemini_file_names,
@@ -180,7 +180,10 @@ def project_roots(projects: Iterable[Path | str | None]) -> tuple[Path, ...]:
 
     A relative path (a transcript's relative `cwd`) would resolve against the
     folder learn runs in, and the home folder (or anything above it) would make
-    every CLAUDE.md below it a project file: neither is a project root."""
+    every CLAUDE.md below it a project file: neither is a project root. Nor is an
+    agent's own folder or one in it (learn.projects.agent_homes): as a project,
+    `~/.codex` had its AGENTS.md, which Codex reads in every project, written as
+    one project's."""
     home = _home()
     out: dict[Path, None] = {}
     for p in projects:
@@ -189,7 +192,7 @@ def project_roots(projects: Iterable[Path | str | None]) -> tuple[Path, ...]:
         if windows_names.WINDOWS and windows_names.not_opened(str(p)) is not None:
             continue  # a share's folder: resolving it asks the server, with the login
         real = _real(Path(p).expanduser())
-        if _home_or_above(real, home):
+        if _home_or_above(real, home) or agent_home(str(real)) is not None:
             continue
         out.setdefault(real)
     return tuple(out)

@@ -264,11 +264,22 @@ def surface_line(p: Proposal) -> str:
 
 
 def project_line(p: Proposal) -> str | None:
-    """Which project a rule belongs to (where its quotes were said)."""
-    projects = quote_projects(p.quotes)
-    if not projects:
-        return None
+    """Which project a rule belongs to (where its quotes were said). An agent's own folder
+    (`~/.codex`: learn.projects.agent_homes) is none: "said in 2 projects: …/app,
+    ~/.codex" was printed, and `learn apply` now follows the one project."""
+    from learn.projects import agent_home
+
     scope = p.verdict.scope if p.verdict else "project"
+    projects = quote_projects(p.quotes)
+    own = [x for x in projects if agent_home(x) is not None]
+    projects = [x for x in projects if x not in own]
+    if not projects:
+        if not own:
+            return None
+        where = ", ".join(code_span(x) for x in own)
+        return (f"said in {where} (a user rule: every project)" if scope == "user" else
+                f"said only in {where}, an agent's own folder, which is no project: "
+                "`learn apply --scope user` writes it for every project, --project DIR in one")
     if len(projects) == 1:
         return (f"project: {code_span(projects[0])}" if scope == "project"
                 else f"said in {code_span(projects[0])} (a user rule: every project)")

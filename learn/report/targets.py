@@ -9,7 +9,9 @@ choice: adding a second copy elsewhere is exactly the bloat the rewrite avoids.
 
 A project rule goes to the project its quotes were said in (learn.projects: the
 repository, one for all its worktrees), never to whatever folder `apply` happens
-to run from (from ~ that made a ~/CLAUDE.md, read in every project below home).
+to run from (from ~ that made a ~/CLAUDE.md, read in every project below home),
+and never to an agent's own folder (`~/.codex`: learn.projects.agent_homes), whose
+instruction files are the person's own, read in every project.
 Run inside a checkout of that repository (its main folder or any worktree), it is
 written into that checkout: where the person works, and where the agent reads it;
 run from elsewhere, into the main checkout. When several repositories said it,
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from learn.projects import (
+    agent_home,
     as_folder,
     checkout_folder,
     in_this_checkout,
@@ -67,6 +70,10 @@ class TargetChoice:
     # The project `project_dir` belongs to, when the caller knows more than the disk
     # (a worktree deleted since is remembered as its repository's): learn.projects.
     project: str | None = None
+    # `kind` as the person named it (`--target`, `--agents`): written there whatever agents
+    # the project uses. Left to its default, the main destination is written only where
+    # an agent in use reads it (learn.report.agent_targets.unread_main).
+    kind_named: bool = False
     # The rule files this apply has planned, and how each is to load: one apply plans
     # every rule before writing any, so a name promised to one scope is not another's
     # (learn.report.scoped_files). One choice is made per apply, and so one record.
@@ -165,14 +172,35 @@ def _home_words(folder: Path) -> str:
             else "a folder above your home folder")
 
 
+def _no_project(folder: Path) -> str | None:
+    """Why `folder` is no project's, as a sentence's end; None when it may be one.
+
+    The home folder (or above): a CLAUDE.md there is read in every project below it.
+    An agent's own folder (`~/.codex`, `~/.claude`, or in one: learn.projects.
+    agent_homes): its AGENTS.md or CLAUDE.md is the person's own, loaded in every
+    project; a rule said in ~/.codex was planned into ~/.codex/AGENTS.md that way."""
+    if _home_or_above(folder):
+        return (f"{_home_words(folder)}: a CLAUDE.md there would be read in every project "
+                "below it")
+    own = agent_home(str(folder))
+    if own is None:
+        return None
+    where = "an agent's own folder" if own == path_key(str(folder)) else \
+        f"inside an agent's own folder ({own})"
+    return f"{where}, whose instruction files the agent reads in every project"
+
+
 def placed_quotes(p: Proposal) -> list[Quote]:
-    """The quotes whose project is a folder of some machine (learn.projects.is_path).
-    A transcript with a relative `cwd` says nothing about where it ran: resolved, it
-    would name whatever folder learn runs from (a rule once went two folders above
-    the project that way); a team's repository id is no folder either."""
+    """The quotes whose project is a folder of some machine (learn.projects.is_path),
+    and not an agent's own folder. A transcript with a relative `cwd` says nothing
+    about where it ran: resolved, it would name whatever folder learn runs from (a
+    rule once went two folders above the project that way); a team's repository id
+    is no folder either. A session in `~/.codex` is the person's words in no project
+    (learn.projects.agent_homes): it names no project for the rule to go to."""
     from learn.projects import is_path
 
-    return [q for q in p.quotes if q.project and is_path(q.project)]
+    return [q for q in p.quotes if q.project and is_path(q.project)
+            and agent_home(q.project) is None]
 
 
 def _said_in(p: Proposal) -> str:
@@ -220,13 +248,18 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
     if not choice.follow_quotes:  # named by the person
         if shared or not here.is_dir():
             raise TargetError(_not_here(here if shared else choice.project_dir))
-        if _home_or_above(here):
-            raise TargetError(f"{here} is {_home_words(here)}: a CLAUDE.md there would be read "
-                              "in every project below it. Use --scope user (~/.claude/CLAUDE.md), "
-                              "or name the project")
+        why = _no_project(here)
+        if why is not None:
+            raise TargetError(f"{here} is {why}. Use --scope user (the files your agents "
+                              "read in every project), or name the project")
         return here
     said = quote_projects(placed_quotes(p))
     if not said:
+        own = sorted({a for q in p.quotes if q.project and (a := agent_home(q.project))})
+        if own:
+            raise TargetError(f"{p.key} was said only in {', '.join(own)}, an agent's own "
+                              "folder, which is no project; name one with --project DIR "
+                              "(or --scope user)")
         raise TargetError(f"{p.key}: no quote says which project it was said in; name one "
                           "with --project DIR (or --scope user)")
     here_project = choice.project or project_here(choice.project_dir.expanduser())
@@ -258,6 +291,11 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
         raise TargetError(f"{p.key} was said in {_home_words(root)} ({root}); a "
                           "CLAUDE.md there would be read in every project below it. Use "
                           "--scope user, or --project DIR to name the project")
+    if (why := _no_project(root)) is not None:
+        # No quote in an agent's folder chose it (placed_quotes); a project folder
+        # reached through a link into ~/.codex still must not be written as a project's.
+        raise TargetError(f"{p.key} would go to {root}, {why}. Use --scope user, or "
+                          "--project DIR to name the project")
     if not root.is_dir():
         raise TargetError(f"{p.key} was said in {_not_here(root)}")
     return root
@@ -298,7 +336,9 @@ def existing_in_place(p: Proposal, choice: TargetChoice) -> Target | None:
     real = path_key(existing.resolve())
     # The project nearest the file: apply run from a folder above it (`~/code`) is
     # not the rule's project (its other agents' copies went to ~/code/AGENTS.md).
-    holding = [r for r in roots if key_within(real, path_key(r))]
+    # Nor is an agent's own folder (apply run from ~/.claude): the user's file it holds
+    # is no project's, and the other agents' copies went beside it (~/.claude/AGENTS.md).
+    holding = [r for r in roots if key_within(real, path_key(r)) and _no_project(r) is None]
     owner = max(holding, key=lambda r: len(path_key(r)), default=None)
     return Target(existing, "rule", owner, rewrites=True)
 
