@@ -34,7 +34,7 @@ import click
 from learn.mining.cache import CacheEntry, MineCache, rendered_key
 from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request, system_prompt
-from learn.mining.verify import quote_found, session_commands, verify_candidates
+from learn.mining.verify import quote_found, session_commands, still_typed, verify_candidates
 from learn.models.base import (
     Backend,
     CallUsage,
@@ -261,26 +261,34 @@ def mine_session(
     )
 
 
-def _cached(session: Session, cache: MineCache | None) -> tuple[str | None, SessionMineResult | None]:
+def _cached(session: Session, cache: MineCache | None,
+            fingerprints: Sequence[str] = ()) -> tuple[str | None, SessionMineResult | None]:
     if cache is None or session.path is None:
         return None, None
     try:
         key = cache.key_for_file(session.path)
     except OSError:
         return None, None
-    return key, _entry(session, cache.get(key))
+    return key, _entry(session, cache.get(key), fingerprints)
 
 
-def _entry(session: Session, entry: CacheEntry | None) -> SessionMineResult | None:
+def _entry(session: Session, entry: CacheEntry | None,
+           fingerprints: Sequence[str] = ()) -> SessionMineResult | None:
     """A cached answer as this session's."""
     if entry is None:
         return None
-    # Identity and dates come from the session as read now; the candidates
-    # from the cache.
-    fresh = session_candidates(session, entry.candidates.candidates)
+    # Identity and dates come from the session as read now; the candidates from the
+    # cache, less any quote the view no longer has the person type (`still_typed`: a
+    # later session made it a cross-session template).
+    kept, gone = still_typed(entry.candidates.candidates, session, fingerprints)
+    by_reason = entry.dropped_by_reason
+    if gone:
+        by_reason = {**by_reason, "paraphrase": by_reason.get("paraphrase", 0) + len(gone)}
+    fresh = session_candidates(session, kept)
     return SessionMineResult(
-        session.id, candidates=fresh.candidates, dropped_unverified=entry.dropped_unverified,
-        chunks=entry.chunks, cached=True, session=fresh, dropped_by_reason=entry.dropped_by_reason,
+        session.id, candidates=fresh.candidates,
+        dropped_unverified=entry.dropped_unverified + len(gone), chunks=entry.chunks,
+        cached=True, session=fresh, dropped=gone, dropped_by_reason=by_reason,
     )
 
 
@@ -337,16 +345,16 @@ def mine_sessions(
             return SessionMineResult(session.id, error=f"{type(exc).__name__}: {exc}")
 
     def one(session: Session) -> SessionMineResult:
-        key, hit = _cached(session, cache)
+        key, hit = _cached(session, cache, fingerprints)
         if hit is None and cache is not None and key is not None:
             # Claimed while asked (MineCache.claim): the hook's worker and a run mining
             # the same session at once paid for it twice.
             with cache.claim(key):
-                hit = _entry(session, cache.get(key))  # mined by the holder waited for
+                hit = _entry(session, cache.get(key), fingerprints)  # mined by the holder waited for
                 if hit is None:
                     # The same text sent under another of learn's versions (rendered_key).
                     blocks = render_blocks(session, fingerprints)
-                    hit = _entry(session, cache.as_sent(session.id, blocks))
+                    hit = _entry(session, cache.as_sent(session.id, blocks), fingerprints)
                     if hit is not None:
                         keep(cache, key, hit)
                     else:

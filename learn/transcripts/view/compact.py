@@ -103,7 +103,10 @@ from learn.transcripts.view.model import (
 #     or refused inside a script is a denial (no longer a failure), and an interpolated
 #     template is no command; the `[Image: source: ...]` / `[Image: original ...]` blocks
 #     Claude Code writes for a picture are cut from typed text wherever they sit.
-VIEW_VERSION: Final = 23
+# v24: a review bot's pull-request comment pasted into a message (copied from the web page:
+#     "<handle> bot", when it commented, a finding tag; or the markdown it posts) is not
+#     typed; the person's words before it and after the page's end of it stay.
+VIEW_VERSION: Final = 24
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2

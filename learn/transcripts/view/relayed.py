@@ -3,7 +3,8 @@
 People paste what another agent wrote into the prompt: a review bot's findings
 ("Fix the following issues reported by …"), another model's review relayed by
 hand (markdown headings and bold labels, no terminal glyphs, so
-`typed.strip_pasted_output` does not see it), an IDE's embedded file
+`typed.strip_pasted_output` does not see it), a review bot's pull-request comment
+copied from the web page or its markdown, an IDE's embedded file
 (`<context ref="…">…</context>`, newer ACP clients). It arrives as a message,
 as the reason typed when rejecting a plan, or as the answer to a question.
 Mined as speech, every finding of the review became a "directive" the person
@@ -65,6 +66,68 @@ _BLANK_RUN: Final = lazy_pattern(r"\n\s*\n(?:\s*\n)+")
 # (a person's own structured prompt, "## Goal" / "## Constraints", stays theirs).
 REPORT_MIN_MARKS: Final = 2
 
+# A review bot's pull-request comment, copied from the web page (found in real Codex
+# sessions: the same bot comment pasted under a one-line request into several sessions,
+# its finding then counted as the person's directive) or as the markdown the bot posts.
+# Copied from the page it has no heading and no bold label, only the page's own lines:
+# the bot's handle, "<handle> bot" (or "<handle>[bot]"), when it commented ("2 days
+# ago", "commented 1 hour ago", "on Aug 15, 2025"), a finding tag, the finding. Public
+# pastes of CodeRabbit, Gemini Code Assist and the Codex connector all have this head:
+#   @coderabbitai / coderabbitai bot / 1 minute ago / 🛠️ Refactor suggestion | 🟠 Major
+#   @coderabbitai coderabbitai bot 4 days ago / ⚠️ Potential issue | 🔴 Critical
+#   @gemini-code-assist / gemini-code-assist bot / 1 hour ago / medium
+#   @chatgpt-codex-connector / chatgpt-codex-connector bot / 1 hour ago / P2 Badge <title>
+_WHEN: Final = (
+    r"(?:(?:\d+|an?|one)\s+(?:second|minute|hour|day|week|month|year)s?\s+ago|yesterday|just\s+now"
+    r"|last\s+(?:week|month|year)|(?:on\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"[a-z]*\.?\s+\d{1,2},?(?:\s+\d{4})?)")
+_ACTION: Final = (r"(?:commented|reviewed|left\s+a\s+comment|suggested\s+changes"
+                  r"|approved\s+these\s+changes)")
+# The author line: a whole line that is a handle (GitHub's are at most 39 characters)
+# and "bot" (a person writes "the bot" inside a sentence, not as a line followed by a
+# line saying when it commented).
+_BOT_AUTHOR: Final = lazy_pattern(
+    rf"^\s*(?:@[\w.-]{{1,39}}\s+)?(?!(?:the|a|an|this|that|my|our|your|their|its|review)\s)"
+    rf"[a-z0-9][\w.-]{{0,38}}(?:\[bot\]|\s+bot)(?:\s+{_ACTION})?(?:\s+{_WHEN})?\s*(?:[•·].*)?$", re.I)
+_WHEN_ON: Final = lazy_pattern(rf"\b{_WHEN}\s*(?:[•·].*)?$", re.I)
+_WHEN_LINE: Final = lazy_pattern(rf"^\s*(?:{_ACTION}\s+)?{_WHEN}\s*(?:[•·].*)?$", re.I)
+_ACTION_LINE: Final = lazy_pattern(rf"^\s*{_ACTION}\s*$", re.I)
+# A bot's finding tag: a category, a bar, a severity ("⚠️ Potential issue | 🟡 Minor",
+# posted as "_⚠️ Potential issue_ | _🟡 Minor_"). The bar and the severity word are
+# the bot's: a person's "this is a potential issue" has neither (and a table row of
+# theirs, "| potential issue | minor |", opens with a bar).
+_TAG_CATEGORIES: Final = ("potential issue", "refactor suggestion", "nitpick", "verification agent",
+                          "outside diff range")
+_FINDING_TAG: Final = lazy_pattern(
+    r"^\s*_?[^\w\s|]{0,4}\s*(?:"
+    + "|".join(c.replace(" ", r"\s+") for c in _TAG_CATEGORIES)
+    + r")(?:\s+comments?)?_?\s*\|\s*_?[^\w\s]{0,4}\s*"
+    r"(?:critical|major|minor|trivial|info)_?\s*(?:\|.*)?$", re.I)
+# Above the head, the page shows the code commented on: "Comment on lines +12 to +18"
+# (under the file's path), the lines themselves, the bot's role and its avatar's handle.
+_COMMENTED_LINES: Final = lazy_pattern(r"^\s*comment\s+on\s+lines?\s+[+-]?\d+(?:\s+to\s+[+-]?\d+)?\s*$",
+                                      re.I)
+_LONE_PATH: Final = lazy_pattern(r"^\s*[\w@.-]*[/.][\w@./-]*\.[A-Za-z0-9]{1,8}\s*$")
+_PAGE_LINE: Final = lazy_pattern(
+    r"^\s*(?:@[\w.-]+|contributor|member|owner|collaborator|author|outdated|resolved|[•·])\s*$",
+    re.I)
+# How far above the head the commented code may start: GitHub shows the lines a
+# comment is on, a few to a few dozen.
+_CODE_ABOVE_MAX: Final = 80
+# Where the page's comment ends: the reply box under a thread ("@alice\tReply..."),
+# the Codex connector's "Useful? React with 👍 / 👎.", the bot's closing markup. A
+# comment copied without one runs to the end of the message: its paragraphs read
+# like anyone's, and nothing on the page marks where the person's words resume.
+_COMMENT_END: Final = lazy_pattern(
+    r"^\s*(?:@?[\w.-]+\s+)?reply\.\.\.\s*$|^\s*useful\?\s*react\s+with\b|^\s*</details>\s*$"
+    r"|^\s*<!--.*-->\s*$|^\s*✅\s*addressed\s+in\s+commits?\b", re.I)
+# "bot" at a word's end ("coderabbitai bot", "coderabbitai[bot]"): found by its letters
+# first, which the regex engine scans for in C; a pattern opening with a word boundary
+# or ignoring case is tried at every position: 0.11-0.23 s on a 1.6 MB message of shell
+# pipelines, which the rest of this module reads in 0.03 s (this way, 0.03 s more where
+# each of its 20,000 lines says "robot").
+_BOT_END: Final = lazy_pattern(r"bot\b")
+
 
 def strip_relayed(text: str) -> str:
     """`text` without embedded context blocks and pasted agent reports."""
@@ -72,6 +135,10 @@ def strip_relayed(text: str) -> str:
         text = _CONTEXT_REF.sub("", text).strip()
     if "\n" not in text:
         return "" if _REVIEW_HEAD.match(text) else text
+    if _may_hold_comment(text):
+        text = _strip_bot_comments(text)
+        if "\n" not in text:
+            return "" if _REVIEW_HEAD.match(text) else text
     lines = text.splitlines()
     found = _report_start(lines)
     if found is None:
@@ -88,6 +155,73 @@ def is_generated_findings(text: str) -> bool:
     current code") and `strip_relayed` leaves nothing."""
     head = text.lstrip().split("\n", 1)[0]
     return bool(_REVIEW_HEAD.match(head)) and not strip_relayed(text)
+
+
+def _may_hold_comment(text: str) -> bool:
+    """Whether `text` has the word "bot" or a finding tag's category: most messages have
+    neither and are not read line by line for a comment."""
+    low = text.lower()
+    for found in _BOT_END.finditer(low):
+        at = found.start()
+        if at == 0 or not (low[at - 1].isalnum() or low[at - 1] == "_"):
+            return True
+    return any(category in low for category in _TAG_CATEGORIES)
+
+
+def _strip_bot_comments(text: str) -> str:
+    """`text` without the review bots' pull-request comments pasted into it."""
+    lines = text.splitlines()
+    heads = [i for i in range(len(lines)) if _comment_head(lines, i)]
+    if not heads:
+        return text
+    cut = [False] * len(lines)
+    floor = 0
+    tops = []
+    for head in heads:
+        top = _comment_top(lines, head, floor)
+        tops.append(top)
+        floor = head + 1
+    for k, head in enumerate(heads):
+        stop = tops[k + 1] if k + 1 < len(heads) else len(lines)
+        ends = [i for i in range(head + 1, stop) if _COMMENT_END.search(lines[i])]
+        # Through the last end before the next comment (a thread's replies, a bot's
+        # several closing blocks); with none, up to the next comment or the message's end.
+        end = ends[-1] + 1 if ends else stop
+        for i in range(tops[k], end):
+            cut[i] = True
+    kept = [line for line, gone in zip(lines, cut, strict=True) if not gone]
+    return _BLANK_RUN.sub("\n\n", "\n".join(kept)).strip()
+
+
+def _comment_head(lines: list[str], i: int) -> bool:
+    """Whether line `i` opens a bot's comment: its author line with when it commented
+    (on the line or within the next three), or a finding tag with no author line above."""
+    line = lines[i]
+    if _BOT_AUTHOR.match(line):
+        if _WHEN_ON.search(line):
+            return True
+        for nxt in lines[i + 1:i + 4]:
+            if _WHEN_LINE.match(nxt):
+                return True
+            if not (_ACTION_LINE.match(nxt) or _PAGE_LINE.match(nxt) or _BOT_AUTHOR.match(nxt)):
+                return False
+        return False
+    return bool(_FINDING_TAG.match(line)) and not any(
+        _BOT_AUTHOR.match(above) for above in lines[max(0, i - 3):i])
+
+
+def _comment_top(lines: list[str], head: int, floor: int) -> int:
+    """The first line of the comment opened at `head`: the page's code excerpt above it
+    ("Comment on lines ...", under its file's path), or the page's lines right above it
+    (the avatar's handle, the bot's role, indented code); never above `floor`."""
+    for j in range(head - 1, max(floor, head - _CODE_ABOVE_MAX) - 1, -1):
+        if _COMMENTED_LINES.match(lines[j]):
+            return j - 1 if j > floor and _LONE_PATH.match(lines[j - 1]) else j
+    top = head
+    while top > floor and (_PAGE_LINE.match(lines[top - 1]) or _INDENTED.match(lines[top - 1])
+                           or _BOT_AUTHOR.match(lines[top - 1])):
+        top -= 1
+    return top
 
 
 def _marks(line: str) -> bool:
