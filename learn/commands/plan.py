@@ -14,6 +14,7 @@ from learn.paths import home_relative
 
 if TYPE_CHECKING:
     from learn.config import Config
+    from learn.mining.plan import MiningPlan, PlannedSession
     from learn.transcripts.files.discover import Discovery
     from learn.transcripts.view.model import Session
 
@@ -38,38 +39,14 @@ def command(scope: Scope, model: str | None, context_window: int | None, as_json
 def print_plan(scope: Scope, config: Config, *, model: str | None = None,
                context_window: int | None = None, as_json: bool = False) -> None:
     """Print the plan (shared with `learn run --dry-run`)."""
-    from learn.mining.plan import describe_plan, plan_mining
-    from learn.transcripts.view.replay import (
-        replay_fingerprints,
-    )
-    from learn.transcripts.view.replay_files import (
-        load_templates,
-    )
+    from learn.mining.plan import describe_plan
 
-    model = model or config.models.mine
-    context_window = context_window or config.models.context_window
-    fingerprints = replay_fingerprints(load_templates(None if scope.all_projects else scope.project))
-    from learn.index.indexed import CachedHeads, indexed_views
-    from learn.mining.indexed_cache import IndexedMineCache
-    from learn.store import open_store
-
-    # Through the session index: unchanged files are neither opened, parsed nor hashed.
-    with open_store(local_only=True) as local:
-        index = local.index
-        heads = CachedHeads(index)
-        discovery = scope.scan(heads)
-        heads.save()
-        items = indexed_views(discovery.files, index=index, fingerprints_for=lambda _: fingerprints,
-                              min_confidence=config.mining.min_signal_confidence)
-        cache = IndexedMineCache({i.file.path: i.digest for i in items})
-        try:
-            plan = plan_mining(discovery.files, cache, model, fingerprints=fingerprints,
-                               context_window=context_window,
-                               views=_as_a_run_reads(items, fingerprints),
-                               unreadable=unreadable_skips(discovery))
-        except ValueError as exc:  # a window too small for any chunk
-            raise click.UsageError(str(exc)) from None
-        stages = _later_stages(plan, cache, config)
+    try:
+        plan, cache, discovery = plan_as_a_run_reads(scope, config, model=model,
+                                                     context_window=context_window)
+    except ValueError as exc:  # a window too small for any chunk
+        raise click.UsageError(str(exc)) from None
+    stages = _later_stages(plan, cache, config)
     total_calls = plan.calls + sum(s.calls for s in stages)
     total_cost = plan.est_cost_usd + sum(s.cost_usd for s in stages)
     if as_json:
@@ -135,6 +112,56 @@ def print_plan(scope: Scope, config: Config, *, model: str | None = None,
         click.echo("Nothing to mine: a run would make no model calls.")
 
 
+def plan_as_a_run_reads(scope: Scope, config: Config, *, model: str | None = None,
+                        context_window: int | None = None,
+                        include_programmatic: bool = False) -> tuple[MiningPlan, Any, Discovery]:
+    """The mining plan of `scope` as a run would read it (`_as_a_run_reads`), its mining
+    cache and the discovery it planned; `learn run` asks it whether a run needs a model
+    at all (learn.pipeline.deferred). Raises ValueError for a window too small."""
+    from learn.index.indexed import CachedHeads, indexed_views
+    from learn.mining.indexed_cache import IndexedMineCache
+    from learn.mining.plan import plan_mining
+    from learn.store import open_store
+    from learn.transcripts.view.replay import replay_fingerprints
+    from learn.transcripts.view.replay_files import load_templates
+
+    model = model or config.models.mine
+    context_window = context_window or config.models.context_window
+    fingerprints = replay_fingerprints(load_templates(None if scope.all_projects else scope.project))
+    # Through the session index: unchanged files are neither opened, parsed nor hashed.
+    with open_store(local_only=True) as local:
+        index = local.index
+        heads = CachedHeads(index)
+        discovery = scope.scan(heads)
+        heads.save()
+        items = indexed_views(discovery.files, index=index, fingerprints_for=lambda _: fingerprints,
+                              min_confidence=config.mining.min_signal_confidence)
+        cache = IndexedMineCache({i.file.path: i.digest for i in items})
+        plan = plan_mining(discovery.files, cache, model, fingerprints=fingerprints,
+                           context_window=context_window,
+                           views=_as_a_run_reads(items, fingerprints,
+                                                 include_programmatic=include_programmatic),
+                           unreadable=unreadable_skips(discovery))
+    return _nothing_sent_apart(plan, cache), cache, discovery
+
+
+def _nothing_sent_apart(plan: MiningPlan, cache: Any) -> MiningPlan:
+    """`plan` with the cached sessions whose answer was made of no call (nothing typed to
+    send: none typed, or only a prompt repeated across sessions, cut) counted with nothing
+    to mine, as they are before their first run: all 16 of a Codex home were "cached"
+    here while the digest counted 13 and left 3 unexplained (the real-transcript check)."""
+    from dataclasses import replace
+
+    cached: list[PlannedSession] = []
+    empty = list(plan.nothing_to_mine)
+    for planned in plan.cached:
+        entry = cache.get(planned.key) if planned.key else None
+        (empty if entry is not None and entry.chunks == 0 else cached).append(planned)
+    if len(cached) == len(plan.cached):
+        return plan
+    return replace(plan, cached=tuple(cached), nothing_to_mine=tuple(empty))
+
+
 def unreadable_skips(discovery: Discovery) -> list[Path]:
     """The files discovery could not read (`Discovery.skipped_files`), for `plan_mining`."""
     return [s.path for s in discovery.skipped_files if s.reason == "unreadable"]
@@ -182,15 +209,17 @@ def _named_texts() -> Callable[[str, str], str | None]:
         return lambda kind, text: None
 
 
-def _as_a_run_reads(items: Sequence[Any], fingerprints: Sequence[str]) -> dict[Path, Session]:
+def _as_a_run_reads(items: Sequence[Any], fingerprints: Sequence[str], *,
+                    include_programmatic: bool = False) -> dict[Path, Session]:
     """The views as `learn run` mines them (transcripts.scripted.machinery): prompts and
     templates repeated across sessions cut, and a session a program started left with
-    nothing to mine."""
+    nothing to mine (unless `include_programmatic`, as `learn run` says)."""
     from dataclasses import replace
 
     from learn.transcripts.templates.scripted import machinery
 
-    judged = machinery([i.session for i in items], fingerprints).views
+    judged = machinery([i.session for i in items], fingerprints,
+                       include_programmatic=include_programmatic).views
     return {i.file.path: (replace(v, failures=(), tool_calls=(), timeline=())
-                          if v.origin == "programmatic" else v)
+                          if v.origin == "programmatic" and not include_programmatic else v)
             for i, v in zip(items, judged, strict=True)}

@@ -27,7 +27,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
@@ -127,16 +127,20 @@ def _network_waited(ready: Any, name: str, config: Any) -> Any:
     return ready
 
 
-def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: Any) -> Any:
+def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: Any,
+                  ready: Any = None) -> Any:
     """The backend `name`, after checking once that it can work at all (learn.models.preflight):
-    a missing binary or a silent endpoint stops here with one line, before any session is read."""
+    a missing binary or a silent endpoint stops here with one line, before any session is read.
+    `ready`: that check's answer when the caller has it already."""
     from learn.models.base import ModelError, report_waits
     from learn.models.preflight import anthropic_base_url, check_backend_ready
     from learn.models.ratelimit import limiter_for
     from learn.models.registry import get_backend
     from learn.redaction.redact import redact_message
 
-    ready = _network_waited(check_backend_ready(name, config), name, config)
+    if ready is None:
+        ready = check_backend_ready(name, config)
+    ready = _network_waited(ready, name, config)
     if not ready.ok:
         line = ready.line()
         job = _job_env_file()
@@ -170,6 +174,71 @@ def build_backend(name: str, *, record: bool, cache_dir: Path | None, config: An
     report_waits(backend, lambda notice: click.echo(
         f"learn: {redact_message(notice.line())}", err=True))
     return backend
+
+
+def _named(requested: str) -> tuple[str, UsageProblem | None]:
+    """`choose_backend_name(requested)`, and for `auto` with neither a key nor `claude`
+    (/learn runs `--backend auto`) the API's name with why it cannot be used: raised by
+    `_backend_for_run` only when the run will call a model."""
+    try:
+        return choose_backend_name(requested), None
+    except UsageProblem as exc:
+        return "anthropic", exc
+
+
+def _backend_for_run(name: str, *, record: bool, cache_dir: Path | None, config: Any,
+                     calls_ahead: Callable[[], bool],
+                     unavailable: UsageProblem | None = None) -> Any:
+    """The run's backend: built now when it can be, or when the run will call it
+    (`calls_ahead`: the check's one line then stops the run before any session is mined);
+    else, when only the key is missing, made at its first call (learn.pipeline.deferred),
+    so a run that calls nothing needs no key. Asked only when the key is missing: a run
+    whose backend is ready pays nothing for the question, and a key or an endpoint that
+    is wrong is said at once, as before (it is wrong for the next run too)."""
+    from learn.models.preflight import check_backend_ready
+
+    if unavailable is not None:
+        if calls_ahead():
+            raise unavailable
+    else:
+        ready = check_backend_ready(name, config)
+        missing = name == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY")
+        if ready.ok or not missing or calls_ahead():
+            return build_backend(name, record=record, cache_dir=cache_dir, config=config,
+                                 ready=ready)
+    from learn.pipeline.deferred import BackendNotReady, DeferredBackend
+
+    def made_at_first_call() -> Any:
+        if unavailable is not None:
+            raise BackendNotReady(unavailable.format_message())
+        try:
+            return build_backend(name, record=record, cache_dir=cache_dir, config=config)
+        except UsageProblem as exc:
+            raise BackendNotReady(exc.format_message()) from None
+
+    return DeferredBackend(name, made_at_first_call)
+
+
+def _calls_ahead(scope: Scope, config: Any, options: Any) -> bool:
+    """Whether the run will call the model before it judges: a session to mine, as the
+    run reads them (`learn plan`'s plan: a program's session or a repeated prompt is not
+    mined), or a Message Batch to collect. Naming and judging may still call it when
+    mining does not (a verdict an earlier run did not get): those calls fail with the
+    check's line, each stage says so, and the digest is still printed."""
+    from learn.commands.plan import plan_as_a_run_reads
+    from learn.store import open_store
+
+    with open_store(local_only=True) as local:
+        if local.batches.pending():
+            return True
+    try:
+        plan, _, _ = plan_as_a_run_reads(scope, config,
+                                         include_programmatic=options.include_programmatic)
+    except ValueError:  # a window too small for any chunk: the run will say so
+        return True
+    # No session at all: nothing to give without the key, and its absence is the news (a
+    # scheduled job's first night leaves the digest saying so).
+    return bool(plan.to_mine) or not plan.sessions
 
 
 class _Bars:
@@ -371,7 +440,7 @@ def _run(scope: Scope, *, backend: str | None, model: str | None, offline: bool,
         # with nothing configured, not even the configuration's models built.
         from learn.pipeline.warm import config_key, unchanged
 
-        name = None if offline else choose_backend_name(backend or DEFAULT_BACKEND)
+        name, _ = (None, None) if offline else _named(backend or DEFAULT_BACKEND)
         kept = unchanged(options, config_key(None), name or "offline")
         if kept is not None:
             return _unchanged(kept, quiet=quiet, as_json=as_json, out=out)
@@ -392,7 +461,7 @@ def _run(scope: Scope, *, backend: str | None, model: str | None, offline: bool,
         print_plan(scope, config, as_json=as_json)
         return 0
 
-    name = None if offline else choose_backend_name(backend or config.backend.name)
+    name, unavailable = (None, None) if offline else _named(backend or config.backend.name)
     if not team and (model or not defaults_apply()):
         from learn.pipeline.warm import config_key, unchanged
 
@@ -401,14 +470,21 @@ def _run(scope: Scope, *, backend: str | None, model: str | None, offline: bool,
             return _unchanged(kept, quiet=quiet, as_json=as_json, out=out)
     model_backend = None
     if name is not None:
-        model_backend = build_backend(name, record=record, cache_dir=cache_dir, config=config)
+        model_backend = _backend_for_run(
+            name, record=record, cache_dir=cache_dir, config=config, unavailable=unavailable,
+            calls_ahead=lambda: team or batch or _calls_ahead(scope, config, options))
         if batch and name != "anthropic":
             raise UsageProblem("--batch needs the anthropic backend (Message Batches are its API)")
-        may_batch = not no_batch and config.mining.batch != "never"
+        from learn.pipeline.deferred import DeferredBackend
+
+        # Made at its first call: the plan found nothing to mine, so nothing to batch or
+        # to ask about (the cheaper plan below counts a program's uncached sessions).
+        planned = not isinstance(model_backend, DeferredBackend)
+        may_batch = planned and not no_batch and config.mining.batch != "never"
         if not team and name == "anthropic" and not batch and may_batch:
             batch = _offer_batch(scope, config, yes)
             options = replace(options, batch=batch)
-        if not team and not yes and not batch and not _confirm(scope, config):
+        if planned and not team and not yes and not batch and not _confirm(scope, config):
             click.echo("nothing mined (not confirmed)", err=True)
             return 0
     elif batch:

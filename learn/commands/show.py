@@ -37,6 +37,7 @@ from learn.visible import inert_json
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from learn.report.styled_print import Piece
     from learn.store.session_index import SessionIndex
     from learn.transcripts.models import TranscriptEvent
     from learn.transcripts.templates.keys import Keys
@@ -125,10 +126,11 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
 
 def _load(path: Path, file: SessionFile | None, *, include_programmatic: bool = False,
           index: SessionIndex | None = None, heads: HeadReader | None = None,
-          ) -> tuple[Session, Sequence[TranscriptEvent]]:
-    """`load_view`'s view and the events it was built from: the redaction reads them for
-    what the view withheld (a password given in answer to the agent, typed again later:
-    learn.render.session_values.note_answers)."""
+          ) -> tuple[Session, Sequence[TranscriptEvent], Session]:
+    """`load_view`'s view, the events it was built from (the redaction reads them for
+    what the view withheld: a password given in answer to the agent, typed again later,
+    learn.render.session_values.note_answers), and the view before it was judged with
+    its project's sessions (what that judgement cut is said: `_repeated_note`)."""
     from learn.transcripts.files.listing import (
         aside_paths_for,
     )
@@ -166,7 +168,7 @@ def _load(path: Path, file: SessionFile | None, *, include_programmatic: bool = 
         # scan resolves it): a share's is never looked at, so it is judged alone.
         return without_project_prompts(view, fingerprints, others=(),
                                        include_programmatic=include_programmatic), \
-            transcript.events
+            transcript.events, view
     others = None
     keys = None
     if index is not None and heads is not None:
@@ -179,7 +181,8 @@ def _load(path: Path, file: SessionFile | None, *, include_programmatic: bool = 
         others = project_turn_views(view, fingerprints, index=index, heads=heads,
                                     limit=HEAD_SESSIONS, keys=keys)
     return without_project_prompts(view, fingerprints, others=others, keys=keys,
-                                   include_programmatic=include_programmatic), transcript.events
+                                   include_programmatic=include_programmatic), \
+        transcript.events, view
 
 
 def _own_keys(view: Session, index: SessionIndex, keys: Keys) -> None:
@@ -265,8 +268,8 @@ def _show(session_ref: str, as_json: bool, reveal: bool, full: bool,
         except (StoreError, apsw.Error, OSError):
             index = heads = None
         path, file = resolve_session(session_ref, heads)
-        session, events = _load(path, file, include_programmatic=include_programmatic,
-                                index=index, heads=heads)
+        session, events, before = _load(path, file, include_programmatic=include_programmatic,
+                                        index=index, heads=heads)
         if heads is not None:
             with suppress(StoreError, apsw.Error):  # what was read is read again next time
                 heads.save(forget=False)
@@ -284,7 +287,33 @@ def _show(session_ref: str, as_json: bool, reveal: bool, full: bool,
             data = _cut_texts(data, limit)
         click.echo(inert_json(json.dumps(data, indent=2, ensure_ascii=False)))
         return
-    _print(session, limit)
+    _print(session, limit, repeated=_repeated_note(before, session))
+
+
+def _repeated_note(before: Session, after: Session) -> str:
+    """Why turns the person sent are not counted when the project's judgement cut them
+    (transcripts.templates.scripted: a prompt repeated word for word across sessions, a
+    template's text). A Codex session whose only prompt was one showed "human 0" and
+    nothing else: its prompt gone with no word why, where a program's session says so.
+    "" when nothing was cut, or when the session is a program's (said on its own)."""
+    if after.origin == "programmatic" and not after.human_turns:
+        return ""
+    kept = {(t.event_index, t.at, t.on_branch): t.text for t in after.human_turns}
+    gone = sum(1 for t in before.human_turns if (t.event_index, t.at, t.on_branch) not in kept)
+    cut = sum(1 for t in before.human_turns
+              if kept.get((t.event_index, t.at, t.on_branch), t.text) != t.text)
+    if not gone and not cut:
+        return ""
+    turns = f"{gone} turn{'s' if gone != 1 else ''} you sent"
+    if gone and cut:
+        what = f"{turns} and part of {cut} other{'s' if cut != 1 else ''} are"
+    elif gone:
+        what = f"{turns} {'is' if gone == 1 else 'are'}"
+    else:
+        what = f"part of {cut} turn{'s' if cut != 1 else ''} you sent is"
+    return (f"{what[0].upper()}{what[1:]} not counted: a prompt repeated word for word across "
+            "this project's sessions (or a template's text) is a program's or a paste, not "
+            "something you said here.")
 
 
 def readable(text: str, limit: int | None) -> str:
@@ -307,9 +336,9 @@ def _cut_texts(value: object, limit: int) -> object:
 _TEXT_KEYS = frozenset({"text", "summary", "excerpt", "reason", "command"})
 
 
-def _print(session: Session, limit: int | None = SHOW_CHARS) -> None:
+def _print(session: Session, limit: int | None = SHOW_CHARS, *, repeated: str = "") -> None:
     from learn.report.screen import Screen, escape
-    from learn.report.styled_print import Piece, print_markup, print_rule, print_styled
+    from learn.report.styled_print import print_markup, print_rule, print_styled
 
     # Printed as rich's Console(file=sys.stdout, highlight=False) printed it, without
     # importing rich: ~0.1 G of a median show's 0.8 G instructions (learn.report.screen).
@@ -353,6 +382,8 @@ def _print(session: Session, limit: int | None = SHOW_CHARS) -> None:
     if session.origin == "programmatic" and not session.human_turns:
         print_markup(screen, "[yellow]A program started this session: none of it counts as typed by "
                      "you (learn show --include-programmatic shows what would).[/yellow]")
+    if repeated:
+        print_markup(screen, f"[yellow]{escape(repeated)}[/yellow]")
     print_rule(screen)
 
     # Denials without a typed reason and interrupts are not timeline items;
@@ -398,4 +429,45 @@ def _print(session: Session, limit: int | None = SHOW_CHARS) -> None:
         else:
             add(("  \u23ce interrupted", "yellow"))
     if items:
-        print_styled(screen, body)
+        print_styled(screen, kinsoku_wrapped(body, screen.width))
+
+
+def kinsoku_wrapped(pieces: list[Piece], width: int) -> list[Piece]:
+    """`pieces` with each line wider than `width` that holds wide (CJK) characters
+    broken by learn.report.wrap.break_ranges: rich folds such a line by cells and
+    started lines with "。" or "」". Lines of one-cell characters are left to
+    print_styled, which wraps them as rich does."""
+    from learn.report.screen import all_narrow
+    from learn.report.wrap import break_ranges
+
+    if width < 1 or all(all_narrow(text) for text, _ in pieces):
+        return pieces
+    from rich.cells import cell_len
+
+    out: list[Piece] = []
+    for n, line in enumerate(_split_lines(pieces)):
+        if n:
+            out.append(("\n", ""))
+        plain = "".join(text for text, _ in line)
+        if all_narrow(plain) or not plain.isprintable() or cell_len(plain) <= width:
+            out.extend(line)
+            continue
+        for m, (a, b) in enumerate(break_ranges(plain, width)):
+            if m:
+                out.append(("\n", ""))
+            at = 0
+            for text, style in line:
+                lo, hi = max(a, at), min(b, at + len(text))
+                if lo < hi:
+                    out.append((text[lo - at:hi - at], style))
+                at += len(text)
+    return out
+
+
+def _split_lines(pieces: list[Piece]) -> list[list[Piece]]:
+    lines: list[list[Piece]] = [[]]
+    for text, style in pieces:
+        first, *rest = text.split("\n")
+        lines[-1].append((first, style))
+        lines.extend([(part, style)] for part in rest)
+    return lines

@@ -239,6 +239,11 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
             "copied_from_resumed": cands.copied,
             "make_command": read.suggestions,
             "programmatic_set_aside": read.programmatic,
+            # The sessions read that the counts leave out, by why: with mined, cached and
+            # failed they add up to the sessions read (16 read, 13 counted and 3 said
+            # nowhere in the real-transcript check).
+            "nothing_typed": _nothing_typed(read, mined),
+            "in_batch": mined.in_batch,
             "skipped": read.skipped,
             # Lines of the sessions read that could not be read (a malformed line is
             # skipped, the rest of its session read): said beside the files skipped.
@@ -253,6 +258,15 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
             **extra,
         },
     )
+
+
+def _nothing_typed(read: Read, mined: Mined) -> dict[str, int]:
+    """The sessions the model had nothing of the person's to read: "repeated" when every
+    typed turn was a prompt repeated across sessions or a template's text (cut), "none"
+    when none was typed (an agent's own work, a session opened and left)."""
+    nothing = mined.nothing_sent()
+    repeated = sum(1 for sid in nothing if sid in read.only_repeated)
+    return {"repeated": repeated, "none": len(nothing) - repeated}
 
 
 def _rule_corpus(files: Sequence[SessionFile], options: RunOptions) -> Any:

@@ -32,10 +32,17 @@ class Mined:
     from_batch: set[str] = field(default_factory=set)  # mined by a batch this run collected
     # Sessions the model did not finish this run (failed, a chunk failed, or left in a batch).
     incomplete: list[str] = field(default_factory=list)
+    in_batch: int = 0  # of those, left in a batch this run could not collect (no result)
     verification: dict[str, int] = field(default_factory=dict)  # quotes kept/dropped by reason
     failures: list[str] = field(default_factory=list)
     failed_stages: list[str] = field(default_factory=list)
     collected: RunResult | None = None  # set when the run only collected batches
+
+    def nothing_sent(self) -> list[str]:
+        """The sessions with nothing to send (no typed turn left, no failure): no call
+        made, none counted as read, mined or cached; the digest says what they were."""
+        return [sid for sid, r in self.results.items()
+                if not r.failed and r.chunks == 0 and sid not in self.from_batch]
 
     def sessions_mined(self) -> int:
         # A session a batch mined counts as mined by the run that collects it. One with
@@ -119,6 +126,7 @@ def mine(read: Read, options: RunOptions, config: Config, meter: UsageMeter | No
     if out.incomplete:
         out.failed_stages.append("mine")
     out.incomplete += sorted(held)
+    out.in_batch = len(held)
     out.verification = _verification_tally(out.results.values())
     return out
 

@@ -40,6 +40,9 @@ class Read:
     project: str | None = None  # the project read (None: every project)
     # Each file's session-index entry as read (None: unreadable): what a warm run compares.
     entries: dict[str, IndexRow | None] = field(default_factory=dict)
+    # Sessions whose every typed turn was cut as a prompt repeated across sessions or a
+    # template's text: read, and nothing of the person's left to mine (the digest says so).
+    only_repeated: frozenset[str] = frozenset()
 
 
 def discover(options: RunOptions, index: SessionIndex) -> Discovery:
@@ -103,14 +106,18 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
                     c for c in item.detected if is_typed_reason(c))
             # Newest first, like discovery, whatever order the parse pool finished in.
             sessions.sort(key=lambda s: s.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
+            typed = {s.id for s in sessions if s.human_turns}
             sessions, fingerprints, detected, suggestions, programmatic = _drop_repeated_prompts(
                 sessions, fingerprints, detected,
                 include_programmatic=options.include_programmatic, keys=keys,
             )
+            only_repeated = frozenset(s.id for s in sessions
+                                      if s.id in typed and not s.human_turns)
     by_path = {f.path: f.project_id for f in files if f.project_id}
     projects = {s.id: by_path[s.path] for s in sessions if s.path in by_path}
     return Read(files, dict(discovery.skipped), sessions, detected, digests, fingerprints,
-                suggestions, programmatic, projects, discovery.project, entries(files, rows))
+                suggestions, programmatic, projects, discovery.project, entries(files, rows),
+                only_repeated)
 
 
 def entries(files: Sequence[SessionFile], rows: Sequence[IndexRow]) -> dict[str, IndexRow | None]:

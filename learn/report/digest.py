@@ -81,7 +81,7 @@ def header_lines(result: RunResult) -> list[str]:
     if u.sessions_failed:
         reading += (" (what earlier runs verified in those still counts; anything new in them "
                     "is missing from the counts below)")
-    lines.append(reading + ".")
+    lines.append(reading + uncounted_clause(result) + ".")
     aside = int(result.extra.get("programmatic_set_aside") or 0)
     if aside:
         lines.append(f"Set aside as programmatic (started by a program, not typed by you): "
@@ -112,6 +112,33 @@ def header_lines(result: RunResult) -> list[str]:
     lines.append("The counts come from the transcripts on disk. They are evidence, not "
                  "conclusions: read the quotes before you write anything.")
     return lines
+
+
+def uncounted_clause(result: RunResult) -> str:
+    """"; nothing typed to count: 3 (2 only a repeated prompt, 1 none typed)": the sessions
+    read that the counts leave out, so the numbers add up to "Read N sessions". A Codex
+    home said "Read 16 sessions", then "read by the model 0, from cache 13, failed 0"
+    and "of your last 13 sessions", and the 3 others were said nowhere."""
+    u, extra = result.usage, result.extra
+    if result.offline:
+        return ""  # nothing is mined offline: every session read is counted
+    why = extra.get("nothing_typed")
+    counted = u.sessions_mined + u.sessions_cached + u.sessions_failed
+    batch = int(extra.get("in_batch") or 0)
+    out = ""
+    if isinstance(why, dict):
+        repeated, none = int(why.get("repeated") or 0), int(why.get("none") or 0)
+        if repeated and none:
+            out = (f"; nothing typed to count: {repeated + none} ({repeated} only a repeated "
+                   f"prompt, {none} none typed)")
+        elif repeated or none:
+            out = (f"; nothing typed to count: {repeated + none} "
+                   f"({'only a repeated prompt' if repeated else 'none typed'})")
+    elif counted and u.sessions_seen > counted + batch:  # a run stored before these were said
+        out = f"; nothing typed to count: {u.sessions_seen - counted - batch}"
+    if batch:
+        out += f"; waiting in a Message Batch: {batch}"
+    return out
 
 
 # Said once per offline run, instead of a "failure" per stage that had no model.
