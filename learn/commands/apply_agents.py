@@ -2,7 +2,8 @@
 
 A command-side helper of `learn apply` (learn.commands.apply): which agents a rule is
 written for (named with `--agent`, else the ones the project uses:
-learn.report.agent_targets), said once per project, and their edits beside the main one.
+learn.report.agent_targets), said once per project, and their edits beside the main one;
+a command or a deny no agent in use reads in Claude Code's file goes to Codex's instead.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ class ForAgents:
         # The agents in use, by rule, when none reads its main destination (--target left
         # to its default: learn.report.agent_targets.unread_main).
         self._unread: dict[str, tuple[str, ...]] = {}
+        # By rule, for a command or a deny made for Claude Code when no agent in use
+        # reads it: what is written for Codex instead, or why nothing is (codex_form).
+        self._instead: dict[str, str] = {}
         # Why an agent got nothing (Gemini's settings name no file learn writes): each
         # said once per apply.
         self._notes: list[str] = []
@@ -82,13 +86,47 @@ class ForAgents:
         for note in self._notes[said:]:
             # A note can quote a cloned repository's settings (Gemini's context.fileName).
             click.echo(visible(f"note: {note}"))
+        if not self._choice.kind_named:  # --target, --agents: written where they name
+            others = self._weigh_main(p, main, agents, others)
         self._others[main.key] = others
-        if not self._named and not self._choice.kind_named:
-            from learn.report.agent_targets import unread_main
-
-            self._unread[main.key] = unread_main(p, main, agents)
         self._say_overrides([main, *others])
         return others
+
+    def _weigh_main(self, p: Proposal, main: RuleEdit, agents: tuple[str, ...],
+                    others: list[RuleEdit]) -> list[RuleEdit]:
+        """Which agents in use do not read the main destination (for keeps_main); for a
+        command or a deny, which only Claude Code reads, the edits in its place."""
+        if not _claude_only(main):
+            if not self._named:
+                self._unread[main.key] = _unread_main(p, main, agents)
+            return others
+        from learn.reduce.file_readers import file_readers
+
+        # Named (`--agent codex`): those agents, as for a rule line (keeps_main).
+        unread = (() if file_readers(main.target) & set(agents) else agents) if self._named \
+            else _unread_main(p, main, agents)
+        self._unread[main.key] = unread
+        return self._codex_instead(p, main, unread) if unread else others
+
+    def _codex_instead(self, p: Proposal, main: RuleEdit,
+                       unread: tuple[str, ...]) -> list[RuleEdit]:
+        """Codex's form of a command or a deny no agent in use reads (codex_form), in place
+        of Claude Code's file; none for the other agents (no command or deny of theirs
+        learn writes). A deny's prose copies are not kept either: they are learn's summary
+        ("deny … in .claude/settings.json"), not the person's rule, which their files hold
+        already (it was written, and ignored: learn.report.escalation)."""
+        from learn.report.agent_targets import codex_form
+
+        form = codex_form(p, main) if "codex" in unread else None
+        if isinstance(form, RuleEdit):
+            what = "a Codex prompt" if form.form == "command" else "a Codex prefix_rule"
+            every = ", which Codex reads in every project" if main.project else ""
+            self._instead[main.key] = f"; written as {what} instead, to {form.target}{every}"
+            return [form]
+        why = form if form is not None else \
+            f"no command or deny of {_names(unread)} is one learn writes"
+        self._instead[main.key] = f"; nothing is written for it: {why}"
+        return []
 
     def _say_overrides(self, edits: list[RuleEdit]) -> None:
         """Say once per file that Codex's copy goes to an AGENTS.override.md: the person
@@ -103,9 +141,13 @@ class ForAgents:
     def keeps_main(self, main: RuleEdit) -> bool:
         """The main destination unless another file planned for the rule reaches its
         readers (a CLAUDE.md that imports the AGENTS.md written for Codex), or the person
-        named agents that do not read it. Called after `edits` for the same rule."""
-        if main.form in ("command", "permission", "codex-rule") or self._choice.file is not None:
+        named agents that do not read it; a command or a deny, unless no agent in use
+        reads Claude Code's file (`edits` planned Codex's instead). Called after `edits`
+        for the same rule."""
+        if self._choice.file is not None:
             return True
+        if main.form in ("command", "permission", "codex-rule"):
+            return self._keeps_claudes(main)
         from learn.reduce.file_readers import file_readers
 
         others = self._others.get(main.key, [])
@@ -120,12 +162,8 @@ class ForAgents:
             unread = self._unread.get(main.key, ())
             if not unread:
                 return True
-            names = ", ".join(AGENT_NAMES.get(a, a) for a in unread)
-            where = "you use" if main.project is None else f"{main.project} uses"
             nothing = "" if others else "; nothing is written for it"
-            which = "which do not read it" if len(unread) > 1 else "which does not read it"
-            click.echo(f"{main.key}: not written to {main.target}: {where} {names}, {which}"
-                       f"{nothing} (--target claude writes it there)")
+            click.echo(f"{_unread_line(main, unread)}{nothing} (--target claude writes it there)")
             return False
         if file_readers(main.target) & set(self._named):
             return True
@@ -135,6 +173,41 @@ class ForAgents:
                        "has no file of its own for this rule (another --agent, or --file, "
                        "picks one)", err=True)
         return False
+
+    def _keeps_claudes(self, main: RuleEdit) -> bool:
+        """A command or a deny: Claude Code's file, unless no agent in use reads it
+        (`edits` put Codex's form in its place, or found none: said here)."""
+        unread = self._unread.get(main.key, ())
+        if not unread:
+            return True
+        hint = "--agent claude" if self._named else "--target claude"
+        click.echo(f"{_unread_line(main, unread)}{self._instead.get(main.key, '')} ({hint} "
+                   "writes it there)")
+        return False
+
+
+def _names(agents: tuple[str, ...]) -> str:
+    return ", ".join(AGENT_NAMES.get(a, a) for a in agents)
+
+
+def _unread_line(main: RuleEdit, unread: tuple[str, ...]) -> str:
+    where = "you use" if main.project is None else f"{main.project} uses"
+    which = "which do not read it" if len(unread) > 1 else "which does not read it"
+    return f"{main.key}: not written to {main.target}: {where} {_names(unread)}, {which}"
+
+
+def _claude_only(main: RuleEdit) -> bool:
+    """A command file or a deny rule made for Claude Code, a form no other agent reads
+    (`--target` left to its default)."""
+    from learn.reduce.file_readers import file_readers
+
+    return main.form in ("command", "permission") and "claude" in file_readers(main.target)
+
+
+def _unread_main(p: Proposal, main: RuleEdit, agents: tuple[str, ...]) -> tuple[str, ...]:
+    from learn.report.agent_targets import unread_main
+
+    return unread_main(p, main, agents)
 
 
 def _imported_agents_md(main: RuleEdit, others: list[RuleEdit]) -> Path | None:

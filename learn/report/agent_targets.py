@@ -11,7 +11,8 @@ uses none of an agent gets none of its files.
 The main destination (CLAUDE.md, `.claude/rules`, AGENTS.md, as `learn apply
 --target` says) is `learn.report.targets`'; this adds the others beside it, and says
 when no agent in use reads the main one (`unread_main`: then, `--target` left to its
-default, it is not written):
+default, it is not written, and a command or a deny is written in Codex's form instead,
+where Codex is in use: `codex_form`):
 
 | agent | rule | path-scoped rule |
 |---|---|---|
@@ -70,14 +71,16 @@ from learn.reduce.agent_files import (
 from learn.reduce.file_readers import file_readers
 from learn.reduce.pathscope import glob_folder, scoped_safely
 from learn.reduce.rule_places import claude_home, codex_home
-from learn.report.edits import RuleEdit
+from learn.report.edits import MAX_RULE_CHARS, RuleEdit
+from learn.report.prose import plain_prose
 from learn.report.scoped_files import Claims, scoped_file
+from learn.report.words import flatten
 from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
 from learn.transcripts.ids import AGENT_NAMES
 
-__all__ = ["ORDER", "agent_edits", "agents_in_use", "shared_line", "unread_main",
-           "written_elsewhere"]
+__all__ = ["ORDER", "agent_edits", "agents_in_use", "codex_form", "shared_line",
+           "unread_main", "written_elsewhere"]
 
 ORDER: Final = ("claude", "codex", "opencode", "gemini", "copilot", "cursor", "windsurf", "kiro")
 
@@ -129,6 +132,35 @@ def unread_main(p: Proposal, main: RuleEdit, agents: Sequence[str],
     if not used or file_readers(main.target, home) & used:
         return ()
     return tuple(a for a in ORDER if a in used)
+
+
+def codex_form(p: Proposal, main: RuleEdit, home: Path | None = None) -> RuleEdit | str:
+    """Codex's own form of `main`, a command file or a deny rule made for Claude Code
+    (`.claude/commands/<name>.md`, `.claude/settings.json`), the one `--agents` writes: a
+    custom prompt in `~/.codex/prompts`, a forbidden prefix_rule in `~/.codex/rules/
+    learn.rules` for the commands the deny names. Why there is none, as a clause, when
+    the deny names no command (`Edit(docs/**)`: a prefix_rule forbids commands, not edits).
+
+    Found with the main destination made to follow the agents in use (`unread_main`): a
+    Codex-only person still got `.claude/commands/release-notes.md` and a `.claude/
+    settings.json` deny, because those forms kept Claude Code's files whatever the agents.
+    Codex reads both of its files from its home only, so a project's command or deny is
+    Codex's in every project: the apply says so beside the diff."""
+    from learn.report.targets import codex_prompt, codex_rules
+
+    if main.form == "command":
+        return replace(main, target=codex_prompt(p.label, home))
+    if not main.surface_commands:
+        rules = ", ".join(main.surface_rules)
+        return f"Codex has no rule for it ({rules}: a prefix_rule forbids commands, not edits)"
+    edits = [r for r in main.surface_rules if r.startswith("Edit(")]
+    notes = (f"{main.key}: {', '.join(edits)} not denied for Codex (a prefix_rule forbids "
+             "commands, not edits)",) if edits else ()
+    # What Codex shows when it refuses: the person's rule, as learn.report.apply.edit_for
+    # words it for `--agents`.
+    return replace(main, target=codex_rules(home), form="codex-rule",
+                   justification=flatten(plain_prose(p.text), MAX_RULE_CHARS),
+                   notes=(*main.notes, *notes))
 
 
 def written_elsewhere(p: Proposal) -> tuple[str, ...]:

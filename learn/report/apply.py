@@ -70,6 +70,7 @@ from learn.report.held_folder import (
     seen,
     unlink_in,
 )
+from learn.report.inline_read import read
 from learn.report.prose import is_prose, plain_prose
 from learn.report.runs import Decision
 from learn.report.surfaces_apply import plan_surface
@@ -140,12 +141,60 @@ def plan_file(path: Path, edits: Sequence[RuleEdit],
     return plan
 
 
+# The columns of a command's description: one line of the command menus.
+_DESCRIPTION_COLUMNS: Final = 80
+
+
+def command_description(text: str) -> str:
+    """`text` as prose (learn.report.prose) on one line of at most _DESCRIPTION_COLUMNS,
+    cut with an ellipsis, never inside a code span: one cut through is closed after the
+    ellipsis ("run `pnpm lint --fix…`"), or left out when none of its words fit.
+
+    Cut as plain text, the span lost its closing backtick, and the code spans are what
+    keep a tag learn made safe (`<img src=x onerror=…>`) from being HTML: read as
+    Markdown, the rest of the line was one loose backtick and a live tag."""
+    whole = flatten(plain_prose(text))
+    cut = flatten(whole, _DESCRIPTION_COLUMNS)
+    kept = len(cut) - 1  # the characters of `whole` before the ellipsis
+    piece = next((x for x in read(whole) if x.kind != "text" and x.start < kept < x.end), None)
+    if cut == whole or piece is None:
+        return cut
+    if piece.kind == "code":
+        fence = len(whole[piece.start:piece.end]) - len(whole[piece.start:piece.end].lstrip("`"))
+        inner = flatten(whole, _DESCRIPTION_COLUMNS - fence)
+        if len(inner) - 1 > piece.start + fence:  # some of the span's words fit
+            return inner + "`" * fence
+    return whole[:piece.start].rstrip() + "…"
+
+
+# A character YAML does not take as it is in a double-quoted scalar (outside its printable
+# set), a line break a YAML 1.1 reader folds (U+0085, U+2028, U+2029), and the hyphen that
+# starts a run of three.
+_YAML_UNSAFE: Final = re.compile(
+    "[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|-(?=--)")
+
+
+def yaml_string(value: str) -> str:
+    """`value` as a YAML double-quoted scalar of one line, which Claude Code reads back as
+    `value` whatever it holds: JSON's quoting (a JSON string is a YAML one), and a `\\u`
+    escape for each character above (`_YAML_UNSAFE`).
+
+    The hyphens: Claude Code (2.1.332) ends a command's front matter at the first `---`
+    anywhere after the opening one, inside a quoted value too (`/^---\\s*\\n([\\s\\S]*?)---/`).
+    A description holding "---" left its front matter `description: "`, which does not
+    parse: the command had no description, and the model was sent the rest of the value
+    and the closing `---` as the command's first lines (tests/test_f5_command_description
+    _yaml.py, with the real client)."""
+    quoted = json.dumps(value, ensure_ascii=False)
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+
+
 def command_text(edit: RuleEdit) -> str:
     """A slash command file: the instruction the model wrote from everything the person
     asked (learn.reduce.commands), prose only; the quotes stay in the digest."""
-    description = flatten(plain_prose(edit.description or edit.text), 80)
+    description = command_description(edit.description or edit.text)
     body = plain_prose(edit.body or edit.text, one_line=False)
-    return (f"---\ndescription: {json.dumps(description, ensure_ascii=False)}\n---\n{body}\n\n"
+    return (f"---\ndescription: {yaml_string(description)}\n---\n{body}\n\n"
             f"{learn_comment(edit.key, edit.provenance)}\n")
 
 

@@ -107,6 +107,18 @@ def codex_home() -> Path:
     return rule_places.codex_home(Path.home())
 
 
+def codex_prompt(label: str, home: Path | None = None) -> Path:
+    """Codex's custom prompt for a command: its home's `prompts` folder is the only one
+    Codex reads them from, so a project's command is offered in every project."""
+    return rule_places.codex_home(home or Path.home()) / "prompts" / f"{slug(label, 'command')}.md"
+
+
+def codex_rules(home: Path | None = None) -> Path:
+    """The execpolicy file learn's forbidden prefix_rules go to (learn.report.escalation):
+    Codex reads rules from its home, for every project."""
+    return rule_places.codex_home(home or Path.home()) / "rules" / "learn.rules"
+
+
 # Names Windows gives its devices in every folder: `.claude/rules/aux.md` or a command
 # `con.md` cannot be made there, and a repository holding one cannot be checked out on
 # Windows by a teammate.
@@ -386,7 +398,7 @@ def choose(p: Proposal, choice: TargetChoice) -> Target:
     root = None if scope == "user" else project_for(p, choice)
     if p.surface == "permission":
         if choice.kind == "agents":  # Codex reads execpolicy rules from its home
-            return Target(codex_home() / "rules" / "learn.rules", "codex-rule", root)
+            return Target(codex_rules(), "codex-rule", root)
         base = claude_home() if root is None else root / ".claude"
         return Target(base / "settings.json", "permission", root)
     if p.surface == "path-rule" and root is not None:
@@ -398,9 +410,8 @@ def choose(p: Proposal, choice: TargetChoice) -> Target:
         return Target(_claude_rule_file(root / ".claude" / "rules", slug(p.label),
                                         p.surface_rules, choice.claims), "path-rule", root)
     if form == "command":
-        name = f"{slug(p.label, 'command')}.md"
         if choice.kind == "agents":  # Codex reads custom prompts from its home only
-            return Target(codex_home() / "prompts" / name, form, root)
+            return Target(codex_prompt(p.label), form, root)
         base = claude_home() if root is None else root / ".claude"
         return Target(base / "commands" / f"{command_name(p.label)}.md", form, root)
     if choice.kind == "agents":
