@@ -13,48 +13,25 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
+from _said_to_agents import agents_of, project, record, said_quotes
 from click.testing import CliRunner, Result
 
-from learn.records.proposal import Proposal, Quote, Verdict
+from learn.records.proposal import Proposal, Verdict
 
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("DATA", "CONFIG", "CACHE"):
-        monkeypatch.setenv(f"LEARN_{name}_DIR", str(tmp_path / name.lower()))
-    monkeypatch.delenv("LEARN_DATABASE_URL", raising=False)
-    root = tmp_path / "service"
-    (root / ".git").mkdir(parents=True)
-    return root
+__all__ = ["project"]  # the fixture (tests/_said_to_agents.py)
 
 
 def _record(tmp_path: Path, project: Path, said: tuple[str | None, ...], scope: str = "project",
             scanned: bool = True) -> None:
     """A rule said in `project` once per agent of `said` (None: a quote of an older run,
     which recorded no agent); `scanned`: learn's session index knows those sessions."""
-    from learn.store.feedback import FeedbackStore
-    from learn.store.proposals import ProposalBook
-    from learn.store.scan_tables import ScannedSession, ScanTables
-
-    quotes = tuple(Quote(f"s{i}", "find the cause first, do not touch the code yet",
-                         f"2026-03-2{i}T00:00:00+00:00", str(project), agent=agent)
-                   for i, agent in enumerate(said))
-    agents = tuple((a, said.count(a)) for a in dict.fromkeys(said) if a is not None)
-    point = Proposal("directive", "investigate-before-fixing", quotes[0].text, len(quotes),
-                     len(quotes), quotes[0].at, quotes,
-                     verdict=Verdict(True, "Find and report the cause before changing any code.",
-                                     "workflow", scope, 0.9),  # type: ignore[arg-type]
-                     agents=agents)
-    (tmp_path / "data").mkdir(exist_ok=True)
-    with FeedbackStore.open(tmp_path / "data" / "learn.db") as store:
-        ProposalBook(store).record([point], run_id=None, fallback_project=str(project))
-        if scanned:
-            scans = ScanTables(store)
-            for q in quotes:
-                scans.record_session(ScannedSession(q.session_id, q.agent or "claude",
-                                                    str(project), f"/x/{q.session_id}", "h",
-                                                    None, 0, q.at or ""))
+    quotes = said_quotes(project, said, "find the cause first, do not touch the code yet")
+    record(tmp_path, project,
+           Proposal("directive", "investigate-before-fixing", quotes[0].text, len(quotes),
+                    len(quotes), quotes[0].at, quotes,
+                    verdict=Verdict(True, "Find and report the cause before changing any code.",
+                                    "workflow", scope, 0.9),  # type: ignore[arg-type]
+                    agents=agents_of(said)), scanned=scanned)
 
 
 def _apply(project: Path, *args: str) -> Result:

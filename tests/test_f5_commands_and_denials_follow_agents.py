@@ -21,67 +21,35 @@ import os
 from pathlib import Path
 
 import pytest
+from _said_to_agents import agents_of, project, record, said_quotes
 from click.testing import CliRunner, Result
 
-from learn.records.proposal import Proposal, Quote, Verdict
+from learn.records.proposal import Proposal, Verdict
+
+__all__ = ["project"]  # the fixture (tests/_said_to_agents.py)
 
 BODY = "Write the release notes from the merged pull requests since the last tag, grouped by area."
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("DATA", "CONFIG", "CACHE"):
-        monkeypatch.setenv(f"LEARN_{name}_DIR", str(tmp_path / name.lower()))
-    monkeypatch.delenv("LEARN_DATABASE_URL", raising=False)
-    root = tmp_path / "service"
-    (root / ".git").mkdir(parents=True)
-    return root
-
-
-def _quotes(project: Path, said: tuple[str | None, ...], text: str) -> tuple[Quote, ...]:
-    return tuple(Quote(f"s{i}", text, f"2026-03-2{i}T00:00:00+00:00", str(project), agent=agent)
-                 for i, agent in enumerate(said))
-
-
 def _command(project: Path, said: tuple[str | None, ...], scope: str = "project") -> Proposal:
-    quotes = _quotes(project, said, "write the release notes again from the merged PRs")
+    quotes = said_quotes(project, said, "write the release notes again from the merged PRs")
     return Proposal("request", "release-notes", quotes[0].text, len(quotes), len(quotes),
                     quotes[0].at, quotes,
                     verdict=Verdict(True, "Write the release notes from the merged PRs.",
                                     "procedure", scope, 1.0),  # type: ignore[arg-type]
-                    agents=_agents(said), surface="command", command_body=BODY)
+                    agents=agents_of(said), surface="command", command_body=BODY)
 
 
 def _denial(project: Path, said: tuple[str | None, ...], rules: tuple[str, ...] = (
         "Bash(git push --force:*)",), commands: tuple[str, ...] = ("git push --force",),
             scope: str = "project") -> Proposal:
-    quotes = _quotes(project, said, "I told you, never run git push --force")
+    quotes = said_quotes(project, said, "I told you, never run git push --force")
     return Proposal("directive", "no-force-push-enforced", "Never run git push --force.",
                     len(quotes), len(quotes), quotes[0].at, quotes,
                     verdict=Verdict(True, "Enforce it: deny", "enforcement", scope,  # type: ignore[arg-type]
                                     1.0),
-                    agents=_agents(said), surface="permission", surface_rules=rules,
+                    agents=agents_of(said), surface="permission", surface_rules=rules,
                     surface_commands=commands)
-
-
-def _agents(said: tuple[str | None, ...]) -> tuple[tuple[str, int], ...]:
-    return tuple((a, said.count(a)) for a in dict.fromkeys(said) if a is not None)
-
-
-def _record(tmp_path: Path, project: Path, *points: Proposal, scanned: bool = True) -> None:
-    from learn.store.feedback import FeedbackStore
-    from learn.store.proposals import ProposalBook
-    from learn.store.scan_tables import ScannedSession, ScanTables
-
-    (tmp_path / "data").mkdir(exist_ok=True)
-    with FeedbackStore.open(tmp_path / "data" / "learn.db") as store:
-        ProposalBook(store).record(list(points), run_id=None, fallback_project=str(project))
-        if scanned:
-            scans = ScanTables(store)
-            for q in {q.session_id: q for p in points for q in p.quotes}.values():
-                scans.record_session(ScannedSession(q.session_id, q.agent or "claude",
-                                                    str(project), f"/x/{q.session_id}", "h",
-                                                    None, 0, q.at or ""))
 
 
 def _apply(project: Path, *args: str) -> Result:
@@ -98,7 +66,7 @@ def _home() -> Path:
 
 def test_a_codex_only_projects_command_is_a_codex_prompt_and_no_claude_command(
         tmp_path: Path, project: Path) -> None:
-    _record(tmp_path, project, _command(project, ("codex", "codex")))
+    record(tmp_path, project, _command(project, ("codex", "codex")))
     _apply(project, "--yes")
     prompt = _home() / ".codex" / "prompts" / "release-notes.md"
     assert prompt.read_text().startswith(
@@ -109,7 +77,7 @@ def test_a_codex_only_projects_command_is_a_codex_prompt_and_no_claude_command(
 
 def test_the_apply_says_where_the_command_went_instead_and_why(tmp_path: Path,
                                                               project: Path) -> None:
-    _record(tmp_path, project, _command(project, ("codex", "codex")))
+    record(tmp_path, project, _command(project, ("codex", "codex")))
     out = _apply(project, "--dry-run").output
     claude = project / ".claude" / "commands" / "my-release-notes.md"
     prompt = _home() / ".codex" / "prompts" / "release-notes.md"
@@ -121,7 +89,7 @@ def test_the_apply_says_where_the_command_went_instead_and_why(tmp_path: Path,
 
 def test_a_codex_only_persons_user_command_goes_to_codex_and_no_claude_folder_is_made(
         tmp_path: Path, project: Path) -> None:
-    _record(tmp_path, project, _command(project, ("codex", "codex"), scope="user"))
+    record(tmp_path, project, _command(project, ("codex", "codex"), scope="user"))
     res = _apply(project, "--yes")
     assert (_home() / ".codex" / "prompts" / "release-notes.md").is_file()
     assert not (_home() / ".claude").exists()
@@ -130,7 +98,7 @@ def test_a_codex_only_persons_user_command_goes_to_codex_and_no_claude_folder_is
 
 def test_a_codex_only_projects_deny_is_a_codex_forbidden_prefix_rule(tmp_path: Path,
                                                                      project: Path) -> None:
-    _record(tmp_path, project, _denial(project, ("codex", "codex")))
+    record(tmp_path, project, _denial(project, ("codex", "codex")))
     res = _apply(project, "--yes")
     rules = (_home() / ".codex" / "rules" / "learn.rules").read_text()
     assert 'pattern = ["git", "push", "--force"],' in rules
@@ -146,7 +114,7 @@ def test_a_codex_only_projects_deny_is_a_codex_forbidden_prefix_rule(tmp_path: P
 
 def test_a_deny_of_an_edit_path_has_no_codex_form_and_nothing_is_written(
         tmp_path: Path, project: Path) -> None:
-    _record(tmp_path, project, _denial(project, ("codex", "codex"), rules=("Edit(migrations/**)",),
+    record(tmp_path, project, _denial(project, ("codex", "codex"), rules=("Edit(migrations/**)",),
                                        commands=()))
     res = _apply(project, "--dry-run")
     assert "+++" not in res.output
@@ -158,7 +126,7 @@ def test_a_deny_of_an_edit_path_has_no_codex_form_and_nothing_is_written(
 
 def test_a_deny_of_commands_and_paths_says_which_part_codex_does_not_get(
         tmp_path: Path, project: Path) -> None:
-    _record(tmp_path, project, _denial(project, ("codex", "codex"), rules=(
+    record(tmp_path, project, _denial(project, ("codex", "codex"), rules=(
         "Bash(git push --force:*)", "Edit(migrations/**)"), commands=("git push --force",)))
     res = _apply(project, "--dry-run")
     assert f"+++ {_home() / '.codex' / 'rules' / 'learn.rules'}" in res.output
@@ -169,7 +137,7 @@ def test_a_deny_of_commands_and_paths_says_which_part_codex_does_not_get(
 def test_a_project_with_no_agent_that_takes_a_command_gets_nothing_and_is_told(
         tmp_path: Path, project: Path) -> None:
     (project / "GEMINI.md").write_text("# service\n")
-    _record(tmp_path, project, _command(project, ("gemini", "gemini")),
+    record(tmp_path, project, _command(project, ("gemini", "gemini")),
             _denial(project, ("gemini", "gemini")))
     res = _apply(project, "--dry-run")
     assert f"+++ {project / '.claude'}" not in res.output
@@ -180,7 +148,7 @@ def test_a_project_with_no_agent_that_takes_a_command_gets_nothing_and_is_told(
 
 def test_target_claude_named_still_writes_claude_codes_files(tmp_path: Path,
                                                              project: Path) -> None:
-    _record(tmp_path, project, _command(project, ("codex", "codex")),
+    record(tmp_path, project, _command(project, ("codex", "codex")),
             _denial(project, ("codex", "codex")))
     _apply(project, "--target", "claude", "--yes")
     assert (project / ".claude" / "commands" / "my-release-notes.md").is_file()
@@ -192,7 +160,7 @@ def test_target_claude_named_still_writes_claude_codes_files(tmp_path: Path,
 
 def test_agent_codex_named_writes_codex_forms_and_agent_claude_claude_codes(
         tmp_path: Path, project: Path) -> None:
-    _record(tmp_path, project, _command(project, ("codex", "codex")),
+    record(tmp_path, project, _command(project, ("codex", "codex")),
             _denial(project, ("codex", "codex")))
     out = _apply(project, "--agent", "codex", "--dry-run").output
     assert f"+++ {_home() / '.codex' / 'prompts' / 'release-notes.md'}" in out
@@ -208,7 +176,7 @@ def test_agent_codex_named_writes_codex_forms_and_agent_claude_claude_codes(
 @pytest.mark.parametrize("said", [("claude", "claude"), ("codex", "claude"), (None, None)])
 def test_a_claude_code_users_command_and_deny_are_written_as_before(
         tmp_path: Path, project: Path, said: tuple[str | None, ...]) -> None:
-    _record(tmp_path, project, _command(project, said), _denial(project, said),
+    record(tmp_path, project, _command(project, said), _denial(project, said),
             scanned=said != (None, None))
     out = _apply(project, "--dry-run").output
     assert f"+++ {project / '.claude' / 'commands' / 'my-release-notes.md'}" in out
@@ -220,7 +188,7 @@ def test_a_claude_code_users_command_and_deny_are_written_as_before(
 def test_a_codex_only_user_deny_keeps_settings_when_claude_code_has_its_folder(
         tmp_path: Path, project: Path) -> None:
     (_home() / ".claude").mkdir()
-    _record(tmp_path, project, _denial(project, ("codex", "codex"), scope="user"),
+    record(tmp_path, project, _denial(project, ("codex", "codex"), scope="user"),
             _command(project, ("codex", "codex"), scope="user"))
     out = _apply(project, "--dry-run").output
     assert f"+++ {_home() / '.claude' / 'settings.json'}" in out

@@ -26,16 +26,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _said_to_agents import learn_dirs, record, said_quotes
 from click.testing import CliRunner
 
-from learn.records.proposal import Proposal, Quote, Verdict
+from learn.records.proposal import Proposal, Verdict
 
 
 @pytest.fixture
 def codex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("DATA", "CONFIG", "CACHE"):
-        monkeypatch.setenv(f"LEARN_{name}_DIR", str(tmp_path / name.lower()))
-    monkeypatch.delenv("LEARN_DATABASE_URL", raising=False)
+    learn_dirs(tmp_path, monkeypatch)
     home = Path.home() / ".codex"
     (home / "sessions").mkdir(parents=True)
     (home / "config.toml").write_text('model = "some-model"\n')
@@ -43,25 +42,14 @@ def codex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _record(tmp_path: Path, where: Path) -> None:
-    from learn.store.feedback import FeedbackStore
-    from learn.store.proposals import ProposalBook
-    from learn.store.scan_tables import ScannedSession, ScanTables
-
-    quotes = tuple(Quote(f"cx{i}", "check the sandbox setting in config.toml first",
-                         f"2026-03-2{i}T00:00:00+00:00", str(where), agent="codex")
-                   for i in range(2))
-    point = Proposal("directive", "check-sandbox-setting", quotes[0].text, 2, 2, quotes[0].at,
-                     quotes,
-                     verdict=Verdict(True, "Check the sandbox setting in config.toml first.",
-                                     "tooling", "project", 0.8),
-                     agents=(("codex", 2),))
-    (tmp_path / "data").mkdir(exist_ok=True)
-    with FeedbackStore.open(tmp_path / "data" / "learn.db") as store:
-        ProposalBook(store).record([point], run_id=None, fallback_project=str(where))
-        scans = ScanTables(store)
-        for q in quotes:
-            scans.record_session(ScannedSession(q.session_id, "codex", str(where),
-                                                f"/x/{q.session_id}", "h", None, 0, q.at or ""))
+    quotes = said_quotes(where, ("codex", "codex"), "check the sandbox setting in config.toml first",
+                         prefix="cx")
+    record(tmp_path, where,
+           Proposal("directive", "check-sandbox-setting", quotes[0].text, 2, 2, quotes[0].at,
+                    quotes,
+                    verdict=Verdict(True, "Check the sandbox setting in config.toml first.",
+                                    "tooling", "project", 0.8),
+                    agents=(("codex", 2),)))
 
 
 def test_project_rule_said_in_codex_home_is_not_written_to_the_global_agents_md(

@@ -24,42 +24,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+from _said_to_agents import project, record, said_quotes
 from click.testing import CliRunner
 
-from learn.records.proposal import Proposal, Quote, Verdict
+from learn.records.proposal import Proposal, Verdict
 
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("DATA", "CONFIG", "CACHE"):
-        monkeypatch.setenv(f"LEARN_{name}_DIR", str(tmp_path / name.lower()))
-    monkeypatch.delenv("LEARN_DATABASE_URL", raising=False)
-    root = tmp_path / "service"
-    (root / ".git").mkdir(parents=True)
-    return root
+__all__ = ["project"]  # the fixture (tests/_said_to_agents.py)
 
 
 def _record_codex_only(tmp_path: Path, project: Path) -> None:
-    from learn.store.feedback import FeedbackStore
-    from learn.store.proposals import ProposalBook
-    from learn.store.scan_tables import ScannedSession, ScanTables
-
-    quotes = tuple(Quote(f"cx{i}", "find the cause first, do not touch the code yet",
-                         f"2026-03-2{i}T00:00:00+00:00", str(project), agent="codex")
-                   for i in range(2))
-    point = Proposal("directive", "investigate-before-fixing", quotes[0].text, 2, 2,
-                     quotes[0].at, quotes,
-                     verdict=Verdict(True, "Find and report the cause before changing any code.",
-                                     "workflow", "project", 0.9),
-                     agents=(("codex", 2),))
-    (tmp_path / "data").mkdir(exist_ok=True)
-    with FeedbackStore.open(tmp_path / "data" / "learn.db") as store:
-        ProposalBook(store).record([point], run_id=None, fallback_project=str(project))
-        scans = ScanTables(store)
-        for q in quotes:
-            scans.record_session(ScannedSession(q.session_id, "codex", str(project),
-                                                f"/x/{q.session_id}", "h", None, 0, q.at or ""))
+    quotes = said_quotes(project, ("codex", "codex"),
+                         "find the cause first, do not touch the code yet", prefix="cx")
+    record(tmp_path, project,
+           Proposal("directive", "investigate-before-fixing", quotes[0].text, 2, 2,
+                    quotes[0].at, quotes,
+                    verdict=Verdict(True, "Find and report the cause before changing any code.",
+                                    "workflow", "project", 0.9),
+                    agents=(("codex", 2),)))
 
 
 def test_codex_only_project_gets_agents_md_and_no_claude_md(tmp_path: Path,
