@@ -321,16 +321,15 @@ def _outcomes(store: Store, project: str | None, sessions: Sequence[Session],
     from learn.reduce.counting import occurrences
     from learn.reduce.in_place import measure
     from learn.reduce.loaded import Seen
-    from learn.reduce.outcomes import Said
+    from learn.reduce.outcomes import said_of
     from learn.reduce.pathscope import files_of_calls
     from learn.report.check_offer import with_check_offers
     from learn.report.escalation import Ran, escalations_for
     from learn.transcripts.instructions import records_of
 
     starts = {s.id: iso(s.started_at or s.last_activity) for s in sessions}
-    said = [Said(o.session.session_id, starts.get(o.session.session_id) or o.session.last_activity,
-                 o.label, o.candidate.kind, o.candidate.text, o.session.project)
-            for o in occurrences(session_cands, labels)]
+    # A fan-out's copies are one saying here too (one_saying), as the proposals count it.
+    said = said_of(occurrences(session_cands, labels), starts)
     seen = {s.id: Seen(s.id, s.provider, s.project,
                        tuple(files_of_calls((c.name, c.input, c.summary) for c in s.tool_calls)))
             for s in sessions}

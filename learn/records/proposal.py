@@ -330,6 +330,13 @@ class RunResult:
             # Lines of the sessions read that could not be read, and in how many sessions.
             "skipped_lines": _count(self.extra.get("skipped_lines")),
             "sessions_with_skipped_lines": _count(self.extra.get("sessions_with_skipped_lines")),
+            # The sessions read that the counts leave out: nothing typed to count, by why
+            # ("repeated": only a prompt repeated across sessions, "none": none typed;
+            # null: a run stored before they were recorded), and those waiting in a
+            # Message Batch. With usage's mined, cached and failed they add up to
+            # sessions_seen, as the digest's totals do.
+            "nothing_typed": nothing_typed(self),
+            "in_batch": _count(self.extra.get("in_batch")),
         }
 
     @classmethod
@@ -359,11 +366,29 @@ class RunResult:
                    "skipped": {str(k): int(v) for k, v in (data.get("skipped") or {}).items()
                                if isinstance(v, int)},
                    "skipped_lines": _count(data.get("skipped_lines")),
-                   "sessions_with_skipped_lines": _count(data.get("sessions_with_skipped_lines"))},
+                   "sessions_with_skipped_lines": _count(data.get("sessions_with_skipped_lines")),
+                   "in_batch": _count(data.get("in_batch")),
+                   # Left out when not recorded (a run's JSON from before it was): the
+                   # digest then says only how many.
+                   **({"nothing_typed": why} if (why := _why_nothing_typed(
+                       data.get("nothing_typed"))) is not None else {})},
             failed_stages=tuple(str(x) for x in data.get("failed_stages") or ()),
             verification={str(k): int(v) for k, v in (data.get("verification") or {}).items()
                           if isinstance(v, int)},
         )
+
+
+def nothing_typed(result: RunResult) -> dict[str, int] | None:
+    """The sessions `result` read with nothing typed to count, by why: "repeated" (every
+    typed turn a prompt repeated across sessions, or a template's text), "none" (none
+    typed); None for a run stored before these were recorded (learn.pipeline.judge)."""
+    return _why_nothing_typed(result.extra.get("nothing_typed"))
+
+
+def _why_nothing_typed(value: Any) -> dict[str, int] | None:
+    if not isinstance(value, dict):
+        return None
+    return {"repeated": _count(value.get("repeated")), "none": _count(value.get("none"))}
 
 
 def _count(value: Any) -> int:

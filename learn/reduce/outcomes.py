@@ -39,6 +39,7 @@ from typing import Any, Literal
 
 from learn.records.proposal import Proposal, Quote
 from learn.reduce.checks import CheckInPlace
+from learn.reduce.counting import Occurrence, one_saying
 from learn.reduce.loaded import LoadCall, Seen, Why, load_call, not_loaded
 from learn.reduce.rates import Rate, change, difference
 from learn.reduce.rule_target import RuleTarget
@@ -87,6 +88,22 @@ class Said:
     kind: str
     text: str
     project: str | None = None
+
+
+def said_of(occs: Sequence[Occurrence],
+            session_starts: Mapping[str, str | None]) -> list[Said]:
+    """Each verified occurrence as said in its session (started at `session_starts`, else
+    at its last activity), a message pasted into sessions side by side counted in the
+    session it was first typed in: the same rule the proposals are counted by
+    (learn.reduce.counting.one_saying).
+
+    Counted per copy, a rule's point pasted into two Codex sessions 24 s apart after the
+    rule was applied was "said again in 2 sessions since", where the proposals it came
+    from counted that fan-out as one saying."""
+    return [Said(o.session.session_id,
+                 session_starts.get(o.session.session_id) or o.session.last_activity,
+                 o.label, o.candidate.kind, o.candidate.text, o.session.project)
+            for o in one_saying(occs)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,8 +79,8 @@ from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
 from learn.transcripts.ids import AGENT_NAMES
 
-__all__ = ["ORDER", "agent_edits", "agents_in_use", "codex_form", "shared_line",
-           "unread_main", "written_elsewhere"]
+__all__ = ["ORDER", "AgentsInUse", "agent_edits", "agents_in_use", "codex_form",
+           "instead_of_claudes", "shared_line", "unread_main", "written_elsewhere"]
 
 ORDER: Final = ("claude", "codex", "opencode", "gemini", "copilot", "cursor", "windsurf", "kiro")
 
@@ -161,6 +161,56 @@ def codex_form(p: Proposal, main: RuleEdit, home: Path | None = None) -> RuleEdi
     return replace(main, target=codex_rules(home), form="codex-rule",
                    justification=flatten(plain_prose(p.text), MAX_RULE_CHARS),
                    notes=(*main.notes, *notes))
+
+
+def instead_of_claudes(p: Proposal, main: RuleEdit, agents: Sequence[str],
+                       home: Path | None = None) -> tuple[tuple[str, ...], RuleEdit | str | None]:
+    """For `main`, a command or a deny made for Claude Code (`--target` left to its
+    default): the agents in use when none of them reads it (`unread_main`), and what is
+    written in its place: Codex's form (`codex_form`), where Codex is one of them, or why
+    nothing is; ((), None) when Claude Code's file is written. What `learn apply` decides
+    (learn.commands.apply_agents), asked by the digest to say where it would go."""
+    unread = unread_main(p, main, agents, home)
+    if not unread:
+        return (), None
+    if "codex" in unread:
+        return unread, codex_form(p, main, home)
+    names = ", ".join(AGENT_NAMES.get(a, a) for a in unread)
+    return unread, f"no command or deny of {names} is one learn writes"
+
+
+class AgentsInUse:
+    """The agents a rule is written for when `--agent` names none, as `learn apply` finds
+    them (learn.commands.apply_agents): a project's (`agents_in_use`), or for a user-scope
+    rule (None) every agent the person has a session with. The sessions are read from
+    learn's store once, and each project's agents found once: the digest asks for each
+    command and deny it lists, up to hundreds."""
+
+    def __init__(self, sessions: Sequence[tuple[str, str | None]] | None = None) -> None:
+        self._sessions = list(sessions) if sessions is not None else None
+        self._found: dict[Path | None, tuple[str, ...]] = {}
+
+    def of(self, project: Path | None) -> tuple[str, ...]:
+        if project not in self._found:
+            if self._sessions is None:
+                self._sessions = _scanned_sessions()
+            if project is None:
+                self._found[project] = tuple(a for a in ORDER
+                                             if any(a == s for s, _ in self._sessions))
+            else:
+                self._found[project] = agents_in_use(project, self._sessions)
+        return self._found[project]
+
+
+def _scanned_sessions() -> list[tuple[str, str | None]]:
+    """(agent, project) of every session learn has read (the scan the runs keep)."""
+    from learn.store import open_store
+
+    try:
+        with open_store(readonly=True) as store:
+            return [(s.provider, s.project) for s in store.scans.scanned_sessions().values()]
+    except Exception:  # no store yet, or one learn cannot open: the files still say
+        return []
 
 
 def written_elsewhere(p: Proposal) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Iterable
 
-from learn.records.proposal import Funnel, Proposal, RunResult
+from learn.records.proposal import Funnel, Proposal, RunResult, nothing_typed
 from learn.report.outcomes import outcome_lines
 from learn.report.proposal_lines import RULE_CHARS, agent_name, item_lines
 from learn.report.words import day, flatten, plural
@@ -122,12 +122,12 @@ def uncounted_clause(result: RunResult) -> str:
     u, extra = result.usage, result.extra
     if result.offline:
         return ""  # nothing is mined offline: every session read is counted
-    why = extra.get("nothing_typed")
+    why = nothing_typed(result)
     counted = u.sessions_mined + u.sessions_cached + u.sessions_failed
     batch = int(extra.get("in_batch") or 0)
     out = ""
-    if isinstance(why, dict):
-        repeated, none = int(why.get("repeated") or 0), int(why.get("none") or 0)
+    if why is not None:
+        repeated, none = why["repeated"], why["none"]
         if repeated and none:
             out = (f"; nothing typed to count: {repeated + none} ({repeated} only a repeated "
                    f"prompt, {none} none typed)")
@@ -278,13 +278,18 @@ def _digest_markdown(result: RunResult) -> str:
         lines.extend(command_lines(result))
         lines.extend(failed_lines(result))
         return "\n".join(lines) + "\n"
+    from learn.report.agent_targets import AgentsInUse
+
+    # Where apply writes each command and deny depends on the agents in use: learn's
+    # sessions read once for the whole digest, not once per proposal.
+    agents = AgentsInUse()
     for kind, title in SECTIONS:
         items = [p for p in proposed if p.kind == kind]
         if not items:
             continue
         lines.extend(["", f"## {title}", ""])
         for p in items:
-            lines.extend(item_lines(p, result))
+            lines.extend(item_lines(p, result, agents))
     if declined:
         lines.extend(["", *_declined_lines(declined)])
     lines.extend(outcome_lines(result))

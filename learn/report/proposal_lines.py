@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from learn.projects import quote_projects
 from learn.records.proposal import Proposal, Quote, RunResult
@@ -19,6 +20,9 @@ from learn.reduce.pathscope import scoped_safely
 from learn.report.words import day, flatten, plural
 from learn.textfold import fold
 from learn.visible import code_span, visible
+
+if TYPE_CHECKING:
+    from learn.report.agent_targets import AgentsInUse
 
 # Directive quotes are the evidence, so they get room; fix and request quotes sit
 # next to a command or label that already says most of it.
@@ -95,7 +99,8 @@ EARLIER = {
 }
 
 
-def item_lines(p: Proposal, result: RunResult) -> list[str]:
+def item_lines(p: Proposal, result: RunResult, agents: AgentsInUse | None = None) -> list[str]:
+    """`agents`: the agents in use, shared by the digest's items (surface_line)."""
     v = p.verdict
     if p.kind == "fix" and p.command:
         head = f"- {code_span(flatten(p.command, 120))} — {_quote(p.text, p.kind)}"
@@ -143,7 +148,7 @@ def item_lines(p: Proposal, result: RunResult) -> list[str]:
         lines.append(f"  - the command's instruction: {flatten(p.command_body, 300)}"
                      + (f" ({long})" if long is not None else ""))
     if p.surface:
-        lines.append(f"  - {surface_line(p)}")
+        lines.append(f"  - {surface_line(p, agents)}")
     where = project_line(p)
     if where:
         lines.append(f"  - {where}")
@@ -247,9 +252,16 @@ def _memory(p: Proposal) -> bool:
     return is_memory_file(p.existing_rule_file)
 
 
-def surface_line(p: Proposal) -> str:
-    """Where a proposal goes when it is not a line of CLAUDE.md."""
+def surface_line(p: Proposal, agents: AgentsInUse | None = None) -> str:
+    """Where a proposal goes when it is not a line of CLAUDE.md: for a command or a deny,
+    where `learn apply` puts it for the agents in use (`agents`; None: found here)."""
     p = scoped_safely(p)
+    if p.surface in ("permission", "command"):
+        from learn.report.agent_targets import AgentsInUse
+
+        instead = _instead_of_claudes(p, agents or AgentsInUse())
+        if instead is not None:
+            return instead
     if p.surface == "permission":
         return (f"enforced, not advised: `learn apply` adds {', '.join(p.surface_rules)} to "
                 "`permissions.deny` in .claude/settings.json (`--agents`: a Codex forbidden "
@@ -261,6 +273,67 @@ def surface_line(p: Proposal) -> str:
     if p.surface == "command":
         return "a command, not a rule line: `learn apply` writes .claude/commands/<name>.md, typed when wanted"
     return p.surface or ""
+
+
+def _instead_of_claudes(p: Proposal, agents: AgentsInUse) -> str | None:
+    """What `learn apply` writes in place of Claude Code's command file or deny rule when
+    no agent in use reads it (learn.report.agent_targets.instead_of_claudes, as apply
+    asks it); None when Claude Code's file is written, or apply would ask first (a rule
+    said in several projects) or refuse (learn.report.apply.edit_for says why then).
+
+    Found after apply made a Codex-only person's command a Codex prompt and their deny
+    a prefix_rule: the digest still said `.claude/commands/<name>.md` and
+    `.claude/settings.json`, files `learn apply` would not write."""
+    from learn.report.agent_targets import instead_of_claudes
+    from learn.report.edits import RuleEdit
+    from learn.report.targets import TargetChoice, TargetError, choose
+
+    try:
+        # Where `learn apply` with no flags puts it: in the project the quotes were said in.
+        # The place as learn.report.apply.edit_for chooses it, not the edit: that module
+        # (and the redaction it imports) cost the digest 50 ms to load for one command.
+        to = choose(p, TargetChoice(project_dir=Path.cwd(), follow_quotes=True))
+    except (TargetError, OSError):
+        return None
+    main = RuleEdit(p.key, p.text, to.path, replace_line=p.existing_rule if to.rewrites else None,
+                    form=to.form, project=to.project, surface_rules=p.surface_rules,
+                    surface_commands=p.surface_commands)
+    unread, instead = instead_of_claudes(p, main, agents.of(main.project))
+    if not unread:
+        return None
+    where = "you use" if main.project is None else "the project uses"
+    which = "which do not read" if len(unread) > 1 else "which does not read"
+    names = names_list([agent_name(a) for a in unread])
+    claudes = f"{_shown(main.target, main.project)}: {where} {names}, {which} it"
+    # Codex reads both files from its home only: a project's is Codex's in every project.
+    every = " (which Codex reads in every project)" if main.project is not None else ""
+    if p.surface == "command":
+        if isinstance(instead, RuleEdit):
+            return (f"a command, not a rule line: `learn apply` writes it as a Codex prompt, "
+                    f"{code_span(_shown(instead.target))}{every}, typed when wanted; not "
+                    f"{claudes} (`--target claude` writes it there)")
+        return (f"a command, not a rule line: `learn apply` writes it nowhere: not {claudes}, "
+                f"and {instead} (`--target claude` writes it there)")
+    if isinstance(instead, RuleEdit):
+        left = "".join(f"; {n.removeprefix(f'{p.key}: ')}" for n in instead.notes)
+        commands = ", ".join(code_span(c) for c in instead.surface_commands)
+        return (f"enforced, not advised: `learn apply` adds a forbidden prefix_rule for "
+                f"{commands} to {code_span(_shown(instead.target))}{every}{left}; not "
+                f"{claudes} (`--target claude` adds "
+                f"{', '.join(p.surface_rules)} to `permissions.deny` there)")
+    return (f"enforced, not advised, but `learn apply` writes it nowhere: not {claudes}, and "
+            f"{instead} (`--target claude` adds {', '.join(p.surface_rules)} to "
+            "`permissions.deny` there)")
+
+
+def _shown(path: Path, project: Path | None = None) -> str:
+    """`path` from `project` (named on the line below: `.claude/settings.json`), else from
+    the home folder as `~/…` (a Codex file is the person's, for every project), else as
+    it is."""
+    home = Path.home()
+    if project is not None and path.is_relative_to(project):
+        return str(path.relative_to(project))
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
 
 
 def project_line(p: Proposal) -> str | None:
