@@ -16,7 +16,7 @@ from learn.models.base import Backend, CallUsage
 from learn.models.catalog import DEFAULT_MODELS
 from learn.records.candidate import SessionCandidates
 from learn.records.proposal import Funnel, Proposal
-from learn.reduce.commands import write_commands
+from learn.reduce.commands import wants_body, write_commands
 from learn.reduce.counting import CountConfig, count_points, flatten_candidates, occurrences
 from learn.reduce.coverage import check_coverage
 from learn.reduce.judge import judge_proposals
@@ -167,7 +167,11 @@ def shown_records(proposals: Sequence[Proposal], shown_at: str) -> dict[str, Sho
 
 
 def reduce_failures(outcome: ReduceOutcome, *, judged_by_model: bool) -> list[str]:
-    """Which of naming, coverage and judging still failed after their retries."""
+    """Which of naming, coverage, judging and writing commands still failed after their
+    retries. A command stage failed as a judge did: an accepted request the model was
+    asked for and still has no body (its call failed, or every answer was refused as a
+    copy of one quote or too long); it was reported under "What failed" and the run
+    exited 0 (a real-transcript check: a refused write_commands call)."""
     out: list[str] = []
     if outcome.naming.failed_calls:
         out.append("name")
@@ -175,4 +179,6 @@ def reduce_failures(outcome: ReduceOutcome, *, judged_by_model: bool) -> list[st
         out.append("coverage")
     if judged_by_model and any(p.verdict is None for p in outcome.proposals):
         out.append("judge")
+    if judged_by_model and any(wants_body(p) for p in outcome.proposals):
+        out.append("command")
     return out
