@@ -15,6 +15,7 @@ import click
 
 from learn.records.proposal import Proposal
 from learn.report.agent_targets import ORDER as AGENT_ORDER
+from learn.report.agent_targets import AgentsInUse, instead_of_claudes, unread_main
 from learn.report.edits import RuleEdit
 from learn.report.targets import TargetChoice
 from learn.transcripts.ids import AGENT_NAMES
@@ -30,7 +31,8 @@ class ForAgents:
     def __init__(self, choice: TargetChoice, named: tuple[str, ...]) -> None:
         self._choice = choice
         self._named = named
-        self._sessions: list[tuple[str, str | None]] | None = None
+        # The agents in use, found once per project (learn's sessions read once).
+        self._in_use = AgentsInUse()
         self._said: set[Path | None] = set()
         # The other agents' edits made for each rule (by key), for keeps_main to weigh.
         self._others: dict[str, list[RuleEdit]] = {}
@@ -39,7 +41,7 @@ class ForAgents:
         # to its default: learn.report.agent_targets.unread_main).
         self._unread: dict[str, tuple[str, ...]] = {}
         # By rule, for a command or a deny made for Claude Code when no agent in use
-        # reads it: what is written for Codex instead, or why nothing is (codex_form).
+        # reads it: what is written for Codex instead, or why nothing is (instead_of_claudes).
         self._instead: dict[str, str] = {}
         # Why an agent got nothing (Gemini's settings name no file learn writes): each
         # said once per apply.
@@ -54,16 +56,11 @@ class ForAgents:
         return found
 
     def _find(self, project: Path | None) -> tuple[str, ...]:
-        from learn.report.agent_targets import agents_in_use
-
         if self._named:
             return tuple(a for a in AGENT_ORDER if a in self._named)
-        if self._sessions is None:
-            self._sessions = _session_agents()
-        if project is None:  # a user-scope rule: the agents the person uses anywhere
-            return tuple(a for a in AGENT_ORDER if any(a == s for s, _ in self._sessions))
-        found = agents_in_use(project, self._sessions)
-        if project not in self._said and [a for a in found if a != "claude"]:
+        found = self._in_use.of(project)
+        if project is not None and project not in self._said \
+                and [a for a in found if a != "claude"]:
             self._said.add(project)
             names = ", ".join(AGENT_NAMES.get(a, a) for a in found)
             click.echo(f"{project} uses {names}: each gets the rule in the file it reads "
@@ -71,7 +68,7 @@ class ForAgents:
         return found
 
     def edits(self, p: Proposal, main: RuleEdit) -> list[RuleEdit]:
-        from learn.report.agent_targets import agent_edits
+        from learn.report.agent_rule_files import agent_edits
 
         if self._choice.file is not None:
             return []  # the person named the one file
@@ -95,37 +92,26 @@ class ForAgents:
     def _weigh_main(self, p: Proposal, main: RuleEdit, agents: tuple[str, ...],
                     others: list[RuleEdit]) -> list[RuleEdit]:
         """Which agents in use do not read the main destination (for keeps_main); for a
-        command or a deny, which only Claude Code reads, the edits in its place."""
+        command or a deny, which only Claude Code reads, the edits in its place, as
+        learn.report.agent_targets.instead_of_claudes decides (the digest says the same).
+        A deny's prose copies are not kept then: they are learn's summary ("deny … in
+        .claude/settings.json"), not the person's rule, which their files hold already
+        (it was written, and ignored: learn.report.escalation)."""
         if not _claude_only(main):
             if not self._named:
-                self._unread[main.key] = _unread_main(p, main, agents)
+                self._unread[main.key] = unread_main(p, main, agents)
             return others
-        from learn.reduce.file_readers import file_readers
-
         # Named (`--agent codex`): those agents, as for a rule line (keeps_main).
-        unread = (() if file_readers(main.target) & set(agents) else agents) if self._named \
-            else _unread_main(p, main, agents)
+        unread, instead = instead_of_claudes(p, main, agents, named=bool(self._named))
         self._unread[main.key] = unread
-        return self._codex_instead(p, main, unread) if unread else others
-
-    def _codex_instead(self, p: Proposal, main: RuleEdit,
-                       unread: tuple[str, ...]) -> list[RuleEdit]:
-        """Codex's form of a command or a deny no agent in use reads (codex_form), in place
-        of Claude Code's file; none for the other agents (no command or deny of theirs
-        learn writes). A deny's prose copies are not kept either: they are learn's summary
-        ("deny … in .claude/settings.json"), not the person's rule, which their files hold
-        already (it was written, and ignored: learn.report.escalation)."""
-        from learn.report.agent_targets import codex_form
-
-        form = codex_form(p, main) if "codex" in unread else None
-        if isinstance(form, RuleEdit):
-            what = "a Codex prompt" if form.form == "command" else "a Codex prefix_rule"
+        if not unread:
+            return others
+        if isinstance(instead, RuleEdit):
+            what = "a Codex prompt" if instead.form == "command" else "a Codex prefix_rule"
             every = ", which Codex reads in every project" if main.project else ""
-            self._instead[main.key] = f"; written as {what} instead, to {form.target}{every}"
-            return [form]
-        why = form if form is not None else \
-            f"no command or deny of {_names(unread)} is one learn writes"
-        self._instead[main.key] = f"; nothing is written for it: {why}"
+            self._instead[main.key] = f"; written as {what} instead, to {instead.target}{every}"
+            return [instead]
+        self._instead[main.key] = f"; nothing is written for it: {instead}"
         return []
 
     def _say_overrides(self, edits: list[RuleEdit]) -> None:
@@ -204,12 +190,6 @@ def _claude_only(main: RuleEdit) -> bool:
     return main.form in ("command", "permission") and "claude" in file_readers(main.target)
 
 
-def _unread_main(p: Proposal, main: RuleEdit, agents: tuple[str, ...]) -> tuple[str, ...]:
-    from learn.report.agent_targets import unread_main
-
-    return unread_main(p, main, agents)
-
-
 def _imported_agents_md(main: RuleEdit, others: list[RuleEdit]) -> Path | None:
     """The AGENTS.md planned for another agent that `main`'s CLAUDE.md imports (Claude
     Code reads it, learn.reduce.agent_files.readers_of); None when there is none, or when
@@ -225,14 +205,3 @@ def _imported_agents_md(main: RuleEdit, others: list[RuleEdit]) -> Path | None:
         if e.target.expanduser().resolve() == beside and "claude" in readers_of(e.target):
             return e.target
     return None
-
-
-def _session_agents() -> list[tuple[str, str | None]]:
-    """(agent, project) of every session learn has read (the scan the runs keep)."""
-    from learn.store import open_store
-
-    try:
-        with open_store(readonly=True) as store:
-            return [(s.provider, s.project) for s in store.scans.scanned_sessions().values()]
-    except Exception:  # no store yet, or one learn cannot open: the files still say
-        return []

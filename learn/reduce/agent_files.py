@@ -77,7 +77,7 @@ def codex_doc(folder: Path) -> Path:
     the override then, rather than refusing: it is the file Codex reads today, and a rule
     moved out with the override's other lines is still in the person's hands, where a
     refusal would leave Codex without it until the override is gone. The other agents
-    that read AGENTS.md do not read the override, and get AGENTS.md (agent_targets)."""
+    that read AGENTS.md do not read the override, and get AGENTS.md (learn.report.agent_rule_files)."""
     override = folder / "AGENTS.override.md"
     return override if override.is_file() else folder / "AGENTS.md"
 
@@ -175,7 +175,7 @@ _PROJECT_ONLY: Final = "from this project's settings alone (they come with a clo
 
 def gemini_context_refusal(name: str) -> str | None:
     """Why learn does not write Gemini's context file `name` (a `context.fileName`
-    entry), None when it does: the one rule the planner (learn.report.agent_targets) and
+    entry), None when it does: the one rule the planner (learn.report.agent_rule_files) and
     the writer's confinement (learn.report.confine) both ask.
 
     Gemini CLI reads any name its settings give as its context (its docs' example is
