@@ -5,7 +5,9 @@ keeps the body and throws the description away (learn.reduce.commands stores it 
 a remembered rationale). The command file's front matter takes the judge's summary
 instead (learn.report.apply.command_text: `edit.description or edit.text`), cut at 80
 columns with an ellipsis when the judge wrote a longer line, though a description that
-fits was written for exactly that place and paid for.
+fits was written for exactly that place and paid for. Fixed: the proposal carries it
+(`Proposal.command_description`) and the command file takes it (tests/test_f8_command_
+description_from_writer.py).
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fakes.anthropic_server import FakeAnthropicServer, default_tool_input, items_in
 
 from evals.builder import ClaudeSession, session_id
@@ -53,8 +54,6 @@ def _learn(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Comple
                           text=True, timeout=300, cwd=cwd)
 
 
-@pytest.mark.xfail(strict=True, reason="the command writer's description is discarded: the "
-                   "command file takes the judge's summary, cut at 80 columns")
 def test_the_command_file_takes_the_description_written_for_it(tmp_path: Path) -> None:
     project = tmp_path / "home" / "code" / "ops"
     project.mkdir(parents=True)

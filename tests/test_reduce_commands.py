@@ -105,8 +105,9 @@ def test_commands_through_the_sdk() -> None:
         [p] = write_commands([request()], backend=backend, model="claude-sonnet-4-5").proposals
         assert fake.requests[0].tool_name == "write_commands"
         assert "ITEMS:" in fake.requests[0].user_text
-    assert dataclasses.replace(p, command_body=None) == request()
-    assert p.command_body == INSTRUCTION
+    # The body and the description written with it, nothing else of the proposal.
+    assert dataclasses.replace(p, command_body=None, command_description=None) == request()
+    assert (p.command_body, p.command_description) == (INSTRUCTION, "Open a release PR")
 
 
 def test_the_digest_shows_the_instruction_and_keeps_the_quotes_as_evidence() -> None:

@@ -209,7 +209,9 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
     assert naming is not None
     usage = dataclasses.replace(
         meter.run_usage() if meter is not None else RunUsage(),
-        sessions_seen=len(sessions),
+        # The sessions with nothing in them too (read.empty): read, counted with nothing
+        # typed, as `learn plan` counts them.
+        sessions_seen=len(sessions) + len(read.empty),
         sessions_mined=mined.sessions_mined(),
         sessions_cached=mined.cached,
         sessions_failed=mined.failed,
@@ -252,7 +254,7 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
             "naming": naming.stats.to_json(),
             "started_at": iso(started_at),
             # Sessions read per agent: the digest says which agents a count spans.
-            "agents": dict(sorted(Counter(s.provider for s in sessions
+            "agents": dict(sorted(Counter(s.provider for s in (*sessions, *read.empty)
                                           if s.provider in PROVIDERS).items(),
                                   key=lambda an: (-an[1], an[0]))),
             **extra,
@@ -263,10 +265,11 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
 def _nothing_typed(read: Read, mined: Mined) -> dict[str, int]:
     """The sessions the model had nothing of the person's to read: "repeated" when every
     typed turn was a prompt repeated across sessions or a template's text (cut), "none"
-    when none was typed (an agent's own work, a session opened and left)."""
+    when none was typed (an agent's own work, a session opened and left, one with only
+    client commands such as `/login`: read.empty)."""
     nothing = mined.nothing_sent()
     repeated = sum(1 for sid in nothing if sid in read.only_repeated)
-    return {"repeated": repeated, "none": len(nothing) - repeated}
+    return {"repeated": repeated, "none": len(nothing) - repeated + len(read.empty)}
 
 
 def _rule_corpus(files: Sequence[SessionFile], options: RunOptions) -> Any:

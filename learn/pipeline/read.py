@@ -43,6 +43,10 @@ class Read:
     # Sessions whose every typed turn was cut as a prompt repeated across sessions or a
     # template's text: read, and nothing of the person's left to mine (the digest says so).
     only_repeated: frozenset[str] = frozenset()
+    # Sessions read with nothing in them (no typed turn, no tool call: only client
+    # commands such as `/login`, only summary lines): not mined, detected or measured,
+    # but read, so counted with nothing typed, as `learn plan` counts them.
+    empty: tuple[Session, ...] = ()
 
 
 def discover(options: RunOptions, index: SessionIndex) -> Discovery:
@@ -85,6 +89,7 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
         sessions: list[Session] = []
         detected: dict[str, tuple[MinedCandidate, ...]] = {}
         digests: dict[Path, str] = {}
+        empty: list[Session] = []
         keys = Keys()  # each turn's keys as the index stored them: what the judgement compares
         rows: list[IndexRow] = []
         with clock.stage("parse"):
@@ -96,6 +101,12 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
                 rows.append(item.row)
                 session = item.session
                 if not session.human_turns and not session.tool_calls:
+                    # Nothing in it (only `/login`, only summary lines): read and counted,
+                    # not worked on. Dropped here uncounted, 4 of 12 real Claude Code
+                    # sessions were in `learn plan` and said nowhere in the digest
+                    # ("Read 8 sessions"); kept with the others, each would count as a
+                    # session the rules held in (learn.reduce.outcomes) with nothing said.
+                    empty.append(session)
                     continue
                 sessions.append(session)
                 learn_keys(session, item.row.keys, keys)
@@ -117,7 +128,7 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
     projects = {s.id: by_path[s.path] for s in sessions if s.path in by_path}
     return Read(files, dict(discovery.skipped), sessions, detected, digests, fingerprints,
                 suggestions, programmatic, projects, discovery.project, entries(files, rows),
-                only_repeated)
+                only_repeated, tuple(empty))
 
 
 def entries(files: Sequence[SessionFile], rows: Sequence[IndexRow]) -> dict[str, IndexRow | None]:

@@ -104,6 +104,10 @@ class Proposal:
     # A command's body: the instruction for the agent a model wrote from every quote
     # of the group (learn.reduce.commands); the quotes stay evidence, not the body.
     command_body: str | None = None
+    # The command's one-line description, written with its body for the command list
+    # (learn.reduce.commands); None: none written (an earlier learn, an escalated
+    # procedure), and the command file takes the judge's summary, cut to 80 columns.
+    command_description: str | None = None
     # The rule worded from the quote with no model to word it (an offline run:
     # learn.reduce.wording); a verdict's summary wins over it.
     worded: str | None = None
@@ -155,6 +159,7 @@ class Proposal:
             surface_commands=tuple(str(r) for r in data.get("surface_commands") or ()),
             surface_allowed=tuple(str(r) for r in data.get("surface_allowed") or ()),
             command_body=_opt_str(data.get("command_body")),
+            command_description=_opt_str(data.get("command_description")),
             worded=_opt_str(data.get("rule")),
             agents=agents_from_json(data.get("agents")),
         )
@@ -197,6 +202,8 @@ class Proposal:
             out["surface_allowed"] = list(self.surface_allowed)
         if self.command_body is not None:
             out["command_body"] = self.command_body
+        if self.command_description is not None:
+            out["command_description"] = self.command_description
         if self.people is not None:  # a team run's proposal
             out["people"] = self.people
             out["authors"] = list(self.authors)

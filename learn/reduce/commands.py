@@ -7,7 +7,11 @@ logic") while the general ask, said in two other sessions, sat unused in the sam
 group. A quote is one occasion; the command is the ask behind all of them. So a
 model writes the body from every quote of the group (`write_commands`, prompt
 `command`): an instruction for the agent, with `$ARGUMENTS` where the asks vary.
-The quotes stay in the digest as the evidence.
+The quotes stay in the digest as the evidence. The one-line description written with
+the body, "for the command list (under 80 characters)", is the command file's
+(`Proposal.command_description`, learn.report.apply.edit_for): it was thrown away and
+the front matter took the judge's summary cut at 80 columns (found on real Claude Code
+sessions).
 
 Only requests the judge accepted get a body (a rejected request is never a
 command). A body that copies one quote, or is empty, is refused and the item asked
@@ -16,8 +20,8 @@ so instead of writing one. A body over 2,000 characters is asked for once more,
 shorter; still too long, it is not kept either, nor one remembered that long
 (learn.reduce.command_body, which `learn apply` and the digest ask too).
 Bodies are remembered as verdicts of role "command" keyed by the group's quotes
-(learn.reduce.protocols.VerdictMemory): the same group asks no model again; a new
-quote, and the body is written again.
+(learn.reduce.protocols.VerdictMemory), the description as their rationale: the same
+group asks no model again; a new quote, and the body is written again.
 """
 
 from __future__ import annotations
@@ -158,7 +162,9 @@ def write_commands(proposals: Sequence[Proposal], *, backend: Backend | None, mo
         # A remembered body is a stored one (a shared database, a hand edit): one too long
         # to write is asked for again rather than carried to the proposal.
         if found is not None and found.summary and body_too_long(found.summary) is None:
-            out[i] = dataclasses.replace(out[i], command_body=found.summary)
+            # Its description comes back with it (kept as the remembered rationale).
+            out[i] = dataclasses.replace(out[i], command_body=found.summary,
+                                         command_description=found.rationale.strip() or None)
             reused += 1
         else:
             ask.append(i)
@@ -197,13 +203,17 @@ def write_commands(proposals: Sequence[Proposal], *, backend: Backend | None, mo
                     failures.append(f"command: {p.key} got no body of its own (a copy of one "
                                     "quote, or none); `learn apply` will not write it")
                 continue
-            out[i] = dataclasses.replace(p, command_body=body)
+            # The description was asked for the command list: the command file's front
+            # matter takes it (learn.report.apply.edit_for), not the judge's summary cut.
+            description = flatten(row.description)
+            out[i] = dataclasses.replace(p, command_body=body,
+                                         command_description=description or None)
             written += 1
             if memory is not None:
                 import numpy as np
 
                 memory.record(memory_key(p), ROLE, version,
                               Verdict(True, body, "command", p.verdict.scope if p.verdict
-                                      else "project", 1.0, rationale=flatten(row.description)),
+                                      else "project", 1.0, rationale=description),
                               np.zeros(1, dtype=np.float32))
     return CommandsResult(tuple(out), written, reused, calls, usage, tuple(failures))

@@ -372,6 +372,16 @@ def _rejected_request(p: Proposal) -> bool:
     return p.kind == "request" and p.verdict is not None and not p.verdict.accepted
 
 
+def _written_description(p: Proposal) -> str:
+    """The description the command writer wrote for the command list with the body
+    (learn.reduce.commands), as prose on one line; "" when none was written or it is no
+    prose once code and shell are taken out. Asked for "under 80 characters" and paid
+    for, it was thrown away: the front matter took the judge's summary cut at 80 columns
+    ("... its cause, its fix and what is…"). Cut and quoted by `command_text` all the same."""
+    written = flatten(plain_prose(p.command_description or ""))
+    return written if is_prose(written) else ""
+
+
 def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
              decision: Decision = "accepted") -> RuleEdit:
     """The edit for `p`; TargetError (learn.report.targets) when it has no single home,
@@ -384,7 +394,7 @@ def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
                           "learn writes nothing for it")
     p = scoped_safely(p)
     target = choose(p, choice)
-    body = ""
+    body = description = ""
     if target.form == "command":
         if _rejected_request(p) and text is None:
             why = p.verdict.rationale if p.verdict and p.verdict.rationale else "not worth a command"
@@ -398,6 +408,7 @@ def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
         if (long := body_too_long(body)) is not None:
             raise TargetError(f"{p.key}: {long}")
         words = flatten(plain_prose(rule_text_for(p))) or p.label.replace("-", " ")
+        description = _written_description(p) or words
     else:
         words = flatten(plain_prose(text if text is not None else rule_text_for(p)))
         if not is_prose(words):
@@ -415,7 +426,7 @@ def edit_for(p: Proposal, choice: TargetChoice, *, text: str | None = None,
         decision=decision,
         form=target.form,
         project=target.project,
-        description=words if target.form == "command" else "",
+        description=description if target.form == "command" else "",
         surface_rules=p.surface_rules,
         surface_commands=p.surface_commands,
         surface_allowed=p.surface_allowed,
