@@ -13,19 +13,13 @@ learn.commands.run's exit code reads `failed_stages`.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from _weekly_asks import learn, learn_env, weekly_asks
 from fakes.anthropic_server import FakeAnthropicServer, default_tool_input, items_in
 from fakes.http_server import RecordedRequest, Reply
 
-from evals.builder import ClaudeSession, session_id
-
-REPO = Path(__file__).resolve().parents[1]
 ASK = "draft the weekly release notes from the merged pull requests"
 
 
@@ -54,27 +48,11 @@ def _responder(request: Any) -> Any:
     return default_tool_input(tool)
 
 
-def _learn(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "learn", *args], env=env, capture_output=True,
-                          text=True, timeout=300, cwd=cwd)
-
-
 def test_a_failed_command_body_fails_the_run(tmp_path: Path) -> None:
-    project = tmp_path / "home" / "code" / "site"
-    project.mkdir(parents=True)
-    for i in range(3):
-        s = ClaudeSession(session_id(f"week-{i}"), str(project),
-                          datetime(2026, 11, 2 + 7 * i, 9, tzinfo=UTC))
-        s.user(ASK)
-        s.assistant("Here are the notes.")
-        s.write(tmp_path / "home" / ".claude")
+    project = weekly_asks(tmp_path, "site", ASK, "Here are the notes.")
     with _NoCommandWriter(responder=_responder) as fake:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
-        env.update(HOME=str(tmp_path / "home"), LEARN_DATA_DIR=str(tmp_path / "data"),
-                   LEARN_CACHE_DIR=str(tmp_path / "cache"), LEARN_CONFIG_DIR=str(tmp_path / "config"),
-                   PYTHONPATH=str(REPO), ANTHROPIC_API_KEY="test-key",
-                   ANTHROPIC_BASE_URL=fake.base_url)
-        run = _learn(["run", "--since", "2026-01-01", "--yes", "--quiet"], env, project)
+        env = learn_env(tmp_path, fake.base_url)
+        run = learn(["run", "--since", "2026-01-01", "--yes", "--quiet"], env, project)
     assert "weekly-release-notes" in run.stdout, run.stdout + run.stderr
     assert "command(s) left without a body" in run.stdout  # reported ...
     assert "Failed after retries: stage command" in run.stdout, run.stdout

@@ -12,18 +12,12 @@ description_from_writer.py).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from _weekly_asks import learn, learn_env, weekly_asks
 from fakes.anthropic_server import FakeAnthropicServer, default_tool_input, items_in
 
-from evals.builder import ClaudeSession, session_id
-
-REPO = Path(__file__).resolve().parents[1]
 ASK = "write up the on-call handover note from this week's incidents"
 JUDGED = ("Write the weekly on-call handover note summarising every incident of the week, its "
           "cause, its fix and what is still open for the next person")
@@ -49,28 +43,12 @@ def _responder(request: Any) -> Any:
     return default_tool_input(tool)
 
 
-def _learn(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "learn", *args], env=env, capture_output=True,
-                          text=True, timeout=300, cwd=cwd)
-
-
 def test_the_command_file_takes_the_description_written_for_it(tmp_path: Path) -> None:
-    project = tmp_path / "home" / "code" / "ops"
-    project.mkdir(parents=True)
-    for i in range(3):
-        s = ClaudeSession(session_id(f"oncall-{i}"), str(project),
-                          datetime(2026, 11, 2 + 7 * i, 9, tzinfo=UTC))
-        s.user(ASK)
-        s.assistant("Here is the note.")
-        s.write(tmp_path / "home" / ".claude")
+    project = weekly_asks(tmp_path, "ops", ASK, "Here is the note.")
     with FakeAnthropicServer(responder=_responder) as fake:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LEARN_"))}
-        env.update(HOME=str(tmp_path / "home"), LEARN_DATA_DIR=str(tmp_path / "data"),
-                   LEARN_CACHE_DIR=str(tmp_path / "cache"), LEARN_CONFIG_DIR=str(tmp_path / "config"),
-                   PYTHONPATH=str(REPO), ANTHROPIC_API_KEY="test-key",
-                   ANTHROPIC_BASE_URL=fake.base_url)
-        run = _learn(["run", "--since", "2026-01-01", "--yes", "--quiet"], env, project)
+        env = learn_env(tmp_path, fake.base_url)
+        run = learn(["run", "--since", "2026-01-01", "--yes", "--quiet"], env, project)
         assert run.returncode == 0, run.stdout + run.stderr
-        shown = _learn(["apply", "--dry-run", "--project", str(project)], env, project)
+        shown = learn(["apply", "--dry-run", "--project", str(project)], env, project)
     assert "on-call-handover-note.md" in shown.stdout, shown.stdout + shown.stderr
     assert f'+description: "{WRITTEN}"' in shown.stdout, shown.stdout
