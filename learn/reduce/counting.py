@@ -229,9 +229,6 @@ def _kind(kind: str) -> CandidateKind:
     raise ValueError(f"unknown candidate kind {kind!r}")
 
 
-sort_key = rank_key  # the one ranking (learn.records.proposal)
-
-
 # What a proposal opens with, chosen from its quotes' texts.
 Head = Callable[[Sequence[str]], str]
 
@@ -254,7 +251,7 @@ def count_points(occs: Sequence[Occurrence], head: Head | None = None) -> list[P
     points = [build_proposal(k, label, g) for (k, label), g in merged.items()]
     if head is not None:
         points = [replace(p, text=head([q.text for q in p.quotes])) for p in points]
-    return distinct_heads(sorted(points, key=sort_key), head)
+    return distinct_heads(sorted(points, key=rank_key), head)
 
 
 def distinct_heads(points: Sequence[Proposal], head: Head | None = None) -> list[Proposal]:
