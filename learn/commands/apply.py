@@ -581,11 +581,17 @@ def _health(plan: FilePlan, here: str, *, max_lines: int, max_bytes: int,
 
 
 def prune_keys(keys: tuple[str, ...], here: str, *, consent: Consent) -> bool:
-    """Remove learn's lines for `keys` from the files they were written to, as diffs."""
+    """Remove learn's lines for `keys` from the files they were written to, as diffs.
+
+    What was applied is read, and the prune written, with no `learn run` storing meanwhile
+    (after_runs, and write_confirmed's `store`), as an apply reads and writes: a prune held
+    a run off only in the settle before it (apply's `settled`), so a run started after it,
+    or while the person read the diff, stored beside the read and the write
+    (tests/test_prune_waits_for_run.py)."""
     from learn.report.health import without_rules
     from learn.store import open_store
 
-    with open_store() as store:
+    with after_runs(READING), open_store() as store:
         applied = [a for k in keys for a in store.proposals.applied(key=k, project=here)]
     files = {a.target_file: a.project for a in applied}
     plans: list[FilePlan] = []
@@ -618,7 +624,7 @@ def prune_keys(keys: tuple[str, ...], here: str, *, consent: Consent) -> bool:
         row = intend(batch, "prune", plan, backup, files.get(str(plan.path), here), list(keys))
         return Intent((row,), lambda: click.echo(f"pruned {plan.path}"))
 
-    wrote = write_confirmed(plans, consent, pruned, what=lambda p: "Remove from")
+    wrote = write_confirmed(plans, consent, pruned, what=lambda p: "Remove from", store=True)
     return ok and shown and wrote
 
 

@@ -377,10 +377,10 @@ def one_apply(*, store: str | None = None) -> Iterator[None]:
 def after_runs(doing: str) -> Iterator[None]:
     """No `learn run` storing while `doing` (learn.lock.between_runs: a run in progress is
     waited for, said on stderr); past LEARN_LOCK_TIMEOUT, exit 75 saying nothing was
-    written or recorded. Before, `learn apply` went ahead beside a run held between its
-    two store writes: it applied the proposals as they were before the run, whose result
-    then stored the same point under its new name, pending, offered again
-    (tests/test_h4_apply_beside_a_run.py)."""
+    written or recorded, and the command line to run again (_again). Before, `learn apply`
+    went ahead beside a run held between its two store writes: it applied the proposals
+    as they were before the run, whose result then stored the same point under its new
+    name, pending, offered again (tests/test_h4_apply_beside_a_run.py)."""
     from learn.errors import EXIT_BUSY
     from learn.lock import LockedError, between_runs
 
@@ -388,11 +388,21 @@ def after_runs(doing: str) -> Iterator[None]:
     try:
         held.enter_context(between_runs(doing))
     except LockedError as exc:
-        click.echo(f"learn: {exc}. Nothing was written and no decision recorded: run the same "
-                   "command again when the run finishes", err=True)
+        click.echo(f"learn: {exc}. Nothing was written and no decision recorded: run "
+                   f"{_again()} again when the run finishes", err=True)
         sys.exit(EXIT_BUSY)
     with held:
         yield
+
+
+def _again() -> str:
+    """The command line a refused command is run again with: the one this process was
+    given. "Run the same command again" left the person to rebuild it after answering "y"
+    at apply's prompts (the answers are not kept: the command asks again), and `/learn` in
+    Claude Code runs a line it is given. `learn demo --apply` is named as itself."""
+    import shlex
+
+    return f"`{shlex.join(['learn', *sys.argv[1:]])}`"
 
 
 # What a command that finds the apply lock held says (one_apply).
