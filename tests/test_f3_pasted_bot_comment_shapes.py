@@ -86,12 +86,15 @@ def test_a_review_summary_under_the_bots_app_name_is_cut() -> None:
     assert strip_relayed(f"{ASK}\n{pasted}\n{AFTER}") == f"{ASK}\n{AFTER}"
 
 
-def test_a_finding_copied_without_the_pages_end_runs_to_the_message_end() -> None:
-    # Nothing on the page marks where the bot's paragraphs stop: a line after them is
-    # read as the bot's, never a bot's paragraph as the person's.
+def test_a_finding_copied_without_the_pages_end_ends_where_the_persons_words_begin() -> None:
+    # Nothing on the page marks where the bot's paragraphs stop: the bot's capitalised
+    # sentences stay cut, never read as the person's; the person's lower-case line under
+    # them is theirs (relayed._persons_tail).
     pasted = ("⚠️ Potential issue | 🟠 Major\n\nHold the lock while the map is copied.\n\n"
-              "A writer can resize it mid-copy.\n\nplease double check this")
+              "A writer can resize it mid-copy.")
     assert strip_relayed(f"{ASK}\n\n{pasted}") == ASK
+    assert strip_relayed(f"{ASK}\n\n{pasted}\n\nplease double check this") == (
+        f"{ASK}\n\nplease double check this")
 
 
 def test_a_pasted_comment_is_a_pasted_report_in_the_typed_view() -> None:

@@ -106,7 +106,9 @@ from learn.transcripts.view.model import (
 # v24: a review bot's pull-request comment pasted into a message (copied from the web page:
 #     "<handle> bot", when it commented, a finding tag; or the markdown it posts) is not
 #     typed; the person's words before it and after the page's end of it stay.
-VIEW_VERSION: Final = 24
+# v25: such a comment copied without the page's end no longer runs to the message's end:
+#     the person's paragraphs at its foot (their voice, nothing of the comment's shape) stay.
+VIEW_VERSION: Final = 25
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
