@@ -63,6 +63,10 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
             # before its digest leaves a row with the calls it paid for, and no digest.
             first_run = store.runs.results_before(run_id) == 0
             record_scan(store, read.sessions, session_cands, read.digests)
+            # Counted (and named, measured) without the copies of what an earlier run
+            # counted in a session this one did not read; the scan keeps them.
+            sessions_read = {f.session_id for f in read.files}
+            session_cands = _said_once(store, session_cands, sessions_read)
         embedder: Embedder = CachedEmbedder(get_embedder(prefer=options.embedder), store)
         if progress:
             progress("name", 0, 1)
@@ -108,7 +112,7 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
                 _rename_fallbacks(store, project, outcome)
             record_run(store, result, run_id=run_id, project=project,
                        remember_shown=outcome.may_write_state,
-                       sessions_read={f.session_id for f in read.files},
+                       sessions_read=sessions_read,
                        counted=(*outcome.held_back, *outcome.cut))
             clean = not (result.failures or result.failed_stages or result.coverage_failed
                          or result.usage.sessions_failed or mined.incomplete)
@@ -118,6 +122,18 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
                               meter.name if meter is not None else "offline",
                               read.files, read.entries))
     return result
+
+
+def _said_once(store: Store, session_cands: Sequence[SessionCandidates],
+               sessions_read: set[str]) -> list[SessionCandidates]:
+    """A message pasted into sessions side by side is one saying across runs too: the
+    run's candidates that copy a saying the store's proposals keep from a session this
+    run did not read (which record_run adds to this run's counts) are that saying
+    (learn.reduce.counting.without_copies)."""
+    from learn.reduce.counting import earlier_sayings, without_copies
+
+    points = (row.proposal for row in store.proposals.rows())
+    return without_copies(session_cands, earlier_sayings(points, sessions_read))
 
 
 def _rename_fallbacks(store: Store, project: str | None, outcome: ReduceOutcome) -> None:

@@ -10,12 +10,15 @@ A session counts when the person said it there, not when a copy of what they
 said landed there: one message pasted into two or three sessions side by side
 (to compare the agents' answers) is one saying (`one_saying`), as a resumed
 session's copied turns are (learn.pipeline.candidates drops those before counting).
+That holds across runs: a copy a run read of a saying an earlier run counted, in a
+session the run did not read, is that saying (`without_copies`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import islice
 
 from learn.isotime import parse_iso
 from learn.records.candidate import KINDS, CandidateKind, MinedCandidate, SessionCandidates
@@ -80,14 +83,18 @@ FANOUT_SECONDS = 60
 _SAID = ("directive", "request")
 
 
-def one_saying(occs: Sequence[Occurrence]) -> list[Occurrence]:
+def one_saying(occs: Sequence[Occurrence], *,
+               earlier: Sequence[Occurrence] = ()) -> list[Occurrence]:
     """`occs` without the copies of a fan-out: the same quote (learn.textfold.fold, as
     counting compares quotes) typed in another session within FANOUT_SECONDS of its
     first saying belongs to the session it was first typed in. Repeats inside that
     session stay (distinct sessions count them once); the same words after the window
-    are a new saying, in any session. A quote with no typed time is never a copy."""
+    are a new saying, in any session. A quote with no typed time is never a copy.
+    `earlier` are sayings counted before (`earlier_sayings`): each may be the first
+    saying of a copy in `occs`, and none is returned."""
+    every = [*earlier, *occs]
     timed: dict[str, list[tuple[float, str, int]]] = {}
-    for i, o in enumerate(occs):
+    for i, o in enumerate(every):
         when = parse_iso(o.candidate.at) if o.candidate.kind in _SAID else None
         if when is not None:
             timed.setdefault(fold(o.candidate.text), []).append(
@@ -100,7 +107,45 @@ def one_saying(occs: Sequence[Occurrence]) -> list[Occurrence]:
                 first_at, first_in = at, session
             elif session != first_in:
                 copies.add(i)
-    return [o for i, o in enumerate(occs) if i not in copies]
+    return [o for i, o in enumerate(every) if i >= len(earlier) and i not in copies]
+
+
+def earlier_sayings(points: Iterable[Proposal],
+                    sessions_read: Collection[str]) -> list[Occurrence]:
+    """The quotes of points earlier runs counted (the store's proposals) in sessions this
+    run did not read, as occurrences: what learn.store.proposals.widest adds to this
+    run's counts. A quote's time stands for its typed time (a quote typed at an unknown
+    time carries its session's last activity: `typed_at`)."""
+    return [Occurrence(SessionCandidates(q.session_id, q.agent or "", q.project, q.at),
+                       MinedCandidate(kind=p.kind, text=q.text, source=q.source, at=q.at),
+                       p.label)
+            for p in points for q in p.quotes if q.session_id not in sessions_read]
+
+
+def without_copies(sessions: Sequence[SessionCandidates],
+                   earlier: Sequence[Occurrence]) -> list[SessionCandidates]:
+    """`sessions` without the candidates that are copies (`one_saying`) of a saying in
+    `earlier`. The store keeps an earlier run's quotes of the sessions a run did not
+    read beside the run's own count (learn.store.proposals.widest), so a fan-out whose
+    first session one run counted and whose copy only a later run read (the copy's
+    session went on for days, the first's fell out of the window) was counted in both:
+    a message pasted into two sessions 24 s apart, then said in three more, was said in
+    5 sessions (tests/test_fanout_across_runs.py).
+
+    Unchanged when no earlier saying makes a copy. Else the candidates `one_saying`
+    keeps over the earlier sayings and the run's at once, the run's own copies left out
+    too (counting leaves them out anyway): a copy's copy is judged from the first saying,
+    wherever it is (the window runs from the first copy, as in one run)."""
+    occs = occurrences(sessions, [""] * sum(len(s.candidates) for s in sessions))
+    kept = {id(o) for o in one_saying(occs, earlier=earlier)} if earlier else set()
+    if not earlier or kept == {id(o) for o in one_saying(occs)}:
+        return list(sessions)
+    flat = iter(occs)
+    out: list[SessionCandidates] = []
+    for s in sessions:
+        own = tuple(o.candidate for o in islice(flat, len(s.candidates)) if id(o) in kept)
+        out.append(s if len(own) == len(s.candidates) else replace(s, candidates=own))
+    return out
 
 
 def _iso_key(value: str | None) -> str:
