@@ -5,11 +5,12 @@
 Claude Code's files whatever the agents: a Codex-only person applying "make it a
 command" got a new `.claude/commands/<name>.md` (and `~/.claude/commands/` for a user
 one), and an ignored "never run git push --force" a `.claude/settings.json` deny, files
-no agent they use reads. Now a Codex-only person or project gets the Codex prompt
-(`~/.codex/prompts/<name>.md`) and the forbidden `prefix_rule` (`~/.codex/rules/
-learn.rules`) learn writes with `--agents`; what has no Codex form (a deny of an edit
-path, a command for Gemini CLI) is written nowhere, and the apply says why. `--target
-claude` still writes Claude Code's file; a Claude Code user's output is unchanged.
+no agent they use reads. Now a Codex-only person or project gets the Codex command (a
+skill, `~/.agents/skills/<name>/SKILL.md`, for a current Codex: tests/test_codex_skills.py)
+and the forbidden `prefix_rule` (`~/.codex/rules/learn.rules`); what has no Codex form
+(a deny of an edit path, a command for Gemini CLI) is written nowhere, and the apply
+says why. `--target claude` still writes Claude Code's file; a Claude Code user's output
+is unchanged.
 
 The fixtures are written for this test (not copied from any transcript).
 """
@@ -64,13 +65,18 @@ def _home() -> Path:
     return Path(os.environ["HOME"])
 
 
-def test_a_codex_only_projects_command_is_a_codex_prompt_and_no_claude_command(
+def _skill() -> Path:
+    """Where a current Codex's command goes (no Codex session says an older one)."""
+    return _home() / ".agents" / "skills" / "release-notes" / "SKILL.md"
+
+
+def test_a_codex_only_projects_command_is_a_codex_skill_and_no_claude_command(
         tmp_path: Path, project: Path) -> None:
     record(tmp_path, project, _command(project, ("codex", "codex")))
     _apply(project, "--yes")
-    prompt = _home() / ".codex" / "prompts" / "release-notes.md"
-    assert prompt.read_text().startswith(
-        f'---\ndescription: "Write the release notes from the merged PRs."\n---\n{BODY}\n')
+    assert _skill().read_text().startswith(
+        '---\nname: "release-notes"\ndescription: "Write the release notes from the merged '
+        f'PRs."\n---\n{BODY}\n')
     assert not (project / ".claude").exists()
     assert not (_home() / ".claude").exists()
 
@@ -80,18 +86,19 @@ def test_the_apply_says_where_the_command_went_instead_and_why(tmp_path: Path,
     record(tmp_path, project, _command(project, ("codex", "codex")))
     out = _apply(project, "--dry-run").output
     claude = project / ".claude" / "commands" / "my-release-notes.md"
-    prompt = _home() / ".codex" / "prompts" / "release-notes.md"
     assert (f"request:release-notes: not written to {claude}: {project} uses Codex, which does "
-            f"not read it; written as a Codex prompt instead, to {prompt}, which Codex reads in "
-            "every project (--target claude writes it there)") in out
-    assert f"+++ {prompt}" in out and f"+++ {claude}" not in out
+            "not read it; written as ") in out
+    assert (f" instead, to {_skill()}, which Codex reads in every project (--target claude "
+            "writes it there)") in out
+    assert "request:release-notes: a Codex skill, type $release-notes in a Codex message" in out
+    assert f"+++ {_skill()}" in out and f"+++ {claude}" not in out
 
 
 def test_a_codex_only_persons_user_command_goes_to_codex_and_no_claude_folder_is_made(
         tmp_path: Path, project: Path) -> None:
     record(tmp_path, project, _command(project, ("codex", "codex"), scope="user"))
     res = _apply(project, "--yes")
-    assert (_home() / ".codex" / "prompts" / "release-notes.md").is_file()
+    assert _skill().is_file()
     assert not (_home() / ".claude").exists()
     assert "you use Codex, which does not read it" in res.output
 
@@ -154,7 +161,7 @@ def test_target_claude_named_still_writes_claude_codes_files(tmp_path: Path,
     assert (project / ".claude" / "commands" / "my-release-notes.md").is_file()
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert settings["permissions"]["deny"] == ["Bash(git push --force:*)"]
-    assert not (_home() / ".codex" / "prompts").exists()
+    assert not (_home() / ".codex" / "prompts").exists() and not (_home() / ".agents").exists()
     assert not (_home() / ".codex" / "rules").exists()
 
 
@@ -163,7 +170,7 @@ def test_agent_codex_named_writes_codex_forms_and_agent_claude_claude_codes(
     record(tmp_path, project, _command(project, ("codex", "codex")),
             _denial(project, ("codex", "codex")))
     out = _apply(project, "--agent", "codex", "--dry-run").output
-    assert f"+++ {_home() / '.codex' / 'prompts' / 'release-notes.md'}" in out
+    assert f"+++ {_skill()}" in out
     assert f"+++ {_home() / '.codex' / 'rules' / 'learn.rules'}" in out
     assert f"+++ {project / '.claude'}" not in out
     assert "(--agent claude writes it there)" in out
@@ -181,7 +188,7 @@ def test_a_claude_code_users_command_and_deny_are_written_as_before(
     out = _apply(project, "--dry-run").output
     assert f"+++ {project / '.claude' / 'commands' / 'my-release-notes.md'}" in out
     assert f"+++ {project / '.claude' / 'settings.json'}" in out
-    assert "prompts" not in out and "learn.rules" not in out
+    assert "prompts" not in out and ".agents" not in out and "learn.rules" not in out
     assert "not written to" not in out
 
 

@@ -1,6 +1,7 @@
 """The digest says where `learn apply` puts a command or a deny for the agents in use.
 
-Apply made a Codex-only person's command a Codex prompt (`~/.codex/prompts/<name>.md`)
+Apply made a Codex-only person's command a Codex command (a skill,
+`~/.agents/skills/<name>/SKILL.md`, for a current Codex: tests/test_codex_skills.py)
 and their deny a forbidden prefix_rule (`~/.codex/rules/learn.rules`), or wrote nothing
 where Codex has no form for it (tests/test_f5_commands_and_denials_follow_agents.py);
 the digest still said `.claude/commands/<name>.md` and `.claude/settings.json`, files
@@ -39,14 +40,15 @@ def _line(out: str, start: str) -> str:
     return line
 
 
-def test_a_codex_only_projects_command_is_said_to_go_to_a_codex_prompt(
+def test_a_codex_only_projects_command_is_said_to_go_to_a_codex_skill(
         tmp_path: Path, project: Path) -> None:
     record(tmp_path, project, _command(project, ("codex", "codex")))
     line = _line(_digest(project), "a command")
-    assert line == ("  - a command, not a rule line: `learn apply` writes it as a Codex prompt, "
-                    "`~/.codex/prompts/release-notes.md` (which Codex reads in every project), "
-                    "typed when wanted; not .claude/commands/my-release-notes.md: the project "
-                    "uses Codex, which does not read it (`--target claude` writes it there)")
+    assert line.startswith("  - a command, not a rule line: `learn apply` writes it as ")
+    assert line.endswith(
+        "`~/.agents/skills/release-notes/SKILL.md` (which Codex reads in every project), "
+        "typed when wanted; not .claude/commands/my-release-notes.md: the project "
+        "uses Codex, which does not read it (`--target claude` writes it there)")
 
 
 def test_a_codex_only_projects_deny_is_said_to_be_a_codex_prefix_rule(
@@ -89,7 +91,7 @@ def test_a_codex_only_persons_user_command_says_codex_and_no_project(
         tmp_path: Path, project: Path) -> None:
     record(tmp_path, project, _command(project, ("codex", "codex"), scope="user"))
     line = _line(_digest(project), "a command")
-    assert "`~/.codex/prompts/release-notes.md`, typed when wanted" in line
+    assert "`~/.agents/skills/release-notes/SKILL.md`, typed when wanted" in line
     assert "~/.claude/commands/my-release-notes.md: you use Codex" in line
 
 
@@ -132,7 +134,7 @@ def test_the_sessions_are_read_once_for_the_whole_digest(
     text = render_digest_markdown(result)
     took = time.perf_counter() - started
     assert len(reads) == 1
-    assert text.count("~/.codex/prompts/point-") == 100
+    assert text.count("~/.agents/skills/point-") == 100
     assert text.count("forbidden prefix_rule") == 100
     assert took < 10, took  # 0.35 s measured for these 200 (0.05 s before the line asked)
 

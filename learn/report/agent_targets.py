@@ -87,20 +87,27 @@ def unread_main(p: Proposal, main: RuleEdit, agents: Sequence[str],
 
 def codex_form(p: Proposal, main: RuleEdit, home: Path | None = None) -> RuleEdit | str:
     """Codex's own form of `main`, a command file or a deny rule made for Claude Code
-    (`.claude/commands/<name>.md`, `.claude/settings.json`), the one `--agents` writes: a
-    custom prompt in `~/.codex/prompts`, a forbidden prefix_rule in `~/.codex/rules/
-    learn.rules` for the commands the deny names. Why there is none, as a clause, when
-    the deny names no command (`Edit(docs/**)`: a prefix_rule forbids commands, not edits).
+    (`.claude/commands/<name>.md`, `.claude/settings.json`): for a command, the file the
+    person's Codex reads (learn.report.codex_commands: a skill in `~/.agents/skills`, a
+    custom prompt in `~/.codex/prompts` for a Codex before 0.117.0), with a note saying
+    how it is called; for a deny, a forbidden prefix_rule in `~/.codex/rules/learn.rules`
+    for the commands it names. Why there is none, as a clause, when the deny names no
+    command (`Edit(docs/**)`: a prefix_rule forbids commands, not edits).
 
     Found with the main destination made to follow the agents in use (`unread_main`): a
     Codex-only person still got `.claude/commands/release-notes.md` and a `.claude/
     settings.json` deny, because those forms kept Claude Code's files whatever the agents.
     Codex reads both of its files from its home only, so a project's command or deny is
     Codex's in every project: the apply says so beside the diff."""
-    from learn.report.targets import codex_prompt, codex_rules
+    from learn.report.codex_commands import codex_command, codex_command_noun, invocation
+    from learn.report.targets import codex_rules, slug
 
     if main.form == "command":
-        return replace(main, target=codex_prompt(p.label, home))
+        target = codex_command(slug(p.label, "command"), home)
+        # The apply's plan says what the file is and how it is called: a skill is no
+        # slash command, and a person told "a command" typed `/name` for nothing.
+        said = f"{main.key}: {codex_command_noun(target)}, {invocation(target)}"
+        return replace(main, target=target, notes=(*main.notes, said))
     if not main.surface_commands:
         rules = ", ".join(main.surface_rules)
         return f"Codex has no rule for it ({rules}: a prefix_rule forbids commands, not edits)"

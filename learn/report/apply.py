@@ -40,6 +40,7 @@ from learn.records.proposal import Proposal
 from learn.reduce.pathscope import scoped_safely
 from learn.report.agent_formats import agent_file_limit, plan_agent_file
 from learn.report.claimed_line import unrelated_note
+from learn.report.codex_commands import is_codex_skill
 from learn.report.codex_prompt import codex_description, is_codex_prompt
 from learn.report.confine import backups_dir, confine, learns_own, read_regular
 from learn.report.edits import (
@@ -190,16 +191,25 @@ def yaml_string(value: str) -> str:
     return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
 
 
-def command_text(edit: RuleEdit, *, codex: bool = False) -> str:
+def command_text(edit: RuleEdit, *, codex: bool = False, skill: str | None = None) -> str:
     """A slash command file: the instruction the model wrote from everything the person
     asked (learn.reduce.commands), prose only; the quotes stay in the digest. `codex`: a
     Codex custom prompt, whose description Codex reads without YAML's escapes
-    (learn.report.codex_prompt)."""
+    (learn.report.codex_prompt). `skill`: a Codex skill of that name (learn.report.
+    codex_commands), whose front matter Codex reads as YAML (serde_yaml): its name and
+    description written as Claude Code's description is, so a `---`, a `: ` or a quote
+    in the description is read back as written (tests/test_codex_skills.py, with the
+    real Codex)."""
     description = command_description(edit.description or edit.text)
-    quoted = codex_description(description) if codex else yaml_string(description)
+    if skill is not None:
+        # Codex loads no skill with an empty description: the name's words, then.
+        said = description or skill.replace("-", " ")
+        head = f"name: {yaml_string(skill)}\ndescription: {yaml_string(said)}"
+    else:
+        quoted = codex_description(description) if codex else yaml_string(description)
+        head = f"description: {quoted}"
     body = plain_prose(edit.body or edit.text, one_line=False)
-    return (f"---\ndescription: {quoted}\n---\n{body}\n\n"
-            f"{learn_comment(edit.key, edit.provenance)}\n")
+    return f"---\n{head}\n---\n{body}\n\n{learn_comment(edit.key, edit.provenance)}\n"
 
 
 def plan_command(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
@@ -209,7 +219,8 @@ def plan_command(path: Path, edits: Sequence[RuleEdit]) -> FilePlan:
     if (long := body_too_long(edit.body or edit.text)) is not None:
         raise ApplyError(f"{edit.key}: {long}")
     data = _read(path)
-    new_text = command_text(edit, codex=is_codex_prompt(path))
+    skill = path.parent.name if is_codex_skill(path) else None
+    new_text = command_text(edit, codex=is_codex_prompt(path), skill=skill)
     plan = FilePlan(path=path, original=None if data is None else "",
                     original_hash=sha256(data) if data is not None else "", new_text="")
     if data is None:

@@ -12,6 +12,9 @@ So the YAML quoting learn writes for Claude Code (learn.report.apply.yaml_string
 shown as written in Codex's `/prompts:` menu: `\\u002d-- leading dashes` for
 "--- leading dashes", `He said \\"hi\\" \\\\ back` (the real Codex 0.116.0, its TUI
 menu read with tmux, 2026-12; tests/test_codex_prompt_description.py).
+
+Only a person whose Codex is older than 0.117.0 gets a prompt: a current Codex's command
+is a skill (learn.report.codex_commands decides which).
 """
 
 from __future__ import annotations

@@ -75,17 +75,18 @@ from learn.report.errors import ConfinementError
 from learn.transcripts.copilot.places import copilot_dir
 from learn.transcripts.gemini.places import gemini_dir
 
-Base = Literal["project", "claude-home", "codex-home", "gemini-home", "copilot-home",
-               "opencode-home", "learn-backups", "learn-checks"]
+Base = Literal["project", "claude-home", "codex-home", "agents-home", "gemini-home",
+               "copilot-home", "opencode-home", "learn-backups", "learn-checks"]
 
 # What a file's text is, so what a writer puts in it: a link is followed only to a
 # file of the kind its name says.
-Kind = Literal["instructions", "command", "claude-settings", "codex-rules", "codex-hooks",
-               "learn-backup", "learn-check"]
+Kind = Literal["instructions", "command", "skill", "claude-settings", "codex-rules",
+               "codex-hooks", "learn-backup", "learn-check"]
 
 KINDS: dict[Kind, str] = {
     "instructions": "markdown instructions",
     "command": "a slash command or prompt file",
+    "skill": "an agent skill's SKILL.md",
     "claude-settings": "Claude Code settings JSON",
     "codex-rules": "Codex execpolicy rules",
     "codex-hooks": "Codex hooks JSON",
@@ -131,6 +132,11 @@ SURFACES: tuple[Surface, ...] = (
     Surface("codex-home", "AGENTS.override.md", "~/.codex/AGENTS.override.md", "instructions"),
     Surface("codex-home", "rules/*.rules", "~/.codex/rules/*.rules", "codex-rules"),
     Surface("codex-home", "prompts/*.md", "~/.codex/prompts/*.md", "command"),
+    # A Codex command from 0.117.0 on (learn.report.codex_commands): a skill, one folder
+    # each, in the home's `.agents/skills`. Only that shape: one folder below `skills`,
+    # not hidden (Codex never looks in one), holding SKILL.md.
+    Surface("agents-home", "skills/[!.]*/SKILL.md", "~/.agents/skills/<name>/SKILL.md",
+            "skill"),
     # learn's check (learn.guard): Codex runs it from its hooks file.
     Surface("codex-home", "hooks.json", "~/.codex/hooks.json", "codex-hooks"),
     # The other agents' own files (learn.report.agent_targets): Gemini CLI's GEMINI.md
@@ -229,6 +235,7 @@ def _home_or_above(real: Path, home: Path) -> bool:
 HOMES: dict[Base, Callable[[Path], Path]] = {
     "claude-home": claude_home,
     "codex-home": codex_home,
+    "agents-home": lambda home: home / ".agents",
     "gemini-home": gemini_dir,
     "copilot-home": copilot_dir,
     "opencode-home": opencode_config_dir,
@@ -395,8 +402,8 @@ def confine(path: Path, projects: Iterable[Path | str | None] = (), *,
 
     May: after resolving symlinks (the file and every folder above it), the file
     is an instruction surface (`SURFACES`) under one of `projects` (absolute
-    project roots) or the agents' user homes (~/.claude, ~/.codex, ~/.gemini,
-    ~/.copilot, ~/.config/opencode), of the same kind as the name `path` is (a
+    project roots) or the agents' user homes (~/.claude, ~/.codex, ~/.agents/skills,
+    ~/.gemini, ~/.copilot, ~/.config/opencode), of the same kind as the name `path` is (a
     CLAUDE.md leads to markdown instructions, a settings.json to settings) and in the
     same place (a project's file in that project, a user's file in a user's folder);
     it is a regular file with no second name, or does not exist yet. learn's backups
@@ -443,7 +450,8 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
         raise ConfinementError(
             f"{asked}{via} is not an instruction file learn may write (a CLAUDE.md, AGENTS.md, "
             ".claude/rules, .claude/commands or .claude/settings file of the project "
-            f"[{where}], or the same under ~/.claude, ~/.codex; another agent's own: GEMINI.md "
+            f"[{where}], or the same under ~/.claude, ~/.codex; a Codex skill's "
+            "~/.agents/skills/<name>/SKILL.md; another agent's own: GEMINI.md "
             "or the bare *.md name Gemini's context.fileName gives, "
             ".github/copilot-instructions.md, .github/instructions, .cursor/rules, "
             ".windsurf/rules, .kiro/steering; links followed); nothing was written to it")

@@ -310,8 +310,9 @@ def command_lines(result: RunResult) -> list[str]:
         return []
     out = ["", "## Make these commands", "",
            "You pasted these prompts by hand into several sessions. Saved as a slash command "
-           "(`.claude/commands/<name>.md`, `~/.codex/prompts/<name>.md`) they are one word "
-           "to type, and learn reads them as templates, not as things you said.", ""]
+           "(`.claude/commands/<name>.md`) or a Codex skill (`~/.agents/skills/<name>/"
+           "SKILL.md`, called with `$<name>`) they are one word to type, and learn reads them "
+           "as templates, not as things you said.", ""]
     for s in found:
         out.append(f"- \"{flatten(str(s.get('excerpt', '')), 200)}\" "
                    f"({plural(int(s.get('sessions', 0)), 'session')})")
