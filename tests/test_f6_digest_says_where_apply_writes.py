@@ -44,11 +44,12 @@ def test_a_codex_only_projects_command_is_said_to_go_to_a_codex_skill(
         tmp_path: Path, project: Path) -> None:
     record(tmp_path, project, _command(project, ("codex", "codex")))
     line = _line(_digest(project), "a command")
-    assert line.startswith("  - a command, not a rule line: `learn apply` writes it as ")
-    assert line.endswith(
-        "`~/.agents/skills/release-notes/SKILL.md` (which Codex reads in every project), "
-        "typed when wanted; not .claude/commands/my-release-notes.md: the project "
-        "uses Codex, which does not read it (`--target claude` writes it there)")
+    assert line == (
+        "  - a command, not a rule line: `learn apply` writes it as a Codex skill, "
+        "`~/.agents/skills/release-notes/SKILL.md` (which Codex reads in every project); "
+        "type $release-notes in a Codex message to use it; not .claude/commands/"
+        "my-release-notes.md: the project uses Codex, which does not read it "
+        "(`--target claude` writes it there)")
 
 
 def test_a_codex_only_projects_deny_is_said_to_be_a_codex_prefix_rule(
@@ -91,7 +92,8 @@ def test_a_codex_only_persons_user_command_says_codex_and_no_project(
         tmp_path: Path, project: Path) -> None:
     record(tmp_path, project, _command(project, ("codex", "codex"), scope="user"))
     line = _line(_digest(project), "a command")
-    assert "`~/.agents/skills/release-notes/SKILL.md`, typed when wanted" in line
+    assert ("`~/.agents/skills/release-notes/SKILL.md`; type $release-notes in a Codex message "
+            "to use it; not") in line
     assert "~/.claude/commands/my-release-notes.md: you use Codex" in line
 
 

@@ -16,6 +16,7 @@ import click
 from learn.records.proposal import Proposal
 from learn.report.agent_targets import ORDER as AGENT_ORDER
 from learn.report.agent_targets import AgentsInUse, instead_of_claudes, unread_main
+from learn.report.codex_commands import codex_command_noun
 from learn.report.edits import RuleEdit
 from learn.report.targets import TargetChoice
 from learn.transcripts.ids import AGENT_NAMES
@@ -107,7 +108,8 @@ class ForAgents:
         if not unread:
             return others
         if isinstance(instead, RuleEdit):
-            what = "a Codex prompt" if instead.form == "command" else "a Codex prefix_rule"
+            what = (codex_command_noun(instead.target) if instead.form == "command"
+                    else "a Codex prefix_rule")
             every = ", which Codex reads in every project" if main.project else ""
             self._instead[main.key] = f"; written as {what} instead, to {instead.target}{every}"
             return [instead]

@@ -285,6 +285,7 @@ def _instead_of_claudes(p: Proposal, agents: AgentsInUse) -> str | None:
     a prefix_rule: the digest still said `.claude/commands/<name>.md` and
     `.claude/settings.json`, files `learn apply` would not write."""
     from learn.report.agent_targets import instead_of_claudes
+    from learn.report.codex_commands import codex_command_noun, invocation
     from learn.report.edits import RuleEdit
     from learn.report.targets import TargetChoice, TargetError, choose
 
@@ -309,9 +310,10 @@ def _instead_of_claudes(p: Proposal, agents: AgentsInUse) -> str | None:
     every = " (which Codex reads in every project)" if main.project is not None else ""
     if p.surface == "command":
         if isinstance(instead, RuleEdit):
-            return (f"a command, not a rule line: `learn apply` writes it as a Codex prompt, "
-                    f"{code_span(_shown(instead.target))}{every}, typed when wanted; not "
-                    f"{claudes} (`--target claude` writes it there)")
+            return (f"a command, not a rule line: `learn apply` writes it as "
+                    f"{codex_command_noun(instead.target)}, {code_span(_shown(instead.target))}"
+                    f"{every}; {invocation(instead.target)}; not {claudes} (`--target claude` "
+                    "writes it there)")
         return (f"a command, not a rule line: `learn apply` writes it nowhere: not {claudes}, "
                 f"and {instead} (`--target claude` writes it there)")
     if isinstance(instead, RuleEdit):
