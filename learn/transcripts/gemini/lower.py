@@ -13,13 +13,14 @@ itself, "I ran the following shell command: ... This produced the following resu
 and its output, neither said to the agent.
 
 A `gemini` message's tool calls become tool uses, and each finished call a tool
-result: `error` fails, `cancelled` is the person declining the call ("User denied
-execution.", or no reason: older builds) or stopping it while it ran ("Operation
-cancelled by user": an interrupted call, as Claude Code's). The note "Request
-cancelled." is Esc while the model answered: an interrupt, unless it only follows a
-cancelled call (the client writes it after those too). Other `info` / `warning` /
-`error` messages are the client's notes, kept as bookkeeping. A subagent's file
-(`kind: "subagent"`) is a sidechain throughout, like a Claude Code subagent transcript.
+result: `error` fails, `cancelled` is the person declining the call or stopping it
+(Esc) before it finished: an interrupted call, as Claude Code's. The reason in the
+result's error part tells them apart (`_stopped`). The note "Request cancelled." is Esc
+while the model answered: an interrupt, unless it goes with a reply's cancelled call,
+written just before that reply (0.39) or just after it (0.61) (`_echoes`). Other `info`
+/ `warning` / `error` messages are the client's notes, kept as bookkeeping. A
+subagent's file (`kind: "subagent"`) is a sidechain throughout, like a Claude Code
+subagent transcript.
 
 Every event gets a synthesized envelope (`lowering.Chain`) whose parent is the
 message before it when it was written, so a rewound message sits on a dead
@@ -62,11 +63,20 @@ _SHELL_TURN_RE = re.compile(
     r"\AI ran the following shell command:\n```sh\n(?P<cmd>.*?)\n```\n\n"
     r"This produced the following result:\n```\n(?P<out>.*)\n```\s*\Z", re.S)
 _SHELL_UNESCAPE_RE = re.compile(r"\\([\\`])")
-# The note the client writes when Esc stops a turn (`useGeminiStream`), and the reasons a
-# cancelled call's error gives (`CoreToolCallStatus.Cancelled`): Esc while it ran, and
-# the person saying no at the approval prompt.
+# The note the client writes when Esc stops a turn (`useGeminiStream`).
 _REQUEST_CANCELLED = "Request cancelled."
-_STOPPED_BY_USER = "Operation cancelled by user"
+# A cancelled call's error is "[Operation Cancelled] <reason>" ("Reason: <reason>" from
+# the scheduler's state). The reasons for a call Esc stopped before it finished, folded
+# (`_reason`): "User cancelled tool execution." once it ran (`ToolExecutor`, measured on
+# 0.39.1; the older `CoreToolScheduler` too), "Operation cancelled by user" (`cancelAll`,
+# 0.61), "Operation cancelled" (aborted before it ran) and "Tool call cancelled by user."
+# (aborted before its approval prompt, `CoreToolScheduler`). Every other reason is the
+# person's no: "User denied execution." (0.61), "User did not allow tool call"
+# (`CoreToolScheduler`), "User cancelled operation" (the calls queued behind a refused
+# one), or none (older builds).
+_STOPPED_REASONS = frozenset({"user cancelled tool execution", "operation cancelled by user",
+                              "operation cancelled", "tool call cancelled by user"})
+_CANCELLED_PREFIX_RE = re.compile(r"\A\s*\[Operation Cancelled\]\s*(?:Reason:\s*)?", re.I)
 _INTERRUPTED_CALL = f"{INTERRUPT_MARKER} for tool use]"
 
 
@@ -127,15 +137,14 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
     # the reply, the results were a branch of their own, off the active one: a failed
     # call was no failure in the view (`learn show` said "failures 0").
     tails: dict[str, str] = {}
-    stopped = False  # the last reply had a call cancelled: its note is no interrupt
+    echoes = _echoes(conv.messages)
     for msg in conv.messages:
         at = parse_time(msg.record.get("timestamp")) or clock
         if at is None:
             skipped["invalid"] = skipped.get("invalid", 0) + 1
             continue
         clock = at
-        lowered = _message(chain, msg, at, sidechain, tails, stopped)
-        stopped = _stops(msg.record, stopped)
+        lowered = _message(chain, msg, at, sidechain, tails, echoes)
         last = next((e.meta.uuid for e in reversed(lowered)
                      if isinstance(e, UserEvent | AssistantEvent)), None)
         if last is not None:
@@ -147,9 +156,9 @@ def lower(buf: bytes, *, path: Path | None = None, drop: FilterSpec | None = Non
 
 
 def _message(chain: Chain, msg: Message, at: datetime, sidechain: bool,
-             tails: dict[str, str], stopped: bool = False) -> list[Any]:
-    """One message's events; `stopped`: the last reply since the last typed turn had a
-    call cancelled, whose "Request cancelled." note is no interrupt of its own."""
+             tails: dict[str, str], echoes: frozenset[str] = frozenset()) -> list[Any]:
+    """One message's events; `echoes`: the "Request cancelled." notes that go with a
+    cancelled call (`_echoes`), no interrupt of their own."""
     record, mid = msg.record, str(msg.record["id"])
     kind = record.get("type")
     parent = (tails.get(msg.parent) or chain.uid(msg.parent)) if msg.parent else None
@@ -161,8 +170,7 @@ def _message(chain: Chain, msg: Message, at: datetime, sidechain: bool,
         return [UserEvent(meta=meta, text=text, blocks=(TextBlock(text),) if text else (),
                           is_agent_injected=AGENT_INJECTION_RE.match(text) is not None,
                           prompt_source="typed")]
-    if (kind == "info" and not stopped
-            and flatten(record.get("content")).strip() == _REQUEST_CANCELLED):
+    if _is_cancel_note(record) and mid not in echoes:
         return [UserEvent(meta=chain.meta(mid, at, parent=parent, sidechain=sidechain),
                           interrupted=True)]
     if kind != "gemini":
@@ -182,8 +190,8 @@ def _message(chain: Chain, msg: Message, at: datetime, sidechain: bool,
     if results:
         done_at = max((t for c in calls if (t := parse_time(c.get("timestamp"))) is not None),
                       default=at)
-        # A call stopped while it ran is the interrupt (one Esc), whether or not the
-        # client's "Request cancelled." note follows it.
+        # A call stopped before it finished is the interrupt (one Esc), whether or not the
+        # client's "Request cancelled." note stands beside it (`_echoes`).
         out.append(UserEvent(meta=chain.meta(f"{mid}:results", max(at, done_at),
                                              sidechain=sidechain),
                              blocks=tuple(results),
@@ -191,17 +199,51 @@ def _message(chain: Chain, msg: Message, at: datetime, sidechain: bool,
     return out
 
 
-def _stops(record: dict[str, Any], stopped: bool) -> bool:
-    """Whether a "Request cancelled." note after `record` echoes a cancelled call."""
-    kind = record.get("type")
-    if kind == "gemini":
-        calls = record.get("toolCalls")
-        return isinstance(calls, list) and any(
-            isinstance(c, dict) and c.get("status") == "cancelled" for c in calls)
-    if kind == "user":  # a typed turn starts a new exchange; a function response does not
-        return stopped and not typed_of(record)[0]
-    # The echo itself ends it; another note leaves it as it was.
-    return stopped and flatten(record.get("content")).strip() != _REQUEST_CANCELLED
+def _is_cancel_note(record: dict[str, Any]) -> bool:
+    return (record.get("type") == "info"
+            and flatten(record.get("content")).strip() == _REQUEST_CANCELLED)
+
+
+def _has_cancelled(record: dict[str, Any]) -> bool:
+    calls = record.get("toolCalls")
+    return isinstance(calls, list) and any(
+        isinstance(c, dict) and c.get("status") == "cancelled" for c in calls)
+
+
+def _echoes(messages: list[Message]) -> frozenset[str]:
+    """The ids of the "Request cancelled." notes that go with a cancelled call: one Esc,
+    whose interrupt (or denial) the call's result already is.
+
+    The client writes the note when Esc is pressed, and a call's results once it has
+    stopped, onto the last message if that is a reply, else onto a new one. 0.61 cancels
+    the calls first, so the note comes just after the reply holding them; 0.39.1 wrote
+    the note first, then the call in a new reply after it: read only after, both stopped
+    commands of a real session counted twice ("denials 2 · interrupts 2"). A note pairs
+    with the nearest reply with a cancelled call in the same exchange: the next reply if
+    that is one (only notes between), else the one before if no other reply came since.
+    Each reply takes one note, so a second Esc still counts.
+    """
+    echoes: set[str] = set()
+    waiting: str | None = None  # a note no reply has taken yet
+    stopped = False  # the last reply had a call cancelled and has no note yet
+    for msg in messages:
+        record, kind = msg.record, msg.record.get("type")
+        if _is_cancel_note(record):
+            if stopped:
+                echoes.add(str(record["id"]))
+            else:
+                waiting = str(record["id"])  # an earlier waiting note stays an interrupt
+            stopped = False
+        elif kind == "gemini":
+            cancelled = _has_cancelled(record)
+            if cancelled and waiting is not None:
+                echoes.add(waiting)
+                cancelled = False
+            waiting, stopped = None, cancelled
+        elif kind == "user" and typed_of(record)[0]:
+            # A typed turn starts a new exchange; a function response does not.
+            waiting, stopped = None, False
+    return frozenset(echoes)
 
 
 def _call_id(mid: str, index: int, call: dict[str, Any]) -> str:
@@ -213,11 +255,35 @@ def _result(mid: str, index: int, call: dict[str, Any]) -> ToolResultBlock:
     status = call.get("status")
     call_id = _call_id(mid, index, call)
     if status == "cancelled":
-        if _STOPPED_BY_USER in _result_text(call):
+        if _stopped(call):
             return ToolResultBlock(tool_use_id=call_id, content=_INTERRUPTED_CALL, is_error=True)
         return declined(call_id)
     return ToolResultBlock(tool_use_id=call_id, content=_result_text(call),
                            is_error=status == "error")
+
+
+def _stopped(call: dict[str, Any]) -> bool:
+    """Whether a cancelled call was stopped by Esc rather than refused at its prompt.
+
+    Read from the error part alone: a command stopped mid-run keeps its output beside the
+    error (0.39.1), and that output is the program's, free to say anything.
+    """
+    return any(_reason(error) in _STOPPED_REASONS for error in _errors(call))
+
+
+def _reason(error: str) -> str:
+    """A cancelled call's reason, folded: without the "[Operation Cancelled]" prefix,
+    its case and its closing period."""
+    return _CANCELLED_PREFIX_RE.sub("", error).strip().rstrip(".").strip().lower()
+
+
+def _errors(call: dict[str, Any]) -> list[str]:
+    """The texts of the call's function responses' `error` parts."""
+    result = call.get("result")
+    parts = result if isinstance(result, list) else [result]
+    responses = [p["functionResponse"].get("response") for p in parts
+                 if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)]
+    return [r["error"] for r in responses if isinstance(r, dict) and isinstance(r.get("error"), str)]
 
 
 def _result_text(call: dict[str, Any]) -> str:
@@ -238,4 +304,3 @@ def _result_text(call: dict[str, Any]) -> str:
     if not text and isinstance(call.get("resultDisplay"), str):
         text = call["resultDisplay"]
     return text
-

@@ -108,7 +108,9 @@ from learn.transcripts.view.model import (
 #     typed; the person's words before it and after the page's end of it stay.
 # v25: such a comment copied without the page's end no longer runs to the message's end:
 #     the person's paragraphs at its foot (their voice, nothing of the comment's shape) stay.
-VIEW_VERSION: Final = 25
+# v26: Gemini CLI: a tool call stopped while it ran (Esc) is an interrupt, not a decline
+#     (gemini.lower._stopped); a VS Code Copilot prompt is its <userRequest> (copilot).
+VIEW_VERSION: Final = 26
 INPUT_KEYS: Final = ("command", "cmd")
 
 _TURN, _CALL, _FAIL = 0, 1, 2
