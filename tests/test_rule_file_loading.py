@@ -19,6 +19,8 @@ from learn.reduce.rule_places import frontmatter_value, strip_frontmatter
 from learn.reduce.surfaces import paths_of
 
 UNSCOPED = "Run the linter before every commit."
+# A rule of the API's code, not of the workflow (a workflow rule is never scoped).
+WRAPPED = "Wrap the handlers' errors in the shared error type."
 API = "Return errors as RFC 7807 problem details."
 DOCS = "Link every page from the docs index."
 API_GLOBS = ("src/api/**",)
@@ -190,13 +192,13 @@ def test_one_apply_gives_two_scopes_of_one_name_a_file_each(
     project = _project(tmp_path, monkeypatch, [
         ("directive", "api-errors", API, API_GLOBS),
         ("directive", "api_errors", DOCS, DOCS_GLOBS),
-        ("fix", "api-errors", UNSCOPED, API_GLOBS),
+        ("fix", "api-errors", WRAPPED, API_GLOBS),
     ])
 
     _apply(project, "--yes")
 
     for folder in SCOPED_FOLDERS:
-        api, docs, third = (_holding(project / folder, r) for r in (API, DOCS, UNSCOPED))
+        api, docs, third = (_holding(project / folder, r) for r in (API, DOCS, WRAPPED))
         assert len(api) == len(docs) == 1, folder
         assert _loads(api[0]) == frozenset(API_GLOBS), folder
         assert _loads(docs[0]) == frozenset(DOCS_GLOBS), folder

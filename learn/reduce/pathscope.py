@@ -7,6 +7,15 @@ calls say which), the rule is proposed as `.claude/rules/<topic>.md` with a
 Codex: an AGENTS.md in that folder, read when the agent works below it). A session
 with no file calls says nothing about where, so it vetoes the scoping: a rule
 loaded too narrowly is silently missing where it was needed.
+
+A rule about how the work is done (committing, pushing, pull requests, branches, running
+tests, linters or formatters, a package manager) is never scoped: it applies wherever
+that work happens, and what the agent was editing when it was said is incidental. "run
+ruff format before committing", said in two sessions that each edited one file under
+`app/`, was proposed loaded only when a file under `app/` is read, so a commit of
+anything else never saw it (an end-to-end run). A rule about the code keeps the folder
+without naming it: "never write raw SQL", said only while working under `src/db/`, is
+about the files there.
 """
 
 from __future__ import annotations
@@ -128,6 +137,31 @@ def common_folder(files: Sequence[str], root: str) -> str | None:
     return "/".join(common) if common else None
 
 
+# Words of a rule about the workflow rather than the files (`about_workflow`): git's
+# steps, and the tools run over the whole checkout (linters, formatters, type checkers,
+# package managers), by name; a test runner only as something run ("run pytest -q"), so
+# "in tests/ use pytest's tmp_path" stays a rule about the test files. A word that is
+# also code's ("push to the queue", "merge the dicts") loses a scope that may have been
+# right: such a rule is loaded always, the error this module prefers.
+_WORKFLOW: Final = re.compile(
+    r"\b(?:commit(?:s|ted|ting)?|push(?:es|ed|ing)?|pull[- ]requests?|PRs?|branch(?:es)?"
+    r"|merg(?:e|es|ed|ing)|rebas(?:e|es|ed|ing)|git|CI"
+    r"|lint(?:s|ed|ing|ers?)?|formatters?|type[- ]?check(?:s|ed|ing|ers?)?"
+    r"|ruff|eslint|prettier|mypy|pyright|tsc|flake8|pylint|isort|rubocop|gofmt|rustfmt"
+    r"|clippy|biome|golangci-lint"
+    r"|npm|npx|pnpm|yarn|bun|bunx|pip|pip3|pipx|uv|poetry|pipenv|conda|cargo|bundler"
+    r"|composer|brew|apt-get|package[- ]managers?"
+    r"|run(?:s|ning)?\s+(?:\S+\s+){0,2}?(?:tests?|test[- ]suite|specs?|pytest|jest|vitest"
+    r"|mocha|checks?|builds?))\b",
+    re.IGNORECASE)
+
+
+def about_workflow(p: Proposal) -> bool:
+    """Whether `p`'s words (the rule, the person's quotes) are about the workflow: such a
+    rule is never path-scoped, whatever the agent was editing when it was said."""
+    return any(_WORKFLOW.search(t) for t in (p.rule_text, *(q.text for q in p.quotes)))
+
+
 def scope_to_paths(proposals: Sequence[Proposal],
                    session_files: Mapping[str, Sequence[str]]) -> list[Proposal]:
     """Directives said only while the agent worked under one folder, as path rules."""
@@ -136,7 +170,7 @@ def scope_to_paths(proposals: Sequence[Proposal],
         sessions = {q.session_id for q in p.quotes}
         roots = quote_projects(q for q in p.quotes if q.project and _absolute(q.project))
         if (p.kind != "directive" or p.surface is not None or p.status != "new"
-                or len(sessions) < 2 or len(roots) != 1):
+                or len(sessions) < 2 or len(roots) != 1 or about_workflow(p)):
             out.append(p)
             continue
         folders = {common_folder(session_files.get(s, ()), roots[0]) for s in sessions}
@@ -176,8 +210,10 @@ def scoped_safely(p: Proposal) -> Proposal:
     stored before globs were tested, written into a store by hand or shared by a
     teammate is planned and shown as one found now would be. The one gate of the
     report's readers of `surface_rules` as globs (the apply's planning, the agents'
-    files, the digest)."""
-    if p.surface != "path-rule" or (p.surface_rules and all(map(safe_glob, p.surface_rules))):
+    files, the digest). A rule about the workflow (`about_workflow`) stored scoped by an
+    earlier learn is loaded always too."""
+    if p.surface != "path-rule" or (p.surface_rules and all(map(safe_glob, p.surface_rules))
+                                    and not about_workflow(p)):
         return p
     return dataclasses.replace(p, surface=None, surface_rules=())
 

