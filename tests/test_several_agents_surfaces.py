@@ -157,7 +157,10 @@ def test_a_rule_in_agents_md_said_again_to_codex_through_a_claude_md_link_is_res
         assert proposals[GENERATED_KEY]["status"] == "restated"
         digest = learn("digest").stdout
         assert "which does not read that file" not in digest
-        assert "that rule is not working" in digest
+        # The line was written after every quote: nothing said since, so not "not working"
+        # (learn.report.outcomes.said_again), but written there already.
+        assert "that rule is not working" not in digest
+        assert "already written in" in digest
         out = _apply_and_undo(learn, project)
         # One file under two names, written once; the preview says whose it is.
         assert "AGENTS.md is also CLAUDE.md (links to one file): written once, read by " \

@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from learn.records.proposal import RunResult
+from learn.records.proposal import Proposal, RunResult
 from learn.reduce.outcomes import MIN_SESSIONS_SINCE, VERDICT_WORDS, RuleOutcome, outcome_from_json
 from learn.reduce.rates import CHANGE_WORDS, change, rate_words
 from learn.report.words import day, flatten, plural
@@ -24,6 +24,95 @@ def outcomes_of(result: RunResult) -> list[RuleOutcome]:
     here = shown_here(result)
     return [o for o in (outcome_from_json(x) for x in result.extra.get("outcomes") or ()
                         if isinstance(x, dict)) if here(o.project)]
+
+
+def outcome_of(result: RunResult, key: str) -> RuleOutcome | None:
+    """The measured outcome of the rule in place under `key`: `learn apply` and
+    learn.reduce.in_place.record_written both record a rule under its proposal's key."""
+    return next((o for o in outcomes_of(result) if o.key == key), None)
+
+
+def said_again(o: RuleOutcome) -> bool:
+    """Whether the person said the rule again in a session that started after it was in
+    place and loaded it: the one test of "that rule is not working", under a proposal
+    and in "Did the rules work?" alike.
+
+    learn.reduce.outcomes.rule_outcomes splits the sessions at the rule's date (`learn
+    apply`'s write; for a line the person wrote, the commit that added it, else the run
+    that first found it). The proposal's line once judged it from coverage alone: a
+    CLAUDE.md line outside git, first found after every quote, was "not working" while
+    the section below it said "0 sessions since"."""
+    return o.said_since > 0
+
+
+# The states in which `learn apply` writes nothing more for a proposal: an applied rule
+# still in its file is said and left (learn.commands.apply_applied), and plain `learn
+# apply` answers "nothing to apply".
+APPLIED_STATES = ("applied", "edited")
+
+
+def applied_here(result: RunResult, key: str) -> bool:
+    """Whether the proposal `key`, shown by `result`, is applied or edited (the run's
+    `extra["states"]`, which holds the decided proposals it shows)."""
+    return (result.extra.get("states") or {}).get(key) in APPLIED_STATES
+
+
+def in_place_line(p: Proposal, result: RunResult) -> str | None:
+    """The digest's line under proposal `p` about its rule already in place, as the rule's
+    outcome measured it (`said_again`); None when no outcome was measured for it (the
+    proposal's own line, learn.report.proposal_lines, stands).
+
+    Said for a rule coverage found written (restated) and for one `learn apply` wrote: a
+    rule applied and said again was shown with "rewrite it rather than adding another"
+    while `learn apply` answered "nothing to apply"."""
+    o = outcome_of(result, p.key)
+    applied = applied_here(result, p.key)
+    if o is None or not (applied or p.status == "restated"):
+        return None
+    rule = f'"{flatten(o.rule_text, 160)}"'
+    when = day(o.applied_at) or o.applied_at
+    head = (f"applied to `{o.target_file}` on {when}: {rule}" if applied else
+            f"already written in `{o.target_file}`: {rule} (in place since {when})")
+    if said_again(o):
+        return (f"{head} — said again in {o.said_since} of the "
+                f"{plural(o.sessions_since, 'session')} since, so that rule is not working: "
+                f"{next_step(o, applied=applied)}")
+    if o.said_unloaded:
+        return (f"{head} — said again since only in {plural(o.said_unloaded, 'session')} "
+                "that did not load it: its place, not its words, is what fails "
+                "(\"Did the rules work?\" says why, with the fix)")
+    since = (f"not said again in the {plural(o.sessions_since, 'session')} that started "
+             "since and loaded it" if o.sessions_since else "no session that loaded it has "
+             "started since")
+    return (f"{head} — {since}, and the quotes here are from sessions that started before: "
+            "whether it works is not known yet (\"Did the rules work?\" follows it)")
+
+
+def offered(o: RuleOutcome) -> str | None:
+    """The key of the stronger surface learn proposed for `o` and the person has not
+    decided yet (learn.report.escalation, learn.report.check_offer), if any."""
+    for offer in (o.escalation, o.check_offer):
+        if offer and offer.get("state") == "pending":
+            return str(offer.get("key", ""))
+    return None
+
+
+def next_step(o: RuleOutcome, *, applied: bool) -> str:
+    """What the person can do about a rule said again since it was in place, of what
+    exists: the stronger surface learn proposed for it, else the line rewritten (`learn
+    apply` writes a pending restated proposal on that line; an applied rule it does not
+    write again, so that is done by hand)."""
+    key = offered(o)
+    if key is not None:
+        return f"a stronger surface is proposed for it, `learn apply --only {key}`"
+    if not applied:
+        return "rewrite that line rather than adding another"
+    # An escalation or check decided before is said on its own line (applied, declined).
+    none = "" if o.escalation or o.check_offer else (
+        ", and learn has no stronger surface for this one (a deny rule needs a command it "
+        "forbids, a command needs steps to follow)")
+    return (f"`learn apply` does not write an applied rule again{none}: rewrite that line in "
+            f"`{o.target_file}` yourself, more specific and with the reason")
 
 
 def for_project(result: RunResult) -> RunResult:
@@ -211,4 +300,8 @@ def outcome_lines(result: RunResult) -> list[str]:
             out.append(f"  - {escalation_sentence(o.escalation)}")
         if o.check_offer:
             out.append(f"  - {check_offer_sentence(o.check_offer)}")
+        if said_again(o) and offered(o) is None:  # an offer's own line says its command
+            # Whether learn wrote it is the rule's origin here: the run's states hold only
+            # the proposals it shows, and a rule said again is often not one of them.
+            out.append(f"  - next: {next_step(o, applied=o.origin != 'written')}")
     return out + checks_lines(result)
