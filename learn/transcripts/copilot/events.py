@@ -10,7 +10,9 @@ events; `ephemeral` events are never written):
   session folder's `workspace.yaml`, see `places`).
 - `user.message`: `data.content` is what the person typed as the timeline shows
   it; `data.transformedContent` is the prompt sent, with the client's additions
-  (dates, reminders), never read here. `data.source` names a machine origin (a
+  (dates, reminders), never read here. A session VS Code runs writes the prompt
+  VS Code built into `content` (`<reminder>`, `<attachments>`, `<userRequest>`):
+  the typed part is `vscode_prompt.typed_of`'s. `data.source` names a machine origin (a
   skill's hidden injection, `agent-<id>`, a schedule): not typed.
   `isAutopilotContinuation` turns and `crossSession` relays are not typed either.
 - `assistant.message`: `content`, `toolRequests` (`toolCallId`, `name`,
@@ -51,6 +53,7 @@ from learn.transcripts.claude.literals import (
     AGENT_INJECTION_RE,
 )
 from learn.transcripts.copilot.places import session_id_of, workspace_cwd
+from learn.transcripts.copilot.vscode_prompt import typed_of
 from learn.transcripts.filterspec import FilterSpec
 from learn.transcripts.lowering import (
     Chain,
@@ -255,7 +258,7 @@ def _event(chain: Chain, kind: str, data: dict[str, Any], key: str, at: Any, sid
             chain.cwd = cwd
         return None
     if kind == "user.message":
-        text = as_str(data.get("content"))
+        text = typed_of(as_str(data.get("content")))
         source = data.get("source")
         machine = (
             (isinstance(source, str) and source.casefold() not in _HUMAN_SOURCES)
