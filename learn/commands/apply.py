@@ -75,6 +75,7 @@ from learn.report.targets import (
     TargetError,
     TargetKind,
     form_for,
+    loaded_elsewhere,
     old_line_stays,
     scope_for,
 )
@@ -339,6 +340,12 @@ def command(only: tuple[str, ...], prune: tuple[str, ...], dismiss: tuple[str, .
             click.echo(visible(f'note: {p.key}: the old line "{flatten(p.existing_rule or "", 100)}" '
                                f"stays in {stays} (a file learn does not write): delete or edit "
                                "it by hand"))
+        elif edit.replace_line is None and (there := loaded_elsewhere(p, choice)) is not None:
+            # Another project's file (its agent reads it, this one's does not): that
+            # project's rule, never rewritten from here; the person is told it is there.
+            click.echo(visible(f'note: {p.key}: "{flatten(p.existing_rule or "", 100)}" is '
+                               f"written in {there}, another project's file, which is left "
+                               f"as it is; the rule goes to {edit.target}"))
         if (unsaid := unsaid_note(p, edit)) is not None:
             click.echo(visible(f"note: {unsaid}"))
         others = for_agents.edits(p, edit)

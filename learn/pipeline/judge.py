@@ -26,8 +26,13 @@ from learn.reduce.stage import ReduceOutcome, reduce_failures
 from learn.transcripts.ids import PROVIDERS
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from learn.embed.base import Embedder
     from learn.models.meter import UsageMeter
+    from learn.records.proposal import Proposal
+    from learn.reduce.protocols import AnswerMemory
+    from learn.reduce.rules import RuleCorpus
     from learn.store import Store
     from learn.store.run_usage import RunningUsage
     from learn.transcripts.files.discover import SessionFile
@@ -167,7 +172,8 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
 
     sessions = read.sessions
     version = name_prompt_version()
-    return reduce_sessions(
+    corpora = _rule_corpora(read.files, options)
+    outcome = reduce_sessions(
         session_cands,
         embedder=embedder,
         backend=meter,
@@ -176,7 +182,7 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
         labelled=named_labels(store),
         verdicts=StoreVerdictMemory(store, embedder.name),
         shown_state=StoreShownState(store, project),
-        corpus=_rule_corpus(read.files, options),
+        corpus=_merged(corpora),
         config=CountConfig(
             min_sessions={
                 "directive": config.thresholds.directive,
@@ -200,6 +206,9 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
         context=TranscriptContext({s.id: s.path for s in sessions if s.path}, redact=redact,
                                   projects={s.id: s.project for s in sessions if s.project}),
     )
+    return _covered_where_said(outcome, corpora, backend=meter,
+                               model=config.models.for_step("coverage"), embedder=embedder,
+                               answers=StoreAnswerMemory(store))
 
 
 def _trace_labelled(trace: Trace, session_cands: Sequence[SessionCandidates],
@@ -288,17 +297,64 @@ def _nothing_typed(read: Read, mined: Mined) -> dict[str, int]:
     return {"repeated": repeated, "none": len(nothing) - repeated + len(read.empty)}
 
 
-def _rule_corpus(files: Sequence[SessionFile], options: RunOptions) -> Any:
+def _rule_corpora(files: Sequence[SessionFile],
+                  options: RunOptions) -> dict[Path | None, RuleCorpus]:
+    """The rules and skills that load in each project read, by its folder (learn.reduce.
+    rules: its own files along its tree, and the person's own in every project)."""
     from learn.projects import as_folder
-    from learn.reduce.rules import RuleCorpus, collect_rules
+    from learn.reduce.rules import collect_rules
 
     if not options.all_projects:
-        return collect_rules(options.project_dir())
+        return {options.project_dir(): collect_rules(options.project_dir())}
     folders = sorted({folder for f in files if f.project_id
                       and (folder := as_folder(f.project_id)) is not None})
-    if not folders:
-        return collect_rules(None)
-    return RuleCorpus.merge([collect_rules(p) for p in folders])
+    return {p: collect_rules(p) for p in folders} or {None: collect_rules(None)}
+
+
+def _merged(corpora: dict[Path | None, RuleCorpus]) -> RuleCorpus:
+    from learn.reduce.rules import RuleCorpus
+
+    return next(iter(corpora.values())) if len(corpora) == 1 else \
+        RuleCorpus.merge(list(corpora.values()))
+
+
+def _covered_where_said(outcome: ReduceOutcome, corpora: dict[Path | None, RuleCorpus], *,
+                        backend: UsageMeter | None, model: str, embedder: Embedder,
+                        answers: AnswerMemory) -> ReduceOutcome:
+    """Each point covered only by a file that loads where it was said (learn.report.
+    targets.loads_in): coverage asks once over every project's rules, and a notes-api
+    point was called restated by shopfront's CLAUDE.md, which notes-api never loads;
+    `learn apply --project notes-api` then rewrote shopfront's line (e2e audit, 2026-12).
+    A point so freed is asked again against its own projects' rules alone."""
+    from learn.projects import as_folder, quote_projects
+    from learn.reduce.coverage import check_coverage
+    from learn.reduce.rules import collect_rules
+    from learn.report.targets import loads_in, placed_quotes
+
+    if len(corpora) < 2:
+        return outcome  # one project's rules: every file of them loads there
+
+    def said_in(p: Proposal) -> tuple[Path | None, ...]:
+        return tuple(sorted({f for x in quote_projects(placed_quotes(p))
+                             if (f := as_folder(x)) is not None})) or (None,)
+
+    freed: dict[tuple[Path | None, ...], dict[int, Proposal]] = {}
+    for i, p in enumerate(outcome.proposals):
+        file = p.existing_rule_file
+        if p.status != "new" and file and not any(loads_in(file, f) for f in said_in(p)):
+            freed.setdefault(said_in(p), {})[i] = dataclasses.replace(
+                p, status="new", existing_rule=None, existing_rule_file=None)
+    proposals, result = list(outcome.proposals), outcome
+    for folders, points in freed.items():
+        corpus = _merged({f: corpora.get(f) or collect_rules(f) for f in folders})
+        cov = check_coverage(list(points.values()), corpus, backend=backend, model=model,
+                             embedder=embedder, answers=answers)
+        for i, p in zip(points, cov.proposals, strict=True):
+            proposals[i] = p
+        result = dataclasses.replace(result, usage=result.usage + cov.usage,
+                                     failures=(*result.failures, *cov.failures),
+                                     coverage_failed=result.coverage_failed or cov.failed)
+    return dataclasses.replace(result, proposals=tuple(proposals))
 
 
 def _path_scoped(proposals: Sequence[Any], sessions: Sequence[Session]) -> list[Any]:

@@ -21,6 +21,7 @@ file, `.claude/commands/<name>.md`.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -313,69 +314,102 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
     return root
 
 
-def _known_projects(p: Proposal, choice: TargetChoice) -> list[Path]:
-    """The checkouts a rule's existing file may belong to: the one apply runs in and
-    those of the projects its quotes were said in."""
-    said = (as_folder(x) for x in quote_projects(placed_quotes(p)))
-    return [_folder_of(choice.project_dir), *(f for f in said if f is not None)]
+def loads_in(file: str | Path, folder: Path | None) -> bool:
+    """Whether the agents load `file` in the project at `folder` (None: in every project,
+    a user's own file such as ~/.claude/CLAUDE.md): one of the rule files and skills
+    learn.reduce.rules.rule_sources finds for it, the ones coverage reads there. Another
+    project's CLAUDE.md is not: from notes-api, `apply --project notes-api` rewrote
+    shopfront's line, which notes-api's agent never reads (e2e audit, 2026-12)."""
+    from learn.reduce.rules import rule_sources
+
+    rules, skills = rule_sources(folder)
+    real = path_key(os.path.realpath(Path(file).expanduser()))
+    return any(path_key(os.path.realpath(f)) == real for f, _ in (*rules, *skills))
 
 
-def existing_in_place(p: Proposal, choice: TargetChoice) -> Target | None:
-    """A restated or contradicted rule is rewritten on its own line, where it is, when
-    that file is an instruction file learn may write (learn.report.confine) and the
-    line shares a subject with the rule (`unrelated_line`). A rule found in a file a
-    CLAUDE.md only @imports, or outside the project (`@~/.bashrc`), is evidence: the
-    new rule goes where a new one would, the old line stays."""
+def _written_for(p: Proposal, choice: TargetChoice) -> Path | None:
+    """The checkout `learn apply` writes `p` for (`project_for`: the one named, else
+    the one its quotes say), None when there is no single one (said in several
+    projects, apply run from none of them): then only a user's own file is its own."""
+    try:
+        return project_for(p, choice)
+    except TargetError:
+        return None
+
+
+def _old_file(p: Proposal) -> Path | None:
+    """The file of a restated or contradicted rule that names one of the person's lines
+    of the same subject (`unrelated_line`), None otherwise or when it is in memory
+    (promoted instead) or no file."""
     if p.status not in ("restated", "contradicts") or not p.existing_rule_file or in_memory(p):
         return None
     if unrelated_line(p):
         return None  # the one check before any line of the person's is replaced
     existing = Path(p.existing_rule_file).expanduser()
-    if not existing.is_absolute() or not existing.is_file():
+    return existing if existing.is_absolute() and existing.is_file() else None
+
+
+def existing_in_place(p: Proposal, choice: TargetChoice) -> Target | None:
+    """A restated or contradicted rule is rewritten on its own line, where it is, when
+    that file is an instruction file learn may write (learn.report.confine), shares a
+    subject with the rule (`unrelated_line`), and loads where the rule is written
+    (`loads_in`): a user's own file, or one of the project's the apply writes for. A
+    rule found in a file a CLAUDE.md only @imports, or outside the project
+    (`@~/.bashrc`), is evidence; one in another project's file is that project's: the
+    new rule goes where a new one would, the old line stays."""
+    existing = _old_file(p)
+    if existing is None:
         return None
-    roots = _known_projects(p, choice)
-    if not may_write(existing, roots):
+    if loads_in(existing, None):  # the person's own, read in every project
+        return Target(existing, "rule", None, rewrites=True) if may_write(existing) else None
+    here = _written_for(p, choice)
+    if here is None:
         return None
-    here = roots[0]
+    # Found in another checkout of this repository (a run over every project read the
+    # main one): rewritten in the checkout apply writes for, never in the other; a file
+    # this checkout lacks gets the rule where a new one goes.
     moved = in_this_checkout(existing, here)
-    if moved is not None:
-        # Found in another checkout of this repository (a run over every project read
-        # the main one): rewritten in the checkout apply runs in, never in the other;
-        # a file this checkout lacks gets the rule where a new one goes.
-        if not moved.is_file() or not may_write(moved, [here]):
-            return None
-        return Target(moved, "rule", here, rewrites=True)
-    real = path_key(existing.resolve())
-    # The project nearest the file: apply run from a folder above it (`~/code`) is
-    # not the rule's project (its other agents' copies went to ~/code/AGENTS.md).
-    # Nor is an agent's own folder (apply run from ~/.claude): the user's file it holds
-    # is no project's, and the other agents' copies went beside it (~/.claude/AGENTS.md).
-    holding = [r for r in roots if key_within(real, path_key(r)) and _no_project(r) is None]
-    owner = max(holding, key=lambda r: len(path_key(r)), default=None)
-    return Target(existing, "rule", owner, rewrites=True)
+    target = moved if moved is not None else existing
+    if not target.is_file() or not loads_in(target, here) or not may_write(target, [here]):
+        return None
+    return Target(target, "rule", here, rewrites=True)
+
+
+def loaded_elsewhere(p: Proposal, choice: TargetChoice) -> Path | None:
+    """The file of a restated or contradicted rule when it is another project's, not
+    loaded where `learn apply` writes the rule (`loads_in`): left as it is, the rule
+    written as a new one here, and the person told. None otherwise."""
+    existing = _old_file(p)
+    if existing is None or loads_in(existing, None):
+        return None
+    here = _written_for(p, choice)
+    if here is not None and (in_this_checkout(existing, here) is not None
+                             or loads_in(existing, here)):
+        return None
+    return existing
 
 
 def old_line_stays(p: Proposal, choice: TargetChoice | None = None) -> Path | None:
     """The file of a restated or contradicted rule that `learn apply` leaves as it is: one
     a CLAUDE.md only @imports and learn does not write (`@docs/conventions.md`), where the
     old line stays and the agent still reads it. None when the line is rewritten in place,
-    is in memory (promoted instead), or is in no file. `choice`: the apply's; none, the
-    rule's own project (the digest).
+    is in memory (promoted instead), is in no file, or is another project's
+    (`loaded_elsewhere`). `choice`: the apply's; none, the project of the rule's quotes
+    that loads the file (the digest).
 
     Measured in the audit of 2026-12: the digest said "`learn apply` rewrites that line",
     and apply appended the new rule to CLAUDE.md and said nothing of the old one, so
     Claude Code read "Use npm for installs" and "Use pnpm, never npm" side by side."""
-    if p.status not in ("restated", "contradicts") or not p.existing_rule_file or in_memory(p):
-        return None
-    if unrelated_line(p):
-        return None  # not the same rule: learn says so in its own note (unrelated_note)
-    existing = Path(p.existing_rule_file).expanduser()
-    if not existing.is_absolute() or not existing.is_file():
+    existing = _old_file(p)
+    if existing is None:
         return None
     if choice is None:
         said = [f for f in (as_folder(x) for x in quote_projects(placed_quotes(p))) if f]
-        choice = TargetChoice(project_dir=said[0] if said else existing.parent)
-    return None if existing_in_place(p, choice) is not None else existing
+        loading = [f for f in said if loads_in(existing, f)]
+        choice = TargetChoice(project_dir=(loading or said or [existing.parent])[0])
+    if existing_in_place(p, choice) is not None or loaded_elsewhere(p, choice) is not None:
+        return None
+    return existing
 
 
 def _claude_rule_file(folder: Path, name: str, globs: Sequence[str], claims: Claims) -> Path:
