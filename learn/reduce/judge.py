@@ -1,16 +1,25 @@
 """Judging: a verdict per proposal, remembered with its vector evidence.
 
 Verdicts are keyed by (dedup_key, role, prompt_version), where the dedup key is
-the proposal's `kind:label`. A proposal whose label equals a judged canonical
-key, or whose representative text embeds within `reuse_distance` of a judged
-one, reuses that verdict without a model call: the same point said again must
-not be judged again (and must not be judged differently). A failed call leaves
-those proposals without a verdict, reported in `failures`; it is never fatal.
+the proposal's `kind:label` within the projects its quotes were said in
+(`memory_key`). A proposal whose label equals a judged canonical key, or whose
+representative text embeds within `reuse_distance` of a judged one, reuses that
+verdict without a model call: the same point said again must not be judged again
+(and must not be judged differently). A failed call leaves those proposals
+without a verdict, reported in `failures`; it is never fatal.
+
+A verdict is reused only where the judge saw the quotes it stands for
+(`remembered`): judged in the same projects, or on the very quotes now counted.
+Keyed store-wide, shopfront's "no vi.mock of lib/db, run `pnpm test:db`" was
+proposed in notes-api, whose quotes were about sqlite fixtures the judge never saw
+(an end-to-end run over four projects, 2026-12): one more judge call costs less
+than a rule that is wrong for the project it is written into.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -20,15 +29,17 @@ from pydantic import BaseModel
 from learn.models.base import Backend, CallUsage, ModelError, ModelRequest, ToolSpec
 from learn.models.call import call_tool
 from learn.models.items import flatten, format_items
+from learn.projects import Known, project_of
 from learn.records.proposal import Proposal, Verdict
 from learn.reduce.answers import VerdictsAnswer, rows_schema, valid_rows
 from learn.reduce.cluster import DEFAULT_CONTRAST
 from learn.reduce.contrast import contrast_between, is_negated
 from learn.reduce.slug import canonical_slug
+from learn.textfold import fold
 
 if TYPE_CHECKING:
     from learn.embed.base import Embedder
-    from learn.reduce.protocols import VerdictMemory
+    from learn.reduce.protocols import Vector, VerdictMemory
     from learn.reduce.windows import QuoteContext
 
 ROLE = "judge"
@@ -99,8 +110,95 @@ def wording_agrees(text: str, judged: str) -> bool:
     return float(penalty[0, 0]) < REUSE_MAX_PENALTY
 
 
-def dedup_key(proposal: Proposal) -> str:
-    return proposal.key
+def _token(parts: Sequence[str]) -> str:
+    # Hashed, not spelled: a project is a folder ("c:\\users\\ana\\vault"), and
+    # the memory reads a key's kind up to its first colon.
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """What a proposal's verdict is grounded in: the words of its quotes, each with
+    the project it was said in ("" where none is known)."""
+
+    words: tuple[tuple[str, str], ...]  # (project, folded text)
+
+    @classmethod
+    def of(cls, p: Proposal) -> _Said:
+        known = Known()  # one per proposal: a project is decided once, not per quote
+        return cls(tuple((project_of(q.project, known) or "", fold(q.text)) for q in p.quotes))
+
+    @property
+    def projects(self) -> list[str]:
+        return sorted({project for project, _ in self.words if project})
+
+    def key(self, p: Proposal, project: str | None) -> str:
+        """A key for the words said in `project` (None: all of them, in any project):
+        a verdict recorded under it was judged on exactly those words."""
+        texts = sorted({t for where, t in self.words if project is None or where == project})
+        return f"{p.kind}#{_token([project or '', *texts])}:{p.label}"
+
+
+def _scope(p: Proposal, said: _Said) -> str:
+    """The "kind" part of p's memory key: its kind within the projects its quotes were
+    said in. Nearest and canonical lookups match keys by "<kind>:" (learn.reduce.
+    protocols.VerdictMemory), so with this as their kind they find only verdicts
+    judged in those projects. Quotes of no known project (a team run, whose
+    sessions are the repository's) keep the plain kind, as before."""
+    projects = said.projects
+    return f"{p.kind}@{_token(projects)}" if projects else p.kind
+
+
+def memory_key(p: Proposal, said: _Said | None = None) -> str:
+    """The key p's verdict is remembered under: its `kind:label` within its projects."""
+    return f"{_scope(p, said or _Said.of(p))}:{p.label}"
+
+
+def _grounded_keys(p: Proposal, said: _Said, verdict: Verdict) -> list[str]:
+    """Where else a fresh verdict may be found by a proposal in other projects: each
+    project's share of the quotes when they span several (a later run in one of
+    them counts that share: the judge saw it), and, for a user-level rule, the
+    words themselves (a rule for every project, judged from the same words)."""
+    projects = said.projects
+    keys = [said.key(p, project) for project in projects] if len(projects) > 1 else []
+    if verdict.scope == "user" and projects:
+        keys.append(said.key(p, None))
+    return keys
+
+
+def remembered(p: Proposal, vector: Vector, memory: VerdictMemory, *, version: int,
+               reuse_distance: float) -> Verdict | None:
+    """The verdict p may reuse without a call, or None: judge it.
+
+    Only one grounded in p's quotes: judged in p's projects (its key, else a near
+    or same-canonical verdict of theirs whose wording agrees), or judged on the
+    words p counts now, in p's project, by a run over several projects; or a
+    user-level rule judged from the same words anywhere. Never another project's
+    verdict of the same key: the judge did not see these quotes."""
+    said = _Said.of(p)
+    found = memory.get(memory_key(p, said), ROLE, version)
+    if found is not None:
+        return found
+    projects = said.projects
+    if len(projects) == 1:
+        found = memory.get(said.key(p, projects[0]), ROLE, version)
+        if found is not None:
+            return found
+    if projects:
+        found = memory.get(said.key(p, None), ROLE, version)
+        if found is not None and found.scope == "user":
+            return found
+    near = memory.nearest_verdict(vector, p.label, role=ROLE, prompt_version=version,
+                                  max_distance=reuse_distance, kind=_scope(p, said))
+    return near if near is not None and wording_agrees(p.text, near.summary) else None
+
+
+def remember(p: Proposal, verdict: Verdict, vector: Vector, memory: VerdictMemory, *,
+             version: int) -> None:
+    """Record a fresh verdict under every key `remembered` may find it by."""
+    said = _Said.of(p)
+    for key in (memory_key(p, said), *_grounded_keys(p, said, verdict)):
+        memory.record(key, ROLE, version, verdict, vector)
 
 
 def describe(p: Proposal, context: QuoteContext | None = None) -> str:
@@ -173,15 +271,8 @@ def judge_proposals(
     reused = 0
     todo: list[int] = []
     for i, p in enumerate(out):
-        found: Verdict | None = None
-        if memory is not None:
-            found = memory.get(dedup_key(p), ROLE, version)
-            if found is None:
-                near = memory.nearest_verdict(
-                    vectors[i], p.label, role=ROLE, prompt_version=version,
-                    max_distance=reuse_distance, kind=p.kind,
-                )
-                found = near if near is not None and wording_agrees(p.text, near.summary) else None
+        found = (None if memory is None else
+                 remembered(p, vectors[i], memory, version=version, reuse_distance=reuse_distance))
         if found is None:
             todo.append(i)
             continue
@@ -227,7 +318,7 @@ def judge_proposals(
             out[i] = dataclasses.replace(out[i], verdict=verdict)
             judged += 1
             if memory is not None:
-                memory.record(dedup_key(out[i]), ROLE, version, verdict, vectors[i])
+                remember(out[i], verdict, vectors[i], memory, version=version)
         missing = [i for n, i in enumerate(batch) if n not in done]
         if missing and done and not again:
             # A partial answer: the proposals it skipped are asked once more,
