@@ -93,13 +93,14 @@ def test_requests_become_command_files_and_keep_the_persons_own(tmp_path: Path) 
     [theirs] = plan_all([edit])
     assert theirs.refused and "different command" in theirs.refused
     assert edit.target.read_text() == "my own release command\n"
-    # User scope: the user's commands folder; Codex: its prompts folder.
+    # User scope: the user's commands folder; Codex (no session says an older one): a skill.
     user = edit_for(dataclasses.replace(proposal("request", "release-pr", scope="user",
                                                  projects=(web,)), command_body=BODY),
                     TargetChoice(web, follow_quotes=True))
     assert user.target == Path(os.environ["HOME"]) / ".claude" / "commands" / "release-pr.md"
     codex = edit_for(req, TargetChoice(web, kind="agents", follow_quotes=True))
-    assert codex.target == Path(os.environ["HOME"]) / ".codex" / "prompts" / "release-pr.md"
+    assert codex.target == (Path(os.environ["HOME"]) / ".agents" / "skills" / "release-pr"
+                            / "SKILL.md")
 
 
 def test_a_rejected_request_or_one_without_a_written_body_is_no_command(tmp_path: Path) -> None:

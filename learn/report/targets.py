@@ -444,8 +444,11 @@ def choose(p: Proposal, choice: TargetChoice) -> Target:
         return Target(_claude_rule_file(root / ".claude" / "rules", slug(p.label),
                                         p.surface_rules, choice.claims), "path-rule", root)
     if form == "command":
-        if choice.kind == "agents":  # Codex reads custom prompts from its home only
-            return Target(codex_prompt(p.label), form, root)
+        if choice.kind == "agents":
+            # Codex reads commands from the home only: a skill, or an old Codex's prompt.
+            from learn.report.codex_commands import codex_command
+
+            return Target(codex_command(slug(p.label, "command")), form, root)
         base = claude_home() if root is None else root / ".claude"
         return Target(base / "commands" / f"{command_name(p.label)}.md", form, root)
     if choice.kind == "agents":
