@@ -196,12 +196,16 @@ def test_write_replaces_atomically_keeping_mode_and_symlink(tmp_path: Path) -> N
     assert real.stat().st_mode & 0o777 == 0o644
 
 
-def test_new_file_is_created_private(tmp_path: Path) -> None:
+def test_new_file_is_created_as_any_new_file_is(tmp_path: Path) -> None:
+    # The person's file, not learn's: 0666 less the umask, as the project's other files
+    # (learn's own files stay 0600: tests/test_new_rule_file_mode.py).
     tmp_path = project_dir(tmp_path)
     path = tmp_path / ".claude" / "rules" / "tooling.md"
+    umask = os.umask(0o022)
+    os.umask(umask)
     write_plan(plan_file(path, [RuleEdit("directive:b", "B.", path)], [tmp_path]))
     assert path.read_text().startswith(BEGIN + "\n")
-    assert path.stat().st_mode & 0o777 == 0o600
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
 def test_damaged_markers_are_refused(tmp_path: Path) -> None:

@@ -4,7 +4,9 @@ What you typed is highlighted; tool calls are dim; failures are red; denials and
 interrupts are marked. The conversation shown is the active branch; a turn you
 typed somewhere else (a branch you rewound away from, a message queued while a
 tool ran, a `/btw` side question) is shown where you typed it and marked
-"off the active branch": it is still yours, and learn reads it. If something you
+"off the active branch": it is still yours, and learn reads it. A turn a resumed or
+forked session copied from an older one is marked "copied from session …": it counts
+in the session it was typed in, not in this one. If something you
 said is missing here, no later stage can find it, which makes this the first
 place to look when a run surprises you. Secrets are redacted as in everything
 learn sends or stores (people paste this output); `--reveal` shows them.
@@ -35,11 +37,13 @@ from learn.transcripts.view.model import (
 from learn.visible import inert_json
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
+    from datetime import datetime
 
     from learn.report.styled_print import Piece
     from learn.store.session_index import SessionIndex
     from learn.transcripts.models import TranscriptEvent
+    from learn.transcripts.templates.entries import Entry
     from learn.transcripts.templates.keys import Keys
 
 
@@ -117,6 +121,11 @@ def _unreadable_named(ref: str, skipped: list[SkippedFile]) -> list[SkippedFile]
     return out
 
 
+# Where a turn is in its session: the same turn in the view before and after its project's
+# judgement, and after redaction (which makes new turns).
+Place = tuple[int, "datetime | None", bool]
+
+
 def load_view(path: Path, file: SessionFile | None, *, include_programmatic: bool = False,
               index: SessionIndex | None = None, heads: HeadReader | None = None) -> Session:
     """The session view of the file at `path`, judged with its project's sessions."""
@@ -126,11 +135,12 @@ def load_view(path: Path, file: SessionFile | None, *, include_programmatic: boo
 
 def _load(path: Path, file: SessionFile | None, *, include_programmatic: bool = False,
           index: SessionIndex | None = None, heads: HeadReader | None = None,
-          ) -> tuple[Session, Sequence[TranscriptEvent], Session]:
+          ) -> tuple[Session, Sequence[TranscriptEvent], Session, dict[Place, str]]:
     """`load_view`'s view, the events it was built from (the redaction reads them for
     what the view withheld: a password given in answer to the agent, typed again later,
-    learn.render.session_values.note_answers), and the view before it was judged with
-    its project's sessions (what that judgement cut is said: `_repeated_note`)."""
+    learn.render.session_values.note_answers), the view before it was judged with
+    its project's sessions (what that judgement cut is said: `_repeated_note`), and the
+    turns it copied from an older one of them (`copied_from`)."""
     from learn.transcripts.files.listing import (
         aside_paths_for,
     )
@@ -168,21 +178,70 @@ def _load(path: Path, file: SessionFile | None, *, include_programmatic: bool = 
         # scan resolves it): a share's is never looked at, so it is judged alone.
         return without_project_prompts(view, fingerprints, others=(),
                                        include_programmatic=include_programmatic), \
-            transcript.events, view
-    others = None
-    keys = None
+            transcript.events, view, {}
+    from learn.transcripts.templates.keys import Keys
+
+    others: Sequence[Session | Entry]
+    keys = Keys()
     if index is not None and heads is not None:
         from learn.index.project_turns import project_turn_views
-        from learn.transcripts.templates.keys import Keys
         from learn.transcripts.templates.scripted import HEAD_SESSIONS
 
-        keys = Keys()
         _own_keys(view, index, keys)
         others = project_turn_views(view, fingerprints, index=index, heads=heads,
                                     limit=HEAD_SESSIONS, keys=keys)
+    else:
+        from learn.transcripts.templates.scripted import project_views
+
+        # Read here, not by the judgement below, so the copies are told from the same views.
+        others = project_views(view.project, fingerprints, skip=view.path)
     return without_project_prompts(view, fingerprints, others=others, keys=keys,
                                    include_programmatic=include_programmatic), \
-        transcript.events, view
+        transcript.events, view, copied_from(view, others, keys)
+
+
+def place(turn: HumanTurn) -> Place:
+    return turn.event_index, turn.at, turn.on_branch
+
+
+def copied_from(view: Session, others: Sequence[Session | Entry], keys: Keys) -> dict[Place, str]:
+    """Each turn of `view` that an older session of its project holds (a `claude
+    --resume` or a `/branch` copied it), by its place, with that session's id as
+    `learn sessions` shortens it (`short_ids`: a prefix `learn show` opens).
+
+    Shown as plain turns of yours, a resumed session's copies read as said twice, where
+    a run counts them once, in the session they were typed in. Told as the run tells
+    them (`resume.own_turns`: the same entry, or the same time and text, in an older
+    session), asked of each older session in turn, oldest first, so a turn copied along
+    a chain of resumes names the session it was typed in."""
+    from learn.transcripts.templates.entries import Entry
+    from learn.transcripts.view.resume import OwnTurns, oldest_first
+
+    here = oldest_first(view.started_at, view.id)
+    entries = [o if isinstance(o, Entry) else Entry.of(o, keys) for o in others]
+    older = sorted((e for e in entries if oldest_first(e.started_at, e.id) < here),
+                   key=lambda e: oldest_first(e.started_at, e.id))
+    turn_keys = dict(zip(map(id, view.human_turns), Entry.of(view, keys).resume_keys(keys),
+                         strict=True))
+    out: dict[Place, str] = {}
+    left = view
+    for entry in older:
+        if not left.human_turns:
+            break
+        if all(entry.keys.resume.isdisjoint(turn_keys[id(t)]) for t in left.human_turns):
+            continue
+        first = OwnTurns()
+        first.unseen(entry.keys.resume)  # the older session's turns, taken as seen
+        kept = first.add(left, [turn_keys[id(t)] for t in left.human_turns])
+        stay = {id(t) for t in kept.human_turns}
+        out.update((place(t), entry.id) for t in left.human_turns if id(t) not in stay)
+        left = kept
+    if not out:
+        return out
+    from learn.commands.sessions import short_ids
+
+    short = short_ids([view.id, *(e.id for e in entries)])
+    return {at: short[sid] for at, sid in out.items()}
 
 
 def _own_keys(view: Session, index: SessionIndex, keys: Keys) -> None:
@@ -268,8 +327,8 @@ def _show(session_ref: str, as_json: bool, reveal: bool, full: bool,
         except (StoreError, apsw.Error, OSError):
             index = heads = None
         path, file = resolve_session(session_ref, heads)
-        session, events, before = _load(path, file, include_programmatic=include_programmatic,
-                                        index=index, heads=heads)
+        session, events, before, copied = _load(
+            path, file, include_programmatic=include_programmatic, index=index, heads=heads)
         if heads is not None:
             with suppress(StoreError, apsw.Error):  # what was read is read again next time
                 heads.save(forget=False)
@@ -287,7 +346,7 @@ def _show(session_ref: str, as_json: bool, reveal: bool, full: bool,
             data = _cut_texts(data, limit)
         click.echo(inert_json(json.dumps(data, indent=2, ensure_ascii=False)))
         return
-    _print(session, limit, repeated=_repeated_note(before, session))
+    _print(session, limit, repeated=_repeated_note(before, session), copied=copied)
 
 
 def _repeated_note(before: Session, after: Session) -> str:
@@ -336,7 +395,8 @@ def _cut_texts(value: object, limit: int) -> object:
 _TEXT_KEYS = frozenset({"text", "summary", "excerpt", "reason", "command"})
 
 
-def _print(session: Session, limit: int | None = SHOW_CHARS, *, repeated: str = "") -> None:
+def _print(session: Session, limit: int | None = SHOW_CHARS, *, repeated: str = "",
+           copied: Mapping[Place, str] | None = None) -> None:
     from learn.report.screen import Screen, escape
     from learn.report.styled_print import print_markup, print_rule, print_styled
 
@@ -384,6 +444,11 @@ def _print(session: Session, limit: int | None = SHOW_CHARS, *, repeated: str = 
                      "you (learn show --include-programmatic shows what would).[/yellow]")
     if repeated:
         print_markup(screen, f"[yellow]{escape(repeated)}[/yellow]")
+    copied = copied or {}
+    if n_copied := sum(1 for t in session.human_turns if place(t) in copied):
+        print_markup(screen, f"[yellow]{n_copied} turn{'s' if n_copied != 1 else ''} marked "
+                     "\"copied\" came from an earlier session this one resumed or branched "
+                     "from: they count there, not here.[/yellow]")
     print_rule(screen)
 
     # Denials without a typed reason and interrupts are not timeline items;
@@ -416,6 +481,9 @@ def _print(session: Session, limit: int | None = SHOW_CHARS, *, repeated: str = 
             add((f"{label}:", "bold cyan"))
             add((" ", ""))
             add((readable(item.text, limit), "bold"))
+            if (source := copied.get(place(item))) is not None:
+                add((" ", ""))
+                add((f"(copied from session {source})", "yellow"))
             if not item.on_branch:
                 add((" ", ""))
                 add(("(off the active branch)", "dim"))

@@ -10,16 +10,23 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+from msgspec.structs import replace
 
 from learn.commands._scope import Scope, scope_options
 from learn.detect.confidence import BANDS, NOISE_FLOOR
 from learn.detect.signals import MiningSignal
 from learn.transcripts.files.skip_note import skipped_note
+from learn.transcripts.view.model import HumanTurn
 from learn.visible import inert_json
+
+if TYPE_CHECKING:
+    from learn.transcripts.models import TranscriptEvent
+    from learn.transcripts.view.model import Session
 
 EXCERPT_CHARS = 80
 
@@ -103,18 +110,58 @@ def _resolve(sessions: tuple[str, ...], scope: Scope) -> tuple[list[Path], list[
 
 
 def mine_paths(paths: list[Path], min_confidence: float) -> Iterator[tuple[Path, MiningSignal]]:
-    """Signals at or above `min_confidence`, file by file; an unreadable file is skipped."""
+    """Signals at or above `min_confidence`, file by file, each once (`_own_signals`); an
+    unreadable file is skipped."""
     from learn.detect.detectors import mine
     from learn.transcripts.parser import parse
+    from learn.transcripts.view.session import build_session
 
-    for path in paths:
+    read: list[tuple[Path, Session, list[MiningSignal]]] = []
+    for path in dict.fromkeys(paths):  # a session named twice (its path and its id) once
         try:
             transcript = parse(path)
         except OSError as exc:
             click.echo(f"learn signals: cannot read {path}: {exc.strerror or exc}", err=True)
             continue
-        for signal in mine(list(transcript.events), provider=transcript.provider):
-            if signal.signal.confidence >= min_confidence:
+        events = list(transcript.events)
+        found = [s for s in mine(events, provider=transcript.provider)
+                 if s.signal.confidence >= min_confidence]
+        read.append((path, _as_turns(build_session(transcript), events, found), found))
+    yield from _own_signals(read)
+
+
+def _as_turns(view: Session, events: Sequence[TranscriptEvent],
+              found: Sequence[MiningSignal]) -> Session:
+    """`view` holding one turn per signal found (its text, time and entry), so that
+    `resume.own_turns` tells which of them a resumed or forked session copied."""
+    turns = []
+    for signal in found:
+        meta = getattr(events[signal.event_index], "meta", None)
+        # The entry a fork copied keeps its original's uuid here (learn.transcripts.view.session).
+        uuid = getattr(meta, "copied_uuid", None) or signal.event_uuid or None
+        turns.append(HumanTurn(signal.text, "typed", signal.occurred_at, signal.event_index, uuid))
+    return replace(view, human_turns=tuple(turns), timeline=(), tool_calls=(), failures=())
+
+
+def _own_signals(read: Sequence[tuple[Path, Session, list[MiningSignal]]],
+                 ) -> Iterator[tuple[Path, MiningSignal]]:
+    """Each file's signals less those its session copied from an older one listed with it.
+
+    `claude --resume` and `/branch` copy the earlier conversation into the new session's
+    file, and every denial, interrupt and answer in it was listed again under the new
+    session (`learn signals --all-projects` of the e2e home, 2026-12: 4 of the resumed
+    session's 7 signals were its original's, listed twice). Told as a run tells a copied turn
+    (`resume.own_turns`: the same entry, or the same time and text, in an older
+    session), so this list and the run's counts agree on what belongs where."""
+    from learn.transcripts.view.resume import own_turns
+
+    # Keyed by position: two files may name one session (a copy of a file elsewhere).
+    views = [replace(view, id=f"{view.id}\0{n}") for n, (_, view, _) in enumerate(read)]
+    own = own_turns(views)
+    for (path, _, found), view in zip(read, views, strict=True):
+        kept = {id(t) for t in own[view.id].human_turns}
+        for signal, turn in zip(found, view.human_turns, strict=True):
+            if id(turn) in kept:
                 yield path, signal
 
 

@@ -329,10 +329,14 @@ def _write_in(folder: Folder, plan: FilePlan, *, keep: bool) -> Path | None:
     held = held_now(folder, leaf)
     _unchanged_since_planning(plan, data_of(held), "since the diff was shown")
     backup: Path | None = None
-    mode = 0o600
+    # A new file of the person's (a CLAUDE.md, a rule file, a command) is made as any new
+    # file is, 0666 less the umask (held_folder.replace_in): it was 0600 while the rest of
+    # the project was 0644, unreadable by teammates and the tools reading it. learn's own
+    # files (backups, checks) stay 0600.
+    mode: int | None = 0o600 if learns_own(plan.path) else None
     if held is not None:
         # Keep the user's own permissions on a file they already had (it may be a
-        # shared, committed CLAUDE.md); only files learn creates get 0600.
+        # shared, committed CLAUDE.md).
         mode = stat.S_IMODE(held.st.st_mode)
         backup = save_backup(plan.path, held.data) if keep else None
     if plan.remove:

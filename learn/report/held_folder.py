@@ -7,7 +7,8 @@ step of a write names the file relative to its folder, held open: the folder is
 reached from the root one name at a time with no link followed, and must be the one
 confine saw (its device and inode). The new file is staged beside the destination
 (0600, made new), made as the file it replaces was (mode, owner, group, user.*
-attributes), fsynced, and put in place by one rename within the folder.
+attributes) or, where there was none and the file is the person's, as any new file is
+(`replace_in`), fsynced, and put in place by one rename within the folder.
 """
 
 from __future__ import annotations
@@ -329,20 +330,35 @@ def _sync(folder: Folder) -> None:
         os.close(fd)
 
 
-def replace_in(folder: Folder, leaf: str, data: bytes, mode: int, was: Held | None,
+# The mode any program asks for a new file with; the system takes the umask (and a
+# folder's default ACL) from it. What `replace_in` makes a new file of the person's with.
+_AS_ANY_NEW_FILE = 0o666
+
+
+def replace_in(folder: Folder, leaf: str, data: bytes, mode: int | None, was: Held | None,
                 last_look: Callable[[], None],
                 stage: Callable[[Staged, bytes, int], None] = fill) -> None:
     """`leaf` in `folder` replaced by `data` (staged by `stage`) in one rename, unless
     `last_look` (called once the new bytes are on disk) raises.
 
     The new text goes whole and on disk into a file of learn's own beside the
-    destination first (0600, made new: never a file that was there); the destination is
+    destination first (made new: never a file that was there); the destination is
     read again only then, so the window in which a save can still be lost is a read and
-    a rename, not a write and an fsync."""
+    a rename, not a write and an fsync.
+
+    `mode` None: the file is made as any program makes a new one, 0666 less the umask
+    (and the folder's default ACL), for a file that is the person's, not learn's: a
+    CLAUDE.md or a rule file `learn apply` created was 0600 while every other file of
+    the project was 0644, so teammates and the tools that read it could not. Asked of
+    the system as the file is made, never by setting the process's umask to read it
+    (`os.umask` is process-wide: the other threads' files would be made under 0)."""
     temp = f".{leaf}.{secrets.token_hex(6)}.learn"
-    fd = os.open(folder.name(temp), _NEW_FLAGS, 0o600, dir_fd=folder.fd)
+    asked = _AS_ANY_NEW_FILE if mode is None else 0o600
+    fd = os.open(folder.name(temp), _NEW_FLAGS, asked, dir_fd=folder.fd)
     try:
         try:
+            if mode is None:
+                mode = stat.S_IMODE(os.fstat(fd).st_mode)
             stage(Staged(fd, was), data, mode)
         finally:
             os.close(fd)
