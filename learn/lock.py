@@ -93,7 +93,7 @@ def between_runs(doing: str, *, timeout: float | None = None, directory: Path | 
     a pending row renamed away, then the new rows, then the run's row) and a decision
     recorded while it stores or between its reading states and storing them. Two
     readers overlap harmlessly (each decision is one transaction; two applies' file
-    writes are ordered by their own lock, learn.commands.apply_writes.one_apply), so a
+    writes are ordered by their own lock, learn.commands.apply_lock.one_apply), so a
     `learn decline` never queues behind a `learn apply`. It is the same file as the
     run's FileLock (flock: a shared hold and an exclusive one exclude each other), so
     `learn run` needs no change to see it. Where flock is missing (Windows, some network

@@ -1,5 +1,5 @@
 """The apply lock is held while learn writes, never while a person reads a diff at a
-prompt (learn.commands.apply_writes.one_apply, write_confirmed).
+prompt (learn.commands.apply_lock.one_apply, write_confirmed).
 
 `learn check add` left at its "write these changes? [y/N]" held the lock for as long:
 `learn apply --undo --yes` beside it waited LEARN_LOCK_TIMEOUT, then exited 75 saying

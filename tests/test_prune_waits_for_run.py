@@ -1,6 +1,6 @@
 """`learn apply --prune KEY` and `--undo` beside a `learn run`: they read the applied rules
 and write with no run storing meanwhile, waiting for one in progress as `learn apply` does
-(learn.commands.apply_writes.after_runs); past LEARN_LOCK_TIMEOUT they write nothing and
+(learn.commands.apply_lock.after_runs); past LEARN_LOCK_TIMEOUT they write nothing and
 say the command line to run again.
 
 Before, `--prune` waited for a run only in the settle before it planned: a run that

@@ -22,6 +22,7 @@ from learn.commands import apply_writes
 from learn.commands.apply_agents import ForAgents
 from learn.commands.apply_applied import still_to_apply
 from learn.commands.apply_checks import plan_checks
+from learn.commands.apply_lock import after_runs, settled
 from learn.commands.apply_recover import (
     Landed,
     interrupted,
@@ -36,16 +37,14 @@ from learn.commands.apply_resume import (
     stopped_apply,
     writes_of,
 )
+from learn.commands.apply_undo import undo_last
 from learn.commands.apply_writes import (
     Consent,
     Intent,
     Journaled,
-    after_runs,
     intend,
     new_batch,
-    settled,
     show,
-    undo_last,
     write_confirmed,
 )
 from learn.projects import checkout_folder, project_here, write_roots

@@ -1,6 +1,6 @@
 """What a `learn apply` (or an `--undo`, a `learn check`, an `install-claude-command`)
 stopped half-way leaves, decided from the files themselves before the next one runs
-(learn.commands.apply_writes.one_apply, which each of them holds).
+(learn.commands.apply_lock.one_apply, which each of them holds).
 
 A write is journaled "pending" before its file is renamed into place and settled after
 (learn.store.apply_journal). An audit's `kill -9` between the rename and a journal row

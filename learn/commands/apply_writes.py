@@ -1,5 +1,5 @@
 """How `learn apply` writes: every diff shown before anything is written, then each file
-confirmed, recorded for `--undo`, and `--undo` itself.
+confirmed and recorded for `--undo` (learn.commands.apply_undo puts it back).
 
 The person confirms every write, one of four ways:
 - at a terminal, a yes per file, after all the diffs were shown;
@@ -16,23 +16,24 @@ backup of what it held (made first, here) and the decisions it carries, and sett
 once it is written: no moment of a `learn apply` killed leaves a write the journal does
 not know (learn.commands.apply_recover decides a pending one from the file itself).
 `learn check` and `install-claude-command` write the same way (Journaled), under the
-same lock (one_apply), held only while they write: never while the person reads a diff.
-What reads or records proposals (`learn apply`, `--undo`, `--prune`, `learn decline`)
-holds a `learn run` off as well, for as long (store=True, after_runs).
+same lock (learn.commands.apply_lock.one_apply), held only while they write: never while
+the person reads a diff. What reads or records proposals (`learn apply`, `--undo`,
+`--prune`, `learn decline`) holds a `learn run` off as well, for as long (store=True,
+apply_lock.after_runs).
 """
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import click
 
+from learn.commands.apply_lock import one_apply
 from learn.report.apply import put_back, save_backup, write_plan
 from learn.report.confine import confine, learns_own, read_regular
 from learn.report.edits import ApplyError, FilePlan, confirmation_token, sha256
@@ -337,86 +338,6 @@ class Journaled:
         _forget(self._rows.pop(plan.path, ()))
 
 
-@contextlib.contextmanager
-def one_apply(*, store: str | None = None) -> Iterator[None]:
-    """Hold the apply lock (LEARN_LOCK_TIMEOUT, as a run's) and decide what a write killed
-    half-way left (learn.commands.apply_recover.settle_pending); exit 75 saying so when
-    another holds it past then. Every command that writes through the journal (`learn
-    apply`, `--undo`, `learn check`, `install-claude-command`) holds it while it writes,
-    and only then: each settles the pending rows a killed one left from the files, and
-    one running beside another would take the other's row, not yet written, for a write
-    that never happened and drop it, leaving the other's file on disk with no undo.
-
-    Never while a person is asked (a diff read at a prompt held it for as long, and every
-    other command gave up saying a write was in progress): a command settles first
-    (settled), plans and asks without it, and takes it again to write (write_confirmed).
-    Not reentrant: a command holding it must not call what takes it again.
-
-    `store`: what the command does, when it records decisions on proposals (applied,
-    declined, pending again): a `learn run` is held off too (after_runs), before the apply
-    lock is taken, and the wait for one says it. The run lock is taken first: a
-    command waiting for a run then keeps no other apply waiting behind it. `learn check`
-    and `install-claude-command` record none and do not wait for a run."""
-    from learn.commands.apply_recover import settle_pending
-    from learn.errors import EXIT_BUSY
-    from learn.lock import LockedError, run_lock
-
-    with contextlib.ExitStack() as held:
-        if store is not None:
-            held.enter_context(after_runs(store))
-        try:
-            held.enter_context(run_lock("apply"))
-        except LockedError:
-            click.echo(f"learn: {BUSY}; try again when it finishes", err=True)
-            sys.exit(EXIT_BUSY)
-        settle_pending()
-        yield
-
-
-@contextlib.contextmanager
-def after_runs(doing: str) -> Iterator[None]:
-    """No `learn run` storing while `doing` (learn.lock.between_runs: a run in progress is
-    waited for, said on stderr); past LEARN_LOCK_TIMEOUT, exit 75 saying nothing was
-    written or recorded, and the command line to run again (_again). Before, `learn apply`
-    went ahead beside a run held between its two store writes: it applied the proposals
-    as they were before the run, whose result then stored the same point under its new
-    name, pending, offered again (tests/test_h4_apply_beside_a_run.py)."""
-    from learn.errors import EXIT_BUSY
-    from learn.lock import LockedError, between_runs
-
-    held = contextlib.ExitStack()
-    try:
-        held.enter_context(between_runs(doing))
-    except LockedError as exc:
-        click.echo(f"learn: {exc}. Nothing was written and no decision recorded: run "
-                   f"{_again()} again when the run finishes", err=True)
-        sys.exit(EXIT_BUSY)
-    with held:
-        yield
-
-
-def _again() -> str:
-    """The command line a refused command is run again with: the one this process was
-    given. "Run the same command again" left the person to rebuild it after answering "y"
-    at apply's prompts (the answers are not kept: the command asks again), and `/learn` in
-    Claude Code runs a line it is given. `learn demo --apply` is named as itself."""
-    import shlex
-
-    return f"`{shlex.join(['learn', *sys.argv[1:]])}`"
-
-
-# What a command that finds the apply lock held says (one_apply).
-BUSY = "another learn command is writing to the agents' files"
-
-
-def settled(*, store: str | None = None) -> None:
-    """What a write killed half-way left, decided (one_apply), the lock let go again:
-    before a command plans, so the plan sees the files as recovery leaves them, and
-    before it asks, so nobody waits on a person reading a diff. `store`: as one_apply's."""
-    with one_apply(store=store):
-        pass
-
-
 def _backed_up(plan: FilePlan) -> Path | None:
     """A copy of what `plan.path` holds, made before the write is journaled, so the row
     names it (None: there is no file). Read as write_plan reads it (confined, no link
@@ -503,98 +424,3 @@ def _put_back(done: Sequence[tuple[FilePlan, Path | None]]) -> list[Path]:
             continue
         out.append(plan.path)
     return out
-
-
-def undo_last(*, consent: Consent) -> bool:
-    """Put back every file the newest `learn apply` (or `--prune`, or `learn check`) wrote,
-    as diffs confirmed like any write; its proposals are pending again. A check's files
-    are put back whole or not at all (learn.report.undo.CheckUndo). False when something
-    on record was not put back (refused, declined, failed); True when it all was, and
-    when nothing is on record: nothing to do is not a failure (exit 0, docs/usage.md).
-
-    An undo stopped half-way (killed) is finished by the next: a file already back as it
-    was before counts as undone (learn.commands.apply_recover). What is on record is read
-    under the apply lock (one_apply, which first decides the writes a killed command left
-    pending), and the lock is let go while the diffs are shown and asked about; taken
-    again to write, the undo is refused if the journal's newest batch is no longer the
-    one shown (another command wrote or undid meanwhile)."""
-    from learn.commands.apply_recover import already_undone
-    from learn.report.undo import by_file, check_undo, drop_made, undo_plans
-    from learn.store import open_store
-    from learn.store.apply_journal import Write
-
-    def newest() -> list[Write]:
-        with open_store() as store:
-            return store.journal.last_batch()
-
-    def finish(ws: Sequence[Write], path: Path, folders: Sequence[Path]) -> None:
-        """The writes `ws` of one file (oldest first: learn.report.undo.whole_write) are
-        undone (the file at `path` is as it was before the oldest): their proposals pending
-        again, then the rows marked together, so a stop between the two is finished
-        again, and never leaves one write of the file marked and the other not."""
-        with open_store() as store:
-            # The journal is this machine's own connection (learn.store.api): not inside
-            # the ledger's transaction, which holds the same SQLite file.
-            for w in ws:
-                for key in w.keys:
-                    store.proposals.unapply(key, target_file=w.path, since=w.written_at)
-            store.journal.mark_undone([w.id for w in ws])
-        if not ws[0].before_hash:
-            for folder in drop_made(path, folders):
-                click.echo(f"removed {folder} (learn made it; nothing is left in it)")
-
-    # An undone apply's proposals are pending again.
-    with one_apply(store="undoing the last apply"):
-        writes = newest()
-        back = already_undone(writes)
-        if not consent.dry_run:
-            for group in by_file(back):
-                finish(group, Path(group[0].path),
-                       [Path(f) for w in group for f in w.made_folders])
-    if not writes:
-        click.echo("nothing to undo: no `learn apply` or `learn check` write is on record (or "
-                   "every one was undone)", err=True)
-        return True
-    what = "check" if all(w.action == "check" for w in writes) else "apply"
-    click.echo(f"undo the {what} of {writes[0].written_at[:19]}: "
-               f"{len({w.path for w in writes})} file(s)")
-
-    for group in by_file(back):
-        click.echo(f"already put back: {group[0].path} (an undo stopped before it finished)")
-    writes = [w for w in writes if w not in back]
-    if not writes:
-        return True
-    undos = undo_plans(writes)
-    by_plan = {id(u.plan): u for u in undos}
-    by_id = {w.id: w for w in writes}
-    plans = [u.plan for u in undos]
-    shown = show(plans)
-    batch = new_batch()
-
-    def undone(plan: FilePlan, backup: Path | None) -> Intent:
-        u = by_plan[id(plan)]
-        row = intend(batch, "undo", plan, backup, u.project, u.keys)
-
-        def then() -> None:
-            gone = "removed" if plan.remove else "restored"
-            click.echo(f"{gone} {plan.path}"
-                       + (f" (what it held is in {backup})" if backup else ""))
-            finish([by_id[i] for i in u.write_ids], plan.path, u.folders)
-
-        return Intent((row,), then)
-
-    shown_ids = sorted(w.id for w in writes)
-    done_before = {w.id for w in back}
-
-    def still() -> str | None:
-        now = sorted(w.id for w in newest() if w.id not in done_before)
-        if now == shown_ids:
-            return None
-        return ("what the last `learn apply` (or `learn check`) wrote changed since the diffs "
-                "were shown: another learn command wrote or undid meanwhile. Run `learn apply "
-                "--undo` again to see what is on record now")
-
-    wrote = write_confirmed(plans, consent, undone,
-                            what=lambda p: "Remove" if p.remove else "Restore",
-                            whole=check_undo(undos), still=still, store=True)
-    return shown and wrote

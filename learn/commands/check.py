@@ -12,7 +12,7 @@ the digest then says how often it would have stopped the agent. Every change to
 a settings file is shown as a diff and asked for first (--yes skips the question),
 and journaled as `learn apply` journals its writes (pending before each rename, under
 the apply lock, taken only to write, never while the diff is read:
-learn.commands.apply_writes.Journaled, one_apply): `learn apply --undo` puts back what
+learn.commands.apply_writes.Journaled, apply_lock.one_apply): `learn apply --undo` puts back what
 the last command wrote, as it does an apply's, a command killed half-way included.
 """
 
@@ -61,10 +61,11 @@ def _apply(project: str, rules: Sequence[CheckRule], agents: Sequence[str], yes:
     the checkout the command runs in (`project_dir`, else the current directory). Every
     file written is one batch of `learn apply`'s journal: `learn apply --undo` puts them
     back together (learn.report.undo). The caller settled what a killed write left first
-    (apply_writes.settled); the apply lock is taken here only to write, after the person
+    (apply_lock.settled); the apply lock is taken here only to write, after the person
     said yes (one_apply): a change made meanwhile to a file the diff showed is refused
     (check_writes.write_plan), nothing written."""
-    from learn.commands.apply_writes import Journaled, new_batch, one_apply
+    from learn.commands.apply_lock import one_apply
+    from learn.commands.apply_writes import Journaled, new_batch
     from learn.projects import checkout_folder
     from learn.report.check_install import CheckError, plan_rules
     from learn.report.check_writes import write_plan
@@ -123,7 +124,7 @@ def add(program: str, subcommand: str | None, flags: tuple[str, ...], arguments:
         targets: tuple[str, ...], reason: str, rule_id: str | None, key: str | None, enforce: bool, codex: bool,
         project_dir: Path | None, yes: bool) -> None:
     """Check PROGRAM [SUBCOMMAND] for the flags and arguments you never want."""
-    from learn.commands.apply_writes import settled
+    from learn.commands.apply_lock import settled
     from learn.guard.rules import BadRules, parse_rule
     from learn.isotime import now_iso
     from learn.report.check_install import installed_agents, with_rule
@@ -156,7 +157,7 @@ def _codex_agent() -> list[str]:
 
 
 def _set_mode(rule_id: str, mode: Mode, project_dir: Path | None, yes: bool) -> None:
-    from learn.commands.apply_writes import settled
+    from learn.commands.apply_lock import settled
     from learn.report.check_install import CheckError, installed_agents, with_mode
 
     project = _project(project_dir)
@@ -194,7 +195,7 @@ def record_command(rule_id: str, project_dir: Path | None, yes: bool) -> None:
 @_YES
 def remove(rule_id: str | None, every: bool, project_dir: Path | None, yes: bool) -> None:
     """Remove RULE_ID (or --all); the last one out takes learn's hook with it."""
-    from learn.commands.apply_writes import settled
+    from learn.commands.apply_lock import settled
     from learn.report.check_install import installed_agents
 
     project = _project(project_dir)

@@ -24,7 +24,7 @@ def command(keys: tuple[str, ...], project_dir: Path | None) -> None:
     the same)."""
     from learn.commands._scope import NothingToShow, stored_proposals
     from learn.commands.apply import decline_keys, here_project
-    from learn.commands.apply_writes import after_runs
+    from learn.commands.apply_lock import after_runs
     from learn.report.runs import NoRunError
 
     here = here_project(project_dir)

@@ -13,7 +13,7 @@ for (`--yes` to skip the question; not at a terminal and without it, nothing is
 written), and what the command wrote is journaled as `learn apply` journals its
 writes, so `learn apply --undo` puts it back. It wrote them unasked and for good before.
 Journaled as apply's are: pending before each rename, under the apply lock, taken only
-to write, after the question (learn.commands.apply_writes.Journaled, one_apply).
+to write, after the question (learn.commands.apply_writes.Journaled, apply_lock.one_apply).
 Journaled after the write, a `kill -9` between the two left hooks in settings.json that
 `--undo` did not know about.
 
@@ -32,7 +32,8 @@ from pathlib import Path
 
 import click
 
-from learn.commands.apply_writes import Journaled, asked, new_batch, one_apply, settled
+from learn.commands.apply_lock import one_apply, settled
+from learn.commands.apply_writes import Journaled, asked, new_batch
 from learn.projects import checkout_folder
 from learn.report.claude_command import command_text, is_earlier, is_later, own_revision, revision
 from learn.report.confine import confine, read_regular
