@@ -329,11 +329,15 @@ def test_the_real_codex_lists_the_skill_learn_wrote_as_meant(tmp_path: Path) -> 
     codex = _codex()
     names = {f"hostile-{i}": d for i, d in enumerate(HOSTILE)}
     for name, description in names.items():
-        [plan] = plan_all([RuleEdit(key=f"request:{name}", text="Release notes.",
-                                    target=codex_command(name), provenance="2 sessions",
-                                    form="command", description=description, body=BODY)])
-        assert plan.refused is None, plan.refused
-        write_plan(plan)
+        # The skill and, first, its policy file (tests/test_codex_skill_policy.py): with it
+        # beside every SKILL.md, each still loads and lists, with no error.
+        plans = plan_all([RuleEdit(key=f"request:{name}", text="Release notes.",
+                                   target=codex_command(name), provenance="2 sessions",
+                                   form="command", description=description, body=BODY)])
+        assert [p.path.name for p in plans] == ["openai.yaml", "SKILL.md"]
+        for plan in plans:
+            assert plan.refused is None, plan.refused
+            write_plan(plan)
     where = tmp_path / "elsewhere"
     where.mkdir()
     listed = {s["name"]: s for s in _listed(codex, where) if s["scope"] == "user"}

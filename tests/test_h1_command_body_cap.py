@@ -2,7 +2,7 @@
 
 Nothing bounded it: a model's answer, a remembered body or a stored proposal's body (a
 shared team database, a hand edit) of any length went whole into
-`.claude/commands/<name>.md` or `~/.codex/prompts/<name>.md`. Real bodies are 71 to 190
+`.claude/commands/<name>.md` or a Codex skill, `~/.agents/skills/<name>/SKILL.md`. Real bodies are 71 to 190
 characters (the eval corpora, cache/write_commands); 2,000 is ten times that. A longer
 one is never written, nor cut (a procedure cut short loses its last steps): `learn run`
 asks once more for a shorter one, `learn apply` refuses it with the reason, from a fresh
@@ -111,6 +111,7 @@ def test_a_stored_body_over_the_cap_is_not_written_and_the_person_is_told(
     assert f"its instruction is {2 * len(LONG) + 2:,} characters, {TOO_LONG}" in res.output
     assert not (project / ".claude" / "commands").exists()
     assert not (Path.home() / ".codex" / "prompts").exists()
+    assert not (Path.home() / ".agents" / "skills").exists()
 
 
 @pytest.mark.parametrize("agents", [(), ("--agents",)], ids=["claude", "codex"])
@@ -119,7 +120,8 @@ def test_a_stored_body_at_the_cap_is_written_whole(
     body = body_of(MAX_BODY_CHARS)
     project, res = _apply_stored(tmp_path, monkeypatch, body, *agents)
     assert res.exit_code == 0, res.output
-    written = (Path.home() / ".codex" / "prompts" / "release-pr.md" if agents
+    # Codex (no session says an older one): a skill (learn.report.codex_commands).
+    written = (Path.home() / ".agents" / "skills" / "release-pr" / "SKILL.md" if agents
                else project / ".claude" / "commands" / "release-pr.md")
     assert f"\n---\n{body}\n\n<!-- learn request:release-pr" in written.read_text()
 

@@ -40,7 +40,13 @@ from learn.records.proposal import Proposal
 from learn.reduce.pathscope import scoped_safely
 from learn.report.agent_formats import agent_file_limit, plan_agent_file
 from learn.report.claimed_line import unrelated_note
-from learn.report.codex_commands import is_codex_skill
+from learn.report.codex_commands import (
+    EXPLICIT_ONLY,
+    POLICY_FILE,
+    is_codex_skill,
+    is_skill_policy,
+    policy_path,
+)
 from learn.report.codex_prompt import codex_description, is_codex_prompt
 from learn.report.confine import backups_dir, confine, learns_own, read_regular
 from learn.report.edits import (
@@ -123,6 +129,13 @@ def plan_file(path: Path, edits: Sequence[RuleEdit],
     refused = read_only_reason(real)
     if refused:
         raise ApplyError(refused)
+    if is_skill_policy(real):
+        # Only `_with_policy` writes there, and only learn's own text: a rule or a command
+        # added to it (`--file`) would not parse, and Codex ignores a metadata file that
+        # does not (fail open), so the skill would be used unasked again.
+        raise ApplyError(f"{real} is a Codex skill's metadata, where learn writes only its "
+                         "own policy (a skill used when you name it); write the rule to an "
+                         "instruction file instead")
     if any(e.form == "command" for e in edits):
         plan = plan_command(real, edits)
     elif any(e.form == "agent-rule" for e in edits):
@@ -469,8 +482,60 @@ def plan_all(edits: Sequence[RuleEdit], projects: Iterable[Path | str | None] = 
     plans: list[FilePlan] = []
     for path, group in by_file.items():
         try:
-            plans.append(plan_file(group[0].target.expanduser(), group, extra))
+            plan = plan_file(group[0].target.expanduser(), group, extra)
         except ApplyError as exc:
             plans.append(FilePlan(path=path, original=None, original_hash="", new_text="",
                                   applied=list(group), refused=str(exc)))
+            continue
+        plans += _with_policy(plan, group[0])
     return plans
+
+
+def _with_policy(plan: FilePlan, edit: RuleEdit) -> list[FilePlan]:
+    """`plan`, and for a Codex skill the plan of its policy file before it (plan_policy):
+    the skill used only when the person names it, as the custom prompt it replaces was.
+    Planned whenever the command is applied, so a skill written before learn wrote the
+    policy gets it when the person applies it again, and only then. First, so it is
+    written first: no moment has the skill without it.
+
+    A policy that cannot be written refuses a new skill with it: Codex would use that
+    skill unasked, which is more than the command the person confirms."""
+    if edit.form != "command" or plan.refused is not None or not is_codex_skill(plan.path):
+        return [plan]
+    try:
+        policy = plan_policy(plan.path, edit, plan.projects)
+    except ApplyError as exc:
+        if plan.changed:
+            plan.refused = (f"{plan.path} is not written: Codex would use the skill on its own, "
+                            f"unasked; {exc}")
+            return [plan]
+        return [FilePlan(path=policy_path(plan.path), original=None, original_hash="",
+                         new_text="", applied=[edit], refused=str(exc),
+                         projects=plan.projects), plan]
+    return [plan] if policy is None else [policy, plan]
+
+
+def plan_policy(skill: Path, edit: RuleEdit, projects: Sequence[str] = ()) -> FilePlan | None:
+    """The plan that makes the skill whose SKILL.md is the resolved `skill` (the one `edit`
+    writes, or wrote before learn wrote this file) used only when the person names it: its
+    `agents/openai.yaml` made, holding `EXPLICIT_ONLY`, confined as its own kind of file.
+    None when it holds exactly that already. ApplyError when it may not be written, or
+    holds other text: that file is the person's (or another tool's) then, and learn
+    neither replaces it nor adds to it."""
+    real = confine(policy_path(skill), projects)
+    data = _read(real)
+    if data == EXPLICIT_ONLY.encode():
+        return None
+    name = skill.parent.name
+    if data is not None:
+        raise ApplyError(f"{real} is there already, and says something else than learn's "
+                         f"policy; learn does not replace it. For Codex to use ${name} only "
+                         "when you type it, give it the lines `policy:` and "
+                         "`  allow_implicit_invocation: false`")
+    if (refused := read_only_reason(real)) is not None:
+        raise ApplyError(refused)
+    return FilePlan(path=real, original=None, original_hash="", new_text=EXPLICIT_ONLY,
+                    applied=[edit], projects=tuple(projects),
+                    notes=[f"{edit.key}: {'/'.join(POLICY_FILE)} keeps the skill ${name} "
+                           "for when you type it: without it, Codex may use the skill on its "
+                           "own whenever it judges a task matches"])

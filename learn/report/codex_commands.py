@@ -18,6 +18,19 @@ with `.` is never looked in; `$name` is read as ASCII letters, digits, `_`, `-` 
 (`:` joins a plugin's name to its skill's), and never as `$PATH`, `$HOME` and the other
 common variables.
 
+A skill is more than a prompt was: Codex puts every skill's name and description in the
+model's context and lets the model use one on its own when it judges a task matches, while a
+custom prompt ran only when the person typed it, which is what they confirmed ("a command I
+call"). So beside each SKILL.md learn writes the skill's metadata file, `agents/openai.yaml`
+(loader.rs `load_skill_metadata`), saying `policy: allow_implicit_invocation: false`
+(`EXPLICIT_ONLY`): Codex 0.171.0 then leaves the skill out of the list the model is given
+(its `codex debug prompt-input`: a skill without the file is listed, one with it is not)
+and still runs it on `$name` (injection.rs selects a mention among every enabled skill);
+`skills/list` still lists it, with no error, and has no field for the policy
+(tests/test_codex_skill_policy.py, with the real Codex). Its text is learn's, never a
+transcript's (learn.report.apply.plan_policy): Codex ignores a metadata file it cannot
+parse (fail open), which would make the skill implicit again.
+
 Which Codex a person runs is what their newest sessions say (`cli_version` in a rollout's
 `session_meta`): before 0.117.0 a prompt, from it (or when no session says) a skill
 (`reads_skills`, the one decision).
@@ -106,6 +119,24 @@ def is_codex_skill(real: Path) -> bool:
     confine's `~/.agents/skills/<name>/SKILL.md`."""
     surface = surface_of(real, ())
     return surface is not None and surface.kind == "skill"
+
+
+# The skill's metadata file, in its folder (loader.rs SKILLS_METADATA_DIR and
+# SKILLS_METADATA_FILENAME), and the one text learn writes there (the module doc).
+POLICY_FILE: Final = ("agents", "openai.yaml")
+EXPLICIT_ONLY: Final = "policy:\n  allow_implicit_invocation: false\n"
+
+
+def policy_path(skill: Path) -> Path:
+    """The metadata file of the skill whose SKILL.md is `skill`: `<folder>/agents/openai.yaml`."""
+    return skill.parent.joinpath(*POLICY_FILE)
+
+
+def is_skill_policy(real: Path) -> bool:
+    """Whether the resolved path `real` is a skill's metadata file (learn.report.confine's
+    `~/.agents/skills/<name>/agents/openai.yaml`): learn writes only `EXPLICIT_ONLY` there."""
+    surface = surface_of(real, ())
+    return surface is not None and surface.kind == "skill-policy"
 
 
 def invocation(path: Path) -> str:

@@ -80,13 +80,14 @@ Base = Literal["project", "claude-home", "codex-home", "agents-home", "gemini-ho
 
 # What a file's text is, so what a writer puts in it: a link is followed only to a
 # file of the kind its name says.
-Kind = Literal["instructions", "command", "skill", "claude-settings", "codex-rules",
-               "codex-hooks", "learn-backup", "learn-check"]
+Kind = Literal["instructions", "command", "skill", "skill-policy", "claude-settings",
+               "codex-rules", "codex-hooks", "learn-backup", "learn-check"]
 
 KINDS: dict[Kind, str] = {
     "instructions": "markdown instructions",
     "command": "a slash command or prompt file",
     "skill": "an agent skill's SKILL.md",
+    "skill-policy": "a Codex skill's agents/openai.yaml (when Codex may use it)",
     "claude-settings": "Claude Code settings JSON",
     "codex-rules": "Codex execpolicy rules",
     "codex-hooks": "Codex hooks JSON",
@@ -137,6 +138,12 @@ SURFACES: tuple[Surface, ...] = (
     # not hidden (Codex never looks in one), holding SKILL.md.
     Surface("agents-home", "skills/[!.]*/SKILL.md", "~/.agents/skills/<name>/SKILL.md",
             "skill"),
+    # Beside it, the skill's Codex metadata, which learn writes only to say the skill is
+    # used when the person names it, never on Codex's own judgement (codex_commands.
+    # EXPLICIT_ONLY): that one file of that one folder, a kind of its own (no link from
+    # or to a SKILL.md, a prompt or instructions), its text learn's alone.
+    Surface("agents-home", "skills/[!.]*/agents/openai.yaml",
+            "~/.agents/skills/<name>/agents/openai.yaml", "skill-policy"),
     # learn's check (learn.guard): Codex runs it from its hooks file.
     Surface("codex-home", "hooks.json", "~/.codex/hooks.json", "codex-hooks"),
     # The other agents' own files (learn.report.agent_targets): Gemini CLI's GEMINI.md
@@ -451,8 +458,8 @@ def _confine(path: Path, projects: tuple[Path | str | None, ...], *, internal: b
             f"{asked}{via} is not an instruction file learn may write (a CLAUDE.md, AGENTS.md, "
             ".claude/rules, .claude/commands or .claude/settings file of the project "
             f"[{where}], or the same under ~/.claude, ~/.codex; a Codex skill's "
-            "~/.agents/skills/<name>/SKILL.md; another agent's own: GEMINI.md "
-            "or the bare *.md name Gemini's context.fileName gives, "
+            "~/.agents/skills/<name>/SKILL.md and its agents/openai.yaml; another agent's "
+            "own: GEMINI.md or the bare *.md name Gemini's context.fileName gives, "
             ".github/copilot-instructions.md, .github/instructions, .cursor/rules, "
             ".windsurf/rules, .kiro/steering; links followed); nothing was written to it")
     if not internal:
