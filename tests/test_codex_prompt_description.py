@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from learn.report.apply import command_description, plan_file, yaml_string
+from learn.report.apply import plan_file
 from learn.report.codex_prompt import codex_description
+from learn.report.command_plan import command_description, yaml_string
 from learn.report.edits import RuleEdit
 from learn.report.targets import claude_home, codex_prompt
 
@@ -155,7 +156,7 @@ def test_a_long_description_is_cut_to_one_menu_line() -> None:
 
 def test_a_claude_command_keeps_its_yaml_string() -> None:
     """Claude Code reads YAML and ends the front matter at any `---`: its command is
-    written as before (learn.report.apply.yaml_string, tests/test_f5_command_description
+    written as before (learn.report.command_plan.yaml_string, tests/test_f5_command_description
     _yaml.py)."""
     path = claude_home() / "commands" / "release-notes.md"
     description = 'Notes --- for "the" release'

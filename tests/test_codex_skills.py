@@ -31,7 +31,7 @@ from test_f5_commands_and_denials_follow_agents import BODY, _command
 
 from learn.records.proposal import Proposal
 from learn.report.agent_targets import codex_form
-from learn.report.apply import command_description, plan_all, plan_file, write_plan
+from learn.report.apply import plan_all, plan_file, write_plan
 from learn.report.codex_commands import (
     codex_command,
     codex_version,
@@ -39,6 +39,7 @@ from learn.report.codex_commands import (
     skill_name,
     skills_dir,
 )
+from learn.report.command_plan import command_description
 from learn.report.confine import confine, may_write
 from learn.report.edits import RuleEdit
 from learn.report.errors import ConfinementError

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from learn.report.apply import command_description, command_text, yaml_string
+from learn.report.command_plan import command_description, command_text, yaml_string
 from learn.report.edits import RuleEdit
 from learn.report.inline_read import read
 from learn.report.prose import plain_prose

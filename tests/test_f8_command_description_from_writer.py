@@ -1,7 +1,7 @@
 """A command file's description is the one the command writer wrote for the command list
 (learn.reduce.commands), carried on the proposal (`Proposal.command_description`), stored
 and remembered with the body; still cut to 80 columns and written as a YAML scalar Claude
-Code reads whole (learn.report.apply.command_text).
+Code reads whole (learn.report.command_plan.command_text).
 
 The writer is asked for "one line saying what the command does, for the command list
 (under 80 characters)"; learn kept only the body, and the front matter took the judge's
@@ -27,7 +27,8 @@ from test_reduce_commands import INSTRUCTION, request
 from learn.records.proposal import Proposal
 from learn.reduce.commands import write_commands
 from learn.reduce.memory import InMemoryVerdictMemory
-from learn.report.apply import command_text, edit_for
+from learn.report.apply import edit_for
+from learn.report.command_plan import command_text
 from learn.report.targets import TargetChoice
 from learn.store.proposals_ddl import proposal_from_json, proposal_json
 

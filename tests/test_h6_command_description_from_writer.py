@@ -3,7 +3,7 @@ the command writer (prompt `write_commands`) is asked for a `description`, "one 
 what the command does, for the command list (under 80 characters)", and a body; learn
 keeps the body and throws the description away (learn.reduce.commands stores it only as
 a remembered rationale). The command file's front matter takes the judge's summary
-instead (learn.report.apply.command_text: `edit.description or edit.text`), cut at 80
+instead (learn.report.command_plan.command_text: `edit.description or edit.text`), cut at 80
 columns with an ellipsis when the judge wrote a longer line, though a description that
 fits was written for exactly that place and paid for. Fixed: the proposal carries it
 (`Proposal.command_description`) and the command file takes it (tests/test_f8_command_

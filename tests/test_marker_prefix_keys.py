@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from learn.report.agent_formats import plan_agent_file
-from learn.report.apply import command_text, plan_command
+from learn.report.command_plan import command_text, plan_command
 from learn.report.edits import RuleEdit, has_marker, plan_text, rule_line
 from learn.report.errors import ApplyError
 from learn.report.surfaces_apply import plan_surface

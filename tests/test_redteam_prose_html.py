@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from learn.report.apply import command_text
+from learn.report.command_plan import command_text
 from learn.report.edits import RuleEdit
 from learn.report.prose import plain_prose
 

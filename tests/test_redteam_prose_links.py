@@ -16,7 +16,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from learn.report.agent_formats import plan_agent_file
-from learn.report.apply import command_text
+from learn.report.command_plan import command_text
 from learn.report.edits import RuleEdit
 from learn.report.prose import plain_prose
 

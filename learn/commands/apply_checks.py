@@ -169,9 +169,9 @@ def _confined(path: Path, roots: tuple[str, ...]) -> Path | str:
     """The real file behind the agent file `path` when learn may write it under `roots`,
     else why not (not a destination learn writes, a link out, read-only): asked before
     anything is written, so a check is never left half in place."""
-    from learn.report.apply import read_only_reason
     from learn.report.confine import confine
     from learn.report.errors import ConfinementError
+    from learn.report.writable import read_only_reason
 
     try:
         real = confine(path, roots)

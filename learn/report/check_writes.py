@@ -118,7 +118,7 @@ def write_plan(plan: CheckPlan, project: str, root: Path | None = None, *,
     them go: a hook never stands without its data file and record, which `learn
     check remove` finds it by."""
     from learn.projects import write_roots
-    from learn.report.apply import read_only_reason
+    from learn.report.writable import read_only_reason
 
     writer = writer or Unjournaled()
     ensure_private_dir(checks_dir(root))

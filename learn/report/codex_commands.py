@@ -28,7 +28,7 @@ call"). So beside each SKILL.md learn writes the skill's metadata file, `agents/
 and still runs it on `$name` (injection.rs selects a mention among every enabled skill);
 `skills/list` still lists it, with no error, and has no field for the policy
 (tests/test_codex_skill_policy.py, with the real Codex). Its text is learn's, never a
-transcript's (learn.report.apply.plan_policy): Codex ignores a metadata file it cannot
+transcript's (learn.report.command_plan.plan_policy): Codex ignores a metadata file it cannot
 parse (fail open), which would make the skill implicit again.
 
 Which Codex a person runs is what their newest sessions say (`cli_version` in a rollout's

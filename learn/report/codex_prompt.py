@@ -8,7 +8,7 @@ trims the value and takes off one pair of matching quotes around it (`"…"` or 
 nothing else. No escape is read, a doubled `''` stays doubled, and the last
 `description:` line wins.
 
-So the YAML quoting learn writes for Claude Code (learn.report.apply.yaml_string) was
+So the YAML quoting learn writes for Claude Code (learn.report.command_plan.yaml_string) was
 shown as written in Codex's `/prompts:` menu: `\\u002d-- leading dashes` for
 "--- leading dashes", `He said \\"hi\\" \\\\ back` (the real Codex 0.116.0, its TUI
 menu read with tmux, 2026-12; tests/test_codex_prompt_description.py).
