@@ -139,8 +139,9 @@ def test_a_resume_and_a_fan_out_in_one_run(tmp_path: Path) -> None:
     (point,) = [p for p in result.proposals if p.text == "never force push to main"]
     assert point.sessions == 2
     said_in = {q.session_id for q in point.quotes}
-    # a's turn, which b's file also holds from its first line (the same time: which of
-    # the two own_turns gives it to is learn.transcripts.view.resume's tie), and d's.
+    # a's turn, which b's file also holds from its first line (the same time: own_turns
+    # gives it to the one whose last activity is older, learn.transcripts.view.resume
+    # .oldest_first), and d's.
     assert len(said_in & {a.session_id, b.session_id}) == 1
     assert d.session_id in said_in and c.session_id not in said_in
     assert result.extra["copied_from_resumed"] >= 1

@@ -124,6 +124,6 @@ def test_a_fix_copied_by_a_resume_is_not_a_second_session(
     fixes = [p for p in result.proposals if p.kind == "fix"]
     # a and c ran the fix; b only copied a's runs: two sessions, not three.
     assert [p.sessions for p in fixes] == [2]
-    # b's copies of a's turns are not sent to the miner at all (learn.mining.miner
-    # _SentViews): nothing of them comes back to drop.
+    # b's copies of a's turns are not sent to the miner at all (learn.mining.sent
+    # .SentViews): nothing of them comes back to drop.
     assert result.extra["copied_from_resumed"] == 0

@@ -48,8 +48,8 @@ def _sessions(home: Path) -> tuple[Path, Path, Path]:
     project = home / "code" / "shelf"
     project.mkdir(parents=True)
     # A resume copies the entries with their times, so the two sessions start at the same
-    # moment and the older is told by its id (learn.transcripts.view.resume.oldest_first):
-    # ids in that order, so the one typed first is the one that keeps the turns.
+    # moment and the older is the one whose last activity is older
+    # (learn.transcripts.view.resume.oldest_first; tests/test_resume_owner.py).
     a = ClaudeSession(ORIGINAL, str(project), _t(2))
     a.user(FIRST)
     a.tool("Bash", {"command": "make check"}, "3 checks failed: lint", is_error=True)

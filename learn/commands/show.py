@@ -217,10 +217,11 @@ def copied_from(view: Session, others: Sequence[Session | Entry], keys: Keys) ->
     from learn.transcripts.templates.entries import Entry
     from learn.transcripts.view.resume import OwnTurns, oldest_first
 
-    here = oldest_first(view.started_at, view.id)
+    here = oldest_first(view.started_at, view.last_activity, view.id)
     entries = [o if isinstance(o, Entry) else Entry.of(o, keys) for o in others]
-    older = sorted((e for e in entries if oldest_first(e.started_at, e.id) < here),
-                   key=lambda e: oldest_first(e.started_at, e.id))
+    # Its last activity from the view without turns: a stored entry's is its summary.
+    age = {id(e): oldest_first(e.started_at, e.bare().last_activity, e.id) for e in entries}
+    older = sorted((e for e in entries if age[id(e)] < here), key=lambda e: age[id(e)])
     turn_keys = dict(zip(map(id, view.human_turns), Entry.of(view, keys).resume_keys(keys),
                          strict=True))
     out: dict[Place, str] = {}

@@ -18,7 +18,7 @@ import contextlib
 import os
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from learn.mining.cache import MineCache
     from learn.mining.miner import SessionMineResult
     from learn.models.base import Backend
+    from learn.transcripts.files.discover import SessionFile
+    from learn.transcripts.models import TranscriptEvent
+    from learn.transcripts.view.model import Session
 
 LOG_NAME: Final = "hook.log"
 _LOG_MAX_BYTES: Final = 1 << 20
@@ -176,13 +179,10 @@ def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
     The cache key is the transcript's bytes and the mining version, so the run
     that follows finds this entry whatever its scope. The session is located by
     discovery (by id, so no other file is opened) to pick up its subagent and
-    aside files like a run does.
+    aside files like a run does; so are the sessions its copied lines name
+    (`_copied_from`), whose turns it is mined without, as a run mines it.
     """
     from learn.mining.miner import mine_sessions
-    from learn.render.redacted_view import redact_session
-    from learn.transcripts import stream
-    from learn.transcripts.files.discover import scan
-    from learn.transcripts.view.many import read_asides
     from learn.transcripts.view.origin import is_headless
     from learn.transcripts.view.replay import (
         replay_fingerprints,
@@ -190,36 +190,77 @@ def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
     from learn.transcripts.view.replay_files import (
         load_templates,
     )
-    from learn.transcripts.view.session import build_session
     from learn.windows_names import not_opened
 
     want = Path(event.transcript_path).expanduser()
-    found = scan(all_projects=True, id_prefix=event.session_id).files
-    info = next((f for f in found if _same(f.path, want)), None)
+    info = next((f for f in _files(event.session_id) if _same(f.path, want)), None)
     if info is None:
         raise SessionGone(f"transcript not found among learn's sessions: {want}")
     project = info.project or event.cwd
     if project and not_opened(project) is not None:
         project = None  # a share's commands are never read: that asks its server
     fingerprints = replay_fingerprints(load_templates(Path(project) if project else None))
-    transcript = next(iter(stream([info.path])))
-    session = build_session(transcript, fingerprints=fingerprints, size_bytes=info.size,
-                            subagent_paths=info.subagent_paths,
-                            asides=read_asides(info.aside_paths))
+    session, events = _view(info, fingerprints)
     if is_headless(session.entrypoint):
         # Whether a program started it is judged across sessions (transcripts.origin):
         # the run decides, and a plugin's background sessions cost nothing meanwhile.
         raise SessionGone(f"headless ({session.entrypoint}): left to `learn run`, which "
                           "judges whether a program started it")
-    # Redacted as the run's stored view is (learn.index.indexed._row), the session as
-    # one: the miner checks each quote and fix against the turns and commands as
-    # rendered, and a value carried from another text (or a password given in answer
-    # to the agent and typed again) must be out of both alike, or the quote was dropped.
-    session = redact_session(session, events=transcript.events)
+    older = [_view(f, fingerprints)[0] for sid in _copied_from(events, session.id)
+             for f in _files(sid) if f.session_id == sid]
     [result] = mine_sessions([session], backend, model=config.models.mine, cache=cache,
                              concurrency=1, fingerprints=fingerprints,
-                             context_window=config.models.context_window)
+                             context_window=config.models.context_window, older=older)
     return result
+
+
+def _files(session_id: str) -> list[SessionFile]:
+    """The files discovery finds for a session id (by id: no other file is opened)."""
+    from learn.transcripts.files.discover import scan
+
+    return list(scan(all_projects=True, id_prefix=session_id).files)
+
+
+def _view(info: SessionFile, fingerprints: Sequence[str]) -> tuple[Session, Sequence[TranscriptEvent]]:
+    """The session view of a found file, redacted as the run's stored view is
+    (learn.index.indexed._row), and the events it was built from.
+
+    Redacted as one: the miner checks each quote and fix against the turns and commands
+    as rendered, and a value carried from another text (or a password given in answer to
+    the agent and typed again) must be out of both alike, or the quote was dropped. The
+    sessions a resume copied from are redacted alike, or a copied turn holding a value
+    would no longer match its original and be sent again."""
+    from learn.render.redacted_view import redact_session
+    from learn.transcripts import stream
+    from learn.transcripts.view.many import read_asides
+    from learn.transcripts.view.session import build_session
+
+    transcript = next(iter(stream([info.path])))
+    session = build_session(transcript, fingerprints=fingerprints, size_bytes=info.size,
+                            subagent_paths=info.subagent_paths,
+                            asides=read_asides(info.aside_paths))
+    return redact_session(session, events=transcript.events), transcript.events
+
+
+def _copied_from(events: Sequence[TranscriptEvent], own_id: str) -> list[str]:
+    """The other sessions this session's lines name: a `claude --resume` file opens with
+    the earlier conversation's lines, each keeping the `sessionId` of the session it
+    was written in (a chain of resumes names each; anthropics/claude-code#89380), and a
+    `/branch` copy names its origin in `forkedFrom` (`copied_from`).
+
+    The worker mines one session; without these, `mine_sessions` had nothing to tell
+    the copies by and sent the resumed session whole, paying again for every turn
+    typed before the resume. A session named but gone (pruned) is not found: its
+    copies are the only record left and are sent, as a run sends them."""
+    from learn.hook_input import safe_session_id
+
+    named: set[str] = set()
+    for event in events:
+        meta = getattr(event, "meta", None)
+        if meta is None:
+            continue
+        named.update(n for n in (meta.session_id, meta.copied_from) if n and n != own_id)
+    return sorted(n for n in named if safe_session_id(n))
 
 
 def _same(a: Path, b: Path) -> bool:

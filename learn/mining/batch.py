@@ -24,8 +24,10 @@ for), and the next run collects it. An endpoint without Message Batches, or one
 that does not know the batch (`NO_BATCHES`), is no failure: the sessions are
 mined directly in the same run and the person is told (`notices`).
 
-Chunks are rendered exactly as `mine_session` renders them; the repair turns
-and chunk splitting of a direct call are left to the direct retry.
+Chunks are rendered exactly as `mine_session` renders them, of what the miner sends
+of each session (`sent.SentViews`: not the turns a resumed session copied from one
+mined with it); the repair turns and chunk splitting of a direct call are left to
+the direct retry.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from learn.mining.cache import MineCache, rendered_key
 from learn.mining.miner import default_chunk_chars, session_candidates
 from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request
+from learn.mining.sent import SentViews
 from learn.mining.verify import session_commands, verify_candidates
 from learn.models.base import CallUsage, ModelError, ModelRequest
 from learn.models.batches import (
@@ -197,6 +200,9 @@ def backfill(
     api = batch_backend(backend)
     if api is None:
         return report
+    # What `mine_sessions` sends of each, so a batch neither pays for a resume's copies
+    # again nor renders a text other than the direct path's (rendered_key).
+    sent = SentViews(sessions)
     by_key: dict[str, Session] = {}
     for s in sessions:
         if s.path is not None:
@@ -210,16 +216,16 @@ def backfill(
             say(f"collecting {len(pending)} Message Batch{'es' if len(pending) != 1 else ''} "
                 f"submitted earlier ({len(keys)} sessions)")
         if submit_new:
-            _submit(api, table, pending, by_key, cache, model=model, fingerprints=fingerprints,
-                    context_window=context_window, limits=limits or LIMITS, say=say,
-                    report=report)
-        _wait_and_collect(api, table, pending, by_key, cache, model, fingerprints, report,
+            _submit(api, table, pending, by_key, sent, cache, model=model,
+                    fingerprints=fingerprints, context_window=context_window,
+                    limits=limits or LIMITS, say=say, report=report)
+        _wait_and_collect(api, table, pending, by_key, sent, cache, model, fingerprints, report,
                           progress=progress, sleep=sleep, schedule=schedule or poll_schedule())
     return report
 
 
 def _submit(api: Any, table: Any, pending: dict[str, list[BatchItem]], by_key: dict[str, Session],
-            cache: MineCache, *, model: str, fingerprints: Sequence[str],
+            sent: SentViews, cache: MineCache, *, model: str, fingerprints: Sequence[str],
             context_window: int | None, limits: BatchLimits, say: Say | None,
             report: BackfillReport) -> None:
     in_flight = {i.cache_key for items in pending.values() for i in items}
@@ -228,9 +234,10 @@ def _submit(api: Any, table: Any, pending: dict[str, list[BatchItem]], by_key: d
     for n, (key, session) in enumerate(by_key.items()):
         if key in in_flight or cache.get(key) is not None:
             continue
-        if cache.as_sent(session.id, render_blocks(session, fingerprints)) is not None:
+        asked = sent.of(session)
+        if cache.as_sent(asked.id, render_blocks(asked, fingerprints)) is not None:
             continue  # answered under another version: the miner reuses it (rendered_key)
-        reqs = session_requests(session, model=model, fingerprints=fingerprints,
+        reqs = session_requests(asked, model=model, fingerprints=fingerprints,
                                 chunk_chars=budget, context_window=context_window)
         if reqs:
             groups.append([(request_entry(f"s{n}-c{c}", req), BatchItem("", f"s{n}-c{c}",
@@ -263,7 +270,7 @@ def _submit(api: Any, table: Any, pending: dict[str, list[BatchItem]], by_key: d
 
 
 def _wait_and_collect(api: Any, table: Any, pending: dict[str, list[BatchItem]],
-                      by_key: dict[str, Session], cache: MineCache, model: str,
+                      by_key: dict[str, Session], sent: SentViews, cache: MineCache, model: str,
                       fingerprints: Sequence[str], report: BackfillReport, *,
                       progress: Progress | None, sleep: Callable[[float], None],
                       schedule: PollSchedule) -> None:
@@ -287,7 +294,7 @@ def _wait_and_collect(api: Any, table: Any, pending: dict[str, list[BatchItem]],
             if not st.ended:
                 continue
             try:
-                _collect(api, batch_id, items, by_key, cache, model, fingerprints, report)
+                _collect(api, batch_id, items, by_key, sent, cache, model, fingerprints, report)
             except ModelError as exc:
                 if exc.status in NO_BATCHES:
                     _give_up(table, report, waiting, batch_id, items, exc)
@@ -326,7 +333,7 @@ def _give_up(table: Any, report: BackfillReport, waiting: dict[str, list[BatchIt
 
 
 def _collect(api: Any, batch_id: str, items: Sequence[BatchItem], by_key: dict[str, Session],
-             cache: MineCache, model: str, fingerprints: Sequence[str],
+             sent: SentViews, cache: MineCache, model: str, fingerprints: Sequence[str],
              report: BackfillReport) -> None:
     # The parser needs only the tool and the model from the request.
     probe = build_request("", model=model, max_tokens=1)
@@ -343,10 +350,12 @@ def _collect(api: Any, batch_id: str, items: Sequence[BatchItem], by_key: dict[s
     for item in items:
         per_session.setdefault(item.cache_key, []).append(item)
     for key, chunks in per_session.items():
-        session = by_key.get(key)
+        found_session = by_key.get(key)
         parts = [answers.get(i.custom_id) for i in chunks]
-        if session is None:
+        if found_session is None:
             continue  # not in this run's scope: mined when it is
+        # Checked against what was sent of it, as `mine_session` checks a direct answer.
+        session = sent.of(found_session)
         if any(p is None for p in parts):
             report.retry_sessions += 1
             continue
@@ -355,8 +364,8 @@ def _collect(api: Any, batch_id: str, items: Sequence[BatchItem], by_key: dict[s
                                      commands=session_commands(session),
                                      failed=session_commands(session, failed=True))
         # Under its text as sent too (rendered_key), as the miner keeps what it asks.
-        sent = (cache.sent(), rendered_key(render_blocks(session, fingerprints)))
-        for n, (where, kept_key) in enumerate(((cache, key), sent)):
+        by_text = (cache.sent(), rendered_key(render_blocks(session, fingerprints)))
+        for n, (where, kept_key) in enumerate(((cache, key), by_text)):
             with contextlib.suppress(OSError):
                 where.put(kept_key, session_candidates(session, verified.kept),
                           dropped_unverified=verified.dropped_unquoted + verified.dropped_short,

@@ -34,6 +34,7 @@ import click
 from learn.mining.cache import CacheEntry, MineCache, rendered_key
 from learn.mining.parse import check_answer
 from learn.mining.prompt import build_request, system_prompt
+from learn.mining.sent import SentViews
 from learn.mining.verify import quote_found, session_commands, still_typed, verify_candidates
 from learn.models.base import (
     Backend,
@@ -58,7 +59,6 @@ from learn.render.chunk import (
 from learn.render.render import render_blocks, user_turns
 from learn.render.spoken import spoken_turns
 from learn.transcripts.view.model import Session
-from learn.transcripts.view.resume import own_turns
 
 # Errors no retry on the next chunk can fix; the session stops at the first.
 # "Not logged in" is what `claude -p` answers without a login (Claude Code 2.1.332).
@@ -304,9 +304,12 @@ def mine_sessions(
     chunk_chars: int | None = None,
     context_window: int | None = None,
     on_progress: Callable[[SessionMineResult], None] | None = None,
+    older: Sequence[Session] = (),
 ) -> list[SessionMineResult]:
     """Mine many sessions (cache first), `concurrency` at a time; results in input order.
 
+    Each is sent without what it copied from another (`sent.SentViews`), of those given
+    or of `older`, sessions not mined here (the hook's worker: those a resume copied).
     `on_progress` is called once per session as it finishes, from worker
     threads but never concurrently.
     """
@@ -329,7 +332,7 @@ def mine_sessions(
                       chunks=hit.chunks, dropped_by_reason=hit.dropped_by_reason)
 
     refused: list[KeyRefused] = []
-    sent = _SentViews(sessions)
+    sent = SentViews(sessions, older)
 
     def mined(session: Session) -> SessionMineResult:
         if refused:  # the key was refused: no session is asked after that
@@ -393,42 +396,6 @@ def mine_sessions(
         raise
     pool.shutdown(wait=True)
     return _unless_refused(results, refused)
-
-
-class _SentViews:
-    """What the model is sent of each session: its own turns (`resume.own_turns` over the
-    sessions mined together), not what a resumed or forked session copied from one mined
-    with it. A `claude --resume` copies the whole earlier conversation into the new file,
-    and each resume sent it, and paid for it, again: the resumed session of the e2e home
-    (2026-12) rendered 14 items, 605 characters, for the miner, 10 items and 483
-    characters of them copied from the session it resumed, which was mined too. What a
-    copy yields is dropped after mining anyway (learn.pipeline.candidates: the oldest
-    session counts a turn), so leaving it out loses nothing the run counted.
-
-    No note stands where the copies were ("earlier turns were mined with session X"): a
-    chunk after a session's first is sent without the turns before it too, and the
-    miner reads each turn for what it says on its own; a note would be text the model
-    may quote, which verification then drops as typed by no one.
-
-    Worked out at the first session the cache does not hold (a warm run, all answers
-    kept, pays nothing for it), from the sessions given: one mined alone (the hook's
-    worker) is sent whole, and so is one whose original is not mined with it (outside
-    the run's window, or gone: Claude Code prunes old files), where its copies are the
-    only record and count. An answer is kept under the file's key as every answer is,
-    so `learn plan` finds it; a later run in which the original is gone reuses it,
-    without the copies: words typed in a session that has left the window (by age, or
-    pruned by the client before the resumed one, being older)."""
-
-    def __init__(self, sessions: Sequence[Session]) -> None:
-        self._sessions = sessions
-        self._own: dict[str, Session] | None = None
-        self._lock = threading.Lock()
-
-    def of(self, session: Session) -> Session:
-        with self._lock:
-            if self._own is None:
-                self._own = own_turns(self._sessions)
-        return self._own.get(session.id, session)
 
 
 def _unless_refused(results: list[SessionMineResult], refused: Sequence[KeyRefused]) -> list[SessionMineResult]:

@@ -172,7 +172,10 @@ class _Corpus:
         seen before is its own whole, told by its set of keys alone."""
         first = OwnTurns()
         out: dict[str, _Own] = {}
-        for entry in sorted(self.entries, key=lambda e: oldest_first(e.started_at, e.id)):
+        # Its last activity from the view without turns: a stored entry's is its summary.
+        by_age = sorted(self.entries, key=lambda e: oldest_first(
+            e.started_at, e.bare().last_activity, e.id))
+        for entry in by_age:
             if entry.light and first.unseen(entry.keys.resume):
                 out[entry.id] = _Own(entry, None, entry.keys)
                 continue

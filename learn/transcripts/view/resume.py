@@ -54,14 +54,26 @@ def own_turns(sessions: Sequence[Session],
     """
     first = OwnTurns()
     out: dict[str, Session] = {}
-    for session in sorted(sessions, key=lambda s: oldest_first(s.started_at, s.id)):
+    order = sorted(sessions, key=lambda s: oldest_first(s.started_at, s.last_activity, s.id))
+    for session in order:
         out[session.id] = first.add(session, [keys(turn) for turn in session.human_turns])
     return out
 
 
-def oldest_first(started_at: datetime | None, session_id: str) -> tuple[datetime, str]:
-    """The order sessions are given to `OwnTurns` in (a session not dated goes last)."""
-    return started_at or datetime.max.replace(tzinfo=UTC), session_id
+def oldest_first(started_at: datetime | None, last_activity: datetime | None,
+                 session_id: str) -> tuple[datetime, datetime, str]:
+    """The order sessions are given to `OwnTurns` in (a session not dated goes last).
+
+    A resume copies the earlier entries with their times, so the resumed session
+    usually starts at the very moment the one it resumed did. Told apart by id, the
+    resumed one came first for about half of all id pairs, and kept the turns typed
+    before the resume: `learn show` marked the original's own turns "copied", and the
+    miner sent them with the resumed session. Of two sessions starting together, the
+    one that went on later is the resumed one: a resume writes past everything it
+    copied (the copies name their own session's id too, `sessionId`, but the view does
+    not keep it per entry). The id decides only what is still tied."""
+    never = datetime.max.replace(tzinfo=UTC)
+    return started_at or never, last_activity or never, session_id
 
 
 class OwnTurns:
