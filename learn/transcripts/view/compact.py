@@ -109,7 +109,8 @@ from learn.transcripts.view.model import (
 # v25: such a comment copied without the page's end no longer runs to the message's end:
 #     the person's paragraphs at its foot (their voice, nothing of the comment's shape) stay.
 # v26: Gemini CLI: a tool call stopped while it ran (Esc) is an interrupt, not a decline
-#     (gemini.lower._stopped); a VS Code Copilot prompt is its <userRequest> (copilot).
+#     (gemini.lower._stopped); a VS Code Copilot prompt is its <userRequest> (copilot); a
+#     Codex custom prompt's turn names its command (prompt_bodies.prompt_body).
 VIEW_VERSION: Final = 26
 INPUT_KEYS: Final = ("command", "cmd")
 

@@ -18,12 +18,29 @@ the first use as the tenth:
 - `<meta>` headers (cc-sdd / Kiro-style prompts): `<meta>` with `description:`,
   `argument-hint: <feature-name:$1>` and `arguments:` opens the body; the values
   filled into the hint and the arguments are the person's, the rest is the body.
+
+A body also says which command it is (`prompt_body(...).command`). Codex writes only
+the expanded body into the session: the prompt's frontmatter is stripped before
+expansion (codex-rs `custom_prompts.parse_frontmatter`, `prompt_args.expand_custom_prompt`)
+and nothing in the rollout names `/prompts:speckit.clarify` (0.104). So
+the turn showed the person's arguments with no command, and a command run with none
+showed nothing. Spec-kit's bodies name themselves in one of three ways (its releases
+of late 2025 to 2026, installed as Codex prompts in public projects):
+
+- the sentence "The text the user typed after `/speckit.specify`" (specify);
+- the keys of its own extension hooks, `hooks.before_clarify` / `hooks.after_clarify`
+  (the core commands, from the releases that added extensions);
+- before those, nothing but its own steps: the one line each core command has and no
+  other does (`_SPEC_KIT_SIGNATURES`).
+
+A body that names none of these (another tool's, a renamed copy) is still cut, unnamed.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Final
+from collections.abc import Sequence
+from typing import Final, NamedTuple
 
 from learn.lazy import lazy_pattern
 
@@ -48,13 +65,26 @@ _ARGUMENT_LINE: Final = lazy_pattern(r"^[ \t]+[\w-]+[ \t]*:[ \t]*(?P<value>\S[^\
 _UNFILLED: Final = lazy_pattern(r"\A\$(?:\d+|[A-Z_]+)\Z")
 
 
+class PromptBody(NamedTuple):
+    said: list[str]  # what the person wrote into the body (possibly nothing)
+    command: str | None  # the command the body is (`/speckit.clarify`), when it says
+
+
 def filled_prompt(text: str) -> list[str] | None:
     """What the person wrote into a spec or custom prompt body recognised by its
     structure (possibly nothing: `[]`), or None when `text` is not such a body."""
+    body = prompt_body(text)
+    return None if body is None else body.said
+
+
+def prompt_body(text: str) -> PromptBody | None:
+    """A spec or custom prompt body recognised by its structure: what the person wrote
+    into it and the command it names itself as; None when `text` is not such a body."""
     if "<meta>" in text:
         meta = _META.match(text)
         if meta is not None:
-            return _meta_values(meta.group("meta"))
+            said = _meta_values(meta.group("meta"))
+            return PromptBody(said, _self_named(text, said))
     if not ("User Input" in text or "User input" in text or "user input" in text
             or "USER INPUT" in text):
         return None  # most turns: one substring test, no regex
@@ -66,7 +96,77 @@ def filled_prompt(text: str) -> list[str] | None:
                   or len(_HEADING.findall(rest_of_body)) >= BODY_MIN_HEADINGS)
     if len(rest_of_body) < BODY_MIN_CHARS or not structured:
         return None
-    return _user_input(text[head.end():])
+    said = _user_input(text[head.end():])
+    return PromptBody(said, _spec_kit_command(rest_of_body, said))
+
+
+# "The text the user typed after `/speckit.specify` in the triggering message": a body
+# saying what was typed after it names itself. Codex's `/prompts:` is how the person
+# reached it, not its name.
+_SELF_NAMED: Final = lazy_pattern(r"\btyped after [`'\"]?/(?:prompts:)?(?P<name>\w[\w.:-]*\w)", re.I)
+# A spec-kit command reads its own extension hooks: `hooks.before_<command>`.
+_OWN_HOOK: Final = lazy_pattern(r"\bhooks\.(?:before|after)_(?P<name>[a-z]+)\b")
+_SPEC_KIT_PREFIX: Final = "/speckit."
+# Spec-kit's core commands, and for each the line only its own body holds, for the
+# releases whose bodies neither say what was typed after them nor read hooks. Asked in
+# this order: an older plan body points at the tasks template, so plan's script is
+# asked first; implement's rules before the tasks template it may name.
+_SPEC_KIT_SIGNATURES: Final = (
+    ("constitution", "You are updating the project constitution"),
+    ("specify", "create-new-feature"),
+    ("plan", "setup-plan"),
+    ("clarify", "Detect and reduce ambiguity"),
+    ("analyze", "STRICTLY READ-ONLY"),
+    ("checklist", "Unit Tests for English"),
+    ("taskstoissues", "GitHub MCP server to create"),
+    ("implement", "Implementation execution rules"),
+    ("tasks", "tasks-template"),
+)
+_SPEC_KIT_COMMANDS: Final = frozenset(name for name, _ in _SPEC_KIT_SIGNATURES)
+
+
+def _self_named(text: str, said: Sequence[str] = ()) -> str | None:
+    if "typed after" not in text.lower():
+        return None
+    typed = _spans(text, said)
+    named = next((m for m in _SELF_NAMED.finditer(text) if not _within(m.span(), typed)), None)
+    return None if named is None else "/" + named.group("name")
+
+
+def _spec_kit_command(body: str, said: Sequence[str]) -> str | None:
+    """The command a spec-kit body is, from its own words: never from what the person
+    wrote into it (their "the setup-plan script fails" in a clarify is not plan), which
+    the body can hold more than once (`Context for prioritization: $ARGUMENTS`)."""
+    named = _self_named(body, said)
+    if named is not None:
+        return named
+    typed = _spans(body, said)
+    if "hooks." in body:
+        for hook in _OWN_HOOK.finditer(body):
+            if hook.group("name") in _SPEC_KIT_COMMANDS and not _within(hook.span(), typed):
+                return _SPEC_KIT_PREFIX + hook.group("name")
+    for name, line in _SPEC_KIT_SIGNATURES:
+        at = body.find(line)
+        while at >= 0:
+            if not _within((at, at + len(line)), typed):
+                return _SPEC_KIT_PREFIX + name
+            at = body.find(line, at + 1)
+    return None
+
+
+def _spans(text: str, values: Sequence[str]) -> list[tuple[int, int]]:
+    """Where each of `values` stands in `text`, every time."""
+    out: list[tuple[int, int]] = []
+    for value in values:
+        at = text.find(value) if value else -1
+        while at >= 0:
+            out.append((at, at + len(value)))
+            at = text.find(value, at + 1)
+    return out
+
+
+def _within(span: tuple[int, int], spans: Sequence[tuple[int, int]]) -> bool:
+    return any(a <= span[0] and span[1] <= b for a, b in spans)
 
 
 def _user_input(section: str) -> list[str]:

@@ -27,7 +27,7 @@ from learn.lazy import lazy_pattern
 from learn.textfold import fold
 from learn.transcripts.claude.builtin_commands import plain_command_record
 from learn.transcripts.view.exclusions import strip_reminders, text_exclusion
-from learn.transcripts.view.prompt_bodies import filled_prompt
+from learn.transcripts.view.prompt_bodies import prompt_body
 from learn.transcripts.view.relayed import strip_relayed
 from learn.transcripts.view.replay import (
     is_replayed_turn,
@@ -145,14 +145,20 @@ def _finish(
     command: str | None,
 ) -> Typed:
     if fingerprints and is_replayed_turn(text, fingerprints):
+        if command is None:
+            # A Codex or OpenCode prompt's body is the whole message, nothing naming
+            # the command: the body names it (prompt_bodies), its file on disk or not.
+            body = prompt_body(text)
+            command = None if body is None else body.command
         parts = unreplayed_parts(text, fingerprints)
         text = "\n".join(_ARGUMENTS_LABEL_RE.sub("", p, count=1) for p in parts)
         reasons.append("replayed-command")
     else:
         # A spec or custom prompt body whose file is not on disk: known by its shape.
-        filled = filled_prompt(text)
-        if filled is not None:
-            text = "\n".join(filled)
+        body = prompt_body(text)
+        if body is not None:
+            text = "\n".join(body.said)
+            command = command or body.command
             reasons.append("prompt-body")
     pasted = strip_pasted_output(text, assistant_texts)
     if pasted != text:
