@@ -12,20 +12,15 @@ learn.report.proposal_lines.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from learn.records.proposal import Funnel, Proposal, RunResult, nothing_typed
-from learn.report.outcomes import in_place_line, outcome_lines
+from learn.report.outcomes import outcome_lines
 from learn.report.proposal_lines import RULE_CHARS, agent_name, item_lines
 from learn.report.words import day, flatten, plural
 from learn.visible import code_span, inert_json, visible
-
-if TYPE_CHECKING:
-    from learn.report.agent_targets import AgentsInUse
 
 LEARN_DIGEST_MARKER = "[learn-digest]"
 
@@ -295,7 +290,7 @@ def _digest_markdown(result: RunResult) -> str:
             continue
         lines.extend(["", f"## {title}", ""])
         for p in items:
-            lines.extend(proposal_item(p, result, agents))
+            lines.extend(item_lines(p, result, agents))
     if declined:
         lines.extend(["", *_declined_lines(declined)])
     lines.extend(outcome_lines(result))
@@ -307,21 +302,6 @@ def _digest_markdown(result: RunResult) -> str:
     if result.extra.get("demo"):
         lines.extend(["", DEMO_NEXT])
     return "\n".join(lines) + "\n"
-
-
-def proposal_item(p: Proposal, result: RunResult, agents: AgentsInUse) -> list[str]:
-    """One proposal's lines; for one whose rule is already in place and measured, what the
-    rule's outcome says (learn.report.outcomes.in_place_line) in place of coverage's
-    "already written ... so that rule is not working", which said so without the rule's
-    date: beside "Did the rules work?: 0 sessions since" for a line first found after
-    every quote, and beside an applied rule `learn apply` does not write again."""
-    line = in_place_line(p, result)
-    if line is None:
-        return item_lines(p, result, agents)
-    # The proposal as coverage found nothing: item_lines then says nothing of the written
-    # line (neither "already written" nor "written for another agent"), the outcome does.
-    found_nothing = dataclasses.replace(p, status="new", existing_rule=None)
-    return [*item_lines(found_nothing, result, agents), f"  - {line}"]
 
 
 def command_lines(result: RunResult) -> list[str]:

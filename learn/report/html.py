@@ -23,6 +23,7 @@ from learn.report.digest import (
     funnel_sentence,
     is_proposed,
 )
+from learn.report.outcomes import applied_here, in_place_line
 from learn.report.outcomes_html import CSS as OUTCOME_CSS
 from learn.report.outcomes_html import JS as OUTCOME_JS
 from learn.report.outcomes_html import outcome_data, outcome_html
@@ -136,6 +137,10 @@ def _text(text: str) -> str:
 
 def _card(p: Proposal, result: RunResult) -> str:
     v = p.verdict
+    # As the digest says it (learn.report.proposal_lines.item_lines): a rule in place and
+    # measured is said as its outcome says it, and an applied one is no proposal.
+    in_place = in_place_line(p, result)
+    applied = in_place is not None and applied_here(result, p.key)
     parts = [f'<section class="card{"" if is_proposed(p) else " declined"}" id="{_text(p.key)}">',
              f"<h3>{_text(p.label)}</h3>",
              f'<div class="key">{_text(p.key)} · {_text(p.status)}</div>',
@@ -143,29 +148,31 @@ def _card(p: Proposal, result: RunResult) -> str:
     where = project_line(p)
     if where:  # which project the rule belongs to (markdown backticks dropped)
         parts.append(f'<p class="meta">{_text(where.replace("`", ""))}</p>')
-    if v is not None:
+    if v is not None and not applied:
         verb = "Proposed rule" if v.accepted else "Judged not worth a rule"
         parts.append(f'<div class="rule"><b>{verb}</b> ({_text(v.scope)} scope, '
                      f"{_text(v.category or 'uncategorised')}, confidence {v.confidence:.2f}): "
                      f"{_text(flatten(v.summary))}"
                      + (f"<br><small>{_text(flatten(v.rationale))}</small>" if v.rationale else "")
                      + "</div>")
-    elif p.worded:
+    elif p.worded and not applied:
         parts.append(f'<div class="rule"><b>Proposed rule</b> (worded from your quote; no model '
                      f"judged it): {_text(flatten(p.worded))}</div>")
     from learn.reduce.surfaces import is_memory_file
     from learn.report.agent_targets import written_elsewhere
-    from learn.report.proposal_lines import agent_name, names_list
+    from learn.report.proposal_lines import UNMEASURED, agent_name, names_list
 
-    if p.status == "restated" and p.existing_rule and is_memory_file(p.existing_rule_file):
+    if in_place is not None:  # its backticks dropped, as project_line's above
+        parts.append(f'<div class="restated">{_text(in_place.replace("`", ""))}</div>')
+    elif p.status == "restated" and p.existing_rule and is_memory_file(p.existing_rule_file):
         parts.append(f'<div class="restated"><b>Promote from memory to CLAUDE.md</b>: your '
                      f"agent's memory (<code>{_text(p.existing_rule_file or '')}</code>) says "
-                     f"“{_text(flatten(p.existing_rule))}” — and you still had to say it.</div>")
+                     f"“{_text(flatten(p.existing_rule))}” — machine-local, and loaded only "
+                     "in part.</div>")
     elif p.status == "restated" and p.existing_rule:
         where = f" in <code>{_text(p.existing_rule_file)}</code>" if p.existing_rule_file else ""
         parts.append(f'<div class="restated">Already written{where}: '
-                     f"“{_text(flatten(p.existing_rule))}” — and still said again: "
-                     "rewrite that line rather than adding another.</div>")
+                     f"“{_text(flatten(p.existing_rule))}” — {_text(UNMEASURED)}.</div>")
     elif p.status == "has-skill" and p.existing_rule:
         parts.append(f'<div class="restated">Covered by the <code>{_text(p.existing_rule)}'
                      "</code> skill: sharpen its description.</div>")

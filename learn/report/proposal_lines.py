@@ -17,6 +17,7 @@ from learn.projects import quote_projects
 from learn.records.proposal import Proposal, Quote, RunResult
 from learn.reduce.file_readers import file_readers
 from learn.reduce.pathscope import scoped_safely
+from learn.report.outcomes import applied_here, in_place_line, shown_here
 from learn.report.words import day, flatten, plural
 from learn.textfold import fold
 from learn.visible import code_span, visible
@@ -39,11 +40,27 @@ def sessions_read(result: RunResult) -> int:
     return read or u.sessions_seen
 
 
+def sessions_in_scope(result: RunResult) -> int:
+    """The N of "said in 2 of your last N sessions": the counted sessions of the project the
+    result is shown for, else all of them (`sessions_read`). A project's digest shows the
+    newest run that read it, maybe one over every project: it said "2 of your last 5" where
+    the project had 4 (the fifth started in the home folder). The run's counts per project
+    (`extra["counted_per_project"]`, each session's project as discovery decided it) are
+    scoped by learn.report.outcomes.shown_here, as the rules and checks shown are; a session
+    of no project is no project's. A run stored before them keeps its total."""
+    per = result.extra.get("counted_per_project")
+    if not isinstance(result.extra.get("project"), str) or not isinstance(per, dict):
+        return sessions_read(result)
+    here = shown_here(result)
+    return sum(n for project, n in per.items()
+               if isinstance(project, str) and project and isinstance(n, int) and here(project))
+
+
 VERBS = {"directive": "said", "fix": "seen", "request": "asked for"}
 
 
 def evidence_line(p: Proposal, result: RunResult) -> str:
-    total = sessions_read(result)
+    total = sessions_in_scope(result)
     verb = VERBS.get(p.kind, "said")
     if p.people is not None:  # a team run: who-count and session-count, names only if chosen
         said = f"{verb} by {plural(p.people, 'person', 'people')} in {plural(p.sessions, 'session')}"
@@ -89,6 +106,13 @@ def _quote(text: str, kind: str) -> str:
     return flat if kind == "fix" else f'"{flat}"'
 
 
+# A rule coverage found written, with no outcome measured for it (a run stored before
+# outcomes, a rule no run dated): whether it was said again since it was in place is not
+# known, and that alone says "not working" (learn.report.outcomes.said_again).
+UNMEASURED = ("not measured against the sessions since it was in place: if you said it "
+              "after it was written, rewrite it rather than adding another")
+
+
 # A run shows a decided proposal again only when it was said again since (or --all;
 # a declined one when its sessions doubled): say what was decided.
 EARLIER = {
@@ -100,8 +124,16 @@ EARLIER = {
 
 
 def item_lines(p: Proposal, result: RunResult, agents: AgentsInUse | None = None) -> list[str]:
-    """`agents`: the agents in use, shared by the digest's items (surface_line)."""
-    v = p.verdict
+    """`agents`: the agents in use, shared by the digest's items (surface_line).
+
+    A rule already in place and measured (restated, or applied by learn) is said as its
+    outcome says it (learn.report.outcomes.in_place_line), in place of coverage's lines:
+    coverage said "not working" without the rule's date, beside "Did the rules work?: 0
+    sessions since" for a line first found after every quote. An applied one gets no
+    "proposed rule" line, nor where `learn apply` would write it: apply does not write an
+    applied rule again ("nothing to apply"), and the in-place line says what to do."""
+    in_place = in_place_line(p, result)
+    applied = in_place is not None and applied_here(result, p.key)
     if p.kind == "fix" and p.command:
         head = f"- {code_span(flatten(p.command, 120))} — {_quote(p.text, p.kind)}"
     else:
@@ -111,7 +143,7 @@ def item_lines(p: Proposal, result: RunResult, agents: AgentsInUse | None = None
     state = (result.extra.get("states") or {}).get(p.key)
     if result.extra.get("view") == "all" and state:
         lines.append(f"  - state: {state}")
-    elif state in EARLIER:
+    elif state in EARLIER and not applied:  # the in-place line says whether it works
         lines.append(f"  - {EARLIER[state]}")
     if p.error_excerpt:
         lines.append(f"  - error: {code_span(flatten(p.error_excerpt, 200))}")
@@ -131,12 +163,13 @@ def item_lines(p: Proposal, result: RunResult, agents: AgentsInUse | None = None
                      + (f" ({', '.join(when)})" if when else ""))
     if len(others) > 2:
         lines.append(f"  - and {plural(len(others) - 2, 'more quote')}")
-    if v is not None:
+    v = p.verdict
+    if v is not None and not applied:
         what = "proposed command" if p.kind == "request" or p.surface == "command" else \
             "proposed rule"
         lines.append(f"  - {what} ({v.scope} scope, {_category(v.category)}, "
                      f"confidence {_confidence(v.confidence):.2f}): {flatten(v.summary)}")
-    elif p.worded:
+    elif p.worded and not applied:
         lines.append(f"  - proposed rule (worded from your quote, no model judged it): "
                      f"{flatten(p.worded)}")
     if p.command_body:
@@ -147,18 +180,20 @@ def item_lines(p: Proposal, result: RunResult, agents: AgentsInUse | None = None
         long = body_too_long(p.command_body)
         lines.append(f"  - the command's instruction: {flatten(p.command_body, 300)}"
                      + (f" ({long})" if long is not None else ""))
-    if p.surface:
+    if p.surface and not applied:
         lines.append(f"  - {surface_line(p, agents)}")
     where = project_line(p)
     if where:
         lines.append(f"  - {where}")
     elif p.rationale:
         lines.append(f"  - why it may be durable: {flatten(p.rationale, 200)}")
-    if p.status == "restated" and p.existing_rule and _memory(p):
+    if in_place is not None:
+        lines.append(f"  - {in_place}")
+    elif p.status == "restated" and p.existing_rule and _memory(p):
         lines.append(f'  - promote from memory to CLAUDE.md: your agent\'s memory '
                      f'({code_span(p.existing_rule_file or "")}) already says "{flatten(p.existing_rule, RULE_CHARS)}"'
-                     " — machine-local, loaded only in part, and you still had to say it: "
-                     "`learn apply` writes it as a rule (the memory file is left alone)")
+                     " — machine-local and loaded only in part: `learn apply` writes it as a "
+                     "rule (the memory file is left alone)")
     elif p.status == "contradicts" and p.existing_rule:
         where = f" in {code_span(p.existing_rule_file)}" if p.existing_rule_file else ""
         newest = p.quotes[0] if p.quotes else None
@@ -175,8 +210,7 @@ def item_lines(p: Proposal, result: RunResult, agents: AgentsInUse | None = None
     elif p.status == "restated" and p.existing_rule:
         where = f" in {code_span(p.existing_rule_file)}" if p.existing_rule_file else ""
         lines.append(f'  - already written{where}: "{flatten(p.existing_rule, RULE_CHARS)}" '
-                     "— and you still had to say it, so that rule is not working: "
-                     "rewrite it rather than adding another")
+                     f"— {UNMEASURED}")
     elif (missing := _written_elsewhere(p)) and p.existing_rule:
         readers = names_list(sorted(agent_name(a) for a in file_readers(p.existing_rule_file or "")))
         said = names_list([agent_name(a) for a in missing])
