@@ -9,8 +9,9 @@ result, so data flows one way:
                                    -> outcomes of rules in place -> record run          -> RunResult
 
 stored.py is what judge.py writes to the store besides the run's result (the
-scan, the labels given; what an earlier run stored, read back); warm.py answers
-a run with nothing new from the store.
+scan, the labels given; what an earlier run stored, read back); coverage_scope.py
+keeps a point's coverage to the rule files that load where it was said; warm.py
+answers a run with nothing new from the store.
 types.py holds what every stage shares: RunOptions, the Trace the evals read,
 the stage Clock. Each stage is a library call; this package only wires them and
 keeps the books (timings, usage, failures).

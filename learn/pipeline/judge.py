@@ -26,16 +26,10 @@ from learn.reduce.stage import ReduceOutcome, reduce_failures
 from learn.transcripts.ids import PROVIDERS
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from learn.embed.base import Embedder
     from learn.models.meter import UsageMeter
-    from learn.records.proposal import Proposal
-    from learn.reduce.protocols import AnswerMemory
-    from learn.reduce.rules import RuleCorpus
     from learn.store import Store
     from learn.store.run_usage import RunningUsage
-    from learn.transcripts.files.discover import SessionFile
     from learn.transcripts.view.model import Session
 
 
@@ -69,9 +63,10 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
             first_run = store.runs.results_before(run_id) == 0
             record_scan(store, read.sessions, session_cands, read.digests)
             # Counted (and named, measured) without the copies of what an earlier run
-            # counted in a session this one did not read; the scan keeps them.
+            # counted in a session this one did not read; the scan keeps them. And the
+            # store's copies of what this run counted, left out of the counts it keeps.
             sessions_read = {f.session_id for f in read.files}
-            session_cands = _said_once(store, session_cands, sessions_read)
+            session_cands, copies = _said_once(store, session_cands, sessions_read)
         embedder: Embedder = CachedEmbedder(get_embedder(prefer=options.embedder), store)
         if progress:
             progress("name", 0, 1)
@@ -118,7 +113,7 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
             record_run(store, result, run_id=run_id, project=project,
                        remember_shown=outcome.may_write_state,
                        sessions_read=sessions_read,
-                       counted=(*outcome.held_back, *outcome.cut))
+                       counted=(*outcome.held_back, *outcome.cut), copies=copies)
             clean = not (result.failures or result.failed_stages or result.coverage_failed
                          or result.usage.sessions_failed or mined.incomplete)
             warm.remember(options, store, run_id=run_id, state_before=state_before, result=result,
@@ -129,16 +124,19 @@ def judge_and_store(options: RunOptions, config: Config, read: Read, mined: Mine
     return result
 
 
-def _said_once(store: Store, session_cands: Sequence[SessionCandidates],
-               sessions_read: set[str]) -> list[SessionCandidates]:
-    """A message pasted into sessions side by side is one saying across runs too: the
-    run's candidates that copy a saying the store's proposals keep from a session this
-    run did not read (which record_run adds to this run's counts) are that saying
-    (learn.reduce.counting.without_copies)."""
-    from learn.reduce.counting import earlier_sayings, without_copies
+def _said_once(store: Store, session_cands: Sequence[SessionCandidates], sessions_read: set[str]
+               ) -> tuple[list[SessionCandidates], set[tuple[str, str]]]:
+    """A message pasted into sessions side by side is one saying across runs too, in
+    either order: the run's candidates that copy a saying the store's proposals keep from
+    a session this run did not read (which record_run adds to this run's counts) are that
+    saying (learn.reduce.counting.without_copies); and the stored quotes, of sessions this
+    run did not read, that copy a saying of this run (`copies_of_this_run`), which
+    record_run must not add to it, as (session id, quote text)."""
+    from learn.reduce.counting import copies_of_this_run, earlier_sayings, without_copies
 
-    points = (row.proposal for row in store.proposals.rows())
-    return without_copies(session_cands, earlier_sayings(points, sessions_read))
+    earlier = earlier_sayings((row.proposal for row in store.proposals.rows()), sessions_read)
+    return (without_copies(session_cands, earlier),
+            copies_of_this_run(session_cands, earlier))
 
 
 def _rename_fallbacks(store: Store, project: str | None, outcome: ReduceOutcome) -> None:
@@ -157,6 +155,7 @@ def _rename_fallbacks(store: Store, project: str | None, outcome: ReduceOutcome)
 def _reduce(store: Store, project: str | None, options: RunOptions, config: Config, read: Read,
             session_cands: Sequence[SessionCandidates], embedder: Embedder,
             meter: UsageMeter | None) -> ReduceOutcome:
+    from learn.pipeline.coverage_scope import covered_where_said, merged, rule_corpora
     from learn.redaction.redact import redact
     from learn.reduce.counting import CountConfig
     from learn.reduce.stage import reduce_sessions
@@ -172,7 +171,7 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
 
     sessions = read.sessions
     version = name_prompt_version()
-    corpora = _rule_corpora(read.files, options)
+    corpora = rule_corpora(read.files, options)
     outcome = reduce_sessions(
         session_cands,
         embedder=embedder,
@@ -182,7 +181,7 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
         labelled=named_labels(store),
         verdicts=StoreVerdictMemory(store, embedder.name),
         shown_state=StoreShownState(store, project),
-        corpus=_merged(corpora),
+        corpus=merged(corpora),
         config=CountConfig(
             min_sessions={
                 "directive": config.thresholds.directive,
@@ -206,7 +205,7 @@ def _reduce(store: Store, project: str | None, options: RunOptions, config: Conf
         context=TranscriptContext({s.id: s.path for s in sessions if s.path}, redact=redact,
                                   projects={s.id: s.project for s in sessions if s.project}),
     )
-    return _covered_where_said(outcome, corpora, backend=meter,
+    return covered_where_said(outcome, corpora, backend=meter,
                                model=config.models.for_step("coverage"), embedder=embedder,
                                answers=StoreAnswerMemory(store))
 
@@ -295,66 +294,6 @@ def _nothing_typed(read: Read, mined: Mined) -> dict[str, int]:
     nothing = mined.nothing_sent()
     repeated = sum(1 for sid in nothing if sid in read.only_repeated)
     return {"repeated": repeated, "none": len(nothing) - repeated + len(read.empty)}
-
-
-def _rule_corpora(files: Sequence[SessionFile],
-                  options: RunOptions) -> dict[Path | None, RuleCorpus]:
-    """The rules and skills that load in each project read, by its folder (learn.reduce.
-    rules: its own files along its tree, and the person's own in every project)."""
-    from learn.projects import as_folder
-    from learn.reduce.rules import collect_rules
-
-    if not options.all_projects:
-        return {options.project_dir(): collect_rules(options.project_dir())}
-    folders = sorted({folder for f in files if f.project_id
-                      and (folder := as_folder(f.project_id)) is not None})
-    return {p: collect_rules(p) for p in folders} or {None: collect_rules(None)}
-
-
-def _merged(corpora: dict[Path | None, RuleCorpus]) -> RuleCorpus:
-    from learn.reduce.rules import RuleCorpus
-
-    return next(iter(corpora.values())) if len(corpora) == 1 else \
-        RuleCorpus.merge(list(corpora.values()))
-
-
-def _covered_where_said(outcome: ReduceOutcome, corpora: dict[Path | None, RuleCorpus], *,
-                        backend: UsageMeter | None, model: str, embedder: Embedder,
-                        answers: AnswerMemory) -> ReduceOutcome:
-    """Each point covered only by a file that loads where it was said (learn.report.
-    targets.loads_in): coverage asks once over every project's rules, and a notes-api
-    point was called restated by shopfront's CLAUDE.md, which notes-api never loads;
-    `learn apply --project notes-api` then rewrote shopfront's line (e2e audit, 2026-12).
-    A point so freed is asked again against its own projects' rules alone."""
-    from learn.projects import as_folder, quote_projects
-    from learn.reduce.coverage import check_coverage
-    from learn.reduce.rules import collect_rules
-    from learn.report.targets import loads_in, placed_quotes
-
-    if len(corpora) < 2:
-        return outcome  # one project's rules: every file of them loads there
-
-    def said_in(p: Proposal) -> tuple[Path | None, ...]:
-        return tuple(sorted({f for x in quote_projects(placed_quotes(p))
-                             if (f := as_folder(x)) is not None})) or (None,)
-
-    freed: dict[tuple[Path | None, ...], dict[int, Proposal]] = {}
-    for i, p in enumerate(outcome.proposals):
-        file = p.existing_rule_file
-        if p.status != "new" and file and not any(loads_in(file, f) for f in said_in(p)):
-            freed.setdefault(said_in(p), {})[i] = dataclasses.replace(
-                p, status="new", existing_rule=None, existing_rule_file=None)
-    proposals, result = list(outcome.proposals), outcome
-    for folders, points in freed.items():
-        corpus = _merged({f: corpora.get(f) or collect_rules(f) for f in folders})
-        cov = check_coverage(list(points.values()), corpus, backend=backend, model=model,
-                             embedder=embedder, answers=answers)
-        for i, p in zip(points, cov.proposals, strict=True):
-            proposals[i] = p
-        result = dataclasses.replace(result, usage=result.usage + cov.usage,
-                                     failures=(*result.failures, *cov.failures),
-                                     coverage_failed=result.coverage_failed or cov.failed)
-    return dataclasses.replace(result, proposals=tuple(proposals))
 
 
 def _path_scoped(proposals: Sequence[Any], sessions: Sequence[Session]) -> list[Any]:

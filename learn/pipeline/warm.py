@@ -120,7 +120,7 @@ def inputs_key(options: RunOptions, config: str, backend: str,
 
 def _read_also(options: RunOptions, files: Sequence[SessionFile]) -> list[Path]:
     """The other files a run reads: command and skill templates (`read._templates`),
-    rule files and skills (`judge._rule_corpora`)."""
+    rule files and skills (`coverage_scope.rule_corpora`)."""
     from learn.projects import as_folder
     from learn.reduce.rules import rule_sources
     from learn.transcripts.view.replay_files import template_paths

@@ -11,7 +11,8 @@ said landed there: one message pasted into two or three sessions side by side
 (to compare the agents' answers) is one saying (`one_saying`), as a resumed
 session's copied turns are (learn.pipeline.candidates drops those before counting).
 That holds across runs: a copy a run read of a saying an earlier run counted, in a
-session the run did not read, is that saying (`without_copies`).
+session the run did not read, is that saying (`without_copies`), and a copy an earlier
+run counted of a saying this run read is this run's saying (`copies_of_this_run`).
 """
 
 from __future__ import annotations
@@ -93,21 +94,27 @@ def one_saying(occs: Sequence[Occurrence], *,
     `earlier` are sayings counted before (`earlier_sayings`): each may be the first
     saying of a copy in `occs`, and none is returned."""
     every = [*earlier, *occs]
+    copies = _first_sayings(every)
+    return [o for i, o in enumerate(every) if i >= len(earlier) and i not in copies]
+
+
+def _first_sayings(every: Sequence[Occurrence]) -> dict[int, int]:
+    """Each copy in `every` (by index) -> the first saying it copies (`one_saying`)."""
     timed: dict[str, list[tuple[float, str, int]]] = {}
     for i, o in enumerate(every):
         when = parse_iso(o.candidate.at) if o.candidate.kind in _SAID else None
         if when is not None:
             timed.setdefault(fold(o.candidate.text), []).append(
                 (when.timestamp(), o.session.session_id, i))
-    copies: set[int] = set()
+    copies: dict[int, int] = {}
     for same in timed.values():
-        first_at, first_in = float("-inf"), ""
+        first_at, first_in, first = float("-inf"), "", -1
         for at, session, i in sorted(same):
             if at - first_at > FANOUT_SECONDS:
-                first_at, first_in = at, session
+                first_at, first_in, first = at, session, i
             elif session != first_in:
-                copies.add(i)
-    return [o for i, o in enumerate(every) if i >= len(earlier) and i not in copies]
+                copies[i] = first
+    return copies
 
 
 def earlier_sayings(points: Iterable[Proposal],
@@ -146,6 +153,22 @@ def without_copies(sessions: Sequence[SessionCandidates],
         own = tuple(o.candidate for o in islice(flat, len(s.candidates)) if id(o) in kept)
         out.append(s if len(own) == len(s.candidates) else replace(s, candidates=own))
     return out
+
+
+def copies_of_this_run(sessions: Sequence[SessionCandidates],
+                       earlier: Sequence[Occurrence]) -> set[tuple[str, str]]:
+    """The sayings in `earlier` (`earlier_sayings`) that are copies (`one_saying`) of a
+    saying in `sessions`, as (session id, quote text): what learn.store.proposals.widest
+    must not add to this run's count. The other order of `without_copies`: run 1 read
+    only the copy (typed 24 s after the first saying), run 2 only the first (the copy's
+    session fell out of its window), and the store added the copy's quote to run 2's
+    count of the first, a message pasted into two sessions counted as said in two
+    (tests/test_fanout_reverse.py)."""
+    occs = occurrences(sessions, [""] * sum(len(s.candidates) for s in sessions))
+    every = [*earlier, *occs]
+    return {(every[i].session.session_id, every[i].candidate.text)
+            for i, first in _first_sayings(every).items()
+            if i < len(earlier) <= first}
 
 
 def _iso_key(value: str | None) -> str:

@@ -240,6 +240,35 @@ def _quotes(hits: Sequence[Said]) -> tuple[Quote, ...]:
 _LOADED = LoadCall(True, "assumed")
 
 
+def _loads_in_its_project() -> Callable[[InPlace], bool]:
+    """Whether a rule's file loads in the project it is recorded for: one of the files
+    learn.reduce.rules.rule_sources finds there (its own along its tree, the person's
+    own), as learn.report.targets.loads_in decides. A point said in notes-api and in
+    shopfront, covered by shopfront's CLAUDE.md, is recorded as written in both
+    (learn.reduce.in_place.record_written), and notes-api's "Did the rules work?"
+    listed shopfront's line, which its agent never reads. A project or file not on this
+    disk cannot be shown not to load: measured as before."""
+    import os
+    from pathlib import Path
+
+    from learn.projects import as_folder, path_key
+    from learn.reduce.rules import rule_sources
+
+    found: dict[str, set[str]] = {}
+
+    def loads(rule: InPlace) -> bool:
+        project = rule.project or ""
+        folder, file = as_folder(project) if project else None, Path(rule.target_file).expanduser()
+        if folder is None or not file.is_file():
+            return True
+        if project not in found:
+            rules, skills = rule_sources(folder)
+            found[project] = {path_key(os.path.realpath(f)) for f, _ in (*rules, *skills)}
+        return path_key(os.path.realpath(file)) in found[project]
+
+    return loads
+
+
 def rule_outcomes(rules: Sequence[InPlace], said: Sequence[Said],
                   session_starts: Mapping[str, str | None], *,
                   proposals: Sequence[Proposal] = (), similar: Similar | None = None,
@@ -253,7 +282,9 @@ def rule_outcomes(rules: Sequence[InPlace], said: Sequence[Said],
     `session_starts` is every session read (id -> start), said or not: the
     sessions where a correction did *not* come back are the evidence a rule holds.
     `similar(anchor_texts, group_texts)` scores meaning (cosine, 0..1). With
-    `session_projects`, a rule of one project counts only that project's sessions.
+    `session_projects`, a rule of one project counts only that project's sessions. A
+    rule recorded for a project its file does not load in is not measured there
+    (`_loads_in_its_project`).
     With `seen` (what each session shows) and `targets` (each rule's file, by key),
     only the sessions that loaded the rule count (learn.reduce.loaded); without,
     every session is taken to have loaded it. With `checks` (learn's check of a
@@ -264,8 +295,10 @@ def rule_outcomes(rules: Sequence[InPlace], said: Sequence[Said],
     for s in said:
         groups.setdefault(s.label, []).append(s)
     newest: dict[str, InPlace] = {}
+    loads = _loads_in_its_project()
     for r in sorted(rules, key=lambda r: r.applied_at):
-        newest[r.key] = r
+        if loads(r):
+            newest[r.key] = r
     out: list[RuleOutcome] = []
     for rule in newest.values():
         labels = _matching_labels(rule, groups, proposals, similar, similarity)

@@ -284,13 +284,16 @@ def named_labels(store: Store) -> Callable[[str, str], str | None]:
 def record_run(store: Store, result: RunResult, *, run_id: int | None = None,
                project: str | None = None, remember_shown: bool = True,
                sessions_read: Collection[str] | None = None,
-               counted: Sequence[Proposal] = ()) -> int:
+               counted: Sequence[Proposal] = (),
+               copies: Collection[tuple[str, str]] = ()) -> int:
     """Finish the run (started now when `run_id` is None) with its result; with
     remember_shown, mark its judged proposals shown. `project` is the run's (None:
     every project): its proposals are pending there until decided. `sessions_read`
     (every session the run read) keeps what earlier runs counted elsewhere;
     `counted` are points the run counted but did not show (held back, cut), whose
-    stored counts are brought up to date (ProposalBook.refresh)."""
+    stored counts are brought up to date (ProposalBook.refresh); `copies` are stored
+    quotes of sessions it did not read that copy a saying it counted
+    (learn.reduce.counting.copies_of_this_run), kept out of its counts."""
     with store.atomic():
         if run_id is None:
             run_id = store.runs.start_run({})
@@ -314,9 +317,9 @@ def record_run(store: Store, result: RunResult, *, run_id: int | None = None,
         store.proposals.record(
             [p for p in result.proposals
              if (p.verdict is not None or result.offline) and p.people is None],
-            run_id=run_id, fallback_project=project, sessions_read=sessions_read)
+            run_id=run_id, fallback_project=project, sessions_read=sessions_read, copies=copies)
         if counted and sessions_read is not None:
-            store.proposals.refresh(counted, sessions_read=sessions_read)
+            store.proposals.refresh(counted, sessions_read=sessions_read, copies=copies)
         store.runs.finish_run(
             run_id, usage=result.usage.to_json(), result=result.to_json(),
             result_full=result_to_full_json(result),

@@ -149,7 +149,29 @@ def load_proposals(since: datetime | None, project: str | None, *,
     from learn.report.outcomes import for_project
 
     # The project asked, when the loader does not name the one it read for.
-    return for_project(dataclasses.replace(result, extra={"project": project, **result.extra}))
+    return _where_loaded(for_project(dataclasses.replace(
+        result, extra={"project": project, **result.extra})))
+
+
+def _where_loaded(result: RunResult) -> RunResult:
+    """`result` without the outcomes of rules whose file does not load in the project
+    they were measured for (learn.report.targets.loads_in), as learn.reduce.outcomes
+    measures them now: a run stored before that measured shopfront's CLAUDE.md line as
+    notes-api's rule (the point was said in both), and notes-api's digest listed it."""
+    from learn.projects import as_folder
+    from learn.report.targets import loads_in
+
+    def here(o: object) -> bool:
+        if not isinstance(o, dict) or not isinstance(o.get("project"), str):
+            return True
+        folder, file = as_folder(o["project"]), Path(str(o.get("file") or "")).expanduser()
+        return folder is None or not file.is_file() or loads_in(file, folder)
+
+    outcomes = result.extra.get("outcomes")
+    if not outcomes:
+        return result
+    return dataclasses.replace(result, extra={**result.extra, "outcomes": [
+        o for o in outcomes if here(o)]})
 
 
 def record_decision(key: str, decision: Decision, text: str, target: str | None, *,

@@ -50,16 +50,19 @@ REOFFER_FACTOR = 2
 
 
 def widest(new: Proposal, stored: Proposal, sessions_read: Collection[str] | None, *,
-           keep: Proposal | None = None) -> Proposal:
+           keep: Proposal | None = None, copies: Collection[tuple[str, str]] = ()) -> Proposal:
     """`new` as this run counted it, with what `stored` (an earlier run's count) said
     of the sessions this run did not read: the newest count over the widest scope.
     `keep` gives the fields other than the evidence (a point not shown this run keeps
-    its stored verdict and wording)."""
+    its stored verdict and wording). `copies`: stored quotes (session id, text) that
+    copy a saying this run counted (a fan-out read in the other order, found by the
+    pipeline: learn.reduce.counting.copies_of_this_run), never added to it."""
     base = keep if keep is not None else new
     if sessions_read is None:
         return dataclasses.replace(base, quotes=new.quotes, sessions=new.sessions,
                                    count=new.count, last_seen=new.last_seen)
-    earlier = tuple(q for q in stored.quotes if q.session_id not in sessions_read)
+    earlier = tuple(q for q in stored.quotes if q.session_id not in sessions_read
+                    and (q.session_id, q.text) not in copies)
     if not earlier:
         return dataclasses.replace(base, quotes=new.quotes, sessions=new.sessions,
                                    count=new.count, last_seen=new.last_seen)
@@ -156,7 +159,8 @@ class ProposalBook:
 
     def record(self, proposals: Sequence[Proposal], *, run_id: int | None,
                fallback_project: str | None, at: str | None = None,
-               sessions_read: Collection[str] | None = None) -> None:
+               sessions_read: Collection[str] | None = None,
+               copies: Collection[tuple[str, str]] = ()) -> None:
         """Remember a run's proposals: new ones pending, known ones refreshed.
 
         A new key holding a point declined under another key (`declined_like`) is
@@ -171,7 +175,7 @@ class ProposalBook:
         With `sessions_read` (every session the run read), a known row keeps what
         earlier runs counted in sessions this run did not read (`widest`): a run
         over one project, or the last week, does not shrink a count a run over
-        every project made.
+        every project made; nor adds the `copies` of what this run counted (`widest`).
         """
         when = at or now_iso()
         declined: dict[str, DeclinedRows] = {}
@@ -212,7 +216,7 @@ class ProposalBook:
                              proposal_json(p), run_id, run_id, when, when, decided_at, decided_n))
                     else:
                         state, decided = str(row[0]), row[1]
-                        now = widest(p, proposal_from_json(row[2]), sessions_read)
+                        now = widest(p, proposal_from_json(row[2]), sessions_read, copies=copies)
                         if state == "superseded" or (
                                 state == "declined" and now.sessions >= reoffer_at(int(decided or 0))):
                             state = "pending"
@@ -241,7 +245,8 @@ class ProposalBook:
             "WHERE project = $3 AND key = $4 AND state = 'pending'",
             (new, at or now_iso(), project, old))
 
-    def refresh(self, points: Sequence[Proposal], *, sessions_read: Collection[str]) -> int:
+    def refresh(self, points: Sequence[Proposal], *, sessions_read: Collection[str],
+                copies: Collection[tuple[str, str]] = ()) -> int:
         """Bring the counts of known rows up to date from points a run counted but did
         not show (held back as shown before, or over the per-kind cap): their state,
         verdict and wording stay; their evidence is the widest any run measured. No
@@ -259,7 +264,7 @@ class ProposalBook:
                     stored = proposal_from_json(text)
                     if mine and not mine & set(projects_of(stored)):
                         continue  # the key said in another project this run did not count
-                    now = widest(p, stored, sessions_read, keep=stored)
+                    now = widest(p, stored, sessions_read, keep=stored, copies=copies)
                     if now.sessions == int(sessions) and now.quotes == stored.quotes:
                         continue
                     conn.execute("UPDATE proposal_states SET sessions = $1, proposal_json = $2 "
