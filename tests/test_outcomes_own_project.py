@@ -5,7 +5,7 @@ tests, and the person said so in shopfront and in notes-api. `learn run --all-pr
 found the point written (shopfront's line covers it there) and recorded that line as a
 rule in place in every project the point was said in, notes-api too. A plain `learn run`
 in notes-api then listed shopfront's line under "Did the rules work?", a file notes-api's
-agent never reads (learn.report.targets.loads_in), so nothing said in notes-api could
+agent never reads (learn.reduce.rules.loads_in), so nothing said in notes-api could
 tell whether it works.
 
 Each case runs the real CLI (`python -m learn`, a temp HOME) against the fake Messages

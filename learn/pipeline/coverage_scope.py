@@ -50,15 +50,15 @@ def merged(corpora: dict[Path | None, RuleCorpus]) -> RuleCorpus:
 def covered_where_said(outcome: ReduceOutcome, corpora: dict[Path | None, RuleCorpus], *,
                        backend: UsageMeter | None, model: str, embedder: Embedder,
                        answers: AnswerMemory) -> ReduceOutcome:
-    """Each point covered only by a file that loads where it was said (learn.report.
-    targets.loads_in): coverage asks once over every project's rules, and a notes-api
+    """Each point covered only by a file that loads where it was said (learn.reduce.
+    rules.loads_in): coverage asks once over every project's rules, and a notes-api
     point was called restated by shopfront's CLAUDE.md, which notes-api never loads;
     `learn apply --project notes-api` then rewrote shopfront's line (e2e audit, 2026-12).
     A point so freed is asked again against its own projects' rules alone."""
     from learn.projects import as_folder, quote_projects
     from learn.reduce.coverage import check_coverage
-    from learn.reduce.rules import collect_rules
-    from learn.report.targets import loads_in, placed_quotes
+    from learn.reduce.rules import collect_rules, loads_in
+    from learn.report.targets import placed_quotes
 
     if len(corpora) < 2:
         return outcome  # one project's rules: every file of them loads there

@@ -269,6 +269,10 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
             # failed they add up to the sessions read (16 read, 13 counted and 3 said
             # nowhere in the real-transcript check).
             "nothing_typed": _nothing_typed(read, mined),
+            # The sessions counted (mined, cached, failed) per project: a project's digest
+            # over a run of every project says "of your last N" of its own sessions
+            # (learn.report.proposal_lines.sessions_in_scope).
+            "counted_per_project": _counted_per_project(read, mined),
             "in_batch": mined.in_batch,
             "skipped": read.skipped,
             # Lines of the sessions read that could not be read (a malformed line is
@@ -284,6 +288,14 @@ def _result(options: RunOptions, read: Read, mined: Mined, cands: Candidates,
             **extra,
         },
     )
+
+
+def _counted_per_project(read: Read, mined: Mined) -> dict[str, int]:
+    """Of the sessions usage counts as read (mined, cached, failed: every result but those
+    with nothing sent), how many each project holds (read.projects, decided at discovery)."""
+    nothing = set(mined.nothing_sent())
+    return dict(Counter(read.projects[sid] for sid in mined.results
+                        if sid not in nothing and sid in read.projects))
 
 
 def _nothing_typed(read: Read, mined: Mined) -> dict[str, int]:

@@ -243,16 +243,15 @@ _LOADED = LoadCall(True, "assumed")
 def _loads_in_its_project() -> Callable[[InPlace], bool]:
     """Whether a rule's file loads in the project it is recorded for: one of the files
     learn.reduce.rules.rule_sources finds there (its own along its tree, the person's
-    own), as learn.report.targets.loads_in decides. A point said in notes-api and in
+    own): learn.reduce.rules.loads_in. A point said in notes-api and in
     shopfront, covered by shopfront's CLAUDE.md, is recorded as written in both
     (learn.reduce.in_place.record_written), and notes-api's "Did the rules work?"
     listed shopfront's line, which its agent never reads. A project or file not on this
     disk cannot be shown not to load: measured as before."""
-    import os
     from pathlib import Path
 
-    from learn.projects import as_folder, path_key
-    from learn.reduce.rules import rule_sources
+    from learn.projects import as_folder
+    from learn.reduce.rules import loaded_files, loads_in
 
     found: dict[str, set[str]] = {}
 
@@ -262,9 +261,8 @@ def _loads_in_its_project() -> Callable[[InPlace], bool]:
         if folder is None or not file.is_file():
             return True
         if project not in found:
-            rules, skills = rule_sources(folder)
-            found[project] = {path_key(os.path.realpath(f)) for f, _ in (*rules, *skills)}
-        return path_key(os.path.realpath(file)) in found[project]
+            found[project] = loaded_files(folder)
+        return loads_in(file, folder, loaded=found[project])
 
     return loads
 

@@ -194,6 +194,33 @@ def rule_sources(project: Path | None, home: Path | None = None
     return files, skill_files(project, home)
 
 
+def loaded_files(folder: Path | None) -> set[str]:
+    """The rule files and skills the agents load in the project at `folder` (None: every
+    project's, a user's own), as comparable keys (real path, `projects.path_key`)."""
+    import os
+
+    from learn.projects import path_key
+
+    rules, skills = rule_sources(folder)
+    return {path_key(os.path.realpath(f)) for f, _ in (*rules, *skills)}
+
+
+def loads_in(file: str | Path, folder: Path | None, *,
+             loaded: set[str] | None = None) -> bool:
+    """Whether the agents load `file` in the project at `folder` (None: in every project,
+    a user's own file such as ~/.claude/CLAUDE.md): one of the files coverage reads there
+    (`rule_sources`). Another project's CLAUDE.md is not: from notes-api, `apply --project
+    notes-api` rewrote shopfront's line, which notes-api's agent never reads, and its
+    "Did the rules work?" measured it (e2e audit, 2026-12). `loaded`: `loaded_files(folder)`
+    when the caller asks of many files."""
+    import os
+
+    from learn.projects import path_key
+
+    found = loaded_files(folder) if loaded is None else loaded
+    return path_key(os.path.realpath(Path(file).expanduser())) in found
+
+
 def collect_rules(project: Path | None, home: Path | None = None) -> RuleCorpus:
     """Read the user's rule files and skills; never raises on a bad file."""
     rules: list[RuleLine] = []

@@ -155,11 +155,11 @@ def load_proposals(since: datetime | None, project: str | None, *,
 
 def _where_loaded(result: RunResult) -> RunResult:
     """`result` without the outcomes of rules whose file does not load in the project
-    they were measured for (learn.report.targets.loads_in), as learn.reduce.outcomes
+    they were measured for (learn.reduce.rules.loads_in), as learn.reduce.outcomes
     measures them now: a run stored before that measured shopfront's CLAUDE.md line as
     notes-api's rule (the point was said in both), and notes-api's digest listed it."""
     from learn.projects import as_folder
-    from learn.report.targets import loads_in
+    from learn.reduce.rules import loads_in
 
     def here(o: object) -> bool:
         if not isinstance(o, dict) or not isinstance(o.get("project"), str):

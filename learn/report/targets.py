@@ -21,7 +21,6 @@ file, `.claude/commands/<name>.md`.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ from learn.records.proposal import Proposal, Quote, Scope
 from learn.reduce import rule_places
 from learn.reduce.agent_files import ALWAYS, codex_doc
 from learn.reduce.pathscope import glob_folder
+from learn.reduce.rules import loads_in
 from learn.report.claimed_line import in_memory, unrelated_line
 from learn.report.confine import may_write
 from learn.report.scoped_files import Claims, scoped_file
@@ -312,19 +312,6 @@ def project_for(p: Proposal, choice: TargetChoice) -> Path:
     if not root.is_dir():
         raise TargetError(f"{p.key} was said in {_not_here(root)}")
     return root
-
-
-def loads_in(file: str | Path, folder: Path | None) -> bool:
-    """Whether the agents load `file` in the project at `folder` (None: in every project,
-    a user's own file such as ~/.claude/CLAUDE.md): one of the rule files and skills
-    learn.reduce.rules.rule_sources finds for it, the ones coverage reads there. Another
-    project's CLAUDE.md is not: from notes-api, `apply --project notes-api` rewrote
-    shopfront's line, which notes-api's agent never reads (e2e audit, 2026-12)."""
-    from learn.reduce.rules import rule_sources
-
-    rules, skills = rule_sources(folder)
-    real = path_key(os.path.realpath(Path(file).expanduser()))
-    return any(path_key(os.path.realpath(f)) == real for f, _ in (*rules, *skills))
 
 
 def _written_for(p: Proposal, choice: TargetChoice) -> Path | None:
