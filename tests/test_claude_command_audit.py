@@ -125,10 +125,13 @@ def test_a_learn_md_linked_out_of_the_commands_folder_is_refused(tmp_path: Path)
     assert bashrc.read_text(encoding="utf-8") == "echo hi\n"
 
 
-def test_the_command_file_is_written_whole_and_private_with_nothing_left_beside_it() -> None:
+def test_the_command_file_is_written_whole_with_nothing_left_beside_it() -> None:
     res = CliRunner().invoke(install, [])
     assert res.exit_code == 0, res.output
     dest = commands_dir() / "learn.md"
     assert dest.read_text(encoding="utf-8") == command_text()
-    assert stat.S_IMODE(dest.stat().st_mode) == 0o600
+    # Made as any new file of the person's is (0666 less the umask), as apply's commands.
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert stat.S_IMODE(dest.stat().st_mode) == 0o666 & ~umask
     assert [p.name for p in commands_dir().iterdir()] == ["learn.md"]

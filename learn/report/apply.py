@@ -41,7 +41,7 @@ from learn.report.agent_formats import agent_file_limit, plan_agent_file
 from learn.report.claimed_line import unrelated_note
 from learn.report.codex_commands import is_skill_policy
 from learn.report.command_plan import plan_command, with_policy
-from learn.report.confine import backups_dir, confine, learns_own, read_regular
+from learn.report.confine import backups_dir, confine, learns_own, read_regular, surface_of
 from learn.report.edits import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -204,6 +204,14 @@ def write_plan(plan: FilePlan, *, backup: bool = True) -> Path | None:
         folder.close()
 
 
+def _private(plan: FilePlan) -> bool:
+    """Whether a new file `plan` makes is made 0600: learn's own, or an agent's settings."""
+    if learns_own(plan.path):
+        return True
+    surface = surface_of(plan.path, tuple(Path(p) for p in plan.projects))
+    return surface is not None and surface.kind == "claude-settings"
+
+
 def _write_in(folder: Folder, plan: FilePlan, *, keep: bool) -> Path | None:
     leaf = plan.path.name
     held = held_now(folder, leaf)
@@ -212,8 +220,9 @@ def _write_in(folder: Folder, plan: FilePlan, *, keep: bool) -> Path | None:
     # A new file of the person's (a CLAUDE.md, a rule file, a command) is made as any new
     # file is, 0666 less the umask (held_folder.replace_in): it was 0600 while the rest of
     # the project was 0644, unreadable by teammates and the tools reading it. learn's own
-    # files (backups, checks) stay 0600.
-    mode: int | None = 0o600 if learns_own(plan.path) else None
+    # files (backups, checks) and a new settings file (whose `env` may come to hold keys)
+    # stay 0600.
+    mode: int | None = 0o600 if _private(plan) else None
     if held is not None:
         # Keep the user's own permissions on a file they already had (it may be a
         # shared, committed CLAUDE.md).
