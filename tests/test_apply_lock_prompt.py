@@ -12,22 +12,17 @@ person runs them."""
 
 from __future__ import annotations
 
-import os
-import pty
-import select
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from _at_prompt import AtPrompt
 from click.testing import CliRunner, Result
 
 from learn.cli import cli
 from learn.guard.files import rules_file
 from learn.records.proposal import Proposal, Quote, Verdict
 
-REPO = Path(__file__).resolve().parents[1]
 SETTINGS = b'{\n  "permissions": {"allow": ["Bash(ls:*)"]},\n  "model": "opus"\n}'
 MINE = b"# shop\n\n- Keep PRs small.\n"
 BUN = "directive:use-bun"
@@ -58,53 +53,6 @@ def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     with FeedbackStore.open(tmp_path / "data" / "learn.db") as store:
         ProposalBook(store).record([bun], run_id=None, fallback_project=str(project))
     return project
-
-
-class AtPrompt:
-    """`learn ARGS` in its own process on a pseudo-terminal, read until it asks."""
-
-    def __init__(self, cwd: Path, *args: str) -> None:
-        self.main, side = pty.openpty()
-        env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS="200")
-        self.proc = subprocess.Popen([sys.executable, "-m", "learn", *args], cwd=cwd, env=env,
-                                     stdin=side, stdout=side, stderr=side)
-        os.close(side)
-        self.out = b""
-
-    def read_until(self, text: bytes, timeout: float = 60) -> None:
-        end = time.monotonic() + timeout
-        while text not in self.out:
-            left = end - time.monotonic()
-            assert left > 0, f"no {text!r} in: {self.out.decode('utf-8', 'replace')}"
-            ready, _, _ = select.select([self.main], [], [], left)
-            if ready:
-                try:
-                    chunk = os.read(self.main, 65536)
-                except OSError:  # the terminal closed with the process
-                    chunk = b""
-                assert chunk, f"ended before {text!r}: {self.out.decode('utf-8', 'replace')}"
-                self.out += chunk
-
-    def answer(self, line: str) -> tuple[int, str]:
-        """`line` typed at the prompt; the exit code and everything it printed."""
-        os.write(self.main, line.encode() + b"\n")
-        while True:
-            try:
-                ready, _, _ = select.select([self.main], [], [], 60)
-                chunk = os.read(self.main, 65536) if ready else b""
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
-            self.out += chunk
-        code = self.proc.wait(60)
-        os.close(self.main)
-        return code, self.out.decode("utf-8", "replace").replace("\r", "")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(60)
 
 
 def run(*args: str) -> Result:

@@ -9,6 +9,12 @@ no longer holds the first) was counted in both: said in 5 sessions where the per
 said it in 4. The fan-out rule now runs over what earlier runs counted and this run's
 sessions together.
 
+The other order too: run 1 read only the copy (b, typed 24 s after a, written before a's
+transcript reached the disk), run 2 only the original (a, worked in for a week) and not
+b, which fell out of its window: b's stored quote was added to run 2's count of a. The
+copies are found over the stored sayings and the run's together and left out of what
+the store keeps (learn.reduce.counting.copies_of_this_run).
+
 The fixtures are written for this test (not copied from any transcript).
 """
 
@@ -17,12 +23,19 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from evals.builder import ClaudeSession, session_id
 from learn.config import load_config
 from learn.pipeline import RunOptions, run_pipeline
 from learn.records.candidate import CandidateKind, MinedCandidate, SessionCandidates
 from learn.records.proposal import Proposal, Quote
-from learn.reduce.counting import FANOUT_SECONDS, earlier_sayings, without_copies
+from learn.reduce.counting import (
+    FANOUT_SECONDS,
+    copies_of_this_run,
+    earlier_sayings,
+    without_copies,
+)
 from learn.store import open_store
 
 REASON = "keep the lockfile as it is, never regenerate it"
@@ -56,16 +69,17 @@ def _stored() -> tuple[int, set[str]]:
     return row.sessions, {q.session_id for q in row.proposal.quotes}
 
 
-def _two_runs(copy_after: float) -> tuple[int, set[str], dict[str, str]]:
-    """Run 1 reads a (REASON typed at T0) and c (said again two days later). Written
-    after it: the copy b, typed `copy_after` seconds after a's and worked in for a week,
-    and d and e, said again on days 4 and 5. Run 2's window holds b, d and e only."""
+def _two_runs(first: str, late: str, late_after: float) -> tuple[int, set[str], dict[str, str]]:
+    """Run 1 reads `first` (REASON typed at T0) and c (said again two days later). Written
+    after it: `late`, typed `late_after` seconds after T0 (before it when negative) and
+    worked in for a week, and d and e, said again on days 4 and 5. Run 2's window holds
+    `late`, d and e only."""
     home = Path.home()
-    ids = {"a": _denying(home, "a", T0), "c": _denying(home, "c", T0 + timedelta(days=2))}
+    ids = {first: _denying(home, first, T0), "c": _denying(home, "c", T0 + timedelta(days=2))}
     _run(T0 - timedelta(days=1))
-    assert _stored() == (2, {ids["a"], ids["c"]})
-    ids["b"] = _denying(home, "b", T0 + timedelta(seconds=copy_after),
-                        busy_until=T0 + timedelta(days=7))
+    assert _stored() == (2, {ids[first], ids["c"]})
+    ids[late] = _denying(home, late, T0 + timedelta(seconds=late_after),
+                         busy_until=T0 + timedelta(days=7))
     ids["d"] = _denying(home, "d", T0 + timedelta(days=4))
     ids["e"] = _denying(home, "e", T0 + timedelta(days=5))
     _run(T0 + timedelta(days=3))
@@ -73,15 +87,26 @@ def _two_runs(copy_after: float) -> tuple[int, set[str], dict[str, str]]:
     return sessions, quoted, ids
 
 
-def test_a_copy_read_by_a_later_run_is_the_saying_an_earlier_run_counted() -> None:
-    sessions, quoted, ids = _two_runs(24)
+# (read by run 1, read by run 2, seconds between): a, the original, then b its copy 24 s later.
+ORDERS = [("a", "b", 24), ("b", "a", -24)]
+
+
+@pytest.mark.parametrize(("first", "late", "late_after"), ORDERS,
+                         ids=["copy-read-later", "original-read-later"])
+def test_a_fanout_split_between_two_runs_is_one_saying(first: str, late: str,
+                                                        late_after: float) -> None:
+    sessions, quoted, ids = _two_runs(first, late, late_after)
     # a (with its copy in b), c, d and e: four sayings, b not among them (it was 5).
     assert sessions == 4
     assert quoted == {ids["a"], ids["c"], ids["d"], ids["e"]}
 
 
-def test_the_same_words_over_a_minute_later_in_a_later_run_are_another_saying() -> None:
-    sessions, quoted, ids = _two_runs(FANOUT_SECONDS + 30)
+@pytest.mark.parametrize(("first", "late", "late_after"), ORDERS,
+                         ids=["copy-read-later", "original-read-later"])
+def test_the_same_words_over_a_minute_apart_in_two_runs_are_two_sayings(
+        first: str, late: str, late_after: float) -> None:
+    apart = (FANOUT_SECONDS + 30) * (1 if late_after > 0 else -1)
+    sessions, quoted, ids = _two_runs(first, late, apart)
     assert sessions == 5
     assert quoted == set(ids.values())
 
@@ -125,3 +150,23 @@ def test_a_stored_quote_of_a_session_this_run_read_is_not_an_earlier_saying() ->
 def test_a_fix_and_an_untimed_quote_are_never_copies() -> None:
     assert _left([_said("s-f", 20, kind="fix"), _said("s-u", 20, at=None)]) == ["s-f", "s-u"]
     assert _left([_said("s-b", 20)]) == []
+
+
+def _copies(read: dict[str, float], stored: dict[str, float]) -> set[tuple[str, str]]:
+    """The stored quotes (session, text) that copy a saying of this run, when the store's
+    point quotes `stored` and the run read `read` (session -> seconds after T0)."""
+    quotes = tuple(Quote(sid, REASON, _at(t), "/home/dev/shop") for sid, t in stored.items())
+    point = Proposal("directive", "keep-lockfile", REASON, len(quotes), len(quotes),
+                     None, quotes)
+    sessions = [SessionCandidates(sid, "claude", "/home/dev/shop", _at(t), (
+        MinedCandidate(kind="directive", text=REASON, at=_at(t)),)) for sid, t in read.items()]
+    return copies_of_this_run(sessions, earlier_sayings([point], set(read)))
+
+
+def test_only_a_stored_quote_after_the_runs_own_saying_is_its_copy() -> None:
+    assert _copies({"s-a": 0}, {"s-b": 24}) == {("s-b", REASON)}
+    # The stored saying came first: it is the saying, and the run's the copy.
+    assert _copies({"s-b": 24}, {"s-a": 0}) == set()
+    # A minute and more apart, or a stored quote of a session this run read: no copy.
+    assert _copies({"s-a": 0}, {"s-b": FANOUT_SECONDS + 1}) == set()
+    assert _copies({"s-a": 0, "s-b": 3600}, {"s-b": 24}) == set()

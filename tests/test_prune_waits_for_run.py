@@ -14,14 +14,13 @@ takes); the commands run on a pseudo-terminal, as a person runs them."""
 from __future__ import annotations
 
 import os
-import pty
-import select
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from _at_prompt import AtPrompt
 from click.testing import CliRunner
 
 from learn.records.proposal import Proposal, Quote, Verdict
@@ -83,58 +82,6 @@ class RunHeld:
             self.proc.stdin.write("\n")
             self.proc.stdin.close()
         self.proc.wait(60)
-
-
-class AtPrompt:
-    """`learn ARGS` in its own process on a pseudo-terminal, as a person runs it."""
-
-    def __init__(self, cwd: Path, *args: str, env: dict[str, str] | None = None) -> None:
-        self.main, side = pty.openpty()
-        full = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS="200", **(env or {}))
-        self.proc = subprocess.Popen([sys.executable, "-m", "learn", *args], cwd=cwd,
-                                     env=full, stdin=side, stdout=side, stderr=side)
-        os.close(side)
-        self.out = b""
-
-    def read_until(self, text: bytes, timeout: float = 60) -> None:
-        end = time.monotonic() + timeout
-        while text not in self.out:
-            left = end - time.monotonic()
-            assert left > 0, f"no {text!r} in: {self.text()}"
-            ready, _, _ = select.select([self.main], [], [], left)
-            if ready:
-                try:
-                    chunk = os.read(self.main, 65536)
-                except OSError:  # the terminal closed with the process
-                    chunk = b""
-                assert chunk, f"ended before {text!r}: {self.text()}"
-                self.out += chunk
-
-    def type(self, line: str) -> None:
-        os.write(self.main, line.encode() + b"\n")
-
-    def finish(self) -> tuple[int, str]:
-        """The exit code and everything it printed."""
-        while True:
-            try:
-                ready, _, _ = select.select([self.main], [], [], 60)
-                chunk = os.read(self.main, 65536) if ready else b""
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
-            self.out += chunk
-        code = self.proc.wait(60)
-        os.close(self.main)
-        return code, self.text()
-
-    def text(self) -> str:
-        return self.out.decode("utf-8", "replace").replace("\r", "")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(60)
 
 
 def journal() -> tuple[list[object], list[object]]:
