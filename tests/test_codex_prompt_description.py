@@ -23,10 +23,11 @@ import pytest
 import yaml
 
 from learn.report.apply import plan_file
+from learn.report.codex_commands import prompt_path
 from learn.report.codex_prompt import codex_description
 from learn.report.command_plan import command_description, yaml_string
 from learn.report.edits import RuleEdit
-from learn.report.targets import claude_home, codex_prompt
+from learn.report.targets import claude_home
 
 BODY = "Collect the merged pull requests and write the release notes, one line each."
 
@@ -105,7 +106,7 @@ HOSTILE = [
 
 def _prompt(description: str) -> tuple[Path, str]:
     """A Codex prompt for `description`, as `learn apply` plans it; its path and text."""
-    path = codex_prompt("release notes")
+    path = prompt_path("release-notes")
     edit = RuleEdit(key="request:release-notes", text="Release notes.", target=path,
                     provenance="2 sessions", form="command", description=description,
                     body=BODY)

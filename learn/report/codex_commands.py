@@ -98,7 +98,13 @@ def codex_command(name: str, home: Path | None = None) -> Path:
     home = home or Path.home()
     if reads_skills(codex_version(home)):
         return skills_dir(home) / skill_name(name) / "SKILL.md"
-    return codex_home(home) / "prompts" / f"{name}.md"
+    return prompt_path(name, home)
+
+
+def prompt_path(name: str, home: Path | None = None) -> Path:
+    """A Codex custom prompt named `name`: its home's `prompts` folder (CODEX_HOME's), the
+    only one a Codex before 0.117.0 reads them from, so a project's is every project's."""
+    return codex_home(home or Path.home()) / "prompts" / f"{name}.md"
 
 
 def skills_dir(home: Path | None = None) -> Path:

@@ -108,12 +108,6 @@ def codex_home() -> Path:
     return rule_places.codex_home(Path.home())
 
 
-def codex_prompt(label: str, home: Path | None = None) -> Path:
-    """Codex's custom prompt for a command: its home's `prompts` folder is the only one
-    Codex reads them from, so a project's command is offered in every project."""
-    return rule_places.codex_home(home or Path.home()) / "prompts" / f"{slug(label, 'command')}.md"
-
-
 def codex_rules(home: Path | None = None) -> Path:
     """The execpolicy file learn's forbidden prefix_rules go to (learn.report.escalation):
     Codex reads rules from its home, for every project."""
