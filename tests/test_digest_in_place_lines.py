@@ -18,6 +18,7 @@ The rules, quotes and paths are written for this test.
 from __future__ import annotations
 
 import dataclasses
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,23 @@ def test_a_run_stored_before_its_projects_counts_keeps_its_total(
     run = _every_project_run(home, shop)
     old = dataclasses.replace(run, extra={"project": str(shop)})
     assert "said in 2 of your last 5 sessions" in render_digest_markdown(old)
+
+
+def test_a_project_digest_header_says_how_many_of_the_runs_sessions_are_its_own(
+        home_and_shop: tuple[Path, Path]) -> None:
+    home, shop = home_and_shop
+    run = _every_project_run(home, shop)
+    # Over every project the header is the run's own: no project's share to name.
+    assert "of them were" not in render_digest_markdown(run)
+    shown = dataclasses.replace(run, extra={**run.extra, "project": str(shop)})
+    header = render_digest_markdown(shown).splitlines()[0]
+    # "Read 5 sessions" is the run's; the counts below are out of shop's 4, and it says so.
+    assert "Read 5 sessions" in header
+    assert f"4 of them were `{shop}`'s: the counts below are out of those." in header
+    html = render_html(shown)
+    assert "5 sessions read (5 counted)" in html
+    assert escape(f"4 of them were {shop}'s: the counts below are out of those.") in html
+    # Every session the project's: nothing to add.
+    alone = dataclasses.replace(run, extra={"counted_per_project": {str(shop): 5},
+                                            "project": str(shop)})
+    assert "of them" not in render_digest_markdown(alone).splitlines()[0]

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from learn.records.proposal import Funnel, Proposal, RunResult, nothing_typed
 from learn.report.outcomes import outcome_lines
-from learn.report.proposal_lines import RULE_CHARS, agent_name, item_lines
+from learn.report.proposal_lines import RULE_CHARS, agent_name, item_lines, scope_sentence
 from learn.report.words import day, flatten, plural
 from learn.visible import code_span, inert_json, visible
 
@@ -65,7 +65,8 @@ def header_lines(result: RunResult) -> list[str]:
         agents = " (" + ", ".join(f"{agent_name(a)} {n}" for a, n in read.items()) + ")"
     first = (f"{LEARN_DIGEST_MARKER} Read {plural(u.sessions_seen, 'session')}{agents}"
              f"{where}{span}.")
-    lines = [first]
+    scope = scope_sentence(result)
+    lines = [f"{first} {scope}" if scope else first]
     view = result.extra.get("view")
     if view in ("pending", "all"):
         project = result.extra.get("project")

@@ -27,7 +27,7 @@ from learn.report.outcomes import applied_here, in_place_line
 from learn.report.outcomes_html import CSS as OUTCOME_CSS
 from learn.report.outcomes_html import JS as OUTCOME_JS
 from learn.report.outcomes_html import outcome_data, outcome_html
-from learn.report.proposal_lines import evidence_line, project_line, sessions_read
+from learn.report.proposal_lines import evidence_line, project_line, scope_sentence, sessions_read
 from learn.report.words import day, flatten, plural
 from learn.textunits import cjk_language
 from learn.visible import inert_json, visible
@@ -226,6 +226,8 @@ def render_html(result: RunResult, *, title: str = "learn report") -> str:
     summary = (f"{plural(result.usage.sessions_seen, 'session')} read "
                f"({sessions_read(result)} counted), {window}"
                + (f", projects: {', '.join(result.projects)}" if result.projects else ""))
+    scope = scope_sentence(result, markdown=False)
+    summary += f". {scope}" if scope else ""
     body: list[str] = []
     proposed = [p for p in result.proposals if is_proposed(p)]
     declined = [p for p in result.proposals if not is_proposed(p)]

@@ -56,6 +56,24 @@ def sessions_in_scope(result: RunResult) -> int:
                if isinstance(project, str) and project and isinstance(n, int) and here(project))
 
 
+
+def scope_sentence(result: RunResult, *, markdown: bool = True) -> str:
+    """"4 of them were `shop`'s: the counts below are out of those.", said where a
+    project's digest or report shows a run that read more than that project (the header's
+    "Read 5 sessions" is the run's, its counts `sessions_in_scope`); "" elsewhere.
+    `markdown=False`: the project's name bare (the HTML report escapes it)."""
+    asked = result.extra.get("project")
+    if not isinstance(asked, str) or not isinstance(result.extra.get("counted_per_project"), dict):
+        return ""
+    scoped = sessions_in_scope(result)
+    if scoped == sessions_read(result):
+        return ""
+    from learn.visible import code_span
+
+    name = code_span(asked) if markdown else asked
+    return (f"{scoped} of them {'was' if scoped == 1 else 'were'} {name}'s: "
+            "the counts below are out of those.")
+
 VERBS = {"directive": "said", "fix": "seen", "request": "asked for"}
 
 
