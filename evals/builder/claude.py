@@ -323,12 +323,11 @@ class ClaudeSession:
 
     def resume_from(self, earlier: ClaudeSession) -> None:
         """`claude --resume`: the new session file starts with a copy of the earlier
-        conversation (same entries, same uuids and times, this session's id)."""
+        conversation, each entry as it was (same uuids, times and `sessionId`: the
+        earlier session's, as real resumed files keep it); the file's name is this
+        session's id, and what is written after the copy carries it."""
         for line in earlier.lines:
-            copy = json.loads(json.dumps(line))
-            if "sessionId" in copy:
-                copy["sessionId"] = self.session_id
-            self.lines.append(copy)
+            self.lines.append(json.loads(json.dumps(line)))
         self._parent = earlier.last_uuid
         self._t = earlier.last_time
 
