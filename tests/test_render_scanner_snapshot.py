@@ -75,3 +75,21 @@ def test_a_text_compiles_only_the_detectors_its_words_call_on() -> None:
         assert scanner._patterns.cache_info().currsize == len(scanner._sources())
     finally:
         scanner._forget()
+
+
+def test_a_pattern_counted_first_matches_only_with_its_character_twice() -> None:
+    # scanner._TWICE skips a pattern on a text holding its character fewer than twice:
+    # exact only while no match of the pattern holds it fewer times. Each listed pattern
+    # is a detector's, and a token it takes loses its match with either dot gone.
+    import re
+
+    patterns = {p.pattern: p for _, ps, _ in scanner._detectors() for p in ps}
+    token = "MTAxMjM0NTY3ODkwMTIzNDU2Nzg5.GhIjKl.abcdefghijklmnopqrstuvwxyz1"
+    for source, char in scanner._TWICE.items():
+        assert source in patterns
+        assert len(re.sub(r"\[[^]]*\]", "", source).split("\\" + char)) - 1 >= 2
+        assert patterns[source].search(token)
+        for at in (i for i, c in enumerate(token) if c == char):
+            assert not patterns[source].search(token[:at] + "_" + token[at + 1:])
+    assert scanner.scanner_spans(f"tok {token}", frozenset({"."}))
+    assert not scanner.scanner_spans(f"tok {token.replace('.', '-', 1)}", frozenset({"."}))

@@ -128,6 +128,32 @@ def test_texts_seen_again_keep_their_keys_when_the_memo_of_shapes_is_emptied(
     assert keys._shaped.by_text  # it held some, and was emptied when full
 
 
+@settings(deadline=None, max_examples=500)
+@given(st.text(alphabet="ab é文_1-. \n\u0301", max_size=16))
+def test_prose_is_two_words_of_letters_or_more(text: str) -> None:
+    import re
+
+    from learn.transcripts.templates.skeleton import is_prose
+
+    assert is_prose(text) == (len(re.findall(r"[^\W\d_]{2,}", text)) >= 2)
+
+
+def test_the_keys_the_index_stores_are_a_texts_keys_each_its_own_copy(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from learn.transcripts.templates import keys
+
+    monkeypatch.setattr(keys._Stored, "MAX_CHARS", 400)
+    monkeypatch.setattr(keys, "_stored", keys._Stored())
+    texts = [_TEMPLATE.format(w) for w in ("alpha", "beta")] + ["a\nb", "one line", "x" * 500]
+    for text in texts * 3:
+        k = keys.stored_text_keys(text)
+        assert msgspec.msgpack.encode(k) == msgspec.msgpack.encode(keys.text_keys(text))
+        assert k is not keys.stored_text_keys(text)
+        assert k.pieces is not None and keys.stored_text_keys(text).cached is None
+        assert keys._stored.chars <= 400
+    assert keys._stored.by_text
+
+
 @settings(deadline=None, max_examples=200)
 @given(_turns())
 def test_resume_keys_are_the_digest_of_their_parts_each_after_its_length(

@@ -43,11 +43,16 @@ class WordFinder:
             ).find_matches_as_strings
 
     def __call__(self, text: str) -> set[str]:
+        return set(self.occurrences(text))
+
+    def occurrences(self, text: str) -> list[str]:
+        """Each occurrence of a word of the set in `text` (a word as often as it occurs):
+        for a caller that makes one set of several finders' words at once."""
         if self._find is None or not text:
-            return set()
+            return []
         # Overlapping: every occurrence of every word, so a word inside a longer one
         # (`pass` in `password`) is found too.
         try:
-            return set(self._find(text, overlapping=True))
+            return self._find(text, overlapping=True)
         except UnicodeEncodeError:
-            return set(self._find(_SURROGATE.sub("\ufffd", text), overlapping=True))
+            return self._find(_SURROGATE.sub("\ufffd", text), overlapping=True)

@@ -353,10 +353,9 @@ def _gate_words_in(text: str) -> frozenset[str]:
     than a regex scan per rule, and gating kept the ~80 rules from making redaction of
     a tool line 4x slower (measured on benchmarks/render.py: 0.77 s ungated against
     0.2 s for 20 MB of transcripts)."""
-    found = _FIND_LOWER(text.lower())
-    found |= _FIND_CASED(text)
-    found.add("")  # the empty gate: a rule that always runs
-    return frozenset(found)
+    # One frozenset of both finders' occurrences and the empty gate (a rule that always
+    # runs), not a set of each joined: 0.3 µs less a text (timeit).
+    return frozenset([*_FIND_LOWER.occurrences(text.lower()), *_FIND_CASED.occurrences(text), ""])
 
 
 def _sub(pattern: re.Pattern[str], replace: str | Callable[[re.Match[str]], str]) -> Callable[[str], str]:
@@ -380,6 +379,22 @@ _STEPS_FOR: Final[dict[str, tuple[int, ...]]] = {
     word: tuple(i for i, (gate, _) in enumerate(_STEPS_GATED) if word in gate)
     for word in {w for gate, _ in _STEPS_GATED for w in gate}
 }
+
+
+# gate words present -> `_steps_for` them: texts hold few distinct sets of gate words
+# (see scanner._detectors_for), each set's steps worked out once (at most _MAX_PLANS).
+_plans: dict[frozenset[str], tuple[int, ...]] = {}
+_MAX_PLANS: Final = 4096
+
+
+def _steps_for(present: frozenset[str]) -> tuple[int, ...]:
+    """The positions in `_STEPS` of the steps the gate words `present` let run, in order."""
+    got = _plans.get(present)
+    if got is None:
+        if len(_plans) >= _MAX_PLANS:
+            _plans.clear()
+        got = _plans[present] = tuple(sorted({i for word in present for i in _STEPS_FOR.get(word, ())}))
+    return got
 
 
 def redact(text: str) -> str:
@@ -466,7 +481,7 @@ def _redact_once(text: str) -> str:
     # Gates are read on the text as given: a replacement only removes a secret (and
     # a marker's words find nothing, every rule skips `[REDACTED`).
     present = _gate_words_in(text)
-    for step in sorted({i for word in present for i in _STEPS_FOR.get(word, ())}):
+    for step in _steps_for(present):
         text = _STEPS[step](text)
     # The maintained rule set after learn's own, so a value learn names (a URL's
     # password, a curl credential) keeps learn's kind.

@@ -27,12 +27,12 @@ from typing import Final
 import msgspec
 from msgspec.structs import replace
 
-from learn.transcripts.templates.keys import Keys, TextKeys, text_keys
+from learn.transcripts.templates.keys import Keys, TextKeys, stored_text_keys
 from learn.transcripts.templates.keys_version import KEYS_VERSION
 from learn.transcripts.templates.repeated import REPEATED_MIN_CHARS as LONG_CHARS
 from learn.transcripts.templates.repeated import SPOKEN as SPOKEN
 from learn.transcripts.templates.repeated import templated
-from learn.transcripts.templates.skeleton import DIGEST_BYTES, TEMPLATE_MIN_CHARS, Piece
+from learn.transcripts.templates.skeleton import BLAKE2B, DIGEST_BYTES, TEMPLATE_MIN_CHARS, Piece
 from learn.transcripts.view.model import HUMAN_ORIGINS, HumanTurn, Session
 
 
@@ -40,17 +40,21 @@ def resume_keys(turn: HumanTurn, keys: TextKeys, at: str | None = None) -> list[
     """`resume._keys` with the turn's text as its digests: a copy of an older turn
     (`at`: `turn.at.isoformat()`, when the caller has it)."""
     # Each is the digest of its parts, each part after its length (4 bytes), hashed at
-    # once: one call into blake2b instead of one a part, the constant parts sized once.
+    # once: one call into blake2b instead of one a part, the constant first part already
+    # in a hasher that is copied (`skeleton.BLAKE2B`: the index keys every turn it stores).
     found: list[bytes] = []
     if turn.uuid:
         uuid = turn.uuid.encode("utf-8", "surrogatepass")
-        found.append(_key(b"".join((
-            _UUID, len(uuid).to_bytes(4, "little"), uuid,
-            _ORIGINS.get(turn.origin) or _sized(turn.origin.encode()), _sized(keys.flat)))))
+        h = _UUID_HASH.copy()
+        h.update(b"".join((len(uuid).to_bytes(4, "little"), uuid,
+                           _ORIGINS.get(turn.origin) or _sized(turn.origin.encode()),
+                           _sized(keys.flat))))
+        found.append(h.digest())
     if turn.at is not None:
         when = (at if at is not None else turn.at.isoformat()).encode()
-        found.append(_key(b"".join((_AT, len(when).to_bytes(4, "little"), when,
-                                    _sized(keys.folded)))))
+        h = _AT_HASH.copy()
+        h.update(b"".join((len(when).to_bytes(4, "little"), when, _sized(keys.folded))))
+        found.append(h.digest())
     return found
 
 
@@ -58,12 +62,15 @@ def _sized(part: bytes) -> bytes:
     return len(part).to_bytes(4, "little") + part
 
 
-def _key(joined: bytes) -> bytes:
-    return hashlib.blake2b(joined, digest_size=16).digest()
+def _seeded(part: bytes) -> hashlib.blake2b:
+    """A blake2b (`skeleton.BLAKE2B`) that has hashed `part`, sized."""
+    h = BLAKE2B.copy()
+    h.update(_sized(part))
+    return h
 
 
-_UUID: Final = _sized(b"uuid")
-_AT: Final = _sized(b"at")
+_UUID_HASH: Final = _seeded(b"uuid")
+_AT_HASH: Final = _seeded(b"at")
 _ORIGINS: Final = {origin: _sized(origin.encode()) for origin in HUMAN_ORIGINS}
 
 
@@ -279,11 +286,14 @@ def encode_cleaned(turns: Sequence[HumanTurn], texts: Sequence[str],
     them (one of each per turn, from the caller that stores them too:
     `learn.index.indexed_turns.encode_turns_and_keys`). The turns are packed apart: a
     pass that reads only the sets leaves them."""
-    # Each text's keys are new here: nothing cached on them, they are stored as they are.
-    keys = [text_keys(text) for text in texts]
+    # Each text's keys are new here (a copy of a text's keys seen before: see
+    # keys._Stored): nothing cached on them, they are stored as they are.
+    keys = [stored_text_keys(text) for text in texts]
     sk = keys_as_sets(turns, keys, ats)
     first = opening_of(turns)
-    rows = [StoredTurn(t.origin, at, t.event_index, t.uuid, command, t.on_branch, t.filled, k)
+    # Each as the tuple of its fields, packed as the array a `StoredTurn` is
+    # (array_like): the same bytes, without making a Struct of each.
+    rows = [(t.origin, at, t.event_index, t.uuid, command, t.on_branch, t.filled, k)
             for t, k, command, at in zip(turns, keys, commands, ats, strict=True)]
     opening = None
     if first is not None:

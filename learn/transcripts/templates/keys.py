@@ -116,6 +116,42 @@ def text_keys(text: str) -> TextKeys:
                     text.lstrip().startswith("<"), shapes, lengths)
 
 
+class _Stored:
+    """`text_keys` of the texts the index stored last, by text: sessions repeat each
+    other's turns (the 1,000-session tree home's 3,324 turns are 2,133 texts; a memory
+    plugin's observer prompt comes back in session after session). Bounded by the
+    characters of the texts it holds: emptied when they would pass MAX_CHARS. Each
+    caller gets its own copy: a `TextKeys` caches its `pieces` once read, and a copy
+    read so must never be the one another session stores."""
+
+    MAX_CHARS = 2_000_000
+
+    def __init__(self) -> None:
+        self.by_text: dict[str, TextKeys] = {}
+        self.chars = 0
+
+    def of(self, text: str) -> TextKeys:
+        got = self.by_text.get(text)
+        if got is None:
+            got = text_keys(text)
+            if len(text) <= self.MAX_CHARS:
+                if self.chars + len(text) > self.MAX_CHARS:
+                    self.by_text.clear()
+                    self.chars = 0
+                self.by_text[text] = got
+                self.chars += len(text)
+        return msgspec.structs.replace(got)  # a copy (C: copy.copy took 2.4x as long)
+
+
+_stored = _Stored()
+
+
+def stored_text_keys(text: str) -> TextKeys:
+    """`text_keys(text)`, worked out once per text in this process (`_Stored`): the
+    keys the index stores beside each turn (`entries.encode_cleaned`)."""
+    return _stored.of(text)
+
+
 class Keys:
     """Each turn's keys and, when asked, its text.
 
