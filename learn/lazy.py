@@ -38,8 +38,10 @@ def lazy_getattr(package: str, where: Mapping[str, str],
 _USED: Final = ("match", "search", "fullmatch", "finditer", "findall", "sub", "subn",
                 "split", "scanner", "pattern", "flags", "groups", "groupindex")
 
-# Every lazy pattern not compiled yet, for `compile_patterns` (a pool's parent compiles
-# them once before it forks, rather than each worker compiling its own).
+# Every lazy pattern made (tests count those still uncompiled). None is compiled ahead of
+# its use, not even before a pool forks: compiling all of them (226) cost a first
+# listing's parent more than its two workers compiling the few each uses
+# (learn.index.indexed._preload).
 _WAITING: list[_LazyPattern] = []
 
 
@@ -108,28 +110,3 @@ def compiled(pattern: re.Pattern[AnyStr]) -> re.Pattern[AnyStr]:
 def is_compiled(pattern: re.Pattern[Any]) -> bool:
     """Whether `pattern` was compiled (a `lazy_pattern` only once it was used)."""
     return not isinstance(pattern, _LazyPattern) or pattern._compiled is not None
-
-
-def compile_patterns() -> int:
-    """Compile every lazy pattern made so far; how many were compiled now. A pool's
-    parent calls it before it forks: each worker would compile the ones it uses."""
-    waiting = [p for p in _WAITING if p._compiled is None]
-    _WAITING.clear()
-    done = 0
-    for pattern in waiting:
-        try:
-            pattern._compile()
-        except re.error:  # raised where it is used, as `re.compile` would have been
-            _WAITING.append(pattern)
-            continue
-        done += 1
-    # A name another module imported (`from ... import INTERRUPT_RE`) holds the lazy
-    # object still: every learn module's such names now hold the compiled pattern.
-    for module in list(sys.modules.values()):
-        if not getattr(module, "__name__", "").startswith("learn."):
-            continue
-        names = vars(module)
-        for name, value in list(names.items()):
-            if type(value) is _LazyPattern and value._compiled is not None:
-                names[name] = value._compiled
-    return done

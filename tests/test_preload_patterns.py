@@ -1,5 +1,5 @@
-"""What a listing compiles before it reads: every lazy pattern once when it forks
-workers, only those it uses when it reads a few files in this process
+"""What a listing compiles before it reads: no lazy pattern, whether it reads a few
+files in this process or forks workers; each is compiled where it is used
 (`index.indexed._preload`)."""
 
 from __future__ import annotations
@@ -51,9 +51,11 @@ def test_a_few_files_read_here_leave_unused_patterns_uncompiled(tmp_path: Path) 
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the pool forks")
-def test_files_read_by_forked_workers_have_every_pattern_compiled_before_the_fork(
+def test_files_read_by_forked_workers_leave_the_parents_patterns_uncompiled(
         tmp_path: Path) -> None:
+    # The workers compile the few they use (4 to 17 of 226 in the bench homes); the
+    # parent compiling all of them cost more than both workers' together.
     got = _read(tmp_path, 10)
     assert got["files"] == got["read"] == 10
     assert got["typed"] == [1] * 10
-    assert got["waiting"] == 0
+    assert isinstance(got["waiting"], int) and got["waiting"] > 20

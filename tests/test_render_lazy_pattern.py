@@ -98,18 +98,6 @@ def test_a_twilio_key_and_a_discord_token_are_still_redacted(text: str) -> None:
     assert "[REDACTED:" in redact(text)
 
 
-def test_compiling_every_pattern_before_a_fork_leaves_a_broken_one_to_its_use() -> None:
-    from learn.lazy import compile_patterns
-
-    broken = lazy_pattern("(")
-    fine = lazy_pattern(r"b+")
-    assert compile_patterns() >= 1
-    assert is_compiled(fine) and not is_compiled(broken)
-    assert fine.sub("-", "abbc") == "a-c"
-    with pytest.raises(re.error):
-        broken.search("text")
-
-
 def test_a_module_level_pattern_is_its_compiled_self_once_used() -> None:
     # Calls through the lazy object cost more than through a compiled pattern: once
     # compiled, the module's name for it holds the compiled pattern.
@@ -121,15 +109,6 @@ def test_a_module_level_pattern_is_its_compiled_self_once_used() -> None:
     assert module["first"]("hello there") == "hello"  # type: ignore[operator]
     assert isinstance(module["WORD"], re.Pattern)
     assert lazy.search("  x").group() == "x"  # type: ignore[attr-defined]  # a kept reference still works
-
-
-def test_before_a_fork_a_name_imported_from_another_module_holds_the_compiled_pattern() -> None:
-    from learn.lazy import compile_patterns
-    from learn.transcripts.claude import events, literals
-
-    compile_patterns()
-    assert isinstance(literals.INTERRUPT_RE, re.Pattern)
-    assert events.INTERRUPT_RE is literals.INTERRUPT_RE
 
 
 def test_a_lazy_pattern_copies_and_pickles_as_the_pattern_it_stands_for() -> None:

@@ -296,17 +296,18 @@ def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> Index
         detected=encode_candidates(detected))
 
 
-def _preload(views: bool, *, forking: bool = True) -> None:
+def _preload(views: bool) -> None:
     """Import what read_row needs before the pool forks: each worker would import it
     again (~0.04 s of CPU each for the summary's modules). That includes what
     parse_buffer asks of each file's head (parser._other_agent), the asides and the
     rows' keys: ~10 ms of CPU twice over in a first listing (python -X importtime),
     and the parent judges with the keys' modules anyway.
 
-    `forking=False` (the few files one process reads: `pool.worker_count`) leaves the
-    lazy patterns to compile on first use: no worker would compile them again, and
-    compiling all of them took 0.030 s (165) of a listing with one session changed
-    (~0.3 s), where reading the benchmark homes uses 6 to 23 of them."""
+    The lazy patterns (learn.lazy.lazy_pattern) are left to compile on first use, in
+    each worker: compiling all of them (226) here took 0.026 s of CPU in the parent of
+    a first listing, where reading a 1,000-session bench home uses 4 of them (spread)
+    or 17 (tree), 0.0004 s and 0.0023 s in each worker (a run's reading, with views,
+    of the tree's first 250 sessions uses 22)."""
     import learn.index.indexed_turns
     import learn.redaction.redact
     import learn.store.session_index
@@ -328,12 +329,6 @@ def _preload(views: bool, *, forking: bool = True) -> None:
     # unknown detect-secrets release is read live): every entry's turns are redacted.
     _detectors()
     _by_gate_word()
-    if forking:
-        # The regular expressions of the modules above, compiled on first use
-        # (learn.lazy.lazy_pattern): once here, not once in each worker.
-        from learn.lazy import compile_patterns
-
-        compile_patterns()
     if views:
         import learn.detect
         import learn.detect.to_candidates  # noqa: F401
@@ -405,9 +400,9 @@ def indexed_views(
     with collector.paused():
         if jobs:
             # Only when something is read: the pool imports multiprocessing.
-            from learn.transcripts.pool import ordered_map, worker_count
+            from learn.transcripts.pool import ordered_map
 
-            _preload(views, forking=worker_count(len(jobs), workers) > 1)
+            _preload(views)
 
             got_rows: Iterable[IndexRow | None] = ordered_map(read_row, [j for _, j in jobs],
                                                               workers=workers)

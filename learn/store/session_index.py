@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterable, Sequence
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -154,7 +155,10 @@ class SessionIndex:
 
     def _replace(self, table: str, columns: Sequence[str], rows: Iterable[object]) -> int:
         """INSERT OR REPLACE `rows` (named tuples of `columns`) in one transaction."""
-        batch = [tuple(getattr(r, c) for c in columns) for r in rows]
+        # One C call a row (attrgetter of all the columns gives their tuple), not a
+        # generator's getattr a column: a first listing of 1,000 sessions writes 2,000 rows.
+        get = attrgetter(*columns)
+        batch = [get(r) for r in rows]
         if not batch:
             return 0
         self._conn.execute("BEGIN IMMEDIATE")

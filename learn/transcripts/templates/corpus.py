@@ -228,13 +228,21 @@ class _Corpus:
         return templated(turn) and self._is_instance(self.keys.of(turn))
 
     def short_sessions(self, folded: bytes) -> int:
-        """How many sessions hold this folded text in an own turn outside a template."""
+        """How many sessions hold this folded text in an own turn outside a template,
+        counted up to LOOP_MIN_SESSIONS: `facts` asks only whether fewer do. Counted
+        to the end, a reply typed in hundreds of sessions ("yes", "go on") had every
+        turn of each read: 28% of the py-spy samples of the judgement of the spread
+        bench home's 1,000 sessions, 3% since (its CPU 0.085 s, now 0.075 s)."""
         got = self._short.get(folded)
         if got is None:
-            got = self._short[folded] = sum(
-                1 for o in self._holding.get(folded, ()) if any(
-                    self.keys.of(t).folded == folded and not self.instance(t)
-                    for t in o.view().human_turns))
+            got = 0
+            for o in self._holding.get(folded, ()):
+                if any(self.keys.of(t).folded == folded and not self.instance(t)
+                       for t in o.view().human_turns):
+                    got += 1
+                    if got == LOOP_MIN_SESSIONS:
+                        break
+            self._short[folded] = got
         return got
 
     @cached_property
