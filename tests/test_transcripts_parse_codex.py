@@ -276,3 +276,19 @@ def test_a_repeated_top_level_key_is_read_by_its_last_value() -> None:
     assert t.skipped == {}
     (user,) = [e for e in t.events if isinstance(e, UserEvent)]
     assert user.text == "hello"
+
+
+def test_a_payload_whose_type_is_not_a_string_is_kept_and_the_file_read_on() -> None:
+    # `"type": ["task_started"]` inside an event_msg: tested against a set of turn starts
+    # it raised TypeError (unhashable) and the whole rollout was lost.
+    odd = b"\n".join(json.dumps(
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "event_msg",
+         "payload": {"type": value, "message": "not a prompt"}}).encode()
+        for value in (["task_started"], {"k": 1}, 7))
+    after = json.dumps({"timestamp": "2026-01-01T00:00:02Z", "type": "event_msg",
+                        "payload": {"type": "user_message", "message": "hello after"}}).encode()
+    t = parse(_rollout(odd + b"\n" + after))
+    assert t.skipped == {}
+    assert [e.text for e in t.events if isinstance(e, UserEvent)] == ["hello after"]
+    kept = [e for e in t.events if isinstance(e, OtherEvent) and e.type == "event_msg"]
+    assert [e.raw["payload"]["type"] for e in kept][-3:] == [["task_started"], {"k": 1}, 7]
