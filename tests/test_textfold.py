@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learn.textfold import flatten, fold, fold_with_offsets, occurring
+from learn.textfold import flatten, fold, fold_line, fold_with_offsets, occurring
 
 
 def test_fold_collapses_whitespace_trims_and_casefolds() -> None:
@@ -36,6 +36,20 @@ def test_fold_fast_path_cases() -> None:
     for text in ["plain line", "Ünïcode ΣΑΣ", "", " lead", "trail ", "two  spaces", "tab\there",
                  "nbsp\xa0here", "ideographic\u3000space", "ﬁ ligature"]:
         assert fold(text) == " ".join(text.split()).casefold(), text
+
+
+@given(st.text(alphabet=st.sampled_from(_SPACES + "aZß İΣς密 x.-") | st.characters(), max_size=40))
+def test_fold_line_is_fold_on_every_line(text: str) -> None:
+    # fold_line's fast path takes " ", tab and \x1f for the only ASCII whitespace a line holds.
+    for line in text.splitlines():
+        assert fold_line(line) == fold(line)
+
+
+def test_fold_line_on_every_ascii_character() -> None:
+    for c in range(0x80):
+        for line in (f"a{chr(c)}b", f"{chr(c)}ab c", f"ab {chr(c)}", f"A {chr(c)}{chr(c)} B"):
+            for part in line.splitlines():
+                assert fold_line(part) == fold(part), repr(part)
 
 
 def _fold_with_offsets_by_char(text: str) -> tuple[str, list[int]]:

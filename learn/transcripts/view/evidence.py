@@ -184,6 +184,10 @@ def text_key(text: str) -> str:
 
 def one_per_text(turns: Sequence[HumanTurn]) -> list[HumanTurn]:
     """`turns` with each text once: the first copy on the active branch, else the first copy."""
+    if len(turns) < 2:
+        # Nothing to merge: no text is folded (a memory plugin's observer session is one
+        # turn, a generated prompt of ~14 KB).
+        return list(turns)
     chosen: dict[str, HumanTurn] = {}
     for turn in turns:
         key = text_key(turn.text)

@@ -24,7 +24,7 @@ from typing import Final
 import msgspec
 
 from learn.lazy import lazy_pattern
-from learn.textfold import fold
+from learn.textfold import fold_line
 from learn.transcripts.claude.builtin_commands import plain_command_record
 from learn.transcripts.view.exclusions import strip_reminders, text_exclusion
 from learn.transcripts.view.prompt_bodies import prompt_body
@@ -354,7 +354,7 @@ class AssistantText(list[str]):
                 # An ASCII line shorter than that folds no longer: not folded at all.
                 if len(line) < shortest and line.isascii():
                     continue
-                flat = fold(line)
+                flat = fold_line(line)
                 if len(flat) >= shortest:
                     keep(flat)
         self._unfolded = len(self)
@@ -463,7 +463,7 @@ def strip_pasted_output(text: str, assistant_texts: Sequence[str] = ()) -> str:
         if len(line) < shortest and line.isascii():
             matched.append(False)
             continue
-        flat = fold(line)
+        flat = fold_line(line)
         if len(flat) < shortest:
             matched.append(False)
             continue
@@ -550,7 +550,7 @@ def _pasted(lines: list[str], matched: list[bool], i: int) -> bool:
     neighbours = [j for j in (_near(lines, i, -1), _near(lines, i, 1)) if j is not None]
     if any(matched[j] or _GLYPH_LINE_RE.match(lines[j]) for j in neighbours):
         return True  # part of a pasted block
-    if len(fold(lines[i])) >= PASTED_ALONE_MIN_CHARS:
+    if len(fold_line(lines[i])) >= PASTED_ALONE_MIN_CHARS:
         return not (neighbours and _CODE_LINE_RE.search(lines[i]))
     return bool(neighbours) and not _CODE_LINE_RE.search(lines[i]) and \
         _SENTENCE_END_RE.search(lines[i]) is not None
