@@ -155,12 +155,14 @@ def strip_relayed(text: str) -> str:
         text = _CONTEXT_REF.sub("", text).strip()
     if "\n" not in text:
         return "" if _REVIEW_HEAD.match(text) else text
-    if _may_hold_comment(text):
+    low = text.lower()
+    if _may_hold_comment(low):
         text = _strip_bot_comments(text)
         if "\n" not in text:
             return "" if _REVIEW_HEAD.match(text) else text
+        low = text.lower()
     lines = text.splitlines()
-    found = _report_start(lines)
+    found = _report_start(lines, low)
     if found is None:
         return text
     start, findings = found
@@ -177,10 +179,9 @@ def is_generated_findings(text: str) -> bool:
     return bool(_REVIEW_HEAD.match(head)) and not strip_relayed(text)
 
 
-def _may_hold_comment(text: str) -> bool:
-    """Whether `text` has the word "bot" or a finding tag's category: most messages have
-    neither and are not read line by line for a comment."""
-    low = text.lower()
+def _may_hold_comment(low: str) -> bool:
+    """Whether `low`, a text lowered, has the word "bot" or a finding tag's category: most
+    messages have neither and are not read line by line for a comment."""
     for found in _BOT_END.finditer(low):
         at = found.start()
         if at == 0 or not (low[at - 1].isalnum() or low[at - 1] == "_"):
@@ -299,8 +300,9 @@ def _structured(line: str) -> bool:
                 or _QUOTE.match(line) or _INDENTED.match(line))
 
 
-def _report_start(lines: list[str]) -> tuple[int, bool] | None:
-    """(the report's first line, whether it is a list of findings naming code), or None.
+def _report_start(lines: list[str], low: str) -> tuple[int, bool] | None:
+    """(the report's first line, whether it is a list of findings naming code), or None;
+    `low` is the lines' text lowered.
 
     The evidence, in order: a review tool's head line; two headings or bold labels,
     one with a reviewer's word; two list items tagged with a priority or severity;
@@ -308,10 +310,19 @@ def _report_start(lines: list[str]) -> tuple[int, bool] | None:
     with "If you want, I can ..."). A person's own structured prompt ("## Goal" /
     "## Constraints", a list of bugs they found) has none of these.
     """
-    for i, line in enumerate(lines):
-        if _REVIEW_HEAD.match(line):
-            return i, True
-    marked = [i for i, line in enumerate(lines) if _marks(line)]
+    # A line is matched only in a text that has what the pattern cannot match without
+    # (most have none): a head says "follow" ("fix the following") or "current"
+    # ("verify each finding against the current code"), a heading "#", a bold label
+    # "**". Found in the lowered text: no letter of those words is one that IGNORECASE
+    # also matches outside ASCII (as "ı" and "İ" match "i", "ſ" "s", the Kelvin sign "k"),
+    # so a line the pattern matches has the word in its lowered form. (Over the typed
+    # turns of the spread and tree bench homes, `strip_relayed` took 0.84x the time.)
+    if "follow" in low or "current" in low:
+        for i, line in enumerate(lines):
+            if _REVIEW_HEAD.match(line):
+                return i, True
+    marked = ([i for i, line in enumerate(lines) if _marks(line)]
+              if "#" in low or "**" in low else [])
     if len(marked) >= REPORT_MIN_MARKS and any(_REVIEW_WORD.search(lines[i]) for i in marked):
         # A line introducing the paste ("codex says:") belongs to the person.
         return marked[0], False
