@@ -33,22 +33,35 @@ RAW_KEY = "__learn_raw__"
 # ---------------------------------------------------------------- wire structs
 
 
+# The Structs a line decodes into declare their fields in the order Claude Code
+# 2.x writes the keys (parentUuid, isSidechain, userType, cwd, sessionId, version,
+# gitBranch, entrypoint, slug, type, [agentId], ..., message, uuid, timestamp):
+# msgspec looks a key up among the fields from the one after the field last
+# matched, wrapping round, so a key in declared order is found at the first
+# compare, and one out of order walks the fields to it. A subclass's fields
+# follow its base's, so uuid and timestamp lead Env and each subclass ends on
+# `message`: after it the lookup wraps round to uuid. The fields rarely written
+# sit where the walk passes them once. All kw_only and never built by position:
+# the order changes nothing else. (callgrind: decoding the spread bench home's
+# Claude files, 250 sessions, ran 0.954x the instructions; a first listing 0.988x.)
+
+
 class Env(msgspec.Struct, rename="camel", kw_only=True, gc=False):
     uuid: str
-    session_id: str
     timestamp: Timestamp
     parent_uuid: str | None = None
-    cwd: str | None = None
-    git_branch: str | None = None
-    version: str | None = None
     is_sidechain: bool | None = None
-    is_meta: bool | None = None
-    entrypoint: str | None = None
-    is_compact_summary: bool | None = None
-    is_visible_in_transcript_only: bool | None = None
     user_type: str | None = None
+    cwd: str | None = None
+    session_id: str
+    version: str | None = None
+    git_branch: str | None = None
+    entrypoint: str | None = None
     slug: str | None = None
     agent_id: str | None = None
+    is_meta: bool | None = None
+    is_compact_summary: bool | None = None
+    is_visible_in_transcript_only: bool | None = None
     # `/branch` (`/fork`) copies the earlier conversation into the new session's
     # file, every copied entry naming where it came from.
     forked_from: Any = None
@@ -63,10 +76,10 @@ class ResultItemW(msgspec.Struct, gc=False):
     text: Any = None
 
 
-class ToolResultW(msgspec.Struct, tag="tool_result", gc=False):
+class ToolResultW(msgspec.Struct, tag="tool_result", kw_only=True, gc=False):
     tool_use_id: str
-    content: str | list[ResultItemW] | None = None
     is_error: bool | None = None
+    content: str | list[ResultItemW] | None = None
 
 
 class UserMsgW(msgspec.Struct, gc=False):
@@ -93,21 +106,21 @@ ToolUseResult = ToolUseResultW | str | list[Any] | int | float | bool | None
 
 
 class UserW(Env, tag="user", rename="camel", kw_only=True, gc=False):
-    message: UserMsgW
-    tool_use_result: ToolUseResult = None
     tool_denial_kind: str | None = None
-    prompt_id: str | None = None
     prompt_source: str | None = None
     queue_priority: str | None = None
     image_paste_ids: list[int] | None = None
     source_tool_use_id: str | None = msgspec.field(default=None, name="sourceToolUseID")
-    source_tool_assistant_uuid: str | None = msgspec.field(
-        default=None, name="sourceToolAssistantUUID"
-    )
     mcp_meta: dict[str, Any] | None = None
     permission_mode: str | None = None
     interrupted_message_id: str | None = None
     origin: Any = None
+    prompt_id: str | None = None
+    source_tool_assistant_uuid: str | None = msgspec.field(
+        default=None, name="sourceToolAssistantUUID"
+    )
+    tool_use_result: ToolUseResult = None
+    message: UserMsgW
 
 
 class ModelRefW(msgspec.Struct, gc=False):
@@ -120,16 +133,14 @@ class FallbackW(msgspec.Struct, tag="fallback", gc=False):
 
 
 class AssistantMsgW(msgspec.Struct, kw_only=True, gc=False):
+    id: str | None = None
     model: str
     content: list[TextBlock | ThinkingBlock | ToolUseBlock | FallbackW | OtherBlockW]
-    id: str | None = None
     stop_reason: str | None = None
     usage: Usage | None = None
 
 
 class AssistantW(Env, tag="assistant", rename="camel", kw_only=True, gc=False):
-    message: AssistantMsgW
-    request_id: str | None = None
     attribution_plugin: str | None = None
     attribution_skill: str | None = None
     attribution_mcp_server: str | None = None
@@ -138,12 +149,14 @@ class AssistantW(Env, tag="assistant", rename="camel", kw_only=True, gc=False):
     error: Any = None
     api_error_status: int | None = None
     error_details: Any = None
+    request_id: str | None = None
+    message: AssistantMsgW
 
 
 class SystemW(Env, tag="system", rename="camel", kw_only=True, gc=False):
     subtype: str
-    content: Any = None
     level: Any = None
+    content: Any = None
     raw: Any = msgspec.field(default=None, name=RAW_KEY)
 
 
