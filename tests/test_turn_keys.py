@@ -117,8 +117,7 @@ def test_texts_seen_again_keep_their_keys_when_the_memo_of_shapes_is_emptied(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from learn.transcripts.templates import keys
 
-    monkeypatch.setattr(keys._Shaped, "MAX_CHARS", 400)
-    monkeypatch.setattr(keys, "_shaped", keys._Shaped())
+    monkeypatch.setattr(keys, "_shaped", keys._ByText(keys._shapes_of, max_chars=400))
     texts = [_TEMPLATE.format(w) for w in ("alpha", "beta", "gamma")] + ["a\nb", "x" * 500 + "\n1"]
     for text in texts * 3:
         k = keys.text_keys(text)
@@ -142,8 +141,7 @@ def test_the_keys_the_index_stores_are_a_texts_keys_each_its_own_copy(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from learn.transcripts.templates import keys
 
-    monkeypatch.setattr(keys._Stored, "MAX_CHARS", 400)
-    monkeypatch.setattr(keys, "_stored", keys._Stored())
+    monkeypatch.setattr(keys, "_stored", keys._ByText(keys.text_keys, max_chars=400))
     texts = [_TEMPLATE.format(w) for w in ("alpha", "beta")] + ["a\nb", "one line", "x" * 500]
     for text in texts * 3:
         k = keys.stored_text_keys(text)

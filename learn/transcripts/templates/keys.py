@@ -23,6 +23,7 @@ what a quote may be inside.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
 
 import msgspec
 
@@ -67,26 +68,25 @@ class TextKeys(msgspec.Struct, array_like=True, omit_defaults=True, eq=False, gc
         return any(s in self.shapes for s in shapes)
 
 
-class _Shaped:
-    """The pieces' shapes of the texts of several lines or tags seen last, by text: a
-    memory plugin's observers send the same few long templated prompts again and again
-    (281 such turns in the three homes of 250 sessions of benchmarks/homes.py, 51
-    texts), each cut into pieces and every piece folded and digested. Bounded by the
-    characters of the texts it holds: emptied when they would pass MAX_CHARS."""
+_V = TypeVar("_V")
 
-    MAX_CHARS = 2_000_000
 
-    def __init__(self) -> None:
-        self.by_text: dict[str, tuple[bytes, list[int]]] = {}
+class _ByText(Generic[_V]):
+    """`make(text)` of the texts seen last, by text, each made once. Bounded by the
+    characters of the texts it holds: emptied when they would pass `max_chars`."""
+
+    def __init__(self, make: Callable[[str], _V], max_chars: int = 2_000_000) -> None:
+        self.make = make
+        self.max_chars = max_chars
+        self.by_text: dict[str, _V] = {}
         self.chars = 0
 
-    def of(self, text: str) -> tuple[bytes, list[int]]:
+    def of(self, text: str) -> _V:
         got = self.by_text.get(text)
         if got is None:
-            shaped = shape_keys(text)
-            got = (b"".join(k for k, _ in shaped), [n for _, n in shaped])
-            if len(text) <= self.MAX_CHARS:
-                if self.chars + len(text) > self.MAX_CHARS:
+            got = self.make(text)
+            if len(text) <= self.max_chars:
+                if self.chars + len(text) > self.max_chars:
                     self.by_text.clear()
                     self.chars = 0
                 self.by_text[text] = got
@@ -94,7 +94,16 @@ class _Shaped:
         return got
 
 
-_shaped = _Shaped()
+def _shapes_of(text: str) -> tuple[bytes, list[int]]:
+    shaped = shape_keys(text)
+    return b"".join(k for k, _ in shaped), [n for _, n in shaped]
+
+
+# The pieces' shapes of the texts of several lines or tags: a memory plugin's observers
+# send the same few long templated prompts again and again (281 such turns in the three
+# homes of 250 sessions of benchmarks/homes.py, 51 texts), each cut into pieces and every
+# piece folded and digested.
+_shaped = _ByText(_shapes_of)
 
 
 def text_keys(text: str) -> TextKeys:
@@ -116,40 +125,18 @@ def text_keys(text: str) -> TextKeys:
                     text.lstrip().startswith("<"), shapes, lengths)
 
 
-class _Stored:
-    """`text_keys` of the texts the index stored last, by text: sessions repeat each
-    other's turns (the 1,000-session tree home's 3,324 turns are 2,133 texts; a memory
-    plugin's observer prompt comes back in session after session). Bounded by the
-    characters of the texts it holds: emptied when they would pass MAX_CHARS. Each
-    caller gets its own copy: a `TextKeys` caches its `pieces` once read, and a copy
-    read so must never be the one another session stores."""
-
-    MAX_CHARS = 2_000_000
-
-    def __init__(self) -> None:
-        self.by_text: dict[str, TextKeys] = {}
-        self.chars = 0
-
-    def of(self, text: str) -> TextKeys:
-        got = self.by_text.get(text)
-        if got is None:
-            got = text_keys(text)
-            if len(text) <= self.MAX_CHARS:
-                if self.chars + len(text) > self.MAX_CHARS:
-                    self.by_text.clear()
-                    self.chars = 0
-                self.by_text[text] = got
-                self.chars += len(text)
-        return msgspec.structs.replace(got)  # a copy (C: copy.copy took 2.4x as long)
-
-
-_stored = _Stored()
+# `text_keys` of the texts the index stored last: sessions repeat each other's turns (the
+# 1,000-session tree home's 3,324 turns are 2,133 texts; a memory plugin's observer prompt
+# comes back in session after session).
+_stored = _ByText(text_keys)
 
 
 def stored_text_keys(text: str) -> TextKeys:
-    """`text_keys(text)`, worked out once per text in this process (`_Stored`): the
-    keys the index stores beside each turn (`entries.encode_cleaned`)."""
-    return _stored.of(text)
+    """`text_keys(text)`, worked out once per text in this process (`_stored`): the
+    keys the index stores beside each turn (`entries.encode_cleaned`). Each caller gets
+    its own copy: a `TextKeys` caches its `pieces` once read, and a copy read so must
+    never be the one another session stores (C: copy.copy took 2.4x as long)."""
+    return msgspec.structs.replace(_stored.of(text))
 
 
 class Keys:
