@@ -15,7 +15,7 @@ benchmarks/speed.py's corpus.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 
 # A lone surrogate (a JSON `\ud800` escape decodes to one) cannot cross into Rust:
@@ -56,3 +56,29 @@ class WordFinder:
             return self._find(text, overlapping=True)
         except UnicodeEncodeError:
             return self._find(_SURROGATE.sub("\ufffd", text), overlapping=True)
+
+
+class GatePlans:
+    """`plans.of(present)`: the positions of the rules (or detectors) the gate words
+    `present` let run, in order, from `by_word()` (gate word -> positions). Texts hold
+    few distinct sets of gate words (the distinct turns of the 1,000-session spread and
+    tree bench homes: 4), so each set's plan is worked out once; bounded all the same
+    (emptied at `most` sets)."""
+
+    def __init__(self, by_word: Callable[[], Mapping[str, tuple[int, ...]]], most: int = 4096) -> None:
+        self._by_word = by_word
+        self._most = most
+        self._plans: dict[frozenset[str], tuple[int, ...]] = {}
+
+    def of(self, present: frozenset[str]) -> tuple[int, ...]:
+        got = self._plans.get(present)
+        if got is None:
+            by_word = self._by_word()
+            if len(self._plans) >= self._most:
+                self._plans.clear()
+            got = self._plans[present] = tuple(sorted(
+                {i for word in present for i in by_word.get(word, ())}))
+        return got
+
+    def clear(self) -> None:
+        self._plans.clear()

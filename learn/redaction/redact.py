@@ -28,7 +28,7 @@ from learn.redaction.assignments import (
     could_name_secret,
     sub_assignments,
 )
-from learn.redaction.gate_words import WordFinder
+from learn.redaction.gate_words import GatePlans, WordFinder
 from learn.redaction.password_forms import PASSWORD_FORM_RULES
 from learn.redaction.scanner import GATE_WORDS as SCANNER_GATE_WORDS
 from learn.redaction.scanner import scanner_spans
@@ -381,20 +381,8 @@ _STEPS_FOR: Final[dict[str, tuple[int, ...]]] = {
 }
 
 
-# gate words present -> `_steps_for` them: texts hold few distinct sets of gate words
-# (see scanner._detectors_for), each set's steps worked out once (at most _MAX_PLANS).
-_plans: dict[frozenset[str], tuple[int, ...]] = {}
-_MAX_PLANS: Final = 4096
-
-
-def _steps_for(present: frozenset[str]) -> tuple[int, ...]:
-    """The positions in `_STEPS` of the steps the gate words `present` let run, in order."""
-    got = _plans.get(present)
-    if got is None:
-        if len(_plans) >= _MAX_PLANS:
-            _plans.clear()
-        got = _plans[present] = tuple(sorted({i for word in present for i in _STEPS_FOR.get(word, ())}))
-    return got
+# The steps each set of gate words lets run, worked out once a set (`GatePlans`).
+_steps_for = GatePlans(lambda: _STEPS_FOR).of
 
 
 def redact(text: str) -> str:

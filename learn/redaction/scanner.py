@@ -23,6 +23,8 @@ import re
 from functools import cache
 from typing import Any, Final
 
+from learn.redaction.gate_words import GatePlans
+
 # Detectors whose findings are not secrets in a transcript (see above).
 _LEFT_OUT: Final = frozenset({"KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString",
                               "IPPublicDetector"})
@@ -186,7 +188,9 @@ def scanner_spans(text: str, present: frozenset[str]) -> list[tuple[int, int, st
     `present`: the gate words `text` contains (see redact.gate_words_in)."""
     found: list[tuple[int, int, str]] = []
     detectors = _sources()
-    for i in _detectors_for(present):
+    # Only the detectors of the words present, in their own order: testing every
+    # detector's gate on every text was half of redacting a typical turn (issue 21).
+    for i in _plans.of(present):
         kind = detectors[i][0]
         for pattern in _patterns(i):
             twice = _TWICE.get(pattern.pattern)
@@ -204,31 +208,15 @@ def scanner_spans(text: str, present: frozenset[str]) -> list[tuple[int, int, st
     return found
 
 
-# gate words present -> `_detectors_for` them. Texts hold few distinct sets of gate
-# words (the distinct turns of the 1,000-session spread and tree homes: 4), so each
-# set's detectors are worked out once; bounded all the same (emptied at _MAX_PLANS).
-_plans: dict[frozenset[str], tuple[int, ...]] = {}
-_MAX_PLANS: Final = 4096
-
-
-def _detectors_for(present: frozenset[str]) -> tuple[int, ...]:
-    """The positions in `_detectors()` of the detectors the gate words `present` let
-    run, in order: only those run, since testing every detector's gate on every text
-    was half of redacting a typical turn (issue 21)."""
-    got = _plans.get(present)
-    if got is None:
-        by_word = _by_gate_word()
-        if len(_plans) >= _MAX_PLANS:
-            _plans.clear()
-        got = _plans[present] = tuple(sorted({i for word in present for i in by_word.get(word, ())}))
-    return got
-
-
 @cache
 def _by_gate_word() -> dict[str, tuple[int, ...]]:
     """gate word -> the positions in `_detectors()` of the detectors it lets run."""
     words = {w for _, _, gate in _sources() for w in gate}
     return {w: tuple(i for i, (_, _, gate) in enumerate(_sources()) if w in gate) for w in words}
+
+
+# The detectors each set of gate words lets run, worked out once a set (`GatePlans`).
+_plans = GatePlans(_by_gate_word)
 
 
 def _secret_span(match: re.Match[str]) -> tuple[int, int]:

@@ -488,21 +488,13 @@ def lower(
         except RecursionError:
             skipped[SKIP_TOO_DEEP] = skipped.get(SKIP_TOO_DEEP, 0) + 1
             continue
-        # A wrapped line (nearly every line) is read here and any other shape by
-        # `read_line`, whose call cost 0.8% of the spread home's lowering (callgrind).
-        kind: Any = obj.get("type") if type(obj) is dict else None
-        payload: Any = obj.get("payload") if type(kind) is str else None
-        if type(payload) is dict and not st.bare:
-            line: Line = kind, payload, obj.get("timestamp")
-        else:
-            read = read_line(obj, st)
-            if isinstance(read, str):
-                if read == "state":
-                    events.append(OtherEvent("state", obj))
-                else:
-                    skipped[read] = skipped.get(read, 0) + 1
-                continue
-            line = read
+        line = read_line(obj, st)
+        if isinstance(line, str):
+            if line == "state":
+                events.append(OtherEvent("state", obj))
+            else:
+                skipped[line] = skipped.get(line, 0) + 1
+            continue
         event = _lower_line(line, lineno, st, obj)
         # None, not the reason's name: told by `is`, where a type test of every line's
         # result cost 1% of the spread home's lowering (callgrind).
