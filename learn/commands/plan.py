@@ -122,6 +122,7 @@ def plan_as_a_run_reads(scope: Scope, config: Config, *, model: str | None = Non
     from learn.mining.indexed_cache import IndexedMineCache
     from learn.mining.plan import plan_mining
     from learn.store import open_store
+    from learn.transcripts.files.discover import SessionFile, with_unread
     from learn.transcripts.view.replay import replay_fingerprints
     from learn.transcripts.view.replay_files import load_templates
 
@@ -134,10 +135,15 @@ def plan_as_a_run_reads(scope: Scope, config: Config, *, model: str | None = Non
         heads = CachedHeads(index)
         discovery = scope.scan(heads)
         heads.save()
+        unread: list[tuple[SessionFile, str]] = []
         items = indexed_views(discovery.files, index=index, fingerprints_for=lambda _: fingerprints,
-                              min_confidence=config.mining.min_signal_confidence)
+                              min_confidence=config.mining.min_signal_confidence,
+                              unread=lambda f, why: unread.append((f, why)))
+        discovery = with_unread(discovery, unread)  # as `learn run` and `learn sessions` count
+        failed = {f.path for f, _ in unread}
         cache = IndexedMineCache({i.file.path: i.digest for i in items})
-        plan = plan_mining(discovery.files, cache, model, fingerprints=fingerprints,
+        plan = plan_mining([f for f in discovery.files if f.path not in failed], cache, model,
+                           fingerprints=fingerprints,
                            context_window=context_window,
                            views=_as_a_run_reads(items, fingerprints,
                                                  include_programmatic=include_programmatic),

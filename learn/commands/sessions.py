@@ -202,6 +202,7 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
     from learn import collector
     from learn.index.indexed import CachedHeads, indexed_views, min_signal_confidence
     from learn.store import open_store
+    from learn.transcripts.files.discover import with_unread
     from learn.transcripts.view.replay_files import (
         FingerprintCache,
     )
@@ -216,32 +217,24 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
         heads = CachedHeads(index)
         discovery = scope.scan(heads)
         heads.save()
+        unread: list[tuple[SessionFile, str]] = []
         items = indexed_views(discovery.files, index=index,
                               # a share's commands are never read (not_opened)
                               fingerprints_for=lambda f: cache.for_project(
                                   None if f.project and not_opened(f.project) else f.project),
                               min_confidence=min_signal_confidence(), views=False, texts=False,
-                              keys=False)
+                              keys=False, unread=lambda f, why: unread.append((f, why)))
+        # Files listed that were gone (pruned) or failed to read: skipped, and said.
+        discovery = with_unread(discovery, unread)
         # Origin and cross-session templates are judged across the listed sessions,
         # as `learn run` does (issue 17), from each entry's turns' keys (and the
         # texts of those it needs, read from the index while it is open).
         rows = _spelled(by_last_activity(_judged_rows(items, include_programmatic)))
-    listed = {i.file.path for i in items}
-    # Files discovery listed that vanished (pruned) before they were parsed.
-    vanished = [
-        {"path": str(f.path), "reason": "unreadable", "provider": f.provider,
-         "id": f.session_id, "detail": "gone before it could be read"}
-        for f in discovery.files if f.path not in listed
-    ]
     if as_json:
-        out = {"sessions": rows,
-               "skipped": [skipped_row(s) for s in discovery.skipped_files] + vanished}
+        out: dict[str, object] = {"sessions": rows, "skipped": [skipped_row(s) for s in discovery.skipped_files]}
         click.echo(_json(out))
         return
     note = skipped_note(discovery.skipped, discovery.skipped_files)
-    if vanished:
-        gone = f"{len(vanished)} gone before they could be read"
-        note = f"{note}, {gone}" if note else gone
     _print_table(rows, scope, note, discovery.project, ids=short_ids(known_ids(discovery)))
 
 

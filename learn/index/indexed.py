@@ -229,17 +229,38 @@ class _Job(msgspec.Struct, frozen=True):
     views: bool  # also the redacted view, detectors and digest (a run), else the summary only
 
 
-def read_row(job: _Job) -> IndexRow | None:
-    """Read, parse and view one file (in a pool worker): its index row, None when unreadable."""
+# The skip detail of a file discovery listed that was gone when its turn came (pruned).
+GONE = "gone before it could be read"
+
+
+class Unread(msgspec.Struct, frozen=True):
+    """Why `read_row` has no row for a file: the detail of its "unreadable" skip."""
+
+    detail: str
+
+
+def read_row(job: _Job) -> IndexRow | Unread:
+    """Read, parse and view one file (in a pool worker): its index row, or why there is none.
+
+    A file learn's own reader fails on is skipped and said (an "unreadable" skip naming
+    the error), never the end of the listing: a Codex line whose payload `type` was a
+    list raised TypeError, and the exception ended `learn sessions` over the whole home
+    rather than leaving one rollout out. The error's type only, not its message: a
+    message can quote the file, and the skip is printed and kept with a run's records.
+    """
     from learn.transcripts.files.sources import read_session
     from learn.transcripts.parser import parse_buffer
 
     try:
         buf, st = read_session(job.path)
-    except OSError:
-        return None
-    transcript = parse_buffer(buf, path=job.path, mtime=st.mtime)
-    return _row(job, st, buf, transcript)
+        transcript = parse_buffer(buf, path=job.path, mtime=st.mtime)
+        return _row(job, st, buf, transcript)
+    except FileNotFoundError:
+        return Unread(GONE)
+    except OSError as exc:
+        return Unread(exc.strerror or type(exc).__name__)
+    except Exception as exc:  # one file's failure is its skip, said
+        return Unread(f"learn failed to read it ({type(exc).__name__}): please report this")
 
 
 def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> IndexRow:
@@ -364,6 +385,7 @@ def indexed_views(
     views: bool = True,
     texts: bool = True,
     keys: bool = True,
+    unread: Callable[[SessionFile, str], None] | None = None,
 ) -> list[IndexedSession]:
     """Each readable file's entry, in input order: from `index` when unchanged, else read.
 
@@ -372,7 +394,8 @@ def indexed_views(
     an entry from the index comes without its turns' texts (`IndexedSession.texts`
     reads them while `index` is open); `keys=False` without its turns' keys (`row.keys`
     None: `SessionIndex.keys_of_many` reads them). What was read is written back to `index`.
-    A file that vanished or cannot be read is left out.
+    A file that vanished or cannot be read is left out, and `unread` is told why (the
+    detail of its skip: `with_unread`); nothing is stored for it, so it is tried again.
     """
     version = entry_version()
     paths = [str(f.path) for f in files]
@@ -404,7 +427,7 @@ def indexed_views(
 
             _preload(views)
 
-            got_rows: Iterable[IndexRow | None] = ordered_map(read_row, [j for _, j in jobs],
+            got_rows: Iterable[IndexRow | Unread] = ordered_map(read_row, [j for _, j in jobs],
                                                               workers=workers)
         else:
             got_rows = ()
@@ -412,7 +435,9 @@ def indexed_views(
             done += 1
             if progress is not None:
                 progress(done, len(files))
-            if got is None:
+            if isinstance(got, Unread):
+                if unread is not None:
+                    unread(files[i], got.detail)
                 continue
             fresh_rows.append(got)
             out[i] = IndexedSession(files[i], got, from_index=False)

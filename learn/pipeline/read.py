@@ -71,6 +71,7 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
     from learn.detect.to_candidates import is_typed_reason
     from learn.index.indexed import indexed_views
     from learn.store import open_store
+    from learn.transcripts.files.discover import with_unread
     from learn.transcripts.templates.entries import learn_keys
     from learn.transcripts.templates.keys import Keys
     from learn.transcripts.view.replay import (
@@ -92,11 +93,13 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
         empty: list[Session] = []
         keys = Keys()  # each turn's keys as the index stored them: what the judgement compares
         rows: list[IndexRow] = []
+        unread: list[tuple[SessionFile, str]] = []
         with clock.stage("parse"):
             for item in indexed_views(
                 files, fingerprints_for=lambda _: fingerprints, index=index,
                 min_confidence=config.mining.min_signal_confidence,
                 progress=(lambda done, total: progress("parse", done, total)) if progress else None,
+                unread=lambda f, why: unread.append((f, why)),
             ):
                 rows.append(item.row)
                 session = item.session
@@ -126,7 +129,9 @@ def read_sessions(options: RunOptions, config: Config, *, clock: Clock, trace: T
                                       if s.id in typed and not s.human_turns)
     by_path = {f.path: f.project_id for f in files if f.project_id}
     projects = {s.id: by_path[s.path] for s in sessions if s.path in by_path}
-    return Read(files, dict(discovery.skipped), sessions, detected, digests, fingerprints,
+    # A file gone or failed to read by now is an "unreadable" skip, as the listing says.
+    skipped = dict(with_unread(discovery, unread).skipped)
+    return Read(files, skipped, sessions, detected, digests, fingerprints,
                 suggestions, programmatic, projects, discovery.project, entries(files, rows),
                 only_repeated, tuple(empty))
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -156,6 +156,21 @@ class Discovery(msgspec.Struct, frozen=True):
     # The project asked for (learn.projects.project_of of `--project` or the current
     # directory); None over every project.
     project: str | None = None
+
+
+def with_unread(discovery: Discovery, unread: Sequence[tuple[SessionFile, str]]) -> Discovery:
+    """`discovery` with the files listed but not read after all (gone by then, or a reader
+    failed: `indexed.read_row`) counted as "unreadable" skips, each with its detail; they
+    stay in `files` (everything discovered, read or not), as an unreadable head leaves them."""
+    if not unread:
+        return discovery
+    skips = Skips()
+    for f, detail in unread:
+        skips.add("unreadable", f.path, f.provider, f.session_id, detail)
+    counts = dict(discovery.skipped)
+    counts["unreadable"] = counts.get("unreadable", 0) + len(unread)
+    return msgspec.structs.replace(discovery, skipped=counts,
+                                   skipped_files=(*discovery.skipped_files, *skips.files))
 
 
 def discover(
