@@ -257,8 +257,18 @@ def is_program_envelope(text: str) -> bool:
     no tag), so leaving it unread changes no session's origin; a person at a prompt
     does not open a message with a tag alone on its line.
     """
+    return program_envelope_head(text) is not None
+
+
+def program_envelope_head(text: str) -> str | None:
+    """What `is_program_envelope` matched of `text` (its opening line, through the line
+    break), or None when `text` is no program's envelope. Another text opening with
+    the same head is one too: the match reads nothing past it, and the tag it names is
+    the longest run of name characters at its start."""
     head = _ENVELOPE_HEAD_RE.match(text)
-    return head is not None and not head.group(1).startswith(_CLIENT_TAG_PREFIXES)
+    if head is None or head.group(1).startswith(_CLIENT_TAG_PREFIXES):
+        return None
+    return head.group(0)
 
 
 # ---------------------------------------------------------------- entry rules

@@ -154,12 +154,12 @@ def strip_relayed(text: str) -> str:
     if "<context" in text:
         text = _CONTEXT_REF.sub("", text).strip()
     if "\n" not in text:
-        return "" if _REVIEW_HEAD.match(text) else text
+        return "" if _may_head(text) and _REVIEW_HEAD.match(text) else text
     low = text.lower()
     if _may_hold_comment(low):
         text = _strip_bot_comments(text)
         if "\n" not in text:
-            return "" if _REVIEW_HEAD.match(text) else text
+            return "" if _may_head(text) and _REVIEW_HEAD.match(text) else text
         low = text.lower()
     lines = text.splitlines()
     found = _report_start(lines, low)
@@ -169,6 +169,19 @@ def strip_relayed(text: str) -> str:
     end = _report_end(lines, start, findings=findings)
     kept = [*lines[:start], *lines[end:]]
     return _BLANK_RUN.sub("\n\n", "\n".join(kept)).strip()
+
+
+def _may_head(text: str) -> bool:
+    """Whether `text` can open with a review tool's head (`_REVIEW_HEAD`: spaces, then
+    "please", "fix", "address", "resolve" or "verify"; no other character matches one
+    of their first letters under IGNORECASE): most one-line turns open with another
+    letter, and are not matched (callgrind: building the views of the spread and tree
+    bench homes, 250 sessions each, took 0.997x and 0.998x the instructions)."""
+    first = text[:1]
+    return first in _HEAD_INITIALS or first.isspace()
+
+
+_HEAD_INITIALS: Final = "pfarvPFARV"
 
 
 def is_generated_findings(text: str) -> bool:
