@@ -71,7 +71,7 @@ def test_a_text_compiles_only_the_detectors_its_words_call_on() -> None:
         github = next(i for i, (kind, _, _) in enumerate(scanner._sources()) if kind == "github-token")
         assert scanner._patterns(github) and scanner._patterns.cache_info().currsize == compiled
         assert 0 < compiled < len(scanner._sources()) // 2
-        assert len(scanner._detectors()) == len(scanner._sources())  # a listing compiles them all
+        assert len(scanner._detectors()) == len(scanner._sources())  # all of them, when asked for
         assert scanner._patterns.cache_info().currsize == len(scanner._sources())
     finally:
         scanner._forget()

@@ -322,7 +322,9 @@ def _preload(views: bool) -> None:
     again (~0.04 s of CPU each for the summary's modules). That includes what
     parse_buffer asks of each file's head (parser._other_agent), the asides and the
     rows' keys: ~10 ms of CPU twice over in a first listing (python -X importtime),
-    and the parent judges with the keys' modules anyway.
+    and the parent judges with the keys' modules anyway. Also the session's redaction
+    (`render.session_values`) and Gemini CLI's logs (`files.sources.in_store` asks of
+    every file read): both were imported after the fork, once in each worker.
 
     The lazy patterns (learn.lazy.lazy_pattern) are left to compile on first use, in
     each worker: compiling all of them (226) here took 0.026 s of CPU in the parent of
@@ -331,9 +333,11 @@ def _preload(views: bool) -> None:
     of the tree's first 250 sessions uses 22)."""
     import learn.index.indexed_turns
     import learn.redaction.redact
+    import learn.render.session_values
     import learn.store.session_index
     import learn.transcripts.codex.rollout  # parse_buffer imports it on the first rollout
     import learn.transcripts.copilot.events
+    import learn.transcripts.gemini.logs
     import learn.transcripts.gemini.record
     import learn.transcripts.opencode.export
     import learn.transcripts.parser
@@ -343,12 +347,16 @@ def _preload(views: bool) -> None:
     import learn.transcripts.view.many
     import learn.transcripts.view.serialise
     import learn.transcripts.view.session
-    from learn.redaction.scanner import _by_gate_word, _detectors
+    from learn.redaction.scanner import _by_gate_word, _sources
 
-    # The secret scanner's detectors, compiled once here rather than once in each
-    # forked worker (~5 ms apiece from learn.redaction.scanner_snapshot; ~0.09 s when an
+    # The secret scanner's detectors, read once here rather than once in each forked
+    # worker (~5 ms apiece from learn.redaction.scanner_snapshot; ~0.09 s when an
     # unknown detect-secrets release is read live): every entry's turns are redacted.
-    _detectors()
+    # Not compiled here: each pattern is where a text's gate words first call on it,
+    # as the lazy patterns are. Compiling all 45 here was 46 M instructions (callgrind),
+    # 1.4% of a first listing of the 250-session tree home in one process, whose turns
+    # call on 2 detectors (the spread home's on 1); a worker compiles the few it uses.
+    _sources()
     _by_gate_word()
     if views:
         import learn.detect
