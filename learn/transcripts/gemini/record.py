@@ -68,10 +68,11 @@ class Conversation(msgspec.Struct):
 
 def is_gemini(buf: bytes, path: Path | None = None) -> bool:
     """Whether a buffer is a Gemini CLI chats file (either era), from its head."""
-    head = buf[:_SNIFF_BYTES]
-    if b'"projectHash"' not in head or b'"sessionId"' not in head:
+    # Searched in place: every file a listing reads is asked this (no copy of its head).
+    if (buf.find(b'"projectHash"', 0, _SNIFF_BYTES) < 0
+            or buf.find(b'"sessionId"', 0, _SNIFF_BYTES) < 0):
         return False
-    return head.lstrip()[:1] == b"{"
+    return buf[:_SNIFF_BYTES].lstrip()[:1] == b"{"
 
 
 def read_conversation(buf: bytes) -> Conversation:
