@@ -315,6 +315,20 @@ def _with_raw(wire: SystemW | AttachmentW, line: bytes | memoryview | str) -> ob
     return wire
 
 
+def _skipped_body(line: memoryview, kind: str) -> object:
+    """A `progress` or `file-history-snapshot` line kept: its OtherEvent, as `_slow_path`
+    makes it, read from the line's one untyped decode without a copy of the line first
+    (callgrind: decoding the Claude files of the spread bench home, 250 sessions, 3.7 M
+    fewer instructions, 0.996x); any line that decode does not read so goes the slow path."""
+    try:
+        obj = _ANY_DECODER.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return _slow_path(line.tobytes())
+    if type(obj) is dict and obj.get("type") == kind:
+        return OtherEvent(kind, obj)
+    return _slow_path(line.tobytes())
+
+
 def _is_dropped(wire: object, spec: FilterSpec) -> bool:
     if type(wire) is OtherEvent:
         return wire.type in spec.types
@@ -453,7 +467,7 @@ def decode_claude_lines(
                 if skipped_body is not None:
                     if skipped_body in drop_types:
                         continue
-                    wire = _slow_path(line.tobytes())
+                    wire = _skipped_body(line, skipped_body)
                     untimed = untimed or _untimed(wire)
         if type(wire) is str:
             skipped[wire] = skipped.get(wire, 0) + 1

@@ -65,7 +65,14 @@ AGENT_INJECTION_PATTERNS: Final[tuple[str, ...]] = (
     r"\A\s*<agent-message[\s>]",
     r"\A\s*<cross-session-message[\s>]",
 )
-AGENT_INJECTION_RE: Final = lazy_pattern("|".join(f"(?:{p})" for p in AGENT_INJECTION_PATTERNS))
+# One `\A\s*` before the alternatives rather than one in each: the engine skips the
+# whitespace once and then tells most alternatives by their first character, where it
+# ran the skip eight times on every text (a user text opening with "<", most of them,
+# 0.4 us against 0.1 us). The same texts match: after the skip each alternative opens
+# with a character that is not whitespace. (callgrind: building the Claude events of
+# the spread and tree bench homes, 250 sessions each, 0.97x the instructions.)
+AGENT_INJECTION_RE: Final = lazy_pattern(
+    r"\A\s*(?:" + "|".join(p.removeprefix(r"\A\s*") for p in AGENT_INJECTION_PATTERNS) + ")")
 
 # Input no person typed, that 2.1.2xx writes into the user slot (with `origin` set on
 # newer builds, which `exclusions.entry_exclusion` reads; these are for the lines
