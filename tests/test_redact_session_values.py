@@ -52,7 +52,7 @@ def _view(path: Path) -> Session:
 
 
 def _row(path: Path, *, views: bool) -> IndexRow:
-    row = read_row(_Job(path, (), (), 0.75, "v", "c", views))
+    row = read_row(_Job(path, "claude", (), (), 0.75, "v", "c", views))
     assert row is not None
     return row
 

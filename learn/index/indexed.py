@@ -221,6 +221,7 @@ class ContextKeys:
 
 class _Job(msgspec.Struct, frozen=True):
     path: Path
+    provider: Provider  # discovery's: a Claude Code or Codex file is read as one (read_session)
     fingerprints: Sequence[str]  # a replay.Fingerprints: its scaffold travels with it
     aside_paths: tuple[Path, ...]
     min_confidence: float
@@ -252,7 +253,7 @@ def read_row(job: _Job) -> IndexRow | Unread:
     from learn.transcripts.parser import parse_buffer
 
     try:
-        buf, st = read_session(job.path)
+        buf, st = read_session(job.path, job.provider)
         transcript = parse_buffer(buf, path=job.path, mtime=st.mtime)
         return _row(job, st, buf, transcript)
     except FileNotFoundError:
@@ -422,8 +423,8 @@ def indexed_views(
                 not views or row.view is not None):
             out[i] = IndexedSession(f, row, from_index=True, _index=index)
             continue
-        jobs.append((i, _Job(f.path, fingerprints, f.aside_paths, min_confidence, version, context,
-                             views)))
+        jobs.append((i, _Job(f.path, f.provider, fingerprints, f.aside_paths, min_confidence,
+                             version, context, views)))
     done = len(out)
     fresh_rows: list[IndexRow] = []
     # Reading makes no cycles, so the cyclic collector is paused (learn.collector has

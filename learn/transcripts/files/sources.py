@@ -28,11 +28,14 @@ import stat
 from collections.abc import Callable
 from io import BufferedReader
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
 from learn import osflags
+
+if TYPE_CHECKING:
+    from learn.transcripts.ids import Provider
 
 __all__ = [
     "NotRegularFile",
@@ -140,9 +143,19 @@ def source_stat(path: Path) -> SourceStat | None:
     return stat_identity(st)
 
 
-def read_session(path: Path) -> tuple[bytes, SourceStat]:
-    """The session's bytes and its identity when read. Raises OSError."""
-    if in_store(path):
+# The clients whose sessions a store may hold (an OpenCode database or JSON store, a
+# Gemini CLI `logs.json`): a Claude Code, Codex or Copilot CLI session is a file of its
+# own, whatever its path says.
+_STORED_BY: Final = frozenset({"opencode", "gemini"})
+
+
+def read_session(path: Path, provider: Provider | None = None) -> tuple[bytes, SourceStat]:
+    """The session's bytes and its identity when read. Raises OSError.
+
+    `provider`: the client discovery found the session for, when known. A Claude Code or
+    Codex file is then read without asking whether a store holds it (`in_store`: three
+    tests of the path, each file of a first listing; 1.4% of one, py-spy)."""
+    if (provider is None or provider in _STORED_BY) and in_store(path):
         # The stamp first: a write landing during the read makes the next run
         # read it again, never the reverse.
         stat = _store_stat(path)
