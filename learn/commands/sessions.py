@@ -116,12 +116,15 @@ def _judge(items: Sequence[Any], summaries: Sequence[dict[str, Any]],
     judged: list[dict[str, object]] = []
     for view in judged_sessions(entries, include_programmatic=include_programmatic, keys=keys):
         by_origin: dict[str, int] = dict.fromkeys(HUMAN_ORIGINS, 0)
-        for turn in view.human_turns:
+        off_branch = 0
+        for turn in view.human_turns:  # one pass for both counts
             by_origin[turn.origin] += 1
+            if not turn.on_branch:
+                off_branch += 1
         judged.append({
             "human_turns": len(view.human_turns),
             "human_turns_by_origin": by_origin,
-            "off_branch_human_turns": sum(1 for t in view.human_turns if not t.on_branch),
+            "off_branch_human_turns": off_branch,
             "origin": view.origin,
             "origin_evidence": list(view.origin_evidence),
             "entrypoint": view.entrypoint,
