@@ -140,10 +140,8 @@ def plan_as_a_run_reads(scope: Scope, config: Config, *, model: str | None = Non
                               min_confidence=config.mining.min_signal_confidence,
                               unread=lambda f, why: unread.append((f, why)))
         discovery = with_unread(discovery, unread)  # as `learn run` and `learn sessions` count
-        failed = {f.path for f, _ in unread}
         cache = IndexedMineCache({i.file.path: i.digest for i in items})
-        plan = plan_mining([f for f in discovery.files if f.path not in failed], cache, model,
-                           fingerprints=fingerprints,
+        plan = plan_mining(discovery.files, cache, model, fingerprints=fingerprints,
                            context_window=context_window,
                            views=_as_a_run_reads(items, fingerprints,
                                                  include_programmatic=include_programmatic),

@@ -234,7 +234,8 @@ def command(scope: Scope, as_json: bool, include_programmatic: bool) -> None:
         # texts of those it needs, read from the index while it is open).
         rows = _spelled(by_last_activity(_judged_rows(items, include_programmatic)))
     if as_json:
-        out: dict[str, object] = {"sessions": rows, "skipped": [skipped_row(s) for s in discovery.skipped_files]}
+        out: dict[str, object] = {
+            "sessions": rows, "skipped": [skipped_row(s) for s in discovery.skipped_files]}
         click.echo(_json(out))
         return
     note = skipped_note(discovery.skipped, discovery.skipped_files)

@@ -108,11 +108,9 @@ def light_entry(summary: Mapping[str, Any], blob: bytes | None, path: Path | Non
         return made[0]
 
     def make() -> Session:
-        fromiso = datetime.fromisoformat
         stored = decode_turns(packed)
-        human = tuple(HumanTurn("", t.origin, fromiso(t.at) if t.at is not None else None,  # type: ignore[arg-type]
-                                t.event_index, t.uuid, t.command, t.on_branch, t.filled)
-                      for t in stored)
+        human = tuple(HumanTurn("", t.origin, _dt(t.at), t.event_index, t.uuid, t.command,  # type: ignore[arg-type]
+                                t.on_branch, t.filled) for t in stored)
         keys.light(human, [t.keys for t in stored], read_texts)
         return msgspec.structs.replace(bare(), human_turns=human,
                                        timeline=tuple(t for t in human if t.on_branch))

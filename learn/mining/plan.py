@@ -107,9 +107,12 @@ def plan_mining(
     cached: list[PlannedSession] = []
     empty: list[PlannedSession] = []
     not_read: list[Path] = list(unreadable)
+    told = set(unreadable)  # counted already: a file listed but not read (discover.with_unread)
     raw_bytes = chars = calls = input_tokens = 0
     for item in session_files:
         path, sid, provider, project = _file_facts(item)
+        if path in told:
+            continue
         try:
             key = cache.key_for_file(path) if cache is not None else None
             # A session a store holds is `<file>/<id>`, no file to stat: it was filed

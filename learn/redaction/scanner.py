@@ -20,7 +20,7 @@ rules take all 47; the library adds the vendors learn has no rule of its own for
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Final
 
 from learn.redaction.gate_words import GatePlans
@@ -114,7 +114,7 @@ def _forget() -> None:
     _patterns.cache_clear()
     _by_gate_word.cache_clear()
     _plans.clear()
-    _prepared.clear()
+    _runs.cache_clear()
 
 
 def installed_version() -> str | None:
@@ -210,18 +210,11 @@ _Run = tuple[str, re.Pattern[str], str | None]
 # not rebuilt for each text from `_sources()`, `_patterns` and `_TWICE` (nearly every
 # text runs Discord's detector): 0.6x the time of the scanner's share of redacting the
 # spread home's turns. As bounded as `_plans`, whose plans are its keys.
-_prepared: dict[tuple[int, ...], tuple[_Run, ...]] = {}
-
-
+@lru_cache(maxsize=4096)
 def _runs(plan: tuple[int, ...]) -> tuple[_Run, ...]:
-    got = _prepared.get(plan)
-    if got is None:
-        if len(_prepared) >= 4096:
-            _prepared.clear()
-        detectors = _sources()
-        got = _prepared[plan] = tuple((detectors[i][0], pattern, _TWICE.get(pattern.pattern))
-                                      for i in plan for pattern in _patterns(i))
-    return got
+    detectors = _sources()
+    return tuple((detectors[i][0], pattern, _TWICE.get(pattern.pattern))
+                 for i in plan for pattern in _patterns(i))
 
 
 @cache

@@ -33,7 +33,7 @@ from learn.transcripts.templates.skeleton import (
     digest,
     is_prose,
     masked,
-    shape,
+    piece_key,
 )
 from learn.transcripts.templates.skeleton import pieces as pieces_of
 from learn.transcripts.view.model import HumanTurn
@@ -95,15 +95,11 @@ class _ByText(Generic[_V]):
         return got
 
 
-def _piece_key(piece: str) -> bytes:
-    return digest(shape(piece))
-
-
 # Each piece's shape digest, by piece: the texts of one template differ in a line or
 # two (the 1,000-session tree home's 266 observer prompts are 4,050 pieces, 317 of them
 # distinct), so a piece is folded, masked and digested once: the same keys, `text_keys`
 # of that home's distinct turns in 0.74x the instructions (callgrind).
-_piece_keys = _ByText(_piece_key)
+_piece_keys = _ByText(piece_key)
 
 
 def _shapes_of(text: str) -> tuple[bytes, list[int]]:

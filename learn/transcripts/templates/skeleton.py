@@ -111,9 +111,14 @@ def masked(folded: str) -> str:
     return _DIGITS.sub("#", folded)
 
 
+def piece_key(piece: str) -> ShapeKey:
+    """The digest of a piece's shape: what skeletons compare."""
+    return digest(shape(piece))
+
+
 def shape_keys(text: str) -> tuple[tuple[ShapeKey, int], ...]:
     """Each piece of `text` as (the digest of its shape, its length)."""
-    return tuple((digest(shape(p)), len(p)) for p in pieces(text))
+    return tuple((piece_key(p), len(p)) for p in pieces(text))
 
 
 class Skeleton(msgspec.Struct, frozen=True, eq=False):

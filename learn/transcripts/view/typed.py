@@ -359,7 +359,7 @@ class AssistantText(list[str]):
             self._index()
         waiting = self._by_length.pop(len(flat), None)
         if waiting is not None:
-            self._lines.update([line.strip(" ").lower() for line in waiting])
+            self._fold_held(waiting)
         return flat in self._lines
 
     @property
@@ -367,9 +367,13 @@ class AssistantText(list[str]):
         """The folded lines (of at least PASTED_LINE_MIN_CHARS) of every message so far."""
         self._index()
         for waiting in self._by_length.values():
-            self._lines.update([line.strip(" ").lower() for line in waiting])
+            self._fold_held(waiting)
         self._by_length.clear()
         return self._lines
+
+    def _fold_held(self, held: list[str]) -> None:
+        """Lines `_index` held by length, folded (as `textfold.fold_line` folds them)."""
+        self._lines.update([line.strip(" ").lower() for line in held])
 
     def _index(self) -> None:
         """Take in the messages added since the last look: each line folded now, or
