@@ -96,3 +96,25 @@ def test_a_plan_and_a_run_count_it_unreadable(monkeypatch: pytest.MonkeyPatch) -
     assert run.exit_code == 0, run.output
     assert "1 unreadable" in run.output, run.output
     assert SECRET_WORDS not in plan.output + run.output
+
+
+def test_the_hook_worker_skips_a_session_it_cannot_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read as a run reads it: one "unreadable" skip in the log, naming the error's type,
+    # and the job done. Before, the exception was retried three times, the session put
+    # in failed/ and the message (which may quote the transcript) written to the log.
+    from fixtures.fidelity.writers import claude_path as path_of
+
+    from learn.hook.event import SessionEnded
+    from learn.hook.queue import SessionQueue
+
+    [sid] = _home(1)
+    _fail_on(monkeypatch, sid)
+    queue = SessionQueue()
+    queue.put(SessionEnded(sid, str(path_of(Path.home(), sid, PROJECT))))
+    done = CliRunner().invoke(cli, ["hook", "drain", "--backend", "replay"])
+    assert done.exit_code == 0, done.output
+    log = (queue.root / "hook.log").read_text(encoding="utf-8")
+    assert (f"session {sid}: skipped: unreadable (learn failed to read it (TypeError): "
+            "please report this)") in log, log
+    assert SECRET_WORDS not in log
+    assert queue.pending() == [] and not any(queue.failed.glob("*"))

@@ -172,3 +172,26 @@ def test_the_hook_worker_sends_the_copies_when_the_original_is_gone(
                        config=load_config(), cache=MineCache())
     [sent] = _mined(server)
     assert BEFORE in sent and AFTER in sent
+
+
+def test_the_hook_worker_sends_the_copies_when_the_original_cannot_be_read(
+        server: FakeAnthropicServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A run leaves a file its reader fails on out (an "unreadable" skip), so its
+    # copies are sent; the worker mines the resumed session the same way rather than
+    # failing it, three times, over the other file.
+    import learn.transcripts.parser as parser
+
+    pa, pb = _write(Path.home())
+    real = parser.parse_buffer
+
+    def parse_buffer(buf: bytes, **kw: Any) -> Any:
+        if kw.get("path") == pa:
+            raise KeyError("a record's text")
+        return real(buf, **kw)
+
+    monkeypatch.setattr(parser, "parse_buffer", parse_buffer)
+    result = mine_ended_session(SessionEnded(RESUMED, str(pb)), backend=_backend(),
+                                config=load_config(), cache=MineCache())
+    assert result.error is None
+    [sent] = _mined(server)
+    assert BEFORE in sent and AFTER in sent

@@ -169,7 +169,12 @@ def drain(queue: SessionQueue, mine_one: MineOne, log: Log, *, lock_dir: Path,
 
 
 class SessionGone(Exception):
-    pass
+    """The ended session is not the worker's to mine: said in the log, not retried."""
+
+
+class Unreadable(SessionGone):
+    """The session's file could not be read: a run skips it as unreadable, and so
+    does the worker (retrying a reader's failure changes nothing)."""
 
 
 def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
@@ -206,8 +211,9 @@ def mine_ended_session(event: SessionEnded, *, backend: Backend, config: Config,
         # the run decides, and a plugin's background sessions cost nothing meanwhile.
         raise SessionGone(f"headless ({session.entrypoint}): left to `learn run`, which "
                           "judges whether a program started it")
-    older = [_view(f, fingerprints)[0] for sid in _copied_from(events, session.id)
-             for f in _files(sid) if f.session_id == sid]
+    older = [view for sid in _copied_from(events, session.id)
+             for f in _files(sid) if f.session_id == sid
+             if (view := _older(f, fingerprints)) is not None]
     [result] = mine_sessions([session], backend, model=config.models.mine, cache=cache,
                              concurrency=1, fingerprints=fingerprints,
                              context_window=config.models.context_window, older=older)
@@ -223,7 +229,8 @@ def _files(session_id: str) -> list[SessionFile]:
 
 def _view(info: SessionFile, fingerprints: Sequence[str]) -> tuple[Session, Sequence[TranscriptEvent]]:
     """The session view of a found file, redacted as the run's stored view is
-    (learn.index.indexed._row), and the events it was built from.
+    (learn.index.indexed._row), and the events it was built from. Raises Unreadable
+    where a run would skip the file as unreadable (`sources.unread_detail`).
 
     Redacted as one: the miner checks each quote and fix against the turns and commands
     as rendered, and a value carried from another text (or a password given in answer to
@@ -231,15 +238,33 @@ def _view(info: SessionFile, fingerprints: Sequence[str]) -> tuple[Session, Sequ
     sessions a resume copied from are redacted alike, or a copied turn holding a value
     would no longer match its original and be sent again."""
     from learn.render.redacted_view import redact_session
-    from learn.transcripts import stream
+    from learn.transcripts.files.sources import read_session, unread_detail
+    from learn.transcripts.parser import parse_buffer
     from learn.transcripts.view.many import read_asides
     from learn.transcripts.view.session import build_session
 
-    transcript = next(iter(stream([info.path])))
-    session = build_session(transcript, fingerprints=fingerprints, size_bytes=info.size,
-                            subagent_paths=info.subagent_paths,
-                            asides=read_asides(info.aside_paths))
+    # Read as the listing and a run read it (the client's own reader, the same
+    # failures): a reader's exception here retried the session three times and then
+    # put it in failed/, its message (which can quote the file) in the log.
+    try:
+        buf, st = read_session(info.path, info.provider)
+        transcript = parse_buffer(buf, path=info.path, mtime=st.mtime)
+        session = build_session(transcript, fingerprints=fingerprints, size_bytes=info.size,
+                                subagent_paths=info.subagent_paths,
+                                asides=read_asides(info.aside_paths))
+    except Exception as exc:
+        raise Unreadable(f"unreadable ({unread_detail(exc)})") from None
     return redact_session(session, events=transcript.events), transcript.events
+
+
+def _older(info: SessionFile, fingerprints: Sequence[str]) -> Session | None:
+    """The view of a session this one copied lines from, or None where it cannot be
+    read: a run leaves an unreadable file out, and the copies are then sent as the
+    only record left (as of a pruned one)."""
+    try:
+        return _view(info, fingerprints)[0]
+    except Unreadable:
+        return None
 
 
 def _copied_from(events: Sequence[TranscriptEvent], own_id: str) -> list[str]:

@@ -230,10 +230,6 @@ class _Job(msgspec.Struct, frozen=True):
     views: bool  # also the redacted view, detectors and digest (a run), else the summary only
 
 
-# The skip detail of a file discovery listed that was gone when its turn came (pruned).
-GONE = "gone before it could be read"
-
-
 class Unread(msgspec.Struct, frozen=True):
     """Why `read_row` has no row for a file: the detail of its "unreadable" skip."""
 
@@ -249,19 +245,15 @@ def read_row(job: _Job) -> IndexRow | Unread:
     rather than leaving one rollout out. The error's type only, not its message: a
     message can quote the file, and the skip is printed and kept with a run's records.
     """
-    from learn.transcripts.files.sources import read_session
+    from learn.transcripts.files.sources import read_session, unread_detail
     from learn.transcripts.parser import parse_buffer
 
     try:
         buf, st = read_session(job.path, job.provider)
         transcript = parse_buffer(buf, path=job.path, mtime=st.mtime)
         return _row(job, st, buf, transcript)
-    except FileNotFoundError:
-        return Unread(GONE)
-    except OSError as exc:
-        return Unread(exc.strerror or type(exc).__name__)
     except Exception as exc:  # one file's failure is its skip, said
-        return Unread(f"learn failed to read it ({type(exc).__name__}): please report this")
+        return Unread(unread_detail(exc))
 
 
 def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> IndexRow:

@@ -47,12 +47,29 @@ __all__ = [
     "session_exists",
     "source_stat",
     "stat_identity",
+    "unread_detail",
 ]
 
 # Non-blocking, so the open of a FIFO returns at once instead of waiting for a
 # writer; on a regular file the flag changes nothing (its reads never block).
 # Binary on Windows (learn.osflags).
 _READ_FLAGS: Final = osflags.READ
+
+
+# The detail of a file discovery listed that was gone when its turn came (pruned).
+GONE: Final = "gone before it could be read"
+
+
+def unread_detail(exc: Exception) -> str:
+    """How a failure to read, parse or view one session file is said: the one rule for
+    the listing, a run and the hook's worker. The error's type only, never its message:
+    a message can quote the file (a KeyError of a record's text), and the detail is
+    printed, logged and kept with a run's records."""
+    if isinstance(exc, FileNotFoundError):
+        return GONE
+    if isinstance(exc, OSError):
+        return exc.strerror or type(exc).__name__
+    return f"learn failed to read it ({type(exc).__name__}): please report this"
 
 
 class NotRegularFile(OSError):
