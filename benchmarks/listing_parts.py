@@ -20,7 +20,8 @@ session file, each part timed by this process's CPU, best of --repeat:
 
 then the real command, `learn sessions --all-projects --json` on an empty
 store, as a subprocess: the CPU of its own process (discovery, judgement,
-writes, output) and of its workers (the parts above, in parallel); and the same
+writes, output, and its share of the parts above: it is one of the workers,
+learn.transcripts.pool) and of the workers it forks (the rest, in parallel); and the same
 command in one process (LEARN_PARSE_WORKERS=1), run alternately with it, since
 workers that share the machine's cores may each take more CPU than one alone; and
 the command over an empty home: what a listing pays before its first file (Python,

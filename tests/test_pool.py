@@ -15,8 +15,28 @@ from learn.transcripts.pool import WorkerError, ordered_map
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the forked pool needs fork")
 
 
+# The process that runs the tests, and so ordered_map's: it takes chunks as its workers do.
+_HERE = os.getpid()
+
+
 def _square_with_pid(n: int) -> tuple[int, int]:
     return n * n, os.getpid()
+
+
+# Slow enough that a worker, forked as this process begins its own chunks, takes some.
+_ITEM_SECONDS = 0.005
+
+
+def _slow_square_with_pid(n: int) -> tuple[int, int]:
+    time.sleep(_ITEM_SECONDS)
+    return n * n, os.getpid()
+
+
+def _fails_here(n: int) -> int:
+    time.sleep(_ITEM_SECONDS)
+    if os.getpid() == _HERE:
+        raise ValueError(f"bad item {n} here")
+    return n
 
 
 def _big(n: int) -> bytes:
@@ -36,16 +56,18 @@ class _Unpicklable(Exception):
         self.lock = lock
 
 
-def _unpicklable_error(n: int) -> int:
-    if n == 3:
+def _unpicklable_error_in_a_worker(n: int) -> int:
+    time.sleep(_ITEM_SECONDS)
+    if os.getpid() != _HERE:
         import threading
 
         raise _Unpicklable(threading.Lock())
     return n
 
 
-def _dies_at_40(n: int) -> int:
-    if n == 40:
+def _a_worker_dies(n: int) -> int:
+    time.sleep(_ITEM_SECONDS)
+    if os.getpid() != _HERE:
         os._exit(3)  # a worker killed mid-chunk (OOM, a signal)
     return n
 
@@ -59,9 +81,10 @@ def _no_children_left() -> bool:
 
 
 def test_results_come_in_input_order_from_several_processes() -> None:
-    got = list(ordered_map(_square_with_pid, list(range(200)), workers=2))
+    got = list(ordered_map(_slow_square_with_pid, list(range(200)), workers=2))
     assert [v for v, _ in got] == [n * n for n in range(200)]
-    assert os.getpid() not in {pid for _, pid in got}
+    pids = {pid for _, pid in got}
+    assert len(pids) == 2 and _HERE in pids  # this process is one of the two
     assert _no_children_left()
 
 
@@ -84,14 +107,20 @@ def test_an_exception_in_a_worker_is_raised_here_in_order() -> None:
     assert _no_children_left()
 
 
+def test_an_exception_in_this_processs_own_chunk_is_raised_and_the_workers_reaped() -> None:
+    with pytest.raises(ValueError, match="here"):
+        list(ordered_map(_fails_here, list(range(100)), workers=2))
+    assert _no_children_left()
+
+
 def test_an_exception_that_cannot_be_pickled_arrives_as_its_traceback() -> None:
     with pytest.raises(WorkerError, match="_Unpicklable: holds a lock"):
-        list(ordered_map(_unpicklable_error, list(range(20)), workers=2))
+        list(ordered_map(_unpicklable_error_in_a_worker, list(range(100)), workers=2))
 
 
 def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
     with pytest.raises(WorkerError, match="ended early"):
-        list(ordered_map(_dies_at_40, list(range(100)), workers=2))
+        list(ordered_map(_a_worker_dies, list(range(100)), workers=2))
     assert _no_children_left()
 
 
@@ -155,8 +184,8 @@ def test_a_sigterm_landing_in_a_workers_fork_callbacks_waits_for_its_defaults(
     after-fork callbacks ran learn's handler there (learn.termination), and Python printed
     "Exception ignored in: <function _after_fork>" and a Terminated traceback (`learn
     eval`, 2 runs of 2). Here the signal lands in a callback for certain, registered
-    ahead of learn's: held, it ends the worker once its handler is the default (the
-    parent says a worker died), and nothing is printed."""
+    ahead of learn's: held, it ends the worker once its handler is the default, before it
+    takes a chunk (this process, a worker itself, takes them all), and nothing is printed."""
     import subprocess
     import sys
     import textwrap
@@ -180,4 +209,4 @@ def test_a_sigterm_landing_in_a_workers_fork_callbacks_waits_for_its_defaults(
                           preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
     assert done.returncode == 0, done.stderr
     assert "Exception ignored" not in done.stderr and "Terminated" not in done.stderr, done.stderr
-    assert done.stdout.strip() == "WorkerError"
+    assert done.stdout.strip() == "worked on"
