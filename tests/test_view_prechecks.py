@@ -4,7 +4,12 @@ the regex where it fails changes nothing (issue 32)."""
 
 from __future__ import annotations
 
+import json
+import random
 import re
+from datetime import UTC, datetime
+
+import pytest
 
 from learn.secret_answers import (
     _ASCII_VALUE_CHAR_RE,
@@ -12,6 +17,17 @@ from learn.secret_answers import (
     _could_answer,
     redact_answer,
 )
+from learn.transcripts.blocks import TextBlock, ToolResultBlock
+from learn.transcripts.models import (
+    AssistantEvent,
+    EntryMeta,
+    EventList,
+    ModeEvent,
+    OtherEvent,
+    TranscriptEvent,
+    UserEvent,
+)
+from learn.transcripts.view.model import HumanTurn
 from learn.transcripts.view.relayed import _REVIEW_HEAD, strip_relayed
 
 
@@ -167,3 +183,191 @@ def test_lines_held_by_length_are_looked_up_as_if_folded() -> None:
             if len(probe) >= PASTED_LINE_MIN_CHARS:
                 assert said.said(probe) is (probe in seen), probe
     assert said.lines == everything
+
+
+# ---------------------------------------------------------------- third round (issue 32)
+
+
+def test_no_casefold_holds_whitespace_or_is_empty() -> None:
+    # `evidence.text_ends`: a text's `text_key` is its words casefolded one by one and
+    # joined by a space, so its first and last words are the text's, casefolded.
+    assert [hex(i) for i in range(0x110000)
+            if not chr(i).isspace()
+            and (not chr(i).casefold() or any(c.isspace() for c in chr(i).casefold()))] == []
+
+
+_WORDS = ["Run", "run", "RUN", "straße", "STRASSE", "İstanbul", "ΣΊΣΥΦΟΣ", "σίσυφος", "ﬁle",
+          "FILE", "x", "[Image", "#1]", "…", "ok.", "Ok.", "\u00a0", "a\u200bb", "ǅ"]
+_SPACES = [" ", "  ", "\n", "\t", "\r\n", "\u3000", "\x1f", "\u2028", "\x85", " \n "]
+
+
+def _random_text(rng: random.Random) -> str:
+    words = [rng.choice(_WORDS) for _ in range(rng.randint(0, 5))]
+    out = rng.choice(["", *_SPACES])
+    for word in words:
+        out += word + rng.choice(_SPACES)
+    return out if rng.random() < 0.5 else out.rstrip()
+
+
+def test_a_texts_ends_are_its_keys_ends() -> None:
+    from learn.transcripts.view.evidence import text_ends, text_key
+
+    rng = random.Random(32)
+    for _ in range(20_000):
+        text = _random_text(rng)
+        words = text_key(text).split(" ") if text_key(text) else []
+        assert text_ends(text) == ((words[0], words[-1]) if words else ("", "")), repr(text)
+
+
+def _one_per_text_folding_all(turns: list[HumanTurn]) -> list[HumanTurn]:
+    """`one_per_text` as it was: every text folded."""
+    from learn.transcripts.view.evidence import text_key
+
+    chosen: dict[str, HumanTurn] = {}
+    for turn in turns:
+        key = text_key(turn.text)
+        held = chosen.get(key)
+        if held is None or (turn.on_branch and not held.on_branch):
+            chosen[key] = turn
+    keep = {id(t) for t in chosen.values()}
+    return [t for t in turns if id(t) in keep]
+
+
+def test_one_per_text_keeps_what_folding_every_text_kept() -> None:
+    from learn.transcripts.view.evidence import one_per_text
+
+    rng = random.Random(7)
+    for _ in range(3_000):
+        texts = [_random_text(rng) or "x" for _ in range(rng.randint(0, 4))]
+        turns = [HumanTurn(text=rng.choice(texts) if texts and rng.random() < 0.6
+                           else _random_text(rng) or "y",
+                           origin="typed", at=None, event_index=i, on_branch=rng.random() < 0.7)
+                 for i in range(rng.randint(0, 8))]
+        got = one_per_text(turns)
+        want = _one_per_text_folding_all(turns) if len(turns) > 1 else turns
+        assert [id(t) for t in got] == [id(t) for t in want]
+
+
+def _walk_with_a_set(events: list[TranscriptEvent]) -> list[int]:
+    """`active_branch` as it was: the walk's visits in a set, then sorted."""
+    from learn.transcripts.view.branch import (
+        _all_links,
+        _is_compaction_root,
+        _logical_parent,
+        _trailing,
+        is_conversation,
+        is_sidechain,
+    )
+
+    uuids, parents = _all_links(events)
+
+    def last(before: int, conversation: bool, skip: set[int] | None = None) -> int | None:
+        for j in range(before - 1, -1, -1):
+            if not uuids[j] or (skip is not None and j in skip) or is_sidechain(events[j]):
+                continue
+            if conversation and not is_conversation(events[j]):
+                continue
+            return j
+        return None
+
+    by_uuid = dict(zip(uuids, range(len(uuids)), strict=True))
+    by_uuid.pop(None, None)
+    if not by_uuid or not any(parents):
+        return list(range(len(events)))
+    start = last(len(events), True)
+    if start is None:
+        start = last(len(events), False)
+    if start is None:
+        start = max(by_uuid.values())
+    visited: set[int] = set()
+    current: int | None = start
+    while current is not None and current not in visited:
+        visited.add(current)
+        parent = parents[current] or _logical_parent(events[current])
+        if parent is None:
+            if not _is_compaction_root(events[current]):
+                break
+            current = last(current, True, visited)
+            continue
+        nxt = by_uuid.get(parent)
+        if nxt is None:
+            nxt = last(current, False, visited)
+        current = nxt
+    visited.update(_trailing(events, uuids, parents, start))
+    return sorted(visited)
+
+
+def _random_events(rng: random.Random) -> list[TranscriptEvent]:
+    """A file's entries with links of every kind: to an earlier entry, a later one, one
+    not in the file, none; uuids repeated; sidechains, compaction summaries, tool
+    results only, and untyped lines that carry their links (or a logical parent)."""
+    n = rng.randint(0, 14)
+    names = [f"u{rng.randint(0, n + 2)}" for _ in range(n)]
+
+    def link() -> str | None:
+        roll = rng.random()
+        return (None if roll < 0.15 else "gone" if roll < 0.25
+                else rng.choice(names) if names else None)
+
+    out: list[TranscriptEvent] = []
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    for i in range(n):
+        uuid = names[i] if rng.random() < 0.9 else ""
+        kind = rng.random()
+        if kind < 0.15:
+            raw: dict[str, object] = {"type": "progress", "uuid": uuid, "parentUuid": link()}
+            if rng.random() < 0.3:
+                raw["logicalParentUuid"] = link()
+            out.append(OtherEvent(type="progress", raw=raw))
+            continue
+        if kind < 0.2:
+            out.append(ModeEvent(session_id="s", channel="mode", value="x"))
+            continue
+        meta = EntryMeta(uuid=uuid, session_id="s", timestamp=at, parent_uuid=link(),
+                         is_sidechain=rng.random() < 0.1,
+                         is_compact_summary=rng.random() < 0.1)
+        if kind < 0.55:
+            out.append(AssistantEvent(meta=meta, model="m", text="said",
+                                      blocks=(TextBlock("said"),)))
+        elif kind < 0.8:
+            out.append(UserEvent(meta=meta, blocks=(ToolResultBlock(f"t{i}", "out"),)))
+        else:
+            out.append(UserEvent(meta=meta, text="typed", blocks=(TextBlock("typed"),)))
+    return out
+
+
+def test_the_branch_is_the_one_the_set_walk_found() -> None:
+    from learn.transcripts.view.branch import active_branch, branch_marks
+
+    rng = random.Random(11)
+    for _ in range(20_000):
+        events = _random_events(rng)
+        want = _walk_with_a_set(events)
+        assert active_branch(events) == want
+        from learn.transcripts.view.branch import _all_links
+
+        marks = branch_marks(events, *_all_links(events))
+        assert [i for i, on in enumerate(marks) if on] == want
+        assert all(type(on) is bool for on in marks)  # a turn's on_branch is a bool
+
+
+def test_materialized_is_the_list_of_the_events() -> None:
+    from learn.transcripts.claude.events import BUILDERS
+    from learn.transcripts.parser import parse_buffer
+
+    lines = [
+        {"type": "user", "uuid": "a", "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z",
+         "message": {"role": "user", "content": "hello"}},
+        {"type": "assistant", "uuid": "b", "parentUuid": "a", "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:01Z",
+         "message": {"model": "m", "role": "assistant", "content": [{"type": "text", "text": "hi"}]}},
+        {"type": "progress", "uuid": "c", "parentUuid": "b"},
+    ]
+    buf = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    events = parse_buffer(buf).events
+    assert events.materialized() == list(parse_buffer(buf).events)
+    assert [type(e).__name__ for e in events.materialized()] == [
+        "UserEvent", "AssistantEvent", "OtherEvent"]
+    assert EventList([1], BUILDERS).__class__ is EventList
+    with pytest.raises(TypeError):
+        EventList([1], BUILDERS).materialized()
