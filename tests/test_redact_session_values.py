@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from fixtures.fidelity.writers import Chain
 
-from learn.index.indexed import _Job, read_row
 from learn.index.indexed_turns import turn_texts
+from learn.index.job import Job
+from learn.index.reading import read_row
 from learn.redaction.redact import redact
 from learn.render.redacted_view import redact_session
 from learn.render.render import render_blocks, render_item, render_transcript
@@ -52,7 +53,7 @@ def _view(path: Path) -> Session:
 
 
 def _row(path: Path, *, views: bool) -> IndexRow:
-    row = read_row(_Job(path, "claude", (), (), 0.75, "v", "c", views))
+    row = read_row(Job(path, "claude", (), (), 0.75, "v", "c", views))
     assert row is not None
     return row
 

@@ -6,7 +6,7 @@ times and none, uuids and none, commands, filled turns, off-branch ones)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import msgspec
 import pytest
@@ -176,3 +176,16 @@ def test_resume_keys_are_the_digest_of_their_parts_each_after_its_length(
             want.append(digest(b"at", t.at.isoformat().encode(), k.folded))
         assert resume_keys(t, k) == want
         assert resume_keys(t, k, t.at.isoformat() if t.at is not None else None) == want
+
+
+@settings(deadline=None, max_examples=1000)
+@given(st.datetimes(timezones=st.one_of(st.none(), st.just(UTC), st.timezones(),
+                                        st.builds(timezone, st.timedeltas(
+                                            min_value=timedelta(hours=-23),
+                                            max_value=timedelta(hours=23))))))
+def test_a_turns_time_is_written_as_isoformat_writes_it(at: datetime) -> None:
+    from learn.index.indexed_turns import isoformat
+
+    assert isoformat(at) == at.isoformat()
+    utc = at.replace(tzinfo=UTC)
+    assert isoformat(utc) == utc.isoformat()

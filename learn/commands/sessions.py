@@ -110,7 +110,7 @@ def _judge(items: Sequence[Any], summaries: Sequence[dict[str, Any]],
     # Each session as its stored keys: the judgement compares those, and reads a
     # session's turns, then their texts, only where it needs them.
     keys = Keys()
-    entries = [_entry(i, s, keys) for i, s in zip(items, summaries, strict=True)]
+    entries = _entries(items, summaries, keys)
     # The templates of each project were cut when the views were built; what is
     # judged here is what only the sessions together show.
     judged: list[dict[str, object]] = []
@@ -132,23 +132,27 @@ def _judge(items: Sequence[Any], summaries: Sequence[dict[str, Any]],
     return judged
 
 
-def _entry(item: Any, summary: dict[str, Any], keys: Any) -> Any:
-    """The index entry as the judgement reads it (`templates.entries`): its keys, its
+def _entries(items: Sequence[Any], summaries: Sequence[dict[str, Any]], keys: Any) -> list[Any]:
+    """Each index entry as the judgement reads it (`templates.entries`): its keys, its
     turns and their texts read from the index on first need; all of it when no keys
-    are stored."""
+    are stored. The imports once, not once an entry: a `from … import` in a function
+    runs on every call, ~8 k instructions in CPython 3.11."""
     from learn.index.indexed_turns import light_entry, turn_texts, turns_view
     from learn.transcripts.templates.entries import Entry
 
-    stored = item.row.prompts  # read with the row when it was just written
+    def entry(item: Any, summary: dict[str, Any]) -> Any:
+        stored = item.row.prompts  # read with the row when it was just written
 
-    def texts() -> list[str]:
-        return turn_texts(stored or item.texts() or "[]")
+        def texts() -> list[str]:
+            return turn_texts(stored or item.texts() or "[]")
 
-    entry = light_entry(summary, item.row.keys, item.file.path, texts, keys)
-    if entry is not None:
-        return entry
-    # Every entry of this version holds its turns; "[]" only types the None of a row never read.
-    return Entry.of(turns_view(summary, stored or item.texts() or "[]", item.file.path), keys)
+        got = light_entry(summary, item.row.keys, item.file.path, texts, keys)
+        if got is not None:
+            return got
+        # Every entry of this version holds its turns; "[]" only types the None of a row never read.
+        return Entry.of(turns_view(summary, stored or item.texts() or "[]", item.file.path), keys)
+
+    return [entry(i, s) for i, s in zip(items, summaries, strict=True)]
 
 
 def _spelled(rows: list[dict[str, object]]) -> list[dict[str, object]]:

@@ -229,7 +229,7 @@ def _files(session_id: str) -> list[SessionFile]:
 
 def _view(info: SessionFile, fingerprints: Sequence[str]) -> tuple[Session, Sequence[TranscriptEvent]]:
     """The session view of a found file, redacted as the run's stored view is
-    (learn.index.indexed._row), and the events it was built from. Raises Unreadable
+    (learn.index.reading._row), and the events it was built from. Raises Unreadable
     where a run would skip the file as unreadable (`sources.unread_detail`).
 
     Redacted as one: the miner checks each quote and fix against the turns and commands

@@ -31,19 +31,17 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import msgspec
 
 from learn import collector
+from learn.index.job import Job, Unread
 from learn.transcripts.files.sources import stat_identity
 from learn.transcripts.view.compact import (
     decode_candidates,
     decode_view,
-    encode_candidates,
-    encode_view,
     view_version,
 )
 
@@ -64,7 +62,6 @@ if TYPE_CHECKING:
     from learn.transcripts.files.discover import SessionFile
     from learn.transcripts.files.heads import Head, Provider
     from learn.transcripts.files.sources import SourceStat
-    from learn.transcripts.models import Transcript
     from learn.transcripts.view.model import Session
 
 
@@ -219,99 +216,8 @@ class ContextKeys:
         return str(h.hexdigest())
 
 
-class _Job(msgspec.Struct, frozen=True):
-    path: Path
-    provider: Provider  # discovery's: a Claude Code or Codex file is read as one (read_session)
-    fingerprints: Sequence[str]  # a replay.Fingerprints: its scaffold travels with it
-    aside_paths: tuple[Path, ...]
-    min_confidence: float
-    version: str
-    context: str
-    views: bool  # also the redacted view, detectors and digest (a run), else the summary only
-
-
-class Unread(msgspec.Struct, frozen=True):
-    """Why `read_row` has no row for a file: the detail of its "unreadable" skip."""
-
-    detail: str
-
-
-def read_row(job: _Job) -> IndexRow | Unread:
-    """Read, parse and view one file (in a pool worker): its index row, or why there is none.
-
-    A file learn's own reader fails on is skipped and said (an "unreadable" skip naming
-    the error), never the end of the listing: a Codex line whose payload `type` was a
-    list raised TypeError, and the exception ended `learn sessions` over the whole home
-    rather than leaving one rollout out. The error's type only, not its message: a
-    message can quote the file, and the skip is printed and kept with a run's records.
-    """
-    from learn.transcripts.files.sources import read_session, unread_detail
-    from learn.transcripts.parser import parse_buffer
-
-    try:
-        buf, st = read_session(job.path, job.provider)
-        transcript = parse_buffer(buf, path=job.path, mtime=st.mtime)
-        return _row(job, st, buf, transcript)
-    except Exception as exc:  # one file's failure is its skip, said
-        return Unread(unread_detail(exc))
-
-
-def _row(job: _Job, st: SourceStat, buf: bytes, transcript: Transcript) -> IndexRow:
-    """The index row of one parsed file: derived data only, redacted where it holds text."""
-    from learn.index.indexed_turns import encode_turns_and_keys
-    from learn.render.session_values import SessionValues, note_answers
-    from learn.store.session_index import IndexRow
-    from learn.transcripts.view.bounded import bounded_turns
-    from learn.transcripts.view.many import read_asides
-    from learn.transcripts.view.serialise import session_to_dict
-    from learn.transcripts.view.session import build_session
-
-    # A listing stores counts of tool calls and failures, never their summaries.
-    session = bounded_turns(build_session(transcript, fingerprints=job.fingerprints,
-                                          size_bytes=len(buf), asides=read_asides(job.aside_paths),
-                                          detail=job.views))
-    # The turns and the view hold the same texts: each is redacted once (`redactor`'s
-    # memo), and the session as one (learn.render.session_values): a value a rule caught
-    # in a tool line is out of the turns and the signals too.
-    values = SessionValues()
-    note_answers(values, session, transcript.events)
-
-    def redacted(clean: Callable[[str], str]) -> tuple[Session, str, bytes, bytes | None]:
-        # A signal can quote a command body (machine_signals): the summary is on disk too.
-        cleaned = msgspec.structs.replace(session, signals=tuple(clean(s) for s in session.signals))
-        prompts, keys = encode_turns_and_keys(cleaned, clean)
-        return cleaned, prompts, keys, encode_view(cleaned, clean) if job.views else None
-
-    session, prompts, keys, view = values.together(redacted)
-    row = IndexRow(
-        path=str(job.path), size=st.size, mtime_ns=st.mtime_ns, inode=st.inode,
-        version=job.version, context=job.context,
-        summary=msgspec.json.encode(session_to_dict(session, timeline=False)).decode(),
-        prompts=prompts, keys=keys,
-    )
-    if not job.views:
-        return row
-    from learn.detect import MiningSpec, mine
-    from learn.detect.to_candidates import is_typed_reason, signals_to_candidates
-    from learn.textfold import fold, occurring
-
-    signals = mine(transcript.events, MiningSpec(), provider=transcript.provider,
-                   fingerprints=job.fingerprints)
-    found = signals_to_candidates(signals, min_confidence=job.min_confidence)
-    # The person's plain words count only as the view has them: what the view
-    # leaves out (a password typed in answer to the agent, machinery) is not theirs
-    # to propose (learn.secret_answers; tests/test_secrets_e2e.py).
-    typed = [fold(t.text) for t in session.human_turns]
-    said = occurring([fold(c.text) for c in found], typed)
-    found = [c for c, in_typed in zip(found, said, strict=True) if is_typed_reason(c) or in_typed]
-    detected = [replace(c, text=values.clean(c.text)) for c in found]
-    return msgspec.structs.replace(
-        row, digest=hashlib.sha256(buf).hexdigest(), view=view,
-        detected=encode_candidates(detected))
-
-
 def _preload(views: bool) -> None:
-    """Import what read_row needs before the pool forks: each worker would import it
+    """Import what `reading.read_row` needs before the pool forks: each worker would import it
     again (~0.04 s of CPU each for the summary's modules). That includes what
     parse_buffer asks of each file's head (parser._other_agent), the asides and the
     rows' keys: ~10 ms of CPU twice over in a first listing (python -X importtime),
@@ -325,6 +231,7 @@ def _preload(views: bool) -> None:
     or 17 (tree), 0.0004 s and 0.0023 s in each worker (a run's reading, with views,
     of the tree's first 250 sessions uses 22)."""
     import learn.index.indexed_turns
+    import learn.index.reading
     import learn.redaction.redact
     import learn.render.session_values
     import learn.store.session_index
@@ -402,7 +309,7 @@ def indexed_views(
     paths = [str(f.path) for f in files]
     rows = index.get_many(paths, views=views, texts=texts, keys=keys) if index is not None else {}
     out: dict[int, IndexedSession] = {}
-    jobs: list[tuple[int, _Job]] = []
+    jobs: list[tuple[int, Job]] = []
     contexts = ContextKeys(min_confidence)
     for i, f in enumerate(files):
         # Kept whole, not as a tuple: the scaffold ("Ticket:") around a template's
@@ -415,7 +322,7 @@ def indexed_views(
                 not views or row.view is not None):
             out[i] = IndexedSession(f, row, from_index=True, _index=index)
             continue
-        jobs.append((i, _Job(f.path, f.provider, fingerprints, f.aside_paths, min_confidence,
+        jobs.append((i, Job(f.path, f.provider, fingerprints, f.aside_paths, min_confidence,
                              version, context, views)))
     done = len(out)
     fresh_rows: list[IndexRow] = []
@@ -427,8 +334,9 @@ def indexed_views(
             from learn.transcripts.pool import ordered_map
 
             _preload(views)
+            from learn.index.reading import read_row as read
 
-            got_rows: Iterable[IndexRow | Unread] = ordered_map(read_row, [j for _, j in jobs],
+            got_rows: Iterable[IndexRow | Unread] = ordered_map(read, [j for _, j in jobs],
                                                               workers=workers)
         else:
             got_rows = ()
@@ -456,8 +364,14 @@ class CachedHeads:
     """
 
     def __init__(self, index: SessionIndex) -> None:
+        from learn.store import session_index
+        from learn.transcripts.files import heads
         from learn.transcripts.files.heads import HEAD_VERSION
 
+        # `read_head`'s modules, held: a `from … import` in a method runs on every call,
+        # ~8 k instructions in CPython 3.11, twice for every file a listing discovers.
+        self._heads = heads
+        self._head_row = session_index.HeadRow
         self._index = index
         self._rows = index.heads()
         # A row an older head reader stored (its `reader`, migration 0028) is read again:
@@ -480,18 +394,15 @@ class CachedHeads:
 
     def read_head(self, path: Path, provider: Provider, stat: SourceStat | None = None) -> Head:
         """The head of `path`; `stat`: the file's stat discovery just took."""
-        from learn.store.session_index import HeadRow
-        from learn.transcripts.files.heads import Head, read_head
-
         st, row = self._fresh(path, stat)
         if row is not None:
-            return Head(row.cwd, row.session_id, row.subagent, row.parent_id, row.branch,
-                        row.repository, row.commit_hash)
-        head = read_head(path, provider)
+            return self._heads.Head(row.cwd, row.session_id, row.subagent, row.parent_id,
+                                    row.branch, row.repository, row.commit_hash)
+        head = self._heads.read_head(path, provider)
         if st is not None:
             seen = self._last.pop(str(path), None)
             known = seen is not None and seen[0] == st
-            self._new[str(path)] = HeadRow(
+            self._new[str(path)] = self._head_row(
                 str(path), st.size, st.mtime_ns, st.inode, head.cwd, head.session_id,
                 head.subagent, head.parent_id, seen[1] if seen is not None and known else None,
                 int(known), head.branch, head.repository, head.commit, self._reader)

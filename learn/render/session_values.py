@@ -222,10 +222,16 @@ def note_answers(values: SessionValues, session: Session,
     to the agent (learn.secret_answers): the view holds only its marker, and the typed
     text it came from is the turn's event's. Noted, a value typed again elsewhere in the
     session is out of that text too."""
+    # Imported only for a session with a marker in a turn (the answer marker is one): a
+    # `from … import` in a function runs on every call, ~8 k instructions in CPython 3.11,
+    # and most sessions have none.
+    marked = [turn for turn in session.human_turns if MARKER_PREFIX in turn.text]
+    if not marked:
+        return
     from learn.secret_answers import MARKER as ANSWER_MARKER
     from learn.transcripts.models import UserEvent
 
-    for turn in session.human_turns:
+    for turn in marked:
         if ANSWER_MARKER in turn.text and 0 <= turn.event_index < len(events):
             event = events[turn.event_index]
             if isinstance(event, UserEvent) and event.text:

@@ -160,7 +160,7 @@ class Discovery(msgspec.Struct, frozen=True):
 
 def with_unread(discovery: Discovery, unread: Sequence[tuple[SessionFile, str]]) -> Discovery:
     """`discovery` with the files listed but not read after all (gone by then, or a reader
-    failed: `indexed.read_row`) counted as "unreadable" skips, each with its detail; they
+    failed: `reading.read_row`) counted as "unreadable" skips, each with its detail; they
     stay in `files` (everything discovered, read or not), as an unreadable head leaves them."""
     if not unread:
         return discovery
